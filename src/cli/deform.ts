@@ -1,0 +1,93 @@
+/**
+ * `corskin deform`: pose a character (bind pose or an animation frame) and write the deformed
+ * mesh as static geometry (.glb/.gltf) or OBJ.
+ * @module
+ */
+import type { AnimationClip } from '../core/animation.js';
+import { samplePose } from '../core/animation.js';
+import { CorskinError } from '../core/errors.js';
+import { restPose, skinningMatrices } from '../core/pose.js';
+import { computeCentersOfRotation } from '../cor/precompute.js';
+import { deform } from '../deformers/index.js';
+import type { SkinningMethod } from '../deformers/common.js';
+import { checkNotOverwritingInput, writeFileAtomic } from '../io/files.js';
+import { bakePosedGeometry, extractSkinnedModels, readDocument, writeDocument, type PosedGeometry } from '../io/gltf.js';
+import { formatObj } from '../io/obj.js';
+import { progress, type Io } from './ui.js';
+
+/** Options of {@link deformCommand}. */
+export interface DeformOptions {
+  method: SkinningMethod;
+  animation?: string;
+  time?: number;
+  sigma: number;
+  epsilon: number;
+  output: string;
+  force?: boolean;
+}
+
+/** Runs `corskin deform`. @throws CorskinError on bad input */
+export async function deformCommand(io: Io, input: string, o: DeformOptions): Promise<void> {
+  checkNotOverwritingInput(o.output, [input], !!o.force);
+  const lower = o.output.toLowerCase();
+  if (!/\.(glb|gltf|obj)$/.test(lower)) throw new CorskinError('output must end in .glb, .gltf or .obj', o.output);
+  const document = await readDocument(input);
+  const models = extractSkinnedModels(document, input);
+  const clipNames = document
+    .getRoot()
+    .listAnimations()
+    .map((a, i) => a.getName() || `animation ${i}`);
+  let clipName: string | undefined;
+  if (o.animation !== undefined) {
+    const i = Number(o.animation);
+    clipName = clipNames.includes(o.animation) ? o.animation : Number.isInteger(i) && i >= 0 && i < clipNames.length ? clipNames[i] : undefined;
+    if (clipName === undefined) {
+      throw new CorskinError(
+        `no animation "${o.animation}" (${clipNames.length ? `animations: ${clipNames.map((n, k) => `${k}: ${n}`).join(', ')}` : 'the file has none'})`,
+        input,
+      );
+    }
+  } else if (o.time !== undefined) {
+    if (!clipNames.length) throw new CorskinError('--time given but the file has no animation', input);
+    clipName = clipNames[0];
+  }
+  const time = o.time ?? 0;
+  const posed: PosedGeometry[] = [];
+  for (const model of models) {
+    for (const w of model.warnings) io.err(`corskin: warning: ${input}: ${w}`);
+    if (o.method === 'cor' && !model.mesh.centersOfRotation) {
+      io.err(`corskin: ${input}: ${model.name} has no centers of rotation; computing them (σ = ${o.sigma}, ε = ${o.epsilon})`);
+      const bar = progress(io, 'centers of rotation');
+      try {
+        model.mesh.centersOfRotation = computeCentersOfRotation(model.mesh, { sigma: o.sigma, epsilon: o.epsilon, onProgress: bar.update }).centers;
+      } finally {
+        bar.stop();
+      }
+    }
+    const clip: AnimationClip | undefined = clipName === undefined ? undefined : model.animations.find((c) => c.name === clipName);
+    if (clip && time > clip.duration) io.err(`corskin: warning: time ${time} s is past the end of "${clip.name}" (${clip.duration.toFixed(3)} s); using its last frame`);
+    const pose = clip ? samplePose(model.skeleton, clip, time) : restPose(model.skeleton);
+    posed.push(deform(o.method, model.mesh, skinningMatrices(model.skeleton, pose)));
+  }
+  if (lower.endsWith('.obj')) {
+    const groups = models.flatMap((model, m) =>
+      model.parts.map((part, k) => {
+        const a = part.vertexOffset, b = a + part.vertexCount; // prettier-ignore
+        const tris = model.mesh.triangles.subarray(part.triangleOffset, part.triangleOffset + part.triangleLength).map((v) => v - a);
+        return {
+          name: `${model.name}_primitive${k}`,
+          positions: posed[m].positions.subarray(3 * a, 3 * b),
+          normals: part.hasNormals ? posed[m].normals?.subarray(3 * a, 3 * b) : undefined,
+          triangles: tris,
+        };
+      }),
+    );
+    await writeFileAtomic(o.output, formatObj(groups, `${input} deformed by corskin (${o.method})`));
+  } else {
+    await bakePosedGeometry(document, models, posed);
+    await writeDocument(document, o.output);
+  }
+  const vertices = models.reduce((s, m) => s + m.mesh.positions.length / 3, 0);
+  const when = clipName === undefined ? 'bind pose' : `"${clipName}" at ${time} s`;
+  io.out(`wrote ${o.output}: ${vertices} vertices deformed by ${o.method.toUpperCase()} (${when})`);
+}

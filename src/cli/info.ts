@@ -1,0 +1,68 @@
+/**
+ * `corskin info`: what a glTF file's skins hold.
+ * @module
+ */
+import { extractSkinnedModels, readDocument, type SkinnedModel } from '../io/gltf.js';
+import { formatTable, type Io } from './ui.js';
+
+/** JSON description of one skin, as printed by `corskin info --json`. */
+export interface SkinInfo {
+  name: string;
+  joints: number;
+  jointNames: string[];
+  primitives: number;
+  vertices: number;
+  triangles: number;
+  influencesPerVertex: number;
+  /** Number of vertices by count of non-zero influences ("1", "2", …). */
+  influenceHistogram: Record<string, number>;
+  centersOfRotation: { present: boolean; sigma?: number; epsilon?: number; version?: string };
+  animations: { name: string; duration: number; channels: number }[];
+  warnings: string[];
+}
+
+/** Describes one skinned model. */
+export function describeModel(model: SkinnedModel): SkinInfo {
+  const { mesh } = model;
+  const K = mesh.influences;
+  const n = mesh.positions.length / 3;
+  const hist: Record<string, number> = {};
+  for (let i = 0; i < n; i++) {
+    const seen = new Set<number>();
+    for (let k = K * i; k < K * i + K; k++) if (mesh.weights[k] > 0) seen.add(mesh.joints[k]);
+    hist[seen.size] = (hist[seen.size] ?? 0) + 1;
+  }
+  return {
+    name: model.name,
+    joints: model.jointNodes.length,
+    jointNames: [...model.skeleton.jointNames],
+    primitives: model.parts.length,
+    vertices: n,
+    triangles: mesh.triangles.length / 3,
+    influencesPerVertex: K,
+    influenceHistogram: hist,
+    centersOfRotation: mesh.centersOfRotation ? { present: true, ...model.corParameters } : { present: false },
+    animations: model.animations.map((a) => ({ name: a.name, duration: a.duration, channels: a.channels.length })),
+    warnings: model.warnings,
+  };
+}
+
+/** Runs `corskin info`. @throws CorskinError on bad input */
+export async function infoCommand(io: Io, input: string, o: { json?: boolean }): Promise<void> {
+  const document = await readDocument(input);
+  const skins = extractSkinnedModels(document, input).map(describeModel);
+  if (o.json) {
+    io.out(JSON.stringify({ file: input, skins }, null, 2));
+    return;
+  }
+  io.out(`${input}: ${skins.length} skin${skins.length === 1 ? '' : 's'}`);
+  for (const s of skins) {
+    io.out('');
+    io.out(`${s.name}: ${s.joints} joints, ${s.primitives} primitives, ${s.vertices} vertices, ${s.triangles} triangles, ${s.influencesPerVertex} influence slots per vertex`);
+    io.out(formatTable(['influences', 'vertices'], Object.entries(s.influenceHistogram).map(([k, v]) => [k, v])));
+    const c = s.centersOfRotation;
+    io.out(c.present ? `centers of rotation: present (σ = ${c.sigma ?? '?'}, ε = ${c.epsilon ?? '?'}, corskin ${c.version ?? '?'})` : 'centers of rotation: absent (run `corskin precompute`)');
+    for (const a of s.animations) io.out(`animation "${a.name}": ${a.duration.toFixed(3)} s, ${a.channels} channels`);
+    for (const w of s.warnings) io.out(`warning: ${w}`);
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The `corskin` command line: `convert`, `precompute`, `deform`, `info`, `demo`.
+ * Exit codes: 0 success, 1 bad input or failure (message names the file), 2 bad usage.
+ *
+ * @module
+ */
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { CorskinError } from '../core/errors.js';
+import { VERSION } from '../version.js';
+import { convertCommand } from './convert.js';
+import { deformCommand } from './deform.js';
+import { demoCommand } from './demo.js';
+import { infoCommand } from './info.js';
+import { precomputeCommand } from './precompute.js';
+import { processIo, type Io } from './ui.js';
+
+/** Parses a positive number option. */
+export function positiveNumber(value: string): number {
+  const x = Number(value);
+  if (!(x > 0) || !Number.isFinite(x)) throw new InvalidArgumentError('expected a positive number');
+  return x;
+}
+
+function nonNegativeNumber(value: string): number {
+  const x = Number(value);
+  if (!(x >= 0) || !Number.isFinite(x)) throw new InvalidArgumentError('expected a number ≥ 0');
+  return x;
+}
+
+/** Builds the commander program; actions write through `io`. */
+export function buildProgram(io: Io): Command {
+  const program = new Command('corskin')
+    .description('Skeletal skinning with optimized centers of rotation, DQS and LBS, on glTF characters.')
+    .version(VERSION)
+    .showHelpAfterError()
+    .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
+    .exitOverride();
+
+  program
+    .command('convert')
+    .description('convert a libigl mesh (OBJ) with weights (DMAT), skeleton (TGF) and animation (DMAT) into a skinned .glb')
+    .argument('<mesh>', 'triangle mesh, .obj')
+    .requiredOption('--weights <file>', 'weights, .dmat (one row per vertex, one column per bone or handle)')
+    .option('--skeleton <file>', 'skeleton, .tgf (bone k = k-th edge = k-th weight column); without it, one joint per weight column')
+    .option('--animation <file>', 'per-frame bone transforms, .dmat (libigl elephant-anim layout)')
+    .option('--fps <n>', 'frames per second of the animation', positiveNumber, 30)
+    .addOption(new Option('--influences <k>', 'influences kept per vertex').choices(['4', '8']).default('4'))
+    .requiredOption('-o, --output <file>', 'output .glb or .gltf')
+    .option('--force', 'allow overwriting an input file')
+    .action((mesh, opts) => convertCommand(io, mesh, opts));
+
+  program
+    .command('precompute')
+    .description('compute the centers of rotation of every skin and store them as _CENTER_OF_ROTATION')
+    .argument('<input>', 'skinned .glb or .gltf')
+    .requiredOption('-o, --output <file>', 'output .glb or .gltf')
+    .option('--sigma <s>', 'similarity kernel width σ (seed 000, Eq. 1)', positiveNumber, 0.1)
+    .option('--epsilon <e>', 'subdivision bound ε on weight distance per edge', positiveNumber, 0.1)
+    .option('--force', 'allow overwriting the input')
+    .action((input, opts) => precomputeCommand(io, input, opts));
+
+  program
+    .command('deform')
+    .description('pose a skinned character and write the deformed mesh as static geometry')
+    .argument('<input>', 'skinned .glb or .gltf')
+    .addOption(new Option('--method <m>', 'skinning method').choices(['lbs', 'dqs', 'cor']).makeOptionMandatory())
+    .option('--animation <name|index>', 'animation clip (default: the first, when --time is given)')
+    .option('--time <seconds>', 'time in the clip (default 0)', nonNegativeNumber)
+    .option('--sigma <s>', 'σ when CoRs must be computed', positiveNumber, 0.1)
+    .option('--epsilon <e>', 'ε when CoRs must be computed', positiveNumber, 0.1)
+    .requiredOption('-o, --output <file>', 'output .glb, .gltf or .obj')
+    .option('--force', 'allow overwriting the input')
+    .action((input, opts) => deformCommand(io, input, opts));
+
+  program
+    .command('info')
+    .description('describe the skins of a glTF file: joints, influences, CoRs, animations')
+    .argument('<input>', '.glb or .gltf')
+    .option('--json', 'print JSON')
+    .action((input, opts) => infoCommand(io, input, opts));
+
+  program
+    .command('demo')
+    .description('the main job on the bundled arm: precompute CoRs, twist and bend, deform with LBS, DQS and CoR')
+    .option('-o, --output <dir>', 'output folder', 'corskin-demo')
+    .action((opts) => demoCommand(io, opts));
+
+  return program;
+}
+
+/**
+ * Runs the CLI on `argv` (as `process.argv`: node, script, args…).
+ * @returns the exit code
+ */
+export async function main(argv: string[], io: Io = processIo): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help' ? 0 : 2;
+    }
+    if (e instanceof CorskinError) {
+      io.err(`corskin: error: ${e.message}`);
+      return 1;
+    }
+    io.err(`corskin: internal error: ${(e as Error).stack ?? e}`);
+    return 1;
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * `corskin precompute`: bake centers of rotation into a glTF file.
+ * @module
+ */
+import { centersOfRotation } from '../io/bake.js';
+import { checkNotOverwritingInput } from '../io/files.js';
+import { readDocument, writeDocument } from '../io/gltf.js';
+import { progress, type Io } from './ui.js';
+
+/** Options of {@link precomputeCommand}. */
+export interface PrecomputeOptions {
+  output: string;
+  sigma: number;
+  epsilon: number;
+  force?: boolean;
+}
+
+/** Runs `corskin precompute`. @throws CorskinError on bad input */
+export async function precomputeCommand(io: Io, input: string, o: PrecomputeOptions): Promise<void> {
+  checkNotOverwritingInput(o.output, [input], !!o.force);
+  const start = performance.now();
+  const document = await readDocument(input);
+  const bar = progress(io, 'centers of rotation');
+  const lines: string[] = [];
+  try {
+    await document.transform(
+      centersOfRotation({
+        sigma: o.sigma,
+        epsilon: o.epsilon,
+        file: input,
+        onProgress: bar.update,
+        onSkin: (model, r) => {
+          for (const w of model.warnings) io.err(`corskin: warning: ${input}: ${w}`);
+          lines.push(
+            `${model.name}: ${r.vertices} vertices (${r.blendedVertices} blended), ${r.triangles} triangles → ${r.subdividedTriangles} subdivided, ${r.seconds.toFixed(2)} s`,
+          );
+        },
+      }),
+    );
+  } finally {
+    bar.stop();
+  }
+  await writeDocument(document, o.output);
+  for (const l of lines) io.out(l);
+  io.out(`wrote ${o.output} (σ = ${o.sigma}, ε = ${o.epsilon}) in ${((performance.now() - start) / 1000).toFixed(2)} s`);
+}

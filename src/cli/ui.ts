@@ -1,0 +1,59 @@
+/**
+ * Terminal output of the CLI: results to stdout, progress, warnings and errors to stderr.
+ * A progress bar is drawn only when stderr is a terminal.
+ *
+ * @module
+ */
+import cliProgress from 'cli-progress';
+
+/** Where the CLI writes; injectable so tests can capture it. */
+export interface Io {
+  out: (line: string) => void;
+  err: (line: string) => void;
+  /** Whether progress bars may be drawn. */
+  tty: boolean;
+}
+
+/** The process's own stdout/stderr. */
+export const processIo: Io = {
+  out: (line) => process.stdout.write(line + '\n'),
+  err: (line) => process.stderr.write(line + '\n'),
+  tty: !!process.stderr.isTTY,
+};
+
+/**
+ * A progress callback `(done, total)` that draws a bar labelled `label` on a TTY (nothing
+ * otherwise), and `stop()` to clear it.
+ */
+export function progress(io: Io, label: string): { update: (done: number, total: number) => void; stop: () => void } {
+  if (!io.tty) return { update: () => {}, stop: () => {} };
+  const bar = new cliProgress.SingleBar(
+    { format: `${label} [{bar}] {percentage}% | {value}/{total} | ETA {eta}s`, stream: process.stderr, clearOnComplete: true },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    update: (done, total) => {
+      if (!started) {
+        bar.start(total, 0);
+        started = true;
+      }
+      bar.update(done);
+    },
+    stop: () => {
+      if (started) bar.stop();
+    },
+  };
+}
+
+/** Formats a table with left-aligned first column and right-aligned others. */
+export function formatTable(header: string[], rows: (string | number)[][]): string {
+  const cells = [header, ...rows.map((r) => r.map(String))];
+  const widths = header.map((_, c) => Math.max(...cells.map((r) => r[c].length)));
+  return cells
+    .map((r, i) => {
+      const line = r.map((x, c) => (c === 0 ? x.padEnd(widths[c]) : x.padStart(widths[c]))).join('  ');
+      return i === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
+    })
+    .join('\n');
+}

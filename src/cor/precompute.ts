@@ -1,0 +1,83 @@
+/**
+ * The CoR precomputation end to end: subdivide, bucket, integrate (seed 000, Sec. 3.2).
+ *
+ * @module
+ */
+import { CorskinError } from '../core/errors.js';
+import type { SkinnedMesh } from '../core/mesh.js';
+import { buildPairTable, centersOfRotationRange } from './centers.js';
+import { subdivideByWeights } from './subdivide.js';
+
+/** The paper's defaults (seed 000, Sec. 5): σ = 0.1, ε = 0.1. */
+export const DEFAULT_SIGMA = 0.1;
+/** @see DEFAULT_SIGMA */
+export const DEFAULT_EPSILON = 0.1;
+
+/** Options of {@link computeCentersOfRotation}. */
+export interface CorOptions {
+  /** Kernel width σ of the similarity (Eq. 1); default 0.1. */
+  sigma?: number;
+  /** Weight-space edge length bound ε of the subdivision; default 0.1. */
+  epsilon?: number;
+  /** Called now and then with (vertices done, total), and once at the end. */
+  onProgress?: (done: number, total: number) => void;
+  /** Aborts the computation (throws the signal's reason) between chunks of vertices. */
+  signal?: AbortSignal;
+}
+
+/** What {@link computeCentersOfRotation} returns. */
+export interface CorResult {
+  /** Bind-space centers of rotation, length 3·n. */
+  centers: Float32Array;
+  /** Input vertices n. */
+  vertices: number;
+  /** Vertices with two or more influences (the others keep their bind position). */
+  blendedVertices: number;
+  /** Input triangles. */
+  triangles: number;
+  /** Sub-triangles after the weight-space subdivision. */
+  subdividedTriangles: number;
+  /** Wall time, seconds. */
+  seconds: number;
+}
+
+const CHUNK = 256;
+
+/**
+ * Computes the optimized center of rotation of every vertex of `mesh` (Eq. 4 of seed 000) over
+ * the mesh's own triangles, after subdividing them to weight-space edge length ≤ ε.
+ * @param mesh bind-space mesh with weights summing to 1 per vertex; every triangle primitive
+ *   bound to the same skin belongs in it (that is the integration domain)
+ * @throws RangeError for σ or ε ≤ 0; the abort reason when `signal` aborts
+ * @throws CorskinError when the mesh has no vertices
+ */
+export function computeCentersOfRotation(mesh: SkinnedMesh, options: CorOptions = {}): CorResult {
+  const sigma = options.sigma ?? DEFAULT_SIGMA;
+  const epsilon = options.epsilon ?? DEFAULT_EPSILON;
+  if (!(sigma > 0)) throw new RangeError(`sigma must be > 0, got ${sigma}`);
+  if (!(epsilon > 0)) throw new RangeError(`epsilon must be > 0, got ${epsilon}`);
+  const n = mesh.positions.length / 3;
+  if (n === 0) throw new CorskinError('the mesh has no vertices');
+  const start = performance.now();
+  options.signal?.throwIfAborted();
+  const tris = subdivideByWeights(mesh, epsilon);
+  let J = 0;
+  for (let i = 0; i < mesh.joints.length; i++) if (mesh.joints[i] >= J) J = mesh.joints[i] + 1;
+  const table = buildPairTable(tris, J);
+  const centers = new Float32Array(3 * n);
+  let blended = 0;
+  for (let begin = 0; begin < n; begin += CHUNK) {
+    options.signal?.throwIfAborted();
+    const end = Math.min(n, begin + CHUNK);
+    blended += centersOfRotationRange(table, mesh, sigma, begin, end, centers);
+    options.onProgress?.(end, n);
+  }
+  return {
+    centers,
+    vertices: n,
+    blendedVertices: blended,
+    triangles: mesh.triangles.length / 3,
+    subdividedTriangles: tris.count,
+    seconds: (performance.now() - start) / 1000,
+  };
+}

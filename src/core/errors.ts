@@ -1,0 +1,22 @@
+/**
+ * The one error type corskin throws for bad input: it carries the file it concerns (when there
+ * is one) so the CLI can print `FILE: problem` and exit non-zero.
+ *
+ * @module
+ */
+
+/** An error in the user's input (file, mesh, rig or option), with the file it concerns. */
+export class CorskinError extends Error {
+  /** Path of the file the problem was found in, when there is one. */
+  readonly file?: string;
+
+  /**
+   * @param message what is wrong, phrased for the user
+   * @param file the file it concerns, if any
+   */
+  constructor(message: string, file?: string, options?: { cause?: unknown }) {
+    super(file ? `${file}: ${message}` : message, options);
+    this.name = 'CorskinError';
+    this.file = file;
+  }
+}

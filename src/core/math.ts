@@ -1,0 +1,242 @@
+/**
+ * Small linear-algebra kernels on typed arrays, in the style of gl-matrix: every function
+ * writes into an `out` array at an offset and allocates nothing.
+ *
+ * Conventions (the glTF ones):
+ * - 4×4 matrices are column-major, 16 numbers: element (row r, column c) is at `16·i + 4c + r`;
+ *   a point `p` maps to `M·[p 1]`.
+ * - Quaternions are `(x, y, z, w)` with `w` the scalar part.
+ *
+ * @module
+ */
+
+/** Any flat numeric array the kernels read from. */
+export type NumArray = Float32Array | Float64Array | number[];
+
+/** Writes the 4×4 identity into `out` at matrix offset `o` (in numbers). */
+export function mat4Identity(out: Float64Array, o = 0): Float64Array {
+  out.fill(0, o, o + 16);
+  out[o] = out[o + 5] = out[o + 10] = out[o + 15] = 1;
+  return out;
+}
+
+/** `out[o..o+16) = a[ao..] · b[bo..]` (4×4 column-major). `out` may alias `a` or `b`. */
+export function mat4Multiply(
+  out: Float64Array,
+  o: number,
+  a: NumArray,
+  ao: number,
+  b: NumArray,
+  bo: number,
+): Float64Array {
+  const a00 = a[ao], a10 = a[ao + 1], a20 = a[ao + 2], a30 = a[ao + 3]; // prettier-ignore
+  const a01 = a[ao + 4], a11 = a[ao + 5], a21 = a[ao + 6], a31 = a[ao + 7]; // prettier-ignore
+  const a02 = a[ao + 8], a12 = a[ao + 9], a22 = a[ao + 10], a32 = a[ao + 11]; // prettier-ignore
+  const a03 = a[ao + 12], a13 = a[ao + 13], a23 = a[ao + 14], a33 = a[ao + 15]; // prettier-ignore
+  for (let c = 0; c < 4; c++) {
+    const b0 = b[bo + 4 * c], b1 = b[bo + 4 * c + 1], b2 = b[bo + 4 * c + 2], b3 = b[bo + 4 * c + 3]; // prettier-ignore
+    out[o + 4 * c] = a00 * b0 + a01 * b1 + a02 * b2 + a03 * b3;
+    out[o + 4 * c + 1] = a10 * b0 + a11 * b1 + a12 * b2 + a13 * b3;
+    out[o + 4 * c + 2] = a20 * b0 + a21 * b1 + a22 * b2 + a23 * b3;
+    out[o + 4 * c + 3] = a30 * b0 + a31 * b1 + a32 * b2 + a33 * b3;
+  }
+  return out;
+}
+
+/**
+ * Inverts the 4×4 matrix `a[ao..]` into `out[o..]`.
+ * @returns false (and leaves `out` untouched) when the matrix is singular.
+ */
+export function mat4Invert(out: Float64Array, o: number, a: NumArray, ao: number): boolean {
+  const a00 = a[ao], a01 = a[ao + 1], a02 = a[ao + 2], a03 = a[ao + 3]; // prettier-ignore
+  const a10 = a[ao + 4], a11 = a[ao + 5], a12 = a[ao + 6], a13 = a[ao + 7]; // prettier-ignore
+  const a20 = a[ao + 8], a21 = a[ao + 9], a22 = a[ao + 10], a23 = a[ao + 11]; // prettier-ignore
+  const a30 = a[ao + 12], a31 = a[ao + 13], a32 = a[ao + 14], a33 = a[ao + 15]; // prettier-ignore
+  const b00 = a00 * a11 - a01 * a10, b01 = a00 * a12 - a02 * a10; // prettier-ignore
+  const b02 = a00 * a13 - a03 * a10, b03 = a01 * a12 - a02 * a11; // prettier-ignore
+  const b04 = a01 * a13 - a03 * a11, b05 = a02 * a13 - a03 * a12; // prettier-ignore
+  const b06 = a20 * a31 - a21 * a30, b07 = a20 * a32 - a22 * a30; // prettier-ignore
+  const b08 = a20 * a33 - a23 * a30, b09 = a21 * a32 - a22 * a31; // prettier-ignore
+  const b10 = a21 * a33 - a23 * a31, b11 = a22 * a33 - a23 * a32; // prettier-ignore
+  const det = b00 * b11 - b01 * b10 + b02 * b09 + b03 * b08 - b04 * b07 + b05 * b06;
+  if (!det || !Number.isFinite(det)) return false;
+  const d = 1 / det;
+  out[o] = (a11 * b11 - a12 * b10 + a13 * b09) * d;
+  out[o + 1] = (a02 * b10 - a01 * b11 - a03 * b09) * d;
+  out[o + 2] = (a31 * b05 - a32 * b04 + a33 * b03) * d;
+  out[o + 3] = (a22 * b04 - a21 * b05 - a23 * b03) * d;
+  out[o + 4] = (a12 * b08 - a10 * b11 - a13 * b07) * d;
+  out[o + 5] = (a00 * b11 - a02 * b08 + a03 * b07) * d;
+  out[o + 6] = (a32 * b02 - a30 * b05 - a33 * b01) * d;
+  out[o + 7] = (a20 * b05 - a22 * b02 + a23 * b01) * d;
+  out[o + 8] = (a10 * b10 - a11 * b08 + a13 * b06) * d;
+  out[o + 9] = (a01 * b08 - a00 * b10 - a03 * b06) * d;
+  out[o + 10] = (a30 * b04 - a31 * b02 + a33 * b00) * d;
+  out[o + 11] = (a21 * b02 - a20 * b04 - a23 * b00) * d;
+  out[o + 12] = (a11 * b07 - a10 * b09 - a12 * b06) * d;
+  out[o + 13] = (a00 * b09 - a01 * b07 + a02 * b06) * d;
+  out[o + 14] = (a31 * b01 - a30 * b03 - a32 * b00) * d;
+  out[o + 15] = (a20 * b03 - a21 * b01 + a22 * b00) * d;
+  return true;
+}
+
+/**
+ * Composes `T · R · S` (glTF node order) into `out[o..]` from translation `t[to..to+3)`,
+ * unit quaternion `r[ro..ro+4)` (x, y, z, w) and scale `s[so..so+3)`.
+ */
+export function mat4FromTRS(
+  out: Float64Array,
+  o: number,
+  t: NumArray,
+  to: number,
+  r: NumArray,
+  ro: number,
+  s: NumArray,
+  so: number,
+): Float64Array {
+  const x = r[ro], y = r[ro + 1], z = r[ro + 2], w = r[ro + 3]; // prettier-ignore
+  const sx = s[so], sy = s[so + 1], sz = s[so + 2]; // prettier-ignore
+  const x2 = x + x, y2 = y + y, z2 = z + z; // prettier-ignore
+  const xx = x * x2, xy = x * y2, xz = x * z2, yy = y * y2, yz = y * z2, zz = z * z2; // prettier-ignore
+  const wx = w * x2, wy = w * y2, wz = w * z2; // prettier-ignore
+  out[o] = (1 - (yy + zz)) * sx;
+  out[o + 1] = (xy + wz) * sx;
+  out[o + 2] = (xz - wy) * sx;
+  out[o + 3] = 0;
+  out[o + 4] = (xy - wz) * sy;
+  out[o + 5] = (1 - (xx + zz)) * sy;
+  out[o + 6] = (yz + wx) * sy;
+  out[o + 7] = 0;
+  out[o + 8] = (xz + wy) * sz;
+  out[o + 9] = (yz - wx) * sz;
+  out[o + 10] = (1 - (xx + yy)) * sz;
+  out[o + 11] = 0;
+  out[o + 12] = t[to];
+  out[o + 13] = t[to + 1];
+  out[o + 14] = t[to + 2];
+  out[o + 15] = 1;
+  return out;
+}
+
+/**
+ * Quaternion (x, y, z, w) of the rotation part of the affine matrix `m[mo..mo+16)`, written to
+ * `out[oo..oo+4)` with `w ≥ 0`. Scale is removed by normalising the three columns first, so for
+ * a matrix `R·S` (glTF nodes, positive scale) this is exactly `R`; a sheared or reflected
+ * matrix gets the rotation of its normalised columns, an approximation (see the scale/shear
+ * handling of the deformers). Shepperd's method: stable for every rotation angle.
+ */
+export function quatFromMat4(out: NumArray, oo: number, m: NumArray, mo: number): void {
+  let m00 = m[mo], m10 = m[mo + 1], m20 = m[mo + 2]; // prettier-ignore
+  let m01 = m[mo + 4], m11 = m[mo + 5], m21 = m[mo + 6]; // prettier-ignore
+  let m02 = m[mo + 8], m12 = m[mo + 9], m22 = m[mo + 10]; // prettier-ignore
+  const l0 = Math.hypot(m00, m10, m20) || 1, l1 = Math.hypot(m01, m11, m21) || 1, l2 = Math.hypot(m02, m12, m22) || 1; // prettier-ignore
+  m00 /= l0; m10 /= l0; m20 /= l0; m01 /= l1; m11 /= l1; m21 /= l1; m02 /= l2; m12 /= l2; m22 /= l2; // prettier-ignore
+  const tr = m00 + m11 + m22;
+  let x: number, y: number, z: number, w: number;
+  if (tr > 0) {
+    const s = 2 * Math.sqrt(tr + 1);
+    w = 0.25 * s;
+    x = (m21 - m12) / s;
+    y = (m02 - m20) / s;
+    z = (m10 - m01) / s;
+  } else if (m00 > m11 && m00 > m22) {
+    const s = 2 * Math.sqrt(1 + m00 - m11 - m22);
+    w = (m21 - m12) / s;
+    x = 0.25 * s;
+    y = (m01 + m10) / s;
+    z = (m02 + m20) / s;
+  } else if (m11 > m22) {
+    const s = 2 * Math.sqrt(1 + m11 - m00 - m22);
+    w = (m02 - m20) / s;
+    x = (m01 + m10) / s;
+    y = 0.25 * s;
+    z = (m12 + m21) / s;
+  } else {
+    const s = 2 * Math.sqrt(1 + m22 - m00 - m11);
+    w = (m10 - m01) / s;
+    x = (m02 + m20) / s;
+    y = (m12 + m21) / s;
+    z = 0.25 * s;
+  }
+  const n = (w < 0 ? -1 : 1) / Math.hypot(x, y, z, w);
+  out[oo] = x * n;
+  out[oo + 1] = y * n;
+  out[oo + 2] = z * n;
+  out[oo + 3] = w * n;
+}
+
+/** Hamilton product `out = a ⊗ b` of quaternions (x, y, z, w) at offsets. `out` may alias. */
+export function quatMultiply(
+  out: NumArray,
+  o: number,
+  a: NumArray,
+  ao: number,
+  b: NumArray,
+  bo: number,
+): void {
+  const ax = a[ao], ay = a[ao + 1], az = a[ao + 2], aw = a[ao + 3]; // prettier-ignore
+  const bx = b[bo], by = b[bo + 1], bz = b[bo + 2], bw = b[bo + 3]; // prettier-ignore
+  out[o] = aw * bx + ax * bw + ay * bz - az * by;
+  out[o + 1] = aw * by - ax * bz + ay * bw + az * bx;
+  out[o + 2] = aw * bz + ax * by - ay * bx + az * bw;
+  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}
+
+/** Writes the unit quaternion of a rotation by `angle` radians about unit `axis` to `out`. */
+export function quatFromAxisAngle(
+  out: NumArray,
+  o: number,
+  ax: number,
+  ay: number,
+  az: number,
+  angle: number,
+): void {
+  const n = Math.hypot(ax, ay, az);
+  if (n === 0) throw new RangeError('rotation axis has zero length');
+  const s = Math.sin(angle / 2) / n;
+  out[o] = ax * s;
+  out[o + 1] = ay * s;
+  out[o + 2] = az * s;
+  out[o + 3] = Math.cos(angle / 2);
+}
+
+/**
+ * Spherical linear interpolation between unit quaternions `a` and `b` (shortest arc) at
+ * parameter `t ∈ [0, 1]`, the glTF LINEAR interpolation of rotations.
+ */
+export function quatSlerp(
+  out: NumArray,
+  o: number,
+  a: NumArray,
+  ao: number,
+  b: NumArray,
+  bo: number,
+  t: number,
+): void {
+  const ax = a[ao], ay = a[ao + 1], az = a[ao + 2], aw = a[ao + 3]; // prettier-ignore
+  let bx = b[bo], by = b[bo + 1], bz = b[bo + 2], bw = b[bo + 3]; // prettier-ignore
+  let cos = ax * bx + ay * by + az * bz + aw * bw;
+  if (cos < 0) {
+    cos = -cos;
+    bx = -bx;
+    by = -by;
+    bz = -bz;
+    bw = -bw;
+  }
+  let s0: number, s1: number;
+  if (cos > 1 - 1e-9) {
+    s0 = 1 - t;
+    s1 = t;
+  } else {
+    const omega = Math.acos(cos);
+    const sin = Math.sin(omega);
+    s0 = Math.sin((1 - t) * omega) / sin;
+    s1 = Math.sin(t * omega) / sin;
+  }
+  const x = s0 * ax + s1 * bx, y = s0 * ay + s1 * by, z = s0 * az + s1 * bz, w = s0 * aw + s1 * bw; // prettier-ignore
+  const n = 1 / Math.hypot(x, y, z, w);
+  out[o] = x * n;
+  out[o + 1] = y * n;
+  out[o + 2] = z * n;
+  out[o + 3] = w * n;
+}

@@ -1,0 +1,159 @@
+/**
+ * Skinned mesh data: bind-space geometry plus K influences (joint index, weight) per vertex.
+ *
+ * @module
+ */
+import { CorskinError } from './errors.js';
+
+/**
+ * A triangle mesh bound to a skeleton, all in bind space (n vertices, t triangles).
+ */
+export interface SkinnedMesh {
+  /** Bind-space positions (x, y, z per vertex), length 3·n, asset units (glTF: metres). */
+  positions: Float32Array;
+  /** Unit bind-space normals, length 3·n, when the mesh has them. */
+  normals?: Float32Array;
+  /** Bind-space tangents (x, y, z, handedness w = ±1), length 4·n, when the mesh has them. */
+  tangents?: Float32Array;
+  /** Vertex indices of the triangles, length 3·t (may be empty for point/line primitives). */
+  triangles: Uint32Array;
+  /** Number of influences per vertex K (4 or 8 from glTF; any K ≥ 1 is accepted). */
+  influences: number;
+  /** Joint index of each influence, length K·n (vertex-major: vertex i's are `[K·i, K·i+K)`). */
+  joints: Uint32Array;
+  /** Weight of each influence, length K·n, non-negative, summing to 1 per vertex. */
+  weights: Float32Array;
+  /** Bind-space centers of rotation (x, y, z per vertex), length 3·n, once precomputed. */
+  centersOfRotation?: Float32Array;
+}
+
+/** Number of vertices of a mesh. */
+export function vertexCount(mesh: SkinnedMesh): number {
+  return mesh.positions.length / 3;
+}
+
+/** What {@link normalizeWeights} changed. */
+export interface WeightNormalization {
+  /** Vertices whose weight sum differed from 1 by more than the tolerance and were rescaled. */
+  renormalized: number;
+  /** Largest |sum − 1| seen. */
+  maxDeviation: number;
+}
+
+/**
+ * Rescales every vertex's weights to sum to 1 (in place).
+ * @param tolerance sums within `1 ± tolerance` are left as they are (glTF allows 2e-3 for
+ *   normalized integer weights; 1e-3 is used by default)
+ * @throws CorskinError (naming `file`) when a vertex's weights are all zero
+ */
+export function normalizeWeights(mesh: SkinnedMesh, tolerance = 1e-3, file?: string): WeightNormalization {
+  const { weights, influences: K } = mesh;
+  const n = weights.length / K;
+  let renormalized = 0;
+  let maxDeviation = 0;
+  for (let i = 0; i < n; i++) {
+    let sum = 0;
+    for (let k = 0; k < K; k++) sum += weights[K * i + k];
+    const dev = Math.abs(sum - 1);
+    if (dev > maxDeviation) maxDeviation = dev;
+    if (dev > tolerance) {
+      if (!(sum > 0)) throw new CorskinError(`vertex ${i} has no positive weight`, file);
+      for (let k = 0; k < K; k++) weights[K * i + k] /= sum;
+      renormalized++;
+    }
+  }
+  return { renormalized, maxDeviation };
+}
+
+/**
+ * Checks a skinned mesh for the problems that would make any deformer produce garbage.
+ * @param jointCount number of joints J of the skeleton the mesh is bound to
+ * @param file the file the mesh came from, for the error message
+ * @throws CorskinError on inconsistent array lengths, NaN/Inf positions, normals or weights,
+ *   negative weights, joint indices ≥ J (with a non-zero weight) or triangle indices ≥ n
+ */
+export function validateSkinnedMesh(mesh: SkinnedMesh, jointCount: number, file?: string): void {
+  const { positions, joints, weights, influences: K, triangles } = mesh;
+  if (positions.length % 3) throw new CorskinError('positions length is not a multiple of 3', file);
+  const n = positions.length / 3;
+  if (!(K >= 1) || joints.length !== K * n || weights.length !== K * n) {
+    throw new CorskinError(`influence arrays do not match ${n} vertices × ${K} influences`, file);
+  }
+  for (let i = 0; i < 3 * n; i++) {
+    if (!Number.isFinite(positions[i])) {
+      throw new CorskinError(`vertex ${Math.floor(i / 3)} has a non-finite position (NaN or Inf)`, file);
+    }
+  }
+  for (const [name, a] of [['normal', mesh.normals], ['tangent', mesh.tangents]] as const) {
+    if (!a) continue;
+    const c = name === 'tangent' ? 4 : 3;
+    if (a.length !== c * n) throw new CorskinError(`${name}s do not match ${n} vertices`, file);
+    for (let i = 0; i < a.length; i++) {
+      if (!Number.isFinite(a[i])) throw new CorskinError(`vertex ${Math.floor(i / c)} has a non-finite ${name}`, file);
+    }
+  }
+  for (let i = 0; i < K * n; i++) {
+    const w = weights[i];
+    if (!Number.isFinite(w) || w < 0) {
+      throw new CorskinError(`vertex ${Math.floor(i / K)} has an invalid weight ${w}`, file);
+    }
+    if (w > 0 && joints[i] >= jointCount) {
+      throw new CorskinError(
+        `vertex ${Math.floor(i / K)} references joint ${joints[i]}, but the skin has only ${jointCount} joints`,
+        file,
+      );
+    }
+  }
+  for (let i = 0; i < triangles.length; i++) {
+    if (triangles[i] >= n) throw new CorskinError(`triangle ${Math.floor(i / 3)} references vertex ${triangles[i]} ≥ ${n}`, file);
+  }
+}
+
+/**
+ * Axis-aligned bounding-box diagonal of the positions (asset units); the scale every tolerance
+ * in corskin's tests and reports is relative to.
+ */
+export function boundingBoxDiagonal(positions: ArrayLike<number>): number {
+  let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity; // prettier-ignore
+  for (let i = 0; i < positions.length; i += 3) {
+    const x = positions[i], y = positions[i + 1], z = positions[i + 2]; // prettier-ignore
+    if (x < x0) x0 = x;
+    if (x > x1) x1 = x;
+    if (y < y0) y0 = y;
+    if (y > y1) y1 = y;
+    if (z < z0) z0 = z;
+    if (z > z1) z1 = z;
+  }
+  return positions.length ? Math.hypot(x1 - x0, y1 - y0, z1 - z0) : 0;
+}
+
+/**
+ * Area-weighted vertex normals of a triangle mesh (unit length; zero for isolated vertices).
+ * @param positions length 3·n; @param triangles length 3·t
+ * @returns Float32Array, length 3·n
+ */
+export function computeVertexNormals(positions: ArrayLike<number>, triangles: ArrayLike<number>): Float32Array {
+  const n = positions.length / 3;
+  const acc = new Float64Array(3 * n);
+  for (let t = 0; t < triangles.length; t += 3) {
+    const a = 3 * triangles[t], b = 3 * triangles[t + 1], c = 3 * triangles[t + 2]; // prettier-ignore
+    const ux = positions[b] - positions[a], uy = positions[b + 1] - positions[a + 1], uz = positions[b + 2] - positions[a + 2]; // prettier-ignore
+    const vx = positions[c] - positions[a], vy = positions[c + 1] - positions[a + 1], vz = positions[c + 2] - positions[a + 2]; // prettier-ignore
+    const nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx; // prettier-ignore
+    for (const v of [a, b, c]) {
+      acc[v] += nx;
+      acc[v + 1] += ny;
+      acc[v + 2] += nz;
+    }
+  }
+  const out = new Float32Array(3 * n);
+  for (let i = 0; i < 3 * n; i += 3) {
+    const l = Math.hypot(acc[i], acc[i + 1], acc[i + 2]);
+    if (l > 0) {
+      out[i] = acc[i] / l;
+      out[i + 1] = acc[i + 1] / l;
+      out[i + 2] = acc[i + 2] / l;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,105 @@
+/**
+ * Poses and forward kinematics: local joint transforms → global matrices → skinning matrices.
+ *
+ * @module
+ */
+import { CorskinError } from './errors.js';
+import { mat4FromTRS, mat4Multiply, quatFromAxisAngle, quatMultiply } from './math.js';
+import { jointCount, type Skeleton } from './skeleton.js';
+
+/**
+ * Local transforms of every joint (relative to the parent, after the pre-transform), J joints.
+ * Same layout as the skeleton's rest arrays.
+ */
+export interface Pose {
+  /** Local translations, length 3·J, asset units. */
+  translations: Float64Array;
+  /** Local rotations as unit quaternions (x, y, z, w), length 4·J. */
+  rotations: Float64Array;
+  /** Local scales, length 3·J. */
+  scales: Float64Array;
+}
+
+/** A fresh copy of the skeleton's bind (rest) pose. */
+export function restPose(skeleton: Skeleton): Pose {
+  return {
+    translations: skeleton.restTranslations.slice(),
+    rotations: skeleton.restRotations.slice(),
+    scales: skeleton.restScales.slice(),
+  };
+}
+
+/**
+ * Forward kinematics: global (world) matrix of every joint.
+ * @param out 4×4 column-major matrices, length 16·J (allocated when omitted)
+ * @returns `out`
+ */
+export function globalMatrices(skeleton: Skeleton, pose: Pose, out?: Float64Array): Float64Array {
+  const J = jointCount(skeleton);
+  const g = out ?? new Float64Array(16 * J);
+  const local = new Float64Array(16);
+  const { order, parents, preTransforms } = skeleton;
+  for (let n = 0; n < J; n++) {
+    const j = order[n];
+    mat4FromTRS(local, 0, pose.translations, 3 * j, pose.rotations, 4 * j, pose.scales, 3 * j);
+    const p = parents[j];
+    mat4Multiply(g, 16 * j, preTransforms, 16 * j, local, 0);
+    if (p >= 0) mat4Multiply(g, 16 * j, g, 16 * p, g, 16 * j);
+  }
+  return g;
+}
+
+/**
+ * Skinning matrices `S_j = G_j · IBM_j` (bind space → posed space), the per-frame input of every
+ * deformer.
+ * @param out 4×4 column-major matrices, length 16·J (allocated when omitted)
+ * @returns `out`
+ */
+export function skinningMatrices(skeleton: Skeleton, pose: Pose, out?: Float64Array): Float64Array {
+  const g = globalMatrices(skeleton, pose, out);
+  const J = jointCount(skeleton);
+  for (let j = 0; j < J; j++) mat4Multiply(g, 16 * j, g, 16 * j, skeleton.inverseBindMatrices, 16 * j);
+  return g;
+}
+
+/**
+ * Rotates joint `joint` of `pose` (in place) by `angle` radians about a world-space `axis`
+ * through the joint's own position: its subtree follows rigidly (forward kinematics). This is
+ * how the standard test poses (twist about a bone's axis, bend about a world axis) are made.
+ * @param axis world-space direction (need not be unit length)
+ * @throws CorskinError when the joint index is out of range or the axis has zero length
+ */
+export function rotateJointWorld(
+  skeleton: Skeleton,
+  pose: Pose,
+  joint: number,
+  axis: ArrayLike<number>,
+  angle: number,
+): void {
+  const J = jointCount(skeleton);
+  if (!(joint >= 0 && joint < J)) throw new CorskinError(`joint index ${joint} out of range 0..${J - 1}`);
+  if (Math.hypot(axis[0], axis[1], axis[2]) === 0) throw new CorskinError('rotation axis has zero length');
+  // The joint's local rotation acts in the frame F = G_parent · P_joint; the world axis seen in
+  // that frame is F⁻¹·axis (linear part; exact for rotations and uniform scale).
+  const g = globalMatrices(skeleton, pose);
+  const frame = skeleton.preTransforms.slice(16 * joint, 16 * joint + 16);
+  const p = skeleton.parents[joint];
+  if (p >= 0) mat4Multiply(frame, 0, g, 16 * p, frame, 0);
+  const inv = solve3(frame, axis);
+  const q = new Float64Array(4);
+  quatFromAxisAngle(q, 0, inv[0], inv[1], inv[2], angle);
+  quatMultiply(pose.rotations, 4 * joint, q, 0, pose.rotations, 4 * joint);
+}
+
+/** Solves `M₃ x = b` for the upper-left 3×3 of a column-major 4×4 `M` (Cramer's rule). */
+function solve3(m: Float64Array, b: ArrayLike<number>): number[] {
+  const [a, d, g, , bb, e, h, , c, f, i] = m;
+  const det = a * (e * i - f * h) - bb * (d * i - f * g) + c * (d * h - e * g);
+  if (!det) throw new CorskinError('joint frame is singular (zero scale)');
+  const [x, y, z] = [b[0], b[1], b[2]];
+  return [
+    (x * (e * i - f * h) - bb * (y * i - f * z) + c * (y * h - e * z)) / det,
+    (a * (y * i - f * z) - x * (d * i - f * g) + c * (d * z - y * g)) / det,
+    (a * (e * z - y * h) - bb * (d * z - y * g) + x * (d * h - e * g)) / det,
+  ];
+}

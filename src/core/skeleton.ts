@@ -1,0 +1,113 @@
+/**
+ * The skeleton: a joint hierarchy with its bind pose and inverse bind matrices.
+ *
+ * Terms: a *joint* (glTF) is what the papers call a *bone*; joint `j`'s *skinning matrix* is
+ * its global (world) matrix times its inverse bind matrix, and maps bind-space points to posed
+ * space. The *bind pose* (= rest pose) is the pose in which every skinning matrix is the
+ * identity.
+ *
+ * @module
+ */
+import { CorskinError } from './errors.js';
+import { mat4Identity } from './math.js';
+
+/**
+ * A joint hierarchy (J joints).
+ *
+ * Global matrices follow `G_j = G_parent(j) · P_j · L_j` where `L_j` is the joint's local TRS
+ * (from a {@link Pose}) and `P_j` the fixed *pre-transform*: the product of the local matrices
+ * of the non-joint nodes between the joint and its parent joint (for a root joint: the world
+ * matrix of its parent node). In most rigs `P_j` is the identity.
+ */
+export interface Skeleton {
+  /** Joint names, length J (may be empty strings). */
+  readonly jointNames: readonly string[];
+  /** Parent joint index of each joint, or -1 for a root; length J. */
+  readonly parents: Int32Array;
+  /** Joint indices in an order where every parent precedes its children; length J. */
+  readonly order: Int32Array;
+  /** Inverse bind matrices, 4×4 column-major, length 16·J; bind space ← joint space. */
+  readonly inverseBindMatrices: Float64Array;
+  /** Fixed pre-transforms `P_j`, 4×4 column-major, length 16·J (identity for most joints). */
+  readonly preTransforms: Float64Array;
+  /** Bind-pose local translations (x, y, z per joint), length 3·J, asset units. */
+  readonly restTranslations: Float64Array;
+  /** Bind-pose local rotations as unit quaternions (x, y, z, w per joint), length 4·J. */
+  readonly restRotations: Float64Array;
+  /** Bind-pose local scales (x, y, z per joint), length 3·J. */
+  readonly restScales: Float64Array;
+}
+
+/** Input of {@link createSkeleton}; omitted arrays default to identities. */
+export interface SkeletonInit {
+  jointNames?: readonly string[];
+  parents: ArrayLike<number>;
+  inverseBindMatrices?: ArrayLike<number>;
+  preTransforms?: ArrayLike<number>;
+  restTranslations?: ArrayLike<number>;
+  restRotations?: ArrayLike<number>;
+  restScales?: ArrayLike<number>;
+}
+
+/**
+ * Builds a validated {@link Skeleton} and its topological joint order.
+ * @throws CorskinError when an array has the wrong length, a parent index is out of range or the
+ *   hierarchy has a cycle.
+ */
+export function createSkeleton(init: SkeletonInit): Skeleton {
+  const J = init.parents.length;
+  const parents = Int32Array.from(init.parents);
+  const sized = (a: ArrayLike<number> | undefined, n: number, name: string, fill: (o: Float64Array) => void) => {
+    if (a === undefined) {
+      const o = new Float64Array(n * J);
+      fill(o);
+      return o;
+    }
+    if (a.length !== n * J) throw new CorskinError(`skeleton: ${name} has length ${a.length}, expected ${n * J}`);
+    return Float64Array.from(a);
+  };
+  const identities = (o: Float64Array) => {
+    for (let j = 0; j < J; j++) mat4Identity(o, 16 * j);
+  };
+  const ibm = sized(init.inverseBindMatrices, 16, 'inverseBindMatrices', identities);
+  const pre = sized(init.preTransforms, 16, 'preTransforms', identities);
+  const t = sized(init.restTranslations, 3, 'restTranslations', () => {});
+  const r = sized(init.restRotations, 4, 'restRotations', (o) => {
+    for (let j = 0; j < J; j++) o[4 * j + 3] = 1;
+  });
+  const s = sized(init.restScales, 3, 'restScales', (o) => o.fill(1));
+  for (let j = 0; j < J; j++) {
+    const p = parents[j];
+    if (p < -1 || p >= J || p === j) throw new CorskinError(`skeleton: joint ${j} has invalid parent ${p}`);
+  }
+  // Topological order: repeatedly emit joints whose parent has been emitted.
+  const order = new Int32Array(J);
+  const done = new Uint8Array(J);
+  let n = 0;
+  for (let pass = 0; pass <= J && n < J; pass++) {
+    for (let j = 0; j < J; j++) {
+      if (!done[j] && (parents[j] < 0 || done[parents[j]])) {
+        done[j] = 1;
+        order[n++] = j;
+      }
+    }
+  }
+  if (n < J) throw new CorskinError('skeleton: the joint hierarchy contains a cycle');
+  const names = init.jointNames ?? Array.from({ length: J }, (_, j) => `joint${j}`);
+  if (names.length !== J) throw new CorskinError(`skeleton: ${names.length} joint names for ${J} joints`);
+  return {
+    jointNames: names,
+    parents,
+    order,
+    inverseBindMatrices: ibm,
+    preTransforms: pre,
+    restTranslations: t,
+    restRotations: r,
+    restScales: s,
+  };
+}
+
+/** Number of joints of a skeleton. */
+export function jointCount(skeleton: Skeleton): number {
+  return skeleton.parents.length;
+}

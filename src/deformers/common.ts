@@ -1,0 +1,133 @@
+/**
+ * What every deformer shares: the signature, the output arrays, and the per-joint rotation
+ * quaternions that DQS and CoR skinning blend.
+ *
+ * @module
+ */
+import { CorskinError } from '../core/errors.js';
+import { quatFromMat4 } from '../core/math.js';
+import type { SkinnedMesh } from '../core/mesh.js';
+
+/**
+ * Caller-provided output arrays of a deformer, posed space: `positions` length 3·n; `normals`
+ * (3·n) and `tangents` (4·n, w copied from the input) are written only when both the mesh and
+ * the target have them.
+ */
+export interface DeformTarget {
+  positions: Float32Array;
+  normals?: Float32Array;
+  tangents?: Float32Array;
+}
+
+/**
+ * The shared deformer signature: deform `mesh` (bind space) by the skinning matrices
+ * `skinning` (4×4 column-major, length 16·J, bind space → posed space, see
+ * {@link skinningMatrices}) into `out`, allocating nothing per vertex.
+ */
+export type Deformer = (mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget) => void;
+
+/** The deformers' names, as used on the CLI and in reports. */
+export type SkinningMethod = 'lbs' | 'dqs' | 'cor';
+
+/**
+ * Checks that `out` fits `mesh` and that `skinning` covers every referenced joint.
+ * @throws CorskinError on a size mismatch
+ */
+export function checkDeformArgs(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
+  const n = mesh.positions.length / 3;
+  if (out.positions.length < 3 * n) throw new CorskinError(`output positions hold fewer than ${n} vertices`);
+  if (skinning.length % 16) throw new CorskinError('skinning matrices length is not a multiple of 16');
+  const J = skinning.length / 16;
+  const { joints, weights } = mesh;
+  for (let i = 0; i < joints.length; i++) {
+    if (weights[i] > 0 && joints[i] >= J) {
+      throw new CorskinError(`influence joint ${joints[i]} has no skinning matrix (${J} given)`);
+    }
+  }
+}
+
+/**
+ * Unit quaternion (x, y, z, w) of each skinning matrix's rotation, computed once per frame.
+ * @param skinning length 16·J; @param out length 4·J (allocated when omitted)
+ */
+export function jointQuaternions(skinning: Float64Array, out?: Float64Array): Float64Array {
+  const J = skinning.length / 16;
+  const q = out ?? new Float64Array(4 * J);
+  for (let j = 0; j < J; j++) quatFromMat4(q, 4 * j, skinning, 16 * j);
+  return q;
+}
+
+/**
+ * The index `K·i + k` of vertex i's only influence with a non-zero weight, or -1 when it has
+ * several. Such a vertex moves exactly rigidly with its joint under every method.
+ */
+export function singleInfluence(joints: Uint32Array, weights: Float32Array, K: number, i: number): number {
+  let found = -1;
+  for (let k = K * i; k < K * i + K; k++) {
+    if (weights[k] > 0) {
+      if (found >= 0 && joints[k] !== joints[found]) return -1;
+      found = k;
+    }
+  }
+  return found;
+}
+
+/**
+ * Writes vertex i transformed by the 4×4 skinning matrix at `m[mo..]` (position by the affine
+ * map, normal by the cofactor matrix — the inverse transpose up to scale — and tangent by the
+ * linear part, both renormalised).
+ */
+export function writeAffine(mesh: SkinnedMesh, out: DeformTarget, i: number, m: Float64Array, mo: number): void {
+  writeTransformed(
+    mesh, out, i,
+    m[mo], m[mo + 1], m[mo + 2], m[mo + 4], m[mo + 5], m[mo + 6], m[mo + 8], m[mo + 9], m[mo + 10],
+    m[mo + 12], m[mo + 13], m[mo + 14],
+  ); // prettier-ignore
+}
+
+/**
+ * Writes vertex i transformed by the affine map with linear part A (column-major a00 a10 a20 |
+ * a01 a11 a21 | a02 a12 a22) and translation (tx, ty, tz).
+ */
+export function writeTransformed(
+  mesh: SkinnedMesh,
+  out: DeformTarget,
+  i: number,
+  a00: number, a10: number, a20: number,
+  a01: number, a11: number, a21: number,
+  a02: number, a12: number, a22: number,
+  tx: number, ty: number, tz: number,
+): void { // prettier-ignore
+  const p = mesh.positions;
+  const x = p[3 * i], y = p[3 * i + 1], z = p[3 * i + 2]; // prettier-ignore
+  const op = out.positions;
+  op[3 * i] = a00 * x + a01 * y + a02 * z + tx;
+  op[3 * i + 1] = a10 * x + a11 * y + a12 * z + ty;
+  op[3 * i + 2] = a20 * x + a21 * y + a22 * z + tz;
+  const nIn = mesh.normals, nOut = out.normals; // prettier-ignore
+  if (nIn && nOut) {
+    // Cofactor matrix C = det(A)·A⁻ᵀ; its sign is fixed so that C·n keeps the normal's side.
+    const c00 = a11 * a22 - a21 * a12, c10 = a21 * a02 - a01 * a22, c20 = a01 * a12 - a11 * a02; // prettier-ignore
+    const c01 = a20 * a12 - a10 * a22, c11 = a00 * a22 - a20 * a02, c21 = a10 * a02 - a00 * a12; // prettier-ignore
+    const c02 = a10 * a21 - a20 * a11, c12 = a20 * a01 - a00 * a21, c22 = a00 * a11 - a10 * a01; // prettier-ignore
+    const det = a00 * c00 + a01 * c01 + a02 * c02;
+    const nx = nIn[3 * i], ny = nIn[3 * i + 1], nz = nIn[3 * i + 2]; // prettier-ignore
+    const rx = c00 * nx + c01 * ny + c02 * nz;
+    const ry = c10 * nx + c11 * ny + c12 * nz;
+    const rz = c20 * nx + c21 * ny + c22 * nz;
+    const l = (det < 0 ? -1 : 1) / (Math.hypot(rx, ry, rz) || 1);
+    nOut[3 * i] = rx * l;
+    nOut[3 * i + 1] = ry * l;
+    nOut[3 * i + 2] = rz * l;
+  }
+  const tIn = mesh.tangents, tOut = out.tangents; // prettier-ignore
+  if (tIn && tOut) {
+    const x = tIn[4 * i], y = tIn[4 * i + 1], z = tIn[4 * i + 2]; // prettier-ignore
+    const rx = a00 * x + a01 * y + a02 * z, ry = a10 * x + a11 * y + a12 * z, rz = a20 * x + a21 * y + a22 * z; // prettier-ignore
+    const l = 1 / (Math.hypot(rx, ry, rz) || 1);
+    tOut[4 * i] = rx * l;
+    tOut[4 * i + 1] = ry * l;
+    tOut[4 * i + 2] = rz * l;
+    tOut[4 * i + 3] = tIn[4 * i + 3];
+  }
+}

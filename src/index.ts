@@ -1,0 +1,55 @@
+/**
+ * corskin — skeletal skinning with optimized centers of rotation (Le & Hodgins 2016), dual
+ * quaternion and linear blend skinning, on glTF characters.
+ *
+ * @packageDocumentation
+ */
+export { CorskinError } from './core/errors.js';
+export { createSkeleton, jointCount, type Skeleton, type SkeletonInit } from './core/skeleton.js';
+export { restPose, globalMatrices, skinningMatrices, rotateJointWorld, type Pose } from './core/pose.js';
+export { samplePose, type AnimationClip, type AnimationChannel, type Interpolation } from './core/animation.js';
+export {
+  vertexCount,
+  normalizeWeights,
+  validateSkinnedMesh,
+  boundingBoxDiagonal,
+  computeVertexNormals,
+  type SkinnedMesh,
+  type WeightNormalization,
+} from './core/mesh.js';
+export type { Deformer, DeformTarget, SkinningMethod } from './deformers/common.js';
+export { deformLbs } from './deformers/lbs.js';
+export { deformDqs, jointDualQuaternions } from './deformers/dqs.js';
+export { deformCor } from './deformers/cor.js';
+export { deformers, deform } from './deformers/index.js';
+export { subdivideByWeights, type SubdividedTriangles } from './cor/subdivide.js';
+export { buildPairTable, centersOfRotationRange, type PairTable } from './cor/centers.js';
+export {
+  computeCentersOfRotation,
+  DEFAULT_SIGMA,
+  DEFAULT_EPSILON,
+  type CorOptions,
+  type CorResult,
+} from './cor/precompute.js';
+export {
+  COR_ATTRIBUTE,
+  createIO,
+  readDocument,
+  writeDocument,
+  extractSkinnedModels,
+  setCentersOfRotation,
+  bakePosedGeometry,
+  type SkinnedModel,
+  type SkinnedPart,
+  type CorParameters,
+  type PosedGeometry,
+} from './io/gltf.js';
+export { centersOfRotation, type BakeOptions } from './io/bake.js';
+export { readObj, readTgf, readDmat, decodeBoneAnimation, type ObjMesh, type TgfSkeleton, type DenseMatrix } from './io/libigl.js';
+export { buildSkinnedDocument, type ConvertInput, type ConvertReport } from './io/convert.js';
+export { formatObj, type ObjGroup } from './io/obj.js';
+export { enclosedVolume } from './metrics/volume.js';
+export { jointCrossSection, segmentDistance, type CrossSection, type JointChain } from './metrics/cross-section.js';
+export { twistPose, bendPose, boneAxis, jointChain, jointPositions, findJoint, firstChildJoint } from './evaluation/standard-poses.js';
+export { measureJointQuality, type JointQuality } from './evaluation/joint-quality.js';
+export { VERSION } from './version.js';

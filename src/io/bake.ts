@@ -1,0 +1,38 @@
+/**
+ * The CoR bake as a glTF-Transform transform, so it composes with other document functions:
+ *
+ * ```ts
+ * await document.transform(centersOfRotation({ sigma: 0.1, epsilon: 0.1 }));
+ * ```
+ *
+ * @module
+ */
+import type { Document, Transform } from '@gltf-transform/core';
+import { computeCentersOfRotation, DEFAULT_EPSILON, DEFAULT_SIGMA, type CorOptions, type CorResult } from '../cor/precompute.js';
+import { extractSkinnedModels, setCentersOfRotation, type SkinnedModel } from './gltf.js';
+
+/** Options of {@link centersOfRotation}. */
+export interface BakeOptions extends CorOptions {
+  /** Called after each skin is done with its statistics. */
+  onSkin?: (model: SkinnedModel, result: CorResult) => void;
+  /** Path of the document, for error messages. */
+  file?: string;
+}
+
+/**
+ * Transform that computes the centers of rotation of every skin of a document (all primitives
+ * bound to a skin form its integration domain, seed 000 Eq. 4) and stores them as the
+ * `_CENTER_OF_ROTATION` attribute with `extras.corskin = { sigma, epsilon, version }`.
+ * @throws CorskinError when the document has no skinned mesh or bad skinning data
+ */
+export function centersOfRotation(options: BakeOptions = {}): Transform {
+  const sigma = options.sigma ?? DEFAULT_SIGMA;
+  const epsilon = options.epsilon ?? DEFAULT_EPSILON;
+  return function centersOfRotation(document: Document): void {
+    for (const model of extractSkinnedModels(document, options.file)) {
+      const result = computeCentersOfRotation(model.mesh, { ...options, sigma, epsilon });
+      setCentersOfRotation(document, model, result.centers, { sigma, epsilon });
+      options.onSkin?.(model, result);
+    }
+  };
+}

@@ -1,0 +1,471 @@
+/**
+ * glTF I/O through glTF-Transform: reading skinned characters into corskin's data model, writing
+ * centers of rotation back, and baking deformed meshes as static geometry.
+ *
+ * The integration domain of the CoR precomputation is every triangle primitive bound to the
+ * same skin, so a {@link SkinnedModel} gathers all primitives of all nodes that use one skin into
+ * one merged {@link SkinnedMesh}, remembering where each primitive's vertices went.
+ *
+ * @module
+ */
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import {
+  Document,
+  Logger,
+  NodeIO,
+  Primitive,
+  type Accessor,
+  type Mesh,
+  type Node,
+  type Scene,
+  type Skin,
+} from '@gltf-transform/core';
+import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
+import { prune } from '@gltf-transform/functions';
+import type { AnimationChannel, AnimationClip, Interpolation } from '../core/animation.js';
+import { CorskinError } from '../core/errors.js';
+import { mat4FromTRS, mat4Multiply } from '../core/math.js';
+import { normalizeWeights, validateSkinnedMesh, type SkinnedMesh, type WeightNormalization } from '../core/mesh.js';
+import { createSkeleton, type Skeleton } from '../core/skeleton.js';
+import { VERSION } from '../version.js';
+import { writeFileAtomic } from './files.js';
+
+/** Name of the per-vertex center-of-rotation attribute (VEC3 float, bind space). */
+export const COR_ATTRIBUTE = '_CENTER_OF_ROTATION';
+
+/** Parameters recorded in `primitive.extras.corskin` next to the CoRs. */
+export interface CorParameters {
+  sigma: number;
+  epsilon: number;
+  version: string;
+}
+
+/** Where one glTF primitive's vertices sit inside the merged mesh of its skin. */
+export interface SkinnedPart {
+  primitive: Primitive;
+  /** First vertex in the merged mesh. */
+  vertexOffset: number;
+  vertexCount: number;
+  /** First triangle index entry in the merged `triangles` (a multiple of 3) and entry count. */
+  triangleOffset: number;
+  triangleLength: number;
+  hasNormals: boolean;
+  hasTangents: boolean;
+}
+
+/** One skin of a glTF document with every primitive bound to it. */
+export interface SkinnedModel {
+  skin: Skin;
+  /** The skin's name, or `skin N`. */
+  name: string;
+  skeleton: Skeleton;
+  /** `jointNodes[j]` is joint j (= `skin.joints[j]`). */
+  jointNodes: Node[];
+  /** Nodes that draw a mesh with this skin. */
+  meshNodes: Node[];
+  /** All primitives merged (bind space); carries the CoRs when every primitive has them. */
+  mesh: SkinnedMesh;
+  parts: SkinnedPart[];
+  /** The document's animations, restricted to channels that target this skin's joints. */
+  animations: AnimationClip[];
+  /** CoR parameters found in the primitives' extras, if CoRs are present. */
+  corParameters?: CorParameters;
+  /** What renormalising the weights changed. */
+  weightNormalization: WeightNormalization;
+  /** Things the user should know (ignored channels, renormalised weights, …). */
+  warnings: string[];
+}
+
+/** A glTF-Transform I/O object with every extension glTF-Transform knows registered. */
+export function createIO(): NodeIO {
+  return new NodeIO().registerExtensions(ALL_EXTENSIONS).setLogger(quietLogger);
+}
+
+/** glTF-Transform's logger, limited to warnings and errors (no "prune: removed …" chatter). */
+const quietLogger = new Logger(Logger.Verbosity.WARN);
+
+/**
+ * Reads a `.glb` or `.gltf` file.
+ * @throws CorskinError naming the file when it cannot be read, is not glTF, or is truncated or
+ *   corrupt
+ */
+export async function readDocument(path: string): Promise<Document> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : String(e);
+    throw new CorskinError(`cannot read: ${why}`, path);
+  }
+  const io = createIO();
+  const isGlb = bytes.length >= 4 && bytes[0] === 0x67 && bytes[1] === 0x6c && bytes[2] === 0x54 && bytes[3] === 0x46;
+  try {
+    if (isGlb) {
+      if (bytes.length < 20) throw new CorskinError('truncated GLB (shorter than its header)', path);
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const version = view.getUint32(4, true);
+      const length = view.getUint32(8, true);
+      if (version !== 2) throw new CorskinError(`unsupported GLB version ${version} (only glTF 2.0)`, path);
+      if (length > bytes.length) {
+        throw new CorskinError(`truncated GLB: header declares ${length} bytes, file has ${bytes.length}`, path);
+      }
+      return (await io.readBinary(bytes)).setLogger(quietLogger);
+    }
+    const text = new TextDecoder().decode(bytes);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new CorskinError('not a glTF file (neither GLB nor JSON)', path);
+    }
+    if (!json || typeof json !== 'object' || !('asset' in json)) {
+      throw new CorskinError('not a glTF file (JSON without an "asset" property)', path);
+    }
+    return (await io.read(path)).setLogger(quietLogger);
+  } catch (e) {
+    if (e instanceof CorskinError) throw e;
+    throw new CorskinError(`corrupt glTF: ${(e as Error).message}`, path, { cause: e });
+  }
+}
+
+/**
+ * Extracts every skin of `document` with the primitives bound to it.
+ * @param file the document's path, for error messages
+ * @throws CorskinError when there is no skinned primitive, a skinned primitive lacks
+ *   JOINTS_0/WEIGHTS_0, influences reference joints outside the skin, positions are not finite,
+ *   or a vertex has no positive weight. Weights that do not sum to 1 are renormalised with a
+ *   warning.
+ */
+export function extractSkinnedModels(document: Document, file?: string): SkinnedModel[] {
+  const root = document.getRoot();
+  const bySkin = new Map<Skin, Node[]>();
+  for (const node of root.listNodes()) {
+    const skin = node.getSkin();
+    const mesh = node.getMesh();
+    if (!skin || !mesh) continue;
+    const nodes = bySkin.get(skin) ?? [];
+    nodes.push(node);
+    bySkin.set(skin, nodes);
+  }
+  if (bySkin.size === 0) throw new CorskinError('no skinned mesh (no node has both a mesh and a skin)', file);
+  const models: SkinnedModel[] = [];
+  const skins = root.listSkins();
+  for (const [skin, nodes] of bySkin) {
+    models.push(extractModel(document, skin, nodes, `skin ${skins.indexOf(skin)}`, file));
+  }
+  return models;
+}
+
+function extractModel(document: Document, skin: Skin, meshNodes: Node[], fallbackName: string, file?: string): SkinnedModel {
+  const warnings: string[] = [];
+  const name = skin.getName() || fallbackName;
+  const jointNodes = skin.listJoints();
+  const J = jointNodes.length;
+  if (J === 0) throw new CorskinError(`${name} has no joints`, file);
+  const skeleton = extractSkeleton(skin, jointNodes, file);
+
+  // Parts: every primitive of every mesh drawn with this skin, once.
+  const seen = new Set<Mesh>();
+  const prims: Primitive[] = [];
+  for (const node of meshNodes) {
+    const mesh = node.getMesh()!;
+    if (seen.has(mesh)) continue;
+    seen.add(mesh);
+    prims.push(...mesh.listPrimitives());
+  }
+  let K = 4;
+  let n = 0;
+  let triCount = 0;
+  for (const p of prims) {
+    const pos = p.getAttribute('POSITION');
+    if (!pos) throw new CorskinError(`${name}: a primitive has no POSITION`, file);
+    if (!p.getAttribute('JOINTS_0') || !p.getAttribute('WEIGHTS_0')) {
+      throw new CorskinError(`${name}: a skinned primitive has no JOINTS_0/WEIGHTS_0 attributes`, file);
+    }
+    if (p.getAttribute('JOINTS_1') && p.getAttribute('WEIGHTS_1')) K = 8;
+    n += pos.getCount();
+    triCount += triangleIndices(p).length / 3;
+  }
+  const mesh: SkinnedMesh = {
+    positions: new Float32Array(3 * n),
+    normals: new Float32Array(3 * n),
+    triangles: new Uint32Array(3 * triCount),
+    influences: K,
+    joints: new Uint32Array(K * n),
+    weights: new Float32Array(K * n),
+  };
+  const anyTangents = prims.some((p) => p.getAttribute('TANGENT'));
+  if (anyTangents) mesh.tangents = new Float32Array(4 * n);
+  const allCors = prims.every((p) => p.getAttribute(COR_ATTRIBUTE));
+  if (allCors) mesh.centersOfRotation = new Float32Array(3 * n);
+  const parts: SkinnedPart[] = [];
+  let v0 = 0;
+  let t0 = 0;
+  const el: number[] = [];
+  for (const p of prims) {
+    const count = p.getAttribute('POSITION')!.getCount();
+    const copy = (attr: string, out: Float32Array, comps: number) => {
+      const acc = p.getAttribute(attr)!;
+      if (acc.getCount() !== count) throw new CorskinError(`${name}: ${attr} has ${acc.getCount()} elements, POSITION has ${count}`, file);
+      readFloats(acc, out, comps * v0, comps);
+    };
+    copy('POSITION', mesh.positions, 3);
+    const hasNormals = !!p.getAttribute('NORMAL');
+    if (hasNormals) copy('NORMAL', mesh.normals!, 3);
+    const hasTangents = !!p.getAttribute('TANGENT');
+    if (hasTangents) copy('TANGENT', mesh.tangents!, 4);
+    if (allCors) copy(COR_ATTRIBUTE, mesh.centersOfRotation!, 3);
+    for (let set = 0; set < K / 4; set++) {
+      const ja = p.getAttribute(`JOINTS_${set}`);
+      const wa = p.getAttribute(`WEIGHTS_${set}`);
+      if (!ja || !wa) continue;
+      if (ja.getCount() !== count || wa.getCount() !== count) {
+        throw new CorskinError(`${name}: JOINTS_${set}/WEIGHTS_${set} do not match POSITION's ${count} vertices`, file);
+      }
+      for (let i = 0; i < count; i++) {
+        ja.getElement(i, el);
+        for (let c = 0; c < 4; c++) mesh.joints[K * (v0 + i) + 4 * set + c] = el[c];
+        wa.getElement(i, el);
+        for (let c = 0; c < 4; c++) mesh.weights[K * (v0 + i) + 4 * set + c] = el[c];
+      }
+    }
+    const tris = triangleIndices(p);
+    for (let i = 0; i < tris.length; i++) {
+      if (tris[i] >= count) throw new CorskinError(`${name}: index ${tris[i]} out of range (${count} vertices)`, file);
+      mesh.triangles[t0 + i] = tris[i] + v0;
+    }
+    parts.push({ primitive: p, vertexOffset: v0, vertexCount: count, triangleOffset: t0, triangleLength: tris.length, hasNormals, hasTangents });
+    v0 += count;
+    t0 += tris.length;
+  }
+  if (!parts.every((p) => p.hasNormals)) {
+    if (parts.some((p) => p.hasNormals)) warnings.push('some primitives have no NORMAL: their normals are not deformed');
+    if (!parts.some((p) => p.hasNormals)) delete mesh.normals;
+  }
+  validateSkinnedMesh(mesh, J, file);
+  const weightNormalization = normalizeWeights(mesh, 2e-3, file);
+  if (weightNormalization.renormalized > 0) {
+    warnings.push(
+      `${weightNormalization.renormalized} vertices had weights not summing to 1 (largest deviation ${weightNormalization.maxDeviation.toPrecision(3)}); renormalised`,
+    );
+  }
+  let corParameters: CorParameters | undefined;
+  if (allCors) {
+    const extras = parts[0].primitive.getExtras() as { corskin?: Partial<CorParameters> };
+    const c = extras.corskin;
+    if (c && typeof c.sigma === 'number' && typeof c.epsilon === 'number') {
+      corParameters = { sigma: c.sigma, epsilon: c.epsilon, version: String(c.version ?? 'unknown') };
+    }
+  }
+  const animations = extractAnimations(document, jointNodes, warnings);
+  return { skin, name, skeleton, jointNodes, meshNodes, mesh, parts, animations, corParameters, weightNormalization, warnings };
+}
+
+function extractSkeleton(skin: Skin, jointNodes: Node[], file?: string): Skeleton {
+  const J = jointNodes.length;
+  const index = new Map<Node, number>(jointNodes.map((n, j) => [n, j]));
+  const parents = new Int32Array(J).fill(-1);
+  const pre = new Float64Array(16 * J);
+  const local = new Float64Array(16);
+  const t = new Float64Array(3 * J);
+  const r = new Float64Array(4 * J);
+  const s = new Float64Array(3 * J);
+  for (let j = 0; j < J; j++) {
+    const node = jointNodes[j];
+    t.set(node.getTranslation(), 3 * j);
+    r.set(node.getRotation(), 4 * j);
+    s.set(node.getScale(), 3 * j);
+    pre.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], 16 * j);
+    for (let a = node.getParentNode(); a; a = a.getParentNode()) {
+      const pj = index.get(a);
+      if (pj !== undefined) {
+        parents[j] = pj;
+        break;
+      }
+      mat4FromTRS(local, 0, a.getTranslation(), 0, a.getRotation(), 0, a.getScale(), 0);
+      mat4Multiply(pre, 16 * j, local, 0, pre, 16 * j);
+    }
+  }
+  const ibmAcc = skin.getInverseBindMatrices();
+  let ibm: Float64Array | undefined;
+  if (ibmAcc) {
+    if (ibmAcc.getCount() < J || ibmAcc.getType() !== 'MAT4') {
+      throw new CorskinError(`skin "${skin.getName()}": inverseBindMatrices must hold ${J} MAT4 elements`, file);
+    }
+    ibm = new Float64Array(16 * J);
+    const el: number[] = [];
+    for (let j = 0; j < J; j++) ibm.set(ibmAcc.getElement(j, el), 16 * j);
+  }
+  return createSkeleton({
+    jointNames: jointNodes.map((n, j) => n.getName() || `joint${j}`),
+    parents,
+    preTransforms: pre,
+    inverseBindMatrices: ibm,
+    restTranslations: t,
+    restRotations: r,
+    restScales: s,
+  });
+}
+
+function extractAnimations(document: Document, jointNodes: Node[], warnings: string[]): AnimationClip[] {
+  const index = new Map<Node, number>(jointNodes.map((n, j) => [n, j]));
+  const clips: AnimationClip[] = [];
+  let ignored = 0;
+  for (const [a, anim] of document.getRoot().listAnimations().entries()) {
+    const channels: AnimationChannel[] = [];
+    let duration = 0;
+    for (const ch of anim.listChannels()) {
+      const node = ch.getTargetNode();
+      const path = ch.getTargetPath();
+      const sampler = ch.getSampler();
+      const joint = node ? index.get(node) : undefined;
+      if (joint === undefined || !sampler || (path !== 'translation' && path !== 'rotation' && path !== 'scale')) {
+        if (path !== 'weights') ignored++;
+        continue;
+      }
+      const input = sampler.getInput()!;
+      const output = sampler.getOutput()!;
+      const times = new Float32Array(input.getCount());
+      readFloats(input, times, 0, 1);
+      const comps = output.getElementSize();
+      const values = new Float32Array(output.getCount() * comps);
+      readFloats(output, values, 0, comps);
+      if (times.length) duration = Math.max(duration, times[times.length - 1]);
+      channels.push({ joint, path, interpolation: sampler.getInterpolation() as Interpolation, times, values });
+    }
+    if (channels.length) clips.push({ name: anim.getName() || `animation ${a}`, duration, channels });
+  }
+  if (ignored) warnings.push(`${ignored} animation channels target nodes outside the skin and are ignored`);
+  return clips;
+}
+
+/** Reads an accessor's elements as floats (normalized integers decoded) into `out` at `offset`. */
+function readFloats(acc: Accessor, out: Float32Array, offset: number, comps: number): void {
+  const count = acc.getCount();
+  const arr = acc.getArray();
+  if (arr instanceof Float32Array && acc.getElementSize() === comps) {
+    out.set(arr.subarray(0, count * comps), offset);
+    return;
+  }
+  const el: number[] = [];
+  for (let i = 0; i < count; i++) {
+    acc.getElement(i, el);
+    for (let c = 0; c < comps; c++) out[offset + comps * i + c] = el[c];
+  }
+}
+
+/** Triangle list of a primitive (strips and fans converted; points and lines give none). */
+function triangleIndices(p: Primitive): Uint32Array {
+  const mode = p.getMode();
+  const count = p.getAttribute('POSITION')!.getCount();
+  const idxAcc = p.getIndices();
+  const idx = idxAcc ? Uint32Array.from(idxAcc.getArray()!) : Uint32Array.from({ length: count }, (_, i) => i);
+  if (mode === Primitive.Mode.TRIANGLES) return idx.length % 3 ? idx.subarray(0, idx.length - (idx.length % 3)) : idx;
+  const out: number[] = [];
+  if (mode === Primitive.Mode.TRIANGLE_STRIP) {
+    for (let i = 0; i + 2 < idx.length; i++) {
+      if (i % 2) out.push(idx[i + 1], idx[i], idx[i + 2]);
+      else out.push(idx[i], idx[i + 1], idx[i + 2]);
+    }
+  } else if (mode === Primitive.Mode.TRIANGLE_FAN) {
+    for (let i = 1; i + 1 < idx.length; i++) out.push(idx[0], idx[i], idx[i + 1]);
+  }
+  return Uint32Array.from(out);
+}
+
+/**
+ * Stores centers of rotation on every primitive of `model` as the `_CENTER_OF_ROTATION`
+ * attribute (VEC3 float, bind space) and records the parameters in `extras.corskin`.
+ * @param centers bind-space centers for the merged mesh, length 3·n
+ */
+export function setCentersOfRotation(
+  document: Document,
+  model: SkinnedModel,
+  centers: Float32Array,
+  params: { sigma: number; epsilon: number },
+): void {
+  const buffer = document.getRoot().listBuffers()[0] ?? document.createBuffer();
+  for (const part of model.parts) {
+    const p = part.primitive;
+    const acc = document
+      .createAccessor()
+      .setType('VEC3')
+      .setBuffer(buffer)
+      .setArray(centers.slice(3 * part.vertexOffset, 3 * (part.vertexOffset + part.vertexCount)));
+    const old = p.getAttribute(COR_ATTRIBUTE);
+    p.setAttribute(COR_ATTRIBUTE, acc);
+    if (old && old.listParents().length <= 1) old.dispose();
+    const extras = { ...(p.getExtras() as object), corskin: { sigma: params.sigma, epsilon: params.epsilon, version: VERSION } };
+    p.setExtras(extras);
+  }
+  model.mesh.centersOfRotation = centers;
+  model.corParameters = { ...params, version: VERSION };
+}
+
+/** Posed geometry of one model, merged layout (see {@link SkinnedModel.parts}). */
+export interface PosedGeometry {
+  positions: Float32Array;
+  normals?: Float32Array;
+  tangents?: Float32Array;
+}
+
+/**
+ * Turns `document` into static geometry: each model's primitives get the posed POSITION (and
+ * NORMAL/TANGENT where they had them), lose JOINTS/WEIGHTS/CoRs, their nodes lose the skin and
+ * move to the scene root with an identity transform (posed positions are already in world
+ * space); skins and animations are removed and what nothing references any more is pruned.
+ * Primitive order and vertex order are kept.
+ */
+export async function bakePosedGeometry(document: Document, models: SkinnedModel[], posed: PosedGeometry[]): Promise<void> {
+  const root = document.getRoot();
+  const buffer = root.listBuffers()[0] ?? document.createBuffer();
+  models.forEach((model, m) => {
+    const g = posed[m];
+    for (const part of model.parts) {
+      const p = part.primitive;
+      const a = part.vertexOffset, b = part.vertexOffset + part.vertexCount; // prettier-ignore
+      const set = (name: string, type: 'VEC3' | 'VEC4', data: Float32Array, c: number) =>
+        p.setAttribute(name, document.createAccessor().setType(type).setBuffer(buffer).setArray(data.slice(c * a, c * b)));
+      set('POSITION', 'VEC3', g.positions, 3);
+      if (part.hasNormals && g.normals) set('NORMAL', 'VEC3', g.normals, 3);
+      if (part.hasTangents && g.tangents) set('TANGENT', 'VEC4', g.tangents, 4);
+      for (const attr of p.listSemantics()) {
+        if (/^(JOINTS|WEIGHTS)_\d+$/.test(attr) || attr === COR_ATTRIBUTE) p.setAttribute(attr, null);
+      }
+    }
+    for (const node of model.meshNodes) {
+      node.setSkin(null);
+      const scenes = scenesOf(root.listScenes(), node);
+      node.getParentNode()?.removeChild(node);
+      for (const scene of scenes) scene.addChild(node);
+      node.setTranslation([0, 0, 0]).setRotation([0, 0, 0, 1]).setScale([1, 1, 1]);
+    }
+  });
+  for (const anim of root.listAnimations()) anim.dispose();
+  for (const skin of root.listSkins()) skin.dispose();
+  await document.transform(prune({ keepAttributes: true, keepExtras: true }));
+}
+
+function scenesOf(scenes: Scene[], node: Node): Scene[] {
+  let top = node;
+  for (let a = node.getParentNode(); a; a = a.getParentNode()) top = a;
+  const found = scenes.filter((s) => s.listChildren().includes(top));
+  return found.length || !scenes.length ? found : [scenes[0]];
+}
+
+/**
+ * Writes `document` to `path` (`.glb` binary, otherwise `.gltf` JSON with its resources beside
+ * it), atomically: a temporary file renamed into place, nothing left behind on failure.
+ */
+export async function writeDocument(document: Document, path: string): Promise<void> {
+  const io = createIO();
+  if (path.toLowerCase().endsWith('.glb')) {
+    await writeFileAtomic(path, await io.writeBinary(document));
+    return;
+  }
+  const { json, resources } = await io.writeJSON(document, { basename: basename(path).replace(/\.gltf$/i, '') });
+  for (const [uri, data] of Object.entries(resources)) await writeFileAtomic(join(dirname(path), uri), data);
+  await writeFileAtomic(path, new TextEncoder().encode(JSON.stringify(json, null, 2)));
+}

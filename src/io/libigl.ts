@@ -1,0 +1,193 @@
+/**
+ * Readers for the libigl tutorial formats: OBJ (triangle meshes), TGF (skeletons), DMAT (dense
+ * matrices, ASCII and binary) and the per-frame bone transforms stored in a DMAT.
+ * Layouts as in `../shared/data/README.md` and libigl's `readOBJ`, `readTGF`, `readDMAT`.
+ *
+ * @module
+ */
+import { readFile } from 'node:fs/promises';
+import { CorskinError } from '../core/errors.js';
+
+/** A triangle mesh read from OBJ: n vertices, t triangles. */
+export interface ObjMesh {
+  /** Positions, length 3·n. */
+  positions: Float32Array;
+  /** 0-based vertex indices, length 3·t (polygons fan-triangulated). */
+  triangles: Uint32Array;
+}
+
+/** A libigl skeleton: joints (points) and bones (edges between joints). */
+export interface TgfSkeleton {
+  /** Joint positions, length 3·(joints). */
+  joints: Float64Array;
+  /** Bones as 0-based (parent-side joint, child-side joint) pairs, length 2·(bones). */
+  bones: Int32Array;
+}
+
+/** A dense matrix, column-major: element (r, c) is `data[r + rows·c]`. */
+export interface DenseMatrix {
+  rows: number;
+  cols: number;
+  data: Float64Array;
+}
+
+async function readText(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new CorskinError(`cannot read: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`, path);
+  }
+}
+
+/**
+ * Reads the `v` and `f` lines of a Wavefront OBJ (`f a/ta/na …`, 1-based or negative indices).
+ * @throws CorskinError naming the file and line for malformed numbers or out-of-range indices, or
+ *   when the file has no vertex
+ */
+export async function readObj(path: string): Promise<ObjMesh> {
+  const text = await readText(path);
+  const pos: number[] = [];
+  const tri: number[] = [];
+  const lines = text.split('\n');
+  const face: number[] = [];
+  for (let l = 0; l < lines.length; l++) {
+    const line = lines[l].trim();
+    if (line.startsWith('v ')) {
+      const parts = line.split(/\s+/);
+      const x = Number(parts[1]), y = Number(parts[2]), z = Number(parts[3]); // prettier-ignore
+      if (!Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(z)) {
+        throw new CorskinError(`line ${l + 1}: invalid vertex "${line}"`, path);
+      }
+      pos.push(x, y, z);
+    } else if (line.startsWith('f ')) {
+      face.length = 0;
+      const n = pos.length / 3;
+      for (const token of line.split(/\s+/).slice(1)) {
+        const i = parseInt(token, 10);
+        const idx = i < 0 ? n + i : i - 1;
+        if (!Number.isInteger(i) || i === 0 || idx < 0 || idx >= n) {
+          throw new CorskinError(`line ${l + 1}: face index "${token}" out of range (${n} vertices so far)`, path);
+        }
+        face.push(idx);
+      }
+      for (let k = 1; k + 1 < face.length; k++) tri.push(face[0], face[k], face[k + 1]);
+    }
+  }
+  if (pos.length === 0) throw new CorskinError('no vertices (is this an OBJ file?)', path);
+  return { positions: Float32Array.from(pos), triangles: Uint32Array.from(tri) };
+}
+
+/**
+ * Reads a TGF skeleton: joint lines `index x y z [more]`, `#`, bone lines `a b [more]` (1-based
+ * joints), `#`, optional further sections (ignored).
+ * @throws CorskinError naming the file and line for malformed lines or unknown joints
+ */
+export async function readTgf(path: string): Promise<TgfSkeleton> {
+  const text = await readText(path);
+  const joints: number[] = [];
+  const bones: number[] = [];
+  let section = 0;
+  const lines = text.split('\n');
+  for (let l = 0; l < lines.length && section < 2; l++) {
+    const line = lines[l].trim();
+    if (!line) continue;
+    if (line.startsWith('#')) {
+      section++;
+      continue;
+    }
+    const parts = line.split(/\s+/).map(Number);
+    if (section === 0) {
+      if (parts.length < 4 || parts.slice(1, 4).some((x) => !Number.isFinite(x))) {
+        throw new CorskinError(`line ${l + 1}: expected "index x y z"`, path);
+      }
+      joints.push(parts[1], parts[2], parts[3]);
+    } else {
+      const [a, b] = parts;
+      const J = joints.length / 3;
+      if (!(Number.isInteger(a) && Number.isInteger(b) && a >= 1 && b >= 1 && a <= J && b <= J)) {
+        throw new CorskinError(`line ${l + 1}: bone "${line}" references a joint outside 1..${J}`, path);
+      }
+      bones.push(a - 1, b - 1);
+    }
+  }
+  if (joints.length === 0) throw new CorskinError('no joints (is this a TGF file?)', path);
+  return { joints: Float64Array.from(joints), bones: Int32Array.from(bones) };
+}
+
+/**
+ * Reads a DMAT matrix. ASCII: first line `cols rows`, then cols·rows numbers, column-major.
+ * Binary: first line `0 0`, second line `cols rows`, then cols·rows little-endian float64.
+ * @throws CorskinError naming the file when the header is malformed or the data is short
+ */
+export async function readDmat(path: string): Promise<DenseMatrix> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new CorskinError(`cannot read: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`, path);
+  }
+  const nl = bytes.indexOf(0x0a);
+  const header = bytes.subarray(0, nl < 0 ? bytes.length : nl).toString('latin1').trim().split(/\s+/).map(Number);
+  if (header.length !== 2 || !header.every((x) => Number.isInteger(x) && x >= 0)) {
+    throw new CorskinError('not a DMAT file (first line must be "cols rows")', path);
+  }
+  let [cols, rows] = header;
+  if (cols === 0 && rows === 0) {
+    const nl2 = bytes.indexOf(0x0a, nl + 1);
+    const h2 = bytes.subarray(nl + 1, nl2).toString('latin1').trim().split(/\s+/).map(Number);
+    if (nl2 < 0 || h2.length !== 2 || !h2.every((x) => Number.isInteger(x) && x >= 0)) {
+      throw new CorskinError('binary DMAT without a valid "cols rows" second line', path);
+    }
+    [cols, rows] = h2;
+    const start = nl2 + 1;
+    const need = 8 * cols * rows;
+    if (bytes.length - start < need) {
+      throw new CorskinError(`truncated binary DMAT: ${cols}×${rows} needs ${need} bytes, found ${bytes.length - start}`, path);
+    }
+    const data = new Float64Array(cols * rows);
+    const view = new DataView(bytes.buffer, bytes.byteOffset + start, need);
+    for (let i = 0; i < data.length; i++) data[i] = view.getFloat64(8 * i, true);
+    return { rows, cols, data };
+  }
+  const tokens = bytes.subarray(nl + 1).toString('latin1').split(/\s+/).filter((s) => s.length);
+  if (tokens.length < cols * rows) {
+    throw new CorskinError(`truncated DMAT: expected ${cols * rows} numbers, found ${tokens.length}`, path);
+  }
+  const data = new Float64Array(cols * rows);
+  for (let i = 0; i < data.length; i++) {
+    const x = Number(tokens[i]);
+    if (!Number.isFinite(x)) throw new CorskinError(`invalid number "${tokens[i]}" at element ${i}`, path);
+    data[i] = x;
+  }
+  return { rows, cols, data };
+}
+
+/**
+ * Decodes per-frame bone transforms stored as in libigl's `elephant-anim.dmat`: one column per
+ * frame, each a (4B)×3 matrix stored column-major, where rows 4j..4j+3 form the 4×3 block `B_j`
+ * that maps a rest point `x` to `[x 1]·B_j` (absolute: rest pose → frame pose).
+ * @param boneCount B
+ * @returns one array per frame of B skinning matrices (4×4 column-major, `M_j = B_jᵀ`), length 16·B
+ * @throws CorskinError (naming `file`) when the row count is not 12·B
+ */
+export function decodeBoneAnimation(m: DenseMatrix, boneCount: number, file?: string): Float64Array[] {
+  if (m.rows !== 12 * boneCount) {
+    throw new CorskinError(`animation has ${m.rows} rows per frame, expected 12 × ${boneCount} bones = ${12 * boneCount}`, file);
+  }
+  const frames: Float64Array[] = [];
+  const R = 4 * boneCount;
+  for (let f = 0; f < m.cols; f++) {
+    const M = new Float64Array(16 * boneCount);
+    const base = f * m.rows;
+    for (let j = 0; j < boneCount; j++) {
+      for (let r = 0; r < 4; r++) {
+        for (let c = 0; c < 3; c++) M[16 * j + 4 * r + c] = m.data[base + 4 * j + r + R * c];
+      }
+      M[16 * j + 15] = 1;
+    }
+    frames.push(M);
+  }
+  return frames;
+}
