@@ -1,0 +1,60 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { mat4FromTRS, mat4Invert, mat4Multiply, quatFromMat4, quatSlerp } from '../src/core/math.js';
+
+const unitQuat = fc
+  .tuple(fc.double({ min: -1, max: 1, noNaN: true }), fc.double({ min: -1, max: 1, noNaN: true }), fc.double({ min: -1, max: 1, noNaN: true }), fc.double({ min: -1, max: 1, noNaN: true }))
+  .filter((q) => Math.hypot(...q) > 0.1)
+  .map((q) => {
+    const n = Math.hypot(...q) * (q[3] < 0 ? -1 : 1);
+    return q.map((x) => x / n);
+  });
+
+describe('4×4 and quaternion kernels', () => {
+  it('quatFromMat4 inverts mat4FromTRS, with or without positive scale', () => {
+    fc.assert(
+      fc.property(unitQuat, fc.double({ min: 0.1, max: 10, noNaN: true }), (q, s) => {
+        const m = mat4FromTRS(new Float64Array(16), 0, [1, 2, 3], 0, q, 0, [s, 2 * s, 0.5 * s], 0);
+        const r = new Float64Array(4);
+        quatFromMat4(r, 0, m, 0);
+        // q and −q are the same rotation: compare up to sign.
+        const dot = r[0] * q[0] + r[1] * q[1] + r[2] * q[2] + r[3] * q[3];
+        expect(Math.abs(dot)).toBeCloseTo(1, 9);
+        expect(r[3]).toBeGreaterThanOrEqual(0);
+      }),
+    );
+  });
+
+  it('rotation matrices are orthonormal and match the axis-angle formula (Rodrigues)', () => {
+    const angle = 1.234;
+    const axis = [1, 2, -0.5].map((x) => x / Math.hypot(1, 2, -0.5));
+    const q = [...axis.map((x) => x * Math.sin(angle / 2)), Math.cos(angle / 2)];
+    const m = mat4FromTRS(new Float64Array(16), 0, [0, 0, 0], 0, q, 0, [1, 1, 1], 0);
+    const v = [0.3, -0.7, 2];
+    const [kx, ky, kz] = axis;
+    const kv = kx * v[0] + ky * v[1] + kz * v[2];
+    const kxv = [ky * v[2] - kz * v[1], kz * v[0] - kx * v[2], kx * v[1] - ky * v[0]];
+    const expected = v.map((x, i) => x * Math.cos(angle) + kxv[i] * Math.sin(angle) + axis[i] * kv * (1 - Math.cos(angle)));
+    for (let r = 0; r < 3; r++) {
+      const got = m[r] * v[0] + m[4 + r] * v[1] + m[8 + r] * v[2];
+      expect(got).toBeCloseTo(expected[r], 12);
+    }
+  });
+
+  it('mat4Invert gives the inverse and refuses singular matrices', () => {
+    const m = mat4FromTRS(new Float64Array(16), 0, [1, -2, 3], 0, [0.1, 0.2, 0.3, Math.sqrt(1 - 0.14)], 0, [2, 3, 4], 0);
+    const inv = new Float64Array(16);
+    expect(mat4Invert(inv, 0, m, 0)).toBe(true);
+    const id = mat4Multiply(new Float64Array(16), 0, m, 0, inv, 0);
+    for (let i = 0; i < 16; i++) expect(id[i]).toBeCloseTo(i % 5 === 0 ? 1 : 0, 12);
+    expect(mat4Invert(inv, 0, new Float64Array(16), 0)).toBe(false);
+  });
+
+  it('slerp moves at constant angular speed along the shortest arc', () => {
+    const a = [0, 0, 0, 1];
+    const b = [0, 0, -Math.sin(1), -Math.cos(1)]; // rotation by 2 rad about z, opposite sign
+    const out = new Float64Array(4);
+    quatSlerp(out, 0, a, 0, b, 0, 0.25);
+    expect(2 * Math.atan2(Math.abs(out[2]), out[3])).toBeCloseTo(0.5, 12);
+  });
+});
