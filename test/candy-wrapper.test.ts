@@ -1,0 +1,54 @@
+/**
+ * The artifacts of seed 000, Fig. 2, in numbers, on the bundled libigl arm (dense bounded
+ * biharmonic weights): LBS's candy wrapper and collapse, DQS's bulge, CoR's fix.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { skinningMatrices, type Pose } from '../src/core/pose.js';
+import { computeCentersOfRotation } from '../src/cor/precompute.js';
+import { deform } from '../src/deformers/index.js';
+import { measureJointQuality, type JointQuality } from '../src/evaluation/joint-quality.js';
+import { bendPose, findJoint, twistPose } from '../src/evaluation/standard-poses.js';
+import { extractSkinnedModels, readDocument, type SkinnedModel } from '../src/io/gltf.js';
+import { ARM_GLB } from './helpers/data.js';
+
+let arm: SkinnedModel;
+let joint: number;
+beforeAll(async () => {
+  [arm] = extractSkinnedModels(await readDocument(ARM_GLB), ARM_GLB);
+  arm.mesh.centersOfRotation = computeCentersOfRotation(arm.mesh).centers;
+  joint = findJoint(arm.skeleton, 'bone2'); // base of TGF edge "3 4"
+}, 300_000);
+
+function measure(pose: Pose): Record<'lbs' | 'dqs' | 'cor', JointQuality> {
+  const S = skinningMatrices(arm.skeleton, pose);
+  const q = (m: 'lbs' | 'dqs' | 'cor') => measureJointQuality(arm.mesh, arm.skeleton, pose, deform(m, arm.mesh, S).positions, joint);
+  return { lbs: q('lbs'), dqs: q('dqs'), cor: q('cor') };
+}
+
+describe('arm twisted about its third bone', () => {
+  it('180°: LBS collapses below 20% of the rest radius, DQS and CoR stay above 80%', () => {
+    const q = measure(twistPose(arm.skeleton, joint, Math.PI));
+    expect(q.lbs.minRadiusRatio).toBeLessThan(0.2);
+    expect(q.dqs.minRadiusRatio).toBeGreaterThan(0.8);
+    expect(q.cor.minRadiusRatio).toBeGreaterThan(0.8);
+    expect(q.lbs.volumeRatio).toBeLessThan(q.cor.volumeRatio);
+  });
+
+  it('135°: LBS falls to about cos(67.5°) = 0.38 (the 50/50 ring), DQS and CoR stay above 80%', () => {
+    const q = measure(twistPose(arm.skeleton, joint, 0.75 * Math.PI));
+    expect(q.lbs.minRadiusRatio).toBeLessThan(0.45);
+    expect(q.lbs.minRadiusRatio).toBeGreaterThan(Math.cos((0.75 * Math.PI) / 2) - 0.05);
+    expect(q.dqs.minRadiusRatio).toBeGreaterThan(0.8);
+    expect(q.cor.minRadiusRatio).toBeGreaterThan(0.8);
+  });
+});
+
+describe('arm bent 126° about the world z axis', () => {
+  it("DQS bulges more than CoR, and LBS loses more volume than CoR", () => {
+    const q = measure(bendPose(arm.skeleton, joint, [0, 0, 1], 0.7 * Math.PI));
+    expect(q.dqs.maxRadiusRatio).toBeGreaterThan(q.cor.maxRadiusRatio);
+    expect(q.dqs.maxRadiusRatio).toBeGreaterThan(1.05);
+    expect(1 - q.lbs.volumeRatio).toBeGreaterThan(Math.abs(1 - q.cor.volumeRatio));
+    expect(q.lbs.minRadiusRatio).toBeLessThan(q.cor.minRadiusRatio);
+  });
+});

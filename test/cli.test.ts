@@ -1,0 +1,73 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from './helpers/cli.js';
+import { CESIUM_MAN, scratch } from './helpers/data.js';
+import { validate } from './helpers/gltf.js';
+
+const tmp = scratch();
+afterAll(tmp.cleanup);
+
+describe('corskin info', () => {
+  it('--json describes the skin: joints, histogram summing to the vertex count, animation', async () => {
+    const r = await runCli('info', CESIUM_MAN, '--json');
+    expect(r.code).toBe(0);
+    const info = JSON.parse(r.stdout);
+    const [skin] = info.skins;
+    expect(skin.joints).toBe(19);
+    expect(skin.vertices).toBe(3273);
+    expect(skin.triangles).toBe(4672);
+    expect(Object.values(skin.influenceHistogram as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(3273);
+    expect(skin.centersOfRotation.present).toBe(false);
+    expect(skin.animations).toHaveLength(1);
+  });
+});
+
+describe('corskin deform', () => {
+  it('cor on a file without CoRs computes them first and says so; the .glb validates', async () => {
+    const out = join(tmp.dir, 'cm-cor.glb');
+    const r = await runCli('deform', CESIUM_MAN, '--method', 'cor', '--time', '1', '-o', out);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/no centers of rotation; computing them/);
+    const report = await validate(out);
+    expect(report.issues.numErrors).toBe(0);
+  });
+
+  it('writes OBJ with the same vertex order and normals', async () => {
+    const out = join(tmp.dir, 'cm.obj');
+    const r = await runCli('deform', CESIUM_MAN, '--method', 'dqs', '--animation', '0', '--time', '0.5', '-o', out);
+    expect(r.code).toBe(0);
+    const text = readFileSync(out, 'utf8');
+    expect(text.match(/^v /gm)).toHaveLength(3273);
+    expect(text.match(/^vn /gm)).toHaveLength(3273);
+    expect(text.match(/^f /gm)).toHaveLength(4672);
+  });
+
+  it('names the animations when the one asked for does not exist', async () => {
+    const r = await runCli('deform', CESIUM_MAN, '--method', 'lbs', '--animation', 'walk', '-o', join(tmp.dir, 'x.glb'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/no animation "walk" \(animations: 0: animation 0\)/);
+    expect(existsSync(join(tmp.dir, 'x.glb'))).toBe(false);
+  });
+});
+
+describe('corskin demo', () => {
+  it('precomputes, poses and deforms the bundled arm, writes six meshes and a table', async () => {
+    const dir = join(tmp.dir, 'demo');
+    const r = await runCli('demo', '-o', dir);
+    expect(r.code).toBe(0);
+    for (const pose of ['twist', 'bend']) {
+      for (const m of ['lbs', 'dqs', 'cor']) {
+        const f = join(dir, `arm-${pose}-${m}.glb`);
+        expect(existsSync(f)).toBe(true);
+        expect((await validate(f)).issues.numErrors).toBe(0);
+      }
+    }
+    const rows = r.stdout.split('\n').filter((l) => /^(twist|bend)/.test(l));
+    expect(rows).toHaveLength(6);
+    // twist LBS row: min radius ratio (5th column) far below CoR's
+    const minRatio = (row: string) => Number(row.trim().split(/\s{2,}/)[4]);
+    expect(minRatio(rows[0])).toBeLessThan(0.2);
+    expect(minRatio(rows[2])).toBeGreaterThan(0.8);
+  }, 300_000);
+});

@@ -1,0 +1,129 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Document, NodeIO } from '@gltf-transform/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { boundingBoxDiagonal } from '../src/core/mesh.js';
+import { extractSkinnedModels, readDocument } from '../src/io/gltf.js';
+import { runCli } from './helpers/cli.js';
+import { CESIUM_MAN, LIBIGL, rng, scratch } from './helpers/data.js';
+import { attribute, readRaw, validate } from './helpers/gltf.js';
+import { percentile, referenceCenter, referenceDomain } from './helpers/reference.js';
+
+const tmp = scratch();
+afterAll(tmp.cleanup);
+
+const cases: { name: string; make: () => Promise<string> }[] = [
+  { name: 'CesiumMan', make: async () => CESIUM_MAN },
+  {
+    name: 'elephant',
+    make: async () => {
+      const out = join(tmp.dir, 'elephant.glb');
+      const r = await runCli('convert', join(LIBIGL, 'elephant.obj'), '--skeleton', join(LIBIGL, 'elephant.tgf'), '--weights', join(LIBIGL, 'elephant-weights.dmat'), '-o', out);
+      expect(r.code).toBe(0);
+      return out;
+    },
+  },
+  {
+    name: 'arm',
+    make: async () => {
+      const out = join(tmp.dir, 'arm.glb');
+      const r = await runCli('convert', join(LIBIGL, 'arm.obj'), '--skeleton', join(LIBIGL, 'arm.tgf'), '--weights', join(LIBIGL, 'arm-weights.dmat'), '-o', out);
+      expect(r.code).toBe(0);
+      return out;
+    },
+  },
+];
+
+describe.each(cases)('corskin precompute on $name', ({ name, make }) => {
+  let input: string;
+  let output: string;
+  let stdout: string;
+  beforeAll(async () => {
+    input = await make();
+    output = join(tmp.dir, `${name}-cor.glb`);
+    const r = await runCli('precompute', input, '-o', output);
+    expect(r.stderr).not.toMatch(/error/);
+    expect(r.code).toBe(0);
+    stdout = r.stdout;
+  });
+
+  it('prints vertices, subdivided triangles and time', () => {
+    expect(stdout).toMatch(/\d+ vertices \(\d+ blended\), \d+ triangles → \d+ subdivided, [\d.]+ s/);
+  });
+
+  it('writes a file the Khronos validator accepts with 0 errors', async () => {
+    expect((await validate(output)).issues.numErrors).toBe(0);
+  });
+
+  it('agrees with a brute-force evaluation of Eq. 4 (95th percentile ≤ 1e-3 of the bbox diagonal)', async () => {
+    const [model] = extractSkinnedModels(await readDocument(input), input);
+    const mesh = model.mesh;
+    const cor = attribute(await readRaw(output), '_CENTER_OF_ROTATION');
+    const diag = boundingBoxDiagonal(mesh.positions);
+    const dom = referenceDomain(mesh, 0.1);
+    const random = rng(42);
+    const n = mesh.positions.length / 3;
+    const errors: number[] = [];
+    for (let tries = 0; errors.length < 120 && tries < 10000; tries++) {
+      const i = Math.floor(random() * n);
+      const ref = referenceCenter(mesh, dom, i, 0.1);
+      if (!ref) continue;
+      errors.push(Math.hypot(cor[3 * i] - ref[0], cor[3 * i + 1] - ref[1], cor[3 * i + 2] - ref[2]) / diag);
+    }
+    expect(errors.length).toBe(120);
+    expect(percentile(errors, 95)).toBeLessThan(1e-3);
+    expect(Math.max(...errors)).toBeLessThan(1e-3);
+  });
+
+  it('records the parameters and leaves everything else intact', async () => {
+    const a = await readRaw(input);
+    const b = await readRaw(output);
+    const count = (d: Document) => {
+      const r = d.getRoot();
+      return [r.listNodes(), r.listMaterials(), r.listTextures(), r.listAnimations(), r.listSkins(), r.listMeshes()].map((l) => l.length);
+    };
+    expect(count(b)).toEqual(count(a));
+    const prim = b.getRoot().listMeshes()[0].listPrimitives()[0];
+    expect(prim.getExtras()).toMatchObject({ corskin: { sigma: 0.1, epsilon: 0.1 } });
+    expect([...attribute(b, 'POSITION')]).toEqual([...attribute(a, 'POSITION')]);
+    expect([...attribute(b, 'WEIGHTS_0')]).toEqual([...attribute(a, 'WEIGHTS_0')]);
+  });
+});
+
+describe('reading skinning attributes', () => {
+  it('decodes normalized unsigned-byte weights and reads a second influence set (K = 8)', async () => {
+    const doc = new Document();
+    const buf = doc.createBuffer();
+    const joints = [doc.createNode('a'), doc.createNode('b')];
+    joints[0].addChild(joints[1]);
+    const skin = doc.createSkin().addJoint(joints[0]).addJoint(joints[1]);
+    const acc = (type: 'VEC3' | 'VEC4' | 'SCALAR', a: ArrayLike<number> & ArrayBufferView, normalized = false) =>
+      doc.createAccessor().setType(type).setArray(a as Float32Array).setBuffer(buf).setNormalized(normalized);
+    const prim = doc
+      .createPrimitive()
+      .setAttribute('POSITION', acc('VEC3', new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0])))
+      .setIndices(acc('SCALAR', new Uint16Array([0, 1, 2])))
+      .setAttribute('JOINTS_0', acc('VEC4', new Uint8Array([0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0])))
+      .setAttribute('WEIGHTS_0', acc('VEC4', new Uint8Array([51, 102, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0]), true))
+      .setAttribute('JOINTS_1', acc('VEC4', new Uint8Array([1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])))
+      .setAttribute('WEIGHTS_1', acc('VEC4', new Uint8Array([102, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), true));
+    const scene = doc.createScene().addChild(joints[0]);
+    scene.addChild(doc.createNode('m').setMesh(doc.createMesh().addPrimitive(prim)).setSkin(skin));
+    const [model] = extractSkinnedModels(doc);
+    expect(model.mesh.influences).toBe(8);
+    expect(model.mesh.weights[0]).toBeCloseTo(0.2, 6);
+    expect(model.mesh.weights[1]).toBeCloseTo(0.4, 6);
+    expect(model.mesh.weights[4]).toBeCloseTo(0.4, 6);
+    expect(model.mesh.joints[4]).toBe(1);
+    expect(model.weightNormalization.renormalized).toBe(0);
+  });
+
+  it('writes .gltf with its buffer beside it', async () => {
+    const out = join(tmp.dir, 'cm.gltf');
+    const r = await runCli('precompute', CESIUM_MAN, '-o', out);
+    expect(r.code).toBe(0);
+    expect(existsSync(out)).toBe(true);
+    const doc = await new NodeIO().read(out);
+    expect(doc.getRoot().listMeshes()[0].listPrimitives()[0].getAttribute('_CENTER_OF_ROTATION')).toBeTruthy();
+  });
+});

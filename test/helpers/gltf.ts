@@ -1,0 +1,32 @@
+/** Direct glTF-Transform access for tests (independent of corskin's reader) and validation. */
+import { readFileSync } from 'node:fs';
+import { NodeIO, type Document } from '@gltf-transform/core';
+// @ts-expect-error gltf-validator ships no types
+import validator from 'gltf-validator';
+
+export async function readRaw(path: string): Promise<Document> {
+  return new NodeIO().read(path);
+}
+
+/** Attribute of the first primitive of the first mesh, as a flat float array. */
+export function attribute(doc: Document, name: string, mesh = 0, prim = 0): Float32Array {
+  const acc = doc.getRoot().listMeshes()[mesh].listPrimitives()[prim].getAttribute(name);
+  if (!acc) throw new Error(`no ${name}`);
+  const c = acc.getElementSize();
+  const out = new Float32Array(acc.getCount() * c);
+  const el: number[] = [];
+  for (let i = 0; i < acc.getCount(); i++) {
+    acc.getElement(i, el);
+    for (let k = 0; k < c; k++) out[c * i + k] = el[k];
+  }
+  return out;
+}
+
+export interface ValidationReport {
+  issues: { numErrors: number; numWarnings: number; messages: { code: string; message: string; severity: number }[] };
+}
+
+/** Runs the Khronos glTF validator on a .glb file. */
+export async function validate(path: string): Promise<ValidationReport> {
+  return validator.validateBytes(new Uint8Array(readFileSync(path)));
+}
