@@ -45,11 +45,27 @@ export {
   type PosedGeometry,
 } from './io/gltf.js';
 export { centersOfRotation, type BakeOptions } from './io/bake.js';
-export { readObj, readTgf, readDmat, decodeBoneAnimation, type ObjMesh, type TgfSkeleton, type DenseMatrix } from './io/libigl.js';
+export {
+  readObj,
+  readTgf,
+  readDmat,
+  decodeBoneAnimation,
+  type ObjMesh,
+  type TgfSkeleton,
+  type DenseMatrix,
+} from './io/libigl.js';
 export { buildSkinnedDocument, type ConvertInput, type ConvertReport } from './io/convert.js';
 export { formatObj, type ObjGroup } from './io/obj.js';
 export { enclosedVolume } from './metrics/volume.js';
 export { jointCrossSection, segmentDistance, type CrossSection, type JointChain } from './metrics/cross-section.js';
-export { twistPose, bendPose, boneAxis, jointChain, jointPositions, findJoint, firstChildJoint } from './evaluation/standard-poses.js';
+export {
+  twistPose,
+  bendPose,
+  boneAxis,
+  jointChain,
+  jointPositions,
+  findJoint,
+  firstChildJoint,
+} from './evaluation/standard-poses.js';
 export { measureJointQuality, type JointQuality } from './evaluation/joint-quality.js';
 export { VERSION } from './version.js';

@@ -21,7 +21,8 @@ beforeAll(async () => {
 
 function measure(pose: Pose): Record<'lbs' | 'dqs' | 'cor', JointQuality> {
   const S = skinningMatrices(arm.skeleton, pose);
-  const q = (m: 'lbs' | 'dqs' | 'cor') => measureJointQuality(arm.mesh, arm.skeleton, pose, deform(m, arm.mesh, S).positions, joint);
+  const q = (m: 'lbs' | 'dqs' | 'cor') =>
+    measureJointQuality(arm.mesh, arm.skeleton, pose, deform(m, arm.mesh, S).positions, joint);
   return { lbs: q('lbs'), dqs: q('dqs'), cor: q('cor') };
 }
 
@@ -44,7 +45,7 @@ describe('arm twisted about its third bone', () => {
 });
 
 describe('arm bent 126° about the world z axis', () => {
-  it("DQS bulges more than CoR, and LBS loses more volume than CoR", () => {
+  it('DQS bulges more than CoR, and LBS loses more volume than CoR', () => {
     const q = measure(bendPose(arm.skeleton, joint, [0, 0, 1], 0.7 * Math.PI));
     expect(q.dqs.maxRadiusRatio).toBeGreaterThan(q.cor.maxRadiusRatio);
     expect(q.dqs.maxRadiusRatio).toBeGreaterThan(1.05);

@@ -44,7 +44,16 @@ describe('corskin deform', () => {
   });
 
   it('names the animations when the one asked for does not exist', async () => {
-    const r = await runCli('deform', CESIUM_MAN, '--method', 'lbs', '--animation', 'walk', '-o', join(tmp.dir, 'x.glb'));
+    const r = await runCli(
+      'deform',
+      CESIUM_MAN,
+      '--method',
+      'lbs',
+      '--animation',
+      'walk',
+      '-o',
+      join(tmp.dir, 'x.glb'),
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/no animation "walk" \(animations: 0: animation 0\)/);
     expect(existsSync(join(tmp.dir, 'x.glb'))).toBe(false);

@@ -26,7 +26,8 @@ beforeAll(async () => {
 function animatedSkinning(model: SkinnedModel, t: number): Float64Array {
   // A real frame of CesiumMan's walk, with an extra twist of one joint to make it harder.
   const pose = restPose(model.skeleton);
-  for (let j = 0; j < model.skeleton.parents.length; j++) rotateJointWorld(model.skeleton, pose, j, [Math.sin(j), 1, Math.cos(j)], 0.3 * t);
+  for (let j = 0; j < model.skeleton.parents.length; j++)
+    rotateJointWorld(model.skeleton, pose, j, [Math.sin(j), 1, Math.cos(j)], 0.3 * t);
   return skinningMatrices(model.skeleton, pose);
 }
 
@@ -84,7 +85,8 @@ describe('every deformer', () => {
     const b = deform(method, cesium.mesh, GS).positions;
     let err = 0;
     for (let i = 0; i < a.length; i += 3) {
-      for (let r = 0; r < 3; r++) err = Math.max(err, Math.abs(G[r] * a[i] + G[4 + r] * a[i + 1] + G[8 + r] * a[i + 2] + G[12 + r] - b[i + r]));
+      for (let r = 0; r < 3; r++)
+        err = Math.max(err, Math.abs(G[r] * a[i] + G[4 + r] * a[i + 1] + G[8 + r] * a[i + 2] + G[12 + r] - b[i + r]));
     }
     expect(err / boundingBoxDiagonal(a)).toBeLessThan(1e-6);
   });

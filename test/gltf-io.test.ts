@@ -18,7 +18,16 @@ const cases: { name: string; make: () => Promise<string> }[] = [
     name: 'elephant',
     make: async () => {
       const out = join(tmp.dir, 'elephant.glb');
-      const r = await runCli('convert', join(LIBIGL, 'elephant.obj'), '--skeleton', join(LIBIGL, 'elephant.tgf'), '--weights', join(LIBIGL, 'elephant-weights.dmat'), '-o', out);
+      const r = await runCli(
+        'convert',
+        join(LIBIGL, 'elephant.obj'),
+        '--skeleton',
+        join(LIBIGL, 'elephant.tgf'),
+        '--weights',
+        join(LIBIGL, 'elephant-weights.dmat'),
+        '-o',
+        out,
+      );
       expect(r.code).toBe(0);
       return out;
     },
@@ -27,7 +36,16 @@ const cases: { name: string; make: () => Promise<string> }[] = [
     name: 'arm',
     make: async () => {
       const out = join(tmp.dir, 'arm.glb');
-      const r = await runCli('convert', join(LIBIGL, 'arm.obj'), '--skeleton', join(LIBIGL, 'arm.tgf'), '--weights', join(LIBIGL, 'arm-weights.dmat'), '-o', out);
+      const r = await runCli(
+        'convert',
+        join(LIBIGL, 'arm.obj'),
+        '--skeleton',
+        join(LIBIGL, 'arm.tgf'),
+        '--weights',
+        join(LIBIGL, 'arm-weights.dmat'),
+        '-o',
+        out,
+      );
       expect(r.code).toBe(0);
       return out;
     },
@@ -80,7 +98,14 @@ describe.each(cases)('corskin precompute on $name', ({ name, make }) => {
     const b = await readRaw(output);
     const count = (d: Document) => {
       const r = d.getRoot();
-      return [r.listNodes(), r.listMaterials(), r.listTextures(), r.listAnimations(), r.listSkins(), r.listMeshes()].map((l) => l.length);
+      return [
+        r.listNodes(),
+        r.listMaterials(),
+        r.listTextures(),
+        r.listAnimations(),
+        r.listSkins(),
+        r.listMeshes(),
+      ].map((l) => l.length);
     };
     expect(count(b)).toEqual(count(a));
     const prim = b.getRoot().listMeshes()[0].listPrimitives()[0];
@@ -98,7 +123,12 @@ describe('reading skinning attributes', () => {
     joints[0].addChild(joints[1]);
     const skin = doc.createSkin().addJoint(joints[0]).addJoint(joints[1]);
     const acc = (type: 'VEC3' | 'VEC4' | 'SCALAR', a: ArrayLike<number> & ArrayBufferView, normalized = false) =>
-      doc.createAccessor().setType(type).setArray(a as Float32Array).setBuffer(buf).setNormalized(normalized);
+      doc
+        .createAccessor()
+        .setType(type)
+        .setArray(a as Float32Array)
+        .setBuffer(buf)
+        .setNormalized(normalized);
     const prim = doc
       .createPrimitive()
       .setAttribute('POSITION', acc('VEC3', new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0])))

@@ -49,7 +49,20 @@ describe('converted elephant: animation and LBS against elephant-anim.dmat', () 
   const glb = join(tmp.dir, 'elephant.glb');
   let anim: Awaited<ReturnType<typeof readDmat>>;
   beforeAll(async () => {
-    const r = await runCli('convert', join(LIBIGL, 'elephant.obj'), '--skeleton', join(LIBIGL, 'elephant.tgf'), '--weights', join(LIBIGL, 'elephant-weights.dmat'), '--animation', join(LIBIGL, 'elephant-anim.dmat'), '--fps', '30', '-o', glb);
+    const r = await runCli(
+      'convert',
+      join(LIBIGL, 'elephant.obj'),
+      '--skeleton',
+      join(LIBIGL, 'elephant.tgf'),
+      '--weights',
+      join(LIBIGL, 'elephant-weights.dmat'),
+      '--animation',
+      join(LIBIGL, 'elephant-anim.dmat'),
+      '--fps',
+      '30',
+      '-o',
+      glb,
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/dropped on \d+ vertices/);
     anim = await readDmat(join(LIBIGL, 'elephant-anim.dmat'));
@@ -97,9 +110,18 @@ describe('converted elephant: animation and LBS against elephant-anim.dmat', () 
 describe('convert without a skeleton (point handles)', () => {
   it('puts one joint per weight column at the weighted centroid', async () => {
     const out = join(tmp.dir, 'armadillo.glb');
-    const r = await runCli('convert', join(LIBIGL, 'armadillo.obj'), '--weights', join(LIBIGL, 'armadillo-weights.dmat'), '-o', out);
+    const r = await runCli(
+      'convert',
+      join(LIBIGL, 'armadillo.obj'),
+      '--weights',
+      join(LIBIGL, 'armadillo-weights.dmat'),
+      '-o',
+      out,
+    );
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/43243 vertices, 86482 triangles, 5 joints, 4 influences; weights beyond the 4 largest dropped on \d+ vertices/);
+    expect(r.stdout).toMatch(
+      /43243 vertices, 86482 triangles, 5 joints, 4 influences; weights beyond the 4 largest dropped on \d+ vertices/,
+    );
     const doc = await readRaw(out);
     const skin = doc.getRoot().listSkins()[0];
     expect(skin.listJoints().length).toBe(5);

@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { mat4FromTRS, mat4Invert, mat4Multiply, quatFromMat4, quatSlerp } from '../src/core/math.js';
 
 const unitQuat = fc
-  .tuple(fc.double({ min: -1, max: 1, noNaN: true }), fc.double({ min: -1, max: 1, noNaN: true }), fc.double({ min: -1, max: 1, noNaN: true }), fc.double({ min: -1, max: 1, noNaN: true }))
+  .tuple(
+    fc.double({ min: -1, max: 1, noNaN: true }),
+    fc.double({ min: -1, max: 1, noNaN: true }),
+    fc.double({ min: -1, max: 1, noNaN: true }),
+    fc.double({ min: -1, max: 1, noNaN: true }),
+  )
   .filter((q) => Math.hypot(...q) > 0.1)
   .map((q) => {
     const n = Math.hypot(...q) * (q[3] < 0 ? -1 : 1);
@@ -34,7 +39,9 @@ describe('4×4 and quaternion kernels', () => {
     const [kx, ky, kz] = axis;
     const kv = kx * v[0] + ky * v[1] + kz * v[2];
     const kxv = [ky * v[2] - kz * v[1], kz * v[0] - kx * v[2], kx * v[1] - ky * v[0]];
-    const expected = v.map((x, i) => x * Math.cos(angle) + kxv[i] * Math.sin(angle) + axis[i] * kv * (1 - Math.cos(angle)));
+    const expected = v.map(
+      (x, i) => x * Math.cos(angle) + kxv[i] * Math.sin(angle) + axis[i] * kv * (1 - Math.cos(angle)),
+    );
     for (let r = 0; r < 3; r++) {
       const got = m[r] * v[0] + m[4 + r] * v[1] + m[8 + r] * v[2];
       expect(got).toBeCloseTo(expected[r], 12);
@@ -42,7 +49,16 @@ describe('4×4 and quaternion kernels', () => {
   });
 
   it('mat4Invert gives the inverse and refuses singular matrices', () => {
-    const m = mat4FromTRS(new Float64Array(16), 0, [1, -2, 3], 0, [0.1, 0.2, 0.3, Math.sqrt(1 - 0.14)], 0, [2, 3, 4], 0);
+    const m = mat4FromTRS(
+      new Float64Array(16),
+      0,
+      [1, -2, 3],
+      0,
+      [0.1, 0.2, 0.3, Math.sqrt(1 - 0.14)],
+      0,
+      [2, 3, 4],
+      0,
+    );
     const inv = new Float64Array(16);
     expect(mat4Invert(inv, 0, m, 0)).toBe(true);
     const id = mat4Multiply(new Float64Array(16), 0, m, 0, inv, 0);

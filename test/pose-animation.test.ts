@@ -5,8 +5,7 @@ import { createSkeleton } from '../src/core/skeleton.js';
 import { extractSkinnedModels, readDocument } from '../src/io/gltf.js';
 import { ARM_GLB, CESIUM_MAN } from './helpers/data.js';
 
-const chain = () =>
-  createSkeleton({ parents: [-1, 0, 1], restTranslations: [1, 0, 0, 0, 2, 0, 0, 0, 3] });
+const chain = () => createSkeleton({ parents: [-1, 0, 1], restTranslations: [1, 0, 0, 0, 2, 0, 0, 0, 3] });
 
 describe('forward kinematics', () => {
   it('composes translations down the chain', () => {
@@ -46,13 +45,19 @@ describe('forward kinematics', () => {
     }
     // The common transform is a rotation: orthonormal columns, determinant 1.
     const c = [0, 4, 8].map((o) => [S[o], S[o + 1], S[o + 2]]);
-    for (let a = 0; a < 3; a++) for (let b = 0; b < 3; b++) expect(c[a][0] * c[b][0] + c[a][1] * c[b][1] + c[a][2] * c[b][2]).toBeCloseTo(a === b ? 1 : 0, 5);
+    for (let a = 0; a < 3; a++)
+      for (let b = 0; b < 3; b++)
+        expect(c[a][0] * c[b][0] + c[a][1] * c[b][1] + c[a][2] * c[b][2]).toBeCloseTo(a === b ? 1 : 0, 5);
   });
 });
 
 describe('animation sampling', () => {
   const s = createSkeleton({ parents: [-1] });
-  const clip = (interpolation: 'LINEAR' | 'STEP' | 'CUBICSPLINE', values: number[], path: 'translation' | 'rotation' = 'translation'): AnimationClip => ({
+  const clip = (
+    interpolation: 'LINEAR' | 'STEP' | 'CUBICSPLINE',
+    values: number[],
+    path: 'translation' | 'rotation' = 'translation',
+  ): AnimationClip => ({
     name: 'c',
     duration: 2,
     channels: [{ joint: 0, path, interpolation, times: Float32Array.from([0, 2]), values: Float32Array.from(values) }],
@@ -78,6 +83,7 @@ describe('animation sampling', () => {
   it('CUBICSPLINE follows the Hermite curve: x(t) = t³ from tangents 0 and 3·dt', () => {
     // keys at 0 and 2 with values 0 and 8; x(t) = t³ has x'(0) = 0, x'(2) = 12.
     const values = [0, 0, 0, 0, 0, 0, 0, 0, 0, /* key 1: in-tangent */ 12, 0, 0, 8, 0, 0, 0, 0, 0];
-    for (const t of [0.5, 1, 1.5]) expect(samplePose(s, clip('CUBICSPLINE', values), t).translations[0]).toBeCloseTo(t ** 3, 5);
+    for (const t of [0.5, 1, 1.5])
+      expect(samplePose(s, clip('CUBICSPLINE', values), t).translations[0]).toBeCloseTo(t ** 3, 5);
   });
 });

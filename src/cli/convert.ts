@@ -28,7 +28,10 @@ export async function convertCommand(io: Io, meshPath: string, o: ConvertOptions
   const skeleton = o.skeleton ? await readTgf(o.skeleton) : undefined;
   const boneCount = skeleton ? skeleton.bones.length / 2 : weights.cols;
   const animation = o.animation ? decodeBoneAnimation(await readDmat(o.animation), boneCount, o.animation) : undefined;
-  const name = meshPath.split(/[\\/]/).pop()!.replace(/\.obj$/i, '');
+  const name = meshPath
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/\.obj$/i, '');
   const { document, report: r } = buildSkinnedDocument({
     mesh,
     weights,

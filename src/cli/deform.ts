@@ -11,7 +11,13 @@ import { computeCentersOfRotation } from '../cor/precompute.js';
 import { deform } from '../deformers/index.js';
 import type { SkinningMethod } from '../deformers/common.js';
 import { checkNotOverwritingInput, writeFileAtomic } from '../io/files.js';
-import { bakePosedGeometry, extractSkinnedModels, readDocument, writeDocument, type PosedGeometry } from '../io/gltf.js';
+import {
+  bakePosedGeometry,
+  extractSkinnedModels,
+  readDocument,
+  writeDocument,
+  type PosedGeometry,
+} from '../io/gltf.js';
 import { formatObj } from '../io/obj.js';
 import { progress, type Io } from './ui.js';
 
@@ -40,7 +46,11 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
   let clipName: string | undefined;
   if (o.animation !== undefined) {
     const i = Number(o.animation);
-    clipName = clipNames.includes(o.animation) ? o.animation : Number.isInteger(i) && i >= 0 && i < clipNames.length ? clipNames[i] : undefined;
+    clipName = clipNames.includes(o.animation)
+      ? o.animation
+      : Number.isInteger(i) && i >= 0 && i < clipNames.length
+        ? clipNames[i]
+        : undefined;
     if (clipName === undefined) {
       throw new CorskinError(
         `no animation "${o.animation}" (${clipNames.length ? `animations: ${clipNames.map((n, k) => `${k}: ${n}`).join(', ')}` : 'the file has none'})`,
@@ -56,24 +66,37 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
   for (const model of models) {
     for (const w of model.warnings) io.err(`corskin: warning: ${input}: ${w}`);
     if (o.method === 'cor' && !model.mesh.centersOfRotation) {
-      io.err(`corskin: ${input}: ${model.name} has no centers of rotation; computing them (σ = ${o.sigma}, ε = ${o.epsilon})`);
+      io.err(
+        `corskin: ${input}: ${model.name} has no centers of rotation; computing them (σ = ${o.sigma}, ε = ${o.epsilon})`,
+      );
       const bar = progress(io, 'centers of rotation');
       try {
-        model.mesh.centersOfRotation = computeCentersOfRotation(model.mesh, { sigma: o.sigma, epsilon: o.epsilon, onProgress: bar.update }).centers;
+        model.mesh.centersOfRotation = computeCentersOfRotation(model.mesh, {
+          sigma: o.sigma,
+          epsilon: o.epsilon,
+          onProgress: bar.update,
+        }).centers;
       } finally {
         bar.stop();
       }
     }
-    const clip: AnimationClip | undefined = clipName === undefined ? undefined : model.animations.find((c) => c.name === clipName);
-    if (clip && time > clip.duration) io.err(`corskin: warning: time ${time} s is past the end of "${clip.name}" (${clip.duration.toFixed(3)} s); using its last frame`);
+    const clip: AnimationClip | undefined =
+      clipName === undefined ? undefined : model.animations.find((c) => c.name === clipName);
+    if (clip && time > clip.duration)
+      io.err(
+        `corskin: warning: time ${time} s is past the end of "${clip.name}" (${clip.duration.toFixed(3)} s); using its last frame`,
+      );
     const pose = clip ? samplePose(model.skeleton, clip, time) : restPose(model.skeleton);
     posed.push(deform(o.method, model.mesh, skinningMatrices(model.skeleton, pose)));
   }
   if (lower.endsWith('.obj')) {
     const groups = models.flatMap((model, m) =>
       model.parts.map((part, k) => {
-        const a = part.vertexOffset, b = a + part.vertexCount; // prettier-ignore
-        const tris = model.mesh.triangles.subarray(part.triangleOffset, part.triangleOffset + part.triangleLength).map((v) => v - a);
+        const a = part.vertexOffset,
+          b = a + part.vertexCount;
+        const tris = model.mesh.triangles
+          .subarray(part.triangleOffset, part.triangleOffset + part.triangleLength)
+          .map((v) => v - a);
         return {
           name: `${model.name}_primitive${k}`,
           positions: posed[m].positions.subarray(3 * a, 3 * b),

@@ -32,12 +32,16 @@ export async function demoCommand(io: Io, o: { output: string }): Promise<void> 
   const document = await readDocument(DEMO_ASSET);
   const [model] = extractSkinnedModels(document, DEMO_ASSET);
   const { mesh, skeleton } = model;
-  io.out(`corskin demo: ${DEMO_ASSET} (${mesh.positions.length / 3} vertices, ${mesh.triangles.length / 3} triangles, ${skeleton.jointNames.length} joints)`);
+  io.out(
+    `corskin demo: ${DEMO_ASSET} (${mesh.positions.length / 3} vertices, ${mesh.triangles.length / 3} triangles, ${skeleton.jointNames.length} joints)`,
+  );
   const bar = progress(io, 'centers of rotation');
   const cor = computeCentersOfRotation(mesh, { onProgress: bar.update });
   bar.stop();
   mesh.centersOfRotation = cor.centers;
-  io.out(`centers of rotation: ${cor.subdividedTriangles} subdivided triangles, ${cor.seconds.toFixed(2)} s (σ = 0.1, ε = 0.1)`);
+  io.out(
+    `centers of rotation: ${cor.subdividedTriangles} subdivided triangles, ${cor.seconds.toFixed(2)} s (σ = 0.1, ε = 0.1)`,
+  );
 
   const joint = findJoint(skeleton, DEMO_JOINT);
   const poses: [string, Pose][] = [
@@ -62,13 +66,24 @@ export async function demoCommand(io: Io, o: { output: string }): Promise<void> 
       const copy = await readDocument(DEMO_ASSET);
       await bakePosedGeometry(copy, extractSkinnedModels(copy, DEMO_ASSET), [out]);
       await writeDocument(copy, file);
-      rows.push([name, method.toUpperCase(), median(times).toFixed(2), q.volumeRatio.toFixed(3), q.minRadiusRatio.toFixed(3), q.maxRadiusRatio.toFixed(3)]);
+      rows.push([
+        name,
+        method.toUpperCase(),
+        median(times).toFixed(2),
+        q.volumeRatio.toFixed(3),
+        q.minRadiusRatio.toFixed(3),
+        q.maxRadiusRatio.toFixed(3),
+      ]);
     }
   }
   io.out('');
   io.out(formatTable(['pose', 'method', 'time (ms)', 'volume/rest', 'min radius/rest', 'max radius/rest'], rows));
   io.out('');
-  io.out('time: median of 7 single-threaded deformations; radii: cross-section at the posed joint (slab ±10% of the bone).');
-  io.out('LBS collapses in the twist (candy wrapper) and the bend; DQS keeps the twist but bulges in the bend; CoR does neither.');
+  io.out(
+    'time: median of 7 single-threaded deformations; radii: cross-section at the posed joint (slab ±10% of the bone).',
+  );
+  io.out(
+    'LBS collapses in the twist (candy wrapper) and the bend; DQS keeps the twist but bulges in the bend; CoR does neither.',
+  );
   io.out(`wrote 6 meshes to ${o.output}/`);
 }

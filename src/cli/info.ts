@@ -58,10 +58,21 @@ export async function infoCommand(io: Io, input: string, o: { json?: boolean }):
   io.out(`${input}: ${skins.length} skin${skins.length === 1 ? '' : 's'}`);
   for (const s of skins) {
     io.out('');
-    io.out(`${s.name}: ${s.joints} joints, ${s.primitives} primitives, ${s.vertices} vertices, ${s.triangles} triangles, ${s.influencesPerVertex} influence slots per vertex`);
-    io.out(formatTable(['influences', 'vertices'], Object.entries(s.influenceHistogram).map(([k, v]) => [k, v])));
+    io.out(
+      `${s.name}: ${s.joints} joints, ${s.primitives} primitives, ${s.vertices} vertices, ${s.triangles} triangles, ${s.influencesPerVertex} influence slots per vertex`,
+    );
+    io.out(
+      formatTable(
+        ['influences', 'vertices'],
+        Object.entries(s.influenceHistogram).map(([k, v]) => [k, v]),
+      ),
+    );
     const c = s.centersOfRotation;
-    io.out(c.present ? `centers of rotation: present (σ = ${c.sigma ?? '?'}, ε = ${c.epsilon ?? '?'}, corskin ${c.version ?? '?'})` : 'centers of rotation: absent (run `corskin precompute`)');
+    io.out(
+      c.present
+        ? `centers of rotation: present (σ = ${c.sigma ?? '?'}, ε = ${c.epsilon ?? '?'}, corskin ${c.version ?? '?'})`
+        : 'centers of rotation: absent (run `corskin precompute`)',
+    );
     for (const a of s.animations) io.out(`animation "${a.name}": ${a.duration.toFixed(3)} s, ${a.channels} channels`);
     for (const w of s.warnings) io.out(`warning: ${w}`);
   }

@@ -38,10 +38,15 @@ export function buildProgram(io: Io): Command {
 
   program
     .command('convert')
-    .description('convert a libigl mesh (OBJ) with weights (DMAT), skeleton (TGF) and animation (DMAT) into a skinned .glb')
+    .description(
+      'convert a libigl mesh (OBJ) with weights (DMAT), skeleton (TGF) and animation (DMAT) into a skinned .glb',
+    )
     .argument('<mesh>', 'triangle mesh, .obj')
     .requiredOption('--weights <file>', 'weights, .dmat (one row per vertex, one column per bone or handle)')
-    .option('--skeleton <file>', 'skeleton, .tgf (bone k = k-th edge = k-th weight column); without it, one joint per weight column')
+    .option(
+      '--skeleton <file>',
+      'skeleton, .tgf (bone k = k-th edge = k-th weight column); without it, one joint per weight column',
+    )
     .option('--animation <file>', 'per-frame bone transforms, .dmat (libigl elephant-anim layout)')
     .option('--fps <n>', 'frames per second of the animation', positiveNumber, 30)
     .addOption(new Option('--influences <k>', 'influences kept per vertex').choices(['4', '8']).default('4'))
@@ -99,7 +104,9 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     return 0;
   } catch (e) {
     if (e instanceof CommanderError) {
-      return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help' ? 0 : 2;
+      return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help'
+        ? 0
+        : 2;
     }
     if (e instanceof CorskinError) {
       io.err(`corskin: error: ${e.message}`);

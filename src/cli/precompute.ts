@@ -42,5 +42,7 @@ export async function precomputeCommand(io: Io, input: string, o: PrecomputeOpti
   }
   await writeDocument(document, o.output);
   for (const l of lines) io.out(l);
-  io.out(`wrote ${o.output} (σ = ${o.sigma}, ε = ${o.epsilon}) in ${((performance.now() - start) / 1000).toFixed(2)} s`);
+  io.out(
+    `wrote ${o.output} (σ = ${o.sigma}, ε = ${o.epsilon}) in ${((performance.now() - start) / 1000).toFixed(2)} s`,
+  );
 }

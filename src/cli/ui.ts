@@ -28,7 +28,11 @@ export const processIo: Io = {
 export function progress(io: Io, label: string): { update: (done: number, total: number) => void; stop: () => void } {
   if (!io.tty) return { update: () => {}, stop: () => {} };
   const bar = new cliProgress.SingleBar(
-    { format: `${label} [{bar}] {percentage}% | {value}/{total} | ETA {eta}s`, stream: process.stderr, clearOnComplete: true },
+    {
+      format: `${label} [{bar}] {percentage}% | {value}/{total} | ETA {eta}s`,
+      stream: process.stderr,
+      clearOnComplete: true,
+    },
     cliProgress.Presets.shades_classic,
   );
   let started = false;

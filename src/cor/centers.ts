@@ -53,7 +53,7 @@ export function buildPairTable(tris: SubdividedTriangles, jointCount: number): P
     const o = stride * t;
     for (let a = 0; a < stride && joints[o + a] >= 0; a++) {
       for (let b = a + 1; b < stride && joints[o + b] >= 0; b++) {
-        let j = joints[o + a], k = joints[o + b], wj = weights[o + a], wk = weights[o + b]; // prettier-ignore
+        let j = joints[o + a], k = joints[o + b], wj = weights[o + a], wk = weights[o + b];
         if (j > k) [j, k, wj, wk] = [k, j, wk, wj];
         const key = j * jointCount + k;
         let bucket = buckets.get(key);
@@ -73,7 +73,7 @@ export function buildPairTable(tris: SubdividedTriangles, jointCount: number): P
   const data = new Float64Array(6 * offsets[counts.length]);
   for (let t = 0; t < count; t++) {
     const a = areas[t];
-    const cx = centroids[3 * t], cy = centroids[3 * t + 1], cz = centroids[3 * t + 2]; // prettier-ignore
+    const cx = centroids[3 * t], cy = centroids[3 * t + 1], cz = centroids[3 * t + 2];
     forEachPair(t, (b, wj, wk) => {
       const e = 6 * fill[b]++;
       data[e] = wj;
@@ -132,18 +132,18 @@ export function centersOfRotationRange(
       vw[m] = w;
       u++;
     }
-    let num0 = 0, num1 = 0, num2 = 0, den = 0; // prettier-ignore
+    let num0 = 0, num1 = 0, num2 = 0, den = 0;
     if (u >= 2) {
       blended++;
       for (let a = 0; a < u; a++) {
         for (let b = a + 1; b < u; b++) {
           const bucket = buckets.get(vj[a] * J + vj[b]);
           if (bucket === undefined) continue;
-          const wa = vw[a], wb = vw[b]; // prettier-ignore
+          const wa = vw[a], wb = vw[b];
           const scale = wa * wb;
-          let n0 = 0, n1 = 0, n2 = 0, d = 0; // prettier-ignore
+          let n0 = 0, n1 = 0, n2 = 0, d = 0;
           for (let e = 6 * offsets[bucket], stop = 6 * offsets[bucket + 1]; e < stop; e += 6) {
-            const tj = data[e], tk = data[e + 1]; // prettier-ignore
+            const tj = data[e], tk = data[e + 1];
             const x = wa * tk - wb * tj;
             const s = tj * tk * Math.exp(-x * x * inv2);
             d += s * data[e + 2];

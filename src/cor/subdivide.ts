@@ -59,10 +59,10 @@ export function subdivideByWeights(mesh: SkinnedMesh, epsilon: number): Subdivid
   let weights = new Float64Array(stride * cap);
   const grow = () => {
     cap *= 2;
-    const a = new Float64Array(cap), c = new Float64Array(3 * cap); // prettier-ignore
-    const j = new Int32Array(stride * cap).fill(-1), w = new Float64Array(stride * cap); // prettier-ignore
-    a.set(areas); c.set(centroids); j.set(joints); w.set(weights); // prettier-ignore
-    areas = a; centroids = c; joints = j; weights = w; // prettier-ignore
+    const a = new Float64Array(cap), c = new Float64Array(3 * cap);
+    const j = new Int32Array(stride * cap).fill(-1), w = new Float64Array(stride * cap);
+    a.set(areas); c.set(centroids); j.set(joints); w.set(weights);
+    areas = a; centroids = c; joints = j; weights = w;
   };
 
   // Per input triangle: the union U of its corners' joints and their weights in U (3 × u).
@@ -74,7 +74,7 @@ export function subdivideByWeights(mesh: SkinnedMesh, epsilon: number): Subdivid
 
   // Squared weight distance between two barycentric points b1 = s[o1..o1+3), b2 = s[o2..].
   const dist2 = (u: number, s: Float64Array, o1: number, o2: number): number => {
-    const d0 = s[o1] - s[o2], d1 = s[o1 + 1] - s[o2 + 1], d2 = s[o1 + 2] - s[o2 + 2]; // prettier-ignore
+    const d0 = s[o1] - s[o2], d1 = s[o1 + 1] - s[o2 + 1], d2 = s[o1 + 2] - s[o2 + 2];
     let sum = 0;
     for (let m = 0; m < u; m++) {
       const d = d0 * W[m] + d1 * W[stride + m] + d2 * W[2 * stride + m];
@@ -117,7 +117,7 @@ export function subdivideByWeights(mesh: SkinnedMesh, epsilon: number): Subdivid
       const dab = dist2(u, stack, o, o + 3);
       const dbc = dist2(u, stack, o + 3, o + 6);
       const dca = dist2(u, stack, o + 6, o);
-      const mab = dab > eps2, mbc = dbc > eps2, mca = dca > eps2; // prettier-ignore
+      const mab = dab > eps2, mbc = dbc > eps2, mca = dca > eps2;
       const marks = +mab + +mbc + +mca;
       if (marks === 0 || depth >= MAX_DEPTH) {
         if (count === cap) grow();
@@ -137,12 +137,12 @@ export function subdivideByWeights(mesh: SkinnedMesh, epsilon: number): Subdivid
       }
       // Midpoints: tmp[9..12) = m_ab, tmp[12..15) = m_bc, tmp[15..18) = m_ca.
       for (let c = 0; c < 3; c++) {
-        const p = 3 * c, q = 3 * ((c + 1) % 3); // prettier-ignore
+        const p = 3 * c, q = 3 * ((c + 1) % 3);
         tmp[9 + p] = 0.5 * (tmp[p] + tmp[q]);
         tmp[10 + p] = 0.5 * (tmp[p + 1] + tmp[q + 1]);
         tmp[11 + p] = 0.5 * (tmp[p + 2] + tmp[q + 2]);
       }
-      const A = 0, B = 3, C = 6, MAB = 9, MBC = 12, MCA = 15; // prettier-ignore
+      const A = 0, B = 3, C = 6, MAB = 9, MBC = 12, MCA = 15;
       const d = depth + 1;
       const need = top + 4;
       if (10 * need > stack.length) {
@@ -188,7 +188,7 @@ export function subdivideByWeights(mesh: SkinnedMesh, epsilon: number): Subdivid
     const q = tmp; // reuse the tail of tmp for 9 position numbers
     const base = 45;
     for (let c = 0; c < 3; c++) {
-      const b0 = s[o + 3 * c], b1 = s[o + 3 * c + 1], b2 = s[o + 3 * c + 2]; // prettier-ignore
+      const b0 = s[o + 3 * c], b1 = s[o + 3 * c + 1], b2 = s[o + 3 * c + 2];
       for (let x = 0; x < 3; x++) q[base + 3 * c + x] = b0 * X[x] + b1 * X[3 + x] + b2 * X[6 + x];
     }
     areas[idx] = triangleArea(q, base, base + 3, base + 6);
@@ -218,7 +218,7 @@ export function subdivideByWeights(mesh: SkinnedMesh, epsilon: number): Subdivid
 }
 
 function triangleArea(p: Float64Array, a: number, b: number, c: number): number {
-  const ux = p[b] - p[a], uy = p[b + 1] - p[a + 1], uz = p[b + 2] - p[a + 2]; // prettier-ignore
-  const vx = p[c] - p[a], vy = p[c + 1] - p[a + 1], vz = p[c + 2] - p[a + 2]; // prettier-ignore
+  const ux = p[b] - p[a], uy = p[b + 1] - p[a + 1], uz = p[b + 2] - p[a + 2];
+  const vx = p[c] - p[a], vy = p[c + 1] - p[a + 1], vz = p[c + 2] - p[a + 2];
   return 0.5 * Math.hypot(uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx);
 }

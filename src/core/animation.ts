@@ -99,9 +99,9 @@ function sampleChannel(ch: AnimationChannel, c: number, time: number, out: Float
     }
   } else {
     // Hermite basis (glTF 2.0 Appendix C): p = h00 v0 + h10 dt b0 + h01 v1 + h11 dt a1.
-    const u2 = u * u, u3 = u2 * u; // prettier-ignore
-    const h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2; // prettier-ignore
-    const k0 = lo * stride, k1 = hi * stride; // prettier-ignore
+    const u2 = u * u, u3 = u2 * u;
+    const h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
+    const k0 = lo * stride, k1 = hi * stride;
     for (let i = 0; i < c; i++) {
       const v0 = values[k0 + c + i], b0 = values[k0 + 2 * c + i]; // value and out-tangent of key 0
       const a1 = values[k1 + i], v1 = values[k1 + c + i]; // in-tangent and value of key 1

@@ -29,12 +29,12 @@ export function mat4Multiply(
   b: NumArray,
   bo: number,
 ): Float64Array {
-  const a00 = a[ao], a10 = a[ao + 1], a20 = a[ao + 2], a30 = a[ao + 3]; // prettier-ignore
-  const a01 = a[ao + 4], a11 = a[ao + 5], a21 = a[ao + 6], a31 = a[ao + 7]; // prettier-ignore
-  const a02 = a[ao + 8], a12 = a[ao + 9], a22 = a[ao + 10], a32 = a[ao + 11]; // prettier-ignore
-  const a03 = a[ao + 12], a13 = a[ao + 13], a23 = a[ao + 14], a33 = a[ao + 15]; // prettier-ignore
+  const a00 = a[ao], a10 = a[ao + 1], a20 = a[ao + 2], a30 = a[ao + 3];
+  const a01 = a[ao + 4], a11 = a[ao + 5], a21 = a[ao + 6], a31 = a[ao + 7];
+  const a02 = a[ao + 8], a12 = a[ao + 9], a22 = a[ao + 10], a32 = a[ao + 11];
+  const a03 = a[ao + 12], a13 = a[ao + 13], a23 = a[ao + 14], a33 = a[ao + 15];
   for (let c = 0; c < 4; c++) {
-    const b0 = b[bo + 4 * c], b1 = b[bo + 4 * c + 1], b2 = b[bo + 4 * c + 2], b3 = b[bo + 4 * c + 3]; // prettier-ignore
+    const b0 = b[bo + 4 * c], b1 = b[bo + 4 * c + 1], b2 = b[bo + 4 * c + 2], b3 = b[bo + 4 * c + 3];
     out[o + 4 * c] = a00 * b0 + a01 * b1 + a02 * b2 + a03 * b3;
     out[o + 4 * c + 1] = a10 * b0 + a11 * b1 + a12 * b2 + a13 * b3;
     out[o + 4 * c + 2] = a20 * b0 + a21 * b1 + a22 * b2 + a23 * b3;
@@ -48,16 +48,16 @@ export function mat4Multiply(
  * @returns false (and leaves `out` untouched) when the matrix is singular.
  */
 export function mat4Invert(out: Float64Array, o: number, a: NumArray, ao: number): boolean {
-  const a00 = a[ao], a01 = a[ao + 1], a02 = a[ao + 2], a03 = a[ao + 3]; // prettier-ignore
-  const a10 = a[ao + 4], a11 = a[ao + 5], a12 = a[ao + 6], a13 = a[ao + 7]; // prettier-ignore
-  const a20 = a[ao + 8], a21 = a[ao + 9], a22 = a[ao + 10], a23 = a[ao + 11]; // prettier-ignore
-  const a30 = a[ao + 12], a31 = a[ao + 13], a32 = a[ao + 14], a33 = a[ao + 15]; // prettier-ignore
-  const b00 = a00 * a11 - a01 * a10, b01 = a00 * a12 - a02 * a10; // prettier-ignore
-  const b02 = a00 * a13 - a03 * a10, b03 = a01 * a12 - a02 * a11; // prettier-ignore
-  const b04 = a01 * a13 - a03 * a11, b05 = a02 * a13 - a03 * a12; // prettier-ignore
-  const b06 = a20 * a31 - a21 * a30, b07 = a20 * a32 - a22 * a30; // prettier-ignore
-  const b08 = a20 * a33 - a23 * a30, b09 = a21 * a32 - a22 * a31; // prettier-ignore
-  const b10 = a21 * a33 - a23 * a31, b11 = a22 * a33 - a23 * a32; // prettier-ignore
+  const a00 = a[ao], a01 = a[ao + 1], a02 = a[ao + 2], a03 = a[ao + 3];
+  const a10 = a[ao + 4], a11 = a[ao + 5], a12 = a[ao + 6], a13 = a[ao + 7];
+  const a20 = a[ao + 8], a21 = a[ao + 9], a22 = a[ao + 10], a23 = a[ao + 11];
+  const a30 = a[ao + 12], a31 = a[ao + 13], a32 = a[ao + 14], a33 = a[ao + 15];
+  const b00 = a00 * a11 - a01 * a10, b01 = a00 * a12 - a02 * a10;
+  const b02 = a00 * a13 - a03 * a10, b03 = a01 * a12 - a02 * a11;
+  const b04 = a01 * a13 - a03 * a11, b05 = a02 * a13 - a03 * a12;
+  const b06 = a20 * a31 - a21 * a30, b07 = a20 * a32 - a22 * a30;
+  const b08 = a20 * a33 - a23 * a30, b09 = a21 * a32 - a22 * a31;
+  const b10 = a21 * a33 - a23 * a31, b11 = a22 * a33 - a23 * a32;
   const det = b00 * b11 - b01 * b10 + b02 * b09 + b03 * b08 - b04 * b07 + b05 * b06;
   if (!det || !Number.isFinite(det)) return false;
   const d = 1 / det;
@@ -94,11 +94,11 @@ export function mat4FromTRS(
   s: NumArray,
   so: number,
 ): Float64Array {
-  const x = r[ro], y = r[ro + 1], z = r[ro + 2], w = r[ro + 3]; // prettier-ignore
-  const sx = s[so], sy = s[so + 1], sz = s[so + 2]; // prettier-ignore
-  const x2 = x + x, y2 = y + y, z2 = z + z; // prettier-ignore
-  const xx = x * x2, xy = x * y2, xz = x * z2, yy = y * y2, yz = y * z2, zz = z * z2; // prettier-ignore
-  const wx = w * x2, wy = w * y2, wz = w * z2; // prettier-ignore
+  const x = r[ro], y = r[ro + 1], z = r[ro + 2], w = r[ro + 3];
+  const sx = s[so], sy = s[so + 1], sz = s[so + 2];
+  const x2 = x + x, y2 = y + y, z2 = z + z;
+  const xx = x * x2, xy = x * y2, xz = x * z2, yy = y * y2, yz = y * z2, zz = z * z2;
+  const wx = w * x2, wy = w * y2, wz = w * z2;
   out[o] = (1 - (yy + zz)) * sx;
   out[o + 1] = (xy + wz) * sx;
   out[o + 2] = (xz - wy) * sx;
@@ -126,11 +126,11 @@ export function mat4FromTRS(
  * handling of the deformers). Shepperd's method: stable for every rotation angle.
  */
 export function quatFromMat4(out: NumArray, oo: number, m: NumArray, mo: number): void {
-  let m00 = m[mo], m10 = m[mo + 1], m20 = m[mo + 2]; // prettier-ignore
-  let m01 = m[mo + 4], m11 = m[mo + 5], m21 = m[mo + 6]; // prettier-ignore
-  let m02 = m[mo + 8], m12 = m[mo + 9], m22 = m[mo + 10]; // prettier-ignore
-  const l0 = Math.hypot(m00, m10, m20) || 1, l1 = Math.hypot(m01, m11, m21) || 1, l2 = Math.hypot(m02, m12, m22) || 1; // prettier-ignore
-  m00 /= l0; m10 /= l0; m20 /= l0; m01 /= l1; m11 /= l1; m21 /= l1; m02 /= l2; m12 /= l2; m22 /= l2; // prettier-ignore
+  let m00 = m[mo], m10 = m[mo + 1], m20 = m[mo + 2];
+  let m01 = m[mo + 4], m11 = m[mo + 5], m21 = m[mo + 6];
+  let m02 = m[mo + 8], m12 = m[mo + 9], m22 = m[mo + 10];
+  const l0 = Math.hypot(m00, m10, m20) || 1, l1 = Math.hypot(m01, m11, m21) || 1, l2 = Math.hypot(m02, m12, m22) || 1;
+  m00 /= l0; m10 /= l0; m20 /= l0; m01 /= l1; m11 /= l1; m21 /= l1; m02 /= l2; m12 /= l2; m22 /= l2;
   const tr = m00 + m11 + m22;
   let x: number, y: number, z: number, w: number;
   if (tr > 0) {
@@ -174,8 +174,8 @@ export function quatMultiply(
   b: NumArray,
   bo: number,
 ): void {
-  const ax = a[ao], ay = a[ao + 1], az = a[ao + 2], aw = a[ao + 3]; // prettier-ignore
-  const bx = b[bo], by = b[bo + 1], bz = b[bo + 2], bw = b[bo + 3]; // prettier-ignore
+  const ax = a[ao], ay = a[ao + 1], az = a[ao + 2], aw = a[ao + 3];
+  const bx = b[bo], by = b[bo + 1], bz = b[bo + 2], bw = b[bo + 3];
   out[o] = aw * bx + ax * bw + ay * bz - az * by;
   out[o + 1] = aw * by - ax * bz + ay * bw + az * bx;
   out[o + 2] = aw * bz + ax * by - ay * bx + az * bw;
@@ -213,8 +213,8 @@ export function quatSlerp(
   bo: number,
   t: number,
 ): void {
-  const ax = a[ao], ay = a[ao + 1], az = a[ao + 2], aw = a[ao + 3]; // prettier-ignore
-  let bx = b[bo], by = b[bo + 1], bz = b[bo + 2], bw = b[bo + 3]; // prettier-ignore
+  const ax = a[ao], ay = a[ao + 1], az = a[ao + 2], aw = a[ao + 3];
+  let bx = b[bo], by = b[bo + 1], bz = b[bo + 2], bw = b[bo + 3];
   let cos = ax * bx + ay * by + az * bz + aw * bw;
   if (cos < 0) {
     cos = -cos;
@@ -233,7 +233,7 @@ export function quatSlerp(
     s0 = Math.sin((1 - t) * omega) / sin;
     s1 = Math.sin(t * omega) / sin;
   }
-  const x = s0 * ax + s1 * bx, y = s0 * ay + s1 * by, z = s0 * az + s1 * bz, w = s0 * aw + s1 * bw; // prettier-ignore
+  const x = s0 * ax + s1 * bx, y = s0 * ay + s1 * by, z = s0 * az + s1 * bz, w = s0 * aw + s1 * bw;
   const n = 1 / Math.hypot(x, y, z, w);
   out[o] = x * n;
   out[o + 1] = y * n;

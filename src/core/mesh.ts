@@ -114,9 +114,9 @@ export function validateSkinnedMesh(mesh: SkinnedMesh, jointCount: number, file?
  * in corskin's tests and reports is relative to.
  */
 export function boundingBoxDiagonal(positions: ArrayLike<number>): number {
-  let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity; // prettier-ignore
+  let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity;
   for (let i = 0; i < positions.length; i += 3) {
-    const x = positions[i], y = positions[i + 1], z = positions[i + 2]; // prettier-ignore
+    const x = positions[i], y = positions[i + 1], z = positions[i + 2];
     if (x < x0) x0 = x;
     if (x > x1) x1 = x;
     if (y < y0) y0 = y;
@@ -136,10 +136,10 @@ export function computeVertexNormals(positions: ArrayLike<number>, triangles: Ar
   const n = positions.length / 3;
   const acc = new Float64Array(3 * n);
   for (let t = 0; t < triangles.length; t += 3) {
-    const a = 3 * triangles[t], b = 3 * triangles[t + 1], c = 3 * triangles[t + 2]; // prettier-ignore
-    const ux = positions[b] - positions[a], uy = positions[b + 1] - positions[a + 1], uz = positions[b + 2] - positions[a + 2]; // prettier-ignore
-    const vx = positions[c] - positions[a], vy = positions[c + 1] - positions[a + 1], vz = positions[c + 2] - positions[a + 2]; // prettier-ignore
-    const nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx; // prettier-ignore
+    const a = 3 * triangles[t], b = 3 * triangles[t + 1], c = 3 * triangles[t + 2];
+    const ux = positions[b] - positions[a], uy = positions[b + 1] - positions[a + 1], uz = positions[b + 2] - positions[a + 2];
+    const vx = positions[c] - positions[a], vy = positions[c + 1] - positions[a + 1], vz = positions[c + 2] - positions[a + 2];
+    const nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
     for (const v of [a, b, c]) {
       acc[v] += nx;
       acc[v + 1] += ny;

@@ -82,7 +82,7 @@ export function writeAffine(mesh: SkinnedMesh, out: DeformTarget, i: number, m: 
     mesh, out, i,
     m[mo], m[mo + 1], m[mo + 2], m[mo + 4], m[mo + 5], m[mo + 6], m[mo + 8], m[mo + 9], m[mo + 10],
     m[mo + 12], m[mo + 13], m[mo + 14],
-  ); // prettier-ignore
+  );
 }
 
 /**
@@ -97,21 +97,21 @@ export function writeTransformed(
   a01: number, a11: number, a21: number,
   a02: number, a12: number, a22: number,
   tx: number, ty: number, tz: number,
-): void { // prettier-ignore
+): void {
   const p = mesh.positions;
-  const x = p[3 * i], y = p[3 * i + 1], z = p[3 * i + 2]; // prettier-ignore
+  const x = p[3 * i], y = p[3 * i + 1], z = p[3 * i + 2];
   const op = out.positions;
   op[3 * i] = a00 * x + a01 * y + a02 * z + tx;
   op[3 * i + 1] = a10 * x + a11 * y + a12 * z + ty;
   op[3 * i + 2] = a20 * x + a21 * y + a22 * z + tz;
-  const nIn = mesh.normals, nOut = out.normals; // prettier-ignore
+  const nIn = mesh.normals, nOut = out.normals;
   if (nIn && nOut) {
     // Cofactor matrix C = det(A)·A⁻ᵀ; its sign is fixed so that C·n keeps the normal's side.
-    const c00 = a11 * a22 - a21 * a12, c10 = a21 * a02 - a01 * a22, c20 = a01 * a12 - a11 * a02; // prettier-ignore
-    const c01 = a20 * a12 - a10 * a22, c11 = a00 * a22 - a20 * a02, c21 = a10 * a02 - a00 * a12; // prettier-ignore
-    const c02 = a10 * a21 - a20 * a11, c12 = a20 * a01 - a00 * a21, c22 = a00 * a11 - a10 * a01; // prettier-ignore
+    const c00 = a11 * a22 - a21 * a12, c10 = a21 * a02 - a01 * a22, c20 = a01 * a12 - a11 * a02;
+    const c01 = a20 * a12 - a10 * a22, c11 = a00 * a22 - a20 * a02, c21 = a10 * a02 - a00 * a12;
+    const c02 = a10 * a21 - a20 * a11, c12 = a20 * a01 - a00 * a21, c22 = a00 * a11 - a10 * a01;
     const det = a00 * c00 + a01 * c01 + a02 * c02;
-    const nx = nIn[3 * i], ny = nIn[3 * i + 1], nz = nIn[3 * i + 2]; // prettier-ignore
+    const nx = nIn[3 * i], ny = nIn[3 * i + 1], nz = nIn[3 * i + 2];
     const rx = c00 * nx + c01 * ny + c02 * nz;
     const ry = c10 * nx + c11 * ny + c12 * nz;
     const rz = c20 * nx + c21 * ny + c22 * nz;
@@ -120,10 +120,10 @@ export function writeTransformed(
     nOut[3 * i + 1] = ry * l;
     nOut[3 * i + 2] = rz * l;
   }
-  const tIn = mesh.tangents, tOut = out.tangents; // prettier-ignore
+  const tIn = mesh.tangents, tOut = out.tangents;
   if (tIn && tOut) {
-    const x = tIn[4 * i], y = tIn[4 * i + 1], z = tIn[4 * i + 2]; // prettier-ignore
-    const rx = a00 * x + a01 * y + a02 * z, ry = a10 * x + a11 * y + a12 * z, rz = a20 * x + a21 * y + a22 * z; // prettier-ignore
+    const x = tIn[4 * i], y = tIn[4 * i + 1], z = tIn[4 * i + 2];
+    const rx = a00 * x + a01 * y + a02 * z, ry = a10 * x + a11 * y + a12 * z, rz = a20 * x + a21 * y + a22 * z;
     const l = 1 / (Math.hypot(rx, ry, rz) || 1);
     tOut[4 * i] = rx * l;
     tOut[4 * i + 1] = ry * l;

@@ -42,9 +42,9 @@ export function deformCor(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
       writeAffine(mesh, out, i, skinning, 16 * joints[single]);
       continue;
     }
-    const cx = cor[3 * i], cy = cor[3 * i + 1], cz = cor[3 * i + 2]; // prettier-ignore
+    const cx = cor[3 * i], cy = cor[3 * i + 1], cz = cor[3 * i + 2];
     let px = 0, py = 0, pz = 0, pw = 0; // pivot
-    let qx = 0, qy = 0, qz = 0, qw = 0, lx = 0, ly = 0, lz = 0; // prettier-ignore
+    let qx = 0, qy = 0, qz = 0, qw = 0, lx = 0, ly = 0, lz = 0;
     let havePivot = false;
     for (let k = K * i; k < K * i + K; k++) {
       const w = weights[k];
@@ -57,19 +57,19 @@ export function deformCor(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
       lz += w * (S[m + 2] * cx + S[m + 6] * cy + S[m + 10] * cz + S[m + 14]);
       let ws = w;
       if (!havePivot) {
-        px = q[o]; py = q[o + 1]; pz = q[o + 2]; pw = q[o + 3]; // prettier-ignore
+        px = q[o]; py = q[o + 1]; pz = q[o + 2]; pw = q[o + 3];
         havePivot = true;
       } else if (px * q[o] + py * q[o + 1] + pz * q[o + 2] + pw * q[o + 3] < 0) {
         ws = -w;
       }
-      qx += ws * q[o]; qy += ws * q[o + 1]; qz += ws * q[o + 2]; qw += ws * q[o + 3]; // prettier-ignore
+      qx += ws * q[o]; qy += ws * q[o + 1]; qz += ws * q[o + 2]; qw += ws * q[o + 3];
     }
     const inv = 1 / Math.hypot(qx, qy, qz, qw);
-    qx *= inv; qy *= inv; qz *= inv; qw *= inv; // prettier-ignore
+    qx *= inv; qy *= inv; qz *= inv; qw *= inv;
     // t = p̃ − R p*
-    const x2 = qx + qx, y2 = qy + qy, z2 = qz + qz; // prettier-ignore
-    const xx = qx * x2, xy = qx * y2, xz = qx * z2, yy = qy * y2, yz = qy * z2, zz = qz * z2; // prettier-ignore
-    const wx = qw * x2, wy = qw * y2, wz = qw * z2; // prettier-ignore
+    const x2 = qx + qx, y2 = qy + qy, z2 = qz + qz;
+    const xx = qx * x2, xy = qx * y2, xz = qx * z2, yy = qy * y2, yz = qy * z2, zz = qz * z2;
+    const wx = qw * x2, wy = qw * y2, wz = qw * z2;
     const rcx = (1 - (yy + zz)) * cx + (xy - wz) * cy + (xz + wy) * cz;
     const rcy = (xy + wz) * cx + (1 - (xx + zz)) * cy + (yz - wx) * cz;
     const rcz = (xz - wy) * cx + (yz + wx) * cy + (1 - (xx + yy)) * cz;

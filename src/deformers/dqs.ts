@@ -33,8 +33,8 @@ export function jointDualQuaternions(skinning: Float64Array): Float64Array {
   const q = jointQuaternions(skinning);
   const dq = new Float64Array(8 * J);
   for (let j = 0; j < J; j++) {
-    const x = q[4 * j], y = q[4 * j + 1], z = q[4 * j + 2], w = q[4 * j + 3]; // prettier-ignore
-    const tx = skinning[16 * j + 12], ty = skinning[16 * j + 13], tz = skinning[16 * j + 14]; // prettier-ignore
+    const x = q[4 * j], y = q[4 * j + 1], z = q[4 * j + 2], w = q[4 * j + 3];
+    const tx = skinning[16 * j + 12], ty = skinning[16 * j + 13], tz = skinning[16 * j + 14];
     dq.set([x, y, z, w], 8 * j);
     // ½ (t, 0) ⊗ (x, y, z, w)
     dq[8 * j + 4] = 0.5 * (tx * w + ty * z - tz * y);
@@ -63,24 +63,24 @@ export function deformDqs(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
       continue;
     }
     let px = 0, py = 0, pz = 0, pw = 0; // pivot quaternion
-    let rx = 0, ry = 0, rz = 0, rw = 0, dx = 0, dy = 0, dz = 0, dw = 0; // prettier-ignore
+    let rx = 0, ry = 0, rz = 0, rw = 0, dx = 0, dy = 0, dz = 0, dw = 0;
     let havePivot = false;
     for (let k = K * i; k < K * i + K; k++) {
       let w = weights[k];
       if (w === 0) continue;
       const o = 8 * joints[k];
       if (!havePivot) {
-        px = dq[o]; py = dq[o + 1]; pz = dq[o + 2]; pw = dq[o + 3]; // prettier-ignore
+        px = dq[o]; py = dq[o + 1]; pz = dq[o + 2]; pw = dq[o + 3];
         havePivot = true;
       } else if (px * dq[o] + py * dq[o + 1] + pz * dq[o + 2] + pw * dq[o + 3] < 0) {
         w = -w;
       }
-      rx += w * dq[o]; ry += w * dq[o + 1]; rz += w * dq[o + 2]; rw += w * dq[o + 3]; // prettier-ignore
-      dx += w * dq[o + 4]; dy += w * dq[o + 5]; dz += w * dq[o + 6]; dw += w * dq[o + 7]; // prettier-ignore
+      rx += w * dq[o]; ry += w * dq[o + 1]; rz += w * dq[o + 2]; rw += w * dq[o + 3];
+      dx += w * dq[o + 4]; dy += w * dq[o + 5]; dz += w * dq[o + 6]; dw += w * dq[o + 7];
     }
     const inv = 1 / Math.hypot(rx, ry, rz, rw);
-    rx *= inv; ry *= inv; rz *= inv; rw *= inv; // prettier-ignore
-    dx *= inv; dy *= inv; dz *= inv; dw *= inv; // prettier-ignore
+    rx *= inv; ry *= inv; rz *= inv; rw *= inv;
+    dx *= inv; dy *= inv; dz *= inv; dw *= inv;
     // t = 2 (d ⊗ r*) = 2 (r_w d_v − d_w r_v + r_v × d_v)
     const tx = 2 * (rw * dx - dw * rx + ry * dz - rz * dy);
     const ty = 2 * (rw * dy - dw * ry + rz * dx - rx * dz);
@@ -96,15 +96,15 @@ export function writeRotation(
   i: number,
   x: number, y: number, z: number, w: number,
   tx: number, ty: number, tz: number,
-): void { // prettier-ignore
-  const x2 = x + x, y2 = y + y, z2 = z + z; // prettier-ignore
-  const xx = x * x2, xy = x * y2, xz = x * z2, yy = y * y2, yz = y * z2, zz = z * z2; // prettier-ignore
-  const wx = w * x2, wy = w * y2, wz = w * z2; // prettier-ignore
+): void {
+  const x2 = x + x, y2 = y + y, z2 = z + z;
+  const xx = x * x2, xy = x * y2, xz = x * z2, yy = y * y2, yz = y * z2, zz = z * z2;
+  const wx = w * x2, wy = w * y2, wz = w * z2;
   writeTransformed(
     mesh, out, i,
     1 - (yy + zz), xy + wz, xz - wy,
     xy - wz, 1 - (xx + zz), yz + wx,
     xz + wy, yz - wx, 1 - (xx + yy),
     tx, ty, tz,
-  ); // prettier-ignore
+  );
 }

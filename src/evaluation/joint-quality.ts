@@ -41,7 +41,8 @@ export function measureJointQuality(
   deformLbs(mesh, skinningMatrices(skeleton, rest0), { positions: rest });
   const restChain = jointChain(skeleton, rest0, joint);
   const posedChain = jointChain(skeleton, pose, joint);
-  const c = restChain.child, j = restChain.joint; // prettier-ignore
+  const c = restChain.child,
+    j = restChain.joint;
   const boneLength = Math.hypot(c[0] - j[0], c[1] - j[1], c[2] - j[2]);
   const cs = jointCrossSection(rest, posed, restChain, posedChain, slabFraction * boneLength);
   return {

@@ -34,7 +34,8 @@ export function boneAxis(skeleton: Skeleton, j: number): [number, number, number
   const p = jointPositions(skeleton, restPose(skeleton));
   const d = [p[3 * c] - p[3 * j], p[3 * c + 1] - p[3 * j + 1], p[3 * c + 2] - p[3 * j + 2]];
   const l = Math.hypot(d[0], d[1], d[2]);
-  if (l === 0) throw new CorskinError(`joint ${skeleton.jointNames[j]} coincides with its child, its bone axis is unknown`);
+  if (l === 0)
+    throw new CorskinError(`joint ${skeleton.jointNames[j]} coincides with its child, its bone axis is unknown`);
   return [d[0] / l, d[1] / l, d[2] / l];
 }
 

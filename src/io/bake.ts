@@ -8,7 +8,13 @@
  * @module
  */
 import type { Document, Transform } from '@gltf-transform/core';
-import { computeCentersOfRotation, DEFAULT_EPSILON, DEFAULT_SIGMA, type CorOptions, type CorResult } from '../cor/precompute.js';
+import {
+  computeCentersOfRotation,
+  DEFAULT_EPSILON,
+  DEFAULT_SIGMA,
+  type CorOptions,
+  type CorResult,
+} from '../cor/precompute.js';
 import { extractSkinnedModels, setCentersOfRotation, type SkinnedModel } from './gltf.js';
 
 /** Options of {@link centersOfRotation}. */

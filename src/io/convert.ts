@@ -112,7 +112,8 @@ export function buildSkinnedDocument(input: ConvertInput): { document: Document;
   if (skeleton) {
     const { joints: P, bones } = skeleton;
     for (let b = 0; b < boneCount; b++) {
-      const h = bones[2 * b], t = bones[2 * b + 1]; // prettier-ignore
+      const h = bones[2 * b],
+        t = bones[2 * b + 1];
       heads.set(P.subarray(3 * h, 3 * h + 3), 3 * b);
       parents[b] = -1;
       for (let a = 0; a < boneCount; a++) if (a !== b && bones[2 * a + 1] === h) parents[b] = a;
@@ -147,7 +148,9 @@ export function buildSkinnedDocument(input: ConvertInput): { document: Document;
     (p >= 0 ? nodes[p] : armature).addChild(nodes[b]);
     const tail = tails[b];
     if (tail) {
-      const end = doc.createNode(`${boneName(b)}_end`).setTranslation([0, 1, 2].map((d) => tail[d] - heads[3 * b + d]) as [number, number, number]);
+      const end = doc
+        .createNode(`${boneName(b)}_end`)
+        .setTranslation([0, 1, 2].map((d) => tail[d] - heads[3 * b + d]) as [number, number, number]);
       nodes[b].addChild(end);
     }
   }
@@ -166,7 +169,14 @@ export function buildSkinnedDocument(input: ConvertInput): { document: Document;
     .createPrimitive()
     .setIndices(doc.createAccessor().setType('SCALAR').setArray(mesh.triangles.slice()).setBuffer(buffer))
     .setAttribute('POSITION', doc.createAccessor().setType('VEC3').setArray(mesh.positions.slice()).setBuffer(buffer))
-    .setAttribute('NORMAL', doc.createAccessor().setType('VEC3').setArray(computeVertexNormals(mesh.positions, mesh.triangles)).setBuffer(buffer));
+    .setAttribute(
+      'NORMAL',
+      doc
+        .createAccessor()
+        .setType('VEC3')
+        .setArray(computeVertexNormals(mesh.positions, mesh.triangles))
+        .setBuffer(buffer),
+    );
   const small = boneCount <= 256;
   for (let set = 0; set < K / 4; set++) {
     const js = small ? new Uint8Array(4 * n) : new Uint16Array(4 * n);
@@ -183,7 +193,8 @@ export function buildSkinnedDocument(input: ConvertInput): { document: Document;
   const meshNode = doc.createNode(name).setMesh(doc.createMesh(name).addPrimitive(prim)).setSkin(skin);
   scene.addChild(meshNode);
 
-  if (input.animation?.length) addBoneAnimation(doc, buffer, nodes, parents, heads, input.animation, input.fps ?? 30, files.animation);
+  if (input.animation?.length)
+    addBoneAnimation(doc, buffer, nodes, parents, heads, input.animation, input.fps ?? 30, files.animation);
 
   return {
     document: doc,
@@ -218,10 +229,13 @@ function addBoneAnimation(
 ): void {
   const B = nodes.length;
   if (!(fps > 0)) throw new CorskinError(`fps must be > 0, got ${fps}`);
-  if (frames[0].length !== 16 * B) throw new CorskinError(`animation has ${frames[0].length / 16} bones, the rig has ${B}`, file);
+  if (frames[0].length !== 16 * B)
+    throw new CorskinError(`animation has ${frames[0].length / 16} bones, the rig has ${B}`, file);
   const F = frames.length;
   const times = Float32Array.from({ length: F }, (_, f) => f / fps);
-  const T = new Float32Array(3 * F * B), R = new Float32Array(4 * F * B), S = new Float32Array(3 * F * B); // prettier-ignore
+  const T = new Float32Array(3 * F * B),
+    R = new Float32Array(4 * F * B),
+    S = new Float32Array(3 * F * B);
   const G = new Float64Array(16 * B);
   const inv = new Float64Array(16);
   const local = new Float64Array(16);
@@ -235,7 +249,8 @@ function addBoneAnimation(
     for (let b = 0; b < B; b++) {
       const p = parents[b];
       if (p >= 0) {
-        if (!mat4Invert(inv, 0, G, 16 * p)) throw new CorskinError(`frame ${f}: bone ${p}'s transform is singular`, file);
+        if (!mat4Invert(inv, 0, G, 16 * p))
+          throw new CorskinError(`frame ${f}: bone ${p}'s transform is singular`, file);
         mat4Multiply(local, 0, inv, 0, G, 16 * b);
       } else {
         local.set(G.subarray(16 * b, 16 * b + 16));
@@ -244,7 +259,14 @@ function addBoneAnimation(
       T.set([local[12], local[13], local[14]], 3 * o);
       quatFromMat4(q, 0, local, 0);
       R.set(q, 4 * o);
-      S.set([Math.hypot(local[0], local[1], local[2]), Math.hypot(local[4], local[5], local[6]), Math.hypot(local[8], local[9], local[10])], 3 * o);
+      S.set(
+        [
+          Math.hypot(local[0], local[1], local[2]),
+          Math.hypot(local[4], local[5], local[6]),
+          Math.hypot(local[8], local[9], local[10]),
+        ],
+        3 * o,
+      );
     }
   }
   const anim = doc.createAnimation('animation');
@@ -257,9 +279,15 @@ function addBoneAnimation(
     ];
     if (scaled) channels.push(['scale', S, 'VEC3', 3]);
     for (const [path, data, type, c] of channels) {
-      const output = doc.createAccessor().setType(type).setArray(data.slice(c * F * b, c * F * (b + 1))).setBuffer(buffer);
+      const output = doc
+        .createAccessor()
+        .setType(type)
+        .setArray(data.slice(c * F * b, c * F * (b + 1)))
+        .setBuffer(buffer);
       const sampler = doc.createAnimationSampler().setInput(input).setOutput(output).setInterpolation('LINEAR');
-      anim.addSampler(sampler).addChannel(doc.createAnimationChannel().setSampler(sampler).setTargetNode(nodes[b]).setTargetPath(path));
+      anim
+        .addSampler(sampler)
+        .addChannel(doc.createAnimationChannel().setSampler(sampler).setTargetNode(nodes[b]).setTargetPath(path));
     }
   }
 }

@@ -20,7 +20,8 @@ export async function writeFileAtomic(path: string, data: Uint8Array | string): 
   } catch (e) {
     await rm(tmp, { force: true });
     const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'folder does not exist' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
+    const why =
+      code === 'ENOENT' ? 'folder does not exist' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
     throw new CorskinError(`cannot write: ${why}`, path, { cause: e });
   }
 }

@@ -96,7 +96,14 @@ export async function readDocument(path: string): Promise<Document> {
     bytes = await readFile(path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : String(e);
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : String(e);
     throw new CorskinError(`cannot read: ${why}`, path);
   }
   const io = createIO();
@@ -158,7 +165,13 @@ export function extractSkinnedModels(document: Document, file?: string): Skinned
   return models;
 }
 
-function extractModel(document: Document, skin: Skin, meshNodes: Node[], fallbackName: string, file?: string): SkinnedModel {
+function extractModel(
+  document: Document,
+  skin: Skin,
+  meshNodes: Node[],
+  fallbackName: string,
+  file?: string,
+): SkinnedModel {
   const warnings: string[] = [];
   const name = skin.getName() || fallbackName;
   const jointNodes = skin.listJoints();
@@ -208,7 +221,8 @@ function extractModel(document: Document, skin: Skin, meshNodes: Node[], fallbac
     const count = p.getAttribute('POSITION')!.getCount();
     const copy = (attr: string, out: Float32Array, comps: number) => {
       const acc = p.getAttribute(attr)!;
-      if (acc.getCount() !== count) throw new CorskinError(`${name}: ${attr} has ${acc.getCount()} elements, POSITION has ${count}`, file);
+      if (acc.getCount() !== count)
+        throw new CorskinError(`${name}: ${attr} has ${acc.getCount()} elements, POSITION has ${count}`, file);
       readFloats(acc, out, comps * v0, comps);
     };
     copy('POSITION', mesh.positions, 3);
@@ -236,12 +250,21 @@ function extractModel(document: Document, skin: Skin, meshNodes: Node[], fallbac
       if (tris[i] >= count) throw new CorskinError(`${name}: index ${tris[i]} out of range (${count} vertices)`, file);
       mesh.triangles[t0 + i] = tris[i] + v0;
     }
-    parts.push({ primitive: p, vertexOffset: v0, vertexCount: count, triangleOffset: t0, triangleLength: tris.length, hasNormals, hasTangents });
+    parts.push({
+      primitive: p,
+      vertexOffset: v0,
+      vertexCount: count,
+      triangleOffset: t0,
+      triangleLength: tris.length,
+      hasNormals,
+      hasTangents,
+    });
     v0 += count;
     t0 += tris.length;
   }
   if (!parts.every((p) => p.hasNormals)) {
-    if (parts.some((p) => p.hasNormals)) warnings.push('some primitives have no NORMAL: their normals are not deformed');
+    if (parts.some((p) => p.hasNormals))
+      warnings.push('some primitives have no NORMAL: their normals are not deformed');
     if (!parts.some((p) => p.hasNormals)) delete mesh.normals;
   }
   validateSkinnedMesh(mesh, J, file);
@@ -260,7 +283,19 @@ function extractModel(document: Document, skin: Skin, meshNodes: Node[], fallbac
     }
   }
   const animations = extractAnimations(document, jointNodes, warnings);
-  return { skin, name, skeleton, jointNodes, meshNodes, mesh, parts, animations, corParameters, weightNormalization, warnings };
+  return {
+    skin,
+    name,
+    skeleton,
+    jointNodes,
+    meshNodes,
+    mesh,
+    parts,
+    animations,
+    corParameters,
+    weightNormalization,
+    warnings,
+  };
 }
 
 function extractSkeleton(skin: Skin, jointNodes: Node[], file?: string): Skeleton {
@@ -397,7 +432,10 @@ export function setCentersOfRotation(
     const old = p.getAttribute(COR_ATTRIBUTE);
     p.setAttribute(COR_ATTRIBUTE, acc);
     if (old && old.listParents().length <= 1) old.dispose();
-    const extras = { ...(p.getExtras() as object), corskin: { sigma: params.sigma, epsilon: params.epsilon, version: VERSION } };
+    const extras = {
+      ...(p.getExtras() as object),
+      corskin: { sigma: params.sigma, epsilon: params.epsilon, version: VERSION },
+    };
     p.setExtras(extras);
   }
   model.mesh.centersOfRotation = centers;
@@ -418,16 +456,28 @@ export interface PosedGeometry {
  * space); skins and animations are removed and what nothing references any more is pruned.
  * Primitive order and vertex order are kept.
  */
-export async function bakePosedGeometry(document: Document, models: SkinnedModel[], posed: PosedGeometry[]): Promise<void> {
+export async function bakePosedGeometry(
+  document: Document,
+  models: SkinnedModel[],
+  posed: PosedGeometry[],
+): Promise<void> {
   const root = document.getRoot();
   const buffer = root.listBuffers()[0] ?? document.createBuffer();
   models.forEach((model, m) => {
     const g = posed[m];
     for (const part of model.parts) {
       const p = part.primitive;
-      const a = part.vertexOffset, b = part.vertexOffset + part.vertexCount; // prettier-ignore
+      const a = part.vertexOffset,
+        b = part.vertexOffset + part.vertexCount;
       const set = (name: string, type: 'VEC3' | 'VEC4', data: Float32Array, c: number) =>
-        p.setAttribute(name, document.createAccessor().setType(type).setBuffer(buffer).setArray(data.slice(c * a, c * b)));
+        p.setAttribute(
+          name,
+          document
+            .createAccessor()
+            .setType(type)
+            .setBuffer(buffer)
+            .setArray(data.slice(c * a, c * b)),
+        );
       set('POSITION', 'VEC3', g.positions, 3);
       if (part.hasNormals && g.normals) set('NORMAL', 'VEC3', g.normals, 3);
       if (part.hasTangents && g.tangents) set('TANGENT', 'VEC4', g.tangents, 4);

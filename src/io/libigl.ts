@@ -55,7 +55,9 @@ export async function readObj(path: string): Promise<ObjMesh> {
     const line = lines[l].trim();
     if (line.startsWith('v ')) {
       const parts = line.split(/\s+/);
-      const x = Number(parts[1]), y = Number(parts[2]), z = Number(parts[3]); // prettier-ignore
+      const x = Number(parts[1]),
+        y = Number(parts[2]),
+        z = Number(parts[3]);
       if (!Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(z)) {
         throw new CorskinError(`line ${l + 1}: invalid vertex "${line}"`, path);
       }
@@ -129,14 +131,24 @@ export async function readDmat(path: string): Promise<DenseMatrix> {
     throw new CorskinError(`cannot read: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`, path);
   }
   const nl = bytes.indexOf(0x0a);
-  const header = bytes.subarray(0, nl < 0 ? bytes.length : nl).toString('latin1').trim().split(/\s+/).map(Number);
+  const header = bytes
+    .subarray(0, nl < 0 ? bytes.length : nl)
+    .toString('latin1')
+    .trim()
+    .split(/\s+/)
+    .map(Number);
   if (header.length !== 2 || !header.every((x) => Number.isInteger(x) && x >= 0)) {
     throw new CorskinError('not a DMAT file (first line must be "cols rows")', path);
   }
   let [cols, rows] = header;
   if (cols === 0 && rows === 0) {
     const nl2 = bytes.indexOf(0x0a, nl + 1);
-    const h2 = bytes.subarray(nl + 1, nl2).toString('latin1').trim().split(/\s+/).map(Number);
+    const h2 = bytes
+      .subarray(nl + 1, nl2)
+      .toString('latin1')
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     if (nl2 < 0 || h2.length !== 2 || !h2.every((x) => Number.isInteger(x) && x >= 0)) {
       throw new CorskinError('binary DMAT without a valid "cols rows" second line', path);
     }
@@ -144,14 +156,21 @@ export async function readDmat(path: string): Promise<DenseMatrix> {
     const start = nl2 + 1;
     const need = 8 * cols * rows;
     if (bytes.length - start < need) {
-      throw new CorskinError(`truncated binary DMAT: ${cols}×${rows} needs ${need} bytes, found ${bytes.length - start}`, path);
+      throw new CorskinError(
+        `truncated binary DMAT: ${cols}×${rows} needs ${need} bytes, found ${bytes.length - start}`,
+        path,
+      );
     }
     const data = new Float64Array(cols * rows);
     const view = new DataView(bytes.buffer, bytes.byteOffset + start, need);
     for (let i = 0; i < data.length; i++) data[i] = view.getFloat64(8 * i, true);
     return { rows, cols, data };
   }
-  const tokens = bytes.subarray(nl + 1).toString('latin1').split(/\s+/).filter((s) => s.length);
+  const tokens = bytes
+    .subarray(nl + 1)
+    .toString('latin1')
+    .split(/\s+/)
+    .filter((s) => s.length);
   if (tokens.length < cols * rows) {
     throw new CorskinError(`truncated DMAT: expected ${cols * rows} numbers, found ${tokens.length}`, path);
   }
@@ -174,7 +193,10 @@ export async function readDmat(path: string): Promise<DenseMatrix> {
  */
 export function decodeBoneAnimation(m: DenseMatrix, boneCount: number, file?: string): Float64Array[] {
   if (m.rows !== 12 * boneCount) {
-    throw new CorskinError(`animation has ${m.rows} rows per frame, expected 12 × ${boneCount} bones = ${12 * boneCount}`, file);
+    throw new CorskinError(
+      `animation has ${m.rows} rows per frame, expected 12 × ${boneCount} bones = ${12 * boneCount}`,
+      file,
+    );
   }
   const frames: Float64Array[] = [];
   const R = 4 * boneCount;

@@ -19,8 +19,10 @@ export function formatObj(groups: ObjGroup[], header = 'written by corskin'): st
   for (const g of groups) {
     lines.push(`o ${g.name.replace(/\s+/g, '_') || 'mesh'}`);
     const n = g.positions.length / 3;
-    for (let i = 0; i < n; i++) lines.push(`v ${g.positions[3 * i]} ${g.positions[3 * i + 1]} ${g.positions[3 * i + 2]}`);
-    if (g.normals) for (let i = 0; i < n; i++) lines.push(`vn ${g.normals[3 * i]} ${g.normals[3 * i + 1]} ${g.normals[3 * i + 2]}`);
+    for (let i = 0; i < n; i++)
+      lines.push(`v ${g.positions[3 * i]} ${g.positions[3 * i + 1]} ${g.positions[3 * i + 2]}`);
+    if (g.normals)
+      for (let i = 0; i < n; i++) lines.push(`vn ${g.normals[3 * i]} ${g.normals[3 * i + 1]} ${g.normals[3 * i + 2]}`);
     for (let t = 0; t < g.triangles.length; t += 3) {
       const [a, b, c] = [g.triangles[t] + base, g.triangles[t + 1] + base, g.triangles[t + 2] + base];
       lines.push(g.normals ? `f ${a}//${a} ${b}//${b} ${c}//${c}` : `f ${a} ${b} ${c}`);

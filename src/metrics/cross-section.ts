@@ -49,13 +49,13 @@ export function jointCrossSection(
   maxRadius = Infinity,
 ): CrossSection {
   const j = restChain.joint;
-  let ax = restChain.child[0] - j[0], ay = restChain.child[1] - j[1], az = restChain.child[2] - j[2]; // prettier-ignore
+  let ax = restChain.child[0] - j[0], ay = restChain.child[1] - j[1], az = restChain.child[2] - j[2];
   const l = Math.hypot(ax, ay, az) || 1;
   ax /= l;
   ay /= l;
   az /= l;
   let count = 0;
-  let restMin = Infinity, restMax = 0, posedMin = Infinity, posedMax = 0; // prettier-ignore
+  let restMin = Infinity, restMax = 0, posedMin = Infinity, posedMax = 0;
   for (let i = 0; i < rest.length; i += 3) {
     const s = (rest[i] - j[0]) * ax + (rest[i + 1] - j[1]) * ay + (rest[i + 2] - j[2]) * az;
     if (Math.abs(s) > halfWidth) continue;
@@ -86,8 +86,8 @@ function polylineDistance(p: ArrayLike<number>, i: number, c: JointChain): numbe
 
 /** Distance from point p[i..i+3) to segment [a, b]. */
 export function segmentDistance(p: ArrayLike<number>, i: number, a: ArrayLike<number>, b: ArrayLike<number>): number {
-  const dx = b[0] - a[0], dy = b[1] - a[1], dz = b[2] - a[2]; // prettier-ignore
-  const px = p[i] - a[0], py = p[i + 1] - a[1], pz = p[i + 2] - a[2]; // prettier-ignore
+  const dx = b[0] - a[0], dy = b[1] - a[1], dz = b[2] - a[2];
+  const px = p[i] - a[0], py = p[i + 1] - a[1], pz = p[i + 2] - a[2];
   const len2 = dx * dx + dy * dy + dz * dz;
   const t = len2 > 0 ? Math.min(1, Math.max(0, (px * dx + py * dy + pz * dz) / len2)) : 0;
   return Math.hypot(px - t * dx, py - t * dy, pz - t * dz);

@@ -14,7 +14,7 @@
  */
 export function enclosedVolume(positions: ArrayLike<number>, triangles: ArrayLike<number>): number {
   const n = positions.length / 3;
-  let ox = 0, oy = 0, oz = 0; // prettier-ignore
+  let ox = 0, oy = 0, oz = 0;
   for (let i = 0; i < n; i++) {
     ox += positions[3 * i];
     oy += positions[3 * i + 1];
@@ -25,10 +25,10 @@ export function enclosedVolume(positions: ArrayLike<number>, triangles: ArrayLik
   oz /= n || 1;
   let v = 0;
   for (let t = 0; t < triangles.length; t += 3) {
-    const a = 3 * triangles[t], b = 3 * triangles[t + 1], c = 3 * triangles[t + 2]; // prettier-ignore
-    const ax = positions[a] - ox, ay = positions[a + 1] - oy, az = positions[a + 2] - oz; // prettier-ignore
-    const bx = positions[b] - ox, by = positions[b + 1] - oy, bz = positions[b + 2] - oz; // prettier-ignore
-    const cx = positions[c] - ox, cy = positions[c + 1] - oy, cz = positions[c + 2] - oz; // prettier-ignore
+    const a = 3 * triangles[t], b = 3 * triangles[t + 1], c = 3 * triangles[t + 2];
+    const ax = positions[a] - ox, ay = positions[a + 1] - oy, az = positions[a + 2] - oz;
+    const bx = positions[b] - ox, by = positions[b + 1] - oy, bz = positions[b + 2] - oz;
+    const cx = positions[c] - ox, cy = positions[c + 1] - oy, cz = positions[c + 2] - oz;
     v += ax * (by * cz - bz * cy) + ay * (bz * cx - bx * cz) + az * (bx * cy - by * cx);
   }
   return v / 6;

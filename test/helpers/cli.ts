@@ -10,6 +10,10 @@ export interface CliRun {
 export async function runCli(...args: string[]): Promise<CliRun> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await main(['node', 'corskin', ...args], { out: (l) => out.push(l), err: (l) => err.push(l), tty: false });
+  const code = await main(['node', 'corskin', ...args], {
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+    tty: false,
+  });
   return { code, stdout: out.join('\n'), stderr: err.join('\n') };
 }

@@ -7,8 +7,13 @@ import { createSkeleton } from '../../src/core/skeleton.js';
 import type { SkinnedMesh } from '../../src/core/mesh.js';
 import { computeVertexNormals } from '../../src/core/mesh.js';
 
-export function cylinder(opts: { rings?: number; segments?: number; length?: number; radius?: number; blend?: number } = {}) {
-  const rings = opts.rings ?? 41, segments = opts.segments ?? 24, length = opts.length ?? 2, radius = opts.radius ?? 0.25; // prettier-ignore
+export function cylinder(
+  opts: { rings?: number; segments?: number; length?: number; radius?: number; blend?: number } = {},
+) {
+  const rings = opts.rings ?? 41,
+    segments = opts.segments ?? 24,
+    length = opts.length ?? 2,
+    radius = opts.radius ?? 0.25;
   const blend = opts.blend ?? 0.5;
   const pos: number[] = [];
   const tri: number[] = [];
@@ -21,7 +26,8 @@ export function cylinder(opts: { rings?: number; segments?: number; length?: num
   }
   for (let r = 0; r + 1 < rings; r++) {
     for (let s = 0; s < segments; s++) {
-      const a = r * segments + s, b = r * segments + ((s + 1) % segments); // prettier-ignore
+      const a = r * segments + s,
+        b = r * segments + ((s + 1) % segments);
       tri.push(a, b, a + segments, b, b + segments, a + segments);
     }
   }

@@ -36,7 +36,8 @@ export function referenceDomain(mesh: SkinnedMesh, epsilon: number): ReferenceDo
     W.push(w);
   }
   let tris: number[][] = [];
-  for (let t = 0; t < mesh.triangles.length; t += 3) tris.push([mesh.triangles[t], mesh.triangles[t + 1], mesh.triangles[t + 2]]);
+  for (let t = 0; t < mesh.triangles.length; t += 3)
+    tris.push([mesh.triangles[t], mesh.triangles[t + 1], mesh.triangles[t + 2]]);
   const area = (t: number[]) => {
     const [a, b, c] = t.map((v) => P[v]);
     const u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
@@ -75,10 +76,13 @@ export function referenceDomain(mesh: SkinnedMesh, epsilon: number): ReferenceDo
         const m = mid(a, b);
         next.push([a, m, c], [m, b, c]);
       } else if (marks === 3) {
-        const ab = mid(a, b), bc = mid(b, c), ca = mid(c, a); // prettier-ignore
+        const ab = mid(a, b),
+          bc = mid(b, c),
+          ca = mid(c, a);
         next.push([a, ab, ca], [ab, b, bc], [ca, bc, c], [ab, bc, ca]);
       } else {
-        const ab = mid(a, b), bc = mid(b, c); // prettier-ignore
+        const ab = mid(a, b),
+          bc = mid(b, c);
         next.push([ab, b, bc]);
         if (dist(W[a], W[bc]) <= dist(W[ab], W[c])) next.push([a, ab, bc], [a, bc, c]);
         else next.push([a, ab, c], [ab, bc, c]);
@@ -114,7 +118,8 @@ export function referenceCenter(mesh: SkinnedMesh, dom: ReferenceDomain, i: numb
     if (x > 0) wp[mesh.joints[mesh.influences * i + k]] += x;
   }
   const pairs: [number, number][] = [];
-  for (let j = 0; j < dom.J; j++) for (let k = 0; k < dom.J; k++) if (j !== k && wp[j] > 0 && wp[k] > 0) pairs.push([j, k]);
+  for (let j = 0; j < dom.J; j++)
+    for (let k = 0; k < dom.J; k++) if (j !== k && wp[j] > 0 && wp[k] > 0) pairs.push([j, k]);
   if (!pairs.length) return null;
   const num = [0, 0, 0];
   let den = 0;
