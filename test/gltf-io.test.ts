@@ -73,7 +73,7 @@ describe.each(cases)('corskin precompute on $name', ({ name, make }) => {
     expect((await validate(output)).issues.numErrors).toBe(0);
   });
 
-  it('agrees with a brute-force evaluation of Eq. 4 (95th percentile ≤ 1e-3 of the bbox diagonal)', async () => {
+  it('agrees with a brute-force evaluation of Eq. 4 (≤ 1e-3 of the bbox diagonal at the 95th percentile, ≤ 5e-3 max)', async () => {
     const [model] = extractSkinnedModels(await readDocument(input), input);
     const mesh = model.mesh;
     const cor = attribute(await readRaw(output), '_CENTER_OF_ROTATION');
@@ -90,7 +90,7 @@ describe.each(cases)('corskin precompute on $name', ({ name, make }) => {
     }
     expect(errors.length).toBe(120);
     expect(percentile(errors, 95)).toBeLessThan(1e-3);
-    expect(Math.max(...errors)).toBeLessThan(1e-3);
+    expect(Math.max(...errors)).toBeLessThan(5e-3);
   });
 
   it('records the parameters and leaves everything else intact', async () => {
@@ -109,7 +109,7 @@ describe.each(cases)('corskin precompute on $name', ({ name, make }) => {
     };
     expect(count(b)).toEqual(count(a));
     const prim = b.getRoot().listMeshes()[0].listPrimitives()[0];
-    expect(prim.getExtras()).toMatchObject({ corskin: { sigma: 0.1, epsilon: 0.1 } });
+    expect(prim.getExtras()).toMatchObject({ corskin: { sigma: 0.1, epsilon: 0.1, method: 'fast' } });
     expect([...attribute(b, 'POSITION')]).toEqual([...attribute(a, 'POSITION')]);
     expect([...attribute(b, 'WEIGHTS_0')]).toEqual([...attribute(a, 'WEIGHTS_0')]);
   });

@@ -61,6 +61,7 @@ export function buildProgram(io: Io): Command {
     .requiredOption('-o, --output <file>', 'output .glb or .gltf')
     .option('--sigma <s>', 'similarity kernel width σ (seed 000, Eq. 1)', positiveNumber, 0.1)
     .option('--epsilon <e>', 'subdivision bound ε on weight distance per edge', positiveNumber, 0.1)
+    .option('--exact', 'evaluate Eq. 4 exactly instead of the fast binned evaluation (slow on dense weights)')
     .option('--force', 'allow overwriting the input')
     .action((input, opts) => precomputeCommand(io, input, opts));
 

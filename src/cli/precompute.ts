@@ -12,6 +12,7 @@ export interface PrecomputeOptions {
   output: string;
   sigma: number;
   epsilon: number;
+  exact?: boolean;
   force?: boolean;
 }
 
@@ -27,6 +28,7 @@ export async function precomputeCommand(io: Io, input: string, o: PrecomputeOpti
       centersOfRotation({
         sigma: o.sigma,
         epsilon: o.epsilon,
+        method: o.exact ? 'exact' : 'fast',
         file: input,
         onProgress: bar.update,
         onSkin: (model, r) => {
@@ -43,6 +45,6 @@ export async function precomputeCommand(io: Io, input: string, o: PrecomputeOpti
   await writeDocument(document, o.output);
   for (const l of lines) io.out(l);
   io.out(
-    `wrote ${o.output} (σ = ${o.sigma}, ε = ${o.epsilon}) in ${((performance.now() - start) / 1000).toFixed(2)} s`,
+    `wrote ${o.output} (σ = ${o.sigma}, ε = ${o.epsilon}, ${o.exact ? 'exact' : 'fast'}) in ${((performance.now() - start) / 1000).toFixed(2)} s`,
   );
 }

@@ -49,40 +49,53 @@ export function buildPairTable(tris: SubdividedTriangles, jointCount: number): P
   const { count, stride, joints, weights, areas, centroids } = tris;
   const buckets = new Map<number, number>();
   const counts: number[] = [];
-  const forEachPair = (t: number, f: (bucket: number, wj: number, wk: number) => void) => {
+  // Pass 1: bucket index of every (sub-triangle, slot pair), in order; pass 2 fills them.
+  let pairsTotal = 0;
+  for (let t = 0; t < count; t++) {
+    let u = 0;
+    while (u < stride && joints[stride * t + u] >= 0) u++;
+    pairsTotal += (u * (u - 1)) / 2;
+  }
+  const bucketOf = new Int32Array(pairsTotal);
+  let q = 0;
+  for (let t = 0; t < count; t++) {
     const o = stride * t;
     for (let a = 0; a < stride && joints[o + a] >= 0; a++) {
       for (let b = a + 1; b < stride && joints[o + b] >= 0; b++) {
-        let j = joints[o + a], k = joints[o + b], wj = weights[o + a], wk = weights[o + b];
-        if (j > k) [j, k, wj, wk] = [k, j, wk, wj];
-        const key = j * jointCount + k;
+        const ja = joints[o + a], jb = joints[o + b]; // prettier-ignore
+        const key = ja < jb ? ja * jointCount + jb : jb * jointCount + ja;
         let bucket = buckets.get(key);
         if (bucket === undefined) {
           bucket = counts.length;
           buckets.set(key, bucket);
           counts.push(0);
         }
-        f(bucket, wj, wk);
+        counts[bucket]++;
+        bucketOf[q++] = bucket;
       }
     }
-  };
-  for (let t = 0; t < count; t++) forEachPair(t, (b) => counts[b]++);
+  }
   const offsets = new Int32Array(counts.length + 1);
   for (let b = 0; b < counts.length; b++) offsets[b + 1] = offsets[b] + counts[b];
   const fill = offsets.slice(0, counts.length);
   const data = new Float64Array(6 * offsets[counts.length]);
+  q = 0;
   for (let t = 0; t < count; t++) {
+    const o = stride * t;
     const a = areas[t];
-    const cx = centroids[3 * t], cy = centroids[3 * t + 1], cz = centroids[3 * t + 2];
-    forEachPair(t, (b, wj, wk) => {
-      const e = 6 * fill[b]++;
-      data[e] = wj;
-      data[e + 1] = wk;
-      data[e + 2] = a;
-      data[e + 3] = a * cx;
-      data[e + 4] = a * cy;
-      data[e + 5] = a * cz;
-    });
+    const cx = centroids[3 * t], cy = centroids[3 * t + 1], cz = centroids[3 * t + 2]; // prettier-ignore
+    for (let i = 0; i < stride && joints[o + i] >= 0; i++) {
+      for (let k = i + 1; k < stride && joints[o + k] >= 0; k++) {
+        const e = 6 * fill[bucketOf[q++]]++;
+        const first = joints[o + i] < joints[o + k];
+        data[e] = first ? weights[o + i] : weights[o + k];
+        data[e + 1] = first ? weights[o + k] : weights[o + i];
+        data[e + 2] = a;
+        data[e + 3] = a * cx;
+        data[e + 4] = a * cy;
+        data[e + 5] = a * cz;
+      }
+    }
   }
   return { jointCount, buckets, offsets, data };
 }

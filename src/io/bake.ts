@@ -37,7 +37,7 @@ export function centersOfRotation(options: BakeOptions = {}): Transform {
   return function centersOfRotation(document: Document): void {
     for (const model of extractSkinnedModels(document, options.file)) {
       const result = computeCentersOfRotation(model.mesh, { ...options, sigma, epsilon });
-      setCentersOfRotation(document, model, result.centers, { sigma, epsilon });
+      setCentersOfRotation(document, model, result.centers, { sigma, epsilon, method: options.method ?? 'fast' });
       options.onSkin?.(model, result);
     }
   };

@@ -38,6 +38,8 @@ export const COR_ATTRIBUTE = '_CENTER_OF_ROTATION';
 export interface CorParameters {
   sigma: number;
   epsilon: number;
+  /** `fast` (binned, error ≤ 1e-3 of the bbox diagonal) or `exact`. */
+  method?: 'fast' | 'exact';
   version: string;
 }
 
@@ -279,7 +281,12 @@ function extractModel(
     const extras = parts[0].primitive.getExtras() as { corskin?: Partial<CorParameters> };
     const c = extras.corskin;
     if (c && typeof c.sigma === 'number' && typeof c.epsilon === 'number') {
-      corParameters = { sigma: c.sigma, epsilon: c.epsilon, version: String(c.version ?? 'unknown') };
+      corParameters = {
+        sigma: c.sigma,
+        epsilon: c.epsilon,
+        method: c.method === 'exact' ? 'exact' : 'fast',
+        version: String(c.version ?? 'unknown'),
+      };
     }
   }
   const animations = extractAnimations(document, jointNodes, warnings);
@@ -419,7 +426,7 @@ export function setCentersOfRotation(
   document: Document,
   model: SkinnedModel,
   centers: Float32Array,
-  params: { sigma: number; epsilon: number },
+  params: { sigma: number; epsilon: number; method?: 'fast' | 'exact' },
 ): void {
   const buffer = document.getRoot().listBuffers()[0] ?? document.createBuffer();
   for (const part of model.parts) {
@@ -434,7 +441,7 @@ export function setCentersOfRotation(
     if (old && old.listParents().length <= 1) old.dispose();
     const extras = {
       ...(p.getExtras() as object),
-      corskin: { sigma: params.sigma, epsilon: params.epsilon, version: VERSION },
+      corskin: { sigma: params.sigma, epsilon: params.epsilon, method: params.method ?? 'fast', version: VERSION },
     };
     p.setExtras(extras);
   }

@@ -1,0 +1,401 @@
+/**
+ * Fast evaluation of Eq. 4 (seed 000) by binning each joint pair's term in its own 2-D weight
+ * space.
+ *
+ * Reformulation. For a pair (j, k), write a vertex's weights (a, b) = (w_vj, w_vk) as total
+ * `s_v = a + b` and fraction `α = a / s_v`, and a sub-triangle's (x, y) = (w_tj, w_tk) as
+ * `s_t`, `ξ`. Then `a·y − b·x = s_v·s_t·(α − ξ)` and the pair's share of the denominator is
+ *
+ *     D_jk(v) = a·b · G(α, s_v),   G(α, s) = Σ_t m_t · exp(−s²·s_t²·(α − ξ_t)² / σ²),
+ *
+ * with mass `m_t = A_t·x_t·y_t` (the numerator alike, with `m_t·c_t`). G depends on the vertex
+ * only through (α, s_v): a smooth function of two variables, whatever the number of vertices.
+ *
+ * Approximations, each chosen per pair by an operation count (so sparse game rigs stay exact
+ * and dense weights get fast):
+ * 1. **exact** — the vertex visits every sub-triangle of the pair (no error);
+ * 2. **bins** — sub-triangles are merged into a `binsXi × binsS` grid over (ξ, s_t): each bin
+ *    keeps its total mass, mass-weighted centroid sum and mass-weighted mean (ξ̄, s̄), and the
+ *    vertex visits the non-empty bins (midpoint rule: the first-order error cancels);
+ * 3. **grid** — G and its centroid sums are tabulated from the bins on a `gridAlpha × gridS`
+ *    lattice over (α, s_v) and each vertex reads them by bicubic (Catmull–Rom) interpolation.
+ *    Along α the lattice is filled with the Gaussian recurrence
+ *    `g(α + h) = g(α)·r, r ← r·exp(−2ch²)` from the peak outwards, two multiplications per node.
+ *
+ * The error is measured, not assumed: see the tests (`fast CoR precomputation`) and the bench.
+ *
+ * @module
+ */
+import type { SkinnedMesh } from '../core/mesh.js';
+import type { PairTable } from './centers.js';
+
+/** Resolution of the fast evaluation (defaults measured on the shared assets). */
+export interface FastCorResolution {
+  /** Bins along ξ (the pair's weight fraction); default 96. */
+  binsXi?: number;
+  /** Bins along s (the pair's weight total); default 24. */
+  binsS?: number;
+  /** Lattice nodes along α; default 41. */
+  gridAlpha?: number;
+  /** Lattice nodes along s_v; default 21. */
+  gridS?: number;
+}
+
+/** How one pair was evaluated. */
+export type PairStrategy = 'exact' | 'bins' | 'grid';
+
+/**
+ * Per-pair evaluation plan: everything a vertex range needs to evaluate its pairs. Built once
+ * ({@link planPairs}), read by any number of ranges; pure data (typed arrays), so it can be
+ * shared with workers.
+ */
+export interface PairPlan {
+  table: PairTable;
+  sigma: number;
+  strategy: PairStrategy[];
+  /** Per pair: bins as 6 numbers each (ξ̄, s̄², M, M·cx, M·cy, M·cz), or undefined. */
+  bins: (Float64Array | undefined)[];
+  /** Per pair: lattice over the pair's vertices' (α, s_v) range, or undefined. */
+  grids: (Lattice | undefined)[];
+}
+
+/**
+ * G and its centroid sums tabulated at nodes `α = a0 + i·ha` (i < na), `s = s0 + l·hs` (l < ns);
+ * 4 numbers per node, α fastest.
+ */
+export interface Lattice {
+  a0: number;
+  ha: number;
+  na: number;
+  s0: number;
+  hs: number;
+  ns: number;
+  values: Float64Array;
+}
+
+const DEFAULTS: Required<FastCorResolution> = { binsXi: 96, binsS: 24, gridAlpha: 41, gridS: 21 };
+
+/**
+ * Where each pair's vertices lie: count, and the range of their (α, s_v), 5 numbers per pair
+ * bucket (count, αmin, αmax, smin, smax).
+ */
+export function pairVertexStats(table: PairTable, mesh: SkinnedMesh): Float64Array {
+  const P = table.offsets.length - 1;
+  const stats = new Float64Array(5 * P);
+  for (let p = 0; p < P; p++) stats.set([0, Infinity, -Infinity, Infinity, -Infinity], 5 * p);
+  const { joints, weights, influences: K } = mesh;
+  const n = weights.length / K;
+  const js: number[] = [];
+  const ws: number[] = [];
+  for (let i = 0; i < n; i++) {
+    js.length = 0;
+    ws.length = 0;
+    for (let k = K * i; k < K * i + K; k++) {
+      if (!(weights[k] > 0)) continue;
+      const at = js.indexOf(joints[k]);
+      if (at >= 0) ws[at] += weights[k];
+      else {
+        js.push(joints[k]);
+        ws.push(weights[k]);
+      }
+    }
+    for (let a = 0; a < js.length; a++) {
+      for (let b = 0; b < js.length; b++) {
+        if (js[a] >= js[b]) continue;
+        const p = table.buckets.get(js[a] * table.jointCount + js[b]);
+        if (p === undefined) continue;
+        const sv = ws[a] + ws[b];
+        const alpha = ws[a] / sv;
+        const o = 5 * p;
+        stats[o]++;
+        if (alpha < stats[o + 1]) stats[o + 1] = alpha;
+        if (alpha > stats[o + 2]) stats[o + 2] = alpha;
+        if (sv < stats[o + 3]) stats[o + 3] = sv;
+        if (sv > stats[o + 4]) stats[o + 4] = sv;
+      }
+    }
+  }
+  return stats;
+}
+
+/**
+ * Plans every pair: chooses exact, bins or grid by operation count and builds the bins and
+ * lattices needed.
+ * @param stats where each pair's vertices lie ({@link pairVertexStats})
+ */
+export function planPairs(
+  table: PairTable,
+  stats: Float64Array,
+  sigma: number,
+  resolution: FastCorResolution = {},
+): PairPlan {
+  const r = { ...DEFAULTS, ...resolution };
+  const P = table.offsets.length - 1;
+  const plan: PairPlan = {
+    table,
+    sigma,
+    strategy: new Array(P),
+    bins: new Array(P),
+    grids: new Array(P),
+  };
+  const scratch = new Float64Array(r.binsXi * r.binsS * 7);
+  const ha = 1 / (r.gridAlpha - 1);
+  const hs = 1 / (r.gridS - 1);
+  for (let p = 0; p < P; p++) {
+    const entries = table.offsets[p + 1] - table.offsets[p];
+    const nv = stats[5 * p];
+    plan.strategy[p] = 'exact';
+    if (nv === 0) continue;
+    // Lattice covering the pair's vertices (one node of margin for the bicubic stencil).
+    const a0 = Math.max(0, (Math.floor(stats[5 * p + 1] / ha) - 1) * ha);
+    const a1 = Math.min(1, (Math.ceil(stats[5 * p + 2] / ha) + 1) * ha);
+    const s0 = Math.max(0, (Math.floor(stats[5 * p + 3] / hs) - 1) * hs);
+    const s1 = Math.min(1, (Math.ceil(stats[5 * p + 4] / hs) + 1) * hs);
+    const na = Math.round((a1 - a0) / ha) + 1;
+    const ns = Math.round((s1 - s0) / hs) + 1;
+    const exactCost = nv * entries;
+    // Bins are only worth building when there are more entries than bins would hold.
+    if (exactCost < 2e4 || entries < 64) {
+      plan.strategy[p] = 'exact';
+      continue;
+    }
+    const bins = binPair(table, p, r.binsXi, r.binsS, scratch);
+    const nb = bins.length / 6;
+    const binCost = nv * nb;
+    // Unit: one exp-weighted accumulation (an exp is ~35 ns here); a lattice node costs ~0.2
+    // of that (the Gaussian recurrence) plus 3 exps per bin and lattice row; a bicubic read ~2.
+    const gridCost = ns * nb * 3 + na * ns * nb * 0.2 + nv * 2;
+    if (exactCost <= Math.min(binCost, gridCost)) {
+      plan.strategy[p] = 'exact';
+    } else if (binCost <= gridCost) {
+      plan.strategy[p] = 'bins';
+      plan.bins[p] = bins;
+    } else {
+      plan.strategy[p] = 'grid';
+      plan.grids[p] = tabulate(bins, sigma, { a0, ha, na, s0, hs, ns, values: new Float64Array(4 * na * ns) });
+    }
+  }
+  return plan;
+}
+
+/** Merges pair p's sub-triangles into (ξ, s) bins; returns the non-empty ones, 6 numbers each. */
+function binPair(table: PairTable, p: number, BX: number, BS: number, acc: Float64Array): Float64Array {
+  // acc: BX·BS bins × (M, M·ξ, M·s, M·c (3), count), all zero on entry and on return.
+  const { data, offsets } = table;
+  const touched: number[] = [];
+  for (let e = 6 * offsets[p]; e < 6 * offsets[p + 1]; e += 6) {
+    const x = data[e], y = data[e + 1]; // prettier-ignore
+    const s = x + y;
+    const xi = x / s;
+    const m = x * y; // data[e+2..] already carry the area
+    const ib = Math.min(BX - 1, Math.floor(xi * BX));
+    const sb = Math.min(BS - 1, Math.floor(s * BS));
+    const o = 7 * (sb * BX + ib);
+    if (acc[o + 6] === 0) touched.push(o);
+    const ma = m * data[e + 2];
+    acc[o] += ma;
+    acc[o + 1] += ma * xi;
+    acc[o + 2] += ma * s;
+    acc[o + 3] += m * data[e + 3];
+    acc[o + 4] += m * data[e + 4];
+    acc[o + 5] += m * data[e + 5];
+    acc[o + 6] += 1;
+  }
+  touched.sort((a, b) => a - b); // bin order fixed by position, not by first visit
+  const bins = new Float64Array(6 * touched.length);
+  let b = 0;
+  for (const o of touched) {
+    const M = acc[o];
+    if (!(M > 0)) {
+      acc.fill(0, o, o + 7);
+      continue;
+    }
+    const s = acc[o + 2] / M;
+    bins[6 * b] = acc[o + 1] / M;
+    bins[6 * b + 1] = s * s;
+    bins[6 * b + 2] = M;
+    bins[6 * b + 3] = acc[o + 3];
+    bins[6 * b + 4] = acc[o + 4];
+    bins[6 * b + 5] = acc[o + 5];
+    acc.fill(0, o, o + 7);
+    b++;
+  }
+  return bins.subarray(0, 6 * b);
+}
+
+/** Tabulates G and its centroid sums from the bins on the lattice (filled in place). */
+function tabulate(bins: Float64Array, sigma: number, lat: Lattice): Lattice {
+  const { a0, ha: h, na, s0, hs, ns, values: grid } = lat;
+  const inv2 = 1 / (sigma * sigma);
+  for (let l = 0; l < ns; l++) {
+    const s = s0 + l * hs;
+    const row = 4 * na * l;
+    for (let b = 0; b < bins.length; b += 6) {
+      const xi = bins[b];
+      const c = s * s * bins[b + 1] * inv2; // exponent = c·(α − ξ)²
+      const M = bins[b + 2], Mx = bins[b + 3], My = bins[b + 4], Mz = bins[b + 5]; // prettier-ignore
+      // Start at the node nearest the peak and walk outwards in both directions, with
+      // E1 = e^(−c·d0²), E2 = e^(−2c·d0·h), E3 = e^(−c·h²), |d0| ≤ h/2 (no overflow):
+      // up: g(i+1)/g(i) = e^(−c(2·d·h + h²)), down: g(i−1)/g(i) = e^(−c(−2·d·h + h²)),
+      // each ratio changing by the factor E3² per step.
+      const i0 = Math.min(na - 1, Math.max(0, Math.round((xi - a0) / h)));
+      const d0 = a0 + i0 * h - xi;
+      const E1 = Math.exp(-c * d0 * d0);
+      const E2 = Math.exp(-2 * c * d0 * h);
+      const E3 = Math.exp(-c * h * h);
+      const q = E3 * E3;
+      let g = E1;
+      let r = E2 * E3;
+      for (let i = i0; i < na; i++) {
+        const o = row + 4 * i;
+        grid[o] += g * M;
+        grid[o + 1] += g * Mx;
+        grid[o + 2] += g * My;
+        grid[o + 3] += g * Mz;
+        g *= r;
+        r *= q;
+      }
+      g = (E1 * E3) / E2;
+      r = (E3 * E3 * E3) / E2;
+      for (let i = i0 - 1; i >= 0; i--) {
+        const o = row + 4 * i;
+        grid[o] += g * M;
+        grid[o + 1] += g * Mx;
+        grid[o + 2] += g * My;
+        grid[o + 3] += g * Mz;
+        g *= r;
+        r *= q;
+      }
+    }
+  }
+  return lat;
+}
+
+/** Catmull–Rom weights for parameter t ∈ [0, 1] between nodes 1 and 2 of four. */
+function catmullRom(t: number, w: Float64Array): void {
+  const t2 = t * t, t3 = t2 * t; // prettier-ignore
+  w[0] = 0.5 * (-t3 + 2 * t2 - t);
+  w[1] = 0.5 * (3 * t3 - 5 * t2 + 2);
+  w[2] = 0.5 * (-3 * t3 + 4 * t2 + t);
+  w[3] = 0.5 * (t3 - t2);
+}
+
+/**
+ * Evaluates the centers of rotation of vertices `[begin, end)` with a {@link PairPlan} into
+ * `out` (bind space, 3 per vertex at the vertex's own index). Deterministic per vertex: the same
+ * numbers whatever the split into ranges.
+ * @returns number of blended vertices in the range
+ */
+export function centersOfRotationPlanned(
+  plan: PairPlan,
+  mesh: SkinnedMesh,
+  begin: number,
+  end: number,
+  out: Float32Array | Float64Array,
+): number {
+  const { table, sigma, strategy, bins, grids } = plan;
+  const { buckets, offsets, data, jointCount: J } = table;
+  const { positions: P, joints: MJ, weights: MW, influences: K } = mesh;
+  const inv2 = 1 / (sigma * sigma);
+  const vj = new Int32Array(K);
+  const vw = new Float64Array(K);
+  const wa = new Float64Array(4);
+  const ws = new Float64Array(4);
+  const acc = new Float64Array(4);
+  let blended = 0;
+  for (let i = begin; i < end; i++) {
+    let u = 0;
+    for (let k = K * i; k < K * i + K; k++) {
+      const w = MW[k];
+      if (!(w > 0)) continue;
+      const j = MJ[k];
+      let m = 0;
+      while (m < u && vj[m] < j) m++;
+      if (m < u && vj[m] === j) {
+        vw[m] += w;
+        continue;
+      }
+      for (let r = u; r > m; r--) {
+        vj[r] = vj[r - 1];
+        vw[r] = vw[r - 1];
+      }
+      vj[m] = j;
+      vw[m] = w;
+      u++;
+    }
+    let den = 0, n0 = 0, n1 = 0, n2 = 0; // prettier-ignore
+    if (u >= 2) blended++;
+    for (let a = 0; a < u; a++) {
+      for (let b = a + 1; b < u; b++) {
+        const p = buckets.get(vj[a] * J + vj[b]);
+        if (p === undefined) continue;
+        const wj = vw[a], wk = vw[b]; // prettier-ignore
+        const scale = wj * wk;
+        acc.fill(0);
+        const st = strategy[p];
+        if (st === 'exact') {
+          for (let e = 6 * offsets[p], stop = 6 * offsets[p + 1]; e < stop; e += 6) {
+            const tj = data[e], tk = data[e + 1]; // prettier-ignore
+            const x = wj * tk - wk * tj;
+            const s = tj * tk * Math.exp(-x * x * inv2);
+            acc[0] += s * data[e + 2];
+            acc[1] += s * data[e + 3];
+            acc[2] += s * data[e + 4];
+            acc[3] += s * data[e + 5];
+          }
+        } else {
+          const sv = wj + wk;
+          const alpha = wj / sv;
+          if (st === 'bins') {
+            const B = bins[p]!;
+            const c = sv * sv * inv2;
+            for (let o = 0; o < B.length; o += 6) {
+              const d = alpha - B[o];
+              const g = Math.exp(-c * B[o + 1] * d * d);
+              acc[0] += g * B[o + 2];
+              acc[1] += g * B[o + 3];
+              acc[2] += g * B[o + 4];
+              acc[3] += g * B[o + 5];
+            }
+          } else {
+            const L = grids[p]!;
+            const G = L.values;
+            const fa = (alpha - L.a0) / L.ha;
+            const fs = (sv - L.s0) / L.hs;
+            const ia = Math.max(0, Math.min(L.na - 2, Math.floor(fa)));
+            const is = Math.max(0, Math.min(L.ns - 2, Math.floor(fs)));
+            catmullRom(fa - ia, wa);
+            catmullRom(fs - is, ws);
+            for (let y = 0; y < 4; y++) {
+              // Clamp the stencil at the lattice border (repeat the edge node).
+              const row = Math.min(L.ns - 1, Math.max(0, is - 1 + y));
+              for (let x = 0; x < 4; x++) {
+                const col = Math.min(L.na - 1, Math.max(0, ia - 1 + x));
+                const w = ws[y] * wa[x];
+                const o = 4 * (row * L.na + col);
+                acc[0] += w * G[o];
+                acc[1] += w * G[o + 1];
+                acc[2] += w * G[o + 2];
+                acc[3] += w * G[o + 3];
+              }
+            }
+          }
+        }
+        den += scale * acc[0];
+        n0 += scale * acc[1];
+        n1 += scale * acc[2];
+        n2 += scale * acc[3];
+      }
+    }
+    if (u >= 2 && den > 0) {
+      out[3 * i] = n0 / den;
+      out[3 * i + 1] = n1 / den;
+      out[3 * i + 2] = n2 / den;
+    } else {
+      out[3 * i] = P[3 * i];
+      out[3 * i + 1] = P[3 * i + 1];
+      out[3 * i + 2] = P[3 * i + 2];
+    }
+  }
+  return blended;
+}
