@@ -22,8 +22,19 @@ export { deformLbs } from './deformers/lbs.js';
 export { deformDqs, jointDualQuaternions } from './deformers/dqs.js';
 export { deformCor } from './deformers/cor.js';
 export { deformers, deform } from './deformers/index.js';
-export { subdivideByWeights, type SubdividedTriangles } from './cor/subdivide.js';
-export { buildPairTable, centersOfRotationRange, type PairTable } from './cor/centers.js';
+export { subdivideByWeights, concatSubdivided, type SubdividedTriangles } from './cor/subdivide.js';
+export { buildPairTable, type PairTable } from './cor/centers.js';
+export {
+  centersOfRotationPlanned,
+  exactPlan,
+  planPairs,
+  pairVertexStats,
+  type PairPlan,
+  type PairStrategy,
+  type FastCorResolution,
+  type Lattice,
+} from './cor/fast.js';
+export { computeCentersOfRotationParallel, type ParallelCorOptions } from './cor/parallel.js';
 export {
   computeCentersOfRotation,
   DEFAULT_SIGMA,

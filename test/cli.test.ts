@@ -80,3 +80,13 @@ describe('corskin demo', () => {
     expect(minRatio(rows[2])).toBeGreaterThan(0.8);
   }, 300_000);
 });
+
+describe('corskin precompute --threads', () => {
+  it('writes byte-identical files with 1 and 2 threads', async () => {
+    const a = join(tmp.dir, 't1.glb');
+    const b = join(tmp.dir, 't2.glb');
+    expect((await runCli('precompute', CESIUM_MAN, '-o', a, '--threads', '1')).code).toBe(0);
+    expect((await runCli('precompute', CESIUM_MAN, '-o', b, '--threads', '2')).code).toBe(0);
+    expect(readFileSync(a).equals(readFileSync(b))).toBe(true);
+  });
+});

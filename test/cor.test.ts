@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildPairTable, centersOfRotationRange } from '../src/cor/centers.js';
+import { buildPairTable } from '../src/cor/centers.js';
+import { centersOfRotationPlanned, exactPlan } from '../src/cor/fast.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import { subdivideByWeights } from '../src/cor/subdivide.js';
 import { cylinder } from './helpers/cylinder.js';
@@ -81,11 +82,11 @@ describe('exact evaluation', () => {
 
   it('is deterministic and independent of how the vertex range is split', () => {
     const tris = subdivideByWeights(mesh, 0.1);
-    const table = buildPairTable(tris, 2);
+    const plan = exactPlan(buildPairTable(tris, 2), 0.1);
     const whole = new Float64Array(3 * n);
-    centersOfRotationRange(table, mesh, 0.1, 0, n, whole);
+    centersOfRotationPlanned(plan, mesh, 0, n, whole);
     const pieces = new Float64Array(3 * n);
-    for (let b = 0; b < n; b += 7) centersOfRotationRange(table, mesh, 0.1, b, Math.min(n, b + 7), pieces);
+    for (let b = 0; b < n; b += 7) centersOfRotationPlanned(plan, mesh, b, Math.min(n, b + 7), pieces);
     expect([...pieces]).toEqual([...whole]);
   });
 
@@ -96,5 +97,23 @@ describe('exact evaluation', () => {
     const ac = new AbortController();
     ac.abort(new Error('stop'));
     expect(() => computeCentersOfRotation(mesh, { signal: ac.signal })).toThrow('stop');
+  });
+});
+
+describe('parallel precomputation', () => {
+  it('gives bit-identical centers on 1, 2 and 3 threads, with progress and cancellation', async () => {
+    const { computeCentersOfRotationParallel } = await import('../src/cor/parallel.js');
+    const { mesh } = cylinder({ rings: 61, segments: 32, blend: 0.8 });
+    const one = await computeCentersOfRotationParallel(mesh, { threads: 1 });
+    const progress: number[] = [];
+    const two = await computeCentersOfRotationParallel(mesh, { threads: 2, onProgress: (d) => progress.push(d) });
+    const three = await computeCentersOfRotationParallel(mesh, { threads: 3 });
+    expect([...two.centers]).toEqual([...one.centers]);
+    expect([...three.centers]).toEqual([...one.centers]);
+    expect(progress.at(-1)).toBe(mesh.positions.length / 3);
+    const ac = new AbortController();
+    const pending = computeCentersOfRotationParallel(mesh, { threads: 2, signal: ac.signal });
+    ac.abort(new Error('cancelled'));
+    await expect(pending).rejects.toThrow('cancelled');
   });
 });

@@ -21,6 +21,13 @@ export function positiveNumber(value: string): number {
   return x;
 }
 
+/** Parses a whole number ≥ 1. */
+export function positiveInteger(value: string): number {
+  const x = Number(value);
+  if (!Number.isInteger(x) || x < 1) throw new InvalidArgumentError('expected a whole number ≥ 1');
+  return x;
+}
+
 function nonNegativeNumber(value: string): number {
   const x = Number(value);
   if (!(x >= 0) || !Number.isFinite(x)) throw new InvalidArgumentError('expected a number ≥ 0');
@@ -62,6 +69,11 @@ export function buildProgram(io: Io): Command {
     .option('--sigma <s>', 'similarity kernel width σ (seed 000, Eq. 1)', positiveNumber, 0.1)
     .option('--epsilon <e>', 'subdivision bound ε on weight distance per edge', positiveNumber, 0.1)
     .option('--exact', 'evaluate Eq. 4 exactly instead of the fast binned evaluation (slow on dense weights)')
+    .option(
+      '--threads <n>',
+      'worker threads; output is identical for any count (default: all cores from 100,000 vertices up, else 1: starting workers costs more than it saves on smaller meshes)',
+      positiveInteger,
+    )
     .option('--force', 'allow overwriting the input')
     .action((input, opts) => precomputeCommand(io, input, opts));
 

@@ -1,6 +1,7 @@
 /**
  * Optimized centers of rotation (Le & Hodgins 2016, seed 000, Eq. 1 and Eq. 4; seed 001,
- * Eq. 6–10), evaluated exactly.
+ * Eq. 6–10): the sub-triangles organised by joint pair. Evaluated by `fast.ts` (exactly, or
+ * binned, per pair).
  *
  * Similarity of weight vectors (Eq. 1), over ordered bone pairs j ≠ k:
  *
@@ -21,7 +22,6 @@
  *
  * @module
  */
-import type { SkinnedMesh } from '../core/mesh.js';
 import type { SubdividedTriangles } from './subdivide.js';
 
 /**
@@ -44,8 +44,9 @@ export interface PairTable {
  * Buckets the sub-triangles by the pairs of joints they carry.
  * @param tris output of {@link subdivideByWeights}
  * @param jointCount J; joint indices in `tris` must be < J
+ * @param shared allocate the entries in a SharedArrayBuffer (for workers)
  */
-export function buildPairTable(tris: SubdividedTriangles, jointCount: number): PairTable {
+export function buildPairTable(tris: SubdividedTriangles, jointCount: number, shared = false): PairTable {
   const { count, stride, joints, weights, areas, centroids } = tris;
   const buckets = new Map<number, number>();
   const counts: number[] = [];
@@ -78,7 +79,8 @@ export function buildPairTable(tris: SubdividedTriangles, jointCount: number): P
   const offsets = new Int32Array(counts.length + 1);
   for (let b = 0; b < counts.length; b++) offsets[b + 1] = offsets[b] + counts[b];
   const fill = offsets.slice(0, counts.length);
-  const data = new Float64Array(6 * offsets[counts.length]);
+  const size = 6 * offsets[counts.length];
+  const data = shared ? new Float64Array(new SharedArrayBuffer(8 * size)) : new Float64Array(size);
   q = 0;
   for (let t = 0; t < count; t++) {
     const o = stride * t;
@@ -98,88 +100,4 @@ export function buildPairTable(tris: SubdividedTriangles, jointCount: number): P
     }
   }
   return { jointCount, buckets, offsets, data };
-}
-
-/**
- * Evaluates Eq. 4 for vertices `[begin, end)` of `mesh` into `out` (bind space, 3 numbers per
- * vertex, written at the vertex's own index). Pure and deterministic: any split of the vertex
- * range gives the same numbers, so ranges can run on separate workers.
- * @param table pair buckets of the subdivided domain ({@link buildPairTable})
- * @param sigma kernel width σ of Eq. 1 (paper default 0.1), > 0
- * @param out length ≥ 3·end
- * @returns number of vertices in the range that are blended (≥ 2 influences)
- */
-export function centersOfRotationRange(
-  table: PairTable,
-  mesh: SkinnedMesh,
-  sigma: number,
-  begin: number,
-  end: number,
-  out: Float32Array | Float64Array,
-): number {
-  if (!(sigma > 0)) throw new RangeError(`sigma must be > 0, got ${sigma}`);
-  const { positions: P, joints: MJ, weights: MW, influences: K } = mesh;
-  const { buckets, offsets, data, jointCount: J } = table;
-  const inv2 = 1 / (sigma * sigma);
-  const vj = new Int32Array(K); // the vertex's distinct joints, ascending
-  const vw = new Float64Array(K);
-  let blended = 0;
-  for (let i = begin; i < end; i++) {
-    // Distinct non-zero influences, sorted by joint (insertion sort, K ≤ 8).
-    let u = 0;
-    for (let k = K * i; k < K * i + K; k++) {
-      const w = MW[k];
-      if (!(w > 0)) continue;
-      const j = MJ[k];
-      let m = 0;
-      while (m < u && vj[m] < j) m++;
-      if (m < u && vj[m] === j) {
-        vw[m] += w;
-        continue;
-      }
-      for (let r = u; r > m; r--) {
-        vj[r] = vj[r - 1];
-        vw[r] = vw[r - 1];
-      }
-      vj[m] = j;
-      vw[m] = w;
-      u++;
-    }
-    let num0 = 0, num1 = 0, num2 = 0, den = 0;
-    if (u >= 2) {
-      blended++;
-      for (let a = 0; a < u; a++) {
-        for (let b = a + 1; b < u; b++) {
-          const bucket = buckets.get(vj[a] * J + vj[b]);
-          if (bucket === undefined) continue;
-          const wa = vw[a], wb = vw[b];
-          const scale = wa * wb;
-          let n0 = 0, n1 = 0, n2 = 0, d = 0;
-          for (let e = 6 * offsets[bucket], stop = 6 * offsets[bucket + 1]; e < stop; e += 6) {
-            const tj = data[e], tk = data[e + 1];
-            const x = wa * tk - wb * tj;
-            const s = tj * tk * Math.exp(-x * x * inv2);
-            d += s * data[e + 2];
-            n0 += s * data[e + 3];
-            n1 += s * data[e + 4];
-            n2 += s * data[e + 5];
-          }
-          den += scale * d;
-          num0 += scale * n0;
-          num1 += scale * n1;
-          num2 += scale * n2;
-        }
-      }
-    }
-    if (den > 0) {
-      out[3 * i] = num0 / den;
-      out[3 * i + 1] = num1 / den;
-      out[3 * i + 2] = num2 / den;
-    } else {
-      out[3 * i] = P[3 * i];
-      out[3 * i + 1] = P[3 * i + 1];
-      out[3 * i + 2] = P[3 * i + 2];
-    }
-  }
-  return blended;
 }

@@ -75,6 +75,12 @@ export interface Lattice {
 
 const DEFAULTS: Required<FastCorResolution> = { binsXi: 96, binsS: 24, gridAlpha: 41, gridS: 21 };
 
+/** A plan that evaluates every pair exactly (Eq. 4 to rounding, no binning). */
+export function exactPlan(table: PairTable, sigma: number): PairPlan {
+  const P = table.offsets.length - 1;
+  return { table, sigma, strategy: new Array(P).fill('exact'), bins: new Array(P), grids: new Array(P) };
+}
+
 /**
  * Where each pair's vertices lie: count, and the range of their (α, s_v), 5 numbers per pair
  * bucket (count, αmin, αmax, smin, smax).
@@ -122,29 +128,27 @@ export function pairVertexStats(table: PairTable, mesh: SkinnedMesh): Float64Arr
  * Plans every pair: chooses exact, bins or grid by operation count and builds the bins and
  * lattices needed.
  * @param stats where each pair's vertices lie ({@link pairVertexStats})
+ * @param pairs the pair buckets to plan (default all); the others stay `exact` and empty, and
+ *   plans of disjoint subsets combine with {@link mergePlans}
  */
 export function planPairs(
   table: PairTable,
   stats: Float64Array,
   sigma: number,
   resolution: FastCorResolution = {},
+  pairs?: ArrayLike<number>,
 ): PairPlan {
   const r = { ...DEFAULTS, ...resolution };
   const P = table.offsets.length - 1;
-  const plan: PairPlan = {
-    table,
-    sigma,
-    strategy: new Array(P),
-    bins: new Array(P),
-    grids: new Array(P),
-  };
+  const plan = exactPlan(table, sigma);
   const scratch = new Float64Array(r.binsXi * r.binsS * 7);
   const ha = 1 / (r.gridAlpha - 1);
   const hs = 1 / (r.gridS - 1);
-  for (let p = 0; p < P; p++) {
+  const list = pairs ?? Array.from({ length: P }, (_, p) => p);
+  for (let q = 0; q < list.length; q++) {
+    const p = list[q];
     const entries = table.offsets[p + 1] - table.offsets[p];
     const nv = stats[5 * p];
-    plan.strategy[p] = 'exact';
     if (nv === 0) continue;
     // Lattice covering the pair's vertices (one node of margin for the bicubic stencil).
     const a0 = Math.max(0, (Math.floor(stats[5 * p + 1] / ha) - 1) * ha);
@@ -176,6 +180,38 @@ export function planPairs(
     }
   }
   return plan;
+}
+
+/**
+ * Combines plans of disjoint pair subsets of the same table into one (each pair taken from the
+ * plan that built it).
+ */
+export function mergePlans(plans: PairPlan[]): PairPlan {
+  const out: PairPlan = { ...plans[0], strategy: [...plans[0].strategy], bins: [...plans[0].bins], grids: [...plans[0].grids] };
+  for (const plan of plans.slice(1)) {
+    for (let p = 0; p < plan.strategy.length; p++) {
+      if (plan.strategy[p] !== 'exact') {
+        out.strategy[p] = plan.strategy[p];
+        out.bins[p] = plan.bins[p];
+        out.grids[p] = plan.grids[p];
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Estimated planning work of each pair (entries, and vertices × entries), to balance pairs over
+ * workers.
+ */
+export function pairWork(table: PairTable, stats: Float64Array): Float64Array {
+  const P = table.offsets.length - 1;
+  const w = new Float64Array(P);
+  for (let p = 0; p < P; p++) {
+    const entries = table.offsets[p + 1] - table.offsets[p];
+    w[p] = entries + Math.min(stats[5 * p] * entries, 3000 * stats[5 * p]);
+  }
+  return w;
 }
 
 /** Merges pair p's sub-triangles into (ξ, s) bins; returns the non-empty ones, 6 numbers each. */
@@ -281,10 +317,14 @@ function catmullRom(t: number, w: Float64Array): void {
 }
 
 /**
- * Evaluates the centers of rotation of vertices `[begin, end)` with a {@link PairPlan} into
- * `out` (bind space, 3 per vertex at the vertex's own index). Deterministic per vertex: the same
- * numbers whatever the split into ranges.
- * @returns number of blended vertices in the range
+ * Evaluates the centers of rotation (Eq. 4) of vertices `[begin, end)` with a {@link PairPlan}
+ * into `out` (bind space, 3 per vertex at the vertex's own index). Pure and deterministic per
+ * vertex: the same numbers whatever the split into ranges, so ranges can run on workers. A
+ * vertex with fewer than two influences (or, in a degenerate mesh, no similar sub-triangle)
+ * keeps its bind position: it moves rigidly, so its center of rotation does not matter.
+ * @param out length ≥ 3·end
+ * @returns number of blended vertices (≥ 2 influences) in the range
+ * @throws RangeError when σ ≤ 0
  */
 export function centersOfRotationPlanned(
   plan: PairPlan,
@@ -294,6 +334,7 @@ export function centersOfRotationPlanned(
   out: Float32Array | Float64Array,
 ): number {
   const { table, sigma, strategy, bins, grids } = plan;
+  if (!(sigma > 0)) throw new RangeError(`sigma must be > 0, got ${sigma}`);
   const { buckets, offsets, data, jointCount: J } = table;
   const { positions: P, joints: MJ, weights: MW, influences: K } = mesh;
   const inv2 = 1 / (sigma * sigma);

@@ -1,12 +1,15 @@
 /**
- * The CoR precomputation end to end: subdivide, bucket, integrate (seed 000, Sec. 3.2).
+ * The CoR precomputation end to end (seed 000, Sec. 3.2): subdivide in weight space, bucket the
+ * sub-triangles by joint pair, plan each pair (exact, binned or tabulated), evaluate Eq. 4 per
+ * vertex — in this thread ({@link computeCentersOfRotation}) or on a pool of worker threads
+ * ({@link computeCentersOfRotationParallel}), with bit-identical results either way.
  *
  * @module
  */
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
-import { buildPairTable, centersOfRotationRange } from './centers.js';
-import { centersOfRotationPlanned, pairVertexStats, planPairs, type FastCorResolution } from './fast.js';
+import { buildPairTable } from './centers.js';
+import { centersOfRotationPlanned, exactPlan, pairVertexStats, planPairs, type FastCorResolution } from './fast.js';
 import { subdivideByWeights } from './subdivide.js';
 
 /** The paper's defaults (seed 000, Sec. 5): σ = 0.1, ε = 0.1. */
@@ -22,7 +25,7 @@ export interface CorOptions {
   epsilon?: number;
   /** Called now and then with (vertices done, total), and once at the end. */
   onProgress?: (done: number, total: number) => void;
-  /** Aborts the computation (throws the signal's reason) between chunks of vertices. */
+  /** Aborts the computation (throws, or rejects with, the signal's reason). */
   signal?: AbortSignal;
   /**
    * `fast` (default): per joint pair, the sub-triangles are binned in the pair's weight space
@@ -50,40 +53,46 @@ export interface CorResult {
   seconds: number;
 }
 
-const CHUNK = 256;
+const CHUNK = 4096;
+
+/** Validated parameters. @throws RangeError for σ or ε ≤ 0; CorskinError for an empty mesh */
+export function corParameters(mesh: SkinnedMesh, options: CorOptions): { sigma: number; epsilon: number; J: number } {
+  const sigma = options.sigma ?? DEFAULT_SIGMA;
+  const epsilon = options.epsilon ?? DEFAULT_EPSILON;
+  if (!(sigma > 0)) throw new RangeError(`sigma must be > 0, got ${sigma}`);
+  if (!(epsilon > 0)) throw new RangeError(`epsilon must be > 0, got ${epsilon}`);
+  if (mesh.positions.length === 0) throw new CorskinError('the mesh has no vertices');
+  let J = 0;
+  for (let i = 0; i < mesh.joints.length; i++) if (mesh.joints[i] >= J) J = mesh.joints[i] + 1;
+  return { sigma, epsilon, J };
+}
 
 /**
  * Computes the optimized center of rotation of every vertex of `mesh` (Eq. 4 of seed 000) over
- * the mesh's own triangles, after subdividing them to weight-space edge length ≤ ε, by the fast
- * binned evaluation (default) or exactly.
+ * the mesh's own triangles, after subdividing them to weight-space edge length ≤ ε, in this
+ * thread.
  * @param mesh bind-space mesh with weights summing to 1 per vertex; every triangle primitive
  *   bound to the same skin belongs in it (that is the integration domain)
  * @throws RangeError for σ or ε ≤ 0; the abort reason when `signal` aborts
  * @throws CorskinError when the mesh has no vertices
  */
 export function computeCentersOfRotation(mesh: SkinnedMesh, options: CorOptions = {}): CorResult {
-  const sigma = options.sigma ?? DEFAULT_SIGMA;
-  const epsilon = options.epsilon ?? DEFAULT_EPSILON;
-  if (!(sigma > 0)) throw new RangeError(`sigma must be > 0, got ${sigma}`);
-  if (!(epsilon > 0)) throw new RangeError(`epsilon must be > 0, got ${epsilon}`);
+  const { sigma, epsilon, J } = corParameters(mesh, options);
   const n = mesh.positions.length / 3;
-  if (n === 0) throw new CorskinError('the mesh has no vertices');
   const start = performance.now();
   options.signal?.throwIfAborted();
   const tris = subdivideByWeights(mesh, epsilon);
-  let J = 0;
-  for (let i = 0; i < mesh.joints.length; i++) if (mesh.joints[i] >= J) J = mesh.joints[i] + 1;
   const table = buildPairTable(tris, J);
-  const plan = options.method === 'exact' ? undefined : planPairs(table, pairVertexStats(table, mesh), sigma, options.resolution);
+  const plan =
+    options.method === 'exact'
+      ? exactPlan(table, sigma)
+      : planPairs(table, pairVertexStats(table, mesh), sigma, options.resolution);
   const centers = new Float32Array(3 * n);
   let blended = 0;
-  const chunk = plan ? 16 * CHUNK : CHUNK;
-  for (let begin = 0; begin < n; begin += chunk) {
+  for (let begin = 0; begin < n; begin += CHUNK) {
     options.signal?.throwIfAborted();
-    const end = Math.min(n, begin + chunk);
-    blended += plan
-      ? centersOfRotationPlanned(plan, mesh, begin, end, centers)
-      : centersOfRotationRange(table, mesh, sigma, begin, end, centers);
+    const end = Math.min(n, begin + CHUNK);
+    blended += centersOfRotationPlanned(plan, mesh, begin, end, centers);
     options.onProgress?.(end, n);
   }
   return {

@@ -44,14 +44,21 @@ const MAX_DEPTH = 40;
  * Subdivides `mesh.triangles` until every edge's weight distance is ≤ `epsilon`.
  * @param mesh bind-space positions, triangles and influences (weights summing to 1)
  * @param epsilon weight-space edge length bound ε (paper default 0.1), > 0
+ * @param first first input triangle to refine (default 0), for splitting the work
+ * @param end one past the last input triangle (default all)
  * @throws RangeError when epsilon is not positive
  */
-export function subdivideByWeights(mesh: SkinnedMesh, epsilon: number): SubdividedTriangles {
+export function subdivideByWeights(
+  mesh: SkinnedMesh,
+  epsilon: number,
+  first = 0,
+  end = mesh.triangles.length / 3,
+): SubdividedTriangles {
   if (!(epsilon > 0)) throw new RangeError(`epsilon must be > 0, got ${epsilon}`);
   const { positions: P, triangles: T, joints: MJ, weights: MW, influences: K } = mesh;
   const stride = 3 * K;
   const eps2 = epsilon * epsilon;
-  let cap = Math.max(16, T.length / 3);
+  let cap = Math.max(16, end - first);
   let count = 0;
   let areas = new Float64Array(cap);
   let centroids = new Float64Array(3 * cap);
@@ -85,7 +92,7 @@ export function subdivideByWeights(mesh: SkinnedMesh, epsilon: number): Subdivid
 
   // Scratch: [0, 18) rotated corners and midpoints, [45, 54) corner positions in emit().
   const tmp = new Float64Array(54);
-  for (let t = 0; t < T.length; t += 3) {
+  for (let t = 3 * first; t < 3 * end; t += 3) {
     // Gather U and W.
     let u = 0;
     W.fill(0);
@@ -221,4 +228,30 @@ function triangleArea(p: Float64Array, a: number, b: number, c: number): number 
   const ux = p[b] - p[a], uy = p[b + 1] - p[a + 1], uz = p[b + 2] - p[a + 2];
   const vx = p[c] - p[a], vy = p[c + 1] - p[a + 1], vz = p[c + 2] - p[a + 2];
   return 0.5 * Math.hypot(uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx);
+}
+
+/**
+ * Concatenates subdivision results in order (the same as subdividing the union of their
+ * triangle ranges at once).
+ */
+export function concatSubdivided(parts: SubdividedTriangles[]): SubdividedTriangles {
+  const stride = parts[0].stride;
+  const count = parts.reduce((s, p) => s + p.count, 0);
+  const out: SubdividedTriangles = {
+    count,
+    stride,
+    areas: new Float64Array(count),
+    centroids: new Float64Array(3 * count),
+    joints: new Int32Array(stride * count),
+    weights: new Float64Array(stride * count),
+  };
+  let t = 0;
+  for (const p of parts) {
+    out.areas.set(p.areas, t);
+    out.centroids.set(p.centroids, 3 * t);
+    out.joints.set(p.joints, stride * t);
+    out.weights.set(p.weights, stride * t);
+    t += p.count;
+  }
+  return out;
 }

@@ -30,20 +30,16 @@ export type Deformer = (mesh: SkinnedMesh, skinning: Float64Array, out: DeformTa
 export type SkinningMethod = 'lbs' | 'dqs' | 'cor';
 
 /**
- * Checks that `out` fits `mesh` and that `skinning` covers every referenced joint.
+ * Checks that `out` fits `mesh` (O(1): the per-vertex data is checked once, by
+ * {@link validateSkinnedMesh}, when the mesh is read — influences must reference joints < J).
  * @throws CorskinError on a size mismatch
  */
 export function checkDeformArgs(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   const n = mesh.positions.length / 3;
   if (out.positions.length < 3 * n) throw new CorskinError(`output positions hold fewer than ${n} vertices`);
-  if (skinning.length % 16) throw new CorskinError('skinning matrices length is not a multiple of 16');
-  const J = skinning.length / 16;
-  const { joints, weights } = mesh;
-  for (let i = 0; i < joints.length; i++) {
-    if (weights[i] > 0 && joints[i] >= J) {
-      throw new CorskinError(`influence joint ${joints[i]} has no skinning matrix (${J} given)`);
-    }
-  }
+  if (out.normals && mesh.normals && out.normals.length < 3 * n) throw new CorskinError(`output normals hold fewer than ${n} vertices`);
+  if (out.tangents && mesh.tangents && out.tangents.length < 4 * n) throw new CorskinError(`output tangents hold fewer than ${n} vertices`);
+  if (skinning.length === 0 || skinning.length % 16) throw new CorskinError('skinning matrices length is not a positive multiple of 16');
 }
 
 /**
@@ -55,21 +51,6 @@ export function jointQuaternions(skinning: Float64Array, out?: Float64Array): Fl
   const q = out ?? new Float64Array(4 * J);
   for (let j = 0; j < J; j++) quatFromMat4(q, 4 * j, skinning, 16 * j);
   return q;
-}
-
-/**
- * The index `K·i + k` of vertex i's only influence with a non-zero weight, or -1 when it has
- * several. Such a vertex moves exactly rigidly with its joint under every method.
- */
-export function singleInfluence(joints: Uint32Array, weights: Float32Array, K: number, i: number): number {
-  let found = -1;
-  for (let k = K * i; k < K * i + K; k++) {
-    if (weights[k] > 0) {
-      if (found >= 0 && joints[k] !== joints[found]) return -1;
-      found = k;
-    }
-  }
-  return found;
 }
 
 /**
@@ -130,4 +111,25 @@ export function writeTransformed(
     tOut[4 * i + 2] = rz * l;
     tOut[4 * i + 3] = tIn[4 * i + 3];
   }
+}
+
+/**
+ * Writes tangent i (x, y, z, w) transformed by the linear part A (column-major), renormalised,
+ * handedness w copied.
+ */
+export function writeTangent(
+  tIn: Float32Array,
+  tOut: Float32Array,
+  i: number,
+  a00: number, a10: number, a20: number,
+  a01: number, a11: number, a21: number,
+  a02: number, a12: number, a22: number,
+): void { // prettier-ignore
+  const x = tIn[4 * i], y = tIn[4 * i + 1], z = tIn[4 * i + 2]; // prettier-ignore
+  const rx = a00 * x + a01 * y + a02 * z, ry = a10 * x + a11 * y + a12 * z, rz = a20 * x + a21 * y + a22 * z; // prettier-ignore
+  const l = 1 / (Math.sqrt(rx * rx + ry * ry + rz * rz) || 1);
+  tOut[4 * i] = rx * l;
+  tOut[4 * i + 1] = ry * l;
+  tOut[4 * i + 2] = rz * l;
+  tOut[4 * i + 3] = tIn[4 * i + 3];
 }

@@ -15,11 +15,11 @@
  */
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
-import { checkDeformArgs, jointQuaternions, singleInfluence, writeAffine, type DeformTarget } from './common.js';
-import { writeRotation } from './dqs.js';
+import { checkDeformArgs, jointQuaternions, writeAffine, writeTangent, type DeformTarget } from './common.js';
 
 /**
  * Deforms `mesh` by CoR skinning (see {@link Deformer} for the shared contract).
+ * A vertex whose influences all name one joint moves exactly by that joint's matrix.
  * @param mesh must carry `centersOfRotation` (bind space, length 3·n; see
  *   {@link computeCentersOfRotation})
  * @param skinning skinning matrices, 4×4 column-major, length 16·J (bind → posed space)
@@ -28,51 +28,67 @@ import { writeRotation } from './dqs.js';
  */
 export function deformCor(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   checkDeformArgs(mesh, skinning, out);
-  const cor = mesh.centersOfRotation;
+  const C = mesh.centersOfRotation;
   const n = mesh.positions.length / 3;
-  if (!cor || cor.length !== 3 * n) {
+  if (!C || C.length !== 3 * n) {
     throw new CorskinError('CoR skinning needs centers of rotation (run the CoR precomputation first)');
   }
   const q = jointQuaternions(skinning);
   const S = skinning;
-  const { joints, weights, influences: K } = mesh;
+  const { positions: P, normals: N, tangents: TI, joints: MJ, weights: MW, influences: K } = mesh;
+  const OP = out.positions;
+  const ON = N ? out.normals : undefined;
+  const OT = TI ? out.tangents : undefined;
   for (let i = 0; i < n; i++) {
-    const single = singleInfluence(joints, weights, K, i);
-    if (single >= 0) {
-      writeAffine(mesh, out, i, skinning, 16 * joints[single]);
-      continue;
-    }
-    const cx = cor[3 * i], cy = cor[3 * i + 1], cz = cor[3 * i + 2];
-    let px = 0, py = 0, pz = 0, pw = 0; // pivot
-    let qx = 0, qy = 0, qz = 0, qw = 0, lx = 0, ly = 0, lz = 0;
-    let havePivot = false;
-    for (let k = K * i; k < K * i + K; k++) {
-      const w = weights[k];
+    const cx = C[3 * i], cy = C[3 * i + 1], cz = C[3 * i + 2]; // prettier-ignore
+    let px = 0, py = 0, pz = 0, pw = 0; // pivot quaternion (first influence)
+    let qx = 0, qy = 0, qz = 0, qw = 0, lx = 0, ly = 0, lz = 0; // prettier-ignore
+    let single = -1;
+    let several = false;
+    for (let k = K * i, end = k + K; k < end; k++) {
+      const w = MW[k];
       if (w === 0) continue;
-      const j = joints[k];
-      const o = 4 * j;
-      const m = 16 * j;
+      const j = MJ[k];
+      const o = j << 2;
+      const m = j << 4;
+      // p̃ = Σ w_j (R_j p* + t_j): linear blend skinning of the center of rotation.
       lx += w * (S[m] * cx + S[m + 4] * cy + S[m + 8] * cz + S[m + 12]);
       ly += w * (S[m + 1] * cx + S[m + 5] * cy + S[m + 9] * cz + S[m + 13]);
       lz += w * (S[m + 2] * cx + S[m + 6] * cy + S[m + 10] * cz + S[m + 14]);
       let ws = w;
-      if (!havePivot) {
-        px = q[o]; py = q[o + 1]; pz = q[o + 2]; pw = q[o + 3];
-        havePivot = true;
-      } else if (px * q[o] + py * q[o + 1] + pz * q[o + 2] + pw * q[o + 3] < 0) {
-        ws = -w;
+      if (single < 0) {
+        single = j;
+        px = q[o]; py = q[o + 1]; pz = q[o + 2]; pw = q[o + 3]; // prettier-ignore
+      } else {
+        if (j !== single) several = true;
+        if (px * q[o] + py * q[o + 1] + pz * q[o + 2] + pw * q[o + 3] < 0) ws = -w;
       }
-      qx += ws * q[o]; qy += ws * q[o + 1]; qz += ws * q[o + 2]; qw += ws * q[o + 3];
+      qx += ws * q[o]; qy += ws * q[o + 1]; qz += ws * q[o + 2]; qw += ws * q[o + 3]; // prettier-ignore
     }
-    const inv = 1 / Math.hypot(qx, qy, qz, qw);
-    qx *= inv; qy *= inv; qz *= inv; qw *= inv;
-    // t = p̃ − R p*
-    const x2 = qx + qx, y2 = qy + qy, z2 = qz + qz;
-    const xx = qx * x2, xy = qx * y2, xz = qx * z2, yy = qy * y2, yz = qy * z2, zz = qz * z2;
-    const wx = qw * x2, wy = qw * y2, wz = qw * z2;
-    const rcx = (1 - (yy + zz)) * cx + (xy - wz) * cy + (xz + wy) * cz;
-    const rcy = (xy + wz) * cx + (1 - (xx + zz)) * cy + (yz - wx) * cz;
-    const rcz = (xz - wy) * cx + (yz + wx) * cy + (1 - (xx + yy)) * cz;
-    writeRotation(mesh, out, i, qx, qy, qz, qw, lx - rcx, ly - rcy, lz - rcz);
+    if (!several) {
+      writeAffine(mesh, out, i, skinning, (single < 0 ? 0 : single) << 4);
+      continue;
+    }
+    const inv = 1 / Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
+    qx *= inv; qy *= inv; qz *= inv; qw *= inv; // prettier-ignore
+    // v' = R (v − p*) + p̃, i.e. t = p̃ − R p*
+    const x2 = qx + qx, y2 = qy + qy, z2 = qz + qz; // prettier-ignore
+    const xx = qx * x2, xy = qx * y2, xz = qx * z2, yy = qy * y2, yz = qy * z2, zz = qz * z2; // prettier-ignore
+    const wx = qw * x2, wy = qw * y2, wz = qw * z2; // prettier-ignore
+    const r00 = 1 - (yy + zz), r10 = xy + wz, r20 = xz - wy; // prettier-ignore
+    const r01 = xy - wz, r11 = 1 - (xx + zz), r21 = yz + wx; // prettier-ignore
+    const r02 = xz + wy, r12 = yz - wx, r22 = 1 - (xx + yy); // prettier-ignore
+    const p = 3 * i;
+    const x = P[p] - cx, y = P[p + 1] - cy, z = P[p + 2] - cz; // prettier-ignore
+    OP[p] = r00 * x + r01 * y + r02 * z + lx;
+    OP[p + 1] = r10 * x + r11 * y + r12 * z + ly;
+    OP[p + 2] = r20 * x + r21 * y + r22 * z + lz;
+    if (ON) {
+      const nx = N![p], ny = N![p + 1], nz = N![p + 2]; // prettier-ignore
+      ON[p] = r00 * nx + r01 * ny + r02 * nz;
+      ON[p + 1] = r10 * nx + r11 * ny + r12 * nz;
+      ON[p + 2] = r20 * nx + r21 * ny + r22 * nz;
+    }
+    if (OT) writeTangent(TI!, OT, i, r00, r10, r20, r01, r11, r21, r02, r12, r22);
   }
 }

@@ -14,14 +14,7 @@
  * @module
  */
 import type { SkinnedMesh } from '../core/mesh.js';
-import {
-  checkDeformArgs,
-  jointQuaternions,
-  singleInfluence,
-  writeAffine,
-  writeTransformed,
-  type DeformTarget,
-} from './common.js';
+import { checkDeformArgs, jointQuaternions, writeAffine, writeTangent, type DeformTarget } from './common.js';
 
 /**
  * Unit dual quaternion of each skinning matrix: 8 numbers per joint, real part (x, y, z, w) then
@@ -47,6 +40,7 @@ export function jointDualQuaternions(skinning: Float64Array): Float64Array {
 
 /**
  * Deforms `mesh` by dual quaternion skinning (see {@link Deformer} for the shared contract).
+ * A vertex whose influences all name one joint moves exactly by that joint's matrix.
  * @param skinning skinning matrices, 4×4 column-major, length 16·J (bind → posed space)
  * @param out posed positions (3·n), normals (3·n), tangents (4·n)
  * @throws CorskinError when `out` or `skinning` is too small for the mesh
@@ -54,57 +48,72 @@ export function jointDualQuaternions(skinning: Float64Array): Float64Array {
 export function deformDqs(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   checkDeformArgs(mesh, skinning, out);
   const dq = jointDualQuaternions(skinning);
-  const { joints, weights, influences: K } = mesh;
+  const { joints: MJ, weights: MW, influences: K } = mesh;
   const n = mesh.positions.length / 3;
   for (let i = 0; i < n; i++) {
-    const single = singleInfluence(joints, weights, K, i);
-    if (single >= 0) {
-      writeAffine(mesh, out, i, skinning, 16 * joints[single]);
+    let px = 0, py = 0, pz = 0, pw = 0; // pivot quaternion (first influence)
+    let rx = 0, ry = 0, rz = 0, rw = 0, dx = 0, dy = 0, dz = 0, dw = 0; // prettier-ignore
+    let single = -1;
+    let several = false;
+    for (let k = K * i, end = k + K; k < end; k++) {
+      let w = MW[k];
+      if (w === 0) continue;
+      const j = MJ[k];
+      const o = j << 3;
+      if (single < 0) {
+        single = j;
+        px = dq[o]; py = dq[o + 1]; pz = dq[o + 2]; pw = dq[o + 3]; // prettier-ignore
+      } else {
+        if (j !== single) several = true;
+        if (px * dq[o] + py * dq[o + 1] + pz * dq[o + 2] + pw * dq[o + 3] < 0) w = -w;
+      }
+      rx += w * dq[o]; ry += w * dq[o + 1]; rz += w * dq[o + 2]; rw += w * dq[o + 3]; // prettier-ignore
+      dx += w * dq[o + 4]; dy += w * dq[o + 5]; dz += w * dq[o + 6]; dw += w * dq[o + 7]; // prettier-ignore
+    }
+    if (!several) {
+      writeAffine(mesh, out, i, skinning, (single < 0 ? 0 : single) << 4);
       continue;
     }
-    let px = 0, py = 0, pz = 0, pw = 0; // pivot quaternion
-    let rx = 0, ry = 0, rz = 0, rw = 0, dx = 0, dy = 0, dz = 0, dw = 0;
-    let havePivot = false;
-    for (let k = K * i; k < K * i + K; k++) {
-      let w = weights[k];
-      if (w === 0) continue;
-      const o = 8 * joints[k];
-      if (!havePivot) {
-        px = dq[o]; py = dq[o + 1]; pz = dq[o + 2]; pw = dq[o + 3];
-        havePivot = true;
-      } else if (px * dq[o] + py * dq[o + 1] + pz * dq[o + 2] + pw * dq[o + 3] < 0) {
-        w = -w;
-      }
-      rx += w * dq[o]; ry += w * dq[o + 1]; rz += w * dq[o + 2]; rw += w * dq[o + 3];
-      dx += w * dq[o + 4]; dy += w * dq[o + 5]; dz += w * dq[o + 6]; dw += w * dq[o + 7];
-    }
-    const inv = 1 / Math.hypot(rx, ry, rz, rw);
-    rx *= inv; ry *= inv; rz *= inv; rw *= inv;
-    dx *= inv; dy *= inv; dz *= inv; dw *= inv;
+    const inv = 1 / Math.sqrt(rx * rx + ry * ry + rz * rz + rw * rw);
+    rx *= inv; ry *= inv; rz *= inv; rw *= inv; // prettier-ignore
+    dx *= inv; dy *= inv; dz *= inv; dw *= inv; // prettier-ignore
     // t = 2 (d ⊗ r*) = 2 (r_w d_v − d_w r_v + r_v × d_v)
     const tx = 2 * (rw * dx - dw * rx + ry * dz - rz * dy);
     const ty = 2 * (rw * dy - dw * ry + rz * dx - rx * dz);
     const tz = 2 * (rw * dz - dw * rz + rx * dy - ry * dx);
-    writeRotation(mesh, out, i, rx, ry, rz, rw, tx, ty, tz);
+    writeRigid(mesh, out, i, rx, ry, rz, rw, tx, ty, tz);
   }
 }
 
-/** Writes vertex i moved by the rigid map (rotation of unit quaternion (x,y,z,w), then t). */
-export function writeRotation(
+/**
+ * Writes vertex i moved by the rigid map `v ↦ R v + t`, R the rotation of the unit quaternion
+ * (qx, qy, qz, qw): position, normal (R n) and tangent (R t, w copied).
+ */
+function writeRigid(
   mesh: SkinnedMesh,
   out: DeformTarget,
   i: number,
-  x: number, y: number, z: number, w: number,
+  qx: number, qy: number, qz: number, qw: number,
   tx: number, ty: number, tz: number,
-): void {
-  const x2 = x + x, y2 = y + y, z2 = z + z;
-  const xx = x * x2, xy = x * y2, xz = x * z2, yy = y * y2, yz = y * z2, zz = z * z2;
-  const wx = w * x2, wy = w * y2, wz = w * z2;
-  writeTransformed(
-    mesh, out, i,
-    1 - (yy + zz), xy + wz, xz - wy,
-    xy - wz, 1 - (xx + zz), yz + wx,
-    xz + wy, yz - wx, 1 - (xx + yy),
-    tx, ty, tz,
-  );
+): void { // prettier-ignore
+  const x2 = qx + qx, y2 = qy + qy, z2 = qz + qz; // prettier-ignore
+  const xx = qx * x2, xy = qx * y2, xz = qx * z2, yy = qy * y2, yz = qy * z2, zz = qz * z2; // prettier-ignore
+  const wx = qw * x2, wy = qw * y2, wz = qw * z2; // prettier-ignore
+  const r00 = 1 - (yy + zz), r10 = xy + wz, r20 = xz - wy; // prettier-ignore
+  const r01 = xy - wz, r11 = 1 - (xx + zz), r21 = yz + wx; // prettier-ignore
+  const r02 = xz + wy, r12 = yz - wx, r22 = 1 - (xx + yy); // prettier-ignore
+  const P = mesh.positions, OP = out.positions; // prettier-ignore
+  const p = 3 * i;
+  const x = P[p], y = P[p + 1], z = P[p + 2]; // prettier-ignore
+  OP[p] = r00 * x + r01 * y + r02 * z + tx;
+  OP[p + 1] = r10 * x + r11 * y + r12 * z + ty;
+  OP[p + 2] = r20 * x + r21 * y + r22 * z + tz;
+  const N = mesh.normals, ON = out.normals; // prettier-ignore
+  if (N && ON) {
+    const nx = N[p], ny = N[p + 1], nz = N[p + 2]; // prettier-ignore
+    ON[p] = r00 * nx + r01 * ny + r02 * nz;
+    ON[p + 1] = r10 * nx + r11 * ny + r12 * nz;
+    ON[p + 2] = r20 * nx + r21 * ny + r22 * nz;
+  }
+  if (mesh.tangents && out.tangents) writeTangent(mesh.tangents, out.tangents, i, r00, r10, r20, r01, r11, r21, r02, r12, r22);
 }

@@ -8,17 +8,12 @@
  * @module
  */
 import type { Document, Transform } from '@gltf-transform/core';
-import {
-  computeCentersOfRotation,
-  DEFAULT_EPSILON,
-  DEFAULT_SIGMA,
-  type CorOptions,
-  type CorResult,
-} from '../cor/precompute.js';
+import { computeCentersOfRotationParallel, type ParallelCorOptions } from '../cor/parallel.js';
+import { DEFAULT_EPSILON, DEFAULT_SIGMA, type CorResult } from '../cor/precompute.js';
 import { extractSkinnedModels, setCentersOfRotation, type SkinnedModel } from './gltf.js';
 
 /** Options of {@link centersOfRotation}. */
-export interface BakeOptions extends CorOptions {
+export interface BakeOptions extends ParallelCorOptions {
   /** Called after each skin is done with its statistics. */
   onSkin?: (model: SkinnedModel, result: CorResult) => void;
   /** Path of the document, for error messages. */
@@ -26,7 +21,8 @@ export interface BakeOptions extends CorOptions {
 }
 
 /**
- * Transform that computes the centers of rotation of every skin of a document (all primitives
+ * Transform that computes the centers of rotation of every skin of a document on worker
+ * threads (`threads`, default all cores; bit-identical for any count) (all primitives
  * bound to a skin form its integration domain, seed 000 Eq. 4) and stores them as the
  * `_CENTER_OF_ROTATION` attribute with `extras.corskin = { sigma, epsilon, version }`.
  * @throws CorskinError when the document has no skinned mesh or bad skinning data
@@ -34,9 +30,9 @@ export interface BakeOptions extends CorOptions {
 export function centersOfRotation(options: BakeOptions = {}): Transform {
   const sigma = options.sigma ?? DEFAULT_SIGMA;
   const epsilon = options.epsilon ?? DEFAULT_EPSILON;
-  return function centersOfRotation(document: Document): void {
+  return async function centersOfRotation(document: Document): Promise<void> {
     for (const model of extractSkinnedModels(document, options.file)) {
-      const result = computeCentersOfRotation(model.mesh, { ...options, sigma, epsilon });
+      const result = await computeCentersOfRotationParallel(model.mesh, { ...options, sigma, epsilon });
       setCentersOfRotation(document, model, result.centers, { sigma, epsilon, method: options.method ?? 'fast' });
       options.onSkin?.(model, result);
     }

@@ -1,0 +1,156 @@
+/**
+ * The CoR precomputation on worker threads (workerpool): subdivision split by triangle ranges,
+ * planning split by joint pairs (balanced by estimated work), evaluation split by vertex ranges.
+ * Every stage is pure and combined in a fixed order, so the result is bit-identical to
+ * {@link computeCentersOfRotation} whatever the number of threads.
+ *
+ * @module
+ */
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import workerpool from 'workerpool';
+import type { SkinnedMesh } from '../core/mesh.js';
+import { buildPairTable } from './centers.js';
+import { exactPlan, mergePlans, pairVertexStats, pairWork, type PairPlan } from './fast.js';
+import { computeCentersOfRotation, corParameters, type CorOptions, type CorResult } from './precompute.js';
+import { concatSubdivided, type SubdividedTriangles } from './subdivide.js';
+
+/** Options of {@link computeCentersOfRotationParallel}. */
+export interface ParallelCorOptions extends CorOptions {
+  /** Worker threads; default: all cores (`os.availableParallelism()`); 1 runs in this thread. */
+  threads?: number;
+  /**
+   * A pool from {@link createCorWorkerPool} to reuse across calls (its workers stay started and
+   * warm); when given, `threads` defaults to its size and the caller terminates it.
+   */
+  pool?: CorWorkerPool;
+}
+
+/** A pool of CoR worker threads (workerpool), owned by whoever created it. */
+export interface CorWorkerPool {
+  readonly threads: number;
+  readonly pool: workerpool.Pool;
+  /** Stops the workers. */
+  terminate(): Promise<void>;
+}
+
+/**
+ * Starts `threads` CoR worker threads (default: all cores), for several
+ * {@link computeCentersOfRotationParallel} calls in a row.
+ * @throws RangeError when threads < 1
+ */
+export function createCorWorkerPool(threads = availableParallelism()): CorWorkerPool {
+  if (!(Number.isInteger(threads) && threads >= 1)) throw new RangeError(`threads must be a whole number ≥ 1, got ${threads}`);
+  const pool = workerpool.pool(workerScript(), { maxWorkers: threads, minWorkers: threads, workerType: 'thread' });
+  return { threads, pool, terminate: async () => void (await pool.terminate()) };
+}
+
+/** The compiled worker script (the TypeScript sources run their built copy in `dist/`). */
+function workerScript(): string {
+  const here = fileURLToPath(import.meta.url);
+  return here.endsWith('.ts') ? fileURLToPath(new URL('../../dist/cor/worker.js', import.meta.url)) : fileURLToPath(new URL('./worker.js', import.meta.url));
+}
+
+/** Copies the arrays the workers read into SharedArrayBuffers, so they are not copied per task. */
+function shareMesh(mesh: SkinnedMesh): SkinnedMesh {
+  const share = <T extends Float32Array | Uint32Array>(a: T): T => {
+    const s = new (a.constructor as new (b: SharedArrayBuffer) => T)(new SharedArrayBuffer(a.byteLength));
+    s.set(a);
+    return s;
+  };
+  return {
+    positions: share(mesh.positions),
+    triangles: share(mesh.triangles),
+    influences: mesh.influences,
+    joints: share(mesh.joints),
+    weights: share(mesh.weights),
+  };
+}
+
+/** Splits [0, n) into `parts` contiguous ranges of near-equal size. */
+function ranges(n: number, parts: number): [number, number][] {
+  const k = Math.max(1, Math.min(parts, n));
+  return Array.from({ length: k }, (_, i) => [Math.floor((i * n) / k), Math.floor(((i + 1) * n) / k)] as [number, number]).filter(([a, b]) => b > a);
+}
+
+/**
+ * {@link computeCentersOfRotation} on `threads` worker threads. Progress is reported as vertex
+ * ranges finish; `signal` terminates the workers and rejects with its reason.
+ * @throws RangeError for σ or ε ≤ 0 or threads < 1; CorskinError for an empty mesh
+ */
+export async function computeCentersOfRotationParallel(mesh: SkinnedMesh, options: ParallelCorOptions = {}): Promise<CorResult> {
+  const threads = options.threads ?? options.pool?.threads ?? availableParallelism();
+  if (!(Number.isInteger(threads) && threads >= 1)) throw new RangeError(`threads must be a whole number ≥ 1, got ${threads}`);
+  if (threads === 1) return computeCentersOfRotation(mesh, options);
+  const { sigma, epsilon, J } = corParameters(mesh, options);
+  options.signal?.throwIfAborted();
+  const start = performance.now();
+  const n = mesh.positions.length / 3;
+  const owned = options.pool ? undefined : createCorWorkerPool(threads);
+  const { pool } = options.pool ?? owned!;
+  const onAbort = () => void pool.terminate(true);
+  options.signal?.addEventListener('abort', onAbort);
+  try {
+    const shared = shareMesh(mesh);
+    const run = async <T>(method: string, args: unknown[]): Promise<T> => {
+      const r = (await pool.exec(method, args)) as T;
+      options.signal?.throwIfAborted();
+      return r;
+    };
+
+    // 1. Subdivision by triangle ranges, concatenated in order.
+    const T = mesh.triangles.length / 3;
+    const parts = await Promise.all(ranges(T, 4 * threads).map(([a, b]) => run<SubdividedTriangles>('subdivide', [shared, epsilon, a, b])));
+    const tris = concatSubdivided(parts);
+
+    // 2. Pair table (shared) and where each pair's vertices lie.
+    const table = buildPairTable(tris, J, true);
+    const stats = pairVertexStats(table, mesh);
+
+    // 3. Planning by pairs, longest first onto the least loaded thread.
+    let plan: PairPlan = exactPlan(table, sigma);
+    if (options.method !== 'exact') {
+      const work = pairWork(table, stats);
+      const order = Array.from(work.keys()).sort((a, b) => work[b] - work[a] || a - b);
+      const groups: number[][] = Array.from({ length: threads }, () => []);
+      const load = new Float64Array(threads);
+      for (const p of order) {
+        const g = load.indexOf(Math.min(...load));
+        groups[g].push(p);
+        load[g] += work[p];
+      }
+      const pieces = await Promise.all(
+        groups.map((g) => run<Pick<PairPlan, 'strategy' | 'bins' | 'grids'>>('plan', [table, stats, sigma, options.resolution ?? {}, Int32Array.from(g)])),
+      );
+      plan = mergePlans(pieces.map((p) => ({ ...p, table, sigma })));
+    }
+
+    // 4. Evaluation by vertex ranges.
+    const centers = new Float32Array(3 * n);
+    let done = 0;
+    let blended = 0;
+    await Promise.all(
+      ranges(n, 4 * threads).map(async ([a, b]) => {
+        const r = await run<{ centers: Float32Array; blended: number }>('evaluate', [plan, shared, a, b]);
+        centers.set(r.centers, 3 * a);
+        blended += r.blended;
+        done += b - a;
+        options.onProgress?.(done, n);
+      }),
+    );
+    return {
+      centers,
+      vertices: n,
+      blendedVertices: blended,
+      triangles: T,
+      subdividedTriangles: tris.count,
+      seconds: (performance.now() - start) / 1000,
+    };
+  } catch (e) {
+    options.signal?.throwIfAborted();
+    throw e;
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+    await owned?.terminate();
+  }
+}
