@@ -74,6 +74,7 @@ export function buildProgram(io: Io): Command {
       'worker threads; output is identical for any count (default: all cores from 100,000 vertices up, else 1: starting workers costs more than it saves on smaller meshes)',
       positiveInteger,
     )
+    .option('--resources', 'also print CPU time and peak memory')
     .option('--force', 'allow overwriting the input')
     .action((input, opts) => precomputeCommand(io, input, opts));
 

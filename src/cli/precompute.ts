@@ -22,6 +22,7 @@ export interface PrecomputeOptions {
   epsilon: number;
   exact?: boolean;
   threads?: number;
+  resources?: boolean;
   force?: boolean;
 }
 
@@ -66,4 +67,10 @@ export async function precomputeCommand(io: Io, input: string, o: PrecomputeOpti
   io.out(
     `wrote ${o.output} (σ = ${o.sigma}, ε = ${o.epsilon}, ${o.exact ? 'exact' : 'fast'}) in ${((performance.now() - start) / 1000).toFixed(2)} s`,
   );
+  if (o.resources) {
+    const r = process.resourceUsage();
+    io.out(
+      `CPU ${((r.userCPUTime + r.systemCPUTime) / 1e6).toFixed(2)} s, peak RSS ${(r.maxRSS / 1024).toFixed(0)} MB`,
+    );
+  }
 }

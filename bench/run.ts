@@ -1,0 +1,313 @@
+/**
+ * `npm run bench`: CoR precomputation cost and run-time kernel throughput on the shared assets,
+ * with the ratios that matter measured side by side in the same run. Prints a table and writes
+ * bench/results.json. `npm run bench -- --quick` runs CesiumMan only, once (a CI smoke run).
+ *
+ * Timings are medians; the machine is shared and noisy, so compare ratios, not absolute times.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as THREE from 'three';
+import { samplePose } from '../src/core/animation.js';
+import { boundingBoxDiagonal, type SkinnedMesh } from '../src/core/mesh.js';
+import { globalMatrices, restPose, rotateJointWorld, skinningMatrices } from '../src/core/pose.js';
+import type { Skeleton } from '../src/core/skeleton.js';
+import { computeCentersOfRotationParallel, createCorWorkerPool } from '../src/cor/parallel.js';
+import { computeCentersOfRotation } from '../src/cor/precompute.js';
+import type { DeformTarget, SkinningMethod } from '../src/deformers/common.js';
+import { deformers } from '../src/deformers/index.js';
+import { createIO, extractSkinnedModels, readDocument } from '../src/io/gltf.js';
+import { formatTable } from '../src/cli/ui.js';
+import { subdivideMidpoint } from './subdivide-mesh.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const DATA = join(ROOT, '..', 'shared', 'data');
+const BIN = join(ROOT, 'bin', 'corskin.js');
+const quick = process.argv.includes('--quick');
+const REPS = quick ? 1 : 5;
+const tmp = mkdtempSync(join(tmpdir(), 'corskin-bench-'));
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : 0.5 * (s[s.length / 2 - 1] + s[s.length / 2]);
+}
+
+interface Asset {
+  name: string;
+  file: string;
+  mesh: SkinnedMesh;
+  skeleton: Skeleton;
+  /** Skinning matrices of the animated frames the kernels run on. */
+  frames: Float64Array[];
+  /** Global joint matrices of the same frames (for three.js). */
+  globals: Float64Array[];
+}
+
+function corskin(...args: string[]): string {
+  return execFileSync('node', [BIN, ...args], { encoding: 'utf8' });
+}
+
+/** 20 frames: the asset's clip when it has one, else every joint swung about its own axis. */
+function animate(
+  skeleton: Skeleton,
+  clip: Parameters<typeof samplePose>[1] | undefined,
+): { frames: Float64Array[]; globals: Float64Array[] } {
+  const frames: Float64Array[] = [];
+  const globals: Float64Array[] = [];
+  for (let f = 0; f < 20; f++) {
+    let pose = restPose(skeleton);
+    if (clip) pose = samplePose(skeleton, clip, (clip.duration * f) / 20);
+    else {
+      for (let j = 0; j < skeleton.parents.length; j++) {
+        rotateJointWorld(skeleton, pose, j, [Math.sin(j + 1), Math.cos(2 * j), 0.5], 0.8 * Math.sin(0.3 * f + j));
+      }
+    }
+    frames.push(skinningMatrices(skeleton, pose));
+    globals.push(globalMatrices(skeleton, pose));
+  }
+  return { frames, globals };
+}
+
+async function loadAsset(name: string, file: string, subdivisions = 0): Promise<Asset> {
+  const [model] = extractSkinnedModels(await readDocument(file), file);
+  let mesh = model.mesh;
+  for (let s = 0; s < subdivisions; s++) mesh = subdivideMidpoint(mesh);
+  let path = file;
+  if (subdivisions) {
+    // Write the subdivided mesh as a .glb so the CLI measurement covers it too.
+    const doc = await readDocument(file);
+    const [m] = extractSkinnedModels(doc, file);
+    const prim = m.parts[0].primitive;
+    const buf = doc.getRoot().listBuffers()[0];
+    const acc = <T extends ArrayLike<number> & ArrayBufferView>(type: 'VEC3' | 'VEC4' | 'SCALAR', a: T) =>
+      doc
+        .createAccessor()
+        .setType(type)
+        .setArray(a as unknown as Float32Array)
+        .setBuffer(buf);
+    prim.setIndices(acc('SCALAR', mesh.triangles));
+    for (const sem of prim.listSemantics()) prim.setAttribute(sem, null);
+    prim.setAttribute('POSITION', acc('VEC3', mesh.positions));
+    if (mesh.normals) prim.setAttribute('NORMAL', acc('VEC3', mesh.normals));
+    prim.setAttribute('JOINTS_0', acc('VEC4', Uint16Array.from(mesh.joints)));
+    prim.setAttribute('WEIGHTS_0', acc('VEC4', mesh.weights));
+    path = join(tmp, `${name}.glb`);
+    writeFileSync(path, await createIO().writeBinary(doc));
+  }
+  return { name, file: path, mesh, skeleton: model.skeleton, ...animate(model.skeleton, model.animations[0]) };
+}
+
+/** three.js's only CPU skinning path, `SkinnedMesh.applyBoneTransform`, over every vertex. */
+function threeSkinnedMesh(asset: Asset): THREE.SkinnedMesh {
+  const { mesh, skeleton } = asset;
+  const n = mesh.positions.length / 3;
+  if (mesh.influences !== 4) throw new Error('three.js skins 4 influences per vertex');
+  const geometry = new THREE.BufferGeometry();
+  geometry.setAttribute('position', new THREE.BufferAttribute(mesh.positions, 3));
+  geometry.setAttribute('skinIndex', new THREE.BufferAttribute(Uint16Array.from(mesh.joints), 4));
+  geometry.setAttribute('skinWeight', new THREE.BufferAttribute(mesh.weights, 4));
+  const bones = skeleton.jointNames.map(() => new THREE.Bone());
+  const inverses = bones.map((_, j) => new THREE.Matrix4().fromArray(skeleton.inverseBindMatrices, 16 * j));
+  const object = new THREE.SkinnedMesh(geometry, new THREE.MeshBasicMaterial());
+  object.bind(new THREE.Skeleton(bones, inverses), new THREE.Matrix4());
+  void n;
+  return object;
+}
+
+function threeDeform(object: THREE.SkinnedMesh, globals: Float64Array, out: Float32Array): void {
+  const bones = object.skeleton.bones;
+  for (let j = 0; j < bones.length; j++) bones[j].matrixWorld.fromArray(globals, 16 * j);
+  const v = new THREE.Vector3();
+  const pos = object.geometry.attributes.position;
+  for (let i = 0; i < pos.count; i++) {
+    v.fromBufferAttribute(pos, i);
+    object.applyBoneTransform(i, v);
+    out[3 * i] = v.x;
+    out[3 * i + 1] = v.y;
+    out[3 * i + 2] = v.z;
+  }
+}
+
+interface Row {
+  asset: string;
+  vertices: number;
+  triangles: number;
+  precompute1Seconds: number;
+  precompute2Seconds: number;
+  threadSpeedup: number;
+  cliWallSeconds: number;
+  cliPeakRssMB: number;
+  mvertsPerSecond: Record<SkinningMethod, number>;
+  corOverLbs: number;
+  dqsOverLbs: number;
+  threeMvertsPerSecond: number;
+  lbsOverThree: number;
+  maxDiffVsThree: number;
+}
+
+async function measure(asset: Asset, pool: ReturnType<typeof createCorWorkerPool>): Promise<Row> {
+  const { mesh } = asset;
+  const n = mesh.positions.length / 3;
+  process.stderr.write(`${asset.name}: ${n} vertices…\n`);
+
+  // Precomputation in this process: 1 thread vs 2 threads (warm pool), alternating.
+  const t1: number[] = [];
+  const t2: number[] = [];
+  for (let r = 0; r < REPS; r++) {
+    t1.push(computeCentersOfRotation(mesh).seconds);
+    t2.push((await computeCentersOfRotationParallel(mesh, { pool })).seconds);
+  }
+  mesh.centersOfRotation = computeCentersOfRotation(mesh).centers;
+
+  // Full CLI precompute (load, subdivision, integration, write) in a fresh process.
+  const cli: number[] = [];
+  const rss: number[] = [];
+  for (let r = 0; r < REPS; r++) {
+    const t = performance.now();
+    const out = corskin('precompute', asset.file, '-o', join(tmp, 'out.glb'), '--threads', '1', '--resources');
+    cli.push((performance.now() - t) / 1000);
+    const m = /peak RSS ([\d.]+) MB/.exec(out);
+    if (m) rss.push(Number(m[1]));
+  }
+
+  // Kernels: positions and normals, same frames, methods interleaved per repetition.
+  const target: DeformTarget = {
+    positions: new Float32Array(3 * n),
+    normals: mesh.normals ? new Float32Array(3 * n) : undefined,
+  };
+  const times: Record<SkinningMethod, number[]> = { lbs: [], dqs: [], cor: [] };
+  const three = threeSkinnedMesh(asset);
+  const threeOut = new Float32Array(3 * n);
+  const threeTimes: number[] = [];
+  const positionsOnly: DeformTarget = { positions: new Float32Array(3 * n) };
+  const lbsPositionsOnly: Record<string, number[]> = { lbs: [] };
+  for (let r = 0; r < Math.max(3, REPS); r++) {
+    for (const method of ['lbs', 'dqs', 'cor'] as SkinningMethod[]) {
+      const t = performance.now();
+      for (const S of asset.frames) deformers[method](mesh, S, target);
+      times[method].push((performance.now() - t) / asset.frames.length);
+    }
+    let t = performance.now();
+    for (const S of asset.frames) deformers.lbs({ ...mesh, normals: undefined }, S, positionsOnly);
+    lbsPositionsOnly.lbs.push((performance.now() - t) / asset.frames.length);
+    t = performance.now();
+    for (const G of asset.globals.slice(0, 5)) threeDeform(three, G, threeOut);
+    threeTimes.push((performance.now() - t) / 5);
+  }
+  // Agreement with three.js on the last frame it ran.
+  deformers.lbs({ ...mesh, normals: undefined }, asset.frames[4], positionsOnly);
+  threeDeform(three, asset.globals[4], threeOut);
+  let diff = 0;
+  for (let i = 0; i < 3 * n; i++) diff = Math.max(diff, Math.abs(threeOut[i] - positionsOnly.positions[i]));
+  const diag = boundingBoxDiagonal(positionsOnly.positions);
+
+  const mv = (ms: number) => n / ms / 1000;
+  const ms = { lbs: median(times.lbs), dqs: median(times.dqs), cor: median(times.cor) };
+  return {
+    asset: asset.name,
+    vertices: n,
+    triangles: mesh.triangles.length / 3,
+    precompute1Seconds: median(t1),
+    precompute2Seconds: median(t2),
+    threadSpeedup: median(t1) / median(t2),
+    cliWallSeconds: median(cli),
+    cliPeakRssMB: median(rss),
+    mvertsPerSecond: { lbs: mv(ms.lbs), dqs: mv(ms.dqs), cor: mv(ms.cor) },
+    corOverLbs: ms.cor / ms.lbs,
+    dqsOverLbs: ms.dqs / ms.lbs,
+    threeMvertsPerSecond: mv(median(threeTimes)),
+    lbsOverThree: median(threeTimes) / median(lbsPositionsOnly.lbs),
+    maxDiffVsThree: diff / diag,
+  };
+}
+
+async function main(): Promise<void> {
+  const L = join(DATA, 'libigl');
+  const cesium = join(DATA, 'gltf', 'CesiumMan.glb');
+  const assets: [string, () => Promise<Asset>][] = [['CesiumMan', () => loadAsset('CesiumMan', cesium)]];
+  if (!quick) {
+    const armadillo = join(tmp, 'armadillo.glb');
+    const elephant = join(tmp, 'elephant.glb');
+    corskin('convert', join(L, 'armadillo.obj'), '--weights', join(L, 'armadillo-weights.dmat'), '-o', armadillo);
+    corskin(
+      'convert',
+      join(L, 'elephant.obj'),
+      '--skeleton',
+      join(L, 'elephant.tgf'),
+      '--weights',
+      join(L, 'elephant-weights.dmat'),
+      '--animation',
+      join(L, 'elephant-anim.dmat'),
+      '-o',
+      elephant,
+    );
+    assets.push(
+      ['arm', () => loadAsset('arm', join(ROOT, 'assets', 'arm.glb'))],
+      ['elephant', () => loadAsset('elephant', elephant)],
+      ['armadillo', () => loadAsset('armadillo', armadillo)],
+      ['CesiumMan ×1', () => loadAsset('CesiumMan-x1', cesium, 1)],
+      ['CesiumMan ×2', () => loadAsset('CesiumMan-x2', cesium, 2)],
+      ['CesiumMan ×3', () => loadAsset('CesiumMan-x3', cesium, 3)],
+    );
+  }
+  const pool = createCorWorkerPool(2);
+  const rows: Row[] = [];
+  try {
+    for (const [, load] of assets) rows.push(await measure(await load(), pool));
+  } finally {
+    await pool.terminate();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  const f = (x: number, d = 2) => x.toFixed(d);
+  console.log('\nCoR precomputation (median of ' + REPS + '; in-process compute, and the full CLI in a fresh process)');
+  console.log(
+    formatTable(
+      ['asset', 'vertices', '1 thread s', '2 threads s', 'speed-up', 'CLI wall s', 'peak RSS MB'],
+      rows.map((r) => [
+        r.asset,
+        r.vertices,
+        f(r.precompute1Seconds, 3),
+        f(r.precompute2Seconds, 3),
+        f(r.threadSpeedup),
+        f(r.cliWallSeconds),
+        f(r.cliPeakRssMB, 0),
+      ]),
+    ),
+  );
+  console.log('\nRun-time kernels, single thread, positions + normals (million vertices / s, median)');
+  console.log(
+    formatTable(
+      ['asset', 'LBS', 'DQS', 'CoR', 'CoR/LBS time', 'DQS/LBS time', 'three.js LBS', 'corskin/three', 'max |Δ|/diag'],
+      rows.map((r) => [
+        r.asset,
+        f(r.mvertsPerSecond.lbs),
+        f(r.mvertsPerSecond.dqs),
+        f(r.mvertsPerSecond.cor),
+        f(r.corOverLbs),
+        f(r.dqsOverLbs),
+        f(r.threeMvertsPerSecond),
+        f(r.lbsOverThree, 1),
+        r.maxDiffVsThree.toExponential(1),
+      ]),
+    ),
+  );
+  const machine = {
+    cpu: cpus()[0]?.model,
+    cores: cpus().length,
+    node: process.version,
+    date: new Date().toISOString(),
+  };
+  console.log(
+    `\n${machine.cpu}, ${machine.cores} cores, Node ${machine.node}. three.js column: SkinnedMesh.applyBoneTransform per vertex (positions only), compared with corskin LBS on positions only.`,
+  );
+  if (!quick) writeFileSync(join(ROOT, 'bench', 'results.json'), JSON.stringify({ machine, rows }, null, 2) + '\n');
+  if (rows.some((r) => r.maxDiffVsThree > 1e-5)) {
+    console.error('corskin LBS and three.js disagree by more than 1e-5 of the bounding-box diagonal');
+    process.exitCode = 1;
+  }
+}
+
+await main();
