@@ -9,21 +9,27 @@ import { CorskinError } from '../core/errors.js';
 import { restPose, skinningMatrices } from '../core/pose.js';
 import { computeCentersOfRotation } from '../cor/precompute.js';
 import { deform } from '../deformers/index.js';
-import type { SkinningMethod } from '../deformers/common.js';
+import type { DeformTarget, SkinningMethod } from '../deformers/common.js';
+import { createStretchDeformer, stretchRigFromSkeleton } from '../deformers/stretch.js';
+import { findJoint } from '../evaluation/standard-poses.js';
 import { checkNotOverwritingInput, writeFileAtomic } from '../io/files.js';
 import {
   bakePosedGeometry,
   extractSkinnedModels,
+  jointBoneSegments,
   readDocument,
   writeDocument,
   type PosedGeometry,
+  type SkinnedModel,
 } from '../io/gltf.js';
 import { formatObj } from '../io/obj.js';
 import { progress, type Io } from './ui.js';
 
 /** Options of {@link deformCommand}. */
 export interface DeformOptions {
-  method: SkinningMethod;
+  method: SkinningMethod | 'stretch';
+  stretchJoints?: string;
+  twistCompensation: boolean;
   animation?: string;
   time?: number;
   sigma: number;
@@ -87,7 +93,8 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
         `corskin: warning: time ${time} s is past the end of "${clip.name}" (${clip.duration.toFixed(3)} s); using its last frame`,
       );
     const pose = clip ? samplePose(model.skeleton, clip, time) : restPose(model.skeleton);
-    posed.push(deform(o.method, model.mesh, skinningMatrices(model.skeleton, pose)));
+    const skinning = skinningMatrices(model.skeleton, pose);
+    posed.push(o.method === 'stretch' ? deformStretch(model, skinning, o) : deform(o.method, model.mesh, skinning));
   }
   if (lower.endsWith('.obj')) {
     const groups = models.flatMap((model, m) =>
@@ -113,4 +120,24 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
   const vertices = models.reduce((s, m) => s + m.mesh.positions.length / 3, 0);
   const when = clipName === undefined ? 'bind pose' : `"${clipName}" at ${time} s`;
   io.out(`wrote ${o.output}: ${vertices} vertices deformed by ${o.method.toUpperCase()} (${when})`);
+}
+
+/** Stretch smooth skinning of one model, with the rig read from its skin. */
+function deformStretch(model: SkinnedModel, skinning: Float64Array, o: DeformOptions): DeformTarget {
+  const stretchJoints = o.stretchJoints?.split(',').map((name) => findJoint(model.skeleton, name.trim()));
+  // Leaf joints' bones end at their non-joint children (e.g. the `_end` nodes of corskin convert).
+  const ends = jointBoneSegments(model).map((segs, j) =>
+    model.skeleton.parents.includes(j)
+      ? undefined
+      : segs.find((s) => s[0] !== s[3] || s[1] !== s[4] || s[2] !== s[5])?.slice(3),
+  );
+  const deformer = createStretchDeformer(stretchRigFromSkeleton(model.skeleton, stretchJoints, ends), {
+    twistCompensation: o.twistCompensation,
+  });
+  const n = model.mesh.positions.length / 3;
+  const out: DeformTarget = { positions: new Float32Array(3 * n) };
+  if (model.mesh.normals) out.normals = new Float32Array(3 * n);
+  if (model.mesh.tangents) out.tangents = new Float32Array(4 * n);
+  deformer(model.mesh, skinning, out);
+  return out;
 }

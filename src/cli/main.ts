@@ -12,6 +12,7 @@ import { deformCommand } from './deform.js';
 import { demoCommand } from './demo.js';
 import { infoCommand } from './info.js';
 import { precomputeCommand } from './precompute.js';
+import { weightsCommand } from './weights.js';
 import { processIo, type Io } from './ui.js';
 
 /** Parses a positive number option. */
@@ -82,14 +83,35 @@ export function buildProgram(io: Io): Command {
     .command('deform')
     .description('pose a skinned character and write the deformed mesh as static geometry')
     .argument('<input>', 'skinned .glb or .gltf')
-    .addOption(new Option('--method <m>', 'skinning method').choices(['lbs', 'dqs', 'cor']).makeOptionMandatory())
+    .addOption(
+      new Option('--method <m>', 'skinning method').choices(['lbs', 'dqs', 'cor', 'stretch']).makeOptionMandatory(),
+    )
     .option('--animation <name|index>', 'animation clip (default: the first, when --time is given)')
     .option('--time <seconds>', 'time in the clip (default 0)', nonNegativeNumber)
     .option('--sigma <s>', 'σ when CoRs must be computed', positiveNumber, 0.1)
     .option('--epsilon <e>', 'ε when CoRs must be computed', positiveNumber, 0.1)
+    .option(
+      '--stretch-joints <names>',
+      'stretch: joints whose collapse is compensated, comma-separated names or indices (default: every joint where two or more bones meet)',
+    )
+    .option('--no-twist-compensation', 'stretch: skip the twist compensation before skinning')
     .requiredOption('-o, --output <file>', 'output .glb, .gltf or .obj')
     .option('--force', 'allow overwriting the input')
     .action((input, opts) => deformCommand(io, input, opts));
+
+  program
+    .command('weights')
+    .description('bind a mesh to a skeleton with automatic weights (Shepard, Yang & Zhang 2006)')
+    .argument('<mesh>', 'mesh: .obj (with --skeleton), or .glb/.gltf with a skin')
+    .option('--skeleton <file>', 'skeleton .tgf for an OBJ mesh (bone k = k-th edge)')
+    .addOption(new Option('--method <m>', 'weighting method').choices(['shepard']).default('shepard'))
+    .option('--drop-rate <m>', 'Shepard drop rate m: weights ∝ distance^(−m)', positiveNumber, 2)
+    .addOption(
+      new Option('--influences <k>', 'influences kept per vertex (the nearest bones)').choices(['4', '8']).default('4'),
+    )
+    .requiredOption('-o, --output <file>', 'output .glb or .gltf')
+    .option('--force', 'allow overwriting an input file')
+    .action((mesh, opts) => weightsCommand(io, mesh, opts));
 
   program
     .command('info')

@@ -25,7 +25,7 @@ import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
 import { prune } from '@gltf-transform/functions';
 import type { AnimationChannel, AnimationClip, Interpolation } from '../core/animation.js';
 import { CorskinError } from '../core/errors.js';
-import { mat4FromTRS, mat4Multiply } from '../core/math.js';
+import { mat4FromTRS, mat4Invert, mat4Multiply } from '../core/math.js';
 import { normalizeWeights, validateSkinnedMesh, type SkinnedMesh, type WeightNormalization } from '../core/mesh.js';
 import { createSkeleton, type Skeleton } from '../core/skeleton.js';
 import { VERSION } from '../version.js';
@@ -525,4 +525,36 @@ export async function writeDocument(document: Document, path: string): Promise<v
   const { json, resources } = await io.writeJSON(document, { basename: basename(path).replace(/\.gltf$/i, '') });
   for (const [uri, data] of Object.entries(resources)) await writeFileAtomic(join(dirname(path), uri), data);
   await writeFileAtomic(path, new TextEncoder().encode(JSON.stringify(json, null, 2)));
+}
+
+/**
+ * Bind-space segments of every joint's bone(s): from the joint to each child node (joint or not,
+ * such as the `_end` nodes `corskin convert` writes); a joint without children gets a point.
+ * Bind positions come from the inverse bind matrices (joints) and the joint's bind matrix times
+ * the child's local transform (other nodes).
+ * @returns per joint, a list of segments (start x, y, z, end x, y, z)
+ */
+export function jointBoneSegments(model: SkinnedModel): number[][][] {
+  const { skeleton, jointNodes } = model;
+  const J = jointNodes.length;
+  const bind = new Float64Array(16 * J);
+  for (let j = 0; j < J; j++) {
+    if (!mat4Invert(bind, 16 * j, skeleton.inverseBindMatrices, 16 * j)) {
+      throw new CorskinError(`joint ${skeleton.jointNames[j]} has a singular inverse bind matrix`);
+    }
+  }
+  const index = new Map<Node, number>(jointNodes.map((n, j) => [n, j]));
+  const local = new Float64Array(16);
+  const m = new Float64Array(16);
+  return jointNodes.map((node, j) => {
+    const head = [bind[16 * j + 12], bind[16 * j + 13], bind[16 * j + 14]];
+    const segments = node.listChildren().map((child) => {
+      const c = index.get(child);
+      if (c !== undefined) return [...head, bind[16 * c + 12], bind[16 * c + 13], bind[16 * c + 14]];
+      mat4FromTRS(local, 0, child.getTranslation(), 0, child.getRotation(), 0, child.getScale(), 0);
+      mat4Multiply(m, 0, bind, 16 * j, local, 0);
+      return [...head, m[12], m[13], m[14]];
+    });
+    return segments.length ? segments : [[...head, ...head]];
+  });
 }

@@ -1,0 +1,252 @@
+/**
+ * Stretch smooth skinning (Yang & Zhang 2006, "Stretch It", seed 003, Sec. 2.2.2–2.2.3): linear
+ * blend skinning preceded by a twist compensation and followed by a collapse compensation around
+ * chosen joints.
+ *
+ * Reconstruction of the paper's equations (damaged in the text extraction):
+ *
+ * Twist compensation (Eq. 7–11). The paper measures each joint's twist as its local rotation
+ * about its bone (x) axis relative to the bind pose (Eq. 7), blends the influences' twists with
+ * the skinning weights (Eq. 8), and gives each influence the extra local rotation
+ * `Δα_i = α' − α_i` about its axis before its skinning matrix (Eq. 9–11), so every influence
+ * carries the same twist and the blend contains none — no candy wrapper. corskin measures the
+ * twists relative to the vertex's heaviest influence r instead of the parent: `α_i` is the twist
+ * of `q_r⁻¹ ⊗ q_i` about `a_i` (swing–twist decomposition, `α = 2·atan2(q_v·a_i, q_w)`; a_i the
+ * bind-space unit axis from joint i to its first child). For the usual parent–child pair this is
+ * the paper's local angle, and a rigid motion of the whole skeleton has no relative twist, so it
+ * stays exact. Then `α' = Σ_i w_i α_i` and `v_i = S_i · Rot(a_i, α' − α_i; about joint i) · v`.
+ *
+ * Collapse compensation (Eq. 5–6), for each stretch joint J (posed position) with vertex weight
+ * w on J: `l₂ = |JP|` (the skinned distance), `l₁ = Σ_i w_i |J v_i|` (the weighted distance of the
+ * influences' rigid images, which do not collapse), `β = 1 − 4(w − 0.5)²` (1 at w = ½, 0 at
+ * w ∈ {0, 1}), `l' = β·l₁ + (1 − β)·l₂`, and `P' = J + l'·JP/|JP|`. Vertices with w ∈ {0, 1} do
+ * not move, so the deformation stays continuous.
+ *
+ * Normals: the blend of the influences' rotated normals, renormalised (the stretch step moves
+ * vertices along J→P and leaves normals as they are — an approximation). Tangents likewise.
+ *
+ * @module
+ */
+import { CorskinError } from '../core/errors.js';
+import type { SkinnedMesh } from '../core/mesh.js';
+import type { Skeleton } from '../core/skeleton.js';
+import { jointCount } from '../core/skeleton.js';
+import { checkDeformArgs, jointQuaternions, type DeformTarget, type Deformer } from './common.js';
+
+/** What the stretch deformer needs to know of the rig, bind space. */
+export interface StretchRig {
+  /** Joint positions in bind space, length 3·J. */
+  jointPositions: Float64Array;
+  /** Unit bone axis of each joint (towards its first child), length 3·J; zero when unknown. */
+  boneAxes: Float64Array;
+  /** Joints whose collapse is compensated, in the order the compensation is applied. */
+  stretchJoints: Int32Array;
+}
+
+/** Options of {@link createStretchDeformer}. */
+export interface StretchOptions {
+  /** Give every influence the same blended twist before skinning; default true. */
+  twistCompensation?: boolean;
+}
+
+/**
+ * The rig data of {@link StretchRig} from a skeleton: joint positions from the inverse bind
+ * matrices, bone axes towards each joint's first child joint (or `childPositions`, e.g. glTF end
+ * nodes, for leaf joints).
+ * @param stretchJoints joints to compensate; default every joint where two or more bones meet
+ *   (a parent bone and a child bone, or several child bones)
+ * @param childPositions bind-space end points of leaf joints' bones (3 numbers or undefined per
+ *   joint)
+ */
+export function stretchRigFromSkeleton(
+  skeleton: Skeleton,
+  stretchJoints?: ArrayLike<number>,
+  childPositions?: (ArrayLike<number> | undefined)[],
+): StretchRig {
+  const J = jointCount(skeleton);
+  const P = new Float64Array(3 * J);
+  const ibm = skeleton.inverseBindMatrices;
+  for (let j = 0; j < J; j++) {
+    // Bind position = −R⁻¹·t of the inverse bind matrix [R | t] (R need not be orthonormal).
+    const m = 16 * j;
+    const a = ibm[m], b = ibm[m + 4], c = ibm[m + 8], d = ibm[m + 1], e = ibm[m + 5], f = ibm[m + 9]; // prettier-ignore
+    const g = ibm[m + 2], h = ibm[m + 6], k = ibm[m + 10]; // prettier-ignore
+    const tx = -ibm[m + 12], ty = -ibm[m + 13], tz = -ibm[m + 14]; // prettier-ignore
+    const det = a * (e * k - f * h) - b * (d * k - f * g) + c * (d * h - e * g);
+    if (!det) throw new CorskinError(`joint ${skeleton.jointNames[j]} has a singular inverse bind matrix`);
+    P[3 * j] = (tx * (e * k - f * h) - b * (ty * k - f * tz) + c * (ty * h - e * tz)) / det;
+    P[3 * j + 1] = (a * (ty * k - f * tz) - tx * (d * k - f * g) + c * (d * tz - ty * g)) / det;
+    P[3 * j + 2] = (a * (e * tz - ty * h) - b * (d * tz - ty * g) + tx * (d * h - e * g)) / det;
+  }
+  const children = Array.from({ length: J }, () => [] as number[]);
+  for (let j = 0; j < J; j++) if (skeleton.parents[j] >= 0) children[skeleton.parents[j]].push(j);
+  const axes = new Float64Array(3 * J);
+  for (let j = 0; j < J; j++) {
+    const end = children[j].length ? P.subarray(3 * children[j][0], 3 * children[j][0] + 3) : childPositions?.[j];
+    if (!end) continue;
+    const d = [end[0] - P[3 * j], end[1] - P[3 * j + 1], end[2] - P[3 * j + 2]];
+    const l = Math.hypot(d[0], d[1], d[2]);
+    if (l > 0) axes.set([d[0] / l, d[1] / l, d[2] / l], 3 * j);
+  }
+  let stretch: number[];
+  if (stretchJoints) {
+    stretch = Array.from(stretchJoints);
+    for (const j of stretch) if (!(j >= 0 && j < J)) throw new CorskinError(`stretch joint ${j} out of range 0..${J - 1}`);
+  } else {
+    stretch = [];
+    for (let j = 0; j < J; j++) {
+      const bones = (skeleton.parents[j] >= 0 ? 1 : 0) + Math.max(children[j].length, childPositions?.[j] ? 1 : 0);
+      if (bones >= 2) stretch.push(j);
+    }
+  }
+  return { jointPositions: P, boneAxes: axes, stretchJoints: Int32Array.from(stretch) };
+}
+
+/**
+ * A {@link Deformer} (shared signature) doing stretch smooth skinning on `rig`.
+ * @throws CorskinError (when called) on size mismatches
+ */
+export function createStretchDeformer(rig: StretchRig, options: StretchOptions = {}): Deformer {
+  const twist = options.twistCompensation ?? true;
+  const J = rig.jointPositions.length / 3;
+  const { jointPositions: JP, boneAxes: A, stretchJoints } = rig;
+  const isStretch = new Int32Array(J).fill(-1);
+  stretchJoints.forEach((j, s) => (isStretch[j] = s));
+
+  return function deformStretch(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
+    checkDeformArgs(mesh, skinning, out);
+    if (skinning.length < 16 * J) throw new CorskinError(`stretch rig has ${J} joints, ${skinning.length / 16} skinning matrices given`);
+    const S = skinning;
+    // Per frame: every joint's rotation quaternion, posed stretch-joint centres.
+    const Q = jointQuaternions(S);
+    const centres = new Float64Array(3 * stretchJoints.length);
+    stretchJoints.forEach((j, s) => {
+      const m = 16 * j, x = JP[3 * j], y = JP[3 * j + 1], z = JP[3 * j + 2]; // prettier-ignore
+      centres[3 * s] = S[m] * x + S[m + 4] * y + S[m + 8] * z + S[m + 12];
+      centres[3 * s + 1] = S[m + 1] * x + S[m + 5] * y + S[m + 9] * z + S[m + 13];
+      centres[3 * s + 2] = S[m + 2] * x + S[m + 6] * y + S[m + 10] * z + S[m + 14];
+    });
+
+    const { positions: P, normals: N, tangents: TI, joints: MJ, weights: MW, influences: K } = mesh;
+    const OP = out.positions;
+    const ON = N ? out.normals : undefined;
+    const OT = TI ? out.tangents : undefined;
+    const img = new Float64Array(3 * K); // the influences' images of the vertex
+    const alpha = new Float64Array(K); // the influences' twists relative to the heaviest one
+    const M = new Float64Array(9); // linear part of the current influence's map
+    const n = P.length / 3;
+    for (let i = 0; i < n; i++) {
+      const vx = P[3 * i], vy = P[3 * i + 1], vz = P[3 * i + 2]; // prettier-ignore
+      let blended = 0;
+      alpha.fill(0);
+      if (twist) {
+        let ref = K * i;
+        for (let k = K * i + 1; k < K * i + K; k++) if (MW[k] > MW[ref]) ref = k;
+        const r = 4 * MJ[ref];
+        const rx = -Q[r], ry = -Q[r + 1], rz = -Q[r + 2], rw = Q[r + 3]; // q_r⁻¹ // prettier-ignore
+        for (let k = 0; k < K; k++) {
+          const w = MW[K * i + k];
+          const j = MJ[K * i + k];
+          const ax = A[3 * j], ay = A[3 * j + 1], az = A[3 * j + 2]; // prettier-ignore
+          if (w === 0 || (ax === 0 && ay === 0 && az === 0)) continue;
+          // q = q_r⁻¹ ⊗ q_j, then its twist about a_j.
+          const o = 4 * j;
+          const bx = Q[o], by = Q[o + 1], bz = Q[o + 2], bw = Q[o + 3]; // prettier-ignore
+          const qx = rw * bx + rx * bw + ry * bz - rz * by;
+          const qy = rw * by - rx * bz + ry * bw + rz * bx;
+          const qz = rw * bz + rx * by - ry * bx + rz * bw;
+          const qw = rw * bw - rx * bx - ry * by - rz * bz;
+          const sgn = qw < 0 ? -1 : 1;
+          alpha[k] = 2 * Math.atan2(sgn * (qx * ax + qy * ay + qz * az), sgn * qw);
+          blended += w * alpha[k];
+        }
+      }
+      let px = 0, py = 0, pz = 0, nx = 0, ny = 0, nz = 0, tx = 0, ty = 0, tz = 0; // prettier-ignore
+      for (let k = 0; k < K; k++) {
+        const w = MW[K * i + k];
+        if (w === 0) continue;
+        const j = MJ[K * i + k];
+        const m = 16 * j;
+        // Influence map: S_j · Rot(a_j, Δ) about the joint (bind space).
+        const delta = twist && (A[3 * j] !== 0 || A[3 * j + 1] !== 0 || A[3 * j + 2] !== 0) ? blended - alpha[k] : 0;
+        let x = vx, y = vy, z = vz; // prettier-ignore
+        for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) M[3 * c + r] = S[m + 4 * c + r];
+        if (delta !== 0) {
+          const ax = A[3 * j], ay = A[3 * j + 1], az = A[3 * j + 2]; // prettier-ignore
+          const cs = Math.cos(delta), sn = Math.sin(delta), t = 1 - cs; // prettier-ignore
+          // Rodrigues rotation matrix R (column-major) about unit axis a.
+          const R = [
+            cs + ax * ax * t, ay * ax * t + az * sn, az * ax * t - ay * sn,
+            ax * ay * t - az * sn, cs + ay * ay * t, az * ay * t + ax * sn,
+            ax * az * t + ay * sn, ay * az * t - ax * sn, cs + az * az * t,
+          ]; // prettier-ignore
+          const ox = JP[3 * j], oy = JP[3 * j + 1], oz = JP[3 * j + 2]; // prettier-ignore
+          const dx = vx - ox, dy = vy - oy, dz = vz - oz; // prettier-ignore
+          x = ox + R[0] * dx + R[3] * dy + R[6] * dz;
+          y = oy + R[1] * dx + R[4] * dy + R[7] * dz;
+          z = oz + R[2] * dx + R[5] * dy + R[8] * dz;
+          // M ← S₃ · R
+          for (let c = 0; c < 3; c++) {
+            for (let r = 0; r < 3; r++) M[3 * c + r] = S[m + r] * R[3 * c] + S[m + 4 + r] * R[3 * c + 1] + S[m + 8 + r] * R[3 * c + 2];
+          }
+        }
+        const ix = S[m] * x + S[m + 4] * y + S[m + 8] * z + S[m + 12];
+        const iy = S[m + 1] * x + S[m + 5] * y + S[m + 9] * z + S[m + 13];
+        const iz = S[m + 2] * x + S[m + 6] * y + S[m + 10] * z + S[m + 14];
+        img[3 * k] = ix;
+        img[3 * k + 1] = iy;
+        img[3 * k + 2] = iz;
+        px += w * ix;
+        py += w * iy;
+        pz += w * iz;
+        if (ON) {
+          const a = N![3 * i], b = N![3 * i + 1], c = N![3 * i + 2]; // prettier-ignore
+          nx += w * (M[0] * a + M[3] * b + M[6] * c);
+          ny += w * (M[1] * a + M[4] * b + M[7] * c);
+          nz += w * (M[2] * a + M[5] * b + M[8] * c);
+        }
+        if (OT) {
+          const a = TI![4 * i], b = TI![4 * i + 1], c = TI![4 * i + 2]; // prettier-ignore
+          tx += w * (M[0] * a + M[3] * b + M[6] * c);
+          ty += w * (M[1] * a + M[4] * b + M[7] * c);
+          tz += w * (M[2] * a + M[5] * b + M[8] * c);
+        }
+      }
+      // Collapse compensation around each stretch joint the vertex is partly bound to.
+      for (let k = 0; k < K; k++) {
+        const w = MW[K * i + k];
+        const s = isStretch[MJ[K * i + k]];
+        if (s < 0 || !(w > 0 && w < 1)) continue;
+        const cx = centres[3 * s], cy = centres[3 * s + 1], cz = centres[3 * s + 2]; // prettier-ignore
+        const l2 = Math.hypot(px - cx, py - cy, pz - cz);
+        if (l2 === 0) continue;
+        let l1 = 0;
+        for (let r = 0; r < K; r++) {
+          const wr = MW[K * i + r];
+          if (wr > 0) l1 += wr * Math.hypot(img[3 * r] - cx, img[3 * r + 1] - cy, img[3 * r + 2] - cz);
+        }
+        const beta = 1 - 4 * (w - 0.5) * (w - 0.5);
+        const f = (beta * l1 + (1 - beta) * l2) / l2;
+        px = cx + f * (px - cx);
+        py = cy + f * (py - cy);
+        pz = cz + f * (pz - cz);
+      }
+      OP[3 * i] = px;
+      OP[3 * i + 1] = py;
+      OP[3 * i + 2] = pz;
+      if (ON) {
+        const l = 1 / (Math.hypot(nx, ny, nz) || 1);
+        ON[3 * i] = nx * l;
+        ON[3 * i + 1] = ny * l;
+        ON[3 * i + 2] = nz * l;
+      }
+      if (OT) {
+        const l = 1 / (Math.hypot(tx, ty, tz) || 1);
+        OT[4 * i] = tx * l;
+        OT[4 * i + 1] = ty * l;
+        OT[4 * i + 2] = tz * l;
+        OT[4 * i + 3] = TI![4 * i + 3];
+      }
+    }
+  };
+}

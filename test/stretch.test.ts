@@ -1,0 +1,235 @@
+/**
+ * Stretch smooth skinning and Shepard weights (Yang & Zhang 2006, seed 003).
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mat4FromTRS } from '../src/core/math.js';
+import { boundingBoxDiagonal } from '../src/core/mesh.js';
+import { restPose, skinningMatrices, type Pose } from '../src/core/pose.js';
+import type { DeformTarget } from '../src/deformers/common.js';
+import { deform } from '../src/deformers/index.js';
+import { createStretchDeformer, stretchRigFromSkeleton } from '../src/deformers/stretch.js';
+import { measureJointQuality } from '../src/evaluation/joint-quality.js';
+import { bendPose, findJoint, twistPose } from '../src/evaluation/standard-poses.js';
+import { extractSkinnedModels, readDocument, type SkinnedModel } from '../src/io/gltf.js';
+import { readObj, readTgf } from '../src/io/libigl.js';
+import { boneSegments, shepardWeights } from '../src/weights/shepard.js';
+import { runCli } from './helpers/cli.js';
+import { ARM_GLB, LIBIGL, scratch } from './helpers/data.js';
+import { validate } from './helpers/gltf.js';
+import { cylinder } from './helpers/cylinder.js';
+
+const tmp = scratch();
+afterAll(tmp.cleanup);
+
+describe('Shepard weights', () => {
+  const chain = boneSegments([[[0, 0, 0, 1, 0, 0]], [[1, 0, 0, 2, 0, 0]]]); // two bones along x
+
+  it('match the two-bone formula W₁ = D₂^m / (D₁^m + D₂^m)', () => {
+    const p = [0.3, 0.8, 0, 1.7, -0.4, 0.2];
+    const w = shepardWeights(p, chain, { dropRate: 3, influences: 2 });
+    for (let i = 0; i < 2; i++) {
+      const [x, y, z] = p.slice(3 * i, 3 * i + 3);
+      const d0 = x <= 1 ? Math.hypot(y, z) : Math.hypot(x - 1, y, z);
+      const d1 = x >= 1 ? Math.hypot(y, z) : Math.hypot(x - 1, y, z);
+      const w0 = d1 ** 3 / (d0 ** 3 + d1 ** 3);
+      const got = w.joints[2 * i] === 0 ? w.weights[2 * i] : w.weights[2 * i + 1];
+      expect(got).toBeCloseTo(w0, 6);
+    }
+  });
+
+  it('on the cylinder: non-negative, sum to 1, continuous across the joint, 1 on a bone', () => {
+    const { mesh } = cylinder({ rings: 81 });
+    const segs = boneSegments([[[0, 0, 0, 1, 0, 0]], [[1, 0, 0, 2, 0, 0]]]);
+    const w = shepardWeights(mesh.positions, segs);
+    const n = mesh.positions.length / 3;
+    const w0 = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      let s = 0;
+      for (let k = 0; k < 4; k++) {
+        expect(w.weights[4 * i + k]).toBeGreaterThanOrEqual(0);
+        s += w.weights[4 * i + k];
+        if (w.joints[4 * i + k] === 0) w0[i] += w.weights[4 * i + k];
+      }
+      expect(s).toBeCloseTo(1, 6);
+    }
+    // Continuity: along every mesh edge the weight changes by at most L × edge length.
+    let lipschitz = 0;
+    for (let t = 0; t < mesh.triangles.length; t += 3) {
+      for (let e = 0; e < 3; e++) {
+        const a = mesh.triangles[t + e], b = mesh.triangles[t + ((e + 1) % 3)]; // prettier-ignore
+        const len = Math.hypot(...[0, 1, 2].map((d) => mesh.positions[3 * a + d] - mesh.positions[3 * b + d]));
+        lipschitz = Math.max(lipschitz, Math.abs(w0[a] - w0[b]) / len);
+      }
+    }
+    expect(lipschitz).toBeLessThan(10); // radius 0.25: a jump would show as ~1/edge ≈ 20+
+    // The cap centres lie on the bones' axis, far from the other bone: weight exactly 1.
+    expect(w0[n - 2]).toBe(1);
+    expect(w0[n - 1]).toBe(0);
+  });
+
+  it("on the arm's skeleton with arm.obj: valid weights, and 1 on a point of a bone far from the others", async () => {
+    const obj = await readObj(join(LIBIGL, 'arm.obj'));
+    const tgf = await readTgf(join(LIBIGL, 'arm.tgf'));
+    const P = tgf.joints;
+    const bones = Array.from({ length: tgf.bones.length / 2 }, (_, b) => {
+      const [h, t] = [tgf.bones[2 * b], tgf.bones[2 * b + 1]];
+      return [[P[3 * h], P[3 * h + 1], P[3 * h + 2], P[3 * t], P[3 * t + 1], P[3 * t + 2]]];
+    });
+    const w = shepardWeights(obj.positions, boneSegments(bones));
+    for (let i = 0; i < obj.positions.length / 3; i++) {
+      let s = 0;
+      for (let k = 0; k < 4; k++) s += w.weights[4 * i + k];
+      expect(s).toBeCloseTo(1, 5);
+    }
+    const mid = [0, 1, 2].map((d) => 0.5 * (P[3 * 1 + d] + P[3 * 2 + d])); // middle of bone 1
+    const one = shepardWeights(mid, boneSegments(bones));
+    expect(one.joints[0]).toBe(1);
+    expect(one.weights[0]).toBe(1);
+  });
+});
+
+describe('stretch smooth skinning on the arm', () => {
+  let arm: SkinnedModel;
+  let joint: number;
+  const run = (pose: Pose, twistCompensation = true) => {
+    const n = arm.mesh.positions.length / 3;
+    const out: DeformTarget = { positions: new Float32Array(3 * n), normals: new Float32Array(3 * n) };
+    createStretchDeformer(stretchRigFromSkeleton(arm.skeleton), { twistCompensation })(
+      arm.mesh,
+      skinningMatrices(arm.skeleton, pose),
+      out,
+    );
+    return out;
+  };
+  beforeAll(async () => {
+    [arm] = extractSkinnedModels(await readDocument(ARM_GLB), ARM_GLB);
+    joint = findJoint(arm.skeleton, 'bone2');
+  });
+
+  it('180° twist: keeps the cross-section above 80% of rest where LBS falls below 20%', () => {
+    const pose = twistPose(arm.skeleton, joint, Math.PI);
+    const lbs = measureJointQuality(
+      arm.mesh,
+      arm.skeleton,
+      pose,
+      deform('lbs', arm.mesh, skinningMatrices(arm.skeleton, pose)).positions,
+      joint,
+    );
+    const stretch = measureJointQuality(arm.mesh, arm.skeleton, pose, run(pose).positions, joint);
+    const noTwist = measureJointQuality(arm.mesh, arm.skeleton, pose, run(pose, false).positions, joint);
+    expect(lbs.minRadiusRatio).toBeLessThan(0.2);
+    expect(stretch.minRadiusRatio).toBeGreaterThan(0.8);
+    expect(noTwist.minRadiusRatio).toBeLessThan(0.2); // the twist step is what fixes the candy wrapper
+  });
+
+  it('126° bend: collapses less than LBS', () => {
+    const pose = bendPose(arm.skeleton, joint, [0, 0, 1], 0.7 * Math.PI);
+    const lbs = measureJointQuality(
+      arm.mesh,
+      arm.skeleton,
+      pose,
+      deform('lbs', arm.mesh, skinningMatrices(arm.skeleton, pose)).positions,
+      joint,
+    );
+    const stretch = measureJointQuality(arm.mesh, arm.skeleton, pose, run(pose).positions, joint);
+    expect(stretch.minRadiusRatio).toBeGreaterThan(lbs.minRadiusRatio + 0.05);
+    expect(Math.abs(1 - stretch.volumeRatio)).toBeLessThan(Math.abs(1 - lbs.volumeRatio));
+  });
+
+  it('reproduces a rigid motion of the whole skeleton exactly', () => {
+    const J = arm.skeleton.parents.length;
+    const G = mat4FromTRS(new Float64Array(16), 0, [0.4, -0.2, 1.5], 0, [0.5, 0.5, -0.5, 0.5], 0, [1, 1, 1], 0);
+    const S = new Float64Array(16 * J);
+    for (let j = 0; j < J; j++) S.set(G, 16 * j);
+    const n = arm.mesh.positions.length / 3;
+    const out: DeformTarget = { positions: new Float32Array(3 * n) };
+    createStretchDeformer(stretchRigFromSkeleton(arm.skeleton))(arm.mesh, S, out);
+    const p = arm.mesh.positions;
+    let err = 0;
+    for (let i = 0; i < p.length; i += 3) {
+      for (let r = 0; r < 3; r++)
+        err = Math.max(
+          err,
+          Math.abs(out.positions[i + r] - (G[r] * p[i] + G[4 + r] * p[i + 1] + G[8 + r] * p[i + 2] + G[12 + r])),
+        );
+    }
+    expect(err / boundingBoxDiagonal(p)).toBeLessThan(1e-6);
+  });
+
+  it('leaves the bind pose unchanged', () => {
+    const out = run(restPose(arm.skeleton));
+    let err = 0;
+    for (let i = 0; i < out.positions.length; i++)
+      err = Math.max(err, Math.abs(out.positions[i] - arm.mesh.positions[i]));
+    expect(err).toBeLessThan(1e-6);
+  });
+});
+
+describe('corskin weights and deform --method stretch', () => {
+  it('binds arm.obj to arm.tgf; LBS, DQS, CoR and the CoR precomputation run unchanged on the result', async () => {
+    const weighted = join(tmp.dir, 'arm-shepard.glb');
+    const r = await runCli(
+      'weights',
+      join(LIBIGL, 'arm.obj'),
+      '--skeleton',
+      join(LIBIGL, 'arm.tgf'),
+      '--drop-rate',
+      '2',
+      '-o',
+      weighted,
+    );
+    expect(r.code).toBe(0);
+    expect((await validate(weighted)).issues.numErrors).toBe(0);
+    const withCor = join(tmp.dir, 'arm-shepard-cor.glb');
+    expect((await runCli('precompute', weighted, '-o', withCor)).code).toBe(0);
+    for (const method of ['lbs', 'dqs', 'cor', 'stretch']) {
+      const out = join(tmp.dir, `arm-shepard-deformed-${method}.glb`);
+      const d = await runCli('deform', withCor, '--method', method, '-o', out);
+      expect([d.code, d.stderr]).toEqual([0, '']);
+      const report = await validate(out);
+      expect(report.issues.messages.filter((m) => m.severity === 0)).toEqual([]);
+    }
+    // And CoR on those weights still fixes the candy wrapper.
+    const [model] = extractSkinnedModels(await readDocument(withCor), withCor);
+    const j = findJoint(model.skeleton, 'bone2');
+    const pose = twistPose(model.skeleton, j, Math.PI);
+    const S = skinningMatrices(model.skeleton, pose);
+    const cor = measureJointQuality(model.mesh, model.skeleton, pose, deform('cor', model.mesh, S).positions, j);
+    const lbs = measureJointQuality(model.mesh, model.skeleton, pose, deform('lbs', model.mesh, S).positions, j);
+    expect(cor.minRadiusRatio).toBeGreaterThan(lbs.minRadiusRatio);
+  });
+
+  it('takes --stretch-joints and --no-twist-compensation, and names unknown joints', async () => {
+    const ok = await runCli(
+      'deform',
+      ARM_GLB,
+      '--method',
+      'stretch',
+      '--stretch-joints',
+      'bone2',
+      '--no-twist-compensation',
+      '-o',
+      join(tmp.dir, 's.obj'),
+    );
+    expect(ok.code).toBe(0);
+    const bad = await runCli(
+      'deform',
+      ARM_GLB,
+      '--method',
+      'stretch',
+      '--stretch-joints',
+      'elbow',
+      '-o',
+      join(tmp.dir, 'bad.obj'),
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/no joint named "elbow" \(joints: bone0, bone1, bone2, bone3\)/);
+  });
+
+  it('an OBJ without --skeleton is a clear error', async () => {
+    const r = await runCli('weights', join(LIBIGL, 'arm.obj'), '-o', join(tmp.dir, 'x.glb'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch('an OBJ mesh needs --skeleton BONES.tgf');
+  });
+});
