@@ -17,7 +17,7 @@ import { globalMatrices, restPose, rotateJointWorld, skinningMatrices } from '..
 import type { Skeleton } from '../src/core/skeleton.js';
 import { computeCentersOfRotationParallel, createCorWorkerPool } from '../src/cor/parallel.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
-import type { DeformTarget, SkinningMethod } from '../src/deformers/common.js';
+import type { DeformTarget } from '../src/deformers/common.js';
 import { deformers } from '../src/deformers/index.js';
 import { createIO, extractSkinnedModels, readDocument } from '../src/io/gltf.js';
 import { formatTable } from '../src/cli/ui.js';
@@ -140,7 +140,7 @@ interface Row {
   threadSpeedup: number;
   cliWallSeconds: number;
   cliPeakRssMB: number;
-  mvertsPerSecond: Record<SkinningMethod, number>;
+  mvertsPerSecond: Record<'lbs' | 'dqs' | 'cor', number>;
   corOverLbs: number;
   dqsOverLbs: number;
   threeMvertsPerSecond: number;
@@ -178,14 +178,14 @@ async function measure(asset: Asset, pool: ReturnType<typeof createCorWorkerPool
     positions: new Float32Array(3 * n),
     normals: mesh.normals ? new Float32Array(3 * n) : undefined,
   };
-  const times: Record<SkinningMethod, number[]> = { lbs: [], dqs: [], cor: [] };
+  const times: Record<'lbs' | 'dqs' | 'cor', number[]> = { lbs: [], dqs: [], cor: [] };
   const three = threeSkinnedMesh(asset);
   const threeOut = new Float32Array(3 * n);
   const threeTimes: number[] = [];
   const positionsOnly: DeformTarget = { positions: new Float32Array(3 * n) };
   const lbsPositionsOnly: Record<string, number[]> = { lbs: [] };
   for (let r = 0; r < Math.max(3, REPS); r++) {
-    for (const method of ['lbs', 'dqs', 'cor'] as SkinningMethod[]) {
+    for (const method of ['lbs', 'dqs', 'cor'] as const) {
       const t = performance.now();
       for (const S of asset.frames) deformers[method](mesh, S, target);
       times[method].push((performance.now() - t) / asset.frames.length);

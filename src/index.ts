@@ -80,7 +80,12 @@ export {
 } from './evaluation/standard-poses.js';
 export { measureJointQuality, type JointQuality } from './evaluation/joint-quality.js';
 export { VERSION } from './version.js';
-export { createStretchDeformer, stretchRigFromSkeleton, type StretchRig, type StretchOptions } from './deformers/stretch.js';
+export {
+  createStretchDeformer,
+  stretchRigFromSkeleton,
+  type StretchRig,
+  type StretchOptions,
+} from './deformers/stretch.js';
 export { shepardWeights, boneSegments, type BoneSegments, type ShepardOptions } from './weights/shepard.js';
 export { jointBoneSegments } from './io/gltf.js';
 export { createCorWorkerPool, type CorWorkerPool } from './cor/parallel.js';

@@ -9,7 +9,7 @@ import { extractSkinnedModels, readDocument, type SkinnedModel } from '../src/io
 import { CESIUM_MAN } from './helpers/data.js';
 import { cylinder } from './helpers/cylinder.js';
 
-const METHODS = ['lbs', 'dqs', 'cor'] as const;
+const METHODS = ['lbs', 'dqs', 'sbs', 'lms', 'cor'] as const;
 
 function maxDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let m = 0;
@@ -46,7 +46,7 @@ describe('every deformer', () => {
     }
     const S = animatedSkinning(cesium, 1);
     const lbs = deform('lbs', rigid, S);
-    for (const method of ['dqs', 'cor'] as const) {
+    for (const method of ['dqs', 'sbs', 'lms', 'cor'] as const) {
       const out = deform(method, rigid, S);
       expect(maxDiff(out.positions, lbs.positions)).toBe(0);
       expect(maxDiff(out.normals!, lbs.normals!)).toBe(0);

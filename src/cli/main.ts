@@ -84,7 +84,9 @@ export function buildProgram(io: Io): Command {
     .description('pose a skinned character and write the deformed mesh as static geometry')
     .argument('<input>', 'skinned .glb or .gltf')
     .addOption(
-      new Option('--method <m>', 'skinning method').choices(['lbs', 'dqs', 'cor', 'stretch']).makeOptionMandatory(),
+      new Option('--method <m>', 'skinning method')
+        .choices(['lbs', 'dqs', 'sbs', 'lms', 'cor', 'stretch'])
+        .makeOptionMandatory(),
     )
     .option('--animation <name|index>', 'animation clip (default: the first, when --time is given)')
     .option('--time <seconds>', 'time in the clip (default 0)', nonNegativeNumber)

@@ -27,7 +27,7 @@ export interface DeformTarget {
 export type Deformer = (mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget) => void;
 
 /** The deformers' names, as used on the CLI and in reports. */
-export type SkinningMethod = 'lbs' | 'dqs' | 'cor';
+export type SkinningMethod = 'lbs' | 'dqs' | 'sbs' | 'lms' | 'cor';
 
 /**
  * Checks that `out` fits `mesh` (O(1): the per-vertex data is checked once, by

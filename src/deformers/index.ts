@@ -8,11 +8,18 @@ import type { DeformTarget, Deformer, SkinningMethod } from './common.js';
 import { deformCor } from './cor.js';
 import { deformDqs } from './dqs.js';
 import { deformLbs } from './lbs.js';
+import { deformLms } from './lms.js';
+import { deformSbs } from './sbs.js';
 
-/** Every deformer under its CLI name (`lbs`, `dqs`, `cor`); all share the {@link Deformer} signature. */
+/**
+ * Every rig-free deformer under its CLI name; all share the {@link Deformer} signature. (Stretch
+ * skinning needs rig data: {@link createStretchDeformer}.)
+ */
 export const deformers: Readonly<Record<SkinningMethod, Deformer>> = {
   lbs: deformLbs,
   dqs: deformDqs,
+  sbs: deformSbs,
+  lms: deformLms,
   cor: deformCor,
 };
 

@@ -1,0 +1,114 @@
+/**
+ * Log-matrix skinning (Alexa 2002, "Linear Combination of Transformations"; Magnenat-Thalmann
+ * et al. 2004; compared in seed 000): blend the matrix logarithms of the rigid skinning
+ * transforms with the weights and exponentiate, `M = exp(Σ_j w_j log M_j)`.
+ *
+ * For a rigid `M_j = [R_j | t_j]` the logarithm is the twist (ω, u) of se(3): `ω = θ·k` the
+ * principal axis–angle of R_j (θ ∈ [0, π]) and `u = V(ω)⁻¹ t_j`, with
+ * `V(ω) = I + (1 − cos θ)/θ² [ω]× + (θ − sin θ)/θ³ [ω]×²`; the exponential of the blended twist
+ * (ω', u') is `R' = exp([ω']×)` (Rodrigues) and `t' = V(ω') u'`. Normals and tangents are rotated
+ * by R'.
+ *
+ * Scale and shear of the skinning matrices are ignored (only their rotation and translation
+ * enter). Known weakness, reproduced: the principal logarithm is not injective — a rotation past
+ * 180° wraps to its shorter opposite, and rotations about different axes blend along paths that
+ * are not the shortest, so LMS degrades for twists and bends well beyond 90° (seed 000, Figs. 8–9);
+ * a screw motion blends along a helix.
+ *
+ * @module
+ */
+import type { SkinnedMesh } from '../core/mesh.js';
+import { checkDeformArgs, jointQuaternions, writeAffine, writeTangent, type DeformTarget } from './common.js';
+
+/**
+ * se(3) logarithm of every skinning matrix: 6 numbers per joint (ω, u).
+ * @param skinning length 16·J; @returns length 6·J
+ */
+export function jointTwists(skinning: Float64Array): Float64Array {
+  const J = skinning.length / 16;
+  const q = jointQuaternions(skinning);
+  const out = new Float64Array(6 * J);
+  for (let j = 0; j < J; j++) {
+    // w ≥ 0 (quatFromMat4), so θ ∈ [0, π]: the principal logarithm.
+    const x = q[4 * j], y = q[4 * j + 1], z = q[4 * j + 2], w = q[4 * j + 3]; // prettier-ignore
+    const s = Math.hypot(x, y, z);
+    const theta = 2 * Math.atan2(s, w);
+    const f = s > 1e-12 ? theta / s : 2; // ω = θ·k = f·(x, y, z)
+    const ox = f * x, oy = f * y, oz = f * z; // prettier-ignore
+    const tx = skinning[16 * j + 12], ty = skinning[16 * j + 13], tz = skinning[16 * j + 14]; // prettier-ignore
+    // u = V⁻¹ t, V⁻¹ = I − ½[ω]× + c·[ω]×², c = (1 − θ sin θ / (2(1 − cos θ))) / θ²
+    const c = theta > 1e-6 ? (1 - (theta * Math.sin(theta)) / (2 * (1 - Math.cos(theta)))) / (theta * theta) : 1 / 12;
+    const wx = oy * tz - oz * ty, wy = oz * tx - ox * tz, wz = ox * ty - oy * tx; // ω × t
+    const wwx = oy * wz - oz * wy, wwy = oz * wx - ox * wz, wwz = ox * wy - oy * wx; // ω × (ω × t)
+    out.set([ox, oy, oz, tx - 0.5 * wx + c * wwx, ty - 0.5 * wy + c * wwy, tz - 0.5 * wz + c * wwz], 6 * j);
+  }
+  return out;
+}
+
+/**
+ * Deforms `mesh` by log-matrix skinning (see {@link Deformer} for the shared contract).
+ * @param skinning skinning matrices, 4×4 column-major, length 16·J (bind → posed space)
+ * @param out posed positions (3·n), normals (3·n), tangents (4·n)
+ * @throws CorskinError when `out` or `skinning` is too small for the mesh
+ */
+export function deformLms(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
+  checkDeformArgs(mesh, skinning, out);
+  const L = jointTwists(skinning);
+  const { positions: P, normals: N, tangents: TI, joints: MJ, weights: MW, influences: K } = mesh;
+  const OP = out.positions;
+  const ON = N ? out.normals : undefined;
+  const OT = TI ? out.tangents : undefined;
+  const n = P.length / 3;
+  for (let i = 0; i < n; i++) {
+    let ox = 0, oy = 0, oz = 0, ux = 0, uy = 0, uz = 0; // prettier-ignore
+    let single = -1;
+    let several = false;
+    for (let k = K * i; k < K * i + K; k++) {
+      const w = MW[k];
+      if (w === 0) continue;
+      const j = MJ[k];
+      if (single < 0) single = j;
+      else if (j !== single) several = true;
+      const o = 6 * j;
+      ox += w * L[o]; oy += w * L[o + 1]; oz += w * L[o + 2]; // prettier-ignore
+      ux += w * L[o + 3]; uy += w * L[o + 4]; uz += w * L[o + 5]; // prettier-ignore
+    }
+    if (!several) {
+      writeAffine(mesh, out, i, skinning, (single < 0 ? 0 : single) << 4);
+      continue;
+    }
+    // exp: R = I + A[ω]× + B[ω]×², t = V u with V = I + B[ω]× + C[ω]×²
+    const t2 = ox * ox + oy * oy + oz * oz;
+    const theta = Math.sqrt(t2);
+    let A: number, B: number, C: number;
+    if (theta > 1e-6) {
+      A = Math.sin(theta) / theta;
+      B = (1 - Math.cos(theta)) / t2;
+      C = (theta - Math.sin(theta)) / (t2 * theta);
+    } else {
+      A = 1 - t2 / 6;
+      B = 0.5 - t2 / 24;
+      C = 1 / 6 - t2 / 120;
+    }
+    // [ω]×² = ωωᵀ − θ² I
+    const R00 = 1 + B * (ox * ox - t2), R11 = 1 + B * (oy * oy - t2), R22 = 1 + B * (oz * oz - t2); // prettier-ignore
+    const R01 = -A * oz + B * ox * oy, R10 = A * oz + B * ox * oy; // prettier-ignore
+    const R02 = A * oy + B * ox * oz, R20 = -A * oy + B * ox * oz; // prettier-ignore
+    const R12 = -A * ox + B * oy * oz, R21 = A * ox + B * oy * oz; // prettier-ignore
+    const cx = oy * uz - oz * uy, cy = oz * ux - ox * uz, cz = ox * uy - oy * ux; // ω × u
+    const ccx = oy * cz - oz * cy, ccy = oz * cx - ox * cz, ccz = ox * cy - oy * cx; // ω × (ω × u)
+    const tx = ux + B * cx + C * ccx, ty = uy + B * cy + C * ccy, tz = uz + B * cz + C * ccz; // prettier-ignore
+    const p = 3 * i;
+    const x = P[p], y = P[p + 1], z = P[p + 2]; // prettier-ignore
+    OP[p] = R00 * x + R01 * y + R02 * z + tx;
+    OP[p + 1] = R10 * x + R11 * y + R12 * z + ty;
+    OP[p + 2] = R20 * x + R21 * y + R22 * z + tz;
+    if (ON) {
+      const nx = N![p], ny = N![p + 1], nz = N![p + 2]; // prettier-ignore
+      ON[p] = R00 * nx + R01 * ny + R02 * nz;
+      ON[p + 1] = R10 * nx + R11 * ny + R12 * nz;
+      ON[p + 2] = R20 * nx + R21 * ny + R22 * nz;
+    }
+    if (OT) writeTangent(TI!, OT, i, R00, R10, R20, R01, R11, R21, R02, R12, R22);
+  }
+}

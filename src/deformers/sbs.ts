@@ -1,0 +1,126 @@
+/**
+ * Spherical blend skinning (Kavan & Žára 2005, "Spherical Blend Skinning: A Real-time
+ * Deformation of Articulated Models"; compared in seed 000).
+ *
+ * Per vertex: the rotation is the QLERP of the influences' quaternions (sign-fixed against the
+ * first influence, normalised); the center of rotation r is solved at run time from the
+ * influences' transforms, as the point they move most alike — least squares over the pairs
+ * (a, b) of influences: `Σ_{a<b} |(R_a − R_b) r + (t_a − t_b)|² → min`. With two bones the
+ * solution is a line (the relative rotation's axis); as in the paper's pseudo-inverse, the
+ * minimiser closest to a reference point is taken — here the vertex's own bind position, which
+ * keeps the method free of rig data (a Tikhonov term 1e-9·trace keeps the 3×3 solve regular).
+ * Then `v' = R (v − r) + Σ_j w_j (R_j r + t_j)`, `n' = R n`.
+ *
+ * Known weaknesses, reproduced rather than hidden: the center depends only on which bones
+ * influence a vertex, not on the weights, so all vertices of a two-bone region rotate about the
+ * joint like DQS (bulge when bent), and neighbouring vertices with different influence sets can
+ * get very different centers (seams; seed 000, Figs. 11–12).
+ *
+ * @module
+ */
+import type { SkinnedMesh } from '../core/mesh.js';
+import { checkDeformArgs, jointQuaternions, writeAffine, writeTangent, type DeformTarget } from './common.js';
+
+/**
+ * Deforms `mesh` by spherical blend skinning (see {@link Deformer} for the shared contract).
+ * @param skinning skinning matrices, 4×4 column-major, length 16·J (bind → posed space)
+ * @param out posed positions (3·n), normals (3·n), tangents (4·n)
+ * @throws CorskinError when `out` or `skinning` is too small for the mesh
+ */
+export function deformSbs(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
+  checkDeformArgs(mesh, skinning, out);
+  const S = skinning;
+  const q = jointQuaternions(S);
+  const { positions: P, normals: N, tangents: TI, joints: MJ, weights: MW, influences: K } = mesh;
+  const OP = out.positions;
+  const ON = N ? out.normals : undefined;
+  const OT = TI ? out.tangents : undefined;
+  const js = new Int32Array(K);
+  const ws = new Float64Array(K);
+  const n = P.length / 3;
+  for (let i = 0; i < n; i++) {
+    let u = 0;
+    for (let k = K * i; k < K * i + K; k++) {
+      if (MW[k] === 0) continue;
+      const at = js.subarray(0, u).indexOf(MJ[k]);
+      if (at >= 0) ws[at] += MW[k];
+      else {
+        js[u] = MJ[k];
+        ws[u++] = MW[k];
+      }
+    }
+    if (u <= 1) {
+      writeAffine(mesh, out, i, S, (u ? js[0] : 0) << 4);
+      continue;
+    }
+    const vx = P[3 * i], vy = P[3 * i + 1], vz = P[3 * i + 2]; // prettier-ignore
+    // Normal equations M r = b of the pairwise least squares.
+    let m00 = 0, m01 = 0, m02 = 0, m11 = 0, m12 = 0, m22 = 0, b0 = 0, b1 = 0, b2 = 0; // prettier-ignore
+    for (let a = 0; a < u; a++) {
+      for (let c = a + 1; c < u; c++) {
+        const A = js[a] << 4, B = js[c] << 4; // prettier-ignore
+        // D = R_a − R_b (column-major), e = t_b − t_a
+        const d00 = S[A] - S[B], d10 = S[A + 1] - S[B + 1], d20 = S[A + 2] - S[B + 2]; // prettier-ignore
+        const d01 = S[A + 4] - S[B + 4], d11 = S[A + 5] - S[B + 5], d21 = S[A + 6] - S[B + 6]; // prettier-ignore
+        const d02 = S[A + 8] - S[B + 8], d12 = S[A + 9] - S[B + 9], d22 = S[A + 10] - S[B + 10]; // prettier-ignore
+        const e0 = S[B + 12] - S[A + 12], e1 = S[B + 13] - S[A + 13], e2 = S[B + 14] - S[A + 14]; // prettier-ignore
+        m00 += d00 * d00 + d10 * d10 + d20 * d20;
+        m01 += d00 * d01 + d10 * d11 + d20 * d21;
+        m02 += d00 * d02 + d10 * d12 + d20 * d22;
+        m11 += d01 * d01 + d11 * d11 + d21 * d21;
+        m12 += d01 * d02 + d11 * d12 + d21 * d22;
+        m22 += d02 * d02 + d12 * d12 + d22 * d22;
+        b0 += d00 * e0 + d10 * e1 + d20 * e2;
+        b1 += d01 * e0 + d11 * e1 + d21 * e2;
+        b2 += d02 * e0 + d12 * e1 + d22 * e2;
+      }
+    }
+    // r = v + δ with (M + λI) δ = b − M v: the minimiser closest to the vertex.
+    const lambda = 1e-9 * (m00 + m11 + m22) + 1e-300;
+    const a00 = m00 + lambda, a11 = m11 + lambda, a22 = m22 + lambda; // prettier-ignore
+    const r0 = b0 - (m00 * vx + m01 * vy + m02 * vz);
+    const r1 = b1 - (m01 * vx + m11 * vy + m12 * vz);
+    const r2 = b2 - (m02 * vx + m12 * vy + m22 * vz);
+    const c00 = a11 * a22 - m12 * m12, c01 = m02 * m12 - m01 * a22, c02 = m01 * m12 - m02 * a11; // prettier-ignore
+    const det = a00 * c00 + m01 * c01 + m02 * c02;
+    let rx = vx, ry = vy, rz = vz; // prettier-ignore
+    if (det > 0) {
+      const c11 = a00 * a22 - m02 * m02, c12 = m01 * m02 - a00 * m12, c22 = a00 * a11 - m01 * m01; // prettier-ignore
+      rx += (c00 * r0 + c01 * r1 + c02 * r2) / det;
+      ry += (c01 * r0 + c11 * r1 + c12 * r2) / det;
+      rz += (c02 * r0 + c12 * r1 + c22 * r2) / det;
+    }
+    // QLERP and the LBS image of the center.
+    let qx = 0, qy = 0, qz = 0, qw = 0, lx = 0, ly = 0, lz = 0; // prettier-ignore
+    const p0 = js[0] << 2;
+    for (let a = 0; a < u; a++) {
+      const w = ws[a];
+      const o = js[a] << 2;
+      const m = js[a] << 4;
+      const s = q[p0] * q[o] + q[p0 + 1] * q[o + 1] + q[p0 + 2] * q[o + 2] + q[p0 + 3] * q[o + 3] < 0 ? -w : w;
+      qx += s * q[o]; qy += s * q[o + 1]; qz += s * q[o + 2]; qw += s * q[o + 3]; // prettier-ignore
+      lx += w * (S[m] * rx + S[m + 4] * ry + S[m + 8] * rz + S[m + 12]);
+      ly += w * (S[m + 1] * rx + S[m + 5] * ry + S[m + 9] * rz + S[m + 13]);
+      lz += w * (S[m + 2] * rx + S[m + 6] * ry + S[m + 10] * rz + S[m + 14]);
+    }
+    const inv = 1 / Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
+    qx *= inv; qy *= inv; qz *= inv; qw *= inv; // prettier-ignore
+    const x2 = qx + qx, y2 = qy + qy, z2 = qz + qz; // prettier-ignore
+    const xx = qx * x2, xy = qx * y2, xz = qx * z2, yy = qy * y2, yz = qy * z2, zz = qz * z2; // prettier-ignore
+    const wx = qw * x2, wy = qw * y2, wz = qw * z2; // prettier-ignore
+    const R00 = 1 - (yy + zz), R10 = xy + wz, R20 = xz - wy; // prettier-ignore
+    const R01 = xy - wz, R11 = 1 - (xx + zz), R21 = yz + wx; // prettier-ignore
+    const R02 = xz + wy, R12 = yz - wx, R22 = 1 - (xx + yy); // prettier-ignore
+    const dx = vx - rx, dy = vy - ry, dz = vz - rz; // prettier-ignore
+    OP[3 * i] = R00 * dx + R01 * dy + R02 * dz + lx;
+    OP[3 * i + 1] = R10 * dx + R11 * dy + R12 * dz + ly;
+    OP[3 * i + 2] = R20 * dx + R21 * dy + R22 * dz + lz;
+    if (ON) {
+      const nx = N![3 * i], ny = N![3 * i + 1], nz = N![3 * i + 2]; // prettier-ignore
+      ON[3 * i] = R00 * nx + R01 * ny + R02 * nz;
+      ON[3 * i + 1] = R10 * nx + R11 * ny + R12 * nz;
+      ON[3 * i + 2] = R20 * nx + R21 * ny + R22 * nz;
+    }
+    if (OT) writeTangent(TI!, OT, i, R00, R10, R20, R01, R11, R21, R02, R12, R22);
+  }
+}
