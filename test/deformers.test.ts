@@ -76,20 +76,34 @@ describe('every deformer', () => {
     expect(nerr).toBeLessThan(1e-5);
   });
 
-  it.each(METHODS)('%s composes with a rigid motion applied after the pose (CesiumMan)', (method) => {
-    const S = animatedSkinning(cesium, 1);
-    const G = mat4FromTRS(new Float64Array(16), 0, [1, 2, 3], 0, [0, Math.sin(0.6), 0, Math.cos(0.6)], 0, [1, 1, 1], 0);
-    const GS = new Float64Array(S.length);
-    for (let j = 0; j < S.length / 16; j++) mat4Multiply(GS, 16 * j, G, 0, S, 16 * j);
-    const a = deform(method, cesium.mesh, S).positions;
-    const b = deform(method, cesium.mesh, GS).positions;
-    let err = 0;
-    for (let i = 0; i < a.length; i += 3) {
-      for (let r = 0; r < 3; r++)
-        err = Math.max(err, Math.abs(G[r] * a[i] + G[4 + r] * a[i + 1] + G[8 + r] * a[i + 2] + G[12 + r] - b[i + r]));
-    }
-    expect(err / boundingBoxDiagonal(a)).toBeLessThan(1e-6);
-  });
+  // LMS is left out: blending logarithms is not invariant under a change of world frame
+  // (log(G·M) ≠ log G + log M), a known property of Alexa's linear combination.
+  it.each(METHODS.filter((m) => m !== 'lms'))(
+    '%s composes with a rigid motion applied after the pose (CesiumMan)',
+    (method) => {
+      const S = animatedSkinning(cesium, 1);
+      const G = mat4FromTRS(
+        new Float64Array(16),
+        0,
+        [1, 2, 3],
+        0,
+        [0, Math.sin(0.6), 0, Math.cos(0.6)],
+        0,
+        [1, 1, 1],
+        0,
+      );
+      const GS = new Float64Array(S.length);
+      for (let j = 0; j < S.length / 16; j++) mat4Multiply(GS, 16 * j, G, 0, S, 16 * j);
+      const a = deform(method, cesium.mesh, S).positions;
+      const b = deform(method, cesium.mesh, GS).positions;
+      let err = 0;
+      for (let i = 0; i < a.length; i += 3) {
+        for (let r = 0; r < 3; r++)
+          err = Math.max(err, Math.abs(G[r] * a[i] + G[4 + r] * a[i + 1] + G[8 + r] * a[i + 2] + G[12 + r] - b[i + r]));
+      }
+      expect(err / boundingBoxDiagonal(a)).toBeLessThan(1e-6);
+    },
+  );
 });
 
 describe('two-bone analytic cases (cylinder, bone 1 bent 90° about z at its joint)', () => {
