@@ -89,3 +89,21 @@ export {
 export { shepardWeights, boneSegments, type BoneSegments, type ShepardOptions } from './weights/shepard.js';
 export { jointBoneSegments } from './io/gltf.js';
 export { createCorWorkerPool, type CorWorkerPool } from './cor/parallel.js';
+export { deformSbs } from './deformers/sbs.js';
+export { deformLms, jointTwists } from './deformers/lms.js';
+export { rigidityDistortion } from './metrics/distortion.js';
+export { surfaceArea, selfIntersections } from './metrics/surface.js';
+export { createBar, type BarOptions } from './evaluation/bar.js';
+export {
+  barBenchmark,
+  armBenchmark,
+  rigidCase,
+  runBenchmark,
+  BENCHMARK_METHODS,
+  type Benchmark,
+  type BenchmarkCase,
+  type BenchmarkMethod,
+  type BenchmarkRow,
+  type PosedMeshes,
+} from './evaluation/benchmark.js';
+export { renderReport } from './evaluation/report.js';

@@ -10,6 +10,7 @@ import { VERSION } from '../version.js';
 import { convertCommand } from './convert.js';
 import { deformCommand } from './deform.js';
 import { demoCommand } from './demo.js';
+import { evaluateCommand } from './evaluate.js';
 import { infoCommand } from './info.js';
 import { precomputeCommand } from './precompute.js';
 import { weightsCommand } from './weights.js';
@@ -121,6 +122,16 @@ export function buildProgram(io: Io): Command {
     .argument('<input>', '.glb or .gltf')
     .option('--json', 'print JSON')
     .action((input, opts) => infoCommand(io, input, opts));
+
+  program
+    .command('evaluate')
+    .description(
+      'quality benchmark: the joint manipulations of the CoR paper (bar) or the standard arm poses, for every method',
+    )
+    .addOption(new Option('--benchmark <name>', 'which benchmark').choices(['bar', 'arm']).default('bar'))
+    .option('--json', 'print the rows as one JSON array')
+    .option('--report <dir>', 'also write an HTML report with charts and the deformed meshes')
+    .action((opts) => evaluateCommand(io, opts));
 
   program
     .command('demo')

@@ -502,6 +502,7 @@ export async function bakePosedGeometry(
   });
   for (const anim of root.listAnimations()) anim.dispose();
   for (const skin of root.listSkins()) skin.dispose();
+  document.setLogger(quietLogger);
   await document.transform(prune({ keepAttributes: true, keepExtras: true }));
 }
 
