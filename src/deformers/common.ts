@@ -133,3 +133,113 @@ export function writeTangent(
   tOut[4 * i + 2] = rz * l;
   tOut[4 * i + 3] = tIn[4 * i + 3];
 }
+
+/**
+ * Two-phase skinning for non-rigid skinning matrices (Kavan et al. 2008, Sec. 4.2): each
+ * skinning matrix `M_j = [L_j | t_j]` is split by the polar decomposition `L_j = R_j P_j` (R_j a
+ * rotation, P_j symmetric: the joint's scale/shear in bind space) into a rigid `[R_j | t_j]` and
+ * the stretch P_j, so that `M_j v = R_j (P_j v) + t_j` exactly.
+ * @param skinning length 16·J
+ * @returns null when every matrix is rigid to float precision (|LᵀL − I| ≤ 1e-5, as glTF float32
+ *   data gives), else the rigid matrices (16·J)
+ *   and the stretches P_j (3×3 column-major, 9·J)
+ */
+export function splitScale(skinning: Float64Array): { rigid: Float64Array; stretch: Float64Array } | null {
+  const J = skinning.length / 16;
+  let rigid = true;
+  for (let j = 0; j < J && rigid; j++) {
+    const m = 16 * j;
+    for (let a = 0; a < 3 && rigid; a++) {
+      for (let b = a; b < 3; b++) {
+        const d = skinning[m + 4 * a] * skinning[m + 4 * b] + skinning[m + 4 * a + 1] * skinning[m + 4 * b + 1] + skinning[m + 4 * a + 2] * skinning[m + 4 * b + 2];
+        if (Math.abs(d - (a === b ? 1 : 0)) > 1e-5) {
+          rigid = false;
+          break;
+        }
+      }
+    }
+  }
+  if (rigid) return null;
+  const out = skinning.slice();
+  const stretch = new Float64Array(9 * J);
+  const X = new Float64Array(9);
+  for (let j = 0; j < J; j++) {
+    const m = 16 * j;
+    for (let c = 0; c < 3; c++) for (let r = 0; r < 3; r++) X[3 * c + r] = skinning[m + 4 * c + r];
+    polarRotation(X);
+    // P = Rᵀ L
+    for (let c = 0; c < 3; c++) {
+      for (let r = 0; r < 3; r++) {
+        stretch[9 * j + 3 * c + r] = X[3 * r] * skinning[m + 4 * c] + X[3 * r + 1] * skinning[m + 4 * c + 1] + X[3 * r + 2] * skinning[m + 4 * c + 2];
+        out[m + 4 * c + r] = X[3 * c + r];
+      }
+    }
+  }
+  return { rigid: out, stretch };
+}
+
+/** Replaces the 3×3 column-major X by the rotation of its polar decomposition (Higham's iteration). */
+function polarRotation(X: Float64Array): void {
+  for (let it = 0; it < 50; it++) {
+    // X⁻ᵀ = cofactor(X) / det(X)
+    const [a, b, c, d, e, f, g, h, k] = X; // columns (a b c), (d e f), (g h k)
+    const c0 = e * k - f * h, c1 = f * g - d * k, c2 = d * h - e * g; // prettier-ignore
+    const det = a * c0 + b * c1 + c * c2;
+    if (!det) return;
+    const inv = [c0, c1, c2, c * h - b * k, a * k - c * g, b * g - a * h, b * f - c * e, c * d - a * f, a * e - b * d];
+    let change = 0;
+    for (let i = 0; i < 9; i++) {
+      const next = 0.5 * (X[i] + inv[i] / det);
+      change = Math.max(change, Math.abs(next - X[i]));
+      X[i] = next;
+    }
+    if (change < 1e-15) return;
+  }
+}
+
+/**
+ * Phase one of two-phase skinning: the mesh with every vertex (and its normal, tangent and
+ * center of rotation) moved by its blended stretch `Σ_j w_j P_j` (bind space), ready for the
+ * rigid phase. Allocates the new arrays (only non-rigid rigs pay for it).
+ */
+export function stretchedMesh(mesh: SkinnedMesh, stretch: Float64Array): SkinnedMesh {
+  const { positions: P, normals: N, tangents: T, centersOfRotation: C, joints: MJ, weights: MW, influences: K } = mesh;
+  const n = P.length / 3;
+  const out: SkinnedMesh = { ...mesh, positions: new Float32Array(3 * n) };
+  if (N) out.normals = new Float32Array(3 * n);
+  if (T) out.tangents = new Float32Array(4 * n);
+  if (C) out.centersOfRotation = new Float32Array(3 * n);
+  const A = new Float64Array(9);
+  for (let i = 0; i < n; i++) {
+    A.fill(0);
+    for (let k = K * i; k < K * i + K; k++) {
+      const w = MW[k];
+      if (w === 0) continue;
+      for (let e = 0; e < 9; e++) A[e] += w * stretch[9 * MJ[k] + e];
+    }
+    const tr = (src: ArrayLike<number>, dst: Float32Array, o: number) => {
+      const x = src[o], y = src[o + 1], z = src[o + 2]; // prettier-ignore
+      dst[o] = A[0] * x + A[3] * y + A[6] * z;
+      dst[o + 1] = A[1] * x + A[4] * y + A[7] * z;
+      dst[o + 2] = A[2] * x + A[5] * y + A[8] * z;
+    };
+    tr(P, out.positions, 3 * i);
+    if (C) tr(C, out.centersOfRotation!, 3 * i);
+    if (T) {
+      tr(T, out.tangents!, 4 * i);
+      out.tangents![4 * i + 3] = T[4 * i + 3];
+    }
+    if (N) {
+      // Normals by the cofactor (inverse transpose) of the symmetric A, renormalised.
+      const [a, b, c, , e, f, , , k] = A;
+      const x = N[3 * i], y = N[3 * i + 1], z = N[3 * i + 2]; // prettier-ignore
+      const c00 = e * k - f * f, c01 = c * f - b * k, c02 = b * f - c * e, c11 = a * k - c * c, c12 = b * c - a * f, c22 = a * e - b * b; // prettier-ignore
+      const rx = c00 * x + c01 * y + c02 * z, ry = c01 * x + c11 * y + c12 * z, rz = c02 * x + c12 * y + c22 * z; // prettier-ignore
+      const l = 1 / (Math.hypot(rx, ry, rz) || 1);
+      out.normals![3 * i] = rx * l;
+      out.normals![3 * i + 1] = ry * l;
+      out.normals![3 * i + 2] = rz * l;
+    }
+  }
+  return out;
+}

@@ -8,14 +8,15 @@
  * 3. `t = p̃ − R p*_i`;
  * 4. `v' = R v + t`, `n' = R n` (tangents likewise).
  *
- * Step 2 uses the full skinning matrices, so a uniformly scaled skeleton scales the centers;
- * the rotation of a matrix with scale is that of its normalised columns.
+ * Skinning matrices with scale or shear are handled in two phases (Kavan et al. 2008): vertex,
+ * normal and center of rotation are first moved by the blended stretch ({@link splitScale},
+ * {@link stretchedMesh}), then the rigid parts are blended as above.
  *
  * @module
  */
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
-import { checkDeformArgs, jointQuaternions, writeAffine, writeTangent, type DeformTarget } from './common.js';
+import { checkDeformArgs, splitScale, stretchedMesh, jointQuaternions, writeAffine, writeTangent, type DeformTarget } from './common.js';
 
 /**
  * Deforms `mesh` by CoR skinning (see {@link Deformer} for the shared contract).
@@ -28,6 +29,8 @@ import { checkDeformArgs, jointQuaternions, writeAffine, writeTangent, type Defo
  */
 export function deformCor(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   checkDeformArgs(mesh, skinning, out);
+  const split = splitScale(skinning);
+  if (split) return deformCor(stretchedMesh(mesh, split.stretch), split.rigid, out); // two-phase: scale/shear first
   const C = mesh.centersOfRotation;
   const n = mesh.positions.length / 3;
   if (!C || C.length !== 3 * n) {

@@ -8,13 +8,13 @@
  * applied as the rigid map `v' = R v + t` with `t = 2·(d ⊗ r*)`; normals and tangents are
  * rotated by R.
  *
- * Skinning matrices with scale or shear lose them here (only their rotation and translation are
- * used); vertices with a single influence still move exactly with their matrix.
+ * Skinning matrices with scale or shear are handled in two phases (Kavan et al. 2008): the
+ * blended stretch first ({@link splitScale}, {@link stretchedMesh}), then the rigid blend.
  *
  * @module
  */
 import type { SkinnedMesh } from '../core/mesh.js';
-import { checkDeformArgs, jointQuaternions, writeAffine, writeTangent, type DeformTarget } from './common.js';
+import { checkDeformArgs, splitScale, stretchedMesh, jointQuaternions, writeAffine, writeTangent, type DeformTarget } from './common.js';
 
 /**
  * Unit dual quaternion of each skinning matrix: 8 numbers per joint, real part (x, y, z, w) then
@@ -47,6 +47,8 @@ export function jointDualQuaternions(skinning: Float64Array): Float64Array {
  */
 export function deformDqs(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   checkDeformArgs(mesh, skinning, out);
+  const split = splitScale(skinning);
+  if (split) return deformDqs(stretchedMesh(mesh, split.stretch), split.rigid, out); // two-phase: scale/shear first
   const dq = jointDualQuaternions(skinning);
   const { joints: MJ, weights: MW, influences: K } = mesh;
   const n = mesh.positions.length / 3;

@@ -9,8 +9,8 @@
  * (ω', u') is `R' = exp([ω']×)` (Rodrigues) and `t' = V(ω') u'`. Normals and tangents are rotated
  * by R'.
  *
- * Scale and shear of the skinning matrices are ignored (only their rotation and translation
- * enter). Known weakness, reproduced: the principal logarithm is not injective — a rotation past
+ * Scale and shear of the skinning matrices are handled in two phases (blended stretch first, see
+ * {@link splitScale}), the logarithms taken of the rigid parts. Known weakness, reproduced: the principal logarithm is not injective — a rotation past
  * 180° wraps to its shorter opposite, and rotations about different axes blend along paths that
  * are not the shortest, so LMS degrades for twists and bends well beyond 90° (seed 000, Figs. 8–9);
  * a screw motion blends along a helix.
@@ -18,7 +18,7 @@
  * @module
  */
 import type { SkinnedMesh } from '../core/mesh.js';
-import { checkDeformArgs, jointQuaternions, writeAffine, writeTangent, type DeformTarget } from './common.js';
+import { checkDeformArgs, splitScale, stretchedMesh, jointQuaternions, writeAffine, writeTangent, type DeformTarget } from './common.js';
 
 /**
  * se(3) logarithm of every skinning matrix: 6 numbers per joint (ω, u).
@@ -53,6 +53,8 @@ export function jointTwists(skinning: Float64Array): Float64Array {
  */
 export function deformLms(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   checkDeformArgs(mesh, skinning, out);
+  const split = splitScale(skinning);
+  if (split) return deformLms(stretchedMesh(mesh, split.stretch), split.rigid, out); // two-phase: scale/shear first
   const L = jointTwists(skinning);
   const { positions: P, normals: N, tangents: TI, joints: MJ, weights: MW, influences: K } = mesh;
   const OP = out.positions;

@@ -19,7 +19,7 @@
  * @module
  */
 import type { SkinnedMesh } from '../core/mesh.js';
-import { checkDeformArgs, jointQuaternions, writeAffine, writeTangent, type DeformTarget } from './common.js';
+import { checkDeformArgs, splitScale, stretchedMesh, jointQuaternions, writeAffine, writeTangent, type DeformTarget } from './common.js';
 
 /**
  * Deforms `mesh` by spherical blend skinning (see {@link Deformer} for the shared contract).
@@ -29,6 +29,8 @@ import { checkDeformArgs, jointQuaternions, writeAffine, writeTangent, type Defo
  */
 export function deformSbs(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   checkDeformArgs(mesh, skinning, out);
+  const split = splitScale(skinning);
+  if (split) return deformSbs(stretchedMesh(mesh, split.stretch), split.rigid, out); // two-phase: scale/shear first
   const S = skinning;
   const q = jointQuaternions(S);
   const { positions: P, normals: N, tangents: TI, joints: MJ, weights: MW, influences: K } = mesh;
