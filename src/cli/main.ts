@@ -7,6 +7,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CorskinError } from '../core/errors.js';
 import { VERSION } from '../version.js';
+import { addTwistJointsCommand } from './add-twist-joints.js';
 import { convertCommand } from './convert.js';
 import { deformCommand } from './deform.js';
 import { demoCommand } from './demo.js';
@@ -122,6 +123,15 @@ export function buildProgram(io: Io): Command {
     .argument('<input>', '.glb or .gltf')
     .option('--json', 'print JSON')
     .action((input, opts) => infoCommand(io, input, opts));
+
+  program
+    .command('add-twist-joints')
+    .description('split bones with mid "twist" joints that spread twists along the bone (CoR paper, Sec. 4)')
+    .argument('<input>', 'skinned .glb or .gltf')
+    .requiredOption('--joints <names>', 'comma-separated joint names whose bone (to its first child joint) is split')
+    .requiredOption('-o, --output <file>', 'output .glb or .gltf')
+    .option('--force', 'allow overwriting the input')
+    .action((input, opts) => addTwistJointsCommand(io, input, opts));
 
   program
     .command('evaluate')

@@ -28,6 +28,7 @@ import { CorskinError } from '../core/errors.js';
 import { mat4FromTRS, mat4Invert, mat4Multiply } from '../core/math.js';
 import { normalizeWeights, validateSkinnedMesh, type SkinnedMesh, type WeightNormalization } from '../core/mesh.js';
 import { createSkeleton, type Skeleton } from '../core/skeleton.js';
+import type { TwistJoint } from '../core/twist.js';
 import { VERSION } from '../version.js';
 import { writeFileAtomic } from './files.js';
 
@@ -75,6 +76,8 @@ export interface SkinnedModel {
   corParameters?: CorParameters;
   /** What renormalising the weights changed. */
   weightNormalization: WeightNormalization;
+  /** Twist joints added by `corskin add-twist-joints` (node extras `corskin.twistOf`). */
+  twistJoints: TwistJoint[];
   /** Things the user should know (ignored channels, renormalised weights, …). */
   warnings: string[];
 }
@@ -290,7 +293,16 @@ function extractModel(
     }
   }
   const animations = extractAnimations(document, jointNodes, warnings);
+  const twistJoints: TwistJoint[] = [];
+  jointNodes.forEach((n, t) => {
+    const of = (n.getExtras() as { corskin?: { twistOf?: string } }).corskin?.twistOf;
+    const joint = jointNodes.findIndex((m) => m.getName() === of);
+    const [x, y, z] = n.getTranslation();
+    const l = Math.hypot(x, y, z);
+    if (of !== undefined && joint >= 0 && l > 0) twistJoints.push({ joint, twist: t, axis: [x / l, y / l, z / l] });
+  });
   return {
+    twistJoints,
     skin,
     name,
     skeleton,

@@ -1,0 +1,132 @@
+/**
+ * Twist joints (seed 000, Sec. 4, Fig. 5).
+ */
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { samplePose } from '../src/core/animation.js';
+import { boundingBoxDiagonal } from '../src/core/mesh.js';
+import { globalMatrices, restPose, skinningMatrices } from '../src/core/pose.js';
+import { distributeTwist } from '../src/core/twist.js';
+import { deform } from '../src/deformers/index.js';
+import { rigidCase } from '../src/evaluation/benchmark.js';
+import { measureJointQuality } from '../src/evaluation/joint-quality.js';
+import { findJoint, twistPose } from '../src/evaluation/standard-poses.js';
+import { extractSkinnedModels, readDocument, type SkinnedModel } from '../src/io/gltf.js';
+import { runCli } from './helpers/cli.js';
+import { ARM_GLB, LIBIGL, scratch } from './helpers/data.js';
+import { validate } from './helpers/gltf.js';
+
+const tmp = scratch();
+afterAll(tmp.cleanup);
+
+async function load(file: string): Promise<SkinnedModel> {
+  return extractSkinnedModels(await readDocument(file), file)[0];
+}
+
+describe('corskin add-twist-joints on the arm', () => {
+  it('splits bone2: valid file, weights conserved, LBS candy wrapper reduced at 180°, rigid motion exact', async () => {
+    const out = join(tmp.dir, 'arm-twist.glb');
+    const r = await runCli('add-twist-joints', ARM_GLB, '--joints', 'bone2', '-o', out);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/added bone2_twist; 8 influence slots per vertex/);
+    expect((await validate(out)).issues.numErrors).toBe(0);
+    const before = await load(ARM_GLB);
+    const after = await load(out);
+    expect(after.twistJoints).toHaveLength(1);
+    const j = findJoint(after.skeleton, 'bone2');
+    const t = findJoint(after.skeleton, 'bone2_twist');
+    // w_j + w_j' after = w_j before, every other weight unchanged.
+    const n = before.mesh.positions.length / 3;
+    for (let i = 0; i < n; i += 7) {
+      const sum = (m: SkinnedModel, joints: number[]) => {
+        let s = 0;
+        for (let k = 0; k < m.mesh.influences; k++) {
+          if (joints.includes(m.mesh.joints[m.mesh.influences * i + k])) s += m.mesh.weights[m.mesh.influences * i + k];
+        }
+        return s;
+      };
+      expect(sum(after, [j, t])).toBeCloseTo(sum(before, [j]), 5);
+      expect(sum(after, [1])).toBeCloseTo(sum(before, [1]), 5);
+    }
+    // LBS at the 180° twist, cross-section over the same slab (±10% of the whole bone).
+    const lbsMin = (m: SkinnedModel, fraction: number) => {
+      const pose = twistPose(m.skeleton, j, Math.PI);
+      distributeTwist(m.skeleton, pose, m.twistJoints);
+      const posed = deform('lbs', m.mesh, skinningMatrices(m.skeleton, pose)).positions;
+      return measureJointQuality(m.mesh, m.skeleton, pose, posed, j, fraction).minRadiusRatio;
+    };
+    const without = lbsMin(before, 0.1);
+    const withTwist = lbsMin(after, 0.2); // the bone to the twist joint is half as long
+    expect(without).toBeLessThan(0.2);
+    expect(withTwist).toBeGreaterThan(without + 0.3);
+    // A rigid motion stays exact.
+    const bench = {
+      name: 'arm',
+      mesh: after.mesh,
+      skeleton: after.skeleton,
+      cases: [{ name: 'x', pose: restPose(after.skeleton), joint: j }],
+    };
+    const rigid = rigidCase(bench);
+    distributeTwist(after.skeleton, rigid.pose, after.twistJoints);
+    const S = skinningMatrices(after.skeleton, rigid.pose);
+    const posed = deform('lbs', after.mesh, S).positions;
+    const G = S.subarray(0, 16);
+    const p = after.mesh.positions;
+    let err = 0;
+    for (let i = 0; i < p.length; i += 3) {
+      for (let c = 0; c < 3; c++)
+        err = Math.max(
+          err,
+          Math.abs(posed[i + c] - (G[c] * p[i] + G[4 + c] * p[i + 1] + G[8 + c] * p[i + 2] + G[12 + c])),
+        );
+    }
+    expect(err / boundingBoxDiagonal(p)).toBeLessThan(1e-6);
+  });
+
+  it('names joints that do not exist', async () => {
+    const r = await runCli('add-twist-joints', ARM_GLB, '--joints', 'elbow', '-o', join(tmp.dir, 'x.glb'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch('no joint named "elbow" in any skin');
+  });
+});
+
+describe('twist joints on an animated rig (elephant)', () => {
+  it('rewrites the animation so every original joint keeps its pose; the twist joint carries the full rotation', async () => {
+    const src = join(tmp.dir, 'elephant.glb');
+    expect(
+      (
+        await runCli(
+          'convert',
+          join(LIBIGL, 'elephant.obj'),
+          '--skeleton',
+          join(LIBIGL, 'elephant.tgf'),
+          '--weights',
+          join(LIBIGL, 'elephant-weights.dmat'),
+          '--animation',
+          join(LIBIGL, 'elephant-anim.dmat'),
+          '-o',
+          src,
+        )
+      ).code,
+    ).toBe(0);
+    const out = join(tmp.dir, 'elephant-twist.glb');
+    expect((await runCli('add-twist-joints', src, '--joints', 'bone1,bone16', '-o', out)).code).toBe(0);
+    expect((await validate(out)).issues.numErrors).toBe(0);
+    const a = await load(src);
+    const b = await load(out);
+    for (const time of [0.5, 3.3, 9.1]) {
+      const ga = globalMatrices(a.skeleton, samplePose(a.skeleton, a.animations[0], time));
+      const gb = globalMatrices(b.skeleton, samplePose(b.skeleton, b.animations[0], time));
+      const J = a.skeleton.parents.length;
+      for (let j = 0; j < J; j++) {
+        if (a.skeleton.jointNames[j] === 'bone1' || a.skeleton.jointNames[j] === 'bone16') continue;
+        for (let e = 0; e < 16; e++) expect(gb[16 * j + e]).toBeCloseTo(ga[16 * j + e], 4);
+      }
+      for (const tj of b.twistJoints) {
+        // The twist joint's rotation is the split joint's original one.
+        for (const e of [0, 1, 2, 4, 5, 6, 8, 9, 10])
+          expect(gb[16 * tj.twist + e]).toBeCloseTo(ga[16 * tj.joint + e], 4);
+      }
+    }
+  });
+});
