@@ -92,6 +92,8 @@ export { createCorWorkerPool, type CorWorkerPool } from './cor/parallel.js';
 export { deformSbs } from './deformers/sbs.js';
 export { deformLms, jointTwists } from './deformers/lms.js';
 export { rigidityDistortion } from './metrics/distortion.js';
+export { distributeTwist, twistAngle, type TwistJoint } from './core/twist.js';
+export { addTwistJoints, type TwistJointReport } from './io/twist-joints.js';
 export { surfaceArea, selfIntersections } from './metrics/surface.js';
 export { createBar, type BarOptions } from './evaluation/bar.js';
 export {
@@ -100,6 +102,7 @@ export {
   rigidCase,
   runBenchmark,
   BENCHMARK_METHODS,
+  METHOD_COST,
   type Benchmark,
   type BenchmarkCase,
   type BenchmarkMethod,

@@ -22,6 +22,23 @@ export const BENCHMARK_METHODS = ['lbs', 'dqs', 'sbs', 'lms', 'cor', 'stretch'] 
 /** One of {@link BENCHMARK_METHODS}. */
 export type BenchmarkMethod = (typeof BENCHMARK_METHODS)[number];
 
+/**
+ * What each method uploads to a GPU (seed 001's accounting), beyond the mesh and its influences:
+ * floats per bone per frame, and floats per vertex precomputed once.
+ * LBS: a 3×4 matrix. DQS: a dual quaternion. SBS: the 3×4 matrix (for the run-time center) and
+ * a quaternion. LMS: the se(3) logarithm (ω, u). CoR: the 3×4 matrix and a quaternion per bone,
+ * the center of rotation per vertex (seed 001 counts 20 per bone with a full 4×4 matrix).
+ * Stretch: the matrix, a quaternion, the bind joint position and bone axis.
+ */
+export const METHOD_COST: Readonly<Record<BenchmarkMethod, { floatsPerBone: number; floatsPerVertex: number }>> = {
+  lbs: { floatsPerBone: 12, floatsPerVertex: 0 },
+  dqs: { floatsPerBone: 8, floatsPerVertex: 0 },
+  sbs: { floatsPerBone: 16, floatsPerVertex: 0 },
+  lms: { floatsPerBone: 6, floatsPerVertex: 0 },
+  cor: { floatsPerBone: 16, floatsPerVertex: 3 },
+  stretch: { floatsPerBone: 22, floatsPerVertex: 0 },
+};
+
 /** One joint manipulation. */
 export interface BenchmarkCase {
   name: string;
@@ -56,6 +73,10 @@ export interface BenchmarkRow {
   surfaceAreaRatio: number;
   /** Deformation time, ms (median of 5, one thread). */
   timeMs: number;
+  /** Floats uploaded per bone per frame ({@link METHOD_COST}). */
+  floatsPerBone: number;
+  /** Floats stored per vertex beyond the mesh and its influences. */
+  floatsPerVertex: number;
 }
 
 /** Posed geometry of every (case, method), kept for reports. */
@@ -169,6 +190,7 @@ export function runBenchmark(
         selfIntersections: selfIntersections(out.positions, mesh.triangles),
         surfaceAreaRatio: surfaceArea(out.positions, mesh.triangles) / restArea,
         timeMs: times[2],
+        ...METHOD_COST[method],
       });
       keep?.set(`${c.name}|${method}`, out.positions);
     }
