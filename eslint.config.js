@@ -9,4 +9,8 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
     rules: { '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }] },
   },
+  {
+    files: ['test/browser/**/*.mjs', 'viewer/**/*.{js,ts}'],
+    languageOptions: { globals: { window: 'readonly', document: 'readonly', performance: 'readonly' } },
+  },
 );

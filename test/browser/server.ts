@@ -1,0 +1,36 @@
+/**
+ * A static file server for browser tests, on 127.0.0.1 with a free port: `/` is the repository
+ * root, `/shared/` is `../shared` (the test data).
+ */
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { extname, join, normalize } from 'node:path';
+import { ROOT, SHARED } from '../helpers/data.js';
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.json': 'application/json',
+  '.glb': 'model/gltf-binary',
+  '.css': 'text/css',
+  '.png': 'image/png',
+};
+
+export async function serve(): Promise<{ url: string; close: () => Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    const file = path.startsWith('/shared/')
+      ? join(SHARED, '..', normalize(path.slice('/shared/'.length)))
+      : join(ROOT, normalize(path));
+    if (!existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+    createReadStream(file).pipe(res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(() => r())) };
+}

@@ -1,0 +1,72 @@
+/**
+ * corskin/three in a real browser (Debian's headless Chromium, WebGL 2 on SwiftShader): the
+ * positions the patched skinning shaders produce match corskin's CPU deformers.
+ */
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { serve } from './browser/server.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+describe.runIf(existsSync(CHROMIUM) || process.env.CI)('GPU skinning (corskin/three) against the CPU deformers', () => {
+  let server: Awaited<ReturnType<typeof serve>>;
+  let browser: Browser;
+  let page: Page;
+  const errors: string[] = [];
+  beforeAll(async () => {
+    server = await serve();
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--use-angle=swiftshader',
+        '--enable-unsafe-swiftshader',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    });
+    page = await browser.newPage();
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    await page.goto(`${server.url}/test/browser/parity.html`);
+    await page.waitForFunction(() => (window as unknown as { ready: boolean }).ready === true);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it.each(['lbs', 'dqs', 'cor'])(
+    '%s: CesiumMan at t = 1.2 s within 1e-4 of the bounding-box diagonal',
+    async (method) => {
+      const r = await page.evaluate(
+        ([m]) =>
+          (
+            window as unknown as {
+              parity: (u: string, m: string, t: number) => Promise<{ error: number; moved: number; vertices: number }>;
+            }
+          ).parity('/shared/data/gltf/CesiumMan.glb', m, 1.2),
+        [method],
+      );
+      expect(errors).toEqual([]);
+      expect(r.vertices).toBe(3273);
+      expect(r.moved).toBeGreaterThan(0.01); // a real pose, not the bind pose
+      expect(r.error).toBeLessThan(1e-4);
+    },
+  );
+
+  it("switching back to 'lbs' restores the original materials", async () => {
+    const r = await page.evaluate(() =>
+      (
+        window as unknown as { restoreCheck: (u: string) => Promise<{ patched: boolean; restored: boolean }> }
+      ).restoreCheck('/shared/data/gltf/CesiumMan.glb'),
+    );
+    expect(r).toEqual({ patched: true, restored: true });
+  });
+});
