@@ -19,7 +19,8 @@ import { computeCentersOfRotationParallel, createCorWorkerPool } from '../src/co
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import type { DeformTarget } from '../src/deformers/common.js';
 import { deformers } from '../src/deformers/index.js';
-import { createIO, extractSkinnedModels, readDocument } from '../src/io/gltf.js';
+import { extractSkinnedModels } from '../src/io/gltf.js';
+import { createIO, readDocument } from '../src/io/node-io.js';
 import { formatTable } from '../src/cli/ui.js';
 import { subdivideMidpoint } from './subdivide-mesh.js';
 

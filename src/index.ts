@@ -44,9 +44,6 @@ export {
 } from './cor/precompute.js';
 export {
   COR_ATTRIBUTE,
-  createIO,
-  readDocument,
-  writeDocument,
   extractSkinnedModels,
   setCentersOfRotation,
   bakePosedGeometry,
@@ -55,6 +52,7 @@ export {
   type CorParameters,
   type PosedGeometry,
 } from './io/gltf.js';
+export { createIO, readDocument, writeDocument } from './io/node-io.js';
 export { centersOfRotation, type BakeOptions } from './io/bake.js';
 export {
   readObj,

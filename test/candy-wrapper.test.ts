@@ -8,7 +8,8 @@ import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import { deform } from '../src/deformers/index.js';
 import { measureJointQuality, type JointQuality } from '../src/evaluation/joint-quality.js';
 import { bendPose, findJoint, twistPose } from '../src/evaluation/standard-poses.js';
-import { extractSkinnedModels, readDocument, type SkinnedModel } from '../src/io/gltf.js';
+import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';
+import { readDocument } from '../src/io/node-io.js';
 import { ARM_GLB } from './helpers/data.js';
 
 let arm: SkinnedModel;

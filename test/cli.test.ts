@@ -90,3 +90,11 @@ describe('corskin precompute --threads', () => {
     expect(readFileSync(a).equals(readFileSync(b))).toBe(true);
   });
 });
+
+describe('the package', () => {
+  it('records the version of package.json in the files it writes', async () => {
+    const { VERSION } = await import('../src/version.js');
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    expect(VERSION).toBe(pkg.version);
+  });
+});

@@ -5,7 +5,8 @@ import { boundingBoxDiagonal } from '../src/core/mesh.js';
 import { restPose, rotateJointWorld, skinningMatrices } from '../src/core/pose.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import { deform } from '../src/deformers/index.js';
-import { extractSkinnedModels, readDocument, type SkinnedModel } from '../src/io/gltf.js';
+import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';
+import { readDocument } from '../src/io/node-io.js';
 import { CESIUM_MAN } from './helpers/data.js';
 import { cylinder } from './helpers/cylinder.js';
 

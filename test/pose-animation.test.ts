@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { samplePose, type AnimationClip } from '../src/core/animation.js';
 import { globalMatrices, restPose, rotateJointWorld, skinningMatrices } from '../src/core/pose.js';
 import { createSkeleton } from '../src/core/skeleton.js';
-import { extractSkinnedModels, readDocument } from '../src/io/gltf.js';
+import { extractSkinnedModels } from '../src/io/gltf.js';
+import { readDocument } from '../src/io/node-io.js';
 import { ARM_GLB, CESIUM_MAN } from './helpers/data.js';
 
 const chain = () => createSkeleton({ parents: [-1, 0, 1], restTranslations: [1, 0, 0, 0, 2, 0, 0, 0, 3] });

@@ -3,7 +3,7 @@
  * @module
  */
 import { checkNotOverwritingInput } from '../io/files.js';
-import { readDocument, writeDocument } from '../io/gltf.js';
+import { readDocument, writeDocument } from '../io/node-io.js';
 import { addTwistJoints } from '../io/twist-joints.js';
 import type { Io } from './ui.js';
 

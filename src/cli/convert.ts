@@ -4,7 +4,7 @@
  */
 import { buildSkinnedDocument } from '../io/convert.js';
 import { checkNotOverwritingInput } from '../io/files.js';
-import { writeDocument } from '../io/gltf.js';
+import { writeDocument } from '../io/node-io.js';
 import { decodeBoneAnimation, readDmat, readObj, readTgf } from '../io/libigl.js';
 import type { Io } from './ui.js';
 

@@ -17,11 +17,10 @@ import {
   bakePosedGeometry,
   extractSkinnedModels,
   jointBoneSegments,
-  readDocument,
-  writeDocument,
   type PosedGeometry,
   type SkinnedModel,
 } from '../io/gltf.js';
+import { readDocument, writeDocument } from '../io/node-io.js';
 import { formatObj } from '../io/obj.js';
 import { progress, type Io } from './ui.js';
 

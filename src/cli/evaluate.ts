@@ -14,7 +14,8 @@ import {
 } from '../evaluation/benchmark.js';
 import { renderReport } from '../evaluation/report.js';
 import { writeFileAtomic } from '../io/files.js';
-import { bakePosedGeometry, extractSkinnedModels, readDocument, writeDocument } from '../io/gltf.js';
+import { bakePosedGeometry, extractSkinnedModels } from '../io/gltf.js';
+import { readDocument, writeDocument } from '../io/node-io.js';
 import { buildSkinnedDocument } from '../io/convert.js';
 import { DEMO_ASSET } from './demo.js';
 import { formatTable, type Io } from './ui.js';

@@ -2,7 +2,8 @@
  * `corskin info`: what a glTF file's skins hold.
  * @module
  */
-import { extractSkinnedModels, readDocument, type SkinnedModel } from '../io/gltf.js';
+import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
+import { readDocument } from '../io/node-io.js';
 import { formatTable, type Io } from './ui.js';
 
 /** JSON description of one skin, as printed by `corskin info --json`. */

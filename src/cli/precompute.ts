@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { createCorWorkerPool } from '../cor/parallel.js';
 import { centersOfRotation } from '../io/bake.js';
 import { checkNotOverwritingInput } from '../io/files.js';
-import { readDocument, writeDocument } from '../io/gltf.js';
+import { readDocument, writeDocument } from '../io/node-io.js';
 import { progress, type Io } from './ui.js';
 
 /**
