@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'corskin-demo/', 'coverage/', '.tmp/'] },
+  { ignores: ['dist/', 'node_modules/', 'corskin-demo/', 'coverage/', '.tmp/', 'viewer-dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

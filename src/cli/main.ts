@@ -14,6 +14,7 @@ import { demoCommand } from './demo.js';
 import { evaluateCommand } from './evaluate.js';
 import { infoCommand } from './info.js';
 import { precomputeCommand } from './precompute.js';
+import { renderCommand, viewCommand } from './render.js';
 import { weightsCommand } from './weights.js';
 import { processIo, type Io } from './ui.js';
 
@@ -142,6 +143,35 @@ export function buildProgram(io: Io): Command {
     .option('--json', 'print the rows as one JSON array')
     .option('--report <dir>', 'also write an HTML report with charts and the deformed meshes')
     .action((opts) => evaluateCommand(io, opts));
+
+  program
+    .command('view')
+    .description('open the viewer (LBS | DQS | CoR side by side) on a local web server')
+    .argument('[file]', '.glb or .gltf to open (default: the bundled arm)')
+    .option('--port <n>', 'port (default: any free one)', positiveInteger)
+    .action((file, opts) => viewCommand(io, file, { port: opts.port ?? 0 }));
+
+  program
+    .command('render')
+    .description('render the viewer to a PNG through headless Chromium')
+    .argument('<input>', '.glb or .gltf')
+    .addOption(
+      new Option('--method <m>', 'one view with this method (default: LBS | DQS | CoR side by side)').choices([
+        'lbs',
+        'dqs',
+        'cor',
+      ]),
+    )
+    .addOption(new Option('--layout <l>', 'side by side or one view').choices(['side', 'single']))
+    .option('--animation <name|index>', 'animation clip')
+    .option('--time <seconds>', 'time in the clip', nonNegativeNumber)
+    .option('--joint <name>', 'joint to pose')
+    .option('--twist <degrees>', 'twist of --joint about its bone', Number)
+    .option('--bend <degrees>', 'bend of --joint', Number)
+    .option('--size <WxH>', 'image size', '800x600')
+    .requiredOption('-o, --output <file>', 'output .png')
+    .option('--force', 'allow overwriting the input')
+    .action((input, opts) => renderCommand(io, input, opts));
 
   program
     .command('demo')

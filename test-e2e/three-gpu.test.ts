@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { serve } from './browser/server.js';
+import { serve } from '../test/browser/server.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 

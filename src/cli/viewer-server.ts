@@ -1,0 +1,50 @@
+/**
+ * A static server for the built viewer (`viewer-dist/`) on 127.0.0.1, with the user's file (if
+ * any) at `/model.glb` — it never leaves this computer.
+ * @module
+ */
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { extname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CorskinError } from '../core/errors.js';
+
+/** The built viewer (`npm run build:viewer`). */
+export const VIEWER_DIST = fileURLToPath(new URL('../../viewer-dist', import.meta.url));
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.glb': 'model/gltf-binary',
+  '.gltf': 'model/gltf+json',
+  '.png': 'image/png',
+};
+
+/**
+ * Starts the server.
+ * @param model path of a .glb/.gltf to serve as `/model.glb`
+ * @param port 0 for any free port
+ * @throws CorskinError when the viewer has not been built or the model cannot be read
+ */
+export async function serveViewer(model?: string, port = 0): Promise<{ url: string; close: () => Promise<void> }> {
+  if (!existsSync(join(VIEWER_DIST, 'index.html')))
+    throw new CorskinError(`the viewer is not built (${VIEWER_DIST}); run npm run build`);
+  if (model && !(existsSync(model) && statSync(model).isFile()))
+    throw new CorskinError('cannot read: no such file', model);
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    const file =
+      path === '/model.glb' && model ? model : join(VIEWER_DIST, normalize(path === '/' ? '/index.html' : path));
+    if (!file.startsWith(VIEWER_DIST) && file !== model) return void res.writeHead(403).end();
+    if (!existsSync(file) || !statSync(file).isFile()) return void res.writeHead(404).end('not found');
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+    createReadStream(file).pipe(res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (e) => reject(new CorskinError(`cannot listen on port ${port}: ${(e as Error).message}`)));
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  const { port: p } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${p}/`, close: () => new Promise((r) => server.close(() => r())) };
+}

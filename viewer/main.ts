@@ -1,0 +1,362 @@
+/**
+ * corskin's viewer: LBS | DQS | CoR side by side (or one view with a method switch) on any glTF
+ * character, with animation playback, joint posing, skeleton and center-of-rotation overlays, a
+ * per-method frame-time readout, and in-browser CoR precomputation with export. Files dropped or
+ * picked are read locally; nothing is uploaded.
+ *
+ * URL parameters (used by `corskin render`): model, method, layout (side|single), animation, time,
+ * joint, twist, bend (degrees), ui=0.
+ */
+import { WebIO } from '@gltf-transform/core';
+import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
+import GUI from 'lil-gui';
+import * as THREE from 'three';
+import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
+import { GLTFLoader, type GLTF } from 'three/addons/loaders/GLTFLoader.js';
+import * as SkeletonUtils from 'three/addons/utils/SkeletonUtils.js';
+import type { SkinnedMesh as CorskinMesh } from '../src/core/mesh.js';
+import { deformLbs } from '../src/deformers/lbs.js';
+import { extractSkinnedModels, setCentersOfRotation } from '../src/io/gltf.js';
+import { meshFromGeometry, useSkinningMethod, type GpuSkinningMethod } from '../src/three/index.js';
+
+const METHODS: GpuSkinningMethod[] = ['lbs', 'dqs', 'cor'];
+const params = new URLSearchParams(location.search);
+const app = document.getElementById('app')!;
+const status = document.getElementById('status')!;
+const setStatus = (s: string) => (status.textContent = s);
+if (params.get('ui') === '0') status.style.display = 'none';
+
+const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+renderer.setPixelRatio(Math.min(2, window.devicePixelRatio));
+renderer.setScissorTest(true);
+app.appendChild(renderer.domElement);
+const camera = new THREE.PerspectiveCamera(40, 1, 0.01, 1000);
+const controls = new OrbitControls(camera, renderer.domElement);
+
+interface View {
+  method: GpuSkinningMethod;
+  scene: THREE.Scene;
+  root: THREE.Object3D;
+  mixer: THREE.AnimationMixer;
+  skeleton: THREE.SkeletonHelper;
+  cors: THREE.Points;
+  label: HTMLDivElement;
+  times: number[];
+}
+
+const settings = {
+  layout: (params.get('layout') as 'side' | 'single') ?? 'side',
+  method: (params.get('method') as GpuSkinningMethod) ?? 'cor',
+  animation: params.get('animation') ?? '',
+  playing: false,
+  time: Number(params.get('time') ?? 0),
+  joint: params.get('joint') ?? '',
+  twist: Number(params.get('twist') ?? 0),
+  bend: Number(params.get('bend') ?? 0),
+  skeleton: false,
+  centers: false,
+  load: () => picker.click(),
+  exportGlb: () => void exportWithCenters(true),
+};
+
+let gltf: GLTF | undefined;
+let bytes: ArrayBuffer | undefined;
+let fileName = 'model.glb';
+let views: View[] = [];
+let restQuaternions = new Map<THREE.Object3D, THREE.Quaternion>();
+let corsReady = false;
+let duration = 0;
+
+const picker = Object.assign(document.createElement('input'), { type: 'file', accept: '.glb,.gltf', id: 'file' });
+picker.style.display = 'none';
+document.body.appendChild(picker);
+picker.onchange = async () => {
+  const f = picker.files?.[0];
+  if (f) await loadBytes(await f.arrayBuffer(), f.name);
+};
+window.addEventListener('dragover', (e) => {
+  e.preventDefault();
+  document.getElementById('drop')!.style.display = 'flex';
+});
+window.addEventListener('dragleave', () => (document.getElementById('drop')!.style.display = 'none'));
+window.addEventListener('drop', async (e) => {
+  e.preventDefault();
+  document.getElementById('drop')!.style.display = 'none';
+  const f = e.dataTransfer?.files[0];
+  if (f) await loadBytes(await f.arrayBuffer(), f.name);
+});
+
+/** Centers of rotation on a module worker, with progress in the status line. */
+function centersOnWorker(mesh: CorskinMesh, label: string): Promise<Float32Array> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./cor-worker.ts', import.meta.url), { type: 'module' });
+    worker.onmessage = (e: MessageEvent<{ done?: number; total?: number; centers?: Float32Array; error?: string }>) => {
+      if (e.data.centers) {
+        worker.terminate();
+        resolve(e.data.centers);
+      } else if (e.data.error) {
+        worker.terminate();
+        reject(new Error(e.data.error));
+      } else setStatus(`${label}: centers of rotation ${Math.round((100 * e.data.done!) / e.data.total!)}%`);
+    };
+    worker.onerror = (e) => reject(new Error(e.message));
+    worker.postMessage(mesh);
+  });
+}
+
+async function loadBytes(data: ArrayBuffer, name: string): Promise<void> {
+  setStatus(`loading ${name}…`);
+  corsReady = false;
+  bytes = data;
+  fileName = name;
+  gltf = await new GLTFLoader().parseAsync(data, '');
+  for (const v of views) {
+    v.label.remove();
+    v.scene.clear();
+  }
+  views = METHODS.map((method) => makeView(method, gltf!));
+  restQuaternions = new Map();
+  views[0].root.traverse((o) => restQuaternions.set(o, o.quaternion.clone()));
+  duration = Math.max(0, ...gltf.animations.map((a) => a.duration));
+  const byIndex = gltf.animations[Number(settings.animation)];
+  if (byIndex && !gltf.animations.some((a) => a.name === settings.animation)) settings.animation = byIndex.name;
+  if (!gltf.animations.some((a) => a.name === settings.animation)) settings.animation = gltf.animations[0]?.name ?? '';
+  const bones: string[] = [];
+  views[0].root.traverse((o) => (o as THREE.Bone).isBone && bones.push(o.name));
+  if (!bones.includes(settings.joint)) settings.joint = bones[Math.min(2, bones.length - 1)] ?? '';
+  rebuildGui(bones);
+  frame(views[0]);
+  setStatus(`${name}: switching to DQS and CoR…`);
+  await Promise.all(
+    views.map((v) =>
+      useSkinningMethod(v.root, v.method, { computeCenters: (m) => centersOnWorker(meshFromGeometry(m), name) }),
+    ),
+  );
+  corsReady = true;
+  setStatus(`${name}: ready — drop another .glb to compare on it`);
+}
+
+function makeView(method: GpuSkinningMethod, g: GLTF): View {
+  const scene = new THREE.Scene();
+  scene.background = new THREE.Color(0x1b1d22);
+  scene.add(new THREE.HemisphereLight(0xffffff, 0x444444, 2.2));
+  const sun = new THREE.DirectionalLight(0xffffff, 2);
+  sun.position.set(2, 4, 3);
+  scene.add(sun);
+  const root = SkeletonUtils.clone(g.scene);
+  scene.add(root);
+  const skeleton = new THREE.SkeletonHelper(root);
+  skeleton.visible = settings.skeleton;
+  scene.add(skeleton);
+  const cors = new THREE.Points(
+    new THREE.BufferGeometry(),
+    new THREE.PointsMaterial({ color: 0xff3030, size: 3, sizeAttenuation: false, depthTest: false }),
+  );
+  cors.visible = false;
+  scene.add(cors);
+  const label = Object.assign(document.createElement('div'), { className: 'label' });
+  document.body.appendChild(label);
+  return { method, scene, root, mixer: new THREE.AnimationMixer(root), skeleton, cors, label, times: [] };
+}
+
+/** Points the camera at the character. */
+function frame(view: View): void {
+  view.root.updateMatrixWorld(true);
+  const box = new THREE.Box3().setFromObject(view.root);
+  const size = box.getSize(new THREE.Vector3()).length() || 1;
+  const center = box.getCenter(new THREE.Vector3());
+  // Fit the bounding sphere in the narrower field of view of one panel.
+  const panels = settings.layout === 'side' ? 3 : 1;
+  const aspect = app.clientWidth / panels / Math.max(1, app.clientHeight);
+  const vfov = THREE.MathUtils.degToRad(camera.fov);
+  const hfov = 2 * Math.atan(Math.tan(vfov / 2) * aspect);
+  const distance = (0.5 * size) / Math.sin(Math.min(vfov, hfov) / 2);
+  camera.near = size / 200;
+  camera.far = size * 20;
+  camera.position.copy(center).add(new THREE.Vector3(0.15, 0.2, 1).normalize().multiplyScalar(distance));
+  controls.target.copy(center);
+  camera.updateProjectionMatrix();
+  controls.update();
+}
+
+let gui: GUI | undefined;
+function rebuildGui(bones: string[]): void {
+  gui?.destroy();
+  if (params.get('ui') === '0') return;
+  gui = new GUI({ title: 'corskin' });
+  gui.add(settings, 'load').name('open .glb…');
+  gui.add(settings, 'layout', { 'LBS | DQS | CoR': 'side', 'one view': 'single' });
+  gui.add(settings, 'method', { LBS: 'lbs', DQS: 'dqs', CoR: 'cor' }).name('method (one view)');
+  const anim = gui.addFolder('animation');
+  anim.add(settings, 'animation', ['', ...(gltf?.animations.map((a) => a.name) ?? [])]);
+  anim.add(settings, 'playing').name('play').listen();
+  anim.add(settings, 'time', 0, Math.max(duration, 0.001), 0.001).listen();
+  const pose = gui.addFolder('pose a joint');
+  pose.add(settings, 'joint', bones);
+  pose.add(settings, 'twist', -180, 180, 1).name('twist (°)');
+  pose.add(settings, 'bend', -180, 180, 1).name('bend (°)');
+  const show = gui.addFolder('overlays');
+  show.add(settings, 'skeleton').onChange((v: boolean) => views.forEach((x) => (x.skeleton.visible = v)));
+  show.add(settings, 'centers').name('centers of rotation (CoR view)');
+  gui.add(settings, 'exportGlb').name('precompute CoRs & export .glb');
+}
+
+/** The rotation a joint gets from the twist/bend sliders, about its bone (twist) and local z. */
+function poseJoint(root: THREE.Object3D): void {
+  if (!settings.joint || (!settings.twist && !settings.bend)) return;
+  const bone = root.getObjectByName(settings.joint);
+  if (!bone) return;
+  const child = bone.children.find((c) => (c as THREE.Bone).isBone);
+  const axis = child && child.position.lengthSq() > 0 ? child.position.clone().normalize() : new THREE.Vector3(0, 1, 0);
+  const side = Math.abs(axis.z) < 0.9 ? new THREE.Vector3(0, 0, 1) : new THREE.Vector3(1, 0, 0);
+  const bendAxis = side.sub(axis.clone().multiplyScalar(side.dot(axis))).normalize();
+  bone.quaternion
+    .multiply(new THREE.Quaternion().setFromAxisAngle(axis, THREE.MathUtils.degToRad(settings.twist)))
+    .multiply(new THREE.Quaternion().setFromAxisAngle(bendAxis, THREE.MathUtils.degToRad(settings.bend)));
+}
+
+function updatePose(view: View): void {
+  const clip = gltf?.animations.find((a) => a.name === settings.animation);
+  // Reset to the rest pose, then the clip, then the joint sliders.
+  view.root.traverse((o) => {
+    const q = restQuaternionOf(view, o);
+    if (q) o.quaternion.copy(q);
+  });
+  view.mixer.stopAllAction();
+  if (clip) {
+    view.mixer.clipAction(clip).play();
+    view.mixer.setTime(settings.time);
+  }
+  poseJoint(view.root);
+  view.root.updateMatrixWorld(true);
+}
+
+function restQuaternionOf(view: View, o: THREE.Object3D): THREE.Quaternion | undefined {
+  // Views are clones with the same structure: find the twin in view 0 by name path.
+  if (view === views[0]) return restQuaternions.get(o);
+  const twin = views[0].root.getObjectByName(o.name);
+  return twin ? restQuaternions.get(twin) : undefined;
+}
+
+/** Posed centers of rotation of the CoR view: LBS of the bind-space centers (Algorithm 1, line 7). */
+function updateCenters(view: View): void {
+  view.cors.visible = settings.centers && view.method === 'cor';
+  if (!view.cors.visible) return;
+  const points: number[] = [];
+  view.root.traverse((o) => {
+    const mesh = o as THREE.SkinnedMesh;
+    const c = mesh.isSkinnedMesh ? mesh.geometry.getAttribute('_center_of_rotation') : undefined;
+    if (!c) return;
+    const data = meshFromGeometry(mesh);
+    data.positions = Float32Array.from(c.array as Float32Array);
+    delete data.normals;
+    mesh.skeleton.update();
+    const J = mesh.skeleton.bones.length;
+    const S = new Float64Array(16 * J);
+    const m = new THREE.Matrix4();
+    for (let j = 0; j < J; j++) {
+      m.fromArray(mesh.skeleton.boneMatrices!, 16 * j)
+        .premultiply(mesh.bindMatrixInverse)
+        .multiply(mesh.bindMatrix);
+      S.set(m.elements, 16 * j);
+    }
+    const out = new Float32Array(data.positions.length);
+    deformLbs(data, S, { positions: out });
+    const v = new THREE.Vector3();
+    for (let i = 0; i < out.length; i += 3) {
+      v.fromArray(out, i).applyMatrix4(mesh.matrixWorld);
+      points.push(v.x, v.y, v.z);
+    }
+  });
+  view.cors.geometry.setAttribute('position', new THREE.Float32BufferAttribute(points, 3));
+}
+
+const px = new Uint8Array(4);
+let last = performance.now();
+function render(): void {
+  const now = performance.now();
+  if (settings.playing && duration > 0) settings.time = (settings.time + (now - last) / 1000) % duration;
+  last = now;
+  const w = app.clientWidth;
+  const h = app.clientHeight;
+  renderer.setSize(w, h, false);
+  renderer.domElement.style.width = `${w}px`;
+  renderer.domElement.style.height = `${h}px`;
+  const shown = settings.layout === 'side' ? views : views.filter((v) => v.method === settings.method);
+  const cw = Math.floor(w / Math.max(1, shown.length));
+  camera.aspect = cw / h;
+  camera.updateProjectionMatrix();
+  const gl = renderer.getContext();
+  for (const v of views) v.label.style.display = shown.includes(v) ? 'block' : 'none';
+  shown.forEach((v, k) => {
+    updatePose(v);
+    updateCenters(v);
+    renderer.setViewport(k * cw, 0, cw, h);
+    renderer.setScissor(k * cw, 0, cw, h);
+    const t0 = performance.now();
+    renderer.render(v.scene, camera);
+    gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px); // wait for the GPU: frame time per view
+    v.times.push(performance.now() - t0);
+    if (v.times.length > 60) v.times.shift();
+    v.label.style.left = `${k * cw + 8}px`;
+    v.label.textContent = `${v.method.toUpperCase()} — ${median(v.times).toFixed(2)} ms`;
+  });
+  requestAnimationFrame(render);
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.floor(s.length / 2)] : 0;
+}
+
+/**
+ * Precomputes the centers of rotation of every skin of the loaded file (on a worker) and writes
+ * them into a copy of it with glTF-Transform; downloads it when `download`.
+ */
+async function exportWithCenters(download: boolean): Promise<Uint8Array> {
+  if (!bytes) throw new Error('nothing loaded');
+  const io = new WebIO().registerExtensions(ALL_EXTENSIONS);
+  const doc = await io.readBinary(new Uint8Array(bytes));
+  for (const model of extractSkinnedModels(doc, fileName)) {
+    const centers = await centersOnWorker(model.mesh, model.name);
+    setCentersOfRotation(doc, model, centers, { sigma: 0.1, epsilon: 0.1, method: 'fast' });
+  }
+  const out = await io.writeBinary(doc);
+  setStatus(`${fileName}: centers of rotation computed; exported`);
+  if (download) {
+    const a = Object.assign(document.createElement('a'), {
+      href: URL.createObjectURL(new Blob([out as BlobPart], { type: 'model/gltf-binary' })),
+      download: fileName.replace(/\.(glb|gltf)$/i, '') + '-cor.glb',
+    });
+    a.click();
+  }
+  return out;
+}
+
+/** The page's API for tests and `corskin render`. */
+const api = {
+  get ready() {
+    return corsReady;
+  },
+  settings,
+  load: async (url: string) => {
+    const r = await fetch(url);
+    if (!r.ok) throw new Error(`${url}: ${r.status}`);
+    await loadBytes(await r.arrayBuffer(), url.split('/').pop() ?? 'model.glb');
+  },
+  exportGlb: async () => Array.from(await exportWithCenters(false)),
+  frameTimes: () => Object.fromEntries(views.map((v) => [v.method, median(v.times)])),
+  methodOf: (method: GpuSkinningMethod) => {
+    const v = views.find((x) => x.method === method);
+    let found: string | undefined;
+    v?.root.traverse((o) => {
+      if ((o as THREE.SkinnedMesh).isSkinnedMesh && !found)
+        found = (o.userData.corskin as { method?: string } | undefined)?.method ?? 'lbs';
+    });
+    return found;
+  },
+};
+(window as unknown as { viewer: typeof api }).viewer = api;
+
+requestAnimationFrame(render);
+api.load(params.get('model') ?? './arm.glb').catch((e: Error) => setStatus(`could not load: ${e.message}`));
