@@ -96,6 +96,19 @@ describe('the viewer', () => {
     await set('bend', 0);
   });
 
+  it('shows the skeleton, the centers of rotation and the distortion heat map', async () => {
+    const plain = await shot();
+    await set('skeleton', true);
+    await set('centers', true);
+    await set('heatmap', true);
+    const overlays = await shot();
+    expect(plain.equals(overlays)).toBe(false);
+    await set('heatmap', false);
+    await set('centers', false);
+    await set('skeleton', false);
+    expect(errors).toEqual([]);
+  });
+
   it('precomputes the CoRs in the browser and exports a .glb the validator accepts, equal to the CLI', async () => {
     const bytes = await viewer(page)(() => (window as unknown as { viewer: Viewer }).viewer.exportGlb());
     const file = join(tmp.dir, 'exported.glb');

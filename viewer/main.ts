@@ -15,7 +15,9 @@ import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { GLTFLoader, type GLTF } from 'three/addons/loaders/GLTFLoader.js';
 import * as SkeletonUtils from 'three/addons/utils/SkeletonUtils.js';
 import type { SkinnedMesh as CorskinMesh } from '../src/core/mesh.js';
+import { deformers } from '../src/deformers/index.js';
 import { deformLbs } from '../src/deformers/lbs.js';
+import { rigidityDistortion } from '../src/metrics/distortion.js';
 import { extractSkinnedModels, setCentersOfRotation } from '../src/io/gltf.js';
 import { meshFromGeometry, useSkinningMethod, type GpuSkinningMethod } from '../src/three/index.js';
 
@@ -23,6 +25,7 @@ const METHODS: GpuSkinningMethod[] = ['lbs', 'dqs', 'cor'];
 const params = new URLSearchParams(location.search);
 const app = document.getElementById('app')!;
 const status = document.getElementById('status')!;
+const progressBar = document.getElementById('progress') as HTMLProgressElement;
 const setStatus = (s: string) => (status.textContent = s);
 if (params.get('ui') === '0') status.style.display = 'none';
 
@@ -55,6 +58,7 @@ const settings = {
   bend: Number(params.get('bend') ?? 0),
   skeleton: false,
   centers: false,
+  heatmap: false,
   load: () => picker.click(),
   exportGlb: () => void exportWithCenters(true),
 };
@@ -97,7 +101,13 @@ function centersOnWorker(mesh: CorskinMesh, label: string): Promise<Float32Array
       } else if (e.data.error) {
         worker.terminate();
         reject(new Error(e.data.error));
-      } else setStatus(`${label}: centers of rotation ${Math.round((100 * e.data.done!) / e.data.total!)}%`);
+      } else {
+        setStatus(`${label}: centers of rotation ${Math.round((100 * e.data.done!) / e.data.total!)}%`);
+        progressBar.style.display = 'inline-block';
+        progressBar.max = e.data.total!;
+        progressBar.value = e.data.done!;
+        if (e.data.done === e.data.total) progressBar.style.display = 'none';
+      }
     };
     worker.onerror = (e) => reject(new Error(e.message));
     worker.postMessage(mesh);
@@ -144,6 +154,11 @@ function makeView(method: GpuSkinningMethod, g: GLTF): View {
   sun.position.set(2, 4, 3);
   scene.add(sun);
   const root = SkeletonUtils.clone(g.scene);
+  // Own geometry per view, so each can carry its heat-map colours.
+  root.traverse((o) => {
+    const mesh = o as THREE.SkinnedMesh;
+    if (mesh.isSkinnedMesh) mesh.geometry = mesh.geometry.clone();
+  });
   scene.add(root);
   const skeleton = new THREE.SkeletonHelper(root);
   skeleton.visible = settings.skeleton;
@@ -198,6 +213,7 @@ function rebuildGui(bones: string[]): void {
   const show = gui.addFolder('overlays');
   show.add(settings, 'skeleton').onChange((v: boolean) => views.forEach((x) => (x.skeleton.visible = v)));
   show.add(settings, 'centers').name('centers of rotation (CoR view)');
+  show.add(settings, 'heatmap').name('distortion heat map');
   gui.add(settings, 'exportGlb').name('precompute CoRs & export .glb');
 }
 
@@ -239,6 +255,55 @@ function restQuaternionOf(view: View, o: THREE.Object3D): THREE.Quaternion | und
 }
 
 /** Posed centers of rotation of the CoR view: LBS of the bind-space centers (Algorithm 1, line 7). */
+/** Skinning matrices of a three.js skinned mesh in its bind space (as corskin/three uploads them). */
+function skinningOf(mesh: THREE.SkinnedMesh): Float64Array {
+  mesh.skeleton.update();
+  const J = mesh.skeleton.bones.length;
+  const S = new Float64Array(16 * J);
+  const m = new THREE.Matrix4();
+  for (let j = 0; j < J; j++) {
+    m.fromArray(mesh.skeleton.boneMatrices!, 16 * j)
+      .premultiply(mesh.bindMatrixInverse)
+      .multiply(mesh.bindMatrix);
+    S.set(m.elements, 16 * j);
+  }
+  return S;
+}
+
+/**
+ * Heat map of the local rigidity distortion (corskin's metric: normalised ARAP residual of each
+ * one-ring against the rest pose), computed on the CPU with the view's method; blue 0 → red ≥ 0.5.
+ */
+function updateHeatmap(view: View): void {
+  view.root.traverse((o) => {
+    const mesh = o as THREE.SkinnedMesh;
+    if (!mesh.isSkinnedMesh) return;
+    const materials = Array.isArray(mesh.material) ? mesh.material : [mesh.material];
+    for (const m of materials as THREE.MeshStandardMaterial[]) {
+      if (m.vertexColors !== settings.heatmap) {
+        m.vertexColors = settings.heatmap;
+        m.needsUpdate = true;
+      }
+    }
+    if (!settings.heatmap) return;
+    const data = meshFromGeometry(mesh);
+    const c = mesh.geometry.getAttribute('_center_of_rotation');
+    if (view.method === 'cor' && !c) return;
+    if (c) data.centersOfRotation = Float32Array.from(c.array as Float32Array);
+    delete data.normals;
+    const posed = new Float32Array(data.positions.length);
+    deformers[view.method](data, skinningOf(mesh), { positions: posed });
+    const d = rigidityDistortion(data.positions, posed, data.triangles);
+    const colors = new Float32Array(data.positions.length);
+    const color = new THREE.Color();
+    for (let i = 0; i < d.length; i++) {
+      color.setHSL(0.66 * (1 - Math.min(1, d[i] / 0.5)), 0.9, 0.5);
+      colors.set([color.r, color.g, color.b], 3 * i);
+    }
+    mesh.geometry.setAttribute('color', new THREE.BufferAttribute(colors, 3));
+  });
+}
+
 function updateCenters(view: View): void {
   view.cors.visible = settings.centers && view.method === 'cor';
   if (!view.cors.visible) return;
@@ -250,18 +315,8 @@ function updateCenters(view: View): void {
     const data = meshFromGeometry(mesh);
     data.positions = Float32Array.from(c.array as Float32Array);
     delete data.normals;
-    mesh.skeleton.update();
-    const J = mesh.skeleton.bones.length;
-    const S = new Float64Array(16 * J);
-    const m = new THREE.Matrix4();
-    for (let j = 0; j < J; j++) {
-      m.fromArray(mesh.skeleton.boneMatrices!, 16 * j)
-        .premultiply(mesh.bindMatrixInverse)
-        .multiply(mesh.bindMatrix);
-      S.set(m.elements, 16 * j);
-    }
     const out = new Float32Array(data.positions.length);
-    deformLbs(data, S, { positions: out });
+    deformLbs(data, skinningOf(mesh), { positions: out });
     const v = new THREE.Vector3();
     for (let i = 0; i < out.length; i += 3) {
       v.fromArray(out, i).applyMatrix4(mesh.matrixWorld);
@@ -291,6 +346,7 @@ function render(): void {
   shown.forEach((v, k) => {
     updatePose(v);
     updateCenters(v);
+    updateHeatmap(v);
     renderer.setViewport(k * cw, 0, cw, h);
     renderer.setScissor(k * cw, 0, cw, h);
     const t0 = performance.now();
