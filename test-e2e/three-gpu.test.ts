@@ -2,14 +2,12 @@
  * corskin/three in a real browser (Debian's headless Chromium, WebGL 2 on SwiftShader): the
  * positions the patched skinning shaders produce match corskin's CPU deformers.
  */
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
+import { CHROMIUM_ARGS, chromiumPath } from '../src/cli/render.js';
 import { serve } from '../test/browser/server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-
-describe.runIf(existsSync(CHROMIUM) || process.env.CI)('GPU skinning (corskin/three) against the CPU deformers', () => {
+describe('GPU skinning (corskin/three) against the CPU deformers', () => {
   let server: Awaited<ReturnType<typeof serve>>;
   let browser: Browser;
   let page: Page;
@@ -17,20 +15,7 @@ describe.runIf(existsSync(CHROMIUM) || process.env.CI)('GPU skinning (corskin/th
   beforeAll(async () => {
     server = await serve();
     const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--use-angle=swiftshader',
-        '--enable-unsafe-swiftshader',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
     page = await browser.newPage();
     page.on('pageerror', (e) => errors.push(String(e)));
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));

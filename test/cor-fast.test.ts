@@ -3,7 +3,6 @@
  * characters: the stated bound is ≤ 1e-3 of the bounding-box diagonal at the 95th percentile and
  * ≤ 5e-3 at the maximum over sampled blended vertices.
  */
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { boundingBoxDiagonal, type SkinnedMesh } from '../src/core/mesh.js';
 import { buildPairTable } from '../src/cor/centers.js';
@@ -12,8 +11,8 @@ import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import { subdivideByWeights } from '../src/cor/subdivide.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
-import { runCli } from './helpers/cli.js';
-import { ARM_GLB, CESIUM_MAN, LIBIGL, rng, scratch } from './helpers/data.js';
+import { convertLibigl } from './helpers/convert.js';
+import { ARM_GLB, CESIUM_MAN, rng, scratch } from './helpers/data.js';
 import { percentile } from './helpers/reference.js';
 
 const tmp = scratch();
@@ -26,22 +25,7 @@ async function load(file: string): Promise<SkinnedMesh> {
 const assets: [string, () => Promise<SkinnedMesh>][] = [
   ['CesiumMan', () => load(CESIUM_MAN)],
   ['arm', () => load(ARM_GLB)],
-  [
-    'armadillo (5 dense handles, top 4)',
-    async () => {
-      const out = join(tmp.dir, 'armadillo.glb');
-      const r = await runCli(
-        'convert',
-        join(LIBIGL, 'armadillo.obj'),
-        '--weights',
-        join(LIBIGL, 'armadillo-weights.dmat'),
-        '-o',
-        out,
-      );
-      expect(r.code).toBe(0);
-      return load(out);
-    },
-  ],
+  ['armadillo (5 dense handles, top 4)', async () => load(await convertLibigl(tmp.dir, 'armadillo'))],
 ];
 
 describe.each(assets)('fast CoR precomputation on %s', (_name, make) => {

@@ -5,6 +5,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_ARGS, chromiumPath } from '../src/cli/render.js';
 import { barBenchmark, rigidCase, runBenchmark, type BenchmarkRow } from '../src/evaluation/benchmark.js';
 import { runCli } from './helpers/cli.js';
 import { scratch } from './helpers/data.js';
@@ -70,8 +71,8 @@ describe('every method on a rigid motion of the bar', () => {
   });
 });
 
-const chromium = '/usr/bin/chromium';
-describe.runIf(existsSync(chromium) || process.env.CI)('the HTML report', () => {
+const hasChromium = ['/usr/bin/chromium', process.env.CORSKIN_CHROMIUM].some((p) => p && existsSync(p));
+describe.runIf(hasChromium || process.env.CI)('the HTML report', () => {
   it('writes the page and the meshes; the page opens in headless Chromium without errors and draws its charts', async () => {
     const dir = join(tmp.dir, 'report');
     const r = await runCli('evaluate', '--benchmark', 'bar', '--report', dir);
@@ -80,18 +81,7 @@ describe.runIf(existsSync(chromium) || process.env.CI)('the HTML report', () => 
     expect(meshes).toHaveLength(30);
     expect((await validate(join(dir, 'meshes', meshes[0]))).issues.numErrors).toBe(0);
     const { chromium: pw } = await import('playwright-core');
-    const browser = await pw.launch({
-      executablePath: chromium,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    const browser = await pw.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
     try {
       const page = await browser.newPage({ viewport: { width: 1200, height: 1000 } });
       const errors: string[] = [];

@@ -6,7 +6,8 @@ import { boundingBoxDiagonal } from '../src/core/mesh.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { runCli } from './helpers/cli.js';
-import { CESIUM_MAN, LIBIGL, rng, scratch } from './helpers/data.js';
+import { convertLibigl } from './helpers/convert.js';
+import { CESIUM_MAN, rng, scratch } from './helpers/data.js';
 import { attribute, readRaw, validate } from './helpers/gltf.js';
 import { percentile, referenceCenter, referenceDomain } from './helpers/reference.js';
 
@@ -15,42 +16,8 @@ afterAll(tmp.cleanup);
 
 const cases: { name: string; make: () => Promise<string> }[] = [
   { name: 'CesiumMan', make: async () => CESIUM_MAN },
-  {
-    name: 'elephant',
-    make: async () => {
-      const out = join(tmp.dir, 'elephant.glb');
-      const r = await runCli(
-        'convert',
-        join(LIBIGL, 'elephant.obj'),
-        '--skeleton',
-        join(LIBIGL, 'elephant.tgf'),
-        '--weights',
-        join(LIBIGL, 'elephant-weights.dmat'),
-        '-o',
-        out,
-      );
-      expect(r.code).toBe(0);
-      return out;
-    },
-  },
-  {
-    name: 'arm',
-    make: async () => {
-      const out = join(tmp.dir, 'arm.glb');
-      const r = await runCli(
-        'convert',
-        join(LIBIGL, 'arm.obj'),
-        '--skeleton',
-        join(LIBIGL, 'arm.tgf'),
-        '--weights',
-        join(LIBIGL, 'arm-weights.dmat'),
-        '-o',
-        out,
-      );
-      expect(r.code).toBe(0);
-      return out;
-    },
-  },
+  { name: 'elephant', make: () => convertLibigl(tmp.dir, 'elephant') },
+  { name: 'arm', make: () => convertLibigl(tmp.dir, 'arm') },
 ];
 
 describe.each(cases)('corskin precompute on $name', ({ name, make }) => {

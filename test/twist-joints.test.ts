@@ -14,7 +14,8 @@ import { findJoint, twistPose } from '../src/evaluation/standard-poses.js';
 import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { runCli } from './helpers/cli.js';
-import { ARM_GLB, LIBIGL, scratch } from './helpers/data.js';
+import { convertLibigl } from './helpers/convert.js';
+import { ARM_GLB, scratch } from './helpers/data.js';
 import { validate } from './helpers/gltf.js';
 
 const tmp = scratch();
@@ -93,23 +94,7 @@ describe('corskin add-twist-joints on the arm', () => {
 
 describe('twist joints on an animated rig (elephant)', () => {
   it('rewrites the animation so every original joint keeps its pose; the twist joint carries the full rotation', async () => {
-    const src = join(tmp.dir, 'elephant.glb');
-    expect(
-      (
-        await runCli(
-          'convert',
-          join(LIBIGL, 'elephant.obj'),
-          '--skeleton',
-          join(LIBIGL, 'elephant.tgf'),
-          '--weights',
-          join(LIBIGL, 'elephant-weights.dmat'),
-          '--animation',
-          join(LIBIGL, 'elephant-anim.dmat'),
-          '-o',
-          src,
-        )
-      ).code,
-    ).toBe(0);
+    const src = await convertLibigl(tmp.dir, 'elephant', true);
     const out = join(tmp.dir, 'elephant-twist.glb');
     expect((await runCli('add-twist-joints', src, '--joints', 'bone1,bone16', '-o', out)).code).toBe(0);
     expect((await validate(out)).issues.numErrors).toBe(0);

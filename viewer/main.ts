@@ -19,7 +19,7 @@ import { deformers } from '../src/deformers/index.js';
 import { deformLbs } from '../src/deformers/lbs.js';
 import { rigidityDistortion } from '../src/metrics/distortion.js';
 import { extractSkinnedModels, setCentersOfRotation } from '../src/io/gltf.js';
-import { meshFromGeometry, useSkinningMethod, type GpuSkinningMethod } from '../src/three/index.js';
+import { centersOnWorker, meshFromGeometry, useSkinningMethod, type GpuSkinningMethod } from '../src/three/index.js';
 
 const METHODS: GpuSkinningMethod[] = ['lbs', 'dqs', 'cor'];
 const params = new URLSearchParams(location.search);
@@ -90,27 +90,13 @@ window.addEventListener('drop', async (e) => {
   if (f) await loadBytes(await f.arrayBuffer(), f.name);
 });
 
-/** Centers of rotation on a module worker, with progress in the status line. */
-function centersOnWorker(mesh: CorskinMesh, label: string): Promise<Float32Array> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./cor-worker.ts', import.meta.url), { type: 'module' });
-    worker.onmessage = (e: MessageEvent<{ done?: number; total?: number; centers?: Float32Array; error?: string }>) => {
-      if (e.data.centers) {
-        worker.terminate();
-        resolve(e.data.centers);
-      } else if (e.data.error) {
-        worker.terminate();
-        reject(new Error(e.data.error));
-      } else {
-        setStatus(`${label}: centers of rotation ${Math.round((100 * e.data.done!) / e.data.total!)}%`);
-        progressBar.style.display = 'inline-block';
-        progressBar.max = e.data.total!;
-        progressBar.value = e.data.done!;
-        if (e.data.done === e.data.total) progressBar.style.display = 'none';
-      }
-    };
-    worker.onerror = (e) => reject(new Error(e.message));
-    worker.postMessage(mesh);
+/** Centers of rotation on corskin's Web Worker, with progress in the status line. */
+function centersWithProgress(mesh: CorskinMesh, label: string): Promise<Float32Array> {
+  return centersOnWorker(mesh, (done, total) => {
+    setStatus(`${label}: centers of rotation ${Math.round((100 * done) / total)}%`);
+    progressBar.style.display = done === total ? 'none' : 'inline-block';
+    progressBar.max = total;
+    progressBar.value = done;
   });
 }
 
@@ -139,7 +125,7 @@ async function loadBytes(data: ArrayBuffer, name: string): Promise<void> {
   setStatus(`${name}: switching to DQS and CoR…`);
   await Promise.all(
     views.map((v) =>
-      useSkinningMethod(v.root, v.method, { computeCenters: (m) => centersOnWorker(meshFromGeometry(m), name) }),
+      useSkinningMethod(v.root, v.method, { computeCenters: (m) => centersWithProgress(meshFromGeometry(m), name) }),
     ),
   );
   corsReady = true;
@@ -374,7 +360,7 @@ async function exportWithCenters(download: boolean): Promise<Uint8Array> {
   const io = new WebIO().registerExtensions(ALL_EXTENSIONS);
   const doc = await io.readBinary(new Uint8Array(bytes));
   for (const model of extractSkinnedModels(doc, fileName)) {
-    const centers = await centersOnWorker(model.mesh, model.name);
+    const centers = await centersWithProgress(model.mesh, model.name);
     setCentersOfRotation(doc, model, centers, { sigma: 0.1, epsilon: 0.1, method: 'fast' });
   }
   const out = await io.writeBinary(doc);

@@ -236,7 +236,17 @@ export function centersFromGeometry(
   mesh: SkinnedMesh,
   onProgress?: (done: number, total: number) => void,
 ): Promise<Float32Array> {
-  const data = meshFromGeometry(mesh);
+  return centersOnWorker(meshFromGeometry(mesh), onProgress);
+}
+
+/**
+ * Centers of rotation of a corskin mesh (bind space, 3·n) on a module Web Worker
+ * (`cor-worker.js`), or in this thread where there is no `Worker`.
+ */
+export function centersOnWorker(
+  data: CorskinMesh,
+  onProgress?: (done: number, total: number) => void,
+): Promise<Float32Array> {
   if (typeof Worker === 'undefined') return Promise.resolve(computeCentersOfRotation(data, { onProgress }).centers);
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./cor-worker.js', import.meta.url), { type: 'module' });
