@@ -15,7 +15,8 @@
  * centers of rotation from `geometry.attributes._center_of_rotation` (what GLTFLoader makes of the
  * `_CENTER_OF_ROTATION` attribute); when absent they are computed (on a Web Worker where there is
  * one) and the mesh switches when they arrive. `'lbs'` restores the original materials.
- * WebGPURenderer (node materials) is not supported yet.
+ * WebGPURenderer: import `useSkinningMethod` from `corskin/three/webgpu` instead; node materials
+ * then get their skinning node replaced by corskin's (`nodes.ts`), reading the same joint texture.
  *
  * @module
  */
@@ -51,6 +52,11 @@ export interface SkinningOptions {
   computeCenters?: (mesh: SkinnedMesh) => Promise<Float32Array>;
   /** Progress of a CoR computation, (vertices done, total). */
   onProgress?: (mesh: SkinnedMesh, done: number, total: number) => void;
+  /**
+   * How to patch node materials (WebGPURenderer); `corskin/three/webgpu` passes its TSL patch.
+   * Kept out of this entry so WebGL users do not load three's node system.
+   */
+  patchNodeMaterial?: (material: Material, method: 'dqs' | 'cor', jointTexture: DataTexture) => Material;
 }
 
 interface MeshState {
@@ -113,6 +119,11 @@ async function switchMesh(mesh: SkinnedMesh, method: GpuSkinningMethod, options:
   state.texture = new DataTexture(new Float32Array(4 * size * size), size, size, RGBAFormat, FloatType);
   state.texture.minFilter = state.texture.magFilter = NearestFilter;
   const patch = (m: Material): Material => {
+    if ((m as Material & { isNodeMaterial?: boolean }).isNodeMaterial) {
+      if (!options.patchNodeMaterial)
+        throw new Error("node materials (WebGPURenderer): use useSkinningMethod from 'corskin/three/webgpu'");
+      return options.patchNodeMaterial(m, method, state.texture!);
+    }
     const c = m.clone();
     c.onBeforeCompile = (shader) => {
       shader.uniforms.corskinJoints = { value: state.texture };
@@ -122,12 +133,21 @@ async function switchMesh(mesh: SkinnedMesh, method: GpuSkinningMethod, options:
     return c;
   };
   mesh.material = Array.isArray(mesh.material) ? mesh.material.map(patch) : patch(mesh.material);
-  mesh.customDepthMaterial = patch(new MeshDepthMaterial({ depthPacking: RGBADepthPacking }));
-  mesh.customDistanceMaterial = patch(new MeshDistanceMaterial());
+  const nodes = (Array.isArray(mesh.material) ? mesh.material : [mesh.material]).some(
+    (m) => (m as { isNodeMaterial?: boolean }).isNodeMaterial,
+  );
+  if (!nodes) {
+    // WebGLRenderer's shadow passes use these; node materials cast shadows with themselves.
+    mesh.customDepthMaterial = patch(new MeshDepthMaterial({ depthPacking: RGBADepthPacking }));
+    mesh.customDistanceMaterial = patch(new MeshDistanceMaterial());
+  }
   const update = (renderer: WebGLRenderer) => {
-    const frame = renderer.info.render.frame;
+    // WebGLRenderer counts frames in info.render.frame, WebGPURenderer in info.frame.
+    const info = renderer.info as WebGLRenderer['info'] & { frame?: number };
+    const frame = info.frame ?? info.render.frame;
     if (frame === state.frame && renderer.info.autoReset) return;
     state.frame = frame;
+    mesh.skeleton.update(); // three's own skinning node would have; harmless for WebGLRenderer
     writeJointTexture(mesh, method, state.texture!.image.data as Float32Array);
     state.texture!.needsUpdate = true;
   };
