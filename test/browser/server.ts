@@ -34,3 +34,25 @@ export async function serve(): Promise<{ url: string; close: () => Promise<void>
   const port = (server.address() as { port: number }).port;
   return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(() => r())) };
 }
+
+/** Starts the server and Debian's headless Chromium on `page` (repository path), waiting for `window.ready`. */
+export async function openTestPage(page: string) {
+  const { chromium } = await import('playwright-core');
+  const { CHROMIUM_ARGS, chromiumPath } = await import('../../src/cli/render.js');
+  const server = await serve();
+  const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+  const tab = await browser.newPage();
+  const errors: string[] = [];
+  tab.on('pageerror', (e) => errors.push(String(e)));
+  tab.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  await tab.goto(`${server.url}${page}`);
+  await tab.waitForFunction(() => (window as unknown as { ready: boolean }).ready === true, null, { timeout: 60_000 });
+  return {
+    page: tab,
+    errors,
+    close: async () => {
+      await browser.close();
+      await server.close();
+    },
+  };
+}
