@@ -112,7 +112,6 @@ function splitJoint(
   newIbm.set(twistIbm, 16 * (J - 1));
   const buffer = document.getRoot().listBuffers()[0] ?? document.createBuffer();
   model.skin.setInverseBindMatrices(document.createAccessor().setType('MAT4').setArray(newIbm).setBuffer(buffer));
-  model.skeleton = { ...model.skeleton, inverseBindMatrices: Float64Array.from(newIbm) } as typeof model.skeleton;
 
   splitWeights(document, model, j, J - 1, pj, pc, report);
   splitAnimations(document, node, twist, child, axis, half, file);
