@@ -81,7 +81,8 @@ function splitJoint(
   const half: [number, number, number] = [tc[0] / 2, tc[1] / 2, tc[2] / 2];
 
   // Bind space: joint and child positions, the twist joint's inverse bind matrix.
-  const ibm = model.skeleton.inverseBindMatrices;
+  // The skin's current inverse bind matrices (earlier splits may have appended some).
+  const ibm = Float64Array.from(model.skin.getInverseBindMatrices()?.getArray() ?? model.skeleton.inverseBindMatrices);
   const bind = new Float64Array(32);
   mat4Invert(bind, 0, ibm, 16 * j);
   mat4Invert(bind, 16, ibm, 16 * c);
