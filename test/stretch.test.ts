@@ -103,6 +103,7 @@ describe('stretch smooth skinning on the arm', () => {
     );
     return out;
   };
+  const quality = (pose: Pose, posed: Float32Array) => measureJointQuality(arm.mesh, arm.skeleton, pose, posed, joint);
   beforeAll(async () => {
     [arm] = extractSkinnedModels(await readDocument(ARM_GLB), ARM_GLB);
     joint = findJoint(arm.skeleton, 'bone2');
@@ -110,15 +111,9 @@ describe('stretch smooth skinning on the arm', () => {
 
   it('180° twist: keeps the cross-section above 80% of rest where LBS falls below 20%', () => {
     const pose = twistPose(arm.skeleton, joint, Math.PI);
-    const lbs = measureJointQuality(
-      arm.mesh,
-      arm.skeleton,
-      pose,
-      deform('lbs', arm.mesh, skinningMatrices(arm.skeleton, pose)).positions,
-      joint,
-    );
-    const stretch = measureJointQuality(arm.mesh, arm.skeleton, pose, run(pose).positions, joint);
-    const noTwist = measureJointQuality(arm.mesh, arm.skeleton, pose, run(pose, false).positions, joint);
+    const lbs = quality(pose, deform('lbs', arm.mesh, skinningMatrices(arm.skeleton, pose)).positions);
+    const stretch = quality(pose, run(pose).positions);
+    const noTwist = quality(pose, run(pose, false).positions);
     expect(lbs.minRadiusRatio).toBeLessThan(0.2);
     expect(stretch.minRadiusRatio).toBeGreaterThan(0.8);
     expect(noTwist.minRadiusRatio).toBeLessThan(0.2); // the twist step is what fixes the candy wrapper
@@ -126,14 +121,8 @@ describe('stretch smooth skinning on the arm', () => {
 
   it('126° bend: collapses less than LBS', () => {
     const pose = bendPose(arm.skeleton, joint, [0, 0, 1], 0.7 * Math.PI);
-    const lbs = measureJointQuality(
-      arm.mesh,
-      arm.skeleton,
-      pose,
-      deform('lbs', arm.mesh, skinningMatrices(arm.skeleton, pose)).positions,
-      joint,
-    );
-    const stretch = measureJointQuality(arm.mesh, arm.skeleton, pose, run(pose).positions, joint);
+    const lbs = quality(pose, deform('lbs', arm.mesh, skinningMatrices(arm.skeleton, pose)).positions);
+    const stretch = quality(pose, run(pose).positions);
     expect(stretch.minRadiusRatio).toBeGreaterThan(lbs.minRadiusRatio + 0.05);
     expect(Math.abs(1 - stretch.volumeRatio)).toBeLessThan(Math.abs(1 - lbs.volumeRatio));
   });

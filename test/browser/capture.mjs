@@ -88,3 +88,17 @@ export async function loadSkinned(GLTFLoader, url) {
   gltf.scene.traverse((o) => o.isSkinnedMesh && !mesh && (mesh = o));
   return { gltf, mesh };
 }
+
+/**
+ * Poses the scene at `time` of its first clip and renders it once (which updates the skeleton
+ * and corskin's joint texture) with `renderer`.
+ */
+export function renderPosed(THREE, renderer, gltf, time) {
+  const mixer = new THREE.AnimationMixer(gltf.scene);
+  if (gltf.animations[0]) mixer.clipAction(gltf.animations[0]).play();
+  mixer.setTime(time);
+  gltf.scene.updateMatrixWorld(true);
+  const camera = new THREE.PerspectiveCamera(45, 1, 0.01, 100);
+  camera.position.set(0, 1, 4);
+  renderer.render(gltf.scene, camera);
+}

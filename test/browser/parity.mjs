@@ -4,7 +4,7 @@
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { useSkinningMethod } from '/dist/three/index.js';
-import { W, captureGeometry, captureMesh, compareWithCpu, loadSkinned } from './capture.mjs';
+import { W, captureGeometry, captureMesh, compareWithCpu, loadSkinned, renderPosed } from './capture.mjs';
 
 const renderer = new THREE.WebGLRenderer();
 renderer.setSize(64, 64);
@@ -48,14 +48,7 @@ function capture(mesh) {
 window.parity = async (url, method, time) => {
   const { gltf, mesh } = await loadSkinned(GLTFLoader, url);
   await useSkinningMethod(gltf.scene, method);
-  const mixer = new THREE.AnimationMixer(gltf.scene);
-  if (gltf.animations[0]) mixer.clipAction(gltf.animations[0]).play();
-  mixer.setTime(time);
-  gltf.scene.updateMatrixWorld(true);
-  // Render the real scene once (updates the skeleton and corskin's joint texture), then capture.
-  const camera = new THREE.PerspectiveCamera(45, 1, 0.01, 100);
-  camera.position.set(0, 1, 4);
-  renderer.render(gltf.scene, camera);
+  renderPosed(THREE, renderer, gltf, time);
   const { out, n } = capture(mesh);
   return compareWithCpu(THREE, mesh, method, out, n);
 };

@@ -4,7 +4,7 @@ import * as THREE from 'three/webgpu';
 import { attribute, float, vec2, vec4, vertexStage, positionLocal } from 'three/tsl';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { useSkinningMethod } from '/dist/three/nodes.js';
-import { W, captureGeometry, captureMesh, compareWithCpu, loadSkinned } from './capture.mjs';
+import { W, captureGeometry, captureMesh, compareWithCpu, loadSkinned, renderPosed } from './capture.mjs';
 
 const renderer = new THREE.WebGPURenderer({ forceWebGL: true });
 renderer.setSize(64, 64);
@@ -50,13 +50,7 @@ window.nodeParity = async (url, method, time) => {
     if (o.isMesh) o.material = new THREE.MeshStandardNodeMaterial({ color: o.material.color ?? 0xffffff });
   });
   await useSkinningMethod(gltf.scene, method);
-  const mixer = new THREE.AnimationMixer(gltf.scene);
-  if (gltf.animations[0]) mixer.clipAction(gltf.animations[0]).play();
-  mixer.setTime(time);
-  gltf.scene.updateMatrixWorld(true);
-  const camera = new THREE.PerspectiveCamera(45, 1, 0.01, 100);
-  camera.position.set(0, 1, 4);
-  renderer.render(gltf.scene, camera);
+  renderPosed(THREE, renderer, gltf, time);
   const { out, n } = await capture(mesh);
   return compareWithCpu(THREE, mesh, method, out, n);
 };
