@@ -93,7 +93,7 @@ export { rigidityDistortion } from './metrics/distortion.js';
 export { distributeTwist, twistAngle, type TwistJoint } from './core/twist.js';
 export { addTwistJoints, type TwistJointReport } from './io/twist-joints.js';
 export { surfaceArea, selfIntersections } from './metrics/surface.js';
-export { createBar, type BarOptions } from './evaluation/bar.js';
+export { createBar, closedTube, type BarOptions } from './evaluation/bar.js';
 export {
   barBenchmark,
   armBenchmark,

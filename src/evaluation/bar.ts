@@ -22,18 +22,17 @@ export interface BarOptions {
 }
 
 /**
- * A bar of three bones along +x: joints `bone0` at x = 0, `bone1` at L, `bone2` at 2L and a
- * weightless end joint `end` at 3L (so every weighted joint has a child). Weights blend between
- * neighbouring bones with a smoothstep over ±blend around each inner joint (at most two
- * influences per vertex); the caps are closed, so the enclosed volume is well defined.
+ * A closed cylinder along +x from 0 to `length`: `rings` rings of `segments` vertices (ring r at
+ * x = length·r/(rings − 1)), then the two cap centres (x = 0, x = length), outward-facing
+ * triangles.
+ * @returns positions (3·n) and triangles (3·t)
  */
-export function createBar(options: BarOptions = {}): { mesh: SkinnedMesh; skeleton: Skeleton } {
-  const rings = options.rings ?? 97;
-  const segments = options.segments ?? 32;
-  const L = options.boneLength ?? 1;
-  const radius = options.radius ?? 0.2;
-  const blend = options.blend ?? 0.3;
-  const length = 3 * L;
+export function closedTube(
+  rings: number,
+  segments: number,
+  length: number,
+  radius: number,
+): { positions: Float32Array; triangles: Uint32Array } {
   const pos: number[] = [];
   const tri: number[] = [];
   for (let r = 0; r < rings; r++) {
@@ -56,7 +55,23 @@ export function createBar(options: BarOptions = {}): { mesh: SkinnedMesh; skelet
     tri.push(c0, (s + 1) % segments, s);
     tri.push(c0 + 1, last + s, last + ((s + 1) % segments));
   }
-  const n = pos.length / 3;
+  return { positions: Float32Array.from(pos), triangles: Uint32Array.from(tri) };
+}
+
+/**
+ * A bar of three bones along +x: joints `bone0` at x = 0, `bone1` at L, `bone2` at 2L and a
+ * weightless end joint `end` at 3L (so every weighted joint has a child). Weights blend between
+ * neighbouring bones with a smoothstep over ±blend around each inner joint (at most two
+ * influences per vertex); the caps are closed, so the enclosed volume is well defined.
+ */
+export function createBar(options: BarOptions = {}): { mesh: SkinnedMesh; skeleton: Skeleton } {
+  const rings = options.rings ?? 97;
+  const segments = options.segments ?? 32;
+  const L = options.boneLength ?? 1;
+  const radius = options.radius ?? 0.2;
+  const blend = options.blend ?? 0.3;
+  const { positions, triangles } = closedTube(rings, segments, 3 * L, radius);
+  const n = positions.length / 3;
   const joints = new Uint32Array(4 * n);
   const weights = new Float32Array(4 * n);
   const smooth = (t: number) => {
@@ -64,14 +79,12 @@ export function createBar(options: BarOptions = {}): { mesh: SkinnedMesh; skelet
     return u * u * (3 - 2 * u);
   };
   for (let i = 0; i < n; i++) {
-    const x = pos[3 * i];
+    const x = positions[3 * i];
     const k = x < 1.5 * L ? 1 : 2; // the inner joint this vertex blends across
     const w = smooth((x - (k * L - blend)) / (2 * blend)); // weight of bone k
     joints.set([k - 1, k, 0, 0], 4 * i);
     weights.set([1 - w, w, 0, 0], 4 * i);
   }
-  const positions = Float32Array.from(pos);
-  const triangles = Uint32Array.from(tri);
   const ibm = (x: number) => [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -x, 0, 0, 1];
   const skeleton = createSkeleton({
     jointNames: ['bone0', 'bone1', 'bone2', 'end'],

@@ -6,6 +6,7 @@
 import { createSkeleton } from '../../src/core/skeleton.js';
 import type { SkinnedMesh } from '../../src/core/mesh.js';
 import { computeVertexNormals } from '../../src/core/mesh.js';
+import { closedTube } from '../../src/evaluation/bar.js';
 
 export function cylinder(
   opts: { rings?: number; segments?: number; length?: number; radius?: number; blend?: number } = {},
@@ -15,38 +16,13 @@ export function cylinder(
     length = opts.length ?? 2,
     radius = opts.radius ?? 0.25;
   const blend = opts.blend ?? 0.5;
-  const pos: number[] = [];
-  const tri: number[] = [];
-  for (let r = 0; r < rings; r++) {
-    const x = (length * r) / (rings - 1);
-    for (let s = 0; s < segments; s++) {
-      const a = (2 * Math.PI * s) / segments;
-      pos.push(x, radius * Math.cos(a), radius * Math.sin(a));
-    }
-  }
-  for (let r = 0; r + 1 < rings; r++) {
-    for (let s = 0; s < segments; s++) {
-      const a = r * segments + s,
-        b = r * segments + ((s + 1) % segments);
-      tri.push(a, b, a + segments, b, b + segments, a + segments);
-    }
-  }
-  // Caps: a centre vertex at each end.
-  const c0 = pos.length / 3;
-  pos.push(0, 0, 0);
-  const c1 = c0 + 1;
-  pos.push(length, 0, 0);
-  for (let s = 0; s < segments; s++) {
-    tri.push(c0, (s + 1) % segments, s);
-    const o = (rings - 1) * segments;
-    tri.push(c1, o + s, o + ((s + 1) % segments));
-  }
-  const n = pos.length / 3;
+  const { positions, triangles } = closedTube(rings, segments, length, radius);
+  const n = positions.length / 3;
   const joints = new Uint32Array(4 * n);
   const weights = new Float32Array(4 * n);
   const mid = length / 2;
   for (let i = 0; i < n; i++) {
-    const x = pos[3 * i];
+    const x = positions[3 * i];
     const t = Math.min(1, Math.max(0, (x - (mid - blend)) / (2 * blend)));
     const w1 = t * t * (3 - 2 * t);
     joints[4 * i] = 0;
@@ -54,8 +30,6 @@ export function cylinder(
     weights[4 * i] = 1 - w1;
     weights[4 * i + 1] = w1;
   }
-  const positions = Float32Array.from(pos);
-  const triangles = Uint32Array.from(tri);
   const mesh: SkinnedMesh = {
     positions,
     normals: computeVertexNormals(positions, triangles),
