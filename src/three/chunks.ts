@@ -26,6 +26,22 @@ vec3 corskinRotate( const in vec4 q, const in vec3 v ) {
 }
 `;
 
+/** Antipodality: weights of influences 1–3 negated where their quaternion opposes influence 0's. */
+const signedWeights = (q: string) => /* glsl */ `
+  float csW1 = dot( ${q}0, ${q}1 ) < 0.0 ? -skinWeight.y : skinWeight.y;
+  float csW2 = dot( ${q}0, ${q}2 ) < 0.0 ? -skinWeight.z : skinWeight.z;
+  float csW3 = dot( ${q}0, ${q}3 ) < 0.0 ? -skinWeight.w : skinWeight.w;`;
+
+/** Normals and tangents rotated by the blended unit quaternion `q`. */
+const rotatedNormals = (q: string) => /* glsl */ `
+#ifdef USE_SKINNING
+  objectNormal = corskinRotate( ${q}, objectNormal );
+  #ifdef USE_TANGENT
+    objectTangent = corskinRotate( ${q}, objectTangent );
+  #endif
+#endif
+`;
+
 /** The chunks for DQS (Kavan et al. 2008): blend, normalise, apply `v' = R v + t`. */
 export const DQS_CHUNKS = {
   pars: /* glsl */ `
@@ -39,10 +55,7 @@ ${fetchFn(2)}
   vec4 csR1 = corskinFetch( skinIndex.y, 0 ), csD1 = corskinFetch( skinIndex.y, 1 );
   vec4 csR2 = corskinFetch( skinIndex.z, 0 ), csD2 = corskinFetch( skinIndex.z, 1 );
   vec4 csR3 = corskinFetch( skinIndex.w, 0 ), csD3 = corskinFetch( skinIndex.w, 1 );
-  // Antipodality: every quaternion on the side of the first influence's.
-  float csW1 = dot( csR0, csR1 ) < 0.0 ? -skinWeight.y : skinWeight.y;
-  float csW2 = dot( csR0, csR2 ) < 0.0 ? -skinWeight.z : skinWeight.z;
-  float csW3 = dot( csR0, csR3 ) < 0.0 ? -skinWeight.w : skinWeight.w;
+${signedWeights('csR')}
   vec4 csReal = skinWeight.x * csR0 + csW1 * csR1 + csW2 * csR2 + csW3 * csR3;
   vec4 csDual = skinWeight.x * csD0 + csW1 * csD1 + csW2 * csD2 + csW3 * csD3;
   float csLen = length( csReal );
@@ -51,14 +64,7 @@ ${fetchFn(2)}
   vec3 csT = 2.0 * ( csReal.w * csDual.xyz - csDual.w * csReal.xyz + cross( csReal.xyz, csDual.xyz ) );
 #endif
 `,
-  normal: /* glsl */ `
-#ifdef USE_SKINNING
-  objectNormal = corskinRotate( csReal, objectNormal );
-  #ifdef USE_TANGENT
-    objectTangent = corskinRotate( csReal, objectTangent );
-  #endif
-#endif
-`,
+  normal: rotatedNormals('csReal'),
   position: /* glsl */ `
 #ifdef USE_SKINNING
   transformed = corskinRotate( csReal, transformed ) + csT;
@@ -82,9 +88,7 @@ vec3 corskinTransform( const in float joint, const in vec3 p ) {
 #ifdef USE_SKINNING
   vec4 csQ0 = corskinFetch( skinIndex.x, 3 ), csQ1 = corskinFetch( skinIndex.y, 3 );
   vec4 csQ2 = corskinFetch( skinIndex.z, 3 ), csQ3 = corskinFetch( skinIndex.w, 3 );
-  float csW1 = dot( csQ0, csQ1 ) < 0.0 ? -skinWeight.y : skinWeight.y;
-  float csW2 = dot( csQ0, csQ2 ) < 0.0 ? -skinWeight.z : skinWeight.z;
-  float csW3 = dot( csQ0, csQ3 ) < 0.0 ? -skinWeight.w : skinWeight.w;
+${signedWeights('csQ')}
   vec4 csQ = normalize( skinWeight.x * csQ0 + csW1 * csQ1 + csW2 * csQ2 + csW3 * csQ3 );
   // LBS of the center of rotation.
   vec3 csC = _center_of_rotation;
@@ -92,14 +96,7 @@ vec3 corskinTransform( const in float joint, const in vec3 p ) {
     + skinWeight.z * corskinTransform( skinIndex.z, csC ) + skinWeight.w * corskinTransform( skinIndex.w, csC );
 #endif
 `,
-  normal: /* glsl */ `
-#ifdef USE_SKINNING
-  objectNormal = corskinRotate( csQ, objectNormal );
-  #ifdef USE_TANGENT
-    objectTangent = corskinRotate( csQ, objectTangent );
-  #endif
-#endif
-`,
+  normal: rotatedNormals('csQ'),
   position: /* glsl */ `
 #ifdef USE_SKINNING
   transformed = corskinRotate( csQ, transformed - csC ) + csCp;
