@@ -114,6 +114,42 @@ export function writeTransformed(
 }
 
 /**
+ * Writes vertex i moved by the rigid map `v ↦ R (v − c) + l`, R the rotation of the unit
+ * quaternion (qx, qy, qz, qw): position, normal (R n) and tangent (R t, w copied). The ending of
+ * every quaternion-blending deformer: DQS (c = 0, l = t), SBS and CoR (c the center of rotation,
+ * l its blended image).
+ */
+export function writeRotated(
+  mesh: SkinnedMesh,
+  out: DeformTarget,
+  i: number,
+  qx: number, qy: number, qz: number, qw: number,
+  cx: number, cy: number, cz: number,
+  lx: number, ly: number, lz: number,
+): void { // prettier-ignore
+  const x2 = qx + qx, y2 = qy + qy, z2 = qz + qz; // prettier-ignore
+  const xx = qx * x2, xy = qx * y2, xz = qx * z2, yy = qy * y2, yz = qy * z2, zz = qz * z2; // prettier-ignore
+  const wx = qw * x2, wy = qw * y2, wz = qw * z2; // prettier-ignore
+  const r00 = 1 - (yy + zz), r10 = xy + wz, r20 = xz - wy; // prettier-ignore
+  const r01 = xy - wz, r11 = 1 - (xx + zz), r21 = yz + wx; // prettier-ignore
+  const r02 = xz + wy, r12 = yz - wx, r22 = 1 - (xx + yy); // prettier-ignore
+  const P = mesh.positions, OP = out.positions; // prettier-ignore
+  const p = 3 * i;
+  const x = P[p] - cx, y = P[p + 1] - cy, z = P[p + 2] - cz; // prettier-ignore
+  OP[p] = r00 * x + r01 * y + r02 * z + lx;
+  OP[p + 1] = r10 * x + r11 * y + r12 * z + ly;
+  OP[p + 2] = r20 * x + r21 * y + r22 * z + lz;
+  const N = mesh.normals, ON = out.normals; // prettier-ignore
+  if (N && ON) {
+    const nx = N[p], ny = N[p + 1], nz = N[p + 2]; // prettier-ignore
+    ON[p] = r00 * nx + r01 * ny + r02 * nz;
+    ON[p + 1] = r10 * nx + r11 * ny + r12 * nz;
+    ON[p + 2] = r20 * nx + r21 * ny + r22 * nz;
+  }
+  if (mesh.tangents && out.tangents) writeTangent(mesh.tangents, out.tangents, i, r00, r10, r20, r01, r11, r21, r02, r12, r22);
+}
+
+/**
  * Writes tangent i (x, y, z, w) transformed by the linear part A (column-major), renormalised,
  * handedness w copied.
  */

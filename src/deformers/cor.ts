@@ -74,7 +74,8 @@ export function deformCor(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
     }
     const inv = 1 / Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
     qx *= inv; qy *= inv; qz *= inv; qw *= inv; // prettier-ignore
-    // v' = R (v − p*) + p̃, i.e. t = p̃ − R p*
+    // v' = R (v − p*) + p̃, i.e. t = p̃ − R p*. Written out here rather than through
+    // writeRotated (common.ts): the call costs this kernel ~20% (measured on CesiumMan ×3).
     const x2 = qx + qx, y2 = qy + qy, z2 = qz + qz; // prettier-ignore
     const xx = qx * x2, xy = qx * y2, xz = qx * z2, yy = qy * y2, yz = qy * z2, zz = qz * z2; // prettier-ignore
     const wx = qw * x2, wy = qw * y2, wz = qw * z2; // prettier-ignore

@@ -14,7 +14,7 @@
  * @module
  */
 import type { SkinnedMesh } from '../core/mesh.js';
-import { checkDeformArgs, splitScale, stretchedMesh, jointQuaternions, writeAffine, writeTangent, type DeformTarget } from './common.js';
+import { checkDeformArgs, splitScale, stretchedMesh, jointQuaternions, writeAffine, writeRotated, type DeformTarget } from './common.js';
 
 /**
  * Unit dual quaternion of each skinning matrix: 8 numbers per joint, real part (x, y, z, w) then
@@ -83,39 +83,6 @@ export function deformDqs(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
     const tx = 2 * (rw * dx - dw * rx + ry * dz - rz * dy);
     const ty = 2 * (rw * dy - dw * ry + rz * dx - rx * dz);
     const tz = 2 * (rw * dz - dw * rz + rx * dy - ry * dx);
-    writeRigid(mesh, out, i, rx, ry, rz, rw, tx, ty, tz);
+    writeRotated(mesh, out, i, rx, ry, rz, rw, 0, 0, 0, tx, ty, tz);
   }
-}
-
-/**
- * Writes vertex i moved by the rigid map `v ↦ R v + t`, R the rotation of the unit quaternion
- * (qx, qy, qz, qw): position, normal (R n) and tangent (R t, w copied).
- */
-function writeRigid(
-  mesh: SkinnedMesh,
-  out: DeformTarget,
-  i: number,
-  qx: number, qy: number, qz: number, qw: number,
-  tx: number, ty: number, tz: number,
-): void { // prettier-ignore
-  const x2 = qx + qx, y2 = qy + qy, z2 = qz + qz; // prettier-ignore
-  const xx = qx * x2, xy = qx * y2, xz = qx * z2, yy = qy * y2, yz = qy * z2, zz = qz * z2; // prettier-ignore
-  const wx = qw * x2, wy = qw * y2, wz = qw * z2; // prettier-ignore
-  const r00 = 1 - (yy + zz), r10 = xy + wz, r20 = xz - wy; // prettier-ignore
-  const r01 = xy - wz, r11 = 1 - (xx + zz), r21 = yz + wx; // prettier-ignore
-  const r02 = xz + wy, r12 = yz - wx, r22 = 1 - (xx + yy); // prettier-ignore
-  const P = mesh.positions, OP = out.positions; // prettier-ignore
-  const p = 3 * i;
-  const x = P[p], y = P[p + 1], z = P[p + 2]; // prettier-ignore
-  OP[p] = r00 * x + r01 * y + r02 * z + tx;
-  OP[p + 1] = r10 * x + r11 * y + r12 * z + ty;
-  OP[p + 2] = r20 * x + r21 * y + r22 * z + tz;
-  const N = mesh.normals, ON = out.normals; // prettier-ignore
-  if (N && ON) {
-    const nx = N[p], ny = N[p + 1], nz = N[p + 2]; // prettier-ignore
-    ON[p] = r00 * nx + r01 * ny + r02 * nz;
-    ON[p + 1] = r10 * nx + r11 * ny + r12 * nz;
-    ON[p + 2] = r20 * nx + r21 * ny + r22 * nz;
-  }
-  if (mesh.tangents && out.tangents) writeTangent(mesh.tangents, out.tangents, i, r00, r10, r20, r01, r11, r21, r02, r12, r22);
 }

@@ -19,7 +19,7 @@
  * @module
  */
 import type { SkinnedMesh } from '../core/mesh.js';
-import { checkDeformArgs, splitScale, stretchedMesh, jointQuaternions, writeAffine, writeTangent, type DeformTarget } from './common.js';
+import { checkDeformArgs, splitScale, stretchedMesh, jointQuaternions, writeAffine, writeRotated, type DeformTarget } from './common.js';
 
 /**
  * Deforms `mesh` by spherical blend skinning (see {@link Deformer} for the shared contract).
@@ -33,10 +33,7 @@ export function deformSbs(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
   if (split) return deformSbs(stretchedMesh(mesh, split.stretch), split.rigid, out); // two-phase: scale/shear first
   const S = skinning;
   const q = jointQuaternions(S);
-  const { positions: P, normals: N, tangents: TI, joints: MJ, weights: MW, influences: K } = mesh;
-  const OP = out.positions;
-  const ON = N ? out.normals : undefined;
-  const OT = TI ? out.tangents : undefined;
+  const { positions: P, joints: MJ, weights: MW, influences: K } = mesh;
   const js = new Int32Array(K);
   const ws = new Float64Array(K);
   const n = P.length / 3;
@@ -107,22 +104,6 @@ export function deformSbs(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
     }
     const inv = 1 / Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
     qx *= inv; qy *= inv; qz *= inv; qw *= inv; // prettier-ignore
-    const x2 = qx + qx, y2 = qy + qy, z2 = qz + qz; // prettier-ignore
-    const xx = qx * x2, xy = qx * y2, xz = qx * z2, yy = qy * y2, yz = qy * z2, zz = qz * z2; // prettier-ignore
-    const wx = qw * x2, wy = qw * y2, wz = qw * z2; // prettier-ignore
-    const R00 = 1 - (yy + zz), R10 = xy + wz, R20 = xz - wy; // prettier-ignore
-    const R01 = xy - wz, R11 = 1 - (xx + zz), R21 = yz + wx; // prettier-ignore
-    const R02 = xz + wy, R12 = yz - wx, R22 = 1 - (xx + yy); // prettier-ignore
-    const dx = vx - rx, dy = vy - ry, dz = vz - rz; // prettier-ignore
-    OP[3 * i] = R00 * dx + R01 * dy + R02 * dz + lx;
-    OP[3 * i + 1] = R10 * dx + R11 * dy + R12 * dz + ly;
-    OP[3 * i + 2] = R20 * dx + R21 * dy + R22 * dz + lz;
-    if (ON) {
-      const nx = N![3 * i], ny = N![3 * i + 1], nz = N![3 * i + 2]; // prettier-ignore
-      ON[3 * i] = R00 * nx + R01 * ny + R02 * nz;
-      ON[3 * i + 1] = R10 * nx + R11 * ny + R12 * nz;
-      ON[3 * i + 2] = R20 * nx + R21 * ny + R22 * nz;
-    }
-    if (OT) writeTangent(TI!, OT, i, R00, R10, R20, R01, R11, R21, R02, R12, R22);
+    writeRotated(mesh, out, i, qx, qy, qz, qw, rx, ry, rz, lx, ly, lz);
   }
 }
