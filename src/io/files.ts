@@ -4,9 +4,25 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CorskinError } from '../core/errors.js';
+
+/**
+ * Reads a whole file.
+ * @throws CorskinError naming `path`: no such file, is a directory, permission denied, …
+ */
+export async function readBytes(path: string): Promise<Buffer> {
+  try {
+    return await readFile(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why =
+      { ENOENT: 'no such file', EISDIR: 'is a directory', EACCES: 'permission denied' }[code ?? ''] ??
+      (e as Error).message;
+    throw new CorskinError(`cannot read: ${why}`, path, { cause: e });
+  }
+}
 
 /**
  * Writes `data` to `path` atomically (temporary file in the same folder, then rename).

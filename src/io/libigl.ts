@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { readFile } from 'node:fs/promises';
+import { readBytes } from './files.js';
 import { CorskinError } from '../core/errors.js';
 
 /** A triangle mesh read from OBJ: n vertices, t triangles. */
@@ -32,12 +32,7 @@ export interface DenseMatrix {
 }
 
 async function readText(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new CorskinError(`cannot read: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`, path);
-  }
+  return (await readBytes(path)).toString('utf8');
 }
 
 /**
@@ -123,13 +118,7 @@ export async function readTgf(path: string): Promise<TgfSkeleton> {
  * @throws CorskinError naming the file when the header is malformed or the data is short
  */
 export async function readDmat(path: string): Promise<DenseMatrix> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new CorskinError(`cannot read: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`, path);
-  }
+  const bytes = await readBytes(path);
   const nl = bytes.indexOf(0x0a);
   const header = bytes
     .subarray(0, nl < 0 ? bytes.length : nl)

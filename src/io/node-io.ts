@@ -3,12 +3,11 @@
  *
  * @module
  */
-import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { NodeIO, type Document } from '@gltf-transform/core';
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
 import { CorskinError } from '../core/errors.js';
-import { writeFileAtomic } from './files.js';
+import { readBytes, writeFileAtomic } from './files.js';
 import { quietLogger } from './gltf.js';
 
 /** A glTF-Transform I/O object with every extension glTF-Transform knows registered. */
@@ -22,21 +21,7 @@ export function createIO(): NodeIO {
  *   corrupt
  */
 export async function readDocument(path: string): Promise<Document> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(path);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EISDIR'
-          ? 'is a directory'
-          : code === 'EACCES'
-            ? 'permission denied'
-            : String(e);
-    throw new CorskinError(`cannot read: ${why}`, path);
-  }
+  const bytes: Uint8Array = await readBytes(path);
   const io = createIO();
   const isGlb = bytes.length >= 4 && bytes[0] === 0x67 && bytes[1] === 0x6c && bytes[2] === 0x54 && bytes[3] === 0x46;
   try {
