@@ -89,7 +89,7 @@ export { jointBoneSegments } from './io/gltf.js';
 export { createCorWorkerPool, type CorWorkerPool } from './cor/parallel.js';
 export { deformSbs } from './deformers/sbs.js';
 export { deformLms, jointTwists } from './deformers/lms.js';
-export { rigidityDistortion } from './metrics/distortion.js';
+export { rigidityDistortion, oneRings, type OneRings } from './metrics/distortion.js';
 export { distributeTwist, twistAngle, type TwistJoint } from './core/twist.js';
 export { addTwistJoints, type TwistJointReport } from './io/twist-joints.js';
 export { surfaceArea, selfIntersections } from './metrics/surface.js';

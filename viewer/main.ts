@@ -17,7 +17,7 @@ import * as SkeletonUtils from 'three/addons/utils/SkeletonUtils.js';
 import type { SkinnedMesh as CorskinMesh } from '../src/core/mesh.js';
 import { deformers } from '../src/deformers/index.js';
 import { deformLbs } from '../src/deformers/lbs.js';
-import { rigidityDistortion } from '../src/metrics/distortion.js';
+import { oneRings, rigidityDistortion, type OneRings } from '../src/metrics/distortion.js';
 import { extractSkinnedModels, setCentersOfRotation } from '../src/io/gltf.js';
 import { centersOnWorker, meshFromGeometry, useSkinningMethod, type GpuSkinningMethod } from '../src/three/index.js';
 
@@ -45,6 +45,40 @@ interface View {
   cors: THREE.Points;
   label: HTMLDivElement;
   times: number[];
+  /** Per skinned mesh: corskin's view of its geometry, its one-rings and scratch arrays, made once. */
+  cpu: Map<THREE.SkinnedMesh, CpuMesh>;
+}
+
+interface CpuMesh {
+  data: CorskinMesh;
+  centers: CorskinMesh | undefined;
+  rings: OneRings;
+  posed: Float32Array;
+  colors: THREE.BufferAttribute;
+}
+
+/** The CPU-side data of a mesh (its CoRs read once they exist). */
+function cpuOf(view: View, mesh: THREE.SkinnedMesh): CpuMesh {
+  let c = view.cpu.get(mesh);
+  if (!c) {
+    const data = meshFromGeometry(mesh);
+    delete data.normals;
+    const n = data.positions.length;
+    c = {
+      data,
+      centers: undefined,
+      rings: oneRings(data.triangles, n / 3),
+      posed: new Float32Array(n),
+      colors: new THREE.BufferAttribute(new Float32Array(n), 3),
+    };
+    view.cpu.set(mesh, c);
+  }
+  const cor = mesh.geometry.getAttribute('_center_of_rotation');
+  if (cor && !c.centers) {
+    c.data.centersOfRotation = Float32Array.from(cor.array as Float32Array);
+    c.centers = { ...c.data, positions: c.data.centersOfRotation };
+  }
+  return c;
 }
 
 const settings = {
@@ -157,7 +191,17 @@ function makeView(method: GpuSkinningMethod, g: GLTF): View {
   scene.add(cors);
   const label = Object.assign(document.createElement('div'), { className: 'label' });
   document.body.appendChild(label);
-  return { method, scene, root, mixer: new THREE.AnimationMixer(root), skeleton, cors, label, times: [] };
+  return {
+    method,
+    scene,
+    root,
+    mixer: new THREE.AnimationMixer(root),
+    skeleton,
+    cors,
+    label,
+    times: [],
+    cpu: new Map(),
+  };
 }
 
 /** Points the camera at the character. */
@@ -272,21 +316,17 @@ function updateHeatmap(view: View): void {
       }
     }
     if (!settings.heatmap) return;
-    const data = meshFromGeometry(mesh);
-    const c = mesh.geometry.getAttribute('_center_of_rotation');
-    if (view.method === 'cor' && !c) return;
-    if (c) data.centersOfRotation = Float32Array.from(c.array as Float32Array);
-    delete data.normals;
-    const posed = new Float32Array(data.positions.length);
-    deformers[view.method](data, skinningOf(mesh), { positions: posed });
-    const d = rigidityDistortion(data.positions, posed, data.triangles);
-    const colors = new Float32Array(data.positions.length);
+    const c = cpuOf(view, mesh);
+    if (view.method === 'cor' && !c.centers) return;
+    deformers[view.method](c.data, skinningOf(mesh), { positions: c.posed });
+    const d = rigidityDistortion(c.data.positions, c.posed, c.data.triangles, c.rings);
     const color = new THREE.Color();
     for (let i = 0; i < d.length; i++) {
       color.setHSL(0.66 * (1 - Math.min(1, d[i] / 0.5)), 0.9, 0.5);
-      colors.set([color.r, color.g, color.b], 3 * i);
+      c.colors.setXYZ(i, color.r, color.g, color.b);
     }
-    mesh.geometry.setAttribute('color', new THREE.BufferAttribute(colors, 3));
+    c.colors.needsUpdate = true;
+    if (mesh.geometry.getAttribute('color') !== c.colors) mesh.geometry.setAttribute('color', c.colors);
   });
 }
 
@@ -296,13 +336,11 @@ function updateCenters(view: View): void {
   const points: number[] = [];
   view.root.traverse((o) => {
     const mesh = o as THREE.SkinnedMesh;
-    const c = mesh.isSkinnedMesh ? mesh.geometry.getAttribute('_center_of_rotation') : undefined;
-    if (!c) return;
-    const data = meshFromGeometry(mesh);
-    data.positions = Float32Array.from(c.array as Float32Array);
-    delete data.normals;
-    const out = new Float32Array(data.positions.length);
-    deformLbs(data, skinningOf(mesh), { positions: out });
+    if (!mesh.isSkinnedMesh) return;
+    const c = cpuOf(view, mesh);
+    if (!c.centers) return;
+    const out = c.posed;
+    deformLbs(c.centers, skinningOf(mesh), { positions: out });
     const v = new THREE.Vector3();
     for (let i = 0; i < out.length; i += 3) {
       v.fromArray(out, i).applyMatrix4(mesh.matrixWorld);

@@ -11,7 +11,7 @@ import { skinningMatrices, type Pose } from '../core/pose.js';
 import { computeCentersOfRotation } from '../cor/precompute.js';
 import type { DeformTarget, SkinningMethod } from '../deformers/common.js';
 import { deformers } from '../deformers/index.js';
-import { measureJointQuality } from '../evaluation/joint-quality.js';
+import { measureJointQuality, restPositions } from '../evaluation/joint-quality.js';
 import { bendPose, findJoint, twistPose } from '../evaluation/standard-poses.js';
 import { bakePosedGeometry, extractSkinnedModels } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
@@ -51,6 +51,7 @@ export async function demoCommand(io: Io, o: { output: string }): Promise<void> 
   ];
   await mkdir(o.output, { recursive: true });
   const rows: (string | number)[][] = [];
+  const rest = restPositions(mesh, skeleton);
   const n = mesh.positions.length / 3;
   for (const [name, pose] of poses) {
     const skinning = skinningMatrices(skeleton, pose);
@@ -62,7 +63,7 @@ export async function demoCommand(io: Io, o: { output: string }): Promise<void> 
         deformers[method](mesh, skinning, out);
         times.push(performance.now() - t0);
       }
-      const q = measureJointQuality(mesh, skeleton, pose, out.positions, joint);
+      const q = measureJointQuality(mesh, skeleton, pose, out.positions, joint, 0.1, rest);
       const file = join(o.output, `arm-${name.split(' ')[0]}-${method}.glb`);
       const copy = await readDocument(DEMO_ASSET);
       await bakePosedGeometry(copy, extractSkinnedModels(copy, DEMO_ASSET), [out]);

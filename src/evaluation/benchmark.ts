@@ -11,10 +11,10 @@ import { computeCentersOfRotation } from '../cor/precompute.js';
 import type { DeformTarget, Deformer } from '../deformers/common.js';
 import { deformers } from '../deformers/index.js';
 import { createStretchDeformer, stretchRigFromSkeleton } from '../deformers/stretch.js';
-import { rigidityDistortion } from '../metrics/distortion.js';
+import { oneRings, rigidityDistortion } from '../metrics/distortion.js';
 import { selfIntersections, surfaceArea } from '../metrics/surface.js';
 import { createBar } from './bar.js';
-import { measureJointQuality } from './joint-quality.js';
+import { measureJointQuality, restPositions } from './joint-quality.js';
 import { bendPose, boneAxis, findJoint, twistPose } from './standard-poses.js';
 
 /** Methods the benchmark compares. */
@@ -159,8 +159,8 @@ export function runBenchmark(
   const stretch = createStretchDeformer(stretchRigFromSkeleton(skeleton));
   const deformerOf = (m: BenchmarkMethod): Deformer => (m === 'stretch' ? stretch : deformers[m]);
   const n = mesh.positions.length / 3;
-  const rest = new Float32Array(3 * n);
-  deformers.lbs(mesh, skinningMatrices(skeleton, restPose(skeleton)), { positions: rest });
+  const rest = restPositions(mesh, skeleton);
+  const rings = oneRings(mesh.triangles, n);
   const restArea = surfaceArea(rest, mesh.triangles);
   const rows: BenchmarkRow[] = [];
   for (const c of bench.cases) {
@@ -178,8 +178,8 @@ export function runBenchmark(
         if (r > 0) times.push(performance.now() - t); // the first run warms the JIT up
       }
       times.sort((a, b) => a - b);
-      const q = measureJointQuality(mesh, skeleton, c.pose, out.positions, c.joint);
-      const distortion = rigidityDistortion(rest, out.positions, mesh.triangles);
+      const q = measureJointQuality(mesh, skeleton, c.pose, out.positions, c.joint, 0.1, rest);
+      const distortion = rigidityDistortion(rest, out.positions, mesh.triangles, rings);
       rows.push({
         case: c.name,
         method,

@@ -26,6 +26,8 @@ export interface JointQuality {
  * Measures `posed` (positions of `mesh` deformed to `pose`, world space, length 3·n) against the
  * mesh in the skeleton's rest pose, around joint `joint`: the cross-section slab has half-width
  * `slabFraction` × the length of the bone that starts at the joint.
+ * @param rest the mesh deformed to the rest pose (computed when omitted; pass it when measuring
+ *   many poses)
  * @throws CorskinError when the joint has no parent or child joint
  */
 export function measureJointQuality(
@@ -35,10 +37,9 @@ export function measureJointQuality(
   posed: Float32Array,
   joint: number,
   slabFraction = 0.1,
+  rest: Float32Array = restPositions(mesh, skeleton),
 ): JointQuality {
   const rest0 = restPose(skeleton);
-  const rest = new Float32Array(mesh.positions.length);
-  deformLbs(mesh, skinningMatrices(skeleton, rest0), { positions: rest });
   const restChain = jointChain(skeleton, rest0, joint);
   const posedChain = jointChain(skeleton, pose, joint);
   const c = restChain.child,
@@ -50,4 +51,11 @@ export function measureJointQuality(
     minRadiusRatio: cs.minRadiusRatio,
     maxRadiusRatio: cs.maxRadiusRatio,
   };
+}
+
+/** The mesh deformed to the skeleton's rest pose (bind pose up to the rig's root transform). */
+export function restPositions(mesh: SkinnedMesh, skeleton: Skeleton): Float32Array {
+  const rest = new Float32Array(mesh.positions.length);
+  deformLbs(mesh, skinningMatrices(skeleton, restPose(skeleton)), { positions: rest });
+  return rest;
 }

@@ -7,6 +7,29 @@
  * @module
  */
 
+/** One-rings in compressed rows: vertex i's distinct neighbours are `neighbours[offsets[i] .. offsets[i+1])`. */
+export interface OneRings {
+  offsets: Int32Array;
+  neighbours: Int32Array;
+}
+
+/** The one-rings of a triangle mesh with n vertices (computed once, reused every frame). */
+export function oneRings(triangles: ArrayLike<number>, n: number): OneRings {
+  const sets: Set<number>[] = Array.from({ length: n }, () => new Set<number>());
+  for (let t = 0; t < triangles.length; t += 3) {
+    for (let e = 0; e < 3; e++) {
+      const a = triangles[t + e], b = triangles[t + ((e + 1) % 3)]; // prettier-ignore
+      sets[a].add(b);
+      sets[b].add(a);
+    }
+  }
+  const offsets = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) offsets[i + 1] = offsets[i] + sets[i].size;
+  const neighbours = new Int32Array(offsets[n]);
+  sets.forEach((s, i) => neighbours.set([...s], offsets[i]));
+  return { offsets, neighbours };
+}
+
 /**
  * Per-vertex distortion `sqrt( min_R Σ_j |e'_ij − R e_ij|² / Σ_j |e_ij|² )` over the one-ring
  * edges `e_ij = p_j − p_i` (rest) and `e'_ij` (posed), dimensionless. The best rotation comes
@@ -14,26 +37,25 @@
  * 4×4 symmetric matrix built from the covariance `Σ e e'ᵀ` (λ_max by Jacobi iteration).
  * @param rest positions, length 3·n; @param posed positions, length 3·n
  * @param triangles length 3·t (the one-rings); isolated vertices get 0
+ * @param rings the one-rings of `triangles`, when already computed ({@link oneRings})
  * @returns Float64Array, length n
  */
-export function rigidityDistortion(rest: ArrayLike<number>, posed: ArrayLike<number>, triangles: ArrayLike<number>): Float64Array {
+export function rigidityDistortion(
+  rest: ArrayLike<number>,
+  posed: ArrayLike<number>,
+  triangles: ArrayLike<number>,
+  rings: OneRings = oneRings(triangles, rest.length / 3),
+): Float64Array {
   const n = rest.length / 3;
-  // One-ring adjacency (unique neighbours) in compressed rows.
-  const neighbours: Set<number>[] = Array.from({ length: n }, () => new Set<number>());
-  for (let t = 0; t < triangles.length; t += 3) {
-    for (let e = 0; e < 3; e++) {
-      const a = triangles[t + e], b = triangles[t + ((e + 1) % 3)]; // prettier-ignore
-      neighbours[a].add(b);
-      neighbours[b].add(a);
-    }
-  }
+  const { offsets, neighbours } = rings;
   const out = new Float64Array(n);
   const N = new Float64Array(16);
   for (let i = 0; i < n; i++) {
     let sxx = 0, sxy = 0, sxz = 0, syx = 0, syy = 0, syz = 0, szx = 0, szy = 0, szz = 0; // prettier-ignore
     let rest2 = 0;
     let posed2 = 0;
-    for (const j of neighbours[i]) {
+    for (let r = offsets[i]; r < offsets[i + 1]; r++) {
+      const j = neighbours[r];
       const ex = rest[3 * j] - rest[3 * i], ey = rest[3 * j + 1] - rest[3 * i + 1], ez = rest[3 * j + 2] - rest[3 * i + 2]; // prettier-ignore
       const fx = posed[3 * j] - posed[3 * i], fy = posed[3 * j + 1] - posed[3 * i + 1], fz = posed[3 * j + 2] - posed[3 * i + 2]; // prettier-ignore
       sxx += ex * fx; sxy += ex * fy; sxz += ex * fz; // prettier-ignore
