@@ -34,7 +34,7 @@ export {
   type FastCorResolution,
   type Lattice,
 } from './cor/fast.js';
-export { computeCentersOfRotationParallel, type ParallelCorOptions } from './cor/parallel.js';
+export { computeCentersOfRotationParallel, autoThreads, type ParallelCorOptions } from './cor/parallel.js';
 export {
   computeCentersOfRotation,
   DEFAULT_SIGMA,

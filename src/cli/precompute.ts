@@ -2,18 +2,10 @@
  * `corskin precompute`: bake centers of rotation into a glTF file.
  * @module
  */
-import { availableParallelism } from 'node:os';
-import { createCorWorkerPool } from '../cor/parallel.js';
 import { centersOfRotation } from '../io/bake.js';
 import { checkNotOverwritingInput } from '../io/files.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { progress, type Io } from './ui.js';
-
-/**
- * Below this many vertices the default is one thread: on the 2-core reference machine a cold
- * worker pool costs ~0.3 s, more than a 43k-vertex mesh takes single-threaded (0.45 s).
- */
-const AUTO_THREADS_FROM = 100_000;
 
 /** Options of {@link precomputeCommand}. */
 export interface PrecomputeOptions {
@@ -31,13 +23,6 @@ export async function precomputeCommand(io: Io, input: string, o: PrecomputeOpti
   checkNotOverwritingInput(o.output, [input], !!o.force);
   const start = performance.now();
   const document = await readDocument(input);
-  const vertices = document
-    .getRoot()
-    .listMeshes()
-    .flatMap((m) => m.listPrimitives())
-    .reduce((s, p) => s + (p.getAttribute('POSITION')?.getCount() ?? 0), 0);
-  const threads = o.threads ?? (vertices >= AUTO_THREADS_FROM ? availableParallelism() : 1);
-  const pool = threads > 1 ? createCorWorkerPool(threads) : undefined;
   const bar = progress(io, 'centers of rotation');
   const lines: string[] = [];
   try {
@@ -46,8 +31,7 @@ export async function precomputeCommand(io: Io, input: string, o: PrecomputeOpti
         sigma: o.sigma,
         epsilon: o.epsilon,
         method: o.exact ? 'exact' : 'fast',
-        threads,
-        pool,
+        threads: o.threads,
         file: input,
         onProgress: bar.update,
         onSkin: (model, r) => {
@@ -60,7 +44,6 @@ export async function precomputeCommand(io: Io, input: string, o: PrecomputeOpti
     );
   } finally {
     bar.stop();
-    await pool?.terminate();
   }
   await writeDocument(document, o.output);
   for (const l of lines) io.out(l);
