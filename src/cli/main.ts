@@ -19,14 +19,14 @@ import { weightsCommand } from './weights.js';
 import { processIo, type Io } from './ui.js';
 
 /** Parses a positive number option. */
-export function positiveNumber(value: string): number {
+function positiveNumber(value: string): number {
   const x = Number(value);
   if (!(x > 0) || !Number.isFinite(x)) throw new InvalidArgumentError('expected a positive number');
   return x;
 }
 
 /** Parses a whole number ≥ 1. */
-export function positiveInteger(value: string): number {
+function positiveInteger(value: string): number {
   const x = Number(value);
   if (!Number.isInteger(x) || x < 1) throw new InvalidArgumentError('expected a whole number ≥ 1');
   return x;
@@ -39,7 +39,7 @@ function nonNegativeNumber(value: string): number {
 }
 
 /** Builds the commander program; actions write through `io`. */
-export function buildProgram(io: Io): Command {
+function buildProgram(io: Io): Command {
   const program = new Command('corskin')
     .description('Skeletal skinning with optimized centers of rotation, DQS and LBS, on glTF characters.')
     .version(VERSION)

@@ -70,7 +70,7 @@ export function writeAffine(mesh: SkinnedMesh, out: DeformTarget, i: number, m: 
  * Writes vertex i transformed by the affine map with linear part A (column-major a00 a10 a20 |
  * a01 a11 a21 | a02 a12 a22) and translation (tx, ty, tz).
  */
-export function writeTransformed(
+function writeTransformed(
   mesh: SkinnedMesh,
   out: DeformTarget,
   i: number,

@@ -43,7 +43,7 @@ const rotatedNormals = (q: string) => /* glsl */ `
 `;
 
 /** The chunks for DQS (Kavan et al. 2008): blend, normalise, apply `v' = R v + t`. */
-export const DQS_CHUNKS = {
+const DQS_CHUNKS = {
   pars: /* glsl */ `
 #ifdef USE_SKINNING
 ${fetchFn(2)}
@@ -73,7 +73,7 @@ ${signedWeights('csR')}
 };
 
 /** The chunks for CoR skinning (Le & Hodgins 2016, Algorithm 1). */
-export const COR_CHUNKS = {
+const COR_CHUNKS = {
   pars: /* glsl */ `
 #ifdef USE_SKINNING
 in vec3 _center_of_rotation;
