@@ -49,6 +49,8 @@ export interface PairTable {
 export function buildPairTable(tris: SubdividedTriangles, jointCount: number, shared = false): PairTable {
   const { count, stride, joints, weights, areas, centroids } = tris;
   const buckets = new Map<number, number>();
+  // Bucket of each pair key: a dense table when J² is small (the usual case), else the map.
+  const dense = jointCount * jointCount <= 1 << 20 ? new Int32Array(jointCount * jointCount).fill(-1) : undefined;
   const counts: number[] = [];
   // Pass 1: bucket index of every (sub-triangle, slot pair), in order; pass 2 fills them.
   let pairsTotal = 0;
@@ -65,10 +67,11 @@ export function buildPairTable(tris: SubdividedTriangles, jointCount: number, sh
       for (let b = a + 1; b < stride && joints[o + b] >= 0; b++) {
         const ja = joints[o + a], jb = joints[o + b]; // prettier-ignore
         const key = ja < jb ? ja * jointCount + jb : jb * jointCount + ja;
-        let bucket = buckets.get(key);
-        if (bucket === undefined) {
+        let bucket = dense ? dense[key] : (buckets.get(key) ?? -1);
+        if (bucket < 0) {
           bucket = counts.length;
           buckets.set(key, bucket);
+          if (dense) dense[key] = bucket;
           counts.push(0);
         }
         counts[bucket]++;

@@ -14,13 +14,17 @@
  * Approximations, each chosen per pair by an operation count (so sparse game rigs stay exact
  * and dense weights get fast):
  * 1. **exact** — the vertex visits every sub-triangle of the pair (no error);
- * 2. **bins** — sub-triangles are merged into a `binsXi × binsS` grid over (ξ, s_t): each bin
- *    keeps its total mass, mass-weighted centroid sum and mass-weighted mean (ξ̄, s̄), and the
- *    vertex visits the non-empty bins (midpoint rule: the first-order error cancels);
+ * 2. **bins** — sub-triangles are merged into bins over (ξ, s_t), `binsS` rows in s_t and up to
+ *    `binsXi` columns in ξ: the kernel's width in ξ is σ/(s_v·s_t), so the row below s_t = s
+ *    needs only a fraction s of the columns for the same resolution (at least 4). Each bin keeps
+ *    its total mass, mass-weighted centroid sum and mass-weighted mean (ξ̄, s̄), and the vertex
+ *    visits the non-empty bins (midpoint rule: the first-order error cancels);
  * 3. **grid** — G and its centroid sums are tabulated from the bins on a `gridAlpha × gridS`
  *    lattice over (α, s_v) and each vertex reads them by bicubic (Catmull–Rom) interpolation.
  *    Along α the lattice is filled with the Gaussian recurrence
- *    `g(α + h) = g(α)·r, r ← r·exp(−2ch²)` from the peak outwards, two multiplications per node.
+ *    `g(α + h) = g(α)·r, r ← r·exp(−2ch²)` from the peak outwards, two multiplications per node;
+ *    the recurrence's three seeds are Gaussians in s_v as well and walk from row to row the
+ *    same way, so a bin costs 9 exps in all.
  *
  * The error is measured, not assumed: see the tests (`fast CoR precomputation`) and the bench.
  *
@@ -37,7 +41,7 @@ export interface FastCorResolution {
   binsS?: number;
   /** Lattice nodes along α; default 41. */
   gridAlpha?: number;
-  /** Lattice nodes along s_v; default 21. */
+  /** Lattice nodes along s_v; default 16. */
   gridS?: number;
 }
 
@@ -73,7 +77,7 @@ export interface Lattice {
   values: Float64Array;
 }
 
-const DEFAULTS: Required<FastCorResolution> = { binsXi: 96, binsS: 24, gridAlpha: 41, gridS: 21 };
+const DEFAULTS: Required<FastCorResolution> = { binsXi: 96, binsS: 24, gridAlpha: 41, gridS: 16 };
 
 /** A plan that evaluates every pair exactly (Eq. 4 to rounding, no binning). */
 export function exactPlan(table: PairTable, sigma: number): PairPlan {
@@ -167,8 +171,8 @@ export function planPairs(
     const nb = bins.length / 6;
     const binCost = nv * nb;
     // Unit: one exp-weighted accumulation (an exp is ~35 ns here); a lattice node costs ~0.2
-    // of that (the Gaussian recurrence) plus 3 exps per bin and lattice row; a bicubic read ~2.
-    const gridCost = ns * nb * 3 + na * ns * nb * 0.2 + nv * 2;
+    // of that (the Gaussian recurrence) plus 9 exps per bin; a bicubic read ~2.
+    const gridCost = nb * 9 + na * ns * nb * 0.2 + nv * 2;
     if (exactCost <= Math.min(binCost, gridCost)) {
       plan.strategy[p] = 'exact';
     } else if (binCost <= gridCost) {
@@ -224,8 +228,11 @@ function binPair(table: PairTable, p: number, BX: number, BS: number, acc: Float
     const s = x + y;
     const xi = x / s;
     const m = x * y; // data[e+2..] already carry the area
-    const ib = Math.min(BX - 1, Math.floor(xi * BX));
     const sb = Math.min(BS - 1, Math.floor(s * BS));
+    // Row sb holds s < (sb + 1)/BS, where the kernel is at least BS/(sb + 1) times wider in ξ
+    // than at s = 1: it needs that many times fewer ξ bins for the same resolution.
+    const bx = Math.max(4, Math.ceil((BX * (sb + 1)) / BS));
+    const ib = Math.min(bx - 1, Math.floor(xi * bx));
     const o = 7 * (sb * BX + ib);
     if (acc[o + 6] === 0) touched.push(o);
     const ma = m * data[e + 2];
@@ -263,27 +270,27 @@ function binPair(table: PairTable, p: number, BX: number, BS: number, acc: Float
 function tabulate(bins: Float64Array, sigma: number, lat: Lattice): Lattice {
   const { a0, ha: h, na, s0, hs, ns, values: grid } = lat;
   const inv2 = 1 / (sigma * sigma);
-  for (let l = 0; l < ns; l++) {
-    const s = s0 + l * hs;
-    const row = 4 * na * l;
-    for (let b = 0; b < bins.length; b += 6) {
-      const xi = bins[b];
-      const c = s * s * bins[b + 1] * inv2; // exponent = c·(α − ξ)²
-      const M = bins[b + 2], Mx = bins[b + 3], My = bins[b + 4], Mz = bins[b + 5]; // prettier-ignore
-      // Start at the node nearest the peak and walk outwards in both directions, with
-      // E1 = e^(−c·d0²), E2 = e^(−2c·d0·h), E3 = e^(−c·h²), |d0| ≤ h/2 (no overflow):
-      // up: g(i+1)/g(i) = e^(−c(2·d·h + h²)), down: g(i−1)/g(i) = e^(−c(−2·d·h + h²)),
-      // each ratio changing by the factor E3² per step.
-      const i0 = Math.min(na - 1, Math.max(0, Math.round((xi - a0) / h)));
-      const d0 = a0 + i0 * h - xi;
-      const E1 = Math.exp(-c * d0 * d0);
-      const E2 = Math.exp(-2 * c * d0 * h);
-      const E3 = Math.exp(-c * h * h);
+  for (let b = 0; b < bins.length; b += 6) {
+    const xi = bins[b];
+    const K = bins[b + 1] * inv2; // exponent = s²·K·(α − ξ)² on lattice row s
+    const M = bins[b + 2], Mx = bins[b + 3], My = bins[b + 4], Mz = bins[b + 5]; // prettier-ignore
+    // Along α, start at the node nearest the peak and walk outwards in both directions, with
+    // E1 = e^(−c·d0²), E2 = e^(−2c·d0·h), E3 = e^(−c·h²), c = s²K, |d0| ≤ h/2 (no overflow):
+    // up: g(i+1)/g(i) = e^(−c(2·d·h + h²)), down: g(i−1)/g(i) = e^(−c(−2·d·h + h²)),
+    // each ratio changing by the factor E3² per step.
+    const i0 = Math.min(na - 1, Math.max(0, Math.round((xi - a0) / h)));
+    const d0 = a0 + i0 * h - xi;
+    // Each E = e^(−K·X·s²) is a Gaussian in s = s0 + l·hs too: from row to row it changes by a
+    // factor F that itself changes by e^(−2K·X·hs²) (the same walk, no exp per row).
+    const X1 = K * d0 * d0, X2 = 2 * K * d0 * h, X3 = K * h * h; // prettier-ignore
+    let E1 = Math.exp(-X1 * s0 * s0), E2 = Math.exp(-X2 * s0 * s0), E3 = Math.exp(-X3 * s0 * s0); // prettier-ignore
+    let F1 = Math.exp(-X1 * hs * (2 * s0 + hs)), F2 = Math.exp(-X2 * hs * (2 * s0 + hs)), F3 = Math.exp(-X3 * hs * (2 * s0 + hs)); // prettier-ignore
+    const Q1 = Math.exp(-2 * X1 * hs * hs), Q2 = Math.exp(-2 * X2 * hs * hs), Q3 = Math.exp(-2 * X3 * hs * hs); // prettier-ignore
+    for (let l = 0, row = 0; l < ns; l++, row += 4 * na) {
       const q = E3 * E3;
       let g = E1;
       let r = E2 * E3;
-      for (let i = i0; i < na; i++) {
-        const o = row + 4 * i;
+      for (let i = i0, o = row + 4 * i0; i < na; i++, o += 4) {
         grid[o] += g * M;
         grid[o + 1] += g * Mx;
         grid[o + 2] += g * My;
@@ -293,8 +300,7 @@ function tabulate(bins: Float64Array, sigma: number, lat: Lattice): Lattice {
       }
       g = (E1 * E3) / E2;
       r = (E3 * E3 * E3) / E2;
-      for (let i = i0 - 1; i >= 0; i--) {
-        const o = row + 4 * i;
+      for (let i = i0 - 1, o = row + 4 * i; i >= 0; i--, o -= 4) {
         grid[o] += g * M;
         grid[o + 1] += g * Mx;
         grid[o + 2] += g * My;
@@ -302,6 +308,7 @@ function tabulate(bins: Float64Array, sigma: number, lat: Lattice): Lattice {
         g *= r;
         r *= q;
       }
+      E1 *= F1; F1 *= Q1; E2 *= F2; F2 *= Q2; E3 *= F3; F3 *= Q3; // prettier-ignore
     }
   }
   return lat;

@@ -92,6 +92,18 @@ export function subdivideByWeights(
 
   // Scratch: [0, 18) rotated corners and midpoints, [45, 54) corner positions in emit().
   const tmp = new Float64Array(54);
+  let top = 0;
+  let depthOfPushed = 0;
+  // Pushes the sub-triangle with corners tmp[p..p+3), tmp[q..), tmp[r..).
+  const push = (p: number, q: number, r: number) => {
+    const s = 10 * top++;
+    for (let i = 0; i < 3; i++) {
+      stack[s + i] = tmp[p + i];
+      stack[s + 3 + i] = tmp[q + i];
+      stack[s + 6 + i] = tmp[r + i];
+    }
+    stack[s + 9] = depthOfPushed;
+  };
   for (let t = 3 * first; t < 3 * end; t += 3) {
     // Gather U and W.
     let u = 0;
@@ -114,8 +126,8 @@ export function subdivideByWeights(
     // Whole-triangle area: skip degenerate triangles (they contribute nothing).
     if (triangleArea(X, 0, 3, 6) === 0) continue;
 
-    let top = 0;
-    stack.set([1, 0, 0, 0, 1, 0, 0, 0, 1, 0], 0);
+    stack.fill(0, 0, 10);
+    stack[0] = stack[4] = stack[8] = 1;
     top = 1;
     while (top > 0) {
       top--;
@@ -150,22 +162,13 @@ export function subdivideByWeights(
         tmp[11 + p] = 0.5 * (tmp[p + 2] + tmp[q + 2]);
       }
       const A = 0, B = 3, C = 6, MAB = 9, MBC = 12, MCA = 15;
-      const d = depth + 1;
+      depthOfPushed = depth + 1;
       const need = top + 4;
       if (10 * need > stack.length) {
         const s = new Float64Array(2 * 10 * need);
         s.set(stack);
         stack = s;
       }
-      const push = (p: number, q: number, r: number) => {
-        const s = 10 * top++;
-        for (let i = 0; i < 3; i++) {
-          stack[s + i] = tmp[p + i];
-          stack[s + 3 + i] = tmp[q + i];
-          stack[s + 6 + i] = tmp[r + i];
-        }
-        stack[s + 9] = d;
-      };
       if (marks === 1) {
         push(A, MAB, C);
         push(MAB, B, C);
@@ -227,7 +230,8 @@ export function subdivideByWeights(
 function triangleArea(p: Float64Array, a: number, b: number, c: number): number {
   const ux = p[b] - p[a], uy = p[b + 1] - p[a + 1], uz = p[b + 2] - p[a + 2];
   const vx = p[c] - p[a], vy = p[c + 1] - p[a + 1], vz = p[c + 2] - p[a + 2];
-  return 0.5 * Math.hypot(uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx);
+  const nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx; // prettier-ignore
+  return 0.5 * Math.sqrt(nx * nx + ny * ny + nz * nz);
 }
 
 /**
