@@ -7,16 +7,10 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CorskinError } from '../core/errors.js';
 import { VERSION } from '../version.js';
-import { addTwistJointsCommand } from './add-twist-joints.js';
-import { convertCommand } from './convert.js';
-import { deformCommand } from './deform.js';
-import { demoCommand } from './demo.js';
-import { evaluateCommand } from './evaluate.js';
-import { infoCommand } from './info.js';
-import { precomputeCommand } from './precompute.js';
-import { renderCommand, viewCommand } from './render.js';
-import { weightsCommand } from './weights.js';
 import { processIo, type Io } from './ui.js';
+
+// Each command's module (glTF-Transform, three.js, Chart.js, …) is imported when the command
+// runs: `corskin --help` or `corskin info` do not pay for the others' start-up.
 
 /** Parses a positive number option. */
 function positiveNumber(value: string): number {
@@ -63,7 +57,7 @@ function buildProgram(io: Io): Command {
     .addOption(new Option('--influences <k>', 'influences kept per vertex').choices(['4', '8']).default('4'))
     .requiredOption('-o, --output <file>', 'output .glb or .gltf')
     .option('--force', 'allow overwriting an input file')
-    .action((mesh, opts) => convertCommand(io, mesh, opts));
+    .action(async (mesh, opts) => (await import('./convert.js')).convertCommand(io, mesh, opts));
 
   program
     .command('precompute')
@@ -80,7 +74,7 @@ function buildProgram(io: Io): Command {
     )
     .option('--resources', 'also print CPU time and peak memory')
     .option('--force', 'allow overwriting the input')
-    .action((input, opts) => precomputeCommand(io, input, opts));
+    .action(async (input, opts) => (await import('./precompute.js')).precomputeCommand(io, input, opts));
 
   program
     .command('deform')
@@ -102,7 +96,7 @@ function buildProgram(io: Io): Command {
     .option('--no-twist-compensation', 'stretch: skip the twist compensation before skinning')
     .requiredOption('-o, --output <file>', 'output .glb, .gltf or .obj')
     .option('--force', 'allow overwriting the input')
-    .action((input, opts) => deformCommand(io, input, opts));
+    .action(async (input, opts) => (await import('./deform.js')).deformCommand(io, input, opts));
 
   program
     .command('weights')
@@ -116,14 +110,14 @@ function buildProgram(io: Io): Command {
     )
     .requiredOption('-o, --output <file>', 'output .glb or .gltf')
     .option('--force', 'allow overwriting an input file')
-    .action((mesh, opts) => weightsCommand(io, mesh, opts));
+    .action(async (mesh, opts) => (await import('./weights.js')).weightsCommand(io, mesh, opts));
 
   program
     .command('info')
     .description('describe the skins of a glTF file: joints, influences, CoRs, animations')
     .argument('<input>', '.glb or .gltf')
     .option('--json', 'print JSON')
-    .action((input, opts) => infoCommand(io, input, opts));
+    .action(async (input, opts) => (await import('./info.js')).infoCommand(io, input, opts));
 
   program
     .command('add-twist-joints')
@@ -132,7 +126,7 @@ function buildProgram(io: Io): Command {
     .requiredOption('--joints <names>', 'comma-separated joint names whose bone (to its first child joint) is split')
     .requiredOption('-o, --output <file>', 'output .glb or .gltf')
     .option('--force', 'allow overwriting the input')
-    .action((input, opts) => addTwistJointsCommand(io, input, opts));
+    .action(async (input, opts) => (await import('./add-twist-joints.js')).addTwistJointsCommand(io, input, opts));
 
   program
     .command('evaluate')
@@ -142,14 +136,14 @@ function buildProgram(io: Io): Command {
     .addOption(new Option('--benchmark <name>', 'which benchmark').choices(['bar', 'arm']).default('bar'))
     .option('--json', 'print the rows as one JSON array')
     .option('--report <dir>', 'also write an HTML report with charts and the deformed meshes')
-    .action((opts) => evaluateCommand(io, opts));
+    .action(async (opts) => (await import('./evaluate.js')).evaluateCommand(io, opts));
 
   program
     .command('view')
     .description('open the viewer (LBS | DQS | CoR side by side) on a local web server')
     .argument('[file]', '.glb or .gltf to open (default: the bundled arm)')
     .option('--port <n>', 'port (default: any free one)', positiveInteger)
-    .action((file, opts) => viewCommand(io, file, { port: opts.port ?? 0 }));
+    .action(async (file, opts) => (await import('./render.js')).viewCommand(io, file, { port: opts.port ?? 0 }));
 
   program
     .command('render')
@@ -171,13 +165,13 @@ function buildProgram(io: Io): Command {
     .option('--size <WxH>', 'image size', '800x600')
     .requiredOption('-o, --output <file>', 'output .png')
     .option('--force', 'allow overwriting the input')
-    .action((input, opts) => renderCommand(io, input, opts));
+    .action(async (input, opts) => (await import('./render.js')).renderCommand(io, input, opts));
 
   program
     .command('demo')
     .description('the main job on the bundled arm: precompute CoRs, twist and bend, deform with LBS, DQS and CoR')
     .option('-o, --output <dir>', 'output folder', 'corskin-demo')
-    .action((opts) => demoCommand(io, opts));
+    .action(async (opts) => (await import('./demo.js')).demoCommand(io, opts));
 
   return program;
 }

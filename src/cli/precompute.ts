@@ -2,6 +2,7 @@
  * `corskin precompute`: bake centers of rotation into a glTF file.
  * @module
  */
+import { createCorWorkerPool } from '../cor/parallel.js';
 import { centersOfRotation } from '../io/bake.js';
 import { checkNotOverwritingInput } from '../io/files.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
@@ -22,16 +23,19 @@ export interface PrecomputeOptions {
 export async function precomputeCommand(io: Io, input: string, o: PrecomputeOptions): Promise<void> {
   checkNotOverwritingInput(o.output, [input], !!o.force);
   const start = performance.now();
-  const document = await readDocument(input);
+  // With an explicit thread count the workers start while the file is read and parsed.
+  const pool = o.threads && o.threads > 1 ? createCorWorkerPool(o.threads) : undefined;
   const bar = progress(io, 'centers of rotation');
   const lines: string[] = [];
   try {
+    const document = await readDocument(input);
     await document.transform(
       centersOfRotation({
         sigma: o.sigma,
         epsilon: o.epsilon,
         method: o.exact ? 'exact' : 'fast',
         threads: o.threads,
+        pool,
         file: input,
         onProgress: bar.update,
         onSkin: (model, r) => {
@@ -42,10 +46,12 @@ export async function precomputeCommand(io: Io, input: string, o: PrecomputeOpti
         },
       }),
     );
+    bar.stop();
+    await writeDocument(document, o.output);
   } finally {
     bar.stop();
+    await pool?.terminate();
   }
-  await writeDocument(document, o.output);
   for (const l of lines) io.out(l);
   io.out(
     `wrote ${o.output} (σ = ${o.sigma}, ε = ${o.epsilon}, ${o.exact ? 'exact' : 'fast'}) in ${((performance.now() - start) / 1000).toFixed(2)} s`,

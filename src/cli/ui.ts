@@ -46,6 +46,7 @@ export function progress(io: Io, label: string): { update: (done: number, total:
     },
     stop: () => {
       if (started) bar.stop();
+      started = false;
     },
   };
 }

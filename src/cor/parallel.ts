@@ -114,7 +114,7 @@ export async function computeCentersOfRotationParallel(mesh: SkinnedMesh, option
 
     // 1. Subdivision by triangle ranges, concatenated in order.
     const T = mesh.triangles.length / 3;
-    const parts = await Promise.all(ranges(T, 4 * threads).map(([a, b]) => run<SubdividedTriangles>('subdivide', [shared, epsilon, a, b])));
+    const parts = await Promise.all(ranges(T, threads).map(([a, b]) => run<SubdividedTriangles>('subdivide', [shared, epsilon, a, b])));
     const tris = concatSubdivided(parts);
 
     // 2. Pair table (shared) and where each pair's vertices lie.
