@@ -2,7 +2,18 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'corskin-demo/', 'coverage/', '.tmp/', 'viewer-dist/'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'corskin-demo/',
+      'coverage/',
+      '.tmp/',
+      'viewer-dist/',
+      'asm/',
+      'src/wasm/kernels-binary.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -22,6 +22,7 @@ import { deformers } from '../src/deformers/index.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { createIO, readDocument } from '../src/io/node-io.js';
 import { formatTable } from '../src/cli/ui.js';
+import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
 import { subdivideMidpoint } from './subdivide-mesh.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -147,7 +148,16 @@ interface Row {
   threeMvertsPerSecond: number;
   lbsOverThree: number;
   maxDiffVsThree: number;
+  /** WebAssembly SIMD kernels, positions + normals. */
+  simdMvertsPerSecond: Record<'lbs' | 'dqs' | 'cor', number>;
+  /** WebAssembly SIMD kernels, positions only. */
+  simdPositionsMvertsPerSecond: Record<'lbs' | 'dqs' | 'cor', number>;
+  simdCorOverLbs: number;
+  simdLbsOverThree: number;
+  simdMaxDiffVsThree: number;
 }
+
+const METHODS = ['lbs', 'dqs', 'cor'] as const;
 
 async function measure(asset: Asset, pool: ReturnType<typeof createCorWorkerPool>): Promise<Row> {
   const { mesh } = asset;
@@ -185,8 +195,21 @@ async function measure(asset: Asset, pool: ReturnType<typeof createCorWorkerPool
   const threeTimes: number[] = [];
   const positionsOnly: DeformTarget = { positions: new Float32Array(3 * n) };
   const lbsPositionsOnly: Record<string, number[]> = { lbs: [] };
+  const bare: SkinnedMesh = { ...mesh, normals: undefined, tangents: undefined };
+  const simd = await Promise.all(METHODS.map((m) => createSimdDeformer(mesh, m)));
+  const simdBare = await Promise.all(METHODS.map((m) => createSimdDeformer(bare, m)));
+  const simdTimes: Record<'lbs' | 'dqs' | 'cor', number[]> = { lbs: [], dqs: [], cor: [] };
+  const simdBareTimes: Record<'lbs' | 'dqs' | 'cor', number[]> = { lbs: [], dqs: [], cor: [] };
   for (let r = 0; r < Math.max(3, REPS); r++) {
-    for (const method of ['lbs', 'dqs', 'cor'] as const) {
+    for (let m = 0; m < METHODS.length; m++) {
+      let t = performance.now();
+      for (const S of asset.frames) simd[m].deform(S, target);
+      simdTimes[METHODS[m]].push((performance.now() - t) / asset.frames.length);
+      t = performance.now();
+      for (const S of asset.frames) simdBare[m].deform(S, positionsOnly);
+      simdBareTimes[METHODS[m]].push((performance.now() - t) / asset.frames.length);
+    }
+    for (const method of METHODS) {
       const t = performance.now();
       for (const S of asset.frames) deformers[method](mesh, S, target);
       times[method].push((performance.now() - t) / asset.frames.length);
@@ -204,6 +227,9 @@ async function measure(asset: Asset, pool: ReturnType<typeof createCorWorkerPool
   let diff = 0;
   for (let i = 0; i < 3 * n; i++) diff = Math.max(diff, Math.abs(threeOut[i] - positionsOnly.positions[i]));
   const diag = boundingBoxDiagonal(positionsOnly.positions);
+  simdBare[0].deform(asset.frames[4], positionsOnly);
+  let simdDiff = 0;
+  for (let i = 0; i < 3 * n; i++) simdDiff = Math.max(simdDiff, Math.abs(threeOut[i] - positionsOnly.positions[i]));
 
   const mv = (ms: number) => n / ms / 1000;
   const ms = { lbs: median(times.lbs), dqs: median(times.dqs), cor: median(times.cor) };
@@ -222,6 +248,19 @@ async function measure(asset: Asset, pool: ReturnType<typeof createCorWorkerPool
     threeMvertsPerSecond: mv(median(threeTimes)),
     lbsOverThree: median(threeTimes) / median(lbsPositionsOnly.lbs),
     maxDiffVsThree: diff / diag,
+    simdMvertsPerSecond: {
+      lbs: mv(median(simdTimes.lbs)),
+      dqs: mv(median(simdTimes.dqs)),
+      cor: mv(median(simdTimes.cor)),
+    },
+    simdPositionsMvertsPerSecond: {
+      lbs: mv(median(simdBareTimes.lbs)),
+      dqs: mv(median(simdBareTimes.dqs)),
+      cor: mv(median(simdBareTimes.cor)),
+    },
+    simdCorOverLbs: median(simdTimes.cor) / median(simdTimes.lbs),
+    simdLbsOverThree: median(threeTimes) / median(simdBareTimes.lbs),
+    simdMaxDiffVsThree: simdDiff / diag,
   };
 }
 
@@ -278,7 +317,9 @@ async function main(): Promise<void> {
       ]),
     ),
   );
-  console.log('\nRun-time kernels, single thread, positions + normals (million vertices / s, median)');
+  console.log(
+    '\nRun-time kernels, JavaScript (64-bit floats), single thread, positions + normals (million vertices / s, median)',
+  );
   console.log(
     formatTable(
       ['asset', 'LBS', 'DQS', 'CoR', 'CoR/LBS time', 'DQS/LBS time', 'three.js LBS', 'corskin/three', 'max |Δ|/diag'],
@@ -295,6 +336,35 @@ async function main(): Promise<void> {
       ]),
     ),
   );
+  console.log('\nRun-time kernels, WebAssembly SIMD (32-bit floats), single thread (million vertices / s, median)');
+  console.log(
+    formatTable(
+      [
+        'asset',
+        'LBS',
+        'DQS',
+        'CoR',
+        'CoR/LBS time',
+        'LBS pos.',
+        'DQS pos.',
+        'CoR pos.',
+        'LBS pos./three',
+        'max |Δ|/diag',
+      ],
+      rows.map((r) => [
+        r.asset,
+        f(r.simdMvertsPerSecond.lbs, 1),
+        f(r.simdMvertsPerSecond.dqs, 1),
+        f(r.simdMvertsPerSecond.cor, 1),
+        f(r.simdCorOverLbs),
+        f(r.simdPositionsMvertsPerSecond.lbs, 1),
+        f(r.simdPositionsMvertsPerSecond.dqs, 1),
+        f(r.simdPositionsMvertsPerSecond.cor, 1),
+        f(r.simdLbsOverThree, 1),
+        r.simdMaxDiffVsThree.toExponential(1),
+      ]),
+    ),
+  );
   const machine = {
     cpu: cpus()[0]?.model,
     cores: cpus().length,
@@ -305,7 +375,7 @@ async function main(): Promise<void> {
     `\n${machine.cpu}, ${machine.cores} cores, Node ${machine.node}. three.js column: SkinnedMesh.applyBoneTransform per vertex (positions only), compared with corskin LBS on positions only.`,
   );
   if (!quick) writeFileSync(join(ROOT, 'bench', 'results.json'), JSON.stringify({ machine, rows }, null, 2) + '\n');
-  if (rows.some((r) => r.maxDiffVsThree > 1e-5)) {
+  if (rows.some((r) => r.maxDiffVsThree > 1e-5 || r.simdMaxDiffVsThree > 1e-5)) {
     console.error('corskin LBS and three.js disagree by more than 1e-5 of the bounding-box diagonal');
     process.exitCode = 1;
   }

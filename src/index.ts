@@ -22,6 +22,7 @@ export { deformLbs } from './deformers/lbs.js';
 export { deformDqs, jointDualQuaternions } from './deformers/dqs.js';
 export { deformCor } from './deformers/cor.js';
 export { deformers, deform } from './deformers/index.js';
+export { createSimdDeformer, type SimdDeformer, type SimdSkinningMethod } from './wasm/simd-skinning.js';
 export { subdivideByWeights, concatSubdivided, type SubdividedTriangles } from './cor/subdivide.js';
 export { buildPairTable, type PairTable } from './cor/centers.js';
 export {

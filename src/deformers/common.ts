@@ -46,9 +46,9 @@ export function checkDeformArgs(mesh: SkinnedMesh, skinning: Float64Array, out: 
  * Unit quaternion (x, y, z, w) of each skinning matrix's rotation, computed once per frame.
  * @param skinning length 16·J; @param out length 4·J (allocated when omitted)
  */
-export function jointQuaternions(skinning: Float64Array, out?: Float64Array): Float64Array {
+export function jointQuaternions<T extends Float32Array | Float64Array = Float64Array>(skinning: Float64Array, out?: T): T {
   const J = skinning.length / 16;
-  const q = out ?? new Float64Array(4 * J);
+  const q = out ?? (new Float64Array(4 * J) as T);
   for (let j = 0; j < J; j++) quatFromMat4(q, 4 * j, skinning, 16 * j);
   return q;
 }

@@ -14,21 +14,23 @@
  * @module
  */
 import type { SkinnedMesh } from '../core/mesh.js';
-import { checkDeformArgs, splitScale, stretchedMesh, jointQuaternions, writeAffine, writeRotated, type DeformTarget } from './common.js';
+import { quatFromMat4 } from '../core/math.js';
+import { checkDeformArgs, splitScale, stretchedMesh, writeAffine, writeRotated, type DeformTarget } from './common.js';
 
 /**
  * Unit dual quaternion of each skinning matrix: 8 numbers per joint, real part (x, y, z, w) then
  * dual part (x, y, z, w).
- * @param skinning length 16·J; @returns length 8·J
+ * @param skinning length 16·J; @param out length ≥ 8·J (allocated when omitted) @returns out
  */
-export function jointDualQuaternions(skinning: Float64Array): Float64Array {
+export function jointDualQuaternions<T extends Float32Array | Float64Array = Float64Array>(skinning: Float64Array, out?: T): T {
   const J = skinning.length / 16;
-  const q = jointQuaternions(skinning);
-  const dq = new Float64Array(8 * J);
+  const dq = out ?? (new Float64Array(8 * J) as T);
+  const q = new Float64Array(4);
   for (let j = 0; j < J; j++) {
-    const x = q[4 * j], y = q[4 * j + 1], z = q[4 * j + 2], w = q[4 * j + 3];
+    quatFromMat4(q, 0, skinning, 16 * j);
+    const x = q[0], y = q[1], z = q[2], w = q[3]; // prettier-ignore
     const tx = skinning[16 * j + 12], ty = skinning[16 * j + 13], tz = skinning[16 * j + 14];
-    dq.set([x, y, z, w], 8 * j);
+    dq[8 * j] = x; dq[8 * j + 1] = y; dq[8 * j + 2] = z; dq[8 * j + 3] = w; // prettier-ignore
     // ½ (t, 0) ⊗ (x, y, z, w)
     dq[8 * j + 4] = 0.5 * (tx * w + ty * z - tz * y);
     dq[8 * j + 5] = 0.5 * (-tx * z + ty * w + tz * x);

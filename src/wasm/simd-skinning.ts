@@ -1,0 +1,165 @@
+/**
+ * CPU skinning with WebAssembly SIMD: LBS, DQS and CoR kernels (asm/kernels.ts) on one mesh,
+ * prepared once. The same equations as the JavaScript deformers (`src/deformers`) in 32-bit
+ * floats, 4 lanes per operation: a vertex's position, normal and matrix columns are one 128-bit
+ * register each.
+ *
+ * Memory: one WebAssembly.Memory per prepared mesh, holding the bind-space data (positions,
+ * normals, tangents, centers of rotation as 4 floats each; influences packed per vertex:
+ * distinct joints, non-zero weights), the per-frame joint data and the outputs. Nothing is
+ * allocated per frame. Works in Node and in browsers (WebAssembly SIMD: Node ≥ 16.4, Chrome
+ * 91, Firefox 89, Safari 16.4).
+ *
+ * @module
+ */
+import { CorskinError } from '../core/errors.js';
+import type { SkinnedMesh } from '../core/mesh.js';
+import { checkDeformArgs, jointQuaternions, splitScale, type DeformTarget } from '../deformers/common.js';
+import { deformCor } from '../deformers/cor.js';
+import { deformDqs, jointDualQuaternions } from '../deformers/dqs.js';
+import { KERNELS_WASM_BASE64 } from './kernels-binary.js';
+
+/** Methods with a SIMD kernel. */
+export type SimdSkinningMethod = 'lbs' | 'dqs' | 'cor';
+
+/** A mesh prepared for one skinning method on the SIMD kernels. */
+export interface SimdDeformer {
+  readonly method: SimdSkinningMethod;
+  /**
+   * Deforms the prepared mesh (the shared deformer contract of `src/deformers`): posed
+   * positions (3·n), and normals (3·n) and tangents (4·n) when the mesh has them, into `out`.
+   * Skinning matrices with scale or shear take the JavaScript deformer's two-phase path for
+   * DQS and CoR (the kernels blend rigid transforms only).
+   * @param skinning skinning matrices, 4×4 column-major, length ≥ 16·J (bind → posed space)
+   * @throws CorskinError when `skinning` has fewer joints than the mesh uses, or `out` is too small
+   */
+  deform(skinning: Float64Array, out: DeformTarget): void;
+}
+
+interface Kernels {
+  lbs(...args: number[]): void;
+  dqs(...args: number[]): void;
+  cor(...args: number[]): void;
+}
+
+function decodeBase64(s: string): Uint8Array {
+  const bin = atob(s);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  return bytes;
+}
+
+/**
+ * Prepares `mesh` for `method` on the WebAssembly SIMD kernels.
+ * @param mesh bind-space mesh; for 'cor' it must carry `centersOfRotation` (3·n, bind space).
+ *   Up to 255 influences per vertex. The mesh's arrays are copied: later changes to them are
+ *   not seen. A vertex with no non-zero weight follows joint 0 rigidly.
+ * @throws CorskinError when 'cor' has no centers of rotation, or the runtime has no
+ *   WebAssembly SIMD
+ */
+export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinningMethod): Promise<SimdDeformer> {
+  if (method !== 'lbs' && method !== 'dqs' && method !== 'cor') {
+    throw new CorskinError(`no SIMD kernel for skinning method "${method}" (expected lbs, dqs or cor)`);
+  }
+  const { positions, normals, tangents, joints, weights, influences: K } = mesh;
+  const n = positions.length / 3;
+  const C = mesh.centersOfRotation;
+  if (method === 'cor' && (!C || C.length !== 3 * n)) {
+    throw new CorskinError('CoR skinning needs centers of rotation (run the CoR precomputation first)');
+  }
+  if (K > 255) throw new CorskinError(`the SIMD kernels take at most 255 influences per vertex, got ${K}`);
+  let J = 1;
+  for (let k = 0; k < joints.length; k++) if (weights[k] !== 0 && joints[k] >= J) J = joints[k] + 1;
+
+  // Layout, 16-byte aligned; offset 0 stays unused (a zero pointer means "absent").
+  let top = 16;
+  const take = (bytes: number) => {
+    const at = top;
+    top += Math.ceil(bytes / 16) * 16;
+    return at;
+  };
+  const P = take(16 * n);
+  const N = normals ? take(16 * n) : 0;
+  const T = tangents ? take(16 * n) : 0;
+  const Cp = method === 'cor' ? take(16 * n) : 0;
+  const JI = take(4 * K * n);
+  const W = take(4 * K * n);
+  const CNT = take(n);
+  const M = take(64 * J);
+  const Q = method === 'cor' ? take(16 * J) : method === 'dqs' ? take(32 * J) : 0;
+  const OP = take(12 * n + 16);
+  const ON = normals ? take(12 * n + 16) : 0;
+  const OT = tangents ? take(16 * n) : 0;
+  let memory: WebAssembly.Memory;
+  let instance: WebAssembly.Instance;
+  try {
+    memory = new WebAssembly.Memory({ initial: Math.ceil(top / 65536) });
+    const module = await WebAssembly.compile(decodeBase64(KERNELS_WASM_BASE64) as Uint8Array<ArrayBuffer>);
+    instance = await WebAssembly.instantiate(module, { env: { memory } });
+  } catch (e) {
+    throw new CorskinError(`WebAssembly SIMD is not available here: ${(e as Error).message}`);
+  }
+  const kernels = instance.exports as unknown as Kernels;
+  const f32 = new Float32Array(memory.buffer);
+  const u32 = new Uint32Array(memory.buffer);
+  const u8 = new Uint8Array(memory.buffer);
+  const put4 = (at: number, src: Float32Array, stride: number) => {
+    for (let i = 0, o = at >> 2; i < n; i++, o += 4) {
+      for (let c = 0; c < stride; c++) f32[o + c] = src[stride * i + c];
+    }
+  };
+  put4(P, positions, 3);
+  if (normals) put4(N, normals, 3);
+  if (tangents) put4(T, tangents, 4);
+  if (C && Cp) put4(Cp, C, 3);
+  // Influences: distinct joints in the mesh's order, weights of repeated joints summed, zero
+  // weights dropped; a vertex with one joint gets weight exactly 1 (it moves rigidly).
+  for (let i = 0; i < n; i++) {
+    const o = K * i;
+    let c = 0;
+    for (let k = o; k < o + K; k++) {
+      const w = weights[k];
+      if (w === 0) continue;
+      let m = 0;
+      while (m < c && u32[(JI >> 2) + o + m] !== joints[k]) m++;
+      if (m === c) {
+        u32[(JI >> 2) + o + c] = joints[k];
+        f32[(W >> 2) + o + c++] = w;
+      } else f32[(W >> 2) + o + m] += w;
+    }
+    if (c === 0) u32[(JI >> 2) + o] = 0;
+    if (c <= 1) {
+      f32[(W >> 2) + o] = 1;
+      c = 1;
+    }
+    u8[CNT + i] = c;
+  }
+
+  const fallback = method === 'dqs' ? deformDqs : deformCor;
+  const jointData = f32.subarray(Q >> 2, (Q >> 2) + (method === 'dqs' ? 8 : 4) * J);
+  const outP = f32.subarray(OP >> 2, (OP >> 2) + 3 * n);
+  const outN = ON ? f32.subarray(ON >> 2, (ON >> 2) + 3 * n) : undefined;
+  const outT = OT ? f32.subarray(OT >> 2, (OT >> 2) + 4 * n) : undefined;
+  return {
+    method,
+    deform(skinning: Float64Array, out: DeformTarget): void {
+      checkDeformArgs(mesh, skinning, out);
+      if (skinning.length < 16 * J) {
+        throw new CorskinError(`${skinning.length / 16} skinning matrices for a mesh that uses ${J} joints`);
+      }
+      if (method !== 'lbs' && splitScale(skinning)) return fallback(mesh, skinning, out);
+      const m = M >> 2;
+      for (let j = 0; j < 16 * J; j++) f32[m + j] = skinning[j];
+      if (method === 'cor') {
+        jointQuaternions(skinning.subarray(0, 16 * J), jointData);
+        kernels.cor(n, K, P, N, T, Cp, JI, W, CNT, M, Q, OP, ON, OT);
+      } else if (method === 'dqs') {
+        jointDualQuaternions(skinning.subarray(0, 16 * J), jointData);
+        kernels.dqs(n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);
+      } else kernels.lbs(n, K, P, N, T, JI, W, CNT, M, OP, ON, OT);
+      out.positions.set(outP);
+      if (outN && out.normals) out.normals.set(outN);
+      if (outT && out.tangents) out.tangents.set(outT);
+    },
+  };
+}
