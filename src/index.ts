@@ -23,13 +23,14 @@ export { deformDqs, jointDualQuaternions } from './deformers/dqs.js';
 export { deformCor } from './deformers/cor.js';
 export { deformers, deform } from './deformers/index.js';
 export { createSimdDeformer, type SimdDeformer, type SimdSkinningMethod } from './wasm/simd-skinning.js';
-export { subdivideByWeights, concatSubdivided, type SubdividedTriangles } from './cor/subdivide.js';
-export { buildPairTable, type PairTable } from './cor/centers.js';
+export { subdivideByWeights, type SubdividedTriangles } from './cor/subdivide.js';
+export { buildPairTable, countPairs, fillPairs, type PairTable } from './cor/centers.js';
 export {
   centersOfRotationPlanned,
   exactPlan,
   planPairs,
   pairVertexStats,
+  mergeVertexStats,
   type PairPlan,
   type PairStrategy,
   type FastCorResolution,

@@ -41,57 +41,80 @@ export interface PairTable {
 }
 
 /**
- * Buckets the sub-triangles by the pairs of joints they carry.
+ * Buckets the sub-triangles by the pairs of joints they carry ({@link countPairs}, then
+ * {@link fillPairs}). Buckets are numbered in order of first appearance and each bucket's
+ * entries follow the sub-triangle order, so tables built from consecutive parts of the
+ * sub-triangles (on workers) are identical to this one.
  * @param tris output of {@link subdivideByWeights}
  * @param jointCount J; joint indices in `tris` must be < J
  * @param shared allocate the entries in a SharedArrayBuffer (for workers)
  */
 export function buildPairTable(tris: SubdividedTriangles, jointCount: number, shared = false): PairTable {
-  const { count, stride, joints, weights, areas, centroids } = tris;
+  const { keys, counts } = countPairs(tris, jointCount);
   const buckets = new Map<number, number>();
-  // Bucket of each pair key: a dense table when J² is small (the usual case), else the map.
-  const dense = jointCount * jointCount <= 1 << 20 ? new Int32Array(jointCount * jointCount).fill(-1) : undefined;
+  keys.forEach((key, b) => buckets.set(key, b));
+  const offsets = new Int32Array(keys.length + 1);
+  for (let b = 0; b < keys.length; b++) offsets[b + 1] = offsets[b] + counts[b];
+  const data = allocateEntries(offsets[keys.length], shared);
+  fillPairs(tris, jointCount, buckets, offsets.slice(0, keys.length), data);
+  return { jointCount, buckets, offsets, data };
+}
+
+/** Entry storage for `entries` entries (6 numbers each), optionally in a SharedArrayBuffer. */
+export function allocateEntries(entries: number, shared: boolean): Float64Array {
+  return shared ? new Float64Array(new SharedArrayBuffer(48 * entries)) : new Float64Array(6 * entries);
+}
+
+/**
+ * The joint pairs (key j·J + k, j < k) present in `tris`, in order of first appearance, and how
+ * many entries each gets.
+ */
+export function countPairs(tris: SubdividedTriangles, jointCount: number): { keys: number[]; counts: number[] } {
+  const { count, stride, joints } = tris;
+  const lookup = pairLookup(jointCount);
+  const keys: number[] = [];
   const counts: number[] = [];
-  // Pass 1: bucket index of every (sub-triangle, slot pair), in order; pass 2 fills them.
-  let pairsTotal = 0;
-  for (let t = 0; t < count; t++) {
-    let u = 0;
-    while (u < stride && joints[stride * t + u] >= 0) u++;
-    pairsTotal += (u * (u - 1)) / 2;
-  }
-  const bucketOf = new Int32Array(pairsTotal);
-  let q = 0;
   for (let t = 0; t < count; t++) {
     const o = stride * t;
     for (let a = 0; a < stride && joints[o + a] >= 0; a++) {
       for (let b = a + 1; b < stride && joints[o + b] >= 0; b++) {
-        const ja = joints[o + a], jb = joints[o + b]; // prettier-ignore
-        const key = ja < jb ? ja * jointCount + jb : jb * jointCount + ja;
-        let bucket = dense ? dense[key] : (buckets.get(key) ?? -1);
+        const key = pairKey(joints[o + a], joints[o + b], jointCount);
+        let bucket = lookup.get(key);
         if (bucket < 0) {
-          bucket = counts.length;
-          buckets.set(key, bucket);
-          if (dense) dense[key] = bucket;
+          bucket = keys.length;
+          lookup.set(key, bucket);
+          keys.push(key);
           counts.push(0);
         }
         counts[bucket]++;
-        bucketOf[q++] = bucket;
       }
     }
   }
-  const offsets = new Int32Array(counts.length + 1);
-  for (let b = 0; b < counts.length; b++) offsets[b + 1] = offsets[b] + counts[b];
-  const fill = offsets.slice(0, counts.length);
-  const size = 6 * offsets[counts.length];
-  const data = shared ? new Float64Array(new SharedArrayBuffer(8 * size)) : new Float64Array(size);
-  q = 0;
+  return { keys, counts };
+}
+
+/**
+ * Writes the entries of `tris` into `data`: an entry of pair bucket b goes to entry index
+ * `cursor[b]`, which then advances.
+ * @param buckets bucket of every pair key in `tris`
+ */
+export function fillPairs(
+  tris: SubdividedTriangles,
+  jointCount: number,
+  buckets: Map<number, number>,
+  cursor: Int32Array,
+  data: Float64Array,
+): void {
+  const { count, stride, joints, weights, areas, centroids } = tris;
+  const lookup = pairLookup(jointCount);
+  for (const [key, b] of buckets) lookup.set(key, b);
   for (let t = 0; t < count; t++) {
     const o = stride * t;
     const a = areas[t];
     const cx = centroids[3 * t], cy = centroids[3 * t + 1], cz = centroids[3 * t + 2]; // prettier-ignore
     for (let i = 0; i < stride && joints[o + i] >= 0; i++) {
       for (let k = i + 1; k < stride && joints[o + k] >= 0; k++) {
-        const e = 6 * fill[bucketOf[q++]]++;
+        const e = 6 * cursor[lookup.get(pairKey(joints[o + i], joints[o + k], jointCount))]++;
         const first = joints[o + i] < joints[o + k];
         data[e] = first ? weights[o + i] : weights[o + k];
         data[e + 1] = first ? weights[o + k] : weights[o + i];
@@ -102,5 +125,18 @@ export function buildPairTable(tris: SubdividedTriangles, jointCount: number, sh
       }
     }
   }
-  return { jointCount, buckets, offsets, data };
+}
+
+function pairKey(a: number, b: number, jointCount: number): number {
+  return a < b ? a * jointCount + b : b * jointCount + a;
+}
+
+/** Bucket of a pair key (−1 when absent): a dense table when J² is small (the usual case). */
+function pairLookup(jointCount: number): { get(key: number): number; set(key: number, b: number): void } {
+  if (jointCount * jointCount <= 1 << 20) {
+    const dense = new Int32Array(jointCount * jointCount).fill(-1);
+    return { get: (key) => dense[key], set: (key, b) => void (dense[key] = b) };
+  }
+  const map = new Map<number, number>();
+  return { get: (key) => map.get(key) ?? -1, set: (key, b) => void map.set(key, b) };
 }

@@ -87,17 +87,17 @@ export function exactPlan(table: PairTable, sigma: number): PairPlan {
 
 /**
  * Where each pair's vertices lie: count, and the range of their (α, s_v), 5 numbers per pair
- * bucket (count, αmin, αmax, smin, smax).
+ * bucket (count, αmin, αmax, smin, smax), over vertices `[begin, end)` (default all; ranges
+ * combine with {@link mergeVertexStats}).
  */
-export function pairVertexStats(table: PairTable, mesh: SkinnedMesh): Float64Array {
+export function pairVertexStats(table: PairTable, mesh: SkinnedMesh, begin = 0, end = mesh.weights.length / mesh.influences): Float64Array {
   const P = table.offsets.length - 1;
   const stats = new Float64Array(5 * P);
   for (let p = 0; p < P; p++) stats.set([0, Infinity, -Infinity, Infinity, -Infinity], 5 * p);
   const { joints, weights, influences: K } = mesh;
-  const n = weights.length / K;
   const js: number[] = [];
   const ws: number[] = [];
-  for (let i = 0; i < n; i++) {
+  for (let i = begin; i < end; i++) {
     js.length = 0;
     ws.length = 0;
     for (let k = K * i; k < K * i + K; k++) {
@@ -126,6 +126,21 @@ export function pairVertexStats(table: PairTable, mesh: SkinnedMesh): Float64Arr
     }
   }
   return stats;
+}
+
+/** Combines {@link pairVertexStats} of disjoint vertex ranges (the same as one range). */
+export function mergeVertexStats(parts: Float64Array[]): Float64Array {
+  const out = parts[0].slice();
+  for (const part of parts.slice(1)) {
+    for (let o = 0; o < out.length; o += 5) {
+      out[o] += part[o];
+      out[o + 1] = Math.min(out[o + 1], part[o + 1]);
+      out[o + 2] = Math.max(out[o + 2], part[o + 2]);
+      out[o + 3] = Math.min(out[o + 3], part[o + 3]);
+      out[o + 4] = Math.max(out[o + 4], part[o + 4]);
+    }
+  }
+  return out;
 }
 
 /**

@@ -1,7 +1,9 @@
 /**
- * The CoR precomputation on worker threads (workerpool): subdivision split by triangle ranges,
- * planning split by joint pairs (balanced by estimated work), evaluation split by vertex ranges.
- * Every stage is pure and combined in a fixed order, so the result is bit-identical to
+ * The CoR precomputation on worker threads (workerpool): subdivision and pair counting split by
+ * triangle ranges, the pair table filled by the same ranges at offsets computed here, the
+ * vertices' pair statistics and the evaluation split by vertex ranges, planning split by joint
+ * pairs (balanced by estimated work). Large arrays live in SharedArrayBuffers. Every stage is
+ * pure and combined in a fixed order, so the result is bit-identical to
  * {@link computeCentersOfRotation} whatever the number of threads.
  *
  * @module
@@ -10,10 +12,19 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import workerpool from 'workerpool';
 import type { SkinnedMesh } from '../core/mesh.js';
-import { buildPairTable } from './centers.js';
-import { exactPlan, mergePlans, pairVertexStats, pairWork, type PairPlan } from './fast.js';
+import { allocateEntries, type PairTable } from './centers.js';
+import { exactPlan, mergePlans, mergeVertexStats, pairWork, type PairPlan } from './fast.js';
 import { computeCentersOfRotation, corParameters, type CorOptions, type CorResult } from './precompute.js';
-import { concatSubdivided, type SubdividedTriangles } from './subdivide.js';
+import type { SubdividedTriangles } from './subdivide.js';
+
+/** What a worker's subdivision task returns (see worker.ts). */
+export interface SubdividedPart {
+  /** The part's sub-triangles, in SharedArrayBuffers. */
+  tris: SubdividedTriangles;
+  /** Joint pairs present, in order of first appearance, and their entry counts. */
+  keys: number[];
+  counts: number[];
+}
 
 /** Options of {@link computeCentersOfRotationParallel}. */
 export interface ParallelCorOptions extends CorOptions {
@@ -112,14 +123,38 @@ export async function computeCentersOfRotationParallel(mesh: SkinnedMesh, option
       return r;
     };
 
-    // 1. Subdivision by triangle ranges, concatenated in order.
+    // 1. Subdivision by triangle ranges, each part's sub-triangles in shared memory with the
+    //    joint pairs it carries (first-appearance order) and their entry counts.
     const T = mesh.triangles.length / 3;
-    const parts = await Promise.all(ranges(T, threads).map(([a, b]) => run<SubdividedTriangles>('subdivide', [shared, epsilon, a, b])));
-    const tris = concatSubdivided(parts);
+    const parts = await Promise.all(
+      ranges(T, 4 * threads).map(([a, b]) => run<SubdividedPart>('subdivide', [shared, epsilon, J, a, b])),
+    );
 
-    // 2. Pair table (shared) and where each pair's vertices lie.
-    const table = buildPairTable(tris, J, true);
-    const stats = pairVertexStats(table, mesh);
+    // 2. Pair table: buckets numbered by first appearance over the parts in order, each part's
+    //    entries written by its worker after those of the parts before it (the serial table).
+    const buckets = new Map<number, number>();
+    const totals: number[] = [];
+    for (const part of parts) {
+      part.keys.forEach((key, i) => {
+        let b = buckets.get(key);
+        if (b === undefined) buckets.set(key, (b = totals.push(0) - 1));
+        totals[b] += part.counts[i];
+      });
+    }
+    const offsets = new Int32Array(totals.length + 1);
+    for (let b = 0; b < totals.length; b++) offsets[b + 1] = offsets[b] + totals[b];
+    const data = allocateEntries(offsets[totals.length], true);
+    const next = offsets.slice(0, totals.length);
+    const cursors = parts.map((part) => {
+      const cursor = next.slice();
+      part.keys.forEach((key, i) => (next[buckets.get(key)!] += part.counts[i]));
+      return cursor;
+    });
+    await Promise.all(parts.map((part, i) => run('fill', [part.tris, J, buckets, cursors[i], data])));
+    const table: PairTable = { jointCount: J, buckets, offsets, data };
+    const stats = mergeVertexStats(
+      await Promise.all(ranges(n, threads).map(([a, b]) => run<Float64Array>('stats', [table, shared, a, b]))),
+    );
 
     // 3. Planning by pairs, longest first onto the least loaded thread.
     let plan: PairPlan = exactPlan(table, sigma);
@@ -157,7 +192,7 @@ export async function computeCentersOfRotationParallel(mesh: SkinnedMesh, option
       vertices: n,
       blendedVertices: blended,
       triangles: T,
-      subdividedTriangles: tris.count,
+      subdividedTriangles: parts.reduce((sum, part) => sum + part.tris.count, 0),
       seconds: (performance.now() - start) / 1000,
     };
   } catch (e) {

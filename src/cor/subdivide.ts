@@ -233,29 +233,3 @@ function triangleArea(p: Float64Array, a: number, b: number, c: number): number 
   const nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx; // prettier-ignore
   return 0.5 * Math.sqrt(nx * nx + ny * ny + nz * nz);
 }
-
-/**
- * Concatenates subdivision results in order (the same as subdividing the union of their
- * triangle ranges at once).
- */
-export function concatSubdivided(parts: SubdividedTriangles[]): SubdividedTriangles {
-  const stride = parts[0].stride;
-  const count = parts.reduce((s, p) => s + p.count, 0);
-  const out: SubdividedTriangles = {
-    count,
-    stride,
-    areas: new Float64Array(count),
-    centroids: new Float64Array(3 * count),
-    joints: new Int32Array(stride * count),
-    weights: new Float64Array(stride * count),
-  };
-  let t = 0;
-  for (const p of parts) {
-    out.areas.set(p.areas, t);
-    out.centroids.set(p.centroids, 3 * t);
-    out.joints.set(p.joints, stride * t);
-    out.weights.set(p.weights, stride * t);
-    t += p.count;
-  }
-  return out;
-}

@@ -7,19 +7,34 @@
  */
 import workerpool from 'workerpool';
 import type { SkinnedMesh } from '../core/mesh.js';
-import type { PairTable } from './centers.js';
-import { centersOfRotationPlanned, planPairs, type FastCorResolution, type PairPlan } from './fast.js';
-import { subdivideByWeights } from './subdivide.js';
+import { countPairs, fillPairs, type PairTable } from './centers.js';
+import { centersOfRotationPlanned, pairVertexStats, planPairs, type FastCorResolution, type PairPlan } from './fast.js';
+import type { SubdividedPart } from './parallel.js';
+import { subdivideByWeights, type SubdividedTriangles } from './subdivide.js';
+
+/** A copy of `a` in a SharedArrayBuffer. */
+function share<T extends Float64Array | Int32Array>(a: T): T {
+  const s = new (a.constructor as new (b: SharedArrayBuffer) => T)(new SharedArrayBuffer(a.byteLength));
+  s.set(a);
+  return s;
+}
 
 function buffersOf(arrays: (ArrayBufferView | undefined)[]): ArrayBuffer[] {
   return arrays.filter((a): a is ArrayBufferView => !!a && !(a.buffer instanceof SharedArrayBuffer)).map((a) => a.buffer as ArrayBuffer);
 }
 
 workerpool.worker({
-  subdivide(mesh: SkinnedMesh, epsilon: number, first: number, end: number) {
+  subdivide(mesh: SkinnedMesh, epsilon: number, jointCount: number, first: number, end: number): SubdividedPart {
     const t = subdivideByWeights(mesh, epsilon, first, end);
-    const out = { ...t, areas: t.areas.slice(), centroids: t.centroids.slice(), joints: t.joints.slice(), weights: t.weights.slice() };
-    return new workerpool.Transfer(out, buffersOf([out.areas, out.centroids, out.joints, out.weights]));
+    const tris = { ...t, areas: share(t.areas), centroids: share(t.centroids), joints: share(t.joints), weights: share(t.weights) };
+    return { tris, ...countPairs(tris, jointCount) };
+  },
+  fill(tris: SubdividedTriangles, jointCount: number, buckets: Map<number, number>, cursor: Int32Array, data: Float64Array) {
+    fillPairs(tris, jointCount, buckets, cursor, data);
+  },
+  stats(table: PairTable, mesh: SkinnedMesh, begin: number, end: number) {
+    const stats = pairVertexStats(table, mesh, begin, end);
+    return new workerpool.Transfer(stats, [stats.buffer]);
   },
   plan(table: PairTable, stats: Float64Array, sigma: number, resolution: FastCorResolution, pairs: Int32Array) {
     const plan: PairPlan = planPairs(table, stats, sigma, resolution, pairs);
