@@ -25,6 +25,7 @@ async function load(file: string): Promise<SkinnedMesh> {
 const assets: [string, () => Promise<SkinnedMesh>][] = [
   ['CesiumMan', () => load(CESIUM_MAN)],
   ['arm', () => load(ARM_GLB)],
+  ['elephant (24 bones, top 4)', async () => load(await convertLibigl(tmp.dir, 'elephant'))],
   ['armadillo (5 dense handles, top 4)', async () => load(await convertLibigl(tmp.dir, 'armadillo'))],
 ];
 

@@ -15,8 +15,9 @@
  * and dense weights get fast):
  * 1. **exact** — the vertex visits every sub-triangle of the pair (no error);
  * 2. **bins** — sub-triangles are merged into bins over (ξ, s_t), `binsS` rows in s_t and up to
- *    `binsXi` columns in ξ: the kernel's width in ξ is σ/(s_v·s_t), so the row below s_t = s
- *    needs only a fraction s of the columns for the same resolution (at least 4). Each bin keeps
+ *    `binsXi` columns in ξ: the kernel's width in ξ is σ/(s_v·s_t), so the row below s_t = s of
+ *    a pair whose vertices have s_v ≤ s_max needs only a fraction s·s_max of the columns for
+ *    the same resolution (at least 4). Each bin keeps
  *    its total mass, mass-weighted centroid sum and mass-weighted mean (ξ̄, s̄), and the vertex
  *    visits the non-empty bins (midpoint rule: the first-order error cancels);
  * 3. **grid** — G and its centroid sums are tabulated from the bins on a `gridAlpha × gridS`
@@ -182,7 +183,7 @@ export function planPairs(
       plan.strategy[p] = 'exact';
       continue;
     }
-    const bins = binPair(table, p, r.binsXi, r.binsS, scratch);
+    const bins = binPair(table, p, r.binsXi, r.binsS, stats[5 * p + 4], scratch);
     const nb = bins.length / 6;
     const binCost = nv * nb;
     // Unit: one exp-weighted accumulation (an exp is ~35 ns here); a lattice node costs ~0.2
@@ -233,8 +234,11 @@ export function pairWork(table: PairTable, stats: Float64Array): Float64Array {
   return w;
 }
 
-/** Merges pair p's sub-triangles into (ξ, s) bins; returns the non-empty ones, 6 numbers each. */
-function binPair(table: PairTable, p: number, BX: number, BS: number, acc: Float64Array): Float64Array {
+/**
+ * Merges pair p's sub-triangles into (ξ, s) bins; returns the non-empty ones, 6 numbers each.
+ * @param svMax the largest s_v of the pair's vertices (the kernel is at least 1/svMax wider)
+ */
+function binPair(table: PairTable, p: number, BX: number, BS: number, svMax: number, acc: Float64Array): Float64Array {
   // acc: BX·BS bins × (M, M·ξ, M·s, M·c (3), count), all zero on entry and on return.
   const { data, offsets } = table;
   const touched: number[] = [];
@@ -244,9 +248,9 @@ function binPair(table: PairTable, p: number, BX: number, BS: number, acc: Float
     const xi = x / s;
     const m = x * y; // data[e+2..] already carry the area
     const sb = Math.min(BS - 1, Math.floor(s * BS));
-    // Row sb holds s < (sb + 1)/BS, where the kernel is at least BS/(sb + 1) times wider in ξ
-    // than at s = 1: it needs that many times fewer ξ bins for the same resolution.
-    const bx = Math.max(4, Math.ceil((BX * (sb + 1)) / BS));
+    // Row sb holds s < (sb + 1)/BS, where the kernel is at least BS/((sb + 1)·svMax) times
+    // wider in ξ than at s = s_v = 1: it needs that many times fewer ξ bins.
+    const bx = Math.min(BX, Math.max(4, Math.ceil((BX * (sb + 1) * svMax) / BS)));
     const ib = Math.min(bx - 1, Math.floor(xi * bx));
     const o = 7 * (sb * BX + ib);
     if (acc[o + 6] === 0) touched.push(o);
