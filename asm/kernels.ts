@@ -2,14 +2,15 @@
 // by `npm run build:wasm` into src/wasm/kernels-binary.ts. Driven by src/wasm/simd-skinning.ts,
 // which owns the memory layout; every pointer here is a byte offset in that memory.
 //
-// Layout (per vertex i): rest positions P, normals N and centers of rotation C as 4 f32
-// (x, y, z, 0) at 16·i; tangents T as (x, y, z, w) at 16·i; K influence slots at 4·K·i in JI
-// (u32 joint) and W (f32 weight), of which CNT[i] (u8) are used, distinct joints, non-zero
-// weights, in the mesh's order (a vertex with one joint has weight exactly 1). Per joint j:
-// skinning matrix M at 64·j (4 f32 columns, column-major), rotation quaternion Q at 16·j
-// (x, y, z, w), dual quaternion DQ at 32·j (real x, y, z, w, dual x, y, z, w). Outputs: OP and
-// ON 3 f32 at 12·i (each store writes 4 lanes; the caller pads 4 bytes), OT 4 f32 at 16·i.
-// A zero pointer N, T or ON/OT means "absent".
+// Layout (per vertex i): rest positions P, normals N and centers of rotation C as 3 f32 at 12·i
+// (read 4 lanes at a time: lane 3 holds the next vertex's x, or padding, and never reaches a
+// result lane 0–2); tangents T as (x, y, z, w) at 16·i; K influence slots per vertex, slot
+// s = K·i + k with joint JI[s] (u16, at 2·s) and weight W[s] (f32, at 4·s), of which CNT[i]
+// (u8) are used: distinct joints, non-zero weights, in the mesh's order (a vertex with one
+// joint has weight exactly 1). Per joint j: skinning matrix M at 64·j (4 f32 columns,
+// column-major), rotation quaternion Q at 16·j (x, y, z, w), dual quaternion DQ at 32·j (real
+// x, y, z, w, dual x, y, z, w). Outputs: OP and ON 3 f32 at 12·i (each store writes 4 lanes;
+// the caller pads 4 bytes), OT 4 f32 at 16·i. A zero pointer N, T or ON/OT means "absent".
 
 // ---- small vector helpers (inlined) ----
 
@@ -55,13 +56,13 @@
  */
 @inline function writeAffine(i: i32, a0: v128, a1: v128, a2: v128, a3: v128, P: usize, N: usize, T: usize, OP: usize, ON: usize, OT: usize): void {
   const o = <usize>i;
-  v128.store(OP + o * 12, f32x4.add(apply3(a0, a1, a2, v128.load(P + (o << 4))), a3));
+  v128.store(OP + o * 12, f32x4.add(apply3(a0, a1, a2, v128.load(P + o * 12)), a3));
   if (ON) {
     const c0 = cross(a1, a2);
     const c1 = cross(a2, a0);
     const c2 = cross(a0, a1);
     const det = hsum(f32x4.mul(a0, c0));
-    let r = apply3(c0, c1, c2, v128.load(N + (o << 4)));
+    let r = apply3(c0, c1, c2, v128.load(N + o * 12));
     const l2 = hsum(f32x4.mul(r, r));
     const s: f32 = (det < 0 ? <f32>-1 : <f32>1) / (l2 > 0 ? Mathf.sqrt(l2) : <f32>1);
     v128.store(ON + o * 12, f32x4.mul(r, f32x4.splat(s)));
@@ -77,8 +78,8 @@
 @inline function writeRigid(i: i32, m: usize, P: usize, N: usize, T: usize, OP: usize, ON: usize, OT: usize): void {
   const o = <usize>i;
   const a0 = v128.load(m), a1 = v128.load(m, 16), a2 = v128.load(m, 32);
-  v128.store(OP + o * 12, f32x4.add(apply3(a0, a1, a2, v128.load(P + (o << 4))), v128.load(m, 48)));
-  if (ON) v128.store(ON + o * 12, apply3(a0, a1, a2, v128.load(N + (o << 4))));
+  v128.store(OP + o * 12, f32x4.add(apply3(a0, a1, a2, v128.load(P + o * 12)), v128.load(m, 48)));
+  if (ON) v128.store(ON + o * 12, apply3(a0, a1, a2, v128.load(N + o * 12)));
   if (OT) {
     const t = v128.load(T + (o << 4));
     v128.store(OT + (o << 4), f32x4.replace_lane(apply3(a0, a1, a2, t), 3, f32x4.extract_lane(t, 3)));
@@ -101,8 +102,8 @@
 @inline function writeRotated(i: i32, q: v128, s: v128, c: v128, l: v128, P: usize, N: usize, T: usize, OP: usize, ON: usize, OT: usize): void {
   const o = <usize>i;
   const w = f32x4.shuffle(q, q, 3, 3, 3, 3);
-  v128.store(OP + o * 12, f32x4.add(rotate(q, w, s, f32x4.sub(v128.load(P + (o << 4)), c)), l));
-  if (ON) v128.store(ON + o * 12, rotate(q, w, s, v128.load(N + (o << 4))));
+  v128.store(OP + o * 12, f32x4.add(rotate(q, w, s, f32x4.sub(v128.load(P + o * 12), c)), l));
+  if (ON) v128.store(ON + o * 12, rotate(q, w, s, v128.load(N + o * 12)));
   if (OT) v128.store(OT + (o << 4), rotate(q, w, s, v128.load(T + (o << 4))));
 }
 
@@ -110,12 +111,12 @@
 export function lbs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, M: usize, OP: usize, ON: usize, OT: usize): void {
   for (let i = 0; i < n; i++) {
     const c = <i32>load<u8>(CNT + <usize>i);
-    const base = <usize>(K * i) << 2;
+    const base = <usize>(K * i);
     let a0 = f32x4.splat(0), a1 = a0, a2 = a0, a3 = a0;
     for (let k = 0; k < c; k++) {
-      const s = base + (<usize>k << 2);
-      const w = f32x4.splat(load<f32>(W + s));
-      const m = M + (<usize>load<u32>(JI + s) << 6);
+      const s = base + <usize>k;
+      const w = f32x4.splat(load<f32>(W + (s << 2)));
+      const m = M + (<usize>load<u16>(JI + (s << 1)) << 6);
       a0 = f32x4.add(a0, f32x4.mul(w, v128.load(m)));
       a1 = f32x4.add(a1, f32x4.mul(w, v128.load(m, 16)));
       a2 = f32x4.add(a2, f32x4.mul(w, v128.load(m, 32)));
@@ -133,22 +134,22 @@ export function lbs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: 
 export function dqs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, M: usize, DQ: usize, OP: usize, ON: usize, OT: usize): void {
   for (let i = 0; i < n; i++) {
     const c = <i32>load<u8>(CNT + <usize>i);
-    const base = <usize>(K * i) << 2;
+    const base = <usize>(K * i);
     if (c == 1) {
-      writeRigid(i, M + (<usize>load<u32>(JI + base) << 6), P, N, T, OP, ON, OT);
+      writeRigid(i, M + (<usize>load<u16>(JI + (base << 1)) << 6), P, N, T, OP, ON, OT);
       continue;
     }
     // First influence: the pivot of the quaternion signs.
-    const d0 = DQ + (<usize>load<u32>(JI + base) << 5);
-    const w0 = f32x4.splat(load<f32>(W + base));
+    const d0 = DQ + (<usize>load<u16>(JI + (base << 1)) << 5);
+    const w0 = f32x4.splat(load<f32>(W + (base << 2)));
     const pivot = v128.load(d0);
     let b0 = f32x4.mul(w0, pivot);
     let be = f32x4.mul(w0, v128.load(d0, 16));
     for (let k = 1; k < c; k++) {
-      const s = base + (<usize>k << 2);
-      const d = DQ + (<usize>load<u32>(JI + s) << 5);
+      const s = base + <usize>k;
+      const d = DQ + (<usize>load<u16>(JI + (s << 1)) << 5);
       const q = v128.load(d);
-      const ws = signedBy(f32x4.splat(load<f32>(W + s)), pivot, q);
+      const ws = signedBy(f32x4.splat(load<f32>(W + (s << 2))), pivot, q);
       b0 = f32x4.add(b0, f32x4.mul(ws, q));
       be = f32x4.add(be, f32x4.mul(ws, v128.load(d, 16)));
     }
@@ -172,14 +173,14 @@ export function dqs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: 
 export function cor(n: i32, K: i32, P: usize, N: usize, T: usize, C: usize, JI: usize, W: usize, CNT: usize, M: usize, Q: usize, OP: usize, ON: usize, OT: usize): void {
   for (let i = 0; i < n; i++) {
     const c = <i32>load<u8>(CNT + <usize>i);
-    const base = <usize>(K * i) << 2;
+    const base = <usize>(K * i);
     if (c == 1) {
-      writeRigid(i, M + (<usize>load<u32>(JI + base) << 6), P, N, T, OP, ON, OT);
+      writeRigid(i, M + (<usize>load<u16>(JI + (base << 1)) << 6), P, N, T, OP, ON, OT);
       continue;
     }
     // First influence: the pivot of the quaternion signs.
-    const j0 = <usize>load<u32>(JI + base);
-    const w0 = f32x4.splat(load<f32>(W + base));
+    const j0 = <usize>load<u16>(JI + (base << 1));
+    const w0 = f32x4.splat(load<f32>(W + (base << 2)));
     const m0 = M + (j0 << 6);
     let a0 = f32x4.mul(w0, v128.load(m0));
     let a1 = f32x4.mul(w0, v128.load(m0, 16));
@@ -188,9 +189,9 @@ export function cor(n: i32, K: i32, P: usize, N: usize, T: usize, C: usize, JI: 
     const pivot = v128.load(Q + (j0 << 4));
     let qa = f32x4.mul(w0, pivot);
     for (let k = 1; k < c; k++) {
-      const s = base + (<usize>k << 2);
-      const j = <usize>load<u32>(JI + s);
-      const ws = f32x4.splat(load<f32>(W + s));
+      const s = base + <usize>k;
+      const j = <usize>load<u16>(JI + (s << 1));
+      const ws = f32x4.splat(load<f32>(W + (s << 2)));
       const m = M + (j << 6);
       a0 = f32x4.add(a0, f32x4.mul(ws, v128.load(m)));
       a1 = f32x4.add(a1, f32x4.mul(ws, v128.load(m, 16)));
@@ -199,7 +200,7 @@ export function cor(n: i32, K: i32, P: usize, N: usize, T: usize, C: usize, JI: 
       const q = v128.load(Q + (j << 4));
       qa = f32x4.add(qa, f32x4.mul(signedBy(ws, pivot, q), q));
     }
-    const center = v128.load(C + (<usize>i << 4));
+    const center = v128.load(C + <usize>i * 12);
     const s = f32x4.splat(2 / hsum(f32x4.mul(qa, qa)));
     writeRotated(i, qa, s, center, f32x4.add(apply3(a0, a1, a2, center), a3), P, N, T, OP, ON, OT);
   }

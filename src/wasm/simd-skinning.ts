@@ -26,14 +26,20 @@ export type SimdSkinningMethod = 'lbs' | 'dqs' | 'cor';
 export interface SimdDeformer {
   readonly method: SimdSkinningMethod;
   /**
-   * Deforms the prepared mesh (the shared deformer contract of `src/deformers`): posed
-   * positions (3·n), and normals (3·n) and tangents (4·n) when the mesh has them, into `out`.
-   * Skinning matrices with scale or shear take the JavaScript deformer's two-phase path for
-   * DQS and CoR (the kernels blend rigid transforms only).
+   * The posed arrays of the last {@link SimdDeformer.deform}, as views of the kernels' memory
+   * (no copy: upload them, or read them, before the next call): positions (3·n), normals (3·n)
+   * and tangents (4·n) when the mesh has them. Valid for the deformer's lifetime.
+   */
+  readonly output: DeformTarget;
+  /**
+   * Deforms the prepared mesh into {@link SimdDeformer.output}, and with `out` also copies the
+   * result there (the shared deformer contract of `src/deformers`). Skinning matrices with
+   * scale or shear take the JavaScript deformer's two-phase path for DQS and CoR (the kernels
+   * blend rigid transforms only).
    * @param skinning skinning matrices, 4×4 column-major, length ≥ 16·J (bind → posed space)
    * @throws CorskinError when `skinning` has fewer joints than the mesh uses, or `out` is too small
    */
-  deform(skinning: Float64Array, out: DeformTarget): void;
+  deform(skinning: Float64Array, out?: DeformTarget): void;
 }
 
 interface Kernels {
@@ -70,6 +76,7 @@ export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinning
   if (K > 255) throw new CorskinError(`the SIMD kernels take at most 255 influences per vertex, got ${K}`);
   let J = 1;
   for (let k = 0; k < joints.length; k++) if (weights[k] !== 0 && joints[k] >= J) J = joints[k] + 1;
+  if (J > 65536) throw new CorskinError(`the SIMD kernels take at most 65,536 joints, the mesh uses ${J}`);
 
   // Layout, 16-byte aligned; offset 0 stays unused (a zero pointer means "absent").
   let top = 16;
@@ -78,11 +85,11 @@ export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinning
     top += Math.ceil(bytes / 16) * 16;
     return at;
   };
-  const P = take(16 * n);
-  const N = normals ? take(16 * n) : 0;
+  const P = take(12 * n + 4);
+  const N = normals ? take(12 * n + 4) : 0;
   const T = tangents ? take(16 * n) : 0;
-  const Cp = method === 'cor' ? take(16 * n) : 0;
-  const JI = take(4 * K * n);
+  const Cp = method === 'cor' ? take(12 * n + 4) : 0;
+  const JI = take(2 * K * n);
   const W = take(4 * K * n);
   const CNT = take(n);
   const M = take(64 * J);
@@ -101,19 +108,16 @@ export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinning
   }
   const kernels = instance.exports as unknown as Kernels;
   const f32 = new Float32Array(memory.buffer);
-  const u32 = new Uint32Array(memory.buffer);
+  const u16 = new Uint16Array(memory.buffer);
   const u8 = new Uint8Array(memory.buffer);
-  const put4 = (at: number, src: Float32Array, stride: number) => {
-    for (let i = 0, o = at >> 2; i < n; i++, o += 4) {
-      for (let c = 0; c < stride; c++) f32[o + c] = src[stride * i + c];
-    }
-  };
-  put4(P, positions, 3);
-  if (normals) put4(N, normals, 3);
-  if (tangents) put4(T, tangents, 4);
-  if (C && Cp) put4(Cp, C, 3);
+  f32.set(positions, P >> 2);
+  if (normals) f32.set(normals, N >> 2);
+  if (tangents) f32.set(tangents, T >> 2);
+  if (C && Cp) f32.set(C, Cp >> 2);
   // Influences: distinct joints in the mesh's order, weights of repeated joints summed, zero
   // weights dropped; a vertex with one joint gets weight exactly 1 (it moves rigidly).
+  const ji = JI >> 1;
+  const wi = W >> 2;
   for (let i = 0; i < n; i++) {
     const o = K * i;
     let c = 0;
@@ -121,15 +125,14 @@ export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinning
       const w = weights[k];
       if (w === 0) continue;
       let m = 0;
-      while (m < c && u32[(JI >> 2) + o + m] !== joints[k]) m++;
+      while (m < c && u16[ji + o + m] !== joints[k]) m++;
       if (m === c) {
-        u32[(JI >> 2) + o + c] = joints[k];
-        f32[(W >> 2) + o + c++] = w;
-      } else f32[(W >> 2) + o + m] += w;
+        u16[ji + o + c] = joints[k];
+        f32[wi + o + c++] = w;
+      } else f32[wi + o + m] += w;
     }
-    if (c === 0) u32[(JI >> 2) + o] = 0;
     if (c <= 1) {
-      f32[(W >> 2) + o] = 1;
+      f32[wi + o] = 1;
       c = 1;
     }
     u8[CNT + i] = c;
@@ -137,29 +140,35 @@ export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinning
 
   const fallback = method === 'dqs' ? deformDqs : deformCor;
   const jointData = f32.subarray(Q >> 2, (Q >> 2) + (method === 'dqs' ? 8 : 4) * J);
-  const outP = f32.subarray(OP >> 2, (OP >> 2) + 3 * n);
-  const outN = ON ? f32.subarray(ON >> 2, (ON >> 2) + 3 * n) : undefined;
-  const outT = OT ? f32.subarray(OT >> 2, (OT >> 2) + 4 * n) : undefined;
+  const output: DeformTarget = {
+    positions: f32.subarray(OP >> 2, (OP >> 2) + 3 * n),
+    normals: ON ? f32.subarray(ON >> 2, (ON >> 2) + 3 * n) : undefined,
+    tangents: OT ? f32.subarray(OT >> 2, (OT >> 2) + 4 * n) : undefined,
+  };
   return {
     method,
-    deform(skinning: Float64Array, out: DeformTarget): void {
-      checkDeformArgs(mesh, skinning, out);
+    output,
+    deform(skinning: Float64Array, out?: DeformTarget): void {
+      checkDeformArgs(mesh, skinning, out ?? output);
       if (skinning.length < 16 * J) {
         throw new CorskinError(`${skinning.length / 16} skinning matrices for a mesh that uses ${J} joints`);
       }
-      if (method !== 'lbs' && splitScale(skinning)) return fallback(mesh, skinning, out);
-      const m = M >> 2;
-      for (let j = 0; j < 16 * J; j++) f32[m + j] = skinning[j];
-      if (method === 'cor') {
-        jointQuaternions(skinning.subarray(0, 16 * J), jointData);
-        kernels.cor(n, K, P, N, T, Cp, JI, W, CNT, M, Q, OP, ON, OT);
-      } else if (method === 'dqs') {
-        jointDualQuaternions(skinning.subarray(0, 16 * J), jointData);
-        kernels.dqs(n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);
-      } else kernels.lbs(n, K, P, N, T, JI, W, CNT, M, OP, ON, OT);
-      out.positions.set(outP);
-      if (outN && out.normals) out.normals.set(outN);
-      if (outT && out.tangents) out.tangents.set(outT);
+      if (method !== 'lbs' && splitScale(skinning)) fallback(mesh, skinning, output);
+      else {
+        const m = M >> 2;
+        for (let j = 0; j < 16 * J; j++) f32[m + j] = skinning[j];
+        if (method === 'cor') {
+          jointQuaternions(skinning.subarray(0, 16 * J), jointData);
+          kernels.cor(n, K, P, N, T, Cp, JI, W, CNT, M, Q, OP, ON, OT);
+        } else if (method === 'dqs') {
+          jointDualQuaternions(skinning.subarray(0, 16 * J), jointData);
+          kernels.dqs(n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);
+        } else kernels.lbs(n, K, P, N, T, JI, W, CNT, M, OP, ON, OT);
+      }
+      if (!out) return;
+      out.positions.set(output.positions);
+      if (output.normals && out.normals) out.normals.set(output.normals);
+      if (output.tangents && out.tangents) out.tangents.set(output.tangents);
     },
   };
 }
