@@ -125,6 +125,21 @@ describe('SIMD skinning kernels', () => {
     expect(e.tangent).toBeLessThan(1e-4);
   });
 
+  it('exposes the result in its own output views, without a copy, identical to the copied one', async () => {
+    const clip = cesium.animations[0];
+    const simd = await createSimdDeformer(cesium.mesh, 'cor');
+    const views = simd.output;
+    const out = target(cesium.mesh);
+    simd.deform(skinningMatrices(cesium.skeleton, samplePose(cesium.skeleton, clip, 0.3)), out);
+    const S = skinningMatrices(cesium.skeleton, samplePose(cesium.skeleton, clip, 1.1));
+    simd.deform(S);
+    expect(simd.output).toBe(views);
+    expect(Array.from(views.positions)).not.toEqual(Array.from(out.positions));
+    simd.deform(S, out);
+    expect(Array.from(views.positions)).toEqual(Array.from(out.positions));
+    expect(Array.from(views.normals!)).toEqual(Array.from(out.normals!));
+  });
+
   it('takes the two-phase path for scaled joints: DQS and CoR equal the JavaScript result', async () => {
     const clip = cesium.animations[0];
     const S = skinningMatrices(cesium.skeleton, samplePose(cesium.skeleton, clip, 0.7));
