@@ -1,8 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
-import { CESIUM_MAN, scratch } from './helpers/data.js';
+import { CESIUM_MAN, ROOT, scratch } from './helpers/data.js';
 import { validate } from './helpers/gltf.js';
 
 const tmp = scratch();
@@ -88,6 +89,24 @@ describe('corskin precompute --threads', () => {
     expect((await runCli('precompute', CESIUM_MAN, '-o', a, '--threads', '1')).code).toBe(0);
     expect((await runCli('precompute', CESIUM_MAN, '-o', b, '--threads', '2')).code).toBe(0);
     expect(readFileSync(a).equals(readFileSync(b))).toBe(true);
+  });
+});
+
+describe('corskin precompute --resources', () => {
+  it('reports the peak memory of its own process, not of the (large) process that started it', () => {
+    // A parent holding 400 MB starts the CLI: getrusage's maxRSS would carry those 400 MB over
+    // the fork + exec; the CLI's own peak for CesiumMan is far below that.
+    const ballast = new Float64Array(5e7).fill(1);
+    const out = execFileSync(
+      process.execPath,
+      [join(ROOT, 'bin', 'corskin.js'), 'precompute', CESIUM_MAN, '-o', join(tmp.dir, 'r.glb'), '--resources'],
+      { encoding: 'utf8' },
+    );
+    const m = /CPU ([\d.]+) s, peak RSS (\d+) MB/.exec(out);
+    expect(m).not.toBeNull();
+    expect(Number(m![2])).toBeGreaterThan(20);
+    expect(Number(m![2])).toBeLessThan(300);
+    expect(ballast[0]).toBe(1);
   });
 });
 

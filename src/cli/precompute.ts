@@ -2,6 +2,7 @@
  * `corskin precompute`: bake centers of rotation into a glTF file.
  * @module
  */
+import { readFileSync } from 'node:fs';
 import { createCorWorkerPool } from '../cor/parallel.js';
 import { centersOfRotation } from '../io/bake.js';
 import { checkNotOverwritingInput } from '../io/files.js';
@@ -59,7 +60,23 @@ export async function precomputeCommand(io: Io, input: string, o: PrecomputeOpti
   if (o.resources) {
     const r = process.resourceUsage();
     io.out(
-      `CPU ${((r.userCPUTime + r.systemCPUTime) / 1e6).toFixed(2)} s, peak RSS ${(r.maxRSS / 1024).toFixed(0)} MB`,
+      `CPU ${((r.userCPUTime + r.systemCPUTime) / 1e6).toFixed(2)} s, peak RSS ${peakRssMB(r.maxRSS).toFixed(0)} MB`,
     );
   }
+}
+
+/**
+ * Peak resident memory of this process, MB. On Linux from /proc/self/status (VmHWM): getrusage's
+ * maxRSS survives exec, so a process started from a large parent (fork + exec) would report the
+ * parent's size.
+ * @param maxRSSKB process.resourceUsage().maxRSS, the fallback elsewhere
+ */
+function peakRssMB(maxRSSKB: number): number {
+  try {
+    const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (m) return Number(m[1]) / 1024;
+  } catch {
+    // not Linux
+  }
+  return maxRSSKB / 1024;
 }
