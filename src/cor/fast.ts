@@ -36,9 +36,9 @@ import type { PairTable } from './centers.js';
 
 /** Resolution of the fast evaluation (defaults measured on the shared assets). */
 export interface FastCorResolution {
-  /** Bins along ξ (the pair's weight fraction); default 96. */
+  /** Bins along ξ (the pair’s weight fraction), at most; default 72. */
   binsXi?: number;
-  /** Bins along s (the pair's weight total); default 24. */
+  /** Bins along s (the pair’s weight total); default 18. */
   binsS?: number;
   /** Lattice nodes along α; default 41. */
   gridAlpha?: number;
@@ -78,7 +78,7 @@ export interface Lattice {
   values: Float64Array;
 }
 
-const DEFAULTS: Required<FastCorResolution> = { binsXi: 96, binsS: 24, gridAlpha: 41, gridS: 16 };
+const DEFAULTS: Required<FastCorResolution> = { binsXi: 72, binsS: 18, gridAlpha: 41, gridS: 16 };
 
 /** A plan that evaluates every pair exactly (Eq. 4 to rounding, no binning). */
 export function exactPlan(table: PairTable, sigma: number): PairPlan {
