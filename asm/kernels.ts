@@ -12,7 +12,16 @@
 // x, y, z, w, dual x, y, z, w). Outputs: OP and ON 3 f32 at 12·i (each store writes 4 lanes;
 // the caller pads 4 bytes), OT 4 f32 at 16·i. A zero pointer N, T or ON/OT means "absent".
 
-// ---- small vector helpers (inlined) ----
+// ---- influence slots and small vector helpers (inlined) ----
+
+/** Joint of influence slot s. */
+@inline function jointAt(JI: usize, s: usize): usize {
+  return <usize>load<u16>(JI + (s << 1));
+}
+/** Weight of influence slot s. */
+@inline function weightAt(W: usize, s: usize): f32 {
+  return load<f32>(W + (s << 2));
+}
 
 @inline function lane0(v: v128): v128 {
   return f32x4.shuffle(v, v, 0, 0, 0, 0);
@@ -115,8 +124,8 @@ export function lbs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: 
     let a0 = f32x4.splat(0), a1 = a0, a2 = a0, a3 = a0;
     for (let k = 0; k < c; k++) {
       const s = base + <usize>k;
-      const w = f32x4.splat(load<f32>(W + (s << 2)));
-      const m = M + (<usize>load<u16>(JI + (s << 1)) << 6);
+      const w = f32x4.splat(weightAt(W, s));
+      const m = M + (jointAt(JI, s) << 6);
       a0 = f32x4.add(a0, f32x4.mul(w, v128.load(m)));
       a1 = f32x4.add(a1, f32x4.mul(w, v128.load(m, 16)));
       a2 = f32x4.add(a2, f32x4.mul(w, v128.load(m, 32)));
@@ -136,20 +145,20 @@ export function dqs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: 
     const c = <i32>load<u8>(CNT + <usize>i);
     const base = <usize>(K * i);
     if (c == 1) {
-      writeRigid(i, M + (<usize>load<u16>(JI + (base << 1)) << 6), P, N, T, OP, ON, OT);
+      writeRigid(i, M + (jointAt(JI, base) << 6), P, N, T, OP, ON, OT);
       continue;
     }
     // First influence: the pivot of the quaternion signs.
-    const d0 = DQ + (<usize>load<u16>(JI + (base << 1)) << 5);
-    const w0 = f32x4.splat(load<f32>(W + (base << 2)));
+    const d0 = DQ + (jointAt(JI, base) << 5);
+    const w0 = f32x4.splat(weightAt(W, base));
     const pivot = v128.load(d0);
     let b0 = f32x4.mul(w0, pivot);
     let be = f32x4.mul(w0, v128.load(d0, 16));
     for (let k = 1; k < c; k++) {
       const s = base + <usize>k;
-      const d = DQ + (<usize>load<u16>(JI + (s << 1)) << 5);
+      const d = DQ + (jointAt(JI, s) << 5);
       const q = v128.load(d);
-      const ws = signedBy(f32x4.splat(load<f32>(W + (s << 2))), pivot, q);
+      const ws = signedBy(f32x4.splat(weightAt(W, s)), pivot, q);
       b0 = f32x4.add(b0, f32x4.mul(ws, q));
       be = f32x4.add(be, f32x4.mul(ws, v128.load(d, 16)));
     }
@@ -175,12 +184,12 @@ export function cor(n: i32, K: i32, P: usize, N: usize, T: usize, C: usize, JI: 
     const c = <i32>load<u8>(CNT + <usize>i);
     const base = <usize>(K * i);
     if (c == 1) {
-      writeRigid(i, M + (<usize>load<u16>(JI + (base << 1)) << 6), P, N, T, OP, ON, OT);
+      writeRigid(i, M + (jointAt(JI, base) << 6), P, N, T, OP, ON, OT);
       continue;
     }
     // First influence: the pivot of the quaternion signs.
-    const j0 = <usize>load<u16>(JI + (base << 1));
-    const w0 = f32x4.splat(load<f32>(W + (base << 2)));
+    const j0 = jointAt(JI, base);
+    const w0 = f32x4.splat(weightAt(W, base));
     const m0 = M + (j0 << 6);
     let a0 = f32x4.mul(w0, v128.load(m0));
     let a1 = f32x4.mul(w0, v128.load(m0, 16));
@@ -190,8 +199,8 @@ export function cor(n: i32, K: i32, P: usize, N: usize, T: usize, C: usize, JI: 
     let qa = f32x4.mul(w0, pivot);
     for (let k = 1; k < c; k++) {
       const s = base + <usize>k;
-      const j = <usize>load<u16>(JI + (s << 1));
-      const ws = f32x4.splat(load<f32>(W + (s << 2)));
+      const j = jointAt(JI, s);
+      const ws = f32x4.splat(weightAt(W, s));
       const m = M + (j << 6);
       a0 = f32x4.add(a0, f32x4.mul(ws, v128.load(m)));
       a1 = f32x4.add(a1, f32x4.mul(ws, v128.load(m, 16)));
