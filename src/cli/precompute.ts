@@ -47,7 +47,6 @@ export async function precomputeCommand(io: Io, input: string, o: PrecomputeOpti
         },
       }),
     );
-    bar.stop();
     await writeDocument(document, o.output);
   } finally {
     bar.stop();

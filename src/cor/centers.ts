@@ -67,7 +67,9 @@ export function allocateEntries(entries: number, shared: boolean): Float64Array 
 
 /**
  * The joint pairs (key j·J + k, j < k) present in `tris`, in order of first appearance, and how
- * many entries each gets.
+ * many entries each gets: one per sub-triangle carrying both joints (the pair's term of Eq. 4 is
+ * zero for the others). First pass of {@link buildPairTable}.
+ * @returns keys and counts, same length (the number of pairs)
  */
 export function countPairs(tris: SubdividedTriangles, jointCount: number): { keys: number[]; counts: number[] } {
   const { count, stride, joints } = tris;
@@ -94,9 +96,13 @@ export function countPairs(tris: SubdividedTriangles, jointCount: number): { key
 }
 
 /**
- * Writes the entries of `tris` into `data`: an entry of pair bucket b goes to entry index
- * `cursor[b]`, which then advances.
+ * Writes the entries of `tris` into `data` (second pass of {@link buildPairTable}): an entry of
+ * pair bucket b goes to entry index `cursor[b]`, which then advances. An entry is 6 numbers:
+ * the sub-triangle's mean weights (w_tj, w_tk) of the pair's joints j < k, its area a_t and a_t
+ * times its bind-space centroid (asset units).
  * @param buckets bucket of every pair key in `tris`
+ * @param cursor per bucket, the next entry index to write (advanced in place)
+ * @param data entries, length ≥ 6 · (largest index written + 1)
  */
 export function fillPairs(
   tris: SubdividedTriangles,

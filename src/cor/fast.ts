@@ -17,9 +17,9 @@
  * 2. **bins** — sub-triangles are merged into bins over (ξ, s_t), `binsS` rows in s_t and up to
  *    `binsXi` columns in ξ: the kernel's width in ξ is σ/(s_v·s_t), so the row below s_t = s of
  *    a pair whose vertices have s_v ≤ s_max needs only a fraction s·s_max of the columns for
- *    the same resolution (at least 4). Each bin keeps
- *    its total mass, mass-weighted centroid sum and mass-weighted mean (ξ̄, s̄), and the vertex
- *    visits the non-empty bins (midpoint rule: the first-order error cancels);
+ *    the same resolution (at least 4). Each bin keeps its total mass, mass-weighted centroid
+ *    sum and mass-weighted mean (ξ̄, s̄), and the vertex visits the non-empty bins (midpoint
+ *    rule: the first-order error cancels);
  * 3. **grid** — G and its centroid sums are tabulated from the bins on a `gridAlpha × gridS`
  *    lattice over (α, s_v) and each vertex reads them by bicubic (Catmull–Rom) interpolation.
  *    Along α the lattice is filled with the Gaussian recurrence
