@@ -96,21 +96,12 @@ function writeTransformed(
     const rx = c00 * nx + c01 * ny + c02 * nz;
     const ry = c10 * nx + c11 * ny + c12 * nz;
     const rz = c20 * nx + c21 * ny + c22 * nz;
-    const l = (det < 0 ? -1 : 1) / (Math.hypot(rx, ry, rz) || 1);
+    const l = (det < 0 ? -1 : 1) / (Math.sqrt(rx * rx + ry * ry + rz * rz) || 1);
     nOut[3 * i] = rx * l;
     nOut[3 * i + 1] = ry * l;
     nOut[3 * i + 2] = rz * l;
   }
-  const tIn = mesh.tangents, tOut = out.tangents;
-  if (tIn && tOut) {
-    const x = tIn[4 * i], y = tIn[4 * i + 1], z = tIn[4 * i + 2];
-    const rx = a00 * x + a01 * y + a02 * z, ry = a10 * x + a11 * y + a12 * z, rz = a20 * x + a21 * y + a22 * z;
-    const l = 1 / (Math.hypot(rx, ry, rz) || 1);
-    tOut[4 * i] = rx * l;
-    tOut[4 * i + 1] = ry * l;
-    tOut[4 * i + 2] = rz * l;
-    tOut[4 * i + 3] = tIn[4 * i + 3];
-  }
+  if (mesh.tangents && out.tangents) writeTangent(mesh.tangents, out.tangents, i, a00, a10, a20, a01, a11, a21, a02, a12, a22);
 }
 
 /**
