@@ -121,9 +121,29 @@ export function writeRotated(
   const x2 = qx + qx, y2 = qy + qy, z2 = qz + qz; // prettier-ignore
   const xx = qx * x2, xy = qx * y2, xz = qx * z2, yy = qy * y2, yz = qy * z2, zz = qz * z2; // prettier-ignore
   const wx = qw * x2, wy = qw * y2, wz = qw * z2; // prettier-ignore
-  const r00 = 1 - (yy + zz), r10 = xy + wz, r20 = xz - wy; // prettier-ignore
-  const r01 = xy - wz, r11 = 1 - (xx + zz), r21 = yz + wx; // prettier-ignore
-  const r02 = xz + wy, r12 = yz - wx, r22 = 1 - (xx + yy); // prettier-ignore
+  writeRotatedBy(
+    mesh, out, i,
+    1 - (yy + zz), xy + wz, xz - wy,
+    xy - wz, 1 - (xx + zz), yz + wx,
+    xz + wy, yz - wx, 1 - (xx + yy),
+    cx, cy, cz, lx, ly, lz,
+  ); // prettier-ignore
+}
+
+/**
+ * {@link writeRotated} with the rotation given as a matrix R (column-major r00 r10 r20 | r01 r11
+ * r21 | r02 r12 r22): `v ↦ R (v − c) + l`, normal R n, tangent R t (w copied).
+ */
+export function writeRotatedBy(
+  mesh: SkinnedMesh,
+  out: DeformTarget,
+  i: number,
+  r00: number, r10: number, r20: number,
+  r01: number, r11: number, r21: number,
+  r02: number, r12: number, r22: number,
+  cx: number, cy: number, cz: number,
+  lx: number, ly: number, lz: number,
+): void { // prettier-ignore
   const P = mesh.positions, OP = out.positions; // prettier-ignore
   const p = 3 * i;
   const x = P[p] - cx, y = P[p + 1] - cy, z = P[p + 2] - cz; // prettier-ignore

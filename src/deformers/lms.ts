@@ -18,7 +18,7 @@
  * @module
  */
 import type { SkinnedMesh } from '../core/mesh.js';
-import { checkDeformArgs, splitScale, stretchedMesh, jointQuaternions, writeAffine, writeTangent, type DeformTarget } from './common.js';
+import { checkDeformArgs, splitScale, stretchedMesh, jointQuaternions, writeAffine, writeRotatedBy, type DeformTarget } from './common.js';
 
 /**
  * se(3) logarithm of every skinning matrix: 6 numbers per joint (ω, u).
@@ -56,11 +56,8 @@ export function deformLms(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
   const split = splitScale(skinning);
   if (split) return deformLms(stretchedMesh(mesh, split.stretch), split.rigid, out); // two-phase: scale/shear first
   const L = jointTwists(skinning);
-  const { positions: P, normals: N, tangents: TI, joints: MJ, weights: MW, influences: K } = mesh;
-  const OP = out.positions;
-  const ON = N ? out.normals : undefined;
-  const OT = TI ? out.tangents : undefined;
-  const n = P.length / 3;
+  const { joints: MJ, weights: MW, influences: K } = mesh;
+  const n = mesh.positions.length / 3;
   for (let i = 0; i < n; i++) {
     let ox = 0, oy = 0, oz = 0, ux = 0, uy = 0, uz = 0; // prettier-ignore
     let single = -1;
@@ -100,17 +97,6 @@ export function deformLms(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
     const cx = oy * uz - oz * uy, cy = oz * ux - ox * uz, cz = ox * uy - oy * ux; // ω × u
     const ccx = oy * cz - oz * cy, ccy = oz * cx - ox * cz, ccz = ox * cy - oy * cx; // ω × (ω × u)
     const tx = ux + B * cx + C * ccx, ty = uy + B * cy + C * ccy, tz = uz + B * cz + C * ccz; // prettier-ignore
-    const p = 3 * i;
-    const x = P[p], y = P[p + 1], z = P[p + 2]; // prettier-ignore
-    OP[p] = R00 * x + R01 * y + R02 * z + tx;
-    OP[p + 1] = R10 * x + R11 * y + R12 * z + ty;
-    OP[p + 2] = R20 * x + R21 * y + R22 * z + tz;
-    if (ON) {
-      const nx = N![p], ny = N![p + 1], nz = N![p + 2]; // prettier-ignore
-      ON[p] = R00 * nx + R01 * ny + R02 * nz;
-      ON[p + 1] = R10 * nx + R11 * ny + R12 * nz;
-      ON[p + 2] = R20 * nx + R21 * ny + R22 * nz;
-    }
-    if (OT) writeTangent(TI!, OT, i, R00, R10, R20, R01, R11, R21, R02, R12, R22);
+    writeRotatedBy(mesh, out, i, R00, R10, R20, R01, R11, R21, R02, R12, R22, 0, 0, 0, tx, ty, tz);
   }
 }
