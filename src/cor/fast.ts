@@ -307,30 +307,27 @@ function tabulate(bins: Float64Array, sigma: number, lat: Lattice): Lattice {
     const Q1 = Math.exp(-2 * X1 * hs * hs), Q2 = Math.exp(-2 * X2 * hs * hs), Q3 = Math.exp(-2 * X3 * hs * hs); // prettier-ignore
     for (let l = 0, row = 0; l < ns; l++, row += 4 * na) {
       const q = E3 * E3;
-      let g = E1;
-      let r = E2 * E3;
-      for (let i = i0, o = row + 4 * i0; i < na; i++, o += 4) {
-        grid[o] += g * M;
-        grid[o + 1] += g * Mx;
-        grid[o + 2] += g * My;
-        grid[o + 3] += g * Mz;
-        g *= r;
-        r *= q;
-      }
-      g = (E1 * E3) / E2;
-      r = (E3 * E3 * E3) / E2;
-      for (let i = i0 - 1, o = row + 4 * i; i >= 0; i--, o -= 4) {
-        grid[o] += g * M;
-        grid[o + 1] += g * Mx;
-        grid[o + 2] += g * My;
-        grid[o + 3] += g * Mz;
-        g *= r;
-        r *= q;
-      }
+      walk(grid, row + 4 * i0, 4, na - i0, E1, E2 * E3, q, M, Mx, My, Mz);
+      walk(grid, row + 4 * (i0 - 1), -4, i0, (E1 * E3) / E2, (E3 * E3 * E3) / E2, q, M, Mx, My, Mz);
       E1 *= F1; F1 *= Q1; E2 *= F2; F2 *= Q2; E3 *= F3; F3 *= Q3; // prettier-ignore
     }
   }
   return lat;
+}
+
+/**
+ * Adds `count` lattice nodes from `grid[o]` on, `step` numbers apart, of one bin's Gaussian:
+ * node value g times the bin's (M, Mx, My, Mz), then g ← g·r, r ← r·q.
+ */
+function walk(grid: Float64Array, o: number, step: number, count: number, g: number, r: number, q: number, M: number, Mx: number, My: number, Mz: number): void {
+  for (let k = 0; k < count; k++, o += step) {
+    grid[o] += g * M;
+    grid[o + 1] += g * Mx;
+    grid[o + 2] += g * My;
+    grid[o + 3] += g * Mz;
+    g *= r;
+    r *= q;
+  }
 }
 
 /** Catmull–Rom weights for parameter t ∈ [0, 1] between nodes 1 and 2 of four. */
