@@ -15,6 +15,7 @@ import type { SkinnedMesh } from '../core/mesh.js';
 import { allocateEntries, type PairTable } from './centers.js';
 import { exactPlan, mergePlans, mergeVertexStats, pairWork, type PairPlan } from './fast.js';
 import { computeCentersOfRotation, corParameters, type CorOptions, type CorResult } from './precompute.js';
+import { toShared } from './shared-memory.js';
 import type { SubdividedTriangles } from './subdivide.js';
 
 /** What a worker's subdivision task returns (see worker.ts). */
@@ -78,17 +79,12 @@ function workerScript(): string {
 
 /** Copies the arrays the workers read into SharedArrayBuffers, so they are not copied per task. */
 function shareMesh(mesh: SkinnedMesh): SkinnedMesh {
-  const share = <T extends Float32Array | Uint32Array>(a: T): T => {
-    const s = new (a.constructor as new (b: SharedArrayBuffer) => T)(new SharedArrayBuffer(a.byteLength));
-    s.set(a);
-    return s;
-  };
   return {
-    positions: share(mesh.positions),
-    triangles: share(mesh.triangles),
+    positions: toShared(mesh.positions),
+    triangles: toShared(mesh.triangles),
     influences: mesh.influences,
-    joints: share(mesh.joints),
-    weights: share(mesh.weights),
+    joints: toShared(mesh.joints),
+    weights: toShared(mesh.weights),
   };
 }
 

@@ -10,14 +10,8 @@ import type { SkinnedMesh } from '../core/mesh.js';
 import { countPairs, fillPairs, type PairTable } from './centers.js';
 import { centersOfRotationPlanned, pairVertexStats, planPairs, type FastCorResolution, type PairPlan } from './fast.js';
 import type { SubdividedPart } from './parallel.js';
+import { toShared } from './shared-memory.js';
 import { subdivideByWeights, type SubdividedTriangles } from './subdivide.js';
-
-/** A copy of `a` in a SharedArrayBuffer. */
-function share<T extends Float64Array | Int32Array>(a: T): T {
-  const s = new (a.constructor as new (b: SharedArrayBuffer) => T)(new SharedArrayBuffer(a.byteLength));
-  s.set(a);
-  return s;
-}
 
 function buffersOf(arrays: (ArrayBufferView | undefined)[]): ArrayBuffer[] {
   return arrays.filter((a): a is ArrayBufferView => !!a && !(a.buffer instanceof SharedArrayBuffer)).map((a) => a.buffer as ArrayBuffer);
@@ -26,7 +20,7 @@ function buffersOf(arrays: (ArrayBufferView | undefined)[]): ArrayBuffer[] {
 workerpool.worker({
   subdivide(mesh: SkinnedMesh, epsilon: number, jointCount: number, first: number, end: number): SubdividedPart {
     const t = subdivideByWeights(mesh, epsilon, first, end);
-    const tris = { ...t, areas: share(t.areas), centroids: share(t.centroids), joints: share(t.joints), weights: share(t.weights) };
+    const tris = { ...t, areas: toShared(t.areas), centroids: toShared(t.centroids), joints: toShared(t.joints), weights: toShared(t.weights) };
     return { tris, ...countPairs(tris, jointCount) };
   },
   fill(tris: SubdividedTriangles, jointCount: number, buckets: Map<number, number>, cursor: Int32Array, data: Float64Array) {

@@ -1,0 +1,13 @@
+/**
+ * Typed arrays in SharedArrayBuffers, for the CoR worker threads (they read them without a
+ * copy).
+ *
+ * @module
+ */
+
+/** A copy of `a` in a new SharedArrayBuffer, same type and length. */
+export function toShared<T extends Float32Array | Float64Array | Int32Array | Uint32Array>(a: T): T {
+  const s = new (a.constructor as new (b: SharedArrayBuffer) => T)(new SharedArrayBuffer(a.byteLength));
+  s.set(a);
+  return s;
+}
