@@ -137,7 +137,7 @@ export function lbs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: 
 
 /**
  * Dual quaternion skinning (Kavan et al. 2008): blend the joints' unit dual quaternions (signs
- * fixed against the first influence), normalise, apply as rotation + translation
+ * fixed against the pivot: the first packed influence, the largest weight), normalise, apply as rotation + translation
  * t = 2(w₀·e − e_w·q + q × e).
  */
 export function dqs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, M: usize, DQ: usize, OP: usize, ON: usize, OT: usize): void {
@@ -176,7 +176,7 @@ export function dqs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: 
 
 /**
  * Skinning with optimized centers of rotation (seed 000, Algorithm 1): R from the QLERP of the
- * joints' quaternions (signs fixed against the first influence), t = LBS(p*) − R p*,
+ * joints' quaternions (signs fixed against the pivot, the first packed influence), t = LBS(p*) − R p*,
  * v' = R(v − p*) + LBS(p*).
  */
 export function cor(n: i32, K: i32, P: usize, N: usize, T: usize, C: usize, JI: usize, W: usize, CNT: usize, M: usize, Q: usize, OP: usize, ON: usize, OT: usize): void {

@@ -240,3 +240,83 @@ export function quatSlerp(
   out[o + 2] = z * n;
   out[o + 3] = w * n;
 }
+
+/**
+ * Unit quaternion (x, y, z, w), `w ≥ 0`, of the proper rotation closest to the 3×3 linear part
+ * of the column-major 4×4 `m[mo..]` (right-multiplied by the reflection diag(−1, 1, 1) when
+ * `reflect`): the R maximising tr(Rᵀ A) — for det A > 0 the rotation of the polar decomposition
+ * A = R P. Müller, Bender, Chentanez, Macklin, "A Robust Method to Extract the Rotational Part of
+ * Deformations", MIG 2016: fixed-point iteration from the rotation of the normalised columns;
+ * defined for every input, including singular and zero matrices (then the start itself).
+ * Writes `out[oo..oo+4)`.
+ */
+export function quatClosestRotation(out: NumArray, oo: number, m: NumArray, mo: number, reflect = false): void {
+  const s = reflect ? -1 : 1;
+  const a0x = s * m[mo], a0y = s * m[mo + 1], a0z = s * m[mo + 2]; // prettier-ignore
+  const a1x = m[mo + 4], a1y = m[mo + 5], a1z = m[mo + 6]; // prettier-ignore
+  const a2x = m[mo + 8], a2y = m[mo + 9], a2z = m[mo + 10]; // prettier-ignore
+  const start = [a0x, a0y, a0z, 0, a1x, a1y, a1z, 0, a2x, a2y, a2z, 0, 0, 0, 0, 1];
+  if (start.some((v) => !Number.isFinite(v))) {
+    out[oo] = out[oo + 1] = out[oo + 2] = 0;
+    out[oo + 3] = 1;
+    return;
+  }
+  quatFromMat4(out, oo, start, 0);
+  let x = out[oo], y = out[oo + 1], z = out[oo + 2], w = out[oo + 3]; // prettier-ignore
+  if (!Number.isFinite(x + y + z + w)) (x = 0), (y = 0), (z = 0), (w = 1);
+  for (let it = 0; it < 100; it++) {
+    const x2 = x + x, y2 = y + y, z2 = z + z; // prettier-ignore
+    const xx = x * x2, xy = x * y2, xz = x * z2, yy = y * y2, yz = y * z2, zz = z * z2; // prettier-ignore
+    const wx = w * x2, wy = w * y2, wz = w * z2; // prettier-ignore
+    // Columns of R.
+    const r0x = 1 - (yy + zz), r0y = xy + wz, r0z = xz - wy; // prettier-ignore
+    const r1x = xy - wz, r1y = 1 - (xx + zz), r1z = yz + wx; // prettier-ignore
+    const r2x = xz + wy, r2y = yz - wx, r2z = 1 - (xx + yy); // prettier-ignore
+    // ω = Σ r_i × a_i / (|Σ r_i · a_i| + ε)
+    const ox = r0y * a0z - r0z * a0y + r1y * a1z - r1z * a1y + r2y * a2z - r2z * a2y;
+    const oy = r0z * a0x - r0x * a0z + r1z * a1x - r1x * a1z + r2z * a2x - r2x * a2z;
+    const oz = r0x * a0y - r0y * a0x + r1x * a1y - r1y * a1x + r2x * a2y - r2y * a2x;
+    const d = Math.abs(r0x * a0x + r0y * a0y + r0z * a0z + r1x * a1x + r1y * a1y + r1z * a1z + r2x * a2x + r2y * a2y + r2z * a2z);
+    const scale = d + 1e-300;
+    const wxo = ox / scale, wyo = oy / scale, wzo = oz / scale; // prettier-ignore
+    const angle = Math.sqrt(wxo * wxo + wyo * wyo + wzo * wzo);
+    if (!(angle > 1e-15)) break;
+    // q ← quat(ω/|ω|, |ω|) ⊗ q
+    const h = Math.sin(angle / 2) / angle;
+    const px = wxo * h, py = wyo * h, pz = wzo * h, pw = Math.cos(angle / 2); // prettier-ignore
+    const nx = pw * x + px * w + py * z - pz * y;
+    const ny = pw * y - px * z + py * w + pz * x;
+    const nz = pw * z + px * y - py * x + pz * w;
+    const nw = pw * w - px * x - py * y - pz * z;
+    const l = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+    x = nx * l;
+    y = ny * l;
+    z = nz * l;
+    w = nw * l;
+  }
+  const sign = w < 0 ? -1 : 1;
+  out[oo] = x * sign;
+  out[oo + 1] = y * sign;
+  out[oo + 2] = z * sign;
+  out[oo + 3] = w * sign;
+}
+
+/**
+ * The 3×3 rotation matrix (column-major, 9 numbers) of the unit quaternion (x, y, z, w)
+ * `q[qo..]`, written to `out[o..o+9)`.
+ */
+export function mat3FromQuat(out: NumArray, o: number, q: NumArray, qo: number): void {
+  const x = q[qo], y = q[qo + 1], z = q[qo + 2], w = q[qo + 3]; // prettier-ignore
+  const x2 = x + x, y2 = y + y, z2 = z + z; // prettier-ignore
+  const xx = x * x2, xy = x * y2, xz = x * z2, yy = y * y2, yz = y * z2, zz = z * z2; // prettier-ignore
+  const wx = w * x2, wy = w * y2, wz = w * z2; // prettier-ignore
+  out[o] = 1 - (yy + zz);
+  out[o + 1] = xy + wz;
+  out[o + 2] = xz - wy;
+  out[o + 3] = xy - wz;
+  out[o + 4] = 1 - (xx + zz);
+  out[o + 5] = yz + wx;
+  out[o + 6] = xz + wy;
+  out[o + 7] = yz - wx;
+  out[o + 8] = 1 - (xx + yy);
+}

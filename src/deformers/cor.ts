@@ -1,22 +1,24 @@
 /**
- * Skinning with optimized centers of rotation (Le & Hodgins 2016, seed 000, Algorithm 1).
+ * Skinning with optimized centers of rotation (Le & Hodgins, "Real-time Skeletal Skinning with
+ * Optimized Centers of Rotation", ACM TOG (SIGGRAPH) 2016, Algorithm 1).
  *
  * Per vertex i with precomputed bind-space center of rotation `p*_i`:
- * 1. `q = Σ_j w_ij q_j` (QLERP: quaternions sign-fixed against the vertex's first non-zero
- *    influence), `R = rot(q / ‖q‖)`;
+ * 1. `q = Σ_j w_ij q_j` (QLERP: quaternions sign-fixed against the vertex's pivot, the influence
+ *    with the largest weight, ties to the smaller joint index), `R = rot(q / ‖q‖)`;
  * 2. `p̃ = Σ_j w_ij (R_j p*_i + t_j)` — linear blend skinning of the center of rotation;
  * 3. `t = p̃ − R p*_i`;
  * 4. `v' = R v + t`, `n' = R n` (tangents likewise).
  *
- * Skinning matrices with scale or shear are handled in two phases (Kavan et al. 2008): vertex,
- * normal and center of rotation are first moved by the blended stretch ({@link splitScale},
- * {@link stretchedMesh}), then the rigid parts are blended as above.
+ * Skinning matrices with scale, shear or reflection are handled in two phases
+ * ({@link deformTwoPhase}): the blended stretch about the center of rotation, then the rigid
+ * parts as above.
  *
  * @module
  */
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
-import { checkDeformArgs, splitScale, stretchedMesh, jointQuaternions, writeAffine, writeTangent, type DeformTarget } from './common.js';
+import { checkDeformArgs, jointQuaternions, writeAffine, writeTangent, type DeformTarget } from './common.js';
+import { deformTwoPhase, splitScale } from './two-phase.js';
 
 /**
  * Deforms `mesh` by CoR skinning (see {@link Deformer} for the shared contract).
@@ -29,13 +31,19 @@ import { checkDeformArgs, splitScale, stretchedMesh, jointQuaternions, writeAffi
  */
 export function deformCor(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   checkDeformArgs(mesh, skinning, out);
-  const split = splitScale(skinning);
-  if (split) return deformCor(stretchedMesh(mesh, split.stretch), split.rigid, out); // two-phase: scale/shear first
   const C = mesh.centersOfRotation;
-  const n = mesh.positions.length / 3;
-  if (!C || C.length !== 3 * n) {
+  if (!C || C.length !== mesh.positions.length) {
     throw new CorskinError('CoR skinning needs centers of rotation (run the CoR precomputation first)');
   }
+  const split = splitScale(skinning);
+  if (split) deformTwoPhase(mesh, skinning, split, out, corRigid, 'cor');
+  else corRigid(mesh, skinning, out);
+}
+
+/** CoR skinning for rigid skinning matrices (the second phase of {@link deformTwoPhase}). */
+function corRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
+  const C = mesh.centersOfRotation!;
+  const n = mesh.positions.length / 3;
   const q = jointQuaternions(skinning);
   const S = skinning;
   const { positions: P, normals: N, tangents: TI, joints: MJ, weights: MW, influences: K } = mesh;
@@ -44,10 +52,27 @@ export function deformCor(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
   const OT = TI ? out.tangents : undefined;
   for (let i = 0; i < n; i++) {
     const cx = C[3 * i], cy = C[3 * i + 1], cz = C[3 * i + 2]; // prettier-ignore
-    let px = 0, py = 0, pz = 0, pw = 0; // pivot quaternion (first influence)
-    let qx = 0, qy = 0, qz = 0, qw = 0, lx = 0, ly = 0, lz = 0; // prettier-ignore
-    let single = -1;
+    // Pivot of the signs: the largest weight (ties: the smaller joint index).
+    let pivot = -1;
+    let best = 0;
     let several = false;
+    for (let k = K * i, end = k + K; k < end; k++) {
+      const w = MW[k];
+      if (w === 0) continue;
+      const j = MJ[k];
+      if (pivot >= 0 && j !== pivot) several = true;
+      if (w > best || (w === best && j < pivot)) {
+        best = w;
+        pivot = j;
+      }
+    }
+    if (!several) {
+      writeAffine(mesh, out, i, skinning, (pivot < 0 ? 0 : pivot) << 4);
+      continue;
+    }
+    const po = pivot << 2;
+    const px = q[po], py = q[po + 1], pz = q[po + 2], pw = q[po + 3]; // prettier-ignore
+    let qx = 0, qy = 0, qz = 0, qw = 0, lx = 0, ly = 0, lz = 0; // prettier-ignore
     for (let k = K * i, end = k + K; k < end; k++) {
       const w = MW[k];
       if (w === 0) continue;
@@ -58,19 +83,8 @@ export function deformCor(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
       lx += w * (S[m] * cx + S[m + 4] * cy + S[m + 8] * cz + S[m + 12]);
       ly += w * (S[m + 1] * cx + S[m + 5] * cy + S[m + 9] * cz + S[m + 13]);
       lz += w * (S[m + 2] * cx + S[m + 6] * cy + S[m + 10] * cz + S[m + 14]);
-      let ws = w;
-      if (single < 0) {
-        single = j;
-        px = q[o]; py = q[o + 1]; pz = q[o + 2]; pw = q[o + 3]; // prettier-ignore
-      } else {
-        if (j !== single) several = true;
-        if (px * q[o] + py * q[o + 1] + pz * q[o + 2] + pw * q[o + 3] < 0) ws = -w;
-      }
+      const ws = px * q[o] + py * q[o + 1] + pz * q[o + 2] + pw * q[o + 3] < 0 ? -w : w;
       qx += ws * q[o]; qy += ws * q[o + 1]; qz += ws * q[o + 2]; qw += ws * q[o + 3]; // prettier-ignore
-    }
-    if (!several) {
-      writeAffine(mesh, out, i, skinning, (single < 0 ? 0 : single) << 4);
-      continue;
     }
     const inv = 1 / Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
     qx *= inv; qy *= inv; qz *= inv; qw *= inv; // prettier-ignore

@@ -1,21 +1,24 @@
 /**
- * Dual quaternion skinning (Kavan, Collins, Žára, O'Sullivan 2008; seed 002).
+ * Dual quaternion skinning (Kavan, Collins, Žára, O'Sullivan, "Geometric Skinning with
+ * Approximate Dual Quaternion Blending", ACM TOG 2008).
  *
  * Each skinning matrix `[R_j | t_j]` becomes the unit dual quaternion `q̂_j = q_j + ε·½(t_j ⊗ q_j)`
  * (q_j the quaternion of R_j). Per vertex the influences' dual quaternions are blended
  * linearly, each with its sign flipped where `q_j · q_pivot < 0` (antipodality, fixed per vertex
- * against the vertex's first non-zero influence), normalised by the real part's norm, and
+ * against its pivot: the influence with the largest weight, ties to the smaller joint index —
+ * the same rule in every corskin kernel, CPU, SIMD and GPU), normalised by the real part's norm, and
  * applied as the rigid map `v' = R v + t` with `t = 2·(d ⊗ r*)`; normals and tangents are
  * rotated by R.
  *
- * Skinning matrices with scale or shear are handled in two phases (Kavan et al. 2008): the
- * blended stretch first ({@link splitScale}, {@link stretchedMesh}), then the rigid blend.
+ * Skinning matrices with scale, shear or reflection are handled in two phases
+ * ({@link deformTwoPhase}: the blended stretch about the vertex, then the rigid blend).
  *
  * @module
  */
 import type { SkinnedMesh } from '../core/mesh.js';
 import { quatFromMat4 } from '../core/math.js';
-import { checkDeformArgs, splitScale, stretchedMesh, writeAffine, writeRotated, type DeformTarget } from './common.js';
+import { checkDeformArgs, writeAffine, writeRotated, type DeformTarget } from './common.js';
+import { deformTwoPhase, splitScale } from './two-phase.js';
 
 /**
  * Unit dual quaternion of each skinning matrix: 8 numbers per joint, real part (x, y, z, w) then
@@ -50,33 +53,44 @@ export function jointDualQuaternions<T extends Float32Array | Float64Array = Flo
 export function deformDqs(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   checkDeformArgs(mesh, skinning, out);
   const split = splitScale(skinning);
-  if (split) return deformDqs(stretchedMesh(mesh, split.stretch), split.rigid, out); // two-phase: scale/shear first
+  if (split) deformTwoPhase(mesh, skinning, split, out, dqsRigid, 'vertex');
+  else dqsRigid(mesh, skinning, out);
+}
+
+/** DQS for rigid skinning matrices (the second phase of {@link deformTwoPhase}). */
+function dqsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   const dq = jointDualQuaternions(skinning);
   const { joints: MJ, weights: MW, influences: K } = mesh;
   const n = mesh.positions.length / 3;
   for (let i = 0; i < n; i++) {
-    let px = 0, py = 0, pz = 0, pw = 0; // pivot quaternion (first influence)
-    let rx = 0, ry = 0, rz = 0, rw = 0, dx = 0, dy = 0, dz = 0, dw = 0; // prettier-ignore
-    let single = -1;
+    // Pivot of the signs: the largest weight (ties: the smaller joint index).
+    let pivot = -1;
+    let best = 0;
     let several = false;
+    for (let k = K * i, end = k + K; k < end; k++) {
+      const w = MW[k];
+      if (w === 0) continue;
+      const j = MJ[k];
+      if (pivot >= 0 && j !== pivot) several = true;
+      if (w > best || (w === best && j < pivot)) {
+        best = w;
+        pivot = j;
+      }
+    }
+    if (!several) {
+      writeAffine(mesh, out, i, skinning, (pivot < 0 ? 0 : pivot) << 4);
+      continue;
+    }
+    const po = pivot << 3;
+    const px = dq[po], py = dq[po + 1], pz = dq[po + 2], pw = dq[po + 3]; // prettier-ignore
+    let rx = 0, ry = 0, rz = 0, rw = 0, dx = 0, dy = 0, dz = 0, dw = 0; // prettier-ignore
     for (let k = K * i, end = k + K; k < end; k++) {
       let w = MW[k];
       if (w === 0) continue;
-      const j = MJ[k];
-      const o = j << 3;
-      if (single < 0) {
-        single = j;
-        px = dq[o]; py = dq[o + 1]; pz = dq[o + 2]; pw = dq[o + 3]; // prettier-ignore
-      } else {
-        if (j !== single) several = true;
-        if (px * dq[o] + py * dq[o + 1] + pz * dq[o + 2] + pw * dq[o + 3] < 0) w = -w;
-      }
+      const o = MJ[k] << 3;
+      if (px * dq[o] + py * dq[o + 1] + pz * dq[o + 2] + pw * dq[o + 3] < 0) w = -w;
       rx += w * dq[o]; ry += w * dq[o + 1]; rz += w * dq[o + 2]; rw += w * dq[o + 3]; // prettier-ignore
       dx += w * dq[o + 4]; dy += w * dq[o + 5]; dz += w * dq[o + 6]; dw += w * dq[o + 7]; // prettier-ignore
-    }
-    if (!several) {
-      writeAffine(mesh, out, i, skinning, (single < 0 ? 0 : single) << 4);
-      continue;
     }
     const inv = 1 / Math.sqrt(rx * rx + ry * ry + rz * rz + rw * rw);
     rx *= inv; ry *= inv; rz *= inv; rw *= inv; // prettier-ignore

@@ -1,6 +1,6 @@
 /**
- * Log-matrix skinning (Alexa 2002, "Linear Combination of Transformations"; Magnenat-Thalmann
- * et al. 2004; compared in seed 000): blend the matrix logarithms of the rigid skinning
+ * Log-matrix skinning (Alexa, "Linear Combination of Transformations", ACM TOG (SIGGRAPH) 2002;
+ * Magnenat-Thalmann et al. 2004; compared by Le & Hodgins 2016): blend the matrix logarithms of the rigid skinning
  * transforms with the weights and exponentiate, `M = exp(Σ_j w_j log M_j)`.
  *
  * For a rigid `M_j = [R_j | t_j]` the logarithm is the twist (ω, u) of se(3): `ω = θ·k` the
@@ -9,16 +9,19 @@
  * (ω', u') is `R' = exp([ω']×)` (Rodrigues) and `t' = V(ω') u'`. Normals and tangents are rotated
  * by R'.
  *
- * Scale and shear of the skinning matrices are handled in two phases (blended stretch first, see
- * {@link splitScale}), the logarithms taken of the rigid parts. Known weakness, reproduced: the principal logarithm is not injective — a rotation past
+ * Scale, shear and reflection of the skinning matrices are handled in two phases
+ * ({@link deformTwoPhase}: blended stretch about the vertex first), the logarithms taken of the
+ * rigid parts. Known weakness, reproduced: the principal logarithm is not injective — a rotation past
  * 180° wraps to its shorter opposite, and rotations about different axes blend along paths that
- * are not the shortest, so LMS degrades for twists and bends well beyond 90° (seed 000, Figs. 8–9);
+ * are not the shortest, so LMS degrades for twists and bends well beyond 90° (Le & Hodgins 2016,
+ * Figs. 8–9);
  * a screw motion blends along a helix.
  *
  * @module
  */
 import type { SkinnedMesh } from '../core/mesh.js';
-import { checkDeformArgs, splitScale, stretchedMesh, jointQuaternions, writeAffine, writeRotatedBy, type DeformTarget } from './common.js';
+import { checkDeformArgs, jointQuaternions, writeAffine, writeRotatedBy, type DeformTarget } from './common.js';
+import { deformTwoPhase, splitScale } from './two-phase.js';
 
 /**
  * se(3) logarithm of every skinning matrix: 6 numbers per joint (ω, u).
@@ -54,7 +57,12 @@ export function jointTwists(skinning: Float64Array): Float64Array {
 export function deformLms(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   checkDeformArgs(mesh, skinning, out);
   const split = splitScale(skinning);
-  if (split) return deformLms(stretchedMesh(mesh, split.stretch), split.rigid, out); // two-phase: scale/shear first
+  if (split) deformTwoPhase(mesh, skinning, split, out, lmsRigid, 'vertex');
+  else lmsRigid(mesh, skinning, out);
+}
+
+/** LMS for rigid skinning matrices (the second phase of {@link deformTwoPhase}). */
+function lmsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   const L = jointTwists(skinning);
   const { joints: MJ, weights: MW, influences: K } = mesh;
   const n = mesh.positions.length / 3;

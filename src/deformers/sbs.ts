@@ -1,25 +1,29 @@
 /**
- * Spherical blend skinning (Kavan & Žára 2005, "Spherical Blend Skinning: A Real-time
- * Deformation of Articulated Models"; compared in seed 000).
+ * Spherical blend skinning (Kavan & Žára, "Spherical Blend Skinning: A Real-time Deformation of
+ * Articulated Models", I3D 2005; compared by Le & Hodgins 2016).
  *
  * Per vertex: the rotation is the QLERP of the influences' quaternions (sign-fixed against the
- * first influence, normalised); the center of rotation r is solved at run time from the
+ * pivot, the influence with the largest weight, normalised); the center of rotation r is solved at run time from the
  * influences' transforms, as the point they move most alike — least squares over the pairs
  * (a, b) of influences: `Σ_{a<b} |(R_a − R_b) r + (t_a − t_b)|² → min`. With two bones the
  * solution is a line (the relative rotation's axis); as in the paper's pseudo-inverse, the
  * minimiser closest to a reference point is taken — here the vertex's own bind position, which
- * keeps the method free of rig data (a Tikhonov term 1e-9·trace keeps the 3×3 solve regular).
+ * keeps the method free of rig data. A Tikhonov term `λ = 1e-8 + 1e-9·trace` keeps the 3×3 solve
+ * regular: rotations that differ by less than about 1e-4 rad (equal joints, float noise) leave
+ * the center at the vertex, where it no longer matters — equal transforms give exactly the
+ * rigid motion.
  * Then `v' = R (v − r) + Σ_j w_j (R_j r + t_j)`, `n' = R n`.
  *
  * Known weaknesses, reproduced rather than hidden: the center depends only on which bones
  * influence a vertex, not on the weights, so all vertices of a two-bone region rotate about the
  * joint like DQS (bulge when bent), and neighbouring vertices with different influence sets can
- * get very different centers (seams; seed 000, Figs. 11–12).
+ * get very different centers (seams; Le & Hodgins 2016, Figs. 11–12).
  *
  * @module
  */
 import type { SkinnedMesh } from '../core/mesh.js';
-import { checkDeformArgs, splitScale, stretchedMesh, jointQuaternions, writeAffine, writeRotated, type DeformTarget } from './common.js';
+import { checkDeformArgs, jointQuaternions, writeAffine, writeRotated, type DeformTarget } from './common.js';
+import { deformTwoPhase, splitScale } from './two-phase.js';
 
 /**
  * Deforms `mesh` by spherical blend skinning (see {@link Deformer} for the shared contract).
@@ -30,7 +34,12 @@ import { checkDeformArgs, splitScale, stretchedMesh, jointQuaternions, writeAffi
 export function deformSbs(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   checkDeformArgs(mesh, skinning, out);
   const split = splitScale(skinning);
-  if (split) return deformSbs(stretchedMesh(mesh, split.stretch), split.rigid, out); // two-phase: scale/shear first
+  if (split) deformTwoPhase(mesh, skinning, split, out, sbsRigid, 'vertex');
+  else sbsRigid(mesh, skinning, out);
+}
+
+/** SBS for rigid skinning matrices (the second phase of {@link deformTwoPhase}). */
+function sbsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   const S = skinning;
   const q = jointQuaternions(S);
   const { positions: P, joints: MJ, weights: MW, influences: K } = mesh;
@@ -75,7 +84,7 @@ export function deformSbs(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
       }
     }
     // r = v + δ with (M + λI) δ = b − M v: the minimiser closest to the vertex.
-    const lambda = 1e-9 * (m00 + m11 + m22) + 1e-300;
+    const lambda = 1e-8 + 1e-9 * (m00 + m11 + m22);
     const a00 = m00 + lambda, a11 = m11 + lambda, a22 = m22 + lambda; // prettier-ignore
     const r0 = b0 - (m00 * vx + m01 * vy + m02 * vz);
     const r1 = b1 - (m01 * vx + m11 * vy + m12 * vz);
@@ -91,7 +100,9 @@ export function deformSbs(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
     }
     // QLERP and the LBS image of the center.
     let qx = 0, qy = 0, qz = 0, qw = 0, lx = 0, ly = 0, lz = 0; // prettier-ignore
-    const p0 = js[0] << 2;
+    let pivot = 0; // the largest weight (ties: the smaller joint index)
+    for (let a = 1; a < u; a++) if (ws[a] > ws[pivot] || (ws[a] === ws[pivot] && js[a] < js[pivot])) pivot = a;
+    const p0 = js[pivot] << 2;
     for (let a = 0; a < u; a++) {
       const w = ws[a];
       const o = js[a] << 2;

@@ -14,7 +14,8 @@
  */
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
-import { checkDeformArgs, jointQuaternions, splitScale, type DeformTarget } from '../deformers/common.js';
+import { checkDeformArgs, jointQuaternions, type DeformTarget } from '../deformers/common.js';
+import { splitScale } from '../deformers/two-phase.js';
 import { deformCor } from '../deformers/cor.js';
 import { deformDqs, jointDualQuaternions } from '../deformers/dqs.js';
 import { KERNELS_WASM_BASE64 } from './kernels-binary.js';
@@ -118,14 +119,23 @@ export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinning
   if (normals) f32.set(normals, N >> 2);
   if (tangents) f32.set(tangents, T >> 2);
   if (C && Cp) f32.set(C, Cp >> 2);
-  // Influences: distinct joints in the mesh's order, weights of repeated joints summed, zero
-  // weights dropped; a vertex with one joint gets weight exactly 1 (it moves rigidly).
+  // Influences: distinct joints, the pivot of the quaternion signs first (the largest weight,
+  // ties to the smaller joint index, as in every corskin kernel), then the mesh's order; weights
+  // of repeated joints summed, zero weights dropped; a vertex with one joint gets weight exactly
+  // 1 (it moves rigidly).
   const ji = JI >> 1;
   const wi = W >> 2;
   for (let i = 0; i < n; i++) {
     const o = K * i;
-    let c = 0;
+    let pivot = -1;
     for (let k = o; k < o + K; k++) {
+      const w = weights[k];
+      if (w > 0 && (pivot < 0 || w > weights[pivot] || (w === weights[pivot] && joints[k] < joints[pivot]))) pivot = k;
+    }
+    let c = 0;
+    for (let r = -1; r < K; r++) {
+      const k = r < 0 ? pivot : o + r;
+      if (k < 0 || (r >= 0 && k === pivot)) continue;
       const w = weights[k];
       if (w === 0) continue;
       let m = 0;

@@ -1,0 +1,195 @@
+/**
+ * Two-phase skinning for skinning matrices with scale, shear or reflection (after Kavan,
+ * Collins, Žára, O'Sullivan, "Geometric Skinning with Approximate Dual Quaternion Blending", ACM
+ * TOG 2008, Sec. 4.2): each skinning matrix `M_j = [L_j | τ_j]` is split into a proper rotation
+ * R_j and a stretch `K_j = R_jᵀ L_j` (scale/shear, and a reflection for mirrored joints), the
+ * stretches are blended linearly, the rigid parts by the method (DQS, SBS, LMS, CoR).
+ *
+ * corskin applies the stretch about a per-vertex center c (the vertex itself for DQS, SBS and
+ * LMS; its center of rotation for CoR): in coordinates centered at c, the rigid transforms
+ * `[R_j | M_j(c) − c]` are blended and applied to `K̄ (v − c)`, `K̄ = Σ_j w_j K_j`, and c is
+ * added back:
+ * - a vertex with one joint moves exactly by M_j: `R_j K_j (v − c) + M_j(c) = M_j v`;
+ * - translating the whole rig translates the result (c moves with it) — Kavan et al.'s stretch
+ *   about the bind-space origin does not;
+ * - a stretch shared by every joint (a scaled armature, a mirrored character) is exact: the
+ *   result is the rigid method applied to the uniformly stretched mesh
+ *   (DQS, SBS and CoR; LMS, invariant only under a change of coordinates of bind and posed
+ *   space together, approximately);
+ * - for rigid matrices it is the rigid method itself (each method is invariant under a common
+ *   change of origin of bind and posed space).
+ * For a mirrored joint (det L_j < 0), R_j is the rotation closest to `L_j · diag(−1, 1, 1)`, so
+ * the quaternion blend never sees a reflection.
+ *
+ * @module
+ */
+import { mat3FromQuat, quatClosestRotation } from '../core/math.js';
+import type { SkinnedMesh } from '../core/mesh.js';
+import { writeAffine, type DeformTarget, type Deformer } from './common.js';
+
+/** The rigid/stretch split of every joint's skinning matrix (see the module notes). */
+export interface ScaleSplit {
+  /** Unit quaternion (x, y, z, w) of each joint's proper rotation R_j, length 4·J. */
+  rotations: Float64Array;
+  /** Each joint's stretch `K_j = R_jᵀ L_j` (bind space, 3×3 column-major), length 9·J. */
+  stretch: Float64Array;
+}
+
+/**
+ * Splits the skinning matrices into rotations and stretches when any is not a proper rigid
+ * transform (|LᵀL − I| > 1e-5 — glTF's float32 data stays within that — or det L ≤ 0).
+ * Defined for every finite input, singular matrices (zero scale) included.
+ * @param skinning 4×4 column-major skinning matrices, length 16·J
+ * @returns null when every matrix is rigid, else the split
+ */
+export function splitScale(skinning: Float64Array): ScaleSplit | null {
+  const J = skinning.length / 16;
+  let rigid = true;
+  for (let j = 0; j < J && rigid; j++) rigid = isRigid(skinning, 16 * j);
+  if (rigid) return null;
+  const rotations = new Float64Array(4 * J);
+  const stretch = new Float64Array(9 * J);
+  const R = new Float64Array(9);
+  for (let j = 0; j < J; j++) {
+    const m = 16 * j;
+    quatClosestRotation(rotations, 4 * j, skinning, m, det3(skinning, m) < 0);
+    mat3FromQuat(R, 0, rotations, 4 * j);
+    // K = Rᵀ L
+    for (let c = 0; c < 3; c++) {
+      for (let r = 0; r < 3; r++) {
+        stretch[9 * j + 3 * c + r] =
+          R[3 * r] * skinning[m + 4 * c] + R[3 * r + 1] * skinning[m + 4 * c + 1] + R[3 * r + 2] * skinning[m + 4 * c + 2];
+      }
+    }
+  }
+  return { rotations, stretch };
+}
+
+function det3(m: Float64Array, o: number): number {
+  return (
+    m[o] * (m[o + 5] * m[o + 10] - m[o + 6] * m[o + 9]) -
+    m[o + 4] * (m[o + 1] * m[o + 10] - m[o + 2] * m[o + 9]) +
+    m[o + 8] * (m[o + 1] * m[o + 6] - m[o + 2] * m[o + 5])
+  );
+}
+
+function isRigid(s: Float64Array, m: number): boolean {
+  for (let a = 0; a < 3; a++) {
+    for (let b = a; b < 3; b++) {
+      const d = s[m + 4 * a] * s[m + 4 * b] + s[m + 4 * a + 1] * s[m + 4 * b + 1] + s[m + 4 * a + 2] * s[m + 4 * b + 2];
+      if (!(Math.abs(d - (a === b ? 1 : 0)) <= 1e-5)) return false;
+    }
+  }
+  return det3(s, m) > 0;
+}
+
+/**
+ * Deforms `mesh` in two phases (see the module notes) with `rigid`, a deformer for rigid
+ * skinning matrices, as the second phase; per vertex with several joints, `rigid` runs on a
+ * one-vertex mesh holding `K̄ (v − c)` and the transforms `[R_j | M_j(c) − c]`. Allocates only
+ * per call.
+ * @param skinning the original skinning matrices (16·J), split by {@link splitScale} into `split`
+ * @param center `vertex` (DQS, SBS, LMS) or `cor` (the mesh's centers of rotation)
+ */
+export function deformTwoPhase(
+  mesh: SkinnedMesh,
+  skinning: Float64Array,
+  split: ScaleSplit,
+  out: DeformTarget,
+  rigid: Deformer,
+  center: 'vertex' | 'cor',
+): void {
+  const { positions: P, normals: N, tangents: T, joints: MJ, weights: MW, influences: K } = mesh;
+  const C = center === 'cor' ? mesh.centersOfRotation! : P;
+  const S = skinning;
+  const { rotations, stretch } = split;
+  const n = P.length / 3;
+  const one: SkinnedMesh = {
+    positions: new Float32Array(3),
+    normals: N ? new Float32Array(3) : undefined,
+    tangents: T ? new Float32Array(4) : undefined,
+    triangles: new Uint32Array(0),
+    influences: K,
+    joints: Uint32Array.from({ length: K }, (_, k) => k),
+    weights: new Float32Array(K),
+    centersOfRotation: new Float32Array(3),
+  };
+  const oneOut: DeformTarget = {
+    positions: new Float32Array(3),
+    normals: N && out.normals ? new Float32Array(3) : undefined,
+    tangents: T && out.tangents ? new Float32Array(4) : undefined,
+  };
+  const local = new Float64Array(16 * K);
+  for (let k = 0; k < K; k++) local[16 * k + 15] = 1;
+  const js = new Int32Array(K);
+  const ws = new Float64Array(K);
+  const A = new Float64Array(9);
+  const A9 = new Float64Array(9);
+  for (let i = 0; i < n; i++) {
+    let u = 0;
+    for (let k = K * i; k < K * i + K; k++) {
+      if (MW[k] === 0) continue;
+      let a = 0;
+      while (a < u && js[a] !== MJ[k]) a++;
+      if (a === u) {
+        js[u] = MJ[k];
+        ws[u++] = MW[k];
+      } else ws[a] += MW[k];
+    }
+    if (u <= 1) {
+      writeAffine(mesh, out, i, S, (u ? js[0] : 0) << 4);
+      continue;
+    }
+    const cx = C[3 * i], cy = C[3 * i + 1], cz = C[3 * i + 2]; // prettier-ignore
+    A.fill(0);
+    one.weights.fill(0);
+    for (let a = 0; a < u; a++) {
+      const j = js[a];
+      const w = ws[a];
+      for (let e = 0; e < 9; e++) A[e] += w * stretch[9 * j + e];
+      one.weights[a] = w;
+      // [R_j | M_j(c)]
+      const o = 16 * a;
+      const m = 16 * j;
+      mat3FromQuat(A9, 0, rotations, 4 * j);
+      local[o] = A9[0]; local[o + 1] = A9[1]; local[o + 2] = A9[2]; // prettier-ignore
+      local[o + 4] = A9[3]; local[o + 5] = A9[4]; local[o + 6] = A9[5]; // prettier-ignore
+      local[o + 8] = A9[6]; local[o + 9] = A9[7]; local[o + 10] = A9[8]; // prettier-ignore
+      local[o + 12] = S[m] * cx + S[m + 4] * cy + S[m + 8] * cz + S[m + 12] - cx;
+      local[o + 13] = S[m + 1] * cx + S[m + 5] * cy + S[m + 9] * cz + S[m + 13] - cy;
+      local[o + 14] = S[m + 2] * cx + S[m + 6] * cy + S[m + 10] * cz + S[m + 14] - cz;
+    }
+    // Phase one: K̄ (v − c), normal by K̄'s cofactor (sign-fixed), tangent by K̄.
+    const p = 3 * i;
+    const x = P[p] - cx, y = P[p + 1] - cy, z = P[p + 2] - cz; // prettier-ignore
+    one.positions[0] = A[0] * x + A[3] * y + A[6] * z;
+    one.positions[1] = A[1] * x + A[4] * y + A[7] * z;
+    one.positions[2] = A[2] * x + A[5] * y + A[8] * z;
+    if (N) {
+      const [a00, a10, a20, a01, a11, a21, a02, a12, a22] = A;
+      const nx = N[p], ny = N[p + 1], nz = N[p + 2]; // prettier-ignore
+      const c00 = a11 * a22 - a21 * a12, c10 = a21 * a02 - a01 * a22, c20 = a01 * a12 - a11 * a02; // prettier-ignore
+      const rx = c00 * nx + (a20 * a12 - a10 * a22) * ny + (a10 * a21 - a20 * a11) * nz;
+      const ry = c10 * nx + (a00 * a22 - a20 * a02) * ny + (a20 * a01 - a00 * a21) * nz;
+      const rz = c20 * nx + (a10 * a02 - a00 * a12) * ny + (a00 * a11 - a10 * a01) * nz;
+      const det = a00 * c00 + a10 * c10 + a20 * c20;
+      const l = (det < 0 ? -1 : 1) / (Math.sqrt(rx * rx + ry * ry + rz * rz) || 1);
+      one.normals![0] = rx * l;
+      one.normals![1] = ry * l;
+      one.normals![2] = rz * l;
+    }
+    if (T) {
+      const tx = T[4 * i], ty = T[4 * i + 1], tz = T[4 * i + 2]; // prettier-ignore
+      const rx = A[0] * tx + A[3] * ty + A[6] * tz, ry = A[1] * tx + A[4] * ty + A[7] * tz, rz = A[2] * tx + A[5] * ty + A[8] * tz; // prettier-ignore
+      const l = 1 / (Math.sqrt(rx * rx + ry * ry + rz * rz) || 1);
+      one.tangents!.set([rx * l, ry * l, rz * l, T[4 * i + 3]]);
+    }
+    // Phase two: the rigid method on [R_j | M_j(c) − c] (centered at c), then back by c.
+    rigid(one, local, oneOut);
+    out.positions[p] = oneOut.positions[0] + cx;
+    out.positions[p + 1] = oneOut.positions[1] + cy;
+    out.positions[p + 2] = oneOut.positions[2] + cz;
+    if (oneOut.normals && out.normals) out.normals.set(oneOut.normals, p);
+    if (oneOut.tangents && out.tangents) out.tangents.set(oneOut.tangents, 4 * i);
+  }
+}
