@@ -6,7 +6,9 @@
 import type { AnimationClip } from '../core/animation.js';
 import { samplePose } from '../core/animation.js';
 import { CorskinError } from '../core/errors.js';
-import { restPose, skinningMatrices } from '../core/pose.js';
+import { limitInfluences, type SkinnedMesh } from '../core/mesh.js';
+import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
+import { bindPoseSkinningMatrices, restPose, skinningMatrices } from '../core/pose.js';
 import { computeCentersOfRotation } from '../cor/precompute.js';
 import { deform } from '../deformers/index.js';
 import type { DeformTarget, SkinningMethod } from '../deformers/common.js';
@@ -31,6 +33,10 @@ export interface DeformOptions {
   twistCompensation: boolean;
   animation?: string;
   time?: number;
+  /** Without an animation: `rest` (the nodes' own transforms, default) or `bind` (the inverse bind matrices). */
+  pose?: 'rest' | 'bind';
+  /** Influences kept per vertex at run time (the largest, renormalised); default 8. */
+  influences?: number;
   sigma: number;
   epsilon: number;
   output: string;
@@ -91,9 +97,19 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
       io.err(
         `corskin: warning: time ${time} s is past the end of "${clip.name}" (${clip.duration.toFixed(3)} s); using its last frame`,
       );
-    const pose = clip ? samplePose(model.skeleton, clip, time) : restPose(model.skeleton);
-    const skinning = skinningMatrices(model.skeleton, pose);
-    posed.push(o.method === 'stretch' ? deformStretch(model, skinning, o) : deform(o.method, model.mesh, skinning));
+    const skinning =
+      !clip && o.pose === 'bind'
+        ? bindPoseSkinningMatrices(model.skeleton)
+        : skinningMatrices(model.skeleton, clip ? samplePose(model.skeleton, clip, time) : restPose(model.skeleton));
+    const weights = sampleMorphWeights(model.morphGroups, clip?.morphChannels ?? [], time);
+    const limited = limitInfluences(model.mesh, o.influences ?? 8);
+    if (limited.verticesAffected) {
+      io.err(
+        `corskin: ${input}: ${model.name}: kept the ${o.influences ?? 8} largest of up to ${model.mesh.influences} influences per vertex; dropped influences on ${limited.verticesAffected} vertices (largest dropped weight ${limited.largestDroppedWeight.toFixed(4)}), renormalised`,
+      );
+    }
+    const mesh = applyMorphTargets(limited.mesh, model.morphGroups, weights);
+    posed.push(o.method === 'stretch' ? deformStretch(model, mesh, skinning, o) : deform(o.method, mesh, skinning));
   }
   if (lower.endsWith('.obj')) {
     const groups = models.flatMap((model, m) =>
@@ -117,12 +133,18 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
     await writeDocument(document, o.output);
   }
   const vertices = models.reduce((s, m) => s + m.mesh.positions.length / 3, 0);
-  const when = clipName === undefined ? 'bind pose' : `"${clipName}" at ${time} s`;
-  io.out(`wrote ${o.output}: ${vertices} vertices deformed by ${o.method.toUpperCase()} (${when})`);
+  const when =
+    clipName !== undefined
+      ? `"${clipName}" at ${time} s`
+      : o.pose === 'bind'
+        ? 'bind pose: inverse bind matrices'
+        : "rest pose: the nodes' own transforms";
+  const morphed = models.some((m) => m.morphGroups.length) ? '; morph targets applied before skinning' : '';
+  io.out(`wrote ${o.output}: ${vertices} vertices deformed by ${o.method.toUpperCase()} (${when}${morphed})`);
 }
 
 /** Stretch smooth skinning of one model, with the rig read from its skin. */
-function deformStretch(model: SkinnedModel, skinning: Float64Array, o: DeformOptions): DeformTarget {
+function deformStretch(model: SkinnedModel, mesh: SkinnedMesh, skinning: Float64Array, o: DeformOptions): DeformTarget {
   const stretchJoints = o.stretchJoints?.split(',').map((name) => findJoint(model.skeleton, name.trim()));
   // Leaf joints' bones end at their non-joint children (e.g. the `_end` nodes of corskin convert).
   const ends = jointBoneSegments(model).map((segs, j) =>
@@ -133,10 +155,10 @@ function deformStretch(model: SkinnedModel, skinning: Float64Array, o: DeformOpt
   const deformer = createStretchDeformer(stretchRigFromSkeleton(model.skeleton, stretchJoints, ends), {
     twistCompensation: o.twistCompensation,
   });
-  const n = model.mesh.positions.length / 3;
+  const n = mesh.positions.length / 3;
   const out: DeformTarget = { positions: new Float32Array(3 * n) };
-  if (model.mesh.normals) out.normals = new Float32Array(3 * n);
-  if (model.mesh.tangents) out.tangents = new Float32Array(4 * n);
-  deformer(model.mesh, skinning, out);
+  if (mesh.normals) out.normals = new Float32Array(3 * n);
+  if (mesh.tangents) out.tangents = new Float32Array(4 * n);
+  deformer(mesh, skinning, out);
   return out;
 }

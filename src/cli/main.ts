@@ -87,6 +87,15 @@ function buildProgram(io: Io): Command {
     )
     .option('--animation <name|index>', 'animation clip (default: the first, when --time is given)')
     .option('--time <seconds>', 'time in the clip (default 0)', nonNegativeNumber)
+    .addOption(
+      new Option(
+        '--pose <p>',
+        "without an animation: rest (the joints' node transforms) or bind (where the inverse bind matrices put them)",
+      )
+        .choices(['rest', 'bind'])
+        .default('rest'),
+    )
+    .option('--influences <k>', 'influences kept per vertex (the largest, renormalised)', positiveInteger, 8)
     .option('--sigma <s>', 'σ when CoRs must be computed', positiveNumber, 0.1)
     .option('--epsilon <e>', 'ε when CoRs must be computed', positiveNumber, 0.1)
     .option(

@@ -5,6 +5,7 @@
  */
 import { CorskinError } from './errors.js';
 import { quatSlerp } from './math.js';
+import type { MorphChannel } from './morph.js';
 import { restPose, type Pose } from './pose.js';
 import { jointCount, type Skeleton } from './skeleton.js';
 
@@ -33,6 +34,8 @@ export interface AnimationClip {
   /** Last key time over all channels, seconds. */
   duration: number;
   channels: AnimationChannel[];
+  /** Channels that animate the morph weights of the skin's meshes (see `morph.ts`). */
+  morphChannels?: MorphChannel[];
 }
 
 /**
@@ -54,14 +57,27 @@ export function samplePose(skeleton: Skeleton, clip: AnimationClip, time: number
     if (!(ch.joint >= 0 && ch.joint < J)) {
       throw new CorskinError(`animation "${clip.name}" targets joint ${ch.joint}, skeleton has ${J}`);
     }
-    const c = ch.path === 'rotation' ? 4 : 3;
-    const target = ch.path === 'rotation' ? pose.rotations : ch.path === 'scale' ? pose.scales : pose.translations;
-    sampleChannel(ch, c, time, target, c * ch.joint);
+    const rotation = ch.path === 'rotation';
+    const c = rotation ? 4 : 3;
+    const target = rotation ? pose.rotations : ch.path === 'scale' ? pose.scales : pose.translations;
+    sampleValues(ch, c, rotation, time, target, c * ch.joint);
   }
   return pose;
 }
 
-function sampleChannel(ch: AnimationChannel, c: number, time: number, out: Float64Array, o: number): void {
+/**
+ * Samples one glTF sampler of c-component values at `time` into `out[o..o+c)`: LINEAR (slerp for
+ * a rotation), STEP, CUBICSPLINE (glTF 2.0 Appendix C); clamped to the keys; rotations
+ * renormalised.
+ */
+export function sampleValues(
+  ch: { interpolation: Interpolation; times: ArrayLike<number>; values: ArrayLike<number> },
+  c: number,
+  rotation: boolean,
+  time: number,
+  out: Float64Array,
+  o: number,
+): void {
   const { times, values } = ch;
   const K = times.length;
   if (K === 0) return;
@@ -70,12 +86,12 @@ function sampleChannel(ch: AnimationChannel, c: number, time: number, out: Float
   const valueAt = cubic ? c : 0; // offset of the value inside a key's block
   if (time <= times[0] || K === 1) {
     for (let i = 0; i < c; i++) out[o + i] = values[valueAt + i];
-    if (c === 4) normalize4(out, o);
+    if (rotation) normalize4(out, o);
     return;
   }
   if (time >= times[K - 1]) {
     for (let i = 0; i < c; i++) out[o + i] = values[(K - 1) * stride + valueAt + i];
-    if (c === 4) normalize4(out, o);
+    if (rotation) normalize4(out, o);
     return;
   }
   // Binary search: times[k] <= time < times[k+1].
@@ -92,8 +108,8 @@ function sampleChannel(ch: AnimationChannel, c: number, time: number, out: Float
   if (ch.interpolation === 'STEP') {
     for (let i = 0; i < c; i++) out[o + i] = values[lo * stride + i];
   } else if (!cubic) {
-    if (c === 4) {
-      quatSlerp(out, o, values, lo * 4, values, hi * 4, u);
+    if (rotation) {
+      quatSlerp(out, o, values as Float32Array, lo * 4, values as Float32Array, hi * 4, u);
     } else {
       for (let i = 0; i < c; i++) out[o + i] = values[lo * c + i] * (1 - u) + values[hi * c + i] * u;
     }
@@ -107,7 +123,7 @@ function sampleChannel(ch: AnimationChannel, c: number, time: number, out: Float
       const a1 = values[k1 + i], v1 = values[k1 + c + i]; // in-tangent and value of key 1
       out[o + i] = h00 * v0 + h10 * dt * b0 + h01 * v1 + h11 * dt * a1;
     }
-    if (c === 4) normalize4(out, o);
+    if (rotation) normalize4(out, o);
   }
 }
 

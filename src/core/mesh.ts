@@ -157,3 +157,63 @@ export function computeVertexNormals(positions: ArrayLike<number>, triangles: Ar
   }
   return out;
 }
+
+/** What {@link limitInfluences} dropped. */
+export interface InfluenceLimit {
+  /** The mesh with at most `influences` slots per vertex (the input itself when nothing changed). */
+  mesh: SkinnedMesh;
+  /** Vertices that lost at least one non-zero influence. */
+  verticesAffected: number;
+  /** Largest weight dropped (before renormalisation), 0 when none. */
+  largestDroppedWeight: number;
+}
+
+/**
+ * Keeps each vertex's `influences` largest weights (repeated joints summed first; ties to the
+ * smaller joint index) and renormalises them to sum 1 — what GPU skinning and the run-time
+ * deformers take; the CoR precomputation uses every influence. Returns the input mesh itself
+ * when it has at most `influences` slots, else a new mesh sharing positions, normals,
+ * tangents, triangles and CoRs (vertices that keep every joint keep their weights).
+ * @param influences the number of slots to keep, K ≥ 1
+ * @throws RangeError when `influences` < 1
+ */
+export function limitInfluences(mesh: SkinnedMesh, influences: number): InfluenceLimit {
+  if (!(influences >= 1)) throw new RangeError(`influences must be ≥ 1, got ${influences}`);
+  const K = mesh.influences;
+  if (K <= influences) return { mesh, verticesAffected: 0, largestDroppedWeight: 0 };
+  const n = mesh.positions.length / 3;
+  const L = influences;
+  const joints = new Uint32Array(L * n);
+  const weights = new Float32Array(L * n);
+  const js = new Uint32Array(K);
+  const ws = new Float64Array(K);
+  const order = Array.from({ length: K }, (_, k) => k);
+  let affected = 0;
+  let largest = 0;
+  for (let i = 0; i < n; i++) {
+    let u = 0;
+    for (let k = K * i; k < K * i + K; k++) {
+      const w = mesh.weights[k];
+      if (w === 0) continue;
+      let a = 0;
+      while (a < u && js[a] !== mesh.joints[k]) a++;
+      if (a === u) {
+        js[u] = mesh.joints[k];
+        ws[u++] = w;
+      } else ws[a] += w;
+    }
+    const idx = order.slice(0, u).sort((a, b) => ws[b] - ws[a] || js[a] - js[b]);
+    let kept = 1; // weights of a vertex that keeps every joint stay as they are
+    if (u > L) {
+      affected++;
+      largest = Math.max(largest, ws[idx[L]]);
+      kept = 0;
+      for (let r = 0; r < L; r++) kept += ws[idx[r]];
+    }
+    for (let r = 0; r < Math.min(u, L); r++) {
+      joints[L * i + r] = js[idx[r]];
+      weights[L * i + r] = ws[idx[r]] / kept;
+    }
+  }
+  return { mesh: { ...mesh, influences: L, joints, weights }, verticesAffected: affected, largestDroppedWeight: largest };
+}

@@ -63,6 +63,19 @@ export function skinningMatrices(skeleton: Skeleton, pose: Pose, out?: Float64Ar
 }
 
 /**
+ * Skinning matrices of the bind pose: every joint where its inverse bind matrix puts it, so every
+ * skinning matrix is the identity and the bind-space mesh is the result. (The *rest* pose — the
+ * joints' node transforms, {@link restPose} — often differs from it in real files.)
+ * @returns 16·J numbers
+ */
+export function bindPoseSkinningMatrices(skeleton: Skeleton): Float64Array {
+  const J = jointCount(skeleton);
+  const out = new Float64Array(16 * J);
+  for (let j = 0; j < J; j++) out[16 * j] = out[16 * j + 5] = out[16 * j + 10] = out[16 * j + 15] = 1;
+  return out;
+}
+
+/**
  * Rotates joint `joint` of `pose` (in place) by `angle` radians about a world-space `axis`
  * through the joint's own position: its subtree follows rigidly (forward kinematics). This is
  * how the standard test poses (twist about a bone's axis, bend about a world axis) are made.

@@ -24,6 +24,7 @@ import type { AnimationChannel, AnimationClip, Interpolation } from '../core/ani
 import { CorskinError } from '../core/errors.js';
 import { mat4FromTRS, mat4Invert, mat4Multiply } from '../core/math.js';
 import { normalizeWeights, validateSkinnedMesh, type SkinnedMesh, type WeightNormalization } from '../core/mesh.js';
+import type { MorphChannel, MorphGroup, MorphTarget } from '../core/morph.js';
 import { createSkeleton, type Skeleton } from '../core/skeleton.js';
 import type { TwistJoint } from '../core/twist.js';
 import { VERSION } from '../version.js';
@@ -66,8 +67,13 @@ export interface SkinnedModel {
   /** All primitives merged (bind space); carries the CoRs when every primitive has them. */
   mesh: SkinnedMesh;
   parts: SkinnedPart[];
-  /** The document's animations, restricted to channels that target this skin's joints. */
+  /**
+   * The document's animations, restricted to channels that target this skin's joints (and the
+   * morph weights of its meshes).
+   */
   animations: AnimationClip[];
+  /** Morph targets of the skin's meshes, one group per glTF mesh that has them. */
+  morphGroups: MorphGroup[];
   /** CoR parameters found in the primitives' extras, if CoRs are present. */
   corParameters?: CorParameters;
   /** What renormalising the weights changed. */
@@ -124,13 +130,17 @@ function extractModel(
   const skeleton = extractSkeleton(skin, jointNodes, file);
 
   // Parts: every primitive of every mesh drawn with this skin, once.
-  const seen = new Set<Mesh>();
+  const meshOwners = new Map<Mesh, Node>();
   const prims: Primitive[] = [];
+  const primMesh: Mesh[] = [];
   for (const node of meshNodes) {
     const mesh = node.getMesh()!;
-    if (seen.has(mesh)) continue;
-    seen.add(mesh);
-    prims.push(...mesh.listPrimitives());
+    if (meshOwners.has(mesh)) continue;
+    meshOwners.set(mesh, node);
+    for (const p of mesh.listPrimitives()) {
+      prims.push(p);
+      primMesh.push(mesh);
+    }
   }
   let K = 4;
   let n = 0;
@@ -141,7 +151,7 @@ function extractModel(
     if (!p.getAttribute('JOINTS_0') || !p.getAttribute('WEIGHTS_0')) {
       throw new CorskinError(`${name}: a skinned primitive has no JOINTS_0/WEIGHTS_0 attributes`, file);
     }
-    if (p.getAttribute('JOINTS_1') && p.getAttribute('WEIGHTS_1')) K = 8;
+    K = Math.max(K, 4 * influenceSets(p));
     n += pos.getCount();
     triCount += triangleIndices(p).length / 3;
   }
@@ -231,7 +241,40 @@ function extractModel(
       };
     }
   }
-  const animations = extractAnimations(document, jointNodes, warnings);
+  const morphGroups: MorphGroup[] = [];
+  const groupOfNode = new Map<Node, number>();
+  for (const [m, node] of meshOwners) {
+    const T = Math.max(0, ...m.listPrimitives().map((p) => p.listTargets().length));
+    if (!T) continue;
+    const targets: MorphTarget[][] = Array.from({ length: T }, () => []);
+    parts.forEach((part, k) => {
+      if (primMesh[k] !== m) return;
+      part.primitive.listTargets().forEach((target, t) => {
+        const delta = (semantic: string) => {
+          const acc = target.getAttribute(semantic);
+          if (!acc) return undefined;
+          if (acc.getCount() !== part.vertexCount)
+            throw new CorskinError(`${name}: morph target ${t} ${semantic} has ${acc.getCount()} elements, POSITION has ${part.vertexCount}`, file);
+          const out = new Float32Array(3 * part.vertexCount);
+          readFloats(acc, out, 0, 3);
+          return out;
+        };
+        targets[t].push({
+          vertexOffset: part.vertexOffset,
+          vertexCount: part.vertexCount,
+          positions: delta('POSITION'),
+          normals: part.hasNormals ? delta('NORMAL') : undefined,
+          tangents: part.hasTangents ? delta('TANGENT') : undefined,
+        });
+      });
+    });
+    const defaults = node.getWeights().length ? node.getWeights() : m.getWeights();
+    const weights = new Float64Array(T);
+    weights.set(defaults.slice(0, T));
+    for (const owner of meshNodes) if (owner.getMesh() === m) groupOfNode.set(owner, morphGroups.length);
+    morphGroups.push({ name: m.getName() || `mesh ${document.getRoot().listMeshes().indexOf(m)}`, weights, targets });
+  }
+  const animations = extractAnimations(document, jointNodes, groupOfNode, morphGroups, warnings);
   const twistJoints: TwistJoint[] = [];
   jointNodes.forEach((n, t) => {
     const of = (n.getExtras() as { corskin?: { twistOf?: string } }).corskin?.twistOf;
@@ -250,6 +293,7 @@ function extractModel(
     mesh,
     parts,
     animations,
+    morphGroups,
     corParameters,
     weightNormalization,
     warnings,
@@ -302,20 +346,28 @@ function extractSkeleton(skin: Skin, jointNodes: Node[], file?: string): Skeleto
   });
 }
 
-function extractAnimations(document: Document, jointNodes: Node[], warnings: string[]): AnimationClip[] {
+function extractAnimations(
+  document: Document,
+  jointNodes: Node[],
+  groupOfNode: Map<Node, number>,
+  groups: MorphGroup[],
+  warnings: string[],
+): AnimationClip[] {
   const index = new Map<Node, number>(jointNodes.map((n, j) => [n, j]));
   const clips: AnimationClip[] = [];
   let ignored = 0;
   for (const [a, anim] of document.getRoot().listAnimations().entries()) {
     const channels: AnimationChannel[] = [];
+    const morphChannels: MorphChannel[] = [];
     let duration = 0;
     for (const ch of anim.listChannels()) {
       const node = ch.getTargetNode();
       const path = ch.getTargetPath();
       const sampler = ch.getSampler();
       const joint = node ? index.get(node) : undefined;
-      if (joint === undefined || !sampler || (path !== 'translation' && path !== 'rotation' && path !== 'scale')) {
-        if (path !== 'weights') ignored++;
+      const group = node && path === 'weights' ? groupOfNode.get(node) : undefined;
+      if (!sampler || (group === undefined && (joint === undefined || (path !== 'translation' && path !== 'rotation' && path !== 'scale')))) {
+        if (path !== 'weights' || !node?.getMesh()) ignored++;
         continue;
       }
       const input = sampler.getInput()!;
@@ -326,12 +378,30 @@ function extractAnimations(document: Document, jointNodes: Node[], warnings: str
       const values = new Float32Array(output.getCount() * comps);
       readFloats(output, values, 0, comps);
       if (times.length) duration = Math.max(duration, times[times.length - 1]);
-      channels.push({ joint, path, interpolation: sampler.getInterpolation() as Interpolation, times, values });
+      const interpolation = sampler.getInterpolation() as Interpolation;
+      if (group !== undefined) {
+        // Weights outputs are scalars: T per key (3·T for CUBICSPLINE).
+        const T = groups[group].weights.length;
+        const perKey = (interpolation === 'CUBICSPLINE' ? 3 : 1) * T;
+        if (values.length !== perKey * times.length) {
+          warnings.push(`animation "${anim.getName()}": a weights channel has ${values.length} values for ${times.length} keys × ${T} targets; ignored`);
+          continue;
+        }
+        morphChannels.push({ group, interpolation, times, values });
+      } else channels.push({ joint: joint!, path: path as AnimationChannel['path'], interpolation, times, values });
     }
-    if (channels.length) clips.push({ name: anim.getName() || `animation ${a}`, duration, channels });
+    if (channels.length || morphChannels.length)
+      clips.push({ name: anim.getName() || `animation ${a}`, duration, channels, morphChannels });
   }
   if (ignored) warnings.push(`${ignored} animation channels target nodes outside the skin and are ignored`);
   return clips;
+}
+
+/** Number of JOINTS_n/WEIGHTS_n pairs of a primitive (n = 0, 1, … without a gap). */
+export function influenceSets(p: Primitive): number {
+  let sets = 0;
+  while (p.getAttribute(`JOINTS_${sets}`) && p.getAttribute(`WEIGHTS_${sets}`)) sets++;
+  return sets;
 }
 
 /** Reads an accessor's elements as floats (normalized integers decoded) into `out` at `offset`. */
@@ -409,7 +479,8 @@ export interface PosedGeometry {
 
 /**
  * Turns `document` into static geometry: each model's primitives get the posed POSITION (and
- * NORMAL/TANGENT where they had them), lose JOINTS/WEIGHTS/CoRs, their nodes lose the skin and
+ * NORMAL/TANGENT where they had them), lose JOINTS/WEIGHTS/CoRs and their morph targets (the
+ * posed geometry has them applied at the pose's weights), their nodes lose the skin and
  * move to the scene root with an identity transform (posed positions are already in world
  * space); skins and animations are removed and what nothing references any more is pruned.
  * Primitive order and vertex order are kept.
@@ -442,6 +513,15 @@ export async function bakePosedGeometry(
       for (const attr of p.listSemantics()) {
         if (/^(JOINTS|WEIGHTS)_\d+$/.test(attr) || attr === COR_ATTRIBUTE) p.setAttribute(attr, null);
       }
+      // Morph targets were applied at the pose's weights before skinning.
+      for (const target of p.listTargets()) {
+        p.removeTarget(target);
+        target.dispose();
+      }
+    }
+    for (const node of model.meshNodes) {
+      node.setWeights([]);
+      node.getMesh()?.setWeights([]);
     }
     for (const node of model.meshNodes) {
       node.setSkin(null);
