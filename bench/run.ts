@@ -97,7 +97,7 @@ async function loadAsset(name: string, file: string, subdivisions = 0): Promise<
     prim.setAttribute('JOINTS_0', acc('VEC4', Uint16Array.from(mesh.joints)));
     prim.setAttribute('WEIGHTS_0', acc('VEC4', mesh.weights));
     path = join(tmp, `${name}.glb`);
-    writeFileSync(path, await createIO().writeBinary(doc));
+    writeFileSync(path, await (await createIO()).writeBinary(doc));
   }
   return { name, file: path, mesh, skeleton: model.skeleton, ...animate(model.skeleton, model.animations[0]) };
 }

@@ -10,9 +10,40 @@ import { CorskinError } from '../core/errors.js';
 import { readBytes, writeFileAtomic } from './files.js';
 import { quietLogger } from './gltf.js';
 
-/** A glTF-Transform I/O object with every extension glTF-Transform knows registered. */
-export function createIO(): NodeIO {
-  return new NodeIO().registerExtensions(ALL_EXTENSIONS).setLogger(quietLogger);
+/** Compression extensions whose codecs are loaded on demand. */
+const CODECS = ['KHR_draco_mesh_compression', 'EXT_meshopt_compression'] as const;
+
+/**
+ * A glTF-Transform I/O object with every extension glTF-Transform knows registered, and the
+ * Draco (`draco3dgltf`) and meshopt (`meshoptimizer`) decoders and encoders for the
+ * compression extensions named in `uses` (loaded only then: their WebAssembly takes time).
+ */
+export async function createIO(uses: readonly string[] = []): Promise<NodeIO> {
+  const io = new NodeIO().registerExtensions(ALL_EXTENSIONS).setLogger(quietLogger);
+  if (uses.includes('KHR_draco_mesh_compression')) {
+    const draco3d = (await import('draco3dgltf')).default;
+    io.registerDependencies({
+      'draco3d.decoder': await draco3d.createDecoderModule(),
+      'draco3d.encoder': await draco3d.createEncoderModule(),
+    });
+  }
+  if (uses.includes('EXT_meshopt_compression')) {
+    const { MeshoptDecoder, MeshoptEncoder } = await import('meshoptimizer');
+    await Promise.all([MeshoptDecoder.ready, MeshoptEncoder.ready]);
+    io.registerDependencies({ 'meshopt.decoder': MeshoptDecoder, 'meshopt.encoder': MeshoptEncoder });
+  }
+  return io;
+}
+
+/** The compression extensions a glTF file's JSON mentions (a cheap scan before parsing). */
+function compressionOf(bytes: Uint8Array, isGlb: boolean): string[] {
+  let json = bytes;
+  if (isGlb && bytes.length >= 20) {
+    const length = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(12, true);
+    json = bytes.subarray(20, Math.min(bytes.length, 20 + length));
+  }
+  const text = new TextDecoder().decode(json.subarray(0, 1 << 24));
+  return CODECS.filter((name) => text.includes(name));
 }
 
 /**
@@ -22,8 +53,8 @@ export function createIO(): NodeIO {
  */
 export async function readDocument(path: string): Promise<Document> {
   const bytes: Uint8Array = await readBytes(path);
-  const io = createIO();
   const isGlb = bytes.length >= 4 && bytes[0] === 0x67 && bytes[1] === 0x6c && bytes[2] === 0x54 && bytes[3] === 0x46;
+  const io = await createIO(compressionOf(bytes, isGlb));
   try {
     if (isGlb) {
       if (bytes.length < 20) throw new CorskinError('truncated GLB (shorter than its header)', path);
@@ -55,10 +86,13 @@ export async function readDocument(path: string): Promise<Document> {
 
 /**
  * Writes `document` to `path` (`.glb` binary, otherwise `.gltf` JSON with its resources beside
- * it), atomically: a temporary file renamed into place, nothing left behind on failure.
+ * it), atomically: a temporary file renamed into place, nothing left behind on failure. A
+ * document read from a Draco- or meshopt-compressed file is written compressed the same way
+ * (glTF-Transform's default encoder settings: Draco quantises positions to 14 bits, other
+ * attributes — centers of rotation included — to 12 to 16; meshopt is lossless here).
  */
 export async function writeDocument(document: Document, path: string): Promise<void> {
-  const io = createIO();
+  const io = await createIO(document.getRoot().listExtensionsUsed().map((e) => e.extensionName));
   if (path.toLowerCase().endsWith('.glb')) {
     await writeFileAtomic(path, await io.writeBinary(document));
     return;
