@@ -1,119 +1,179 @@
 /**
  * GLSL replacing three.js's skinning shader chunks (`skinning_pars_vertex`, `skinbase_vertex`,
- * `skinnormal_vertex`, `skinning_vertex`) for DQS and CoR skinning, WebGL 2 (GLSL ES 3.0).
+ * `skinnormal_vertex`, `skinning_vertex`) for DQS, CoR and (for more than 4 influences) LBS
+ * skinning, WebGL 2 (GLSL ES 3.0).
  *
- * Joint data come from `corskinJoints`, a float RGBA texture with a fixed number of texels per
- * joint, filled on the CPU once per frame and skeleton ({@link jointTexels}), in the mesh's own
- * (bind) space — `bindMatrixInverse · boneMatrix · bindMatrix` already applied:
- * - DQS: 2 texels, the unit dual quaternion (real, dual);
- * - CoR: 4 texels, the 3×4 skinning matrix as three rows, then the rotation quaternion.
+ * Joint data come from `corskinJoints`, a float RGBA texture with {@link TEXELS_PER_JOINT}
+ * texels per joint, filled on the CPU once per frame and mesh ({@link writeJointTexture}), in
+ * the mesh's own (bind) space: the skinning matrix `M_j = [L_j | τ_j]` as three rows, then the
+ * unit quaternion of its proper rotation R_j. When some `M_j` has scale, shear or reflection
+ * (`corskinStretch` = 1), the shaders run corskin's two-phase skinning (the CPU's
+ * `two-phase.ts`): the blended stretch `K̄ = Σ w_j R_jᵀ L_j` about a per-vertex center c (the
+ * vertex for DQS, its center of rotation for CoR), then the rigid blend of `[R_j | M_j(c) − c]`.
+ *
+ * Antipodality: quaternion signs are fixed against the influence with the largest weight (ties
+ * to the smaller joint index), the rule of every corskin kernel; zero weights contribute
+ * nothing. Morph targets compose: three's morph chunks run before these.
  *
  * @module
  */
 
-/** Texels per joint in the joint texture, by method. */
-export const TEXELS_PER_JOINT = { dqs: 2, cor: 4 } as const;
+/** Texels per joint in the joint texture: matrix rows (3) and rotation quaternion (1). */
+export const TEXELS_PER_JOINT = 4;
 
-const fetchFn = (stride: number) => /* glsl */ `
+/** What a patched vertex shader computes. */
+export interface ChunkOptions {
+  method: 'lbs' | 'dqs' | 'cor';
+  /** 8 influences from `corskinIndex0/1`, `corskinWeight0/1` instead of `skinIndex`/`skinWeight`. */
+  eight: boolean;
+}
+
+const pars = (o: ChunkOptions) => /* glsl */ `
+#ifdef USE_SKINNING
 uniform highp sampler2D corskinJoints;
+uniform float corskinStretch;
+${o.eight ? 'in vec4 corskinIndex0;\nin vec4 corskinWeight0;\nin vec4 corskinIndex1;\nin vec4 corskinWeight1;' : ''}
+${o.method === 'cor' ? 'in vec3 _center_of_rotation;' : ''}
 vec4 corskinFetch( const in float joint, const in int k ) {
   int size = textureSize( corskinJoints, 0 ).x;
-  int i = int( joint ) * ${stride} + k;
+  int i = int( joint ) * ${TEXELS_PER_JOINT} + k;
   return texelFetch( corskinJoints, ivec2( i % size, i / size ), 0 );
 }
 vec3 corskinRotate( const in vec4 q, const in vec3 v ) {
   return v + 2.0 * cross( q.xyz, cross( q.xyz, v ) + q.w * v );
 }
-`;
-
-/** Antipodality: weights of influences 1–3 negated where their quaternion opposes influence 0's. */
-const signedWeights = (q: string) => /* glsl */ `
-  float csW1 = dot( ${q}0, ${q}1 ) < 0.0 ? -skinWeight.y : skinWeight.y;
-  float csW2 = dot( ${q}0, ${q}2 ) < 0.0 ? -skinWeight.z : skinWeight.z;
-  float csW3 = dot( ${q}0, ${q}3 ) < 0.0 ? -skinWeight.w : skinWeight.w;`;
-
-/** Normals and tangents rotated by the blended unit quaternion `q`. */
-const rotatedNormals = (q: string) => /* glsl */ `
-#ifdef USE_SKINNING
-  objectNormal = corskinRotate( ${q}, objectNormal );
-  #ifdef USE_TANGENT
-    objectTangent = corskinRotate( ${q}, objectTangent );
-  #endif
-#endif
-`;
-
-/** The chunks for DQS (Kavan et al. 2008): blend, normalise, apply `v' = R v + t`. */
-const DQS_CHUNKS = {
-  pars: /* glsl */ `
-#ifdef USE_SKINNING
-${fetchFn(2)}
-#endif
-`,
-  base: /* glsl */ `
-#ifdef USE_SKINNING
-  vec4 csR0 = corskinFetch( skinIndex.x, 0 ), csD0 = corskinFetch( skinIndex.x, 1 );
-  vec4 csR1 = corskinFetch( skinIndex.y, 0 ), csD1 = corskinFetch( skinIndex.y, 1 );
-  vec4 csR2 = corskinFetch( skinIndex.z, 0 ), csD2 = corskinFetch( skinIndex.z, 1 );
-  vec4 csR3 = corskinFetch( skinIndex.w, 0 ), csD3 = corskinFetch( skinIndex.w, 1 );
-${signedWeights('csR')}
-  vec4 csReal = skinWeight.x * csR0 + csW1 * csR1 + csW2 * csR2 + csW3 * csR3;
-  vec4 csDual = skinWeight.x * csD0 + csW1 * csD1 + csW2 * csD2 + csW3 * csD3;
-  float csLen = length( csReal );
-  csReal /= csLen;
-  csDual /= csLen;
-  vec3 csT = 2.0 * ( csReal.w * csDual.xyz - csDual.w * csReal.xyz + cross( csReal.xyz, csDual.xyz ) );
-#endif
-`,
-  normal: rotatedNormals('csReal'),
-  position: /* glsl */ `
-#ifdef USE_SKINNING
-  transformed = corskinRotate( csReal, transformed ) + csT;
-#endif
-`,
-};
-
-/** The chunks for CoR skinning (Le & Hodgins 2016, Algorithm 1). */
-const COR_CHUNKS = {
-  pars: /* glsl */ `
-#ifdef USE_SKINNING
-in vec3 _center_of_rotation;
-${fetchFn(4)}
 vec3 corskinTransform( const in float joint, const in vec3 p ) {
   vec4 p1 = vec4( p, 1.0 );
   return vec3( dot( corskinFetch( joint, 0 ), p1 ), dot( corskinFetch( joint, 1 ), p1 ), dot( corskinFetch( joint, 2 ), p1 ) );
 }
+mat3 corskinLinear( const in float joint ) {
+  return transpose( mat3( corskinFetch( joint, 0 ).xyz, corskinFetch( joint, 1 ).xyz, corskinFetch( joint, 2 ).xyz ) );
+}
+mat3 corskinQuatMatrix( const in vec4 q ) {
+  return mat3( corskinRotate( q, vec3( 1, 0, 0 ) ), corskinRotate( q, vec3( 0, 1, 0 ) ), corskinRotate( q, vec3( 0, 0, 1 ) ) );
+}
+// det(A)·A⁻ᵀ n with the sign of det(A): the normal transform of A, up to length.
+vec3 corskinCofactor( const in mat3 a, const in vec3 n ) {
+  mat3 c = mat3( cross( a[1], a[2] ), cross( a[2], a[0] ), cross( a[0], a[1] ) );
+  return ( dot( a[0], c[0] ) < 0.0 ? -1.0 : 1.0 ) * ( c * n );
+}
+vec3 corskinNormalize( const in vec3 v ) {
+  float l = length( v );
+  return l > 0.0 ? v / l : v;
+}
 #endif
-`,
-  base: /* glsl */ `
+`;
+
+const N = (o: ChunkOptions) => (o.eight ? 8 : 4);
+
+/** Influences into csJ/csW, the pivot, the signed weights csS and quaternions csQs. */
+const gather = (o: ChunkOptions) => /* glsl */ `
+  float csJ[${N(o)}];
+  float csW[${N(o)}];
+${
+  o.eight
+    ? `  for ( int k = 0; k < 4; k++ ) {
+    csJ[k] = corskinIndex0[k]; csW[k] = corskinWeight0[k];
+    csJ[k + 4] = corskinIndex1[k]; csW[k + 4] = corskinWeight1[k];
+  }`
+    : `  for ( int k = 0; k < 4; k++ ) { csJ[k] = skinIndex[k]; csW[k] = skinWeight[k]; }`
+}`;
+
+const base = (o: ChunkOptions) => {
+  if (o.method === 'lbs')
+    return /* glsl */ `
 #ifdef USE_SKINNING
-  vec4 csQ0 = corskinFetch( skinIndex.x, 3 ), csQ1 = corskinFetch( skinIndex.y, 3 );
-  vec4 csQ2 = corskinFetch( skinIndex.z, 3 ), csQ3 = corskinFetch( skinIndex.w, 3 );
-${signedWeights('csQ')}
-  vec4 csQ = normalize( skinWeight.x * csQ0 + csW1 * csQ1 + csW2 * csQ2 + csW3 * csQ3 );
-  // LBS of the center of rotation.
-  vec3 csC = _center_of_rotation;
-  vec3 csCp = skinWeight.x * corskinTransform( skinIndex.x, csC ) + skinWeight.y * corskinTransform( skinIndex.y, csC )
-    + skinWeight.z * corskinTransform( skinIndex.z, csC ) + skinWeight.w * corskinTransform( skinIndex.w, csC );
+${gather(o)}
+  mat3 csL = mat3( 0.0 );
+  vec3 csT = vec3( 0.0 );
+  for ( int k = 0; k < ${N(o)}; k++ ) {
+    if ( csW[k] == 0.0 ) continue;
+    csL += csW[k] * corskinLinear( csJ[k] );
+    csT += csW[k] * corskinTransform( csJ[k], vec3( 0.0 ) );
+  }
 #endif
-`,
-  normal: rotatedNormals('csQ'),
-  position: /* glsl */ `
+`;
+  return /* glsl */ `
 #ifdef USE_SKINNING
-  transformed = corskinRotate( csQ, transformed - csC ) + csCp;
+${gather(o)}
+  int csP = 0;
+  for ( int k = 1; k < ${N(o)}; k++ ) {
+    if ( csW[k] > csW[csP] || ( csW[k] == csW[csP] && csJ[k] < csJ[csP] ) ) csP = k;
+  }
+  vec4 csPivot = corskinFetch( csJ[csP], 3 );
+  vec4 csQs[${N(o)}];
+  float csS[${N(o)}];
+  vec4 csQ = vec4( 0.0 );
+  mat3 csK = mat3( 0.0 );
+  for ( int k = 0; k < ${N(o)}; k++ ) {
+    csQs[k] = corskinFetch( csJ[k], 3 );
+    csS[k] = dot( csQs[k], csPivot ) < 0.0 ? -csW[k] : csW[k];
+    csQ += csS[k] * csQs[k];
+    if ( corskinStretch > 0.5 && csW[k] != 0.0 ) csK += csW[k] * ( transpose( corskinQuatMatrix( csQs[k] ) ) * corskinLinear( csJ[k] ) );
+  }
+  float csLen = length( csQ );
+  csQ /= csLen;
+  if ( corskinStretch < 0.5 ) csK = mat3( 1.0 );
+${
+  o.method === 'cor'
+    ? `  vec3 csC = _center_of_rotation;
+  vec3 csCp = vec3( 0.0 ); // Σ w_j M_j(c): linear blend skinning of the center of rotation
+  for ( int k = 0; k < ${N(o)}; k++ ) if ( csW[k] != 0.0 ) csCp += csW[k] * corskinTransform( csJ[k], csC );`
+    : ''
+}
 #endif
-`,
+`;
+};
+
+const normal = (o: ChunkOptions) => /* glsl */ `
+#ifdef USE_SKINNING
+${
+  o.method === 'lbs'
+    ? `  objectNormal = corskinNormalize( corskinCofactor( csL, objectNormal ) );
+  #ifdef USE_TANGENT
+    objectTangent = corskinNormalize( csL * objectTangent );
+  #endif`
+    : `  objectNormal = corskinRotate( csQ, corskinNormalize( corskinCofactor( csK, objectNormal ) ) );
+  #ifdef USE_TANGENT
+    objectTangent = corskinRotate( csQ, corskinNormalize( csK * objectTangent ) );
+  #endif`
+}
+#endif
+`;
+
+const position = (o: ChunkOptions) => {
+  const body =
+    o.method === 'lbs'
+      ? `  transformed = csL * transformed + csT;`
+      : o.method === 'cor'
+        ? `  transformed = corskinRotate( csQ, csK * ( transformed - csC ) ) + csCp;`
+        : // DQS with the vertex as center: blend the dual quaternions of [R_j | M_j(v) − v] and
+          // move v by the blend's translation t = 2 (d ⊗ r*).
+          `  vec4 csD = vec4( 0.0 );
+  for ( int k = 0; k < ${N(o)}; k++ ) {
+    if ( csW[k] == 0.0 ) continue;
+    vec3 m = corskinTransform( csJ[k], transformed ) - transformed;
+    vec4 q = csQs[k];
+    csD += csS[k] * 0.5 * vec4( q.w * m + cross( m, q.xyz ), -dot( m, q.xyz ) );
+  }
+  csD /= csLen;
+  transformed += 2.0 * ( csQ.w * csD.xyz - csD.w * csQ.xyz + cross( csQ.xyz, csD.xyz ) );`;
+  return `
+#ifdef USE_SKINNING
+${body}
+#endif
+`;
 };
 
 /**
- * Replaces three's skinning chunks in a vertex shader source with the method's. `skinbase_vertex`
+ * Replaces three's skinning chunks in a vertex shader source with corskin's. `skinbase_vertex`
  * runs before `skinnormal_vertex` and `skinning_vertex` in every built-in material, so the blend
- * happens once.
+ * happens once; `skinning_vertex` comes after three's morph targets.
  */
-export function patchVertexShader(source: string, method: 'dqs' | 'cor'): string {
-  const c = method === 'dqs' ? DQS_CHUNKS : COR_CHUNKS;
+export function patchVertexShader(source: string, o: ChunkOptions): string {
   return source
-    .replace('#include <skinning_pars_vertex>', c.pars)
-    .replace('#include <skinbase_vertex>', c.base)
-    .replace('#include <skinnormal_vertex>', c.normal)
-    .replace('#include <skinning_vertex>', c.position);
+    .replace('#include <skinning_pars_vertex>', pars(o))
+    .replace('#include <skinbase_vertex>', base(o))
+    .replace('#include <skinnormal_vertex>', normal(o))
+    .replace('#include <skinning_vertex>', position(o));
 }

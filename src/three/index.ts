@@ -35,13 +35,21 @@ import {
   type SkinnedMesh,
   type WebGLRenderer,
 } from 'three';
-import { quatFromMat4 } from '../core/math.js';
-import type { SkinnedMesh as CorskinMesh } from '../core/mesh.js';
+import { limitInfluences, type SkinnedMesh as CorskinMesh } from '../core/mesh.js';
 import { computeCentersOfRotation } from '../cor/precompute.js';
-import { patchVertexShader, TEXELS_PER_JOINT } from './chunks.js';
+import { jointQuaternions } from '../deformers/common.js';
+import { splitScale } from '../deformers/two-phase.js';
+import { patchVertexShader, TEXELS_PER_JOINT, type ChunkOptions } from './chunks.js';
 
 /** The skinning methods the GPU path offers. */
 export type GpuSkinningMethod = 'lbs' | 'dqs' | 'cor';
+
+/** What a node-material patch needs: the method, the joint texture and the stretch flag. */
+export interface NodePatchOptions extends ChunkOptions {
+  jointTexture: DataTexture;
+  /** `value` is 1 while the two-phase path is needed (updated every frame). */
+  stretch: { value: number };
+}
 
 /** Options of {@link useSkinningMethod}. */
 export interface SkinningOptions {
@@ -56,7 +64,7 @@ export interface SkinningOptions {
    * How to patch node materials (WebGPURenderer); `corskin/three/webgpu` passes its TSL patch.
    * Kept out of this entry so WebGL users do not load three's node system.
    */
-  patchNodeMaterial?: (material: Material, method: 'dqs' | 'cor', jointTexture: DataTexture) => Material;
+  patchNodeMaterial?: (material: Material, o: NodePatchOptions) => Material;
 }
 
 interface MeshState {
@@ -66,17 +74,26 @@ interface MeshState {
   distance: Material | undefined;
   onBeforeRender: SkinnedMesh['onBeforeRender'];
   onBeforeShadow: SkinnedMesh['onBeforeShadow'];
-  texture?: DataTexture;
+  texture: DataTexture;
+  /** 1 while some skinning matrix has scale, shear or reflection (two-phase skinning). */
+  stretch: { value: number };
+  /** Attributes corskin added to the geometry (8 influences), removed on restore. */
+  added: string[];
   frame: number;
 }
 
 const STATE = 'corskin';
+/** The geometry attributes of 8 influences (the largest, renormalised). */
+const EIGHT = ['corskinIndex0', 'corskinWeight0', 'corskinIndex1', 'corskinWeight1'];
 
 /**
  * Switches every `SkinnedMesh` under `object` (itself included) to `method` on the GPU.
+ * `'lbs'` restores three's own skinning, except on meshes with more than 4 influences per
+ * vertex (glTF `JOINTS_1`…, GLTFLoader's `joints_1`…), which three skins with the first 4 only:
+ * those get corskin's LBS with the 8 largest, as DQS and CoR always do.
  * Resolves once every mesh has switched (after CoR computations, if any were needed).
- * @throws Error when a mesh has more than 4 influences per vertex in use (`skinIndex` only) —
- *   never for LBS
+ * @throws Error naming the mesh when its geometry lacks position, skinIndex or skinWeight, or
+ *   the CoR computation fails
  */
 export async function useSkinningMethod(
   object: Object3D,
@@ -95,6 +112,14 @@ export function skinningMethodOf(mesh: SkinnedMesh): GpuSkinningMethod {
   return (mesh.userData[STATE] as MeshState | undefined)?.method ?? 'lbs';
 }
 
+/** Number of influence sets of a geometry: skinIndex/skinWeight, then joints_1/weights_1, … */
+function influenceSets(mesh: SkinnedMesh): number {
+  const g = mesh.geometry;
+  let sets = 1;
+  while (g.getAttribute(`joints_${sets}`) && g.getAttribute(`weights_${sets}`)) sets++;
+  return sets;
+}
+
 async function switchMesh(mesh: SkinnedMesh, method: GpuSkinningMethod, options: SkinningOptions): Promise<void> {
   if (method === 'cor' && !mesh.geometry.getAttribute('_center_of_rotation')) {
     const compute =
@@ -103,7 +128,33 @@ async function switchMesh(mesh: SkinnedMesh, method: GpuSkinningMethod, options:
     mesh.geometry.setAttribute('_center_of_rotation', new BufferAttribute(centers, 3));
   }
   restore(mesh);
-  if (method === 'lbs') return;
+  const eight = influenceSets(mesh) > 1;
+  if (method === 'lbs' && !eight) return;
+  const added: string[] = [];
+  if (eight) {
+    // The 8 largest influences (renormalised) as two vec4 pairs.
+    const data = limitInfluences(meshFromGeometry(mesh), 8).mesh;
+    const n = data.positions.length / 3;
+    for (let set = 0; set < 2; set++) {
+      const idx = new Float32Array(4 * n);
+      const wgt = new Float32Array(4 * n);
+      for (let i = 0; i < n; i++) {
+        for (let k = 0; k < 4; k++) {
+          const slot = data.influences * i + 4 * set + k;
+          if (4 * set + k >= data.influences) continue;
+          idx[4 * i + k] = data.joints[slot];
+          wgt[4 * i + k] = data.weights[slot];
+        }
+      }
+      mesh.geometry.setAttribute(EIGHT[2 * set], new BufferAttribute(idx, 4));
+      mesh.geometry.setAttribute(EIGHT[2 * set + 1], new BufferAttribute(wgt, 4));
+      added.push(EIGHT[2 * set], EIGHT[2 * set + 1]);
+    }
+  }
+  const J = mesh.skeleton.bones.length;
+  const size = Math.max(1, Math.ceil(Math.sqrt(J * TEXELS_PER_JOINT)));
+  const texture = new DataTexture(new Float32Array(4 * size * size), size, size, RGBAFormat, FloatType);
+  texture.minFilter = texture.magFilter = NearestFilter;
   const state: MeshState = {
     method,
     material: mesh.material,
@@ -111,25 +162,26 @@ async function switchMesh(mesh: SkinnedMesh, method: GpuSkinningMethod, options:
     distance: mesh.customDistanceMaterial,
     onBeforeRender: mesh.onBeforeRender,
     onBeforeShadow: mesh.onBeforeShadow,
+    texture,
+    stretch: { value: 0 },
+    added,
     frame: -1,
   };
-  const J = mesh.skeleton.bones.length;
-  const texels = J * TEXELS_PER_JOINT[method];
-  const size = Math.max(1, Math.ceil(Math.sqrt(texels)));
-  state.texture = new DataTexture(new Float32Array(4 * size * size), size, size, RGBAFormat, FloatType);
-  state.texture.minFilter = state.texture.magFilter = NearestFilter;
+  const chunkOptions: ChunkOptions = { method, eight };
+  const key = `corskin-${method}${eight ? '-8' : ''}`;
   const patch = (m: Material): Material => {
     if ((m as Material & { isNodeMaterial?: boolean }).isNodeMaterial) {
       if (!options.patchNodeMaterial)
         throw new Error("node materials (WebGPURenderer): use useSkinningMethod from 'corskin/three/webgpu'");
-      return options.patchNodeMaterial(m, method, state.texture!);
+      return options.patchNodeMaterial(m, { ...chunkOptions, jointTexture: texture, stretch: state.stretch });
     }
     const c = m.clone();
     c.onBeforeCompile = (shader) => {
-      shader.uniforms.corskinJoints = { value: state.texture };
-      shader.vertexShader = patchVertexShader(shader.vertexShader, method);
+      shader.uniforms.corskinJoints = { value: texture };
+      shader.uniforms.corskinStretch = state.stretch;
+      shader.vertexShader = patchVertexShader(shader.vertexShader, chunkOptions);
     };
-    c.customProgramCacheKey = () => `corskin-${method}`;
+    c.customProgramCacheKey = () => key;
     return c;
   };
   mesh.material = Array.isArray(mesh.material) ? mesh.material.map(patch) : patch(mesh.material);
@@ -148,8 +200,8 @@ async function switchMesh(mesh: SkinnedMesh, method: GpuSkinningMethod, options:
     if (frame === state.frame && renderer.info.autoReset) return;
     state.frame = frame;
     mesh.skeleton.update(); // three's own skinning node would have; harmless for WebGLRenderer
-    writeJointTexture(mesh, method, state.texture!.image.data as Float32Array);
-    state.texture!.needsUpdate = true;
+    state.stretch.value = writeJointTexture(mesh, texture.image.data as Float32Array) ? 1 : 0;
+    texture.needsUpdate = true;
   };
   mesh.onBeforeRender = function (renderer, ...rest) {
     update(renderer);
@@ -170,7 +222,8 @@ function restore(mesh: SkinnedMesh): void {
   dispose(mesh.material);
   dispose(mesh.customDepthMaterial);
   dispose(mesh.customDistanceMaterial);
-  state.texture?.dispose();
+  state.texture.dispose();
+  for (const name of state.added) mesh.geometry.deleteAttribute(name);
   mesh.material = state.material;
   mesh.customDepthMaterial = state.depth;
   mesh.customDistanceMaterial = state.distance;
@@ -180,39 +233,53 @@ function restore(mesh: SkinnedMesh): void {
 }
 
 const M = new Matrix4();
-const q = new Float64Array(4);
-const m64 = new Float64Array(16);
 
 /**
- * Fills `out` with the joint data of `method` for the mesh's current skeleton state
- * ({@link TEXELS_PER_JOINT} RGBA texels per joint; see `chunks.ts`). Reads
- * `skeleton.boneMatrices`, which three updates before rendering.
+ * The mesh's skinning matrices in its bind space, `bindMatrixInverse · boneMatrix · bindMatrix`
+ * from `skeleton.boneMatrices` (which three updates before rendering), 4×4 column-major,
+ * length 16·J — the input of corskin's CPU deformers for the same pose.
  */
-export function writeJointTexture(mesh: SkinnedMesh, method: 'dqs' | 'cor', out: Float32Array): void {
+export function bindSpaceSkinningMatrices(mesh: SkinnedMesh, out?: Float64Array): Float64Array {
   const bones = mesh.skeleton.boneMatrices!;
   const J = mesh.skeleton.bones.length;
-  const stride = 4 * TEXELS_PER_JOINT[method];
+  const S = out ?? new Float64Array(16 * J);
   for (let j = 0; j < J; j++) {
     M.fromArray(bones, 16 * j)
       .premultiply(mesh.bindMatrixInverse)
       .multiply(mesh.bindMatrix);
-    m64.set(M.elements);
-    quatFromMat4(q, 0, m64, 0);
-    const o = stride * j;
-    const e = M.elements;
-    if (method === 'dqs') {
-      const [x, y, z, w] = q;
-      const tx = e[12], ty = e[13], tz = e[14]; // prettier-ignore
-      out.set([x, y, z, w], o);
-      out[o + 4] = 0.5 * (tx * w + ty * z - tz * y);
-      out[o + 5] = 0.5 * (-tx * z + ty * w + tz * x);
-      out[o + 6] = 0.5 * (tx * y - ty * x + tz * w);
-      out[o + 7] = -0.5 * (tx * x + ty * y + tz * z);
-    } else {
-      out.set([e[0], e[4], e[8], e[12], e[1], e[5], e[9], e[13], e[2], e[6], e[10], e[14]], o);
-      out.set(q, o + 12);
-    }
+    S.set(M.elements, 16 * j);
   }
+  return S;
+}
+
+/**
+ * Fills `out` with the mesh's joint data for its current skeleton state ({@link TEXELS_PER_JOINT}
+ * RGBA texels per joint; see `chunks.ts`): each bind-space skinning matrix as three rows, then
+ * the quaternion of its proper rotation (of the two-phase split when some matrix has scale,
+ * shear or reflection).
+ * @returns true when the two-phase path is needed (some matrix is not a proper rigid motion)
+ */
+export function writeJointTexture(mesh: SkinnedMesh, out: Float32Array): boolean {
+  const S = bindSpaceSkinningMatrices(mesh);
+  const J = S.length / 16;
+  const split = splitScale(S);
+  const q = split ? split.rotations : jointQuaternions(S);
+  const stride = 4 * TEXELS_PER_JOINT;
+  for (let j = 0; j < J; j++) {
+    const o = stride * j;
+    const m = 16 * j;
+    for (let r = 0; r < 3; r++) {
+      out[o + 4 * r] = S[m + r];
+      out[o + 4 * r + 1] = S[m + 4 + r];
+      out[o + 4 * r + 2] = S[m + 8 + r];
+      out[o + 4 * r + 3] = S[m + 12 + r];
+    }
+    out[o + 12] = q[4 * j];
+    out[o + 13] = q[4 * j + 1];
+    out[o + 14] = q[4 * j + 2];
+    out[o + 15] = q[4 * j + 3];
+  }
+  return split !== null;
 }
 
 /**
@@ -223,20 +290,29 @@ export function writeJointTexture(mesh: SkinnedMesh, method: 'dqs' | 'cor', out:
 export function meshFromGeometry(mesh: SkinnedMesh): CorskinMesh {
   const g = mesh.geometry;
   const pos = g.getAttribute('position');
-  const idx = g.getAttribute('skinIndex');
-  const wgt = g.getAttribute('skinWeight');
-  if (!pos || !idx || !wgt)
+  if (!pos || !g.getAttribute('skinIndex') || !g.getAttribute('skinWeight'))
     throw new Error(`${mesh.name || 'SkinnedMesh'}: geometry needs position, skinIndex and skinWeight`);
+  const sets = influenceSets(mesh);
+  const K = 4 * sets;
   const n = pos.count;
   const positions = new Float32Array(3 * n);
-  const joints = new Uint32Array(4 * n);
-  const weights = new Float32Array(4 * n);
+  const joints = new Uint32Array(K * n);
+  const weights = new Float32Array(K * n);
+  for (let set = 0; set < sets; set++) {
+    const idx = g.getAttribute(set ? `joints_${set}` : 'skinIndex');
+    const wgt = g.getAttribute(set ? `weights_${set}` : 'skinWeight');
+    for (let i = 0; i < n; i++) {
+      for (let k = 0; k < 4; k++) {
+        joints[K * i + 4 * set + k] = idx.getComponent(i, k);
+        weights[K * i + 4 * set + k] = wgt.getComponent(i, k);
+      }
+    }
+  }
   for (let i = 0; i < n; i++) {
     positions.set([pos.getX(i), pos.getY(i), pos.getZ(i)], 3 * i);
-    joints.set([idx.getX(i), idx.getY(i), idx.getZ(i), idx.getW(i)], 4 * i);
-    weights.set([wgt.getX(i), wgt.getY(i), wgt.getZ(i), wgt.getW(i)], 4 * i);
-    const s = weights[4 * i] + weights[4 * i + 1] + weights[4 * i + 2] + weights[4 * i + 3];
-    if (s > 0 && Math.abs(s - 1) > 1e-6) for (let k = 0; k < 4; k++) weights[4 * i + k] /= s;
+    let s = 0;
+    for (let k = 0; k < K; k++) s += weights[K * i + k];
+    if (s > 0 && Math.abs(s - 1) > 1e-6) for (let k = 0; k < K; k++) weights[K * i + k] /= s;
   }
   const index = g.getIndex();
   const triangles = index ? Uint32Array.from(index.array) : Uint32Array.from({ length: n - (n % 3) }, (_, i) => i);
@@ -244,7 +320,7 @@ export function meshFromGeometry(mesh: SkinnedMesh): CorskinMesh {
   const normals = nrm
     ? Float32Array.from({ length: 3 * n }, (_, k) => nrm.getComponent(Math.floor(k / 3), k % 3))
     : undefined;
-  return { positions, normals, triangles, influences: 4, joints, weights };
+  return { positions, normals, triangles, influences: K, joints, weights };
 }
 
 /**

@@ -1,31 +1,46 @@
 /**
- * `corskin/three/webgpu` — DQS and CoR skinning for three.js node materials (WebGPURenderer,
- * TSL): a node function that
- * replaces three's `skinning()` node, reading the same joint texture as the WebGL chunks
- * (`chunks.ts`): DQS 2 texels per joint (real, dual), CoR 4 (matrix rows, quaternion), all in the
- * mesh's bind space.
+ * `corskin/three/webgpu` — DQS, CoR (and 8-influence LBS) skinning for three.js node materials
+ * (WebGPURenderer, TSL): a node function that replaces three's `skinning()` node, reading the
+ * same joint texture as the WebGL chunks (`chunks.ts`: 4 texels per joint, matrix rows and
+ * rotation quaternion, in the mesh's bind space) with the same two-phase path for scale, shear
+ * and reflection and the same antipodality rule (largest weight). Morph targets, displacement
+ * maps, batching, instancing and the material's `positionNode` are applied around it in
+ * three's own order.
  *
  * @module
  */
-import type { DataTexture, Material, Object3D } from 'three';
+import type { Material, Object3D } from 'three';
 import {
   Fn,
   attribute,
+  batch,
   cross,
   dot,
   float,
+  instancedMesh,
   int,
   ivec2,
+  mat3,
+  materialReference,
+  morphReference,
   normalLocal,
-  normalize,
   positionLocal,
   select,
+  subBuild,
   tangentLocal,
   texture,
+  transpose,
+  uniform,
   vec3,
   vec4,
 } from 'three/tsl';
-import { useSkinningMethod as useSkinningMethodBase, type GpuSkinningMethod, type SkinningOptions } from './index.js';
+import { TEXELS_PER_JOINT } from './chunks.js';
+import {
+  useSkinningMethod as useSkinningMethodBase,
+  type GpuSkinningMethod,
+  type NodePatchOptions,
+  type SkinningOptions,
+} from './index.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- TSL nodes are untyped proxies */
 type Node = any;
@@ -33,81 +48,147 @@ type Node = any;
 /** `v + 2 q.xyz × (q.xyz × v + q.w v)`: v rotated by unit quaternion q. */
 const rotate = (q: Node, v: Node): Node => v.add(cross(q.xyz, cross(q.xyz, v).add(q.w.mul(v))).mul(2));
 
+/** v / |v|, or v itself when it is zero (zero normals in real files stay zero, never NaN). */
+const safeNormalize = (v: Node): Node => {
+  const l = v.length();
+  return select(l.greaterThan(0), v.div(l), v);
+};
+
+/** det(A)·A⁻ᵀ n with the sign of det(A) (columns a0, a1, a2). */
+const cofactor = (a: Node[], n: Node): Node => {
+  const c0 = cross(a[1], a[2]), c1 = cross(a[2], a[0]), c2 = cross(a[0], a[1]); // prettier-ignore
+  const r = c0.mul(n.x).add(c1.mul(n.y)).add(c2.mul(n.z));
+  return select(dot(a[0], c0).lessThan(0), r.negate(), r);
+};
+
 /**
- * The skinning node for `method`: assigns `positionLocal`, `normalLocal` and `tangentLocal` from
- * the joint texture (a DataTexture filled by {@link writeJointTexture}).
+ * The skinning node: assigns `positionLocal`, `normalLocal` and `tangentLocal` from the joint
+ * texture (filled by `writeJointTexture`), for `o.method` with 4 or 8 influences.
  */
-export function corskinSkinning(
-  method: 'dqs' | 'cor',
-  jointTexture: DataTexture,
-  hasNormal: boolean,
-  hasTangent: boolean,
-): Node {
+export function corskinSkinning(o: NodePatchOptions, hasNormal: boolean, hasTangent: boolean): Node {
   return Fn(() => {
-    const tex = texture(jointTexture);
-    const stride = method === 'dqs' ? 2 : 4;
-    const size = int(jointTexture.image.width);
+    const tex = texture(o.jointTexture);
+    const size = int(o.jointTexture.image.width);
+    const stretch = uniform(0).onObjectUpdate(() => o.stretch.value);
     const fetch = (joint: Node, k: number): Node => {
-      const i = int(joint).mul(stride).add(k).toConst();
+      const i = int(joint).mul(TEXELS_PER_JOINT).add(k).toConst();
       return tex.load(ivec2(i.mod(size), i.div(size)));
     };
-    const skinIndex = attribute('skinIndex', 'uvec4');
-    const skinWeight = attribute('skinWeight', 'vec4');
-    const idx = [skinIndex.x, skinIndex.y, skinIndex.z, skinIndex.w];
-    const w = [skinWeight.x, skinWeight.y, skinWeight.z, skinWeight.w];
-    const qk = method === 'dqs' ? 0 : 3;
-    const q0 = fetch(idx[0], qk).toConst();
-    const qs = [q0, fetch(idx[1], qk).toConst(), fetch(idx[2], qk).toConst(), fetch(idx[3], qk).toConst()];
-    // Antipodality against the first influence.
-    const ws = w.map((x, k) => (k === 0 ? x : select(dot(q0, qs[k]).lessThan(0), x.negate(), x)));
-    let q: Node = qs[0].mul(ws[0]);
-    for (let k = 1; k < 4; k++) q = q.add(qs[k].mul(ws[k]));
-    if (method === 'dqs') {
-      let d: Node = fetch(idx[0], 1).mul(ws[0]);
-      for (let k = 1; k < 4; k++) d = d.add(fetch(idx[k], 1).mul(ws[k]));
-      const len = q.length().toConst();
-      const r = q.div(len).toConst();
-      const dd = d.div(len).toConst();
-      const t = r.w.mul(dd.xyz).sub(dd.w.mul(r.xyz)).add(cross(r.xyz, dd.xyz)).mul(2);
-      positionLocal.assign(rotate(r, positionLocal).add(t));
-      if (hasNormal) normalLocal.assign(rotate(r, normalLocal));
-      if (hasTangent) tangentLocal.assign(rotate(r, tangentLocal));
-    } else {
-      const r = normalize(q).toConst();
-      const c = attribute('_center_of_rotation', 'vec3').toConst();
-      const c1 = vec4(c, float(1));
-      let lbs: Node = vec3(0);
-      for (let k = 0; k < 4; k++) {
-        const m = vec3(dot(fetch(idx[k], 0), c1), dot(fetch(idx[k], 1), c1), dot(fetch(idx[k], 2), c1));
-        lbs = lbs.add(m.mul(w[k]));
+    const J: Node[] = [];
+    const W: Node[] = [];
+    const sets: Node[][] = o.eight
+      ? [
+          [attribute('corskinIndex0', 'vec4'), attribute('corskinWeight0', 'vec4')],
+          [attribute('corskinIndex1', 'vec4'), attribute('corskinWeight1', 'vec4')],
+        ]
+      : [[attribute('skinIndex', 'uvec4'), attribute('skinWeight', 'vec4')]];
+    for (const [idx, wgt] of sets) {
+      for (const c of ['x', 'y', 'z', 'w']) {
+        J.push(float(idx[c]).toConst());
+        W.push(wgt[c].toConst());
       }
-      positionLocal.assign(rotate(r, positionLocal.sub(c)).add(lbs));
-      if (hasNormal) normalLocal.assign(rotate(r, normalLocal));
-      if (hasTangent) tangentLocal.assign(rotate(r, tangentLocal));
     }
+    const rows = J.map((j) => [fetch(j, 0).toConst(), fetch(j, 1).toConst(), fetch(j, 2).toConst()]);
+    const transform = (k: number, p: Node): Node => {
+      const p1 = vec4(p, float(1));
+      return vec3(dot(rows[k][0], p1), dot(rows[k][1], p1), dot(rows[k][2], p1));
+    };
+    // Columns of L_j.
+    const linear = (k: number): Node[] => [
+      vec3(rows[k][0].x, rows[k][1].x, rows[k][2].x),
+      vec3(rows[k][0].y, rows[k][1].y, rows[k][2].y),
+      vec3(rows[k][0].z, rows[k][1].z, rows[k][2].z),
+    ];
+    const blend = (parts: Node[]): Node => parts.reduce((a, b) => a.add(b));
+    if (o.method === 'lbs') {
+      const L = [0, 1, 2].map((c) => blend(W.map((w, k) => linear(k)[c].mul(w))).toConst());
+      const t = blend(W.map((w, k) => transform(k, vec3(0)).mul(w))).toConst();
+      if (hasNormal) normalLocal.assign(safeNormalize(cofactor(L, normalLocal)));
+      if (hasTangent) tangentLocal.assign(safeNormalize(L[0].mul(tangentLocal.x).add(L[1].mul(tangentLocal.y)).add(L[2].mul(tangentLocal.z))));
+      positionLocal.assign(L[0].mul(positionLocal.x).add(L[1].mul(positionLocal.y)).add(L[2].mul(positionLocal.z)).add(t));
+      return;
+    }
+    const Q = J.map((j) => fetch(j, 3).toConst());
+    // Pivot: the largest weight, ties to the smaller joint index.
+    let bestW: Node = W[0];
+    let bestJ: Node = J[0];
+    let pivot: Node = Q[0];
+    for (let k = 1; k < W.length; k++) {
+      const better = W[k].greaterThan(bestW).or(W[k].equal(bestW).and(J[k].lessThan(bestJ)));
+      bestW = select(better, W[k], bestW);
+      bestJ = select(better, J[k], bestJ);
+      pivot = select(better, Q[k], pivot);
+    }
+    pivot = pivot.toConst();
+    const S = W.map((w, k) => select(dot(Q[k], pivot).lessThan(0), w.negate(), w).toConst());
+    const qSum = blend(Q.map((q, k) => q.mul(S[k]))).toConst();
+    const len = qSum.length().toConst();
+    const r = qSum.div(len).toConst();
+    // Blended stretch K̄ = Σ w_j R_jᵀ L_j (identity when every matrix is rigid).
+    const stretchOf = (k: number): Node[] => {
+      const Rt = transpose(mat3(rotate(Q[k], vec3(1, 0, 0)), rotate(Q[k], vec3(0, 1, 0)), rotate(Q[k], vec3(0, 0, 1))));
+      return linear(k).map((col) => Rt.mul(col));
+    };
+    const parts = W.map((_, k) => stretchOf(k));
+    const K = [0, 1, 2].map((c) =>
+      select(stretch.greaterThan(0.5), blend(W.map((w, k) => parts[k][c].mul(w))), vec3(c === 0 ? 1 : 0, c === 1 ? 1 : 0, c === 2 ? 1 : 0)).toConst(),
+    );
+    const applyK = (v: Node): Node => K[0].mul(v.x).add(K[1].mul(v.y)).add(K[2].mul(v.z));
+    if (o.method === 'dqs') {
+      // Center at the vertex: blend the dual quaternions of [R_j | M_j(v) − v].
+      const v = positionLocal.toConst();
+      const d = blend(
+        W.map((_, k) => {
+          const m = transform(k, v).sub(v);
+          const q = Q[k];
+          return vec4(q.w.mul(m).add(cross(m, q.xyz)), dot(m, q.xyz).negate()).mul(S[k].mul(0.5));
+        }),
+      )
+        .div(len)
+        .toConst();
+      const t = r.w.mul(d.xyz).sub(d.w.mul(r.xyz)).add(cross(r.xyz, d.xyz)).mul(2);
+      positionLocal.assign(v.add(t));
+    } else {
+      const c = attribute('_center_of_rotation', 'vec3').toConst();
+      const lbsOfCenter = blend(W.map((w, k) => transform(k, c).mul(w)));
+      positionLocal.assign(rotate(r, applyK(positionLocal.sub(c))).add(lbsOfCenter));
+    }
+    if (hasNormal) normalLocal.assign(rotate(r, safeNormalize(cofactor(K, normalLocal))));
+    if (hasTangent) tangentLocal.assign(rotate(r, safeNormalize(applyK(tangentLocal))));
   }, 'void')();
 }
 
 /**
  * A clone of a node material whose vertex position stage skins with corskin instead of three's
- * `skinning()` node. Morph targets, displacement maps, batching and instancing, which three's
- * node materials add around skinning, are not applied to skinned meshes switched this way.
+ * `skinning()` node: three's `NodeMaterial.setupPosition` with that one step replaced (morph
+ * targets before skinning; displacement map, batching, instancing and `positionNode` after).
  */
-export function patchNodeMaterial(material: Material, method: 'dqs' | 'cor', jointTexture: DataTexture): Material {
-  const m = material.clone() as Material & { setupPosition: (builder: Node) => Node; positionNode: Node };
+export function patchNodeMaterial(material: Material, o: NodePatchOptions): Material {
+  const m = material.clone() as Material & {
+    setupPosition: (builder: Node) => Node;
+    positionNode: Node;
+    displacementMap?: unknown;
+  };
   const base = m.setupPosition;
   m.setupPosition = function (builder: Node) {
-    if (!builder.object.isSkinnedMesh) return base.call(this, builder);
-    corskinSkinning(
-      method,
-      jointTexture,
-      builder.hasGeometryAttribute('normal'),
-      builder.hasGeometryAttribute('tangent'),
-    );
-    if (this.positionNode) positionLocal.assign(this.positionNode);
+    const { object, geometry } = builder;
+    if (!object.isSkinnedMesh) return base.call(this, builder);
+    if (geometry.morphAttributes.position || geometry.morphAttributes.normal || geometry.morphAttributes.color) {
+      morphReference(object);
+    }
+    corskinSkinning(o, builder.hasGeometryAttribute('normal'), builder.hasGeometryAttribute('tangent'));
+    if (this.displacementMap) {
+      const map: Node = materialReference('displacementMap', 'texture');
+      const scale = materialReference('displacementScale', 'float');
+      const bias = materialReference('displacementBias', 'float');
+      positionLocal.addAssign(normalLocal.normalize().mul(map.x.mul(scale).add(bias)));
+    }
+    if (object.isBatchedMesh) batch(object);
+    if (object.isInstancedMesh && object.instanceMatrix?.isInstancedBufferAttribute === true) instancedMesh(object);
+    if (this.positionNode) positionLocal.assign(subBuild(this.positionNode, 'POSITION', 'vec3'));
     return positionLocal;
   };
-  m.customProgramCacheKey = () => `corskin-${method}`;
+  m.customProgramCacheKey = () => `corskin-${o.method}${o.eight ? '-8' : ''}`;
   return m;
 }
 

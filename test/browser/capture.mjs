@@ -1,7 +1,8 @@
 // Shared by the GPU parity pages: the capture geometry (every vertex three times, as a tiny
 // triangle around its own pixel of a W-wide float render target) and the CPU reference.
+import { limitInfluences } from '/dist/core/mesh.js';
 import { deformers } from '/dist/deformers/index.js';
-import { meshFromGeometry } from '/dist/three/index.js';
+import { bindSpaceSkinningMatrices, meshFromGeometry } from '/dist/three/index.js';
 
 export const W = 256;
 
@@ -10,17 +11,21 @@ export const W = 256;
  * `corner` and `vid` (the vertex index); triangle i = (i, n + i, 2n + i).
  */
 export function captureGeometry(THREE, mesh) {
-  const n = mesh.geometry.getAttribute('position').count;
+  const src = mesh.geometry;
+  const n = src.getAttribute('position').count;
   const g = new THREE.BufferGeometry();
-  for (const name of ['position', 'normal', 'skinIndex', 'skinWeight', '_center_of_rotation']) {
-    const a = mesh.geometry.getAttribute(name);
-    if (!a) continue;
+  // getComponent decodes normalized integers: those become floats; integer indices stay integers.
+  const triple = (a) => {
     const c = a.itemSize;
-    const arr = name === 'skinIndex' ? new Uint16Array(3 * n * c) : new Float32Array(3 * n * c);
+    const Type = a.normalized || a.array.constructor === Float64Array ? Float32Array : a.array.constructor;
+    const arr = new Type(3 * n * c);
     for (let copy = 0; copy < 3; copy++)
       for (let i = 0; i < n; i++) for (let k = 0; k < c; k++) arr[(copy * n + i) * c + k] = a.getComponent(i, k);
-    g.setAttribute(name, new THREE.BufferAttribute(arr, c));
-  }
+    return new THREE.BufferAttribute(arr, c);
+  };
+  for (const [name, a] of Object.entries(src.attributes)) g.setAttribute(name, triple(a));
+  for (const [name, list] of Object.entries(src.morphAttributes)) g.morphAttributes[name] = list.map(triple);
+  g.morphTargetsRelative = src.morphTargetsRelative;
   const corner = new Float32Array(3 * n);
   const vid = new Float32Array(3 * n);
   for (let copy = 0; copy < 3; copy++)
@@ -40,6 +45,7 @@ export function captureGeometry(THREE, mesh) {
 export function captureMesh(THREE, mesh, geometry, material) {
   const cap = new THREE.SkinnedMesh(geometry, material);
   cap.bind(mesh.skeleton, mesh.bindMatrix);
+  if (mesh.morphTargetInfluences) cap.morphTargetInfluences = mesh.morphTargetInfluences;
   // Same world matrix as the original: an 'attached' skinned mesh takes its bindMatrixInverse
   // from its world matrix, so both then output the same object space.
   cap.matrixAutoUpdate = false;
@@ -52,41 +58,63 @@ export function captureMesh(THREE, mesh, geometry, material) {
 export function compareWithCpu(THREE, mesh, method, out, n) {
   const gpu = new Float32Array(3 * n);
   for (let i = 0; i < n; i++) gpu.set(out.subarray(4 * i, 4 * i + 3), 3 * i);
-  const data = meshFromGeometry(mesh);
+  const data = limitInfluences(meshFromGeometry(mesh), 8).mesh;
   const cor = mesh.geometry.getAttribute('_center_of_rotation');
   if (cor) data.centersOfRotation = Float32Array.from(cor.array);
+  // Morph targets (relative, as GLTFLoader makes them) before skinning.
+  const morphs = mesh.geometry.morphAttributes.position ?? [];
+  const rest = data.positions.slice();
+  data.positions = data.positions.slice();
+  morphs.forEach((m, t) => {
+    const w = mesh.morphTargetInfluences?.[t] ?? 0;
+    if (w) for (let i = 0; i < n; i++) for (let k = 0; k < 3; k++) data.positions[3 * i + k] += w * m.getComponent(i, k);
+  });
   mesh.skeleton.update();
-  const J = mesh.skeleton.bones.length;
-  const S = new Float64Array(16 * J);
-  const m = new THREE.Matrix4();
-  for (let j = 0; j < J; j++) {
-    m.fromArray(mesh.skeleton.boneMatrices, 16 * j)
-      .premultiply(mesh.bindMatrixInverse)
-      .multiply(mesh.bindMatrix);
-    S.set(m.elements, 16 * j);
-  }
+  const S = bindSpaceSkinningMatrices(mesh);
   const cpu = new Float32Array(3 * n);
   deformers[method](data, S, { positions: cpu });
   let err = 0;
   let moved = 0;
+  let bad = 0;
   const lo = [Infinity, Infinity, Infinity];
   const hi = [-Infinity, -Infinity, -Infinity];
   for (let i = 0; i < cpu.length; i++) {
-    err = Math.max(err, Math.abs(cpu[i] - gpu[i]));
-    moved = Math.max(moved, Math.abs(cpu[i] - data.positions[i])); // the pose is not the bind pose
+    const e = Math.abs(cpu[i] - gpu[i]);
+    if (!(e <= err)) err = Number.isNaN(e) ? Infinity : Math.max(err, e);
+    if (!Number.isFinite(gpu[i])) bad++;
+    moved = Math.max(moved, Math.abs(cpu[i] - rest[i])); // the pose is not the bind pose
     lo[i % 3] = Math.min(lo[i % 3], cpu[i]);
     hi[i % 3] = Math.max(hi[i % 3], cpu[i]);
   }
   const diag = Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
-  return { error: err / diag, moved: moved / diag, vertices: n };
+  return { error: err / diag, moved: moved / diag, vertices: n, nonFinite: bad };
 }
 
-/** Loads a glTF and returns it with its first skinned mesh. */
+/** Every skinned mesh of a glTF (traversal order). */
+export function skinnedMeshes(gltf) {
+  const list = [];
+  gltf.scene.traverse((o) => o.isSkinnedMesh && list.push(o));
+  return list;
+}
+
+/** Loads a glTF and returns it with its skinned meshes. */
 export async function loadSkinned(GLTFLoader, url) {
   const gltf = await new GLTFLoader().loadAsync(url);
-  let mesh;
-  gltf.scene.traverse((o) => o.isSkinnedMesh && !mesh && (mesh = o));
-  return { gltf, mesh };
+  return { gltf, meshes: skinnedMeshes(gltf) };
+}
+
+/** Worst of the per-mesh comparisons: largest error, largest motion, total vertices. */
+export function worst(results) {
+  return results.reduce(
+    (a, r) => ({
+      error: Math.max(a.error, r.error),
+      moved: Math.max(a.moved, r.moved),
+      vertices: a.vertices + r.vertices,
+      nonFinite: a.nonFinite + r.nonFinite,
+      meshes: a.meshes + 1,
+    }),
+    { error: 0, moved: 0, vertices: 0, nonFinite: 0, meshes: 0 },
+  );
 }
 
 /**
@@ -97,6 +125,7 @@ export function renderPosed(THREE, renderer, gltf, time) {
   const mixer = new THREE.AnimationMixer(gltf.scene);
   if (gltf.animations[0]) mixer.clipAction(gltf.animations[0]).play();
   mixer.setTime(time);
+  gltf.scene.traverse((o) => (o.frustumCulled = false)); // every mesh's onBeforeRender runs
   gltf.scene.updateMatrixWorld(true);
   const camera = new THREE.PerspectiveCamera(45, 1, 0.01, 100);
   camera.position.set(0, 1, 4);

@@ -4,7 +4,7 @@
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { useSkinningMethod } from '/dist/three/index.js';
-import { W, captureGeometry, captureMesh, compareWithCpu, loadSkinned, renderPosed } from './capture.mjs';
+import { W, captureGeometry, captureMesh, compareWithCpu, loadSkinned, renderPosed, worst } from './capture.mjs';
 
 const renderer = new THREE.WebGLRenderer();
 renderer.setSize(64, 64);
@@ -31,7 +31,8 @@ function capture(mesh) {
       .replace('#include <common>', '#include <common>\nin vec3 vCapture;')
       .replace('#include <dithering_fragment>', 'gl_FragColor = vec4( vCapture, 1.0 );');
   };
-  mat.customProgramCacheKey = () => 'capture-' + (base.customProgramCacheKey ? base.customProgramCacheKey() : 'lbs');
+  // H is compiled into the shader: part of the program's key.
+  mat.customProgramCacheKey = () => `capture-${H}-` + (base.customProgramCacheKey ? base.customProgramCacheKey() : 'lbs');
   const scene = new THREE.Scene();
   scene.add(captureMesh(THREE, mesh, geometry, mat));
   const rt = new THREE.WebGLRenderTarget(W, H, { type: THREE.FloatType, format: THREE.RGBAFormat });
@@ -46,16 +47,21 @@ function capture(mesh) {
 
 /** Max |GPU − CPU| / bbox diagonal for `method` on the glTF at `url`, animation 0 at `time`. */
 window.parity = async (url, method, time) => {
-  const { gltf, mesh } = await loadSkinned(GLTFLoader, url);
+  const { gltf, meshes } = await loadSkinned(GLTFLoader, url);
   await useSkinningMethod(gltf.scene, method);
   renderPosed(THREE, renderer, gltf, time);
-  const { out, n } = capture(mesh);
-  return compareWithCpu(THREE, mesh, method, out, n);
+  return worst(
+    meshes.map((mesh) => {
+      const { out, n } = capture(mesh);
+      return compareWithCpu(THREE, mesh, method, out, n);
+    }),
+  );
 };
 
 /** Switching to DQS and back to LBS restores the very same materials. */
 window.restoreCheck = async (url) => {
-  const { gltf, mesh } = await loadSkinned(GLTFLoader, url);
+  const { gltf, meshes } = await loadSkinned(GLTFLoader, url);
+  const mesh = meshes[0];
   const original = mesh.material;
   await useSkinningMethod(gltf.scene, 'dqs');
   const patched = mesh.material !== original && !!mesh.customDepthMaterial;
