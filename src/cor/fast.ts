@@ -58,7 +58,10 @@ export interface PairPlan {
   table: PairTable;
   sigma: number;
   strategy: PairStrategy[];
-  /** Per pair: bins as 6 numbers each (ξ̄, s̄², M, M·cx, M·cy, M·cz), or undefined. */
+  /**
+   * Per pair: bins as {@link BIN} numbers each — ξ̄, mean s², mass M, the centroid sums M·c (3)
+   * and their first moments Σ m·c·(ξ − ξ̄) (3) and Σ m·c·(s² − mean s²) (3) — or undefined.
+   */
   bins: (Float64Array | undefined)[];
   /** Per pair: lattice over the pair's vertices' (α, s_v) range, or undefined. */
   grids: (Lattice | undefined)[];
@@ -79,6 +82,10 @@ export interface Lattice {
 }
 
 const DEFAULTS: Required<FastCorResolution> = { binsXi: 72, binsS: 18, gridAlpha: 41, gridS: 16 };
+/** Numbers per bin (see {@link PairPlan.bins}). */
+const BIN = 12;
+/** Accumulator numbers per bin while binning. */
+const ACC = 13;
 
 /** A plan that evaluates every pair exactly (Eq. 4 to rounding, no binning). */
 export function exactPlan(table: PairTable, sigma: number): PairPlan {
@@ -161,7 +168,7 @@ export function planPairs(
   const r = { ...DEFAULTS, ...resolution };
   const P = table.offsets.length - 1;
   const plan = exactPlan(table, sigma);
-  const scratch = new Float64Array(r.binsXi * r.binsS * 7);
+  const scratch = new Float64Array(r.binsXi * r.binsS * ACC);
   const ha = 1 / (r.gridAlpha - 1);
   const hs = 1 / (r.gridS - 1);
   const list = pairs ?? Array.from({ length: P }, (_, p) => p);
@@ -170,11 +177,13 @@ export function planPairs(
     const entries = table.offsets[p + 1] - table.offsets[p];
     const nv = stats[5 * p];
     if (nv === 0) continue;
-    // Lattice covering the pair's vertices (one node of margin for the bicubic stencil).
-    const a0 = Math.max(0, (Math.floor(stats[5 * p + 1] / ha) - 1) * ha);
-    const a1 = Math.min(1, (Math.ceil(stats[5 * p + 2] / ha) + 1) * ha);
+    // Lattice covering the pair's vertices with one node of margin for the bicubic stencil,
+    // also past α = 0, α = 1 and s = 1 (G is smooth there too): a stencil clamped at the edge
+    // loses accuracy exactly where weights are extreme.
+    const a0 = (Math.floor(stats[5 * p + 1] / ha) - 1) * ha;
+    const a1 = (Math.ceil(stats[5 * p + 2] / ha) + 1) * ha;
     const s0 = Math.max(0, (Math.floor(stats[5 * p + 3] / hs) - 1) * hs);
-    const s1 = Math.min(1, (Math.ceil(stats[5 * p + 4] / hs) + 1) * hs);
+    const s1 = (Math.ceil(stats[5 * p + 4] / hs) + 1) * hs;
     const na = Math.round((a1 - a0) / ha) + 1;
     const ns = Math.round((s1 - s0) / hs) + 1;
     const exactCost = nv * entries;
@@ -184,7 +193,7 @@ export function planPairs(
       continue;
     }
     const bins = binPair(table, p, r.binsXi, r.binsS, stats[5 * p + 4], scratch);
-    const nb = bins.length / 6;
+    const nb = bins.length / BIN;
     const binCost = nv * nb;
     // Unit: one exp-weighted accumulation (an exp is ~35 ns here); a lattice node costs ~0.2
     // of that (the Gaussian recurrence) plus 9 exps per bin; a bicubic read ~2.
@@ -235,64 +244,85 @@ export function pairWork(table: PairTable, stats: Float64Array): Float64Array {
 }
 
 /**
- * Merges pair p's sub-triangles into (ξ, s) bins; returns the non-empty ones, 6 numbers each.
+ * Merges pair p's sub-triangles into (ξ, s) bins; returns the non-empty ones, {@link BIN}
+ * numbers each. Besides each bin's mass and centroid sums it keeps their first moments in ξ
+ * and s²: a sub-triangle's position correlates with its weights, so without them the midpoint
+ * rule errs to first order in the bin size.
  * @param svMax the largest s_v of the pair's vertices (the kernel is at least 1/svMax wider)
  */
 function binPair(table: PairTable, p: number, BX: number, BS: number, svMax: number, acc: Float64Array): Float64Array {
-  // acc: BX·BS bins × (M, M·ξ, M·s, M·c (3), count), all zero on entry and on return.
+  // acc per bin: M, M·ξ, M·s², M·c (3), M·c·ξ (3), M·c·s² (3), count; zero on entry and return.
   const { data, offsets } = table;
   const touched: number[] = [];
   for (let e = 6 * offsets[p]; e < 6 * offsets[p + 1]; e += 6) {
     const x = data[e], y = data[e + 1]; // prettier-ignore
     const s = x + y;
     const xi = x / s;
+    const s2 = s * s;
     const m = x * y; // data[e+2..] already carry the area
     const sb = Math.min(BS - 1, Math.floor(s * BS));
     // Row sb holds s < (sb + 1)/BS, where the kernel is at least BS/((sb + 1)·svMax) times
     // wider in ξ than at s = s_v = 1: it needs that many times fewer ξ bins.
     const bx = Math.min(BX, Math.max(4, Math.ceil((BX * (sb + 1) * svMax) / BS)));
     const ib = Math.min(bx - 1, Math.floor(xi * bx));
-    const o = 7 * (sb * BX + ib);
-    if (acc[o + 6] === 0) touched.push(o);
+    const o = ACC * (sb * BX + ib);
+    if (acc[o + 12] === 0) touched.push(o);
     const ma = m * data[e + 2];
+    const cx = m * data[e + 3], cy = m * data[e + 4], cz = m * data[e + 5]; // prettier-ignore
     acc[o] += ma;
     acc[o + 1] += ma * xi;
-    acc[o + 2] += ma * s;
-    acc[o + 3] += m * data[e + 3];
-    acc[o + 4] += m * data[e + 4];
-    acc[o + 5] += m * data[e + 5];
-    acc[o + 6] += 1;
+    acc[o + 2] += ma * s2;
+    acc[o + 3] += cx;
+    acc[o + 4] += cy;
+    acc[o + 5] += cz;
+    acc[o + 6] += cx * xi;
+    acc[o + 7] += cy * xi;
+    acc[o + 8] += cz * xi;
+    acc[o + 9] += cx * s2;
+    acc[o + 10] += cy * s2;
+    acc[o + 11] += cz * s2;
+    acc[o + 12] += 1;
   }
   touched.sort((a, b) => a - b); // bin order fixed by position, not by first visit
-  const bins = new Float64Array(6 * touched.length);
+  const bins = new Float64Array(BIN * touched.length);
   let b = 0;
   for (const o of touched) {
     const M = acc[o];
     if (!(M > 0)) {
-      acc.fill(0, o, o + 7);
+      acc.fill(0, o, o + ACC);
       continue;
     }
-    const s = acc[o + 2] / M;
-    bins[6 * b] = acc[o + 1] / M;
-    bins[6 * b + 1] = s * s;
-    bins[6 * b + 2] = M;
-    bins[6 * b + 3] = acc[o + 3];
-    bins[6 * b + 4] = acc[o + 4];
-    bins[6 * b + 5] = acc[o + 5];
-    acc.fill(0, o, o + 7);
+    const xi = acc[o + 1] / M;
+    const s2 = acc[o + 2] / M;
+    const q = BIN * b;
+    bins[q] = xi;
+    bins[q + 1] = s2;
+    bins[q + 2] = M;
+    for (let d = 0; d < 3; d++) {
+      bins[q + 3 + d] = acc[o + 3 + d];
+      bins[q + 6 + d] = acc[o + 6 + d] - xi * acc[o + 3 + d];
+      bins[q + 9 + d] = acc[o + 9 + d] - s2 * acc[o + 3 + d];
+    }
+    acc.fill(0, o, o + ACC);
     b++;
   }
-  return bins.subarray(0, 6 * b);
+  return bins.subarray(0, BIN * b);
 }
 
-/** Tabulates G and its centroid sums from the bins on the lattice (filled in place). */
+/**
+ * Tabulates G and its centroid sums from the bins on the lattice (filled in place). A bin adds,
+ * at node (α, s), `g = exp(−c·s̄²·d²)` (c = s²/σ², d = α − ξ̄) times its mass, and times its
+ * centroid sums corrected to first order, `Mc + 2c·s̄²·d·P − c·d²·Q` (P, Q the moments in ξ and
+ * s²: the derivatives of g in ξ and s² times them).
+ */
 function tabulate(bins: Float64Array, sigma: number, lat: Lattice): Lattice {
   const { a0, ha: h, na, s0, hs, ns, values: grid } = lat;
   const inv2 = 1 / (sigma * sigma);
-  for (let b = 0; b < bins.length; b += 6) {
+  const A = new Float64Array(9);
+  for (let b = 0; b < bins.length; b += BIN) {
     const xi = bins[b];
     const K = bins[b + 1] * inv2; // exponent = s²·K·(α − ξ)² on lattice row s
-    const M = bins[b + 2], Mx = bins[b + 3], My = bins[b + 4], Mz = bins[b + 5]; // prettier-ignore
+    const M = bins[b + 2];
     // Along α, start at the node nearest the peak and walk outwards in both directions, with
     // E1 = e^(−c·d0²), E2 = e^(−2c·d0·h), E3 = e^(−c·h²), c = s²K, |d0| ≤ h/2 (no overflow):
     // up: g(i+1)/g(i) = e^(−c(2·d·h + h²)), down: g(i−1)/g(i) = e^(−c(−2·d·h + h²)),
@@ -306,9 +336,17 @@ function tabulate(bins: Float64Array, sigma: number, lat: Lattice): Lattice {
     let F1 = Math.exp(-X1 * hs * (2 * s0 + hs)), F2 = Math.exp(-X2 * hs * (2 * s0 + hs)), F3 = Math.exp(-X3 * hs * (2 * s0 + hs)); // prettier-ignore
     const Q1 = Math.exp(-2 * X1 * hs * hs), Q2 = Math.exp(-2 * X2 * hs * hs), Q3 = Math.exp(-2 * X3 * hs * hs); // prettier-ignore
     for (let l = 0, row = 0; l < ns; l++, row += 4 * na) {
+      const sl = s0 + l * hs;
+      const c = sl * sl * inv2;
+      // The centroid sums as a quadratic in d: Mc + d·(2c·s̄²·P) + d²·(−c·Q).
+      for (let k = 0; k < 3; k++) {
+        A[k] = bins[b + 3 + k];
+        A[3 + k] = 2 * c * bins[b + 1] * bins[b + 6 + k];
+        A[6 + k] = -c * bins[b + 9 + k];
+      }
       const q = E3 * E3;
-      walk(grid, row + 4 * i0, 4, na - i0, E1, E2 * E3, q, M, Mx, My, Mz);
-      walk(grid, row + 4 * (i0 - 1), -4, i0, (E1 * E3) / E2, (E3 * E3 * E3) / E2, q, M, Mx, My, Mz);
+      walk(grid, row + 4 * i0, 4, na - i0, E1, E2 * E3, q, M, A, d0, h);
+      walk(grid, row + 4 * (i0 - 1), -4, i0, (E1 * E3) / E2, (E3 * E3 * E3) / E2, q, M, A, d0 - h, -h);
       E1 *= F1; F1 *= Q1; E2 *= F2; F2 *= Q2; E3 *= F3; F3 *= Q3; // prettier-ignore
     }
   }
@@ -317,14 +355,15 @@ function tabulate(bins: Float64Array, sigma: number, lat: Lattice): Lattice {
 
 /**
  * Adds `count` lattice nodes from `grid[o]` on, `step` numbers apart, of one bin's Gaussian:
- * node value g times the bin's (M, Mx, My, Mz), then g ← g·r, r ← r·q.
+ * node value g times the bin's mass M and its centroid sums `A[0..3) + d·A[3..6) + d²·A[6..9)`
+ * (d = α − ξ̄ at the node, from `d` in steps of `dh`), then g ← g·r, r ← r·q.
  */
-function walk(grid: Float64Array, o: number, step: number, count: number, g: number, r: number, q: number, M: number, Mx: number, My: number, Mz: number): void {
-  for (let k = 0; k < count; k++, o += step) {
+function walk(grid: Float64Array, o: number, step: number, count: number, g: number, r: number, q: number, M: number, A: Float64Array, d: number, dh: number): void {
+  for (let k = 0; k < count; k++, o += step, d += dh) {
     grid[o] += g * M;
-    grid[o + 1] += g * Mx;
-    grid[o + 2] += g * My;
-    grid[o + 3] += g * Mz;
+    grid[o + 1] += g * (A[0] + d * (A[3] + d * A[6]));
+    grid[o + 2] += g * (A[1] + d * (A[4] + d * A[7]));
+    grid[o + 3] += g * (A[2] + d * (A[5] + d * A[8]));
     g *= r;
     r *= q;
   }
@@ -413,13 +452,15 @@ export function centersOfRotationPlanned(
           if (st === 'bins') {
             const B = bins[p]!;
             const c = sv * sv * inv2;
-            for (let o = 0; o < B.length; o += 6) {
+            for (let o = 0; o < B.length; o += BIN) {
               const d = alpha - B[o];
               const g = Math.exp(-c * B[o + 1] * d * d);
+              // First-order corrections of the centroid sums (see tabulate).
+              const u = 2 * c * B[o + 1] * d, v = -c * d * d; // prettier-ignore
               acc[0] += g * B[o + 2];
-              acc[1] += g * B[o + 3];
-              acc[2] += g * B[o + 4];
-              acc[3] += g * B[o + 5];
+              acc[1] += g * (B[o + 3] + u * B[o + 6] + v * B[o + 9]);
+              acc[2] += g * (B[o + 4] + u * B[o + 7] + v * B[o + 10]);
+              acc[3] += g * (B[o + 5] + u * B[o + 8] + v * B[o + 11]);
             }
           } else {
             const L = grids[p]!;
