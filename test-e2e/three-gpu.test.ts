@@ -5,7 +5,11 @@
  * node; headless Chromium has no WebGPU adapter, so WebGPURenderer runs its WebGL 2 backend — the
  * node graph is the one a WebGPU backend compiles to WGSL).
  */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Document, NodeIO } from '@gltf-transform/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../test/helpers/data.js';
 import { openTestPage } from '../test/browser/server.js';
 
 type Result = { error: number; moved: number; vertices: number; nonFinite: number; meshes: number };
@@ -21,7 +25,66 @@ const CHARACTERS: [string, number][] = [
   ['characters/rpm-avatar.glb', 1.3],
   ['characters/skeleton.glb', 0.6],
 ];
-type Parity = (url: string, method: string, time: number) => Promise<Result>;
+type Parity = (url: string, method: string, time: number, morphs?: Record<string, number>) => Promise<Result>;
+
+/**
+ * A small rig where slot 0 of some vertices has weight 0 and a vertex's bones are more than
+ * 180° apart (quaternions in opposite hemispheres) near t = 1 s: the pivot rule decides the result.
+ */
+async function antipodalRig(): Promise<string> {
+  const doc = new Document();
+  const buffer = doc.createBuffer();
+  const j0 = doc.createNode('j0');
+  const j1 = doc.createNode('j1').setTranslation([0, 1, 0]);
+  const j2 = doc.createNode('j2').setTranslation([0, 1, 0]);
+  j0.addChild(j1);
+  j1.addChild(j2);
+  const n = 60;
+  const pos = new Float32Array(3 * n);
+  const joints = new Uint16Array(4 * n);
+  const weights = new Float32Array(4 * n);
+  for (let i = 0; i < n; i++) {
+    const a = (i / n) * 2 * Math.PI;
+    pos.set([0.3 * Math.cos(a), 0.5 + (1.5 * i) / n, 0.3 * Math.sin(a)], 3 * i);
+    const w = 0.2 + (0.6 * i) / n;
+    // Slot 0 names joint 1 with weight 0; the blend is between joints 0 and 2, in varying order.
+    if (i % 2) joints.set([1, 0, 2, 0], 4 * i), weights.set([0, 1 - w, w, 0], 4 * i);
+    else joints.set([1, 2, 0, 0], 4 * i), weights.set([0, w, 1 - w, 0], 4 * i);
+  }
+  const acc = (type: 'VEC3' | 'VEC4' | 'SCALAR' | 'MAT4', a: Float32Array | Uint16Array | number[]) =>
+    doc
+      .createAccessor()
+      .setType(type)
+      .setArray(Array.isArray(a) ? Float32Array.from(a) : a)
+      .setBuffer(buffer);
+  const prim = doc
+    .createPrimitive()
+    .setAttribute('POSITION', acc('VEC3', pos))
+    .setAttribute('JOINTS_0', acc('VEC4', joints))
+    .setAttribute('WEIGHTS_0', acc('VEC4', weights));
+  const ibm = new Float32Array(48);
+  [0, 1, 2].forEach((j) => ibm.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -j, 0, 1], 16 * j));
+  const skin = doc.createSkin().setInverseBindMatrices(acc('MAT4', ibm)).addJoint(j0).addJoint(j1).addJoint(j2);
+  const mesh = doc.createNode('mesh').setMesh(doc.createMesh().addPrimitive(prim)).setSkin(skin);
+  doc.createScene().addChild(j0).addChild(mesh);
+  const rot = (angle: number, ax: number[]) => {
+    const l = Math.hypot(...ax);
+    return [...ax.map((x) => (x / l) * Math.sin(angle / 2)), Math.cos(angle / 2)];
+  };
+  const times = acc('SCALAR', [0, 1]);
+  const anim = doc.createAnimation('bend');
+  for (const [node, q] of [
+    [j1, rot((170 * Math.PI) / 180, [1, 0, 0])],
+    [j2, rot((120 * Math.PI) / 180, [1, 0.3, 0])],
+  ] as const) {
+    const sampler = doc.createAnimationSampler().setInput(times).setOutput(acc('VEC4', [0, 0, 0, 1, ...q]));
+    anim.addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath('rotation').setSampler(sampler));
+  }
+  const dir = join(ROOT, '.tmp');
+  mkdirSync(dir, { recursive: true });
+  await new NodeIO().write(join(dir, 'antipodal.glb'), doc);
+  return '/.tmp/antipodal.glb';
+}
 
 describe.each([
   { renderer: 'WebGLRenderer', page: '/test/browser/parity.html', fn: 'parity' },
@@ -32,6 +95,28 @@ describe.each([
     t = await openTestPage(page);
   });
   afterAll(async () => t?.close());
+
+  it.each(['dqs', 'cor'])('%s: zero weight in slot 0 and bones > 180° apart: the GPU takes the CPU pivot', async (method) => {
+    const url = await antipodalRig();
+    const r = await t.page.evaluate(
+      ([f, m, u]) => (window as unknown as Record<string, Parity>)[f](u, m, 0.99),
+      [fn, method, url] as const,
+    );
+    expect(t.errors).toEqual([]);
+    expect(r.moved).toBeGreaterThan(0.05);
+    expect(r.error).toBeLessThan(1e-4);
+  });
+
+  it.each(['lbs', 'dqs', 'cor'])('%s: the Ready Player Me avatar talking (morph targets) within 1e-4', async (method) => {
+    const morphs = { mouthOpen: 1, viseme_aa: 0.8, eyeBlinkLeft: 0.5, mouthSmile: 0.3 };
+    const r = await t.page.evaluate(
+      ([f, m, u, mo]) => (window as unknown as Record<string, Parity>)[f](u, m, 1.7, mo),
+      [fn, method, '/shared/data/characters/rpm-avatar.glb', morphs] as const,
+    );
+    expect(t.errors).toEqual([]);
+    expect(r.nonFinite).toBe(0);
+    expect(r.error).toBeLessThan(1e-4);
+  });
 
   it.each(CHARACTERS.flatMap(([file, time]) => ['lbs', 'dqs', 'cor'].map((m) => [m, file, time] as const)))(
     '%s: %s within 1e-4 of the bounding-box diagonal',

@@ -47,7 +47,8 @@ describe.each(CHARACTERS)('%s', (file, times) => {
     before = sha(path);
     doc = await readDocument(path);
     models = extractSkinnedModels(doc, path);
-    for (const m of models) setCentersOfRotation(doc, m, computeCentersOfRotation(m.mesh).centers, { sigma: 0.1, epsilon: 0.1 });
+    for (const m of models)
+      setCentersOfRotation(doc, m, computeCentersOfRotation(m.mesh).centers, { sigma: 0.1, epsilon: 0.1 });
   });
   afterAll(() => {
     cleanup();
@@ -122,7 +123,11 @@ describe.each(CHARACTERS)('%s', (file, times) => {
               const i = samples === part.vertexCount ? s : Math.floor(random() * part.vertexCount);
               const v = part.vertexOffset + i;
               const c = model.mesh.centersOfRotation!;
-              const r = skinVertex(method, ref.positions[i], ref.influences[i], S, parts, [c[3 * v], c[3 * v + 1], c[3 * v + 2]]);
+              const r = skinVertex(method, ref.positions[i], ref.influences[i], S, parts, [
+                c[3 * v],
+                c[3 * v + 1],
+                c[3 * v + 2],
+              ]);
               const e = Math.hypot(ours[3 * v] - r[0], ours[3 * v + 1] - r[1], ours[3 * v + 2] - r[2]) / diag;
               worst = Math.max(worst, Number.isNaN(e) ? Infinity : e);
             }

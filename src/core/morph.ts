@@ -51,7 +51,11 @@ export interface MorphChannel {
  * animated; LINEAR, STEP and CUBICSPLINE as glTF; clamped to the keys).
  * @returns one Float64Array per group, length T of the group
  */
-export function sampleMorphWeights(groups: readonly MorphGroup[], channels: readonly MorphChannel[], time: number): Float64Array[] {
+export function sampleMorphWeights(
+  groups: readonly MorphGroup[],
+  channels: readonly MorphChannel[],
+  time: number,
+): Float64Array[] {
   const out = groups.map((g) => g.weights.slice());
   for (const ch of channels) {
     const w = out[ch.group];
@@ -66,7 +70,11 @@ export function sampleMorphWeights(groups: readonly MorphGroup[], channels: read
  * Returns `mesh` itself when every weight is 0.
  * @param weights one array per group, as {@link sampleMorphWeights} returns
  */
-export function applyMorphTargets(mesh: SkinnedMesh, groups: readonly MorphGroup[], weights: readonly Float64Array[]): SkinnedMesh {
+export function applyMorphTargets(
+  mesh: SkinnedMesh,
+  groups: readonly MorphGroup[],
+  weights: readonly Float64Array[],
+): SkinnedMesh {
   if (!weights.some((w) => w.some((x) => x !== 0))) return mesh;
   const out: SkinnedMesh = {
     ...mesh,

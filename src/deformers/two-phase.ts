@@ -104,20 +104,25 @@ export function deformTwoPhase(
   const S = skinning;
   const { rotations, stretch } = split;
   const n = P.length / 3;
+  // The one-vertex scratch mesh and output hold 64-bit floats (the deformers only index them):
+  // the rigid phase returns M(c) − c + …, to which c is added back, and in 32 bits that
+  // cancellation costs up to 1e-7 of |c| — much more than the result's precision on a rig
+  // scaled by 0.01.
+  const f64 = (n: number) => new Float64Array(n) as unknown as Float32Array;
   const one: SkinnedMesh = {
-    positions: new Float32Array(3),
-    normals: N ? new Float32Array(3) : undefined,
-    tangents: T ? new Float32Array(4) : undefined,
+    positions: f64(3),
+    normals: N ? f64(3) : undefined,
+    tangents: T ? f64(4) : undefined,
     triangles: new Uint32Array(0),
     influences: K,
     joints: Uint32Array.from({ length: K }, (_, k) => k),
-    weights: new Float32Array(K),
-    centersOfRotation: new Float32Array(3),
+    weights: f64(K),
+    centersOfRotation: f64(3),
   };
   const oneOut: DeformTarget = {
-    positions: new Float32Array(3),
-    normals: N && out.normals ? new Float32Array(3) : undefined,
-    tangents: T && out.tangents ? new Float32Array(4) : undefined,
+    positions: f64(3),
+    normals: N && out.normals ? f64(3) : undefined,
+    tangents: T && out.tangents ? f64(4) : undefined,
   };
   const local = new Float64Array(16 * K);
   for (let k = 0; k < K; k++) local[16 * k + 15] = 1;
@@ -140,6 +145,11 @@ export function deformTwoPhase(
       writeAffine(mesh, out, i, S, (u ? js[0] : 0) << 4);
       continue;
     }
+    // Weights renormalised to sum 1: c, added back after the rigid phase, must cancel exactly
+    // (files keep sums within glTF's 2e-3, which times |c| would shift the vertex).
+    let sum = 0;
+    for (let a = 0; a < u; a++) sum += ws[a];
+    for (let a = 0; a < u; a++) ws[a] /= sum;
     const cx = C[3 * i], cy = C[3 * i + 1], cz = C[3 * i + 2]; // prettier-ignore
     A.fill(0);
     one.weights.fill(0);

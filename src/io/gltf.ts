@@ -254,7 +254,10 @@ function extractModel(
           const acc = target.getAttribute(semantic);
           if (!acc) return undefined;
           if (acc.getCount() !== part.vertexCount)
-            throw new CorskinError(`${name}: morph target ${t} ${semantic} has ${acc.getCount()} elements, POSITION has ${part.vertexCount}`, file);
+            throw new CorskinError(
+              `${name}: morph target ${t} ${semantic} has ${acc.getCount()} elements, POSITION has ${part.vertexCount}`,
+              file,
+            );
           const out = new Float32Array(3 * part.vertexCount);
           readFloats(acc, out, 0, 3);
           return out;
@@ -366,7 +369,11 @@ function extractAnimations(
       const sampler = ch.getSampler();
       const joint = node ? index.get(node) : undefined;
       const group = node && path === 'weights' ? groupOfNode.get(node) : undefined;
-      if (!sampler || (group === undefined && (joint === undefined || (path !== 'translation' && path !== 'rotation' && path !== 'scale')))) {
+      if (
+        !sampler ||
+        (group === undefined &&
+          (joint === undefined || (path !== 'translation' && path !== 'rotation' && path !== 'scale')))
+      ) {
         if (path !== 'weights' || !node?.getMesh()) ignored++;
         continue;
       }
@@ -384,7 +391,9 @@ function extractAnimations(
         const T = groups[group].weights.length;
         const perKey = (interpolation === 'CUBICSPLINE' ? 3 : 1) * T;
         if (values.length !== perKey * times.length) {
-          warnings.push(`animation "${anim.getName()}": a weights channel has ${values.length} values for ${times.length} keys × ${T} targets; ignored`);
+          warnings.push(
+            `animation "${anim.getName()}": a weights channel has ${values.length} values for ${times.length} keys × ${T} targets; ignored`,
+          );
           continue;
         }
         morphChannels.push({ group, interpolation, times, values });

@@ -92,7 +92,12 @@ export async function readDocument(path: string): Promise<Document> {
  * attributes — centers of rotation included — to 12 to 16; meshopt is lossless here).
  */
 export async function writeDocument(document: Document, path: string): Promise<void> {
-  const io = await createIO(document.getRoot().listExtensionsUsed().map((e) => e.extensionName));
+  const io = await createIO(
+    document
+      .getRoot()
+      .listExtensionsUsed()
+      .map((e) => e.extensionName),
+  );
   if (path.toLowerCase().endsWith('.glb')) {
     await writeFileAtomic(path, await io.writeBinary(document));
     return;

@@ -104,8 +104,13 @@ export function corskinSkinning(o: NodePatchOptions, hasNormal: boolean, hasTang
       const L = [0, 1, 2].map((c) => blend(W.map((w, k) => linear(k)[c].mul(w))).toConst());
       const t = blend(W.map((w, k) => transform(k, vec3(0)).mul(w))).toConst();
       if (hasNormal) normalLocal.assign(safeNormalize(cofactor(L, normalLocal)));
-      if (hasTangent) tangentLocal.assign(safeNormalize(L[0].mul(tangentLocal.x).add(L[1].mul(tangentLocal.y)).add(L[2].mul(tangentLocal.z))));
-      positionLocal.assign(L[0].mul(positionLocal.x).add(L[1].mul(positionLocal.y)).add(L[2].mul(positionLocal.z)).add(t));
+      if (hasTangent)
+        tangentLocal.assign(
+          safeNormalize(L[0].mul(tangentLocal.x).add(L[1].mul(tangentLocal.y)).add(L[2].mul(tangentLocal.z))),
+        );
+      positionLocal.assign(
+        L[0].mul(positionLocal.x).add(L[1].mul(positionLocal.y)).add(L[2].mul(positionLocal.z)).add(t),
+      );
       return;
     }
     const Q = J.map((j) => fetch(j, 3).toConst());
@@ -131,7 +136,11 @@ export function corskinSkinning(o: NodePatchOptions, hasNormal: boolean, hasTang
     };
     const parts = W.map((_, k) => stretchOf(k));
     const K = [0, 1, 2].map((c) =>
-      select(stretch.greaterThan(0.5), blend(W.map((w, k) => parts[k][c].mul(w))), vec3(c === 0 ? 1 : 0, c === 1 ? 1 : 0, c === 2 ? 1 : 0)).toConst(),
+      select(
+        stretch.greaterThan(0.5),
+        blend(W.map((w, k) => parts[k][c].mul(w))),
+        vec3(c === 0 ? 1 : 0, c === 1 ? 1 : 0, c === 2 ? 1 : 0),
+      ).toConst(),
     );
     const applyK = (v: Node): Node => K[0].mul(v.x).add(K[1].mul(v.y)).add(K[2].mul(v.z));
     if (o.method === 'dqs') {

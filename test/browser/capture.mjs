@@ -67,7 +67,8 @@ export function compareWithCpu(THREE, mesh, method, out, n) {
   data.positions = data.positions.slice();
   morphs.forEach((m, t) => {
     const w = mesh.morphTargetInfluences?.[t] ?? 0;
-    if (w) for (let i = 0; i < n; i++) for (let k = 0; k < 3; k++) data.positions[3 * i + k] += w * m.getComponent(i, k);
+    if (w)
+      for (let i = 0; i < n; i++) for (let k = 0; k < 3; k++) data.positions[3 * i + k] += w * m.getComponent(i, k);
   });
   mesh.skeleton.update();
   const S = bindSpaceSkinningMatrices(mesh);
@@ -101,6 +102,17 @@ export function skinnedMeshes(gltf) {
 export async function loadSkinned(GLTFLoader, url) {
   const gltf = await new GLTFLoader().loadAsync(url);
   return { gltf, meshes: skinnedMeshes(gltf) };
+}
+
+/** Sets morph target influences by target name on every mesh that has them. */
+export function setMorphs(gltf, morphs) {
+  gltf.scene.traverse((o) => {
+    if (!o.morphTargetDictionary) return;
+    for (const [name, w] of Object.entries(morphs)) {
+      const t = o.morphTargetDictionary[name];
+      if (t !== undefined) o.morphTargetInfluences[t] = w;
+    }
+  });
 }
 
 /** Worst of the per-mesh comparisons: largest error, largest motion, total vertices. */

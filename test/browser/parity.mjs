@@ -4,7 +4,16 @@
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { useSkinningMethod } from '/dist/three/index.js';
-import { W, captureGeometry, captureMesh, compareWithCpu, loadSkinned, renderPosed, worst } from './capture.mjs';
+import {
+  W,
+  captureGeometry,
+  captureMesh,
+  compareWithCpu,
+  loadSkinned,
+  renderPosed,
+  setMorphs,
+  worst,
+} from './capture.mjs';
 
 const renderer = new THREE.WebGLRenderer();
 renderer.setSize(64, 64);
@@ -32,7 +41,8 @@ function capture(mesh) {
       .replace('#include <dithering_fragment>', 'gl_FragColor = vec4( vCapture, 1.0 );');
   };
   // H is compiled into the shader: part of the program's key.
-  mat.customProgramCacheKey = () => `capture-${H}-` + (base.customProgramCacheKey ? base.customProgramCacheKey() : 'lbs');
+  mat.customProgramCacheKey = () =>
+    `capture-${H}-` + (base.customProgramCacheKey ? base.customProgramCacheKey() : 'lbs');
   const scene = new THREE.Scene();
   scene.add(captureMesh(THREE, mesh, geometry, mat));
   const rt = new THREE.WebGLRenderTarget(W, H, { type: THREE.FloatType, format: THREE.RGBAFormat });
@@ -46,9 +56,10 @@ function capture(mesh) {
 }
 
 /** Max |GPU − CPU| / bbox diagonal for `method` on the glTF at `url`, animation 0 at `time`. */
-window.parity = async (url, method, time) => {
+window.parity = async (url, method, time, morphs = {}) => {
   const { gltf, meshes } = await loadSkinned(GLTFLoader, url);
   await useSkinningMethod(gltf.scene, method);
+  setMorphs(gltf, morphs);
   renderPosed(THREE, renderer, gltf, time);
   return worst(
     meshes.map((mesh) => {

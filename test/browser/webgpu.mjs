@@ -4,7 +4,16 @@ import * as THREE from 'three/webgpu';
 import { attribute, float, vec2, vec4, vertexStage, positionLocal } from 'three/tsl';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { useSkinningMethod } from '/dist/three/nodes.js';
-import { W, captureGeometry, captureMesh, compareWithCpu, loadSkinned, renderPosed, worst } from './capture.mjs';
+import {
+  W,
+  captureGeometry,
+  captureMesh,
+  compareWithCpu,
+  loadSkinned,
+  renderPosed,
+  setMorphs,
+  worst,
+} from './capture.mjs';
 
 const renderer = new THREE.WebGPURenderer({ forceWebGL: true });
 renderer.setSize(64, 64);
@@ -44,12 +53,13 @@ async function capture(mesh) {
   return { out, n };
 }
 
-window.nodeParity = async (url, method, time) => {
+window.nodeParity = async (url, method, time, morphs = {}) => {
   const { gltf, meshes } = await loadSkinned(GLTFLoader, url);
   gltf.scene.traverse((o) => {
     if (o.isMesh) o.material = new THREE.MeshStandardNodeMaterial({ color: o.material.color ?? 0xffffff });
   });
   await useSkinningMethod(gltf.scene, method);
+  setMorphs(gltf, morphs);
   renderPosed(THREE, renderer, gltf, time);
   const results = [];
   for (const mesh of meshes) {

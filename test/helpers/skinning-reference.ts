@@ -14,7 +14,8 @@ type Q = number[]; // x y z w
 
 function mul(a: M4, b: M4): M4 {
   const o = new Array(16).fill(0);
-  for (let c = 0; c < 4; c++) for (let r = 0; r < 4; r++) for (let k = 0; k < 4; k++) o[4 * c + r] += a[4 * k + r] * b[4 * c + k];
+  for (let c = 0; c < 4; c++)
+    for (let r = 0; r < 4; r++) for (let k = 0; k < 4; k++) o[4 * c + r] += a[4 * k + r] * b[4 * c + k];
   return o;
 }
 
@@ -59,7 +60,15 @@ function sample(times: number[], values: number[], c: number, interp: string, ro
     const b0 = values.slice((3 * k + 2) * c, (3 * k + 3) * c);
     const a1 = values.slice(3 * (k + 1) * c, (3 * (k + 1) + 1) * c);
     const u2 = u * u, u3 = u2 * u; // prettier-ignore
-    return norm(v0.map((_, i) => (2 * u3 - 3 * u2 + 1) * v0[i] + (u3 - 2 * u2 + u) * dt * b0[i] + (-2 * u3 + 3 * u2) * v1[i] + (u3 - u2) * dt * a1[i]));
+    return norm(
+      v0.map(
+        (_, i) =>
+          (2 * u3 - 3 * u2 + 1) * v0[i] +
+          (u3 - 2 * u2 + u) * dt * b0[i] +
+          (-2 * u3 + 3 * u2) * v1[i] +
+          (u3 - u2) * dt * a1[i],
+      ),
+    );
   }
   const a = at(k);
   let b = at(k + 1);
@@ -123,7 +132,9 @@ export function sampleScene(doc: Document, clip: number | undefined, time: numbe
 /** Skinning matrices of a skin: world(joint) · IBM. */
 export function skinMatrices(skin: Skin, world: Map<Node, M4>): M4[] {
   const ibm = floats(skin.getInverseBindMatrices());
-  return skin.listJoints().map((j, k) => mul(world.get(j)!, ibm[k] ?? [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]));
+  return skin
+    .listJoints()
+    .map((j, k) => mul(world.get(j)!, ibm[k] ?? [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]));
 }
 
 /** Bind-space positions (morphed) and every influence of a primitive. */
@@ -260,13 +271,17 @@ export function skinVertex(
   }
   const len = Math.hypot(...real);
   const r = real.map((x) => x / len) as Q;
-  const x = [0, 1, 2].map((row) => Kb[row][0] * (v[0] - c[0]) + Kb[row][1] * (v[1] - c[1]) + Kb[row][2] * (v[2] - c[2]));
+  const x = [0, 1, 2].map(
+    (row) => Kb[row][0] * (v[0] - c[0]) + Kb[row][1] * (v[1] - c[1]) + Kb[row][2] * (v[2] - c[2]),
+  );
   if (method === 'cor') {
     const y = rotate(r, x);
     return [0, 1, 2].map((k) => y[k] + lbsC[k]);
   }
   const d = dual.map((e) => e / len);
-  const t = qmul(d, [-r[0], -r[1], -r[2], r[3]]).slice(0, 3).map((e) => 2 * e);
+  const t = qmul(d, [-r[0], -r[1], -r[2], r[3]])
+    .slice(0, 3)
+    .map((e) => 2 * e);
   const y = rotate(r, x);
   return [0, 1, 2].map((k) => y[k] + t[k] + c[k]);
 }

@@ -1,0 +1,284 @@
+/**
+ * What real rigs need of the deformers: covariance under translation with scaled joints, the
+ * antipodality rule that does not depend on slot order (CPU and SIMD), SBS on equal transforms,
+ * the K-largest influence limit, and morph targets before skinning.
+ */
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { samplePose } from '../src/core/animation.js';
+import { boundingBoxDiagonal, limitInfluences, type SkinnedMesh } from '../src/core/mesh.js';
+import { applyMorphTargets, sampleMorphWeights } from '../src/core/morph.js';
+import { restPose, skinningMatrices } from '../src/core/pose.js';
+import { computeCentersOfRotation } from '../src/cor/precompute.js';
+import { deform } from '../src/deformers/index.js';
+import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';
+import { readDocument } from '../src/io/node-io.js';
+import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
+import { runCli } from './helpers/cli.js';
+import { CESIUM_MAN, rng, scratch, SHARED } from './helpers/data.js';
+import { primitiveData, sampleScene, skinMatrices, skinVertex, splitJoints } from './helpers/skinning-reference.js';
+import { readRaw } from './helpers/gltf.js';
+
+const METHODS = ['lbs', 'dqs', 'sbs', 'lms', 'cor'] as const;
+
+function maxDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
+  return m;
+}
+
+describe('CesiumMan with every joint scaled differently (non-uniform, animated pose)', () => {
+  let model: SkinnedModel;
+  let S: Float64Array;
+  beforeAll(async () => {
+    [model] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
+    model.mesh.centersOfRotation = computeCentersOfRotation(model.mesh).centers;
+    const pose = samplePose(model.skeleton, model.animations[0], 1.1);
+    const random = rng(3);
+    for (let i = 0; i < pose.scales.length; i++) pose.scales[i] = 0.7 + 0.6 * random();
+    S = skinningMatrices(model.skeleton, pose);
+  });
+
+  it.each(METHODS)(
+    '%s: translating the whole rig in bind space translates the result (≤ 1e-6 of the diagonal)',
+    (method) => {
+      const { mesh } = model;
+      const diag = boundingBoxDiagonal(mesh.positions);
+      const T = [0.8 * diag, -0.5 * diag, 0.3 * diag];
+      // Bind space moved by T: positions and CoRs + T, S'_j = Tr(T)·S_j·Tr(−T).
+      const moved: SkinnedMesh = {
+        ...mesh,
+        positions: mesh.positions.map((x, i) => x + T[i % 3]),
+        centersOfRotation: mesh.centersOfRotation!.map((x, i) => x + T[i % 3]),
+      };
+      const S2 = S.slice();
+      for (let j = 0; j < S.length / 16; j++) {
+        for (let r = 0; r < 3; r++) {
+          let lt = 0;
+          for (let c = 0; c < 3; c++) lt += S[16 * j + 4 * c + r] * T[c];
+          S2[16 * j + 12 + r] = S[16 * j + 12 + r] + T[r] - lt;
+        }
+      }
+      const a = deform(method, mesh, S).positions;
+      const b = deform(method, moved, S2).positions;
+      const expected = a.map((x, i) => x + T[i % 3]);
+      expect(maxDiff(b, expected) / diag).toBeLessThan(1e-6);
+    },
+  );
+});
+
+describe('antipodality: one rule whatever the slot order', () => {
+  // Two joints of a cylinder-like pair of vertices: the pose puts the joints' quaternions in
+  // opposite hemispheres (compound rotation > 180° between them).
+  const mesh: SkinnedMesh = {
+    positions: Float32Array.from([1, 0.2, 0.1, 1, 0.2, 0.1, 0.5, 0.1, -0.4]),
+    triangles: Uint32Array.from([0, 1, 2]),
+    influences: 4,
+    // Vertex 0: slot 0 has weight 0 (and names joint 2); vertex 1: the same influences in another order.
+    joints: Uint32Array.from([2, 0, 1, 0, 1, 0, 2, 0, 0, 1, 2, 0]),
+    weights: Float32Array.from([0, 0.35, 0.65, 0, 0.65, 0.35, 0, 0, 0.3, 0.3, 0.4, 0]),
+    centersOfRotation: Float32Array.from([0.8, 0.1, 0, 0.8, 0.1, 0, 0.6, 0, 0]),
+  };
+  const S = new Float64Array(48);
+  const setRot = (j: number, ax: number[], angle: number, t: number[]) => {
+    const [x, y, z] = ax.map((v) => v / Math.hypot(...ax));
+    const c = Math.cos(angle), s = Math.sin(angle), C = 1 - c; // prettier-ignore
+    S.set(
+      [
+        c + x * x * C,
+        y * x * C + z * s,
+        z * x * C - y * s,
+        0,
+        x * y * C - z * s,
+        c + y * y * C,
+        z * y * C + x * s,
+        0,
+        x * z * C + y * s,
+        y * z * C - x * s,
+        c + z * z * C,
+        0,
+        t[0],
+        t[1],
+        t[2],
+        1,
+      ],
+      16 * j,
+    );
+  };
+  setRot(0, [1, 0, 0], (170 * Math.PI) / 180, [0, 0.1, 0]);
+  setRot(1, [1, 0.2, 0], (-150 * Math.PI) / 180, [0.1, 0, 0]);
+  setRot(2, [0, 0, 1], (40 * Math.PI) / 180, [0, 0, 0.2]);
+
+  it.each(['dqs', 'cor'] as const)(
+    '%s: permuted slots (and a zero slot 0) give the same vertex, on the CPU and in SIMD',
+    async (method) => {
+      const cpu = deform(method, mesh, S).positions;
+      expect(maxDiff(cpu.subarray(0, 3), cpu.subarray(3, 6))).toBeLessThan(1e-12);
+      const simd = await createSimdDeformer(mesh, method);
+      simd.deform(S);
+      expect(maxDiff(simd.output.positions, cpu)).toBeLessThan(1e-5);
+      // The pivot is the largest weight: against joint 1 (0.65), not slot 0 or the first non-zero.
+      const swapped: SkinnedMesh = {
+        ...mesh,
+        weights: Float32Array.from([0, 0.65, 0.35, 0, 0.35, 0.65, 0, 0, 0.3, 0.3, 0.4, 0]),
+      };
+      const other = deform(method, swapped, S).positions;
+      expect(maxDiff(other.subarray(0, 3), other.subarray(3, 6))).toBeLessThan(1e-12);
+    },
+  );
+});
+
+describe('SBS', () => {
+  it('is exactly the rigid motion when every joint has the same transform', () => {
+    const mesh: SkinnedMesh = {
+      positions: Float32Array.from([0.3, 1.2, -0.4, 2, 0.1, 0.5]),
+      triangles: new Uint32Array(0),
+      influences: 2,
+      joints: Uint32Array.from([0, 1, 1, 2]),
+      weights: Float32Array.from([0.4, 0.6, 0.5, 0.5]),
+    };
+    const S = new Float64Array(48);
+    const c = Math.cos(0.7), s = Math.sin(0.7); // prettier-ignore
+    for (let j = 0; j < 3; j++) S.set([c, s, 0, 0, -s, c, 0, 0, 0, 0, 1, 0, 5, -3, 2, 1], 16 * j);
+    // Float noise in one joint must not explode either.
+    S[16 + 12] += 1e-7;
+    const out = deform('sbs', mesh, S).positions;
+    for (let i = 0; i < 2; i++) {
+      const [x, y, z] = mesh.positions.subarray(3 * i, 3 * i + 3);
+      expect(out[3 * i]).toBeCloseTo(c * x - s * y + 5, 5);
+      expect(out[3 * i + 1]).toBeCloseTo(s * x + c * y - 3, 5);
+      expect(out[3 * i + 2]).toBeCloseTo(z + 2, 5);
+    }
+  });
+
+  // Rest pose = bind pose up to float noise (or one common rotation) on these; the others'
+  // rest poses really differ from their bind poses, where SBS and LBS differ by design.
+  it.each(['gltf/CesiumMan.glb', 'characters/rpm-avatar.glb', 'characters/Fox.glb'])(
+    'deviates from LBS by ≤ 1e-5 of the diagonal on the rest pose of %s',
+    async (file) => {
+      const path = join(SHARED, file);
+      for (const model of extractSkinnedModels(await readDocument(path), path)) {
+        const S = skinningMatrices(model.skeleton, restPose(model.skeleton));
+        const lbs = deform('lbs', model.mesh, S).positions;
+        const sbs = deform('sbs', model.mesh, S).positions;
+        expect(maxDiff(sbs, lbs) / boundingBoxDiagonal(lbs)).toBeLessThan(1e-5);
+      }
+    },
+  );
+});
+
+describe('limitInfluences on the 16-influence chicken', () => {
+  it('keeps the 8 largest, renormalised, and reports what it dropped truthfully', async () => {
+    const path = join(SHARED, 'characters/chicken.glb');
+    const [model] = extractSkinnedModels(await readDocument(path), path);
+    const { mesh } = model;
+    expect(mesh.influences).toBe(16);
+    const r = limitInfluences(mesh, 8);
+    // Brute force: per vertex, sorted weights per distinct joint.
+    let affected = 0;
+    let largest = 0;
+    const n = mesh.positions.length / 3;
+    for (let i = 0; i < n; i++) {
+      const by = new Map<number, number>();
+      for (let k = 0; k < 16; k++) {
+        const w = mesh.weights[16 * i + k];
+        if (w > 0) by.set(mesh.joints[16 * i + k], (by.get(mesh.joints[16 * i + k]) ?? 0) + w);
+      }
+      const ws = [...by.values()].sort((a, b) => b - a);
+      if (ws.length > 8) {
+        affected++;
+        largest = Math.max(largest, ws[8]);
+      }
+      const kept = ws.slice(0, 8).reduce((a, b) => a + b, 0);
+      const got = Array.from(r.mesh.weights.subarray(8 * i, 8 * i + 8))
+        .filter((w) => w > 0)
+        .sort((a, b) => b - a);
+      ws.slice(0, 8).forEach((w, k) => expect(got[k]).toBeCloseTo(ws.length > 8 ? w / kept : w, 6));
+    }
+    expect(affected).toBeGreaterThan(0);
+    expect(r.verticesAffected).toBe(affected);
+    expect(r.largestDroppedWeight).toBeCloseTo(largest, 7);
+  });
+});
+
+describe('morph targets before skinning: the Ready Player Me avatar talking', () => {
+  it.each(['lbs', 'dqs', 'cor'] as const)(
+    '%s at a viseme pose of its clip matches the independent morph-then-skin reference (1e-5 of the diagonal)',
+    async (method) => {
+      const path = join(SHARED, 'characters/rpm-avatar.glb');
+      const doc = await readDocument(path);
+      // A talking pose: mouth open on the "aa" viseme, a half blink (weights by target name).
+      const pose: Record<string, number> = { mouthOpen: 1, viseme_aa: 0.8, eyeBlinkLeft: 0.5, mouthSmile: 0.3 };
+      for (const mesh of doc.getRoot().listMeshes()) {
+        const names = (mesh.getExtras() as { targetNames?: string[] }).targetNames;
+        if (names) mesh.setWeights(names.map((n) => pose[n] ?? 0));
+      }
+      const time = 1.7;
+      const [model] = extractSkinnedModels(doc, path);
+      model.mesh.centersOfRotation = computeCentersOfRotation(model.mesh).centers;
+      const clip = model.animations[0];
+      const weights = sampleMorphWeights(model.morphGroups, clip.morphChannels ?? [], time);
+      expect(weights.filter((w) => w.some((x) => x > 0)).length).toBeGreaterThanOrEqual(3); // head, teeth, eyes
+      const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, clip, time));
+      const ours = deform(method, applyMorphTargets(model.mesh, model.morphGroups, weights), S).positions;
+      const plain = deform(method, model.mesh, S).positions;
+      const diag = boundingBoxDiagonal(ours);
+      expect(maxDiff(ours, plain) / diag).toBeGreaterThan(1e-3); // the face really moved
+      const { world, weights: nodeWeights } = sampleScene(doc, 0, time);
+      const R = skinMatrices(model.skin, world);
+      const parts = splitJoints(R);
+      let worst = 0;
+      for (const part of model.parts) {
+        const owner = model.meshNodes.find((n) => n.getMesh()?.listPrimitives().includes(part.primitive))!;
+        const ref = primitiveData(part.primitive, nodeWeights.get(owner) ?? []);
+        for (let i = 0; i < part.vertexCount; i++) {
+          const v = part.vertexOffset + i;
+          const c = model.mesh.centersOfRotation!;
+          const r = skinVertex(method, ref.positions[i], ref.influences[i], R, parts, [
+            c[3 * v],
+            c[3 * v + 1],
+            c[3 * v + 2],
+          ]);
+          worst = Math.max(
+            worst,
+            Math.hypot(ours[3 * v] - r[0], ours[3 * v + 1] - r[1], ours[3 * v + 2] - r[2]) / diag,
+          );
+        }
+      }
+      expect(worst).toBeLessThan(1e-5);
+    },
+    30_000,
+  );
+});
+
+describe('corskin deform without an animation: rest pose and bind pose', () => {
+  it('labels them truthfully; the bind pose returns the bind-space mesh, the rest pose of the Soldier differs', async () => {
+    const tmp = scratch();
+    try {
+      const input = join(SHARED, 'characters/Soldier.glb');
+      const bind = join(tmp.dir, 'bind.glb');
+      const rest = join(tmp.dir, 'rest.glb');
+      const rb = await runCli('deform', input, '--method', 'lbs', '--pose', 'bind', '-o', bind);
+      const rr = await runCli('deform', input, '--method', 'lbs', '-o', rest);
+      expect(rb.code).toBe(0);
+      expect(rb.stdout).toContain('bind pose: inverse bind matrices');
+      expect(rr.stdout).toContain("rest pose: the nodes' own transforms");
+      const [model] = extractSkinnedModels(await readDocument(input), input);
+      const positionsOf = async (f: string) =>
+        (await readRaw(f))
+          .getRoot()
+          .listMeshes()
+          .flatMap((m) => m.listPrimitives().map((p) => p.getAttribute('POSITION')!.getArray()!));
+      const b = await positionsOf(bind);
+      const r = await positionsOf(rest);
+      const diag = boundingBoxDiagonal(model.mesh.positions);
+      const bound = model.parts.map((part) =>
+        model.mesh.positions.subarray(3 * part.vertexOffset, 3 * (part.vertexOffset + part.vertexCount)),
+      );
+      expect(Math.max(...b.map((x, k) => maxDiff(x, bound[k])))).toBeLessThan(1e-6 * diag);
+      expect(Math.max(...r.map((x, k) => maxDiff(x, bound[k])))).toBeGreaterThan(1e-3 * diag);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});
