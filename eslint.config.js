@@ -9,6 +9,7 @@ export default tseslint.config(
       'corskin-demo/',
       'coverage/',
       '.tmp/',
+      'scratch/',
       'viewer-dist/',
       'asm/',
       'src/wasm/kernels-binary.ts',

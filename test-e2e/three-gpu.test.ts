@@ -48,8 +48,8 @@ async function antipodalRig(): Promise<string> {
     pos.set([0.3 * Math.cos(a), 0.5 + (1.5 * i) / n, 0.3 * Math.sin(a)], 3 * i);
     const w = 0.2 + (0.6 * i) / n;
     // Slot 0 names joint 1 with weight 0; the blend is between joints 0 and 2, in varying order.
-    if (i % 2) joints.set([1, 0, 2, 0], 4 * i), weights.set([0, 1 - w, w, 0], 4 * i);
-    else joints.set([1, 2, 0, 0], 4 * i), weights.set([0, w, 1 - w, 0], 4 * i);
+    joints.set(i % 2 ? [1, 0, 2, 0] : [1, 2, 0, 0], 4 * i);
+    weights.set(i % 2 ? [0, 1 - w, w, 0] : [0, w, 1 - w, 0], 4 * i);
   }
   const acc = (type: 'VEC3' | 'VEC4' | 'SCALAR' | 'MAT4', a: Float32Array | Uint16Array | number[]) =>
     doc
@@ -77,8 +77,13 @@ async function antipodalRig(): Promise<string> {
     [j1, rot((170 * Math.PI) / 180, [1, 0, 0])],
     [j2, rot((120 * Math.PI) / 180, [1, 0.3, 0])],
   ] as const) {
-    const sampler = doc.createAnimationSampler().setInput(times).setOutput(acc('VEC4', [0, 0, 0, 1, ...q]));
-    anim.addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath('rotation').setSampler(sampler));
+    const sampler = doc
+      .createAnimationSampler()
+      .setInput(times)
+      .setOutput(acc('VEC4', [0, 0, 0, 1, ...q]));
+    anim
+      .addSampler(sampler)
+      .addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath('rotation').setSampler(sampler));
   }
   const dir = join(ROOT, '.tmp');
   mkdirSync(dir, { recursive: true });
@@ -96,35 +101,44 @@ describe.each([
   });
   afterAll(async () => t?.close());
 
-  it.each(['dqs', 'cor'])('%s: zero weight in slot 0 and bones > 180° apart: the GPU takes the CPU pivot', async (method) => {
-    const url = await antipodalRig();
-    const r = await t.page.evaluate(
-      ([f, m, u]) => (window as unknown as Record<string, Parity>)[f](u, m, 0.99),
-      [fn, method, url] as const,
-    );
-    expect(t.errors).toEqual([]);
-    expect(r.moved).toBeGreaterThan(0.05);
-    expect(r.error).toBeLessThan(1e-4);
-  });
+  it.each(['dqs', 'cor'])(
+    '%s: zero weight in slot 0 and bones > 180° apart: the GPU takes the CPU pivot',
+    async (method) => {
+      const url = await antipodalRig();
+      const r = await t.page.evaluate(([f, m, u]) => (window as unknown as Record<string, Parity>)[f](u, m, 0.99), [
+        fn,
+        method,
+        url,
+      ] as const);
+      expect(t.errors).toEqual([]);
+      expect(r.moved).toBeGreaterThan(0.05);
+      expect(r.error).toBeLessThan(1e-4);
+    },
+  );
 
-  it.each(['lbs', 'dqs', 'cor'])('%s: the Ready Player Me avatar talking (morph targets) within 1e-4', async (method) => {
-    const morphs = { mouthOpen: 1, viseme_aa: 0.8, eyeBlinkLeft: 0.5, mouthSmile: 0.3 };
-    const r = await t.page.evaluate(
-      ([f, m, u, mo]) => (window as unknown as Record<string, Parity>)[f](u, m, 1.7, mo),
-      [fn, method, '/shared/data/characters/rpm-avatar.glb', morphs] as const,
-    );
-    expect(t.errors).toEqual([]);
-    expect(r.nonFinite).toBe(0);
-    expect(r.error).toBeLessThan(1e-4);
-  });
+  it.each(['lbs', 'dqs', 'cor'])(
+    '%s: the Ready Player Me avatar talking (morph targets) within 1e-4',
+    async (method) => {
+      const morphs = { mouthOpen: 1, viseme_aa: 0.8, eyeBlinkLeft: 0.5, mouthSmile: 0.3 };
+      const r = await t.page.evaluate(
+        ([f, m, u, mo]) => (window as unknown as Record<string, Parity>)[f](u, m, 1.7, mo),
+        [fn, method, '/shared/data/characters/rpm-avatar.glb', morphs] as const,
+      );
+      expect(t.errors).toEqual([]);
+      expect(r.nonFinite).toBe(0);
+      expect(r.error).toBeLessThan(1e-4);
+    },
+  );
 
   it.each(CHARACTERS.flatMap(([file, time]) => ['lbs', 'dqs', 'cor'].map((m) => [m, file, time] as const)))(
     '%s: %s within 1e-4 of the bounding-box diagonal',
     async (method, file, time) => {
-      const r = await t.page.evaluate(
-        ([f, m, u, at]) => (window as unknown as Record<string, Parity>)[f](u, m, at),
-        [fn, method, `/shared/data/${file}`, time] as const,
-      );
+      const r = await t.page.evaluate(([f, m, u, at]) => (window as unknown as Record<string, Parity>)[f](u, m, at), [
+        fn,
+        method,
+        `/shared/data/${file}`,
+        time,
+      ] as const);
       expect(t.errors).toEqual([]);
       expect(r.nonFinite).toBe(0);
       expect(r.moved).toBeGreaterThan(1e-3); // a real pose, not the bind pose

@@ -263,7 +263,10 @@ export function quatClosestRotation(out: NumArray, oo: number, m: NumArray, mo: 
   }
   quatFromMat4(out, oo, start, 0);
   let x = out[oo], y = out[oo + 1], z = out[oo + 2], w = out[oo + 3]; // prettier-ignore
-  if (!Number.isFinite(x + y + z + w)) (x = 0), (y = 0), (z = 0), (w = 1);
+  if (!Number.isFinite(x + y + z + w)) {
+    x = y = z = 0;
+    w = 1;
+  }
   for (let it = 0; it < 100; it++) {
     const x2 = x + x, y2 = y + y, z2 = z + z; // prettier-ignore
     const xx = x * x2, xy = x * y2, xz = x * z2, yy = y * y2, yz = y * z2, zz = z * z2; // prettier-ignore
