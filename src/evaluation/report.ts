@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { BenchmarkRow } from './benchmark.js';
+import { formatRatio, QUALITY_LEGEND } from './joint-quality.js';
 
 const METRICS: [keyof BenchmarkRow, string, number | null][] = [
   ['minRadiusRatio', 'Smallest cross-section radius / rest (candy wrapper, collapse → 0)', 1],
@@ -47,7 +48,7 @@ export function renderReport(title: string, rows: BenchmarkRow[], meshes: Map<st
   const table = rows
     .map((r) => {
       const link = meshes.get(`${r.case}|${r.method}`);
-      return `<tr><td>${escape(r.case)}</td><td>${r.method.toUpperCase()}</td><td>${r.volumeRatio.toFixed(3)}</td><td>${r.minRadiusRatio.toFixed(3)}</td><td>${r.maxRadiusRatio.toFixed(3)}</td><td>${r.maxDistortion.toFixed(3)}</td><td>${r.selfIntersections}</td><td>${r.timeMs.toFixed(2)}</td><td>${r.floatsPerBone}</td><td>${r.floatsPerVertex}</td><td>${link ? `<a href="${escape(link)}">.glb</a>` : ''}</td></tr>`;
+      return `<tr><td>${escape(r.case)}</td><td>${r.method.toUpperCase()}</td><td>${formatRatio(r.volumeRatio)}</td><td>${r.minRadiusRatio.toFixed(3)}</td><td>${r.maxRadiusRatio.toFixed(3)}</td><td>${r.maxDistortion.toFixed(3)}</td><td>${r.selfIntersections}</td><td>${r.timeMs.toFixed(2)}</td><td>${r.floatsPerBone}</td><td>${r.floatsPerVertex}</td><td>${link ? `<a href="${escape(link)}">.glb</a>` : ''}</td></tr>`;
     })
     .join('\n');
   return `<!doctype html>
@@ -61,7 +62,7 @@ td:first-child, th:first-child, td:nth-child(2) { text-align: left; }
 </style></head>
 <body>
 <h1>corskin — ${escape(title)}</h1>
-<p>${rows.length} deformations: ${cases.length} cases × ${methods.length} methods. Ratios are posed / rest; the cross-section is taken at the manipulated joint (slab ±10% of its bone).</p>
+<p>${rows.length} deformations: ${cases.length} cases × ${methods.length} methods. Ratios are posed / rest; the cross-section is taken at the manipulated joint (slab ±10% of its bone). ${escape(QUALITY_LEGEND)}.</p>
 <div class="charts">${data.map((d, i) => `<figure><figcaption>${escape(d.label)}</figcaption><canvas id="chart${i}" width="520" height="300"></canvas></figure>`).join('')}</div>
 <table><thead><tr><th>case</th><th>method</th><th>volume</th><th>min radius</th><th>max radius</th><th>max distortion</th><th>self-intersections</th><th>time (ms)</th><th>floats / bone</th><th>floats / vertex</th><th>mesh</th></tr></thead>
 <tbody>${table}</tbody></table>
