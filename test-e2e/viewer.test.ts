@@ -5,12 +5,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NodeIO } from '@gltf-transform/core';
+import { draco, meshopt } from '@gltf-transform/functions';
+import { MeshoptEncoder } from 'meshoptimizer';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, chromiumPath } from '../src/cli/render.js';
 import { serveViewer } from '../src/cli/viewer-server.js';
+import { createIO } from '../src/io/node-io.js';
 import { runCli } from '../test/helpers/cli.js';
-import { ARM_GLB, CESIUM_MAN, scratch } from '../test/helpers/data.js';
+import { ARM_GLB, CESIUM_MAN, scratch, SHARED } from '../test/helpers/data.js';
 import { attribute, validate } from '../test/helpers/gltf.js';
 
 type Viewer = {
@@ -140,6 +143,25 @@ describe('the viewer', () => {
     await page.waitForFunction(
       () => document.getElementById('status')?.textContent?.startsWith('arm.glb: ready'),
       null,
+      { timeout: 120_000 },
+    );
+    expect(errors).toEqual([]);
+  });
+
+  it.each([
+    ['Draco', () => draco()],
+    ['meshopt', () => meshopt({ encoder: MeshoptEncoder })],
+  ])('loads a %s-compressed Soldier (scaled armature) and switches it to DQS and CoR', async (name, transform) => {
+    await MeshoptEncoder.ready;
+    const io = await createIO(['KHR_draco_mesh_compression', 'EXT_meshopt_compression']);
+    const doc = await io.read(join(SHARED, 'characters/Soldier.glb'));
+    await doc.transform(transform());
+    const file = join(tmp.dir, `soldier-${name}.glb`);
+    await io.write(file, doc);
+    await page.setInputFiles('#file', file);
+    await page.waitForFunction(
+      (f) => document.getElementById('status')?.textContent?.startsWith(`${f}: ready`),
+      `soldier-${name}.glb`,
       { timeout: 120_000 },
     );
     expect(errors).toEqual([]);

@@ -12,7 +12,10 @@ import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
 import GUI from 'lil-gui';
 import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
+import { DRACOLoader } from 'three/addons/loaders/DRACOLoader.js';
 import { GLTFLoader, type GLTF } from 'three/addons/loaders/GLTFLoader.js';
+import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
+import { MeshoptDecoder as MeshoptDecoderIO, MeshoptEncoder } from 'meshoptimizer';
 import * as SkeletonUtils from 'three/addons/utils/SkeletonUtils.js';
 import type { SkinnedMesh as CorskinMesh } from '../src/core/mesh.js';
 import { deformers } from '../src/deformers/index.js';
@@ -22,6 +25,10 @@ import { extractSkinnedModels, setCentersOfRotation } from '../src/io/gltf.js';
 import { centersOnWorker, meshFromGeometry, useSkinningMethod, type GpuSkinningMethod } from '../src/three/index.js';
 
 const METHODS: GpuSkinningMethod[] = ['lbs', 'dqs', 'cor'];
+// Compressed files (KHR_draco_mesh_compression, EXT_meshopt_compression) load like any other.
+const loader = new GLTFLoader()
+  .setDRACOLoader(new DRACOLoader().setDecoderPath(new URL('./draco/', location.href).href))
+  .setMeshoptDecoder(MeshoptDecoder);
 const params = new URLSearchParams(location.search);
 const app = document.getElementById('app')!;
 const status = document.getElementById('status')!;
@@ -94,7 +101,7 @@ const settings = {
   centers: false,
   heatmap: false,
   load: () => picker.click(),
-  exportGlb: () => void exportWithCenters(true),
+  exportGlb: () => void exportWithCenters(true).catch((e: Error) => setStatus(`export failed: ${e.message}`)),
 };
 
 let gltf: GLTF | undefined;
@@ -139,7 +146,7 @@ async function loadBytes(data: ArrayBuffer, name: string): Promise<void> {
   corsReady = false;
   bytes = data;
   fileName = name;
-  gltf = await new GLTFLoader().parseAsync(data, '');
+  gltf = await loader.parseAsync(data, '');
   for (const v of views) {
     v.label.remove();
     v.scene.clear();
@@ -395,7 +402,13 @@ function median(xs: number[]): number {
  */
 async function exportWithCenters(download: boolean): Promise<Uint8Array> {
   if (!bytes) throw new Error('nothing loaded');
-  const io = new WebIO().registerExtensions(ALL_EXTENSIONS);
+  const json = new TextDecoder().decode(new Uint8Array(bytes, 0, Math.min(bytes.byteLength, 1 << 20)));
+  if (json.includes('KHR_draco_mesh_compression'))
+    throw new Error('export of a Draco-compressed file needs the Draco encoder: run `corskin precompute` on it');
+  await Promise.all([MeshoptDecoderIO.ready, MeshoptEncoder.ready]);
+  const io = new WebIO()
+    .registerExtensions(ALL_EXTENSIONS)
+    .registerDependencies({ 'meshopt.decoder': MeshoptDecoderIO, 'meshopt.encoder': MeshoptEncoder });
   const doc = await io.readBinary(new Uint8Array(bytes));
   for (const model of extractSkinnedModels(doc, fileName)) {
     const centers = await centersWithProgress(model.mesh, model.name);

@@ -1,5 +1,18 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
+
+/** three.js's Draco decoder (JS wrapper + WebAssembly), served next to the viewer as draco/. */
+function dracoDecoder(): Plugin {
+  const dir = fileURLToPath(new URL('../node_modules/three/examples/jsm/libs/draco/gltf/', import.meta.url));
+  return {
+    name: 'corskin-draco-decoder',
+    generateBundle() {
+      for (const file of ['draco_wasm_wrapper.js', 'draco_decoder.wasm', 'draco_decoder.js'])
+        this.emitFile({ type: 'asset', fileName: `draco/${file}`, source: readFileSync(dir + file) });
+    },
+  };
+}
 
 // The viewer: `npm run build:viewer` writes a static site to viewer-dist/ (served by
 // `corskin view`); the bundled arm comes along as arm.glb.
@@ -13,4 +26,5 @@ export default defineConfig({
     chunkSizeWarningLimit: 2000,
   },
   worker: { format: 'es' },
+  plugins: [dracoDecoder()],
 });
