@@ -6,7 +6,21 @@
  */
 export { CorskinError } from './core/errors.js';
 export { createSkeleton, jointCount, type Skeleton, type SkeletonInit } from './core/skeleton.js';
-export { restPose, globalMatrices, skinningMatrices, rotateJointWorld, type Pose } from './core/pose.js';
+export {
+  restPose,
+  globalMatrices,
+  skinningMatrices,
+  bindPoseSkinningMatrices,
+  rotateJointWorld,
+  type Pose,
+} from './core/pose.js';
+export {
+  applyMorphTargets,
+  sampleMorphWeights,
+  type MorphChannel,
+  type MorphGroup,
+  type MorphTarget,
+} from './core/morph.js';
 export { samplePose, type AnimationClip, type AnimationChannel, type Interpolation } from './core/animation.js';
 export {
   vertexCount,
@@ -14,9 +28,12 @@ export {
   validateSkinnedMesh,
   boundingBoxDiagonal,
   computeVertexNormals,
+  limitInfluences,
+  type InfluenceLimit,
   type SkinnedMesh,
   type WeightNormalization,
 } from './core/mesh.js';
+export { splitScale, deformTwoPhase, type ScaleSplit } from './deformers/two-phase.js';
 export type { Deformer, DeformTarget, SkinningMethod } from './deformers/common.js';
 export { deformLbs } from './deformers/lbs.js';
 export { deformDqs, jointDualQuaternions } from './deformers/dqs.js';
@@ -67,8 +84,15 @@ export {
 } from './io/libigl.js';
 export { buildSkinnedDocument, type ConvertInput, type ConvertReport } from './io/convert.js';
 export { formatObj, type ObjGroup } from './io/obj.js';
-export { enclosedVolume } from './metrics/volume.js';
-export { jointCrossSection, segmentDistance, type CrossSection, type JointChain } from './metrics/cross-section.js';
+export { enclosedVolume, cappedVolume, type CappedVolume } from './metrics/volume.js';
+export { weldByPosition } from './metrics/weld.js';
+export {
+  jointCrossSection,
+  segmentDistance,
+  type CrossSection,
+  type CrossSectionOptions,
+  type JointChain,
+} from './metrics/cross-section.js';
 export {
   twistPose,
   bendPose,
@@ -78,7 +102,7 @@ export {
   findJoint,
   firstChildJoint,
 } from './evaluation/standard-poses.js';
-export { measureJointQuality, type JointQuality } from './evaluation/joint-quality.js';
+export { measureJointQuality, formatRatio, type JointQuality } from './evaluation/joint-quality.js';
 export { VERSION } from './version.js';
 export {
   createStretchDeformer,

@@ -82,7 +82,7 @@ export async function demoCommand(io: Io, o: { output: string }): Promise<void> 
   io.out(formatTable(['pose', 'method', 'time (ms)', 'volume/rest', 'min radius/rest', 'max radius/rest'], rows));
   io.out('');
   io.out(
-    'time: median of 7 single-threaded deformations; radii at the posed joint (slab ±10% of the bone): min = 5th percentile of the ring radii about each ring's own centroid, max = 95th percentile of the distances to the bones; volume: welded, open boundaries capped.',
+    'time: median of 7 single-threaded deformations; radii at the posed joint (slab ±10% of the bone): min = 5th percentile of the ring radii about each ring’s own centroid, max = 95th percentile of the distances to the bones; volume: welded, open boundaries capped.',
   );
   io.out(
     'LBS collapses in the twist (candy wrapper) and the bend; DQS keeps the twist but bulges in the bend; CoR does neither.',
