@@ -21,7 +21,7 @@ import { readDocument, writeDocument } from '../src/io/node-io.js';
 import { rng, scratch, SHARED } from './helpers/data.js';
 import { validate } from './helpers/gltf.js';
 import { percentile, referenceCenter, referenceDomain } from './helpers/reference.js';
-import { primitiveData, sampleScene, skinMatrices, skinVertex, splitJoints } from './helpers/skinning-reference.js';
+import { referenceError, sampleScene } from './helpers/skinning-reference.js';
 
 /** Each character with three times in its first clip. */
 export const CHARACTERS: [string, number[]][] = [
@@ -104,7 +104,7 @@ describe.each(CHARACTERS)('%s', (file, times) => {
       const anim = doc.getRoot().listAnimations();
       const clipName = anim.length ? anim[0].getName() || 'animation 0' : undefined;
       for (const time of times) {
-        const { world, weights } = sampleScene(doc, anim.length ? 0 : undefined, time);
+        const scene = sampleScene(doc, anim.length ? 0 : undefined, time);
         let worst = 0;
         for (const model of models) {
           const clip = model.animations.find((c) => c.name === clipName);
@@ -112,26 +112,7 @@ describe.each(CHARACTERS)('%s', (file, times) => {
           const morph = sampleMorphWeights(model.morphGroups, clip?.morphChannels ?? [], time);
           const mesh = applyMorphTargets(model.mesh, model.morphGroups, morph);
           const ours = deform(method, mesh, skinningMatrices(model.skeleton, pose)).positions;
-          const S = skinMatrices(model.skin, world);
-          const parts = method === 'lbs' ? [] : splitJoints(S);
-          const diag = boundingBoxDiagonal(ours);
-          for (const part of model.parts) {
-            const owner = model.meshNodes.find((n) => n.getMesh()?.listPrimitives().includes(part.primitive))!;
-            const ref = primitiveData(part.primitive, weights.get(owner) ?? []);
-            const samples = Math.min(part.vertexCount, Math.ceil(3000 / model.parts.length));
-            for (let s = 0; s < samples; s++) {
-              const i = samples === part.vertexCount ? s : Math.floor(random() * part.vertexCount);
-              const v = part.vertexOffset + i;
-              const c = model.mesh.centersOfRotation!;
-              const r = skinVertex(method, ref.positions[i], ref.influences[i], S, parts, [
-                c[3 * v],
-                c[3 * v + 1],
-                c[3 * v + 2],
-              ]);
-              const e = Math.hypot(ours[3 * v] - r[0], ours[3 * v + 1] - r[1], ours[3 * v + 2] - r[2]) / diag;
-              worst = Math.max(worst, Number.isNaN(e) ? Infinity : e);
-            }
-          }
+          worst = Math.max(worst, referenceError(model, ours, method, scene, boundingBoxDiagonal(ours), 3000, random));
         }
         expect(worst, `t = ${time} s`).toBeLessThan(1e-5);
       }

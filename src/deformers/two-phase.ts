@@ -124,6 +124,10 @@ export function deformTwoPhase(
     normals: N && out.normals ? f64(3) : undefined,
     tangents: T && out.tangents ? f64(4) : undefined,
   };
+  // The vertex itself (bind space) as a one-vertex mesh, and its stretch as a 4×4 matrix.
+  const src: SkinnedMesh = { ...one, positions: f64(3), normals: N ? f64(3) : undefined, tangents: T ? f64(4) : undefined };
+  const stretch16 = new Float64Array(16);
+  stretch16[15] = 1;
   const local = new Float64Array(16 * K);
   for (let k = 0; k < K; k++) local[16 * k + 15] = 1;
   const js = new Int32Array(K);
@@ -158,7 +162,7 @@ export function deformTwoPhase(
       const w = ws[a];
       for (let e = 0; e < 9; e++) A[e] += w * stretch[9 * j + e];
       one.weights[a] = w;
-      // [R_j | M_j(c)]
+      // [R_j | M_j(c) − c]
       const o = 16 * a;
       const m = 16 * j;
       mat3FromQuat(A9, 0, rotations, 4 * j);
@@ -169,31 +173,16 @@ export function deformTwoPhase(
       local[o + 13] = S[m + 1] * cx + S[m + 5] * cy + S[m + 9] * cz + S[m + 13] - cy;
       local[o + 14] = S[m + 2] * cx + S[m + 6] * cy + S[m + 10] * cz + S[m + 14] - cz;
     }
-    // Phase one: K̄ (v − c), normal by K̄'s cofactor (sign-fixed), tangent by K̄.
+    // Phase one: the vertex by the affine map [K̄ | −K̄c] (normal by K̄'s cofactor, tangent by K̄).
     const p = 3 * i;
-    const x = P[p] - cx, y = P[p + 1] - cy, z = P[p + 2] - cz; // prettier-ignore
-    one.positions[0] = A[0] * x + A[3] * y + A[6] * z;
-    one.positions[1] = A[1] * x + A[4] * y + A[7] * z;
-    one.positions[2] = A[2] * x + A[5] * y + A[8] * z;
-    if (N) {
-      const [a00, a10, a20, a01, a11, a21, a02, a12, a22] = A;
-      const nx = N[p], ny = N[p + 1], nz = N[p + 2]; // prettier-ignore
-      const c00 = a11 * a22 - a21 * a12, c10 = a21 * a02 - a01 * a22, c20 = a01 * a12 - a11 * a02; // prettier-ignore
-      const rx = c00 * nx + (a20 * a12 - a10 * a22) * ny + (a10 * a21 - a20 * a11) * nz;
-      const ry = c10 * nx + (a00 * a22 - a20 * a02) * ny + (a20 * a01 - a00 * a21) * nz;
-      const rz = c20 * nx + (a10 * a02 - a00 * a12) * ny + (a00 * a11 - a10 * a01) * nz;
-      const det = a00 * c00 + a10 * c10 + a20 * c20;
-      const l = (det < 0 ? -1 : 1) / (Math.sqrt(rx * rx + ry * ry + rz * rz) || 1);
-      one.normals![0] = rx * l;
-      one.normals![1] = ry * l;
-      one.normals![2] = rz * l;
-    }
-    if (T) {
-      const tx = T[4 * i], ty = T[4 * i + 1], tz = T[4 * i + 2]; // prettier-ignore
-      const rx = A[0] * tx + A[3] * ty + A[6] * tz, ry = A[1] * tx + A[4] * ty + A[7] * tz, rz = A[2] * tx + A[5] * ty + A[8] * tz; // prettier-ignore
-      const l = 1 / (Math.sqrt(rx * rx + ry * ry + rz * rz) || 1);
-      one.tangents!.set([rx * l, ry * l, rz * l, T[4 * i + 3]]);
-    }
+    src.positions.set(P.subarray(p, p + 3));
+    if (N) src.normals!.set(N.subarray(p, p + 3));
+    if (T) src.tangents!.set(T.subarray(4 * i, 4 * i + 4));
+    for (let c = 0; c < 3; c++) for (let r = 0; r < 3; r++) stretch16[4 * c + r] = A[3 * c + r];
+    stretch16[12] = -(A[0] * cx + A[3] * cy + A[6] * cz);
+    stretch16[13] = -(A[1] * cx + A[4] * cy + A[7] * cz);
+    stretch16[14] = -(A[2] * cx + A[5] * cy + A[8] * cz);
+    writeAffine(src, one, 0, stretch16, 0);
     // Phase two: the rigid method on [R_j | M_j(c) − c] (centered at c), then back by c.
     rigid(one, local, oneOut);
     out.positions[p] = oneOut.positions[0] + cx;

@@ -285,3 +285,45 @@ export function skinVertex(
   const y = rotate(r, x);
   return [0, 1, 2].map((k) => y[k] + t[k] + c[k]);
 }
+
+/** What {@link referenceError} needs of a corskin model (kept structural: no import from src). */
+interface ModelLike {
+  skin: Skin;
+  meshNodes: Node[];
+  parts: { primitive: Primitive; vertexOffset: number; vertexCount: number }[];
+  mesh: { centersOfRotation?: Float32Array };
+}
+
+/**
+ * Largest distance, relative to `diag`, between corskin's posed positions `ours` (merged layout
+ * of `model`) and the reference for `method` with the scene sampled by {@link sampleScene};
+ * at most `limit` vertices per model (every vertex below it, else sampled with `random`).
+ */
+export function referenceError(
+  model: ModelLike,
+  ours: Float32Array,
+  method: string,
+  scene: ReturnType<typeof sampleScene>,
+  diag: number,
+  limit = Infinity,
+  random: () => number = Math.random,
+): number {
+  const S = skinMatrices(model.skin, scene.world);
+  const parts = method === 'lbs' ? [] : splitJoints(S);
+  const c = model.mesh.centersOfRotation;
+  let worst = 0;
+  for (const part of model.parts) {
+    const owner = model.meshNodes.find((n) => n.getMesh()?.listPrimitives().includes(part.primitive))!;
+    const ref = primitiveData(part.primitive, scene.weights.get(owner) ?? []);
+    const samples = Math.min(part.vertexCount, Math.ceil(limit / model.parts.length));
+    for (let s = 0; s < samples; s++) {
+      const i = samples === part.vertexCount ? s : Math.floor(random() * part.vertexCount);
+      const v = part.vertexOffset + i;
+      const center = c ? [c[3 * v], c[3 * v + 1], c[3 * v + 2]] : undefined;
+      const r = skinVertex(method, ref.positions[i], ref.influences[i], S, parts, center);
+      const e = Math.hypot(ours[3 * v] - r[0], ours[3 * v + 1] - r[1], ours[3 * v + 2] - r[2]) / diag;
+      worst = Math.max(worst, Number.isNaN(e) ? Infinity : e);
+    }
+  }
+  return worst;
+}
