@@ -10,7 +10,8 @@ import { boundingBoxDiagonal, limitInfluences, type SkinnedMesh } from '../src/c
 import { applyMorphTargets, sampleMorphWeights } from '../src/core/morph.js';
 import { restPose, skinningMatrices } from '../src/core/pose.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
-import { deform } from '../src/deformers/index.js';
+import { deform, deformers } from '../src/deformers/index.js';
+import { deformTwoPhase, splitScale, uniformScale } from '../src/deformers/two-phase.js';
 import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
@@ -261,4 +262,27 @@ describe('corskin deform without an animation: rest pose and bind pose', () => {
       tmp.cleanup();
     }
   });
+});
+
+describe('a rig under one uniformly scaled node (the chicken: every skinning matrix × 0.01)', () => {
+  it.each(['dqs', 'cor'] as const)(
+    '%s: the SIMD kernels (shortcut) and the per-vertex two-phase path agree',
+    async (method) => {
+      const path = join(SHARED, 'characters/chicken.glb');
+      const [model] = extractSkinnedModels(await readDocument(path), path);
+      const mesh = limitInfluences(model.mesh, 8).mesh;
+      if (method === 'cor') mesh.centersOfRotation = computeCentersOfRotation(mesh).centers;
+      const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, model.animations[0], 0.5));
+      const split = splitScale(S)!;
+      expect(uniformScale(split)).toBeCloseTo(0.01, 6);
+      const n = mesh.positions.length / 3;
+      const generic = { positions: new Float32Array(3 * n) };
+      deformTwoPhase(mesh, S, split, generic, deformers[method], method === 'cor' ? 'cor' : 'vertex', false);
+      const simd = await createSimdDeformer(mesh, method);
+      simd.deform(S);
+      const diag = boundingBoxDiagonal(generic.positions);
+      expect(maxDiff(simd.output.positions, generic.positions) / diag).toBeLessThan(1e-6);
+      expect(maxDiff(deform(method, mesh, S).positions, generic.positions) / diag).toBeLessThan(1e-6);
+    },
+  );
 });

@@ -57,7 +57,7 @@ export function jointTwists(skinning: Float64Array): Float64Array {
 export function deformLms(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   checkDeformArgs(mesh, skinning, out);
   const split = splitScale(skinning);
-  if (split) deformTwoPhase(mesh, skinning, split, out, lmsRigid, 'vertex');
+  if (split) deformTwoPhase(mesh, skinning, split, out, lmsRigid, 'vertex', false);
   else lmsRigid(mesh, skinning, out);
 }
 

@@ -84,10 +84,32 @@ function isRigid(s: Float64Array, m: number): boolean {
 }
 
 /**
+ * The common factor s when every joint's stretch is `s·I` — a rig under one uniformly scaled
+ * node, the usual Mixamo/FBX export — within 1e-5·s (the float32 tolerance {@link splitScale}
+ * allows a rigid matrix), else 0. Then two-phase skinning is `s · rigid([R_j | τ_j / s])`, with
+ * no per-vertex work.
+ */
+export function uniformScale(split: ScaleSplit): number {
+  const K = split.stretch;
+  const s = K[0];
+  if (!(s > 0)) return 0;
+  for (let o = 0; o < K.length; o += 9) {
+    for (let e = 0; e < 9; e++) {
+      const expected = e % 4 === 0 ? s : 0;
+      if (!(Math.abs(K[o + e] - expected) <= 1e-5 * s)) return 0;
+    }
+  }
+  return s;
+}
+
+/**
  * Deforms `mesh` in two phases (see the module notes) with `rigid`, a deformer for rigid
  * skinning matrices, as the second phase; per vertex with several joints, `rigid` runs on a
- * one-vertex mesh holding `K̄ (v − c)` and the transforms `[R_j | M_j(c) − c]`. Allocates only
- * per call.
+ * one-vertex mesh holding `K̄ (v − c)` and the transforms `[R_j | M_j(c) − c]`. When every
+ * stretch is one uniform scale s ({@link uniformScale}; not for LMS, which is not
+ * scale-covariant) the whole mesh goes through `rigid` once with the matrices divided by s, and
+ * the positions are multiplied by s — the same result. Allocates only per call.
+ * @param uniformFastPath take that shortcut (default true)
  * @param skinning the original skinning matrices (16·J), split by {@link splitScale} into `split`
  * @param center `vertex` (DQS, SBS, LMS) or `cor` (the mesh's centers of rotation)
  */
@@ -98,7 +120,16 @@ export function deformTwoPhase(
   out: DeformTarget,
   rigid: Deformer,
   center: 'vertex' | 'cor',
+  uniformFastPath = true,
 ): void {
+  const s = uniformFastPath ? uniformScale(split) : 0;
+  if (s) {
+    const scaled = skinning.map((x, k) => (k % 16 === 15 ? x : x / s));
+    rigid(mesh, scaled, out);
+    const n3 = mesh.positions.length;
+    for (let k = 0; k < n3; k++) out.positions[k] *= s;
+    return;
+  }
   const { positions: P, normals: N, tangents: T, joints: MJ, weights: MW, influences: K } = mesh;
   const C = center === 'cor' ? mesh.centersOfRotation! : P;
   const S = skinning;

@@ -15,7 +15,7 @@
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
 import { checkDeformArgs, jointQuaternions, type DeformTarget } from '../deformers/common.js';
-import { splitScale } from '../deformers/two-phase.js';
+import { splitScale, uniformScale } from '../deformers/two-phase.js';
 import { deformCor } from '../deformers/cor.js';
 import { deformDqs, jointDualQuaternions } from '../deformers/dqs.js';
 import { KERNELS_WASM_BASE64 } from './kernels-binary.js';
@@ -34,9 +34,10 @@ export interface SimdDeformer {
   readonly output: DeformTarget;
   /**
    * Deforms the prepared mesh into {@link SimdDeformer.output}, and with `out` also copies the
-   * result there (the shared deformer contract of `src/deformers`). Skinning matrices with
-   * scale or shear take the JavaScript deformer's two-phase path for DQS and CoR (the kernels
-   * blend rigid transforms only).
+   * result there (the shared deformer contract of `src/deformers`). Skinning matrices that all
+   * carry one uniform scale (a rig under a scaled node) run on the kernels, divided by it; any
+   * other scale, shear or reflection takes the JavaScript deformer's two-phase path for DQS and
+   * CoR (the kernels blend rigid transforms only).
    * @param skinning skinning matrices, 4×4 column-major, length ≥ 16·J (bind → posed space)
    * @throws CorskinError when `skinning` has fewer joints than the mesh uses, or `out` is too small
    */
@@ -167,17 +168,23 @@ export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinning
       if (skinning.length < 16 * J) {
         throw new CorskinError(`${skinning.length / 16} skinning matrices for a mesh that uses ${J} joints`);
       }
-      if (method !== 'lbs' && splitScale(skinning)) fallback(mesh, skinning, output);
+      const split = method === 'lbs' ? null : splitScale(skinning);
+      // A rig under one uniformly scaled node: the kernels on the matrices divided by s, the
+      // positions times s (exact, see uniformScale); other scale, shear or reflection: JavaScript.
+      const s = split ? uniformScale(split) : 1;
+      if (!s) fallback(mesh, skinning, output);
       else {
         const m = M >> 2;
-        for (let j = 0; j < 16 * J; j++) f32[m + j] = skinning[j];
+        const S = s === 1 ? skinning : skinning.map((x, k) => (k % 16 === 15 ? x : x / s));
+        for (let j = 0; j < 16 * J; j++) f32[m + j] = S[j];
         if (method === 'cor') {
-          jointQuaternions(skinning.subarray(0, 16 * J), jointData);
+          jointQuaternions(S.subarray(0, 16 * J), jointData);
           kernels.cor(n, K, P, N, T, Cp, JI, W, CNT, M, Q, OP, ON, OT);
         } else if (method === 'dqs') {
-          jointDualQuaternions(skinning.subarray(0, 16 * J), jointData);
+          jointDualQuaternions(S.subarray(0, 16 * J), jointData);
           kernels.dqs(n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);
         } else kernels.lbs(n, K, P, N, T, JI, W, CNT, M, OP, ON, OT);
+        if (s !== 1) for (let k = 0; k < 3 * n; k++) output.positions[k] *= s;
       }
       if (!out) return;
       out.positions.set(output.positions);
