@@ -41,6 +41,8 @@ export interface DeformOptions {
   epsilon: number;
   output: string;
   force?: boolean;
+  /** false: write without the input's Draco/meshopt compression (`--no-compress`). */
+  compress?: boolean;
 }
 
 /** Runs `corskin deform`. @throws CorskinError on bad input */
@@ -130,7 +132,7 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
     await writeFileAtomic(o.output, formatObj(groups, `${input} deformed by corskin (${o.method})`));
   } else {
     await bakePosedGeometry(document, models, posed);
-    await writeDocument(document, o.output);
+    await writeDocument(document, o.output, { compress: o.compress });
   }
   const vertices = models.reduce((s, m) => s + m.mesh.positions.length / 3, 0);
   const when =

@@ -73,6 +73,7 @@ function buildProgram(io: Io): Command {
       positiveInteger,
     )
     .option('--resources', 'also print CPU time and peak memory')
+    .option('--no-compress', "write without the input's Draco/meshopt compression")
     .option('--force', 'allow overwriting the input')
     .action(async (input, opts) => (await import('./precompute.js')).precomputeCommand(io, input, opts));
 
@@ -104,6 +105,7 @@ function buildProgram(io: Io): Command {
     )
     .option('--no-twist-compensation', 'stretch: skip the twist compensation before skinning')
     .requiredOption('-o, --output <file>', 'output .glb, .gltf or .obj')
+    .option('--no-compress', "write without the input's Draco/meshopt compression")
     .option('--force', 'allow overwriting the input')
     .action(async (input, opts) => (await import('./deform.js')).deformCommand(io, input, opts));
 

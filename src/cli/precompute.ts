@@ -18,6 +18,8 @@ export interface PrecomputeOptions {
   threads?: number;
   resources?: boolean;
   force?: boolean;
+  /** false: write without the input's Draco/meshopt compression (`--no-compress`). */
+  compress?: boolean;
 }
 
 /** Runs `corskin precompute`. @throws CorskinError on bad input */
@@ -47,7 +49,7 @@ export async function precomputeCommand(io: Io, input: string, o: PrecomputeOpti
         },
       }),
     );
-    await writeDocument(document, o.output);
+    await writeDocument(document, o.output, { compress: o.compress });
   } finally {
     bar.stop();
     await pool?.terminate();

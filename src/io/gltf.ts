@@ -10,10 +10,10 @@
  * @module
  */
 import {
+  Accessor,
   Document,
   Logger,
   Primitive,
-  type Accessor,
   type Mesh,
   type Node,
   type Scene,
@@ -404,6 +404,36 @@ function extractAnimations(
   }
   if (ignored) warnings.push(`${ignored} animation channels target nodes outside the skin and are ignored`);
   return clips;
+}
+
+/**
+ * Rescales the float `WEIGHTS_n` of every primitive so each vertex's weights sum to 1 exactly
+ * (to float precision), in place. Draco quantises weights (sums off by ~1e-4, hidden inside the
+ * compressed data); written uncompressed they would fail the glTF validator.
+ * @returns number of vertices rescaled
+ */
+export function renormalizeWeightAccessors(document: Document): number {
+  let count = 0;
+  const el: number[] = [];
+  for (const mesh of document.getRoot().listMeshes()) {
+    for (const p of mesh.listPrimitives()) {
+      const sets = influenceSets(p);
+      const accs = Array.from({ length: sets }, (_, k) => p.getAttribute(`WEIGHTS_${k}`)!);
+      if (!sets || accs.some((a) => a.getComponentType() !== Accessor.ComponentType.FLOAT)) continue;
+      for (let i = 0; i < accs[0].getCount(); i++) {
+        let sum = 0;
+        for (const a of accs) for (const w of a.getElement(i, el)) sum += w;
+        if (!(sum > 0) || Math.abs(sum - 1) < 1e-7) continue;
+        for (const a of accs)
+          a.setElement(
+            i,
+            a.getElement(i, el).map((w) => w / sum),
+          );
+        count++;
+      }
+    }
+  }
+  return count;
 }
 
 /** Number of JOINTS_n/WEIGHTS_n pairs of a primitive (n = 0, 1, … without a gap). */

@@ -8,7 +8,7 @@ import { NodeIO, type Document } from '@gltf-transform/core';
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
 import { CorskinError } from '../core/errors.js';
 import { readBytes, writeFileAtomic } from './files.js';
-import { quietLogger } from './gltf.js';
+import { quietLogger, renormalizeWeightAccessors } from './gltf.js';
 
 /** Compression extensions whose codecs are loaded on demand. */
 const CODECS = ['KHR_draco_mesh_compression', 'EXT_meshopt_compression'] as const;
@@ -89,9 +89,23 @@ export async function readDocument(path: string): Promise<Document> {
  * it), atomically: a temporary file renamed into place, nothing left behind on failure. A
  * document read from a Draco- or meshopt-compressed file is written compressed the same way
  * (glTF-Transform's default encoder settings: Draco quantises positions to 14 bits, other
- * attributes — centers of rotation included — to 12 to 16; meshopt is lossless here).
+ * attributes — centers of rotation included — to 12 to 16; meshopt is lossless here), unless
+ * `compress` is false (then Draco-quantised float weights are renormalised to sum 1, as the
+ * validator checks once they are visible).
  */
-export async function writeDocument(document: Document, path: string): Promise<void> {
+export async function writeDocument(
+  document: Document,
+  path: string,
+  options: { compress?: boolean } = {},
+): Promise<void> {
+  if (options.compress === false) {
+    for (const ext of document.getRoot().listExtensionsUsed()) {
+      if (!(CODECS as readonly string[]).includes(ext.extensionName)) continue;
+      // Draco's quantised weights, now visible to validators: sums exactly 1 again.
+      if (ext.extensionName === 'KHR_draco_mesh_compression') renormalizeWeightAccessors(document);
+      ext.dispose();
+    }
+  }
   const io = await createIO(
     document
       .getRoot()
