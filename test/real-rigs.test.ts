@@ -286,3 +286,47 @@ describe('a rig under one uniformly scaled node (the chicken: every skinning mat
     },
   );
 });
+
+describe('an animated non-joint ancestor (root motion on the armature node)', () => {
+  it.each(['lbs', 'dqs', 'cor'] as const)(
+    '%s follows it: CesiumMan under a moving node matches the reference',
+    async (method) => {
+      const doc = await readDocument(CESIUM_MAN);
+      const root = doc.getRoot();
+      const mover = doc.createNode('mover');
+      for (const scene of root.listScenes()) {
+        for (const child of scene.listChildren()) {
+          scene.removeChild(child);
+          mover.addChild(child);
+        }
+        scene.addChild(mover);
+      }
+      const buffer = root.listBuffers()[0];
+      const acc = (type: 'SCALAR' | 'VEC3' | 'VEC4', a: number[]) =>
+        doc.createAccessor().setType(type).setArray(Float32Array.from(a)).setBuffer(buffer);
+      const anim = root.listAnimations()[0];
+      const s = Math.SQRT1_2;
+      for (const [path, type, values] of [
+        ['rotation', 'VEC4', [0, 0, 0, 1, 0, s, 0, s]],
+        ['translation', 'VEC3', [0, 0, 0, 1.5, 0.2, -0.7]],
+      ] as const) {
+        const sampler = doc
+          .createAnimationSampler()
+          .setInput(acc('SCALAR', [0, 2]))
+          .setOutput(acc(type, [...values]));
+        anim
+          .addSampler(sampler)
+          .addChannel(doc.createAnimationChannel().setTargetNode(mover).setTargetPath(path).setSampler(sampler));
+      }
+      const [model] = extractSkinnedModels(doc, 'moving');
+      expect(model.skeleton.skinJoints).toBe(19);
+      expect(model.skeleton.jointNames.length).toBeGreaterThan(19); // the mover (and the chain below it)
+      model.mesh.centersOfRotation = computeCentersOfRotation(model.mesh).centers;
+      const time = 1.2;
+      const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, model.animations[0], time));
+      const ours = deform(method, model.mesh, S).positions;
+      const diag = boundingBoxDiagonal(ours);
+      expect(referenceError(model, ours, method, sampleScene(doc, 0, time), diag)).toBeLessThan(1e-5);
+    },
+  );
+});

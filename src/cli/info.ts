@@ -36,7 +36,7 @@ export function describeModel(model: SkinnedModel): SkinInfo {
   return {
     name: model.name,
     joints: model.jointNodes.length,
-    jointNames: [...model.skeleton.jointNames],
+    jointNames: model.skeleton.jointNames.slice(0, model.skeleton.skinJoints),
     primitives: model.parts.length,
     vertices: n,
     triangles: mesh.triangles.length / 3,

@@ -20,6 +20,12 @@ import { mat4Identity } from './math.js';
  * matrix of its parent node). In most rigs `P_j` is the identity.
  */
 export interface Skeleton {
+  /**
+   * Number of the skin's own joints: influences index joints `0..skinJoints−1`. Nodes after
+   * them (up to J) are non-joint ancestors that animations move (a root-motion armature node),
+   * posed like joints, with identity inverse bind matrices.
+   */
+  readonly skinJoints: number;
   /** Joint names, length J (may be empty strings). */
   readonly jointNames: readonly string[];
   /** Parent joint index of each joint, or -1 for a root; length J. */
@@ -41,6 +47,8 @@ export interface Skeleton {
 /** Input of {@link createSkeleton}; omitted arrays default to identities. */
 export interface SkeletonInit {
   jointNames?: readonly string[];
+  /** Default: every joint. */
+  skinJoints?: number;
   parents: ArrayLike<number>;
   inverseBindMatrices?: ArrayLike<number>;
   preTransforms?: ArrayLike<number>;
@@ -95,7 +103,11 @@ export function createSkeleton(init: SkeletonInit): Skeleton {
   if (n < J) throw new CorskinError('skeleton: the joint hierarchy contains a cycle');
   const names = init.jointNames ?? Array.from({ length: J }, (_, j) => `joint${j}`);
   if (names.length !== J) throw new CorskinError(`skeleton: ${names.length} joint names for ${J} joints`);
+  const skinJoints = init.skinJoints ?? J;
+  if (!(Number.isInteger(skinJoints) && skinJoints >= 0 && skinJoints <= J))
+    throw new CorskinError(`skeleton: skinJoints ${skinJoints} is not in 0..${J}`);
   return {
+    skinJoints,
     jointNames: names,
     parents,
     order,

@@ -127,7 +127,8 @@ function extractModel(
   const jointNodes = skin.listJoints();
   const J = jointNodes.length;
   if (J === 0) throw new CorskinError(`${name} has no joints`, file);
-  const skeleton = extractSkeleton(skin, jointNodes, file);
+  const skeletonNodeList = skeletonNodes(document, jointNodes, file);
+  const skeleton = extractSkeleton(skin, jointNodes, skeletonNodeList, file);
 
   // Parts: every primitive of every mesh drawn with this skin, once.
   const meshOwners = new Map<Mesh, Node>();
@@ -277,7 +278,7 @@ function extractModel(
     for (const owner of meshNodes) if (owner.getMesh() === m) groupOfNode.set(owner, morphGroups.length);
     morphGroups.push({ name: m.getName() || `mesh ${document.getRoot().listMeshes().indexOf(m)}`, weights, targets });
   }
-  const animations = extractAnimations(document, jointNodes, groupOfNode, morphGroups, warnings);
+  const animations = extractAnimations(document, skeletonNodeList, groupOfNode, morphGroups, warnings);
   const twistJoints: TwistJoint[] = [];
   jointNodes.forEach((n, t) => {
     const of = (n.getExtras() as { corskin?: { twistOf?: string } }).corskin?.twistOf;
@@ -303,30 +304,71 @@ function extractModel(
   };
 }
 
-function extractSkeleton(skin: Skin, jointNodes: Node[], file?: string): Skeleton {
+/**
+ * The skin's joints, plus — after them — every non-joint ancestor on a joint's parent chain
+ * that some animation moves (a root-motion armature node) together with the rest of that
+ * chain, so animations drive it like a joint; the other non-joint ancestors fold into fixed
+ * pre-transforms.
+ * @throws CorskinError naming the node when the node hierarchy has a cycle
+ */
+function skeletonNodes(document: Document, jointNodes: Node[], file?: string): Node[] {
+  const animated = new Set<Node>();
+  for (const anim of document.getRoot().listAnimations())
+    for (const ch of anim.listChannels()) {
+      const n = ch.getTargetNode();
+      if (n && ch.getTargetPath() !== 'weights') animated.add(n);
+    }
+  const joints = new Set(jointNodes);
+  const helpers: Node[] = [];
+  const included = new Set<Node>(jointNodes);
+  for (const node of jointNodes) {
+    const chain = ancestorsUntil(node, joints, file);
+    if (!chain.some((a) => animated.has(a))) continue;
+    for (const a of chain) {
+      if (included.has(a)) continue;
+      included.add(a);
+      helpers.push(a);
+    }
+  }
+  return [...jointNodes, ...helpers];
+}
+
+/** The ancestors of `node` up to (without) the first one in `stop`, nearest first. */
+function ancestorsUntil(node: Node, stop: Set<Node>, file?: string): Node[] {
+  const chain: Node[] = [];
+  const seen = new Set<Node>([node]);
+  for (let a = node.getParentNode(); a && !stop.has(a); a = a.getParentNode()) {
+    if (seen.has(a)) throw new CorskinError(`the node hierarchy has a cycle through node "${a.getName()}"`, file);
+    seen.add(a);
+    chain.push(a);
+  }
+  return chain;
+}
+
+function extractSkeleton(skin: Skin, jointNodes: Node[], nodes: Node[], file?: string): Skeleton {
   const J = jointNodes.length;
-  const index = new Map<Node, number>(jointNodes.map((n, j) => [n, j]));
-  const parents = new Int32Array(J).fill(-1);
-  const pre = new Float64Array(16 * J);
+  const N = nodes.length;
+  const index = new Map<Node, number>(nodes.map((n, j) => [n, j]));
+  const included = new Set(nodes);
+  const parents = new Int32Array(N).fill(-1);
+  const pre = new Float64Array(16 * N);
   const local = new Float64Array(16);
-  const t = new Float64Array(3 * J);
-  const r = new Float64Array(4 * J);
-  const s = new Float64Array(3 * J);
-  for (let j = 0; j < J; j++) {
-    const node = jointNodes[j];
+  const t = new Float64Array(3 * N);
+  const r = new Float64Array(4 * N);
+  const s = new Float64Array(3 * N);
+  for (let j = 0; j < N; j++) {
+    const node = nodes[j];
     t.set(node.getTranslation(), 3 * j);
     r.set(node.getRotation(), 4 * j);
     s.set(node.getScale(), 3 * j);
     pre.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], 16 * j);
-    for (let a = node.getParentNode(); a; a = a.getParentNode()) {
-      const pj = index.get(a);
-      if (pj !== undefined) {
-        parents[j] = pj;
-        break;
-      }
+    const chain = ancestorsUntil(node, included, file);
+    for (const a of chain) {
       mat4FromTRS(local, 0, a.getTranslation(), 0, a.getRotation(), 0, a.getScale(), 0);
       mat4Multiply(pre, 16 * j, local, 0, pre, 16 * j);
     }
+    const top = (chain.length ? chain[chain.length - 1] : node).getParentNode();
+    if (top) parents[j] = index.get(top)!;
   }
   const ibmAcc = skin.getInverseBindMatrices();
   let ibm: Float64Array | undefined;
@@ -334,12 +376,14 @@ function extractSkeleton(skin: Skin, jointNodes: Node[], file?: string): Skeleto
     if (ibmAcc.getCount() < J || ibmAcc.getType() !== 'MAT4') {
       throw new CorskinError(`skin "${skin.getName()}": inverseBindMatrices must hold ${J} MAT4 elements`, file);
     }
-    ibm = new Float64Array(16 * J);
+    ibm = new Float64Array(16 * N);
     const el: number[] = [];
     for (let j = 0; j < J; j++) ibm.set(ibmAcc.getElement(j, el), 16 * j);
+    for (let j = J; j < N; j++) ibm.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], 16 * j);
   }
   return createSkeleton({
-    jointNames: jointNodes.map((n, j) => n.getName() || `joint${j}`),
+    jointNames: nodes.map((n, j) => n.getName() || `joint${j}`),
+    skinJoints: J,
     parents,
     preTransforms: pre,
     inverseBindMatrices: ibm,
@@ -351,12 +395,12 @@ function extractSkeleton(skin: Skin, jointNodes: Node[], file?: string): Skeleto
 
 function extractAnimations(
   document: Document,
-  jointNodes: Node[],
+  skeletonNodes: Node[],
   groupOfNode: Map<Node, number>,
   groups: MorphGroup[],
   warnings: string[],
 ): AnimationClip[] {
-  const index = new Map<Node, number>(jointNodes.map((n, j) => [n, j]));
+  const index = new Map<Node, number>(skeletonNodes.map((n, j) => [n, j]));
   const clips: AnimationClip[] = [];
   let ignored = 0;
   for (const [a, anim] of document.getRoot().listAnimations().entries()) {
