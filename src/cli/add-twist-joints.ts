@@ -2,7 +2,7 @@
  * `corskin add-twist-joints`: split bones with twist joints.
  * @module
  */
-import { checkNotOverwritingInput } from '../io/files.js';
+import { checkNotOverwritingInput, checkOutputExtension } from '../io/files.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { addTwistJoints } from '../io/twist-joints.js';
 import type { Io } from './ui.js';
@@ -13,6 +13,7 @@ export async function addTwistJointsCommand(
   input: string,
   o: { joints: string; output: string; force?: boolean },
 ): Promise<void> {
+  checkOutputExtension(o.output, ['.glb', '.gltf']);
   checkNotOverwritingInput(o.output, [input], !!o.force);
   const document = await readDocument(input);
   const names = o.joints
@@ -20,7 +21,7 @@ export async function addTwistJointsCommand(
     .map((s) => s.trim())
     .filter(Boolean);
   const r = await addTwistJoints(document, names, input);
-  await writeDocument(document, o.output);
+  await writeDocument(document, o.output, { inputs: [input], force: o.force });
   io.out(
     `wrote ${o.output}: added ${r.added.join(', ')}; ${r.influences} influence slots per vertex` +
       (r.droppedInfluences ? `, ${r.droppedInfluences} vertices dropped their smallest influence` : '') +

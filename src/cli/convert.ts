@@ -3,7 +3,7 @@
  * @module
  */
 import { buildSkinnedDocument } from '../io/convert.js';
-import { checkNotOverwritingInput } from '../io/files.js';
+import { checkNotOverwritingInput, checkOutputExtension } from '../io/files.js';
 import { writeDocument } from '../io/node-io.js';
 import { decodeBoneAnimation, readDmat, readObj, readTgf } from '../io/libigl.js';
 import type { Io } from './ui.js';
@@ -22,6 +22,7 @@ export interface ConvertOptions {
 /** Runs `corskin convert`. @throws CorskinError on bad input */
 export async function convertCommand(io: Io, meshPath: string, o: ConvertOptions): Promise<void> {
   const inputs = [meshPath, o.weights, o.skeleton, o.animation].filter((x): x is string => !!x);
+  checkOutputExtension(o.output, ['.glb', '.gltf']);
   checkNotOverwritingInput(o.output, inputs, !!o.force);
   const mesh = await readObj(meshPath);
   const weights = await readDmat(o.weights);
@@ -42,7 +43,7 @@ export async function convertCommand(io: Io, meshPath: string, o: ConvertOptions
     name,
     files: { mesh: meshPath, weights: o.weights, skeleton: o.skeleton, animation: o.animation },
   });
-  await writeDocument(document, o.output);
+  await writeDocument(document, o.output, { inputs, force: o.force });
   const dropped = r.verticesAffected
     ? `weights beyond the ${r.influences} largest dropped on ${r.verticesAffected} vertices (largest dropped ${r.largestDroppedWeight.toFixed(4)}${r.negativeWeights ? `, ${r.negativeWeights} negative weights clamped` : ''}), renormalised`
     : 'no weight dropped';

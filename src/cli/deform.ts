@@ -132,7 +132,7 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
     await writeFileAtomic(o.output, formatObj(groups, `${input} deformed by corskin (${o.method})`));
   } else {
     await bakePosedGeometry(document, models, posed);
-    await writeDocument(document, o.output, { compress: o.compress });
+    await writeDocument(document, o.output, { compress: o.compress, inputs: [input], force: o.force });
   }
   const vertices = models.reduce((s, m) => s + m.mesh.positions.length / 3, 0);
   const when =

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { createCorWorkerPool } from '../cor/parallel.js';
 import { centersOfRotation } from '../io/bake.js';
-import { checkNotOverwritingInput } from '../io/files.js';
+import { checkNotOverwritingInput, checkOutputExtension } from '../io/files.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { progress, type Io } from './ui.js';
 
@@ -24,6 +24,7 @@ export interface PrecomputeOptions {
 
 /** Runs `corskin precompute`. @throws CorskinError on bad input */
 export async function precomputeCommand(io: Io, input: string, o: PrecomputeOptions): Promise<void> {
+  checkOutputExtension(o.output, ['.glb', '.gltf']);
   checkNotOverwritingInput(o.output, [input], !!o.force);
   const start = performance.now();
   // With an explicit thread count the workers start while the file is read and parsed.
@@ -49,7 +50,7 @@ export async function precomputeCommand(io: Io, input: string, o: PrecomputeOpti
         },
       }),
     );
-    await writeDocument(document, o.output, { compress: o.compress });
+    await writeDocument(document, o.output, { compress: o.compress, inputs: [input], force: o.force });
   } finally {
     bar.stop();
     await pool?.terminate();

@@ -5,7 +5,7 @@
 import type { Document, Node } from '@gltf-transform/core';
 import { CorskinError } from '../core/errors.js';
 import { buildSkinnedDocument } from '../io/convert.js';
-import { checkNotOverwritingInput } from '../io/files.js';
+import { checkNotOverwritingInput, checkOutputExtension } from '../io/files.js';
 import { COR_ATTRIBUTE, extractSkinnedModels, jointBoneSegments } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { readObj, readTgf } from '../io/libigl.js';
@@ -24,6 +24,7 @@ export interface WeightsOptions {
 
 /** Runs `corskin weights`. @throws CorskinError on bad input */
 export async function weightsCommand(io: Io, input: string, o: WeightsOptions): Promise<void> {
+  checkOutputExtension(o.output, ['.glb', '.gltf']);
   checkNotOverwritingInput(o.output, [input, ...(o.skeleton ? [o.skeleton] : [])], !!o.force);
   const K = Number(o.influences) as 4 | 8;
   if (/\.obj$/i.test(input)) {
@@ -56,7 +57,7 @@ export async function weightsCommand(io: Io, input: string, o: WeightsOptions): 
       name,
       files: { mesh: input, skeleton: o.skeleton },
     });
-    await writeDocument(document, o.output);
+    await writeDocument(document, o.output, { inputs: [input, ...(o.skeleton ? [o.skeleton] : [])], force: o.force });
     io.out(
       `wrote ${o.output}: ${report.vertices} vertices bound to ${B} bones with Shepard weights (drop rate ${o.dropRate}, ${K} influences)`,
     );
@@ -98,7 +99,7 @@ export async function weightsCommand(io: Io, input: string, o: WeightsOptions): 
     }
     vertices += model.mesh.positions.length / 3;
   }
-  await writeDocument(document, o.output);
+  await writeDocument(document, o.output, { inputs: [input, ...(o.skeleton ? [o.skeleton] : [])], force: o.force });
   io.out(
     `wrote ${o.output}: ${vertices} vertices weighted with Shepard weights (drop rate ${o.dropRate}, ${K} influences)` +
       (bound ? `; ${bound} mesh node${bound === 1 ? '' : 's'} bound to the skin` : ''),

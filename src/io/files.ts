@@ -4,6 +4,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync, realpathSync } from 'node:fs';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CorskinError } from '../core/errors.js';
@@ -43,15 +44,69 @@ export async function writeFileAtomic(path: string, data: Uint8Array | string): 
 }
 
 /**
- * Refuses to write over an input file unless the user asked for it.
- * @throws CorskinError when `output` is one of `inputs` and `force` is false
+ * The real path of `path` (symbolic links resolved; for a file that does not exist yet, its
+ * folder's real path joined with its name).
+ */
+export function realPathOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    try {
+      return join(realpathSync(dirname(resolve(path))), basename(path));
+    } catch {
+      return resolve(path);
+    }
+  }
+}
+
+/**
+ * The real paths of a file and, for a `.gltf`, of the external resources its JSON names
+ * (buffers and images; `data:` URIs excluded). A file that cannot be read or parsed is itself
+ * only.
+ */
+export function inputFiles(path: string): string[] {
+  const files = [realPathOf(path)];
+  if (!/\.gltf$/i.test(path)) return files;
+  try {
+    const json = JSON.parse(readFileSync(path, 'utf8')) as {
+      buffers?: { uri?: string }[];
+      images?: { uri?: string }[];
+    };
+    for (const r of [...(json.buffers ?? []), ...(json.images ?? [])]) {
+      if (typeof r?.uri !== 'string' || r.uri.startsWith('data:')) continue;
+      files.push(realPathOf(join(dirname(path), decodeURIComponent(r.uri))));
+    }
+  } catch {
+    // Not readable JSON: reading it will say so.
+  }
+  return files;
+}
+
+/**
+ * Refuses to write over an input file — or a `.gltf` input's buffers and images — unless the
+ * user asked for it. Paths are compared after resolving symbolic links.
+ * @throws CorskinError when `output` is (or resolves to) one of `inputs` or their resources and
+ *   `force` is false
  */
 export function checkNotOverwritingInput(output: string, inputs: string[], force: boolean): void {
   if (force) return;
-  const out = resolve(output);
+  const out = realPathOf(output);
   for (const input of inputs) {
-    if (resolve(input) === out) {
-      throw new CorskinError('output would overwrite the input; pass --force to allow it', output);
+    if (inputFiles(input).includes(out)) {
+      throw new CorskinError(
+        `output would overwrite ${realPathOf(input) === out ? 'the input' : `a resource of the input ${input}`}; pass --force to allow it`,
+        output,
+      );
     }
   }
+}
+
+/**
+ * Checks an output path's extension before any work is done.
+ * @param extensions accepted endings, lower case with the dot (e.g. `['.glb', '.gltf']`)
+ * @throws CorskinError naming the path when it ends otherwise
+ */
+export function checkOutputExtension(path: string, extensions: readonly string[]): void {
+  if (!extensions.some((e) => path.toLowerCase().endsWith(e)))
+    throw new CorskinError(`output must end in ${extensions.join(', ').replace(/, ([^,]*)$/, ' or $1')}`, path);
 }

@@ -3,11 +3,13 @@
  *
  * @module
  */
-import { basename, dirname, join } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { NodeIO, type Document } from '@gltf-transform/core';
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
+import { unpartition } from '@gltf-transform/functions';
 import { CorskinError } from '../core/errors.js';
-import { readBytes, writeFileAtomic } from './files.js';
+import { checkNotOverwritingInput, readBytes, writeFileAtomic } from './files.js';
 import { quietLogger, renormalizeWeightAccessors } from './gltf.js';
 
 /** Compression extensions whose codecs are loaded on demand. */
@@ -46,12 +48,54 @@ function compressionOf(bytes: Uint8Array, isGlb: boolean): string[] {
   return CODECS.filter((name) => text.includes(name));
 }
 
+/** Options of {@link readDocument}. */
+export interface ReadOptions {
+  /** Let a `.gltf` name buffers and images outside its own folder (`../x.bin`); default false. */
+  allowOutsideResources?: boolean;
+}
+
+interface GltfResources {
+  buffers?: { uri?: unknown }[];
+  images?: { uri?: unknown }[];
+}
+
+/**
+ * Refuses resource URIs that would read files the user did not hand over: absolute paths,
+ * `file:` and other schemes, and (unless allowed) paths leaving the `.gltf`'s folder.
+ */
+function checkResourceUris(json: GltfResources, path: string, allowOutside: boolean): void {
+  const kinds = [
+    ['buffer', json.buffers],
+    ['image', json.images],
+  ] as const;
+  for (const [kind, list] of kinds) {
+    (Array.isArray(list) ? list : []).forEach((r, i) => {
+      const uri = r?.uri;
+      if (uri === undefined) return;
+      if (typeof uri !== 'string') throw new CorskinError(`${kind} ${i} has a uri that is not a string`, path);
+      if (uri.startsWith('data:')) return;
+      if (/^[a-z][a-z0-9+.-]*:/i.test(uri) || isAbsolute(uri) || uri.startsWith('\\'))
+        throw new CorskinError(`${kind} ${i} refers to "${uri}": only paths relative to the file are read`, path);
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(uri);
+      } catch {
+        throw new CorskinError(`${kind} ${i} has a malformed uri "${uri}"`, path);
+      }
+      const rel = relative(dirname(resolve(path)), resolve(dirname(path), decoded));
+      if (!allowOutside && (rel.startsWith('..') || isAbsolute(rel)))
+        throw new CorskinError(`${kind} ${i} refers to "${uri}", outside the file's folder; refusing to read it`, path);
+    });
+  }
+}
+
 /**
  * Reads a `.glb` or `.gltf` file.
- * @throws CorskinError naming the file when it cannot be read, is not glTF, or is truncated or
- *   corrupt
+ * @throws CorskinError naming the file when it cannot be read, is not glTF, is truncated or
+ *   corrupt, or names a resource by an absolute path, a URI scheme or (unless allowed) a path
+ *   outside its folder
  */
-export async function readDocument(path: string): Promise<Document> {
+export async function readDocument(path: string, options: ReadOptions = {}): Promise<Document> {
   const bytes: Uint8Array = await readBytes(path);
   const isGlb = bytes.length >= 4 && bytes[0] === 0x67 && bytes[1] === 0x6c && bytes[2] === 0x54 && bytes[3] === 0x46;
   const io = await createIO(compressionOf(bytes, isGlb));
@@ -77,6 +121,7 @@ export async function readDocument(path: string): Promise<Document> {
     if (!json || typeof json !== 'object' || !('asset' in json)) {
       throw new CorskinError('not a glTF file (JSON without an "asset" property)', path);
     }
+    checkResourceUris(json as GltfResources, path, !!options.allowOutsideResources);
     return (await io.read(path)).setLogger(quietLogger);
   } catch (e) {
     if (e instanceof CorskinError) throw e;
@@ -84,20 +129,30 @@ export async function readDocument(path: string): Promise<Document> {
   }
 }
 
+/** Options of {@link writeDocument}. */
+export interface WriteOptions {
+  /** false: drop the input's Draco/meshopt compression. */
+  compress?: boolean;
+  /** Files the output must not overwrite (with their `.gltf` resources) unless `force`. */
+  inputs?: string[];
+  force?: boolean;
+}
+
 /**
- * Writes `document` to `path` (`.glb` binary, otherwise `.gltf` JSON with its resources beside
- * it), atomically: a temporary file renamed into place, nothing left behind on failure. A
+ * Writes `document` to `path` (`.glb` binary, or `.gltf` JSON with its resources beside it,
+ * named after the output: `NAME.bin` or `NAME_0.bin`…, `NAME_texture0.png`…), atomically: each
+ * file a temporary file renamed into place, nothing left behind on failure. Several buffers are
+ * merged for `.glb`. A
  * document read from a Draco- or meshopt-compressed file is written compressed the same way
  * (glTF-Transform's default encoder settings: Draco quantises positions to 14 bits, other
  * attributes — centers of rotation included — to 12 to 16; meshopt is lossless here), unless
  * `compress` is false (then Draco-quantised float weights are renormalised to sum 1, as the
  * validator checks once they are visible).
+ * @throws CorskinError naming the file when the output (or one of its resources) would
+ *   overwrite an input or one of its resources and `force` is not set, the extension is not
+ *   .glb/.gltf, or a file cannot be written
  */
-export async function writeDocument(
-  document: Document,
-  path: string,
-  options: { compress?: boolean } = {},
-): Promise<void> {
+export async function writeDocument(document: Document, path: string, options: WriteOptions = {}): Promise<void> {
   if (options.compress === false) {
     for (const ext of document.getRoot().listExtensionsUsed()) {
       if (!(CODECS as readonly string[]).includes(ext.extensionName)) continue;
@@ -112,11 +167,46 @@ export async function writeDocument(
       .listExtensionsUsed()
       .map((e) => e.extensionName),
   );
-  if (path.toLowerCase().endsWith('.glb')) {
+  const lower = path.toLowerCase();
+  if (!lower.endsWith('.glb') && !lower.endsWith('.gltf'))
+    throw new CorskinError('a glTF output must end in .glb or .gltf', path);
+  if (lower.endsWith('.glb')) {
+    // A GLB holds at most one buffer: merge them (a valid .gltf may have several).
+    if (document.getRoot().listBuffers().length > 1) await document.transform(unpartition());
+    checkNotOverwritingInput(path, options.inputs ?? [], !!options.force);
     await writeFileAtomic(path, await io.writeBinary(document));
     return;
   }
-  const { json, resources } = await io.writeJSON(document, { basename: basename(path).replace(/\.gltf$/i, '') });
-  for (const [uri, data] of Object.entries(resources)) await writeFileAtomic(join(dirname(path), uri), data);
-  await writeFileAtomic(path, new TextEncoder().encode(JSON.stringify(json, null, 2)));
+  // Resources get names of their own, next to the output: never the input's (which would
+  // overwrite them) nor a path outside the output's folder.
+  const base = basename(path).replace(/\.gltf$/i, '');
+  const buffers = document.getRoot().listBuffers();
+  buffers.forEach((b, i) => b.setURI(buffers.length === 1 ? `${base}.bin` : `${base}_${i}.bin`));
+  document
+    .getRoot()
+    .listTextures()
+    .forEach((t, i) => {
+      const ext =
+        t.getMimeType() === 'image/jpeg'
+          ? 'jpg'
+          : t.getMimeType() === 'image/png'
+            ? 'png'
+            : extname(t.getURI()).slice(1) || 'bin';
+      t.setURI(`${base}_texture${i}.${ext}`);
+    });
+  const { json, resources } = await io.writeJSON(document, { basename: base });
+  const targets = Object.keys(resources).map((uri) => join(dirname(path), uri));
+  for (const target of [path, ...targets]) checkNotOverwritingInput(target, options.inputs ?? [], !!options.force);
+  const written: string[] = [];
+  try {
+    for (const [uri, data] of Object.entries(resources)) {
+      const target = join(dirname(path), uri);
+      await writeFileAtomic(target, data);
+      written.push(target);
+    }
+    await writeFileAtomic(path, new TextEncoder().encode(JSON.stringify(json, null, 2)));
+  } catch (e) {
+    await Promise.all(written.map((f) => rm(f, { force: true })));
+    throw e;
+  }
 }
