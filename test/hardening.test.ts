@@ -87,3 +87,64 @@ describe('.gltf with external resources', () => {
     expect(existsSync(out)).toBe(false);
   });
 });
+
+/** CesiumMan with its GLB JSON chunk edited (the BIN chunk kept). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- an arbitrary glTF JSON
+function mutatedGlb(name: string, edit: (json: Record<string, any>) => void): string {
+  const bytes = readFileSync(CESIUM_MAN);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const jsonLength = view.getUint32(12, true);
+  const json = JSON.parse(new TextDecoder().decode(bytes.subarray(20, 20 + jsonLength)));
+  edit(json);
+  const bin = bytes.subarray(20 + jsonLength);
+  let text = JSON.stringify(json);
+  while (text.length % 4) text += ' ';
+  const head = new Uint8Array(20);
+  const hv = new DataView(head.buffer);
+  hv.setUint32(0, 0x46546c67, true);
+  hv.setUint32(4, 2, true);
+  hv.setUint32(8, 20 + text.length + bin.length, true);
+  hv.setUint32(12, text.length, true);
+  hv.setUint32(16, 0x4e4f534a, true);
+  const out = join(tmp.dir, `${name}.glb`);
+  writeFileSync(out, Buffer.concat([head, Buffer.from(text), bin]));
+  return out;
+}
+
+describe('malformed glTF JSON is a clear error before any work (exit 1, no output)', () => {
+  /* eslint-disable @typescript-eslint/no-explicit-any */
+  it.each([
+    ['a node cycle through a non-joint node', (j: any) => j.nodes[0].children.push(0), 'cycle'],
+    [
+      'a sparse count of 2^31',
+      (j: any) =>
+        (j.accessors[0].sparse = {
+          count: 2 ** 31,
+          indices: { bufferView: 0, componentType: 5125 },
+          values: { bufferView: 0 },
+        }),
+      'sparse count',
+    ],
+    ['a skinned mesh with no primitives', (j: any) => (j.meshes[0].primitives = []), 'has no primitives'],
+    [
+      'a 4-number translation',
+      (j: any) => (j.nodes[1].translation = [0, 0, 0, 0]),
+      'translation must be 3 finite numbers',
+    ],
+    ['translation: 1.5', (j: any) => (j.nodes[1].translation = 1.5), 'translation must be 3 finite numbers'],
+    ['inverseBindMatrices: 99', (j: any) => (j.skins[0].inverseBindMatrices = 99), 'inverseBindMatrices accessor 99'],
+    ['an accessor one element too long', (j: any) => (j.accessors[0].count += 100000), 'needs'],
+    ['a sampler without input', (j: any) => delete j.animations[0].samplers[0].input, 'sampler 0 has no valid input'],
+    ['a joint named twice', (j: any) => j.skins[0].joints.push(j.skins[0].joints[0]), 'names a joint twice'],
+  ])('%s', async (name, edit, message) => {
+    const input = mutatedGlb(name.replace(/\W+/g, '-'), edit);
+    const out = join(tmp.dir, 'never.glb');
+    const r = await runCli('precompute', input, '-o', out);
+    expect(r.stderr).toContain(input);
+    expect(r.stderr).toContain(message);
+    expect(r.stderr).not.toContain('internal error');
+    expect(r.code).toBe(1);
+    expect(existsSync(out)).toBe(false);
+  });
+  /* eslint-enable @typescript-eslint/no-explicit-any */
+});

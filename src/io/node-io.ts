@@ -10,6 +10,7 @@ import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
 import { unpartition } from '@gltf-transform/functions';
 import { CorskinError } from '../core/errors.js';
 import { checkNotOverwritingInput, readBytes, writeFileAtomic } from './files.js';
+import { checkGltfJson } from './check-json.js';
 import { quietLogger, renormalizeWeightAccessors } from './gltf.js';
 
 /** Compression extensions whose codecs are loaded on demand. */
@@ -46,6 +47,23 @@ function compressionOf(bytes: Uint8Array, isGlb: boolean): string[] {
   }
   const text = new TextDecoder().decode(json.subarray(0, 1 << 24));
   return CODECS.filter((name) => text.includes(name));
+}
+
+/** The JSON and the BIN chunk's length of a GLB whose header was checked. */
+function glbChunks(view: DataView, length: number, path: string): { json: unknown; binLength?: number } {
+  const jsonLength = view.getUint32(12, true);
+  if (view.getUint32(16, true) !== 0x4e4f534a || 20 + jsonLength > length)
+    throw new CorskinError("corrupt glTF: the GLB's first chunk is not a JSON chunk within the file", path);
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder().decode(new Uint8Array(view.buffer, view.byteOffset + 20, jsonLength)));
+  } catch {
+    throw new CorskinError("corrupt glTF: the GLB's JSON chunk is not valid JSON", path);
+  }
+  const at = 20 + jsonLength + ((4 - (jsonLength % 4)) % 4);
+  const binLength =
+    at + 8 <= length && view.getUint32(at + 4, true) === 0x004e4942 ? view.getUint32(at, true) : undefined;
+  return { json, binLength };
 }
 
 /** Options of {@link readDocument}. */
@@ -109,6 +127,8 @@ export async function readDocument(path: string, options: ReadOptions = {}): Pro
       if (length > bytes.length) {
         throw new CorskinError(`truncated GLB: header declares ${length} bytes, file has ${bytes.length}`, path);
       }
+      const { json, binLength } = glbChunks(view, length, path);
+      checkGltfJson(json, path, binLength);
       return (await io.readBinary(bytes)).setLogger(quietLogger);
     }
     const text = new TextDecoder().decode(bytes);
@@ -122,6 +142,7 @@ export async function readDocument(path: string, options: ReadOptions = {}): Pro
       throw new CorskinError('not a glTF file (JSON without an "asset" property)', path);
     }
     checkResourceUris(json as GltfResources, path, !!options.allowOutsideResources);
+    checkGltfJson(json, path);
     return (await io.read(path)).setLogger(quietLogger);
   } catch (e) {
     if (e instanceof CorskinError) throw e;
