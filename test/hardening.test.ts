@@ -148,3 +148,36 @@ describe('malformed glTF JSON is a clear error before any work (exit 1, no outpu
   });
   /* eslint-enable @typescript-eslint/no-explicit-any */
 });
+
+describe('corskin precompute killed by SIGINT or SIGTERM', () => {
+  it('leaves no temporary file, and either no output or a complete one, whenever the signal comes', async () => {
+    const { spawn } = await import('node:child_process');
+    const { ROOT } = await import('./helpers/data.js');
+    const { convertLibigl } = await import('./helpers/convert.js');
+    const input = await convertLibigl(tmp.dir, 'armadillo'); // a 4 MB output: the write takes a while
+    const outcomes = new Set<string>();
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      for (let delay = 150; delay <= 1500; delay += 150) {
+        const out = join(tmp.dir, `killed-${signal}-${delay}.glb`);
+        const child = spawn(process.execPath, [join(ROOT, 'bin/corskin.js'), 'precompute', input, '-o', out], {
+          stdio: 'ignore',
+        });
+        const timer = setTimeout(() => child.kill(signal), delay);
+        const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+        clearTimeout(timer);
+        expect(
+          readdirSync(tmp.dir).filter((f) => f.endsWith('.tmp')),
+          `${signal} after ${delay} ms: ${readdirSync(tmp.dir).join(' ')}`,
+        ).toEqual([]);
+        if (existsSync(out)) {
+          expect((await (await createIO()).read(out)).getRoot().listMeshes().length).toBe(1);
+          outcomes.add('complete');
+        } else {
+          expect(code).toBe(signal === 'SIGINT' ? 130 : 143);
+          outcomes.add('none');
+        }
+      }
+    }
+    expect(outcomes.has('none')).toBe(true); // some runs were interrupted
+  }, 120_000);
+});

@@ -6,7 +6,7 @@
 import type { AnimationClip } from '../core/animation.js';
 import { samplePose } from '../core/animation.js';
 import { CorskinError } from '../core/errors.js';
-import { limitInfluences, type SkinnedMesh } from '../core/mesh.js';
+import { firstNonFinite, limitInfluences, type SkinnedMesh } from '../core/mesh.js';
 import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
 import { bindPoseSkinningMatrices, restPose, skinningMatrices } from '../core/pose.js';
 import { computeCentersOfRotation } from '../cor/precompute.js';
@@ -111,7 +111,19 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
       );
     }
     const mesh = applyMorphTargets(limited.mesh, model.morphGroups, weights);
-    posed.push(o.method === 'stretch' ? deformStretch(model, mesh, skinning, o) : deform(o.method, mesh, skinning));
+    const result = o.method === 'stretch' ? deformStretch(model, mesh, skinning, o) : deform(o.method, mesh, skinning);
+    for (const [what, a] of [
+      ['position', result.positions],
+      ['normal', result.normals],
+    ] as const) {
+      const bad = a ? firstNonFinite(a) : -1;
+      if (bad >= 0)
+        throw new CorskinError(
+          `${model.name}: the pose gives vertex ${Math.floor(bad / 3)} a non-finite ${what} (a degenerate joint transform?); nothing written`,
+          input,
+        );
+    }
+    posed.push(result);
   }
   if (lower.endsWith('.obj')) {
     const groups = models.flatMap((model, m) =>

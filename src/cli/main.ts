@@ -7,6 +7,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CorskinError } from '../core/errors.js';
 import { VERSION } from '../version.js';
+import { removePendingTempFiles } from '../io/files.js';
 import { processIo, type Io } from './ui.js';
 
 // Each command's module (glTF-Transform, three.js, Chart.js, …) is imported when the command
@@ -67,6 +68,12 @@ function buildProgram(io: Io): Command {
     .option('--sigma <s>', 'similarity kernel width σ (seed 000, Eq. 1)', positiveNumber, 0.1)
     .option('--epsilon <e>', 'subdivision bound ε on weight distance per edge', positiveNumber, 0.1)
     .option('--exact', 'evaluate Eq. 4 exactly instead of the fast binned evaluation (slow on dense weights)')
+    .option(
+      '--max-subdivided <n>',
+      'refuse to subdivide into more sub-triangles than this (estimated first)',
+      positiveNumber,
+      5e7,
+    )
     .option(
       '--threads <n>',
       'worker threads; output is identical for any count (default: all cores from 100,000 vertices up, else 1: starting workers costs more than it saves on smaller meshes)',
@@ -185,6 +192,24 @@ function buildProgram(io: Io): Command {
     .action(async (opts) => (await import('./demo.js')).demoCommand(io, opts));
 
   return program;
+}
+
+/**
+ * On SIGINT or SIGTERM: remove the temporary files of writes in progress (no partial output is
+ * ever left), give the terminal back its cursor and line wrapping (a progress bar hides them),
+ * and exit with 128 + the signal number. For the `corskin` process itself.
+ */
+export function installSignalCleanup(): void {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    process.once(signal, () => {
+      removePendingTempFiles();
+      if (process.stderr.isTTY) process.stderr.write('\x1b[?25h\x1b[?7h\n');
+      process.exit(code);
+    });
+  }
 }
 
 /**

@@ -15,6 +15,8 @@ export interface PrecomputeOptions {
   sigma: number;
   epsilon: number;
   exact?: boolean;
+  /** Refuse larger subdivisions (estimated before subdividing). */
+  maxSubdivided?: number;
   threads?: number;
   resources?: boolean;
   force?: boolean;
@@ -38,6 +40,7 @@ export async function precomputeCommand(io: Io, input: string, o: PrecomputeOpti
         sigma: o.sigma,
         epsilon: o.epsilon,
         method: o.exact ? 'exact' : 'fast',
+        maxSubdividedTriangles: o.maxSubdivided,
         threads: o.threads,
         pool,
         file: input,

@@ -10,7 +10,7 @@ import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
 import { buildPairTable } from './centers.js';
 import { centersOfRotationPlanned, exactPlan, pairVertexStats, planPairs, type FastCorResolution } from './fast.js';
-import { subdivideByWeights } from './subdivide.js';
+import { estimateSubdividedTriangles, subdivideByWeights } from './subdivide.js';
 
 /** The paper's defaults (seed 000, Sec. 5): σ = 0.1, ε = 0.1. */
 export const DEFAULT_SIGMA = 0.1;
@@ -35,6 +35,11 @@ export interface CorOptions {
   method?: 'fast' | 'exact';
   /** Resolution of the fast method (defaults measured on the shared assets). */
   resolution?: FastCorResolution;
+  /**
+   * Refuse (before subdividing) when the subdivision would make more sub-triangles than this
+   * (estimated; about 200 bytes each); default 5·10⁷ (≈ 10 GB). A tiny ε is the usual cause.
+   */
+  maxSubdividedTriangles?: number;
 }
 
 /** What {@link computeCentersOfRotation} returns. */
@@ -62,6 +67,13 @@ export function corParameters(mesh: SkinnedMesh, options: CorOptions): { sigma: 
   if (!(sigma > 0)) throw new RangeError(`sigma must be > 0, got ${sigma}`);
   if (!(epsilon > 0)) throw new RangeError(`epsilon must be > 0, got ${epsilon}`);
   if (mesh.positions.length === 0) throw new CorskinError('the mesh has no vertices');
+  const limit = options.maxSubdividedTriangles ?? 5e7;
+  const estimate = estimateSubdividedTriangles(mesh, epsilon);
+  if (estimate > limit) {
+    throw new CorskinError(
+      `subdividing to ε = ${epsilon} would make up to ${estimate.toExponential(1)} sub-triangles (≈ ${((estimate * 200) / 1e9).toFixed(1)} GB); use a larger ε or raise the limit (${limit.toExponential(1)}, --max-subdivided)`,
+    );
+  }
   let J = 0;
   for (let i = 0; i < mesh.joints.length; i++) if (mesh.joints[i] >= J) J = mesh.joints[i] + 1;
   return { sigma, epsilon, J };

@@ -233,3 +233,40 @@ function triangleArea(p: Float64Array, a: number, b: number, c: number): number 
   const nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx; // prettier-ignore
   return 0.5 * Math.sqrt(nx * nx + ny * ny + nz * nz);
 }
+
+/**
+ * An upper estimate of the number of sub-triangles {@link subdivideByWeights} makes, without
+ * making them: a triangle whose longest edge in weight space is d is bisected about
+ * log₂(d/ε) times along every edge, into at most 4^⌈log₂(d/ε)⌉ pieces. Cheap (one pass over
+ * the triangles), so a tiny ε can be refused before it fills the memory.
+ */
+export function estimateSubdividedTriangles(mesh: SkinnedMesh, epsilon: number): number {
+  const { joints: MJ, weights: MW, influences: K, triangles: T } = mesh;
+  // Squared weight-space distance of two vertices (sparse influences, repeated joints summed).
+  const dist2 = (a: number, b: number) => {
+    let d = 0;
+    const seen: number[] = [];
+    for (const [v, o] of [
+      [a, b],
+      [b, a],
+    ]) {
+      for (let k = K * v; k < K * v + K; k++) {
+        const j = MJ[k];
+        if (MW[k] === 0 || seen.includes(j)) continue;
+        seen.push(j);
+        let wv = 0;
+        let wo = 0;
+        for (let q = K * v; q < K * v + K; q++) if (MJ[q] === j) wv += MW[q];
+        for (let q = K * o; q < K * o + K; q++) if (MJ[q] === j) wo += MW[q];
+        d += (wv - wo) * (wv - wo);
+      }
+    }
+    return d;
+  };
+  let total = 0;
+  for (let t = 0; t < T.length; t += 3) {
+    const d = Math.sqrt(Math.max(dist2(T[t], T[t + 1]), dist2(T[t + 1], T[t + 2]), dist2(T[t + 2], T[t])));
+    total += d > epsilon ? 4 ** Math.ceil(Math.log2(d / epsilon)) : 1;
+  }
+  return total;
+}

@@ -217,3 +217,9 @@ export function limitInfluences(mesh: SkinnedMesh, influences: number): Influenc
   }
   return { mesh: { ...mesh, influences: L, joints, weights }, verticesAffected: affected, largestDroppedWeight: largest };
 }
+
+/** Index of the first NaN or ±Infinity in `a`, or −1 when every number is finite. */
+export function firstNonFinite(a: ArrayLike<number>): number {
+  for (let i = 0; i < a.length; i++) if (!Number.isFinite(a[i])) return i;
+  return -1;
+}

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { CorskinError } from '../core/errors.js';
 import type { Document, Transform } from '@gltf-transform/core';
 import { computeCentersOfRotationParallel, type ParallelCorOptions } from '../cor/parallel.js';
 import { DEFAULT_EPSILON, DEFAULT_SIGMA, type CorResult } from '../cor/precompute.js';
@@ -32,7 +33,11 @@ export function centersOfRotation(options: BakeOptions = {}): Transform {
   const epsilon = options.epsilon ?? DEFAULT_EPSILON;
   return async function centersOfRotation(document: Document): Promise<void> {
     for (const model of extractSkinnedModels(document, options.file)) {
-      const result = await computeCentersOfRotationParallel(model.mesh, { ...options, sigma, epsilon });
+      const result = await computeCentersOfRotationParallel(model.mesh, { ...options, sigma, epsilon }).catch((e) => {
+        throw e instanceof CorskinError && !e.file && options.file
+          ? new CorskinError(`${model.name}: ${e.message}`, options.file)
+          : e;
+      });
       setCentersOfRotation(document, model, result.centers, { sigma, epsilon, method: options.method ?? 'fast' });
       options.onSkin?.(model, result);
     }

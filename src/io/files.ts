@@ -4,8 +4,8 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, realpathSync } from 'node:fs';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CorskinError } from '../core/errors.js';
 
@@ -26,16 +26,38 @@ export async function readBytes(path: string): Promise<Buffer> {
 }
 
 /**
+ * Temporary files of writes in progress, process-wide: what a signal handler must remove
+ * ({@link removePendingTempFiles}). A process has one file system and one set of signals, so
+ * this is the one piece of module state corskin keeps.
+ */
+const pendingTempFiles = new Set<string>();
+
+/**
+ * Removes the temporary files of writes still in progress, synchronously — for a SIGINT or
+ * SIGTERM handler that is about to exit. The final files are untouched: a write either
+ * renamed its temporary file into place already, or never will.
+ */
+export function removePendingTempFiles(): void {
+  for (const tmp of pendingTempFiles) rmSync(tmp, { force: true });
+  pendingTempFiles.clear();
+}
+
+/**
  * Writes `data` to `path` atomically (temporary file in the same folder, then rename).
  * @throws CorskinError naming `path` when the folder does not exist or is not writable
  */
 export async function writeFileAtomic(path: string, data: Uint8Array | string): Promise<void> {
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
+  pendingTempFiles.add(tmp);
   try {
-    await writeFile(tmp, data);
-    await rename(tmp, path);
+    // Synchronous: a signal handler runs before or after the whole write and rename, never
+    // while a file-system thread is still creating the temporary file.
+    writeFileSync(tmp, data);
+    renameSync(tmp, path);
+    pendingTempFiles.delete(tmp);
   } catch (e) {
-    await rm(tmp, { force: true });
+    rmSync(tmp, { force: true });
+    pendingTempFiles.delete(tmp);
     const code = (e as NodeJS.ErrnoException).code;
     const why =
       code === 'ENOENT' ? 'folder does not exist' : code === 'EACCES' ? 'permission denied' : (e as Error).message;

@@ -186,6 +186,10 @@ function extractModel(
     const hasTangents = !!p.getAttribute('TANGENT');
     if (hasTangents) copy('TANGENT', mesh.tangents!, 4);
     if (allCors) copy(COR_ATTRIBUTE, mesh.centersOfRotation!, 3);
+    if (allCors)
+      for (let k = 3 * v0; k < 3 * (v0 + count); k++)
+        if (!Number.isFinite(mesh.centersOfRotation![k]))
+          throw new CorskinError(`${name}: ${COR_ATTRIBUTE} of vertex ${Math.floor(k / 3)} is not finite`, file);
     for (let set = 0; set < K / 4; set++) {
       const ja = p.getAttribute(`JOINTS_${set}`);
       const wa = p.getAttribute(`WEIGHTS_${set}`);
@@ -278,7 +282,7 @@ function extractModel(
     for (const owner of meshNodes) if (owner.getMesh() === m) groupOfNode.set(owner, morphGroups.length);
     morphGroups.push({ name: m.getName() || `mesh ${document.getRoot().listMeshes().indexOf(m)}`, weights, targets });
   }
-  const animations = extractAnimations(document, skeletonNodeList, groupOfNode, morphGroups, warnings);
+  const animations = extractAnimations(document, skeletonNodeList, groupOfNode, morphGroups, warnings, file);
   const twistJoints: TwistJoint[] = [];
   jointNodes.forEach((n, t) => {
     const of = (n.getExtras() as { corskin?: { twistOf?: string } }).corskin?.twistOf;
@@ -379,6 +383,13 @@ function extractSkeleton(skin: Skin, jointNodes: Node[], nodes: Node[], file?: s
     ibm = new Float64Array(16 * N);
     const el: number[] = [];
     for (let j = 0; j < J; j++) ibm.set(ibmAcc.getElement(j, el), 16 * j);
+    for (let j = 0; j < 16 * J; j++) {
+      if (!Number.isFinite(ibm[j]))
+        throw new CorskinError(
+          `skin "${skin.getName()}": the inverse bind matrix of joint "${jointNodes[j >> 4].getName()}" is not finite`,
+          file,
+        );
+    }
     for (let j = J; j < N; j++) ibm.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], 16 * j);
   }
   return createSkeleton({
@@ -399,6 +410,7 @@ function extractAnimations(
   groupOfNode: Map<Node, number>,
   groups: MorphGroup[],
   warnings: string[],
+  file?: string,
 ): AnimationClip[] {
   const index = new Map<Node, number>(skeletonNodes.map((n, j) => [n, j]));
   const clips: AnimationClip[] = [];
@@ -430,6 +442,26 @@ function extractAnimations(
       readFloats(output, values, 0, comps);
       if (times.length) duration = Math.max(duration, times[times.length - 1]);
       const interpolation = sampler.getInterpolation() as Interpolation;
+      const where = `animation "${anim.getName() || a}", channel on node "${node?.getName()}" (${path})`;
+      for (let k = 0; k < times.length; k++) {
+        if (!Number.isFinite(times[k]) || (k > 0 && times[k] < times[k - 1]))
+          throw new CorskinError(`${where}: key times must be finite and ascending (key ${k})`, file);
+      }
+      for (let k = 0; k < values.length; k++)
+        if (!Number.isFinite(values[k])) throw new CorskinError(`${where}: key value ${k} is not finite`, file);
+      if (group === undefined) {
+        const c = path === 'rotation' ? 4 : 3;
+        const need = (interpolation === 'CUBICSPLINE' ? 3 : 1) * c * times.length;
+        if (values.length !== need)
+          throw new CorskinError(
+            `${where}: ${interpolation} needs ${need} output values for ${times.length} keys, has ${values.length}`,
+            file,
+          );
+        if (path === 'rotation')
+          for (let k = 0; k < values.length; k += 4)
+            if (Math.hypot(values[k], values[k + 1], values[k + 2], values[k + 3]) < 1e-6)
+              throw new CorskinError(`${where}: rotation key ${k / 4} is zero, not a rotation`, file);
+      }
       if (group !== undefined) {
         // Weights outputs are scalars: T per key (3·T for CUBICSPLINE).
         const T = groups[group].weights.length;
