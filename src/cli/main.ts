@@ -160,7 +160,11 @@ function buildProgram(io: Io): Command {
     .command('view')
     .description('open the viewer (LBS | DQS | CoR side by side) on a local web server')
     .argument('[file]', '.glb or .gltf to open (default: the bundled arm)')
-    .option('--port <n>', 'port (default: any free one)', positiveInteger)
+    .option('--port <n>', 'port, 1–65535 (default: any free one)', (v: string) => {
+      const x = positiveInteger(v);
+      if (x > 65535) throw new InvalidArgumentError('expected a port number 1–65535');
+      return x;
+    })
     .action(async (file, opts) => (await import('./render.js')).viewCommand(io, file, { port: opts.port ?? 0 }));
 
   program
@@ -218,6 +222,11 @@ export function installSignalCleanup(): void {
  */
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
   const program = buildProgram(io);
+  if (argv.length <= 2) {
+    io.err(program.helpInformation().trimEnd());
+    io.err('corskin: error: a command is required');
+    return 2;
+  }
   try {
     await program.parseAsync(argv);
     return 0;

@@ -1,6 +1,7 @@
 /**
  * A static server for the built viewer (`viewer-dist/`) on 127.0.0.1, with the user's file (if
- * any) at `/model.glb` — it never leaves this computer.
+ * any) at `/model.glb` — it never leaves this computer: GET and HEAD only, requests whose Host is
+ * not this loopback address and port refused (DNS rebinding), malformed escapes answered 400.
  * @module
  */
 import { createReadStream, existsSync, statSync } from 'node:fs';
@@ -32,8 +33,18 @@ export async function serveViewer(model?: string, port = 0): Promise<{ url: stri
     throw new CorskinError(`the viewer is not built (${VIEWER_DIST}); run npm run build`);
   if (model && !(existsSync(model) && statSync(model).isFile()))
     throw new CorskinError('cannot read: no such file', model);
+  let hosts = new Set<string>();
   const server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    // Only this computer's requests for files: GET/HEAD, a loopback Host (no DNS rebinding).
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return void res.writeHead(405, { allow: 'GET, HEAD' }).end('method not allowed');
+    if (!hosts.has(req.headers.host ?? '')) return void res.writeHead(403).end('forbidden host');
+    let path: string;
+    try {
+      path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    } catch {
+      return void res.writeHead(400).end('bad request');
+    }
     const file =
       path === '/model.glb' && model ? model : join(VIEWER_DIST, normalize(path === '/' ? '/index.html' : path));
     if (!file.startsWith(VIEWER_DIST) && file !== model) return void res.writeHead(403).end();
@@ -46,5 +57,6 @@ export async function serveViewer(model?: string, port = 0): Promise<{ url: stri
     server.listen(port, '127.0.0.1', resolve);
   });
   const { port: p } = server.address() as { port: number };
+  hosts = new Set([`127.0.0.1:${p}`, `localhost:${p}`]);
   return { url: `http://127.0.0.1:${p}/`, close: () => new Promise((r) => server.close(() => r())) };
 }
