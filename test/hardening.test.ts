@@ -181,3 +181,64 @@ describe('corskin precompute killed by SIGINT or SIGTERM', () => {
     expect(outcomes.has('none')).toBe(true); // some runs were interrupted
   }, 120_000);
 });
+
+describe('libigl inputs', () => {
+  const write = (name: string, text: string | Buffer) => {
+    const p = join(tmp.dir, name);
+    writeFileSync(p, text);
+    return p;
+  };
+  const obj = (body: string) => write(`m${body.length}.obj`, body);
+
+  it('reads tab-separated OBJ lines (the faces do not shift)', async () => {
+    const { readObj } = await import('../src/io/libigl.js');
+    const m = await readObj(obj('v\t0 0 0\nv 1\t0 0\nv 0 1 0\nv 0 0 1\nf\t1 2 3\nf 1 3 4\n'));
+    expect(Array.from(m.triangles)).toEqual([0, 1, 2, 0, 2, 3]);
+  });
+
+  it.each([
+    ['1.9', 'f 1.9 2 3'],
+    ['1abc', 'f 1abc 2 3'],
+    ['0x10', 'f 0x10 2 3'],
+  ])('refuses the face index %s', async (token, face) => {
+    const { readObj } = await import('../src/io/libigl.js');
+    await expect(readObj(obj(`v 0 0 0\nv 1 0 0\nv 0 1 0\n${face}\n`))).rejects.toThrow(`face index "${token}"`);
+  });
+
+  it('refuses a vertex beyond the 32-bit float range', async () => {
+    const { readObj } = await import('../src/io/libigl.js');
+    await expect(readObj(obj('v 1e39 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n'))).rejects.toThrow('invalid vertex');
+  });
+
+  it('refuses cyclic TGF bones and a joint ending two bones', async () => {
+    const { readTgf } = await import('../src/io/libigl.js');
+    await expect(readTgf(write('cycle.tgf', '1 0 0 0\n2 1 0 0\n#\n1 2\n2 1\n#\n'))).rejects.toThrow(
+      /ends two bones|cycle/,
+    );
+    await expect(readTgf(write('loop.tgf', '1 0 0 0\n2 1 0 0\n3 2 0 0\n#\n1 2\n2 3\n3 1\n#\n'))).rejects.toThrow(
+      /ends two bones|cycle/,
+    );
+  });
+
+  it('refuses a DMAT without data after its header, and non-finite binary values', async () => {
+    const { readDmat } = await import('../src/io/libigl.js');
+    await expect(readDmat(write('nonl.dmat', '2 2'))).rejects.toThrow('no data after');
+    const bin = Buffer.alloc(8 * 2);
+    bin.writeDoubleLE(1, 0);
+    bin.writeDoubleLE(Infinity, 8);
+    await expect(readDmat(write('inf.dmat', Buffer.concat([Buffer.from('0 0\n1 2\n'), bin])))).rejects.toThrow(
+      'not a finite number',
+    );
+  });
+
+  it('converts two weights of 1e308 into a 50/50 split (no overflow to zero)', async () => {
+    const mesh = obj('v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n');
+    const weights = write('huge.dmat', '2 3\n1e308 1e308 1\n1e308 1e308 0\n');
+    const out = join(tmp.dir, 'huge.glb');
+    const r = await runCli('convert', mesh, '--weights', weights, '-o', out);
+    expect(r.code).toBe(0);
+    const doc = await (await createIO()).read(out);
+    const w = doc.getRoot().listMeshes()[0].listPrimitives()[0].getAttribute('WEIGHTS_0')!;
+    expect(Array.from(w.getElement(0, [])).slice(0, 2)).toEqual([0.5, 0.5]);
+  });
+});

@@ -82,6 +82,8 @@ export function buildSkinnedDocument(input: ConvertInput): { document: Document;
   for (let i = 0; i < n; i++) {
     const w = (c: number) => W.data[i + n * c];
     order.sort((a, b) => w(b) - w(a) || a - b);
+    // Scaled by the largest weight first: two weights of 1e308 must not sum to Infinity.
+    const top = w(order[0]);
     let sum = 0;
     let dropped = false;
     for (let r = 0; r < m; r++) {
@@ -93,15 +95,15 @@ export function buildSkinnedDocument(input: ConvertInput): { document: Document;
         dropped = true;
         if (x > largestDropped) largestDropped = x;
       } else if (r < K && x > 0) {
-        sum += x;
+        sum += x / top;
       }
     }
-    if (!(sum > 0)) throw new CorskinError(`vertex ${i} has no positive weight`, files.weights);
+    if (!(sum > 0 && Number.isFinite(top))) throw new CorskinError(`vertex ${i} has no positive finite weight`, files.weights);
     if (dropped) affected++;
     for (let r = 0; r < K; r++) {
       const x = r < m ? w(order[r]) : 0;
       joints[K * i + r] = r < m && x > 0 ? order[r] : 0;
-      weights[K * i + r] = x > 0 ? x / sum : 0;
+      weights[K * i + r] = x > 0 ? x / top / sum : 0;
     }
   }
 

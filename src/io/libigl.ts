@@ -40,6 +40,9 @@ async function readText(path: string): Promise<string> {
  * @throws CorskinError naming the file and line for malformed numbers or out-of-range indices, or
  *   when the file has no vertex
  */
+/** The largest finite 32-bit float. */
+const F32_MAX = 3.4028234663852886e38;
+
 export async function readObj(path: string): Promise<ObjMesh> {
   const text = await readText(path);
   const pos: number[] = [];
@@ -47,27 +50,27 @@ export async function readObj(path: string): Promise<ObjMesh> {
   const lines = text.split('\n');
   const face: number[] = [];
   for (let l = 0; l < lines.length; l++) {
-    const line = lines[l].trim();
-    if (line.startsWith('v ')) {
-      const parts = line.split(/\s+/);
-      const x = Number(parts[1]),
-        y = Number(parts[2]),
-        z = Number(parts[3]);
-      if (!Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(z)) {
-        throw new CorskinError(`line ${l + 1}: invalid vertex "${line}"`, path);
+    const parts = lines[l].trim().split(/\s+/); // spaces or tabs
+    if (parts[0] === 'v') {
+      const [x, y, z] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
+      // Positions are stored as 32-bit floats: beyond ±3.4e38 they would be infinite.
+      if (![x, y, z].every((c) => Number.isFinite(c) && Math.abs(c) <= F32_MAX)) {
+        throw new CorskinError(`line ${l + 1}: invalid vertex "${lines[l].trim()}"`, path);
       }
       pos.push(x, y, z);
-    } else if (line.startsWith('f ')) {
+    } else if (parts[0] === 'f') {
       face.length = 0;
       const n = pos.length / 3;
-      for (const token of line.split(/\s+/).slice(1)) {
-        const i = parseInt(token, 10);
+      for (const token of parts.slice(1)) {
+        const head = token.split('/')[0];
+        const i = /^-?\d+$/.test(head) ? Number(head) : NaN;
         const idx = i < 0 ? n + i : i - 1;
         if (!Number.isInteger(i) || i === 0 || idx < 0 || idx >= n) {
-          throw new CorskinError(`line ${l + 1}: face index "${token}" out of range (${n} vertices so far)`, path);
+          throw new CorskinError(`line ${l + 1}: face index "${token}" is not a vertex (${n} vertices so far)`, path);
         }
         face.push(idx);
       }
+      if (face.length < 3) throw new CorskinError(`line ${l + 1}: a face needs at least 3 vertices`, path);
       for (let k = 1; k + 1 < face.length; k++) tri.push(face[0], face[k], face[k + 1]);
     }
   }
@@ -106,6 +109,19 @@ export async function readTgf(path: string): Promise<TgfSkeleton> {
         throw new CorskinError(`line ${l + 1}: bone "${line}" references a joint outside 1..${J}`, path);
       }
       bones.push(a - 1, b - 1);
+    }
+  }
+  // Each joint ends at most one bone, and following bones back from a joint never returns to it.
+  const parentOf = new Map<number, number>();
+  for (let k = 0; k < bones.length; k += 2) {
+    if (parentOf.has(bones[k + 1])) throw new CorskinError(`joint ${bones[k + 1] + 1} ends two bones`, path);
+    parentOf.set(bones[k + 1], bones[k]);
+  }
+  for (const start of parentOf.keys()) {
+    const seen = new Set([start]);
+    for (let j = parentOf.get(start); j !== undefined; j = parentOf.get(j)) {
+      if (seen.has(j)) throw new CorskinError(`the bones form a cycle through joint ${j + 1}`, path);
+      seen.add(j);
     }
   }
   if (joints.length === 0) throw new CorskinError('no joints (is this a TGF file?)', path);
@@ -152,9 +168,13 @@ export async function readDmat(path: string): Promise<DenseMatrix> {
     }
     const data = new Float64Array(cols * rows);
     const view = new DataView(bytes.buffer, bytes.byteOffset + start, need);
-    for (let i = 0; i < data.length; i++) data[i] = view.getFloat64(8 * i, true);
+    for (let i = 0; i < data.length; i++) {
+      data[i] = view.getFloat64(8 * i, true);
+      if (!Number.isFinite(data[i])) throw new CorskinError(`element ${i} is not a finite number (${data[i]})`, path);
+    }
     return { rows, cols, data };
   }
+  if (nl < 0 && cols * rows > 0) throw new CorskinError(`truncated DMAT: no data after the "${cols} ${rows}" header`, path);
   const tokens = bytes
     .subarray(nl + 1)
     .toString('latin1')
