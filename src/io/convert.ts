@@ -98,7 +98,8 @@ export function buildSkinnedDocument(input: ConvertInput): { document: Document;
         sum += x / top;
       }
     }
-    if (!(sum > 0 && Number.isFinite(top))) throw new CorskinError(`vertex ${i} has no positive finite weight`, files.weights);
+    if (!(sum > 0 && Number.isFinite(top)))
+      throw new CorskinError(`vertex ${i} has no positive finite weight`, files.weights);
     if (dropped) affected++;
     for (let r = 0; r < K; r++) {
       const x = r < m ? w(order[r]) : 0;

@@ -174,7 +174,8 @@ export async function readDmat(path: string): Promise<DenseMatrix> {
     }
     return { rows, cols, data };
   }
-  if (nl < 0 && cols * rows > 0) throw new CorskinError(`truncated DMAT: no data after the "${cols} ${rows}" header`, path);
+  if (nl < 0 && cols * rows > 0)
+    throw new CorskinError(`truncated DMAT: no data after the "${cols} ${rows}" header`, path);
   const tokens = bytes
     .subarray(nl + 1)
     .toString('latin1')
