@@ -242,3 +242,38 @@ describe('libigl inputs', () => {
     expect(Array.from(w.getElement(0, [])).slice(0, 2)).toEqual([0.5, 0.5]);
   });
 });
+
+describe('corskin add-twist-joints', () => {
+  it('refuses a joint named twice, and a skin without inverse bind matrices (no NaN weights)', async () => {
+    const out = join(tmp.dir, 'twist.glb');
+    const twice = await runCli(
+      'add-twist-joints',
+      CESIUM_MAN,
+      '--joints',
+      'Skeleton_arm_joint_L__3_,Skeleton_arm_joint_L__3_',
+      '-o',
+      out,
+    );
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain('named twice');
+    const noIbm = mutatedGlb('no-ibm', (j) => delete j.skins[0].inverseBindMatrices);
+    const r = await runCli('add-twist-joints', noIbm, '--joints', 'Skeleton_arm_joint_L__3_', '-o', out);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('coincide in the bind pose');
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('does not trust a negative σ recorded in the file (the CoRs are recomputed with the defaults)', async () => {
+    const withCor = join(tmp.dir, 'with-cor.glb');
+    expect((await runCli('precompute', CESIUM_MAN, '-o', withCor)).code).toBe(0);
+    const doc = await (await createIO()).read(withCor);
+    for (const p of doc.getRoot().listMeshes()[0].listPrimitives())
+      p.setExtras({ corskin: { sigma: -1, epsilon: 0.1 } });
+    const bad = join(tmp.dir, 'bad-sigma.glb');
+    await (await createIO()).write(bad, doc);
+    const out = join(tmp.dir, 'twisted.glb');
+    const r = await runCli('add-twist-joints', bad, '--joints', 'Skeleton_arm_joint_L__3_', '-o', out);
+    expect(r.stderr).not.toContain('internal error');
+    expect(r.code).toBe(0);
+  });
+});

@@ -237,7 +237,8 @@ function extractModel(
   if (allCors) {
     const extras = parts[0].primitive.getExtras() as { corskin?: Partial<CorParameters> };
     const c = extras.corskin;
-    if (c && typeof c.sigma === 'number' && typeof c.epsilon === 'number') {
+    const positive = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && x > 0;
+    if (c && positive(c.sigma) && positive(c.epsilon)) {
       corParameters = {
         sigma: c.sigma,
         epsilon: c.epsilon,
@@ -284,9 +285,11 @@ function extractModel(
   }
   const animations = extractAnimations(document, skeletonNodeList, groupOfNode, morphGroups, warnings, file);
   const twistJoints: TwistJoint[] = [];
+  const byName = new Map<string, number>();
+  jointNodes.forEach((n, j) => byName.has(n.getName()) || byName.set(n.getName(), j));
   jointNodes.forEach((n, t) => {
     const of = (n.getExtras() as { corskin?: { twistOf?: string } }).corskin?.twistOf;
-    const joint = jointNodes.findIndex((m) => m.getName() === of);
+    const joint = of === undefined ? -1 : (byName.get(of) ?? -1);
     const [x, y, z] = n.getTranslation();
     const l = Math.hypot(x, y, z);
     if (of !== undefined && joint >= 0 && l > 0) twistJoints.push({ joint, twist: t, axis: [x / l, y / l, z / l] });

@@ -33,6 +33,8 @@ export interface TwistJointReport {
  *   scale, or an animation rotates it with CUBICSPLINE interpolation
  */
 export async function addTwistJoints(document: Document, names: string[], file?: string): Promise<TwistJointReport> {
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice !== undefined) throw new CorskinError(`joint "${twice}" is named twice`, file);
   const models = extractSkinnedModels(document, file);
   const report: TwistJointReport = { added: [], influences: 4, droppedInfluences: 0, recomputedCenters: false };
   const found = new Set<string>();
@@ -88,6 +90,11 @@ function splitJoint(
   mat4Invert(bind, 16, ibm, 16 * c);
   const pj = [bind[12], bind[13], bind[14]];
   const pc = [bind[28], bind[29], bind[30]];
+  if (!(Math.hypot(pc[0] - pj[0], pc[1] - pj[1], pc[2] - pj[2]) > 0))
+    throw new CorskinError(
+      `joint "${name}" and its child coincide in the bind pose (does the skin have inverse bind matrices?): its bone has no direction to split`,
+      file,
+    );
   const local = new Float64Array(16);
   mat4Invert(local, 0, bind, 0);
   mat4Multiply(local, 0, local, 0, bind, 16); // child in the joint's bind frame
