@@ -277,3 +277,42 @@ describe('corskin add-twist-joints', () => {
     expect(r.code).toBe(0);
   });
 });
+
+describe('corskin render: bad requests fail fast and clearly (no browser started for a bad file)', () => {
+  it.each([
+    [['--size', '0x0'], '16 to 8192'],
+    [['--size', '100000x100000'], '16 to 8192'],
+    [['--joint', 'nope'], 'no joint named "nope"'],
+    [['--animation', 'nope'], 'no animation "nope"'],
+    [['--time', '99'], 'past the end'],
+  ])('%j', async (args, message) => {
+    const out = join(tmp.dir, 'r.png');
+    const r = await runCli('render', CESIUM_MAN, ...args, '-o', out);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(message);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('refuses -o r.jpg and an output folder; a text file is a clear error', async () => {
+    expect((await runCli('render', CESIUM_MAN, '-o', join(tmp.dir, 'r.jpg'))).stderr).toContain('must end in .png');
+    expect((await runCli('render', CESIUM_MAN, '-o', tmp.dir)).stderr).toContain('must end in .png');
+    const text = join(tmp.dir, 'notes.glb');
+    writeFileSync(text, 'hello');
+    const r = await runCli('render', text, '-o', join(tmp.dir, 'n.png'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${text}: not a glTF file`);
+  });
+
+  it('refuses a CORSKIN_CHROMIUM that does not exist instead of replacing it', async () => {
+    const saved = process.env.CORSKIN_CHROMIUM;
+    process.env.CORSKIN_CHROMIUM = '/nonexistent/chromium';
+    try {
+      const r = await runCli('render', CESIUM_MAN, '-o', join(tmp.dir, 'c.png'));
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('CORSKIN_CHROMIUM names /nonexistent/chromium');
+    } finally {
+      if (saved === undefined) delete process.env.CORSKIN_CHROMIUM;
+      else process.env.CORSKIN_CHROMIUM = saved;
+    }
+  });
+});

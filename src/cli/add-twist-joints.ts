@@ -2,7 +2,7 @@
  * `corskin add-twist-joints`: split bones with twist joints.
  * @module
  */
-import { checkNotOverwritingInput, checkOutputExtension } from '../io/files.js';
+import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { addTwistJoints } from '../io/twist-joints.js';
 import type { Io } from './ui.js';
@@ -13,7 +13,7 @@ export async function addTwistJointsCommand(
   input: string,
   o: { joints: string; output: string; force?: boolean },
 ): Promise<void> {
-  checkOutputExtension(o.output, ['.glb', '.gltf']);
+  checkOutputPath(o.output, ['.glb', '.gltf']);
   checkNotOverwritingInput(o.output, [input], !!o.force);
   const document = await readDocument(input);
   const names = o.joints

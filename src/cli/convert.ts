@@ -3,7 +3,7 @@
  * @module
  */
 import { buildSkinnedDocument } from '../io/convert.js';
-import { checkNotOverwritingInput, checkOutputExtension } from '../io/files.js';
+import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
 import { writeDocument } from '../io/node-io.js';
 import { decodeBoneAnimation, readDmat, readObj, readTgf } from '../io/libigl.js';
 import type { Io } from './ui.js';
@@ -22,7 +22,7 @@ export interface ConvertOptions {
 /** Runs `corskin convert`. @throws CorskinError on bad input */
 export async function convertCommand(io: Io, meshPath: string, o: ConvertOptions): Promise<void> {
   const inputs = [meshPath, o.weights, o.skeleton, o.animation].filter((x): x is string => !!x);
-  checkOutputExtension(o.output, ['.glb', '.gltf']);
+  checkOutputPath(o.output, ['.glb', '.gltf']);
   checkNotOverwritingInput(o.output, inputs, !!o.force);
   const mesh = await readObj(meshPath);
   const weights = await readDmat(o.weights);

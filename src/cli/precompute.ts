@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { createCorWorkerPool } from '../cor/parallel.js';
 import { centersOfRotation } from '../io/bake.js';
-import { checkNotOverwritingInput, checkOutputExtension } from '../io/files.js';
+import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { progress, type Io } from './ui.js';
 
@@ -26,7 +26,7 @@ export interface PrecomputeOptions {
 
 /** Runs `corskin precompute`. @throws CorskinError on bad input */
 export async function precomputeCommand(io: Io, input: string, o: PrecomputeOptions): Promise<void> {
-  checkOutputExtension(o.output, ['.glb', '.gltf']);
+  checkOutputPath(o.output, ['.glb', '.gltf']);
   checkNotOverwritingInput(o.output, [input], !!o.force);
   const start = performance.now();
   // With an explicit thread count the workers start while the file is read and parsed.

@@ -5,7 +5,9 @@
  */
 import { existsSync } from 'node:fs';
 import { CorskinError } from '../core/errors.js';
-import { checkNotOverwritingInput, writeFileAtomic } from '../io/files.js';
+import { checkNotOverwritingInput, checkOutputPath, writeFileAtomic } from '../io/files.js';
+import { extractSkinnedModels } from '../io/gltf.js';
+import { createIO, readDocument } from '../io/node-io.js';
 import type { Io } from './ui.js';
 import { serveViewer } from './viewer-server.js';
 
@@ -22,14 +24,17 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
-/** The Chromium executable: $CORSKIN_CHROMIUM, else the first of the usual paths that exists. */
+/**
+ * The Chromium executable: $CORSKIN_CHROMIUM, else the first of the usual paths that exists.
+ * @throws CorskinError when $CORSKIN_CHROMIUM names no file, or no Chromium is found
+ */
 export function chromiumPath(): string {
-  const candidates = [
-    process.env.CORSKIN_CHROMIUM,
-    '/usr/bin/chromium',
-    '/usr/bin/chromium-browser',
-    '/usr/bin/google-chrome',
-  ];
+  const chosen = process.env.CORSKIN_CHROMIUM;
+  if (chosen) {
+    if (!existsSync(chosen)) throw new CorskinError(`CORSKIN_CHROMIUM names ${chosen}, which does not exist`);
+    return chosen;
+  }
+  const candidates = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
   const found = candidates.find((p) => p && existsSync(p));
   if (!found)
     throw new CorskinError('no Chromium found (install it, e.g. apt-get install chromium, or set CORSKIN_CHROMIUM)');
@@ -38,12 +43,55 @@ export function chromiumPath(): string {
 
 /** Runs `corskin view`: serves the viewer until interrupted. */
 export async function viewCommand(io: Io, file: string | undefined, o: { port: number }): Promise<void> {
-  const server = await serveViewer(file, o.port);
+  const server = await serveViewer(file ? await checkedGlb(file) : undefined, o.port);
   io.out(
     `corskin viewer: ${server.url}${file ? '?model=/model.glb' : ''}  (Ctrl-C to stop; files stay on this computer)`,
   );
   await new Promise<void>((resolve) => process.once('SIGINT', resolve));
   await server.close();
+}
+
+/**
+ * The input as GLB bytes after the checks a render needs: a readable skinned glTF, and the
+ * joint, animation and time it names present in it.
+ * @throws CorskinError naming the file otherwise
+ */
+async function checkedGlb(input: string, o: Partial<RenderOptions> = {}): Promise<Uint8Array> {
+  const document = await readDocument(input);
+  const models = extractSkinnedModels(document, input);
+  if (o.joint && !models.some((m) => m.skeleton.jointNames.slice(0, m.skeleton.skinJoints).includes(o.joint!)))
+    throw new CorskinError(`--joint: no joint named "${o.joint}"`, input);
+  const clips = document.getRoot().listAnimations();
+  const names = clips.map((a, i) => a.getName() || `animation ${i}`);
+  let clip = o.time !== undefined ? 0 : -1;
+  if (o.animation !== undefined) {
+    clip = names.includes(o.animation) ? names.indexOf(o.animation) : Number(o.animation);
+    if (!(Number.isInteger(clip) && clip >= 0 && clip < clips.length))
+      throw new CorskinError(
+        `--animation: no animation "${o.animation}" (${names.length ? names.join(', ') : 'none'})`,
+        input,
+      );
+  }
+  if (o.time !== undefined) {
+    const duration = models.reduce(
+      (d, m) => Math.max(d, m.animations.find((a) => a.name === names[clip])?.duration ?? 0),
+      0,
+    );
+    if (!clips.length) throw new CorskinError('--time given but the file has no animation', input);
+    if (o.time > duration)
+      throw new CorskinError(
+        `--time ${o.time} s is past the end of "${names[clip]}" (${duration.toFixed(3)} s)`,
+        input,
+      );
+  }
+  return (
+    await createIO(
+      document
+        .getRoot()
+        .listExtensionsUsed()
+        .map((e) => e.extensionName),
+    )
+  ).writeBinary(document);
 }
 
 /** Options of {@link renderCommand}. */
@@ -62,12 +110,18 @@ export interface RenderOptions {
 
 /** Runs `corskin render`. @throws CorskinError on bad input or without Chromium */
 export async function renderCommand(io: Io, input: string, o: RenderOptions): Promise<void> {
+  checkOutputPath(o.output, ['.png']);
   checkNotOverwritingInput(o.output, [input], !!o.force);
   const m = /^(\d+)x(\d+)$/.exec(o.size);
   if (!m) throw new CorskinError(`--size must be WIDTHxHEIGHT, got "${o.size}"`);
   const [width, height] = [Number(m[1]), Number(m[2])];
+  if (![width, height].every((x) => x >= 16 && x <= 8192))
+    throw new CorskinError(`--size: width and height must be 16 to 8192 pixels, got ${o.size}`);
   const executablePath = chromiumPath();
-  const server = await serveViewer(input);
+  // Read and check the file here (clear errors, no browser for a bad file), and hand the
+  // viewer a self-contained GLB (a .gltf's external buffers and images included).
+  const glb = await checkedGlb(input, o);
+  const server = await serveViewer(glb);
   const { chromium } = await import('playwright-core');
   const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
   try {
@@ -82,11 +136,19 @@ export async function renderCommand(io: Io, input: string, o: RenderOptions): Pr
     if (o.twist) q.set('twist', String(o.twist));
     if (o.bend) q.set('bend', String(o.bend));
     await page.goto(`${server.url}?${q}`);
-    await page.waitForFunction(
-      () => (window as unknown as { viewer?: { ready: boolean } }).viewer?.ready === true,
-      null,
-      { timeout: 120_000 },
-    );
+    try {
+      await page.waitForFunction(
+        () => (window as unknown as { viewer?: { ready: boolean } }).viewer?.ready === true,
+        null,
+        { timeout: 30_000 },
+      );
+    } catch {
+      const status = await page
+        .locator('#status')
+        .textContent()
+        .catch(() => '');
+      throw new CorskinError(`the viewer did not get ready in 30 s: ${errors[0] ?? status ?? 'no message'}`, input);
+    }
     await page.waitForTimeout(500); // a few frames with every method switched
     if (errors.length) throw new CorskinError(`the viewer failed: ${errors[0]}`, input);
     const png = await page.locator('canvas').screenshot();

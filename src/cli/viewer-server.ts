@@ -24,14 +24,18 @@ const TYPES: Record<string, string> = {
 
 /**
  * Starts the server.
- * @param model path of a .glb/.gltf to serve as `/model.glb`
+ * @param model path of a .glb to serve as `/model.glb`, or its bytes (what `render` and `view`
+ *   serve: the checked file as one self-contained GLB)
  * @param port 0 for any free port
  * @throws CorskinError when the viewer has not been built or the model cannot be read
  */
-export async function serveViewer(model?: string, port = 0): Promise<{ url: string; close: () => Promise<void> }> {
+export async function serveViewer(
+  model?: string | Uint8Array,
+  port = 0,
+): Promise<{ url: string; close: () => Promise<void> }> {
   if (!existsSync(join(VIEWER_DIST, 'index.html')))
     throw new CorskinError(`the viewer is not built (${VIEWER_DIST}); run npm run build`);
-  if (model && !(existsSync(model) && statSync(model).isFile()))
+  if (typeof model === 'string' && !(existsSync(model) && statSync(model).isFile()))
     throw new CorskinError('cannot read: no such file', model);
   let hosts = new Set<string>();
   const server = createServer((req, res) => {
@@ -45,8 +49,14 @@ export async function serveViewer(model?: string, port = 0): Promise<{ url: stri
     } catch {
       return void res.writeHead(400).end('bad request');
     }
+    if (path === '/model.glb' && model instanceof Uint8Array) {
+      res.writeHead(200, { 'content-type': TYPES['.glb'] });
+      return void res.end(model);
+    }
     const file =
-      path === '/model.glb' && model ? model : join(VIEWER_DIST, normalize(path === '/' ? '/index.html' : path));
+      path === '/model.glb' && typeof model === 'string'
+        ? model
+        : join(VIEWER_DIST, normalize(path === '/' ? '/index.html' : path));
     if (!file.startsWith(VIEWER_DIST) && file !== model) return void res.writeHead(403).end();
     if (!existsSync(file) || !statSync(file).isFile()) return void res.writeHead(404).end('not found');
     res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });

@@ -5,7 +5,7 @@
 import type { Document, Node } from '@gltf-transform/core';
 import { CorskinError } from '../core/errors.js';
 import { buildSkinnedDocument } from '../io/convert.js';
-import { checkNotOverwritingInput, checkOutputExtension } from '../io/files.js';
+import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
 import { COR_ATTRIBUTE, extractSkinnedModels, jointBoneSegments } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { readObj, readTgf } from '../io/libigl.js';
@@ -24,7 +24,7 @@ export interface WeightsOptions {
 
 /** Runs `corskin weights`. @throws CorskinError on bad input */
 export async function weightsCommand(io: Io, input: string, o: WeightsOptions): Promise<void> {
-  checkOutputExtension(o.output, ['.glb', '.gltf']);
+  checkOutputPath(o.output, ['.glb', '.gltf']);
   checkNotOverwritingInput(o.output, [input, ...(o.skeleton ? [o.skeleton] : [])], !!o.force);
   const K = Number(o.influences) as 4 | 8;
   if (/\.obj$/i.test(input)) {

@@ -4,7 +4,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CorskinError } from '../core/errors.js';
@@ -124,11 +124,16 @@ export function checkNotOverwritingInput(output: string, inputs: string[], force
 }
 
 /**
- * Checks an output path's extension before any work is done.
+ * Checks an output path before any work is done: its extension, that it is not a folder, and
+ * that its folder exists.
  * @param extensions accepted endings, lower case with the dot (e.g. `['.glb', '.gltf']`)
- * @throws CorskinError naming the path when it ends otherwise
+ * @throws CorskinError naming the path otherwise
  */
-export function checkOutputExtension(path: string, extensions: readonly string[]): void {
+export function checkOutputPath(path: string, extensions: readonly string[]): void {
   if (!extensions.some((e) => path.toLowerCase().endsWith(e)))
     throw new CorskinError(`output must end in ${extensions.join(', ').replace(/, ([^,]*)$/, ' or $1')}`, path);
+  if (existsSync(path) && statSync(path).isDirectory()) throw new CorskinError('output is a folder', path);
+  const folder = dirname(resolve(path));
+  if (!existsSync(folder) || !statSync(folder).isDirectory())
+    throw new CorskinError('cannot write: folder does not exist', path);
 }
