@@ -22,6 +22,23 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }] },
   },
   {
+    files: ['scripts/**/*.mjs'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        [
+          'URL',
+          'structuredClone',
+          'TextDecoder',
+          'TextEncoder',
+          'Buffer',
+          'setTimeout',
+          'clearTimeout',
+          'performance',
+        ].map((g) => [g, 'readonly']),
+      ),
+    },
+  },
+  {
     files: ['test/browser/**/*.mjs', 'viewer/**/*.{js,ts}'],
     languageOptions: { globals: { window: 'readonly', document: 'readonly', performance: 'readonly' } },
   },
