@@ -316,3 +316,106 @@ describe('corskin render: bad requests fail fast and clearly (no browser started
     }
   });
 });
+
+/** CesiumMan edited through glTF-Transform (accessor data, animations), written as a GLB. */
+async function edited(name: string, edit: (doc: import('@gltf-transform/core').Document) => void): Promise<string> {
+  const io = await createIO();
+  const doc = await io.read(CESIUM_MAN);
+  edit(doc);
+  const out = join(tmp.dir, `${name}.glb`);
+  await io.write(out, doc);
+  return out;
+}
+
+describe('degenerate numbers: a finite result or a clear error, never garbage or a crash', () => {
+  const firstRotation = (doc: import('@gltf-transform/core').Document) =>
+    doc
+      .getRoot()
+      .listAnimations()[0]
+      .listChannels()
+      .find((c) => c.getTargetPath() === 'rotation')!
+      .getSampler()!;
+
+  it.each(['dqs', 'cor', 'sbs', 'lms'])(
+    '%s: a zero scale and a singular inverse bind matrix deform without overflow',
+    async (method) => {
+      const input = await edited('singular', (doc) => {
+        const skin = doc.getRoot().listSkins()[0];
+        skin.listJoints()[5].setScale([0, 0, 0]);
+        const ibm = skin.getInverseBindMatrices()!;
+        ibm.setElement(7, new Array(16).fill(0));
+      });
+      const out = join(tmp.dir, `singular-${method}.glb`);
+      const r = await runCli('deform', input, '--method', method, '-o', out);
+      expect(r.stderr).not.toContain('internal error');
+      expect([0, 1]).toContain(r.code);
+      if (r.code === 0) {
+        const p = (await (await createIO()).read(out))
+          .getRoot()
+          .listMeshes()[0]
+          .listPrimitives()[0]
+          .getAttribute('POSITION')!;
+        expect(Array.from(p.getArray()!).every(Number.isFinite)).toBe(true);
+      } else expect(existsSync(out)).toBe(false);
+    },
+  );
+
+  it.each([
+    [
+      'NaN in an inverse bind matrix',
+      (doc: import('@gltf-transform/core').Document) =>
+        doc.getRoot().listSkins()[0].getInverseBindMatrices()!.setElement(2, new Array(16).fill(NaN)),
+      'is not finite',
+    ],
+    [
+      'a sampler output shorter than its input',
+      (doc: import('@gltf-transform/core').Document) => {
+        const s = firstRotation(doc);
+        s.setOutput(
+          doc
+            .createAccessor()
+            .setType('VEC4')
+            .setArray(s.getOutput()!.getArray()!.slice(0, 8) as Float32Array)
+            .setBuffer(doc.getRoot().listBuffers()[0]),
+        );
+      },
+      'output values',
+    ],
+    [
+      'CUBICSPLINE on a LINEAR-sized output',
+      (doc: import('@gltf-transform/core').Document) => firstRotation(doc).setInterpolation('CUBICSPLINE'),
+      'CUBICSPLINE needs',
+    ],
+    [
+      'a NaN rotation key',
+      (doc: import('@gltf-transform/core').Document) => firstRotation(doc).getOutput()!.setElement(1, [NaN, 0, 0, 1]),
+      'is not finite',
+    ],
+    [
+      'an all-zero rotation key',
+      (doc: import('@gltf-transform/core').Document) => firstRotation(doc).getOutput()!.setElement(1, [0, 0, 0, 0]),
+      'is zero',
+    ],
+  ])('%s is refused by name', async (name, edit, message) => {
+    const input = await edited(name.replace(/\W+/g, '-'), edit);
+    const out = join(tmp.dir, 'never.glb');
+    const r = await runCli('deform', input, '--method', 'dqs', '--time', '0.5', '-o', out);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(input);
+    expect(r.stderr).toContain(message);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('NaN in _CENTER_OF_ROTATION is refused', async () => {
+    const withCor = join(tmp.dir, 'cor-for-nan.glb');
+    expect((await runCli('precompute', CESIUM_MAN, '-o', withCor)).code).toBe(0);
+    const io = await createIO();
+    const doc = await io.read(withCor);
+    doc.getRoot().listMeshes()[0].listPrimitives()[0].getAttribute('_CENTER_OF_ROTATION')!.setElement(4, [NaN, 0, 0]);
+    const bad = join(tmp.dir, 'nan-cor.glb');
+    await io.write(bad, doc);
+    const r = await runCli('deform', bad, '--method', 'cor', '-o', join(tmp.dir, 'never2.glb'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('_CENTER_OF_ROTATION of vertex 4 is not finite');
+  });
+});

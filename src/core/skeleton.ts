@@ -88,17 +88,19 @@ export function createSkeleton(init: SkeletonInit): Skeleton {
     const p = parents[j];
     if (p < -1 || p >= J || p === j) throw new CorskinError(`skeleton: joint ${j} has invalid parent ${p}`);
   }
-  // Topological order: repeatedly emit joints whose parent has been emitted.
+  // Topological order, breadth first from the roots: O(J) whatever the joint numbering.
+  const childStart = new Int32Array(J + 1);
+  for (let j = 0; j < J; j++) if (parents[j] >= 0) childStart[parents[j] + 1]++;
+  for (let j = 0; j < J; j++) childStart[j + 1] += childStart[j];
+  const fill = childStart.slice(0, J);
+  const children = new Int32Array(J);
+  for (let j = 0; j < J; j++) if (parents[j] >= 0) children[fill[parents[j]]++] = j;
   const order = new Int32Array(J);
-  const done = new Uint8Array(J);
   let n = 0;
-  for (let pass = 0; pass <= J && n < J; pass++) {
-    for (let j = 0; j < J; j++) {
-      if (!done[j] && (parents[j] < 0 || done[parents[j]])) {
-        done[j] = 1;
-        order[n++] = j;
-      }
-    }
+  for (let j = 0; j < J; j++) if (parents[j] < 0) order[n++] = j;
+  for (let head = 0; head < n; head++) {
+    const p = order[head];
+    for (let c = childStart[p]; c < childStart[p + 1]; c++) order[n++] = children[c];
   }
   if (n < J) throw new CorskinError('skeleton: the joint hierarchy contains a cycle');
   const names = init.jointNames ?? Array.from({ length: J }, (_, j) => `joint${j}`);

@@ -153,9 +153,18 @@ function extractModel(
       throw new CorskinError(`${name}: a skinned primitive has no JOINTS_0/WEIGHTS_0 attributes`, file);
     }
     K = Math.max(K, 4 * influenceSets(p));
+    for (let set = 0; set < influenceSets(p); set++) {
+      const type = p.getAttribute(`JOINTS_${set}`)!.getComponentType();
+      if (type !== Accessor.ComponentType.UNSIGNED_BYTE && type !== Accessor.ComponentType.UNSIGNED_SHORT)
+        throw new CorskinError(
+          `${name}: JOINTS_${set} must hold unsigned bytes or shorts (joint indices), not ${type}`,
+          file,
+        );
+    }
     n += pos.getCount();
     triCount += triangleIndices(p).length / 3;
   }
+  if (n === 0) throw new CorskinError(`${name}: the skinned primitives have no vertices`, file);
   const mesh: SkinnedMesh = {
     positions: new Float32Array(3 * n),
     normals: new Float32Array(3 * n),

@@ -195,7 +195,12 @@ export async function writeDocument(document: Document, path: string, options: W
     // A GLB holds at most one buffer: merge them (a valid .gltf may have several).
     if (document.getRoot().listBuffers().length > 1) await document.transform(unpartition());
     checkNotOverwritingInput(path, options.inputs ?? [], !!options.force);
-    await writeFileAtomic(path, await io.writeBinary(document));
+    const bytes = await io.writeBinary(document);
+    // What corskin writes, corskin reads back: checked before the file exists.
+    await io.readBinary(bytes).catch((e: Error) => {
+      throw new CorskinError(`the output would not read back (${e.message}); nothing written`, path);
+    });
+    await writeFileAtomic(path, bytes);
     return;
   }
   // Resources get names of their own, next to the output: never the input's (which would

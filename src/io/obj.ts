@@ -12,22 +12,41 @@ export interface ObjGroup {
   triangles: ArrayLike<number>;
 }
 
-/** Formats groups as OBJ text (indices continue across groups). */
-export function formatObj(groups: ObjGroup[], header = 'written by corskin'): string {
-  const lines: string[] = [`# ${header}`];
+/**
+ * Formats groups as OBJ text (indices continue across groups), encoded as UTF-8 in pieces of
+ * 65,536 lines: millions of vertices would exceed a JavaScript string's maximum length.
+ */
+export function formatObj(groups: ObjGroup[], header = 'written by corskin'): Uint8Array {
+  const encoder = new TextEncoder();
+  const pieces: Uint8Array[] = [];
+  let lines: string[] = [`# ${header}`];
+  const push = (line: string) => {
+    lines.push(line);
+    if (lines.length >= 65536) flush();
+  };
+  const flush = () => {
+    if (lines.length) pieces.push(encoder.encode(lines.join('\n') + '\n'));
+    lines = [];
+  };
   let base = 1;
   for (const g of groups) {
-    lines.push(`o ${g.name.replace(/\s+/g, '_') || 'mesh'}`);
+    push(`o ${g.name.replace(/\s+/g, '_') || 'mesh'}`);
     const n = g.positions.length / 3;
-    for (let i = 0; i < n; i++)
-      lines.push(`v ${g.positions[3 * i]} ${g.positions[3 * i + 1]} ${g.positions[3 * i + 2]}`);
+    for (let i = 0; i < n; i++) push(`v ${g.positions[3 * i]} ${g.positions[3 * i + 1]} ${g.positions[3 * i + 2]}`);
     if (g.normals)
-      for (let i = 0; i < n; i++) lines.push(`vn ${g.normals[3 * i]} ${g.normals[3 * i + 1]} ${g.normals[3 * i + 2]}`);
+      for (let i = 0; i < n; i++) push(`vn ${g.normals[3 * i]} ${g.normals[3 * i + 1]} ${g.normals[3 * i + 2]}`);
     for (let t = 0; t < g.triangles.length; t += 3) {
       const [a, b, c] = [g.triangles[t] + base, g.triangles[t + 1] + base, g.triangles[t + 2] + base];
-      lines.push(g.normals ? `f ${a}//${a} ${b}//${b} ${c}//${c}` : `f ${a} ${b} ${c}`);
+      push(g.normals ? `f ${a}//${a} ${b}//${b} ${c}//${c}` : `f ${a} ${b} ${c}`);
     }
     base += n;
   }
-  return lines.join('\n') + '\n';
+  flush();
+  const out = new Uint8Array(pieces.reduce((sum, p) => sum + p.length, 0));
+  let at = 0;
+  for (const p of pieces) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
