@@ -419,3 +419,17 @@ describe('degenerate numbers: a finite result or a clear error, never garbage or
     expect(r.stderr).toContain('_CENTER_OF_ROTATION of vertex 4 is not finite');
   });
 });
+
+describe('progress', () => {
+  it('moves through the exact evaluation of a small mesh (not 0% until the end)', async () => {
+    const { computeCentersOfRotation } = await import('../src/cor/precompute.js');
+    const { extractSkinnedModels } = await import('../src/io/gltf.js');
+    const { readDocument } = await import('../src/io/node-io.js');
+    const [model] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
+    const seen: number[] = [];
+    computeCentersOfRotation(model.mesh, { method: 'exact', onProgress: (done, total) => seen.push(done / total) });
+    expect(seen.length).toBeGreaterThanOrEqual(50);
+    expect(seen[0]).toBeLessThan(0.05);
+    expect(seen[seen.length - 1]).toBe(1);
+  });
+});

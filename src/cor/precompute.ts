@@ -101,9 +101,11 @@ export function computeCentersOfRotation(mesh: SkinnedMesh, options: CorOptions 
       : planPairs(table, pairVertexStats(table, mesh), sigma, options.resolution);
   const centers = new Float32Array(3 * n);
   let blended = 0;
-  for (let begin = 0; begin < n; begin += CHUNK) {
+  // At least ~100 progress steps: an exact evaluation can spend seconds on a few thousand vertices.
+  const chunk = Math.max(16, Math.min(CHUNK, Math.ceil(n / 100)));
+  for (let begin = 0; begin < n; begin += chunk) {
     options.signal?.throwIfAborted();
-    const end = Math.min(n, begin + CHUNK);
+    const end = Math.min(n, begin + chunk);
     blended += centersOfRotationPlanned(plan, mesh, begin, end, centers);
     options.onProgress?.(end, n);
   }
