@@ -433,3 +433,29 @@ describe('progress', () => {
     expect(seen[seen.length - 1]).toBe(1);
   });
 });
+
+describe('a 4,000-deep node hierarchy', () => {
+  it('deforms and writes static geometry (no recursion through the tree)', async () => {
+    const input = await edited('deep', (doc) => {
+      const scene = doc.getRoot().listScenes()[0];
+      const tops = scene.listChildren();
+      const first = doc.createNode('d0');
+      let top = first;
+      for (let i = 1; i < 4000; i++) {
+        const n = doc.createNode(`d${i}`);
+        top.addChild(n);
+        top = n;
+      }
+      for (const c of tops) {
+        scene.removeChild(c);
+        top.addChild(c);
+      }
+      scene.addChild(first);
+    });
+    const out = join(tmp.dir, 'deep-deformed.glb');
+    const r = await runCli('deform', input, '--method', 'dqs', '--time', '0.5', '-o', out);
+    expect(r.stderr).not.toContain('internal error');
+    expect(r.code).toBe(0);
+    expect((await (await createIO()).read(out)).getRoot().listNodes().length).toBe(1);
+  });
+});

@@ -14,6 +14,7 @@ import {
   Document,
   Logger,
   Primitive,
+  PropertyType,
   type Mesh,
   type Node,
   type Scene,
@@ -661,7 +662,36 @@ export async function bakePosedGeometry(
   for (const anim of root.listAnimations()) anim.dispose();
   for (const skin of root.listSkins()) skin.dispose();
   document.setLogger(quietLogger);
-  await document.transform(prune({ keepAttributes: true, keepExtras: true }));
+  // glTF-Transform's node pruning recurses through the tree (a 4,000-deep hierarchy overflows the
+  // stack): prune everything else with it, and empty nodes here, iteratively.
+  const T = PropertyType;
+  const kinds = [
+    T.SKIN,
+    T.MESH,
+    T.CAMERA,
+    T.PRIMITIVE,
+    T.PRIMITIVE_TARGET,
+    T.ANIMATION,
+    T.MATERIAL,
+    T.TEXTURE,
+    T.ACCESSOR,
+    T.BUFFER,
+  ];
+  await document.transform(prune({ keepAttributes: true, keepExtras: true, propertyTypes: kinds }));
+  removeEmptyNodes(document);
+}
+
+/** Removes, leaves first and without recursion, the nodes with no mesh, camera, child or extension. */
+function removeEmptyNodes(document: Document): void {
+  const empty = (n: Node) => !n.getMesh() && !n.getCamera() && !n.listChildren().length && !n.listExtensions().length;
+  const stack = document.getRoot().listNodes().filter(empty);
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (node.isDisposed() || !empty(node)) continue;
+    const parent = node.getParentNode();
+    node.dispose();
+    if (parent && empty(parent)) stack.push(parent);
+  }
 }
 
 function scenesOf(scenes: Scene[], node: Node): Scene[] {
