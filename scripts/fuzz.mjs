@@ -101,8 +101,10 @@ function mutateJson(r, json) {
       parent[key] = parent[key] * pick(r, [2, 10, -1, 0.5, 1e6]) + pick(r, [0, 1, -1]);
     else if (Array.isArray(json.nodes) && json.nodes.length) {
       // Node tree edits: a cycle, a second parent, a deep chain.
-      const a = Math.floor(r() * json.nodes.length), b = Math.floor(r() * json.nodes.length); // prettier-ignore
-      json.nodes[a].children = [...(json.nodes[a].children ?? []), b];
+      const a = Math.floor(r() * json.nodes.length);
+      const b = Math.floor(r() * json.nodes.length);
+      const node = json.nodes[a];
+      if (node && typeof node === 'object') node.children = Array.isArray(node.children) ? [...node.children, b] : [b];
     }
   }
   return json;
