@@ -116,7 +116,7 @@
   if (OT) v128.store(OT + (o << 4), rotate(q, w, s, v128.load(T + (o << 4))));
 }
 
-/** Linear blend skinning (seed 002): v' = Σ w_j M_j v. */
+/** Linear blend skinning (Magnenat-Thalmann et al. 1988): v' = Σ w_j M_j v. */
 export function lbs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, M: usize, OP: usize, ON: usize, OT: usize): void {
   for (let i = 0; i < n; i++) {
     const c = <i32>load<u8>(CNT + <usize>i);
@@ -175,7 +175,7 @@ export function dqs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: 
 }
 
 /**
- * Skinning with optimized centers of rotation (seed 000, Algorithm 1): R from the QLERP of the
+ * Skinning with optimized centers of rotation (Le & Hodgins 2016, Algorithm 1): R from the QLERP of the
  * joints' quaternions (signs fixed against the pivot, the first packed influence), t = LBS(p*) − R p*,
  * v' = R(v − p*) + LBS(p*).
  */

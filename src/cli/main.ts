@@ -65,7 +65,7 @@ function buildProgram(io: Io): Command {
     .description('compute the centers of rotation of every skin and store them as _CENTER_OF_ROTATION')
     .argument('<input>', 'skinned .glb or .gltf')
     .requiredOption('-o, --output <file>', 'output .glb or .gltf')
-    .option('--sigma <s>', 'similarity kernel width σ (seed 000, Eq. 1)', positiveNumber, 0.1)
+    .option('--sigma <s>', 'similarity kernel width σ (Le & Hodgins 2016, Eq. 1)', positiveNumber, 0.1)
     .option('--epsilon <e>', 'subdivision bound ε on weight distance per edge', positiveNumber, 0.1)
     .option('--exact', 'evaluate Eq. 4 exactly instead of the fast binned evaluation (slow on dense weights)')
     .option(

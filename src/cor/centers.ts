@@ -1,5 +1,5 @@
 /**
- * Optimized centers of rotation (Le & Hodgins 2016, seed 000, Eq. 1 and Eq. 4; seed 001,
+ * Optimized centers of rotation (Le & Hodgins 2016, Eq. 1 and Eq. 4; Bittner et al. 2019,
  * Eq. 6–10): the sub-triangles organised by joint pair. Evaluated by `fast.ts` (exactly, or
  * binned, per pair).
  *

@@ -1,5 +1,5 @@
 /**
- * Fast evaluation of Eq. 4 (seed 000) by binning each joint pair's term in its own 2-D weight
+ * Fast evaluation of Eq. 4 (Le & Hodgins 2016) by binning each joint pair's term in its own 2-D weight
  * space.
  *
  * Reformulation. For a pair (j, k), write a vertex's weights (a, b) = (w_vj, w_vk) as total

@@ -1,5 +1,5 @@
 /**
- * The CoR precomputation end to end (seed 000, Sec. 3.2): subdivide in weight space, bucket the
+ * The CoR precomputation end to end (Le & Hodgins 2016, Sec. 3.2): subdivide in weight space, bucket the
  * sub-triangles by joint pair, plan each pair (exact, binned or tabulated), evaluate Eq. 4 per
  * vertex — in this thread ({@link computeCentersOfRotation}) or on a pool of worker threads
  * ({@link computeCentersOfRotationParallel}), with bit-identical results either way.
@@ -12,7 +12,7 @@ import { buildPairTable } from './centers.js';
 import { centersOfRotationPlanned, exactPlan, pairVertexStats, planPairs, type FastCorResolution } from './fast.js';
 import { estimateSubdividedTriangles, subdivideByWeights } from './subdivide.js';
 
-/** The paper's defaults (seed 000, Sec. 5): σ = 0.1, ε = 0.1. */
+/** The paper's defaults (Le & Hodgins 2016, Sec. 5): σ = 0.1, ε = 0.1. */
 export const DEFAULT_SIGMA = 0.1;
 /** @see DEFAULT_SIGMA */
 export const DEFAULT_EPSILON = 0.1;
@@ -80,7 +80,7 @@ export function corParameters(mesh: SkinnedMesh, options: CorOptions): { sigma: 
 }
 
 /**
- * Computes the optimized center of rotation of every vertex of `mesh` (Eq. 4 of seed 000) over
+ * Computes the optimized center of rotation of every vertex of `mesh` (Eq. 4 of Le & Hodgins 2016) over
  * the mesh's own triangles, after subdividing them to weight-space edge length ≤ ε, in this
  * thread.
  * @param mesh bind-space mesh with weights summing to 1 per vertex; every triangle primitive

@@ -1,5 +1,5 @@
 /**
- * Weight-space subdivision of the integration domain (seed 000, Sec. 3.2; seed 001, Sec. 4.2):
+ * Weight-space subdivision of the integration domain (Le & Hodgins 2016, Sec. 3.2; Bittner et al. 2019, Sec. 4.2):
  * every edge whose endpoints' weight vectors are farther apart than ε (Euclidean norm in ℝᴶ) is
  * bisected, recursively, the new vertex taking the interpolated weights, until no edge is longer
  * than ε in weight space. The output is what Eq. 4 integrates over: per sub-triangle its area,

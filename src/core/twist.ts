@@ -1,5 +1,5 @@
 /**
- * Twist joints (seed 000, Sec. 4, Fig. 5): a bone j → c split by a mid joint j' that takes half
+ * Twist joints (Le & Hodgins 2016, Sec. 4, Fig. 5): a bone j → c split by a mid joint j' that takes half
  * of the bone's twist, so a twist is spread along the bone instead of happening at the joint.
  *
  * Pose side ({@link distributeTwist}): with `a` the bone axis (unit direction of the child's

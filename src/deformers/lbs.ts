@@ -1,5 +1,5 @@
 /**
- * Linear blend skinning (Magnenat-Thalmann et al. 1988; seed 002):
+ * Linear blend skinning (Magnenat-Thalmann et al. 1988):
  * `v' = Σ_j w_ij (R_j v + t_j)`, normals by the blended matrix's cofactor (inverse transpose,
  * up to scale), renormalised; tangents by the blended linear part, renormalised.
  *

@@ -1,5 +1,5 @@
 /**
- * Stretch smooth skinning (Yang & Zhang 2006, "Stretch It", seed 003, Sec. 2.2.2–2.2.3): linear
+ * Stretch smooth skinning (Yang & Zhang 2006, "Stretch It", Sec. 2.2.2–2.2.3): linear
  * blend skinning preceded by a twist compensation and followed by a collapse compensation around
  * chosen joints.
  *

@@ -1,5 +1,5 @@
 /**
- * The bar of seed 000, Fig. 2: a closed cylinder along +x bound to three bones with smooth
+ * The bar of Le & Hodgins 2016, Fig. 2: a closed cylinder along +x bound to three bones with smooth
  * weights, for the five joint manipulations.
  *
  * @module

@@ -1,5 +1,5 @@
 /**
- * The quality benchmark: the five joint manipulations of seed 000, Fig. 2 on the bar, and the
+ * The quality benchmark: the five joint manipulations of Le & Hodgins 2016, Fig. 2 on the bar, and the
  * standard arm poses, evaluated for every method with the metrics of `src/metrics`.
  *
  * @module
@@ -24,11 +24,11 @@ export const BENCHMARK_METHODS = ['lbs', 'dqs', 'sbs', 'lms', 'cor', 'stretch'] 
 export type BenchmarkMethod = (typeof BENCHMARK_METHODS)[number];
 
 /**
- * What each method uploads to a GPU (seed 001's accounting), beyond the mesh and its influences:
+ * What each method uploads to a GPU (Bittner et al. 2019's accounting), beyond the mesh and its influences:
  * floats per bone per frame, and floats per vertex precomputed once.
  * LBS: a 3×4 matrix. DQS: a dual quaternion. SBS: the 3×4 matrix (for the run-time center) and
  * a quaternion. LMS: the se(3) logarithm (ω, u). CoR: the 3×4 matrix and a quaternion per bone,
- * the center of rotation per vertex (seed 001 counts 20 per bone with a full 4×4 matrix).
+ * the center of rotation per vertex (Bittner et al. 2019 count 20 per bone with a full 4×4 matrix).
  * Stretch: the matrix, a quaternion, the bind joint position and bone axis.
  */
 export const METHOD_COST: Readonly<Record<BenchmarkMethod, { floatsPerBone: number; floatsPerVertex: number }>> = {
@@ -84,7 +84,7 @@ export interface BenchmarkRow {
 export type PosedMeshes = Map<string, Float32Array>;
 
 /**
- * The bar benchmark (seed 000, Fig. 2): joint `bone1` (x = 1) of {@link createBar} is twisted by
+ * The bar benchmark (Le & Hodgins 2016, Fig. 2): joint `bone1` (x = 1) of {@link createBar} is twisted by
  * 135°, bent by 120°, twisted by 90°, bent by 90°, and bent by 90° while moved 0.2 bone lengths
  * sideways (+y, "bending with translation"), bones 1 and 2 following.
  */
@@ -109,7 +109,7 @@ export function barBenchmark(): Benchmark {
 }
 
 /**
- * The arm benchmark (`../shared/data/README.md`): joint `bone2` of the converted libigl arm
+ * The arm benchmark (the libigl arm with the dual-quaternion tutorial's poses): joint `bone2` of the converted libigl arm
  * twisted by 180°, 135° and 90° about its bone and bent by 126° about world z.
  * @param arm the arm's mesh and skeleton (e.g. the bundled `assets/arm.glb`)
  */

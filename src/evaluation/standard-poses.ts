@@ -1,7 +1,7 @@
 /**
  * The standard joint manipulations of the evaluation: a twist of a bone about its own axis and
  * a bend about a world axis, each at the bone's base joint, its subtree following rigidly
- * (`../shared/data/README.md`, "Standard arm poses"; seed 000, Fig. 2).
+ * (the libigl dual-quaternion tutorial's arm poses; Le & Hodgins 2016, Fig. 2).
  *
  * @module
  */

@@ -24,7 +24,7 @@ export interface BakeOptions extends ParallelCorOptions {
 /**
  * Transform that computes the centers of rotation of every skin of a document on worker
  * threads (`threads`, default {@link autoThreads}; bit-identical for any count) (all primitives
- * bound to a skin form its integration domain, seed 000 Eq. 4) and stores them as the
+ * bound to a skin form its integration domain, Le & Hodgins 2016, Eq. 4) and stores them as the
  * `_CENTER_OF_ROTATION` attribute with `extras.corskin = { sigma, epsilon, version }`.
  * @throws CorskinError when the document has no skinned mesh or bad skinning data
  */

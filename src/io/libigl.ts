@@ -1,7 +1,7 @@
 /**
  * Readers for the libigl tutorial formats: OBJ (triangle meshes), TGF (skeletons), DMAT (dense
  * matrices, ASCII and binary) and the per-frame bone transforms stored in a DMAT.
- * Layouts as in `../shared/data/README.md` and libigl's `readOBJ`, `readTGF`, `readDMAT`.
+ * Layouts as libigl's `readOBJ`, `readTGF` and `readDMAT` read them.
  *
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * Adding twist joints to a glTF character (seed 000, Sec. 4, Fig. 5): each named joint's bone is
+ * Adding twist joints to a glTF character (Le & Hodgins 2016, Sec. 4, Fig. 5): each named joint's bone is
  * split at its middle by a new joint `<name>_twist` that carries the bone's twist, the weights
  * are split with the projection weight, the animations are rewritten so every pose is the same,
  * and the centers of rotation (when present) are recomputed.
@@ -27,7 +27,7 @@ export interface TwistJointReport {
 
 /**
  * Splits the bone of every joint named in `names` (from the joint to its first child joint).
- * Weight split (seed 000, Fig. 5): with `e` the vertex's projection parameter on the bone,
+ * Weight split (Le & Hodgins 2016, Fig. 5): with `e` the vertex's projection parameter on the bone,
  * clamped to [0, 1] (0 at the joint, 1 at the child), `w_j' = w_j · e` and `w_j ← w_j − w_j'`.
  * @throws CorskinError when a name is not a joint, the joint has no child joint or a non-uniform
  *   scale, or an animation rotates it with CUBICSPLINE interpolation

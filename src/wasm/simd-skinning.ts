@@ -59,8 +59,8 @@ function decodeBase64(s: string): Uint8Array {
 
 /**
  * Prepares `mesh` for `method` on the WebAssembly SIMD kernels: 'lbs' is linear blend skinning
- * (seed 002), 'dqs' dual quaternion skinning (Kavan et al. 2008), 'cor' skinning with optimized
- * centers of rotation (seed 000, Algorithm 1: QLERP rotation, t = LBS(p*) − R p*). Inputs are in
+ * (Magnenat-Thalmann et al. 1988), 'dqs' dual quaternion skinning (Kavan et al. 2008), 'cor' skinning with optimized
+ * centers of rotation (Le & Hodgins 2016, Algorithm 1: QLERP rotation, t = LBS(p*) − R p*). Inputs are in
  * bind space, outputs in the skinning matrices' posed space, both in asset units.
  * @param mesh bind-space mesh; for 'cor' it must carry `centersOfRotation` (3·n, bind space).
  *   Up to 255 influences per vertex. The kernels work on a copy of its arrays (the two-phase

@@ -1,5 +1,5 @@
 /**
- * Shepard automatic skinning weights (Yang & Zhang 2006, "Stretch It", seed 003, Sec. 2.2.1).
+ * Shepard automatic skinning weights (Yang & Zhang 2006, "Stretch It", Sec. 2.2.1).
  *
  * Reconstruction of the paper's equations (damaged in the text extraction):
  *
