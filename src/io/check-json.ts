@@ -187,3 +187,36 @@ export function checkGltfJson(json: unknown, file: string, binLength?: number): 
     }
   });
 }
+
+/**
+ * Checks that every sparse accessor's indices lie within the accessor (glTF-Transform would
+ * drop the others silently). Needs the buffers' bytes.
+ * @param buffers the bytes of each buffer (undefined where not available)
+ * @throws CorskinError naming `file` and the accessor
+ */
+export function checkSparseIndices(json: unknown, buffers: (Uint8Array | undefined)[], file: string): void {
+  const g = json as GltfJson;
+  (g.accessors ?? []).forEach((a, i) => {
+    const sparse = a.sparse;
+    if (!sparse) return;
+    const view = g.bufferViews?.[sparse.indices!.bufferView as number];
+    const data = view && buffers[view.buffer as number];
+    if (!view || !data) return;
+    const type = sparse.indices!.componentType as number;
+    const size = COMPONENT_BYTES[type];
+    if (!size || (type !== 5121 && type !== 5123 && type !== 5125))
+      throw new CorskinError(`accessor ${i}: sparse indices must be unsigned integers`, file);
+    const offset =
+      ((view.byteOffset as number) ?? 0) + (((sparse.indices as { byteOffset?: number }).byteOffset as number) ?? 0);
+    const dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    const count = sparse.count as number;
+    if (offset + size * count > data.byteLength)
+      throw new CorskinError(`accessor ${i}: sparse indices run past the buffer`, file);
+    for (let k = 0; k < count; k++) {
+      const at = offset + size * k;
+      const index = size === 1 ? dv.getUint8(at) : size === 2 ? dv.getUint16(at, true) : dv.getUint32(at, true);
+      if (index >= (a.count as number))
+        throw new CorskinError(`accessor ${i}: sparse index ${index} is outside its ${a.count} elements`, file);
+    }
+  });
+}

@@ -10,7 +10,7 @@ import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
 import { unpartition } from '@gltf-transform/functions';
 import { CorskinError } from '../core/errors.js';
 import { checkNotOverwritingInput, readBytes, writeFileAtomic } from './files.js';
-import { checkGltfJson } from './check-json.js';
+import { checkGltfJson, checkSparseIndices } from './check-json.js';
 import { quietLogger, renormalizeWeightAccessors } from './gltf.js';
 
 /** Compression extensions whose codecs are loaded on demand. */
@@ -64,6 +64,23 @@ function glbChunks(view: DataView, length: number, path: string): { json: unknow
   const binLength =
     at + 8 <= length && view.getUint32(at + 4, true) === 0x004e4942 ? view.getUint32(at, true) : undefined;
   return { json, binLength };
+}
+
+/** The bytes of a `.gltf`'s buffers (data URIs decoded, files read; undefined when missing). */
+async function gltfBuffers(json: GltfResources & { buffers?: { uri?: unknown }[] }, path: string) {
+  return Promise.all(
+    (json.buffers ?? []).map(async (b) => {
+      const uri = b?.uri;
+      if (typeof uri !== 'string') return undefined;
+      if (uri.startsWith('data:')) {
+        const comma = uri.indexOf(',');
+        return comma > 0 && uri.slice(0, comma).endsWith(';base64')
+          ? Buffer.from(uri.slice(comma + 1), 'base64')
+          : undefined;
+      }
+      return readBytes(join(dirname(path), decodeURIComponent(uri))).catch(() => undefined);
+    }),
+  );
 }
 
 /** Options of {@link readDocument}. */
@@ -129,6 +146,11 @@ export async function readDocument(path: string, options: ReadOptions = {}): Pro
       }
       const { json, binLength } = glbChunks(view, length, path);
       checkGltfJson(json, path, binLength);
+      if (binLength !== undefined) {
+        const jsonLength = view.getUint32(12, true);
+        const at = 20 + jsonLength + ((4 - (jsonLength % 4)) % 4) + 8;
+        checkSparseIndices(json, [bytes.subarray(at, at + binLength)], path);
+      }
       return (await io.readBinary(bytes)).setLogger(quietLogger);
     }
     const text = new TextDecoder().decode(bytes);
@@ -143,6 +165,7 @@ export async function readDocument(path: string, options: ReadOptions = {}): Pro
     }
     checkResourceUris(json as GltfResources, path, !!options.allowOutsideResources);
     checkGltfJson(json, path);
+    checkSparseIndices(json, await gltfBuffers(json as GltfResources, path), path);
     return (await io.read(path)).setLogger(quietLogger);
   } catch (e) {
     if (e instanceof CorskinError) throw e;
