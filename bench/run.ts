@@ -1,14 +1,15 @@
 /**
  * `npm run bench`: CoR precomputation cost and run-time kernel throughput on the shared assets,
  * with the ratios that matter measured side by side in the same run. Prints a table and writes
- * bench/results.json. `npm run bench -- --quick` runs CesiumMan only, once (a CI smoke run).
+ * .tmp/bench-results.json (bench/results.json with `--save`). `npm run bench -- --quick` runs
+ * CesiumMan only, once (a CI smoke run).
  *
  * Timings are medians; the machine is shared and noisy, so compare ratios, not absolute times.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as THREE from 'three';
 import { samplePose } from '../src/core/animation.js';
@@ -378,7 +379,13 @@ async function main(): Promise<void> {
   console.log(
     `\n${machine.cpu}, ${machine.cores} cores, Node ${machine.node}. three.js column: SkinnedMesh.applyBoneTransform per vertex (positions only), compared with corskin LBS on positions only.`,
   );
-  if (!quick) writeFileSync(join(ROOT, 'bench', 'results.json'), JSON.stringify({ machine, rows }, null, 2) + '\n');
+  // bench/results.json (tracked: the figures README quotes) only on request; else an ignored path.
+  const save = process.argv.includes('--save');
+  const target = save ? join(ROOT, 'bench', 'results.json') : join(ROOT, '.tmp', 'bench-results.json');
+  if (!quick) {
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, JSON.stringify({ machine, rows }, null, 2) + '\n');
+  }
   if (rows.some((r) => r.maxDiffVsThree > 1e-5 || r.simdMaxDiffVsThree > 1e-5)) {
     console.error('corskin LBS and three.js disagree by more than 1e-5 of the bounding-box diagonal');
     process.exitCode = 1;
