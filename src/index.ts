@@ -33,7 +33,8 @@ export {
   type SkinnedMesh,
   type WeightNormalization,
 } from './core/mesh.js';
-export { splitScale, deformTwoPhase, type ScaleSplit } from './deformers/two-phase.js';
+export { splitScale, deformTwoPhase, uniformScale, type ScaleSplit } from './deformers/two-phase.js';
+export { SKINNING_METHODS, methodInfo, type MethodId, type MethodInfo } from './deformers/registry.js';
 export type { Deformer, DeformTarget, SkinningMethod } from './deformers/common.js';
 export { deformLbs } from './deformers/lbs.js';
 export { deformDqs, jointDualQuaternions } from './deformers/dqs.js';

@@ -20,11 +20,13 @@ import * as SkeletonUtils from 'three/addons/utils/SkeletonUtils.js';
 import type { SkinnedMesh as CorskinMesh } from '../src/core/mesh.js';
 import { deformers } from '../src/deformers/index.js';
 import { deformLbs } from '../src/deformers/lbs.js';
+import { SKINNING_METHODS } from '../src/deformers/registry.js';
 import { oneRings, rigidityDistortion, type OneRings } from '../src/metrics/distortion.js';
 import { extractSkinnedModels, setCentersOfRotation } from '../src/io/gltf.js';
 import { centersOnWorker, meshFromGeometry, useSkinningMethod, type GpuSkinningMethod } from '../src/three/index.js';
 
-const METHODS: GpuSkinningMethod[] = ['lbs', 'dqs', 'cor'];
+// Every registered method the GPU path runs, in the registry's order.
+const METHODS = SKINNING_METHODS.filter((m) => m.gpu).map((m) => m.id) as GpuSkinningMethod[];
 // Compressed files (KHR_draco_mesh_compression, EXT_meshopt_compression) load like any other.
 const loader = new GLTFLoader()
   .setDRACOLoader(new DRACOLoader().setDecoderPath(new URL('./draco/', location.href).href))

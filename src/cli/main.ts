@@ -6,6 +6,7 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CorskinError } from '../core/errors.js';
+import { SKINNING_METHODS } from '../deformers/registry.js';
 import { VERSION } from '../version.js';
 import { removePendingTempFiles } from '../io/files.js';
 import { processIo, type Io } from './ui.js';
@@ -89,8 +90,11 @@ function buildProgram(io: Io): Command {
     .description('pose a skinned character and write the deformed mesh as static geometry')
     .argument('<input>', 'skinned .glb or .gltf')
     .addOption(
-      new Option('--method <m>', 'skinning method')
-        .choices(['lbs', 'dqs', 'sbs', 'lms', 'cor', 'stretch'])
+      new Option(
+        '--method <m>',
+        `skinning method: ${SKINNING_METHODS.map((m) => `${m.id} (${m.citation})`).join(', ')}`,
+      )
+        .choices(SKINNING_METHODS.map((m) => m.id))
         .makeOptionMandatory(),
     )
     .option('--animation <name|index>', 'animation clip (default: the first, when --time is given)')
@@ -172,11 +176,9 @@ function buildProgram(io: Io): Command {
     .description('render the viewer to a PNG through headless Chromium')
     .argument('<input>', '.glb or .gltf')
     .addOption(
-      new Option('--method <m>', 'one view with this method (default: LBS | DQS | CoR side by side)').choices([
-        'lbs',
-        'dqs',
-        'cor',
-      ]),
+      new Option('--method <m>', 'one view with this method (default: LBS | DQS | CoR side by side)').choices(
+        SKINNING_METHODS.filter((m) => m.gpu).map((m) => m.id),
+      ),
     )
     .addOption(new Option('--layout <l>', 'side by side or one view').choices(['side', 'single']))
     .option('--animation <name|index>', 'animation clip')

@@ -7,6 +7,7 @@
 import { CorskinError } from '../core/errors.js';
 import { quatFromMat4 } from '../core/math.js';
 import type { SkinnedMesh } from '../core/mesh.js';
+import type { MethodId } from './registry.js';
 
 /**
  * Caller-provided output arrays of a deformer, posed space: `positions` length 3·n; `normals`
@@ -26,8 +27,8 @@ export interface DeformTarget {
  */
 export type Deformer = (mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget) => void;
 
-/** The deformers' names, as used on the CLI and in reports. */
-export type SkinningMethod = 'lbs' | 'dqs' | 'sbs' | 'lms' | 'cor';
+/** The rig-free deformers' names, as used on the CLI and in reports (see the registry). */
+export type SkinningMethod = Exclude<MethodId, 'stretch'>;
 
 /**
  * Checks that `out` fits `mesh` (O(1): the per-vertex data is checked once, by

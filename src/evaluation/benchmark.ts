@@ -5,6 +5,7 @@
  * @module
  */
 import type { SkinnedMesh } from '../core/mesh.js';
+import { SKINNING_METHODS, type MethodId } from '../deformers/registry.js';
 import { restPose, skinningMatrices, type Pose } from '../core/pose.js';
 import type { Skeleton } from '../core/skeleton.js';
 import { computeCentersOfRotation } from '../cor/precompute.js';
@@ -18,27 +19,16 @@ import { createBar } from './bar.js';
 import { measureJointQuality, restPositions } from './joint-quality.js';
 import { bendPose, boneAxis, findJoint, twistPose } from './standard-poses.js';
 
-/** Methods the benchmark compares. */
-export const BENCHMARK_METHODS = ['lbs', 'dqs', 'sbs', 'lms', 'cor', 'stretch'] as const;
+/** Methods the benchmark compares: every registered method ({@link SKINNING_METHODS}). */
+export const BENCHMARK_METHODS: readonly MethodId[] = SKINNING_METHODS.map((m) => m.id);
 /** One of {@link BENCHMARK_METHODS}. */
-export type BenchmarkMethod = (typeof BENCHMARK_METHODS)[number];
+export type BenchmarkMethod = MethodId;
 
-/**
- * What each method uploads to a GPU (Bittner et al. 2019's accounting), beyond the mesh and its influences:
- * floats per bone per frame, and floats per vertex precomputed once.
- * LBS: a 3×4 matrix. DQS: a dual quaternion. SBS: the 3×4 matrix (for the run-time center) and
- * a quaternion. LMS: the se(3) logarithm (ω, u). CoR: the 3×4 matrix and a quaternion per bone,
- * the center of rotation per vertex (Bittner et al. 2019 count 20 per bone with a full 4×4 matrix).
- * Stretch: the matrix, a quaternion, the bind joint position and bone axis.
- */
-export const METHOD_COST: Readonly<Record<BenchmarkMethod, { floatsPerBone: number; floatsPerVertex: number }>> = {
-  lbs: { floatsPerBone: 12, floatsPerVertex: 0 },
-  dqs: { floatsPerBone: 8, floatsPerVertex: 0 },
-  sbs: { floatsPerBone: 16, floatsPerVertex: 0 },
-  lms: { floatsPerBone: 6, floatsPerVertex: 0 },
-  cor: { floatsPerBone: 16, floatsPerVertex: 3 },
-  stretch: { floatsPerBone: 22, floatsPerVertex: 0 },
-};
+/** What each method uploads to a GPU, from the registry (`deformers/registry.ts`). */
+export const METHOD_COST: Readonly<Record<BenchmarkMethod, { floatsPerBone: number; floatsPerVertex: number }>> =
+  Object.fromEntries(
+    SKINNING_METHODS.map((m) => [m.id, { floatsPerBone: m.floatsPerBone, floatsPerVertex: m.floatsPerVertex }]),
+  ) as Record<BenchmarkMethod, { floatsPerBone: number; floatsPerVertex: number }>;
 
 /** One joint manipulation. */
 export interface BenchmarkCase {

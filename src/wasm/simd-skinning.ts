@@ -15,6 +15,7 @@
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
 import { checkDeformArgs, jointQuaternions, type DeformTarget } from '../deformers/common.js';
+import { SKINNING_METHODS } from '../deformers/registry.js';
 import { splitScale, uniformScale } from '../deformers/two-phase.js';
 import { deformCor } from '../deformers/cor.js';
 import { deformDqs, jointDualQuaternions } from '../deformers/dqs.js';
@@ -70,8 +71,9 @@ function decodeBase64(s: string): Uint8Array {
  *   WebAssembly SIMD
  */
 export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinningMethod): Promise<SimdDeformer> {
-  if (method !== 'lbs' && method !== 'dqs' && method !== 'cor') {
-    throw new CorskinError(`no SIMD kernel for skinning method "${method}" (expected lbs, dqs or cor)`);
+  const simd = SKINNING_METHODS.filter((m) => m.simd).map((m) => m.id);
+  if (!(simd as string[]).includes(method)) {
+    throw new CorskinError(`no SIMD kernel for skinning method "${method}" (expected ${simd.join(', ')})`);
   }
   const { positions, normals, tangents, joints, weights, influences: K } = mesh;
   const n = positions.length / 3;

@@ -1,0 +1,60 @@
+/**
+ * The one registry of skinning methods: what each is, where it comes from, and what it runs on.
+ * The CLI's choices and help, the quality benchmark, the SIMD factory, `corskin/three` and the
+ * viewer read it; adding a method is its deformer file plus one entry here.
+ *
+ * No deformers are imported here (the CLI reads the list at start-up); `deformers/index.ts`
+ * maps the ids to their functions.
+ *
+ * @module
+ */
+
+/** The id of every skinning method (CLI `--method`, report rows). */
+export type MethodId = 'lbs' | 'dqs' | 'sbs' | 'lms' | 'cor' | 'stretch';
+
+/** A skinning method's descriptor. */
+export interface MethodInfo {
+  id: MethodId;
+  /** Name in tables and the viewer. */
+  label: string;
+  /** The paper, by authors and year (see docs/references.md). */
+  citation: string;
+  /** Needs per-vertex centers of rotation (the CoR precomputation). */
+  needsCenters: boolean;
+  /** Needs rig data beyond the skinning matrices (a factory builds its deformer). */
+  needsRig: boolean;
+  /** Has a WebAssembly SIMD kernel (`createSimdDeformer`). */
+  simd: boolean;
+  /** Runs on the GPU through `corskin/three` (`useSkinningMethod`). */
+  gpu: boolean;
+  /**
+   * What the method uploads to a GPU beyond the mesh and its influences (Bittner et al. 2019's
+   * accounting): floats per bone per frame, floats per vertex precomputed once.
+   */
+  floatsPerBone: number;
+  floatsPerVertex: number;
+}
+
+/**
+ * Every method, in report order. Upload costs: LBS a 3×4 matrix; DQS as corskin/three uploads
+ * it, the 3×4 matrix and the rotation quaternion (the two-phase path for scaled and mirrored
+ * rigs needs both; a rigid-only dual quaternion would be 8); SBS the matrix (for the run-time
+ * center) and a quaternion; LMS the se(3) logarithm; CoR the matrix and a quaternion per bone
+ * and the center of rotation per vertex (Bittner et al. 2019 count 20 per bone with a full 4×4
+ * matrix); stretch the matrix, a quaternion, the bind joint position and bone axis.
+ */
+export const SKINNING_METHODS: readonly MethodInfo[] = [
+  { id: 'lbs', label: 'LBS', citation: 'Magnenat-Thalmann et al. 1988', needsCenters: false, needsRig: false, simd: true, gpu: true, floatsPerBone: 12, floatsPerVertex: 0 },
+  { id: 'dqs', label: 'DQS', citation: 'Kavan et al. 2008', needsCenters: false, needsRig: false, simd: true, gpu: true, floatsPerBone: 16, floatsPerVertex: 0 },
+  { id: 'sbs', label: 'SBS', citation: 'Kavan & Žára 2005', needsCenters: false, needsRig: false, simd: false, gpu: false, floatsPerBone: 16, floatsPerVertex: 0 },
+  { id: 'lms', label: 'LMS', citation: 'Alexa 2002', needsCenters: false, needsRig: false, simd: false, gpu: false, floatsPerBone: 6, floatsPerVertex: 0 },
+  { id: 'cor', label: 'CoR', citation: 'Le & Hodgins 2016', needsCenters: true, needsRig: false, simd: true, gpu: true, floatsPerBone: 16, floatsPerVertex: 3 },
+  { id: 'stretch', label: 'Stretch', citation: 'Yang & Zhang 2006', needsCenters: false, needsRig: true, simd: false, gpu: false, floatsPerBone: 22, floatsPerVertex: 0 },
+]; // prettier-ignore
+
+/** The descriptor of `id`. @throws RangeError for an unknown id */
+export function methodInfo(id: string): MethodInfo {
+  const info = SKINNING_METHODS.find((m) => m.id === id);
+  if (!info) throw new RangeError(`unknown skinning method "${id}" (expected ${SKINNING_METHODS.map((m) => m.id).join(', ')})`);
+  return info;
+}
