@@ -65,6 +65,11 @@ export interface SkinningOptions {
    * Kept out of this entry so WebGL users do not load three's node system.
    */
   patchNodeMaterial?: (material: Material, o: NodePatchOptions) => Material;
+  /**
+   * Converts a classic material into the node material WebGPURenderer would make of it (so its
+   * skinning can be replaced); `corskin/three/webgpu` passes its conversion.
+   */
+  toNodeMaterial?: (material: Material) => Material;
 }
 
 interface MeshState {
@@ -169,7 +174,8 @@ async function switchMesh(mesh: SkinnedMesh, method: GpuSkinningMethod, options:
   };
   const chunkOptions: ChunkOptions = { method, eight };
   const key = `corskin-${method}${eight ? '-8' : ''}`;
-  const patch = (m: Material): Material => {
+  const patch = (original: Material): Material => {
+    const m = options.toNodeMaterial ? options.toNodeMaterial(original) : original;
     if ((m as Material & { isNodeMaterial?: boolean }).isNodeMaterial) {
       if (!options.patchNodeMaterial)
         throw new Error("node materials (WebGPURenderer): use useSkinningMethod from 'corskin/three/webgpu'");

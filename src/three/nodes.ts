@@ -11,6 +11,17 @@
  */
 import type { Material, Object3D } from 'three';
 import {
+  LineBasicNodeMaterial,
+  MeshBasicNodeMaterial,
+  MeshLambertNodeMaterial,
+  MeshMatcapNodeMaterial,
+  MeshNormalNodeMaterial,
+  MeshPhongNodeMaterial,
+  MeshPhysicalNodeMaterial,
+  MeshStandardNodeMaterial,
+  MeshToonNodeMaterial,
+} from 'three/webgpu';
+import {
   Fn,
   attribute,
   batch,
@@ -201,15 +212,46 @@ export function patchNodeMaterial(material: Material, o: NodePatchOptions): Mate
   return m;
 }
 
+/** The node material class WebGPURenderer uses for each classic material type. */
+const NODE_MATERIALS: Record<string, new () => Material> = {
+  MeshStandardMaterial: MeshStandardNodeMaterial,
+  MeshPhysicalMaterial: MeshPhysicalNodeMaterial,
+  MeshPhongMaterial: MeshPhongNodeMaterial,
+  MeshLambertMaterial: MeshLambertNodeMaterial,
+  MeshBasicMaterial: MeshBasicNodeMaterial,
+  MeshToonMaterial: MeshToonNodeMaterial,
+  MeshNormalMaterial: MeshNormalNodeMaterial,
+  MeshMatcapMaterial: MeshMatcapNodeMaterial,
+  LineBasicMaterial: LineBasicNodeMaterial,
+};
+
 /**
- * `useSkinningMethod` for scenes with node materials (WebGPURenderer, either backend): node
- * materials get corskin's skinning node, classic materials the WebGL chunks.
- * @throws as `corskin/three`'s
+ * The node material WebGPURenderer would make of a classic material (GLTFLoader's
+ * MeshStandardMaterial, …): the same class mapping and property copy as three's
+ * `NodeLibrary.fromMaterial`. Node materials are returned as they are.
+ * @throws Error naming the material type when it has no node-material equivalent
+ */
+export function toNodeMaterial(material: Material): Material {
+  if ((material as Material & { isNodeMaterial?: boolean }).isNodeMaterial) return material;
+  const NodeClass = NODE_MATERIALS[material.type];
+  if (!NodeClass)
+    throw new Error(
+      `corskin/three/webgpu: ${material.type} has no node-material equivalent; give the mesh a node material (e.g. MeshStandardNodeMaterial)`,
+    );
+  const node = new NodeClass() as Material & Record<string, unknown>;
+  for (const key in material) node[key] = (material as unknown as Record<string, unknown>)[key];
+  return node;
+}
+
+/**
+ * `useSkinningMethod` for WebGPURenderer (either backend): every material — GLTFLoader's own
+ * classic materials too, converted as WebGPURenderer would — gets corskin's skinning node.
+ * @throws as `corskin/three`'s, and when a material has no node-material equivalent
  */
 export function useSkinningMethod(
   object: Object3D,
   method: GpuSkinningMethod,
   options: SkinningOptions = {},
 ): Promise<void> {
-  return useSkinningMethodBase(object, method, { ...options, patchNodeMaterial });
+  return useSkinningMethodBase(object, method, { ...options, patchNodeMaterial, toNodeMaterial });
 }

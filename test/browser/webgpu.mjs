@@ -3,7 +3,7 @@
 import * as THREE from 'three/webgpu';
 import { attribute, float, vec2, vec4, vertexStage, positionLocal } from 'three/tsl';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
-import { useSkinningMethod } from '/dist/three/nodes.js';
+import { toNodeMaterial, useSkinningMethod } from '/dist/three/nodes.js';
 import {
   W,
   captureGeometry,
@@ -25,9 +25,10 @@ async function capture(mesh) {
   const { geometry, n, H } = captureGeometry(THREE, mesh);
   // The mesh's material, with the clip position replaced by the pixel of the vertex and the
   // output colour by the skinned object-space position.
-  const mat = mesh.material.clone();
-  if (mesh.material.setupPosition !== THREE.NodeMaterial.prototype.setupPosition)
-    mat.setupPosition = mesh.material.setupPosition;
+  // For three's own LBS the mesh keeps its classic material: capture through its node version.
+  const source = toNodeMaterial(Array.isArray(mesh.material) ? mesh.material[0] : mesh.material);
+  const mat = source.clone();
+  if (source.setupPosition !== THREE.NodeMaterial.prototype.setupPosition) mat.setupPosition = source.setupPosition;
   mat.side = THREE.DoubleSide;
   mat.toneMapped = false;
   mat.lights = false;
@@ -55,9 +56,7 @@ async function capture(mesh) {
 
 window.nodeParity = async (url, method, time, morphs = {}) => {
   const { gltf, meshes } = await loadSkinned(GLTFLoader, url);
-  gltf.scene.traverse((o) => {
-    if (o.isMesh) o.material = new THREE.MeshStandardNodeMaterial({ color: o.material.color ?? 0xffffff });
-  });
+  // GLTFLoader's own (classic) materials: corskin converts them as WebGPURenderer would.
   await useSkinningMethod(gltf.scene, method);
   setMorphs(gltf, morphs);
   renderPosed(THREE, renderer, gltf, time);
