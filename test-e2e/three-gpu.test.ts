@@ -162,3 +162,23 @@ describe('corskin/three with WebGLRenderer', () => {
     }
   });
 });
+
+describe('corskin/three when the CoR worker cannot start (a bundler left cor-worker.js behind)', () => {
+  it('computes the centers on the main thread, says so once, and still switches to CoR', async () => {
+    const t = await openTestPage('/test/browser/parity.html');
+    try {
+      const warnings: string[] = [];
+      t.page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
+      await t.page.route('**/cor-worker.js', (r) => r.fulfill({ status: 404, body: 'not found' }));
+      const r = await t.page.evaluate(() =>
+        (window as unknown as Record<string, Parity>).parity('/shared/data/gltf/CesiumMan.glb', 'cor', 1.2),
+      );
+      expect(r.error).toBeLessThan(1e-4);
+      expect(r.moved).toBeGreaterThan(1e-3);
+      expect(warnings.filter((w) => w.includes('could not start'))).toHaveLength(1);
+      expect(t.errors.filter((e) => !e.includes('404'))).toEqual([]);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -349,22 +349,42 @@ export function centersOnWorker(
   data: CorskinMesh,
   onProgress?: (done: number, total: number) => void,
 ): Promise<Float32Array> {
-  if (typeof Worker === 'undefined') return Promise.resolve(computeCentersOfRotation(data, { onProgress }).centers);
+  const here = () => Promise.resolve(computeCentersOfRotation(data, { onProgress }).centers);
+  if (typeof Worker === 'undefined') return here();
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./cor-worker.js', import.meta.url), { type: 'module' });
+    let worker: Worker;
+    try {
+      worker = new Worker(new URL('./cor-worker.js', import.meta.url), { type: 'module' });
+    } catch (e) {
+      warnNoWorker(e);
+      return void here().then(resolve, reject);
+    }
     worker.onmessage = (e: MessageEvent<{ done?: number; total?: number; centers?: Float32Array; error?: string }>) => {
       if (e.data.centers) {
         worker.terminate();
         resolve(e.data.centers);
       } else if (e.data.error) {
         worker.terminate();
-        reject(new Error(e.data.error));
+        reject(new Error(`corskin: computing the centers of rotation failed: ${e.data.error}`));
       } else onProgress?.(e.data.done!, e.data.total!);
     };
+    // A worker that cannot start (a bundler that left cor-worker.js behind: a 404, an error
+    // event without a message): compute here instead, and say so once.
     worker.onerror = (e) => {
+      e.preventDefault?.();
       worker.terminate();
-      reject(new Error(e.message));
+      warnNoWorker(e.message);
+      here().then(resolve, reject);
     };
     worker.postMessage(data);
   });
+}
+
+let warned = false;
+function warnNoWorker(reason: unknown): void {
+  if (warned) return;
+  warned = true;
+  console.warn(
+    `corskin: the CoR worker (cor-worker.js) could not start${reason ? ` (${String(reason)})` : ''}; computing centers of rotation on the main thread. Serve cor-worker.js next to corskin's three.js module, or bake CoRs with \`corskin precompute\`.`,
+  );
 }
