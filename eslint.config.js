@@ -1,6 +1,20 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** Modules of the Node layer (`corskin/node` and the CLI); every other src/ module is browser-safe. */
+const NODE_ONLY = [
+  'src/cli/**',
+  'src/node.ts',
+  'src/io/node-io.ts',
+  'src/io/files.ts',
+  'src/io/libigl.ts',
+  'src/io/bake.ts',
+  'src/io/twist-joints.ts',
+  'src/cor/parallel.ts',
+  'src/cor/worker.ts',
+  'src/evaluation/report.ts',
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -20,6 +34,45 @@ export default tseslint.config(
   {
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
     rules: { '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }] },
+  },
+  {
+    // The browser-safe core (the `corskin` entry): no Node built-ins, no CLI or test-harness
+    // libraries, no three.js outside corskin/three. Node-only modules are listed as ignores.
+    files: ['src/**/*.ts'],
+    ignores: NODE_ONLY,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'Node built-ins belong in corskin/node modules (see eslint.config.js).' },
+            {
+              group: ['commander', 'cli-progress', 'playwright-core', 'chart.js'],
+              message: 'CLI and report libraries stay in src/cli.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: [...NODE_ONLY, 'src/three/**', 'src/metrics/surface.ts', 'src/evaluation/**', 'src/index.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'Node built-ins belong in corskin/node modules (see eslint.config.js).' },
+            {
+              group: ['commander', 'cli-progress', 'playwright-core', 'chart.js'],
+              message: 'CLI and report libraries stay in src/cli.',
+            },
+            { group: ['three', 'three/*'], message: 'three.js belongs in src/three (corskin/three).' },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['scripts/**/*.mjs'],

@@ -54,7 +54,6 @@ export {
   type FastCorResolution,
   type Lattice,
 } from './cor/fast.js';
-export { computeCentersOfRotationParallel, autoThreads, type ParallelCorOptions } from './cor/parallel.js';
 export {
   computeCentersOfRotation,
   DEFAULT_SIGMA,
@@ -72,17 +71,6 @@ export {
   type CorParameters,
   type PosedGeometry,
 } from './io/gltf.js';
-export { createIO, readDocument, writeDocument } from './io/node-io.js';
-export { centersOfRotation, type BakeOptions } from './io/bake.js';
-export {
-  readObj,
-  readTgf,
-  readDmat,
-  decodeBoneAnimation,
-  type ObjMesh,
-  type TgfSkeleton,
-  type DenseMatrix,
-} from './io/libigl.js';
 export { buildSkinnedDocument, type ConvertInput, type ConvertReport } from './io/convert.js';
 export { formatObj, type ObjGroup } from './io/obj.js';
 export { enclosedVolume, cappedVolume, type CappedVolume } from './metrics/volume.js';
@@ -113,12 +101,10 @@ export {
 } from './deformers/stretch.js';
 export { shepardWeights, boneSegments, type BoneSegments, type ShepardOptions } from './weights/shepard.js';
 export { jointBoneSegments } from './io/gltf.js';
-export { createCorWorkerPool, type CorWorkerPool } from './cor/parallel.js';
 export { deformSbs } from './deformers/sbs.js';
 export { deformLms, jointTwists } from './deformers/lms.js';
 export { rigidityDistortion, oneRings, type OneRings } from './metrics/distortion.js';
 export { distributeTwist, twistAngle, type TwistJoint } from './core/twist.js';
-export { addTwistJoints, type TwistJointReport } from './io/twist-joints.js';
 export { surfaceArea, selfIntersections } from './metrics/surface.js';
 export { createBar, closedTube, type BarOptions } from './evaluation/bar.js';
 export {
@@ -134,4 +120,3 @@ export {
   type BenchmarkRow,
   type PosedMeshes,
 } from './evaluation/benchmark.js';
-export { renderReport } from './evaluation/report.js';
