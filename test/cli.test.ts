@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
-import { CESIUM_MAN, ROOT, scratch } from './helpers/data.js';
+import { CESIUM_MAN, ROOT, scratch, SHARED } from './helpers/data.js';
 import { validate } from './helpers/gltf.js';
 
 const tmp = scratch();
@@ -115,5 +115,28 @@ describe('the package', () => {
     const { VERSION } = await import('../src/version.js');
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
     expect(VERSION).toBe(pkg.version);
+  });
+});
+
+describe('batch runs: several inputs with --out-dir', () => {
+  it('precomputes every file, continues past a bad one, prints a line per file, and exits 1', async () => {
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    const dir = join(tmp.dir, 'batch-out');
+    mkdirSync(dir);
+    const bad = join(tmp.dir, 'bad.glb');
+    writeFileSync(bad, 'not glTF');
+    const fox = join(SHARED, 'characters/Fox.glb');
+    const r = await runCli('precompute', CESIUM_MAN, bad, fox, '--out-dir', dir);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`ok      ${CESIUM_MAN} → ${join(dir, 'CesiumMan.glb')}`);
+    expect(r.stdout).toContain(`ok      ${fox} → ${join(dir, 'Fox.glb')}`);
+    expect(r.stderr).toContain(`failed  ${bad}: not a glTF file`);
+    expect(r.stdout).toContain('2 of 3 files done, 1 failed');
+    expect(existsSync(join(dir, 'CesiumMan.glb')) && existsSync(join(dir, 'Fox.glb'))).toBe(true);
+    const ok = await runCli('deform', CESIUM_MAN, fox, '--method', 'dqs', '--out-dir', dir, '--force');
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('2 of 2 files done');
+    const usage = await runCli('precompute', CESIUM_MAN, fox, '-o', join(dir, 'x.glb'));
+    expect(usage.code).toBe(2);
   });
 });

@@ -64,8 +64,9 @@ function buildProgram(io: Io): Command {
   program
     .command('precompute')
     .description('compute the centers of rotation of every skin and store them as _CENTER_OF_ROTATION')
-    .argument('<input>', 'skinned .glb or .gltf')
-    .requiredOption('-o, --output <file>', 'output .glb or .gltf')
+    .argument('<inputs...>', 'skinned .glb or .gltf files')
+    .option('-o, --output <file>', 'output .glb or .gltf (one input)')
+    .option('--out-dir <dir>', 'folder for the outputs of several inputs (same file names)')
     .option('--sigma <s>', 'similarity kernel width σ (Le & Hodgins 2016, Eq. 1)', positiveNumber, 0.1)
     .option('--epsilon <e>', 'subdivision bound ε on weight distance per edge', positiveNumber, 0.1)
     .option('--exact', 'evaluate Eq. 4 exactly instead of the fast binned evaluation (slow on dense weights)')
@@ -83,12 +84,18 @@ function buildProgram(io: Io): Command {
     .option('--resources', 'also print CPU time and peak memory')
     .option('--no-compress', "write without the input's Draco/meshopt compression")
     .option('--force', 'allow overwriting the input')
-    .action(async (input, opts) => (await import('./precompute.js')).precomputeCommand(io, input, opts));
+    .action(async (inputs: string[], opts) => {
+      const [{ precomputeCommand }, { runBatch }] = await Promise.all([
+        import('./precompute.js'),
+        import('./batch.js'),
+      ]);
+      await runBatch(io, inputs, opts, (input, output) => precomputeCommand(io, input, { ...opts, output }));
+    });
 
   program
     .command('deform')
     .description('pose a skinned character and write the deformed mesh as static geometry')
-    .argument('<input>', 'skinned .glb or .gltf')
+    .argument('<inputs...>', 'skinned .glb or .gltf files')
     .addOption(
       new Option(
         '--method <m>',
@@ -115,10 +122,14 @@ function buildProgram(io: Io): Command {
       'stretch: joints whose collapse is compensated, comma-separated names or indices (default: every joint where two or more bones meet)',
     )
     .option('--no-twist-compensation', 'stretch: skip the twist compensation before skinning')
-    .requiredOption('-o, --output <file>', 'output .glb, .gltf or .obj')
+    .option('-o, --output <file>', 'output .glb, .gltf or .obj (one input)')
+    .option('--out-dir <dir>', 'folder for the outputs of several inputs (same file names)')
     .option('--no-compress', "write without the input's Draco/meshopt compression")
     .option('--force', 'allow overwriting the input')
-    .action(async (input, opts) => (await import('./deform.js')).deformCommand(io, input, opts));
+    .action(async (inputs: string[], opts) => {
+      const [{ deformCommand }, { runBatch }] = await Promise.all([import('./deform.js'), import('./batch.js')]);
+      await runBatch(io, inputs, opts, (input, output) => deformCommand(io, input, { ...opts, output }));
+    });
 
   program
     .command('weights')
@@ -137,9 +148,23 @@ function buildProgram(io: Io): Command {
   program
     .command('info')
     .description('describe the skins of a glTF file: joints, influences, CoRs, animations')
-    .argument('<input>', '.glb or .gltf')
+    .argument('<inputs...>', '.glb or .gltf files')
     .option('--json', 'print JSON')
-    .action(async (input, opts) => (await import('./info.js')).infoCommand(io, input, opts));
+    .action(async (inputs: string[], opts) => {
+      const { infoCommand } = await import('./info.js');
+      const failed: string[] = [];
+      for (const input of inputs) {
+        try {
+          await infoCommand(io, input, opts);
+        } catch (e) {
+          if (!(e instanceof CorskinError) || inputs.length === 1) throw e;
+          failed.push(input);
+          io.err(`corskin: error: ${e.message}`);
+        }
+      }
+      if (failed.length)
+        throw new CorskinError(`${failed.length} of ${inputs.length} files failed: ${failed.join(', ')}`);
+    });
 
   program
     .command('add-twist-joints')
@@ -241,6 +266,10 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     if (e instanceof CorskinError) {
       io.err(`corskin: error: ${e.message}`);
       return 1;
+    }
+    if (e instanceof Error && e.name === 'UsageError') {
+      io.err(`corskin: error: ${e.message}`);
+      return 2;
     }
     io.err(`corskin: internal error: ${(e as Error).stack ?? e}`);
     return 1;

@@ -1,6 +1,9 @@
 /**
  * The one error type corskin throws for bad input: it carries the file it concerns (when there
- * is one) so the CLI can print `FILE: problem` and exit non-zero.
+ * is one) so the CLI can print `FILE: problem` and exit non-zero. The rule: a problem with the
+ * user's input (file, mesh, rig, option) is a CorskinError naming the file and the element at
+ * fault; a programming error is a standard JavaScript error (RangeError for an argument out of
+ * its documented range, …), which the CLI reports as an internal error.
  *
  * @module
  */
