@@ -59,7 +59,7 @@ export interface PairPlan {
   sigma: number;
   strategy: PairStrategy[];
   /**
-   * Per pair: bins as {@link BIN} numbers each — ξ̄, mean s², mass M, the centroid sums M·c (3)
+   * Per pair: bins as 12 numbers each — ξ̄, mean s², mass M, the centroid sums M·c (3)
    * and their first moments Σ m·c·(ξ − ξ̄) (3) and Σ m·c·(s² − mean s²) (3) — or undefined.
    */
   bins: (Float64Array | undefined)[];
@@ -156,7 +156,7 @@ export function mergeVertexStats(parts: Float64Array[]): Float64Array {
  * lattices needed.
  * @param stats where each pair's vertices lie ({@link pairVertexStats})
  * @param pairs the pair buckets to plan (default all); the others stay `exact` and empty, and
- *   plans of disjoint subsets combine with {@link mergePlans}
+ *   plans of disjoint subsets combine with `mergePlans`
  */
 export function planPairs(
   table: PairTable,
@@ -244,7 +244,7 @@ export function pairWork(table: PairTable, stats: Float64Array): Float64Array {
 }
 
 /**
- * Merges pair p's sub-triangles into (ξ, s) bins; returns the non-empty ones, {@link BIN}
+ * Merges pair p's sub-triangles into (ξ, s) bins; returns the non-empty ones, `BIN` (12)
  * numbers each. Besides each bin's mass and centroid sums it keeps their first moments in ξ
  * and s²: a sub-triangle's position correlates with its weights, so without them the midpoint
  * rule errs to first order in the bin size.

@@ -26,7 +26,7 @@ export interface ConvertInput {
   weights: DenseMatrix;
   /** Bones; when absent every weight column is a point handle. */
   skeleton?: TgfSkeleton;
-  /** Per-frame skinning matrices (16·m each, rest → frame), e.g. from {@link decodeBoneAnimation}. */
+  /** Per-frame skinning matrices (16·m each, rest → frame), e.g. from `decodeBoneAnimation` (corskin/node). */
   animation?: Float64Array[];
   /** Frames per second of `animation` (frame f at time f/fps); default 30. */
   fps?: number;

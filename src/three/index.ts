@@ -259,7 +259,7 @@ export function bindSpaceSkinningMatrices(mesh: SkinnedMesh, out?: Float64Array)
 }
 
 /**
- * Fills `out` with the mesh's joint data for its current skeleton state ({@link TEXELS_PER_JOINT}
+ * Fills `out` with the mesh's joint data for its current skeleton state (`TEXELS_PER_JOINT` = 4
  * RGBA texels per joint; see `chunks.ts`): each bind-space skinning matrix as three rows, then
  * the quaternion of its proper rotation (of the two-phase split when some matrix has scale,
  * shear or reflection).
