@@ -15,6 +15,15 @@ const NODE_ONLY = [
   'src/evaluation/report.ts',
 ];
 
+const CORE_PATTERNS = [
+  { group: ['node:*'], message: 'Node built-ins belong in corskin/node modules (see eslint.config.js).' },
+  {
+    group: ['commander', 'cli-progress', 'playwright-core', 'chart.js'],
+    message: 'CLI and report libraries stay in src/cli.',
+  },
+];
+const THREE_PATTERN = { group: ['three', 'three/*'], message: 'three.js belongs in src/three (corskin/three).' };
+
 export default tseslint.config(
   {
     ignores: [
@@ -36,43 +45,16 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }] },
   },
   {
-    // The browser-safe core (the `corskin` entry): no Node built-ins, no CLI or test-harness
-    // libraries, no three.js outside corskin/three. Node-only modules are listed as ignores.
+    // The browser-safe core (the `corskin` entry): no Node built-ins, no CLI or report libraries;
+    // no three.js outside corskin/three (and the metrics and evaluation that draw on it).
     files: ['src/**/*.ts'],
     ignores: NODE_ONLY,
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ['node:*'], message: 'Node built-ins belong in corskin/node modules (see eslint.config.js).' },
-            {
-              group: ['commander', 'cli-progress', 'playwright-core', 'chart.js'],
-              message: 'CLI and report libraries stay in src/cli.',
-            },
-          ],
-        },
-      ],
-    },
+    rules: { 'no-restricted-imports': ['error', { patterns: CORE_PATTERNS }] },
   },
   {
     files: ['src/**/*.ts'],
     ignores: [...NODE_ONLY, 'src/three/**', 'src/metrics/surface.ts', 'src/evaluation/**', 'src/index.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ['node:*'], message: 'Node built-ins belong in corskin/node modules (see eslint.config.js).' },
-            {
-              group: ['commander', 'cli-progress', 'playwright-core', 'chart.js'],
-              message: 'CLI and report libraries stay in src/cli.',
-            },
-            { group: ['three', 'three/*'], message: 'three.js belongs in src/three (corskin/three).' },
-          ],
-        },
-      ],
-    },
+    rules: { 'no-restricted-imports': ['error', { patterns: [...CORE_PATTERNS, THREE_PATTERN] }] },
   },
   {
     files: ['scripts/**/*.mjs'],
