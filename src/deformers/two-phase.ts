@@ -31,6 +31,8 @@ import { writeAffine, type DeformTarget, type Deformer } from './common.js';
 export interface ScaleSplit {
   /** Unit quaternion (x, y, z, w) of each joint's proper rotation R_j, length 4·J. */
   rotations: Float64Array;
+  /** The same rotations as 3×3 matrices (column-major), length 9·J. */
+  rotationMatrices: Float64Array;
   /** Each joint's stretch `K_j = R_jᵀ L_j` (bind space, 3×3 column-major), length 9·J. */
   stretch: Float64Array;
 }
@@ -48,21 +50,24 @@ export function splitScale(skinning: Float64Array): ScaleSplit | null {
   for (let j = 0; j < J && rigid; j++) rigid = isRigid(skinning, 16 * j);
   if (rigid) return null;
   const rotations = new Float64Array(4 * J);
+  const rotationMatrices = new Float64Array(9 * J);
   const stretch = new Float64Array(9 * J);
-  const R = new Float64Array(9);
   for (let j = 0; j < J; j++) {
     const m = 16 * j;
+    const R = 9 * j;
     quatClosestRotation(rotations, 4 * j, skinning, m, det3(skinning, m) < 0);
-    mat3FromQuat(R, 0, rotations, 4 * j);
+    mat3FromQuat(rotationMatrices, R, rotations, 4 * j);
     // K = Rᵀ L
     for (let c = 0; c < 3; c++) {
       for (let r = 0; r < 3; r++) {
         stretch[9 * j + 3 * c + r] =
-          R[3 * r] * skinning[m + 4 * c] + R[3 * r + 1] * skinning[m + 4 * c + 1] + R[3 * r + 2] * skinning[m + 4 * c + 2];
+          rotationMatrices[R + 3 * r] * skinning[m + 4 * c] +
+          rotationMatrices[R + 3 * r + 1] * skinning[m + 4 * c + 1] +
+          rotationMatrices[R + 3 * r + 2] * skinning[m + 4 * c + 2];
       }
     }
   }
-  return { rotations, stretch };
+  return { rotations, rotationMatrices, stretch };
 }
 
 function det3(m: Float64Array, o: number): number {
@@ -133,7 +138,7 @@ export function deformTwoPhase(
   const { positions: P, normals: N, tangents: T, joints: MJ, weights: MW, influences: K } = mesh;
   const C = center === 'cor' ? mesh.centersOfRotation! : P;
   const S = skinning;
-  const { rotations, stretch } = split;
+  const { rotationMatrices: RM, stretch } = split;
   const n = P.length / 3;
   // The one-vertex scratch mesh and output hold 64-bit floats (the deformers only index them):
   // the rigid phase returns M(c) − c + …, to which c is added back, and in 32 bits that
@@ -164,7 +169,6 @@ export function deformTwoPhase(
   const js = new Int32Array(K);
   const ws = new Float64Array(K);
   const A = new Float64Array(9);
-  const A9 = new Float64Array(9);
   for (let i = 0; i < n; i++) {
     let u = 0;
     for (let k = K * i; k < K * i + K; k++) {
@@ -196,10 +200,10 @@ export function deformTwoPhase(
       // [R_j | M_j(c) − c]
       const o = 16 * a;
       const m = 16 * j;
-      mat3FromQuat(A9, 0, rotations, 4 * j);
-      local[o] = A9[0]; local[o + 1] = A9[1]; local[o + 2] = A9[2]; // prettier-ignore
-      local[o + 4] = A9[3]; local[o + 5] = A9[4]; local[o + 6] = A9[5]; // prettier-ignore
-      local[o + 8] = A9[6]; local[o + 9] = A9[7]; local[o + 10] = A9[8]; // prettier-ignore
+      const R = 9 * j;
+      local[o] = RM[R]; local[o + 1] = RM[R + 1]; local[o + 2] = RM[R + 2]; // prettier-ignore
+      local[o + 4] = RM[R + 3]; local[o + 5] = RM[R + 4]; local[o + 6] = RM[R + 5]; // prettier-ignore
+      local[o + 8] = RM[R + 6]; local[o + 9] = RM[R + 7]; local[o + 10] = RM[R + 8]; // prettier-ignore
       local[o + 12] = S[m] * cx + S[m + 4] * cy + S[m + 8] * cz + S[m + 12] - cx;
       local[o + 13] = S[m + 1] * cx + S[m + 5] * cy + S[m + 9] * cz + S[m + 13] - cy;
       local[o + 14] = S[m + 2] * cx + S[m + 6] * cy + S[m + 10] * cz + S[m + 14] - cz;

@@ -199,6 +199,7 @@ async function switchMesh(mesh: SkinnedMesh, method: GpuSkinningMethod, options:
     mesh.customDepthMaterial = patch(new MeshDepthMaterial({ depthPacking: RGBADepthPacking }));
     mesh.customDistanceMaterial = patch(new MeshDistanceMaterial());
   }
+  const matrices = new Float64Array(16 * J);
   const update = (renderer: WebGLRenderer) => {
     // WebGLRenderer counts frames in info.render.frame, WebGPURenderer in info.frame.
     const info = renderer.info as WebGLRenderer['info'] & { frame?: number };
@@ -206,7 +207,7 @@ async function switchMesh(mesh: SkinnedMesh, method: GpuSkinningMethod, options:
     if (frame === state.frame && renderer.info.autoReset) return;
     state.frame = frame;
     mesh.skeleton.update(); // three's own skinning node would have; harmless for WebGLRenderer
-    state.stretch.value = writeJointTexture(mesh, texture.image.data as Float32Array) ? 1 : 0;
+    state.stretch.value = writeJointTexture(mesh, texture.image.data as Float32Array, matrices) ? 1 : 0;
     texture.needsUpdate = true;
   };
   mesh.onBeforeRender = function (renderer, ...rest) {
@@ -263,10 +264,11 @@ export function bindSpaceSkinningMatrices(mesh: SkinnedMesh, out?: Float64Array)
  * RGBA texels per joint; see `chunks.ts`): each bind-space skinning matrix as three rows, then
  * the quaternion of its proper rotation (of the two-phase split when some matrix has scale,
  * shear or reflection).
+ * @param scratch reused for the bind-space matrices (16·J) so a frame allocates nothing for them
  * @returns true when the two-phase path is needed (some matrix is not a proper rigid motion)
  */
-export function writeJointTexture(mesh: SkinnedMesh, out: Float32Array): boolean {
-  const S = bindSpaceSkinningMatrices(mesh);
+export function writeJointTexture(mesh: SkinnedMesh, out: Float32Array, scratch?: Float64Array): boolean {
+  const S = bindSpaceSkinningMatrices(mesh, scratch);
   const J = S.length / 16;
   const split = splitScale(S);
   const q = split ? split.rotations : jointQuaternions(S);
