@@ -181,3 +181,25 @@ export function writeTangent(
   tOut[4 * i + 2] = rz * l;
   tOut[4 * i + 3] = tIn[4 * i + 3];
 }
+
+/**
+ * The antipodality pivot of vertex i — the joint of its largest weight, ties to the smaller joint
+ * index (the rule of every corskin kernel) — or, when all its non-zero weights name one joint,
+ * −2 − that joint (−1 when it has none): such a vertex moves rigidly.
+ */
+export function pivotJoint(joints: Uint32Array, weights: Float32Array, K: number, i: number): number {
+  let pivot = -1;
+  let best = 0;
+  let several = false;
+  for (let k = K * i, end = k + K; k < end; k++) {
+    const w = weights[k];
+    if (w === 0) continue;
+    const j = joints[k];
+    if (pivot >= 0 && j !== pivot) several = true;
+    if (w > best || (w === best && j < pivot)) {
+      best = w;
+      pivot = j;
+    }
+  }
+  return several ? pivot : pivot < 0 ? -1 : -2 - pivot;
+}

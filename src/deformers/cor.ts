@@ -17,7 +17,7 @@
  */
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
-import { checkDeformArgs, jointQuaternions, writeAffine, writeTangent, type DeformTarget } from './common.js';
+import { checkDeformArgs, pivotJoint, jointQuaternions, writeAffine, writeTangent, type DeformTarget } from './common.js';
 import { deformTwoPhase, splitScale } from './two-phase.js';
 
 /**
@@ -52,22 +52,10 @@ function corRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget):
   const OT = TI ? out.tangents : undefined;
   for (let i = 0; i < n; i++) {
     const cx = C[3 * i], cy = C[3 * i + 1], cz = C[3 * i + 2]; // prettier-ignore
-    // Pivot of the signs: the largest weight (ties: the smaller joint index).
-    let pivot = -1;
-    let best = 0;
-    let several = false;
-    for (let k = K * i, end = k + K; k < end; k++) {
-      const w = MW[k];
-      if (w === 0) continue;
-      const j = MJ[k];
-      if (pivot >= 0 && j !== pivot) several = true;
-      if (w > best || (w === best && j < pivot)) {
-        best = w;
-        pivot = j;
-      }
-    }
-    if (!several) {
-      writeAffine(mesh, out, i, skinning, (pivot < 0 ? 0 : pivot) << 4);
+    // Pivot of the signs (pivotJoint); a vertex on one joint moves exactly by its matrix.
+    const pivot = pivotJoint(MJ, MW, K, i);
+    if (pivot < 0) {
+      writeAffine(mesh, out, i, skinning, (pivot === -1 ? 0 : -2 - pivot) << 4);
       continue;
     }
     const po = pivot << 2;

@@ -17,7 +17,7 @@
  */
 import type { SkinnedMesh } from '../core/mesh.js';
 import { quatFromMat4 } from '../core/math.js';
-import { checkDeformArgs, writeAffine, writeRotated, type DeformTarget } from './common.js';
+import { checkDeformArgs, pivotJoint, writeAffine, writeRotated, type DeformTarget } from './common.js';
 import { deformTwoPhase, splitScale } from './two-phase.js';
 
 /**
@@ -63,22 +63,10 @@ function dqsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget):
   const { joints: MJ, weights: MW, influences: K } = mesh;
   const n = mesh.positions.length / 3;
   for (let i = 0; i < n; i++) {
-    // Pivot of the signs: the largest weight (ties: the smaller joint index).
-    let pivot = -1;
-    let best = 0;
-    let several = false;
-    for (let k = K * i, end = k + K; k < end; k++) {
-      const w = MW[k];
-      if (w === 0) continue;
-      const j = MJ[k];
-      if (pivot >= 0 && j !== pivot) several = true;
-      if (w > best || (w === best && j < pivot)) {
-        best = w;
-        pivot = j;
-      }
-    }
-    if (!several) {
-      writeAffine(mesh, out, i, skinning, (pivot < 0 ? 0 : pivot) << 4);
+    // Pivot of the signs (pivotJoint); a vertex on one joint moves exactly by its matrix.
+    const pivot = pivotJoint(MJ, MW, K, i);
+    if (pivot < 0) {
+      writeAffine(mesh, out, i, skinning, (pivot === -1 ? 0 : -2 - pivot) << 4);
       continue;
     }
     const po = pivot << 3;
