@@ -9,6 +9,7 @@ const NODE_ONLY = [
   'src/io/files.ts',
   'src/io/libigl.ts',
   'src/io/bake.ts',
+  'src/io/posed-geometry.ts',
   'src/io/twist-joints.ts',
   'src/cor/parallel.ts',
   'src/cor/worker.ts',
@@ -18,10 +19,14 @@ const NODE_ONLY = [
 const CORE_PATTERNS = [
   { group: ['node:*'], message: 'Node built-ins belong in corskin/node modules (see eslint.config.js).' },
   {
-    group: ['commander', 'cli-progress', 'playwright-core', 'chart.js'],
-    message: 'CLI and report libraries stay in src/cli.',
+    group: ['commander', 'cli-progress', 'playwright-core', 'chart.js', '@gltf-transform/functions'],
+    message: 'Optional dependencies (CLI, report, document functions) stay in the Node layer.',
   },
 ];
+const GLTF_PATTERN = {
+  group: ['@gltf-transform/*'],
+  message: 'glTF-Transform belongs in src/io (corskin/gltf, corskin/node): the corskin entry has no dependencies.',
+};
 const THREE_PATTERN = { group: ['three', 'three/*'], message: 'three.js belongs in src/three (corskin/three).' };
 
 export default tseslint.config(
@@ -36,6 +41,7 @@ export default tseslint.config(
       'viewer-dist/',
       'asm/',
       'src/wasm/kernels-binary.ts',
+      'src/cor/web-worker-source.ts',
     ],
   },
   js.configs.recommended,
@@ -46,15 +52,29 @@ export default tseslint.config(
   },
   {
     // The browser-safe core (the `corskin` entry): no Node built-ins, no CLI or report libraries;
-    // no three.js outside corskin/three (and the metrics and evaluation that draw on it).
+    // no three.js outside corskin/three and corskin/evaluation (the metrics that draw on it).
     files: ['src/**/*.ts'],
     ignores: NODE_ONLY,
     rules: { 'no-restricted-imports': ['error', { patterns: CORE_PATTERNS }] },
   },
   {
     files: ['src/**/*.ts'],
-    ignores: [...NODE_ONLY, 'src/three/**', 'src/metrics/surface.ts', 'src/evaluation/**', 'src/index.ts'],
+    ignores: [...NODE_ONLY, 'src/three/**', 'src/metrics/surface.ts', 'src/evaluation/**', 'src/evaluation.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [...CORE_PATTERNS, THREE_PATTERN] }] },
+  },
+  {
+    // The dependency-free `corskin` entry: no glTF-Transform outside src/io.
+    files: ['src/**/*.ts'],
+    ignores: [
+      ...NODE_ONLY,
+      'src/io/**',
+      'src/gltf.ts',
+      'src/three/**',
+      'src/metrics/surface.ts',
+      'src/evaluation/**',
+      'src/evaluation.ts',
+    ],
+    rules: { 'no-restricted-imports': ['error', { patterns: [...CORE_PATTERNS, THREE_PATTERN, GLTF_PATTERN] }] },
   },
   {
     files: ['scripts/**/*.mjs'],

@@ -1,7 +1,28 @@
 #!/usr/bin/env node
 // Entry point of the `corskin` command: runs the compiled CLI (built by `npm run build`,
-// which `npm ci`/`npm install` run through the `prepare` script).
-import { installSignalCleanup, main } from '../dist/cli/main.js';
+// which `npm ci`/`npm install` run through the `prepare` script). The CLI's own libraries are
+// optional dependencies of the corskin package (a library user's install stays light): say which
+// to install when they are missing.
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const missing = ['commander', 'cli-progress'].filter((name) => {
+  try {
+    require.resolve(name);
+    return false;
+  } catch {
+    return true;
+  }
+});
+if (missing.length) {
+  console.error(
+    `corskin: the command-line tool needs ${missing.join(' and ')} (optional dependencies of the library).\n` +
+      `Install the CLI with: npm install corskin commander cli-progress @gltf-transform/functions chart.js playwright-core`,
+  );
+  process.exit(1);
+}
+
+const { installSignalCleanup, main } = await import('../dist/cli/main.js');
 
 // `corskin info x.glb | head` closes the pipe early: not an error.
 process.stdout.on('error', (e) => {

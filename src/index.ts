@@ -56,32 +56,15 @@ export {
 } from './cor/fast.js';
 export {
   computeCentersOfRotation,
+  COR_ATTRIBUTE,
   DEFAULT_SIGMA,
   DEFAULT_EPSILON,
   type CorOptions,
   type CorResult,
 } from './cor/precompute.js';
-export {
-  COR_ATTRIBUTE,
-  extractSkinnedModels,
-  setCentersOfRotation,
-  bakePosedGeometry,
-  type SkinnedModel,
-  type SkinnedPart,
-  type CorParameters,
-  type PosedGeometry,
-} from './io/gltf.js';
-export { buildSkinnedDocument, type ConvertInput, type ConvertReport } from './io/convert.js';
+export { computeCentersOfRotationOnWorker, type WorkerCorOptions, type CorWorkerRequest } from './cor/web-worker.js';
+export { runWorkerScript, type WorkerScriptOptions } from './core/web-worker.js';
 export { formatObj, type ObjGroup } from './io/obj.js';
-export { enclosedVolume, cappedVolume, type CappedVolume } from './metrics/volume.js';
-export { weldByPosition } from './metrics/weld.js';
-export {
-  jointCrossSection,
-  segmentDistance,
-  type CrossSection,
-  type CrossSectionOptions,
-  type JointChain,
-} from './metrics/cross-section.js';
 export {
   twistPose,
   bendPose,
@@ -91,7 +74,7 @@ export {
   findJoint,
   firstChildJoint,
 } from './evaluation/standard-poses.js';
-export { measureJointQuality, formatRatio, type JointQuality } from './evaluation/joint-quality.js';
+export { segmentDistance } from './core/math.js';
 export { VERSION } from './version.js';
 export {
   createStretchDeformer,
@@ -100,23 +83,6 @@ export {
   type StretchOptions,
 } from './deformers/stretch.js';
 export { shepardWeights, boneSegments, type BoneSegments, type ShepardOptions } from './weights/shepard.js';
-export { jointBoneSegments } from './io/gltf.js';
 export { deformSbs } from './deformers/sbs.js';
 export { deformLms, jointTwists } from './deformers/lms.js';
-export { rigidityDistortion, oneRings, type OneRings } from './metrics/distortion.js';
 export { distributeTwist, twistAngle, type TwistJoint } from './core/twist.js';
-export { surfaceArea, selfIntersections } from './metrics/surface.js';
-export { createBar, closedTube, type BarOptions } from './evaluation/bar.js';
-export {
-  barBenchmark,
-  armBenchmark,
-  rigidCase,
-  runBenchmark,
-  BENCHMARK_METHODS,
-  METHOD_COST,
-  type Benchmark,
-  type BenchmarkCase,
-  type BenchmarkMethod,
-  type BenchmarkRow,
-  type PosedMeshes,
-} from './evaluation/benchmark.js';

@@ -19,6 +19,7 @@ export {
   type CorWorkerPool,
 } from './cor/parallel.js';
 export { centersOfRotation, type BakeOptions } from './io/bake.js';
+export { bakePosedGeometry, type PosedGeometry } from './io/posed-geometry.js';
 export {
   readObj,
   readTgf,

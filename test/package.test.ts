@@ -2,14 +2,14 @@
  * The package's boundary as a user meets it: require() says the package is ESM-only, and the
  * source maps carry their sources.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './helpers/data.js';
 
 describe('the corskin package', () => {
-  it.each(['corskin', 'corskin/three', 'corskin/three/webgpu'])(
+  it.each(['corskin', 'corskin/gltf', 'corskin/node', 'corskin/evaluation', 'corskin/three', 'corskin/three/webgpu'])(
     'require(%s) says it is an ES module and how to import it',
     (name) => {
       const out = execFileSync(
@@ -30,24 +30,44 @@ describe('the corskin package', () => {
   });
 });
 
-describe('the corskin entry', () => {
-  it('bundles for the browser with esbuild: no Node built-in of its own (only glTF-Transform NodeIO’s)', () => {
-    const r = spawnSync(
-      join(ROOT, 'node_modules/.bin/esbuild'),
-      [
-        join(ROOT, 'dist/index.js'),
-        '--bundle',
-        '--platform=browser',
-        '--format=esm',
-        '--outfile=/dev/null',
-        '--log-level=error',
-        '--color=false',
-      ],
-      { encoding: 'utf8' },
-    );
-    // Every unresolved import esbuild reports is glTF-Transform NodeIO's dynamic node:fs/node:path.
-    const places = [...r.stderr.matchAll(/^\s+(\S+):\d+:\d+:$/gm)].map((m) => m[1]);
-    expect(places.length).toBeGreaterThan(0);
-    for (const place of places) expect(place).toContain('node_modules/@gltf-transform/core/');
+/** Bundles `entry` (a file of dist/) for the browser with esbuild; returns its errors and its input files. */
+async function bundle(entry: string, external: string[] = []) {
+  const { build } = await import('esbuild');
+  const r = await build({
+    entryPoints: [join(ROOT, 'dist', entry)],
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+    external,
+  }).catch((e: { errors: { text: string }[] }) => ({ errors: e.errors, metafile: { inputs: {} } }));
+  return { errors: r.errors.map((e) => e.text), inputs: Object.keys(r.metafile!.inputs) };
+}
+
+describe('the entries bundle for the browser with esbuild (--platform=browser)', () => {
+  it('corskin: no error, and nothing from node_modules (the core has no dependencies)', async () => {
+    const { errors, inputs } = await bundle('index.js');
+    expect(errors).toEqual([]);
+    expect(inputs.length).toBeGreaterThan(30);
+    expect(inputs.filter((f) => f.includes('node_modules'))).toEqual([]);
+  });
+
+  it('corskin/three and corskin/three/webgpu: no error; only three from node_modules', async () => {
+    for (const entry of ['three/index.js', 'three/nodes.js']) {
+      const { errors, inputs } = await bundle(entry);
+      expect(errors).toEqual([]);
+      const deps = new Set(
+        inputs.filter((f) => f.includes('node_modules/')).map((f) => f.split('node_modules/')[1].split('/')[0]),
+      );
+      expect([...deps]).toEqual(['three']);
+    }
+  });
+
+  it('corskin/gltf: only glTF-Transform NodeIO’s dynamic node:fs/node:path need marking external', async () => {
+    expect((await bundle('gltf.js')).errors.every((e) => /node:(fs|path)/.test(e))).toBe(true);
+    expect((await bundle('gltf.js')).errors.length).toBeGreaterThan(0);
+    expect((await bundle('gltf.js', ['node:fs', 'node:path'])).errors).toEqual([]);
   });
 });

@@ -23,7 +23,8 @@ import { deformLbs } from '../src/deformers/lbs.js';
 import { SKINNING_METHODS } from '../src/deformers/registry.js';
 import { oneRings, rigidityDistortion, type OneRings } from '../src/metrics/distortion.js';
 import { extractSkinnedModels, setCentersOfRotation } from '../src/io/gltf.js';
-import { centersOnWorker, meshFromGeometry, useSkinningMethod, type GpuSkinningMethod } from '../src/three/index.js';
+import { meshFromGeometry, useSkinningMethod, type GpuSkinningMethod } from '../src/three/index.js';
+import { computeCentersOfRotationOnWorker } from '../src/cor/web-worker.js';
 
 // Every registered method the GPU path runs, in the registry's order.
 const METHODS = SKINNING_METHODS.filter((m) => m.gpu).map((m) => m.id) as GpuSkinningMethod[];
@@ -135,11 +136,13 @@ window.addEventListener('drop', async (e) => {
 
 /** Centers of rotation on corskin's Web Worker, with progress in the status line. */
 function centersWithProgress(mesh: CorskinMesh, label: string): Promise<Float32Array> {
-  return centersOnWorker(mesh, (done, total) => {
-    setStatus(`${label}: centers of rotation ${Math.round((100 * done) / total)}%`);
-    progressBar.style.display = done === total ? 'none' : 'inline-block';
-    progressBar.max = total;
-    progressBar.value = done;
+  return computeCentersOfRotationOnWorker(mesh, {
+    onProgress: (done, total) => {
+      setStatus(`${label}: centers of rotation ${Math.round((100 * done) / total)}%`);
+      progressBar.style.display = done === total ? 'none' : 'inline-block';
+      progressBar.max = total;
+      progressBar.value = done;
+    },
   });
 }
 

@@ -15,14 +15,9 @@ import type { DeformTarget, SkinningMethod } from '../deformers/common.js';
 import { createStretchDeformer, stretchRigFromSkeleton } from '../deformers/stretch.js';
 import { findJoint } from '../evaluation/standard-poses.js';
 import { checkNotOverwritingInput, writeFileAtomic } from '../io/files.js';
-import {
-  bakePosedGeometry,
-  extractSkinnedModels,
-  jointBoneSegments,
-  type PosedGeometry,
-  type SkinnedModel,
-} from '../io/gltf.js';
+import { extractSkinnedModels, jointBoneSegments, type SkinnedModel } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
+import { bakePosedGeometry, type PosedGeometry } from '../io/posed-geometry.js';
 import { formatObj } from '../io/obj.js';
 import { progress, type Io } from './ui.js';
 

@@ -13,7 +13,8 @@ import type { DeformTarget, SkinningMethod } from '../deformers/common.js';
 import { deformers } from '../deformers/index.js';
 import { formatRatio, measureJointQuality, restPositions } from '../evaluation/joint-quality.js';
 import { bendPose, findJoint, twistPose } from '../evaluation/standard-poses.js';
-import { bakePosedGeometry, extractSkinnedModels } from '../io/gltf.js';
+import { extractSkinnedModels } from '../io/gltf.js';
+import { bakePosedGeometry } from '../io/posed-geometry.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { formatTable, progress, type Io } from './ui.js';
 

@@ -15,7 +15,8 @@ import {
 import { formatRatio, QUALITY_LEGEND } from '../evaluation/joint-quality.js';
 import { renderReport } from '../evaluation/report.js';
 import { writeFileAtomic } from '../io/files.js';
-import { bakePosedGeometry, extractSkinnedModels } from '../io/gltf.js';
+import { extractSkinnedModels } from '../io/gltf.js';
+import { bakePosedGeometry } from '../io/posed-geometry.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { buildSkinnedDocument } from '../io/convert.js';
 import { DEMO_ASSET } from './demo.js';

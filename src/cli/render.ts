@@ -10,6 +10,7 @@ import { extractSkinnedModels } from '../io/gltf.js';
 import { createIO, readDocument } from '../io/node-io.js';
 import type { Io } from './ui.js';
 import { serveViewer } from './viewer-server.js';
+import { optionalDependency } from '../io/optional.js';
 
 /** Chromium's flags for headless use on a machine without a GPU or network. */
 export const CHROMIUM_ARGS = [
@@ -122,7 +123,7 @@ export async function renderCommand(io: Io, input: string, o: RenderOptions): Pr
   // viewer a self-contained GLB (a .gltf's external buffers and images included).
   const glb = await checkedGlb(input, o);
   const server = await serveViewer(glb);
-  const { chromium } = await import('playwright-core');
+  const { chromium } = await optionalDependency(import('playwright-core'), 'playwright-core', 'corskin render');
   const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
   try {
     const page = await browser.newPage({ viewport: { width, height } });

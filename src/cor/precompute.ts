@@ -17,6 +17,12 @@ export const DEFAULT_SIGMA = 0.1;
 /** @see DEFAULT_SIGMA */
 export const DEFAULT_EPSILON = 0.1;
 
+/**
+ * Name of the glTF vertex attribute holding the centers of rotation (VEC3 float, bind space;
+ * GLTFLoader exposes it as `_center_of_rotation`).
+ */
+export const COR_ATTRIBUTE = '_CENTER_OF_ROTATION';
+
 /** Options of {@link computeCentersOfRotation}. */
 export interface CorOptions {
   /** Kernel width σ of the similarity (Eq. 1); default 0.1. */

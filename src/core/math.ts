@@ -323,3 +323,15 @@ export function mat3FromQuat(out: NumArray, o: number, q: NumArray, qo: number):
   out[o + 7] = yz - wx;
   out[o + 8] = 1 - (xx + yy);
 }
+
+/**
+ * Distance from point `p[i..i+3)` to the segment [a, b] (same units as the inputs; a degenerate
+ * segment is its point a).
+ */
+export function segmentDistance(p: ArrayLike<number>, i: number, a: ArrayLike<number>, b: ArrayLike<number>): number {
+  const dx = b[0] - a[0], dy = b[1] - a[1], dz = b[2] - a[2];
+  const px = p[i] - a[0], py = p[i + 1] - a[1], pz = p[i + 2] - a[2];
+  const len2 = dx * dx + dy * dy + dz * dz;
+  const t = len2 > 0 ? Math.min(1, Math.max(0, (px * dx + py * dy + pz * dz) / len2)) : 0;
+  return Math.hypot(px - t * dx, py - t * dy, pz - t * dz);
+}

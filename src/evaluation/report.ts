@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { BenchmarkRow } from './benchmark.js';
 import { formatRatio, QUALITY_LEGEND } from './joint-quality.js';
+import { CorskinError } from '../core/errors.js';
 
 const METRICS: [keyof BenchmarkRow, string, number | null][] = [
   ['minRadiusRatio', 'Smallest cross-section radius / rest (candy wrapper, collapse → 0)', 1],
@@ -30,7 +31,12 @@ const escape = (s: string) =>
  */
 export function renderReport(title: string, rows: BenchmarkRow[], meshes: Map<string, string>): string {
   // The UMD build sits beside the package's CommonJS entry (it is not in its "exports").
-  const entry = createRequire(import.meta.url).resolve('chart.js');
+  let entry: string;
+  try {
+    entry = createRequire(import.meta.url).resolve('chart.js');
+  } catch {
+    throw new CorskinError('The HTML report needs the optional dependency chart.js: npm install chart.js');
+  }
   const chartJs = readFileSync(join(dirname(entry), 'chart.umd.min.js'), 'utf8');
   const cases = [...new Set(rows.map((r) => r.case))];
   const methods = [...new Set(rows.map((r) => r.method))];

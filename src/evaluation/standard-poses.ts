@@ -55,7 +55,7 @@ export function bendPose(skeleton: Skeleton, j: number, axis: ArrayLike<number>,
 
 /**
  * Joint chain (parent, joint, first child) of joint j in world space of `pose`, the input of
- * {@link jointCrossSection}.
+ * `jointCrossSection` (corskin/evaluation).
  * @throws CorskinError when the joint has no parent or no child joint
  */
 export function jointChain(skeleton: Skeleton, pose: Pose, j: number) {

@@ -9,18 +9,7 @@
  *
  * @module
  */
-import {
-  Accessor,
-  Document,
-  Logger,
-  Primitive,
-  PropertyType,
-  type Mesh,
-  type Node,
-  type Scene,
-  type Skin,
-} from '@gltf-transform/core';
-import { prune } from '@gltf-transform/functions';
+import { Accessor, Document, Logger, Primitive, type Mesh, type Node, type Skin } from '@gltf-transform/core';
 import type { AnimationChannel, AnimationClip, Interpolation } from '../core/animation.js';
 import { CorskinError } from '../core/errors.js';
 import { mat4FromTRS, mat4Invert, mat4Multiply } from '../core/math.js';
@@ -29,9 +18,9 @@ import type { MorphChannel, MorphGroup, MorphTarget } from '../core/morph.js';
 import { createSkeleton, type Skeleton } from '../core/skeleton.js';
 import type { TwistJoint } from '../core/twist.js';
 import { VERSION } from '../version.js';
+import { COR_ATTRIBUTE } from '../cor/precompute.js';
 
-/** Name of the per-vertex center-of-rotation attribute (VEC3 float, bind space). */
-export const COR_ATTRIBUTE = '_CENTER_OF_ROTATION';
+export { COR_ATTRIBUTE };
 
 /** Parameters recorded in `primitive.extras.corskin` next to the CoRs. */
 export interface CorParameters {
@@ -596,109 +585,6 @@ export function setCentersOfRotation(
   }
   model.mesh.centersOfRotation = centers;
   model.corParameters = { ...params, version: VERSION };
-}
-
-/** Posed geometry of one model, merged layout (see {@link SkinnedModel.parts}). */
-export interface PosedGeometry {
-  positions: Float32Array;
-  normals?: Float32Array;
-  tangents?: Float32Array;
-}
-
-/**
- * Turns `document` into static geometry: each model's primitives get the posed POSITION (and
- * NORMAL/TANGENT where they had them), lose JOINTS/WEIGHTS/CoRs and their morph targets (the
- * posed geometry has them applied at the pose's weights), their nodes lose the skin and
- * move to the scene root with an identity transform (posed positions are already in world
- * space); skins and animations are removed and what nothing references any more is pruned.
- * Primitive order and vertex order are kept.
- */
-export async function bakePosedGeometry(
-  document: Document,
-  models: SkinnedModel[],
-  posed: PosedGeometry[],
-): Promise<void> {
-  const root = document.getRoot();
-  const buffer = root.listBuffers()[0] ?? document.createBuffer();
-  models.forEach((model, m) => {
-    const g = posed[m];
-    for (const part of model.parts) {
-      const p = part.primitive;
-      const a = part.vertexOffset,
-        b = part.vertexOffset + part.vertexCount;
-      const set = (name: string, type: 'VEC3' | 'VEC4', data: Float32Array, c: number) =>
-        p.setAttribute(
-          name,
-          document
-            .createAccessor()
-            .setType(type)
-            .setBuffer(buffer)
-            .setArray(data.slice(c * a, c * b)),
-        );
-      set('POSITION', 'VEC3', g.positions, 3);
-      if (part.hasNormals && g.normals) set('NORMAL', 'VEC3', g.normals, 3);
-      if (part.hasTangents && g.tangents) set('TANGENT', 'VEC4', g.tangents, 4);
-      for (const attr of p.listSemantics()) {
-        if (/^(JOINTS|WEIGHTS)_\d+$/.test(attr) || attr === COR_ATTRIBUTE) p.setAttribute(attr, null);
-      }
-      // Morph targets were applied at the pose's weights before skinning.
-      for (const target of p.listTargets()) {
-        p.removeTarget(target);
-        target.dispose();
-      }
-    }
-    for (const node of model.meshNodes) {
-      node.setWeights([]);
-      node.getMesh()?.setWeights([]);
-    }
-    for (const node of model.meshNodes) {
-      node.setSkin(null);
-      const scenes = scenesOf(root.listScenes(), node);
-      node.getParentNode()?.removeChild(node);
-      for (const scene of scenes) scene.addChild(node);
-      node.setTranslation([0, 0, 0]).setRotation([0, 0, 0, 1]).setScale([1, 1, 1]);
-    }
-  });
-  for (const anim of root.listAnimations()) anim.dispose();
-  for (const skin of root.listSkins()) skin.dispose();
-  document.setLogger(quietLogger);
-  // glTF-Transform's node pruning recurses through the tree (a 4,000-deep hierarchy overflows the
-  // stack): prune everything else with it, and empty nodes here, iteratively.
-  const T = PropertyType;
-  const kinds = [
-    T.SKIN,
-    T.MESH,
-    T.CAMERA,
-    T.PRIMITIVE,
-    T.PRIMITIVE_TARGET,
-    T.ANIMATION,
-    T.MATERIAL,
-    T.TEXTURE,
-    T.ACCESSOR,
-    T.BUFFER,
-  ];
-  await document.transform(prune({ keepAttributes: true, keepExtras: true, propertyTypes: kinds }));
-  removeEmptyNodes(document);
-}
-
-/** Removes, leaves first and without recursion, the nodes with no mesh, camera, child or extension. */
-function removeEmptyNodes(document: Document): void {
-  const empty = (n: Node) => !n.getMesh() && !n.getCamera() && !n.listChildren().length && !n.listExtensions().length;
-  const stack = document.getRoot().listNodes().filter(empty);
-  while (stack.length) {
-    const node = stack.pop()!;
-    if (node.isDisposed() || !empty(node)) continue;
-    const parent = node.getParentNode();
-    node.dispose();
-    if (parent && empty(parent)) stack.push(parent);
-  }
-}
-
-function scenesOf(scenes: Scene[], node: Node): Scene[] {
-  let top = node;
-  for (let a = node.getParentNode(); a; a = a.getParentNode()) top = a;
-  const found = scenes.filter((s) => s.listChildren().includes(top));
-  return found.length || !scenes.length ? found : [scenes[0]];
 }
 
 /**

@@ -7,11 +7,11 @@ import { rm } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { NodeIO, type Document } from '@gltf-transform/core';
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
-import { unpartition } from '@gltf-transform/functions';
 import { CorskinError } from '../core/errors.js';
 import { checkNotOverwritingInput, readBytes, writeFileAtomic } from './files.js';
 import { checkGltfJson, checkSparseIndices } from './check-json.js';
 import { quietLogger, renormalizeWeightAccessors } from './gltf.js';
+import { optionalDependency } from './optional.js';
 
 /** Compression extensions whose codecs are loaded on demand. */
 const CODECS = ['KHR_draco_mesh_compression', 'EXT_meshopt_compression'] as const;
@@ -216,7 +216,14 @@ export async function writeDocument(document: Document, path: string, options: W
     throw new CorskinError('a glTF output must end in .glb or .gltf', path);
   if (lower.endsWith('.glb')) {
     // A GLB holds at most one buffer: merge them (a valid .gltf may have several).
-    if (document.getRoot().listBuffers().length > 1) await document.transform(unpartition());
+    if (document.getRoot().listBuffers().length > 1) {
+      const { unpartition } = await optionalDependency(
+        import('@gltf-transform/functions'),
+        '@gltf-transform/functions',
+        'Writing a .glb from a document with several buffers',
+      );
+      await document.transform(unpartition());
+    }
     checkNotOverwritingInput(path, options.inputs ?? [], !!options.force);
     const bytes = await io.writeBinary(document);
     // What corskin writes, corskin reads back: checked before the file exists.

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { segmentDistance } from '../core/math.js';
 
 /** Three points of a joint: the parent joint, the joint itself, the child joint (x, y, z each). */
 export interface JointChain {
@@ -109,13 +110,4 @@ export function jointCrossSection(
     medianRadiusRatio: at(ratios, 0.5),
     maxRadiusRatio: bulge.length ? at(bulge, 0.95) : 1,
   };
-}
-
-/** Distance from point p[i..i+3) to segment [a, b]. */
-export function segmentDistance(p: ArrayLike<number>, i: number, a: ArrayLike<number>, b: ArrayLike<number>): number {
-  const dx = b[0] - a[0], dy = b[1] - a[1], dz = b[2] - a[2];
-  const px = p[i] - a[0], py = p[i + 1] - a[1], pz = p[i + 2] - a[2];
-  const len2 = dx * dx + dy * dy + dz * dz;
-  const t = len2 > 0 ? Math.min(1, Math.max(0, (px * dx + py * dy + pz * dz) / len2)) : 0;
-  return Math.hypot(px - t * dx, py - t * dy, pz - t * dz);
 }

@@ -36,7 +36,7 @@ import {
   type WebGLRenderer,
 } from 'three';
 import { limitInfluences, type SkinnedMesh as CorskinMesh } from '../core/mesh.js';
-import { computeCentersOfRotation } from '../cor/precompute.js';
+import { computeCentersOfRotationOnWorker } from '../cor/web-worker.js';
 import { jointQuaternions } from '../deformers/common.js';
 import { splitScale } from '../deformers/two-phase.js';
 import { patchVertexShader, TEXELS_PER_JOINT, type ChunkOptions } from './chunks.js';
@@ -332,61 +332,14 @@ export function meshFromGeometry(mesh: SkinnedMesh): CorskinMesh {
 }
 
 /**
- * Computes a mesh's centers of rotation from its geometry (σ = ε = 0.1): on a module Web Worker
- * (`cor-worker.js`) where `Worker` exists, else in this thread. The integration domain is this
- * geometry (for a skin shared by several meshes, bake with `corskin precompute` instead).
+ * Computes a mesh's centers of rotation from its geometry (σ = ε = 0.1) on a Web Worker that the
+ * package bundles (see {@link computeCentersOfRotationOnWorker}), or in this thread where none can
+ * start. The integration domain is this geometry (for a skin shared by several meshes, bake with
+ * `corskin precompute` instead).
  */
 export function centersFromGeometry(
   mesh: SkinnedMesh,
   onProgress?: (done: number, total: number) => void,
 ): Promise<Float32Array> {
-  return centersOnWorker(meshFromGeometry(mesh), onProgress);
-}
-
-/**
- * Centers of rotation of a corskin mesh (bind space, 3·n) on a module Web Worker
- * (`cor-worker.js`), or in this thread where there is no `Worker`.
- */
-export function centersOnWorker(
-  data: CorskinMesh,
-  onProgress?: (done: number, total: number) => void,
-): Promise<Float32Array> {
-  const here = () => Promise.resolve(computeCentersOfRotation(data, { onProgress }).centers);
-  if (typeof Worker === 'undefined') return here();
-  return new Promise((resolve, reject) => {
-    let worker: Worker;
-    try {
-      worker = new Worker(new URL('./cor-worker.js', import.meta.url), { type: 'module' });
-    } catch (e) {
-      warnNoWorker(e);
-      return void here().then(resolve, reject);
-    }
-    worker.onmessage = (e: MessageEvent<{ done?: number; total?: number; centers?: Float32Array; error?: string }>) => {
-      if (e.data.centers) {
-        worker.terminate();
-        resolve(e.data.centers);
-      } else if (e.data.error) {
-        worker.terminate();
-        reject(new Error(`corskin: computing the centers of rotation failed: ${e.data.error}`));
-      } else onProgress?.(e.data.done!, e.data.total!);
-    };
-    // A worker that cannot start (a bundler that left cor-worker.js behind: a 404, an error
-    // event without a message): compute here instead, and say so once.
-    worker.onerror = (e) => {
-      e.preventDefault?.();
-      worker.terminate();
-      warnNoWorker(e.message);
-      here().then(resolve, reject);
-    };
-    worker.postMessage(data);
-  });
-}
-
-let warned = false;
-function warnNoWorker(reason: unknown): void {
-  if (warned) return;
-  warned = true;
-  console.warn(
-    `corskin: the CoR worker (cor-worker.js) could not start${reason ? ` (${String(reason)})` : ''}; computing centers of rotation on the main thread. Serve cor-worker.js next to corskin's three.js module, or bake CoRs with \`corskin precompute\`.`,
-  );
+  return computeCentersOfRotationOnWorker(meshFromGeometry(mesh), { onProgress });
 }

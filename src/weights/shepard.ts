@@ -19,7 +19,7 @@
  * @module
  */
 import { CorskinError } from '../core/errors.js';
-import { segmentDistance } from '../metrics/cross-section.js';
+import { segmentDistance } from '../core/math.js';
 
 /**
  * The bones of a rig as segments, bind space: bone b owns the segments

@@ -1,8 +1,9 @@
 // Shared by the GPU parity pages: the capture geometry (every vertex three times, as a tiny
 // triangle around its own pixel of a W-wide float render target) and the CPU reference.
-import { limitInfluences } from '/dist/core/mesh.js';
-import { deformers } from '/dist/deformers/index.js';
-import { bindSpaceSkinningMatrices, meshFromGeometry } from '/dist/three/index.js';
+// Package specifiers: the pages map them to dist/ with an import map, the bundler test resolves
+// them from the packed package.
+import { deformers, limitInfluences } from 'corskin';
+import { bindSpaceSkinningMatrices, meshFromGeometry } from 'corskin/three';
 
 export const W = 256;
 
@@ -54,7 +55,10 @@ export function captureMesh(THREE, mesh, geometry, material) {
   return cap;
 }
 
-/** Max |GPU − CPU| / bbox diagonal of corskin's CPU deformer on the mesh's current pose. */
+/**
+ * Max |GPU − CPU| / bbox diagonal of corskin's CPU deformer on the mesh's current pose, and
+ * (`vsLbs`) max |GPU − CPU LBS| / diagonal: how far the picture is from LBS.
+ */
 export function compareWithCpu(THREE, mesh, method, out, n) {
   const gpu = new Float32Array(3 * n);
   for (let i = 0; i < n; i++) gpu.set(out.subarray(4 * i, 4 * i + 3), 3 * i);
@@ -74,7 +78,10 @@ export function compareWithCpu(THREE, mesh, method, out, n) {
   const S = bindSpaceSkinningMatrices(mesh);
   const cpu = new Float32Array(3 * n);
   deformers[method](data, S, { positions: cpu });
+  const lbs = new Float32Array(3 * n);
+  deformers.lbs(data, S, { positions: lbs });
   let err = 0;
+  let vsLbs = 0;
   let moved = 0;
   let bad = 0;
   const lo = [Infinity, Infinity, Infinity];
@@ -83,12 +90,13 @@ export function compareWithCpu(THREE, mesh, method, out, n) {
     const e = Math.abs(cpu[i] - gpu[i]);
     if (!(e <= err)) err = Number.isNaN(e) ? Infinity : Math.max(err, e);
     if (!Number.isFinite(gpu[i])) bad++;
+    vsLbs = Math.max(vsLbs, Math.abs(lbs[i] - gpu[i]));
     moved = Math.max(moved, Math.abs(cpu[i] - rest[i])); // the pose is not the bind pose
     lo[i % 3] = Math.min(lo[i % 3], cpu[i]);
     hi[i % 3] = Math.max(hi[i % 3], cpu[i]);
   }
   const diag = Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
-  return { error: err / diag, moved: moved / diag, vertices: n, nonFinite: bad };
+  return { error: err / diag, moved: moved / diag, vsLbs: vsLbs / diag, vertices: n, nonFinite: bad };
 }
 
 /** Every skinned mesh of a glTF (traversal order). */
@@ -121,11 +129,12 @@ export function worst(results) {
     (a, r) => ({
       error: Math.max(a.error, r.error),
       moved: Math.max(a.moved, r.moved),
+      vsLbs: Math.max(a.vsLbs, r.vsLbs),
       vertices: a.vertices + r.vertices,
       nonFinite: a.nonFinite + r.nonFinite,
       meshes: a.meshes + 1,
     }),
-    { error: 0, moved: 0, vertices: 0, nonFinite: 0, meshes: 0 },
+    { error: 0, moved: 0, vsLbs: 0, vertices: 0, nonFinite: 0, meshes: 0 },
   );
 }
 

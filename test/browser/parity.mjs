@@ -3,7 +3,7 @@
 // CPU deformer.
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
-import { useSkinningMethod } from '/dist/three/index.js';
+import { useSkinningMethod } from 'corskin/three';
 import {
   W,
   captureGeometry,

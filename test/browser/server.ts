@@ -1,6 +1,6 @@
 /**
  * A static file server for browser tests, on 127.0.0.1 with a free port: `/` is the repository
- * root, `/shared/` is `../shared` (the test data).
+ * root (or another folder), `/shared/` is `../shared` (the test data).
  */
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -17,12 +17,12 @@ const TYPES: Record<string, string> = {
   '.png': 'image/png',
 };
 
-export async function serve(): Promise<{ url: string; close: () => Promise<void> }> {
+export async function serve(root = ROOT): Promise<{ url: string; close: () => Promise<void> }> {
   const server: Server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     const file = path.startsWith('/shared/')
       ? join(SHARED, '..', normalize(path.slice('/shared/'.length)))
-      : join(ROOT, normalize(path));
+      : join(root, normalize(path));
     if (!existsSync(file) || !statSync(file).isFile()) {
       res.writeHead(404).end('not found');
       return;
@@ -35,21 +35,27 @@ export async function serve(): Promise<{ url: string; close: () => Promise<void>
   return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(() => r())) };
 }
 
-/** Starts the server and Debian's headless Chromium on `page` (repository path), waiting for `window.ready`. */
-export async function openTestPage(page: string) {
+/**
+ * Starts the server (on `root`, default the repository) and Debian's headless Chromium on `page`,
+ * waiting for `window.ready`; collects page errors and console errors and warnings.
+ */
+export async function openTestPage(page: string, root = ROOT) {
   const { chromium } = await import('playwright-core');
   const { CHROMIUM_ARGS, chromiumPath } = await import('../../src/cli/render.js');
-  const server = await serve();
+  const server = await serve(root);
   const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
   const tab = await browser.newPage();
   const errors: string[] = [];
+  const warnings: string[] = [];
   tab.on('pageerror', (e) => errors.push(String(e)));
   tab.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  tab.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
   await tab.goto(`${server.url}${page}`);
   await tab.waitForFunction(() => (window as unknown as { ready: boolean }).ready === true, null, { timeout: 60_000 });
   return {
     page: tab,
     errors,
+    warnings,
     close: async () => {
       await browser.close();
       await server.close();

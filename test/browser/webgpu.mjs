@@ -3,7 +3,7 @@
 import * as THREE from 'three/webgpu';
 import { attribute, float, vec2, vec4, vertexStage, positionLocal } from 'three/tsl';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
-import { toNodeMaterial, useSkinningMethod } from '/dist/three/nodes.js';
+import { toNodeMaterial, useSkinningMethod } from 'corskin/three/webgpu';
 import {
   W,
   captureGeometry,

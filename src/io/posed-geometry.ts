@@ -1,0 +1,114 @@
+/**
+ * Posed geometry written back into a document: the output of `corskin deform` and
+ * `corskin evaluate --out`. Node layer (`corskin/node`), because it loads glTF-Transform's document
+ * functions on demand.
+ *
+ * @module
+ */
+import { PropertyType, type Document, type Node } from '@gltf-transform/core';
+import { COR_ATTRIBUTE, quietLogger, type SkinnedModel } from './gltf.js';
+import { optionalDependency } from './optional.js';
+
+/** Posed geometry of one model, merged layout (see {@link SkinnedModel.parts}). */
+export interface PosedGeometry {
+  positions: Float32Array;
+  normals?: Float32Array;
+  tangents?: Float32Array;
+}
+
+/**
+ * Turns `document` into static geometry: each model's primitives get the posed POSITION (and
+ * NORMAL/TANGENT where they had them), lose JOINTS/WEIGHTS/CoRs and their morph targets (the
+ * posed geometry has them applied at the pose's weights), their nodes lose the skin and
+ * move to the scene root with an identity transform (posed positions are already in world
+ * space); skins and animations are removed and what nothing references any more is pruned.
+ * Primitive order and vertex order are kept. Uses `@gltf-transform/functions` (an optional
+ * dependency, loaded on demand).
+ * @throws CorskinError when `@gltf-transform/functions` is not installed
+ */
+export async function bakePosedGeometry(
+  document: Document,
+  models: SkinnedModel[],
+  posed: PosedGeometry[],
+): Promise<void> {
+  const { listNodeScenes, prune } = await optionalDependency(
+    import('@gltf-transform/functions'),
+    '@gltf-transform/functions',
+    'Baking posed geometry',
+  );
+  const root = document.getRoot();
+  const buffer = root.listBuffers()[0] ?? document.createBuffer();
+  models.forEach((model, m) => {
+    const g = posed[m];
+    for (const part of model.parts) {
+      const p = part.primitive;
+      const a = part.vertexOffset,
+        b = part.vertexOffset + part.vertexCount;
+      const set = (name: string, type: 'VEC3' | 'VEC4', data: Float32Array, c: number) =>
+        p.setAttribute(
+          name,
+          document
+            .createAccessor()
+            .setType(type)
+            .setBuffer(buffer)
+            .setArray(data.slice(c * a, c * b)),
+        );
+      set('POSITION', 'VEC3', g.positions, 3);
+      if (part.hasNormals && g.normals) set('NORMAL', 'VEC3', g.normals, 3);
+      if (part.hasTangents && g.tangents) set('TANGENT', 'VEC4', g.tangents, 4);
+      for (const attr of p.listSemantics()) {
+        if (/^(JOINTS|WEIGHTS)_\d+$/.test(attr) || attr === COR_ATTRIBUTE) p.setAttribute(attr, null);
+      }
+      // Morph targets were applied at the pose's weights before skinning.
+      for (const target of p.listTargets()) {
+        p.removeTarget(target);
+        target.dispose();
+      }
+    }
+    for (const node of model.meshNodes) {
+      node.setWeights([]);
+      node.getMesh()?.setWeights([]);
+    }
+    for (const node of model.meshNodes) {
+      node.setSkin(null);
+      const scenes = listNodeScenes(node);
+      if (!scenes.length && root.listScenes().length) scenes.push(root.listScenes()[0]);
+      node.getParentNode()?.removeChild(node);
+      for (const scene of scenes) scene.addChild(node);
+      node.setTranslation([0, 0, 0]).setRotation([0, 0, 0, 1]).setScale([1, 1, 1]);
+    }
+  });
+  for (const anim of root.listAnimations()) anim.dispose();
+  for (const skin of root.listSkins()) skin.dispose();
+  document.setLogger(quietLogger);
+  // glTF-Transform's node pruning recurses through the tree (a 4,000-deep hierarchy overflows the
+  // stack): prune everything else with it, and empty nodes here, iteratively.
+  const T = PropertyType;
+  const kinds = [
+    T.SKIN,
+    T.MESH,
+    T.CAMERA,
+    T.PRIMITIVE,
+    T.PRIMITIVE_TARGET,
+    T.ANIMATION,
+    T.MATERIAL,
+    T.TEXTURE,
+    T.ACCESSOR,
+    T.BUFFER,
+  ];
+  await document.transform(prune({ keepAttributes: true, keepExtras: true, propertyTypes: kinds }));
+  removeEmptyNodes(document);
+}
+
+/** Removes, leaves first and without recursion, the nodes with no mesh, camera, child or extension. */
+function removeEmptyNodes(document: Document): void {
+  const empty = (n: Node) => !n.getMesh() && !n.getCamera() && !n.listChildren().length && !n.listExtensions().length;
+  const stack = document.getRoot().listNodes().filter(empty);
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (node.isDisposed() || !empty(node)) continue;
+    const parent = node.getParentNode();
+    node.dispose();
+    if (parent && empty(parent)) stack.push(parent);
+  }
+}
