@@ -18,7 +18,7 @@ import { globalMatrices, restPose, rotateJointWorld, skinningMatrices } from '..
 import type { Skeleton } from '../src/core/skeleton.js';
 import { computeCentersOfRotationParallel, createCorWorkerPool } from '../src/cor/parallel.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
-import type { DeformTarget } from '../src/deformers/common.js';
+import type { DeformTarget } from '../src/deformers/contract.js';
 import { deformers } from '../src/deformers/index.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { createIO, readDocument } from '../src/io/node-io.js';

@@ -35,7 +35,7 @@ export {
 } from './core/mesh.js';
 export { splitScale, deformTwoPhase, uniformScale, type ScaleSplit } from './deformers/two-phase.js';
 export { SKINNING_METHODS, methodInfo, type MethodId, type MethodInfo } from './deformers/registry.js';
-export type { Deformer, DeformTarget, SkinningMethod } from './deformers/common.js';
+export type { Deformer, DeformTarget, SkinningMethod } from './deformers/contract.js';
 export { deformLbs } from './deformers/lbs.js';
 export { deformDqs, jointDualQuaternions } from './deformers/dqs.js';
 export { deformCor } from './deformers/cor.js';

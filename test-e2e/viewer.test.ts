@@ -22,6 +22,7 @@ type Viewer = {
   exportGlb: () => Promise<number[]>;
   frameTimes: () => Record<string, number>;
   methodOf: (m: string) => string | undefined;
+  methods: () => Record<string, string>;
 };
 const viewer = (page: Page) => page.evaluate.bind(page);
 
@@ -59,6 +60,12 @@ describe('the viewer', () => {
     await browser?.close();
     await server?.close();
     tmp.cleanup();
+  });
+
+  it('offers every GPU method of the registry, and only those', async () => {
+    const { SKINNING_METHODS } = await import('../src/deformers/registry.js');
+    const offered = await viewer(page)(() => (window as unknown as { viewer: Viewer }).viewer.methods(), undefined);
+    expect(offered).toEqual(Object.fromEntries(SKINNING_METHODS.filter((m) => m.gpu).map((m) => [m.label, m.id])));
   });
 
   it('opens CesiumMan with LBS, DQS and CoR side by side (CoRs computed in a worker)', async () => {

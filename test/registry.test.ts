@@ -3,12 +3,30 @@
  * the benchmark measures every one, the SIMD factory and the GPU path take exactly those the
  * registry says, with the upload costs it states.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deformers } from '../src/deformers/index.js';
 import { SKINNING_METHODS } from '../src/deformers/registry.js';
 import { barBenchmark, runBenchmark } from '../src/evaluation/benchmark.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
 import { runCli } from './helpers/cli.js';
+import { ROOT } from './helpers/data.js';
+// @ts-expect-error: a plain JavaScript script without types
+import { methodsTable } from '../scripts/methods-table.mjs';
+
+/** The cells of a Markdown table's body rows (alignment padding removed). */
+const cells = (table: string) =>
+  table
+    .trim()
+    .split('\n')
+    .slice(2)
+    .map((row) =>
+      row
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    );
 
 describe('the registry of skinning methods', () => {
   it('every method is a choice of corskin deform, with its citation in the help', async () => {
@@ -46,5 +64,13 @@ describe('the registry of skinning methods', () => {
   it('corskin render offers the GPU methods and no others', async () => {
     const help = (await runCli('render', '--help')).stdout;
     for (const m of SKINNING_METHODS) expect(help.includes(`"${m.id}"`)).toBe(m.gpu);
+  });
+
+  it("README's table of methods is the registry's (scripts/methods-table.mjs)", () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const block = /<!-- methods table[^>]*-->([\s\S]*?)<!-- end of methods table -->/.exec(readme);
+    expect(block).not.toBeNull();
+    expect(cells(block![1])).toEqual(cells(methodsTable(SKINNING_METHODS)));
+    expect(cells(block![1]).map((row) => row[0])).toEqual(SKINNING_METHODS.map((m) => `\`${m.id}\``));
   });
 });

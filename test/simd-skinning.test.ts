@@ -10,7 +10,7 @@ import { mat4FromTRS } from '../src/core/math.js';
 import { boundingBoxDiagonal, type SkinnedMesh } from '../src/core/mesh.js';
 import { skinningMatrices } from '../src/core/pose.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
-import type { DeformTarget } from '../src/deformers/common.js';
+import type { DeformTarget } from '../src/deformers/contract.js';
 import { splitScale } from '../src/deformers/two-phase.js';
 import { deform } from '../src/deformers/index.js';
 import { twistPose, findJoint, bendPose } from '../src/evaluation/standard-poses.js';

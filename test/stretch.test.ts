@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mat4FromTRS } from '../src/core/math.js';
 import { boundingBoxDiagonal } from '../src/core/mesh.js';
 import { restPose, skinningMatrices, type Pose } from '../src/core/pose.js';
-import type { DeformTarget } from '../src/deformers/common.js';
+import type { DeformTarget } from '../src/deformers/contract.js';
 import { deform } from '../src/deformers/index.js';
 import { createStretchDeformer, stretchRigFromSkeleton } from '../src/deformers/stretch.js';
 import { measureJointQuality } from '../src/evaluation/joint-quality.js';

@@ -27,7 +27,8 @@ import { meshFromGeometry, useSkinningMethod, type GpuSkinningMethod } from '../
 import { computeCentersOfRotationOnWorker } from '../src/cor/web-worker.js';
 
 // Every registered method the GPU path runs, in the registry's order.
-const METHODS = SKINNING_METHODS.filter((m) => m.gpu).map((m) => m.id) as GpuSkinningMethod[];
+const GPU_METHODS = SKINNING_METHODS.filter((m) => m.gpu);
+const METHODS = GPU_METHODS.map((m) => m.id) as GpuSkinningMethod[];
 // Compressed files (KHR_draco_mesh_compression, EXT_meshopt_compression) load like any other.
 const loader = new GLTFLoader()
   .setDRACOLoader(new DRACOLoader().setDecoderPath(new URL('./draco/', location.href).href))
@@ -243,7 +244,7 @@ function rebuildGui(bones: string[]): void {
   gui = new GUI({ title: 'corskin' });
   gui.add(settings, 'load').name('open .glb…');
   gui.add(settings, 'layout', { 'LBS | DQS | CoR': 'side', 'one view': 'single' });
-  gui.add(settings, 'method', { LBS: 'lbs', DQS: 'dqs', CoR: 'cor' }).name('method (one view)');
+  gui.add(settings, 'method', Object.fromEntries(GPU_METHODS.map((m) => [m.label, m.id]))).name('method (one view)');
   const anim = gui.addFolder('animation');
   anim.add(settings, 'animation', ['', ...(gltf?.animations.map((a) => a.name) ?? [])]);
   anim.add(settings, 'playing').name('play').listen();
@@ -443,6 +444,8 @@ const api = {
     await loadBytes(await r.arrayBuffer(), url.split('/').pop() ?? 'model.glb');
   },
   exportGlb: async () => Array.from(await exportWithCenters(false)),
+  /** The methods the viewer offers (label → id), as its method menu lists them. */
+  methods: () => Object.fromEntries(GPU_METHODS.map((m) => [m.label, m.id])),
   frameTimes: () => Object.fromEntries(views.map((v) => [v.method, median(v.times)])),
   methodOf: (method: GpuSkinningMethod) => {
     const v = views.find((x) => x.method === method);

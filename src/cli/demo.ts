@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { skinningMatrices, type Pose } from '../core/pose.js';
 import { computeCentersOfRotation } from '../cor/precompute.js';
-import type { DeformTarget, SkinningMethod } from '../deformers/common.js';
+import type { DeformTarget, SkinningMethod } from '../deformers/contract.js';
 import { deformers } from '../deformers/index.js';
 import { formatRatio, measureJointQuality, restPositions } from '../evaluation/joint-quality.js';
 import { bendPose, findJoint, twistPose } from '../evaluation/standard-poses.js';

@@ -17,7 +17,9 @@
  */
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
-import { checkDeformArgs, pivotJoint, jointQuaternions, writeAffine, writeTangent, type DeformTarget } from './common.js';
+import { checkDeformArgs, type DeformTarget } from './contract.js';
+import { pivotJoint, jointQuaternions } from './joint-rotations.js';
+import { writeAffine, writeTangent } from './vertex-writers.js';
 import { deformTwoPhase, splitScale } from './two-phase.js';
 
 /**

@@ -17,7 +17,9 @@
  */
 import type { SkinnedMesh } from '../core/mesh.js';
 import { quatFromMat4 } from '../core/math.js';
-import { checkDeformArgs, pivotJoint, writeAffine, writeRotated, type DeformTarget } from './common.js';
+import { checkDeformArgs, type DeformTarget } from './contract.js';
+import { pivotJoint } from './joint-rotations.js';
+import { writeAffine, writeRotated } from './vertex-writers.js';
 import { deformTwoPhase, splitScale } from './two-phase.js';
 
 /**

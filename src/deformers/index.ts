@@ -4,7 +4,7 @@
  */
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
-import type { DeformTarget, Deformer, SkinningMethod } from './common.js';
+import type { DeformTarget, Deformer, SkinningMethod } from './contract.js';
 import { deformCor } from './cor.js';
 import { deformDqs } from './dqs.js';
 import { deformLbs } from './lbs.js';

@@ -6,7 +6,8 @@
  * @module
  */
 import type { SkinnedMesh } from '../core/mesh.js';
-import { checkDeformArgs, writeTangent, type DeformTarget } from './common.js';
+import { checkDeformArgs, type DeformTarget } from './contract.js';
+import { writeTangent } from './vertex-writers.js';
 
 /**
  * Deforms `mesh` by linear blend skinning (see {@link Deformer} for the shared contract).

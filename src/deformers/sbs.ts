@@ -22,7 +22,9 @@
  * @module
  */
 import type { SkinnedMesh } from '../core/mesh.js';
-import { checkDeformArgs, jointQuaternions, writeAffine, writeRotated, type DeformTarget } from './common.js';
+import { checkDeformArgs, type DeformTarget } from './contract.js';
+import { jointQuaternions } from './joint-rotations.js';
+import { writeAffine, writeRotated } from './vertex-writers.js';
 import { deformTwoPhase, splitScale } from './two-phase.js';
 
 /**

@@ -31,7 +31,8 @@ import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
 import type { Skeleton } from '../core/skeleton.js';
 import { jointCount } from '../core/skeleton.js';
-import { checkDeformArgs, jointQuaternions, type DeformTarget, type Deformer } from './common.js';
+import { checkDeformArgs, type DeformTarget, type Deformer } from './contract.js';
+import { jointQuaternions } from './joint-rotations.js';
 
 /** What the stretch deformer needs to know of the rig, bind space. */
 export interface StretchRig {

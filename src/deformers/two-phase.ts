@@ -25,7 +25,8 @@
  */
 import { mat3FromQuat, quatClosestRotation } from '../core/math.js';
 import type { SkinnedMesh } from '../core/mesh.js';
-import { writeAffine, type DeformTarget, type Deformer } from './common.js';
+import { writeAffine } from './vertex-writers.js';
+import { type DeformTarget, type Deformer } from './contract.js';
 
 /** The rigid/stretch split of every joint's skinning matrix (see the module notes). */
 export interface ScaleSplit {

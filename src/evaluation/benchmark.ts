@@ -9,7 +9,7 @@ import { SKINNING_METHODS, type MethodId } from '../deformers/registry.js';
 import { restPose, skinningMatrices, type Pose } from '../core/pose.js';
 import type { Skeleton } from '../core/skeleton.js';
 import { computeCentersOfRotation } from '../cor/precompute.js';
-import type { DeformTarget, Deformer } from '../deformers/common.js';
+import type { DeformTarget, Deformer } from '../deformers/contract.js';
 import { deformers } from '../deformers/index.js';
 import { createStretchDeformer, stretchRigFromSkeleton } from '../deformers/stretch.js';
 import { oneRings, rigidityDistortion } from '../metrics/distortion.js';

@@ -37,7 +37,7 @@ import {
 } from 'three';
 import { limitInfluences, type SkinnedMesh as CorskinMesh } from '../core/mesh.js';
 import { computeCentersOfRotationOnWorker } from '../cor/web-worker.js';
-import { jointQuaternions } from '../deformers/common.js';
+import { jointQuaternions } from '../deformers/joint-rotations.js';
 import { splitScale } from '../deformers/two-phase.js';
 import { patchVertexShader, TEXELS_PER_JOINT, type ChunkOptions } from './chunks.js';
 

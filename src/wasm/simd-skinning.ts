@@ -14,7 +14,8 @@
  */
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
-import { checkDeformArgs, jointQuaternions, type DeformTarget } from '../deformers/common.js';
+import { checkDeformArgs, type DeformTarget } from '../deformers/contract.js';
+import { jointQuaternions } from '../deformers/joint-rotations.js';
 import { SKINNING_METHODS } from '../deformers/registry.js';
 import { splitScale, uniformScale } from '../deformers/two-phase.js';
 import { deformCor } from '../deformers/cor.js';

@@ -1,58 +1,11 @@
 /**
- * What every deformer shares: the signature, the output arrays, and the per-joint rotation
- * quaternions that DQS and CoR skinning blend.
+ * Per-vertex writers: a vertex's posed position, normal and tangent under an affine map or a
+ * rotation, into the caller's {@link DeformTarget}.
  *
  * @module
  */
-import { CorskinError } from '../core/errors.js';
-import { quatFromMat4 } from '../core/math.js';
 import type { SkinnedMesh } from '../core/mesh.js';
-import type { MethodId } from './registry.js';
-
-/**
- * Caller-provided output arrays of a deformer, posed space: `positions` length 3·n; `normals`
- * (3·n) and `tangents` (4·n, w copied from the input) are written only when both the mesh and
- * the target have them.
- */
-export interface DeformTarget {
-  positions: Float32Array;
-  normals?: Float32Array;
-  tangents?: Float32Array;
-}
-
-/**
- * The shared deformer signature: deform `mesh` (bind space) by the skinning matrices
- * `skinning` (4×4 column-major, length 16·J, bind space → posed space, see
- * {@link skinningMatrices}) into `out`, allocating nothing per vertex.
- */
-export type Deformer = (mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget) => void;
-
-/** The rig-free deformers' names, as used on the CLI and in reports (see the registry). */
-export type SkinningMethod = Exclude<MethodId, 'stretch'>;
-
-/**
- * Checks that `out` fits `mesh` (O(1): the per-vertex data is checked once, by
- * {@link validateSkinnedMesh}, when the mesh is read — influences must reference joints < J).
- * @throws CorskinError on a size mismatch
- */
-export function checkDeformArgs(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
-  const n = mesh.positions.length / 3;
-  if (out.positions.length < 3 * n) throw new CorskinError(`output positions hold fewer than ${n} vertices`);
-  if (out.normals && mesh.normals && out.normals.length < 3 * n) throw new CorskinError(`output normals hold fewer than ${n} vertices`);
-  if (out.tangents && mesh.tangents && out.tangents.length < 4 * n) throw new CorskinError(`output tangents hold fewer than ${n} vertices`);
-  if (skinning.length === 0 || skinning.length % 16) throw new CorskinError('skinning matrices length is not a positive multiple of 16');
-}
-
-/**
- * Unit quaternion (x, y, z, w) of each skinning matrix's rotation, computed once per frame.
- * @param skinning length 16·J; @param out length 4·J (allocated when omitted)
- */
-export function jointQuaternions<T extends Float32Array | Float64Array = Float64Array>(skinning: Float64Array, out?: T): T {
-  const J = skinning.length / 16;
-  const q = out ?? (new Float64Array(4 * J) as T);
-  for (let j = 0; j < J; j++) quatFromMat4(q, 4 * j, skinning, 16 * j);
-  return q;
-}
+import type { DeformTarget } from './contract.js';
 
 /**
  * Writes vertex i transformed by the 4×4 skinning matrix at `m[mo..]` (position by the affine
@@ -180,26 +133,4 @@ export function writeTangent(
   tOut[4 * i + 1] = ry * l;
   tOut[4 * i + 2] = rz * l;
   tOut[4 * i + 3] = tIn[4 * i + 3];
-}
-
-/**
- * The antipodality pivot of vertex i — the joint of its largest weight, ties to the smaller joint
- * index (the rule of every corskin kernel) — or, when all its non-zero weights name one joint,
- * −2 − that joint (−1 when it has none): such a vertex moves rigidly.
- */
-export function pivotJoint(joints: Uint32Array, weights: Float32Array, K: number, i: number): number {
-  let pivot = -1;
-  let best = 0;
-  let several = false;
-  for (let k = K * i, end = k + K; k < end; k++) {
-    const w = weights[k];
-    if (w === 0) continue;
-    const j = joints[k];
-    if (pivot >= 0 && j !== pivot) several = true;
-    if (w > best || (w === best && j < pivot)) {
-      best = w;
-      pivot = j;
-    }
-  }
-  return several ? pivot : pivot < 0 ? -1 : -2 - pivot;
 }

@@ -1,0 +1,43 @@
+/**
+ * The deformer contract: the shared signature, the caller-owned output arrays, and the argument
+ * check every deformer runs first.
+ *
+ * @module
+ */
+import { CorskinError } from '../core/errors.js';
+import type { SkinnedMesh } from '../core/mesh.js';
+import type { MethodId } from './registry.js';
+
+/**
+ * Caller-provided output arrays of a deformer, posed space: `positions` length 3·n; `normals`
+ * (3·n) and `tangents` (4·n, w copied from the input) are written only when both the mesh and
+ * the target have them.
+ */
+export interface DeformTarget {
+  positions: Float32Array;
+  normals?: Float32Array;
+  tangents?: Float32Array;
+}
+
+/**
+ * The shared deformer signature: deform `mesh` (bind space) by the skinning matrices
+ * `skinning` (4×4 column-major, length 16·J, bind space → posed space, see
+ * {@link skinningMatrices}) into `out`, allocating nothing per vertex.
+ */
+export type Deformer = (mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget) => void;
+
+/** The rig-free deformers' names, as used on the CLI and in reports (see the registry). */
+export type SkinningMethod = Exclude<MethodId, 'stretch'>;
+
+/**
+ * Checks that `out` fits `mesh` (O(1): the per-vertex data is checked once, by
+ * {@link validateSkinnedMesh}, when the mesh is read — influences must reference joints < J).
+ * @throws CorskinError on a size mismatch
+ */
+export function checkDeformArgs(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
+  const n = mesh.positions.length / 3;
+  if (out.positions.length < 3 * n) throw new CorskinError(`output positions hold fewer than ${n} vertices`);
+  if (out.normals && mesh.normals && out.normals.length < 3 * n) throw new CorskinError(`output normals hold fewer than ${n} vertices`);
+  if (out.tangents && mesh.tangents && out.tangents.length < 4 * n) throw new CorskinError(`output tangents hold fewer than ${n} vertices`);
+  if (skinning.length === 0 || skinning.length % 16) throw new CorskinError('skinning matrices length is not a positive multiple of 16');
+}
