@@ -217,6 +217,51 @@ describe('corskin weights and deform --method stretch', () => {
     expect(bad.stderr).toMatch(/no joint named "elbow" \(joints: bone0, bone1, bone2, bone3\)/);
   });
 
+  it('binds unskinned mesh nodes in world space: normals by the inverse transpose under non-uniform scale, a shared mesh per node', async () => {
+    const { Document, NodeIO } = await import('@gltf-transform/core');
+    const doc = new Document();
+    const buffer = doc.createBuffer();
+    const acc = (type: 'VEC3' | 'MAT4', a: number[]) =>
+      doc.createAccessor().setType(type).setArray(new Float32Array(a)).setBuffer(buffer);
+    // A skeleton of two joints along +y (bind = world), and a triangle mesh used by two nodes.
+    const j0 = doc.createNode('j0');
+    const j1 = doc.createNode('j1').setTranslation([0, 1, 0]);
+    j0.addChild(j1);
+    const ibm = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1];
+    const skin = doc.createSkin().addJoint(j0).addJoint(j1).setInverseBindMatrices(acc('MAT4', ibm));
+    const n = [1, 1, 0].map((x) => x / Math.SQRT2);
+    const prim = doc
+      .createPrimitive()
+      .setAttribute('POSITION', acc('VEC3', [0, 0, 0, 0.2, 0, 0, 0, 0.2, 0.1]))
+      .setAttribute('NORMAL', acc('VEC3', [...n, ...n, ...n]));
+    const mesh = doc.createMesh().addPrimitive(prim);
+    const parent = doc.createNode('scaled').setScale([2, 1, 1]);
+    const a = doc.createNode('a').setMesh(mesh);
+    const b = doc.createNode('b').setMesh(mesh).setTranslation([0, 1, 0]);
+    parent.addChild(a).addChild(b);
+    doc.createScene().addChild(j0).addChild(parent);
+    const input = join(tmp.dir, 'unskinned.glb');
+    await new NodeIO().write(input, doc);
+    const out = join(tmp.dir, 'unskinned-weighted.glb');
+    const r = await runCli('weights', input, '-o', out);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    const models = extractSkinnedModels(await readDocument(out), out);
+    const all = models.flatMap((m) => m.parts.map((p) => ({ m, p })));
+    expect(all).toHaveLength(2);
+    // World positions: x doubled, node b 1 up; normals: inverse transpose of diag(2, 1, 1) → (½, 1, 0)/|·|.
+    const expectedN = [0.5, 1, 0].map((x) => x / Math.hypot(0.5, 1));
+    const ys = new Set<number>();
+    for (const { m, p } of all) {
+      const pos = m.mesh.positions.subarray(3 * p.vertexOffset, 3 * (p.vertexOffset + 3));
+      const nrm = m.mesh.normals!.subarray(3 * p.vertexOffset, 3 * (p.vertexOffset + 3));
+      ys.add(Math.round(pos[1]));
+      expect(pos[3]).toBeCloseTo(0.4, 6);
+      expect(pos[8]).toBeCloseTo(0.1, 6);
+      for (let k = 0; k < 9; k++) expect(nrm[k]).toBeCloseTo(expectedN[k % 3], 6);
+    }
+    expect([...ys].sort()).toEqual([0, 1]);
+  });
+
   it('an OBJ without --skeleton is a clear error', async () => {
     const r = await runCli('weights', join(LIBIGL, 'arm.obj'), '-o', join(tmp.dir, 'x.glb'));
     expect(r.code).toBe(1);

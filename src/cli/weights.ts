@@ -9,6 +9,7 @@ import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
 import { COR_ATTRIBUTE, extractSkinnedModels, jointBoneSegments } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { readObj, readTgf } from '../io/libigl.js';
+import { optionalDependency } from '../io/optional.js';
 import { boneSegments, shepardWeights } from '../weights/shepard.js';
 import type { Io } from './ui.js';
 
@@ -65,7 +66,7 @@ export async function weightsCommand(io: Io, input: string, o: WeightsOptions): 
   }
   if (o.skeleton) throw new CorskinError('a glTF input uses its own skin; --skeleton is for OBJ meshes', o.skeleton);
   const document = await readDocument(input);
-  const bound = bindUnskinnedMeshes(document, input);
+  const bound = await bindUnskinnedMeshes(document, input);
   let vertices = 0;
   for (const model of extractSkinnedModels(document, input)) {
     const segs = boneSegments(jointBoneSegments(model));
@@ -114,7 +115,7 @@ export async function weightsCommand(io: Io, input: string, o: WeightsOptions): 
  * @returns number of nodes bound
  * @throws CorskinError when the document has no skin at all
  */
-function bindUnskinnedMeshes(document: Document, file: string): number {
+async function bindUnskinnedMeshes(document: Document, file: string): Promise<number> {
   const root = document.getRoot();
   if (root.listNodes().some((n) => n.getSkin() && n.getMesh())) return 0;
   const skin = root.listSkins()[0];
@@ -122,33 +123,35 @@ function bindUnskinnedMeshes(document: Document, file: string): number {
   const buffer = root.listBuffers()[0] ?? document.createBuffer();
   const nodes = root.listNodes().filter((n) => n.getMesh());
   if (!nodes.length) throw new CorskinError('no mesh to bind', file);
+  const { clearNodeParent, transformPrimitive } = await optionalDependency(
+    import('@gltf-transform/functions'),
+    '@gltf-transform/functions',
+    'corskin weights',
+  );
   for (const node of nodes as Node[]) {
-    const m = node.getWorldMatrix();
-    for (const p of node.getMesh()!.listPrimitives()) {
-      for (const [name, isNormal] of [
-        ['POSITION', false],
-        ['NORMAL', true],
-      ] as const) {
-        const acc = p.getAttribute(name);
-        if (!acc) continue;
-        const count = acc.getCount();
-        const out = new Float32Array(3 * count);
-        const v: number[] = [];
-        for (let i = 0; i < count; i++) {
-          acc.getElement(i, v);
-          for (let r = 0; r < 3; r++)
-            out[3 * i + r] = m[r] * v[0] + m[4 + r] * v[1] + m[8 + r] * v[2] + (isNormal ? 0 : m[12 + r]);
-          if (isNormal) {
-            const l = Math.hypot(out[3 * i], out[3 * i + 1], out[3 * i + 2]) || 1;
-            for (let r = 0; r < 3; r++) out[3 * i + r] /= l;
-          }
-        }
-        p.setAttribute(name, document.createAccessor().setType('VEC3').setArray(out).setBuffer(buffer));
+    const matrix = node.getWorldMatrix();
+    // Vertex data of this node's own (a mesh or accessor may be shared with another node): then
+    // positions, normals and tangents (morph targets too) to world space, normals by the inverse
+    // transpose.
+    const shared = node
+      .getMesh()!
+      .listParents()
+      .some((p) => p !== node && p.propertyType === 'Node');
+    const mesh = shared ? node.getMesh()!.clone() : node.getMesh()!;
+    node.setMesh(mesh);
+    for (const prim of mesh.listPrimitives()) {
+      const own = prim.clone();
+      for (const target of own.listTargets()) {
+        own.removeTarget(target);
+        own.addTarget(target.clone()); // re-added in order: the target order is kept
       }
-      const count = p.getAttribute('POSITION')?.getCount() ?? 0;
+      for (const part of [own, ...own.listTargets()])
+        for (const name of part.listSemantics()) part.setAttribute(name, part.getAttribute(name)!.clone());
+      transformPrimitive(own, matrix);
+      const count = own.getAttribute('POSITION')?.getCount() ?? 0;
       const w = new Float32Array(4 * count);
       for (let i = 0; i < count; i++) w[4 * i] = 1;
-      p.setAttribute(
+      own.setAttribute(
         'JOINTS_0',
         document
           .createAccessor()
@@ -156,11 +159,10 @@ function bindUnskinnedMeshes(document: Document, file: string): number {
           .setArray(new Uint8Array(4 * count))
           .setBuffer(buffer),
       );
-      p.setAttribute('WEIGHTS_0', document.createAccessor().setType('VEC4').setArray(w).setBuffer(buffer));
+      own.setAttribute('WEIGHTS_0', document.createAccessor().setType('VEC4').setArray(w).setBuffer(buffer));
+      mesh.swap(prim, own);
     }
-    const scenes = root.listScenes().filter((s) => s.listChildren().length);
-    node.getParentNode()?.removeChild(node);
-    if (!scenes.some((s) => s.listChildren().includes(node))) (scenes[0] ?? document.createScene()).addChild(node);
+    clearNodeParent(node); // to the scene root
     node.setTranslation([0, 0, 0]).setRotation([0, 0, 0, 1]).setScale([1, 1, 1]).setSkin(skin);
   }
   return nodes.length;
