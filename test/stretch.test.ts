@@ -228,7 +228,7 @@ describe('corskin weights and deform --method stretch', () => {
     const j1 = doc.createNode('j1').setTranslation([0, 1, 0]);
     j0.addChild(j1);
     const ibm = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1];
-    const skin = doc.createSkin().addJoint(j0).addJoint(j1).setInverseBindMatrices(acc('MAT4', ibm));
+    doc.createSkin().addJoint(j0).addJoint(j1).setInverseBindMatrices(acc('MAT4', ibm));
     const n = [1, 1, 0].map((x) => x / Math.SQRT2);
     const prim = doc
       .createPrimitive()
