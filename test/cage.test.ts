@@ -19,7 +19,8 @@ const U = () => voxelCage([[0, 0, 0], [1, 0, 0], [2, 0, 0], [0, 1, 0], [2, 1, 0]
 const bentTube = () => tubeCage([[0, 0, 0], [1, 0, 0], [2, 0.2, 0], [2.8, 0.9, 0.1], [3.2, 1.8, 0.3], [3.3, 2.8, 0.2], [3.1, 3.7, 0], [2.6, 4.4, -0.2], [2, 4.8, -0.3], [1.3, 5, -0.3]], 0.6, 24); // prettier-ignore
 
 function bounds(c: Cage): [number[], number[]] {
-  const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+  const lo = [Infinity, Infinity, Infinity],
+    hi = [-Infinity, -Infinity, -Infinity];
   for (let i = 0; i < c.positions.length; i++) {
     lo[i % 3] = Math.min(lo[i % 3], c.positions[i]);
     hi[i % 3] = Math.max(hi[i % 3], c.positions[i]);
@@ -28,7 +29,8 @@ function bounds(c: Cage): [number[], number[]] {
 }
 
 function diagonal(c: Cage): number {
-  const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+  const lo = [Infinity, Infinity, Infinity],
+    hi = [-Infinity, -Infinity, -Infinity];
   for (let i = 0; i < c.positions.length; i++) {
     lo[i % 3] = Math.min(lo[i % 3], c.positions[i]);
     hi[i % 3] = Math.max(hi[i % 3], c.positions[i]);
@@ -50,7 +52,7 @@ function identities(c: Cage, l: ArrayLike<number>, x: number[]) {
 /** Deterministic points in the box [lo, hi]. */
 function points(count: number, lo: number[], hi: number[]): number[][] {
   let seed = 12345;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   return Array.from({ length: count }, () => lo.map((a, k) => a + rnd() * (hi[k] - a)));
 }
 
@@ -65,7 +67,9 @@ describe('mean value coordinates', () => {
       const diag = diagonal(cage);
       const m = cage.positions.length / 3;
       const out = new Float64Array(m);
-      let inside = 0, outside = 0, negative = 0;
+      let inside = 0,
+        outside = 0,
+        negative = 0;
       for (const x of points(60, [-1, -1, -1], [4, 6, 2])) {
         meanValueCoordinates(cage, x, 0, out);
         const { sum, linear } = identities(cage, out, x);
@@ -89,7 +93,11 @@ describe('mean value coordinates', () => {
     const out = new Float64Array(m);
     for (const i of [0, 5, m - 1]) {
       meanValueCoordinates(cage, Array.from(cage.positions.subarray(3 * i, 3 * i + 3)), 0, out);
-      expect(Array.from(out).map((v, j) => (j === i ? v - 1 : v)).every((v) => Math.abs(v) < 1e-15)).toBe(true);
+      expect(
+        Array.from(out)
+          .map((v, j) => (j === i ? v - 1 : v))
+          .every((v) => Math.abs(v) < 1e-15),
+      ).toBe(true);
     }
     // A point on triangle 7: its barycentric coordinates, exactly linear.
     const t = cage.triangles.subarray(21, 24);
@@ -104,7 +112,9 @@ describe('mean value coordinates', () => {
 describe('positive mean value coordinates', () => {
   const pmvc = (cage: Cage, x: number[], alwaysRasterize = false) => {
     const out = new Float64Array(cage.positions.length / 3);
-    return positiveMeanValueCoordinates(prepareCage(cage), x, 0, out, createPmvcScratch(createCubeMap(), cage), { alwaysRasterize });
+    return positiveMeanValueCoordinates(prepareCage(cage), x, 0, out, createPmvcScratch(createCubeMap(), cage), {
+      alwaysRasterize,
+    });
   };
 
   it('inside a U-shaped and a bent tube cage: all ≥ 0, Σ = 1 and linear precision to 1e-9 of the diagonal', () => {
@@ -130,7 +140,9 @@ describe('positive mean value coordinates', () => {
     const l = pmvc(cage, x);
     const mvc = meanValueCoordinates(cage, x, 0, new Float64Array(l.length));
     // The outer wall of the right arm (x = 3) is hidden behind the left arm's inner wall.
-    const hidden = [...Array(l.length).keys()].filter((i) => cage.positions[3 * i] === 3 && cage.positions[3 * i + 1] >= 1);
+    const hidden = [...Array(l.length).keys()].filter(
+      (i) => cage.positions[3 * i] === 3 && cage.positions[3 * i + 1] >= 1,
+    );
     expect(hidden.length).toBeGreaterThan(0);
     for (const i of hidden) {
       expect(l[i]).toBe(0);
@@ -160,14 +172,21 @@ describe('cage checks', () => {
   };
   it('an open cage, a non-manifold one, a flipped triangle, an inverted cage', () => {
     const box = boxCage();
-    expectCageError({ positions: box.positions, triangles: box.triangles.slice(0, 30) }, /cage.obj: the cage is not closed: 4 boundary edge/);
-    const twoBoxes = voxelCage([[0, 0, 0], [1, 1, 0]]); // touching along an edge
+    expectCageError(
+      { positions: box.positions, triangles: box.triangles.slice(0, 30) },
+      /cage.obj: the cage is not closed: 4 boundary edge/,
+    );
+    const twoBoxes = voxelCage([
+      [0, 0, 0],
+      [1, 1, 0],
+    ]); // touching along an edge
     expectCageError(twoBoxes, /is not 2-manifold/);
     const flipped = boxCage();
     [flipped.triangles[1], flipped.triangles[2]] = [flipped.triangles[2], flipped.triangles[1]];
     expectCageError(flipped, /not consistently oriented/);
     const inverted = boxCage();
-    for (let f = 0; f < inverted.triangles.length; f += 3) [inverted.triangles[f + 1], inverted.triangles[f + 2]] = [inverted.triangles[f + 2], inverted.triangles[f + 1]];
+    for (let f = 0; f < inverted.triangles.length; f += 3)
+      [inverted.triangles[f + 1], inverted.triangles[f + 2]] = [inverted.triangles[f + 2], inverted.triangles[f + 1]];
     expectCageError(inverted, /is inverted/);
     expect(() => checkCage(sphereCage(2))).not.toThrow();
   });
@@ -215,10 +234,15 @@ describe.each(['pmvc', 'mvc'] as const)('binding (%s) and the cage deformer', (m
     expect(cage.positions.length / 3).toBe(242);
     expect(skin.length / 3).toBe(300);
     expect(maxError(deformed(skin, binding, cage, Float64Array.from(cage.positions)), (p) => p)).toBeLessThan(1e-6);
-    const c = Math.cos(1.1), s = Math.sin(1.1);
+    const c = Math.cos(1.1),
+      s = Math.sin(1.1);
     const rigid = (p: number[]) => [c * p[0] - s * p[1] + 0.3, s * p[0] + c * p[1] - 2, p[2] + 1];
     expect(maxError(deformed(skin, binding, cage, mapCage(rigid)), rigid)).toBeLessThan(1e-5);
-    const affine = (p: number[]) => [1.5 * p[0] + 0.4 * p[1], -0.2 * p[0] + 0.7 * p[1] + 0.3 * p[2] + 1, 0.1 * p[1] + 2 * p[2] - 0.5];
+    const affine = (p: number[]) => [
+      1.5 * p[0] + 0.4 * p[1],
+      -0.2 * p[0] + 0.7 * p[1] + 0.3 * p[2] + 1,
+      0.1 * p[1] + 2 * p[2] - 0.5,
+    ];
     expect(maxError(deformed(skin, binding, cage, mapCage(affine)), affine)).toBeLessThan(1e-5);
   });
 

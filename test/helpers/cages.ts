@@ -14,7 +14,10 @@ export function boxCage(lo: number[] = [-1, -1, -1], hi: number[] = [1, 1, 1]): 
     [0, 4, 6, 2], // x = lo
     [1, 3, 7, 5], // x = hi
   ];
-  return { positions: Float64Array.from(p), triangles: Uint32Array.from(quads.flatMap(([a, b, c, d]) => [a, b, c, a, c, d])) };
+  return {
+    positions: Float64Array.from(p),
+    triangles: Uint32Array.from(quads.flatMap(([a, b, c, d]) => [a, b, c, a, c, d])),
+  };
 }
 
 /**
@@ -42,7 +45,8 @@ export function voxelCage(cells: number[][], size = 1): Cage {
         n[axis] += dir;
         if (occupied.has(n.join(','))) continue;
         // The face's four corners, ordered counter-clockwise seen from the outside (along dir).
-        const b = (axis + 1) % 3, c = (axis + 2) % 3;
+        const b = (axis + 1) % 3,
+          c = (axis + 2) % 3;
         const corner = (s: number, t: number) => {
           const q = [x, y, z];
           q[axis] += dir > 0 ? 1 : 0;
@@ -50,7 +54,10 @@ export function voxelCage(cells: number[][], size = 1): Cage {
           q[c] += t;
           return vertex(q[0], q[1], q[2]);
         };
-        const quad = dir > 0 ? [corner(0, 0), corner(1, 0), corner(1, 1), corner(0, 1)] : [corner(0, 0), corner(0, 1), corner(1, 1), corner(1, 0)];
+        const quad =
+          dir > 0
+            ? [corner(0, 0), corner(1, 0), corner(1, 1), corner(0, 1)]
+            : [corner(0, 0), corner(0, 1), corner(1, 1), corner(1, 0)];
         tris.push(quad[0], quad[1], quad[2], quad[0], quad[2], quad[3]);
       }
   }
@@ -60,8 +67,48 @@ export function voxelCage(cells: number[][], size = 1): Cage {
 /** A geodesic sphere (icosahedron subdivided `levels` times: 20·4^levels triangles) of radius r. */
 export function sphereCage(levels = 2, r = 1, centre = [0, 0, 0]): Cage {
   const g = (1 + Math.sqrt(5)) / 2;
-  let p = [-1, g, 0, 1, g, 0, -1, -g, 0, 1, -g, 0, 0, -1, g, 0, 1, g, 0, -1, -g, 0, 1, -g, g, 0, -1, g, 0, 1, -g, 0, -1, -g, 0, 1];
-  let t = [0, 11, 5, 0, 5, 1, 0, 1, 7, 0, 7, 10, 0, 10, 11, 1, 5, 9, 5, 11, 4, 11, 10, 2, 10, 7, 6, 7, 1, 8, 3, 9, 4, 3, 4, 2, 3, 2, 6, 3, 6, 8, 3, 8, 9, 4, 9, 5, 2, 4, 11, 6, 2, 10, 8, 6, 7, 9, 8, 1];
+  let p = [
+    -1,
+    g,
+    0,
+    1,
+    g,
+    0,
+    -1,
+    -g,
+    0,
+    1,
+    -g,
+    0,
+    0,
+    -1,
+    g,
+    0,
+    1,
+    g,
+    0,
+    -1,
+    -g,
+    0,
+    1,
+    -g,
+    g,
+    0,
+    -1,
+    g,
+    0,
+    1,
+    -g,
+    0,
+    -1,
+    -g,
+    0,
+    1,
+  ];
+  let t = [
+    0, 11, 5, 0, 5, 1, 0, 1, 7, 0, 7, 10, 0, 10, 11, 1, 5, 9, 5, 11, 4, 11, 10, 2, 10, 7, 6, 7, 1, 8, 3, 9, 4, 3, 4, 2,
+    3, 2, 6, 3, 6, 8, 3, 8, 9, 4, 9, 5, 2, 4, 11, 6, 2, 10, 8, 6, 7, 9, 8, 1,
+  ];
   for (let l = 0; l < levels; l++) {
     const mid = new Map<string, number>();
     const mp = (a: number, b: number) => {
@@ -75,7 +122,9 @@ export function sphereCage(levels = 2, r = 1, centre = [0, 0, 0]): Cage {
     const next: number[] = [];
     for (let f = 0; f < t.length; f += 3) {
       const [a, b, c] = [t[f], t[f + 1], t[f + 2]];
-      const ab = mp(a, b), bc = mp(b, c), ca = mp(c, a);
+      const ab = mp(a, b),
+        bc = mp(b, c),
+        ca = mp(c, a);
       next.push(a, ab, ca, b, bc, ab, c, ca, bc, ab, bc, ca);
     }
     t = next;
@@ -101,14 +150,22 @@ export function tubeCage(points: number[][], radius: number, sides = 8, cap = ra
     const l = Math.hypot(...a);
     return a.map((x) => x / l);
   };
-  const cross = (a: number[], b: number[]) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+  const cross = (a: number[], b: number[]) => [
+    a[1] * b[2] - a[2] * b[1],
+    a[2] * b[0] - a[0] * b[2],
+    a[0] * b[1] - a[1] * b[0],
+  ];
   const n = points.length;
   const axis0 = norm(sub(points[1], points[0]));
   // A reference direction perpendicular to the first segment, carried along (parallel transport).
   let ref = norm(cross(axis0, Math.abs(axis0[0]) < 0.9 ? [1, 0, 0] : [0, 1, 0]));
   for (let k = 0; k < n; k++) {
     const dir = norm(
-      k === 0 ? sub(points[1], points[0]) : k === n - 1 ? sub(points[k], points[k - 1]) : sub(points[k + 1], points[k - 1]),
+      k === 0
+        ? sub(points[1], points[0])
+        : k === n - 1
+          ? sub(points[k], points[k - 1])
+          : sub(points[k + 1], points[k - 1]),
     );
     const d = ref.reduce((s, x, i) => s + x * dir[i], 0);
     ref = norm(ref.map((x, i) => x - d * dir[i]));
@@ -120,7 +177,10 @@ export function tubeCage(points: number[][], radius: number, sides = 8, cap = ra
   }
   for (let k = 0; k + 1 < n; k++)
     for (let s = 0; s < sides; s++) {
-      const a = k * sides + s, b = k * sides + ((s + 1) % sides), c = (k + 1) * sides + ((s + 1) % sides), d = (k + 1) * sides + s;
+      const a = k * sides + s,
+        b = k * sides + ((s + 1) % sides),
+        c = (k + 1) * sides + ((s + 1) % sides),
+        d = (k + 1) * sides + s;
       tris.push(a, b, c, a, c, d);
     }
   const start = p.length / 3;
@@ -139,6 +199,8 @@ export function tubeCage(points: number[][], radius: number, sides = 8, cap = ra
     const [a, b, c] = [tris[f], tris[f + 1], tris[f + 2]].map((v) => p.slice(3 * v, 3 * v + 3));
     vol += a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0]);
   }
-  if (vol < 0) for (let f = 0; f < tris.length; f += 3) [cage.triangles[f + 1], cage.triangles[f + 2]] = [cage.triangles[f + 2], cage.triangles[f + 1]];
+  if (vol < 0)
+    for (let f = 0; f < tris.length; f += 3)
+      [cage.triangles[f + 1], cage.triangles[f + 2]] = [cage.triangles[f + 2], cage.triangles[f + 1]];
   return cage;
 }

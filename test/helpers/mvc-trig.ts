@@ -25,7 +25,8 @@ export function mvcTrigonometric(cage: Cage, x: number[]): Float64Array {
   for (let f = 0; f < t.length; f += 3) {
     const idx = [t[f], t[f + 1], t[f + 2]];
     const l = [0, 1, 2].map((i) => {
-      const a = u[idx[(i + 1) % 3]], b = u[idx[(i + 2) % 3]];
+      const a = u[idx[(i + 1) % 3]],
+        b = u[idx[(i + 2) % 3]];
       return Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
     });
     const th = l.map((li) => 2 * Math.asin(Math.min(1, li / 2)));
@@ -38,13 +39,19 @@ export function mvcTrigonometric(cage: Cage, x: number[]): Float64Array {
       for (let i = 0; i < 3; i++) w[idx[i]] = b[i] / s;
       return w;
     }
-    const c = [0, 1, 2].map((i) => (2 * Math.sin(h) * Math.sin(h - th[i])) / (Math.sin(th[(i + 1) % 3]) * Math.sin(th[(i + 2) % 3])) - 1);
+    const c = [0, 1, 2].map(
+      (i) => (2 * Math.sin(h) * Math.sin(h - th[i])) / (Math.sin(th[(i + 1) % 3]) * Math.sin(th[(i + 2) % 3])) - 1,
+    );
     const [a0, a1, a2] = idx.map((i) => u[i]);
-    const det = a0[0] * (a1[1] * a2[2] - a1[2] * a2[1]) - a0[1] * (a1[0] * a2[2] - a1[2] * a2[0]) + a0[2] * (a1[0] * a2[1] - a1[1] * a2[0]);
+    const det =
+      a0[0] * (a1[1] * a2[2] - a1[2] * a2[1]) -
+      a0[1] * (a1[0] * a2[2] - a1[2] * a2[0]) +
+      a0[2] * (a1[0] * a2[1] - a1[1] * a2[0]);
     const s = c.map((ci) => Math.sign(det) * Math.sqrt(Math.max(0, 1 - ci * ci)));
     if (s.some((si) => Math.abs(si) <= eps)) continue; // x outside t, in its plane
     for (let i = 0; i < 3; i++) {
-      const ip = (i + 1) % 3, im = (i + 2) % 3;
+      const ip = (i + 1) % 3,
+        im = (i + 2) % 3;
       w[idx[i]] += (th[i] - c[ip] * th[im] - c[im] * th[ip]) / (d[idx[i]] * Math.sin(th[ip]) * s[im]);
     }
   }
