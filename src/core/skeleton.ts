@@ -125,3 +125,27 @@ export function createSkeleton(init: SkeletonInit): Skeleton {
 export function jointCount(skeleton: Skeleton): number {
   return skeleton.parents.length;
 }
+
+/**
+ * Bind-space position of every joint: the origin of its bind matrix, −R⁻¹·t of the inverse bind
+ * matrix [R | t] (R need not be orthonormal).
+ * @returns Float64Array, 3·J (asset units)
+ * @throws CorskinError when an inverse bind matrix is singular
+ */
+export function bindJointPositions(skeleton: Skeleton): Float64Array {
+  const J = jointCount(skeleton);
+  const P = new Float64Array(3 * J);
+  const ibm = skeleton.inverseBindMatrices;
+  for (let j = 0; j < J; j++) {
+    const m = 16 * j;
+    const a = ibm[m], b = ibm[m + 4], c = ibm[m + 8], d = ibm[m + 1], e = ibm[m + 5], f = ibm[m + 9]; // prettier-ignore
+    const g = ibm[m + 2], h = ibm[m + 6], k = ibm[m + 10]; // prettier-ignore
+    const tx = -ibm[m + 12], ty = -ibm[m + 13], tz = -ibm[m + 14]; // prettier-ignore
+    const det = a * (e * k - f * h) - b * (d * k - f * g) + c * (d * h - e * g);
+    if (!det) throw new CorskinError(`joint ${skeleton.jointNames[j]} has a singular inverse bind matrix`);
+    P[3 * j] = (tx * (e * k - f * h) - b * (ty * k - f * tz) + c * (ty * h - e * tz)) / det;
+    P[3 * j + 1] = (a * (ty * k - f * tz) - tx * (d * k - f * g) + c * (d * tz - ty * g)) / det;
+    P[3 * j + 2] = (a * (e * tz - ty * h) - b * (d * tz - ty * g) + tx * (d * h - e * g)) / det;
+  }
+  return P;
+}
