@@ -10,9 +10,12 @@ const NODE_ONLY = [
   'src/io/libigl.ts',
   'src/io/bake.ts',
   'src/io/posed-geometry.ts',
+  'src/io/read-cage.ts',
   'src/io/twist-joints.ts',
   'src/cor/parallel.ts',
   'src/cor/worker.ts',
+  'src/cage/parallel.ts',
+  'src/cage/worker.ts',
   'src/evaluation/report.ts',
 ];
 
@@ -42,6 +45,7 @@ export default tseslint.config(
       'asm/',
       'src/wasm/kernels-binary.ts',
       'src/cor/web-worker-source.ts',
+      'src/cage/web-worker-source.ts',
     ],
   },
   js.configs.recommended,

@@ -8,7 +8,10 @@ import { fileURLToPath, URL } from 'node:url';
 import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const WORKERS = [['src/cor/web-worker-main.ts', 'src/cor/web-worker-source.ts', 'COR_WORKER_SOURCE']];
+const WORKERS = [
+  ['src/cor/web-worker-main.ts', 'src/cor/web-worker-source.ts', 'COR_WORKER_SOURCE'],
+  ['src/cage/web-worker-main.ts', 'src/cage/web-worker-source.ts', 'CAGE_WORKER_SOURCE'],
+];
 
 for (const [entry, out, name] of WORKERS) {
   const result = await build({

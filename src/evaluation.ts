@@ -28,6 +28,7 @@ export {
   armBenchmark,
   rigidCase,
   runBenchmark,
+  chainCageRig,
   BENCHMARK_METHODS,
   METHOD_COST,
   type Benchmark,

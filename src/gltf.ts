@@ -24,3 +24,4 @@ export {
   type CorParameters,
 } from './io/gltf.js';
 export { buildSkinnedDocument, type ConvertInput, type ConvertReport } from './io/convert.js';
+export { writeCageRig, readCageRig, removeCageRig, isCageNode, CAGE_EXTRAS_KEY } from './io/cage-gltf.js';

@@ -75,6 +75,35 @@ export {
   firstChildJoint,
 } from './evaluation/standard-poses.js';
 export { segmentDistance } from './core/math.js';
+export { checkCage, signedVolume, cageVertexCount, type Cage } from './cage/cage.js';
+export { windingNumber, pointsOutside } from './cage/winding-number.js';
+export { meanValueCoordinates } from './cage/mvc.js';
+export {
+  positiveMeanValueCoordinates,
+  prepareCage,
+  createCubeMap,
+  createPmvcScratch,
+  DEFAULT_PMVC_RESOLUTION,
+  type CubeMap,
+  type PmvcScratch,
+  type PmvcOptions,
+  type PreparedCage,
+} from './cage/pmvc.js';
+export {
+  bindToCage,
+  bindRange,
+  bindParameters,
+  checkInside,
+  DEFAULT_CAGE_INFLUENCES,
+  type CageBinding,
+  type CageBindOptions,
+  type CageCoordinates,
+} from './cage/bind.js';
+export { createCageDeformer, type CageDeformer, type CageSkin } from './cage/deform.js';
+export { tubeCage, enclosingTubeCage, type EnclosingTubeOptions } from './cage/tube.js';
+export { skinCageToSkeleton, createCageSkinningDeformer, type CageRig } from './cage/rig.js';
+export { bindToCageOnWorker, type WorkerCageBindOptions, type CageWorkerRequest } from './cage/web-worker.js';
+export { bindJointPositions } from './core/skeleton.js';
 export { VERSION } from './version.js';
 export {
   createStretchDeformer,

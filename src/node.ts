@@ -31,3 +31,5 @@ export {
 } from './io/libigl.js';
 export { addTwistJoints, type TwistJointReport } from './io/twist-joints.js';
 export { renderReport } from './evaluation/report.js';
+export { bindToCageParallel, type ParallelCageBindOptions } from './cage/parallel.js';
+export { readCage } from './io/read-cage.js';

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Cage } from './cage.js';
+import { pointsOutside } from './winding-number.js';
 
 /**
  * A closed tube around a polyline (`points`, x, y, z each): a `sides`-gon ring of radius `radius`
@@ -91,7 +92,7 @@ export interface EnclosingTubeOptions {
  * A tube cage around `chain` (polyline points, e.g. bind joint positions) enclosing every point of
  * `positions` (3·n): the chain is extended at both ends past the farthest vertex along it, and the
  * radius is the largest distance of a vertex to the polyline over the ring polygon's inradius
- * factor, plus `margin`.
+ * factor, plus `margin`, widened by steps of 25% (up to 4×) while some point is outside.
  */
 export function enclosingTubeCage(positions: ArrayLike<number>, chain: number[][], options: EnclosingTubeOptions = {}): Cage {
   const sides = options.sides ?? 8;
@@ -128,6 +129,11 @@ export function enclosingTubeCage(positions: ArrayLike<number>, chain: number[][
     }
     radius = Math.max(radius, best);
   }
-  const r = (radius / Math.cos(Math.PI / sides)) * (1 + margin);
-  return tubeCage(points, r, sides, r * margin);
+  // Where the chain bends, the rings are tilted and the tube narrows on the inside of the bend:
+  // widen it until every point is inside.
+  for (let grow = 1; ; grow *= 1.25) {
+    const r = (radius / Math.cos(Math.PI / sides)) * (1 + margin) * grow;
+    const cage = tubeCage(points, r, sides, r * margin);
+    if (grow > 4 || !pointsOutside(cage, positions).length) return cage;
+  }
 }

@@ -3,6 +3,7 @@
  * mesh as static geometry (.glb/.gltf) or OBJ.
  * @module
  */
+import type { Document } from '@gltf-transform/core';
 import type { AnimationClip } from '../core/animation.js';
 import { samplePose } from '../core/animation.js';
 import { CorskinError } from '../core/errors.js';
@@ -13,6 +14,8 @@ import { computeCentersOfRotation } from '../cor/precompute.js';
 import { deform } from '../deformers/index.js';
 import type { DeformTarget, SkinningMethod } from '../deformers/contract.js';
 import { createStretchDeformer, stretchRigFromSkeleton } from '../deformers/stretch.js';
+import { createCageSkinningDeformer } from '../cage/rig.js';
+import { readCageRig } from '../io/cage-gltf.js';
 import { findJoint } from '../evaluation/standard-poses.js';
 import { checkNotOverwritingInput, writeFileAtomic } from '../io/files.js';
 import { extractSkinnedModels, jointBoneSegments, type SkinnedModel } from '../io/gltf.js';
@@ -23,7 +26,7 @@ import { progress, type Io } from './ui.js';
 
 /** Options of {@link deformCommand}. */
 export interface DeformOptions {
-  method: SkinningMethod | 'stretch';
+  method: SkinningMethod | 'stretch' | 'cage';
   stretchJoints?: string;
   twistCompensation: boolean;
   animation?: string;
@@ -106,7 +109,12 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
       );
     }
     const mesh = applyMorphTargets(limited.mesh, model.morphGroups, weights);
-    const result = o.method === 'stretch' ? deformStretch(model, mesh, skinning, o) : deform(o.method, mesh, skinning);
+    const result =
+      o.method === 'stretch'
+        ? deformStretch(model, mesh, skinning, o)
+        : o.method === 'cage'
+          ? deformCage(document, model, mesh, skinning, input)
+          : deform(o.method, mesh, skinning);
     for (const [what, a] of [
       ['position', result.positions],
       ['normal', result.normals],
@@ -150,6 +158,24 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
         : "rest pose: the nodes' own transforms";
   const morphed = models.some((m) => m.morphGroups.length) ? '; morph targets applied before skinning' : '';
   io.out(`wrote ${o.output}: ${vertices} vertices deformed by ${o.method.toUpperCase()} (${when}${morphed})`);
+}
+
+/** The cage rig stored by `corskin bind-cage`: the cage posed by LBS, the skin by the cage. */
+function deformCage(
+  document: Document,
+  model: SkinnedModel,
+  mesh: SkinnedMesh,
+  skinning: Float64Array,
+  input: string,
+): DeformTarget {
+  const rig = readCageRig(document, model, input);
+  if (!rig) throw new CorskinError(`${model.name} has no cage; bind one first with corskin bind-cage`, input);
+  const n = mesh.positions.length / 3;
+  const out: DeformTarget = { positions: new Float32Array(3 * n) };
+  if (mesh.normals) out.normals = new Float32Array(3 * n);
+  if (mesh.tangents) out.tangents = new Float32Array(4 * n);
+  createCageSkinningDeformer(rig)(mesh, skinning, out);
+  return out;
 }
 
 /** Stretch smooth skinning of one model, with the rig read from its skin. */

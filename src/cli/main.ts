@@ -93,6 +93,29 @@ function buildProgram(io: Io): Command {
     });
 
   program
+    .command('bind-cage')
+    .description(
+      'bind the skin to a cage (Ju et al. 2008) with positive mean value coordinates (Lipman et al. 2007) and store the cage, skinned to the skeleton, in the file',
+    )
+    .argument('<input>', 'skinned .glb or .gltf file (one skin)')
+    .requiredOption(
+      '--cage <file>',
+      "closed, outward-facing triangle cage around the skin (.obj, .glb or .gltf), in the skin's bind space",
+    )
+    .addOption(
+      new Option('--method <m>', 'coordinates: pmvc (positive, visibility-aware) or mvc (Ju, Schaefer, Warren 2005)')
+        .choices(['pmvc', 'mvc'])
+        .default('pmvc'),
+    )
+    .option('--resolution <r>', 'PMVC cube-map texels per face side (error falls as 1/r²)', positiveInteger, 32)
+    .option('--influences <k>', 'cage vertices kept per skin vertex (linear precision restored)', positiveInteger, 24)
+    .option('--threads <n>', 'worker threads (default: all cores from 2,000 vertices up)', positiveInteger)
+    .requiredOption('-o, --output <file>', 'output .glb or .gltf')
+    .option('--no-compress', "write without the input's Draco/meshopt compression")
+    .option('--force', 'allow overwriting an input')
+    .action(async (input: string, opts) => (await import('./bind-cage.js')).bindCageCommand(io, input, opts));
+
+  program
     .command('deform')
     .description('pose a skinned character and write the deformed mesh as static geometry')
     .argument('<inputs...>', 'skinned .glb or .gltf files')

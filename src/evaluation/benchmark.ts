@@ -7,7 +7,11 @@
 import type { SkinnedMesh } from '../core/mesh.js';
 import { SKINNING_METHODS, type MethodId } from '../deformers/registry.js';
 import { restPose, skinningMatrices, type Pose } from '../core/pose.js';
-import type { Skeleton } from '../core/skeleton.js';
+import { bindJointPositions, type Skeleton } from '../core/skeleton.js';
+import { CorskinError } from '../core/errors.js';
+import { bindToCage } from '../cage/bind.js';
+import { createCageSkinningDeformer, skinCageToSkeleton, type CageRig } from '../cage/rig.js';
+import { enclosingTubeCage } from '../cage/tube.js';
 import { computeCentersOfRotation } from '../cor/precompute.js';
 import type { DeformTarget, Deformer } from '../deformers/contract.js';
 import { deformers } from '../deformers/index.js';
@@ -120,6 +124,38 @@ export function armBenchmark(arm: { mesh: SkinnedMesh; skeleton: Skeleton }): Be
   };
 }
 
+/**
+ * The cage rig of a benchmark: a tube cage around the skeleton's joint chain, the cage vertices
+ * skinned with Shepard weights, the skin bound with PMVC (Ju et al. 2008's cage skinned by LBS).
+ * @throws CorskinError when the skeleton is not a single chain of joints
+ */
+export function chainCageRig(mesh: SkinnedMesh, skeleton: Skeleton): CageRig {
+  const { parents } = skeleton;
+  const roots = [...parents.keys()].filter((j) => parents[j] < 0);
+  const chain: number[] = [];
+  for (let j = roots.length === 1 ? roots[0] : -1; j >= 0;) {
+    chain.push(j);
+    const children = [...parents.keys()].filter((c) => parents[c] === j);
+    if (children.length > 1) break;
+    j = children.length ? children[0] : -1;
+  }
+  if (chain.length < 2 || chain.length !== parents.length)
+    throw new CorskinError('the cage benchmark needs a skeleton that is one chain of joints');
+  const P = bindJointPositions(skeleton);
+  const cage = enclosingTubeCage(
+    mesh.positions,
+    chain.map((j) => Array.from(P.subarray(3 * j, 3 * j + 3))),
+  );
+  const w = skinCageToSkeleton(cage, skeleton);
+  return {
+    cage,
+    binding: bindToCage(mesh.positions, cage),
+    cageInfluences: w.influences,
+    cageJoints: w.joints,
+    cageWeights: w.weights,
+  };
+}
+
 /** A rigid motion of the whole rig (every joint), for the exactness check. */
 export function rigidCase(bench: Benchmark): BenchmarkCase {
   const pose = restPose(bench.skeleton);
@@ -148,7 +184,9 @@ export function runBenchmark(
   if (methods.includes('cor') && !mesh.centersOfRotation)
     mesh.centersOfRotation = computeCentersOfRotation(mesh).centers;
   const stretch = createStretchDeformer(stretchRigFromSkeleton(skeleton));
-  const deformerOf = (m: BenchmarkMethod): Deformer => (m === 'stretch' ? stretch : deformers[m]);
+  const cage = methods.includes('cage') ? createCageSkinningDeformer(chainCageRig(mesh, skeleton)) : undefined;
+  const deformerOf = (m: BenchmarkMethod): Deformer =>
+    m === 'stretch' ? stretch : m === 'cage' ? cage! : deformers[m];
   const n = mesh.positions.length / 3;
   const rest = restPositions(mesh, skeleton);
   const weld = weldByPosition(rest);

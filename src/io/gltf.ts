@@ -19,6 +19,7 @@ import { createSkeleton, type Skeleton } from '../core/skeleton.js';
 import type { TwistJoint } from '../core/twist.js';
 import { VERSION } from '../version.js';
 import { COR_ATTRIBUTE } from '../cor/precompute.js';
+import { isCageNode } from './cage-gltf.js';
 
 export { COR_ATTRIBUTE };
 
@@ -91,7 +92,7 @@ export function extractSkinnedModels(document: Document, file?: string): Skinned
   for (const node of root.listNodes()) {
     const skin = node.getSkin();
     const mesh = node.getMesh();
-    if (!skin || !mesh) continue;
+    if (!skin || !mesh || isCageNode(node)) continue; // a cage is not part of the character
     const nodes = bySkin.get(skin) ?? [];
     nodes.push(node);
     bySkin.set(skin, nodes);

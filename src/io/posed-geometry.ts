@@ -8,6 +8,7 @@
 import { PropertyType, type Document, type Node } from '@gltf-transform/core';
 import { COR_ATTRIBUTE, quietLogger, type SkinnedModel } from './gltf.js';
 import { optionalDependency } from './optional.js';
+import { isCageNode } from './cage-gltf.js';
 
 /** Posed geometry of one model, merged layout (see {@link SkinnedModel.parts}). */
 export interface PosedGeometry {
@@ -57,7 +58,8 @@ export async function bakePosedGeometry(
       if (part.hasNormals && g.normals) set('NORMAL', 'VEC3', g.normals, 3);
       if (part.hasTangents && g.tangents) set('TANGENT', 'VEC4', g.tangents, 4);
       for (const attr of p.listSemantics()) {
-        if (/^(JOINTS|WEIGHTS)_\d+$/.test(attr) || attr === COR_ATTRIBUTE) p.setAttribute(attr, null);
+        if (/^(JOINTS|WEIGHTS|_CAGE_INDICES|_CAGE_WEIGHTS)_\d+$/.test(attr) || attr === COR_ATTRIBUTE)
+          p.setAttribute(attr, null);
       }
       // Morph targets were applied at the pose's weights before skinning.
       for (const target of p.listTargets()) {
@@ -78,6 +80,12 @@ export async function bakePosedGeometry(
       node.setTranslation([0, 0, 0]).setRotation([0, 0, 0, 1]).setScale([1, 1, 1]);
     }
   });
+  // A cage rig (corskin bind-cage) drives the skin: no part of the posed geometry.
+  for (const node of root.listNodes())
+    if (isCageNode(node)) {
+      node.getMesh()?.dispose();
+      node.dispose();
+    }
   for (const anim of root.listAnimations()) anim.dispose();
   for (const skin of root.listSkins()) skin.dispose();
   document.setLogger(quietLogger);

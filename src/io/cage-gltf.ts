@@ -1,0 +1,181 @@
+/**
+ * Cages in glTF files (the layout `corskin bind-cage` writes and `corskin deform --method cage`
+ * reads):
+ *
+ * - the cage is a mesh node of its own (one triangle primitive, `POSITION` in the skin's bind
+ *   space, drawn translucent so any viewer shows it around the character), skinned by the
+ *   character's skin (`JOINTS_0`/`WEIGHTS_0`), marked by node extras
+ *   `{ "corskinCage": { "coordinates": "pmvc" | "mvc", "resolution": R, "influences": k, "version": … } }`;
+ * - every primitive of the character carries the binding as application-specific vertex
+ *   attributes: `_CAGE_INDICES_0…` (VEC4, unsigned short: cage vertex indices) and
+ *   `_CAGE_WEIGHTS_0…` (VEC4, float), k/4 of each, slots in decreasing weight, empty slots (0, 0).
+ *
+ * @module
+ */
+import type { Document, Node } from '@gltf-transform/core';
+import type { CageBinding, CageCoordinates } from '../cage/bind.js';
+import type { Cage } from '../cage/cage.js';
+import type { CageRig } from '../cage/rig.js';
+import { CorskinError } from '../core/errors.js';
+import { VERSION } from '../version.js';
+import type { SkinnedModel } from './gltf.js';
+
+/** Node extras key marking a cage node. */
+export const CAGE_EXTRAS_KEY = 'corskinCage';
+const INDICES = '_CAGE_INDICES_';
+const WEIGHTS = '_CAGE_WEIGHTS_';
+
+/** Whether `node` is a cage written by corskin (its extras carry {@link CAGE_EXTRAS_KEY}). */
+export function isCageNode(node: Node): boolean {
+  const extras = node.getExtras() as Record<string, unknown> | undefined;
+  return !!extras && typeof extras[CAGE_EXTRAS_KEY] === 'object';
+}
+
+/**
+ * Writes a cage rig into `document` for `model` (replacing an earlier one): the cage node and the
+ * per-vertex binding attributes (see the module comment).
+ * @throws CorskinError when the cage has more than 65,536 vertices
+ */
+export function writeCageRig(document: Document, model: SkinnedModel, rig: CageRig): void {
+  const m = rig.cage.positions.length / 3;
+  if (m > 65536) throw new CorskinError(`the cage has ${m} vertices; at most 65,536 fit the binding attributes`);
+  removeCageRig(document, model);
+  const root = document.getRoot();
+  const buffer = root.listBuffers()[0] ?? document.createBuffer();
+  const acc = (type: 'VEC4' | 'VEC3' | 'SCALAR', array: Float32Array | Uint16Array | Uint32Array) =>
+    document.createAccessor().setType(type).setArray(array).setBuffer(buffer);
+  const k = rig.binding.influences;
+  const groups = Math.ceil(k / 4);
+  for (const part of model.parts) {
+    for (let g = 0; g < groups; g++) {
+      const idx = new Uint16Array(4 * part.vertexCount);
+      const w = new Float32Array(4 * part.vertexCount);
+      for (let i = 0; i < part.vertexCount; i++)
+        for (let c = 0; c < 4; c++) {
+          const slot = 4 * g + c;
+          if (slot >= k) continue;
+          const s = k * (part.vertexOffset + i) + slot;
+          idx[4 * i + c] = rig.binding.indices[s];
+          w[4 * i + c] = rig.binding.weights[s];
+        }
+      part.primitive.setAttribute(`${INDICES}${g}`, acc('VEC4', idx));
+      part.primitive.setAttribute(`${WEIGHTS}${g}`, acc('VEC4', w));
+    }
+  }
+  const K = rig.cageInfluences;
+  const joints = new Uint16Array(4 * m);
+  const weights = new Float32Array(4 * m);
+  for (let i = 0; i < m; i++)
+    for (let s = 0; s < Math.min(K, 4); s++) {
+      joints[4 * i + s] = rig.cageJoints[K * i + s];
+      weights[4 * i + s] = rig.cageWeights[K * i + s];
+    }
+  const material = document
+    .createMaterial('cage')
+    .setBaseColorFactor([1, 0.6, 0.1, 0.25])
+    .setAlphaMode('BLEND')
+    .setDoubleSided(true)
+    .setMetallicFactor(0)
+    .setRoughnessFactor(1);
+  const primitive = document
+    .createPrimitive()
+    .setAttribute('POSITION', acc('VEC3', Float32Array.from(rig.cage.positions)))
+    .setAttribute('JOINTS_0', acc('VEC4', joints))
+    .setAttribute('WEIGHTS_0', acc('VEC4', weights))
+    .setIndices(acc('SCALAR', m <= 65536 ? Uint16Array.from(rig.cage.triangles) : rig.cage.triangles))
+    .setMaterial(material);
+  const node = document
+    .createNode(`${model.name} cage`)
+    .setMesh(document.createMesh(`${model.name} cage`).addPrimitive(primitive))
+    .setSkin(model.skin)
+    .setExtras({
+      [CAGE_EXTRAS_KEY]: {
+        coordinates: rig.binding.method,
+        resolution: rig.binding.resolution,
+        influences: k,
+        version: VERSION,
+      },
+    });
+  const scene = root.getDefaultScene() ?? root.listScenes()[0] ?? document.createScene();
+  scene.addChild(node);
+}
+
+/** Removes `model`'s cage node and binding attributes, if any. */
+export function removeCageRig(document: Document, model: SkinnedModel): void {
+  for (const node of document.getRoot().listNodes())
+    if (isCageNode(node) && node.getSkin() === model.skin) {
+      node.getMesh()?.dispose();
+      node.dispose();
+    }
+  for (const part of model.parts)
+    for (const name of part.primitive.listSemantics())
+      if (name.startsWith(INDICES) || name.startsWith(WEIGHTS)) part.primitive.setAttribute(name, null);
+}
+
+/**
+ * Reads `model`'s cage rig (see the module comment), or undefined when the document has none.
+ * @throws CorskinError for an incomplete or inconsistent cage layout
+ */
+export function readCageRig(document: Document, model: SkinnedModel, file?: string): CageRig | undefined {
+  const node = document
+    .getRoot()
+    .listNodes()
+    .find((n) => isCageNode(n) && n.getSkin() === model.skin);
+  if (!node) return undefined;
+  const info = (node.getExtras() as Record<string, Record<string, unknown>>)[CAGE_EXTRAS_KEY];
+  const prim = node.getMesh()?.listPrimitives()[0];
+  const pos = prim?.getAttribute('POSITION');
+  const joints = prim?.getAttribute('JOINTS_0');
+  const weights = prim?.getAttribute('WEIGHTS_0');
+  if (!prim || !pos || !joints || !weights || !prim.getIndices())
+    throw new CorskinError(`the cage node "${node.getName()}" lacks POSITION, JOINTS_0, WEIGHTS_0 or indices`, file);
+  const m = pos.getCount();
+  const cage: Cage = {
+    positions: new Float64Array(3 * m),
+    triangles: Uint32Array.from(prim.getIndices()!.getArray()!),
+  };
+  const cageJoints = new Uint32Array(4 * m);
+  const cageWeights = new Float32Array(4 * m);
+  const v3: number[] = [],
+    j4: number[] = [],
+    w4: number[] = [];
+  for (let i = 0; i < m; i++) {
+    cage.positions.set(pos.getElement(i, v3), 3 * i);
+    cageJoints.set(joints.getElement(i, j4), 4 * i);
+    cageWeights.set(weights.getElement(i, w4), 4 * i);
+  }
+  const J = model.skeleton.parents.length;
+  if (cageJoints.some((j) => j >= J)) throw new CorskinError(`the cage names a joint beyond the skin's ${J}`, file);
+  const k = Number(info.influences);
+  const n = model.mesh.positions.length / 3;
+  const binding: CageBinding = {
+    method: info.coordinates as CageCoordinates,
+    resolution: Number(info.resolution) || 0,
+    influences: k,
+    indices: new Uint32Array(k * n),
+    weights: new Float32Array(k * n),
+  };
+  if (!(Number.isInteger(k) && k >= 1))
+    throw new CorskinError(`the cage node's extras give ${info.influences} influences`, file);
+  for (const part of model.parts) {
+    for (let g = 0; g < Math.ceil(k / 4); g++) {
+      const ia = part.primitive.getAttribute(`${INDICES}${g}`);
+      const wa = part.primitive.getAttribute(`${WEIGHTS}${g}`);
+      if (!ia || !wa)
+        throw new CorskinError(
+          `a primitive lacks the cage binding ${INDICES}${g}/${WEIGHTS}${g}; run corskin bind-cage again`,
+          file,
+        );
+      for (let i = 0; i < part.vertexCount; i++) {
+        const idx = ia.getElement(i, []);
+        const w = wa.getElement(i, []);
+        for (let c = 0; c < 4 && 4 * g + c < k; c++) {
+          if (idx[c] >= m) throw new CorskinError(`the cage binding names cage vertex ${idx[c]} of ${m}`, file);
+          binding.indices[k * (part.vertexOffset + i) + 4 * g + c] = idx[c];
+          binding.weights[k * (part.vertexOffset + i) + 4 * g + c] = w[c];
+        }
+      }
+    }
+  }
+  return { cage, binding, cageInfluences: 4, cageJoints, cageWeights };
+}
