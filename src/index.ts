@@ -101,6 +101,7 @@ export {
 } from './cage/bind.js';
 export { createCageDeformer, type CageDeformer, type CageSkin } from './cage/deform.js';
 export { tubeCage, enclosingTubeCage, type EnclosingTubeOptions } from './cage/tube.js';
+export { starCage, type StarCageOptions } from './cage/star.js';
 export { skinCageToSkeleton, createCageSkinningDeformer, type CageRig } from './cage/rig.js';
 export { bindToCageOnWorker, type WorkerCageBindOptions, type CageWorkerRequest } from './cage/web-worker.js';
 export { bindJointPositions } from './core/skeleton.js';

@@ -75,6 +75,20 @@ describe('corskin bind-cage and deform --method cage', () => {
     expect(err).toBeLessThan(1e-5);
   });
 
+  it('--cage auto: a star-shaped cage shrunk onto CesiumMan binds with PMVC (all weights ≥ 0)', async () => {
+    const bound = join(tmp.dir, 'cesium-auto.glb');
+    const r = await runCli('bind-cage', CESIUM_MAN, '--cage', 'auto', '-o', bound);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toMatch(
+      /3273 vertices bound to a cage of 162 vertices and 320 triangles \(PMVC, 32² texels per cube face, 24 per vertex\)/,
+    );
+    const doc = await readDocument(bound);
+    const [model] = extractSkinnedModels(doc, bound);
+    const rig = readCageRig(doc, model, bound)!;
+    expect(rig.binding.weights.reduce((a, w) => Math.min(a, w), 0)).toBeGreaterThanOrEqual(0);
+    expect((await validate(bound)).issues.numErrors).toBe(0);
+  });
+
   it('deform --method cage without a cage says to bind one', async () => {
     const r = await runCli('deform', CESIUM_MAN, '--method', 'cage', '-o', join(tmp.dir, 'nocage.glb'));
     expect(r.code).toBe(1);

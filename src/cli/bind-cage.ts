@@ -10,6 +10,7 @@ import { bindToCageParallel } from '../cage/parallel.js';
 import type { CageCoordinates } from '../cage/bind.js';
 import { skinCageToSkeleton } from '../cage/rig.js';
 import { checkCage } from '../cage/cage.js';
+import { starCage } from '../cage/star.js';
 import { CorskinError } from '../core/errors.js';
 import { writeCageRig } from '../io/cage-gltf.js';
 import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
@@ -33,9 +34,10 @@ export interface BindCageOptions {
 /** Runs `corskin bind-cage`. @throws CorskinError on bad input (nothing written) */
 export async function bindCageCommand(io: Io, input: string, o: BindCageOptions): Promise<void> {
   checkOutputPath(o.output, ['.glb', '.gltf']);
-  checkNotOverwritingInput(o.output, [input, o.cage], !!o.force);
+  checkNotOverwritingInput(o.output, o.cage === 'auto' ? [input] : [input, o.cage], !!o.force);
   const start = performance.now();
-  const [document, cage] = await Promise.all([readDocument(input), readCage(o.cage)]);
+  const auto = o.cage === 'auto';
+  const document = await readDocument(input);
   const models = extractSkinnedModels(document, input);
   if (models.length > 1)
     throw new CorskinError(
@@ -43,6 +45,7 @@ export async function bindCageCommand(io: Io, input: string, o: BindCageOptions)
       input,
     );
   const [model] = models;
+  const cage = auto ? starCage(model.mesh.positions) : await readCage(o.cage);
   checkCage(cage, o.cage);
   const bar = progress(io, 'cage binding');
   let binding;
@@ -66,7 +69,11 @@ export async function bindCageCommand(io: Io, input: string, o: BindCageOptions)
     cageJoints: cageSkin.joints,
     cageWeights: cageSkin.weights,
   });
-  await writeDocument(document, o.output, { compress: o.compress, inputs: [input, o.cage], force: o.force });
+  await writeDocument(document, o.output, {
+    compress: o.compress,
+    inputs: auto ? [input] : [input, o.cage],
+    force: o.force,
+  });
   let negative = 0;
   for (const w of binding.weights) if (w < 0) negative++;
   io.out(
