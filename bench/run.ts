@@ -25,6 +25,7 @@ import { createIO, readDocument } from '../src/io/node-io.js';
 import { formatTable } from '../src/cli/ui.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
 import { subdivideMidpoint } from './subdivide-mesh.js';
+import { measureCage, type CageRow } from './cage.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DATA = join(ROOT, '..', 'shared', 'data');
@@ -298,8 +299,21 @@ async function main(): Promise<void> {
   }
   const pool = createCorWorkerPool(2);
   const rows: Row[] = [];
+  const cageRows: CageRow[] = [];
   try {
-    for (const [, load] of assets) rows.push(await measure(await load(), pool));
+    for (const [, load] of assets) {
+      const asset = await load();
+      rows.push(await measure(asset, pool));
+      // Cages: the arm in a tube around its shoulder–elbow–wrist chain, CesiumMan and the
+      // armadillo in star-shaped 320-triangle cages (the armadillo bound on 2 workers only).
+      const reps = quick ? 1 : 3;
+      if (asset.name === 'arm')
+        cageRows.push(await measureCage('arm', asset.mesh, asset.skeleton, { tube: [1, 2, 3] }, reps));
+      if (asset.name === 'CesiumMan')
+        cageRows.push(await measureCage('CesiumMan', asset.mesh, asset.skeleton, 'star', reps));
+      if (asset.name === 'armadillo')
+        cageRows.push(await measureCage('armadillo', asset.mesh, asset.skeleton, 'star', 1, false));
+    }
   } finally {
     await pool.terminate();
     rmSync(tmp, { recursive: true, force: true });
@@ -370,6 +384,33 @@ async function main(): Promise<void> {
       ]),
     ),
   );
+  console.log('\nCages (Ju et al. 2008): PMVC binding (s) and one frame of cage deformation (ms), medians');
+  console.log(
+    formatTable(
+      [
+        'asset',
+        'vertices',
+        'cage verts/tris',
+        'bind 1 thread s',
+        'bind 2 threads s',
+        'frame ms',
+        'frame + normals ms',
+        'LBS frame ms',
+        'cage/LBS time',
+      ],
+      cageRows.map((r) => [
+        r.asset,
+        r.vertices,
+        `${r.cageVertices}/${r.cageTriangles}`,
+        Number.isNaN(r.bind1Seconds) ? '—' : f(r.bind1Seconds),
+        f(r.bind2Seconds),
+        f(r.frameMs, 3),
+        f(r.frameNormalsMs, 3),
+        f(r.lbsFrameMs, 3),
+        f(r.cageOverLbs),
+      ]),
+    ),
+  );
   const machine = {
     cpu: cpus()[0]?.model,
     cores: cpus().length,
@@ -384,7 +425,7 @@ async function main(): Promise<void> {
   const target = save ? join(ROOT, 'bench', 'results.json') : join(ROOT, '.tmp', 'bench-results.json');
   if (!quick) {
     mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, JSON.stringify({ machine, rows }, null, 2) + '\n');
+    writeFileSync(target, JSON.stringify({ machine, rows, cageRows }, null, 2) + '\n');
   }
   if (rows.some((r) => r.maxDiffVsThree > 1e-5 || r.simdMaxDiffVsThree > 1e-5)) {
     console.error('corskin LBS and three.js disagree by more than 1e-5 of the bounding-box diagonal');

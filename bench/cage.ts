@@ -1,0 +1,109 @@
+/**
+ * Cage benchmarks (part of `npm run bench`): PMVC binding of the libigl arm (a tube cage around
+ * its bones), CesiumMan and the armadillo (star-shaped 320-triangle cages), on one thread and on
+ * two workers, and the per-frame cage deformation, with LBS on the same mesh measured in the same
+ * run for the ratio. Medians.
+ */
+import { bindToCage, type CageBinding } from '../src/cage/bind.js';
+import type { Cage } from '../src/cage/cage.js';
+import { createCageDeformer } from '../src/cage/deform.js';
+import { bindToCageParallel } from '../src/cage/parallel.js';
+import { starCage } from '../src/cage/star.js';
+import { enclosingTubeCage } from '../src/cage/tube.js';
+import type { SkinnedMesh } from '../src/core/mesh.js';
+import { bindJointPositions, type Skeleton } from '../src/core/skeleton.js';
+import { deformers } from '../src/deformers/index.js';
+
+export interface CageRow {
+  asset: string;
+  vertices: number;
+  cageVertices: number;
+  cageTriangles: number;
+  /** PMVC binding, seconds (median), in this thread and on 2 worker threads. */
+  bind1Seconds: number;
+  bind2Seconds: number;
+  /** One frame of cage deformation, ms (median of 20): positions, and positions + normals. */
+  frameMs: number;
+  frameNormalsMs: number;
+  /** The same mesh's LBS frame (positions + normals), ms, and cage / LBS. */
+  lbsFrameMs: number;
+  cageOverLbs: number;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : 0.5 * (s[s.length / 2 - 1] + s[s.length / 2]);
+}
+
+async function time<T>(reps: number, f: () => T | Promise<T>): Promise<{ seconds: number; value: T }> {
+  const times: number[] = [];
+  let value!: T;
+  for (let r = 0; r < reps; r++) {
+    const t = performance.now();
+    value = await f();
+    times.push((performance.now() - t) / 1000);
+  }
+  return { seconds: median(times), value };
+}
+
+/** Measures one asset; `cage` is `tube` (around the joint chain `chain`) or `star`. */
+export async function measureCage(
+  asset: string,
+  mesh: SkinnedMesh,
+  skeleton: Skeleton,
+  cageKind: { tube: number[] } | 'star',
+  reps: number,
+  singleThread = true,
+): Promise<CageRow> {
+  const P = bindJointPositions(skeleton);
+  const cage: Cage =
+    cageKind === 'star'
+      ? starCage(mesh.positions)
+      : enclosingTubeCage(
+          mesh.positions,
+          cageKind.tube.map((j) => Array.from(P.subarray(3 * j, 3 * j + 3))),
+        );
+  const bind1 = singleThread ? await time(reps, () => bindToCage(mesh.positions, cage)) : undefined;
+  const bind2 = await time(reps, () => bindToCageParallel(mesh.positions, cage, { threads: 2 }));
+  const binding: CageBinding = bind2.value;
+  const n = mesh.positions.length / 3;
+  const m = cage.positions.length / 3;
+  const deformer = createCageDeformer(mesh, binding, cage.positions);
+  // A posed cage: every vertex turned about the vertical axis by an angle growing with height.
+  const posed = new Float64Array(3 * m);
+  const frames = 20;
+  const out = { positions: new Float32Array(3 * n) };
+  const withNormals = { positions: new Float32Array(3 * n), normals: new Float32Array(3 * n) };
+  const lbsOut = { positions: new Float32Array(3 * n), normals: new Float32Array(3 * n) };
+  const S = new Float64Array(16 * skeleton.parents.length);
+  for (let j = 0; j < skeleton.parents.length; j++) S.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], 16 * j);
+  const t = { plain: [] as number[], normals: [] as number[], lbs: [] as number[] };
+  for (let f = 0; f < frames + 1; f++) {
+    for (let v = 0; v < m; v++) {
+      const [x, y, z] = cage.positions.subarray(3 * v, 3 * v + 3);
+      const a = 0.02 * f * y;
+      posed.set([Math.cos(a) * x - Math.sin(a) * z, y, Math.sin(a) * x + Math.cos(a) * z], 3 * v);
+    }
+    let s = performance.now();
+    deformer.deform(posed, out);
+    if (f) t.plain.push(performance.now() - s);
+    s = performance.now();
+    deformer.deform(posed, withNormals);
+    if (f) t.normals.push(performance.now() - s);
+    s = performance.now();
+    deformers.lbs(mesh, S, lbsOut);
+    if (f) t.lbs.push(performance.now() - s);
+  }
+  return {
+    asset,
+    vertices: n,
+    cageVertices: m,
+    cageTriangles: cage.triangles.length / 3,
+    bind1Seconds: bind1?.seconds ?? NaN,
+    bind2Seconds: bind2.seconds,
+    frameMs: median(t.plain),
+    frameNormalsMs: median(t.normals),
+    lbsFrameMs: median(t.lbs),
+    cageOverLbs: median(t.normals) / median(t.lbs),
+  };
+}
