@@ -139,4 +139,21 @@ describe('batch runs: several inputs with --out-dir', () => {
     const usage = await runCli('precompute', CESIUM_MAN, fox, '-o', join(dir, 'x.glb'));
     expect(usage.code).toBe(2);
   });
+
+  it('--jobs 2 runs files on worker threads: the same bytes as one at a time, the same failures', async () => {
+    const { mkdirSync, readFileSync, writeFileSync } = await import('node:fs');
+    const [one, two] = [join(tmp.dir, 'jobs-1'), join(tmp.dir, 'jobs-2')];
+    mkdirSync(one);
+    mkdirSync(two);
+    const bad = join(tmp.dir, 'broken.glb');
+    writeFileSync(bad, 'not glTF');
+    const inputs = [CESIUM_MAN, bad, join(SHARED, 'characters/Fox.glb'), join(SHARED, 'characters/chicken.glb')];
+    const a = await runCli('precompute', ...inputs, '--out-dir', one, '--jobs', '1');
+    const b = await runCli('precompute', ...inputs, '--out-dir', two, '--jobs', '2');
+    expect([a.code, b.code]).toEqual([1, 1]);
+    expect(b.stdout).toContain('3 of 4 files done, 1 failed');
+    expect(b.stderr).toContain(`failed  ${bad}: not a glTF file`);
+    for (const name of ['CesiumMan.glb', 'Fox.glb', 'chicken.glb'])
+      expect(readFileSync(join(two, name)).equals(readFileSync(join(one, name)))).toBe(true);
+  });
 });

@@ -1,12 +1,17 @@
 /**
- * Batch runs for pipelines: `corskin precompute|deform A.glb B.glb … --out-dir DIR` processes
- * every input, one after the other, continuing past a failing file, with a line per file and a
- * summary; any failure makes the run fail (exit 1).
+ * Batch runs for pipelines: `corskin precompute|deform A.glb B.glb … --out-dir DIR [--jobs N]`
+ * processes every input — N files at a time on worker threads — continuing past a failing file,
+ * with a line per file (each file's own output printed together when it finishes) and a summary;
+ * any failure makes the run fail (exit 1).
  *
  * @module
  */
+import { availableParallelism } from 'node:os';
 import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { CorskinError } from '../core/errors.js';
+import { trackOutputWrittenElsewhere } from '../io/files.js';
 import type { Io } from './ui.js';
 
 /** Bad usage found after commander's parsing (the CLI exits with 2). */
@@ -14,39 +19,105 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** One file of a batch: the command, its input and output, and the command's options. */
+export interface BatchJob {
+  command: 'precompute' | 'deform';
+  input: string;
+  output: string;
+  /** The command's parsed options (plain data: they cross to worker threads). */
+  opts: Record<string, unknown>;
+}
+
+/** Runs one {@link BatchJob} in this thread. @throws CorskinError on bad input */
+export async function runBatchCommand(io: Io, job: BatchJob): Promise<void> {
+  const opts = { ...job.opts, output: job.output };
+  if (job.command === 'precompute') {
+    const { precomputeCommand } = await import('./precompute.js');
+    return precomputeCommand(io, job.input, opts as unknown as Parameters<typeof precomputeCommand>[2]);
+  }
+  const { deformCommand } = await import('./deform.js');
+  return deformCommand(io, job.input, opts as unknown as Parameters<typeof deformCommand>[2]);
+}
+
+/** The compiled worker script (the TypeScript sources run their built copy in `dist/`). */
+function workerScript(): string {
+  const here = fileURLToPath(import.meta.url);
+  return here.endsWith('.ts')
+    ? fileURLToPath(new URL('../../dist/cli/batch-worker.js', import.meta.url))
+    : fileURLToPath(new URL('./batch-worker.js', import.meta.url));
+}
+
+/** Runs `job` on a worker thread; its output lines are returned, not printed. */
+function onWorker(job: BatchJob): Promise<{ out: string[]; err: string[]; error?: string; input?: boolean }> {
+  return new Promise((resolve, reject) => {
+    const result: { out: string[]; err: string[]; error?: string; input?: boolean } = { out: [], err: [] };
+    const worker = new Worker(workerScript(), { workerData: job });
+    worker.on('message', (m: { out?: string; err?: string; done?: boolean; error?: string; input?: boolean }) => {
+      if (m.out !== undefined) result.out.push(m.out);
+      if (m.err !== undefined) result.err.push(m.err);
+      if (m.error !== undefined) Object.assign(result, { error: m.error, input: m.input });
+    });
+    worker.on('error', reject);
+    worker.on('exit', () => resolve(result));
+  });
+}
+
 /**
- * Runs `job(input, output)` for each input. With one input and `-o`, just that; otherwise every
- * output goes to `outDir` under its input's file name (`extension`, when given, replaces it).
+ * Runs `command` for each input. With one input and `-o`, just that; otherwise every output goes
+ * to `outDir` under its input's file name (`extension`, when given, replaces it), `jobs` files at
+ * a time (default: the number of cores; 1 runs them in this thread, one after the other).
  * @throws UsageError for neither or both of -o and --out-dir, or -o with several inputs
  * @throws CorskinError after the batch when any file failed
  */
 export async function runBatch(
   io: Io,
   inputs: string[],
-  o: { output?: string; outDir?: string },
-  job: (input: string, output: string) => Promise<void>,
+  command: BatchJob['command'],
+  o: { output?: string; outDir?: string; jobs?: number } & Record<string, unknown>,
   extension?: string,
 ): Promise<void> {
   if (o.output !== undefined && o.outDir !== undefined) throw new UsageError('give either -o or --out-dir, not both');
-  if (o.output !== undefined) {
+  const { output, outDir, jobs, ...opts } = o;
+  if (output !== undefined) {
     if (inputs.length !== 1) throw new UsageError(`-o names one output for ${inputs.length} inputs; use --out-dir DIR`);
-    return job(inputs[0], o.output);
+    return runBatchCommand(io, { command, input: inputs[0], output, opts });
   }
-  if (o.outDir === undefined) throw new UsageError('give -o OUTPUT (one input) or --out-dir DIR');
+  if (outDir === undefined) throw new UsageError('give -o OUTPUT (one input) or --out-dir DIR');
+  const parallel = Math.min(jobs ?? availableParallelism(), inputs.length);
   const failed: string[] = [];
-  for (const input of inputs) {
+  const run = async (input: string) => {
     const name = extension ? basename(input).replace(/\.[^.]*$/, '') + extension : basename(input);
-    const output = join(o.outDir, name);
+    const job: BatchJob = { command, input, output: join(outDir, name), opts };
     const start = performance.now();
-    try {
-      await job(input, output);
-      io.out(`ok      ${input} → ${output} (${((performance.now() - start) / 1000).toFixed(2)} s)`);
-    } catch (e) {
-      if (!(e instanceof CorskinError)) throw e;
-      failed.push(input);
-      io.err(`failed  ${e.message}`);
+    let error: string | undefined;
+    if (parallel > 1) {
+      trackOutputWrittenElsewhere(job.output, true);
+      const r = await onWorker(job).finally(() => trackOutputWrittenElsewhere(job.output, false));
+      r.out.forEach(io.out);
+      r.err.forEach(io.err);
+      if (r.error !== undefined && !r.input) throw new Error(`${input}: ${r.error}`);
+      error = r.error;
+    } else {
+      try {
+        await runBatchCommand(io, job);
+      } catch (e) {
+        if (!(e instanceof CorskinError)) throw e;
+        error = e.message;
+      }
     }
-  }
+    if (error === undefined)
+      io.out(`ok      ${input} → ${job.output} (${((performance.now() - start) / 1000).toFixed(2)} s)`);
+    else {
+      failed.push(input);
+      io.err(`failed  ${error}`);
+    }
+  };
+  const queue = [...inputs];
+  await Promise.all(
+    Array.from({ length: Math.max(1, parallel) }, async () => {
+      for (let input = queue.shift(); input !== undefined; input = queue.shift()) await run(input);
+    }),
+  );
   io.out(
     `${inputs.length - failed.length} of ${inputs.length} files done${failed.length ? `, ${failed.length} failed` : ''}`,
   );

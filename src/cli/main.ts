@@ -10,6 +10,9 @@ import { SKINNING_METHODS } from '../deformers/registry.js';
 import { VERSION } from '../version.js';
 import { removePendingTempFiles } from '../io/files.js';
 import { processIo, type Io } from './ui.js';
+import { DEFAULT_EPSILON, DEFAULT_SIGMA } from '../cor/precompute.js';
+import { DEFAULT_CAGE_INFLUENCES } from '../cage/bind.js';
+import { DEFAULT_PMVC_RESOLUTION } from '../cage/pmvc.js';
 
 // Each command's module (glTF-Transform, three.js, Chart.js, …) is imported when the command
 // runs: `corskin --help` or `corskin info` do not pay for the others' start-up.
@@ -67,8 +70,13 @@ function buildProgram(io: Io): Command {
     .argument('<inputs...>', 'skinned .glb or .gltf files')
     .option('-o, --output <file>', 'output .glb or .gltf (one input)')
     .option('--out-dir <dir>', 'folder for the outputs of several inputs (same file names)')
-    .option('--sigma <s>', 'similarity kernel width σ (Le & Hodgins 2016, Eq. 1)', positiveNumber, 0.1)
-    .option('--epsilon <e>', 'subdivision bound ε on weight distance per edge', positiveNumber, 0.1)
+    .option(
+      '--jobs <n>',
+      'with --out-dir: files processed at a time, on worker threads (default: the number of cores)',
+      positiveInteger,
+    )
+    .option('--sigma <s>', 'similarity kernel width σ (Le & Hodgins 2016, Eq. 1)', positiveNumber, DEFAULT_SIGMA)
+    .option('--epsilon <e>', 'subdivision bound ε on weight distance per edge', positiveNumber, DEFAULT_EPSILON)
     .option('--exact', 'evaluate Eq. 4 exactly instead of the fast binned evaluation (slow on dense weights)')
     .option(
       '--max-subdivided <n>',
@@ -85,11 +93,7 @@ function buildProgram(io: Io): Command {
     .option('--no-compress', "write without the input's Draco/meshopt compression")
     .option('--force', 'allow overwriting the input')
     .action(async (inputs: string[], opts) => {
-      const [{ precomputeCommand }, { runBatch }] = await Promise.all([
-        import('./precompute.js'),
-        import('./batch.js'),
-      ]);
-      await runBatch(io, inputs, opts, (input, output) => precomputeCommand(io, input, { ...opts, output }));
+      await (await import('./batch.js')).runBatch(io, inputs, 'precompute', opts);
     });
 
   program
@@ -107,8 +111,18 @@ function buildProgram(io: Io): Command {
         .choices(['pmvc', 'mvc'])
         .default('pmvc'),
     )
-    .option('--resolution <r>', 'PMVC cube-map texels per face side (error falls as 1/r²)', positiveInteger, 32)
-    .option('--influences <k>', 'cage vertices kept per skin vertex (linear precision restored)', positiveInteger, 24)
+    .option(
+      '--resolution <r>',
+      'PMVC cube-map texels per face side (error falls as 1/r²)',
+      positiveInteger,
+      DEFAULT_PMVC_RESOLUTION,
+    )
+    .option(
+      '--influences <k>',
+      'cage vertices kept per skin vertex (linear precision restored)',
+      positiveInteger,
+      DEFAULT_CAGE_INFLUENCES,
+    )
     .option('--threads <n>', 'worker threads (default: all cores from 2,000 vertices up)', positiveInteger)
     .requiredOption('-o, --output <file>', 'output .glb or .gltf')
     .option('--no-compress', "write without the input's Draco/meshopt compression")
@@ -138,8 +152,8 @@ function buildProgram(io: Io): Command {
         .default('rest'),
     )
     .option('--influences <k>', 'influences kept per vertex (the largest, renormalised)', positiveInteger, 8)
-    .option('--sigma <s>', 'σ when CoRs must be computed', positiveNumber, 0.1)
-    .option('--epsilon <e>', 'ε when CoRs must be computed', positiveNumber, 0.1)
+    .option('--sigma <s>', 'σ when CoRs must be computed', positiveNumber, DEFAULT_SIGMA)
+    .option('--epsilon <e>', 'ε when CoRs must be computed', positiveNumber, DEFAULT_EPSILON)
     .option(
       '--stretch-joints <names>',
       'stretch: joints whose collapse is compensated, comma-separated names or indices (default: every joint where two or more bones meet)',
@@ -147,11 +161,15 @@ function buildProgram(io: Io): Command {
     .option('--no-twist-compensation', 'stretch: skip the twist compensation before skinning')
     .option('-o, --output <file>', 'output .glb, .gltf or .obj (one input)')
     .option('--out-dir <dir>', 'folder for the outputs of several inputs (same file names)')
+    .option(
+      '--jobs <n>',
+      'with --out-dir: files processed at a time, on worker threads (default: the number of cores)',
+      positiveInteger,
+    )
     .option('--no-compress', "write without the input's Draco/meshopt compression")
     .option('--force', 'allow overwriting the input')
     .action(async (inputs: string[], opts) => {
-      const [{ deformCommand }, { runBatch }] = await Promise.all([import('./deform.js'), import('./batch.js')]);
-      await runBatch(io, inputs, opts, (input, output) => deformCommand(io, input, { ...opts, output }));
+      await (await import('./batch.js')).runBatch(io, inputs, 'deform', opts);
     });
 
   program

@@ -4,7 +4,16 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CorskinError } from '../core/errors.js';
@@ -40,6 +49,24 @@ const pendingTempFiles = new Set<string>();
 export function removePendingTempFiles(): void {
   for (const tmp of pendingTempFiles) rmSync(tmp, { force: true });
   pendingTempFiles.clear();
+  for (const path of outputsWrittenElsewhere) {
+    const prefix = `.${basename(path)}.`;
+    for (const name of readdirSync(dirname(path), { withFileTypes: true }))
+      if (name.isFile() && name.name.startsWith(prefix) && name.name.endsWith('.tmp'))
+        rmSync(join(dirname(path), name.name), { force: true });
+  }
+}
+
+/** Outputs that another thread is writing (a parallel batch): their temporary files too. */
+const outputsWrittenElsewhere = new Set<string>();
+
+/**
+ * Marks `path` as being written by another thread (`writing` true) or no longer (false), so that
+ * {@link removePendingTempFiles} in this thread also removes that write's temporary file.
+ */
+export function trackOutputWrittenElsewhere(path: string, writing: boolean): void {
+  if (writing) outputsWrittenElsewhere.add(path);
+  else outputsWrittenElsewhere.delete(path);
 }
 
 /**
