@@ -1,0 +1,125 @@
+/**
+ * Joint templates (Ju, Zhou, van de Panne, Cohen-Or, Neumann, "Reusable Skinning Templates Using
+ * Cage-based Deformations", ACM TOG 27(5), SIGGRAPH Asia 2008, §4.1). A joint template's vertices
+ * live around a joint (the origin of its frame) and move with the joint's relevant bones:
+ *
+ * - Eq. 3: `M_j(v, B) = R(b_j, β) · R(n, α) · v`, the rotation taking the template's canonical
+ *   frame {b_c, r_c} to bone j's frame {b_j, r_j} at pose B (swing by α about n = b_c × b_j, then
+ *   twist by β about b_j);
+ * - Eq. 1: `f_i(B) = ⊕_j u_j · M_j(M_j⁻¹(v_i, B_i), B)`: the key-pose position v_i (at pose B_i)
+ *   carried by each relevant bone to pose B, blended with u_j ∝ 1 / angle(v_i, b_j(B_i)); ⊕ blends
+ *   magnitudes linearly and directions by their spherical average (Buss & Fillmore 2001), so a
+ *   vertex on a sphere about the joint stays on it.
+ *
+ * A pose is given by the frames of the relevant bones in the template's coordinates: 6·r numbers,
+ * per bone its unit direction b_j (from the joint along the bone) and a unit reference direction
+ * r_j ⊥ b_j that turns with the bone's twist.
+ *
+ * @module
+ */
+import { axisAngle, apply3, mul3 } from './rotation.js';
+import { sphericalAverage } from './spherical-average.js';
+
+/**
+ * Eq. 3: the rotation (3×3 row-major) `R(b_j, β) · R(n, α)` taking the frame {bc, rc} to {bj, rj}
+ * (unit vectors, b ⊥ r in each frame).
+ */
+export function frameRotation(bc: ArrayLike<number>, rc: ArrayLike<number>, bj: ArrayLike<number>, rj: ArrayLike<number>, out = new Float64Array(9)): Float64Array {
+  // Swing: about n = bc × bj by α = angle(bc, bj).
+  let nx = bc[1] * bj[2] - bc[2] * bj[1], ny = bc[2] * bj[0] - bc[0] * bj[2], nz = bc[0] * bj[1] - bc[1] * bj[0];
+  const sinA = Math.hypot(nx, ny, nz), cosA = bc[0] * bj[0] + bc[1] * bj[1] + bc[2] * bj[2];
+  const alpha = Math.atan2(sinA, cosA);
+  if (sinA > 1e-15) {
+    nx /= sinA; ny /= sinA; nz /= sinA;
+  } else if (cosA < 0) {
+    // Opposite directions: any axis ⊥ bc (the reference direction).
+    nx = rc[0]; ny = rc[1]; nz = rc[2];
+  }
+  const swing = axisAngle([nx, ny, nz], alpha);
+  // Twist: about bj by β, the angle from the swung reference direction to rj.
+  const s = new Float64Array(3);
+  apply3(swing, 0, rc, 0, s, 0);
+  const cx = s[1] * rj[2] - s[2] * rj[1], cy = s[2] * rj[0] - s[0] * rj[2], cz = s[0] * rj[1] - s[1] * rj[0];
+  const beta = Math.atan2(cx * bj[0] + cy * bj[1] + cz * bj[2], s[0] * rj[0] + s[1] * rj[1] + s[2] * rj[2]);
+  return mul3(axisAngle(bj, beta), swing, out);
+}
+
+/** A joint template vertex at one key pose: its position (template coordinates) and the pose's frames (6·r). */
+export interface TemplateKey {
+  position: ArrayLike<number>;
+  frames: ArrayLike<number>;
+}
+
+/** Frame of bone j from a pose's frames (b_j, r_j). */
+const frameOf = (frames: ArrayLike<number>, j: number) =>
+  [Array.from({ length: 3 }, (_, k) => frames[6 * j + k]), Array.from({ length: 3 }, (_, k) => frames[6 * j + 3 + k])] as const;
+
+/**
+ * Eq. 1 for a joint template vertex: its position at the pose `frames` (6·r) from one key pose,
+ * into `out[o..o+3)` (template coordinates, origin at the joint).
+ * @param canonical the template's canonical frame {b_c, r_c} (6 numbers)
+ */
+export function jointKeyPosition(canonical: ArrayLike<number>, key: TemplateKey, frames: ArrayLike<number>, out: Float64Array, o = 0): Float64Array {
+  const r = frames.length / 6;
+  const bc = [canonical[0], canonical[1], canonical[2]], rc = [canonical[3], canonical[4], canonical[5]];
+  const v = key.position;
+  const len = Math.hypot(v[0], v[1], v[2]);
+  if (len === 0) {
+    out.fill(0, o, o + 3);
+    return out;
+  }
+  // u_j ∝ 1 / angle(v_i, b_j(B_i)); a vertex along a bone follows that bone alone.
+  const u = new Float64Array(r);
+  let sum = 0;
+  for (let j = 0; j < r; j++) {
+    const [bj] = frameOf(key.frames, j);
+    const angle = Math.acos(Math.max(-1, Math.min(1, (v[0] * bj[0] + v[1] * bj[1] + v[2] * bj[2]) / len)));
+    if (angle < 1e-12) {
+      u.fill(0);
+      u[j] = 1;
+      sum = 1;
+      break;
+    }
+    u[j] = 1 / angle;
+    sum += u[j];
+  }
+  const dirs = new Float64Array(3 * r);
+  const Mi = new Float64Array(9), M = new Float64Array(9), tmp = new Float64Array(3);
+  let magnitude = 0;
+  for (let j = 0; j < r; j++) {
+    u[j] /= sum;
+    const [bi, ri] = frameOf(key.frames, j);
+    const [b, rr] = frameOf(frames, j);
+    frameRotation(bc, rc, bi, ri, Mi);
+    frameRotation(bc, rc, b, rr, M);
+    // M_j(M_j⁻¹(v, B_i), B): into the canonical frame with bone j at the key pose, out with it now.
+    tmp[0] = Mi[0] * v[0] + Mi[3] * v[1] + Mi[6] * v[2];
+    tmp[1] = Mi[1] * v[0] + Mi[4] * v[1] + Mi[7] * v[2];
+    tmp[2] = Mi[2] * v[0] + Mi[5] * v[1] + Mi[8] * v[2];
+    apply3(M, 0, tmp, 0, dirs, 3 * j);
+    const l = Math.hypot(dirs[3 * j], dirs[3 * j + 1], dirs[3 * j + 2]);
+    magnitude += u[j] * l;
+    for (let k = 0; k < 3; k++) dirs[3 * j + k] /= l;
+  }
+  sphericalAverage(dirs, u, out, o);
+  for (let k = 0; k < 3; k++) out[o + k] *= magnitude;
+  return out;
+}
+
+/**
+ * ⊕ of joint templates: positions (3·p) blended with weights (p, sum 1) — magnitude linearly,
+ * direction by the spherical average — into `out[o..o+3)` (Eq. 1's and Eq. 2's blend).
+ */
+export function blendMagnitudeDirection(positions: ArrayLike<number>, weights: ArrayLike<number>, out: Float64Array, o = 0): Float64Array {
+  const p = weights.length;
+  const dirs = new Float64Array(3 * p);
+  let magnitude = 0;
+  for (let i = 0; i < p; i++) {
+    const l = Math.hypot(positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]);
+    magnitude += weights[i] * l;
+    for (let k = 0; k < 3; k++) dirs[3 * i + k] = l > 0 ? positions[3 * i + k] / l : 0;
+  }
+  sphericalAverage(dirs, weights, out, o);
+  for (let k = 0; k < 3; k++) out[o + k] *= magnitude;
+  return out;
+}
