@@ -16,6 +16,7 @@ import type { DeformTarget, SkinningMethod } from '../deformers/contract.js';
 import { createStretchDeformer, stretchRigFromSkeleton } from '../deformers/stretch.js';
 import { createCageSkinningDeformer } from '../cage/rig.js';
 import { readCageRig } from '../io/cage-gltf.js';
+import { buildChainTemplateRig, createChainTemplateDeformer } from '../templates/chain-rig.js';
 import { findJoint } from '../evaluation/standard-poses.js';
 import { checkNotOverwritingInput, writeFileAtomic } from '../io/files.js';
 import { extractSkinnedModels, jointBoneSegments, type SkinnedModel } from '../io/gltf.js';
@@ -26,7 +27,7 @@ import { progress, type Io } from './ui.js';
 
 /** Options of {@link deformCommand}. */
 export interface DeformOptions {
-  method: SkinningMethod | 'stretch' | 'cage';
+  method: SkinningMethod | 'stretch' | 'cage' | 'templates';
   stretchJoints?: string;
   twistCompensation: boolean;
   animation?: string;
@@ -114,7 +115,9 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
         ? deformStretch(model, mesh, skinning, o)
         : o.method === 'cage'
           ? deformCage(document, model, mesh, skinning, input)
-          : deform(o.method, mesh, skinning);
+          : o.method === 'templates'
+            ? deformTemplates(io, model, mesh, skinning, input)
+            : deform(o.method, mesh, skinning);
     for (const [what, a] of [
       ['position', result.positions],
       ['normal', result.normals],
@@ -175,6 +178,35 @@ function deformCage(
   if (mesh.normals) out.normals = new Float32Array(3 * n);
   if (mesh.tangents) out.tangents = new Float32Array(4 * n);
   createCageSkinningDeformer(rig)(mesh, skinning, out);
+  return out;
+}
+
+/**
+ * Skinning templates (default radial templates around a chain skeleton), built from the bind
+ * pose each time (not stored in the file yet).
+ */
+function deformTemplates(
+  io: Io,
+  model: SkinnedModel,
+  mesh: SkinnedMesh,
+  skinning: Float64Array,
+  input: string,
+): DeformTarget {
+  let rig;
+  try {
+    rig = buildChainTemplateRig(model.mesh, model.skeleton);
+  } catch (e) {
+    if (e instanceof CorskinError) throw new CorskinError(`${model.name}: ${e.message}`, input);
+    throw e;
+  }
+  io.err(
+    `corskin: ${input}: ${model.name}: template cage of ${rig.cage.positions.length / 3} vertices built and bound`,
+  );
+  const n = mesh.positions.length / 3;
+  const out: DeformTarget = { positions: new Float32Array(3 * n) };
+  if (mesh.normals) out.normals = new Float32Array(3 * n);
+  if (mesh.tangents) out.tangents = new Float32Array(4 * n);
+  createChainTemplateDeformer(rig)(mesh, skinning, out);
   return out;
 }
 

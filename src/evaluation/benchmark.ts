@@ -8,10 +8,10 @@ import type { SkinnedMesh } from '../core/mesh.js';
 import { SKINNING_METHODS, type MethodId } from '../deformers/registry.js';
 import { restPose, skinningMatrices, type Pose } from '../core/pose.js';
 import { bindJointPositions, type Skeleton } from '../core/skeleton.js';
-import { CorskinError } from '../core/errors.js';
 import { bindToCage } from '../cage/bind.js';
 import { createCageSkinningDeformer, skinCageToSkeleton, type CageRig } from '../cage/rig.js';
 import { enclosingTubeCage } from '../cage/tube.js';
+import { buildChainTemplateRig, createChainTemplateDeformer, jointChain } from '../templates/chain-rig.js';
 import { computeCentersOfRotation } from '../cor/precompute.js';
 import type { DeformTarget, Deformer } from '../deformers/contract.js';
 import { deformers } from '../deformers/index.js';
@@ -130,17 +130,7 @@ export function armBenchmark(arm: { mesh: SkinnedMesh; skeleton: Skeleton }): Be
  * @throws CorskinError when the skeleton is not a single chain of joints
  */
 export function chainCageRig(mesh: SkinnedMesh, skeleton: Skeleton): CageRig {
-  const { parents } = skeleton;
-  const roots = [...parents.keys()].filter((j) => parents[j] < 0);
-  const chain: number[] = [];
-  for (let j = roots.length === 1 ? roots[0] : -1; j >= 0;) {
-    chain.push(j);
-    const children = [...parents.keys()].filter((c) => parents[c] === j);
-    if (children.length > 1) break;
-    j = children.length ? children[0] : -1;
-  }
-  if (chain.length < 2 || chain.length !== parents.length)
-    throw new CorskinError('the cage benchmark needs a skeleton that is one chain of joints');
+  const chain = jointChain(skeleton);
   const P = bindJointPositions(skeleton);
   const cage = enclosingTubeCage(
     mesh.positions,
@@ -184,9 +174,12 @@ export function runBenchmark(
   if (methods.includes('cor') && !mesh.centersOfRotation)
     mesh.centersOfRotation = computeCentersOfRotation(mesh).centers;
   const stretch = createStretchDeformer(stretchRigFromSkeleton(skeleton));
-  const cage = methods.includes('cage') ? createCageSkinningDeformer(chainCageRig(mesh, skeleton)) : undefined;
-  const deformerOf = (m: BenchmarkMethod): Deformer =>
-    m === 'stretch' ? stretch : m === 'cage' ? cage! : deformers[m];
+  // Methods that need a rig beyond the skin: built once per benchmark.
+  const rigged: Partial<Record<BenchmarkMethod, Deformer>> = { stretch };
+  if (methods.includes('cage')) rigged.cage = createCageSkinningDeformer(chainCageRig(mesh, skeleton));
+  if (methods.includes('templates'))
+    rigged.templates = createChainTemplateDeformer(buildChainTemplateRig(mesh, skeleton));
+  const deformerOf = (m: BenchmarkMethod): Deformer => rigged[m] ?? deformers[m as keyof typeof deformers];
   const n = mesh.positions.length / 3;
   const rest = restPositions(mesh, skeleton);
   const weld = weldByPosition(rest);

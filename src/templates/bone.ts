@@ -9,7 +9,7 @@
  *   distance of v_r to the plane of b_c and n, `M_j(v) = v_r − (1−s) d tan(α/2) b_c` — a twist
  *   about the bone fading along it, and a skew along it that lays the ring at the joint onto the
  *   plane bisecting the template bone and bone j (α, β, n as in Eq. 3); injective while
- *   d·tan(α/2) < L;
+ *   d·tan(α/2) < L, so the skew is clamped to ±0.9 L;
  * - Eq. 1 with u_j ∝ 1 / s_j and ⊕ blending the distance to the bone axis, the axial coordinate and
  *   the direction about the axis separately, so a vertex on a cylinder about the bone stays on it.
  *
@@ -51,6 +51,15 @@ function bendTwist(bc: number[], rc: number[], bj: number[], rj: number[]) {
   return { alpha, beta, m };
 }
 
+/**
+ * Eq. 4's skew d·tan(α/2), clamped to ±0.9 L so the map stays injective (and invertible) where a
+ * vertex lies farther from the axis than the bone is long over tan(α/2) — short, thick bones.
+ */
+function skew(d: number, alpha: number, length: number): number {
+  const k = d * Math.tan(alpha / 2);
+  return Math.max(-0.9 * length, Math.min(0.9 * length, k));
+}
+
 /** End j's origin and b_c. */
 function endOf(t: BoneTemplateFrame, j: number): { origin: number[]; bc: number[] } {
   const a = [t.axis[0], t.axis[1], t.axis[2]];
@@ -70,7 +79,7 @@ export function boneMap(t: BoneTemplateFrame, j: number, frame: ArrayLike<number
   const vr = new Float64Array(3);
   apply3(axisAngle(bc, (1 - s) * beta), 0, p, 0, vr, 0);
   const d = vr[0] * m[0] + vr[1] * m[1] + vr[2] * m[2];
-  const k = (1 - s) * d * Math.tan(alpha / 2);
+  const k = (1 - s) * skew(d, alpha, t.length);
   for (let c = 0; c < 3; c++) out[o + c] = origin[c] + vr[c] - k * bc[c];
   return out;
 }
@@ -82,7 +91,7 @@ export function boneMapInverse(t: BoneTemplateFrame, j: number, frame: ArrayLike
   const { alpha, beta, m } = bendTwist(bc, rc, [frame[0], frame[1], frame[2]], [frame[3], frame[4], frame[5]]);
   const q = [x[0] - origin[0], x[1] - origin[1], x[2] - origin[2]];
   const d = q[0] * m[0] + q[1] * m[1] + q[2] * m[2];
-  const dt = d * Math.tan(alpha / 2);
+  const dt = skew(d, alpha, t.length);
   const xa = q[0] * bc[0] + q[1] * bc[1] + q[2] * bc[2];
   // x_a = a − (1 − s(a)) d tan(α/2), s(a) = clamp(−a/L): piecewise linear and increasing in a.
   let a = (xa + dt) / (1 - dt / t.length);

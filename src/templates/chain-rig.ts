@@ -1,0 +1,327 @@
+/**
+ * Skinning templates assembled into a cage around a chain of joints (an arm, a leg, a tail, the
+ * benchmark bar) and the deformer they drive (Ju, Zhou, van de Panne, Cohen-Or, Neumann,
+ * "Reusable Skinning Templates Using Cage-based Deformations", SIGGRAPH Asia 2008, §4–5):
+ *
+ * - a **bone template** around every bone (rings at ¼, ½, ¾ of its length), a two-bone **joint
+ *   template** at every inner joint (rings on the parent side, at the joint, on the child side), a
+ *   one-bone cap at both chain ends; consecutive rings (all with the same number of sides and a
+ *   reference direction carried along the chain) are bridged by quad strips, the caps fanned;
+ * - fitted to the skin: each template's radius from the farthest skin vertex around its part of
+ *   the chain, grown together until every skin vertex is inside (bounded);
+ * - the deformation functions evaluated at the fitted rest positions (Eq. 1, with the fitted rest
+ *   cage as the key pose, so the rest pose is exact — Eq. 5–6 for a single key pose).
+ *
+ * Twist: a child bone's twist relative to its parent is carried by the child's bone template
+ * (Eq. 4's fading (1 − s)β), so joint templates and the child bones' ends of bone templates see
+ * the child bones' swing only — the twist is spread along the child bone, the paper's Fig. 12
+ * "twisting" behaviour, and neighbouring rings never disagree about it.
+ *
+ * @module
+ */
+import { bindToCage, type CageBinding } from '../cage/bind.js';
+import type { Cage } from '../cage/cage.js';
+import { createCageDeformer, type CageDeformer } from '../cage/deform.js';
+import { pointsOutside } from '../cage/winding-number.js';
+import { CorskinError } from '../core/errors.js';
+import type { SkinnedMesh } from '../core/mesh.js';
+import { bindJointPositions, type Skeleton } from '../core/skeleton.js';
+import type { Deformer } from '../deformers/contract.js';
+import { splitScale } from '../deformers/two-phase.js';
+import { boneKeyPosition, type BoneTemplateFrame } from './bone.js';
+import { jointKeyPosition } from './joint.js';
+import { axisAngle, apply3, mulT3 } from './rotation.js';
+
+/** Ring sides of the chain templates. */
+const SIDES = 8;
+
+/** What each cage vertex is: part of which template, with its rest position in that template's frame. */
+interface VertexRole {
+  kind: 'bone' | 'joint' | 'cap';
+  /** The chain bone (bone templates, caps) or the joint's index in the chain (joint templates). */
+  index: number;
+  /** Rest position relative to the template's origin, bind-space orientation. */
+  local: number[];
+}
+
+/** A chain of joints with its template cage, skin binding and per-vertex roles. */
+export interface ChainTemplateRig {
+  /** Skeleton joints of the chain, root to leaf; bone i is owned by joint chain[i]. */
+  chain: number[];
+  /** Bind-space bone start points (the joints) and the end point of the last bone, 3·(n + 1). */
+  points: Float64Array;
+  /** Unit bone directions and reference directions (⊥, carried along), 3·n each. */
+  axes: Float64Array;
+  references: Float64Array;
+  cage: Cage;
+  binding: CageBinding;
+  roles: VertexRole[];
+}
+
+const sub = (a: ArrayLike<number>, b: ArrayLike<number>) => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+const dot = (a: ArrayLike<number>, b: ArrayLike<number>) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+const cross = (a: ArrayLike<number>, b: ArrayLike<number>) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+const norm = (a: number[]) => {
+  const l = Math.hypot(a[0], a[1], a[2]);
+  return a.map((x) => x / l);
+};
+const at = (a: ArrayLike<number>, i: number) => [a[3 * i], a[3 * i + 1], a[3 * i + 2]];
+/** The smallest rotation (row-major 3×3) taking unit a to unit b. */
+function minimalRotation(a: number[], b: number[]): Float64Array {
+  const axis = cross(a, b);
+  const s = Math.hypot(axis[0], axis[1], axis[2]);
+  if (s < 1e-15) {
+    if (dot(a, b) > 0) return axisAngle([1, 0, 0], 0);
+    const p = Math.abs(a[0]) < 0.9 ? [1, 0, 0] : [0, 1, 0];
+    return axisAngle(norm(cross(a, p)), Math.PI);
+  }
+  return axisAngle(axis.map((x) => x / s), Math.atan2(s, dot(a, b)));
+}
+const turn = (R: ArrayLike<number>, v: ArrayLike<number>) => {
+  const out = new Float64Array(3);
+  apply3(R, 0, v, 0, out, 0);
+  return Array.from(out);
+};
+
+/** The skeleton's joints as one chain root → leaf. @throws CorskinError otherwise */
+export function jointChain(skeleton: Skeleton): number[] {
+  const { parents } = skeleton;
+  const roots = [...parents.keys()].filter((j) => parents[j] < 0);
+  const chain: number[] = [];
+  for (let j = roots.length === 1 ? roots[0] : -1; j >= 0; ) {
+    chain.push(j);
+    const children = [...parents.keys()].filter((c) => parents[c] === j);
+    if (children.length > 1) break;
+    j = children.length ? children[0] : -1;
+  }
+  if (chain.length < 2 || chain.length !== parents.length)
+    throw new CorskinError('chain templates need a skeleton that is one chain of joints (no branches)');
+  return chain;
+}
+
+/**
+ * Builds the template cage around the joint chain `chain` (default: the whole skeleton, which must
+ * be one chain) of `mesh`, fits it to the skin and binds the skin with PMVC.
+ * @throws CorskinError when the skeleton is not a chain, or the cage cannot be grown to enclose the skin
+ */
+export function buildChainTemplateRig(mesh: SkinnedMesh, skeleton: Skeleton, chain = jointChain(skeleton)): ChainTemplateRig {
+  const P = bindJointPositions(skeleton);
+  const X = mesh.positions;
+  const n = chain.length; // bones: one per chain joint (the last ends where the skin ends)
+  const pts = chain.map((j) => at(P, j));
+  const lastDir = norm(sub(pts[n - 1], pts[n - 2]));
+  const firstDir = norm(sub(pts[1], pts[0]));
+  const reach = (from: number[], dir: number[]) => {
+    let r = 0;
+    for (let i = 0; i < X.length / 3; i++) r = Math.max(r, dot(sub(at(X, i), from), dir));
+    return r;
+  };
+  let totalLength = 0;
+  for (let i = 0; i + 1 < n; i++) totalLength += Math.hypot(...sub(pts[i + 1], pts[i]));
+  const tail = Math.max(reach(pts[n - 1], lastDir), 0.1 * totalLength);
+  const head = Math.max(reach(pts[0], firstDir.map((x) => -x)), 0.02 * totalLength);
+  pts.push(pts[n - 1].map((x, k) => x + lastDir[k] * tail));
+  const points = Float64Array.from(pts.flat());
+  const axes = new Float64Array(3 * n), references = new Float64Array(3 * n);
+  let ref = norm(cross(firstDir, Math.abs(firstDir[0]) < 0.9 ? [1, 0, 0] : [0, 1, 0]));
+  for (let i = 0; i < n; i++) {
+    const a = norm(sub(pts[i + 1], pts[i]));
+    ref = norm(sub(ref, a.map((x) => x * dot(ref, a))));
+    axes.set(a, 3 * i);
+    references.set(ref, 3 * i);
+  }
+  // Radius of each bone's part of the skin (vertices projecting onto it), and of each joint.
+  const boneRadius = new Float64Array(n);
+  for (let v = 0; v < X.length / 3; v++) {
+    const x = at(X, v);
+    let best = Infinity, bone = 0;
+    for (let i = 0; i < n; i++) {
+      const d = sub(pts[i + 1], pts[i]);
+      const t = Math.max(0, Math.min(1, dot(sub(x, pts[i]), d) / dot(d, d)));
+      const dist = Math.hypot(...sub(x, pts[i].map((p, k) => p + t * d[k])));
+      if (dist < best) [best, bone] = [dist, i];
+    }
+    boneRadius[bone] = Math.max(boneRadius[bone], best);
+  }
+  for (let i = 0; i < n; i++) if (!(boneRadius[i] > 0)) boneRadius[i] = 0.05 * totalLength;
+  const lengths = Array.from({ length: n }, (_, i) => Math.hypot(...sub(pts[i + 1], pts[i])));
+  for (let grow = 1.15; ; grow *= 1.15) {
+    const { cage, roles } = assemble(points, axes, references, lengths, boneRadius.map((r) => (r / Math.cos(Math.PI / SIDES)) * grow), head);
+    const outside = pointsOutside(cage, X);
+    if (!outside.length) {
+      const binding = bindToCage(X, cage);
+      return { chain, points, axes, references, cage, binding, roles };
+    }
+    if (grow > 4)
+      throw new CorskinError(`the template cage leaves ${outside.length} skin vertices outside even grown 4×; first: ${outside.slice(0, 5).join(', ')}`);
+  }
+}
+
+/** The cage: rings along the chain, quad strips between consecutive rings, fans at both ends. */
+function assemble(points: Float64Array, axes: Float64Array, refs: Float64Array, lengths: number[], radius: Float64Array, head: number) {
+  const n = lengths.length;
+  const positions: number[] = [];
+  const roles: VertexRole[] = [];
+  const rings: number[][] = [];
+  const ring = (centre: number[], dir: number[], ref: number[], r: number, role: Omit<VertexRole, 'local'>, origin: number[]) => {
+    const other = cross(dir, ref);
+    const ids: number[] = [];
+    for (let s = 0; s < SIDES; s++) {
+      const a = (2 * Math.PI * s) / SIDES;
+      const p = centre.map((c, k) => c + r * (Math.cos(a) * ref[k] + Math.sin(a) * other[k]));
+      ids.push(positions.length / 3);
+      positions.push(...p);
+      roles.push({ ...role, local: sub(p, origin) });
+    }
+    rings.push(ids);
+  };
+  const apex = (p: number[], bone: number, origin: number[]) => {
+    positions.push(...p);
+    roles.push({ kind: 'cap', index: bone, local: sub(p, origin) });
+    return positions.length / 3 - 1;
+  };
+  const P = (i: number) => at(points, i);
+  // Root cap (rigid with bone 0).
+  const a0 = at(axes, 0), r0 = at(refs, 0);
+  const rootApex = apex(P(0).map((x, k) => x - a0[k] * (head + 0.5 * radius[0])), 0, P(0));
+  ring(P(0).map((x, k) => x - a0[k] * head), a0, r0, radius[0], { kind: 'cap', index: 0 }, P(0));
+  // Each inner joint's template reaches h along its two bones.
+  const h = Array.from({ length: n }, (_, i) =>
+    i === 0 ? 0 : Math.min(0.2 * Math.min(lengths[i - 1], lengths[i]), 0.6 * Math.max(radius[i - 1], radius[i])),
+  );
+  for (let i = 0; i < n; i++) {
+    const a = at(axes, i), ref = at(refs, i), L = lengths[i];
+    if (i > 0) {
+      // Joint template at chain joint i, in the parent bone's frame: parent side, joint, child side.
+      const ap = at(axes, i - 1), rp = at(refs, i - 1);
+      const rj = Math.max(radius[i - 1], radius[i]);
+      const mid = norm(ap.map((x, k) => x + a[k]));
+      const midRef = norm(sub(rp, mid.map((x) => x * dot(rp, mid))));
+      ring(P(i).map((x, k) => x - ap[k] * h[i]), ap, rp, rj, { kind: 'joint', index: i }, P(i));
+      ring(P(i), mid, midRef, rj, { kind: 'joint', index: i }, P(i));
+      ring(P(i).map((x, k) => x + a[k] * h[i]), a, ref, rj, { kind: 'joint', index: i }, P(i));
+    }
+    // Bone template: rings at ¼, ½, ¾ of the bone that clear the joint templates at its ends.
+    const lo = h[i] + 0.05 * L, hi = L - (i + 1 < n ? h[i + 1] : 0) - 0.05 * L;
+    const at01 = [0.25, 0.5, 0.75].map((f) => f * L).filter((x) => x > lo && x < hi);
+    for (const x of at01.length ? at01 : [(lo + hi) / 2])
+      ring(P(i).map((c, k) => c + a[k] * x), a, ref, radius[i], { kind: 'bone', index: i }, P(i));
+  }
+  // Leaf cap (rigid with the last bone) at the end of the skin.
+  const an = at(axes, n - 1), rn = at(refs, n - 1);
+  ring(P(n), an, rn, radius[n - 1], { kind: 'cap', index: n - 1 }, P(n - 1));
+  const leafApex = apex(P(n).map((x, k) => x + an[k] * 0.5 * radius[n - 1]), n - 1, P(n - 1));
+  const triangles: number[] = [];
+  for (let s = 0; s < SIDES; s++) triangles.push(rootApex, rings[0][(s + 1) % SIDES], rings[0][s]);
+  for (let k = 0; k + 1 < rings.length; k++)
+    for (let s = 0; s < SIDES; s++) {
+      const t = (s + 1) % SIDES;
+      triangles.push(rings[k][s], rings[k][t], rings[k + 1][t], rings[k][s], rings[k + 1][t], rings[k + 1][s]);
+    }
+  const last = rings[rings.length - 1];
+  for (let s = 0; s < SIDES; s++) triangles.push(leafApex, last[s], last[(s + 1) % SIDES]);
+  const cage: Cage = { positions: Float64Array.from(positions), triangles: Uint32Array.from(triangles) };
+  let vol = 0;
+  const p = cage.positions, tri = cage.triangles;
+  for (let f = 0; f < tri.length; f += 3) vol += dot(at(p, tri[f]), cross(at(p, tri[f + 1]), at(p, tri[f + 2])));
+  if (vol < 0) for (let f = 0; f < tri.length; f += 3) [tri[f + 1], tri[f + 2]] = [tri[f + 2], tri[f + 1]];
+  return { cage, roles };
+}
+
+/** Row-major rotation of each skinning matrix (its proper rotation when scaled or sheared). */
+function boneRotations(skinning: Float64Array): Float64Array {
+  const J = skinning.length / 16;
+  const R = new Float64Array(9 * J);
+  const split = splitScale(skinning);
+  for (let j = 0; j < J; j++)
+    for (let r = 0; r < 3; r++)
+      for (let c = 0; c < 3; c++) R[9 * j + 3 * r + c] = split ? split.rotationMatrices[9 * j + 3 * c + r] : skinning[16 * j + 4 * c + r];
+  return R;
+}
+
+/** Posed cage vertices of the rig for the skinning matrices `skinning` (16·J), into `out` (3·m). */
+export function poseChainTemplates(rig: ChainTemplateRig, skinning: Float64Array, out: Float64Array): Float64Array {
+  const { chain, points, axes, references, roles } = rig;
+  const n = chain.length;
+  const R = boneRotations(skinning);
+  const Rb = (i: number) => R.subarray(9 * chain[i], 9 * chain[i] + 9);
+  const posed = (i: number) => {
+    // The bone start (joint chain[i]) where its skinning matrix puts it.
+    const o = 16 * chain[i], p = at(points, i);
+    return [0, 1, 2].map((r) => skinning[o + r] * p[0] + skinning[o + 4 + r] * p[1] + skinning[o + 8 + r] * p[2] + skinning[o + 12 + r]);
+  };
+  // Per bone: its frames' relevant bones in its own frame (bone templates), and the child's swing
+  // in the parent's frame (joint templates).
+  const childSwing = (i: number, inFrameOf: number) => {
+    // Direction of bone i (child) in bone `inFrameOf`'s rest frame, and its reference swung there.
+    const rel = mulT3(Rb(inFrameOf), Rb(i));
+    const a = at(axes, i);
+    const b = turn(rel, a);
+    return [...b, ...turn(minimalRotation(a, b), at(references, i))];
+  };
+  const local = new Float64Array(3);
+  roles.forEach((role, v) => {
+    let origin: number[], rot: ArrayLike<number>;
+    if (role.kind === 'cap') {
+      origin = posed(role.index);
+      rot = Rb(role.index);
+      apply3(rot, 0, role.local, 0, local, 0);
+    } else if (role.kind === 'bone') {
+      const i = role.index;
+      const a = at(axes, i), ref = at(references, i);
+      const t: BoneTemplateFrame = { axis: a, length: Math.hypot(...sub(at(points, i + 1), at(points, i))), reference: ref };
+      const rest = new Float64Array(12), now = new Float64Array(12);
+      if (i > 0) {
+        // Parent bone at the start: full rotation (twist included) relative to this bone.
+        const rel = mulT3(Rb(i), Rb(i - 1));
+        const bp = at(axes, i - 1).map((x) => -x), rp = at(references, i - 1);
+        rest.set([...bp, ...rp], 0);
+        now.set([...turn(rel, bp), ...turn(rel, rp)], 0);
+      } else {
+        rest.set([...a.map((x) => -x), ...ref], 0);
+        now.set(rest.subarray(0, 6), 0);
+      }
+      if (i + 1 < n) {
+        rest.set([...at(axes, i + 1), ...at(references, i + 1)], 6);
+        now.set(childSwing(i + 1, i), 6);
+      } else {
+        rest.set([...a, ...ref], 6);
+        now.set(rest.subarray(6, 12), 6);
+      }
+      boneKeyPosition(t, { position: role.local, frames: rest }, now, local);
+      origin = posed(i);
+      rot = Rb(i);
+      apply3(rot, 0, local, 0, local, 0);
+    } else {
+      const i = role.index; // joint between bone i − 1 (parent) and bone i (child)
+      const ap = at(axes, i - 1), rp = at(references, i - 1);
+      const rest = Float64Array.from([...ap.map((x) => -x), ...rp, ...at(axes, i), ...at(references, i)]);
+      const now = Float64Array.from([...ap.map((x) => -x), ...rp, ...childSwing(i, i - 1)]);
+      jointKeyPosition([...ap, ...rp], { position: role.local, frames: rest }, now, local);
+      origin = posed(i);
+      rot = Rb(i - 1);
+      apply3(rot, 0, local, 0, local, 0);
+    }
+    for (let k = 0; k < 3; k++) out[3 * v + k] = origin[k] + local[k];
+  });
+  return out;
+}
+
+/**
+ * The registered `templates` method for a chain rig: template functions → cage vertices → skin
+ * through the PMVC binding, with corskin's deformer signature. Allocation-free per frame after
+ * the first call with a given mesh (except the small per-vertex template evaluations).
+ */
+export function createChainTemplateDeformer(rig: ChainTemplateRig): Deformer {
+  const posedCage = new Float64Array(rig.cage.positions.length);
+  let forMesh: SkinnedMesh | undefined;
+  let deformer: CageDeformer | undefined;
+  return (mesh, skinning, out) => {
+    if (mesh !== forMesh) {
+      deformer = createCageDeformer(mesh, rig.binding, rig.cage.positions);
+      forMesh = mesh;
+    }
+    poseChainTemplates(rig, skinning, posedCage);
+    deformer!.deform(posedCage, out);
+  };
+}
