@@ -31,6 +31,8 @@ import { splitScale } from '../deformers/two-phase.js';
 import { boneKeyPosition, type BoneTemplateFrame } from './bone.js';
 import { jointKeyPosition } from './joint.js';
 import { axisAngle, apply3, mulT3 } from './rotation.js';
+import { createRbfWeights } from './key-poses.js';
+import { DEFAULT_TEMPLATE_LIBRARY, type TemplateDefinition, type TemplateLibrary } from './library.js';
 
 /** Ring sides of the chain templates. */
 const SIDES = 8;
@@ -56,6 +58,34 @@ export interface ChainTemplateRig {
   cage: Cage;
   binding: CageBinding;
   roles: VertexRole[];
+  /** The template library the choices come from. */
+  library: TemplateLibrary;
+  /** The bone template of each chain bone (an id of `library`); change with {@link setBoneTemplate}. */
+  boneTemplates: string[];
+}
+
+/**
+ * Switches chain bone `bone`'s template to `id` (a bone template of the rig's library). Templates
+ * of one library share the fitted rest cage, so the binding stands: the next frame shows it.
+ * @throws CorskinError for an unknown id, a joint template, or a bone outside the chain
+ */
+export function setBoneTemplate(rig: ChainTemplateRig, bone: number, id: string): void {
+  if (!(Number.isInteger(bone) && bone >= 0 && bone < rig.chain.length))
+    throw new CorskinError(`bone ${bone} is not in the chain (0–${rig.chain.length - 1})`);
+  const t = rig.library.templates.find((x) => x.id === id);
+  if (!t) throw new CorskinError(`no template "${id}" (bone templates: ${rig.library.templates.filter((x) => x.kind === 'bone').map((x) => x.id).join(', ')})`);
+  if (t.kind !== 'bone') throw new CorskinError(`"${id}" is a ${t.kind} template, not a bone template`);
+  rig.boneTemplates[bone] = id;
+}
+
+/** The bulge of template `t` at the child's bend `bend` (rad from its rest bend): Eq. 2 over the key poses' bends. */
+function bulgeOf(t: TemplateDefinition, bend: number): number {
+  if (t.keyPoses.length === 1) return t.keyPoses[0].bulge;
+  const bends = t.keyPoses.map((k) => (k.bend * Math.PI) / 180);
+  const w = createRbfWeights(bends.length, (i, j) => Math.abs(bends[i] - bends[j]))(bends.map((k) => Math.abs(bend - k)));
+  let bulge = 0;
+  t.keyPoses.forEach((k, i) => (bulge += w[i] * k.bulge));
+  return bulge;
 }
 
 const sub = (a: ArrayLike<number>, b: ArrayLike<number>) => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
@@ -104,7 +134,12 @@ export function jointChain(skeleton: Skeleton): number[] {
  * be one chain) of `mesh`, fits it to the skin and binds the skin with PMVC.
  * @throws CorskinError when the skeleton is not a chain, or the cage cannot be grown to enclose the skin
  */
-export function buildChainTemplateRig(mesh: SkinnedMesh, skeleton: Skeleton, chain = jointChain(skeleton)): ChainTemplateRig {
+export function buildChainTemplateRig(
+  mesh: SkinnedMesh,
+  skeleton: Skeleton,
+  chain = jointChain(skeleton),
+  library: TemplateLibrary = DEFAULT_TEMPLATE_LIBRARY,
+): ChainTemplateRig {
   const P = bindJointPositions(skeleton);
   const X = mesh.positions;
   const n = chain.length; // bones: one per chain joint (the last ends where the skin ends)
@@ -150,7 +185,9 @@ export function buildChainTemplateRig(mesh: SkinnedMesh, skeleton: Skeleton, cha
     const outside = pointsOutside(cage, X);
     if (!outside.length) {
       const binding = bindToCage(X, cage);
-      return { chain, points, axes, references, cage, binding, roles };
+      const fallback = library.templates.find((t) => t.kind === 'bone' && t.keyPoses.length === 1) ?? library.templates.find((t) => t.kind === 'bone');
+      if (!fallback) throw new CorskinError('the template library has no bone template');
+      return { chain, points, axes, references, cage, binding, roles, library, boneTemplates: chain.map(() => fallback.id) };
     }
     if (grow > 4)
       throw new CorskinError(`the template cage leaves ${outside.length} skin vertices outside even grown 4×; first: ${outside.slice(0, 5).join(', ')}`);
@@ -245,64 +282,85 @@ export function poseChainTemplates(rig: ChainTemplateRig, skinning: Float64Array
   const n = chain.length;
   const R = boneRotations(skinning);
   const Rb = (i: number) => R.subarray(9 * chain[i], 9 * chain[i] + 9);
-  const posed = (i: number) => {
-    // The bone start (joint chain[i]) where its skinning matrix puts it.
+  // Per bone, once per frame: where its start is, its template's relevant-bone frames at rest and
+  // now (the parent in full, the child by its swing only), and its bulge.
+  const origin: number[][] = [];
+  const boneRest: Float64Array[] = [], boneNow: Float64Array[] = [], jointRest: Float64Array[] = [], jointNow: Float64Array[] = [];
+  const bulge = new Float64Array(n);
+  const inner: number[][] = [];
+  for (let i = 0; i < n; i++) {
     const o = 16 * chain[i], p = at(points, i);
-    return [0, 1, 2].map((r) => skinning[o + r] * p[0] + skinning[o + 4 + r] * p[1] + skinning[o + 8 + r] * p[2] + skinning[o + 12 + r]);
-  };
-  // Per bone: its frames' relevant bones in its own frame (bone templates), and the child's swing
-  // in the parent's frame (joint templates).
-  const childSwing = (i: number, inFrameOf: number) => {
-    // Direction of bone i (child) in bone `inFrameOf`'s rest frame, and its reference swung there.
-    const rel = mulT3(Rb(inFrameOf), Rb(i));
-    const a = at(axes, i);
-    const b = turn(rel, a);
-    return [...b, ...turn(minimalRotation(a, b), at(references, i))];
-  };
+    origin.push([0, 1, 2].map((r) => skinning[o + r] * p[0] + skinning[o + 4 + r] * p[1] + skinning[o + 8 + r] * p[2] + skinning[o + 12 + r]));
+    const a = at(axes, i), ref = at(references, i);
+    const rest = new Float64Array(12), now = new Float64Array(12);
+    if (i > 0) {
+      const rel = mulT3(Rb(i), Rb(i - 1));
+      const bp = at(axes, i - 1).map((x) => -x), rp = at(references, i - 1);
+      rest.set([...bp, ...rp], 0);
+      now.set([...turn(rel, bp), ...turn(rel, rp)], 0);
+    } else {
+      rest.set([...a.map((x) => -x), ...ref], 0);
+      now.set(rest.subarray(0, 6), 0);
+    }
+    if (i + 1 < n) {
+      const ac = at(axes, i + 1), rc = at(references, i + 1);
+      rest.set([...ac, ...rc], 6);
+      const b = turn(mulT3(Rb(i), Rb(i + 1)), ac);
+      now.set([...b, ...turn(minimalRotation(ac, b), rc)], 6);
+    } else {
+      rest.set([...a, ...ref], 6);
+      now.set(rest.subarray(6, 12), 6);
+    }
+    boneRest.push(rest);
+    boneNow.push(now);
+    // The joint at the start of bone i (i > 0): in the parent's frame, the parent and the child's swing.
+    if (i > 0) {
+      const ap = at(axes, i - 1), rp = at(references, i - 1);
+      jointRest.push(Float64Array.from([...ap.map((x) => -x), ...rp, ...a, ...ref]));
+      const b = turn(mulT3(Rb(i - 1), Rb(i)), a);
+      jointNow.push(Float64Array.from([...ap.map((x) => -x), ...rp, ...b, ...turn(minimalRotation(a, b), ref)]));
+    } else {
+      jointRest.push(new Float64Array(0));
+      jointNow.push(new Float64Array(0));
+    }
+    const b1 = now.subarray(6, 9);
+    const template = rig.library.templates.find((x) => x.id === rig.boneTemplates[i])!;
+    const clampDot = (u: ArrayLike<number>) => Math.max(-1, Math.min(1, dot(a, u)));
+    bulge[i] = i + 1 < n ? bulgeOf(template, Math.max(0, Math.acos(clampDot(b1)) - Math.acos(clampDot(rest.subarray(6, 9))))) : 0;
+    const side = sub(b1, a.map((x) => x * dot(b1, a)));
+    const ls = Math.hypot(side[0], side[1], side[2]);
+    inner.push(ls > 1e-12 ? side.map((x) => x / ls) : [0, 0, 0]);
+  }
   const local = new Float64Array(3);
   roles.forEach((role, v) => {
-    let origin: number[], rot: ArrayLike<number>;
+    const i = role.index;
+    let rot: ArrayLike<number>;
     if (role.kind === 'cap') {
-      origin = posed(role.index);
-      rot = Rb(role.index);
+      rot = Rb(i);
       apply3(rot, 0, role.local, 0, local, 0);
     } else if (role.kind === 'bone') {
-      const i = role.index;
-      const a = at(axes, i), ref = at(references, i);
-      const t: BoneTemplateFrame = { axis: a, length: Math.hypot(...sub(at(points, i + 1), at(points, i))), reference: ref };
-      const rest = new Float64Array(12), now = new Float64Array(12);
-      if (i > 0) {
-        // Parent bone at the start: full rotation (twist included) relative to this bone.
-        const rel = mulT3(Rb(i), Rb(i - 1));
-        const bp = at(axes, i - 1).map((x) => -x), rp = at(references, i - 1);
-        rest.set([...bp, ...rp], 0);
-        now.set([...turn(rel, bp), ...turn(rel, rp)], 0);
-      } else {
-        rest.set([...a.map((x) => -x), ...ref], 0);
-        now.set(rest.subarray(0, 6), 0);
+      const a = at(axes, i);
+      const t: BoneTemplateFrame = { axis: a, length: Math.hypot(...sub(at(points, i + 1), at(points, i))), reference: at(references, i) };
+      boneKeyPosition(t, { position: role.local, frames: boneRest[i] }, boneNow[i], local);
+      if (bulge[i] !== 0) {
+        // The template's bulge: the inner side of the bend swells (or flattens), most mid-bone.
+        const x = dot(local, a);
+        const rho = sub(local, a.map((c) => c * x));
+        const lr = Math.hypot(rho[0], rho[1], rho[2]);
+        const c = lr > 0 ? Math.max(0, dot(rho, inner[i]) / lr) : 0;
+        const f = 1 + bulge[i] * Math.sin(Math.PI * Math.max(0, Math.min(1, x / t.length))) * c * c;
+        for (let k = 0; k < 3; k++) local[k] = a[k] * x + f * rho[k];
       }
-      if (i + 1 < n) {
-        rest.set([...at(axes, i + 1), ...at(references, i + 1)], 6);
-        now.set(childSwing(i + 1, i), 6);
-      } else {
-        rest.set([...a, ...ref], 6);
-        now.set(rest.subarray(6, 12), 6);
-      }
-      boneKeyPosition(t, { position: role.local, frames: rest }, now, local);
-      origin = posed(i);
       rot = Rb(i);
       apply3(rot, 0, local, 0, local, 0);
     } else {
-      const i = role.index; // joint between bone i − 1 (parent) and bone i (child)
       const ap = at(axes, i - 1), rp = at(references, i - 1);
-      const rest = Float64Array.from([...ap.map((x) => -x), ...rp, ...at(axes, i), ...at(references, i)]);
-      const now = Float64Array.from([...ap.map((x) => -x), ...rp, ...childSwing(i, i - 1)]);
-      jointKeyPosition([...ap, ...rp], { position: role.local, frames: rest }, now, local);
-      origin = posed(i);
+      jointKeyPosition([...ap, ...rp], { position: role.local, frames: jointRest[i] }, jointNow[i], local);
       rot = Rb(i - 1);
       apply3(rot, 0, local, 0, local, 0);
     }
-    for (let k = 0; k < 3; k++) out[3 * v + k] = origin[k] + local[k];
+    const o = role.kind === 'cap' ? origin[i] : origin[i];
+    for (let k = 0; k < 3; k++) out[3 * v + k] = o[k] + local[k];
   });
   return out;
 }

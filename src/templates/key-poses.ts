@@ -23,19 +23,18 @@ export function poseDistance(a: ArrayLike<number>, b: ArrayLike<number>): number
 }
 
 /**
- * Prepares the key-pose weights of a template with key poses `keys` (each 6·r frames): returns
- * `weights(frames)` → Float64Array (one per key, ≥ 0, summing to 1; exactly δ at a key pose).
- * RBF φ(d) = d plus a constant; the (n+1)² system is solved once here.
+ * Radial-basis weights over `n` key poses with pairwise distances `distance(i, j)`: returns
+ * `weights(d)` for the distances `d` (n) of a pose to the keys → one weight per key, ≥ 0, summing
+ * to 1, exactly δ at a key. φ(d) = d plus a constant; the (n+1)² system is solved once here.
  * @throws RangeError when two key poses coincide
  */
-export function createKeyPoseWeights(keys: ArrayLike<number>[]): (frames: ArrayLike<number>) => Float64Array {
-  const n = keys.length;
+export function createRbfWeights(n: number, distance: (i: number, j: number) => number): (d: ArrayLike<number>) => Float64Array {
   if (n === 1) return () => Float64Array.of(1);
   // [Φ 1; 1ᵀ 0] X = [I; 0]
   const N = n + 1;
   const A = Array.from({ length: N }, (_, i) =>
     Array.from({ length: N + n }, (_, j) => {
-      if (j < N) return i < n && j < n ? poseDistance(keys[i], keys[j]) : i === n && j === n ? 0 : 1;
+      if (j < N) return i < n && j < n ? distance(i, j) : i === n && j === n ? 0 : 1;
       return i < n && j - N === i ? 1 : 0;
     }),
   );
@@ -51,17 +50,26 @@ export function createKeyPoseWeights(keys: ArrayLike<number>[]): (frames: ArrayL
     }
   }
   const X = A.map((row, i) => row.slice(N).map((v) => v / row[i])); // (n+1) × n
-  return (frames) => {
+  return (d) => {
     const w = new Float64Array(n);
-    const phi = keys.map((k) => poseDistance(frames, k));
     let sum = 0;
     for (let i = 0; i < n; i++) {
       let v = X[n][i];
-      for (let k = 0; k < n; k++) v += phi[k] * X[k][i];
+      for (let k = 0; k < n; k++) v += d[k] * X[k][i];
       w[i] = Math.max(0, v);
       sum += w[i];
     }
     for (let i = 0; i < n; i++) w[i] /= sum;
     return w;
   };
+}
+
+/**
+ * Prepares the key-pose weights of a template with key poses `keys` (each 6·r frames): returns
+ * `weights(frames)` → Float64Array (one per key, ≥ 0, summing to 1; exactly δ at a key pose).
+ * @throws RangeError when two key poses coincide
+ */
+export function createKeyPoseWeights(keys: ArrayLike<number>[]): (frames: ArrayLike<number>) => Float64Array {
+  const weights = createRbfWeights(keys.length, (i, j) => poseDistance(keys[i], keys[j]));
+  return (frames) => weights(keys.map((k) => poseDistance(frames, k)));
 }

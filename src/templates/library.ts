@@ -1,0 +1,96 @@
+/**
+ * Template libraries: a versioned JSON format for sharing bone and joint templates (Ju et al.
+ * 2008's templates are "defined once by artists" and reused), validated on load, and the default
+ * library corskin ships. This first format is parametric: a bone template's key poses give the
+ * child bone's bend (degrees) and a bulge — the relative change of the cage radius on the inner
+ * side of the bend, largest mid-bone (profile sin πt, cos² about the bend direction) — blended
+ * between key poses by Eq. 2. Joint templates are the radial default (Eq. 3 with magnitude and
+ * direction blending).
+ *
+ * ```json
+ * { "format": "corskin-templates", "version": 1,
+ *   "templates": [ { "id": "muscle-bulge", "kind": "bone", "description": "…",
+ *                    "keyPoses": [ { "bend": 0, "bulge": 0 }, { "bend": 90, "bulge": 0.35 } ] } ] }
+ * ```
+ *
+ * @module
+ */
+import { CorskinError } from '../core/errors.js';
+
+/** One key pose of a parametric bone template. */
+export interface BoneKeyPose {
+  /** Bend of the child bone at this key pose, degrees, 0–180. */
+  bend: number;
+  /** Relative radius change on the inner side of the bend, −0.9 to 2. */
+  bulge: number;
+}
+
+/** A template of a library. */
+export interface TemplateDefinition {
+  id: string;
+  kind: 'bone' | 'joint';
+  description?: string;
+  /** Bone templates: key poses, the first at bend 0 with bulge 0 (the fitted rest). */
+  keyPoses: BoneKeyPose[];
+}
+
+/** A validated template library. */
+export interface TemplateLibrary {
+  format: 'corskin-templates';
+  version: 1;
+  templates: TemplateDefinition[];
+}
+
+/** The library corskin ships (ids: radial-bone, muscle-bulge, inverse-bulge, radial-joint). */
+export const DEFAULT_TEMPLATE_LIBRARY: TemplateLibrary = {
+  format: 'corskin-templates',
+  version: 1,
+  templates: [
+    { id: 'radial-bone', kind: 'bone', description: 'radial default: the cage keeps its radius (Ju et al. 2008, Fig. 5 left)', keyPoses: [{ bend: 0, bulge: 0 }] },
+    { id: 'muscle-bulge', kind: 'bone', description: 'the inner side swells as the child bone bends (Fig. 5 middle)', keyPoses: [{ bend: 0, bulge: 0 }, { bend: 90, bulge: 0.35 }] },
+    { id: 'inverse-bulge', kind: 'bone', description: 'the inner side flattens as the child bone bends (Fig. 5 right)', keyPoses: [{ bend: 0, bulge: 0 }, { bend: 90, bulge: -0.25 }] },
+    { id: 'radial-joint', kind: 'joint', description: 'radial default: directions blended on the sphere, no pinching (Fig. 4)', keyPoses: [{ bend: 0, bulge: 0 }] },
+  ],
+};
+
+/**
+ * Validates a parsed template library (`corskin-templates`, version 1).
+ * @param file named in error messages
+ * @throws CorskinError naming the file, the JSON path and the problem
+ */
+export function parseTemplateLibrary(json: unknown, file?: string): TemplateLibrary {
+  const fail = (path: string, problem: string): never => {
+    throw new CorskinError(`template library: ${path} ${problem}`, file);
+  };
+  const o = json as Record<string, unknown>;
+  if (!o || typeof o !== 'object' || Array.isArray(o)) fail('(the file)', 'is not a JSON object');
+  if (o.format !== 'corskin-templates') fail('format', `must be "corskin-templates", got ${JSON.stringify(o.format)}`);
+  if (o.version !== 1) fail('version', `must be 1 (this corskin reads version 1), got ${JSON.stringify(o.version)}`);
+  if (!Array.isArray(o.templates) || !o.templates.length) fail('templates', 'must be a non-empty array');
+  const ids = new Set<string>();
+  const templates = (o.templates as unknown[]).map((t, i): TemplateDefinition => {
+    const at = `templates[${i}]`;
+    const d = t as Record<string, unknown>;
+    if (!d || typeof d !== 'object') fail(at, 'is not an object');
+    if (typeof d.id !== 'string' || !/^[A-Za-z0-9_.-]+$/.test(d.id)) fail(`${at}.id`, 'must be a name of letters, digits, _ . -');
+    if (ids.has(d.id as string)) fail(`${at}.id`, `"${d.id}" is defined twice`);
+    ids.add(d.id as string);
+    if (d.kind !== 'bone' && d.kind !== 'joint') fail(`${at}.kind`, `must be "bone" or "joint", got ${JSON.stringify(d.kind)}`);
+    if (d.description !== undefined && typeof d.description !== 'string') fail(`${at}.description`, 'must be a string');
+    if (!Array.isArray(d.keyPoses) || !d.keyPoses.length) fail(`${at}.keyPoses`, 'must be a non-empty array');
+    const keyPoses = (d.keyPoses as unknown[]).map((k, j): BoneKeyPose => {
+      const kp = k as Record<string, unknown>;
+      const path = `${at}.keyPoses[${j}]`;
+      if (!kp || typeof kp !== 'object') fail(path, 'is not an object');
+      if (typeof kp.bend !== 'number' || !(kp.bend >= 0 && kp.bend <= 180)) fail(`${path}.bend`, 'must be a number of degrees from 0 to 180');
+      if (typeof kp.bulge !== 'number' || !(kp.bulge >= -0.9 && kp.bulge <= 2)) fail(`${path}.bulge`, 'must be a number from -0.9 to 2');
+      return { bend: kp.bend as number, bulge: kp.bulge as number };
+    });
+    if (keyPoses[0].bend !== 0 || keyPoses[0].bulge !== 0) fail(`${at}.keyPoses[0]`, 'must be the rest: { "bend": 0, "bulge": 0 }');
+    const bends = keyPoses.map((k) => k.bend);
+    if (new Set(bends).size !== bends.length) fail(`${at}.keyPoses`, 'has two key poses with the same bend');
+    if (d.kind === 'joint' && keyPoses.length > 1) fail(`${at}.keyPoses`, 'joint templates have one key pose in this format version');
+    return { id: d.id as string, kind: d.kind as 'bone' | 'joint', description: d.description as string | undefined, keyPoses };
+  });
+  return { format: 'corskin-templates', version: 1, templates };
+}
