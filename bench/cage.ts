@@ -107,3 +107,63 @@ export async function measureCage(
     cageOverLbs: median(t.normals) / median(t.lbs),
   };
 }
+
+/** Skinning templates around a joint chain: one frame (template functions + cage + skin) and a template switch. */
+export interface TemplateRow {
+  asset: string;
+  vertices: number;
+  cageVertices: number;
+  buildSeconds: number;
+  /** Template functions → cage vertices, ms (median of 20 frames). */
+  templatesMs: number;
+  /** The whole frame: templates, cage deformation of the skin with normals, ms. */
+  frameMs: number;
+  /** Switching one bone's template and evaluating the next frame, ms. */
+  switchMs: number;
+  lbsFrameMs: number;
+}
+
+export async function measureTemplates(asset: string, mesh: SkinnedMesh, skeleton: Skeleton): Promise<TemplateRow> {
+  const { buildChainTemplateRig, createChainTemplateDeformer, poseChainTemplates, setBoneTemplate } =
+    await import('../src/templates/chain-rig.js');
+  const { bendPose, twistPose } = await import('../src/evaluation/standard-poses.js');
+  const { skinningMatrices } = await import('../src/core/pose.js');
+  const t0 = performance.now();
+  const rig = buildChainTemplateRig(mesh, skeleton);
+  const buildSeconds = (performance.now() - t0) / 1000;
+  const deform = createChainTemplateDeformer(rig);
+  const n = mesh.positions.length / 3;
+  const out = { positions: new Float32Array(3 * n), normals: mesh.normals ? new Float32Array(3 * n) : undefined };
+  const lbsOut = { positions: new Float32Array(3 * n), normals: mesh.normals ? new Float32Array(3 * n) : undefined };
+  const joint = rig.chain[Math.floor(rig.chain.length / 2)];
+  const cage = new Float64Array(rig.cage.positions.length);
+  const t = { templates: [] as number[], frame: [] as number[], lbs: [] as number[], change: [] as number[] };
+  for (let f = 0; f < 21; f++) {
+    const pose =
+      f % 2 ? bendPose(skeleton, joint, [0, 0, 1], (f / 20) * 2) : twistPose(skeleton, joint, (f / 20) * 2.5);
+    const S = skinningMatrices(skeleton, pose);
+    let s = performance.now();
+    poseChainTemplates(rig, S, cage);
+    if (f) t.templates.push(performance.now() - s);
+    s = performance.now();
+    deform(mesh, S, out);
+    if (f) t.frame.push(performance.now() - s);
+    s = performance.now();
+    deformers.lbs(mesh, S, lbsOut);
+    if (f) t.lbs.push(performance.now() - s);
+    s = performance.now();
+    setBoneTemplate(rig, 1, f % 2 ? 'muscle-bulge' : 'radial-bone');
+    deform(mesh, S, out);
+    if (f) t.change.push(performance.now() - s);
+  }
+  return {
+    asset,
+    vertices: n,
+    cageVertices: rig.cage.positions.length / 3,
+    buildSeconds,
+    templatesMs: median(t.templates),
+    frameMs: median(t.frame),
+    switchMs: median(t.change),
+    lbsFrameMs: median(t.lbs),
+  };
+}

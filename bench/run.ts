@@ -25,7 +25,8 @@ import { createIO, readDocument } from '../src/io/node-io.js';
 import { formatTable } from '../src/cli/ui.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
 import { subdivideMidpoint } from './subdivide-mesh.js';
-import { measureCage, type CageRow } from './cage.js';
+import { measureCage, measureTemplates, type CageRow, type TemplateRow } from './cage.js';
+import { barBenchmark } from '../src/evaluation/benchmark.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DATA = join(ROOT, '..', 'shared', 'data');
@@ -300,6 +301,7 @@ async function main(): Promise<void> {
   const pool = createCorWorkerPool(2);
   const rows: Row[] = [];
   const cageRows: CageRow[] = [];
+  const templateRows: TemplateRow[] = [];
   try {
     for (const [, load] of assets) {
       const asset = await load();
@@ -411,6 +413,35 @@ async function main(): Promise<void> {
       ]),
     ),
   );
+  const bar = barBenchmark();
+  templateRows.unshift(await measureTemplates('bar', bar.mesh, bar.skeleton));
+  console.log('\nSkinning templates around a joint chain (Ju et al. 2008): medians of 20 frames');
+  console.log(
+    formatTable(
+      [
+        'asset',
+        'vertices',
+        'cage verts',
+        'build + bind s',
+        'templates ms',
+        'frame ms',
+        'switch + frame ms',
+        'LBS frame ms',
+        'frame/LBS',
+      ],
+      templateRows.map((r) => [
+        r.asset,
+        r.vertices,
+        r.cageVertices,
+        f(r.buildSeconds),
+        f(r.templatesMs, 3),
+        f(r.frameMs, 3),
+        f(r.switchMs, 3),
+        f(r.lbsFrameMs, 3),
+        f(r.frameMs / r.lbsFrameMs),
+      ]),
+    ),
+  );
   const machine = {
     cpu: cpus()[0]?.model,
     cores: cpus().length,
@@ -425,7 +456,7 @@ async function main(): Promise<void> {
   const target = save ? join(ROOT, 'bench', 'results.json') : join(ROOT, '.tmp', 'bench-results.json');
   if (!quick) {
     mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, JSON.stringify({ machine, rows, cageRows }, null, 2) + '\n');
+    writeFileSync(target, JSON.stringify({ machine, rows, cageRows, templateRows }, null, 2) + '\n');
   }
   if (rows.some((r) => r.maxDiffVsThree > 1e-5 || r.simdMaxDiffVsThree > 1e-5)) {
     console.error('corskin LBS and three.js disagree by more than 1e-5 of the bounding-box diagonal');

@@ -105,6 +105,32 @@ export { starCage, type StarCageOptions } from './cage/star.js';
 export { skinCageToSkeleton, createCageSkinningDeformer, type CageRig } from './cage/rig.js';
 export { bindToCageOnWorker, type WorkerCageBindOptions, type CageWorkerRequest } from './cage/web-worker.js';
 export { bindJointPositions } from './core/skeleton.js';
+export { sphericalAverage } from './templates/spherical-average.js';
+export { frameRotation, jointKeyPosition, blendMagnitudeDirection, type TemplateKey } from './templates/joint.js';
+export {
+  boneMap,
+  boneMapInverse,
+  boneKeyPosition,
+  blendCylindrical,
+  type BoneTemplateFrame,
+} from './templates/bone.js';
+export { createKeyPoseWeights, createRbfWeights, poseDistance } from './templates/key-poses.js';
+export {
+  DEFAULT_TEMPLATE_LIBRARY,
+  parseTemplateLibrary,
+  type TemplateLibrary,
+  type TemplateDefinition,
+  type BoneKeyPose,
+} from './templates/library.js';
+export {
+  buildChainTemplateRig,
+  createChainTemplateDeformer,
+  poseChainTemplates,
+  setBoneTemplate,
+  skeletonChain,
+  type ChainTemplateRig,
+  type VertexRole,
+} from './templates/chain-rig.js';
 export { VERSION } from './version.js';
 export {
   createStretchDeformer,

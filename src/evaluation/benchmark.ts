@@ -11,7 +11,7 @@ import { bindJointPositions, type Skeleton } from '../core/skeleton.js';
 import { bindToCage } from '../cage/bind.js';
 import { createCageSkinningDeformer, skinCageToSkeleton, type CageRig } from '../cage/rig.js';
 import { enclosingTubeCage } from '../cage/tube.js';
-import { buildChainTemplateRig, createChainTemplateDeformer, jointChain } from '../templates/chain-rig.js';
+import { buildChainTemplateRig, createChainTemplateDeformer, skeletonChain } from '../templates/chain-rig.js';
 import { computeCentersOfRotation } from '../cor/precompute.js';
 import type { DeformTarget, Deformer } from '../deformers/contract.js';
 import { deformers } from '../deformers/index.js';
@@ -130,7 +130,7 @@ export function armBenchmark(arm: { mesh: SkinnedMesh; skeleton: Skeleton }): Be
  * @throws CorskinError when the skeleton is not a single chain of joints
  */
 export function chainCageRig(mesh: SkinnedMesh, skeleton: Skeleton): CageRig {
-  const chain = jointChain(skeleton);
+  const chain = skeletonChain(skeleton);
   const P = bindJointPositions(skeleton);
   const cage = enclosingTubeCage(
     mesh.positions,

@@ -38,7 +38,7 @@ import { DEFAULT_TEMPLATE_LIBRARY, type TemplateDefinition, type TemplateLibrary
 const SIDES = 8;
 
 /** What each cage vertex is: part of which template, with its rest position in that template's frame. */
-interface VertexRole {
+export interface VertexRole {
   kind: 'bone' | 'joint' | 'cap';
   /** The chain bone (bone templates, caps) or the joint's index in the chain (joint templates). */
   index: number;
@@ -114,7 +114,7 @@ const turn = (R: ArrayLike<number>, v: ArrayLike<number>) => {
 };
 
 /** The skeleton's joints as one chain root → leaf. @throws CorskinError otherwise */
-export function jointChain(skeleton: Skeleton): number[] {
+export function skeletonChain(skeleton: Skeleton): number[] {
   const { parents } = skeleton;
   const roots = [...parents.keys()].filter((j) => parents[j] < 0);
   const chain: number[] = [];
@@ -137,7 +137,7 @@ export function jointChain(skeleton: Skeleton): number[] {
 export function buildChainTemplateRig(
   mesh: SkinnedMesh,
   skeleton: Skeleton,
-  chain = jointChain(skeleton),
+  chain = skeletonChain(skeleton),
   library: TemplateLibrary = DEFAULT_TEMPLATE_LIBRARY,
 ): ChainTemplateRig {
   const P = bindJointPositions(skeleton);
