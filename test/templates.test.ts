@@ -97,6 +97,7 @@ describe('joint templates (Eq. 1, Eq. 3)', () => {
     }
     expect(keyError).toBeLessThan(1e-9);
     expect(radiusError).toBeLessThan(1e-9);
+    console.log(`joint template, linear blend: smallest radius ${linearMin.toFixed(3)} of the sphere`);
     expect(linearMin).toBeLessThan(0.75); // linear blending pulls the sphere in
   });
 
