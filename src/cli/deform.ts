@@ -12,7 +12,7 @@ import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
 import { bindPoseSkinningMatrices, restPose, skinningMatrices } from '../core/pose.js';
 import { computeCentersOfRotation } from '../cor/precompute.js';
 import { deform } from '../deformers/index.js';
-import type { DeformTarget, SkinningMethod } from '../deformers/contract.js';
+import type { DeformTarget, Deformer, SkinningMethod } from '../deformers/contract.js';
 import { createStretchDeformer, stretchRigFromSkeleton } from '../deformers/stretch.js';
 import { createCageSkinningDeformer } from '../cage/rig.js';
 import { readCageRig } from '../io/cage-gltf.js';
@@ -163,6 +163,16 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
   io.out(`wrote ${o.output}: ${vertices} vertices deformed by ${o.method.toUpperCase()} (${when}${morphed})`);
 }
 
+/** Runs a rig's deformer into new arrays (positions, and normals/tangents where the mesh has them). */
+function runRigged(deformer: Deformer, mesh: SkinnedMesh, skinning: Float64Array): DeformTarget {
+  const n = mesh.positions.length / 3;
+  const out: DeformTarget = { positions: new Float32Array(3 * n) };
+  if (mesh.normals) out.normals = new Float32Array(3 * n);
+  if (mesh.tangents) out.tangents = new Float32Array(4 * n);
+  deformer(mesh, skinning, out);
+  return out;
+}
+
 /** The cage rig stored by `corskin bind-cage`: the cage posed by LBS, the skin by the cage. */
 function deformCage(
   document: Document,
@@ -173,12 +183,7 @@ function deformCage(
 ): DeformTarget {
   const rig = readCageRig(document, model, input);
   if (!rig) throw new CorskinError(`${model.name} has no cage; bind one first with corskin bind-cage`, input);
-  const n = mesh.positions.length / 3;
-  const out: DeformTarget = { positions: new Float32Array(3 * n) };
-  if (mesh.normals) out.normals = new Float32Array(3 * n);
-  if (mesh.tangents) out.tangents = new Float32Array(4 * n);
-  createCageSkinningDeformer(rig)(mesh, skinning, out);
-  return out;
+  return runRigged(createCageSkinningDeformer(rig), mesh, skinning);
 }
 
 /**
@@ -202,12 +207,7 @@ function deformTemplates(
   io.err(
     `corskin: ${input}: ${model.name}: template cage of ${rig.cage.positions.length / 3} vertices built and bound`,
   );
-  const n = mesh.positions.length / 3;
-  const out: DeformTarget = { positions: new Float32Array(3 * n) };
-  if (mesh.normals) out.normals = new Float32Array(3 * n);
-  if (mesh.tangents) out.tangents = new Float32Array(4 * n);
-  createChainTemplateDeformer(rig)(mesh, skinning, out);
-  return out;
+  return runRigged(createChainTemplateDeformer(rig), mesh, skinning);
 }
 
 /** Stretch smooth skinning of one model, with the rig read from its skin. */
@@ -222,10 +222,5 @@ function deformStretch(model: SkinnedModel, mesh: SkinnedMesh, skinning: Float64
   const deformer = createStretchDeformer(stretchRigFromSkeleton(model.skeleton, stretchJoints, ends), {
     twistCompensation: o.twistCompensation,
   });
-  const n = mesh.positions.length / 3;
-  const out: DeformTarget = { positions: new Float32Array(3 * n) };
-  if (mesh.normals) out.normals = new Float32Array(3 * n);
-  if (mesh.tangents) out.tangents = new Float32Array(4 * n);
-  deformer(mesh, skinning, out);
-  return out;
+  return runRigged(deformer, mesh, skinning);
 }
