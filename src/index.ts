@@ -64,6 +64,7 @@ export {
 } from './cor/precompute.js';
 export { computeCentersOfRotationOnWorker, type WorkerCorOptions, type CorWorkerRequest } from './cor/web-worker.js';
 export { runWorkerScript, type WorkerScriptOptions } from './core/web-worker.js';
+export { createCorSession, type CorSession, type CorSessionOptions, type CorUpdate } from './cor/session.js';
 export { formatObj, type ObjGroup } from './io/obj.js';
 export {
   twistPose,
