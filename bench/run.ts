@@ -27,6 +27,7 @@ import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
 import { subdivideMidpoint } from './subdivide-mesh.js';
 import { measureCage, measureTemplates, type CageRow, type TemplateRow } from './cage.js';
 import { barBenchmark } from '../src/evaluation/benchmark.js';
+import { measureSession, type SessionRow } from './session.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DATA = join(ROOT, '..', 'shared', 'data');
@@ -302,6 +303,7 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const cageRows: CageRow[] = [];
   const templateRows: TemplateRow[] = [];
+  const sessionRows: SessionRow[] = [];
   try {
     for (const [, load] of assets) {
       const asset = await load();
@@ -309,6 +311,8 @@ async function main(): Promise<void> {
       // Cages: the arm in a tube around its shoulder–elbow–wrist chain, CesiumMan and the
       // armadillo in star-shaped 320-triangle cages (the armadillo bound on 2 workers only).
       const reps = quick ? 1 : 3;
+      if (asset.name === 'CesiumMan' || asset.name === 'CesiumMan-x2' || asset.name === 'arm')
+        sessionRows.push(measureSession(asset.name, asset.mesh, asset.skeleton.parents.length, quick ? 5 : 20));
       if (asset.name === 'arm')
         cageRows.push(await measureCage('arm', asset.mesh, asset.skeleton, { tube: [1, 2, 3] }, reps));
       if (asset.name === 'CesiumMan')
@@ -442,6 +446,35 @@ async function main(): Promise<void> {
       ]),
     ),
   );
+  console.log(
+    '\nWeight painting: CoR update after one brush dab (radius 5% of the height), incremental session vs full recomputation',
+  );
+  console.log(
+    formatTable(
+      [
+        'asset',
+        'vertices',
+        'session start s',
+        'dab median ms',
+        'dab p90 ms',
+        'dab max ms',
+        'vertices redone',
+        'full ms',
+        'full/dab',
+      ],
+      sessionRows.map((r) => [
+        r.asset,
+        r.vertices,
+        f(r.startSeconds),
+        f(r.dabMedianMs, 1),
+        f(r.dabP90Ms, 1),
+        f(r.dabMaxMs, 1),
+        r.recomputed,
+        f(r.fullMs, 1),
+        f(r.speedup, 1),
+      ]),
+    ),
+  );
   const machine = {
     cpu: cpus()[0]?.model,
     cores: cpus().length,
@@ -456,7 +489,7 @@ async function main(): Promise<void> {
   const target = save ? join(ROOT, 'bench', 'results.json') : join(ROOT, '.tmp', 'bench-results.json');
   if (!quick) {
     mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, JSON.stringify({ machine, rows, cageRows, templateRows }, null, 2) + '\n');
+    writeFileSync(target, JSON.stringify({ machine, rows, cageRows, templateRows, sessionRows }, null, 2) + '\n');
   }
   if (rows.some((r) => r.maxDiffVsThree > 1e-5 || r.simdMaxDiffVsThree > 1e-5)) {
     console.error('corskin LBS and three.js disagree by more than 1e-5 of the bounding-box diagonal');

@@ -120,15 +120,25 @@ export function createCorSession(input: SkinnedMesh, options: CorSessionOptions 
       set.add(t);
     }
   }
-  /** The entries of pair `key`: its triangles' sub-triangles in triangle order (as the full table has them). */
-  const entriesOf = (key: number): Float64Array => {
-    const tris = [...(pairTriangles.get(key) ?? [])].sort((a, b) => a - b);
-    const one = concat(tris.map((t) => subdivisions[t]));
-    const table = buildPairTable(one, J);
-    const b = table.buckets.get(key);
-    return b === undefined ? new Float64Array(0) : table.data.slice(6 * table.offsets[b], 6 * table.offsets[b + 1]);
+  /**
+   * Rebuilds the entries of the pairs `keys`: one table over the union of their triangles, in
+   * triangle order (a pair's entries there are exactly its entries in the full table).
+   */
+  const rebuildEntries = (keys: Iterable<number>) => {
+    const list = [...keys];
+    const union = new Set<number>();
+    for (const key of list) for (const t of pairTriangles.get(key) ?? []) union.add(t);
+    const tris = [...union].sort((a, b) => a - b);
+    const part = buildPairTable(concat(tris.map((t) => subdivisions[t]), subdivisions[0]?.stride ?? 3 * K), J);
+    for (const key of list) {
+      const b = part.buckets.get(key);
+      if (b === undefined) {
+        pairEntries.delete(key);
+        pairTriangles.delete(key);
+      } else pairEntries.set(key, part.data.slice(6 * part.offsets[b], 6 * part.offsets[b + 1]));
+    }
   };
-  for (const key of pairTriangles.keys()) pairEntries.set(key, entriesOf(key));
+  rebuildEntries([...pairTriangles.keys()]);
 
   const centers = new Float32Array(3 * n);
   let table = assembleTable(pairEntries, J);
@@ -199,12 +209,7 @@ export function createCorSession(input: SkinnedMesh, options: CorSessionOptions 
         set.add(t);
       }
     }
-    for (const key of touched) {
-      if (!pairTriangles.get(key)?.size) {
-        pairTriangles.delete(key);
-        pairEntries.delete(key);
-      } else pairEntries.set(key, entriesOf(key));
-    }
+    rebuildEntries(touched);
     table = assembleTable(pairEntries, J);
     // 3: re-plan the pairs whose entries or vertex statistics changed.
     const { stats, changed } = restat();
@@ -227,7 +232,13 @@ export function createCorSession(input: SkinnedMesh, options: CorSessionOptions 
     }
     const list: number[] = [];
     for (let i = 0; i < n; i++) if (redo[i]) list.push(i);
-    for (const i of list) centersOfRotationPlanned(plan, mesh, i, i + 1, centers);
+    // Runs of consecutive vertices in one call each.
+    for (let a = 0; a < list.length; ) {
+      let b = a + 1;
+      while (b < list.length && list[b] === list[b - 1] + 1) b++;
+      centersOfRotationPlanned(plan, mesh, list[a], list[b - 1] + 1, centers);
+      a = b;
+    }
     return { recomputed: Int32Array.from(list), triangles: triangles.size, pairs: changed.size, seconds: (performance.now() - start) / 1000 };
   };
 
@@ -279,8 +290,7 @@ export function createCorSession(input: SkinnedMesh, options: CorSessionOptions 
 }
 
 /** Sub-triangles of several triangles, one after the other (in the given order). */
-function concat(parts: SubdividedTriangles[]): SubdividedTriangles {
-  const stride = parts[0]?.stride ?? 0;
+function concat(parts: SubdividedTriangles[], stride: number): SubdividedTriangles {
   let count = 0;
   for (const p of parts) count += p.count;
   const out: SubdividedTriangles = {

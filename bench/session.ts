@@ -1,0 +1,93 @@
+/**
+ * Weight painting with live centers of rotation (part of `npm run bench`): the update after one
+ * brush dab (radius 5% of the character's height, the dab's dominant joint strengthened) on an
+ * incremental session (`createCorSession`), against a full recomputation in the same run.
+ */
+import type { SkinnedMesh } from '../src/core/mesh.js';
+import { computeCentersOfRotation } from '../src/cor/precompute.js';
+import { createCorSession } from '../src/cor/session.js';
+
+export interface SessionRow {
+  asset: string;
+  vertices: number;
+  startSeconds: number;
+  /** Update after a dab, ms: median, 90th percentile, largest (20 dabs). */
+  dabMedianMs: number;
+  dabP90Ms: number;
+  dabMaxMs: number;
+  /** Vertices re-evaluated per dab (median). */
+  recomputed: number;
+  fullMs: number;
+  /** Full recomputation / median dab update. */
+  speedup: number;
+}
+
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
+
+export function measureSession(asset: string, mesh: SkinnedMesh, jointCount: number, dabs = 20): SessionRow {
+  const n = mesh.positions.length / 3;
+  const K = mesh.influences;
+  let t = performance.now();
+  const s = createCorSession(mesh, { jointCount });
+  const startSeconds = (performance.now() - t) / 1000;
+  let height = 0;
+  for (let k = 0; k < 3; k++) {
+    let lo = Infinity,
+      hi = -Infinity;
+    for (let i = k; i < mesh.positions.length; i += 3)
+      [lo, hi] = [Math.min(lo, mesh.positions[i]), Math.max(hi, mesh.positions[i])];
+    height = Math.max(height, hi - lo);
+  }
+  const radius = 0.05 * height;
+  let seed = 11;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const times: number[] = [],
+    counts: number[] = [];
+  for (let d = 0; d < dabs + 1; d++) {
+    const c = Math.floor(rnd() * n);
+    const joint = s.mesh.joints[K * c];
+    const vertices: number[] = [],
+      joints: number[] = [],
+      weights: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const dist = Math.hypot(
+        mesh.positions[3 * i] - mesh.positions[3 * c],
+        mesh.positions[3 * i + 1] - mesh.positions[3 * c + 1],
+        mesh.positions[3 * i + 2] - mesh.positions[3 * c + 2],
+      );
+      if (dist > radius) continue;
+      vertices.push(i);
+      for (let k = 0; k < K; k++) {
+        joints.push(s.mesh.joints[K * i + k]);
+        weights.push(
+          s.mesh.weights[K * i + k] * (s.mesh.joints[K * i + k] === joint ? 1 + 0.5 * (1 - dist / radius) : 1),
+        );
+      }
+    }
+    t = performance.now();
+    const u = s.setWeights(vertices, joints, weights);
+    if (d) {
+      times.push(performance.now() - t);
+      counts.push(u.recomputed.length);
+    }
+  }
+  const full: number[] = [];
+  for (let r = 0; r < 3; r++) {
+    t = performance.now();
+    computeCentersOfRotation(s.mesh);
+    full.push(performance.now() - t);
+  }
+  const median = quantile(times, 0.5);
+  return {
+    asset,
+    vertices: n,
+    startSeconds,
+    dabMedianMs: median,
+    dabP90Ms: quantile(times, 0.9),
+    dabMaxMs: Math.max(...times),
+    recomputed: quantile(counts, 0.5),
+    fullMs: quantile(full, 0.5),
+    speedup: quantile(full, 0.5) / median,
+  };
+}
