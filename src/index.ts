@@ -65,6 +65,7 @@ export {
 export { computeCentersOfRotationOnWorker, type WorkerCorOptions, type CorWorkerRequest } from './cor/web-worker.js';
 export { runWorkerScript, type WorkerScriptOptions } from './core/web-worker.js';
 export { createCorSession, type CorSession, type CorSessionOptions, type CorUpdate } from './cor/session.js';
+export { brushDab, mirrorJoints, type BrushDab, type BrushEdit, type BrushMode } from './weights/brush.js';
 export { formatObj, type ObjGroup } from './io/obj.js';
 export {
   twistPose,
