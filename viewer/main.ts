@@ -25,6 +25,8 @@ import { oneRings, rigidityDistortion, type OneRings } from '../src/metrics/dist
 import { extractSkinnedModels, setCentersOfRotation } from '../src/io/gltf.js';
 import { meshFromGeometry, useSkinningMethod, type GpuSkinningMethod } from '../src/three/index.js';
 import { computeCentersOfRotationOnWorker } from '../src/cor/web-worker.js';
+import { createCorSession, type CorSession } from '../src/cor/session.js';
+import { brushDab, mirrorJoints, type BrushMode } from '../src/weights/brush.js';
 
 // Every registered method the GPU path runs, in the registry's order.
 const GPU_METHODS = SKINNING_METHODS.filter((m) => m.gpu);
@@ -104,6 +106,15 @@ const settings = {
   skeleton: false,
   centers: false,
   heatmap: false,
+  paint: false,
+  paintJoint: '',
+  paintMode: 'add' as BrushMode,
+  paintRadius: 0.05,
+  paintStrength: 0.3,
+  paintFalloff: 'smooth' as 'smooth' | 'linear' | 'constant',
+  paintMirror: false,
+  undo: () => paintUndo(false),
+  redo: () => paintUndo(true),
   load: () => picker.click(),
   exportGlb: () => void exportWithCenters(true).catch((e: Error) => setStatus(`export failed: ${e.message}`)),
 };
@@ -153,6 +164,9 @@ async function loadBytes(data: ArrayBuffer, name: string): Promise<void> {
   bytes = data;
   fileName = name;
   gltf = await loader.parseAsync(data, '');
+  sessions = [];
+  rings = [];
+  undoStack.length = redoStack.length = 0;
   for (const v of views) {
     v.label.remove();
     v.scene.clear();
@@ -257,6 +271,19 @@ function rebuildGui(bones: string[]): void {
   show.add(settings, 'skeleton').onChange((v: boolean) => views.forEach((x) => (x.skeleton.visible = v)));
   show.add(settings, 'centers').name('centers of rotation (CoR view)');
   show.add(settings, 'heatmap').name('distortion heat map');
+  const paint = gui.addFolder('paint weights (CoRs follow)');
+  paint
+    .add(settings, 'paint')
+    .name('paint mode')
+    .onChange(() => void startPainting());
+  paint.add(settings, 'paintJoint', bones).name('joint');
+  paint.add(settings, 'paintMode', ['add', 'subtract', 'replace', 'smooth']).name('brush');
+  paint.add(settings, 'paintRadius', 0.005, 0.3, 0.005).name('radius (× size)');
+  paint.add(settings, 'paintStrength', 0, 1, 0.01).name('strength');
+  paint.add(settings, 'paintFalloff', ['smooth', 'linear', 'constant']).name('falloff');
+  paint.add(settings, 'paintMirror').name('mirror (x)');
+  paint.add(settings, 'undo');
+  paint.add(settings, 'redo');
   gui.add(settings, 'exportGlb').name('precompute CoRs & export .glb');
 }
 
@@ -323,11 +350,13 @@ function updateHeatmap(view: View): void {
     if (!mesh.isSkinnedMesh) return;
     const materials = Array.isArray(mesh.material) ? mesh.material : [mesh.material];
     for (const m of materials as THREE.MeshStandardMaterial[]) {
-      if (m.vertexColors !== settings.heatmap) {
-        m.vertexColors = settings.heatmap;
+      const colored = settings.heatmap || settings.paint;
+      if (m.vertexColors !== colored) {
+        m.vertexColors = colored;
         m.needsUpdate = true;
       }
     }
+    if (settings.paint && paintWeightColors(mesh)) return;
     if (!settings.heatmap) return;
     const c = cpuOf(view, mesh);
     if (view.method === 'cor' && !c.centers) return;
@@ -416,8 +445,32 @@ async function exportWithCenters(download: boolean): Promise<Uint8Array> {
     .registerExtensions(ALL_EXTENSIONS)
     .registerDependencies({ 'meshopt.decoder': MeshoptDecoderIO, 'meshopt.encoder': MeshoptEncoder });
   const doc = await io.readBinary(new Uint8Array(bytes));
+  // Painted weights first (the primitives in the viewer's mesh order), then the centers of the
+  // final weights (the painting session's, bit-identical to a recomputation, where there is one).
+  let part = 0;
+  const painted = new Map<number, CorSession>();
+  for (const model of extractSkinnedModels(doc, fileName))
+    for (const p of model.parts) {
+      const s = sessions[part++];
+      if (!s || s.mesh.positions.length / 3 !== p.vertexCount) continue;
+      const K = s.mesh.influences;
+      const j = new Uint16Array(4 * p.vertexCount),
+        w = new Float32Array(4 * p.vertexCount);
+      for (let i = 0; i < p.vertexCount; i++)
+        for (let k = 0; k < Math.min(4, K); k++) {
+          j[4 * i + k] = s.mesh.joints[K * i + k];
+          w[4 * i + k] = s.mesh.weights[K * i + k];
+        }
+      const buffer = doc.getRoot().listBuffers()[0];
+      p.primitive.setAttribute('JOINTS_0', doc.createAccessor().setType('VEC4').setArray(j).setBuffer(buffer));
+      p.primitive.setAttribute('WEIGHTS_0', doc.createAccessor().setType('VEC4').setArray(w).setBuffer(buffer));
+      painted.set(part - 1, s);
+    }
+  part = 0;
   for (const model of extractSkinnedModels(doc, fileName)) {
-    const centers = await centersWithProgress(model.mesh, model.name);
+    const mine = model.parts.map(() => painted.get(part++));
+    const centers =
+      model.parts.length === 1 && mine[0] ? mine[0].centers.slice() : await centersWithProgress(model.mesh, model.name);
     setCentersOfRotation(doc, model, centers, { sigma: 0.1, epsilon: 0.1, method: 'fast' });
   }
   const out = await io.writeBinary(doc);
@@ -432,6 +485,199 @@ async function exportWithCenters(download: boolean): Promise<Uint8Array> {
   return out;
 }
 
+// ——— Weight painting: a CoR session per skinned mesh (the centers follow every dab) ———
+
+/** The skinned meshes of a view, in traversal order (the same order in every view). */
+function skinnedMeshes(view: View): THREE.SkinnedMesh[] {
+  const list: THREE.SkinnedMesh[] = [];
+  view.root.traverse((o) => (o as THREE.SkinnedMesh).isSkinnedMesh && list.push(o as THREE.SkinnedMesh));
+  return list;
+}
+
+let sessions: (CorSession | undefined)[] = [];
+let rings: number[][][] = [];
+let paintEdits = 0;
+const undoStack: number[] = [];
+const redoStack: number[] = [];
+
+/** Starts the CoR sessions (once per loaded file) when paint mode is on. */
+async function startPainting(): Promise<void> {
+  if (!settings.paint || !views.length || sessions.length) return;
+  setStatus(`${fileName}: preparing the CoR painting session…`);
+  await new Promise((r) => setTimeout(r, 0));
+  sessions = skinnedMeshes(views[0]).map((mesh) => {
+    if (mesh.geometry.getAttribute('joints_1')) return undefined; // 4 influences only
+    const data = meshFromGeometry(mesh);
+    const n = data.positions.length / 3;
+    const ring: number[][] = Array.from({ length: n }, () => []);
+    for (let t = 0; t < data.triangles.length; t += 3)
+      for (let c = 0; c < 3; c++)
+        ring[data.triangles[t + c]].push(data.triangles[t + ((c + 1) % 3)], data.triangles[t + ((c + 2) % 3)]);
+    rings.push(ring);
+    return createCorSession(data, { jointCount: mesh.skeleton.bones.length });
+  });
+  if (!settings.paintJoint) settings.paintJoint = settings.joint;
+  setStatus(`${fileName}: paint mode — drag on the character (CoRs update as you paint)`);
+}
+
+/** Writes a session's current weights and centers into every view's copy of mesh `m`. */
+function pushToViews(m: number, vertices: ArrayLike<number>, recomputed: ArrayLike<number>): void {
+  const s = sessions[m]!;
+  const K = s.mesh.influences;
+  for (const view of views) {
+    const mesh = skinnedMeshes(view)[m];
+    const g = mesh.geometry;
+    const idx = g.getAttribute('skinIndex') as THREE.BufferAttribute,
+      wgt = g.getAttribute('skinWeight') as THREE.BufferAttribute;
+    for (const i of Array.from(vertices))
+      for (let k = 0; k < 4; k++) {
+        idx.setComponent(i, k, k < K ? s.mesh.joints[K * i + k] : 0);
+        wgt.setComponent(i, k, k < K ? s.mesh.weights[K * i + k] : 0);
+      }
+    idx.needsUpdate = wgt.needsUpdate = true;
+    const cor = g.getAttribute('_center_of_rotation') as THREE.BufferAttribute | undefined;
+    if (cor) {
+      for (const i of Array.from(recomputed))
+        cor.setXYZ(i, s.centers[3 * i], s.centers[3 * i + 1], s.centers[3 * i + 2]);
+      cor.needsUpdate = true;
+    }
+    view.cpu.clear();
+  }
+}
+
+const raycaster = new THREE.Raycaster();
+/** One dab where the page pixel (x, y) hits the character (in whichever view it falls). */
+function paintAt(x: number, y: number): boolean {
+  const r = renderer.domElement.getBoundingClientRect();
+  const shown = settings.layout === 'side' ? views : views.filter((v) => v.method === settings.method);
+  const cw = r.width / shown.length;
+  const k = Math.min(shown.length - 1, Math.max(0, Math.floor((x - r.left) / cw)));
+  const view = shown[k];
+  raycaster.setFromCamera(
+    new THREE.Vector2(((x - r.left - k * cw) / cw) * 2 - 1, 1 - ((y - r.top) / r.height) * 2),
+    camera,
+  );
+  const meshes = skinnedMeshes(view);
+  const hit = raycaster.intersectObjects(meshes, false)[0];
+  if (!hit || !hit.face) return false;
+  const m = meshes.indexOf(hit.object as THREE.SkinnedMesh);
+  const session = sessions[m];
+  if (!session) return false;
+  // The face corner nearest the hit, and its bind-space position: the dab's centre.
+  const mesh = meshes[m];
+  let best = hit.face.a,
+    bestD = Infinity;
+  for (const c of [hit.face.a, hit.face.b, hit.face.c]) {
+    const p = mesh.getVertexPosition(c, new THREE.Vector3()).applyMatrix4(mesh.matrixWorld);
+    const d = p.distanceToSquared(hit.point);
+    if (d < bestD) [best, bestD] = [c, d];
+  }
+  const P = session.mesh.positions;
+  let lo = Infinity,
+    hi = -Infinity;
+  for (let i = 1; i < P.length; i += 3) [lo, hi] = [Math.min(lo, P[i]), Math.max(hi, P[i])];
+  const bones = mesh.skeleton.bones;
+  const joint = Math.max(
+    0,
+    bones.findIndex((b) => b.name === settings.paintJoint),
+  );
+  const parent = bones.indexOf(bones[joint].parent as THREE.Bone);
+  const size = new THREE.Box3()
+    .setFromBufferAttribute(mesh.geometry.getAttribute('position') as THREE.BufferAttribute)
+    .getSize(new THREE.Vector3())
+    .length();
+  const edit = brushDab(
+    session.mesh,
+    {
+      mode: settings.paintMode,
+      joint,
+      centre: [P[3 * best], P[3 * best + 1], P[3 * best + 2]],
+      radius: settings.paintRadius * size,
+      strength: settings.paintStrength,
+      falloff: settings.paintFalloff,
+      fallbackJoint: parent >= 0 ? parent : undefined,
+      mirror: settings.paintMirror ? { axis: 0, joints: mirrorJoints(bones.map((b) => b.name)) } : undefined,
+    },
+    bones.length,
+    rings[m],
+  );
+  if (!edit.vertices.length) return false;
+  const u = session.setWeights(edit.vertices, edit.joints, edit.weights);
+  pushToViews(m, edit.vertices, u.recomputed);
+  undoStack.push(m);
+  redoStack.length = 0;
+  paintEdits++;
+  setStatus(
+    `${fileName}: painted ${edit.vertices.length} vertices; ${u.recomputed.length} centers updated in ${(u.seconds * 1000).toFixed(1)} ms`,
+  );
+  return true;
+}
+
+function paintUndo(redo: boolean): void {
+  const m = (redo ? redoStack : undoStack).pop();
+  if (m === undefined) return;
+  const s = sessions[m]!;
+  const before = s.mesh.weights.slice(),
+    beforeJ = s.mesh.joints.slice();
+  const u = redo ? s.redo() : s.undo();
+  if (!u) return;
+  (redo ? undoStack : redoStack).push(m);
+  const changed: number[] = [];
+  for (let i = 0; i < before.length / s.mesh.influences; i++)
+    for (let k = 0; k < s.mesh.influences; k++)
+      if (
+        before[s.mesh.influences * i + k] !== s.mesh.weights[s.mesh.influences * i + k] ||
+        beforeJ[s.mesh.influences * i + k] !== s.mesh.joints[s.mesh.influences * i + k]
+      ) {
+        changed.push(i);
+        break;
+      }
+  pushToViews(m, changed, u.recomputed);
+  paintEdits++;
+}
+
+/** Vertex colours = the painted joint's weight (blue 0 → red 1); false when not painting this mesh. */
+function paintWeightColors(mesh: THREE.SkinnedMesh): boolean {
+  const bones = mesh.skeleton.bones;
+  const j = bones.findIndex((b) => b.name === settings.paintJoint);
+  if (j < 0) return false;
+  const idx = mesh.geometry.getAttribute('skinIndex'),
+    wgt = mesh.geometry.getAttribute('skinWeight');
+  let colors = mesh.geometry.getAttribute('color') as THREE.BufferAttribute | undefined;
+  if (!colors || colors.count !== idx.count) {
+    colors = new THREE.BufferAttribute(new Float32Array(3 * idx.count), 3);
+    mesh.geometry.setAttribute('color', colors);
+  }
+  const color = new THREE.Color();
+  for (let i = 0; i < idx.count; i++) {
+    let w = 0;
+    for (let k = 0; k < 4; k++) if (idx.getComponent(i, k) === j) w += wgt.getComponent(i, k);
+    color.setHSL(0.66 * (1 - Math.min(1, w)), 0.9, 0.5);
+    colors.setXYZ(i, color.r, color.g, color.b);
+  }
+  colors.needsUpdate = true;
+  return true;
+}
+
+let painting = false;
+renderer.domElement.addEventListener('pointerdown', (e) => {
+  if (!settings.paint || !sessions.length) return;
+  painting = paintAt(e.clientX, e.clientY);
+  controls.enabled = !painting;
+});
+renderer.domElement.addEventListener('pointermove', (e) => {
+  if (painting) paintAt(e.clientX, e.clientY);
+});
+window.addEventListener('pointerup', () => {
+  painting = false;
+  controls.enabled = true;
+});
+window.addEventListener('keydown', (e) => {
+  if (!(e.ctrlKey || e.metaKey) || !settings.paint) return;
+  if (e.key === 'z') paintUndo(e.shiftKey);
+  if (e.key === 'y') paintUndo(true);
+});
+
 /** The page's API for tests and `corskin render`. */
 const api = {
   get ready() {
@@ -444,6 +690,39 @@ const api = {
     await loadBytes(await r.arrayBuffer(), url.split('/').pop() ?? 'model.glb');
   },
   exportGlb: async () => Array.from(await exportWithCenters(false)),
+  loadBytes: async (data: number[], name: string) => loadBytes(new Uint8Array(data).buffer, name),
+  /** Pixel position (CSS px, page) of a joint in the first shown view. */
+  jointScreen: (name: string) => {
+    const v = settings.layout === 'side' ? views[0] : views.find((x) => x.method === settings.method)!;
+    const bone = v.root.getObjectByName(name);
+    if (!bone) return undefined;
+    const p = bone.getWorldPosition(new THREE.Vector3()).project(camera);
+    const shown = settings.layout === 'side' ? views.length : 1;
+    const cw = app.clientWidth / shown;
+    const r = renderer.domElement.getBoundingClientRect();
+    return { x: r.left + ((p.x + 1) / 2) * cw, y: r.top + ((1 - p.y) / 2) * app.clientHeight };
+  },
+  /** Total weight of `joint` over the first skinned mesh, and a checksum of its centers (painting state). */
+  paintSummary: (joint: string) => {
+    const mesh = skinnedMeshes(views[0])[0];
+    const j = mesh.skeleton.bones.findIndex((b) => b.name === joint);
+    const idx = mesh.geometry.getAttribute('skinIndex'),
+      wgt = mesh.geometry.getAttribute('skinWeight');
+    let total = 0;
+    for (let i = 0; i < idx.count; i++)
+      for (let k = 0; k < 4; k++) if (idx.getComponent(i, k) === j) total += wgt.getComponent(i, k);
+    const corView = views.find((v) => v.method === 'cor');
+    const cor = corView && skinnedMeshes(corView)[0].geometry.getAttribute('_center_of_rotation');
+    let sum = 0;
+    if (cor) for (let i = 0; i < cor.array.length; i++) sum += (cor.array[i] as number) * ((i % 7) + 1);
+    return { total, centers: sum, edits: paintEdits };
+  },
+  /** One brush stroke from (x0, y0) to (x1, y1), page pixels, in `steps` dabs (as the mouse would paint). */
+  stroke: async (x0: number, y0: number, x1: number, y1: number, steps = 8) => {
+    await startPainting();
+    for (let k = 0; k <= steps; k++) paintAt(x0 + ((x1 - x0) * k) / steps, y0 + ((y1 - y0) * k) / steps);
+    return paintEdits;
+  },
   /** The methods the viewer offers (label → id), as its method menu lists them. */
   methods: () => Object.fromEntries(GPU_METHODS.map((m) => [m.label, m.id])),
   frameTimes: () => Object.fromEntries(views.map((v) => [v.method, median(v.times)])),
