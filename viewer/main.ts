@@ -5,7 +5,7 @@
  * picked are read locally; nothing is uploaded.
  *
  * URL parameters (used by `corskin render`): model, method, layout (side|single), animation, time,
- * joint, twist, bend (degrees), ui=0.
+ * joint, twist, bend (degrees), paint (a joint: its weights as a heat map), ui=0.
  */
 import { WebIO } from '@gltf-transform/core';
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
@@ -106,8 +106,8 @@ const settings = {
   skeleton: false,
   centers: false,
   heatmap: false,
-  paint: false,
-  paintJoint: '',
+  paint: params.has('paint'),
+  paintJoint: params.get('paint') ?? '',
   paintMode: 'add' as BrushMode,
   paintRadius: 0.05,
   paintStrength: 0.3,

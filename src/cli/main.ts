@@ -252,6 +252,7 @@ function buildProgram(io: Io): Command {
     .option('--joint <name>', 'joint to pose')
     .option('--twist <degrees>', 'twist of --joint about its bone', Number)
     .option('--bend <degrees>', 'bend of --joint', Number)
+    .option('--paint <joint>', "show the viewer's paint mode: this joint's weights as a heat map")
     .option('--size <WxH>', 'image size', '800x600')
     .requiredOption('-o, --output <file>', 'output .png')
     .option('--force', 'allow overwriting the input')

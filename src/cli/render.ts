@@ -104,6 +104,8 @@ export interface RenderOptions {
   joint?: string;
   twist?: number;
   bend?: number;
+  /** Joint whose weights the picture shows as a heat map (the viewer's paint mode). */
+  paint?: string;
   size: string;
   output: string;
   force?: boolean;
@@ -136,6 +138,7 @@ export async function renderCommand(io: Io, input: string, o: RenderOptions): Pr
     if (o.joint) q.set('joint', o.joint);
     if (o.twist) q.set('twist', String(o.twist));
     if (o.bend) q.set('bend', String(o.bend));
+    if (o.paint) q.set('paint', o.paint);
     await page.goto(`${server.url}?${q}`);
     try {
       await page.waitForFunction(
