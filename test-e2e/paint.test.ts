@@ -113,4 +113,31 @@ describe('weight painting in the viewer', () => {
     expect(diff).toBeLessThan(1e-5);
     expect(errors).toEqual([]);
   });
+
+  it('the CoR check colours the character, and one click smooths the weights around the joint', async () => {
+    const plain = await page.locator('canvas').screenshot();
+    await set('corCheck', true);
+    await page.waitForTimeout(400);
+    expect((await page.locator('canvas').screenshot()).equals(plain)).toBe(false);
+    await set('corCheck', false);
+    // The CoR check measures against the bones: the elbow's bind position is where the file puts it.
+    const [model] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
+    const { bindJointPositions } = await import('../src/core/skeleton.js');
+    const P = bindJointPositions(model.skeleton);
+    const j = model.skeleton.jointNames.indexOf(JOINT);
+    const elbow = (await api(
+      (v, a) => (v as unknown as { bindJoint: (n: string) => number[] }).bindJoint(a as string),
+      JOINT,
+    )) as number[];
+    expect(Math.hypot(elbow[0] - P[3 * j], elbow[1] - P[3 * j + 1], elbow[2] - P[3 * j + 2])).toBeLessThan(1e-4);
+    const before = await api((v, a) => v.paintSummary(a as string), JOINT);
+    await api((v) => (v.settings.smoothJoint as () => void)());
+    await page.waitForFunction(
+      (n) => (window as unknown as { viewer: Viewer }).viewer.paintSummary('Skeleton_arm_joint_L__3_').edits > n,
+      before.edits,
+    );
+    const after = await api((v, a) => v.paintSummary(a as string), JOINT);
+    expect(after.centers).not.toBe(before.centers);
+    expect(errors).toEqual([]);
+  });
 });

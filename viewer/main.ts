@@ -113,6 +113,9 @@ const settings = {
   paintStrength: 0.3,
   paintFalloff: 'smooth' as 'smooth' | 'linear' | 'constant',
   paintMirror: false,
+  /** Colour the vertices whose CoR lies far from their bones (the weights' trouble spots for CoR). */
+  corCheck: false,
+  smoothJoint: () => smoothAroundJoint(),
   undo: () => paintUndo(false),
   redo: () => paintUndo(true),
   load: () => picker.click(),
@@ -282,6 +285,8 @@ function rebuildGui(bones: string[]): void {
   paint.add(settings, 'paintStrength', 0, 1, 0.01).name('strength');
   paint.add(settings, 'paintFalloff', ['smooth', 'linear', 'constant']).name('falloff');
   paint.add(settings, 'paintMirror').name('mirror (x)');
+  paint.add(settings, 'smoothJoint').name('smooth weights around the joint');
+  paint.add(settings, 'corCheck').name('CoR check (red: far from the bones)');
   paint.add(settings, 'undo');
   paint.add(settings, 'redo');
   gui.add(settings, 'exportGlb').name('precompute CoRs & export .glb');
@@ -350,12 +355,13 @@ function updateHeatmap(view: View): void {
     if (!mesh.isSkinnedMesh) return;
     const materials = Array.isArray(mesh.material) ? mesh.material : [mesh.material];
     for (const m of materials as THREE.MeshStandardMaterial[]) {
-      const colored = settings.heatmap || settings.paint;
+      const colored = settings.heatmap || settings.paint || settings.corCheck;
       if (m.vertexColors !== colored) {
         m.vertexColors = colored;
         m.needsUpdate = true;
       }
     }
+    if (settings.corCheck && corCheckColors(mesh, skinnedMeshes(view).indexOf(mesh))) return;
     if (settings.paint && paintWeightColors(mesh)) return;
     if (!settings.heatmap) return;
     const c = cpuOf(view, mesh);
@@ -659,6 +665,115 @@ function paintWeightColors(mesh: THREE.SkinnedMesh): boolean {
   return true;
 }
 
+/** Bind-space joint positions of a skinned mesh (the inverse of each inverse bind matrix, in the geometry's space). */
+function bindJoints(mesh: THREE.SkinnedMesh): Float64Array {
+  const bones = mesh.skeleton.bones;
+  const P = new Float64Array(3 * bones.length);
+  const m = new THREE.Matrix4();
+  const v = new THREE.Vector3();
+  bones.forEach((_, j) => {
+    m.copy(mesh.skeleton.boneInverses[j]).invert(); // glTF inverse bind matrices map the mesh's own space to the joint
+    v.setFromMatrixPosition(m);
+    P.set([v.x, v.y, v.z], 3 * j);
+  });
+  return P;
+}
+
+/**
+ * CoR check colours: each vertex's center of rotation against the bones of its two largest
+ * influences (segments joint → parent joint in the bind pose): green within 10% of the mesh's size,
+ * red from 25% (the CoR sits away from where the skin bends, e.g. weights that mix distant bones).
+ */
+function corCheckColors(mesh: THREE.SkinnedMesh, index: number): boolean {
+  const corView = views.find((v) => v.method === 'cor');
+  const source = corView && skinnedMeshes(corView)[index]?.geometry.getAttribute('_center_of_rotation');
+  if (!source) return false;
+  const P = bindJoints(mesh);
+  const parents = mesh.skeleton.bones.map((b) => mesh.skeleton.bones.indexOf(b.parent as THREE.Bone));
+  const idx = mesh.geometry.getAttribute('skinIndex'),
+    wgt = mesh.geometry.getAttribute('skinWeight');
+  const size = new THREE.Box3()
+    .setFromBufferAttribute(mesh.geometry.getAttribute('position') as THREE.BufferAttribute)
+    .getSize(new THREE.Vector3())
+    .length();
+  let colors = mesh.geometry.getAttribute('color') as THREE.BufferAttribute | undefined;
+  if (!colors || colors.count !== idx.count) {
+    colors = new THREE.BufferAttribute(new Float32Array(3 * idx.count), 3);
+    mesh.geometry.setAttribute('color', colors);
+  }
+  const seg = (x: number[], j: number) => {
+    const a = [P[3 * j], P[3 * j + 1], P[3 * j + 2]];
+    const p = parents[j];
+    if (p < 0) return Math.hypot(x[0] - a[0], x[1] - a[1], x[2] - a[2]);
+    const b = [P[3 * p], P[3 * p + 1], P[3 * p + 2]];
+    const d = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+    const t = Math.max(
+      0,
+      Math.min(
+        1,
+        ((x[0] - a[0]) * d[0] + (x[1] - a[1]) * d[1] + (x[2] - a[2]) * d[2]) / (d[0] ** 2 + d[1] ** 2 + d[2] ** 2 || 1),
+      ),
+    );
+    return Math.hypot(x[0] - a[0] - t * d[0], x[1] - a[1] - t * d[1], x[2] - a[2] - t * d[2]);
+  };
+  const color = new THREE.Color();
+  for (let i = 0; i < idx.count; i++) {
+    const slots = [0, 1, 2, 3].sort((a, b) => wgt.getComponent(i, b) - wgt.getComponent(i, a));
+    const c = [source.getX(i), source.getY(i), source.getZ(i)];
+    let d = Infinity;
+    for (const k of slots.slice(0, 2)) if (wgt.getComponent(i, k) > 0) d = Math.min(d, seg(c, idx.getComponent(i, k)));
+    const t = Math.max(0, Math.min(1, (d / size - 0.1) / 0.15));
+    color.setHSL(0.33 * (1 - t), 0.9, 0.5);
+    colors.setXYZ(i, color.r, color.g, color.b);
+  }
+  colors.needsUpdate = true;
+  return true;
+}
+
+/** Smooths the painted joint's neighbourhood in one dab (radius 3× the brush, full strength). */
+function smoothAroundJoint(): void {
+  settings.paint = true;
+  void startPainting().then(() => {
+    const meshes = skinnedMeshes(views[0]);
+    meshes.forEach((mesh, m) => {
+      const session = sessions[m];
+      const j = mesh.skeleton.bones.findIndex((b) => b.name === settings.paintJoint);
+      if (!session || j < 0) return;
+      // The centre: the vertex where the joint's weight is largest (bind space).
+      const { positions: P, joints: JS, weights: WS, influences: K } = session.mesh;
+      let best = 0;
+      let bestW = -1;
+      for (let i = 0; i < P.length / 3; i++) {
+        let w = 0;
+        for (let k = K * i; k < K * i + K; k++) if (JS[k] === j) w += WS[k];
+        if (w > bestW) [best, bestW] = [i, w];
+      }
+      const size = new THREE.Box3()
+        .setFromBufferAttribute(mesh.geometry.getAttribute('position') as THREE.BufferAttribute)
+        .getSize(new THREE.Vector3())
+        .length();
+      const edit = brushDab(
+        session.mesh,
+        {
+          mode: 'smooth',
+          joint: j,
+          centre: [P[3 * best], P[3 * best + 1], P[3 * best + 2]],
+          radius: 3 * settings.paintRadius * size,
+          strength: 1,
+        },
+        mesh.skeleton.bones.length,
+        rings[m],
+      );
+      if (!edit.vertices.length) return;
+      const u = session.setWeights(edit.vertices, edit.joints, edit.weights);
+      pushToViews(m, edit.vertices, u.recomputed);
+      undoStack.push(m);
+      redoStack.length = 0;
+      paintEdits++;
+    });
+  });
+}
+
 let painting = false;
 renderer.domElement.addEventListener('pointerdown', (e) => {
   if (!settings.paint || !sessions.length) return;
@@ -716,6 +831,12 @@ const api = {
     let sum = 0;
     if (cor) for (let i = 0; i < cor.array.length; i++) sum += (cor.array[i] as number) * ((i % 7) + 1);
     return { total, centers: sum, edits: paintEdits };
+  },
+  /** Bind-space position of a joint (as the CoR check measures) — for tests. */
+  bindJoint: (name: string) => {
+    const mesh = skinnedMeshes(views[0])[0];
+    const j = mesh.skeleton.bones.findIndex((b) => b.name === name);
+    return j < 0 ? undefined : Array.from(bindJoints(mesh).subarray(3 * j, 3 * j + 3));
   },
   /** One brush stroke from (x0, y0) to (x1, y1), page pixels, in `steps` dabs (as the mouse would paint). */
   stroke: async (x0: number, y0: number, x1: number, y1: number, steps = 8) => {
