@@ -27,7 +27,7 @@ import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
 import { subdivideMidpoint } from './subdivide-mesh.js';
 import { measureCage, measureTemplates, type CageRow, type TemplateRow } from './cage.js';
 import { barBenchmark } from '../src/evaluation/benchmark.js';
-import { measureSession, type SessionRow } from './session.js';
+import { measureSession, measureSessionInChromium, type SessionRow } from './session.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DATA = join(ROOT, '..', 'shared', 'data');
@@ -475,6 +475,11 @@ async function main(): Promise<void> {
       ]),
     ),
   );
+  const chromiumDabs = await measureSessionInChromium(cesium, 'Skeleton_arm_joint_L__3_', quick ? 2 : 6);
+  if (chromiumDabs)
+    console.log(
+      `In headless Chromium (the viewer's paint mode on CesiumMan, ${chromiumDabs.dabs} dabs): median ${f(chromiumDabs.medianMs, 1)} ms, p90 ${f(chromiumDabs.p90Ms, 1)} ms per dab update`,
+    );
   const machine = {
     cpu: cpus()[0]?.model,
     cores: cpus().length,
@@ -489,7 +494,10 @@ async function main(): Promise<void> {
   const target = save ? join(ROOT, 'bench', 'results.json') : join(ROOT, '.tmp', 'bench-results.json');
   if (!quick) {
     mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, JSON.stringify({ machine, rows, cageRows, templateRows, sessionRows }, null, 2) + '\n');
+    writeFileSync(
+      target,
+      JSON.stringify({ machine, rows, cageRows, templateRows, sessionRows, chromiumDabs }, null, 2) + '\n',
+    );
   }
   if (rows.some((r) => r.maxDiffVsThree > 1e-5 || r.simdMaxDiffVsThree > 1e-5)) {
     console.error('corskin LBS and three.js disagree by more than 1e-5 of the bounding-box diagonal');

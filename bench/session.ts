@@ -91,3 +91,60 @@ export function measureSession(asset: string, mesh: SkinnedMesh, jointCount: num
     speedup: quantile(full, 0.5) / median,
   };
 }
+
+/**
+ * The same dab update in headless Chromium: the viewer in paint mode on `file`, strokes across
+ * `joint` (each a few dabs), the session's own timing of every dab.
+ */
+export async function measureSessionInChromium(
+  file: string,
+  joint: string,
+  strokes = 6,
+): Promise<{ dabs: number; medianMs: number; p90Ms: number } | undefined> {
+  const { serveViewer } = await import('../src/cli/viewer-server.js');
+  const { CHROMIUM_ARGS, chromiumPath } = await import('../src/cli/render.js');
+  let executablePath: string;
+  try {
+    executablePath = chromiumPath();
+  } catch {
+    return undefined; // no Chromium here: the Node figures stand alone
+  }
+  const { chromium } = await import('playwright-core');
+  const server = await serveViewer(file);
+  const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+  try {
+    const page = await browser.newPage({ viewport: { width: 960, height: 720 } });
+    type V = {
+      ready: boolean;
+      settings: Record<string, unknown>;
+      jointScreen: (n: string) => { x: number; y: number };
+      stroke: (x0: number, y0: number, x1: number, y1: number, steps: number) => Promise<number>;
+      paintTimings: () => number[];
+    };
+    await page.goto(`${server.url}?model=/model.glb&layout=single&method=cor`);
+    await page.waitForFunction(() => (window as unknown as { viewer?: V }).viewer?.ready === true, null, {
+      timeout: 120_000,
+    });
+    const times = await page.evaluate(
+      async ([name, count]) => {
+        const v = (window as unknown as { viewer: V }).viewer;
+        Object.assign(v.settings, {
+          paint: true,
+          paintJoint: name,
+          paintMode: 'add',
+          paintStrength: 0.2,
+          paintRadius: 0.05,
+        });
+        const p = v.jointScreen(name as string);
+        for (let k = 0; k < (count as number); k++) await v.stroke(p.x - 8, p.y - 8 + k, p.x + 8, p.y + 8 - k, 4);
+        return v.paintTimings();
+      },
+      [joint, strokes] as const,
+    );
+    const ms = times.slice(1).map((s) => 1000 * s);
+    return { dabs: ms.length, medianMs: quantile(ms, 0.5), p90Ms: quantile(ms, 0.9) };
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}

@@ -503,6 +503,8 @@ function skinnedMeshes(view: View): THREE.SkinnedMesh[] {
 let sessions: (CorSession | undefined)[] = [];
 let rings: number[][][] = [];
 let paintEdits = 0;
+/** Seconds each dab's CoR update took (the session's own timing), for the bench. */
+const paintSeconds: number[] = [];
 const undoStack: number[] = [];
 const redoStack: number[] = [];
 
@@ -609,6 +611,7 @@ function paintAt(x: number, y: number): boolean {
   );
   if (!edit.vertices.length) return false;
   const u = session.setWeights(edit.vertices, edit.joints, edit.weights);
+  paintSeconds.push(u.seconds);
   pushToViews(m, edit.vertices, u.recomputed);
   undoStack.push(m);
   redoStack.length = 0;
@@ -832,6 +835,8 @@ const api = {
     if (cor) for (let i = 0; i < cor.array.length; i++) sum += (cor.array[i] as number) * ((i % 7) + 1);
     return { total, centers: sum, edits: paintEdits };
   },
+  /** Seconds each dab's CoR update took so far. */
+  paintTimings: () => paintSeconds.slice(),
   /** Bind-space position of a joint (as the CoR check measures) — for tests. */
   bindJoint: (name: string) => {
     const mesh = skinnedMeshes(views[0])[0];

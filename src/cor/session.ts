@@ -20,8 +20,8 @@
  */
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
-import { buildPairTable, type PairTable } from './centers.js';
-import { centersOfRotationPlanned, exactPlan, pairVertexStats, planPairs, type FastCorResolution, type PairPlan, type PairStrategy, type Lattice } from './fast.js';
+import type { PairTable } from './centers.js';
+import { centersOfRotationPlanned, exactPlan, planPairs, type FastCorResolution, type PairPlan, type PairStrategy, type Lattice } from './fast.js';
 import { DEFAULT_EPSILON, DEFAULT_SIGMA } from './precompute.js';
 import { subdivideByWeights, type SubdividedTriangles } from './subdivide.js';
 
@@ -93,79 +93,138 @@ export function createCorSession(input: SkinnedMesh, options: CorSessionOptions 
   const around: number[][] = Array.from({ length: n }, () => []);
   for (let t = 0; t < T; t++) for (let c = 0; c < 3; c++) around[mesh.triangles[3 * t + c]].push(t);
 
-  // Pieces: per triangle its sub-triangles; per pair key the triangles carrying it, its entries,
-  // statistics and plan.
-  const subdivisions: SubdividedTriangles[] = [];
-  const pairTriangles = new Map<number, Set<number>>();
+  // Pieces: per triangle its sub-triangles; per pair key its entries triangle by triangle, its
+  // vertices, statistics and plan.
+  const subdivisions: SubdividedTriangles[] = new Array(T);
+  const segments = new Map<number, Map<number, Float64Array>>(); // pair → triangle → entries
+  const pairVertices = new Map<number, Set<number>>();
   const pairEntries = new Map<number, Float64Array>();
   const pairStats = new Map<number, Float64Array>();
   const pairPlan = new Map<number, { strategy: PairStrategy; bins?: Float64Array; grid?: Lattice }>();
-  const keysOf = (tris: SubdividedTriangles): Set<number> => {
-    const keys = new Set<number>();
-    const { count, stride, joints } = tris;
-    for (let s = 0; s < count; s++)
-      for (let a = 0; a < stride && joints[stride * s + a] >= 0; a++)
-        for (let b = a + 1; b < stride && joints[stride * s + b] >= 0; b++) {
-          const x = joints[stride * s + a], y = joints[stride * s + b];
-          keys.add(x < y ? x * J + y : y * J + x);
+
+  /** Subdivides input triangles `list` (sorted), in runs of consecutive triangles. */
+  const subdivide = (list: number[]) => {
+    for (let a = 0; a < list.length; ) {
+      let b = a + 1;
+      while (b < list.length && list[b] === list[b - 1] + 1) b++;
+      const first = list[a], end = list[b - 1] + 1;
+      const all = subdivideByWeights(mesh, epsilon, first, end);
+      for (let t = first; t < end; t++) subdivisions[t] = slice(all, all.starts![t - first], all.starts![t - first + 1]);
+      a = b;
+    }
+  };
+  /** Triangle t's entries per pair (as `fillPairs` writes them). */
+  const segmentsOf = (t: number): Map<number, Float64Array> => {
+    const { count, stride, joints, weights, areas, centroids } = subdivisions[t];
+    const lists = new Map<number, number[]>();
+    for (let q = 0; q < count; q++) {
+      const o = stride * q;
+      const area = areas[q];
+      const cx = centroids[3 * q], cy = centroids[3 * q + 1], cz = centroids[3 * q + 2];
+      for (let i = 0; i < stride && joints[o + i] >= 0; i++)
+        for (let k = i + 1; k < stride && joints[o + k] >= 0; k++) {
+          const first = joints[o + i] < joints[o + k];
+          const key = first ? joints[o + i] * J + joints[o + k] : joints[o + k] * J + joints[o + i];
+          let list = lists.get(key);
+          if (!list) lists.set(key, (list = []));
+          list.push(first ? weights[o + i] : weights[o + k], first ? weights[o + k] : weights[o + i], area, area * cx, area * cy, area * cz);
         }
-    return keys;
-  };
-  for (let t = 0; t < T; t++) {
-    const s = subdivideByWeights(mesh, epsilon, t, t + 1);
-    subdivisions.push(s);
-    for (const key of keysOf(s)) {
-      let set = pairTriangles.get(key);
-      if (!set) pairTriangles.set(key, (set = new Set()));
-      set.add(t);
     }
-  }
-  /**
-   * Rebuilds the entries of the pairs `keys`: one table over the union of their triangles, in
-   * triangle order (a pair's entries there are exactly its entries in the full table).
-   */
-  const rebuildEntries = (keys: Iterable<number>) => {
-    const list = [...keys];
-    const union = new Set<number>();
-    for (const key of list) for (const t of pairTriangles.get(key) ?? []) union.add(t);
-    const tris = [...union].sort((a, b) => a - b);
-    const part = buildPairTable(concat(tris.map((t) => subdivisions[t]), subdivisions[0]?.stride ?? 3 * K), J);
-    for (const key of list) {
-      const b = part.buckets.get(key);
-      if (b === undefined) {
-        pairEntries.delete(key);
-        pairTriangles.delete(key);
-      } else pairEntries.set(key, part.data.slice(6 * part.offsets[b], 6 * part.offsets[b + 1]));
+    return new Map([...lists].map(([key, list]) => [key, Float64Array.from(list)]));
+  };
+  const addTriangle = (t: number, sign: 1 | -1, touched: Set<number>) => {
+    for (const [key, seg] of segmentsOf(t)) {
+      touched.add(key);
+      let bySegment = segments.get(key);
+      if (!bySegment) segments.set(key, (bySegment = new Map()));
+      if (sign > 0) bySegment.set(t, seg);
+      else bySegment.delete(t);
+      if (!bySegment.size) segments.delete(key);
     }
   };
-  rebuildEntries([...pairTriangles.keys()]);
+  /** Pair `key`'s entries: its triangles' segments in triangle order (as in the full table). */
+  const entriesOf = (key: number): Float64Array | undefined => {
+    const bySegment = segments.get(key);
+    if (!bySegment) return undefined;
+    const tris = [...bySegment.keys()].sort((x, y) => x - y);
+    let length = 0;
+    for (const t of tris) length += bySegment.get(t)!.length;
+    const out = new Float64Array(length);
+    let o = 0;
+    for (const t of tris) {
+      out.set(bySegment.get(t)!, o);
+      o += bySegment.get(t)!.length;
+    }
+    return out;
+  };
+  /** Vertex i's pairs with their (α, s_v), as `pairVertexStats` sees them. */
+  const js = new Int32Array(K), ws = new Float64Array(K);
+  const pairsOf = (i: number, visit: (key: number, alpha: number, sv: number) => void) => {
+    let u = 0;
+    for (let k = K * i; k < K * i + K; k++) {
+      if (!(mesh.weights[k] > 0)) continue;
+      let at = 0;
+      while (at < u && js[at] !== mesh.joints[k]) at++;
+      if (at < u) ws[at] += mesh.weights[k];
+      else {
+        js[u] = mesh.joints[k];
+        ws[u++] = mesh.weights[k];
+      }
+    }
+    for (let a = 0; a < u; a++)
+      for (let b = 0; b < u; b++) {
+        if (js[a] >= js[b]) continue;
+        const sv = ws[a] + ws[b];
+        visit(js[a] * J + js[b], ws[a] / sv, sv);
+      }
+  };
+  const membership = (i: number, add: boolean, keys: Set<number>) =>
+    pairsOf(i, (key) => {
+      keys.add(key);
+      let set = pairVertices.get(key);
+      if (!set) pairVertices.set(key, (set = new Set()));
+      if (add) set.add(i);
+      else set.delete(i);
+    });
+  /** Statistics of pair `key` over its vertices (count, αmin, αmax, smin, smax), as `pairVertexStats`. */
+  const statsOf = (key: number): Float64Array => {
+    const st = Float64Array.of(0, Infinity, -Infinity, Infinity, -Infinity);
+    const verts = [...(pairVertices.get(key) ?? [])].sort((x, y) => x - y);
+    for (const i of verts)
+      pairsOf(i, (k, alpha, sv) => {
+        if (k !== key) return;
+        st[0]++;
+        if (alpha < st[1]) st[1] = alpha;
+        if (alpha > st[2]) st[2] = alpha;
+        if (sv < st[3]) st[3] = sv;
+        if (sv > st[4]) st[4] = sv;
+      });
+    return st;
+  };
 
   const centers = new Float32Array(3 * n);
-  let table = assembleTable(pairEntries, J);
-  const restat = () => {
-    const stats = pairVertexStats(table, mesh);
-    const changed = new Set<number>();
-    for (const [key, b] of table.buckets) {
-      const s = stats.slice(5 * b, 5 * b + 5);
-      const old = pairStats.get(key);
-      if (!old || old.some((x, i) => x !== s[i])) changed.add(key);
-      pairStats.set(key, s);
-    }
-    for (const key of [...pairStats.keys()]) if (!table.buckets.has(key)) pairStats.delete(key);
-    return { stats, changed };
-  };
-  const replan = (keys: Set<number>, stats: Float64Array) => {
-    if (options.method === 'exact') {
-      for (const key of keys) pairPlan.set(key, { strategy: 'exact' });
-      return;
-    }
-    const list = [...keys].map((k) => table.buckets.get(k)).filter((b): b is number => b !== undefined);
-    const plan = planPairs(table, stats, sigma, options.resolution, list);
+  let table: PairTable = assembleTable(new Map(), J);
+  /** Re-plans the pairs `keys` (their statistics are current). */
+  const replan = (keys: Iterable<number>) => {
+    const list: number[] = [];
     for (const key of keys) {
       const b = table.buckets.get(key);
       if (b === undefined) pairPlan.delete(key);
-      else pairPlan.set(key, { strategy: plan.strategy[b], bins: plan.bins[b], grid: plan.grids[b] });
+      else list.push(b);
     }
+    if (options.method === 'exact') {
+      for (const b of list) pairPlan.set(keyOf[b], { strategy: 'exact' });
+      return;
+    }
+    const stats = new Float64Array(5 * (table.offsets.length - 1));
+    for (const [key, b] of table.buckets) stats.set(pairStats.get(key) ?? [0, Infinity, -Infinity, Infinity, -Infinity], 5 * b);
+    const plan = planPairs(table, stats, sigma, options.resolution, list);
+    for (const b of list) pairPlan.set(keyOf[b], { strategy: plan.strategy[b], bins: plan.bins[b], grid: plan.grids[b] });
+  };
+  let keyOf: number[] = [];
+  const retable = () => {
+    table = assembleTable(pairEntries, J);
+    keyOf = [...table.buckets.keys()];
   };
   const currentPlan = (): PairPlan => {
     const plan = exactPlan(table, sigma);
@@ -177,14 +236,33 @@ export function createCorSession(input: SkinnedMesh, options: CorSessionOptions 
     }
     return plan;
   };
+  /** Evaluates the vertices `list` (sorted), in runs of consecutive vertices. */
+  const evaluate = (list: ArrayLike<number>) => {
+    const plan = currentPlan();
+    for (let a = 0; a < list.length; ) {
+      let b = a + 1;
+      while (b < list.length && list[b] === list[b - 1] + 1) b++;
+      centersOfRotationPlanned(plan, mesh, list[a], list[b - 1] + 1, centers);
+      a = b;
+    }
+  };
   {
-    const { stats } = restat();
-    replan(new Set(table.buckets.keys()), stats);
-    centersOfRotationPlanned(currentPlan(), mesh, 0, n, centers);
+    subdivide(Array.from({ length: T }, (_, t) => t));
+    const all = new Set<number>();
+    for (let t = 0; t < T; t++) addTriangle(t, 1, all);
+    for (const key of segments.keys()) pairEntries.set(key, entriesOf(key)!);
+    for (let i = 0; i < n; i++) membership(i, true, new Set());
+    retable();
+    for (const key of table.buckets.keys()) pairStats.set(key, statsOf(key));
+    replan(table.buckets.keys());
+    evaluate(Array.from({ length: n }, (_, i) => i));
   }
 
   const apply = (vertices: Int32Array, joints: ArrayLike<number>, weights: ArrayLike<number>): CorUpdate => {
     const start = performance.now();
+    // Pairs of the edited vertices before and after (their statistics may change).
+    const statsKeys = new Set<number>();
+    for (const i of vertices) membership(i, false, statsKeys);
     for (let v = 0; v < vertices.length; v++) {
       const i = vertices[v];
       for (let k = 0; k < K; k++) {
@@ -192,54 +270,44 @@ export function createCorSession(input: SkinnedMesh, options: CorSessionOptions 
         mesh.weights[K * i + k] = weights[K * v + k];
       }
     }
-    // 1–2: the triangles around the edited vertices, and the pairs they carried or carry.
-    const triangles = new Set<number>();
-    for (const i of vertices) for (const t of around[i]) triangles.add(t);
+    for (const i of vertices) membership(i, true, statsKeys);
+    // 1–2: the triangles around the edited vertices; the pairs they carried or carry.
+    const triangleSet = new Set<number>();
+    for (const i of vertices) for (const t of around[i]) triangleSet.add(t);
+    const triangles = [...triangleSet].sort((a, b) => a - b);
     const touched = new Set<number>();
-    for (const t of triangles) {
-      for (const key of keysOf(subdivisions[t])) {
-        touched.add(key);
-        pairTriangles.get(key)?.delete(t);
-      }
-      subdivisions[t] = subdivideByWeights(mesh, epsilon, t, t + 1);
-      for (const key of keysOf(subdivisions[t])) {
-        touched.add(key);
-        let set = pairTriangles.get(key);
-        if (!set) pairTriangles.set(key, (set = new Set()));
-        set.add(t);
-      }
+    for (const t of triangles) addTriangle(t, -1, touched);
+    subdivide(triangles);
+    for (const t of triangles) addTriangle(t, 1, touched);
+    for (const key of touched) {
+      const e = entriesOf(key);
+      if (e) pairEntries.set(key, e);
+      else pairEntries.delete(key);
     }
-    rebuildEntries(touched);
-    table = assembleTable(pairEntries, J);
-    // 3: re-plan the pairs whose entries or vertex statistics changed.
-    const { stats, changed } = restat();
-    for (const key of touched) changed.add(key);
-    replan(changed, stats);
+    retable();
+    // 3: statistics of the pairs the edited vertices had or have; re-plan those that changed and the touched ones.
+    const changed = new Set<number>(touched);
+    for (const key of statsKeys) {
+      if (!table.buckets.has(key)) {
+        pairStats.delete(key);
+        continue;
+      }
+      const st = statsOf(key);
+      const old = pairStats.get(key);
+      if (!old || old.some((x, q) => x !== st[q])) changed.add(key);
+      pairStats.set(key, st);
+    }
+    for (const key of touched) if (table.buckets.has(key) && !pairStats.has(key)) pairStats.set(key, statsOf(key));
+    for (const key of [...pairStats.keys()]) if (!table.buckets.has(key)) pairStats.delete(key);
+    replan(changed);
     // 4: re-evaluate the edited vertices and every vertex with a changed pair.
-    const plan = currentPlan();
     const redo = new Uint8Array(n);
     for (const i of vertices) redo[i] = 1;
-    for (let i = 0; i < n; i++) {
-      if (redo[i]) continue;
-      for (let a = K * i; a < K * i + K && !redo[i]; a++)
-        for (let b = K * i; b < K * i + K; b++) {
-          if (!(mesh.weights[a] > 0 && mesh.weights[b] > 0) || mesh.joints[a] >= mesh.joints[b]) continue;
-          if (changed.has(mesh.joints[a] * J + mesh.joints[b])) {
-            redo[i] = 1;
-            break;
-          }
-        }
-    }
+    for (const key of changed) for (const i of pairVertices.get(key) ?? []) redo[i] = 1;
     const list: number[] = [];
     for (let i = 0; i < n; i++) if (redo[i]) list.push(i);
-    // Runs of consecutive vertices in one call each.
-    for (let a = 0; a < list.length; ) {
-      let b = a + 1;
-      while (b < list.length && list[b] === list[b - 1] + 1) b++;
-      centersOfRotationPlanned(plan, mesh, list[a], list[b - 1] + 1, centers);
-      a = b;
-    }
-    return { recomputed: Int32Array.from(list), triangles: triangles.size, pairs: changed.size, seconds: (performance.now() - start) / 1000 };
+    evaluate(list);
+    return { recomputed: Int32Array.from(list), triangles: triangles.length, pairs: changed.size, seconds: (performance.now() - start) / 1000 };
   };
 
   const done: Edit[] = [];
@@ -289,27 +357,17 @@ export function createCorSession(input: SkinnedMesh, options: CorSessionOptions 
   };
 }
 
-/** Sub-triangles of several triangles, one after the other (in the given order). */
-function concat(parts: SubdividedTriangles[], stride: number): SubdividedTriangles {
-  let count = 0;
-  for (const p of parts) count += p.count;
-  const out: SubdividedTriangles = {
-    count,
+/** Sub-triangles [a, b) of a subdivision, as views. */
+function slice(tris: SubdividedTriangles, a: number, b: number): SubdividedTriangles {
+  const { stride } = tris;
+  return {
+    count: b - a,
     stride,
-    areas: new Float64Array(count),
-    centroids: new Float64Array(3 * count),
-    joints: new Int32Array(stride * count),
-    weights: new Float64Array(stride * count),
+    areas: tris.areas.subarray(a, b),
+    centroids: tris.centroids.subarray(3 * a, 3 * b),
+    joints: tris.joints.subarray(stride * a, stride * b),
+    weights: tris.weights.subarray(stride * a, stride * b),
   };
-  let o = 0;
-  for (const p of parts) {
-    out.areas.set(p.areas.subarray(0, p.count), o);
-    out.centroids.set(p.centroids.subarray(0, 3 * p.count), 3 * o);
-    out.joints.set(p.joints.subarray(0, stride * p.count), stride * o);
-    out.weights.set(p.weights.subarray(0, stride * p.count), stride * o);
-    o += p.count;
-  }
-  return out;
 }
 
 /** A pair table from per-pair entries (bucket numbers in the map's order). */

@@ -35,6 +35,11 @@ export interface SubdividedTriangles {
   joints: Int32Array;
   /** Mean weight (over the sub-triangle's three corners) of each slot, length stride·t. */
   weights: Float64Array;
+  /**
+   * First sub-triangle of each input triangle of the range, and one past the last (length
+   * end − first + 1): input triangle `first + i` made sub-triangles `[starts[i], starts[i + 1])`.
+   */
+  starts?: Int32Array;
 }
 
 /** Recursion guard: 2⁻⁴⁰ of an edge is far below float precision. */
@@ -104,7 +109,9 @@ export function subdivideByWeights(
     }
     stack[s + 9] = depthOfPushed;
   };
+  const starts = new Int32Array(end - first + 1);
   for (let t = 3 * first; t < 3 * end; t += 3) {
+    starts[t / 3 - first] = count;
     // Gather U and W.
     let u = 0;
     W.fill(0);
@@ -217,9 +224,11 @@ export function subdivideByWeights(
     }
   }
 
+  starts[end - first] = count;
   return {
     count,
     stride,
+    starts,
     areas: areas.subarray(0, count),
     centroids: centroids.subarray(0, 3 * count),
     joints: joints.subarray(0, stride * count),
