@@ -118,6 +118,7 @@ const settings = {
   smoothJoint: () => smoothAroundJoint(),
   undo: () => paintUndo(false),
   redo: () => paintUndo(true),
+  frameJoint: () => frameJoint(),
   load: () => picker.click(),
   exportGlb: () => void exportWithCenters(true).catch((e: Error) => setStatus(`export failed: ${e.message}`)),
 };
@@ -262,14 +263,20 @@ function rebuildGui(bones: string[]): void {
   gui.add(settings, 'load').name('open .glb…');
   gui.add(settings, 'layout', { 'LBS | DQS | CoR': 'side', 'one view': 'single' });
   gui.add(settings, 'method', Object.fromEntries(GPU_METHODS.map((m) => [m.label, m.id]))).name('method (one view)');
-  const anim = gui.addFolder('animation');
-  anim.add(settings, 'animation', ['', ...(gltf?.animations.map((a) => a.name) ?? [])]);
-  anim.add(settings, 'playing').name('play').listen();
-  anim.add(settings, 'time', 0, Math.max(duration, 0.001), 0.001).listen();
+  if (gltf?.animations.length) {
+    const anim = gui.addFolder('animation');
+    anim.add(settings, 'animation', ['', ...gltf.animations.map((a) => a.name)]);
+    anim.add(settings, 'playing').name('play').listen();
+    anim.add(settings, 'time', 0, Math.max(duration, 0.001), 0.001).listen();
+  } else {
+    const none = gui.addFolder('animation: none in this file');
+    none.close();
+  }
   const pose = gui.addFolder('pose a joint');
   pose.add(settings, 'joint', bones);
   pose.add(settings, 'twist', -180, 180, 1).name('twist (°)');
   pose.add(settings, 'bend', -180, 180, 1).name('bend (°)');
+  pose.add(settings, 'frameJoint').name('frame the joint');
   const show = gui.addFolder('overlays');
   show.add(settings, 'skeleton').onChange((v: boolean) => views.forEach((x) => (x.skeleton.visible = v)));
   show.add(settings, 'centers').name('centers of rotation (CoR view)');
@@ -290,6 +297,33 @@ function rebuildGui(bones: string[]): void {
   paint.add(settings, 'undo');
   paint.add(settings, 'redo');
   gui.add(settings, 'exportGlb').name('precompute CoRs & export .glb');
+  // The panel gets a column of its own: it never covers a view.
+  fitToPanel();
+}
+
+/** Leaves the control panel's column (its left edge to the window's right edge) to the panel. */
+function fitToPanel(): void {
+  app.style.right = gui ? `${Math.max(0, window.innerWidth - gui.domElement.getBoundingClientRect().left)}px` : '0';
+}
+window.addEventListener('resize', fitToPanel);
+
+/** Points the camera at the posed joint of the sliders (a few bone lengths away). */
+function frameJoint(): void {
+  const view = settings.layout === 'side' ? views[0] : views.find((v) => v.method === settings.method);
+  const bone = view?.root.getObjectByName(settings.joint);
+  if (!view || !bone) return;
+  view.root.updateMatrixWorld(true);
+  const at = bone.getWorldPosition(new THREE.Vector3());
+  const child = bone.children.find((c) => (c as THREE.Bone).isBone);
+  const parent = bone.parent && (bone.parent as THREE.Bone).isBone ? bone.parent : undefined;
+  const size = new THREE.Box3().setFromObject(view.root).getSize(new THREE.Vector3()).length() || 1;
+  let reach = 0.15 * size;
+  for (const o of [child, parent])
+    if (o) reach = Math.max(reach, 1.5 * o.getWorldPosition(new THREE.Vector3()).distanceTo(at));
+  const direction = camera.position.clone().sub(controls.target).normalize();
+  controls.target.copy(at);
+  camera.position.copy(at).add(direction.multiplyScalar(reach / Math.tan(THREE.MathUtils.degToRad(camera.fov) / 2)));
+  controls.update();
 }
 
 /** The rotation a joint gets from the twist/bend sliders, about its bone (twist) and local z. */
@@ -805,7 +839,12 @@ const api = {
   load: async (url: string) => {
     const r = await fetch(url);
     if (!r.ok) throw new Error(`${url}: ${r.status}`);
-    await loadBytes(await r.arrayBuffer(), url.split('/').pop() ?? 'model.glb');
+    await loadBytes(
+      await r.arrayBuffer(),
+      url === params.get('model')
+        ? (params.get('name') ?? url.split('/').pop()!)
+        : (url.split('/').pop() ?? 'model.glb'),
+    );
   },
   exportGlb: async () => Array.from(await exportWithCenters(false)),
   loadBytes: async (data: number[], name: string) => loadBytes(new Uint8Array(data).buffer, name),
@@ -835,6 +874,23 @@ const api = {
     if (cor) for (let i = 0; i < cor.array.length; i++) sum += (cor.array[i] as number) * ((i % 7) + 1);
     return { total, centers: sum, edits: paintEdits };
   },
+  frameJoint: () => frameJoint(),
+  /** Screen rectangles of the views and of the control panel (CSS px), for layout checks. */
+  layoutRects: () => {
+    const r = renderer.domElement.getBoundingClientRect();
+    const shown = settings.layout === 'side' ? views.length : 1;
+    const cw = r.width / shown;
+    return {
+      views: Array.from({ length: shown }, (_, k) => ({
+        left: r.left + k * cw,
+        right: r.left + (k + 1) * cw,
+        top: r.top,
+        bottom: r.bottom,
+      })),
+      panel: gui ? gui.domElement.getBoundingClientRect().toJSON() : undefined,
+    };
+  },
+  status: () => status.textContent,
   /** Seconds each dab's CoR update took so far. */
   paintTimings: () => paintSeconds.slice(),
   /** Bind-space position of a joint (as the CoR check measures) — for tests. */

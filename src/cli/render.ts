@@ -11,6 +11,7 @@ import { createIO, readDocument } from '../io/node-io.js';
 import type { Io } from './ui.js';
 import { serveViewer } from './viewer-server.js';
 import { optionalDependency } from '../io/optional.js';
+import { basename } from 'node:path';
 
 /** Chromium's flags for headless use on a machine without a GPU or network. */
 export const CHROMIUM_ARGS = [
@@ -46,7 +47,7 @@ export function chromiumPath(): string {
 export async function viewCommand(io: Io, file: string | undefined, o: { port: number }): Promise<void> {
   const server = await serveViewer(file ? await checkedGlb(file) : undefined, o.port);
   io.out(
-    `corskin viewer: ${server.url}${file ? '?model=/model.glb' : ''}  (Ctrl-C to stop; files stay on this computer)`,
+    `corskin viewer: ${server.url}${file ? `?${new URLSearchParams({ model: '/model.glb', name: basename(file) })}` : ''}  (Ctrl-C to stop; files stay on this computer)`,
   );
   await new Promise<void>((resolve) => process.once('SIGINT', resolve));
   await server.close();
@@ -131,7 +132,12 @@ export async function renderCommand(io: Io, input: string, o: RenderOptions): Pr
     const page = await browser.newPage({ viewport: { width, height } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(String(e)));
-    const q = new URLSearchParams({ model: '/model.glb', ui: '0', layout: o.layout ?? (o.method ? 'single' : 'side') });
+    const q = new URLSearchParams({
+      model: '/model.glb',
+      name: basename(input),
+      ui: '0',
+      layout: o.layout ?? (o.method ? 'single' : 'side'),
+    });
     if (o.method) q.set('method', o.method);
     if (o.animation !== undefined) q.set('animation', o.animation);
     if (o.time !== undefined) q.set('time', String(o.time));
