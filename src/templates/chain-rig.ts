@@ -140,8 +140,27 @@ export function buildChainTemplateRig(
   chain = skeletonChain(skeleton),
   library: TemplateLibrary = DEFAULT_TEMPLATE_LIBRARY,
 ): ChainTemplateRig {
-  const P = bindJointPositions(skeleton);
-  const X = mesh.positions;
+  const part = fitChain(mesh.positions, bindJointPositions(skeleton), chain);
+  const fallback = defaultBoneTemplate(library);
+  return { ...part, binding: bindToCage(mesh.positions, part.cage), library, boneTemplates: chain.map(() => fallback) };
+}
+
+/** The library's default bone template: its first with a single key pose. @throws CorskinError when it has none */
+function defaultBoneTemplate(library: TemplateLibrary): string {
+  const t = library.templates.find((x) => x.kind === 'bone' && x.keyPoses.length === 1) ?? library.templates.find((x) => x.kind === 'bone');
+  if (!t) throw new CorskinError('the template library has no bone template');
+  return t.id;
+}
+
+/** A chain's fitted template cage (no binding yet). */
+type ChainCage = Omit<ChainTemplateRig, 'binding' | 'library' | 'boneTemplates'>;
+
+/**
+ * Fits the template cage of joint chain `chain` (bind joint positions `P`, 3·J) to the points
+ * `X` (3·n, the skin it must enclose).
+ * @throws CorskinError when it cannot be grown to enclose them
+ */
+function fitChain(X: ArrayLike<number>, P: Float64Array, chain: number[]): ChainCage {
   const n = chain.length; // bones: one per chain joint (the last ends where the skin ends)
   const pts = chain.map((j) => at(P, j));
   const lastDir = norm(sub(pts[n - 1], pts[n - 2]));
@@ -183,12 +202,7 @@ export function buildChainTemplateRig(
   for (let grow = 1.15; ; grow *= 1.15) {
     const { cage, roles } = assemble(points, axes, references, lengths, boneRadius.map((r) => (r / Math.cos(Math.PI / SIDES)) * grow), head);
     const outside = pointsOutside(cage, X);
-    if (!outside.length) {
-      const binding = bindToCage(X, cage);
-      const fallback = library.templates.find((t) => t.kind === 'bone' && t.keyPoses.length === 1) ?? library.templates.find((t) => t.kind === 'bone');
-      if (!fallback) throw new CorskinError('the template library has no bone template');
-      return { chain, points, axes, references, cage, binding, roles, library, boneTemplates: chain.map(() => fallback.id) };
-    }
+    if (!outside.length) return { chain, points, axes, references, cage, roles };
     if (grow > 4)
       throw new CorskinError(`the template cage leaves ${outside.length} skin vertices outside even grown 4×; first: ${outside.slice(0, 5).join(', ')}`);
   }
