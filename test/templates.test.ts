@@ -55,6 +55,26 @@ describe('spherical averages (Buss & Fillmore 2001)', () => {
   });
 });
 
+describe('spherical averages of more points', () => {
+  it('satisfy Buss & Fillmore’s condition Σ w_i log_q(p_i) = 0', () => {
+    const random = rng(9);
+    for (let k = 0; k < 10; k++) {
+      const pts = Array.from({ length: 4 }, () => unit([random() - 0.5, random() - 0.5, random() + 0.2]));
+      const w = [0.1, 0.2, 0.3, 0.4];
+      const q = Array.from(sphericalAverage(pts.flat(), w, new Float64Array(3)));
+      const g = [0, 0, 0];
+      pts.forEach((p, i) => {
+        const c = p[0] * q[0] + p[1] * q[1] + p[2] * q[2];
+        const v = p.map((x, j) => x - c * q[j]);
+        const s = Math.hypot(...v);
+        for (let j = 0; j < 3; j++) g[j] += (w[i] * Math.atan2(s, c) * v[j]) / s;
+      });
+      expect(Math.hypot(...g)).toBeLessThan(1e-12);
+      expect(Math.hypot(...q)).toBeCloseTo(1, 14);
+    }
+  });
+});
+
 describe('joint templates (Eq. 1, Eq. 3)', () => {
   const canonical = [...X, ...Y];
   // A two-bone joint: the parent bone towards −x, the child bone towards +x (straight), r = +y.

@@ -51,19 +51,72 @@ function bendTwist(bc: number[], rc: number[], bj: number[], rj: number[]) {
   return { alpha, beta, m };
 }
 
-/**
- * Eq. 4's skew d·tan(α/2), clamped to ±0.9 L so the map stays injective (and invertible) where a
- * vertex lies farther from the axis than the bone is long over tan(α/2) — short, thick bones.
- */
-function skew(d: number, alpha: number, length: number): number {
-  const k = d * Math.tan(alpha / 2);
-  return Math.max(-0.9 * length, Math.min(0.9 * length, k));
-}
-
 /** End j's origin and b_c. */
 function endOf(t: BoneTemplateFrame, j: number): { origin: number[]; bc: number[] } {
   const a = [t.axis[0], t.axis[1], t.axis[2]];
   return j === 0 ? { origin: [0, 0, 0], bc: a.map((x) => -x) } : { origin: a.map((x) => x * t.length), bc: a };
+}
+
+/** Eq. 4's parameters for one relevant bone at one pose: computed once, applied to many vertices. */
+interface EndMap {
+  origin: number[];
+  bc: number[];
+  beta: number;
+  m: number[];
+  tanHalf: number;
+  length: number;
+}
+
+function endMap(t: BoneTemplateFrame, j: number, frame: ArrayLike<number>): EndMap {
+  const { origin, bc } = endOf(t, j);
+  const rc = [t.reference[0], t.reference[1], t.reference[2]];
+  const { alpha, beta, m } = bendTwist(bc, rc, [frame[0], frame[1], frame[2]], [frame[3], frame[4], frame[5]]);
+  return { origin, bc, beta, m, tanHalf: Math.tan(alpha / 2), length: t.length };
+}
+
+/** out = v turned by `angle` about the unit axis `k` (Rodrigues). */
+function rotateAbout(k: number[], angle: number, v: ArrayLike<number>, out: Float64Array): void {
+  const c = Math.cos(angle), s = Math.sin(angle);
+  const x = v[0], y = v[1], z = v[2];
+  const d = (k[0] * x + k[1] * y + k[2] * z) * (1 - c);
+  out[0] = x * c + (k[1] * z - k[2] * y) * s + k[0] * d;
+  out[1] = y * c + (k[2] * x - k[0] * z) * s + k[1] * d;
+  out[2] = z * c + (k[0] * y - k[1] * x) * s + k[2] * d;
+}
+
+/** Eq. 4 with prepared parameters: `v` → `out[o..o+3)` (template coordinates). */
+function mapForward(e: EndMap, v: ArrayLike<number>, out: Float64Array, o: number, scratch3: Float64Array): void {
+  const { origin, bc, m, length } = e;
+  const p0 = v[0] - origin[0], p1 = v[1] - origin[1], p2 = v[2] - origin[2];
+  const s = Math.max(0, Math.min(1, -(p0 * bc[0] + p1 * bc[1] + p2 * bc[2]) / length));
+  scratch3[0] = p0; scratch3[1] = p1; scratch3[2] = p2;
+  rotateAbout(bc, (1 - s) * e.beta, scratch3, scratch3);
+  const d = scratch3[0] * m[0] + scratch3[1] * m[1] + scratch3[2] * m[2];
+  const k = (1 - s) * clampSkew(d * e.tanHalf, length);
+  for (let c = 0; c < 3; c++) out[o + c] = origin[c] + scratch3[c] - k * bc[c];
+}
+
+/** The inverse of {@link mapForward}. */
+function mapInverse(e: EndMap, x: ArrayLike<number>, out: Float64Array, o: number, scratch3: Float64Array): void {
+  const { origin, bc, m, length } = e;
+  const q0 = x[0] - origin[0], q1 = x[1] - origin[1], q2 = x[2] - origin[2];
+  const dt = clampSkew((q0 * m[0] + q1 * m[1] + q2 * m[2]) * e.tanHalf, length);
+  const xa = q0 * bc[0] + q1 * bc[1] + q2 * bc[2];
+  // x_a = a − (1 − s(a)) d tan(α/2), s(a) = clamp(−a/L): piecewise linear and increasing in a.
+  let a = (xa + dt) / (1 - dt / length);
+  if (a > 0) a = xa + dt;
+  else if (a < -length) a = xa;
+  const s = Math.max(0, Math.min(1, -a / length));
+  scratch3[0] = q0 + (1 - s) * dt * bc[0];
+  scratch3[1] = q1 + (1 - s) * dt * bc[1];
+  scratch3[2] = q2 + (1 - s) * dt * bc[2];
+  rotateAbout(bc, -(1 - s) * e.beta, scratch3, scratch3);
+  for (let c = 0; c < 3; c++) out[o + c] = origin[c] + scratch3[c];
+}
+
+/** Eq. 4's skew clamped to ±0.9 L (see {@link boneMap}). */
+function clampSkew(k: number, length: number): number {
+  return Math.max(-0.9 * length, Math.min(0.9 * length, k));
 }
 
 /**
@@ -71,37 +124,13 @@ function endOf(t: BoneTemplateFrame, j: number): { origin: number[]; bc: number[
  * the moved point into `out[o..o+3)` (template coordinates).
  */
 export function boneMap(t: BoneTemplateFrame, j: number, frame: ArrayLike<number>, v: ArrayLike<number>, out: Float64Array, o = 0): Float64Array {
-  const { origin, bc } = endOf(t, j);
-  const rc = [t.reference[0], t.reference[1], t.reference[2]];
-  const { alpha, beta, m } = bendTwist(bc, rc, [frame[0], frame[1], frame[2]], [frame[3], frame[4], frame[5]]);
-  const p = [v[0] - origin[0], v[1] - origin[1], v[2] - origin[2]];
-  const s = Math.max(0, Math.min(1, -(p[0] * bc[0] + p[1] * bc[1] + p[2] * bc[2]) / t.length));
-  const vr = new Float64Array(3);
-  apply3(axisAngle(bc, (1 - s) * beta), 0, p, 0, vr, 0);
-  const d = vr[0] * m[0] + vr[1] * m[1] + vr[2] * m[2];
-  const k = (1 - s) * skew(d, alpha, t.length);
-  for (let c = 0; c < 3; c++) out[o + c] = origin[c] + vr[c] - k * bc[c];
+  mapForward(endMap(t, j, frame), v, out, o, new Float64Array(3));
   return out;
 }
 
 /** The inverse of {@link boneMap} (while d·tan(α/2) < L). */
 export function boneMapInverse(t: BoneTemplateFrame, j: number, frame: ArrayLike<number>, x: ArrayLike<number>, out: Float64Array, o = 0): Float64Array {
-  const { origin, bc } = endOf(t, j);
-  const rc = [t.reference[0], t.reference[1], t.reference[2]];
-  const { alpha, beta, m } = bendTwist(bc, rc, [frame[0], frame[1], frame[2]], [frame[3], frame[4], frame[5]]);
-  const q = [x[0] - origin[0], x[1] - origin[1], x[2] - origin[2]];
-  const d = q[0] * m[0] + q[1] * m[1] + q[2] * m[2];
-  const dt = skew(d, alpha, t.length);
-  const xa = q[0] * bc[0] + q[1] * bc[1] + q[2] * bc[2];
-  // x_a = a − (1 − s(a)) d tan(α/2), s(a) = clamp(−a/L): piecewise linear and increasing in a.
-  let a = (xa + dt) / (1 - dt / t.length);
-  if (a > 0) a = xa + dt;
-  else if (a < -t.length) a = xa;
-  const s = Math.max(0, Math.min(1, -a / t.length));
-  const vr = q.map((c, i) => c + (1 - s) * dt * bc[i]);
-  const v = new Float64Array(3);
-  apply3(axisAngle(bc, -(1 - s) * beta), 0, vr, 0, v, 0);
-  for (let c = 0; c < 3; c++) out[o + c] = origin[c] + v[c];
+  mapInverse(endMap(t, j, frame), x, out, o, new Float64Array(3));
   return out;
 }
 
@@ -129,29 +158,42 @@ export function blendCylindrical(t: BoneTemplateFrame, points: ArrayLike<number>
 }
 
 /**
+ * A bone template prepared for one pose: Eq. 1 for any number of its vertices, each from the key
+ * pose `keyFrames` to `frames` (12 numbers each), with the per-pose parameters computed once.
+ */
+export function prepareBoneTemplate(t: BoneTemplateFrame, keyFrames: ArrayLike<number>, frames: ArrayLike<number>): (v: ArrayLike<number>, out: Float64Array, o?: number) => Float64Array {
+  const key = [0, 1].map((j) => endMap(t, j, Array.from({ length: 6 }, (_, k) => keyFrames[6 * j + k])));
+  const now = [0, 1].map((j) => endMap(t, j, Array.from({ length: 6 }, (_, k) => frames[6 * j + k])));
+  const moved = new Float64Array(6);
+  const canonical = new Float64Array(3);
+  const u = new Float64Array(2);
+  const tmp = new Float64Array(3);
+  return (v, out, o = 0) => {
+    let at = -1;
+    for (let j = 0; j < 2; j++) {
+      const { origin, bc } = key[j];
+      const s = Math.max(0, Math.min(1, -((v[0] - origin[0]) * bc[0] + (v[1] - origin[1]) * bc[1] + (v[2] - origin[2]) * bc[2]) / t.length));
+      if (s === 0) at = j;
+      u[j] = s === 0 ? 0 : 1 / s;
+      mapInverse(key[j], v, canonical, 0, tmp);
+      mapForward(now[j], canonical, moved, 3 * j, tmp);
+    }
+    if (at >= 0) {
+      for (let c = 0; c < 3; c++) out[o + c] = moved[3 * at + c];
+      return out;
+    }
+    const sum = u[0] + u[1];
+    u[0] /= sum;
+    u[1] /= sum;
+    return blendCylindrical(t, moved, u, out, o);
+  };
+}
+
+/**
  * Eq. 1 for a bone template vertex: its position at the pose `frames` (12 numbers: both relevant
  * bones) from one key pose, into `out[o..o+3)`. u_j ∝ 1 / s_j (the end nearer the vertex weighs
  * more; at an end, that end alone).
  */
 export function boneKeyPosition(t: BoneTemplateFrame, key: TemplateKey, frames: ArrayLike<number>, out: Float64Array, o = 0): Float64Array {
-  const v = key.position;
-  const u = new Float64Array(2);
-  const moved = new Float64Array(6);
-  const canonical = new Float64Array(3);
-  for (let j = 0; j < 2; j++) {
-    const { origin, bc } = endOf(t, j);
-    const s = Math.max(0, Math.min(1, -((v[0] - origin[0]) * bc[0] + (v[1] - origin[1]) * bc[1] + (v[2] - origin[2]) * bc[2]) / t.length));
-    u[j] = s === 0 ? Infinity : 1 / s;
-    const keyFrame = Array.from({ length: 6 }, (_, k) => key.frames[6 * j + k]);
-    const frame = Array.from({ length: 6 }, (_, k) => frames[6 * j + k]);
-    boneMapInverse(t, j, keyFrame, v, canonical, 0);
-    boneMap(t, j, frame, canonical, moved, 3 * j);
-  }
-  if (u[0] === Infinity || u[1] === Infinity) {
-    const j = u[1] === Infinity ? 1 : 0;
-    for (let c = 0; c < 3; c++) out[o + c] = moved[3 * j + c];
-    return out;
-  }
-  const sum = u[0] + u[1];
-  return blendCylindrical(t, moved, [u[0] / sum, u[1] / sum], out, o);
+  return prepareBoneTemplate(t, key.frames, frames)(key.position, out, o);
 }

@@ -28,8 +28,8 @@ import type { SkinnedMesh } from '../core/mesh.js';
 import { bindJointPositions, type Skeleton } from '../core/skeleton.js';
 import type { Deformer } from '../deformers/contract.js';
 import { splitScale } from '../deformers/two-phase.js';
-import { boneKeyPosition, type BoneTemplateFrame } from './bone.js';
-import { jointKeyPosition } from './joint.js';
+import { prepareBoneTemplate, type BoneTemplateFrame } from './bone.js';
+import { prepareJointTemplate } from './joint.js';
 import { axisAngle, apply3, mulT3 } from './rotation.js';
 import { createRbfWeights } from './key-poses.js';
 import { DEFAULT_TEMPLATE_LIBRARY, type TemplateDefinition, type TemplateLibrary } from './library.js';
@@ -345,6 +345,15 @@ export function poseChainTemplates(rig: ChainTemplateRig, skinning: Float64Array
     const ls = Math.hypot(side[0], side[1], side[2]);
     inner.push(ls > 1e-12 ? side.map((x) => x / ls) : [0, 0, 0]);
   }
+  // The template functions prepared once per bone and joint for this pose.
+  const lengths = Array.from({ length: n }, (_, i) => Math.hypot(...sub(at(points, i + 1), at(points, i))));
+  const bonePrepared = Array.from({ length: n }, (_, i) => {
+    const t: BoneTemplateFrame = { axis: at(axes, i), length: lengths[i], reference: at(references, i) };
+    return prepareBoneTemplate(t, boneRest[i], boneNow[i]);
+  });
+  const jointPrepared = Array.from({ length: n }, (_, i) =>
+    i > 0 ? prepareJointTemplate([...at(axes, i - 1), ...at(references, i - 1)], jointRest[i], jointNow[i]) : undefined,
+  );
   const local = new Float64Array(3);
   roles.forEach((role, v) => {
     const i = role.index;
@@ -354,22 +363,20 @@ export function poseChainTemplates(rig: ChainTemplateRig, skinning: Float64Array
       apply3(rot, 0, role.local, 0, local, 0);
     } else if (role.kind === 'bone') {
       const a = at(axes, i);
-      const t: BoneTemplateFrame = { axis: a, length: Math.hypot(...sub(at(points, i + 1), at(points, i))), reference: at(references, i) };
-      boneKeyPosition(t, { position: role.local, frames: boneRest[i] }, boneNow[i], local);
+      bonePrepared[i](role.local, local);
       if (bulge[i] !== 0) {
         // The template's bulge: the inner side of the bend swells (or flattens), most mid-bone.
         const x = dot(local, a);
         const rho = sub(local, a.map((c) => c * x));
         const lr = Math.hypot(rho[0], rho[1], rho[2]);
         const c = lr > 0 ? Math.max(0, dot(rho, inner[i]) / lr) : 0;
-        const f = 1 + bulge[i] * Math.sin(Math.PI * Math.max(0, Math.min(1, x / t.length))) * c * c;
+        const f = 1 + bulge[i] * Math.sin(Math.PI * Math.max(0, Math.min(1, x / lengths[i]))) * c * c;
         for (let k = 0; k < 3; k++) local[k] = a[k] * x + f * rho[k];
       }
       rot = Rb(i);
       apply3(rot, 0, local, 0, local, 0);
     } else {
-      const ap = at(axes, i - 1), rp = at(references, i - 1);
-      jointKeyPosition([...ap, ...rp], { position: role.local, frames: jointRest[i] }, jointNow[i], local);
+      jointPrepared[i]!(role.local, local);
       rot = Rb(i - 1);
       apply3(rot, 0, local, 0, local, 0);
     }

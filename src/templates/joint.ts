@@ -55,55 +55,68 @@ const frameOf = (frames: ArrayLike<number>, j: number) =>
   [Array.from({ length: 3 }, (_, k) => frames[6 * j + k]), Array.from({ length: 3 }, (_, k) => frames[6 * j + 3 + k])] as const;
 
 /**
+ * A joint template prepared for one pose: Eq. 1 for any number of its vertices, from the key pose
+ * `keyFrames` to `frames` (6·r each). Each relevant bone's carry M_j(·, B)·M_j⁻¹(·, B_i) is one
+ * rotation, computed once.
+ * @param canonical the template's canonical frame {b_c, r_c} (6 numbers)
+ */
+export function prepareJointTemplate(canonical: ArrayLike<number>, keyFrames: ArrayLike<number>, frames: ArrayLike<number>): (v: ArrayLike<number>, out: Float64Array, o?: number) => Float64Array {
+  const r = frames.length / 6;
+  const bc = [canonical[0], canonical[1], canonical[2]], rc = [canonical[3], canonical[4], canonical[5]];
+  const carry = new Float64Array(9 * r);
+  const keyDirs: (readonly number[])[] = [];
+  const Mi = new Float64Array(9), M = new Float64Array(9);
+  for (let j = 0; j < r; j++) {
+    const [bi, ri] = frameOf(keyFrames, j);
+    const [b, rr] = frameOf(frames, j);
+    frameRotation(bc, rc, bi, ri, Mi);
+    frameRotation(bc, rc, b, rr, M);
+    // carry = M · Miᵀ
+    for (let x = 0; x < 3; x++)
+      for (let y = 0; y < 3; y++) carry[9 * j + 3 * x + y] = M[3 * x] * Mi[3 * y] + M[3 * x + 1] * Mi[3 * y + 1] + M[3 * x + 2] * Mi[3 * y + 2];
+    keyDirs.push(bi);
+  }
+  const u = new Float64Array(r);
+  const dirs = new Float64Array(3 * r);
+  return (v, out, o = 0) => {
+    const len = Math.hypot(v[0], v[1], v[2]);
+    if (len === 0) {
+      out.fill(0, o, o + 3);
+      return out;
+    }
+    // u_j ∝ 1 / angle(v_i, b_j(B_i)); a vertex along a bone follows that bone alone.
+    let sum = 0;
+    let only = -1;
+    for (let j = 0; j < r; j++) {
+      const bj = keyDirs[j];
+      const angle = Math.acos(Math.max(-1, Math.min(1, (v[0] * bj[0] + v[1] * bj[1] + v[2] * bj[2]) / len)));
+      if (angle < 1e-12) only = j;
+      u[j] = 1 / angle;
+      sum += u[j];
+    }
+    if (only >= 0) {
+      u.fill(0);
+      u[only] = 1;
+      sum = 1;
+    }
+    for (let j = 0; j < r; j++) {
+      u[j] /= sum;
+      apply3(carry, 9 * j, v, 0, dirs, 3 * j);
+      for (let k = 0; k < 3; k++) dirs[3 * j + k] /= len; // rotations keep |v|
+    }
+    sphericalAverage(dirs, u, out, o);
+    for (let k = 0; k < 3; k++) out[o + k] *= len;
+    return out;
+  };
+}
+
+/**
  * Eq. 1 for a joint template vertex: its position at the pose `frames` (6·r) from one key pose,
  * into `out[o..o+3)` (template coordinates, origin at the joint).
  * @param canonical the template's canonical frame {b_c, r_c} (6 numbers)
  */
 export function jointKeyPosition(canonical: ArrayLike<number>, key: TemplateKey, frames: ArrayLike<number>, out: Float64Array, o = 0): Float64Array {
-  const r = frames.length / 6;
-  const bc = [canonical[0], canonical[1], canonical[2]], rc = [canonical[3], canonical[4], canonical[5]];
-  const v = key.position;
-  const len = Math.hypot(v[0], v[1], v[2]);
-  if (len === 0) {
-    out.fill(0, o, o + 3);
-    return out;
-  }
-  // u_j ∝ 1 / angle(v_i, b_j(B_i)); a vertex along a bone follows that bone alone.
-  const u = new Float64Array(r);
-  let sum = 0;
-  for (let j = 0; j < r; j++) {
-    const [bj] = frameOf(key.frames, j);
-    const angle = Math.acos(Math.max(-1, Math.min(1, (v[0] * bj[0] + v[1] * bj[1] + v[2] * bj[2]) / len)));
-    if (angle < 1e-12) {
-      u.fill(0);
-      u[j] = 1;
-      sum = 1;
-      break;
-    }
-    u[j] = 1 / angle;
-    sum += u[j];
-  }
-  const dirs = new Float64Array(3 * r);
-  const Mi = new Float64Array(9), M = new Float64Array(9), tmp = new Float64Array(3);
-  let magnitude = 0;
-  for (let j = 0; j < r; j++) {
-    u[j] /= sum;
-    const [bi, ri] = frameOf(key.frames, j);
-    const [b, rr] = frameOf(frames, j);
-    frameRotation(bc, rc, bi, ri, Mi);
-    frameRotation(bc, rc, b, rr, M);
-    // M_j(M_j⁻¹(v, B_i), B): into the canonical frame with bone j at the key pose, out with it now.
-    tmp[0] = Mi[0] * v[0] + Mi[3] * v[1] + Mi[6] * v[2];
-    tmp[1] = Mi[1] * v[0] + Mi[4] * v[1] + Mi[7] * v[2];
-    tmp[2] = Mi[2] * v[0] + Mi[5] * v[1] + Mi[8] * v[2];
-    apply3(M, 0, tmp, 0, dirs, 3 * j);
-    const l = Math.hypot(dirs[3 * j], dirs[3 * j + 1], dirs[3 * j + 2]);
-    magnitude += u[j] * l;
-    for (let k = 0; k < 3; k++) dirs[3 * j + k] /= l;
-  }
-  sphericalAverage(dirs, u, out, o);
-  for (let k = 0; k < 3; k++) out[o + k] *= magnitude;
-  return out;
+  return prepareJointTemplate(canonical, key.frames, frames)(key.position, out, o);
 }
 
 /**

@@ -15,6 +15,17 @@
  */
 export function sphericalAverage(points: ArrayLike<number>, weights: ArrayLike<number>, out: Float64Array, o = 0): Float64Array {
   const p = weights.length;
+  if (p === 2) {
+    // Two points: slerp, in closed form (what the iteration converges to).
+    const c = points[0] * points[3] + points[1] * points[4] + points[2] * points[5];
+    const t = weights[1] / (weights[0] + weights[1]);
+    const omega = Math.acos(Math.max(-1, Math.min(1, c)));
+    if (omega > 1e-7 && omega < Math.PI - 1e-7) {
+      const a = Math.sin((1 - t) * omega) / Math.sin(omega), b = Math.sin(t * omega) / Math.sin(omega);
+      for (let k = 0; k < 3; k++) out[o + k] = a * points[k] + b * points[3 + k];
+      return out;
+    }
+  }
   let qx = 0, qy = 0, qz = 0;
   for (let i = 0; i < p; i++) {
     qx += weights[i] * points[3 * i];
