@@ -2,7 +2,7 @@
  * The quality benchmark: the paper's qualitative claims (seed 000, Fig. 2 and Sec. 4) as
  * measured numbers on the bar and the arm, and the HTML report in a real browser.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, chromiumPath } from '../src/cli/render.js';
@@ -71,8 +71,9 @@ describe('every method on a rigid motion of the bar', () => {
   });
 });
 
-const hasChromium = ['/usr/bin/chromium', process.env.CORSKIN_CHROMIUM].some((p) => p && existsSync(p));
-describe.runIf(hasChromium || process.env.CI)('the HTML report', () => {
+// Needs Debian's Chromium (CI installs it): without it this fails with corskin's message saying
+// how to install it, rather than skipping.
+describe('the HTML report', () => {
   it('writes the page and the meshes; the page opens in headless Chromium without errors and draws its charts', async () => {
     const dir = join(tmp.dir, 'report');
     const r = await runCli('evaluate', '--benchmark', 'bar', '--report', dir);
