@@ -615,19 +615,13 @@ function paintAt(x: number, y: number): boolean {
     if (d < bestD) [best, bestD] = [c, d];
   }
   const P = session.mesh.positions;
-  let lo = Infinity,
-    hi = -Infinity;
-  for (let i = 1; i < P.length; i += 3) [lo, hi] = [Math.min(lo, P[i]), Math.max(hi, P[i])];
   const bones = mesh.skeleton.bones;
   const joint = Math.max(
     0,
     bones.findIndex((b) => b.name === settings.paintJoint),
   );
   const parent = bones.indexOf(bones[joint].parent as THREE.Bone);
-  const size = new THREE.Box3()
-    .setFromBufferAttribute(mesh.geometry.getAttribute('position') as THREE.BufferAttribute)
-    .getSize(new THREE.Vector3())
-    .length();
+  const size = meshSize(mesh);
   const edit = brushDab(
     session.mesh,
     {
@@ -644,15 +638,7 @@ function paintAt(x: number, y: number): boolean {
     rings[m],
   );
   if (!edit.vertices.length) return false;
-  const u = session.setWeights(edit.vertices, edit.joints, edit.weights);
-  paintSeconds.push(u.seconds);
-  pushToViews(m, edit.vertices, u.recomputed);
-  undoStack.push(m);
-  redoStack.length = 0;
-  paintEdits++;
-  setStatus(
-    `${fileName}: painted ${edit.vertices.length} vertices; ${u.recomputed.length} centers updated in ${(u.seconds * 1000).toFixed(1)} ms`,
-  );
+  applyEdit(m, edit);
   return true;
 }
 
@@ -702,6 +688,25 @@ function paintWeightColors(mesh: THREE.SkinnedMesh): boolean {
   return true;
 }
 
+/** Bounding-box diagonal of a mesh's bind-space geometry. */
+function meshSize(mesh: THREE.SkinnedMesh): number {
+  const box = new THREE.Box3().setFromBufferAttribute(mesh.geometry.getAttribute('position') as THREE.BufferAttribute);
+  return box.getSize(new THREE.Vector3()).length();
+}
+
+/** Applies a brush edit to mesh `m`'s session and every view; one undo step. */
+function applyEdit(m: number, edit: { vertices: Int32Array; joints: Uint32Array; weights: Float32Array }): void {
+  const u = sessions[m]!.setWeights(edit.vertices, edit.joints, edit.weights);
+  paintSeconds.push(u.seconds);
+  pushToViews(m, edit.vertices, u.recomputed);
+  undoStack.push(m);
+  redoStack.length = 0;
+  paintEdits++;
+  setStatus(
+    `${fileName}: painted ${edit.vertices.length} vertices; ${u.recomputed.length} centers updated in ${(u.seconds * 1000).toFixed(1)} ms`,
+  );
+}
+
 /** Bind-space joint positions of a skinned mesh (the inverse of each inverse bind matrix, in the geometry's space). */
 function bindJoints(mesh: THREE.SkinnedMesh): Float64Array {
   const bones = mesh.skeleton.bones;
@@ -729,10 +734,7 @@ function corCheckColors(mesh: THREE.SkinnedMesh, index: number): boolean {
   const parents = mesh.skeleton.bones.map((b) => mesh.skeleton.bones.indexOf(b.parent as THREE.Bone));
   const idx = mesh.geometry.getAttribute('skinIndex'),
     wgt = mesh.geometry.getAttribute('skinWeight');
-  const size = new THREE.Box3()
-    .setFromBufferAttribute(mesh.geometry.getAttribute('position') as THREE.BufferAttribute)
-    .getSize(new THREE.Vector3())
-    .length();
+  const size = meshSize(mesh);
   let colors = mesh.geometry.getAttribute('color') as THREE.BufferAttribute | undefined;
   if (!colors || colors.count !== idx.count) {
     colors = new THREE.BufferAttribute(new Float32Array(3 * idx.count), 3);
@@ -785,10 +787,7 @@ function smoothAroundJoint(): void {
         for (let k = K * i; k < K * i + K; k++) if (JS[k] === j) w += WS[k];
         if (w > bestW) [best, bestW] = [i, w];
       }
-      const size = new THREE.Box3()
-        .setFromBufferAttribute(mesh.geometry.getAttribute('position') as THREE.BufferAttribute)
-        .getSize(new THREE.Vector3())
-        .length();
+      const size = meshSize(mesh);
       const edit = brushDab(
         session.mesh,
         {
@@ -802,11 +801,7 @@ function smoothAroundJoint(): void {
         rings[m],
       );
       if (!edit.vertices.length) return;
-      const u = session.setWeights(edit.vertices, edit.joints, edit.weights);
-      pushToViews(m, edit.vertices, u.recomputed);
-      undoStack.push(m);
-      redoStack.length = 0;
-      paintEdits++;
+      applyEdit(m, edit);
     });
   });
 }
