@@ -11,6 +11,7 @@ import { meanValueCoordinates } from '../src/cage/mvc.js';
 import { createCubeMap, createPmvcScratch, positiveMeanValueCoordinates, prepareCage } from '../src/cage/pmvc.js';
 import { windingNumber } from '../src/cage/winding-number.js';
 import { CorskinError } from '../src/core/errors.js';
+import { computeVertexNormals } from '../src/core/mesh.js';
 import { boxCage, sphereCage, tubeCage, voxelCage } from './helpers/cages.js';
 import { mvcTrigonometric } from './helpers/mvc-trig.js';
 
@@ -210,6 +211,38 @@ function deformed(skin: Float32Array, binding: CageBinding, cage: Cage, posed: F
   createCageDeformer({ positions: skin, triangles: new Uint32Array(0) }, binding, cage.positions).deform(posed, out);
   return out.positions;
 }
+
+describe('cage deformer normals', () => {
+  it('a rigid motion of the cage turns the normals with it (a sphere of skin in a box cage)', () => {
+    const skinCage = sphereCage(2, 0.5);
+    const positions = Float32Array.from(skinCage.positions);
+    const triangles = skinCage.triangles;
+    const normals = computeVertexNormals(positions, triangles);
+    const cage = boxCage();
+    const binding = bindToCage(positions, cage);
+    const deformer = createCageDeformer({ positions, normals, triangles }, binding, cage.positions);
+    const c = Math.cos(0.9),
+      s = Math.sin(0.9);
+    const R = (p: ArrayLike<number>, o = 0) => [c * p[o] - s * p[o + 2], p[o + 1], s * p[o] + c * p[o + 2]];
+    const posed = new Float64Array(cage.positions.length);
+    for (let i = 0; i < posed.length; i += 3)
+      posed.set(
+        R(cage.positions, i).map((x, k) => x + [0.2, -0.1, 0.3][k]),
+        i,
+      );
+    const out = { positions: new Float32Array(positions.length), normals: new Float32Array(positions.length) };
+    deformer.deform(posed, out);
+    let err = 0;
+    for (let i = 0; i < normals.length; i += 3) {
+      const want = R(normals, i);
+      err = Math.max(
+        err,
+        Math.hypot(out.normals[i] - want[0], out.normals[i + 1] - want[1], out.normals[i + 2] - want[2]),
+      );
+    }
+    expect(err).toBeLessThan(1e-5);
+  });
+});
 
 describe.each(['pmvc', 'mvc'] as const)('binding (%s) and the cage deformer', (method) => {
   const cage = bentTube();

@@ -4,7 +4,9 @@
  * ACM TOG 27(5), SIGGRAPH Asia 2008: `x′_i = x_i + Σ_k w_ik (c′_k − c_k)`, which reproduces the bind
  * pose exactly. Normals and tangents follow the surface: each vertex's authored normal and tangent
  * are turned by the smallest rotation taking its area-weighted rest normal to its posed one
- * (authored hard edges and seams are kept; normal and tangent stay orthogonal).
+ * (authored hard edges and seams are kept; normal and tangent stay orthogonal). That rotation has
+ * no twist about the normal: where the cage turns the surface about its own normal, tangents do
+ * not follow that turn.
  *
  * @module
  */
@@ -103,22 +105,21 @@ export function createCageDeformer(skin: CageSkin, binding: CageBinding, restCag
           if (cos < -1 + 1e-9) { cos = 1; kx = ky = kz = 0; } // turned inside out: leave the frame
         }
         const f = 1 / (1 + cos);
-        if (normals) {
-          const vx = skin.normals![3 * i], vy = skin.normals![3 * i + 1], vz = skin.normals![3 * i + 2];
-          const kv = (kx * vx + ky * vy + kz * vz) * f;
-          normals[3 * i] = vx * cos + (ky * vz - kz * vy) + kx * kv;
-          normals[3 * i + 1] = vy * cos + (kz * vx - kx * vz) + ky * kv;
-          normals[3 * i + 2] = vz * cos + (kx * vy - ky * vx) + kz * kv;
-        }
+        if (normals) turn(kx, ky, kz, cos, f, skin.normals!, 3 * i, normals);
         if (tangents) {
-          const vx = skin.tangents![4 * i], vy = skin.tangents![4 * i + 1], vz = skin.tangents![4 * i + 2];
-          const kv = (kx * vx + ky * vy + kz * vz) * f;
-          tangents[4 * i] = vx * cos + (ky * vz - kz * vy) + kx * kv;
-          tangents[4 * i + 1] = vy * cos + (kz * vx - kx * vz) + ky * kv;
-          tangents[4 * i + 2] = vz * cos + (kx * vy - ky * vx) + kz * kv;
+          turn(kx, ky, kz, cos, f, skin.tangents!, 4 * i, tangents);
           tangents[4 * i + 3] = skin.tangents![4 * i + 3];
         }
       }
     },
   };
+}
+
+/** out[o..o+3) = v[o..o+3) turned by the rotation with axis·sin k and cosine `cos` (f = 1 / (1 + cos)). */
+function turn(kx: number, ky: number, kz: number, cos: number, f: number, v: Float32Array, o: number, out: Float32Array): void {
+  const vx = v[o], vy = v[o + 1], vz = v[o + 2];
+  const kv = (kx * vx + ky * vy + kz * vz) * f;
+  out[o] = vx * cos + (ky * vz - kz * vy) + kx * kv;
+  out[o + 1] = vy * cos + (kz * vx - kx * vz) + ky * kv;
+  out[o + 2] = vz * cos + (kx * vy - ky * vx) + kz * kv;
 }
