@@ -24,4 +24,13 @@ export {
   type CorParameters,
 } from './io/gltf.js';
 export { buildSkinnedDocument, type ConvertInput, type ConvertReport } from './io/convert.js';
-export { writeCageRig, readCageRig, removeCageRig, isCageNode, CAGE_EXTRAS_KEY } from './io/cage-gltf.js';
+export {
+  writeCageRig,
+  readCageRig,
+  removeCageRig,
+  isCageNode,
+  readTemplateRig,
+  storeTemplates,
+  CAGE_EXTRAS_KEY,
+  type StoredTemplates,
+} from './io/cage-gltf.js';

@@ -15,7 +15,8 @@ import { deform } from '../deformers/index.js';
 import type { DeformTarget, Deformer, SkinningMethod } from '../deformers/contract.js';
 import { createStretchDeformer, stretchRigFromSkeleton } from '../deformers/stretch.js';
 import { createCageSkinningDeformer } from '../cage/rig.js';
-import { readCageRig } from '../io/cage-gltf.js';
+import { readCageRig, readTemplateRig } from '../io/cage-gltf.js';
+import { applyTemplateChoices } from './templates.js';
 import { buildChainTemplateRig, createChainTemplateDeformer } from '../templates/chain-rig.js';
 import { findJoint } from '../evaluation/standard-poses.js';
 import { checkNotOverwritingInput, writeFileAtomic } from '../io/files.js';
@@ -29,6 +30,8 @@ import { progress, type Io } from './ui.js';
 export interface DeformOptions {
   method: SkinningMethod | 'stretch' | 'cage' | 'templates';
   stretchJoints?: string;
+  /** templates: bone template choices, JOINT=ID,… */
+  template?: string;
   twistCompensation: boolean;
   animation?: string;
   time?: number;
@@ -116,7 +119,7 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
         : o.method === 'cage'
           ? deformCage(document, model, mesh, skinning, input)
           : o.method === 'templates'
-            ? deformTemplates(io, model, mesh, skinning, input)
+            ? deformTemplates(io, document, model, mesh, skinning, input, o.template)
             : deform(o.method, mesh, skinning);
     for (const [what, a] of [
       ['position', result.positions],
@@ -187,26 +190,31 @@ function deformCage(
 }
 
 /**
- * Skinning templates (default radial templates around a chain skeleton), built from the bind
- * pose each time (not stored in the file yet).
+ * Skinning templates: those `corskin templates build` stored in the file, else the default ones
+ * built around the chain skeleton now; `--template` choices on top.
  */
 function deformTemplates(
   io: Io,
+  document: Document,
   model: SkinnedModel,
   mesh: SkinnedMesh,
   skinning: Float64Array,
   input: string,
+  choices: string | undefined,
 ): DeformTarget {
-  let rig;
-  try {
-    rig = buildChainTemplateRig(model.mesh, model.skeleton);
-  } catch (e) {
-    if (e instanceof CorskinError) throw new CorskinError(`${model.name}: ${e.message}`, input);
-    throw e;
+  let rig = readTemplateRig(document, model, input);
+  if (!rig) {
+    try {
+      rig = buildChainTemplateRig(model.mesh, model.skeleton);
+    } catch (e) {
+      if (e instanceof CorskinError) throw new CorskinError(`${model.name}: ${e.message}`, input);
+      throw e;
+    }
+    io.err(
+      `corskin: ${input}: ${model.name}: no stored templates; template cage of ${rig.cage.positions.length / 3} vertices built and bound`,
+    );
   }
-  io.err(
-    `corskin: ${input}: ${model.name}: template cage of ${rig.cage.positions.length / 3} vertices built and bound`,
-  );
+  applyTemplateChoices(rig, model, choices);
   return runRigged(createChainTemplateDeformer(rig), mesh, skinning);
 }
 

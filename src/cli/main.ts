@@ -129,6 +129,27 @@ function buildProgram(io: Io): Command {
     .option('--force', 'allow overwriting an input')
     .action(async (input: string, opts) => (await import('./bind-cage.js')).bindCageCommand(io, input, opts));
 
+  const templates = program
+    .command('templates')
+    .description('skinning templates (Ju et al. 2008) around a chain skeleton: build them into the file, list them');
+  templates
+    .command('build')
+    .description(
+      'build the template cage around the skeleton (one chain of joints), bind the skin with PMVC, store both',
+    )
+    .argument('<input>', 'skinned .glb or .gltf file (one skin, a chain skeleton)')
+    .option('--library <file>', 'template library (corskin-templates JSON; default: the built-in one)')
+    .option('--template <choices>', 'bone templates, JOINT=ID,… (a bone named by the joint it starts at)')
+    .requiredOption('-o, --output <file>', 'output .glb or .gltf')
+    .option('--no-compress', "write without the input's Draco/meshopt compression")
+    .option('--force', 'allow overwriting an input')
+    .action(async (input: string, opts) => (await import('./templates.js')).templatesBuildCommand(io, input, opts));
+  templates
+    .command('list')
+    .description('the template bones of a file, their templates and the compatible ones')
+    .argument('<input>', '.glb or .gltf file')
+    .action(async (input: string) => (await import('./templates.js')).templatesListCommand(io, input));
+
   program
     .command('deform')
     .description('pose a skinned character and write the deformed mesh as static geometry')
@@ -159,6 +180,7 @@ function buildProgram(io: Io): Command {
       'stretch: joints whose collapse is compensated, comma-separated names or indices (default: every joint where two or more bones meet)',
     )
     .option('--no-twist-compensation', 'stretch: skip the twist compensation before skinning')
+    .option('--template <choices>', 'templates: bone templates, JOINT=ID,… (over those stored in the file)')
     .option('-o, --output <file>', 'output .glb, .gltf or .obj (one input)')
     .option('--out-dir <dir>', 'folder for the outputs of several inputs (same file names)')
     .option(

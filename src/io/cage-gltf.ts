@@ -5,7 +5,8 @@
  * - the cage is a mesh node of its own (one triangle primitive, `POSITION` in the skin's bind
  *   space, drawn translucent so any viewer shows it around the character), skinned by the
  *   character's skin (`JOINTS_0`/`WEIGHTS_0`), marked by node extras
- *   `{ "corskinCage": { "coordinates": "pmvc" | "mvc", "resolution": R, "influences": k, "version": … } }`;
+ *   `{ "corskinCage": { "coordinates": "pmvc" | "mvc", "resolution": R, "influences": k, "version": … } }`
+ *   (with `templates`, {@link StoredTemplates}, when `corskin templates build` made the cage);
  * - every primitive of the character carries the binding as application-specific vertex
  *   attributes: `_CAGE_INDICES_0…` (VEC4, unsigned short: cage vertex indices) and
  *   `_CAGE_WEIGHTS_0…` (VEC4, float), k/4 of each, slots in decreasing weight, empty slots (0, 0).
@@ -16,6 +17,8 @@ import type { Document, Node } from '@gltf-transform/core';
 import type { CageBinding, CageCoordinates } from '../cage/bind.js';
 import type { Cage } from '../cage/cage.js';
 import type { CageRig } from '../cage/rig.js';
+import type { ChainTemplateRig } from '../templates/chain-rig.js';
+import { parseTemplateLibrary, type TemplateLibrary } from '../templates/library.js';
 import { CorskinError } from '../core/errors.js';
 import { VERSION } from '../version.js';
 import type { SkinnedModel } from './gltf.js';
@@ -36,7 +39,7 @@ export function isCageNode(node: Node): boolean {
  * per-vertex binding attributes (see the module comment).
  * @throws CorskinError when the cage has more than 65,536 vertices
  */
-export function writeCageRig(document: Document, model: SkinnedModel, rig: CageRig): void {
+export function writeCageRig(document: Document, model: SkinnedModel, rig: CageRig, templates?: StoredTemplates): void {
   const m = rig.cage.positions.length / 3;
   if (m > 65536) throw new CorskinError(`the cage has ${m} vertices; at most 65,536 fit the binding attributes`);
   removeCageRig(document, model);
@@ -94,10 +97,83 @@ export function writeCageRig(document: Document, model: SkinnedModel, rig: CageR
         resolution: rig.binding.resolution,
         influences: k,
         version: VERSION,
+        ...(templates ? { templates } : {}),
       },
     });
   const scene = root.getDefaultScene() ?? root.listScenes()[0] ?? document.createScene();
   scene.addChild(node);
+}
+
+/**
+ * A chain template rig as node extras (`corskinCage.templates`): the chain's joints by name, its
+ * bone geometry, every cage vertex's template and rest position in that template's frame, the
+ * bones' template choices and the library they come from.
+ */
+export interface StoredTemplates {
+  chain: string[];
+  points: number[];
+  axes: number[];
+  references: number[];
+  /** Per cage vertex: kind (0 bone, 1 joint, 2 cap), index, local x, y, z. */
+  vertices: number[];
+  boneTemplates: string[];
+  library: TemplateLibrary;
+}
+
+/** The stored form of a chain template rig. */
+export function storeTemplates(rig: ChainTemplateRig, jointNames: readonly string[]): StoredTemplates {
+  const kinds = { bone: 0, joint: 1, cap: 2 } as const;
+  return {
+    chain: rig.chain.map((j) => jointNames[j]),
+    points: Array.from(rig.points),
+    axes: Array.from(rig.axes),
+    references: Array.from(rig.references),
+    vertices: rig.roles.flatMap((r) => [kinds[r.kind], r.index, ...r.local]),
+    boneTemplates: [...rig.boneTemplates],
+    library: rig.library,
+  };
+}
+
+/**
+ * `model`'s chain template rig stored by `corskin templates build`, or undefined when its cage
+ * has none.
+ * @throws CorskinError for a malformed layout (names a joint the skin lacks, sizes that disagree)
+ */
+export function readTemplateRig(document: Document, model: SkinnedModel, file?: string): ChainTemplateRig | undefined {
+  const cageRig = readCageRig(document, model, file);
+  if (!cageRig) return undefined;
+  const node = document.getRoot().listNodes().find((n) => isCageNode(n) && n.getSkin() === model.skin)!;
+  const stored = ((node.getExtras() as Record<string, Record<string, unknown>>)[CAGE_EXTRAS_KEY].templates ?? undefined) as StoredTemplates | undefined;
+  if (!stored) return undefined;
+  const library = parseTemplateLibrary(stored.library, file);
+  const chain = stored.chain.map((name) => {
+    const j = model.skeleton.jointNames.indexOf(name);
+    if (j < 0) throw new CorskinError(`the template cage names joint "${name}", which the skin lacks`, file);
+    return j;
+  });
+  const n = chain.length;
+  const m = cageRig.cage.positions.length / 3;
+  if (stored.points.length !== 3 * (n + 1) || stored.axes.length !== 3 * n || stored.vertices.length !== 5 * m || stored.boneTemplates.length !== n)
+    throw new CorskinError('the template cage\'s extras do not match its chain and cage', file);
+  const kinds = ['bone', 'joint', 'cap'] as const;
+  const roles = Array.from({ length: m }, (_, v) => ({
+    kind: kinds[stored.vertices[5 * v]],
+    index: stored.vertices[5 * v + 1],
+    local: stored.vertices.slice(5 * v + 2, 5 * v + 5),
+  }));
+  for (const id of stored.boneTemplates)
+    if (!library.templates.some((t) => t.id === id && t.kind === 'bone')) throw new CorskinError(`the template cage uses "${id}", which its library lacks`, file);
+  return {
+    chain,
+    points: Float64Array.from(stored.points),
+    axes: Float64Array.from(stored.axes),
+    references: Float64Array.from(stored.references),
+    cage: cageRig.cage,
+    binding: cageRig.binding,
+    roles,
+    library,
+    boneTemplates: [...stored.boneTemplates],
+  };
 }
 
 /** Removes `model`'s cage node and binding attributes, if any. */

@@ -1,0 +1,90 @@
+/**
+ * `corskin templates build|list` and `deform --method templates`: the template rig stored in the
+ * glTF file (validator-clean) deforms exactly as the rig built in memory with the same choices;
+ * branching skeletons, bad libraries and unknown templates are clear errors with no output file.
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { skinningMatrices } from '../src/core/pose.js';
+import { bendPose, findJoint } from '../src/evaluation/standard-poses.js';
+import { readTemplateRig } from '../src/io/cage-gltf.js';
+import { extractSkinnedModels } from '../src/io/gltf.js';
+import { readDocument } from '../src/io/node-io.js';
+import { buildChainTemplateRig, createChainTemplateDeformer, setBoneTemplate } from '../src/templates/chain-rig.js';
+import { DEFAULT_TEMPLATE_LIBRARY } from '../src/templates/library.js';
+import { runCli } from './helpers/cli.js';
+import { ARM_GLB, CESIUM_MAN, scratch } from './helpers/data.js';
+import { validate } from './helpers/gltf.js';
+
+const tmp = scratch();
+afterAll(() => tmp.cleanup());
+
+describe('corskin templates', () => {
+  it('builds the arm’s template cage into the file; the stored rig deforms as the one built in memory', async () => {
+    const out = join(tmp.dir, 'arm-templates.glb');
+    const r = await runCli('templates', 'build', ARM_GLB, '--template', 'bone1=muscle-bulge', '-o', out);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect((await validate(out)).issues.numErrors).toBe(0);
+    const list = await runCli('templates', 'list', out);
+    expect(list.stdout).toContain('bone from bone1: muscle-bulge');
+    expect(list.stdout).toContain('bone from bone2: radial-bone');
+    const doc = await readDocument(out);
+    const [model] = extractSkinnedModels(doc, out);
+    const stored = readTemplateRig(doc, model, out)!;
+    const fresh = buildChainTemplateRig(model.mesh, model.skeleton);
+    setBoneTemplate(fresh, 1, 'muscle-bulge');
+    const S = skinningMatrices(
+      model.skeleton,
+      bendPose(model.skeleton, findJoint(model.skeleton, 'bone2'), [0, 0, 1], Math.PI / 2),
+    );
+    const a = { positions: new Float32Array(model.mesh.positions.length) };
+    const b = { positions: new Float32Array(model.mesh.positions.length) };
+    createChainTemplateDeformer(stored)(model.mesh, S, a);
+    createChainTemplateDeformer(fresh)(model.mesh, S, b);
+    let err = 0;
+    for (let i = 0; i < a.positions.length; i++) err = Math.max(err, Math.abs(a.positions[i] - b.positions[i]));
+    expect(err).toBeLessThan(1e-5); // the cage is stored as 32-bit floats
+    const posed = await runCli(
+      'deform',
+      out,
+      '--method',
+      'templates',
+      '--template',
+      'bone1=inverse-bulge',
+      '-o',
+      join(tmp.dir, 'posed.glb'),
+    );
+    expect([posed.code, posed.stderr]).toEqual([0, '']);
+  });
+
+  const bad: [string, string[], RegExp][] = [
+    [
+      'a branching skeleton',
+      [CESIUM_MAN],
+      /CesiumMan\.glb: Armature: chain templates need a skeleton that is one chain of joints/,
+    ],
+    ['an unknown template', [ARM_GLB, '--template', 'bone1=biceps'], /no template "biceps"/],
+    [
+      'a joint that starts no template bone',
+      [ARM_GLB, '--template', 'elbow=muscle-bulge'],
+      /no template bone starts at "elbow"/,
+    ],
+    [
+      'a bad library',
+      [ARM_GLB, '--library', 'LIB'],
+      /lib\.json: template library: templates\[0\]\.keyPoses\[0\] must be the rest/,
+    ],
+  ];
+  it.each(bad)('%s: a clear message, exit code 1, no output file', async (_name, args, message) => {
+    const lib = join(tmp.dir, 'lib.json');
+    const broken = JSON.parse(JSON.stringify(DEFAULT_TEMPLATE_LIBRARY));
+    broken.templates[0].keyPoses[0].bulge = 0.5;
+    writeFileSync(lib, JSON.stringify(broken));
+    const out = join(tmp.dir, 'bad.glb');
+    const r = await runCli('templates', 'build', ...args.map((a) => (a === 'LIB' ? lib : a)), '-o', out);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(message);
+    expect(existsSync(out)).toBe(false);
+  });
+});
