@@ -142,8 +142,12 @@ export function storeTemplates(rig: ChainTemplateRig, jointNames: readonly strin
 export function readTemplateRig(document: Document, model: SkinnedModel, file?: string): ChainTemplateRig | undefined {
   const cageRig = readCageRig(document, model, file);
   if (!cageRig) return undefined;
-  const node = document.getRoot().listNodes().find((n) => isCageNode(n) && n.getSkin() === model.skin)!;
-  const stored = ((node.getExtras() as Record<string, Record<string, unknown>>)[CAGE_EXTRAS_KEY].templates ?? undefined) as StoredTemplates | undefined;
+  const node = document
+    .getRoot()
+    .listNodes()
+    .find((n) => isCageNode(n) && n.getSkin() === model.skin)!;
+  const stored = ((node.getExtras() as Record<string, Record<string, unknown>>)[CAGE_EXTRAS_KEY].templates ??
+    undefined) as StoredTemplates | undefined;
   if (!stored) return undefined;
   const library = parseTemplateLibrary(stored.library, file);
   const chain = stored.chain.map((name) => {
@@ -153,8 +157,13 @@ export function readTemplateRig(document: Document, model: SkinnedModel, file?: 
   });
   const n = chain.length;
   const m = cageRig.cage.positions.length / 3;
-  if (stored.points.length !== 3 * (n + 1) || stored.axes.length !== 3 * n || stored.vertices.length !== 5 * m || stored.boneTemplates.length !== n)
-    throw new CorskinError('the template cage\'s extras do not match its chain and cage', file);
+  if (
+    stored.points.length !== 3 * (n + 1) ||
+    stored.axes.length !== 3 * n ||
+    stored.vertices.length !== 5 * m ||
+    stored.boneTemplates.length !== n
+  )
+    throw new CorskinError("the template cage's extras do not match its chain and cage", file);
   const kinds = ['bone', 'joint', 'cap'] as const;
   const roles = Array.from({ length: m }, (_, v) => ({
     kind: kinds[stored.vertices[5 * v]],
@@ -162,7 +171,8 @@ export function readTemplateRig(document: Document, model: SkinnedModel, file?: 
     local: stored.vertices.slice(5 * v + 2, 5 * v + 5),
   }));
   for (const id of stored.boneTemplates)
-    if (!library.templates.some((t) => t.id === id && t.kind === 'bone')) throw new CorskinError(`the template cage uses "${id}", which its library lacks`, file);
+    if (!library.templates.some((t) => t.id === id && t.kind === 'bone'))
+      throw new CorskinError(`the template cage uses "${id}", which its library lacks`, file);
   return {
     chain,
     points: Float64Array.from(stored.points),
