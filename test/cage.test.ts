@@ -213,14 +213,22 @@ function deformed(skin: Float32Array, binding: CageBinding, cage: Cage, posed: F
 }
 
 describe('cage deformer normals', () => {
-  it('a rigid motion of the cage turns the normals with it (a sphere of skin in a box cage)', () => {
+  it('a rigid motion of the cage turns the normals and the tangents with it (a sphere of skin in a box cage)', () => {
     const skinCage = sphereCage(2, 0.5);
     const positions = Float32Array.from(skinCage.positions);
     const triangles = skinCage.triangles;
     const normals = computeVertexNormals(positions, triangles);
     const cage = boxCage();
     const binding = bindToCage(positions, cage);
-    const deformer = createCageDeformer({ positions, normals, triangles }, binding, cage.positions);
+    // Tangents: any unit vector ⊥ the normal, w = ±1.
+    const tangents = new Float32Array((4 * positions.length) / 3);
+    for (let i = 0; i < normals.length / 3; i++) {
+      const [x, y, z] = normals.subarray(3 * i, 3 * i + 3);
+      const t = Math.abs(x) < 0.9 ? [0, -z, y] : [z, 0, -x];
+      const l = Math.hypot(...t);
+      tangents.set([t[0] / l, t[1] / l, t[2] / l, i % 2 ? 1 : -1], 4 * i);
+    }
+    const deformer = createCageDeformer({ positions, normals, tangents, triangles }, binding, cage.positions);
     const c = Math.cos(0.9),
       s = Math.sin(0.9);
     const R = (p: ArrayLike<number>, o = 0) => [c * p[o] - s * p[o + 2], p[o + 1], s * p[o] + c * p[o + 2]];
