@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { cross, dot, normalize, sub } from '../core/vec3.js';
 import type { Cage } from './cage.js';
 import { pointsOutside } from './winding-number.js';
 
@@ -20,22 +21,12 @@ export function tubeCage(points: number[][], radius: number, sides = 8, cap = ra
   if (!(sides >= 3)) throw new RangeError(`a tube needs at least 3 sides, got ${sides}`);
   const p: number[] = [];
   const tris: number[] = [];
-  const sub = (a: number[], b: number[]) => a.map((x, i) => x - b[i]);
-  const norm = (a: number[]) => {
-    const l = Math.hypot(...a);
-    return a.map((x) => x / l);
-  };
-  const cross = (a: number[], b: number[]) => [
-    a[1] * b[2] - a[2] * b[1],
-    a[2] * b[0] - a[0] * b[2],
-    a[0] * b[1] - a[1] * b[0],
-  ];
   const n = points.length;
-  const axis0 = norm(sub(points[1], points[0]));
+  const axis0 = normalize(sub(points[1], points[0]));
   // A reference direction perpendicular to the first segment, carried along (parallel transport).
-  let ref = norm(cross(axis0, Math.abs(axis0[0]) < 0.9 ? [1, 0, 0] : [0, 1, 0]));
+  let ref = normalize(cross(axis0, Math.abs(axis0[0]) < 0.9 ? [1, 0, 0] : [0, 1, 0]));
   for (let k = 0; k < n; k++) {
-    const dir = norm(
+    const dir = normalize(
       k === 0
         ? sub(points[1], points[0])
         : k === n - 1
@@ -43,7 +34,7 @@ export function tubeCage(points: number[][], radius: number, sides = 8, cap = ra
           : sub(points[k + 1], points[k - 1]),
     );
     const d = ref.reduce((s, x, i) => s + x * dir[i], 0);
-    ref = norm(ref.map((x, i) => x - d * dir[i]));
+    ref = normalize(ref.map((x, i) => x - d * dir[i]));
     const other = cross(dir, ref);
     for (let s = 0; s < sides; s++) {
       const a = (2 * Math.PI * s) / sides;
@@ -60,7 +51,7 @@ export function tubeCage(points: number[][], radius: number, sides = 8, cap = ra
     }
   const start = p.length / 3;
   p.push(...points[0].map((x, i) => x - cap * axis0[i]));
-  const axisN = norm(sub(points[n - 1], points[n - 2]));
+  const axisN = normalize(sub(points[n - 1], points[n - 2]));
   const end = start + 1;
   p.push(...points[n - 1].map((x, i) => x + cap * axisN[i]));
   for (let s = 0; s < sides; s++) {
@@ -98,8 +89,6 @@ export function enclosingTubeCage(positions: ArrayLike<number>, chain: number[][
   const sides = options.sides ?? 8;
   const margin = options.margin ?? 0.15;
   const n = positions.length / 3;
-  const sub = (a: number[], b: number[]) => a.map((x, i) => x - b[i]);
-  const dot = (a: number[], b: number[]) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
   const dirStart = sub(chain[0], chain[1]), dirEnd = sub(chain[chain.length - 1], chain[chain.length - 2]);
   const ls = Math.sqrt(dot(dirStart, dirStart)), le = Math.sqrt(dot(dirEnd, dirEnd));
   // How far the vertices reach past each end, along the end segments.

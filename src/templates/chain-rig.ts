@@ -28,6 +28,7 @@ import type { SkinnedMesh } from '../core/mesh.js';
 import { bindJointPositions, type Skeleton } from '../core/skeleton.js';
 import type { Deformer } from '../deformers/contract.js';
 import { splitScale } from '../deformers/two-phase.js';
+import { cross, dot, normalize, point, sub } from '../core/vec3.js';
 import { prepareBoneTemplate, type BoneTemplateFrame } from './bone.js';
 import { prepareJointTemplate } from './joint.js';
 import { axisAngle, apply3, mulT3 } from './rotation.js';
@@ -88,14 +89,6 @@ function bulgeOf(t: TemplateDefinition, bend: number): number {
   return bulge;
 }
 
-const sub = (a: ArrayLike<number>, b: ArrayLike<number>) => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
-const dot = (a: ArrayLike<number>, b: ArrayLike<number>) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-const cross = (a: ArrayLike<number>, b: ArrayLike<number>) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
-const norm = (a: number[]) => {
-  const l = Math.hypot(a[0], a[1], a[2]);
-  return a.map((x) => x / l);
-};
-const at = (a: ArrayLike<number>, i: number) => [a[3 * i], a[3 * i + 1], a[3 * i + 2]];
 /** The smallest rotation (row-major 3×3) taking unit a to unit b. */
 function minimalRotation(a: number[], b: number[]): Float64Array {
   const axis = cross(a, b);
@@ -103,7 +96,7 @@ function minimalRotation(a: number[], b: number[]): Float64Array {
   if (s < 1e-15) {
     if (dot(a, b) > 0) return axisAngle([1, 0, 0], 0);
     const p = Math.abs(a[0]) < 0.9 ? [1, 0, 0] : [0, 1, 0];
-    return axisAngle(norm(cross(a, p)), Math.PI);
+    return axisAngle(normalize(cross(a, p)), Math.PI);
   }
   return axisAngle(axis.map((x) => x / s), Math.atan2(s, dot(a, b)));
 }
@@ -162,12 +155,12 @@ type ChainCage = Omit<ChainTemplateRig, 'binding' | 'library' | 'boneTemplates'>
  */
 function fitChain(X: ArrayLike<number>, P: Float64Array, chain: number[]): ChainCage {
   const n = chain.length; // bones: one per chain joint (the last ends where the skin ends)
-  const pts = chain.map((j) => at(P, j));
-  const lastDir = norm(sub(pts[n - 1], pts[n - 2]));
-  const firstDir = norm(sub(pts[1], pts[0]));
+  const pts = chain.map((j) => point(P, j));
+  const lastDir = normalize(sub(pts[n - 1], pts[n - 2]));
+  const firstDir = normalize(sub(pts[1], pts[0]));
   const reach = (from: number[], dir: number[]) => {
     let r = 0;
-    for (let i = 0; i < X.length / 3; i++) r = Math.max(r, dot(sub(at(X, i), from), dir));
+    for (let i = 0; i < X.length / 3; i++) r = Math.max(r, dot(sub(point(X, i), from), dir));
     return r;
   };
   let totalLength = 0;
@@ -177,17 +170,17 @@ function fitChain(X: ArrayLike<number>, P: Float64Array, chain: number[]): Chain
   pts.push(pts[n - 1].map((x, k) => x + lastDir[k] * tail));
   const points = Float64Array.from(pts.flat());
   const axes = new Float64Array(3 * n), references = new Float64Array(3 * n);
-  let ref = norm(cross(firstDir, Math.abs(firstDir[0]) < 0.9 ? [1, 0, 0] : [0, 1, 0]));
+  let ref = normalize(cross(firstDir, Math.abs(firstDir[0]) < 0.9 ? [1, 0, 0] : [0, 1, 0]));
   for (let i = 0; i < n; i++) {
-    const a = norm(sub(pts[i + 1], pts[i]));
-    ref = norm(sub(ref, a.map((x) => x * dot(ref, a))));
+    const a = normalize(sub(pts[i + 1], pts[i]));
+    ref = normalize(sub(ref, a.map((x) => x * dot(ref, a))));
     axes.set(a, 3 * i);
     references.set(ref, 3 * i);
   }
   // Radius of each bone's part of the skin (vertices projecting onto it), and of each joint.
   const boneRadius = new Float64Array(n);
   for (let v = 0; v < X.length / 3; v++) {
-    const x = at(X, v);
+    const x = point(X, v);
     let best = Infinity, bone = 0;
     for (let i = 0; i < n; i++) {
       const d = sub(pts[i + 1], pts[i]);
@@ -231,9 +224,9 @@ function assemble(points: Float64Array, axes: Float64Array, refs: Float64Array, 
     roles.push({ kind: 'cap', index: bone, local: sub(p, origin) });
     return positions.length / 3 - 1;
   };
-  const P = (i: number) => at(points, i);
+  const P = (i: number) => point(points, i);
   // Root cap (rigid with bone 0).
-  const a0 = at(axes, 0), r0 = at(refs, 0);
+  const a0 = point(axes, 0), r0 = point(refs, 0);
   const rootApex = apex(P(0).map((x, k) => x - a0[k] * (head + 0.5 * radius[0])), 0, P(0));
   ring(P(0).map((x, k) => x - a0[k] * head), a0, r0, radius[0], { kind: 'cap', index: 0 }, P(0));
   // Each inner joint's template reaches h along its two bones.
@@ -241,13 +234,13 @@ function assemble(points: Float64Array, axes: Float64Array, refs: Float64Array, 
     i === 0 ? 0 : Math.min(0.2 * Math.min(lengths[i - 1], lengths[i]), 0.6 * Math.max(radius[i - 1], radius[i])),
   );
   for (let i = 0; i < n; i++) {
-    const a = at(axes, i), ref = at(refs, i), L = lengths[i];
+    const a = point(axes, i), ref = point(refs, i), L = lengths[i];
     if (i > 0) {
       // Joint template at chain joint i, in the parent bone's frame: parent side, joint, child side.
-      const ap = at(axes, i - 1), rp = at(refs, i - 1);
+      const ap = point(axes, i - 1), rp = point(refs, i - 1);
       const rj = Math.max(radius[i - 1], radius[i]);
-      const mid = norm(ap.map((x, k) => x + a[k]));
-      const midRef = norm(sub(rp, mid.map((x) => x * dot(rp, mid))));
+      const mid = normalize(ap.map((x, k) => x + a[k]));
+      const midRef = normalize(sub(rp, mid.map((x) => x * dot(rp, mid))));
       ring(P(i).map((x, k) => x - ap[k] * h[i]), ap, rp, rj, { kind: 'joint', index: i }, P(i));
       ring(P(i), mid, midRef, rj, { kind: 'joint', index: i }, P(i));
       ring(P(i).map((x, k) => x + a[k] * h[i]), a, ref, rj, { kind: 'joint', index: i }, P(i));
@@ -259,7 +252,7 @@ function assemble(points: Float64Array, axes: Float64Array, refs: Float64Array, 
       ring(P(i).map((c, k) => c + a[k] * x), a, ref, radius[i], { kind: 'bone', index: i }, P(i));
   }
   // Leaf cap (rigid with the last bone) at the end of the skin.
-  const an = at(axes, n - 1), rn = at(refs, n - 1);
+  const an = point(axes, n - 1), rn = point(refs, n - 1);
   ring(P(n), an, rn, radius[n - 1], { kind: 'cap', index: n - 1 }, P(n - 1));
   const leafApex = apex(P(n).map((x, k) => x + an[k] * 0.5 * radius[n - 1]), n - 1, P(n - 1));
   const triangles: number[] = [];
@@ -274,7 +267,7 @@ function assemble(points: Float64Array, axes: Float64Array, refs: Float64Array, 
   const cage: Cage = { positions: Float64Array.from(positions), triangles: Uint32Array.from(triangles) };
   let vol = 0;
   const p = cage.positions, tri = cage.triangles;
-  for (let f = 0; f < tri.length; f += 3) vol += dot(at(p, tri[f]), cross(at(p, tri[f + 1]), at(p, tri[f + 2])));
+  for (let f = 0; f < tri.length; f += 3) vol += dot(point(p, tri[f]), cross(point(p, tri[f + 1]), point(p, tri[f + 2])));
   if (vol < 0) for (let f = 0; f < tri.length; f += 3) [tri[f + 1], tri[f + 2]] = [tri[f + 2], tri[f + 1]];
   return { cage, roles };
 }
@@ -303,13 +296,13 @@ export function poseChainTemplates(rig: ChainTemplateRig, skinning: Float64Array
   const bulge = new Float64Array(n);
   const inner: number[][] = [];
   for (let i = 0; i < n; i++) {
-    const o = 16 * chain[i], p = at(points, i);
+    const o = 16 * chain[i], p = point(points, i);
     origin.push([0, 1, 2].map((r) => skinning[o + r] * p[0] + skinning[o + 4 + r] * p[1] + skinning[o + 8 + r] * p[2] + skinning[o + 12 + r]));
-    const a = at(axes, i), ref = at(references, i);
+    const a = point(axes, i), ref = point(references, i);
     const rest = new Float64Array(12), now = new Float64Array(12);
     if (i > 0) {
       const rel = mulT3(Rb(i), Rb(i - 1));
-      const bp = at(axes, i - 1).map((x) => -x), rp = at(references, i - 1);
+      const bp = point(axes, i - 1).map((x) => -x), rp = point(references, i - 1);
       rest.set([...bp, ...rp], 0);
       now.set([...turn(rel, bp), ...turn(rel, rp)], 0);
     } else {
@@ -317,7 +310,7 @@ export function poseChainTemplates(rig: ChainTemplateRig, skinning: Float64Array
       now.set(rest.subarray(0, 6), 0);
     }
     if (i + 1 < n) {
-      const ac = at(axes, i + 1), rc = at(references, i + 1);
+      const ac = point(axes, i + 1), rc = point(references, i + 1);
       rest.set([...ac, ...rc], 6);
       const b = turn(mulT3(Rb(i), Rb(i + 1)), ac);
       now.set([...b, ...turn(minimalRotation(ac, b), rc)], 6);
@@ -329,7 +322,7 @@ export function poseChainTemplates(rig: ChainTemplateRig, skinning: Float64Array
     boneNow.push(now);
     // The joint at the start of bone i (i > 0): in the parent's frame, the parent and the child's swing.
     if (i > 0) {
-      const ap = at(axes, i - 1), rp = at(references, i - 1);
+      const ap = point(axes, i - 1), rp = point(references, i - 1);
       jointRest.push(Float64Array.from([...ap.map((x) => -x), ...rp, ...a, ...ref]));
       const b = turn(mulT3(Rb(i - 1), Rb(i)), a);
       jointNow.push(Float64Array.from([...ap.map((x) => -x), ...rp, ...b, ...turn(minimalRotation(a, b), ref)]));
@@ -346,13 +339,13 @@ export function poseChainTemplates(rig: ChainTemplateRig, skinning: Float64Array
     inner.push(ls > 1e-12 ? side.map((x) => x / ls) : [0, 0, 0]);
   }
   // The template functions prepared once per bone and joint for this pose.
-  const lengths = Array.from({ length: n }, (_, i) => Math.hypot(...sub(at(points, i + 1), at(points, i))));
+  const lengths = Array.from({ length: n }, (_, i) => Math.hypot(...sub(point(points, i + 1), point(points, i))));
   const bonePrepared = Array.from({ length: n }, (_, i) => {
-    const t: BoneTemplateFrame = { axis: at(axes, i), length: lengths[i], reference: at(references, i) };
+    const t: BoneTemplateFrame = { axis: point(axes, i), length: lengths[i], reference: point(references, i) };
     return prepareBoneTemplate(t, boneRest[i], boneNow[i]);
   });
   const jointPrepared = Array.from({ length: n }, (_, i) =>
-    i > 0 ? prepareJointTemplate([...at(axes, i - 1), ...at(references, i - 1)], jointRest[i], jointNow[i]) : undefined,
+    i > 0 ? prepareJointTemplate([...point(axes, i - 1), ...point(references, i - 1)], jointRest[i], jointNow[i]) : undefined,
   );
   const local = new Float64Array(3);
   roles.forEach((role, v) => {
@@ -362,7 +355,7 @@ export function poseChainTemplates(rig: ChainTemplateRig, skinning: Float64Array
       rot = Rb(i);
       apply3(rot, 0, role.local, 0, local, 0);
     } else if (role.kind === 'bone') {
-      const a = at(axes, i);
+      const a = point(axes, i);
       bonePrepared[i](role.local, local);
       if (bulge[i] !== 0) {
         // The template's bulge: the inner side of the bend swells (or flattens), most mid-bone.

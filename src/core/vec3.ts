@@ -1,0 +1,24 @@
+/**
+ * Small 3-vector helpers on plain arrays, for set-up code (cage and template construction), not
+ * for per-vertex hot loops.
+ *
+ * @module
+ */
+
+/** a − b. */
+export const sub = (a: ArrayLike<number>, b: ArrayLike<number>): number[] => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+/** a · b. */
+export const dot = (a: ArrayLike<number>, b: ArrayLike<number>): number => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+/** a × b. */
+export const cross = (a: ArrayLike<number>, b: ArrayLike<number>): number[] => [
+  a[1] * b[2] - a[2] * b[1],
+  a[2] * b[0] - a[0] * b[2],
+  a[0] * b[1] - a[1] * b[0],
+];
+/** a / |a| (NaN for the zero vector). */
+export const normalize = (a: ArrayLike<number>): number[] => {
+  const l = Math.hypot(a[0], a[1], a[2]);
+  return [a[0] / l, a[1] / l, a[2] / l];
+};
+/** Point i (x, y, z) of a flat array. */
+export const point = (a: ArrayLike<number>, i: number): number[] => [a[3 * i], a[3 * i + 1], a[3 * i + 2]];
