@@ -94,6 +94,7 @@ export {
 export {
   bindToCage,
   bindRange,
+  createCageBinder,
   bindParameters,
   checkInside,
   DEFAULT_CAGE_INFLUENCES,

@@ -94,10 +94,11 @@ export function bindToCage(positions: ArrayLike<number>, cage: Cage, options: Ca
     weights: new Float32Array(params.influences * n),
   };
   const outside: number[] = [];
+  const bind = createCageBinder(cage, params);
   const step = 256;
   for (let begin = 0; begin < n; begin += step) {
     options.signal?.throwIfAborted();
-    outside.push(...bindRange(positions, cage, params, begin, Math.min(n, begin + step), binding.indices, binding.weights));
+    outside.push(...bind(positions, begin, Math.min(n, begin + step), binding.indices, binding.weights));
     options.onProgress?.(Math.min(n, begin + step), n);
   }
   checkInside(outside, positions, options.file);
@@ -120,9 +121,52 @@ export function checkInside(outside: number[], positions: ArrayLike<number>, fil
 }
 
 /**
- * Binds vertices [begin, end) (the pure, thread-safe part of {@link bindToCage}; the cage must have
- * passed {@link checkCage}), writing slots from vertex `begin − outOffset` of `indices`/`weights`.
- * @returns the vertices of the range that are outside the cage (their slots stay empty)
+ * The per-vertex binding of {@link bindToCage} with its set-up (prepared cage, cube map, scratch)
+ * done once: returns `bind(positions, begin, end, indices, weights, outOffset)`, which binds
+ * vertices [begin, end) (the cage must have passed {@link checkCage}), writes their slots from
+ * vertex `begin − outOffset` of `indices`/`weights`, and returns the vertices of the range that
+ * are outside the cage (their slots stay empty). Thread-safe per binder.
+ */
+export function createCageBinder(
+  cage: Cage,
+  params: { method: CageCoordinates; resolution: number; influences: number },
+): (positions: ArrayLike<number>, begin: number, end: number, indices: Uint32Array, weights: Float32Array, outOffset?: number) => number[] {
+  const m = cage.positions.length / 3;
+  const k = params.influences;
+  const coords = new Float64Array(m);
+  const mvcScratch = new Float64Array(4 * m);
+  const prepared = params.method === 'pmvc' ? prepareCage(cage) : undefined;
+  const scratch = prepared ? createPmvcScratch(createCubeMap(params.resolution), cage) : undefined;
+  const order = new Int32Array(m);
+  const kept = new Int32Array(k);
+  const w = new Float64Array(k);
+  return (positions, begin, end, indices, weights, outOffset = 0) => {
+    const outside: number[] = [];
+    for (let i = begin; i < end; i++) {
+      if (!(windingNumber(cage, positions, 3 * i) >= 0.5)) {
+        outside.push(i);
+        continue;
+      }
+      if (prepared) positiveMeanValueCoordinates(prepared, positions, 3 * i, coords, scratch!);
+      else meanValueCoordinates(cage, positions, 3 * i, coords, mvcScratch);
+      const nonZero = sortByWeight(coords, order);
+      const count = Math.min(nonZero, k);
+      for (let s = 0; s < count; s++) kept[s] = order[s];
+      for (let s = 0; s < count; s++) w[s] = coords[kept[s]];
+      if (nonZero > k) truncate(cage, positions, 3 * i, coords, order, nonZero, kept, w, count, params.method === 'pmvc');
+      const o = k * (i - outOffset);
+      for (let s = 0; s < k; s++) {
+        indices[o + s] = s < count ? kept[s] : 0;
+        weights[o + s] = s < count ? w[s] : 0;
+      }
+    }
+    return outside;
+  };
+}
+
+/**
+ * Binds vertices [begin, end) in one call (see {@link createCageBinder}).
+ * @returns the vertices of the range that are outside the cage
  */
 export function bindRange(
   positions: ArrayLike<number>,
@@ -134,35 +178,7 @@ export function bindRange(
   weights: Float32Array,
   outOffset = 0,
 ): number[] {
-  const m = cage.positions.length / 3;
-  const k = params.influences;
-  const coords = new Float64Array(m);
-  const mvcScratch = new Float64Array(4 * m);
-  const prepared = params.method === 'pmvc' ? prepareCage(cage) : undefined;
-  const scratch = prepared ? createPmvcScratch(createCubeMap(params.resolution), cage) : undefined;
-  const order = new Int32Array(m);
-  const kept = new Int32Array(k);
-  const w = new Float64Array(k);
-  const outside: number[] = [];
-  for (let i = begin; i < end; i++) {
-    if (!(windingNumber(cage, positions, 3 * i) >= 0.5)) {
-      outside.push(i);
-      continue;
-    }
-    if (prepared) positiveMeanValueCoordinates(prepared, positions, 3 * i, coords, scratch!);
-    else meanValueCoordinates(cage, positions, 3 * i, coords, mvcScratch);
-    const nonZero = sortByWeight(coords, order);
-    const count = Math.min(nonZero, k);
-    for (let s = 0; s < count; s++) kept[s] = order[s];
-    for (let s = 0; s < count; s++) w[s] = coords[kept[s]];
-    if (nonZero > k) truncate(cage, positions, 3 * i, coords, order, nonZero, kept, w, count, params.method === 'pmvc');
-    const o = k * (i - outOffset);
-    for (let s = 0; s < k; s++) {
-      indices[o + s] = s < count ? kept[s] : 0;
-      weights[o + s] = s < count ? w[s] : 0;
-    }
-  }
-  return outside;
+  return createCageBinder(cage, params)(positions, begin, end, indices, weights, outOffset);
 }
 
 /** Sorts the indices of the non-zero coordinates by decreasing |coordinate| into `order`; returns how many. */
