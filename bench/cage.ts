@@ -13,6 +13,14 @@ import { enclosingTubeCage } from '../src/cage/tube.js';
 import type { SkinnedMesh } from '../src/core/mesh.js';
 import { bindJointPositions, type Skeleton } from '../src/core/skeleton.js';
 import { deformers } from '../src/deformers/index.js';
+import { skinningMatrices } from '../src/core/pose.js';
+import { bendPose, twistPose } from '../src/evaluation/standard-poses.js';
+import {
+  buildChainTemplateRig,
+  createChainTemplateDeformer,
+  poseChainTemplates,
+  setBoneTemplate,
+} from '../src/templates/chain-rig.js';
 
 export interface CageRow {
   asset: string;
@@ -123,11 +131,7 @@ export interface TemplateRow {
   lbsFrameMs: number;
 }
 
-export async function measureTemplates(asset: string, mesh: SkinnedMesh, skeleton: Skeleton): Promise<TemplateRow> {
-  const { buildChainTemplateRig, createChainTemplateDeformer, poseChainTemplates, setBoneTemplate } =
-    await import('../src/templates/chain-rig.js');
-  const { bendPose, twistPose } = await import('../src/evaluation/standard-poses.js');
-  const { skinningMatrices } = await import('../src/core/pose.js');
+export function measureTemplates(asset: string, mesh: SkinnedMesh, skeleton: Skeleton): TemplateRow {
   const t0 = performance.now();
   const rig = buildChainTemplateRig(mesh, skeleton);
   const buildSeconds = (performance.now() - t0) / 1000;

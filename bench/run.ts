@@ -418,7 +418,7 @@ async function main(): Promise<void> {
     ),
   );
   const bar = barBenchmark();
-  templateRows.unshift(await measureTemplates('bar', bar.mesh, bar.skeleton));
+  templateRows.unshift(measureTemplates('bar', bar.mesh, bar.skeleton));
   console.log('\nSkinning templates around a joint chain (Ju et al. 2008): medians of 20 frames');
   console.log(
     formatTable(

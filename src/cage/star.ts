@@ -70,10 +70,10 @@ export function starCage(positions: ArrayLike<number>, options: StarCageOptions 
   }
 }
 
-/** Unit directions (3·m) and outward triangles of an icosahedron subdivided `levels` times. */
-function geodesicSphere(levels: number): { dirs: Float64Array; triangles: Uint32Array } {
+/** Unit directions (3·m) and outward triangles of an icosahedron subdivided `levels` times (20·4^levels triangles). */
+export function geodesicSphere(levels: number): { dirs: Float64Array; triangles: Uint32Array } {
   const g = (1 + Math.sqrt(5)) / 2;
-  let p = [-1, g, 0, 1, g, 0, -1, -g, 0, 1, -g, 0, 0, -1, g, 0, 1, g, 0, -1, -g, 0, 1, -g, g, 0, -1, g, 0, 1, -g, 0, -1, -g, 0, 1];
+  const p = [-1, g, 0, 1, g, 0, -1, -g, 0, 1, -g, 0, 0, -1, g, 0, 1, g, 0, -1, -g, 0, 1, -g, g, 0, -1, g, 0, 1, -g, 0, -1, -g, 0, 1];
   let t = [0, 11, 5, 0, 5, 1, 0, 1, 7, 0, 7, 10, 0, 10, 11, 1, 5, 9, 5, 11, 4, 11, 10, 2, 10, 7, 6, 7, 1, 8, 3, 9, 4, 3, 4, 2, 3, 2, 6, 3, 6, 8, 3, 8, 9, 4, 9, 5, 2, 4, 11, 6, 2, 10, 8, 6, 7, 9, 8, 1];
   for (let l = 0; l < levels; l++) {
     const mid = new Map<number, number>();
@@ -101,7 +101,5 @@ function geodesicSphere(levels: number): { dirs: Float64Array; triangles: Uint32
     const l = Math.hypot(p[i], p[i + 1], p[i + 2]);
     for (let k = 0; k < 3; k++) dirs[i + k] = p[i + k] / l;
   }
-  void p;
-  p = [];
   return { dirs, triangles: Uint32Array.from(t) };
 }

@@ -1,5 +1,6 @@
 /** Closed test cages, outward-facing: a box, a U shape (non-convex), a geodesic sphere, tubes along bones. */
 import type { Cage } from '../../src/cage/cage.js';
+import { geodesicSphere } from '../../src/cage/star.js';
 
 /** Axis-aligned box [lo, hi]³ (12 triangles). */
 export function boxCage(lo: number[] = [-1, -1, -1], hi: number[] = [1, 1, 1]): Cage {
@@ -66,75 +67,8 @@ export function voxelCage(cells: number[][], size = 1): Cage {
 
 /** A geodesic sphere (icosahedron subdivided `levels` times: 20·4^levels triangles) of radius r. */
 export function sphereCage(levels = 2, r = 1, centre = [0, 0, 0]): Cage {
-  const g = (1 + Math.sqrt(5)) / 2;
-  let p = [
-    -1,
-    g,
-    0,
-    1,
-    g,
-    0,
-    -1,
-    -g,
-    0,
-    1,
-    -g,
-    0,
-    0,
-    -1,
-    g,
-    0,
-    1,
-    g,
-    0,
-    -1,
-    -g,
-    0,
-    1,
-    -g,
-    g,
-    0,
-    -1,
-    g,
-    0,
-    1,
-    -g,
-    0,
-    -1,
-    -g,
-    0,
-    1,
-  ];
-  let t = [
-    0, 11, 5, 0, 5, 1, 0, 1, 7, 0, 7, 10, 0, 10, 11, 1, 5, 9, 5, 11, 4, 11, 10, 2, 10, 7, 6, 7, 1, 8, 3, 9, 4, 3, 4, 2,
-    3, 2, 6, 3, 6, 8, 3, 8, 9, 4, 9, 5, 2, 4, 11, 6, 2, 10, 8, 6, 7, 9, 8, 1,
-  ];
-  for (let l = 0; l < levels; l++) {
-    const mid = new Map<string, number>();
-    const mp = (a: number, b: number) => {
-      const k = a < b ? `${a},${b}` : `${b},${a}`;
-      if (!mid.has(k)) {
-        mid.set(k, p.length / 3);
-        p = p.concat([0, 1, 2].map((i) => (p[3 * a + i] + p[3 * b + i]) / 2));
-      }
-      return mid.get(k)!;
-    };
-    const next: number[] = [];
-    for (let f = 0; f < t.length; f += 3) {
-      const [a, b, c] = [t[f], t[f + 1], t[f + 2]];
-      const ab = mp(a, b),
-        bc = mp(b, c),
-        ca = mp(c, a);
-      next.push(a, ab, ca, b, bc, ab, c, ca, bc, ab, bc, ca);
-    }
-    t = next;
-  }
-  const positions = new Float64Array(p.length);
-  for (let i = 0; i < p.length; i += 3) {
-    const l = Math.hypot(p[i], p[i + 1], p[i + 2]);
-    for (let k = 0; k < 3; k++) positions[i + k] = centre[k] + (r * p[i + k]) / l;
-  }
-  return { positions, triangles: Uint32Array.from(t) };
+  const { dirs, triangles } = geodesicSphere(levels);
+  return { positions: dirs.map((d, i) => centre[i % 3] + r * d), triangles };
 }
 
 export { tubeCage } from '../../src/cage/tube.js';
