@@ -409,6 +409,7 @@ function updateHeatmap(view: View): void {
     }
     c.colors.needsUpdate = true;
     if (mesh.geometry.getAttribute('color') !== c.colors) mesh.geometry.setAttribute('color', c.colors);
+    mesh.userData.corskinColours = undefined; // the paint colours must be redrawn
   });
 }
 
@@ -665,11 +666,24 @@ function paintUndo(redo: boolean): void {
   paintEdits++;
 }
 
+/**
+ * Whether `mesh`'s vertex colours already show `what` for the current weights (the colours are
+ * recomputed only after a paint edit or a change of what they show, not every frame).
+ */
+function coloursUpToDate(mesh: THREE.SkinnedMesh, what: string): boolean {
+  const key = `${what}|${paintEdits}|${fileName}`;
+  const color = mesh.geometry.getAttribute('color');
+  if (color && mesh.userData.corskinColours === key) return true;
+  mesh.userData.corskinColours = key;
+  return false;
+}
+
 /** Vertex colours = the painted joint's weight (blue 0 → red 1); false when not painting this mesh. */
 function paintWeightColors(mesh: THREE.SkinnedMesh): boolean {
   const bones = mesh.skeleton.bones;
   const j = bones.findIndex((b) => b.name === settings.paintJoint);
   if (j < 0) return false;
+  if (coloursUpToDate(mesh, `weights|${j}`)) return true;
   const idx = mesh.geometry.getAttribute('skinIndex'),
     wgt = mesh.geometry.getAttribute('skinWeight');
   let colors = mesh.geometry.getAttribute('color') as THREE.BufferAttribute | undefined;
@@ -730,6 +744,7 @@ function corCheckColors(mesh: THREE.SkinnedMesh, index: number): boolean {
   const corView = views.find((v) => v.method === 'cor');
   const source = corView && skinnedMeshes(corView)[index]?.geometry.getAttribute('_center_of_rotation');
   if (!source) return false;
+  if (coloursUpToDate(mesh, 'cor-check')) return true;
   const P = bindJoints(mesh);
   const parents = mesh.skeleton.bones.map((b) => mesh.skeleton.bones.indexOf(b.parent as THREE.Bone));
   const idx = mesh.geometry.getAttribute('skinIndex'),
