@@ -77,7 +77,7 @@ export {
   firstChildJoint,
 } from './evaluation/standard-poses.js';
 export { segmentDistance } from './core/math.js';
-export { checkCage, signedVolume, cageVertexCount, type Cage } from './cage/cage.js';
+export { checkCage, cageVertexCount, type Cage } from './cage/cage.js';
 export { windingNumber, pointsOutside } from './cage/winding-number.js';
 export { meanValueCoordinates } from './cage/mvc.js';
 export {

@@ -8,6 +8,7 @@
  * @module
  */
 import { CorskinError } from '../core/errors.js';
+import { enclosedVolume } from '../metrics/volume.js';
 
 /** A closed triangle cage, in the skin's bind space (same units). */
 export interface Cage {
@@ -20,20 +21,6 @@ export interface Cage {
 /** Number of vertices of a cage. */
 export function cageVertexCount(cage: Cage): number {
   return cage.positions.length / 3;
-}
-
-/** Signed volume enclosed by a closed triangle mesh (positive when its faces point outwards). */
-export function signedVolume(cage: Cage): number {
-  const p = cage.positions;
-  const t = cage.triangles;
-  let v = 0;
-  for (let f = 0; f < t.length; f += 3) {
-    const a = 3 * t[f], b = 3 * t[f + 1], c = 3 * t[f + 2];
-    v += p[a] * (p[b + 1] * p[c + 2] - p[b + 2] * p[c + 1])
-       - p[a + 1] * (p[b] * p[c + 2] - p[b + 2] * p[c])
-       + p[a + 2] * (p[b] * p[c + 1] - p[b + 1] * p[c]);
-  }
-  return v / 6;
 }
 
 const list = (items: string[], total: number) =>
@@ -114,5 +101,5 @@ export function checkCage(cage: Cage, file?: string): void {
   }
   if (pinched.length) fail(`is not 2-manifold at ${pinched.length} vertex(es) where separate sheets touch (${list(pinched, pinched.length)})`);
   if (unused.length) fail(`has ${unused.length} vertex(es) in no triangle (${list(unused, unused.length)})`);
-  if (!(signedVolume(cage) > 0)) fail('is inverted: its triangles face inwards (negative volume); reverse their winding');
+  if (!(enclosedVolume(cage.positions, cage.triangles) > 0)) fail('is inverted: its triangles face inwards (negative volume); reverse their winding');
 }
