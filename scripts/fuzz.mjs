@@ -13,6 +13,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { rng } from './rng.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SHARED = join(ROOT, '..', 'shared', 'data');
@@ -28,17 +29,6 @@ const TIMEOUT = Number(opt('timeout', 15000));
 const FORMATS = opt('formats', 'glb,gltf,libigl').split(',');
 const THREADS = Math.max(1, Math.min(availableParallelism(), Number(opt('threads', 2))));
 
-/** mulberry32 */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const pick = (r, list) => list[Math.floor(r() * list.length)];
 const SPECIAL = [
   -1,

@@ -17,13 +17,4 @@ export function scratch(): { dir: string; cleanup: () => void } {
 }
 
 /** A small deterministic PRNG (mulberry32) for sampling. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng } from '../../scripts/rng.mjs';
