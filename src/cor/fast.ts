@@ -103,23 +103,12 @@ export function pairVertexStats(table: PairTable, mesh: SkinnedMesh, begin = 0, 
   const stats = new Float64Array(5 * P);
   for (let p = 0; p < P; p++) stats.set([0, Infinity, -Infinity, Infinity, -Infinity], 5 * p);
   const { joints, weights, influences: K } = mesh;
-  const js: number[] = [];
-  const ws: number[] = [];
+  const js = new Int32Array(K);
+  const ws = new Float64Array(K);
   for (let i = begin; i < end; i++) {
-    js.length = 0;
-    ws.length = 0;
-    for (let k = K * i; k < K * i + K; k++) {
-      if (!(weights[k] > 0)) continue;
-      const at = js.indexOf(joints[k]);
-      if (at >= 0) ws[at] += weights[k];
-      else {
-        js.push(joints[k]);
-        ws.push(weights[k]);
-      }
-    }
-    for (let a = 0; a < js.length; a++) {
-      for (let b = 0; b < js.length; b++) {
-        if (js[a] >= js[b]) continue;
+    const u = gatherInfluences(joints, weights, K, i, js, ws);
+    for (let a = 0; a < u; a++) {
+      for (let b = a + 1; b < u; b++) {
         const p = table.buckets.get(js[a] * table.jointCount + js[b]);
         if (p === undefined) continue;
         const sv = ws[a] + ws[b];
@@ -134,6 +123,40 @@ export function pairVertexStats(table: PairTable, mesh: SkinnedMesh, begin = 0, 
     }
   }
   return stats;
+}
+
+/**
+ * Vertex i's distinct influences with positive weight, sorted by joint index, weights of a joint
+ * listed twice summed in slot order: joints into `vj[0..u)`, weights into `vw[0..u)`; returns u.
+ */
+function gatherInfluences(
+  joints: ArrayLike<number>,
+  weights: ArrayLike<number>,
+  K: number,
+  i: number,
+  vj: Int32Array,
+  vw: Float64Array,
+): number {
+  let u = 0;
+  for (let k = K * i; k < K * i + K; k++) {
+    const w = weights[k];
+    if (!(w > 0)) continue;
+    const j = joints[k];
+    let m = 0;
+    while (m < u && vj[m] < j) m++;
+    if (m < u && vj[m] === j) {
+      vw[m] += w;
+      continue;
+    }
+    for (let r = u; r > m; r--) {
+      vj[r] = vj[r - 1];
+      vw[r] = vw[r - 1];
+    }
+    vj[m] = j;
+    vw[m] = w;
+    u++;
+  }
+  return u;
 }
 
 /** Combines {@link pairVertexStats} of disjoint vertex ranges (the same as one range). */
@@ -407,25 +430,7 @@ export function centersOfRotationPlanned(
   const acc = new Float64Array(4);
   let blended = 0;
   for (let i = begin; i < end; i++) {
-    let u = 0;
-    for (let k = K * i; k < K * i + K; k++) {
-      const w = MW[k];
-      if (!(w > 0)) continue;
-      const j = MJ[k];
-      let m = 0;
-      while (m < u && vj[m] < j) m++;
-      if (m < u && vj[m] === j) {
-        vw[m] += w;
-        continue;
-      }
-      for (let r = u; r > m; r--) {
-        vj[r] = vj[r - 1];
-        vw[r] = vw[r - 1];
-      }
-      vj[m] = j;
-      vw[m] = w;
-      u++;
-    }
+    const u = gatherInfluences(MJ, MW, K, i, vj, vw);
     let den = 0, n0 = 0, n1 = 0, n2 = 0; // prettier-ignore
     if (u >= 2) blended++;
     for (let a = 0; a < u; a++) {
