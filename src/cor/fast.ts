@@ -127,9 +127,10 @@ export function pairVertexStats(table: PairTable, mesh: SkinnedMesh, begin = 0, 
 
 /**
  * Vertex i's distinct influences with positive weight, sorted by joint index, weights of a joint
- * listed twice summed in slot order: joints into `vj[0..u)`, weights into `vw[0..u)`; returns u.
+ * listed twice summed in slot order: joints into `vj[0..u)`, weights into `vw[0..u)` (both of
+ * length ≥ K, the influences per vertex); returns u.
  */
-function gatherInfluences(
+export function gatherInfluences(
   joints: ArrayLike<number>,
   weights: ArrayLike<number>,
   K: number,

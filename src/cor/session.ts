@@ -21,7 +21,7 @@
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
 import type { PairTable } from './centers.js';
-import { centersOfRotationPlanned, exactPlan, planPairs, type FastCorResolution, type PairPlan, type PairStrategy, type Lattice } from './fast.js';
+import { centersOfRotationPlanned, exactPlan, gatherInfluences, planPairs, type FastCorResolution, type PairPlan, type PairStrategy, type Lattice } from './fast.js';
 import { DEFAULT_EPSILON, DEFAULT_SIGMA } from './precompute.js';
 import { subdivideByWeights, type SubdividedTriangles } from './subdivide.js';
 
@@ -160,20 +160,9 @@ export function createCorSession(input: SkinnedMesh, options: CorSessionOptions 
   /** Vertex i's pairs with their (α, s_v), as `pairVertexStats` sees them. */
   const js = new Int32Array(K), ws = new Float64Array(K);
   const pairsOf = (i: number, visit: (key: number, alpha: number, sv: number) => void) => {
-    let u = 0;
-    for (let k = K * i; k < K * i + K; k++) {
-      if (!(mesh.weights[k] > 0)) continue;
-      let at = 0;
-      while (at < u && js[at] !== mesh.joints[k]) at++;
-      if (at < u) ws[at] += mesh.weights[k];
-      else {
-        js[u] = mesh.joints[k];
-        ws[u++] = mesh.weights[k];
-      }
-    }
+    const u = gatherInfluences(mesh.joints, mesh.weights, K, i, js, ws);
     for (let a = 0; a < u; a++)
-      for (let b = 0; b < u; b++) {
-        if (js[a] >= js[b]) continue;
+      for (let b = a + 1; b < u; b++) {
         const sv = ws[a] + ws[b];
         visit(js[a] * J + js[b], ws[a] / sv, sv);
       }
