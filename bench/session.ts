@@ -73,7 +73,7 @@ export function measureSession(asset: string, mesh: SkinnedMesh, jointCount: num
     }
   }
   const full: number[] = [];
-  for (let r = 0; r < 3; r++) {
+  for (let r = 0; r < 5; r++) {
     t = performance.now();
     computeCentersOfRotation(s.mesh);
     full.push(performance.now() - t);

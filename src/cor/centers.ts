@@ -103,6 +103,7 @@ export function countPairs(tris: SubdividedTriangles, jointCount: number): { key
  * @param buckets bucket of every pair key in `tris`
  * @param cursor per bucket, the next entry index to write (advanced in place)
  * @param data entries, length ≥ 6 · (largest index written + 1)
+ * @param origins when given, `origins[e]` receives the sub-triangle of entry e (same indexing)
  */
 export function fillPairs(
   tris: SubdividedTriangles,
@@ -110,6 +111,7 @@ export function fillPairs(
   buckets: Map<number, number>,
   cursor: Int32Array,
   data: Float64Array,
+  origins?: Int32Array,
 ): void {
   const { count, stride, joints, weights, areas, centroids } = tris;
   const lookup = pairLookup(jointCount);
@@ -120,7 +122,9 @@ export function fillPairs(
     const cx = centroids[3 * t], cy = centroids[3 * t + 1], cz = centroids[3 * t + 2]; // prettier-ignore
     for (let i = 0; i < stride && joints[o + i] >= 0; i++) {
       for (let k = i + 1; k < stride && joints[o + k] >= 0; k++) {
-        const e = 6 * cursor[lookup.get(pairKey(joints[o + i], joints[o + k], jointCount))]++;
+        const entry = cursor[lookup.get(pairKey(joints[o + i], joints[o + k], jointCount))]++;
+        if (origins) origins[entry] = t;
+        const e = 6 * entry;
         const first = joints[o + i] < joints[o + k];
         data[e] = first ? weights[o + i] : weights[o + k];
         data[e + 1] = first ? weights[o + k] : weights[o + i];

@@ -2,13 +2,15 @@
  * Incremental centers of rotation for weight painting — the open problem Le & Hodgins 2016 end on
  * (§5: "the pre-computed CoRs need to be updated on the fly with the weight changes").
  *
- * A session keeps what the precomputation builds, per piece: each input triangle's weight-space
- * subdivision, each joint pair's entries (in triangle order), each pair's vertex statistics and
- * evaluation plan (exact, bins or lattice, `fast.ts`). An edit of some vertices' weights
+ * A session keeps what the precomputation builds: the pair table (each joint pair's entries in
+ * triangle order, with the input triangle of each entry), each pair's vertices, vertex statistics
+ * and evaluation plan (exact, bins or lattice, `fast.ts`). An edit of some vertices' weights
  *
  * 1. re-subdivides only the triangles around them;
- * 2. rebuilds the entries of the pairs those triangles carried or now carry;
- * 3. re-plans the pairs whose entries or vertex statistics changed;
+ * 2. rewrites the entries of the pairs those triangles carried or now carry (the entries of the
+ *    other triangles kept, the new ones merged in triangle order);
+ * 3. updates the edited vertices' pairs' statistics by difference, and re-plans the pairs whose
+ *    entries or statistics changed;
  * 4. re-evaluates the vertices that have such a pair, and the edited vertices.
  *
  * Every piece is computed by the same functions, from the same data in the same order, as
@@ -20,10 +22,10 @@
  */
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
-import type { PairTable } from './centers.js';
-import { centersOfRotationPlanned, exactPlan, gatherInfluences, planPairs, type FastCorResolution, type PairPlan, type PairStrategy, type Lattice } from './fast.js';
+import { countPairs, fillPairs, type PairTable } from './centers.js';
+import { centersOfRotationPlanned, gatherInfluences, planPairs, type FastCorResolution, type PairPlan, type PairStrategy, type Lattice } from './fast.js';
 import { DEFAULT_EPSILON, DEFAULT_SIGMA } from './precompute.js';
-import { subdivideByWeights, type SubdividedTriangles } from './subdivide.js';
+import { subdivideByWeights } from './subdivide.js';
 
 /** Options of {@link createCorSession}. */
 export interface CorSessionOptions {
@@ -93,72 +95,68 @@ export function createCorSession(input: SkinnedMesh, options: CorSessionOptions 
   const around: number[][] = Array.from({ length: n }, () => []);
   for (let t = 0; t < T; t++) for (let c = 0; c < 3; c++) around[mesh.triangles[3 * t + c]].push(t);
 
-  // Pieces: per triangle its sub-triangles; per pair key its entries triangle by triangle, its
-  // vertices, statistics and plan.
-  const subdivisions: SubdividedTriangles[] = new Array(T);
-  const segments = new Map<number, Map<number, Float64Array>>(); // pair → triangle → entries
-  const pairVertices = new Map<number, Set<number>>();
-  const pairEntries = new Map<number, Float64Array>();
-  const pairStats = new Map<number, Float64Array>();
-  const pairPlan = new Map<number, { strategy: PairStrategy; bins?: Float64Array; grid?: Lattice }>();
+  // The pair table as an arena: each pair's entries contiguous and in triangle order, as in the
+  // full table. An edit writes the pairs it changes afresh at the end and leaves their old ranges
+  // dead until the next compaction; bucket numbers only name ranges (no result depends on them).
+  let data = new Float64Array(0); // 6 per entry (fillPairs)
+  let origin = new Int32Array(0); // input triangle of each entry
+  let offsets = new Int32Array(1); // bucket b: entries [offsets[b], offsets[b+1])
+  let keyOf = new Int32Array(0); // bucket → pair key, −1 when dead
+  let stats = new Float64Array(0); // 5 per bucket, as pairVertexStats
+  const buckets = new Map<number, number>(); // live pair key → bucket
+  const strategy: PairStrategy[] = [];
+  const bins: (Float64Array | undefined)[] = [];
+  const grids: (Lattice | undefined)[] = [];
+  let P = 0;
+  let dead = 0; // entries in dead ranges
+  const trianglePairs: number[][] = Array.from({ length: T }, () => []); // pair keys each triangle carries
+  const pairVertices = new Map<number, Set<number>>(); // pair key → vertices having both joints
 
-  /** Subdivides input triangles `list` (sorted), in runs of consecutive triangles. */
-  const subdivide = (list: number[]) => {
-    for (let a = 0; a < list.length; ) {
-      let b = a + 1;
-      while (b < list.length && list[b] === list[b - 1] + 1) b++;
-      const first = list[a], end = list[b - 1] + 1;
-      const all = subdivideByWeights(mesh, epsilon, first, end);
-      for (let t = first; t < end; t++) subdivisions[t] = slice(all, all.starts![t - first], all.starts![t - first + 1]);
-      a = b;
+  const table = (): PairTable => ({
+    jointCount: J,
+    buckets,
+    offsets: offsets.subarray(0, P + 1),
+    data: data.subarray(0, 6 * offsets[P]),
+  });
+  /** Room for `entries` more entries in one more bucket. */
+  const reserve = (entries: number) => {
+    const used = offsets[P];
+    if (used + entries > origin.length) {
+      const cap = Math.max(used + entries, 2 * origin.length);
+      const d = new Float64Array(6 * cap);
+      d.set(data.subarray(0, 6 * used));
+      const o = new Int32Array(cap);
+      o.set(origin.subarray(0, used));
+      [data, origin] = [d, o];
+    }
+    if (P + 1 > keyOf.length) {
+      const cap = Math.max(16, 2 * keyOf.length);
+      const of = new Int32Array(cap + 1);
+      of.set(offsets.subarray(0, P + 1));
+      const k = new Int32Array(cap);
+      k.set(keyOf.subarray(0, P));
+      const st = new Float64Array(5 * cap);
+      st.set(stats.subarray(0, 5 * P));
+      [offsets, keyOf, stats] = [of, k, st];
     }
   };
-  /** Triangle t's entries per pair (as `fillPairs` writes them). */
-  const segmentsOf = (t: number): Map<number, Float64Array> => {
-    const { count, stride, joints, weights, areas, centroids } = subdivisions[t];
-    const lists = new Map<number, number[]>();
-    for (let q = 0; q < count; q++) {
-      const o = stride * q;
-      const area = areas[q];
-      const cx = centroids[3 * q], cy = centroids[3 * q + 1], cz = centroids[3 * q + 2];
-      for (let i = 0; i < stride && joints[o + i] >= 0; i++)
-        for (let k = i + 1; k < stride && joints[o + k] >= 0; k++) {
-          const first = joints[o + i] < joints[o + k];
-          const key = first ? joints[o + i] * J + joints[o + k] : joints[o + k] * J + joints[o + i];
-          let list = lists.get(key);
-          if (!list) lists.set(key, (list = []));
-          list.push(first ? weights[o + i] : weights[o + k], first ? weights[o + k] : weights[o + i], area, area * cx, area * cy, area * cz);
-        }
+  /** Moves the live buckets down over the dead ranges, in bucket order (in place). */
+  const compact = () => {
+    let c = 0;
+    for (let b = 0; b < P; b++) {
+      if (keyOf[b] < 0) continue;
+      const [s, e, w] = [offsets[b], offsets[b + 1], offsets[c]];
+      data.copyWithin(6 * w, 6 * s, 6 * e);
+      origin.copyWithin(w, s, e);
+      stats.copyWithin(5 * c, 5 * b, 5 * b + 5);
+      [offsets[c + 1], keyOf[c], strategy[c], bins[c], grids[c]] = [w + e - s, keyOf[b], strategy[b], bins[b], grids[b]];
+      buckets.set(keyOf[c], c++);
     }
-    return new Map([...lists].map(([key, list]) => [key, Float64Array.from(list)]));
+    [P, dead, strategy.length, bins.length, grids.length] = [c, 0, c, c, c];
   };
-  const addTriangle = (t: number, sign: 1 | -1, touched: Set<number>) => {
-    for (const [key, seg] of segmentsOf(t)) {
-      touched.add(key);
-      let bySegment = segments.get(key);
-      if (!bySegment) segments.set(key, (bySegment = new Map()));
-      if (sign > 0) bySegment.set(t, seg);
-      else bySegment.delete(t);
-      if (!bySegment.size) segments.delete(key);
-    }
-  };
-  /** Pair `key`'s entries: its triangles' segments in triangle order (as in the full table). */
-  const entriesOf = (key: number): Float64Array | undefined => {
-    const bySegment = segments.get(key);
-    if (!bySegment) return undefined;
-    const tris = [...bySegment.keys()].sort((x, y) => x - y);
-    let length = 0;
-    for (const t of tris) length += bySegment.get(t)!.length;
-    const out = new Float64Array(length);
-    let o = 0;
-    for (const t of tris) {
-      out.set(bySegment.get(t)!, o);
-      o += bySegment.get(t)!.length;
-    }
-    return out;
-  };
+
   /** Vertex i's pairs with their (α, s_v), as `pairVertexStats` sees them. */
-  const js = new Int32Array(K), ws = new Float64Array(K);
+  const js = new Int32Array(K), ws = new Float64Array(K); // prettier-ignore
   const pairsOf = (i: number, visit: (key: number, alpha: number, sv: number) => void) => {
     const u = gatherInfluences(mesh.joints, mesh.weights, K, i, js, ws);
     for (let a = 0; a < u; a++)
@@ -167,67 +165,132 @@ export function createCorSession(input: SkinnedMesh, options: CorSessionOptions 
         visit(js[a] * J + js[b], ws[a] / sv, sv);
       }
   };
-  const membership = (i: number, add: boolean, keys: Set<number>) =>
-    pairsOf(i, (key) => {
-      keys.add(key);
+  /** Adds or removes vertex i from its pairs' vertex sets, logging each pair's (α, s_v). */
+  const membership = (i: number, add: boolean, log: Map<number, number[]>) =>
+    pairsOf(i, (key, alpha, sv) => {
       let set = pairVertices.get(key);
       if (!set) pairVertices.set(key, (set = new Set()));
       if (add) set.add(i);
       else set.delete(i);
+      const values = log.get(key);
+      if (values) values.push(alpha, sv);
+      else log.set(key, [alpha, sv]);
     });
-  /** Statistics of pair `key` over its vertices (count, αmin, αmax, smin, smax), as `pairVertexStats`. */
-  const statsOf = (key: number): Float64Array => {
-    const st = Float64Array.of(0, Infinity, -Infinity, Infinity, -Infinity);
-    const verts = [...(pairVertices.get(key) ?? [])].sort((x, y) => x - y);
-    for (const i of verts)
+  /** Statistics of pair `key` over all its vertices (count, αmin, αmax, smin, smax). */
+  const statsOf = (key: number, st: Float64Array) => {
+    st.set([0, Infinity, -Infinity, Infinity, -Infinity]);
+    for (const i of pairVertices.get(key) ?? [])
       pairsOf(i, (k, alpha, sv) => {
-        if (k !== key) return;
-        st[0]++;
-        if (alpha < st[1]) st[1] = alpha;
-        if (alpha > st[2]) st[2] = alpha;
-        if (sv < st[3]) st[3] = sv;
-        if (sv > st[4]) st[4] = sv;
+        if (k === key) include(st, alpha, sv);
       });
-    return st;
   };
 
-  const centers = new Float32Array(3 * n);
-  let table: PairTable = assembleTable(new Map(), J);
+  /**
+   * Re-subdivides the triangles `list` (sorted), in runs of consecutive triangles, and rewrites
+   * every pair they carried or now carry.
+   * @returns the rewritten pairs' keys, and those new to the table (their statistics computed)
+   */
+  const retriangulate = (list: number[]) => {
+    const touched = new Set<number>();
+    const added = new Set<number>();
+    const replaced = new Uint8Array(T);
+    for (const t of list) {
+      replaced[t] = 1;
+      for (const key of trianglePairs[t]) touched.add(key);
+      trianglePairs[t] = [];
+    }
+    // The new entries, per pair in blocks of triangle order (one block per run).
+    const blocks = new Map<number, { data: Float64Array; origin: Int32Array }[]>();
+    for (let a = 0; a < list.length; ) {
+      let b = a + 1;
+      while (b < list.length && list[b] === list[b - 1] + 1) b++;
+      const first = list[a];
+      const tris = subdivideByWeights(mesh, epsilon, first, list[b - 1] + 1);
+      const { keys, counts } = countPairs(tris, J);
+      const start = new Int32Array(keys.length + 1);
+      counts.forEach((c, q) => (start[q + 1] = start[q] + c));
+      const runData = new Float64Array(6 * start[keys.length]);
+      const runOrigin = new Int32Array(start[keys.length]);
+      fillPairs(tris, J, new Map(keys.map((key, q) => [key, q])), start.slice(0, keys.length), runData, runOrigin);
+      const triangleOf = new Int32Array(tris.count);
+      for (let t = first; t <= list[b - 1]; t++) triangleOf.fill(t, tris.starts![t - first], tris.starts![t - first + 1]);
+      keys.forEach((key, q) => {
+        for (let e = start[q]; e < start[q + 1]; e++) {
+          const t = (runOrigin[e] = triangleOf[runOrigin[e]]);
+          const carried = trianglePairs[t];
+          if (carried[carried.length - 1] !== key) carried.push(key);
+        }
+        touched.add(key);
+        const block = { data: runData.subarray(6 * start[q], 6 * start[q + 1]), origin: runOrigin.subarray(start[q], start[q + 1]) }; // prettier-ignore
+        const list = blocks.get(key);
+        if (list) list.push(block);
+        else blocks.set(key, [block]);
+      });
+      a = b;
+    }
+    for (const key of touched) {
+      const old = buckets.get(key);
+      const [s, e] = old === undefined ? [0, 0] : [offsets[old], offsets[old + 1]];
+      let size = 0;
+      for (let i = s; i < e; i++) if (!replaced[origin[i]]) size++;
+      for (const block of blocks.get(key) ?? []) size += block.origin.length;
+      if (old !== undefined) {
+        keyOf[old] = -1;
+        dead += e - s;
+        [strategy[old], bins[old], grids[old]] = ['exact', undefined, undefined];
+        buckets.delete(key);
+      }
+      if (!size) continue;
+      reserve(size);
+      // Merge: the old entries of the triangles kept, the blocks in between, in triangle order.
+      let w = offsets[P];
+      let i = s;
+      const keep = (before: number) => {
+        while (i < e && origin[i] < before) {
+          let j = i;
+          while (j < e && origin[j] < before && !replaced[origin[j]]) j++;
+          data.copyWithin(6 * w, 6 * i, 6 * j);
+          origin.copyWithin(w, i, j);
+          w += j - i;
+          i = j;
+          while (i < e && origin[i] < before && replaced[origin[i]]) i++;
+        }
+      };
+      for (const block of blocks.get(key) ?? []) {
+        keep(block.origin[0]);
+        data.set(block.data, 6 * w);
+        origin.set(block.origin, w);
+        w += block.origin.length;
+      }
+      keep(T);
+      offsets[P + 1] = w;
+      keyOf[P] = key;
+      [strategy[P], bins[P], grids[P]] = ['exact', undefined, undefined];
+      const st = stats.subarray(5 * P, 5 * P + 5);
+      if (old !== undefined) st.set(stats.subarray(5 * old, 5 * old + 5));
+      else {
+        statsOf(key, st);
+        added.add(key);
+      }
+      buckets.set(key, P++);
+    }
+    return { touched, added };
+  };
   /** Re-plans the pairs `keys` (their statistics are current). */
   const replan = (keys: Iterable<number>) => {
     const list: number[] = [];
     for (const key of keys) {
-      const b = table.buckets.get(key);
-      if (b === undefined) pairPlan.delete(key);
-      else list.push(b);
+      const b = buckets.get(key);
+      if (b !== undefined) list.push(b);
     }
-    if (options.method === 'exact') {
-      for (const b of list) pairPlan.set(keyOf[b], { strategy: 'exact' });
-      return;
-    }
-    const stats = new Float64Array(5 * (table.offsets.length - 1));
-    for (const [key, b] of table.buckets) stats.set(pairStats.get(key) ?? [0, Infinity, -Infinity, Infinity, -Infinity], 5 * b);
-    const plan = planPairs(table, stats, sigma, options.resolution, list);
-    for (const b of list) pairPlan.set(keyOf[b], { strategy: plan.strategy[b], bins: plan.bins[b], grid: plan.grids[b] });
+    if (options.method === 'exact') return; // every bucket is written 'exact'
+    const plan = planPairs(table(), stats.subarray(0, 5 * P), sigma, options.resolution, list);
+    for (const b of list) [strategy[b], bins[b], grids[b]] = [plan.strategy[b], plan.bins[b], plan.grids[b]];
   };
-  let keyOf: number[] = [];
-  const retable = () => {
-    table = assembleTable(pairEntries, J);
-    keyOf = [...table.buckets.keys()];
-  };
-  const currentPlan = (): PairPlan => {
-    const plan = exactPlan(table, sigma);
-    for (const [key, b] of table.buckets) {
-      const p = pairPlan.get(key)!;
-      plan.strategy[b] = p.strategy;
-      plan.bins[b] = p.bins;
-      plan.grids[b] = p.grid;
-    }
-    return plan;
-  };
+  const centers = new Float32Array(3 * n);
   /** Evaluates the vertices `list` (sorted), in runs of consecutive vertices. */
   const evaluate = (list: ArrayLike<number>) => {
-    const plan = currentPlan();
+    const plan: PairPlan = { table: table(), sigma, strategy, bins, grids };
     for (let a = 0; a < list.length; ) {
       let b = a + 1;
       while (b < list.length && list[b] === list[b - 1] + 1) b++;
@@ -236,22 +299,19 @@ export function createCorSession(input: SkinnedMesh, options: CorSessionOptions 
     }
   };
   {
-    subdivide(Array.from({ length: T }, (_, t) => t));
-    const all = new Set<number>();
-    for (let t = 0; t < T; t++) addTriangle(t, 1, all);
-    for (const key of segments.keys()) pairEntries.set(key, entriesOf(key)!);
-    for (let i = 0; i < n; i++) membership(i, true, new Set());
-    retable();
-    for (const key of table.buckets.keys()) pairStats.set(key, statsOf(key));
-    replan(table.buckets.keys());
+    const log = new Map<number, number[]>();
+    for (let i = 0; i < n; i++) membership(i, true, log);
+    const { touched } = retriangulate(Array.from({ length: T }, (_, t) => t));
+    replan(touched);
     evaluate(Array.from({ length: n }, (_, i) => i));
   }
 
   const apply = (vertices: Int32Array, joints: ArrayLike<number>, weights: ArrayLike<number>): CorUpdate => {
     const start = performance.now();
-    // Pairs of the edited vertices before and after (their statistics may change).
-    const statsKeys = new Set<number>();
-    for (const i of vertices) membership(i, false, statsKeys);
+    // The edited vertices leave their pairs and join their new ones (values logged per pair).
+    const left = new Map<number, number[]>();
+    const joined = new Map<number, number[]>();
+    for (const i of vertices) membership(i, false, left);
     for (let v = 0; v < vertices.length; v++) {
       const i = vertices[v];
       for (let k = 0; k < K; k++) {
@@ -259,35 +319,34 @@ export function createCorSession(input: SkinnedMesh, options: CorSessionOptions 
         mesh.weights[K * i + k] = weights[K * v + k];
       }
     }
-    for (const i of vertices) membership(i, true, statsKeys);
+    for (const i of vertices) membership(i, true, joined);
     // 1–2: the triangles around the edited vertices; the pairs they carried or carry.
     const triangleSet = new Set<number>();
     for (const i of vertices) for (const t of around[i]) triangleSet.add(t);
     const triangles = [...triangleSet].sort((a, b) => a - b);
-    const touched = new Set<number>();
-    for (const t of triangles) addTriangle(t, -1, touched);
-    subdivide(triangles);
-    for (const t of triangles) addTriangle(t, 1, touched);
-    for (const key of touched) {
-      const e = entriesOf(key);
-      if (e) pairEntries.set(key, e);
-      else pairEntries.delete(key);
-    }
-    retable();
-    // 3: statistics of the pairs the edited vertices had or have; re-plan those that changed and the touched ones.
-    const changed = new Set<number>(touched);
-    for (const key of statsKeys) {
-      if (!table.buckets.has(key)) {
-        pairStats.delete(key);
-        continue;
+    const { touched, added } = retriangulate(triangles);
+    // 3: the statistics of the edited vertices' pairs, by difference (a full pass when a vertex
+    // that left held an extreme); re-plan the pairs whose statistics or entries changed.
+    const changed = new Set<number>();
+    for (const key of touched) if (buckets.has(key)) changed.add(key);
+    for (const key of new Set([...left.keys(), ...joined.keys()])) {
+      const b = buckets.get(key);
+      if (b === undefined || added.has(key)) continue;
+      const st = stats.subarray(5 * b, 5 * b + 5);
+      const before = st.slice();
+      const out = left.get(key) ?? [];
+      let extreme = false;
+      for (let q = 0; q < out.length; q += 2) {
+        st[0]--;
+        extreme ||= out[q] === st[1] || out[q] === st[2] || out[q + 1] === st[3] || out[q + 1] === st[4];
       }
-      const st = statsOf(key);
-      const old = pairStats.get(key);
-      if (!old || old.some((x, q) => x !== st[q])) changed.add(key);
-      pairStats.set(key, st);
+      if (extreme) statsOf(key, st);
+      else {
+        const into = joined.get(key) ?? [];
+        for (let q = 0; q < into.length; q += 2) include(st, into[q], into[q + 1]);
+      }
+      if (st.some((x, q) => x !== before[q])) changed.add(key);
     }
-    for (const key of touched) if (table.buckets.has(key) && !pairStats.has(key)) pairStats.set(key, statsOf(key));
-    for (const key of [...pairStats.keys()]) if (!table.buckets.has(key)) pairStats.delete(key);
     replan(changed);
     // 4: re-evaluate the edited vertices and every vertex with a changed pair.
     const redo = new Uint8Array(n);
@@ -296,6 +355,7 @@ export function createCorSession(input: SkinnedMesh, options: CorSessionOptions 
     const list: number[] = [];
     for (let i = 0; i < n; i++) if (redo[i]) list.push(i);
     evaluate(list);
+    if (dead > offsets[P] - dead) compact();
     return { recomputed: Int32Array.from(list), triangles: triangles.length, pairs: changed.size, seconds: (performance.now() - start) / 1000 };
   };
 
@@ -346,31 +406,11 @@ export function createCorSession(input: SkinnedMesh, options: CorSessionOptions 
   };
 }
 
-/** Sub-triangles [a, b) of a subdivision, as views. */
-function slice(tris: SubdividedTriangles, a: number, b: number): SubdividedTriangles {
-  const { stride } = tris;
-  return {
-    count: b - a,
-    stride,
-    areas: tris.areas.subarray(a, b),
-    centroids: tris.centroids.subarray(3 * a, 3 * b),
-    joints: tris.joints.subarray(stride * a, stride * b),
-    weights: tris.weights.subarray(stride * a, stride * b),
-  };
-}
-
-/** A pair table from per-pair entries (bucket numbers in the map's order). */
-function assembleTable(entries: Map<number, Float64Array>, J: number): PairTable {
-  const buckets = new Map<number, number>();
-  const offsets = new Int32Array(entries.size + 1);
-  let b = 0;
-  for (const [key, e] of entries) {
-    buckets.set(key, b);
-    offsets[b + 1] = offsets[b] + e.length / 6;
-    b++;
-  }
-  const data = new Float64Array(6 * offsets[entries.size]);
-  b = 0;
-  for (const e of entries.values()) data.set(e, 6 * offsets[b++]);
-  return { jointCount: J, buckets, offsets, data };
+/** Counts one vertex (α, s_v) into pair statistics (count, αmin, αmax, smin, smax). */
+function include(st: Float64Array, alpha: number, sv: number) {
+  st[0]++;
+  if (alpha < st[1]) st[1] = alpha;
+  if (alpha > st[2]) st[2] = alpha;
+  if (sv < st[3]) st[3] = sv;
+  if (sv > st[4]) st[4] = sv;
 }
