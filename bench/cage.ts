@@ -15,12 +15,7 @@ import { bindJointPositions, type Skeleton } from '../src/core/skeleton.js';
 import { deformers } from '../src/deformers/index.js';
 import { skinningMatrices } from '../src/core/pose.js';
 import { bendPose, twistPose } from '../src/evaluation/standard-poses.js';
-import {
-  buildChainTemplateRig,
-  createChainTemplateDeformer,
-  poseChainTemplates,
-  setBoneTemplate,
-} from '../src/templates/chain-rig.js';
+import { buildTemplateRig, createTemplateDeformer, poseTemplates, setBoneTemplate } from '../src/templates/rig.js';
 
 export interface CageRow {
   asset: string;
@@ -116,7 +111,7 @@ export async function measureCage(
   };
 }
 
-/** Skinning templates around a joint chain: one frame (template functions + cage + skin) and a template switch. */
+/** Skinning templates around a skeleton: one frame (template functions + cage + skin) and a template switch. */
 export interface TemplateRow {
   asset: string;
   vertices: number;
@@ -133,13 +128,15 @@ export interface TemplateRow {
 
 export function measureTemplates(asset: string, mesh: SkinnedMesh, skeleton: Skeleton): TemplateRow {
   const t0 = performance.now();
-  const rig = buildChainTemplateRig(mesh, skeleton);
+  const rig = buildTemplateRig(mesh, skeleton);
   const buildSeconds = (performance.now() - t0) / 1000;
-  const deform = createChainTemplateDeformer(rig);
+  const deform = createTemplateDeformer(rig);
   const n = mesh.positions.length / 3;
   const out = { positions: new Float32Array(3 * n), normals: mesh.normals ? new Float32Array(3 * n) : undefined };
   const lbsOut = { positions: new Float32Array(3 * n), normals: mesh.normals ? new Float32Array(3 * n) : undefined };
-  const joint = rig.chain[Math.floor(rig.chain.length / 2)];
+  // The middle joint of the longest limb: bent and twisted, its bone's template switched.
+  const chain = rig.limbs.reduce((a, l) => (l.chain.length > a.length ? l.chain : a), [] as number[]);
+  const joint = chain[Math.floor(chain.length / 2)];
   const cage = new Float64Array(rig.cage.positions.length);
   const t = { templates: [] as number[], frame: [] as number[], lbs: [] as number[], change: [] as number[] };
   for (let f = 0; f < 21; f++) {
@@ -147,7 +144,7 @@ export function measureTemplates(asset: string, mesh: SkinnedMesh, skeleton: Ske
       f % 2 ? bendPose(skeleton, joint, [0, 0, 1], (f / 20) * 2) : twistPose(skeleton, joint, (f / 20) * 2.5);
     const S = skinningMatrices(skeleton, pose);
     let s = performance.now();
-    poseChainTemplates(rig, S, cage);
+    poseTemplates(rig, S, cage);
     if (f) t.templates.push(performance.now() - s);
     s = performance.now();
     deform(mesh, S, out);
@@ -156,7 +153,7 @@ export function measureTemplates(asset: string, mesh: SkinnedMesh, skeleton: Ske
     deformers.lbs(mesh, S, lbsOut);
     if (f) t.lbs.push(performance.now() - s);
     s = performance.now();
-    setBoneTemplate(rig, 1, f % 2 ? 'muscle-bulge' : 'radial-bone');
+    setBoneTemplate(rig, chain[1], f % 2 ? 'muscle-bulge' : 'radial-bone');
     deform(mesh, S, out);
     if (f) t.change.push(performance.now() - s);
   }

@@ -126,14 +126,16 @@ export {
   type BoneKeyPose,
 } from './templates/library.js';
 export {
-  buildChainTemplateRig,
-  createChainTemplateDeformer,
-  poseChainTemplates,
+  buildTemplateRig,
+  createTemplateDeformer,
+  poseTemplates,
   setBoneTemplate,
   skeletonChain,
-  type ChainTemplateRig,
+  skeletonLimbs,
+  type TemplateLimb,
+  type TemplateRig,
   type VertexRole,
-} from './templates/chain-rig.js';
+} from './templates/rig.js';
 export { VERSION } from './version.js';
 export {
   createStretchDeformer,

@@ -19,7 +19,7 @@ import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { selfIntersections } from '../src/metrics/surface.js';
 import { weldByPosition } from '../src/metrics/weld.js';
-import { buildChainTemplateRig, createChainTemplateDeformer, setBoneTemplate } from '../src/templates/chain-rig.js';
+import { buildTemplateRig, createTemplateDeformer, setBoneTemplate } from '../src/templates/rig.js';
 import { DEFAULT_TEMPLATE_LIBRARY, parseTemplateLibrary } from '../src/templates/library.js';
 import { ARM_GLB } from './helpers/data.js';
 
@@ -32,13 +32,13 @@ const benches: [string, () => Promise<Benchmark>][] = [
 describe.each(benches)('chain templates on %s', (_name, load) => {
   it('build a closed, outward cage around every skin vertex; reproduce the bind pose and a rigid motion', async () => {
     const bench = await load();
-    const rig = buildChainTemplateRig(bench.mesh, bench.skeleton);
+    const rig = buildTemplateRig(bench.mesh, bench.skeleton);
     expect(() => checkCage(rig.cage)).not.toThrow();
     expect(pointsOutside(rig.cage, bench.mesh.positions)).toEqual([]);
     const diag = boundingBoxDiagonal(bench.mesh.positions);
     const n = bench.mesh.positions.length / 3;
     const out = { positions: new Float32Array(3 * n) };
-    const templates = createChainTemplateDeformer(rig);
+    const templates = createTemplateDeformer(rig);
     templates(bench.mesh, bindPoseSkinningMatrices(bench.skeleton), out);
     let err = 0;
     for (let i = 0; i < 3 * n; i++) err = Math.max(err, Math.abs(out.positions[i] - bench.mesh.positions[i]));
@@ -58,8 +58,8 @@ describe.each(benches)('chain templates on %s', (_name, load) => {
       ...[90, 135, 180].map((a) => twistPose(bench.skeleton, j, a * deg)),
       ...[90, 126].map((a) => bendPose(bench.skeleton, j, [0, 0, 1], a * deg)),
     ];
-    const rig = buildChainTemplateRig(bench.mesh, bench.skeleton);
-    const templates = createChainTemplateDeformer(rig);
+    const rig = buildTemplateRig(bench.mesh, bench.skeleton);
+    const templates = createTemplateDeformer(rig);
     const withCenters = { ...bench.mesh, centersOfRotation: computeCentersOfRotation(bench.mesh).centers };
     const rest = restPositions(bench.mesh, bench.skeleton);
     const weld = weldByPosition(rest);
@@ -90,15 +90,15 @@ describe.each(benches)('chain templates on %s', (_name, load) => {
 
 /** 95th percentile of (posed distance to the posed bone) / (rest distance to the bone) over the middle of chain bone 1. */
 function midBoneRadiusRatio(
-  rig: ReturnType<typeof buildChainTemplateRig>,
+  rig: ReturnType<typeof buildTemplateRig>,
   rest: Float32Array,
   posed: Float32Array,
   S: Float64Array,
 ): number {
   const i = 1;
-  const a = Array.from(rig.points.subarray(3 * i, 3 * i + 3)),
-    b = Array.from(rig.points.subarray(3 * i + 3, 3 * i + 6));
-  const o = 16 * rig.chain[i];
+  const a = Array.from(rig.limbs[0].points.subarray(3 * i, 3 * i + 3)),
+    b = Array.from(rig.limbs[0].points.subarray(3 * i + 3, 3 * i + 6));
+  const o = 16 * rig.limbs[0].chain[i];
   const move = (p: number[]) =>
     [0, 1, 2].map((r) => S[o + r] * p[0] + S[o + 4 + r] * p[1] + S[o + 8 + r] * p[2] + S[o + 12 + r]);
   const [pa, pb] = [move(a), move(b)];
@@ -124,18 +124,18 @@ describe('template choices on the arm', () => {
     const elbow = arm.skeleton.jointNames.indexOf('bone2');
     const S = skinningMatrices(arm.skeleton, bendPose(arm.skeleton, elbow, [0, 0, 1], 90 * deg));
     const bulgeOn = (mesh: typeof arm.mesh) => {
-      const rig = buildChainTemplateRig(mesh, arm.skeleton);
-      expect(rig.chain[1]).toBe(arm.skeleton.jointNames.indexOf('bone1')); // the upper arm
-      const templates = createChainTemplateDeformer(rig);
+      const rig = buildTemplateRig(mesh, arm.skeleton);
+      expect(rig.limbs[0].chain[1]).toBe(arm.skeleton.jointNames.indexOf('bone1')); // the upper arm
+      const templates = createTemplateDeformer(rig);
       const out = { positions: new Float32Array(mesh.positions.length) };
       templates(mesh, S, out);
       const radial = midBoneRadiusRatio(rig, mesh.positions, out.positions, S);
       const first = out.positions.slice();
-      setBoneTemplate(rig, 1, 'muscle-bulge');
+      setBoneTemplate(rig, rig.limbs[0].chain[1], 'muscle-bulge');
       templates(mesh, S, out);
       const muscle = midBoneRadiusRatio(rig, mesh.positions, out.positions, S);
       expect(out.positions).not.toEqual(first);
-      setBoneTemplate(rig, 1, 'radial-bone');
+      setBoneTemplate(rig, rig.limbs[0].chain[1], 'radial-bone');
       templates(mesh, S, out);
       expect(out.positions).toEqual(first); // back to the very same result
       return { radial, muscle };
@@ -143,13 +143,13 @@ describe('template choices on the arm', () => {
     const thin = bulgeOn(arm.mesh);
     expect(thin.muscle - thin.radial).toBeGreaterThan(0.05); // measured 0.099 of the radius
     // The arm 1.5× thicker: every vertex's offset from its bone axis (the chain of bones 1–3) scaled.
-    const rig0 = buildChainTemplateRig(arm.mesh, arm.skeleton);
+    const rig0 = buildTemplateRig(arm.mesh, arm.skeleton);
     const thick = arm.mesh.positions.slice();
     for (let v = 0; v < thick.length / 3; v++) {
       let best = { d2: Infinity, q: [0, 0, 0] };
-      for (let i = 1; i < rig0.chain.length; i++) {
-        const a = Array.from(rig0.points.subarray(3 * i, 3 * i + 3)),
-          b = Array.from(rig0.points.subarray(3 * i + 3, 3 * i + 6));
+      for (let i = 1; i < rig0.limbs[0].chain.length; i++) {
+        const a = Array.from(rig0.limbs[0].points.subarray(3 * i, 3 * i + 3)),
+          b = Array.from(rig0.limbs[0].points.subarray(3 * i + 3, 3 * i + 6));
         const d = b.map((x, k) => x - a[k]);
         const p = Array.from(thick.subarray(3 * v, 3 * v + 3));
         const t = Math.max(
@@ -186,10 +186,10 @@ describe('template choices on the arm', () => {
     expect(parseTemplateLibrary(JSON.parse(JSON.stringify(DEFAULT_TEMPLATE_LIBRARY)))).toEqual(
       DEFAULT_TEMPLATE_LIBRARY,
     );
-    const rig = buildChainTemplateRig(barBenchmark().mesh, barBenchmark().skeleton);
-    expect(() => setBoneTemplate(rig, 0, 'biceps')).toThrow(
+    const rig = buildTemplateRig(barBenchmark().mesh, barBenchmark().skeleton);
+    expect(() => setBoneTemplate(rig, rig.limbs[0].chain[0], 'biceps')).toThrow(
       /no template "biceps" \(bone templates: radial-bone, muscle-bulge, inverse-bulge\)/,
     );
-    expect(() => setBoneTemplate(rig, 0, 'radial-joint')).toThrow(/is a joint template/);
+    expect(() => setBoneTemplate(rig, rig.limbs[0].chain[0], 'radial-joint')).toThrow(/is a joint template/);
   });
 });

@@ -17,7 +17,7 @@ import { createStretchDeformer, stretchRigFromSkeleton } from '../deformers/stre
 import { createCageSkinningDeformer } from '../cage/rig.js';
 import { readCageRig, readTemplateRig } from '../io/cage-gltf.js';
 import { applyTemplateChoices } from './templates.js';
-import { buildChainTemplateRig, createChainTemplateDeformer } from '../templates/chain-rig.js';
+import { buildTemplateRig, createTemplateDeformer } from '../templates/rig.js';
 import { findJoint } from '../evaluation/standard-poses.js';
 import { checkNotOverwritingInput, writeFileAtomic } from '../io/files.js';
 import { extractSkinnedModels, jointBoneSegments, type SkinnedModel } from '../io/gltf.js';
@@ -191,7 +191,7 @@ function deformCage(
 
 /**
  * Skinning templates: those `corskin templates build` stored in the file, else the default ones
- * built around the chain skeleton now; `--template` choices on top.
+ * built around the skeleton now; `--template` choices on top.
  */
 function deformTemplates(
   io: Io,
@@ -205,7 +205,7 @@ function deformTemplates(
   let rig = readTemplateRig(document, model, input);
   if (!rig) {
     try {
-      rig = buildChainTemplateRig(model.mesh, model.skeleton);
+      rig = buildTemplateRig(model.mesh, model.skeleton);
     } catch (e) {
       if (e instanceof CorskinError) throw new CorskinError(`${model.name}: ${e.message}`, input);
       throw e;
@@ -215,7 +215,7 @@ function deformTemplates(
     );
   }
   applyTemplateChoices(rig, model, choices);
-  return runRigged(createChainTemplateDeformer(rig), mesh, skinning);
+  return runRigged(createTemplateDeformer(rig), mesh, skinning);
 }
 
 /** Stretch smooth skinning of one model, with the rig read from its skin. */

@@ -10,7 +10,7 @@ import { readTemplateRig, storeTemplates, writeCageRig } from '../io/cage-gltf.j
 import { checkNotOverwritingInput, checkOutputPath, readBytes } from '../io/files.js';
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
-import { buildChainTemplateRig, setBoneTemplate, type ChainTemplateRig } from '../templates/chain-rig.js';
+import { buildTemplateRig, setBoneTemplate, type TemplateRig } from '../templates/rig.js';
 import { DEFAULT_TEMPLATE_LIBRARY, parseTemplateLibrary, type TemplateLibrary } from '../templates/library.js';
 import type { Io } from './ui.js';
 
@@ -27,20 +27,21 @@ export async function readTemplateLibrary(file: string): Promise<TemplateLibrary
 }
 
 /**
- * Applies `--template JOINT=ID,…` (a bone named by the joint it starts at) to `rig`.
+ * Applies `--template JOINT=ID,…` (the bones that start at a joint) to `rig`.
  * @throws CorskinError for a malformed item, a joint that starts no template bone, an unknown template
  */
-export function applyTemplateChoices(rig: ChainTemplateRig, model: SkinnedModel, choices: string | undefined): void {
+export function applyTemplateChoices(rig: TemplateRig, model: SkinnedModel, choices: string | undefined): void {
   if (!choices) return;
+  const starts = new Set(rig.limbs.flatMap((l) => l.chain));
   for (const item of choices.split(',')) {
     const [joint, id] = item.split('=').map((x) => x.trim());
     if (!joint || !id) throw new CorskinError(`--template: "${item}" is not JOINT=TEMPLATE`);
-    const bone = rig.chain.indexOf(model.skeleton.jointNames.indexOf(joint));
-    if (bone < 0)
+    const j = model.skeleton.jointNames.indexOf(joint);
+    if (!starts.has(j))
       throw new CorskinError(
-        `--template: no template bone starts at "${joint}" (bones start at ${rig.chain.map((j) => model.skeleton.jointNames[j]).join(', ')})`,
+        `--template: no template bone starts at "${joint}" (bones start at ${[...starts].map((s) => model.skeleton.jointNames[s]).join(', ')})`,
       );
-    setBoneTemplate(rig, bone, id);
+    setBoneTemplate(rig, j, id);
   }
 }
 
@@ -63,9 +64,9 @@ export async function templatesBuildCommand(
   const library = o.library ? await readTemplateLibrary(o.library) : DEFAULT_TEMPLATE_LIBRARY;
   const document = await readDocument(input);
   const model = oneModel(document, input);
-  let rig: ChainTemplateRig;
+  let rig: TemplateRig;
   try {
-    rig = buildChainTemplateRig(model.mesh, model.skeleton, undefined, library);
+    rig = buildTemplateRig(model.mesh, model.skeleton, library);
   } catch (e) {
     if (e instanceof CorskinError) throw new CorskinError(`${model.name}: ${e.message}`, input);
     throw e;
@@ -86,8 +87,10 @@ export async function templatesBuildCommand(
   );
   await writeDocument(document, o.output, { compress: o.compress, inputs: [input], force: o.force });
   io.out(
-    `${model.name}: template cage of ${rig.cage.positions.length / 3} vertices and ${rig.cage.triangles.length / 3} triangles around ${rig.chain.length} bones, bound with PMVC`,
+    `${model.name}: template cages of ${rig.cage.positions.length / 3} vertices and ${rig.cage.triangles.length / 3} triangles around ${bonesOf(rig)} bones in ${rig.limbs.length} limbs, bound with PMVC`,
   );
+  const uncovered = uncoveredJoints(rig, model);
+  if (uncovered.length) io.out(`joints no limb covers (skinned linearly): ${uncovered.join(', ')}`);
   io.out(`wrote ${o.output} in ${((performance.now() - start) / 1000).toFixed(2)} s`);
 }
 
@@ -101,8 +104,16 @@ export async function templatesListCommand(io: Io, input: string): Promise<void>
     io.out(`library (default): ${DEFAULT_TEMPLATE_LIBRARY.templates.map((t) => `${t.id} (${t.kind})`).join(', ')}`);
     return;
   }
-  io.out(`${input}: ${rig.chain.length} template bones, cage of ${rig.cage.positions.length / 3} vertices`);
-  rig.chain.forEach((j, i) => io.out(`  bone from ${model.skeleton.jointNames[j]}: ${rig.boneTemplates[i]}`));
+  const name = (j: number) => model.skeleton.jointNames[j];
+  io.out(
+    `${input}: ${bonesOf(rig)} template bones in ${rig.limbs.length} limbs, cage of ${rig.cage.positions.length / 3} vertices`,
+  );
+  for (const limb of rig.limbs) {
+    io.out(`  limb ${name(limb.chain[0])} → ${name(limb.chain[limb.chain.length - 1])}:`);
+    limb.chain.forEach((j, i) => io.out(`    bone from ${name(j)}: ${limb.boneTemplates[i]}`));
+  }
+  const uncovered = uncoveredJoints(rig, model);
+  if (uncovered.length) io.out(`  joints no limb covers (skinned linearly): ${uncovered.join(', ')}`);
   io.out(
     `compatible bone templates: ${rig.library.templates
       .filter((t) => t.kind === 'bone')
@@ -110,3 +121,9 @@ export async function templatesListCommand(io: Io, input: string): Promise<void>
       .join('; ')}`,
   );
 }
+
+const bonesOf = (rig: TemplateRig) => rig.limbs.reduce((s, l) => s + l.chain.length, 0);
+const uncoveredJoints = (rig: TemplateRig, model: SkinnedModel) => {
+  const covered = new Set(rig.limbs.flatMap((l) => l.chain));
+  return model.skeleton.jointNames.filter((_, j) => !covered.has(j));
+};

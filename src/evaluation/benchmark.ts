@@ -11,7 +11,7 @@ import { bindJointPositions, type Skeleton } from '../core/skeleton.js';
 import { bindToCage } from '../cage/bind.js';
 import { createCageSkinningDeformer, skinCageToSkeleton, type CageRig } from '../cage/rig.js';
 import { enclosingTubeCage } from '../cage/tube.js';
-import { buildChainTemplateRig, createChainTemplateDeformer, skeletonChain } from '../templates/chain-rig.js';
+import { buildTemplateRig, createTemplateDeformer, skeletonChain } from '../templates/rig.js';
 import { computeCentersOfRotation } from '../cor/precompute.js';
 import type { DeformTarget, Deformer } from '../deformers/contract.js';
 import { deformers } from '../deformers/index.js';
@@ -178,7 +178,7 @@ export function runBenchmark(
   const rigged: Partial<Record<BenchmarkMethod, Deformer>> = { stretch };
   if (methods.includes('cage')) rigged.cage = createCageSkinningDeformer(chainCageRig(mesh, skeleton));
   if (methods.includes('templates'))
-    rigged.templates = createChainTemplateDeformer(buildChainTemplateRig(mesh, skeleton));
+    rigged.templates = createTemplateDeformer(buildTemplateRig(mesh, skeleton));
   const deformerOf = (m: BenchmarkMethod): Deformer => rigged[m] ?? deformers[m as keyof typeof deformers];
   const n = mesh.positions.length / 3;
   const rest = restPositions(mesh, skeleton);

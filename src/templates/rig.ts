@@ -1,0 +1,652 @@
+/**
+ * Skinning templates assembled into cages around a skeleton and the deformer they drive (Ju, Zhou,
+ * van de Panne, Cohen-Or, Neumann, "Reusable Skinning Templates Using Cage-based Deformations",
+ * SIGGRAPH Asia 2008, §4–5).
+ *
+ * The skeleton is cut into **limbs**, chains of joints ({@link skeletonLimbs}): at a branching
+ * joint the straightest child continues the chain and every other child starts a limb whose first
+ * bone runs from the branching joint to it (a hip, a shoulder, a tail root). Each limb gets its
+ * own closed cage, fitted to the skin its joints move, and each skin vertex is bound (PMVC) to the
+ * cages of its limbs only, blended by how much of its skinning weight each limb carries (a weight
+ * on a branching joint shared by the vertex's limbs in proportion to their other weights), so
+ * cages that overlap near a junction never pull on the other limb's skin. Weight on joints no limb
+ * covers (a joint at the position of its child, a root with no children) is skinned linearly, in
+ * the same blend, so those parts follow their joints with no seam. Around each limb:
+ *
+ * - a **bone template** around every bone (rings at ¼, ½, ¾ of its length), a two-bone **joint
+ *   template** at every inner joint (rings on the parent side, at the joint, on the child side), a
+ *   one-bone cap at both chain ends; consecutive rings (all with the same number of sides and a
+ *   reference direction carried along the chain) are bridged by quad strips, the caps fanned;
+ * - fitted to the skin: each template's radius from the farthest skin vertex around its part of
+ *   the chain, grown together until every skin vertex is inside (bounded);
+ * - the deformation functions evaluated at the fitted rest positions (Eq. 1, with the fitted rest
+ *   cage as the key pose, so the rest pose is exact — Eq. 5–6 for a single key pose).
+ *
+ * Twist: a child bone's twist relative to its parent is carried by the child's bone template
+ * (Eq. 4's fading (1 − s)β), so joint templates and the child bones' ends of bone templates see
+ * the child bones' swing only — the twist is spread along the child bone, the paper's Fig. 12
+ * "twisting" behaviour, and neighbouring rings never disagree about it.
+ *
+ * @module
+ */
+import { bindToCage, type CageBinding } from '../cage/bind.js';
+import type { Cage } from '../cage/cage.js';
+import { createCageDeformer, type CageDeformer } from '../cage/deform.js';
+import { pointsOutside } from '../cage/winding-number.js';
+import { CorskinError } from '../core/errors.js';
+import type { SkinnedMesh } from '../core/mesh.js';
+import { bindJointPositions, type Skeleton } from '../core/skeleton.js';
+import type { Deformer } from '../deformers/contract.js';
+import { splitScale } from '../deformers/two-phase.js';
+import { cross, dot, normalize, point, sub } from '../core/vec3.js';
+import { prepareBoneTemplate, type BoneTemplateFrame } from './bone.js';
+import { prepareJointTemplate } from './joint.js';
+import { axisAngle, apply3, mulT3 } from './rotation.js';
+import { createRbfWeights } from './key-poses.js';
+import { DEFAULT_TEMPLATE_LIBRARY, type TemplateDefinition, type TemplateLibrary } from './library.js';
+
+/** Ring sides of the chain templates. */
+const SIDES = 8;
+
+/** What each cage vertex is: part of which template, with its rest position in that template's frame. */
+export interface VertexRole {
+  kind: 'bone' | 'joint' | 'cap';
+  /** The chain bone (bone templates, caps) or the joint's index in the chain (joint templates). */
+  index: number;
+  /** Rest position relative to the template's origin, bind-space orientation. */
+  local: number[];
+}
+
+/** One limb: a chain of joints with its part of the template cage and its vertices' roles. */
+export interface TemplateLimb {
+  /** Skeleton joints of the chain, root to leaf; bone i is owned by joint chain[i]. */
+  chain: number[];
+  /** Bind-space bone start points (the joints) and the end point of the last bone, 3·(n + 1). */
+  points: Float64Array;
+  /** Unit bone directions and reference directions (⊥, carried along), 3·n each. */
+  axes: Float64Array;
+  references: Float64Array;
+  /** The limb's cage vertices are the rig cage's `[first, first + roles.length)`. */
+  first: number;
+  /** Per segment (consecutive chain joints), the distance (asset units) within which the cage moves the skin fully ({@link limbBlend}). */
+  reach: number[];
+  roles: VertexRole[];
+  /** The bone template of each chain bone (an id of the rig's library); change with {@link setBoneTemplate}. */
+  boneTemplates: string[];
+}
+
+/** A skeleton's template cages (one closed component per limb), the skin's binding and the library. */
+export interface TemplateRig {
+  limbs: TemplateLimb[];
+  /** All limbs' cages as one cage (closed components, one per limb). */
+  cage: Cage;
+  /**
+   * Per skin vertex, its limbs' PMVC weights scaled by each limb's share of its skinning weight
+   * (summing to the share the limbs cover).
+   */
+  binding: CageBinding;
+  /**
+   * Per mesh influence slot (K·n), the part of its weight skinned linearly: joints no limb covers,
+   * and limb shares faded out beyond the limb's reach ({@link limbBlend}).
+   */
+  linear: Float32Array;
+  /** The template library the choices come from. */
+  library: TemplateLibrary;
+}
+
+/**
+ * Switches the template of every bone that starts at skeleton joint `joint` to `id` (a bone
+ * template of the rig's library). Templates of one library share the fitted rest cage, so the
+ * binding stands: the next frame shows it.
+ * @throws CorskinError for an unknown id, a joint template, or a joint that starts no template bone
+ */
+export function setBoneTemplate(rig: TemplateRig, joint: number, id: string): void {
+  const t = rig.library.templates.find((x) => x.id === id);
+  if (!t) throw new CorskinError(`no template "${id}" (bone templates: ${rig.library.templates.filter((x) => x.kind === 'bone').map((x) => x.id).join(', ')})`);
+  if (t.kind !== 'bone') throw new CorskinError(`"${id}" is a ${t.kind} template, not a bone template`);
+  let found = false;
+  for (const limb of rig.limbs)
+    limb.chain.forEach((j, i) => {
+      if (j === joint) [limb.boneTemplates[i], found] = [id, true];
+    });
+  if (!found) throw new CorskinError(`joint ${joint} starts no template bone`);
+}
+
+/** The bulge of template `t` at the child's bend `bend` (rad from its rest bend): Eq. 2 over the key poses' bends. */
+function bulgeOf(t: TemplateDefinition, bend: number): number {
+  if (t.keyPoses.length === 1) return t.keyPoses[0].bulge;
+  const bends = t.keyPoses.map((k) => (k.bend * Math.PI) / 180);
+  const w = createRbfWeights(bends.length, (i, j) => Math.abs(bends[i] - bends[j]))(bends.map((k) => Math.abs(bend - k)));
+  let bulge = 0;
+  t.keyPoses.forEach((k, i) => (bulge += w[i] * k.bulge));
+  return bulge;
+}
+
+/** The smallest rotation (row-major 3×3) taking unit a to unit b. */
+function minimalRotation(a: number[], b: number[]): Float64Array {
+  const axis = cross(a, b);
+  const s = Math.hypot(axis[0], axis[1], axis[2]);
+  if (s < 1e-15) {
+    if (dot(a, b) > 0) return axisAngle([1, 0, 0], 0);
+    const p = Math.abs(a[0]) < 0.9 ? [1, 0, 0] : [0, 1, 0];
+    return axisAngle(normalize(cross(a, p)), Math.PI);
+  }
+  return axisAngle(axis.map((x) => x / s), Math.atan2(s, dot(a, b)));
+}
+const turn = (R: ArrayLike<number>, v: ArrayLike<number>) => {
+  const out = new Float64Array(3);
+  apply3(R, 0, v, 0, out, 0);
+  return Array.from(out);
+};
+
+/** The skeleton's joints as one chain root → leaf. @throws CorskinError otherwise */
+export function skeletonChain(skeleton: Skeleton): number[] {
+  const { parents } = skeleton;
+  const roots = [...parents.keys()].filter((j) => parents[j] < 0);
+  const chain: number[] = [];
+  for (let j = roots.length === 1 ? roots[0] : -1; j >= 0; ) {
+    chain.push(j);
+    const children = [...parents.keys()].filter((c) => parents[c] === j);
+    if (children.length > 1) break;
+    j = children.length ? children[0] : -1;
+  }
+  if (chain.length < 2 || chain.length !== parents.length)
+    throw new CorskinError('chain templates need a skeleton that is one chain of joints (no branches)');
+  return chain;
+}
+
+/**
+ * The skeleton cut into limbs (chains of at least two joints, root to leaf; see the module
+ * comment). A joint at the position of the child that goes on is left out, as is a root with no
+ * children: no limb covers them. A limb that turns back by more than about 100° at its second
+ * joint starts there instead of at the joint it branches from.
+ * @param P bind joint positions, 3·J
+ */
+export function skeletonLimbs(skeleton: Skeleton, P: ArrayLike<number> = bindJointPositions(skeleton)): number[][] {
+  const { parents } = skeleton;
+  const J = parents.length;
+  const children: number[][] = Array.from({ length: J }, () => []);
+  parents.forEach((p, j) => p >= 0 && children[p].push(j));
+  const size = new Int32Array(J).fill(1); // joints in each subtree (parents may follow children)
+  const depth = (j: number): number => (parents[j] < 0 ? 0 : 1 + depth(parents[j]));
+  [...parents.keys()].sort((x, y) => depth(y) - depth(x)).forEach((j) => parents[j] >= 0 && (size[parents[j]] += size[j]));
+  let extent = 0;
+  for (let j = 0; j < J; j++) extent = Math.max(extent, Math.hypot(...sub(point(P, j), point(P, 0))));
+  const apart = (a: number, b: number) => Math.hypot(...sub(point(P, a), point(P, b))) > 1e-6 * extent;
+  const limbs: number[][] = [];
+  const follow = (start: number[]) => {
+    const chain = [...start];
+    for (;;) {
+      const j = chain[chain.length - 1];
+      const kids = children[j];
+      if (!kids.length) break;
+      // The straightest child goes on (the largest subtree where there is no incoming direction).
+      const from = chain.length >= 2 ? normalize(sub(point(P, j), point(P, chain[chain.length - 2]))) : undefined;
+      const score = (c: number) => (from && apart(c, j) ? dot(from, normalize(sub(point(P, c), point(P, j)))) : size[c] / J - 2);
+      const next = kids.reduce((best, c) => (score(c) > score(best) ? c : best));
+      for (const c of kids) if (c !== next) follow([j, c]);
+      if (!apart(next, j)) chain.pop(); // a joint where its child is: the child goes on
+      chain.push(next);
+    }
+    if (chain.length >= 2 && !apart(chain[0], chain[1])) chain.shift();
+    // A limb that doubles back from the joint it branches from (a quadruped's hip bone up to the
+    // thigh, then down it) starts at its second joint: rings around so sharp a turn would fold.
+    if (start.length === 2 && chain.length >= 3) {
+      const [a, b, c] = chain.map((j) => point(P, j));
+      if (dot(normalize(sub(b, a)), normalize(sub(c, b))) < -0.2) chain.shift();
+    }
+    if (chain.length >= 2) limbs.push(chain);
+  };
+  parents.forEach((p, j) => p < 0 && follow([j]));
+  return limbs.filter((c) => c.length >= 2);
+}
+
+/**
+ * Builds the template cages of `mesh`'s skeleton (one per limb, {@link skeletonLimbs}), fits each
+ * to the skin its joints move and binds that skin with PMVC (see the module comment).
+ * @throws CorskinError when a cage cannot be grown to enclose its skin, or no limb carries weight
+ */
+export function buildTemplateRig(mesh: SkinnedMesh, skeleton: Skeleton, library: TemplateLibrary = DEFAULT_TEMPLATE_LIBRARY): TemplateRig {
+  const P = bindJointPositions(skeleton);
+  const chains = skeletonLimbs(skeleton, P);
+  const blend = limbBlend(mesh, P, chains);
+  const L = chains.length;
+  const n = mesh.positions.length / 3;
+  const fallback = defaultBoneTemplate(library);
+  const limbs: TemplateLimb[] = [];
+  const parts: { cage: Cage; vertices: number[]; binding: CageBinding; limb: number }[] = [];
+  let first = 0;
+  chains.forEach((chain, c) => {
+    const vertices: number[] = [];
+    for (let i = 0; i < n; i++) if (blend.share[L * i + c] > 0) vertices.push(i);
+    if (!vertices.length) return;
+    const X = new Float64Array(3 * vertices.length);
+    vertices.forEach((v, q) => X.set(mesh.positions.subarray(3 * v, 3 * v + 3), 3 * q));
+    let part: ChainCage;
+    try {
+      part = fitChain(X, P, chain, vertices);
+    } catch (e) {
+      const names = `${skeleton.jointNames[chain[0]]} … ${skeleton.jointNames[chain[chain.length - 1]]}`;
+      throw e instanceof CorskinError ? new CorskinError(`limb ${names}: ${e.message}`) : e;
+    }
+    limbs.push({ ...part, first, reach: blend.reach[c], boneTemplates: chain.map(() => fallback) });
+    parts.push({ cage: part.cage, vertices, binding: bindToCage(X, part.cage), limb: c });
+    first += part.cage.positions.length / 3;
+  });
+  if (!limbs.length) throw new CorskinError('no limb of the skeleton carries skin weight');
+  // One cage of all limbs; each vertex's slots: its limbs' weights scaled by their shares.
+  const cage: Cage = {
+    positions: Float64Array.from(parts.flatMap((p) => Array.from(p.cage.positions))),
+    triangles: Uint32Array.from(parts.flatMap((p, q) => Array.from(p.cage.triangles, (v) => v + limbs[q].first))),
+  };
+  const slots = new Int32Array(n);
+  for (const p of parts) for (const v of p.vertices) slots[v] += p.binding.influences;
+  const k = Math.max(...slots);
+  const binding: CageBinding = { ...parts[0].binding, influences: k, indices: new Uint32Array(k * n), weights: new Float32Array(k * n) };
+  slots.fill(0);
+  parts.forEach((p, q) => {
+    const kp = p.binding.influences;
+    p.vertices.forEach((v, r) => {
+      const s = blend.share[L * v + p.limb];
+      for (let e = 0; e < kp; e++, slots[v]++) {
+        binding.indices[k * v + slots[v]] = p.binding.indices[kp * r + e] + limbs[q].first;
+        binding.weights[k * v + slots[v]] = s * p.binding.weights[kp * r + e];
+      }
+    });
+  });
+  return { limbs, cage, binding, linear: blend.linear, library };
+}
+
+/**
+ * How each skin vertex's skinning weight is split between the limbs' cages and linear skinning.
+ *
+ * A joint only one limb has gives its weight to that limb; a branching joint (several limbs) splits
+ * its weight between them in proportion to the vertex's weight on their other joints (all to the
+ * first of them when there is none); a joint no limb has is skinned linearly. The **reach** of a
+ * limb's segment (two consecutive joints) is the largest distance from it of the vertices closest
+ * to it that the limb holds at least half of (its own skin); beyond the reach of every segment a
+ * vertex's share fades (smoothstep) to linear skinning at 1.5× the reach, so a cage is never
+ * stretched over skin far from its limb that carries only a little of its weight (a belly vertex
+ * with a tenth of a thigh).
+ * @param P bind joint positions, 3·J (the mesh's bind space)
+ * @param chains every limb of {@link skeletonLimbs} (the same list at build and at load)
+ * @param reach per limb, its segments' reaches (computed when not given; a limb without is all linear)
+ * @returns share (n·L), the reaches (per limb, per segment), and per mesh influence slot the weight skinned linearly (K·n)
+ */
+export function limbBlend(
+  mesh: SkinnedMesh,
+  P: ArrayLike<number>,
+  chains: number[][],
+  reach?: ArrayLike<ArrayLike<number> | undefined>,
+): { share: Float64Array; reach: number[][]; linear: Float32Array } {
+  const L = chains.length;
+  const J = P.length / 3;
+  const limbsOf: number[][] = Array.from({ length: J }, () => []);
+  chains.forEach((chain, c) => chain.forEach((j) => limbsOf[j].push(c)));
+  const { joints, weights, influences: K, positions: X } = mesh;
+  const n = weights.length / K;
+  const own = new Float64Array(L);
+  /** Vertex i's influence slots' weight per limb: visit(slot, limb, weight). */
+  const portions = (i: number, visit: (k: number, c: number, w: number) => void) => {
+    own.fill(0);
+    for (let k = K * i; k < K * i + K; k++) if (weights[k] > 0 && limbsOf[joints[k]]?.length === 1) own[limbsOf[joints[k]][0]] += weights[k];
+    for (let k = K * i; k < K * i + K; k++) {
+      const limbs = limbsOf[joints[k]] ?? [];
+      if (!(weights[k] > 0) || !limbs.length) continue;
+      const total = limbs.reduce((t, c) => t + own[c], 0);
+      for (const c of limbs) visit(k, c, total > 0 ? (weights[k] * own[c]) / total : c === limbs[0] ? weights[k] : 0);
+    }
+  };
+  const share = new Float64Array(n * L);
+  for (let i = 0; i < n; i++) portions(i, (_, c, w) => (share[L * i + c] += w));
+  // Distances from each segment (consecutive joints) of each limb the vertex has a share in.
+  const segments = chains.map((chain) => chain.length - 1);
+  const start = segments.reduce((o, m, c) => (o.push(o[c] + m), o), [0]);
+  const S = start[L];
+  const distance = new Float64Array(n * S);
+  for (let i = 0; i < n; i++)
+    for (let c = 0; c < L; c++)
+      if (share[L * i + c] > 0)
+        for (let b = 0; b < segments[c]; b++) distance[S * i + start[c] + b] = segmentDistance(X, i, P, chains[c][b], chains[c][b + 1]);
+  const closest = (i: number, c: number) => {
+    let best = 0;
+    for (let b = 1; b < segments[c]; b++) if (distance[S * i + start[c] + b] < distance[S * i + start[c] + best]) best = b;
+    return best;
+  };
+  const reaches = chains.map((_, c) => {
+    if (reach) return Array.from(reach[c] ?? []);
+    const own = new Float64Array(segments[c]), all = new Float64Array(segments[c]); // prettier-ignore
+    for (let i = 0; i < n; i++) {
+      if (!(share[L * i + c] > 0)) continue;
+      const b = closest(i, c), d = distance[S * i + start[c] + b]; // prettier-ignore
+      all[b] = Math.max(all[b], d);
+      if (share[L * i + c] >= 0.5) own[b] = Math.max(own[b], d);
+    }
+    const r = Array.from(own, (x, b) => x || all[b]);
+    const widest = Math.max(0, ...r);
+    return r.map((x, b) => x || Math.max(r[b - 1] ?? 0, r[b + 1] ?? 0) || widest);
+  });
+  const keep = new Float64Array(n * L); // fraction of each limb share its cage keeps
+  for (let i = 0; i < n; i++)
+    for (let c = 0; c < L; c++) {
+      if (!(share[L * i + c] > 0)) continue;
+      let k = 0;
+      for (let b = 0; b < segments[c]; b++) {
+        const t = Math.min(1, Math.max(0, (distance[S * i + start[c] + b] / (reaches[c][b] || 1e-300) - 1) / 0.5));
+        k = Math.max(k, 1 - t * t * (3 - 2 * t));
+      }
+      keep[L * i + c] = k;
+      share[L * i + c] *= k;
+    }
+  const linear = new Float32Array(K * n);
+  for (let i = 0; i < n; i++) {
+    for (let k = K * i; k < K * i + K; k++) if (weights[k] > 0 && !limbsOf[joints[k]]?.length) linear[k] = weights[k];
+    portions(i, (k, c, w) => (linear[k] += w * (1 - keep[L * i + c])));
+  }
+  return { share, reach: reaches, linear };
+}
+
+/** Distance of vertex i (positions X, 3·n) from the segment between joints a and b (positions P). */
+function segmentDistance(X: ArrayLike<number>, i: number, P: ArrayLike<number>, a: number, b: number): number {
+  const x = point(X, i), p = point(P, a), d = sub(point(P, b), p); // prettier-ignore
+  const t = Math.max(0, Math.min(1, dot(sub(x, p), d) / (dot(d, d) || 1)));
+  return Math.hypot(...sub(x, p.map((q, k) => q + t * d[k])));
+}
+
+/** The library's default bone template: its first with a single key pose. @throws CorskinError when it has none */
+function defaultBoneTemplate(library: TemplateLibrary): string {
+  const t = library.templates.find((x) => x.kind === 'bone' && x.keyPoses.length === 1) ?? library.templates.find((x) => x.kind === 'bone');
+  if (!t) throw new CorskinError('the template library has no bone template');
+  return t.id;
+}
+
+/** A chain's fitted template cage. */
+type ChainCage = Omit<TemplateLimb, 'first' | 'reach' | 'boneTemplates'> & { cage: Cage };
+
+/**
+ * Fits the template cage of joint chain `chain` (bind joint positions `P`, 3·J) to the points
+ * `X` (3·n, the skin it must enclose).
+ * @throws CorskinError when it cannot be grown to enclose them
+ */
+export function fitChain(X: ArrayLike<number>, P: Float64Array, chain: number[], ids?: number[]): ChainCage {
+  const n = chain.length; // bones: one per chain joint (the last ends where the skin ends)
+  const pts = chain.map((j) => point(P, j));
+  const lastDir = normalize(sub(pts[n - 1], pts[n - 2]));
+  const firstDir = normalize(sub(pts[1], pts[0]));
+  const reach = (from: number[], dir: number[]) => {
+    let r = 0;
+    for (let i = 0; i < X.length / 3; i++) r = Math.max(r, dot(sub(point(X, i), from), dir));
+    return r;
+  };
+  let totalLength = 0;
+  for (let i = 0; i + 1 < n; i++) totalLength += Math.hypot(...sub(pts[i + 1], pts[i]));
+  const tail = Math.max(reach(pts[n - 1], lastDir), 0.1 * totalLength);
+  const head = Math.max(reach(pts[0], firstDir.map((x) => -x)), 0.02 * totalLength);
+  pts.push(pts[n - 1].map((x, k) => x + lastDir[k] * tail));
+  const points = Float64Array.from(pts.flat());
+  const axes = new Float64Array(3 * n), references = new Float64Array(3 * n);
+  let ref = normalize(cross(firstDir, Math.abs(firstDir[0]) < 0.9 ? [1, 0, 0] : [0, 1, 0]));
+  for (let i = 0; i < n; i++) {
+    const a = normalize(sub(pts[i + 1], pts[i]));
+    ref = normalize(sub(ref, a.map((x) => x * dot(ref, a))));
+    axes.set(a, 3 * i);
+    references.set(ref, 3 * i);
+  }
+  // Radius of each bone's part of the skin (vertices projecting onto it), and of each joint.
+  const boneRadius = new Float64Array(n);
+  const nearest = new Int32Array(X.length / 3);
+  for (let v = 0; v < X.length / 3; v++) {
+    const x = point(X, v);
+    let best = Infinity, bone = 0; // prettier-ignore
+    for (let i = 0; i < n; i++) {
+      const d = sub(pts[i + 1], pts[i]);
+      const t = Math.max(0, Math.min(1, dot(sub(x, pts[i]), d) / dot(d, d)));
+      const dist = Math.hypot(...sub(x, pts[i].map((p, k) => p + t * d[k])));
+      if (dist < best) [best, bone] = [dist, i];
+    }
+    boneRadius[bone] = Math.max(boneRadius[bone], best);
+    nearest[v] = bone;
+  }
+  // A bone no vertex is closest to (a leaf bone inside a foot or hand) takes its neighbours' radius.
+  for (let i = 0; i < n; i++)
+    if (!(boneRadius[i] > 0)) boneRadius[i] = Math.max(boneRadius[i - 1] ?? 0, boneRadius[i + 1] ?? 0) || 0.05 * totalLength;
+  const lengths = Array.from({ length: n }, (_, i) => Math.hypot(...sub(pts[i + 1], pts[i])));
+  // Grown bone by bone: the bones nearest to skin still outside, until none is (bounded).
+  const grow = new Float64Array(n).fill(1.15);
+  for (;;) {
+    const { cage, roles } = assemble(points, axes, references, lengths, boneRadius.map((r, i) => (r / Math.cos(Math.PI / SIDES)) * grow[i]), head);
+    const outside = pointsOutside(cage, X);
+    if (!outside.length) return { chain, points, axes, references, cage, roles };
+    const bones = new Set(outside.map((v) => nearest[v]));
+    if ([...bones].some((i) => grow[i] > 4))
+      throw new CorskinError(`the template cage leaves ${outside.length} skin vertices outside even grown 4×; first: ${outside.slice(0, 5).map((q) => ids?.[q] ?? q).join(', ')}`);
+    for (const i of bones) grow[i] *= 1.15;
+  }
+}
+
+/** The cage: rings along the chain, quad strips between consecutive rings, fans at both ends. */
+function assemble(points: Float64Array, axes: Float64Array, refs: Float64Array, lengths: number[], radius: Float64Array, head: number) {
+  const n = lengths.length;
+  const positions: number[] = [];
+  const roles: VertexRole[] = [];
+  const rings: number[][] = [];
+  const ring = (centre: number[], dir: number[], ref: number[], r: number, role: Omit<VertexRole, 'local'>, origin: number[]) => {
+    const other = cross(dir, ref);
+    const ids: number[] = [];
+    for (let s = 0; s < SIDES; s++) {
+      const a = (2 * Math.PI * s) / SIDES;
+      const p = centre.map((c, k) => c + r * (Math.cos(a) * ref[k] + Math.sin(a) * other[k]));
+      ids.push(positions.length / 3);
+      positions.push(...p);
+      roles.push({ ...role, local: sub(p, origin) });
+    }
+    rings.push(ids);
+  };
+  const apex = (p: number[], bone: number, origin: number[]) => {
+    positions.push(...p);
+    roles.push({ kind: 'cap', index: bone, local: sub(p, origin) });
+    return positions.length / 3 - 1;
+  };
+  const P = (i: number) => point(points, i);
+  // Root cap (rigid with bone 0).
+  const a0 = point(axes, 0), r0 = point(refs, 0);
+  const rootApex = apex(P(0).map((x, k) => x - a0[k] * (head + 0.5 * radius[0])), 0, P(0));
+  ring(P(0).map((x, k) => x - a0[k] * head), a0, r0, radius[0], { kind: 'cap', index: 0 }, P(0));
+  // Each inner joint's template reaches h along its two bones: far enough that its side rings
+  // do not cross its middle ring at a bent joint (h > r·tan(half the bend)), within the bones.
+  const h = Array.from({ length: n }, (_, i) => {
+    if (i === 0) return 0;
+    const r = Math.max(radius[i - 1], radius[i]);
+    const half = 0.5 * Math.acos(Math.max(-1, Math.min(1, dot(point(axes, i - 1), point(axes, i)))));
+    const h0 = Math.min(0.2 * Math.min(lengths[i - 1], lengths[i]), 0.6 * r);
+    return Math.min(0.45 * Math.min(lengths[i - 1], lengths[i]), Math.max(h0, 1.1 * r * Math.tan(half)));
+  });
+  for (let i = 0; i < n; i++) {
+    const a = point(axes, i), ref = point(refs, i), L = lengths[i];
+    if (i > 0) {
+      // Joint template at chain joint i, in the parent bone's frame: parent side, joint, child side.
+      const ap = point(axes, i - 1), rp = point(refs, i - 1);
+      const rj = Math.max(radius[i - 1], radius[i]);
+      const mid = normalize(ap.map((x, k) => x + a[k]));
+      const midRef = normalize(sub(rp, mid.map((x) => x * dot(rp, mid))));
+      ring(P(i).map((x, k) => x - ap[k] * h[i]), ap, rp, rj, { kind: 'joint', index: i }, P(i));
+      ring(P(i), mid, midRef, rj, { kind: 'joint', index: i }, P(i));
+      ring(P(i).map((x, k) => x + a[k] * h[i]), a, ref, rj, { kind: 'joint', index: i }, P(i));
+    }
+    // Bone template: rings at ¼, ½, ¾ of the bone that clear the joint templates at its ends.
+    const lo = h[i] + 0.05 * L, hi = L - (i + 1 < n ? h[i + 1] : 0) - 0.05 * L;
+    const at01 = [0.25, 0.5, 0.75].map((f) => f * L).filter((x) => x > lo && x < hi);
+    for (const x of at01.length ? at01 : [(lo + hi) / 2])
+      ring(P(i).map((c, k) => c + a[k] * x), a, ref, radius[i], { kind: 'bone', index: i }, P(i));
+  }
+  // Leaf cap (rigid with the last bone) at the end of the skin.
+  const an = point(axes, n - 1), rn = point(refs, n - 1);
+  ring(P(n), an, rn, radius[n - 1], { kind: 'cap', index: n - 1 }, P(n - 1));
+  const leafApex = apex(P(n).map((x, k) => x + an[k] * 0.5 * radius[n - 1]), n - 1, P(n - 1));
+  const triangles: number[] = [];
+  for (let s = 0; s < SIDES; s++) triangles.push(rootApex, rings[0][(s + 1) % SIDES], rings[0][s]);
+  for (let k = 0; k + 1 < rings.length; k++)
+    for (let s = 0; s < SIDES; s++) {
+      const t = (s + 1) % SIDES;
+      triangles.push(rings[k][s], rings[k][t], rings[k + 1][t], rings[k][s], rings[k + 1][t], rings[k + 1][s]);
+    }
+  const last = rings[rings.length - 1];
+  for (let s = 0; s < SIDES; s++) triangles.push(leafApex, last[s], last[(s + 1) % SIDES]);
+  const cage: Cage = { positions: Float64Array.from(positions), triangles: Uint32Array.from(triangles) };
+  let vol = 0;
+  const p = cage.positions, tri = cage.triangles;
+  for (let f = 0; f < tri.length; f += 3) vol += dot(point(p, tri[f]), cross(point(p, tri[f + 1]), point(p, tri[f + 2])));
+  if (vol < 0) for (let f = 0; f < tri.length; f += 3) [tri[f + 1], tri[f + 2]] = [tri[f + 2], tri[f + 1]];
+  return { cage, roles };
+}
+
+/** Row-major rotation of each skinning matrix (its proper rotation when scaled or sheared). */
+function boneRotations(skinning: Float64Array): Float64Array {
+  const J = skinning.length / 16;
+  const R = new Float64Array(9 * J);
+  const split = splitScale(skinning);
+  for (let j = 0; j < J; j++)
+    for (let r = 0; r < 3; r++)
+      for (let c = 0; c < 3; c++) R[9 * j + 3 * r + c] = split ? split.rotationMatrices[9 * j + 3 * c + r] : skinning[16 * j + 4 * c + r];
+  return R;
+}
+
+/**
+ * Posed cage vertices of the rig (Eq. 1–4 per template) for the skinning matrices `skinning`
+ * (16·J, column-major, bind space → posed space), into `out` (3·m, posed space).
+ */
+export function poseTemplates(rig: TemplateRig, skinning: Float64Array, out: Float64Array): Float64Array {
+  const R = boneRotations(skinning);
+  for (const limb of rig.limbs) poseLimb(limb, rig.library, skinning, R, out);
+  return out;
+}
+
+/** One limb's posed cage vertices into `out` at the limb's place. */
+function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float64Array, R: Float64Array, out: Float64Array): void {
+  const { chain, points, axes, references, roles, first } = limb;
+  const n = chain.length;
+  const Rb = (i: number) => R.subarray(9 * chain[i], 9 * chain[i] + 9);
+  // Per bone, once per frame: where its start is, its template's relevant-bone frames at rest and
+  // now (the parent in full, the child by its swing only), and its bulge.
+  const origin: number[][] = [];
+  const boneRest: Float64Array[] = [], boneNow: Float64Array[] = [], jointRest: Float64Array[] = [], jointNow: Float64Array[] = [];
+  const bulge = new Float64Array(n);
+  const inner: number[][] = [];
+  for (let i = 0; i < n; i++) {
+    const o = 16 * chain[i], p = point(points, i);
+    origin.push([0, 1, 2].map((r) => skinning[o + r] * p[0] + skinning[o + 4 + r] * p[1] + skinning[o + 8 + r] * p[2] + skinning[o + 12 + r]));
+    const a = point(axes, i), ref = point(references, i);
+    const rest = new Float64Array(12), now = new Float64Array(12);
+    if (i > 0) {
+      const rel = mulT3(Rb(i), Rb(i - 1));
+      const bp = point(axes, i - 1).map((x) => -x), rp = point(references, i - 1);
+      rest.set([...bp, ...rp], 0);
+      now.set([...turn(rel, bp), ...turn(rel, rp)], 0);
+    } else {
+      rest.set([...a.map((x) => -x), ...ref], 0);
+      now.set(rest.subarray(0, 6), 0);
+    }
+    if (i + 1 < n) {
+      const ac = point(axes, i + 1), rc = point(references, i + 1);
+      rest.set([...ac, ...rc], 6);
+      const b = turn(mulT3(Rb(i), Rb(i + 1)), ac);
+      now.set([...b, ...turn(minimalRotation(ac, b), rc)], 6);
+    } else {
+      rest.set([...a, ...ref], 6);
+      now.set(rest.subarray(6, 12), 6);
+    }
+    boneRest.push(rest);
+    boneNow.push(now);
+    // The joint at the start of bone i (i > 0): in the parent's frame, the parent and the child's swing.
+    if (i > 0) {
+      const ap = point(axes, i - 1), rp = point(references, i - 1);
+      jointRest.push(Float64Array.from([...ap.map((x) => -x), ...rp, ...a, ...ref]));
+      const b = turn(mulT3(Rb(i - 1), Rb(i)), a);
+      jointNow.push(Float64Array.from([...ap.map((x) => -x), ...rp, ...b, ...turn(minimalRotation(a, b), ref)]));
+    } else {
+      jointRest.push(new Float64Array(0));
+      jointNow.push(new Float64Array(0));
+    }
+    const b1 = now.subarray(6, 9);
+    const template = library.templates.find((x) => x.id === limb.boneTemplates[i])!;
+    const clampDot = (u: ArrayLike<number>) => Math.max(-1, Math.min(1, dot(a, u)));
+    bulge[i] = i + 1 < n ? bulgeOf(template, Math.max(0, Math.acos(clampDot(b1)) - Math.acos(clampDot(rest.subarray(6, 9))))) : 0;
+    const side = sub(b1, a.map((x) => x * dot(b1, a)));
+    const ls = Math.hypot(side[0], side[1], side[2]);
+    inner.push(ls > 1e-12 ? side.map((x) => x / ls) : [0, 0, 0]);
+  }
+  // The template functions prepared once per bone and joint for this pose.
+  const lengths = Array.from({ length: n }, (_, i) => Math.hypot(...sub(point(points, i + 1), point(points, i))));
+  const bonePrepared = Array.from({ length: n }, (_, i) => {
+    const t: BoneTemplateFrame = { axis: point(axes, i), length: lengths[i], reference: point(references, i) };
+    return prepareBoneTemplate(t, boneRest[i], boneNow[i]);
+  });
+  const jointPrepared = Array.from({ length: n }, (_, i) =>
+    i > 0 ? prepareJointTemplate([...point(axes, i - 1), ...point(references, i - 1)], jointRest[i], jointNow[i]) : undefined,
+  );
+  const local = new Float64Array(3);
+  roles.forEach((role, v) => {
+    const i = role.index;
+    let rot: ArrayLike<number>;
+    if (role.kind === 'cap') {
+      rot = Rb(i);
+      apply3(rot, 0, role.local, 0, local, 0);
+    } else if (role.kind === 'bone') {
+      const a = point(axes, i);
+      bonePrepared[i](role.local, local);
+      if (bulge[i] !== 0) {
+        // The template's bulge: the inner side of the bend swells (or flattens), most mid-bone.
+        const x = dot(local, a);
+        const rho = sub(local, a.map((c) => c * x));
+        const lr = Math.hypot(rho[0], rho[1], rho[2]);
+        const c = lr > 0 ? Math.max(0, dot(rho, inner[i]) / lr) : 0;
+        const f = 1 + bulge[i] * Math.sin(Math.PI * Math.max(0, Math.min(1, x / lengths[i]))) * c * c;
+        for (let k = 0; k < 3; k++) local[k] = a[k] * x + f * rho[k];
+      }
+      rot = Rb(i);
+      apply3(rot, 0, local, 0, local, 0);
+    } else {
+      jointPrepared[i]!(role.local, local);
+      rot = Rb(i - 1);
+      apply3(rot, 0, local, 0, local, 0);
+    }
+    for (let k = 0; k < 3; k++) out[3 * (first + v) + k] = origin[i][k] + local[k];
+  });
+}
+
+/**
+ * The registered `templates` method: template functions → cage vertices → skin through the
+ * binding, plus the linear skinning of the weight the cages do not carry ({@link TemplateRig.linear}),
+ * with corskin's deformer signature.
+ * @throws CorskinError (when called) for a mesh other than the one the rig was built for Allocation-free per frame after the first call with a given mesh (except the small
+ * per-vertex template evaluations).
+ */
+export function createTemplateDeformer(rig: TemplateRig): Deformer {
+  const posedCage = new Float64Array(rig.cage.positions.length);
+  const { linear } = rig;
+  const any = linear.some((w) => w > 0);
+  let forMesh: SkinnedMesh | undefined;
+  let deformer: CageDeformer | undefined;
+  return (mesh, skinning, out) => {
+    if (mesh !== forMesh) {
+      deformer = createCageDeformer(mesh, rig.binding, rig.cage.positions);
+      forMesh = mesh;
+    }
+    poseTemplates(rig, skinning, posedCage);
+    deformer!.deform(posedCage, out);
+    if (!any) return;
+    // x′ += Σ_k λ_k (M_j x − x): the cages moved the limbs' shares, linear skinning the rest.
+    const { positions: x, joints, influences: K } = mesh;
+    if (linear.length !== K * (x.length / 3)) throw new CorskinError(`the template rig was built for ${linear.length / K} vertices, the mesh has ${x.length / 3}`);
+    for (let i = 0; i < x.length / 3; i++)
+      for (let k = K * i; k < K * i + K; k++) {
+        const j = joints[k], w = linear[k]; // prettier-ignore
+        if (!(w > 0)) continue;
+        const o = 16 * j;
+        for (let r = 0; r < 3; r++) {
+          const y = skinning[o + r] * x[3 * i] + skinning[o + 4 + r] * x[3 * i + 1] + skinning[o + 8 + r] * x[3 * i + 2] + skinning[o + 12 + r];
+          out.positions[3 * i + r] += w * (y - x[3 * i + r]);
+        }
+      }
+  };
+}
