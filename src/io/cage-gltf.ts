@@ -17,7 +17,7 @@ import type { Document, Node } from '@gltf-transform/core';
 import type { CageBinding, CageCoordinates } from '../cage/bind.js';
 import type { Cage } from '../cage/cage.js';
 import type { CageRig } from '../cage/rig.js';
-import { limbBlend, skeletonLimbs, type TemplateLimb, type TemplateRig } from '../templates/rig.js';
+import { limbBlend, type TemplateLimb, type TemplateRig } from '../templates/rig.js';
 import { parseTemplateLibrary, type TemplateLibrary } from '../templates/library.js';
 import { CorskinError } from '../core/errors.js';
 import { bindJointPositions } from '../core/skeleton.js';
@@ -203,13 +203,13 @@ export function readTemplateRig(document: Document, model: SkinnedModel, file?: 
     return limb;
   });
   if (first !== cageRig.cage.positions.length / 3) throw bad('do not match the cage');
-  // The linear part, as the build computed it: every limb of the skeleton, the stored reaches.
-  const P = bindJointPositions(model.skeleton);
-  const chains = skeletonLimbs(model.skeleton, P);
-  const reach = chains.map((chain) => limbs.find((l) => l.chain.join() === chain.join())?.reach);
-  if (limbs.some((l) => !chains.some((c) => c.join() === l.chain.join())))
-    throw bad("do not match the skeleton's limbs");
-  const { linear } = limbBlend(model.mesh, P, chains, reach);
+  // The linear part, as the build computed it from the limbs (in order) and their reaches.
+  const { linear } = limbBlend(
+    model.mesh,
+    bindJointPositions(model.skeleton),
+    limbs.map((l) => l.chain),
+    limbs.map((l) => l.reach),
+  );
   return { limbs, cage: cageRig.cage, binding: cageRig.binding, linear, library };
 }
 

@@ -203,38 +203,89 @@ export function skeletonLimbs(skeleton: Skeleton, P: ArrayLike<number> = bindJoi
 
 /**
  * Builds the template cages of `mesh`'s skeleton (one per limb, {@link skeletonLimbs}), fits each
- * to the skin its joints move and binds that skin with PMVC (see the module comment).
+ * to the skin its joints move and binds that skin with PMVC (see the module comment). A limb whose
+ * cage cannot be grown to enclose its skin starts one joint further, until it is two joints long.
  * @throws CorskinError when a cage cannot be grown to enclose its skin, or no limb carries weight
  */
 export function buildTemplateRig(mesh: SkinnedMesh, skeleton: Skeleton, library: TemplateLibrary = DEFAULT_TEMPLATE_LIBRARY): TemplateRig {
   const P = bindJointPositions(skeleton);
-  const chains = skeletonLimbs(skeleton, P);
-  const blend = limbBlend(mesh, P, chains);
-  const L = chains.length;
   const n = mesh.positions.length / 3;
   const fallback = defaultBoneTemplate(library);
-  const limbs: TemplateLimb[] = [];
-  const parts: { cage: Cage; vertices: number[]; binding: CageBinding; limb: number }[] = [];
-  let first = 0;
-  chains.forEach((chain, c) => {
-    const vertices: number[] = [];
-    for (let i = 0; i < n; i++) if (blend.share[L * i + c] > 0) vertices.push(i);
-    if (!vertices.length) return;
-    const X = new Float64Array(3 * vertices.length);
-    vertices.forEach((v, q) => X.set(mesh.positions.subarray(3 * v, 3 * v + 3), 3 * q));
-    let part: ChainCage;
-    try {
-      part = fitChain(X, P, chain, vertices);
-    } catch (e) {
-      const names = `${skeleton.jointNames[chain[0]]} … ${skeleton.jointNames[chain[chain.length - 1]]}`;
-      throw e instanceof CorskinError ? new CorskinError(`limb ${names}: ${e.message}`) : e;
+  // A limb whose cage cannot be fitted (turns too sharp for its thickness near the joint it
+  // branches from) gives up its first joint, and every limb is fitted again with the new shares.
+  let chains = skeletonLimbs(skeleton, P);
+  for (;;) {
+    const blend = limbBlend(mesh, P, chains);
+    const L = chains.length;
+    const fitted: { part: ChainCage; vertices: number[]; X: Float64Array; limb: number }[] = [];
+    let failed = -1;
+    for (let c = 0; c < L && failed < 0; c++) {
+      const chain = chains[c];
+      const vertices: number[] = [];
+      for (let i = 0; i < n; i++) if (blend.share[L * i + c] > 0) vertices.push(i);
+      if (!vertices.length) continue;
+      const X = new Float64Array(3 * vertices.length);
+      vertices.forEach((v, q) => X.set(mesh.positions.subarray(3 * v, 3 * v + 3), 3 * q));
+      try {
+        fitted.push({ part: fitChain(X, P, chain, vertices, leafDirection(mesh, P, chain[chain.length - 1])), vertices, X, limb: c });
+      } catch (e) {
+        if (!(e instanceof CorskinError)) throw e;
+        if (chain.length <= 2) {
+          const names = `${skeleton.jointNames[chain[0]]} … ${skeleton.jointNames[chain[chain.length - 1]]}`;
+          throw new CorskinError(`limb ${names}: ${e.message}`);
+        }
+        failed = c;
+      }
     }
-    limbs.push({ ...part, first, reach: blend.reach[c], boneTemplates: chain.map(() => fallback) });
-    parts.push({ cage: part.cage, vertices, binding: bindToCage(X, part.cage), limb: c });
-    first += part.cage.positions.length / 3;
-  });
-  if (!limbs.length) throw new CorskinError('no limb of the skeleton carries skin weight');
-  // One cage of all limbs; each vertex's slots: its limbs' weights scaled by their shares.
+    if (failed >= 0) {
+      chains = chains.map((chain, c) => (c === failed ? chain.slice(1) : chain));
+      continue;
+    }
+    if (!fitted.length) throw new CorskinError('no limb of the skeleton carries skin weight');
+    let first = 0;
+    const limbs: TemplateLimb[] = fitted.map(({ part, limb }) => {
+      const out = { ...part, first, reach: blend.reach[limb], boneTemplates: part.chain.map(() => fallback) };
+      first += part.cage.positions.length / 3;
+      return out;
+    });
+    const parts = fitted.map((f) => ({ cage: f.part.cage, vertices: f.vertices, binding: bindToCage(f.X, f.part.cage), limb: f.limb }));
+    return combine(limbs, parts, blend, L, n, library);
+  }
+}
+
+/**
+ * The direction of a leaf joint's bone (glTF gives it no end): towards the centroid of the skin it
+ * holds at least half of (a curled tail's tip, a hand, a head), or undefined when that is empty
+ * or at the joint (the parent bone's direction then goes on).
+ */
+function leafDirection(mesh: SkinnedMesh, P: Float64Array, joint: number): number[] | undefined {
+  const { joints, weights, influences: K, positions: X } = mesh;
+  const sum = [0, 0, 0];
+  let count = 0;
+  for (let i = 0; i < X.length / 3; i++) {
+    let w = 0;
+    for (let k = K * i; k < K * i + K; k++) if (joints[k] === joint) w += weights[k];
+    if (w < 0.5) continue;
+    for (let k = 0; k < 3; k++) sum[k] += X[3 * i + k];
+    count++;
+  }
+  if (!count) return undefined;
+  const d = sub(sum.map((x) => x / count), point(P, joint));
+  const len = Math.hypot(d[0], d[1], d[2]);
+  let extent = 0;
+  for (let i = 0; i < X.length / 3; i++) extent = Math.max(extent, Math.hypot(...sub(point(X, i), point(P, joint))));
+  return len > 0.05 * extent ? d.map((x) => x / len) : undefined;
+}
+
+/** One rig of the fitted limbs: their cages as one cage, each vertex's limb bindings scaled by its shares. */
+function combine(
+  limbs: TemplateLimb[],
+  parts: { cage: Cage; vertices: number[]; binding: CageBinding; limb: number }[],
+  blend: ReturnType<typeof limbBlend>,
+  L: number,
+  n: number,
+  library: TemplateLibrary,
+): TemplateRig {
   const cage: Cage = {
     positions: Float64Array.from(parts.flatMap((p) => Array.from(p.cage.positions))),
     triangles: Uint32Array.from(parts.flatMap((p, q) => Array.from(p.cage.triangles, (v) => v + limbs[q].first))),
@@ -269,7 +320,7 @@ export function buildTemplateRig(mesh: SkinnedMesh, skeleton: Skeleton, library:
  * stretched over skin far from its limb that carries only a little of its weight (a belly vertex
  * with a tenth of a thigh).
  * @param P bind joint positions, 3·J (the mesh's bind space)
- * @param chains every limb of {@link skeletonLimbs} (the same list at build and at load)
+ * @param chains the limbs, in the same order at build and at load (limbs without skin may be left out)
  * @param reach per limb, its segments' reaches (computed when not given; a limb without is all linear)
  * @returns share (n·L), the reaches (per limb, per segment), and per mesh influence slot the weight skinned linearly (K·n)
  */
@@ -368,10 +419,10 @@ type ChainCage = Omit<TemplateLimb, 'first' | 'reach' | 'boneTemplates'> & { cag
  * `X` (3·n, the skin it must enclose).
  * @throws CorskinError when it cannot be grown to enclose them
  */
-export function fitChain(X: ArrayLike<number>, P: Float64Array, chain: number[], ids?: number[]): ChainCage {
+function fitChain(X: ArrayLike<number>, P: Float64Array, chain: number[], ids?: number[], leaf?: number[]): ChainCage {
   const n = chain.length; // bones: one per chain joint (the last ends where the skin ends)
   const pts = chain.map((j) => point(P, j));
-  const lastDir = normalize(sub(pts[n - 1], pts[n - 2]));
+  const lastDir = leaf ?? normalize(sub(pts[n - 1], pts[n - 2]));
   const firstDir = normalize(sub(pts[1], pts[0]));
   const reach = (from: number[], dir: number[]) => {
     let r = 0;
@@ -526,6 +577,8 @@ function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float6
   const { chain, points, axes, references, roles, first } = limb;
   const n = chain.length;
   const Rb = (i: number) => R.subarray(9 * chain[i], 9 * chain[i] + 9);
+  const linear = chain.map((j) => Float64Array.from({ length: 9 }, (_, q) => skinning[16 * j + 4 * (q % 3) + Math.floor(q / 3)]));
+  const Lb = (i: number) => linear[i]; // row-major linear part of bone i's skinning matrix
   // Per bone, once per frame: where its start is, its template's relevant-bone frames at rest and
   // now (the parent in full, the child by its swing only), and its bulge.
   const origin: number[][] = [];
@@ -587,10 +640,11 @@ function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float6
   const local = new Float64Array(3);
   roles.forEach((role, v) => {
     const i = role.index;
-    let rot: ArrayLike<number>;
+    // The template's offset, in bind orientation, then carried by the owning bone's linear part
+    // (its rotation, and its scale where the armature scales).
     if (role.kind === 'cap') {
-      rot = Rb(i);
-      apply3(rot, 0, role.local, 0, local, 0);
+      local.set(role.local);
+      apply3(Lb(i), 0, local, 0, local, 0);
     } else if (role.kind === 'bone') {
       const a = point(axes, i);
       bonePrepared[i](role.local, local);
@@ -603,12 +657,10 @@ function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float6
         const f = 1 + bulge[i] * Math.sin(Math.PI * Math.max(0, Math.min(1, x / lengths[i]))) * c * c;
         for (let k = 0; k < 3; k++) local[k] = a[k] * x + f * rho[k];
       }
-      rot = Rb(i);
-      apply3(rot, 0, local, 0, local, 0);
+      apply3(Lb(i), 0, local, 0, local, 0);
     } else {
       jointPrepared[i]!(role.local, local);
-      rot = Rb(i - 1);
-      apply3(rot, 0, local, 0, local, 0);
+      apply3(Lb(i - 1), 0, local, 0, local, 0);
     }
     for (let k = 0; k < 3; k++) out[3 * (first + v) + k] = origin[i][k] + local[k];
   });
