@@ -319,6 +319,8 @@ async function main(): Promise<void> {
         const dabs = await measureSessionInChromium(asset.file, 'Skeleton_arm_joint_L__3_', quick ? 2 : 6);
         if (dabs) chromiumDabs.push({ asset: asset.name, ...dabs });
       }
+      if (asset.name === 'arm' || asset.name === 'CesiumMan')
+        templateRows.push(measureTemplates(asset.name, asset.mesh, asset.skeleton));
       if (asset.name === 'arm')
         cageRows.push(await measureCage('arm', asset.mesh, asset.skeleton, { tube: [1, 2, 3] }, reps));
       if (asset.name === 'CesiumMan')
@@ -425,7 +427,7 @@ async function main(): Promise<void> {
   );
   const bar = barBenchmark();
   templateRows.unshift(measureTemplates('bar', bar.mesh, bar.skeleton));
-  console.log('\nSkinning templates around a joint chain (Ju et al. 2008): medians of 20 frames');
+  console.log('\nSkinning templates (Ju et al. 2008; a cage per limb): medians of 20 frames');
   console.log(
     formatTable(
       [
