@@ -181,6 +181,7 @@ export function mergeVertexStats(parts: Float64Array[]): Float64Array {
  * @param stats where each pair's vertices lie ({@link pairVertexStats})
  * @param pairs the pair buckets to plan (default all); the others stay `exact` and empty, and
  *   plans of disjoint subsets combine with `mergePlans`
+ * @param scratch binning workspace to reuse between calls (all zeros, and left so), else allocated
  */
 export function planPairs(
   table: PairTable,
@@ -188,11 +189,12 @@ export function planPairs(
   sigma: number,
   resolution: FastCorResolution = {},
   pairs?: ArrayLike<number>,
+  scratch?: Float64Array,
 ): PairPlan {
   const r = { ...DEFAULTS, ...resolution };
   const P = table.offsets.length - 1;
   const plan = exactPlan(table, sigma);
-  const scratch = new Float64Array(r.binsXi * r.binsS * ACC);
+  if (!scratch || scratch.length < r.binsXi * r.binsS * ACC) scratch = new Float64Array(r.binsXi * r.binsS * ACC);
   const ha = 1 / (r.gridAlpha - 1);
   const hs = 1 / (r.gridS - 1);
   const list = pairs ?? Array.from({ length: P }, (_, p) => p);

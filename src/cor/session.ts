@@ -276,6 +276,7 @@ export function createCorSession(input: SkinnedMesh, options: CorSessionOptions 
     }
     return { touched, added };
   };
+  const scratch = new Float64Array(0x8000); // planPairs' binning workspace (default resolution), reused
   /** Re-plans the pairs `keys` (their statistics are current). */
   const replan = (keys: Iterable<number>) => {
     const list: number[] = [];
@@ -284,7 +285,7 @@ export function createCorSession(input: SkinnedMesh, options: CorSessionOptions 
       if (b !== undefined) list.push(b);
     }
     if (options.method === 'exact') return; // every bucket is written 'exact'
-    const plan = planPairs(table(), stats.subarray(0, 5 * P), sigma, options.resolution, list);
+    const plan = planPairs(table(), stats.subarray(0, 5 * P), sigma, options.resolution, list, scratch);
     for (const b of list) [strategy[b], bins[b], grids[b]] = [plan.strategy[b], plan.bins[b], plan.grids[b]];
   };
   const centers = new Float32Array(3 * n);
