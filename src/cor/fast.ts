@@ -410,7 +410,8 @@ function catmullRom(t: number, w: Float64Array): void {
  * vertex: the same numbers whatever the split into ranges, so ranges can run on workers. A
  * vertex with fewer than two influences (or, in a degenerate mesh, no similar sub-triangle)
  * keeps its bind position: it moves rigidly, so its center of rotation does not matter.
- * @param out length ≥ 3·end
+ * @param out length ≥ 3·(largest vertex index + 1)
+ * @param vertices when given, the vertices `vertices[begin..end)` are evaluated instead
  * @returns number of blended vertices (≥ 2 influences) in the range
  * @throws RangeError when σ ≤ 0
  */
@@ -420,6 +421,7 @@ export function centersOfRotationPlanned(
   begin: number,
   end: number,
   out: Float32Array | Float64Array,
+  vertices?: ArrayLike<number>,
 ): number {
   const { table, sigma, strategy, bins, grids } = plan;
   if (!(sigma > 0)) throw new RangeError(`sigma must be > 0, got ${sigma}`);
@@ -432,7 +434,8 @@ export function centersOfRotationPlanned(
   const ws = new Float64Array(4);
   const acc = new Float64Array(4);
   let blended = 0;
-  for (let i = begin; i < end; i++) {
+  for (let q = begin; q < end; q++) {
+    const i = vertices ? vertices[q] : q;
     const u = gatherInfluences(MJ, MW, K, i, vj, vw);
     let den = 0, n0 = 0, n1 = 0, n2 = 0; // prettier-ignore
     if (u >= 2) blended++;

@@ -23,7 +23,7 @@
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
 import { countPairs, fillPairs, type PairTable } from './centers.js';
-import { centersOfRotationPlanned, gatherInfluences, planPairs, type FastCorResolution, type PairPlan, type PairStrategy, type Lattice } from './fast.js';
+import { centersOfRotationPlanned, gatherInfluences, planPairs, type FastCorResolution, type PairStrategy, type Lattice } from './fast.js';
 import { DEFAULT_EPSILON, DEFAULT_SIGMA } from './precompute.js';
 import { subdivideByWeights } from './subdivide.js';
 
@@ -289,16 +289,9 @@ export function createCorSession(input: SkinnedMesh, options: CorSessionOptions 
     for (const b of list) [strategy[b], bins[b], grids[b]] = [plan.strategy[b], plan.bins[b], plan.grids[b]];
   };
   const centers = new Float32Array(3 * n);
-  /** Evaluates the vertices `list` (sorted), in runs of consecutive vertices. */
-  const evaluate = (list: ArrayLike<number>) => {
-    const plan: PairPlan = { table: table(), sigma, strategy, bins, grids };
-    for (let a = 0; a < list.length; ) {
-      let b = a + 1;
-      while (b < list.length && list[b] === list[b - 1] + 1) b++;
-      centersOfRotationPlanned(plan, mesh, list[a], list[b - 1] + 1, centers);
-      a = b;
-    }
-  };
+  /** Evaluates the vertices `list`. */
+  const evaluate = (list: ArrayLike<number>) =>
+    centersOfRotationPlanned({ table: table(), sigma, strategy, bins, grids }, mesh, 0, list.length, centers, list);
   {
     const log = new Map<number, number[]>();
     for (let i = 0; i < n; i++) membership(i, true, log);
