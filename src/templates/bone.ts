@@ -138,19 +138,29 @@ export function boneMapInverse(t: BoneTemplateFrame, j: number, frame: ArrayLike
  * ⊕ of bone templates: points (3·p, template coordinates) blended with weights (p, sum 1) —
  * axial coordinate and distance to the axis linearly, direction about the axis by the circular
  * (spherical) mean — into `out[o..o+3)`.
+ * @param dirs workspace of 3·p numbers (allocated when not given)
  */
-export function blendCylindrical(t: BoneTemplateFrame, points: ArrayLike<number>, weights: ArrayLike<number>, out: Float64Array, o = 0): Float64Array {
+export function blendCylindrical(
+  t: BoneTemplateFrame,
+  points: ArrayLike<number>,
+  weights: ArrayLike<number>,
+  out: Float64Array,
+  o = 0,
+  dirs = new Float64Array(3 * weights.length),
+): Float64Array {
   const p = weights.length;
   const ax = t.axis;
-  const dirs = new Float64Array(3 * p);
-  let axial = 0, radius = 0;
+  let axial = 0, radius = 0; // prettier-ignore
   for (let i = 0; i < p; i++) {
     const a = points[3 * i] * ax[0] + points[3 * i + 1] * ax[1] + points[3 * i + 2] * ax[2];
-    const rx = points[3 * i] - a * ax[0], ry = points[3 * i + 1] - a * ax[1], rz = points[3 * i + 2] - a * ax[2];
-    const r = Math.hypot(rx, ry, rz);
+    const rx = points[3 * i] - a * ax[0], ry = points[3 * i + 1] - a * ax[1], rz = points[3 * i + 2] - a * ax[2]; // prettier-ignore
+    const r = Math.sqrt(rx * rx + ry * ry + rz * rz);
     axial += weights[i] * a;
     radius += weights[i] * r;
-    if (r > 0) dirs.set([rx / r, ry / r, rz / r], 3 * i);
+    const f = r > 0 ? 1 / r : 0;
+    dirs[3 * i] = rx * f;
+    dirs[3 * i + 1] = ry * f;
+    dirs[3 * i + 2] = rz * f;
   }
   sphericalAverage(dirs, weights, out, o);
   for (let c = 0; c < 3; c++) out[o + c] = axial * ax[c] + radius * out[o + c];
@@ -168,6 +178,7 @@ export function prepareBoneTemplate(t: BoneTemplateFrame, keyFrames: ArrayLike<n
   const canonical = new Float64Array(3);
   const u = new Float64Array(2);
   const tmp = new Float64Array(3);
+  const dirs = new Float64Array(6);
   return (v, out, o = 0) => {
     let at = -1;
     for (let j = 0; j < 2; j++) {
@@ -185,7 +196,7 @@ export function prepareBoneTemplate(t: BoneTemplateFrame, keyFrames: ArrayLike<n
     const sum = u[0] + u[1];
     u[0] /= sum;
     u[1] /= sum;
-    return blendCylindrical(t, moved, u, out, o);
+    return blendCylindrical(t, moved, u, out, o, dirs);
   };
 }
 

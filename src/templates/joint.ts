@@ -79,7 +79,7 @@ export function prepareJointTemplate(canonical: ArrayLike<number>, keyFrames: Ar
   const u = new Float64Array(r);
   const dirs = new Float64Array(3 * r);
   return (v, out, o = 0) => {
-    const len = Math.hypot(v[0], v[1], v[2]);
+    const len = Math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     if (len === 0) {
       out.fill(0, o, o + 3);
       return out;

@@ -638,7 +638,8 @@ function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float6
     i > 0 ? prepareJointTemplate([...point(axes, i - 1), ...point(references, i - 1)], jointRest[i], jointNow[i]) : undefined,
   );
   const local = new Float64Array(3);
-  roles.forEach((role, v) => {
+  for (let v = 0; v < roles.length; v++) {
+    const role = roles[v];
     const i = role.index;
     // The template's offset, in bind orientation, then carried by the owning bone's linear part
     // (its rotation, and its scale where the armature scales).
@@ -646,24 +647,28 @@ function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float6
       local.set(role.local);
       apply3(Lb(i), 0, local, 0, local, 0);
     } else if (role.kind === 'bone') {
-      const a = point(axes, i);
       bonePrepared[i](role.local, local);
       if (bulge[i] !== 0) {
         // The template's bulge: the inner side of the bend swells (or flattens), most mid-bone.
-        const x = dot(local, a);
-        const rho = sub(local, a.map((c) => c * x));
-        const lr = Math.hypot(rho[0], rho[1], rho[2]);
-        const c = lr > 0 ? Math.max(0, dot(rho, inner[i]) / lr) : 0;
+        const a0 = axes[3 * i], a1 = axes[3 * i + 1], a2 = axes[3 * i + 2]; // prettier-ignore
+        const x = local[0] * a0 + local[1] * a1 + local[2] * a2;
+        const r0 = local[0] - a0 * x, r1 = local[1] - a1 * x, r2 = local[2] - a2 * x; // prettier-ignore
+        const lr = Math.sqrt(r0 * r0 + r1 * r1 + r2 * r2);
+        const [n0, n1, n2] = inner[i];
+        const c = lr > 0 ? Math.max(0, (r0 * n0 + r1 * n1 + r2 * n2) / lr) : 0;
         const f = 1 + bulge[i] * Math.sin(Math.PI * Math.max(0, Math.min(1, x / lengths[i]))) * c * c;
-        for (let k = 0; k < 3; k++) local[k] = a[k] * x + f * rho[k];
+        local[0] = a0 * x + f * r0;
+        local[1] = a1 * x + f * r1;
+        local[2] = a2 * x + f * r2;
       }
       apply3(Lb(i), 0, local, 0, local, 0);
     } else {
       jointPrepared[i]!(role.local, local);
       apply3(Lb(i - 1), 0, local, 0, local, 0);
     }
-    for (let k = 0; k < 3; k++) out[3 * (first + v) + k] = origin[i][k] + local[k];
-  });
+    const o = origin[i];
+    for (let k = 0; k < 3; k++) out[3 * (first + v) + k] = o[k] + local[k];
+  }
 }
 
 /**

@@ -48,17 +48,17 @@ export function sphericalAverage(points: ArrayLike<number>, weights: ArrayLike<n
       const px = points[3 * i], py = points[3 * i + 1], pz = points[3 * i + 2];
       const c = qx * px + qy * py + qz * pz;
       const vx = px - c * qx, vy = py - c * qy, vz = pz - c * qz;
-      const s = Math.hypot(vx, vy, vz);
+      const s = Math.sqrt(vx * vx + vy * vy + vz * vz);
       if (s === 0) continue;
       const f = (weights[i] * Math.atan2(s, c)) / s;
       tx += f * vx; ty += f * vy; tz += f * vz;
     }
-    const step = Math.hypot(tx, ty, tz);
+    const step = Math.sqrt(tx * tx + ty * ty + tz * tz);
     if (step > 0) {
       // q ← exp_q(t) = cos|t| q + sin|t| t/|t|
       const c = Math.cos(step), s = Math.sin(step) / step;
       qx = c * qx + s * tx; qy = c * qy + s * ty; qz = c * qz + s * tz;
-      const n = Math.hypot(qx, qy, qz);
+      const n = Math.sqrt(qx * qx + qy * qy + qz * qz);
       qx /= n; qy /= n; qz /= n;
     }
     if (step < 1e-14) break;
