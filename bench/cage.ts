@@ -15,7 +15,13 @@ import { bindJointPositions, type Skeleton } from '../src/core/skeleton.js';
 import { deformers } from '../src/deformers/index.js';
 import { skinningMatrices } from '../src/core/pose.js';
 import { bendPose, twistPose } from '../src/evaluation/standard-poses.js';
-import { buildTemplateRig, createTemplateDeformer, poseTemplates, setBoneTemplate } from '../src/templates/rig.js';
+import {
+  buildTemplateRig,
+  createTemplateDeformer,
+  createTemplateMemo,
+  poseTemplates,
+  setBoneTemplate,
+} from '../src/templates/rig.js';
 
 export interface CageRow {
   asset: string;
@@ -138,13 +144,14 @@ export function measureTemplates(asset: string, mesh: SkinnedMesh, skeleton: Ske
   const chain = rig.limbs.reduce((a, l) => (l.chain.length > a.length ? l.chain : a), [] as number[]);
   const joint = chain[Math.floor(chain.length / 2)];
   const cage = new Float64Array(rig.cage.positions.length);
+  const memo = createTemplateMemo(rig);
   const t = { templates: [] as number[], frame: [] as number[], lbs: [] as number[], change: [] as number[] };
   for (let f = 0; f < 21; f++) {
     const pose =
       f % 2 ? bendPose(skeleton, joint, [0, 0, 1], (f / 20) * 2) : twistPose(skeleton, joint, (f / 20) * 2.5);
     const S = skinningMatrices(skeleton, pose);
     let s = performance.now();
-    poseTemplates(rig, S, cage);
+    poseTemplates(rig, S, cage, memo);
     if (f) t.templates.push(performance.now() - s);
     s = performance.now();
     deform(mesh, S, out);

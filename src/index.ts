@@ -128,6 +128,7 @@ export {
 export {
   buildTemplateRig,
   createTemplateDeformer,
+  createTemplateMemo,
   poseTemplates,
   setBoneTemplate,
   skeletonChain,

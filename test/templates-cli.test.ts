@@ -14,7 +14,7 @@ import { readDocument } from '../src/io/node-io.js';
 import { buildTemplateRig, createTemplateDeformer, setBoneTemplate } from '../src/templates/rig.js';
 import { DEFAULT_TEMPLATE_LIBRARY } from '../src/templates/library.js';
 import { runCli } from './helpers/cli.js';
-import { ARM_GLB, CESIUM_MAN, scratch } from './helpers/data.js';
+import { ARM_GLB, scratch } from './helpers/data.js';
 import { validate } from './helpers/gltf.js';
 
 const tmp = scratch();

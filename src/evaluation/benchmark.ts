@@ -177,8 +177,7 @@ export function runBenchmark(
   // Methods that need a rig beyond the skin: built once per benchmark.
   const rigged: Partial<Record<BenchmarkMethod, Deformer>> = { stretch };
   if (methods.includes('cage')) rigged.cage = createCageSkinningDeformer(chainCageRig(mesh, skeleton));
-  if (methods.includes('templates'))
-    rigged.templates = createTemplateDeformer(buildTemplateRig(mesh, skeleton));
+  if (methods.includes('templates')) rigged.templates = createTemplateDeformer(buildTemplateRig(mesh, skeleton));
   const deformerOf = (m: BenchmarkMethod): Deformer => rigged[m] ?? deformers[m as keyof typeof deformers];
   const n = mesh.positions.length / 3;
   const rest = restPositions(mesh, skeleton);

@@ -170,32 +170,54 @@ export function blendCylindrical(
 /**
  * A bone template prepared for one pose: Eq. 1 for any number of its vertices, each from the key
  * pose `keyFrames` to `frames` (12 numbers each), with the per-pose parameters computed once.
+ * The returned function's optional `memo` (9 numbers from `mo`, NaN-filled when fresh) keeps the part of a
+ * vertex's evaluation that depends on the key pose only — its canonical position seen from each
+ * end and its blend weights — so later poses of the same key pose skip it.
  */
-export function prepareBoneTemplate(t: BoneTemplateFrame, keyFrames: ArrayLike<number>, frames: ArrayLike<number>): (v: ArrayLike<number>, out: Float64Array, o?: number) => Float64Array {
+export function prepareBoneTemplate(
+  t: BoneTemplateFrame,
+  keyFrames: ArrayLike<number>,
+  frames: ArrayLike<number>,
+): (v: ArrayLike<number>, out: Float64Array, o?: number, memo?: Float64Array, mo?: number) => Float64Array {
   const key = [0, 1].map((j) => endMap(t, j, Array.from({ length: 6 }, (_, k) => keyFrames[6 * j + k])));
   const now = [0, 1].map((j) => endMap(t, j, Array.from({ length: 6 }, (_, k) => frames[6 * j + k])));
   const moved = new Float64Array(6);
-  const canonical = new Float64Array(3);
-  const u = new Float64Array(2);
   const tmp = new Float64Array(3);
   const dirs = new Float64Array(6);
-  return (v, out, o = 0) => {
-    let at = -1;
+  const own = new Float64Array(9);
+  const canonical = new Float64Array(3);
+  const u = new Float64Array(2);
+  return (v, out, o = 0, memo, mo = 0) => {
+    // Key side (memo): canonical positions from both ends (6), u (2), the end the vertex is at (or −1).
+    const k = memo ?? own;
+    const b = memo ? mo : 0;
+    if (!memo || Number.isNaN(k[b + 8])) {
+      k[b + 8] = -1;
+      for (let j = 0; j < 2; j++) {
+        const { origin, bc } = key[j];
+        const s = Math.max(0, Math.min(1, -((v[0] - origin[0]) * bc[0] + (v[1] - origin[1]) * bc[1] + (v[2] - origin[2]) * bc[2]) / t.length));
+        if (s === 0) k[b + 8] = j;
+        k[b + 6 + j] = s === 0 ? 0 : 1 / s;
+        mapInverse(key[j], v, k, b + 3 * j, tmp);
+      }
+      const sum = k[b + 6] + k[b + 7];
+      k[b + 6] /= sum;
+      k[b + 7] /= sum;
+    }
+    const at = k[b + 8];
     for (let j = 0; j < 2; j++) {
-      const { origin, bc } = key[j];
-      const s = Math.max(0, Math.min(1, -((v[0] - origin[0]) * bc[0] + (v[1] - origin[1]) * bc[1] + (v[2] - origin[2]) * bc[2]) / t.length));
-      if (s === 0) at = j;
-      u[j] = s === 0 ? 0 : 1 / s;
-      mapInverse(key[j], v, canonical, 0, tmp);
+      if (at >= 0 && at !== j) continue;
+      canonical[0] = k[b + 3 * j];
+      canonical[1] = k[b + 3 * j + 1];
+      canonical[2] = k[b + 3 * j + 2];
       mapForward(now[j], canonical, moved, 3 * j, tmp);
     }
     if (at >= 0) {
       for (let c = 0; c < 3; c++) out[o + c] = moved[3 * at + c];
       return out;
     }
-    const sum = u[0] + u[1];
-    u[0] /= sum;
-    u[1] /= sum;
+    u[0] = k[b + 6];
+    u[1] = k[b + 7];
     return blendCylindrical(t, moved, u, out, o, dirs);
   };
 }

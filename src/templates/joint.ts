@@ -57,10 +57,15 @@ const frameOf = (frames: ArrayLike<number>, j: number) =>
 /**
  * A joint template prepared for one pose: Eq. 1 for any number of its vertices, from the key pose
  * `keyFrames` to `frames` (6·r each). Each relevant bone's carry M_j(·, B)·M_j⁻¹(·, B_i) is one
- * rotation, computed once.
+ * rotation, computed once. The returned function's optional `memo` (r + 1 numbers from `mo`, NaN-filled
+ * when fresh) keeps what depends on the key pose only (|v| and the blend weights u_j).
  * @param canonical the template's canonical frame {b_c, r_c} (6 numbers)
  */
-export function prepareJointTemplate(canonical: ArrayLike<number>, keyFrames: ArrayLike<number>, frames: ArrayLike<number>): (v: ArrayLike<number>, out: Float64Array, o?: number) => Float64Array {
+export function prepareJointTemplate(
+  canonical: ArrayLike<number>,
+  keyFrames: ArrayLike<number>,
+  frames: ArrayLike<number>,
+): (v: ArrayLike<number>, out: Float64Array, o?: number, memo?: Float64Array, mo?: number) => Float64Array {
   const r = frames.length / 6;
   const bc = [canonical[0], canonical[1], canonical[2]], rc = [canonical[3], canonical[4], canonical[5]];
   const carry = new Float64Array(9 * r);
@@ -76,36 +81,40 @@ export function prepareJointTemplate(canonical: ArrayLike<number>, keyFrames: Ar
       for (let y = 0; y < 3; y++) carry[9 * j + 3 * x + y] = M[3 * x] * Mi[3 * y] + M[3 * x + 1] * Mi[3 * y + 1] + M[3 * x + 2] * Mi[3 * y + 2];
     keyDirs.push(bi);
   }
+  const own = new Float64Array(r + 1);
   const u = new Float64Array(r);
   const dirs = new Float64Array(3 * r);
-  return (v, out, o = 0) => {
-    const len = Math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  return (v, out, o = 0, memo, mo = 0) => {
+    // Key side (memo): |v|, then u_j ∝ 1 / angle(v_i, b_j(B_i)) normalised; a vertex along a bone
+    // follows that bone alone.
+    const k = memo ?? own;
+    const b = memo ? mo : 0;
+    if (!memo || Number.isNaN(k[b])) {
+      const len = Math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+      let sum = 0;
+      let only = -1;
+      for (let j = 0; j < r && len > 0; j++) {
+        const bj = keyDirs[j];
+        const angle = Math.acos(Math.max(-1, Math.min(1, (v[0] * bj[0] + v[1] * bj[1] + v[2] * bj[2]) / len)));
+        if (angle < 1e-12) only = j;
+        k[b + 1 + j] = 1 / angle;
+        sum += k[b + 1 + j];
+      }
+      for (let j = 0; j < r; j++) k[b + 1 + j] = only >= 0 ? +(j === only) : k[b + 1 + j] / sum;
+      k[b] = len;
+    }
+    const len = k[b];
     if (len === 0) {
       out.fill(0, o, o + 3);
       return out;
     }
-    // u_j ∝ 1 / angle(v_i, b_j(B_i)); a vertex along a bone follows that bone alone.
-    let sum = 0;
-    let only = -1;
     for (let j = 0; j < r; j++) {
-      const bj = keyDirs[j];
-      const angle = Math.acos(Math.max(-1, Math.min(1, (v[0] * bj[0] + v[1] * bj[1] + v[2] * bj[2]) / len)));
-      if (angle < 1e-12) only = j;
-      u[j] = 1 / angle;
-      sum += u[j];
-    }
-    if (only >= 0) {
-      u.fill(0);
-      u[only] = 1;
-      sum = 1;
-    }
-    for (let j = 0; j < r; j++) {
-      u[j] /= sum;
+      u[j] = k[b + 1 + j];
       apply3(carry, 9 * j, v, 0, dirs, 3 * j);
-      for (let k = 0; k < 3; k++) dirs[3 * j + k] /= len; // rotations keep |v|
+      for (let c = 0; c < 3; c++) dirs[3 * j + c] /= len; // rotations keep |v|
     }
     sphericalAverage(dirs, u, out, o);
-    for (let k = 0; k < 3; k++) out[o + k] *= len;
+    for (let c = 0; c < 3; c++) out[o + c] *= len;
     return out;
   };
 }

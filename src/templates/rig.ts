@@ -565,15 +565,22 @@ function boneRotations(skinning: Float64Array): Float64Array {
 /**
  * Posed cage vertices of the rig (Eq. 1–4 per template) for the skinning matrices `skinning`
  * (16·J, column-major, bind space → posed space), into `out` (3·m, posed space).
+ * @param memo from {@link createTemplateMemo}: what depends on the rest pose only, kept between
+ *   calls with the same rig (optional; the result is the same)
  */
-export function poseTemplates(rig: TemplateRig, skinning: Float64Array, out: Float64Array): Float64Array {
+export function poseTemplates(rig: TemplateRig, skinning: Float64Array, out: Float64Array, memo?: Float64Array): Float64Array {
   const R = boneRotations(skinning);
-  for (const limb of rig.limbs) poseLimb(limb, rig.library, skinning, R, out);
+  for (const limb of rig.limbs) poseLimb(limb, rig.library, skinning, R, out, memo);
   return out;
 }
 
+/** Workspace for {@link poseTemplates}: 9 numbers per cage vertex of `rig`, NaN (not yet computed). */
+export function createTemplateMemo(rig: TemplateRig): Float64Array {
+  return new Float64Array(9 * (rig.cage.positions.length / 3)).fill(NaN);
+}
+
 /** One limb's posed cage vertices into `out` at the limb's place. */
-function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float64Array, R: Float64Array, out: Float64Array): void {
+function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float64Array, R: Float64Array, out: Float64Array, memo?: Float64Array): void {
   const { chain, points, axes, references, roles, first } = limb;
   const n = chain.length;
   const Rb = (i: number) => R.subarray(9 * chain[i], 9 * chain[i] + 9);
@@ -647,7 +654,7 @@ function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float6
       local.set(role.local);
       apply3(Lb(i), 0, local, 0, local, 0);
     } else if (role.kind === 'bone') {
-      bonePrepared[i](role.local, local);
+      bonePrepared[i](role.local, local, 0, memo, 9 * (first + v));
       if (bulge[i] !== 0) {
         // The template's bulge: the inner side of the bend swells (or flattens), most mid-bone.
         const a0 = axes[3 * i], a1 = axes[3 * i + 1], a2 = axes[3 * i + 2]; // prettier-ignore
@@ -663,7 +670,7 @@ function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float6
       }
       apply3(Lb(i), 0, local, 0, local, 0);
     } else {
-      jointPrepared[i]!(role.local, local);
+      jointPrepared[i]!(role.local, local, 0, memo, 9 * (first + v));
       apply3(Lb(i - 1), 0, local, 0, local, 0);
     }
     const o = origin[i];
@@ -680,6 +687,7 @@ function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float6
  */
 export function createTemplateDeformer(rig: TemplateRig): Deformer {
   const posedCage = new Float64Array(rig.cage.positions.length);
+  const memo = createTemplateMemo(rig);
   const { linear } = rig;
   const any = linear.some((w) => w > 0);
   let forMesh: SkinnedMesh | undefined;
@@ -689,7 +697,7 @@ export function createTemplateDeformer(rig: TemplateRig): Deformer {
       deformer = createCageDeformer(mesh, rig.binding, rig.cage.positions);
       forMesh = mesh;
     }
-    poseTemplates(rig, skinning, posedCage);
+    poseTemplates(rig, skinning, posedCage, memo);
     deformer!.deform(posedCage, out);
     if (!any) return;
     // x′ += Σ_k λ_k (M_j x − x): the cages moved the limbs' shares, linear skinning the rest.
