@@ -10,15 +10,18 @@
  * cages of its limbs only, blended by how much of its skinning weight each limb carries (a weight
  * on a branching joint shared by the vertex's limbs in proportion to their other weights), so
  * cages that overlap near a junction never pull on the other limb's skin. Weight on joints no limb
- * covers (a joint at the position of its child, a root with no children) is skinned linearly, in
- * the same blend, so those parts follow their joints with no seam. Around each limb:
+ * covers (a joint at the position of its child, a root with no children), and a limb's share of
+ * skin far beyond the limb ({@link limbBlend}), is skinned linearly in the same blend, so those
+ * parts follow their joints with no seam. Around each limb:
  *
  * - a **bone template** around every bone (rings at ¼, ½, ¾ of its length), a two-bone **joint
  *   template** at every inner joint (rings on the parent side, at the joint, on the child side), a
  *   one-bone cap at both chain ends; consecutive rings (all with the same number of sides and a
  *   reference direction carried along the chain) are bridged by quad strips, the caps fanned;
  * - fitted to the skin: each template's radius from the farthest skin vertex around its part of
- *   the chain, grown together until every skin vertex is inside (bounded);
+ *   the chain, grown bone by bone (those nearest to skin still outside) until every skin vertex
+ *   is inside (bounded); a bent joint's rings set back by r·tan(bend/2) so they never cross; a
+ *   leaf bone (glTF gives it no end) pointed at the skin it holds;
  * - the deformation functions evaluated at the fitted rest positions (Eq. 1, with the fitted rest
  *   cage as the key pose, so the rest pose is exact — Eq. 5–6 for a single key pose).
  *
