@@ -129,6 +129,7 @@ export {
   buildTemplateRig,
   createTemplateDeformer,
   createTemplateMemo,
+  limbBlend,
   poseTemplates,
   setBoneTemplate,
   skeletonChain,
