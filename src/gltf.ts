@@ -34,3 +34,4 @@ export {
   CAGE_EXTRAS_KEY,
   type StoredTemplates,
 } from './io/cage-gltf.js';
+export { bakeTemplateClips, type TemplateBakeOptions, type TemplateBakeResult } from './io/template-bake.js';

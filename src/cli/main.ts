@@ -131,15 +131,22 @@ function buildProgram(io: Io): Command {
 
   const templates = program
     .command('templates')
-    .description('skinning templates (Ju et al. 2008) around a chain skeleton: build them into the file, list them');
+    .description(
+      'skinning templates (Ju et al. 2008) around every limb of a skeleton: build them into the file, list them',
+    );
   templates
     .command('build')
     .description(
-      'build the template cage around the skeleton (one chain of joints), bind the skin with PMVC, store both',
+      'build the template cages around the skeleton (one per limb), bind the skin with PMVC, store both; or, with --bake, bake the templates over every animation clip into a standard glTF (morph targets any engine plays)',
     )
-    .argument('<input>', 'skinned .glb or .gltf file (one skin, a chain skeleton)')
+    .argument('<input>', 'skinned .glb or .gltf file (one skin)')
     .option('--library <file>', 'template library (corskin-templates JSON; default: the built-in one)')
-    .option('--template <choices>', 'bone templates, JOINT=ID,… (a bone named by the joint it starts at)')
+    .option('--template <choices>', 'bone templates, JOINT=ID,… (the bones that start at a joint)')
+    .option(
+      '--bake',
+      'write a standard glTF: per clip, the template deformation sampled as corrective morph targets on LBS (no cage)',
+    )
+    .option('--bake-rate <n>', 'samples per second of each clip for --bake (size grows with it)', positiveNumber, 30)
     .requiredOption('-o, --output <file>', 'output .glb or .gltf')
     .option('--no-compress', "write without the input's Draco/meshopt compression")
     .option('--force', 'allow overwriting an input')

@@ -10,7 +10,8 @@ import { readTemplateRig, storeTemplates, writeCageRig } from '../io/cage-gltf.j
 import { checkNotOverwritingInput, checkOutputPath, readBytes } from '../io/files.js';
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
-import { buildTemplateRig, setBoneTemplate, type TemplateRig } from '../templates/rig.js';
+import { buildTemplateRig, createTemplateDeformer, setBoneTemplate, type TemplateRig } from '../templates/rig.js';
+import { bakeTemplateClips } from '../io/template-bake.js';
 import { DEFAULT_TEMPLATE_LIBRARY, parseTemplateLibrary, type TemplateLibrary } from '../templates/library.js';
 import type { Io } from './ui.js';
 
@@ -56,7 +57,15 @@ function oneModel(document: Awaited<ReturnType<typeof readDocument>>, input: str
 export async function templatesBuildCommand(
   io: Io,
   input: string,
-  o: { output: string; library?: string; template?: string; force?: boolean; compress?: boolean },
+  o: {
+    output: string;
+    library?: string;
+    template?: string;
+    bake?: boolean;
+    bakeRate?: number;
+    force?: boolean;
+    compress?: boolean;
+  },
 ): Promise<void> {
   checkOutputPath(o.output, ['.glb', '.gltf']);
   checkNotOverwritingInput(o.output, o.library ? [input, o.library] : [input], !!o.force);
@@ -72,6 +81,15 @@ export async function templatesBuildCommand(
     throw e;
   }
   applyTemplateChoices(rig, model, o.template);
+  if (o.bake) {
+    const baked = bakeTemplateClips(document, model, createTemplateDeformer(rig), { rate: o.bakeRate, file: input });
+    await writeDocument(document, o.output, { compress: o.compress, inputs: [input], force: o.force });
+    io.out(
+      `${model.name}: templates baked over ${model.animations.length} clip(s) at ${o.bakeRate ?? 30} samples/s: ${baked.targets} morph targets (${(baked.bytes / 1e6).toFixed(1)} MB), a weights channel per clip`,
+    );
+    io.out(`wrote ${o.output} in ${((performance.now() - start) / 1000).toFixed(2)} s`);
+    return;
+  }
   const skin = skinCageToSkeleton(rig.cage, model.skeleton);
   writeCageRig(
     document,
