@@ -179,7 +179,9 @@ export function prepareBoneTemplate(
   keyFrames: ArrayLike<number>,
   frames: ArrayLike<number>,
 ): (v: ArrayLike<number>, out: Float64Array, o?: number, memo?: Float64Array, mo?: number) => Float64Array {
-  const key = [0, 1].map((j) => endMap(t, j, Array.from({ length: 6 }, (_, k) => keyFrames[6 * j + k])));
+  // The key pose's maps are needed only where a memo is fresh (or absent).
+  let key: EndMap[] | undefined;
+  const keyMaps = () => (key ??= [0, 1].map((j) => endMap(t, j, Array.from({ length: 6 }, (_, k) => keyFrames[6 * j + k]))));
   const now = [0, 1].map((j) => endMap(t, j, Array.from({ length: 6 }, (_, k) => frames[6 * j + k])));
   const moved = new Float64Array(6);
   const tmp = new Float64Array(3);
@@ -193,6 +195,7 @@ export function prepareBoneTemplate(
     const b = memo ? mo : 0;
     if (!memo || Number.isNaN(k[b + 8])) {
       k[b + 8] = -1;
+      const key = keyMaps();
       for (let j = 0; j < 2; j++) {
         const { origin, bc } = key[j];
         const s = Math.max(0, Math.min(1, -((v[0] - origin[0]) * bc[0] + (v[1] - origin[1]) * bc[1] + (v[2] - origin[2]) * bc[2]) / t.length));

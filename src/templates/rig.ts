@@ -587,7 +587,10 @@ function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float6
   const { chain, points, axes, references, roles, first } = limb;
   const n = chain.length;
   const Rb = (i: number) => R.subarray(9 * chain[i], 9 * chain[i] + 9);
-  const linear = chain.map((j) => Float64Array.from({ length: 9 }, (_, q) => skinning[16 * j + 4 * (q % 3) + Math.floor(q / 3)]));
+  const linear = chain.map((j) => {
+    const o = 16 * j;
+    return Float64Array.of(skinning[o], skinning[o + 4], skinning[o + 8], skinning[o + 1], skinning[o + 5], skinning[o + 9], skinning[o + 2], skinning[o + 6], skinning[o + 10]); // prettier-ignore
+  });
   const Lb = (i: number) => linear[i]; // row-major linear part of bone i's skinning matrix
   // Per bone, once per frame: where its start is, its template's relevant-bone frames at rest and
   // now (the parent in full, the child by its swing only), and its bulge.
