@@ -52,7 +52,10 @@ export interface TemplateKey {
 
 /** Frame of bone j from a pose's frames (b_j, r_j). */
 const frameOf = (frames: ArrayLike<number>, j: number) =>
-  [Array.from({ length: 3 }, (_, k) => frames[6 * j + k]), Array.from({ length: 3 }, (_, k) => frames[6 * j + 3 + k])] as const;
+  [
+    [frames[6 * j], frames[6 * j + 1], frames[6 * j + 2]],
+    [frames[6 * j + 3], frames[6 * j + 4], frames[6 * j + 5]],
+  ] as const;
 
 /**
  * A joint template prepared for one pose: Eq. 1 for any number of its vertices, from the key pose

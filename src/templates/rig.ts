@@ -41,6 +41,7 @@ import type { SkinnedMesh } from '../core/mesh.js';
 import { bindJointPositions, type Skeleton } from '../core/skeleton.js';
 import type { Deformer } from '../deformers/contract.js';
 import { splitScale } from '../deformers/two-phase.js';
+import { segmentDistance } from '../core/math.js';
 import { cross, dot, normalize, point, sub } from '../core/vec3.js';
 import { prepareBoneTemplate, type BoneTemplateFrame } from './bone.js';
 import { prepareJointTemplate } from './joint.js';
@@ -361,7 +362,7 @@ export function limbBlend(
   for (let i = 0; i < n; i++)
     for (let c = 0; c < L; c++)
       if (share[L * i + c] > 0)
-        for (let b = 0; b < segments[c]; b++) distance[S * i + start[c] + b] = segmentDistance(X, i, P, chains[c][b], chains[c][b + 1]);
+        for (let b = 0; b < segments[c]; b++) distance[S * i + start[c] + b] = segmentDistance(X, 3 * i, point(P, chains[c][b]), point(P, chains[c][b + 1]));
   const closest = (i: number, c: number) => {
     let best = 0;
     for (let b = 1; b < segments[c]; b++) if (distance[S * i + start[c] + b] < distance[S * i + start[c] + best]) best = b;
@@ -398,13 +399,6 @@ export function limbBlend(
     portions(i, (k, c, w) => (linear[k] += w * (1 - keep[L * i + c])));
   }
   return { share, reach: reaches, linear };
-}
-
-/** Distance of vertex i (positions X, 3·n) from the segment between joints a and b (positions P). */
-function segmentDistance(X: ArrayLike<number>, i: number, P: ArrayLike<number>, a: number, b: number): number {
-  const x = point(X, i), p = point(P, a), d = sub(point(P, b), p); // prettier-ignore
-  const t = Math.max(0, Math.min(1, dot(sub(x, p), d) / (dot(d, d) || 1)));
-  return Math.hypot(...sub(x, p.map((q, k) => q + t * d[k])));
 }
 
 /** The library's default bone template: its first with a single key pose. @throws CorskinError when it has none */
@@ -450,12 +444,9 @@ function fitChain(X: ArrayLike<number>, P: Float64Array, chain: number[], ids?: 
   const boneRadius = new Float64Array(n);
   const nearest = new Int32Array(X.length / 3);
   for (let v = 0; v < X.length / 3; v++) {
-    const x = point(X, v);
     let best = Infinity, bone = 0; // prettier-ignore
     for (let i = 0; i < n; i++) {
-      const d = sub(pts[i + 1], pts[i]);
-      const t = Math.max(0, Math.min(1, dot(sub(x, pts[i]), d) / dot(d, d)));
-      const dist = Math.hypot(...sub(x, pts[i].map((p, k) => p + t * d[k])));
+      const dist = segmentDistance(X, 3 * v, pts[i], pts[i + 1]);
       if (dist < best) [best, bone] = [dist, i];
     }
     boneRadius[bone] = Math.max(boneRadius[bone], best);

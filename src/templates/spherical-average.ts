@@ -25,6 +25,15 @@ export function sphericalAverage(points: ArrayLike<number>, weights: ArrayLike<n
       for (let k = 0; k < 3; k++) out[o + k] = a * points[k] + b * points[3 + k];
       return out;
     }
+    if (omega <= 1e-7) {
+      // (Nearly) the same point: slerp is the normalised linear blend to within 1e-14.
+      const x = (1 - t) * points[0] + t * points[3], y = (1 - t) * points[1] + t * points[4], z = (1 - t) * points[2] + t * points[5]; // prettier-ignore
+      const l = Math.sqrt(x * x + y * y + z * z);
+      out[o] = x / l;
+      out[o + 1] = y / l;
+      out[o + 2] = z / l;
+      return out;
+    }
   }
   let qx = 0, qy = 0, qz = 0;
   for (let i = 0; i < p; i++) {
