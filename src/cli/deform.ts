@@ -211,7 +211,7 @@ function deformTemplates(
       throw e;
     }
     io.err(
-      `corskin: ${input}: ${model.name}: no stored templates; template cage of ${rig.cage.positions.length / 3} vertices built and bound`,
+      `corskin: ${input}: ${model.name}: no stored templates; template cages of ${rig.cage.positions.length / 3} vertices around ${rig.limbs.length} limbs built and bound`,
     );
   }
   applyTemplateChoices(rig, model, choices);
