@@ -153,3 +153,24 @@ describe('stored template rigs of a branching skeleton', () => {
     expect(err).toBeLessThan(1e-5 * boundingBoxDiagonal(model.mesh.positions)); // the cage is stored as 32-bit floats
   });
 });
+
+describe('template rigs of a file with many skins', () => {
+  it('the skeleton (40 skins on one skeleton): a rig per skin, validator-clean; list and deform --method templates read them', async () => {
+    const file = join(SHARED, 'characters/skeleton.glb');
+    const out = join(tmp.dir, 'skeleton-templates.glb');
+    const r = await runCli('templates', 'build', file, '-o', out);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    const built = r.stdout.split('\n').filter((l) => /template cages of \d+ vertices/.test(l)).length;
+    const models = extractSkinnedModels(await readDocument(file), file);
+    expect(models.length).toBe(40);
+    expect(built).toBeGreaterThan(0);
+    expect((await validate(out)).issues.numErrors).toBe(0);
+    const doc = await readDocument(out);
+    const stored = extractSkinnedModels(doc, out).filter((m) => readTemplateRig(doc, m, out));
+    expect(stored.length).toBe(built); // one stored rig per skin with a limb (the others are LBS)
+    const list = await runCli('templates', 'list', out);
+    expect(list.stdout).toMatch(/skin \d+: \d+ template bones in \d+ limbs/);
+    const posed = await runCli('deform', out, '--method', 'templates', '-o', join(tmp.dir, 'skeleton-posed.glb'));
+    expect([posed.code, posed.stderr]).toEqual([0, '']);
+  }, 180_000);
+});

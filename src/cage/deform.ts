@@ -32,9 +32,11 @@ export interface CageDeformer {
   /**
    * Writes the skin posed by `posedCage` (cage vertex positions, 3·m, same space as the rest
    * cage) into `out` (positions 3·n; normals 3·n and tangents 4·n when both sides have them).
+   * @param displacement added to each vertex's position (3·n) before the normals and tangents
+   *   follow the surface (a skinning term the cage does not carry)
    * @throws CorskinError when an array is too short
    */
-  deform(posedCage: ArrayLike<number>, out: DeformTarget): void;
+  deform(posedCage: ArrayLike<number>, out: DeformTarget, displacement?: ArrayLike<number>): void;
 }
 
 /**
@@ -63,7 +65,7 @@ export function createCageDeformer(skin: CageSkin, binding: CageBinding, restCag
       for (let c = 0; c < 3; c++) if (neighbour[skin.triangles[f + c]] < 0) neighbour[skin.triangles[f + c]] = skin.triangles[f + ((c + 1) % 3)];
   const e = new Float64Array(3);
   return {
-    deform(posedCage, out) {
+    deform(posedCage, out, displacement) {
       if (posedCage.length < 3 * m) throw new CorskinError(`posed cage has ${posedCage.length / 3} vertices, the cage ${m}`);
       if (out.positions.length < 3 * n) throw new CorskinError(`output positions hold fewer than ${n} vertices`);
       for (let c = 0; c < 3 * m; c++) disp[c] = posedCage[c] - restCageCopy[c];
@@ -81,6 +83,7 @@ export function createCageDeformer(skin: CageSkin, binding: CageBinding, restCag
         pos[3 * i + 1] = rest[3 * i + 1] + y;
         pos[3 * i + 2] = rest[3 * i + 2] + z;
       }
+      if (displacement) for (let c = 0; c < 3 * n; c++) pos[c] += displacement[c];
       const normals = skin.normals && out.normals ? out.normals : undefined;
       const tangents = skin.tangents && out.tangents ? out.tangents : undefined;
       if (!(normals || tangents) || !acc || !restFaceNormals) return;

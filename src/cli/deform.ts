@@ -214,7 +214,7 @@ function deformTemplates(
       `corskin: ${input}: ${model.name}: no stored templates; template cages of ${rig.cage.positions.length / 3} vertices around ${rig.limbs.length} limbs built and bound`,
     );
   }
-  applyTemplateChoices(rig, model, choices);
+  applyTemplateChoices([{ rig, model }], choices);
   return runRigged(createTemplateDeformer(rig), mesh, skinning);
 }
 

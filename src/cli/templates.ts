@@ -28,29 +28,44 @@ export async function readTemplateLibrary(file: string): Promise<TemplateLibrary
 }
 
 /**
- * Applies `--template JOINT=ID,…` (the bones that start at a joint) to `rig`.
- * @throws CorskinError for a malformed item, a joint that starts no template bone, an unknown template
+ * Applies `--template JOINT=ID,…` (the bones that start at a joint, in every rig that has them).
+ * @throws CorskinError for a malformed item, a joint that starts no template bone in any rig, an
+ *   unknown template
  */
-export function applyTemplateChoices(rig: TemplateRig, model: SkinnedModel, choices: string | undefined): void {
+export function applyTemplateChoices(
+  rigs: { rig: TemplateRig; model: SkinnedModel }[],
+  choices: string | undefined,
+): void {
   if (!choices) return;
-  const starts = new Set(rig.limbs.flatMap((l) => l.chain));
   for (const item of choices.split(',')) {
     const [joint, id] = item.split('=').map((x) => x.trim());
     if (!joint || !id) throw new CorskinError(`--template: "${item}" is not JOINT=TEMPLATE`);
-    const j = model.skeleton.jointNames.indexOf(joint);
-    if (!starts.has(j))
-      throw new CorskinError(
-        `--template: no template bone starts at "${joint}" (bones start at ${[...starts].map((s) => model.skeleton.jointNames[s]).join(', ')})`,
+    let applied = false;
+    for (const { rig, model } of rigs) {
+      const j = model.skeleton.jointNames.indexOf(joint);
+      if (j >= 0 && rig.limbs.some((l) => l.chain.includes(j))) {
+        setBoneTemplate(rig, j, id);
+        applied = true;
+      }
+    }
+    if (!applied) {
+      const starts = new Set(
+        rigs.flatMap(({ rig, model }) => rig.limbs.flatMap((l) => l.chain.map((j) => model.skeleton.jointNames[j]))),
       );
-    setBoneTemplate(rig, j, id);
+      throw new CorskinError(
+        `--template: no template bone starts at "${joint}" (bones start at ${[...starts].join(', ')})`,
+      );
+    }
   }
 }
 
-function oneModel(document: Awaited<ReturnType<typeof readDocument>>, input: string): SkinnedModel {
-  const models = extractSkinnedModels(document, input);
-  if (models.length > 1)
-    throw new CorskinError(`has ${models.length} skins; templates are built for a file with one skin`, input);
-  return models[0];
+/** `model`'s template rig, errors prefixed with the skin's name. */
+function buildRig(model: SkinnedModel, library: TemplateLibrary, input: string): TemplateRig {
+  try {
+    return buildTemplateRig(model.mesh, model.skeleton, library);
+  } catch (e) {
+    throw e instanceof CorskinError ? new CorskinError(`${model.name}: ${e.message}`, input) : e;
+  }
 }
 
 /** Runs `corskin templates build`. @throws CorskinError on bad input (nothing written) */
@@ -72,68 +87,83 @@ export async function templatesBuildCommand(
   const start = performance.now();
   const library = o.library ? await readTemplateLibrary(o.library) : DEFAULT_TEMPLATE_LIBRARY;
   const document = await readDocument(input);
-  const model = oneModel(document, input);
-  let rig: TemplateRig;
-  try {
-    rig = buildTemplateRig(model.mesh, model.skeleton, library);
-  } catch (e) {
-    if (e instanceof CorskinError) throw new CorskinError(`${model.name}: ${e.message}`, input);
-    throw e;
-  }
-  applyTemplateChoices(rig, model, o.template);
+  const rigs = extractSkinnedModels(document, input).map((model) => ({ model, rig: buildRig(model, library, input) }));
+  applyTemplateChoices(rigs, o.template);
+  const elapsed = () => ((performance.now() - start) / 1000).toFixed(2);
   if (o.bake) {
-    const baked = bakeTemplateClips(document, model, createTemplateDeformer(rig), { rate: o.bakeRate, file: input });
+    const lines: string[] = [];
+    for (const { model, rig } of rigs) {
+      if (!rig.limbs.length) {
+        lines.push(`${model.name}: no limb carries its weight; left to LBS`);
+        continue;
+      }
+      const baked = bakeTemplateClips(document, model, createTemplateDeformer(rig), { rate: o.bakeRate, file: input });
+      lines.push(
+        `${model.name}: templates baked over ${model.animations.length} clip(s) at ${o.bakeRate ?? 30} samples/s: ${baked.targets} morph targets (${(baked.bytes / 1e6).toFixed(1)} MB), a weights channel per clip`,
+      );
+    }
     await writeDocument(document, o.output, { compress: o.compress, inputs: [input], force: o.force });
-    io.out(
-      `${model.name}: templates baked over ${model.animations.length} clip(s) at ${o.bakeRate ?? 30} samples/s: ${baked.targets} morph targets (${(baked.bytes / 1e6).toFixed(1)} MB), a weights channel per clip`,
-    );
-    io.out(`wrote ${o.output} in ${((performance.now() - start) / 1000).toFixed(2)} s`);
+    for (const line of lines) io.out(line);
+    io.out(`wrote ${o.output} in ${elapsed()} s`);
     return;
   }
-  const skin = skinCageToSkeleton(rig.cage, model.skeleton);
-  writeCageRig(
-    document,
-    model,
-    {
-      cage: rig.cage,
-      binding: rig.binding,
-      cageInfluences: skin.influences,
-      cageJoints: skin.joints,
-      cageWeights: skin.weights,
-    },
-    storeTemplates(rig, model.skeleton.jointNames),
-  );
+  const lines: string[] = [];
+  for (const { model, rig } of rigs) {
+    if (!rig.limbs.length) {
+      lines.push(`${model.name}: no limb carries its weight; no cage (templates skin it as LBS)`);
+      continue;
+    }
+    const skin = skinCageToSkeleton(rig.cage, model.skeleton);
+    writeCageRig(
+      document,
+      model,
+      {
+        cage: rig.cage,
+        binding: rig.binding,
+        cageInfluences: skin.influences,
+        cageJoints: skin.joints,
+        cageWeights: skin.weights,
+      },
+      storeTemplates(rig, model.skeleton.jointNames),
+    );
+    lines.push(
+      `${model.name}: template cages of ${rig.cage.positions.length / 3} vertices and ${rig.cage.triangles.length / 3} triangles around ${bonesOf(rig)} bones in ${rig.limbs.length} limbs, bound with PMVC`,
+    );
+    const uncovered = uncoveredJoints(rig, model);
+    if (uncovered.length) lines.push(`  joints no limb covers (skinned linearly): ${uncovered.join(', ')}`);
+  }
   await writeDocument(document, o.output, { compress: o.compress, inputs: [input], force: o.force });
-  io.out(
-    `${model.name}: template cages of ${rig.cage.positions.length / 3} vertices and ${rig.cage.triangles.length / 3} triangles around ${bonesOf(rig)} bones in ${rig.limbs.length} limbs, bound with PMVC`,
-  );
-  const uncovered = uncoveredJoints(rig, model);
-  if (uncovered.length) io.out(`joints no limb covers (skinned linearly): ${uncovered.join(', ')}`);
-  io.out(`wrote ${o.output} in ${((performance.now() - start) / 1000).toFixed(2)} s`);
+  for (const line of lines) io.out(line);
+  io.out(`wrote ${o.output} in ${elapsed()} s`);
 }
 
-/** Runs `corskin templates list`: the stored bones and their templates, and the library's bone templates. */
+/** Runs `corskin templates list`: each skin's stored bones and their templates, and the library's bone templates. */
 export async function templatesListCommand(io: Io, input: string): Promise<void> {
   const document = await readDocument(input);
-  const model = oneModel(document, input);
-  const rig = readTemplateRig(document, model, input);
-  if (!rig) {
+  const models = extractSkinnedModels(document, input);
+  const rigs = models.flatMap((model) => {
+    const rig = readTemplateRig(document, model, input);
+    return rig ? [{ model, rig }] : [];
+  });
+  if (!rigs.length) {
     io.out(`${input}: no skinning templates (build them with corskin templates build)`);
     io.out(`library (default): ${DEFAULT_TEMPLATE_LIBRARY.templates.map((t) => `${t.id} (${t.kind})`).join(', ')}`);
     return;
   }
-  const name = (j: number) => model.skeleton.jointNames[j];
-  io.out(
-    `${input}: ${bonesOf(rig)} template bones in ${rig.limbs.length} limbs, cage of ${rig.cage.positions.length / 3} vertices`,
-  );
-  for (const limb of rig.limbs) {
-    io.out(`  limb ${name(limb.chain[0])} → ${name(limb.chain[limb.chain.length - 1])}:`);
-    limb.chain.forEach((j, i) => io.out(`    bone from ${name(j)}: ${limb.boneTemplates[i]}`));
+  for (const { model, rig } of rigs) {
+    const name = (j: number) => model.skeleton.jointNames[j];
+    io.out(
+      `${input}${models.length > 1 ? `, ${model.name}` : ''}: ${bonesOf(rig)} template bones in ${rig.limbs.length} limbs, cage of ${rig.cage.positions.length / 3} vertices`,
+    );
+    for (const limb of rig.limbs) {
+      io.out(`  limb ${name(limb.chain[0])} → ${name(limb.chain[limb.chain.length - 1])}:`);
+      limb.chain.forEach((j, i) => io.out(`    bone from ${name(j)}: ${limb.boneTemplates[i]}`));
+    }
+    const uncovered = uncoveredJoints(rig, model);
+    if (uncovered.length) io.out(`  joints no limb covers (skinned linearly): ${uncovered.join(', ')}`);
   }
-  const uncovered = uncoveredJoints(rig, model);
-  if (uncovered.length) io.out(`  joints no limb covers (skinned linearly): ${uncovered.join(', ')}`);
   io.out(
-    `compatible bone templates: ${rig.library.templates
+    `compatible bone templates: ${rigs[0].rig.library.templates
       .filter((t) => t.kind === 'bone')
       .map((t) => `${t.id}${t.description ? ` — ${t.description}` : ''}`)
       .join('; ')}`,
@@ -141,7 +171,11 @@ export async function templatesListCommand(io: Io, input: string): Promise<void>
 }
 
 const bonesOf = (rig: TemplateRig) => rig.limbs.reduce((s, l) => s + l.chain.length, 0);
+/** Joints that carry some of the skin's weight but start no limb's bone (skinned linearly). */
 const uncoveredJoints = (rig: TemplateRig, model: SkinnedModel) => {
   const covered = new Set(rig.limbs.flatMap((l) => l.chain));
-  return model.skeleton.jointNames.filter((_, j) => !covered.has(j));
+  const { joints, weights } = model.mesh;
+  const used = new Set<number>();
+  for (let k = 0; k < joints.length; k++) if (weights[k] > 0 && !covered.has(joints[k])) used.add(joints[k]);
+  return [...used].sort((a, b) => a - b).map((j) => model.skeleton.jointNames[j]);
 };

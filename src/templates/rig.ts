@@ -209,7 +209,9 @@ export function skeletonLimbs(skeleton: Skeleton, P: ArrayLike<number> = bindJoi
  * Builds the template cages of `mesh`'s skeleton (one per limb, {@link skeletonLimbs}), fits each
  * to the skin its joints move and binds that skin with PMVC (see the module comment). A limb whose
  * cage cannot be grown to enclose its skin starts one joint further, until it is two joints long.
- * @throws CorskinError when a cage cannot be grown to enclose its skin, or no limb carries weight
+ * Where no limb carries the skin's weight the rig has no limb and no cage: all weight is skinned
+ * linearly (LBS).
+ * @throws CorskinError when a cage cannot be grown to enclose its skin
  */
 export function buildTemplateRig(mesh: SkinnedMesh, skeleton: Skeleton, library: TemplateLibrary = DEFAULT_TEMPLATE_LIBRARY): TemplateRig {
   const P = bindJointPositions(skeleton);
@@ -245,7 +247,15 @@ export function buildTemplateRig(mesh: SkinnedMesh, skeleton: Skeleton, library:
       chains = chains.map((chain, c) => (c === failed ? chain.slice(1) : chain));
       continue;
     }
-    if (!fitted.length) throw new CorskinError('no limb of the skeleton carries skin weight');
+    if (!fitted.length)
+      // No limb carries this skin's weight (a rigid part on one joint, say): LBS, no cage.
+      return {
+        limbs: [],
+        cage: { positions: new Float64Array(0), triangles: new Uint32Array(0) },
+        binding: { method: 'pmvc', resolution: 0, influences: 0, indices: new Uint32Array(0), weights: new Float32Array(0) },
+        linear: blend.linear,
+        library,
+      };
     let first = 0;
     const limbs: TemplateLimb[] = fitted.map(({ part, limb }) => {
       const out = { ...part, first, reach: blend.reach[limb], boneTemplates: part.chain.map(() => fallback) };
@@ -689,26 +699,31 @@ export function createTemplateDeformer(rig: TemplateRig): Deformer {
   const any = linear.some((w) => w > 0);
   let forMesh: SkinnedMesh | undefined;
   let deformer: CageDeformer | undefined;
+  let displacement: Float64Array | undefined;
   return (mesh, skinning, out) => {
     if (mesh !== forMesh) {
+      if (any && linear.length !== mesh.weights.length)
+        throw new CorskinError(`the template rig was built for ${linear.length / mesh.influences} vertices, the mesh has ${mesh.positions.length / 3}`);
       deformer = createCageDeformer(mesh, rig.binding, rig.cage.positions);
+      displacement = any ? new Float64Array(mesh.positions.length) : undefined;
       forMesh = mesh;
     }
     poseTemplates(rig, skinning, posedCage, memo);
-    deformer!.deform(posedCage, out);
-    if (!any) return;
-    // x′ += Σ_k λ_k (M_j x − x): the cages moved the limbs' shares, linear skinning the rest.
-    const { positions: x, joints, influences: K } = mesh;
-    if (linear.length !== K * (x.length / 3)) throw new CorskinError(`the template rig was built for ${linear.length / K} vertices, the mesh has ${x.length / 3}`);
-    for (let i = 0; i < x.length / 3; i++)
-      for (let k = K * i; k < K * i + K; k++) {
-        const j = joints[k], w = linear[k]; // prettier-ignore
-        if (!(w > 0)) continue;
-        const o = 16 * j;
-        for (let r = 0; r < 3; r++) {
-          const y = skinning[o + r] * x[3 * i] + skinning[o + 4 + r] * x[3 * i + 1] + skinning[o + 8 + r] * x[3 * i + 2] + skinning[o + 12 + r];
-          out.positions[3 * i + r] += w * (y - x[3 * i + r]);
+    if (displacement) {
+      // Σ_k λ_k (M_j x − x): the share of each influence the cages do not carry, skinned linearly.
+      displacement.fill(0);
+      const { positions: x, joints, influences: K } = mesh;
+      for (let i = 0; i < x.length / 3; i++)
+        for (let k = K * i; k < K * i + K; k++) {
+          const w = linear[k];
+          if (!(w > 0)) continue;
+          const o = 16 * joints[k];
+          for (let r = 0; r < 3; r++) {
+            const y = skinning[o + r] * x[3 * i] + skinning[o + 4 + r] * x[3 * i + 1] + skinning[o + 8 + r] * x[3 * i + 2] + skinning[o + 12 + r]; // prettier-ignore
+            displacement[3 * i + r] += w * (y - x[3 * i + r]);
+          }
         }
-      }
+    }
+    deformer!.deform(posedCage, out, displacement);
   };
 }
