@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { checkCage } from '../src/cage/cage.js';
 import { pointsOutside } from '../src/cage/winding-number.js';
 import { boundingBoxDiagonal } from '../src/core/mesh.js';
+import { bindJointPositions } from '../src/core/skeleton.js';
 import { bindPoseSkinningMatrices, skinningMatrices } from '../src/core/pose.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import { deform } from '../src/deformers/index.js';
@@ -188,8 +189,56 @@ describe('template choices on the arm', () => {
     );
     const rig = buildTemplateRig(barBenchmark().mesh, barBenchmark().skeleton);
     expect(() => setBoneTemplate(rig, rig.limbs[0].chain[0], 'biceps')).toThrow(
-      /no template "biceps" \(bone templates: radial-bone, muscle-bulge, inverse-bulge\)/,
+      /no template "biceps" \(templates: radial-bone \(bone\), muscle-bulge \(bone\)/,
     );
-    expect(() => setBoneTemplate(rig, rig.limbs[0].chain[0], 'radial-joint')).toThrow(/is a joint template/);
+    // The first joint of the only limb starts it: no joint template there.
+    expect(() => setBoneTemplate(rig, rig.limbs[0].chain[0], 'no-pinch-joint')).toThrow(/has no joint template/);
+  });
+
+  it('joint templates at the elbow: no-pinch swells the crease side and bulge the outer side as it bends (Fig. 4)', async () => {
+    const [arm] = extractSkinnedModels(await readDocument(ARM_GLB), ARM_GLB);
+    const elbow = arm.skeleton.jointNames.indexOf('bone2');
+    const S = skinningMatrices(arm.skeleton, bendPose(arm.skeleton, elbow, [0, 0, 1], 110 * deg));
+    const rig = buildTemplateRig(arm.mesh, arm.skeleton);
+    const templates = createTemplateDeformer(rig);
+    const n = arm.mesh.positions.length / 3;
+    const pose = (id: string) => {
+      setBoneTemplate(rig, elbow, id);
+      const out = { positions: new Float32Array(3 * n) };
+      templates(arm.mesh, S, out);
+      return out.positions;
+    };
+    const radial = pose('radial-joint');
+    // Mean displacement from the radial default, and how far it reaches.
+    const shift = (p: Float32Array) => {
+      const mean = [0, 0, 0];
+      let largest = 0;
+      for (let i = 0; i < n; i++) {
+        const d = [0, 1, 2].map((k) => p[3 * i + k] - radial[3 * i + k]);
+        d.forEach((x, k) => (mean[k] += x / n));
+        largest = Math.max(largest, Math.hypot(d[0], d[1], d[2]));
+      }
+      return { mean, largest };
+    };
+    const noPinch = shift(pose('no-pinch-joint'));
+    const bulge = shift(pose('bulge-joint'));
+    const diag = boundingBoxDiagonal(arm.mesh.positions);
+    console.log(
+      `elbow at 110°: no-pinch moves the skin up to ${(noPinch.largest / diag).toFixed(4)}, bulge up to ${(bulge.largest / diag).toFixed(4)} of the diagonal`,
+    );
+    expect(noPinch.largest).toBeGreaterThan(2e-3 * diag);
+    expect(bulge.largest).toBeGreaterThan(2e-3 * diag);
+    // The crease side: the forearm's direction across the upper arm, from the posed joints.
+    const P = bindJointPositions(arm.skeleton);
+    const posed = (j: number) => [0, 1, 2].map((r) => S[16 * j + r] * P[3 * j] + S[16 * j + 4 + r] * P[3 * j + 1] + S[16 * j + 8 + r] * P[3 * j + 2] + S[16 * j + 12 + r]); // prettier-ignore
+    const [s0, e0, w0] = ['bone1', 'bone2', 'bone3'].map((name) => posed(arm.skeleton.jointNames.indexOf(name)));
+    const a = e0.map((x, k) => x - s0[k]), b = w0.map((x, k) => x - e0[k]); // prettier-ignore
+    const ab = (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) / (a[0] ** 2 + a[1] ** 2 + a[2] ** 2);
+    const crease = b.map((x, k) => x - ab * a[k]);
+    const toward = (m: number[]) => m[0] * crease[0] + m[1] * crease[1] + m[2] * crease[2];
+    expect(toward(noPinch.mean)).toBeGreaterThan(0); // the crease side swells
+    expect(toward(bulge.mean)).toBeLessThan(0); // the outer side bulges
+    // Back to the radial default: the very same result.
+    expect(pose('radial-joint')).toEqual(radial);
   });
 });

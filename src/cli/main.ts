@@ -141,7 +141,10 @@ function buildProgram(io: Io): Command {
     )
     .argument('<input>', 'skinned .glb or .gltf file (one skin)')
     .option('--library <file>', 'template library (corskin-templates JSON; default: the built-in one)')
-    .option('--template <choices>', 'bone templates, JOINT=ID,… (the bones that start at a joint)')
+    .option(
+      '--template <choices>',
+      'templates, JOINT=ID,… (a bone template: the bones that start at the joint; a joint template: the joint)',
+    )
     .option(
       '--bake',
       'write a standard glTF: per clip, the template deformation sampled as corrective morph targets on LBS (no cage)',
@@ -187,7 +190,7 @@ function buildProgram(io: Io): Command {
       'stretch: joints whose collapse is compensated, comma-separated names or indices (default: every joint where two or more bones meet)',
     )
     .option('--no-twist-compensation', 'stretch: skip the twist compensation before skinning')
-    .option('--template <choices>', 'templates: bone templates, JOINT=ID,… (over those stored in the file)')
+    .option('--template <choices>', 'templates: bone or joint templates, JOINT=ID,… (over those stored in the file)')
     .option('-o, --output <file>', 'output .glb, .gltf or .obj (one input)')
     .option('--out-dir <dir>', 'folder for the outputs of several inputs (same file names)')
     .option(

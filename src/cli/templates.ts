@@ -28,7 +28,8 @@ export async function readTemplateLibrary(file: string): Promise<TemplateLibrary
 }
 
 /**
- * Applies `--template JOINT=ID,…` (the bones that start at a joint, in every rig that has them).
+ * Applies `--template JOINT=ID,…` (a bone template to the bones that start at the joint, a joint
+ * template to the joint, in every rig that has them).
  * @throws CorskinError for a malformed item, a joint that starts no template bone in any rig, an
  *   unknown template
  */
@@ -43,7 +44,8 @@ export function applyTemplateChoices(
     let applied = false;
     for (const { rig, model } of rigs) {
       const j = model.skeleton.jointNames.indexOf(joint);
-      if (j >= 0 && rig.limbs.some((l) => l.chain.includes(j))) {
+      const kind = rig.library.templates.find((t) => t.id === id)?.kind;
+      if (j >= 0 && rig.limbs.some((l) => l.chain.indexOf(j) >= (kind === 'joint' ? 1 : 0))) {
         setBoneTemplate(rig, j, id);
         applied = true;
       }
@@ -157,15 +159,18 @@ export async function templatesListCommand(io: Io, input: string): Promise<void>
     );
     for (const limb of rig.limbs) {
       io.out(`  limb ${name(limb.chain[0])} → ${name(limb.chain[limb.chain.length - 1])}:`);
-      limb.chain.forEach((j, i) => io.out(`    bone from ${name(j)}: ${limb.boneTemplates[i]}`));
+      limb.chain.forEach((j, i) =>
+        io.out(
+          `    ${i > 0 ? `joint ${name(j)}: ${limb.jointTemplates[i]}; ` : ''}bone from ${name(j)}: ${limb.boneTemplates[i]}`,
+        ),
+      );
     }
     const uncovered = uncoveredJoints(rig, model);
     if (uncovered.length) io.out(`  joints no limb covers (skinned linearly): ${uncovered.join(', ')}`);
   }
   io.out(
-    `compatible bone templates: ${rigs[0].rig.library.templates
-      .filter((t) => t.kind === 'bone')
-      .map((t) => `${t.id}${t.description ? ` — ${t.description}` : ''}`)
+    `compatible templates: ${rigs[0].rig.library.templates
+      .map((t) => `${t.id} (${t.kind})${t.description ? ` — ${t.description}` : ''}`)
       .join('; ')}`,
   );
 }

@@ -121,6 +121,8 @@ export interface StoredTemplates {
     /** Per cage vertex of the limb: kind (0 bone, 1 joint, 2 cap), index, local x, y, z. */
     vertices: number[];
     boneTemplates: string[];
+    /** Per chain joint, its joint template ('' for the first). */
+    jointTemplates: string[];
   }[];
   library: TemplateLibrary;
 }
@@ -138,6 +140,7 @@ export function storeTemplates(rig: TemplateRig, jointNames: readonly string[]):
       references: Array.from(limb.references),
       vertices: limb.roles.flatMap((r) => [kinds[r.kind], r.index, ...r.local]),
       boneTemplates: [...limb.boneTemplates],
+      jointTemplates: [...limb.jointTemplates],
     })),
     library: rig.library,
   };
@@ -185,6 +188,10 @@ export function readTemplateRig(document: Document, model: SkinnedModel, file?: 
         throw bad(`use "${id}", which their library lacks`);
     if (!Array.isArray(s.reach) || s.reach.length !== n - 1 || !s.reach.every((r) => r > 0))
       throw bad('give a limb no reach');
+    if (!Array.isArray(s.jointTemplates) || s.jointTemplates.length !== n) throw bad('do not match their chains');
+    for (const id of s.jointTemplates.slice(1))
+      if (!library.templates.some((t) => t.id === id && t.kind === 'joint'))
+        throw bad(`use "${id}", which their library lacks`);
     const limb: TemplateLimb = {
       chain,
       reach: [...s.reach],
@@ -198,6 +205,7 @@ export function readTemplateRig(document: Document, model: SkinnedModel, file?: 
         local: s.vertices.slice(5 * v + 2, 5 * v + 5),
       })),
       boneTemplates: [...s.boneTemplates],
+      jointTemplates: [...s.jointTemplates],
     };
     first += m;
     return limb;

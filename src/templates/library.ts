@@ -4,8 +4,10 @@
  * library corskin ships. This first format is parametric: a bone template's key poses give the
  * child bone's bend (degrees) and a bulge — the relative change of the cage radius on the inner
  * side of the bend, largest mid-bone (profile sin πt, cos² about the bend direction) — blended
- * between key poses by Eq. 2. Joint templates are the radial default (Eq. 3 with magnitude and
- * direction blending).
+ * between key poses by Eq. 2. Joint templates are Eq. 3 with magnitude and direction blending (the
+ * radial default) plus, likewise, a bulge of the joint's rings by the child's bend, on the inner
+ * side of the bend (`"side": "inner"`, the default: no pinching in the crease) or the outer side
+ * (`"outer"`: the elbow or knee cap).
  *
  * ```json
  * { "format": "corskin-templates", "version": 1,
@@ -30,8 +32,10 @@ export interface TemplateDefinition {
   id: string;
   kind: 'bone' | 'joint';
   description?: string;
-  /** Bone templates: key poses, the first at bend 0 with bulge 0 (the fitted rest). */
+  /** Key poses, the first at bend 0 with bulge 0 (the fitted rest). */
   keyPoses: BoneKeyPose[];
+  /** Which side of the bend the bulge acts on (default `inner`; bone templates: always inner). */
+  side?: 'inner' | 'outer';
 }
 
 /** A validated template library. */
@@ -41,7 +45,7 @@ export interface TemplateLibrary {
   templates: TemplateDefinition[];
 }
 
-/** The library corskin ships (ids: radial-bone, muscle-bulge, inverse-bulge, radial-joint). */
+/** The library corskin ships (ids: radial-bone, muscle-bulge, inverse-bulge, radial-joint, no-pinch-joint, bulge-joint). */
 export const DEFAULT_TEMPLATE_LIBRARY: TemplateLibrary = {
   format: 'corskin-templates',
   version: 1,
@@ -49,7 +53,9 @@ export const DEFAULT_TEMPLATE_LIBRARY: TemplateLibrary = {
     { id: 'radial-bone', kind: 'bone', description: 'radial default: the cage keeps its radius (Ju et al. 2008, Fig. 5 left)', keyPoses: [{ bend: 0, bulge: 0 }] },
     { id: 'muscle-bulge', kind: 'bone', description: 'the inner side swells as the child bone bends (Fig. 5 middle)', keyPoses: [{ bend: 0, bulge: 0 }, { bend: 90, bulge: 0.35 }] },
     { id: 'inverse-bulge', kind: 'bone', description: 'the inner side flattens as the child bone bends (Fig. 5 right)', keyPoses: [{ bend: 0, bulge: 0 }, { bend: 90, bulge: -0.25 }] },
-    { id: 'radial-joint', kind: 'joint', description: 'radial default: directions blended on the sphere, no pinching (Fig. 4)', keyPoses: [{ bend: 0, bulge: 0 }] },
+    { id: 'radial-joint', kind: 'joint', description: 'radial default: directions blended on the sphere (Fig. 4 left)', keyPoses: [{ bend: 0, bulge: 0 }] },
+    { id: 'no-pinch-joint', kind: 'joint', side: 'inner', description: 'the crease side swells as the joint bends, against pinching (Fig. 4 middle)', keyPoses: [{ bend: 0, bulge: 0 }, { bend: 90, bulge: 0.3 }] },
+    { id: 'bulge-joint', kind: 'joint', side: 'outer', description: 'the outer side bulges as the joint bends, like an elbow or knee cap (Fig. 4 right)', keyPoses: [{ bend: 0, bulge: 0 }, { bend: 90, bulge: 0.3 }] },
   ],
 };
 
@@ -89,8 +95,11 @@ export function parseTemplateLibrary(json: unknown, file?: string): TemplateLibr
     if (keyPoses[0].bend !== 0 || keyPoses[0].bulge !== 0) fail(`${at}.keyPoses[0]`, 'must be the rest: { "bend": 0, "bulge": 0 }');
     const bends = keyPoses.map((k) => k.bend);
     if (new Set(bends).size !== bends.length) fail(`${at}.keyPoses`, 'has two key poses with the same bend');
-    if (d.kind === 'joint' && keyPoses.length > 1) fail(`${at}.keyPoses`, 'joint templates have one key pose in this format version');
-    return { id: d.id as string, kind: d.kind as 'bone' | 'joint', description: d.description as string | undefined, keyPoses };
+    if (d.side !== undefined && d.side !== 'inner' && d.side !== 'outer') fail(`${at}.side`, `must be "inner" or "outer", got ${JSON.stringify(d.side)}`);
+    if (d.side === 'outer' && d.kind === 'bone') fail(`${at}.side`, 'bone templates bulge on the inner side only');
+    const out: TemplateDefinition = { id: d.id as string, kind: d.kind as 'bone' | 'joint', description: d.description as string | undefined, keyPoses };
+    if (d.side !== undefined) out.side = d.side as 'inner' | 'outer';
+    return out;
   });
   return { format: 'corskin-templates', version: 1, templates };
 }

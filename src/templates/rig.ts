@@ -77,6 +77,8 @@ export interface TemplateLimb {
   roles: VertexRole[];
   /** The bone template of each chain bone (an id of the rig's library); change with {@link setBoneTemplate}. */
   boneTemplates: string[];
+  /** The joint template at each inner chain joint (index 0: none, `''`); change with {@link setBoneTemplate}. */
+  jointTemplates: string[];
 }
 
 /** A skeleton's template cages (one closed component per limb), the skin's binding and the library. */
@@ -99,21 +101,23 @@ export interface TemplateRig {
 }
 
 /**
- * Switches the template of every bone that starts at skeleton joint `joint` to `id` (a bone
- * template of the rig's library). Templates of one library share the fitted rest cage, so the
- * binding stands: the next frame shows it.
- * @throws CorskinError for an unknown id, a joint template, or a joint that starts no template bone
+ * Switches the template at skeleton joint `joint` to `id` of the rig's library: a bone template
+ * goes to every bone that starts at the joint, a joint template to the joint's two-bone joint
+ * template in every limb where the joint is inner. Templates of one library share the fitted rest
+ * cage, so the binding stands: the next frame shows it.
+ * @throws CorskinError for an unknown id, or a joint with no bone (joint) template of that kind
  */
 export function setBoneTemplate(rig: TemplateRig, joint: number, id: string): void {
   const t = rig.library.templates.find((x) => x.id === id);
-  if (!t) throw new CorskinError(`no template "${id}" (bone templates: ${rig.library.templates.filter((x) => x.kind === 'bone').map((x) => x.id).join(', ')})`);
-  if (t.kind !== 'bone') throw new CorskinError(`"${id}" is a ${t.kind} template, not a bone template`);
+  if (!t) throw new CorskinError(`no template "${id}" (templates: ${rig.library.templates.map((x) => `${x.id} (${x.kind})`).join(', ')})`);
   let found = false;
   for (const limb of rig.limbs)
     limb.chain.forEach((j, i) => {
-      if (j === joint) [limb.boneTemplates[i], found] = [id, true];
+      if (j !== joint) return;
+      if (t.kind === 'bone') [limb.boneTemplates[i], found] = [id, true];
+      else if (i > 0) [limb.jointTemplates[i], found] = [id, true];
     });
-  if (!found) throw new CorskinError(`joint ${joint} starts no template bone`);
+  if (!found) throw new CorskinError(`joint ${joint} has no ${t.kind === 'bone' ? 'template bone starting at it' : 'joint template (it ends or starts every limb it is in)'}`);
 }
 
 /** The bulge of template `t` at the child's bend `bend` (rad from its rest bend): Eq. 2 over the key poses' bends. */
@@ -216,7 +220,7 @@ export function skeletonLimbs(skeleton: Skeleton, P: ArrayLike<number> = bindJoi
 export function buildTemplateRig(mesh: SkinnedMesh, skeleton: Skeleton, library: TemplateLibrary = DEFAULT_TEMPLATE_LIBRARY): TemplateRig {
   const P = bindJointPositions(skeleton);
   const n = mesh.positions.length / 3;
-  const fallback = defaultBoneTemplate(library);
+  const [boneDefault, jointDefault] = [defaultTemplate(library, 'bone'), defaultTemplate(library, 'joint')];
   // A limb whose cage cannot be fitted (turns too sharp for its thickness near the joint it
   // branches from) gives up its first joint, and every limb is fitted again with the new shares.
   let chains = skeletonLimbs(skeleton, P);
@@ -258,7 +262,8 @@ export function buildTemplateRig(mesh: SkinnedMesh, skeleton: Skeleton, library:
       };
     let first = 0;
     const limbs: TemplateLimb[] = fitted.map(({ part, limb }) => {
-      const out = { ...part, first, reach: blend.reach[limb], boneTemplates: part.chain.map(() => fallback) };
+      const jointTemplates = part.chain.map((_, i) => (i > 0 ? jointDefault : ''));
+      const out = { ...part, first, reach: blend.reach[limb], boneTemplates: part.chain.map(() => boneDefault), jointTemplates };
       first += part.cage.positions.length / 3;
       return out;
     });
@@ -411,15 +416,15 @@ export function limbBlend(
   return { share, reach: reaches, linear };
 }
 
-/** The library's default bone template: its first with a single key pose. @throws CorskinError when it has none */
-function defaultBoneTemplate(library: TemplateLibrary): string {
-  const t = library.templates.find((x) => x.kind === 'bone' && x.keyPoses.length === 1) ?? library.templates.find((x) => x.kind === 'bone');
-  if (!t) throw new CorskinError('the template library has no bone template');
+/** The library's default template of a kind: its first with a single key pose. @throws CorskinError when it has none */
+function defaultTemplate(library: TemplateLibrary, kind: 'bone' | 'joint'): string {
+  const t = library.templates.find((x) => x.kind === kind && x.keyPoses.length === 1) ?? library.templates.find((x) => x.kind === kind);
+  if (!t) throw new CorskinError(`the template library has no ${kind} template`);
   return t.id;
 }
 
 /** A chain's fitted template cage. */
-type ChainCage = Omit<TemplateLimb, 'first' | 'reach' | 'boneTemplates'> & { cage: Cage };
+type ChainCage = Omit<TemplateLimb, 'first' | 'reach' | 'boneTemplates' | 'jointTemplates'> & { cage: Cage };
 
 /**
  * Fits the template cage of joint chain `chain` (bind joint positions `P`, 3·J) to the points
@@ -598,6 +603,7 @@ function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float6
   const origin: number[][] = [];
   const boneRest: Float64Array[] = [], boneNow: Float64Array[] = [], jointRest: Float64Array[] = [], jointNow: Float64Array[] = [];
   const bulge = new Float64Array(n);
+  const jointBulge = new Float64Array(n); // signed: > 0 on the inner side of joint i's bend, < 0 the outer
   const inner: number[][] = [];
   for (let i = 0; i < n; i++) {
     const o = 16 * chain[i], p = point(points, i);
@@ -637,7 +643,13 @@ function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float6
     const b1 = now.subarray(6, 9);
     const template = library.templates.find((x) => x.id === limb.boneTemplates[i])!;
     const clampDot = (u: ArrayLike<number>) => Math.max(-1, Math.min(1, dot(a, u)));
-    bulge[i] = i + 1 < n ? bulgeOf(template, Math.max(0, Math.acos(clampDot(b1)) - Math.acos(clampDot(rest.subarray(6, 9))))) : 0;
+    // The child's bend from its rest bend; the joint template of joint i + 1 bulges by it too.
+    const bend = Math.max(0, Math.acos(clampDot(b1)) - Math.acos(clampDot(rest.subarray(6, 9))));
+    bulge[i] = i + 1 < n ? bulgeOf(template, bend) : 0;
+    if (i + 1 < n) {
+      const jt = library.templates.find((x) => x.id === limb.jointTemplates[i + 1])!;
+      jointBulge[i + 1] = (jt.side === 'outer' ? -1 : 1) * bulgeOf(jt, bend);
+    }
     const side = sub(b1, a.map((x) => x * dot(b1, a)));
     const ls = Math.hypot(side[0], side[1], side[2]);
     inner.push(ls > 1e-12 ? side.map((x) => x / ls) : [0, 0, 0]);
@@ -678,6 +690,20 @@ function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float6
       apply3(Lb(i), 0, local, 0, local, 0);
     } else {
       jointPrepared[i]!(role.local, local, 0, memo, 9 * (first + v));
+      if (jointBulge[i] !== 0) {
+        // The joint template's bulge: its rings swell on one side of the bend (about the parent bone).
+        const a0 = axes[3 * i - 3], a1 = axes[3 * i - 2], a2 = axes[3 * i - 1]; // prettier-ignore
+        const x = local[0] * a0 + local[1] * a1 + local[2] * a2;
+        const r0 = local[0] - a0 * x, r1 = local[1] - a1 * x, r2 = local[2] - a2 * x; // prettier-ignore
+        const lr = Math.sqrt(r0 * r0 + r1 * r1 + r2 * r2);
+        const [n0, n1, n2] = inner[i - 1];
+        const side = Math.sign(jointBulge[i]);
+        const c = lr > 0 ? Math.max(0, (side * (r0 * n0 + r1 * n1 + r2 * n2)) / lr) : 0;
+        const f = 1 + Math.abs(jointBulge[i]) * c * c;
+        local[0] = a0 * x + f * r0;
+        local[1] = a1 * x + f * r1;
+        local[2] = a2 * x + f * r2;
+      }
       apply3(Lb(i - 1), 0, local, 0, local, 0);
     }
     const o = origin[i];
