@@ -241,4 +241,39 @@ describe('template choices on the arm', () => {
     // Back to the radial default: the very same result.
     expect(pose('radial-joint')).toEqual(radial);
   });
+
+  it('the exaggerated bone templates of Fig. 12: upward-bulge swells the outer side, sliding moves the skin along the bone', async () => {
+    const [arm] = extractSkinnedModels(await readDocument(ARM_GLB), ARM_GLB);
+    const [shoulder, elbow] = ['bone1', 'bone2'].map((name) => arm.skeleton.jointNames.indexOf(name));
+    const S = skinningMatrices(arm.skeleton, bendPose(arm.skeleton, elbow, [0, 0, 1], 90 * deg));
+    const rig = buildTemplateRig(arm.mesh, arm.skeleton);
+    const templates = createTemplateDeformer(rig);
+    const n = arm.mesh.positions.length / 3;
+    const pose = (id: string) => {
+      setBoneTemplate(rig, shoulder, id); // the upper arm
+      const out = { positions: new Float32Array(3 * n) };
+      templates(arm.mesh, S, out);
+      return out.positions;
+    };
+    const radial = pose('radial-bone');
+    const mean = (p: Float32Array) => {
+      const m = [0, 0, 0];
+      for (let i = 0; i < 3 * n; i++) m[i % 3] += (p[i] - radial[i]) / n;
+      return m;
+    };
+    const P = bindJointPositions(arm.skeleton);
+    const posed = (j: number) => [0, 1, 2].map((r) => S[16 * j + r] * P[3 * j] + S[16 * j + 4 + r] * P[3 * j + 1] + S[16 * j + 8 + r] * P[3 * j + 2] + S[16 * j + 12 + r]); // prettier-ignore
+    const [s0, e0, w0] = ['bone1', 'bone2', 'bone3'].map((name) => posed(arm.skeleton.jointNames.indexOf(name)));
+    const a = e0.map((x, k) => x - s0[k]), b = w0.map((x, k) => x - e0[k]); // prettier-ignore
+    const dot = (u: number[], v: number[]) => u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+    const crease = b.map((x, k) => x - (dot(a, b) / dot(a, a)) * a[k]);
+    const [muscle, upward, sliding] = ['muscle-bulge', 'upward-bulge', 'sliding'].map((id) => mean(pose(id)));
+    expect(dot(muscle, crease)).toBeGreaterThan(0); // the crease side swells
+    expect(dot(upward, crease)).toBeLessThan(0); // the outer side swells
+    // Sliding: along the upper arm, towards the elbow, more than across it.
+    const along = dot(sliding, a) / Math.sqrt(dot(a, a));
+    expect(along).toBeGreaterThan(0);
+    expect(Math.abs(along)).toBeGreaterThan(Math.sqrt(Math.max(0, dot(sliding, sliding) - along * along)));
+    expect(pose('radial-bone')).toEqual(radial);
+  });
 });

@@ -2,9 +2,10 @@
  * Template libraries: a versioned JSON format for sharing bone and joint templates (Ju et al.
  * 2008's templates are "defined once by artists" and reused), validated on load, and the default
  * library corskin ships. This first format is parametric: a bone template's key poses give the
- * child bone's bend (degrees) and a bulge — the relative change of the cage radius on the inner
- * side of the bend, largest mid-bone (profile sin πt, cos² about the bend direction) — blended
- * between key poses by Eq. 2. Joint templates are Eq. 3 with magnitude and direction blending (the
+ * child bone's bend (degrees), a bulge — the relative change of the cage radius on one side of
+ * the bend (`side`: the inner side, the crease, by default; or the outer), largest mid-bone
+ * (profile sin πt, cos² about the bend direction) — and a slide of the skin along the bone (a
+ * fraction of its length, same profile), blended between key poses by Eq. 2. Joint templates are Eq. 3 with magnitude and direction blending (the
  * radial default) plus, likewise, a bulge of the joint's rings by the child's bend, on the inner
  * side of the bend (`"side": "inner"`, the default: no pinching in the crease) or the outer side
  * (`"outer"`: the elbow or knee cap).
@@ -23,8 +24,10 @@ import { CorskinError } from '../core/errors.js';
 export interface BoneKeyPose {
   /** Bend of the child bone at this key pose, degrees, 0–180. */
   bend: number;
-  /** Relative radius change on the inner side of the bend, −0.9 to 2. */
+  /** Relative radius change on the template's side of the bend, −0.9 to 2. */
   bulge: number;
+  /** Bone templates: the skin's slide along the bone, a fraction of its length (mid-bone), −0.5 to 0.5; default 0. */
+  slide?: number;
 }
 
 /** A template of a library. */
@@ -34,7 +37,7 @@ export interface TemplateDefinition {
   description?: string;
   /** Key poses, the first at bend 0 with bulge 0 (the fitted rest). */
   keyPoses: BoneKeyPose[];
-  /** Which side of the bend the bulge acts on (default `inner`; bone templates: always inner). */
+  /** Which side of the bend the bulge acts on (default `inner`, the crease). */
   side?: 'inner' | 'outer';
 }
 
@@ -45,7 +48,7 @@ export interface TemplateLibrary {
   templates: TemplateDefinition[];
 }
 
-/** The library corskin ships (ids: radial-bone, muscle-bulge, inverse-bulge, radial-joint, no-pinch-joint, bulge-joint). */
+/** The library corskin ships (ids: radial-bone, muscle-bulge, inverse-bulge, upward-bulge, sliding, radial-joint, no-pinch-joint, bulge-joint). */
 export const DEFAULT_TEMPLATE_LIBRARY: TemplateLibrary = {
   format: 'corskin-templates',
   version: 1,
@@ -53,6 +56,8 @@ export const DEFAULT_TEMPLATE_LIBRARY: TemplateLibrary = {
     { id: 'radial-bone', kind: 'bone', description: 'radial default: the cage keeps its radius (Ju et al. 2008, Fig. 5 left)', keyPoses: [{ bend: 0, bulge: 0 }] },
     { id: 'muscle-bulge', kind: 'bone', description: 'the inner side swells as the child bone bends (Fig. 5 middle)', keyPoses: [{ bend: 0, bulge: 0 }, { bend: 90, bulge: 0.35 }] },
     { id: 'inverse-bulge', kind: 'bone', description: 'the inner side flattens as the child bone bends (Fig. 5 right)', keyPoses: [{ bend: 0, bulge: 0 }, { bend: 90, bulge: -0.25 }] },
+    { id: 'upward-bulge', kind: 'bone', side: 'outer', description: 'exaggerated: the outer side swells as the child bone bends (Fig. 12)', keyPoses: [{ bend: 0, bulge: 0 }, { bend: 90, bulge: 0.35 }] },
+    { id: 'sliding', kind: 'bone', description: 'exaggerated: the skin slides along the bone towards the child as it bends (Fig. 12)', keyPoses: [{ bend: 0, bulge: 0 }, { bend: 90, bulge: 0, slide: 0.15 }] },
     { id: 'radial-joint', kind: 'joint', description: 'radial default: directions blended on the sphere (Fig. 4 left)', keyPoses: [{ bend: 0, bulge: 0 }] },
     { id: 'no-pinch-joint', kind: 'joint', side: 'inner', description: 'the crease side swells as the joint bends, against pinching (Fig. 4 middle)', keyPoses: [{ bend: 0, bulge: 0 }, { bend: 90, bulge: 0.3 }] },
     { id: 'bulge-joint', kind: 'joint', side: 'outer', description: 'the outer side bulges as the joint bends, like an elbow or knee cap (Fig. 4 right)', keyPoses: [{ bend: 0, bulge: 0 }, { bend: 90, bulge: 0.3 }] },
@@ -90,13 +95,14 @@ export function parseTemplateLibrary(json: unknown, file?: string): TemplateLibr
       if (!kp || typeof kp !== 'object') fail(path, 'is not an object');
       if (typeof kp.bend !== 'number' || !(kp.bend >= 0 && kp.bend <= 180)) fail(`${path}.bend`, 'must be a number of degrees from 0 to 180');
       if (typeof kp.bulge !== 'number' || !(kp.bulge >= -0.9 && kp.bulge <= 2)) fail(`${path}.bulge`, 'must be a number from -0.9 to 2');
-      return { bend: kp.bend as number, bulge: kp.bulge as number };
+      if (kp.slide !== undefined && (typeof kp.slide !== 'number' || !(kp.slide >= -0.5 && kp.slide <= 0.5))) fail(`${path}.slide`, 'must be a number from -0.5 to 0.5');
+      if (kp.slide !== undefined && d.kind === 'joint') fail(`${path}.slide`, 'is for bone templates');
+      return kp.slide === undefined ? { bend: kp.bend as number, bulge: kp.bulge as number } : { bend: kp.bend as number, bulge: kp.bulge as number, slide: kp.slide as number };
     });
-    if (keyPoses[0].bend !== 0 || keyPoses[0].bulge !== 0) fail(`${at}.keyPoses[0]`, 'must be the rest: { "bend": 0, "bulge": 0 }');
+    if (keyPoses[0].bend !== 0 || keyPoses[0].bulge !== 0 || (keyPoses[0].slide ?? 0) !== 0) fail(`${at}.keyPoses[0]`, 'must be the rest: { "bend": 0, "bulge": 0 }');
     const bends = keyPoses.map((k) => k.bend);
     if (new Set(bends).size !== bends.length) fail(`${at}.keyPoses`, 'has two key poses with the same bend');
     if (d.side !== undefined && d.side !== 'inner' && d.side !== 'outer') fail(`${at}.side`, `must be "inner" or "outer", got ${JSON.stringify(d.side)}`);
-    if (d.side === 'outer' && d.kind === 'bone') fail(`${at}.side`, 'bone templates bulge on the inner side only');
     const out: TemplateDefinition = { id: d.id as string, kind: d.kind as 'bone' | 'joint', description: d.description as string | undefined, keyPoses };
     if (d.side !== undefined) out.side = d.side as 'inner' | 'outer';
     return out;

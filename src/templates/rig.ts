@@ -47,7 +47,7 @@ import { prepareBoneTemplate, type BoneTemplateFrame } from './bone.js';
 import { prepareJointTemplate } from './joint.js';
 import { axisAngle, apply3, mulT3 } from './rotation.js';
 import { createRbfWeights } from './key-poses.js';
-import { DEFAULT_TEMPLATE_LIBRARY, type TemplateDefinition, type TemplateLibrary } from './library.js';
+import { DEFAULT_TEMPLATE_LIBRARY, type BoneKeyPose, type TemplateDefinition, type TemplateLibrary } from './library.js';
 
 /** Ring sides of the chain templates. */
 const SIDES = 8;
@@ -120,14 +120,14 @@ export function setBoneTemplate(rig: TemplateRig, joint: number, id: string): vo
   if (!found) throw new CorskinError(`joint ${joint} has no ${t.kind === 'bone' ? 'template bone starting at it' : 'joint template (it ends or starts every limb it is in)'}`);
 }
 
-/** The bulge of template `t` at the child's bend `bend` (rad from its rest bend): Eq. 2 over the key poses' bends. */
-function bulgeOf(t: TemplateDefinition, bend: number): number {
-  if (t.keyPoses.length === 1) return t.keyPoses[0].bulge;
+/** The bulge (or another key-pose `value`) of template `t` at the child's bend `bend` (rad from its rest bend): Eq. 2 over the key poses' bends. */
+function bulgeOf(t: TemplateDefinition, bend: number, value: (k: BoneKeyPose) => number = (k) => k.bulge): number {
+  if (t.keyPoses.length === 1) return value(t.keyPoses[0]);
   const bends = t.keyPoses.map((k) => (k.bend * Math.PI) / 180);
   const w = createRbfWeights(bends.length, (i, j) => Math.abs(bends[i] - bends[j]))(bends.map((k) => Math.abs(bend - k)));
-  let bulge = 0;
-  t.keyPoses.forEach((k, i) => (bulge += w[i] * k.bulge));
-  return bulge;
+  let out = 0;
+  t.keyPoses.forEach((k, i) => (out += w[i] * value(k)));
+  return out;
 }
 
 /** The smallest rotation (row-major 3×3) taking unit a to unit b. */
@@ -602,7 +602,8 @@ function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float6
   // now (the parent in full, the child by its swing only), and its bulge.
   const origin: number[][] = [];
   const boneRest: Float64Array[] = [], boneNow: Float64Array[] = [], jointRest: Float64Array[] = [], jointNow: Float64Array[] = [];
-  const bulge = new Float64Array(n);
+  const bulge = new Float64Array(n); // signed: > 0 on the inner side of the child's bend, < 0 the outer
+  const slide = new Float64Array(n); // along the bone, a fraction of its length (mid-bone)
   const jointBulge = new Float64Array(n); // signed: > 0 on the inner side of joint i's bend, < 0 the outer
   const inner: number[][] = [];
   for (let i = 0; i < n; i++) {
@@ -645,7 +646,8 @@ function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float6
     const clampDot = (u: ArrayLike<number>) => Math.max(-1, Math.min(1, dot(a, u)));
     // The child's bend from its rest bend; the joint template of joint i + 1 bulges by it too.
     const bend = Math.max(0, Math.acos(clampDot(b1)) - Math.acos(clampDot(rest.subarray(6, 9))));
-    bulge[i] = i + 1 < n ? bulgeOf(template, bend) : 0;
+    bulge[i] = i + 1 < n ? (template.side === 'outer' ? -1 : 1) * bulgeOf(template, bend) : 0;
+    slide[i] = i + 1 < n ? bulgeOf(template, bend, (k) => k.slide ?? 0) : 0;
     if (i + 1 < n) {
       const jt = library.templates.find((x) => x.id === limb.jointTemplates[i + 1])!;
       jointBulge[i + 1] = (jt.side === 'outer' ? -1 : 1) * bulgeOf(jt, bend);
@@ -674,18 +676,22 @@ function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float6
       apply3(Lb(i), 0, local, 0, local, 0);
     } else if (role.kind === 'bone') {
       bonePrepared[i](role.local, local, 0, memo, 9 * (first + v));
-      if (bulge[i] !== 0) {
-        // The template's bulge: the inner side of the bend swells (or flattens), most mid-bone.
+      if (bulge[i] !== 0 || slide[i] !== 0) {
+        // The template's bulge (one side of the bend swells or flattens) and slide (the skin moves
+        // along the bone), both most mid-bone (profile sin πt).
         const a0 = axes[3 * i], a1 = axes[3 * i + 1], a2 = axes[3 * i + 2]; // prettier-ignore
         const x = local[0] * a0 + local[1] * a1 + local[2] * a2;
         const r0 = local[0] - a0 * x, r1 = local[1] - a1 * x, r2 = local[2] - a2 * x; // prettier-ignore
         const lr = Math.sqrt(r0 * r0 + r1 * r1 + r2 * r2);
         const [n0, n1, n2] = inner[i];
-        const c = lr > 0 ? Math.max(0, (r0 * n0 + r1 * n1 + r2 * n2) / lr) : 0;
-        const f = 1 + bulge[i] * Math.sin(Math.PI * Math.max(0, Math.min(1, x / lengths[i]))) * c * c;
-        local[0] = a0 * x + f * r0;
-        local[1] = a1 * x + f * r1;
-        local[2] = a2 * x + f * r2;
+        const side = Math.sign(bulge[i]);
+        const c = lr > 0 ? Math.max(0, (side * (r0 * n0 + r1 * n1 + r2 * n2)) / lr) : 0;
+        const profile = Math.sin(Math.PI * Math.max(0, Math.min(1, x / lengths[i])));
+        const f = 1 + Math.abs(bulge[i]) * profile * c * c;
+        const xs = x + slide[i] * lengths[i] * profile;
+        local[0] = a0 * xs + f * r0;
+        local[1] = a1 * xs + f * r1;
+        local[2] = a2 * xs + f * r2;
       }
       apply3(Lb(i), 0, local, 0, local, 0);
     } else {
