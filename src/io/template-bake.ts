@@ -6,8 +6,8 @@
  * Choice: **per-clip baked corrective targets**. Every animation clip is sampled at `rate` frames
  * per second; at each sample the template deformation is written as a morph target of the skinned
  * mesh — the bind-space correction d that the file's own linear blend skinning turns into the
- * template result (LBS(x + d) = A x + A d + b = template(x), with A and b the vertex's blended
- * skinning matrix; A is solved per vertex) — and each clip gets a `weights` channel (LINEAR) that
+ * template result (LBS(x + d) = M (x + d) = template(x), M the vertex's blended skinning matrix,
+ * inverted per vertex) — and each clip gets a `weights` channel (LINEAR) that
  * puts weight 1 on its sample at each sample time, so consecutive corrections blend in between.
  * The engine then computes (morph, then skin) exactly the template result at the samples, and the
  * linear blend of neighbouring samples' corrections in between. Size: one POSITION target per
@@ -20,6 +20,7 @@
 import type { Document, Mesh, Node } from '@gltf-transform/core';
 import { samplePose } from '../core/animation.js';
 import { CorskinError } from '../core/errors.js';
+import { mat4Invert } from '../core/math.js';
 import { skinningMatrices } from '../core/pose.js';
 import type { Deformer } from '../deformers/contract.js';
 import type { SkinnedModel } from './gltf.js';
@@ -118,8 +119,8 @@ export function bakeTemplateClips(
 }
 
 /**
- * Per vertex, the bind-space d with LBS(x + d) = y: A d = y − (A x + b), A and b the vertex's
- * blended skinning matrix (Σ w_k S_k). Where A is singular (|det A| ≤ 1e-12 of its scale³) d is 0.
+ * Per vertex, the bind-space d with LBS(x + d) = y: x + d = M⁻¹ y, M the vertex's blended skinning
+ * matrix (Σ w_k S_k). Where its linear part is singular (|det| ≤ 1e-12 of its scale³) d is 0.
  * @returns d, 3·n
  */
 function correction(
@@ -132,33 +133,22 @@ function correction(
 ): Float32Array {
   const n = x.length / 3;
   const d = new Float32Array(3 * n);
-  const M = new Float64Array(12);
+  const M = new Float64Array(16);
+  const inverse = new Float64Array(16);
   for (let i = 0; i < n; i++) {
     M.fill(0);
     for (let k = K * i; k < K * i + K; k++) {
       const w = weights[k];
       if (!(w > 0)) continue;
-      const o = 16 * joints[k];
-      for (let c = 0; c < 4; c++) for (let r = 0; r < 3; r++) M[3 * c + r] += w * S[o + 4 * c + r];
+      for (let e = 0; e < 16; e++) M[e] += w * S[16 * joints[k] + e];
     }
-    // r = y − (A x + b); A's columns are M[0..3), M[3..6), M[6..9); b is M[9..12).
-    const r = [0, 1, 2].map(
-      (q) => y[3 * i + q] - (M[q] * x[3 * i] + M[3 + q] * x[3 * i + 1] + M[6 + q] * x[3 * i + 2] + M[9 + q]),
-    );
-    const det =
-      M[0] * (M[4] * M[8] - M[7] * M[5]) - M[3] * (M[1] * M[8] - M[7] * M[2]) + M[6] * (M[1] * M[5] - M[4] * M[2]);
+    const det = M[0] * (M[5] * M[10] - M[9] * M[6]) - M[4] * (M[1] * M[10] - M[9] * M[2]) + M[8] * (M[1] * M[6] - M[5] * M[2]); // prettier-ignore
     let scale = 0;
-    for (let q = 0; q < 9; q++) scale = Math.max(scale, Math.abs(M[q]));
-    if (!(Math.abs(det) > 1e-12 * scale ** 3)) continue;
-    // Cramer's rule: column q of A replaced by r.
-    for (let q = 0; q < 3; q++) {
-      const c = [0, 1, 2].map((p) => (p === q ? r : [M[3 * p], M[3 * p + 1], M[3 * p + 2]]));
-      d[3 * i + q] =
-        (c[0][0] * (c[1][1] * c[2][2] - c[2][1] * c[1][2]) -
-          c[1][0] * (c[0][1] * c[2][2] - c[2][1] * c[0][2]) +
-          c[2][0] * (c[0][1] * c[1][2] - c[1][1] * c[0][2])) /
-        det;
-    }
+    for (let c = 0; c < 3; c++) for (let r = 0; r < 3; r++) scale = Math.max(scale, Math.abs(M[4 * c + r]));
+    if (!(Math.abs(det) > 1e-12 * scale ** 3) || !mat4Invert(inverse, 0, M, 0)) continue;
+    const [y0, y1, y2] = [y[3 * i], y[3 * i + 1], y[3 * i + 2]];
+    for (let r = 0; r < 3; r++)
+      d[3 * i + r] = inverse[r] * y0 + inverse[4 + r] * y1 + inverse[8 + r] * y2 + inverse[12 + r] - x[3 * i + r];
   }
   return d;
 }
