@@ -1,11 +1,13 @@
 /**
  * Weight painting with live centers of rotation (part of `npm run bench`): the update after one
- * brush dab (radius 5% of the character's height, the dab's dominant joint strengthened) on an
+ * brush dab (`brushDab`, add 20% of a vertex's first joint, radius 5% of the character's height) on an
  * incremental session (`createCorSession`), against a full recomputation in the same run.
  */
 import type { SkinnedMesh } from '../src/core/mesh.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import { createCorSession } from '../src/cor/session.js';
+import { brushDab } from '../src/weights/brush.js';
+import { rng } from '../scripts/rng.mjs';
 
 export interface SessionRow {
   asset: string;
@@ -40,33 +42,20 @@ export function measureSession(asset: string, mesh: SkinnedMesh, jointCount: num
     height = Math.max(height, hi - lo);
   }
   const radius = 0.05 * height;
-  let seed = 11;
-  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const random = rng(11);
   const times: number[] = [],
     counts: number[] = [];
   for (let d = 0; d < dabs + 1; d++) {
-    const c = Math.floor(rnd() * n);
-    const joint = s.mesh.joints[K * c];
-    const vertices: number[] = [],
-      joints: number[] = [],
-      weights: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const dist = Math.hypot(
-        mesh.positions[3 * i] - mesh.positions[3 * c],
-        mesh.positions[3 * i + 1] - mesh.positions[3 * c + 1],
-        mesh.positions[3 * i + 2] - mesh.positions[3 * c + 2],
-      );
-      if (dist > radius) continue;
-      vertices.push(i);
-      for (let k = 0; k < K; k++) {
-        joints.push(s.mesh.joints[K * i + k]);
-        weights.push(
-          s.mesh.weights[K * i + k] * (s.mesh.joints[K * i + k] === joint ? 1 + 0.5 * (1 - dist / radius) : 1),
-        );
-      }
-    }
+    // The viewer's brush: add 20% of the joint of a random vertex around it.
+    const c = Math.floor(random() * n);
+    const centre = mesh.positions.subarray(3 * c, 3 * c + 3);
+    const edit = brushDab(
+      s.mesh,
+      { mode: 'add', joint: s.mesh.joints[K * c], centre, radius, strength: 0.2 },
+      jointCount,
+    );
     t = performance.now();
-    const u = s.setWeights(vertices, joints, weights);
+    const u = s.setWeights(edit.vertices, edit.joints, edit.weights);
     if (d) {
       times.push(performance.now() - t);
       counts.push(u.recomputed.length);
