@@ -196,84 +196,75 @@ describe('template choices on the arm', () => {
   });
 
   it('joint templates at the elbow: no-pinch swells the crease side and bulge the outer side as it bends (Fig. 4)', async () => {
-    const [arm] = extractSkinnedModels(await readDocument(ARM_GLB), ARM_GLB);
-    const elbow = arm.skeleton.jointNames.indexOf('bone2');
-    const S = skinningMatrices(arm.skeleton, bendPose(arm.skeleton, elbow, [0, 0, 1], 110 * deg));
-    const rig = buildTemplateRig(arm.mesh, arm.skeleton);
-    const templates = createTemplateDeformer(rig);
-    const n = arm.mesh.positions.length / 3;
-    const pose = (id: string) => {
-      setBoneTemplate(rig, elbow, id);
+    const bend = await elbowBend(110);
+    const radial = bend.pose('bone2', 'radial-joint');
+    const noPinch = bend.shift(bend.pose('bone2', 'no-pinch-joint'), radial);
+    const bulge = bend.shift(bend.pose('bone2', 'bulge-joint'), radial);
+    console.log(
+      `elbow at 110°: no-pinch moves the skin up to ${(noPinch.largest / bend.diag).toFixed(4)}, bulge up to ${(bulge.largest / bend.diag).toFixed(4)} of the diagonal`,
+    );
+    expect(noPinch.largest).toBeGreaterThan(2e-3 * bend.diag);
+    expect(bulge.largest).toBeGreaterThan(2e-3 * bend.diag);
+    expect(dot(noPinch.mean, bend.crease)).toBeGreaterThan(0); // the crease side swells
+    expect(dot(bulge.mean, bend.crease)).toBeLessThan(0); // the outer side bulges
+    expect(bend.pose('bone2', 'radial-joint')).toEqual(radial); // back to the radial default: the very same result
+  });
+
+  it('the exaggerated bone templates of Fig. 12: upward-bulge swells the outer side, sliding moves the skin along the bone', async () => {
+    const bend = await elbowBend(90);
+    const radial = bend.pose('bone1', 'radial-bone'); // the upper arm
+    const [muscle, upward, sliding] = ['muscle-bulge', 'upward-bulge', 'sliding'].map(
+      (id) => bend.shift(bend.pose('bone1', id), radial).mean,
+    );
+    expect(dot(muscle, bend.crease)).toBeGreaterThan(0); // the crease side swells
+    expect(dot(upward, bend.crease)).toBeLessThan(0); // the outer side swells
+    // Sliding: along the upper arm, towards the elbow, more than across it.
+    const along = dot(sliding, bend.upperArm) / Math.sqrt(dot(bend.upperArm, bend.upperArm));
+    expect(along).toBeGreaterThan(0);
+    expect(Math.abs(along)).toBeGreaterThan(Math.sqrt(Math.max(0, dot(sliding, sliding) - along * along)));
+    expect(bend.pose('bone1', 'radial-bone')).toEqual(radial);
+  });
+});
+
+const dot = (u: number[], v: number[]) => u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+
+/**
+ * The libigl arm's elbow bent by `degrees` with a template rig: the skin posed with a template
+ * chosen at a joint, the displacement between two posings (mean, largest), the posed upper arm
+ * and the crease direction (the forearm's direction across the upper arm).
+ */
+async function elbowBend(degrees: number) {
+  const [arm] = extractSkinnedModels(await readDocument(ARM_GLB), ARM_GLB);
+  const joint = (name: string) => arm.skeleton.jointNames.indexOf(name);
+  const S = skinningMatrices(arm.skeleton, bendPose(arm.skeleton, joint('bone2'), [0, 0, 1], degrees * deg));
+  const rig = buildTemplateRig(arm.mesh, arm.skeleton);
+  const templates = createTemplateDeformer(rig);
+  const n = arm.mesh.positions.length / 3;
+  const P = bindJointPositions(arm.skeleton);
+  const posed = (j: number) => [0, 1, 2].map((r) => S[16 * j + r] * P[3 * j] + S[16 * j + 4 + r] * P[3 * j + 1] + S[16 * j + 8 + r] * P[3 * j + 2] + S[16 * j + 12 + r]); // prettier-ignore
+  const [s0, e0, w0] = ['bone1', 'bone2', 'bone3'].map((name) => posed(joint(name)));
+  const upperArm = e0.map((x, k) => x - s0[k]);
+  const forearm = w0.map((x, k) => x - e0[k]);
+  const crease = forearm.map((x, k) => x - (dot(upperArm, forearm) / dot(upperArm, upperArm)) * upperArm[k]);
+  return {
+    diag: boundingBoxDiagonal(arm.mesh.positions),
+    upperArm,
+    crease,
+    pose(at: string, id: string) {
+      setBoneTemplate(rig, joint(at), id);
       const out = { positions: new Float32Array(3 * n) };
       templates(arm.mesh, S, out);
       return out.positions;
-    };
-    const radial = pose('radial-joint');
-    // Mean displacement from the radial default, and how far it reaches.
-    const shift = (p: Float32Array) => {
+    },
+    shift(p: Float32Array, from: Float32Array) {
       const mean = [0, 0, 0];
       let largest = 0;
       for (let i = 0; i < n; i++) {
-        const d = [0, 1, 2].map((k) => p[3 * i + k] - radial[3 * i + k]);
+        const d = [0, 1, 2].map((k) => p[3 * i + k] - from[3 * i + k]);
         d.forEach((x, k) => (mean[k] += x / n));
         largest = Math.max(largest, Math.hypot(d[0], d[1], d[2]));
       }
       return { mean, largest };
-    };
-    const noPinch = shift(pose('no-pinch-joint'));
-    const bulge = shift(pose('bulge-joint'));
-    const diag = boundingBoxDiagonal(arm.mesh.positions);
-    console.log(
-      `elbow at 110°: no-pinch moves the skin up to ${(noPinch.largest / diag).toFixed(4)}, bulge up to ${(bulge.largest / diag).toFixed(4)} of the diagonal`,
-    );
-    expect(noPinch.largest).toBeGreaterThan(2e-3 * diag);
-    expect(bulge.largest).toBeGreaterThan(2e-3 * diag);
-    // The crease side: the forearm's direction across the upper arm, from the posed joints.
-    const P = bindJointPositions(arm.skeleton);
-    const posed = (j: number) => [0, 1, 2].map((r) => S[16 * j + r] * P[3 * j] + S[16 * j + 4 + r] * P[3 * j + 1] + S[16 * j + 8 + r] * P[3 * j + 2] + S[16 * j + 12 + r]); // prettier-ignore
-    const [s0, e0, w0] = ['bone1', 'bone2', 'bone3'].map((name) => posed(arm.skeleton.jointNames.indexOf(name)));
-    const a = e0.map((x, k) => x - s0[k]), b = w0.map((x, k) => x - e0[k]); // prettier-ignore
-    const ab = (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) / (a[0] ** 2 + a[1] ** 2 + a[2] ** 2);
-    const crease = b.map((x, k) => x - ab * a[k]);
-    const toward = (m: number[]) => m[0] * crease[0] + m[1] * crease[1] + m[2] * crease[2];
-    expect(toward(noPinch.mean)).toBeGreaterThan(0); // the crease side swells
-    expect(toward(bulge.mean)).toBeLessThan(0); // the outer side bulges
-    // Back to the radial default: the very same result.
-    expect(pose('radial-joint')).toEqual(radial);
-  });
-
-  it('the exaggerated bone templates of Fig. 12: upward-bulge swells the outer side, sliding moves the skin along the bone', async () => {
-    const [arm] = extractSkinnedModels(await readDocument(ARM_GLB), ARM_GLB);
-    const [shoulder, elbow] = ['bone1', 'bone2'].map((name) => arm.skeleton.jointNames.indexOf(name));
-    const S = skinningMatrices(arm.skeleton, bendPose(arm.skeleton, elbow, [0, 0, 1], 90 * deg));
-    const rig = buildTemplateRig(arm.mesh, arm.skeleton);
-    const templates = createTemplateDeformer(rig);
-    const n = arm.mesh.positions.length / 3;
-    const pose = (id: string) => {
-      setBoneTemplate(rig, shoulder, id); // the upper arm
-      const out = { positions: new Float32Array(3 * n) };
-      templates(arm.mesh, S, out);
-      return out.positions;
-    };
-    const radial = pose('radial-bone');
-    const mean = (p: Float32Array) => {
-      const m = [0, 0, 0];
-      for (let i = 0; i < 3 * n; i++) m[i % 3] += (p[i] - radial[i]) / n;
-      return m;
-    };
-    const P = bindJointPositions(arm.skeleton);
-    const posed = (j: number) => [0, 1, 2].map((r) => S[16 * j + r] * P[3 * j] + S[16 * j + 4 + r] * P[3 * j + 1] + S[16 * j + 8 + r] * P[3 * j + 2] + S[16 * j + 12 + r]); // prettier-ignore
-    const [s0, e0, w0] = ['bone1', 'bone2', 'bone3'].map((name) => posed(arm.skeleton.jointNames.indexOf(name)));
-    const a = e0.map((x, k) => x - s0[k]), b = w0.map((x, k) => x - e0[k]); // prettier-ignore
-    const dot = (u: number[], v: number[]) => u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
-    const crease = b.map((x, k) => x - (dot(a, b) / dot(a, a)) * a[k]);
-    const [muscle, upward, sliding] = ['muscle-bulge', 'upward-bulge', 'sliding'].map((id) => mean(pose(id)));
-    expect(dot(muscle, crease)).toBeGreaterThan(0); // the crease side swells
-    expect(dot(upward, crease)).toBeLessThan(0); // the outer side swells
-    // Sliding: along the upper arm, towards the elbow, more than across it.
-    const along = dot(sliding, a) / Math.sqrt(dot(a, a));
-    expect(along).toBeGreaterThan(0);
-    expect(Math.abs(along)).toBeGreaterThan(Math.sqrt(Math.max(0, dot(sliding, sliding) - along * along)));
-    expect(pose('radial-bone')).toEqual(radial);
-  });
-});
+    },
+  };
+}
