@@ -206,7 +206,7 @@ export function skeletonLimbs(skeleton: Skeleton, P: ArrayLike<number> = bindJoi
     if (chain.length >= 2) limbs.push(chain);
   };
   parents.forEach((p, j) => p < 0 && follow([j]));
-  return limbs.filter((c) => c.length >= 2);
+  return limbs;
 }
 
 /**
