@@ -145,6 +145,27 @@ describe('the viewer', () => {
     );
   });
 
+  it('takes a joint named as glTF names it, reserved characters included (Mixamo: "mixamorig:LeftForeArm")', async () => {
+    const ybot = await serveViewer(join(SHARED, 'characters/Ybot.glb'));
+    const other = await browser.newPage({ viewport: { width: 640, height: 480 } });
+    try {
+      await other.goto(`${ybot.url}?model=/model.glb&joint=mixamorig:LeftForeArm&paint=mixamorig:RightForeArm`);
+      type V = { ready: boolean; settings: Record<string, unknown>; jointScreen: (n: string) => unknown };
+      await other.waitForFunction(() => (window as unknown as { viewer?: V }).viewer?.ready === true, null, {
+        timeout: 120_000,
+      });
+      const got = await other.evaluate(() => {
+        const v = (window as unknown as { viewer: V }).viewer;
+        return [v.settings.joint, v.settings.paintJoint, v.jointScreen('mixamorig:LeftForeArm') !== undefined];
+      });
+      // three.js's GLTFLoader drops ':' from object names; the viewer finds the joint either way.
+      expect(got).toEqual(['mixamorigLeftForeArm', 'mixamorigRightForeArm', true]);
+    } finally {
+      await other.close();
+      await ybot.close();
+    }
+  });
+
   it('loads another character from the file picker, locally', async () => {
     await page.setInputFiles('#file', ARM_GLB);
     await page.waitForFunction(

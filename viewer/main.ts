@@ -35,6 +35,11 @@ const METHODS = GPU_METHODS.map((m) => m.id) as GpuSkinningMethod[];
 const loader = new GLTFLoader()
   .setDRACOLoader(new DRACOLoader().setDecoderPath(new URL('./draco/', location.href).href))
   .setMeshoptDecoder(MeshoptDecoder);
+/** A glTF node name as three.js's GLTFLoader names its object (PropertyBinding's reserved characters removed). */
+function threeName(name: string): string {
+  return THREE.PropertyBinding.sanitizeNodeName(name);
+}
+
 const params = new URLSearchParams(location.search);
 const app = document.getElementById('app')!;
 const status = document.getElementById('status')!;
@@ -100,14 +105,14 @@ const settings = {
   animation: params.get('animation') ?? '',
   playing: false,
   time: Number(params.get('time') ?? 0),
-  joint: params.get('joint') ?? '',
+  joint: threeName(params.get('joint') ?? ''),
   twist: Number(params.get('twist') ?? 0),
   bend: Number(params.get('bend') ?? 0),
   skeleton: false,
   centers: false,
   heatmap: false,
   paint: params.has('paint'),
-  paintJoint: params.get('paint') ?? '',
+  paintJoint: threeName(params.get('paint') ?? ''),
   paintMode: 'add' as BrushMode,
   paintRadius: 0.05,
   paintStrength: 0.3,
@@ -861,7 +866,7 @@ const api = {
   /** Pixel position (CSS px, page) of a joint in the first shown view. */
   jointScreen: (name: string) => {
     const v = settings.layout === 'side' ? views[0] : views.find((x) => x.method === settings.method)!;
-    const bone = v.root.getObjectByName(name);
+    const bone = v.root.getObjectByName(threeName(name));
     if (!bone) return undefined;
     const p = bone.getWorldPosition(new THREE.Vector3()).project(camera);
     const shown = settings.layout === 'side' ? views.length : 1;
