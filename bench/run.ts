@@ -328,6 +328,14 @@ async function main(): Promise<void> {
       if (asset.name === 'armadillo')
         cageRows.push(await measureCage('armadillo', asset.mesh, asset.skeleton, 'star', 1, false));
     }
+    if (!quick) {
+      // Painting on a real 35K-vertex character (Mixamo's Y Bot, 35,434 vertices).
+      const ybot = join(DATA, 'characters', 'Ybot.glb');
+      const [model] = extractSkinnedModels(await readDocument(ybot), ybot);
+      sessionRows.push(measureSession('Ybot', model.mesh, model.skeleton.parents.length, 20));
+      const dabs = await measureSessionInChromium(ybot, 'mixamorig:LeftForeArm', 6);
+      if (dabs) chromiumDabs.push({ asset: 'Ybot', ...dabs });
+    }
   } finally {
     await pool.terminate();
     rmSync(tmp, { recursive: true, force: true });

@@ -99,6 +99,7 @@ export async function measureSessionInChromium(
     return undefined; // no Chromium here: the Node figures stand alone
   }
   const { chromium } = await import('playwright-core');
+  const { PropertyBinding } = await import('three');
   const server = await serveViewer(file);
   const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
   try {
@@ -119,7 +120,7 @@ export async function measureSessionInChromium(
         const v = (window as unknown as { viewer: V }).viewer;
         Object.assign(v.settings, {
           paint: true,
-          paintJoint: name,
+          paintJoint: name, // as three.js names it
           paintMode: 'add',
           paintStrength: 0.2,
           paintRadius: 0.05,
@@ -128,7 +129,7 @@ export async function measureSessionInChromium(
         for (let k = 0; k < (count as number); k++) await v.stroke(p.x - 8, p.y - 8 + k, p.x + 8, p.y + 8 - k, 4);
         return v.paintTimings();
       },
-      [joint, strokes] as const,
+      [PropertyBinding.sanitizeNodeName(joint), strokes] as const,
     );
     const ms = times.slice(1).map((s) => 1000 * s);
     return { dabs: ms.length, medianMs: quantile(ms, 0.5), p90Ms: quantile(ms, 0.9) };
