@@ -46,6 +46,7 @@ export default tseslint.config(
       'src/wasm/kernels-binary.ts',
       'src/cor/web-worker-source.ts',
       'src/cage/web-worker-source.ts',
+      'src/templates/web-worker-source.ts',
     ],
   },
   js.configs.recommended,

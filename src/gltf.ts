@@ -30,8 +30,7 @@ export {
   removeCageRig,
   isCageNode,
   readTemplateRig,
-  storeTemplates,
   CAGE_EXTRAS_KEY,
-  type StoredTemplates,
 } from './io/cage-gltf.js';
+export { storeTemplates, restoreTemplateRig, type StoredTemplates, type TemplateRigParts } from './templates/stored.js';
 export { bakeTemplateClips, type TemplateBakeOptions, type TemplateBakeResult } from './io/template-bake.js';

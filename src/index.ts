@@ -107,6 +107,7 @@ export { tubeCage, enclosingTubeCage, type EnclosingTubeOptions } from './cage/t
 export { starCage, type StarCageOptions } from './cage/star.js';
 export { skinCageToSkeleton, createCageSkinningDeformer, type CageRig } from './cage/rig.js';
 export { bindToCageOnWorker, type WorkerCageBindOptions, type CageWorkerRequest } from './cage/web-worker.js';
+export { buildTemplateRigOnWorker, type TemplateWorkerRequest } from './templates/web-worker.js';
 export { bindJointPositions } from './core/skeleton.js';
 export { sphericalAverage } from './templates/spherical-average.js';
 export { frameRotation, jointKeyPosition, blendMagnitudeDirection, type TemplateKey } from './templates/joint.js';
@@ -136,6 +137,7 @@ export {
   skeletonLimbs,
   type TemplateLimb,
   type TemplateRig,
+  type TemplateBuildOptions,
   type VertexRole,
 } from './templates/rig.js';
 export { VERSION } from './version.js';

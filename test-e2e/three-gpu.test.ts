@@ -9,7 +9,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Document, NodeIO } from '@gltf-transform/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../test/helpers/data.js';
+import { ROOT, SHARED } from '../test/helpers/data.js';
+import { runCli } from '../test/helpers/cli.js';
 import { openTestPage } from '../test/browser/server.js';
 
 type Result = { error: number; moved: number; vertices: number; nonFinite: number; meshes: number };
@@ -25,7 +26,47 @@ const CHARACTERS: [string, number][] = [
   ['characters/rpm-avatar.glb', 1.3],
   ['characters/skeleton.glb', 0.6],
 ];
-type Parity = (url: string, method: string, time: number, morphs?: Record<string, number>) => Promise<Result>;
+type Parity = (
+  url: string,
+  method: string,
+  time: number,
+  morphs?: Record<string, number>,
+  switches?: [string, string][],
+) => Promise<Result & { vsLbs: number; meanVsLbs: number }>;
+
+/** The bundled libigl arm (no animation) with a one-second clip bending and twisting its elbow (bone2). */
+async function bentArm(): Promise<string> {
+  const doc = await new NodeIO().read(join(ROOT, 'assets/arm.glb'));
+  const root = doc.getRoot();
+  const bone = root.listNodes().find((n) => n.getName() === 'bone2')!;
+  const [x, y, z, w] = bone.getRotation();
+  // rest ⊗ (110° about z, then 120° about the bone's x axis)
+  const mul = (a: number[], b: number[]) => [
+    a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+    a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+    a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+    a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
+  ];
+  const about = (axis: number[], deg: number) => {
+    const h = (deg * Math.PI) / 360;
+    return [...axis.map((c) => c * Math.sin(h)), Math.cos(h)];
+  };
+  const posed = mul(mul([x, y, z, w], about([0, 0, 1], 110)), about([1, 0, 0], 120));
+  const buffer = root.listBuffers()[0];
+  const acc = (type: 'SCALAR' | 'VEC4', a: number[]) =>
+    doc.createAccessor().setType(type).setArray(Float32Array.from(a)).setBuffer(buffer);
+  const sampler = doc
+    .createAnimationSampler()
+    .setInput(acc('SCALAR', [0, 1]))
+    .setOutput(acc('VEC4', [x, y, z, w, ...posed]));
+  doc
+    .createAnimation('bend')
+    .addSampler(sampler)
+    .addChannel(doc.createAnimationChannel().setTargetNode(bone).setTargetPath('rotation').setSampler(sampler));
+  mkdirSync(join(ROOT, '.tmp'), { recursive: true });
+  await new NodeIO().write(join(ROOT, '.tmp/arm-bend.glb'), doc);
+  return '/.tmp/arm-bend.glb';
+}
 
 /**
  * A small rig where slot 0 of some vertices has weight 0 and a vertex's bones are more than
@@ -145,6 +186,82 @@ describe.each([
       expect(r.error).toBeLessThan(1e-4);
     },
   );
+});
+
+describe.each([
+  { renderer: 'WebGLRenderer', page: '/test/browser/parity.html', fn: 'parity' },
+  { renderer: 'WebGPURenderer (node materials)', page: '/test/browser/webgpu.html', fn: 'nodeParity' },
+])('Skinning templates on the GPU with $renderer against the CPU template deformer', ({ page, fn }) => {
+  let t: Awaited<ReturnType<typeof openTestPage>>;
+  let files: Record<string, string>;
+  beforeAll(async () => {
+    t = await openTestPage(page);
+    // CesiumMan as `corskin templates build` stores it (the rig is read, not built, in the page).
+    const stored = join(ROOT, '.tmp/CesiumMan-templates.glb');
+    const run = await runCli('templates', 'build', join(SHARED, 'gltf/CesiumMan.glb'), '-o', stored, '--force');
+    expect(run.code, run.stderr).toBe(0);
+    files = { arm: await bentArm(), stored: '/.tmp/CesiumMan-templates.glb', fox: '/shared/data/characters/Fox.glb' };
+  }, 120_000);
+  afterAll(async () => t?.close());
+  const parity = (file: string, time: number, switches: [string, string][] = []) =>
+    t.page.evaluate(([f, u, at, sw]) => (window as unknown as Record<string, Parity>)[f](u, 'templates', at, {}, sw), [
+      fn,
+      files[file],
+      time,
+      switches,
+    ] as const);
+
+  it.each([
+    ['arm', 0.5, []],
+    ['arm', 0.95, []],
+    [
+      'arm',
+      0.95,
+      [
+        ['bone1', 'muscle-bulge'],
+        ['bone2', 'no-pinch-joint'],
+      ],
+    ],
+    ['stored', 0.4, []],
+    ['stored', 1.2, []],
+    [
+      'stored',
+      1.2,
+      [
+        ['leg_joint_R_1', 'muscle-bulge'],
+        ['leg_joint_L_1', 'inverse-bulge'],
+      ],
+    ],
+    ['fox', 0.7, []],
+    [
+      'fox',
+      2.1,
+      [
+        ['b_LeftUpperArm', 'upward-bulge'],
+        ['b_LeftForeArm', 'bulge-joint'],
+      ],
+    ],
+  ] as [string, number, [string, string][]][])(
+    '%s at %s s (switches %j) within 1e-4 of the bounding-box diagonal',
+    async (file, time, switches) => {
+      const r = await parity(file, time, switches);
+      expect(t.errors).toEqual([]);
+      expect(r.nonFinite).toBe(0);
+      expect(r.moved).toBeGreaterThan(1e-3); // a real pose
+      expect(r.vsLbs).toBeGreaterThan(1e-4); // templates, not LBS
+      expect(r.error).toBeLessThan(1e-4);
+    },
+    120_000,
+  );
+
+  it('a template switch changes the next frame', async () => {
+    const switches: [string, string][] = [['leg_joint_R_1', 'muscle-bulge']]; // the thigh, the knee bending
+    const before = await parity('stored', 1.2);
+    const after = await parity('stored', 1.2, switches);
+    expect(after.error).toBeLessThan(1e-4);
+    // The bulging thigh moves the skin's mean distance from LBS by far more than rounding.
+    expect(Math.abs(after.meanVsLbs - before.meanVsLbs)).toBeGreaterThan(1e-6);
+  }, 120_000);
 });
 
 describe('corskin/three with WebGLRenderer', () => {

@@ -1,11 +1,13 @@
 /**
- * corskin's viewer: LBS | DQS | CoR side by side (or one view with a method switch) on any glTF
- * character, with animation playback, joint posing, skeleton and center-of-rotation overlays, a
- * per-method frame-time readout, and in-browser CoR precomputation with export. Files dropped or
- * picked are read locally; nothing is uploaded.
+ * corskin's viewer: LBS | DQS | CoR | skinning templates side by side (or one view with a method
+ * switch) on any glTF character, with animation playback, joint posing, skeleton, center-of-rotation
+ * and template-cage overlays, template switching (Tab), a per-method frame-time readout, and
+ * in-browser CoR precomputation with export. Files dropped or picked are read locally; nothing is
+ * uploaded.
  *
  * URL parameters (used by `corskin render`): model, method, layout (side|single), animation, time,
- * joint, twist, bend (degrees), paint (a joint: its weights as a heat map), ui=0.
+ * joint, twist, bend (degrees), paint (a joint: its weights as a heat map), cage (1: the template
+ * cage overlay), template (JOINT=ID,…: template choices), ui=0.
  */
 import { WebIO } from '@gltf-transform/core';
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
@@ -23,7 +25,16 @@ import { deformLbs } from '../src/deformers/lbs.js';
 import { SKINNING_METHODS } from '../src/deformers/registry.js';
 import { oneRings, rigidityDistortion, type OneRings } from '../src/metrics/distortion.js';
 import { extractSkinnedModels, setCentersOfRotation } from '../src/io/gltf.js';
-import { meshFromGeometry, useSkinningMethod, type GpuSkinningMethod } from '../src/three/index.js';
+import {
+  isCageObject,
+  meshFromGeometry,
+  setSkinningTemplate,
+  templateRigOf,
+  useSkinningMethod,
+  type GpuSkinningMethod,
+} from '../src/three/index.js';
+import { createTemplateDeformer, poseTemplates, type TemplateRig } from '../src/templates/rig.js';
+import type { Deformer } from '../src/deformers/contract.js';
 import { computeCentersOfRotationOnWorker } from '../src/cor/web-worker.js';
 import { createCorSession, type CorSession } from '../src/cor/session.js';
 import { brushDab, mirrorJoints, type BrushMode } from '../src/weights/brush.js';
@@ -61,6 +72,8 @@ interface View {
   mixer: THREE.AnimationMixer;
   skeleton: THREE.SkeletonHelper;
   cors: THREE.Points;
+  /** The template cages (templates view): joint templates red, bone templates blue, bridges grey. */
+  cage: THREE.LineSegments;
   label: HTMLDivElement;
   times: number[];
   /** Per skinned mesh: corskin's view of its geometry, its one-rings and scratch arrays, made once. */
@@ -69,6 +82,8 @@ interface View {
 
 interface CpuMesh {
   data: CorskinMesh;
+  /** The view's CPU deformer (templates: of the mesh's rig). */
+  deform: Deformer;
   centers: CorskinMesh | undefined;
   rings: OneRings;
   posed: Float32Array;
@@ -82,8 +97,10 @@ function cpuOf(view: View, mesh: THREE.SkinnedMesh): CpuMesh {
     const data = meshFromGeometry(mesh);
     delete data.normals;
     const n = data.positions.length;
+    const rig = templateRigOf(mesh);
     c = {
       data,
+      deform: view.method === 'templates' && rig ? createTemplateDeformer(rig) : deformers[view.method as 'lbs'],
       centers: undefined,
       rings: oneRings(data.triangles, n / 3),
       posed: new Float32Array(n),
@@ -120,10 +137,29 @@ const settings = {
   paintMirror: false,
   /** Colour the vertices whose CoR lies far from their bones (the weights' trouble spots for CoR). */
   corCheck: false,
+  /** The template cage overlay (templates view). */
+  cage: params.get('cage') === '1',
+  /** The selected joint's bone and joint templates (the template view's slot; Tab cycles). */
+  boneTemplate: '',
+  jointTemplate: '',
+  /** Bend the selected joint back and forth (the paper's preview cycle). */
+  preview: false,
   smoothJoint: () => smoothAroundJoint(),
   undo: () => paintUndo(false),
   redo: () => paintUndo(true),
   frameJoint: () => frameJoint(),
+  /** Clicks at page pixel (x, y): selects the nearest joint (as a click on the canvas does). */
+  pickJoint: (x: number, y: number) => pickJoint(x, y),
+  /** The selected joint and its template slot: bone and joint template ids. */
+  templateSlot: () => ({ joint: settings.joint, bone: settings.boneTemplate, jointTemplate: settings.jointTemplate }),
+  /** A checksum of the templates view's posed cage (the overlay), for tests. */
+  cageSummary: () => {
+    const view = templatesView();
+    const pos = view?.cage.geometry.getAttribute('position');
+    let sum = 0;
+    if (pos) for (let i = 0; i < pos.array.length; i++) sum += (pos.array[i] as number) * ((i % 7) + 1);
+    return { visible: !!view?.cage.visible, edges: pos ? pos.count / 2 : 0, sum };
+  },
   load: () => picker.click(),
   exportGlb: () => void exportWithCenters(true).catch((e: Error) => setStatus(`export failed: ${e.message}`)),
 };
@@ -155,15 +191,18 @@ window.addEventListener('drop', async (e) => {
   if (f) await loadBytes(await f.arrayBuffer(), f.name);
 });
 
+/** Progress of a long computation in the status line and its bar. */
+function showProgress(what: string, done: number, total: number): void {
+  setStatus(`${what} ${Math.round((100 * done) / total)}%`);
+  progressBar.style.display = done === total ? 'none' : 'inline-block';
+  progressBar.max = total;
+  progressBar.value = done;
+}
+
 /** Centers of rotation on corskin's Web Worker, with progress in the status line. */
 function centersWithProgress(mesh: CorskinMesh, label: string): Promise<Float32Array> {
   return computeCentersOfRotationOnWorker(mesh, {
-    onProgress: (done, total) => {
-      setStatus(`${label}: centers of rotation ${Math.round((100 * done) / total)}%`);
-      progressBar.style.display = done === total ? 'none' : 'inline-block';
-      progressBar.max = total;
-      progressBar.value = done;
-    },
+    onProgress: (done, total) => showProgress(`${label}: centers of rotation`, done, total),
   });
 }
 
@@ -192,12 +231,18 @@ async function loadBytes(data: ArrayBuffer, name: string): Promise<void> {
   if (!bones.includes(settings.joint)) settings.joint = bones[Math.min(2, bones.length - 1)] ?? '';
   rebuildGui(bones);
   frame(views[0]);
-  setStatus(`${name}: switching to DQS and CoR…`);
+  setStatus(`${name}: switching to DQS, CoR and templates…`);
   await Promise.all(
     views.map((v) =>
-      useSkinningMethod(v.root, v.method, { computeCenters: (m) => centersWithProgress(meshFromGeometry(m), name) }),
+      useSkinningMethod(v.root, v.method, {
+        computeCenters: (m) => centersWithProgress(meshFromGeometry(m), name),
+        onProgress: (_, done, total) =>
+          v.method === 'templates' && showProgress(`${name}: fitting and binding template cages`, done, total),
+      }),
     ),
   );
+  applyTemplateParam();
+  selectTemplates();
   corsReady = true;
   setStatus(`${name}: ready — drop another .glb to compare on it`);
 }
@@ -214,6 +259,7 @@ function makeView(method: GpuSkinningMethod, g: GLTF): View {
   root.traverse((o) => {
     const mesh = o as THREE.SkinnedMesh;
     if (mesh.isSkinnedMesh) mesh.geometry = mesh.geometry.clone();
+    if (isCageObject(o)) o.visible = false; // a stored template cage: the cage overlay draws it posed
   });
   scene.add(root);
   const skeleton = new THREE.SkeletonHelper(root);
@@ -225,6 +271,13 @@ function makeView(method: GpuSkinningMethod, g: GLTF): View {
   );
   cors.visible = false;
   scene.add(cors);
+  const cage = new THREE.LineSegments(
+    new THREE.BufferGeometry(),
+    new THREE.LineBasicMaterial({ vertexColors: true, depthTest: false, transparent: true, opacity: 0.9 }),
+  );
+  cage.visible = false;
+  cage.renderOrder = 1;
+  scene.add(cage);
   const label = Object.assign(document.createElement('div'), { className: 'label' });
   document.body.appendChild(label);
   return {
@@ -234,6 +287,7 @@ function makeView(method: GpuSkinningMethod, g: GLTF): View {
     mixer: new THREE.AnimationMixer(root),
     skeleton,
     cors,
+    cage,
     label,
     times: [],
     cpu: new Map(),
@@ -247,7 +301,7 @@ function frame(view: View): void {
   const size = box.getSize(new THREE.Vector3()).length() || 1;
   const center = box.getCenter(new THREE.Vector3());
   // Fit the bounding sphere in the narrower field of view of one panel.
-  const panels = settings.layout === 'side' ? 3 : 1;
+  const panels = settings.layout === 'side' ? METHODS.length : 1;
   const aspect = app.clientWidth / panels / Math.max(1, app.clientHeight);
   const vfov = THREE.MathUtils.degToRad(camera.fov);
   const hfov = 2 * Math.atan(Math.tan(vfov / 2) * aspect);
@@ -266,7 +320,7 @@ function rebuildGui(bones: string[]): void {
   if (params.get('ui') === '0') return;
   gui = new GUI({ title: 'corskin' });
   gui.add(settings, 'load').name('open .glb…');
-  gui.add(settings, 'layout', { 'LBS | DQS | CoR': 'side', 'one view': 'single' });
+  gui.add(settings, 'layout', { [GPU_METHODS.map((m) => m.label).join(' | ')]: 'side', 'one view': 'single' });
   gui.add(settings, 'method', Object.fromEntries(GPU_METHODS.map((m) => [m.label, m.id]))).name('method (one view)');
   if (gltf?.animations.length) {
     const anim = gui.addFolder('animation');
@@ -278,13 +332,18 @@ function rebuildGui(bones: string[]): void {
     none.close();
   }
   const pose = gui.addFolder('pose a joint');
-  pose.add(settings, 'joint', bones);
+  pose.add(settings, 'joint', bones).onChange(() => selectTemplates());
   pose.add(settings, 'twist', -180, 180, 1).name('twist (°)');
   pose.add(settings, 'bend', -180, 180, 1).name('bend (°)');
   pose.add(settings, 'frameJoint').name('frame the joint');
+  pose.add(settings, 'preview').name('bend back and forth');
+  const templates = gui.addFolder('skinning templates (the joint above; Tab cycles)');
+  templateControls = templates;
+  fillTemplateControls();
   const show = gui.addFolder('overlays');
   show.add(settings, 'skeleton').onChange((v: boolean) => views.forEach((x) => (x.skeleton.visible = v)));
   show.add(settings, 'centers').name('centers of rotation (CoR view)');
+  show.add(settings, 'cage').name('template cages (templates view)');
   show.add(settings, 'heatmap').name('distortion heat map');
   const paint = gui.addFolder('paint weights (CoRs follow)');
   paint
@@ -333,7 +392,11 @@ function frameJoint(): void {
 
 /** The rotation a joint gets from the twist/bend sliders, about its bone (twist) and local z. */
 function poseJoint(root: THREE.Object3D): void {
-  if (!settings.joint || (!settings.twist && !settings.bend)) return;
+  // The preview cycle: the bend (90° when the slider is at 0) and twist swing out and back every 2 s.
+  const cycle = settings.preview ? 0.5 - 0.5 * Math.cos((Math.PI * performance.now()) / 1000) : 1;
+  const bend = (settings.preview && !settings.bend ? 90 : settings.bend) * cycle;
+  const twist = settings.twist * cycle;
+  if (!settings.joint || (!twist && !bend)) return;
   const bone = root.getObjectByName(settings.joint);
   if (!bone) return;
   const child = bone.children.find((c) => (c as THREE.Bone).isBone);
@@ -341,8 +404,8 @@ function poseJoint(root: THREE.Object3D): void {
   const side = Math.abs(axis.z) < 0.9 ? new THREE.Vector3(0, 0, 1) : new THREE.Vector3(1, 0, 0);
   const bendAxis = side.sub(axis.clone().multiplyScalar(side.dot(axis))).normalize();
   bone.quaternion
-    .multiply(new THREE.Quaternion().setFromAxisAngle(axis, THREE.MathUtils.degToRad(settings.twist)))
-    .multiply(new THREE.Quaternion().setFromAxisAngle(bendAxis, THREE.MathUtils.degToRad(settings.bend)));
+    .multiply(new THREE.Quaternion().setFromAxisAngle(axis, THREE.MathUtils.degToRad(twist)))
+    .multiply(new THREE.Quaternion().setFromAxisAngle(bendAxis, THREE.MathUtils.degToRad(bend)));
 }
 
 function updatePose(view: View): void {
@@ -405,7 +468,7 @@ function updateHeatmap(view: View): void {
     if (!settings.heatmap) return;
     const c = cpuOf(view, mesh);
     if (view.method === 'cor' && !c.centers) return;
-    deformers[view.method](c.data, skinningOf(mesh), { positions: c.posed });
+    c.deform(c.data, skinningOf(mesh), { positions: c.posed });
     const d = rigidityDistortion(c.data.positions, c.posed, c.data.triangles, c.rings);
     const color = new THREE.Color();
     for (let i = 0; i < d.length; i++) {
@@ -416,6 +479,146 @@ function updateHeatmap(view: View): void {
     if (mesh.geometry.getAttribute('color') !== c.colors) mesh.geometry.setAttribute('color', c.colors);
     mesh.userData.corskinColours = undefined; // the paint colours must be redrawn
   });
+}
+
+// ——— Skinning templates: the cage overlay and the template slot of the selected joint ———
+
+/** Per rig, its cage's edges (vertex pairs) and their colours (joint templates red, bone templates blue, bridges grey). */
+const cageEdges = new WeakMap<TemplateRig, { edges: Uint32Array; colors: Float32Array; posed: Float64Array }>();
+function edgesOf(rig: TemplateRig): { edges: Uint32Array; colors: Float32Array; posed: Float64Array } {
+  let e = cageEdges.get(rig);
+  if (e) return e;
+  // Each cage vertex's template: limb, kind and index.
+  const owner: string[] = [];
+  const kind: string[] = [];
+  for (const [l, limb] of rig.limbs.entries())
+    limb.roles.forEach((r, v) => {
+      owner[limb.first + v] = `${l}/${r.kind}/${r.index}`;
+      kind[limb.first + v] = r.kind;
+    });
+  const seen = new Set<number>();
+  const edges: number[] = [];
+  const colors: number[] = [];
+  const m = rig.cage.positions.length / 3;
+  const t = rig.cage.triangles;
+  for (let f = 0; f < t.length; f += 3)
+    for (let c = 0; c < 3; c++) {
+      const a = Math.min(t[f + c], t[f + ((c + 1) % 3)]);
+      const b = Math.max(t[f + c], t[f + ((c + 1) % 3)]);
+      if (seen.has(a * m + b)) continue;
+      seen.add(a * m + b);
+      edges.push(a, b);
+      const rgb = owner[a] !== owner[b] ? [0.55, 0.55, 0.55] : kind[a] === 'joint' ? [1, 0.2, 0.2] : [0.3, 0.55, 1];
+      colors.push(...rgb, ...rgb);
+    }
+  e = { edges: Uint32Array.from(edges), colors: Float32Array.from(colors), posed: new Float64Array(3 * m) };
+  cageEdges.set(rig, e);
+  return e;
+}
+
+/** Draws the templates view's posed cages (the same template functions its meshes render with this frame). */
+function updateCage(view: View): void {
+  view.cage.visible = settings.cage && view.method === 'templates';
+  if (!view.cage.visible) return;
+  const positions: number[] = [];
+  const colors: number[] = [];
+  const v = new THREE.Vector3();
+  for (const mesh of skinnedMeshes(view)) {
+    const rig = templateRigOf(mesh);
+    if (!rig?.limbs.length) continue;
+    const e = edgesOf(rig);
+    poseTemplates(rig, skinningOf(mesh), e.posed);
+    for (const i of e.edges) {
+      v.fromArray(e.posed, 3 * i).applyMatrix4(mesh.matrixWorld);
+      positions.push(v.x, v.y, v.z);
+    }
+    colors.push(...e.colors);
+  }
+  view.cage.geometry.setAttribute('position', new THREE.Float32BufferAttribute(positions, 3));
+  view.cage.geometry.setAttribute('color', new THREE.Float32BufferAttribute(colors, 3));
+}
+
+/** The templates view, if the viewer has one. */
+const templatesView = () => views.find((v) => v.method === 'templates');
+
+/** The template library and the choices at the selected joint (of the first mesh whose limbs hold it). */
+function templateSlot(): { rig: TemplateRig; bone?: string; joint?: string } | undefined {
+  const view = templatesView();
+  if (!view) return undefined;
+  for (const mesh of skinnedMeshes(view)) {
+    const rig = templateRigOf(mesh);
+    const j = mesh.skeleton.bones.findIndex((b) => b.name === settings.joint);
+    if (!rig || j < 0) continue;
+    for (const limb of rig.limbs) {
+      const i = limb.chain.indexOf(j);
+      if (i < 0) continue;
+      return { rig, bone: limb.boneTemplates[i], joint: i > 0 ? limb.jointTemplates[i] : undefined };
+    }
+  }
+  return undefined;
+}
+
+let templateControls: GUI | undefined;
+/** Rebuilds the template dropdowns for the selected joint (the library's templates of each kind its slot takes). */
+function fillTemplateControls(): void {
+  if (!templateControls) return;
+  for (const c of [...templateControls.controllers]) c.destroy();
+  const slot = templateSlot();
+  if (!slot) {
+    templateControls.title('skinning templates: select a joint in a limb');
+    return;
+  }
+  templateControls.title(`skinning templates at ${settings.joint} (Tab / Shift+Tab cycle)`);
+  const ids = (kind: 'bone' | 'joint') => slot.rig.library.templates.filter((t) => t.kind === kind).map((t) => t.id);
+  templateControls
+    .add(settings, 'boneTemplate', ids('bone'))
+    .name('bone template')
+    .onChange((id: string) => switchTemplate(id));
+  if (slot.joint !== undefined)
+    templateControls
+      .add(settings, 'jointTemplate', ids('joint'))
+      .name('joint template')
+      .onChange((id: string) => switchTemplate(id));
+}
+
+/** Reads the selected joint's templates into the settings (and the dropdowns). */
+function selectTemplates(): void {
+  const slot = templateSlot();
+  settings.boneTemplate = slot?.bone ?? '';
+  settings.jointTemplate = slot?.joint ?? '';
+  fillTemplateControls();
+}
+
+/** Switches the selected joint's template in the templates view (visible on the next frame). */
+function switchTemplate(id: string): void {
+  const view = templatesView();
+  if (!view || !settings.joint) return;
+  try {
+    setSkinningTemplate(view.root, settings.joint, id);
+    view.cpu.clear();
+    setStatus(`${fileName}: ${settings.joint} now uses the "${id}" template`);
+  } catch (e) {
+    setStatus(`${fileName}: ${(e as Error).message}`);
+  }
+  selectTemplates();
+}
+
+/** Cycles the selected joint's bone template (or, with `joint`, its joint template) through the library. */
+function cycleTemplate(joint: boolean): void {
+  const slot = templateSlot();
+  const current = joint ? slot?.joint : slot?.bone;
+  if (!slot || current === undefined) return;
+  const ids = slot.rig.library.templates.filter((t) => t.kind === (joint ? 'joint' : 'bone')).map((t) => t.id);
+  switchTemplate(ids[(ids.indexOf(current) + 1) % ids.length]);
+}
+
+/** `?template=JOINT=ID,…`: template choices given in the URL (`corskin render --template`). */
+function applyTemplateParam(): void {
+  const view = templatesView();
+  for (const pair of (params.get('template') ?? '').split(',').filter(Boolean)) {
+    const [joint, id] = pair.split('=');
+    if (view && !setSkinningTemplate(view.root, threeName(joint), id)) setStatus(`no template slot at ${joint}`);
+  }
 }
 
 function updateCenters(view: View): void {
@@ -458,6 +661,7 @@ function render(): void {
   shown.forEach((v, k) => {
     updatePose(v);
     updateCenters(v);
+    updateCage(v);
     updateHeatmap(v);
     renderer.setViewport(k * cw, 0, cw, h);
     renderer.setScissor(k * cw, 0, cw, h);
@@ -467,7 +671,7 @@ function render(): void {
     v.times.push(performance.now() - t0);
     if (v.times.length > 60) v.times.shift();
     v.label.style.left = `${k * cw + 8}px`;
-    v.label.textContent = `${v.method.toUpperCase()} — ${median(v.times).toFixed(2)} ms`;
+    v.label.textContent = `${GPU_METHODS.find((m) => m.id === v.method)!.label} — ${median(v.times).toFixed(2)} ms`;
   });
   requestAnimationFrame(render);
 }
@@ -533,10 +737,12 @@ async function exportWithCenters(download: boolean): Promise<Uint8Array> {
 
 // ——— Weight painting: a CoR session per skinned mesh (the centers follow every dab) ———
 
-/** The skinned meshes of a view, in traversal order (the same order in every view). */
+/** The skinned meshes of a view, in traversal order (the same order in every view), corskin's cage nodes left out. */
 function skinnedMeshes(view: View): THREE.SkinnedMesh[] {
   const list: THREE.SkinnedMesh[] = [];
-  view.root.traverse((o) => (o as THREE.SkinnedMesh).isSkinnedMesh && list.push(o as THREE.SkinnedMesh));
+  view.root.traverse(
+    (o) => (o as THREE.SkinnedMesh).isSkinnedMesh && !isCageObject(o) && list.push(o as THREE.SkinnedMesh),
+  );
   return list;
 }
 
@@ -826,8 +1032,27 @@ function smoothAroundJoint(): void {
   });
 }
 
+/** Selects the joint drawn nearest to page pixel (x, y), within 24 px, for posing and its template slot. */
+function pickJoint(x: number, y: number): boolean {
+  let best = '';
+  let bestD = 24;
+  views[0]?.root.traverse((o) => {
+    if (!(o as THREE.Bone).isBone) return;
+    const p = api.jointScreen(o.name);
+    const d = p ? Math.hypot(p.x - x, p.y - y) : Infinity;
+    if (d < bestD) [best, bestD] = [o.name, d];
+  });
+  if (!best) return false;
+  settings.joint = best;
+  gui?.controllersRecursive().forEach((c) => c.updateDisplay());
+  selectTemplates();
+  return true;
+}
+
 let painting = false;
+let pressed: { x: number; y: number } | undefined;
 renderer.domElement.addEventListener('pointerdown', (e) => {
+  pressed = { x: e.clientX, y: e.clientY };
   if (!settings.paint || !sessions.length) return;
   painting = paintAt(e.clientX, e.clientY);
   controls.enabled = !painting;
@@ -835,11 +1060,20 @@ renderer.domElement.addEventListener('pointerdown', (e) => {
 renderer.domElement.addEventListener('pointermove', (e) => {
   if (painting) paintAt(e.clientX, e.clientY);
 });
-window.addEventListener('pointerup', () => {
+window.addEventListener('pointerup', (e) => {
+  // A click (not a drag of the camera) away from painting selects a joint.
+  if (!settings.paint && pressed && Math.hypot(e.clientX - pressed.x, e.clientY - pressed.y) < 4)
+    pickJoint(e.clientX, e.clientY);
+  pressed = undefined;
   painting = false;
   controls.enabled = true;
 });
 window.addEventListener('keydown', (e) => {
+  if (e.key === 'Tab' && templatesView()) {
+    e.preventDefault();
+    cycleTemplate(e.shiftKey);
+    return;
+  }
   if (!(e.ctrlKey || e.metaKey) || !settings.paint) return;
   if (e.key === 'z') paintUndo(e.shiftKey);
   if (e.key === 'y') paintUndo(true);

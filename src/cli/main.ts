@@ -274,9 +274,10 @@ function buildProgram(io: Io): Command {
     .description('render the viewer to a PNG through headless Chromium')
     .argument('<input>', '.glb or .gltf')
     .addOption(
-      new Option('--method <m>', 'one view with this method (default: LBS | DQS | CoR side by side)').choices(
-        SKINNING_METHODS.filter((m) => m.gpu).map((m) => m.id),
-      ),
+      new Option(
+        '--method <m>',
+        'one view with this method (default: LBS | DQS | CoR | templates side by side)',
+      ).choices(SKINNING_METHODS.filter((m) => m.gpu).map((m) => m.id)),
     )
     .addOption(new Option('--layout <l>', 'side by side or one view').choices(['side', 'single']))
     .option('--animation <name|index>', 'animation clip')
@@ -285,6 +286,11 @@ function buildProgram(io: Io): Command {
     .option('--twist <degrees>', 'twist of --joint about its bone', Number)
     .option('--bend <degrees>', 'bend of --joint', Number)
     .option('--paint <joint>', "show the viewer's paint mode: this joint's weights as a heat map")
+    .option(
+      '--template <choices>',
+      'skinning templates of the templates view (Ju et al. 2008), JOINT=ID,… (see corskin templates list)',
+    )
+    .option('--cage', 'draw the template cages in the templates view (joint templates red, bone templates blue)')
     .option('--size <WxH>', 'image size', '800x600')
     .requiredOption('-o, --output <file>', 'output .png')
     .option('--force', 'allow overwriting the input')

@@ -98,8 +98,12 @@ async function checkedGlb(input: string, o: Partial<RenderOptions> = {}): Promis
 
 /** Options of {@link renderCommand}. */
 export interface RenderOptions {
-  method?: 'lbs' | 'dqs' | 'cor';
+  method?: 'lbs' | 'dqs' | 'cor' | 'templates';
   layout?: 'side' | 'single';
+  /** Template choices of the templates view, `JOINT=ID,…` (as `corskin templates build --template`). */
+  template?: string;
+  /** Draw the templates view's cage (joint templates red, bone templates blue, bridges grey). */
+  cage?: boolean;
   animation?: string;
   time?: number;
   joint?: string;
@@ -145,19 +149,21 @@ export async function renderCommand(io: Io, input: string, o: RenderOptions): Pr
     if (o.twist) q.set('twist', String(o.twist));
     if (o.bend) q.set('bend', String(o.bend));
     if (o.paint) q.set('paint', o.paint);
+    if (o.template) q.set('template', o.template);
+    if (o.cage) q.set('cage', '1');
     await page.goto(`${server.url}?${q}`);
     try {
       await page.waitForFunction(
         () => (window as unknown as { viewer?: { ready: boolean } }).viewer?.ready === true,
         null,
-        { timeout: 30_000 },
+        { timeout: 120_000 },
       );
     } catch {
       const status = await page
         .locator('#status')
         .textContent()
         .catch(() => '');
-      throw new CorskinError(`the viewer did not get ready in 30 s: ${errors[0] ?? status ?? 'no message'}`, input);
+      throw new CorskinError(`the viewer did not get ready in 120 s: ${errors[0] ?? status ?? 'no message'}`, input);
     }
     await page.waitForTimeout(500); // a few frames with every method switched
     if (errors.length) throw new CorskinError(`the viewer failed: ${errors[0]}`, input);

@@ -6,7 +6,8 @@
  */
 import { skinCageToSkeleton } from '../cage/rig.js';
 import { CorskinError } from '../core/errors.js';
-import { readTemplateRig, storeTemplates, writeCageRig } from '../io/cage-gltf.js';
+import { readTemplateRig, writeCageRig } from '../io/cage-gltf.js';
+import { storeTemplates } from '../templates/stored.js';
 import { checkNotOverwritingInput, checkOutputPath, readBytes } from '../io/files.js';
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';

@@ -51,7 +51,7 @@ export const SKINNING_METHODS: readonly MethodInfo[] = [
   { id: 'cor', label: 'CoR', citation: 'Le & Hodgins 2016', needsCenters: true, needsRig: false, simd: true, gpu: true, floatsPerBone: 16, floatsPerVertex: 3 },
   { id: 'stretch', label: 'Stretch', citation: 'Yang & Zhang 2006', needsCenters: false, needsRig: true, simd: false, gpu: false, floatsPerBone: 22, floatsPerVertex: 0 },
   { id: 'cage', label: 'Cage', citation: 'Ju et al. 2008', needsCenters: false, needsRig: true, simd: false, gpu: false, floatsPerBone: 12, floatsPerVertex: 48 }, // k = 24 cage vertices and weights; and 3 floats per cage vertex per frame
-  { id: 'templates', label: 'Templates', citation: 'Ju et al. 2008', needsCenters: false, needsRig: true, simd: false, gpu: false, floatsPerBone: 12, floatsPerVertex: 48 }, // as cage: the template functions run on the CPU
+  { id: 'templates', label: 'Templates', citation: 'Ju et al. 2008', needsCenters: false, needsRig: true, simd: false, gpu: true, floatsPerBone: 16, floatsPerVertex: 50 }, // corskin/three: the joint texture as DQS, the binding run (k = 24 cage vertices and weights, and the range) per vertex; and 4 floats per cage vertex per frame (posed on the CPU)
 ]; // prettier-ignore
 
 /** The descriptor of `id`. @throws RangeError for an unknown id */

@@ -17,8 +17,8 @@ import type { Document, Node } from '@gltf-transform/core';
 import type { CageBinding, CageCoordinates } from '../cage/bind.js';
 import type { Cage } from '../cage/cage.js';
 import type { CageRig } from '../cage/rig.js';
-import { limbBlend, type TemplateLimb, type TemplateRig } from '../templates/rig.js';
-import { parseTemplateLibrary, type TemplateLibrary } from '../templates/library.js';
+import type { TemplateRig } from '../templates/rig.js';
+import { restoreTemplateRig, type StoredTemplates } from '../templates/stored.js';
 import { CorskinError } from '../core/errors.js';
 import { bindJointPositions } from '../core/skeleton.js';
 import { VERSION } from '../version.js';
@@ -106,47 +106,6 @@ export function writeCageRig(document: Document, model: SkinnedModel, rig: CageR
 }
 
 /**
- * A template rig as node extras (`corskinCage.templates`, version 2): per limb its joints by name,
- * its bone geometry, every cage vertex's template and rest position in that template's frame and
- * its bones' template choices; the joints no limb covers; the library the choices come from.
- */
-export interface StoredTemplates {
-  version: 2;
-  limbs: {
-    chain: string[];
-    reach: number[];
-    points: number[];
-    axes: number[];
-    references: number[];
-    /** Per cage vertex of the limb: kind (0 bone, 1 joint, 2 cap), index, local x, y, z. */
-    vertices: number[];
-    boneTemplates: string[];
-    /** Per chain joint, its joint template ('' for the first). */
-    jointTemplates: string[];
-  }[];
-  library: TemplateLibrary;
-}
-
-/** The stored form of a template rig. */
-export function storeTemplates(rig: TemplateRig, jointNames: readonly string[]): StoredTemplates {
-  const kinds = { bone: 0, joint: 1, cap: 2 } as const;
-  return {
-    version: 2,
-    limbs: rig.limbs.map((limb) => ({
-      chain: limb.chain.map((j) => jointNames[j]),
-      reach: [...limb.reach],
-      points: Array.from(limb.points),
-      axes: Array.from(limb.axes),
-      references: Array.from(limb.references),
-      vertices: limb.roles.flatMap((r) => [kinds[r.kind], r.index, ...r.local]),
-      boneTemplates: [...limb.boneTemplates],
-      jointTemplates: [...limb.jointTemplates],
-    })),
-    library: rig.library,
-  };
-}
-
-/**
  * `model`'s template rig stored by `corskin templates build`, or undefined when its cage has none.
  * @throws CorskinError for a malformed layout (names a joint the skin lacks, sizes that disagree)
  */
@@ -160,65 +119,17 @@ export function readTemplateRig(document: Document, model: SkinnedModel, file?: 
   const stored = ((node.getExtras() as Record<string, Record<string, unknown>>)[CAGE_EXTRAS_KEY].templates ??
     undefined) as StoredTemplates | undefined;
   if (!stored) return undefined;
-  const bad = (why: string) => new CorskinError(`the template cage's extras ${why}`, file);
-  if (stored.version !== 2 || !Array.isArray(stored.limbs))
-    throw bad(`are not version 2 (rebuild with corskin templates build)`);
-  const library = parseTemplateLibrary(stored.library, file);
-  const joint = (name: string) => {
-    const j = model.skeleton.jointNames.indexOf(name);
-    if (j < 0) throw new CorskinError(`the template cage names joint "${name}", which the skin lacks`, file);
-    return j;
-  };
-  const kinds = ['bone', 'joint', 'cap'] as const;
-  let first = 0;
-  const limbs: TemplateLimb[] = stored.limbs.map((s) => {
-    const chain = s.chain.map(joint);
-    const n = chain.length;
-    const m = s.vertices.length / 5;
-    if (
-      s.points.length !== 3 * (n + 1) ||
-      s.axes.length !== 3 * n ||
-      s.references.length !== 3 * n ||
-      s.boneTemplates.length !== n ||
-      !Number.isInteger(m)
-    )
-      throw bad('do not match their chains');
-    for (const id of s.boneTemplates)
-      if (!library.templates.some((t) => t.id === id && t.kind === 'bone'))
-        throw bad(`use "${id}", which their library lacks`);
-    if (!Array.isArray(s.reach) || s.reach.length !== n - 1 || !s.reach.every((r) => r > 0))
-      throw bad('give a limb no reach');
-    if (!Array.isArray(s.jointTemplates) || s.jointTemplates.length !== n) throw bad('do not match their chains');
-    for (const id of s.jointTemplates.slice(1))
-      if (!library.templates.some((t) => t.id === id && t.kind === 'joint'))
-        throw bad(`use "${id}", which their library lacks`);
-    const limb: TemplateLimb = {
-      chain,
-      reach: [...s.reach],
-      points: Float64Array.from(s.points),
-      axes: Float64Array.from(s.axes),
-      references: Float64Array.from(s.references),
-      first,
-      roles: Array.from({ length: m }, (_, v) => ({
-        kind: kinds[s.vertices[5 * v]],
-        index: s.vertices[5 * v + 1],
-        local: s.vertices.slice(5 * v + 2, 5 * v + 5),
-      })),
-      boneTemplates: [...s.boneTemplates],
-      jointTemplates: [...s.jointTemplates],
-    };
-    first += m;
-    return limb;
-  });
-  if (first !== cageRig.cage.positions.length / 3) throw bad('do not match the cage');
-  // The linear part, as the build computed it from the limbs (in order) and their reaches.
-  const { linear } = limbBlend(
-    model.mesh,
-    bindJointPositions(model.skeleton),
-    limbs.map((l) => l.chain),
-    limbs.map((l) => l.reach),
+  return restoreTemplateRig(
+    stored,
+    {
+      mesh: model.mesh,
+      jointPositions: bindJointPositions(model.skeleton),
+      jointIndex: (name) => model.skeleton.jointNames.indexOf(name),
+      cage: cageRig.cage,
+      binding: cageRig.binding,
+    },
+    file,
   );
-  return { limbs, cage: cageRig.cage, binding: cageRig.binding, linear, library };
 }
 
 /** Removes `model`'s cage node and binding attributes, if any. */

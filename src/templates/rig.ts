@@ -209,15 +209,28 @@ export function skeletonLimbs(skeleton: Skeleton, P: ArrayLike<number> = bindJoi
   return limbs;
 }
 
+/** Options of {@link buildTemplateRig}. */
+export interface TemplateBuildOptions {
+  /** Skin vertices bound so far, of all the limbs' (the binding is the long part of a build). */
+  onProgress?: (done: number, total: number) => void;
+  /** Stops the build between vertex batches. */
+  signal?: AbortSignal;
+}
+
 /**
  * Builds the template cages of `mesh`'s skeleton (one per limb, {@link skeletonLimbs}), fits each
  * to the skin its joints move and binds that skin with PMVC (see the module comment). A limb whose
  * cage cannot be grown to enclose its skin starts one joint further, until it is two joints long.
  * Where no limb carries the skin's weight the rig has no limb and no cage: all weight is skinned
  * linearly (LBS).
- * @throws CorskinError when a cage cannot be grown to enclose its skin
+ * @throws CorskinError when a cage cannot be grown to enclose its skin; the signal's reason when aborted
  */
-export function buildTemplateRig(mesh: SkinnedMesh, skeleton: Skeleton, library: TemplateLibrary = DEFAULT_TEMPLATE_LIBRARY): TemplateRig {
+export function buildTemplateRig(
+  mesh: SkinnedMesh,
+  skeleton: Skeleton,
+  library: TemplateLibrary = DEFAULT_TEMPLATE_LIBRARY,
+  options: TemplateBuildOptions = {},
+): TemplateRig {
   const P = bindJointPositions(skeleton);
   const n = mesh.positions.length / 3;
   const [boneDefault, jointDefault] = [defaultTemplate(library, 'bone'), defaultTemplate(library, 'joint')];
@@ -267,7 +280,16 @@ export function buildTemplateRig(mesh: SkinnedMesh, skeleton: Skeleton, library:
       first += part.cage.positions.length / 3;
       return out;
     });
-    const parts = fitted.map((f) => ({ cage: f.part.cage, vertices: f.vertices, binding: bindToCage(f.X, f.part.cage), limb: f.limb }));
+    const total = fitted.reduce((t, f) => t + f.vertices.length, 0);
+    let done = 0;
+    const parts = fitted.map((f) => {
+      const binding = bindToCage(f.X, f.part.cage, {
+        signal: options.signal,
+        onProgress: options.onProgress && ((d) => options.onProgress!(done + d, total)),
+      });
+      done += f.vertices.length;
+      return { cage: f.part.cage, vertices: f.vertices, binding, limb: f.limb };
+    });
     return combine(limbs, parts, blend, L, n, library);
   }
 }

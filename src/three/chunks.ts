@@ -1,7 +1,7 @@
 /**
  * GLSL replacing three.js's skinning shader chunks (`skinning_pars_vertex`, `skinbase_vertex`,
- * `skinnormal_vertex`, `skinning_vertex`) for DQS, CoR and (for more than 4 influences) LBS
- * skinning, WebGL 2 (GLSL ES 3.0).
+ * `skinnormal_vertex`, `skinning_vertex`) for DQS, CoR, skinning templates and (for more than 4
+ * influences) LBS skinning, WebGL 2 (GLSL ES 3.0).
  *
  * Joint data come from `corskinJoints`, a float RGBA texture with {@link TEXELS_PER_JOINT}
  * texels per joint, filled on the CPU once per frame and mesh ({@link writeJointTexture}), in
@@ -10,6 +10,9 @@
  * (`corskinStretch` = 1), the shaders run corskin's two-phase skinning (the CPU's
  * `two-phase.ts`): the blended stretch `K̄ = Σ w_j R_jᵀ L_j` about a per-vertex center c (the
  * vertex for DQS, its center of rotation for CoR), then the rigid blend of `[R_j | M_j(c) − c]`.
+ *
+ * Templates (`templates.ts`): the cage displacements and the per-vertex binding runs come from
+ * `corskinCage` and `corskinBinding`; normals turn by the QLERP of the vertex's joint rotations.
  *
  * Antipodality: quaternion signs are fixed against the influence with the largest weight (ties
  * to the smaller joint index), the rule of every corskin kernel; zero weights contribute
@@ -23,7 +26,7 @@ export const TEXELS_PER_JOINT = 4;
 
 /** What a patched vertex shader computes. */
 export interface ChunkOptions {
-  method: 'lbs' | 'dqs' | 'cor';
+  method: 'lbs' | 'dqs' | 'cor' | 'templates';
   /** 8 influences from `corskinIndex0/1`, `corskinWeight0/1` instead of `skinIndex`/`skinWeight`. */
   eight: boolean;
 }
@@ -34,6 +37,7 @@ uniform highp sampler2D corskinJoints;
 uniform float corskinStretch;
 ${o.eight ? 'in vec4 corskinIndex0;\nin vec4 corskinWeight0;\nin vec4 corskinIndex1;\nin vec4 corskinWeight1;' : ''}
 ${o.method === 'cor' ? 'in vec3 _center_of_rotation;' : ''}
+${o.method === 'templates' ? 'uniform highp sampler2D corskinCage;\nuniform highp sampler2D corskinBinding;\nin vec2 corskinTemplateRange;' : ''}
 vec4 corskinFetch( const in float joint, const in int k ) {
   int size = textureSize( corskinJoints, 0 ).x;
   int i = int( joint ) * ${TEXELS_PER_JOINT} + k;
@@ -60,6 +64,18 @@ vec3 corskinCofactor( const in mat3 a, const in vec3 n ) {
 vec3 corskinNormalize( const in vec3 v ) {
   float l = length( v );
   return l > 0.0 ? v / l : v;
+}${
+  o.method === 'templates'
+    ? `
+// One binding entry's displacement of x: a cage vertex's (index ≥ 0) or a joint's linear skinning (−(joint + 1)).
+vec3 corskinTemplateTerm( const in vec2 e, const in vec3 x ) {
+  if ( e.y == 0.0 ) return vec3( 0.0 );
+  if ( e.x < 0.0 ) return e.y * ( corskinTransform( -e.x - 1.0, x ) - x );
+  int size = textureSize( corskinCage, 0 ).x;
+  int i = int( e.x );
+  return e.y * texelFetch( corskinCage, ivec2( i % size, i / size ), 0 ).xyz;
+}`
+    : ''
 }
 #endif
 `;
@@ -145,11 +161,21 @@ const position = (o: ChunkOptions) => {
   const body =
     o.method === 'lbs'
       ? `  transformed = csL * transformed + csT;`
-      : o.method === 'cor'
-        ? `  transformed = corskinRotate( csQ, csK * ( transformed - csC ) ) + csCp;`
-        : // DQS with the vertex as center: blend the dual quaternions of [R_j | M_j(v) − v] and
-          // move v by the blend's translation t = 2 (d ⊗ r*).
-          `  vec4 csD = vec4( 0.0 );
+      : o.method === 'templates'
+        ? `  vec3 csX = transformed;
+  int csWidth = textureSize( corskinBinding, 0 ).x;
+  int csFirst = int( corskinTemplateRange.x );
+  int csCount = int( corskinTemplateRange.y );
+  for ( int t = 0; t < csCount; t++ ) {
+    int i = csFirst + t;
+    vec4 e = texelFetch( corskinBinding, ivec2( i % csWidth, i / csWidth ), 0 );
+    transformed += corskinTemplateTerm( e.xy, csX ) + corskinTemplateTerm( e.zw, csX );
+  }`
+        : o.method === 'cor'
+          ? `  transformed = corskinRotate( csQ, csK * ( transformed - csC ) ) + csCp;`
+          : // DQS with the vertex as center: blend the dual quaternions of [R_j | M_j(v) − v] and
+            // move v by the blend's translation t = 2 (d ⊗ r*).
+            `  vec4 csD = vec4( 0.0 );
   for ( int k = 0; k < ${N(o)}; k++ ) {
     if ( csW[k] == 0.0 ) continue;
     vec3 m = corskinTransform( csJ[k], transformed ) - transformed;

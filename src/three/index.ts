@@ -1,6 +1,6 @@
 /**
- * `corskin/three`: DQS and CoR skinning on the GPU for three.js's `SkinnedMesh`, as a drop-in
- * for its linear blend skinning.
+ * `corskin/three`: DQS, CoR and skinning-template skinning on the GPU for three.js's
+ * `SkinnedMesh`, as a drop-in for its linear blend skinning.
  *
  * ```ts
  * import { useSkinningMethod } from 'corskin/three';
@@ -14,7 +14,10 @@
  * quaternions (CoR) and uploaded in a float texture, once per rendered frame. CoR reads the
  * centers of rotation from `geometry.attributes._center_of_rotation` (what GLTFLoader makes of the
  * `_CENTER_OF_ROTATION` attribute); when absent they are computed (on a Web Worker where there is
- * one) and the mesh switches when they arrive. `'lbs'` restores the original materials.
+ * one) and the mesh switches when they arrive. `'templates'` (Ju et al., SIGGRAPH Asia 2008) takes
+ * the template rig `corskin templates build` stored in the file, or builds one on a Web Worker,
+ * and per frame poses the template cage on the CPU and uploads it (`templates.ts`); switch a
+ * joint's template with {@link setSkinningTemplate}. `'lbs'` restores the original materials.
  * WebGPURenderer: import `useSkinningMethod` from `corskin/three/webgpu` instead; node materials
  * then get their skinning node replaced by corskin's (`nodes.ts`), reading the same joint texture.
  *
@@ -23,13 +26,10 @@
 import {
   BufferAttribute,
   DataTexture,
-  FloatType,
   Matrix4,
   MeshDepthMaterial,
   MeshDistanceMaterial,
-  NearestFilter,
   RGBADepthPacking,
-  RGBAFormat,
   type Material,
   type Object3D,
   type SkinnedMesh,
@@ -39,16 +39,40 @@ import { limitInfluences, type SkinnedMesh as CorskinMesh } from '../core/mesh.j
 import { computeCentersOfRotationOnWorker } from '../cor/web-worker.js';
 import { jointQuaternions } from '../deformers/joint-rotations.js';
 import { splitScale } from '../deformers/two-phase.js';
+import { buildTemplateRigOnWorker } from '../templates/web-worker.js';
+import type { TemplateRig } from '../templates/rig.js';
 import { patchVertexShader, TEXELS_PER_JOINT, type ChunkOptions } from './chunks.js';
+import {
+  createTemplateGpuState,
+  dataTexture,
+  isCageObject,
+  skeletonFromThree,
+  storedTemplateRig,
+  updateTemplateCage,
+  type TemplateGpuState,
+} from './templates.js';
+
+export {
+  isCageObject,
+  setSkinningTemplate,
+  skeletonFromThree,
+  storedTemplateRig,
+  templateRigOf,
+  packTemplateBinding,
+  posedTemplateCage,
+  type TemplateGpuState,
+} from './templates.js';
 
 /** The skinning methods the GPU path offers. */
-export type GpuSkinningMethod = 'lbs' | 'dqs' | 'cor';
+export type GpuSkinningMethod = 'lbs' | 'dqs' | 'cor' | 'templates';
 
 /** What a node-material patch needs: the method, the joint texture and the stretch flag. */
 export interface NodePatchOptions extends ChunkOptions {
   jointTexture: DataTexture;
   /** `value` is 1 while the two-phase path is needed (updated every frame). */
   stretch: { value: number };
+  /** Templates: the cage-displacement and binding textures. */
+  template?: { cage: DataTexture; binding: DataTexture };
 }
 
 /** Options of {@link useSkinningMethod}. */
@@ -70,6 +94,12 @@ export interface SkinningOptions {
    * skinning can be replaced); `corskin/three/webgpu` passes its conversion.
    */
   toNodeMaterial?: (material: Material) => Material;
+  /**
+   * How to get a mesh's template rig when the file stores none (`'templates'`): default built on a
+   * Web Worker (see {@link buildTemplateRigOnWorker}) with the default library, progress reported
+   * through `onProgress`.
+   */
+  buildTemplates?: (mesh: SkinnedMesh) => Promise<TemplateRig>;
 }
 
 interface MeshState {
@@ -82,23 +112,27 @@ interface MeshState {
   texture: DataTexture;
   /** 1 while some skinning matrix has scale, shear or reflection (two-phase skinning). */
   stretch: { value: number };
-  /** Attributes corskin added to the geometry (8 influences), removed on restore. */
+  /** Attributes corskin added to the geometry (8 influences, template ranges), removed on restore. */
   added: string[];
   frame: number;
+  template?: TemplateGpuState;
 }
 
 const STATE = 'corskin';
 /** The geometry attributes of 8 influences (the largest, renormalised). */
 const EIGHT = ['corskinIndex0', 'corskinWeight0', 'corskinIndex1', 'corskinWeight1'];
+/** Where a mesh keeps its template rig between switches (see `templateRigOf`). */
+const RIG = 'corskinTemplates';
 
 /**
  * Switches every `SkinnedMesh` under `object` (itself included) to `method` on the GPU.
  * `'lbs'` restores three's own skinning, except on meshes with more than 4 influences per
  * vertex (glTF `JOINTS_1`…, GLTFLoader's `joints_1`…), which three skins with the first 4 only:
  * those get corskin's LBS with the 8 largest, as DQS and CoR always do.
- * Resolves once every mesh has switched (after CoR computations, if any were needed).
+ * Cage nodes written by corskin ({@link isCageObject}) keep three's skinning.
+ * Resolves once every mesh has switched (after CoR computations and template builds, if any).
  * @throws Error naming the mesh when its geometry lacks position, skinIndex or skinWeight, or
- *   the CoR computation fails
+ *   the CoR computation or template build fails
  */
 export async function useSkinningMethod(
   object: Object3D,
@@ -107,9 +141,9 @@ export async function useSkinningMethod(
 ): Promise<void> {
   const meshes: SkinnedMesh[] = [];
   object.traverse((o) => {
-    if ((o as SkinnedMesh).isSkinnedMesh) meshes.push(o as SkinnedMesh);
+    if ((o as SkinnedMesh).isSkinnedMesh && !isCageObject(o)) meshes.push(o as SkinnedMesh);
   });
-  await Promise.all(meshes.map((mesh) => switchMesh(mesh, method, options)));
+  await Promise.all(meshes.map((mesh) => switchMesh(object, mesh, method, options)));
 }
 
 /** The method a mesh currently renders with. */
@@ -125,17 +159,40 @@ function influenceSets(mesh: SkinnedMesh): number {
   return sets;
 }
 
-async function switchMesh(mesh: SkinnedMesh, method: GpuSkinningMethod, options: SkinningOptions): Promise<void> {
+async function switchMesh(
+  root: Object3D,
+  mesh: SkinnedMesh,
+  method: GpuSkinningMethod,
+  options: SkinningOptions,
+): Promise<void> {
   if (method === 'cor' && !mesh.geometry.getAttribute('_center_of_rotation')) {
     const compute =
       options.computeCenters ?? ((m: SkinnedMesh) => centersFromGeometry(m, (d, t) => options.onProgress?.(m, d, t)));
     const centers = await compute(mesh);
     mesh.geometry.setAttribute('_center_of_rotation', new BufferAttribute(centers, 3));
   }
+  let template: (TemplateGpuState & { range: Float32Array }) | undefined;
+  if (method === 'templates') {
+    const skin = meshFromGeometry(mesh);
+    if (!mesh.userData[RIG]) {
+      const build =
+        options.buildTemplates ??
+        ((m: SkinnedMesh) =>
+          buildTemplateRigOnWorker(skin, skeletonFromThree(m), undefined, {
+            onProgress: (d, t) => options.onProgress?.(m, d, t),
+          }));
+      mesh.userData[RIG] = storedTemplateRig(root, mesh, skin) ?? (await build(mesh));
+    }
+    template = createTemplateGpuState(mesh.userData[RIG] as TemplateRig, skin);
+  }
   restore(mesh);
   const eight = influenceSets(mesh) > 1;
   if (method === 'lbs' && !eight) return;
   const added: string[] = [];
+  if (template) {
+    mesh.geometry.setAttribute('corskinTemplateRange', new BufferAttribute(template.range, 2));
+    added.push('corskinTemplateRange');
+  }
   if (eight) {
     // The 8 largest influences (renormalised) as two vec4 pairs.
     const data = limitInfluences(meshFromGeometry(mesh), 8).mesh;
@@ -158,8 +215,7 @@ async function switchMesh(mesh: SkinnedMesh, method: GpuSkinningMethod, options:
   }
   const J = mesh.skeleton.bones.length;
   const size = Math.max(1, Math.ceil(Math.sqrt(J * TEXELS_PER_JOINT)));
-  const texture = new DataTexture(new Float32Array(4 * size * size), size, size, RGBAFormat, FloatType);
-  texture.minFilter = texture.magFilter = NearestFilter;
+  const texture = dataTexture(new Float32Array(4 * size * size), size, size);
   const state: MeshState = {
     method,
     material: mesh.material,
@@ -171,7 +227,9 @@ async function switchMesh(mesh: SkinnedMesh, method: GpuSkinningMethod, options:
     stretch: { value: 0 },
     added,
     frame: -1,
+    template,
   };
+  const textures = template && { cage: template.cage, binding: template.binding };
   const chunkOptions: ChunkOptions = { method, eight };
   const key = `corskin-${method}${eight ? '-8' : ''}`;
   const patch = (original: Material): Material => {
@@ -179,12 +237,21 @@ async function switchMesh(mesh: SkinnedMesh, method: GpuSkinningMethod, options:
     if ((m as Material & { isNodeMaterial?: boolean }).isNodeMaterial) {
       if (!options.patchNodeMaterial)
         throw new Error("node materials (WebGPURenderer): use useSkinningMethod from 'corskin/three/webgpu'");
-      return options.patchNodeMaterial(m, { ...chunkOptions, jointTexture: texture, stretch: state.stretch });
+      return options.patchNodeMaterial(m, {
+        ...chunkOptions,
+        jointTexture: texture,
+        stretch: state.stretch,
+        template: textures,
+      });
     }
     const c = m.clone();
     c.onBeforeCompile = (shader) => {
       shader.uniforms.corskinJoints = { value: texture };
       shader.uniforms.corskinStretch = state.stretch;
+      if (textures) {
+        shader.uniforms.corskinCage = { value: textures.cage };
+        shader.uniforms.corskinBinding = { value: textures.binding };
+      }
       shader.vertexShader = patchVertexShader(shader.vertexShader, chunkOptions);
     };
     c.customProgramCacheKey = () => key;
@@ -209,6 +276,7 @@ async function switchMesh(mesh: SkinnedMesh, method: GpuSkinningMethod, options:
     mesh.skeleton.update(); // three's own skinning node would have; harmless for WebGLRenderer
     state.stretch.value = writeJointTexture(mesh, texture.image.data as Float32Array, matrices) ? 1 : 0;
     texture.needsUpdate = true;
+    if (template) updateTemplateCage(template, matrices); // matrices: the bind-space skinning matrices
   };
   mesh.onBeforeRender = function (renderer, ...rest) {
     update(renderer);
@@ -230,6 +298,8 @@ function restore(mesh: SkinnedMesh): void {
   dispose(mesh.customDepthMaterial);
   dispose(mesh.customDistanceMaterial);
   state.texture.dispose();
+  state.template?.cage.dispose();
+  state.template?.binding.dispose();
   for (const name of state.added) mesh.geometry.deleteAttribute(name);
   mesh.material = state.material;
   mesh.customDepthMaterial = state.depth;

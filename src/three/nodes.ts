@@ -1,5 +1,5 @@
 /**
- * `corskin/three/webgpu` — DQS, CoR (and 8-influence LBS) skinning for three.js node materials
+ * `corskin/three/webgpu` — DQS, CoR, skinning templates (and 8-influence LBS) skinning for three.js node materials
  * (WebGPURenderer, TSL): a node function that replaces three's `skinning()` node, reading the
  * same joint texture as the WebGL chunks (`chunks.ts`: 4 texels per joint, matrix rows and
  * rotation quaternion, in the mesh's bind space) with the same two-phase path for scale, shear
@@ -23,6 +23,8 @@ import {
 } from 'three/webgpu';
 import {
   Fn,
+  If,
+  Loop,
   attribute,
   batch,
   cross,
@@ -168,6 +170,38 @@ export function corskinSkinning(o: NodePatchOptions, hasNormal: boolean, hasTang
         .toConst();
       const t = r.w.mul(d.xyz).sub(d.w.mul(r.xyz)).add(cross(r.xyz, d.xyz)).mul(2);
       positionLocal.assign(v.add(t));
+    } else if (o.method === 'templates') {
+      // x + Σ entries of the vertex's binding run: cage displacements and linear joint skinning
+      // (`templates.ts`, the WebGL chunk's loop).
+      const cage = texture(o.template!.cage);
+      const binding = texture(o.template!.binding);
+      const cageSize = int(o.template!.cage.image.width);
+      const width = int(o.template!.binding.image.width);
+      const range = attribute('corskinTemplateRange', 'vec2');
+      const first = int(range.x).toConst();
+      const x = positionLocal.toConst();
+      const sum = vec3(x).toVar();
+      Loop({ start: int(0), end: int(range.y), type: 'int', condition: '<' }, ({ i }: { i: Node }) => {
+        const t = first.add(i).toConst();
+        const e = binding.load(ivec2(t.mod(width), t.div(width))).toConst();
+        for (const [index, weight] of [
+          [e.x, e.y],
+          [e.z, e.w],
+        ]) {
+          If(weight.notEqual(0), () => {
+            If(index.lessThan(0), () => {
+              const j = index.negate().sub(1);
+              const p1 = vec4(x, float(1));
+              const y = vec3(dot(fetch(j, 0), p1), dot(fetch(j, 1), p1), dot(fetch(j, 2), p1));
+              sum.addAssign(y.sub(x).mul(weight));
+            }).Else(() => {
+              const c = int(index).toConst();
+              sum.addAssign(cage.load(ivec2(c.mod(cageSize), c.div(cageSize))).xyz.mul(weight));
+            });
+          });
+        }
+      });
+      positionLocal.assign(sum);
     } else {
       const c = attribute('_center_of_rotation', 'vec3').toConst();
       const lbsOfCenter = blend(W.map((w, k) => transform(k, c).mul(w)));

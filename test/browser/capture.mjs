@@ -2,8 +2,14 @@
 // triangle around its own pixel of a W-wide float render target) and the CPU reference.
 // Package specifiers: the pages map them to dist/ with an import map, the bundler test resolves
 // them from the packed package.
-import { deformers, limitInfluences } from 'corskin';
-import { bindSpaceSkinningMatrices, meshFromGeometry } from 'corskin/three';
+import { createTemplateDeformer, deformers, limitInfluences } from 'corskin';
+import {
+  bindSpaceSkinningMatrices,
+  isCageObject,
+  meshFromGeometry,
+  setSkinningTemplate,
+  templateRigOf,
+} from 'corskin/three';
 
 export const W = 256;
 
@@ -62,7 +68,10 @@ export function captureMesh(THREE, mesh, geometry, material) {
 export function compareWithCpu(THREE, mesh, method, out, n) {
   const gpu = new Float32Array(3 * n);
   for (let i = 0; i < n; i++) gpu.set(out.subarray(4 * i, 4 * i + 3), 3 * i);
-  const data = limitInfluences(meshFromGeometry(mesh), 8).mesh;
+  // Templates: the CPU deformer of the very rig the mesh renders with (all its influences: the
+  // rig's linear part names them); the others: the 8 largest, as the GPU.
+  const templates = method === 'templates';
+  const data = templates ? meshFromGeometry(mesh) : limitInfluences(meshFromGeometry(mesh), 8).mesh;
   const cor = mesh.geometry.getAttribute('_center_of_rotation');
   if (cor) data.centersOfRotation = Float32Array.from(cor.array);
   // Morph targets (relative, as GLTFLoader makes them) before skinning.
@@ -77,11 +86,12 @@ export function compareWithCpu(THREE, mesh, method, out, n) {
   mesh.skeleton.update();
   const S = bindSpaceSkinningMatrices(mesh);
   const cpu = new Float32Array(3 * n);
-  deformers[method](data, S, { positions: cpu });
+  (templates ? createTemplateDeformer(templateRigOf(mesh)) : deformers[method])(data, S, { positions: cpu });
   const lbs = new Float32Array(3 * n);
   deformers.lbs(data, S, { positions: lbs });
   let err = 0;
   let vsLbs = 0;
+  let meanVsLbs = 0;
   let moved = 0;
   let bad = 0;
   const lo = [Infinity, Infinity, Infinity];
@@ -91,18 +101,26 @@ export function compareWithCpu(THREE, mesh, method, out, n) {
     if (!(e <= err)) err = Number.isNaN(e) ? Infinity : Math.max(err, e);
     if (!Number.isFinite(gpu[i])) bad++;
     vsLbs = Math.max(vsLbs, Math.abs(lbs[i] - gpu[i]));
+    meanVsLbs += Math.abs(lbs[i] - gpu[i]) / cpu.length;
     moved = Math.max(moved, Math.abs(cpu[i] - rest[i])); // the pose is not the bind pose
     lo[i % 3] = Math.min(lo[i % 3], cpu[i]);
     hi[i % 3] = Math.max(hi[i % 3], cpu[i]);
   }
   const diag = Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
-  return { error: err / diag, moved: moved / diag, vsLbs: vsLbs / diag, vertices: n, nonFinite: bad };
+  return {
+    error: err / diag,
+    moved: moved / diag,
+    vsLbs: vsLbs / diag,
+    meanVsLbs: meanVsLbs / diag,
+    vertices: n,
+    nonFinite: bad,
+  };
 }
 
-/** Every skinned mesh of a glTF (traversal order). */
+/** Every skinned mesh of a glTF (traversal order) but corskin's cage nodes. */
 export function skinnedMeshes(gltf) {
   const list = [];
-  gltf.scene.traverse((o) => o.isSkinnedMesh && list.push(o));
+  gltf.scene.traverse((o) => o.isSkinnedMesh && !isCageObject(o) && list.push(o));
   return list;
 }
 
@@ -123,18 +141,26 @@ export function setMorphs(gltf, morphs) {
   });
 }
 
-/** Worst of the per-mesh comparisons: largest error, largest motion, total vertices. */
+/** Switches templates by joint name after `useSkinningMethod(…, 'templates')`: [[joint, id], …]. */
+export function switchTemplates(gltf, switches) {
+  for (const [joint, id] of switches)
+    if (!setSkinningTemplate(gltf.scene, joint, id)) throw new Error(`no mesh has a template at ${joint}`);
+}
+
+/** Worst of the per-mesh comparisons: largest error, largest motion, total vertices (and the mean distance from LBS over all vertices). */
 export function worst(results) {
+  const total = results.reduce((t, r) => t + r.vertices, 0);
   return results.reduce(
     (a, r) => ({
       error: Math.max(a.error, r.error),
       moved: Math.max(a.moved, r.moved),
       vsLbs: Math.max(a.vsLbs, r.vsLbs),
+      meanVsLbs: a.meanVsLbs + (r.meanVsLbs * r.vertices) / total,
       vertices: a.vertices + r.vertices,
       nonFinite: a.nonFinite + r.nonFinite,
       meshes: a.meshes + 1,
     }),
-    { error: 0, moved: 0, vsLbs: 0, vertices: 0, nonFinite: 0, meshes: 0 },
+    { error: 0, moved: 0, vsLbs: 0, meanVsLbs: 0, vertices: 0, nonFinite: 0, meshes: 0 },
   );
 }
 

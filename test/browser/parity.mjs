@@ -12,6 +12,7 @@ import {
   loadSkinned,
   renderPosed,
   setMorphs,
+  switchTemplates,
   worst,
 } from './capture.mjs';
 
@@ -55,11 +56,19 @@ function capture(mesh) {
   return { out, n };
 }
 
-/** Max |GPU − CPU| / bbox diagonal for `method` on the glTF at `url`, animation 0 at `time`. */
-window.parity = async (url, method, time, morphs = {}) => {
+/**
+ * Max |GPU − CPU| / bbox diagonal for `method` on the glTF at `url`, animation 0 at `time`, after
+ * morph weights by name and template switches ([[joint, id], …]).
+ */
+window.parity = async (url, method, time, morphs = {}, switches = []) => {
   const { gltf, meshes } = await loadSkinned(GLTFLoader, url);
   await useSkinningMethod(gltf.scene, method);
   setMorphs(gltf, morphs);
+  if (switches.length) {
+    // A frame with the first templates, then the switch: the next frame must show it.
+    renderPosed(THREE, renderer, gltf, time);
+    switchTemplates(gltf, switches);
+  }
   renderPosed(THREE, renderer, gltf, time);
   return worst(
     meshes.map((mesh) => {

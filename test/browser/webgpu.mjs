@@ -12,6 +12,7 @@ import {
   loadSkinned,
   renderPosed,
   setMorphs,
+  switchTemplates,
   worst,
 } from './capture.mjs';
 
@@ -54,11 +55,16 @@ async function capture(mesh) {
   return { out, n };
 }
 
-window.nodeParity = async (url, method, time, morphs = {}) => {
+window.nodeParity = async (url, method, time, morphs = {}, switches = []) => {
   const { gltf, meshes } = await loadSkinned(GLTFLoader, url);
   // GLTFLoader's own (classic) materials: corskin converts them as WebGPURenderer would.
   await useSkinningMethod(gltf.scene, method);
   setMorphs(gltf, morphs);
+  if (switches.length) {
+    // A frame with the first templates, then the switch: the next frame must show it.
+    renderPosed(THREE, renderer, gltf, time);
+    switchTemplates(gltf, switches);
+  }
   renderPosed(THREE, renderer, gltf, time);
   const results = [];
   for (const mesh of meshes) {

@@ -1,0 +1,256 @@
+/**
+ * Skinning templates on the GPU for three.js (Ju, Zhou, van de Panne, Cohen-Or, Neumann, "Reusable
+ * Skinning Templates Using Cage-based Deformations", ACM TOG 27(5), SIGGRAPH Asia 2008): the rig of
+ * a `SkinnedMesh` (stored by `corskin templates build`, or built on a Web Worker), its binding
+ * packed for the vertex shader, and the posed cage uploaded per frame.
+ *
+ * The vertex shader evaluates the displacement form of the cage deformer plus the rig's linear
+ * part, `x′ = x + Σ_k w_k (c′_k − c_k) + Σ_j λ_j (M_j x − x)`, from two float RGBA textures:
+ *
+ * - the **binding** texture, per vertex a run of texels (`corskinTemplateRange`: first texel,
+ *   count), each holding two entries (index, weight): a cage vertex index ≥ 0 with its cage
+ *   weight, or −(joint + 1) with the weight skinned linearly by that joint;
+ * - the **cage** texture, one texel per cage vertex: its posed minus its rest position, computed
+ *   on the CPU each frame ({@link poseTemplates}, a few hundred vertices).
+ *
+ * Normals on the GPU turn by the vertex's blended joint rotation (the QLERP of its influences, as
+ * DQS); the CPU deformer turns them with the posed surface instead (a vertex shader cannot see
+ * its neighbours), so shading differs slightly where templates bulge. Positions agree.
+ *
+ * @module
+ */
+import {
+  DataTexture,
+  FloatType,
+  NearestFilter,
+  PropertyBinding,
+  RGBAFormat,
+  type Object3D,
+  type SkinnedMesh,
+} from 'three';
+import type { CageBinding } from '../cage/bind.js';
+import { CorskinError } from '../core/errors.js';
+import type { SkinnedMesh as CorskinMesh } from '../core/mesh.js';
+import { bindJointPositions, createSkeleton, type Skeleton } from '../core/skeleton.js';
+import { createTemplateMemo, poseTemplates, setBoneTemplate, type TemplateRig } from '../templates/rig.js';
+import { restoreTemplateRig, type StoredTemplates } from '../templates/stored.js';
+
+/** The extras key (GLTFLoader: `userData`) of a cage node written by `corskin templates build`. */
+const CAGE_KEY = 'corskinCage';
+/** Width of the binding texture (WebGL 2 guarantees 2048). */
+const BINDING_WIDTH = 2048;
+
+/** Whether `object` is a cage node written by corskin (drawn as it is, never skinned by templates). */
+export function isCageObject(object: Object3D): boolean {
+  return typeof object.userData?.[CAGE_KEY] === 'object';
+}
+
+/**
+ * corskin's skeleton of a three.js skinned mesh, in the mesh's geometry (bind) space: parents from
+ * the bone hierarchy, joint names as three names the bones, inverse bind matrices
+ * `boneInverse · bindMatrix` (so skinning matrices are {@link bindSpaceSkinningMatrices}).
+ */
+export function skeletonFromThree(mesh: SkinnedMesh): Skeleton {
+  const bones = mesh.skeleton.bones;
+  const ibm = new Float64Array(16 * bones.length);
+  bones.forEach((_, j) => ibm.set(mesh.skeleton.boneInverses[j].clone().multiply(mesh.bindMatrix).elements, 16 * j));
+  return createSkeleton({
+    jointNames: bones.map((b) => b.name),
+    parents: bones.map((b) => bones.indexOf(b.parent as (typeof bones)[number])),
+    inverseBindMatrices: ibm,
+  });
+}
+
+/**
+ * The template rig stored for `mesh` by `corskin templates build` (the cage node under `root`
+ * skinned by the same bones, and the geometry's `_cage_indices_n`/`_cage_weights_n` binding), or
+ * undefined when `root` holds none.
+ * @param skin corskin's view of the mesh ({@link meshFromGeometry})
+ * @throws CorskinError naming the mesh for an incomplete or inconsistent stored rig
+ */
+export function storedTemplateRig(root: Object3D, mesh: SkinnedMesh, skin: CorskinMesh): TemplateRig | undefined {
+  const bones = mesh.skeleton.bones;
+  let cage: SkinnedMesh | undefined;
+  root.traverse((o) => {
+    const c = o as SkinnedMesh;
+    if (
+      !cage &&
+      c.isSkinnedMesh &&
+      isCageObject(c) &&
+      c.skeleton.bones.length === bones.length &&
+      c.skeleton.bones.every((b, j) => b === bones[j])
+    )
+      cage = c;
+  });
+  const info = cage?.userData[CAGE_KEY] as {
+    templates?: StoredTemplates;
+    influences?: number;
+    coordinates?: string;
+    resolution?: number;
+  };
+  if (!cage || !info.templates) return undefined;
+  const where = mesh.name || 'SkinnedMesh';
+  const k = Number(info.influences);
+  const g = mesh.geometry;
+  const n = g.getAttribute('position').count;
+  const binding: CageBinding = {
+    method: info.coordinates === 'mvc' ? 'mvc' : 'pmvc',
+    resolution: Number(info.resolution) || 0,
+    influences: k,
+    indices: new Uint32Array(k * n),
+    weights: new Float32Array(k * n),
+  };
+  for (let q = 0; q < Math.ceil(k / 4); q++) {
+    const idx = g.getAttribute(`_cage_indices_${q}`);
+    const wgt = g.getAttribute(`_cage_weights_${q}`);
+    if (!idx || !wgt)
+      throw new CorskinError(`the geometry lacks the cage binding _CAGE_INDICES_${q}/_CAGE_WEIGHTS_${q}`, where);
+    for (let i = 0; i < n; i++)
+      for (let c = 0; c < 4 && 4 * q + c < k; c++) {
+        binding.indices[k * i + 4 * q + c] = idx.getComponent(i, c);
+        binding.weights[k * i + 4 * q + c] = wgt.getComponent(i, c);
+      }
+  }
+  const pos = cage.geometry.getAttribute('position');
+  const index = cage.geometry.getIndex();
+  if (!index) throw new CorskinError('the cage mesh has no triangles', where);
+  const positions = Float64Array.from({ length: 3 * pos.count }, (_, c) => pos.getComponent(Math.floor(c / 3), c % 3));
+  return restoreTemplateRig(
+    info.templates,
+    {
+      mesh: skin,
+      jointPositions: bindJointPositions(skeletonFromThree(mesh)),
+      // three names objects after glTF nodes without reserved characters (':' of mixamorig:Hips).
+      jointIndex: (name) => bones.findIndex((b) => b.name === PropertyBinding.sanitizeNodeName(name)),
+      cage: { positions, triangles: Uint32Array.from(index.array) },
+      binding,
+    },
+    where,
+  );
+}
+
+/**
+ * A template rig's binding packed for the vertex shader (see the module comment): per vertex
+ * `range` (2·n: first texel, texel count) and the entries (index, weight) two per RGBA texel of a
+ * `width`-wide float texture.
+ * @param skin the skin the rig was built for (its joints name the linear entries' joints)
+ * @throws CorskinError when the rig does not fit the skin or the entries overflow a 2048² texture
+ */
+export function packTemplateBinding(
+  rig: TemplateRig,
+  skin: CorskinMesh,
+): { range: Float32Array; data: Float32Array; width: number; height: number } {
+  const n = skin.positions.length / 3;
+  const k = rig.binding.influences;
+  const K = skin.influences;
+  if (rig.linear.length !== K * n || rig.binding.indices.length !== k * n)
+    throw new CorskinError(`the template rig was built for ${rig.linear.length / K} vertices, the mesh has ${n}`);
+  const entries: number[] = [];
+  const range = new Float32Array(2 * n);
+  for (let i = 0; i < n; i++) {
+    const start = entries.length;
+    for (let s = k * i; s < k * i + k; s++)
+      if (rig.binding.weights[s] !== 0) entries.push(rig.binding.indices[s], rig.binding.weights[s]);
+    for (let s = K * i; s < K * i + K; s++) if (rig.linear[s] > 0) entries.push(-(skin.joints[s] + 1), rig.linear[s]);
+    while ((entries.length - start) % 4) entries.push(0, 0);
+    range[2 * i] = start / 4;
+    range[2 * i + 1] = (entries.length - start) / 4;
+  }
+  const texels = entries.length / 4;
+  const width = BINDING_WIDTH;
+  const height = Math.max(1, Math.ceil(texels / width));
+  if (height > BINDING_WIDTH)
+    throw new CorskinError(`the template binding needs ${texels} texels, more than a ${width}² texture holds`);
+  const data = new Float32Array(4 * width * height);
+  data.set(entries);
+  return { range, data, width, height };
+}
+
+/** A float RGBA texture read with `texelFetch` (no filtering). */
+export function dataTexture(data: Float32Array, width: number, height: number): DataTexture {
+  const t = new DataTexture(data, width, height, RGBAFormat, FloatType);
+  t.minFilter = t.magFilter = NearestFilter;
+  t.needsUpdate = true;
+  return t;
+}
+
+/** What a mesh skinned with templates keeps: its rig, the cage texture and the per-frame workspace. */
+export interface TemplateGpuState {
+  rig: TemplateRig;
+  /** One texel per cage vertex: posed − rest position (bind space). */
+  cage: DataTexture;
+  binding: DataTexture;
+  /** Posed cage vertices of the last frame, 3·m, the mesh's posed bind space. */
+  posed: Float64Array;
+  memo: Float64Array;
+}
+
+/** The GPU state of a rig: its packed binding and an empty cage texture. */
+export function createTemplateGpuState(
+  rig: TemplateRig,
+  skin: CorskinMesh,
+): TemplateGpuState & { range: Float32Array } {
+  const { range, data, width, height } = packTemplateBinding(rig, skin);
+  const m = rig.cage.positions.length / 3;
+  const size = Math.max(1, Math.ceil(Math.sqrt(m)));
+  return {
+    rig,
+    range,
+    binding: dataTexture(data, width, height),
+    cage: dataTexture(new Float32Array(4 * size * size), size, size),
+    posed: new Float64Array(3 * m),
+    memo: createTemplateMemo(rig),
+  };
+}
+
+/**
+ * Poses the rig's templates for the skinning matrices `S` (16·J, bind space) and uploads the cage
+ * displacements (posed − rest) into the cage texture.
+ */
+export function updateTemplateCage(state: TemplateGpuState, S: Float64Array): void {
+  const { rig, posed, cage } = state;
+  poseTemplates(rig, S, posed, state.memo);
+  const rest = rig.cage.positions;
+  const data = cage.image.data as Float32Array;
+  for (let v = 0; v < rest.length / 3; v++)
+    for (let c = 0; c < 3; c++) data[4 * v + c] = posed[3 * v + c] - rest[3 * v + c];
+  cage.needsUpdate = true;
+}
+
+/** The template rig a mesh renders with (after `useSkinningMethod(…, 'templates')`), or undefined. */
+export function templateRigOf(mesh: SkinnedMesh): TemplateRig | undefined {
+  return mesh.userData.corskinTemplates as TemplateRig | undefined;
+}
+
+/**
+ * Switches the template at the joint named `joint` (a three.js bone name) to `id` of the library,
+ * on every mesh under `object` whose template rig has that joint in a limb: the next render shows
+ * it ({@link setBoneTemplate}).
+ * @returns the number of meshes changed
+ * @throws CorskinError for an id the library lacks or one of the wrong kind for the joint
+ */
+export function setSkinningTemplate(object: Object3D, joint: string, id: string): number {
+  let changed = 0;
+  object.traverse((o) => {
+    const mesh = o as SkinnedMesh;
+    const rig = mesh.isSkinnedMesh ? templateRigOf(mesh) : undefined;
+    const j = rig ? mesh.skeleton.bones.findIndex((b) => b.name === joint) : -1;
+    if (!rig || j < 0 || !rig.limbs.some((l) => l.chain.includes(j))) return;
+    setBoneTemplate(rig, j, id);
+    // The next render recomputes the cage even within the same frame (see `useSkinningMethod`).
+    const state = mesh.userData.corskin as { frame: number } | undefined;
+    if (state) state.frame = -1;
+    changed++;
+  });
+  return changed;
+}
+
+/**
+ * The template cage a mesh rendered its last frame with: the rig and its posed cage vertices (3·m,
+ * the mesh's geometry space; `mesh.matrixWorld` takes them to the world), or undefined when the
+ * mesh does not render with templates.
+ */
+export function posedTemplateCage(mesh: SkinnedMesh): { rig: TemplateRig; posed: Float64Array } | undefined {
+  const t = (mesh.userData.corskin as { template?: TemplateGpuState } | undefined)?.template;
+  return t && { rig: t.rig, posed: t.posed };
+}
