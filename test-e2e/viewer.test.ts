@@ -68,8 +68,8 @@ describe('the viewer', () => {
     expect(offered).toEqual(Object.fromEntries(SKINNING_METHODS.filter((m) => m.gpu).map((m) => [m.label, m.id])));
   });
 
-  it('opens CesiumMan with LBS, DQS and CoR side by side (CoRs computed in a worker)', async () => {
-    for (const m of ['lbs', 'dqs', 'cor'])
+  it('opens CesiumMan with LBS, DQS, CoR and templates side by side (CoRs and template cages computed in workers)', async () => {
+    for (const m of ['lbs', 'dqs', 'cor', 'templates'])
       expect(await viewer(page)((x) => (window as unknown as { viewer: Viewer }).viewer.methodOf(x), m)).toBe(m);
     expect(errors).toEqual([]);
   });
@@ -134,14 +134,15 @@ describe('the viewer', () => {
     expect(diff).toBeLessThan(1e-6);
   });
 
-  it('reports a frame time per method; CoR costs about what LBS costs', async () => {
+  it('reports a frame time per method; CoR and templates cost about what LBS costs', async () => {
     await page.waitForTimeout(2500);
     const t = await viewer(page)(() => (window as unknown as { viewer: Viewer }).viewer.frameTimes());
-    for (const m of ['lbs', 'dqs', 'cor']) expect(t[m]).toBeGreaterThan(0);
-    // Software rendering (SwiftShader) in CI: a loose bound; the note quotes the measured ratio.
+    for (const m of ['lbs', 'dqs', 'cor', 'templates']) expect(t[m]).toBeGreaterThan(0);
+    // Software rendering (SwiftShader) in CI: a loose bound; the note quotes the measured ratios.
     expect(t.cor / t.lbs).toBeLessThan(1.5);
+    expect(t.templates / t.lbs).toBeLessThan(1.5);
     console.log(
-      `viewer frame time (ms, median of 60, SwiftShader): ${JSON.stringify(t)}; CoR/LBS = ${(t.cor / t.lbs).toFixed(3)}`,
+      `viewer frame time (ms, median of 60, SwiftShader): ${JSON.stringify(t)}; CoR/LBS = ${(t.cor / t.lbs).toFixed(3)}; templates/LBS = ${(t.templates / t.lbs).toFixed(3)}`,
     );
   });
 

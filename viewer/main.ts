@@ -55,7 +55,12 @@ const params = new URLSearchParams(location.search);
 const app = document.getElementById('app')!;
 const status = document.getElementById('status')!;
 const progressBar = document.getElementById('progress') as HTMLProgressElement;
-const setStatus = (s: string) => (status.textContent = s);
+/** Every status line shown (for tests: progress of long work). */
+const statusLog: string[] = [];
+const setStatus = (s: string) => {
+  statusLog.push(s);
+  status.textContent = s;
+};
 if (params.get('ui') === '0') status.style.display = 'none';
 
 const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
@@ -139,27 +144,16 @@ const settings = {
   corCheck: false,
   /** The template cage overlay (templates view). */
   cage: params.get('cage') === '1',
-  /** The selected joint's bone and joint templates (the template view's slot; Tab cycles). */
+  /** The selected joint's bone and joint templates; Tab cycles the selected slot's (a click on a joint selects its joint template, on a bone its bone template). */
   boneTemplate: '',
   jointTemplate: '',
+  slot: 'joint' as 'bone' | 'joint',
   /** Bend the selected joint back and forth (the paper's preview cycle). */
   preview: false,
   smoothJoint: () => smoothAroundJoint(),
   undo: () => paintUndo(false),
   redo: () => paintUndo(true),
   frameJoint: () => frameJoint(),
-  /** Clicks at page pixel (x, y): selects the nearest joint (as a click on the canvas does). */
-  pickJoint: (x: number, y: number) => pickJoint(x, y),
-  /** The selected joint and its template slot: bone and joint template ids. */
-  templateSlot: () => ({ joint: settings.joint, bone: settings.boneTemplate, jointTemplate: settings.jointTemplate }),
-  /** A checksum of the templates view's posed cage (the overlay), for tests. */
-  cageSummary: () => {
-    const view = templatesView();
-    const pos = view?.cage.geometry.getAttribute('position');
-    let sum = 0;
-    if (pos) for (let i = 0; i < pos.array.length; i++) sum += (pos.array[i] as number) * ((i % 7) + 1);
-    return { visible: !!view?.cage.visible, edges: pos ? pos.count / 2 : 0, sum };
-  },
   load: () => picker.click(),
   exportGlb: () => void exportWithCenters(true).catch((e: Error) => setStatus(`export failed: ${e.message}`)),
 };
@@ -568,7 +562,7 @@ function fillTemplateControls(): void {
     templateControls.title('skinning templates: select a joint in a limb');
     return;
   }
-  templateControls.title(`skinning templates at ${settings.joint} (Tab / Shift+Tab cycle)`);
+  templateControls.title(`skinning templates at ${settings.joint} (Tab cycles the ${settings.slot} template)`);
   const ids = (kind: 'bone' | 'joint') => slot.rig.library.templates.filter((t) => t.kind === kind).map((t) => t.id);
   templateControls
     .add(settings, 'boneTemplate', ids('bone'))
@@ -603,13 +597,14 @@ function switchTemplate(id: string): void {
   selectTemplates();
 }
 
-/** Cycles the selected joint's bone template (or, with `joint`, its joint template) through the library. */
-function cycleTemplate(joint: boolean): void {
+/** Cycles the selected slot's template through the library's templates of its kind (backwards with `back`). */
+function cycleTemplate(back: boolean): void {
   const slot = templateSlot();
-  const current = joint ? slot?.joint : slot?.bone;
+  const kind = settings.slot === 'joint' && slot?.joint !== undefined ? 'joint' : 'bone';
+  const current = kind === 'joint' ? slot?.joint : slot?.bone;
   if (!slot || current === undefined) return;
-  const ids = slot.rig.library.templates.filter((t) => t.kind === (joint ? 'joint' : 'bone')).map((t) => t.id);
-  switchTemplate(ids[(ids.indexOf(current) + 1) % ids.length]);
+  const ids = slot.rig.library.templates.filter((t) => t.kind === kind).map((t) => t.id);
+  switchTemplate(ids[(ids.indexOf(current) + (back ? ids.length - 1 : 1)) % ids.length]);
 }
 
 /** `?template=JOINT=ID,…`: template choices given in the URL (`corskin render --template`). */
@@ -1032,18 +1027,28 @@ function smoothAroundJoint(): void {
   });
 }
 
-/** Selects the joint drawn nearest to page pixel (x, y), within 24 px, for posing and its template slot. */
+/**
+ * Selects what is drawn nearest to page pixel (x, y), within 24 px: a joint (for posing; its joint
+ * template slot) or the middle of a bone (the bone template slot of the joint it starts at).
+ */
 function pickJoint(x: number, y: number): boolean {
   let best = '';
   let bestD = 24;
+  let slot: 'bone' | 'joint' = 'joint';
   views[0]?.root.traverse((o) => {
     if (!(o as THREE.Bone).isBone) return;
     const p = api.jointScreen(o.name);
     const d = p ? Math.hypot(p.x - x, p.y - y) : Infinity;
-    if (d < bestD) [best, bestD] = [o.name, d];
+    if (d < bestD) [best, bestD, slot] = [o.name, d, 'joint'];
+    for (const child of o.children) {
+      const q = (child as THREE.Bone).isBone ? api.jointScreen(child.name) : undefined;
+      const m = p && q ? Math.hypot((p.x + q.x) / 2 - x, (p.y + q.y) / 2 - y) : Infinity;
+      if (m < bestD) [best, bestD, slot] = [o.name, m, 'bone'];
+    }
   });
   if (!best) return false;
   settings.joint = best;
+  settings.slot = slot;
   gui?.controllersRecursive().forEach((c) => c.updateDisplay());
   selectTemplates();
   return true;
@@ -1124,6 +1129,23 @@ const api = {
     return { total, centers: sum, edits: paintEdits };
   },
   frameJoint: () => frameJoint(),
+  /** Clicks at page pixel (x, y): selects the nearest joint (as a click on the canvas does). */
+  pickJoint: (x: number, y: number) => pickJoint(x, y),
+  /** The selected joint and its template slot: bone and joint template ids. */
+  templateSlot: () => ({
+    joint: settings.joint,
+    slot: settings.slot,
+    bone: settings.boneTemplate,
+    jointTemplate: settings.jointTemplate,
+  }),
+  /** A checksum of the templates view's posed cage (the overlay), for tests. */
+  cageSummary: () => {
+    const view = templatesView();
+    const pos = view?.cage.geometry.getAttribute('position');
+    let sum = 0;
+    if (pos) for (let i = 0; i < pos.array.length; i++) sum += (pos.array[i] as number) * ((i % 7) + 1);
+    return { visible: !!view?.cage.visible, edges: pos ? pos.count / 2 : 0, sum };
+  },
   /** Screen rectangles of the views and of the control panel (CSS px), for layout checks. */
   layoutRects: () => {
     const r = renderer.domElement.getBoundingClientRect();
@@ -1140,6 +1162,7 @@ const api = {
     };
   },
   status: () => status.textContent,
+  statusLog: () => statusLog.slice(),
   /** Seconds each dab's CoR update took so far. */
   paintTimings: () => paintSeconds.slice(),
   /** Bind-space position of a joint (as the CoR check measures) — for tests. */

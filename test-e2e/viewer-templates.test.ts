@@ -1,0 +1,123 @@
+/**
+ * Skinning templates in the viewer, end to end in headless Chromium: CesiumMan (no cage in the
+ * file) gets its template cages built on a worker with progress in the status line, the cage
+ * overlay is drawn, a click selects the elbow's joint template and Tab switches it with the change
+ * on the next frame, a click on the upper arm selects its bone template.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_ARGS, chromiumPath } from '../src/cli/render.js';
+import { serveViewer } from '../src/cli/viewer-server.js';
+import { CESIUM_MAN, ROOT } from '../test/helpers/data.js';
+
+type Slot = { joint: string; slot: string; bone: string; jointTemplate: string };
+type Viewer = {
+  ready: boolean;
+  settings: Record<string, unknown>;
+  statusLog: () => string[];
+  cageSummary: () => { visible: boolean; edges: number; sum: number };
+  jointScreen: (name: string) => { x: number; y: number } | undefined;
+  templateSlot: () => Slot;
+  frameJoint: () => void;
+};
+const ELBOW = 'Skeleton_arm_joint_L__3_';
+const SHOULDER = 'Skeleton_arm_joint_L__4_';
+
+describe('skinning templates in the viewer', () => {
+  let server: Awaited<ReturnType<typeof serveViewer>>;
+  let browser: Browser;
+  let page: Page;
+  const errors: string[] = [];
+  const v = <T>(fn: (viewer: Viewer) => T) => page.evaluate(`(${fn.toString()})(window.viewer)`) as Promise<Awaited<T>>;
+  /** The picture after the next animation frame (the canvas keeps its drawing buffer). */
+  const nextFrame = async () => {
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    return page.locator('canvas').screenshot();
+  };
+  const click = async (name: string, towards?: string) => {
+    const a = await v((x) => x); // keep the page API warm
+    void a;
+    const p = await page.evaluate((n) => (window as unknown as { viewer: Viewer }).viewer.jointScreen(n), name);
+    const q = towards
+      ? await page.evaluate((n) => (window as unknown as { viewer: Viewer }).viewer.jointScreen(n), towards)
+      : undefined;
+    const at = q ? { x: (p!.x + q.x) / 2, y: (p!.y + q.y) / 2 } : p!;
+    await page.mouse.click(at.x, at.y);
+  };
+
+  beforeAll(async () => {
+    server = await serveViewer(CESIUM_MAN);
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+    page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    await page.goto(`${server.url}?model=/model.glb&name=CesiumMan.glb&time=0.5&layout=single&method=templates&cage=1`);
+    await page.waitForFunction(() => (window as unknown as { viewer?: Viewer }).viewer?.ready === true, null, {
+      timeout: 120_000,
+    });
+  }, 150_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('builds the cages of a file without one on a worker, showing progress', async () => {
+    const log = await v((x) => x.statusLog());
+    const progress = log.filter((l) => /fitting and binding template cages \d+%/.test(l));
+    expect(progress.length).toBeGreaterThan(1);
+    expect(log.at(-1)).toContain('CesiumMan.glb: ready');
+    expect(errors).toEqual([]);
+  });
+
+  it('draws the cage overlay (joint templates red, bone templates blue, bridges grey)', async () => {
+    const cage = await v((x) => x.cageSummary());
+    expect(cage.visible).toBe(true);
+    expect(cage.edges).toBeGreaterThan(100);
+    const with_ = await nextFrame();
+    await page.evaluate(() => ((window as unknown as { viewer: Viewer }).viewer.settings.cage = false));
+    const without = await nextFrame();
+    expect(with_.equals(without)).toBe(false);
+    writeFileSync(join(ROOT, '.tmp/viewer-templates-cage.png'), with_);
+    await page.evaluate(() => ((window as unknown as { viewer: Viewer }).viewer.settings.cage = true));
+  });
+
+  it('a click on the elbow selects its joint template; Tab switches it and the next frame shows it', async () => {
+    await page.evaluate(
+      ([elbow]) => {
+        const x = (window as unknown as { viewer: Viewer }).viewer;
+        x.settings.joint = elbow;
+        x.settings.bend = 100;
+        x.settings.cage = false;
+        x.frameJoint();
+      },
+      [ELBOW],
+    );
+    await nextFrame();
+    await click(ELBOW);
+    const slot = await v((x) => x.templateSlot());
+    expect(slot).toMatchObject({ joint: ELBOW, slot: 'joint' });
+    const before = await nextFrame();
+    await page.keyboard.press('Tab');
+    const after = await nextFrame();
+    const switched = await v((x) => x.templateSlot());
+    expect(switched.jointTemplate).not.toBe(slot.jointTemplate);
+    expect(before.equals(after)).toBe(false);
+    writeFileSync(join(ROOT, '.tmp/viewer-templates-elbow.png'), after);
+    expect(errors).toEqual([]);
+  });
+
+  it('a click on the upper arm selects its bone template; Tab brings the next one (muscle bulge)', async () => {
+    await click(SHOULDER, ELBOW);
+    const slot = await v((x) => x.templateSlot());
+    expect(slot).toMatchObject({ joint: SHOULDER, slot: 'bone' });
+    const before = await nextFrame();
+    await page.keyboard.press('Tab');
+    const after = await nextFrame();
+    expect((await v((x) => x.templateSlot())).bone).not.toBe(slot.bone);
+    expect(before.equals(after)).toBe(false);
+    expect(errors).toEqual([]);
+  });
+});
