@@ -30,6 +30,7 @@ export {
   removeCageRig,
   isCageNode,
   readTemplateRig,
+  writeTemplateRig,
   CAGE_EXTRAS_KEY,
 } from './io/cage-gltf.js';
 export { storeTemplates, restoreTemplateRig, type StoredTemplates, type TemplateRigParts } from './templates/stored.js';

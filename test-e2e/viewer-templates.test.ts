@@ -2,7 +2,10 @@
  * Skinning templates in the viewer, end to end in headless Chromium: CesiumMan (no cage in the
  * file) gets its template cages built on a worker with progress in the status line, the cage
  * overlay is drawn, a click selects the elbow's joint template and Tab switches it with the change
- * on the next frame, a click on the upper arm selects its bone template.
+ * on the next frame, a click on the upper arm selects its bone template; a template made in the
+ * editor is saved, exported in the library, re-imported into a fresh viewer and applied to the
+ * other arm; the export (cages and choices) validates and reopens with the same choices, the baked
+ * export validates.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,10 +14,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, chromiumPath } from '../src/cli/render.js';
 import { serveViewer } from '../src/cli/viewer-server.js';
 import { CESIUM_MAN, ROOT } from '../test/helpers/data.js';
+import { validate } from '../test/helpers/gltf.js';
 
 type Slot = { joint: string; slot: string; bone: string; jointTemplate: string };
 type Viewer = {
   ready: boolean;
+  exportTemplates: (baked: boolean) => Promise<number[]>;
+  loadBytes: (data: number[], name: string) => Promise<void>;
+  importLibrary: (text: string, name: string) => void;
+  libraryJson: () => string;
+  saveTemplate: () => void;
+  switchTemplate: (id: string) => void;
+  status: () => string;
   settings: Record<string, unknown>;
   statusLog: () => string[];
   cageSummary: () => { visible: boolean; edges: number; sum: number };
@@ -119,5 +130,92 @@ describe('skinning templates in the viewer', () => {
     expect((await v((x) => x.templateSlot())).bone).not.toBe(slot.bone);
     expect(before.equals(after)).toBe(false);
     expect(errors).toEqual([]);
+  });
+
+  it('a template made in the editor is saved into the library and put on the selected slot', async () => {
+    await page.evaluate(() => {
+      const x = (window as unknown as { viewer: Viewer }).viewer;
+      Object.assign(x.settings, {
+        editId: 'big-biceps',
+        editSide: 'inner',
+        editBend: 90,
+        editBulge: 0.8,
+        editSlide: 0.05,
+      });
+      x.saveTemplate();
+    });
+    expect((await v((x) => x.templateSlot())).bone).toBe('big-biceps');
+    const library = JSON.parse(await v((x) => x.libraryJson()));
+    expect(library.templates.find((t: { id: string }) => t.id === 'big-biceps')).toMatchObject({
+      kind: 'bone',
+      keyPoses: [
+        { bend: 0, bulge: 0 },
+        { bend: 90, bulge: 0.8, slide: 0.05 },
+      ],
+    });
+    writeFileSync(join(ROOT, '.tmp/viewer-library.json'), JSON.stringify(library));
+    writeFileSync(join(ROOT, '.tmp/viewer-templates-biceps.png'), await nextFrame());
+  });
+
+  it('exports the cages and choices: the file validates and reopens with the same choices', async () => {
+    const bytes = await page.evaluate(() => (window as unknown as { viewer: Viewer }).viewer.exportTemplates(false));
+    const file = join(ROOT, '.tmp/viewer-templates-export.glb');
+    writeFileSync(file, Uint8Array.from(bytes));
+    expect((await validate(file)).issues.numErrors).toBe(0);
+    const baked = await page.evaluate(() => (window as unknown as { viewer: Viewer }).viewer.exportTemplates(true));
+    const bakedFile = join(ROOT, '.tmp/viewer-templates-baked.glb');
+    writeFileSync(bakedFile, Uint8Array.from(baked));
+    expect((await validate(bakedFile)).issues.numErrors).toBe(0);
+    // Reopen the export: the stored rig is read (no build), with the elbow's and the upper arm's choices.
+    const elbow = await page.evaluate(() => (window as unknown as { viewer: Viewer }).viewer.templateSlot());
+    await page.evaluate(([data]) => (window as unknown as { viewer: Viewer }).viewer.loadBytes(data, 'reopened.glb'), [
+      bytes,
+    ] as const);
+    await page.waitForFunction(() => (window as unknown as { viewer: Viewer }).viewer.ready === true);
+    const log = await v((x) => x.statusLog());
+    expect(log.filter((l) => l.startsWith('reopened.glb') && l.includes('template cages'))).toEqual([]); // nothing built
+    await page.evaluate(
+      ([j]) => {
+        const x = (window as unknown as { viewer: Viewer }).viewer;
+        x.settings.joint = j;
+      },
+      [SHOULDER],
+    );
+    await click(SHOULDER, ELBOW);
+    expect(await v((x) => x.templateSlot())).toMatchObject({ joint: SHOULDER, bone: elbow.bone });
+    await click(ELBOW);
+    const reopened = await v((x) => x.templateSlot());
+    expect(reopened.joint).toBe(ELBOW);
+    expect(reopened.jointTemplate).not.toBe('radial-joint'); // the switch made before the export
+    expect(errors).toEqual([]);
+  });
+
+  it('a fresh viewer imports the library and puts the new template on the other arm', async () => {
+    const fresh = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    try {
+      await fresh.goto(`${server.url}?model=/model.glb&name=CesiumMan.glb&time=0.5&layout=single&method=templates`);
+      await fresh.waitForFunction(() => (window as unknown as { viewer?: Viewer }).viewer?.ready === true, null, {
+        timeout: 120_000,
+      });
+      const { readFileSync } = await import('node:fs');
+      const json = readFileSync(join(ROOT, '.tmp/viewer-library.json'), 'utf8');
+      const slot = await fresh.evaluate(
+        ([text, joint]) => {
+          const x = (window as unknown as { viewer: Viewer }).viewer;
+          x.importLibrary(text, 'viewer-library.json');
+          x.settings.joint = joint;
+          x.settings.slot = 'bone';
+          x.switchTemplate('big-biceps');
+          return x.templateSlot();
+        },
+        [json, 'Skeleton_arm_joint_R'] as const,
+      );
+      expect(slot).toMatchObject({ joint: 'Skeleton_arm_joint_R', bone: 'big-biceps' });
+      expect(await fresh.evaluate(() => (window as unknown as { viewer: Viewer }).viewer.status())).toContain(
+        'now uses the "big-biceps" template',
+      );
+    } finally {
+      await fresh.close();
+    }
   });
 });

@@ -24,7 +24,7 @@ import { deformers } from '../src/deformers/index.js';
 import { deformLbs } from '../src/deformers/lbs.js';
 import { SKINNING_METHODS } from '../src/deformers/registry.js';
 import { oneRings, rigidityDistortion, type OneRings } from '../src/metrics/distortion.js';
-import { extractSkinnedModels, setCentersOfRotation } from '../src/io/gltf.js';
+import { extractSkinnedModels, setCentersOfRotation, vertexLayoutFor } from '../src/io/gltf.js';
 import {
   isCageObject,
   meshFromGeometry,
@@ -34,6 +34,14 @@ import {
   type GpuSkinningMethod,
 } from '../src/three/index.js';
 import { createTemplateDeformer, poseTemplates, type TemplateRig } from '../src/templates/rig.js';
+import {
+  parseTemplateLibrary,
+  type BoneKeyPose,
+  type TemplateDefinition,
+  type TemplateLibrary,
+} from '../src/templates/library.js';
+import { writeTemplateRig } from '../src/io/cage-gltf.js';
+import { bakeTemplateClips } from '../src/io/template-bake.js';
 import type { Deformer } from '../src/deformers/contract.js';
 import { computeCentersOfRotationOnWorker } from '../src/cor/web-worker.js';
 import { createCorSession, type CorSession } from '../src/cor/session.js';
@@ -156,6 +164,20 @@ const settings = {
   frameJoint: () => frameJoint(),
   load: () => picker.click(),
   exportGlb: () => void exportWithCenters(true).catch((e: Error) => setStatus(`export failed: ${e.message}`)),
+  exportTemplates: () =>
+    void exportTemplates(false, true).catch((e: Error) => setStatus(`export failed: ${e.message}`)),
+  exportBaked: () => void exportTemplates(true, true).catch((e: Error) => setStatus(`export failed: ${e.message}`)),
+  exportLibrary: () => {
+    const library = viewLibrary();
+    if (library) save(JSON.stringify(library, null, 2), 'templates.json', 'application/json');
+  },
+  importLibrary: () => libraryPicker.click(),
+  editId: 'my-template',
+  editSide: 'inner' as 'inner' | 'outer',
+  editBend: 90,
+  editBulge: 0.3,
+  editSlide: 0,
+  editSave: () => saveTemplate(),
 };
 
 let gltf: GLTF | undefined;
@@ -326,7 +348,10 @@ function rebuildGui(bones: string[]): void {
     none.close();
   }
   const pose = gui.addFolder('pose a joint');
-  pose.add(settings, 'joint', bones).onChange(() => selectTemplates());
+  pose.add(settings, 'joint', bones).onChange(() => {
+    settings.slot = 'joint';
+    selectTemplates();
+  });
   pose.add(settings, 'twist', -180, 180, 1).name('twist (°)');
   pose.add(settings, 'bend', -180, 180, 1).name('bend (°)');
   pose.add(settings, 'frameJoint').name('frame the joint');
@@ -334,6 +359,18 @@ function rebuildGui(bones: string[]): void {
   const templates = gui.addFolder('skinning templates (the joint above; Tab cycles)');
   templateControls = templates;
   fillTemplateControls();
+  const library = gui.addFolder('template library and editor');
+  library.add(settings, 'importLibrary').name('import library .json…');
+  library.add(settings, 'exportLibrary').name('export library .json');
+  library.add(settings, 'editId').name('new template id');
+  library.add(settings, 'editSide', ['inner', 'outer']).name('side of the bend');
+  library.add(settings, 'editBend', 1, 180, 1).name('key pose bend (°)');
+  library.add(settings, 'editBulge', -0.9, 2, 0.01).name('bulge at the key pose');
+  library.add(settings, 'editSlide', -0.5, 0.5, 0.01).name('slide (bone templates)');
+  library.add(settings, 'editSave').name('save & apply to the selected slot');
+  library.add(settings, 'exportTemplates').name('export .glb with cages & choices');
+  library.add(settings, 'exportBaked').name('export baked standard .glb');
+  library.close();
   const show = gui.addFolder('overlays');
   show.add(settings, 'skeleton').onChange((v: boolean) => views.forEach((x) => (x.skeleton.visible = v)));
   show.add(settings, 'centers').name('centers of rotation (CoR view)');
@@ -391,7 +428,9 @@ function poseJoint(root: THREE.Object3D): void {
   const bend = (settings.preview && !settings.bend ? 90 : settings.bend) * cycle;
   const twist = settings.twist * cycle;
   if (!settings.joint || (!twist && !bend)) return;
-  const bone = root.getObjectByName(settings.joint);
+  // A bone template's slot is selected: its key poses are the bends of the bone's child joint.
+  const selected = root.getObjectByName(settings.joint);
+  const bone = settings.slot === 'bone' ? selected?.children.find((c) => (c as THREE.Bone).isBone) : selected;
   if (!bone) return;
   const child = bone.children.find((c) => (c as THREE.Bone).isBone);
   const axis = child && child.position.lengthSq() > 0 ? child.position.clone().normalize() : new THREE.Vector3(0, 1, 0);
@@ -562,7 +601,11 @@ function fillTemplateControls(): void {
     templateControls.title('skinning templates: select a joint in a limb');
     return;
   }
-  templateControls.title(`skinning templates at ${settings.joint} (Tab cycles the ${settings.slot} template)`);
+  templateControls.title(
+    settings.slot === 'bone'
+      ? `skinning templates of the bone from ${settings.joint} (Tab cycles; the pose bends its child joint)`
+      : `skinning templates at ${settings.joint} (Tab cycles the joint template)`,
+  );
   const ids = (kind: 'bone' | 'joint') => slot.rig.library.templates.filter((t) => t.kind === kind).map((t) => t.id);
   templateControls
     .add(settings, 'boneTemplate', ids('bone'))
@@ -681,15 +724,7 @@ function median(xs: number[]): number {
  * them into a copy of it with glTF-Transform; downloads it when `download`.
  */
 async function exportWithCenters(download: boolean): Promise<Uint8Array> {
-  if (!bytes) throw new Error('nothing loaded');
-  const json = new TextDecoder().decode(new Uint8Array(bytes, 0, Math.min(bytes.byteLength, 1 << 20)));
-  if (json.includes('KHR_draco_mesh_compression'))
-    throw new Error('export of a Draco-compressed file needs the Draco encoder: run `corskin precompute` on it');
-  await Promise.all([MeshoptDecoderIO.ready, MeshoptEncoder.ready]);
-  const io = new WebIO()
-    .registerExtensions(ALL_EXTENSIONS)
-    .registerDependencies({ 'meshopt.decoder': MeshoptDecoderIO, 'meshopt.encoder': MeshoptEncoder });
-  const doc = await io.readBinary(new Uint8Array(bytes));
+  const { io, doc } = await readLoaded();
   // Painted weights first (the primitives in the viewer's mesh order), then the centers of the
   // final weights (the painting session's, bit-identical to a recomputation, where there is one).
   let part = 0;
@@ -720,14 +755,143 @@ async function exportWithCenters(download: boolean): Promise<Uint8Array> {
   }
   const out = await io.writeBinary(doc);
   setStatus(`${fileName}: centers of rotation computed; exported`);
-  if (download) {
-    const a = Object.assign(document.createElement('a'), {
-      href: URL.createObjectURL(new Blob([out as BlobPart], { type: 'model/gltf-binary' })),
-      download: fileName.replace(/\.(glb|gltf)$/i, '') + '-cor.glb',
-    });
-    a.click();
-  }
+  if (download) save(out, fileName.replace(/\.(glb|gltf)$/i, '') + '-cor.glb', 'model/gltf-binary');
   return out;
+}
+
+/** The loaded file as a glTF-Transform document (for exports). @throws Error for Draco files (no encoder here) */
+async function readLoaded(): Promise<{ io: WebIO; doc: Awaited<ReturnType<WebIO['readBinary']>> }> {
+  if (!bytes) throw new Error('nothing loaded');
+  const json = new TextDecoder().decode(new Uint8Array(bytes, 0, Math.min(bytes.byteLength, 1 << 20)));
+  if (json.includes('KHR_draco_mesh_compression'))
+    throw new Error('export of a Draco-compressed file needs the Draco encoder: use the corskin command on it');
+  await Promise.all([MeshoptDecoderIO.ready, MeshoptEncoder.ready]);
+  const io = new WebIO()
+    .registerExtensions(ALL_EXTENSIONS)
+    .registerDependencies({ 'meshopt.decoder': MeshoptDecoderIO, 'meshopt.encoder': MeshoptEncoder });
+  return { io, doc: await io.readBinary(new Uint8Array(bytes)) };
+}
+
+/** Downloads `data` as a file. */
+function save(data: Uint8Array | string, name: string, type: string): void {
+  const a = Object.assign(document.createElement('a'), {
+    href: URL.createObjectURL(new Blob([data as BlobPart], { type })),
+    download: name,
+  });
+  a.click();
+}
+
+/**
+ * Writes the templates view's rigs into a copy of the loaded file: each skin's cage, binding and
+ * template choices (as `corskin templates build` stores them; the viewer and corskin/three reopen
+ * it with the same choices), or, `baked`, the templates sampled over every clip as corrective morph
+ * targets (a standard glTF any engine plays). Skins of several primitives are left out (the viewer
+ * fits templates per mesh; use `corskin templates build` for those).
+ */
+async function exportTemplates(baked: boolean, download: boolean): Promise<Uint8Array> {
+  const { io, doc } = await readLoaded();
+  const view = templatesView();
+  const meshes = view ? skinnedMeshes(view) : [];
+  let part = 0;
+  const skipped: string[] = [];
+  for (const model of extractSkinnedModels(doc, fileName)) {
+    const mine = model.parts.map(() => meshes[part++]);
+    const rig = mine.length === 1 && mine[0] ? templateRigOf(mine[0]) : undefined;
+    if (!rig) {
+      skipped.push(model.name);
+      continue;
+    }
+    if (baked && rig.limbs.length) bakeTemplateClips(doc, model, createTemplateDeformer(rig), { file: fileName });
+    else writeTemplateRig(doc, model, rig);
+  }
+  const out = await io.setVertexLayout(vertexLayoutFor(doc)).writeBinary(doc);
+  const what = baked ? 'templates baked into morph targets' : 'template cages and choices';
+  setStatus(
+    `${fileName}: exported the ${what}${skipped.length ? `; left out ${skipped.join(', ')} (several primitives)` : ''}`,
+  );
+  const stem = fileName.replace(/\.(glb|gltf)$/i, '');
+  if (download) save(out, `${stem}-${baked ? 'baked' : 'templates'}.glb`, 'model/gltf-binary');
+  return out;
+}
+
+// ——— Template libraries: import, export, and the template editor ———
+
+/** The library of the templates view's rigs (they share one: edits go to all). */
+function viewLibrary(): TemplateLibrary | undefined {
+  const view = templatesView();
+  return (
+    view &&
+    skinnedMeshes(view)
+      .map(templateRigOf)
+      .find((r) => r)?.library
+  );
+}
+
+/** Gives every rig of the templates view `templates` (added, or replacing those of the same id). */
+function addTemplates(templates: TemplateDefinition[]): void {
+  const view = templatesView();
+  if (!view) return;
+  for (const mesh of skinnedMeshes(view)) {
+    const rig = templateRigOf(mesh);
+    if (!rig) continue;
+    const ids = new Set(templates.map((t) => t.id));
+    // A new library object: the default one may be shared by other rigs.
+    rig.library = { ...rig.library, templates: [...rig.library.templates.filter((t) => !ids.has(t.id)), ...templates] };
+  }
+  fillTemplateControls();
+}
+
+const libraryPicker = Object.assign(document.createElement('input'), { type: 'file', accept: '.json', id: 'library' });
+libraryPicker.style.display = 'none';
+document.body.appendChild(libraryPicker);
+libraryPicker.onchange = async () => {
+  const f = libraryPicker.files?.[0];
+  if (f) importLibrary(await f.text(), f.name);
+};
+
+/** Adds a template library (corskin-templates JSON) to the templates view's rigs. */
+function importLibrary(text: string, name: string): void {
+  try {
+    const library = parseTemplateLibrary(JSON.parse(text), name);
+    addTemplates(library.templates);
+    setStatus(
+      `${name}: ${library.templates.length} template(s) added: ${library.templates.map((t) => t.id).join(', ')}`,
+    );
+  } catch (e) {
+    setStatus(`${name}: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * The template editor (templates are "defined once by artists", Ju et al. 2008): a template of the
+ * selected slot's kind whose second key pose, at the preview bend, has the editor's bulge and slide
+ * (the parametric library's key-pose values), tried live on the selected slot and saved into the
+ * library under its id.
+ */
+function editedTemplate(): TemplateDefinition {
+  const kind = settings.slot === 'joint' && settings.jointTemplate ? 'joint' : 'bone';
+  const bend = Math.max(1, Math.min(180, Math.abs(settings.editBend)));
+  const key: BoneKeyPose = { bend, bulge: settings.editBulge };
+  if (kind === 'bone' && settings.editSlide) key.slide = settings.editSlide;
+  return {
+    id: settings.editId,
+    kind,
+    side: settings.editSide,
+    description: `made in the viewer: ${settings.editSide} bulge ${settings.editBulge} at ${bend}°`,
+    keyPoses: [{ bend: 0, bulge: 0 }, key],
+  };
+}
+
+/** Puts the editor's template into the library (checked as a library file would be) and on the selected slot. */
+function saveTemplate(): void {
+  try {
+    const t = parseTemplateLibrary({ format: 'corskin-templates', version: 1, templates: [editedTemplate()] })
+      .templates[0];
+    addTemplates([t]);
+    switchTemplate(t.id);
+  } catch (e) {
+    setStatus(`template editor: ${(e as Error).message}`);
+  }
 }
 
 // ——— Weight painting: a CoR session per skinned mesh (the centers follow every dab) ———
@@ -1101,6 +1265,12 @@ const api = {
     );
   },
   exportGlb: async () => Array.from(await exportWithCenters(false)),
+  exportTemplates: async (baked: boolean) => Array.from(await exportTemplates(baked, false)),
+  importLibrary: (text: string, name: string) => importLibrary(text, name),
+  libraryJson: () => JSON.stringify(viewLibrary()),
+  saveTemplate: () => saveTemplate(),
+  /** Puts template `id` on the selected slot (as its dropdown does). */
+  switchTemplate: (id: string) => switchTemplate(id),
   loadBytes: async (data: number[], name: string) => loadBytes(new Uint8Array(data).buffer, name),
   /** Pixel position (CSS px, page) of a joint in the first shown view. */
   jointScreen: (name: string) => {

@@ -4,10 +4,8 @@
  * skeleton, stored in the glTF file with the cage and its binding.
  * @module
  */
-import { skinCageToSkeleton } from '../cage/rig.js';
 import { CorskinError } from '../core/errors.js';
-import { readTemplateRig, writeCageRig } from '../io/cage-gltf.js';
-import { storeTemplates } from '../templates/stored.js';
+import { readTemplateRig, writeTemplateRig } from '../io/cage-gltf.js';
 import { checkNotOverwritingInput, checkOutputPath, readBytes } from '../io/files.js';
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
@@ -116,19 +114,7 @@ export async function templatesBuildCommand(
       lines.push(`${model.name}: no limb carries its weight; no cage (templates skin it as LBS)`);
       continue;
     }
-    const skin = skinCageToSkeleton(rig.cage, model.skeleton);
-    writeCageRig(
-      document,
-      model,
-      {
-        cage: rig.cage,
-        binding: rig.binding,
-        cageInfluences: skin.influences,
-        cageJoints: skin.joints,
-        cageWeights: skin.weights,
-      },
-      storeTemplates(rig, model.skeleton.jointNames),
-    );
+    writeTemplateRig(document, model, rig);
     lines.push(
       `${model.name}: template cages of ${rig.cage.positions.length / 3} vertices and ${rig.cage.triangles.length / 3} triangles around ${bonesOf(rig)} bones in ${rig.limbs.length} limbs, bound with PMVC`,
     );

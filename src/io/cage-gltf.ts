@@ -18,7 +18,8 @@ import type { CageBinding, CageCoordinates } from '../cage/bind.js';
 import type { Cage } from '../cage/cage.js';
 import type { CageRig } from '../cage/rig.js';
 import type { TemplateRig } from '../templates/rig.js';
-import { restoreTemplateRig, type StoredTemplates } from '../templates/stored.js';
+import { restoreTemplateRig, storeTemplates, type StoredTemplates } from '../templates/stored.js';
+import { skinCageToSkeleton } from '../cage/rig.js';
 import { CorskinError } from '../core/errors.js';
 import { bindJointPositions } from '../core/skeleton.js';
 import { VERSION } from '../version.js';
@@ -103,6 +104,29 @@ export function writeCageRig(document: Document, model: SkinnedModel, rig: CageR
     });
   const scene = root.getDefaultScene() ?? root.listScenes()[0] ?? document.createScene();
   scene.addChild(node);
+}
+
+/**
+ * Writes a template rig into `document` for `model` (what `corskin templates build` stores): its
+ * cage (skinned to the skeleton by Shepard weights to the bones, so any viewer shows it moving),
+ * the binding and the template extras ({@link StoredTemplates}). A rig without limbs writes nothing.
+ * @throws CorskinError when the cage has more than 65,536 vertices
+ */
+export function writeTemplateRig(document: Document, model: SkinnedModel, rig: TemplateRig): void {
+  if (!rig.limbs.length) return;
+  const skin = skinCageToSkeleton(rig.cage, model.skeleton);
+  writeCageRig(
+    document,
+    model,
+    {
+      cage: rig.cage,
+      binding: rig.binding,
+      cageInfluences: skin.influences,
+      cageJoints: skin.joints,
+      cageWeights: skin.weights,
+    },
+    storeTemplates(rig, model.skeleton.jointNames),
+  );
 }
 
 /**

@@ -9,7 +9,16 @@
  *
  * @module
  */
-import { Accessor, Document, Logger, Primitive, type Mesh, type Node, type Skin } from '@gltf-transform/core';
+import {
+  Accessor,
+  Document,
+  Logger,
+  Primitive,
+  VertexLayout,
+  type Mesh,
+  type Node,
+  type Skin,
+} from '@gltf-transform/core';
 import type { AnimationChannel, AnimationClip, Interpolation } from '../core/animation.js';
 import { CorskinError } from '../core/errors.js';
 import { mat4FromTRS, mat4Invert, mat4Multiply } from '../core/math.js';
@@ -73,6 +82,21 @@ export interface SkinnedModel {
   twistJoints: TwistJoint[];
   /** Things the user should know (ignored channels, renormalised weights, …). */
   warnings: string[];
+}
+
+/**
+ * The vertex layout to write `document` with: interleaved, unless a primitive's attributes exceed
+ * the 252-byte stride interleaved data may have (glTF 2.0 §3.6.2.4) — a template rig's cage binding
+ * of 72 slots — then one buffer view per attribute.
+ */
+export function vertexLayoutFor(document: Document): VertexLayout {
+  const stride = (prim: Primitive) =>
+    prim.listAttributes().reduce((s, a) => s + Math.ceil((a.getElementSize() * a.getComponentSize()) / 4) * 4, 0);
+  const wide = document
+    .getRoot()
+    .listMeshes()
+    .some((m) => m.listPrimitives().some((p) => stride(p) > 252));
+  return wide ? VertexLayout.SEPARATE : VertexLayout.INTERLEAVED;
 }
 
 /** glTF-Transform's logger, limited to warnings and errors (no "prune: removed …" chatter). */

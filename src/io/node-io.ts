@@ -5,12 +5,12 @@
  */
 import { rm } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
-import { NodeIO, VertexLayout, type Document, type Primitive } from '@gltf-transform/core';
+import { NodeIO, type Document } from '@gltf-transform/core';
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
 import { CorskinError } from '../core/errors.js';
 import { checkNotOverwritingInput, readBytes, writeFileAtomic } from './files.js';
 import { checkGltfJson, checkSparseIndices } from './check-json.js';
-import { quietLogger, renormalizeWeightAccessors } from './gltf.js';
+import { quietLogger, renormalizeWeightAccessors, vertexLayoutFor } from './gltf.js';
 import { optionalDependency } from './optional.js';
 
 /** Compression extensions whose codecs are loaded on demand. */
@@ -211,18 +211,7 @@ export async function writeDocument(document: Document, path: string, options: W
       .listExtensionsUsed()
       .map((e) => e.extensionName),
   );
-  // Interleaved vertex data has a stride of at most 252 bytes (glTF 2.0 §3.6.2.4): a primitive
-  // with more attributes (a cage binding of a template rig with 72 slots) is written one buffer
-  // view per attribute.
-  const stride = (prim: Primitive) =>
-    prim.listAttributes().reduce((s, a) => s + Math.ceil((a.getElementSize() * a.getComponentSize()) / 4) * 4, 0);
-  if (
-    document
-      .getRoot()
-      .listMeshes()
-      .some((m) => m.listPrimitives().some((p) => stride(p) > 252))
-  )
-    io.setVertexLayout(VertexLayout.SEPARATE);
+  io.setVertexLayout(vertexLayoutFor(document));
   const lower = path.toLowerCase();
   if (!lower.endsWith('.glb') && !lower.endsWith('.gltf'))
     throw new CorskinError('a glTF output must end in .glb or .gltf', path);
