@@ -131,6 +131,8 @@ export {
   createTemplateDeformer,
   createTemplateMemo,
   limbBlend,
+  moveTemplateCageVertex,
+  rebindTemplateRig,
   poseTemplates,
   setBoneTemplate,
   skeletonChain,

@@ -25,6 +25,8 @@ type Viewer = {
   libraryJson: () => string;
   saveTemplate: () => void;
   switchTemplate: (id: string) => void;
+  cageVertices: () => { vertex: number; x: number; y: number; template: string }[];
+  dragCageVertex: (x0: number, y0: number, x1: number, y1: number) => Promise<boolean>;
   status: () => string;
   settings: Record<string, unknown>;
   statusLog: () => string[];
@@ -155,6 +157,42 @@ describe('skinning templates in the viewer', () => {
     });
     writeFileSync(join(ROOT, '.tmp/viewer-library.json'), JSON.stringify(library));
     writeFileSync(join(ROOT, '.tmp/viewer-templates-biceps.png'), await nextFrame());
+  });
+
+  it('dragging a cage vertex outwards binds the skin again: the cage and the deformed skin change', async () => {
+    await page.evaluate(() => ((window as unknown as { viewer: Viewer }).viewer.settings.cage = true));
+    await nextFrame();
+    const vertices = await v((x) => x.cageVertices());
+    const box = page.viewportSize()!;
+    // A vertex well inside the picture, dragged 12 px away from its template's centre on screen.
+    const onScreen = vertices.filter((p) => p.x > 50 && p.x < box.width - 300 && p.y > 50 && p.y < box.height - 50);
+    const pick = onScreen[Math.floor(onScreen.length / 2)];
+    const ring = vertices.filter((p) => p.template === pick.template);
+    const cx = ring.reduce((t, p) => t + p.x, 0) / ring.length;
+    const cy = ring.reduce((t, p) => t + p.y, 0) / ring.length;
+    const l = Math.hypot(pick.x - cx, pick.y - cy) || 1;
+    const to = { x: pick.x + (12 * (pick.x - cx)) / l, y: pick.y + (12 * (pick.y - cy)) / l };
+    const cageBefore = await v((x) => x.cageSummary());
+    await page.evaluate(() => ((window as unknown as { viewer: Viewer }).viewer.settings.cage = false));
+    const before = await nextFrame();
+    await page.evaluate(() => ((window as unknown as { viewer: Viewer }).viewer.settings.cage = true));
+    await nextFrame();
+    // With the mouse, as a user drags.
+    await page.mouse.move(pick.x, pick.y);
+    await page.mouse.down();
+    await page.mouse.move(to.x, to.y, { steps: 4 });
+    await page.mouse.up();
+    await page.waitForFunction(() =>
+      /bound again|refused/.test((window as unknown as { viewer: Viewer }).viewer.status()),
+    );
+    expect(await v((x) => x.status())).toMatch(/skin bound again in/);
+    await nextFrame();
+    expect((await v((x) => x.cageSummary())).sum).not.toBe(cageBefore.sum);
+    await page.evaluate(() => ((window as unknown as { viewer: Viewer }).viewer.settings.cage = false));
+    const after = await nextFrame();
+    expect(before.equals(after)).toBe(false);
+    writeFileSync(join(ROOT, '.tmp/viewer-templates-dragged.png'), after);
+    expect(errors).toEqual([]);
   });
 
   it('exports the cages and choices: the file validates and reopens with the same choices', async () => {

@@ -28,12 +28,20 @@ import { extractSkinnedModels, setCentersOfRotation, vertexLayoutFor } from '../
 import {
   isCageObject,
   meshFromGeometry,
+  skeletonFromThree,
   setSkinningTemplate,
   templateRigOf,
   useSkinningMethod,
   type GpuSkinningMethod,
 } from '../src/three/index.js';
-import { createTemplateDeformer, poseTemplates, type TemplateRig } from '../src/templates/rig.js';
+import {
+  createTemplateDeformer,
+  moveTemplateCageVertex,
+  poseTemplates,
+  rebindTemplateRig,
+  type TemplateRig,
+} from '../src/templates/rig.js';
+import { bindJointPositions } from '../src/core/skeleton.js';
 import {
   parseTemplateLibrary,
   type BoneKeyPose,
@@ -569,6 +577,96 @@ function updateCage(view: View): void {
   }
   view.cage.geometry.setAttribute('position', new THREE.Float32BufferAttribute(positions, 3));
   view.cage.geometry.setAttribute('color', new THREE.Float32BufferAttribute(colors, 3));
+}
+
+/** Page pixel of each posed cage vertex of the templates view's meshes (as the overlay draws them). */
+function cageVertexPixels(): {
+  mesh: THREE.SkinnedMesh;
+  rig: TemplateRig;
+  vertex: number;
+  x: number;
+  y: number;
+  world: THREE.Vector3;
+}[] {
+  const view = templatesView();
+  if (!view || !view.cage.visible) return [];
+  const shown = settings.layout === 'side' ? views : views.filter((v) => v.method === settings.method);
+  const k = shown.indexOf(view);
+  const r = renderer.domElement.getBoundingClientRect();
+  const cw = r.width / shown.length;
+  const out = [];
+  for (const mesh of skinnedMeshes(view)) {
+    const rig = templateRigOf(mesh);
+    if (!rig?.limbs.length) continue;
+    const posed = edgesOf(rig).posed;
+    for (let v = 0; v < posed.length / 3; v++) {
+      const world = new THREE.Vector3().fromArray(posed, 3 * v).applyMatrix4(mesh.matrixWorld);
+      const p = world.clone().project(camera);
+      out.push({
+        mesh,
+        rig,
+        vertex: v,
+        x: r.left + k * cw + ((p.x + 1) / 2) * cw,
+        y: r.top + ((1 - p.y) / 2) * r.height,
+        world,
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Drags a template cage vertex (the paper's manual correction of the automatic fit): the vertex
+ * drawn nearest to (x0, y0), within 10 px, moved in the plane facing the camera to (x1, y1); the
+ * move is taken back to the bind pose by its template's bone, and the skin bound to the cage
+ * again. Refused, with the reason in the status line, when skin would be left outside the cage.
+ */
+async function dragCageVertex(x0: number, y0: number, x1: number, y1: number): Promise<boolean> {
+  const hit = cageVertexPixels()
+    .map((p) => ({ ...p, d: Math.hypot(p.x - x0, p.y - y0) }))
+    .filter((p) => p.d < 10)
+    .sort((a, b) => a.d - b.d)[0];
+  if (!hit) return false;
+  const { mesh, rig, vertex } = hit;
+  // The world point under (x1, y1) at the vertex's depth, in the mesh's (posed) geometry space.
+  const r = renderer.domElement.getBoundingClientRect();
+  const cw = r.width / (settings.layout === 'side' ? views.length : 1);
+  const ndc = hit.world.clone().project(camera);
+  const to = new THREE.Vector3(ndc.x + (2 * (x1 - x0)) / cw, ndc.y - (2 * (y1 - y0)) / r.height, ndc.z).unproject(
+    camera,
+  );
+  const toWorld = new THREE.Matrix4().copy(mesh.matrixWorld).invert();
+  const posedDelta = to.applyMatrix4(toWorld).sub(hit.world.clone().applyMatrix4(toWorld));
+  // Back to the bind pose through the linear part of the bone carrying the vertex's template.
+  const limb = rig.limbs.find((l) => vertex >= l.first && vertex < l.first + l.roles.length)!;
+  const role = limb.roles[vertex - limb.first];
+  const owner = limb.chain[role.kind === 'joint' ? role.index - 1 : role.index];
+  const S = skinningOf(mesh);
+  const L = new THREE.Matrix3().setFromMatrix4(new THREE.Matrix4().fromArray(S, 16 * owner));
+  const delta = posedDelta.applyMatrix3(L.invert()).toArray();
+  moveTemplateCageVertex(rig, vertex, delta);
+  setStatus(`${fileName}: cage vertex ${vertex} moved; binding the skin again…`);
+  await new Promise((done) => setTimeout(done, 0));
+  const t0 = performance.now();
+  try {
+    const rebound = rebindTemplateRig(rig, meshFromGeometry(mesh), bindJointPositions(skeletonFromThree(mesh)));
+    mesh.userData.corskinTemplates = rebound;
+  } catch (e) {
+    moveTemplateCageVertex(
+      rig,
+      vertex,
+      delta.map((x) => -x),
+    );
+    setStatus(`${fileName}: move refused: ${(e as Error).message}`);
+    return false;
+  }
+  const view = templatesView()!;
+  await useSkinningMethod(view.root, 'templates');
+  view.cpu.clear();
+  setStatus(
+    `${fileName}: cage vertex ${vertex} moved; skin bound again in ${((performance.now() - t0) / 1000).toFixed(2)} s`,
+  );
+  return true;
 }
 
 /** The templates view, if the viewer has one. */
@@ -1220,8 +1318,15 @@ function pickJoint(x: number, y: number): boolean {
 
 let painting = false;
 let pressed: { x: number; y: number } | undefined;
+/** A cage vertex being dragged (its press point), the camera held still meanwhile. */
+let dragging: { x: number; y: number } | undefined;
 renderer.domElement.addEventListener('pointerdown', (e) => {
   pressed = { x: e.clientX, y: e.clientY };
+  if (!settings.paint && cageVertexPixels().some((p) => Math.hypot(p.x - e.clientX, p.y - e.clientY) < 10)) {
+    dragging = pressed;
+    controls.enabled = false;
+    return;
+  }
   if (!settings.paint || !sessions.length) return;
   painting = paintAt(e.clientX, e.clientY);
   controls.enabled = !painting;
@@ -1230,6 +1335,14 @@ renderer.domElement.addEventListener('pointermove', (e) => {
   if (painting) paintAt(e.clientX, e.clientY);
 });
 window.addEventListener('pointerup', (e) => {
+  if (dragging) {
+    const from = dragging;
+    dragging = pressed = undefined;
+    controls.enabled = true;
+    if (Math.hypot(e.clientX - from.x, e.clientY - from.y) >= 2)
+      void dragCageVertex(from.x, from.y, e.clientX, e.clientY);
+    return;
+  }
   // A click (not a drag of the camera) away from painting selects a joint.
   if (!settings.paint && pressed && Math.hypot(e.clientX - pressed.x, e.clientY - pressed.y) < 4)
     pickJoint(e.clientX, e.clientY);
@@ -1269,6 +1382,15 @@ const api = {
   importLibrary: (text: string, name: string) => importLibrary(text, name),
   libraryJson: () => JSON.stringify(viewLibrary()),
   saveTemplate: () => saveTemplate(),
+  /** Page pixels of the template cage's vertices (templates view, overlay on). */
+  cageVertices: () =>
+    cageVertexPixels().map(({ rig, vertex, x, y }) => {
+      const limb = rig.limbs.findIndex((l) => vertex >= l.first && vertex < l.first + l.roles.length);
+      const role = rig.limbs[limb].roles[vertex - rig.limbs[limb].first];
+      return { vertex, x, y, template: `${limb}/${role.kind}/${role.index}` };
+    }),
+  /** Drags a cage vertex as the mouse does; resolves when the skin is bound again (false: refused or none there). */
+  dragCageVertex: (x0: number, y0: number, x1: number, y1: number) => dragCageVertex(x0, y0, x1, y1),
   /** Puts template `id` on the selected slot (as its dropdown does). */
   switchTemplate: (id: string) => switchTemplate(id),
   loadBytes: async (data: number[], name: string) => loadBytes(new Uint8Array(data).buffer, name),

@@ -280,18 +280,80 @@ export function buildTemplateRig(
       first += part.cage.positions.length / 3;
       return out;
     });
-    const total = fitted.reduce((t, f) => t + f.vertices.length, 0);
-    let done = 0;
-    const parts = fitted.map((f) => {
-      const binding = bindToCage(f.X, f.part.cage, {
-        signal: options.signal,
-        onProgress: options.onProgress && ((d) => options.onProgress!(done + d, total)),
-      });
-      done += f.vertices.length;
-      return { cage: f.part.cage, vertices: f.vertices, binding, limb: f.limb };
-    });
+    const parts = bindLimbs(
+      fitted.map((f) => ({ cage: f.part.cage, vertices: f.vertices, X: f.X, limb: f.limb })),
+      options,
+    );
     return combine(limbs, parts, blend, L, n, library);
   }
+}
+
+/** Binds each limb's skin vertices (positions X) to the limb's cage with PMVC, progress over all of them. */
+function bindLimbs(
+  limbs: { cage: Cage; vertices: number[]; X: Float64Array; limb: number }[],
+  options: TemplateBuildOptions,
+): { cage: Cage; vertices: number[]; binding: CageBinding; limb: number }[] {
+  const total = limbs.reduce((t, f) => t + f.vertices.length, 0);
+  let done = 0;
+  return limbs.map((f) => {
+    const binding = bindToCage(f.X, f.cage, {
+      signal: options.signal,
+      onProgress: options.onProgress && ((d) => options.onProgress!(done + d, total)),
+    });
+    done += f.vertices.length;
+    return { cage: f.cage, vertices: f.vertices, binding, limb: f.limb };
+  });
+}
+
+/**
+ * Moves cage vertex `vertex` of the rig's rest cage by `delta` (bind space, 3 numbers): the cage
+ * and the vertex's rest position in its template's frame (the paper's manual correction of the
+ * automatic fit). The binding no longer fits: {@link rebindTemplateRig} next.
+ * @throws RangeError for a vertex the cage lacks
+ */
+export function moveTemplateCageVertex(rig: TemplateRig, vertex: number, delta: ArrayLike<number>): void {
+  const limb = rig.limbs.find((l) => vertex >= l.first && vertex < l.first + l.roles.length);
+  if (!limb) throw new RangeError(`the template cage has no vertex ${vertex}`);
+  const role = limb.roles[vertex - limb.first];
+  role.local = role.local.map((x, k) => x + delta[k]);
+  for (let k = 0; k < 3; k++) rig.cage.positions[3 * vertex + k] += delta[k];
+}
+
+/**
+ * The rig with its skin bound anew to its (edited) cage: each limb's share of the skin (its stored
+ * reaches, {@link limbBlend}) bound with PMVC to the limb's part of the cage, as
+ * {@link buildTemplateRig} binds a fitted cage; templates and choices kept.
+ * @param jointPositions bind joint positions, 3·J (the mesh's bind space)
+ * @throws CorskinError naming the skin vertices outside a limb's cage (move the vertex back out)
+ */
+export function rebindTemplateRig(
+  rig: TemplateRig,
+  mesh: SkinnedMesh,
+  jointPositions: ArrayLike<number>,
+  options: TemplateBuildOptions = {},
+): TemplateRig {
+  if (!rig.limbs.length) return rig;
+  const chains = rig.limbs.map((l) => l.chain);
+  const blend = limbBlend(mesh, jointPositions, chains, rig.limbs.map((l) => l.reach));
+  const L = chains.length;
+  const n = mesh.positions.length / 3;
+  const limbs = rig.limbs.map((limb, c) => {
+    const m = limb.roles.length;
+    const inside = (v: number) => v >= limb.first && v < limb.first + m;
+    const triangles: number[] = [];
+    for (let f = 0; f < rig.cage.triangles.length; f += 3)
+      if (inside(rig.cage.triangles[f])) for (let k = 0; k < 3; k++) triangles.push(rig.cage.triangles[f + k] - limb.first);
+    const cage: Cage = {
+      positions: rig.cage.positions.slice(3 * limb.first, 3 * (limb.first + m)),
+      triangles: Uint32Array.from(triangles),
+    };
+    const vertices: number[] = [];
+    for (let i = 0; i < n; i++) if (blend.share[L * i + c] > 0) vertices.push(i);
+    const X = new Float64Array(3 * vertices.length);
+    vertices.forEach((v, q) => X.set(mesh.positions.subarray(3 * v, 3 * v + 3), 3 * q));
+    return { cage, vertices, X, limb: c };
+  });
+  return combine(rig.limbs, bindLimbs(limbs, options), blend, L, n, rig.library);
 }
 
 /**
