@@ -69,14 +69,22 @@ describe('moving a template cage vertex and binding again', () => {
     const edited = copy(rig);
     const l = edited.limbs.findIndex((x) => x.chain.length >= 3);
     const { v, radial } = boneVertex(edited, l);
-    moveTemplateCageVertex(edited, v, radial.map((x) => 0.3 * x));
+    moveTemplateCageVertex(
+      edited,
+      v,
+      radial.map((x) => 0.3 * x),
+    );
     const moved = rebindTemplateRig(edited, model.mesh, P);
     expect(gap(moved, rig, bindPoseSkinningMatrices(model.skeleton))).toBeLessThan(1e-5);
     const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, model.animations[0], 0.7));
     const changed = gap(moved, rig, S);
     expect(changed).toBeGreaterThan(1e-5);
     expect(changed).toBeLessThan(0.05);
-    moveTemplateCageVertex(moved, v, radial.map((x) => -0.3 * x));
+    moveTemplateCageVertex(
+      moved,
+      v,
+      radial.map((x) => -0.3 * x),
+    );
     const back = rebindTemplateRig(moved, model.mesh, P);
     expect(gap(back, rig, S)).toBeLessThan(1e-5);
   });
@@ -85,7 +93,11 @@ describe('moving a template cage vertex and binding again', () => {
     const edited = copy(rig);
     const l = edited.limbs.findIndex((x) => x.chain.length >= 3);
     const { v, radial } = boneVertex(edited, l);
-    moveTemplateCageVertex(edited, v, radial.map((x) => -0.95 * x));
+    moveTemplateCageVertex(
+      edited,
+      v,
+      radial.map((x) => -0.95 * x),
+    );
     expect(() => rebindTemplateRig(edited, model.mesh, P)).toThrow(/outside the cage/);
   });
 
