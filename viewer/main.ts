@@ -7,7 +7,8 @@
  *
  * URL parameters (used by `corskin render`): model, method, layout (side|single), animation, time,
  * joint, twist, bend (degrees), paint (a joint: its weights as a heat map), cage (1: the template
- * cage overlay), template (JOINT=ID,…: template choices), ui=0.
+ * cage overlay), template (JOINT=ID,…: template choices), frame (joint: the camera on the posed joint),
+ * ui=0.
  */
 import { WebIO } from '@gltf-transform/core';
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
@@ -267,6 +268,10 @@ async function loadBytes(data: ArrayBuffer, name: string): Promise<void> {
   );
   applyTemplateParam();
   selectTemplates();
+  if (params.get('frame') === 'joint') {
+    views.forEach(updatePose);
+    frameJoint();
+  }
   corsReady = true;
   setStatus(`${name}: ready — drop another .glb to compare on it`);
 }

@@ -291,6 +291,7 @@ function buildProgram(io: Io): Command {
       'skinning templates of the templates view (Ju et al. 2008), JOINT=ID,… (see corskin templates list)',
     )
     .option('--cage', 'draw the template cages in the templates view (joint templates red, bone templates blue)')
+    .option('--frame-joint', 'point the camera at the posed --joint instead of the whole character')
     .option('--size <WxH>', 'image size', '800x600')
     .requiredOption('-o, --output <file>', 'output .png')
     .option('--force', 'allow overwriting the input')

@@ -104,6 +104,8 @@ export interface RenderOptions {
   template?: string;
   /** Draw the templates view's cage (joint templates red, bone templates blue, bridges grey). */
   cage?: boolean;
+  /** Point the camera at the posed --joint (a few bone lengths away) instead of the whole character. */
+  frameJoint?: boolean;
   animation?: string;
   time?: number;
   joint?: string;
@@ -151,6 +153,7 @@ export async function renderCommand(io: Io, input: string, o: RenderOptions): Pr
     if (o.paint) q.set('paint', o.paint);
     if (o.template) q.set('template', o.template);
     if (o.cage) q.set('cage', '1');
+    if (o.frameJoint) q.set('frame', 'joint');
     await page.goto(`${server.url}?${q}`);
     try {
       await page.waitForFunction(

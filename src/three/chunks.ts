@@ -12,7 +12,8 @@
  * vertex for DQS, its center of rotation for CoR), then the rigid blend of `[R_j | M_j(c) − c]`.
  *
  * Templates (`templates.ts`): the cage displacements and the per-vertex binding runs come from
- * `corskinCage` and `corskinBinding`; normals turn by the QLERP of the vertex's joint rotations.
+ * `corskinCage` and `corskinBinding` (a run of cage entries, then one of joint entries, each
+ * branch-free); normals turn by the QLERP of the vertex's joint rotations.
  *
  * Antipodality: quaternion signs are fixed against the influence with the largest weight (ties
  * to the smaller joint index), the rule of every corskin kernel; zero weights contribute
@@ -20,6 +21,8 @@
  *
  * @module
  */
+
+import { TEXTURE_WIDTH } from './templates.js';
 
 /** Texels per joint in the joint texture: matrix rows (3) and rotation quaternion (1). */
 export const TEXELS_PER_JOINT = 4;
@@ -37,7 +40,7 @@ uniform highp sampler2D corskinJoints;
 uniform float corskinStretch;
 ${o.eight ? 'in vec4 corskinIndex0;\nin vec4 corskinWeight0;\nin vec4 corskinIndex1;\nin vec4 corskinWeight1;' : ''}
 ${o.method === 'cor' ? 'in vec3 _center_of_rotation;' : ''}
-${o.method === 'templates' ? 'uniform highp sampler2D corskinCage;\nuniform highp sampler2D corskinBinding;\nin vec2 corskinTemplateRange;' : ''}
+${o.method === 'templates' ? 'uniform highp sampler2D corskinCage;\nuniform highp sampler2D corskinBinding;\nin vec3 corskinTemplateRange;' : ''}
 vec4 corskinFetch( const in float joint, const in int k ) {
   int size = textureSize( corskinJoints, 0 ).x;
   int i = int( joint ) * ${TEXELS_PER_JOINT} + k;
@@ -67,13 +70,12 @@ vec3 corskinNormalize( const in vec3 v ) {
 }${
   o.method === 'templates'
     ? `
-// One binding entry's displacement of x: a cage vertex's (index ≥ 0) or a joint's linear skinning (−(joint + 1)).
-vec3 corskinTemplateTerm( const in vec2 e, const in vec3 x ) {
-  if ( e.y == 0.0 ) return vec3( 0.0 );
-  if ( e.x < 0.0 ) return e.y * ( corskinTransform( -e.x - 1.0, x ) - x );
-  int size = textureSize( corskinCage, 0 ).x;
-  int i = int( e.x );
-  return e.y * texelFetch( corskinCage, ivec2( i % size, i / size ), 0 ).xyz;
+// Texel i of a ${TEXTURE_WIDTH}-wide texture (no integer division).
+ivec2 corskinTexel( const in int i ) {
+  return ivec2( i & ${TEXTURE_WIDTH - 1}, i >> ${Math.log2(TEXTURE_WIDTH)} );
+}
+vec3 corskinCageMove( const in float index ) {
+  return texelFetch( corskinCage, corskinTexel( int( index ) ), 0 ).xyz;
 }`
     : ''
 }
@@ -163,13 +165,16 @@ const position = (o: ChunkOptions) => {
       ? `  transformed = csL * transformed + csT;`
       : o.method === 'templates'
         ? `  vec3 csX = transformed;
-  int csWidth = textureSize( corskinBinding, 0 ).x;
   int csFirst = int( corskinTemplateRange.x );
-  int csCount = int( corskinTemplateRange.y );
-  for ( int t = 0; t < csCount; t++ ) {
-    int i = csFirst + t;
-    vec4 e = texelFetch( corskinBinding, ivec2( i % csWidth, i / csWidth ), 0 );
-    transformed += corskinTemplateTerm( e.xy, csX ) + corskinTemplateTerm( e.zw, csX );
+  int csCage = int( corskinTemplateRange.y );
+  int csEnd = csCage + int( corskinTemplateRange.z );
+  for ( int t = 0; t < csCage; t++ ) {
+    vec4 e = texelFetch( corskinBinding, corskinTexel( csFirst + t ), 0 );
+    transformed += e.y * corskinCageMove( e.x ) + e.w * corskinCageMove( e.z );
+  }
+  for ( int t = csCage; t < csEnd; t++ ) {
+    vec4 e = texelFetch( corskinBinding, corskinTexel( csFirst + t ), 0 );
+    transformed += e.y * ( corskinTransform( e.x, csX ) - csX ) + e.w * ( corskinTransform( e.z, csX ) - csX );
   }`
         : o.method === 'cor'
           ? `  transformed = corskinRotate( csQ, csK * ( transformed - csC ) ) + csCp;`

@@ -190,7 +190,7 @@ async function switchMesh(
   if (method === 'lbs' && !eight) return;
   const added: string[] = [];
   if (template) {
-    mesh.geometry.setAttribute('corskinTemplateRange', new BufferAttribute(template.range, 2));
+    mesh.geometry.setAttribute('corskinTemplateRange', new BufferAttribute(template.range, 3));
     added.push('corskinTemplateRange');
   }
   if (eight) {

@@ -23,7 +23,6 @@ import {
 } from 'three/webgpu';
 import {
   Fn,
-  If,
   Loop,
   attribute,
   batch,
@@ -48,6 +47,7 @@ import {
   vec4,
 } from 'three/tsl';
 import { TEXELS_PER_JOINT } from './chunks.js';
+import { TEXTURE_WIDTH } from './templates.js';
 import {
   useSkinningMethod as useSkinningMethodBase,
   type GpuSkinningMethod,
@@ -171,36 +171,32 @@ export function corskinSkinning(o: NodePatchOptions, hasNormal: boolean, hasTang
       const t = r.w.mul(d.xyz).sub(d.w.mul(r.xyz)).add(cross(r.xyz, d.xyz)).mul(2);
       positionLocal.assign(v.add(t));
     } else if (o.method === 'templates') {
-      // x + Σ entries of the vertex's binding run: cage displacements and linear joint skinning
-      // (`templates.ts`, the WebGL chunk's loop).
+      // x + the vertex's binding runs: cage displacements, then linear joint skinning
+      // (`templates.ts`, the WebGL chunk's loops).
       const cage = texture(o.template!.cage);
       const binding = texture(o.template!.binding);
-      const cageSize = int(o.template!.cage.image.width);
-      const width = int(o.template!.binding.image.width);
-      const range = attribute('corskinTemplateRange', 'vec2');
+      const texel = (i: Node): Node => ivec2(i.bitAnd(TEXTURE_WIDTH - 1), i.shiftRight(Math.log2(TEXTURE_WIDTH)));
+      const range = attribute('corskinTemplateRange', 'vec3');
       const first = int(range.x).toConst();
+      const cageTexels = int(range.y).toConst();
       const x = positionLocal.toConst();
       const sum = vec3(x).toVar();
-      Loop({ start: int(0), end: int(range.y), type: 'int', condition: '<' }, ({ i }: { i: Node }) => {
-        const t = first.add(i).toConst();
-        const e = binding.load(ivec2(t.mod(width), t.div(width))).toConst();
-        for (const [index, weight] of [
-          [e.x, e.y],
-          [e.z, e.w],
-        ]) {
-          If(weight.notEqual(0), () => {
-            If(index.lessThan(0), () => {
-              const j = index.negate().sub(1);
-              const p1 = vec4(x, float(1));
-              const y = vec3(dot(fetch(j, 0), p1), dot(fetch(j, 1), p1), dot(fetch(j, 2), p1));
-              sum.addAssign(y.sub(x).mul(weight));
-            }).Else(() => {
-              const c = int(index).toConst();
-              sum.addAssign(cage.load(ivec2(c.mod(cageSize), c.div(cageSize))).xyz.mul(weight));
-            });
-          });
-        }
+      const move = (index: Node): Node => cage.load(texel(int(index))).xyz;
+      Loop({ start: int(0), end: cageTexels, type: 'int', condition: '<' }, ({ i }: { i: Node }) => {
+        const e = binding.load(texel(first.add(i))).toConst();
+        sum.addAssign(move(e.x).mul(e.y).add(move(e.z).mul(e.w)));
       });
+      const linear = (joint: Node): Node => {
+        const p1 = vec4(x, float(1));
+        return vec3(dot(fetch(joint, 0), p1), dot(fetch(joint, 1), p1), dot(fetch(joint, 2), p1)).sub(x);
+      };
+      Loop(
+        { start: cageTexels, end: cageTexels.add(int(range.z)), type: 'int', condition: '<' },
+        ({ i }: { i: Node }) => {
+          const e = binding.load(texel(first.add(i))).toConst();
+          sum.addAssign(linear(e.x).mul(e.y).add(linear(e.z).mul(e.w)));
+        },
+      );
       positionLocal.assign(sum);
     } else {
       const c = attribute('_center_of_rotation', 'vec3').toConst();

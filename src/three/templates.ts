@@ -8,8 +8,8 @@
  * part, `x′ = x + Σ_k w_k (c′_k − c_k) + Σ_j λ_j (M_j x − x)`, from two float RGBA textures:
  *
  * - the **binding** texture, per vertex a run of texels (`corskinTemplateRange`: first texel,
- *   count), each holding two entries (index, weight): a cage vertex index ≥ 0 with its cage
- *   weight, or −(joint + 1) with the weight skinned linearly by that joint;
+ *   cage texels, joint texels), each holding two entries (index, weight): first cage vertices with
+ *   their cage weights, then joints with the weight they skin linearly;
  * - the **cage** texture, one texel per cage vertex: its posed minus its rest position, computed
  *   on the CPU each frame ({@link poseTemplates}, a few hundred vertices).
  *
@@ -37,8 +37,11 @@ import { restoreTemplateRig, type StoredTemplates } from '../templates/stored.js
 
 /** The extras key (GLTFLoader: `userData`) of a cage node written by `corskin templates build`. */
 const CAGE_KEY = 'corskinCage';
-/** Width of the binding texture (WebGL 2 guarantees 2048). */
-const BINDING_WIDTH = 2048;
+/**
+ * Width of the binding and cage textures: 2048 (WebGL 2 guarantees it), so the shaders address
+ * texel i at (i & 2047, i >> 11), no integer division.
+ */
+export const TEXTURE_WIDTH = 2048;
 
 /** Whether `object` is a cage node written by corskin (drawn as it is, never skinned by templates). */
 export function isCageObject(object: Object3D): boolean {
@@ -131,8 +134,9 @@ export function storedTemplateRig(root: Object3D, mesh: SkinnedMesh, skin: Corsk
 
 /**
  * A template rig's binding packed for the vertex shader (see the module comment): per vertex
- * `range` (2·n: first texel, texel count) and the entries (index, weight) two per RGBA texel of a
- * `width`-wide float texture.
+ * `range` (3·n: first texel, cage texels, joint texels) and the entries (index, weight) two per
+ * RGBA texel of a {@link TEXTURE_WIDTH}-wide float texture — first the vertex's cage entries (cage
+ * vertex, weight), then its joint entries (joint, weight skinned linearly); padding has weight 0.
  * @param skin the skin the rig was built for (its joints name the linear entries' joints)
  * @throws CorskinError when the rig does not fit the skin or the entries overflow a 2048² texture
  */
@@ -146,20 +150,27 @@ export function packTemplateBinding(
   if (rig.linear.length !== K * n || rig.binding.indices.length !== k * n)
     throw new CorskinError(`the template rig was built for ${rig.linear.length / K} vertices, the mesh has ${n}`);
   const entries: number[] = [];
-  const range = new Float32Array(2 * n);
-  for (let i = 0; i < n; i++) {
+  const range = new Float32Array(3 * n);
+  const run = (push: () => void) => {
     const start = entries.length;
-    for (let s = k * i; s < k * i + k; s++)
-      if (rig.binding.weights[s] !== 0) entries.push(rig.binding.indices[s], rig.binding.weights[s]);
-    for (let s = K * i; s < K * i + K; s++) if (rig.linear[s] > 0) entries.push(-(skin.joints[s] + 1), rig.linear[s]);
+    push();
     while ((entries.length - start) % 4) entries.push(0, 0);
-    range[2 * i] = start / 4;
-    range[2 * i + 1] = (entries.length - start) / 4;
+    return (entries.length - start) / 4;
+  };
+  for (let i = 0; i < n; i++) {
+    range[3 * i] = entries.length / 4;
+    range[3 * i + 1] = run(() => {
+      for (let s = k * i; s < k * i + k; s++)
+        if (rig.binding.weights[s] !== 0) entries.push(rig.binding.indices[s], rig.binding.weights[s]);
+    });
+    range[3 * i + 2] = run(() => {
+      for (let s = K * i; s < K * i + K; s++) if (rig.linear[s] > 0) entries.push(skin.joints[s], rig.linear[s]);
+    });
   }
   const texels = entries.length / 4;
-  const width = BINDING_WIDTH;
+  const width = TEXTURE_WIDTH;
   const height = Math.max(1, Math.ceil(texels / width));
-  if (height > BINDING_WIDTH)
+  if (height > TEXTURE_WIDTH)
     throw new CorskinError(`the template binding needs ${texels} texels, more than a ${width}² texture holds`);
   const data = new Float32Array(4 * width * height);
   data.set(entries);
@@ -192,12 +203,12 @@ export function createTemplateGpuState(
 ): TemplateGpuState & { range: Float32Array } {
   const { range, data, width, height } = packTemplateBinding(rig, skin);
   const m = rig.cage.positions.length / 3;
-  const size = Math.max(1, Math.ceil(Math.sqrt(m)));
+  const rows = Math.max(1, Math.ceil(m / TEXTURE_WIDTH));
   return {
     rig,
     range,
     binding: dataTexture(data, width, height),
-    cage: dataTexture(new Float32Array(4 * size * size), size, size),
+    cage: dataTexture(new Float32Array(4 * TEXTURE_WIDTH * rows), TEXTURE_WIDTH, rows),
     posed: new Float64Array(3 * m),
     memo: createTemplateMemo(rig),
   };
