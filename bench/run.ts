@@ -28,6 +28,7 @@ import { subdivideMidpoint } from './subdivide-mesh.js';
 import { measureCage, measureTemplates, type CageRow, type TemplateRow } from './cage.js';
 import { barBenchmark } from '../src/evaluation/benchmark.js';
 import { measureSession, measureSessionInChromium, type SessionRow } from './session.js';
+import { measureViewerFrames } from './viewer.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DATA = join(ROOT, '..', 'shared', 'data');
@@ -306,6 +307,8 @@ async function main(): Promise<void> {
   const sessionRows: SessionRow[] = [];
   // The same dabs in the viewer's paint mode in headless Chromium (while the ×2 file exists).
   const chromiumDabs: { asset: string; dabs: number; medianMs: number; p90Ms: number }[] = [];
+  // Frame time per method in the viewer (templates / LBS and CoR / LBS, same run).
+  const viewerFrames: { asset: string; samples: number; ms: Record<string, number> }[] = [];
   try {
     for (const [, load] of assets) {
       const asset = await load();
@@ -321,6 +324,10 @@ async function main(): Promise<void> {
       }
       if (asset.name === 'arm' || asset.name === 'CesiumMan')
         templateRows.push(measureTemplates(asset.name, asset.mesh, asset.skeleton));
+      if (asset.name === 'CesiumMan') {
+        const frames = await measureViewerFrames(asset.file, quick ? 1 : 5);
+        if (frames) viewerFrames.push({ asset: asset.name, ...frames });
+      }
       if (asset.name === 'arm')
         cageRows.push(await measureCage('arm', asset.mesh, asset.skeleton, { tube: [1, 2, 3] }, reps));
       if (asset.name === 'CesiumMan')
@@ -335,6 +342,8 @@ async function main(): Promise<void> {
       sessionRows.push(measureSession('Ybot', model.mesh, model.skeleton.parents.length, 20));
       const dabs = await measureSessionInChromium(ybot, 'mixamorig:LeftForeArm', 6);
       if (dabs) chromiumDabs.push({ asset: 'Ybot', ...dabs });
+      const fox = await measureViewerFrames(join(DATA, 'characters', 'Fox.glb'), 5);
+      if (fox) viewerFrames.push({ asset: 'Fox', ...fox });
     }
   } finally {
     await pool.terminate();
@@ -495,6 +504,14 @@ async function main(): Promise<void> {
     console.log(
       `In headless Chromium (the viewer's paint mode on ${c.asset}, ${c.dabs} dabs): median ${f(c.medianMs, 1)} ms, p90 ${f(c.p90Ms, 1)} ms per dab update`,
     );
+  for (const v of viewerFrames)
+    console.log(
+      `The viewer on ${v.asset} (headless Chromium, median of ${v.samples} readouts of 60 frames): ${Object.entries(
+        v.ms,
+      )
+        .map(([m, t]) => `${m} ${f(t, 1)} ms`)
+        .join(', ')}; templates/LBS ${f(v.ms.templates / v.ms.lbs)}, CoR/LBS ${f(v.ms.cor / v.ms.lbs)}`,
+    );
   const machine = {
     cpu: cpus()[0]?.model,
     cores: cpus().length,
@@ -511,7 +528,8 @@ async function main(): Promise<void> {
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(
       target,
-      JSON.stringify({ machine, rows, cageRows, templateRows, sessionRows, chromiumDabs }, null, 2) + '\n',
+      JSON.stringify({ machine, rows, cageRows, templateRows, sessionRows, chromiumDabs, viewerFrames }, null, 2) +
+        '\n',
     );
   }
   if (rows.some((r) => r.maxDiffVsThree > 1e-5 || r.simdMaxDiffVsThree > 1e-5)) {
