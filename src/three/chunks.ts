@@ -75,7 +75,10 @@ ivec2 corskinTexel( const in int i ) {
   return ivec2( i & ${TEXTURE_WIDTH - 1}, i >> ${Math.log2(TEXTURE_WIDTH)} );
 }
 vec3 corskinCageMove( const in float index ) {
-  return texelFetch( corskinCage, corskinTexel( int( index ) ), 0 ).xyz;
+  return texelFetch( corskinCage, corskinTexel( 2 * int( index ) ), 0 ).xyz;
+}
+vec4 corskinCageRotation( const in float index ) {
+  return texelFetch( corskinCage, corskinTexel( 2 * int( index ) + 1 ), 0 );
 }`
     : ''
 }
@@ -132,6 +135,25 @@ ${gather(o)}
   float csLen = length( csQ );
   csQ /= csLen;
   if ( corskinStretch < 0.5 ) csK = mat3( 1.0 );
+${
+  o.method === 'templates'
+    ? `  // Normals: the blend of the rotations of the vertex's (up to) four largest cage entries.
+  if ( corskinTemplateRange.y > 0.0 ) {
+    int csFirst0 = int( corskinTemplateRange.x );
+    vec4 csE0 = texelFetch( corskinBinding, corskinTexel( csFirst0 ), 0 );
+    vec4 csE1 = corskinTemplateRange.y > 1.0 ? texelFetch( corskinBinding, corskinTexel( csFirst0 + 1 ), 0 ) : vec4( 0.0 );
+    vec4 csR0 = corskinCageRotation( csE0.x );
+    vec4 csR = csE0.y * csR0;
+    vec4 csR1 = corskinCageRotation( csE0.z );
+    csR += ( dot( csR1, csR0 ) < 0.0 ? -csE0.w : csE0.w ) * csR1;
+    csR1 = corskinCageRotation( csE1.x );
+    csR += ( dot( csR1, csR0 ) < 0.0 ? -csE1.y : csE1.y ) * csR1;
+    csR1 = corskinCageRotation( csE1.z );
+    csR += ( dot( csR1, csR0 ) < 0.0 ? -csE1.w : csE1.w ) * csR1;
+    if ( length( csR ) > 0.0 ) csQ = normalize( csR );
+  }`
+    : ''
+}
 ${
   o.method === 'cor'
     ? `  vec3 csC = _center_of_rotation;

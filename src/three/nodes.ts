@@ -141,7 +141,7 @@ export function corskinSkinning(o: NodePatchOptions, hasNormal: boolean, hasTang
     const S = W.map((w, k) => select(dot(Q[k], pivot).lessThan(0), w.negate(), w).toConst());
     const qSum = blend(Q.map((q, k) => q.mul(S[k]))).toConst();
     const len = qSum.length().toConst();
-    const r = qSum.div(len).toConst();
+    let r = qSum.div(len).toConst();
     // Blended stretch K̄ = Σ w_j R_jᵀ L_j (identity when every matrix is rigid).
     const stretchOf = (k: number): Node[] => {
       const Rt = transpose(mat3(rotate(Q[k], vec3(1, 0, 0)), rotate(Q[k], vec3(0, 1, 0)), rotate(Q[k], vec3(0, 0, 1))));
@@ -181,7 +181,7 @@ export function corskinSkinning(o: NodePatchOptions, hasNormal: boolean, hasTang
       const cageTexels = int(range.y).toConst();
       const x = positionLocal.toConst();
       const sum = vec3(x).toVar();
-      const move = (index: Node): Node => cage.load(texel(int(index))).xyz;
+      const move = (index: Node): Node => cage.load(texel(int(index).mul(2))).xyz;
       Loop({ start: int(0), end: cageTexels, type: 'int', condition: '<' }, ({ i }: { i: Node }) => {
         const e = binding.load(texel(first.add(i))).toConst();
         sum.addAssign(move(e.x).mul(e.y).add(move(e.z).mul(e.w)));
@@ -198,6 +198,19 @@ export function corskinSkinning(o: NodePatchOptions, hasNormal: boolean, hasTang
         },
       );
       positionLocal.assign(sum);
+      // Normals: the blend of the rotations of the vertex's (up to) four largest cage entries.
+      const rotation = (index: Node): Node => cage.load(texel(int(index).mul(2).add(1)));
+      const e0 = binding.load(texel(first)).toConst();
+      const e1 = select(range.y.greaterThan(1), binding.load(texel(first.add(1))), vec4(0)).toConst();
+      const r0 = rotation(e0.x).toConst();
+      const signed = (q: Node, w: Node): Node => q.mul(select(dot(q, r0).lessThan(0), w.negate(), w));
+      const sumR = r0
+        .mul(e0.y)
+        .add(signed(rotation(e0.z), e0.w))
+        .add(signed(rotation(e1.x), e1.y))
+        .add(signed(rotation(e1.z), e1.w))
+        .toConst();
+      r = select(range.y.greaterThan(0).and(sumR.length().greaterThan(0)), sumR.normalize(), r).toConst();
     } else {
       const c = attribute('_center_of_rotation', 'vec3').toConst();
       const lbsOfCenter = blend(W.map((w, k) => transform(k, c).mul(w)));

@@ -10,12 +10,16 @@
  * - the **binding** texture, per vertex a run of texels (`corskinTemplateRange`: first texel,
  *   cage texels, joint texels), each holding two entries (index, weight): first cage vertices with
  *   their cage weights, then joints with the weight they skin linearly;
- * - the **cage** texture, one texel per cage vertex: its posed minus its rest position, computed
- *   on the CPU each frame ({@link poseTemplates}, a few hundred vertices).
+ * - the **cage** texture, two texels per cage vertex: its posed minus its rest position, and the
+ *   rotation of its neighbourhood (the rotation part of the map from its rest to its posed one-ring
+ *   edges, extracted as Müller, Bender, Chentanez, Macklin, "A Robust Method to Extract the
+ *   Rotational Part of Deformations", MIG 2016, warm-started from the last frame), computed on the
+ *   CPU each frame ({@link poseTemplates}, a few hundred vertices).
  *
- * Normals on the GPU turn by the vertex's blended joint rotation (the QLERP of its influences, as
- * DQS); the CPU deformer turns them with the posed surface instead (a vertex shader cannot see
- * its neighbours), so shading differs slightly where templates bulge. Positions agree.
+ * Normals on the GPU turn by the blend (QLERP) of the rotations of the vertex's four largest cage
+ * entries (vertices without cage entries: of its joints, as DQS); the CPU deformer turns them with
+ * the posed surface instead (a vertex shader cannot see its neighbours), so shading differs
+ * slightly. Positions agree.
  *
  * @module
  */
@@ -160,8 +164,11 @@ export function packTemplateBinding(
   for (let i = 0; i < n; i++) {
     range[3 * i] = entries.length / 4;
     range[3 * i + 1] = run(() => {
-      for (let s = k * i; s < k * i + k; s++)
-        if (rig.binding.weights[s] !== 0) entries.push(rig.binding.indices[s], rig.binding.weights[s]);
+      // Largest weights first: the shader's normals blend the first four entries' rotations.
+      const slots: number[] = [];
+      for (let s = k * i; s < k * i + k; s++) if (rig.binding.weights[s] !== 0) slots.push(s);
+      slots.sort((a, b) => Math.abs(rig.binding.weights[b]) - Math.abs(rig.binding.weights[a]) || a - b);
+      for (const s of slots) entries.push(rig.binding.indices[s], rig.binding.weights[s]);
     });
     range[3 * i + 2] = run(() => {
       for (let s = K * i; s < K * i + K; s++) if (rig.linear[s] > 0) entries.push(skin.joints[s], rig.linear[s]);
@@ -188,12 +195,17 @@ export function dataTexture(data: Float32Array, width: number, height: number): 
 /** What a mesh skinned with templates keeps: its rig, the cage texture and the per-frame workspace. */
 export interface TemplateGpuState {
   rig: TemplateRig;
-  /** One texel per cage vertex: posed − rest position (bind space). */
+  /** Two texels per cage vertex: posed − rest position (bind space), and its neighbourhood's rotation (quaternion). */
   cage: DataTexture;
   binding: DataTexture;
   /** Posed cage vertices of the last frame, 3·m, the mesh's posed bind space. */
   posed: Float64Array;
   memo: Float64Array;
+  /** Per cage vertex its one-ring (CSR: `ringStart`, m + 1; `ring`), for the rotations. */
+  ringStart: Int32Array;
+  ring: Int32Array;
+  /** Per cage vertex the rotation of the last frame (x, y, z, w), the next frame's start. */
+  rotations: Float64Array;
 }
 
 /** The GPU state of a rig: its packed binding and an empty cage texture. */
@@ -203,7 +215,15 @@ export function createTemplateGpuState(
 ): TemplateGpuState & { range: Float32Array } {
   const { range, data, width, height } = packTemplateBinding(rig, skin);
   const m = rig.cage.positions.length / 3;
-  const rows = Math.max(1, Math.ceil(m / TEXTURE_WIDTH));
+  const rows = Math.max(1, Math.ceil((2 * m) / TEXTURE_WIDTH));
+  const neighbours: Set<number>[] = Array.from({ length: m }, () => new Set());
+  const t = rig.cage.triangles;
+  for (let f = 0; f < t.length; f += 3)
+    for (let c = 0; c < 3; c++) neighbours[t[f + c]].add(t[f + ((c + 1) % 3)]).add(t[f + ((c + 2) % 3)]);
+  const ringStart = new Int32Array(m + 1);
+  neighbours.forEach((ns, v) => (ringStart[v + 1] = ringStart[v] + ns.size));
+  const rotations = new Float64Array(4 * m);
+  for (let v = 0; v < m; v++) rotations[4 * v + 3] = 1;
   return {
     rig,
     range,
@@ -211,6 +231,9 @@ export function createTemplateGpuState(
     cage: dataTexture(new Float32Array(4 * TEXTURE_WIDTH * rows), TEXTURE_WIDTH, rows),
     posed: new Float64Array(3 * m),
     memo: createTemplateMemo(rig),
+    ringStart,
+    ring: Int32Array.from(neighbours.flatMap((ns) => [...ns])),
+    rotations,
   };
 }
 
@@ -219,13 +242,67 @@ export function createTemplateGpuState(
  * displacements (posed − rest) into the cage texture.
  */
 export function updateTemplateCage(state: TemplateGpuState, S: Float64Array): void {
-  const { rig, posed, cage } = state;
+  const { rig, posed, cage, ringStart, ring, rotations: q } = state;
   poseTemplates(rig, S, posed, state.memo);
   const rest = rig.cage.positions;
   const data = cage.image.data as Float32Array;
-  for (let v = 0; v < rest.length / 3; v++)
-    for (let c = 0; c < 3; c++) data[4 * v + c] = posed[3 * v + c] - rest[3 * v + c];
+  const A = new Float64Array(9); // Σ posed edge ⊗ rest edge, column-major
+  for (let v = 0; v < rest.length / 3; v++) {
+    for (let c = 0; c < 3; c++) data[8 * v + c] = posed[3 * v + c] - rest[3 * v + c];
+    A.fill(0);
+    for (let e = ringStart[v]; e < ringStart[v + 1]; e++) {
+      const u = ring[e];
+      for (let c = 0; c < 3; c++) {
+        const r = rest[3 * u + c] - rest[3 * v + c];
+        for (let k = 0; k < 3; k++) A[3 * c + k] += (posed[3 * u + k] - posed[3 * v + k]) * r;
+      }
+    }
+    extractRotation(A, q, 4 * v);
+    data.set(q.subarray(4 * v, 4 * v + 4), 8 * v + 4);
+  }
   cage.needsUpdate = true;
+}
+
+/**
+ * The rotation part of A (3×3, column-major) into q[o..o+4) (x, y, z, w), starting from the
+ * quaternion there: Müller et al. 2016's iteration, ω = Σ r_i × a_i / (|Σ r_i · a_i| + ε), q ← exp(ω) q.
+ */
+function extractRotation(A: Float64Array, q: Float64Array, o: number): void {
+  for (let iter = 0; iter < 8; iter++) {
+    const [x, y, z, w] = [q[o], q[o + 1], q[o + 2], q[o + 3]];
+    // Columns of R(q).
+    const R = [
+      [1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)],
+      [2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)],
+      [2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)],
+    ];
+    let ox = 0;
+    let oy = 0;
+    let oz = 0;
+    let d = 0;
+    for (let i = 0; i < 3; i++) {
+      const [rx, ry, rz] = R[i];
+      const ax = A[3 * i];
+      const ay = A[3 * i + 1];
+      const az = A[3 * i + 2];
+      ox += ry * az - rz * ay;
+      oy += rz * ax - rx * az;
+      oz += rx * ay - ry * ax;
+      d += rx * ax + ry * ay + rz * az;
+    }
+    const s = 1 / (Math.abs(d) + 1e-9);
+    const angle = Math.hypot(ox, oy, oz) * s;
+    if (angle < 1e-9) break;
+    const h = Math.sin(angle / 2) / (angle / s);
+    const [px, py, pz, pw] = [ox * h, oy * h, oz * h, Math.cos(angle / 2)];
+    // q ← p ⊗ q, normalised.
+    const nx = pw * x + px * w + py * z - pz * y;
+    const ny = pw * y - px * z + py * w + pz * x;
+    const nz = pw * z + px * y - py * x + pz * w;
+    const nw = pw * w - px * x - py * y - pz * z;
+    const l = Math.hypot(nx, ny, nz, nw);
+    [q[o], q[o + 1], q[o + 2], q[o + 3]] = [nx / l, ny / l, nz / l, nw / l];
+  }
 }
 
 /** The template rig a mesh renders with (after `useSkinningMethod(…, 'templates')`), or undefined. */
