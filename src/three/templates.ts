@@ -13,8 +13,7 @@
  * - the **cage** texture, two texels per cage vertex: its posed minus its rest position, and the
  *   rotation of its neighbourhood (the rotation part of the map from its rest to its posed one-ring
  *   edges, extracted as Müller, Bender, Chentanez, Macklin, "A Robust Method to Extract the
- *   Rotational Part of Deformations", MIG 2016, warm-started from the last frame), computed on the
- *   CPU each frame ({@link poseTemplates}, a few hundred vertices).
+ *   Rotational Part of Deformations", MIG 2016), computed on the CPU each frame ({@link poseTemplates}, a few hundred vertices).
  *
  * Normals on the GPU turn by the blend (QLERP) of the rotations of the vertex's four largest cage
  * entries (vertices without cage entries: of its joints, as DQS); the CPU deformer turns them with
@@ -34,6 +33,7 @@ import {
 } from 'three';
 import type { CageBinding } from '../cage/bind.js';
 import { CorskinError } from '../core/errors.js';
+import { quatClosestRotation } from '../core/math.js';
 import type { SkinnedMesh as CorskinMesh } from '../core/mesh.js';
 import { bindJointPositions, createSkeleton, type Skeleton } from '../core/skeleton.js';
 import { createTemplateMemo, poseTemplates, setBoneTemplate, type TemplateRig } from '../templates/rig.js';
@@ -204,7 +204,7 @@ export interface TemplateGpuState {
   /** Per cage vertex its one-ring (CSR: `ringStart`, m + 1; `ring`), for the rotations. */
   ringStart: Int32Array;
   ring: Int32Array;
-  /** Per cage vertex the rotation of the last frame (x, y, z, w), the next frame's start. */
+  /** Per cage vertex the rotation of its one-ring this frame (x, y, z, w). */
   rotations: Float64Array;
 }
 
@@ -223,7 +223,6 @@ export function createTemplateGpuState(
   const ringStart = new Int32Array(m + 1);
   neighbours.forEach((ns, v) => (ringStart[v + 1] = ringStart[v] + ns.size));
   const rotations = new Float64Array(4 * m);
-  for (let v = 0; v < m; v++) rotations[4 * v + 3] = 1;
   return {
     rig,
     range,
@@ -246,7 +245,7 @@ export function updateTemplateCage(state: TemplateGpuState, S: Float64Array): vo
   poseTemplates(rig, S, posed, state.memo);
   const rest = rig.cage.positions;
   const data = cage.image.data as Float32Array;
-  const A = new Float64Array(9); // Σ posed edge ⊗ rest edge, column-major
+  const A = new Float64Array(16); // Σ posed edge ⊗ rest edge, as a column-major 4×4
   for (let v = 0; v < rest.length / 3; v++) {
     for (let c = 0; c < 3; c++) data[8 * v + c] = posed[3 * v + c] - rest[3 * v + c];
     A.fill(0);
@@ -254,55 +253,13 @@ export function updateTemplateCage(state: TemplateGpuState, S: Float64Array): vo
       const u = ring[e];
       for (let c = 0; c < 3; c++) {
         const r = rest[3 * u + c] - rest[3 * v + c];
-        for (let k = 0; k < 3; k++) A[3 * c + k] += (posed[3 * u + k] - posed[3 * v + k]) * r;
+        for (let k = 0; k < 3; k++) A[4 * c + k] += (posed[3 * u + k] - posed[3 * v + k]) * r;
       }
     }
-    extractRotation(A, q, 4 * v);
+    quatClosestRotation(q, 4 * v, A, 0);
     data.set(q.subarray(4 * v, 4 * v + 4), 8 * v + 4);
   }
   cage.needsUpdate = true;
-}
-
-/**
- * The rotation part of A (3×3, column-major) into q[o..o+4) (x, y, z, w), starting from the
- * quaternion there: Müller et al. 2016's iteration, ω = Σ r_i × a_i / (|Σ r_i · a_i| + ε), q ← exp(ω) q.
- */
-function extractRotation(A: Float64Array, q: Float64Array, o: number): void {
-  for (let iter = 0; iter < 8; iter++) {
-    const [x, y, z, w] = [q[o], q[o + 1], q[o + 2], q[o + 3]];
-    // Columns of R(q).
-    const R = [
-      [1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)],
-      [2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)],
-      [2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)],
-    ];
-    let ox = 0;
-    let oy = 0;
-    let oz = 0;
-    let d = 0;
-    for (let i = 0; i < 3; i++) {
-      const [rx, ry, rz] = R[i];
-      const ax = A[3 * i];
-      const ay = A[3 * i + 1];
-      const az = A[3 * i + 2];
-      ox += ry * az - rz * ay;
-      oy += rz * ax - rx * az;
-      oz += rx * ay - ry * ax;
-      d += rx * ax + ry * ay + rz * az;
-    }
-    const s = 1 / (Math.abs(d) + 1e-9);
-    const angle = Math.hypot(ox, oy, oz) * s;
-    if (angle < 1e-9) break;
-    const h = Math.sin(angle / 2) / (angle / s);
-    const [px, py, pz, pw] = [ox * h, oy * h, oz * h, Math.cos(angle / 2)];
-    // q ← p ⊗ q, normalised.
-    const nx = pw * x + px * w + py * z - pz * y;
-    const ny = pw * y - px * z + py * w + pz * x;
-    const nz = pw * z + px * y - py * x + pz * w;
-    const nw = pw * w - px * x - py * y - pz * z;
-    const l = Math.hypot(nx, ny, nz, nw);
-    [q[o], q[o + 1], q[o + 2], q[o + 3]] = [nx / l, ny / l, nz / l, nw / l];
-  }
 }
 
 /** The template rig a mesh renders with (after `useSkinningMethod(…, 'templates')`), or undefined. */
