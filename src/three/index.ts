@@ -59,6 +59,7 @@ export {
   storedTemplateRig,
   templateRigOf,
   packTemplateBinding,
+  TEXTURE_WIDTH,
   posedTemplateCage,
   type TemplateGpuState,
 } from './templates.js';
