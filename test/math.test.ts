@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { mat4FromTRS, mat4Invert, mat4Multiply, quatFromMat4, quatSlerp } from '../src/core/math.js';
+import {
+  mat4FromTRS,
+  mat4Invert,
+  mat4Multiply,
+  quatClosestRotation,
+  quatFromMat4,
+  quatSlerp,
+} from '../src/core/math.js';
 
 const unitQuat = fc
   .tuple(
@@ -74,3 +81,48 @@ describe('4×4 and quaternion kernels', () => {
     expect(2 * Math.atan2(Math.abs(out[2]), out[3])).toBeCloseTo(0.5, 12);
   });
 });
+
+describe('quatClosestRotation', () => {
+  it('of R·S (S symmetric positive definite) is R, from a cold start and warm-started from a nearby rotation', () => {
+    fc.assert(
+      fc.property(
+        fc.tuple(
+          fc.double({ min: -1, max: 1, noNaN: true }),
+          fc.double({ min: -1, max: 1, noNaN: true }),
+          fc.double({ min: -1, max: 1, noNaN: true }),
+        ),
+        fc.double({ min: 0.1, max: 3, noNaN: true }),
+        fc.tuple(fc.double({ min: 0.5, max: 2, noNaN: true }), fc.double({ min: 0.5, max: 2, noNaN: true })),
+        ([ax, ay, az], angle, [s1, s2]) => {
+          const l = Math.hypot(ax, ay, az);
+          if (l < 1e-3) return;
+          const h = angle / 2;
+          const q = [(ax / l) * Math.sin(h), (ay / l) * Math.sin(h), (az / l) * Math.sin(h), Math.cos(h)];
+          // A = R · diag(s1, s2, 1): the closest rotation is R (polar decomposition).
+          const R = mat4FromTRS(new Float64Array(16), 0, [0, 0, 0], 0, q, 0, [1, 1, 1], 0);
+          const S = mat4FromTRS(new Float64Array(16), 0, [0, 0, 0], 0, [0, 0, 0, 1], 0, [s1, s2, 1], 0);
+          const A = mat4Multiply(new Float64Array(16), 0, R, 0, S, 0);
+          const cold = new Float64Array(4);
+          quatClosestRotation(cold, 0, A, 0);
+          // Warm start: R turned by 0.2 rad about z (last frame's rotation, a little off).
+          const warm = Float64Array.from(quatMul(q, [0, 0, Math.sin(0.1), Math.cos(0.1)]));
+          quatClosestRotation(warm, 0, A, 0, false, { warmStart: true, tolerance: 1e-9 });
+          for (const got of [cold, warm]) {
+            const dot = Math.abs(got[0] * q[0] + got[1] * q[1] + got[2] * q[2] + got[3] * q[3]);
+            expect(dot).toBeGreaterThan(1 - 1e-9);
+          }
+        },
+      ),
+      { seed: 7, numRuns: 200 },
+    );
+  });
+});
+
+function quatMul(a: number[], b: number[]): number[] {
+  return [
+    a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+    a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+    a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+    a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
+  ];
+}

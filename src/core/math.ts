@@ -249,8 +249,18 @@ export function quatSlerp(
  * Deformations", MIG 2016: fixed-point iteration from the rotation of the normalised columns;
  * defined for every input, including singular and zero matrices (then the start itself).
  * Writes `out[oo..oo+4)`.
+ * @param options `warmStart`: start from the unit quaternion already in `out[oo..oo+4)` (the last
+ *   frame's, for a real-time caller) instead of the normalised columns; `tolerance`: the step
+ *   angle (radians) at which the iteration stops (default 1e-15: converged to rounding)
  */
-export function quatClosestRotation(out: NumArray, oo: number, m: NumArray, mo: number, reflect = false): void {
+export function quatClosestRotation(
+  out: NumArray,
+  oo: number,
+  m: NumArray,
+  mo: number,
+  reflect = false,
+  options: { warmStart?: boolean; tolerance?: number } = {},
+): void {
   const s = reflect ? -1 : 1;
   const a0x = s * m[mo], a0y = s * m[mo + 1], a0z = s * m[mo + 2]; // prettier-ignore
   const a1x = m[mo + 4], a1y = m[mo + 5], a1z = m[mo + 6]; // prettier-ignore
@@ -261,7 +271,7 @@ export function quatClosestRotation(out: NumArray, oo: number, m: NumArray, mo: 
     out[oo + 3] = 1;
     return;
   }
-  quatFromMat4(out, oo, start, 0);
+  if (!options.warmStart) quatFromMat4(out, oo, start, 0);
   let x = out[oo], y = out[oo + 1], z = out[oo + 2], w = out[oo + 3]; // prettier-ignore
   if (!Number.isFinite(x + y + z + w)) {
     x = y = z = 0;
@@ -283,7 +293,7 @@ export function quatClosestRotation(out: NumArray, oo: number, m: NumArray, mo: 
     const scale = d + 1e-300;
     const wxo = ox / scale, wyo = oy / scale, wzo = oz / scale; // prettier-ignore
     const angle = Math.sqrt(wxo * wxo + wyo * wyo + wzo * wzo);
-    if (!(angle > 1e-15)) break;
+    if (!(angle > (options.tolerance ?? 1e-15))) break;
     // q ← quat(ω/|ω|, |ω|) ⊗ q
     const h = Math.sin(angle / 2) / angle;
     const px = wxo * h, py = wyo * h, pz = wzo * h, pw = Math.cos(angle / 2); // prettier-ignore

@@ -204,7 +204,7 @@ export interface TemplateGpuState {
   /** Per cage vertex its one-ring (CSR: `ringStart`, m + 1; `ring`), for the rotations. */
   ringStart: Int32Array;
   ring: Int32Array;
-  /** Per cage vertex the rotation of its one-ring this frame (x, y, z, w). */
+  /** Per cage vertex the rotation of its one-ring (x, y, z, w): this frame's, the next frame's start. */
   rotations: Float64Array;
 }
 
@@ -223,6 +223,7 @@ export function createTemplateGpuState(
   const ringStart = new Int32Array(m + 1);
   neighbours.forEach((ns, v) => (ringStart[v + 1] = ringStart[v] + ns.size));
   const rotations = new Float64Array(4 * m);
+  for (let v = 0; v < m; v++) rotations[4 * v + 3] = 1;
   return {
     rig,
     range,
@@ -256,7 +257,7 @@ export function updateTemplateCage(state: TemplateGpuState, S: Float64Array): vo
         for (let k = 0; k < 3; k++) A[4 * c + k] += (posed[3 * u + k] - posed[3 * v + k]) * r;
       }
     }
-    quatClosestRotation(q, 4 * v, A, 0);
+    quatClosestRotation(q, 4 * v, A, 0, false, { warmStart: true, tolerance: 1e-6 }); // from the last frame's
     data.set(q.subarray(4 * v, 4 * v + 4), 8 * v + 4);
   }
   cage.needsUpdate = true;
