@@ -50,8 +50,6 @@ describe('skinning templates in the viewer', () => {
     return page.locator('canvas').screenshot();
   };
   const click = async (name: string, towards?: string) => {
-    const a = await v((x) => x); // keep the page API warm
-    void a;
     const p = await page.evaluate((n) => (window as unknown as { viewer: Viewer }).viewer.jointScreen(n), name);
     const q = towards
       ? await page.evaluate((n) => (window as unknown as { viewer: Viewer }).viewer.jointScreen(n), towards)

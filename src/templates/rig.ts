@@ -244,11 +244,8 @@ export function buildTemplateRig(
     let failed = -1;
     for (let c = 0; c < L && failed < 0; c++) {
       const chain = chains[c];
-      const vertices: number[] = [];
-      for (let i = 0; i < n; i++) if (blend.share[L * i + c] > 0) vertices.push(i);
+      const { vertices, X } = limbSkin(mesh, blend.share, L, c);
       if (!vertices.length) continue;
-      const X = new Float64Array(3 * vertices.length);
-      vertices.forEach((v, q) => X.set(mesh.positions.subarray(3 * v, 3 * v + 3), 3 * q));
       try {
         fitted.push({ part: fitChain(X, P, chain, vertices, leafDirection(mesh, P, chain[chain.length - 1])), vertices, X, limb: c });
       } catch (e) {
@@ -286,6 +283,15 @@ export function buildTemplateRig(
     );
     return combine(limbs, parts, blend, L, n, library);
   }
+}
+
+/** The skin vertices limb c has a share of (`share`: n·L, {@link limbBlend}) and their positions. */
+function limbSkin(mesh: SkinnedMesh, share: Float64Array, L: number, c: number): { vertices: number[]; X: Float64Array } {
+  const vertices: number[] = [];
+  for (let i = 0; i < mesh.positions.length / 3; i++) if (share[L * i + c] > 0) vertices.push(i);
+  const X = new Float64Array(3 * vertices.length);
+  vertices.forEach((v, q) => X.set(mesh.positions.subarray(3 * v, 3 * v + 3), 3 * q));
+  return { vertices, X };
 }
 
 /** Binds each limb's skin vertices (positions X) to the limb's cage with PMVC, progress over all of them. */
@@ -347,11 +353,7 @@ export function rebindTemplateRig(
       positions: rig.cage.positions.slice(3 * limb.first, 3 * (limb.first + m)),
       triangles: Uint32Array.from(triangles),
     };
-    const vertices: number[] = [];
-    for (let i = 0; i < n; i++) if (blend.share[L * i + c] > 0) vertices.push(i);
-    const X = new Float64Array(3 * vertices.length);
-    vertices.forEach((v, q) => X.set(mesh.positions.subarray(3 * v, 3 * v + 3), 3 * q));
-    return { cage, vertices, X, limb: c };
+    return { cage, ...limbSkin(mesh, blend.share, L, c), limb: c };
   });
   return combine(rig.limbs, bindLimbs(limbs, options), blend, L, n, rig.library);
 }

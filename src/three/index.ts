@@ -60,7 +60,6 @@ export {
   templateRigOf,
   packTemplateBinding,
   TEXTURE_WIDTH,
-  posedTemplateCage,
   type TemplateGpuState,
 } from './templates.js';
 

@@ -290,13 +290,3 @@ export function setSkinningTemplate(object: Object3D, joint: string, id: string)
   });
   return changed;
 }
-
-/**
- * The template cage a mesh rendered its last frame with: the rig and its posed cage vertices (3·m,
- * the mesh's geometry space; `mesh.matrixWorld` takes them to the world), or undefined when the
- * mesh does not render with templates.
- */
-export function posedTemplateCage(mesh: SkinnedMesh): { rig: TemplateRig; posed: Float64Array } | undefined {
-  const t = (mesh.userData.corskin as { template?: TemplateGpuState } | undefined)?.template;
-  return t && { rig: t.rig, posed: t.posed };
-}
