@@ -8,6 +8,7 @@ import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import { createCorSession } from '../src/cor/session.js';
 import { brushDab } from '../src/weights/brush.js';
 import { rng } from '../scripts/rng.mjs';
+import { openViewerInBench } from './viewer.js';
 
 export interface SessionRow {
   asset: string;
@@ -90,31 +91,20 @@ export async function measureSessionInChromium(
   joint: string,
   strokes = 6,
 ): Promise<{ dabs: number; medianMs: number; p90Ms: number } | undefined> {
-  const { serveViewer } = await import('../src/cli/viewer-server.js');
-  const { CHROMIUM_ARGS, chromiumPath } = await import('../src/cli/render.js');
-  let executablePath: string;
-  try {
-    executablePath = chromiumPath();
-  } catch {
-    return undefined; // no Chromium here: the Node figures stand alone
-  }
-  const { chromium } = await import('playwright-core');
   const { PropertyBinding } = await import('three');
-  const server = await serveViewer(file);
-  const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+  const viewer = await openViewerInBench(file, 'model=/model.glb&layout=single&method=cor', {
+    width: 960,
+    height: 720,
+  });
+  if (!viewer) return undefined;
   try {
-    const page = await browser.newPage({ viewport: { width: 960, height: 720 } });
+    const { page } = viewer;
     type V = {
-      ready: boolean;
       settings: Record<string, unknown>;
       jointScreen: (n: string) => { x: number; y: number };
       stroke: (x0: number, y0: number, x1: number, y1: number, steps: number) => Promise<number>;
       paintTimings: () => number[];
     };
-    await page.goto(`${server.url}?model=/model.glb&layout=single&method=cor`);
-    await page.waitForFunction(() => (window as unknown as { viewer?: V }).viewer?.ready === true, null, {
-      timeout: 120_000,
-    });
     const times = await page.evaluate(
       async ([name, count]) => {
         const v = (window as unknown as { viewer: V }).viewer;
@@ -134,7 +124,6 @@ export async function measureSessionInChromium(
     const ms = times.slice(1).map((s) => 1000 * s);
     return { dabs: ms.length, medianMs: quantile(ms, 0.5), p90Ms: quantile(ms, 0.9) };
   } finally {
-    await browser.close();
-    await server.close();
+    await viewer.close();
   }
 }

@@ -9,24 +9,11 @@ export async function measureViewerFrames(
   file: string,
   samples = 5,
 ): Promise<{ samples: number; ms: Record<string, number> } | undefined> {
-  const { serveViewer } = await import('../src/cli/viewer-server.js');
-  const { CHROMIUM_ARGS, chromiumPath } = await import('../src/cli/render.js');
-  let executablePath: string;
+  const viewer = await openViewerInBench(file, 'model=/model.glb&time=1', { width: 960, height: 480 });
+  if (!viewer) return undefined;
+  type V = { frameTimes: () => Record<string, number> };
   try {
-    executablePath = chromiumPath();
-  } catch {
-    return undefined;
-  }
-  const { chromium } = await import('playwright-core');
-  const server = await serveViewer(file);
-  const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
-  type V = { ready: boolean; frameTimes: () => Record<string, number> };
-  try {
-    const page = await browser.newPage({ viewport: { width: 960, height: 480 } });
-    await page.goto(`${server.url}?model=/model.glb&time=1`);
-    await page.waitForFunction(() => (window as unknown as { viewer?: V }).viewer?.ready === true, null, {
-      timeout: 180_000,
-    });
+    const { page } = viewer;
     const readouts: Record<string, number>[] = [];
     for (let s = 0; s < samples; s++) {
       await page.waitForTimeout(2500); // 60 new frames per view at least
@@ -36,7 +23,18 @@ export async function measureViewerFrames(
     const ms = Object.fromEntries(Object.keys(readouts[0]).map((m) => [m, median(readouts.map((r) => r[m]))]));
     return { samples, ms };
   } finally {
-    await browser.close();
-    await server.close();
+    await viewer.close();
   }
+}
+
+/** The viewer on `file` in headless Chromium (`openViewerPage`), or undefined where there is no Chromium. */
+export async function openViewerInBench(file: string, query: string, viewport: { width: number; height: number }) {
+  const { chromiumPath } = await import('../src/cli/render.js');
+  try {
+    chromiumPath();
+  } catch {
+    return undefined; // no Chromium here: the Node figures stand alone
+  }
+  const { openViewerPage } = await import('../test/browser/server.js');
+  return openViewerPage(file, query, viewport);
 }

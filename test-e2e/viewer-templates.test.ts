@@ -9,10 +9,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_ARGS, chromiumPath } from '../src/cli/render.js';
-import { serveViewer } from '../src/cli/viewer-server.js';
+import { openViewerPage } from '../test/browser/server.js';
 import { CESIUM_MAN, ROOT } from '../test/helpers/data.js';
 import { validate } from '../test/helpers/gltf.js';
 
@@ -39,10 +38,9 @@ const ELBOW = 'Skeleton_arm_joint_L__3_';
 const SHOULDER = 'Skeleton_arm_joint_L__4_';
 
 describe('skinning templates in the viewer', () => {
-  let server: Awaited<ReturnType<typeof serveViewer>>;
-  let browser: Browser;
+  let viewer: Awaited<ReturnType<typeof openViewerPage>>;
   let page: Page;
-  const errors: string[] = [];
+  let errors: string[] = [];
   const v = <T>(fn: (viewer: Viewer) => T) => page.evaluate(`(${fn.toString()})(window.viewer)`) as Promise<Awaited<T>>;
   /** The picture after the next animation frame (the canvas keeps its drawing buffer). */
   const nextFrame = async () => {
@@ -59,21 +57,13 @@ describe('skinning templates in the viewer', () => {
   };
 
   beforeAll(async () => {
-    server = await serveViewer(CESIUM_MAN);
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
-    page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-    page.on('pageerror', (e) => errors.push(String(e)));
-    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-    await page.goto(`${server.url}?model=/model.glb&name=CesiumMan.glb&time=0.5&layout=single&method=templates&cage=1`);
-    await page.waitForFunction(() => (window as unknown as { viewer?: Viewer }).viewer?.ready === true, null, {
-      timeout: 120_000,
-    });
-  }, 150_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+    viewer = await openViewerPage(
+      CESIUM_MAN,
+      'model=/model.glb&name=CesiumMan.glb&time=0.5&layout=single&method=templates&cage=1',
+    );
+    ({ page, errors } = viewer);
+  }, 200_000);
+  afterAll(async () => viewer?.close());
 
   it('builds the cages of a file without one on a worker, showing progress', async () => {
     const log = await v((x) => x.statusLog());
@@ -227,12 +217,8 @@ describe('skinning templates in the viewer', () => {
   });
 
   it('a fresh viewer imports the library and puts the new template on the other arm', async () => {
-    const fresh = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    const fresh = await viewer.open('model=/model.glb&name=CesiumMan.glb&time=0.5&layout=single&method=templates');
     try {
-      await fresh.goto(`${server.url}?model=/model.glb&name=CesiumMan.glb&time=0.5&layout=single&method=templates`);
-      await fresh.waitForFunction(() => (window as unknown as { viewer?: Viewer }).viewer?.ready === true, null, {
-        timeout: 120_000,
-      });
       const { readFileSync } = await import('node:fs');
       const json = readFileSync(join(ROOT, '.tmp/viewer-library.json'), 'utf8');
       const slot = await fresh.evaluate(

@@ -56,6 +56,21 @@ function boneVertex(r: TemplateRig, l: number): { v: number; radial: number[] } 
 /** A deep copy of a rig (moves edit the cage and roles in place). */
 const copy = (r: TemplateRig): TemplateRig => structuredClone(r);
 
+/** A copy of the rig with a middle bone-template vertex of a limb of 3+ joints moved by `fraction` of its radial offset. */
+function movedCopy(fraction: number): { edited: TemplateRig; v: number; radial: number[] } {
+  const edited = copy(rig);
+  const { v, radial } = boneVertex(
+    edited,
+    edited.limbs.findIndex((x) => x.chain.length >= 3),
+  );
+  moveTemplateCageVertex(
+    edited,
+    v,
+    radial.map((x) => fraction * x),
+  );
+  return { edited, v, radial };
+}
+
 describe('moving a template cage vertex and binding again', () => {
   it('binding the unedited cage again gives the build’s binding', () => {
     const again = rebindTemplateRig(copy(rig), model.mesh, P);
@@ -66,14 +81,7 @@ describe('moving a template cage vertex and binding again', () => {
   });
 
   it('a vertex moved outwards: the bind pose stays exact, posed skin changes, moving it back restores the rig', () => {
-    const edited = copy(rig);
-    const l = edited.limbs.findIndex((x) => x.chain.length >= 3);
-    const { v, radial } = boneVertex(edited, l);
-    moveTemplateCageVertex(
-      edited,
-      v,
-      radial.map((x) => 0.3 * x),
-    );
+    const { edited, v, radial } = movedCopy(0.3);
     const moved = rebindTemplateRig(edited, model.mesh, P);
     expect(gap(moved, rig, bindPoseSkinningMatrices(model.skeleton))).toBeLessThan(1e-5);
     const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, model.animations[0], 0.7));
@@ -90,14 +98,7 @@ describe('moving a template cage vertex and binding again', () => {
   });
 
   it('a vertex moved inside the skin: the binding is refused, naming the skin left outside', () => {
-    const edited = copy(rig);
-    const l = edited.limbs.findIndex((x) => x.chain.length >= 3);
-    const { v, radial } = boneVertex(edited, l);
-    moveTemplateCageVertex(
-      edited,
-      v,
-      radial.map((x) => -0.95 * x),
-    );
+    const { edited } = movedCopy(-0.95);
     expect(() => rebindTemplateRig(edited, model.mesh, P)).toThrow(/outside the cage/);
   });
 

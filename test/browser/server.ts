@@ -62,3 +62,42 @@ export async function openTestPage(page: string, root = ROOT) {
     },
   };
 }
+
+/**
+ * corskin's viewer (`serveViewer`, the built `viewer-dist/`) serving `file`, in Debian's headless
+ * Chromium at `?query`, once `viewer.ready`; collects page errors and console errors. `open(query)`
+ * opens another page on the same file and browser.
+ * @throws Error without Chromium (see `chromiumPath`)
+ */
+export async function openViewerPage(file: string, query: string, viewport = { width: 1280, height: 720 }) {
+  const { chromium } = await import('playwright-core');
+  const { CHROMIUM_ARGS, chromiumPath } = await import('../../src/cli/render.js');
+  const { serveViewer } = await import('../../src/cli/viewer-server.js');
+  const executablePath = chromiumPath();
+  const server = await serveViewer(file);
+  const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+  const errors: string[] = [];
+  const open = async (q: string) => {
+    const tab = await browser.newPage({ viewport });
+    tab.on('pageerror', (e) => errors.push(String(e)));
+    tab.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    await tab.goto(`${server.url}?${q}`);
+    await tab.waitForFunction(
+      () => (window as unknown as { viewer?: { ready: boolean } }).viewer?.ready === true,
+      null,
+      {
+        timeout: 180_000,
+      },
+    );
+    return tab;
+  };
+  return {
+    page: await open(query),
+    errors,
+    open,
+    close: async () => {
+      await browser.close();
+      await server.close();
+    },
+  };
+}
