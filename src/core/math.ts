@@ -265,13 +265,14 @@ export function quatClosestRotation(
   const a0x = s * m[mo], a0y = s * m[mo + 1], a0z = s * m[mo + 2]; // prettier-ignore
   const a1x = m[mo + 4], a1y = m[mo + 5], a1z = m[mo + 6]; // prettier-ignore
   const a2x = m[mo + 8], a2y = m[mo + 9], a2z = m[mo + 10]; // prettier-ignore
-  const start = [a0x, a0y, a0z, 0, a1x, a1y, a1z, 0, a2x, a2y, a2z, 0, 0, 0, 0, 1];
-  if (start.some((v) => !Number.isFinite(v))) {
+  const f = Number.isFinite;
+  if (!(f(a0x) && f(a0y) && f(a0z) && f(a1x) && f(a1y) && f(a1z) && f(a2x) && f(a2y) && f(a2z))) {
     out[oo] = out[oo + 1] = out[oo + 2] = 0;
     out[oo + 3] = 1;
     return;
   }
-  if (!options.warmStart) quatFromMat4(out, oo, start, 0);
+  if (!options.warmStart)
+    quatFromMat4(out, oo, [a0x, a0y, a0z, 0, a1x, a1y, a1z, 0, a2x, a2y, a2z, 0, 0, 0, 0, 1], 0);
   let x = out[oo], y = out[oo + 1], z = out[oo + 2], w = out[oo + 3]; // prettier-ignore
   if (!Number.isFinite(x + y + z + w)) {
     x = y = z = 0;
