@@ -27,10 +27,12 @@ import { SKINNING_METHODS } from '../src/deformers/registry.js';
 import { oneRings, rigidityDistortion, type OneRings } from '../src/metrics/distortion.js';
 import { extractSkinnedModels, setCentersOfRotation, vertexLayoutFor } from '../src/io/gltf.js';
 import {
+  bindSpaceSkinningMatrices,
   isCageObject,
   meshFromGeometry,
   skeletonFromThree,
   setSkinningTemplate,
+  setTemplateRig,
   templateRigOf,
   useSkinningMethod,
   type GpuSkinningMethod,
@@ -477,20 +479,17 @@ function restQuaternionOf(view: View, o: THREE.Object3D): THREE.Quaternion | und
   return twin ? restQuaternions.get(twin) : undefined;
 }
 
-/** Posed centers of rotation of the CoR view: LBS of the bind-space centers (Algorithm 1, line 7). */
-/** Skinning matrices of a three.js skinned mesh in its bind space (as corskin/three uploads them). */
+/** Per mesh, the buffer its skinning matrices are written into (one allocation per mesh, not per frame). */
+const skinningBuffers = new WeakMap<THREE.SkinnedMesh, Float64Array>();
+/**
+ * Skinning matrices of a three.js skinned mesh in its bind space, as corskin/three uploads them
+ * (after `skeleton.update()`); the array is reused by the next call for the same mesh.
+ */
 function skinningOf(mesh: THREE.SkinnedMesh): Float64Array {
   mesh.skeleton.update();
-  const J = mesh.skeleton.bones.length;
-  const S = new Float64Array(16 * J);
-  const m = new THREE.Matrix4();
-  for (let j = 0; j < J; j++) {
-    m.fromArray(mesh.skeleton.boneMatrices!, 16 * j)
-      .premultiply(mesh.bindMatrixInverse)
-      .multiply(mesh.bindMatrix);
-    S.set(m.elements, 16 * j);
-  }
-  return S;
+  let S = skinningBuffers.get(mesh);
+  if (!S) skinningBuffers.set(mesh, (S = new Float64Array(16 * mesh.skeleton.bones.length)));
+  return bindSpaceSkinningMatrices(mesh, S);
 }
 
 /**
@@ -654,8 +653,8 @@ async function dragCageVertex(x0: number, y0: number, x1: number, y1: number): P
   await new Promise((done) => setTimeout(done, 0));
   const t0 = performance.now();
   try {
-    const rebound = rebindTemplateRig(rig, meshFromGeometry(mesh), bindJointPositions(skeletonFromThree(mesh)));
-    mesh.userData.corskinTemplates = rebound;
+    const rebound = rebindTemplateRig(rig, meshFromGeometry(mesh), bindJoints(mesh));
+    setTemplateRig(mesh, rebound);
   } catch (e) {
     moveTemplateCageVertex(
       rig,
@@ -762,6 +761,7 @@ function applyTemplateParam(): void {
   }
 }
 
+/** Posed centers of rotation of the CoR view: LBS of the bind-space centers (Algorithm 1, line 7). */
 function updateCenters(view: View): void {
   view.cors.visible = settings.centers && view.method === 'cor';
   if (!view.cors.visible) return;
@@ -1194,18 +1194,9 @@ function applyEdit(m: number, edit: { vertices: Int32Array; joints: Uint32Array;
   );
 }
 
-/** Bind-space joint positions of a skinned mesh (the inverse of each inverse bind matrix, in the geometry's space). */
+/** Bind-space joint positions of a skinned mesh, in its geometry's space (as the template rigs see them). */
 function bindJoints(mesh: THREE.SkinnedMesh): Float64Array {
-  const bones = mesh.skeleton.bones;
-  const P = new Float64Array(3 * bones.length);
-  const m = new THREE.Matrix4();
-  const v = new THREE.Vector3();
-  bones.forEach((_, j) => {
-    m.copy(mesh.skeleton.boneInverses[j]).invert(); // glTF inverse bind matrices map the mesh's own space to the joint
-    v.setFromMatrixPosition(m);
-    P.set([v.x, v.y, v.z], 3 * j);
-  });
-  return P;
+  return bindJointPositions(skeletonFromThree(mesh));
 }
 
 /**

@@ -46,8 +46,11 @@ import {
   createTemplateGpuState,
   dataTexture,
   isCageObject,
+  setTemplateRig,
   skeletonFromThree,
+  STATE_KEY,
   storedTemplateRig,
+  templateRigOf,
   updateTemplateCage,
   type TemplateGpuState,
 } from './templates.js';
@@ -55,6 +58,7 @@ import {
 export {
   isCageObject,
   setSkinningTemplate,
+  setTemplateRig,
   skeletonFromThree,
   storedTemplateRig,
   templateRigOf,
@@ -118,11 +122,9 @@ interface MeshState {
   template?: TemplateGpuState;
 }
 
-const STATE = 'corskin';
+const STATE = STATE_KEY;
 /** The geometry attributes of 8 influences (the largest, renormalised). */
 const EIGHT = ['corskinIndex0', 'corskinWeight0', 'corskinIndex1', 'corskinWeight1'];
-/** Where a mesh keeps its template rig between switches (see `templateRigOf`). */
-const RIG = 'corskinTemplates';
 
 /**
  * Switches every `SkinnedMesh` under `object` (itself included) to `method` on the GPU.
@@ -174,16 +176,16 @@ async function switchMesh(
   let template: (TemplateGpuState & { range: Float32Array }) | undefined;
   if (method === 'templates') {
     const skin = meshFromGeometry(mesh);
-    if (!mesh.userData[RIG]) {
+    if (!templateRigOf(mesh)) {
       const build =
         options.buildTemplates ??
         ((m: SkinnedMesh) =>
           buildTemplateRigOnWorker(skin, skeletonFromThree(m), undefined, {
             onProgress: (d, t) => options.onProgress?.(m, d, t),
           }));
-      mesh.userData[RIG] = storedTemplateRig(root, mesh, skin) ?? (await build(mesh));
+      setTemplateRig(mesh, storedTemplateRig(root, mesh, skin) ?? (await build(mesh)));
     }
-    template = createTemplateGpuState(mesh.userData[RIG] as TemplateRig, skin);
+    template = createTemplateGpuState(templateRigOf(mesh)!, skin);
   }
   restore(mesh);
   const eight = influenceSets(mesh) > 1;

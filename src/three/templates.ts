@@ -263,9 +263,22 @@ export function updateTemplateCage(state: TemplateGpuState, S: Float64Array): vo
   cage.needsUpdate = true;
 }
 
+/** The `userData` key of a mesh's corskin state (`useSkinningMethod`), with its per-frame cache. */
+export const STATE_KEY = 'corskin';
+/** The `userData` key of a mesh's template rig (kept between switches). */
+const RIG_KEY = 'corskinTemplates';
+
 /** The template rig a mesh renders with (after `useSkinningMethod(…, 'templates')`), or undefined. */
 export function templateRigOf(mesh: SkinnedMesh): TemplateRig | undefined {
-  return mesh.userData.corskinTemplates as TemplateRig | undefined;
+  return mesh.userData[RIG_KEY] as TemplateRig | undefined;
+}
+
+/**
+ * Gives a mesh its template rig (a rebound one after moving cage vertices, say); the next
+ * `useSkinningMethod(…, 'templates')` renders with it instead of reading or building one.
+ */
+export function setTemplateRig(mesh: SkinnedMesh, rig: TemplateRig): void {
+  mesh.userData[RIG_KEY] = rig;
 }
 
 /**
@@ -284,7 +297,7 @@ export function setSkinningTemplate(object: Object3D, joint: string, id: string)
     if (!rig || j < 0 || !rig.limbs.some((l) => l.chain.includes(j))) return;
     setBoneTemplate(rig, j, id);
     // The next render recomputes the cage even within the same frame (see `useSkinningMethod`).
-    const state = mesh.userData.corskin as { frame: number } | undefined;
+    const state = mesh.userData[STATE_KEY] as { frame: number } | undefined;
     if (state) state.frame = -1;
     changed++;
   });
