@@ -20,7 +20,7 @@ import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { selfIntersections } from '../src/metrics/surface.js';
 import { weldByPosition } from '../src/metrics/weld.js';
-import { buildTemplateRig, createTemplateDeformer, setBoneTemplate } from '../src/templates/rig.js';
+import { buildTemplateRig, createTemplateDeformer, poseTemplates, setBoneTemplate } from '../src/templates/rig.js';
 import { DEFAULT_TEMPLATE_LIBRARY, parseTemplateLibrary } from '../src/templates/library.js';
 import { ARM_GLB } from './helpers/data.js';
 
@@ -224,6 +224,40 @@ describe('template choices on the arm', () => {
     expect(Math.abs(along)).toBeGreaterThan(Math.sqrt(Math.max(0, dot(sliding, sliding) - along * along)));
     expect(bend.pose('bone1', 'radial-bone')).toEqual(radial);
   });
+
+  it("the twisting bone template of Fig. 12 turns the upper arm's cage about the bone, keeping each vertex's radius and axial place", async () => {
+    const bend = await elbowBend(90);
+    const [radial, twisting] = ['radial-bone', 'twisting'].map((id) => bend.cage('bone1', id));
+    const limb = bend.rig.limbs[0];
+    const i = limb.chain.indexOf(bend.joint('bone1'));
+    const axis = bend.upperArm.map((x) => x / Math.sqrt(dot(bend.upperArm, bend.upperArm)));
+    const L = Math.sqrt(dot(bend.upperArm, bend.upperArm));
+    let checked = 0;
+    limb.roles.forEach((role, v) => {
+      if (role.kind !== 'bone' || role.index !== i) return;
+      // Cylindrical coordinates about the posed upper arm, from the shoulder.
+      const cyl = (p: Float64Array) => {
+        const d = [0, 1, 2].map((k) => p[3 * (limb.first + v) + k] - bend.shoulder[k]);
+        const x = dot(d, axis);
+        const r = d.map((c, k) => c - x * axis[k]);
+        return { x, r };
+      };
+      const [a, b] = [cyl(radial), cyl(twisting)];
+      expect(Math.abs(b.x - a.x)).toBeLessThan(1e-9 * bend.diag);
+      expect(Math.abs(Math.sqrt(dot(b.r, b.r)) - Math.sqrt(dot(a.r, a.r)))).toBeLessThan(1e-9 * bend.diag);
+      const angle = Math.acos(Math.min(1, dot(a.r, b.r) / Math.sqrt(dot(a.r, a.r) * dot(b.r, b.r))));
+      // Key poses 0° and 30° at bends 0° and 90°, linear between (two keys, φ(d) = d), times the
+      // profile sin πt at the vertex's place t along the bone.
+      const t = a.x / L;
+      expect(angle * (180 / Math.PI)).toBeCloseTo(30 * (bend.bend / 90) * Math.sin(Math.PI * t), 4);
+      checked++;
+    });
+    expect(checked).toBeGreaterThanOrEqual(8);
+    expect(bend.bend).toBeGreaterThan(30);
+    expect(bend.shift(bend.pose('bone1', 'twisting'), bend.pose('bone1', 'radial-bone')).largest).toBeGreaterThan(
+      2e-3 * bend.diag,
+    );
+  });
 });
 
 const dot = (u: number[], v: number[]) => u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
@@ -246,8 +280,21 @@ async function elbowBend(degrees: number) {
   const upperArm = e0.map((x, k) => x - s0[k]);
   const forearm = w0.map((x, k) => x - e0[k]);
   const crease = forearm.map((x, k) => x - (dot(upperArm, forearm) / dot(upperArm, upperArm)) * upperArm[k]);
+  const angle = (u: number[], v: number[]) => Math.acos(dot(u, v) / Math.sqrt(dot(u, u) * dot(v, v))) * (180 / Math.PI);
+  const [rs, re, rw] = ['bone1', 'bone2', 'bone3'].map((name) =>
+    Array.from(P.subarray(3 * joint(name), 3 * joint(name) + 3)),
+  );
+  const restBend = angle(
+    re.map((x, k) => x - rs[k]),
+    rw.map((x, k) => x - re[k]),
+  );
   return {
     diag: boundingBoxDiagonal(arm.mesh.positions),
+    rig,
+    joint,
+    shoulder: s0,
+    /** The forearm's bend from its rest bend, degrees. */
+    bend: angle(upperArm, forearm) - restBend,
     upperArm,
     crease,
     pose(at: string, id: string) {
@@ -255,6 +302,10 @@ async function elbowBend(degrees: number) {
       const out = { positions: new Float32Array(3 * n) };
       templates(arm.mesh, S, out);
       return out.positions;
+    },
+    cage(at: string, id: string) {
+      setBoneTemplate(rig, joint(at), id);
+      return poseTemplates(rig, S, new Float64Array(rig.cage.positions.length));
     },
     shift(p: Float32Array, from: Float32Array) {
       const mean = [0, 0, 0];

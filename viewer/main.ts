@@ -188,6 +188,7 @@ const settings = {
   editBend: 90,
   editBulge: 0.3,
   editSlide: 0,
+  editTwist: 0,
   editSave: () => saveTemplate(),
 };
 
@@ -382,6 +383,7 @@ function rebuildGui(bones: string[]): void {
   library.add(settings, 'editBend', 1, 180, 1).name('key pose bend (°)');
   library.add(settings, 'editBulge', -0.9, 2, 0.01).name('bulge at the key pose');
   library.add(settings, 'editSlide', -0.5, 0.5, 0.01).name('slide (bone templates)');
+  library.add(settings, 'editTwist', -180, 180, 1).name('twist ° (bone templates)');
   library.add(settings, 'editSave').name('save & apply to the selected slot');
   library.add(settings, 'exportTemplates').name('export .glb with cages & choices');
   library.add(settings, 'exportBaked').name('export baked standard .glb');
@@ -967,7 +969,7 @@ function importLibrary(text: string, name: string): void {
 
 /**
  * The template editor (templates are "defined once by artists", Ju et al. 2008): a template of the
- * selected slot's kind whose second key pose, at the preview bend, has the editor's bulge and slide
+ * selected slot's kind whose second key pose, at the preview bend, has the editor's bulge, slide and twist
  * (the parametric library's key-pose values), tried live on the selected slot and saved into the
  * library under its id.
  */
@@ -976,6 +978,7 @@ function editedTemplate(): TemplateDefinition {
   const bend = Math.max(1, Math.min(180, Math.abs(settings.editBend)));
   const key: BoneKeyPose = { bend, bulge: settings.editBulge };
   if (kind === 'bone' && settings.editSlide) key.slide = settings.editSlide;
+  if (kind === 'bone' && settings.editTwist) key.twist = settings.editTwist;
   return {
     id: settings.editId,
     kind,

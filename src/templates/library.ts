@@ -5,7 +5,8 @@
  * child bone's bend (degrees), a bulge — the relative change of the cage radius on one side of
  * the bend (`side`: the inner side, the crease, by default; or the outer), largest mid-bone
  * (profile sin πt, cos² about the bend direction) — and a slide of the skin along the bone (a
- * fraction of its length, same profile), blended between key poses by Eq. 2. Joint templates are Eq. 3 with magnitude and direction blending (the
+ * fraction of its length, same profile) and a twist of the skin about the bone (degrees, same
+ * profile), blended between key poses by Eq. 2. Joint templates are Eq. 3 with magnitude and direction blending (the
  * radial default) plus, likewise, a bulge of the joint's rings by the child's bend, on the inner
  * side of the bend (`"side": "inner"`, the default: no pinching in the crease) or the outer side
  * (`"outer"`: the elbow or knee cap).
@@ -28,6 +29,8 @@ export interface BoneKeyPose {
   bulge: number;
   /** Bone templates: the skin's slide along the bone, a fraction of its length (mid-bone), −0.5 to 0.5; default 0. */
   slide?: number;
+  /** Bone templates: the skin's turn about the bone, degrees (mid-bone), −180 to 180; default 0. */
+  twist?: number;
 }
 
 /** A template of a library. */
@@ -48,7 +51,7 @@ export interface TemplateLibrary {
   templates: TemplateDefinition[];
 }
 
-/** The library corskin ships (ids: radial-bone, muscle-bulge, inverse-bulge, upward-bulge, sliding, radial-joint, no-pinch-joint, bulge-joint). */
+/** The library corskin ships (ids: radial-bone, muscle-bulge, inverse-bulge, upward-bulge, sliding, twisting, radial-joint, no-pinch-joint, bulge-joint). */
 export const DEFAULT_TEMPLATE_LIBRARY: TemplateLibrary = {
   format: 'corskin-templates',
   version: 1,
@@ -58,6 +61,7 @@ export const DEFAULT_TEMPLATE_LIBRARY: TemplateLibrary = {
     { id: 'inverse-bulge', kind: 'bone', description: 'the inner side flattens as the child bone bends (Fig. 5 right)', keyPoses: [{ bend: 0, bulge: 0 }, { bend: 90, bulge: -0.25 }] },
     { id: 'upward-bulge', kind: 'bone', side: 'outer', description: 'exaggerated: the outer side swells as the child bone bends (Fig. 12)', keyPoses: [{ bend: 0, bulge: 0 }, { bend: 90, bulge: 0.35 }] },
     { id: 'sliding', kind: 'bone', description: 'exaggerated: the skin slides along the bone towards the child as it bends (Fig. 12)', keyPoses: [{ bend: 0, bulge: 0 }, { bend: 90, bulge: 0, slide: 0.15 }] },
+    { id: 'twisting', kind: 'bone', description: 'exaggerated: the skin twists about the bone as the child bone bends (Fig. 12)', keyPoses: [{ bend: 0, bulge: 0 }, { bend: 90, bulge: 0, twist: 30 }] },
     { id: 'radial-joint', kind: 'joint', description: 'radial default: directions blended on the sphere (Fig. 4 left)', keyPoses: [{ bend: 0, bulge: 0 }] },
     { id: 'no-pinch-joint', kind: 'joint', side: 'inner', description: 'the crease side swells as the joint bends, against pinching (Fig. 4 middle)', keyPoses: [{ bend: 0, bulge: 0 }, { bend: 90, bulge: 0.3 }] },
     { id: 'bulge-joint', kind: 'joint', side: 'outer', description: 'the outer side bulges as the joint bends, like an elbow or knee cap (Fig. 4 right)', keyPoses: [{ bend: 0, bulge: 0 }, { bend: 90, bulge: 0.3 }] },
@@ -96,10 +100,14 @@ export function parseTemplateLibrary(json: unknown, file?: string): TemplateLibr
       if (typeof kp.bend !== 'number' || !(kp.bend >= 0 && kp.bend <= 180)) fail(`${path}.bend`, 'must be a number of degrees from 0 to 180');
       if (typeof kp.bulge !== 'number' || !(kp.bulge >= -0.9 && kp.bulge <= 2)) fail(`${path}.bulge`, 'must be a number from -0.9 to 2');
       if (kp.slide !== undefined && (typeof kp.slide !== 'number' || !(kp.slide >= -0.5 && kp.slide <= 0.5))) fail(`${path}.slide`, 'must be a number from -0.5 to 0.5');
-      if (kp.slide !== undefined && d.kind === 'joint') fail(`${path}.slide`, 'is for bone templates');
-      return kp.slide === undefined ? { bend: kp.bend as number, bulge: kp.bulge as number } : { bend: kp.bend as number, bulge: kp.bulge as number, slide: kp.slide as number };
+      if (kp.twist !== undefined && (typeof kp.twist !== 'number' || !(kp.twist >= -180 && kp.twist <= 180))) fail(`${path}.twist`, 'must be a number of degrees from -180 to 180');
+      for (const key of ['slide', 'twist'] as const) if (kp[key] !== undefined && d.kind === 'joint') fail(`${path}.${key}`, 'is for bone templates');
+      const out: BoneKeyPose = { bend: kp.bend as number, bulge: kp.bulge as number };
+      if (kp.slide !== undefined) out.slide = kp.slide as number;
+      if (kp.twist !== undefined) out.twist = kp.twist as number;
+      return out;
     });
-    if (keyPoses[0].bend !== 0 || keyPoses[0].bulge !== 0 || (keyPoses[0].slide ?? 0) !== 0) fail(`${at}.keyPoses[0]`, 'must be the rest: { "bend": 0, "bulge": 0 }');
+    if (keyPoses[0].bend !== 0 || keyPoses[0].bulge !== 0 || (keyPoses[0].slide ?? 0) !== 0 || (keyPoses[0].twist ?? 0) !== 0) fail(`${at}.keyPoses[0]`, 'must be the rest: { "bend": 0, "bulge": 0 }');
     const bends = keyPoses.map((k) => k.bend);
     if (new Set(bends).size !== bends.length) fail(`${at}.keyPoses`, 'has two key poses with the same bend');
     if (d.side !== undefined && d.side !== 'inner' && d.side !== 'outer') fail(`${at}.side`, `must be "inner" or "outer", got ${JSON.stringify(d.side)}`);

@@ -690,6 +690,7 @@ function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float6
   const boneRest: Float64Array[] = [], boneNow: Float64Array[] = [], jointRest: Float64Array[] = [], jointNow: Float64Array[] = [];
   const bulge = new Float64Array(n); // signed: > 0 on the inner side of the child's bend, < 0 the outer
   const slide = new Float64Array(n); // along the bone, a fraction of its length (mid-bone)
+  const twist = new Float64Array(n); // about the bone, radians (mid-bone)
   const jointBulge = new Float64Array(n); // signed: > 0 on the inner side of joint i's bend, < 0 the outer
   const inner: number[][] = [];
   for (let i = 0; i < n; i++) {
@@ -734,6 +735,7 @@ function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float6
     const bend = Math.max(0, Math.acos(clampDot(b1)) - Math.acos(clampDot(rest.subarray(6, 9))));
     bulge[i] = i + 1 < n ? (template.side === 'outer' ? -1 : 1) * bulgeOf(template, bend) : 0;
     slide[i] = i + 1 < n ? bulgeOf(template, bend, (k) => k.slide ?? 0) : 0;
+    twist[i] = i + 1 < n ? (bulgeOf(template, bend, (k) => k.twist ?? 0) * Math.PI) / 180 : 0;
     if (i + 1 < n) {
       const jt = library.templates.find((x) => x.id === limb.jointTemplates[i + 1])!;
       jointBulge[i + 1] = (jt.side === 'outer' ? -1 : 1) * bulgeOf(jt, bend);
@@ -762,9 +764,9 @@ function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float6
       apply3(Lb(i), 0, local, 0, local, 0);
     } else if (role.kind === 'bone') {
       bonePrepared[i](role.local, local, 0, memo, 9 * (first + v));
-      if (bulge[i] !== 0 || slide[i] !== 0) {
-        // The template's bulge (one side of the bend swells or flattens) and slide (the skin moves
-        // along the bone), both most mid-bone (profile sin πt).
+      if (bulge[i] !== 0 || slide[i] !== 0 || twist[i] !== 0) {
+        // The template's bulge (one side of the bend swells or flattens), slide (the skin moves
+        // along the bone) and twist (it turns about the bone), all most mid-bone (profile sin πt).
         const a0 = axes[3 * i], a1 = axes[3 * i + 1], a2 = axes[3 * i + 2]; // prettier-ignore
         const x = local[0] * a0 + local[1] * a1 + local[2] * a2;
         const r0 = local[0] - a0 * x, r1 = local[1] - a1 * x, r2 = local[2] - a2 * x; // prettier-ignore
@@ -775,9 +777,11 @@ function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float6
         const profile = Math.sin(Math.PI * Math.max(0, Math.min(1, x / lengths[i])));
         const f = 1 + Math.abs(bulge[i]) * profile * c * c;
         const xs = x + slide[i] * lengths[i] * profile;
-        local[0] = a0 * xs + f * r0;
-        local[1] = a1 * xs + f * r1;
-        local[2] = a2 * xs + f * r2;
+        // f·r turned by θ about the axis (r ⊥ axis): r cos θ + (axis × r) sin θ.
+        const ct = Math.cos(twist[i] * profile), st = Math.sin(twist[i] * profile);
+        local[0] = a0 * xs + f * (ct * r0 + st * (a1 * r2 - a2 * r1));
+        local[1] = a1 * xs + f * (ct * r1 + st * (a2 * r0 - a0 * r2));
+        local[2] = a2 * xs + f * (ct * r2 + st * (a0 * r1 - a1 * r0));
       }
       apply3(Lb(i), 0, local, 0, local, 0);
     } else {
