@@ -11,15 +11,17 @@ import * as THREE from 'three';
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { samplePose } from '../src/core/animation.js';
+import { applyMorphTargets, sampleMorphWeights } from '../src/core/morph.js';
 import { boundingBoxDiagonal } from '../src/core/mesh.js';
 import { skinningMatrices } from '../src/core/pose.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { buildTemplateRig, createTemplateDeformer } from '../src/templates/rig.js';
 import { runCli } from './helpers/cli.js';
-import { CESIUM_MAN, scratch } from './helpers/data.js';
+import { CESIUM_MAN, SHARED, scratch } from './helpers/data.js';
 import { validate } from './helpers/gltf.js';
 
+const RPM_AVATAR = join(SHARED, 'characters', 'rpm-avatar.glb');
 const tmp = scratch();
 afterAll(() => tmp.cleanup());
 
@@ -90,6 +92,117 @@ describe('corskin templates build --bake', () => {
     expect(atSamples).toBeLessThan(1e-5); // float32 targets
     expect(lbsOnly).toBeGreaterThan(1e-3); // the targets do something
     expect(between).toBeLessThan(1e-3); // measured 2.1e-4 at 30 samples/s
+  });
+
+  it("a character with its own morph targets (rpm-avatar, animated and default weights): positions and normals match in three.js at the samples, the file's morphs still play", async () => {
+    // A variant: the head's mouthOpen and jawOpen animated (LINEAR, 0 → 1 → 0) with mouthSmile at
+    // 0.7 in the same channel; the teeth's jawOpen at 0.6 by default weight.
+    const io = new NodeIO();
+    const doc = await io.read(RPM_AVATAR);
+    const node = (name: string) =>
+      doc
+        .getRoot()
+        .listNodes()
+        .find((n) => n.getName() === name)!;
+    const [head, teeth] = [node('Wolf3D_Head'), node('Wolf3D_Teeth')];
+    const names = (head.getMesh()!.getExtras() as { targetNames: string[] }).targetNames;
+    const T = names.length;
+    const [mouthOpen, jawOpen, smile] = ['mouthOpen', 'jawOpen', 'mouthSmile'].map((x) => names.indexOf(x));
+    const animation = doc.getRoot().listAnimations()[0];
+    const duration = Math.max(...animation.listSamplers().map((s) => s.getInput()!.getMax([0])[0]));
+    const values = new Float32Array(3 * T);
+    for (const [k, w] of [0, 1, 0].entries()) {
+      values[k * T + mouthOpen] = w;
+      values[k * T + jawOpen] = w;
+      values[k * T + smile] = 0.7;
+    }
+    const buffer = doc.getRoot().listBuffers()[0];
+    const sampler = doc
+      .createAnimationSampler()
+      .setInput(
+        doc
+          .createAccessor()
+          .setType('SCALAR')
+          .setArray(Float32Array.of(0, duration / 2, duration))
+          .setBuffer(buffer),
+      ) // prettier-ignore
+      .setOutput(doc.createAccessor().setType('SCALAR').setArray(values).setBuffer(buffer))
+      .setInterpolation('LINEAR');
+    animation.addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetNode(head).setTargetPath('weights').setSampler(sampler)); // prettier-ignore
+    const teethWeights = new Array((teeth.getMesh()!.getExtras() as { targetNames: string[] }).targetNames.length).fill(0); // prettier-ignore
+    teethWeights[jawOpen] = 0.6;
+    teeth.setWeights(teethWeights);
+    const input = join(tmp.dir, 'rpm-morphs.glb');
+    await io.write(input, doc);
+
+    const out = join(tmp.dir, 'rpm-baked.glb');
+    const rate = 2;
+    const r = await runCli('templates', 'build', input, '--bake', '--bake-rate', String(rate), '-o', out);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect((await validate(out)).issues.numErrors).toBe(0);
+
+    const gltf = await loadInThree(out);
+    const mixer = new THREE.AnimationMixer(gltf.scene);
+    mixer.clipAction(gltf.animations[0]).play();
+    const [model] = extractSkinnedModels(await readDocument(input), input);
+    const { mesh, skeleton, parts } = model;
+    const templates = createTemplateDeformer(buildTemplateRig(mesh, skeleton));
+    const clip = model.animations[0];
+    const F = Math.ceil(clip.duration * rate);
+    const n = mesh.positions.length / 3;
+    const diag = boundingBoxDiagonal(mesh.positions);
+    const skinnedOf = parts.map((part) => {
+      const name = model.meshNodes.find((m) => m.getMesh()!.listPrimitives().includes(part.primitive))!.getName();
+      return gltf.scene.getObjectByName(name) as THREE.SkinnedMesh;
+    });
+    const [v, nrm, w] = [new THREE.Vector3(), new THREE.Vector3(), new THREE.Vector4()];
+    const [m, bone, world] = [new THREE.Matrix4(), new THREE.Matrix4(), new THREE.Matrix3()];
+    /** Largest position gap (of the diagonal) and normal angle (rad) between three.js and corskin's templates at time t. */
+    const gap = (t: number, baked = true) => {
+      mixer.setTime(t);
+      gltf.scene.updateMatrixWorld(true);
+      // Without the baked targets (the last F + 1 of each mesh): the file's morphs and LBS.
+      if (!baked) for (const s of skinnedOf) s.morphTargetInfluences!.fill(0, s.morphTargetInfluences!.length - F - 1);
+      const ours = { positions: new Float32Array(3 * n), normals: new Float32Array(3 * n) };
+      const morphed = applyMorphTargets(mesh, model.morphGroups, sampleMorphWeights(model.morphGroups, clip.morphChannels!, t)); // prettier-ignore
+      templates(morphed, skinningMatrices(skeleton, samplePose(skeleton, clip, t)), ours);
+      let [position, angle] = [0, 0];
+      parts.forEach((part, k) => {
+        const s = skinnedOf[k];
+        s.skeleton.update();
+        world.getNormalMatrix(s.matrixWorld);
+        const g = s.geometry;
+        for (let i = 0; i < part.vertexCount; i++) {
+          const o = 3 * (part.vertexOffset + i);
+          s.getVertexPosition(i, v).applyMatrix4(s.matrixWorld);
+          position = Math.max(position, Math.hypot(v.x - ours.positions[o], v.y - ours.positions[o + 1], v.z - ours.positions[o + 2])); // prettier-ignore
+          // The normal as three.js's vertex shader makes it: morphed (relative), skinned, to world.
+          nrm.fromBufferAttribute(g.attributes.normal, i);
+          g.morphAttributes.normal?.forEach((a, j) => nrm.addScaledVector(v.fromBufferAttribute(a, i), s.morphTargetInfluences![j])); // prettier-ignore
+          m.makeScale(0, 0, 0);
+          w.fromBufferAttribute(g.attributes.skinWeight, i);
+          const idx = new THREE.Vector4().fromBufferAttribute(g.attributes.skinIndex, i);
+          for (const c of [0, 1, 2, 3] as const) {
+            bone.fromArray(s.skeleton.boneMatrices, 16 * idx.getComponent(c));
+            for (let e = 0; e < 16; e++) m.elements[e] += w.getComponent(c) * bone.elements[e];
+          }
+          m.premultiply(s.bindMatrixInverse).multiply(s.bindMatrix);
+          nrm.transformDirection(m).applyMatrix3(world).normalize();
+          const dot = nrm.x * ours.normals[o] + nrm.y * ours.normals[o + 1] + nrm.z * ours.normals[o + 2];
+          angle = Math.max(angle, Math.acos(Math.min(1, dot)));
+        }
+      });
+      return { position: position / diag, angle };
+    };
+    const samples = [3, 6, 12, 20].map((f) => (f / F) * clip.duration);
+    const at = samples.map((t) => gap(t));
+    const position = Math.max(...at.map((g) => g.position)), angle = Math.max(...at.map((g) => g.angle)); // prettier-ignore
+    const lbs = gap(samples[1], false);
+    console.log(`bake at ${rate}/s, rpm-avatar with its morphs playing: ${position.toExponential(1)} of the diagonal, normals within ${angle.toExponential(1)} rad at samples (without the baked targets: ${lbs.position.toExponential(1)}, ${lbs.angle.toExponential(1)} rad)`); // prettier-ignore
+    expect(position).toBeLessThan(1e-5);
+    expect(angle).toBeLessThan(1e-3);
+    expect(lbs.position).toBeGreaterThan(1e-3);
+    expect(lbs.angle).toBeGreaterThan(1e-2);
   });
 
   it('a file without animation: a clear message, exit code 1, no output file', async () => {

@@ -79,6 +79,7 @@ export async function templatesBuildCommand(
     template?: string;
     bake?: boolean;
     bakeRate?: number;
+    bakeNormals?: boolean;
     force?: boolean;
     compress?: boolean;
   },
@@ -98,7 +99,11 @@ export async function templatesBuildCommand(
         lines.push(`${model.name}: no limb carries its weight; left to LBS`);
         continue;
       }
-      const baked = bakeTemplateClips(document, model, createTemplateDeformer(rig), { rate: o.bakeRate, file: input });
+      const baked = bakeTemplateClips(document, model, createTemplateDeformer(rig), {
+        rate: o.bakeRate,
+        normals: o.bakeNormals,
+        file: input,
+      });
       lines.push(
         `${model.name}: templates baked over ${model.animations.length} clip(s) at ${o.bakeRate ?? 30} samples/s: ${baked.targets} morph targets (${(baked.bytes / 1e6).toFixed(1)} MB), a weights channel per clip`,
       );

@@ -74,6 +74,8 @@ export interface SkinnedModel {
   animations: AnimationClip[];
   /** Morph targets of the skin's meshes, one group per glTF mesh that has them. */
   morphGroups: MorphGroup[];
+  /** Per entry of {@link SkinnedModel.meshNodes}, the index of its mesh's morph group (−1: its mesh has no targets). */
+  meshNodeGroups: number[];
   /** CoR parameters found in the primitives' extras, if CoRs are present. */
   corParameters?: CorParameters;
   /** What renormalising the weights changed. */
@@ -329,6 +331,7 @@ function extractModel(
     parts,
     animations,
     morphGroups,
+    meshNodeGroups: meshNodes.map((n) => groupOfNode.get(n) ?? -1),
     corParameters,
     weightNormalization,
     warnings,

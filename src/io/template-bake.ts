@@ -7,18 +7,28 @@
  * per second; at each sample the template deformation is written as a morph target of the skinned
  * mesh — the bind-space correction d that the file's own linear blend skinning turns into the
  * template result (LBS(x + d) = M (x + d) = template(x), M the vertex's blended skinning matrix,
- * inverted per vertex) — and each clip gets a `weights` channel (LINEAR) that
- * puts weight 1 on its sample at each sample time, so consecutive corrections blend in between.
- * The engine then computes (morph, then skin) exactly the template result at the samples, and the
- * linear blend of neighbouring samples' corrections in between. Size: one POSITION target per
- * sample, 12 bytes per vertex (CesiumMan: 3,273 vertices, a 2 s clip at 30 fps → 61 targets,
- * 2.4 MB); halving the rate halves it and doubles the time between exact samples. Normals are not
- * corrected (they stay the linear blend's).
+ * inverted per vertex; x the mesh as the file's own morph targets shape it at that time) — and
+ * each clip gets a `weights` channel (LINEAR) that puts weight 1 on its sample at each sample
+ * time, so consecutive corrections blend in between. The engine then computes (morph, then skin)
+ * exactly the template result at the samples, and the linear blend of neighbouring samples'
+ * corrections in between. Normals are corrected likewise (a NORMAL displacement per target that
+ * the blended skinning matrix turns into the template's normal direction); tangents are not.
+ *
+ * Files with morph targets of their own keep them: the baked targets come after them, and each
+ * clip's weights channel carries the file's weights first — its own weights channel on that node
+ * (replaced; LINEAR channels are kept exactly, their keys joining the bake's samples; STEP and
+ * CUBICSPLINE ones are sampled at those keys and played LINEAR between them), else the node's
+ * default weights.
+ *
+ * Size: one POSITION and one NORMAL displacement per sample, 24 bytes per vertex (CesiumMan: 3,273
+ * vertices, a 2 s clip at 30 fps → 61 targets, 4.8 MB; 12 bytes and half that without normals);
+ * halving the rate halves it and doubles the time between exact samples.
  *
  * @module
  */
-import type { Document, Mesh, Node } from '@gltf-transform/core';
+import type { Document, Mesh } from '@gltf-transform/core';
 import { samplePose } from '../core/animation.js';
+import { applyMorphTargets, sampleMorphWeights, type MorphGroup } from '../core/morph.js';
 import { CorskinError } from '../core/errors.js';
 import { mat4Invert } from '../core/math.js';
 import { skinningMatrices } from '../core/pose.js';
@@ -29,6 +39,8 @@ import type { SkinnedModel } from './gltf.js';
 export interface TemplateBakeOptions {
   /** Samples per second of each clip; default 30. */
   rate?: number;
+  /** Correct the normals too (a NORMAL displacement per target, doubling the size); default true. */
+  normals?: boolean;
   /** File named in error messages. */
   file?: string;
 }
@@ -37,15 +49,15 @@ export interface TemplateBakeOptions {
 export interface TemplateBakeResult {
   /** Morph targets added (samples over all clips). */
   targets: number;
-  /** Bytes of target data (positions, float32). */
+  /** Bytes of target data (positions and normals, float32). */
   bytes: number;
 }
 
 /**
  * Bakes `deform` (a deformer for `model.mesh`, e.g. the templates) over every animation clip of
  * `model` into morph targets and `weights` channels of its meshes (see the module comment).
- * @throws CorskinError when the model has no animation, its meshes already have morph targets, or
- *   the rate is not a positive number
+ * @throws CorskinError when the model has no animation or a clip is not in the document
+ * @throws RangeError when the rate is not a positive number
  */
 export function bakeTemplateClips(
   document: Document,
@@ -56,44 +68,66 @@ export function bakeTemplateClips(
   const rate = options.rate ?? 30;
   if (!(rate > 0 && Number.isFinite(rate)))
     throw new RangeError(`the bake rate must be a positive number, got ${rate}`);
-  const { mesh, skeleton, parts } = model;
+  const { mesh, skeleton, parts, morphGroups } = model;
   if (!model.animations.length)
     throw new CorskinError(`${model.name}: no animation to bake (--bake samples the file's clips)`, options.file);
-  if (parts.some((p) => p.primitive.listTargets().length))
-    throw new CorskinError(
-      `${model.name}: its meshes already have morph targets; baking templates beside them is not supported`,
-      options.file,
-    );
   const n = mesh.positions.length / 3;
   const K = mesh.influences;
-  const out = { positions: new Float32Array(3 * n) };
-  // Samples of every clip: its times and the correction at each.
+  const withNormals = !!mesh.normals && options.normals !== false;
+  const out = { positions: new Float32Array(3 * n), normals: withNormals ? new Float32Array(3 * n) : undefined };
+  // Samples of every clip: its times and the corrections at each.
   const clips = model.animations.map((clip) => {
     const F = Math.max(1, Math.ceil(clip.duration * rate));
     const times = Float32Array.from({ length: F + 1 }, (_, f) => (f / F) * clip.duration);
     const corrections = Array.from(times, (t) => {
       const S = skinningMatrices(skeleton, samplePose(skeleton, clip, t));
-      deform(mesh, S, out);
-      return correction(mesh.positions, mesh.joints, mesh.weights, K, S, out.positions);
+      const weights = sampleMorphWeights(morphGroups, clip.morphChannels ?? [], t);
+      const morphed = applyMorphTargets(mesh, morphGroups, weights);
+      deform(morphed, S, out);
+      const normals = withNormals ? morphedNormals(mesh.normals!, morphGroups, weights) : undefined;
+      return correction(morphed.positions, normals, mesh.joints, mesh.weights, K, S, out.positions, out.normals);
     });
     return { clip, times, corrections };
   });
   const N = clips.reduce((s, c) => s + c.times.length, 0);
   const buffer = document.getRoot().listBuffers()[0] ?? document.createBuffer();
-  // Targets on every primitive of the skin (its slice of each correction), zero default weights.
+  // Targets on every primitive of the skin (its slice of each correction), after its own.
   const meshes = new Set<Mesh>();
   for (const part of parts) {
+    const own = part.primitive.listTargets();
+    const normals = withNormals && !!part.primitive.getAttribute('NORMAL');
+    const [a, b] = [3 * part.vertexOffset, 3 * (part.vertexOffset + part.vertexCount)];
+    if (normals && own.some((t) => !t.getAttribute('NORMAL'))) {
+      // Every target gets a NORMAL displacement (engines expect all or none): zeros for the file's.
+      const zero = document
+        .createAccessor()
+        .setType('VEC3')
+        .setArray(new Float32Array(b - a))
+        .setBuffer(buffer);
+      for (const t of own) if (!t.getAttribute('NORMAL')) t.setAttribute('NORMAL', zero);
+    }
     for (const c of clips)
       for (const d of c.corrections) {
-        const slice = d.slice(3 * part.vertexOffset, 3 * (part.vertexOffset + part.vertexCount));
-        const accessor = document.createAccessor().setType('VEC3').setArray(slice).setBuffer(buffer);
-        part.primitive.addTarget(document.createPrimitiveTarget().setAttribute('POSITION', accessor));
+        const target = document.createPrimitiveTarget();
+        target.setAttribute('POSITION', document.createAccessor().setType('VEC3').setArray(d.positions.slice(a, b)).setBuffer(buffer)); // prettier-ignore
+        if (normals && d.normals)
+          target.setAttribute('NORMAL', document.createAccessor().setType('VEC3').setArray(d.normals.slice(a, b)).setBuffer(buffer)); // prettier-ignore
+        part.primitive.addTarget(target);
       }
     for (const parent of part.primitive.listParents()) if (parent.propertyType === 'Mesh') meshes.add(parent as Mesh);
   }
-  for (const m of meshes) m.setWeights(new Array(N).fill(0));
-  const nodes: Node[] = model.meshNodes.filter((node) => meshes.has(node.getMesh()!));
-  // One weights channel per clip and mesh node: 1 on the clip's sample f at its time f.
+  // Default weights: the file's own, then zeros for the baked targets.
+  for (const m of meshes) {
+    const own = m.listPrimitives()[0].listTargets().length - N;
+    m.setWeights([...m.getWeights().slice(0, own), ...new Array(own - Math.min(own, m.getWeights().length)).fill(0), ...new Array(N).fill(0)]); // prettier-ignore
+  }
+  const nodes = model.meshNodes
+    .map((node, i) => ({ node, group: model.meshNodeGroups[i] }))
+    .filter(({ node }) => meshes.has(node.getMesh()!));
+  for (const { node } of nodes)
+    if (node.getWeights().length) node.setWeights([...node.getWeights(), ...new Array(N).fill(0)]);
+  // One weights channel per clip and mesh node: the file's weights, then 1 on the clip's sample f
+  // at its time f (linear between samples).
   let first = 0;
   for (const { clip, times } of clips) {
     const animation = document
@@ -102,12 +136,37 @@ export function bakeTemplateClips(
       .find((a, i) => (a.getName() || `animation ${i}`) === clip.name);
     if (!animation)
       throw new CorskinError(`${model.name}: clip "${clip.name}" not found in the document`, options.file);
-    const values = new Float32Array(times.length * N);
-    for (let f = 0; f < times.length; f++) values[f * N + first + f] = 1;
-    const input = document.createAccessor().setType('SCALAR').setArray(times).setBuffer(buffer);
-    const output = document.createAccessor().setType('SCALAR').setArray(values).setBuffer(buffer);
-    for (const node of nodes) {
-      const sampler = document.createAnimationSampler().setInput(input).setOutput(output).setInterpolation('LINEAR');
+    // Keys: the samples, and the keys of the clip's own weights channels within it.
+    const keys = new Set<number>(times);
+    for (const ch of clip.morphChannels ?? []) for (const t of ch.times) if (t >= 0 && t <= clip.duration) keys.add(t);
+    const input = Float32Array.from([...keys].sort((x, y) => x - y));
+    const inputAccessor = document.createAccessor().setType('SCALAR').setArray(input).setBuffer(buffer);
+    const fileWeights = Array.from(input, (t) => sampleMorphWeights(morphGroups, clip.morphChannels ?? [], t));
+    for (const { node, group } of nodes) {
+      for (const ch of animation.listChannels())
+        if (ch.getTargetNode() === node && ch.getTargetPath() === 'weights') {
+          const sampler = ch.getSampler();
+          ch.dispose();
+          if (sampler && !sampler.listParents().some((p) => p.propertyType === 'AnimationChannel')) sampler.dispose();
+        }
+      const own = group >= 0 ? morphGroups[group].weights.length : 0;
+      const values = new Float32Array(input.length * (own + N));
+      input.forEach((t, k) => {
+        const row = k * (own + N);
+        if (own) values.set(fileWeights[k][group], row);
+        // The hat functions of the samples: t between samples f and f + 1.
+        let f = 0;
+        while (f + 1 < times.length && times[f + 1] <= t) f++;
+        const u = f + 1 < times.length ? (t - times[f]) / (times[f + 1] - times[f]) : 0;
+        values[row + own + first + f] = 1 - u;
+        if (u > 0) values[row + own + first + f + 1] = u;
+      });
+      const output = document.createAccessor().setType('SCALAR').setArray(values).setBuffer(buffer);
+      const sampler = document
+        .createAnimationSampler()
+        .setInput(inputAccessor)
+        .setOutput(output)
+        .setInterpolation('LINEAR');
       animation.addSampler(sampler);
       animation.addChannel(
         document.createAnimationChannel().setTargetNode(node).setTargetPath('weights').setSampler(sampler),
@@ -115,24 +174,48 @@ export function bakeTemplateClips(
     }
     first += times.length;
   }
-  return { targets: N, bytes: 12 * n * N };
+  return { targets: N, bytes: (withNormals ? 24 : 12) * n * N };
+}
+
+/** The normals as an engine sums them before skinning: rest normals + Σ w_t Δn_t (not renormalised), 3·n. */
+function morphedNormals(
+  normals: Float32Array,
+  groups: readonly MorphGroup[],
+  weights: readonly Float64Array[],
+): Float32Array {
+  const out = normals.slice();
+  groups.forEach((g, gi) =>
+    g.targets.forEach((ranges, t) => {
+      const w = weights[gi]?.[t] ?? 0;
+      if (w !== 0)
+        for (const r of ranges)
+          if (r.normals) for (let i = 0; i < 3 * r.vertexCount; i++) out[3 * r.vertexOffset + i] += w * r.normals[i];
+    }),
+  );
+  return out;
 }
 
 /**
  * Per vertex, the bind-space d with LBS(x + d) = y: x + d = M⁻¹ y, M the vertex's blended skinning
- * matrix (Σ w_k S_k). Where its linear part is singular (|det| ≤ 1e-12 of its scale³) d is 0.
- * @returns d, 3·n
+ * matrix (Σ w_k S_k); and, with normals, the normal displacement e with M (m + e) ∥ ñ: m + e = |m|
+ * M⁻¹ñ / |M⁻¹ñ| (m the summed normal before skinning, ñ the posed normal; engines skin normals by
+ * the blended matrix and normalise). Where the linear part is singular (|det| ≤ 1e-12 of its
+ * scale³) both are 0.
+ * @returns positions (3·n) and, with normals, normals (3·n)
  */
 function correction(
   x: ArrayLike<number>,
+  m: Float32Array | undefined,
   joints: ArrayLike<number>,
   weights: ArrayLike<number>,
   K: number,
   S: Float64Array,
   y: ArrayLike<number>,
-): Float32Array {
+  ny: Float32Array | undefined,
+): { positions: Float32Array; normals?: Float32Array } {
   const n = x.length / 3;
   const d = new Float32Array(3 * n);
+  const e = m && ny ? new Float32Array(3 * n) : undefined;
   const M = new Float64Array(16);
   const inverse = new Float64Array(16);
   for (let i = 0; i < n; i++) {
@@ -140,7 +223,7 @@ function correction(
     for (let k = K * i; k < K * i + K; k++) {
       const w = weights[k];
       if (!(w > 0)) continue;
-      for (let e = 0; e < 16; e++) M[e] += w * S[16 * joints[k] + e];
+      for (let c = 0; c < 16; c++) M[c] += w * S[16 * joints[k] + c];
     }
     const det = M[0] * (M[5] * M[10] - M[9] * M[6]) - M[4] * (M[1] * M[10] - M[9] * M[2]) + M[8] * (M[1] * M[6] - M[5] * M[2]); // prettier-ignore
     let scale = 0;
@@ -149,6 +232,12 @@ function correction(
     const [y0, y1, y2] = [y[3 * i], y[3 * i + 1], y[3 * i + 2]];
     for (let r = 0; r < 3; r++)
       d[3 * i + r] = inverse[r] * y0 + inverse[4 + r] * y1 + inverse[8 + r] * y2 + inverse[12 + r] - x[3 * i + r];
+    if (!e) continue;
+    const [n0, n1, n2] = [ny![3 * i], ny![3 * i + 1], ny![3 * i + 2]];
+    const u = [0, 1, 2].map((r) => inverse[r] * n0 + inverse[4 + r] * n1 + inverse[8 + r] * n2);
+    const lu = Math.hypot(u[0], u[1], u[2]);
+    const lm = Math.hypot(m![3 * i], m![3 * i + 1], m![3 * i + 2]);
+    if (lu > 0) for (let r = 0; r < 3; r++) e[3 * i + r] = (lm * u[r]) / lu - m![3 * i + r];
   }
-  return d;
+  return { positions: d, normals: e };
 }
