@@ -179,11 +179,11 @@ describe('corskin templates build --bake', () => {
           // The normal as three.js's vertex shader makes it: morphed (relative), skinned, to world.
           nrm.fromBufferAttribute(g.attributes.normal, i);
           g.morphAttributes.normal?.forEach((a, j) => nrm.addScaledVector(v.fromBufferAttribute(a, i), s.morphTargetInfluences![j])); // prettier-ignore
-          m.makeScale(0, 0, 0);
-          w.fromBufferAttribute(g.attributes.skinWeight, i);
-          const idx = new THREE.Vector4().fromBufferAttribute(g.attributes.skinIndex, i);
+          m.elements.fill(0);
+          w.fromBufferAttribute(g.attributes.skinWeight as THREE.BufferAttribute, i);
+          const idx = new THREE.Vector4().fromBufferAttribute(g.attributes.skinIndex as THREE.BufferAttribute, i);
           for (const c of [0, 1, 2, 3] as const) {
-            bone.fromArray(s.skeleton.boneMatrices, 16 * idx.getComponent(c));
+            bone.fromArray(s.skeleton.boneMatrices!, 16 * idx.getComponent(c));
             for (let e = 0; e < 16; e++) m.elements[e] += w.getComponent(c) * bone.elements[e];
           }
           m.premultiply(s.bindMatrixInverse).multiply(s.bindMatrix);
