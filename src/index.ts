@@ -133,6 +133,7 @@ export {
   limbBlend,
   moveTemplateCageVertex,
   rebindTemplateRig,
+  templateSkinOutside,
   poseTemplates,
   setBoneTemplate,
   skeletonChain,

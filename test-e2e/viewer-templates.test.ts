@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openViewerPage } from '../test/browser/server.js';
 import { CESIUM_MAN, ROOT } from '../test/helpers/data.js';
 import { validate } from '../test/helpers/gltf.js';
+import { moveStoredCageVertexInwards } from '../test/helpers/templates.js';
+import { NodeIO } from '@gltf-transform/core';
 
 type Slot = { joint: string; slot: string; bone: string; jointTemplate: string };
 type Viewer = {
@@ -213,6 +215,19 @@ describe('skinning templates in the viewer', () => {
     const reopened = await v((x) => x.templateSlot());
     expect(reopened.joint).toBe(ELBOW);
     expect(reopened.jointTemplate).not.toBe('radial-joint'); // the switch made before the export
+    expect(log.at(-1)).toBe('reopened.glb: ready — drop another .glb to compare on it'); // no warning
+    // The export edited elsewhere so that skin lies outside its cage: a warning once ready.
+    const io = new NodeIO();
+    const doc = await io.readBinary(Uint8Array.from(bytes));
+    moveStoredCageVertexInwards(doc, 'export', 1, 0.95);
+    const edited = Array.from(await io.writeBinary(doc));
+    await page.evaluate(([data]) => (window as unknown as { viewer: Viewer }).viewer.loadBytes(data, 'edited.glb'), [
+      edited,
+    ] as const);
+    await page.waitForFunction(() => (window as unknown as { viewer: Viewer }).viewer.ready === true);
+    expect(await v((x) => x.status())).toMatch(
+      /^edited\.glb: ready — ⚠ .*: \d+ skin vertices lie outside the stored template cage \(first: \d+/,
+    );
     expect(errors).toEqual([]);
   });
 

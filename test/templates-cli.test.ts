@@ -10,13 +10,13 @@ import { skinningMatrices } from '../src/core/pose.js';
 import { bendPose, findJoint } from '../src/evaluation/standard-poses.js';
 import { readTemplateRig } from '../src/io/cage-gltf.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
-import { readDocument } from '../src/io/node-io.js';
+import { readDocument, writeDocument } from '../src/io/node-io.js';
 import { buildTemplateRig, setBoneTemplate } from '../src/templates/rig.js';
 import { DEFAULT_TEMPLATE_LIBRARY } from '../src/templates/library.js';
 import { runCli } from './helpers/cli.js';
 import { ARM_GLB, scratch } from './helpers/data.js';
 import { validate } from './helpers/gltf.js';
-import { deformationGap } from './helpers/templates.js';
+import { deformationGap, moveStoredCageVertexInwards } from './helpers/templates.js';
 
 const tmp = scratch();
 afterAll(() => tmp.cleanup());
@@ -51,6 +51,26 @@ describe('corskin templates', () => {
       join(tmp.dir, 'posed.glb'),
     );
     expect([posed.code, posed.stderr]).toEqual([0, '']);
+  });
+
+  it('a stored cage edited so that skin lies outside it: templates list and deform warn, naming how many', async () => {
+    const built = join(tmp.dir, 'arm-edit.glb');
+    expect((await runCli('templates', 'build', ARM_GLB, '-o', built)).code).toBe(0);
+    // Another tool moves a cage vertex of the upper arm's bone template 95% of the way to the bone.
+    const doc = await readDocument(built);
+    moveStoredCageVertexInwards(doc, built, 1, 0.95);
+    const edited = join(tmp.dir, 'arm-edited.glb');
+    await writeDocument(doc, edited);
+    const list = await runCli('templates', 'list', edited);
+    expect(list.code).toBe(0);
+    expect(list.stderr).toMatch(
+      /warning: .*arm-edited\.glb: .*: \d+ skin vertices lie outside the stored template cage \(first: \d+/,
+    );
+    const posed = await runCli('deform', edited, '--method', 'templates', '-o', join(tmp.dir, 'posed-edited.glb'));
+    expect(posed.code).toBe(0);
+    expect(posed.stderr).toMatch(/skin vertices lie outside the stored template cage/);
+    // The file as built: no warning.
+    expect((await runCli('templates', 'list', built)).stderr).toBe('');
   });
 
   const bad: [string, string[], RegExp][] = [

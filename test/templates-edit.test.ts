@@ -17,6 +17,7 @@ import {
   createTemplateDeformer,
   moveTemplateCageVertex,
   rebindTemplateRig,
+  templateSkinOutside,
   type TemplateRig,
 } from '../src/templates/rig.js';
 import { SHARED } from './helpers/data.js';
@@ -100,6 +101,28 @@ describe('moving a template cage vertex and binding again', () => {
   it('a vertex moved inside the skin: the binding is refused, naming the skin left outside', () => {
     const { edited } = movedCopy(-0.95);
     expect(() => rebindTemplateRig(edited, model.mesh, P)).toThrow(/outside the cage/);
+  });
+
+  it('templateSkinOutside: none for the built rig; the bound skin a moved-in vertex leaves out, near it; none once moved back', () => {
+    expect(templateSkinOutside(rig, model.mesh.positions)).toEqual([]);
+    const { edited, v, radial } = movedCopy(-0.95);
+    const outside = templateSkinOutside(edited, model.mesh.positions);
+    expect(outside.length).toBeGreaterThan(0);
+    // The refused binding names the same vertices first (its message lists the first five).
+    expect(() => rebindTemplateRig(edited, model.mesh, P)).toThrow(new RegExp(`^.*${outside.length} skin vertex`));
+    // Each lies closer to the moved cage vertex's rest place than the limb's bone template radius.
+    const at = Array.from(rig.cage.positions.subarray(3 * v, 3 * v + 3));
+    const radius = Math.hypot(radial[0], radial[1], radial[2]);
+    for (const i of outside) {
+      const x = model.mesh.positions.subarray(3 * i, 3 * i + 3);
+      expect(Math.hypot(x[0] - at[0], x[1] - at[1], x[2] - at[2])).toBeLessThan(2 * radius);
+    }
+    moveTemplateCageVertex(
+      edited,
+      v,
+      radial.map((x) => 0.95 * x),
+    );
+    expect(templateSkinOutside(edited, model.mesh.positions)).toEqual([]);
   });
 
   it('a vertex the cage lacks is a RangeError', () => {

@@ -260,12 +260,14 @@ async function loadBytes(data: ArrayBuffer, name: string): Promise<void> {
   rebuildGui(bones);
   frame(views[0]);
   setStatus(`${name}: switching to DQS, CoR and templates…`);
+  const warnings: string[] = [];
   await Promise.all(
     views.map((v) =>
       useSkinningMethod(v.root, v.method, {
         computeCenters: (m) => centersWithProgress(meshFromGeometry(m), name),
         onProgress: (_, done, total) =>
           v.method === 'templates' && showProgress(`${name}: fitting and binding template cages`, done, total),
+        onWarning: (_, message) => warnings.push(message.replace(/^corskin: /, '')),
       }),
     ),
   );
@@ -276,7 +278,11 @@ async function loadBytes(data: ArrayBuffer, name: string): Promise<void> {
     frameJoint();
   }
   corsReady = true;
-  setStatus(`${name}: ready — drop another .glb to compare on it`);
+  setStatus(
+    warnings.length
+      ? `${name}: ready — ⚠ ${warnings.join('; ')}: drag cage vertices out around them`
+      : `${name}: ready — drop another .glb to compare on it`,
+  );
 }
 
 function makeView(method: GpuSkinningMethod, g: GLTF): View {

@@ -16,7 +16,7 @@ import type { DeformTarget, Deformer, SkinningMethod } from '../deformers/contra
 import { createStretchDeformer, stretchRigFromSkeleton } from '../deformers/stretch.js';
 import { createCageSkinningDeformer } from '../cage/rig.js';
 import { readCageRig, readTemplateRig } from '../io/cage-gltf.js';
-import { applyTemplateChoices } from './templates.js';
+import { applyTemplateChoices, warnSkinOutside } from './templates.js';
 import { buildTemplateRig, createTemplateDeformer } from '../templates/rig.js';
 import { findJoint } from '../evaluation/standard-poses.js';
 import { checkNotOverwritingInput, writeFileAtomic } from '../io/files.js';
@@ -203,7 +203,8 @@ function deformTemplates(
   choices: string | undefined,
 ): DeformTarget {
   let rig = readTemplateRig(document, model, input);
-  if (!rig) {
+  if (rig) warnSkinOutside(io, input, model, rig);
+  else {
     try {
       rig = buildTemplateRig(model.mesh, model.skeleton);
     } catch (e) {

@@ -9,7 +9,13 @@ import { readTemplateRig, writeTemplateRig } from '../io/cage-gltf.js';
 import { checkNotOverwritingInput, checkOutputPath, readBytes } from '../io/files.js';
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
-import { buildTemplateRig, createTemplateDeformer, setBoneTemplate, type TemplateRig } from '../templates/rig.js';
+import {
+  buildTemplateRig,
+  createTemplateDeformer,
+  setBoneTemplate,
+  templateSkinOutside,
+  type TemplateRig,
+} from '../templates/rig.js';
 import { bakeTemplateClips } from '../io/template-bake.js';
 import { DEFAULT_TEMPLATE_LIBRARY, parseTemplateLibrary, type TemplateLibrary } from '../templates/library.js';
 import type { Io } from './ui.js';
@@ -159,6 +165,7 @@ export async function templatesListCommand(io: Io, input: string): Promise<void>
     }
     const uncovered = uncoveredJoints(rig, model);
     if (uncovered.length) io.out(`  joints no limb covers (skinned linearly): ${uncovered.join(', ')}`);
+    warnSkinOutside(io, input, model, rig);
   }
   io.out(
     `compatible templates: ${rigs[0].rig.library.templates
@@ -176,3 +183,15 @@ const uncoveredJoints = (rig: TemplateRig, model: SkinnedModel) => {
   for (let k = 0; k < joints.length; k++) if (weights[k] > 0 && !covered.has(joints[k])) used.add(joints[k]);
   return [...used].sort((a, b) => a - b).map((j) => model.skeleton.jointNames[j]);
 };
+
+/**
+ * Warns (stderr) when a stored template cage leaves skin vertices outside it (a cage edited
+ * outside corskin; {@link templateSkinOutside}).
+ */
+export function warnSkinOutside(io: Io, input: string, model: SkinnedModel, rig: TemplateRig): void {
+  const outside = templateSkinOutside(rig, model.mesh.positions);
+  if (outside.length)
+    io.err(
+      `corskin: warning: ${input}: ${model.name}: ${outside.length} skin vertices lie outside the stored template cage (first: ${outside.slice(0, 5).join(', ')}); they follow the cage's extrapolation — move the cage out around them in the viewer or rebuild with corskin templates build`,
+    );
+}

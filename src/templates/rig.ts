@@ -343,19 +343,49 @@ export function rebindTemplateRig(
   const blend = limbBlend(mesh, jointPositions, chains, rig.limbs.map((l) => l.reach));
   const L = chains.length;
   const n = mesh.positions.length / 3;
-  const limbs = rig.limbs.map((limb, c) => {
-    const m = limb.roles.length;
-    const inside = (v: number) => v >= limb.first && v < limb.first + m;
-    const triangles: number[] = [];
-    for (let f = 0; f < rig.cage.triangles.length; f += 3)
-      if (inside(rig.cage.triangles[f])) for (let k = 0; k < 3; k++) triangles.push(rig.cage.triangles[f + k] - limb.first);
-    const cage: Cage = {
-      positions: rig.cage.positions.slice(3 * limb.first, 3 * (limb.first + m)),
-      triangles: Uint32Array.from(triangles),
-    };
-    return { cage, ...limbSkin(mesh, blend.share, L, c), limb: c };
-  });
+  const limbs = rig.limbs.map((limb, c) => ({ cage: limbCage(rig, limb), ...limbSkin(mesh, blend.share, L, c), limb: c }));
   return combine(rig.limbs, bindLimbs(limbs, options), blend, L, n, rig.library);
+}
+
+/** The limb's closed component of the rig's cage, its vertices renumbered from 0. */
+function limbCage(rig: TemplateRig, limb: TemplateLimb): Cage {
+  const m = limb.roles.length;
+  const triangles: number[] = [];
+  for (let f = 0; f < rig.cage.triangles.length; f += 3) {
+    const v = rig.cage.triangles[f];
+    if (v >= limb.first && v < limb.first + m) for (let k = 0; k < 3; k++) triangles.push(rig.cage.triangles[f + k] - limb.first);
+  }
+  return { positions: rig.cage.positions.slice(3 * limb.first, 3 * (limb.first + m)), triangles: Uint32Array.from(triangles) };
+}
+
+/**
+ * The skin vertices outside a cage they are bound to: per limb, the vertices with a binding entry
+ * on the limb's cage whose generalised winding number about it is below ½ (Jacobson, Kavan,
+ * Sorkine-Hornung, "Robust Inside-Outside Segmentation using Generalized Winding Numbers",
+ * SIGGRAPH 2013). Empty for a rig corskin built or bound again (both refuse to leave skin out);
+ * a stored cage edited elsewhere may leave some, which then follow the cage's extrapolation.
+ * @param positions the skin's rest positions (bind space, 3·n), as the rig was bound
+ * @returns ascending skin vertex indices
+ */
+export function templateSkinOutside(rig: TemplateRig, positions: ArrayLike<number>): number[] {
+  const { influences: k, indices, weights } = rig.binding;
+  const outside = new Set<number>();
+  for (const limb of rig.limbs) {
+    const end = limb.first + limb.roles.length;
+    const vertices: number[] = [];
+    for (let i = 0; k && i < indices.length / k; i++)
+      for (let s = k * i; s < k * i + k; s++)
+        if (weights[s] !== 0 && indices[s] >= limb.first && indices[s] < end) {
+          vertices.push(i);
+          break;
+        }
+    const X = new Float64Array(3 * vertices.length);
+    vertices.forEach((v, q) => {
+      for (let c = 0; c < 3; c++) X[3 * q + c] = positions[3 * v + c];
+    });
+    for (const q of pointsOutside(limbCage(rig, limb), X)) outside.add(vertices[q]);
+  }
+  return [...outside].sort((a, b) => a - b);
 }
 
 /**

@@ -40,7 +40,7 @@ import { computeCentersOfRotationOnWorker } from '../cor/web-worker.js';
 import { jointQuaternions } from '../deformers/joint-rotations.js';
 import { splitScale } from '../deformers/two-phase.js';
 import { buildTemplateRigOnWorker } from '../templates/web-worker.js';
-import type { TemplateRig } from '../templates/rig.js';
+import { templateSkinOutside, type TemplateRig } from '../templates/rig.js';
 import { patchVertexShader, TEXELS_PER_JOINT, type ChunkOptions } from './chunks.js';
 import {
   createTemplateGpuState,
@@ -104,6 +104,11 @@ export interface SkinningOptions {
    * through `onProgress`.
    */
   buildTemplates?: (mesh: SkinnedMesh) => Promise<TemplateRig>;
+  /**
+   * Told of problems that do not stop the switch — a stored template cage that leaves skin
+   * vertices outside it ({@link templateSkinOutside}); default `console.warn`.
+   */
+  onWarning?: (mesh: SkinnedMesh, message: string) => void;
 }
 
 interface MeshState {
@@ -183,7 +188,14 @@ async function switchMesh(
           buildTemplateRigOnWorker(skin, skeletonFromThree(m), undefined, {
             onProgress: (d, t) => options.onProgress?.(m, d, t),
           }));
-      setTemplateRig(mesh, storedTemplateRig(root, mesh, skin) ?? (await build(mesh)));
+      const stored = storedTemplateRig(root, mesh, skin);
+      const outside = stored ? templateSkinOutside(stored, skin.positions) : [];
+      if (outside.length)
+        (options.onWarning ?? ((_, message) => console.warn(message)))(
+          mesh,
+          `corskin: ${mesh.name || 'SkinnedMesh'}: ${outside.length} skin vertices lie outside the stored template cage (first: ${outside.slice(0, 5).join(', ')}); they follow the cage's extrapolation`,
+        );
+      setTemplateRig(mesh, stored ?? (await build(mesh)));
     }
     template = createTemplateGpuState(templateRigOf(mesh)!, skin);
   }
