@@ -118,8 +118,8 @@ export function bakeTemplateClips(
   }
   // Default weights: the file's own, then zeros for the baked targets.
   for (const m of meshes) {
-    const own = m.listPrimitives()[0].listTargets().length - N;
-    m.setWeights([...m.getWeights().slice(0, own), ...new Array(own - Math.min(own, m.getWeights().length)).fill(0), ...new Array(N).fill(0)]); // prettier-ignore
+    const [own, w] = [m.listPrimitives()[0].listTargets().length - N, m.getWeights()];
+    m.setWeights([...Array.from({ length: own }, (_, t) => w[t] ?? 0), ...new Array(N).fill(0)]);
   }
   const nodes = model.meshNodes
     .map((node, i) => ({ node, group: model.meshNodeGroups[i] }))

@@ -6,8 +6,9 @@
  * the bend (`side`: the inner side, the crease, by default; or the outer), largest mid-bone
  * (profile sin πt, cos² about the bend direction) — and a slide of the skin along the bone (a
  * fraction of its length, same profile) and a twist of the skin about the bone (degrees, same
- * profile), blended between key poses by Eq. 2. Joint templates are Eq. 3 with magnitude and direction blending (the
- * radial default) plus, likewise, a bulge of the joint's rings by the child's bend, on the inner
+ * profile), blended between key poses by Eq. 2. Joint templates are Eq. 3 with magnitude and
+ * direction blending (the radial default) plus, likewise, a bulge of the joint's rings by the
+ * child's bend, on the inner
  * side of the bend (`"side": "inner"`, the default: no pinching in the crease) or the outer side
  * (`"outer"`: the elbow or knee cap).
  *
