@@ -253,6 +253,7 @@ describe('template choices on the arm', () => {
       checked++;
     });
     expect(checked).toBeGreaterThanOrEqual(8);
+    console.log(`twisting: the forearm bent ${bend.bend.toFixed(1)}° from its rest bend`);
     expect(bend.bend).toBeGreaterThan(30);
     expect(bend.shift(bend.pose('bone1', 'twisting'), bend.pose('bone1', 'radial-bone')).largest).toBeGreaterThan(
       2e-3 * bend.diag,
