@@ -134,6 +134,7 @@ export {
   moveTemplateCageVertex,
   rebindTemplateRig,
   templateSkinOutside,
+  skinOutsideMessage,
   poseTemplates,
   setBoneTemplate,
   skeletonChain,

@@ -267,7 +267,7 @@ async function loadBytes(data: ArrayBuffer, name: string): Promise<void> {
         computeCenters: (m) => centersWithProgress(meshFromGeometry(m), name),
         onProgress: (_, done, total) =>
           v.method === 'templates' && showProgress(`${name}: fitting and binding template cages`, done, total),
-        onWarning: (_, message) => warnings.push(message.replace(/^corskin: /, '')),
+        onWarning: (_, message) => warnings.push(message),
       }),
     ),
   );

@@ -13,6 +13,7 @@ import {
   buildTemplateRig,
   createTemplateDeformer,
   setBoneTemplate,
+  skinOutsideMessage,
   templateSkinOutside,
   type TemplateRig,
 } from '../templates/rig.js';
@@ -192,6 +193,6 @@ export function warnSkinOutside(io: Io, input: string, model: SkinnedModel, rig:
   const outside = templateSkinOutside(rig, model.mesh.positions);
   if (outside.length)
     io.err(
-      `corskin: warning: ${input}: ${model.name}: ${outside.length} skin vertices lie outside the stored template cage (first: ${outside.slice(0, 5).join(', ')}); they follow the cage's extrapolation — move the cage out around them in the viewer or rebuild with corskin templates build`,
+      `corskin: warning: ${input}: ${model.name}: ${skinOutsideMessage(outside)} — move the cage out around them in the viewer or rebuild with corskin templates build`,
     );
 }

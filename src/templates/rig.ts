@@ -388,6 +388,11 @@ export function templateSkinOutside(rig: TemplateRig, positions: ArrayLike<numbe
   return [...outside].sort((a, b) => a - b);
 }
 
+/** What the CLI and corskin/three say of a non-empty {@link templateSkinOutside} result. */
+export function skinOutsideMessage(outside: readonly number[]): string {
+  return `${outside.length} skin vertices lie outside the stored template cage (first: ${outside.slice(0, 5).join(', ')}); they follow the cage's extrapolation`;
+}
+
 /**
  * The direction of a leaf joint's bone (glTF gives it no end): towards the centroid of the skin it
  * holds at least half of (a curled tail's tip, a hand, a head), or undefined when that is empty

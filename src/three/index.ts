@@ -40,7 +40,7 @@ import { computeCentersOfRotationOnWorker } from '../cor/web-worker.js';
 import { jointQuaternions } from '../deformers/joint-rotations.js';
 import { splitScale } from '../deformers/two-phase.js';
 import { buildTemplateRigOnWorker } from '../templates/web-worker.js';
-import { templateSkinOutside, type TemplateRig } from '../templates/rig.js';
+import { skinOutsideMessage, templateSkinOutside, type TemplateRig } from '../templates/rig.js';
 import { patchVertexShader, TEXELS_PER_JOINT, type ChunkOptions } from './chunks.js';
 import {
   createTemplateGpuState,
@@ -106,7 +106,8 @@ export interface SkinningOptions {
   buildTemplates?: (mesh: SkinnedMesh) => Promise<TemplateRig>;
   /**
    * Told of problems that do not stop the switch — a stored template cage that leaves skin
-   * vertices outside it ({@link templateSkinOutside}); default `console.warn`.
+   * vertices outside it ({@link templateSkinOutside}); `message` starts with the mesh's name;
+   * default `console.warn` with a `corskin: ` prefix.
    */
   onWarning?: (mesh: SkinnedMesh, message: string) => void;
 }
@@ -191,9 +192,9 @@ async function switchMesh(
       const stored = storedTemplateRig(root, mesh, skin);
       const outside = stored ? templateSkinOutside(stored, skin.positions) : [];
       if (outside.length)
-        (options.onWarning ?? ((_, message) => console.warn(message)))(
+        (options.onWarning ?? ((_, message) => console.warn(`corskin: ${message}`)))(
           mesh,
-          `corskin: ${mesh.name || 'SkinnedMesh'}: ${outside.length} skin vertices lie outside the stored template cage (first: ${outside.slice(0, 5).join(', ')}); they follow the cage's extrapolation`,
+          `${mesh.name || 'SkinnedMesh'}: ${skinOutsideMessage(outside)}`,
         );
       setTemplateRig(mesh, stored ?? (await build(mesh)));
     }
