@@ -121,7 +121,9 @@ export {
 export { createKeyPoseWeights, createRbfWeights, poseDistance } from './templates/key-poses.js';
 export {
   DEFAULT_TEMPLATE_LIBRARY,
+  DESIGN_VERTICES,
   parseTemplateLibrary,
+  withTemplates,
   type TemplateLibrary,
   type TemplateDefinition,
   type BoneKeyPose,
@@ -132,6 +134,7 @@ export {
   createTemplateMemo,
   limbBlend,
   moveTemplateCageVertex,
+  dragTemplateKeyPose,
   rebindTemplateRig,
   templateSkinOutside,
   skinOutsideMessage,

@@ -8,12 +8,16 @@
  * fraction of its length, same profile) and a twist of the skin about the bone (degrees, same
  * profile), blended between key poses by Eq. 2. Joint templates are Eq. 3 with magnitude and
  * direction blending (the radial default) plus, likewise, a bulge of the joint's rings by the
- * child's bend, on the inner
- * side of the bend (`"side": "inner"`, the default: no pinching in the crease) or the outer side
- * (`"outer"`: the elbow or knee cap).
+ * child's bend, on the inner side of the bend (`"side": "inner"`, the default: no pinching in the
+ * crease) or the outer side (`"outer"`: the elbow or knee cap).
+ *
+ * Version 2 adds what an artist draws: a key pose may carry `offsets`, the displacement of each of
+ * the template's 24 design vertices at that key pose (see {@link DESIGN_VERTICES}: the design
+ * frame), as the viewer's template editor makes them by dragging vertices. Version 1 files read
+ * unchanged.
  *
  * ```json
- * { "format": "corskin-templates", "version": 1,
+ * { "format": "corskin-templates", "version": 2,
  *   "templates": [ { "id": "muscle-bulge", "kind": "bone", "description": "…",
  *                    "keyPoses": [ { "bend": 0, "bulge": 0 }, { "bend": 90, "bulge": 0.35 } ] } ] }
  * ```
@@ -32,7 +36,27 @@ export interface BoneKeyPose {
   slide?: number;
   /** Bone templates: the skin's turn about the bone, degrees (mid-bone), −180 to 180; default 0. */
   twist?: number;
+  /**
+   * Version 2: per design vertex (24, {@link DESIGN_VERTICES}), its displacement at this key pose,
+   * `[axial, radial, tangential]` in the design frame; absent: none. Each component −2 to 2.
+   */
+  offsets?: number[][];
 }
+
+/**
+ * The design frame of version-2 offsets: a template's 24 design vertices are 3 rings of 8, vertex
+ * `8·ring + side`. Bone templates: rings at ¼, ½ and ¾ of the bone (from its start); joint
+ * templates: the ring on the parent bone's side, the middle ring, the ring on the child's side.
+ * Side s lies at the angle 2πs/8 about the bone (joint templates: the parent bone) from the inner
+ * side of the child's bend (s = 0: the crease, s = 4: the outer side), turning right-handedly
+ * about the bone. A design vertex's displacement `[axial, radial, tangential]` is along the bone
+ * (bone templates: in bone lengths; joint templates: in joint radii), away from it and around it
+ * (right-handedly; in cage radii); cage vertices between design vertices take the displacement
+ * interpolated linearly around the ring and, in bone templates, along the bone (to none at both
+ * ends). A right-handed frame means a template that is not symmetric about the bend plane acts
+ * mirrored on a mirrored limb; the viewer's editor makes symmetric ones by default.
+ */
+export const DESIGN_VERTICES = 24;
 
 /** A template of a library. */
 export interface TemplateDefinition {
@@ -48,7 +72,8 @@ export interface TemplateDefinition {
 /** A validated template library. */
 export interface TemplateLibrary {
   format: 'corskin-templates';
-  version: 1;
+  /** 1, or 2 where a key pose has `offsets`. */
+  version: 1 | 2;
   templates: TemplateDefinition[];
 }
 
@@ -70,7 +95,7 @@ export const DEFAULT_TEMPLATE_LIBRARY: TemplateLibrary = {
 };
 
 /**
- * Validates a parsed template library (`corskin-templates`, version 1).
+ * Validates a parsed template library (`corskin-templates`, version 1 or 2).
  * @param file named in error messages
  * @throws CorskinError naming the file, the JSON path and the problem
  */
@@ -81,7 +106,7 @@ export function parseTemplateLibrary(json: unknown, file?: string): TemplateLibr
   const o = json as Record<string, unknown>;
   if (!o || typeof o !== 'object' || Array.isArray(o)) fail('(the file)', 'is not a JSON object');
   if (o.format !== 'corskin-templates') fail('format', `must be "corskin-templates", got ${JSON.stringify(o.format)}`);
-  if (o.version !== 1) fail('version', `must be 1 (this corskin reads version 1), got ${JSON.stringify(o.version)}`);
+  if (o.version !== 1 && o.version !== 2) fail('version', `must be 1 or 2 (this corskin reads versions 1 and 2), got ${JSON.stringify(o.version)}`);
   if (!Array.isArray(o.templates) || !o.templates.length) fail('templates', 'must be a non-empty array');
   const ids = new Set<string>();
   const templates = (o.templates as unknown[]).map((t, i): TemplateDefinition => {
@@ -106,9 +131,18 @@ export function parseTemplateLibrary(json: unknown, file?: string): TemplateLibr
       const out: BoneKeyPose = { bend: kp.bend as number, bulge: kp.bulge as number };
       if (kp.slide !== undefined) out.slide = kp.slide as number;
       if (kp.twist !== undefined) out.twist = kp.twist as number;
+      if (kp.offsets !== undefined) {
+        if (o.version !== 2) fail(`${path}.offsets`, 'needs "version": 2');
+        const ok = (v: unknown) => Array.isArray(v) && v.length === 3 && v.every((x) => typeof x === 'number' && x >= -2 && x <= 2);
+        if (!Array.isArray(kp.offsets) || kp.offsets.length !== DESIGN_VERTICES) fail(`${path}.offsets`, `must be an array of ${DESIGN_VERTICES} [axial, radial, tangential] displacements`);
+        const bad = (kp.offsets as unknown[]).findIndex((v) => !ok(v));
+        if (bad >= 0) fail(`${path}.offsets[${bad}]`, 'must be 3 numbers from -2 to 2');
+        out.offsets = (kp.offsets as number[][]).map((v) => v.slice());
+      }
       return out;
     });
-    if (keyPoses[0].bend !== 0 || keyPoses[0].bulge !== 0 || (keyPoses[0].slide ?? 0) !== 0 || (keyPoses[0].twist ?? 0) !== 0) fail(`${at}.keyPoses[0]`, 'must be the rest: { "bend": 0, "bulge": 0 }');
+    const rest = keyPoses[0];
+    if (rest.bend !== 0 || rest.bulge !== 0 || (rest.slide ?? 0) !== 0 || (rest.twist ?? 0) !== 0 || rest.offsets?.some((v) => v.some((x) => x !== 0))) fail(`${at}.keyPoses[0]`, 'must be the rest: { "bend": 0, "bulge": 0 }');
     const bends = keyPoses.map((k) => k.bend);
     if (new Set(bends).size !== bends.length) fail(`${at}.keyPoses`, 'has two key poses with the same bend');
     if (d.side !== undefined && d.side !== 'inner' && d.side !== 'outer') fail(`${at}.side`, `must be "inner" or "outer", got ${JSON.stringify(d.side)}`);
@@ -116,5 +150,15 @@ export function parseTemplateLibrary(json: unknown, file?: string): TemplateLibr
     if (d.side !== undefined) out.side = d.side as 'inner' | 'outer';
     return out;
   });
-  return { format: 'corskin-templates', version: 1, templates };
+  return { format: 'corskin-templates', version: o.version as 1 | 2, templates };
+}
+
+/**
+ * `library` with `templates` added (a template of the same id replaced), as a new library object;
+ * version 2 where a key pose has drawn offsets.
+ */
+export function withTemplates(library: TemplateLibrary, templates: TemplateDefinition[]): TemplateLibrary {
+  const ids = new Set(templates.map((t) => t.id));
+  const all = [...library.templates.filter((t) => !ids.has(t.id)), ...templates];
+  return { format: 'corskin-templates', version: all.some((t) => t.keyPoses.some((k) => k.offsets)) ? 2 : library.version, templates: all };
 }

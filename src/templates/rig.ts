@@ -47,7 +47,8 @@ import { prepareBoneTemplate, type BoneTemplateFrame } from './bone.js';
 import { prepareJointTemplate } from './joint.js';
 import { axisAngle, apply3, mulT3 } from './rotation.js';
 import { createRbfWeights } from './key-poses.js';
-import { DEFAULT_TEMPLATE_LIBRARY, type BoneKeyPose, type TemplateDefinition, type TemplateLibrary } from './library.js';
+import { designSamples, mirroredDesignVertex, noOffsets } from './design.js';
+import { DEFAULT_TEMPLATE_LIBRARY, DESIGN_VERTICES, type BoneKeyPose, type TemplateDefinition, type TemplateLibrary } from './library.js';
 
 /** Ring sides of the chain templates. */
 const SIDES = 8;
@@ -120,14 +121,60 @@ export function setBoneTemplate(rig: TemplateRig, joint: number, id: string): vo
   if (!found) throw new CorskinError(`joint ${joint} has no ${t.kind === 'bone' ? 'template bone starting at it' : 'joint template (it ends or starts every limb it is in)'}`);
 }
 
-/** The bulge (or another key-pose `value`) of template `t` at the child's bend `bend` (rad from its rest bend): Eq. 2 over the key poses' bends. */
-function bulgeOf(t: TemplateDefinition, bend: number, value: (k: BoneKeyPose) => number = (k) => k.bulge): number {
-  if (t.keyPoses.length === 1) return value(t.keyPoses[0]);
+/** Eq. 2's weights of template `t`'s key poses at the child's bend `bend` (rad from its rest bend): radial basis functions of the bend distance. */
+function keyWeights(t: TemplateDefinition, bend: number): Float64Array {
+  if (t.keyPoses.length === 1) return Float64Array.of(1);
   const bends = t.keyPoses.map((k) => (k.bend * Math.PI) / 180);
-  const w = createRbfWeights(bends.length, (i, j) => Math.abs(bends[i] - bends[j]))(bends.map((k) => Math.abs(bend - k)));
+  return createRbfWeights(bends.length, (i, j) => Math.abs(bends[i] - bends[j]))(bends.map((k) => Math.abs(bend - k)));
+}
+
+/** A key-pose value of template `t` blended by the key weights `w` (Eq. 2). */
+function keyValue(t: TemplateDefinition, w: ArrayLike<number>, value: (k: BoneKeyPose) => number): number {
   let out = 0;
   t.keyPoses.forEach((k, i) => (out += w[i] * value(k)));
   return out;
+}
+
+/** Template `t`'s drawn offsets (3·24, design frame) blended by the key weights `w` (Eq. 2); undefined when it has none. */
+function blendedOffsets(t: TemplateDefinition, w: ArrayLike<number>): Float64Array | undefined {
+  if (!t.keyPoses.some((k) => k.offsets)) return undefined;
+  const out = noOffsets();
+  t.keyPoses.forEach((k, i) => k.offsets?.forEach((d, v) => d.forEach((x, c) => (out[3 * v + c] += w[i] * x))));
+  return out;
+}
+
+/** Where a cage vertex takes drawn offsets from at one pose: its design vertices and its radial and tangential directions. */
+interface OffsetFrame {
+  count: number;
+  index: Int32Array;
+  weight: Float64Array;
+  radial: Float64Array;
+  tangential: Float64Array;
+}
+
+const copyFrame = (f: OffsetFrame): OffsetFrame => ({ count: f.count, index: f.index.slice(), weight: f.weight.slice(), radial: f.radial.slice(), tangential: f.tangential.slice() });
+const offsetFrame = (): OffsetFrame => ({ count: 0, index: new Int32Array(4), weight: new Float64Array(4), radial: new Float64Array(3), tangential: new Float64Array(3) });
+
+/**
+ * Fills `f` for a cage vertex at `local` (bind orientation, from its template's origin) about the
+ * unit `axis`, its angle measured from the unit `inner` side of the bend; `ring` as
+ * {@link designSamples}. Leaves `f.count` 0 on the axis or with no bend.
+ */
+function locateOffsets(local: ArrayLike<number>, axis: ArrayLike<number>, inner: ArrayLike<number>, ring: number, f: OffsetFrame): void {
+  f.count = 0;
+  const x = local[0] * axis[0] + local[1] * axis[1] + local[2] * axis[2];
+  const r = [local[0] - axis[0] * x, local[1] - axis[1] * x, local[2] - axis[2] * x];
+  const lr = Math.hypot(r[0], r[1], r[2]);
+  if (!(lr > 0) || (inner[0] === 0 && inner[1] === 0 && inner[2] === 0)) return;
+  for (let c = 0; c < 3; c++) f.radial[c] = r[c] / lr;
+  const u = f.radial;
+  f.tangential[0] = axis[1] * u[2] - axis[2] * u[1];
+  f.tangential[1] = axis[2] * u[0] - axis[0] * u[2];
+  f.tangential[2] = axis[0] * u[1] - axis[1] * u[0];
+  // The angle from the inner side, right-handed about the axis: atan2(û·(a × n), û·n).
+  const sinPhi = u[0] * (axis[1] * inner[2] - axis[2] * inner[1]) + u[1] * (axis[2] * inner[0] - axis[0] * inner[2]) + u[2] * (axis[0] * inner[1] - axis[1] * inner[0]);
+  const phi = Math.atan2(sinPhi, u[0] * inner[0] + u[1] * inner[1] + u[2] * inner[2]);
+  f.count = designSamples(ring, phi, f.index, f.weight);
 }
 
 /** The smallest rotation (row-major 3×3) taking unit a to unit b. */
@@ -709,8 +756,49 @@ export function createTemplateMemo(rig: TemplateRig): Float64Array {
   return new Float64Array(9 * (rig.cage.positions.length / 3)).fill(NaN);
 }
 
+/** What {@link dragTemplateKeyPose} learns of one cage vertex while its limb is posed. */
+interface OffsetProbe {
+  /** The rig's cage vertex. */
+  vertex: number;
+  found?: {
+    frame: OffsetFrame;
+    /** Units of the axial and the radial/tangential offsets (asset units). */
+    units: readonly [number, number];
+    axis: number[];
+    /** Row-major linear part of the skinning matrix carrying the template. */
+    linear: Float64Array;
+    keyWeights: Float64Array;
+    /** The bend the template's key poses are blended by (rad from the rest bend). */
+    bend: number;
+    /** The chain index of the bone or joint the template sits on. */
+    slot: number;
+    kind: 'bone' | 'joint';
+  };
+}
+
+/** Adds the drawn offsets `D` (3·24, or none) at a located cage vertex (`f`, {@link locateOffsets}) to `local`. */
+function addOffsets(local: Float64Array, D: Float64Array | undefined, f: OffsetFrame, axis: ArrayLike<number>, units: readonly [number, number]): void {
+  if (!D) return;
+  let da = 0, dr = 0, dt = 0; // prettier-ignore
+  for (let k = 0; k < f.count; k++) {
+    const d = 3 * f.index[k], w = f.weight[k]; // prettier-ignore
+    da += w * D[d];
+    dr += w * D[d + 1];
+    dt += w * D[d + 2];
+  }
+  for (let c = 0; c < 3; c++) local[c] += units[0] * da * axis[c] + units[1] * (dr * f.radial[c] + dt * f.tangential[c]);
+}
+
 /** One limb's posed cage vertices into `out` at the limb's place. */
-function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float64Array, R: Float64Array, out: Float64Array, memo?: Float64Array): void {
+function poseLimb(
+  limb: TemplateLimb,
+  library: TemplateLibrary,
+  skinning: Float64Array,
+  R: Float64Array,
+  out: Float64Array,
+  memo?: Float64Array,
+  probe?: OffsetProbe,
+): void {
   const { chain, points, axes, references, roles, first } = limb;
   const n = chain.length;
   const Rb = (i: number) => R.subarray(9 * chain[i], 9 * chain[i] + 9);
@@ -727,6 +815,10 @@ function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float6
   const slide = new Float64Array(n); // along the bone, a fraction of its length (mid-bone)
   const twist = new Float64Array(n); // about the bone, radians (mid-bone)
   const jointBulge = new Float64Array(n); // signed: > 0 on the inner side of joint i's bend, < 0 the outer
+  // Drawn offsets (version 2), blended over the key poses; the key weights and bends for a probe.
+  const boneOffsets: (Float64Array | undefined)[] = [], jointOffsets: (Float64Array | undefined)[] = [];
+  const boneKeys: Float64Array[] = [], jointKeys: Float64Array[] = [];
+  const bends = new Float64Array(n);
   const inner: number[][] = [];
   for (let i = 0; i < n; i++) {
     const o = 16 * chain[i], p = point(points, i);
@@ -768,12 +860,17 @@ function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float6
     const clampDot = (u: ArrayLike<number>) => Math.max(-1, Math.min(1, dot(a, u)));
     // The child's bend from its rest bend; the joint template of joint i + 1 bulges by it too.
     const bend = Math.max(0, Math.acos(clampDot(b1)) - Math.acos(clampDot(rest.subarray(6, 9))));
-    bulge[i] = i + 1 < n ? (template.side === 'outer' ? -1 : 1) * bulgeOf(template, bend) : 0;
-    slide[i] = i + 1 < n ? bulgeOf(template, bend, (k) => k.slide ?? 0) : 0;
-    twist[i] = i + 1 < n ? (bulgeOf(template, bend, (k) => k.twist ?? 0) * Math.PI) / 180 : 0;
+    bends[i] = bend;
     if (i + 1 < n) {
+      const w = (boneKeys[i] = keyWeights(template, bend));
+      bulge[i] = (template.side === 'outer' ? -1 : 1) * keyValue(template, w, (k) => k.bulge);
+      slide[i] = keyValue(template, w, (k) => k.slide ?? 0);
+      twist[i] = (keyValue(template, w, (k) => k.twist ?? 0) * Math.PI) / 180;
+      boneOffsets[i] = blendedOffsets(template, w);
       const jt = library.templates.find((x) => x.id === limb.jointTemplates[i + 1])!;
-      jointBulge[i + 1] = (jt.side === 'outer' ? -1 : 1) * bulgeOf(jt, bend);
+      const wj = (jointKeys[i + 1] = keyWeights(jt, bend));
+      jointBulge[i + 1] = (jt.side === 'outer' ? -1 : 1) * keyValue(jt, wj, (k) => k.bulge);
+      jointOffsets[i + 1] = blendedOffsets(jt, wj);
     }
     const side = sub(b1, a.map((x) => x * dot(b1, a)));
     const ls = Math.hypot(side[0], side[1], side[2]);
@@ -789,6 +886,8 @@ function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float6
     i > 0 ? prepareJointTemplate([...point(axes, i - 1), ...point(references, i - 1)], jointRest[i], jointNow[i]) : undefined,
   );
   const local = new Float64Array(3);
+  const frame = offsetFrame();
+  let jointStart = 0; // the first vertex of the joint template being posed
   for (let v = 0; v < roles.length; v++) {
     const role = roles[v];
     const i = role.index;
@@ -818,6 +917,16 @@ function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float6
         local[1] = a1 * xs + f * (ct * r1 + st * (a2 * r0 - a0 * r2));
         local[2] = a2 * xs + f * (ct * r2 + st * (a0 * r1 - a1 * r0));
       }
+      if (boneOffsets[i] || probe?.vertex === first + v) {
+        // Drawn offsets: along the bone in bone lengths, across it in the vertex's rest radius.
+        const a = axes.subarray(3 * i, 3 * i + 3), rl = role.local;
+        const x = rl[0] * a[0] + rl[1] * a[1] + rl[2] * a[2];
+        const radius = Math.hypot(rl[0] - a[0] * x, rl[1] - a[1] * x, rl[2] - a[2] * x);
+        locateOffsets(local, a, inner[i], (4 * x) / lengths[i] - 1, frame);
+        const units = [lengths[i], radius] as const;
+        addOffsets(local, boneOffsets[i], frame, a, units);
+        if (probe?.vertex === first + v) probe.found = { frame: copyFrame(frame), units, axis: Array.from(a), linear: Lb(i), keyWeights: boneKeys[i], bend: bends[i], slot: i, kind: 'bone' };
+      }
       apply3(Lb(i), 0, local, 0, local, 0);
     } else {
       jointPrepared[i]!(role.local, local, 0, memo, 9 * (first + v));
@@ -835,11 +944,122 @@ function poseLimb(limb: TemplateLimb, library: TemplateLibrary, skinning: Float6
         local[1] = a1 * x + f * r1;
         local[2] = a2 * x + f * r2;
       }
+      if (role.index !== roles[v - 1]?.index || roles[v - 1]?.kind !== 'joint') jointStart = v;
+      if (jointOffsets[i] || probe?.vertex === first + v) {
+        // Drawn offsets: in the joint's radius (its middle ring's), about the parent bone.
+        const a = axes.subarray(3 * i - 3, 3 * i);
+        const rl = roles[jointStart + SIDES].local;
+        const units = Array(2).fill(Math.hypot(rl[0], rl[1], rl[2])) as [number, number];
+        locateOffsets(local, a, inner[i - 1], Math.floor((v - jointStart) / SIDES), frame);
+        addOffsets(local, jointOffsets[i], frame, a, units);
+        if (probe?.vertex === first + v) probe.found = { frame: copyFrame(frame), units, axis: Array.from(a), linear: Lb(i - 1), keyWeights: jointKeys[i], bend: bends[i - 1], slot: i, kind: 'joint' };
+      }
       apply3(Lb(i - 1), 0, local, 0, local, 0);
     }
     const o = origin[i];
     for (let k = 0; k < 3; k++) out[3 * (first + v) + k] = o[k] + local[k];
   }
+}
+
+/**
+ * The template editor's vertex drag — templates are "defined once by artists" by posing the
+ * relevant bones and moving template vertices into a key pose (Ju et al. 2008, §3): the template
+ * on the slot of cage vertex `vertex`, renamed `id`, with a key pose at this pose's bend (added
+ * with the values the template blends to there, Eq. 2, so nothing else moves; or the key pose
+ * already within 0.5° of it) whose drawn offsets ({@link DESIGN_VERTICES}) move the vertex by
+ * exactly `delta` at this pose. The offsets go to the design vertices the vertex is interpolated
+ * from, in proportion to their weights (the least change that does it); `symmetric` mirrors them
+ * about the bend plane (then a vertex on that plane cannot move around the bone). Put the result
+ * into the library ({@link withTemplates}) and on the slot ({@link setBoneTemplate}).
+ * @param skinning the pose: skinning matrices, 16·J, column-major, bind space → posed space
+ * @param delta the vertex's move in posed space (the mesh's geometry space), 3 numbers
+ * @throws CorskinError for a vertex of an end cap, a pose within 1° of the rest bend (the rest
+ *   key pose is the fitted cage, Eq. 5–6), a vertex on its template's axis, or a move of more
+ *   than 2 units (cage radii; bone lengths along a bone) at a design vertex
+ * @throws RangeError for a vertex the cage lacks
+ */
+export function dragTemplateKeyPose(
+  rig: TemplateRig,
+  skinning: Float64Array,
+  vertex: number,
+  delta: ArrayLike<number>,
+  id: string,
+  options: { symmetric?: boolean } = {},
+): TemplateDefinition {
+  const limb = rig.limbs.find((l) => vertex >= l.first && vertex < l.first + l.roles.length);
+  if (!limb) throw new RangeError(`the template cage has no vertex ${vertex}`);
+  if (limb.roles[vertex - limb.first].kind === 'cap') throw new CorskinError(`cage vertex ${vertex} belongs to an end cap, which has no template to edit`);
+  const R = boneRotations(skinning);
+  const scratch = new Float64Array(rig.cage.positions.length);
+  const probe = (library: TemplateLibrary, l: TemplateLimb) => {
+    const p: OffsetProbe = { vertex };
+    poseLimb(l, library, skinning, R, scratch, undefined, p);
+    return p.found!;
+  };
+  const at = probe(rig.library, limb);
+  const slots = at.kind === 'bone' ? limb.boneTemplates : limb.jointTemplates;
+  const old = rig.library.templates.find((t) => t.id === slots[at.slot])!;
+  const bend = Math.min(180, (at.bend * 180) / Math.PI);
+  if (bend < 1) throw new CorskinError('bend the joint first: the rest key pose is the fitted cage (more than 1° from the rest bend)');
+  // The template renamed, with a key pose at this bend.
+  const t: TemplateDefinition = structuredClone({ ...old, id, description: `${old.description ?? old.id}; key pose drawn at ${bend.toFixed(1)}°` });
+  let key = t.keyPoses.findIndex((k, i) => i > 0 && Math.abs(k.bend - bend) < 0.5);
+  if (key < 0) {
+    const w = at.keyWeights;
+    const k: BoneKeyPose = { bend, bulge: keyValue(old, w, (x) => x.bulge) };
+    if (old.kind === 'bone') [k.slide, k.twist] = [keyValue(old, w, (x) => x.slide ?? 0), keyValue(old, w, (x) => x.twist ?? 0)];
+    const D = blendedOffsets(old, w);
+    if (D) k.offsets = Array.from({ length: DESIGN_VERTICES }, (_, d) => Array.from(D.subarray(3 * d, 3 * d + 3)));
+    t.keyPoses.push(k);
+    t.keyPoses.sort((a, b) => a.bend - b.bend);
+    key = t.keyPoses.indexOf(k);
+  }
+  const keyPose = t.keyPoses[key];
+  keyPose.offsets ??= Array.from({ length: DESIGN_VERTICES }, () => [0, 0, 0]);
+  // Where the vertex is with the edited template on its slot (the same place: the key pose holds
+  // what the template blended to), and how much the edited key pose weighs there (1, or close).
+  const edited = { ...limb, [at.kind === 'bone' ? 'boneTemplates' : 'jointTemplates']: slots.map((x, i) => (i === at.slot ? id : x)) };
+  const now = probe({ ...rig.library, templates: [...rig.library.templates.filter((x) => x.id !== id), t] }, edited);
+  const W = now.keyWeights[key];
+  const f = now.frame;
+  if (!f.count) throw new CorskinError(`cage vertex ${vertex} lies on its template's axis: it has no side of the bend to take a drawn offset from`);
+  // The move into the template's bind orientation, then design units.
+  const Li = invert3(now.linear);
+  const d = [0, 1, 2].map((r) => Li[3 * r] * delta[0] + Li[3 * r + 1] * delta[1] + Li[3 * r + 2] * delta[2]);
+  const target = [dot(d, now.axis) / now.units[0], dot(d, Array.from(f.radial)) / now.units[1], dot(d, Array.from(f.tangential)) / now.units[1]];
+  let alpha = 0, beta = 0; // prettier-ignore
+  const weightOf = (design: number) => {
+    for (let k = 0; k < f.count; k++) if (f.index[k] === design) return f.weight[k];
+    return 0;
+  };
+  for (let k = 0; k < f.count; k++) {
+    alpha += f.weight[k] ** 2;
+    beta += f.weight[k] * weightOf(mirroredDesignVertex(f.index[k]));
+  }
+  const symmetric = options.symmetric ?? true;
+  const mirror = [1, 1, -1];
+  // The vertex moves by W (α A + β M A) (symmetric) or W α A: solved per component.
+  const A = target.map((x, c) => {
+    const denom = W * (symmetric ? alpha + beta * mirror[c] : alpha);
+    return denom > 1e-9 * W * alpha ? x / denom : 0;
+  });
+  const offsets = keyPose.offsets;
+  for (let k = 0; k < f.count; k++) {
+    const w = f.weight[k];
+    for (let c = 0; c < 3; c++) offsets[f.index[k]][c] += w * A[c];
+    if (symmetric) for (let c = 0; c < 3; c++) offsets[mirroredDesignVertex(f.index[k])][c] += w * mirror[c] * A[c];
+  }
+  const far = offsets.findIndex((o) => o.some((x) => Math.abs(x) > 2));
+  if (far >= 0) throw new CorskinError(`the move takes design vertex ${far} more than 2 units (cage radii; bone lengths along a bone) from the radial default: drag less far`);
+  return t;
+}
+
+/** The inverse of a row-major 3×3 matrix. */
+function invert3(m: ArrayLike<number>): Float64Array {
+  const [a, b, c, d, e, f, g, h, i] = Array.from(m);
+  const A = e * i - f * h, B = f * g - d * i, C = d * h - e * g; // prettier-ignore
+  const det = a * A + b * B + c * C;
+  return Float64Array.from([A, c * h - b * i, b * f - c * e, B, a * i - c * g, c * d - a * f, C, b * g - a * h, a * e - b * d].map((x) => x / det));
 }
 
 /**
