@@ -23,6 +23,7 @@ import { weldByPosition } from '../src/metrics/weld.js';
 import { buildTemplateRig, createTemplateDeformer, poseTemplates, setBoneTemplate } from '../src/templates/rig.js';
 import { DEFAULT_TEMPLATE_LIBRARY, parseTemplateLibrary } from '../src/templates/library.js';
 import { ARM_GLB } from './helpers/data.js';
+import { thickerAcrossChain } from './helpers/templates.js';
 
 const deg = Math.PI / 180;
 const benches: [string, () => Promise<Benchmark>][] = [
@@ -144,28 +145,7 @@ describe('template choices on the arm', () => {
     const thin = bulgeOn(arm.mesh);
     expect(thin.muscle - thin.radial).toBeGreaterThan(0.05); // measured 0.099 of the radius
     // The arm 1.5× thicker: every vertex's offset from its bone axis (the chain of bones 1–3) scaled.
-    const rig0 = buildTemplateRig(arm.mesh, arm.skeleton);
-    const thick = arm.mesh.positions.slice();
-    for (let v = 0; v < thick.length / 3; v++) {
-      let best = { d2: Infinity, q: [0, 0, 0] };
-      for (let i = 1; i < rig0.limbs[0].chain.length; i++) {
-        const a = Array.from(rig0.limbs[0].points.subarray(3 * i, 3 * i + 3)),
-          b = Array.from(rig0.limbs[0].points.subarray(3 * i + 3, 3 * i + 6));
-        const d = b.map((x, k) => x - a[k]);
-        const p = Array.from(thick.subarray(3 * v, 3 * v + 3));
-        const t = Math.max(
-          0,
-          Math.min(
-            1,
-            ((p[0] - a[0]) * d[0] + (p[1] - a[1]) * d[1] + (p[2] - a[2]) * d[2]) / (d[0] ** 2 + d[1] ** 2 + d[2] ** 2),
-          ),
-        );
-        const q = a.map((x, k) => x + t * d[k]);
-        const d2 = (p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2 + (p[2] - q[2]) ** 2;
-        if (d2 < best.d2) best = { d2, q };
-      }
-      for (let k = 0; k < 3; k++) thick[3 * v + k] = best.q[k] + 1.5 * (thick[3 * v + k] - best.q[k]);
-    }
+    const thick = thickerAcrossChain(arm.mesh.positions, buildTemplateRig(arm.mesh, arm.skeleton).limbs[0], 1.5);
     const wide = bulgeOn({ ...arm.mesh, positions: thick });
     const [b1, b2] = [thin.muscle - thin.radial, wide.muscle - wide.radial];
     console.log(`muscle bulge, mid upper arm: ${b1.toFixed(4)} (arm), ${b2.toFixed(4)} (1.5× thicker)`);

@@ -998,7 +998,8 @@ export function dragTemplateKeyPose(
   };
   const at = probe(rig.library, limb);
   const slots = at.kind === 'bone' ? limb.boneTemplates : limb.jointTemplates;
-  const old = rig.library.templates.find((t) => t.id === slots[at.slot])!;
+  const old = rig.library.templates.find((t) => t.id === slots[at.slot]);
+  if (!old) throw new CorskinError(`the slot's template "${slots[at.slot]}" is not in the rig's library`);
   const bend = Math.min(180, (at.bend * 180) / Math.PI);
   if (bend < 1) throw new CorskinError('bend the joint first: the rest key pose is the fitted cage (more than 1° from the rest bend)');
   // The template renamed, with a key pose at this bend.

@@ -3,7 +3,7 @@ import type { Document } from '@gltf-transform/core';
 import { readTemplateRig } from '../../src/io/cage-gltf.js';
 import { extractSkinnedModels } from '../../src/io/gltf.js';
 import type { SkinnedMesh } from '../../src/core/mesh.js';
-import { createTemplateDeformer, type TemplateRig } from '../../src/templates/rig.js';
+import { createTemplateDeformer, type TemplateLimb, type TemplateRig } from '../../src/templates/rig.js';
 
 /** Largest coordinate difference between two rigs' deformations of `mesh` at skinning matrices `S`. */
 export function deformationGap(a: TemplateRig, b: TemplateRig, mesh: SkinnedMesh, S: Float64Array): number {
@@ -39,4 +39,29 @@ export function moveStoredCageVertexInwards(document: Document, file: string, bo
     limb.first + k,
     p.map((x, c) => x - fraction * (local[c] - along * axis[c])),
   );
+}
+
+/**
+ * `positions` (3·n) made `factor` times thicker about a limb's chain: every vertex's offset from
+ * the nearest point of the chain's bones 1… (the libigl arm: the upper arm, forearm and hand)
+ * scaled — the paper's transfer of a template to a thicker character.
+ */
+export function thickerAcrossChain(positions: Float32Array, limb: TemplateLimb, factor: number): Float32Array {
+  const thick = positions.slice();
+  for (let v = 0; v < thick.length / 3; v++) {
+    let best = { d2: Infinity, q: [0, 0, 0] };
+    for (let i = 1; i < limb.chain.length; i++) {
+      const a = Array.from(limb.points.subarray(3 * i, 3 * i + 3)),
+        b = Array.from(limb.points.subarray(3 * i + 3, 3 * i + 6));
+      const d = b.map((x, k) => x - a[k]);
+      const p = Array.from(thick.subarray(3 * v, 3 * v + 3));
+      const along =
+        ((p[0] - a[0]) * d[0] + (p[1] - a[1]) * d[1] + (p[2] - a[2]) * d[2]) / (d[0] ** 2 + d[1] ** 2 + d[2] ** 2);
+      const q = a.map((x, k) => x + Math.max(0, Math.min(1, along)) * d[k]);
+      const d2 = (p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2 + (p[2] - q[2]) ** 2;
+      if (d2 < best.d2) best = { d2, q };
+    }
+    for (let k = 0; k < 3; k++) thick[3 * v + k] = best.q[k] + factor * (thick[3 * v + k] - best.q[k]);
+  }
+  return thick;
 }
