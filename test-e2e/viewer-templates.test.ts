@@ -3,8 +3,8 @@
  * file) gets its template cages built on a worker with progress in the status line, the cage
  * overlay is drawn, a click selects the elbow's joint template and Tab switches it with the change
  * on the next frame, a click on the upper arm selects its bone template; a template made in the
- * editor is saved, exported in the library, re-imported into a fresh viewer and applied to the
- * other arm; the export (cages and choices) validates and reopens with the same choices, the baked
+ * editor is saved, a key pose is drawn by dragging a cage vertex (it lands under the mouse), the
+ * library with both is exported, re-imported into a fresh viewer and applied to the other arm; the export (cages and choices) validates and reopens with the same choices, the baked
  * export validates.
  */
 import { writeFileSync } from 'node:fs';
@@ -26,7 +26,7 @@ type Viewer = {
   libraryJson: () => string;
   saveTemplate: () => void;
   switchTemplate: (id: string) => void;
-  cageVertices: () => { vertex: number; x: number; y: number; template: string }[];
+  cageVertices: () => { vertex: number; x: number; y: number; template: string; joint: string }[];
   dragCageVertex: (x0: number, y0: number, x1: number, y1: number) => Promise<boolean>;
   status: () => string;
   settings: Record<string, unknown>;
@@ -149,6 +149,56 @@ describe('skinning templates in the viewer', () => {
     writeFileSync(join(ROOT, '.tmp/viewer-templates-biceps.png'), await nextFrame());
   });
 
+  it('the editor draws a key pose: a cage vertex of the upper arm dragged with "draw" on lands under the mouse, in a new template saved in the library', async () => {
+    await page.evaluate(() => {
+      const x = (window as unknown as { viewer: Viewer }).viewer;
+      Object.assign(x.settings, { editId: 'drawn-biceps', editDraw: true, cage: false });
+    });
+    const before = await nextFrame();
+    await page.evaluate(() => ((window as unknown as { viewer: Viewer }).viewer.settings.cage = true));
+    await nextFrame();
+    const box = page.viewportSize()!;
+    const vertices = await v((x) => x.cageVertices());
+    const mine = vertices.filter((p) => p.joint === SHOULDER && p.template.includes('/bone/'));
+    const onScreen = mine.filter((p) => p.x > 50 && p.x < box.width - 300 && p.y > 50 && p.y < box.height - 50);
+    expect(onScreen.length).toBeGreaterThan(4);
+    // The vertex farthest from its template's centre on screen, dragged 15 px further out.
+    const cx = mine.reduce((t, p) => t + p.x, 0) / mine.length;
+    const cy = mine.reduce((t, p) => t + p.y, 0) / mine.length;
+    const pick = onScreen.reduce((a, b) => (Math.hypot(b.x - cx, b.y - cy) > Math.hypot(a.x - cx, a.y - cy) ? b : a));
+    const l = Math.hypot(pick.x - cx, pick.y - cy);
+    const to = { x: pick.x + (15 * (pick.x - cx)) / l, y: pick.y + (15 * (pick.y - cy)) / l };
+    await page.mouse.move(pick.x, pick.y);
+    await page.mouse.down();
+    await page.mouse.move(to.x, to.y, { steps: 4 });
+    await page.mouse.up();
+    expect(await v((x) => x.status())).toMatch(/"drawn-biceps" drawn: vertex \d+ moved in its key pose at [\d.]+°/);
+    expect((await v((x) => x.templateSlot())).bone).toBe('drawn-biceps');
+    await nextFrame();
+    const moved = (await v((x) => x.cageVertices())).find((p) => p.vertex === pick.vertex)!;
+    console.log(
+      `drawn vertex: ${Math.hypot(moved.x - to.x, moved.y - to.y).toFixed(2)} px from the mouse (dragged 15 px)`,
+    );
+    expect(Math.hypot(moved.x - to.x, moved.y - to.y)).toBeLessThan(1);
+    await page.evaluate(() => ((window as unknown as { viewer: Viewer }).viewer.settings.cage = false));
+    const after = await nextFrame();
+    expect(before.equals(after)).toBe(false);
+    writeFileSync(join(ROOT, '.tmp/viewer-templates-drawn.png'), after);
+    const library = JSON.parse(await v((x) => x.libraryJson()));
+    expect(library.version).toBe(2);
+    const drawn = library.templates.find((t: { id: string }) => t.id === 'drawn-biceps');
+    // big-biceps (the slot's template) with a key pose at this bend that carries the drawn offsets.
+    type Key = { bend: number; offsets?: number[][] };
+    const keys = drawn.keyPoses as Key[];
+    expect(keys.length).toBe(3);
+    const withOffsets = keys.filter((k) => k.offsets?.flat().some((x) => x !== 0));
+    expect(withOffsets.length).toBe(1);
+    expect(withOffsets[0].bend).toBeGreaterThan(1);
+    writeFileSync(join(ROOT, '.tmp/viewer-library.json'), JSON.stringify(library));
+    await page.evaluate(() => ((window as unknown as { viewer: Viewer }).viewer.settings.editDraw = false));
+    expect(errors).toEqual([]);
+  });
+
   it('dragging a cage vertex outwards binds the skin again: the cage and the deformed skin change', async () => {
     await page.evaluate(() => ((window as unknown as { viewer: Viewer }).viewer.settings.cage = true));
     await nextFrame();
@@ -251,6 +301,24 @@ describe('skinning templates in the viewer', () => {
       expect(await fresh.evaluate(() => (window as unknown as { viewer: Viewer }).viewer.status())).toContain(
         'now uses the "big-biceps" template',
       );
+      // The drawn template on the right upper arm, its elbow bent: the picture changes.
+      const shot = async () => {
+        await fresh.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        return fresh.locator('canvas').screenshot();
+      };
+      await fresh.evaluate(() => {
+        const x = (window as unknown as { viewer: Viewer }).viewer;
+        x.settings.bend = 100;
+        x.switchTemplate('radial-bone');
+      });
+      const radial = await shot();
+      const drawn = await fresh.evaluate(() => {
+        const x = (window as unknown as { viewer: Viewer }).viewer;
+        x.switchTemplate('drawn-biceps');
+        return x.templateSlot();
+      });
+      expect(drawn).toMatchObject({ joint: 'Skeleton_arm_joint_R', bone: 'drawn-biceps' });
+      expect(radial.equals(await shot())).toBe(false);
     } finally {
       await fresh.close();
     }

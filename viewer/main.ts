@@ -40,6 +40,7 @@ import {
 import {
   createTemplateDeformer,
   moveTemplateCageVertex,
+  dragTemplateKeyPose,
   poseTemplates,
   rebindTemplateRig,
   type TemplateRig,
@@ -47,6 +48,7 @@ import {
 import { bindJointPositions } from '../src/core/skeleton.js';
 import {
   parseTemplateLibrary,
+  withTemplates,
   type BoneKeyPose,
   type TemplateDefinition,
   type TemplateLibrary,
@@ -190,6 +192,8 @@ const settings = {
   editSlide: 0,
   editTwist: 0,
   editSave: () => saveTemplate(),
+  editDraw: false,
+  editSymmetric: true,
 };
 
 let gltf: GLTF | undefined;
@@ -391,6 +395,8 @@ function rebuildGui(bones: string[]): void {
   library.add(settings, 'editSlide', -0.5, 0.5, 0.01).name('slide (bone templates)');
   library.add(settings, 'editTwist', -180, 180, 1).name('twist ° (bone templates)');
   library.add(settings, 'editSave').name('save & apply to the selected slot');
+  library.add(settings, 'editDraw').name('draw: drag cage vertices into the key pose');
+  library.add(settings, 'editSymmetric').name('draw symmetric about the bend');
   library.add(settings, 'exportTemplates').name('export .glb with cages & choices');
   library.add(settings, 'exportBaked').name('export baked standard .glb');
   library.close();
@@ -628,30 +634,38 @@ function cageVertexPixels(): {
 }
 
 /**
- * Drags a template cage vertex (the paper's manual correction of the automatic fit): the vertex
- * drawn nearest to (x0, y0), within 10 px, moved in the plane facing the camera to (x1, y1); the
- * move is taken back to the bind pose by its template's bone, and the skin bound to the cage
- * again. Refused, with the reason in the status line, when skin would be left outside the cage.
+ * A drag on the cage overlay: the template cage vertex drawn nearest to (x0, y0), within 10 px,
+ * and its move in the plane facing the camera to (x1, y1), in the mesh's (posed) geometry space.
  */
-async function dragCageVertex(x0: number, y0: number, x1: number, y1: number): Promise<boolean> {
+function cageDrag(x0: number, y0: number, x1: number, y1: number) {
   const hit = cageVertexPixels()
     .map((p) => ({ ...p, d: Math.hypot(p.x - x0, p.y - y0) }))
     .filter((p) => p.d < 10)
     .sort((a, b) => a.d - b.d)[0];
-  if (!hit) return false;
+  if (!hit) return undefined;
   const { mesh, rig, vertex } = hit;
-  // The world point under (x1, y1) at the vertex's depth, in the mesh's (posed) geometry space.
   const r = renderer.domElement.getBoundingClientRect();
   const cw = r.width / (settings.layout === 'side' ? views.length : 1);
   const ndc = hit.world.clone().project(camera);
   const to = new THREE.Vector3(ndc.x + (2 * (x1 - x0)) / cw, ndc.y - (2 * (y1 - y0)) / r.height, ndc.z).unproject(
     camera,
   );
-  const toWorld = new THREE.Matrix4().copy(mesh.matrixWorld).invert();
-  const posedDelta = to.applyMatrix4(toWorld).sub(hit.world.clone().applyMatrix4(toWorld));
-  // Back to the bind pose through the linear part of the bone carrying the vertex's template.
+  const toGeometry = new THREE.Matrix4().copy(mesh.matrixWorld).invert();
+  const posedDelta = to.applyMatrix4(toGeometry).sub(hit.world.clone().applyMatrix4(toGeometry));
   const limb = rig.limbs.find((l) => vertex >= l.first && vertex < l.first + l.roles.length)!;
-  const role = limb.roles[vertex - limb.first];
+  return { mesh, rig, vertex, posedDelta, limb, role: limb.roles[vertex - limb.first] };
+}
+
+/**
+ * Drags a template cage vertex (the paper's manual correction of the automatic fit): the drag
+ * ({@link cageDrag}) is taken back to the bind pose by its template's bone, and the skin bound to
+ * the cage again. Refused, with the reason in the status line, when skin would be left outside the cage.
+ */
+async function dragCageVertex(x0: number, y0: number, x1: number, y1: number): Promise<boolean> {
+  const drag = cageDrag(x0, y0, x1, y1);
+  if (!drag) return false;
+  const { mesh, rig, vertex, posedDelta, limb, role } = drag;
+  // Back to the bind pose through the linear part of the bone carrying the vertex's template.
   const owner = limb.chain[role.kind === 'joint' ? role.index - 1 : role.index];
   const S = skinningOf(mesh);
   const L = new THREE.Matrix3().setFromMatrix4(new THREE.Matrix4().fromArray(S, 16 * owner));
@@ -679,6 +693,33 @@ async function dragCageVertex(x0: number, y0: number, x1: number, y1: number): P
     `${fileName}: cage vertex ${vertex} moved; skin bound again in ${((performance.now() - t0) / 1000).toFixed(2)} s`,
   );
   return true;
+}
+
+/**
+ * The template editor's drawing — an artist poses the relevant bones and moves template vertices
+ * into a key pose (Ju et al. 2008): the drag ({@link cageDrag}) at the current pose becomes a key
+ * pose of the vertex's template, renamed to the editor's id (`dragTemplateKeyPose`), which goes
+ * into the library and onto the vertex's slot (selected); further drags refine it.
+ */
+function drawKeyPose(x0: number, y0: number, x1: number, y1: number): boolean {
+  const drag = cageDrag(x0, y0, x1, y1);
+  if (!drag) return false;
+  const { mesh, rig, vertex, posedDelta, limb, role } = drag;
+  try {
+    const t = dragTemplateKeyPose(rig, skinningOf(mesh), vertex, posedDelta.toArray(), settings.editId, {
+      symmetric: settings.editSymmetric,
+    });
+    addTemplates([t]);
+    settings.joint = mesh.skeleton.bones[limb.chain[role.index]].name;
+    settings.slot = role.kind === 'joint' ? 'joint' : 'bone';
+    switchTemplate(t.id);
+    const bend = t.keyPoses.reduce((b, k) => (k.offsets ? k.bend : b), 0);
+    setStatus(`${fileName}: "${t.id}" drawn: vertex ${vertex} moved in its key pose at ${bend.toFixed(1)}°`);
+    return true;
+  } catch (e) {
+    setStatus(`template editor: ${(e as Error).message}`);
+    return false;
+  }
 }
 
 /** The templates view, if the viewer has one. */
@@ -945,9 +986,8 @@ function addTemplates(templates: TemplateDefinition[]): void {
   for (const mesh of skinnedMeshes(view)) {
     const rig = templateRigOf(mesh);
     if (!rig) continue;
-    const ids = new Set(templates.map((t) => t.id));
     // A new library object: the default one may be shared by other rigs.
-    rig.library = { ...rig.library, templates: [...rig.library.templates.filter((t) => !ids.has(t.id)), ...templates] };
+    rig.library = withTemplates(rig.library, templates);
   }
   fillTemplateControls();
 }
@@ -1344,8 +1384,9 @@ window.addEventListener('pointerup', (e) => {
     const from = dragging;
     dragging = pressed = undefined;
     controls.enabled = true;
-    if (Math.hypot(e.clientX - from.x, e.clientY - from.y) >= 2)
-      void dragCageVertex(from.x, from.y, e.clientX, e.clientY);
+    if (Math.hypot(e.clientX - from.x, e.clientY - from.y) < 2) return;
+    if (settings.editDraw) drawKeyPose(from.x, from.y, e.clientX, e.clientY);
+    else void dragCageVertex(from.x, from.y, e.clientX, e.clientY);
     return;
   }
   // A click (not a drag of the camera) away from painting selects a joint.
@@ -1389,13 +1430,16 @@ const api = {
   saveTemplate: () => saveTemplate(),
   /** Page pixels of the template cage's vertices (templates view, overlay on). */
   cageVertices: () =>
-    cageVertexPixels().map(({ rig, vertex, x, y }) => {
+    cageVertexPixels().map(({ mesh, rig, vertex, x, y }) => {
       const limb = rig.limbs.findIndex((l) => vertex >= l.first && vertex < l.first + l.roles.length);
       const role = rig.limbs[limb].roles[vertex - rig.limbs[limb].first];
-      return { vertex, x, y, template: `${limb}/${role.kind}/${role.index}` };
+      const joint = mesh.skeleton.bones[rig.limbs[limb].chain[role.index]].name; // the template's slot
+      return { vertex, x, y, template: `${limb}/${role.kind}/${role.index}`, joint };
     }),
   /** Drags a cage vertex as the mouse does; resolves when the skin is bound again (false: refused or none there). */
   dragCageVertex: (x0: number, y0: number, x1: number, y1: number) => dragCageVertex(x0, y0, x1, y1),
+  /** Draws a key pose as the mouse does with the editor's "draw" on (false: nothing there or refused). */
+  drawKeyPose: (x0: number, y0: number, x1: number, y1: number) => drawKeyPose(x0, y0, x1, y1),
   /** Puts template `id` on the selected slot (as its dropdown does). */
   switchTemplate: (id: string) => switchTemplate(id),
   loadBytes: async (data: number[], name: string) => loadBytes(new Uint8Array(data).buffer, name),
