@@ -223,3 +223,50 @@ export function firstNonFinite(a: ArrayLike<number>): number {
   for (let i = 0; i < a.length; i++) if (!Number.isFinite(a[i])) return i;
   return -1;
 }
+
+/**
+ * One skinned mesh of the parts of a skin (meshes in the same bind space, skinned by the same
+ * skeleton; e.g. three.js's one SkinnedMesh per glTF primitive): positions, triangles (re-indexed)
+ * and influences concatenated in order, each vertex's influences padded with zero weights to the
+ * largest K. Normals, tangents and centers of rotation only where every part has them.
+ * @throws RangeError for no parts
+ */
+export function mergeSkinnedMeshes(parts: readonly SkinnedMesh[]): SkinnedMesh {
+  if (!parts.length) throw new RangeError('no meshes to merge');
+  const K = Math.max(...parts.map((p) => p.influences));
+  const n = parts.reduce((t, p) => t + p.positions.length / 3, 0);
+  const joined = (get: (p: SkinnedMesh) => Float32Array | undefined, width: number) =>
+    parts.every(get) ? concatFloats(parts.map((p) => get(p)!), width * n) : undefined;
+  const mesh: SkinnedMesh = {
+    positions: joined((p) => p.positions, 3)!,
+    triangles: new Uint32Array(parts.reduce((t, p) => t + p.triangles.length, 0)),
+    influences: K,
+    joints: new Uint32Array(K * n),
+    weights: new Float32Array(K * n),
+  };
+  const optional = { normals: joined((p) => p.normals, 3), tangents: joined((p) => p.tangents, 4), centersOfRotation: joined((p) => p.centersOfRotation, 3) }; // prettier-ignore
+  for (const [key, value] of Object.entries(optional)) if (value) mesh[key as keyof typeof optional] = value;
+  let v0 = 0, t0 = 0; // prettier-ignore
+  for (const p of parts) {
+    const m = p.positions.length / 3, k = p.influences; // prettier-ignore
+    for (let t = 0; t < p.triangles.length; t++) mesh.triangles[t0 + t] = p.triangles[t] + v0;
+    for (let i = 0; i < m; i++)
+      for (let c = 0; c < k; c++) {
+        mesh.joints[K * (v0 + i) + c] = p.joints[k * i + c];
+        mesh.weights[K * (v0 + i) + c] = p.weights[k * i + c];
+      }
+    v0 += m;
+    t0 += p.triangles.length;
+  }
+  return mesh;
+}
+
+function concatFloats(arrays: Float32Array[], length: number): Float32Array {
+  const out = new Float32Array(length);
+  let o = 0;
+  for (const a of arrays) {
+    out.set(a, o);
+    o += a.length;
+  }
+  return out;
+}

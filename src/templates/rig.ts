@@ -373,6 +373,35 @@ export function moveTemplateCageVertex(rig: TemplateRig, vertex: number, delta: 
 }
 
 /**
+ * The rig of one part of the skin a rig was built for (a skin split into meshes, as three.js
+ * loads a glTF skin of several primitives: see {@link mergeSkinnedMeshes}): the same limbs, cage
+ * and library (shared: a template switch or a cage edit reaches every part), the part's slice of
+ * the binding, and its linear part from the limbs' reaches ({@link limbBlend}, per vertex, so the
+ * part deforms exactly as its vertices of the whole skin do).
+ * @param part the part's mesh: the whole skin's vertices `[first, first + n)`
+ * @param jointPositions bind joint positions, 3·J
+ */
+export function templateRigPart(rig: TemplateRig, part: SkinnedMesh, jointPositions: ArrayLike<number>, first: number): TemplateRig {
+  const n = part.positions.length / 3, k = rig.binding.influences; // prettier-ignore
+  const binding = { ...rig.binding, indices: rig.binding.indices.slice(k * first, k * (first + n)), weights: rig.binding.weights.slice(k * first, k * (first + n)) }; // prettier-ignore
+  return { ...rig, binding, linear: partLinear(rig, part, jointPositions) };
+}
+
+/** The whole skin's rig from its parts' rigs ({@link templateRigPart}, in order). @param mesh the parts merged */
+export function joinTemplateRigParts(parts: readonly TemplateRig[], mesh: SkinnedMesh, jointPositions: ArrayLike<number>): TemplateRig {
+  const join = <T extends Uint32Array | Float32Array>(get: (r: TemplateRig) => T, make: (n: number) => T) => {
+    const out = make(parts.reduce((t, r) => t + get(r).length, 0));
+    parts.reduce((o, r) => (out.set(get(r), o), o + get(r).length), 0);
+    return out;
+  };
+  const binding = { ...parts[0].binding, indices: join((r) => r.binding.indices, (n) => new Uint32Array(n)), weights: join((r) => r.binding.weights, (n) => new Float32Array(n)) }; // prettier-ignore
+  return { ...parts[0], binding, linear: partLinear(parts[0], mesh, jointPositions) };
+}
+
+const partLinear = (rig: TemplateRig, mesh: SkinnedMesh, jointPositions: ArrayLike<number>) =>
+  rig.limbs.length ? limbBlend(mesh, jointPositions, rig.limbs.map((l) => l.chain), rig.limbs.map((l) => l.reach)).linear : Float32Array.from(mesh.weights); // prettier-ignore
+
+/**
  * The rig with its skin bound anew to its (edited) cage: each limb's share of the skin (its stored
  * reaches, {@link limbBlend}) bound with PMVC to the limb's part of the cage, as
  * {@link buildTemplateRig} binds a fitted cage; templates and choices kept.
