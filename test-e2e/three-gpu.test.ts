@@ -32,7 +32,7 @@ type Parity = (
   time: number,
   morphs?: Record<string, number>,
   switches?: [string, string][],
-) => Promise<Result & { vsLbs: number; meanVsLbs: number }>;
+) => Promise<Result & { vsLbs: number; meanVsLbs: number; cages: number }>;
 
 /** The bundled libigl arm (no animation) with a one-second clip bending and twisting its elbow (bone2). */
 async function bentArm(): Promise<string> {
@@ -200,7 +200,12 @@ describe.each([
     const stored = join(ROOT, '.tmp/CesiumMan-templates.glb');
     const run = await runCli('templates', 'build', join(SHARED, 'gltf/CesiumMan.glb'), '-o', stored, '--force');
     expect(run.code, run.stderr).toBe(0);
-    files = { arm: await bentArm(), stored: '/.tmp/CesiumMan-templates.glb', fox: '/shared/data/characters/Fox.glb' };
+    files = {
+      arm: await bentArm(),
+      stored: '/.tmp/CesiumMan-templates.glb',
+      fox: '/shared/data/characters/Fox.glb',
+      rpm: '/shared/data/characters/rpm-avatar.glb',
+    };
   }, 120_000);
   afterAll(async () => t?.close());
   /** Parity of `file` at `time` after template switches written as the CLI's `--template JOINT=ID,…`. */
@@ -221,6 +226,7 @@ describe.each([
     ['stored', 1.2, 'leg_joint_R_1=muscle-bulge,leg_joint_L_1=inverse-bulge'],
     ['fox', 0.7, ''],
     ['fox', 2.1, 'b_LeftUpperArm=upward-bulge,b_LeftForeArm=bulge-joint'],
+    ['rpm', 3.0, ''],
   ] as [string, number, string][])(
     '%s at %s s (switches "%s") within 1e-4 of the bounding-box diagonal',
     async (file, time, switches) => {
@@ -230,6 +236,8 @@ describe.each([
       expect(r.moved).toBeGreaterThan(1e-3); // a real pose
       expect(r.vsLbs).toBeGreaterThan(1e-4); // templates, not LBS
       expect(r.error).toBeLessThan(1e-4);
+      // One cage per skin: rpm-avatar's 9 meshes (one skin) share the one built in the page.
+      expect(r.cages).toBe(1);
     },
     120_000,
   );

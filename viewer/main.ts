@@ -20,7 +20,8 @@ import { GLTFLoader, type GLTF } from 'three/addons/loaders/GLTFLoader.js';
 import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
 import { MeshoptDecoder as MeshoptDecoderIO, MeshoptEncoder } from 'meshoptimizer';
 import * as SkeletonUtils from 'three/addons/utils/SkeletonUtils.js';
-import type { SkinnedMesh as CorskinMesh } from '../src/core/mesh.js';
+import { mergeSkinnedMeshes, type SkinnedMesh as CorskinMesh } from '../src/core/mesh.js';
+import type { Cage } from '../src/cage/cage.js';
 import { deformers } from '../src/deformers/index.js';
 import { deformLbs } from '../src/deformers/lbs.js';
 import { SKINNING_METHODS } from '../src/deformers/registry.js';
@@ -41,6 +42,8 @@ import {
   createTemplateDeformer,
   moveTemplateCageVertex,
   dragTemplateKeyPose,
+  joinTemplateRigParts,
+  templateRigPart,
   poseTemplates,
   rebindTemplateRig,
   type TemplateRig,
@@ -542,10 +545,10 @@ function updateHeatmap(view: View): void {
 
 // ——— Skinning templates: the cage overlay and the template slot of the selected joint ———
 
-/** Per rig, its cage's edges (vertex pairs) and their colours (joint templates red, bone templates blue, bridges grey). */
-const cageEdges = new WeakMap<TemplateRig, { edges: Uint32Array; colors: Float32Array; posed: Float64Array }>();
+/** Per cage, its edges (vertex pairs) and their colours (joint templates red, bone templates blue, bridges grey). */
+const cageEdges = new WeakMap<Cage, { edges: Uint32Array; colors: Float32Array; posed: Float64Array }>();
 function edgesOf(rig: TemplateRig): { edges: Uint32Array; colors: Float32Array; posed: Float64Array } {
-  let e = cageEdges.get(rig);
+  let e = cageEdges.get(rig.cage);
   if (e) return e;
   // Each cage vertex's template: limb, kind and index.
   const owner: string[] = [];
@@ -571,8 +574,19 @@ function edgesOf(rig: TemplateRig): { edges: Uint32Array; colors: Float32Array; 
       colors.push(...rgb, ...rgb);
     }
   e = { edges: Uint32Array.from(edges), colors: Float32Array.from(colors), posed: new Float64Array(3 * m) };
-  cageEdges.set(rig, e);
+  cageEdges.set(rig.cage, e);
   return e;
+}
+
+/** The templates view's meshes with a template cage, one per cage (the parts of a skin share theirs). */
+function cagedMeshes(view: View): { mesh: THREE.SkinnedMesh; rig: TemplateRig }[] {
+  const seen = new Set<Cage>();
+  return skinnedMeshes(view).flatMap((mesh) => {
+    const rig = templateRigOf(mesh);
+    if (!rig?.limbs.length || seen.has(rig.cage)) return [];
+    seen.add(rig.cage);
+    return [{ mesh, rig }];
+  });
 }
 
 /** Draws the templates view's posed cages (the same template functions its meshes render with this frame). */
@@ -582,9 +596,7 @@ function updateCage(view: View): void {
   const positions: number[] = [];
   const colors: number[] = [];
   const v = new THREE.Vector3();
-  for (const mesh of skinnedMeshes(view)) {
-    const rig = templateRigOf(mesh);
-    if (!rig?.limbs.length) continue;
+  for (const { mesh, rig } of cagedMeshes(view)) {
     const e = edgesOf(rig);
     poseTemplates(rig, skinningOf(mesh), e.posed);
     for (const i of e.edges) {
@@ -613,9 +625,7 @@ function cageVertexPixels(): {
   const r = renderer.domElement.getBoundingClientRect();
   const cw = r.width / shown.length;
   const out = [];
-  for (const mesh of skinnedMeshes(view)) {
-    const rig = templateRigOf(mesh);
-    if (!rig?.limbs.length) continue;
+  for (const { mesh, rig } of cagedMeshes(view)) {
     const posed = edgesOf(rig).posed;
     for (let v = 0; v < posed.length / 3; v++) {
       const world = new THREE.Vector3().fromArray(posed, 3 * v).applyMatrix4(mesh.matrixWorld);
@@ -675,8 +685,25 @@ async function dragCageVertex(x0: number, y0: number, x1: number, y1: number): P
   await new Promise((done) => setTimeout(done, 0));
   const t0 = performance.now();
   try {
-    const rebound = rebindTemplateRig(rig, meshFromGeometry(mesh), bindJoints(mesh));
-    setTemplateRig(mesh, rebound);
+    // The skin bound again to the edited cage: every mesh of the skin (they share the cage) as one.
+    const group = skinnedMeshes(templatesView()!).filter((m) => templateRigOf(m)?.cage === rig.cage);
+    const parts = group.map(meshFromGeometry);
+    const whole = mergeSkinnedMeshes(parts);
+    const P = bindJoints(mesh);
+    const rebound = rebindTemplateRig(
+      joinTemplateRigParts(
+        group.map((m) => templateRigOf(m)!),
+        whole,
+        P,
+      ),
+      whole,
+      P,
+    );
+    let first = 0;
+    group.forEach((m, k) => {
+      setTemplateRig(m, templateRigPart(rebound, parts[k], P, first));
+      first += parts[k].positions.length / 3;
+    });
   } catch (e) {
     moveTemplateCageVertex(
       rig,
@@ -937,8 +964,8 @@ function save(data: Uint8Array | string, name: string, type: string): void {
  * Writes the templates view's rigs into a copy of the loaded file: each skin's cage, binding and
  * template choices (as `corskin templates build` stores them; the viewer and corskin/three reopen
  * it with the same choices), or, `baked`, the templates sampled over every clip as corrective morph
- * targets (a standard glTF any engine plays). Skins of several primitives are left out (the viewer
- * fits templates per mesh; use `corskin templates build` for those).
+ * targets (a standard glTF any engine plays). A skin's meshes share one rig (their parts are joined
+ * back); a skin whose meshes hold rigs of different cages is left out, with its name in the status.
  */
 async function exportTemplates(baked: boolean, download: boolean): Promise<Uint8Array> {
   const { io, doc } = await readLoaded();
@@ -947,8 +974,10 @@ async function exportTemplates(baked: boolean, download: boolean): Promise<Uint8
   let part = 0;
   const skipped: string[] = [];
   for (const model of extractSkinnedModels(doc, fileName)) {
-    const mine = model.parts.map(() => meshes[part++]);
-    const rig = mine.length === 1 && mine[0] ? templateRigOf(mine[0]) : undefined;
+    // The skin's rig: its meshes' parts joined (they share one cage when the viewer built it).
+    const rigs = model.parts.map(() => meshes[part++]).map((m) => m && templateRigOf(m));
+    const shared = rigs.every((r) => r && r.cage === rigs[0]!.cage);
+    const rig = shared ? joinTemplateRigParts(rigs as TemplateRig[], model.mesh, bindJointPositions(model.skeleton)) : undefined; // prettier-ignore
     if (!rig) {
       skipped.push(model.name);
       continue;
@@ -959,7 +988,7 @@ async function exportTemplates(baked: boolean, download: boolean): Promise<Uint8
   const out = await io.setVertexLayout(vertexLayoutFor(doc)).writeBinary(doc);
   const what = baked ? 'templates baked into morph targets' : 'template cages and choices';
   setStatus(
-    `${fileName}: exported the ${what}${skipped.length ? `; left out ${skipped.join(', ')} (several primitives)` : ''}`,
+    `${fileName}: exported the ${what}${skipped.length ? `; left out ${skipped.join(', ')} (its meshes hold different template cages)` : ''}`,
   );
   const stem = fileName.replace(/\.(glb|gltf)$/i, '');
   if (download) save(out, `${stem}-${baked ? 'baked' : 'templates'}.glb`, 'model/gltf-binary');

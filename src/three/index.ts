@@ -35,12 +35,13 @@ import {
   type SkinnedMesh,
   type WebGLRenderer,
 } from 'three';
-import { limitInfluences, type SkinnedMesh as CorskinMesh } from '../core/mesh.js';
+import { limitInfluences, mergeSkinnedMeshes, type SkinnedMesh as CorskinMesh } from '../core/mesh.js';
+import { bindJointPositions, type Skeleton } from '../core/skeleton.js';
 import { computeCentersOfRotationOnWorker } from '../cor/web-worker.js';
 import { jointQuaternions } from '../deformers/joint-rotations.js';
 import { splitScale } from '../deformers/two-phase.js';
 import { buildTemplateRigOnWorker } from '../templates/web-worker.js';
-import { skinOutsideMessage, templateSkinOutside, type TemplateRig } from '../templates/rig.js';
+import { skinOutsideMessage, templateRigPart, templateSkinOutside, type TemplateRig } from '../templates/rig.js';
 import { patchVertexShader, TEXELS_PER_JOINT, type ChunkOptions } from './chunks.js';
 import {
   createTemplateGpuState,
@@ -99,11 +100,14 @@ export interface SkinningOptions {
    */
   toNodeMaterial?: (material: Material) => Material;
   /**
-   * How to get a mesh's template rig when the file stores none (`'templates'`): default built on a
-   * Web Worker (see {@link buildTemplateRigOnWorker}) with the default library, progress reported
-   * through `onProgress`.
+   * How to get a skin's template rig when the file stores none (`'templates'`): `skin` is the
+   * skin's meshes merged ({@link mergeSkinnedMeshes}: meshes with the same bones and bind-space
+   * inverse bind matrices, as three.js loads a glTF skin of several primitives; `mesh` the first),
+   * `skeleton` in that bind space; each mesh then gets its part ({@link templateRigPart}). Default:
+   * built on a Web Worker (see {@link buildTemplateRigOnWorker}) with the default library,
+   * progress reported through `onProgress` for `mesh`.
    */
-  buildTemplates?: (mesh: SkinnedMesh) => Promise<TemplateRig>;
+  buildTemplates?: (mesh: SkinnedMesh, skin: CorskinMesh, skeleton: Skeleton) => Promise<TemplateRig>;
   /**
    * Told of problems that do not stop the switch — a stored template cage that leaves skin
    * vertices outside it ({@link templateSkinOutside}); `message` starts with the mesh's name;
@@ -151,7 +155,72 @@ export async function useSkinningMethod(
   object.traverse((o) => {
     if ((o as SkinnedMesh).isSkinnedMesh && !isCageObject(o)) meshes.push(o as SkinnedMesh);
   });
+  if (method === 'templates') await prepareTemplateRigs(object, meshes, options);
   await Promise.all(meshes.map((mesh) => switchMesh(object, mesh, method, options)));
+}
+
+/**
+ * Gives every mesh without a template rig one: the rig the file stores (warning of skin outside
+ * it), else one rig per skin — built once on the skin's meshes merged, a part per mesh.
+ */
+async function prepareTemplateRigs(root: Object3D, meshes: SkinnedMesh[], options: SkinningOptions): Promise<void> {
+  const groups: { mesh: SkinnedMesh; skin: CorskinMesh; skeleton: Skeleton }[][] = [];
+  const restored: { mesh: SkinnedMesh; skeleton: Skeleton; rig: TemplateRig }[] = [];
+  for (const mesh of meshes) {
+    if (templateRigOf(mesh)) continue;
+    const skin = meshFromGeometry(mesh);
+    const skeleton = skeletonFromThree(mesh);
+    let stored = storedTemplateRig(root, mesh, skin);
+    if (stored) {
+      // The parts of one stored skin share its cage, limbs and library (as a built one's do).
+      const same = restored.find((r) => sameSkin(r.mesh, r.skeleton, mesh, skeleton) && sameCage(r.rig, stored!));
+      if (same) stored = { ...stored, cage: same.rig.cage, limbs: same.rig.limbs, library: same.rig.library };
+      else restored.push({ mesh, skeleton, rig: stored });
+      const outside = templateSkinOutside(stored, skin.positions);
+      if (outside.length)
+        (options.onWarning ?? ((_, message) => console.warn(`corskin: ${message}`)))(
+          mesh,
+          `${mesh.name || 'SkinnedMesh'}: ${skinOutsideMessage(outside)}`,
+        );
+      setTemplateRig(mesh, stored);
+      continue;
+    }
+    const part = { mesh, skin, skeleton };
+    const group = groups.find(([g]) => sameSkin(g.mesh, g.skeleton, mesh, skeleton));
+    if (group) group.push(part);
+    else groups.push([part]);
+  }
+  const build =
+    options.buildTemplates ??
+    ((m: SkinnedMesh, skin: CorskinMesh, skeleton: Skeleton) =>
+      buildTemplateRigOnWorker(skin, skeleton, undefined, { onProgress: (d, t) => options.onProgress?.(m, d, t) }));
+  await Promise.all(
+    groups.map(async (group) => {
+      const [{ mesh, skeleton }] = group;
+      const rig = await build(mesh, group.length > 1 ? mergeSkinnedMeshes(group.map((p) => p.skin)) : group[0].skin, skeleton); // prettier-ignore
+      if (group.length === 1) return setTemplateRig(mesh, rig);
+      const P = bindJointPositions(skeleton);
+      let first = 0;
+      for (const p of group) {
+        setTemplateRig(p.mesh, templateRigPart(rig, p.skin, P, first));
+        first += p.skin.positions.length / 3;
+      }
+    }),
+  );
+}
+
+/** Whether two restored rigs have the same cage (the same stored cage node). */
+const sameCage = (a: TemplateRig, b: TemplateRig) =>
+  a.cage.positions.length === b.cage.positions.length && a.cage.positions.every((x, i) => x === b.cage.positions[i]);
+
+/** Whether two meshes are parts of one skin: the same bones, the same bind-space inverse bind matrices. */
+function sameSkin(a: SkinnedMesh, sa: Skeleton, b: SkinnedMesh, sb: Skeleton): boolean {
+  const [ba, bb] = [a.skeleton.bones, b.skeleton.bones];
+  if (ba.length !== bb.length || ba.some((bone, j) => bone !== bb[j])) return false;
+  const [x, y] = [sa.inverseBindMatrices, sb.inverseBindMatrices];
+  let scale = 0;
+  for (let i = 0; i < x.length; i++) scale = Math.max(scale, Math.abs(x[i]));
+  return x.every((v, i) => Math.abs(v - y[i]) <= 1e-9 * scale);
 }
 
 /** The method a mesh currently renders with. */
@@ -180,26 +249,7 @@ async function switchMesh(
     mesh.geometry.setAttribute('_center_of_rotation', new BufferAttribute(centers, 3));
   }
   let template: (TemplateGpuState & { range: Float32Array }) | undefined;
-  if (method === 'templates') {
-    const skin = meshFromGeometry(mesh);
-    if (!templateRigOf(mesh)) {
-      const build =
-        options.buildTemplates ??
-        ((m: SkinnedMesh) =>
-          buildTemplateRigOnWorker(skin, skeletonFromThree(m), undefined, {
-            onProgress: (d, t) => options.onProgress?.(m, d, t),
-          }));
-      const stored = storedTemplateRig(root, mesh, skin);
-      const outside = stored ? templateSkinOutside(stored, skin.positions) : [];
-      if (outside.length)
-        (options.onWarning ?? ((_, message) => console.warn(`corskin: ${message}`)))(
-          mesh,
-          `${mesh.name || 'SkinnedMesh'}: ${skinOutsideMessage(outside)}`,
-        );
-      setTemplateRig(mesh, stored ?? (await build(mesh)));
-    }
-    template = createTemplateGpuState(templateRigOf(mesh)!, skin);
-  }
+  if (method === 'templates') template = createTemplateGpuState(templateRigOf(mesh)!, meshFromGeometry(mesh));
   restore(mesh);
   const eight = influenceSets(mesh) > 1;
   if (method === 'lbs' && !eight) return;

@@ -141,6 +141,11 @@ export function setMorphs(gltf, morphs) {
   });
 }
 
+/** How many distinct template cages the meshes' rigs have (the parts of one skin share one). */
+export function cageCount(meshes) {
+  return new Set(meshes.map((m) => templateRigOf(m)?.cage).filter(Boolean)).size;
+}
+
 /** Switches templates by joint name after `useSkinningMethod(…, 'templates')`: [[joint, id], …]. */
 export function switchTemplates(gltf, switches) {
   for (const [joint, id] of switches)

@@ -13,6 +13,7 @@ import {
   renderPosed,
   setMorphs,
   switchTemplates,
+  cageCount,
   worst,
 } from './capture.mjs';
 
@@ -70,12 +71,13 @@ window.parity = async (url, method, time, morphs = {}, switches = []) => {
     switchTemplates(gltf, switches);
   }
   renderPosed(THREE, renderer, gltf, time);
-  return worst(
+  const result = worst(
     meshes.map((mesh) => {
       const { out, n } = capture(mesh);
       return compareWithCpu(THREE, mesh, method, out, n);
     }),
   );
+  return { ...result, cages: cageCount(meshes) };
 };
 
 /** Switching to DQS and back to LBS restores the very same materials. */

@@ -13,6 +13,7 @@ import {
   renderPosed,
   setMorphs,
   switchTemplates,
+  cageCount,
   worst,
 } from './capture.mjs';
 
@@ -71,6 +72,6 @@ window.nodeParity = async (url, method, time, morphs = {}, switches = []) => {
     const { out, n } = await capture(mesh);
     results.push(compareWithCpu(THREE, mesh, method, out, n));
   }
-  return worst(results);
+  return { ...worst(results), cages: cageCount(meshes) };
 };
 window.ready = true;
