@@ -7,12 +7,12 @@
  * library with both is exported, re-imported into a fresh viewer and applied to the other arm; the export (cages and choices) validates and reopens with the same choices, the baked
  * export validates.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openViewerPage } from '../test/browser/server.js';
-import { CESIUM_MAN, ROOT } from '../test/helpers/data.js';
+import { CESIUM_MAN, ROOT, SHARED } from '../test/helpers/data.js';
 import { validate } from '../test/helpers/gltf.js';
 import { moveStoredCageVertexInwards } from '../test/helpers/templates.js';
 import { NodeIO } from '@gltf-transform/core';
@@ -31,7 +31,7 @@ type Viewer = {
   status: () => string;
   settings: Record<string, unknown>;
   statusLog: () => string[];
-  cageSummary: () => { visible: boolean; edges: number; sum: number };
+  cageSummary: () => { visible: boolean; edges: number; sum: number; cages: number; meshes: number };
   jointScreen: (name: string) => { x: number; y: number } | undefined;
   templateSlot: () => Slot;
   frameJoint: () => void;
@@ -281,10 +281,45 @@ describe('skinning templates in the viewer', () => {
     expect(errors).toEqual([]);
   });
 
+  it('a character of 9 meshes of one skin (rpm-avatar) gets one cage; a cage drag binds every mesh again; the export keeps the cage', async () => {
+    const rpm = await viewer.open('model=/model.glb&name=CesiumMan.glb&layout=single&method=templates&cage=1');
+    try {
+      const x = <T>(fn: (viewer: Viewer) => T) => rpm.evaluate(`(${fn.toString()})(window.viewer)`) as Promise<Awaited<T>>; // prettier-ignore
+      const data = Array.from(readFileSync(join(SHARED, 'characters', 'rpm-avatar.glb')));
+      await rpm.evaluate(([d]) => (window as unknown as { viewer: Viewer }).viewer.loadBytes(d, 'rpm-avatar.glb'), [data] as const); // prettier-ignore
+      await rpm.waitForFunction(() => (window as unknown as { viewer: Viewer }).viewer.ready === true, undefined, { timeout: 120_000 }); // prettier-ignore
+      await rpm.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      expect(await x((v) => v.cageSummary())).toMatchObject({ visible: true, cages: 1, meshes: 9 });
+      // The vertex nearest the picture's centre, dragged outwards from the cage's centre on screen.
+      const vertices = await x((v) => v.cageVertices());
+      const cx = vertices.reduce((t, p) => t + p.x, 0) / vertices.length;
+      const cy = vertices.reduce((t, p) => t + p.y, 0) / vertices.length;
+      const pick = vertices.reduce((a, b) => (Math.hypot(b.x - cx, b.y - cy) < Math.hypot(a.x - cx, a.y - cy) ? b : a)); // prettier-ignore
+      const ring = vertices.filter((p) => p.template === pick.template);
+      const rx = ring.reduce((t, p) => t + p.x, 0) / ring.length, ry = ring.reduce((t, p) => t + p.y, 0) / ring.length; // prettier-ignore
+      const l = Math.hypot(pick.x - rx, pick.y - ry) || 1;
+      const moved = await rpm.evaluate(
+        ([p, q]) => (window as unknown as { viewer: Viewer }).viewer.dragCageVertex(p.x, p.y, q.x, q.y),
+        [pick, { x: pick.x + (10 * (pick.x - rx)) / l, y: pick.y + (10 * (pick.y - ry)) / l }] as const,
+      );
+      const status = await x((v) => v.status());
+      console.log(`rpm-avatar cage drag: ${status}`);
+      expect(moved).toBe(true);
+      expect(status).toMatch(/skin bound again in/);
+      expect((await x((v) => v.cageSummary())).cages).toBe(1);
+      const bytes = await rpm.evaluate(() => (window as unknown as { viewer: Viewer }).viewer.exportTemplates(false));
+      expect(await x((v) => v.status())).not.toContain('left out');
+      const file = join(ROOT, '.tmp/viewer-rpm-templates.glb');
+      writeFileSync(file, Uint8Array.from(bytes));
+      expect((await validate(file)).issues.numErrors).toBe(0);
+    } finally {
+      await rpm.close();
+    }
+  }, 300_000);
+
   it('a fresh viewer imports the library and puts the new template on the other arm', async () => {
     const fresh = await viewer.open('model=/model.glb&name=CesiumMan.glb&time=0.5&layout=single&method=templates');
     try {
-      const { readFileSync } = await import('node:fs');
       const json = readFileSync(join(ROOT, '.tmp/viewer-library.json'), 'utf8');
       const slot = await fresh.evaluate(
         ([text, joint]) => {

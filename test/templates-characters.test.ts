@@ -147,6 +147,27 @@ describe('stored template rigs of a branching skeleton', () => {
     const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, clip, 0.4 * clip.duration));
     expect(deformationGap(stored, fresh, model.mesh, S)).toBeLessThan(1e-5 * boundingBoxDiagonal(model.mesh.positions)); // the cage is stored as 32-bit floats
   });
+
+  it('corskin templates build on rpm-avatar (9 primitives; an animated armature node after the skin joints): validator-clean, the cage skinned to skin joints only', async () => {
+    const file = join(SHARED, 'characters/rpm-avatar.glb');
+    const out = join(tmp.dir, 'rpm-templates.glb');
+    const r = await runCli('templates', 'build', file, '-o', out);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = await readDocument(out);
+    const [model] = extractSkinnedModels(doc, out);
+    expect(model.skeleton.jointNames.length).toBeGreaterThan(model.jointNodes.length); // the helper node
+    const cage = doc
+      .getRoot()
+      .listNodes()
+      .find((n) => n.getName() === `${model.name} cage`)!;
+    const prim = cage.getMesh()!.listPrimitives()[0];
+    const [joints, weights] = ['JOINTS_0', 'WEIGHTS_0'].map((a) => prim.getAttribute(a)!);
+    for (let i = 0; i < joints.getCount(); i++) {
+      expect(Math.max(...joints.getElement(i, []))).toBeLessThan(model.jointNodes.length);
+      expect(weights.getElement(i, []).reduce((t, w) => t + w, 0)).toBeCloseTo(1, 6);
+    }
+    expect((await validate(out)).issues.numErrors).toBe(0);
+  });
 });
 
 describe('template rigs of a file with many skins', () => {

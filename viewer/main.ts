@@ -1514,7 +1514,8 @@ const api = {
     const pos = view?.cage.geometry.getAttribute('position');
     let sum = 0;
     if (pos) for (let i = 0; i < pos.array.length; i++) sum += (pos.array[i] as number) * ((i % 7) + 1);
-    return { visible: !!view?.cage.visible, edges: pos ? pos.count / 2 : 0, sum };
+    const cages = view ? cagedMeshes(view).length : 0;
+    return { visible: !!view?.cage.visible, edges: pos ? pos.count / 2 : 0, sum, cages, meshes: view ? skinnedMeshes(view).length : 0 }; // prettier-ignore
   },
   /** Screen rectangles of the views and of the control panel (CSS px), for layout checks. */
   layoutRects: () => {

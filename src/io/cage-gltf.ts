@@ -67,14 +67,24 @@ export function writeCageRig(document: Document, model: SkinnedModel, rig: CageR
       part.primitive.setAttribute(`${WEIGHTS}${g}`, acc('VEC4', w));
     }
   }
+  // The cage's own skinning (for viewers that do not run corskin): the 4 largest influences on the
+  // skin's joints (not the animated helper nodes corskin's skeleton adds after them), renormalised.
   const K = rig.cageInfluences;
+  const J = model.jointNodes.length;
   const joints = new Uint16Array(4 * m);
   const weights = new Float32Array(4 * m);
-  for (let i = 0; i < m; i++)
-    for (let s = 0; s < Math.min(K, 4); s++) {
-      joints[4 * i + s] = rig.cageJoints[K * i + s];
-      weights[4 * i + s] = rig.cageWeights[K * i + s];
-    }
+  for (let i = 0; i < m; i++) {
+    const slots = Array.from({ length: K }, (_, s) => K * i + s)
+      .filter((s) => rig.cageJoints[s] < J && rig.cageWeights[s] > 0)
+      .sort((a, b) => rig.cageWeights[b] - rig.cageWeights[a])
+      .slice(0, 4);
+    const sum = slots.reduce((t, s) => t + rig.cageWeights[s], 0);
+    if (!slots.length) weights[4 * i] = 1; // all on helper nodes: the skin's first joint
+    slots.forEach((s, c) => {
+      joints[4 * i + c] = rig.cageJoints[s];
+      weights[4 * i + c] = rig.cageWeights[s] / sum;
+    });
+  }
   const material = document
     .createMaterial('cage')
     .setBaseColorFactor([1, 0.6, 0.1, 0.25])
