@@ -163,10 +163,10 @@ const offsetFrame = (): OffsetFrame => ({ count: 0, index: new Int32Array(4), we
 function locateOffsets(local: ArrayLike<number>, axis: ArrayLike<number>, inner: ArrayLike<number>, ring: number, f: OffsetFrame): void {
   f.count = 0;
   const x = local[0] * axis[0] + local[1] * axis[1] + local[2] * axis[2];
-  const r = [local[0] - axis[0] * x, local[1] - axis[1] * x, local[2] - axis[2] * x];
-  const lr = Math.hypot(r[0], r[1], r[2]);
+  for (let c = 0; c < 3; c++) f.radial[c] = local[c] - axis[c] * x;
+  const lr = Math.hypot(f.radial[0], f.radial[1], f.radial[2]);
   if (!(lr > 0) || (inner[0] === 0 && inner[1] === 0 && inner[2] === 0)) return;
-  for (let c = 0; c < 3; c++) f.radial[c] = r[c] / lr;
+  for (let c = 0; c < 3; c++) f.radial[c] /= lr;
   const u = f.radial;
   f.tangential[0] = axis[1] * u[2] - axis[2] * u[1];
   f.tangential[1] = axis[2] * u[0] - axis[0] * u[2];
