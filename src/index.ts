@@ -135,6 +135,7 @@ export {
   createTemplateMemo,
   limbBlend,
   moveTemplateCageVertex,
+  bindOrientationMove,
   dragTemplateKeyPose,
   rebindTemplateRig,
   templateRigPart,

@@ -41,6 +41,7 @@ import {
 import {
   createTemplateDeformer,
   moveTemplateCageVertex,
+  bindOrientationMove,
   dragTemplateKeyPose,
   joinTemplateRigParts,
   templateRigPart,
@@ -674,12 +675,8 @@ function cageDrag(x0: number, y0: number, x1: number, y1: number) {
 async function dragCageVertex(x0: number, y0: number, x1: number, y1: number): Promise<boolean> {
   const drag = cageDrag(x0, y0, x1, y1);
   if (!drag) return false;
-  const { mesh, rig, vertex, posedDelta, limb, role } = drag;
-  // Back to the bind pose through the linear part of the bone carrying the vertex's template.
-  const owner = limb.chain[role.kind === 'joint' ? role.index - 1 : role.index];
-  const S = skinningOf(mesh);
-  const L = new THREE.Matrix3().setFromMatrix4(new THREE.Matrix4().fromArray(S, 16 * owner));
-  const delta = posedDelta.applyMatrix3(L.invert()).toArray();
+  const { mesh, rig, vertex, posedDelta } = drag;
+  const delta = bindOrientationMove(rig, skinningOf(mesh), vertex, posedDelta.toArray());
   moveTemplateCageVertex(rig, vertex, delta);
   setStatus(`${fileName}: cage vertex ${vertex} moved; binding the skin again…`);
   await new Promise((done) => setTimeout(done, 0));
@@ -690,15 +687,7 @@ async function dragCageVertex(x0: number, y0: number, x1: number, y1: number): P
     const parts = group.map(meshFromGeometry);
     const whole = mergeSkinnedMeshes(parts);
     const P = bindJoints(mesh);
-    const rebound = rebindTemplateRig(
-      joinTemplateRigParts(
-        group.map((m) => templateRigOf(m)!),
-        whole,
-        P,
-      ),
-      whole,
-      P,
-    );
+    const rebound = rebindTemplateRig(rig, whole, P); // (it reads the rig's limbs, cage and library only)
     let first = 0;
     group.forEach((m, k) => {
       setTemplateRig(m, templateRigPart(rebound, parts[k], P, first));

@@ -794,8 +794,6 @@ interface OffsetProbe {
     /** Units of the axial and the radial/tangential offsets (asset units). */
     units: readonly [number, number];
     axis: number[];
-    /** Row-major linear part of the skinning matrix carrying the template. */
-    linear: Float64Array;
     keyWeights: Float64Array;
     /** The bend the template's key poses are blended by (rad from the rest bend). */
     bend: number;
@@ -806,7 +804,7 @@ interface OffsetProbe {
 }
 
 /** Adds the drawn offsets `D` (3·24, or none) at a located cage vertex (`f`, {@link locateOffsets}) to `local`. */
-function addOffsets(local: Float64Array, D: Float64Array | undefined, f: OffsetFrame, axis: ArrayLike<number>, units: readonly [number, number]): void {
+function addOffsets(local: Float64Array, D: Float64Array | undefined, f: OffsetFrame, axis: ArrayLike<number>, axialUnit: number, radialUnit: number): void {
   if (!D) return;
   let da = 0, dr = 0, dt = 0; // prettier-ignore
   for (let k = 0; k < f.count; k++) {
@@ -815,7 +813,7 @@ function addOffsets(local: Float64Array, D: Float64Array | undefined, f: OffsetF
     dr += w * D[d + 1];
     dt += w * D[d + 2];
   }
-  for (let c = 0; c < 3; c++) local[c] += units[0] * da * axis[c] + units[1] * (dr * f.radial[c] + dt * f.tangential[c]);
+  for (let c = 0; c < 3; c++) local[c] += axialUnit * da * axis[c] + radialUnit * (dr * f.radial[c] + dt * f.tangential[c]);
 }
 
 /** One limb's posed cage vertices into `out` at the limb's place. */
@@ -952,9 +950,8 @@ function poseLimb(
         const x = rl[0] * a[0] + rl[1] * a[1] + rl[2] * a[2];
         const radius = Math.hypot(rl[0] - a[0] * x, rl[1] - a[1] * x, rl[2] - a[2] * x);
         locateOffsets(local, a, inner[i], (4 * x) / lengths[i] - 1, frame);
-        const units = [lengths[i], radius] as const;
-        addOffsets(local, boneOffsets[i], frame, a, units);
-        if (probe?.vertex === first + v) probe.found = { frame: copyFrame(frame), units, axis: Array.from(a), linear: Lb(i), keyWeights: boneKeys[i], bend: bends[i], slot: i, kind: 'bone' };
+        addOffsets(local, boneOffsets[i], frame, a, lengths[i], radius);
+        if (probe?.vertex === first + v) probe.found = { frame: copyFrame(frame), units: [lengths[i], radius], axis: Array.from(a), keyWeights: boneKeys[i], bend: bends[i], slot: i, kind: 'bone' };
       }
       apply3(Lb(i), 0, local, 0, local, 0);
     } else {
@@ -978,10 +975,10 @@ function poseLimb(
         // Drawn offsets: in the joint's radius (its middle ring's), about the parent bone.
         const a = axes.subarray(3 * i - 3, 3 * i);
         const rl = roles[jointStart + SIDES].local;
-        const units = Array(2).fill(Math.hypot(rl[0], rl[1], rl[2])) as [number, number];
+        const radius = Math.hypot(rl[0], rl[1], rl[2]);
         locateOffsets(local, a, inner[i - 1], Math.floor((v - jointStart) / SIDES), frame);
-        addOffsets(local, jointOffsets[i], frame, a, units);
-        if (probe?.vertex === first + v) probe.found = { frame: copyFrame(frame), units, axis: Array.from(a), linear: Lb(i - 1), keyWeights: jointKeys[i], bend: bends[i - 1], slot: i, kind: 'joint' };
+        addOffsets(local, jointOffsets[i], frame, a, radius, radius);
+        if (probe?.vertex === first + v) probe.found = { frame: copyFrame(frame), units: [radius, radius], axis: Array.from(a), keyWeights: jointKeys[i], bend: bends[i - 1], slot: i, kind: 'joint' };
       }
       apply3(Lb(i - 1), 0, local, 0, local, 0);
     }
@@ -1054,8 +1051,7 @@ export function dragTemplateKeyPose(
   const f = now.frame;
   if (!f.count) throw new CorskinError(`cage vertex ${vertex} lies on its template's axis: it has no side of the bend to take a drawn offset from`);
   // The move into the template's bind orientation, then design units.
-  const Li = invert3(now.linear);
-  const d = [0, 1, 2].map((r) => Li[3 * r] * delta[0] + Li[3 * r + 1] * delta[1] + Li[3 * r + 2] * delta[2]);
+  const d = bindOrientationMove(rig, skinning, vertex, delta);
   const target = [dot(d, now.axis) / now.units[0], dot(d, Array.from(f.radial)) / now.units[1], dot(d, Array.from(f.tangential)) / now.units[1]];
   let alpha = 0, beta = 0; // prettier-ignore
   const weightOf = (design: number) => {
@@ -1082,6 +1078,23 @@ export function dragTemplateKeyPose(
   const far = offsets.findIndex((o) => o.some((x) => Math.abs(x) > 2));
   if (far >= 0) throw new CorskinError(`the move takes design vertex ${far} more than 2 units (cage radii; bone lengths along a bone) from the radial default: drag less far`);
   return t;
+}
+
+/**
+ * A move of cage vertex `vertex` at the pose `skinning` (16·J, column-major, bind space → posed
+ * space), given in posed space (3 numbers), taken back to the bind orientation its template's rest
+ * positions live in: through the inverse linear part of the bone that carries the template (a
+ * joint template's: its parent bone; a bone template's or cap's: its bone) — what
+ * {@link moveTemplateCageVertex} takes for a drag made on the posed cage.
+ * @throws RangeError for a vertex the cage lacks
+ */
+export function bindOrientationMove(rig: TemplateRig, skinning: Float64Array, vertex: number, delta: ArrayLike<number>): number[] {
+  const limb = rig.limbs.find((l) => vertex >= l.first && vertex < l.first + l.roles.length);
+  if (!limb) throw new RangeError(`the template cage has no vertex ${vertex}`);
+  const role = limb.roles[vertex - limb.first];
+  const o = 16 * limb.chain[role.kind === 'joint' ? role.index - 1 : role.index];
+  const Li = invert3(Array.from({ length: 9 }, (_, k) => skinning[o + 4 * (k % 3) + Math.floor(k / 3)])); // row-major linear part
+  return [0, 1, 2].map((r) => Li[3 * r] * delta[0] + Li[3 * r + 1] * delta[1] + Li[3 * r + 2] * delta[2]);
 }
 
 /** The inverse of a row-major 3×3 matrix. */

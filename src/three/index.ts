@@ -51,6 +51,7 @@ import {
   skeletonFromThree,
   STATE_KEY,
   storedTemplateRig,
+  cageObjectOf,
   templateRigOf,
   updateTemplateCage,
   type TemplateGpuState,
@@ -155,27 +156,34 @@ export async function useSkinningMethod(
   object.traverse((o) => {
     if ((o as SkinnedMesh).isSkinnedMesh && !isCageObject(o)) meshes.push(o as SkinnedMesh);
   });
-  if (method === 'templates') await prepareTemplateRigs(object, meshes, options);
-  await Promise.all(meshes.map((mesh) => switchMesh(object, mesh, method, options)));
+  const skins = method === 'templates' ? await prepareTemplateRigs(object, meshes, options) : undefined;
+  await Promise.all(meshes.map((mesh) => switchMesh(mesh, method, options, skins?.get(mesh))));
 }
 
 /**
  * Gives every mesh without a template rig one: the rig the file stores (warning of skin outside
- * it), else one rig per skin — built once on the skin's meshes merged, a part per mesh.
+ * it; the meshes of one stored cage share its cage, limbs and library), else one rig per skin —
+ * built once on the skin's meshes merged, a part per mesh. Returns corskin's view of each mesh it
+ * read, for the switch.
  */
-async function prepareTemplateRigs(root: Object3D, meshes: SkinnedMesh[], options: SkinningOptions): Promise<void> {
+async function prepareTemplateRigs(
+  root: Object3D,
+  meshes: SkinnedMesh[],
+  options: SkinningOptions,
+): Promise<Map<SkinnedMesh, CorskinMesh>> {
+  const skins = new Map<SkinnedMesh, CorskinMesh>();
   const groups: { mesh: SkinnedMesh; skin: CorskinMesh; skeleton: Skeleton }[][] = [];
-  const restored: { mesh: SkinnedMesh; skeleton: Skeleton; rig: TemplateRig }[] = [];
+  const restored = new Map<Object3D, TemplateRig>(); // by cage node
   for (const mesh of meshes) {
     if (templateRigOf(mesh)) continue;
     const skin = meshFromGeometry(mesh);
-    const skeleton = skeletonFromThree(mesh);
+    skins.set(mesh, skin);
     let stored = storedTemplateRig(root, mesh, skin);
     if (stored) {
-      // The parts of one stored skin share its cage, limbs and library (as a built one's do).
-      const same = restored.find((r) => sameSkin(r.mesh, r.skeleton, mesh, skeleton) && sameCage(r.rig, stored!));
-      if (same) stored = { ...stored, cage: same.rig.cage, limbs: same.rig.limbs, library: same.rig.library };
-      else restored.push({ mesh, skeleton, rig: stored });
+      const cage = cageObjectOf(root, mesh)!;
+      const same = restored.get(cage);
+      if (same) stored = { ...stored, cage: same.cage, limbs: same.limbs, library: same.library };
+      else restored.set(cage, stored);
       const outside = templateSkinOutside(stored, skin.positions);
       if (outside.length)
         (options.onWarning ?? ((_, message) => console.warn(`corskin: ${message}`)))(
@@ -185,6 +193,7 @@ async function prepareTemplateRigs(root: Object3D, meshes: SkinnedMesh[], option
       setTemplateRig(mesh, stored);
       continue;
     }
+    const skeleton = skeletonFromThree(mesh);
     const part = { mesh, skin, skeleton };
     const group = groups.find(([g]) => sameSkin(g.mesh, g.skeleton, mesh, skeleton));
     if (group) group.push(part);
@@ -207,11 +216,8 @@ async function prepareTemplateRigs(root: Object3D, meshes: SkinnedMesh[], option
       }
     }),
   );
+  return skins;
 }
-
-/** Whether two restored rigs have the same cage (the same stored cage node). */
-const sameCage = (a: TemplateRig, b: TemplateRig) =>
-  a.cage.positions.length === b.cage.positions.length && a.cage.positions.every((x, i) => x === b.cage.positions[i]);
 
 /** Whether two meshes are parts of one skin: the same bones, the same bind-space inverse bind matrices. */
 function sameSkin(a: SkinnedMesh, sa: Skeleton, b: SkinnedMesh, sb: Skeleton): boolean {
@@ -236,11 +242,12 @@ function influenceSets(mesh: SkinnedMesh): number {
   return sets;
 }
 
+/** @param skin corskin's view of the mesh, when the caller has read it already */
 async function switchMesh(
-  root: Object3D,
   mesh: SkinnedMesh,
   method: GpuSkinningMethod,
   options: SkinningOptions,
+  skin?: CorskinMesh,
 ): Promise<void> {
   if (method === 'cor' && !mesh.geometry.getAttribute('_center_of_rotation')) {
     const compute =
@@ -249,7 +256,7 @@ async function switchMesh(
     mesh.geometry.setAttribute('_center_of_rotation', new BufferAttribute(centers, 3));
   }
   let template: (TemplateGpuState & { range: Float32Array }) | undefined;
-  if (method === 'templates') template = createTemplateGpuState(templateRigOf(mesh)!, meshFromGeometry(mesh));
+  if (method === 'templates') template = createTemplateGpuState(templateRigOf(mesh)!, skin ?? meshFromGeometry(mesh));
   restore(mesh);
   const eight = influenceSets(mesh) > 1;
   if (method === 'lbs' && !eight) return;

@@ -68,14 +68,8 @@ export function skeletonFromThree(mesh: SkinnedMesh): Skeleton {
   });
 }
 
-/**
- * The template rig stored for `mesh` by `corskin templates build` (the cage node under `root`
- * skinned by the same bones, and the geometry's `_cage_indices_n`/`_cage_weights_n` binding), or
- * undefined when `root` holds none.
- * @param skin corskin's view of the mesh ({@link meshFromGeometry})
- * @throws CorskinError naming the mesh for an incomplete or inconsistent stored rig
- */
-export function storedTemplateRig(root: Object3D, mesh: SkinnedMesh, skin: CorskinMesh): TemplateRig | undefined {
+/** The cage node under `root` written for `mesh`'s skin (a corskin cage skinned by the same bones), if any. */
+export function cageObjectOf(root: Object3D, mesh: SkinnedMesh): SkinnedMesh | undefined {
   const bones = mesh.skeleton.bones;
   let cage: SkinnedMesh | undefined;
   root.traverse((o) => {
@@ -89,6 +83,19 @@ export function storedTemplateRig(root: Object3D, mesh: SkinnedMesh, skin: Corsk
     )
       cage = c;
   });
+  return cage;
+}
+
+/**
+ * The template rig stored for `mesh` by `corskin templates build` (the cage node under `root`
+ * skinned by the same bones, and the geometry's `_cage_indices_n`/`_cage_weights_n` binding), or
+ * undefined when `root` holds none.
+ * @param skin corskin's view of the mesh ({@link meshFromGeometry})
+ * @throws CorskinError naming the mesh for an incomplete or inconsistent stored rig
+ */
+export function storedTemplateRig(root: Object3D, mesh: SkinnedMesh, skin: CorskinMesh): TemplateRig | undefined {
+  const bones = mesh.skeleton.bones;
+  const cage = cageObjectOf(root, mesh);
   const info = cage?.userData[CAGE_KEY] as {
     templates?: StoredTemplates;
     influences?: number;
