@@ -200,11 +200,16 @@ describe.each([
     const stored = join(ROOT, '.tmp/CesiumMan-templates.glb');
     const run = await runCli('templates', 'build', join(SHARED, 'gltf/CesiumMan.glb'), '-o', stored, '--force');
     expect(run.code, run.stderr).toBe(0);
+    // rpm-avatar as stored: its 9 meshes restore one cage.
+    const rpm = join(ROOT, '.tmp/rpm-avatar-templates.glb');
+    const rpmRun = await runCli('templates', 'build', join(SHARED, 'characters/rpm-avatar.glb'), '-o', rpm, '--force');
+    expect(rpmRun.code, rpmRun.stderr).toBe(0);
     files = {
       arm: await bentArm(),
       stored: '/.tmp/CesiumMan-templates.glb',
       fox: '/shared/data/characters/Fox.glb',
       rpm: '/shared/data/characters/rpm-avatar.glb',
+      rpmStored: '/.tmp/rpm-avatar-templates.glb',
     };
   }, 120_000);
   afterAll(async () => t?.close());
@@ -227,6 +232,7 @@ describe.each([
     ['fox', 0.7, ''],
     ['fox', 2.1, 'b_LeftUpperArm=upward-bulge,b_LeftForeArm=bulge-joint'],
     ['rpm', 3.0, ''],
+    ['rpmStored', 3.0, 'LeftUpLeg=muscle-bulge'],
   ] as [string, number, string][])(
     '%s at %s s (switches "%s") within 1e-4 of the bounding-box diagonal',
     async (file, time, switches) => {
@@ -236,7 +242,7 @@ describe.each([
       expect(r.moved).toBeGreaterThan(1e-3); // a real pose
       expect(r.vsLbs).toBeGreaterThan(1e-4); // templates, not LBS
       expect(r.error).toBeLessThan(1e-4);
-      // One cage per skin: rpm-avatar's 9 meshes (one skin) share the one built in the page.
+      // One cage per skin: rpm-avatar's 9 meshes (one skin) share the one built in the page or stored.
       expect(r.cages).toBe(1);
     },
     120_000,

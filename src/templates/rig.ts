@@ -214,11 +214,20 @@ export function skeletonChain(skeleton: Skeleton): number[] {
  * The skeleton cut into limbs (chains of at least two joints, root to leaf; see the module
  * comment). A joint at the position of the child that goes on is left out, as is a root with no
  * children: no limb covers them. A limb that turns back by more than about 100° at its second
- * joint starts there instead of at the joint it branches from.
+ * joint starts there instead of at the joint it branches from. Nodes after the skin's joints
+ * (`skinJoints`: an animated armature node) are in no limb, so a rig stored by one tool restores
+ * in another that knows the skin's joints only (three.js's bones).
  * @param P bind joint positions, 3·J
  */
 export function skeletonLimbs(skeleton: Skeleton, P: ArrayLike<number> = bindJointPositions(skeleton)): number[][] {
-  const { parents } = skeleton;
+  // Joints after the skin's own (an animated armature node corskin's skeleton adds) are left out:
+  // no skin weight rides on them and engines do not see them as bones; their children start limbs.
+  const own = (j: number) => j < skeleton.skinJoints;
+  const parents = skeleton.parents.map((_, j) => {
+    let p = skeleton.parents[j];
+    while (p >= 0 && !own(p)) p = skeleton.parents[p];
+    return own(j) ? p : -2; // −2: not a joint of the limbs
+  });
   const J = parents.length;
   const children: number[][] = Array.from({ length: J }, () => []);
   parents.forEach((p, j) => p >= 0 && children[p].push(j));
@@ -252,7 +261,7 @@ export function skeletonLimbs(skeleton: Skeleton, P: ArrayLike<number> = bindJoi
     }
     if (chain.length >= 2) limbs.push(chain);
   };
-  parents.forEach((p, j) => p < 0 && follow([j]));
+  parents.forEach((p, j) => p === -1 && follow([j]));
   return limbs;
 }
 
