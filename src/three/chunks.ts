@@ -13,7 +13,9 @@
  *
  * Templates (`templates.ts`): the cage displacements and the per-vertex binding runs come from
  * `corskinCage` and `corskinBinding` (a run of cage entries, then one of joint entries, each
- * branch-free); normals turn by the QLERP of the vertex's joint rotations.
+ * branch-free); the cage run is read once, in `skinbase_vertex`, for the displacement and for the
+ * normals' rotation (the QLERP of the cage rotations of the vertex's four largest entries); the
+ * joints' QLERP only runs for a vertex without cage entries or when the stretch is blended.
  *
  * Antipodality: quaternion signs are fixed against the influence with the largest weight (ties
  * to the smaller joint index), the rule of every corskin kernel; zero weights contribute
@@ -100,6 +102,29 @@ ${
     : `  for ( int k = 0; k < 4; k++ ) { csJ[k] = skinIndex[k]; csW[k] = skinWeight[k]; }`
 }`;
 
+/**
+ * The joints' QLERP: influences, the pivot (largest weight), signed weights csS, quaternions csQs,
+ * their normalised blend csQ (length csLen) and the blended stretch csK.
+ */
+const jointBlend = (o: ChunkOptions) => /* glsl */ `${gather(o)}
+  int csP = 0;
+  for ( int k = 1; k < ${N(o)}; k++ ) {
+    if ( csW[k] > csW[csP] || ( csW[k] == csW[csP] && csJ[k] < csJ[csP] ) ) csP = k;
+  }
+  vec4 csPivot = corskinFetch( csJ[csP], 3 );
+  vec4 csQs[${N(o)}];
+  float csS[${N(o)}];
+  csQ = vec4( 0.0 );
+  for ( int k = 0; k < ${N(o)}; k++ ) {
+    csQs[k] = corskinFetch( csJ[k], 3 );
+    csS[k] = dot( csQs[k], csPivot ) < 0.0 ? -csW[k] : csW[k];
+    csQ += csS[k] * csQs[k];
+    if ( corskinStretch > 0.5 && csW[k] != 0.0 ) csK += csW[k] * ( transpose( corskinQuatMatrix( csQs[k] ) ) * corskinLinear( csJ[k] ) );
+  }
+  float csLen = length( csQ );
+  csQ /= csLen;
+  if ( corskinStretch < 0.5 ) csK = mat3( 1.0 );`;
+
 const base = (o: ChunkOptions) => {
   if (o.method === 'lbs')
     return /* glsl */ `
@@ -114,46 +139,44 @@ ${gather(o)}
   }
 #endif
 `;
+  if (o.method === 'templates')
+    // The cage run once, for positions and normals; the joints' QLERP only where it is needed
+    // (no cage entries, or stretch to blend), so most vertices fetch no joint data here.
+    return /* glsl */ `
+#ifdef USE_SKINNING
+  int csFirst = int( corskinTemplateRange.x );
+  int csCage = int( corskinTemplateRange.y );
+  vec3 csMove = vec3( 0.0 ); // Σ_k w_k (c′_k − c_k)
+  vec4 csQ = vec4( 0.0 ); // blend of the rotations of the four largest cage entries (the first two texels)
+  vec4 csR0 = vec4( 0.0 );
+  for ( int t = 0; t < csCage; t++ ) {
+    vec4 e = texelFetch( corskinBinding, corskinTexel( csFirst + t ), 0 );
+    csMove += e.y * corskinCageMove( e.x ) + e.w * corskinCageMove( e.z );
+    if ( t < 2 ) {
+      vec4 r = corskinCageRotation( e.x );
+      if ( t == 0 ) csR0 = r;
+      csQ += ( dot( r, csR0 ) < 0.0 ? -e.y : e.y ) * r;
+      r = corskinCageRotation( e.z );
+      csQ += ( dot( r, csR0 ) < 0.0 ? -e.w : e.w ) * r;
+    }
+  }
+  float csCageLen = length( csQ );
+  mat3 csK = mat3( 0.0 );
+  if ( csCageLen == 0.0 || corskinStretch > 0.5 ) {
+    vec4 csCageQ = csQ;
+${jointBlend(o).replace(/^/gm, '  ')}
+    if ( csCageLen > 0.0 ) csQ = csCageQ;
+  } else {
+    csK = mat3( 1.0 );
+  }
+  if ( csCageLen > 0.0 ) csQ /= csCageLen;
+#endif
+`;
   return /* glsl */ `
 #ifdef USE_SKINNING
-${gather(o)}
-  int csP = 0;
-  for ( int k = 1; k < ${N(o)}; k++ ) {
-    if ( csW[k] > csW[csP] || ( csW[k] == csW[csP] && csJ[k] < csJ[csP] ) ) csP = k;
-  }
-  vec4 csPivot = corskinFetch( csJ[csP], 3 );
-  vec4 csQs[${N(o)}];
-  float csS[${N(o)}];
-  vec4 csQ = vec4( 0.0 );
+  vec4 csQ;
   mat3 csK = mat3( 0.0 );
-  for ( int k = 0; k < ${N(o)}; k++ ) {
-    csQs[k] = corskinFetch( csJ[k], 3 );
-    csS[k] = dot( csQs[k], csPivot ) < 0.0 ? -csW[k] : csW[k];
-    csQ += csS[k] * csQs[k];
-    if ( corskinStretch > 0.5 && csW[k] != 0.0 ) csK += csW[k] * ( transpose( corskinQuatMatrix( csQs[k] ) ) * corskinLinear( csJ[k] ) );
-  }
-  float csLen = length( csQ );
-  csQ /= csLen;
-  if ( corskinStretch < 0.5 ) csK = mat3( 1.0 );
-${
-  o.method === 'templates'
-    ? `  // Normals: the blend of the rotations of the vertex's (up to) four largest cage entries.
-  if ( corskinTemplateRange.y > 0.0 ) {
-    int csFirst0 = int( corskinTemplateRange.x );
-    vec4 csE0 = texelFetch( corskinBinding, corskinTexel( csFirst0 ), 0 );
-    vec4 csE1 = corskinTemplateRange.y > 1.0 ? texelFetch( corskinBinding, corskinTexel( csFirst0 + 1 ), 0 ) : vec4( 0.0 );
-    vec4 csR0 = corskinCageRotation( csE0.x );
-    vec4 csR = csE0.y * csR0;
-    vec4 csR1 = corskinCageRotation( csE0.z );
-    csR += ( dot( csR1, csR0 ) < 0.0 ? -csE0.w : csE0.w ) * csR1;
-    csR1 = corskinCageRotation( csE1.x );
-    csR += ( dot( csR1, csR0 ) < 0.0 ? -csE1.y : csE1.y ) * csR1;
-    csR1 = corskinCageRotation( csE1.z );
-    csR += ( dot( csR1, csR0 ) < 0.0 ? -csE1.w : csE1.w ) * csR1;
-    if ( length( csR ) > 0.0 ) csQ = normalize( csR );
-  }`
-    : ''
-}
+${jointBlend(o)}
 ${
   o.method === 'cor'
     ? `  vec3 csC = _center_of_rotation;
@@ -187,13 +210,8 @@ const position = (o: ChunkOptions) => {
       ? `  transformed = csL * transformed + csT;`
       : o.method === 'templates'
         ? `  vec3 csX = transformed;
-  int csFirst = int( corskinTemplateRange.x );
-  int csCage = int( corskinTemplateRange.y );
+  transformed += csMove;
   int csEnd = csCage + int( corskinTemplateRange.z );
-  for ( int t = 0; t < csCage; t++ ) {
-    vec4 e = texelFetch( corskinBinding, corskinTexel( csFirst + t ), 0 );
-    transformed += e.y * corskinCageMove( e.x ) + e.w * corskinCageMove( e.z );
-  }
   for ( int t = csCage; t < csEnd; t++ ) {
     vec4 e = texelFetch( corskinBinding, corskinTexel( csFirst + t ), 0 );
     transformed += e.y * ( corskinTransform( e.x, csX ) - csX ) + e.w * ( corskinTransform( e.z, csX ) - csX );
