@@ -221,11 +221,14 @@ describe('cage deformer normals', () => {
     // each its own way: a minimal rotation alone would turn them wrongly about the normal.
     const normals = computeVertexNormals(positions, triangles);
     for (let i = 0; i < normals.length; i += 3) {
-      const lean = Math.tan((Math.PI / 3) * ((i / 3) % 5) / 4);
+      const lean = Math.tan(((Math.PI / 3) * ((i / 3) % 5)) / 4);
       const side = [normals[i + 1], -normals[i], 0.3 * normals[i + 2]];
       const v = [0, 1, 2].map((k) => normals[i + k] + lean * side[k]);
       const l = Math.hypot(...v);
-      normals.set(v.map((x) => x / l), i);
+      normals.set(
+        v.map((x) => x / l),
+        i,
+      );
     }
     const cage = boxCage();
     const binding = bindToCage(positions, cage);

@@ -132,7 +132,10 @@ export function createCageDeformer(skin: CageSkin, binding: CageBinding, restCag
           const sin = (uy * vz - uz * vy) * bx + (uz * vx - ux * vz) * by + (ux * vy - uy * vx) * bz;
           const co = ux * vx + uy * vy + uz * vz;
           const r = Math.hypot(sin, co);
-          if (r > 0) (tsin = sin / r), (tcos = co / r);
+          if (r > 0) {
+            tsin = sin / r;
+            tcos = co / r;
+          }
         }
         if (normals) {
           turn(kx, ky, kz, cos, f, skin.normals!, 3 * i, normals);

@@ -117,6 +117,32 @@ export function compareWithCpu(THREE, mesh, method, out, n) {
   };
 }
 
+/**
+ * Per vertex the angle (rad) between the GPU's skinned normal (RGB of `out`, unnormalised) and
+ * corskin's CPU deformer's for `method` on the mesh's current pose (no morph targets); a
+ * non-finite GPU normal counts as π.
+ */
+export function normalAngles(mesh, method, out, n) {
+  const templates = method === 'templates';
+  const data = templates ? meshFromGeometry(mesh) : limitInfluences(meshFromGeometry(mesh), 8).mesh;
+  const cor = mesh.geometry.getAttribute('_center_of_rotation');
+  if (cor) data.centersOfRotation = Float32Array.from(cor.array);
+  mesh.skeleton.update();
+  const S = bindSpaceSkinningMatrices(mesh);
+  const cpu = { positions: new Float32Array(3 * n), normals: new Float32Array(3 * n) };
+  (templates ? createTemplateDeformer(templateRigOf(mesh)) : deformers[method])(data, S, cpu);
+  const angles = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const g = out.subarray(4 * i, 4 * i + 3);
+    const c = cpu.normals.subarray(3 * i, 3 * i + 3);
+    const lg = Math.hypot(g[0], g[1], g[2]);
+    const lc = Math.hypot(c[0], c[1], c[2]);
+    const cos = (g[0] * c[0] + g[1] * c[1] + g[2] * c[2]) / (lg * lc);
+    angles[i] = Number.isFinite(cos) ? Math.acos(Math.max(-1, Math.min(1, cos))) : Math.PI;
+  }
+  return Array.from(angles);
+}
+
 /** Every skinned mesh of a glTF (traversal order) but corskin's cage nodes. */
 export function skinnedMeshes(gltf) {
   const list = [];

@@ -3,12 +3,14 @@
 // CPU deformer.
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
-import { useSkinningMethod } from 'corskin/three';
+import { useSkinningMethod, meshFromGeometry, bindSpaceSkinningMatrices } from 'corskin/three';
+import { deformers } from 'corskin';
 import {
   W,
   captureGeometry,
   captureMesh,
   compareWithCpu,
+  normalAngles,
   loadSkinned,
   renderPosed,
   setMorphs,
@@ -21,8 +23,12 @@ const renderer = new THREE.WebGLRenderer();
 renderer.setSize(64, 64);
 document.body.appendChild(renderer.domElement);
 
-/** Renders the capture of `mesh` through its (patched) material; returns the float pixels. */
-function capture(mesh) {
+/**
+ * Renders the capture of `mesh` through its (patched) material: the skinned position
+ * (`transformed`) or, with `what` = 'normal', the skinned normal (`objectNormal`); returns the
+ * float pixels.
+ */
+function capture(mesh, what = 'position') {
   const { geometry, n, H } = captureGeometry(THREE, mesh);
   const base = Array.isArray(mesh.material) ? mesh.material[0] : mesh.material;
   const mat = new THREE.MeshBasicMaterial({ side: THREE.DoubleSide });
@@ -33,7 +39,7 @@ function capture(mesh) {
       .replace(
         '#include <project_vertex>',
         `
-        vCapture = transformed;
+        vCapture = ${what === 'normal' ? 'objectNormal' : 'transformed'};
         vec2 px = vec2( mod( vid, ${W}.0 ), floor( vid / ${W}.0 ) ) + 0.5;
         px += corner == 0.0 ? vec2( -0.4, -0.4 ) : corner == 1.0 ? vec2( 0.4, -0.4 ) : vec2( 0.0, 0.4 );
         gl_Position = vec4( px / vec2( ${W}.0, ${H}.0 ) * 2.0 - 1.0, 0.0, 1.0 );`,
@@ -44,7 +50,7 @@ function capture(mesh) {
   };
   // H is compiled into the shader: part of the program's key.
   mat.customProgramCacheKey = () =>
-    `capture-${H}-` + (base.customProgramCacheKey ? base.customProgramCacheKey() : 'lbs');
+    `capture-${what}-${H}-` + (base.customProgramCacheKey ? base.customProgramCacheKey() : 'lbs');
   const scene = new THREE.Scene();
   scene.add(captureMesh(THREE, mesh, geometry, mat));
   const rt = new THREE.WebGLRenderTarget(W, H, { type: THREE.FloatType, format: THREE.RGBAFormat });
@@ -80,6 +86,26 @@ window.parity = async (url, method, time, morphs = {}, switches = []) => {
   return { ...result, cages: cageCount(meshes) };
 };
 
+/**
+ * Angles (rad) between the normals the GPU skinning produces and corskin's CPU deformer's for
+ * `method` on the glTF at `url`, animation 0 at `time` (no morphs): median, p99 and max over
+ * every vertex of every skinned mesh with normals.
+ */
+window.normalParity = async (url, method, time) => {
+  const { gltf, meshes } = await loadSkinned(GLTFLoader, url);
+  await useSkinningMethod(gltf.scene, method);
+  renderPosed(THREE, renderer, gltf, time);
+  const angles = meshes
+    .filter((mesh) => mesh.geometry.getAttribute('normal'))
+    .flatMap((mesh) => {
+      const { out, n } = capture(mesh, 'normal');
+      return normalAngles(mesh, method, out, n);
+    })
+    .sort((a, b) => a - b);
+  const at = (q) => angles[Math.min(angles.length - 1, Math.floor(q * angles.length))];
+  return { vertices: angles.length, median: at(0.5), p99: at(0.99), max: angles[angles.length - 1] };
+};
+
 /** Switching to DQS and back to LBS restores the very same materials. */
 window.restoreCheck = async (url) => {
   const { gltf, meshes } = await loadSkinned(GLTFLoader, url);
@@ -91,3 +117,23 @@ window.restoreCheck = async (url) => {
   return { patched, restored: mesh.material === original && mesh.customDepthMaterial === undefined };
 };
 window.ready = true;
+window.normalCompare = async (url, time) => {
+  const { gltf, meshes } = await loadSkinned(GLTFLoader, url);
+  await useSkinningMethod(gltf.scene, 'templates');
+  renderPosed(THREE, renderer, gltf, time);
+  const all = { gpuTpl: [], dqsVsTpl: [], lbsVsTpl: [] };
+  for (const mesh of meshes.filter((m) => m.geometry.getAttribute('normal'))) {
+    const { out, n } = capture(mesh, 'normal');
+    all.gpuTpl.push(...normalAngles(mesh, 'templates', out, n));
+    for (const [k, m] of [['dqsVsTpl', 'dqs'], ['lbsVsTpl', 'lbs']]) {
+      const data = meshFromGeometry(mesh);
+      const cpu = { positions: new Float32Array(3 * n), normals: new Float32Array(3 * n) };
+      deformers[m](data, bindSpaceSkinningMatrices(mesh), cpu);
+      const o4 = new Float32Array(4 * n);
+      for (let i = 0; i < n; i++) o4.set(cpu.normals.subarray(3 * i, 3 * i + 3), 4 * i);
+      all[k].push(...normalAngles(mesh, 'templates', o4, n));
+    }
+  }
+  const stats = (a) => { a.sort((x, y) => x - y); const at = (q) => (a[Math.floor(q * (a.length - 1))] * 180 / Math.PI).toFixed(2); return `med ${at(0.5)} p90 ${at(0.9)} p99 ${at(0.99)} max ${at(1)}`; };
+  return Object.fromEntries(Object.entries(all).map(([k, a]) => [k, stats(a)]));
+};
