@@ -20,7 +20,13 @@ import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { selfIntersections } from '../src/metrics/surface.js';
 import { weldByPosition } from '../src/metrics/weld.js';
-import { buildTemplateRig, createTemplateDeformer, poseTemplates, setBoneTemplate } from '../src/templates/rig.js';
+import {
+  buildTemplateRig,
+  createTemplateDeformer,
+  limbBlend,
+  poseTemplates,
+  setBoneTemplate,
+} from '../src/templates/rig.js';
 import { DEFAULT_TEMPLATE_LIBRARY, parseTemplateLibrary } from '../src/templates/library.js';
 import { ARM_GLB } from './helpers/data.js';
 import { thickerAcrossChain } from './helpers/templates.js';
@@ -300,3 +306,37 @@ async function elbowBend(degrees: number) {
     },
   };
 }
+
+describe('limb shares at a branching joint', () => {
+  // A trunk root(0) → spine(1) → chest(2) → neck(3) and an arm chest(2) → shoulder(4) → elbow(5):
+  // the chest joint is inside the trunk and only starts the arm.
+  const P = Float64Array.of(0, 0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 1, 2, 0, 2, 2, 0);
+  const chains = [
+    [0, 1, 2, 3],
+    [2, 4, 5],
+  ];
+  // Vertices near the chest and shoulder (each within its limbs' reach): chest weight with some
+  // shoulder, all chest, chest with spine, and half chest half shoulder.
+  const weights = [
+    [0.7, 0.3],
+    [1, 0],
+    [0.6, 0],
+    [0.5, 0.5],
+  ];
+  const mesh = {
+    positions: Float32Array.of(0.4, 2.1, 0, 0.1, 2, 0.1, 0, 1.8, 0.2, 0.6, 2, 0),
+    triangles: new Uint32Array(0),
+    influences: 3,
+    joints: Uint32Array.of(2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1),
+    weights: Float32Array.from(weights.flatMap(([chest, shoulder]) => [chest, shoulder, 1 - chest - shoulder])),
+  };
+  it("gives the chest's weight to the trunk passing through it and the shoulder's to the arm starting there", () => {
+    const { share, linear } = limbBlend(mesh, P, chains);
+    weights.forEach(([chest, shoulder], i) => {
+      const spine = 1 - chest - shoulder;
+      expect(share[2 * i]).toBeCloseTo(chest + spine, 6); // trunk: chest and spine weight
+      expect(share[2 * i + 1]).toBeCloseTo(shoulder, 6); // arm: its own joints' weight only
+    });
+    expect(Math.max(...linear)).toBe(0);
+  });
+});

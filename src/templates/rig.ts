@@ -8,8 +8,8 @@
  * bone runs from the branching joint to it (a hip, a shoulder, a tail root). Each limb gets its
  * own closed cage, fitted to the skin its joints move, and each skin vertex is bound (PMVC) to the
  * cages of its limbs only, blended by how much of its skinning weight each limb carries (a weight
- * on a branching joint shared by the vertex's limbs in proportion to their other weights), so
- * cages that overlap near a junction never pull on the other limb's skin. Weight on joints no limb
+ * on a branching joint goes to the limbs passing through it, {@link limbBlend}), so cages that
+ * overlap near a junction never pull on the other limb's skin. Weight on joints no limb
  * covers (a joint at the position of its child, a root with no children), and a limb's share of
  * skin far beyond the limb ({@link limbBlend}), is skinned linearly in the same blend, so those
  * parts follow their joints with no seam. Around each limb:
@@ -536,9 +536,12 @@ function combine(
 /**
  * How each skin vertex's skinning weight is split between the limbs' cages and linear skinning.
  *
- * A joint only one limb has gives its weight to that limb; a branching joint (several limbs) splits
- * its weight between them in proportion to the vertex's weight on their other joints (all to the
- * first of them when there is none); a joint no limb has is skinned linearly. The **reach** of a
+ * A joint only one limb has gives its weight to that limb; a branching joint (several limbs) gives
+ * its weight to the limbs that pass through it, not to those that only start there (a chest's
+ * weight goes to the spine, not to the shoulders, so the arm's cage never drives the chest), or
+ * to all of them where every one starts there (a root); several such limbs split it in proportion
+ * to the vertex's weight on their other joints (all to the first of them when there is none); a
+ * joint no limb has is skinned linearly. The **reach** of a
  * limb's segment (two consecutive joints) is the largest distance from it of the vertices closest
  * to it that the limb holds at least half of (its own skin); beyond the reach of every segment a
  * vertex's share fades (smoothstep) to linear skinning at 1.5× the reach, so a cage is never
@@ -559,6 +562,12 @@ export function limbBlend(
   const J = P.length / 3;
   const limbsOf: number[][] = Array.from({ length: J }, () => []);
   chains.forEach((chain, c) => chain.forEach((j) => limbsOf[j].push(c)));
+  // A branching joint's weight goes to the limbs it is inside of (the trunk through a chest), not
+  // to those that only start there (a shoulder): where it starts every limb (a root), to all.
+  const through = limbsOf.map((limbs, j) => {
+    const inside = limbs.filter((c) => chains[c][0] !== j);
+    return inside.length ? inside : limbs;
+  });
   const { joints, weights, influences: K, positions: X } = mesh;
   const n = weights.length / K;
   const own = new Float64Array(L);
@@ -567,7 +576,7 @@ export function limbBlend(
     own.fill(0);
     for (let k = K * i; k < K * i + K; k++) if (weights[k] > 0 && limbsOf[joints[k]]?.length === 1) own[limbsOf[joints[k]][0]] += weights[k];
     for (let k = K * i; k < K * i + K; k++) {
-      const limbs = limbsOf[joints[k]] ?? [];
+      const limbs = through[joints[k]] ?? [];
       if (!(weights[k] > 0) || !limbs.length) continue;
       const total = limbs.reduce((t, c) => t + own[c], 0);
       for (const c of limbs) visit(k, c, total > 0 ? (weights[k] * own[c]) / total : c === limbs[0] ? weights[k] : 0);
