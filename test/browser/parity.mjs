@@ -3,8 +3,7 @@
 // CPU deformer.
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
-import { useSkinningMethod, meshFromGeometry, bindSpaceSkinningMatrices } from 'corskin/three';
-import { deformers } from 'corskin';
+import { useSkinningMethod } from 'corskin/three';
 import {
   W,
   captureGeometry,
@@ -117,23 +116,3 @@ window.restoreCheck = async (url) => {
   return { patched, restored: mesh.material === original && mesh.customDepthMaterial === undefined };
 };
 window.ready = true;
-window.normalCompare = async (url, time) => {
-  const { gltf, meshes } = await loadSkinned(GLTFLoader, url);
-  await useSkinningMethod(gltf.scene, 'templates');
-  renderPosed(THREE, renderer, gltf, time);
-  const all = { gpuTpl: [], dqsVsTpl: [], lbsVsTpl: [] };
-  for (const mesh of meshes.filter((m) => m.geometry.getAttribute('normal'))) {
-    const { out, n } = capture(mesh, 'normal');
-    all.gpuTpl.push(...normalAngles(mesh, 'templates', out, n));
-    for (const [k, m] of [['dqsVsTpl', 'dqs'], ['lbsVsTpl', 'lbs']]) {
-      const data = meshFromGeometry(mesh);
-      const cpu = { positions: new Float32Array(3 * n), normals: new Float32Array(3 * n) };
-      deformers[m](data, bindSpaceSkinningMatrices(mesh), cpu);
-      const o4 = new Float32Array(4 * n);
-      for (let i = 0; i < n; i++) o4.set(cpu.normals.subarray(3 * i, 3 * i + 3), 4 * i);
-      all[k].push(...normalAngles(mesh, 'templates', o4, n));
-    }
-  }
-  const stats = (a) => { a.sort((x, y) => x - y); const at = (q) => (a[Math.floor(q * (a.length - 1))] * 180 / Math.PI).toFixed(2); return `med ${at(0.5)} p90 ${at(0.9)} p99 ${at(0.99)} max ${at(1)}`; };
-  return Object.fromEntries(Object.entries(all).map(([k, a]) => [k, stats(a)]));
-};
