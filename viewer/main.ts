@@ -33,7 +33,7 @@ import {
   meshFromGeometry,
   skeletonFromThree,
   setSkinningTemplate,
-  setTemplateRig,
+  setSkinTemplateRig,
   templateRigOf,
   useSkinningMethod,
   type GpuSkinningMethod,
@@ -44,7 +44,6 @@ import {
   bindOrientationMove,
   dragTemplateKeyPose,
   joinTemplateRigParts,
-  templateRigPart,
   poseTemplates,
   rebindTemplateRig,
   type TemplateRig,
@@ -687,12 +686,8 @@ async function dragCageVertex(x0: number, y0: number, x1: number, y1: number): P
     const parts = group.map(meshFromGeometry);
     const whole = mergeSkinnedMeshes(parts);
     const P = bindJoints(mesh);
-    const rebound = rebindTemplateRig(rig, whole, P); // (it reads the rig's limbs, cage and library only)
-    let first = 0;
-    group.forEach((m, k) => {
-      setTemplateRig(m, templateRigPart(rebound, parts[k], P, first));
-      first += parts[k].positions.length / 3;
-    });
+    // (rebinding reads the rig's limbs, cage and library only)
+    setSkinTemplateRig(group, parts, rebindTemplateRig(rig, whole, P), P);
   } catch (e) {
     moveTemplateCageVertex(
       rig,

@@ -367,6 +367,13 @@ function bindLimbs(
   });
 }
 
+/** The limb whose part of the cage holds cage vertex `vertex`. @throws RangeError for a vertex the cage lacks */
+function limbOfVertex(rig: TemplateRig, vertex: number): TemplateLimb {
+  const limb = rig.limbs.find((l) => vertex >= l.first && vertex < l.first + l.roles.length);
+  if (!limb) throw new RangeError(`the template cage has no vertex ${vertex}`);
+  return limb;
+}
+
 /**
  * Moves cage vertex `vertex` of the rig's rest cage by `delta` (bind space, 3 numbers): the cage
  * and the vertex's rest position in its template's frame (the paper's manual correction of the
@@ -374,8 +381,7 @@ function bindLimbs(
  * @throws RangeError for a vertex the cage lacks
  */
 export function moveTemplateCageVertex(rig: TemplateRig, vertex: number, delta: ArrayLike<number>): void {
-  const limb = rig.limbs.find((l) => vertex >= l.first && vertex < l.first + l.roles.length);
-  if (!limb) throw new RangeError(`the template cage has no vertex ${vertex}`);
+  const limb = limbOfVertex(rig, vertex);
   const role = limb.roles[vertex - limb.first];
   role.local = role.local.map((x, k) => x + delta[k]);
   for (let k = 0; k < 3; k++) rig.cage.positions[3 * vertex + k] += delta[k];
@@ -1030,8 +1036,7 @@ export function dragTemplateKeyPose(
   id: string,
   options: { symmetric?: boolean } = {},
 ): TemplateDefinition {
-  const limb = rig.limbs.find((l) => vertex >= l.first && vertex < l.first + l.roles.length);
-  if (!limb) throw new RangeError(`the template cage has no vertex ${vertex}`);
+  const limb = limbOfVertex(rig, vertex);
   if (limb.roles[vertex - limb.first].kind === 'cap') throw new CorskinError(`cage vertex ${vertex} belongs to an end cap, which has no template to edit`);
   const R = boneRotations(skinning);
   const scratch = new Float64Array(rig.cage.positions.length);
@@ -1107,8 +1112,7 @@ export function dragTemplateKeyPose(
  * @throws RangeError for a vertex the cage lacks
  */
 export function bindOrientationMove(rig: TemplateRig, skinning: Float64Array, vertex: number, delta: ArrayLike<number>): number[] {
-  const limb = rig.limbs.find((l) => vertex >= l.first && vertex < l.first + l.roles.length);
-  if (!limb) throw new RangeError(`the template cage has no vertex ${vertex}`);
+  const limb = limbOfVertex(rig, vertex);
   const role = limb.roles[vertex - limb.first];
   const o = 16 * limb.chain[role.kind === 'joint' ? role.index - 1 : role.index];
   const Li = invert3(Array.from({ length: 9 }, (_, k) => skinning[o + 4 * (k % 3) + Math.floor(k / 3)])); // row-major linear part

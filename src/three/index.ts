@@ -41,17 +41,18 @@ import { computeCentersOfRotationOnWorker } from '../cor/web-worker.js';
 import { jointQuaternions } from '../deformers/joint-rotations.js';
 import { splitScale } from '../deformers/two-phase.js';
 import { buildTemplateRigOnWorker } from '../templates/web-worker.js';
-import { skinOutsideMessage, templateRigPart, templateSkinOutside, type TemplateRig } from '../templates/rig.js';
+import { skinOutsideMessage, templateSkinOutside, type TemplateRig } from '../templates/rig.js';
 import { patchVertexShader, TEXELS_PER_JOINT, type ChunkOptions } from './chunks.js';
 import {
   createTemplateGpuState,
   dataTexture,
   isCageObject,
+  setSkinTemplateRig,
   setTemplateRig,
   skeletonFromThree,
   STATE_KEY,
-  storedTemplateRig,
   cageObjectOf,
+  templateRigFromCage,
   templateRigOf,
   updateTemplateCage,
   type TemplateGpuState,
@@ -60,6 +61,7 @@ import {
 export {
   isCageObject,
   setSkinningTemplate,
+  setSkinTemplateRig,
   setTemplateRig,
   skeletonFromThree,
   storedTemplateRig,
@@ -104,7 +106,7 @@ export interface SkinningOptions {
    * How to get a skin's template rig when the file stores none (`'templates'`): `skin` is the
    * skin's meshes merged ({@link mergeSkinnedMeshes}: meshes with the same bones and bind-space
    * inverse bind matrices, as three.js loads a glTF skin of several primitives; `mesh` the first),
-   * `skeleton` in that bind space; each mesh then gets its part ({@link templateRigPart}). Default:
+   * `skeleton` in that bind space; each mesh then gets its part ({@link setSkinTemplateRig}). Default:
    * built on a Web Worker (see {@link buildTemplateRigOnWorker}) with the default library,
    * progress reported through `onProgress` for `mesh`.
    */
@@ -133,7 +135,6 @@ interface MeshState {
   template?: TemplateGpuState;
 }
 
-const STATE = STATE_KEY;
 /** The geometry attributes of 8 influences (the largest, renormalised). */
 const EIGHT = ['corskinIndex0', 'corskinWeight0', 'corskinIndex1', 'corskinWeight1'];
 
@@ -178,9 +179,9 @@ async function prepareTemplateRigs(
     if (templateRigOf(mesh)) continue;
     const skin = meshFromGeometry(mesh);
     skins.set(mesh, skin);
-    let stored = storedTemplateRig(root, mesh, skin);
-    if (stored) {
-      const cage = cageObjectOf(root, mesh)!;
+    const cage = cageObjectOf(root, mesh);
+    let stored = cage && templateRigFromCage(cage, mesh, skin);
+    if (cage && stored) {
       const same = restored.get(cage);
       if (same) stored = { ...stored, cage: same.cage, limbs: same.limbs, library: same.library };
       else restored.set(cage, stored);
@@ -206,14 +207,14 @@ async function prepareTemplateRigs(
   await Promise.all(
     groups.map(async (group) => {
       const [{ mesh, skeleton }] = group;
-      const rig = await build(mesh, group.length > 1 ? mergeSkinnedMeshes(group.map((p) => p.skin)) : group[0].skin, skeleton); // prettier-ignore
-      if (group.length === 1) return setTemplateRig(mesh, rig);
-      const P = bindJointPositions(skeleton);
-      let first = 0;
-      for (const p of group) {
-        setTemplateRig(p.mesh, templateRigPart(rig, p.skin, P, first));
-        first += p.skin.positions.length / 3;
-      }
+      const skins = group.map((p) => p.skin);
+      const rig = await build(mesh, skins.length > 1 ? mergeSkinnedMeshes(skins) : skins[0], skeleton);
+      setSkinTemplateRig(
+        group.map((p) => p.mesh),
+        skins,
+        rig,
+        bindJointPositions(skeleton),
+      );
     }),
   );
   return skins;
@@ -231,7 +232,7 @@ function sameSkin(a: SkinnedMesh, sa: Skeleton, b: SkinnedMesh, sb: Skeleton): b
 
 /** The method a mesh currently renders with. */
 export function skinningMethodOf(mesh: SkinnedMesh): GpuSkinningMethod {
-  return (mesh.userData[STATE] as MeshState | undefined)?.method ?? 'lbs';
+  return (mesh.userData[STATE_KEY] as MeshState | undefined)?.method ?? 'lbs';
 }
 
 /** Number of influence sets of a geometry: skinIndex/skinWeight, then joints_1/weights_1, … */
@@ -358,11 +359,11 @@ async function switchMesh(
     update(renderer);
     state.onBeforeShadow.call(this, renderer, ...rest);
   };
-  mesh.userData[STATE] = state;
+  mesh.userData[STATE_KEY] = state;
 }
 
 function restore(mesh: SkinnedMesh): void {
-  const state = mesh.userData[STATE] as MeshState | undefined;
+  const state = mesh.userData[STATE_KEY] as MeshState | undefined;
   if (!state) return;
   const dispose = (m: Material | Material[] | undefined) =>
     Array.isArray(m) ? m.forEach((x) => x.dispose()) : m?.dispose();
@@ -378,7 +379,7 @@ function restore(mesh: SkinnedMesh): void {
   mesh.customDistanceMaterial = state.distance;
   mesh.onBeforeRender = state.onBeforeRender;
   mesh.onBeforeShadow = state.onBeforeShadow;
-  delete mesh.userData[STATE];
+  delete mesh.userData[STATE_KEY];
 }
 
 const M = new Matrix4();

@@ -36,7 +36,13 @@ import { CorskinError } from '../core/errors.js';
 import { quatClosestRotation } from '../core/math.js';
 import type { SkinnedMesh as CorskinMesh } from '../core/mesh.js';
 import { bindJointPositions, createSkeleton, type Skeleton } from '../core/skeleton.js';
-import { createTemplateMemo, poseTemplates, setBoneTemplate, type TemplateRig } from '../templates/rig.js';
+import {
+  createTemplateMemo,
+  poseTemplates,
+  setBoneTemplate,
+  templateRigPart,
+  type TemplateRig,
+} from '../templates/rig.js';
 import { restoreTemplateRig, type StoredTemplates } from '../templates/stored.js';
 
 /** The extras key (GLTFLoader: `userData`) of a cage node written by `corskin templates build`. */
@@ -94,15 +100,23 @@ export function cageObjectOf(root: Object3D, mesh: SkinnedMesh): SkinnedMesh | u
  * @throws CorskinError naming the mesh for an incomplete or inconsistent stored rig
  */
 export function storedTemplateRig(root: Object3D, mesh: SkinnedMesh, skin: CorskinMesh): TemplateRig | undefined {
-  const bones = mesh.skeleton.bones;
   const cage = cageObjectOf(root, mesh);
-  const info = cage?.userData[CAGE_KEY] as {
+  return cage && templateRigFromCage(cage, mesh, skin);
+}
+
+/**
+ * {@link storedTemplateRig} from the cage node found for the mesh ({@link cageObjectOf}).
+ * @throws CorskinError naming the mesh for an incomplete or inconsistent stored rig
+ */
+export function templateRigFromCage(cage: SkinnedMesh, mesh: SkinnedMesh, skin: CorskinMesh): TemplateRig | undefined {
+  const bones = mesh.skeleton.bones;
+  const info = cage.userData[CAGE_KEY] as {
     templates?: StoredTemplates;
     influences?: number;
     coordinates?: string;
     resolution?: number;
   };
-  if (!cage || !info.templates) return undefined;
+  if (!info.templates) return undefined;
   const where = mesh.name || 'SkinnedMesh';
   const k = Number(info.influences);
   const g = mesh.geometry;
@@ -293,6 +307,26 @@ export function templateRigOf(mesh: SkinnedMesh): TemplateRig | undefined {
  */
 export function setTemplateRig(mesh: SkinnedMesh, rig: TemplateRig): void {
   mesh.userData[RIG_KEY] = rig;
+}
+
+/**
+ * Gives each mesh of a skin split into meshes its part of the skin's rig ({@link templateRigPart}):
+ * `meshes` in the order their vertices were merged, `skins` corskin's view of each, the rig as is
+ * for a skin of one mesh.
+ * @param jointPositions bind joint positions, 3·J
+ */
+export function setSkinTemplateRig(
+  meshes: readonly SkinnedMesh[],
+  skins: readonly CorskinMesh[],
+  rig: TemplateRig,
+  jointPositions: ArrayLike<number>,
+): void {
+  if (meshes.length === 1) return setTemplateRig(meshes[0], rig);
+  let first = 0;
+  meshes.forEach((m, k) => {
+    setTemplateRig(m, templateRigPart(rig, skins[k], jointPositions, first));
+    first += skins[k].positions.length / 3;
+  });
 }
 
 /**
