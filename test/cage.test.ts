@@ -16,8 +16,8 @@ import { boxCage, sphereCage, tubeCage, voxelCage } from './helpers/cages.js';
 import { mvcTrigonometric } from './helpers/mvc-trig.js';
 
 const U = () => voxelCage([[0, 0, 0], [1, 0, 0], [2, 0, 0], [0, 1, 0], [2, 1, 0]]); // prettier-ignore
-/** A bent 24-sided tube: 480 triangles, non-convex. */
-const bentTube = () => tubeCage([[0, 0, 0], [1, 0, 0], [2, 0.2, 0], [2.8, 0.9, 0.1], [3.2, 1.8, 0.3], [3.3, 2.8, 0.2], [3.1, 3.7, 0], [2.6, 4.4, -0.2], [2, 4.8, -0.3], [1.3, 5, -0.3]], 0.6, 24); // prettier-ignore
+/** A bent tube (24 sides: 480 triangles), non-convex. */
+const bentTube = (sides = 24) => tubeCage([[0, 0, 0], [1, 0, 0], [2, 0.2, 0], [2.8, 0.9, 0.1], [3.2, 1.8, 0.3], [3.3, 2.8, 0.2], [3.1, 3.7, 0], [2.6, 4.4, -0.2], [2, 4.8, -0.3], [1.3, 5, -0.3]], 0.6, sides); // prettier-ignore
 
 function bounds(c: Cage): [number[], number[]] {
   const lo = [Infinity, Infinity, Infinity],
@@ -30,12 +30,7 @@ function bounds(c: Cage): [number[], number[]] {
 }
 
 function diagonal(c: Cage): number {
-  const lo = [Infinity, Infinity, Infinity],
-    hi = [-Infinity, -Infinity, -Infinity];
-  for (let i = 0; i < c.positions.length; i++) {
-    lo[i % 3] = Math.min(lo[i % 3], c.positions[i]);
-    hi[i % 3] = Math.max(hi[i % 3], c.positions[i]);
-  }
+  const [lo, hi] = bounds(c);
   return Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
 }
 
@@ -306,5 +301,38 @@ describe.each(['pmvc', 'mvc'] as const)('binding (%s) and the cage deformer', (m
       expect(s).toBeCloseTo(1, 5);
     }
     if (method === 'pmvc') expect(Math.min(...binding.weights)).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe.each(['pmvc', 'mvc'] as const)('truncation (%s)', (method) => {
+  it('truncated weights vary as continuously along the skin as the full coordinates (no jump where the k-th and (k+1)-th largest swap)', () => {
+    // An 8-sided tube like a template limb's cage (82 vertices, 24 kept), 600 points along its axis
+    // through the bend: the dense weight vectors' largest step against the untruncated
+    // coordinates' largest step (plain top-k jumps by the k-th weight: 8× it here).
+    const cage = bentTube(8);
+    const m = 600;
+    const line = new Float64Array(3 * m);
+    for (let i = 0, t = 0; i < m; t = ++i / (m - 1)) line.set([0.3 + 2.5 * t, 0.1 + 0.8 * t * t, 0.05 * t], 3 * i);
+    const b = bindToCage(line, cage, { method, influences: 24 });
+    const V = cage.positions.length / 3;
+    const prepared = prepareCage(cage);
+    const scratch = createPmvcScratch(createCubeMap(), cage);
+    let prevFull: Float64Array | undefined, prevKept: Float64Array | undefined;
+    let fullStep = 0, keptStep = 0; // prettier-ignore
+    for (let i = 0; i < m; i++) {
+      const full = new Float64Array(V);
+      if (method === 'pmvc') positiveMeanValueCoordinates(prepared, line, 3 * i, full, scratch);
+      else meanValueCoordinates(cage, line, 3 * i, full);
+      const kept = new Float64Array(V);
+      for (let k = 0; k < 24; k++) kept[b.indices[24 * i + k]] += b.weights[24 * i + k];
+      const l1 = (a: Float64Array, c: Float64Array) => a.reduce((t, x, j) => t + Math.abs(x - c[j]), 0);
+      if (prevFull) fullStep = Math.max(fullStep, l1(full, prevFull));
+      if (prevKept) keptStep = Math.max(keptStep, l1(kept, prevKept));
+      [prevFull, prevKept] = [full, kept];
+    }
+    console.log(
+      `${method}: largest step along the line, truncated ${keptStep.toFixed(4)}, full ${fullStep.toFixed(4)}`,
+    );
+    expect(keptStep).toBeLessThan(2 * fullStep);
   });
 });

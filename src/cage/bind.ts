@@ -5,8 +5,11 @@
  * Skinning Templates Using Cage-based Deformations", ACM TOG 27(5), SIGGRAPH Asia 2008), so the
  * bind pose is reproduced exactly whatever the truncation.
  *
- * Truncation: each vertex keeps its `influences` largest coordinates. When some were dropped the
- * kept ones are corrected by the smallest change, relative to each weight, that restores Σw = 1
+ * Truncation: each vertex keeps its `influences` largest coordinates, soft-thresholded: each kept
+ * coordinate is moved toward zero by the largest dropped one's magnitude, so a cage vertex enters
+ * or leaves the kept set at weight 0 and the weights stay continuous over the skin (plain top-k
+ * jumps where the k-th and (k+1)-th largest swap, and the deformed skin creases along those
+ * lines). When some were dropped the kept ones are corrected by the smallest change, relative to each weight, that restores Σw = 1
  * and linear precision Σ w_k c_k = x, so rigid and affine motions of the cage still move the skin
  * exactly with the cage. For PMVC the correction keeps the weights ≥ 0 (an active set: weights
  * that would go negative are dropped and the rest solved again) whenever the point lies in the
@@ -208,12 +211,14 @@ function truncate(
   count: number,
   positive: boolean,
 ): void {
-  // The kept set as is; then, while no (positive) correction exists, the smallest kept vertex
-  // swapped for each of the next largest dropped ones in turn.
+  // The kept set, soft-thresholded (see the module comment); then, while no (positive) correction
+  // exists, the smallest kept vertex swapped for each of the next largest dropped ones in turn.
+  const tau = Math.abs(coords[order[count]]);
+  const soft = (v: number) => Math.sign(v) * Math.max(0, Math.abs(v) - tau);
   let fallback: { kept: Int32Array; w: Float64Array } | undefined;
   for (let next = count; next <= Math.min(nonZero, 2 * count); next++) {
     if (next > count) kept[count - 1] = order[next - 1];
-    for (let s = 0; s < count; s++) w[s] = coords[kept[s]];
+    for (let s = 0; s < count; s++) w[s] = next === count ? soft(coords[kept[s]]) : coords[kept[s]];
     const result = correct(cage, x, xo, kept, w, count, positive);
     if (result === 'exact') return;
     if (result === 'negative') fallback ??= { kept: kept.slice(), w: w.slice() };
@@ -223,9 +228,14 @@ function truncate(
     w.set(fallback.w);
     return;
   }
+  // Renormalised; plain top-k where the soft-thresholded weights sum to zero (k + 1 equal ones).
   for (let s = 0; s < count; s++) kept[s] = order[s];
   let sum = 0;
-  for (let s = 0; s < count; s++) sum += (w[s] = coords[kept[s]]);
+  for (let s = 0; s < count; s++) sum += (w[s] = soft(coords[kept[s]]));
+  if (!(sum > 0)) {
+    sum = 0;
+    for (let s = 0; s < count; s++) sum += (w[s] = coords[kept[s]]);
+  }
   for (let s = 0; s < count; s++) w[s] /= sum;
 }
 
