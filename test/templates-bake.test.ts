@@ -17,11 +17,13 @@ import { skinningMatrices } from '../src/core/pose.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { buildTemplateRig, createTemplateDeformer } from '../src/templates/rig.js';
+import { deform } from '../src/deformers/index.js';
 import { runCli } from './helpers/cli.js';
 import { CESIUM_MAN, SHARED, scratch } from './helpers/data.js';
 import { validate } from './helpers/gltf.js';
 
 const RPM_AVATAR = join(SHARED, 'characters', 'rpm-avatar.glb');
+const CHICKEN = join(SHARED, 'characters', 'chicken.glb');
 const tmp = scratch();
 afterAll(() => tmp.cleanup());
 
@@ -203,6 +205,48 @@ describe('corskin templates build --bake', () => {
     expect(angle).toBeLessThan(1e-3);
     expect(lbs.position).toBeGreaterThan(1e-3);
     expect(lbs.angle).toBeGreaterThan(1e-2);
+  });
+
+  it("tangents (chicken.glb, 16 influences): TANGENT targets that an engine skinning the summed tangents linearly turns into the templates' tangents at the samples", async () => {
+    // The engine's computation (glTF: morph, then skin by the blended matrix, normalise) done with
+    // corskin's reader and LBS on the baked file, against the template deformer on the original.
+    const out = join(tmp.dir, 'chicken-baked.glb');
+    const rate = 5;
+    const r = await runCli('templates', 'build', CHICKEN, '--bake', '--bake-rate', String(rate), '-o', out);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect((await validate(out)).issues.numErrors).toBe(0);
+    const [model] = extractSkinnedModels(await readDocument(CHICKEN), CHICKEN);
+    const [baked] = extractSkinnedModels(await readDocument(out), out);
+    expect(model.mesh.tangents).toBeDefined();
+    const templates = createTemplateDeformer(buildTemplateRig(model.mesh, model.skeleton));
+    const n = model.mesh.positions.length / 3;
+    const angles = (a: Float32Array, b: Float32Array) =>
+      Array.from({ length: n }, (_, i) => {
+        const [p, q] = [a.subarray(4 * i, 4 * i + 3), b.subarray(4 * i, 4 * i + 3)];
+        const c = (p[0] * q[0] + p[1] * q[1] + p[2] * q[2]) / (Math.hypot(...p) * Math.hypot(...q));
+        return Math.acos(Math.min(1, c));
+      });
+    let [worst, withoutTargets] = [0, 0];
+    for (const [c, clip] of baked.animations.entries()) {
+      const F = Math.max(1, Math.ceil(clip.duration * rate));
+      for (const f of [1, Math.floor(F / 2)]) {
+        const t = (f / F) * clip.duration;
+        const S = skinningMatrices(baked.skeleton, samplePose(baked.skeleton, clip, t));
+        const ours = { positions: new Float32Array(3 * n), normals: new Float32Array(3 * n), tangents: new Float32Array(4 * n) }; // prettier-ignore
+        templates(
+          model.mesh,
+          skinningMatrices(model.skeleton, samplePose(model.skeleton, model.animations[c], t)),
+          ours,
+        );
+        const weights = sampleMorphWeights(baked.morphGroups, clip.morphChannels ?? [], t);
+        const engine = deform('lbs', applyMorphTargets(baked.mesh, baked.morphGroups, weights, false), S);
+        worst = Math.max(worst, ...angles(engine.tangents!, ours.tangents));
+        withoutTargets = Math.max(withoutTargets, ...angles(deform('lbs', baked.mesh, S).tangents!, ours.tangents));
+      }
+    }
+    console.log(`bake at ${rate}/s, chicken: tangents within ${worst.toExponential(1)} rad of the templates' at samples (LBS alone: ${withoutTargets.toFixed(2)} rad)`); // prettier-ignore
+    expect(worst).toBeLessThan(1e-3);
+    expect(withoutTargets).toBeGreaterThan(1e-2);
   });
 
   it('a file without animation: a clear message, exit code 1, no output file', async () => {

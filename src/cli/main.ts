@@ -150,7 +150,7 @@ function buildProgram(io: Io): Command {
       'write a standard glTF: per clip, the template deformation sampled as corrective morph targets on LBS (no cage)',
     )
     .option('--bake-rate <n>', 'samples per second of each clip for --bake (size grows with it)', positiveNumber, 30)
-    .option('--no-bake-normals', 'with --bake, leave the normals to LBS (half the size: positions only)')
+    .option('--no-bake-normals', 'with --bake, leave normals and tangents to LBS (positions only)')
     .requiredOption('-o, --output <file>', 'output .glb or .gltf')
     .option('--no-compress', "write without the input's Draco/meshopt compression")
     .option('--force', 'allow overwriting an input')

@@ -69,11 +69,14 @@ export function sampleMorphWeights(
  * normals and tangents displaced likewise and renormalised; everything else shared with `mesh`.
  * Returns `mesh` itself when every weight is 0.
  * @param weights one array per group, as {@link sampleMorphWeights} returns
+ * @param renormalise false: normals and tangents left as summed, not renormalised (what an engine
+ * skins: glTF 2.0, "Morph Targets")
  */
 export function applyMorphTargets(
   mesh: SkinnedMesh,
   groups: readonly MorphGroup[],
   weights: readonly Float64Array[],
+  renormalise = true,
 ): SkinnedMesh {
   if (!weights.some((w) => w.some((x) => x !== 0))) return mesh;
   const out: SkinnedMesh = {
@@ -104,7 +107,7 @@ export function applyMorphTargets(
       }
     });
   });
-  for (let i = 0; i < touched.length; i++) {
+  for (let i = 0; renormalise && i < touched.length; i++) {
     if (!touched[i]) continue;
     for (const [a, s] of [
       [out.normals, 3],

@@ -11,8 +11,9 @@
  * each clip gets a `weights` channel (LINEAR) that puts weight 1 on its sample at each sample
  * time, so consecutive corrections blend in between. The engine then computes (morph, then skin)
  * exactly the template result at the samples, and the linear blend of neighbouring samples'
- * corrections in between. Normals are corrected likewise (a NORMAL displacement per target that
- * the blended skinning matrix turns into the template's normal direction); tangents are not.
+ * corrections in between. Normals and tangents are corrected likewise (a NORMAL and, where the
+ * mesh has tangents, a TANGENT displacement per target that the blended skinning matrix turns
+ * into the template's direction).
  *
  * Files with morph targets of their own keep them: the baked targets come after them, and each
  * clip's weights channel carries the file's weights first — its own weights channel on that node
@@ -21,14 +22,14 @@
  * default weights.
  *
  * Size: one POSITION and one NORMAL displacement per sample, 24 bytes per vertex (CesiumMan: 3,273
- * vertices, a 2 s clip at 30 fps → 61 targets, 4.8 MB; 12 bytes and half that without normals);
- * halving the rate halves it and doubles the time between exact samples.
+ * vertices, a 2 s clip at 30 fps → 61 targets, 4.8 MB; 12 bytes and half that without normals,
+ * 36 with tangents); halving the rate halves it and doubles the time between exact samples.
  *
  * @module
  */
 import type { Document, Mesh } from '@gltf-transform/core';
 import { samplePose } from '../core/animation.js';
-import { applyMorphTargets, sampleMorphWeights, type MorphGroup } from '../core/morph.js';
+import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
 import { CorskinError } from '../core/errors.js';
 import { mat4Invert } from '../core/math.js';
 import { skinningMatrices } from '../core/pose.js';
@@ -39,7 +40,10 @@ import type { SkinnedModel } from './gltf.js';
 export interface TemplateBakeOptions {
   /** Samples per second of each clip; default 30. */
   rate?: number;
-  /** Correct the normals too (a NORMAL displacement per target, doubling the size); default true. */
+  /**
+   * Correct the normals, and tangents where the mesh has them, too (a NORMAL and a TANGENT
+   * displacement per target, each as large as the POSITION one); default true.
+   */
   normals?: boolean;
   /** File named in error messages. */
   file?: string;
@@ -49,7 +53,7 @@ export interface TemplateBakeOptions {
 export interface TemplateBakeResult {
   /** Morph targets added (samples over all clips). */
   targets: number;
-  /** Bytes of target data (positions and normals, float32). */
+  /** Bytes of target data (positions, normals and tangents, float32). */
   bytes: number;
 }
 
@@ -74,7 +78,12 @@ export function bakeTemplateClips(
   const n = mesh.positions.length / 3;
   const K = mesh.influences;
   const withNormals = !!mesh.normals && options.normals !== false;
-  const out = { positions: new Float32Array(3 * n), normals: withNormals ? new Float32Array(3 * n) : undefined };
+  const withTangents = withNormals && !!mesh.tangents;
+  const out = {
+    positions: new Float32Array(3 * n),
+    normals: withNormals ? new Float32Array(3 * n) : undefined,
+    tangents: withTangents ? new Float32Array(4 * n) : undefined,
+  };
   // Samples of every clip: its times and the corrections at each.
   const clips = model.animations.map((clip) => {
     const F = Math.max(1, Math.ceil(clip.duration * rate));
@@ -84,8 +93,13 @@ export function bakeTemplateClips(
       const weights = sampleMorphWeights(morphGroups, clip.morphChannels ?? [], t);
       const morphed = applyMorphTargets(mesh, morphGroups, weights);
       deform(morphed, S, out);
-      const normals = withNormals ? morphedNormals(mesh.normals!, morphGroups, weights) : undefined;
-      return correction(morphed.positions, normals, mesh.joints, mesh.weights, K, S, out.positions, out.normals);
+      // Engines skin the summed (not renormalised) normals and tangents.
+      const summed = withNormals ? applyMorphTargets(mesh, morphGroups, weights, false) : mesh;
+      const directions = [
+        ...(withNormals ? [{ rest: summed.normals!, posed: out.normals!, stride: 3 }] : []),
+        ...(withTangents ? [{ rest: summed.tangents!, posed: out.tangents!, stride: 4 }] : []),
+      ];
+      return correction(morphed.positions, mesh.joints, mesh.weights, K, S, out.positions, directions);
     });
     return { clip, times, corrections };
   });
@@ -95,23 +109,23 @@ export function bakeTemplateClips(
   const meshes = new Set<Mesh>();
   for (const part of parts) {
     const own = part.primitive.listTargets();
-    const normals = withNormals && !!part.primitive.getAttribute('NORMAL');
     const [a, b] = [3 * part.vertexOffset, 3 * (part.vertexOffset + part.vertexCount)];
-    if (normals && own.some((t) => !t.getAttribute('NORMAL'))) {
-      // Every target gets a NORMAL displacement (engines expect all or none): zeros for the file's.
-      const zero = document
-        .createAccessor()
-        .setType('VEC3')
-        .setArray(new Float32Array(b - a))
-        .setBuffer(buffer);
-      for (const t of own) if (!t.getAttribute('NORMAL')) t.setAttribute('NORMAL', zero);
-    }
+    // The corrected directions this primitive has (the merged mesh's may come from another).
+    const semantics = (['NORMAL', 'TANGENT'] as const)
+      .slice(0, withTangents ? 2 : withNormals ? 1 : 0)
+      .map((semantic, slot) => ({ semantic, slot }))
+      .filter(({ semantic }) => part.primitive.getAttribute(semantic));
+    for (const { semantic } of semantics)
+      if (own.some((t) => !t.getAttribute(semantic))) {
+        // Every target gets the displacement (engines expect all or none): zeros for the file's.
+        const zero = document.createAccessor().setType('VEC3').setArray(new Float32Array(b - a)).setBuffer(buffer); // prettier-ignore
+        for (const t of own) if (!t.getAttribute(semantic)) t.setAttribute(semantic, zero);
+      }
+    const vec3 = (data: Float32Array) => document.createAccessor().setType('VEC3').setArray(data.slice(a, b)).setBuffer(buffer); // prettier-ignore
     for (const c of clips)
       for (const d of c.corrections) {
-        const target = document.createPrimitiveTarget();
-        target.setAttribute('POSITION', document.createAccessor().setType('VEC3').setArray(d.positions.slice(a, b)).setBuffer(buffer)); // prettier-ignore
-        if (normals && d.normals)
-          target.setAttribute('NORMAL', document.createAccessor().setType('VEC3').setArray(d.normals.slice(a, b)).setBuffer(buffer)); // prettier-ignore
+        const target = document.createPrimitiveTarget().setAttribute('POSITION', vec3(d.positions));
+        for (const { semantic, slot } of semantics) target.setAttribute(semantic, vec3(d.directions[slot]));
         part.primitive.addTarget(target);
       }
     for (const parent of part.primitive.listParents()) if (parent.propertyType === 'Mesh') meshes.add(parent as Mesh);
@@ -174,48 +188,29 @@ export function bakeTemplateClips(
     }
     first += times.length;
   }
-  return { targets: N, bytes: (withNormals ? 24 : 12) * n * N };
-}
-
-/** The normals as an engine sums them before skinning: rest normals + Σ w_t Δn_t (not renormalised), 3·n. */
-function morphedNormals(
-  normals: Float32Array,
-  groups: readonly MorphGroup[],
-  weights: readonly Float64Array[],
-): Float32Array {
-  const out = normals.slice();
-  groups.forEach((g, gi) =>
-    g.targets.forEach((ranges, t) => {
-      const w = weights[gi]?.[t] ?? 0;
-      if (w !== 0)
-        for (const r of ranges)
-          if (r.normals) for (let i = 0; i < 3 * r.vertexCount; i++) out[3 * r.vertexOffset + i] += w * r.normals[i];
-    }),
-  );
-  return out;
+  return { targets: N, bytes: 12 * (1 + +withNormals + +withTangents) * n * N };
 }
 
 /**
  * Per vertex, the bind-space d with LBS(x + d) = y: x + d = M⁻¹ y, M the vertex's blended skinning
- * matrix (Σ w_k S_k); and, with normals, the normal displacement e with M (m + e) ∥ ñ: m + e = |m|
- * M⁻¹ñ / |M⁻¹ñ| (m the summed normal before skinning, ñ the posed normal; engines skin normals by
- * the blended matrix and normalise). Where the linear part is singular (|det| ≤ 1e-12 of its
- * scale³) both are 0.
- * @returns positions (3·n) and, with normals, normals (3·n)
+ * matrix (Σ w_k S_k); and for each direction (normals, tangents' x, y, z) the displacement e with
+ * M (m + e) ∥ ñ: m + e = |m| M⁻¹ñ / |M⁻¹ñ| (m the summed direction before skinning, ñ the posed
+ * one; engines skin normals and tangents by the blended matrix and normalise). Where the linear
+ * part is singular (|det| ≤ 1e-12 of its scale³) all are 0.
+ * @returns positions (3·n) and one displacement (3·n) per direction
  */
 function correction(
   x: ArrayLike<number>,
-  m: Float32Array | undefined,
   joints: ArrayLike<number>,
   weights: ArrayLike<number>,
   K: number,
   S: Float64Array,
   y: ArrayLike<number>,
-  ny: Float32Array | undefined,
-): { positions: Float32Array; normals?: Float32Array } {
+  directions: readonly { rest: Float32Array; posed: Float32Array; stride: number }[],
+): { positions: Float32Array; directions: Float32Array[] } {
   const n = x.length / 3;
   const d = new Float32Array(3 * n);
-  const e = m && ny ? new Float32Array(3 * n) : undefined;
+  const e = directions.map(() => new Float32Array(3 * n));
   const M = new Float64Array(16);
   const inverse = new Float64Array(16);
   for (let i = 0; i < n; i++) {
@@ -232,12 +227,14 @@ function correction(
     const [y0, y1, y2] = [y[3 * i], y[3 * i + 1], y[3 * i + 2]];
     for (let r = 0; r < 3; r++)
       d[3 * i + r] = inverse[r] * y0 + inverse[4 + r] * y1 + inverse[8 + r] * y2 + inverse[12 + r] - x[3 * i + r];
-    if (!e) continue;
-    const [n0, n1, n2] = [ny![3 * i], ny![3 * i + 1], ny![3 * i + 2]];
-    const u = [0, 1, 2].map((r) => inverse[r] * n0 + inverse[4 + r] * n1 + inverse[8 + r] * n2);
-    const lu = Math.hypot(u[0], u[1], u[2]);
-    const lm = Math.hypot(m![3 * i], m![3 * i + 1], m![3 * i + 2]);
-    if (lu > 0) for (let r = 0; r < 3; r++) e[3 * i + r] = (lm * u[r]) / lu - m![3 * i + r];
+    directions.forEach(({ rest: m, posed, stride }, slot) => {
+      const o = stride * i;
+      const [n0, n1, n2] = [posed[o], posed[o + 1], posed[o + 2]];
+      const u = [0, 1, 2].map((r) => inverse[r] * n0 + inverse[4 + r] * n1 + inverse[8 + r] * n2);
+      const lu = Math.hypot(u[0], u[1], u[2]);
+      const lm = Math.hypot(m[o], m[o + 1], m[o + 2]);
+      if (lu > 0) for (let r = 0; r < 3; r++) e[slot][3 * i + r] = (lm * u[r]) / lu - m[o + r];
+    });
   }
-  return { positions: d, normals: e };
+  return { positions: d, directions: e };
 }
