@@ -13,7 +13,8 @@
  * and linear precision Σ w_k c_k = x, so rigid and affine motions of the cage still move the skin
  * exactly with the cage. For PMVC the correction keeps the weights ≥ 0 (an active set: weights
  * that would go negative are dropped and the rest solved again) whenever the point lies in the
- * convex hull of its kept cage vertices.
+ * convex hull of its kept cage vertices — unless asked for the plain (linear) correction, which
+ * may leave weights < 0 but does not jump from vertex to vertex as the dropped set changes.
  *
  * @module
  */
@@ -47,6 +48,13 @@ export interface CageBindOptions {
   resolution?: number;
   /** Cage vertices kept per skin vertex (k); default 24, at most the cage's vertex count. */
   influences?: number;
+  /**
+   * How the kept weights are corrected where truncation dropped some (see the module comment):
+   * `positive` (the default for PMVC) keeps them ≥ 0; `linear` (always for MVC) takes the smallest
+   * relative change even where it leaves weights < 0 — it varies continuously over the skin, where
+   * the positive one drops weights and jumps; template rigs use it.
+   */
+  correction?: 'positive' | 'linear';
   /** Called now and then with (vertices done, total). */
   onProgress?: (done: number, total: number) => void;
   /** Stops the binding (throws the signal's reason). */
@@ -97,7 +105,7 @@ export function bindToCage(positions: ArrayLike<number>, cage: Cage, options: Ca
     weights: new Float32Array(params.influences * n),
   };
   const outside: number[] = [];
-  const bind = createCageBinder(cage, params);
+  const bind = createCageBinder(cage, params, params.method === 'pmvc' && options.correction !== 'linear');
   const step = 256;
   for (let begin = 0; begin < n; begin += step) {
     options.signal?.throwIfAborted();
@@ -129,10 +137,12 @@ export function checkInside(outside: number[], positions: ArrayLike<number>, fil
  * vertices [begin, end) (the cage must have passed {@link checkCage}), writes their slots from
  * vertex `begin − outOffset` of `indices`/`weights`, and returns the vertices of the range that
  * are outside the cage (their slots stay empty). Thread-safe per binder.
+ * @param positive keep the corrected weights ≥ 0 (`correction` of {@link CageBindOptions})
  */
 export function createCageBinder(
   cage: Cage,
   params: { method: CageCoordinates; resolution: number; influences: number },
+  positive = params.method === 'pmvc',
 ): (positions: ArrayLike<number>, begin: number, end: number, indices: Uint32Array, weights: Float32Array, outOffset?: number) => number[] {
   const m = cage.positions.length / 3;
   const k = params.influences;
@@ -156,7 +166,7 @@ export function createCageBinder(
       const count = Math.min(nonZero, k);
       for (let s = 0; s < count; s++) kept[s] = order[s];
       for (let s = 0; s < count; s++) w[s] = coords[kept[s]];
-      if (nonZero > k) truncate(cage, positions, 3 * i, coords, order, nonZero, kept, w, count, params.method === 'pmvc');
+      if (nonZero > k) truncate(cage, positions, 3 * i, coords, order, nonZero, kept, w, count, positive);
       const o = k * (i - outOffset);
       for (let s = 0; s < k; s++) {
         indices[o + s] = s < count ? kept[s] : 0;

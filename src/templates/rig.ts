@@ -55,9 +55,11 @@ const SIDES = 8;
 
 /**
  * Cage vertices kept per skin vertex in each limb's binding (a vertex two limbs share keeps this
- * many of each). More than a lone cage's default: a limb cage has many rings, and on Soldier.glb's
- * clip the skin's creases (edges whose dihedral angle changes by > 30°) fell from 1,138 with 24
- * (plain top-k) to 228 with 32 (soft-thresholded; DQS: 91) at about 5% of the GPU frame time.
+ * many of each), corrected linearly (negative weights allowed; see {@link bindToCage}). More than
+ * a lone cage's default: a limb cage has many rings, and on Soldier.glb's clip the skin's creases
+ * (edges whose dihedral angle changes by > 30°) fell from 1,138 with 24 (plain top-k, positive
+ * correction) to 228 with 32 (soft-thresholded) and 182 corrected linearly (DQS: 91), at about 5%
+ * of the GPU frame time.
  */
 const LIMB_CAGE_INFLUENCES = 32;
 
@@ -368,6 +370,7 @@ function bindLimbs(
   return limbs.map((f) => {
     const binding = bindToCage(f.X, f.cage, {
       influences: LIMB_CAGE_INFLUENCES,
+      correction: 'linear',
       signal: options.signal,
       onProgress: options.onProgress && ((d) => options.onProgress!(done + d, total)),
     });
