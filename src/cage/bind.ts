@@ -5,16 +5,18 @@
  * Skinning Templates Using Cage-based Deformations", ACM TOG 27(5), SIGGRAPH Asia 2008), so the
  * bind pose is reproduced exactly whatever the truncation.
  *
- * Truncation: each vertex keeps its `influences` largest coordinates, soft-thresholded: each kept
+ * Truncation: each vertex keeps its `influences` largest coordinates, soft-thresholded (Donoho,
+ * "De-noising by soft-thresholding", IEEE Trans. Information Theory 41(3), 1995): each kept
  * coordinate is moved toward zero by the largest dropped one's magnitude, so a cage vertex enters
  * or leaves the kept set at weight 0 and the weights stay continuous over the skin (plain top-k
  * jumps where the k-th and (k+1)-th largest swap, and the deformed skin creases along those
- * lines). When some were dropped the kept ones are corrected by the smallest change, relative to each weight, that restores Σw = 1
- * and linear precision Σ w_k c_k = x, so rigid and affine motions of the cage still move the skin
- * exactly with the cage. For PMVC the correction keeps the weights ≥ 0 (an active set: weights
- * that would go negative are dropped and the rest solved again) whenever the point lies in the
- * convex hull of its kept cage vertices — unless asked for the plain (linear) correction, which
- * may leave weights < 0 but does not jump from vertex to vertex as the dropped set changes.
+ * lines). When some were dropped the kept ones are corrected by the smallest change, relative to
+ * each weight, that restores Σw = 1 and linear precision Σ w_k c_k = x, so rigid and affine
+ * motions of the cage still move the skin exactly with the cage. For PMVC the correction keeps
+ * the weights ≥ 0 (an active set: weights that would go negative are dropped and the rest solved
+ * again) whenever the point lies in the convex hull of its kept cage vertices — unless asked for
+ * the plain (linear) correction, which may leave weights < 0 but varies continuously over the
+ * skin (where its 4×4 system is regular) instead of jumping as weights are dropped.
  *
  * @module
  */
