@@ -89,6 +89,30 @@ describe('corskin bind-cage and deform --method cage', () => {
     expect((await validate(bound)).issues.numErrors).toBe(0);
   });
 
+  it('--correction linear: the same cage binding corrected linearly, negative weights reported and stored; a bad choice is refused', async () => {
+    const bound = join(tmp.dir, 'cesium-auto-linear.glb');
+    const r = await runCli('bind-cage', CESIUM_MAN, '--cage', 'auto', '--correction', 'linear', '-o', bound);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    const negative = Number(/(\d+) negative weights/.exec(r.stdout)?.[1]);
+    expect(negative).toBeGreaterThan(0);
+    const doc = await readDocument(bound);
+    const rig = readCageRig(doc, extractSkinnedModels(doc, bound)[0], bound)!;
+    expect(rig.binding.weights.filter((w) => w < 0).length).toBe(negative);
+    const bad = await runCli(
+      'bind-cage',
+      CESIUM_MAN,
+      '--cage',
+      'auto',
+      '--correction',
+      'none',
+      '-o',
+      join(tmp.dir, 'x.glb'),
+    );
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/--correction.*positive, linear/);
+    expect(existsSync(join(tmp.dir, 'x.glb'))).toBe(false);
+  });
+
   it('deform --method cage without a cage says to bind one', async () => {
     const r = await runCli('deform', CESIUM_MAN, '--method', 'cage', '-o', join(tmp.dir, 'nocage.glb'));
     expect(r.code).toBe(1);

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { bindToCage, type CageBinding } from '../src/cage/bind.js';
+import { bindToCageParallel } from '../src/cage/parallel.js';
 import { checkCage, type Cage } from '../src/cage/cage.js';
 import { createCageDeformer } from '../src/cage/deform.js';
 import { meanValueCoordinates } from '../src/cage/mvc.js';
@@ -341,5 +342,21 @@ describe.each(['pmvc', 'mvc'] as const)('truncation (%s)', (method) => {
       `${method}: largest step along the line, truncated ${keptStep.toFixed(4)}, full ${fullStep.toFixed(4)}`,
     );
     expect(keptStep).toBeLessThan(2 * fullStep);
+  });
+});
+
+describe('binding on worker threads', () => {
+  it('bindToCageParallel (2 threads) gives the single-thread binding, with either correction', async () => {
+    const cage = bentTube();
+    const skin = Float32Array.from(tubeSkin(cage, 300));
+    const bindings = [];
+    for (const correction of ['positive', 'linear'] as const) {
+      const one = bindToCage(skin, cage, { influences: 16, correction });
+      const two = await bindToCageParallel(skin, cage, { influences: 16, correction, threads: 2 });
+      expect(two.indices).toEqual(one.indices);
+      expect(two.weights).toEqual(one.weights);
+      bindings.push(one);
+    }
+    expect(bindings[1].weights).not.toEqual(bindings[0].weights);
   });
 });

@@ -89,6 +89,10 @@ export function bindParameters(cage: Cage, o: CageBindOptions): { method: CageCo
   return { method, resolution, influences };
 }
 
+/** Whether the truncated weights are corrected keeping them ≥ 0 (PMVC unless `correction: 'linear'`). */
+export const positiveCorrection = (params: { method: CageCoordinates }, options: CageBindOptions): boolean =>
+  params.method === 'pmvc' && options.correction !== 'linear';
+
 /**
  * Binds skin positions (bind space, 3·n) to `cage` (same space). Checks the cage first
  * ({@link checkCage}) and that every vertex is inside it (generalised winding number ≥ ½).
@@ -107,7 +111,7 @@ export function bindToCage(positions: ArrayLike<number>, cage: Cage, options: Ca
     weights: new Float32Array(params.influences * n),
   };
   const outside: number[] = [];
-  const bind = createCageBinder(cage, params, params.method === 'pmvc' && options.correction !== 'linear');
+  const bind = createCageBinder(cage, params, positiveCorrection(params, options));
   const step = 256;
   for (let begin = 0; begin < n; begin += step) {
     options.signal?.throwIfAborted();
@@ -181,6 +185,7 @@ export function createCageBinder(
 
 /**
  * Binds vertices [begin, end) in one call (see {@link createCageBinder}).
+ * @param positive keep the corrected weights ≥ 0 (`correction` of {@link CageBindOptions})
  * @returns the vertices of the range that are outside the cage
  */
 export function bindRange(
@@ -192,8 +197,9 @@ export function bindRange(
   indices: Uint32Array,
   weights: Float32Array,
   outOffset = 0,
+  positive = params.method === 'pmvc',
 ): number[] {
-  return createCageBinder(cage, params)(positions, begin, end, indices, weights, outOffset);
+  return createCageBinder(cage, params, positive)(positions, begin, end, indices, weights, outOffset);
 }
 
 /** Sorts the indices of the non-zero coordinates by decreasing |coordinate| into `order`; returns how many. */

@@ -26,6 +26,7 @@ export interface BindCageOptions {
   method: CageCoordinates;
   resolution?: number;
   influences?: number;
+  correction?: 'positive' | 'linear';
   threads?: number;
   force?: boolean;
   compress?: boolean;
@@ -54,6 +55,7 @@ export async function bindCageCommand(io: Io, input: string, o: BindCageOptions)
       method: o.method,
       resolution: o.resolution,
       influences: o.influences,
+      correction: o.correction,
       threads: o.threads,
       onProgress: bar.update,
       file: input, // the cage is checked: what remains is about the skin (vertices outside)

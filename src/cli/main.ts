@@ -123,6 +123,12 @@ function buildProgram(io: Io): Command {
       positiveInteger,
       DEFAULT_CAGE_INFLUENCES,
     )
+    .addOption(
+      new Option(
+        '--correction <c>',
+        'after keeping --influences: positive (PMVC weights stay ≥ 0) or linear (may go < 0; smoother over the skin)',
+      ).choices(['positive', 'linear']),
+    )
     .option('--threads <n>', 'worker threads (default: all cores from 2,000 vertices up)', positiveInteger)
     .requiredOption('-o, --output <file>', 'output .glb or .gltf')
     .option('--no-compress', "write without the input's Draco/meshopt compression")
