@@ -79,6 +79,8 @@ export function bakeTemplateClips(
   const K = mesh.influences;
   const withNormals = !!mesh.normals && options.normals !== false;
   const withTangents = withNormals && !!mesh.tangents;
+  // The directions corrected, in the order `correction` returns them.
+  const corrected: ('NORMAL' | 'TANGENT')[] = withTangents ? ['NORMAL', 'TANGENT'] : withNormals ? ['NORMAL'] : [];
   const out = {
     positions: new Float32Array(3 * n),
     normals: withNormals ? new Float32Array(3 * n) : undefined,
@@ -111,8 +113,7 @@ export function bakeTemplateClips(
     const own = part.primitive.listTargets();
     const [a, b] = [3 * part.vertexOffset, 3 * (part.vertexOffset + part.vertexCount)];
     // The corrected directions this primitive has (the merged mesh's may come from another).
-    const semantics = (['NORMAL', 'TANGENT'] as const)
-      .slice(0, withTangents ? 2 : withNormals ? 1 : 0)
+    const semantics = corrected
       .map((semantic, slot) => ({ semantic, slot }))
       .filter(({ semantic }) => part.primitive.getAttribute(semantic));
     for (const { semantic } of semantics)
@@ -188,7 +189,7 @@ export function bakeTemplateClips(
     }
     first += times.length;
   }
-  return { targets: N, bytes: 12 * (1 + +withNormals + +withTangents) * n * N };
+  return { targets: N, bytes: 12 * (1 + corrected.length) * n * N };
 }
 
 /**
