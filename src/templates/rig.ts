@@ -44,6 +44,7 @@ import { splitScale } from '../deformers/two-phase.js';
 import { segmentDistance } from '../core/math.js';
 import { cross, dot, normalize, point, sub } from '../core/vec3.js';
 import { prepareBoneTemplate, type BoneTemplateFrame } from './bone.js';
+import { minimalAreaBridge } from './bridge.js';
 import { prepareJointTemplate } from './joint.js';
 import { axisAngle, apply3, mulT3 } from './rotation.js';
 import { createRbfWeights } from './key-poses.js';
@@ -778,11 +779,7 @@ function assemble(points: Float64Array, axes: Float64Array, refs: Float64Array, 
   const leafApex = apex(P(n).map((x, k) => x + an[k] * 0.5 * radius[n - 1]), n - 1, P(n - 1));
   const triangles: number[] = [];
   for (let s = 0; s < SIDES; s++) triangles.push(rootApex, rings[0][(s + 1) % SIDES], rings[0][s]);
-  for (let k = 0; k + 1 < rings.length; k++)
-    for (let s = 0; s < SIDES; s++) {
-      const t = (s + 1) % SIDES;
-      triangles.push(rings[k][s], rings[k][t], rings[k + 1][t], rings[k][s], rings[k + 1][t], rings[k + 1][s]);
-    }
+  for (let k = 0; k + 1 < rings.length; k++) triangles.push(...minimalAreaBridge(positions, rings[k], rings[k + 1]).triangles);
   const last = rings[rings.length - 1];
   for (let s = 0; s < SIDES; s++) triangles.push(leafApex, last[s], last[(s + 1) % SIDES]);
   const cage: Cage = { positions: Float64Array.from(positions), triangles: Uint32Array.from(triangles) };
