@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openViewerPage } from '../test/browser/server.js';
 import { CESIUM_MAN, ROOT, SHARED } from '../test/helpers/data.js';
 import { validate } from '../test/helpers/gltf.js';
-import { moveStoredCageVertexInwards } from '../test/helpers/templates.js';
+import { pinchStoredCageRing } from '../test/helpers/templates.js';
 import { NodeIO } from '@gltf-transform/core';
 
 type Slot = { joint: string; slot: string; bone: string; jointTemplate: string };
@@ -269,7 +269,7 @@ describe('skinning templates in the viewer', () => {
     // The export edited elsewhere so that skin lies outside its cage: a warning once ready.
     const io = new NodeIO();
     const doc = await io.readBinary(Uint8Array.from(bytes));
-    moveStoredCageVertexInwards(doc, 'export', 1, 0.95);
+    pinchStoredCageRing(doc, 'export', 1, 0.95);
     const edited = Array.from(await io.writeBinary(doc));
     await page.evaluate(([data]) => (window as unknown as { viewer: Viewer }).viewer.loadBytes(data, 'edited.glb'), [
       edited,

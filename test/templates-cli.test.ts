@@ -16,7 +16,7 @@ import { DEFAULT_TEMPLATE_LIBRARY } from '../src/templates/library.js';
 import { runCli } from './helpers/cli.js';
 import { ARM_GLB, scratch } from './helpers/data.js';
 import { validate } from './helpers/gltf.js';
-import { deformationGap, moveStoredCageVertexInwards } from './helpers/templates.js';
+import { deformationGap, pinchStoredCageRing } from './helpers/templates.js';
 
 const tmp = scratch();
 afterAll(() => tmp.cleanup());
@@ -56,9 +56,9 @@ describe('corskin templates', () => {
   it('a stored cage edited so that skin lies outside it: templates list and deform warn, naming how many', async () => {
     const built = join(tmp.dir, 'arm-edit.glb');
     expect((await runCli('templates', 'build', ARM_GLB, '-o', built)).code).toBe(0);
-    // Another tool moves a cage vertex of the upper arm's bone template 95% of the way to the bone.
+    // Another tool pinches a ring of the upper arm's bone template 95% of the way to the bone.
     const doc = await readDocument(built);
-    moveStoredCageVertexInwards(doc, built, 1, 0.95);
+    pinchStoredCageRing(doc, built, 1, 0.95);
     const edited = join(tmp.dir, 'arm-edited.glb');
     await writeDocument(doc, edited);
     const list = await runCli('templates', 'list', edited);

@@ -18,27 +18,29 @@ export function deformationGap(a: TemplateRig, b: TemplateRig, mesh: SkinnedMesh
 }
 
 /**
- * Edits a file's stored template cage as another tool might: the first limb's cage vertex of its
- * bone template at chain bone `bone` moved `fraction` of the way towards the bone (the cage mesh's
- * POSITION only).
+ * Edits a file's stored template cage as another tool might: the first ring of the first limb's
+ * bone template at chain bone `bone` pinched `fraction` of the way towards the bone (the cage
+ * mesh's POSITION only), so skin around that bone lies outside whatever the ring's bridges.
  */
-export function moveStoredCageVertexInwards(document: Document, file: string, bone: number, fraction: number): void {
+export function pinchStoredCageRing(document: Document, file: string, bone: number, fraction: number): void {
   const [model] = extractSkinnedModels(document, file);
   const limb = readTemplateRig(document, model, file)!.limbs[0];
-  const k = limb.roles.findIndex((x) => x.kind === 'bone' && x.index === bone);
+  const first = limb.roles.findIndex((x) => x.kind === 'bone' && x.index === bone);
   const axis = limb.axes.subarray(3 * bone, 3 * bone + 3);
-  const local = limb.roles[k].local;
-  const along = local[0] * axis[0] + local[1] * axis[1] + local[2] * axis[2];
   const cageNode = document
     .getRoot()
     .listNodes()
     .find((n) => 'corskinCage' in (n.getExtras() ?? {}) && n.getSkin() === model.skin)!;
   const position = cageNode.getMesh()!.listPrimitives()[0].getAttribute('POSITION')!;
-  const p = position.getElement(limb.first + k, []);
-  position.setElement(
-    limb.first + k,
-    p.map((x, c) => x - fraction * (local[c] - along * axis[c])),
-  );
+  for (let k = first; k < first + 8; k++) {
+    const local = limb.roles[k].local;
+    const along = local[0] * axis[0] + local[1] * axis[1] + local[2] * axis[2];
+    const p = position.getElement(limb.first + k, []);
+    position.setElement(
+      limb.first + k,
+      p.map((x, c) => x - fraction * (local[c] - along * axis[c])),
+    );
+  }
 }
 
 /**
