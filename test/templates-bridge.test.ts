@@ -38,9 +38,14 @@ function bruteForce(p: number[], a: number[], b: number[]): number {
       for (let k = 0; k < m + n; k++) ones += (mask >> k) & 1;
       if (ones !== m) continue; // bit set: a step on A
       let [i, j, total] = [0, 0, 0];
-      for (let k = 0; k < m + n; k++)
-        if ((mask >> k) & 1) ((total += triangleArea(p, a[i % m], a[(i + 1) % m], b[(o + j) % n])), i++);
-        else ((total += triangleArea(p, a[i % m], b[(o + j + 1) % n], b[(o + j) % n])), j++);
+      for (let k = 0; k < m + n; k++) {
+        const onA = (mask >> k) & 1;
+        total += onA
+          ? triangleArea(p, a[i % m], a[(i + 1) % m], b[(o + j) % n])
+          : triangleArea(p, a[i % m], b[(o + j + 1) % n], b[(o + j) % n]);
+        if (onA) i++;
+        else j++;
+      }
       best = Math.min(best, total);
     }
   return best;

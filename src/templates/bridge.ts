@@ -53,8 +53,13 @@ export function minimalAreaBridge(
     if (!(total < best.area)) continue;
     const triangles: number[] = [];
     for (let i = m, j = n; i > 0 || j > 0; ) {
-      if (fromA[i * (n + 1) + j]) triangles.push(A(i - 1), A(i), B(j)), i--;
-      else triangles.push(A(i), B(j), B(j - 1)), j--;
+      if (fromA[i * (n + 1) + j]) {
+        triangles.push(A(i - 1), A(i), B(j));
+        i--;
+      } else {
+        triangles.push(A(i), B(j), B(j - 1));
+        j--;
+      }
     }
     best = { triangles, area: total };
   }
