@@ -89,10 +89,6 @@ export function bindParameters(cage: Cage, o: CageBindOptions): { method: CageCo
   return { method, resolution, influences };
 }
 
-/** Whether the truncated weights are corrected keeping them ≥ 0 (PMVC unless `correction: 'linear'`). */
-export const positiveCorrection = (params: { method: CageCoordinates }, options: CageBindOptions): boolean =>
-  params.method === 'pmvc' && options.correction !== 'linear';
-
 /**
  * Binds skin positions (bind space, 3·n) to `cage` (same space). Checks the cage first
  * ({@link checkCage}) and that every vertex is inside it (generalised winding number ≥ ½).
@@ -111,7 +107,7 @@ export function bindToCage(positions: ArrayLike<number>, cage: Cage, options: Ca
     weights: new Float32Array(params.influences * n),
   };
   const outside: number[] = [];
-  const bind = createCageBinder(cage, params, positiveCorrection(params, options));
+  const bind = createCageBinder(cage, params, options.correction);
   const step = 256;
   for (let begin = 0; begin < n; begin += step) {
     options.signal?.throwIfAborted();
@@ -143,15 +139,16 @@ export function checkInside(outside: number[], positions: ArrayLike<number>, fil
  * vertices [begin, end) (the cage must have passed {@link checkCage}), writes their slots from
  * vertex `begin − outOffset` of `indices`/`weights`, and returns the vertices of the range that
  * are outside the cage (their slots stay empty). Thread-safe per binder.
- * @param positive keep the corrected weights ≥ 0 (`correction` of {@link CageBindOptions})
+ * @param correction as {@link CageBindOptions}' (default: `positive` for PMVC)
  */
 export function createCageBinder(
   cage: Cage,
   params: { method: CageCoordinates; resolution: number; influences: number },
-  positive = params.method === 'pmvc',
+  correction?: CageBindOptions['correction'],
 ): (positions: ArrayLike<number>, begin: number, end: number, indices: Uint32Array, weights: Float32Array, outOffset?: number) => number[] {
   const m = cage.positions.length / 3;
   const k = params.influences;
+  const positive = params.method === 'pmvc' && correction !== 'linear';
   const coords = new Float64Array(m);
   const mvcScratch = new Float64Array(4 * m);
   const prepared = params.method === 'pmvc' ? prepareCage(cage) : undefined;
@@ -185,7 +182,7 @@ export function createCageBinder(
 
 /**
  * Binds vertices [begin, end) in one call (see {@link createCageBinder}).
- * @param positive keep the corrected weights ≥ 0 (`correction` of {@link CageBindOptions})
+ * @param correction as {@link CageBindOptions}' (default: `positive` for PMVC)
  * @returns the vertices of the range that are outside the cage
  */
 export function bindRange(
@@ -197,9 +194,9 @@ export function bindRange(
   indices: Uint32Array,
   weights: Float32Array,
   outOffset = 0,
-  positive = params.method === 'pmvc',
+  correction?: CageBindOptions['correction'],
 ): number[] {
-  return createCageBinder(cage, params, positive)(positions, begin, end, indices, weights, outOffset);
+  return createCageBinder(cage, params, correction)(positions, begin, end, indices, weights, outOffset);
 }
 
 /** Sorts the indices of the non-zero coordinates by decreasing |coordinate| into `order`; returns how many. */

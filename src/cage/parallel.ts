@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import workerpool from 'workerpool';
 import { toShared } from '../cor/shared-memory.js';
-import { bindParameters, bindToCage, checkInside, positiveCorrection, type CageBindOptions, type CageBinding } from './bind.js';
+import { bindParameters, bindToCage, checkInside, type CageBindOptions, type CageBinding } from './bind.js';
 import { checkCage, type Cage } from './cage.js';
 
 /** Options of {@link bindToCageParallel}. */
@@ -54,7 +54,7 @@ export async function bindToCageParallel(positions: Float32Array, cage: Cage, op
       const end = Math.min(n, begin + size);
       tasks.push(
         pool
-          .exec('bind', [shared, sharedCage, params, begin, end, positiveCorrection(params, options)])
+          .exec('bind', [shared, sharedCage, params, begin, end, options.correction])
           .then((r: { indices: Uint32Array; weights: Float32Array; outside: number[] }) => {
             binding.indices.set(r.indices, k * begin);
             binding.weights.set(r.weights, k * begin);

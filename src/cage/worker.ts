@@ -5,15 +5,15 @@
  * @module
  */
 import workerpool from 'workerpool';
-import { bindRange, type CageCoordinates } from './bind.js';
+import { bindRange, type CageBindOptions, type CageCoordinates } from './bind.js';
 import type { Cage } from './cage.js';
 
 workerpool.worker({
-  bind(positions: Float32Array, cage: Cage, params: { method: CageCoordinates; resolution: number; influences: number }, begin: number, end: number, positive: boolean) {
+  bind(positions: Float32Array, cage: Cage, params: { method: CageCoordinates; resolution: number; influences: number }, begin: number, end: number, correction: CageBindOptions['correction']) {
     const k = params.influences;
     const indices = new Uint32Array(k * (end - begin));
     const weights = new Float32Array(k * (end - begin));
-    const outside = bindRange(positions, cage, params, begin, end, indices, weights, begin, positive);
+    const outside = bindRange(positions, cage, params, begin, end, indices, weights, begin, correction);
     return new workerpool.Transfer({ indices, weights, outside }, [indices.buffer, weights.buffer]);
   },
 });

@@ -62,18 +62,35 @@ export function captureMesh(THREE, mesh, geometry, material) {
 }
 
 /**
+ * corskin's view of the mesh as the GPU skins it with `method`: for templates all its influences
+ * (the rig's linear part names them), else the 8 largest; its centers of rotation if it has them.
+ */
+function cpuMesh(mesh, method) {
+  const data = method === 'templates' ? meshFromGeometry(mesh) : limitInfluences(meshFromGeometry(mesh), 8).mesh;
+  const cor = mesh.geometry.getAttribute('_center_of_rotation');
+  if (cor) data.centersOfRotation = Float32Array.from(cor.array);
+  return data;
+}
+
+/**
+ * corskin's CPU deformer for `method` (for templates, that of the very rig the mesh renders with)
+ * on the mesh's current pose, into `out`; returns the bind-space skinning matrices.
+ */
+function deformOnCpu(mesh, method, data, out) {
+  mesh.skeleton.update();
+  const S = bindSpaceSkinningMatrices(mesh);
+  (method === 'templates' ? createTemplateDeformer(templateRigOf(mesh)) : deformers[method])(data, S, out);
+  return S;
+}
+
+/**
  * Max |GPU − CPU| / bbox diagonal of corskin's CPU deformer on the mesh's current pose, and
  * (`vsLbs`) max |GPU − CPU LBS| / diagonal: how far the picture is from LBS.
  */
 export function compareWithCpu(THREE, mesh, method, out, n) {
   const gpu = new Float32Array(3 * n);
   for (let i = 0; i < n; i++) gpu.set(out.subarray(4 * i, 4 * i + 3), 3 * i);
-  // Templates: the CPU deformer of the very rig the mesh renders with (all its influences: the
-  // rig's linear part names them); the others: the 8 largest, as the GPU.
-  const templates = method === 'templates';
-  const data = templates ? meshFromGeometry(mesh) : limitInfluences(meshFromGeometry(mesh), 8).mesh;
-  const cor = mesh.geometry.getAttribute('_center_of_rotation');
-  if (cor) data.centersOfRotation = Float32Array.from(cor.array);
+  const data = cpuMesh(mesh, method);
   // Morph targets (relative, as GLTFLoader makes them) before skinning.
   const morphs = mesh.geometry.morphAttributes.position ?? [];
   const rest = data.positions.slice();
@@ -83,10 +100,8 @@ export function compareWithCpu(THREE, mesh, method, out, n) {
     if (w)
       for (let i = 0; i < n; i++) for (let k = 0; k < 3; k++) data.positions[3 * i + k] += w * m.getComponent(i, k);
   });
-  mesh.skeleton.update();
-  const S = bindSpaceSkinningMatrices(mesh);
   const cpu = new Float32Array(3 * n);
-  (templates ? createTemplateDeformer(templateRigOf(mesh)) : deformers[method])(data, S, { positions: cpu });
+  const S = deformOnCpu(mesh, method, data, { positions: cpu });
   const lbs = new Float32Array(3 * n);
   deformers.lbs(data, S, { positions: lbs });
   let err = 0;
@@ -123,14 +138,8 @@ export function compareWithCpu(THREE, mesh, method, out, n) {
  * non-finite GPU normal counts as π.
  */
 export function normalAngles(mesh, method, out, n) {
-  const templates = method === 'templates';
-  const data = templates ? meshFromGeometry(mesh) : limitInfluences(meshFromGeometry(mesh), 8).mesh;
-  const cor = mesh.geometry.getAttribute('_center_of_rotation');
-  if (cor) data.centersOfRotation = Float32Array.from(cor.array);
-  mesh.skeleton.update();
-  const S = bindSpaceSkinningMatrices(mesh);
   const cpu = { positions: new Float32Array(3 * n), normals: new Float32Array(3 * n) };
-  (templates ? createTemplateDeformer(templateRigOf(mesh)) : deformers[method])(data, S, cpu);
+  deformOnCpu(mesh, method, cpuMesh(mesh, method), cpu);
   const angles = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const g = out.subarray(4 * i, 4 * i + 3);
