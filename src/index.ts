@@ -123,6 +123,8 @@ export { createKeyPoseWeights, createRbfWeights, poseDistance } from './template
 export {
   DEFAULT_TEMPLATE_LIBRARY,
   DESIGN_VERTICES,
+  MAX_INCIDENT_BONES,
+  incidentBones,
   parseTemplateLibrary,
   withTemplates,
   type TemplateLibrary,
@@ -131,6 +133,7 @@ export {
 } from './templates/library.js';
 export {
   buildTemplateRig,
+  compatibleTemplates,
   createTemplateDeformer,
   createTemplateMemo,
   limbBlend,

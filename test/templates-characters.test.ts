@@ -3,7 +3,8 @@
  * Mixamo Soldier) and a quadruped (the Fox). Each limb's cage is a valid closed cage around the
  * skin bound to it; the bind pose and a rigid motion are reproduced; animation frames stay near
  * linear blend skinning (a limb's cage never drags another limb's skin); the rig stored by
- * `corskin templates build` deforms as the one built in memory.
+ * `corskin templates build` deforms as the one built in memory; where limbs branch, the joint
+ * takes a template for all its incident bones (Fig. 13), checked against Eq. 1 written out anew.
  */
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,7 +17,16 @@ import { deform } from '../src/deformers/index.js';
 import { readTemplateRig } from '../src/io/cage-gltf.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
-import { buildTemplateRig, createTemplateDeformer, type TemplateRig } from '../src/templates/rig.js';
+import { DEFAULT_TEMPLATE_LIBRARY, incidentBones } from '../src/templates/library.js';
+import {
+  buildTemplateRig,
+  compatibleTemplates,
+  createTemplateDeformer,
+  poseTemplates,
+  setBoneTemplate,
+  type TemplateRig,
+} from '../src/templates/rig.js';
+import { sphericalAverage } from '../src/templates/spherical-average.js';
 import { runCli } from './helpers/cli.js';
 import { CESIUM_MAN, SHARED, scratch } from './helpers/data.js';
 import { validate } from './helpers/gltf.js';
@@ -189,4 +199,119 @@ describe('template rigs of a file with many skins', () => {
     const posed = await runCli('deform', out, '--method', 'templates', '-o', join(tmp.dir, 'skeleton-posed.glb'));
     expect([posed.code, posed.stderr]).toEqual([0, '']);
   }, 180_000);
+});
+
+describe('joints where limbs branch (Ju et al. 2008, Fig. 13) on the Fox', () => {
+  it("take the library's template for their incident bones (3 at the hip, 4 at the chest), which also moves the branching limbs' end caps: Eq. 1 over all of them", async () => {
+    const file = join(SHARED, 'characters/Fox.glb');
+    const [model] = extractSkinnedModels(await readDocument(file), file);
+    const { mesh, skeleton } = model;
+    const rig = buildTemplateRig(mesh, skeleton);
+    const joint = (name: string) => skeleton.jointNames.indexOf(name);
+    const ids = (bones: number) =>
+      DEFAULT_TEMPLATE_LIBRARY.templates
+        .filter((t) => t.kind === 'joint' && incidentBones(t) === bones)
+        .map((t) => t.id);
+    const [hip, chest, elbow] = [joint('b_Hip'), joint('b_Spine02'), joint('b_LeftForeArm')];
+    // The hip: the root bone in, the tail going on, the spine branching (3); the chest: the spine
+    // in, the neck going on, both front legs branching (4); an elbow: 2.
+    expect(compatibleTemplates(rig, hip, 'joint')).toEqual(ids(3));
+    expect(compatibleTemplates(rig, chest, 'joint')).toEqual(ids(4));
+    expect(compatibleTemplates(rig, elbow, 'joint')).toEqual(ids(2));
+    const through = (j: number) => rig.limbs.find((l) => l.chain.indexOf(j) >= 1)!;
+    expect(through(hip).jointTemplates[through(hip).chain.indexOf(hip)]).toBe('radial-joint-3');
+    expect(through(chest).jointTemplates[through(chest).chain.indexOf(chest)]).toBe('radial-joint-4');
+    expect(() => setBoneTemplate(rig, chest, 'radial-joint')).toThrow(
+      /"radial-joint" is made for 2 incident bones; joint \d+ takes 4 \(radial-joint-4, no-pinch-joint-4\)/,
+    );
+    expect(() => setBoneTemplate(rig, chest, 'round-cap')).toThrow(/end cap: caps shape the rest cage/);
+    setBoneTemplate(rig, chest, 'no-pinch-joint-4');
+    setBoneTemplate(rig, chest, 'radial-joint-4');
+
+    // Eq. 1 written out in the parent bone's bind frame, for the end-cap vertices of the limbs
+    // branching off each joint: weights 1 / angle to each incident bone, carries I (the parent),
+    // the child's swing (the bone that goes on), the joint's rotation (each branch), directions
+    // averaged on the sphere, |v| kept; then the parent's skinning matrix.
+    const rotation = (S: Float64Array, j: number) =>
+      [0, 1, 2].flatMap((r) => [0, 1, 2].map((c) => S[16 * j + 4 * c + r])); // row-major
+    const apply = (R: number[], v: number[]) =>
+      [0, 1, 2].map((r) => R[3 * r] * v[0] + R[3 * r + 1] * v[1] + R[3 * r + 2] * v[2]);
+    const applyT = (R: number[], v: number[]) => [0, 1, 2].map((r) => R[r] * v[0] + R[3 + r] * v[1] + R[6 + r] * v[2]);
+    const rodrigues = (v: number[], from: number[], to: number[]) => {
+      const axis = [
+        from[1] * to[2] - from[2] * to[1],
+        from[2] * to[0] - from[0] * to[2],
+        from[0] * to[1] - from[1] * to[0],
+      ];
+      const s = Math.hypot(...axis), c = from[0] * to[0] + from[1] * to[1] + from[2] * to[2]; // prettier-ignore
+      if (s < 1e-15) return v;
+      const k = axis.map((x) => x / s);
+      const kv = k[0] * v[0] + k[1] * v[1] + k[2] * v[2];
+      const kxv = [k[1] * v[2] - k[2] * v[1], k[2] * v[0] - k[0] * v[2], k[0] * v[1] - k[1] * v[0]];
+      return v.map((x, i) => x * c + kxv[i] * s + k[i] * kv * (1 - c));
+    };
+    const diag = boundingBoxDiagonal(mesh.positions);
+    const posed = new Float64Array(rig.cage.positions.length);
+    const clip = model.animations[0];
+    let checked = 0,
+      worst = 0,
+      moved = 0;
+    for (const f of [0.3, 0.7]) {
+      const S = skinningMatrices(skeleton, samplePose(skeleton, clip, f * clip.duration));
+      poseTemplates(rig, S, posed);
+      for (const j of [hip, chest]) {
+        const t = through(j), i = t.chain.indexOf(j), p = t.chain[i - 1]; // prettier-ignore
+        const Rp = rotation(S, p), Rj = rotation(S, j); // prettier-ignore
+        const det =
+          Rp[0] * (Rp[4] * Rp[8] - Rp[5] * Rp[7]) -
+          Rp[1] * (Rp[3] * Rp[8] - Rp[5] * Rp[6]) +
+          Rp[2] * (Rp[3] * Rp[7] - Rp[4] * Rp[6]);
+        expect(det).toBeCloseTo(1, 6); // the Fox's skinning matrices are rigid: rotation = linear part
+        const rel = (v: number[]) => applyT(Rp, apply(Rj, v)); // the joint's rotation in the parent's frame
+        const axis = (l: typeof t, b: number) => Array.from(l.axes.subarray(3 * b, 3 * b + 3));
+        const goesOn = axis(t, i);
+        const branches = rig.limbs.filter((l) => l.chain[0] === j);
+        const bones = [axis(t, i - 1).map((x) => -x), goesOn, ...branches.map((l) => axis(l, 0))];
+        const carries = [
+          (v: number[]) => v,
+          (v: number[]) => rodrigues(v, goesOn, rel(goesOn)),
+          ...branches.map(() => rel),
+        ];
+        const origin = [0, 1, 2].map((r) => S[16 * j + r] * t.points[3 * i] + S[16 * j + 4 + r] * t.points[3 * i + 1] + S[16 * j + 8 + r] * t.points[3 * i + 2] + S[16 * j + 12 + r]); // prettier-ignore
+        for (const l of branches)
+          l.roles.forEach((role, v) => {
+            if (role.kind !== 'cap' || role.index !== 0) return;
+            const len = Math.hypot(...role.local);
+            const dir = role.local.map((x) => x / len);
+            const u = bones.map(
+              (b) => 1 / Math.acos(Math.max(-1, Math.min(1, b[0] * dir[0] + b[1] * dir[1] + b[2] * dir[2]))),
+            );
+            const sum = u.reduce((a, b) => a + b);
+            const avg = sphericalAverage(
+              carries.flatMap((carry) => carry(dir)),
+              u.map((x) => x / sum),
+              new Float64Array(3),
+            );
+            const expected = apply(
+              Rp,
+              Array.from(avg, (x) => x * len),
+            ).map((x, c) => x + origin[c]);
+            const got = Array.from(posed.subarray(3 * (l.first + v), 3 * (l.first + v) + 3));
+            worst = Math.max(worst, Math.hypot(...got.map((x, c) => x - expected[c])));
+            // How far that is from moving rigidly with the joint (the caps' motion before Fig. 13).
+            const rigid = apply(Rj, role.local).map((x, c) => x + origin[c]);
+            moved = Math.max(moved, Math.hypot(...got.map((x, c) => x - rigid[c])));
+            checked++;
+          });
+      }
+    }
+    console.log(
+      `Fox, branching limbs' cap vertices at the hip and chest: ${checked} checked, largest gap from Eq. 1 ${(worst / diag).toExponential(1)} of the diagonal; ${(moved / diag).toFixed(4)} from rigid with the joint`,
+    );
+    expect(checked).toBeGreaterThanOrEqual(2 * 3 * 9); // two frames, three branching limbs, apex and ring
+    // The skinning matrices come from float32 inverse bind matrices, rotations to about 1e-7:
+    // corskin takes their polar rotation, this check their linear part.
+    expect(worst).toBeLessThan(1e-6 * diag);
+    expect(moved).toBeGreaterThan(1e-4 * diag); // the parent bone's share is felt
+  });
 });

@@ -73,7 +73,13 @@ describe('drawn key poses (template library version 2)', () => {
       const t = dragTemplateKeyPose(rig, S, v, delta, 'drawn', { symmetric });
       expect(t.keyPoses.map((k) => k.bend)).toEqual([0, expect.closeTo(t.keyPoses[1].bend, 12)]);
       const r = { ...structuredClone(rig), library: withTemplates(rig.library, [t]) };
-      expect(r.library.version).toBe(2);
+      expect(r.library.version).toBe(3); // the default library's: joint templates for more bones, caps
+      const v1 = {
+        ...rig.library,
+        version: 1 as const,
+        templates: rig.library.templates.filter((x) => x.kind !== 'cap' && x.bones === undefined),
+      };
+      expect(withTemplates(v1, [t]).version).toBe(2); // drawn offsets need version 2
       setBoneTemplate(r, j('bone1'), 'drawn');
       const after = cage(r, S);
       const moved = sub(at(after, v), at(before, v));

@@ -27,7 +27,7 @@ import {
   poseTemplates,
   setBoneTemplate,
 } from '../src/templates/rig.js';
-import { DEFAULT_TEMPLATE_LIBRARY, parseTemplateLibrary } from '../src/templates/library.js';
+import { DEFAULT_TEMPLATE_LIBRARY, parseTemplateLibrary, type TemplateLibrary } from '../src/templates/library.js';
 import { ARM_GLB } from './helpers/data.js';
 import { thickerAcrossChain } from './helpers/templates.js';
 
@@ -179,6 +179,50 @@ describe('template choices on the arm', () => {
     );
     // The first joint of the only limb starts it: no joint template there.
     expect(() => setBoneTemplate(rig, rig.limbs[0].chain[0], 'no-pinch-joint')).toThrow(/has no joint template/);
+    // Version 3: joint templates for more incident bones, end caps.
+    const v3 = (t: Record<string, unknown>, version = 3) => ({ format: 'corskin-templates', version, templates: [t] });
+    expect(() => parseTemplateLibrary(v3({ id: 'c', kind: 'cap' }, 2), 'lib.json')).toThrow(
+      /templates\[0\]\.kind "cap" needs "version": 3/,
+    );
+    expect(() => parseTemplateLibrary(v3({ id: 'j', kind: 'joint', bones: 4, keyPoses: [{ bend: 0, bulge: 0 }] }, 2), 'lib.json')).toThrow(/templates\[0\]\.bones needs "version": 3/); // prettier-ignore
+    expect(() => parseTemplateLibrary(v3({ id: 'j', kind: 'joint', bones: 1, keyPoses: [{ bend: 0, bulge: 0 }] }), 'lib.json')).toThrow(/bones must be a whole number of incident bones from 2 to 8/); // prettier-ignore
+    expect(() => parseTemplateLibrary(v3({ id: 'b', kind: 'bone', bones: 3, keyPoses: [{ bend: 0, bulge: 0 }] }), 'lib.json')).toThrow(/bones is for joint templates/); // prettier-ignore
+    expect(() => parseTemplateLibrary(v3({ id: 'c', kind: 'cap', keyPoses: [{ bend: 0, bulge: 0 }, { bend: 90, bulge: 0.2 }] }), 'lib.json')).toThrow(/keyPoses of a cap must be the rest only/); // prettier-ignore
+    expect(() => parseTemplateLibrary(v3({ id: 'c', kind: 'cap', apex: 3 }), 'lib.json')).toThrow(
+      /apex must be a number of ring radii from 0 to 2/,
+    );
+    expect(parseTemplateLibrary(v3({ id: 'c', kind: 'cap', apex: 0.2 })).templates[0]).toEqual({
+      id: 'c',
+      kind: 'cap',
+      apex: 0.2,
+      keyPoses: [{ bend: 0, bulge: 0 }],
+      description: undefined,
+    });
+    expect(() => setBoneTemplate(rig, rig.limbs[0].chain[0], 'round-cap')).toThrow(/"round-cap" is an end cap/);
+  });
+
+  it("end caps (library version 3): the library's first cap sets how far the cage's ends reach beyond their last rings", () => {
+    const { mesh, skeleton } = barBenchmark();
+    const beyond = (library: TemplateLibrary) => {
+      const [limb] = buildTemplateRig(mesh, skeleton, library).limbs;
+      const m = limb.roles.length;
+      const apex = limb.roles[m - 1].local; // the leaf cap: its ring, then its apex (from the last joint)
+      const ring = limb.roles.slice(m - 1 - 8, m - 1).map((r) => r.local);
+      const a = Array.from(limb.axes.subarray(limb.axes.length - 3));
+      const along = (p: number[]) => p[0] * a[0] + p[1] * a[1] + p[2] * a[2];
+      const centre = [0, 1, 2].map((c) => ring.reduce((t, p) => t + p[c], 0) / 8);
+      const radius = Math.hypot(...ring[0].map((x, c) => x - centre[c]));
+      return (along(apex) - along(centre)) / radius;
+    };
+    const withCapFirst = (id: string) => ({
+      ...DEFAULT_TEMPLATE_LIBRARY,
+      templates: [...DEFAULT_TEMPLATE_LIBRARY.templates].sort((x, y) => +(y.id === id) - +(x.id === id)),
+    });
+    for (const id of ['round-cap', 'flat-cap', 'pointed-cap'])
+      expect(beyond(withCapFirst(id))).toBeCloseTo(
+        DEFAULT_TEMPLATE_LIBRARY.templates.find((t) => t.id === id)!.apex!,
+        9,
+      );
   });
 
   it('joint templates at the elbow: no-pinch swells the crease side and bulge the outer side as it bends (Fig. 4)', async () => {

@@ -121,6 +121,68 @@ describe('joint templates (Eq. 1, Eq. 3)', () => {
     expect(linearMin).toBeLessThan(0.75); // linear blending pulls the sphere in
   });
 
+  it.each([3, 4])(
+    'for %i incident bones (Fig. 13): the key pose exact, a sphere kept under a 90° bend plus 90° twist, a vertex on a bone carried by that bone alone',
+    (bones) => {
+      // A chest: the parent bone towards −x, the bone that goes on towards +x, branches towards +y (and −y).
+      const sides = [[0, 1, 0], [0, -1, 0]].slice(0, bones - 2); // prettier-ignore
+      const keyFrames = [...rest, ...sides.flatMap((d) => [...d, 0, 0, 1])];
+      // The child joint bent 90° about z and twisted 90° about its bone; the branches turned with it
+      // (bent 90° about z), each then twisted 90° about its own direction.
+      const pose = [
+        ...rest.slice(0, 6),
+        ...bentFrame([1, 0, 0], [0, 1, 0], Math.PI / 2, Math.PI / 2),
+        ...sides.flatMap((d) => bentFrame(d, [0, 0, 1], Math.PI / 2, Math.PI / 2)),
+      ];
+      let keyError = 0,
+        radiusError = 0,
+        linearMin = Infinity;
+      const out = new Float64Array(3);
+      const bonesNow = Array.from({ length: bones }, (_, j) => pose.slice(6 * j, 6 * j + 6));
+      const carries = bonesNow.map((f) => frameRotation(X, Y, f.slice(0, 3), f.slice(3, 6)));
+      const carriesRest = Array.from({ length: bones }, (_, j) =>
+        frameRotation(X, Y, keyFrames.slice(6 * j, 6 * j + 3), keyFrames.slice(6 * j + 3, 6 * j + 6)),
+      );
+      for (const v of spherePoints(300, 0.3)) {
+        jointKeyPosition(canonical, { position: v, frames: keyFrames }, keyFrames, out);
+        keyError = Math.max(keyError, Math.hypot(out[0] - v[0], out[1] - v[1], out[2] - v[2]));
+        jointKeyPosition(canonical, { position: v, frames: keyFrames }, pose, out);
+        radiusError = Math.max(radiusError, Math.abs(Math.hypot(...out) - 0.3));
+        // The same candidates (each bone's carry of v) and weights (1 / angle to the bone) blended linearly.
+        const angles = Array.from({ length: bones }, (_, j) =>
+          Math.acos(
+            Math.max(
+              -1,
+              Math.min(1, (v[0] * keyFrames[6 * j] + v[1] * keyFrames[6 * j + 1] + v[2] * keyFrames[6 * j + 2]) / 0.3),
+            ),
+          ),
+        );
+        if (angles.some((a) => a < 1e-9)) continue;
+        const u = angles.map((a) => 1 / a);
+        const total = u.reduce((a, b) => a + b);
+        const blend = [0, 0, 0];
+        carries.forEach((R, j) => {
+          const back = new Float64Array(3);
+          // M_j(M_j⁻¹(v, rest), pose) = R_j · R_j,rest⁻¹ · v.
+          const Rr = carriesRest[j];
+          const local = [0, 1, 2].map((r) => Rr[r] * v[0] + Rr[3 + r] * v[1] + Rr[6 + r] * v[2]);
+          apply3(R, 0, local, 0, back, 0);
+          for (let c = 0; c < 3; c++) blend[c] += (u[j] / total) * back[c];
+        });
+        linearMin = Math.min(linearMin, Math.hypot(...blend) / 0.3);
+      }
+      expect(keyError).toBeLessThan(1e-9);
+      expect(radiusError).toBeLessThan(1e-9);
+      console.log(`${bones}-bone joint template, linear blend: smallest radius ${linearMin.toFixed(3)} of the sphere`);
+      expect(linearMin).toBeLessThan(0.8);
+      // A vertex on a branch's direction moves with that branch alone (u_j = δ): rigidly with it.
+      const onBranch = [0, 0.3, 0];
+      jointKeyPosition(canonical, { position: onBranch, frames: keyFrames }, pose, out);
+      const expected = bonesNow[2].slice(0, 3).map((x) => 0.3 * x);
+      expect(Math.hypot(out[0] - expected[0], out[1] - expected[1], out[2] - expected[2])).toBeLessThan(1e-12);
+    },
+  );
+
   it('⊕ of equal magnitudes keeps the magnitude', () => {
     const out = blendMagnitudeDirection([0.5, 0, 0, 0, 0.5, 0, 0, 0, -0.5], [0.2, 0.5, 0.3], new Float64Array(3));
     expect(Math.hypot(...out)).toBeCloseTo(0.5, 14);

@@ -44,6 +44,7 @@ import {
   bindOrientationMove,
   dragTemplateKeyPose,
   joinTemplateRigParts,
+  compatibleTemplates,
   poseTemplates,
   rebindTemplateRig,
   type TemplateRig,
@@ -736,8 +737,9 @@ function drawKeyPose(x0: number, y0: number, x1: number, y1: number): boolean {
 /** The templates view, if the viewer has one. */
 const templatesView = () => views.find((v) => v.method === 'templates');
 
-/** The template library and the choices at the selected joint (of the first mesh whose limbs hold it). */
-function templateSlot(): { rig: TemplateRig; bone?: string; joint?: string } | undefined {
+/** The choices at the selected joint and the templates each of its slots takes (of the first mesh whose limbs hold it). */
+function templateSlot():
+  { rig: TemplateRig; bone?: string; joint?: string; ids: (kind: 'bone' | 'joint') => string[] } | undefined {
   const view = templatesView();
   if (!view) return undefined;
   for (const mesh of skinnedMeshes(view)) {
@@ -747,7 +749,13 @@ function templateSlot(): { rig: TemplateRig; bone?: string; joint?: string } | u
     for (const limb of rig.limbs) {
       const i = limb.chain.indexOf(j);
       if (i < 0) continue;
-      return { rig, bone: limb.boneTemplates[i], joint: i > 0 ? limb.jointTemplates[i] : undefined };
+      const through = rig.limbs.find((l) => l.chain.indexOf(j) >= 1);
+      return {
+        rig,
+        bone: limb.boneTemplates[i],
+        joint: through?.jointTemplates[through.chain.indexOf(j)],
+        ids: (kind) => compatibleTemplates(rig, j, kind),
+      };
     }
   }
   return undefined;
@@ -768,7 +776,7 @@ function fillTemplateControls(): void {
       ? `skinning templates of the bone from ${settings.joint} (Tab cycles; the pose bends its child joint)`
       : `skinning templates at ${settings.joint} (Tab cycles the joint template)`,
   );
-  const ids = (kind: 'bone' | 'joint') => slot.rig.library.templates.filter((t) => t.kind === kind).map((t) => t.id);
+  const { ids } = slot;
   templateControls
     .add(settings, 'boneTemplate', ids('bone'))
     .name('bone template')
@@ -808,7 +816,7 @@ function cycleTemplate(back: boolean): void {
   const kind = settings.slot === 'joint' && slot?.joint !== undefined ? 'joint' : 'bone';
   const current = kind === 'joint' ? slot?.joint : slot?.bone;
   if (!slot || current === undefined) return;
-  const ids = slot.rig.library.templates.filter((t) => t.kind === kind).map((t) => t.id);
+  const ids = slot.ids(kind);
   switchTemplate(ids[(ids.indexOf(current) + (back ? ids.length - 1 : 1)) % ids.length]);
 }
 

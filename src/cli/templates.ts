@@ -18,7 +18,13 @@ import {
   type TemplateRig,
 } from '../templates/rig.js';
 import { bakeTemplateClips } from '../io/template-bake.js';
-import { DEFAULT_TEMPLATE_LIBRARY, parseTemplateLibrary, type TemplateLibrary } from '../templates/library.js';
+import {
+  DEFAULT_TEMPLATE_LIBRARY,
+  incidentBones,
+  parseTemplateLibrary,
+  type TemplateDefinition,
+  type TemplateLibrary,
+} from '../templates/library.js';
 import type { Io } from './ui.js';
 
 /** Reads a template library file (JSON). @throws CorskinError naming the file */
@@ -148,7 +154,9 @@ export async function templatesListCommand(io: Io, input: string): Promise<void>
   });
   if (!rigs.length) {
     io.out(`${input}: no skinning templates (build them with corskin templates build)`);
-    io.out(`library (default): ${DEFAULT_TEMPLATE_LIBRARY.templates.map((t) => `${t.id} (${t.kind})`).join(', ')}`);
+    io.out(
+      `library (default): ${DEFAULT_TEMPLATE_LIBRARY.templates.map((t) => `${t.id} (${templateKind(t)})`).join(', ')}`,
+    );
     return;
   }
   for (const { model, rig } of rigs) {
@@ -158,22 +166,26 @@ export async function templatesListCommand(io: Io, input: string): Promise<void>
     );
     for (const limb of rig.limbs) {
       io.out(`  limb ${name(limb.chain[0])} → ${name(limb.chain[limb.chain.length - 1])}:`);
-      limb.chain.forEach((j, i) =>
-        io.out(
-          `    ${i > 0 ? `joint ${name(j)}: ${limb.jointTemplates[i]}; ` : ''}bone from ${name(j)}: ${limb.boneTemplates[i]}`,
-        ),
-      );
+      limb.chain.forEach((j, i) => {
+        const bones = i > 0 ? incidentBones(rig.library.templates.find((t) => t.id === limb.jointTemplates[i])!) : 2;
+        const joint =
+          i > 0 ? `joint ${name(j)}${bones > 2 ? ` (${bones} incident bones)` : ''}: ${limb.jointTemplates[i]}; ` : '';
+        io.out(`    ${joint}bone from ${name(j)}: ${limb.boneTemplates[i]}`);
+      });
     }
     const uncovered = uncoveredJoints(rig, model);
     if (uncovered.length) io.out(`  joints no limb covers (skinned linearly): ${uncovered.join(', ')}`);
     warnSkinOutside(io, input, model, rig);
   }
   io.out(
-    `compatible templates: ${rigs[0].rig.library.templates
-      .map((t) => `${t.id} (${t.kind})${t.description ? ` — ${t.description}` : ''}`)
+    `library (bone templates fit every bone, joint templates the joints with their number of incident bones; the cap is chosen at build): ${rigs[0].rig.library.templates
+      .map((t) => `${t.id} (${templateKind(t)})${t.description ? ` — ${t.description}` : ''}`)
       .join('; ')}`,
   );
 }
+
+/** A template's kind as listed: a joint template with its incident bones. */
+const templateKind = (t: TemplateDefinition) => (t.kind === 'joint' ? `joint, ${incidentBones(t)} bones` : t.kind);
 
 const bonesOf = (rig: TemplateRig) => rig.limbs.reduce((s, l) => s + l.chain.length, 0);
 /** Joints that carry some of the skin's weight but start no limb's bone (skinned linearly). */

@@ -13,13 +13,23 @@
  *
  * Version 2 adds what an artist draws: a key pose may carry `offsets`, the displacement of each of
  * the template's 24 design vertices at that key pose (see {@link DESIGN_VERTICES}: the design
- * frame), as the viewer's template editor makes them by dragging vertices. Version 1 files read
- * unchanged.
+ * frame), as the viewer's template editor makes them by dragging vertices.
+ *
+ * Version 3 adds joint templates for more than two incident bones (`"bones": 3` or more; the
+ * paper's Fig. 13: a chest where the spine, the neck and both shoulders meet) — a joint takes the
+ * templates made for its number of incident bones — and **end caps** (`"kind": "cap"`), which
+ * close the cage at chain ends (hands, feet, head, tail tips) and say how far beyond the last ring
+ * the cap reaches (`apex`, in ring radii). A cap shapes the rest cage, so it is chosen when the
+ * cage is built (the library's first cap), not switched at run time; it has only the rest key
+ * pose and moves with its bone (or, where its chain branches off a joint another chain goes
+ * through, with that joint's template). Version 1 and 2 files read unchanged.
  *
  * ```json
- * { "format": "corskin-templates", "version": 2,
+ * { "format": "corskin-templates", "version": 3,
  *   "templates": [ { "id": "muscle-bulge", "kind": "bone", "description": "…",
- *                    "keyPoses": [ { "bend": 0, "bulge": 0 }, { "bend": 90, "bulge": 0.35 } ] } ] }
+ *                    "keyPoses": [ { "bend": 0, "bulge": 0 }, { "bend": 90, "bulge": 0.35 } ] },
+ *                  { "id": "chest", "kind": "joint", "bones": 4, "keyPoses": [ { "bend": 0, "bulge": 0 } ] },
+ *                  { "id": "stump", "kind": "cap", "apex": 0.1 } ] }
  * ```
  *
  * @module
@@ -61,26 +71,47 @@ export const DESIGN_VERTICES = 24;
 /** A template of a library. */
 export interface TemplateDefinition {
   id: string;
-  kind: 'bone' | 'joint';
+  kind: 'bone' | 'joint' | 'cap';
   description?: string;
-  /** Key poses, the first at bend 0 with bulge 0 (the fitted rest). */
+  /** Key poses, the first at bend 0 with bulge 0 (the fitted rest); a cap has only that one. */
   keyPoses: BoneKeyPose[];
   /** Which side of the bend the bulge acts on (default `inner`, the crease). */
   side?: 'inner' | 'outer';
+  /**
+   * Version 3, joint templates: the number of incident bones the template is made for, 2 (the
+   * default: a parent bone and the child that goes on) to {@link MAX_INCIDENT_BONES}.
+   */
+  bones?: number;
+  /** Version 3, caps: how far the cap's apex lies beyond its ring, in ring radii, 0 to 2 (default 0.5). */
+  apex?: number;
 }
+
+/** The most incident bones a joint template may blend (Eq. 1 over the relevant bones). */
+export const MAX_INCIDENT_BONES = 8;
 
 /** A validated template library. */
 export interface TemplateLibrary {
   format: 'corskin-templates';
-  /** 1, or 2 where a key pose has `offsets`. */
-  version: 1 | 2;
+  /** 1; 2 where a key pose has `offsets`; 3 where a template has `bones` or is a cap. */
+  version: 1 | 2 | 3;
   templates: TemplateDefinition[];
 }
 
-/** The library corskin ships (ids: radial-bone, muscle-bulge, inverse-bulge, upward-bulge, sliding, twisting, radial-joint, no-pinch-joint, bulge-joint). */
+/** The incident bones joint template `t` is made for (2 unless it says). */
+export const incidentBones = (t: TemplateDefinition): number => t.bones ?? 2;
+
+/** The lowest library version that holds `templates`. */
+const versionFor = (templates: readonly TemplateDefinition[]): 1 | 2 | 3 =>
+  templates.some((t) => t.kind === 'cap' || t.bones !== undefined) ? 3 : templates.some((t) => t.keyPoses.some((k) => k.offsets)) ? 2 : 1;
+
+/**
+ * The library corskin ships (ids: radial-bone, muscle-bulge, inverse-bulge, upward-bulge, sliding,
+ * twisting, radial-joint, no-pinch-joint, bulge-joint, radial-joint-3, no-pinch-joint-3,
+ * radial-joint-4, no-pinch-joint-4, round-cap, flat-cap, pointed-cap).
+ */
 export const DEFAULT_TEMPLATE_LIBRARY: TemplateLibrary = {
   format: 'corskin-templates',
-  version: 1,
+  version: 3,
   templates: [
     { id: 'radial-bone', kind: 'bone', description: 'radial default: the cage keeps its radius (Ju et al. 2008, Fig. 5 left)', keyPoses: [{ bend: 0, bulge: 0 }] },
     { id: 'muscle-bulge', kind: 'bone', description: 'the inner side swells as the child bone bends (Fig. 5 middle)', keyPoses: [{ bend: 0, bulge: 0 }, { bend: 90, bulge: 0.35 }] },
@@ -91,11 +122,18 @@ export const DEFAULT_TEMPLATE_LIBRARY: TemplateLibrary = {
     { id: 'radial-joint', kind: 'joint', description: 'radial default: directions blended on the sphere (Fig. 4 left)', keyPoses: [{ bend: 0, bulge: 0 }] },
     { id: 'no-pinch-joint', kind: 'joint', side: 'inner', description: 'the crease side swells as the joint bends, against pinching (Fig. 4 middle)', keyPoses: [{ bend: 0, bulge: 0 }, { bend: 90, bulge: 0.3 }] },
     { id: 'bulge-joint', kind: 'joint', side: 'outer', description: 'the outer side bulges as the joint bends, like an elbow or knee cap (Fig. 4 right)', keyPoses: [{ bend: 0, bulge: 0 }, { bend: 90, bulge: 0.3 }] },
+    { id: 'radial-joint-3', kind: 'joint', bones: 3, description: 'radial default for three incident bones (a hip where a tail goes on and the spine starts): directions blended on the sphere over all three (Fig. 13)', keyPoses: [{ bend: 0, bulge: 0 }] },
+    { id: 'no-pinch-joint-3', kind: 'joint', bones: 3, side: 'inner', description: 'three incident bones; the crease of the bone that goes on swells as it bends (Fig. 13 with Fig. 4 middle)', keyPoses: [{ bend: 0, bulge: 0 }, { bend: 90, bulge: 0.3 }] },
+    { id: 'radial-joint-4', kind: 'joint', bones: 4, description: 'radial default for four incident bones (a chest: the spine, the neck, both shoulders): directions blended on the sphere over all four (Fig. 13)', keyPoses: [{ bend: 0, bulge: 0 }] },
+    { id: 'no-pinch-joint-4', kind: 'joint', bones: 4, side: 'inner', description: 'four incident bones; the crease of the bone that goes on swells as it bends (Fig. 13 with Fig. 4 middle)', keyPoses: [{ bend: 0, bulge: 0 }, { bend: 90, bulge: 0.3 }] },
+    { id: 'round-cap', kind: 'cap', apex: 0.5, description: 'end cap: a fan to an apex half a ring radius beyond the last ring (hands, feet, head, tail tips)', keyPoses: [{ bend: 0, bulge: 0 }] },
+    { id: 'flat-cap', kind: 'cap', apex: 0.1, description: 'end cap: nearly flat, for a chain that ends in a cut (a stump, a sleeve)', keyPoses: [{ bend: 0, bulge: 0 }] },
+    { id: 'pointed-cap', kind: 'cap', apex: 1.2, description: 'end cap: a long point, for tapering ends (a tail tip, an ear)', keyPoses: [{ bend: 0, bulge: 0 }] },
   ],
 };
 
 /**
- * Validates a parsed template library (`corskin-templates`, version 1 or 2).
+ * Validates a parsed template library (`corskin-templates`, version 1, 2 or 3).
  * @param file named in error messages
  * @throws CorskinError naming the file, the JSON path and the problem
  */
@@ -106,7 +144,7 @@ export function parseTemplateLibrary(json: unknown, file?: string): TemplateLibr
   const o = json as Record<string, unknown>;
   if (!o || typeof o !== 'object' || Array.isArray(o)) fail('(the file)', 'is not a JSON object');
   if (o.format !== 'corskin-templates') fail('format', `must be "corskin-templates", got ${JSON.stringify(o.format)}`);
-  if (o.version !== 1 && o.version !== 2) fail('version', `must be 1 or 2 (this corskin reads versions 1 and 2), got ${JSON.stringify(o.version)}`);
+  if (o.version !== 1 && o.version !== 2 && o.version !== 3) fail('version', `must be 1, 2 or 3 (this corskin reads versions 1 to 3), got ${JSON.stringify(o.version)}`);
   if (!Array.isArray(o.templates) || !o.templates.length) fail('templates', 'must be a non-empty array');
   const ids = new Set<string>();
   const templates = (o.templates as unknown[]).map((t, i): TemplateDefinition => {
@@ -116,10 +154,22 @@ export function parseTemplateLibrary(json: unknown, file?: string): TemplateLibr
     if (typeof d.id !== 'string' || !/^[A-Za-z0-9_.-]+$/.test(d.id)) fail(`${at}.id`, 'must be a name of letters, digits, _ . -');
     if (ids.has(d.id as string)) fail(`${at}.id`, `"${d.id}" is defined twice`);
     ids.add(d.id as string);
-    if (d.kind !== 'bone' && d.kind !== 'joint') fail(`${at}.kind`, `must be "bone" or "joint", got ${JSON.stringify(d.kind)}`);
+    if (d.kind !== 'bone' && d.kind !== 'joint' && d.kind !== 'cap') fail(`${at}.kind`, `must be "bone", "joint" or "cap", got ${JSON.stringify(d.kind)}`);
+    if (d.kind === 'cap' && o.version !== 3) fail(`${at}.kind`, '"cap" needs "version": 3');
     if (d.description !== undefined && typeof d.description !== 'string') fail(`${at}.description`, 'must be a string');
-    if (!Array.isArray(d.keyPoses) || !d.keyPoses.length) fail(`${at}.keyPoses`, 'must be a non-empty array');
-    const keyPoses = (d.keyPoses as unknown[]).map((k, j): BoneKeyPose => {
+    const poses = d.kind === 'cap' && d.keyPoses === undefined ? [{ bend: 0, bulge: 0 }] : d.keyPoses;
+    if (!Array.isArray(poses) || !poses.length) fail(`${at}.keyPoses`, 'must be a non-empty array');
+    if (d.kind === 'cap' && (poses as unknown[]).length !== 1) fail(`${at}.keyPoses`, 'of a cap must be the rest only: a cap is rigid with its bone');
+    if (d.bones !== undefined) {
+      if (o.version !== 3) fail(`${at}.bones`, 'needs "version": 3');
+      if (d.kind !== 'joint') fail(`${at}.bones`, 'is for joint templates');
+      if (!Number.isInteger(d.bones) || !((d.bones as number) >= 2 && (d.bones as number) <= MAX_INCIDENT_BONES)) fail(`${at}.bones`, `must be a whole number of incident bones from 2 to ${MAX_INCIDENT_BONES}`);
+    }
+    if (d.apex !== undefined) {
+      if (d.kind !== 'cap') fail(`${at}.apex`, 'is for caps');
+      if (typeof d.apex !== 'number' || !(d.apex >= 0 && d.apex <= 2)) fail(`${at}.apex`, 'must be a number of ring radii from 0 to 2');
+    }
+    const keyPoses = (poses as unknown[]).map((k, j): BoneKeyPose => {
       const kp = k as Record<string, unknown>;
       const path = `${at}.keyPoses[${j}]`;
       if (!kp || typeof kp !== 'object') fail(path, 'is not an object');
@@ -132,7 +182,7 @@ export function parseTemplateLibrary(json: unknown, file?: string): TemplateLibr
       if (kp.slide !== undefined) out.slide = kp.slide as number;
       if (kp.twist !== undefined) out.twist = kp.twist as number;
       if (kp.offsets !== undefined) {
-        if (o.version !== 2) fail(`${path}.offsets`, 'needs "version": 2');
+        if (o.version === 1) fail(`${path}.offsets`, 'needs "version": 2 or 3');
         const ok = (v: unknown) => Array.isArray(v) && v.length === 3 && v.every((x) => typeof x === 'number' && x >= -2 && x <= 2);
         if (!Array.isArray(kp.offsets) || kp.offsets.length !== DESIGN_VERTICES) fail(`${path}.offsets`, `must be an array of ${DESIGN_VERTICES} [axial, radial, tangential] displacements`);
         const bad = (kp.offsets as unknown[]).findIndex((v) => !ok(v));
@@ -146,19 +196,22 @@ export function parseTemplateLibrary(json: unknown, file?: string): TemplateLibr
     const bends = keyPoses.map((k) => k.bend);
     if (new Set(bends).size !== bends.length) fail(`${at}.keyPoses`, 'has two key poses with the same bend');
     if (d.side !== undefined && d.side !== 'inner' && d.side !== 'outer') fail(`${at}.side`, `must be "inner" or "outer", got ${JSON.stringify(d.side)}`);
-    const out: TemplateDefinition = { id: d.id as string, kind: d.kind as 'bone' | 'joint', description: d.description as string | undefined, keyPoses };
+    if (d.side !== undefined && d.kind === 'cap') fail(`${at}.side`, 'is for bone and joint templates');
+    const out: TemplateDefinition = { id: d.id as string, kind: d.kind as TemplateDefinition['kind'], description: d.description as string | undefined, keyPoses };
     if (d.side !== undefined) out.side = d.side as 'inner' | 'outer';
+    if (d.bones !== undefined) out.bones = d.bones as number;
+    if (d.apex !== undefined) out.apex = d.apex as number;
     return out;
   });
-  return { format: 'corskin-templates', version: o.version as 1 | 2, templates };
+  return { format: 'corskin-templates', version: o.version as 1 | 2 | 3, templates };
 }
 
 /**
- * `library` with `templates` added (a template of the same id replaced), as a new library object;
- * version 2 where a key pose has drawn offsets.
+ * `library` with `templates` added (a template of the same id replaced), as a new library object of
+ * the version its templates need (or the library's own, when higher).
  */
 export function withTemplates(library: TemplateLibrary, templates: TemplateDefinition[]): TemplateLibrary {
   const ids = new Set(templates.map((t) => t.id));
   const all = [...library.templates.filter((t) => !ids.has(t.id)), ...templates];
-  return { format: 'corskin-templates', version: all.some((t) => t.keyPoses.some((k) => k.offsets)) ? 2 : library.version, templates: all };
+  return { format: 'corskin-templates', version: Math.max(library.version, versionFor(all)) as 1 | 2 | 3, templates: all };
 }

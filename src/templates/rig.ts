@@ -49,7 +49,7 @@ import { prepareJointTemplate } from './joint.js';
 import { axisAngle, apply3, mulT3 } from './rotation.js';
 import { createRbfWeights } from './key-poses.js';
 import { designSamples, mirroredDesignVertex, noOffsets } from './design.js';
-import { DEFAULT_TEMPLATE_LIBRARY, DESIGN_VERTICES, type BoneKeyPose, type TemplateDefinition, type TemplateLibrary } from './library.js';
+import { DEFAULT_TEMPLATE_LIBRARY, DESIGN_VERTICES, incidentBones, type BoneKeyPose, type TemplateDefinition, type TemplateLibrary } from './library.js';
 
 /** Ring sides of the chain templates. */
 const SIDES = 8;
@@ -113,21 +113,61 @@ export interface TemplateRig {
 }
 
 /**
+ * The limbs that branch off chain joint `i` of `limb` (they start at that joint, which `limb` goes
+ * through): with the parent bone and the bone that goes on, the joint's incident bones.
+ */
+function branchesAt(rig: Pick<TemplateRig, 'limbs'>, limb: TemplateLimb, i: number): TemplateLimb[] {
+  return i > 0 ? rig.limbs.filter((s) => s !== limb && s.chain[0] === limb.chain[i]) : [];
+}
+
+/**
+ * How many incident bones the joint template at chain joint `i` of `limb` blends: the joint's
+ * count (2 + the limbs branching off it) where the library has templates for it (the paper's
+ * Fig. 13: 3 at a hip, 4 at a chest), else 2 — the parent bone and the bone that goes on, the
+ * branching limbs' end caps then moving with the joint (a hand's five fingers, with the default
+ * library).
+ */
+function slotBones(rig: Pick<TemplateRig, 'limbs' | 'library'>, limb: TemplateLimb, i: number): number {
+  const k = 2 + branchesAt(rig, limb, i).length;
+  return rig.library.templates.some((t) => t.kind === 'joint' && incidentBones(t) === k) ? k : 2;
+}
+
+/**
+ * The ids of the rig's library a template slot at skeleton joint `joint` takes: `bone`, every bone
+ * template; `joint`, the joint templates made for the joint's incident bones ({@link slotBones}).
+ * Empty where the joint has no such slot (no bone starts at it in a limb; no limb goes through it).
+ */
+export function compatibleTemplates(rig: TemplateRig, joint: number, kind: 'bone' | 'joint'): string[] {
+  const limb = rig.limbs.find((l) => l.chain.indexOf(joint) >= (kind === 'joint' ? 1 : 0));
+  if (!limb) return [];
+  const bones = kind === 'joint' ? slotBones(rig, limb, limb.chain.indexOf(joint)) : 0;
+  return rig.library.templates.filter((t) => t.kind === kind && (kind === 'bone' || incidentBones(t) === bones)).map((t) => t.id);
+}
+
+/**
  * Switches the template at skeleton joint `joint` to `id` of the rig's library: a bone template
- * goes to every bone that starts at the joint, a joint template to the joint's two-bone joint
- * template in every limb where the joint is inner. Templates of one library share the fitted rest
- * cage, so the binding stands: the next frame shows it.
- * @throws CorskinError for an unknown id, or a joint with no bone (joint) template of that kind
+ * goes to every bone that starts at the joint, a joint template to the joint's template in the
+ * limb that goes through it (made for its number of incident bones, {@link compatibleTemplates}).
+ * Templates of one library share the fitted rest cage, so the binding stands: the next frame
+ * shows it.
+ * @throws CorskinError for an unknown id, a cap (caps shape the rest cage: chosen at build), a
+ *   joint with no slot of that kind, or a joint template made for another number of incident bones
  */
 export function setBoneTemplate(rig: TemplateRig, joint: number, id: string): void {
   const t = rig.library.templates.find((x) => x.id === id);
   if (!t) throw new CorskinError(`no template "${id}" (templates: ${rig.library.templates.map((x) => `${x.id} (${x.kind})`).join(', ')})`);
+  if (t.kind === 'cap') throw new CorskinError(`"${id}" is an end cap: caps shape the rest cage, so they are chosen when it is built (the library's first cap)`);
   let found = false;
   for (const limb of rig.limbs)
     limb.chain.forEach((j, i) => {
       if (j !== joint) return;
       if (t.kind === 'bone') [limb.boneTemplates[i], found] = [id, true];
-      else if (i > 0) [limb.jointTemplates[i], found] = [id, true];
+      else if (i > 0) {
+        const bones = slotBones(rig, limb, i);
+        if (incidentBones(t) !== bones)
+          throw new CorskinError(`joint template "${id}" is made for ${incidentBones(t)} incident bones; joint ${joint} takes ${bones} (${compatibleTemplates(rig, joint, 'joint').join(', ')})`);
+        [limb.jointTemplates[i], found] = [id, true];
+      }
     });
   if (!found) throw new CorskinError(`joint ${joint} has no ${t.kind === 'bone' ? 'template bone starting at it' : 'joint template (it ends or starts every limb it is in)'}`);
 }
@@ -300,7 +340,8 @@ export function buildTemplateRig(
 ): TemplateRig {
   const P = bindJointPositions(skeleton);
   const n = mesh.positions.length / 3;
-  const [boneDefault, jointDefault] = [defaultTemplate(library, 'bone'), defaultTemplate(library, 'joint')];
+  const boneDefault = defaultTemplate(library, 'bone');
+  const apex = library.templates.find((t) => t.kind === 'cap')?.apex ?? 0.5;
   // A limb whose cage cannot be fitted (turns too sharp for its thickness near the joint it
   // branches from) gives up its first joint, and every limb is fitted again with the new shares.
   let chains = skeletonLimbs(skeleton, P);
@@ -314,7 +355,7 @@ export function buildTemplateRig(
       const { vertices, X } = limbSkin(mesh, blend.share, L, c);
       if (!vertices.length) continue;
       try {
-        fitted.push({ part: fitChain(X, P, chain, vertices, leafDirection(mesh, P, chain[chain.length - 1])), vertices, X, limb: c });
+        fitted.push({ part: fitChain(X, P, chain, apex, vertices, leafDirection(mesh, P, chain[chain.length - 1])), vertices, X, limb: c });
       } catch (e) {
         if (!(e instanceof CorskinError)) throw e;
         if (chain.length <= 2) {
@@ -339,11 +380,11 @@ export function buildTemplateRig(
       };
     let first = 0;
     const limbs: TemplateLimb[] = fitted.map(({ part, limb }) => {
-      const jointTemplates = part.chain.map((_, i) => (i > 0 ? jointDefault : ''));
-      const out = { ...part, first, reach: blend.reach[limb], boneTemplates: part.chain.map(() => boneDefault), jointTemplates };
+      const out = { ...part, first, reach: blend.reach[limb], boneTemplates: part.chain.map(() => boneDefault), jointTemplates: part.chain.map(() => '') };
       first += part.cage.positions.length / 3;
       return out;
     });
+    for (const limb of limbs) limb.jointTemplates = limb.chain.map((_, i) => (i > 0 ? defaultTemplate(library, 'joint', slotBones({ limbs, library }, limb, i)) : ''));
     const parts = bindLimbs(
       fitted.map((f) => ({ cage: f.part.cage, vertices: f.vertices, X: f.X, limb: f.limb })),
       options,
@@ -650,10 +691,14 @@ export function limbBlend(
   return { share, reach: reaches, linear };
 }
 
-/** The library's default template of a kind: its first with a single key pose. @throws CorskinError when it has none */
-function defaultTemplate(library: TemplateLibrary, kind: 'bone' | 'joint'): string {
-  const t = library.templates.find((x) => x.kind === kind && x.keyPoses.length === 1) ?? library.templates.find((x) => x.kind === kind);
-  if (!t) throw new CorskinError(`the template library has no ${kind} template`);
+/**
+ * The library's default template of a kind (joint templates: for `bones` incident bones): its
+ * first with a single key pose, else its first. @throws CorskinError when it has none
+ */
+function defaultTemplate(library: TemplateLibrary, kind: 'bone' | 'joint', bones = 2): string {
+  const fits = (x: TemplateDefinition) => x.kind === kind && (kind === 'bone' || incidentBones(x) === bones);
+  const t = library.templates.find((x) => fits(x) && x.keyPoses.length === 1) ?? library.templates.find(fits);
+  if (!t) throw new CorskinError(`the template library has no ${kind} template${kind === 'joint' ? ` for ${bones} incident bones` : ''}`);
   return t.id;
 }
 
@@ -662,10 +707,10 @@ type ChainCage = Omit<TemplateLimb, 'first' | 'reach' | 'boneTemplates' | 'joint
 
 /**
  * Fits the template cage of joint chain `chain` (bind joint positions `P`, 3·J) to the points
- * `X` (3·n, the skin it must enclose).
+ * `X` (3·n, the skin it must enclose); its end caps' apexes `apex` ring radii beyond their rings.
  * @throws CorskinError when it cannot be grown to enclose them
  */
-function fitChain(X: ArrayLike<number>, P: Float64Array, chain: number[], ids?: number[], leaf?: number[]): ChainCage {
+function fitChain(X: ArrayLike<number>, P: Float64Array, chain: number[], apex: number, ids?: number[], leaf?: number[]): ChainCage {
   const n = chain.length; // bones: one per chain joint (the last ends where the skin ends)
   const pts = chain.map((j) => point(P, j));
   const lastDir = leaf ?? normalize(sub(pts[n - 1], pts[n - 2]));
@@ -708,7 +753,7 @@ function fitChain(X: ArrayLike<number>, P: Float64Array, chain: number[], ids?: 
   // Grown bone by bone: the bones nearest to skin still outside, until none is (bounded).
   const grow = new Float64Array(n).fill(1.15);
   for (;;) {
-    const { cage, roles } = assemble(points, axes, references, lengths, boneRadius.map((r, i) => (r / Math.cos(Math.PI / SIDES)) * grow[i]), head);
+    const { cage, roles } = assemble(points, axes, references, lengths, boneRadius.map((r, i) => (r / Math.cos(Math.PI / SIDES)) * grow[i]), head, apex);
     const outside = pointsOutside(cage, X);
     if (!outside.length) return { chain, points, axes, references, cage, roles };
     const bones = new Set(outside.map((v) => nearest[v]));
@@ -718,8 +763,8 @@ function fitChain(X: ArrayLike<number>, P: Float64Array, chain: number[], ids?: 
   }
 }
 
-/** The cage: rings along the chain, quad strips between consecutive rings, fans at both ends. */
-function assemble(points: Float64Array, axes: Float64Array, refs: Float64Array, lengths: number[], radius: Float64Array, head: number) {
+/** The cage: rings along the chain, bridged (minimal area), fans to an apex `apex` ring radii beyond both end rings. */
+function assemble(points: Float64Array, axes: Float64Array, refs: Float64Array, lengths: number[], radius: Float64Array, head: number, apex: number) {
   const n = lengths.length;
   const positions: number[] = [];
   const roles: VertexRole[] = [];
@@ -736,15 +781,15 @@ function assemble(points: Float64Array, axes: Float64Array, refs: Float64Array, 
     }
     rings.push(ids);
   };
-  const apex = (p: number[], bone: number, origin: number[]) => {
+  const tip = (p: number[], bone: number, origin: number[]) => {
     positions.push(...p);
     roles.push({ kind: 'cap', index: bone, local: sub(p, origin) });
     return positions.length / 3 - 1;
   };
   const P = (i: number) => point(points, i);
-  // Root cap (rigid with bone 0).
+  // Root cap: moves with bone 0, or with the template of the joint the limb branches off (poseTemplates).
   const a0 = point(axes, 0), r0 = point(refs, 0);
-  const rootApex = apex(P(0).map((x, k) => x - a0[k] * (head + 0.5 * radius[0])), 0, P(0));
+  const rootApex = tip(P(0).map((x, k) => x - a0[k] * (head + apex * radius[0])), 0, P(0));
   ring(P(0).map((x, k) => x - a0[k] * head), a0, r0, radius[0], { kind: 'cap', index: 0 }, P(0));
   // Each inner joint's template reaches h along its two bones: far enough that its side rings
   // do not cross its middle ring at a bent joint (h > r·tan(half the bend)), within the bones.
@@ -776,7 +821,7 @@ function assemble(points: Float64Array, axes: Float64Array, refs: Float64Array, 
   // Leaf cap (rigid with the last bone) at the end of the skin.
   const an = point(axes, n - 1), rn = point(refs, n - 1);
   ring(P(n), an, rn, radius[n - 1], { kind: 'cap', index: n - 1 }, P(n - 1));
-  const leafApex = apex(P(n).map((x, k) => x + an[k] * 0.5 * radius[n - 1]), n - 1, P(n - 1));
+  const leafApex = tip(P(n).map((x, k) => x + an[k] * apex * radius[n - 1]), n - 1, P(n - 1));
   const triangles: number[] = [];
   for (let s = 0; s < SIDES; s++) triangles.push(rootApex, rings[0][(s + 1) % SIDES], rings[0][s]);
   for (let k = 0; k + 1 < rings.length; k++) triangles.push(...minimalAreaBridge(positions, rings[k], rings[k + 1]).triangles);
@@ -809,9 +854,23 @@ function boneRotations(skinning: Float64Array): Float64Array {
  */
 export function poseTemplates(rig: TemplateRig, skinning: Float64Array, out: Float64Array, memo?: Float64Array): Float64Array {
   const R = boneRotations(skinning);
-  for (const limb of rig.limbs) poseLimb(limb, rig.library, skinning, R, out, memo);
+  const junctions = new Map<number, JointPoser>();
+  for (const limb of rig.limbs) poseLimb(limb, rig, skinning, R, out, memo, undefined, junctions);
+  // The end caps of limbs branching off a joint with a template for all its incident bones move
+  // with that template (Eq. 1 over all of them), as the through limb's joint vertices do.
+  for (const limb of rig.limbs) {
+    const pose = junctions.get(limb.chain[0]);
+    if (pose) limb.roles.forEach((r, v) => r.kind === 'cap' && r.index === 0 && pose(r.local, out, 3 * (limb.first + v), memo, 9 * (limb.first + v)));
+  }
   return out;
 }
+
+/**
+ * A joint template at one pose as a function of a rest position relative to the joint (bind
+ * orientation) → posed position written into `out` at `o` (posed space); `memo` as
+ * {@link prepareJointTemplate}'s.
+ */
+type JointPoser = (local: ArrayLike<number>, out: Float64Array, o: number, memo?: Float64Array, mo?: number) => void;
 
 /** Workspace for {@link poseTemplates}: 9 numbers per cage vertex of `rig`, NaN (not yet computed). */
 export function createTemplateMemo(rig: TemplateRig): Float64Array {
@@ -849,16 +908,21 @@ function addOffsets(local: Float64Array, D: Float64Array | undefined, f: OffsetF
   for (let c = 0; c < 3; c++) local[c] += axialUnit * da * axis[c] + radialUnit * (dr * f.radial[c] + dt * f.tangential[c]);
 }
 
-/** One limb's posed cage vertices into `out` at the limb's place. */
+/**
+ * One limb's posed cage vertices into `out` at the limb's place; `junctions` receives the joint
+ * templates of its joints that blend the bones of limbs branching off them ({@link slotBones}).
+ */
 function poseLimb(
   limb: TemplateLimb,
-  library: TemplateLibrary,
+  rig: Pick<TemplateRig, 'limbs' | 'library'>,
   skinning: Float64Array,
   R: Float64Array,
   out: Float64Array,
   memo?: Float64Array,
   probe?: OffsetProbe,
+  junctions?: Map<number, JointPoser>,
 ): void {
+  const { library } = rig;
   const { chain, points, axes, references, roles, first } = limb;
   const n = chain.length;
   const Rb = (i: number) => R.subarray(9 * chain[i], 9 * chain[i] + 9);
@@ -905,12 +969,17 @@ function poseLimb(
     }
     boneRest.push(rest);
     boneNow.push(now);
-    // The joint at the start of bone i (i > 0): in the parent's frame, the parent and the child's swing.
+    // The joint at the start of bone i (i > 0): in the parent's frame, the parent and the child's
+    // swing; with a template for more incident bones, the first bones of the limbs branching off
+    // it too, turned in full (they carry no twist of their own along the bone that goes on).
     if (i > 0) {
       const ap = point(axes, i - 1), rp = point(references, i - 1);
-      jointRest.push(Float64Array.from([...ap.map((x) => -x), ...rp, ...a, ...ref]));
-      const b = turn(mulT3(Rb(i - 1), Rb(i)), a);
-      jointNow.push(Float64Array.from([...ap.map((x) => -x), ...rp, ...b, ...turn(minimalRotation(a, b), ref)]));
+      const rel = mulT3(Rb(i - 1), Rb(i));
+      const b = turn(rel, a);
+      const branches = incidentBones(library.templates.find((x) => x.id === limb.jointTemplates[i])!) > 2 ? branchesAt(rig, limb, i) : [];
+      const side = (s: TemplateLimb) => [point(s.axes, 0), point(s.references, 0)];
+      jointRest.push(Float64Array.from([...ap.map((x) => -x), ...rp, ...a, ...ref, ...branches.flatMap((s) => side(s).flat())]));
+      jointNow.push(Float64Array.from([...ap.map((x) => -x), ...rp, ...b, ...turn(minimalRotation(a, b), ref), ...branches.flatMap((s) => side(s).flatMap((d) => turn(rel, d)))]));
     } else {
       jointRest.push(new Float64Array(0));
       jointNow.push(new Float64Array(0));
@@ -946,6 +1015,30 @@ function poseLimb(
     i > 0 ? prepareJointTemplate([...point(axes, i - 1), ...point(references, i - 1)], jointRest[i], jointNow[i]) : undefined,
   );
   const local = new Float64Array(3);
+  /** Joint template i (Eq. 1 and its bulge) at rest position `rest` (bind orientation, from the joint) into `local`. */
+  const jointLocal = (i: number, rest: ArrayLike<number>, memo?: Float64Array, mo?: number) => {
+    jointPrepared[i]!(rest, local, 0, memo, mo);
+    if (jointBulge[i] === 0) return;
+    // The joint template's bulge: its rings swell on one side of the bend (about the parent bone).
+    const a0 = axes[3 * i - 3], a1 = axes[3 * i - 2], a2 = axes[3 * i - 1]; // prettier-ignore
+    const x = local[0] * a0 + local[1] * a1 + local[2] * a2;
+    const r0 = local[0] - a0 * x, r1 = local[1] - a1 * x, r2 = local[2] - a2 * x; // prettier-ignore
+    const lr = Math.sqrt(r0 * r0 + r1 * r1 + r2 * r2);
+    const [n0, n1, n2] = inner[i - 1];
+    const side = Math.sign(jointBulge[i]);
+    const c = lr > 0 ? Math.max(0, (side * (r0 * n0 + r1 * n1 + r2 * n2)) / lr) : 0;
+    const f = 1 + Math.abs(jointBulge[i]) * c * c;
+    local[0] = a0 * x + f * r0;
+    local[1] = a1 * x + f * r1;
+    local[2] = a2 * x + f * r2;
+  };
+  for (let i = 1; i < n && junctions; i++)
+    if (jointRest[i].length > 12)
+      junctions.set(chain[i], (rest, out, o, memo, mo) => {
+        jointLocal(i, rest, memo, mo);
+        apply3(Lb(i - 1), 0, local, 0, local, 0);
+        for (let k = 0; k < 3; k++) out[o + k] = origin[i][k] + local[k];
+      });
   const frame = offsetFrame();
   let jointStart = 0; // the first vertex of the joint template being posed
   for (let v = 0; v < roles.length; v++) {
@@ -988,21 +1081,7 @@ function poseLimb(
       }
       apply3(Lb(i), 0, local, 0, local, 0);
     } else {
-      jointPrepared[i]!(role.local, local, 0, memo, 9 * (first + v));
-      if (jointBulge[i] !== 0) {
-        // The joint template's bulge: its rings swell on one side of the bend (about the parent bone).
-        const a0 = axes[3 * i - 3], a1 = axes[3 * i - 2], a2 = axes[3 * i - 1]; // prettier-ignore
-        const x = local[0] * a0 + local[1] * a1 + local[2] * a2;
-        const r0 = local[0] - a0 * x, r1 = local[1] - a1 * x, r2 = local[2] - a2 * x; // prettier-ignore
-        const lr = Math.sqrt(r0 * r0 + r1 * r1 + r2 * r2);
-        const [n0, n1, n2] = inner[i - 1];
-        const side = Math.sign(jointBulge[i]);
-        const c = lr > 0 ? Math.max(0, (side * (r0 * n0 + r1 * n1 + r2 * n2)) / lr) : 0;
-        const f = 1 + Math.abs(jointBulge[i]) * c * c;
-        local[0] = a0 * x + f * r0;
-        local[1] = a1 * x + f * r1;
-        local[2] = a2 * x + f * r2;
-      }
+      jointLocal(i, role.local, memo, 9 * (first + v));
       if (role.index !== roles[v - 1]?.index || roles[v - 1]?.kind !== 'joint') jointStart = v;
       if (jointOffsets[i] || probe?.vertex === first + v) {
         // Drawn offsets: in the joint's radius (its middle ring's), about the parent bone.
@@ -1051,7 +1130,7 @@ export function dragTemplateKeyPose(
   const scratch = new Float64Array(rig.cage.positions.length);
   const probe = (library: TemplateLibrary, l: TemplateLimb) => {
     const p: OffsetProbe = { vertex };
-    poseLimb(l, library, skinning, R, scratch, undefined, p);
+    poseLimb(l, { ...rig, library }, skinning, R, scratch, undefined, p);
     return p.found!;
   };
   const at = probe(rig.library, limb);
