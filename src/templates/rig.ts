@@ -14,10 +14,17 @@
  * skin far beyond the limb ({@link limbBlend}), is skinned linearly in the same blend, so those
  * parts follow their joints with no seam. Around each limb:
  *
- * - a **bone template** around every bone (rings at ¼, ½, ¾ of its length), a two-bone **joint
- *   template** at every inner joint (rings on the parent side, at the joint, on the child side), a
- *   one-bone cap at both chain ends; consecutive rings (all with the same number of sides and a
- *   reference direction carried along the chain) are bridged by quad strips, the caps fanned;
+ * - a **bone template** around every bone (rings at ¼, ½, ¾ of its length), a **joint template**
+ *   at every inner joint (rings on the parent side, at the joint, on the child side), an **end
+ *   cap** at both chain ends (the library's first cap: a fan to an apex beyond the last ring);
+ *   consecutive rings (all with the same number of sides and a reference direction carried along
+ *   the chain) are bridged with the minimal-area triangulation (Fuchs, Kedem, Uselton 1977);
+ * - where limbs branch off a joint a limb goes through (a chest, a quadruped's hip), the joint's
+ *   template is one for all its incident bones (the paper's Fig. 13; {@link slotBones}): Eq. 1
+ *   blends the parent bone, the bone that goes on and the branching limbs' first bones, and moves
+ *   the branching limbs' end caps there too, so the cages meeting at the joint move as one
+ *   template. A root's incident bones all turn with it: limbs starting there keep caps rigid
+ *   with it;
  * - fitted to the skin: each template's radius from the farthest skin vertex around its part of
  *   the chain, grown bone by bone (those nearest to skin still outside) until every skin vertex
  *   is inside (bounded); a bent joint's rings set back by r·tan(bend/2) so they never cross; a
