@@ -138,7 +138,7 @@ describe('stored template rigs of a branching skeleton', () => {
       'build',
       CESIUM_MAN,
       '--template',
-      'Skeleton_arm_joint_L__3_=muscle-bulge',
+      'Skeleton_arm_joint_L__3_=muscle-bulge,torso_joint_3=no-pinch-joint-4',
       '-o',
       out,
     );
@@ -147,11 +147,17 @@ describe('stored template rigs of a branching skeleton', () => {
     const list = await runCli('templates', 'list', out);
     expect(list.stdout).toMatch(/template bones in 5 limbs/);
     expect(list.stdout).toContain('bone from Skeleton_arm_joint_L__3_: muscle-bulge');
+    // The chest, where both arms branch off the spine: a template for its four incident bones.
+    expect(list.stdout).toContain('joint torso_joint_3 (4 incident bones): no-pinch-joint-4;');
+    expect(list.stdout).toMatch(/radial-joint-4 \(joint, 4 bones\)/);
     const doc = await readDocument(out);
     const [model] = extractSkinnedModels(doc, out);
     const stored = readTemplateRig(doc, model, out)!;
     const fresh = buildTemplateRig(model.mesh, model.skeleton);
-    fresh.limbs.forEach((l, q) => (l.boneTemplates = [...stored.limbs[q].boneTemplates]));
+    fresh.limbs.forEach((l, q) => {
+      l.boneTemplates = [...stored.limbs[q].boneTemplates];
+      l.jointTemplates = [...stored.limbs[q].jointTemplates];
+    });
     expect(stored.linear).toEqual(fresh.linear);
     const clip = model.animations[0];
     const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, clip, 0.4 * clip.duration));

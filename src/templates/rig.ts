@@ -20,7 +20,7 @@
  *   consecutive rings (all with the same number of sides and a reference direction carried along
  *   the chain) are bridged with the minimal-area triangulation (Fuchs, Kedem, Uselton 1977);
  * - where limbs branch off a joint a limb goes through (a chest, a quadruped's hip), the joint's
- *   template is one for all its incident bones (the paper's Fig. 13; {@link slotBones}): Eq. 1
+ *   template is one for all its incident bones (the paper's Fig. 13; {@link compatibleTemplates}): Eq. 1
  *   blends the parent bone, the bone that goes on and the branching limbs' first bones, and moves
  *   the branching limbs' end caps there too, so the cages meeting at the joint move as one
  *   template. A root's incident bones all turn with it: limbs starting there keep caps rigid
@@ -141,7 +141,10 @@ function slotBones(rig: Pick<TemplateRig, 'limbs' | 'library'>, limb: TemplateLi
 
 /**
  * The ids of the rig's library a template slot at skeleton joint `joint` takes: `bone`, every bone
- * template; `joint`, the joint templates made for the joint's incident bones ({@link slotBones}).
+ * template; `joint`, the joint templates made for the joint's number of incident bones (2 + the
+ * limbs branching off it) where the library has templates for that number, else for 2 — the
+ * parent bone and the bone that goes on, the branching limbs' end caps then moving with the
+ * joint (a hand's five fingers, with the default library).
  * Empty where the joint has no such slot (no bone starts at it in a limb; no limb goes through it).
  */
 export function compatibleTemplates(rig: TemplateRig, joint: number, kind: 'bone' | 'joint'): string[] {
