@@ -30,7 +30,7 @@ import { sphericalAverage } from '../src/templates/spherical-average.js';
 import { runCli } from './helpers/cli.js';
 import { CESIUM_MAN, SHARED, scratch } from './helpers/data.js';
 import { validate } from './helpers/gltf.js';
-import { deformationGap } from './helpers/templates.js';
+import { creasedEdges, deformationGap } from './helpers/templates.js';
 
 const CHARACTERS: [string, string][] = [
   ['CesiumMan', CESIUM_MAN],
@@ -320,4 +320,56 @@ describe('joints where limbs branch (Ju et al. 2008, Fig. 13) on the Fox', () =>
     expect(worst).toBeLessThan(1e-6 * diag);
     expect(moved).toBeGreaterThan(1e-4 * diag); // the parent bone's share is felt
   });
+});
+
+describe('fitted rings (rings: "fitted")', () => {
+  it.each([['the Soldier', join(SHARED, 'characters/Soldier.glb')]])(
+    "on %s: valid cages around each limb's skin, the bind pose exact, fewer creases over the clip than round rings",
+    async (name, file) => {
+      const [model] = extractSkinnedModels(await readDocument(file), file);
+      const { mesh, skeleton } = model;
+      const [round, fitted] = (['round', 'fitted'] as const).map((rings) =>
+        buildTemplateRig(mesh, skeleton, undefined, { rings }),
+      );
+      fitted.limbs.forEach((_, l) => {
+        const { cage, vertices } = component(fitted, l);
+        expect(() => checkCage(cage)).not.toThrow();
+        const X = Float32Array.from(vertices.flatMap((v) => Array.from(mesh.positions.subarray(3 * v, 3 * v + 3))));
+        expect(pointsOutside(cage, X)).toEqual([]);
+      });
+      const n = mesh.positions.length / 3;
+      const diag = boundingBoxDiagonal(mesh.positions);
+      const out = { positions: new Float32Array(3 * n) };
+      createTemplateDeformer(fitted)(mesh, bindPoseSkinningMatrices(skeleton), out);
+      let rest = 0;
+      for (let i = 0; i < 3 * n; i++) rest = Math.max(rest, Math.abs(out.positions[i] - mesh.positions[i]));
+      expect(rest).toBeLessThan(1e-5 * diag);
+      // The rings hug the skin: the fitted cage encloses less volume.
+      const volume = (rig: TemplateRig) => {
+        const p = rig.cage.positions, t = rig.cage.triangles; // prettier-ignore
+        let v = 0;
+        for (let f = 0; f < t.length; f += 3) {
+          const [a, b, c] = [3 * t[f], 3 * t[f + 1], 3 * t[f + 2]];
+          v += p[a] * (p[b + 1] * p[c + 2] - p[b + 2] * p[c + 1]) - p[a + 1] * (p[b] * p[c + 2] - p[b + 2] * p[c]) + p[a + 2] * (p[b] * p[c + 1] - p[b + 1] * p[c]); // prettier-ignore
+        }
+        return v / 6;
+      };
+      const clip = model.animations[0];
+      const creases = (rig: TemplateRig) => {
+        const deform = createTemplateDeformer(rig);
+        let count = 0;
+        for (const f of [0.1, 0.3, 0.5, 0.7, 0.9]) {
+          deform(mesh, skinningMatrices(skeleton, samplePose(skeleton, clip, f * clip.duration)), out);
+          count += creasedEdges(mesh.triangles, mesh.positions, out.positions, Math.PI / 6);
+        }
+        return count;
+      };
+      const [cr, cf] = [creases(round), creases(fitted)];
+      console.log(
+        `${name}: cage volume fitted / round ${(volume(fitted) / volume(round)).toFixed(2)}; edges creased by > 30° at 5 times of the clip: round ${cr}, fitted ${cf}`,
+      );
+      expect(volume(fitted)).toBeLessThan(0.95 * volume(round));
+      expect(cf).toBeLessThan(0.75 * cr);
+    },
+  );
 });

@@ -14,7 +14,7 @@ import { readDocument, writeDocument } from '../src/io/node-io.js';
 import { buildTemplateRig, setBoneTemplate } from '../src/templates/rig.js';
 import { DEFAULT_TEMPLATE_LIBRARY } from '../src/templates/library.js';
 import { runCli } from './helpers/cli.js';
-import { ARM_GLB, scratch } from './helpers/data.js';
+import { ARM_GLB, CESIUM_MAN, scratch } from './helpers/data.js';
 import { validate } from './helpers/gltf.js';
 import { deformationGap, pinchStoredCageRing } from './helpers/templates.js';
 
@@ -51,6 +51,28 @@ describe('corskin templates', () => {
       join(tmp.dir, 'posed.glb'),
     );
     expect([posed.code, posed.stderr]).toEqual([0, '']);
+  });
+
+  it('--rings fitted reaches the build (CesiumMan: the stored cage is the fitted one, not the round one); a shape it does not know is an error', async () => {
+    const out = join(tmp.dir, 'cesium-fitted.glb');
+    const r = await runCli('templates', 'build', CESIUM_MAN, '--rings', 'fitted', '-o', out);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    const doc = await readDocument(out);
+    const [model] = extractSkinnedModels(doc, out);
+    const stored = readTemplateRig(doc, model, out)!.cage.positions;
+    const gap = (rings: 'round' | 'fitted') => {
+      const p = buildTemplateRig(model.mesh, model.skeleton, undefined, { rings }).cage.positions;
+      if (p.length !== stored.length) return Infinity;
+      let e = 0;
+      for (let i = 0; i < p.length; i++) e = Math.max(e, Math.abs(p[i] - stored[i]));
+      return e;
+    };
+    expect(gap('fitted')).toBeLessThan(1e-5); // stored as 32-bit floats
+    expect(gap('round')).toBeGreaterThan(1e-3);
+    const bad = await runCli('templates', 'build', CESIUM_MAN, '--rings', 'square', '-o', join(tmp.dir, 'bad.glb'));
+    expect(bad.code).toBe(2); // a usage error
+    expect(bad.stderr).toMatch(/--rings <shape>' argument 'square' is invalid. Allowed choices are round, fitted/);
+    expect(existsSync(join(tmp.dir, 'bad.glb'))).toBe(false);
   });
 
   it('a stored cage edited so that skin lies outside it: templates list and deform warn, naming how many', async () => {

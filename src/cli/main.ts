@@ -151,6 +151,14 @@ function buildProgram(io: Io): Command {
       '--template <choices>',
       'templates, JOINT=ID,… (a bone template: the bones that start at the joint; a joint template: the joint)',
     )
+    .addOption(
+      new Option(
+        '--rings <shape>',
+        "bone rings: round (as far out as the bone's farthest skin vertex) or fitted to the skin's cross-section (flat torsos; round near joints where limbs branch)",
+      )
+        .choices(['round', 'fitted'])
+        .default('round'),
+    )
     .option(
       '--bake',
       'write a standard glTF: per clip, the template deformation sampled as corrective morph targets on LBS (no cage)',

@@ -15,6 +15,7 @@ import {
   setBoneTemplate,
   skinOutsideMessage,
   templateSkinOutside,
+  type TemplateBuildOptions,
   type TemplateRig,
 } from '../templates/rig.js';
 import { bakeTemplateClips } from '../io/template-bake.js';
@@ -74,9 +75,14 @@ export function applyTemplateChoices(
 }
 
 /** `model`'s template rig, errors prefixed with the skin's name. */
-function buildRig(model: SkinnedModel, library: TemplateLibrary, input: string): TemplateRig {
+function buildRig(
+  model: SkinnedModel,
+  library: TemplateLibrary,
+  input: string,
+  options: TemplateBuildOptions,
+): TemplateRig {
   try {
-    return buildTemplateRig(model.mesh, model.skeleton, library);
+    return buildTemplateRig(model.mesh, model.skeleton, library, options);
   } catch (e) {
     throw e instanceof CorskinError ? new CorskinError(`${model.name}: ${e.message}`, input) : e;
   }
@@ -90,6 +96,7 @@ export async function templatesBuildCommand(
     output: string;
     library?: string;
     template?: string;
+    rings?: 'round' | 'fitted';
     bake?: boolean;
     bakeRate?: number;
     bakeNormals?: boolean;
@@ -102,7 +109,10 @@ export async function templatesBuildCommand(
   const start = performance.now();
   const library = o.library ? await readTemplateLibrary(o.library) : DEFAULT_TEMPLATE_LIBRARY;
   const document = await readDocument(input);
-  const rigs = extractSkinnedModels(document, input).map((model) => ({ model, rig: buildRig(model, library, input) }));
+  const rigs = extractSkinnedModels(document, input).map((model) => ({
+    model,
+    rig: buildRig(model, library, input, { rings: o.rings }),
+  }));
   applyTemplateChoices(rigs, o.template);
   const elapsed = () => ((performance.now() - start) / 1000).toFixed(2);
   if (o.bake) {

@@ -3,6 +3,7 @@ import type { Document } from '@gltf-transform/core';
 import { readTemplateRig } from '../../src/io/cage-gltf.js';
 import { extractSkinnedModels } from '../../src/io/gltf.js';
 import type { SkinnedMesh } from '../../src/core/mesh.js';
+import { weldByPosition } from '../../src/metrics/weld.js';
 import { createTemplateDeformer, type TemplateLimb, type TemplateRig } from '../../src/templates/rig.js';
 
 /** Largest coordinate difference between two rigs' deformations of `mesh` at skinning matrices `S`. */
@@ -66,4 +67,40 @@ export function thickerAcrossChain(positions: Float32Array, limb: TemplateLimb, 
     for (let k = 0; k < 3; k++) thick[3 * v + k] = best.q[k] + factor * (thick[3 * v + k] - best.q[k]);
   }
   return thick;
+}
+
+/**
+ * Edges of the welded surface (two triangles each) whose dihedral angle differs between `rest`
+ * and `posed` (3·n positions each) by more than `threshold` radians: creases a deformation makes.
+ */
+export function creasedEdges(
+  triangles: ArrayLike<number>,
+  rest: ArrayLike<number>,
+  posed: ArrayLike<number>,
+  threshold: number,
+): number {
+  const weld = weldByPosition(rest);
+  const faces = new Map<string, number[]>();
+  for (let f = 0; f < triangles.length / 3; f++)
+    for (let c = 0; c < 3; c++) {
+      const [a, b] = [weld[triangles[3 * f + c]], weld[triangles[3 * f + ((c + 1) % 3)]]];
+      const key = a < b ? `${a},${b}` : `${b},${a}`;
+      faces.set(key, [...(faces.get(key) ?? []), f]);
+    }
+  const normal = (p: ArrayLike<number>, f: number) => {
+    const [a, b, c] = [0, 1, 2].map((k) => 3 * triangles[3 * f + k]);
+    const u = [0, 1, 2].map((k) => p[b + k] - p[a + k]);
+    const v = [0, 1, 2].map((k) => p[c + k] - p[a + k]);
+    const n = [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
+    const l = Math.hypot(...n) || 1;
+    return n.map((x) => x / l);
+  };
+  const angle = (p: ArrayLike<number>, f: number, g: number) => {
+    const [a, b] = [normal(p, f), normal(p, g)];
+    return Math.acos(Math.max(-1, Math.min(1, a[0] * b[0] + a[1] * b[1] + a[2] * b[2])));
+  };
+  let count = 0;
+  for (const fs of faces.values())
+    if (fs.length === 2 && Math.abs(angle(posed, fs[0], fs[1]) - angle(rest, fs[0], fs[1])) > threshold) count++;
+  return count;
 }
