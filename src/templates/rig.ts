@@ -26,7 +26,8 @@
  *   template. A root's incident bones all turn with it: limbs starting there keep caps rigid
  *   with it;
  * - fitted to the skin: each template's radius from the farthest skin vertex around its part of
- *   the chain, grown bone by bone (those nearest to skin still outside) until every skin vertex
+ *   the chain (or, with `rings: 'fitted'`, each side of a bone's rings from the skin's extent that
+ *   way, {@link TemplateBuildOptions.rings}), grown bone by bone (those nearest to skin still outside) until every skin vertex
  *   is inside (bounded); a bent joint's rings set back by r·tan(bend/2) so they never cross; a
  *   leaf bone (glTF gives it no end) pointed at the skin it holds;
  * - the deformation functions evaluated at the fitted rest positions (Eq. 1, with the fitted rest
@@ -838,8 +839,8 @@ function fitChain(X: ArrayLike<number>, P: Float64Array, chain: number[], apex: 
   // Grown bone by bone: the bones nearest to skin still outside, until none is (bounded).
   const grow = new Float64Array(n).fill(1.15);
   for (;;) {
-    const shape = boneRadius.map((r, i) => (r / Math.cos(Math.PI / SIDES)) * grow[i]);
-    const { cage, roles } = assemble(points, axes, references, lengths, Array.from(shape, (r, i) => fitted[i]?.map((h) => h * grow[i]) ?? r), head, apex);
+    const shape = Array.from(boneRadius, (r, i) => fitted[i]?.map((h) => h * grow[i]) ?? (r / Math.cos(Math.PI / SIDES)) * grow[i]);
+    const { cage, roles } = assemble(points, axes, references, lengths, shape, head, apex);
     const outside = pointsOutside(cage, X);
     if (!outside.length) return { chain, points, axes, references, cage, roles };
     const bones = new Set(outside.map((v) => nearest[v]));
