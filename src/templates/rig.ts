@@ -963,7 +963,8 @@ export function poseTemplates(rig: TemplateRig, skinning: Float64Array, out: Flo
   // with that template (Eq. 1 over all of them), as the through limb's joint vertices do.
   for (const limb of rig.limbs) {
     const pose = junctions.get(limb.chain[0]);
-    if (pose) limb.roles.forEach((r, v) => r.kind === 'cap' && r.index === 0 && pose(r.local, out, 3 * (limb.first + v), memo, 9 * (limb.first + v)));
+    // The root cap: its apex and ring, the limb's first vertices (see assemble).
+    for (let v = 0; pose && v <= SIDES; v++) pose(limb.roles[v].local, out, 3 * (limb.first + v), memo, 9 * (limb.first + v));
   }
   return out;
 }
