@@ -14,6 +14,7 @@ import { samplePose } from '../src/core/animation.js';
 import { boundingBoxDiagonal } from '../src/core/mesh.js';
 import { bindPoseSkinningMatrices, skinningMatrices } from '../src/core/pose.js';
 import { deform } from '../src/deformers/index.js';
+import { enclosedVolume } from '../src/metrics/volume.js';
 import { readTemplateRig } from '../src/io/cage-gltf.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
@@ -345,15 +346,7 @@ describe('fitted rings (rings: "fitted")', () => {
       for (let i = 0; i < 3 * n; i++) rest = Math.max(rest, Math.abs(out.positions[i] - mesh.positions[i]));
       expect(rest).toBeLessThan(1e-5 * diag);
       // The rings hug the skin: the fitted cage encloses less volume.
-      const volume = (rig: TemplateRig) => {
-        const p = rig.cage.positions, t = rig.cage.triangles; // prettier-ignore
-        let v = 0;
-        for (let f = 0; f < t.length; f += 3) {
-          const [a, b, c] = [3 * t[f], 3 * t[f + 1], 3 * t[f + 2]];
-          v += p[a] * (p[b + 1] * p[c + 2] - p[b + 2] * p[c + 1]) - p[a + 1] * (p[b] * p[c + 2] - p[b + 2] * p[c]) + p[a + 2] * (p[b] * p[c + 1] - p[b + 1] * p[c]); // prettier-ignore
-        }
-        return v / 6;
-      };
+      const volume = (rig: TemplateRig) => enclosedVolume(rig.cage.positions, rig.cage.triangles); // closed components: their sum
       const clip = model.animations[0];
       const creases = (rig: TemplateRig) => {
         const deform = createTemplateDeformer(rig);

@@ -802,11 +802,12 @@ function fitChain(X: ArrayLike<number>, P: Float64Array, chain: number[], apex: 
   // Each bone's part of the skin (the vertices closest to it): its radius, and its extent towards
   // each side of the ring (the support h_e = max over those vertices of their offset from the bone
   // along the edge normal n_e, in the bone's ring frame), so a ring hugs a flat or off-centre
-  // cross-section (a torso around a spine near its back) instead of its circumscribed circle.
+  // cross-section (a torso around a spine near its back) instead of its circumscribed circle;
+  // the supports only where rings are fitted.
   const boneRadius = new Float64Array(n);
   const support = new Float64Array(n * SIDES);
   const nearest = new Int32Array(X.length / 3);
-  const normals = Array.from({ length: n }, (_, i) => {
+  const normals = Array.from({ length: round ? n : 0 }, (_, i) => {
     const a = point(axes, i), ref = point(references, i), other = cross(a, ref); // prettier-ignore
     return Array.from({ length: SIDES }, (_, e) => {
       const t = (2 * Math.PI * (e + 0.5)) / SIDES;
@@ -821,6 +822,7 @@ function fitChain(X: ArrayLike<number>, P: Float64Array, chain: number[], apex: 
     }
     boneRadius[bone] = Math.max(boneRadius[bone], best);
     nearest[v] = bone;
+    if (!round) continue;
     const d = sub(point(X, v), pts[bone]);
     for (let e = 0; e < SIDES; e++) support[SIDES * bone + e] = Math.max(support[SIDES * bone + e], dot(d, normals[bone][e]));
   }
@@ -1047,6 +1049,7 @@ function poseLimb(
   const boneOffsets: (Float64Array | undefined)[] = [], jointOffsets: (Float64Array | undefined)[] = [];
   const boneKeys: Float64Array[] = [], jointKeys: Float64Array[] = [];
   const bends = new Float64Array(n);
+  const blendsBranches: boolean[] = []; // per joint: its template blends limbs branching off it
   const inner: number[][] = [];
   for (let i = 0; i < n; i++) {
     const o = 16 * chain[i], p = point(points, i);
@@ -1081,6 +1084,7 @@ function poseLimb(
       const rel = mulT3(Rb(i - 1), Rb(i));
       const b = turn(rel, a);
       const branches = incidentBones(library.templates.find((x) => x.id === limb.jointTemplates[i])!) > 2 ? branchesAt(rig, limb, i) : [];
+      blendsBranches[i] = branches.length > 0;
       const side = (s: TemplateLimb) => [point(s.axes, 0), point(s.references, 0)];
       jointRest.push(Float64Array.from([...ap.map((x) => -x), ...rp, ...a, ...ref, ...branches.flatMap((s) => side(s).flat())]));
       jointNow.push(Float64Array.from([...ap.map((x) => -x), ...rp, ...b, ...turn(minimalRotation(a, b), ref), ...branches.flatMap((s) => side(s).flatMap((d) => turn(rel, d)))]));
@@ -1137,7 +1141,7 @@ function poseLimb(
     local[2] = a2 * x + f * r2;
   };
   for (let i = 1; i < n && junctions; i++)
-    if (jointRest[i].length > 12)
+    if (blendsBranches[i])
       junctions.set(chain[i], (rest, out, o, memo, mo) => {
         jointLocal(i, rest, memo, mo);
         apply3(Lb(i - 1), 0, local, 0, local, 0);
