@@ -133,27 +133,27 @@ export {
 } from './templates/library.js';
 export {
   buildTemplateRig,
-  compatibleTemplates,
-  createTemplateDeformer,
-  createTemplateMemo,
   limbBlend,
-  moveTemplateCageVertex,
-  bindOrientationMove,
-  dragTemplateKeyPose,
   rebindTemplateRig,
   templateRigPart,
   joinTemplateRigParts,
   templateSkinOutside,
   skinOutsideMessage,
-  poseTemplates,
-  setBoneTemplate,
-  skeletonChain,
-  skeletonLimbs,
   type TemplateLimb,
   type TemplateRig,
   type TemplateBuildOptions,
   type VertexRole,
 } from './templates/rig.js';
+export {
+  compatibleTemplates,
+  moveTemplateCageVertex,
+  bindOrientationMove,
+  dragTemplateKeyPose,
+  setBoneTemplate,
+} from './templates/edit.js';
+export { createTemplateDeformer } from './templates/deformer.js';
+export { createTemplateMemo, poseTemplates } from './templates/pose.js';
+export { skeletonChain, skeletonLimbs } from './core/limbs.js';
 export { VERSION } from './version.js';
 export {
   createStretchDeformer,

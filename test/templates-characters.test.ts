@@ -19,14 +19,10 @@ import { readTemplateRig } from '../src/io/cage-gltf.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { DEFAULT_TEMPLATE_LIBRARY, incidentBones } from '../src/templates/library.js';
-import {
-  buildTemplateRig,
-  compatibleTemplates,
-  createTemplateDeformer,
-  poseTemplates,
-  setBoneTemplate,
-  type TemplateRig,
-} from '../src/templates/rig.js';
+import { buildTemplateRig, type TemplateRig } from '../src/templates/rig.js';
+import { compatibleTemplates, setBoneTemplate } from '../src/templates/edit.js';
+import { createTemplateDeformer } from '../src/templates/deformer.js';
+import { poseTemplates } from '../src/templates/pose.js';
 import { sphericalAverage } from '../src/templates/spherical-average.js';
 import { runCli } from './helpers/cli.js';
 import { CESIUM_MAN, SHARED, scratch } from './helpers/data.js';

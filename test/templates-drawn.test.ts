@@ -13,13 +13,9 @@ import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { mirroredDesignVertex } from '../src/templates/design.js';
 import { DEFAULT_TEMPLATE_LIBRARY, parseTemplateLibrary, withTemplates } from '../src/templates/library.js';
-import {
-  buildTemplateRig,
-  dragTemplateKeyPose,
-  poseTemplates,
-  setBoneTemplate,
-  type TemplateRig,
-} from '../src/templates/rig.js';
+import { buildTemplateRig, type TemplateRig } from '../src/templates/rig.js';
+import { dragTemplateKeyPose, setBoneTemplate } from '../src/templates/edit.js';
+import { poseTemplates } from '../src/templates/pose.js';
 import { ARM_GLB } from './helpers/data.js';
 import { thickerAcrossChain } from './helpers/templates.js';
 

@@ -12,14 +12,9 @@ import { bindJointPositions } from '../src/core/skeleton.js';
 import { bindPoseSkinningMatrices, skinningMatrices } from '../src/core/pose.js';
 import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
-import {
-  buildTemplateRig,
-  createTemplateDeformer,
-  moveTemplateCageVertex,
-  rebindTemplateRig,
-  templateSkinOutside,
-  type TemplateRig,
-} from '../src/templates/rig.js';
+import { buildTemplateRig, rebindTemplateRig, templateSkinOutside, type TemplateRig } from '../src/templates/rig.js';
+import { createTemplateDeformer } from '../src/templates/deformer.js';
+import { moveTemplateCageVertex } from '../src/templates/edit.js';
 import { SHARED } from './helpers/data.js';
 
 let model: SkinnedModel;

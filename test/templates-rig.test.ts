@@ -20,13 +20,10 @@ import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { selfIntersections } from '../src/metrics/surface.js';
 import { weldByPosition } from '../src/metrics/weld.js';
-import {
-  buildTemplateRig,
-  createTemplateDeformer,
-  limbBlend,
-  poseTemplates,
-  setBoneTemplate,
-} from '../src/templates/rig.js';
+import { buildTemplateRig, limbBlend } from '../src/templates/rig.js';
+import { createTemplateDeformer } from '../src/templates/deformer.js';
+import { poseTemplates } from '../src/templates/pose.js';
+import { setBoneTemplate } from '../src/templates/edit.js';
 import { DEFAULT_TEMPLATE_LIBRARY, parseTemplateLibrary, type TemplateLibrary } from '../src/templates/library.js';
 import { ARM_GLB } from './helpers/data.js';
 import { thickerAcrossChain } from './helpers/templates.js';

@@ -38,18 +38,17 @@ import {
   useSkinningMethod,
   type GpuSkinningMethod,
 } from '../src/three/index.js';
+import { createTemplateDeformer } from '../src/templates/deformer.js';
 import {
-  createTemplateDeformer,
   moveTemplateCageVertex,
   bindOrientationMove,
   dragTemplateKeyPose,
-  joinTemplateRigParts,
   compatibleTemplates,
-  poseTemplates,
-  rebindTemplateRig,
-  type TemplateRig,
-} from '../src/templates/rig.js';
+} from '../src/templates/edit.js';
+import { joinTemplateRigParts, rebindTemplateRig, type TemplateRig } from '../src/templates/rig.js';
+import { poseTemplates } from '../src/templates/pose.js';
 import { bindJointPositions } from '../src/core/skeleton.js';
+import { stressPose } from '../src/evaluation/stress-pose.js';
 import {
   parseTemplateLibrary,
   withTemplates,
@@ -150,6 +149,8 @@ const settings = {
   layout: (params.get('layout') as 'side' | 'single') ?? 'side',
   method: (params.get('method') as GpuSkinningMethod) ?? 'cor',
   animation: params.get('animation') ?? '',
+  /** The pose before the clip and the sliders: the rest pose, or the stress pose of the evaluation at full or half amplitude. */
+  pose: (params.get('pose') as 'rest' | 'stress' | 'stress-half') ?? 'rest',
   playing: false,
   time: Number(params.get('time') ?? 0),
   joint: threeName(params.get('joint') ?? ''),
@@ -482,12 +483,32 @@ function updatePose(view: View): void {
     if (q) o.quaternion.copy(q);
   });
   view.mixer.stopAllAction();
+  if (settings.pose !== 'rest') applyStressPose(view);
   if (clip) {
     view.mixer.clipAction(clip).play();
     view.mixer.setTime(settings.time);
   }
   poseJoint(view.root);
   view.root.updateMatrixWorld(true);
+}
+
+/** Per skinned mesh of view 0, the stress pose's local joint rotations (x, y, z, w per bone) at each amplitude. */
+const stressRotations = new Map<string, Float64Array>();
+/** Poses every skinned mesh's bones of `view` in corskin's stress pose (`corskin evaluate --character`'s pose battery). */
+function applyStressPose(view: View): void {
+  const amplitude = settings.pose === 'stress-half' ? 0.5 : 1;
+  view.root.traverse((o) => {
+    const mesh = o as THREE.SkinnedMesh;
+    if (!mesh.isSkinnedMesh || isCageObject(mesh)) return;
+    const bones = mesh.skeleton.bones;
+    const key = `${bones.map((b) => b.name).join('|')}@${amplitude}`;
+    let rotations = stressRotations.get(key);
+    if (!rotations) {
+      rotations = stressPose(skeletonFromThree(mesh), amplitude).rotations;
+      stressRotations.set(key, rotations);
+    }
+    bones.forEach((b, j) => b.quaternion.fromArray(rotations, 4 * j));
+  });
 }
 
 function restQuaternionOf(view: View, o: THREE.Object3D): THREE.Quaternion | undefined {

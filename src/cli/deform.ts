@@ -17,7 +17,8 @@ import { createStretchDeformer, stretchRigFromSkeleton } from '../deformers/stre
 import { createCageSkinningDeformer } from '../cage/rig.js';
 import { readCageRig, readTemplateRig } from '../io/cage-gltf.js';
 import { applyTemplateChoices, warnSkinOutside } from './templates.js';
-import { buildTemplateRig, createTemplateDeformer } from '../templates/rig.js';
+import { buildTemplateRig } from '../templates/rig.js';
+import { createTemplateDeformer } from '../templates/deformer.js';
 import { findJoint } from '../evaluation/standard-poses.js';
 import { checkNotOverwritingInput, writeFileAtomic } from '../io/files.js';
 import { extractSkinnedModels, jointBoneSegments, type SkinnedModel } from '../io/gltf.js';

@@ -295,6 +295,14 @@ function buildProgram(io: Io): Command {
       ).choices(SKINNING_METHODS.filter((m) => m.gpu).map((m) => m.id)),
     )
     .addOption(new Option('--layout <l>', 'side by side or one view').choices(['side', 'single']))
+    .addOption(
+      new Option(
+        '--pose <p>',
+        "the pose under the clip and --joint: rest, or the evaluation's stress pose (full or half)",
+      )
+        .choices(['rest', 'stress', 'stress-half'])
+        .default('rest'),
+    )
     .option('--animation <name|index>', 'animation clip')
     .option('--time <seconds>', 'time in the clip', nonNegativeNumber)
     .option('--joint <name>', 'joint to pose')

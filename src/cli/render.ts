@@ -106,6 +106,8 @@ export interface RenderOptions {
   cage?: boolean;
   /** Point the camera at the posed --joint (a few bone lengths away) instead of the whole character. */
   frameJoint?: boolean;
+  /** The pose under the clip and --joint: the rest pose (default) or the evaluation's stress pose at full or half amplitude. */
+  pose?: 'rest' | 'stress' | 'stress-half';
   animation?: string;
   time?: number;
   joint?: string;
@@ -145,6 +147,7 @@ export async function renderCommand(io: Io, input: string, o: RenderOptions): Pr
       layout: o.layout ?? (o.method ? 'single' : 'side'),
     });
     if (o.method) q.set('method', o.method);
+    if (o.pose && o.pose !== 'rest') q.set('pose', o.pose);
     if (o.animation !== undefined) q.set('animation', o.animation);
     if (o.time !== undefined) q.set('time', String(o.time));
     if (o.joint) q.set('joint', o.joint);

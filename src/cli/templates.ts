@@ -11,13 +11,13 @@ import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import {
   buildTemplateRig,
-  createTemplateDeformer,
-  setBoneTemplate,
   skinOutsideMessage,
   templateSkinOutside,
   type TemplateBuildOptions,
   type TemplateRig,
 } from '../templates/rig.js';
+import { createTemplateDeformer } from '../templates/deformer.js';
+import { setBoneTemplate } from '../templates/edit.js';
 import { bakeTemplateClips } from '../io/template-bake.js';
 import {
   DEFAULT_TEMPLATE_LIBRARY,

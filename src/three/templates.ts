@@ -36,13 +36,9 @@ import { CorskinError } from '../core/errors.js';
 import { quatClosestRotation } from '../core/math.js';
 import type { SkinnedMesh as CorskinMesh } from '../core/mesh.js';
 import { bindJointPositions, createSkeleton, type Skeleton } from '../core/skeleton.js';
-import {
-  createTemplateMemo,
-  poseTemplates,
-  setBoneTemplate,
-  templateRigPart,
-  type TemplateRig,
-} from '../templates/rig.js';
+import { createTemplateMemo, poseTemplates } from '../templates/pose.js';
+import { setBoneTemplate } from '../templates/edit.js';
+import { templateRigPart, type TemplateRig } from '../templates/rig.js';
 import { restoreTemplateRig, type StoredTemplates } from '../templates/stored.js';
 
 /** The extras key (GLTFLoader: `userData`) of a cage node written by `corskin templates build`. */
@@ -61,16 +57,35 @@ export function isCageObject(object: Object3D): boolean {
 /**
  * corskin's skeleton of a three.js skinned mesh, in the mesh's geometry (bind) space: parents from
  * the bone hierarchy, joint names as three names the bones, inverse bind matrices
- * `boneInverse · bindMatrix` (so skinning matrices are {@link bindSpaceSkinningMatrices}).
+ * `boneInverse · bindMatrix` (so skinning matrices are {@link bindSpaceSkinningMatrices}), the
+ * bones' current local transforms as the rest pose and, for a bone whose parent is not one of the
+ * skin's bones, the parent's world matrix as its pre-transform (read `matrixWorld` as it is: call
+ * `updateMatrixWorld` first).
  */
 export function skeletonFromThree(mesh: SkinnedMesh): Skeleton {
   const bones = mesh.skeleton.bones;
-  const ibm = new Float64Array(16 * bones.length);
-  bones.forEach((_, j) => ibm.set(mesh.skeleton.boneInverses[j].clone().multiply(mesh.bindMatrix).elements, 16 * j));
+  const J = bones.length;
+  const ibm = new Float64Array(16 * J), pre = new Float64Array(16 * J); // prettier-ignore
+  const t = new Float64Array(3 * J), r = new Float64Array(4 * J), s = new Float64Array(3 * J); // prettier-ignore
+  const parents = bones.map((b) => bones.indexOf(b.parent as (typeof bones)[number]));
+  bones.forEach((b, j) => {
+    ibm.set(mesh.skeleton.boneInverses[j].clone().multiply(mesh.bindMatrix).elements, 16 * j);
+    pre.set(
+      parents[j] < 0 && b.parent ? b.parent.matrixWorld.elements : [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1],
+      16 * j,
+    );
+    t.set(b.position.toArray(), 3 * j);
+    r.set(b.quaternion.toArray(), 4 * j);
+    s.set(b.scale.toArray(), 3 * j);
+  });
   return createSkeleton({
     jointNames: bones.map((b) => b.name),
-    parents: bones.map((b) => bones.indexOf(b.parent as (typeof bones)[number])),
+    parents,
     inverseBindMatrices: ibm,
+    preTransforms: pre,
+    restTranslations: t,
+    restRotations: r,
+    restScales: s,
   });
 }
 

@@ -1,0 +1,396 @@
+/**
+ * Posing template cages (Ju, Zhou, van de Panne, Cohen-Or, Neumann, "Reusable Skinning Templates
+ * Using Cage-based Deformations", SIGGRAPH Asia 2008, Eq. 1–4): every cage vertex moved by its
+ * template's deformation function of the relevant bones' poses, key poses blended by Eq. 2, drawn
+ * offsets and bulges added.
+ *
+ * @module
+ */
+import { splitScale } from '../deformers/two-phase.js';
+import { cross, dot, normalize, point, sub } from '../core/vec3.js';
+import { prepareBoneTemplate, type BoneTemplateFrame } from './bone.js';
+import { prepareJointTemplate } from './joint.js';
+import { axisAngle, apply3, mulT3 } from './rotation.js';
+import { createRbfWeights } from './key-poses.js';
+import { designSamples, noOffsets } from './design.js';
+import { incidentBones, type BoneKeyPose, type TemplateDefinition } from './library.js';
+import type { TemplateLimb, TemplateRig } from './rig.js';
+import { SIDES } from './fit.js';
+
+/**
+ * The limbs that branch off chain joint `i` of `limb` (they start at that joint, which `limb` goes
+ * through): with the parent bone and the bone that goes on, the joint's incident bones.
+ */
+function branchesAt(rig: Pick<TemplateRig, 'limbs'>, limb: TemplateLimb, i: number): TemplateLimb[] {
+  return i > 0 ? rig.limbs.filter((s) => s !== limb && s.chain[0] === limb.chain[i]) : [];
+}
+
+
+/**
+ * How many incident bones the joint template at chain joint `i` of `limb` blends: the joint's
+ * count (2 + the limbs branching off it) where the library has templates for it (the paper's
+ * Fig. 13: 3 at a hip, 4 at a chest), else 2 — the parent bone and the bone that goes on, the
+ * branching limbs' end caps then moving with the joint (a hand's five fingers, with the default
+ * library).
+ */
+export function slotBones(rig: Pick<TemplateRig, 'limbs' | 'library'>, limb: TemplateLimb, i: number): number {
+  const k = 2 + branchesAt(rig, limb, i).length;
+  return rig.library.templates.some((t) => t.kind === 'joint' && incidentBones(t) === k) ? k : 2;
+}
+
+
+/** Eq. 2's weights of template `t`'s key poses at the child's bend `bend` (rad from its rest bend): radial basis functions of the bend distance. */
+export function keyWeights(t: TemplateDefinition, bend: number): Float64Array {
+  if (t.keyPoses.length === 1) return Float64Array.of(1);
+  const bends = t.keyPoses.map((k) => (k.bend * Math.PI) / 180);
+  return createRbfWeights(bends.length, (i, j) => Math.abs(bends[i] - bends[j]))(bends.map((k) => Math.abs(bend - k)));
+}
+
+
+/** A key-pose value of template `t` blended by the key weights `w` (Eq. 2). */
+export function keyValue(t: TemplateDefinition, w: ArrayLike<number>, value: (k: BoneKeyPose) => number): number {
+  let out = 0;
+  t.keyPoses.forEach((k, i) => (out += w[i] * value(k)));
+  return out;
+}
+
+
+/** Template `t`'s drawn offsets (3·24, design frame) blended by the key weights `w` (Eq. 2); undefined when it has none. */
+export function blendedOffsets(t: TemplateDefinition, w: ArrayLike<number>): Float64Array | undefined {
+  if (!t.keyPoses.some((k) => k.offsets)) return undefined;
+  const out = noOffsets();
+  t.keyPoses.forEach((k, i) => k.offsets?.forEach((d, v) => d.forEach((x, c) => (out[3 * v + c] += w[i] * x))));
+  return out;
+}
+
+
+/** Where a cage vertex takes drawn offsets from at one pose: its design vertices and its radial and tangential directions. */
+interface OffsetFrame {
+  count: number;
+  index: Int32Array;
+  weight: Float64Array;
+  radial: Float64Array;
+  tangential: Float64Array;
+}
+
+
+const copyFrame = (f: OffsetFrame): OffsetFrame => ({ count: f.count, index: f.index.slice(), weight: f.weight.slice(), radial: f.radial.slice(), tangential: f.tangential.slice() });
+
+const offsetFrame = (): OffsetFrame => ({ count: 0, index: new Int32Array(4), weight: new Float64Array(4), radial: new Float64Array(3), tangential: new Float64Array(3) });
+
+
+/**
+ * Fills `f` for a cage vertex at `local` (bind orientation, from its template's origin) about the
+ * unit `axis`, its angle measured from the unit `inner` side of the bend; `ring` as
+ * {@link designSamples}. Leaves `f.count` 0 on the axis or with no bend.
+ */
+function locateOffsets(local: ArrayLike<number>, axis: ArrayLike<number>, inner: ArrayLike<number>, ring: number, f: OffsetFrame): void {
+  f.count = 0;
+  const x = local[0] * axis[0] + local[1] * axis[1] + local[2] * axis[2];
+  for (let c = 0; c < 3; c++) f.radial[c] = local[c] - axis[c] * x;
+  const lr = Math.hypot(f.radial[0], f.radial[1], f.radial[2]);
+  if (!(lr > 0) || (inner[0] === 0 && inner[1] === 0 && inner[2] === 0)) return;
+  for (let c = 0; c < 3; c++) f.radial[c] /= lr;
+  const u = f.radial;
+  f.tangential[0] = axis[1] * u[2] - axis[2] * u[1];
+  f.tangential[1] = axis[2] * u[0] - axis[0] * u[2];
+  f.tangential[2] = axis[0] * u[1] - axis[1] * u[0];
+  // The angle from the inner side, right-handed about the axis: atan2(û·(a × n), û·n).
+  const sinPhi = u[0] * (axis[1] * inner[2] - axis[2] * inner[1]) + u[1] * (axis[2] * inner[0] - axis[0] * inner[2]) + u[2] * (axis[0] * inner[1] - axis[1] * inner[0]);
+  const phi = Math.atan2(sinPhi, u[0] * inner[0] + u[1] * inner[1] + u[2] * inner[2]);
+  f.count = designSamples(ring, phi, f.index, f.weight);
+}
+
+
+/** The smallest rotation (row-major 3×3) taking unit a to unit b. */
+function minimalRotation(a: number[], b: number[]): Float64Array {
+  const axis = cross(a, b);
+  const s = Math.hypot(axis[0], axis[1], axis[2]);
+  if (s < 1e-15) {
+    if (dot(a, b) > 0) return axisAngle([1, 0, 0], 0);
+    const p = Math.abs(a[0]) < 0.9 ? [1, 0, 0] : [0, 1, 0];
+    return axisAngle(normalize(cross(a, p)), Math.PI);
+  }
+  return axisAngle(axis.map((x) => x / s), Math.atan2(s, dot(a, b)));
+}
+
+export const turn = (R: ArrayLike<number>, v: ArrayLike<number>) => {
+  const out = new Float64Array(3);
+  apply3(R, 0, v, 0, out, 0);
+  return Array.from(out);
+};
+
+
+/** Row-major rotation of each skinning matrix (its proper rotation when scaled or sheared). */
+export function boneRotations(skinning: Float64Array): Float64Array {
+  const J = skinning.length / 16;
+  const R = new Float64Array(9 * J);
+  const split = splitScale(skinning);
+  for (let j = 0; j < J; j++)
+    for (let r = 0; r < 3; r++)
+      for (let c = 0; c < 3; c++) R[9 * j + 3 * r + c] = split ? split.rotationMatrices[9 * j + 3 * c + r] : skinning[16 * j + 4 * c + r];
+  return R;
+}
+
+
+/**
+ * Posed cage vertices of the rig (Eq. 1–4 per template) for the skinning matrices `skinning`
+ * (16·J, column-major, bind space → posed space), into `out` (3·m, posed space).
+ * @param memo from {@link createTemplateMemo}: what depends on the rest pose only, kept between
+ *   calls with the same rig (optional; the result is the same)
+ */
+export function poseTemplates(rig: TemplateRig, skinning: Float64Array, out: Float64Array, memo?: Float64Array): Float64Array {
+  const R = boneRotations(skinning);
+  const junctions = new Map<number, JointPoser>();
+  for (const limb of rig.limbs) poseLimb(limb, rig, skinning, R, out, memo, undefined, junctions);
+  // The end caps of limbs branching off a joint with a template for all its incident bones move
+  // with that template (Eq. 1 over all of them), as the through limb's joint vertices do.
+  for (const limb of rig.limbs) {
+    const pose = junctions.get(limb.chain[0]);
+    // The root cap: its apex and ring, the limb's first vertices (see assemble).
+    for (let v = 0; pose && v <= SIDES; v++) pose(limb.roles[v].local, out, 3 * (limb.first + v), memo, 9 * (limb.first + v));
+  }
+  return out;
+}
+
+
+/**
+ * A joint template at one pose as a function of a rest position relative to the joint (bind
+ * orientation) → posed position written into `out` at `o` (posed space); `memo` as
+ * {@link prepareJointTemplate}'s.
+ */
+type JointPoser = (local: ArrayLike<number>, out: Float64Array, o: number, memo?: Float64Array, mo?: number) => void;
+
+
+/** Workspace for {@link poseTemplates}: 9 numbers per cage vertex of `rig`, NaN (not yet computed). */
+export function createTemplateMemo(rig: TemplateRig): Float64Array {
+  return new Float64Array(9 * (rig.cage.positions.length / 3)).fill(NaN);
+}
+
+
+/** What {@link dragTemplateKeyPose} learns of one cage vertex while its limb is posed. */
+export interface OffsetProbe {
+  /** The rig's cage vertex. */
+  vertex: number;
+  found?: {
+    frame: OffsetFrame;
+    /** Units of the axial and the radial/tangential offsets (asset units). */
+    units: readonly [number, number];
+    axis: number[];
+    keyWeights: Float64Array;
+    /** The bend the template's key poses are blended by (rad from the rest bend). */
+    bend: number;
+    /** The chain index of the bone or joint the template sits on. */
+    slot: number;
+    kind: 'bone' | 'joint';
+  };
+}
+
+
+/** Adds the drawn offsets `D` (3·24, or none) at a located cage vertex (`f`, {@link locateOffsets}) to `local`. */
+function addOffsets(local: Float64Array, D: Float64Array | undefined, f: OffsetFrame, axis: ArrayLike<number>, axialUnit: number, radialUnit: number): void {
+  if (!D) return;
+  let da = 0, dr = 0, dt = 0; // prettier-ignore
+  for (let k = 0; k < f.count; k++) {
+    const d = 3 * f.index[k], w = f.weight[k]; // prettier-ignore
+    da += w * D[d];
+    dr += w * D[d + 1];
+    dt += w * D[d + 2];
+  }
+  for (let c = 0; c < 3; c++) local[c] += axialUnit * da * axis[c] + radialUnit * (dr * f.radial[c] + dt * f.tangential[c]);
+}
+
+
+/**
+ * One limb's posed cage vertices into `out` at the limb's place; `junctions` receives the joint
+ * templates of its joints that blend the bones of limbs branching off them ({@link slotBones}).
+ */
+export function poseLimb(
+  limb: TemplateLimb,
+  rig: Pick<TemplateRig, 'limbs' | 'library'>,
+  skinning: Float64Array,
+  R: Float64Array,
+  out: Float64Array,
+  memo?: Float64Array,
+  probe?: OffsetProbe,
+  junctions?: Map<number, JointPoser>,
+): void {
+  const { library } = rig;
+  const { chain, points, axes, references, roles, first } = limb;
+  const n = chain.length;
+  const Rb = (i: number) => R.subarray(9 * chain[i], 9 * chain[i] + 9);
+  const linear = chain.map((j) => {
+    const o = 16 * j;
+    return Float64Array.of(skinning[o], skinning[o + 4], skinning[o + 8], skinning[o + 1], skinning[o + 5], skinning[o + 9], skinning[o + 2], skinning[o + 6], skinning[o + 10]); // prettier-ignore
+  });
+  const Lb = (i: number) => linear[i]; // row-major linear part of bone i's skinning matrix
+  // Per bone, once per frame: where its start is, its template's relevant-bone frames at rest and
+  // now (the parent in full, the child by its swing only), and its bulge.
+  const origin: number[][] = [];
+  const boneRest: Float64Array[] = [], boneNow: Float64Array[] = [], jointRest: Float64Array[] = [], jointNow: Float64Array[] = [];
+  const bulge = new Float64Array(n); // signed: > 0 on the inner side of the child's bend, < 0 the outer
+  const slide = new Float64Array(n); // along the bone, a fraction of its length (mid-bone)
+  const twist = new Float64Array(n); // about the bone, radians (mid-bone)
+  const jointBulge = new Float64Array(n); // signed: > 0 on the inner side of joint i's bend, < 0 the outer
+  // Drawn offsets (version 2), blended over the key poses; the key weights and bends for a probe.
+  const boneOffsets: (Float64Array | undefined)[] = [], jointOffsets: (Float64Array | undefined)[] = [];
+  const boneKeys: Float64Array[] = [], jointKeys: Float64Array[] = [];
+  const bends = new Float64Array(n);
+  const blendsBranches: boolean[] = []; // per joint: its template blends limbs branching off it
+  const inner: number[][] = [];
+  for (let i = 0; i < n; i++) {
+    const o = 16 * chain[i], p = point(points, i);
+    origin.push([0, 1, 2].map((r) => skinning[o + r] * p[0] + skinning[o + 4 + r] * p[1] + skinning[o + 8 + r] * p[2] + skinning[o + 12 + r]));
+    const a = point(axes, i), ref = point(references, i);
+    const rest = new Float64Array(12), now = new Float64Array(12);
+    if (i > 0) {
+      const rel = mulT3(Rb(i), Rb(i - 1));
+      const bp = point(axes, i - 1).map((x) => -x), rp = point(references, i - 1);
+      rest.set([...bp, ...rp], 0);
+      now.set([...turn(rel, bp), ...turn(rel, rp)], 0);
+    } else {
+      rest.set([...a.map((x) => -x), ...ref], 0);
+      now.set(rest.subarray(0, 6), 0);
+    }
+    if (i + 1 < n) {
+      const ac = point(axes, i + 1), rc = point(references, i + 1);
+      rest.set([...ac, ...rc], 6);
+      const b = turn(mulT3(Rb(i), Rb(i + 1)), ac);
+      now.set([...b, ...turn(minimalRotation(ac, b), rc)], 6);
+    } else {
+      rest.set([...a, ...ref], 6);
+      now.set(rest.subarray(6, 12), 6);
+    }
+    boneRest.push(rest);
+    boneNow.push(now);
+    // The joint at the start of bone i (i > 0): in the parent's frame, the parent and the child's
+    // swing; with a template for more incident bones, the first bones of the limbs branching off
+    // it too, turned in full (they carry no twist of their own along the bone that goes on).
+    if (i > 0) {
+      const ap = point(axes, i - 1), rp = point(references, i - 1);
+      const rel = mulT3(Rb(i - 1), Rb(i));
+      const b = turn(rel, a);
+      const branches = incidentBones(library.templates.find((x) => x.id === limb.jointTemplates[i])!) > 2 ? branchesAt(rig, limb, i) : [];
+      blendsBranches[i] = branches.length > 0;
+      const side = (s: TemplateLimb) => [point(s.axes, 0), point(s.references, 0)];
+      jointRest.push(Float64Array.from([...ap.map((x) => -x), ...rp, ...a, ...ref, ...branches.flatMap((s) => side(s).flat())]));
+      jointNow.push(Float64Array.from([...ap.map((x) => -x), ...rp, ...b, ...turn(minimalRotation(a, b), ref), ...branches.flatMap((s) => side(s).flatMap((d) => turn(rel, d)))]));
+    } else {
+      jointRest.push(new Float64Array(0));
+      jointNow.push(new Float64Array(0));
+    }
+    const b1 = now.subarray(6, 9);
+    const template = library.templates.find((x) => x.id === limb.boneTemplates[i])!;
+    const clampDot = (u: ArrayLike<number>) => Math.max(-1, Math.min(1, dot(a, u)));
+    // The child's bend from its rest bend; the joint template of joint i + 1 bulges by it too.
+    const bend = Math.max(0, Math.acos(clampDot(b1)) - Math.acos(clampDot(rest.subarray(6, 9))));
+    bends[i] = bend;
+    if (i + 1 < n) {
+      const w = (boneKeys[i] = keyWeights(template, bend));
+      bulge[i] = (template.side === 'outer' ? -1 : 1) * keyValue(template, w, (k) => k.bulge);
+      slide[i] = keyValue(template, w, (k) => k.slide ?? 0);
+      twist[i] = (keyValue(template, w, (k) => k.twist ?? 0) * Math.PI) / 180;
+      boneOffsets[i] = blendedOffsets(template, w);
+      const jt = library.templates.find((x) => x.id === limb.jointTemplates[i + 1])!;
+      const wj = (jointKeys[i + 1] = keyWeights(jt, bend));
+      jointBulge[i + 1] = (jt.side === 'outer' ? -1 : 1) * keyValue(jt, wj, (k) => k.bulge);
+      jointOffsets[i + 1] = blendedOffsets(jt, wj);
+    }
+    const side = sub(b1, a.map((x) => x * dot(b1, a)));
+    const ls = Math.hypot(side[0], side[1], side[2]);
+    inner.push(ls > 1e-12 ? side.map((x) => x / ls) : [0, 0, 0]);
+  }
+  // The template functions prepared once per bone and joint for this pose.
+  const lengths = Array.from({ length: n }, (_, i) => Math.hypot(...sub(point(points, i + 1), point(points, i))));
+  const bonePrepared = Array.from({ length: n }, (_, i) => {
+    const t: BoneTemplateFrame = { axis: point(axes, i), length: lengths[i], reference: point(references, i) };
+    return prepareBoneTemplate(t, boneRest[i], boneNow[i]);
+  });
+  const jointPrepared = Array.from({ length: n }, (_, i) =>
+    i > 0 ? prepareJointTemplate([...point(axes, i - 1), ...point(references, i - 1)], jointRest[i], jointNow[i]) : undefined,
+  );
+  const local = new Float64Array(3);
+  /** Joint template i (Eq. 1 and its bulge) at rest position `rest` (bind orientation, from the joint) into `local`. */
+  const jointLocal = (i: number, rest: ArrayLike<number>, memo?: Float64Array, mo?: number) => {
+    jointPrepared[i]!(rest, local, 0, memo, mo);
+    if (jointBulge[i] === 0) return;
+    // The joint template's bulge: its rings swell on one side of the bend (about the parent bone).
+    const a0 = axes[3 * i - 3], a1 = axes[3 * i - 2], a2 = axes[3 * i - 1]; // prettier-ignore
+    const x = local[0] * a0 + local[1] * a1 + local[2] * a2;
+    const r0 = local[0] - a0 * x, r1 = local[1] - a1 * x, r2 = local[2] - a2 * x; // prettier-ignore
+    const lr = Math.sqrt(r0 * r0 + r1 * r1 + r2 * r2);
+    const [n0, n1, n2] = inner[i - 1];
+    const side = Math.sign(jointBulge[i]);
+    const c = lr > 0 ? Math.max(0, (side * (r0 * n0 + r1 * n1 + r2 * n2)) / lr) : 0;
+    const f = 1 + Math.abs(jointBulge[i]) * c * c;
+    local[0] = a0 * x + f * r0;
+    local[1] = a1 * x + f * r1;
+    local[2] = a2 * x + f * r2;
+  };
+  for (let i = 1; i < n && junctions; i++)
+    if (blendsBranches[i])
+      junctions.set(chain[i], (rest, out, o, memo, mo) => {
+        jointLocal(i, rest, memo, mo);
+        apply3(Lb(i - 1), 0, local, 0, local, 0);
+        for (let k = 0; k < 3; k++) out[o + k] = origin[i][k] + local[k];
+      });
+  const frame = offsetFrame();
+  let jointStart = 0; // the first vertex of the joint template being posed
+  for (let v = 0; v < roles.length; v++) {
+    const role = roles[v];
+    const i = role.index;
+    // The template's offset, in bind orientation, then carried by the owning bone's linear part
+    // (its rotation, and its scale where the armature scales).
+    if (role.kind === 'cap') {
+      local.set(role.local);
+      apply3(Lb(i), 0, local, 0, local, 0);
+    } else if (role.kind === 'bone') {
+      bonePrepared[i](role.local, local, 0, memo, 9 * (first + v));
+      if (bulge[i] !== 0 || slide[i] !== 0 || twist[i] !== 0) {
+        // The template's bulge (one side of the bend swells or flattens), slide (the skin moves
+        // along the bone) and twist (it turns about the bone), all most mid-bone (profile sin πt).
+        const a0 = axes[3 * i], a1 = axes[3 * i + 1], a2 = axes[3 * i + 2]; // prettier-ignore
+        const x = local[0] * a0 + local[1] * a1 + local[2] * a2;
+        const r0 = local[0] - a0 * x, r1 = local[1] - a1 * x, r2 = local[2] - a2 * x; // prettier-ignore
+        const lr = Math.sqrt(r0 * r0 + r1 * r1 + r2 * r2);
+        const [n0, n1, n2] = inner[i];
+        const side = Math.sign(bulge[i]);
+        const c = lr > 0 ? Math.max(0, (side * (r0 * n0 + r1 * n1 + r2 * n2)) / lr) : 0;
+        const profile = Math.sin(Math.PI * Math.max(0, Math.min(1, x / lengths[i])));
+        const f = 1 + Math.abs(bulge[i]) * profile * c * c;
+        const xs = x + slide[i] * lengths[i] * profile;
+        // f·r turned by θ about the axis (r ⊥ axis): r cos θ + (axis × r) sin θ.
+        const ct = Math.cos(twist[i] * profile), st = Math.sin(twist[i] * profile);
+        local[0] = a0 * xs + f * (ct * r0 + st * (a1 * r2 - a2 * r1));
+        local[1] = a1 * xs + f * (ct * r1 + st * (a2 * r0 - a0 * r2));
+        local[2] = a2 * xs + f * (ct * r2 + st * (a0 * r1 - a1 * r0));
+      }
+      if (boneOffsets[i] || probe?.vertex === first + v) {
+        // Drawn offsets: along the bone in bone lengths, across it in the vertex's rest radius.
+        const a = axes.subarray(3 * i, 3 * i + 3), rl = role.local;
+        const x = rl[0] * a[0] + rl[1] * a[1] + rl[2] * a[2];
+        const radius = Math.hypot(rl[0] - a[0] * x, rl[1] - a[1] * x, rl[2] - a[2] * x);
+        locateOffsets(local, a, inner[i], (4 * x) / lengths[i] - 1, frame);
+        addOffsets(local, boneOffsets[i], frame, a, lengths[i], radius);
+        if (probe?.vertex === first + v) probe.found = { frame: copyFrame(frame), units: [lengths[i], radius], axis: Array.from(a), keyWeights: boneKeys[i], bend: bends[i], slot: i, kind: 'bone' };
+      }
+      apply3(Lb(i), 0, local, 0, local, 0);
+    } else {
+      jointLocal(i, role.local, memo, 9 * (first + v));
+      if (role.index !== roles[v - 1]?.index || roles[v - 1]?.kind !== 'joint') jointStart = v;
+      if (jointOffsets[i] || probe?.vertex === first + v) {
+        // Drawn offsets: in the joint's radius (its middle ring's), about the parent bone.
+        const a = axes.subarray(3 * i - 3, 3 * i);
+        const rl = roles[jointStart + SIDES].local;
+        const radius = Math.hypot(rl[0], rl[1], rl[2]);
+        locateOffsets(local, a, inner[i - 1], Math.floor((v - jointStart) / SIDES), frame);
+        addOffsets(local, jointOffsets[i], frame, a, radius, radius);
+        if (probe?.vertex === first + v) probe.found = { frame: copyFrame(frame), units: [radius, radius], axis: Array.from(a), keyWeights: jointKeys[i], bend: bends[i - 1], slot: i, kind: 'joint' };
+      }
+      apply3(Lb(i - 1), 0, local, 0, local, 0);
+    }
+    const o = origin[i];
+    for (let k = 0; k < 3; k++) out[3 * (first + v) + k] = o[k] + local[k];
+  }
+}
+
