@@ -133,7 +133,8 @@ export {
 } from './templates/library.js';
 export {
   buildTemplateRig,
-  limbBlend,
+  templateLimbChains,
+  templateShares,
   rebindTemplateRig,
   templateRigPart,
   joinTemplateRigParts,
@@ -151,8 +152,9 @@ export {
   dragTemplateKeyPose,
   setBoneTemplate,
 } from './templates/edit.js';
-export { createTemplateDeformer } from './templates/deformer.js';
-export { createTemplateMemo, poseTemplates } from './templates/pose.js';
+export { createTemplateDeformer, createCageCorrection, type CageCorrection } from './templates/deformer.js';
+export { cageBaseMesh, createTemplateMemo, poseTemplates } from './templates/pose.js';
+export { skinFlex, BLEND_THRESHOLD } from './templates/share.js';
 export { skeletonChain, skeletonLimbs } from './core/limbs.js';
 export { VERSION } from './version.js';
 export {

@@ -707,9 +707,7 @@ async function dragCageVertex(x0: number, y0: number, x1: number, y1: number): P
     const group = skinnedMeshes(templatesView()!).filter((m) => templateRigOf(m)?.cage === rig.cage);
     const parts = group.map(meshFromGeometry);
     const whole = mergeSkinnedMeshes(parts);
-    const P = bindJoints(mesh);
-    // (rebinding reads the rig's limbs, cage and library only)
-    setSkinTemplateRig(group, parts, rebindTemplateRig(rig, whole, P), P);
+    setSkinTemplateRig(group, parts, rebindTemplateRig(rig, whole));
   } catch (e) {
     moveTemplateCageVertex(
       rig,
@@ -990,7 +988,7 @@ async function exportTemplates(baked: boolean, download: boolean): Promise<Uint8
     // The skin's rig: its meshes' parts joined (they share one cage when the viewer built it).
     const rigs = model.parts.map(() => meshes[part++]).map((m) => m && templateRigOf(m));
     const shared = rigs.every((r) => r && r.cage === rigs[0]!.cage);
-    const rig = shared ? joinTemplateRigParts(rigs as TemplateRig[], model.mesh, bindJointPositions(model.skeleton)) : undefined; // prettier-ignore
+    const rig = shared ? joinTemplateRigParts(rigs as TemplateRig[]) : undefined;
     if (!rig) {
       skipped.push(model.name);
       continue;

@@ -13,7 +13,7 @@ export function skeletonChain(skeleton: Skeleton): number[] {
   const { parents } = skeleton;
   const roots = [...parents.keys()].filter((j) => parents[j] < 0);
   const chain: number[] = [];
-  for (let j = roots.length === 1 ? roots[0] : -1; j >= 0; ) {
+  for (let j = roots.length === 1 ? roots[0] : -1; j >= 0;) {
     chain.push(j);
     const children = [...parents.keys()].filter((c) => parents[c] === j);
     if (children.length > 1) break;
@@ -47,7 +47,9 @@ export function skeletonLimbs(skeleton: Skeleton, P: ArrayLike<number> = bindJoi
   parents.forEach((p, j) => p >= 0 && children[p].push(j));
   const size = new Int32Array(J).fill(1); // joints in each subtree (parents may follow children)
   const depth = (j: number): number => (parents[j] < 0 ? 0 : 1 + depth(parents[j]));
-  [...parents.keys()].sort((x, y) => depth(y) - depth(x)).forEach((j) => parents[j] >= 0 && (size[parents[j]] += size[j]));
+  [...parents.keys()]
+    .sort((x, y) => depth(y) - depth(x))
+    .forEach((j) => parents[j] >= 0 && (size[parents[j]] += size[j]));
   let extent = 0;
   for (let j = 0; j < J; j++) extent = Math.max(extent, Math.hypot(...sub(point(P, j), point(P, 0))));
   const apart = (a: number, b: number) => Math.hypot(...sub(point(P, a), point(P, b))) > 1e-6 * extent;
@@ -60,7 +62,8 @@ export function skeletonLimbs(skeleton: Skeleton, P: ArrayLike<number> = bindJoi
       if (!kids.length) break;
       // The straightest child goes on (the largest subtree where there is no incoming direction).
       const from = chain.length >= 2 ? normalize(sub(point(P, j), point(P, chain[chain.length - 2]))) : undefined;
-      const score = (c: number) => (from && apart(c, j) ? dot(from, normalize(sub(point(P, c), point(P, j)))) : size[c] / J - 2);
+      const score = (c: number) =>
+        from && apart(c, j) ? dot(from, normalize(sub(point(P, c), point(P, j)))) : size[c] / J - 2;
       const next = kids.reduce((best, c) => (score(c) > score(best) ? c : best));
       for (const c of kids) if (c !== next) follow([j, c]);
       if (!apart(next, j)) chain.pop(); // a joint where its child is: the child goes on
@@ -78,7 +81,6 @@ export function skeletonLimbs(skeleton: Skeleton, P: ArrayLike<number> = bindJoi
   parents.forEach((p, j) => p === -1 && follow([j]));
   return limbs;
 }
-
 
 /**
  * `limbs` ({@link skeletonLimbs}) with the trunk first: of the limbs that start at a root, the one

@@ -21,7 +21,6 @@ import type { TemplateRig } from '../templates/rig.js';
 import { restoreTemplateRig, storeTemplates, type StoredTemplates } from '../templates/stored.js';
 import { skinCageToSkeleton } from '../cage/rig.js';
 import { CorskinError } from '../core/errors.js';
-import { bindJointPositions } from '../core/skeleton.js';
 import { VERSION } from '../version.js';
 import type { SkinnedModel } from './gltf.js';
 
@@ -156,8 +155,6 @@ export function readTemplateRig(document: Document, model: SkinnedModel, file?: 
   return restoreTemplateRig(
     stored,
     {
-      mesh: model.mesh,
-      jointPositions: bindJointPositions(model.skeleton),
       jointIndex: (name) => model.skeleton.jointNames.indexOf(name),
       cage: cageRig.cage,
       binding: cageRig.binding,

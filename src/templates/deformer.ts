@@ -1,56 +1,172 @@
 /**
- * The registered `templates` deformer: a template rig's cages posed by their templates, the skin
- * moved through its binding.
+ * The registered `templates` deformer: dual quaternion skinning, then the templates' correction
+ * (see the rig's module comment) — per cage vertex the rigid motion taking it from where DQS puts
+ * it to where its template puts it, blended per skin vertex over its binding as dual quaternions
+ * (with the identity for the share left to DQS), so the correction turns the skin as a rigid
+ * motion locally and thin parts keep their cross-section.
  *
  * @module
  */
-import { createCageDeformer, type CageDeformer } from '../cage/deform.js';
 import { CorskinError } from '../core/errors.js';
+import { quatClosestRotation } from '../core/math.js';
 import type { SkinnedMesh } from '../core/mesh.js';
 import type { Deformer } from '../deformers/contract.js';
+import { deformDqs } from '../deformers/dqs.js';
+import { cageBaseMesh, createTemplateMemo, poseTemplates } from './pose.js';
 import type { TemplateRig } from './rig.js';
-import { poseTemplates, createTemplateMemo } from './pose.js';
 
 /**
- * The registered `templates` method: template functions → cage vertices → skin through the
- * binding, plus the linear skinning of the weight the cages do not carry ({@link TemplateRig.linear}),
- * with corskin's deformer signature.
- * @throws CorskinError (when called) for a mesh other than the one the rig was built for Allocation-free per frame after the first call with a given mesh (except the small
- * per-vertex template evaluations).
+ * The rotation extraction's stopping step (rad), from the last frame's rotation: converged to
+ * well below float32 precision, in a few iterations between frames.
  */
-export function createTemplateDeformer(rig: TemplateRig): Deformer {
-  const posedCage = new Float64Array(rig.cage.positions.length);
+const ROTATION_TOLERANCE = 1e-10;
+
+/**
+ * Per cage vertex, the templates' correction for a pose: c′_k where the templates put it
+ * (Eq. 1–4), c°_k where DQS puts it with its templates' rest blend weights
+ * ({@link cageBaseMesh}), and the rigid motion `[R_k | t_k]` from the second to the first: R_k the
+ * rotation of its one-ring's map from the DQS-posed cage to the templates' (extracted as Müller,
+ * Bender, Chentanez, Macklin, "A Robust Method to Extract the Rotational Part of Deformations",
+ * MIG 2016), `t_k = c′_k − R_k c°_k`. Allocation-free per call.
+ */
+export interface CageCorrection {
+  /** The correction of the pose `skinning` (16·J, column-major, bind → posed space): fills the arrays below. */
+  update(skinning: Float64Array): void;
+  /** The cage posed by its templates, 3·m (posed space). */
+  readonly posed: Float64Array;
+  /** The cage posed by DQS, 3·m (posed space). */
+  readonly base: Float32Array;
+  /**
+   * The corrections as unit dual quaternions, 8·m: real part (x, y, z, w, with w ≥ 0), dual part
+   * (x, y, z, w) — `q̂ = q + ε ½ (t ⊗ q)`.
+   */
+  readonly dualQuaternions: Float64Array;
+}
+
+/** The correction of a rig's cage ({@link CageCorrection}). */
+export function createCageCorrection(rig: TemplateRig): CageCorrection {
+  const m = rig.cage.positions.length / 3;
+  const posed = new Float64Array(3 * m);
   const memo = createTemplateMemo(rig);
-  const { linear } = rig;
-  const any = linear.some((w) => w > 0);
-  let forMesh: SkinnedMesh | undefined;
-  let deformer: CageDeformer | undefined;
-  let displacement: Float64Array | undefined;
-  return (mesh, skinning, out) => {
-    if (mesh !== forMesh) {
-      if (any && linear.length !== mesh.weights.length)
-        throw new CorskinError(`the template rig was built for ${linear.length / mesh.influences} vertices, the mesh has ${mesh.positions.length / 3}`);
-      deformer = createCageDeformer(mesh, rig.binding, rig.cage.positions);
-      displacement = any ? new Float64Array(mesh.positions.length) : undefined;
-      forMesh = mesh;
-    }
-    poseTemplates(rig, skinning, posedCage, memo);
-    if (displacement) {
-      // Σ_k λ_k (M_j x − x): the share of each influence the cages do not carry, skinned linearly.
-      displacement.fill(0);
-      const { positions: x, joints, influences: K } = mesh;
-      for (let i = 0; i < x.length / 3; i++)
-        for (let k = K * i; k < K * i + K; k++) {
-          const w = linear[k];
-          if (!(w > 0)) continue;
-          const o = 16 * joints[k];
-          for (let r = 0; r < 3; r++) {
-            const y = skinning[o + r] * x[3 * i] + skinning[o + 4 + r] * x[3 * i + 1] + skinning[o + 8 + r] * x[3 * i + 2] + skinning[o + 12 + r]; // prettier-ignore
-            displacement[3 * i + r] += w * (y - x[3 * i + r]);
+  const baseMesh = cageBaseMesh(rig);
+  const base = { positions: new Float32Array(3 * m) };
+  const dq = new Float64Array(8 * m);
+  for (let v = 0; v < m; v++) dq[8 * v + 3] = 1;
+  const { start, ring } = oneRings(rig.cage.triangles, m);
+  const A = new Float64Array(16); // Σ posed edge ⊗ base edge, column-major 4×4
+  return {
+    posed,
+    base: base.positions,
+    dualQuaternions: dq,
+    update(skinning) {
+      if (!m) return;
+      poseTemplates(rig, skinning, posed, memo);
+      deformDqs(baseMesh, skinning, base);
+      const b = base.positions;
+      for (let v = 0; v < m; v++) {
+        A.fill(0);
+        for (let e = start[v]; e < start[v + 1]; e++) {
+          const u = ring[e];
+          for (let c = 0; c < 3; c++) {
+            const r = b[3 * u + c] - b[3 * v + c];
+            for (let k = 0; k < 3; k++) A[4 * c + k] += (posed[3 * u + k] - posed[3 * v + k]) * r;
           }
         }
-    }
-    deformer!.deform(posedCage, out, displacement);
+        const o = 8 * v;
+        quatClosestRotation(dq, o, A, 0, false, { warmStart: true, tolerance: ROTATION_TOLERANCE });
+        const x = dq[o], y = dq[o + 1], z = dq[o + 2], w = dq[o + 3]; // prettier-ignore
+        // t = c′ − R c° (R c° by the quaternion: c + 2 q_v × (q_v × c + w c)).
+        const cx = b[3 * v], cy = b[3 * v + 1], cz = b[3 * v + 2]; // prettier-ignore
+        const ux = y * cz - z * cy + w * cx, uy = z * cx - x * cz + w * cy, uz = x * cy - y * cx + w * cz; // prettier-ignore
+        const tx = posed[3 * v] - (cx + 2 * (y * uz - z * uy));
+        const ty = posed[3 * v + 1] - (cy + 2 * (z * ux - x * uz));
+        const tz = posed[3 * v + 2] - (cz + 2 * (x * uy - y * ux));
+        // ½ (t, 0) ⊗ (x, y, z, w)
+        dq[o + 4] = 0.5 * (tx * w + ty * z - tz * y);
+        dq[o + 5] = 0.5 * (-tx * z + ty * w + tz * x);
+        dq[o + 6] = 0.5 * (tx * y - ty * x + tz * w);
+        dq[o + 7] = -0.5 * (tx * x + ty * y + tz * z);
+      }
+    },
   };
 }
 
+/** Per cage vertex its one-ring (CSR: `start`, m + 1; `ring`). */
+function oneRings(triangles: Uint32Array, m: number): { start: Int32Array; ring: Int32Array } {
+  const neighbours: Set<number>[] = Array.from({ length: m }, () => new Set());
+  for (let f = 0; f < triangles.length; f += 3)
+    for (let c = 0; c < 3; c++) neighbours[triangles[f + c]].add(triangles[f + ((c + 1) % 3)]).add(triangles[f + ((c + 2) % 3)]);
+  const start = new Int32Array(m + 1);
+  neighbours.forEach((ns, v) => (start[v + 1] = start[v] + ns.size));
+  return { start, ring: Int32Array.from(neighbours.flatMap((ns) => [...ns])) };
+}
+
+/**
+ * The registered `templates` method with corskin's deformer signature: DQS of the whole skin, then
+ * each bound vertex's position, normal and tangent moved by its blend of the cage's corrections
+ * (see the module comment). Allocation-free per frame after the first call with a given mesh.
+ * @throws CorskinError (when called) for a mesh other than the one the rig was built for
+ */
+export function createTemplateDeformer(rig: TemplateRig): Deformer {
+  const correction = createCageCorrection(rig);
+  const dq = correction.dualQuaternions;
+  let forMesh: SkinnedMesh | undefined;
+  let bound: Uint32Array | undefined; // skin vertices with a binding entry
+  const k = rig.binding.influences;
+  const { indices, weights } = rig.binding;
+  return (mesh, skinning, out) => {
+    const n = mesh.positions.length / 3;
+    if (mesh !== forMesh) {
+      if (indices.length !== k * n) throw new CorskinError(`the template rig was built for ${indices.length / k} vertices, the mesh has ${n}`);
+      const list: number[] = [];
+      for (let i = 0; i < n; i++)
+        for (let s = k * i; s < k * i + k; s++)
+          if (weights[s] !== 0) {
+            list.push(i);
+            break;
+          }
+      bound = Uint32Array.from(list);
+      forMesh = mesh;
+    }
+    deformDqs(mesh, skinning, out);
+    if (!bound!.length) return;
+    correction.update(skinning);
+    const pos = out.positions;
+    const normals = mesh.normals && out.normals, tangents = mesh.tangents && out.tangents; // prettier-ignore
+    for (const i of bound!) {
+      // The identity for the share left to DQS, then the vertex's cage entries (w ≥ 0: no sign flips).
+      let rx = 0, ry = 0, rz = 0, rw = 0, dx = 0, dy = 0, dz = 0, dw = 0, share = 0; // prettier-ignore
+      for (let s = k * i, end = s + k; s < end; s++) {
+        const w = weights[s];
+        if (w === 0) continue;
+        const o = 8 * indices[s];
+        share += w;
+        rx += w * dq[o]; ry += w * dq[o + 1]; rz += w * dq[o + 2]; rw += w * dq[o + 3]; // prettier-ignore
+        dx += w * dq[o + 4]; dy += w * dq[o + 5]; dz += w * dq[o + 6]; dw += w * dq[o + 7]; // prettier-ignore
+      }
+      rw += Math.max(0, 1 - share);
+      const inv = 1 / Math.sqrt(rx * rx + ry * ry + rz * rz + rw * rw);
+      rx *= inv; ry *= inv; rz *= inv; rw *= inv; // prettier-ignore
+      dx *= inv; dy *= inv; dz *= inv; dw *= inv; // prettier-ignore
+      // t = 2 (d ⊗ r*) = 2 (r_w d_v − d_w r_v + r_v × d_v); then x′ = R x + t.
+      const tx = 2 * (rw * dx - dw * rx + ry * dz - rz * dy);
+      const ty = 2 * (rw * dy - dw * ry + rz * dx - rx * dz);
+      const tz = 2 * (rw * dz - dw * rz + rx * dy - ry * dx);
+      rotate(pos, 3 * i, rx, ry, rz, rw);
+      pos[3 * i] += tx;
+      pos[3 * i + 1] += ty;
+      pos[3 * i + 2] += tz;
+      if (normals) rotate(normals, 3 * i, rx, ry, rz, rw);
+      if (tangents) rotate(tangents, 4 * i, rx, ry, rz, rw);
+    }
+  };
+}
+
+/** v[o..o+3) turned in place by the unit quaternion (x, y, z, w): v + 2 q_v × (q_v × v + w v). */
+function rotate(v: Float32Array, o: number, x: number, y: number, z: number, w: number): void {
+  const vx = v[o], vy = v[o + 1], vz = v[o + 2]; // prettier-ignore
+  const ux = y * vz - z * vy + w * vx, uy = z * vx - x * vz + w * vy, uz = x * vy - y * vx + w * vz; // prettier-ignore
+  v[o] = vx + 2 * (y * uz - z * uy);
+  v[o + 1] = vy + 2 * (z * ux - x * uz);
+  v[o + 2] = vz + 2 * (x * uy - y * ux);
+}

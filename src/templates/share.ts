@@ -98,7 +98,7 @@ export function skinFlex(mesh: SkinnedMesh, P: ArrayLike<number>, parents: Array
 }
 
 /** Per welded vertex, its welded neighbours along triangle edges (CSR). */
-function edgeLists(triangles: ArrayLike<number>, weld: Uint32Array, n: number): { start: Uint32Array; neighbours: Uint32Array } {
+export function edgeLists(triangles: ArrayLike<number>, weld: Uint32Array, n: number): { start: Uint32Array; neighbours: Uint32Array } {
   const count = new Uint32Array(n + 1);
   const pairs: number[] = [];
   for (let f = 0; f < triangles.length; f += 3)
@@ -163,4 +163,29 @@ class DistanceHeap {
     this.keys[i] = key;
     return top;
   }
+}
+
+/**
+ * Smooths per-vertex values along the surface: `iterations` Jacobi steps of `v_i ← (v_i + Σ_j
+ * v_j) / (1 + degree)` over the welded surface's edges, a vertex and its weld twins sharing their
+ * value; vertices whose value is 0 stay 0 and count as 0 for their neighbours (the values fade to
+ * zero at the edge of where they are non-zero, and never spread there).
+ * @param values per vertex, n (changed in place)
+ */
+export function smoothAlongSurface(values: Float64Array, positions: ArrayLike<number>, triangles: ArrayLike<number>, iterations: number): void {
+  const n = values.length;
+  const weld = weldByPosition(positions);
+  const { start, neighbours } = edgeLists(triangles, weld, n);
+  const cur = new Float64Array(n), next = new Float64Array(n); // prettier-ignore
+  for (let i = 0; i < n; i++) cur[weld[i]] = Math.max(cur[weld[i]], values[i]);
+  for (let it = 0; it < iterations; it++) {
+    for (let v = 0; v < n; v++) {
+      if (weld[v] !== v || cur[v] === 0) continue;
+      let sum = cur[v];
+      for (let e = start[v]; e < start[v + 1]; e++) sum += cur[neighbours[e]];
+      next[v] = sum / (1 + start[v + 1] - start[v]);
+    }
+    cur.set(next);
+  }
+  for (let i = 0; i < n; i++) if (values[i] !== 0) values[i] = cur[weld[i]];
 }

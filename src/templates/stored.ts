@@ -1,6 +1,6 @@
 /**
  * The stored form of a template rig (what `corskin templates build` writes into the cage node's
- * extras, `corskinCage.templates`, version 2), independent of any glTF library, so three.js pages
+ * extras, `corskinCage.templates`, version 3), independent of any glTF library, so three.js pages
  * and the glTF reader restore rigs the same way.
  *
  * @module
@@ -8,21 +8,20 @@
 import type { CageBinding } from '../cage/bind.js';
 import type { Cage } from '../cage/cage.js';
 import { CorskinError } from '../core/errors.js';
-import type { SkinnedMesh } from '../core/mesh.js';
 import { parseTemplateLibrary, type TemplateLibrary } from './library.js';
-import { limbBlend, type TemplateLimb, type TemplateRig } from './rig.js';
+import type { TemplateLimb, TemplateRig } from './rig.js';
 
 /**
- * A template rig as node extras (`corskinCage.templates`, version 2): per limb its joints by name,
+ * A template rig as node extras (`corskinCage.templates`, version 3; version 2 was the rig before
+ * templates became a corrective over DQS, rebuild those): per limb its joints by name,
  * its bone geometry, every cage vertex's template and rest position in that template's frame and
  * its bones' template choices; the library the choices come from. The cage itself and the
  * binding are stored beside it (the cage mesh, the skin's `_CAGE_INDICES_n`/`_CAGE_WEIGHTS_n`).
  */
 export interface StoredTemplates {
-  version: 2;
+  version: 3;
   limbs: {
     chain: string[];
-    reach: number[];
     points: number[];
     axes: number[];
     references: number[];
@@ -40,10 +39,9 @@ const KINDS = ['bone', 'joint', 'cap'] as const;
 /** The stored form of a template rig; `jointNames` names the skeleton's joints (length J). */
 export function storeTemplates(rig: TemplateRig, jointNames: readonly string[]): StoredTemplates {
   return {
-    version: 2,
+    version: 3,
     limbs: rig.limbs.map((limb) => ({
       chain: limb.chain.map((j) => jointNames[j]),
-      reach: [...limb.reach],
       points: Array.from(limb.points),
       axes: Array.from(limb.axes),
       references: Array.from(limb.references),
@@ -57,10 +55,6 @@ export function storeTemplates(rig: TemplateRig, jointNames: readonly string[]):
 
 /** What {@link restoreTemplateRig} needs beside the stored extras, all in the skin's bind space. */
 export interface TemplateRigParts {
-  /** The skin (for the linear part, {@link limbBlend}). */
-  mesh: SkinnedMesh;
-  /** Bind joint positions, 3·J. */
-  jointPositions: ArrayLike<number>;
   /** The skeleton joint a stored joint name means, or −1 when the skin has none of that name. */
   jointIndex: (name: string) => number;
   /** The stored cage (its vertices in limb order). */
@@ -70,15 +64,14 @@ export interface TemplateRigParts {
 }
 
 /**
- * The template rig of stored extras (see {@link StoredTemplates}), its linear part recomputed from
- * the limbs and their stored reaches exactly as the build computed it.
+ * The template rig of stored extras (see {@link StoredTemplates}), as the build made it.
  * @param file named in error messages
  * @throws CorskinError for a malformed layout (a joint the skin lacks, sizes that disagree, a
  *   template the library lacks)
  */
 export function restoreTemplateRig(stored: StoredTemplates, parts: TemplateRigParts, file?: string): TemplateRig {
   const bad = (why: string) => new CorskinError(`the template cage's extras ${why}`, file);
-  if (stored?.version !== 2 || !Array.isArray(stored.limbs)) throw bad(`are not version 2 (rebuild with corskin templates build)`);
+  if (stored?.version !== 3 || !Array.isArray(stored.limbs)) throw bad(`are not version 3 (rebuild with corskin templates build)`);
   const library = parseTemplateLibrary(stored.library, file);
   const joint = (name: string) => {
     const j = parts.jointIndex(name);
@@ -103,10 +96,8 @@ export function restoreTemplateRig(stored: StoredTemplates, parts: TemplateRigPa
       throw bad('do not match their chains');
     for (const id of s.boneTemplates) if (!has(id, 'bone')) throw bad(`use "${id}", which their library lacks`);
     for (const id of s.jointTemplates.slice(1)) if (!has(id, 'joint')) throw bad(`use "${id}", which their library lacks`);
-    if (!Array.isArray(s.reach) || s.reach.length !== n - 1 || !s.reach.every((r) => r > 0)) throw bad('give a limb no reach');
     const limb: TemplateLimb = {
       chain,
-      reach: [...s.reach],
       points: Float64Array.from(s.points),
       axes: Float64Array.from(s.axes),
       references: Float64Array.from(s.references),
@@ -123,11 +114,5 @@ export function restoreTemplateRig(stored: StoredTemplates, parts: TemplateRigPa
     return limb;
   });
   if (first !== parts.cage.positions.length / 3) throw bad('do not match the cage');
-  const { linear } = limbBlend(
-    parts.mesh,
-    parts.jointPositions,
-    limbs.map((l) => l.chain),
-    limbs.map((l) => l.reach),
-  );
-  return { limbs, cage: parts.cage, binding: parts.binding, linear, library };
+  return { limbs, cage: parts.cage, binding: parts.binding, library };
 }

@@ -15,7 +15,7 @@ scope.onmessage = (e) => {
   try {
     const { mesh, skeleton, library } = e.data;
     const rig = buildTemplateRig(mesh, skeleton, library, { onProgress: (done, total) => scope.postMessage({ done, total }) });
-    scope.postMessage({ result: rig }, [rig.binding.indices.buffer, rig.binding.weights.buffer, rig.linear.buffer]);
+    scope.postMessage({ result: rig }, [rig.binding.indices.buffer, rig.binding.weights.buffer]);
   } catch (err) {
     scope.postMessage({ error: (err as Error).message });
   }

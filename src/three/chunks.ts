@@ -11,11 +11,10 @@
  * `two-phase.ts`): the blended stretch `K̄ = Σ w_j R_jᵀ L_j` about a per-vertex center c (the
  * vertex for DQS, its center of rotation for CoR), then the rigid blend of `[R_j | M_j(c) − c]`.
  *
- * Templates (`templates.ts`): the cage displacements and the per-vertex binding runs come from
- * `corskinCage` and `corskinBinding` (a run of cage entries, then one of joint entries, each
- * branch-free); the cage run is read once, in `skinbase_vertex`, for the displacement and for the
- * normals' rotation (the QLERP of the cage rotations of the vertex's four largest entries); the
- * joints' QLERP only runs for a vertex without cage entries or when the stretch is blended.
+ * Templates (`templates.ts`): DQS, plus the cage's corrections through the vertex's run of cage
+ * entries (from `corskinCage` and `corskinBinding`, read once in `skinbase_vertex`): their
+ * weighted sum moves the position, and the QLERP of the correction rotations of its four largest
+ * entries with the identity (for the share left to DQS) turns the normal after DQS's rotation.
  *
  * Antipodality: quaternion signs are fixed against the influence with the largest weight (ties
  * to the smaller joint index), the rule of every corskin kernel; zero weights contribute
@@ -42,7 +41,7 @@ uniform highp sampler2D corskinJoints;
 uniform float corskinStretch;
 ${o.eight ? 'in vec4 corskinIndex0;\nin vec4 corskinWeight0;\nin vec4 corskinIndex1;\nin vec4 corskinWeight1;' : ''}
 ${o.method === 'cor' ? 'in vec3 _center_of_rotation;' : ''}
-${o.method === 'templates' ? 'uniform highp sampler2D corskinCage;\nuniform highp sampler2D corskinBinding;\nin vec3 corskinTemplateRange;' : ''}
+${o.method === 'templates' ? 'uniform highp sampler2D corskinCage;\nuniform highp sampler2D corskinBinding;\nin vec2 corskinTemplateRange;' : ''}
 vec4 corskinFetch( const in float joint, const in int k ) {
   int size = textureSize( corskinJoints, 0 ).x;
   int i = int( joint ) * ${TEXELS_PER_JOINT} + k;
@@ -139,51 +138,40 @@ ${gather(o)}
   }
 #endif
 `;
-  if (o.method === 'templates')
-    // The cage run once, for positions and normals; the joints' QLERP only where it is needed
-    // (no cage entries, or stretch to blend), so most vertices fetch no joint data here.
-    return /* glsl */ `
-#ifdef USE_SKINNING
-  int csFirst = int( corskinTemplateRange.x );
-  int csCage = int( corskinTemplateRange.y );
-  vec3 csMove = vec3( 0.0 ); // Σ_k w_k (c′_k − c_k)
-  vec4 csQ = vec4( 0.0 ); // blend of the rotations of the four largest cage entries (the first two texels)
-  vec4 csR0 = vec4( 0.0 );
-  for ( int t = 0; t < csCage; t++ ) {
-    vec4 e = texelFetch( corskinBinding, corskinTexel( csFirst + t ), 0 );
-    csMove += e.y * corskinCageMove( e.x ) + e.w * corskinCageMove( e.z );
-    if ( t < 2 ) {
-      vec4 r = corskinCageRotation( e.x );
-      if ( t == 0 ) csR0 = r;
-      csQ += ( dot( r, csR0 ) < 0.0 ? -e.y : e.y ) * r;
-      r = corskinCageRotation( e.z );
-      csQ += ( dot( r, csR0 ) < 0.0 ? -e.w : e.w ) * r;
-    }
-  }
-  float csCageLen = length( csQ );
-  mat3 csK = mat3( 0.0 );
-  if ( csCageLen == 0.0 || corskinStretch > 0.5 ) {
-    vec4 csCageQ = csQ;
-${jointBlend(o).replace(/^/gm, '  ')}
-    if ( csCageLen > 0.0 ) csQ = csCageQ;
-  } else {
-    csK = mat3( 1.0 );
-  }
-  if ( csCageLen > 0.0 ) csQ /= csCageLen;
-#endif
-`;
   return /* glsl */ `
 #ifdef USE_SKINNING
   vec4 csQ;
   mat3 csK = mat3( 0.0 );
 ${jointBlend(o)}
 ${
-  o.method === 'cor'
-    ? `  vec3 csC = _center_of_rotation;
+  o.method === 'templates'
+    ? `  // The templates' correction: Σ_k w_k (c′_k − c°_k), and the blend of the cage's correction
+  // rotations (the first four entries', scaled to the vertex's whole share) with the identity.
+  int csFirst = int( corskinTemplateRange.x );
+  int csTexels = int( corskinTemplateRange.y );
+  vec3 csMove = vec3( 0.0 );
+  vec4 csC = vec4( 0.0 );
+  float csShare = 0.0;
+  float csFour = 0.0;
+  for ( int t = 0; t < csTexels; t++ ) {
+    vec4 e = texelFetch( corskinBinding, corskinTexel( csFirst + t ), 0 );
+    csMove += e.y * corskinCageMove( e.x ) + e.w * corskinCageMove( e.z );
+    csShare += e.y + e.w;
+    if ( t < 2 ) {
+      csC += e.y * corskinCageRotation( e.x ) + e.w * corskinCageRotation( e.z );
+      csFour += e.y + e.w;
+    }
+  }
+  csC = ( csFour > 0.0 ? csC * ( csShare / csFour ) : vec4( 0.0 ) ) + vec4( 0.0, 0.0, 0.0, max( 0.0, 1.0 - csShare ) );
+  csC = length( csC ) > 0.0 ? csC / length( csC ) : vec4( 0.0, 0.0, 0.0, 1.0 );`
+    : ''
+}${
+    o.method === 'cor'
+      ? `  vec3 csC = _center_of_rotation;
   vec3 csCp = vec3( 0.0 ); // Σ w_j M_j(c): linear blend skinning of the center of rotation
   for ( int k = 0; k < ${N(o)}; k++ ) if ( csW[k] != 0.0 ) csCp += csW[k] * corskinTransform( csJ[k], csC );`
-    : ''
-}
+      : ''
+  }
 #endif
 `;
 };
@@ -196,7 +184,12 @@ ${
   #ifdef USE_TANGENT
     objectTangent = corskinNormalize( csL * objectTangent );
   #endif`
-    : `  objectNormal = corskinRotate( csQ, corskinNormalize( corskinCofactor( csK, objectNormal ) ) );
+    : o.method === 'templates'
+      ? `  objectNormal = corskinRotate( csC, corskinRotate( csQ, corskinNormalize( corskinCofactor( csK, objectNormal ) ) ) );
+  #ifdef USE_TANGENT
+    objectTangent = corskinRotate( csC, corskinRotate( csQ, corskinNormalize( csK * objectTangent ) ) );
+  #endif`
+      : `  objectNormal = corskinRotate( csQ, corskinNormalize( corskinCofactor( csK, objectNormal ) ) );
   #ifdef USE_TANGENT
     objectTangent = corskinRotate( csQ, corskinNormalize( csK * objectTangent ) );
   #endif`
@@ -208,19 +201,11 @@ const position = (o: ChunkOptions) => {
   const body =
     o.method === 'lbs'
       ? `  transformed = csL * transformed + csT;`
-      : o.method === 'templates'
-        ? `  vec3 csX = transformed;
-  transformed += csMove;
-  int csEnd = csCage + int( corskinTemplateRange.z );
-  for ( int t = csCage; t < csEnd; t++ ) {
-    vec4 e = texelFetch( corskinBinding, corskinTexel( csFirst + t ), 0 );
-    transformed += e.y * ( corskinTransform( e.x, csX ) - csX ) + e.w * ( corskinTransform( e.z, csX ) - csX );
-  }`
-        : o.method === 'cor'
-          ? `  transformed = corskinRotate( csQ, csK * ( transformed - csC ) ) + csCp;`
-          : // DQS with the vertex as center: blend the dual quaternions of [R_j | M_j(v) − v] and
-            // move v by the blend's translation t = 2 (d ⊗ r*).
-            `  vec4 csD = vec4( 0.0 );
+      : o.method === 'cor'
+        ? `  transformed = corskinRotate( csQ, csK * ( transformed - csC ) ) + csCp;`
+        : // DQS with the vertex as center: blend the dual quaternions of [R_j | M_j(v) − v] and
+          // move v by the blend's translation t = 2 (d ⊗ r*).
+          `  vec4 csD = vec4( 0.0 );
   for ( int k = 0; k < ${N(o)}; k++ ) {
     if ( csW[k] == 0.0 ) continue;
     vec3 m = corskinTransform( csJ[k], transformed ) - transformed;
@@ -228,7 +213,7 @@ const position = (o: ChunkOptions) => {
     csD += csS[k] * 0.5 * vec4( q.w * m + cross( m, q.xyz ), -dot( m, q.xyz ) );
   }
   csD /= csLen;
-  transformed += 2.0 * ( csQ.w * csD.xyz - csD.w * csQ.xyz + cross( csQ.xyz, csD.xyz ) );`;
+  transformed += 2.0 * ( csQ.w * csD.xyz - csD.w * csQ.xyz + cross( csQ.xyz, csD.xyz ) );${o.method === 'templates' ? '\n  transformed += csMove;' : ''}`;
   return `
 #ifdef USE_SKINNING
 ${body}

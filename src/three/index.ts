@@ -36,7 +36,7 @@ import {
   type WebGLRenderer,
 } from 'three';
 import { limitInfluences, mergeSkinnedMeshes, type SkinnedMesh as CorskinMesh } from '../core/mesh.js';
-import { bindJointPositions, type Skeleton } from '../core/skeleton.js';
+import type { Skeleton } from '../core/skeleton.js';
 import { computeCentersOfRotationOnWorker } from '../cor/web-worker.js';
 import { jointQuaternions } from '../deformers/joint-rotations.js';
 import { splitScale } from '../deformers/two-phase.js';
@@ -180,7 +180,7 @@ async function prepareTemplateRigs(
     const skin = meshFromGeometry(mesh);
     skins.set(mesh, skin);
     const cage = cageObjectOf(root, mesh);
-    let stored = cage && templateRigFromCage(cage, mesh, skin);
+    let stored = cage && templateRigFromCage(cage, mesh);
     if (cage && stored) {
       const same = restored.get(cage);
       if (same) stored = { ...stored, cage: same.cage, limbs: same.limbs, library: same.library };
@@ -213,7 +213,6 @@ async function prepareTemplateRigs(
         group.map((p) => p.mesh),
         skins,
         rig,
-        bindJointPositions(skeleton),
       );
     }),
   );
@@ -263,7 +262,7 @@ async function switchMesh(
   if (method === 'lbs' && !eight) return;
   const added: string[] = [];
   if (template) {
-    mesh.geometry.setAttribute('corskinTemplateRange', new BufferAttribute(template.range, 3));
+    mesh.geometry.setAttribute('corskinTemplateRange', new BufferAttribute(template.range, 2));
     added.push('corskinTemplateRange');
   }
   if (eight) {

@@ -156,7 +156,7 @@ export function corskinSkinning(o: NodePatchOptions, hasNormal: boolean, hasTang
       ).toConst(),
     );
     const applyK = (v: Node): Node => K[0].mul(v.x).add(K[1].mul(v.y)).add(K[2].mul(v.z));
-    if (o.method === 'dqs') {
+    if (o.method === 'dqs' || o.method === 'templates') {
       // Center at the vertex: blend the dual quaternions of [R_j | M_j(v) − v].
       const v = positionLocal.toConst();
       const d = blend(
@@ -170,47 +170,42 @@ export function corskinSkinning(o: NodePatchOptions, hasNormal: boolean, hasTang
         .toConst();
       const t = r.w.mul(d.xyz).sub(d.w.mul(r.xyz)).add(cross(r.xyz, d.xyz)).mul(2);
       positionLocal.assign(v.add(t));
-    } else if (o.method === 'templates') {
-      // x + the vertex's binding runs: cage displacements, then linear joint skinning
-      // (`templates.ts`, the WebGL chunk's loops).
-      const cage = texture(o.template!.cage);
-      const binding = texture(o.template!.binding);
-      const texel = (i: Node): Node => ivec2(i.bitAnd(TEXTURE_WIDTH - 1), i.shiftRight(Math.log2(TEXTURE_WIDTH)));
-      const range = attribute('corskinTemplateRange', 'vec3');
-      const first = int(range.x).toConst();
-      const cageTexels = int(range.y).toConst();
-      const x = positionLocal.toConst();
-      const sum = vec3(x).toVar();
-      const move = (index: Node): Node => cage.load(texel(int(index).mul(2))).xyz;
-      Loop({ start: int(0), end: cageTexels, type: 'int', condition: '<' }, ({ i }: { i: Node }) => {
-        const e = binding.load(texel(first.add(i))).toConst();
-        sum.addAssign(move(e.x).mul(e.y).add(move(e.z).mul(e.w)));
-      });
-      const linear = (joint: Node): Node => {
-        const p1 = vec4(x, float(1));
-        return vec3(dot(fetch(joint, 0), p1), dot(fetch(joint, 1), p1), dot(fetch(joint, 2), p1)).sub(x);
-      };
-      Loop(
-        { start: cageTexels, end: cageTexels.add(int(range.z)), type: 'int', condition: '<' },
-        ({ i }: { i: Node }) => {
+      if (o.method === 'templates') {
+        // The templates' correction over DQS (`templates.ts`, the WebGL chunk's loop): the cage
+        // corrections through the vertex's binding run, and the blend of the correction rotations
+        // of its four largest entries with the identity, after DQS's rotation.
+        const cage = texture(o.template!.cage);
+        const binding = texture(o.template!.binding);
+        const texel = (i: Node): Node => ivec2(i.bitAnd(TEXTURE_WIDTH - 1), i.shiftRight(Math.log2(TEXTURE_WIDTH)));
+        const range = attribute('corskinTemplateRange', 'vec2');
+        const first = int(range.x).toConst();
+        const texels = int(range.y).toConst();
+        const move = (index: Node): Node => cage.load(texel(int(index).mul(2))).xyz;
+        const sum = vec3(0).toVar();
+        const share = float(0).toVar();
+        Loop({ start: int(0), end: texels, type: 'int', condition: '<' }, ({ i }: { i: Node }) => {
           const e = binding.load(texel(first.add(i))).toConst();
-          sum.addAssign(linear(e.x).mul(e.y).add(linear(e.z).mul(e.w)));
-        },
-      );
-      positionLocal.assign(sum);
-      // Normals: the blend of the rotations of the vertex's (up to) four largest cage entries.
-      const rotation = (index: Node): Node => cage.load(texel(int(index).mul(2).add(1)));
-      const e0 = binding.load(texel(first)).toConst();
-      const e1 = select(range.y.greaterThan(1), binding.load(texel(first.add(1))), vec4(0)).toConst();
-      const r0 = rotation(e0.x).toConst();
-      const signed = (q: Node, w: Node): Node => q.mul(select(dot(q, r0).lessThan(0), w.negate(), w));
-      const sumR = r0
-        .mul(e0.y)
-        .add(signed(rotation(e0.z), e0.w))
-        .add(signed(rotation(e1.x), e1.y))
-        .add(signed(rotation(e1.z), e1.w))
-        .toConst();
-      r = select(range.y.greaterThan(0).and(sumR.length().greaterThan(0)), sumR.normalize(), r).toConst();
+          sum.addAssign(move(e.x).mul(e.y).add(move(e.z).mul(e.w)));
+          share.addAssign(e.y.add(e.w));
+        });
+        positionLocal.addAssign(sum);
+        const rotation = (index: Node): Node => cage.load(texel(int(index).mul(2).add(1)));
+        const e0 = binding.load(texel(first)).toConst();
+        const e1 = select(range.y.greaterThan(1), binding.load(texel(first.add(1))), vec4(0)).toConst();
+        const four = e0.y.add(e0.w).add(e1.y).add(e1.w).toConst();
+        const blended = rotation(e0.x)
+          .mul(e0.y)
+          .add(rotation(e0.z).mul(e0.w))
+          .add(rotation(e1.x).mul(e1.y))
+          .add(rotation(e1.z).mul(e1.w));
+        const c = select(four.greaterThan(0), blended.mul(share.div(four)), vec4(0))
+          .add(vec4(0, 0, 0, float(1).sub(share).max(0)))
+          .toConst();
+        const unit: Node = select(c.length().greaterThan(0), c.normalize(), vec4(0, 0, 0, 1)).toConst();
+        // r′ = c ⊗ r: DQS's rotation, then the correction's.
+        const xyz: Node = unit.w.mul(r.xyz).add(r.w.mul(unit.xyz)).add(cross(unit.xyz, r.xyz));
+        r = vec4(xyz, unit.w.mul(r.w).sub(dot(unit.xyz, r.xyz))).toConst();
+      }
     } else {
       const c = attribute('_center_of_rotation', 'vec3').toConst();
       const lbsOfCenter = blend(W.map((w, k) => transform(k, c).mul(w)));

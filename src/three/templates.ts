@@ -4,21 +4,23 @@
  * a `SkinnedMesh` (stored by `corskin templates build`, or built on a Web Worker), its binding
  * packed for the vertex shader, and the posed cage uploaded per frame.
  *
- * The vertex shader evaluates the displacement form of the cage deformer plus the rig's linear
- * part, `x′ = x + Σ_k w_k (c′_k − c_k) + Σ_j λ_j (M_j x − x)`, from two float RGBA textures:
+ * The vertex shader evaluates the templates as a corrective over dual quaternion skinning (see
+ * the rig's module comment), `x′ = DQS(x) + Σ_k w_k (c′_k − c°_k)`, from two float RGBA textures:
  *
  * - the **binding** texture, per vertex a run of texels (`corskinTemplateRange`: first texel,
- *   cage texels, joint texels), each holding two entries (index, weight): first cage vertices with
- *   their cage weights, then joints with the weight they skin linearly;
- * - the **cage** texture, two texels per cage vertex: its posed minus its rest position, and the
- *   rotation of its neighbourhood (the rotation part of the map from its rest to its posed one-ring
- *   edges, extracted as Müller, Bender, Chentanez, Macklin, "A Robust Method to Extract the
- *   Rotational Part of Deformations", MIG 2016), computed on the CPU each frame ({@link poseTemplates}, a few hundred vertices).
+ *   texel count), each holding two entries (cage vertex, weight); none for skin the templates
+ *   leave to DQS;
+ * - the **cage** texture, two texels per cage vertex: its correction c′_k − c°_k (where its
+ *   template puts it minus where DQS puts it), and the rotation of its neighbourhood from the
+ *   DQS-posed cage to the templates' (the rotation part of the map between their one-ring edges,
+ *   extracted as Müller, Bender, Chentanez, Macklin, "A Robust Method to Extract the Rotational
+ *   Part of Deformations", MIG 2016), computed on the CPU each frame ({@link updateTemplateCage},
+ *   a few hundred vertices).
  *
- * Normals on the GPU turn by the blend (QLERP) of the rotations of the vertex's four largest cage
- * entries (vertices without cage entries: of its joints, as DQS); the CPU deformer turns them with
- * the posed surface instead (a vertex shader cannot see its neighbours), so shading differs
- * slightly. Positions agree.
+ * Normals on the GPU turn by DQS's rotation, then by the blend (QLERP with the identity for the
+ * share left to DQS) of the rotations of the vertex's four largest cage entries; the CPU deformer
+ * turns them with the corrected surface instead (a vertex shader cannot see its neighbours), so
+ * shading differs slightly. Positions agree.
  *
  * @module
  */
@@ -35,8 +37,8 @@ import type { CageBinding } from '../cage/bind.js';
 import { CorskinError } from '../core/errors.js';
 import { quatClosestRotation } from '../core/math.js';
 import type { SkinnedMesh as CorskinMesh } from '../core/mesh.js';
-import { bindJointPositions, createSkeleton, type Skeleton } from '../core/skeleton.js';
-import { createTemplateMemo, poseTemplates } from '../templates/pose.js';
+import { createSkeleton, type Skeleton } from '../core/skeleton.js';
+import { createCageCorrection, type CageCorrection } from '../templates/deformer.js';
 import { setBoneTemplate } from '../templates/edit.js';
 import { templateRigPart, type TemplateRig } from '../templates/rig.js';
 import { restoreTemplateRig, type StoredTemplates } from '../templates/stored.js';
@@ -111,19 +113,18 @@ export function cageObjectOf(root: Object3D, mesh: SkinnedMesh): SkinnedMesh | u
  * The template rig stored for `mesh` by `corskin templates build` (the cage node under `root`
  * skinned by the same bones, and the geometry's `_cage_indices_n`/`_cage_weights_n` binding), or
  * undefined when `root` holds none.
- * @param skin corskin's view of the mesh ({@link meshFromGeometry})
  * @throws CorskinError naming the mesh for an incomplete or inconsistent stored rig
  */
-export function storedTemplateRig(root: Object3D, mesh: SkinnedMesh, skin: CorskinMesh): TemplateRig | undefined {
+export function storedTemplateRig(root: Object3D, mesh: SkinnedMesh): TemplateRig | undefined {
   const cage = cageObjectOf(root, mesh);
-  return cage && templateRigFromCage(cage, mesh, skin);
+  return cage && templateRigFromCage(cage, mesh);
 }
 
 /**
  * {@link storedTemplateRig} from the cage node found for the mesh ({@link cageObjectOf}).
  * @throws CorskinError naming the mesh for an incomplete or inconsistent stored rig
  */
-export function templateRigFromCage(cage: SkinnedMesh, mesh: SkinnedMesh, skin: CorskinMesh): TemplateRig | undefined {
+export function templateRigFromCage(cage: SkinnedMesh, mesh: SkinnedMesh): TemplateRig | undefined {
   const bones = mesh.skeleton.bones;
   const info = cage.userData[CAGE_KEY] as {
     templates?: StoredTemplates;
@@ -161,8 +162,6 @@ export function templateRigFromCage(cage: SkinnedMesh, mesh: SkinnedMesh, skin: 
   return restoreTemplateRig(
     info.templates,
     {
-      mesh: skin,
-      jointPositions: bindJointPositions(skeletonFromThree(mesh)),
       // three names objects after glTF nodes without reserved characters (':' of mixamorig:Hips).
       jointIndex: (name) => bones.findIndex((b) => b.name === PropertyBinding.sanitizeNodeName(name)),
       cage: { positions, triangles: Uint32Array.from(index.array) },
@@ -174,10 +173,9 @@ export function templateRigFromCage(cage: SkinnedMesh, mesh: SkinnedMesh, skin: 
 
 /**
  * A template rig's binding packed for the vertex shader (see the module comment): per vertex
- * `range` (3·n: first texel, cage texels, joint texels) and the entries (index, weight) two per
- * RGBA texel of a {@link TEXTURE_WIDTH}-wide float texture — first the vertex's cage entries (cage
- * vertex, weight), then its joint entries (joint, weight skinned linearly); padding has weight 0.
- * @param skin the skin the rig was built for (its joints name the linear entries' joints)
+ * `range` (2·n: first texel, texel count) and its cage entries (cage vertex, weight), largest
+ * weight first, two per RGBA texel of a {@link TEXTURE_WIDTH}-wide float texture; padding has
+ * weight 0. A vertex the templates leave to DQS has no texel.
  * @throws CorskinError when the rig does not fit the skin or the entries overflow a 2048² texture
  */
 export function packTemplateBinding(
@@ -186,29 +184,22 @@ export function packTemplateBinding(
 ): { range: Float32Array; data: Float32Array; width: number; height: number } {
   const n = skin.positions.length / 3;
   const k = rig.binding.influences;
-  const K = skin.influences;
-  if (rig.linear.length !== K * n || rig.binding.indices.length !== k * n)
-    throw new CorskinError(`the template rig was built for ${rig.linear.length / K} vertices, the mesh has ${n}`);
+  if (rig.binding.indices.length !== k * n)
+    throw new CorskinError(
+      `the template rig was built for ${rig.binding.indices.length / k} vertices, the mesh has ${n}`,
+    );
   const entries: number[] = [];
-  const range = new Float32Array(3 * n);
-  const run = (push: () => void) => {
-    const start = entries.length;
-    push();
-    while ((entries.length - start) % 4) entries.push(0, 0);
-    return (entries.length - start) / 4;
-  };
+  const range = new Float32Array(2 * n);
   for (let i = 0; i < n; i++) {
-    range[3 * i] = entries.length / 4;
-    range[3 * i + 1] = run(() => {
-      // Largest weights first: the shader's normals blend the first four entries' rotations.
-      const slots: number[] = [];
-      for (let s = k * i; s < k * i + k; s++) if (rig.binding.weights[s] !== 0) slots.push(s);
-      slots.sort((a, b) => Math.abs(rig.binding.weights[b]) - Math.abs(rig.binding.weights[a]) || a - b);
-      for (const s of slots) entries.push(rig.binding.indices[s], rig.binding.weights[s]);
-    });
-    range[3 * i + 2] = run(() => {
-      for (let s = K * i; s < K * i + K; s++) if (rig.linear[s] > 0) entries.push(skin.joints[s], rig.linear[s]);
-    });
+    const start = entries.length;
+    range[2 * i] = start / 4;
+    // Largest weights first: the shader's normals blend the first four entries' rotations.
+    const slots: number[] = [];
+    for (let s = k * i; s < k * i + k; s++) if (rig.binding.weights[s] !== 0) slots.push(s);
+    slots.sort((a, b) => Math.abs(rig.binding.weights[b]) - Math.abs(rig.binding.weights[a]) || a - b);
+    for (const s of slots) entries.push(rig.binding.indices[s], rig.binding.weights[s]);
+    while ((entries.length - start) % 4) entries.push(0, 0);
+    range[2 * i + 1] = (entries.length - start) / 4;
   }
   const texels = entries.length / 4;
   const width = TEXTURE_WIDTH;
@@ -231,12 +222,10 @@ export function dataTexture(data: Float32Array, width: number, height: number): 
 /** What a mesh skinned with templates keeps: its rig, the cage texture and the per-frame workspace. */
 export interface TemplateGpuState {
   rig: TemplateRig;
-  /** Two texels per cage vertex: posed − rest position (bind space), and its neighbourhood's rotation (quaternion). */
+  /** Two texels per cage vertex: its correction c′ − c° (bind space), and the rotation of its neighbourhood from c° to c′ (quaternion, w ≥ 0). */
   cage: DataTexture;
   binding: DataTexture;
-  /** Posed cage vertices of the last frame, 3·m, the mesh's posed bind space. */
-  posed: Float64Array;
-  memo: Float64Array;
+  correction: CageCorrection;
   /** Per cage vertex its one-ring (CSR: `ringStart`, m + 1; `ring`), for the rotations. */
   ringStart: Int32Array;
   ring: Int32Array;
@@ -265,8 +254,7 @@ export function createTemplateGpuState(
     range,
     binding: dataTexture(data, width, height),
     cage: dataTexture(new Float32Array(4 * TEXTURE_WIDTH * rows), TEXTURE_WIDTH, rows),
-    posed: new Float64Array(3 * m),
-    memo: createTemplateMemo(rig),
+    correction: createCageCorrection(rig),
     ringStart,
     ring: Int32Array.from(neighbours.flatMap((ns) => [...ns])),
     rotations,
@@ -281,27 +269,30 @@ export function createTemplateGpuState(
 const ROTATION_OPTIONS = { warmStart: true, tolerance: 1e-4 };
 
 /**
- * Poses the rig's templates for the skinning matrices `S` (16·J, bind space) and uploads the cage
- * displacements (posed − rest) into the cage texture.
+ * Poses the rig's templates and its cage's DQS for the skinning matrices `S` (16·J, bind space)
+ * and uploads the correction of every cage vertex with the rotation of its neighbourhood from the
+ * DQS-posed cage to the templates' (Müller, Bender, Chentanez, Macklin, "A Robust Method to
+ * Extract the Rotational Part of Deformations", MIG 2016) into the cage texture.
  */
 export function updateTemplateCage(state: TemplateGpuState, S: Float64Array): void {
-  const { rig, posed, cage, ringStart, ring, rotations: q } = state;
-  poseTemplates(rig, S, posed, state.memo);
-  const rest = rig.cage.positions;
+  const { cage, ringStart, ring, rotations: q, correction } = state;
+  const delta = correction.update(S);
+  const { posed, base } = correction;
   const data = cage.image.data as Float32Array;
-  const A = new Float64Array(16); // Σ posed edge ⊗ rest edge, as a column-major 4×4
-  for (let v = 0; v < rest.length / 3; v++) {
-    for (let c = 0; c < 3; c++) data[8 * v + c] = posed[3 * v + c] - rest[3 * v + c];
+  const A = new Float64Array(16); // Σ posed edge ⊗ base edge, as a column-major 4×4
+  for (let v = 0; v < delta.length / 3; v++) {
+    for (let c = 0; c < 3; c++) data[8 * v + c] = delta[3 * v + c];
     A.fill(0);
     for (let e = ringStart[v]; e < ringStart[v + 1]; e++) {
       const u = ring[e];
       for (let c = 0; c < 3; c++) {
-        const r = rest[3 * u + c] - rest[3 * v + c];
+        const r = base[3 * u + c] - base[3 * v + c];
         for (let k = 0; k < 3; k++) A[4 * c + k] += (posed[3 * u + k] - posed[3 * v + k]) * r;
       }
     }
     quatClosestRotation(q, 4 * v, A, 0, false, ROTATION_OPTIONS); // from the last frame's
-    data.set(q.subarray(4 * v, 4 * v + 4), 8 * v + 4);
+    const sign = q[4 * v + 3] < 0 ? -1 : 1;
+    for (let c = 0; c < 4; c++) data[8 * v + 4 + c] = sign * q[4 * v + c];
   }
   cage.needsUpdate = true;
 }
@@ -328,19 +319,18 @@ export function setTemplateRig(mesh: SkinnedMesh, rig: TemplateRig): void {
  * Gives each mesh of a skin split into meshes its part of the skin's rig ({@link templateRigPart}):
  * `meshes` in the order their vertices were merged, `skins` corskin's view of each, the rig as is
  * for a skin of one mesh.
- * @param jointPositions bind joint positions, 3·J
  */
 export function setSkinTemplateRig(
   meshes: readonly SkinnedMesh[],
   skins: readonly CorskinMesh[],
   rig: TemplateRig,
-  jointPositions: ArrayLike<number>,
 ): void {
   if (meshes.length === 1) return setTemplateRig(meshes[0], rig);
   let first = 0;
   meshes.forEach((m, k) => {
-    setTemplateRig(m, templateRigPart(rig, skins[k], jointPositions, first));
-    first += skins[k].positions.length / 3;
+    const n = skins[k].positions.length / 3;
+    setTemplateRig(m, templateRigPart(rig, first, n));
+    first += n;
   });
 }
 
