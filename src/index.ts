@@ -153,7 +153,7 @@ export {
   setBoneTemplate,
 } from './templates/edit.js';
 export { createTemplateDeformer, createCageCorrection, type CageCorrection } from './templates/deformer.js';
-export { cageBaseMesh, createTemplateMemo, poseTemplates } from './templates/pose.js';
+export { createTemplateMemo, poseTemplates } from './templates/pose.js';
 export { skinFlex, BLEND_THRESHOLD } from './templates/share.js';
 export { skeletonChain, skeletonLimbs } from './core/limbs.js';
 export { VERSION } from './version.js';

@@ -17,9 +17,8 @@ import type { Document, Node } from '@gltf-transform/core';
 import type { CageBinding, CageCoordinates } from '../cage/bind.js';
 import type { Cage } from '../cage/cage.js';
 import type { CageRig } from '../cage/rig.js';
-import type { TemplateRig } from '../templates/rig.js';
+import { CAGE_INFLUENCES, type TemplateRig } from '../templates/rig.js';
 import { restoreTemplateRig, storeTemplates, type StoredTemplates } from '../templates/stored.js';
-import { skinCageToSkeleton } from '../cage/rig.js';
 import { CorskinError } from '../core/errors.js';
 import { VERSION } from '../version.js';
 import type { SkinnedModel } from './gltf.js';
@@ -123,16 +122,15 @@ export function writeCageRig(document: Document, model: SkinnedModel, rig: CageR
  */
 export function writeTemplateRig(document: Document, model: SkinnedModel, rig: TemplateRig): void {
   if (!rig.limbs.length) return;
-  const skin = skinCageToSkeleton(rig.cage, model.skeleton);
   writeCageRig(
     document,
     model,
     {
       cage: rig.cage,
       binding: rig.binding,
-      cageInfluences: skin.influences,
-      cageJoints: skin.joints,
-      cageWeights: skin.weights,
+      cageInfluences: CAGE_INFLUENCES,
+      cageJoints: rig.cageSkin.joints,
+      cageWeights: rig.cageSkin.weights,
     },
     storeTemplates(rig, model.skeleton.jointNames),
   );
@@ -158,6 +156,7 @@ export function readTemplateRig(document: Document, model: SkinnedModel, file?: 
       jointIndex: (name) => model.skeleton.jointNames.indexOf(name),
       cage: cageRig.cage,
       binding: cageRig.binding,
+      cageSkin: { joints: cageRig.cageJoints, weights: cageRig.cageWeights },
     },
     file,
   );

@@ -12,22 +12,26 @@ import { quatClosestRotation } from '../core/math.js';
 import type { SkinnedMesh } from '../core/mesh.js';
 import type { Deformer } from '../deformers/contract.js';
 import { deformDqs } from '../deformers/dqs.js';
-import { cageBaseMesh, createTemplateMemo, poseTemplates } from './pose.js';
-import type { TemplateRig } from './rig.js';
+import { SIDES } from './fit.js';
+import { createTemplateMemo, poseTemplates } from './pose.js';
+import { CAGE_INFLUENCES, type TemplateRig } from './rig.js';
 
 /**
- * The rotation extraction's stopping step (rad), from the last frame's rotation: converged to
- * well below float32 precision, in a few iterations between frames.
+ * The rotation extraction's stopping step (rad): converged well below float32 precision. It starts
+ * afresh each frame (not from the last frame's), so a pose always gives the same correction.
  */
-const ROTATION_TOLERANCE = 1e-10;
+const ROTATION_TOLERANCE = 1e-12;
 
 /**
  * Per cage vertex, the templates' correction for a pose: c′_k where the templates put it
- * (Eq. 1–4), c°_k where DQS puts it with its templates' rest blend weights
- * ({@link cageBaseMesh}), and the rigid motion `[R_k | t_k]` from the second to the first: R_k the
- * rotation of its one-ring's map from the DQS-posed cage to the templates' (extracted as Müller,
- * Bender, Chentanez, Macklin, "A Robust Method to Extract the Rotational Part of Deformations",
- * MIG 2016), `t_k = c′_k − R_k c°_k`. Allocation-free per call.
+ * (Eq. 1–4), c°_k where DQS puts it with the cage's skinning weights ({@link TemplateRig.cageSkin}:
+ * the skin's around it), and the rigid motion `[R_k | t_k]` from the second to the first: R_k the
+ * rotation of the vertex's ring (the cage is rings around the limb, {@link fitChain}; an end cap's
+ * apex takes its ring's) from the DQS-posed cage to the templates', the rotation closest to the
+ * map between their centred ring vertices (Kabsch; extracted as Müller, Bender, Chentanez,
+ * Macklin, "A Robust Method to Extract the Rotational Part of Deformations", MIG 2016) —
+ * rings turn as a whole under both, so their rotations are well defined even where neighbouring
+ * rings turn far apart (a twisted forearm) — and `t_k = c′_k − R_k c°_k`. Allocation-free per call.
  */
 export interface CageCorrection {
   /** The correction of the pose `skinning` (16·J, column-major, bind → posed space): fills the arrays below. */
@@ -48,12 +52,13 @@ export function createCageCorrection(rig: TemplateRig): CageCorrection {
   const m = rig.cage.positions.length / 3;
   const posed = new Float64Array(3 * m);
   const memo = createTemplateMemo(rig);
-  const baseMesh = cageBaseMesh(rig);
+  const baseMesh: SkinnedMesh = { positions: Float32Array.from(rig.cage.positions), triangles: new Uint32Array(0), influences: CAGE_INFLUENCES, ...rig.cageSkin };
   const base = { positions: new Float32Array(3 * m) };
   const dq = new Float64Array(8 * m);
   for (let v = 0; v < m; v++) dq[8 * v + 3] = 1;
-  const { start, ring } = oneRings(rig.cage.triangles, m);
-  const A = new Float64Array(16); // Σ posed edge ⊗ base edge, column-major 4×4
+  const rings = cageRings(rig);
+  const A = new Float64Array(16); // Σ posed ⊗ base, centred ring vertices, column-major 4×4
+  const q = new Float64Array(4);
   return {
     posed,
     base: base.positions,
@@ -63,18 +68,25 @@ export function createCageCorrection(rig: TemplateRig): CageCorrection {
       poseTemplates(rig, skinning, posed, memo);
       deformDqs(baseMesh, skinning, base);
       const b = base.positions;
-      for (let v = 0; v < m; v++) {
-        A.fill(0);
-        for (let e = start[v]; e < start[v + 1]; e++) {
-          const u = ring[e];
-          for (let c = 0; c < 3; c++) {
-            const r = b[3 * u + c] - b[3 * v + c];
-            for (let k = 0; k < 3; k++) A[4 * c + k] += (posed[3 * u + k] - posed[3 * v + k]) * r;
-          }
+      for (const { first, apexes } of rings) {
+        let bx = 0, by = 0, bz = 0, px = 0, py = 0, pz = 0; // prettier-ignore
+        for (let v = first; v < first + SIDES; v++) {
+          bx += b[3 * v]; by += b[3 * v + 1]; bz += b[3 * v + 2]; // prettier-ignore
+          px += posed[3 * v]; py += posed[3 * v + 1]; pz += posed[3 * v + 2]; // prettier-ignore
         }
+        A.fill(0);
+        for (let v = first; v < first + SIDES; v++) {
+          const base3 = [b[3 * v] - bx / SIDES, b[3 * v + 1] - by / SIDES, b[3 * v + 2] - bz / SIDES];
+          const pose3 = [posed[3 * v] - px / SIDES, posed[3 * v + 1] - py / SIDES, posed[3 * v + 2] - pz / SIDES];
+          for (let c = 0; c < 3; c++) for (let k = 0; k < 3; k++) A[4 * c + k] += pose3[k] * base3[c];
+        }
+        quatClosestRotation(q, 0, A, 0, false, { tolerance: ROTATION_TOLERANCE });
+        for (let v = first; v < first + SIDES; v++) setCorrection(v);
+        for (const v of apexes) setCorrection(v);
+      }
+      function setCorrection(v: number): void {
         const o = 8 * v;
-        quatClosestRotation(dq, o, A, 0, false, { warmStart: true, tolerance: ROTATION_TOLERANCE });
-        const x = dq[o], y = dq[o + 1], z = dq[o + 2], w = dq[o + 3]; // prettier-ignore
+        const x = (dq[o] = q[0]), y = (dq[o + 1] = q[1]), z = (dq[o + 2] = q[2]), w = (dq[o + 3] = q[3]); // prettier-ignore
         // t = c′ − R c° (R c° by the quaternion: c + 2 q_v × (q_v × c + w c)).
         const cx = b[3 * v], cy = b[3 * v + 1], cz = b[3 * v + 2]; // prettier-ignore
         const ux = y * cz - z * cy + w * cx, uy = z * cx - x * cz + w * cy, uz = x * cy - y * cx + w * cz; // prettier-ignore
@@ -91,14 +103,19 @@ export function createCageCorrection(rig: TemplateRig): CageCorrection {
   };
 }
 
-/** Per cage vertex its one-ring (CSR: `start`, m + 1; `ring`). */
-function oneRings(triangles: Uint32Array, m: number): { start: Int32Array; ring: Int32Array } {
-  const neighbours: Set<number>[] = Array.from({ length: m }, () => new Set());
-  for (let f = 0; f < triangles.length; f += 3)
-    for (let c = 0; c < 3; c++) neighbours[triangles[f + c]].add(triangles[f + ((c + 1) % 3)]).add(triangles[f + ((c + 2) % 3)]);
-  const start = new Int32Array(m + 1);
-  neighbours.forEach((ns, v) => (start[v + 1] = start[v] + ns.size));
-  return { start, ring: Int32Array.from(neighbours.flatMap((ns) => [...ns])) };
+/**
+ * The cage's rings ({@link fitChain}'s layout: per limb its root apex, its rings of SIDES vertices
+ * root to leaf, its leaf apex): each ring's first vertex and the apexes that turn with it.
+ */
+function cageRings(rig: Pick<TemplateRig, 'limbs'>): { first: number; apexes: number[] }[] {
+  const rings: { first: number; apexes: number[] }[] = [];
+  for (const limb of rig.limbs) {
+    const count = (limb.roles.length - 2) / SIDES;
+    for (let r = 0; r < count; r++) rings.push({ first: limb.first + 1 + r * SIDES, apexes: [] });
+    rings[rings.length - count].apexes.push(limb.first);
+    rings[rings.length - 1].apexes.push(limb.first + limb.roles.length - 1);
+  }
+  return rings;
 }
 
 /**

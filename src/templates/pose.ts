@@ -14,7 +14,6 @@ import { axisAngle, apply3, mulT3 } from './rotation.js';
 import { createRbfWeights } from './key-poses.js';
 import { designSamples, noOffsets } from './design.js';
 import { incidentBones, type BoneKeyPose, type TemplateDefinition } from './library.js';
-import type { SkinnedMesh } from '../core/mesh.js';
 import type { TemplateLimb, TemplateRig } from './rig.js';
 import { SIDES } from './fit.js';
 
@@ -393,54 +392,4 @@ export function poseLimb(
     const o = origin[i];
     for (let k = 0; k < 3; k++) out[3 * (first + v) + k] = o[k] + local[k];
   }
-}
-
-
-/**
- * The cage as a mesh skinned to the skeleton with the weights its templates give the relevant
- * bones at rest — what "the cage moved as dual quaternion skinning would move it" means for the
- * templates' corrective (see the rig's module comment): a joint template's vertex blends the
- * parent bone's joint and the joint of the bones going on (and branching off) with Eq. 1's
- * `u_j ∝ 1 / angle(v, b_j)`; a bone template's vertex and an end cap follow their bone's joint; a
- * branching limb's root cap posed by its junction's template blends as that template's vertices
- * do. Two influences per vertex (bind-space positions as float32, the mesh type's).
- */
-export function cageBaseMesh(rig: Pick<TemplateRig, 'limbs' | 'library' | 'cage'>): SkinnedMesh {
-  const m = rig.cage.positions.length / 3;
-  const joints = new Uint32Array(2 * m), weights = new Float32Array(2 * m); // prettier-ignore
-  /** Eq. 1's weight of the parent bone for a vertex at `local` about chain joint i (directions of every incident bone). */
-  const parentShare = (local: ArrayLike<number>, dirs: number[][]) => {
-    const len = Math.hypot(local[0], local[1], local[2]);
-    if (!(len > 0)) return 0.5;
-    const inv = dirs.map((d) => 1 / Math.max(1e-12, Math.acos(Math.max(-1, Math.min(1, dot(local, d) / len)))));
-    return inv[0] / inv.reduce((a, b) => a + b, 0);
-  };
-  const incident = (limb: TemplateLimb, i: number) => {
-    const branches = incidentBones(rig.library.templates.find((x) => x.id === limb.jointTemplates[i])!) > 2 ? branchesAt(rig, limb, i) : [];
-    return [point(limb.axes, i - 1).map((x) => -x), point(limb.axes, i), ...branches.map((s) => point(s.axes, 0))];
-  };
-  const set = (v: number, a: number, wa: number, b: number) => {
-    joints[2 * v] = a;
-    weights[2 * v] = wa;
-    joints[2 * v + 1] = b;
-    weights[2 * v + 1] = 1 - wa;
-  };
-  for (const limb of rig.limbs)
-    limb.roles.forEach((role, q) => {
-      const v = limb.first + q;
-      if (role.kind === 'joint') set(v, limb.chain[role.index - 1], parentShare(role.local, incident(limb, role.index)), limb.chain[role.index]);
-      else set(v, limb.chain[role.index], 1, limb.chain[role.index]);
-    });
-  // Root caps of limbs branching off a joint whose template blends them (poseTemplates).
-  for (const limb of rig.limbs)
-    for (const through of rig.limbs) {
-      const i = through.chain.indexOf(limb.chain[0]);
-      if (through === limb || i < 1 || incident(through, i).length <= 2) continue;
-      const origin = point(through.points, i);
-      for (let q = 0; q <= SIDES; q++) {
-        const local = sub(point(rig.cage.positions, limb.first + q), origin);
-        set(limb.first + q, through.chain[i - 1], parentShare(local, incident(through, i)), through.chain[i]);
-      }
-    }
-  return { positions: Float32Array.from(rig.cage.positions), triangles: new Uint32Array(0), influences: 2, joints, weights };
 }

@@ -49,7 +49,7 @@ import type { SkinnedMesh } from '../core/mesh.js';
 import { bindJointPositions, type Skeleton } from '../core/skeleton.js';
 import { fitChain, leafDirection, nearBranches, type ChainCage } from './fit.js';
 import { DEFAULT_TEMPLATE_LIBRARY, incidentBones, type TemplateDefinition, type TemplateLibrary } from './library.js';
-import { cageBaseMesh, slotBones } from './pose.js';
+import { slotBones } from './pose.js';
 import { skinFlex, smoothAlongSurface } from './share.js';
 
 /**
@@ -102,6 +102,12 @@ export interface TemplateRig {
    * the vertex's total share, ≤ 1; 0 for skin the templates leave to DQS).
    */
   binding: CageBinding;
+  /**
+   * The cage's own skinning weights, {@link CAGE_INFLUENCES} per cage vertex (joints, weights):
+   * those of the skin around it ({@link transferCageWeights}), so DQS moves the cage as it moves
+   * that skin — the base the templates' correction is measured from.
+   */
+  cageSkin: { joints: Uint32Array; weights: Float32Array };
   /** The template library the choices come from. */
   library: TemplateLibrary;
 }
@@ -129,31 +135,35 @@ export interface TemplateBuildOptions {
 
 /**
  * The limbs a template rig covers, as chains of joints ({@link skeletonLimbs}): every limb but the
- * trunk (unless `trunk`) and those starting at a hand, each cut after the first hand it reaches. A
- * hand is a joint outside the trunk where four or more limbs start or go on (fingers, a bird's
- * toes: too small for a cage, left to DQS).
+ * trunk (unless `trunk`, or the skeleton is a single chain — an arm, a bar — which is then the
+ * one limb) and those starting at a hand, each cut after the first hand it reaches. A hand is a
+ * joint outside the trunk where four or more limbs start or go on (fingers, a bird's toes: too
+ * small for a cage, left to DQS).
  * @param P bind joint positions, 3·J
+ * @returns the chains, and whether the trunk is among them (then a limb's joints after its first
+ *   are templated, {@link templatedJoints})
  */
-export function templateLimbChains(skeleton: Skeleton, P: ArrayLike<number>, trunk = false): number[][] {
+export function templateLimbChains(skeleton: Skeleton, P: ArrayLike<number>, trunk = false): { chains: number[][]; trunk: boolean } {
   const all = trunkFirst(skeleton, skeletonLimbs(skeleton, P));
-  if (!all.length) return [];
+  const withTrunk = trunk || all.length === 1;
   const count = new Map<number, number>();
   for (const c of all) c.forEach((j, i) => i < c.length - 1 && count.set(j, (count.get(j) ?? 0) + 1));
   const hands = new Set([...count].filter(([j, k]) => k >= 4 && !all[0].includes(j)).map(([j]) => j));
-  return (trunk ? all : all.slice(1))
+  const chains = (withTrunk ? all : all.slice(1))
     .filter((c) => !hands.has(c[0]))
     .map((c) => {
       const h = c.findIndex((j) => hands.has(j));
       return h >= 0 ? c.slice(0, h + 1) : c;
     })
     .filter((c) => c.length >= 3);
+  return { chains, trunk: withTrunk };
 }
 
 /**
  * Per joint, the templated limb whose templates act on skin weighted to it, or −1: a limb's joints
  * after its first two — the first is where it branches off its parent limb, the second the joint
  * between the two (a hip, a clavicle's root), a junction left to DQS like the trunk — or after its
- * first only where the trunk has templates too (`trunk`).
+ * first only where the trunk has templates too (`trunk`, {@link templateLimbChains}).
  * @param J joint count
  */
 export function templatedJoints(J: number, chains: readonly number[][], trunk = false): Int32Array {
@@ -202,12 +212,14 @@ export function buildTemplateRig(
   const n = mesh.positions.length / 3;
   const boneDefault = defaultTemplate(library, 'bone');
   const apex = library.templates.find((t) => t.kind === 'cap')?.apex ?? 0.5;
-  let chains = templateLimbChains(skeleton, P, options.trunk);
+  const limbChains = templateLimbChains(skeleton, P, options.trunk);
+  let chains = limbChains.chains;
+  const trunk = limbChains.trunk;
   const round = options.rings === 'fitted' ? nearBranches(mesh, P, chains) : undefined;
   // A limb whose cage cannot be fitted (it turns too sharply for its thickness near the joint it
   // branches from) gives up its first joint, and the shares are taken again.
   for (;;) {
-    const share = templateShares(mesh, skeleton, P, chains, options.trunk);
+    const share = templateShares(mesh, skeleton, P, chains, trunk);
     const L = chains.length;
     const fitted: { part: ChainCage; vertices: number[]; X: Float64Array; limb: number }[] = [];
     let failed = -1;
@@ -235,7 +247,7 @@ export function buildTemplateRig(
       chains = chains.map((chain, c) => (c === failed ? chain.slice(1) : chain)).filter((c) => c.length >= 3);
       continue;
     }
-    if (!fitted.length) return { limbs: [], cage: { positions: new Float64Array(0), triangles: new Uint32Array(0) }, binding: emptyBinding(n), library };
+    if (!fitted.length) return { limbs: [], cage: { positions: new Float64Array(0), triangles: new Uint32Array(0) }, binding: emptyBinding(n), cageSkin: { joints: new Uint32Array(0), weights: new Float32Array(0) }, library };
     let first = 0;
     const limbs: TemplateLimb[] = fitted.map(({ part }) => {
       const out = { ...part, first, boneTemplates: part.chain.map(() => boneDefault), jointTemplates: part.chain.map(() => '') };
@@ -248,45 +260,66 @@ export function buildTemplateRig(
       options,
     );
     const cage = joinCages(limbs, parts);
-    agreeWithCage(parts, mesh, cageBaseMesh({ limbs, library, cage }), templatedJoints(P.length / 3, chains, options.trunk), fitted.map((f) => f.limb));
-    return { limbs, cage, binding: combineBindings(parts, n), library };
+    for (const p of parts) smoothShares(p, mesh);
+    return { limbs, cage, binding: combineBindings(parts, n), cageSkin: transferCageWeights(cage, parts, mesh), library };
   }
 }
 
 /**
- * Each bound vertex's share scaled to its agreement with the cage: the part of its skinning
- * weight (on the limb's templated joints) that the cage's own weights there — its binding's
- * interpolation of the cage's DQS weights ({@link cageBaseMesh}) — give the same joints,
- * `Σ_j min(w_j, ω̄_j) / Σ_j w_j`. The correction is a difference from the cage moved by those
- * weights, so it fits skin moved by them: a forearm bone weighted to the hand but lying at the
- * elbow takes the elbow's correction only in the part its weights agree. The shares are then
- * smoothed along the surface ({@link SHARE_SMOOTHING} steps), fading to 0 at the edge of the
- * limb's skin, so neighbouring vertices never take very different parts of the correction.
+ * A limb's shares smoothed along the surface ({@link SHARE_SMOOTHING} steps), fading to 0 at the
+ * edge of the limb's skin, so neighbouring vertices never take very different parts of the
+ * correction.
  */
-function agreeWithCage(parts: (LimbSkin & { binding: CageBinding })[], mesh: SkinnedMesh, base: SkinnedMesh, owner: Int32Array, limbOf: number[]): void {
-  const { joints, weights, influences: K } = mesh;
-  const omega = new Float64Array(owner.length);
+function smoothShares(p: LimbSkin, mesh: SkinnedMesh): void {
   const field = new Float64Array(mesh.positions.length / 3);
+  p.vertices.forEach((v, r) => (field[v] = p.share[r]));
+  smoothAlongSurface(field, mesh.positions, mesh.triangles, SHARE_SMOOTHING);
+  p.vertices.forEach((v, r) => (p.share[r] = field[v]));
+}
+
+/** Skinning influences per cage vertex ({@link TemplateRig.cageSkin}). */
+export const CAGE_INFLUENCES = 4;
+/** Skin vertices a cage vertex takes its weights from ({@link transferCageWeights}). */
+const TRANSFER_NEIGHBOURS = 8;
+
+/**
+ * The cage's skinning weights: per cage vertex, the weights of the {@link TRANSFER_NEIGHBOURS}
+ * skin vertices of its limb nearest to it, averaged with weights 1 / distance², the
+ * {@link CAGE_INFLUENCES} largest kept and renormalised — the skin's own weights where the cage
+ * surrounds it, so that DQS of the cage is DQS of the skin around it and the templates'
+ * correction (the rig's module comment) is what they add to that skin's DQS, whatever its weights
+ * (a forearm bone weighted to the hand moves with the hand, and so does the cage around it).
+ */
+function transferCageWeights(cage: Cage, parts: LimbSkin[], mesh: SkinnedMesh): TemplateRig['cageSkin'] {
+  const m = cage.positions.length / 3;
+  const joints = new Uint32Array(CAGE_INFLUENCES * m), weights = new Float32Array(CAGE_INFLUENCES * m); // prettier-ignore
+  const { joints: MJ, weights: MW, influences: K } = mesh;
+  const acc = new Map<number, number>();
+  const near: { v: number; d: number }[] = [];
   parts.forEach((p, q) => {
-    const kp = p.binding.influences;
-    field.fill(0);
-    p.vertices.forEach((v, r) => {
-      omega.fill(0);
-      for (let e = kp * r; e < kp * r + kp; e++) {
-        const c = p.first + p.binding.indices[e], w = p.binding.weights[e]; // prettier-ignore
-        for (let t = 2 * c; t < 2 * c + 2; t++) omega[base.joints[t]] += w * base.weights[t];
+    const end = q + 1 < parts.length ? parts[q + 1].first : m;
+    for (let c = p.first; c < end; c++) {
+      near.length = 0;
+      for (let r = 0; r < p.vertices.length; r++) {
+        const d = (p.X[3 * r] - cage.positions[3 * c]) ** 2 + (p.X[3 * r + 1] - cage.positions[3 * c + 1]) ** 2 + (p.X[3 * r + 2] - cage.positions[3 * c + 2]) ** 2; // prettier-ignore
+        if (near.length < TRANSFER_NEIGHBOURS || d < near[near.length - 1].d) {
+          near.push({ v: p.vertices[r], d });
+          near.sort((a, b) => a.d - b.d);
+          if (near.length > TRANSFER_NEIGHBOURS) near.pop();
+        }
       }
-      let agree = 0, total = 0; // prettier-ignore
-      for (let k = K * v; k < K * v + K; k++) {
-        if (owner[joints[k]] !== limbOf[q] || !(weights[k] > 0)) continue;
-        total += weights[k];
-        agree += Math.min(weights[k], Math.max(0, omega[joints[k]]));
-      }
-      field[v] = total > 0 ? (p.share[r] * agree) / total : 0;
-    });
-    smoothAlongSurface(field, mesh.positions, mesh.triangles, SHARE_SMOOTHING);
-    p.vertices.forEach((v, r) => (p.share[r] = field[v]));
+      acc.clear();
+      for (const { v, d } of near)
+        for (let k = K * v; k < K * v + K; k++) if (MW[k] > 0) acc.set(MJ[k], (acc.get(MJ[k]) ?? 0) + MW[k] / Math.max(d, 1e-30));
+      const top = [...acc].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, CAGE_INFLUENCES);
+      const sum = top.reduce((t, [, w]) => t + w, 0);
+      top.forEach(([j, w], s) => {
+        joints[CAGE_INFLUENCES * c + s] = j;
+        weights[CAGE_INFLUENCES * c + s] = w / sum;
+      });
+    }
   });
+  return { joints, weights };
 }
 
 /** A binding of n skin vertices to no cage vertex (the templates are DQS). */

@@ -9,7 +9,7 @@ import type { CageBinding } from '../cage/bind.js';
 import type { Cage } from '../cage/cage.js';
 import { CorskinError } from '../core/errors.js';
 import { parseTemplateLibrary, type TemplateLibrary } from './library.js';
-import type { TemplateLimb, TemplateRig } from './rig.js';
+import { CAGE_INFLUENCES, type TemplateLimb, type TemplateRig } from './rig.js';
 
 /**
  * A template rig as node extras (`corskinCage.templates`, version 3; version 2 was the rig before
@@ -61,6 +61,8 @@ export interface TemplateRigParts {
   cage: Cage;
   /** The stored binding of the skin to that cage. */
   binding: CageBinding;
+  /** The cage's own skinning (its `JOINTS_0`/`WEIGHTS_0`, four per vertex). */
+  cageSkin: TemplateRig['cageSkin'];
 }
 
 /**
@@ -114,5 +116,6 @@ export function restoreTemplateRig(stored: StoredTemplates, parts: TemplateRigPa
     return limb;
   });
   if (first !== parts.cage.positions.length / 3) throw bad('do not match the cage');
-  return { limbs, cage: parts.cage, binding: parts.binding, library };
+  if (parts.cageSkin.joints.length !== CAGE_INFLUENCES * first) throw bad('do not match the cage skinning');
+  return { limbs, cage: parts.cage, binding: parts.binding, cageSkin: parts.cageSkin, library };
 }

@@ -11,10 +11,9 @@
  * `two-phase.ts`): the blended stretch `K̄ = Σ w_j R_jᵀ L_j` about a per-vertex center c (the
  * vertex for DQS, its center of rotation for CoR), then the rigid blend of `[R_j | M_j(c) − c]`.
  *
- * Templates (`templates.ts`): DQS, plus the cage's corrections through the vertex's run of cage
- * entries (from `corskinCage` and `corskinBinding`, read once in `skinbase_vertex`): their
- * weighted sum moves the position, and the QLERP of the correction rotations of its four largest
- * entries with the identity (for the share left to DQS) turns the normal after DQS's rotation.
+ * Templates (`templates.ts`): DQS, then the blend of the cage's corrections (dual quaternions)
+ * through the vertex's run of cage entries (from `corskinCage` and `corskinBinding`, read once in
+ * `skinbase_vertex`) with the identity for the share left to DQS, applied to position and normal.
  *
  * Antipodality: quaternion signs are fixed against the influence with the largest weight (ties
  * to the smaller joint index), the rule of every corskin kernel; zero weights contribute
@@ -75,10 +74,10 @@ vec3 corskinNormalize( const in vec3 v ) {
 ivec2 corskinTexel( const in int i ) {
   return ivec2( i & ${TEXTURE_WIDTH - 1}, i >> ${Math.log2(TEXTURE_WIDTH)} );
 }
-vec3 corskinCageMove( const in float index ) {
-  return texelFetch( corskinCage, corskinTexel( 2 * int( index ) ), 0 ).xyz;
+vec4 corskinCageReal( const in float index ) {
+  return texelFetch( corskinCage, corskinTexel( 2 * int( index ) ), 0 );
 }
-vec4 corskinCageRotation( const in float index ) {
+vec4 corskinCageDual( const in float index ) {
   return texelFetch( corskinCage, corskinTexel( 2 * int( index ) + 1 ), 0 );
 }`
     : ''
@@ -145,25 +144,23 @@ ${gather(o)}
 ${jointBlend(o)}
 ${
   o.method === 'templates'
-    ? `  // The templates' correction: Σ_k w_k (c′_k − c°_k), and the blend of the cage's correction
-  // rotations (the first four entries', scaled to the vertex's whole share) with the identity.
+    ? `  // The templates' correction: the vertex's cage entries' dual quaternions blended with the
+  // identity for the share left to DQS (all real parts w ≥ 0: no sign flips), normalised.
   int csFirst = int( corskinTemplateRange.x );
   int csTexels = int( corskinTemplateRange.y );
-  vec3 csMove = vec3( 0.0 );
-  vec4 csC = vec4( 0.0 );
+  vec4 csCr = vec4( 0.0 );
+  vec4 csCd = vec4( 0.0 );
   float csShare = 0.0;
-  float csFour = 0.0;
   for ( int t = 0; t < csTexels; t++ ) {
     vec4 e = texelFetch( corskinBinding, corskinTexel( csFirst + t ), 0 );
-    csMove += e.y * corskinCageMove( e.x ) + e.w * corskinCageMove( e.z );
+    csCr += e.y * corskinCageReal( e.x ) + e.w * corskinCageReal( e.z );
+    csCd += e.y * corskinCageDual( e.x ) + e.w * corskinCageDual( e.z );
     csShare += e.y + e.w;
-    if ( t < 2 ) {
-      csC += e.y * corskinCageRotation( e.x ) + e.w * corskinCageRotation( e.z );
-      csFour += e.y + e.w;
-    }
   }
-  csC = ( csFour > 0.0 ? csC * ( csShare / csFour ) : vec4( 0.0 ) ) + vec4( 0.0, 0.0, 0.0, max( 0.0, 1.0 - csShare ) );
-  csC = length( csC ) > 0.0 ? csC / length( csC ) : vec4( 0.0, 0.0, 0.0, 1.0 );`
+  csCr.w += max( 0.0, 1.0 - csShare );
+  float csCl = length( csCr );
+  csCr /= csCl;
+  csCd /= csCl;`
     : ''
 }${
     o.method === 'cor'
@@ -185,9 +182,9 @@ ${
     objectTangent = corskinNormalize( csL * objectTangent );
   #endif`
     : o.method === 'templates'
-      ? `  objectNormal = corskinRotate( csC, corskinRotate( csQ, corskinNormalize( corskinCofactor( csK, objectNormal ) ) ) );
+      ? `  objectNormal = corskinRotate( csCr, corskinRotate( csQ, corskinNormalize( corskinCofactor( csK, objectNormal ) ) ) );
   #ifdef USE_TANGENT
-    objectTangent = corskinRotate( csC, corskinRotate( csQ, corskinNormalize( csK * objectTangent ) ) );
+    objectTangent = corskinRotate( csCr, corskinRotate( csQ, corskinNormalize( csK * objectTangent ) ) );
   #endif`
       : `  objectNormal = corskinRotate( csQ, corskinNormalize( corskinCofactor( csK, objectNormal ) ) );
   #ifdef USE_TANGENT
@@ -213,7 +210,7 @@ const position = (o: ChunkOptions) => {
     csD += csS[k] * 0.5 * vec4( q.w * m + cross( m, q.xyz ), -dot( m, q.xyz ) );
   }
   csD /= csLen;
-  transformed += 2.0 * ( csQ.w * csD.xyz - csD.w * csQ.xyz + cross( csQ.xyz, csD.xyz ) );${o.method === 'templates' ? '\n  transformed += csMove;' : ''}`;
+  transformed += 2.0 * ( csQ.w * csD.xyz - csD.w * csQ.xyz + cross( csQ.xyz, csD.xyz ) );${o.method === 'templates' ? '\n  transformed = corskinRotate( csCr, transformed ) + 2.0 * ( csCr.w * csCd.xyz - csCd.w * csCr.xyz + cross( csCr.xyz, csCd.xyz ) );' : ''}`;
   return `
 #ifdef USE_SKINNING
 ${body}

@@ -171,40 +171,34 @@ export function corskinSkinning(o: NodePatchOptions, hasNormal: boolean, hasTang
       const t = r.w.mul(d.xyz).sub(d.w.mul(r.xyz)).add(cross(r.xyz, d.xyz)).mul(2);
       positionLocal.assign(v.add(t));
       if (o.method === 'templates') {
-        // The templates' correction over DQS (`templates.ts`, the WebGL chunk's loop): the cage
-        // corrections through the vertex's binding run, and the blend of the correction rotations
-        // of its four largest entries with the identity, after DQS's rotation.
+        // The templates' correction over DQS (`templates.ts`, the WebGL chunk's loop): the cage's
+        // correction dual quaternions through the vertex's binding run, blended with the identity.
         const cage = texture(o.template!.cage);
         const binding = texture(o.template!.binding);
         const texel = (i: Node): Node => ivec2(i.bitAnd(TEXTURE_WIDTH - 1), i.shiftRight(Math.log2(TEXTURE_WIDTH)));
         const range = attribute('corskinTemplateRange', 'vec2');
         const first = int(range.x).toConst();
         const texels = int(range.y).toConst();
-        const move = (index: Node): Node => cage.load(texel(int(index).mul(2))).xyz;
-        const sum = vec3(0).toVar();
+        const real = (index: Node): Node => cage.load(texel(int(index).mul(2)));
+        const dual = (index: Node): Node => cage.load(texel(int(index).mul(2).add(1)));
+        const cr = vec4(0).toVar();
+        const cd = vec4(0).toVar();
         const share = float(0).toVar();
         Loop({ start: int(0), end: texels, type: 'int', condition: '<' }, ({ i }: { i: Node }) => {
           const e = binding.load(texel(first.add(i))).toConst();
-          sum.addAssign(move(e.x).mul(e.y).add(move(e.z).mul(e.w)));
+          cr.addAssign(real(e.x).mul(e.y).add(real(e.z).mul(e.w)));
+          cd.addAssign(dual(e.x).mul(e.y).add(dual(e.z).mul(e.w)));
           share.addAssign(e.y.add(e.w));
         });
-        positionLocal.addAssign(sum);
-        const rotation = (index: Node): Node => cage.load(texel(int(index).mul(2).add(1)));
-        const e0 = binding.load(texel(first)).toConst();
-        const e1 = select(range.y.greaterThan(1), binding.load(texel(first.add(1))), vec4(0)).toConst();
-        const four = e0.y.add(e0.w).add(e1.y).add(e1.w).toConst();
-        const blended = rotation(e0.x)
-          .mul(e0.y)
-          .add(rotation(e0.z).mul(e0.w))
-          .add(rotation(e1.x).mul(e1.y))
-          .add(rotation(e1.z).mul(e1.w));
-        const c = select(four.greaterThan(0), blended.mul(share.div(four)), vec4(0))
-          .add(vec4(0, 0, 0, float(1).sub(share).max(0)))
-          .toConst();
-        const unit: Node = select(c.length().greaterThan(0), c.normalize(), vec4(0, 0, 0, 1)).toConst();
-        // r′ = c ⊗ r: DQS's rotation, then the correction's.
-        const xyz: Node = unit.w.mul(r.xyz).add(r.w.mul(unit.xyz)).add(cross(unit.xyz, r.xyz));
-        r = vec4(xyz, unit.w.mul(r.w).sub(dot(unit.xyz, r.xyz))).toConst();
+        const unit: Node = cr.add(vec4(0, 0, 0, float(1).sub(share).max(0))).toConst();
+        const len2: Node = unit.length().toConst();
+        const u: Node = unit.div(len2).toConst();
+        const du: Node = cd.div(len2).toConst();
+        const tc: Node = u.w.mul(du.xyz).sub(du.w.mul(u.xyz)).add(cross(u.xyz, du.xyz)).mul(2);
+        positionLocal.assign(rotate(u, positionLocal).add(tc));
+        // r′ = u ⊗ r: DQS's rotation, then the correction's (normals and tangents below).
+        const xyz: Node = u.w.mul(r.xyz).add(r.w.mul(u.xyz)).add(cross(u.xyz, r.xyz));
+        r = vec4(xyz, u.w.mul(r.w).sub(dot(u.xyz, r.xyz))).toConst();
       }
     } else {
       const c = attribute('_center_of_rotation', 'vec3').toConst();

@@ -10,17 +10,13 @@
  * - the **binding** texture, per vertex a run of texels (`corskinTemplateRange`: first texel,
  *   texel count), each holding two entries (cage vertex, weight); none for skin the templates
  *   leave to DQS;
- * - the **cage** texture, two texels per cage vertex: its correction c′_k − c°_k (where its
- *   template puts it minus where DQS puts it), and the rotation of its neighbourhood from the
- *   DQS-posed cage to the templates' (the rotation part of the map between their one-ring edges,
- *   extracted as Müller, Bender, Chentanez, Macklin, "A Robust Method to Extract the Rotational
- *   Part of Deformations", MIG 2016), computed on the CPU each frame ({@link updateTemplateCage},
- *   a few hundred vertices).
+ * - the **cage** texture, two texels per cage vertex: its correction, the rigid motion from where
+ *   DQS puts it to where its template puts it, as a unit dual quaternion ({@link CageCorrection},
+ *   computed on the CPU each frame, a few hundred vertices).
  *
- * Normals on the GPU turn by DQS's rotation, then by the blend (QLERP with the identity for the
- * share left to DQS) of the rotations of the vertex's four largest cage entries; the CPU deformer
- * turns them with the corrected surface instead (a vertex shader cannot see its neighbours), so
- * shading differs slightly. Positions agree.
+ * Per vertex the shader blends its entries' dual quaternions with the identity (for the share left
+ * to DQS), normalises, and applies the result to the DQS-skinned position and normal — as the CPU
+ * deformer does.
  *
  * @module
  */
@@ -35,7 +31,6 @@ import {
 } from 'three';
 import type { CageBinding } from '../cage/bind.js';
 import { CorskinError } from '../core/errors.js';
-import { quatClosestRotation } from '../core/math.js';
 import type { SkinnedMesh as CorskinMesh } from '../core/mesh.js';
 import { createSkeleton, type Skeleton } from '../core/skeleton.js';
 import { createCageCorrection, type CageCorrection } from '../templates/deformer.js';
@@ -159,6 +154,12 @@ export function templateRigFromCage(cage: SkinnedMesh, mesh: SkinnedMesh): Templ
   const index = cage.geometry.getIndex();
   if (!index) throw new CorskinError('the cage mesh has no triangles', where);
   const positions = Float64Array.from({ length: 3 * pos.count }, (_, c) => pos.getComponent(Math.floor(c / 3), c % 3));
+  const skinIndex = cage.geometry.getAttribute('skinIndex'), skinWeight = cage.geometry.getAttribute('skinWeight'); // prettier-ignore
+  if (!skinIndex || !skinWeight) throw new CorskinError('the cage mesh has no skinning attributes', where);
+  const cageSkin = {
+    joints: Uint32Array.from({ length: 4 * pos.count }, (_, c) => skinIndex.getComponent(Math.floor(c / 4), c % 4)),
+    weights: Float32Array.from({ length: 4 * pos.count }, (_, c) => skinWeight.getComponent(Math.floor(c / 4), c % 4)),
+  };
   return restoreTemplateRig(
     info.templates,
     {
@@ -166,6 +167,7 @@ export function templateRigFromCage(cage: SkinnedMesh, mesh: SkinnedMesh): Templ
       jointIndex: (name) => bones.findIndex((b) => b.name === PropertyBinding.sanitizeNodeName(name)),
       cage: { positions, triangles: Uint32Array.from(index.array) },
       binding,
+      cageSkin,
     },
     where,
   );
@@ -222,79 +224,34 @@ export function dataTexture(data: Float32Array, width: number, height: number): 
 /** What a mesh skinned with templates keeps: its rig, the cage texture and the per-frame workspace. */
 export interface TemplateGpuState {
   rig: TemplateRig;
-  /** Two texels per cage vertex: its correction c′ − c° (bind space), and the rotation of its neighbourhood from c° to c′ (quaternion, w ≥ 0). */
+  /** Two texels per cage vertex: its correction as a unit dual quaternion, real part (w ≥ 0), then dual part. */
   cage: DataTexture;
   binding: DataTexture;
   correction: CageCorrection;
-  /** Per cage vertex its one-ring (CSR: `ringStart`, m + 1; `ring`), for the rotations. */
-  ringStart: Int32Array;
-  ring: Int32Array;
-  /** Per cage vertex the rotation of its one-ring (x, y, z, w): this frame's, the next frame's start. */
-  rotations: Float64Array;
 }
 
 /** The GPU state of a rig: its packed binding and an empty cage texture. */
-export function createTemplateGpuState(
-  rig: TemplateRig,
-  skin: CorskinMesh,
-): TemplateGpuState & { range: Float32Array } {
+export function createTemplateGpuState(rig: TemplateRig, skin: CorskinMesh): TemplateGpuState & { range: Float32Array } {
   const { range, data, width, height } = packTemplateBinding(rig, skin);
   const m = rig.cage.positions.length / 3;
   const rows = Math.max(1, Math.ceil((2 * m) / TEXTURE_WIDTH));
-  const neighbours: Set<number>[] = Array.from({ length: m }, () => new Set());
-  const t = rig.cage.triangles;
-  for (let f = 0; f < t.length; f += 3)
-    for (let c = 0; c < 3; c++) neighbours[t[f + c]].add(t[f + ((c + 1) % 3)]).add(t[f + ((c + 2) % 3)]);
-  const ringStart = new Int32Array(m + 1);
-  neighbours.forEach((ns, v) => (ringStart[v + 1] = ringStart[v] + ns.size));
-  const rotations = new Float64Array(4 * m);
-  for (let v = 0; v < m; v++) rotations[4 * v + 3] = 1;
   return {
     rig,
     range,
     binding: dataTexture(data, width, height),
     cage: dataTexture(new Float32Array(4 * TEXTURE_WIDTH * rows), TEXTURE_WIDTH, rows),
     correction: createCageCorrection(rig),
-    ringStart,
-    ring: Int32Array.from(neighbours.flatMap((ns) => [...ns])),
-    rotations,
   };
 }
 
 /**
- * The cage rotations' extraction (they only turn normals): from the last frame's, stopped at a step
- * of 1e-4 rad — on CesiumMan's walk within 2e-3 rad of the converged rotation (p99 7e-4), at a
- * third of the cost of 1e-6 rad (bench).
- */
-const ROTATION_OPTIONS = { warmStart: true, tolerance: 1e-4 };
-
-/**
  * Poses the rig's templates and its cage's DQS for the skinning matrices `S` (16·J, bind space)
- * and uploads the correction of every cage vertex with the rotation of its neighbourhood from the
- * DQS-posed cage to the templates' (Müller, Bender, Chentanez, Macklin, "A Robust Method to
- * Extract the Rotational Part of Deformations", MIG 2016) into the cage texture.
+ * and uploads each cage vertex's correction ({@link CageCorrection}) into the cage texture.
  */
 export function updateTemplateCage(state: TemplateGpuState, S: Float64Array): void {
-  const { cage, ringStart, ring, rotations: q, correction } = state;
-  const delta = correction.update(S);
-  const { posed, base } = correction;
-  const data = cage.image.data as Float32Array;
-  const A = new Float64Array(16); // Σ posed edge ⊗ base edge, as a column-major 4×4
-  for (let v = 0; v < delta.length / 3; v++) {
-    for (let c = 0; c < 3; c++) data[8 * v + c] = delta[3 * v + c];
-    A.fill(0);
-    for (let e = ringStart[v]; e < ringStart[v + 1]; e++) {
-      const u = ring[e];
-      for (let c = 0; c < 3; c++) {
-        const r = base[3 * u + c] - base[3 * v + c];
-        for (let k = 0; k < 3; k++) A[4 * c + k] += (posed[3 * u + k] - posed[3 * v + k]) * r;
-      }
-    }
-    quatClosestRotation(q, 4 * v, A, 0, false, ROTATION_OPTIONS); // from the last frame's
-    const sign = q[4 * v + 3] < 0 ? -1 : 1;
-    for (let c = 0; c < 4; c++) data[8 * v + 4 + c] = sign * q[4 * v + c];
-  }
-  cage.needsUpdate = true;
+  state.correction.update(S);
+  (state.cage.image.data as Float32Array).set(state.correction.dualQuaternions);
+  state.cage.needsUpdate = true;
 }
 
 /** The `userData` key of a mesh's corskin state (`useSkinningMethod`), with its per-frame cache. */
