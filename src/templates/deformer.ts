@@ -187,3 +187,4 @@ function rotate(v: Float32Array, o: number, x: number, y: number, z: number, w: 
   v[o + 1] = vy + 2 * (z * ux - x * uz);
   v[o + 2] = vz + 2 * (x * uy - y * ux);
 }
+

@@ -10,7 +10,7 @@ import { dot } from '../core/vec3.js';
 import { mirroredDesignVertex } from './design.js';
 import { DESIGN_VERTICES, incidentBones, type BoneKeyPose, type TemplateDefinition, type TemplateLibrary } from './library.js';
 import type { TemplateLimb, TemplateRig } from './rig.js';
-import { slotBones, keyValue, blendedOffsets, boneRotations, poseLimb, type OffsetProbe } from './pose.js';
+import { slotBones, keyValue, blendedOffsets, boneRotations, createTemplateMemo, poseLimb, type OffsetProbe } from './pose.js';
 
 /**
  * The ids of the rig's library a template slot at skeleton joint `joint` takes: `bone`, every bone
@@ -110,7 +110,7 @@ export function dragTemplateKeyPose(
   const scratch = new Float64Array(rig.cage.positions.length);
   const probe = (library: TemplateLibrary, l: TemplateLimb) => {
     const p: OffsetProbe = { vertex };
-    poseLimb(l, { ...rig, library }, skinning, R, scratch, undefined, p);
+    poseLimb(l, { ...rig, library }, skinning, R, scratch, createTemplateMemo(rig), p);
     return p.found!;
   };
   const at = probe(rig.library, limb);

@@ -139,7 +139,7 @@ export function boneRotations(skinning: Float64Array): Float64Array {
  * @param memo from {@link createTemplateMemo}: what depends on the rest pose only, kept between
  *   calls with the same rig (optional; the result is the same)
  */
-export function poseTemplates(rig: TemplateRig, skinning: Float64Array, out: Float64Array, memo?: Float64Array): Float64Array {
+export function poseTemplates(rig: TemplateRig, skinning: Float64Array, out: Float64Array, memo: Float64Array = createTemplateMemo(rig)): Float64Array {
   const R = boneRotations(skinning);
   const junctions = new Map<number, JointPoser>();
   for (const limb of rig.limbs) poseLimb(limb, rig, skinning, R, out, memo, undefined, junctions);
@@ -162,9 +162,35 @@ export function poseTemplates(rig: TemplateRig, skinning: Float64Array, out: Flo
 type JointPoser = (local: ArrayLike<number>, out: Float64Array, o: number, memo?: Float64Array, mo?: number) => void;
 
 
-/** Workspace for {@link poseTemplates}: 9 numbers per cage vertex of `rig`, NaN (not yet computed). */
-export function createTemplateMemo(rig: TemplateRig): Float64Array {
-  return new Float64Array(9 * (rig.cage.positions.length / 3)).fill(NaN);
+/**
+ * What {@link poseTemplates} keeps of the rest pose: 9 numbers per cage vertex of `rig`, NaN until
+ * computed — and, for a joint template's vertex between two bones, Eq. 1's blend weights u_j
+ * taken from the rig's cage skinning ({@link TemplateRig.cageSkin}: the skin's own weights around
+ * it, parent bone's joint and the joint's) instead of the paper's geometric default
+ * `u_j ∝ 1 / angle(v, b_j)`, so the joint region swings as the character's weights say and the
+ * templates correct what they are made for (twist spread along the bone, radius, bulges).
+ */
+export function createTemplateMemo(rig: Pick<TemplateRig, 'limbs' | 'library' | 'cage'> & Partial<Pick<TemplateRig, 'cageSkin'>>): Float64Array {
+  const memo = new Float64Array(9 * (rig.cage.positions.length / 3)).fill(NaN);
+  const skin = rig.cageSkin;
+  if (!skin?.joints.length) return memo;
+  const K = skin.joints.length / (rig.cage.positions.length / 3);
+  for (const limb of rig.limbs)
+    limb.roles.forEach((role, q) => {
+      if (role.kind !== 'joint' || slotBones(rig, limb, role.index) !== 2) return;
+      const c = limb.first + q;
+      const on = (j: number) => {
+        let w = 0;
+        for (let k = K * c; k < K * c + K; k++) if (skin.joints[k] === j) w += skin.weights[k];
+        return w;
+      };
+      const up = on(limb.chain[role.index - 1]), uc = on(limb.chain[role.index]); // prettier-ignore
+      if (!(up + uc > 0)) return;
+      memo[9 * c] = Math.hypot(role.local[0], role.local[1], role.local[2]);
+      memo[9 * c + 1] = up / (up + uc);
+      memo[9 * c + 2] = uc / (up + uc);
+    });
+  return memo;
 }
 
 

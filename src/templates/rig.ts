@@ -42,11 +42,13 @@
  */
 import { bindToCage, type CageBinding } from '../cage/bind.js';
 import type { Cage } from '../cage/cage.js';
-import { pointsOutside } from '../cage/winding-number.js';
+import { pointsOutside, windingNumber } from '../cage/winding-number.js';
 import { CorskinError } from '../core/errors.js';
 import { skeletonLimbs, trunkFirst } from '../core/limbs.js';
 import type { SkinnedMesh } from '../core/mesh.js';
+import { segmentDistance } from '../core/math.js';
 import { bindJointPositions, type Skeleton } from '../core/skeleton.js';
+import { dot, point } from '../core/vec3.js';
 import { fitChain, leafDirection, nearBranches, type ChainCage } from './fit.js';
 import { DEFAULT_TEMPLATE_LIBRARY, incidentBones, type TemplateDefinition, type TemplateLibrary } from './library.js';
 import { slotBones } from './pose.js';
@@ -221,6 +223,7 @@ export function buildTemplateRig(
   for (;;) {
     const share = templateShares(mesh, skeleton, P, chains, trunk);
     const L = chains.length;
+    chains.forEach((chain, c) => leaveFleshless(mesh, P, chain, share, L, c));
     const fitted: { part: ChainCage; vertices: number[]; X: Float64Array; limb: number }[] = [];
     let failed = -1;
     for (let c = 0; c < L && failed < 0; c++) {
@@ -260,8 +263,10 @@ export function buildTemplateRig(
       options,
     );
     const cage = joinCages(limbs, parts);
+    const cageSkin = transferCageWeights(limbs, cage, parts, mesh);
+    agreeWithCage(parts, mesh, cageSkin, templatedJoints(P.length / 3, chains, trunk), fitted.map((f) => f.limb));
     for (const p of parts) smoothShares(p, mesh);
-    return { limbs, cage, binding: combineBindings(parts, n), cageSkin: transferCageWeights(cage, parts, mesh), library };
+    return { limbs, cage, binding: combineBindings(parts, n), cageSkin, library };
   }
 }
 
@@ -277,49 +282,125 @@ function smoothShares(p: LimbSkin, mesh: SkinnedMesh): void {
   p.vertices.forEach((v, r) => (p.share[r] = field[v]));
 }
 
+/**
+ * Each bound vertex's share scaled to its agreement with the cage: the part of its skinning
+ * weight on the limb's templated joints that the cage's own weights there — its binding's
+ * interpolation of the cage's skinning ({@link TemplateRig.cageSkin}) — give the same joints,
+ * `Σ_j min(w_j, ω̄_j) / Σ_j w_j`. The correction is measured from the cage moved by those weights,
+ * so it fits skin moved by them; skin the weights move otherwise takes a smaller part of it.
+ * @param owner per joint, the templated limb ({@link templatedJoints}); @param limbOf per part, its limb
+ */
+function agreeWithCage(parts: (LimbSkin & { binding: CageBinding })[], mesh: SkinnedMesh, cageSkin: TemplateRig['cageSkin'], owner: Int32Array, limbOf: number[]): void {
+  const { joints, weights, influences: K } = mesh;
+  const omega = new Float64Array(owner.length);
+  parts.forEach((p, q) => {
+    const kp = p.binding.influences;
+    p.vertices.forEach((v, r) => {
+      omega.fill(0);
+      for (let e = kp * r; e < kp * r + kp; e++) {
+        const c = p.first + p.binding.indices[e], w = p.binding.weights[e]; // prettier-ignore
+        for (let t = CAGE_INFLUENCES * c; t < CAGE_INFLUENCES * c + CAGE_INFLUENCES; t++) omega[cageSkin.joints[t]] += w * cageSkin.weights[t];
+      }
+      let agree = 0, total = 0; // prettier-ignore
+      for (let k = K * v; k < K * v + K; k++) {
+        if (owner[joints[k]] !== limbOf[q] || !(weights[k] > 0)) continue;
+        total += weights[k];
+        agree += Math.min(weights[k], Math.max(0, omega[joints[k]]));
+      }
+      p.share[r] *= total > 0 ? agree / total : 0;
+    });
+  });
+}
+
 /** Skinning influences per cage vertex ({@link TemplateRig.cageSkin}). */
 export const CAGE_INFLUENCES = 4;
-/** Skin vertices a cage vertex takes its weights from ({@link transferCageWeights}). */
-const TRANSFER_NEIGHBOURS = 8;
+/** Below this part of the nearest skin vertex's weight on a cage vertex's template joints, it keeps its template's own blend. */
+const TRANSFER_FLOOR = 0.2;
 
 /**
- * The cage's skinning weights: per cage vertex, the weights of the {@link TRANSFER_NEIGHBOURS}
- * skin vertices of its limb nearest to it, averaged with weights 1 / distance², the
- * {@link CAGE_INFLUENCES} largest kept and renormalised — the skin's own weights where the cage
- * surrounds it, so that DQS of the cage is DQS of the skin around it and the templates'
- * correction (the rig's module comment) is what they add to that skin's DQS, whatever its weights
- * (a forearm bone weighted to the hand moves with the hand, and so does the cage around it).
+ * The cage's skinning weights, on the joints each cage vertex's template moves it with — a joint
+ * template's vertex: the parent bone's joint and the joint's own; a bone template's: its bone's
+ * joint and those at its ends; a cap's: its bone's joint — in the proportions that the skin
+ * vertex of its limb nearest to it has them. So DQS of the cage follows the skin under it (the
+ * templates' correction is then what they add to that skin's DQS, the rig's module comment),
+ * without taking weights of other parts the cage passes near (a chest under a shoulder's ring).
+ * Where that skin vertex has less than {@link TRANSFER_FLOOR} of its weight on those joints, a
+ * joint template's vertex blends them as Eq. 1 does at rest (`u_j ∝ 1 / angle(v, b_j)`), any
+ * other follows its bone's joint. On the libigl arm twisted 180°, the nearest vertex's weights
+ * keep 0.80 of the cross-section where an average over its 8 nearest keeps 0.75 (DQS: 0.65).
  */
-function transferCageWeights(cage: Cage, parts: LimbSkin[], mesh: SkinnedMesh): TemplateRig['cageSkin'] {
+function transferCageWeights(limbs: TemplateLimb[], cage: Cage, parts: LimbSkin[], mesh: SkinnedMesh): TemplateRig['cageSkin'] {
   const m = cage.positions.length / 3;
   const joints = new Uint32Array(CAGE_INFLUENCES * m), weights = new Float32Array(CAGE_INFLUENCES * m); // prettier-ignore
   const { joints: MJ, weights: MW, influences: K } = mesh;
-  const acc = new Map<number, number>();
-  const near: { v: number; d: number }[] = [];
-  parts.forEach((p, q) => {
-    const end = q + 1 < parts.length ? parts[q + 1].first : m;
-    for (let c = p.first; c < end; c++) {
-      near.length = 0;
-      for (let r = 0; r < p.vertices.length; r++) {
-        const d = (p.X[3 * r] - cage.positions[3 * c]) ** 2 + (p.X[3 * r + 1] - cage.positions[3 * c + 1]) ** 2 + (p.X[3 * r + 2] - cage.positions[3 * c + 2]) ** 2; // prettier-ignore
-        if (near.length < TRANSFER_NEIGHBOURS || d < near[near.length - 1].d) {
-          near.push({ v: p.vertices[r], d });
-          near.sort((a, b) => a.d - b.d);
-          if (near.length > TRANSFER_NEIGHBOURS) near.pop();
-        }
+  const C = cage.positions;
+  limbs.forEach((limb, q) => {
+    const { vertices, X } = parts[q];
+    limb.roles.forEach((role, r) => {
+      const c = limb.first + r;
+      const i = role.index;
+      const relevant = role.kind === 'joint' ? [limb.chain[i - 1], limb.chain[i]] : role.kind === 'cap' ? [limb.chain[i]] : [limb.chain[i - 1], limb.chain[i], limb.chain[i + 1]].filter((j) => j !== undefined); // prettier-ignore
+      let nearest = 0, best = Infinity; // prettier-ignore
+      for (let t = 0; t < vertices.length; t++) {
+        const d = (X[3 * t] - C[3 * c]) ** 2 + (X[3 * t + 1] - C[3 * c + 1]) ** 2 + (X[3 * t + 2] - C[3 * c + 2]) ** 2; // prettier-ignore
+        if (d < best) [best, nearest] = [d, vertices[t]];
       }
-      acc.clear();
-      for (const { v, d } of near)
-        for (let k = K * v; k < K * v + K; k++) if (MW[k] > 0) acc.set(MJ[k], (acc.get(MJ[k]) ?? 0) + MW[k] / Math.max(d, 1e-30));
-      const top = [...acc].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, CAGE_INFLUENCES);
-      const sum = top.reduce((t, [, w]) => t + w, 0);
-      top.forEach(([j, w], s) => {
+      const w = relevant.map(() => 0);
+      let all = 0;
+      for (let k = K * nearest; k < K * nearest + K; k++) {
+        all += MW[k];
+        const s = relevant.indexOf(MJ[k]);
+        if (s >= 0) w[s] += MW[k];
+      }
+      if (!(w.reduce((a, b) => a + b, 0) > TRANSFER_FLOOR * all)) {
+        w.fill(0);
+        if (role.kind === 'joint') {
+          w[0] = eq1ParentShare(role.local, [point(limb.axes, i - 1).map((x) => -x), point(limb.axes, i)]);
+          w[1] = 1 - w[0];
+        } else w[relevant.indexOf(limb.chain[i])] = 1;
+      }
+      const sum = w.reduce((a, b) => a + b, 0);
+      relevant.forEach((j, s) => {
         joints[CAGE_INFLUENCES * c + s] = j;
-        weights[CAGE_INFLUENCES * c + s] = w / sum;
+        weights[CAGE_INFLUENCES * c + s] = w[s] / sum;
       });
-    }
+    });
   });
   return { joints, weights };
+}
+
+/** Eq. 1's weight of the parent bone for a vertex at `local` about a joint, its incident bones' directions `dirs` (the parent's first). */
+function eq1ParentShare(local: ArrayLike<number>, dirs: number[][]): number {
+  const len = Math.hypot(local[0], local[1], local[2]);
+  if (!(len > 0)) return 0.5;
+  const inv = dirs.map((d) => 1 / Math.max(1e-12, Math.acos(Math.max(-1, Math.min(1, dot(local, d) / len)))));
+  return inv[0] / inv.reduce((a, b) => a + b, 0);
+}
+
+/**
+ * Leaves to DQS (share 0) the skin nearest to limb c's bones that lie outside the skin: templates
+ * model flesh around a bone (a cage ring around the skin, moving with it), and where the bone is
+ * not inside the skin — a skeleton's forearm, whose axis runs between its two bones; a flap; a
+ * plate — there is no such flesh. A bone is inside when the generalised winding number of the
+ * skin about the bone's middle is at least ½ (Jacobson, Kavan, Sorkine-Hornung, SIGGRAPH 2013;
+ * robust to the holes and overlapping pieces of real meshes).
+ * @param share n·L, changed in place
+ */
+function leaveFleshless(mesh: SkinnedMesh, P: ArrayLike<number>, chain: number[], share: Float64Array, L: number, c: number): void {
+  const X = mesh.positions;
+  const n = X.length / 3;
+  const surface = { positions: X, triangles: mesh.triangles };
+  const inside = chain.slice(0, -1).map((j, b) => windingNumber(surface, point(P, j).map((x, k) => 0.5 * (x + P[3 * chain[b + 1] + k]))) >= 0.5);
+  if (inside.every((x) => x)) return;
+  for (let i = 0; i < n; i++) {
+    if (!(share[L * i + c] > 0)) continue;
+    let best = Infinity, bone = 0; // prettier-ignore
+    chain.slice(0, -1).forEach((j, b) => {
+      const d = segmentDistance(X, 3 * i, point(P, j), point(P, chain[b + 1]));
+      if (d < best) [best, bone] = [d, b];
+    });
+    if (!inside[bone]) share[L * i + c] = 0;
+  }
 }
 
 /** A binding of n skin vertices to no cage vertex (the templates are DQS). */
@@ -349,8 +430,7 @@ function bindLimbs(limbs: LimbSkin[], options: TemplateBuildOptions): (LimbSkin 
   let done = 0;
   return limbs.map((f) => {
     const binding = bindToCage(f.X, f.cage, {
-      influences: Number(process.env.KINF ?? LIMB_CAGE_INFLUENCES),
-      correction: process.env.LINEAR ? "linear" : undefined,
+      influences: LIMB_CAGE_INFLUENCES,
       signal: options.signal,
       onProgress: options.onProgress && ((d) => options.onProgress!(done + d, total)),
     });

@@ -231,7 +231,10 @@ export interface TemplateGpuState {
 }
 
 /** The GPU state of a rig: its packed binding and an empty cage texture. */
-export function createTemplateGpuState(rig: TemplateRig, skin: CorskinMesh): TemplateGpuState & { range: Float32Array } {
+export function createTemplateGpuState(
+  rig: TemplateRig,
+  skin: CorskinMesh,
+): TemplateGpuState & { range: Float32Array } {
   const { range, data, width, height } = packTemplateBinding(rig, skin);
   const m = rig.cage.positions.length / 3;
   const rows = Math.max(1, Math.ceil((2 * m) / TEXTURE_WIDTH));
