@@ -143,7 +143,7 @@ function buildProgram(io: Io): Command {
   templates
     .command('build')
     .description(
-      'build the template cages around the skeleton (one per limb), bind the skin with PMVC, store both; or, with --bake, bake the templates over every animation clip into a standard glTF (morph targets any engine plays)',
+      "build the template cages around the skeleton's limbs (arms, legs, tails; the trunk and fingers stay DQS), bind the skin with PMVC, store both — the templates then correct DQS where the skin bends; or, with --bake, bake the templates over every animation clip into a standard glTF (morph targets any engine plays)",
     )
     .argument('<input>', 'skinned .glb or .gltf file (one skin)')
     .option('--library <file>', 'template library (corskin-templates JSON; default: the built-in one)')
@@ -158,6 +158,10 @@ function buildProgram(io: Io): Command {
       )
         .choices(['round', 'fitted'])
         .default('round'),
+    )
+    .option(
+      '--trunk',
+      'template the trunk too (spine, neck, head), with joint templates for all incident bones at the chest and hips (Ju et al. 2008, Fig. 13); by default the trunk stays DQS, which measures better (docs/templates.md)',
     )
     .option(
       '--bake',

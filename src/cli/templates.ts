@@ -1,7 +1,7 @@
 /**
  * `corskin templates build|list`: skinning templates (Ju, Zhou, van de Panne, Cohen-Or, Neumann,
- * "Reusable Skinning Templates Using Cage-based Deformations", SIGGRAPH Asia 2008) around a chain
- * skeleton, stored in the glTF file with the cage and its binding.
+ * "Reusable Skinning Templates Using Cage-based Deformations", SIGGRAPH Asia 2008) around a
+ * skeleton's limbs, a corrective over DQS, stored in the glTF file with the cage and its binding.
  * @module
  */
 import { CorskinError } from '../core/errors.js';
@@ -97,6 +97,7 @@ export async function templatesBuildCommand(
     library?: string;
     template?: string;
     rings?: 'round' | 'fitted';
+    trunk?: boolean;
     bake?: boolean;
     bakeRate?: number;
     bakeNormals?: boolean;
@@ -111,7 +112,7 @@ export async function templatesBuildCommand(
   const document = await readDocument(input);
   const rigs = extractSkinnedModels(document, input).map((model) => ({
     model,
-    rig: buildRig(model, library, input, { rings: o.rings }),
+    rig: buildRig(model, library, input, { rings: o.rings, trunk: o.trunk }),
   }));
   applyTemplateChoices(rigs, o.template);
   const elapsed = () => ((performance.now() - start) / 1000).toFixed(2);
@@ -119,7 +120,7 @@ export async function templatesBuildCommand(
     const lines: string[] = [];
     for (const { model, rig } of rigs) {
       if (!rig.limbs.length) {
-        lines.push(`${model.name}: no limb carries its weight; left to LBS`);
+        lines.push(`${model.name}: no skin the templates move (no blending weights on a limb's joints); left to DQS`);
         continue;
       }
       const baked = bakeTemplateClips(document, model, createTemplateDeformer(rig), {
@@ -139,15 +140,15 @@ export async function templatesBuildCommand(
   const lines: string[] = [];
   for (const { model, rig } of rigs) {
     if (!rig.limbs.length) {
-      lines.push(`${model.name}: no limb carries its weight; no cage (templates skin it as LBS)`);
+      lines.push(
+        `${model.name}: no skin the templates move (no blending weights on a limb's joints); no cage, the templates are DQS`,
+      );
       continue;
     }
     writeTemplateRig(document, model, rig);
     lines.push(
       `${model.name}: template cages of ${rig.cage.positions.length / 3} vertices and ${rig.cage.triangles.length / 3} triangles around ${bonesOf(rig)} bones in ${rig.limbs.length} limbs, bound with PMVC`,
     );
-    const uncovered = uncoveredJoints(rig, model);
-    if (uncovered.length) lines.push(`  joints no limb covers (skinned linearly): ${uncovered.join(', ')}`);
   }
   await writeDocument(document, o.output, { compress: o.compress, inputs: [input], force: o.force });
   for (const line of lines) io.out(line);
@@ -183,8 +184,6 @@ export async function templatesListCommand(io: Io, input: string): Promise<void>
         io.out(`    ${joint}bone from ${name(j)}: ${limb.boneTemplates[i]}`);
       });
     }
-    const uncovered = uncoveredJoints(rig, model);
-    if (uncovered.length) io.out(`  joints no limb covers (skinned linearly): ${uncovered.join(', ')}`);
     warnSkinOutside(io, input, model, rig);
   }
   io.out(
@@ -198,15 +197,6 @@ export async function templatesListCommand(io: Io, input: string): Promise<void>
 const templateKind = (t: TemplateDefinition) => (t.kind === 'joint' ? `joint, ${incidentBones(t)} bones` : t.kind);
 
 const bonesOf = (rig: TemplateRig) => rig.limbs.reduce((s, l) => s + l.chain.length, 0);
-/** Joints that carry some of the skin's weight but start no limb's bone (skinned linearly). */
-const uncoveredJoints = (rig: TemplateRig, model: SkinnedModel) => {
-  const covered = new Set(rig.limbs.flatMap((l) => l.chain));
-  const { joints, weights } = model.mesh;
-  const used = new Set<number>();
-  for (let k = 0; k < joints.length; k++) if (weights[k] > 0 && !covered.has(joints[k])) used.add(joints[k]);
-  return [...used].sort((a, b) => a - b).map((j) => model.skeleton.jointNames[j]);
-};
-
 /**
  * Warns (stderr) when a stored template cage leaves skin vertices outside it (a cage edited
  * outside corskin; {@link templateSkinOutside}).

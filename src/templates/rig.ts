@@ -1,42 +1,54 @@
 /**
  * Skinning templates assembled into cages around a skeleton's limbs (Ju, Zhou, van de Panne,
  * Cohen-Or, Neumann, "Reusable Skinning Templates Using Cage-based Deformations", SIGGRAPH Asia
- * 2008, §4–5), applied as a **corrective over dual quaternion skinning**:
+ * 2008, §4–5), applied as a **corrective over dual quaternion skinning** (Kavan, Collins, Žára,
+ * O'Sullivan 2008): each skin vertex is first skinned by DQS, then moved by
  *
- *   x′ = DQS(x) + Σ_k W_k (c′_k − c°_k)
+ *   C(x) = normalise( (1 − Σ_k W_k) · 1̂ + Σ_k W_k · ĉ_k )   (dual quaternions)
  *
- * where c′_k is cage vertex k posed by its template's deformation function (Eq. 1–4, key poses by
- * Eq. 2), c°_k the same cage vertex posed by DQS with the blend weights its template gives the
- * relevant bones at rest ({@link cageBaseWeights}), and W the skin's binding: per skin vertex its
- * limb cage's positive mean value coordinates (Lipman, Kopf, Cohen-Or, Levin, "GPU-assisted
- * positive mean value coordinates for mesh deformations", SGP 2007) scaled by its **template
- * share** (see below). Where a template moves its cage as DQS would, the skin gets DQS exactly;
- * what the templates add — radius kept through bends and twists, twist spread along a bone,
- * bulges and drawn key poses — is added on top. So the base method's qualities stay (no candy
- * wrapper, exact rigid pieces, untouched torso) and the cage's smoothing never reaches the skin
- * (it moves both c′ and c° alike).
+ * where ĉ_k is cage vertex k's **correction** — the rigid motion from where DQS puts it (c°_k,
+ * with the cage's own skinning weights {@link TemplateRig.cageSkin}) to where its template puts it
+ * (c′_k, Eq. 1–4, key poses by Eq. 2), its rotation that of the vertex's ring
+ * ({@link createCageCorrection}) — and W the skin's binding: per skin vertex its limb cage's
+ * positive mean value coordinates (Lipman, Kopf, Cohen-Or, Levin, "GPU-assisted positive mean value
+ * coordinates for mesh deformations", SGP 2007) scaled by its **template share**. Where a template
+ * moves its cage as DQS moves the skin around it, the skin gets DQS exactly; what the templates
+ * add — twist spread along a bone, radius kept through it, bulges and drawn key poses — is added
+ * on top, as a rigid motion locally (blended like DQS, so thin parts keep their cross-section). So
+ * the base method's qualities stay (no candy wrapper, exact rigid pieces, untouched torso) and the
+ * cage's smoothing never reaches the skin (it moves c′ and c° alike).
+ *
+ * **The cage's weights.** Each cage vertex is skinned on the joints its template moves it with, in
+ * the proportions of the nearest skin vertex ({@link transferCageWeights}); Eq. 1's blend at a
+ * joint template's vertex takes the same proportions instead of the paper's geometric
+ * `u_j ∝ 1 / angle` ({@link createTemplateMemo}), so a joint region swings as the character's
+ * weights say and the templates change what they are made for.
  *
  * **Where templates act.** The skeleton is cut into limbs ({@link skeletonLimbs}); the templated
  * limbs ({@link templateLimbChains}) are the arms, legs, tails and the like — not the trunk (the
  * limb from the root: spine, neck and head stay DQS; `trunk: true` templates it too, with the
  * paper's 3- and 4-bone joint templates at the chest and hips), and not fingers or toes (a limb
- * ends at a hand: a joint where four or more limbs meet). A vertex's share of limb c is its
- * **flex** ({@link skinFlex}: 1 where its weights blend, fading to 0 along the surface, 0 on
- * connected pieces without blending — a blade, a box, every piece of a character of single
- * influences) times the part of its skinning weight on the limb's joints after its first (the
- * first is where the limb branches off its parent). So rigid skin stays rigid, a shoulder or hip
- * fades from the limb's templates to the trunk's DQS by its weights, and a cage vertex moves only
- * skin bound to its own limb.
+ * ends at a hand: a joint where four or more limbs meet). A vertex's share of limb c is
  *
- * Each templated limb gets one closed cage ({@link fitChain}): a **bone template** ring around
- * the middle of every bone, a **joint template** (three rings) at every inner joint, **end caps**;
- * fitted to the skin it moves and grown until all of it is inside — a few hundred triangles per
+ * - its **flex** ({@link skinFlex}: 1 where its weights blend, fading to 0 along the surface, 0 on
+ *   connected pieces without blending — a blade, a box, every piece of a character of single
+ *   influences),
+ * - times its skinning weight on the limb's **templated joints** ({@link templatedJoints}: after
+ *   the limb's first two, the branch point and the junction joint, which stay DQS like the trunk),
+ * - times its **agreement** with the cage's weights there ({@link agreeWithCage}),
+ * - zero where the nearest bone of the limb lies outside the skin ({@link leaveFleshless}: no flesh
+ *   around it to model — a skeleton's forearm bones),
+ * - smoothed along the surface ({@link SHARE_SMOOTHING}).
+ *
+ * So rigid skin stays rigid, a shoulder or hip fades from the limb's templates to the trunk's DQS
+ * by its weights, and a cage vertex moves only skin bound to its own limb.
+ *
+ * Each templated limb gets one closed cage ({@link fitChain}): a **bone template** (rings at ⅓
+ * and ⅔ of every bone), a **joint template** (three rings) at every inner joint, **end caps**;
+ * fitted to the skin it moves and grown until all of it is inside — about a thousand triangles per
  * character. The rest pose is exact (Eq. 5–6 with the fitted cage as the single rest key pose).
- *
- * Measured over the pose battery (the stress pose at full and half amplitude, three times of
- * each clip; `corskin evaluate --character`), this design against templates applied directly
- * through per-limb cages blended by skinning-weight shares (the previous design, closest to the
- * paper's one cage per character): see docs/templates.md.
+ * The design's measures against the paper's (templates applied through the cages directly) on
+ * every shared character: docs/templates.md.
  *
  * @module
  */
