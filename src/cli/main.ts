@@ -151,14 +151,6 @@ function buildProgram(io: Io): Command {
       '--template <choices>',
       'templates, JOINT=ID,… (a bone template: the bones that start at the joint; a joint template: the joint)',
     )
-    .addOption(
-      new Option(
-        '--rings <shape>',
-        "bone rings: round (as far out as the bone's farthest skin vertex) or fitted to the skin's cross-section (flat torsos; round near joints where limbs branch)",
-      )
-        .choices(['round', 'fitted'])
-        .default('round'),
-    )
     .option(
       '--trunk',
       'template the trunk too (spine, neck, head), with joint templates for all incident bones at the chest and hips (Ju et al. 2008, Fig. 13); by default the trunk stays DQS, which measures better (docs/templates.md)',

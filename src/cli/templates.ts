@@ -96,7 +96,6 @@ export async function templatesBuildCommand(
     output: string;
     library?: string;
     template?: string;
-    rings?: 'round' | 'fitted';
     trunk?: boolean;
     bake?: boolean;
     bakeRate?: number;
@@ -112,7 +111,7 @@ export async function templatesBuildCommand(
   const document = await readDocument(input);
   const rigs = extractSkinnedModels(document, input).map((model) => ({
     model,
-    rig: buildRig(model, library, input, { rings: o.rings, trunk: o.trunk }),
+    rig: buildRig(model, library, input, { trunk: o.trunk }),
   }));
   applyTemplateChoices(rigs, o.template);
   const elapsed = () => ((performance.now() - start) / 1000).toFixed(2);

@@ -18,37 +18,6 @@ import type { TemplateLimb, VertexRole } from './rig.js';
 export const SIDES = 8;
 
 
-/** `rings: 'fitted'`: no side of a ring nearer its bone than this fraction of the bone's radius. */
-const FITTED_FLOOR = 0.3;
-
-/** `rings: 'fitted'`: every side of a ring this fraction of the bone's radius beyond the skin. */
-const FITTED_MARGIN = 0.05;
-
-/** `rings: 'fitted'`: bones starting this near a joint where limbs branch (relative to the reach of the skin on it) keep round rings. */
-const NEAR_BRANCH = 0.4;
-
-
-/**
- * The joints near a joint where limbs branch (a chest, a hip, a hand): within
- * {@link NEAR_BRANCH} of the distance to the farthest skin vertex whose largest weight is on that
- * joint. Their bones keep round rings with `rings: 'fitted'`.
- */
-export function nearBranches(mesh: SkinnedMesh, P: ArrayLike<number>, chains: number[][]): Set<number> {
-  const starts = new Set(chains.map((c) => c[0]));
-  const branching = [...starts].filter((j) => chains.filter((c) => c.includes(j)).length > 1);
-  const reach = new Map(branching.map((j) => [j, 0]));
-  const { joints, weights, influences: K, positions: X } = mesh;
-  for (let v = 0; v < X.length / 3; v++) {
-    let best = 0, j = -1; // prettier-ignore
-    for (let k = K * v; k < K * v + K; k++) if (weights[k] > best) [best, j] = [weights[k], joints[k]];
-    if (reach.has(j)) reach.set(j, Math.max(reach.get(j)!, Math.hypot(...sub(point(X, v), point(P, j)))));
-  }
-  const out = new Set<number>();
-  for (const [j, r] of reach) for (const c of chains) for (const q of c) if (Math.hypot(...sub(point(P, q), point(P, j))) < NEAR_BRANCH * r) out.add(q);
-  return out;
-}
-
-
 /**
  * The direction of a leaf joint's bone (glTF gives it no end): towards the centroid of the skin it
  * holds at least half of (a curled tail's tip, a hand, a head), or undefined when that is empty
@@ -75,17 +44,19 @@ export function leafDirection(mesh: SkinnedMesh, P: Float64Array, joint: number)
 
 
 /** A chain's fitted template cage. */
-export type ChainCage = Omit<TemplateLimb, 'first' | 'reach' | 'boneTemplates' | 'jointTemplates'> & { cage: Cage };
+export type ChainCage = Omit<TemplateLimb, 'first' | 'boneTemplates' | 'jointTemplates'> & { cage: Cage };
 
 
 /**
  * Fits the template cage of joint chain `chain` (bind joint positions `P`, 3·J) to the points
- * `X` (3·n, the skin it must enclose); its end caps' apexes `apex` ring radii beyond their rings;
- * bone rings fitted to the skin's cross-section except on bones starting at a joint of `round`,
- * or round everywhere when `round` is undefined.
- * @throws CorskinError when it cannot be grown to enclose them
+ * `X` (3·n, the skin it must enclose): each bone's rings as far out as the farthest of the
+ * points nearest to it (the paper's radial scaling), grown bone by bone (the bones nearest to
+ * points still outside) until every point is inside; its end caps' apexes `apex` ring radii beyond
+ * their rings; the last bone towards `leaf` when given ({@link leafDirection}).
+ * @param ids the points' skin vertex indices (named in the error)
+ * @throws CorskinError when it cannot be grown to enclose them (4× at most)
  */
-export function fitChain(X: ArrayLike<number>, P: Float64Array, chain: number[], apex: number, round: Set<number> | undefined, ids?: number[], leaf?: number[]): ChainCage {
+export function fitChain(X: ArrayLike<number>, P: Float64Array, chain: number[], apex: number, ids?: number[], leaf?: number[]): ChainCage {
   const n = chain.length; // bones: one per chain joint (the last ends where the skin ends)
   const pts = chain.map((j) => point(P, j));
   const lastDir = leaf ?? normalize(sub(pts[n - 1], pts[n - 2]));
@@ -109,21 +80,9 @@ export function fitChain(X: ArrayLike<number>, P: Float64Array, chain: number[],
     axes.set(a, 3 * i);
     references.set(ref, 3 * i);
   }
-  // Each bone's part of the skin (the vertices closest to it): its radius, and its extent towards
-  // each side of the ring (the support h_e = max over those vertices of their offset from the bone
-  // along the edge normal n_e, in the bone's ring frame), so a ring hugs a flat or off-centre
-  // cross-section (a torso around a spine near its back) instead of its circumscribed circle;
-  // the supports only where rings are fitted.
+  // Each bone's part of the skin (the points closest to it) and its radius.
   const boneRadius = new Float64Array(n);
-  const support = new Float64Array(n * SIDES);
   const nearest = new Int32Array(X.length / 3);
-  const normals = Array.from({ length: round ? n : 0 }, (_, i) => {
-    const a = point(axes, i), ref = point(references, i), other = cross(a, ref); // prettier-ignore
-    return Array.from({ length: SIDES }, (_, e) => {
-      const t = (2 * Math.PI * (e + 0.5)) / SIDES;
-      return ref.map((x, k) => Math.cos(t) * x + Math.sin(t) * other[k]);
-    });
-  });
   for (let v = 0; v < X.length / 3; v++) {
     let best = Infinity, bone = 0; // prettier-ignore
     for (let i = 0; i < n; i++) {
@@ -132,27 +91,16 @@ export function fitChain(X: ArrayLike<number>, P: Float64Array, chain: number[],
     }
     boneRadius[bone] = Math.max(boneRadius[bone], best);
     nearest[v] = bone;
-    if (!round) continue;
-    const d = sub(point(X, v), pts[bone]);
-    for (let e = 0; e < SIDES; e++) support[SIDES * bone + e] = Math.max(support[SIDES * bone + e], dot(d, normals[bone][e]));
   }
-  // A bone no vertex is closest to (a leaf bone inside a foot or hand) takes its neighbours' radius (round).
-  const empty = Array.from(boneRadius, (r) => !(r > 0));
+  // A bone no point is closest to (a leaf bone inside a foot or hand) takes its neighbours' radius.
   for (let i = 0; i < n; i++)
-    if (empty[i]) boneRadius[i] = Math.max(boneRadius[i - 1] ?? 0, boneRadius[i + 1] ?? 0) || 0.05 * totalLength;
-  // Fitted rings: no side nearer the bone than FITTED_FLOOR of its radius (the cage stays around
-  // the bone), every side a margin out. Other bones' rings are round (`undefined`).
-  const fitted = Array.from({ length: n }, (_, i) =>
-    round && !round.has(chain[i]) && !empty[i]
-      ? support.subarray(SIDES * i, SIDES * i + SIDES).map((h) => Math.max(h, FITTED_FLOOR * boneRadius[i]) + FITTED_MARGIN * boneRadius[i])
-      : undefined,
-  );
+    if (!(boneRadius[i] > 0)) boneRadius[i] = Math.max(boneRadius[i - 1] ?? 0, boneRadius[i + 1] ?? 0) || 0.05 * totalLength;
   const lengths = Array.from({ length: n }, (_, i) => Math.hypot(...sub(pts[i + 1], pts[i])));
   // Grown bone by bone: the bones nearest to skin still outside, until none is (bounded).
   const grow = new Float64Array(n).fill(1.15);
   for (;;) {
-    const shape = Array.from(boneRadius, (r, i) => fitted[i]?.map((h) => h * grow[i]) ?? (r / Math.cos(Math.PI / SIDES)) * grow[i]);
-    const { cage, roles } = assemble(points, axes, references, lengths, shape, head, apex);
+    const radius = Array.from(boneRadius, (r, i) => (r / Math.cos(Math.PI / SIDES)) * grow[i]);
+    const { cage, roles } = assemble(points, axes, references, lengths, radius, head, apex);
     const outside = pointsOutside(cage, X);
     if (!outside.length) return { chain, points, axes, references, cage, roles };
     const bones = new Set(outside.map((v) => nearest[v]));
@@ -165,32 +113,20 @@ export function fitChain(X: ArrayLike<number>, P: Float64Array, chain: number[],
 
 /**
  * The cage: rings along the chain, bridged (minimal area), fans to an apex `apex` ring radii beyond
- * both end rings. Per bone, `shape` is its rings' radius (round) or their distances from the bone
- * towards each of the SIDES edge normals (fitted: a ring's vertices are where consecutive edges
- * meet); a joint's rings are round, as far out as the farther ring of its two bones.
+ * both end rings. Per bone `radius`, its rings' radius; a joint's rings as far out as the farther
+ * ring of its two bones.
  */
-export function assemble(points: Float64Array, axes: Float64Array, refs: Float64Array, lengths: number[], shape: (number | Float64Array)[], head: number, apex: number) {
+function assemble(points: Float64Array, axes: Float64Array, refs: Float64Array, lengths: number[], radius: number[], head: number, apex: number) {
   const n = lengths.length;
   const positions: number[] = [];
   const roles: VertexRole[] = [];
   const rings: number[][] = [];
-  // A bone's radius: its ring's farthest reach, as a regular ring around its farthest side.
-  const radius = shape.map((h) => (typeof h === 'number' ? h : Math.max(...h) / Math.cos(Math.PI / SIDES)));
-  const ring = (centre: number[], dir: number[], ref: number[], h: number | Float64Array, role: Omit<VertexRole, 'local'>, origin: number[]) => {
+  const ring = (centre: number[], dir: number[], ref: number[], r: number, role: Omit<VertexRole, 'local'>, origin: number[]) => {
     const other = cross(dir, ref);
     const ids: number[] = [];
-    const det = Math.sin((2 * Math.PI) / SIDES);
     for (let s = 0; s < SIDES; s++) {
       const a = (2 * Math.PI * s) / SIDES;
-      let p: number[];
-      if (typeof h === 'number') p = centre.map((c, k) => c + h * (Math.cos(a) * ref[k] + Math.sin(a) * other[k]));
-      else {
-        // Where the edges before and after vertex s meet: x·n_(s−1) = h_(s−1), x·n_s = h_s.
-        const t1 = a - Math.PI / SIDES, t2 = a + Math.PI / SIDES; // prettier-ignore
-        const h1 = h[(s + SIDES - 1) % SIDES], h2 = h[s]; // prettier-ignore
-        const x = (h1 * Math.sin(t2) - h2 * Math.sin(t1)) / det, y = (h2 * Math.cos(t1) - h1 * Math.cos(t2)) / det; // prettier-ignore
-        p = centre.map((c, k) => c + x * ref[k] + y * other[k]);
-      }
+      const p = centre.map((c, k) => c + r * (Math.cos(a) * ref[k] + Math.sin(a) * other[k]));
       ids.push(positions.length / 3);
       positions.push(...p);
       roles.push({ ...role, local: sub(p, origin) });
@@ -206,7 +142,7 @@ export function assemble(points: Float64Array, axes: Float64Array, refs: Float64
   // Root cap: moves with bone 0, or with the template of the joint the limb branches off (poseTemplates).
   const a0 = point(axes, 0), r0 = point(refs, 0);
   const rootApex = tip(P(0).map((x, k) => x - a0[k] * (head + apex * radius[0])), 0, P(0));
-  ring(P(0).map((x, k) => x - a0[k] * head), a0, r0, shape[0], { kind: 'cap', index: 0 }, P(0));
+  ring(P(0).map((x, k) => x - a0[k] * head), a0, r0, radius[0], { kind: 'cap', index: 0 }, P(0));
   // Each inner joint's template reaches h along its two bones: far enough that its side rings
   // do not cross its middle ring at a bent joint (h > r·tan(half the bend)), within the bones.
   const h = Array.from({ length: n }, (_, i) => {
@@ -234,11 +170,11 @@ export function assemble(points: Float64Array, axes: Float64Array, refs: Float64
     const lo = h[i] + 0.05 * L, hi = L - (i + 1 < n ? h[i + 1] : 0) - 0.05 * L;
     const at01 = [L / 3, (2 * L) / 3].filter((x) => x > lo && x < hi);
     for (const x of at01.length ? at01 : [(lo + hi) / 2])
-      ring(P(i).map((c, k) => c + a[k] * x), a, ref, shape[i], { kind: 'bone', index: i }, P(i));
+      ring(P(i).map((c, k) => c + a[k] * x), a, ref, radius[i], { kind: 'bone', index: i }, P(i));
   }
   // Leaf cap (rigid with the last bone) at the end of the skin.
   const an = point(axes, n - 1), rn = point(refs, n - 1);
-  ring(P(n), an, rn, shape[n - 1], { kind: 'cap', index: n - 1 }, P(n - 1));
+  ring(P(n), an, rn, radius[n - 1], { kind: 'cap', index: n - 1 }, P(n - 1));
   const leafApex = tip(P(n).map((x, k) => x + an[k] * apex * radius[n - 1]), n - 1, P(n - 1));
   const triangles: number[] = [];
   for (let s = 0; s < SIDES; s++) triangles.push(rootApex, rings[0][(s + 1) % SIDES], rings[0][s]);

@@ -61,7 +61,7 @@ import type { SkinnedMesh } from '../core/mesh.js';
 import { segmentDistance } from '../core/math.js';
 import { bindJointPositions, type Skeleton } from '../core/skeleton.js';
 import { dot, point } from '../core/vec3.js';
-import { fitChain, leafDirection, nearBranches, type ChainCage } from './fit.js';
+import { fitChain, leafDirection, type ChainCage } from './fit.js';
 import { DEFAULT_TEMPLATE_LIBRARY, incidentBones, type TemplateDefinition, type TemplateLibrary } from './library.js';
 import { slotBones } from './pose.js';
 import { skinFlex, smoothAlongSurface } from './share.js';
@@ -136,13 +136,6 @@ export interface TemplateBuildOptions {
   onProgress?: (done: number, total: number) => void;
   /** Stops the build between vertex batches. */
   signal?: AbortSignal;
-  /**
-   * The bone rings' shape: `round` (default: every side as far out as the bone's farthest skin
-   * vertex, the paper's radial scaling) or `fitted` (each side as far as the skin's cross-section
-   * reaches that way, so rings hug a flat or off-centre limb; round near joints where limbs
-   * branch). A limb whose fitted cage cannot be grown around its skin gets round rings.
-   */
-  rings?: 'round' | 'fitted';
   /**
    * Template the trunk too (the limb from the root: spine, neck, head), with joint templates for
    * all incident bones where limbs branch off it (a chest: 4, Fig. 13). Default false: the trunk
@@ -233,7 +226,6 @@ export function buildTemplateRig(
   const limbChains = templateLimbChains(skeleton, P, options.trunk);
   let chains = limbChains.chains;
   const trunk = limbChains.trunk;
-  const round = options.rings === 'fitted' ? nearBranches(mesh, P, chains) : undefined;
   // A limb whose cage cannot be fitted (it turns too sharply for its thickness near the joint it
   // branches from) gives up its first joint, and the shares are taken again.
   for (;;) {
@@ -247,15 +239,7 @@ export function buildTemplateRig(
       const { vertices, X } = limbSkin(mesh, share, L, c);
       if (!vertices.length) continue;
       try {
-        const fit = (r?: Set<number>) => fitChain(X, P, chain, apex, r, vertices, leafDirection(mesh, P, chain[chain.length - 1]));
-        let part: ChainCage;
-        try {
-          part = fit(round);
-        } catch (e) {
-          // Fitted rings that cannot be grown around the skin: round ones, before giving up a joint.
-          if (!round || !(e instanceof CorskinError)) throw e;
-          part = fit(undefined);
-        }
+        const part = fitChain(X, P, chain, apex, vertices, leafDirection(mesh, P, chain[chain.length - 1]));
         fitted.push({ part, vertices, X, limb: c });
       } catch (e) {
         if (!(e instanceof CorskinError)) throw e;
