@@ -54,25 +54,18 @@ describe('corskin templates', () => {
     expect([posed.code, posed.stderr]).toEqual([0, '']);
   });
 
-  it('--rings fitted reaches the build (CesiumMan: the stored cage is the fitted one, not the round one); a shape it does not know is an error', async () => {
-    const out = join(tmp.dir, 'cesium-fitted.glb');
-    const r = await runCli('templates', 'build', CESIUM_MAN, '--rings', 'fitted', '-o', out);
+  it("--trunk reaches the build (CesiumMan: a fifth limb, the trunk, with the chest's 4-bone template); an unknown option is a usage error", async () => {
+    const out = join(tmp.dir, 'cesium-trunk.glb');
+    const r = await runCli('templates', 'build', CESIUM_MAN, '--trunk', '-o', out);
     expect([r.code, r.stderr]).toEqual([0, '']);
     const doc = await readDocument(out);
     const [model] = extractSkinnedModels(doc, out);
-    const stored = readTemplateRig(doc, model, out)!.cage.positions;
-    const gap = (rings: 'round' | 'fitted') => {
-      const p = buildTemplateRig(model.mesh, model.skeleton, undefined, { rings }).cage.positions;
-      if (p.length !== stored.length) return Infinity;
-      let e = 0;
-      for (let i = 0; i < p.length; i++) e = Math.max(e, Math.abs(p[i] - stored[i]));
-      return e;
-    };
-    expect(gap('fitted')).toBeLessThan(1e-5); // stored as 32-bit floats
-    expect(gap('round')).toBeGreaterThan(1e-3);
-    const bad = await runCli('templates', 'build', CESIUM_MAN, '--rings', 'square', '-o', join(tmp.dir, 'bad.glb'));
+    const stored = readTemplateRig(doc, model, out)!;
+    const fresh = (trunk: boolean) => buildTemplateRig(model.mesh, model.skeleton, undefined, { trunk });
+    expect(stored.limbs.length).toBe(fresh(true).limbs.length);
+    expect(stored.limbs.length).toBe(fresh(false).limbs.length + 1);
+    const bad = await runCli('templates', 'build', CESIUM_MAN, '--rings', 'fitted', '-o', join(tmp.dir, 'bad.glb'));
     expect(bad.code).toBe(2); // a usage error
-    expect(bad.stderr).toMatch(/--rings <shape>' argument 'square' is invalid. Allowed choices are round, fitted/);
     expect(existsSync(join(tmp.dir, 'bad.glb'))).toBe(false);
   });
 

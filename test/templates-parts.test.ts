@@ -7,7 +7,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { boundingBoxDiagonal, mergeSkinnedMeshes, type SkinnedMesh } from '../src/core/mesh.js';
-import { bindJointPositions } from '../src/core/skeleton.js';
 import { skinningMatrices } from '../src/core/pose.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
@@ -42,13 +41,11 @@ describe('a skin split into meshes gets one template rig', () => {
 
     const rig = buildTemplateRig(merged, model.skeleton);
     expect(rig.limbs.length).toBeGreaterThan(3);
-    const P = bindJointPositions(model.skeleton);
-    const partRigs = model.parts.map((p, k) => templateRigPart(rig, parts[k], P, p.vertexOffset));
+    const partRigs = model.parts.map((p) => templateRigPart(rig, p.vertexOffset, p.vertexCount));
     expect(partRigs.every((r) => r.cage === rig.cage && r.limbs === rig.limbs)).toBe(true);
-    const back = joinTemplateRigParts(partRigs, merged, P);
+    const back = joinTemplateRigParts(partRigs);
     expect(back.binding.indices).toEqual(rig.binding.indices);
     expect(back.binding.weights).toEqual(rig.binding.weights);
-    expect(back.linear).toEqual(rig.linear);
 
     const clip = model.animations[0];
     const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, clip, 0.4 * clip.duration));

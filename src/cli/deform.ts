@@ -212,9 +212,11 @@ function deformTemplates(
       if (e instanceof CorskinError) throw new CorskinError(`${model.name}: ${e.message}`, input);
       throw e;
     }
-    io.err(
-      `corskin: ${input}: ${model.name}: no stored templates; template cages of ${rig.cage.positions.length / 3} vertices around ${rig.limbs.length} limbs built and bound`,
-    );
+    // A skin without skin for the templates to move (no cage was stored for it) is DQS: no news.
+    if (rig.limbs.length)
+      io.err(
+        `corskin: ${input}: ${model.name}: no stored templates; template cages of ${rig.cage.positions.length / 3} vertices around ${rig.limbs.length} limbs built and bound`,
+      );
   }
   applyTemplateChoices([{ rig, model }], choices);
   return runRigged(createTemplateDeformer(rig), mesh, skinning);
