@@ -125,40 +125,59 @@ describe.each(CHARACTERS)('skinning templates on %s', (name, file) => {
 
 describe('stored template rigs of a branching skeleton', () => {
   it.each([
-    ['', 'Skeleton_arm_joint_L__3_=muscle-bulge,Skeleton_arm_joint_L__2_=no-pinch-joint', 'bone from Skeleton_arm_joint_L__3_: muscle-bulge', 4],
+    [
+      '',
+      'Skeleton_arm_joint_L__3_=muscle-bulge,Skeleton_arm_joint_L__2_=no-pinch-joint',
+      'bone from Skeleton_arm_joint_L__3_: muscle-bulge',
+      4,
+    ],
     ['--trunk', 'torso_joint_3=no-pinch-joint-4', 'joint torso_joint_3 (4 incident bones): no-pinch-joint-4;', 5],
-  ])('corskin templates build %s on CesiumMan: the stored rig (limbs, cage skinning, binding) deforms as the one built in memory', async (trunk, choices, listed, limbs) => {
-    const out = join(tmp.dir, `cesium-templates${trunk}.glb`);
-    const r = await runCli('templates', 'build', CESIUM_MAN, ...(trunk ? [trunk] : []), '--template', choices, '-o', out);
-    expect([r.code, r.stderr]).toEqual([0, '']);
-    expect((await validate(out)).issues.numErrors).toBe(0);
-    const list = await runCli('templates', 'list', out);
-    expect(list.stdout).toMatch(new RegExp(`template bones in ${limbs} limbs`));
-    expect(list.stdout).toContain(listed);
-    if (trunk) expect(list.stdout).toMatch(/radial-joint-4 \(joint, 4 bones\)/); // the chest takes a 4-bone template
-    const doc = await readDocument(out);
-    const [model] = extractSkinnedModels(doc, out);
-    const stored = readTemplateRig(doc, model, out)!;
-    const fresh = buildTemplateRig(model.mesh, model.skeleton, undefined, { trunk: !!trunk });
-    fresh.limbs.forEach((l, q) => {
-      l.boneTemplates = [...stored.limbs[q].boneTemplates];
-      l.jointTemplates = [...stored.limbs[q].jointTemplates];
-    });
-    // The cage's skinning as stored (float32, slots by decreasing weight, empty ones dropped).
-    const skinning = (r: typeof stored) =>
-      Array.from({ length: r.cageSkin.joints.length / 4 }, (_, c) =>
-        [0, 1, 2, 3]
-          .map((s) => [r.cageSkin.joints[4 * c + s], r.cageSkin.weights[4 * c + s]])
-          .filter(([, w]) => w > 0)
-          .sort((a, b) => a[0] - b[0]),
+  ])(
+    'corskin templates build %s on CesiumMan: the stored rig (limbs, cage skinning, binding) deforms as the one built in memory',
+    async (trunk, choices, listed, limbs) => {
+      const out = join(tmp.dir, `cesium-templates${trunk}.glb`);
+      const r = await runCli(
+        'templates',
+        'build',
+        CESIUM_MAN,
+        ...(trunk ? [trunk] : []),
+        '--template',
+        choices,
+        '-o',
+        out,
       );
-    const [a, b] = [skinning(stored), skinning(fresh)];
-    expect(a.map((v) => v.map(([j]) => j))).toEqual(b.map((v) => v.map(([j]) => j)));
-    a.forEach((v, c) => v.forEach(([, w], s) => expect(Math.abs(w - b[c][s][1])).toBeLessThan(1e-6)));
-    const clip = model.animations[0];
-    const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, clip, 0.4 * clip.duration));
-    expect(deformationGap(stored, fresh, model.mesh, S)).toBeLessThan(1e-5 * boundingBoxDiagonal(model.mesh.positions)); // the cage is stored as 32-bit floats
-  });
+      expect([r.code, r.stderr]).toEqual([0, '']);
+      expect((await validate(out)).issues.numErrors).toBe(0);
+      const list = await runCli('templates', 'list', out);
+      expect(list.stdout).toMatch(new RegExp(`template bones in ${limbs} limbs`));
+      expect(list.stdout).toContain(listed);
+      if (trunk) expect(list.stdout).toMatch(/radial-joint-4 \(joint, 4 bones\)/); // the chest takes a 4-bone template
+      const doc = await readDocument(out);
+      const [model] = extractSkinnedModels(doc, out);
+      const stored = readTemplateRig(doc, model, out)!;
+      const fresh = buildTemplateRig(model.mesh, model.skeleton, undefined, { trunk: !!trunk });
+      fresh.limbs.forEach((l, q) => {
+        l.boneTemplates = [...stored.limbs[q].boneTemplates];
+        l.jointTemplates = [...stored.limbs[q].jointTemplates];
+      });
+      // The cage's skinning as stored (float32, slots by decreasing weight, empty ones dropped).
+      const skinning = (r: typeof stored) =>
+        Array.from({ length: r.cageSkin.joints.length / 4 }, (_, c) =>
+          [0, 1, 2, 3]
+            .map((s) => [r.cageSkin.joints[4 * c + s], r.cageSkin.weights[4 * c + s]])
+            .filter(([, w]) => w > 0)
+            .sort((a, b) => a[0] - b[0]),
+        );
+      const [a, b] = [skinning(stored), skinning(fresh)];
+      expect(a.map((v) => v.map(([j]) => j))).toEqual(b.map((v) => v.map(([j]) => j)));
+      a.forEach((v, c) => v.forEach(([, w], s) => expect(Math.abs(w - b[c][s][1])).toBeLessThan(1e-6)));
+      const clip = model.animations[0];
+      const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, clip, 0.4 * clip.duration));
+      expect(deformationGap(stored, fresh, model.mesh, S)).toBeLessThan(
+        1e-5 * boundingBoxDiagonal(model.mesh.positions),
+      ); // the cage is stored as 32-bit floats
+    },
+  );
 
   it('corskin templates build on rpm-avatar (9 primitives; an animated armature node after the skin joints): validator-clean, the cage skinned to skin joints only', async () => {
     const file = join(SHARED, 'characters/rpm-avatar.glb');

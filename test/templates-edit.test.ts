@@ -49,7 +49,8 @@ function boneVertex(r: TemplateRig): { v: number; radial: number[]; toSkin: numb
       const c = limb.first + q;
       for (let i = 0; i < X.length / 3; i++) {
         let bound = false; // to this limb's cage
-        for (let s = k * i; s < k * i + k; s++) bound ||= weights[s] > 0 && indices[s] >= limb.first && indices[s] < limb.first + limb.roles.length;
+        for (let s = k * i; s < k * i + k; s++)
+          bound ||= weights[s] > 0 && indices[s] >= limb.first && indices[s] < limb.first + limb.roles.length;
         if (!bound) continue;
         const d = Math.hypot(X[3 * i] - r.cage.positions[3 * c], X[3 * i + 1] - r.cage.positions[3 * c + 1], X[3 * i + 2] - r.cage.positions[3 * c + 2]); // prettier-ignore
         if (d < best.d) {

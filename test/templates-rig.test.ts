@@ -26,7 +26,7 @@ import { poseTemplates } from '../src/templates/pose.js';
 import { setBoneTemplate } from '../src/templates/edit.js';
 import { DEFAULT_TEMPLATE_LIBRARY, parseTemplateLibrary, type TemplateLibrary } from '../src/templates/library.js';
 import { ARM_GLB } from './helpers/data.js';
-import { thickerAcrossChain } from './helpers/templates.js';
+import { secondKeyWeight, thickerAcrossChain } from './helpers/templates.js';
 
 const deg = Math.PI / 180;
 const benches: [string, () => Promise<Benchmark>][] = [
@@ -171,7 +171,9 @@ describe('template choices on the arm', () => {
     const thin = bulgeOn(arm.mesh);
     // The arm 1.5× thicker: every vertex's offset from its bone axis (the chain of bones 1–3) scaled.
     const thick = bulgeOn({ ...arm.mesh, positions: thickerAcrossChain(arm.mesh.positions, buildTemplateRig(arm.mesh, arm.skeleton).limbs[0], 1.5) }); // prettier-ignore
-    console.log(`muscle bulge, crease side of the mid upper arm: ${thin.toFixed(4)} (arm), ${thick.toFixed(4)} (1.5× thicker) of the radius`);
+    console.log(
+      `muscle bulge, crease side of the mid upper arm: ${thin.toFixed(4)} (arm), ${thick.toFixed(4)} (1.5× thicker) of the radius`,
+    );
     expect(thin).toBeGreaterThan(0.02);
     expect(Math.abs(thick - thin) / thin).toBeLessThan(0.25);
   });
@@ -294,10 +296,10 @@ describe('template choices on the arm', () => {
       expect(Math.abs(b.x - a.x)).toBeLessThan(1e-9 * bend.diag);
       expect(Math.abs(Math.sqrt(dot(b.r, b.r)) - Math.sqrt(dot(a.r, a.r)))).toBeLessThan(1e-9 * bend.diag);
       const angle = Math.acos(Math.min(1, dot(a.r, b.r) / Math.sqrt(dot(a.r, a.r) * dot(b.r, b.r))));
-      // Key poses 0° and 30° at bends 0° and 90°, linear between (two keys, φ(d) = d), times the
-      // profile sin πt at the vertex's place t along the bone.
+      // Key poses 0° and 30° at bends 0° and 90°, blended by Eq. 2 over the forearm's rotation
+      // (two keys, φ(d) = d), times the profile sin πt at the vertex's place t along the bone.
       const t = a.x / L;
-      expect(angle * (180 / Math.PI)).toBeCloseTo(30 * (bend.bend / 90) * Math.sin(Math.PI * t), 4);
+      expect(angle * (180 / Math.PI)).toBeCloseTo(30 * bend.key90 * Math.sin(Math.PI * t), 4);
       checked++;
     });
     expect(checked).toBeGreaterThanOrEqual(8);
@@ -344,6 +346,12 @@ async function elbowBend(degrees: number) {
     shoulder: s0,
     /** The forearm's bend from its rest bend, degrees. */
     bend: angle(upperArm, forearm) - restBend,
+    /** Eq. 2's weight of a template's 90° key pose at this pose (two keys: 0° and 90°). */
+    key90: secondKeyWeight(
+      [0, 1, 2].flatMap((r) => [0, 1, 2].map((c) => S[16 * joint('bone2') + 4 * c + r])),
+      rw.map((x, k) => (x - re[k]) / Math.hypot(...rw.map((y, m) => y - re[m]))),
+      Math.PI / 2,
+    ),
     upperArm,
     crease,
     pose(at: string, id: string) {
@@ -389,7 +397,9 @@ describe('template shares at a branching joint', () => {
       joints: Uint32Array.of(4, 5, 2, 4, 5, 2, 4, 5, 2, 2, 4, 5, 2, 4, 5, 2, 4, 5),
       weights: Float32Array.of(0.3, 0.6, 0.1, 0.5, 0.5, 0, 0.2, 0.7, 0.1, 1, 0, 0, 1, 0, 0, 1, 0, 0),
     };
-    const skeleton = { parents: Int32Array.of(-1, 0, 1, 2, 2, 4, 5) } as unknown as Parameters<typeof templateShares>[1];
+    const skeleton = { parents: Int32Array.of(-1, 0, 1, 2, 2, 4, 5) } as unknown as Parameters<
+      typeof templateShares
+    >[1];
     const share = templateShares(mesh, skeleton, P, [arm]);
     [0.6, 0.5, 0.7].forEach((elbow, i) => expect(share[i]).toBeCloseTo(elbow, 6)); // the elbow's weight; the shoulder's is the junction's
     for (let i = 3; i < 6; i++) expect(share[i]).toBe(0); // rigid on the chest

@@ -10,7 +10,7 @@ import { splitScale } from '../deformers/two-phase.js';
 import { cross, dot, normalize, point, sub } from '../core/vec3.js';
 import { prepareBoneTemplate, type BoneTemplateFrame } from './bone.js';
 import { prepareJointTemplate } from './joint.js';
-import { axisAngle, apply3, mulT3 } from './rotation.js';
+import { axisAngle, apply3, mulT3, rotationAngle } from './rotation.js';
 import { createRbfWeights } from './key-poses.js';
 import { designSamples, noOffsets } from './design.js';
 import { incidentBones, type BoneKeyPose, type TemplateDefinition } from './library.js';
@@ -39,13 +39,21 @@ export function slotBones(rig: Pick<TemplateRig, 'limbs' | 'library'>, limb: Tem
 }
 
 
-/** Eq. 2's weights of template `t`'s key poses at the child's bend `bend` (rad from its rest bend): radial basis functions of the bend distance. */
-export function keyWeights(t: TemplateDefinition, bend: number): Float64Array {
+/**
+ * Eq. 2's weights of template `t`'s key poses at a pose of the child bone: radial basis functions
+ * (Lewis, Cordner, Fong 2000, {@link createRbfWeights}) of the pose distance — the geodesic angle
+ * between the child's rotation relative to its template bone now, `relative` (row-major 3×3, from
+ * rest), and at each key pose: the library's key poses bend the child by their `bend` about the
+ * axis it bends about now (`axis`, unit), with no twist, so a twisted or differently bent child is
+ * further from them all (Ju et al. 2008's pose distance over the relevant bones' frames, twist
+ * included). Two key poses are |bend_i − bend_j| apart. A pure bend of θ from rest is |θ − bend_k|
+ * from key k.
+ */
+export function keyWeights(t: TemplateDefinition, relative: ArrayLike<number>, axis: ArrayLike<number>): Float64Array {
   if (t.keyPoses.length === 1) return Float64Array.of(1);
   const bends = t.keyPoses.map((k) => (k.bend * Math.PI) / 180);
-  return createRbfWeights(bends.length, (i, j) => Math.abs(bends[i] - bends[j]))(bends.map((k) => Math.abs(bend - k)));
+  return createRbfWeights(bends.length, (i, j) => Math.abs(bends[i] - bends[j]))(bends.map((k) => rotationAngle(relative, axisAngle(axis, k))));
 }
-
 
 /** A key-pose value of template `t` blended by the key weights `w` (Eq. 2). */
 export function keyValue(t: TemplateDefinition, w: ArrayLike<number>, value: (k: BoneKeyPose) => number): number {
@@ -307,18 +315,23 @@ export function poseLimb(
     }
     const b1 = now.subarray(6, 9);
     const template = library.templates.find((x) => x.id === limb.boneTemplates[i])!;
-    const clampDot = (u: ArrayLike<number>) => Math.max(-1, Math.min(1, dot(a, u)));
-    // The child's bend from its rest bend; the joint template of joint i + 1 bulges by it too.
-    const bend = Math.max(0, Math.acos(clampDot(b1)) - Math.acos(clampDot(rest.subarray(6, 9))));
+    // The child's bend from rest: the angle its direction turned (its swing); Eq. 2 weighs the key
+    // poses over its whole rotation (twist included), the key poses bent about the axis the child
+    // bends about now (any axis across it when it does not).
+    const ac = rest.subarray(6, 9);
+    const bend = Math.acos(Math.max(-1, Math.min(1, dot(ac, b1))));
     bends[i] = bend;
     if (i + 1 < n) {
-      const w = (boneKeys[i] = keyWeights(template, bend));
+      let bendAxis = cross(ac, b1);
+      if (!(Math.hypot(bendAxis[0], bendAxis[1], bendAxis[2]) > 1e-9)) bendAxis = cross(ac, rest.subarray(9, 12));
+      const relative = mulT3(Rb(i), Rb(i + 1));
+      const w = (boneKeys[i] = keyWeights(template, relative, normalize(bendAxis)));
       bulge[i] = (template.side === 'outer' ? -1 : 1) * keyValue(template, w, (k) => k.bulge);
       slide[i] = keyValue(template, w, (k) => k.slide ?? 0);
       twist[i] = (keyValue(template, w, (k) => k.twist ?? 0) * Math.PI) / 180;
       boneOffsets[i] = blendedOffsets(template, w);
       const jt = library.templates.find((x) => x.id === limb.jointTemplates[i + 1])!;
-      const wj = (jointKeys[i + 1] = keyWeights(jt, bend));
+      const wj = (jointKeys[i + 1] = keyWeights(jt, relative, normalize(bendAxis)));
       jointBulge[i + 1] = (jt.side === 'outer' ? -1 : 1) * keyValue(jt, wj, (k) => k.bulge);
       jointOffsets[i + 1] = blendedOffsets(jt, wj);
     }

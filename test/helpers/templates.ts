@@ -105,3 +105,38 @@ export function creasedEdges(
     if (fs.length === 2 && Math.abs(angle(posed, fs[0], fs[1]) - angle(rest, fs[0], fs[1])) > threshold) count++;
   return count;
 }
+
+/** Rotation (row-major 3×3) by `angle` rad about the unit `axis` (Rodrigues), written here anew. */
+function rotation(axis: number[], angle: number): number[] {
+  const [x, y, z] = axis, c = Math.cos(angle), s = Math.sin(angle), t = 1 - c; // prettier-ignore
+  return [t * x * x + c, t * x * y - s * z, t * x * z + s * y, t * x * y + s * z, t * y * y + c, t * y * z - s * x, t * x * z - s * y, t * y * z + s * x, t * z * z + c]; // prettier-ignore
+}
+
+/** Angle (rad) of the rotation a·bᵀ (row-major 3×3 each). */
+function angleBetween(a: number[], b: number[]): number {
+  let trace = 0;
+  for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) trace += a[3 * r + c] * b[3 * r + c];
+  return Math.acos(Math.max(-1, Math.min(1, (trace - 1) / 2)));
+}
+
+/**
+ * Eq. 2's weight of the second of two key poses, at bends 0 and `keyBend` (rad), for a child bone
+ * turned by `M` (row-major 3×3, relative to its rest) whose rest direction is `rest` (unit): with
+ * φ(d) = d and a constant term the two-key radial basis blend is `(d₀ − d₁) / 2D + ½`, clamped,
+ * d_k the angle between M and key k's rotation — a bend by its angle about the axis the child
+ * bends about (rest × M·rest).
+ */
+export function secondKeyWeight(M: number[], rest: number[], keyBend: number): number {
+  const b = [0, 1, 2].map((r) => M[3 * r] * rest[0] + M[3 * r + 1] * rest[1] + M[3 * r + 2] * rest[2]);
+  const n = [rest[1] * b[2] - rest[2] * b[1], rest[2] * b[0] - rest[0] * b[2], rest[0] * b[1] - rest[1] * b[0]];
+  const l = Math.hypot(n[0], n[1], n[2]);
+  const d0 = angleBetween(M, [1, 0, 0, 0, 1, 0, 0, 0, 1]);
+  const d1 = angleBetween(
+    M,
+    rotation(
+      n.map((x) => x / l),
+      keyBend,
+    ),
+  );
+  return Math.max(0, Math.min(1, (d0 - d1) / (2 * keyBend) + 0.5));
+}
