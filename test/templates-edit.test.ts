@@ -4,7 +4,6 @@
  * the build's own binding, the bind pose, undoing the move, and the winding-number test of skin
  * left outside.
  */
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stressPose } from '../src/evaluation/stress-pose.js';
 import { boundingBoxDiagonal } from '../src/core/mesh.js';
