@@ -1,6 +1,7 @@
 /**
  * `corskin evaluate`: the quality benchmark (bar or arm) for every method, as a table, JSON, or an
- * HTML report with charts and the deformed meshes.
+ * HTML report with charts and the deformed meshes; or, with `--character FILE`, the methods on a
+ * character's pose battery (its stress pose and clips).
  * @module
  */
 import { mkdir } from 'node:fs/promises';
@@ -20,17 +21,34 @@ import { bakePosedGeometry } from '../io/posed-geometry.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { buildSkinnedDocument } from '../io/convert.js';
 import { DEMO_ASSET } from './demo.js';
+import { CorskinError } from '../core/errors.js';
+import { measureCharacter, poseBattery, summarizeCharacter, type CharacterRow } from '../evaluation/character.js';
+import { readTemplateRig } from '../io/cage-gltf.js';
+import { buildTemplateRig } from '../templates/rig.js';
+import { createTemplateDeformer } from '../templates/deformer.js';
+import { computeCentersOfRotationParallel } from '../cor/parallel.js';
+import { deformers as deformers_ } from '../deformers/index.js';
+import type { Deformer, SkinningMethod } from '../deformers/contract.js';
+import { methodInfo } from '../deformers/registry.js';
 import { formatTable, type Io } from './ui.js';
 
 /** Options of {@link evaluateCommand}. */
 export interface EvaluateOptions {
   benchmark: 'bar' | 'arm';
+  /** A character file: the pose battery instead of a benchmark. */
+  character?: string;
+  /** With `character`: the methods compared (default: {@link CHARACTER_METHODS}). */
+  methods?: string[];
   json?: boolean;
   report?: string;
 }
 
-/** Runs `corskin evaluate`. @throws CorskinError when the report folder cannot be written */
+/** The methods `--character` compares by default. */
+export const CHARACTER_METHODS = ['lbs', 'dqs', 'sbs', 'lms', 'cor', 'templates'];
+
+/** Runs `corskin evaluate`. @throws CorskinError when the report folder cannot be written, or for a bad character file */
 export async function evaluateCommand(io: Io, o: EvaluateOptions): Promise<void> {
+  if (o.character) return evaluateCharacterCommand(io, o.character, o);
   const bench =
     o.benchmark === 'arm'
       ? armBenchmark(extractSkinnedModels(await readDocument(DEMO_ASSET), DEMO_ASSET)[0])
@@ -88,3 +106,61 @@ function formatRows(rows: BenchmarkRow[]): string {
     ]),
   );
 }
+
+/**
+ * `corskin evaluate --character FILE`: every skin of the file, each method over the pose battery
+ * ({@link poseBattery}); CoRs computed when the file has none, the templates the file stores or
+ * built. Prints per method the sums over the stress pose, its half and the clips.
+ * @throws CorskinError for a file that cannot be read or has no skin
+ */
+async function evaluateCharacterCommand(io: Io, file: string, o: EvaluateOptions): Promise<void> {
+  const methods = o.methods ?? CHARACTER_METHODS;
+  const unknown = methods.filter((m) => !CHARACTER_METHODS.includes(m));
+  if (unknown.length)
+    throw new CorskinError(`--methods: ${unknown.join(', ')} is not one of ${CHARACTER_METHODS.join(', ')}`);
+  const document = await readDocument(file);
+  const models = extractSkinnedModels(document, file);
+  const rows: CharacterRow[] = [];
+  const cages: string[] = [];
+  for (const model of models) {
+    const deformers = new Map<string, Deformer>();
+    for (const id of methods) {
+      if (id === 'templates') {
+        const rig = readTemplateRig(document, model, file) ?? buildTemplateRig(model.mesh, model.skeleton);
+        if (rig.limbs.length)
+          cages.push(`${model.name}: ${rig.cage.triangles.length / 3} cage triangles in ${rig.limbs.length} limbs`);
+        deformers.set(id, createTemplateDeformer(rig));
+      } else if (id === 'cor' && !model.mesh.centersOfRotation) {
+        const { centers } = await computeCentersOfRotationParallel(model.mesh);
+        const withCenters = { ...model.mesh, centersOfRotation: centers };
+        deformers.set(id, (_, S, out) => deformers_.cor(withCenters, S, out));
+      } else deformers.set(id, deformers_[id as SkinningMethod]);
+    }
+    rows.push(
+      ...measureCharacter(model.mesh, model.skeleton, poseBattery(model.skeleton, model.animations), deformers),
+    );
+  }
+  if (o.json) return io.out(JSON.stringify(rows, null, 2));
+  const summary = summarizeCharacter(rows);
+  io.out(
+    formatTable(
+      ['poses', 'method', 'flipped vs DQS', 'creased edges', 'rigid gap', 'ms'],
+      summary.map((r) => [
+        r.poses,
+        methodInfo(r.method).label,
+        r.flippedAgainstDqs,
+        r.creasedEdges,
+        r.rigidGap.toExponential(1),
+        r.ms.toFixed(2),
+      ]),
+    ),
+  );
+  if (cages.length) io.out(`\ntemplates: ${cages.join('; ')}`);
+  io.out(`\n${CHARACTER_LEGEND}`);
+}
+
+const CHARACTER_LEGEND =
+  'poses: the stress pose (every limb bent, twisted and curled at once), at half amplitude, and ¼ ½ ¾ of every clip; ' +
+  'flipped vs DQS: triangles whose normal turns away from its DQS normal; creased edges: edges whose dihedral angle ' +
+  'changes by more than 30° from rest; rigid gap: largest distance from DQS on skin whose weights do not blend ÷ the ' +
+  'bounding-box diagonal (rigid pieces: every method should move them as DQS does); ms: median time of one deformation.';

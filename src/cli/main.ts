@@ -265,6 +265,16 @@ function buildProgram(io: Io): Command {
       'quality benchmark: the joint manipulations of the CoR paper (bar) or the standard arm poses, for every method',
     )
     .addOption(new Option('--benchmark <name>', 'which benchmark').choices(['bar', 'arm']).default('bar'))
+    .option(
+      '--character <file>',
+      'a character instead: every method over its pose battery (stress pose, half of it, 3 times of each clip) — triangles flipped against DQS, creased edges, distance from DQS on rigid pieces',
+    )
+    .addOption(
+      new Option(
+        '--methods <ids>',
+        'with --character: the methods, comma-separated (default: lbs,dqs,sbs,lms,cor,templates)',
+      ).argParser((v: string) => v.split(',').map((x) => x.trim())),
+    )
     .option('--json', 'print the rows as one JSON array')
     .option('--report <dir>', 'also write an HTML report with charts and the deformed meshes')
     .action(async (opts) => (await import('./evaluate.js')).evaluateCommand(io, opts));
