@@ -51,9 +51,17 @@ export function slotBones(rig: Pick<TemplateRig, 'limbs' | 'library'>, limb: Tem
  */
 export function keyWeights(t: TemplateDefinition, relative: ArrayLike<number>, axis: ArrayLike<number>): Float64Array {
   if (t.keyPoses.length === 1) return Float64Array.of(1);
-  const bends = t.keyPoses.map((k) => (k.bend * Math.PI) / 180);
-  return createRbfWeights(bends.length, (i, j) => Math.abs(bends[i] - bends[j]))(bends.map((k) => rotationAngle(relative, axisAngle(axis, k))));
+  let rbf = keyPoseRbf.get(t);
+  if (!rbf || rbf.bends.length !== t.keyPoses.length || rbf.bends.some((b, i) => b !== (t.keyPoses[i].bend * Math.PI) / 180)) {
+    const bends = t.keyPoses.map((k) => (k.bend * Math.PI) / 180);
+    rbf = { bends, weights: createRbfWeights(bends.length, (i, j) => Math.abs(bends[i] - bends[j])) };
+    keyPoseRbf.set(t, rbf);
+  }
+  return rbf.weights(rbf.bends.map((k) => rotationAngle(relative, axisAngle(axis, k))));
 }
+
+/** Per template, its key bends and their radial basis solve (solved again when the bends change). */
+const keyPoseRbf = new WeakMap<TemplateDefinition, { bends: number[]; weights: (d: ArrayLike<number>) => Float64Array }>();
 
 /** A key-pose value of template `t` blended by the key weights `w` (Eq. 2). */
 export function keyValue(t: TemplateDefinition, w: ArrayLike<number>, value: (k: BoneKeyPose) => number): number {
