@@ -116,12 +116,23 @@ describe('moving a template cage vertex and binding again', () => {
     expect(outside.length).toBeGreaterThan(0);
     // The refused binding names the same vertices first (its message lists the first five).
     expect(() => rebindTemplateRig(edited, model.mesh)).toThrow(new RegExp(`^.*${outside.length} skin vertex`));
-    // Each lies within the move's length of the moved cage vertex's rest place.
-    const at = Array.from(rig.cage.positions.subarray(3 * v, 3 * v + 3));
+    // Each lies in the region the move swept: within the move's length plus the farthest cage
+    // neighbour's distance of the moved vertex's rest place (its triangles are what moved).
+    const c = rig.cage.positions;
+    const at = Array.from(c.subarray(3 * v, 3 * v + 3));
     const length = Math.hypot(delta[0], delta[1], delta[2]);
+    let reach = 0;
+    const tri = rig.cage.triangles;
+    for (let t = 0; t < tri.length; t += 3)
+      if (tri[t] === v || tri[t + 1] === v || tri[t + 2] === v)
+        for (let k = 0; k < 3; k++)
+          reach = Math.max(
+            reach,
+            Math.hypot(c[3 * tri[t + k]] - at[0], c[3 * tri[t + k] + 1] - at[1], c[3 * tri[t + k] + 2] - at[2]),
+          );
     for (const i of outside) {
       const x = model.mesh.positions.subarray(3 * i, 3 * i + 3);
-      expect(Math.hypot(x[0] - at[0], x[1] - at[1], x[2] - at[2])).toBeLessThan(2 * length);
+      expect(Math.hypot(x[0] - at[0], x[1] - at[1], x[2] - at[2])).toBeLessThan(length + reach);
     }
     moveTemplateCageVertex(
       edited,

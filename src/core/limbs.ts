@@ -100,3 +100,14 @@ export function trunkFirst(skeleton: Skeleton, limbs: number[][]): number[][] {
   });
   return trunk < 0 ? limbs : [limbs[trunk], ...limbs.filter((_, i) => i !== trunk)];
 }
+
+/**
+ * The index in a branching limb's `chain` (from the joint it branches off) of its root joint — the
+ * hip, the shoulder: 1, or 2 after a clavicle (a first bone less than 0.7 times as long as the next);
+ * the joint after it is the limb's middle joint (knee, elbow).
+ * @param P bind joint positions, 3·J
+ */
+export function limbRoot(chain: readonly number[], P: ArrayLike<number>): number {
+  const length = (a: number, b: number) => Math.hypot(...sub(point(P, b), point(P, a)));
+  return chain.length >= 4 && length(chain[1], chain[2]) < 0.7 * length(chain[2], chain[3]) ? 2 : 1;
+}

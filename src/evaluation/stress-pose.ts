@@ -24,10 +24,10 @@
  *
  * @module
  */
-import { skeletonLimbs, trunkFirst } from '../core/limbs.js';
+import { limbRoot, skeletonLimbs, trunkFirst } from '../core/limbs.js';
 import { globalMatrices, restPose, rotateJointWorld, type Pose } from '../core/pose.js';
 import { bindJointPositions, type Skeleton } from '../core/skeleton.js';
-import { cross, normalize, point, sub } from '../core/vec3.js';
+import { cross, normalize, sub } from '../core/vec3.js';
 
 /** The stress pose's angles in degrees (see the module comment), scaled by the amplitude. */
 export const STRESS_ANGLES = {
@@ -107,7 +107,6 @@ function stressMoves(limbs: number[][], P: Float64Array): JointMove[] {
   const count = new Map<number, number>();
   for (const c of limbs) c.forEach((j, i) => i < c.length - 1 && count.set(j, (count.get(j) ?? 0) + 1));
   const hands = new Set([...count].filter(([j, k]) => k >= 4 && !trunk.includes(j)).map(([j]) => j));
-  const length = (a: number, b: number) => Math.hypot(...sub(point(P, b), point(P, a)));
   // Trunk: spine joints share the twist and bend; then the neck and the head.
   const inner = trunk.slice(1, -1);
   const spine = inner.length >= 3 ? inner.slice(0, -2) : inner;
@@ -140,7 +139,7 @@ function stressMoves(limbs: number[][], P: Float64Array): JointMove[] {
       for (; i + 1 < chain.length; i++) moves.push({ joint: chain[i], child: chain[i + 1], bend: A.finger, twist: 0 });
       continue;
     }
-    if (i + 2 < chain.length && length(chain[1], chain[2]) < 0.5 * length(chain[2], chain[3])) {
+    if (limbRoot(chain, P) === 2) {
       moves.push({ joint: chain[1], child: chain[2], bend: A.clavicle, twist: 0 });
       i = 2;
     }

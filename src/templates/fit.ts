@@ -49,10 +49,12 @@ export type ChainCage = Omit<TemplateLimb, 'first' | 'boneTemplates' | 'jointTem
 
 /**
  * Fits the template cage of joint chain `chain` (bind joint positions `P`, 3·J) to the points
- * `X` (3·n, the skin it must enclose): each bone's rings as far out as the farthest of the
- * points nearest to it (the paper's radial scaling), grown bone by bone (the bones nearest to
- * points still outside) until every point is inside; its end caps' apexes `apex` ring radii beyond
- * their rings; the last bone towards `leaf` when given ({@link leafDirection}).
+ * `X` (3·n, the skin it must enclose): each ring (a joint template's three rings together) as far
+ * out as the farthest point between it and its neighbouring rings along the chain (the paper's
+ * radial scaling, ring by ring, so that skin bunched at one joint — a chest, a shoulder — does not
+ * widen the rings of the next), grown ring by ring (those around points still outside) until every
+ * point is inside; its end caps' apexes `apex` ring radii beyond their rings; the last bone
+ * towards `leaf` when given ({@link leafDirection}).
  * @param ids the points' skin vertex indices (named in the error)
  * @throws CorskinError when it cannot be grown to enclose them (4× at most)
  */
@@ -80,107 +82,195 @@ export function fitChain(X: ArrayLike<number>, P: Float64Array, chain: number[],
     axes.set(a, 3 * i);
     references.set(ref, 3 * i);
   }
-  // Each bone's part of the skin (the points closest to it) and its radius.
-  const boneRadius = new Float64Array(n);
-  const nearest = new Int32Array(X.length / 3);
-  for (let v = 0; v < X.length / 3; v++) {
+  const lengths = Array.from({ length: n }, (_, i) => Math.hypot(...sub(pts[i + 1], pts[i])));
+  const start = lengths.map((_, i) => lengths.slice(0, i).reduce((a, b) => a + b, 0)); // arc length of each bone's start
+  // Each point's place along the chain (arc length on its nearest bone, beyond the ends on the end
+  // bones) and its distance from that bone.
+  const m = X.length / 3;
+  const along = new Float64Array(m), dist = new Float64Array(m);
+  for (let v = 0; v < m; v++) {
     let best = Infinity, bone = 0; // prettier-ignore
     for (let i = 0; i < n; i++) {
-      const dist = segmentDistance(X, 3 * v, pts[i], pts[i + 1]);
-      if (dist < best) [best, bone] = [dist, i];
+      const d = segmentDistance(X, 3 * v, pts[i], pts[i + 1]);
+      if (d < best) [best, bone] = [d, i];
     }
-    boneRadius[bone] = Math.max(boneRadius[bone], best);
-    nearest[v] = bone;
+    const t = dot(sub(point(X, v), pts[bone]), point(axes, bone));
+    along[v] = start[bone] + Math.min(bone === n - 1 ? Infinity : lengths[bone], Math.max(bone === 0 ? -Infinity : 0, t));
+    dist[v] = best;
   }
-  // A bone no point is closest to (a leaf bone inside a foot or hand) takes its neighbours' radius.
-  for (let i = 0; i < n; i++)
-    if (!(boneRadius[i] > 0)) boneRadius[i] = Math.max(boneRadius[i - 1] ?? 0, boneRadius[i + 1] ?? 0) || 0.05 * totalLength;
-  const lengths = Array.from({ length: n }, (_, i) => Math.hypot(...sub(pts[i + 1], pts[i])));
-  // Grown bone by bone: the bones nearest to skin still outside, until none is (bounded).
-  const grow = new Float64Array(n).fill(1.15);
-  for (;;) {
-    const radius = Array.from(boneRadius, (r, i) => (r / Math.cos(Math.PI / SIDES)) * grow[i]);
-    const { cage, roles } = assemble(points, axes, references, lengths, radius, head, apex);
+  // Each inner joint's template reaches h along its two bones: far enough that its side rings do
+  // not cross its middle ring at a bent joint (h > r·tan(half the bend)), within the bones. r is
+  // first the skin's radius within a fifth of the shorter bone of the joint, then its rings'.
+  const reachAt = (i: number, r: number) => {
+    const near = 0.2 * Math.min(lengths[i - 1], lengths[i]);
+    const half = 0.5 * Math.acos(Math.max(-1, Math.min(1, dot(point(axes, i - 1), point(axes, i)))));
+    const h0 = Math.min(near, Math.max(0.6 * r, 0.25 * near));
+    return Math.min(0.45 * Math.min(lengths[i - 1], lengths[i]), Math.max(h0, 1.1 * r * Math.tan(half)));
+  };
+  let h = lengths.map((_, i) => {
+    if (i === 0) return 0;
+    const near = 0.2 * Math.min(lengths[i - 1], lengths[i]);
+    let r = 0;
+    for (let v = 0; v < m; v++) if (Math.abs(along[v] - start[i]) <= near) r = Math.max(r, dist[v]);
+    return reachAt(i, r / Math.cos(Math.PI / SIDES));
+  });
+  // Grown ring by ring (the rings around skin still outside) until none is, bounded; the joint
+  // templates reach further as their rings grow (a few times at most).
+  const grow = new Float64Array(radiusGroups(n)).fill(1.15);
+  for (let relayouts = 0; ; ) {
+    const stations = layout(points, axes, references, lengths, h, head);
+    const radius = ringRadii(stations, along, dist, totalLength).map((r, g) => (r / Math.cos(Math.PI / SIDES)) * grow[g]);
+    gentleWalls(stations, radius);
+    const further = h.map((x, i) => (i === 0 ? 0 : Math.max(x, reachAt(i, radius[jointGroup(i)]))));
+    if (relayouts < 4 && further.some((x, i) => x > 1.01 * h[i])) {
+      [h, relayouts] = [further, relayouts + 1];
+      continue;
+    }
+    const { cage, roles } = assemble(stations, radius, apex);
     const outside = pointsOutside(cage, X);
     if (!outside.length) return { chain, points, axes, references, cage, roles };
-    const bones = new Set(outside.map((v) => nearest[v]));
-    if ([...bones].some((i) => grow[i] > 4))
+    const grown = new Set(outside.flatMap((v) => bracket(stations, along[v])));
+    if ([...grown].some((g) => grow[g] > 4))
       throw new CorskinError(`the template cage leaves ${outside.length} skin vertices outside even grown 4×; first: ${outside.slice(0, 5).map((q) => ids?.[q] ?? q).join(', ')}`);
-    for (const i of bones) grow[i] *= 1.15;
+    for (const g of grown) grow[g] *= 1.15;
   }
 }
 
+/**
+ * Radius groups of a chain of `n` bones, in order along it: the root cap's ring; per bone, its
+ * joint template's three rings (none at bone 0) and its two bone rings (the second unused when
+ * the bone has room for one); the leaf cap's ring. Fixed by the chain, so growth stays with its
+ * rings when the joint templates' reach changes the layout.
+ */
+const radiusGroups = (n: number) => 1 + 3 * n - 1 + 1;
+/** The radius group of the joint template at chain joint i ≥ 1. */
+const jointGroup = (i: number) => 3 * i;
+/** The radius group of bone i's k-th ring. */
+const boneGroup = (i: number, k: number) => (i === 0 ? 1 : 3 * i + 1) + k;
+
+/** The radius groups of the two stations around arc length `s` (the end station's twice beyond the ends). */
+function bracket(stations: Station[], s: number): [number, number] {
+  let k = 0;
+  while (k + 1 < stations.length && stations[k + 1].s <= s) k++;
+  return [stations[k].group, stations[Math.min(k + 1, stations.length - 1)].group];
+}
 
 /**
- * The cage: rings along the chain, bridged (minimal area), fans to an apex `apex` ring radii beyond
- * both end rings. Per bone `radius`, its rings' radius; a joint's rings as far out as the farther
- * ring of its two bones.
+ * Per radius group, the skin's radius there: the farthest of the points (at arc length `along`,
+ * `dist` from their nearest bone) between the group's rings and their neighbours; a group no point
+ * reaches (a leaf bone inside a foot) as its neighbours; then no ring less than its neighbours'
+ * radius minus the distance between them (cage walls at most 45° to the bone), so that skin
+ * bunched at one joint widens the rings next to it gradually and the cage does not fold.
  */
-function assemble(points: Float64Array, axes: Float64Array, refs: Float64Array, lengths: number[], radius: number[], head: number, apex: number) {
+function ringRadii(stations: Station[], along: Float64Array, dist: Float64Array, totalLength: number): Float64Array {
+  const groups = 1 + stations[stations.length - 1].group;
+  const need = new Float64Array(groups);
+  for (let v = 0; v < along.length; v++) for (const g of bracket(stations, along[v])) need[g] = Math.max(need[g], dist[v]);
+  for (let g = 0; g < groups; g++) if (!(need[g] > 0)) need[g] = Math.max(need[g - 1] ?? 0, need[g + 1] ?? 0) || 0.05 * totalLength;
+  // A joint template's rings reach as far as both its bones' rings (the paper's joint radius): a
+  // joint's own skin is often thinner, and tight joint rings twist the skin too sharply there.
+  for (let i = 1; 3 * i < groups - 1; i++)
+    need[jointGroup(i)] = Math.max(need[jointGroup(i)], need[boneGroup(i - 1, 0)], need[boneGroup(i - 1, 1)], need[boneGroup(i, 0)], need[boneGroup(i, 1)]);
+  gentleWalls(stations, need);
+  return need;
+}
+
+/** Raises `radius` (per group) until no ring is less than a neighbouring ring's radius minus the distance between them. */
+function gentleWalls(stations: Station[], radius: Float64Array): void {
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (let k = 0; k + 1 < stations.length; k++) {
+      const a = stations[k].group, b = stations[k + 1].group, gap = stations[k + 1].s - stations[k].s; // prettier-ignore
+      if (radius[b] < radius[a] - gap) [radius[b], changed] = [radius[a] - gap, true];
+      if (radius[a] < radius[b] - gap) [radius[a], changed] = [radius[b] - gap, true];
+    }
+  }
+}
+
+/** A ring of the cage before its radius is known: where along the chain, its plane, its radius group. */
+interface Station {
+  /** Arc length along the chain from its first joint. */
+  s: number;
+  /** Rings of one group share a radius (a joint template's three rings). */
+  group: number;
+  centre: number[];
+  dir: number[];
+  ref: number[];
+  role: Omit<VertexRole, 'local'>;
+  /** The point its vertices' rest offsets are from (their joint). */
+  origin: number[];
+}
+
+/**
+ * The rings along the chain, in order: the root cap's, each inner joint's three (parent side at
+ * `h` along the parent bone, the joint in the bisecting plane, child side), each bone's at ⅓ and ⅔
+ * clear of the joint templates at its ends (one ring at ½ is coarser, but on the libigl arm it
+ * halves the muscle bulge the skin shows and does not transfer it to a thicker arm within 25%), the
+ * leaf cap's.
+ */
+function layout(points: Float64Array, axes: Float64Array, refs: Float64Array, lengths: number[], h: number[], head: number): Station[] {
   const n = lengths.length;
+  const P = (i: number) => point(points, i);
+  const out: Station[] = [];
+  let s = 0;
+  const a0 = point(axes, 0);
+  out.push({ s: -head, group: 0, centre: P(0).map((x, k) => x - a0[k] * head), dir: a0, ref: point(refs, 0), role: { kind: 'cap', index: 0 }, origin: P(0) });
+  for (let i = 0; i < n; i++) {
+    const a = point(axes, i), ref = point(refs, i), L = lengths[i];
+    if (i > 0) {
+      const ap = point(axes, i - 1), rp = point(refs, i - 1);
+      const mid = normalize(ap.map((x, k) => x + a[k]));
+      const midRef = normalize(sub(rp, mid.map((x) => x * dot(rp, mid))));
+      const role = { kind: 'joint', index: i } as const, group = jointGroup(i); // prettier-ignore
+      out.push({ s: s - h[i], group, centre: P(i).map((x, k) => x - ap[k] * h[i]), dir: ap, ref: rp, role, origin: P(i) });
+      out.push({ s, group, centre: P(i), dir: mid, ref: midRef, role, origin: P(i) });
+      out.push({ s: s + h[i], group, centre: P(i).map((x, k) => x + a[k] * h[i]), dir: a, ref, role, origin: P(i) });
+    }
+    const lo = h[i] + 0.05 * L, hi = L - (i + 1 < n ? h[i + 1] : 0) - 0.05 * L;
+    const at = [L / 3, (2 * L) / 3].filter((x) => x > lo && x < hi);
+    (at.length ? at : [(lo + hi) / 2]).forEach((x, k) =>
+      out.push({ s: s + x, group: boneGroup(i, k), centre: P(i).map((c, q) => c + a[q] * x), dir: a, ref, role: { kind: 'bone', index: i }, origin: P(i) }),
+    );
+    s += L;
+  }
+  out.push({ s, group: radiusGroups(n) - 1, centre: P(n), dir: point(axes, n - 1), ref: point(refs, n - 1), role: { kind: 'cap', index: n - 1 }, origin: P(n - 1) });
+  return out;
+}
+
+/**
+ * The cage: the stations' rings (radius per group), bridged (minimal area), fans to an apex `apex`
+ * ring radii beyond both end rings.
+ */
+function assemble(stations: Station[], radius: ArrayLike<number>, apex: number) {
   const positions: number[] = [];
   const roles: VertexRole[] = [];
-  const rings: number[][] = [];
-  const ring = (centre: number[], dir: number[], ref: number[], r: number, role: Omit<VertexRole, 'local'>, origin: number[]) => {
-    const other = cross(dir, ref);
-    const ids: number[] = [];
-    for (let s = 0; s < SIDES; s++) {
-      const a = (2 * Math.PI * s) / SIDES;
-      const p = centre.map((c, k) => c + r * (Math.cos(a) * ref[k] + Math.sin(a) * other[k]));
-      ids.push(positions.length / 3);
-      positions.push(...p);
-      roles.push({ ...role, local: sub(p, origin) });
-    }
-    rings.push(ids);
-  };
   const tip = (p: number[], bone: number, origin: number[]) => {
     positions.push(...p);
     roles.push({ kind: 'cap', index: bone, local: sub(p, origin) });
     return positions.length / 3 - 1;
   };
-  const P = (i: number) => point(points, i);
-  // Root cap: moves with bone 0, or with the template of the joint the limb branches off (poseTemplates).
-  const a0 = point(axes, 0), r0 = point(refs, 0);
-  const rootApex = tip(P(0).map((x, k) => x - a0[k] * (head + apex * radius[0])), 0, P(0));
-  ring(P(0).map((x, k) => x - a0[k] * head), a0, r0, radius[0], { kind: 'cap', index: 0 }, P(0));
-  // Each inner joint's template reaches h along its two bones: far enough that its side rings
-  // do not cross its middle ring at a bent joint (h > r·tan(half the bend)), within the bones.
-  const h = Array.from({ length: n }, (_, i) => {
-    if (i === 0) return 0;
-    const r = Math.max(radius[i - 1], radius[i]);
-    const half = 0.5 * Math.acos(Math.max(-1, Math.min(1, dot(point(axes, i - 1), point(axes, i)))));
-    const h0 = Math.min(0.2 * Math.min(lengths[i - 1], lengths[i]), 0.6 * r);
-    return Math.min(0.45 * Math.min(lengths[i - 1], lengths[i]), Math.max(h0, 1.1 * r * Math.tan(half)));
-  });
-  for (let i = 0; i < n; i++) {
-    const a = point(axes, i), ref = point(refs, i), L = lengths[i];
-    if (i > 0) {
-      // Joint template at chain joint i, in the parent bone's frame: parent side, joint, child side.
-      const ap = point(axes, i - 1), rp = point(refs, i - 1);
-      const rj = Math.max(radius[i - 1], radius[i]);
-      const mid = normalize(ap.map((x, k) => x + a[k]));
-      const midRef = normalize(sub(rp, mid.map((x) => x * dot(rp, mid))));
-      ring(P(i).map((x, k) => x - ap[k] * h[i]), ap, rp, rj, { kind: 'joint', index: i }, P(i));
-      ring(P(i), mid, midRef, rj, { kind: 'joint', index: i }, P(i));
-      ring(P(i).map((x, k) => x + a[k] * h[i]), a, ref, rj, { kind: 'joint', index: i }, P(i));
+  // Root cap apex: moves with bone 0, or with the template of the joint the limb branches off (poseTemplates).
+  const first = stations[0], last = stations[stations.length - 1];
+  const rootApex = tip(first.centre.map((x, k) => x - first.dir[k] * apex * radius[first.group]), 0, first.origin);
+  const rings = stations.map(({ centre, dir, ref, role, origin, group }) => {
+    const other = cross(dir, ref);
+    const ids: number[] = [];
+    for (let q = 0; q < SIDES; q++) {
+      const a = (2 * Math.PI * q) / SIDES;
+      const p = centre.map((c, k) => c + radius[group] * (Math.cos(a) * ref[k] + Math.sin(a) * other[k]));
+      ids.push(positions.length / 3);
+      positions.push(...p);
+      roles.push({ ...role, local: sub(p, origin) });
     }
-    // Bone template: rings at ⅓ and ⅔ of the bone that clear the joint templates at its ends (one
-    // ring at ½ is coarser, but on the libigl arm it halves the muscle bulge the skin shows and
-    // does not transfer it to a thicker arm within 25%).
-    const lo = h[i] + 0.05 * L, hi = L - (i + 1 < n ? h[i + 1] : 0) - 0.05 * L;
-    const at01 = [L / 3, (2 * L) / 3].filter((x) => x > lo && x < hi);
-    for (const x of at01.length ? at01 : [(lo + hi) / 2])
-      ring(P(i).map((c, k) => c + a[k] * x), a, ref, radius[i], { kind: 'bone', index: i }, P(i));
-  }
-  // Leaf cap (rigid with the last bone) at the end of the skin.
-  const an = point(axes, n - 1), rn = point(refs, n - 1);
-  ring(P(n), an, rn, radius[n - 1], { kind: 'cap', index: n - 1 }, P(n - 1));
-  const leafApex = tip(P(n).map((x, k) => x + an[k] * apex * radius[n - 1]), n - 1, P(n - 1));
+    return ids;
+  });
+  // Leaf cap apex, rigid with the last bone, beyond the end of the skin.
+  const leafApex = tip(last.centre.map((x, k) => x + last.dir[k] * apex * radius[last.group]), last.role.index, last.origin);
   const triangles: number[] = [];
-  for (let s = 0; s < SIDES; s++) triangles.push(rootApex, rings[0][(s + 1) % SIDES], rings[0][s]);
+  for (let q = 0; q < SIDES; q++) triangles.push(rootApex, rings[0][(q + 1) % SIDES], rings[0][q]);
   for (let k = 0; k + 1 < rings.length; k++) triangles.push(...minimalAreaBridge(positions, rings[k], rings[k + 1]).triangles);
-  const last = rings[rings.length - 1];
-  for (let s = 0; s < SIDES; s++) triangles.push(leafApex, last[s], last[(s + 1) % SIDES]);
+  const end = rings[rings.length - 1];
+  for (let q = 0; q < SIDES; q++) triangles.push(leafApex, end[q], end[(q + 1) % SIDES]);
   const cage: Cage = { positions: Float64Array.from(positions), triangles: Uint32Array.from(triangles) };
   let vol = 0;
   const p = cage.positions, tri = cage.triangles;
@@ -188,4 +278,3 @@ function assemble(points: Float64Array, axes: Float64Array, refs: Float64Array, 
   if (vol < 0) for (let f = 0; f < tri.length; f += 3) [tri[f + 1], tri[f + 2]] = [tri[f + 2], tri[f + 1]];
   return { cage, roles };
 }
-

@@ -36,8 +36,10 @@
  * - times its skinning weight on the limb's **templated joints** ({@link templatedJoints}: after
  *   the limb's first two, the branch point and the junction joint, which stay DQS like the trunk),
  * - times its **agreement** with the cage's weights there ({@link agreeWithCage}),
- * - zero where the nearest bone of the limb lies outside the skin ({@link leaveFleshless}: no flesh
- *   around it to model — a skeleton's forearm bones),
+ * - zero where the nearest bone of the limb lies outside the skin (`leaveFleshless`: no flesh
+ *   around it to model — a skeleton's forearm bones) or where the skin lies outside the limb's
+ *   cage (fitted to the skin that does not face its bone, `facesBone`: not the side of a torso
+ *   along an arm hanging down),
  * - smoothed along the surface ({@link SHARE_SMOOTHING}).
  *
  * So rigid skin stays rigid, a shoulder or hip fades from the limb's templates to the trunk's DQS
@@ -56,11 +58,11 @@ import { bindToCage, type CageBinding } from '../cage/bind.js';
 import type { Cage } from '../cage/cage.js';
 import { pointsOutside, windingNumber } from '../cage/winding-number.js';
 import { CorskinError } from '../core/errors.js';
-import { skeletonLimbs, trunkFirst } from '../core/limbs.js';
-import type { SkinnedMesh } from '../core/mesh.js';
+import { limbRoot, skeletonLimbs, trunkFirst } from '../core/limbs.js';
+import { computeVertexNormals, type SkinnedMesh } from '../core/mesh.js';
 import { segmentDistance } from '../core/math.js';
 import { bindJointPositions, type Skeleton } from '../core/skeleton.js';
-import { dot, point } from '../core/vec3.js';
+import { dot, point, sub } from '../core/vec3.js';
 import { fitChain, leafDirection, type ChainCage } from './fit.js';
 import { DEFAULT_TEMPLATE_LIBRARY, incidentBones, type TemplateDefinition, type TemplateLibrary } from './library.js';
 import { slotBones } from './pose.js';
@@ -172,25 +174,30 @@ export function templateLimbChains(skeleton: Skeleton, P: ArrayLike<number>, tru
 
 /**
  * Per joint, the templated limb whose templates act on skin weighted to it, or −1: a limb's joints
- * after its first two — the first is where it branches off its parent limb, the second the joint
- * between the two (a hip, a clavicle's root), a junction left to DQS like the trunk — or after its
- * first only where the trunk has templates too (`trunk`, {@link templateLimbChains}).
- * @param J joint count
+ * from its root joint on ({@link limbRoot}: the hip or shoulder that moves its first long bone);
+ * the joint it branches off and a clavicle before its root stay DQS like the trunk. Where the
+ * trunk has templates too (`trunk`, {@link templateLimbChains}), all joints after the first.
+ * @param P bind joint positions, 3·J
  */
-export function templatedJoints(J: number, chains: readonly number[][], trunk = false): Int32Array {
-  const owner = new Int32Array(J).fill(-1);
-  chains.forEach((chain, c) => chain.forEach((j, i) => i > (trunk ? 0 : 1) && (owner[j] = c)));
+export function templatedJoints(P: ArrayLike<number>, chains: readonly number[][], trunk = false): Int32Array {
+  const owner = new Int32Array(P.length / 3).fill(-1);
+  chains.forEach((chain, c) => {
+    const root = trunk ? 1 : limbRoot(chain, P);
+    chain.forEach((j, i) => i >= root && (owner[j] = c));
+  });
   return owner;
 }
 
 /**
  * Per skin vertex and limb, its template share (n·L): its flex ({@link skinFlex}) times its
- * skinning weight on the limb's joints after the first (see the module comment).
+ * skinning weight w_c on the limb's templated joints ({@link templatedJoints}), times 1 − its
+ * weight on other limbs' (skin between two limbs — a crotch — takes less of each; two cages
+ * correcting it crease it).
  * @param P bind joint positions, 3·J; @param chains the templated limbs
  */
 export function templateShares(mesh: SkinnedMesh, skeleton: Skeleton, P: ArrayLike<number>, chains: readonly number[][], trunk = false): Float64Array {
   const L = chains.length;
-  const owner = templatedJoints(P.length / 3, chains, trunk);
+  const owner = templatedJoints(P, chains, trunk);
   const flex = skinFlex(mesh, P, skeleton.parents);
   const { joints, weights, influences: K } = mesh;
   const n = mesh.positions.length / 3;
@@ -201,6 +208,10 @@ export function templateShares(mesh: SkinnedMesh, skeleton: Skeleton, P: ArrayLi
       const c = owner[joints[k]] ?? -1;
       if (c >= 0 && weights[k] > 0) share[L * i + c] += flex[i] * weights[k];
     }
+    // Skin between two limbs (a crotch: weight on both legs) takes less of each.
+    let total = 0;
+    for (let c = 0; c < L; c++) total += share[L * i + c];
+    for (let c = 0; c < L; c++) share[L * i + c] *= Math.max(0, 1 - (total - share[L * i + c]) / flex[i]);
   }
   return share;
 }
@@ -220,6 +231,7 @@ export function buildTemplateRig(
   options: TemplateBuildOptions = {},
 ): TemplateRig {
   const P = bindJointPositions(skeleton);
+  const normals = computeVertexNormals(mesh.positions, mesh.triangles);
   const n = mesh.positions.length / 3;
   const boneDefault = defaultTemplate(library, 'bone');
   const apex = library.templates.find((t) => t.kind === 'cap')?.apex ?? 0.5;
@@ -236,11 +248,15 @@ export function buildTemplateRig(
     let failed = -1;
     for (let c = 0; c < L && failed < 0; c++) {
       const chain = chains[c];
-      const { vertices, X } = limbSkin(mesh, share, L, c);
-      if (!vertices.length) continue;
+      const skin = limbSkin(mesh, share, L, c);
+      if (!skin.vertices.length) continue;
+      const bones = chain.slice(0, -1).map((j, b) => [point(P, j), point(P, chain[b + 1])]);
+      const core = skin.vertices.filter((v) => share[L * v + c] >= CORE_SHARE && !facesBone(mesh.positions, normals, v, bones));
       try {
-        const part = fitChain(X, P, chain, apex, vertices, leafDirection(mesh, P, chain[chain.length - 1]));
-        fitted.push({ part, vertices, X, limb: c });
+        const part = fitChain(limbSkin(mesh, share, L, c, core).X, P, chain, apex, core, leafDirection(mesh, P, chain[chain.length - 1]));
+        // Skin the cage was not fitted to, or left outside, is left to DQS where it is outside.
+        for (const q of pointsOutside(part.cage, skin.X)) share[L * skin.vertices[q] + c] = 0;
+        fitted.push({ part, ...limbSkin(mesh, share, L, c), limb: c });
       } catch (e) {
         if (!(e instanceof CorskinError)) throw e;
         failed = c;
@@ -264,7 +280,7 @@ export function buildTemplateRig(
     );
     const cage = joinCages(limbs, parts);
     const cageSkin = transferCageWeights(limbs, cage, parts, mesh);
-    agreeWithCage(parts, mesh, cageSkin, templatedJoints(P.length / 3, chains, trunk), fitted.map((f) => f.limb));
+    agreeWithCage(parts, mesh, cageSkin, templatedJoints(P, chains, trunk), fitted.map((f) => f.limb));
     for (const p of parts) smoothShares(p, mesh);
     return { limbs, cage, binding: combineBindings(parts, n), cageSkin, library };
   }
@@ -311,6 +327,9 @@ function agreeWithCage(parts: (LimbSkin & { binding: CageBinding })[], mesh: Ski
     });
   });
 }
+
+/** Below this share a limb's skin is bound to its cage where it lies inside it, but the cage is not fitted to it (torso skin with a little weight on an upper arm). */
+const CORE_SHARE = 0.5;
 
 /** Skinning influences per cage vertex ({@link TemplateRig.cageSkin}). */
 export const CAGE_INFLUENCES = 4;
@@ -387,29 +406,45 @@ function eq1ParentShare(local: ArrayLike<number>, dirs: number[][]): number {
  * @param share n·L, changed in place
  */
 function leaveFleshless(mesh: SkinnedMesh, P: ArrayLike<number>, chain: number[], share: Float64Array, L: number, c: number): void {
-  const X = mesh.positions;
-  const n = X.length / 3;
-  const surface = { positions: X, triangles: mesh.triangles };
-  const inside = chain.slice(0, -1).map((j, b) => windingNumber(surface, point(P, j).map((x, k) => 0.5 * (x + P[3 * chain[b + 1] + k]))) >= 0.5);
+  const bones = chain.slice(0, -1).map((j, b) => [point(P, j), point(P, chain[b + 1])]);
+  const surface = { positions: mesh.positions, triangles: mesh.triangles };
+  const inside = bones.map(([a, b]) => windingNumber(surface, a.map((x, k) => 0.5 * (x + b[k]))) >= 0.5);
   if (inside.every((x) => x)) return;
-  for (let i = 0; i < n; i++) {
-    if (!(share[L * i + c] > 0)) continue;
-    let best = Infinity, bone = 0; // prettier-ignore
-    chain.slice(0, -1).forEach((j, b) => {
-      const d = segmentDistance(X, 3 * i, point(P, j), point(P, chain[b + 1]));
-      if (d < best) [best, bone] = [d, b];
-    });
-    if (!inside[bone]) share[L * i + c] = 0;
-  }
+  for (let i = 0; i < mesh.positions.length / 3; i++) if (share[L * i + c] > 0 && !inside[nearestBone(mesh.positions, i, bones).bone]) share[L * i + c] = 0;
+}
+
+/**
+ * Whether skin vertex i faces its nearest bone of the chain (its normal points towards it): the
+ * surface of another part next to the limb — the side of a torso along an arm hanging down —
+ * whose flesh lies on the other side. The cage is fitted without such skin, so that it does not
+ * widen to the torso; what of it lies inside the cage anyway is bound all the same.
+ * @param normals unit vertex normals, 3·n
+ */
+function facesBone(X: ArrayLike<number>, normals: ArrayLike<number>, i: number, bones: number[][][]): boolean {
+  const { closest } = nearestBone(X, i, bones);
+  return dot(sub(point(X, i), closest), point(normals, i)) < 0;
+}
+
+/** The bone (`bones`: segments [a, b]) nearest to point i of `X`, and the closest point on it. */
+function nearestBone(X: ArrayLike<number>, i: number, bones: number[][][]): { bone: number; closest: number[] } {
+  let best = Infinity, bone = 0; // prettier-ignore
+  bones.forEach(([a, b], q) => {
+    const d = segmentDistance(X, 3 * i, a, b);
+    if (d < best) [best, bone] = [d, q];
+  });
+  const [a, b] = bones[bone];
+  const ab = sub(b, a);
+  const t = Math.max(0, Math.min(1, dot(sub(point(X, i), a), ab) / Math.max(1e-300, dot(ab, ab))));
+  return { bone, closest: a.map((v, k) => v + t * ab[k]) };
 }
 
 /** A binding of n skin vertices to no cage vertex (the templates are DQS). */
 const emptyBinding = (n: number): CageBinding => ({ method: 'pmvc', resolution: 0, influences: 1, indices: new Uint32Array(n), weights: new Float32Array(n) });
 
-/** The skin vertices limb c has a share of (`share`: n·L) and their positions. */
-function limbSkin(mesh: SkinnedMesh, share: Float64Array, L: number, c: number): { vertices: number[]; X: Float64Array } {
-  const vertices: number[] = [];
-  for (let i = 0; i < mesh.positions.length / 3; i++) if (share[L * i + c] > 0) vertices.push(i);
+/** The skin vertices limb c has a share of (`share`: n·L), or those `only`, and their positions. */
+function limbSkin(mesh: SkinnedMesh, share: Float64Array, L: number, c: number, only?: number[]): { vertices: number[]; X: Float64Array } {
+  const vertices: number[] = only ?? [];
+  if (!only) for (let i = 0; i < mesh.positions.length / 3; i++) if (share[L * i + c] > 0) vertices.push(i);
   const X = new Float64Array(3 * vertices.length);
   vertices.forEach((v, q) => X.set(mesh.positions.subarray(3 * v, 3 * v + 3), 3 * q));
   return { vertices, X };
