@@ -24,6 +24,18 @@ describe('self-intersections', () => {
     const identity = Uint32Array.from({ length: positions.length / 3 }, (_, i) => i);
     expect(selfIntersections(positions, triangles, identity)).toBeGreaterThan(100);
   });
+
+  it('coplanar triangles cross only where they overlap with area (apart, or touching at a corner, they do not)', () => {
+    // Two triangles in z = 0 that share no vertex: overlapping, then side by side with touching boxes, then corner to corner.
+    const pair = (b: number[]) =>
+      selfIntersections(Float32Array.of(0, 0, 0, 1, 0, 0, 0, 1, 0, ...b), Uint32Array.of(0, 1, 2, 3, 4, 5));
+    expect(pair([0.2, 0.2, 0, 1.2, 0.2, 0, 0.2, 1.2, 0])).toBe(1);
+    expect(pair([1, 1, 0, 1, 0.5, 0, 0.5, 1, 0])).toBe(0);
+    expect(pair([1, 0, 0, 2, 0, 0, 1, 1, 0].map((x, i) => (i === 0 ? 1 + 1e-9 : x)))).toBe(0);
+    // Tilted out of the plane, the first pair still crosses; lifted off it, it does not.
+    expect(pair([0.2, 0.2, -0.5, 1.2, 0.2, 0.5, 0.2, 1.2, 0])).toBe(1);
+    expect(pair([0.2, 0.2, 0.1, 1.2, 0.2, 0.1, 0.2, 1.2, 0.1])).toBe(0);
+  });
 });
 
 describe('volume', () => {
