@@ -28,8 +28,12 @@ const triangleArea = (p: number[], i: number, j: number, k: number) => {
   return 0.5 * Math.hypot(u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]);
 };
 
-/** Every band: each start partner of a_0, each order of m steps on A and n on B. */
-function bruteForce(p: number[], a: number[], b: number[]): number {
+/**
+ * Every band: each start partner of a_0, each order of m steps on A and n on B — a band only
+ * when every edge between the rings lies in two of its triangles (an order that fans one ring to
+ * a vertex of the other and back puts one edge in four). `degenerate` counts those too.
+ */
+function bruteForce(p: number[], a: number[], b: number[], degenerate = false): number {
   const m = a.length, n = b.length; // prettier-ignore
   let best = Infinity;
   for (let o = 0; o < n; o++)
@@ -38,15 +42,24 @@ function bruteForce(p: number[], a: number[], b: number[]): number {
       for (let k = 0; k < m + n; k++) ones += (mask >> k) & 1;
       if (ones !== m) continue; // bit set: a step on A
       let [i, j, total] = [0, 0, 0];
+      const across = new Map<string, number>();
+      const edge = (x: number, y: number) => across.set(`${x},${y}`, (across.get(`${x},${y}`) ?? 0) + 1);
       for (let k = 0; k < m + n; k++) {
         const onA = (mask >> k) & 1;
-        total += onA
-          ? triangleArea(p, a[i % m], a[(i + 1) % m], b[(o + j) % n])
-          : triangleArea(p, a[i % m], b[(o + j + 1) % n], b[(o + j) % n]);
-        if (onA) i++;
-        else j++;
+        const [ai, bj] = [a[i % m], b[(o + j) % n]];
+        if (onA) {
+          total += triangleArea(p, ai, a[(i + 1) % m], bj);
+          edge(ai, bj);
+          edge(a[(i + 1) % m], bj);
+          i++;
+        } else {
+          total += triangleArea(p, ai, b[(o + j + 1) % n], bj);
+          edge(ai, bj);
+          edge(ai, b[(o + j + 1) % n]);
+          j++;
+        }
       }
-      best = Math.min(best, total);
+      if (degenerate || [...across.values()].every((c) => c === 2)) best = Math.min(best, total);
     }
   return best;
 }
@@ -82,6 +95,38 @@ describe('minimal-area bridge between two rings', () => {
       const [x, y] = key.split('>').map(Number);
       if (a.includes(x) !== a.includes(y)) expect(edges.get(`${y}>${x}`)).toBe(1);
     }
+  });
+
+  it('rings that cross or lie far apart (a sharply bent joint): still a band of the least area, never a ring fanned to one vertex and back', () => {
+    let s = 11;
+    const rnd = () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5;
+    let fannedWouldWin = 0;
+    for (let trial = 0; trial < 60; trial++) {
+      // A: a unit square at z = 0; B: a square of random size, place and tilt.
+      const positions: number[] = [];
+      const [cx, cy, r, tilt] = [2 * rnd(), 2 * rnd(), 0.05 + Math.abs(rnd()), 3 * rnd()];
+      for (let i = 0; i < 4; i++) positions.push(Math.cos((i * Math.PI) / 2), Math.sin((i * Math.PI) / 2), 0);
+      for (let j = 0; j < 4; j++) {
+        const t = (j * Math.PI) / 2;
+        positions.push(cx + r * Math.cos(t), cy + r * Math.sin(t) * Math.cos(tilt), r * Math.sin(t) * Math.sin(tilt));
+      }
+      const [a, b] = [
+        [0, 1, 2, 3],
+        [4, 5, 6, 7],
+      ];
+      const bridge = minimalAreaBridge(positions, a, b);
+      expect(bridge.area).toBeCloseTo(bruteForce(positions, a, b), 12);
+      const across = new Map<string, number>();
+      for (let f = 0; f < bridge.triangles.length; f += 3)
+        for (let c = 0; c < 3; c++) {
+          const [x, y] = [bridge.triangles[f + c], bridge.triangles[f + ((c + 1) % 3)]];
+          if (a.includes(x) !== a.includes(y)) across.set(`${Math.min(x, y)},${Math.max(x, y)}`, (across.get(`${Math.min(x, y)},${Math.max(x, y)}`) ?? 0) + 1); // prettier-ignore
+        }
+      for (const count of across.values()) expect(count).toBe(2);
+      if (bruteForce(positions, a, b, true) < bridge.area - 1e-12) fannedWouldWin++;
+    }
+    // The cases the test is for: where a fan to one vertex and back would have had less area.
+    expect(fannedWouldWin).toBeGreaterThan(0);
   });
 
   it('matches a turned ring to its nearest partners: two 8-vertex rings turned by two steps bridge like unturned ones', () => {

@@ -341,10 +341,19 @@ function makeView(method: GpuSkinningMethod, g: GLTF): View {
   };
 }
 
+/** The box around a view's character: its meshes, not a stored template cage (hidden, and wider). */
+function characterBox(root: THREE.Object3D): THREE.Box3 {
+  const box = new THREE.Box3();
+  root.traverse((o) => {
+    if ((o as THREE.Mesh).isMesh && !isCageObject(o)) box.expandByObject(o);
+  });
+  return box.isEmpty() ? box.setFromObject(root) : box;
+}
+
 /** Points the camera at the character. */
 function frame(view: View): void {
   view.root.updateMatrixWorld(true);
-  const box = new THREE.Box3().setFromObject(view.root);
+  const box = characterBox(view.root);
   const size = box.getSize(new THREE.Vector3()).length() || 1;
   const center = box.getCenter(new THREE.Vector3());
   // Fit the bounding sphere in the narrower field of view of one panel.
@@ -445,7 +454,7 @@ function frameJoint(): void {
   const at = bone.getWorldPosition(new THREE.Vector3());
   const child = bone.children.find((c) => (c as THREE.Bone).isBone);
   const parent = bone.parent && (bone.parent as THREE.Bone).isBone ? bone.parent : undefined;
-  const size = new THREE.Box3().setFromObject(view.root).getSize(new THREE.Vector3()).length() || 1;
+  const size = characterBox(view.root).getSize(new THREE.Vector3()).length() || 1;
   let reach = 0.15 * size;
   for (const o of [child, parent])
     if (o) reach = Math.max(reach, 1.5 * o.getWorldPosition(new THREE.Vector3()).distanceTo(at));
@@ -943,7 +952,7 @@ async function exportWithCenters(download: boolean): Promise<Uint8Array> {
       model.parts.length === 1 && mine[0] ? mine[0].centers.slice() : await centersWithProgress(model.mesh, model.name);
     setCentersOfRotation(doc, model, centers, { sigma: 0.1, epsilon: 0.1, method: 'fast' });
   }
-  const out = await io.writeBinary(doc);
+  const out = await io.setVertexLayout(vertexLayoutFor(doc)).writeBinary(doc);
   setStatus(`${fileName}: centers of rotation computed; exported`);
   if (download) save(out, fileName.replace(/\.(glb|gltf)$/i, '') + '-cor.glb', 'model/gltf-binary');
   return out;
@@ -1452,6 +1461,8 @@ const api = {
   get ready() {
     return corsReady;
   },
+  /** Why the last load failed (shown in the status line), or undefined. */
+  error: undefined as string | undefined,
   settings,
   load: async (url: string) => {
     const r = await fetch(url);
@@ -1575,4 +1586,7 @@ const api = {
 (window as unknown as { viewer: typeof api }).viewer = api;
 
 requestAnimationFrame(render);
-api.load(params.get('model') ?? './arm.glb').catch((e: Error) => setStatus(`could not load: ${e.message}`));
+api.load(params.get('model') ?? './arm.glb').catch((e: Error) => {
+  api.error = e.message;
+  setStatus(`could not load: ${e.message}`);
+});

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { CorskinError } from '../core/errors.js';
 import { checkNotOverwritingInput, checkOutputPath, writeFileAtomic } from '../io/files.js';
 import { extractSkinnedModels } from '../io/gltf.js';
-import { createIO, readDocument } from '../io/node-io.js';
+import { glbBytes, readDocument } from '../io/node-io.js';
 import type { Io } from './ui.js';
 import { serveViewer } from './viewer-server.js';
 import { optionalDependency } from '../io/optional.js';
@@ -86,14 +86,7 @@ async function checkedGlb(input: string, o: Partial<RenderOptions> = {}): Promis
         input,
       );
   }
-  return (
-    await createIO(
-      document
-        .getRoot()
-        .listExtensionsUsed()
-        .map((e) => e.extensionName),
-    )
-  ).writeBinary(document);
+  return glbBytes(document);
 }
 
 /** Options of {@link renderCommand}. */
@@ -159,8 +152,12 @@ export async function renderCommand(io: Io, input: string, o: RenderOptions): Pr
     if (o.frameJoint) q.set('frame', 'joint');
     await page.goto(`${server.url}?${q}`);
     try {
+      // Ready, or a load error reported at once (not after the timeout).
       await page.waitForFunction(
-        () => (window as unknown as { viewer?: { ready: boolean } }).viewer?.ready === true,
+        () => {
+          const v = (window as unknown as { viewer?: { ready: boolean; error?: string } }).viewer;
+          return v?.ready === true || v?.error !== undefined;
+        },
         null,
         { timeout: 120_000 },
       );
@@ -171,6 +168,8 @@ export async function renderCommand(io: Io, input: string, o: RenderOptions): Pr
         .catch(() => '');
       throw new CorskinError(`the viewer did not get ready in 120 s: ${errors[0] ?? status ?? 'no message'}`, input);
     }
+    const loadError = await page.evaluate(() => (window as unknown as { viewer: { error?: string } }).viewer.error);
+    if (loadError !== undefined) throw new CorskinError(`the viewer could not load it: ${loadError}`, input);
     await page.waitForTimeout(500); // a few frames with every method switched
     if (errors.length) throw new CorskinError(`the viewer failed: ${errors[0]}`, input);
     const png = await page.locator('canvas').screenshot();

@@ -38,6 +38,29 @@ export async function createIO(uses: readonly string[] = []): Promise<NodeIO> {
   return io;
 }
 
+/**
+ * `document` as GLB bytes: its buffers merged into one (a valid .gltf may have several), vertex
+ * attributes interleaved unless a primitive's would exceed glTF's 252-byte stride
+ * ({@link vertexLayoutFor}: a template rig's cage binding), its compression extensions encoded.
+ */
+export async function glbBytes(document: Document): Promise<Uint8Array> {
+  if (document.getRoot().listBuffers().length > 1) {
+    const { unpartition } = await optionalDependency(
+      import('@gltf-transform/functions'),
+      '@gltf-transform/functions',
+      'Writing a .glb from a document with several buffers',
+    );
+    await document.transform(unpartition());
+  }
+  const io = await createIO(
+    document
+      .getRoot()
+      .listExtensionsUsed()
+      .map((e) => e.extensionName),
+  );
+  return io.setVertexLayout(vertexLayoutFor(document)).writeBinary(document);
+}
+
 /** The compression extensions a glTF file's JSON mentions (a cheap scan before parsing). */
 function compressionOf(bytes: Uint8Array, isGlb: boolean): string[] {
   let json = bytes;
@@ -216,17 +239,8 @@ export async function writeDocument(document: Document, path: string, options: W
   if (!lower.endsWith('.glb') && !lower.endsWith('.gltf'))
     throw new CorskinError('a glTF output must end in .glb or .gltf', path);
   if (lower.endsWith('.glb')) {
-    // A GLB holds at most one buffer: merge them (a valid .gltf may have several).
-    if (document.getRoot().listBuffers().length > 1) {
-      const { unpartition } = await optionalDependency(
-        import('@gltf-transform/functions'),
-        '@gltf-transform/functions',
-        'Writing a .glb from a document with several buffers',
-      );
-      await document.transform(unpartition());
-    }
     checkNotOverwritingInput(path, options.inputs ?? [], !!options.force);
-    const bytes = await io.writeBinary(document);
+    const bytes = await glbBytes(document);
     // What corskin writes, corskin reads back: checked before the file exists.
     await io.readBinary(bytes).catch((e: Error) => {
       throw new CorskinError(`the output would not read back (${e.message}); nothing written`, path);

@@ -115,14 +115,14 @@ export function fitChain(X: ArrayLike<number>, P: Float64Array, chain: number[],
     return reachAt(i, r / Math.cos(Math.PI / SIDES));
   });
   // Grown ring by ring (the rings around skin still outside) until none is, bounded; the joint
-  // templates reach further as their rings grow (a few times at most).
+  // templates reach further as their rings grow (until they settle, 16 times at most).
   const grow = new Float64Array(radiusGroups(n)).fill(1.15);
   for (let relayouts = 0; ; ) {
     const stations = layout(points, axes, references, lengths, h, head);
     const radius = ringRadii(stations, along, dist, totalLength).map((r, g) => (r / Math.cos(Math.PI / SIDES)) * grow[g]);
     gentleWalls(stations, radius);
     const further = h.map((x, i) => (i === 0 ? 0 : Math.max(x, reachAt(i, radius[jointGroup(i)]))));
-    if (relayouts < 4 && further.some((x, i) => x > 1.01 * h[i])) {
+    if (relayouts < 16 && further.some((x, i) => x > 1.01 * h[i])) {
       [h, relayouts] = [further, relayouts + 1];
       continue;
     }
