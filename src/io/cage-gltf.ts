@@ -9,7 +9,9 @@
  *   (with `templates`, {@link StoredTemplates}, when `corskin templates build` made the cage);
  * - every primitive of the character carries the binding as application-specific vertex
  *   attributes: `_CAGE_INDICES_0…` (VEC4, unsigned short: cage vertex indices) and
- *   `_CAGE_WEIGHTS_0…` (VEC4, float), k/4 of each, slots in decreasing weight, empty slots (0, 0).
+ *   `_CAGE_WEIGHTS_0…` (VEC4, float), k/4 of each, slots in decreasing weight, empty slots (0, 0),
+ *   and primitive extras `{ "corskinCageBinding": ID }` naming its cage by the cage's `id` (several
+ *   skins of one file may share their joints, so the joints alone do not tell which cage is whose).
  *
  * @module
  */
@@ -25,6 +27,8 @@ import type { SkinnedModel } from './gltf.js';
 
 /** Node extras key marking a cage node. */
 export const CAGE_EXTRAS_KEY = 'corskinCage';
+/** Primitive extras key naming the cage (its `id`) whose binding the primitive carries. */
+export const CAGE_BINDING_EXTRAS_KEY = 'corskinCageBinding';
 const INDICES = '_CAGE_INDICES_';
 const WEIGHTS = '_CAGE_WEIGHTS_';
 
@@ -44,6 +48,9 @@ export function writeCageRig(document: Document, model: SkinnedModel, rig: CageR
   if (m > 65536) throw new CorskinError(`the cage has ${m} vertices; at most 65,536 fit the binding attributes`);
   removeCageRig(document, model);
   const root = document.getRoot();
+  const ids = new Set(root.listNodes().filter(isCageNode).map((n) => cageInfo(n).id));
+  let id = `${model.name} cage`;
+  for (let i = 2; ids.has(id); i++) id = `${model.name} cage ${i}`;
   const buffer = root.listBuffers()[0] ?? document.createBuffer();
   const acc = (type: 'VEC4' | 'VEC3' | 'SCALAR', array: Float32Array | Uint16Array | Uint32Array) =>
     document.createAccessor().setType(type).setArray(array).setBuffer(buffer);
@@ -64,6 +71,7 @@ export function writeCageRig(document: Document, model: SkinnedModel, rig: CageR
       part.primitive.setAttribute(`${INDICES}${g}`, acc('VEC4', idx));
       part.primitive.setAttribute(`${WEIGHTS}${g}`, acc('VEC4', w));
     }
+    part.primitive.setExtras({ ...part.primitive.getExtras(), [CAGE_BINDING_EXTRAS_KEY]: id });
   }
   // The cage's own skinning (for viewers that do not run corskin): the 4 largest influences on the
   // skin's joints (not the animated helper nodes corskin's skeleton adds after them), renormalised.
@@ -98,11 +106,12 @@ export function writeCageRig(document: Document, model: SkinnedModel, rig: CageR
     .setIndices(acc('SCALAR', m <= 65536 ? Uint16Array.from(rig.cage.triangles) : rig.cage.triangles))
     .setMaterial(material);
   const node = document
-    .createNode(`${model.name} cage`)
-    .setMesh(document.createMesh(`${model.name} cage`).addPrimitive(primitive))
+    .createNode(id)
+    .setMesh(document.createMesh(id).addPrimitive(primitive))
     .setSkin(model.skin)
     .setExtras({
       [CAGE_EXTRAS_KEY]: {
+        id,
         coordinates: rig.binding.method,
         resolution: rig.binding.resolution,
         influences: k,
@@ -169,9 +178,17 @@ export function removeCageRig(document: Document, model: SkinnedModel): void {
       node.getMesh()?.dispose();
       node.dispose();
     }
-  for (const part of model.parts)
+  for (const part of model.parts) {
     for (const name of part.primitive.listSemantics())
       if (name.startsWith(INDICES) || name.startsWith(WEIGHTS)) part.primitive.setAttribute(name, null);
+    const extras = { ...part.primitive.getExtras() };
+    delete extras[CAGE_BINDING_EXTRAS_KEY];
+    part.primitive.setExtras(extras);
+  }
+}
+
+function cageInfo(node: Node): { id?: unknown } {
+  return (node.getExtras() as Record<string, { id?: unknown }>)[CAGE_EXTRAS_KEY];
 }
 
 /**

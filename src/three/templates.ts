@@ -40,6 +40,8 @@ import { restoreTemplateRig, type StoredTemplates } from '../templates/stored.js
 
 /** The extras key (GLTFLoader: `userData`) of a cage node written by `corskin templates build`. */
 const CAGE_KEY = 'corskinCage';
+/** The primitive extras key (GLTFLoader: geometry `userData`) naming the cage of a binding. */
+const BINDING_KEY = 'corskinCageBinding';
 /**
  * Width of the binding and cage textures: 2048 (WebGL 2 guarantees it), so the shaders address
  * texel i at (i & 2047, i >> 11), no integer division.
@@ -86,8 +88,14 @@ export function skeletonFromThree(mesh: SkinnedMesh): Skeleton {
   });
 }
 
-/** The cage node under `root` written for `mesh`'s skin (a corskin cage skinned by the same bones), if any. */
+/**
+ * The cage node under `root` written for `mesh` (a corskin cage skinned by the same bones, named by
+ * the geometry's `corskinCageBinding` extras when the file has them), if any; undefined for a mesh
+ * whose geometry carries no cage binding.
+ */
 export function cageObjectOf(root: Object3D, mesh: SkinnedMesh): SkinnedMesh | undefined {
+  if (!mesh.geometry.getAttribute('_cage_indices_0')) return undefined;
+  const id = mesh.geometry.userData?.[BINDING_KEY] as unknown;
   const bones = mesh.skeleton.bones;
   let cage: SkinnedMesh | undefined;
   root.traverse((o) => {
@@ -96,6 +104,7 @@ export function cageObjectOf(root: Object3D, mesh: SkinnedMesh): SkinnedMesh | u
       !cage &&
       c.isSkinnedMesh &&
       isCageObject(c) &&
+      (id === undefined || (c.userData[CAGE_KEY] as { id?: unknown }).id === id) &&
       c.skeleton.bones.length === bones.length &&
       c.skeleton.bones.every((b, j) => b === bones[j])
     )
