@@ -119,6 +119,7 @@ export interface TemplateRow {
   asset: string;
   vertices: number;
   cageVertices: number;
+  cageTriangles: number;
   buildSeconds: number;
   /** Template functions → cage vertices, ms (median of 20 frames). */
   templatesMs: number;
@@ -127,6 +128,8 @@ export interface TemplateRow {
   /** Switching one bone's template and evaluating the next frame, ms. */
   switchMs: number;
   lbsFrameMs: number;
+  /** The JavaScript DQS deformer (the templates' base), same poses, ms. */
+  dqsFrameMs: number;
 }
 
 export function measureTemplates(asset: string, mesh: SkinnedMesh, skeleton: Skeleton): TemplateRow {
@@ -137,12 +140,13 @@ export function measureTemplates(asset: string, mesh: SkinnedMesh, skeleton: Ske
   const n = mesh.positions.length / 3;
   const out = { positions: new Float32Array(3 * n), normals: mesh.normals ? new Float32Array(3 * n) : undefined };
   const lbsOut = { positions: new Float32Array(3 * n), normals: mesh.normals ? new Float32Array(3 * n) : undefined };
-  // The middle joint of the longest limb: bent and twisted, its bone's template switched.
+  // The middle joint of the longest limb (of the skeleton when no limb has a cage): bent and
+  // twisted, its bone's template switched.
   const chain = rig.limbs.reduce((a, l) => (l.chain.length > a.length ? l.chain : a), [] as number[]);
-  const joint = chain[Math.floor(chain.length / 2)];
+  const joint = chain.length ? chain[Math.floor(chain.length / 2)] : Math.floor(skeleton.parents.length / 2);
   const cage = new Float64Array(rig.cage.positions.length);
   const memo = createTemplateMemo(rig);
-  const t = { templates: [] as number[], frame: [] as number[], lbs: [] as number[], change: [] as number[] };
+  const t = { templates: [] as number[], frame: [] as number[], lbs: [] as number[], dqs: [] as number[], change: [] as number[] }; // prettier-ignore
   // 20 warm-up frames (the JIT settles), then 20 timed ones.
   for (let f = -20; f < 21; f++) {
     const a = Math.abs(f);
@@ -159,7 +163,10 @@ export function measureTemplates(asset: string, mesh: SkinnedMesh, skeleton: Ske
     deformers.lbs(mesh, S, lbsOut);
     if (f > 0) t.lbs.push(performance.now() - s);
     s = performance.now();
-    setBoneTemplate(rig, chain[1], a % 2 ? 'muscle-bulge' : 'radial-bone');
+    deformers.dqs(mesh, S, lbsOut);
+    if (f > 0) t.dqs.push(performance.now() - s);
+    s = performance.now();
+    if (chain.length) setBoneTemplate(rig, chain[1], a % 2 ? 'muscle-bulge' : 'radial-bone');
     deform(mesh, S, out);
     if (f > 0) t.change.push(performance.now() - s);
   }
@@ -167,10 +174,12 @@ export function measureTemplates(asset: string, mesh: SkinnedMesh, skeleton: Ske
     asset,
     vertices: n,
     cageVertices: rig.cage.positions.length / 3,
+    cageTriangles: rig.cage.triangles.length / 3,
     buildSeconds,
     templatesMs: median(t.templates),
     frameMs: median(t.frame),
     switchMs: median(t.change),
     lbsFrameMs: median(t.lbs),
+    dqsFrameMs: median(t.dqs),
   };
 }

@@ -10,7 +10,7 @@
 import { CorskinError } from '../core/errors.js';
 import { quatClosestRotation } from '../core/math.js';
 import type { SkinnedMesh } from '../core/mesh.js';
-import type { Deformer } from '../deformers/contract.js';
+import type { DeformTarget, Deformer } from '../deformers/contract.js';
 import { deformDqs } from '../deformers/dqs.js';
 import { SIDES } from './fit.js';
 import { createTemplateMemo, poseTemplates } from './pose.js';
@@ -131,6 +131,7 @@ export function createTemplateDeformer(rig: TemplateRig): Deformer {
   let bound: Uint32Array | undefined; // skin vertices with a binding entry
   const k = rig.binding.influences;
   const { indices, weights } = rig.binding;
+  let unmirrored = new Float64Array(0);
   return (mesh, skinning, out) => {
     const n = mesh.positions.length / 3;
     if (mesh !== forMesh) {
@@ -145,8 +146,23 @@ export function createTemplateDeformer(rig: TemplateRig): Deformer {
       bound = Uint32Array.from(list);
       forMesh = mesh;
     }
+    // A reflection shared by every joint (a mirrored parent node): the templates pose the
+    // unmirrored skeleton, x ↦ −x in posed space, and the result is mirrored back at the end.
+    const mirrored = isMirrored(skinning);
+    if (mirrored) {
+      if (unmirrored.length !== skinning.length) unmirrored = new Float64Array(skinning.length);
+      unmirrored.set(skinning);
+      for (let o = 0; o < skinning.length; o += 4) unmirrored[o] = -skinning[o]; // row x of every column
+      skinning = unmirrored;
+    }
     deformDqs(mesh, skinning, out);
-    if (!bound!.length) return;
+    if (bound!.length) correct(mesh, skinning, out);
+    if (mirrored)
+      for (const [v, stride] of [[out.positions, 3], [mesh.normals && out.normals, 3], [mesh.tangents && out.tangents, 4]] as const)
+        if (v) for (let o = 0; o < stride * n; o += stride) v[o] = -v[o];
+  };
+
+  function correct(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
     correction.update(skinning);
     const pos = out.positions;
     const normals = mesh.normals && out.normals, tangents = mesh.tangents && out.tangents; // prettier-ignore
@@ -176,7 +192,21 @@ export function createTemplateDeformer(rig: TemplateRig): Deformer {
       if (normals) rotate(normals, 3 * i, rx, ry, rz, rw);
       if (tangents) rotate(tangents, 4 * i, rx, ry, rz, rw);
     }
-  };
+  }
+}
+
+/** Whether every skinning matrix (16·J, column-major) has a negative determinant (a reflection). */
+function isMirrored(skinning: Float64Array): boolean {
+  if (!skinning.length) return false;
+  for (let o = 0; o < skinning.length; o += 16) {
+    const m = skinning;
+    const det =
+      m[o] * (m[o + 5] * m[o + 10] - m[o + 6] * m[o + 9]) -
+      m[o + 4] * (m[o + 1] * m[o + 10] - m[o + 2] * m[o + 9]) +
+      m[o + 8] * (m[o + 1] * m[o + 6] - m[o + 2] * m[o + 5]);
+    if (!(det < 0)) return false;
+  }
+  return true;
 }
 
 /** v[o..o+3) turned in place by the unit quaternion (x, y, z, w): v + 2 q_v × (q_v × v + w v). */

@@ -21,13 +21,16 @@ export const SIDES = 8;
 /**
  * The direction of a leaf joint's bone (glTF gives it no end): towards the centroid of the skin it
  * holds at least half of (a curled tail's tip, a hand, a head), or undefined when that is empty
- * or at the joint (the parent bone's direction then goes on).
+ * or at the joint (the parent bone's direction then goes on). Each position counts once (split
+ * vertices of UV seams and hard edges do not pull the centroid).
+ * @param weld per vertex, the first vertex at its position (the metrics' weld by position)
  */
-export function leafDirection(mesh: SkinnedMesh, P: Float64Array, joint: number): number[] | undefined {
+export function leafDirection(mesh: SkinnedMesh, P: Float64Array, joint: number, weld: Uint32Array): number[] | undefined {
   const { joints, weights, influences: K, positions: X } = mesh;
   const sum = [0, 0, 0];
   let count = 0;
   for (let i = 0; i < X.length / 3; i++) {
+    if (weld[i] !== i) continue;
     let w = 0;
     for (let k = K * i; k < K * i + K; k++) if (joints[k] === joint) w += weights[k];
     if (w < 0.5) continue;

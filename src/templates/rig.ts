@@ -33,8 +33,9 @@
  * - its **flex** ({@link skinFlex}: 1 where its weights blend, fading to 0 along the surface, 0 on
  *   connected pieces without blending — a blade, a box, every piece of a character of single
  *   influences),
- * - times its skinning weight on the limb's **templated joints** ({@link templatedJoints}: after
- *   the limb's first two, the branch point and the junction joint, which stay DQS like the trunk),
+ * - times its skinning weight on the limb's **templated joints** ({@link templatedJoints}: from
+ *   the limb's root joint on — the hip, the shoulder; the joint it branches off and a clavicle
+ *   stay DQS like the trunk), times one less its weight on other templated limbs,
  * - times its **agreement** with the cage's weights there ({@link agreeWithCage}),
  * - zero where the nearest bone of the limb lies outside the skin (`leaveFleshless`: no flesh
  *   around it to model — a skeleton's forearm bones) or where the skin lies outside the limb's
@@ -63,6 +64,7 @@ import { computeVertexNormals, type SkinnedMesh } from '../core/mesh.js';
 import { segmentDistance } from '../core/math.js';
 import { bindJointPositions, type Skeleton } from '../core/skeleton.js';
 import { dot, point, sub } from '../core/vec3.js';
+import { weldByPosition } from '../metrics/weld.js';
 import { fitChain, leafDirection, type ChainCage } from './fit.js';
 import { DEFAULT_TEMPLATE_LIBRARY, incidentBones, type TemplateDefinition, type TemplateLibrary } from './library.js';
 import { slotBones } from './pose.js';
@@ -231,8 +233,11 @@ export function buildTemplateRig(
   options: TemplateBuildOptions = {},
 ): TemplateRig {
   const P = bindJointPositions(skeleton);
-  const normals = computeVertexNormals(mesh.positions, mesh.triangles);
   const n = mesh.positions.length / 3;
+  // Smooth normals across UV seams and split vertices: over the mesh welded by position.
+  const weld = weldByPosition(mesh.positions);
+  const welded = computeVertexNormals(mesh.positions, mesh.triangles.map((v) => weld[v]));
+  const normals = Float32Array.from({ length: 3 * n }, (_, c) => welded[3 * weld[Math.floor(c / 3)] + (c % 3)]);
   const boneDefault = defaultTemplate(library, 'bone');
   const apex = library.templates.find((t) => t.kind === 'cap')?.apex ?? 0.5;
   const limbChains = templateLimbChains(skeleton, P, options.trunk);
@@ -253,7 +258,7 @@ export function buildTemplateRig(
       const bones = chain.slice(0, -1).map((j, b) => [point(P, j), point(P, chain[b + 1])]);
       const core = skin.vertices.filter((v) => share[L * v + c] >= CORE_SHARE && !facesBone(mesh.positions, normals, v, bones));
       try {
-        const part = fitChain(limbSkin(mesh, share, L, c, core).X, P, chain, apex, core, leafDirection(mesh, P, chain[chain.length - 1]));
+        const part = fitChain(limbSkin(mesh, share, L, c, core).X, P, chain, apex, core, leafDirection(mesh, P, chain[chain.length - 1], weld));
         // Skin the cage was not fitted to, or left outside, is left to DQS where it is outside.
         for (const q of pointsOutside(part.cage, skin.X)) share[L * skin.vertices[q] + c] = 0;
         fitted.push({ part, ...limbSkin(mesh, share, L, c), limb: c });
