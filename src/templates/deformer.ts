@@ -128,7 +128,12 @@ export function createTemplateDeformer(rig: TemplateRig): Deformer {
   const correction = createCageCorrection(rig);
   const dq = correction.dualQuaternions;
   let forMesh: SkinnedMesh | undefined;
-  let bound: Uint32Array | undefined; // skin vertices with a binding entry
+  // The binding's non-zero entries, compacted per bound skin vertex (CSR): vertex bound[b] has
+  // entries [start[b], start[b + 1]), each its cage vertex's offset 8·k in the corrections and weight.
+  let bound = new Uint32Array(0);
+  let start = new Uint32Array(1);
+  let entryOffset = new Uint32Array(0);
+  let entryWeight = new Float64Array(0);
   const k = rig.binding.influences;
   const { indices, weights } = rig.binding;
   let unmirrored = new Float64Array(0);
@@ -136,14 +141,21 @@ export function createTemplateDeformer(rig: TemplateRig): Deformer {
     const n = mesh.positions.length / 3;
     if (mesh !== forMesh) {
       if (indices.length !== k * n) throw new CorskinError(`the template rig was built for ${indices.length / k} vertices, the mesh has ${n}`);
-      const list: number[] = [];
-      for (let i = 0; i < n; i++)
-        for (let s = k * i; s < k * i + k; s++)
-          if (weights[s] !== 0) {
-            list.push(i);
-            break;
+      const list: number[] = [], offsets: number[] = [], ws: number[] = [], starts = [0]; // prettier-ignore
+      for (let i = 0; i < n; i++) {
+        for (let e = k * i; e < k * i + k; e++)
+          if (weights[e] !== 0) {
+            offsets.push(8 * indices[e]);
+            ws.push(weights[e]);
           }
+        if (offsets.length === starts[starts.length - 1]) continue;
+        list.push(i);
+        starts.push(offsets.length);
+      }
       bound = Uint32Array.from(list);
+      start = Uint32Array.from(starts);
+      entryOffset = Uint32Array.from(offsets);
+      entryWeight = Float64Array.from(ws);
       forMesh = mesh;
     }
     // A reflection shared by every joint (a mirrored parent node): the templates pose the
@@ -156,7 +168,7 @@ export function createTemplateDeformer(rig: TemplateRig): Deformer {
       skinning = unmirrored;
     }
     deformDqs(mesh, skinning, out);
-    if (bound!.length) correct(mesh, skinning, out);
+    if (bound.length) correct(mesh, skinning, out);
     if (mirrored)
       for (const [v, stride] of [[out.positions, 3], [mesh.normals && out.normals, 3], [mesh.tangents && out.tangents, 4]] as const)
         if (v) for (let o = 0; o < stride * n; o += stride) v[o] = -v[o];
@@ -166,13 +178,13 @@ export function createTemplateDeformer(rig: TemplateRig): Deformer {
     correction.update(skinning);
     const pos = out.positions;
     const normals = mesh.normals && out.normals, tangents = mesh.tangents && out.tangents; // prettier-ignore
-    for (const i of bound!) {
+    for (let b = 0; b < bound.length; b++) {
+      const i = bound[b];
       // The identity for the share left to DQS, then the vertex's cage entries (w ≥ 0: no sign flips).
       let rx = 0, ry = 0, rz = 0, rw = 0, dx = 0, dy = 0, dz = 0, dw = 0, share = 0; // prettier-ignore
-      for (let s = k * i, end = s + k; s < end; s++) {
-        const w = weights[s];
-        if (w === 0) continue;
-        const o = 8 * indices[s];
+      for (let e = start[b], end = start[b + 1]; e < end; e++) {
+        const w = entryWeight[e];
+        const o = entryOffset[e];
         share += w;
         rx += w * dq[o]; ry += w * dq[o + 1]; rz += w * dq[o + 2]; rw += w * dq[o + 3]; // prettier-ignore
         dx += w * dq[o + 4]; dy += w * dq[o + 5]; dz += w * dq[o + 6]; dw += w * dq[o + 7]; // prettier-ignore
