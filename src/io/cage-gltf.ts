@@ -48,7 +48,12 @@ export function writeCageRig(document: Document, model: SkinnedModel, rig: CageR
   if (m > 65536) throw new CorskinError(`the cage has ${m} vertices; at most 65,536 fit the binding attributes`);
   removeCageRig(document, model);
   const root = document.getRoot();
-  const ids = new Set(root.listNodes().filter(isCageNode).map((n) => cageInfo(n).id));
+  const ids = new Set(
+    root
+      .listNodes()
+      .filter(isCageNode)
+      .map((n) => cageInfo(n).id),
+  );
   let id = `${model.name} cage`;
   for (let i = 2; ids.has(id); i++) id = `${model.name} cage ${i}`;
   const buffer = root.listBuffers()[0] ?? document.createBuffer();

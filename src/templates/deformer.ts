@@ -26,7 +26,7 @@ const ROTATION_TOLERANCE = 1e-12;
  * Per cage vertex, the templates' correction for a pose: c′_k where the templates put it
  * (Eq. 1–4), c°_k where DQS puts it with the cage's skinning weights ({@link TemplateRig.cageSkin}:
  * the skin's around it), and the rigid motion `[R_k | t_k]` from the second to the first: R_k the
- * rotation of the vertex's ring (the cage is rings around the limb, {@link fitChain}; an end cap's
+ * rotation of the vertex's ring (the cage is rings around the limb, `fitChain`; an end cap's
  * apex takes its ring's) from the DQS-posed cage to the templates', the rotation closest to the
  * map between their centred ring vertices (Kabsch; extracted as Müller, Bender, Chentanez,
  * Macklin, "A Robust Method to Extract the Rotational Part of Deformations", MIG 2016) —

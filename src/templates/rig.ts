@@ -125,8 +125,8 @@ export interface TemplateRig {
    */
   binding: CageBinding;
   /**
-   * The cage's own skinning weights, {@link CAGE_INFLUENCES} per cage vertex (joints, weights):
-   * those of the skin around it ({@link transferCageWeights}), so DQS moves the cage as it moves
+   * The cage's own skinning weights, `CAGE_INFLUENCES` (4) per cage vertex (joints, weights):
+   * those of the skin around it (`transferCageWeights`), so DQS moves the cage as it moves
    * that skin — the base the templates' correction is measured from.
    */
   cageSkin: { joints: Uint32Array; weights: Float32Array };
@@ -156,7 +156,7 @@ export interface TemplateBuildOptions {
  * small for a cage, left to DQS).
  * @param P bind joint positions, 3·J
  * @returns the chains, and whether the trunk is among them (then a limb's joints after its first
- *   are templated, {@link templatedJoints})
+ *   are templated, `templatedJoints`)
  */
 export function templateLimbChains(skeleton: Skeleton, P: ArrayLike<number>, trunk = false): { chains: number[][]; trunk: boolean } {
   const all = trunkFirst(skeleton, skeletonLimbs(skeleton, P));
@@ -192,7 +192,7 @@ export function templatedJoints(P: ArrayLike<number>, chains: readonly number[][
 
 /**
  * Per skin vertex and limb, its template share (n·L): its flex ({@link skinFlex}) times its
- * skinning weight w_c on the limb's templated joints ({@link templatedJoints}), times 1 − its
+ * skinning weight w_c on the limb's templated joints (`templatedJoints`), times 1 − its
  * weight on other limbs' (skin between two limbs — a crotch — takes less of each; two cages
  * correcting it crease it).
  * @param P bind joint positions, 3·J; @param chains the templated limbs
