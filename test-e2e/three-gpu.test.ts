@@ -13,6 +13,11 @@ import { ROOT, SHARED } from '../test/helpers/data.js';
 import { runCli } from '../test/helpers/cli.js';
 import { openTestPage } from '../test/browser/server.js';
 
+/** What this file writes for the test page to load (served from the repository root): its own folder, made here. */
+const OUT = join(ROOT, '.tmp', 'three-gpu');
+const OUT_URL = '/.tmp/three-gpu';
+mkdirSync(OUT, { recursive: true });
+
 type Result = { error: number; moved: number; vertices: number; nonFinite: number; meshes: number };
 
 /** Every real character (scaled armatures, 16 and 7 influences, 40 skins, morph targets, .gltf) and a time in its first clip. */
@@ -63,9 +68,8 @@ async function bentArm(): Promise<string> {
     .createAnimation('bend')
     .addSampler(sampler)
     .addChannel(doc.createAnimationChannel().setTargetNode(bone).setTargetPath('rotation').setSampler(sampler));
-  mkdirSync(join(ROOT, '.tmp'), { recursive: true });
-  await new NodeIO().write(join(ROOT, '.tmp/arm-bend.glb'), doc);
-  return '/.tmp/arm-bend.glb';
+  await new NodeIO().write(join(OUT, 'arm-bend.glb'), doc);
+  return `${OUT_URL}/arm-bend.glb`;
 }
 
 /**
@@ -126,10 +130,8 @@ async function antipodalRig(): Promise<string> {
       .addSampler(sampler)
       .addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath('rotation').setSampler(sampler));
   }
-  const dir = join(ROOT, '.tmp');
-  mkdirSync(dir, { recursive: true });
-  await new NodeIO().write(join(dir, 'antipodal.glb'), doc);
-  return '/.tmp/antipodal.glb';
+  await new NodeIO().write(join(OUT, 'antipodal.glb'), doc);
+  return `${OUT_URL}/antipodal.glb`;
 }
 
 describe.each([
@@ -197,19 +199,19 @@ describe.each([
   beforeAll(async () => {
     t = await openTestPage(page);
     // CesiumMan as `corskin templates build` stores it (the rig is read, not built, in the page).
-    const stored = join(ROOT, '.tmp/CesiumMan-templates.glb');
+    const stored = join(OUT, 'CesiumMan-templates.glb');
     const run = await runCli('templates', 'build', join(SHARED, 'gltf/CesiumMan.glb'), '-o', stored, '--force');
     expect(run.code, run.stderr).toBe(0);
     // rpm-avatar as stored: its 9 meshes restore one cage.
-    const rpm = join(ROOT, '.tmp/rpm-avatar-templates.glb');
+    const rpm = join(OUT, 'rpm-avatar-templates.glb');
     const rpmRun = await runCli('templates', 'build', join(SHARED, 'characters/rpm-avatar.glb'), '-o', rpm, '--force');
     expect(rpmRun.code, rpmRun.stderr).toBe(0);
     files = {
       arm: await bentArm(),
-      stored: '/.tmp/CesiumMan-templates.glb',
+      stored: `${OUT_URL}/CesiumMan-templates.glb`,
       fox: '/shared/data/characters/Fox.glb',
       rpm: '/shared/data/characters/rpm-avatar.glb',
-      rpmStored: '/.tmp/rpm-avatar-templates.glb',
+      rpmStored: `${OUT_URL}/rpm-avatar-templates.glb`,
     };
   }, 120_000);
   afterAll(async () => t?.close());

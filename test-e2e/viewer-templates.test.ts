@@ -7,7 +7,7 @@
  * library with both is exported, re-imported into a fresh viewer and applied to the other arm; the export (cages and choices) validates and reopens with the same choices, the baked
  * export validates.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,10 @@ import { CESIUM_MAN, ROOT, SHARED } from '../test/helpers/data.js';
 import { validate } from '../test/helpers/gltf.js';
 import { pinchStoredCageRing } from '../test/helpers/templates.js';
 import { NodeIO } from '@gltf-transform/core';
+
+/** What this file writes (pictures to look at, exported files): its own folder, made here. */
+const OUT = join(ROOT, '.tmp', 'viewer-templates');
+mkdirSync(OUT, { recursive: true });
 
 type Slot = { joint: string; slot: string; bone: string; jointTemplate: string };
 type Viewer = {
@@ -83,7 +87,7 @@ describe('skinning templates in the viewer', () => {
     await page.evaluate(() => ((window as unknown as { viewer: Viewer }).viewer.settings.cage = false));
     const without = await nextFrame();
     expect(with_.equals(without)).toBe(false);
-    writeFileSync(join(ROOT, '.tmp/viewer-templates-cage.png'), with_);
+    writeFileSync(join(OUT, 'viewer-templates-cage.png'), with_);
     await page.evaluate(() => ((window as unknown as { viewer: Viewer }).viewer.settings.cage = true));
   });
 
@@ -108,7 +112,7 @@ describe('skinning templates in the viewer', () => {
     const switched = await v((x) => x.templateSlot());
     expect(switched.jointTemplate).not.toBe(slot.jointTemplate);
     expect(before.equals(after)).toBe(false);
-    writeFileSync(join(ROOT, '.tmp/viewer-templates-elbow.png'), after);
+    writeFileSync(join(OUT, 'viewer-templates-elbow.png'), after);
     expect(errors).toEqual([]);
   });
 
@@ -145,8 +149,8 @@ describe('skinning templates in the viewer', () => {
         { bend: 90, bulge: 0.8, slide: 0.05 },
       ],
     });
-    writeFileSync(join(ROOT, '.tmp/viewer-library.json'), JSON.stringify(library));
-    writeFileSync(join(ROOT, '.tmp/viewer-templates-biceps.png'), await nextFrame());
+    writeFileSync(join(OUT, 'viewer-library.json'), JSON.stringify(library));
+    writeFileSync(join(OUT, 'viewer-templates-biceps.png'), await nextFrame());
   });
 
   it('the editor draws a key pose: a cage vertex of the upper arm dragged with "draw" on lands under the mouse, in a new template saved in the library', async () => {
@@ -183,7 +187,7 @@ describe('skinning templates in the viewer', () => {
     await page.evaluate(() => ((window as unknown as { viewer: Viewer }).viewer.settings.cage = false));
     const after = await nextFrame();
     expect(before.equals(after)).toBe(false);
-    writeFileSync(join(ROOT, '.tmp/viewer-templates-drawn.png'), after);
+    writeFileSync(join(OUT, 'viewer-templates-drawn.png'), after);
     const library = JSON.parse(await v((x) => x.libraryJson()));
     expect(library.version).toBe(3); // drawn offsets (2) in a library with joint templates for more bones and caps (3)
     const drawn = library.templates.find((t: { id: string }) => t.id === 'drawn-biceps');
@@ -194,7 +198,7 @@ describe('skinning templates in the viewer', () => {
     const withOffsets = keys.filter((k) => k.offsets?.flat().some((x) => x !== 0));
     expect(withOffsets.length).toBe(1);
     expect(withOffsets[0].bend).toBeGreaterThan(1);
-    writeFileSync(join(ROOT, '.tmp/viewer-library.json'), JSON.stringify(library));
+    writeFileSync(join(OUT, 'viewer-library.json'), JSON.stringify(library));
     await page.evaluate(() => ((window as unknown as { viewer: Viewer }).viewer.settings.editDraw = false));
     expect(errors).toEqual([]);
   });
@@ -231,17 +235,17 @@ describe('skinning templates in the viewer', () => {
     await page.evaluate(() => ((window as unknown as { viewer: Viewer }).viewer.settings.cage = false));
     const after = await nextFrame();
     expect(before.equals(after)).toBe(false);
-    writeFileSync(join(ROOT, '.tmp/viewer-templates-dragged.png'), after);
+    writeFileSync(join(OUT, 'viewer-templates-dragged.png'), after);
     expect(errors).toEqual([]);
   });
 
   it('exports the cages and choices: the file validates and reopens with the same choices', async () => {
     const bytes = await page.evaluate(() => (window as unknown as { viewer: Viewer }).viewer.exportTemplates(false));
-    const file = join(ROOT, '.tmp/viewer-templates-export.glb');
+    const file = join(OUT, 'viewer-templates-export.glb');
     writeFileSync(file, Uint8Array.from(bytes));
     expect((await validate(file)).issues.numErrors).toBe(0);
     const baked = await page.evaluate(() => (window as unknown as { viewer: Viewer }).viewer.exportTemplates(true));
-    const bakedFile = join(ROOT, '.tmp/viewer-templates-baked.glb');
+    const bakedFile = join(OUT, 'viewer-templates-baked.glb');
     writeFileSync(bakedFile, Uint8Array.from(baked));
     expect((await validate(bakedFile)).issues.numErrors).toBe(0);
     // Reopen the export: the stored rig is read (no build), with the elbow's and the upper arm's choices.
@@ -309,7 +313,7 @@ describe('skinning templates in the viewer', () => {
       expect((await x((v) => v.cageSummary())).cages).toBe(1);
       const bytes = await rpm.evaluate(() => (window as unknown as { viewer: Viewer }).viewer.exportTemplates(false));
       expect(await x((v) => v.status())).not.toContain('left out');
-      const file = join(ROOT, '.tmp/viewer-rpm-templates.glb');
+      const file = join(OUT, 'viewer-rpm-templates.glb');
       writeFileSync(file, Uint8Array.from(bytes));
       expect((await validate(file)).issues.numErrors).toBe(0);
     } finally {
@@ -320,7 +324,7 @@ describe('skinning templates in the viewer', () => {
   it('a fresh viewer imports the library and puts the new template on the other arm', async () => {
     const fresh = await viewer.open('model=/model.glb&name=CesiumMan.glb&time=0.5&layout=single&method=templates');
     try {
-      const json = readFileSync(join(ROOT, '.tmp/viewer-library.json'), 'utf8');
+      const json = readFileSync(join(OUT, 'viewer-library.json'), 'utf8');
       const slot = await fresh.evaluate(
         ([text, joint]) => {
           const x = (window as unknown as { viewer: Viewer }).viewer;

@@ -149,6 +149,23 @@ describe('weights and outputs', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('give -o OUTPUT (one input) or --out-dir DIR');
   });
+
+  it('a positional output (glTF-Transform style) is named as taken for an input', async () => {
+    const out = join(tmp.dir, 'positional-out.glb');
+    const r = await runCli('precompute', CESIUM_MAN, out);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`"${out}" was taken as a second input (it does not exist) — did you mean -o ${out}?`);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("commander's usage errors: corskin's prefix, a one-line pointer to --help instead of the whole help", async () => {
+    const r = await runCli('precompute', CESIUM_MAN, '--no-such-option');
+    expect(r.code).toBe(2);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines[0]).toMatch(/^corskin: error: unknown option '--no-such-option'/);
+    expect(lines.length).toBeLessThanOrEqual(2);
+    expect(r.stderr).toContain('--help');
+  });
 });
 
 describe('the installed binary', () => {

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { NodeIO, type Node } from '@gltf-transform/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
 import { CESIUM_MAN, ROOT, scratch, SHARED } from './helpers/data.js';
@@ -21,6 +22,25 @@ describe('corskin info', () => {
     expect(Object.values(skin.influenceHistogram as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(3273);
     expect(skin.centersOfRotation.present).toBe(false);
     expect(skin.animations).toHaveLength(1);
+  });
+
+  it("channels on nodes that do not move the skin (the Soldier's end sites): counted by info, no warning on deform", async () => {
+    const file = join(SHARED, 'characters', 'Soldier.glb');
+    // Independently: channels whose node is neither a joint nor an ancestor of one.
+    const doc = await new NodeIO().read(file);
+    const joints = new Set(doc.getRoot().listSkins()[0].listJoints());
+    const moves = (node: Node): boolean => joints.has(node) || node.listChildren().some((c) => moves(c));
+    const expected = doc
+      .getRoot()
+      .listAnimations()
+      .flatMap((a) => a.listChannels())
+      .filter((c) => !moves(c.getTargetNode()!)).length;
+    expect(expected).toBeGreaterThan(0);
+    const info = await runCli('info', file, '--json');
+    expect(JSON.parse(info.stdout).skins[0].ignoredAnimationChannels).toBe(expected);
+    const out = join(tmp.dir, 'soldier-posed.glb');
+    const r = await runCli('deform', file, '--method', 'dqs', '--time', '0.5', '-o', out);
+    expect([r.code, r.stderr]).toEqual([0, '']);
   });
 });
 

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,7 +83,15 @@ export async function runBatch(
     if (inputs.length !== 1) throw new UsageError(`-o names one output for ${inputs.length} inputs; use --out-dir DIR`);
     return runBatchCommand(io, { command, input: inputs[0], output, opts });
   }
-  if (outDir === undefined) throw new UsageError('give -o OUTPUT (one input) or --out-dir DIR');
+  if (outDir === undefined) {
+    // `corskin precompute in.glb out.glb` (glTF-Transform's positional output): say so.
+    const last = inputs[inputs.length - 1];
+    const hint =
+      inputs.length === 2 && !existsSync(last)
+        ? `; "${last}" was taken as a second input (it does not exist) — did you mean -o ${last}?`
+        : '';
+    throw new UsageError(`give -o OUTPUT (one input) or --out-dir DIR${hint}`);
+  }
   const parallel = Math.min(jobs ?? availableParallelism(), inputs.length);
   const failed: string[] = [];
   const run = async (input: string) => {

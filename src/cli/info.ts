@@ -19,6 +19,8 @@ export interface SkinInfo {
   influenceHistogram: Record<string, number>;
   centersOfRotation: { present: boolean; sigma?: number; epsilon?: number; version?: string };
   animations: { name: string; duration: number; channels: number }[];
+  /** Animation channels on nodes that do not move this skin (ignored). */
+  ignoredAnimationChannels: number;
   warnings: string[];
 }
 
@@ -44,6 +46,7 @@ export function describeModel(model: SkinnedModel): SkinInfo {
     influenceHistogram: hist,
     centersOfRotation: mesh.centersOfRotation ? { present: true, ...model.corParameters } : { present: false },
     animations: model.animations.map((a) => ({ name: a.name, duration: a.duration, channels: a.channels.length })),
+    ignoredAnimationChannels: model.ignoredAnimationChannels,
     warnings: model.warnings,
   };
 }
@@ -75,6 +78,8 @@ export async function infoCommand(io: Io, input: string, o: { json?: boolean }):
         : 'centers of rotation: absent (run `corskin precompute`)',
     );
     for (const a of s.animations) io.out(`animation "${a.name}": ${a.duration.toFixed(3)} s, ${a.channels} channels`);
+    if (s.ignoredAnimationChannels)
+      io.out(`animation channels on nodes that do not move this skin (ignored): ${s.ignoredAnimationChannels}`);
     for (const w of s.warnings) io.out(`warning: ${w}`);
   }
 }

@@ -42,8 +42,13 @@ function buildProgram(io: Io): Command {
   const program = new Command('corskin')
     .description('Skeletal skinning with optimized centers of rotation, DQS and LBS, on glTF characters.')
     .version(VERSION)
-    .showHelpAfterError()
-    .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
+    .showHelpAfterError("(add --help for the command's usage)")
+    .configureOutput({
+      writeOut: (s) => io.out(s.trimEnd()),
+      writeErr: (s) => io.err(s.trimEnd()),
+      // One prefix for every error, commander's usage errors included.
+      outputError: (s, write) => write(`corskin: ${s}`),
+    })
     .exitOverride();
 
   program

@@ -82,8 +82,14 @@ export interface SkinnedModel {
   weightNormalization: WeightNormalization;
   /** Twist joints added by `corskin add-twist-joints` (node extras `corskin.twistOf`). */
   twistJoints: TwistJoint[];
-  /** Things the user should know (ignored channels, renormalised weights, …). */
+  /** Things the user should know (renormalised weights, missing normals, malformed channels, …). */
   warnings: string[];
+  /**
+   * Animation channels on nodes that neither are the skin's joints nor move them (end sites, other
+   * skins' joints, props): they do not change this skin, so they are counted here (`corskin info`
+   * shows the count), not warned about.
+   */
+  ignoredAnimationChannels: number;
 }
 
 /**
@@ -309,7 +315,8 @@ function extractModel(
     for (const owner of meshNodes) if (owner.getMesh() === m) groupOfNode.set(owner, morphGroups.length);
     morphGroups.push({ name: m.getName() || `mesh ${document.getRoot().listMeshes().indexOf(m)}`, weights, targets });
   }
-  const animations = extractAnimations(document, skeletonNodeList, groupOfNode, morphGroups, warnings, file);
+  const ignored = { channels: 0 };
+  const animations = extractAnimations(document, skeletonNodeList, groupOfNode, morphGroups, warnings, ignored, file);
   const twistJoints: TwistJoint[] = [];
   const byName = new Map<string, number>();
   jointNodes.forEach((n, j) => byName.has(n.getName()) || byName.set(n.getName(), j));
@@ -335,6 +342,7 @@ function extractModel(
     corParameters,
     weightNormalization,
     warnings,
+    ignoredAnimationChannels: ignored.channels,
   };
 }
 
@@ -440,11 +448,12 @@ function extractAnimations(
   groupOfNode: Map<Node, number>,
   groups: MorphGroup[],
   warnings: string[],
+  ignored: { channels: number },
   file?: string,
 ): AnimationClip[] {
   const index = new Map<Node, number>(skeletonNodes.map((n, j) => [n, j]));
   const clips: AnimationClip[] = [];
-  let ignored = 0;
+  let ignoredChannels = 0;
   for (const [a, anim] of document.getRoot().listAnimations().entries()) {
     const channels: AnimationChannel[] = [];
     const morphChannels: MorphChannel[] = [];
@@ -460,7 +469,7 @@ function extractAnimations(
         (group === undefined &&
           (joint === undefined || (path !== 'translation' && path !== 'rotation' && path !== 'scale')))
       ) {
-        if (path !== 'weights' || !node?.getMesh()) ignored++;
+        if (path !== 'weights' || !node?.getMesh()) ignoredChannels++;
         continue;
       }
       const input = sampler.getInput()!;
@@ -508,7 +517,7 @@ function extractAnimations(
     if (channels.length || morphChannels.length)
       clips.push({ name: anim.getName() || `animation ${a}`, duration, channels, morphChannels });
   }
-  if (ignored) warnings.push(`${ignored} animation channels target nodes outside the skin and are ignored`);
+  ignored.channels = ignoredChannels;
   return clips;
 }
 
