@@ -24,7 +24,7 @@ const LABEL = 40;
 
 /** The side-by-side render of `file` at the stress pose, decoded. */
 async function render(file: string, out: string): Promise<PNG> {
-  const r = await runCli('render', file, '--pose', 'stress', '--size', `${W}x${H}`, '-o', out);
+  const r = await runCli('render', file, '--pose', 'stress', '--layout', 'side', '--size', `${W}x${H}`, '-o', out);
   expect(r.code, r.stderr).toBe(0);
   return PNG.sync.read(readFileSync(out));
 }

@@ -1,7 +1,8 @@
 /**
- * The viewer's basics at common window sizes: the control panel never covers a view, the status
- * line names the file, a file without animations says so (no empty list), and "frame the joint"
- * centres the posed joint.
+ * The viewer's basics at common window sizes: the control panel never covers a view and fits the
+ * window, the character fills its view (three-quarter framing, the layout that shows it largest),
+ * the layouts place their views, the status line names the file, a file without animations says
+ * so (no empty list), and "frame the joint" keeps the joint's limb in view.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +14,8 @@ type Rect = { left: number; right: number; top: number; bottom: number };
 type Viewer = {
   ready: boolean;
   settings: Record<string, unknown>;
-  layoutRects: () => { views: Rect[]; panel?: Rect };
+  layoutRects: () => { layout: string; views: Rect[]; panel?: Rect };
+  characterScreen: () => Rect;
   status: () => string;
   frameJoint: () => void;
   jointScreen: (name: string) => { x: number; y: number } | undefined;
@@ -30,10 +32,11 @@ describe('the viewer at 1280×720 and up', () => {
 
   it.each([
     [1280, 720],
+    [1280, 800],
     [1600, 900],
     [1920, 1080],
   ])(
-    '%i×%i: no control covers a view; the status line names the file; the joint can be framed',
+    '%i×%i: no control covers a view, the panel fits the window, the character fills its view, the elbow can be framed',
     async (width, height) => {
       const server = await serveViewer(CESIUM_MAN);
       const page = await browser.newPage({ viewport: { width, height } });
@@ -50,22 +53,81 @@ describe('the viewer at 1280×720 and up', () => {
         expect(await page.evaluate(() => (window as unknown as { viewer: Viewer }).viewer.status())).toContain(
           'CesiumMan.glb',
         );
-        // Frame the posed joint: it lands in the middle of the first view.
-        const joint = await page.evaluate(() => {
+        expect(rects.panel!.bottom).toBeLessThanOrEqual(height);
+        // The character (its box as drawn) inside the first view, filling most of its height or width.
+        const first = rects.views[0];
+        const body = await page.evaluate(() => (window as unknown as { viewer: Viewer }).viewer.characterScreen());
+        expect(body.left).toBeGreaterThanOrEqual(first.left - 1);
+        expect(body.right).toBeLessThanOrEqual(first.right + 1);
+        expect(body.top).toBeGreaterThanOrEqual(first.top - 1);
+        expect(body.bottom).toBeLessThanOrEqual(first.bottom + 1);
+        const fill = Math.max(
+          (body.bottom - body.top) / (first.bottom - first.top),
+          (body.right - body.left) / (first.right - first.left),
+        );
+        expect(fill, JSON.stringify({ body, first })).toBeGreaterThan(0.7);
+        // Frame the bent elbow: the upper arm, the elbow and the forearm inside the view, the
+        // forearm drawn across at least a tenth of it.
+        const [elbow, shoulder, wrist] = await page.evaluate(() => {
           const v = (window as unknown as { viewer: Viewer }).viewer;
+          v.settings.joint = 'Skeleton_arm_joint_R__2_';
           v.settings.bend = 60;
           v.frameJoint();
-          return v.jointScreen(v.settings.joint as string);
+          return ['Skeleton_arm_joint_R__2_', 'Skeleton_arm_joint_R', 'Skeleton_arm_joint_R__3_'].map((n) =>
+            v.jointScreen(n),
+          );
         });
-        const first = rects.views[0];
-        expect(Math.abs(joint!.x - (first.left + first.right) / 2)).toBeLessThan(0.1 * (first.right - first.left));
-        expect(Math.abs(joint!.y - (first.top + first.bottom) / 2)).toBeLessThan(0.1 * (first.bottom - first.top));
+        const view = (await page.evaluate(() => (window as unknown as { viewer: Viewer }).viewer.layoutRects()))
+          .views[0];
+        for (const p of [elbow, shoulder, wrist]) {
+          expect(p!.x).toBeGreaterThan(view.left);
+          expect(p!.x).toBeLessThan(view.right);
+          expect(p!.y).toBeGreaterThan(view.top);
+          expect(p!.y).toBeLessThan(view.bottom);
+        }
+        const forearm = Math.hypot(wrist!.x - elbow!.x, wrist!.y - elbow!.y);
+        expect(forearm).toBeGreaterThan(0.1 * Math.min(view.right - view.left, view.bottom - view.top));
       } finally {
         await page.close();
         await server.close();
       }
     },
   );
+
+  it('the layouts: a row of four, a 2×2 grid, one view with the method chosen', async () => {
+    const server = await serveViewer(CESIUM_MAN);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    try {
+      await page.goto(`${server.url}?model=/model.glb&name=CesiumMan.glb&ui=0`);
+      await page.waitForFunction(() => (window as unknown as { viewer?: Viewer }).viewer?.ready === true, null, {
+        timeout: 120_000,
+      });
+      const rects = (layout: string) =>
+        page.evaluate((l) => {
+          const v = (window as unknown as { viewer: Viewer }).viewer;
+          v.settings.layout = l;
+          v.settings.method = 'dqs';
+          return v.layoutRects();
+        }, layout);
+      const side = await rects('side');
+      expect(side.views.map((v) => v.top)).toEqual([0, 0, 0, 0]);
+      expect(new Set(side.views.map((v) => v.left)).size).toBe(4);
+      const grid = await rects('grid');
+      expect(grid.views).toHaveLength(4);
+      expect(new Set(grid.views.map((v) => v.top)).size).toBe(2);
+      expect(new Set(grid.views.map((v) => v.left)).size).toBe(2);
+      const single = await rects('single');
+      expect(single.views).toEqual([
+        expect.objectContaining({ method: 'dqs', left: 0, top: 0, right: 1280, bottom: 800 }),
+      ]);
+      // auto: one of the two, whichever draws the character taller in a 1280×800 window (a standing
+      // humanoid in a row of four columns 320 px wide is width-bound; in 640×400 cells height-bound).
+      expect(['side', 'grid']).toContain((await rects('auto')).layout);
+    } finally {
+      await page.close();
+      await server.close();
+    }
+  });
 
   it('a file without animations shows no empty animation list', async () => {
     const server = await serveViewer(ARM_GLB);

@@ -1,16 +1,17 @@
 /**
- * corskin's viewer: LBS | DQS | CoR | skinning templates side by side (or one view with a method
- * switch) on any glTF character, with animation playback, joint posing, skeleton, center-of-rotation
+ * corskin's viewer: LBS | DQS | CoR | skinning templates in a row, a 2×2 grid or one view with a
+ * method switch (by default whichever shows the character largest) on any glTF character, with animation playback, joint posing, skeleton, center-of-rotation
  * and template-cage overlays, template switching (Tab), a per-method frame-time readout, and
  * in-browser CoR precomputation with export. Files dropped or picked are read locally; nothing is
  * uploaded.
  *
- * URL parameters (used by `corskin render`): model, method, layout (side|single), animation, time,
+ * URL parameters (used by `corskin render`): model, method, layout (auto|side|grid|single), animation, time,
  * joint, twist, bend (degrees), paint (a joint: its weights as a heat map), cage (1: the template
  * cage overlay), template (JOINT=ID,…: template choices), frame (joint: the camera on the posed joint),
  * ui=0.
  */
 import { WebIO } from '@gltf-transform/core';
+import { autoLayout, fitDistance, layoutCells, THREE_QUARTER, type Cell, type Layout } from './layout.js';
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
 import GUI from 'lil-gui';
 import * as THREE from 'three';
@@ -146,7 +147,7 @@ function cpuOf(view: View, mesh: THREE.SkinnedMesh): CpuMesh {
 }
 
 const settings = {
-  layout: (params.get('layout') as 'side' | 'single') ?? 'side',
+  layout: (params.get('layout') as Layout) ?? 'auto',
   method: (params.get('method') as GpuSkinningMethod) ?? 'cor',
   animation: params.get('animation') ?? '',
   /** The pose before the clip and the sliders: the rest pose, or the stress pose of the evaluation at full or half amplitude. */
@@ -350,24 +351,47 @@ function characterBox(root: THREE.Object3D): THREE.Box3 {
   return box.isEmpty() ? box.setFromObject(root) : box;
 }
 
-/** Points the camera at the character. */
+/** The character's box when loaded (framing and the automatic layout; computed once, not per frame). */
+let bounds = new THREE.Box3(new THREE.Vector3(-1, -1, -1), new THREE.Vector3(1, 1, 1));
+/** Whether the camera is still where {@link frame} put it (then a resize or a layout change frames again). */
+let autoFramed = true;
+
+/** The layout in use: the chosen one, or for `auto` the one that shows the character largest. */
+function currentLayout(): Exclude<Layout, 'auto'> {
+  return settings.layout === 'auto'
+    ? autoLayout(bounds, views.length, app.clientWidth, app.clientHeight, camera.fov)
+    : settings.layout;
+}
+
+/** The views shown and their rectangles (CSS px from the canvas's top-left corner). */
+function viewCells(): { view: View; cell: Cell }[] {
+  const layout = currentLayout();
+  let shown = views;
+  if (layout === 'single') {
+    const one = views.find((v) => v.method === settings.method) ?? views[0];
+    shown = one ? [one] : [];
+  }
+  return layoutCells(layout, shown.length, app.clientWidth, app.clientHeight).map((cell, k) => ({
+    view: shown[k],
+    cell,
+  }));
+}
+
+/** Points the camera at the character from a three-quarter view, its box filling one view with a margin. */
 function frame(view: View): void {
   view.root.updateMatrixWorld(true);
-  const box = characterBox(view.root);
-  const size = box.getSize(new THREE.Vector3()).length() || 1;
-  const center = box.getCenter(new THREE.Vector3());
-  // Fit the bounding sphere in the narrower field of view of one panel.
-  const panels = settings.layout === 'side' ? METHODS.length : 1;
-  const aspect = app.clientWidth / panels / Math.max(1, app.clientHeight);
-  const vfov = THREE.MathUtils.degToRad(camera.fov);
-  const hfov = 2 * Math.atan(Math.tan(vfov / 2) * aspect);
-  const distance = (0.5 * size) / Math.sin(Math.min(vfov, hfov) / 2);
+  bounds = characterBox(view.root);
+  const size = bounds.getSize(new THREE.Vector3()).length() || 1;
+  const center = bounds.getCenter(new THREE.Vector3());
+  const { w, h } = viewCells()[0]?.cell ?? { w: 1, h: 1 };
+  const distance = fitDistance(bounds, THREE_QUARTER, camera.fov, w / Math.max(1, h));
   camera.near = size / 200;
-  camera.far = size * 20;
-  camera.position.copy(center).add(new THREE.Vector3(0.15, 0.2, 1).normalize().multiplyScalar(distance));
+  camera.far = size * 20 + distance;
+  camera.position.copy(center).addScaledVector(THREE_QUARTER, distance);
   controls.target.copy(center);
   camera.updateProjectionMatrix();
   controls.update();
+  autoFramed = true;
 }
 
 let gui: GUI | undefined;
@@ -375,9 +399,19 @@ function rebuildGui(bones: string[]): void {
   gui?.destroy();
   if (params.get('ui') === '0') return;
   gui = new GUI({ title: 'corskin' });
+  // The common actions on top, every group but the animation collapsed: the panel fits 1280×800.
   gui.add(settings, 'load').name('open .glb…');
-  gui.add(settings, 'layout', { [GPU_METHODS.map((m) => m.label).join(' | ')]: 'side', 'one view': 'single' });
+  gui
+    .add(settings, 'layout', {
+      'auto (largest)': 'auto',
+      'side by side': 'side',
+      '2 × 2': 'grid',
+      'one view': 'single',
+    })
+    .onChange(() => autoFramed && views[0] && frame(views[0]));
   gui.add(settings, 'method', Object.fromEntries(GPU_METHODS.map((m) => [m.label, m.id]))).name('method (one view)');
+  gui.add(settings, 'pose', { rest: 'rest', 'stress pose': 'stress', 'stress, half': 'stress-half' });
+  gui.add(settings, 'exportGlb').name('precompute CoRs & export .glb');
   if (gltf?.animations.length) {
     const anim = gui.addFolder('animation');
     anim.add(settings, 'animation', ['', ...gltf.animations.map((a) => a.name)]);
@@ -396,9 +430,11 @@ function rebuildGui(bones: string[]): void {
   pose.add(settings, 'bend', -180, 180, 1).name('bend (°)');
   pose.add(settings, 'frameJoint').name('frame the joint');
   pose.add(settings, 'preview').name('bend back and forth');
+  pose.close();
   const templates = gui.addFolder('skinning templates (the joint above; Tab cycles)');
   templateControls = templates;
   fillTemplateControls();
+  templates.close();
   const library = gui.addFolder('template library and editor');
   library.add(settings, 'importLibrary').name('import library .json…');
   library.add(settings, 'exportLibrary').name('export library .json');
@@ -419,6 +455,7 @@ function rebuildGui(bones: string[]): void {
   show.add(settings, 'centers').name('centers of rotation (CoR view)');
   show.add(settings, 'cage').name('template cages (templates view)');
   show.add(settings, 'heatmap').name('distortion heat map');
+  show.close();
   const paint = gui.addFolder('paint weights (CoRs follow)');
   paint
     .add(settings, 'paint')
@@ -434,7 +471,7 @@ function rebuildGui(bones: string[]): void {
   paint.add(settings, 'corCheck').name('CoR check (red: far from the bones)');
   paint.add(settings, 'undo');
   paint.add(settings, 'redo');
-  gui.add(settings, 'exportGlb').name('precompute CoRs & export .glb');
+  if (!settings.paint) paint.close();
   // The panel gets a column of its own: it never covers a view.
   fitToPanel();
 }
@@ -443,25 +480,38 @@ function rebuildGui(bones: string[]): void {
 function fitToPanel(): void {
   app.style.right = gui ? `${Math.max(0, window.innerWidth - gui.domElement.getBoundingClientRect().left)}px` : '0';
 }
-window.addEventListener('resize', fitToPanel);
+window.addEventListener('resize', () => {
+  fitToPanel();
+  if (autoFramed && views[0]) frame(views[0]);
+});
+controls.addEventListener('start', () => (autoFramed = false));
 
-/** Points the camera at the posed joint of the sliders (a few bone lengths away). */
+/**
+ * Points the camera at the posed joint of the sliders, keeping its limb in view: the box of the
+ * joint, its parent and its bones two levels down, widened by a little of the character's size
+ * for the flesh around them, fitted to a view from the current direction.
+ */
 function frameJoint(): void {
-  const view = settings.layout === 'side' ? views[0] : views.find((v) => v.method === settings.method);
+  const view = viewCells()[0]?.view;
   const bone = view?.root.getObjectByName(settings.joint);
   if (!view || !bone) return;
   view.root.updateMatrixWorld(true);
-  const at = bone.getWorldPosition(new THREE.Vector3());
-  const child = bone.children.find((c) => (c as THREE.Bone).isBone);
-  const parent = bone.parent && (bone.parent as THREE.Bone).isBone ? bone.parent : undefined;
-  const size = characterBox(view.root).getSize(new THREE.Vector3()).length() || 1;
-  let reach = 0.15 * size;
-  for (const o of [child, parent])
-    if (o) reach = Math.max(reach, 1.5 * o.getWorldPosition(new THREE.Vector3()).distanceTo(at));
+  const box = new THREE.Box3().expandByPoint(bone.getWorldPosition(new THREE.Vector3()));
+  const isBone = (o: THREE.Object3D | null): o is THREE.Bone => !!o && (o as THREE.Bone).isBone;
+  if (isBone(bone.parent)) box.expandByPoint(bone.parent.getWorldPosition(new THREE.Vector3()));
+  for (const child of bone.children.filter(isBone)) {
+    box.expandByPoint(child.getWorldPosition(new THREE.Vector3()));
+    for (const grandchild of child.children.filter(isBone))
+      box.expandByPoint(grandchild.getWorldPosition(new THREE.Vector3()));
+  }
+  box.expandByScalar(0.06 * (bounds.getSize(new THREE.Vector3()).length() || 1));
   const direction = camera.position.clone().sub(controls.target).normalize();
-  controls.target.copy(at);
-  camera.position.copy(at).add(direction.multiplyScalar(reach / Math.tan(THREE.MathUtils.degToRad(camera.fov) / 2)));
+  const { w, h } = viewCells()[0].cell;
+  const center = box.getCenter(new THREE.Vector3());
+  controls.target.copy(center);
+  camera.position.copy(center).addScaledVector(direction, fitDistance(box, direction, camera.fov, w / Math.max(1, h)));
   controls.update();
+  autoFramed = false;
 }
 
 /** The rotation a joint gets from the twist/bend sliders, about its bone (twist) and local z. */
@@ -651,10 +701,9 @@ function cageVertexPixels(): {
 }[] {
   const view = templatesView();
   if (!view || !view.cage.visible) return [];
-  const shown = settings.layout === 'side' ? views : views.filter((v) => v.method === settings.method);
-  const k = shown.indexOf(view);
+  const cell = viewCells().find((c) => c.view === view)?.cell;
+  if (!cell) return [];
   const r = renderer.domElement.getBoundingClientRect();
-  const cw = r.width / shown.length;
   const out = [];
   for (const { mesh, rig } of cagedMeshes(view)) {
     const posed = edgesOf(rig).posed;
@@ -665,8 +714,8 @@ function cageVertexPixels(): {
         mesh,
         rig,
         vertex: v,
-        x: r.left + k * cw + ((p.x + 1) / 2) * cw,
-        y: r.top + ((1 - p.y) / 2) * r.height,
+        x: r.left + cell.x + ((p.x + 1) / 2) * cell.w,
+        y: r.top + cell.y + ((1 - p.y) / 2) * cell.h,
         world,
       });
     }
@@ -685,12 +734,9 @@ function cageDrag(x0: number, y0: number, x1: number, y1: number) {
     .sort((a, b) => a.d - b.d)[0];
   if (!hit) return undefined;
   const { mesh, rig, vertex } = hit;
-  const r = renderer.domElement.getBoundingClientRect();
-  const cw = r.width / (settings.layout === 'side' ? views.length : 1);
+  const { w, h } = viewCells()[0].cell;
   const ndc = hit.world.clone().project(camera);
-  const to = new THREE.Vector3(ndc.x + (2 * (x1 - x0)) / cw, ndc.y - (2 * (y1 - y0)) / r.height, ndc.z).unproject(
-    camera,
-  );
+  const to = new THREE.Vector3(ndc.x + (2 * (x1 - x0)) / w, ndc.y - (2 * (y1 - y0)) / h, ndc.z).unproject(camera);
   const toGeometry = new THREE.Matrix4().copy(mesh.matrixWorld).invert();
   const posedDelta = to.applyMatrix4(toGeometry).sub(hit.world.clone().applyMatrix4(toGeometry));
   const limb = rig.limbs.find((l) => vertex >= l.first && vertex < l.first + l.roles.length)!;
@@ -889,25 +935,29 @@ function render(): void {
   renderer.setSize(w, h, false);
   renderer.domElement.style.width = `${w}px`;
   renderer.domElement.style.height = `${h}px`;
-  const shown = settings.layout === 'side' ? views : views.filter((v) => v.method === settings.method);
-  const cw = Math.floor(w / Math.max(1, shown.length));
-  camera.aspect = cw / h;
+  const cells = viewCells();
+  if (cells.length) camera.aspect = cells[0].cell.w / Math.max(1, cells[0].cell.h);
   camera.updateProjectionMatrix();
   const gl = renderer.getContext();
-  for (const v of views) v.label.style.display = shown.includes(v) ? 'block' : 'none';
-  shown.forEach((v, k) => {
+  for (const v of views) v.label.style.display = cells.some((c) => c.view === v) ? 'block' : 'none';
+  renderer.setScissorTest(false);
+  renderer.clear(); // what no view covers (the remainder of whole-pixel cells, an empty grid slot)
+  renderer.setScissorTest(true);
+  cells.forEach(({ view: v, cell }) => {
     updatePose(v);
     updateCenters(v);
     updateCage(v);
     updateHeatmap(v);
-    renderer.setViewport(k * cw, 0, cw, h);
-    renderer.setScissor(k * cw, 0, cw, h);
+    // WebGL's viewport counts from the bottom-left corner.
+    renderer.setViewport(cell.x, h - cell.y - cell.h, cell.w, cell.h);
+    renderer.setScissor(cell.x, h - cell.y - cell.h, cell.w, cell.h);
     const t0 = performance.now();
     renderer.render(v.scene, camera);
     gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px); // wait for the GPU: frame time per view
     v.times.push(performance.now() - t0);
     if (v.times.length > 60) v.times.shift();
-    v.label.style.left = `${k * cw + 8}px`;
+    v.label.style.left = `${cell.x + 8}px`;
+    v.label.style.top = `${cell.y + 8}px`;
     v.label.textContent = `${GPU_METHODS.find((m) => m.id === v.method)!.label} — ${median(v.times).toFixed(2)} ms`;
   });
   requestAnimationFrame(render);
@@ -1163,12 +1213,12 @@ const raycaster = new THREE.Raycaster();
 /** One dab where the page pixel (x, y) hits the character (in whichever view it falls). */
 function paintAt(x: number, y: number): boolean {
   const r = renderer.domElement.getBoundingClientRect();
-  const shown = settings.layout === 'side' ? views : views.filter((v) => v.method === settings.method);
-  const cw = r.width / shown.length;
-  const k = Math.min(shown.length - 1, Math.max(0, Math.floor((x - r.left) / cw)));
-  const view = shown[k];
+  const [cx, cy] = [x - r.left, y - r.top];
+  const at = viewCells().find(({ cell: c }) => cx >= c.x && cx < c.x + c.w && cy >= c.y && cy < c.y + c.h);
+  if (!at) return false;
+  const { view, cell } = at;
   raycaster.setFromCamera(
-    new THREE.Vector2(((x - r.left - k * cw) / cw) * 2 - 1, 1 - ((y - r.top) / r.height) * 2),
+    new THREE.Vector2(((cx - cell.x) / cell.w) * 2 - 1, 1 - ((cy - cell.y) / cell.h) * 2),
     camera,
   );
   const meshes = skinnedMeshes(view);
@@ -1407,6 +1457,7 @@ function pickJoint(x: number, y: number): boolean {
   settings.slot = slot;
   gui?.controllersRecursive().forEach((c) => c.updateDisplay());
   selectTemplates();
+  templateControls?.open(); // show what the click selected
   return true;
 }
 
@@ -1496,14 +1547,12 @@ const api = {
   loadBytes: async (data: number[], name: string) => loadBytes(new Uint8Array(data).buffer, name),
   /** Pixel position (CSS px, page) of a joint in the first shown view. */
   jointScreen: (name: string) => {
-    const v = settings.layout === 'side' ? views[0] : views.find((x) => x.method === settings.method)!;
+    const { view: v, cell } = viewCells()[0];
     const bone = v.root.getObjectByName(threeName(name));
     if (!bone) return undefined;
     const p = bone.getWorldPosition(new THREE.Vector3()).project(camera);
-    const shown = settings.layout === 'side' ? views.length : 1;
-    const cw = app.clientWidth / shown;
     const r = renderer.domElement.getBoundingClientRect();
-    return { x: r.left + ((p.x + 1) / 2) * cw, y: r.top + ((1 - p.y) / 2) * app.clientHeight };
+    return { x: r.left + cell.x + ((p.x + 1) / 2) * cell.w, y: r.top + cell.y + ((1 - p.y) / 2) * cell.h };
   },
   /** Total weight of `joint` over the first skinned mesh, and a checksum of its centers (painting state). */
   paintSummary: (joint: string) => {
@@ -1539,17 +1588,30 @@ const api = {
     const cages = view ? cagedMeshes(view).length : 0;
     return { visible: !!view?.cage.visible, edges: pos ? pos.count / 2 : 0, sum, cages, meshes: view ? skinnedMeshes(view).length : 0 }; // prettier-ignore
   },
+  /** The character's box (when loaded) as drawn in the first shown view: its screen rectangle (CSS px, page). */
+  characterScreen: () => {
+    const { cell } = viewCells()[0];
+    const r = renderer.domElement.getBoundingClientRect();
+    const xs: number[] = [], ys: number[] = []; // prettier-ignore
+    for (let k = 0; k < 8; k++) {
+      const { min, max } = bounds;
+      const p = new THREE.Vector3(k & 1 ? max.x : min.x, k & 2 ? max.y : min.y, k & 4 ? max.z : min.z).project(camera);
+      xs.push(r.left + cell.x + ((p.x + 1) / 2) * cell.w);
+      ys.push(r.top + cell.y + ((1 - p.y) / 2) * cell.h);
+    }
+    return { left: Math.min(...xs), right: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys) };
+  },
   /** Screen rectangles of the views and of the control panel (CSS px), for layout checks. */
   layoutRects: () => {
     const r = renderer.domElement.getBoundingClientRect();
-    const shown = settings.layout === 'side' ? views.length : 1;
-    const cw = r.width / shown;
     return {
-      views: Array.from({ length: shown }, (_, k) => ({
-        left: r.left + k * cw,
-        right: r.left + (k + 1) * cw,
-        top: r.top,
-        bottom: r.bottom,
+      layout: currentLayout(),
+      views: viewCells().map(({ view, cell }) => ({
+        method: view.method,
+        left: r.left + cell.x,
+        right: r.left + cell.x + cell.w,
+        top: r.top + cell.y,
+        bottom: r.top + cell.y + cell.h,
       })),
       panel: gui ? gui.domElement.getBoundingClientRect().toJSON() : undefined,
     };

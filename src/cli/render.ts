@@ -92,7 +92,8 @@ async function checkedGlb(input: string, o: Partial<RenderOptions> = {}): Promis
 /** Options of {@link renderCommand}. */
 export interface RenderOptions {
   method?: 'lbs' | 'dqs' | 'cor' | 'templates';
-  layout?: 'side' | 'single';
+  /** The views: a row or a 2×2 grid, whichever shows the character larger (`auto`), or as named. */
+  layout?: 'auto' | 'side' | 'grid' | 'single';
   /** Template choices of the templates view, `JOINT=ID,…` (as `corskin templates build --template`). */
   template?: string;
   /** Draw the templates view's cage (joint templates red, bone templates blue, bridges grey). */
@@ -137,7 +138,7 @@ export async function renderCommand(io: Io, input: string, o: RenderOptions): Pr
       model: '/model.glb',
       name: basename(input),
       ui: '0',
-      layout: o.layout ?? (o.method ? 'single' : 'side'),
+      layout: o.layout ?? (o.method ? 'single' : 'auto'),
     });
     if (o.method) q.set('method', o.method);
     if (o.pose && o.pose !== 'rest') q.set('pose', o.pose);
