@@ -5,7 +5,8 @@
  * packed for the vertex shader, and the posed cage uploaded per frame.
  *
  * The vertex shader evaluates the templates as a corrective over dual quaternion skinning (see
- * the rig's module comment), `x′ = DQS(x) + Σ_k w_k (c′_k − c°_k)`, from two float RGBA textures:
+ * the rig's module comment), `x′ = C(DQS(x))` with `C = normalise((1 − Σ_k w_k)·1̂ + Σ_k w_k·ĉ_k)`
+ * (dual quaternions), from two float RGBA textures:
  *
  * - the **binding** texture, per vertex a run of texels (`corskinTemplateRange`: first texel,
  *   texel count), each holding two entries (cage vertex, weight); none for skin the templates
