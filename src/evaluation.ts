@@ -1,15 +1,22 @@
 /**
- * corskin/evaluation: the measures behind `corskin evaluate` and `npm run bench` — volume,
- * cross-section radius at a joint, rigidity distortion, surface area and self-intersections
- * (three-mesh-bvh), the bar and arm benchmarks. Browser-safe; kept out of the `corskin` entry so
- * that the core does not pull in three.js or three-mesh-bvh. The HTML report writer is in
- * `corskin/node`.
+ * `corskin/evaluation`: the measures behind `corskin evaluate` and `npm run bench`, for comparing
+ * skinning methods on a joint — volume, cross-section radius at a joint, rigidity distortion,
+ * surface area and self-intersections (three-mesh-bvh) — and the bar and arm benchmarks of
+ * Le & Hodgins 2016 (Fig. 2), which deform standard poses by every method and measure each.
+ * Browser-safe; kept out of the `corskin` entry so that the core does not pull in three.js or
+ * three-mesh-bvh. The HTML report writer is in `corskin/node`.
  *
  * @example
  * ```ts
- * import { cappedVolume, runBenchmark, barBenchmark } from 'corskin/evaluation';
+ * import { barBenchmark, formatRatio, runBenchmark } from 'corskin/evaluation';
+ *
+ * // The bar twisted and bent at its joint by each method; 1 is volume kept.
+ * for (const row of runBenchmark(barBenchmark(), ['lbs', 'dqs', 'cor'])) {
+ *   console.log(row.case, row.method, formatRatio(row.volumeRatio), row.selfIntersections);
+ * }
  * ```
- * @module
+ *
+ * @module corskin/evaluation
  */
 export { enclosedVolume, cappedVolume, type CappedVolume } from './metrics/volume.js';
 export { weldByPosition } from './metrics/weld.js';

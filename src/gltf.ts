@@ -1,18 +1,30 @@
 /**
- * corskin/gltf: glTF-Transform document functions, without file access (browser-safe): skinned
- * models out of a document, centers of rotation into it, a skinned document from raw arrays. Kept
- * out of the `corskin` entry, which has no dependencies, because glTF-Transform's core contains
- * `NodeIO`, whose dynamic `import('node:fs')` esbuild cannot resolve for the browser: bundle this
- * entry with `--external:node:fs --external:node:path` (vite and webpack need nothing). File
- * reading and writing are in `corskin/node`.
+ * `corskin/gltf`: corskin's meshes in and out of glTF-Transform documents, without file access
+ * (browser-safe): the skinned models of a document ({@link extractSkinnedModels}: each skin's
+ * primitives merged, its skeleton, animations and morph targets), centers of rotation into it
+ * ({@link setCentersOfRotation}), a skinned document from raw arrays ({@link buildSkinnedDocument}),
+ * template cages stored beside the skin. Kept out of the `corskin` entry, which has no
+ * dependencies, because glTF-Transform's core contains `NodeIO`, whose dynamic `import('node:fs')`
+ * esbuild cannot resolve for the browser: bundle this entry with
+ * `--external:node:fs --external:node:path` (vite and webpack need nothing). File reading and
+ * writing, with the Draco and meshopt codecs, are in `corskin/node`.
  *
  * @example
  * ```ts
  * import { WebIO } from '@gltf-transform/core';
- * import { extractSkinnedModels } from 'corskin/gltf';
- * const models = extractSkinnedModels(await new WebIO().read('character.glb'));
+ * import { computeCentersOfRotation } from 'corskin';
+ * import { extractSkinnedModels, setCentersOfRotation } from 'corskin/gltf';
+ *
+ * const io = new WebIO();
+ * const document = await io.read('character.glb');
+ * for (const model of extractSkinnedModels(document)) {
+ *   const { centers } = computeCentersOfRotation(model.mesh);
+ *   setCentersOfRotation(document, model, centers, { sigma: 0.1, epsilon: 0.1 });
+ * }
+ * const glb = await io.writeBinary(document); // three.js's GLTFLoader reads the centers too
  * ```
- * @module
+ *
+ * @module corskin/gltf
  */
 export { COR_ATTRIBUTE } from './cor/precompute.js';
 export {

@@ -1,11 +1,29 @@
 /**
- * corskin — skeletal skinning with optimized centers of rotation (Le & Hodgins 2016), dual
- * quaternion and linear blend skinning, on glTF characters.
+ * `corskin`: skeletal skinning beyond linear blend skinning — optimized centers of rotation
+ * (Le & Hodgins 2016), dual quaternion skinning and friends — on plain typed arrays. No
+ * dependencies and no file access (browser-safe): a {@link SkinnedMesh} and a {@link Skeleton} in,
+ * posed vertices out. Compute the centers of rotation once ({@link computeCentersOfRotation}),
+ * pose the skeleton ({@link samplePose}, {@link skinningMatrices}) and deform ({@link deform}, or
+ * the WebAssembly SIMD kernels of {@link createSimdDeformer}). {@link SKINNING_METHODS} lists the
+ * methods. glTF documents are read by `corskin/gltf` and `corskin/node`, three.js skins on the GPU
+ * with `corskin/three`, and `corskin/evaluation` measures the results.
  *
- * @packageDocumentation
+ * @example
+ * ```ts
+ * import { computeCentersOfRotation, deform, samplePose, skinningMatrices } from 'corskin';
+ * import { extractSkinnedModels } from 'corskin/gltf';
+ * import { readDocument } from 'corskin/node';
+ *
+ * const [model] = extractSkinnedModels(await readDocument('character.glb'));
+ * const mesh = { ...model.mesh, centersOfRotation: computeCentersOfRotation(model.mesh).centers };
+ * const pose = samplePose(model.skeleton, model.animations[0], 0.5); // 0.5 s into the first clip
+ * const { positions, normals } = deform('cor', mesh, skinningMatrices(model.skeleton, pose));
+ * ```
+ *
+ * @module corskin
  */
 export { CorskinError } from './core/errors.js';
-export { createSkeleton, jointCount, type Skeleton, type SkeletonInit } from './core/skeleton.js';
+export { createSkeleton, jointCount, findJoint, type Skeleton, type SkeletonInit } from './core/skeleton.js';
 export {
   restPose,
   globalMatrices,
@@ -35,7 +53,16 @@ export {
   type WeightNormalization,
 } from './core/mesh.js';
 export { splitScale, deformTwoPhase, uniformScale, type ScaleSplit } from './deformers/two-phase.js';
-export { SKINNING_METHODS, methodInfo, type MethodId, type MethodInfo } from './deformers/registry.js';
+export {
+  SKINNING_METHODS,
+  GPU_METHODS,
+  SIMD_METHODS,
+  methodInfo,
+  type MethodId,
+  type GpuMethodId,
+  type SimdMethodId,
+  type MethodInfo,
+} from './deformers/registry.js';
 export type { Deformer, DeformTarget, SkinningMethod } from './deformers/contract.js';
 export { deformLbs } from './deformers/lbs.js';
 export { deformDqs, jointDualQuaternions } from './deformers/dqs.js';
@@ -55,14 +82,14 @@ export {
   type FastCorResolution,
   type Lattice,
 } from './cor/fast.js';
+export { computeCentersOfRotation, COR_ATTRIBUTE, type CorOptions, type CorResult } from './cor/precompute.js';
 export {
-  computeCentersOfRotation,
-  COR_ATTRIBUTE,
   DEFAULT_SIGMA,
   DEFAULT_EPSILON,
-  type CorOptions,
-  type CorResult,
-} from './cor/precompute.js';
+  DEFAULT_MAX_SUBDIVIDED_TRIANGLES,
+  resolveCorOptions,
+  type CorParameterOptions,
+} from './cor/parameters.js';
 export { computeCentersOfRotationOnWorker, type WorkerCorOptions, type CorWorkerRequest } from './cor/web-worker.js';
 export { runWorkerScript, type WorkerScriptOptions } from './core/web-worker.js';
 export { createCorSession, type CorSession, type CorSessionOptions, type CorUpdate } from './cor/session.js';
@@ -74,7 +101,6 @@ export {
   boneAxis,
   jointChain,
   jointPositions,
-  findJoint,
   firstChildJoint,
 } from './evaluation/standard-poses.js';
 export { segmentDistance } from './core/math.js';

@@ -1,14 +1,24 @@
 /**
- * `corskin/node`: the parts of corskin that need Node — file I/O (glTF with Draco/meshopt
- * codecs, libigl OBJ/TGF/DMAT), the worker-thread CoR precomputation and the glTF-Transform
- * transforms built on it, the HTML report. Everything else, browser-safe, is in `corskin`.
+ * `corskin/node`: the parts of corskin that need Node — file I/O (glTF with the Draco and meshopt
+ * codecs, libigl OBJ/TGF/DMAT), the CoR precomputation and cage binding on worker threads, the
+ * glTF-Transform transform built on them ({@link centersOfRotation}, what `corskin precompute`
+ * runs), the HTML report. Everything else is browser-safe: the skinning in `corskin`, the
+ * document functions in `corskin/gltf`.
  *
+ * @example
  * ```ts
- * import { extractSkinnedModels, deformCor } from 'corskin';
+ * import { deform, restPose, skinningMatrices } from 'corskin';
+ * import { extractSkinnedModels } from 'corskin/gltf';
  * import { readDocument, writeDocument, centersOfRotation } from 'corskin/node';
+ *
+ * const document = await readDocument('character.glb');
+ * await document.transform(centersOfRotation({ sigma: 0.1, epsilon: 0.1 })); // worker threads on large meshes
+ * await writeDocument(document, 'character-cor.glb');
+ * const [model] = extractSkinnedModels(document); // its mesh carries the centers now
+ * const posed = deform('cor', model.mesh, skinningMatrices(model.skeleton, restPose(model.skeleton)));
  * ```
  *
- * @module
+ * @module corskin/node
  */
 export { createIO, readDocument, writeDocument, type ReadOptions, type WriteOptions } from './io/node-io.js';
 export {

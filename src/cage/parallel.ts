@@ -6,8 +6,8 @@
  * @module
  */
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import workerpool from 'workerpool';
+import { nodeWorkerScript } from '../core/node-worker.js';
 import { toShared } from '../cor/shared-memory.js';
 import { bindParameters, bindToCage, checkInside, type CageBindOptions, type CageBinding } from './bind.js';
 import { checkCage, type Cage } from './cage.js';
@@ -16,12 +16,6 @@ import { checkCage, type Cage } from './cage.js';
 export interface ParallelCageBindOptions extends CageBindOptions {
   /** Worker threads; 1 binds in this thread. Default: all cores from 2,000 vertices up, else 1. */
   threads?: number;
-}
-
-/** The compiled worker script (the TypeScript sources run their built copy in `dist/`). */
-function workerScript(): string {
-  const here = fileURLToPath(import.meta.url);
-  return here.endsWith('.ts') ? fileURLToPath(new URL('../../dist/cage/worker.js', import.meta.url)) : fileURLToPath(new URL('./worker.js', import.meta.url));
 }
 
 /**
@@ -39,7 +33,7 @@ export async function bindToCageParallel(positions: Float32Array, cage: Cage, op
   options.signal?.throwIfAborted();
   const k = params.influences;
   const binding: CageBinding = { ...params, indices: new Uint32Array(k * n), weights: new Float32Array(k * n) };
-  const pool = workerpool.pool(workerScript(), { maxWorkers: threads, workerType: 'thread' });
+  const pool = workerpool.pool(nodeWorkerScript('cage/worker.js'), { maxWorkers: threads, workerType: 'thread' });
   const onAbort = () => void pool.terminate(true);
   options.signal?.addEventListener('abort', onAbort);
   try {

@@ -9,9 +9,9 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CorskinError } from '../core/errors.js';
+import { nodeWorkerScript } from '../core/node-worker.js';
 import { trackOutputWrittenElsewhere } from '../io/files.js';
 import type { Io } from './ui.js';
 
@@ -40,19 +40,11 @@ export async function runBatchCommand(io: Io, job: BatchJob): Promise<void> {
   return deformCommand(io, job.input, opts as unknown as Parameters<typeof deformCommand>[2]);
 }
 
-/** The compiled worker script (the TypeScript sources run their built copy in `dist/`). */
-function workerScript(): string {
-  const here = fileURLToPath(import.meta.url);
-  return here.endsWith('.ts')
-    ? fileURLToPath(new URL('../../dist/cli/batch-worker.js', import.meta.url))
-    : fileURLToPath(new URL('./batch-worker.js', import.meta.url));
-}
-
 /** Runs `job` on a worker thread; its output lines are returned, not printed. */
 function onWorker(job: BatchJob): Promise<{ out: string[]; err: string[]; error?: string; input?: boolean }> {
   return new Promise((resolve, reject) => {
     const result: { out: string[]; err: string[]; error?: string; input?: boolean } = { out: [], err: [] };
-    const worker = new Worker(workerScript(), { workerData: job });
+    const worker = new Worker(nodeWorkerScript('cli/batch-worker.js'), { workerData: job });
     worker.on('message', (m: { out?: string; err?: string; done?: boolean; error?: string; input?: boolean }) => {
       if (m.out !== undefined) result.out.push(m.out);
       if (m.err !== undefined) result.err.push(m.err);

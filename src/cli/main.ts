@@ -10,7 +10,12 @@ import { SKINNING_METHODS } from '../deformers/registry.js';
 import { VERSION } from '../version.js';
 import { removePendingTempFiles } from '../io/files.js';
 import { processIo, type Io } from './ui.js';
-import { DEFAULT_EPSILON, DEFAULT_SIGMA } from '../cor/precompute.js';
+import {
+  DEFAULT_EPSILON,
+  DEFAULT_INFLUENCES,
+  DEFAULT_MAX_SUBDIVIDED_TRIANGLES,
+  DEFAULT_SIGMA,
+} from '../cor/parameters.js';
 import { DEFAULT_CAGE_INFLUENCES } from '../cage/bind.js';
 import { DEFAULT_PMVC_RESOLUTION } from '../cage/pmvc.js';
 
@@ -87,7 +92,7 @@ function buildProgram(io: Io): Command {
       '--max-subdivided <n>',
       'refuse to subdivide into more sub-triangles than this (estimated first)',
       positiveNumber,
-      5e7,
+      DEFAULT_MAX_SUBDIVIDED_TRIANGLES,
     )
     .option(
       '--threads <n>',
@@ -198,7 +203,12 @@ function buildProgram(io: Io): Command {
         .choices(['rest', 'bind'])
         .default('rest'),
     )
-    .option('--influences <k>', 'influences kept per vertex (the largest, renormalised)', positiveInteger, 8)
+    .option(
+      '--influences <k>',
+      'influences kept per vertex (the largest, renormalised)',
+      positiveInteger,
+      DEFAULT_INFLUENCES,
+    )
     .option('--sigma <s>', 'σ when CoRs must be computed', positiveNumber, DEFAULT_SIGMA)
     .option('--epsilon <e>', 'ε when CoRs must be computed', positiveNumber, DEFAULT_EPSILON)
     .option(

@@ -33,6 +33,7 @@
  */
 import type { SkinnedMesh } from '../core/mesh.js';
 import type { PairTable } from './centers.js';
+import { checkSigma } from './parameters.js';
 
 /** Resolution of the fast evaluation (defaults measured on the shared assets). */
 export interface FastCorResolution {
@@ -424,7 +425,7 @@ export function centersOfRotationPlanned(
   vertices?: ArrayLike<number>,
 ): number {
   const { table, sigma, strategy, bins, grids } = plan;
-  if (!(sigma > 0)) throw new RangeError(`sigma must be > 0, got ${sigma}`);
+  checkSigma(sigma);
   const { buckets, offsets, data, jointCount: J } = table;
   const { positions: P, joints: MJ, weights: MW, influences: K } = mesh;
   const inv2 = 1 / (sigma * sigma);

@@ -9,9 +9,9 @@
  * @module
  */
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import workerpool from 'workerpool';
 import type { SkinnedMesh } from '../core/mesh.js';
+import { nodeWorkerScript } from '../core/node-worker.js';
 import { allocateEntries, type PairTable } from './centers.js';
 import { exactPlan, mergePlans, mergeVertexStats, pairWork, type PairPlan } from './fast.js';
 import { computeCentersOfRotation, corParameters, type CorOptions, type CorResult } from './precompute.js';
@@ -67,14 +67,8 @@ export interface CorWorkerPool {
  */
 export function createCorWorkerPool(threads = availableParallelism()): CorWorkerPool {
   if (!(Number.isInteger(threads) && threads >= 1)) throw new RangeError(`threads must be a whole number ≥ 1, got ${threads}`);
-  const pool = workerpool.pool(workerScript(), { maxWorkers: threads, minWorkers: threads, workerType: 'thread' });
+  const pool = workerpool.pool(nodeWorkerScript('cor/worker.js'), { maxWorkers: threads, minWorkers: threads, workerType: 'thread' });
   return { threads, pool, terminate: async () => void (await pool.terminate()) };
-}
-
-/** The compiled worker script (the TypeScript sources run their built copy in `dist/`). */
-function workerScript(): string {
-  const here = fileURLToPath(import.meta.url);
-  return here.endsWith('.ts') ? fileURLToPath(new URL('../../dist/cor/worker.js', import.meta.url)) : fileURLToPath(new URL('./worker.js', import.meta.url));
 }
 
 /** Copies the arrays the workers read into SharedArrayBuffers, so they are not copied per task. */

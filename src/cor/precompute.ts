@@ -10,12 +10,8 @@ import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
 import { buildPairTable } from './centers.js';
 import { centersOfRotationPlanned, exactPlan, pairVertexStats, planPairs, type FastCorResolution } from './fast.js';
+import { resolveCorOptions } from './parameters.js';
 import { estimateSubdividedTriangles, subdivideByWeights } from './subdivide.js';
-
-/** The paper's defaults (Le & Hodgins 2016, Sec. 5): σ = 0.1, ε = 0.1. */
-export const DEFAULT_SIGMA = 0.1;
-/** @see DEFAULT_SIGMA */
-export const DEFAULT_EPSILON = 0.1;
 
 /**
  * Name of the glTF vertex attribute holding the centers of rotation (VEC3 float, bind space;
@@ -25,9 +21,9 @@ export const COR_ATTRIBUTE = '_CENTER_OF_ROTATION';
 
 /** Options of {@link computeCentersOfRotation}. */
 export interface CorOptions {
-  /** Kernel width σ of the similarity (Eq. 1); default 0.1. */
+  /** Kernel width σ of the similarity (Eq. 1); default 0.1 (`DEFAULT_SIGMA`). */
   sigma?: number;
-  /** Weight-space edge length bound ε of the subdivision; default 0.1. */
+  /** Weight-space edge length bound ε of the subdivision; default 0.1 (`DEFAULT_EPSILON`). */
   epsilon?: number;
   /** Called now and then with (vertices done, total), and once at the end. */
   onProgress?: (done: number, total: number) => void;
@@ -43,7 +39,8 @@ export interface CorOptions {
   resolution?: FastCorResolution;
   /**
    * Refuse (before subdividing) when the subdivision would make more sub-triangles than this
-   * (estimated; about 200 bytes each); default 5·10⁷ (≈ 10 GB). A tiny ε is the usual cause.
+   * (estimated; about 200 bytes each); default 5·10⁷ (≈ 10 GB, `DEFAULT_MAX_SUBDIVIDED_TRIANGLES`).
+   * A tiny ε is the usual cause.
    */
   maxSubdividedTriangles?: number;
 }
@@ -68,12 +65,8 @@ const CHUNK = 4096;
 
 /** Validated parameters. @throws RangeError for σ or ε ≤ 0; CorskinError for an empty mesh */
 export function corParameters(mesh: SkinnedMesh, options: CorOptions): { sigma: number; epsilon: number; J: number } {
-  const sigma = options.sigma ?? DEFAULT_SIGMA;
-  const epsilon = options.epsilon ?? DEFAULT_EPSILON;
-  if (!(sigma > 0)) throw new RangeError(`sigma must be > 0, got ${sigma}`);
-  if (!(epsilon > 0)) throw new RangeError(`epsilon must be > 0, got ${epsilon}`);
+  const { sigma, epsilon, maxSubdividedTriangles: limit } = resolveCorOptions(options);
   if (mesh.positions.length === 0) throw new CorskinError('the mesh has no vertices');
-  const limit = options.maxSubdividedTriangles ?? 5e7;
   const estimate = estimateSubdividedTriangles(mesh, epsilon);
   if (estimate > limit) {
     throw new CorskinError(

@@ -24,12 +24,14 @@ import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
 import { countPairs, fillPairs, type PairTable } from './centers.js';
 import { centersOfRotationPlanned, gatherInfluences, planPairs, type FastCorResolution, type PairStrategy, type Lattice } from './fast.js';
-import { DEFAULT_EPSILON, DEFAULT_SIGMA } from './precompute.js';
+import { resolveCorOptions } from './parameters.js';
 import { subdivideByWeights } from './subdivide.js';
 
 /** Options of {@link createCorSession}. */
 export interface CorSessionOptions {
+  /** Kernel width σ; default {@link DEFAULT_SIGMA}. */
   sigma?: number;
+  /** Subdivision bound ε; default {@link DEFAULT_EPSILON}. */
   epsilon?: number;
   /** `fast` (default) or `exact`, as in {@link computeCentersOfRotation}. */
   method?: 'fast' | 'exact';
@@ -79,10 +81,7 @@ interface Edit {
  * @throws RangeError for σ or ε ≤ 0; CorskinError for an empty mesh
  */
 export function createCorSession(input: SkinnedMesh, options: CorSessionOptions = {}): CorSession {
-  const sigma = options.sigma ?? DEFAULT_SIGMA;
-  const epsilon = options.epsilon ?? DEFAULT_EPSILON;
-  if (!(sigma > 0)) throw new RangeError(`sigma must be > 0, got ${sigma}`);
-  if (!(epsilon > 0)) throw new RangeError(`epsilon must be > 0, got ${epsilon}`);
+  const { sigma, epsilon } = resolveCorOptions(options);
   const n = input.positions.length / 3;
   if (!n) throw new CorskinError('the mesh has no vertices');
   const K = input.influences;

@@ -127,6 +127,18 @@ export function jointCount(skeleton: Skeleton): number {
 }
 
 /**
+ * Index of the joint named `name`, or the joint at index `name` when it is an integer.
+ * @throws CorskinError when there is no such joint (the message lists the joints' names)
+ */
+export function findJoint(skeleton: Skeleton, name: string): number {
+  const byName = skeleton.jointNames.indexOf(name);
+  if (byName >= 0) return byName;
+  const i = Number(name);
+  if (Number.isInteger(i) && i >= 0 && i < jointCount(skeleton)) return i;
+  throw new CorskinError(`no joint named "${name}" (joints: ${skeleton.jointNames.join(', ')})`);
+}
+
+/**
  * Bind-space position of every joint: the origin of its bind matrix, −R⁻¹·t of the inverse bind
  * matrix [R | t] (R need not be orthonormal).
  * @returns Float64Array, 3·J (asset units)

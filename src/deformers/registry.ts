@@ -9,12 +9,9 @@
  * @module
  */
 
-/** The id of every skinning method (CLI `--method`, report rows). */
-export type MethodId = 'lbs' | 'dqs' | 'sbs' | 'lms' | 'cor' | 'stretch' | 'cage' | 'templates';
-
 /** A skinning method's descriptor. */
-export interface MethodInfo {
-  id: MethodId;
+export interface MethodInfo<Id extends string = MethodId> {
+  id: Id;
   /** Name in tables and the viewer. */
   label: string;
   /** The paper, by authors and year (see docs/references.md). */
@@ -43,7 +40,7 @@ export interface MethodInfo {
  * and the center of rotation per vertex (Bittner et al. 2019 count 20 per bone with a full 4×4
  * matrix); stretch the matrix, a quaternion, the bind joint position and bone axis.
  */
-export const SKINNING_METHODS: readonly MethodInfo[] = [
+export const SKINNING_METHODS = [
   { id: 'lbs', label: 'LBS', citation: 'Magnenat-Thalmann et al. 1988', needsCenters: false, needsRig: false, simd: true, gpu: true, floatsPerBone: 12, floatsPerVertex: 0 },
   { id: 'dqs', label: 'DQS', citation: 'Kavan et al. 2008', needsCenters: false, needsRig: false, simd: true, gpu: true, floatsPerBone: 16, floatsPerVertex: 0 },
   { id: 'sbs', label: 'SBS', citation: 'Kavan & Žára 2005', needsCenters: false, needsRig: false, simd: false, gpu: false, floatsPerBone: 16, floatsPerVertex: 0 },
@@ -52,7 +49,26 @@ export const SKINNING_METHODS: readonly MethodInfo[] = [
   { id: 'stretch', label: 'Stretch', citation: 'Yang & Zhang 2006', needsCenters: false, needsRig: true, simd: false, gpu: false, floatsPerBone: 22, floatsPerVertex: 0 },
   { id: 'cage', label: 'Cage', citation: 'Ju et al. 2008', needsCenters: false, needsRig: true, simd: false, gpu: false, floatsPerBone: 12, floatsPerVertex: 48 }, // k = 24 cage vertices and weights; and 3 floats per cage vertex per frame
   { id: 'templates', label: 'Templates', citation: 'Ju et al. 2008', needsCenters: false, needsRig: true, simd: false, gpu: true, floatsPerBone: 16, floatsPerVertex: 50 }, // corskin/three: the joint texture as DQS, the binding run (k = 24 cage vertices and weights, and the range) per vertex; and 4 floats per cage vertex per frame (posed on the CPU)
-]; // prettier-ignore
+] as const satisfies readonly MethodInfo<string>[]; // prettier-ignore
+
+/** The id of every skinning method (CLI `--method`, report rows): the ids of {@link SKINNING_METHODS}. */
+export type MethodId = (typeof SKINNING_METHODS)[number]['id'];
+
+/** The methods that run on the GPU through `corskin/three`: those of {@link SKINNING_METHODS} with `gpu: true`. */
+export type GpuMethodId = Extract<(typeof SKINNING_METHODS)[number], { gpu: true }>['id'];
+
+/** The methods with a WebAssembly SIMD kernel: those of {@link SKINNING_METHODS} with `simd: true`. */
+export type SimdMethodId = Extract<(typeof SKINNING_METHODS)[number], { simd: true }>['id'];
+
+/** The ids of the GPU methods ({@link GpuMethodId}), in registry order. */
+export const GPU_METHODS: readonly GpuMethodId[] = SKINNING_METHODS.filter(
+  (m): m is Extract<(typeof SKINNING_METHODS)[number], { gpu: true }> => m.gpu,
+).map((m) => m.id);
+
+/** The ids of the SIMD methods ({@link SimdMethodId}), in registry order. */
+export const SIMD_METHODS: readonly SimdMethodId[] = SKINNING_METHODS.filter(
+  (m): m is Extract<(typeof SKINNING_METHODS)[number], { simd: true }> => m.simd,
+).map((m) => m.id);
 
 /** The descriptor of `id`. @throws RangeError for an unknown id */
 export function methodInfo(id: string): MethodInfo {

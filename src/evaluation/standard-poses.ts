@@ -9,6 +9,9 @@ import { CorskinError } from '../core/errors.js';
 import { globalMatrices, restPose, rotateJointWorld, type Pose } from '../core/pose.js';
 import { jointCount, type Skeleton } from '../core/skeleton.js';
 
+/** Moved to `core/skeleton.ts`; re-exported here for the modules that import it from this one. */
+export { findJoint } from '../core/skeleton.js';
+
 /** World positions of all joints in `pose` (x, y, z per joint), length 3·J. */
 export function jointPositions(skeleton: Skeleton, pose: Pose): Float64Array {
   const g = globalMatrices(skeleton, pose);
@@ -64,13 +67,4 @@ export function jointChain(skeleton: Skeleton, pose: Pose, j: number) {
   if (p < 0 || c < 0) throw new CorskinError(`joint ${skeleton.jointNames[j]} needs a parent and a child joint`);
   const x = jointPositions(skeleton, pose);
   return { parent: x.slice(3 * p, 3 * p + 3), joint: x.slice(3 * j, 3 * j + 3), child: x.slice(3 * c, 3 * c + 3) };
-}
-
-/** Index of the joint named `name`, or the joint at index `name` when it is an integer. */
-export function findJoint(skeleton: Skeleton, name: string): number {
-  const byName = skeleton.jointNames.indexOf(name);
-  if (byName >= 0) return byName;
-  const i = Number(name);
-  if (Number.isInteger(i) && i >= 0 && i < jointCount(skeleton)) return i;
-  throw new CorskinError(`no joint named "${name}" (joints: ${skeleton.jointNames.join(', ')})`);
 }

@@ -10,7 +10,8 @@
 import { CorskinError } from '../core/errors.js';
 import type { Document, Transform } from '@gltf-transform/core';
 import { computeCentersOfRotationParallel, type ParallelCorOptions } from '../cor/parallel.js';
-import { DEFAULT_EPSILON, DEFAULT_SIGMA, type CorResult } from '../cor/precompute.js';
+import { resolveCorOptions } from '../cor/parameters.js';
+import type { CorResult } from '../cor/precompute.js';
 import { extractSkinnedModels, setCentersOfRotation, type SkinnedModel } from './gltf.js';
 
 /** Options of {@link centersOfRotation}. */
@@ -29,15 +30,14 @@ export interface BakeOptions extends ParallelCorOptions {
  * @throws CorskinError when the document has no skinned mesh or bad skinning data
  */
 export function centersOfRotation(options: BakeOptions = {}): Transform {
-  const sigma = options.sigma ?? DEFAULT_SIGMA;
-  const epsilon = options.epsilon ?? DEFAULT_EPSILON;
   return async function centersOfRotation(document: Document): Promise<void> {
     for (const model of extractSkinnedModels(document, options.file)) {
-      const result = await computeCentersOfRotationParallel(model.mesh, { ...options, sigma, epsilon }).catch((e) => {
+      const result = await computeCentersOfRotationParallel(model.mesh, options).catch((e) => {
         throw e instanceof CorskinError && !e.file && options.file
           ? new CorskinError(`${model.name}: ${e.message}`, options.file)
           : e;
       });
+      const { sigma, epsilon } = resolveCorOptions(options); // as the computation filled them in
       setCentersOfRotation(document, model, result.centers, { sigma, epsilon, method: options.method ?? 'fast' });
       options.onSkin?.(model, result);
     }

@@ -22,6 +22,7 @@
  * @module
  */
 
+import type { GpuMethodId } from '../deformers/registry.js';
 import { TEXTURE_WIDTH } from './templates.js';
 
 /** Texels per joint in the joint texture: matrix rows (3) and rotation quaternion (1). */
@@ -29,7 +30,8 @@ export const TEXELS_PER_JOINT = 4;
 
 /** What a patched vertex shader computes. */
 export interface ChunkOptions {
-  method: 'lbs' | 'dqs' | 'cor' | 'templates';
+  /** One of the registry's GPU methods. */
+  method: GpuMethodId;
   /** 8 influences from `corskinIndex0/1`, `corskinWeight0/1` instead of `skinIndex`/`skinWeight`. */
   eight: boolean;
 }

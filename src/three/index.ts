@@ -1,10 +1,18 @@
 /**
  * `corskin/three`: DQS, CoR and skinning-template skinning on the GPU for three.js's
- * `SkinnedMesh`, as a drop-in for its linear blend skinning.
+ * `SkinnedMesh` with WebGLRenderer, as a drop-in for its linear blend skinning: one call switches
+ * every skinned mesh below an object, and switches it back. For WebGPURenderer, the same API is in
+ * `corskin/three/webgpu`.
  *
  * ```ts
+ * import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
  * import { useSkinningMethod } from 'corskin/three';
+ *
+ * const gltf = await new GLTFLoader().loadAsync('character-cor.glb'); // from `corskin precompute`
+ * scene.add(gltf.scene);
  * await useSkinningMethod(gltf.scene, 'cor'); // every SkinnedMesh below gltf.scene
+ * // … render as usual; 'dqs' and 'templates' too, and 'lbs' restores three's own skinning:
+ * await useSkinningMethod(gltf.scene, 'lbs');
  * ```
  *
  * WebGLRenderer: the built-in materials (and the depth/distance materials of shadows) get their
@@ -21,7 +29,7 @@
  * WebGPURenderer: import `useSkinningMethod` from `corskin/three/webgpu` instead; node materials
  * then get their skinning node replaced by corskin's (`nodes.ts`), reading the same joint texture.
  *
- * @module
+ * @module corskin/three
  */
 import {
   BufferAttribute,
@@ -39,6 +47,7 @@ import { limitInfluences, mergeSkinnedMeshes, type SkinnedMesh as CorskinMesh } 
 import type { Skeleton } from '../core/skeleton.js';
 import { computeCentersOfRotationOnWorker } from '../cor/web-worker.js';
 import { jointQuaternions } from '../deformers/joint-rotations.js';
+import type { GpuMethodId } from '../deformers/registry.js';
 import { splitScale } from '../deformers/two-phase.js';
 import { buildTemplateRigOnWorker } from '../templates/web-worker.js';
 import { skinOutsideMessage, templateSkinOutside, type TemplateRig } from '../templates/rig.js';
@@ -71,8 +80,11 @@ export {
   type TemplateGpuState,
 } from './templates.js';
 
-/** The skinning methods the GPU path offers. */
-export type GpuSkinningMethod = 'lbs' | 'dqs' | 'cor' | 'templates';
+/**
+ * The skinning methods the GPU path offers: the registry's methods with `gpu: true`
+ * (`GPU_METHODS` in `corskin`).
+ */
+export type GpuSkinningMethod = GpuMethodId;
 
 /** What a node-material patch needs: the method, the joint texture and the stretch flag. */
 export interface NodePatchOptions extends ChunkOptions {

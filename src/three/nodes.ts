@@ -1,13 +1,29 @@
 /**
- * `corskin/three/webgpu` — DQS, CoR, skinning templates (and 8-influence LBS) skinning for three.js node materials
- * (WebGPURenderer, TSL): a node function that replaces three's `skinning()` node, reading the
+ * `corskin/three/webgpu`: `corskin/three` for WebGPURenderer (either backend) — DQS, CoR and
+ * skinning-template skinning (and 8-influence LBS) for three.js node materials. The same
+ * {@link useSkinningMethod} call as `corskin/three` gives every material corskin's skinning node;
+ * GLTFLoader's classic materials are converted to node materials first, as WebGPURenderer would.
+ *
+ * ```ts
+ * import { WebGPURenderer } from 'three/webgpu';
+ * import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+ * import { useSkinningMethod } from 'corskin/three/webgpu';
+ *
+ * const renderer = new WebGPURenderer();
+ * await renderer.init();
+ * const gltf = await new GLTFLoader().loadAsync('character-cor.glb');
+ * scene.add(gltf.scene);
+ * await useSkinningMethod(gltf.scene, 'cor'); // or 'dqs', 'templates'; 'lbs' restores three's own
+ * ```
+ *
+ * How it works: a node function that replaces three's `skinning()` node, reading the
  * same joint texture as the WebGL chunks (`chunks.ts`: 4 texels per joint, matrix rows and
  * rotation quaternion, in the mesh's bind space) with the same two-phase path for scale, shear
  * and reflection and the same antipodality rule (largest weight). Morph targets, displacement
  * maps, batching, instancing and the material's `positionNode` are applied around it in
  * three's own order.
  *
- * @module
+ * @module corskin/three/webgpu
  */
 import type { Material, Object3D } from 'three';
 import {

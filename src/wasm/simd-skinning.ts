@@ -16,14 +16,14 @@ import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
 import { checkDeformArgs, type DeformTarget } from '../deformers/contract.js';
 import { jointQuaternions } from '../deformers/joint-rotations.js';
-import { SKINNING_METHODS } from '../deformers/registry.js';
+import { SIMD_METHODS, type SimdMethodId } from '../deformers/registry.js';
 import { splitScale, uniformScale } from '../deformers/two-phase.js';
 import { deformCor } from '../deformers/cor.js';
 import { deformDqs, jointDualQuaternions } from '../deformers/dqs.js';
 import { KERNELS_WASM_BASE64 } from './kernels-binary.js';
 
-/** Methods with a SIMD kernel. */
-export type SimdSkinningMethod = 'lbs' | 'dqs' | 'cor';
+/** Methods with a SIMD kernel: the registry's methods with `simd: true` ({@link SIMD_METHODS}). */
+export type SimdSkinningMethod = SimdMethodId;
 
 /** A mesh prepared for one skinning method on the SIMD kernels. */
 export interface SimdDeformer {
@@ -72,9 +72,8 @@ function decodeBase64(s: string): Uint8Array {
  *   WebAssembly SIMD
  */
 export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinningMethod): Promise<SimdDeformer> {
-  const simd = SKINNING_METHODS.filter((m) => m.simd).map((m) => m.id);
-  if (!(simd as string[]).includes(method)) {
-    throw new CorskinError(`no SIMD kernel for skinning method "${method}" (expected ${simd.join(', ')})`);
+  if (!(SIMD_METHODS as readonly string[]).includes(method)) {
+    throw new CorskinError(`no SIMD kernel for skinning method "${method}" (expected ${SIMD_METHODS.join(', ')})`);
   }
   const { positions, normals, tangents, joints, weights, influences: K } = mesh;
   const n = positions.length / 3;

@@ -1,0 +1,19 @@
+/**
+ * Where a Node worker-thread script is: the one helper behind the CoR and cage worker pools and
+ * the CLI's batch runs. Node only (the browser's workers are Blob URLs, `web-worker.ts`).
+ *
+ * @module
+ */
+// Node-only like its importers (cor/parallel.ts, cage/parallel.ts, cli/batch.ts); nothing browser-safe imports it.
+// eslint-disable-next-line no-restricted-imports
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Path of the compiled worker script `script`, given relative to `dist/` (`'cor/worker.js'`):
+ * beside the compiled modules when corskin runs from `dist/`, and their built copy in `dist/`
+ * when it runs from the TypeScript sources (tests, tsx), which cannot start a `.ts` worker.
+ */
+export function nodeWorkerScript(script: string): string {
+  const fromSources = fileURLToPath(import.meta.url).endsWith('.ts');
+  return fileURLToPath(new URL(`${fromSources ? '../../dist' : '..'}/${script}`, import.meta.url));
+}
