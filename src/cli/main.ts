@@ -310,12 +310,16 @@ function buildProgram(io: Io): Command {
     .description('render the viewer to a PNG through headless Chromium')
     .argument('<input>', '.glb or .gltf')
     .addOption(
-      new Option(
-        '--method <m>',
-        'one view with this method (default: LBS | DQS | CoR | templates side by side)',
-      ).choices(SKINNING_METHODS.filter((m) => m.gpu).map((m) => m.id)),
+      new Option('--method <m>', 'one view with this method (default: every method, laid out by --layout)').choices(
+        SKINNING_METHODS.filter((m) => m.gpu).map((m) => m.id),
+      ),
     )
-    .addOption(new Option('--layout <l>', 'side by side or one view').choices(['side', 'single']))
+    .addOption(
+      new Option(
+        '--layout <l>',
+        'the views: auto (a row or a 2×2 grid, whichever shows the character larger), side by side, a 2×2 grid, or one view (default: auto; one view with --method)',
+      ).choices(['auto', 'side', 'grid', 'single']),
+    )
     .addOption(
       new Option(
         '--pose <p>',

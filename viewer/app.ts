@@ -1,0 +1,260 @@
+/**
+ * The viewer's shared parts: the renderer, camera and controls, the settings the panel edits,
+ * the loaded file's state, the views and their layout on the canvas. The feature modules
+ * (templates, painting, export) and main.ts read and write the state through `state`.
+ *
+ * @module
+ */
+import { autoLayout, layoutCells, type Cell, type Layout } from './layout.js';
+import GUI from 'lil-gui';
+import * as THREE from 'three';
+import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
+import { DRACOLoader } from 'three/addons/loaders/DRACOLoader.js';
+import { GLTFLoader, type GLTF } from 'three/addons/loaders/GLTFLoader.js';
+import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
+import { type SkinnedMesh as CorskinMesh } from '../src/core/mesh.js';
+import { deformers } from '../src/deformers/index.js';
+import { SKINNING_METHODS } from '../src/deformers/registry.js';
+import { oneRings, type OneRings } from '../src/metrics/distortion.js';
+import {
+  bindSpaceSkinningMatrices,
+  isCageObject,
+  meshFromGeometry,
+  templateRigOf,
+  type GpuSkinningMethod,
+} from '../src/three/index.js';
+import { createTemplateDeformer } from '../src/templates/deformer.js';
+import type { Deformer } from '../src/deformers/contract.js';
+import { computeCentersOfRotationOnWorker } from '../src/cor/web-worker.js';
+import { type BrushMode } from '../src/weights/brush.js';
+
+// Every registered method the GPU path runs, in the registry's order.
+export const GPU_METHODS = SKINNING_METHODS.filter((m) => m.gpu);
+export const METHODS = GPU_METHODS.map((m) => m.id) as GpuSkinningMethod[];
+// Compressed files (KHR_draco_mesh_compression, EXT_meshopt_compression) load like any other.
+export const loader = new GLTFLoader()
+  .setDRACOLoader(new DRACOLoader().setDecoderPath(new URL('./draco/', location.href).href))
+  .setMeshoptDecoder(MeshoptDecoder);
+/** A glTF node name as three.js's GLTFLoader names its object (PropertyBinding's reserved characters removed). */
+export function threeName(name: string): string {
+  return THREE.PropertyBinding.sanitizeNodeName(name);
+}
+
+export const params = new URLSearchParams(location.search);
+export const app = document.getElementById('app')!;
+export const status = document.getElementById('status')!;
+export const progressBar = document.getElementById('progress') as HTMLProgressElement;
+/** Every status line shown (for tests: progress of long work). */
+export const statusLog: string[] = [];
+export const setStatus = (s: string) => {
+  statusLog.push(s);
+  status.textContent = s;
+};
+if (params.get('ui') === '0') status.style.display = 'none';
+
+export const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+renderer.setPixelRatio(Math.min(2, window.devicePixelRatio));
+renderer.setScissorTest(true);
+app.appendChild(renderer.domElement);
+export const camera = new THREE.PerspectiveCamera(40, 1, 0.01, 1000);
+export const controls = new OrbitControls(camera, renderer.domElement);
+
+export interface View {
+  method: GpuSkinningMethod;
+  scene: THREE.Scene;
+  root: THREE.Object3D;
+  mixer: THREE.AnimationMixer;
+  skeleton: THREE.SkeletonHelper;
+  cors: THREE.Points;
+  /** The template cages (templates view): joint templates red, bone templates blue, bridges grey. */
+  cage: THREE.LineSegments;
+  label: HTMLDivElement;
+  times: number[];
+  /** Per skinned mesh: corskin's view of its geometry, its one-rings and scratch arrays, made once. */
+  cpu: Map<THREE.SkinnedMesh, CpuMesh>;
+}
+
+export interface CpuMesh {
+  data: CorskinMesh;
+  /** The view's CPU deformer (templates: of the mesh's rig). */
+  deform: Deformer;
+  centers: CorskinMesh | undefined;
+  rings: OneRings;
+  posed: Float32Array;
+  colors: THREE.BufferAttribute;
+}
+
+/** The CPU-side data of a mesh (its CoRs read once they exist). */
+export function cpuOf(view: View, mesh: THREE.SkinnedMesh): CpuMesh {
+  let c = view.cpu.get(mesh);
+  if (!c) {
+    const data = meshFromGeometry(mesh);
+    delete data.normals;
+    const n = data.positions.length;
+    const rig = templateRigOf(mesh);
+    c = {
+      data,
+      deform: view.method === 'templates' && rig ? createTemplateDeformer(rig) : deformers[view.method as 'lbs'],
+      centers: undefined,
+      rings: oneRings(data.triangles, n / 3),
+      posed: new Float32Array(n),
+      colors: new THREE.BufferAttribute(new Float32Array(n), 3),
+    };
+    view.cpu.set(mesh, c);
+  }
+  const cor = mesh.geometry.getAttribute('_center_of_rotation');
+  if (cor && !c.centers) {
+    c.data.centersOfRotation = Float32Array.from(cor.array as Float32Array);
+    c.centers = { ...c.data, positions: c.data.centersOfRotation };
+  }
+  return c;
+}
+
+/** The loaded file and what the viewer made of it (one object, so every module sees the same). */
+export const state = {
+  gltf: undefined as GLTF | undefined,
+  bytes: undefined as ArrayBuffer | undefined,
+  fileName: 'model.glb',
+  views: [] as View[],
+  restQuaternions: new Map<THREE.Object3D, THREE.Quaternion>(),
+  corsReady: false,
+  duration: 0,
+  /** The control panel (none with `ui=0`). */
+  gui: undefined as GUI | undefined,
+  /** The panel folder of the selected joint's template slots. */
+  templateControls: undefined as GUI | undefined,
+  /** The character's box when loaded (framing and the automatic layout; computed once, not per frame). */
+  bounds: new THREE.Box3(new THREE.Vector3(-1, -1, -1), new THREE.Vector3(1, 1, 1)),
+  /** Whether the camera is still where `frame` put it (then a resize or a layout change frames again). */
+  autoFramed: true,
+};
+
+export const settings = {
+  layout: (params.get('layout') as Layout) ?? 'auto',
+  method: (params.get('method') as GpuSkinningMethod) ?? 'cor',
+  animation: params.get('animation') ?? '',
+  /** The pose before the clip and the sliders: the rest pose, or the stress pose of the evaluation at full or half amplitude. */
+  pose: (params.get('pose') as 'rest' | 'stress' | 'stress-half') ?? 'rest',
+  playing: false,
+  time: Number(params.get('time') ?? 0),
+  joint: threeName(params.get('joint') ?? ''),
+  twist: Number(params.get('twist') ?? 0),
+  bend: Number(params.get('bend') ?? 0),
+  skeleton: false,
+  centers: false,
+  heatmap: false,
+  paint: params.has('paint'),
+  paintJoint: threeName(params.get('paint') ?? ''),
+  paintMode: 'add' as BrushMode,
+  paintRadius: 0.05,
+  paintStrength: 0.3,
+  paintFalloff: 'smooth' as 'smooth' | 'linear' | 'constant',
+  paintMirror: false,
+  /** Colour the vertices whose CoR lies far from their bones (the weights' trouble spots for CoR). */
+  corCheck: false,
+  /** The template cage overlay (templates view). */
+  cage: params.get('cage') === '1',
+  /** The selected joint's bone and joint templates; Tab cycles the selected slot's (a click on a joint selects its joint template, on a bone its bone template). */
+  boneTemplate: '',
+  jointTemplate: '',
+  slot: 'joint' as 'bone' | 'joint',
+  /** Bend the selected joint back and forth (the paper's preview cycle). */
+  preview: false,
+  // The panel's buttons (main.ts gives them their actions).
+  smoothJoint: () => {},
+  undo: () => {},
+  redo: () => {},
+  frameJoint: () => {},
+  load: () => {},
+  exportGlb: () => {},
+  exportTemplates: () => {},
+  exportBaked: () => {},
+  exportLibrary: () => {},
+  importLibrary: () => {},
+  editId: 'my-template',
+  editSide: 'inner' as 'inner' | 'outer',
+  editBend: 90,
+  editBulge: 0.3,
+  editSlide: 0,
+  editTwist: 0,
+  editSave: () => {},
+  editDraw: false,
+  editSymmetric: true,
+};
+
+/** Progress of a long computation in the status line and its bar. */
+export function showProgress(what: string, done: number, total: number): void {
+  setStatus(`${what} ${Math.round((100 * done) / total)}%`);
+  progressBar.style.display = done === total ? 'none' : 'inline-block';
+  progressBar.max = total;
+  progressBar.value = done;
+}
+
+/** The box around a view's character: its meshes, not a stored template cage (hidden, and wider). */
+export function characterBox(root: THREE.Object3D): THREE.Box3 {
+  const box = new THREE.Box3();
+  root.traverse((o) => {
+    if ((o as THREE.Mesh).isMesh && !isCageObject(o)) box.expandByObject(o);
+  });
+  return box.isEmpty() ? box.setFromObject(root) : box;
+}
+
+/** The layout in use: the chosen one, or for `auto` the one that shows the character largest. */
+export function currentLayout(): Exclude<Layout, 'auto'> {
+  return settings.layout === 'auto'
+    ? autoLayout(state.bounds, state.views.length, app.clientWidth, app.clientHeight, camera.fov)
+    : settings.layout;
+}
+
+/** The views shown and their rectangles (CSS px from the canvas's top-left corner). */
+export function viewCells(): { view: View; cell: Cell }[] {
+  const layout = currentLayout();
+  let shown = state.views;
+  if (layout === 'single') {
+    const one = state.views.find((v) => v.method === settings.method) ?? state.views[0];
+    shown = one ? [one] : [];
+  }
+  return layoutCells(layout, shown.length, app.clientWidth, app.clientHeight).map((cell, k) => ({
+    view: shown[k],
+    cell,
+  }));
+}
+
+/** The skinned meshes of a view, in traversal order (the same order in every view), corskin's cage nodes left out. */
+export function skinnedMeshes(view: View): THREE.SkinnedMesh[] {
+  const list: THREE.SkinnedMesh[] = [];
+  view.root.traverse(
+    (o) => (o as THREE.SkinnedMesh).isSkinnedMesh && !isCageObject(o) && list.push(o as THREE.SkinnedMesh),
+  );
+  return list;
+}
+
+/** Centers of rotation on corskin's Web Worker, with progress in the status line. */
+export function centersWithProgress(mesh: CorskinMesh, label: string): Promise<Float32Array> {
+  return computeCentersOfRotationOnWorker(mesh, {
+    onProgress: (done, total) => showProgress(`${label}: centers of rotation`, done, total),
+  });
+}
+
+/** Per mesh, the buffer its skinning matrices are written into (one allocation per mesh, not per frame). */
+export const skinningBuffers = new WeakMap<THREE.SkinnedMesh, Float64Array>();
+/**
+ * Skinning matrices of a three.js skinned mesh in its bind space, as corskin/three uploads them
+ * (after `skeleton.update()`); the array is reused by the next call for the same mesh.
+ */
+export function skinningOf(mesh: THREE.SkinnedMesh): Float64Array {
+  mesh.skeleton.update();
+  let S = skinningBuffers.get(mesh);
+  if (!S) skinningBuffers.set(mesh, (S = new Float64Array(16 * mesh.skeleton.bones.length)));
+  return bindSpaceSkinningMatrices(mesh, S);
+}
+
+/** Pixel position (CSS px, page) of a joint in the first shown view, or undefined for no such joint. */
+export function jointScreen(name: string): { x: number; y: number } | undefined {
+  const { view: v, cell } = viewCells()[0];
+  const bone = v.root.getObjectByName(threeName(name));
+  if (!bone) return undefined;
+  const p = bone.getWorldPosition(new THREE.Vector3()).project(camera);
+  const r = renderer.domElement.getBoundingClientRect();
+  return { x: r.left + cell.x + ((p.x + 1) / 2) * cell.w, y: r.top + cell.y + ((1 - p.y) / 2) * cell.h };
+}
