@@ -15,6 +15,7 @@ const NODE_ONLY = [
   'src/cor/parallel.ts',
   'src/cor/worker.ts',
   'src/cage/parallel.ts',
+  'src/core/node-worker.ts',
   'src/cage/worker.ts',
   'src/evaluation/report.ts',
 ];

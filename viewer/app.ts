@@ -14,7 +14,7 @@ import { GLTFLoader, type GLTF } from 'three/addons/loaders/GLTFLoader.js';
 import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
 import { type SkinnedMesh as CorskinMesh } from '../src/core/mesh.js';
 import { deformers } from '../src/deformers/index.js';
-import { SKINNING_METHODS } from '../src/deformers/registry.js';
+import { GPU_METHODS as GPU_METHOD_IDS, SKINNING_METHODS } from '../src/deformers/registry.js';
 import { oneRings, type OneRings } from '../src/metrics/distortion.js';
 import {
   bindSpaceSkinningMatrices,
@@ -30,7 +30,7 @@ import { type BrushMode } from '../src/weights/brush.js';
 
 // Every registered method the GPU path runs, in the registry's order.
 export const GPU_METHODS = SKINNING_METHODS.filter((m) => m.gpu);
-export const METHODS = GPU_METHODS.map((m) => m.id) as GpuSkinningMethod[];
+export const METHODS: readonly GpuSkinningMethod[] = GPU_METHOD_IDS;
 // Compressed files (KHR_draco_mesh_compression, EXT_meshopt_compression) load like any other.
 export const loader = new GLTFLoader()
   .setDRACOLoader(new DRACOLoader().setDecoderPath(new URL('./draco/', location.href).href))

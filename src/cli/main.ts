@@ -6,7 +6,7 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CorskinError } from '../core/errors.js';
-import { SKINNING_METHODS } from '../deformers/registry.js';
+import { GPU_METHODS, SKINNING_METHODS } from '../deformers/registry.js';
 import { VERSION } from '../version.js';
 import { removePendingTempFiles } from '../io/files.js';
 import { processIo, type Io } from './ui.js';
@@ -310,9 +310,9 @@ function buildProgram(io: Io): Command {
     .description('render the viewer to a PNG through headless Chromium')
     .argument('<input>', '.glb or .gltf')
     .addOption(
-      new Option('--method <m>', 'one view with this method (default: every method, laid out by --layout)').choices(
-        SKINNING_METHODS.filter((m) => m.gpu).map((m) => m.id),
-      ),
+      new Option('--method <m>', 'one view with this method (default: every method, laid out by --layout)').choices([
+        ...GPU_METHODS,
+      ]),
     )
     .addOption(
       new Option(

@@ -3,6 +3,7 @@
  * headless Chromium driven by playwright-core — no browser is downloaded).
  * @module
  */
+import type { GpuMethodId } from '../deformers/registry.js';
 import { existsSync } from 'node:fs';
 import { CorskinError } from '../core/errors.js';
 import { checkNotOverwritingInput, checkOutputPath, writeFileAtomic } from '../io/files.js';
@@ -91,7 +92,7 @@ async function checkedGlb(input: string, o: Partial<RenderOptions> = {}): Promis
 
 /** Options of {@link renderCommand}. */
 export interface RenderOptions {
-  method?: 'lbs' | 'dqs' | 'cor' | 'templates';
+  method?: GpuMethodId;
   /** The views: a row or a 2×2 grid, whichever shows the character larger (`auto`), or as named. */
   layout?: 'auto' | 'side' | 'grid' | 'single';
   /** Template choices of the templates view, `JOINT=ID,…` (as `corskin templates build --template`). */

@@ -5,7 +5,6 @@
  * @module
  */
 // Node-only like its importers (cor/parallel.ts, cage/parallel.ts, cli/batch.ts); nothing browser-safe imports it.
-// eslint-disable-next-line no-restricted-imports
 import { fileURLToPath } from 'node:url';
 
 /**

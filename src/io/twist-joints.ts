@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { DEFAULT_EPSILON, DEFAULT_SIGMA } from '../cor/parameters.js';
 import type { Document, Node } from '@gltf-transform/core';
 import { CorskinError } from '../core/errors.js';
 import { mat4FromTRS, mat4Invert, mat4Multiply, quatFromAxisAngle, quatMultiply } from '../core/math.js';
@@ -43,7 +44,7 @@ export async function addTwistJoints(document: Document, names: string[], file?:
     const targets = names.filter((n) => model.jointNodes.some((j) => j.getName() === n));
     if (!targets.length) continue;
     if (model.parts.some((p) => p.primitive.getAttribute(COR_ATTRIBUTE)))
-      recompute = model.corParameters ?? { sigma: 0.1, epsilon: 0.1 };
+      recompute = model.corParameters ?? { sigma: DEFAULT_SIGMA, epsilon: DEFAULT_EPSILON };
     for (const name of targets) {
       splitJoint(document, model, name, report, file);
       found.add(name);
