@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { defineConfig, type Plugin } from 'vite';
+import { createLogger, defineConfig, type Plugin } from 'vite';
 
 /** three.js's Draco decoder (JS wrapper + WebAssembly), served next to the viewer as draco/. */
 function dracoDecoder(): Plugin {
@@ -12,6 +12,19 @@ function dracoDecoder(): Plugin {
         this.emitFile({ type: 'asset', fileName: `draco/${file}`, source: readFileSync(dir + file) });
     },
   };
+}
+
+/**
+ * Vite's logger without the "node:fs / node:path has been externalized" notices: glTF-Transform's
+ * NodeIO imports them, and the viewer uses its WebIO only, so they are never called here.
+ */
+function quietLogger() {
+  const logger = createLogger('warn');
+  const warn = logger.warn.bind(logger);
+  logger.warn = (message, options) => {
+    if (!/node:(fs|path)" has been externalized for browser compatibility/.test(message)) warn(message, options);
+  };
+  return logger;
 }
 
 // The viewer: `npm run build:viewer` writes a static site to viewer-dist/ (served by
@@ -27,4 +40,5 @@ export default defineConfig({
   },
   worker: { format: 'es' },
   plugins: [dracoDecoder()],
+  customLogger: quietLogger(),
 });
