@@ -75,10 +75,18 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
     }
   } else if (o.time !== undefined) {
     if (!clipNames.length) throw new CorskinError('--time given but the file has no animation', input);
-    clipName = clipNames[0];
+    // Each skin's own first clip (model.animations keeps the clips that move it), not the
+    // document's first animation, which may move a camera or nothing at all.
+    if (!models.some((m) => m.animations.length))
+      throw new CorskinError(
+        `--time given but no animation moves the skin (animations: ${clipNames.map((n, k) => `${k}: ${n}`).join(', ')})`,
+        input,
+      );
   }
   const time = o.time ?? 0;
   const posed: PosedGeometry[] = [];
+  /** The clip each skin was posed with, for the report. */
+  const used: string[] = [];
   for (const model of models) {
     for (const w of model.warnings) io.err(`corskin: warning: ${input}: ${w}`);
     if (o.method === 'cor' && !model.mesh.centersOfRotation) {
@@ -97,15 +105,32 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
       }
     }
     const clip: AnimationClip | undefined =
-      clipName === undefined ? undefined : model.animations.find((c) => c.name === clipName);
+      clipName !== undefined
+        ? model.animations.find((c) => c.name === clipName)
+        : o.time !== undefined
+          ? model.animations[0]
+          : undefined;
+    if (clipName !== undefined && !clip)
+      io.err(
+        `corskin: warning: ${input}: animation "${clipName}" does not move ${model.name}${model.animations.length ? ` (its animations: ${model.animations.map((c) => c.name).join(', ')})` : ''}; posed at rest`,
+      );
+    if (clip) used.push(models.length > 1 ? `"${clip.name}" (${model.name})` : `"${clip.name}"`);
     if (clip && time > clip.duration)
       io.err(
         `corskin: warning: time ${time} s is past the end of "${clip.name}" (${clip.duration.toFixed(3)} s); using its last frame`,
       );
-    const skinning =
-      !clip && o.pose === 'bind'
-        ? bindPoseSkinningMatrices(model.skeleton)
-        : skinningMatrices(model.skeleton, clip ? samplePose(model.skeleton, clip, time) : restPose(model.skeleton));
+    let skinning: Float64Array;
+    try {
+      skinning =
+        !clip && o.pose === 'bind'
+          ? bindPoseSkinningMatrices(model.skeleton)
+          : skinningMatrices(model.skeleton, clip ? samplePose(model.skeleton, clip, time) : restPose(model.skeleton));
+    } catch (e) {
+      // The library names the joint; the command names the file and the skin too.
+      if (e instanceof CorskinError && !e.file)
+        throw new CorskinError(`${model.name}: ${e.message}; nothing written`, input, { cause: e });
+      throw e;
+    }
     const weights = sampleMorphWeights(model.morphGroups, clip?.morphChannels ?? [], time);
     const limited = limitInfluences(model.mesh, o.influences ?? 8);
     if (limited.verticesAffected) {
@@ -116,7 +141,7 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
     const mesh = applyMorphTargets(limited.mesh, model.morphGroups, weights);
     const result =
       o.method === 'stretch'
-        ? deformStretch(model, mesh, skinning, o)
+        ? deformStretch(model, mesh, skinning, o, input)
         : o.method === 'cage'
           ? deformCage(document, model, mesh, skinning, input)
           : o.method === 'templates'
@@ -157,9 +182,10 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
     await writeDocument(document, o.output, { compress: o.compress, inputs: [input], force: o.force });
   }
   const vertices = models.reduce((s, m) => s + m.mesh.positions.length / 3, 0);
-  const when =
-    clipName !== undefined
-      ? `"${clipName}" at ${time} s`
+  const when = used.length
+    ? `${used.join(', ')} at ${time} s${clipName === undefined ? `, the ${used.length > 1 ? "skins' first animations" : "skin's first animation"}` : ''}`
+    : clipName !== undefined
+      ? `rest pose: "${clipName}" moves no skin`
       : o.pose === 'bind'
         ? 'bind pose: inverse bind matrices'
         : "rest pose: the nodes' own transforms";
@@ -223,13 +249,19 @@ function deformTemplates(
 }
 
 /** Stretch smooth skinning of one model, with the rig read from its skin. */
-function deformStretch(model: SkinnedModel, mesh: SkinnedMesh, skinning: Float64Array, o: DeformOptions): DeformTarget {
+function deformStretch(
+  model: SkinnedModel,
+  mesh: SkinnedMesh,
+  skinning: Float64Array,
+  o: DeformOptions,
+  input: string,
+): DeformTarget {
   const stretchJoints = o.stretchJoints?.split(',').map((name) => findJoint(model.skeleton, name.trim()));
   // Leaf joints' bones end at their non-joint children (e.g. the `_end` nodes of corskin convert).
-  const ends = jointBoneSegments(model).map((segs, j) =>
-    model.skeleton.parents.includes(j)
-      ? undefined
-      : segs.find((s) => s[0] !== s[3] || s[1] !== s[4] || s[2] !== s[5])?.slice(3),
+  const hasChild = new Uint8Array(model.skeleton.parents.length);
+  for (const p of model.skeleton.parents) if (p >= 0) hasChild[p] = 1;
+  const ends = jointBoneSegments(model, input).map((segs, j) =>
+    hasChild[j] ? undefined : segs.find((s) => s[0] !== s[3] || s[1] !== s[4] || s[2] !== s[5])?.slice(3),
   );
   const deformer = createStretchDeformer(stretchRigFromSkeleton(model.skeleton, stretchJoints, ends), {
     twistCompensation: o.twistCompensation,

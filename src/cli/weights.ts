@@ -11,6 +11,7 @@ import { readDocument, writeDocument } from '../io/node-io.js';
 import { readObj, readTgf } from '../io/libigl.js';
 import { optionalDependency } from '../io/optional.js';
 import { boneSegments, shepardWeights } from '../weights/shepard.js';
+import { checkStoredFloats } from './convert.js';
 import type { Io } from './ui.js';
 
 /** Options of {@link weightsCommand}. */
@@ -58,6 +59,7 @@ export async function weightsCommand(io: Io, input: string, o: WeightsOptions): 
       name,
       files: { mesh: input, skeleton: o.skeleton },
     });
+    checkStoredFloats(document, { mesh: input, skeleton: o.skeleton });
     await writeDocument(document, o.output, { inputs: [input, ...(o.skeleton ? [o.skeleton] : [])], force: o.force });
     io.out(
       `wrote ${o.output}: ${report.vertices} vertices bound to ${B} bones with Shepard weights (drop rate ${o.dropRate}, ${K} influences)`,
@@ -69,7 +71,7 @@ export async function weightsCommand(io: Io, input: string, o: WeightsOptions): 
   const bound = await bindUnskinnedMeshes(document, input);
   let vertices = 0;
   for (const model of extractSkinnedModels(document, input)) {
-    const segs = boneSegments(jointBoneSegments(model));
+    const segs = boneSegments(jointBoneSegments(model, input));
     const w = shepardWeights(model.mesh.positions, segs, { dropRate: o.dropRate, influences: K });
     const small = model.jointNodes.length <= 256;
     const buffer = document.getRoot().listBuffers()[0] ?? document.createBuffer();

@@ -51,15 +51,59 @@ export function globalMatrices(skeleton: Skeleton, pose: Pose, out?: Float64Arra
 
 /**
  * Skinning matrices `S_j = G_j · IBM_j` (bind space → posed space), the per-frame input of every
- * deformer.
+ * deformer. Checked in one pass over the J matrices: a non-finite matrix would give every vertex
+ * it moves a NaN or infinite position. A singular but finite one (a joint scaled to zero, as glTF
+ * hides a part) is valid, and every deformer handles it.
  * @param out 4×4 column-major matrices, length 16·J (allocated when omitted)
  * @returns `out`
+ * @throws CorskinError naming the joint when a skinning matrix is not finite: a NaN or infinite
+ *   value in the pose (the joint's own or an ancestor's), in a pre-transform or inverse bind
+ *   matrix, or transforms along the joint's chain that overflow
  */
 export function skinningMatrices(skeleton: Skeleton, pose: Pose, out?: Float64Array): Float64Array {
   const g = globalMatrices(skeleton, pose, out);
   const J = jointCount(skeleton);
   for (let j = 0; j < J; j++) mat4Multiply(g, 16 * j, g, 16 * j, skeleton.inverseBindMatrices, 16 * j);
+  // x − x is NaN exactly for NaN and ±Infinity: one sum tells whether every entry is finite.
+  let check = 0;
+  for (let k = 0; k < 16 * J; k++) check += g[k] - g[k];
+  if (check !== 0) throw nonFiniteSkinning(skeleton, pose, g);
   return g;
+}
+
+/** Why a skinning matrix is not finite: the first such joint (in parent-first order) and the cause. */
+function nonFiniteSkinning(skeleton: Skeleton, pose: Pose, g: Float64Array): CorskinError {
+  const { order, parents, jointNames, preTransforms, inverseBindMatrices } = skeleton;
+  const finite = (a: ArrayLike<number>, o: number, n: number) => {
+    for (let k = o; k < o + n; k++) if (!Number.isFinite(a[k])) return false;
+    return true;
+  };
+  const name = (j: number) => `"${jointNames[j] || `joint ${j}`}"`;
+  /** What is not finite in joint j's own data, or undefined. */
+  const own = (j: number): string | undefined => {
+    if (!finite(pose.translations, 3 * j, 3)) return 'translation';
+    if (!finite(pose.rotations, 4 * j, 4)) return 'rotation';
+    if (!finite(pose.scales, 3 * j, 3)) return 'scale';
+    if (!finite(preTransforms, 16 * j, 16)) return 'pre-transform (the nodes between it and its parent joint)';
+    return undefined;
+  };
+  for (const j of order) {
+    if (finite(g, 16 * j, 16)) continue;
+    // The cause nearest the root: the joint's own data, or an ancestor's (root first).
+    let reason: string | undefined;
+    const chain: number[] = [];
+    for (let a = j; a >= 0; a = parents[a]) chain.push(a);
+    for (let k = chain.length - 1; k >= 0 && reason === undefined; k--) {
+      const what = own(chain[k]);
+      if (what !== undefined)
+        reason = k === 0 ? `its ${what} is not finite` : `the ${what} of its ancestor ${name(chain[k])} is not finite`;
+    }
+    reason ??= finite(inverseBindMatrices, 16 * j, 16)
+      ? 'the transforms along its chain overflow'
+      : 'its inverse bind matrix is not finite';
+    return new CorskinError(`the pose gives joint ${name(j)} a non-finite skinning matrix (${reason})`);
+  }
+  return new CorskinError('the pose gives a joint a non-finite skinning matrix');
 }
 
 /**

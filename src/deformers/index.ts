@@ -25,18 +25,34 @@ export const deformers: Readonly<Record<SkinningMethod, Deformer>> = {
 
 /**
  * Deforms `mesh` with the named method into freshly allocated arrays (positions 3·n; normals and
- * tangents when the mesh has them). For per-frame use, call the deformer itself with reused
- * output arrays.
- * @param skinning skinning matrices, 4×4 column-major, length 16·J
- * @throws CorskinError as the deformer does (e.g. CoR without centers of rotation)
+ * tangents when the mesh has them, posed space, asset units). The skinning matrices are checked
+ * first, in one pass over them (not per vertex): a non-finite one would give every vertex it
+ * moves a NaN or infinite position. For per-frame use, call the deformer itself with reused
+ * output arrays (no such check).
+ * @param skinning skinning matrices, 4×4 column-major, length 16·J (bind → posed space)
+ * @throws CorskinError naming the joint when its skinning matrix holds a NaN or infinite value;
+ *   for an unknown method; and as the deformer does (e.g. CoR without centers of rotation,
+ *   `skinning` shorter than the mesh's joints need)
  */
 export function deform(method: SkinningMethod, mesh: SkinnedMesh, skinning: Float64Array): DeformTarget {
+  const deformer = deformers[method];
+  if (!deformer) throw new CorskinError(`unknown skinning method "${method}" (expected ${Object.keys(deformers).join(', ')})`);
+  // x − x is NaN exactly for NaN and ±Infinity: one sum per matrix tells whether it is finite.
+  for (let o = 0; o < skinning.length; o += 16) {
+    let check = 0;
+    for (let k = o; k < o + 16 && k < skinning.length; k++) check += skinning[k] - skinning[k];
+    if (check !== 0) {
+      let k = o;
+      while (Number.isFinite(skinning[k])) k++;
+      throw new CorskinError(
+        `the skinning matrix of joint ${o / 16} is not finite (entry ${k - o} is ${skinning[k]}); nothing deformed`,
+      );
+    }
+  }
   const n = mesh.positions.length / 3;
   const out: DeformTarget = { positions: new Float32Array(3 * n) };
   if (mesh.normals) out.normals = new Float32Array(3 * n);
   if (mesh.tangents) out.tangents = new Float32Array(4 * n);
-  const deformer = deformers[method];
-  if (!deformer) throw new CorskinError(`unknown skinning method "${method}" (expected ${Object.keys(deformers).join(', ')})`);
   deformer(mesh, skinning, out);
   return out;
 }

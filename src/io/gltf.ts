@@ -629,15 +629,20 @@ export function setCentersOfRotation(
  * such as the `_end` nodes `corskin convert` writes); a joint without children gets a point.
  * Bind positions come from the inverse bind matrices (joints) and the joint's bind matrix times
  * the child's local transform (other nodes).
- * @returns per joint, a list of segments (start x, y, z, end x, y, z)
+ * @param file the model's file, for error messages
+ * @returns per joint, a list of segments (start x, y, z, end x, y, z), bind space (asset units)
+ * @throws CorskinError naming `file` and the joint when an inverse bind matrix is singular
  */
-export function jointBoneSegments(model: SkinnedModel): number[][][] {
+export function jointBoneSegments(model: SkinnedModel, file?: string): number[][][] {
   const { skeleton, jointNodes } = model;
   const J = jointNodes.length;
   const bind = new Float64Array(16 * J);
   for (let j = 0; j < J; j++) {
     if (!mat4Invert(bind, 16 * j, skeleton.inverseBindMatrices, 16 * j)) {
-      throw new CorskinError(`joint ${skeleton.jointNames[j]} has a singular inverse bind matrix`);
+      throw new CorskinError(
+        `${model.name}: joint "${skeleton.jointNames[j]}" has a singular inverse bind matrix (no bind position to weight from)`,
+        file,
+      );
     }
   }
   const index = new Map<Node, number>(jointNodes.map((n, j) => [n, j]));

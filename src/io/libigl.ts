@@ -35,14 +35,15 @@ async function readText(path: string): Promise<string> {
   return (await readBytes(path)).toString('utf8');
 }
 
-/**
- * Reads the `v` and `f` lines of a Wavefront OBJ (`f a/ta/na …`, 1-based or negative indices).
- * @throws CorskinError naming the file and line for malformed numbers or out-of-range indices, or
- *   when the file has no vertex
- */
-/** The largest finite 32-bit float. */
+/** The largest finite 32-bit float: glTF stores positions, matrices and keys as 32-bit floats. */
 const F32_MAX = 3.4028234663852886e38;
 
+/**
+ * Reads the `v` and `f` lines of a Wavefront OBJ (`f a/ta/na …`, 1-based or negative indices).
+ * @throws CorskinError naming the file and line for malformed numbers, coordinates beyond the
+ *   32-bit float range or out-of-range indices, or when the file has no vertex or no face (no
+ *   triangle to skin)
+ */
 export async function readObj(path: string): Promise<ObjMesh> {
   const text = await readText(path);
   const pos: number[] = [];
@@ -75,13 +76,19 @@ export async function readObj(path: string): Promise<ObjMesh> {
     }
   }
   if (pos.length === 0) throw new CorskinError('no vertices (is this an OBJ file?)', path);
+  if (tri.length === 0)
+    throw new CorskinError(
+      `no triangles: ${pos.length / 3} ${pos.length === 3 ? 'vertex' : 'vertices'} but no "f" (face) line`,
+      path,
+    );
   return { positions: Float32Array.from(pos), triangles: Uint32Array.from(tri) };
 }
 
 /**
  * Reads a TGF skeleton: joint lines `index x y z [more]`, `#`, bone lines `a b [more]` (1-based
  * joints), `#`, optional further sections (ignored).
- * @throws CorskinError naming the file and line for malformed lines or unknown joints
+ * @throws CorskinError naming the file and line for malformed lines, joint coordinates beyond the
+ *   32-bit float range or unknown joints
  */
 export async function readTgf(path: string): Promise<TgfSkeleton> {
   const text = await readText(path);
@@ -101,6 +108,9 @@ export async function readTgf(path: string): Promise<TgfSkeleton> {
       if (parts.length < 4 || parts.slice(1, 4).some((x) => !Number.isFinite(x))) {
         throw new CorskinError(`line ${l + 1}: expected "index x y z"`, path);
       }
+      // Joint positions end up in 32-bit float matrices: beyond ±3.4e38 they would be infinite.
+      if (parts.slice(1, 4).some((x) => Math.abs(x) > F32_MAX))
+        throw new CorskinError(`line ${l + 1}: joint coordinate out of the 32-bit float range (±3.4e38)`, path);
       joints.push(parts[1], parts[2], parts[3]);
     } else {
       const [a, b] = parts;
@@ -199,7 +209,8 @@ export async function readDmat(path: string): Promise<DenseMatrix> {
  * that maps a rest point `x` to `[x 1]·B_j` (absolute: rest pose → frame pose).
  * @param boneCount B
  * @returns one array per frame of B skinning matrices (4×4 column-major, `M_j = B_jᵀ`), length 16·B
- * @throws CorskinError (naming `file`) when the row count is not 12·B
+ * @throws CorskinError (naming `file`) when the row count is not 12·B, or when a value lies
+ *   outside the 32-bit float range (±3.4e38) that glTF animations are stored in
  */
 export function decodeBoneAnimation(m: DenseMatrix, boneCount: number, file?: string): Float64Array[] {
   if (m.rows !== 12 * boneCount) {
@@ -215,7 +226,16 @@ export function decodeBoneAnimation(m: DenseMatrix, boneCount: number, file?: st
     const base = f * m.rows;
     for (let j = 0; j < boneCount; j++) {
       for (let r = 0; r < 4; r++) {
-        for (let c = 0; c < 3; c++) M[16 * j + 4 * r + c] = m.data[base + 4 * j + r + R * c];
+        for (let c = 0; c < 3; c++) {
+          const x = m.data[base + 4 * j + r + R * c];
+          // Finite as a double, infinite as the float32 a glTF animation stores.
+          if (!(Math.abs(x) <= F32_MAX))
+            throw new CorskinError(
+              `frame ${f}, bone ${j}: value ${x} is out of the 32-bit float range (±3.4e38) glTF animations are stored in`,
+              file,
+            );
+          M[16 * j + 4 * r + c] = x;
+        }
       }
       M[16 * j + 15] = 1;
     }

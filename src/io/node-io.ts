@@ -72,8 +72,8 @@ function compressionOf(bytes: Uint8Array, isGlb: boolean): string[] {
   return CODECS.filter((name) => text.includes(name));
 }
 
-/** The JSON and the BIN chunk's length of a GLB whose header was checked. */
-function glbChunks(view: DataView, length: number, path: string): { json: unknown; binLength?: number } {
+/** The JSON and the BIN chunk of a GLB whose header was checked. */
+function glbChunks(view: DataView, length: number, path: string): { json: unknown; bin?: Uint8Array } {
   const jsonLength = view.getUint32(12, true);
   if (view.getUint32(16, true) !== 0x4e4f534a || 20 + jsonLength > length)
     throw new CorskinError("corrupt glTF: the GLB's first chunk is not a JSON chunk within the file", path);
@@ -84,25 +84,195 @@ function glbChunks(view: DataView, length: number, path: string): { json: unknow
     throw new CorskinError("corrupt glTF: the GLB's JSON chunk is not valid JSON", path);
   }
   const at = 20 + jsonLength + ((4 - (jsonLength % 4)) % 4);
-  const binLength =
-    at + 8 <= length && view.getUint32(at + 4, true) === 0x004e4942 ? view.getUint32(at, true) : undefined;
-  return { json, binLength };
+  if (!(at + 8 <= length && view.getUint32(at + 4, true) === 0x004e4942)) return { json };
+  const binLength = Math.min(view.getUint32(at, true), length - at - 8);
+  return { json, bin: new Uint8Array(view.buffer, view.byteOffset + at + 8, binLength) };
 }
 
-/** The bytes of a `.gltf`'s buffers (data URIs decoded, files read; undefined when missing). */
-async function gltfBuffers(json: GltfResources & { buffers?: { uri?: unknown }[] }, path: string) {
+/**
+ * The bytes of every buffer, each checked to hold the `byteLength` it declares: a GLB's binary
+ * chunk, a data URI (decoded as glTF-Transform decodes it), a file beside the glTF (its URI
+ * checked by {@link checkResourceUris} first). Undefined for a buffer without data of its own (an
+ * `EXT_meshopt_compression` fallback). Runs after {@link checkGltfJson} (valid byte lengths).
+ * @throws CorskinError naming `path` and the buffer when its data is missing or too short
+ */
+async function bufferBytes(
+  json: unknown,
+  path: string,
+  isGlb: boolean,
+  bin?: Uint8Array,
+): Promise<(Uint8Array | undefined)[]> {
+  const buffers = ((json as GltfResources).buffers ?? []) as {
+    uri?: string;
+    byteLength: number;
+    extensions?: unknown;
+  }[];
   return Promise.all(
-    (json.buffers ?? []).map(async (b) => {
-      const uri = b?.uri;
-      if (typeof uri !== 'string') return undefined;
-      if (uri.startsWith('data:')) {
-        const comma = uri.indexOf(',');
-        return comma > 0 && uri.slice(0, comma).endsWith(';base64')
-          ? Buffer.from(uri.slice(comma + 1), 'base64')
-          : undefined;
+    buffers.map(async (b, i) => {
+      let bytes: Uint8Array;
+      let source: string;
+      if (b.uri === undefined) {
+        if (b.extensions) return undefined;
+        if (b.byteLength === 0) return new Uint8Array(0);
+        if (i !== 0 || !bin)
+          throw new CorskinError(
+            i === 0 && isGlb
+              ? 'buffer 0 has no uri, but the GLB has no binary chunk to hold its data'
+              : `buffer ${i} has no uri (only a .glb's first buffer, held in its binary chunk, may omit it)`,
+            path,
+          );
+        bytes = bin;
+        source = "the GLB's binary chunk";
+      } else if (b.uri.startsWith('data:')) {
+        const comma = b.uri.indexOf(',');
+        const data = comma < 0 ? '' : b.uri.slice(comma + 1);
+        bytes = Buffer.from(data, b.uri.slice(0, Math.max(comma, 0)).includes('base64') ? 'base64' : 'utf8');
+        source = 'its data URI';
+      } else {
+        try {
+          bytes = await readBytes(join(dirname(path), decodeURIComponent(b.uri)));
+        } catch (e) {
+          const why = e instanceof CorskinError ? e.message.slice(e.message.lastIndexOf(': ') + 2) : String(e);
+          throw new CorskinError(`buffer ${i} refers to "${b.uri}", which cannot be read (${why})`, path);
+        }
+        source = `"${b.uri}"`;
       }
-      return readBytes(join(dirname(path), decodeURIComponent(uri))).catch(() => undefined);
+      if (bytes.length < b.byteLength)
+        throw new CorskinError(`buffer ${i} declares ${b.byteLength} bytes, ${source} holds ${bytes.length}`, path);
+      return bytes;
     }),
+  );
+}
+
+/** glTF's top-level arrays, each with the name of one of its elements in messages. */
+const COLLECTIONS = {
+  accessors: 'accessor',
+  animations: 'animation',
+  buffers: 'buffer',
+  bufferViews: 'bufferView',
+  cameras: 'camera',
+  images: 'image',
+  materials: 'material',
+  meshes: 'mesh',
+  nodes: 'node',
+  samplers: 'sampler',
+  scenes: 'scene',
+  skins: 'skin',
+  textures: 'texture',
+} as const;
+type Collection = keyof typeof COLLECTIONS;
+type JsonObject = Record<string, unknown>;
+
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The structure glTF-Transform takes for granted, checked before it parses the JSON (else a
+ * missing `asset`, a `scenes` object or a scene naming a node that does not exist fail deep
+ * inside it with a JavaScript message, or are accepted silently): the JSON is an object with an
+ * `asset.version` 2.x; every top-level collection is an array of objects; every index glTF-Transform
+ * follows (scene nodes, the default scene, primitive attributes, indices, material and morph
+ * targets, node cameras, skin skeletons, texture sources and samplers, material textures, image
+ * buffer views) names an element that exists; every animation channel has a target with a path.
+ * Sizes, accessors, node trees and skins are {@link checkGltfJson}'s.
+ * @throws CorskinError naming `path` and the element at fault
+ */
+function checkStructure(json: unknown, path: string): void {
+  const fail = (what: string): never => {
+    throw new CorskinError(what, path);
+  };
+  if (!isObject(json)) return fail('the glTF JSON is not an object');
+  const asset = json.asset;
+  if (!isObject(asset) || asset.version === undefined) fail('no asset object (glTF 2.0 requires asset.version)');
+  else if (typeof asset.version !== 'string' || !/^2\.\d+$/.test(asset.version))
+    fail(`asset.version is ${JSON.stringify(asset.version)}: only glTF 2.0 files are read`);
+  for (const key of ['extensionsUsed', 'extensionsRequired']) {
+    const v = json[key];
+    if (v !== undefined && !(Array.isArray(v) && v.every((x) => typeof x === 'string')))
+      fail(`"${key}" is not an array of extension names`);
+  }
+  const lists = {} as Record<Collection, JsonObject[]>;
+  for (const [key, one] of Object.entries(COLLECTIONS) as [Collection, string][]) {
+    const v = json[key] ?? [];
+    if (!Array.isArray(v)) fail(`"${key}" is not an array`);
+    (v as unknown[]).forEach((e, i) => isObject(e) || fail(`${one} ${i} is not an object`));
+    lists[key] = v as JsonObject[];
+  }
+  /** `value`, when present, must index `key`. */
+  const ref = (value: unknown, key: Collection, where: string) => {
+    if (value === undefined) return;
+    const n = lists[key].length;
+    if (!(Number.isInteger(value) && (value as number) >= 0 && (value as number) < n))
+      fail(
+        `${where} names ${COLLECTIONS[key]} ${JSON.stringify(value)}, but the file has ${n} ${n === 1 ? COLLECTIONS[key] : key}`,
+      );
+  };
+  ref(json.scene, 'scenes', 'the default scene ("scene")');
+  lists.scenes.forEach((scene, i) => {
+    if (scene.nodes === undefined) return;
+    if (!Array.isArray(scene.nodes)) fail(`scene ${i}: "nodes" is not an array`);
+    for (const n of scene.nodes as unknown[]) ref(n, 'nodes', `scene ${i}`);
+  });
+  lists.nodes.forEach((node, i) => ref(node.camera, 'cameras', `node ${i}`));
+  lists.skins.forEach((skin, i) => ref(skin.skeleton, 'nodes', `skin ${i} ("skeleton")`));
+  lists.meshes.forEach((mesh, m) => {
+    if (!Array.isArray(mesh.primitives)) return; // checkGltfJson's
+    (mesh.primitives as unknown[]).forEach((prim, k) => {
+      const where = `mesh ${m}, primitive ${k}`;
+      if (!isObject(prim)) return fail(`${where} is not an object`);
+      if (!isObject(prim.attributes)) fail(`${where} has no attributes object`);
+      const attributes = (target: unknown, what: string) =>
+        Object.entries(target as JsonObject).forEach(([name, a]) => ref(a, 'accessors', `${what} ${name}`));
+      attributes(prim.attributes, `${where}, attribute`);
+      ref(prim.indices, 'accessors', `${where} (indices)`);
+      ref(prim.material, 'materials', where);
+      if (prim.targets === undefined) return;
+      if (!Array.isArray(prim.targets)) fail(`${where}: "targets" is not an array`);
+      (prim.targets as unknown[]).forEach((t, ti) => {
+        if (!isObject(t)) fail(`${where}, morph target ${ti} is not an object`);
+        attributes(t, `${where}, morph target ${ti}, attribute`);
+      });
+    });
+  });
+  lists.animations.forEach((anim, a) => {
+    if (!Array.isArray(anim.channels)) return; // checkGltfJson's
+    (anim.channels as unknown[]).forEach((ch, c) => {
+      const where = `animation ${a}, channel ${c}`;
+      if (!isObject(ch)) return fail(`${where} is not an object`);
+      if (!isObject(ch.target)) fail(`${where} has no target (glTF requires target.path)`);
+      if (typeof (ch.target as JsonObject).path !== 'string') fail(`${where} has no target path`);
+    });
+  });
+  lists.textures.forEach((t, i) => {
+    ref(t.source, 'images', `texture ${i}`);
+    ref(t.sampler, 'samplers', `texture ${i}`);
+  });
+  lists.images.forEach((image, i) => {
+    if (image.uri === undefined && image.bufferView === undefined)
+      fail(`image ${i} has neither a uri nor a bufferView`);
+    ref(image.bufferView, 'bufferViews', `image ${i}`);
+  });
+  lists.materials.forEach((material, i) => {
+    const pbr = isObject(material.pbrMetallicRoughness) ? material.pbrMetallicRoughness : {};
+    const slots: [string, unknown][] = [
+      ['baseColorTexture', pbr.baseColorTexture],
+      ['metallicRoughnessTexture', pbr.metallicRoughnessTexture],
+      ['normalTexture', material.normalTexture],
+      ['occlusionTexture', material.occlusionTexture],
+      ['emissiveTexture', material.emissiveTexture],
+    ];
+    for (const [slot, info] of slots) {
+      if (info === undefined) continue;
+      if (!isObject(info)) fail(`material ${i}: ${slot} is not an object`);
+      else ref(info.index, 'textures', `material ${i} (${slot})`);
+      if (isObject(info) && info.index === undefined) fail(`material ${i}: ${slot} has no texture index`);
+    }
+  });
+}
+
+/** Whether a glTF names a buffer or image by a file of its own (not a data URI, not a buffer view). */
+function hasExternalResources(json: GltfResources): boolean {
+  return [...(json.buffers ?? []), ...(json.images ?? [])].some(
+    (r) => typeof r.uri === 'string' && !r.uri.startsWith('data:'),
   );
 }
 
@@ -148,10 +318,14 @@ function checkResourceUris(json: GltfResources, path: string, allowOutside: bool
 }
 
 /**
- * Reads a `.glb` or `.gltf` file.
+ * Reads a `.glb` or `.gltf` file (a `.glb` may keep further buffers or images in files beside
+ * it). The JSON's structure is checked before glTF-Transform parses it, so a malformed file is
+ * reported in its own terms (which scene, which node, which buffer).
  * @throws CorskinError naming the file when it cannot be read, is not glTF, is truncated or
- *   corrupt, or names a resource by an absolute path, a URI scheme or (unless allowed) a path
- *   outside its folder
+ *   corrupt (no `asset.version`, a collection that is not an array, an index naming an element
+ *   that does not exist, a channel without a target, a buffer shorter than its `byteLength` or
+ *   whose file is missing, …), or names a resource by an absolute path, a URI scheme or (unless
+ *   allowed) a path outside its folder
  */
 export async function readDocument(path: string, options: ReadOptions = {}): Promise<Document> {
   const bytes: Uint8Array = await readBytes(path);
@@ -167,14 +341,14 @@ export async function readDocument(path: string, options: ReadOptions = {}): Pro
       if (length > bytes.length) {
         throw new CorskinError(`truncated GLB: header declares ${length} bytes, file has ${bytes.length}`, path);
       }
-      const { json, binLength } = glbChunks(view, length, path);
-      checkGltfJson(json, path, binLength);
-      if (binLength !== undefined) {
-        const jsonLength = view.getUint32(12, true);
-        const at = 20 + jsonLength + ((4 - (jsonLength % 4)) % 4) + 8;
-        checkSparseIndices(json, [bytes.subarray(at, at + binLength)], path);
-      }
-      return (await io.readBinary(bytes)).setLogger(quietLogger);
+      const { json, bin } = glbChunks(view, length, path);
+      checkStructure(json, path);
+      checkResourceUris(json as GltfResources, path, !!options.allowOutsideResources);
+      checkGltfJson(json, path, bin?.length);
+      checkSparseIndices(json, await bufferBytes(json, path, true, bin), path);
+      // A GLB may keep further buffers or images in files beside it: read through its path then.
+      const document = hasExternalResources(json as GltfResources) ? await io.read(path) : await io.readBinary(bytes);
+      return document.setLogger(quietLogger);
     }
     const text = new TextDecoder().decode(bytes);
     let json: unknown;
@@ -186,9 +360,10 @@ export async function readDocument(path: string, options: ReadOptions = {}): Pro
     if (!json || typeof json !== 'object' || !('asset' in json)) {
       throw new CorskinError('not a glTF file (JSON without an "asset" property)', path);
     }
+    checkStructure(json, path);
     checkResourceUris(json as GltfResources, path, !!options.allowOutsideResources);
     checkGltfJson(json, path);
-    checkSparseIndices(json, await gltfBuffers(json as GltfResources, path), path);
+    checkSparseIndices(json, await bufferBytes(json, path, false), path);
     return (await io.read(path)).setLogger(quietLogger);
   } catch (e) {
     if (e instanceof CorskinError) throw e;
