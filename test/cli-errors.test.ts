@@ -104,6 +104,16 @@ describe('weights and outputs', () => {
     expect(existsSync(out)).toBe(true);
   });
 
+  it('--quiet (anywhere on the line): the warning is not printed, the job still succeeds; errors still are', async () => {
+    const out = path('renorm-quiet.glb');
+    const r = await runCli('precompute', bad.weights, '-o', out, '--quiet');
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(existsSync(out)).toBe(true);
+    const failed = await runCli('-q', 'precompute', path('no-such.glb'), '-o', path('never-quiet.glb'));
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/^corskin: error: .*no-such\.glb/);
+  });
+
   it('never overwrites the input unless --force is given', async () => {
     const input = path('input.glb');
     copyFileSync(CESIUM_MAN, input);

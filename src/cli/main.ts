@@ -47,6 +47,7 @@ function buildProgram(io: Io): Command {
   const program = new Command('corskin')
     .description('Skeletal skinning with optimized centers of rotation, DQS and LBS, on glTF characters.')
     .version(VERSION)
+    .option('-q, --quiet', 'errors only: no progress bars, warnings or notes (anywhere on the command line)')
     .showHelpAfterError("(add --help for the command's usage)")
     .configureOutput({
       writeOut: (s) => io.out(s.trimEnd()),
@@ -373,11 +374,32 @@ export function installSignalCleanup(): void {
 }
 
 /**
+ * `io` with each note or warning on stderr said once per run (a batch's files repeat them), and
+ * with `quiet`, none of them and no progress bars: only errors (lines `corskin: error: …`).
+ */
+function filteredIo(io: Io, quiet: boolean): Io {
+  const said = new Set<string>();
+  return {
+    out: io.out,
+    err: (line) => {
+      if (line.startsWith('corskin: error')) return io.err(line);
+      if (quiet || said.has(line)) return;
+      said.add(line);
+      io.err(line);
+    },
+    tty: io.tty && !quiet,
+  };
+}
+
+/**
  * Runs the CLI on `argv` (as `process.argv`: node, script, args…).
  * @returns the exit code
  */
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
-  const program = buildProgram(io);
+  // -q/--quiet, anywhere on the line: no progress bars, no warnings or notes, errors only.
+  const quiet = argv.slice(2).some((a) => a === '-q' || a === '--quiet');
+  if (quiet) argv = argv.filter((a, i) => i < 2 || (a !== '-q' && a !== '--quiet'));
+  const program = buildProgram(filteredIo(io, quiet));
   if (argv.length <= 2) {
     io.err(program.helpInformation().trimEnd());
     io.err('corskin: error: a command is required');

@@ -110,13 +110,20 @@ export async function bakePosedGeometry(
 
 /** Removes, leaves first and without recursion, the nodes with no mesh, camera, child or extension. */
 function removeEmptyNodes(document: Document): void {
-  const empty = (n: Node) => !n.getMesh() && !n.getCamera() && !n.listChildren().length && !n.listExtensions().length;
+  // Child counts kept here: listing a parent's children again after each removal is quadratic
+  // for a node with tens of thousands of children (a flat 65,535-joint rig).
+  const children = new Map<Node, number>();
+  for (const n of document.getRoot().listNodes()) children.set(n, n.listChildren().length);
+  const empty = (n: Node) => !children.get(n) && !n.getMesh() && !n.getCamera() && !n.listExtensions().length;
   const stack = document.getRoot().listNodes().filter(empty);
   while (stack.length) {
     const node = stack.pop()!;
     if (node.isDisposed() || !empty(node)) continue;
     const parent = node.getParentNode();
     node.dispose();
-    if (parent && empty(parent)) stack.push(parent);
+    if (parent) {
+      children.set(parent, children.get(parent)! - 1);
+      if (empty(parent)) stack.push(parent);
+    }
   }
 }
