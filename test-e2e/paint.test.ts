@@ -24,7 +24,7 @@ type Viewer = {
   jointScreen: (name: string) => { x: number; y: number } | undefined;
   paintSummary: (joint: string) => Summary;
   stroke: (x0: number, y0: number, x1: number, y1: number, steps?: number) => Promise<number>;
-  exportGlb: () => Promise<number[]>;
+  exportGlb: () => Promise<string>;
   frameTimes: () => Record<string, number>;
 };
 const JOINT = 'Skeleton_arm_joint_L__3_'; // CesiumMan's left elbow
@@ -99,7 +99,7 @@ describe('weight painting in the viewer', () => {
     for (let k = 0; k < edits; k++) await api((v) => (v.settings.redo as () => void)());
     const bytes = await api((v) => v.exportGlb());
     const file = join(tmp.dir, 'painted.glb');
-    writeFileSync(file, Uint8Array.from(bytes));
+    writeFileSync(file, Buffer.from(bytes, 'base64'));
     expect((await validate(file)).issues.numErrors).toBe(0);
     const [model] = extractSkinnedModels(await readDocument(file), file);
     const j = model.skeleton.jointNames.indexOf(JOINT);

@@ -24,8 +24,8 @@ mkdirSync(OUT, { recursive: true });
 type Slot = { joint: string; slot: string; bone: string; jointTemplate: string };
 type Viewer = {
   ready: boolean;
-  exportTemplates: (baked: boolean) => Promise<number[]>;
-  loadBytes: (data: number[], name: string) => Promise<void>;
+  exportTemplates: (baked: boolean) => Promise<string>;
+  loadBytes: (base64: string, name: string) => Promise<void>;
   importLibrary: (text: string, name: string) => void;
   libraryJson: () => string;
   saveTemplate: () => void;
@@ -242,11 +242,11 @@ describe('skinning templates in the viewer', () => {
   it('exports the cages and choices: the file validates and reopens with the same choices', async () => {
     const bytes = await page.evaluate(() => (window as unknown as { viewer: Viewer }).viewer.exportTemplates(false));
     const file = join(OUT, 'viewer-templates-export.glb');
-    writeFileSync(file, Uint8Array.from(bytes));
+    writeFileSync(file, Buffer.from(bytes, 'base64'));
     expect((await validate(file)).issues.numErrors).toBe(0);
     const baked = await page.evaluate(() => (window as unknown as { viewer: Viewer }).viewer.exportTemplates(true));
     const bakedFile = join(OUT, 'viewer-templates-baked.glb');
-    writeFileSync(bakedFile, Uint8Array.from(baked));
+    writeFileSync(bakedFile, Buffer.from(baked, 'base64'));
     expect((await validate(bakedFile)).issues.numErrors).toBe(0);
     // Reopen the export: the stored rig is read (no build), with the elbow's and the upper arm's choices.
     const elbow = await page.evaluate(() => (window as unknown as { viewer: Viewer }).viewer.templateSlot());
@@ -272,9 +272,9 @@ describe('skinning templates in the viewer', () => {
     expect(log.at(-1)).toBe('reopened.glb: ready — drop another .glb to compare on it'); // no warning
     // The export edited elsewhere so that skin lies outside its cage: a warning once ready.
     const io = new NodeIO();
-    const doc = await io.readBinary(Uint8Array.from(bytes));
+    const doc = await io.readBinary(Buffer.from(bytes, 'base64'));
     pinchStoredCageRing(doc, 'export', 1, 0.95);
-    const edited = Array.from(await io.writeBinary(doc));
+    const edited = Buffer.from(await io.writeBinary(doc)).toString('base64');
     await page.evaluate(([data]) => (window as unknown as { viewer: Viewer }).viewer.loadBytes(data, 'edited.glb'), [
       edited,
     ] as const);
@@ -289,7 +289,7 @@ describe('skinning templates in the viewer', () => {
     const rpm = await viewer.open('model=/model.glb&name=CesiumMan.glb&layout=single&method=templates&cage=1');
     try {
       const x = <T>(fn: (viewer: Viewer) => T) => rpm.evaluate(`(${fn.toString()})(window.viewer)`) as Promise<Awaited<T>>; // prettier-ignore
-      const data = Array.from(readFileSync(join(SHARED, 'characters', 'rpm-avatar.glb')));
+      const data = readFileSync(join(SHARED, 'characters', 'rpm-avatar.glb')).toString('base64');
       await rpm.evaluate(([d]) => (window as unknown as { viewer: Viewer }).viewer.loadBytes(d, 'rpm-avatar.glb'), [data] as const); // prettier-ignore
       await rpm.waitForFunction(() => (window as unknown as { viewer: Viewer }).viewer.ready === true, undefined, { timeout: 120_000 }); // prettier-ignore
       await rpm.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
@@ -314,7 +314,7 @@ describe('skinning templates in the viewer', () => {
       const bytes = await rpm.evaluate(() => (window as unknown as { viewer: Viewer }).viewer.exportTemplates(false));
       expect(await x((v) => v.status())).not.toContain('left out');
       const file = join(OUT, 'viewer-rpm-templates.glb');
-      writeFileSync(file, Uint8Array.from(bytes));
+      writeFileSync(file, Buffer.from(bytes, 'base64'));
       expect((await validate(file)).issues.numErrors).toBe(0);
     } finally {
       await rpm.close();

@@ -53,7 +53,7 @@ export async function exportWithCenters(download: boolean): Promise<Uint8Array> 
   }
   const out = await io.setVertexLayout(vertexLayoutFor(doc)).writeBinary(doc);
   setStatus(`${state.fileName}: centers of rotation computed; exported`);
-  if (download) save(out, state.fileName.replace(/\.(glb|state.gltf)$/i, '') + '-cor.glb', 'model/gltf-binary');
+  if (download) save(out, state.fileName.replace(/\.(glb|gltf)$/i, '') + '-cor.glb', 'model/gltf-binary');
   return out;
 }
 
@@ -109,7 +109,7 @@ export async function exportTemplates(baked: boolean, download: boolean): Promis
   setStatus(
     `${state.fileName}: exported the ${what}${skipped.length ? `; left out ${skipped.join(', ')} (its meshes hold different template cages)` : ''}`,
   );
-  const stem = state.fileName.replace(/\.(glb|state.gltf)$/i, '');
+  const stem = state.fileName.replace(/\.(glb|gltf)$/i, '');
   if (download) save(out, `${stem}-${baked ? 'baked' : 'templates'}.glb`, 'model/gltf-binary');
   return out;
 }

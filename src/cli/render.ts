@@ -174,7 +174,10 @@ export async function renderCommand(io: Io, input: string, o: RenderOptions): Pr
     if (loadError !== undefined) throw new CorskinError(`the viewer could not load it: ${loadError}`, input);
     await page.waitForTimeout(500); // a few frames with every method switched
     if (errors.length) throw new CorskinError(`the viewer failed: ${errors[0]}`, input);
-    const png = await page.locator('canvas').screenshot();
+    // The canvas's rectangle of the page (no wait for the element to be "stable": a large
+    // character in four views can take seconds per frame in a software renderer).
+    const clip = await page.locator('canvas').boundingBox();
+    const png = await page.screenshot({ clip: clip ?? undefined, timeout: 120_000 });
     await writeFileAtomic(o.output, png);
     io.out(`wrote ${o.output} (${width}×${height})`);
   } finally {
