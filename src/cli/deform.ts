@@ -7,6 +7,7 @@ import type { Document } from '@gltf-transform/core';
 import type { AnimationClip } from '../core/animation.js';
 import { samplePose } from '../core/animation.js';
 import { CorskinError } from '../core/errors.js';
+import { DEFAULT_INFLUENCES } from '../cor/parameters.js';
 import { firstNonFinite, limitInfluences, type SkinnedMesh } from '../core/mesh.js';
 import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
 import { bindPoseSkinningMatrices, restPose, skinningMatrices } from '../core/pose.js';
@@ -132,10 +133,10 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
       throw e;
     }
     const weights = sampleMorphWeights(model.morphGroups, clip?.morphChannels ?? [], time);
-    const limited = limitInfluences(model.mesh, o.influences ?? 8);
+    const limited = limitInfluences(model.mesh, o.influences ?? DEFAULT_INFLUENCES);
     if (limited.verticesAffected) {
       io.err(
-        `corskin: ${input}: ${model.name}: kept the ${o.influences ?? 8} largest of up to ${model.mesh.influences} influences per vertex; dropped influences on ${limited.verticesAffected} vertices (largest dropped weight ${limited.largestDroppedWeight.toFixed(4)}), renormalised`,
+        `corskin: ${input}: ${model.name}: kept the ${o.influences ?? DEFAULT_INFLUENCES} largest of up to ${model.mesh.influences} influences per vertex; dropped influences on ${limited.verticesAffected} vertices (largest dropped weight ${limited.largestDroppedWeight.toFixed(4)}), renormalised`,
       );
     }
     const mesh = applyMorphTargets(limited.mesh, model.morphGroups, weights);

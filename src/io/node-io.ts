@@ -44,6 +44,7 @@ export async function createIO(uses: readonly string[] = []): Promise<NodeIO> {
  * ({@link vertexLayoutFor}: a template rig's cage binding), its compression extensions encoded.
  */
 export async function glbBytes(document: Document): Promise<Uint8Array> {
+  denseWhereSmaller(document);
   if (document.getRoot().listBuffers().length > 1) {
     const { unpartition } = await optionalDependency(
       import('@gltf-transform/functions'),
@@ -59,6 +60,27 @@ export async function glbBytes(document: Document): Promise<Uint8Array> {
       .map((e) => e.extensionName),
   );
   return io.setVertexLayout(vertexLayoutFor(document)).writeBinary(document);
+}
+
+/**
+ * Writes sparse accessors dense where more than half their elements are non-zero (a morph
+ * target a file stored sparse, then moved by corskin): smaller, and glTF-Transform says nothing.
+ */
+function denseWhereSmaller(document: Document): void {
+  for (const accessor of document.getRoot().listAccessors()) {
+    if (!accessor.getSparse()) continue;
+    const array = accessor.getArray();
+    if (!array) continue;
+    const size = accessor.getElementSize();
+    let nonZero = 0;
+    for (let i = 0; i < array.length; i += size)
+      for (let c = 0; c < size; c++)
+        if (array[i + c] !== 0) {
+          nonZero++;
+          break;
+        }
+    if (nonZero > accessor.getCount() / 2) accessor.setSparse(false);
+  }
 }
 
 /** The compression extensions a glTF file's JSON mentions (a cheap scan before parsing). */
@@ -395,6 +417,7 @@ export interface WriteOptions {
  *   .glb/.gltf, or a file cannot be written
  */
 export async function writeDocument(document: Document, path: string, options: WriteOptions = {}): Promise<void> {
+  denseWhereSmaller(document);
   if (options.compress === false) {
     for (const ext of document.getRoot().listExtensionsUsed()) {
       if (!(CODECS as readonly string[]).includes(ext.extensionName)) continue;
