@@ -24,6 +24,18 @@ describe('corskin info', () => {
     expect(skin.animations).toHaveLength(1);
   });
 
+  it('several files: one line each, with the counts --json gives for each file', async () => {
+    const files = [CESIUM_MAN, join(SHARED, 'characters', 'Fox.glb')];
+    const r = await runCli('info', ...files);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    for (const [k, file] of files.entries()) {
+      const [skin] = JSON.parse((await runCli('info', file, '--json')).stdout).skins;
+      expect(lines[k].startsWith(`${file}: 1 skin, ${skin.joints} joints, ${skin.vertices} vertices`)).toBe(true);
+    }
+  });
+
   it("channels on nodes that do not move the skin (the Soldier's end sites): counted by info, no warning on deform", async () => {
     const file = join(SHARED, 'characters', 'Soldier.glb');
     // Independently: channels whose node is neither a joint nor an ancestor of one.

@@ -52,11 +52,21 @@ export function describeModel(model: SkinnedModel): SkinInfo {
 }
 
 /** Runs `corskin info`. @throws CorskinError on bad input */
-export async function infoCommand(io: Io, input: string, o: { json?: boolean }): Promise<void> {
+export async function infoCommand(io: Io, input: string, o: { json?: boolean; brief?: boolean }): Promise<void> {
   const document = await readDocument(input);
   const skins = extractSkinnedModels(document, input).map(describeModel);
   if (o.json) {
-    io.out(JSON.stringify({ file: input, skins }, null, 2));
+    io.out(JSON.stringify({ file: input, skins }, null, o.brief ? undefined : 2));
+    return;
+  }
+  if (o.brief) {
+    // Several files: one line each.
+    const sum = (f: (s: SkinInfo) => number) => skins.reduce((a, s) => a + f(s), 0);
+    const clips = new Set(skins.flatMap((s) => s.animations.map((a) => a.name)));
+    const cors = skins.filter((s) => s.centersOfRotation.present).length;
+    io.out(
+      `${input}: ${skins.length} skin${skins.length === 1 ? '' : 's'}, ${Math.max(...skins.map((s) => s.joints))} joints, ${sum((s) => s.vertices)} vertices, ${sum((s) => s.triangles)} triangles, up to ${Math.max(...skins.map((s) => s.influencesPerVertex))} influences, CoRs ${cors === skins.length ? 'present' : cors ? `in ${cors} of ${skins.length} skins` : 'absent'}, ${clips.size} animation${clips.size === 1 ? '' : 's'}`,
+    );
     return;
   }
   io.out(`${input}: ${skins.length} skin${skins.length === 1 ? '' : 's'}`);

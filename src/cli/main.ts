@@ -255,7 +255,7 @@ function buildProgram(io: Io): Command {
       const failed: string[] = [];
       for (const input of inputs) {
         try {
-          await infoCommand(io, input, opts);
+          await infoCommand(io, input, { ...opts, brief: inputs.length > 1 });
         } catch (e) {
           if (!(e instanceof CorskinError) || inputs.length === 1) throw e;
           failed.push(input);
