@@ -121,7 +121,9 @@ function cageRings(rig: Pick<TemplateRig, 'limbs'>): { first: number; apexes: nu
 /**
  * The registered `templates` method with corskin's deformer signature: DQS of the whole skin, then
  * each bound vertex's position, normal and tangent moved by its blend of the cage's corrections
- * (see the module comment). Allocation-free per frame after the first call with a given mesh.
+ * (see the module comment). Skinning matrices that all reflect (an armature under a mirroring
+ * node) are posed unmirrored and the result mirrored back, so a mirrored character gets the mirror
+ * image. Allocation-free per frame after the first call with a given mesh.
  * @throws CorskinError (when called) for a mesh other than the one the rig was built for
  */
 export function createTemplateDeformer(rig: TemplateRig): Deformer {
@@ -169,9 +171,11 @@ export function createTemplateDeformer(rig: TemplateRig): Deformer {
     }
     deformDqs(mesh, skinning, out);
     if (bound.length) correct(mesh, skinning, out);
-    if (mirrored)
-      for (const [v, stride] of [[out.positions, 3], [mesh.normals && out.normals, 3], [mesh.tangents && out.tangents, 4]] as const)
-        if (v) for (let o = 0; o < stride * n; o += stride) v[o] = -v[o];
+    if (mirrored) {
+      flipX(out.positions, 3, n);
+      if (mesh.normals && out.normals) flipX(out.normals, 3, n);
+      if (mesh.tangents && out.tangents) flipX(out.tangents, 4, n);
+    }
   };
 
   function correct(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
@@ -205,6 +209,11 @@ export function createTemplateDeformer(rig: TemplateRig): Deformer {
       if (tangents) rotate(tangents, 4 * i, rx, ry, rz, rw);
     }
   }
+}
+
+/** Negates the x of `count` vectors of `stride` numbers in place. */
+function flipX(v: Float32Array, stride: number, count: number): void {
+  for (let o = 0; o < stride * count; o += stride) v[o] = -v[o];
 }
 
 /** Whether every skinning matrix (16·J, column-major) has a negative determinant (a reflection). */
