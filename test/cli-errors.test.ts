@@ -160,12 +160,16 @@ describe('weights and outputs', () => {
     expect(r.stderr).toContain('give -o OUTPUT (one input) or --out-dir DIR');
   });
 
-  it('a positional output (glTF-Transform style) is named as taken for an input', async () => {
+  it('a positional output (glTF-Transform style): taken as the output when it does not exist, and said so', async () => {
     const out = join(tmp.dir, 'positional-out.glb');
     const r = await runCli('precompute', CESIUM_MAN, out);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`"${out}" was taken as a second input (it does not exist) — did you mean -o ${out}?`);
-    expect(existsSync(out)).toBe(false);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`writing ${out} (the second path does not exist: taken as the output, as -o)`);
+    expect(existsSync(out)).toBe(true);
+    // Both paths exist: ambiguous, refused with what was understood.
+    const again = await runCli('precompute', CESIUM_MAN, out);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`both paths exist, so "${out}" was taken as a second input`);
   });
 
   it("commander's usage errors: corskin's prefix, a one-line pointer to --help instead of the whole help", async () => {

@@ -53,6 +53,10 @@ describe('corskin info', () => {
     const out = join(tmp.dir, 'soldier-posed.glb');
     const r = await runCli('deform', file, '--method', 'dqs', '--time', '0.5', '-o', out);
     expect([r.code, r.stderr]).toEqual([0, '']);
+    // --verbose says it.
+    const verbose = await runCli('deform', file, '--method', 'dqs', '--time', '0.5', '-o', out, '--verbose');
+    expect(verbose.code).toBe(0);
+    expect(verbose.stderr).toContain(`${expected} animation channels on nodes that do not move the skin, ignored`);
   });
 });
 

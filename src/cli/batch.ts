@@ -76,12 +76,13 @@ export async function runBatch(
     return runBatchCommand(io, { command, input: inputs[0], output, opts });
   }
   if (outDir === undefined) {
-    // `corskin precompute in.glb out.glb` (glTF-Transform's positional output): say so.
-    const last = inputs[inputs.length - 1];
-    const hint =
-      inputs.length === 2 && !existsSync(last)
-        ? `; "${last}" was taken as a second input (it does not exist) — did you mean -o ${last}?`
-        : '';
+    // `corskin precompute in.glb out.glb` (glTF-Transform's positional output): a second path
+    // that does not exist is the output; one that exists is ambiguous (an input to overwrite?).
+    if (inputs.length === 2 && !existsSync(inputs[1])) {
+      io.err(`corskin: note: writing ${inputs[1]} (the second path does not exist: taken as the output, as -o)`);
+      return runBatchCommand(io, { command, input: inputs[0], output: inputs[1], opts });
+    }
+    const hint = inputs.length === 2 ? `; both paths exist, so "${inputs[1]}" was taken as a second input` : '';
     throw new UsageError(`give -o OUTPUT (one input) or --out-dir DIR${hint}`);
   }
   const parallel = Math.min(jobs ?? availableParallelism(), inputs.length);

@@ -90,6 +90,10 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
   const used: string[] = [];
   for (const model of models) {
     for (const w of model.warnings) io.err(`corskin: warning: ${input}: ${w}`);
+    if (io.verbose && model.ignoredAnimationChannels)
+      io.err(
+        `corskin: note: ${input}: ${model.name}: ${model.ignoredAnimationChannels} animation channels on nodes that do not move the skin, ignored`,
+      );
     if (o.method === 'cor' && !model.mesh.centersOfRotation) {
       io.err(
         `corskin: ${input}: ${model.name} has no centers of rotation; computing them (σ = ${o.sigma}, ε = ${o.epsilon})`,

@@ -48,6 +48,7 @@ function buildProgram(io: Io): Command {
     .description('Skeletal skinning with optimized centers of rotation, DQS and LBS, on glTF characters.')
     .version(VERSION)
     .option('-q, --quiet', 'errors only: no progress bars, warnings or notes (anywhere on the command line)')
+    .option('--verbose', 'every note, repeats and details included (anywhere on the command line)')
     .showHelpAfterError("(add --help for the command's usage)")
     .configureOutput({
       writeOut: (s) => io.out(s.trimEnd()),
@@ -374,20 +375,21 @@ export function installSignalCleanup(): void {
 }
 
 /**
- * `io` with each note or warning on stderr said once per run (a batch's files repeat them), and
+ * `io` with each note or warning on stderr said once per run (every time with `verbose`), and
  * with `quiet`, none of them and no progress bars: only errors (lines `corskin: error: …`).
  */
-function filteredIo(io: Io, quiet: boolean): Io {
+function filteredIo(io: Io, quiet: boolean, verbose: boolean): Io {
   const said = new Set<string>();
   return {
     out: io.out,
     err: (line) => {
       if (line.startsWith('corskin: error')) return io.err(line);
-      if (quiet || said.has(line)) return;
+      if (quiet || (said.has(line) && !verbose)) return;
       said.add(line);
       io.err(line);
     },
     tty: io.tty && !quiet,
+    verbose,
   };
 }
 
@@ -397,9 +399,12 @@ function filteredIo(io: Io, quiet: boolean): Io {
  */
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
   // -q/--quiet, anywhere on the line: no progress bars, no warnings or notes, errors only.
-  const quiet = argv.slice(2).some((a) => a === '-q' || a === '--quiet');
-  if (quiet) argv = argv.filter((a, i) => i < 2 || (a !== '-q' && a !== '--quiet'));
-  const program = buildProgram(filteredIo(io, quiet));
+  // --verbose, anywhere: every note, repeats included, and details such as ignored channels.
+  const flag = (...names: string[]) => argv.slice(2).some((a) => names.includes(a));
+  const quiet = flag('-q', '--quiet');
+  const verbose = !quiet && flag('--verbose');
+  argv = argv.filter((a, i) => i < 2 || !['-q', '--quiet', '--verbose'].includes(a));
+  const program = buildProgram(filteredIo(io, quiet, verbose));
   if (argv.length <= 2) {
     io.err(program.helpInformation().trimEnd());
     io.err('corskin: error: a command is required');

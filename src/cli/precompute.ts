@@ -47,6 +47,10 @@ export async function precomputeCommand(io: Io, input: string, o: PrecomputeOpti
         onProgress: bar.update,
         onSkin: (model, r) => {
           for (const w of model.warnings) io.err(`corskin: warning: ${input}: ${w}`);
+          if (io.verbose && model.ignoredAnimationChannels)
+            io.err(
+              `corskin: note: ${input}: ${model.name}: ${model.ignoredAnimationChannels} animation channels on nodes that do not move the skin, ignored`,
+            );
           lines.push(
             `${model.name}: ${r.vertices} vertices (${r.blendedVertices} blended), ${r.triangles} triangles → ${r.subdividedTriangles} subdivided, ${r.seconds.toFixed(2)} s`,
           );

@@ -12,6 +12,8 @@ export interface Io {
   err: (line: string) => void;
   /** Whether progress bars may be drawn. */
   tty: boolean;
+  /** `--verbose`: say the notes that are left out otherwise (details, repeats). */
+  verbose?: boolean;
 }
 
 /** The process's own stdout/stderr. */
