@@ -43,6 +43,7 @@ export default tseslint.config(
       '.tmp/',
       'scratch/',
       'viewer-dist/',
+      'docs/api/',
       'asm/',
       'src/wasm/kernels-binary.ts',
       'src/cor/web-worker-source.ts',

@@ -172,6 +172,14 @@ describe('weights and outputs', () => {
     expect(again.stderr).toContain(`both paths exist, so "${out}" was taken as a second input`);
   });
 
+  it('render: --method with a layout of several views is a usage error, before any browser starts', async () => {
+    const out = join(tmp.dir, 'method-grid.png');
+    const r = await runCli('render', CESIUM_MAN, '--method', 'dqs', '--layout', 'grid', '-o', out);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--method shows one view: it goes with --layout single (or no --layout), not grid');
+    expect(existsSync(out)).toBe(false);
+  });
+
   it("commander's usage errors: corskin's prefix, a one-line pointer to --help instead of the whole help", async () => {
     const r = await runCli('precompute', CESIUM_MAN, '--no-such-option');
     expect(r.code).toBe(2);

@@ -38,7 +38,7 @@ export const THREE_QUARTER = new Vector3(0.7, 0.3, 1).normalize();
 /**
  * The camera distance from the box's centre, along the unit `direction` (centre → camera), at
  * which every corner of `box` falls inside a view of vertical field of view `fovDegrees` and
- * `aspect` (width ÷ height), with `margin` (1.1: a 10% border).
+ * `aspect` (width ÷ height), with `margin` (1.12: a 12% border).
  */
 export function fitDistance(box: Box3, direction: Vector3, fovDegrees: number, aspect: number, margin = 1.12): number {
   const d = direction.clone().normalize();

@@ -105,10 +105,14 @@ Object.assign(settings, {
 const picker = Object.assign(document.createElement('input'), { type: 'file', accept: '.glb,.gltf', id: 'file' });
 picker.style.display = 'none';
 document.body.appendChild(picker);
-picker.onchange = async () => {
-  const f = picker.files?.[0];
-  if (f) await loadBytes(await f.arrayBuffer(), f.name);
-};
+/** Opens a file the user picked or dropped; one that does not parse leaves the loaded one as it was. */
+async function openFile(f: File | undefined): Promise<void> {
+  if (f)
+    await loadBytes(await f.arrayBuffer(), f.name).catch((e: Error) =>
+      setStatus(`could not load ${f.name}: ${e.message}`),
+    );
+}
+picker.onchange = () => void openFile(picker.files?.[0]);
 window.addEventListener('dragover', (e) => {
   e.preventDefault();
   document.getElementById('drop')!.style.display = 'flex';
@@ -117,16 +121,16 @@ window.addEventListener('dragleave', () => (document.getElementById('drop')!.sty
 window.addEventListener('drop', async (e) => {
   e.preventDefault();
   document.getElementById('drop')!.style.display = 'none';
-  const f = e.dataTransfer?.files[0];
-  if (f) await loadBytes(await f.arrayBuffer(), f.name);
+  await openFile(e.dataTransfer?.files[0]);
 });
 
 async function loadBytes(data: ArrayBuffer, name: string): Promise<void> {
   setStatus(`loading ${name}…`);
+  const parsed = await loader.parseAsync(data, ''); // a file that does not parse changes nothing
   state.corsReady = false;
   state.bytes = data;
   state.fileName = name;
-  state.gltf = await loader.parseAsync(data, '');
+  state.gltf = parsed;
   resetPainting();
   for (const v of state.views) {
     v.label.remove();

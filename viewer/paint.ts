@@ -19,12 +19,18 @@ export const paintSeconds: number[] = [];
 export const undoStack: number[] = [];
 export const redoStack: number[] = [];
 
-/** Starts the CoR sessions (once per loaded file) when paint mode is on. */
-export async function startPainting(): Promise<void> {
+let starting: Promise<void> | undefined;
+/** Starts the CoR sessions (once per loaded file) when paint mode is on; a second call waits for the first. */
+export function startPainting(): Promise<void> {
+  starting ??= startSessions().finally(() => (starting = undefined));
+  return starting;
+}
+
+async function startSessions(): Promise<void> {
   if (!settings.paint || !state.views.length || sessions.length) return;
   setStatus(`${state.fileName}: preparing the CoR painting session…`);
   await new Promise((r) => setTimeout(r, 0));
-  sessions = skinnedMeshes(state.views[0]).map((mesh) => {
+  sessions = skinnedMeshes(state.views[0]).map((mesh, m) => {
     if (mesh.geometry.getAttribute('joints_1')) return undefined; // 4 influences only
     const data = meshFromGeometry(mesh);
     const n = data.positions.length / 3;
@@ -32,7 +38,7 @@ export async function startPainting(): Promise<void> {
     for (let t = 0; t < data.triangles.length; t += 3)
       for (let c = 0; c < 3; c++)
         ring[data.triangles[t + c]].push(data.triangles[t + ((c + 1) % 3)], data.triangles[t + ((c + 2) % 3)]);
-    rings.push(ring);
+    rings[m] = ring; // by mesh, as sessions (a mesh with 8 influences has neither)
     return createCorSession(data, { jointCount: mesh.skeleton.bones.length });
   });
   if (!settings.paintJoint) settings.paintJoint = settings.joint;

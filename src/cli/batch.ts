@@ -111,7 +111,7 @@ export async function runBatch(
       io.out(`ok      ${input} → ${job.output} (${((performance.now() - start) / 1000).toFixed(2)} s)`);
     else {
       failed.push(input);
-      io.err(`failed  ${error}`);
+      io.err(`corskin: error: failed  ${error}`);
     }
   };
   const queue = [...inputs];

@@ -3,6 +3,7 @@
  * headless Chromium driven by playwright-core — no browser is downloaded).
  * @module
  */
+import { UsageError } from './batch.js';
 import type { GpuMethodId } from '../deformers/registry.js';
 import { existsSync } from 'node:fs';
 import { CorskinError } from '../core/errors.js';
@@ -119,6 +120,8 @@ export interface RenderOptions {
 export async function renderCommand(io: Io, input: string, o: RenderOptions): Promise<void> {
   checkOutputPath(o.output, ['.png']);
   checkNotOverwritingInput(o.output, [input], !!o.force);
+  if (o.method && o.layout && o.layout !== 'single')
+    throw new UsageError(`--method shows one view: it goes with --layout single (or no --layout), not ${o.layout}`);
   const m = /^(\d+)x(\d+)$/.exec(o.size);
   if (!m) throw new CorskinError(`--size must be WIDTHxHEIGHT, got "${o.size}"`);
   const [width, height] = [Number(m[1]), Number(m[2])];

@@ -63,8 +63,9 @@ export async function glbBytes(document: Document): Promise<Uint8Array> {
 }
 
 /**
- * Writes sparse accessors dense where more than half their elements are non-zero (a morph
- * target a file stored sparse, then moved by corskin): smaller, and glTF-Transform says nothing.
+ * Makes sparse accessors dense in `document` where more than half their elements are non-zero (a
+ * morph target a file stored sparse, then moved by corskin) — glTF-Transform's threshold for
+ * warning that sparse storage no longer pays (it modifies the document being written).
  */
 function denseWhereSmaller(document: Document): void {
   for (const accessor of document.getRoot().listAccessors()) {

@@ -216,18 +216,22 @@ function flipX(v: Float32Array, stride: number, count: number): void {
   for (let o = 0; o < stride * count; o += stride) v[o] = -v[o];
 }
 
-/** Whether every skinning matrix (16·J, column-major) has a negative determinant (a reflection). */
+/**
+ * Whether the skinning matrices (16·J, column-major) reflect: some determinant negative, none
+ * positive (joints scaled to zero, which hide a part, have determinant 0 and do not count).
+ */
 function isMirrored(skinning: Float64Array): boolean {
-  if (!skinning.length) return false;
+  let negative = false;
   for (let o = 0; o < skinning.length; o += 16) {
     const m = skinning;
     const det =
       m[o] * (m[o + 5] * m[o + 10] - m[o + 6] * m[o + 9]) -
       m[o + 4] * (m[o + 1] * m[o + 10] - m[o + 2] * m[o + 9]) +
       m[o + 8] * (m[o + 1] * m[o + 6] - m[o + 2] * m[o + 5]);
-    if (!(det < 0)) return false;
+    if (det > 0) return false;
+    if (det < 0) negative = true;
   }
-  return true;
+  return negative;
 }
 
 /** v[o..o+3) turned in place by the unit quaternion (x, y, z, w): v + 2 q_v × (q_v × v + w v). */
