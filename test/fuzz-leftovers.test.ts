@@ -32,32 +32,45 @@ async function expectRefusal(args: string[], output: string, file: string, messa
   return r;
 }
 
-describe('corskin convert refuses what it would write but not read back', () => {
-  const arm = (name: string) => join(LIBIGL, `arm${name}`);
+/** A file of the libigl arm (`.obj`, `-weights.dmat`, `.tgf`). */
+const arm = (name: string) => join(LIBIGL, `arm${name}`);
 
+/**
+ * A one-frame binary animation DMAT for the arm's 4 bones (identity rotations, zero translations,
+ * column-major 4×3 blocks of a 16-row frame), edited by `edit(data, rows)`, written as `name`.
+ */
+function animationDmat(name: string, edit: (data: Float64Array, rows: number) => void): string {
+  const bones = 4;
+  const R = 4 * bones;
+  const data = new Float64Array(12 * bones);
+  for (let j = 0; j < bones; j++) for (let c = 0; c < 3; c++) data[4 * j + c + R * c] = 1;
+  edit(data, R);
+  const file = path(name);
+  writeFileSync(file, Buffer.concat([Buffer.from(`0 0\n1 ${12 * bones}\n`, 'latin1'), Buffer.from(data.buffer)]));
+  return file;
+}
+
+/** `corskin convert` of the libigl arm with `animation`, to `out`. */
+const convertArm = (animation: string, out: string) => [
+  'convert',
+  arm('.obj'),
+  '--weights',
+  arm('-weights.dmat'),
+  '--skeleton',
+  arm('.tgf'),
+  '--animation',
+  animation,
+  '-o',
+  out,
+];
+
+describe('corskin convert refuses what it would write but not read back', () => {
   it('a binary animation DMAT holding 1e+308 (finite as a double, infinite as float32)', async () => {
     // arm has 4 bones: one frame of 4 identity 4×3 blocks, 48 rows, with one translation 1e308.
-    const bones = 4;
-    const R = 4 * bones;
-    const data = new Float64Array(12 * bones);
-    for (let j = 0; j < bones; j++) for (let c = 0; c < 3; c++) data[4 * j + c + R * c] = 1;
-    data[4 * 2 + 3 + R * 1] = 1e308; // bone 2, translation y
-    const file = path('huge-anim.dmat');
-    writeFileSync(file, Buffer.concat([Buffer.from(`0 0\n1 ${12 * bones}\n`, 'latin1'), Buffer.from(data.buffer)]));
+    const file = animationDmat('huge-anim.dmat', (data, R) => (data[4 * 2 + 3 + R * 1] = 1e308)); // bone 2, translation y
     const out = path('huge-anim.glb');
     await expectRefusal(
-      [
-        'convert',
-        arm('.obj'),
-        '--weights',
-        arm('-weights.dmat'),
-        '--skeleton',
-        arm('.tgf'),
-        '--animation',
-        file,
-        '-o',
-        out,
-      ],
+      convertArm(file, out),
       out,
       file,
       'frame 0, bone 2: value 1e+308 is out of the 32-bit float range',
@@ -66,27 +79,12 @@ describe('corskin convert refuses what it would write but not read back', () => 
 
   it('an animation DMAT whose values fit float32 but whose composed joint transform does not', async () => {
     // Bone 3 (a leaf, its base at about (0.60, −0.08, 0.07)): x' = 3e38·(±x ± y ± z) + 3e38 > 3.4e38.
-    const bones = 4;
-    const R = 4 * bones;
-    const data = new Float64Array(12 * bones);
-    for (let j = 0; j < bones; j++) for (let c = 0; c < 3; c++) data[4 * j + c + R * c] = 1;
-    [3e38, -3e38, 3e38, 3e38].forEach((x, r) => (data[4 * 3 + r] = x));
-    const file = path('overflowing-anim.dmat');
-    writeFileSync(file, Buffer.concat([Buffer.from(`0 0\n1 ${12 * bones}\n`, 'latin1'), Buffer.from(data.buffer)]));
+    const file = animationDmat('overflowing-anim.dmat', (data) =>
+      [3e38, -3e38, 3e38, 3e38].forEach((x, r) => (data[4 * 3 + r] = x)),
+    );
     const out = path('overflowing-anim.glb');
     await expectRefusal(
-      [
-        'convert',
-        arm('.obj'),
-        '--weights',
-        arm('-weights.dmat'),
-        '--skeleton',
-        arm('.tgf'),
-        '--animation',
-        file,
-        '-o',
-        out,
-      ],
+      convertArm(file, out),
       out,
       file,
       'frame 0: the translation of "bone3" is out of the 32-bit float range (±3.4e38) glTF stores; nothing written',

@@ -418,7 +418,6 @@ export interface WriteOptions {
  *   .glb/.gltf, or a file cannot be written
  */
 export async function writeDocument(document: Document, path: string, options: WriteOptions = {}): Promise<void> {
-  denseWhereSmaller(document);
   if (options.compress === false) {
     for (const ext of document.getRoot().listExtensionsUsed()) {
       if (!(CODECS as readonly string[]).includes(ext.extensionName)) continue;
@@ -449,6 +448,7 @@ export async function writeDocument(document: Document, path: string, options: W
   }
   // Resources get names of their own, next to the output: never the input's (which would
   // overwrite them) nor a path outside the output's folder.
+  denseWhereSmaller(document); // (glbBytes does it for a .glb)
   const base = basename(path).replace(/\.gltf$/i, '');
   const buffers = document.getRoot().listBuffers();
   buffers.forEach((b, i) => b.setURI(buffers.length === 1 ? `${base}.bin` : `${base}_${i}.bin`));
