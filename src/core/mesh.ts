@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { DdmModel } from '../ddm/precompute.js';
 import { CorskinError } from './errors.js';
 
 /**
@@ -25,6 +26,8 @@ export interface SkinnedMesh {
   weights: Float32Array;
   /** Bind-space centers of rotation (x, y, z per vertex), length 3·n, once precomputed. */
   centersOfRotation?: Float32Array;
+  /** Direct Delta Mush data (Le & Lewis 2019), once precomputed ({@link computeDirectDeltaMush}). */
+  deltaMush?: DdmModel;
 }
 
 /** Number of vertices of a mesh. */

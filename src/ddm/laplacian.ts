@@ -1,0 +1,186 @@
+/**
+ * The smoothing operator of Direct Delta Mush (Le & Lewis 2019, Sec. 3.2): the cotangent
+ * Laplacian of the rest mesh, normalised by its diagonal, in the implicit smoothing step
+ * `(I + s·L̃)⁻¹` that the precomputation applies p times (s = λ for the moment matrices Ψ,
+ * s = κ for the translation weights).
+ *
+ * The cotangent weights follow libigl's `cotmatrix` (Kahan's stable Heron area; half-cotangents
+ * `(l²_a + l²_b − l²_c) / (2A) / 4`), so that the `libigl` smoothing reproduces
+ * `igl::direct_delta_mush_precomputation` to rounding.
+ *
+ * @module
+ */
+
+/** A symmetric sparse matrix in compressed sparse row form (both triangles stored). */
+export interface SymmetricCsr {
+  /** Rows (= columns) n. */
+  n: number;
+  /** Row starts, length n + 1. */
+  offsets: Int32Array;
+  /** Column of each stored entry, ascending within a row, length nnz. */
+  columns: Int32Array;
+  /** Value of each stored entry, length nnz. */
+  values: Float64Array;
+}
+
+/** The cotangent Laplacian L (positive semi-definite: L_ii = Σ_k −L_ik) of a welded mesh. */
+export interface CotangentLaplacian extends SymmetricCsr {
+  /** The diagonal L_ii, length n. */
+  diagonal: Float64Array;
+}
+
+/**
+ * How the Laplacian is normalised in the smoothing step `x ← (I + s·L̃)⁻¹ x`:
+ * - `normalized` (default): L̃ = D⁻¹L, D = diag(L), the random-walk normalisation the paper
+ *   describes; solved as the symmetric system (D + s·L) x' = D x, so it does not depend on
+ *   vertex order and it keeps constants (a partition of unity stays one).
+ * - `libigl`: exactly what libigl's `direct_delta_mush_precomputation` (2020) solves: it hands
+ *   (I + s·L·D⁻¹)ᵀ to a symmetric LDLᵀ solver that reads only its lower triangle, so the matrix
+ *   solved has 1 + s on the diagonal and s·L_ik / L_mm off it, m = max(i, k). Results depend
+ *   on vertex order; offered to reproduce libigl's output.
+ */
+export type DdmSmoothing = 'normalized' | 'libigl';
+
+/**
+ * The cotangent Laplacian of a triangle mesh, vertices given by `vertexOf` (a weld map: equal
+ * entries are one vertex).
+ * @param positions rest positions, length 3·n (any units)
+ * @param triangles vertex indices, length 3·t
+ * @param vertexOf for each input vertex, its index in the Laplacian (0 … n' − 1), length n
+ * @param size n', the Laplacian's size
+ * @returns L with L_ik = −½(cot α + cot β) over the triangles sharing edge ik; triangles of zero
+ *   area (or whose corners weld together) add nothing
+ */
+export function cotangentLaplacian(
+  positions: ArrayLike<number>,
+  triangles: ArrayLike<number>,
+  vertexOf: ArrayLike<number>,
+  size: number,
+): CotangentLaplacian {
+  const t = triangles.length / 3;
+  // Off-diagonal entries as (row, col, value) triplets; summed per (row, col) below.
+  const rows: number[] = [];
+  const cols: number[] = [];
+  const vals: number[] = [];
+  const diagonal = new Float64Array(size);
+  const corner = [0, 0, 0];
+  const l2 = [0, 0, 0];
+  for (let f = 0; f < t; f++) {
+    for (let c = 0; c < 3; c++) corner[c] = triangles[3 * f + c];
+    const v0 = vertexOf[corner[0]];
+    const v1 = vertexOf[corner[1]];
+    const v2 = vertexOf[corner[2]];
+    if (v0 === v1 || v1 === v2 || v0 === v2) continue;
+    for (let e = 0; e < 3; e++) {
+      const a = 3 * corner[(e + 1) % 3];
+      const b = 3 * corner[(e + 2) % 3];
+      const dx = positions[a] - positions[b];
+      const dy = positions[a + 1] - positions[b + 1];
+      const dz = positions[a + 2] - positions[b + 2];
+      l2[e] = dx * dx + dy * dy + dz * dz;
+    }
+    const dblA = doubleArea(Math.sqrt(l2[0]), Math.sqrt(l2[1]), Math.sqrt(l2[2]));
+    if (!(dblA > 0)) continue;
+    const ids = [v0, v1, v2];
+    for (let e = 0; e < 3; e++) {
+      const C = (l2[(e + 1) % 3] + l2[(e + 2) % 3] - l2[e]) / dblA / 4;
+      const s = ids[(e + 1) % 3];
+      const d = ids[(e + 2) % 3];
+      rows.push(s, d);
+      cols.push(d, s);
+      vals.push(-C, -C);
+      diagonal[s] += C;
+      diagonal[d] += C;
+    }
+  }
+  const csr = assembleCsr(size, rows, cols, vals, diagonal);
+  return { ...csr, diagonal };
+}
+
+/** Twice a triangle's area from its edge lengths: Kahan's stable Heron formula, as libigl's `doublearea`. */
+function doubleArea(l0: number, l1: number, l2: number): number {
+  // a ≥ b ≥ c
+  let a = l0;
+  let b = l1;
+  let c = l2;
+  if (a < b) [a, b] = [b, a];
+  if (a < c) [a, c] = [c, a];
+  if (b < c) [b, c] = [c, b];
+  const r = 0.5 * Math.sqrt((a + (b + c)) * (c - (a - b)) * (c + (a - b)) * (a + (b - c)));
+  return Number.isNaN(r) ? 0 : r;
+}
+
+/** Sums triplets into CSR with the diagonal `diagonal` (entries in ascending column order). */
+function assembleCsr(n: number, rows: number[], cols: number[], vals: number[], diagonal: Float64Array): SymmetricCsr {
+  const count = new Int32Array(n + 1);
+  for (const r of rows) count[r + 1]++;
+  for (let i = 0; i < n; i++) count[i + 1] += count[i] + 0;
+  // Scatter, then sort and merge each row (with its diagonal).
+  const fill = count.slice(0, n);
+  const tc = new Int32Array(rows.length);
+  const tv = new Float64Array(rows.length);
+  for (let e = 0; e < rows.length; e++) {
+    const p = fill[rows[e]]++;
+    tc[p] = cols[e];
+    tv[p] = vals[e];
+  }
+  const offsets = new Int32Array(n + 1);
+  const columns: number[] = [];
+  const values: number[] = [];
+  const order: number[] = [];
+  for (let i = 0; i < n; i++) {
+    order.length = 0;
+    for (let p = count[i]; p < count[i + 1]; p++) order.push(p);
+    order.sort((x, y) => tc[x] - tc[y] || x - y);
+    let diagonalDone = false;
+    for (let q = 0; q < order.length; ) {
+      const col = tc[order[q]];
+      if (!diagonalDone && col > i) {
+        columns.push(i);
+        values.push(diagonal[i]);
+        diagonalDone = true;
+      }
+      let v = 0;
+      for (; q < order.length && tc[order[q]] === col; q++) v += tv[order[q]];
+      columns.push(col);
+      values.push(v);
+    }
+    if (!diagonalDone) {
+      columns.push(i);
+      values.push(diagonal[i]);
+    }
+    offsets[i + 1] = columns.length;
+  }
+  return { n, offsets, columns: Int32Array.from(columns), values: Float64Array.from(values) };
+}
+
+/**
+ * The symmetric system of one implicit smoothing step `x ← (I + s·L̃)⁻¹ x`: the matrix S and
+ * the row scaling r with `(I + s·L̃)⁻¹ x = S⁻¹ (r ∘ x)`.
+ * - `normalized`: S = D + s·L, r = diag(L) (a row with L_ii = 0, an isolated vertex, gets
+ *   S_ii = 1, r_i = 1: it keeps its value).
+ * - `libigl`: S as described at {@link DdmSmoothing}, r = 1.
+ * @throws RangeError when s is not a positive finite number
+ */
+export function smoothingSystem(L: CotangentLaplacian, s: number, smoothing: DdmSmoothing): { matrix: SymmetricCsr; scale: Float64Array } {
+  if (!(s > 0) || !Number.isFinite(s)) throw new RangeError(`smoothing step s must be a positive number (got ${s})`);
+  const { n, offsets, columns, values, diagonal } = L;
+  const out = new Float64Array(values.length);
+  const scale = new Float64Array(n).fill(1);
+  for (let i = 0; i < n; i++) {
+    const di = diagonal[i] === 0 ? 0 : 1 / diagonal[i];
+    for (let p = offsets[i]; p < offsets[i + 1]; p++) {
+      const k = columns[p];
+      if (smoothing === 'normalized') {
+        out[p] = diagonal[i] === 0 ? (k === i ? 1 : 0) : k === i ? diagonal[i] + s * values[p] : s * values[p];
+      } else if (k === i) out[p] = 1 + s * (values[p] * di);
+      else {
+        const m = Math.max(i, k);
+        const dm = diagonal[m] === 0 ? 0 : 1 / diagonal[m];
+        out[p] = s * (values[p] * dm);
+      }
+    }
+    if (smoothing === 'normalized' && diagonal[i] !== 0) scale[i] = diagonal[i];
+  }
+  return { matrix: { n, offsets, columns, values: out }, scale };
+}
