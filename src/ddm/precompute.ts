@@ -33,7 +33,7 @@
 import { CorskinError } from '../core/errors.js';
 import { weldByPosition } from '../metrics/weld.js';
 import { cotangentLaplacian, smoothingSystem, type DdmSmoothing, type SymmetricCsr } from './laplacian.js';
-import { solveBlock } from './solve.js';
+import { factorLdlt, solveLdlt, type LdltFactor } from './ldlt.js';
 
 /** Default smoothing iterations p (libigl tutorial 408). */
 export const DEFAULT_DDM_ITERATIONS = 20;
@@ -66,8 +66,6 @@ export interface DdmOptions extends DdmParameters {
   variant?: DdmVariant;
   /** Drop a joint from a vertex when its share of Q₃₃ is below this; default 1e-4 (0 keeps all). */
   threshold?: number;
-  /** Relative residual of each smoothing solve; default 1e-10. */
-  tolerance?: number;
   /** Called now and then with (solves done, total). */
   onProgress?: (done: number, total: number) => void;
   /** Aborts the computation (throws the signal's reason). */
@@ -144,7 +142,6 @@ export function computeDirectDeltaMush(mesh: DdmInput, options: DdmOptions = {})
   const { iterations: p, lambda, kappa, alpha, smoothing } = parameters;
   const variant = options.variant ?? 'full';
   const threshold = options.threshold ?? DEFAULT_DDM_THRESHOLD;
-  const tolerance = options.tolerance ?? 1e-10;
   const { positions, influences: K } = mesh;
   const n = positions.length / 3;
   if (mesh.triangles.length === 0) throw new CorskinError('Direct Delta Mush needs a triangle mesh (this one has no triangles)');
@@ -163,137 +160,186 @@ export function computeDirectDeltaMush(mesh: DdmInput, options: DdmOptions = {})
   const L = cotangentLaplacian(positions, mesh.triangles, repOf, m);
   const sysK = smoothingSystem(L, kappa, smoothing);
   const sysL = smoothingSystem(L, lambda, smoothing);
-
-  // Joints used, as dense columns.
-  const used = new Map<number, number>();
-  for (let i = 0; i < n; i++) {
-    for (let k = K * i; k < K * i + K; k++) if (mesh.weights[k] !== 0 && !used.has(mesh.joints[k])) used.set(mesh.joints[k], used.size);
-  }
-  const jointOf = Int32Array.from([...used.keys()]);
-  const J = jointOf.length;
-  const W = new Float64Array(m * J);
-  for (let r = 0; r < m; r++) {
-    const i = firstOf[r];
-    for (let k = K * i; k < K * i + K; k++) if (mesh.weights[k] !== 0) W[r * J + used.get(mesh.joints[k])!] += mesh.weights[k];
-  }
   // Coordinates about the box centre (the result does not depend on it; the moments stay small).
   const centre = boxCentre(positions);
   const x = new Float64Array(3 * m);
   for (let r = 0; r < m; r++) for (let c = 0; c < 3; c++) x[3 * r + c] = positions[3 * firstOf[r] + c] - centre[c];
 
-  const total = p * (variant === 'full' ? 2 + Math.ceil(J / BONES_PER_BLOCK) : 3);
-  let done = 0;
-  const smooth = (sys: ReturnType<typeof smoothingSystem>, X: Float64Array, c: number) => {
-    const B = new Float64Array(X.length);
-    for (let it = 0; it < p; it++) {
-      options.signal?.throwIfAborted();
-      for (let r = 0; r < m; r++) for (let col = 0, k = r * c; col < c; col++, k++) B[k] = sys.scale[r] * X[k];
-      solveBlock(sys.matrix, B, X, c, { tolerance });
-      options.onProgress?.(++done, total);
+  // Smoothing never crosses from one connected piece to another: each is solved alone, with
+  // only the joints that weigh on it.
+  const pieces = connectedPieces(L);
+  const jointsOf = pieces.map((rows) => {
+    const set = new Set<number>();
+    for (const r of rows) {
+      const i = firstOf[r];
+      for (let k = K * i; k < K * i + K; k++) if (mesh.weights[k] !== 0) set.add(mesh.joints[k]);
     }
-    return X;
-  };
+    return Int32Array.from([...set].sort((a, b) => a - b));
+  });
+  const columnsPer = (J: number) => (variant === 'full' ? 11 * J + 10 : 2 * J + 10);
+  const totalWork = pieces.reduce((t, rows, c) => t + p * rows.length * columnsPer(jointsOf[c].length), 0);
+  let workDone = 0;
+  const kept: Entry[][] = Array.from({ length: m }, () => []);
+  const moments = variant === 'compact' ? new Float64Array(10 * m) : undefined;
 
-  // w̃ = (I + κL̃)^-p w
-  const Wk = smooth(sysK, W.slice(), J);
-  // Σ_j Ψ_ij = (I + λL̃)^-p (s ∘ uu), s the weight sums: p_i and ℓ_i = Σ_j Ψ_ij[3,3].
-  const sumPsi = new Float64Array(10 * m);
-  for (let r = 0; r < m; r++) {
-    let s = 0;
-    for (let j = 0; j < J; j++) s += W[r * J + j];
-    outer(x, r, s, sumPsi, 10 * r);
-  }
-  smooth(sysL, sumPsi, 10);
-  const P = new Float64Array(10 * m);
-  for (let r = 0; r < m; r++) {
-    const o = 10 * r;
-    const l = sumPsi[o + 9];
-    const pp = [sumPsi[o + 3] / l, sumPsi[o + 6] / l, sumPsi[o + 8] / l];
-    outer(pp, 0, 1, P, o);
-  }
+  pieces.forEach((rows, c) => {
+    const jointOf = jointsOf[c];
+    const J = jointOf.length;
+    const nb = rows.length;
+    const col = new Map<number, number>();
+    jointOf.forEach((j, q) => col.set(j, q));
+    const W = new Float64Array(nb * J);
+    rows.forEach((r, a) => {
+      const i = firstOf[r];
+      for (let k = K * i; k < K * i + K; k++) if (mesh.weights[k] !== 0) W[a * J + col.get(mesh.joints[k])!] += mesh.weights[k];
+    });
+    const xyz = new Float64Array(3 * nb);
+    rows.forEach((r, a) => xyz.set(x.subarray(3 * r, 3 * r + 3), 3 * a));
+    const localK = factorPiece(sysK, rows, xyz);
+    const localL = factorPiece(sysL, rows, xyz);
+    const smooth = (sys: ReturnType<typeof factorPiece>, X: Float64Array, cols: number) => {
+      const work = new Float64Array(X.length);
+      for (let it = 0; it < p; it++) {
+        options.signal?.throwIfAborted();
+        for (let a = 0; a < nb; a++) for (let q = 0, k = a * cols; q < cols; q++, k++) X[k] *= sys.scale[a];
+        solveLdlt(sys.factor, X, X, cols, work);
+        workDone += nb * cols;
+        options.onProgress?.(workDone, totalWork);
+      }
+      return X;
+    };
 
-  const omegaOf = (psi: ArrayLike<number>, po: number, wk: number, r: number, out: Float64Array, oo: number) => {
-    for (let e = 0; e < 10; e++) out[oo + e] = (1 - alpha) * psi[po + e] + alpha * wk * P[10 * r + e];
-  };
-
-  const offsets = new Uint32Array(n + 1);
-  if (variant === 'compact') {
-    // Ψ_ij[3,3] = (I + λL̃)^-p w
-    const W33 = smooth(sysL, W.slice(), J);
-    const entries: { j: number; w: number }[][] = [];
-    const moments = new Float64Array(10 * m);
-    let total33 = 0;
-    for (let r = 0; r < m; r++) {
-      const list: { j: number; w: number }[] = [];
+    // w̃ = (I + κL̃)^-p w
+    const Wk = smooth(localK, W.slice(), J);
+    // Σ_j Ψ_ij = (I + λL̃)^-p (s ∘ uu), s the weight sums: gives p_i, P_i and Σ_j Ψ_ij[3,3].
+    const sumPsi = new Float64Array(10 * nb);
+    rows.forEach((r, a) => {
       let sum = 0;
-      let wkSum = 0;
-      for (let j = 0; j < J; j++) {
-        const w = (1 - alpha) * W33[r * J + j] + alpha * Wk[r * J + j];
-        sum += w;
-        wkSum += Wk[r * J + j];
-        list.push({ j, w });
-      }
-      const kept = list.filter((e) => e.w >= threshold * sum && e.w !== 0);
-      entries.push(kept);
-      total33 += kept.length;
-      omegaOf(sumPsi, 10 * r, wkSum, r, moments, 10 * r);
-      const o = 10 * r;
-      for (let e = 0; e < 10; e++) moments[o + e] /= moments[o + 9];
-      shiftToVertex(moments, o, x, r);
+      for (let j = 0; j < J; j++) sum += W[a * J + j];
+      outer(x, r, sum, sumPsi, 10 * a);
+    });
+    smooth(localL, sumPsi, 10);
+    const P = new Float64Array(10 * nb);
+    for (let a = 0; a < nb; a++) {
+      const o = 10 * a;
+      const l = sumPsi[o + 9];
+      outer([sumPsi[o + 3] / l, sumPsi[o + 6] / l, sumPsi[o + 8] / l], 0, 1, P, o);
     }
-    void total33;
-    const perVertex = (i: number) => entries[repOf[i]];
-    for (let i = 0; i < n; i++) offsets[i + 1] = offsets[i] + perVertex(i).length;
-    const joints = new Uint32Array(offsets[n]);
-    const weights = new Float64Array(offsets[n]);
-    const matrices = new Float64Array(10 * n);
-    for (let i = 0; i < n; i++) {
-      const list = perVertex(i);
-      for (let q = 0; q < list.length; q++) {
-        joints[offsets[i] + q] = jointOf[list[q].j];
-        weights[offsets[i] + q] = list[q].w;
-      }
-      matrices.set(moments.subarray(10 * repOf[i], 10 * repOf[i] + 10), 10 * i);
-    }
-    return { variant, offsets, joints, matrices, weights, parameters };
-  }
+    // Ω = (1 − α) Ψ + α w̃ P (Eq. 11), and Σ_j Ω_ij[3,3] for the shares.
+    const omegaOf = (psi: ArrayLike<number>, po: number, wk: number, a: number, out: Float64Array, oo: number) => {
+      for (let e = 0; e < 10; e++) out[oo + e] = (1 - alpha) * psi[po + e] + alpha * wk * P[10 * a + e];
+    };
+    const wkSum = new Float64Array(nb);
+    for (let a = 0; a < nb; a++) for (let j = 0; j < J; j++) wkSum[a] += Wk[a * J + j];
 
-  // Full: Ψ for blocks of joints, Ω per (vertex, joint), shares against Σ_j Ω_ij[3,3].
-  const sum33 = new Float64Array(m);
-  for (let r = 0; r < m; r++) {
-    let s = 0;
-    for (let j = 0; j < J; j++) s += Wk[r * J + j];
-    sum33[r] = (1 - alpha) * sumPsi[10 * r + 9] + alpha * s;
+    if (moments) {
+      // Ψ_ij[3,3] = (I + λL̃)^-p w; Π_i = Σ_j Ω_ij normalised, ω_ij = Ω_ij[3,3].
+      const W33 = smooth(localL, W.slice(), J);
+      rows.forEach((r, a) => {
+        omegaOf(sumPsi, 10 * a, wkSum[a], a, moments, 10 * r);
+        const total = moments[10 * r + 9];
+        for (let e = 0; e < 10; e++) moments[10 * r + e] /= total;
+        shiftToVertex(moments, 10 * r, x, r);
+        for (let j = 0; j < J; j++) {
+          const w = (1 - alpha) * W33[a * J + j] + alpha * Wk[a * J + j];
+          if (w !== 0 && w >= threshold * total) kept[r].push({ joint: jointOf[j], values: [w] });
+        }
+      });
+      return;
+    }
+    const omega = new Float64Array(10);
+    for (let j0 = 0; j0 < J; j0 += BONES_PER_BLOCK) {
+      const bones = Math.min(BONES_PER_BLOCK, J - j0);
+      const cols = 10 * bones;
+      const psi = new Float64Array(nb * cols);
+      rows.forEach((r, a) => {
+        for (let b = 0; b < bones; b++) outer(x, r, W[a * J + j0 + b], psi, a * cols + 10 * b);
+      });
+      smooth(localL, psi, cols);
+      rows.forEach((r, a) => {
+        const total = (1 - alpha) * sumPsi[10 * a + 9] + alpha * wkSum[a];
+        for (let b = 0; b < bones; b++) {
+          omegaOf(psi, a * cols + 10 * b, Wk[a * J + j0 + b], a, omega, 0);
+          if (omega[9] === 0 || omega[9] < threshold * total) continue;
+          shiftToVertex(omega, 0, x, r);
+          kept[r].push({ joint: jointOf[j0 + b], values: Array.from(omega) });
+        }
+      });
+    }
+  });
+
+  // Per input vertex (welded duplicates share their data), in vertex order.
+  const offsets = new Uint32Array(n + 1);
+  for (let i = 0; i < n; i++) offsets[i + 1] = offsets[i] + kept[repOf[i]].length;
+  const e = offsets[n];
+  const joints = new Uint32Array(e);
+  const values = new Float64Array((variant === 'full' ? 10 : 1) * e);
+  const width = variant === 'full' ? 10 : 1;
+  for (let i = 0; i < n; i++) {
+    kept[repOf[i]].forEach((entry, q) => {
+      joints[offsets[i] + q] = entry.joint;
+      values.set(entry.values, width * (offsets[i] + q));
+    });
   }
-  const kept: { j: number; omega: Float64Array }[][] = Array.from({ length: m }, () => []);
-  const omega = new Float64Array(10);
-  for (let j0 = 0; j0 < J; j0 += BONES_PER_BLOCK) {
-    const nb = Math.min(BONES_PER_BLOCK, J - j0);
-    const c = 10 * nb;
-    const psi = new Float64Array(m * c);
-    for (let r = 0; r < m; r++) for (let b = 0; b < nb; b++) outer(x, r, W[r * J + j0 + b], psi, r * c + 10 * b);
-    smooth(sysL, psi, c);
-    for (let r = 0; r < m; r++) {
-      for (let b = 0; b < nb; b++) {
-        omegaOf(psi, r * c + 10 * b, Wk[r * J + j0 + b], r, omega, 0);
-        if (omega[9] === 0 || omega[9] < threshold * sum33[r]) continue;
-        const o = omega.slice();
-        shiftToVertex(o, 0, x, r);
-        kept[r].push({ j: j0 + b, omega: o });
+  if (!moments) return { variant, offsets, joints, matrices: values, parameters };
+  const matrices = new Float64Array(10 * n);
+  for (let i = 0; i < n; i++) matrices.set(moments.subarray(10 * repOf[i], 10 * repOf[i] + 10), 10 * i);
+  return { variant, offsets, joints, matrices, weights: values, parameters };
+}
+
+/** One (vertex, joint) entry: Ω' (full) or ω (compact). */
+interface Entry {
+  joint: number;
+  values: number[];
+}
+
+/** The connected pieces of the Laplacian's graph, each its rows in ascending order. */
+function connectedPieces(L: SymmetricCsr): Int32Array[] {
+  const label = new Int32Array(L.n).fill(-1);
+  const pieces: Int32Array[] = [];
+  const stack: number[] = [];
+  for (let s = 0; s < L.n; s++) {
+    if (label[s] >= 0) continue;
+    const rows: number[] = [];
+    label[s] = pieces.length;
+    stack.push(s);
+    while (stack.length) {
+      const r = stack.pop()!;
+      rows.push(r);
+      for (let q = L.offsets[r]; q < L.offsets[r + 1]; q++) {
+        const k = L.columns[q];
+        if (label[k] < 0) {
+          label[k] = pieces.length;
+          stack.push(k);
+        }
       }
     }
+    pieces.push(Int32Array.from(rows.sort((a, b) => a - b)));
   }
-  for (let i = 0; i < n; i++) offsets[i + 1] = offsets[i] + kept[repOf[i]].length;
-  const joints = new Uint32Array(offsets[n]);
-  const matrices = new Float64Array(10 * offsets[n]);
-  for (let i = 0; i < n; i++) {
-    const list = kept[repOf[i]];
-    for (let q = 0; q < list.length; q++) {
-      joints[offsets[i] + q] = jointOf[list[q].j];
-      matrices.set(list[q].omega, 10 * (offsets[i] + q));
+  return pieces;
+}
+
+/** The smoothing system restricted to one connected piece's rows (no entry leaves the piece), factorised. */
+function factorPiece(
+  sys: { matrix: SymmetricCsr; scale: Float64Array },
+  rows: Int32Array,
+  xyz: Float64Array,
+): { factor: LdltFactor; scale: Float64Array } {
+  const { offsets, columns, values } = sys.matrix;
+  const local = new Map<number, number>();
+  rows.forEach((r, a) => local.set(r, a));
+  const o = new Int32Array(rows.length + 1);
+  for (let a = 0; a < rows.length; a++) o[a + 1] = o[a] + offsets[rows[a] + 1] - offsets[rows[a]];
+  const c = new Int32Array(o[rows.length]);
+  const v = new Float64Array(o[rows.length]);
+  rows.forEach((r, a) => {
+    for (let q = offsets[r], t = o[a]; q < offsets[r + 1]; q++, t++) {
+      c[t] = local.get(columns[q])!;
+      v[t] = values[q];
     }
-  }
-  return { variant, offsets, joints, matrices, parameters };
+  });
+  const scale = Float64Array.from(rows, (r) => sys.scale[r]);
+  return { factor: factorLdlt({ n: rows.length, offsets: o, columns: c, values: v }, xyz), scale };
 }
 
 /** Joints whose Ψ columns are smoothed together (10 columns each). */
@@ -360,4 +406,3 @@ export function ddmBytesPerVertex(model: DdmModel): number {
   return (4 * (floats + e) + 4 * (n + 1)) / n;
 }
 
-export type { SymmetricCsr };
