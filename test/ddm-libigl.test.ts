@@ -49,7 +49,7 @@ function skinningOf(transforms: number[][]): Float64Array {
 function diagonal(p: ArrayLike<number>): number {
   const lo = [Infinity, Infinity, Infinity];
   const hi = [-Infinity, -Infinity, -Infinity];
-  for (let i = 0; i < p.length; i++) (lo[i % 3] = Math.min(lo[i % 3], p[i])), (hi[i % 3] = Math.max(hi[i % 3], p[i]));
+  for (let i = 0; i < p.length; i++) ((lo[i % 3] = Math.min(lo[i % 3], p[i])), (hi[i % 3] = Math.max(hi[i % 3], p[i])));
   return Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
 }
 
@@ -66,7 +66,14 @@ function check(name: string, obj: string, W: { rows: number; cols: number; rowMa
     { positions, triangles, influences: m, joints, weights: W.rowMajor },
     { iterations: p, lambda, kappa, alpha, smoothing: 'libigl', threshold: 0 },
   );
-  const mesh = { positions, triangles, influences: m, joints, weights: W.rowMajor, deltaMush: model } as unknown as SkinnedMesh;
+  const mesh = {
+    positions,
+    triangles,
+    influences: m,
+    joints,
+    weights: W.rowMajor,
+    deltaMush: model,
+  } as unknown as SkinnedMesh;
   const diag = diagonal(positions);
   const errors: Record<string, number> = {};
   for (const pose of manifest.poses) {

@@ -12,6 +12,7 @@ import { firstNonFinite, limitInfluences, type SkinnedMesh } from '../core/mesh.
 import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
 import { bindPoseSkinningMatrices, restPose, skinningMatrices } from '../core/pose.js';
 import { computeCentersOfRotation } from '../cor/precompute.js';
+import { computeDirectDeltaMush } from '../ddm/precompute.js';
 import { deform } from '../deformers/index.js';
 import type { DeformTarget, Deformer, SkinningMethod } from '../deformers/contract.js';
 import { createStretchDeformer, stretchRigFromSkeleton } from '../deformers/stretch.js';
@@ -94,6 +95,17 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
       io.err(
         `corskin: note: ${input}: ${model.name}: ${model.ignoredAnimationChannels} animation channels on nodes that do not move the skin, ignored`,
       );
+    if (o.method === 'ddm' && !model.mesh.deltaMush) {
+      io.err(
+        `corskin: ${input}: ${model.name} has no Direct Delta Mush data; computing it (defaults; corskin precompute --method ddm stores it)`,
+      );
+      const bar = progress(io, 'direct delta mush');
+      try {
+        model.mesh.deltaMush = computeDirectDeltaMush(model.mesh, { onProgress: bar.update });
+      } finally {
+        bar.stop();
+      }
+    }
     if (o.method === 'cor' && !model.mesh.centersOfRotation) {
       io.err(
         `corskin: ${input}: ${model.name} has no centers of rotation; computing them (σ = ${o.sigma}, ε = ${o.epsilon})`,

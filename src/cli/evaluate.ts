@@ -4,6 +4,7 @@
  * character's pose battery (its stress pose and clips).
  * @module
  */
+import { computeDirectDeltaMush } from '../ddm/precompute.js';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -44,7 +45,7 @@ export interface EvaluateOptions {
 }
 
 /** The methods `--character` compares by default. */
-export const CHARACTER_METHODS = ['lbs', 'dqs', 'sbs', 'lms', 'cor', 'templates'];
+export const CHARACTER_METHODS = ['lbs', 'dqs', 'sbs', 'lms', 'cor', 'ddm', 'templates'];
 
 /** Runs `corskin evaluate`. @throws CorskinError when the report folder cannot be written, or for a bad character file */
 export async function evaluateCommand(io: Io, o: EvaluateOptions): Promise<void> {
@@ -134,6 +135,9 @@ async function evaluateCharacterCommand(io: Io, file: string, o: EvaluateOptions
         const { centers } = await computeCentersOfRotationParallel(model.mesh);
         const withCenters = { ...model.mesh, centersOfRotation: centers };
         deformers.set(id, (_, S, out) => deformers_.cor(withCenters, S, out));
+      } else if (id === 'ddm' && !model.mesh.deltaMush) {
+        const withDdm = { ...model.mesh, deltaMush: computeDirectDeltaMush(model.mesh) };
+        deformers.set(id, (_, S, out) => deformers_.ddm(withDdm, S, out));
       } else deformers.set(id, deformers_[id as SkinningMethod]);
     }
     rows.push(

@@ -17,6 +17,13 @@ import {
   DEFAULT_SIGMA,
 } from '../cor/parameters.js';
 import { DEFAULT_CAGE_INFLUENCES } from '../cage/bind.js';
+import {
+  DEFAULT_DDM_ALPHA,
+  DEFAULT_DDM_ITERATIONS,
+  DEFAULT_DDM_KAPPA,
+  DEFAULT_DDM_LAMBDA,
+  DEFAULT_DDM_THRESHOLD,
+} from '../ddm/parameters.js';
 import { DEFAULT_PMVC_RESOLUTION } from '../cage/pmvc.js';
 
 // Each command's module (glTF-Transform, three.js, Chart.js, …) is imported when the command
@@ -78,7 +85,9 @@ function buildProgram(io: Io): Command {
 
   program
     .command('precompute')
-    .description('compute the centers of rotation of every skin and store them as _CENTER_OF_ROTATION')
+    .description(
+      'compute the centers of rotation of every skin (Le & Hodgins 2016) and store them as _CENTER_OF_ROTATION, or with --method ddm the Direct Delta Mush matrices (Le & Lewis 2019) as _DDM_* attributes',
+    )
     .argument('<inputs...>', 'skinned .glb or .gltf files')
     .option('-o, --output <file>', 'output .glb or .gltf (one input)')
     .option('--out-dir <dir>', 'folder for the outputs of several inputs (same file names)')
@@ -87,6 +96,7 @@ function buildProgram(io: Io): Command {
       'with --out-dir: files processed at a time, on worker threads (default: the number of cores)',
       positiveInteger,
     )
+    .addOption(new Option('--method <m>', 'what to precompute: cor or ddm').choices(['cor', 'ddm']).default('cor'))
     .option('--sigma <s>', 'similarity kernel width σ (Le & Hodgins 2016, Eq. 1)', positiveNumber, DEFAULT_SIGMA)
     .option('--epsilon <e>', 'subdivision bound ε on weight distance per edge', positiveNumber, DEFAULT_EPSILON)
     .option('--exact', 'evaluate Eq. 4 exactly instead of the fast binned evaluation (slow on dense weights)')
@@ -101,6 +111,29 @@ function buildProgram(io: Io): Command {
       'worker threads; output is identical for any count (default: all cores from 100,000 vertices up, else 1: starting workers costs more than it saves on smaller meshes)',
       positiveInteger,
     )
+    .option(
+      '--iterations <p>',
+      'ddm: smoothing iterations p (Le & Lewis 2019)',
+      positiveInteger,
+      DEFAULT_DDM_ITERATIONS,
+    )
+    .option('--lambda <l>', 'ddm: rotational smoothing λ', positiveNumber, DEFAULT_DDM_LAMBDA)
+    .option('--kappa <k>', 'ddm: translational smoothing κ (< λ)', positiveNumber, DEFAULT_DDM_KAPPA)
+    .option('--alpha <a>', 'ddm: blend α of the translational term, in [0, 1)', Number, DEFAULT_DDM_ALPHA)
+    .addOption(
+      new Option('--variant <v>', 'ddm: full (variant 0, Ω per joint) or compact (one moment matrix per vertex)')
+        .choices(['full', 'compact'])
+        .default('full'),
+    )
+    .addOption(
+      new Option(
+        '--smoothing <s>',
+        "ddm: Laplacian normalisation: normalized (D⁻¹L) or libigl (libigl's operator, to reproduce it)",
+      )
+        .choices(['normalized', 'libigl'])
+        .default('normalized'),
+    )
+    .option('--threshold <t>', 'ddm: drop a joint from a vertex below this share of Q₃₃', Number, DEFAULT_DDM_THRESHOLD)
     .option('--resources', 'also print CPU time and peak memory')
     .option('--no-compress', "write without the input's Draco/meshopt compression")
     .option('--force', 'allow overwriting the input')

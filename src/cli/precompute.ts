@@ -1,10 +1,14 @@
 /**
- * `corskin precompute`: bake centers of rotation into a glTF file.
+ * `corskin precompute`: bake centers of rotation (Le & Hodgins 2016) or Direct Delta Mush (Le &
+ * Lewis 2019) into a glTF file.
  * @module
  */
 import { readFileSync } from 'node:fs';
 import { createCorWorkerPool } from '../cor/parallel.js';
-import { centersOfRotation } from '../io/bake.js';
+import { centersOfRotation, directDeltaMush } from '../io/bake.js';
+import type { DdmSmoothing } from '../ddm/laplacian.js';
+import { ddmBytesPerVertex, type DdmVariant } from '../ddm/precompute.js';
+import { resolveDdmParameters } from '../ddm/parameters.js';
 import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { progress, type Io } from './ui.js';
@@ -12,6 +16,16 @@ import { progress, type Io } from './ui.js';
 /** Options of {@link precomputeCommand}. */
 export interface PrecomputeOptions {
   output: string;
+  /** `cor` (default) or `ddm`. */
+  method?: 'cor' | 'ddm';
+  /** Direct Delta Mush parameters (`--method ddm`). */
+  iterations?: number;
+  lambda?: number;
+  kappa?: number;
+  alpha?: number;
+  variant?: DdmVariant;
+  smoothing?: DdmSmoothing;
+  threshold?: number;
   sigma: number;
   epsilon: number;
   exact?: boolean;
@@ -28,6 +42,7 @@ export interface PrecomputeOptions {
 export async function precomputeCommand(io: Io, input: string, o: PrecomputeOptions): Promise<void> {
   checkOutputPath(o.output, ['.glb', '.gltf']);
   checkNotOverwritingInput(o.output, [input], !!o.force);
+  if (o.method === 'ddm') return precomputeDdm(io, input, o);
   const start = performance.now();
   // With an explicit thread count the workers start while the file is read and parsed.
   const pool = o.threads && o.threads > 1 ? createCorWorkerPool(o.threads) : undefined;
@@ -72,6 +87,45 @@ export async function precomputeCommand(io: Io, input: string, o: PrecomputeOpti
       `CPU ${((r.userCPUTime + r.systemCPUTime) / 1e6).toFixed(2)} s, peak RSS ${peakRssMB(r.maxRSS).toFixed(0)} MB`,
     );
   }
+}
+
+/** `corskin precompute --method ddm`. */
+async function precomputeDdm(io: Io, input: string, o: PrecomputeOptions): Promise<void> {
+  const start = performance.now();
+  const bar = progress(io, 'direct delta mush');
+  const lines: string[] = [];
+  const variant = o.variant ?? 'full';
+  try {
+    const document = await readDocument(input);
+    await document.transform(
+      directDeltaMush({
+        iterations: o.iterations,
+        lambda: o.lambda,
+        kappa: o.kappa,
+        alpha: o.alpha,
+        variant,
+        smoothing: o.smoothing,
+        threshold: o.threshold,
+        file: input,
+        onProgress: bar.update,
+        onSkin: (model, ddm, seconds) => {
+          for (const w of model.warnings) io.err(`corskin: warning: ${input}: ${w}`);
+          const n = ddm.offsets.length - 1;
+          lines.push(
+            `${model.name}: ${n} vertices, ${(ddm.offsets[n] / n).toFixed(2)} joints per vertex, ${ddmBytesPerVertex(ddm).toFixed(0)} bytes per vertex (${variant}), ${seconds.toFixed(2)} s`,
+          );
+        },
+      }),
+    );
+    await writeDocument(document, o.output, { compress: o.compress, inputs: [input], force: o.force });
+  } finally {
+    bar.stop();
+  }
+  for (const l of lines) io.out(l);
+  const p = resolveDdmParameters(o);
+  io.out(
+    `wrote ${o.output} (Direct Delta Mush ${variant}: p = ${p.iterations}, λ = ${p.lambda}, κ = ${p.kappa}, α = ${p.alpha}, ${p.smoothing} Laplacian) in ${((performance.now() - start) / 1000).toFixed(2)} s`,
+  );
 }
 
 /**

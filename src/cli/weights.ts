@@ -6,6 +6,7 @@ import type { Document, Node } from '@gltf-transform/core';
 import { CorskinError } from '../core/errors.js';
 import { buildSkinnedDocument } from '../io/convert.js';
 import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
+import { removeDeltaMush } from '../io/ddm-gltf.js';
 import { COR_ATTRIBUTE, extractSkinnedModels, jointBoneSegments } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { readObj, readTgf } from '../io/libigl.js';
@@ -82,6 +83,7 @@ export async function weightsCommand(io: Io, input: string, o: WeightsOptions): 
         p.setAttribute(`WEIGHTS_${set}`, null);
       }
       p.setAttribute(COR_ATTRIBUTE, null);
+      removeDeltaMush(p);
       const extras = { ...(p.getExtras() as Record<string, unknown>) };
       delete extras.corskin;
       p.setExtras(extras);

@@ -133,7 +133,7 @@ function assembleCsr(n: number, rows: number[], cols: number[], vals: number[], 
     for (let p = count[i]; p < count[i + 1]; p++) order.push(p);
     order.sort((x, y) => tc[x] - tc[y] || x - y);
     let diagonalDone = false;
-    for (let q = 0; q < order.length; ) {
+    for (let q = 0; q < order.length;) {
       const col = tc[order[q]];
       if (!diagonalDone && col > i) {
         columns.push(i);
@@ -162,7 +162,11 @@ function assembleCsr(n: number, rows: number[], cols: number[], vals: number[], 
  * - `libigl`: S as described at {@link DdmSmoothing}, r = 1.
  * @throws RangeError when s is not a positive finite number
  */
-export function smoothingSystem(L: CotangentLaplacian, s: number, smoothing: DdmSmoothing): { matrix: SymmetricCsr; scale: Float64Array } {
+export function smoothingSystem(
+  L: CotangentLaplacian,
+  s: number,
+  smoothing: DdmSmoothing,
+): { matrix: SymmetricCsr; scale: Float64Array } {
   if (!(s > 0) || !Number.isFinite(s)) throw new RangeError(`smoothing step s must be a positive number (got ${s})`);
   const { n, offsets, columns, values, diagonal } = L;
   const out = new Float64Array(values.length);

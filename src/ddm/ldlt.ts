@@ -90,7 +90,8 @@ export function factorLdlt(S: SymmetricCsr, coordinates: ArrayLike<number>): Ldl
       Lx[p2] = l;
       lnz[i]++;
     }
-    if (!(d !== 0) || !Number.isFinite(d)) throw new RangeError(`the smoothing system is singular (pivot ${k} is ${d})`);
+    if (!(d !== 0) || !Number.isFinite(d))
+      throw new RangeError(`the smoothing system is singular (pivot ${k} is ${d})`);
     D[k] = d;
   }
   return { n, perm, Lp, Li, Lx, D };
@@ -163,7 +164,7 @@ function nestedDissection(S: SymmetricCsr, xyz: ArrayLike<number>): Int32Array {
         if (v < lo) lo = v;
         if (v > hi) hi = v;
       }
-      if (hi - lo > extent) (extent = hi - lo), (axis = a);
+      if (hi - lo > extent) ((extent = hi - lo), (axis = a));
     }
     const sorted = Int32Array.from(rows).sort((a, b) => xyz[3 * a + axis] - xyz[3 * b + axis] || a - b);
     const half = sorted.length >> 1;

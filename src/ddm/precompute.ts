@@ -32,33 +32,9 @@
  */
 import { CorskinError } from '../core/errors.js';
 import { weldByPosition } from '../metrics/weld.js';
-import { cotangentLaplacian, smoothingSystem, type DdmSmoothing, type SymmetricCsr } from './laplacian.js';
+import { cotangentLaplacian, smoothingSystem, type SymmetricCsr } from './laplacian.js';
+import { DEFAULT_DDM_THRESHOLD, resolveDdmParameters, type DdmParameters } from './parameters.js';
 import { factorLdlt, solveLdlt, type LdltFactor } from './ldlt.js';
-
-/** Default smoothing iterations p (libigl tutorial 408). */
-export const DEFAULT_DDM_ITERATIONS = 20;
-/** Default rotational smoothing λ (libigl tutorial 408). */
-export const DEFAULT_DDM_LAMBDA = 3;
-/** Default translational smoothing κ (libigl tutorial 408). */
-export const DEFAULT_DDM_KAPPA = 1;
-/** Default blend α between the rotational and translational terms (libigl tutorial 408). */
-export const DEFAULT_DDM_ALPHA = 0.8;
-/** Default share below which a joint's Ω is dropped from a vertex (its effect on Q is that fraction). */
-export const DEFAULT_DDM_THRESHOLD = 1e-4;
-
-/** The parameters of the precomputation, named as the paper and libigl. */
-export interface DdmParameters {
-  /** Smoothing iterations p ≥ 1 (integer); default 20. */
-  iterations?: number;
-  /** Rotational smoothing λ > 0; default 3. */
-  lambda?: number;
-  /** Translational smoothing κ, 0 < κ < λ; default 1. */
-  kappa?: number;
-  /** Blend α ∈ [0, 1) of the translational term (Eq. 11); default 0.8. */
-  alpha?: number;
-  /** Laplacian normalisation (see {@link DdmSmoothing}); default `normalized`. */
-  smoothing?: DdmSmoothing;
-}
 
 /** Options of {@link computeDirectDeltaMush}. */
 export interface DdmOptions extends DdmParameters {
@@ -109,28 +85,6 @@ export interface DdmModel {
 }
 
 /**
- * Checks the parameters and fills in the defaults.
- * @throws CorskinError naming the parameter: p not an integer ≥ 1; λ or κ not positive; κ ≥ λ;
- *   α outside [0, 1)
- */
-export function resolveDdmParameters(options: DdmParameters = {}): Required<DdmParameters> {
-  const p = options.iterations ?? DEFAULT_DDM_ITERATIONS;
-  const lambda = options.lambda ?? DEFAULT_DDM_LAMBDA;
-  const kappa = options.kappa ?? DEFAULT_DDM_KAPPA;
-  const alpha = options.alpha ?? DEFAULT_DDM_ALPHA;
-  const smoothing = options.smoothing ?? 'normalized';
-  if (!Number.isInteger(p) || p < 1) throw new CorskinError(`DDM iterations p must be an integer ≥ 1 (got ${p})`);
-  if (!(lambda > 0) || !Number.isFinite(lambda)) throw new CorskinError(`DDM lambda must be a positive number (got ${lambda})`);
-  if (!(kappa > 0) || !Number.isFinite(kappa)) throw new CorskinError(`DDM kappa must be a positive number (got ${kappa})`);
-  if (!(kappa < lambda)) throw new CorskinError(`DDM kappa must be smaller than lambda (got kappa ${kappa}, lambda ${lambda})`);
-  if (!(alpha >= 0 && alpha < 1)) throw new CorskinError(`DDM alpha must lie in [0, 1) (got ${alpha})`);
-  if (smoothing !== 'normalized' && smoothing !== 'libigl') {
-    throw new CorskinError(`DDM smoothing must be "normalized" or "libigl" (got "${smoothing}")`);
-  }
-  return { iterations: p, lambda, kappa, alpha, smoothing };
-}
-
-/**
  * Precomputes Direct Delta Mush (Le & Lewis 2019, Eq. 11; see the module comment).
  * @param mesh rest positions, triangles and influences (weights as given: not renormalised)
  * @returns the `full` or `compact` model, vertex order as `mesh`
@@ -144,7 +98,8 @@ export function computeDirectDeltaMush(mesh: DdmInput, options: DdmOptions = {})
   const threshold = options.threshold ?? DEFAULT_DDM_THRESHOLD;
   const { positions, influences: K } = mesh;
   const n = positions.length / 3;
-  if (mesh.triangles.length === 0) throw new CorskinError('Direct Delta Mush needs a triangle mesh (this one has no triangles)');
+  if (mesh.triangles.length === 0)
+    throw new CorskinError('Direct Delta Mush needs a triangle mesh (this one has no triangles)');
 
   // Weld by position: the Laplacian and the smoothing live on the welded vertices.
   const weld = weldByPosition(positions);
@@ -191,7 +146,8 @@ export function computeDirectDeltaMush(mesh: DdmInput, options: DdmOptions = {})
     const W = new Float64Array(nb * J);
     rows.forEach((r, a) => {
       const i = firstOf[r];
-      for (let k = K * i; k < K * i + K; k++) if (mesh.weights[k] !== 0) W[a * J + col.get(mesh.joints[k])!] += mesh.weights[k];
+      for (let k = K * i; k < K * i + K; k++)
+        if (mesh.weights[k] !== 0) W[a * J + col.get(mesh.joints[k])!] += mesh.weights[k];
     });
     const xyz = new Float64Array(3 * nb);
     rows.forEach((r, a) => xyz.set(x.subarray(3 * r, 3 * r + 3), 3 * a));
@@ -405,4 +361,3 @@ export function ddmBytesPerVertex(model: DdmModel): number {
   const floats = model.matrices.length + (model.weights?.length ?? 0);
   return (4 * (floats + e) + 4 * (n + 1)) / n;
 }
-

@@ -6,6 +6,7 @@ import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
 import type { DeformTarget, Deformer, SkinningMethod } from './contract.js';
 import { deformCor } from './cor.js';
+import { deformDdm } from './ddm.js';
 import { deformDqs } from './dqs.js';
 import { deformLbs } from './lbs.js';
 import { deformLms } from './lms.js';
@@ -21,6 +22,7 @@ export const deformers: Readonly<Record<SkinningMethod, Deformer>> = {
   sbs: deformSbs,
   lms: deformLms,
   cor: deformCor,
+  ddm: deformDdm,
 };
 
 /**

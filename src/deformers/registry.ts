@@ -46,6 +46,7 @@ export const SKINNING_METHODS = [
   { id: 'sbs', label: 'SBS', citation: 'Kavan & Žára 2005', needsCenters: false, needsRig: false, simd: false, gpu: false, floatsPerBone: 16, floatsPerVertex: 0 },
   { id: 'lms', label: 'LMS', citation: 'Alexa 2002', needsCenters: false, needsRig: false, simd: false, gpu: false, floatsPerBone: 6, floatsPerVertex: 0 },
   { id: 'cor', label: 'CoR', citation: 'Le & Hodgins 2016', needsCenters: true, needsRig: false, simd: true, gpu: true, floatsPerBone: 16, floatsPerVertex: 3 },
+  { id: 'ddm', label: 'DDM', citation: 'Le & Lewis 2019', needsCenters: false, needsRig: false, simd: false, gpu: false, floatsPerBone: 12, floatsPerVertex: 60 }, // full variant: 10 per (vertex, joint) entry, ≈ 6 entries per vertex on the shared humanoids (compact: 10 + 2 per entry)
   { id: 'stretch', label: 'Stretch', citation: 'Yang & Zhang 2006', needsCenters: false, needsRig: true, simd: false, gpu: false, floatsPerBone: 22, floatsPerVertex: 0 },
   { id: 'cage', label: 'Cage', citation: 'Ju et al. 2008', needsCenters: false, needsRig: true, simd: false, gpu: false, floatsPerBone: 12, floatsPerVertex: 48 }, // k = 24 cage vertices and weights; and 3 floats per cage vertex per frame
   { id: 'templates', label: 'Templates', citation: 'Ju et al. 2008', needsCenters: false, needsRig: true, simd: false, gpu: true, floatsPerBone: 16, floatsPerVertex: 50 }, // corskin/three: the joint texture as DQS, the binding run (k = 24 cage vertices and weights, and the range) per vertex; and 4 floats per cage vertex per frame (posed on the CPU)

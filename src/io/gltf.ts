@@ -28,6 +28,7 @@ import { createSkeleton, type Skeleton } from '../core/skeleton.js';
 import type { TwistJoint } from '../core/twist.js';
 import { VERSION } from '../version.js';
 import { COR_ATTRIBUTE } from '../cor/precompute.js';
+import { readDeltaMush } from './ddm-gltf.js';
 import { isCageNode } from './cage-gltf.js';
 
 export { COR_ATTRIBUTE };
@@ -259,6 +260,8 @@ function extractModel(
     if (!parts.some((p) => p.hasNormals)) delete mesh.normals;
   }
   validateSkinnedMesh(mesh, J, file);
+  const deltaMush = readDeltaMush(parts, J, name, file);
+  if (deltaMush) mesh.deltaMush = deltaMush;
   const weightNormalization = normalizeWeights(mesh, 2e-3, file);
   if (weightNormalization.renormalized > 0) {
     warnings.push(

@@ -12,6 +12,7 @@ import { CorskinError } from '../core/errors.js';
 import { mat4FromTRS, mat4Invert, mat4Multiply, quatFromAxisAngle, quatMultiply } from '../core/math.js';
 import { twistAngle } from '../core/twist.js';
 import { centersOfRotation } from './bake.js';
+import { removeDeltaMush } from './ddm-gltf.js';
 import { COR_ATTRIBUTE, extractSkinnedModels, type SkinnedModel } from './gltf.js';
 
 /** What {@link addTwistJoints} did. */
@@ -45,6 +46,7 @@ export async function addTwistJoints(document: Document, names: string[], file?:
     if (!targets.length) continue;
     if (model.parts.some((p) => p.primitive.getAttribute(COR_ATTRIBUTE)))
       recompute = model.corParameters ?? { sigma: DEFAULT_SIGMA, epsilon: DEFAULT_EPSILON };
+    for (const part of model.parts) removeDeltaMush(part.primitive); // the weights change
     for (const name of targets) {
       splitJoint(document, model, name, report, file);
       found.add(name);

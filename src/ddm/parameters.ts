@@ -1,0 +1,58 @@
+/**
+ * The parameters of Direct Delta Mush (Le & Lewis 2019), named as the paper and libigl, with
+ * libigl's tutorial defaults and their checks. No computation here: the CLI reads it at start-up.
+ *
+ * @module
+ */
+import { CorskinError } from '../core/errors.js';
+import type { DdmSmoothing } from './laplacian.js';
+
+/** Default smoothing iterations p (libigl tutorial 408). */
+export const DEFAULT_DDM_ITERATIONS = 20;
+/** Default rotational smoothing λ (libigl tutorial 408). */
+export const DEFAULT_DDM_LAMBDA = 3;
+/** Default translational smoothing κ (libigl tutorial 408). */
+export const DEFAULT_DDM_KAPPA = 1;
+/** Default blend α between the rotational and translational terms (libigl tutorial 408). */
+export const DEFAULT_DDM_ALPHA = 0.8;
+/** Default share below which a joint's Ω is dropped from a vertex (its effect on Q is that fraction). */
+export const DEFAULT_DDM_THRESHOLD = 1e-4;
+
+/** The parameters of the precomputation, named as the paper and libigl. */
+export interface DdmParameters {
+  /** Smoothing iterations p ≥ 1 (integer); default 20. */
+  iterations?: number;
+  /** Rotational smoothing λ > 0; default 3. */
+  lambda?: number;
+  /** Translational smoothing κ, 0 < κ < λ; default 1. */
+  kappa?: number;
+  /** Blend α ∈ [0, 1) of the translational term (Eq. 11); default 0.8. */
+  alpha?: number;
+  /** Laplacian normalisation (see {@link DdmSmoothing}); default `normalized`. */
+  smoothing?: DdmSmoothing;
+}
+
+/**
+ * Checks the parameters and fills in the defaults.
+ * @throws CorskinError naming the parameter: p not an integer ≥ 1; λ or κ not positive; κ ≥ λ;
+ *   α outside [0, 1)
+ */
+export function resolveDdmParameters(options: DdmParameters = {}): Required<DdmParameters> {
+  const p = options.iterations ?? DEFAULT_DDM_ITERATIONS;
+  const lambda = options.lambda ?? DEFAULT_DDM_LAMBDA;
+  const kappa = options.kappa ?? DEFAULT_DDM_KAPPA;
+  const alpha = options.alpha ?? DEFAULT_DDM_ALPHA;
+  const smoothing = options.smoothing ?? 'normalized';
+  if (!Number.isInteger(p) || p < 1) throw new CorskinError(`DDM iterations p must be an integer ≥ 1 (got ${p})`);
+  if (!(lambda > 0) || !Number.isFinite(lambda))
+    throw new CorskinError(`DDM lambda must be a positive number (got ${lambda})`);
+  if (!(kappa > 0) || !Number.isFinite(kappa))
+    throw new CorskinError(`DDM kappa must be a positive number (got ${kappa})`);
+  if (!(kappa < lambda))
+    throw new CorskinError(`DDM kappa must be smaller than lambda (got kappa ${kappa}, lambda ${lambda})`);
+  if (!(alpha >= 0 && alpha < 1)) throw new CorskinError(`DDM alpha must lie in [0, 1) (got ${alpha})`);
+  if (smoothing !== 'normalized' && smoothing !== 'libigl') {
+    throw new CorskinError(`DDM smoothing must be "normalized" or "libigl" (got "${smoothing}")`);
+  }
+  return { iterations: p, lambda, kappa, alpha, smoothing };
+}
