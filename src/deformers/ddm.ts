@@ -10,8 +10,13 @@
  * stores Ω_ij = ω_ij Π_i: Q = (Σ_j ω_ij M_j) Π_i.
  *
  * A vertex with one entry moves exactly by its joint's matrix. Normals and tangents turn by R.
- * Skinning matrices with scale enter Q as they are (the paper's rigid-joint assumption): the
- * smoothed centre follows the scale, the vertex's offset from it only rotates.
+ *
+ * Scale: the paper assumes rigid joints. With scaled skinning matrices (a rig scaled as a whole,
+ * squash and stretch) Q carries the scale but the polar factor drops it, so the vertex's offset
+ * from its smoothed centre p would not scale. corskin scales it by the vertex's blend of the
+ * joints' uniform scales, σ = Σ_j (Ω_ij[3,3] / Q₃₃)·|det L_j|^{1/3} (L_j the linear part of
+ * M_j): v' = q − σ R p. σ = 1 for rigid joints (the paper's formula exactly); a scale shared by
+ * every joint is then exact, and a mirrored rig (det < 0) is kept by the polar factor.
  *
  * @module
  */
@@ -38,6 +43,17 @@ export function deformDdm(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
   const compact = model.variant === 'compact';
   const M = skinning;
   const P = mesh.positions;
+  // |det L_j|^{1/3} per joint
+  const J = skinning.length >> 4;
+  const scale = new Float64Array(J);
+  for (let j = 0; j < J; j++) {
+    const m = j << 4;
+    const det =
+      M[m] * (M[m + 5] * M[m + 10] - M[m + 6] * M[m + 9]) -
+      M[m + 4] * (M[m + 1] * M[m + 10] - M[m + 2] * M[m + 9]) +
+      M[m + 8] * (M[m + 1] * M[m + 6] - M[m + 2] * M[m + 5]);
+    scale[j] = Math.cbrt(Math.abs(det));
+  }
   const S = new Float64Array(9);
   const R = new Float64Array(9);
   const work = new Float64Array(18);
@@ -53,6 +69,7 @@ export function deformDdm(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
     let q00 = 0, q01 = 0, q02 = 0, q03 = 0, q10 = 0, q11 = 0, q12 = 0, q13 = 0, q20 = 0, q21 = 0, q22 = 0, q23 = 0; // prettier-ignore
     let b0 = 0, b1 = 0, b2 = 0, c = 0; // prettier-ignore
     // compact: the blended matrix first, times Π once.
+    let sigma = 0; // Σ share · scale, divided by the shares' total below
     let m00 = 0, m01 = 0, m02 = 0, m03 = 0, m10 = 0, m11 = 0, m12 = 0, m13 = 0, m20 = 0, m21 = 0, m22 = 0, m23 = 0; // prettier-ignore
     for (let e = e0; e < e1; e++) {
       const m = joints[e] << 4;
@@ -64,6 +81,7 @@ export function deformDdm(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
       const t2 = a20 * vx + a21 * vy + a22 * vz + M[m + 14];
       if (compact) {
         const we = w![e];
+        sigma += we * scale[joints[e]];
         m00 += we * a00; m01 += we * a01; m02 += we * a02; m03 += we * t0; // prettier-ignore
         m10 += we * a10; m11 += we * a11; m12 += we * a12; m13 += we * t1; // prettier-ignore
         m20 += we * a20; m21 += we * a21; m22 += we * a22; m23 += we * t2; // prettier-ignore
@@ -84,6 +102,7 @@ export function deformDdm(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
       q21 += a20 * x01 + a21 * x11 + a22 * x12 + t2 * x13;
       q22 += a20 * x02 + a21 * x12 + a22 * x22 + t2 * x23;
       q23 += a20 * x03 + a21 * x13 + a22 * x23 + t2 * x33;
+      sigma += x33 * scale[joints[e]];
       b0 += x03;
       b1 += x13;
       b2 += x23;
@@ -112,7 +131,8 @@ export function deformDdm(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
       b1 = sw * x13;
       b2 = sw * x23;
       c = sw * x33;
-    }
+      sigma /= sw;
+    } else sigma /= c;
     const ic = 1 / c;
     const qx = q03 * ic, qy = q13 * ic, qz = q23 * ic; // prettier-ignore
     const px = b0 * ic, py = b1 * ic, pz = b2 * ic; // prettier-ignore
@@ -120,10 +140,10 @@ export function deformDdm(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
     S[3] = q10 * ic - qy * px; S[4] = q11 * ic - qy * py; S[5] = q12 * ic - qy * pz; // prettier-ignore
     S[6] = q20 * ic - qz * px; S[7] = q21 * ic - qz * py; S[8] = q22 * ic - qz * pz; // prettier-ignore
     polarFactor(S, R, work);
-    // v' = t = q − R p (the vertex is the frame's origin)
-    const lx = qx - (R[0] * px + R[1] * py + R[2] * pz);
-    const ly = qy - (R[3] * px + R[4] * py + R[5] * pz);
-    const lz = qz - (R[6] * px + R[7] * py + R[8] * pz);
+    // v' = t = q − σ R p (the vertex is the frame's origin)
+    const lx = qx - sigma * (R[0] * px + R[1] * py + R[2] * pz);
+    const ly = qy - sigma * (R[3] * px + R[4] * py + R[5] * pz);
+    const lz = qz - sigma * (R[6] * px + R[7] * py + R[8] * pz);
     writeRotatedBy(mesh, out, i, R[0], R[3], R[6], R[1], R[4], R[7], R[2], R[5], R[8], vx, vy, vz, lx, ly, lz);
   }
 }
