@@ -2,7 +2,8 @@
  * Variants of real characters made with glTF-Transform's own functions (Draco, meshopt,
  * quantization, unwelding) and by editing the node tree (a mirrored copy, the whole rig
  * translated, the armature scaled by 0.01 and 100): centers of rotation and deformations agree
- * with the original's within the compression's quantisation error, mirrored copies give the
+ * with the original's within the compression's quantisation error (Direct Delta Mush included:
+ * its Laplacian is taken on the mesh welded by position), mirrored copies give the
  * mirror image, translated and scaled ones the translated and scaled result. The skinning
  * templates, whose cage is fitted to the skin, are built again on each variant and held to the
  * same tolerances (on three of the characters, for time).
@@ -17,6 +18,7 @@ import { boundingBoxDiagonal } from '../src/core/mesh.js';
 import { applyMorphTargets, sampleMorphWeights } from '../src/core/morph.js';
 import { restPose, skinningMatrices } from '../src/core/pose.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
+import { computeDirectDeltaMush } from '../src/ddm/precompute.js';
 import { deform } from '../src/deformers/index.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { createIO, readDocument } from '../src/io/node-io.js';
@@ -26,7 +28,7 @@ import { scratch, SHARED } from './helpers/data.js';
 
 const tmp = scratch();
 afterAll(tmp.cleanup);
-const METHODS = ['lbs', 'dqs', 'cor', 'templates'] as const;
+const METHODS = ['lbs', 'dqs', 'cor', 'ddm', 'templates'] as const;
 type Method = (typeof METHODS)[number];
 /** The characters whose variants are also checked with templates (a rig built per variant). */
 const TEMPLATED = new Set(['gltf/CesiumMan.glb', 'characters/Soldier.glb', 'characters/Fox.glb']);
@@ -48,6 +50,7 @@ async function posed(path: string, method: Method, time: number): Promise<Float3
   const parts: Float32Array[] = [];
   for (const model of extractSkinnedModels(doc, path)) {
     if (method === 'cor') model.mesh.centersOfRotation = computeCentersOfRotation(model.mesh).centers;
+    if (method === 'ddm') model.mesh.deltaMush = computeDirectDeltaMush(model.mesh);
     const clip = model.animations.find((c) => c.name === name);
     const pose = clip ? samplePose(model.skeleton, clip, time) : restPose(model.skeleton);
     const mesh = applyMorphTargets(
