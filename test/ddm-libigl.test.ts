@@ -4,10 +4,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { computeDirectDeltaMush } from '../src/ddm/precompute.js';
 import { deformDdm } from '../src/deformers/ddm.js';
 import type { SkinnedMesh } from '../src/core/mesh.js';
+import { buildSkinnedDocument } from '../src/io/convert.js';
+import { directDeltaMush } from '../src/io/bake.js';
+import { extractSkinnedModels } from '../src/io/gltf.js';
+import { readDmat } from '../src/io/libigl.js';
+import { readDocument, writeDocument } from '../src/io/node-io.js';
+import { validate } from './helpers/gltf.js';
+import { scratch } from './helpers/data.js';
 
 const FIX = join(__dirname, 'fixtures/ddm');
 const LIBIGL = join(__dirname, '../../shared/data/libigl');
@@ -24,13 +31,23 @@ function readObjDouble(path: string): { positions: Float64Array; triangles: Uint
   return { positions: Float64Array.from(v), triangles: Uint32Array.from(f) };
 }
 
-/** ASCII DMAT (cols rows, then column-major values) as row-major n × m. */
-function readDmatAscii(path: string): { rows: number; cols: number; rowMajor: Float64Array } {
-  const tok = readFileSync(path, 'utf8').trim().split(/\s+/).map(Number);
-  const [cols, rows] = tok;
-  const out = new Float64Array(rows * cols);
-  for (let c = 0; c < cols; c++) for (let r = 0; r < rows; r++) out[r * cols + c] = tok[2 + r + rows * c];
-  return { rows, cols, rowMajor: out };
+/** A DMAT (ASCII or binary, libigl's reader's format) as row-major n × m. */
+async function readWeights(path: string): Promise<{ rows: number; cols: number; rowMajor: Float64Array }> {
+  const m = await readDmat(path);
+  const out = new Float64Array(m.rows * m.cols);
+  for (let c = 0; c < m.cols; c++) for (let r = 0; r < m.rows; r++) out[r * m.cols + c] = m.data[r + m.rows * c];
+  return { rows: m.rows, cols: m.cols, rowMajor: out };
+}
+
+/** Tutorial 408's stress test: 1 at each row's first largest weight, 0 elsewhere. */
+function oneHot(W: { rows: number; cols: number; rowMajor: Float64Array }) {
+  const out = new Float64Array(W.rowMajor.length);
+  for (let r = 0; r < W.rows; r++) {
+    let best = 0;
+    for (let c = 1; c < W.cols; c++) if (W.rowMajor[r * W.cols + c] > W.rowMajor[r * W.cols + best]) best = c;
+    out[r * W.cols + best] = 1;
+  }
+  return { ...W, rowMajor: out };
 }
 
 function skinningOf(transforms: number[][]): Float64Array {
@@ -87,10 +104,62 @@ function check(name: string, obj: string, W: { rows: number; cols: number; rowMa
   return errors;
 }
 
+/** Largest distance to the fixture's positions over every pose, ÷ the rest mesh's diagonal. */
+function compare(name: string, mesh: SkinnedMesh, diag: number): Record<string, number> {
+  const manifest = JSON.parse(readFileSync(join(FIX, `${name}.json`), 'utf8'));
+  const n = mesh.positions.length / 3;
+  const errors: Record<string, number> = {};
+  for (const pose of manifest.poses) {
+    const expected = new Float64Array(new Uint8Array(readFileSync(join(FIX, pose.file))).buffer);
+    const out = { positions: new Float32Array(3 * n) };
+    deformDdm(mesh, skinningOf(pose.transforms), out);
+    let worst = 0;
+    for (let k = 0; k < 3 * n; k++) worst = Math.max(worst, Math.abs(out.positions[k] - expected[k]));
+    errors[pose.name] = worst / diag;
+  }
+  return errors;
+}
+
+const tmp = scratch();
+afterAll(tmp.cleanup);
+
 describe('Direct Delta Mush = libigl (Le & Lewis 2019, variant 0)', () => {
-  it('the arm, four poses (twist 180° with its reflected fits included), within 1e-5 of the diagonal', () => {
-    const errors = check('arm', 'arm.obj', readDmatAscii(join(LIBIGL, 'arm-weights.dmat')));
-    console.log(errors);
-    for (const e of Object.values(errors)) expect(e).toBeLessThan(1e-5);
+  it.each([
+    ['arm', 'arm', false],
+    ['elephant', 'elephant', true],
+    ['elephant-smooth', 'elephant', false],
+  ] as const)(
+    "%s: every pose within 1e-5 of the diagonal (the arm's twist 180° with its reflected fits)",
+    async (name, mesh, hot) => {
+      const W = await readWeights(join(LIBIGL, `${mesh}-weights.dmat`));
+      const errors = check(name, `${mesh}.obj`, hot ? oneHot(W) : W);
+      for (const [pose, e] of Object.entries(errors)) expect(e, pose).toBeLessThan(1e-5);
+    },
+  );
+
+  it('the arm after the glTF round trip (precompute → .glb → read back) within 1e-4, validator-clean', async () => {
+    const { positions, triangles } = readObjDouble(join(LIBIGL, 'arm.obj'));
+    const W = await readDmat(join(LIBIGL, 'arm-weights.dmat'));
+    const { document } = buildSkinnedDocument({
+      mesh: { positions: Float32Array.from(positions), triangles },
+      weights: W,
+      name: 'arm',
+    });
+    await document.transform(directDeltaMush({ smoothing: 'libigl', threshold: 0 }));
+    const path = join(tmp.dir, 'arm-ddm.glb');
+    await writeDocument(document, path);
+    const report = await validate(path);
+    expect(report.issues.numErrors).toBe(0);
+    const [model] = extractSkinnedModels(await readDocument(path), path);
+    expect(model.mesh.deltaMush?.variant).toBe('full');
+    expect(model.mesh.deltaMush?.parameters).toMatchObject({
+      iterations: 20,
+      lambda: 3,
+      kappa: 1,
+      alpha: 0.8,
+      smoothing: 'libigl',
+    });
+    const errors = compare('arm', model.mesh, diagonal(positions));
+    for (const [pose, e] of Object.entries(errors)) expect(e, pose).toBeLessThan(1e-4);
   });
 });
