@@ -66,7 +66,10 @@ function skinningOf(transforms: number[][]): Float64Array {
 function diagonal(p: ArrayLike<number>): number {
   const lo = [Infinity, Infinity, Infinity];
   const hi = [-Infinity, -Infinity, -Infinity];
-  for (let i = 0; i < p.length; i++) ((lo[i % 3] = Math.min(lo[i % 3], p[i])), (hi[i % 3] = Math.max(hi[i % 3], p[i])));
+  for (let i = 0; i < p.length; i++) {
+    lo[i % 3] = Math.min(lo[i % 3], p[i]);
+    hi[i % 3] = Math.max(hi[i % 3], p[i]);
+  }
   return Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
 }
 

@@ -164,7 +164,10 @@ function nestedDissection(S: SymmetricCsr, xyz: ArrayLike<number>): Int32Array {
         if (v < lo) lo = v;
         if (v > hi) hi = v;
       }
-      if (hi - lo > extent) ((extent = hi - lo), (axis = a));
+      if (hi - lo > extent) {
+        extent = hi - lo;
+        axis = a;
+      }
     }
     const sorted = Int32Array.from(rows).sort((a, b) => xyz[3 * a + axis] - xyz[3 * b + axis] || a - b);
     const half = sorted.length >> 1;
