@@ -25,7 +25,10 @@
  * one) and the mesh switches when they arrive. `'templates'` (Ju et al., SIGGRAPH Asia 2008) takes
  * the template rig `corskin templates build` stored in the file, or builds one on a Web Worker,
  * and per frame poses the template cage on the CPU and uploads it (`templates.ts`); switch a
- * joint's template with {@link setSkinningTemplate}. `'lbs'` restores the original materials.
+ * joint's template with {@link setSkinningTemplate}. `'ddm'` (Direct Delta Mush, Le & Lewis 2019)
+ * reads the data `corskin precompute --method ddm` stored (`_ddm_*` attributes), or computes it
+ * from the geometry in this thread, packs it into a float texture (`ddm.ts`) and evaluates the
+ * blend and its polar factor per vertex in the shader. `'lbs'` restores the original materials.
  * WebGPURenderer: import `useSkinningMethod` from `corskin/three/webgpu` instead; node materials
  * then get their skinning node replaced by corskin's (`nodes.ts`), reading the same joint texture.
  *
@@ -43,6 +46,7 @@ import {
   type SkinnedMesh,
   type WebGLRenderer,
 } from 'three';
+import { computeDirectDeltaMush, type DdmModel } from '../ddm/precompute.js';
 import { limitInfluences, mergeSkinnedMeshes, type SkinnedMesh as CorskinMesh } from '../core/mesh.js';
 import type { Skeleton } from '../core/skeleton.js';
 import { computeCentersOfRotationOnWorker } from '../cor/web-worker.js';
@@ -52,6 +56,7 @@ import { splitScale } from '../deformers/two-phase.js';
 import { buildTemplateRigOnWorker } from '../templates/web-worker.js';
 import { skinOutsideMessage, templateSkinOutside, type TemplateRig } from '../templates/rig.js';
 import { patchVertexShader, TEXELS_PER_JOINT, type ChunkOptions } from './chunks.js';
+import { deltaMushFromGeometry, deltaMushOf, packDeltaMush, setDeltaMushModel } from './ddm.js';
 import {
   createTemplateGpuState,
   dataTexture,
@@ -79,6 +84,7 @@ export {
   TEXTURE_WIDTH,
   type TemplateGpuState,
 } from './templates.js';
+export { deltaMushFromGeometry, deltaMushOf, packDeltaMush, setDeltaMushModel } from './ddm.js';
 
 /**
  * The skinning methods the GPU path offers: the registry's methods with `gpu: true`
@@ -93,6 +99,8 @@ export interface NodePatchOptions extends ChunkOptions {
   stretch: { value: number };
   /** Templates: the cage-displacement and binding textures. */
   template?: { cage: DataTexture; binding: DataTexture };
+  /** Direct Delta Mush: the packed entries (`ddm.ts`; the variant is `ddm` of {@link ChunkOptions}). */
+  deltaMush?: DataTexture;
 }
 
 /** Options of {@link useSkinningMethod}. */
@@ -124,6 +132,14 @@ export interface SkinningOptions {
    */
   buildTemplates?: (mesh: SkinnedMesh, skin: CorskinMesh, skeleton: Skeleton) => Promise<TemplateRig>;
   /**
+   * How to get a mesh's Direct Delta Mush data when its geometry has no `_ddm_*` attributes and
+   * no model was set ({@link setDeltaMushModel}) (`'ddm'`): default
+   * {@link computeDirectDeltaMush} with the paper's parameters on {@link meshFromGeometry}, in
+   * this thread (seconds for tens of thousands of vertices; bake with `corskin precompute
+   * --method ddm` instead). The smoothing domain is this geometry alone.
+   */
+  computeDeltaMush?: (mesh: SkinnedMesh) => Promise<DdmModel>;
+  /**
    * Told of problems that do not stop the switch — a stored template cage that leaves skin
    * vertices outside it ({@link templateSkinOutside}); `message` starts with the mesh's name;
    * default `console.warn` with a `corskin: ` prefix.
@@ -145,6 +161,8 @@ interface MeshState {
   added: string[];
   frame: number;
   template?: TemplateGpuState;
+  /** Direct Delta Mush: the packed entries. */
+  deltaMush?: DataTexture;
 }
 
 /** The geometry attributes of 8 influences (the largest, renormalised). */
@@ -156,9 +174,11 @@ const EIGHT = ['corskinIndex0', 'corskinWeight0', 'corskinIndex1', 'corskinWeigh
  * vertex (glTF `JOINTS_1`…, GLTFLoader's `joints_1`…), which three skins with the first 4 only:
  * those get corskin's LBS with the 8 largest, as DQS and CoR always do.
  * Cage nodes written by corskin ({@link isCageObject}) keep three's skinning.
- * Resolves once every mesh has switched (after CoR computations and template builds, if any).
+ * Resolves once every mesh has switched (after CoR computations, template builds and Direct
+ * Delta Mush precomputations, if any).
  * @throws Error naming the mesh when its geometry lacks position, skinIndex or skinWeight, or
- *   the CoR computation or template build fails
+ *   the CoR computation or template build fails; CorskinError naming the mesh when its Direct
+ *   Delta Mush attributes are incomplete or do not fit it
  */
 export async function useSkinningMethod(
   object: Object3D,
@@ -267,15 +287,32 @@ async function switchMesh(
     const centers = await compute(mesh);
     mesh.geometry.setAttribute('_center_of_rotation', new BufferAttribute(centers, 3));
   }
+  let deltaMush: { model: DdmModel; range: Float32Array; texture: DataTexture } | undefined;
+  if (method === 'ddm') {
+    let model = deltaMushOf(mesh) ?? deltaMushFromGeometry(mesh);
+    if (!model) {
+      const compute =
+        options.computeDeltaMush ?? ((m: SkinnedMesh) => Promise.resolve(computeDirectDeltaMush(meshFromGeometry(m))));
+      model = await compute(mesh);
+    }
+    const packed = packDeltaMush(model, mesh.geometry.getAttribute('position').count);
+    setDeltaMushModel(mesh, model);
+    deltaMush = { model, range: packed.range, texture: dataTexture(packed.data, packed.width, packed.height) };
+  }
   let template: (TemplateGpuState & { range: Float32Array }) | undefined;
   if (method === 'templates') template = createTemplateGpuState(templateRigOf(mesh)!, skin ?? meshFromGeometry(mesh));
   restore(mesh);
-  const eight = influenceSets(mesh) > 1;
+  // Direct Delta Mush reads its own entries, not the influences.
+  const eight = method !== 'ddm' && influenceSets(mesh) > 1;
   if (method === 'lbs' && !eight) return;
   const added: string[] = [];
   if (template) {
     mesh.geometry.setAttribute('corskinTemplateRange', new BufferAttribute(template.range, 2));
     added.push('corskinTemplateRange');
+  }
+  if (deltaMush) {
+    mesh.geometry.setAttribute('corskinDdmRange', new BufferAttribute(deltaMush.range, 2));
+    added.push('corskinDdmRange');
   }
   if (eight) {
     // The 8 largest influences (renormalised) as two vec4 pairs.
@@ -312,10 +349,11 @@ async function switchMesh(
     added,
     frame: -1,
     template,
+    deltaMush: deltaMush?.texture,
   };
   const textures = template && { cage: template.cage, binding: template.binding };
-  const chunkOptions: ChunkOptions = { method, eight };
-  const key = `corskin-${method}${eight ? '-8' : ''}`;
+  const chunkOptions: ChunkOptions = { method, eight, ddm: deltaMush?.model.variant };
+  const key = `corskin-${method}${eight ? '-8' : ''}${deltaMush ? `-${deltaMush.model.variant}` : ''}`;
   const patch = (original: Material): Material => {
     const m = options.toNodeMaterial ? options.toNodeMaterial(original) : original;
     if ((m as Material & { isNodeMaterial?: boolean }).isNodeMaterial) {
@@ -326,6 +364,7 @@ async function switchMesh(
         jointTexture: texture,
         stretch: state.stretch,
         template: textures,
+        deltaMush: deltaMush?.texture,
       });
     }
     const c = m.clone();
@@ -336,6 +375,7 @@ async function switchMesh(
         shader.uniforms.corskinCage = { value: textures.cage };
         shader.uniforms.corskinBinding = { value: textures.binding };
       }
+      if (deltaMush) shader.uniforms.corskinDdm = { value: deltaMush.texture };
       shader.vertexShader = patchVertexShader(shader.vertexShader, chunkOptions);
     };
     c.customProgramCacheKey = () => key;
@@ -384,6 +424,7 @@ function restore(mesh: SkinnedMesh): void {
   state.texture.dispose();
   state.template?.cage.dispose();
   state.template?.binding.dispose();
+  state.deltaMush?.dispose();
   for (const name of state.added) mesh.geometry.deleteAttribute(name);
   mesh.material = state.material;
   mesh.customDepthMaterial = state.depth;

@@ -5,6 +5,7 @@
 import { createTemplateDeformer, deformers, limitInfluences } from 'corskin';
 import {
   bindSpaceSkinningMatrices,
+  deltaMushOf,
   isCageObject,
   meshFromGeometry,
   setSkinningTemplate,
@@ -63,12 +64,14 @@ export function captureMesh(THREE, mesh, geometry, material) {
 
 /**
  * corskin's view of the mesh as the GPU skins it with `method`: for templates all its influences
- * (the rig's linear part names them), else the 8 largest; its centers of rotation if it has them.
+ * (the rig's linear part names them), else the 8 largest; its centers of rotation if it has them;
+ * for Direct Delta Mush the model it renders with.
  */
 function cpuMesh(mesh, method) {
   const data = method === 'templates' ? meshFromGeometry(mesh) : limitInfluences(meshFromGeometry(mesh), 8).mesh;
   const cor = mesh.geometry.getAttribute('_center_of_rotation');
   if (cor) data.centersOfRotation = Float32Array.from(cor.array);
+  if (method === 'ddm') data.deltaMush = deltaMushOf(mesh); // the model the mesh renders with
   return data;
 }
 

@@ -1,0 +1,105 @@
+/**
+ * Direct Delta Mush (Le & Lewis 2019) on the GPU through corskin/three, in Debian's headless
+ * Chromium (see three-gpu.test.ts): the positions the patched shaders produce — WebGLRenderer's
+ * GLSL chunks and WebGPURenderer's TSL node (on its WebGL 2 backend) — match corskin's CPU
+ * deformer `deformDdm` within 1e-4 of the bounding-box diagonal, on every shared character
+ * precomputed by `corskin precompute --method ddm` (full variant; compact on two), and on a file
+ * without the data, which `useSkinningMethod` computes on demand.
+ */
+import { mkdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { beforeAll, afterAll, describe, expect, it } from 'vitest';
+import { ROOT, SHARED } from '../test/helpers/data.js';
+import { runCli } from '../test/helpers/cli.js';
+import { openTestPage } from '../test/browser/server.js';
+
+const OUT = join(ROOT, '.tmp', 'three-gpu-ddm');
+const OUT_URL = '/.tmp/three-gpu-ddm';
+mkdirSync(OUT, { recursive: true });
+
+type Result = { error: number; moved: number; vertices: number; nonFinite: number; meshes: number; vsLbs: number };
+type Parity = (url: string, method: string, time: number) => Promise<Result>;
+
+/** Every shared character and a time in its first clip (as three-gpu.test.ts). */
+const CHARACTERS: [string, number][] = [
+  ['gltf/CesiumMan.glb', 1.2],
+  ['characters/Fox.glb', 0.7],
+  ['characters/ShibaInu.gltf', 0.4],
+  ['characters/Soldier.glb', 0.9],
+  ['characters/Ybot.glb', 1.1],
+  ['characters/chicken.glb', 0.5],
+  ['characters/rpm-avatar.glb', 1.3],
+  ['characters/skeleton.glb', 0.6],
+];
+/** The characters also precomputed in the compact variant. */
+const COMPACT = ['gltf/CesiumMan.glb', 'characters/Fox.glb'];
+
+const stem = (file: string) => basename(file).replace(/\.gltf?$|\.glb$/, '');
+
+/** Precomputes every file once for both renderers (`corskin precompute --method ddm`). */
+let precomputed: Promise<void> | undefined;
+function precompute(): Promise<void> {
+  precomputed ??= (async () => {
+    const jobs = [
+      ...CHARACTERS.map(([file]) => [file, 'full'] as const),
+      ...COMPACT.map((file) => [file, 'compact'] as const),
+    ];
+    for (const [file, variant] of jobs) {
+      const out = join(OUT, `${stem(file)}-${variant}.glb`);
+      const run = await runCli(
+        'precompute',
+        '--method',
+        'ddm',
+        '--variant',
+        variant,
+        join(SHARED, file),
+        '-o',
+        out,
+        '--force',
+      );
+      expect(run.code, run.stderr).toBe(0);
+    }
+  })();
+  return precomputed;
+}
+
+describe.each([
+  { renderer: 'WebGLRenderer', page: '/test/browser/parity.html', fn: 'parity' },
+  { renderer: 'WebGPURenderer (node materials)', page: '/test/browser/webgpu.html', fn: 'nodeParity' },
+])('Direct Delta Mush on the GPU with $renderer against the CPU deformer', ({ renderer, page, fn }) => {
+  let t: Awaited<ReturnType<typeof openTestPage>>;
+  beforeAll(async () => {
+    await precompute();
+    t = await openTestPage(page);
+  }, 300_000);
+  afterAll(async () => t?.close());
+  const parity = (url: string, time: number) =>
+    t.page.evaluate(([f, u, at]) => (window as unknown as Record<string, Parity>)[f](u, 'ddm', at), [
+      fn,
+      url,
+      time,
+    ] as const);
+
+  it.each([
+    ...CHARACTERS.map(([file, time]) => [file, 'full', time] as const),
+    ...COMPACT.map((file) => [file, 'compact', CHARACTERS.find(([f]) => f === file)![1]] as const),
+  ])('%s (%s) within 1e-4 of the bounding-box diagonal', async (file, variant, time) => {
+    const r = await parity(`${OUT_URL}/${stem(file)}-${variant}.glb`, time);
+    console.log(
+      `DDM ${variant} GPU vs CPU, ${renderer}, ${file}: ${r.error.toExponential(2)} of the diagonal (${r.vertices} vertices, ${r.meshes} meshes; ${r.vsLbs.toExponential(2)} from LBS)`,
+    );
+    expect(t.errors).toEqual([]);
+    expect(r.nonFinite).toBe(0);
+    expect(r.moved).toBeGreaterThan(1e-3); // a real pose
+    expect(r.error).toBeLessThan(1e-4);
+  });
+
+  it('computes the data on demand for a file without it (the Fox)', async () => {
+    const r = await parity('/shared/data/characters/Fox.glb', 0.7);
+    expect(t.errors).toEqual([]);
+    expect(r.nonFinite).toBe(0);
+    expect(r.moved).toBeGreaterThan(1e-3);
+    expect(r.vsLbs).toBeGreaterThan(1e-4); // Direct Delta Mush, not LBS
+    expect(r.error).toBeLessThan(1e-4);
+  });
+});
