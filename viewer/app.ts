@@ -18,6 +18,7 @@ import { GPU_METHODS as GPU_METHOD_IDS, SKINNING_METHODS } from '../src/deformer
 import { oneRings, type OneRings } from '../src/metrics/distortion.js';
 import {
   bindSpaceSkinningMatrices,
+  deltaMushOf,
   isCageObject,
   meshFromGeometry,
   templateRigOf,
@@ -107,6 +108,8 @@ export function cpuOf(view: View, mesh: THREE.SkinnedMesh): CpuMesh {
     c.data.centersOfRotation = Float32Array.from(cor.array as Float32Array);
     c.centers = { ...c.data, positions: c.data.centersOfRotation };
   }
+  // Direct Delta Mush: the model the mesh renders with, once the switch has read or computed it.
+  if (view.method === 'ddm' && !c.data.deltaMush) c.data.deltaMush = deltaMushOf(mesh);
   return c;
 }
 

@@ -15,6 +15,7 @@ import GUI from 'lil-gui';
 import * as THREE from 'three';
 import { type GLTF } from 'three/addons/loaders/GLTFLoader.js';
 import * as SkeletonUtils from 'three/addons/utils/SkeletonUtils.js';
+import { computeDirectDeltaMush } from '../src/ddm/precompute.js';
 import { deformLbs } from '../src/deformers/lbs.js';
 import { rigidityDistortion } from '../src/metrics/distortion.js';
 import {
@@ -149,12 +150,20 @@ async function loadBytes(data: ArrayBuffer, name: string): Promise<void> {
   if (!bones.includes(settings.joint)) settings.joint = bones[Math.min(2, bones.length - 1)] ?? '';
   rebuildGui(bones);
   frame(state.views[0]);
-  setStatus(`${name}: switching to DQS, CoR and templates…`);
+  setStatus(`${name}: switching to DQS, CoR, DDM and templates…`);
   const warnings: string[] = [];
   await Promise.all(
     state.views.map((v) =>
       useSkinningMethod(v.root, v.method, {
         computeCenters: (m) => centersWithProgress(meshFromGeometry(m), name),
+        // Direct Delta Mush the file lacks: computed here (seconds on the main thread), said first.
+        computeDeltaMush: async (m) => {
+          setStatus(
+            `${name}: no Direct Delta Mush data in the file (corskin precompute --method ddm stores it): computing it…`,
+          );
+          await new Promise((r) => setTimeout(r, 50));
+          return computeDirectDeltaMush(meshFromGeometry(m));
+        },
         onProgress: (_, done, total) =>
           v.method === 'templates' && showProgress(`${name}: fitting and binding template cages`, done, total),
         onWarning: (_, message) => warnings.push(message),
@@ -446,6 +455,7 @@ function updateHeatmap(view: View): void {
     if (!settings.heatmap) return;
     const c = cpuOf(view, mesh);
     if (view.method === 'cor' && !c.centers) return;
+    if (view.method === 'ddm' && !c.data.deltaMush) return; // still being read or computed
     c.deform(c.data, skinningOf(mesh), { positions: c.posed });
     const d = rigidityDistortion(c.data.positions, c.posed, c.data.triangles, c.rings);
     const color = new THREE.Color();
