@@ -103,3 +103,27 @@ describe.each([
     expect(r.error).toBeLessThan(1e-4);
   });
 });
+
+describe('Direct Delta Mush normals with WebGLRenderer against the CPU deformer', () => {
+  type Angles = { vertices: number; median: number; p99: number; max: number };
+  let t: Awaited<ReturnType<typeof openTestPage>>;
+  beforeAll(async () => {
+    await precompute();
+    t = await openTestPage('/test/browser/parity.html');
+  }, 300_000);
+  afterAll(async () => t?.close());
+
+  it.each(CHARACTERS.slice(0, 4))('%s: every normal within 1e-3 rad of the CPU deformer', async (file, time) => {
+    const r = await t.page.evaluate(
+      ([u, at]) =>
+        (window as unknown as Record<string, (...a: unknown[]) => Promise<Angles>>).normalParity(u, 'ddm', at),
+      [`${OUT_URL}/${stem(file)}-full.glb`, time] as const,
+    );
+    console.log(
+      `DDM GPU normals vs CPU, ${file}: max ${r.max.toExponential(2)} rad, median ${r.median.toExponential(2)}`,
+    );
+    expect(t.errors).toEqual([]);
+    expect(r.vertices).toBeGreaterThan(1000);
+    expect(r.max).toBeLessThan(1e-3);
+  });
+});
