@@ -9,6 +9,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, chromiumPath } from '../src/cli/render.js';
 import { serveViewer } from '../src/cli/viewer-server.js';
+import { GPU_METHODS } from '../src/deformers/registry.js';
 import { ARM_GLB, CESIUM_MAN, SHARED } from '../test/helpers/data.js';
 
 type Rect = { left: number; right: number; top: number; bottom: number };
@@ -109,7 +110,10 @@ describe('the viewer at 1280×720 and up', () => {
     },
   );
 
-  it('the layouts: a row of four, a 2×2 grid, one view with the method chosen', async () => {
+  // One view per GPU method of the registry (LBS, DQS, CoR, DDM, templates: five).
+  const views = GPU_METHODS.length;
+  const columns = Math.ceil(Math.sqrt(views));
+  it('the layouts: a row of every method, a grid, one view with the method chosen', async () => {
     const server = await serveViewer(CESIUM_MAN);
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     try {
@@ -125,18 +129,18 @@ describe('the viewer at 1280×720 and up', () => {
           return v.layoutRects();
         }, layout);
       const side = await rects('side');
-      expect(side.views.map((v) => v.top)).toEqual([0, 0, 0, 0]);
-      expect(new Set(side.views.map((v) => v.left)).size).toBe(4);
+      expect(side.views.map((v) => v.top)).toEqual(Array<number>(views).fill(0));
+      expect(new Set(side.views.map((v) => v.left)).size).toBe(views);
       const grid = await rects('grid');
-      expect(grid.views).toHaveLength(4);
-      expect(new Set(grid.views.map((v) => v.top)).size).toBe(2);
-      expect(new Set(grid.views.map((v) => v.left)).size).toBe(2);
+      expect(grid.views).toHaveLength(views);
+      expect(new Set(grid.views.map((v) => v.top)).size).toBe(Math.ceil(views / columns));
+      expect(new Set(grid.views.map((v) => v.left)).size).toBe(columns);
       const single = await rects('single');
       expect(single.views).toEqual([
         expect.objectContaining({ method: 'dqs', left: 0, top: 0, right: 1280, bottom: 800 }),
       ]);
       // auto: one of the two, whichever draws the character taller in a 1280×800 window (a standing
-      // humanoid in a row of four columns 320 px wide is width-bound; in 640×400 cells height-bound).
+      // humanoid in a row of narrow columns is width-bound; in the grid's cells height-bound).
       expect(['side', 'grid']).toContain((await rects('auto')).layout);
     } finally {
       await page.close();
