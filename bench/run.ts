@@ -26,6 +26,7 @@ import { formatTable } from '../src/cli/ui.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
 import { subdivideMidpoint } from './subdivide-mesh.js';
 import { measureCage, measureTemplates, type CageRow, type TemplateRow } from './cage.js';
+import { measureDdm, type DdmRow } from './ddm.js';
 import { barBenchmark } from '../src/evaluation/benchmark.js';
 import { measureSession, measureSessionInChromium, type SessionRow } from './session.js';
 import { measureViewerFrames } from './viewer.js';
@@ -304,6 +305,7 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const cageRows: CageRow[] = [];
   const templateRows: TemplateRow[] = [];
+  const ddmRows: DdmRow[] = [];
   const sessionRows: SessionRow[] = [];
   // The same dabs in the viewer's paint mode in headless Chromium (while the ×2 file exists).
   const chromiumDabs: { asset: string; dabs: number; medianMs: number; p90Ms: number }[] = [];
@@ -328,6 +330,8 @@ async function main(): Promise<void> {
         const frames = await measureViewerFrames(asset.file, quick ? 1 : 5);
         if (frames) viewerFrames.push({ asset: asset.name, ...frames });
       }
+      if (asset.name === 'CesiumMan' || asset.name === 'CesiumMan-x3' || asset.name === 'arm')
+        ddmRows.push(await measureDdm(asset.name, asset.mesh, asset.frames, quick ? 1 : 3));
       if (asset.name === 'arm')
         cageRows.push(await measureCage('arm', asset.mesh, asset.skeleton, { tube: [1, 2, 3] }, reps));
       if (asset.name === 'CesiumMan')
@@ -342,6 +346,8 @@ async function main(): Promise<void> {
       sessionRows.push(measureSession('Ybot', model.mesh, model.skeleton.parents.length, 20));
       const dabs = await measureSessionInChromium(ybot, 'mixamorig:LeftForeArm', 6);
       if (dabs) chromiumDabs.push({ asset: 'Ybot', ...dabs });
+      const ybotAsset = await loadAsset('Ybot', ybot);
+      ddmRows.push(await measureDdm('Ybot', ybotAsset.mesh, ybotAsset.frames, 3));
       const fox = await measureViewerFrames(join(DATA, 'characters', 'Fox.glb'), 5);
       if (fox) viewerFrames.push({ asset: 'Fox', ...fox });
     }
@@ -533,6 +539,43 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
   };
   console.log(
+    '\nDirect Delta Mush (Le & Lewis 2019): precomputation on one thread (s), memory (bytes per vertex), one frame (ms, positions + normals); medians, LBS in the same run',
+  );
+  console.log(
+    formatTable(
+      [
+        'asset',
+        'vertices',
+        'full s',
+        'compact s',
+        'joints/vertex',
+        'B/vertex full',
+        'B/vertex compact',
+        'DDM ms',
+        'compact ms',
+        'LBS ms',
+        'LBS SIMD ms',
+        'DDM/LBS',
+        'DDM/LBS SIMD',
+      ],
+      ddmRows.map((r) => [
+        r.asset,
+        r.vertices,
+        f(r.fullSeconds),
+        f(r.compactSeconds),
+        f(r.entriesPerVertex),
+        f(r.bytesPerVertexFull, 0),
+        f(r.bytesPerVertexCompact, 0),
+        f(r.fullFrameMs),
+        f(r.compactFrameMs),
+        f(r.lbsFrameMs, 3),
+        f(r.lbsSimdFrameMs, 3),
+        f(r.fullFrameMs / r.lbsFrameMs, 1),
+        f(r.fullFrameMs / r.lbsSimdFrameMs, 1),
+      ]),
+    ),
+  );
+  console.log(
     `\n${machine.cpu}, ${machine.cores} cores, Node ${machine.node}. three.js column: SkinnedMesh.applyBoneTransform per vertex (positions only), compared with corskin LBS on positions only.`,
   );
   // bench/results.json (tracked: the figures README quotes) only on request; else an ignored path.
@@ -542,8 +585,11 @@ async function main(): Promise<void> {
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(
       target,
-      JSON.stringify({ machine, rows, cageRows, templateRows, sessionRows, chromiumDabs, viewerFrames }, null, 2) +
-        '\n',
+      JSON.stringify(
+        { machine, rows, cageRows, templateRows, ddmRows, sessionRows, chromiumDabs, viewerFrames },
+        null,
+        2,
+      ) + '\n',
     );
   }
   if (rows.some((r) => r.maxDiffVsThree > 1e-5 || r.simdMaxDiffVsThree > 1e-5)) {

@@ -86,51 +86,85 @@ export function polarFactor(S: ArrayLike<number>, R: Float64Array, work: Float64
       }
     }
   }
-  // Descending eigenvalue order a, b, c.
-  const ev = [a00, a11, a22];
+  // Descending eigenvalue order a, b, c (no arrays: this runs once per vertex per frame).
   let ia = 0;
   let ib = 1;
   let ic = 2;
-  if (ev[ia] < ev[ib]) [ia, ib] = [ib, ia];
-  if (ev[ia] < ev[ic]) [ia, ic] = [ic, ia];
-  if (ev[ib] < ev[ic]) [ib, ic] = [ic, ib];
-  const U = work.subarray(9, 18);
+  let ea = a00;
+  let eb = a11;
+  let ec = a22;
+  let swap: number;
+  if (ea < eb) {
+    swap = ia;
+    ia = ib;
+    ib = swap;
+    swap = ea;
+    ea = eb;
+    eb = swap; // prettier-ignore
+  }
+  if (ea < ec) {
+    swap = ia;
+    ia = ic;
+    ic = swap;
+    swap = ea;
+    ea = ec;
+    ec = swap; // prettier-ignore
+  }
+  if (eb < ec) {
+    swap = ib;
+    ib = ic;
+    ic = swap;
+    swap = eb;
+    eb = ec;
+    ec = swap; // prettier-ignore
+  }
+  const U = work; // U at [9, 18)
   // u_a = S v_a / |S v_a|
   let ux = S[0] * V[ia] + S[1] * V[3 + ia] + S[2] * V[6 + ia];
   let uy = S[3] * V[ia] + S[4] * V[3 + ia] + S[5] * V[6 + ia];
   let uz = S[6] * V[ia] + S[7] * V[3 + ia] + S[8] * V[6 + ia];
   let l = Math.hypot(ux, uy, uz);
-  if (l > 0) [U[0], U[1], U[2]] = [ux / l, uy / l, uz / l];
-  else [U[0], U[1], U[2]] = [V[ia], V[3 + ia], V[6 + ia]]; // S = 0: R = I
+  if (l > 0) {
+    U[9] = ux / l;
+    U[10] = uy / l;
+    U[11] = uz / l;
+  } else {
+    // S = 0: R = I
+    U[9] = V[ia];
+    U[10] = V[3 + ia];
+    U[11] = V[6 + ia];
+  }
   // u_b ⟂ u_a
   ux = S[0] * V[ib] + S[1] * V[3 + ib] + S[2] * V[6 + ib];
   uy = S[3] * V[ib] + S[4] * V[3 + ib] + S[5] * V[6 + ib];
   uz = S[6] * V[ib] + S[7] * V[3 + ib] + S[8] * V[6 + ib];
-  let d = ux * U[0] + uy * U[1] + uz * U[2];
-  ux -= d * U[0];
-  uy -= d * U[1];
-  uz -= d * U[2];
+  let d = ux * U[9] + uy * U[10] + uz * U[11];
+  ux -= d * U[9];
+  uy -= d * U[10];
+  uz -= d * U[11];
   l = Math.hypot(ux, uy, uz);
-  if (!(l > 1e-12 * Math.sqrt(ev[ia]))) {
+  if (!(l > 1e-12 * Math.sqrt(ea))) {
     // Rank ≤ 1: any unit vector orthogonal to u_a.
-    const ax = Math.abs(U[0]) < 0.6 ? 1 : 0;
+    const ax = Math.abs(U[9]) < 0.6 ? 1 : 0;
     const ay = ax ? 0 : 1;
-    ux = ay * U[2];
-    uy = -ax * U[2];
-    uz = ax * U[1] - ay * U[0];
+    ux = ay * U[11];
+    uy = -ax * U[11];
+    uz = ax * U[10] - ay * U[9];
     l = Math.hypot(ux, uy, uz);
   }
-  [U[3], U[4], U[5]] = [ux / l, uy / l, uz / l];
+  U[12] = ux / l;
+  U[13] = uy / l;
+  U[14] = uz / l;
   // u_c = ±u_a × u_b
-  const wx = U[1] * U[5] - U[2] * U[4];
-  const wy = U[2] * U[3] - U[0] * U[5];
-  const wz = U[0] * U[4] - U[1] * U[3];
+  const wx = U[10] * U[14] - U[11] * U[13];
+  const wy = U[11] * U[12] - U[9] * U[14];
+  const wz = U[9] * U[13] - U[10] * U[12];
   const cx = S[0] * V[ic] + S[1] * V[3 + ic] + S[2] * V[6 + ic];
   const cy = S[3] * V[ic] + S[4] * V[3 + ic] + S[5] * V[6 + ic];
   const cz = S[6] * V[ic] + S[7] * V[3 + ic] + S[8] * V[6 + ic];
   d = cx * wx + cy * wy + cz * wz;
   let sign: number;
-  if (Math.abs(d) > 1e-9 * Math.sqrt(ev[ia])) sign = d > 0 ? 1 : -1;
+  if (Math.abs(d) > 1e-9 * Math.sqrt(ea)) sign = d > 0 ? 1 : -1;
   else {
     // det[v_a v_b v_c] = ±1 (the order's parity); make det R = +1.
     const vx = V[3 + ia] * V[6 + ib] - V[6 + ia] * V[3 + ib];
@@ -138,12 +172,12 @@ export function polarFactor(S: ArrayLike<number>, R: Float64Array, work: Float64
     const vz = V[ia] * V[3 + ib] - V[3 + ia] * V[ib];
     sign = vx * V[ic] + vy * V[3 + ic] + vz * V[6 + ic] > 0 ? 1 : -1;
   }
-  [U[6], U[7], U[8]] = [sign * wx, sign * wy, sign * wz];
-  // R = Σ_k u_k v_kᵀ over (a, b, c)
-  const idx = [ia, ib, ic];
-  R.fill(0, 0, 9);
-  for (let k = 0; k < 3; k++) {
-    const col = idx[k];
-    for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) R[3 * r + c] += U[3 * k + r] * V[3 * c + col];
+  U[15] = sign * wx;
+  U[16] = sign * wy;
+  U[17] = sign * wz;
+  // R = u_a v_aᵀ + u_b v_bᵀ + u_c v_cᵀ
+  for (let r = 0; r < 3; r++) {
+    const ua = U[9 + r], ub = U[12 + r], uc = U[15 + r]; // prettier-ignore
+    for (let c = 0; c < 3; c++) R[3 * r + c] = ua * V[3 * c + ia] + ub * V[3 * c + ib] + uc * V[3 * c + ic];
   }
 }

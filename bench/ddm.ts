@@ -1,0 +1,83 @@
+/**
+ * Direct Delta Mush benchmarks (part of `npm run bench`; Le & Lewis 2019): the precomputation
+ * (full and compact variants, one thread), the memory per vertex, and one frame of the
+ * JavaScript deformer, with LBS measured on the same mesh and frames in the same run (the
+ * JavaScript deformer and the WebAssembly SIMD kernel) for the ratios. Medians.
+ */
+import type { SkinnedMesh } from '../src/core/mesh.js';
+import { computeDirectDeltaMush, ddmBytesPerVertex } from '../src/ddm/precompute.js';
+import { deformers } from '../src/deformers/index.js';
+import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
+
+export interface DdmRow {
+  asset: string;
+  vertices: number;
+  /** Precomputation, seconds (median), one thread: full (variant 0) and compact. */
+  fullSeconds: number;
+  compactSeconds: number;
+  /** (vertex, joint) entries per vertex of the full variant. */
+  entriesPerVertex: number;
+  bytesPerVertexFull: number;
+  bytesPerVertexCompact: number;
+  /** One frame, positions + normals, ms (median over the frames and repetitions). */
+  fullFrameMs: number;
+  compactFrameMs: number;
+  lbsFrameMs: number;
+  lbsSimdFrameMs: number;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+/** Measures one mesh over `frames` (skinning matrices per frame). */
+export async function measureDdm(
+  asset: string,
+  mesh: SkinnedMesh,
+  frames: Float64Array[],
+  reps: number,
+): Promise<DdmRow> {
+  const n = mesh.positions.length / 3;
+  const time = (f: () => void) => {
+    const t = performance.now();
+    f();
+    return (performance.now() - t) / 1000;
+  };
+  const fullTimes: number[] = [];
+  const compactTimes: number[] = [];
+  let full = computeDirectDeltaMush(mesh);
+  let compact = computeDirectDeltaMush(mesh, { variant: 'compact' });
+  for (let r = 0; r < reps; r++) {
+    fullTimes.push(time(() => (full = computeDirectDeltaMush(mesh))));
+    compactTimes.push(time(() => (compact = computeDirectDeltaMush(mesh, { variant: 'compact' }))));
+  }
+  const out = { positions: new Float32Array(3 * n), normals: mesh.normals ? new Float32Array(3 * n) : undefined };
+  const frameMs = (deform: (S: Float64Array) => void) => {
+    const times: number[] = [];
+    for (let r = 0; r < Math.max(3, reps); r++) {
+      for (const S of frames) {
+        const t = performance.now();
+        deform(S);
+        times.push(performance.now() - t);
+      }
+    }
+    return median(times);
+  };
+  const withFull = { ...mesh, deltaMush: full };
+  const withCompact = { ...mesh, deltaMush: compact };
+  const simd = await createSimdDeformer(mesh, 'lbs');
+  return {
+    asset,
+    vertices: n,
+    fullSeconds: median(fullTimes),
+    compactSeconds: median(compactTimes),
+    entriesPerVertex: full.offsets[n] / n,
+    bytesPerVertexFull: ddmBytesPerVertex(full),
+    bytesPerVertexCompact: ddmBytesPerVertex(compact),
+    fullFrameMs: frameMs((S) => deformers.ddm(withFull, S, out)),
+    compactFrameMs: frameMs((S) => deformers.ddm(withCompact, S, out)),
+    lbsFrameMs: frameMs((S) => deformers.lbs(mesh, S, out)),
+    lbsSimdFrameMs: frameMs((S) => simd.deform(S)),
+  };
+}
