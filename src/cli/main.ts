@@ -352,7 +352,7 @@ function buildProgram(io: Io): Command {
     .addOption(
       new Option(
         '--layout <l>',
-        'the views: auto (a row or a 2×2 grid, whichever shows the character larger), side by side, a 2×2 grid, or one view (default: auto; one view with --method)',
+        'the views: auto (a row or a grid, whichever shows the character larger), side by side, a grid (2×2, 3×2 for five), or one view (default: auto; one view with --method)',
       ).choices(['auto', 'side', 'grid', 'single']),
     )
     .addOption(

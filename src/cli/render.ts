@@ -94,7 +94,7 @@ async function checkedGlb(input: string, o: Partial<RenderOptions> = {}): Promis
 /** Options of {@link renderCommand}. */
 export interface RenderOptions {
   method?: GpuMethodId;
-  /** The views: a row or a 2×2 grid, whichever shows the character larger (`auto`), or as named. */
+  /** The views: a row or a grid, whichever shows the character larger (`auto`), or as named. */
   layout?: 'auto' | 'side' | 'grid' | 'single';
   /** Template choices of the templates view, `JOINT=ID,…` (as `corskin templates build --template`). */
   template?: string;
