@@ -46,4 +46,4 @@ export {
   CAGE_EXTRAS_KEY,
 } from './io/cage-gltf.js';
 export { storeTemplates, restoreTemplateRig, type StoredTemplates, type TemplateRigParts } from './templates/stored.js';
-export { bakeTemplateClips, type TemplateBakeOptions, type TemplateBakeResult } from './io/template-bake.js';
+export { bakeTemplateClips, type TemplateBakeOptions, type TemplateBakeResult } from './io/morph-bake.js';

@@ -11,7 +11,7 @@ import { templateRigOf } from '../src/three/index.js';
 import { createTemplateDeformer } from '../src/templates/deformer.js';
 import { joinTemplateRigParts, type TemplateRig } from '../src/templates/rig.js';
 import { writeTemplateRig } from '../src/io/cage-gltf.js';
-import { bakeTemplateClips } from '../src/io/template-bake.js';
+import { bakeTemplateClips } from '../src/io/morph-bake.js';
 import { type CorSession } from '../src/cor/session.js';
 import { centersWithProgress, setStatus, skinnedMeshes, state } from './app.js';
 import { templatesView } from './templates-ui.js';

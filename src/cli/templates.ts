@@ -18,7 +18,7 @@ import {
 } from '../templates/rig.js';
 import { createTemplateDeformer } from '../templates/deformer.js';
 import { setBoneTemplate } from '../templates/edit.js';
-import { bakeTemplateClips } from '../io/template-bake.js';
+import { bakeTemplateClips } from '../io/morph-bake.js';
 import {
   DEFAULT_TEMPLATE_LIBRARY,
   incidentBones,

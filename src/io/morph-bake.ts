@@ -1,19 +1,30 @@
 /**
- * Skinning templates baked into a standard glTF any engine plays (Ju, Zhou, van de Panne,
- * Cohen-Or, Neumann, "Reusable Skinning Templates Using Cage-based Deformations", SIGGRAPH Asia
- * 2008, deformation; no corskin code needed to play it).
+ * Any deformer — CoR, DQS, SBS, LMS, stretch, Direct Delta Mush, the skinning templates (Ju, Zhou,
+ * van de Panne, Cohen-Or, Neumann, "Reusable Skinning Templates Using Cage-based Deformations",
+ * SIGGRAPH Asia 2008) — baked into a standard glTF any engine plays with its own linear blend
+ * skinning (no corskin code needed to play it).
  *
  * Choice: **per-clip baked corrective targets**. Every animation clip is sampled at `rate` frames
- * per second; at each sample the template deformation is written as a morph target of the skinned
+ * per second; at each sample the deformation is written as a morph target of the skinned
  * mesh — the bind-space correction d that the file's own linear blend skinning turns into the
- * template result (LBS(x + d) = M (x + d) = template(x), M the vertex's blended skinning matrix,
+ * deformer's result (LBS(x + d) = M (x + d) = deform(x), M the vertex's blended skinning matrix,
  * inverted per vertex; x the mesh as the file's own morph targets shape it at that time) — and
  * each clip gets a `weights` channel (LINEAR) that puts weight 1 on its sample at each sample
  * time, so consecutive corrections blend in between. The engine then computes (morph, then skin)
- * exactly the template result at the samples, and the linear blend of neighbouring samples'
+ * exactly the deformer's result at the samples, and the linear blend of neighbouring samples'
  * corrections in between. Normals and tangents are corrected likewise (a NORMAL and, where the
  * mesh has tangents, a TANGENT displacement per target that the blended skinning matrix turns
- * into the template's direction).
+ * into the deformer's direction).
+ *
+ * Sparse targets: where the deformer and LBS agree (vertices bound to one joint, poses near the
+ * bind pose) the correction is float noise. A position correction whose posed-space effect |M_3 d|
+ * (M_3 the linear part of M) is at most `tolerance` × the bounding-box diagonal of the bind-space
+ * mesh is set to exactly 0, and a direction correction e with |e| ≤ `normalTolerance` × |m| (m the
+ * direction before skinning; about the angle, in radians, it turns the skinned direction by) too;
+ * the target accessors are then written as glTF sparse accessors (indices of the non-zero
+ * vertices and their values) where that is smaller. The default tolerance, 5e-6 of the diagonal,
+ * leaves half of a 1e-5 budget to float32 rounding: the played result stays within 1e-5 of the
+ * diagonal of the deformer's at the samples.
  *
  * Files with morph targets of their own keep them: the baked targets come after them, and each
  * clip's weights channel carries the file's weights first — its own weights channel on that node
@@ -21,9 +32,11 @@
  * CUBICSPLINE ones are sampled at those keys and played LINEAR between them), else the node's
  * default weights.
  *
- * Size: one POSITION and one NORMAL displacement per sample, 24 bytes per vertex (CesiumMan: 3,273
- * vertices, a 2 s clip at 30 fps → 61 targets, 4.8 MB; 12 bytes and half that without normals,
- * 36 with tangents); halving the rate halves it and doubles the time between exact samples.
+ * Size, dense (`sparse: false, tolerance: 0`): one POSITION and one NORMAL displacement per
+ * sample, 24 bytes per vertex (CesiumMan: 3,273 vertices, a 2 s clip at 30 fps → 61 targets,
+ * 4.8 MB; 12 bytes and half that without normals, 36 with tangents); halving the rate halves it
+ * and doubles the time between exact samples. Sparse: 12 bytes plus a 2- or 4-byte index per
+ * non-zero displacement.
  *
  * @module
  */
@@ -35,9 +48,10 @@ import { mat4Invert } from '../core/math.js';
 import { skinningMatrices } from '../core/pose.js';
 import type { Deformer } from '../deformers/contract.js';
 import type { SkinnedModel } from './gltf.js';
+import { boundingBoxDiagonal } from '../core/mesh.js';
 
-/** Options of {@link bakeTemplateClips}. */
-export interface TemplateBakeOptions {
+/** Options of {@link bakeMorphTargets}. */
+export interface MorphBakeOptions {
   /** Samples per second of each clip; default 30. */
   rate?: number;
   /**
@@ -45,23 +59,53 @@ export interface TemplateBakeOptions {
    * displacement per target, each as large as the POSITION one); default true.
    */
   normals?: boolean;
+  /**
+   * Position corrections whose posed-space effect is at most this fraction of the bind-space
+   * bounding-box diagonal are set to 0 (see the module comment); default
+   * {@link DEFAULT_BAKE_TOLERANCE}; 0 keeps every non-zero one.
+   */
+  tolerance?: number;
+  /**
+   * Direction (normal, tangent) corrections of at most this length, relative to the direction's
+   * (≈ radians), are set to 0; default {@link DEFAULT_BAKE_NORMAL_TOLERANCE}.
+   */
+  normalTolerance?: number;
+  /** Write the target accessors as glTF sparse accessors where that is smaller; default true. */
+  sparse?: boolean;
+  /** Called after each sample with (samples done, samples in all). */
+  onProgress?: (done: number, total: number) => void;
   /** File named in error messages. */
   file?: string;
 }
 
+/** Options of {@link bakeTemplateClips}: dense, every correction kept, as before sparse targets. */
+export type TemplateBakeOptions = Pick<MorphBakeOptions, 'rate' | 'normals' | 'file'>;
+
+/** Default {@link MorphBakeOptions.tolerance}: 5e-6 of the bounding-box diagonal. */
+export const DEFAULT_BAKE_TOLERANCE = 5e-6;
+/** Default {@link MorphBakeOptions.normalTolerance}: 1e-4 (≈ 0.006°). */
+export const DEFAULT_BAKE_NORMAL_TOLERANCE = 1e-4;
+
 /** What a bake wrote. */
-export interface TemplateBakeResult {
+export interface MorphBakeResult {
   /** Morph targets added (samples over all clips). */
   targets: number;
-  /** Bytes of target data (positions, normals and tangents, float32). */
+  /** Bytes of target data as stored (float32 values, and the indices of sparse accessors). */
   bytes: number;
+  /** Bytes the same targets take dense (float32 positions, normals and tangents of every vertex). */
+  denseBytes: number;
+  /** Fraction of the per-vertex displacements (positions, normals, tangents) that are not 0. */
+  nonZero: number;
 }
 
+/** What {@link bakeTemplateClips} wrote. */
+export type TemplateBakeResult = MorphBakeResult;
+
 /**
- * Bakes `deform` (a deformer for `model.mesh`, e.g. the templates) over every animation clip of
- * `model` into morph targets and `weights` channels of its meshes (see the module comment).
- * @throws CorskinError when the model has no animation or a clip is not in the document
- * @throws RangeError when the rate is not a positive number
+ * Bakes the skinning templates' deformer `deform` over every clip as dense morph targets: {@link
+ * bakeMorphTargets} with `sparse: false, tolerance: 0, normalTolerance: 0` (what `corskin
+ * templates build --bake` writes).
+ * @throws as {@link bakeMorphTargets}
  */
 export function bakeTemplateClips(
   document: Document,
@@ -69,12 +113,35 @@ export function bakeTemplateClips(
   deform: Deformer,
   options: TemplateBakeOptions = {},
 ): TemplateBakeResult {
+  return bakeMorphTargets(document, model, deform, { ...options, sparse: false, tolerance: 0, normalTolerance: 0 });
+}
+
+/**
+ * Bakes `deform` (any {@link Deformer} for `model.mesh`: CoR, DQS, DDM, the templates, …) over
+ * every animation clip of `model` into morph targets and `weights` channels of its meshes (see
+ * the module comment), so that any engine's linear blend skinning plays the deformer's result,
+ * exactly (within `tolerance` of the bounding-box diagonal, plus float32 rounding) at the samples.
+ * Positions in the targets are bind-space displacements, asset units.
+ * @throws CorskinError when the model has no animation or a clip is not in the document
+ * @throws RangeError when the rate is not a positive number or a tolerance is negative
+ */
+export function bakeMorphTargets(
+  document: Document,
+  model: SkinnedModel,
+  deform: Deformer,
+  options: MorphBakeOptions = {},
+): MorphBakeResult {
   const rate = options.rate ?? 30;
   if (!(rate > 0 && Number.isFinite(rate)))
     throw new RangeError(`the bake rate must be a positive number, got ${rate}`);
+  const tolerance = options.tolerance ?? DEFAULT_BAKE_TOLERANCE;
+  const normalTolerance = options.normalTolerance ?? DEFAULT_BAKE_NORMAL_TOLERANCE;
+  if (!(tolerance >= 0 && normalTolerance >= 0))
+    throw new RangeError(`the bake tolerances must be numbers ≥ 0, got ${tolerance} and ${normalTolerance}`);
+  const sparse = options.sparse ?? true;
   const { mesh, skeleton, parts, morphGroups } = model;
   if (!model.animations.length)
-    throw new CorskinError(`${model.name}: no animation to bake (--bake samples the file's clips)`, options.file);
+    throw new CorskinError(`${model.name}: no animation to bake (the bake samples the file's clips)`, options.file);
   const n = mesh.positions.length / 3;
   const K = mesh.influences;
   const withNormals = !!mesh.normals && options.normals !== false;
@@ -86,10 +153,12 @@ export function bakeTemplateClips(
     normals: withNormals ? new Float32Array(3 * n) : undefined,
     tangents: withTangents ? new Float32Array(4 * n) : undefined,
   };
+  const limits = { position: tolerance * boundingBoxDiagonal(mesh.positions), direction: normalTolerance };
+  const total = model.animations.reduce((s, c) => s + Math.max(1, Math.ceil(c.duration * rate)) + 1, 0);
+  let done = 0;
   // Samples of every clip: its times and the corrections at each.
   const clips = model.animations.map((clip) => {
-    const F = Math.max(1, Math.ceil(clip.duration * rate));
-    const times = Float32Array.from({ length: F + 1 }, (_, f) => (f / F) * clip.duration);
+    const times = bakeSampleTimes(clip.duration, rate);
     const corrections = Array.from(times, (t) => {
       const S = skinningMatrices(skeleton, samplePose(skeleton, clip, t));
       const weights = sampleMorphWeights(morphGroups, clip.morphChannels ?? [], t);
@@ -101,7 +170,9 @@ export function bakeTemplateClips(
         ...(withNormals ? [{ rest: summed.normals!, posed: out.normals!, stride: 3 }] : []),
         ...(withTangents ? [{ rest: summed.tangents!, posed: out.tangents!, stride: 4 }] : []),
       ];
-      return correction(morphed.positions, mesh.joints, mesh.weights, K, S, out.positions, directions);
+      const c = correction(morphed.positions, mesh.joints, mesh.weights, K, S, out.positions, directions, limits);
+      options.onProgress?.(++done, total);
+      return c;
     });
     return { clip, times, corrections };
   });
@@ -109,6 +180,7 @@ export function bakeTemplateClips(
   const buffer = document.getRoot().listBuffers()[0] ?? document.createBuffer();
   // Targets on every primitive of the skin (its slice of each correction), after its own.
   const meshes = new Set<Mesh>();
+  let [stored, kept, all] = [0, 0, 0];
   for (const part of parts) {
     const own = part.primitive.listTargets();
     const [a, b] = [3 * part.vertexOffset, 3 * (part.vertexOffset + part.vertexCount)];
@@ -122,7 +194,18 @@ export function bakeTemplateClips(
         const zero = document.createAccessor().setType('VEC3').setArray(new Float32Array(b - a)).setBuffer(buffer); // prettier-ignore
         for (const t of own) if (!t.getAttribute(semantic)) t.setAttribute(semantic, zero);
       }
-    const vec3 = (data: Float32Array) => document.createAccessor().setType('VEC3').setArray(data.slice(a, b)).setBuffer(buffer); // prettier-ignore
+    const vec3 = (data: Float32Array) => {
+      const slice = data.slice(a, b);
+      let nonZero = 0;
+      for (let i = 0; i < slice.length; i += 3)
+        if (slice[i] !== 0 || slice[i + 1] !== 0 || slice[i + 2] !== 0) nonZero++;
+      // Sparse where the indices and values take less than the dense array (12 bytes a vertex).
+      const index = part.vertexCount < 65535 ? 2 : 4;
+      const asSparse = sparse && nonZero * (12 + index) < 12 * part.vertexCount;
+      stored += asSparse ? nonZero * (12 + index) : 12 * part.vertexCount;
+      [kept, all] = [kept + nonZero, all + part.vertexCount];
+      return document.createAccessor().setType('VEC3').setArray(slice).setSparse(asSparse).setBuffer(buffer);
+    };
     for (const c of clips)
       for (const d of c.corrections) {
         const target = document.createPrimitiveTarget().setAttribute('POSITION', vec3(d.positions));
@@ -189,7 +272,16 @@ export function bakeTemplateClips(
     }
     first += times.length;
   }
-  return { targets: N, bytes: 12 * (1 + corrected.length) * n * N };
+  return { targets: N, bytes: stored, denseBytes: 12 * all, nonZero: all ? kept / all : 0 };
+}
+
+/**
+ * The times a bake samples a clip of `duration` seconds at: ⌈duration · rate⌉ + 1 (at least 2)
+ * evenly spaced times from 0 to the end, seconds (float32, as written to the file).
+ */
+export function bakeSampleTimes(duration: number, rate: number): Float32Array {
+  const F = Math.max(1, Math.ceil(duration * rate));
+  return Float32Array.from({ length: F + 1 }, (_, f) => (f / F) * duration);
 }
 
 /**
@@ -197,7 +289,8 @@ export function bakeTemplateClips(
  * matrix (Σ w_k S_k); and for each direction (normals, tangents' x, y, z) the displacement e with
  * M (m + e) ∥ ñ: m + e = |m| M⁻¹ñ / |M⁻¹ñ| (m the summed direction before skinning, ñ the posed
  * one; engines skin normals and tangents by the blended matrix and normalise). Where the linear
- * part is singular (|det| ≤ 1e-12 of its scale³) all are 0.
+ * part is singular (|det| ≤ 1e-12 of its scale³) all are 0. A d with |M₃ d| ≤ `limits.position`
+ * and an e with |e| ≤ `limits.direction` · |m| are set to 0 (sparse targets).
  * @returns positions (3·n) and one displacement (3·n) per direction
  */
 function correction(
@@ -208,6 +301,7 @@ function correction(
   S: Float64Array,
   y: ArrayLike<number>,
   directions: readonly { rest: Float32Array; posed: Float32Array; stride: number }[],
+  limits: { position: number; direction: number },
 ): { positions: Float32Array; directions: Float32Array[] } {
   const n = x.length / 3;
   const d = new Float32Array(3 * n);
@@ -228,6 +322,11 @@ function correction(
     const [y0, y1, y2] = [y[3 * i], y[3 * i + 1], y[3 * i + 2]];
     for (let r = 0; r < 3; r++)
       d[3 * i + r] = inverse[r] * y0 + inverse[4 + r] * y1 + inverse[8 + r] * y2 + inverse[12 + r] - x[3 * i + r];
+    if (limits.position > 0) {
+      const [d0, d1, d2] = [d[3 * i], d[3 * i + 1], d[3 * i + 2]];
+      const moved = Math.hypot(M[0] * d0 + M[4] * d1 + M[8] * d2, M[1] * d0 + M[5] * d1 + M[9] * d2, M[2] * d0 + M[6] * d1 + M[10] * d2); // prettier-ignore
+      if (moved <= limits.position) d.fill(0, 3 * i, 3 * i + 3);
+    }
     directions.forEach(({ rest: m, posed, stride }, slot) => {
       const o = stride * i;
       const [n0, n1, n2] = [posed[o], posed[o + 1], posed[o + 2]];
@@ -235,6 +334,8 @@ function correction(
       const lu = Math.hypot(u[0], u[1], u[2]);
       const lm = Math.hypot(m[o], m[o + 1], m[o + 2]);
       if (lu > 0) for (let r = 0; r < 3; r++) e[slot][3 * i + r] = (lm * u[r]) / lu - m[o + r];
+      const ei = e[slot].subarray(3 * i, 3 * i + 3);
+      if (Math.hypot(ei[0], ei[1], ei[2]) <= limits.direction * lm) ei.fill(0);
     });
   }
   return { positions: d, directions: e };
