@@ -46,6 +46,7 @@ import {
   type SkinnedMesh,
   type WebGLRenderer,
 } from 'three';
+import { CorskinError } from '../core/errors.js';
 import { computeDirectDeltaMush, type DdmModel } from '../ddm/precompute.js';
 import { limitInfluences, mergeSkinnedMeshes, type SkinnedMesh as CorskinMesh } from '../core/mesh.js';
 import type { Skeleton } from '../core/skeleton.js';
@@ -295,7 +296,12 @@ async function switchMesh(
         options.computeDeltaMush ?? ((m: SkinnedMesh) => Promise.resolve(computeDirectDeltaMush(meshFromGeometry(m))));
       model = await compute(mesh);
     }
-    const packed = packDeltaMush(model, mesh.geometry.getAttribute('position').count);
+    let packed: ReturnType<typeof packDeltaMush>;
+    try {
+      packed = packDeltaMush(model, mesh.geometry.getAttribute('position').count);
+    } catch (e) {
+      throw new CorskinError((e as Error).message, mesh.name || 'SkinnedMesh', { cause: e });
+    }
     setDeltaMushModel(mesh, model);
     deltaMush = { model, range: packed.range, texture: dataTexture(packed.data, packed.width, packed.height) };
   }
