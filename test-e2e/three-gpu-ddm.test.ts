@@ -3,8 +3,8 @@
  * Chromium (see three-gpu.test.ts): the positions the patched shaders produce — WebGLRenderer's
  * GLSL chunks and WebGPURenderer's TSL node (on its WebGL 2 backend) — match corskin's CPU
  * deformer `deformDdm` within 1e-4 of the bounding-box diagonal, on every shared character
- * precomputed by `corskin precompute --method ddm` (full variant; compact on two), and on a file
- * without the data, which `useSkinningMethod` computes on demand.
+ * precomputed by `corskin precompute --method ddm` (full variant; compact on two), with morph
+ * targets, and on a file without the data, which `useSkinningMethod` computes on demand.
  */
 import { mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -91,6 +91,18 @@ describe.each([
     expect(t.errors).toEqual([]);
     expect(r.nonFinite).toBe(0);
     expect(r.moved).toBeGreaterThan(1e-3); // a real pose
+    expect(r.error).toBeLessThan(1e-4);
+  });
+
+  it('the Ready Player Me avatar talking (morph targets: the frame is the morphed position) within 1e-4', async () => {
+    const morphs = { mouthOpen: 1, viseme_aa: 0.8, eyeBlinkLeft: 0.5, mouthSmile: 0.3 };
+    const r = await t.page.evaluate(
+      ([f, u, mo]) => (window as unknown as Record<string, (...a: unknown[]) => Promise<Result>>)[f](u, 'ddm', 1.7, mo),
+      [fn, `${OUT_URL}/rpm-avatar-full.glb`, morphs] as const,
+    );
+    console.log(`DDM GPU vs CPU with morph targets, ${renderer}, rpm-avatar: ${r.error.toExponential(2)}`);
+    expect(t.errors).toEqual([]);
+    expect(r.nonFinite).toBe(0);
     expect(r.error).toBeLessThan(1e-4);
   });
 

@@ -20,7 +20,9 @@
  * [L_j | M_j(v)])·Π'_i) about the vertex's bind position v, S = Q[0:3,0:3]/Q₃₃ − q pᵀ, its polar
  * factor R by the CPU's fixed steps (`ddm/polar.ts`: 5 Jacobi sweeps on SᵀS, then U by
  * Gram–Schmidt), and the affine map `x ↦ R x + (q − σ R p − R v)` that the shared LBS normal and
- * position chunks apply (a rotation's cofactor is itself). Morph offsets are turned by R.
+ * position chunks apply (a rotation's cofactor is itself). With morph targets the vertex's frame
+ * is its morphed position (three's morph chunk run once more in `skinbase_vertex`), as the CPU
+ * deformer given the morphed positions.
  *
  * Antipodality: quaternion signs are fixed against the influence with the largest weight (ties
  * to the smaller joint index), the rule of every corskin kernel; zero weights contribute
@@ -180,7 +182,14 @@ const ddmBase = (o: ChunkOptions) => /* glsl */ `
     csL = corskinLinear( j );
     csT = corskinTransform( j, vec3( 0.0 ) );
   } else {
-    vec3 csV = position; // the frame of the vertex's Ω' (its bind position)
+    // The frame of the vertex's Ω': its position after three's morph targets (which run after
+    // this chunk: the same morph chunk, here in a block of its own).
+    vec3 csV;
+    {
+      vec3 transformed = vec3( position );
+      #include <morphtarget_vertex>
+      csV = transformed;
+    }
     mat4x3 csQ = mat4x3( 0.0 );
     vec4 csB = vec4( 0.0 ); // Q's bottom row
     float csSigma = 0.0;
@@ -225,7 +234,7 @@ ${
     vec3 csPv = csB.xyz * csIc;
     mat3 csS = mat3( csQ[0], csQ[1], csQ[2] ) * csIc - outerProduct( csQv, csPv );
     csL = corskinPolar( csS );
-    // v' = q − σ R p at v; the morphed vertex x maps to v' + R (x − v).
+    // v' = q − σ R p at v (x ↦ R x + csT takes v there).
     csT = csQv - csSigma * ( csL * csPv ) - csL * csV;
   }
 #endif

@@ -198,7 +198,7 @@ export function corskinSkinning(o: NodePatchOptions, hasNormal: boolean, hasTang
       const range = attribute('corskinDdmRange', 'vec2');
       const first = int(range.x).toConst();
       const count = int(range.y).toConst();
-      const v = attribute('position', 'vec3').toConst(); // the frame of Ω' (the bind position)
+      const v = positionLocal.toConst(); // the frame of Ω': the position after morph targets
       const v1 = vec4(v, float(1));
       /** Joint j's linear part (columns) and its image of the bind position. */
       const joint = (j: Node): { a: Node[]; t: Node } => {
@@ -259,7 +259,7 @@ export function corskinSkinning(o: NodePatchOptions, hasNormal: boolean, hasTang
       const q: Node = Q[3].mul(ic).toConst();
       const p: Node = B.xyz.mul(ic).toConst();
       const R = polarFactorNode(['x', 'y', 'z'].map((k, c) => Q[c].mul(ic).sub(q.mul(p[k])).toConst()));
-      // v' = q − σ R p at v; the (morphed) vertex x maps to v' + R (x − v).
+      // v' = q − σ R p at v (x ↦ R x + t takes v there).
       const tDdm = q.sub(mulColumns(R, p).mul(sigma)).sub(mulColumns(R, v));
       // One entry (or none: joint 0): the joint's matrix, as the CPU deformer.
       const single = count.lessThanEqual(1).toConst();
