@@ -46,4 +46,16 @@ export {
   CAGE_EXTRAS_KEY,
 } from './io/cage-gltf.js';
 export { storeTemplates, restoreTemplateRig, type StoredTemplates, type TemplateRigParts } from './templates/stored.js';
-export { bakeTemplateClips, type TemplateBakeOptions, type TemplateBakeResult } from './io/morph-bake.js';
+export {
+  bakeMorphTargets,
+  bakeTemplateClips,
+  bakeSampleTimes,
+  DEFAULT_BAKE_TOLERANCE,
+  DEFAULT_BAKE_NORMAL_TOLERANCE,
+  type MorphBakeOptions,
+  type MorphBakeResult,
+  type TemplateBakeOptions,
+  type TemplateBakeResult,
+} from './io/morph-bake.js';
+export { measureBake, type BakeMeasure } from './bake/measure.js';
+export { bakeHelperJoints, type HelperBakeOptions, type HelperBakeResult } from './bake/helpers.js';

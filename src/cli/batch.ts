@@ -1,5 +1,5 @@
 /**
- * Batch runs for pipelines: `corskin precompute|deform A.glb B.glb … --out-dir DIR [--jobs N]`
+ * Batch runs for pipelines: `corskin precompute|deform|bake A.glb B.glb … --out-dir DIR [--jobs N]`
  * processes every input — N files at a time on worker threads — continuing past a failing file,
  * with a line per file (each file's own output printed together when it finishes) and a summary;
  * any failure makes the run fail (exit 1).
@@ -22,7 +22,7 @@ export class UsageError extends Error {
 
 /** One file of a batch: the command, its input and output, and the command's options. */
 export interface BatchJob {
-  command: 'precompute' | 'deform';
+  command: 'precompute' | 'deform' | 'bake';
   input: string;
   output: string;
   /** The command's parsed options (plain data: they cross to worker threads). */
@@ -35,6 +35,10 @@ export async function runBatchCommand(io: Io, job: BatchJob): Promise<void> {
   if (job.command === 'precompute') {
     const { precomputeCommand } = await import('./precompute.js');
     return precomputeCommand(io, job.input, opts as unknown as Parameters<typeof precomputeCommand>[2]);
+  }
+  if (job.command === 'bake') {
+    const { bakeCommand } = await import('./bake.js');
+    return bakeCommand(io, job.input, opts as unknown as Parameters<typeof bakeCommand>[2]);
   }
   const { deformCommand } = await import('./deform.js');
   return deformCommand(io, job.input, opts as unknown as Parameters<typeof deformCommand>[2]);

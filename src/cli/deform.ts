@@ -3,7 +3,6 @@
  * mesh as static geometry (.glb/.gltf) or OBJ.
  * @module
  */
-import type { Document } from '@gltf-transform/core';
 import type { AnimationClip } from '../core/animation.js';
 import { samplePose } from '../core/animation.js';
 import { CorskinError } from '../core/errors.js';
@@ -11,27 +10,19 @@ import { DEFAULT_INFLUENCES } from '../cor/parameters.js';
 import { firstNonFinite, limitInfluences, type SkinnedMesh } from '../core/mesh.js';
 import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
 import { bindPoseSkinningMatrices, restPose, skinningMatrices } from '../core/pose.js';
-import { computeCentersOfRotation } from '../cor/precompute.js';
-import { computeDirectDeltaMush } from '../ddm/precompute.js';
 import { deform } from '../deformers/index.js';
-import type { DeformTarget, Deformer, SkinningMethod } from '../deformers/contract.js';
-import { createStretchDeformer, stretchRigFromSkeleton } from '../deformers/stretch.js';
-import { createCageSkinningDeformer } from '../cage/rig.js';
-import { readCageRig, readTemplateRig } from '../io/cage-gltf.js';
-import { applyTemplateChoices, warnSkinOutside } from './templates.js';
-import { buildTemplateRig } from '../templates/rig.js';
-import { createTemplateDeformer } from '../templates/deformer.js';
-import { findJoint } from '../evaluation/standard-poses.js';
+import type { DeformTarget, Deformer } from '../deformers/contract.js';
 import { checkNotOverwritingInput, writeFileAtomic } from '../io/files.js';
-import { extractSkinnedModels, jointBoneSegments, type SkinnedModel } from '../io/gltf.js';
+import { extractSkinnedModels } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { bakePosedGeometry, type PosedGeometry } from '../io/posed-geometry.js';
 import { formatObj } from '../io/obj.js';
-import { progress, type Io } from './ui.js';
+import type { Io } from './ui.js';
+import { createMethodDeformer, ensureMethodData, type CliMethod } from './method-deformer.js';
 
 /** Options of {@link deformCommand}. */
 export interface DeformOptions {
-  method: SkinningMethod | 'stretch' | 'cage' | 'templates';
+  method: CliMethod;
   stretchJoints?: string;
   /** templates: bone template choices, JOINT=ID,… */
   template?: string;
@@ -95,32 +86,7 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
       io.err(
         `corskin: note: ${input}: ${model.name}: ${model.ignoredAnimationChannels} animation channels on nodes that do not move the skin, ignored`,
       );
-    if (o.method === 'ddm' && !model.mesh.deltaMush) {
-      io.err(
-        `corskin: ${input}: ${model.name} has no Direct Delta Mush data; computing it (defaults; corskin precompute --method ddm stores it)`,
-      );
-      const bar = progress(io, 'direct delta mush');
-      try {
-        model.mesh.deltaMush = computeDirectDeltaMush(model.mesh, { onProgress: bar.update });
-      } finally {
-        bar.stop();
-      }
-    }
-    if (o.method === 'cor' && !model.mesh.centersOfRotation) {
-      io.err(
-        `corskin: ${input}: ${model.name} has no centers of rotation; computing them (σ = ${o.sigma}, ε = ${o.epsilon})`,
-      );
-      const bar = progress(io, 'centers of rotation');
-      try {
-        model.mesh.centersOfRotation = computeCentersOfRotation(model.mesh, {
-          sigma: o.sigma,
-          epsilon: o.epsilon,
-          onProgress: bar.update,
-        }).centers;
-      } finally {
-        bar.stop();
-      }
-    }
+    ensureMethodData(io, input, model, o.method, o);
     const clip: AnimationClip | undefined =
       clipName !== undefined
         ? model.animations.find((c) => c.name === clipName)
@@ -157,13 +123,9 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
     }
     const mesh = applyMorphTargets(limited.mesh, model.morphGroups, weights);
     const result =
-      o.method === 'stretch'
-        ? deformStretch(model, mesh, skinning, o, input)
-        : o.method === 'cage'
-          ? deformCage(document, model, mesh, skinning, input)
-          : o.method === 'templates'
-            ? deformTemplates(io, document, model, mesh, skinning, input, o.template)
-            : deform(o.method, mesh, skinning);
+      o.method === 'stretch' || o.method === 'cage' || o.method === 'templates'
+        ? runRigged(createMethodDeformer(io, document, model, o.method, input, o), mesh, skinning)
+        : deform(o.method, mesh, skinning);
     for (const [what, a] of [
       ['position', result.positions],
       ['normal', result.normals],
@@ -218,70 +180,4 @@ function runRigged(deformer: Deformer, mesh: SkinnedMesh, skinning: Float64Array
   if (mesh.tangents) out.tangents = new Float32Array(4 * n);
   deformer(mesh, skinning, out);
   return out;
-}
-
-/** The cage rig stored by `corskin bind-cage`: the cage posed by LBS, the skin by the cage. */
-function deformCage(
-  document: Document,
-  model: SkinnedModel,
-  mesh: SkinnedMesh,
-  skinning: Float64Array,
-  input: string,
-): DeformTarget {
-  const rig = readCageRig(document, model, input);
-  if (!rig) throw new CorskinError(`${model.name} has no cage; bind one first with corskin bind-cage`, input);
-  return runRigged(createCageSkinningDeformer(rig), mesh, skinning);
-}
-
-/**
- * Skinning templates: those `corskin templates build` stored in the file, else the default ones
- * built around the skeleton now; `--template` choices on top.
- */
-function deformTemplates(
-  io: Io,
-  document: Document,
-  model: SkinnedModel,
-  mesh: SkinnedMesh,
-  skinning: Float64Array,
-  input: string,
-  choices: string | undefined,
-): DeformTarget {
-  let rig = readTemplateRig(document, model, input);
-  if (rig) warnSkinOutside(io, input, model, rig);
-  else {
-    try {
-      rig = buildTemplateRig(model.mesh, model.skeleton);
-    } catch (e) {
-      if (e instanceof CorskinError) throw new CorskinError(`${model.name}: ${e.message}`, input);
-      throw e;
-    }
-    // A skin without skin for the templates to move (no cage was stored for it) is DQS: no news.
-    if (rig.limbs.length)
-      io.err(
-        `corskin: ${input}: ${model.name}: no stored templates; template cages of ${rig.cage.positions.length / 3} vertices around ${rig.limbs.length} limbs built and bound`,
-      );
-  }
-  applyTemplateChoices([{ rig, model }], choices);
-  return runRigged(createTemplateDeformer(rig), mesh, skinning);
-}
-
-/** Stretch smooth skinning of one model, with the rig read from its skin. */
-function deformStretch(
-  model: SkinnedModel,
-  mesh: SkinnedMesh,
-  skinning: Float64Array,
-  o: DeformOptions,
-  input: string,
-): DeformTarget {
-  const stretchJoints = o.stretchJoints?.split(',').map((name) => findJoint(model.skeleton, name.trim()));
-  // Leaf joints' bones end at their non-joint children (e.g. the `_end` nodes of corskin convert).
-  const hasChild = new Uint8Array(model.skeleton.parents.length);
-  for (const p of model.skeleton.parents) if (p >= 0) hasChild[p] = 1;
-  const ends = jointBoneSegments(model, input).map((segs, j) =>
-    hasChild[j] ? undefined : segs.find((s) => s[0] !== s[3] || s[1] !== s[4] || s[2] !== s[5])?.slice(3),
-  );
-  const deformer = createStretchDeformer(stretchRigFromSkeleton(model.skeleton, stretchJoints, ends), {
-    twistCompensation: o.twistCompensation,
-  });
-  return runRigged(deformer, mesh, skinning);
 }

@@ -1,5 +1,5 @@
 /**
- * The `corskin` command line: `convert`, `precompute`, `deform`, `info`, `demo`.
+ * The `corskin` command line: `convert`, `precompute`, `deform`, `bake`, `info`, `demo`, ….
  * Exit codes: 0 success, 1 bad input or failure (message names the file), 2 bad usage.
  *
  * @module
@@ -263,6 +263,44 @@ function buildProgram(io: Io): Command {
     .option('--force', 'allow overwriting the input')
     .action(async (inputs: string[], opts) => {
       await (await import('./batch.js')).runBatch(io, inputs, 'deform', opts);
+    });
+
+  program
+    .command('bake')
+    .description(
+      'bake a method into a standard glTF any engine plays with its own linear blend skinning: --as helpers, helper joints fitted by skinning decomposition (Le & Deng 2012, "Smooth Skinning Decomposition with Rigid Bones", ACM TOG 31(6), SIGGRAPH Asia 2012), or --as morphs, one sparse corrective morph target per sample of every clip (exact at the samples, blended linearly between); prints how closely the baked file\'s LBS plays the method, next to plain LBS',
+    )
+    .argument('<inputs...>', 'skinned, animated .glb or .gltf files')
+    .requiredOption('--method <m>', 'method to bake: cor, dqs, sbs, lms, stretch, ddm or templates')
+    .requiredOption(
+      '--as <kind>',
+      'helpers (helper joints, Le & Deng 2012) or morphs (sparse corrective morph targets)',
+    )
+    .option('--helpers <n>', 'helpers: helper joints per joint region (≥ 1; default 2)', Number)
+    .option('--influences <k>', 'helpers: influences per vertex in the baked file, 4 or 8 (default 4)', Number)
+    .option('--rate <fps>', 'samples per second of each clip', positiveNumber, 30)
+    .option(
+      '--tolerance <t>',
+      'morphs: corrections that move a vertex by at most this fraction of the bounding-box diagonal are dropped (sparse targets; 5e-6 keeps the result within 1e-5 of the diagonal at the samples)',
+      Number,
+    )
+    .option('--quantize', 'write with KHR_mesh_quantization (smaller; no longer exact to 1e-5)')
+    .option('--sigma <s>', 'σ when CoRs must be computed', positiveNumber, DEFAULT_SIGMA)
+    .option('--epsilon <e>', 'ε when CoRs must be computed', positiveNumber, DEFAULT_EPSILON)
+    .option('--stretch-joints <names>', 'stretch: joints whose collapse is compensated, comma-separated')
+    .option('--no-twist-compensation', 'stretch: skip the twist compensation before skinning')
+    .option('--template <choices>', 'templates: bone or joint templates, JOINT=ID,… (over those stored in the file)')
+    .option('-o, --output <file>', 'output .glb or .gltf (one input)')
+    .option('--out-dir <dir>', 'folder for the outputs of several inputs (same file names)')
+    .option(
+      '--jobs <n>',
+      'with --out-dir: files processed at a time, on worker threads (default: the number of cores)',
+      positiveInteger,
+    )
+    .option('--no-compress', "write without the input's Draco/meshopt compression")
+    .option('--force', 'allow overwriting the input')
+    .action(async (inputs: string[], opts) => {
+      await (await import('./batch.js')).runBatch(io, inputs, 'bake', opts);
     });
 
   program

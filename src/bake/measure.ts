@@ -1,0 +1,102 @@
+/**
+ * How well a baked file (helper joints or corrective morph targets, played by plain linear blend
+ * skinning) reproduces the deformer it was baked from, at the bake's samples.
+ *
+ * @module
+ */
+import { samplePose } from '../core/animation.js';
+import { CorskinError } from '../core/errors.js';
+import { boundingBoxDiagonal } from '../core/mesh.js';
+import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
+import { skinningMatrices } from '../core/pose.js';
+import type { Deformer } from '../deformers/contract.js';
+import { deformLbs } from '../deformers/lbs.js';
+import type { SkinnedModel } from '../io/gltf.js';
+
+/** What {@link measureBake} found; distances ÷ the bind-space bounding-box diagonal of the original. */
+export interface BakeMeasure {
+  /** Baked file by LBS against the deformer on the original: the largest per-vertex distance. */
+  max: number;
+  /** Baked file by LBS against the deformer: the 99th percentile over every (sample, vertex). */
+  p99: number;
+  /** Plain LBS of the original against the deformer: the largest per-vertex distance. */
+  lbsMax: number;
+  /** Plain LBS of the original against the deformer: the 99th percentile. */
+  lbsP99: number;
+  /** Samples measured (over all clips). */
+  samples: number;
+  /** The bounding-box diagonal the distances are divided by (asset units). */
+  diagonal: number;
+}
+
+/**
+ * Plays `baked` (the skin as the baked file holds it: its joints, weights and morph targets) by
+ * linear blend skinning, and `original` by `deform` and by plain LBS, at every sample of every clip
+ * of `original` (the times {@link bakeSampleTimes} gives for `rate`; the baked clip of the same
+ * name), and compares the posed positions vertex by vertex.
+ * @param original the skin before the bake (with whatever `deform` needs, e.g. its CoRs)
+ * @param baked the same skin read back from the baked file (same vertices in the same order)
+ * @param deform the deformer baked, for `original.mesh`
+ * @param rate samples per second, as baked; default 30
+ * @param onProgress called after each sample with (done, total)
+ * @throws CorskinError when the vertex counts differ or a clip is missing from the baked skin
+ */
+export function measureBake(
+  original: SkinnedModel,
+  baked: SkinnedModel,
+  deform: Deformer,
+  rate = 30,
+  onProgress?: (done: number, total: number) => void,
+): BakeMeasure {
+  const n = original.mesh.positions.length / 3;
+  if (baked.mesh.positions.length !== 3 * n)
+    throw new CorskinError(
+      `${original.name}: the baked skin has ${baked.mesh.positions.length / 3} vertices, the original ${n}`,
+    );
+  const diagonal = boundingBoxDiagonal(original.mesh.positions) || 1;
+  const clips = original.animations.map((clip) => {
+    const other = baked.animations.find((c) => c.name === clip.name);
+    if (!other) throw new CorskinError(`${original.name}: clip "${clip.name}" is not in the baked file`);
+    return { clip, other, times: sampleTimes(clip.duration, rate) };
+  });
+  const total = clips.reduce((s, c) => s + c.times.length, 0);
+  const bakedErrors = new Float32Array(total * n);
+  const lbsErrors = new Float32Array(total * n);
+  const [method, lbs, played] = [0, 1, 2].map(() => ({ positions: new Float32Array(3 * n) }));
+  let s = 0;
+  for (const { clip, other, times } of clips)
+    for (const t of times) {
+      const S = skinningMatrices(original.skeleton, samplePose(original.skeleton, clip, t));
+      const weights = sampleMorphWeights(original.morphGroups, clip.morphChannels ?? [], t);
+      const morphed = applyMorphTargets(original.mesh, original.morphGroups, weights);
+      deform(morphed, S, method);
+      deformLbs(morphed, S, lbs);
+      const B = skinningMatrices(baked.skeleton, samplePose(baked.skeleton, other, t));
+      const bakedWeights = sampleMorphWeights(baked.morphGroups, other.morphChannels ?? [], t);
+      deformLbs(applyMorphTargets(baked.mesh, baked.morphGroups, bakedWeights), B, played);
+      for (let i = 0, o = s * n; i < n; i++, o++) {
+        const [x, y, z] = [method.positions[3 * i], method.positions[3 * i + 1], method.positions[3 * i + 2]];
+        bakedErrors[o] = Math.hypot(played.positions[3 * i] - x, played.positions[3 * i + 1] - y, played.positions[3 * i + 2] - z) / diagonal; // prettier-ignore
+        lbsErrors[o] = Math.hypot(lbs.positions[3 * i] - x, lbs.positions[3 * i + 1] - y, lbs.positions[3 * i + 2] - z) / diagonal; // prettier-ignore
+      }
+      s++;
+      onProgress?.(s, total);
+    }
+  const [max, p99] = maxAndP99(bakedErrors);
+  const [lbsMax, lbsP99] = maxAndP99(lbsErrors);
+  return { max, p99, lbsMax, lbsP99, samples: total, diagonal };
+}
+
+/** The bake's sample times (as src/io/morph-bake.ts `bakeSampleTimes`, without glTF-Transform). */
+function sampleTimes(duration: number, rate: number): Float32Array {
+  const F = Math.max(1, Math.ceil(duration * rate));
+  return Float32Array.from({ length: F + 1 }, (_, f) => (f / F) * duration);
+}
+
+/** The largest value and the 99th percentile (sorts `a`); NaN counts as the largest. */
+function maxAndP99(a: Float32Array): [number, number] {
+  if (!a.length) return [0, 0];
+  if (a.some((x) => Number.isNaN(x))) return [NaN, NaN];
+  a.sort();
+  return [a[a.length - 1], a[Math.min(a.length - 1, Math.floor(0.99 * a.length))]];
+}

@@ -1,0 +1,160 @@
+/**
+ * `corskin bake`: a method (CoR, DQS, SBS, LMS, stretch, DDM, templates) baked into a standard glTF
+ * that any engine plays with its own linear blend skinning — as helper joints fitted by skinning
+ * decomposition (Le & Deng 2012, "Smooth Skinning Decomposition with Rigid Bones") or as sparse
+ * corrective morph targets per sample — with a report of how closely LBS then plays the method.
+ * @module
+ */
+import { statSync } from 'node:fs';
+import { CorskinError } from '../core/errors.js';
+import type { Deformer } from '../deformers/contract.js';
+import { measureBake, type BakeMeasure } from '../bake/measure.js';
+import { bakeHelperJoints } from '../bake/helpers.js';
+import { bakeMorphTargets, DEFAULT_BAKE_TOLERANCE } from '../io/morph-bake.js';
+import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
+import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
+import { readDocument, writeDocument } from '../io/node-io.js';
+import { createMethodDeformer, type CliMethod } from './method-deformer.js';
+import { progress, type Io } from './ui.js';
+
+/** The methods `corskin bake` bakes. */
+export const BAKE_METHODS = ['cor', 'dqs', 'sbs', 'lms', 'stretch', 'ddm', 'templates'] as const;
+
+/** Options of {@link bakeCommand}. */
+export interface BakeCommandOptions {
+  output: string;
+  /** One of {@link BAKE_METHODS} (checked here: an unknown one is an error naming the file). */
+  method: string;
+  /** `helpers` or `morphs`. */
+  as: string;
+  /** helpers: helper joints per joint region (≥ 1). */
+  helpers?: number;
+  /** helpers: influences per vertex in the baked file, 4 or 8. */
+  influences?: number;
+  /** Samples per second of each clip; default 30. */
+  rate?: number;
+  /** morphs: corrections within this fraction of the bounding-box diagonal are 0 (sparse). */
+  tolerance?: number;
+  /** Write with KHR_mesh_quantization (glTF-Transform's quantize). */
+  quantize?: boolean;
+  sigma: number;
+  epsilon: number;
+  stretchJoints?: string;
+  twistCompensation?: boolean;
+  template?: string;
+  force?: boolean;
+  compress?: boolean;
+}
+
+/** Runs `corskin bake` on one file. @throws CorskinError on bad input (nothing written) */
+export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions): Promise<void> {
+  const start = performance.now();
+  checkOutputPath(o.output, ['.glb', '.gltf']);
+  checkNotOverwritingInput(o.output, [input], !!o.force);
+  if (!(BAKE_METHODS as readonly string[]).includes(o.method))
+    throw new CorskinError(`unknown method "${o.method}" (expected ${BAKE_METHODS.join(', ')})`, input);
+  if (o.as !== 'helpers' && o.as !== 'morphs')
+    throw new CorskinError(`--as must be helpers or morphs, got "${o.as}"`, input);
+  if (o.helpers !== undefined && !(Number.isInteger(o.helpers) && o.helpers >= 1))
+    throw new CorskinError(`--helpers must be a whole number ≥ 1, got ${o.helpers}`, input);
+  if (o.influences !== undefined && o.influences !== 4 && o.influences !== 8)
+    throw new CorskinError(`--influences must be 4 or 8, got ${o.influences}`, input);
+  const rate = o.rate ?? 30;
+  if (!(rate > 0 && Number.isFinite(rate))) throw new CorskinError(`--rate must be a positive number, got ${rate}`, input); // prettier-ignore
+  const tolerance = o.tolerance ?? DEFAULT_BAKE_TOLERANCE;
+  if (!(tolerance >= 0 && Number.isFinite(tolerance)))
+    throw new CorskinError(`--tolerance must be a number ≥ 0, got ${o.tolerance}`, input);
+  const method = o.method as CliMethod;
+
+  const document = await readDocument(input);
+  const models = extractSkinnedModels(document, input);
+  const animated = models.filter((m) => m.animations.length);
+  if (!animated.length)
+    throw new CorskinError(
+      `no animation moves ${models.length > 1 ? 'any skin' : models[0].name}: nothing to bake (the bake samples the file's clips); nothing written`,
+      input,
+    );
+  for (const model of models) {
+    for (const w of model.warnings) io.err(`corskin: warning: ${input}: ${w}`);
+    if (!model.animations.length)
+      io.err(`corskin: warning: ${input}: ${model.name}: no animation moves it; left as is`);
+  }
+  const baked: { model: SkinnedModel; deform: Deformer; line: string }[] = [];
+  for (const model of animated) {
+    const deform = createMethodDeformer(io, document, model, method, input, o);
+    const bar = progress(io, `${model.name}: ${o.as}`);
+    try {
+      if (o.as === 'helpers') {
+        const r = bakeHelperJoints(document, model, deform, {
+          helpers: o.helpers,
+          influences: o.influences as 4 | 8 | undefined,
+          rate,
+          onProgress: bar.update,
+          file: input,
+        });
+        baked.push({
+          model,
+          deform,
+          line: `${model.name}: ${r.helpers} helper joints added (Le & Deng 2012), ${r.samples} samples, ${r.iterations} iterations`,
+        });
+      } else {
+        const r = bakeMorphTargets(document, model, deform, { rate, tolerance, onProgress: bar.update, file: input });
+        baked.push({
+          model,
+          deform,
+          line: `${model.name}: ${r.targets} morph targets over ${model.animations.length} clip(s) at ${rate} samples/s, ${(100 * r.nonZero).toFixed(1)}% of the displacements non-zero (tolerance ${tolerance} of the diagonal): ${mb(r.bytes)} of target data (dense ${mb(r.denseBytes)})`,
+        });
+      }
+    } catch (e) {
+      if (e instanceof CorskinError && !e.file)
+        throw new CorskinError(`${model.name}: ${e.message}`, input, { cause: e });
+      throw e;
+    } finally {
+      bar.stop();
+    }
+  }
+  if (o.quantize) {
+    const { quantize } = await import('@gltf-transform/functions');
+    await document.transform(quantize());
+  }
+  await writeDocument(document, o.output, { compress: o.compress, inputs: [input], force: o.force });
+
+  // The written file, read back and played by LBS, against the method on the original.
+  const written = extractSkinnedModels(await readDocument(o.output), o.output);
+  const measures: BakeMeasure[] = [];
+  for (const { model, deform } of baked) {
+    const other = written.find((m) => m.name === model.name) ?? written[models.indexOf(model)];
+    const bar = progress(io, `${model.name}: measuring`);
+    try {
+      measures.push(measureBake(model, other, deform, rate, bar.update));
+    } finally {
+      bar.stop();
+    }
+  }
+  const e = (x: number) => x.toExponential(1);
+  baked.forEach(({ line }, k) => {
+    const m = measures[k];
+    io.out(line);
+    io.out(
+      `  at the ${m.samples} samples, per-vertex distance ÷ bounding-box diagonal: baked file by LBS vs ${method.toUpperCase()} max ${e(m.max)}, p99 ${e(m.p99)}; plain LBS vs ${method.toUpperCase()} max ${e(m.lbsMax)}, p99 ${e(m.lbsP99)}`,
+    );
+  });
+  const [before, after] = [fileSize(input), fileSize(o.output)];
+  io.out(
+    `wrote ${o.output}: ${mb(after)} (input ${mb(before)}, ${(after / before).toFixed(2)}×)${o.quantize ? ', KHR_mesh_quantization' : ''} in ${((performance.now() - start) / 1000).toFixed(2)} s`,
+  );
+}
+
+/** Bytes as MB with 2 decimals. */
+function mb(bytes: number): string {
+  return `${(bytes / 1e6).toFixed(2)} MB`;
+}
+
+/** Size of a file in bytes (0 when unreadable). */
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}

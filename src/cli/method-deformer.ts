@@ -1,0 +1,148 @@
+/**
+ * The deformer of a skinning method for one skin of a file, as the CLI commands (`deform`, `bake`)
+ * build it: the precomputations a method needs computed when the file lacks them (with a note),
+ * the rigs (stretch, cage, templates) read from the file or built.
+ *
+ * @module
+ */
+import type { Document } from '@gltf-transform/core';
+import { CorskinError } from '../core/errors.js';
+import { computeCentersOfRotation } from '../cor/precompute.js';
+import { computeDirectDeltaMush } from '../ddm/precompute.js';
+import { deformers } from '../deformers/index.js';
+import type { Deformer, SkinningMethod } from '../deformers/contract.js';
+import { createStretchDeformer, stretchRigFromSkeleton } from '../deformers/stretch.js';
+import { createCageSkinningDeformer } from '../cage/rig.js';
+import { readCageRig, readTemplateRig } from '../io/cage-gltf.js';
+import { applyTemplateChoices, warnSkinOutside } from './templates.js';
+import { buildTemplateRig } from '../templates/rig.js';
+import { createTemplateDeformer } from '../templates/deformer.js';
+import { findJoint } from '../evaluation/standard-poses.js';
+import { jointBoneSegments, type SkinnedModel } from '../io/gltf.js';
+import { progress, type Io } from './ui.js';
+
+/** Every method a {@link createMethodDeformer} builds a deformer for. */
+export type CliMethod = SkinningMethod | 'stretch' | 'cage' | 'templates';
+
+/** Options of {@link createMethodDeformer}. */
+export interface MethodDeformerOptions {
+  /** σ and ε when the centers of rotation must be computed. */
+  sigma: number;
+  epsilon: number;
+  /** stretch: joints whose collapse is compensated, comma-separated names or indices. */
+  stretchJoints?: string;
+  /** stretch: twist compensation before skinning (default true). */
+  twistCompensation?: boolean;
+  /** templates: bone template choices, JOINT=ID,… */
+  template?: string;
+}
+
+/**
+ * Computes what `method` needs on `model.mesh` when the file lacks it — the centers of rotation
+ * (cor) or the Direct Delta Mush matrices (ddm) — with a note and a progress bar on `io`.
+ */
+export function ensureMethodData(
+  io: Io,
+  input: string,
+  model: SkinnedModel,
+  method: CliMethod,
+  o: Pick<MethodDeformerOptions, 'sigma' | 'epsilon'>,
+): void {
+  if (method === 'ddm' && !model.mesh.deltaMush) {
+    io.err(
+      `corskin: ${input}: ${model.name} has no Direct Delta Mush data; computing it (defaults; corskin precompute --method ddm stores it)`,
+    );
+    const bar = progress(io, 'direct delta mush');
+    try {
+      model.mesh.deltaMush = computeDirectDeltaMush(model.mesh, { onProgress: bar.update });
+    } finally {
+      bar.stop();
+    }
+  }
+  if (method === 'cor' && !model.mesh.centersOfRotation) {
+    io.err(
+      `corskin: ${input}: ${model.name} has no centers of rotation; computing them (σ = ${o.sigma}, ε = ${o.epsilon})`,
+    );
+    const bar = progress(io, 'centers of rotation');
+    try {
+      model.mesh.centersOfRotation = computeCentersOfRotation(model.mesh, {
+        sigma: o.sigma,
+        epsilon: o.epsilon,
+        onProgress: bar.update,
+      }).centers;
+    } finally {
+      bar.stop();
+    }
+  }
+}
+
+/**
+ * The deformer of `method` for `model` (a skin of `document`, read from `input`): the rig-free
+ * ones after {@link ensureMethodData}; stretch with the rig read from the skin; cage with the rig
+ * `corskin bind-cage` stored; templates with those `corskin templates build` stored, else the
+ * default ones built around the skeleton now, `template` choices on top.
+ * @throws CorskinError naming `input` for an unknown method, a missing cage, a rig that cannot be built
+ */
+export function createMethodDeformer(
+  io: Io,
+  document: Document,
+  model: SkinnedModel,
+  method: CliMethod,
+  input: string,
+  o: MethodDeformerOptions,
+): Deformer {
+  if (method === 'stretch') return stretchDeformer(model, o, input);
+  if (method === 'cage') {
+    const rig = readCageRig(document, model, input);
+    if (!rig) throw new CorskinError(`${model.name} has no cage; bind one first with corskin bind-cage`, input);
+    return createCageSkinningDeformer(rig);
+  }
+  if (method === 'templates') return templatesDeformer(io, document, model, input, o.template);
+  if (!Object.hasOwn(deformers, method)) throw new CorskinError(`unknown method "${String(method)}"`, input);
+  ensureMethodData(io, input, model, method, o);
+  return deformers[method];
+}
+
+/**
+ * Skinning templates: those `corskin templates build` stored in the file, else the default ones
+ * built around the skeleton now; `--template` choices on top.
+ */
+function templatesDeformer(
+  io: Io,
+  document: Document,
+  model: SkinnedModel,
+  input: string,
+  choices: string | undefined,
+): Deformer {
+  let rig = readTemplateRig(document, model, input);
+  if (rig) warnSkinOutside(io, input, model, rig);
+  else {
+    try {
+      rig = buildTemplateRig(model.mesh, model.skeleton);
+    } catch (e) {
+      if (e instanceof CorskinError) throw new CorskinError(`${model.name}: ${e.message}`, input);
+      throw e;
+    }
+    // A skin without skin for the templates to move (no cage was stored for it) is DQS: no news.
+    if (rig.limbs.length)
+      io.err(
+        `corskin: ${input}: ${model.name}: no stored templates; template cages of ${rig.cage.positions.length / 3} vertices around ${rig.limbs.length} limbs built and bound`,
+      );
+  }
+  applyTemplateChoices([{ rig, model }], choices);
+  return createTemplateDeformer(rig);
+}
+
+/** Stretch smooth skinning of one model, with the rig read from its skin. */
+function stretchDeformer(model: SkinnedModel, o: MethodDeformerOptions, input: string): Deformer {
+  const stretchJoints = o.stretchJoints?.split(',').map((name) => findJoint(model.skeleton, name.trim()));
+  // Leaf joints' bones end at their non-joint children (e.g. the `_end` nodes of corskin convert).
+  const hasChild = new Uint8Array(model.skeleton.parents.length);
+  for (const p of model.skeleton.parents) if (p >= 0) hasChild[p] = 1;
+  const ends = jointBoneSegments(model, input).map((segs, j) =>
+    hasChild[j] ? undefined : segs.find((s) => s[0] !== s[3] || s[1] !== s[4] || s[2] !== s[5])?.slice(3),
+  );
+  return createStretchDeformer(stretchRigFromSkeleton(model.skeleton, stretchJoints, ends), {
+    twistCompensation: o.twistCompensation ?? true,
+  });
+}

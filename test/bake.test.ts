@@ -1,0 +1,146 @@
+/**
+ * `corskin bake --as morphs` and its library: CoR and DQS baked as sparse corrective morph targets
+ * are played by the file's own LBS within 1e-5 of the bounding-box diagonal at the samples
+ * (CesiumMan, Fox); the sparse file against today's dense bake; the baked file in three.js's
+ * stock GLTFLoader + AnimationMixer matches corskin's LBS playback of it; bad input is a clear
+ * error with no output file.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { NodeIO } from '@gltf-transform/core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { samplePose } from '../src/core/animation.js';
+import { boundingBoxDiagonal } from '../src/core/mesh.js';
+import { applyMorphTargets, sampleMorphWeights } from '../src/core/morph.js';
+import { skinningMatrices } from '../src/core/pose.js';
+import { computeCentersOfRotation } from '../src/cor/precompute.js';
+import { deformers } from '../src/deformers/index.js';
+import { measureBake } from '../src/bake/measure.js';
+import { bakeMorphTargets, bakeSampleTimes, bakeTemplateClips } from '../src/io/morph-bake.js';
+import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';
+import { readDocument, writeDocument } from '../src/io/node-io.js';
+import { runCli } from './helpers/cli.js';
+import { CESIUM_MAN, SHARED, scratch } from './helpers/data.js';
+import { threePlayer } from './helpers/three-playback.js';
+
+const FOX = join(SHARED, 'characters', 'Fox.glb');
+const tmp = scratch();
+afterAll(() => tmp.cleanup());
+
+/** Bakes `method` of the first skin of `input` as morphs into a file; returns the models and paths. */
+async function bake(input: string, method: 'cor' | 'dqs', out: string, dense = false) {
+  const document = await readDocument(input);
+  const [model] = extractSkinnedModels(document, input);
+  if (method === 'cor' && !model.mesh.centersOfRotation)
+    model.mesh.centersOfRotation = computeCentersOfRotation(model.mesh).centers;
+  const result = dense
+    ? bakeTemplateClips(document, model, deformers[method], { rate: 30 })
+    : bakeMorphTargets(document, model, deformers[method], { rate: 30 });
+  await writeDocument(document, out);
+  const [baked] = extractSkinnedModels(await readDocument(out), out);
+  return { model, baked, result };
+}
+
+/** corskin's own LBS playback of a baked skin at time t of its clip `name`. */
+function lbsPlayback(baked: SkinnedModel, name: string, t: number): Float32Array {
+  const clip = baked.animations.find((c) => c.name === name)!;
+  const S = skinningMatrices(baked.skeleton, samplePose(baked.skeleton, clip, t));
+  const morphed = applyMorphTargets(baked.mesh, baked.morphGroups, sampleMorphWeights(baked.morphGroups, clip.morphChannels ?? [], t)); // prettier-ignore
+  const out = { positions: new Float32Array(baked.mesh.positions.length) };
+  deformers.lbs(morphed, S, out);
+  return out.positions;
+}
+
+describe('bake --as morphs (library)', () => {
+  for (const [label, input] of [
+    ['CesiumMan', CESIUM_MAN],
+    ['Fox', FOX],
+  ] as const)
+    for (const method of ['cor', 'dqs'] as const)
+      it(`${label}, ${method}: the file's LBS plays the method within 1e-5 of the diagonal at every sample`, async () => {
+        const out = join(tmp.dir, `${label}-${method}.glb`);
+        const { model, baked, result } = await bake(input, method, out);
+        const m = measureBake(model, baked, deformers[method], 30);
+        console.log(
+          `${label} ${method}: baked vs method max ${m.max.toExponential(1)}, p99 ${m.p99.toExponential(1)}; LBS vs method max ${m.lbsMax.toExponential(1)}, p99 ${m.lbsP99.toExponential(1)}; ${result.targets} targets, ${(100 * result.nonZero).toFixed(1)}% non-zero, ${statSync(out).size} bytes`,
+        );
+        expect(m.max).toBeLessThanOrEqual(1e-5);
+        expect(m.lbsMax).toBeGreaterThan(1e-3); // the targets do something
+      });
+
+  it('CesiumMan, dqs: the sparse file is smaller than the dense bake (measured, not 3×)', async () => {
+    const sparse = join(tmp.dir, 'cesium-sparse.glb');
+    const dense = join(tmp.dir, 'cesium-dense.glb');
+    await bake(CESIUM_MAN, 'dqs', sparse);
+    await bake(CESIUM_MAN, 'dqs', dense, true);
+    const [s, d] = [statSync(sparse).size, statSync(dense).size];
+    console.log(`CesiumMan dqs: dense ${d} bytes, sparse ${s} bytes (${(d / s).toFixed(2)}× smaller)`);
+    // Measured 1.25×: 59% of the (sample, vertex) corrections exceed 5e-6 of the diagonal.
+    expect(s).toBeLessThan(0.85 * d);
+    const doc = await new NodeIO().read(sparse);
+    expect(
+      doc
+        .getRoot()
+        .listAccessors()
+        .some((a) => a.getSparse()),
+    ).toBe(true);
+  });
+});
+
+describe('a baked file in three.js (stock GLTFLoader + AnimationMixer)', () => {
+  it("CesiumMan, cor: three.js plays it as corskin's LBS does, within 1e-5 of the diagonal, at and between samples", async () => {
+    const out = join(tmp.dir, 'three-cor.glb');
+    const { baked } = await bake(CESIUM_MAN, 'cor', out);
+    const player = await threePlayer(out, baked);
+    const diag = boundingBoxDiagonal(baked.mesh.positions);
+    const clip = baked.animations[0];
+    const index = (await readDocument(out))
+      .getRoot()
+      .listAnimations()
+      .findIndex((a, i) => (a.getName() || `animation ${i}`) === clip.name);
+    const times = bakeSampleTimes(clip.duration, 30);
+    let worst = 0;
+    for (const t of [times[3], times[17], times[30], (times[44] + times[45]) / 2]) {
+      const [three, ours] = [player.positions(index, t), lbsPlayback(baked, clip.name, t)];
+      for (let i = 0; i < ours.length; i += 3)
+        worst = Math.max(worst, Math.hypot(three[i] - ours[i], three[i + 1] - ours[i + 1], three[i + 2] - ours[i + 2]) / diag); // prettier-ignore
+    }
+    console.log(`three.js vs corskin LBS playback of the baked file: ${worst.toExponential(1)} of the diagonal`);
+    expect(worst).toBeLessThan(1e-5);
+  });
+});
+
+describe('corskin bake: bad input', () => {
+  it('no animation, --helpers 0, an unknown method: a clear error naming the file, exit 1, no output', async () => {
+    const still = join(tmp.dir, 'still.glb');
+    const io = new NodeIO();
+    const doc = await io.read(CESIUM_MAN);
+    for (const a of doc.getRoot().listAnimations()) a.dispose();
+    await io.write(still, doc);
+    const cases: [string[], RegExp][] = [
+      [[still, '--method', 'dqs', '--as', 'morphs'], /no animation/],
+      [[CESIUM_MAN, '--method', 'dqs', '--as', 'helpers', '--helpers', '0'], /--helpers must be a whole number ≥ 1/],
+      [[CESIUM_MAN, '--method', 'nope', '--as', 'morphs'], /unknown method "nope"/],
+      [[CESIUM_MAN, '--method', 'dqs', '--as', 'pancakes'], /--as must be helpers or morphs/],
+    ];
+    for (const [k, [args, message]] of cases.entries()) {
+      const out = join(tmp.dir, `bad-${k}.glb`);
+      const r = await runCli('bake', ...args, '-o', out);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^corskin: error: /m);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).toContain(args[0]);
+      expect(existsSync(out)).toBe(false);
+    }
+  });
+
+  it('the CLI bakes and reports (CesiumMan, dqs)', async () => {
+    const out = join(tmp.dir, 'cli-dqs.glb');
+    const r = await runCli('bake', CESIUM_MAN, '--method', 'dqs', '--as', 'morphs', '-o', out);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toMatch(/61 morph targets/);
+    expect(r.stdout).toMatch(/baked file by LBS vs DQS max \d\.\de-(6|7|8)/);
+    expect(r.stdout).toMatch(/plain LBS vs DQS max/);
+    expect(existsSync(out)).toBe(true);
+  });
+});
