@@ -1,12 +1,34 @@
 /**
- * Helper joints baked by skinning decomposition (Le & Deng 2012, SSDR) — work in progress.
+ * Helper joints: any skinning method baked into standard linear blend skinning by adding a few
+ * rigid joints to the skin, fitted by smooth skinning decomposition with rigid bones (Le & Deng
+ * 2012, "Smooth Skinning Decomposition with Rigid Bones", ACM TOG 31(6), SIGGRAPH Asia 2012; see
+ * `ssdr.ts`) over every clip's samples — the helper bones riggers add at elbows and knees by hand
+ * (Mohr & Gleicher 2003), found automatically. The file stays plain glTF: every original joint,
+ * its animation and (where LBS already matches the method) its weights are kept; the helpers are
+ * child nodes of skeleton joints with translation and rotation channels on every clip; the
+ * weights are rewritten in `JOINTS_n`/`WEIGHTS_n`.
+ *
+ * Where the helpers go: the vertices where the method departs from LBS (largest distance over
+ * the samples above 1% of the largest, and above 1e-4 of the bounding-box diagonal) are grouped
+ * by the joint between their two heaviest influences (the child of the pair: the elbow for the
+ * upper arm and forearm); each such joint region gets up to `helpers` helpers, placed by k-means
+ * on the region's bind positions weighted by the departure.
  *
  * @module
  */
-import type { Document } from '@gltf-transform/core';
+import type { Accessor, Document, Node } from '@gltf-transform/core';
+import { samplePose } from '../core/animation.js';
 import { CorskinError } from '../core/errors.js';
+import { mat4Invert, mat4Multiply, quatFromMat4 } from '../core/math.js';
+import { boundingBoxDiagonal } from '../core/mesh.js';
+import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
+import { skinningMatrices } from '../core/pose.js';
+import { COR_ATTRIBUTE } from '../cor/precompute.js';
 import type { Deformer } from '../deformers/contract.js';
+import { deformLbs } from '../deformers/lbs.js';
+import { removeDeltaMush } from '../io/ddm-gltf.js';
 import type { SkinnedModel } from '../io/gltf.js';
+import { rigidFit, updateHelpers, updateVertexWeights, vertexError, type SsdrModel, type SsdrProblem } from './ssdr.js';
 
 /** Options of {@link bakeHelperJoints}. */
 export interface HelperBakeOptions {
@@ -16,6 +38,8 @@ export interface HelperBakeOptions {
   influences?: 4 | 8;
   /** Samples per second of each clip; default 30. */
   rate?: number;
+  /** Alternations at most (stops earlier when the error falls by less than 0.1%); default 30. */
+  iterations?: number;
   /** Called now and then with (work done, total). */
   onProgress?: (done: number, total: number) => void;
   /** File named in error messages. */
@@ -26,16 +50,22 @@ export interface HelperBakeOptions {
 export interface HelperBakeResult {
   /** Helper joints added. */
   helpers: number;
+  /** Joint regions that got helpers. */
+  regions: number;
   /** Samples fitted (over all clips). */
   samples: number;
   /** SSDR iterations run. */
   iterations: number;
+  /** Vertices whose weights were solved (the others keep theirs). */
+  activeVertices: number;
 }
 
 /**
  * Adds helper joints to `model`'s skin so that its linear blend skinning approximates `deform`
- * over every clip (not implemented yet).
- * @throws CorskinError always, for now
+ * over every clip (see the module comment), in place.
+ * @param deform the method to bake, a deformer of `model.mesh` (bind space → posed space)
+ * @throws CorskinError when the model has no animation, `helpers` is not a positive integer, or
+ *   `influences` is not 4 or 8
  */
 export function bakeHelperJoints(
   document: Document,
@@ -43,7 +73,393 @@ export function bakeHelperJoints(
   deform: Deformer,
   options: HelperBakeOptions = {},
 ): HelperBakeResult {
-  void document;
-  void deform;
-  throw new CorskinError(`${model.name}: --as helpers is not implemented yet`, options.file);
+  const perRegion = options.helpers ?? 2;
+  const K = options.influences ?? 4;
+  const rate = options.rate ?? 30;
+  const maxIterations = options.iterations ?? 30;
+  const file = options.file;
+  if (!Number.isInteger(perRegion) || perRegion < 1)
+    throw new CorskinError(`--helpers must be a whole number ≥ 1 (got ${perRegion})`, file);
+  if (K !== 4 && K !== 8) throw new CorskinError(`--influences must be 4 or 8 (got ${K})`, file);
+  if (!(rate > 0 && Number.isFinite(rate)))
+    throw new CorskinError(`--rate must be a positive number (got ${rate})`, file);
+  const { mesh, skeleton, morphGroups } = model;
+  if (!model.animations.length)
+    throw new CorskinError(`${model.name}: no animation to bake (helper joints are fitted to the file's clips)`, file);
+  const n = mesh.positions.length / 3;
+  const J = skeleton.parents.length;
+
+  // Samples of every clip: the method's posed mesh and the fixed joints' matrices.
+  const clips = model.animations.map((clip) => {
+    const F = Math.max(1, Math.ceil(clip.duration * rate));
+    return { clip, times: Float32Array.from({ length: F + 1 }, (_, f) => (f / F) * clip.duration) };
+  });
+  const problem: SsdrProblem = { n, rest: [], targets: [], fixed: [] };
+  const lbs: Float32Array[] = [];
+  for (const { clip, times } of clips) {
+    for (const t of times) {
+      const S = skinningMatrices(skeleton, samplePose(skeleton, clip, t));
+      const morphed = morphGroups.length
+        ? applyMorphTargets(mesh, morphGroups, sampleMorphWeights(morphGroups, clip.morphChannels ?? [], t))
+        : mesh;
+      const out = { positions: new Float32Array(3 * n) };
+      deform(morphed, S, out);
+      const plain = { positions: new Float32Array(3 * n) };
+      deformLbs(morphed, S, plain);
+      problem.rest.push(morphed.positions);
+      problem.targets.push(out.positions);
+      problem.fixed.push(S);
+      lbs.push(plain.positions);
+    }
+  }
+  const T = problem.targets.length;
+
+  // Where the method departs from LBS.
+  const departure = new Float64Array(n);
+  for (let t = 0; t < T; t++) {
+    const a = problem.targets[t];
+    const b = lbs[t];
+    for (let i = 0; i < n; i++) {
+      const d = Math.hypot(a[3 * i] - b[3 * i], a[3 * i + 1] - b[3 * i + 1], a[3 * i + 2] - b[3 * i + 2]);
+      if (d > departure[i]) departure[i] = d;
+    }
+  }
+  let most = 0;
+  for (let i = 0; i < n; i++) most = Math.max(most, departure[i]);
+  const threshold = Math.max(0.01 * most, 1e-4 * boundingBoxDiagonal(mesh.positions));
+  const regionOf = new Int32Array(n).fill(-1);
+  const regionVertices = new Map<number, number[]>();
+  for (let i = 0; i < n; i++) {
+    if (!(departure[i] > threshold)) continue;
+    const r = regionJoint(mesh.joints, mesh.weights, mesh.influences, i, skeleton.parents);
+    regionOf[i] = r;
+    (regionVertices.get(r) ?? regionVertices.set(r, []).get(r)!).push(i);
+  }
+
+  // Helpers per region by k-means on bind positions weighted by the departure.
+  const helperRegion: number[] = [];
+  const helperCentre: number[][] = [];
+  const regionHelpers = new Map<number, number[]>();
+  const clusterOf = new Int32Array(n).fill(-1);
+  for (const [r, list] of regionVertices) {
+    const k = Math.min(perRegion, Math.floor(list.length / 4));
+    if (k < 1) continue;
+    const clusters = kMeans(mesh.positions, list, departure, k);
+    const ids: number[] = [];
+    clusters.forEach(({ centre, members }) => {
+      const h = helperRegion.length;
+      helperRegion.push(r);
+      helperCentre.push(centre);
+      ids.push(h);
+      for (const i of members) clusterOf[i] = h;
+    });
+    regionHelpers.set(r, ids);
+  }
+  const H = helperRegion.length;
+
+  // The model: the original weights (the K heaviest), helpers fitted to their clusters' motion.
+  const model_: SsdrModel = {
+    helpers: H,
+    transforms: Array.from({ length: T }, () => new Float64Array(16 * H)),
+    influences: K,
+    joints: new Uint32Array(K * n),
+    weights: new Float32Array(K * n),
+  };
+  for (let i = 0; i < n; i++) {
+    const own = influencesOf(mesh.joints, mesh.weights, mesh.influences, i).slice(0, K);
+    const sum = own.reduce((s, e) => s + e.w, 0) || 1;
+    own.forEach((e, k) => {
+      model_.joints[K * i + k] = e.j;
+      model_.weights[K * i + k] = e.w / sum;
+    });
+  }
+  // Start: each helper follows its cluster's motion (a rigid fit weighted by the departure).
+  for (let h = 0; h < H; h++) {
+    const members: number[] = [];
+    for (let i = 0; i < n; i++) if (clusterOf[i] === h) members.push(i);
+    const P = new Float64Array(3 * members.length);
+    const Q = new Float64Array(3 * members.length);
+    const u = Float64Array.from(members, (i) => departure[i]);
+    for (let t = 0; t < T; t++) {
+      members.forEach((i, a) => {
+        for (let c = 0; c < 3; c++) {
+          P[3 * a + c] = problem.rest[t][3 * i + c];
+          Q[3 * a + c] = problem.targets[t][3 * i + c];
+        }
+      });
+      rigidFit(P, Q, u, members.length, model_.transforms[t], 16 * h);
+    }
+  }
+
+  // Candidates of each active vertex: its own joints, its region's helpers and those of the
+  // regions of its other influences.
+  const active: number[] = [];
+  for (let i = 0; i < n; i++) if (regionOf[i] >= 0) active.push(i);
+  const candidatesOf = (i: number): number[] => {
+    const set = new Set<number>();
+    for (const e of influencesOf(mesh.joints, mesh.weights, mesh.influences, i)) {
+      set.add(e.j);
+      for (const h of regionHelpers.get(e.j) ?? []) set.add(J + h);
+    }
+    for (const h of regionHelpers.get(regionOf[i]) ?? []) set.add(J + h);
+    return [...set];
+  };
+  const candidates = active.map(candidatesOf);
+  const totalError = () => active.reduce((s, i) => s + vertexError(problem, model_, i), 0);
+  let error = totalError();
+  let iterations = 0;
+  for (; iterations < maxIterations; iterations++) {
+    options.onProgress?.(iterations, maxIterations);
+    active.forEach((i, a) => updateVertexWeights(problem, model_, i, candidates[a]));
+    const members: number[][] = Array.from({ length: H }, () => []);
+    for (const i of active)
+      for (let k = K * i; k < K * i + K; k++)
+        if (model_.weights[k] > 0 && model_.joints[k] >= J) members[model_.joints[k] - J].push(i);
+    updateHelpers(
+      problem,
+      model_,
+      members.map((m) => Int32Array.from(m)),
+    );
+    const next = totalError();
+    const falling = next < error * (1 - 1e-3);
+    error = Math.min(error, next);
+    if (!falling) {
+      iterations++;
+      break;
+    }
+  }
+  options.onProgress?.(maxIterations, maxIterations);
+
+  writeHelpers(document, model, model_, problem.fixed, helperRegion, helperCentre, clips, options.file);
+  return { helpers: H, regions: regionHelpers.size, samples: T, iterations, activeVertices: active.length };
+}
+
+/** A vertex's positive influences, heaviest first. */
+function influencesOf(joints: Uint32Array, weights: Float32Array, K: number, i: number): { j: number; w: number }[] {
+  const out: { j: number; w: number }[] = [];
+  for (let k = K * i; k < K * i + K; k++) if (weights[k] > 0) out.push({ j: joints[k], w: weights[k] });
+  return out.sort((a, b) => b.w - a.w);
+}
+
+/** The joint between a vertex's two heaviest influences (the child of the pair; else the heaviest). */
+function regionJoint(joints: Uint32Array, weights: Float32Array, K: number, i: number, parents: Int32Array): number {
+  const [a, b] = influencesOf(joints, weights, K, i);
+  if (!b) return a.j;
+  if (parents[a.j] === b.j) return a.j;
+  if (parents[b.j] === a.j) return b.j;
+  const depth = (j: number) => {
+    let d = 0;
+    for (let p = parents[j]; p >= 0; p = parents[p]) d++;
+    return d;
+  };
+  return depth(b.j) > depth(a.j) ? b.j : a.j;
+}
+
+/** k-means (5 Lloyd steps, farthest-point start) of the listed bind positions, weighted. */
+function kMeans(
+  P: Float32Array,
+  list: number[],
+  weight: Float64Array,
+  k: number,
+): { centre: number[]; members: number[] }[] {
+  const at = (i: number) => [P[3 * i], P[3 * i + 1], P[3 * i + 2]];
+  const d2 = (p: number[], q: number[]) => (p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2 + (p[2] - q[2]) ** 2;
+  let first = list[0];
+  for (const i of list) if (weight[i] > weight[first]) first = i;
+  const centres = [at(first)];
+  while (centres.length < k) {
+    let far = list[0];
+    let best = -1;
+    for (const i of list) {
+      const d = Math.min(...centres.map((c) => d2(at(i), c)));
+      if (d > best) ((best = d), (far = i));
+    }
+    centres.push(at(far));
+  }
+  let assign = new Int32Array(list.length);
+  for (let step = 0; step < 5; step++) {
+    assign = Int32Array.from(list, (i) => {
+      let c = 0;
+      for (let q = 1; q < k; q++) if (d2(at(i), centres[q]) < d2(at(i), centres[c])) c = q;
+      return c;
+    });
+    for (let q = 0; q < k; q++) {
+      const s = [0, 0, 0];
+      let w = 0;
+      list.forEach((i, a) => {
+        if (assign[a] !== q) return;
+        const u = weight[i] || 1e-12;
+        for (let c = 0; c < 3; c++) s[c] += u * P[3 * i + c];
+        w += u;
+      });
+      if (w > 0) centres[q] = s.map((x) => x / w);
+    }
+  }
+  return centres
+    .map((centre, q) => ({ centre, members: list.filter((_, a) => assign[a] === q) }))
+    .filter((c) => c.members.length > 0);
+}
+
+/** Writes the helpers (nodes, inverse bind matrices, channels) and the new weights. */
+function writeHelpers(
+  document: Document,
+  model: SkinnedModel,
+  fit: SsdrModel,
+  fixed: Float64Array[],
+  helperRegion: number[],
+  helperCentre: number[][],
+  clips: { clip: { name: string }; times: Float32Array }[],
+  file?: string,
+): void {
+  const { skin, jointNodes, skeleton } = model;
+  const J = skeleton.parents.length;
+  const skinJoints = jointNodes.length;
+  const H = fit.helpers;
+  const K = fit.influences;
+  const buffer = document.getRoot().listBuffers()[0] ?? document.createBuffer();
+  const ibm = skeleton.inverseBindMatrices;
+  // Helper nodes: children of their region's joint, bound at their cluster's centre.
+  const names = new Set(
+    document
+      .getRoot()
+      .listNodes()
+      .map((x) => x.getName()),
+  );
+  const nodes: Node[] = [];
+  const bind = new Float64Array(16);
+  const local = new Float64Array(16);
+  const tmp = new Float64Array(16);
+  const inv = new Float64Array(16);
+  const centreMatrix = (h: number) => {
+    const m = new Float64Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
+    m.set(helperCentre[h], 12);
+    return m;
+  };
+  const localAt = (S: Float64Array, H_: Float64Array, h: number) => {
+    // local = IBM_j · S_j⁻¹ · H · T(c): the helper's world H·T(c) seen from its parent joint.
+    const j = helperRegion[h];
+    if (!mat4Invert(inv, 0, S, 16 * j))
+      throw new CorskinError(`${model.name}: joint "${skeleton.jointNames[j]}" has a singular matrix in a clip`, file);
+    mat4Multiply(tmp, 0, H_, 16 * h, centreMatrix(h), 0);
+    mat4Multiply(local, 0, inv, 0, tmp, 0);
+    mat4Multiply(tmp, 0, ibm, 16 * j, local, 0);
+    return tmp;
+  };
+  const identity = new Float64Array(16 * H);
+  for (let h = 0; h < H; h++) identity.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], 16 * h);
+  const bindSkinning = new Float64Array(16 * J);
+  for (let j = 0; j < J; j++) bindSkinning.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], 16 * j);
+  for (let h = 0; h < H; h++) {
+    const j = helperRegion[h];
+    let name = `${skeleton.jointNames[j] || `joint${j}`}_helper${h}`;
+    while (names.has(name)) name += '_';
+    names.add(name);
+    const m = localAt(bindSkinning, identity, h);
+    bind.set(m);
+    const node = document.createNode(name).setTranslation([bind[12], bind[13], bind[14]]);
+    const q = [0, 0, 0, 1];
+    quatFromMat4(q, 0, bind, 0);
+    node.setRotation(q as [number, number, number, number]);
+    node.setScale([
+      Math.hypot(bind[0], bind[1], bind[2]),
+      Math.hypot(bind[4], bind[5], bind[6]),
+      Math.hypot(bind[8], bind[9], bind[10]),
+    ]);
+    node.setExtras({ corskin: { helperOf: jointNodes[j].getName() } });
+    jointNodes[j].addChild(node);
+    skin.addJoint(node);
+    nodes.push(node);
+  }
+  // Inverse bind matrices: the old ones, then T(−c) per helper.
+  const oldIbm = skin.getInverseBindMatrices();
+  const ibms = new Float32Array(16 * (skinJoints + H));
+  ibms.set(Float32Array.from(ibm.subarray(0, 16 * skinJoints)));
+  for (let h = 0; h < H; h++) {
+    ibms.set(
+      [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -helperCentre[h][0], -helperCentre[h][1], -helperCentre[h][2], 1],
+      16 * (skinJoints + h),
+    );
+  }
+  skin.setInverseBindMatrices(document.createAccessor().setType('MAT4').setArray(ibms).setBuffer(buffer));
+  if (oldIbm && oldIbm.listParents().length <= 1) oldIbm.dispose();
+  // Channels: translation and rotation of every helper at each clip's samples.
+  let t0 = 0;
+  for (const { clip, times } of clips) {
+    const animation = document
+      .getRoot()
+      .listAnimations()
+      .find((a, i) => (a.getName() || `animation ${i}`) === clip.name);
+    if (!animation) throw new CorskinError(`${model.name}: clip "${clip.name}" not found in the document`, file);
+    const input = document.createAccessor().setType('SCALAR').setArray(times.slice()).setBuffer(buffer);
+    for (let h = 0; h < H; h++) {
+      const translation = new Float32Array(3 * times.length);
+      const rotation = new Float32Array(4 * times.length);
+      const q = [0, 0, 0, 1];
+      for (let s = 0; s < times.length; s++) {
+        const m = localAt(fixed[t0 + s], fit.transforms[t0 + s], h);
+        translation.set([m[12], m[13], m[14]], 3 * s);
+        quatFromMat4(q, 0, m, 0);
+        // Keep consecutive keys on one hemisphere (LINEAR plays slerp between them).
+        if (
+          s > 0 &&
+          q[0] * rotation[4 * s - 4] +
+            q[1] * rotation[4 * s - 3] +
+            q[2] * rotation[4 * s - 2] +
+            q[3] * rotation[4 * s - 1] <
+            0
+        )
+          for (let c = 0; c < 4; c++) q[c] = -q[c];
+        rotation.set(q, 4 * s);
+      }
+      for (const [path, type, data] of [
+        ['translation', 'VEC3', translation],
+        ['rotation', 'VEC4', rotation],
+      ] as const) {
+        const sampler = document
+          .createAnimationSampler()
+          .setInput(input)
+          .setOutput(document.createAccessor().setType(type).setArray(data).setBuffer(buffer))
+          .setInterpolation('LINEAR');
+        animation.addSampler(sampler);
+        animation.addChannel(
+          document.createAnimationChannel().setTargetNode(nodes[h]).setTargetPath(path).setSampler(sampler),
+        );
+      }
+    }
+    t0 += times.length;
+  }
+  // Weights: JOINTS_n / WEIGHTS_n over the original joints and the helpers; the old precomputed
+  // data (centers of rotation, Direct Delta Mush) no longer fits them and is removed.
+  const wide = skinJoints + H > 256;
+  for (const part of model.parts) {
+    const p = part.primitive;
+    for (let set = 0; ; set++) {
+      const ja = p.getAttribute(`JOINTS_${set}`);
+      const wa = p.getAttribute(`WEIGHTS_${set}`);
+      if (!ja && !wa) break;
+      p.setAttribute(`JOINTS_${set}`, null);
+      p.setAttribute(`WEIGHTS_${set}`, null);
+      for (const a of [ja, wa]) if (a && a.listParents().length <= 1) (a as Accessor).dispose();
+    }
+    p.setAttribute(COR_ATTRIBUTE, null);
+    removeDeltaMush(p);
+    const count = part.vertexCount;
+    for (let set = 0; set < K / 4; set++) {
+      const js = wide ? new Uint16Array(4 * count) : new Uint8Array(4 * count);
+      const ws = new Float32Array(4 * count);
+      for (let v = 0; v < count; v++) {
+        const i = part.vertexOffset + v;
+        for (let c = 0; c < 4; c++) {
+          const k = K * i + 4 * set + c;
+          const w = fit.weights[k];
+          if (w <= 0) continue;
+          const joint = fit.joints[k];
+          js[4 * v + c] = joint < J ? joint : skinJoints + joint - J;
+          ws[4 * v + c] = w;
+        }
+      }
+      p.setAttribute(`JOINTS_${set}`, document.createAccessor().setType('VEC4').setArray(js).setBuffer(buffer));
+      p.setAttribute(`WEIGHTS_${set}`, document.createAccessor().setType('VEC4').setArray(ws).setBuffer(buffer));
+    }
+  }
 }

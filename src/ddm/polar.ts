@@ -11,7 +11,8 @@
  * Like libigl's `direct_delta_mush` (an SVD without a determinant correction), R is a
  * reflection when det S < 0; that keeps mirrored rigs right. Where S is rank-deficient (its
  * third singular value below 1e-9 of the first: a flat neighbourhood), the sign makes R a
- * rotation, and where it has rank ≤ 1 the missing directions come from V.
+ * rotation, and where it has rank ≤ 1 the missing directions come from V. With `rotation`, R is
+ * always the closest proper rotation (Kabsch), as the skinning decomposition's bone fits need.
  *
  * @module
  */
@@ -24,8 +25,10 @@ export const POLAR_JACOBI_SWEEPS = 5;
  * @param S row-major 3×3, length 9 (read only)
  * @param R row-major 3×3, length 9, written (may not alias S)
  * @param work scratch, length ≥ 18 (reused to avoid allocation per call)
+ * @param rotation true: the closest proper rotation instead (det R = +1 always; the Kabsch /
+ *   orthogonal Procrustes solution when S is a cross-covariance)
  */
-export function polarFactor(S: ArrayLike<number>, R: Float64Array, work: Float64Array): void {
+export function polarFactor(S: ArrayLike<number>, R: Float64Array, work: Float64Array, rotation = false): void {
   // A = SᵀS (symmetric): a00 a01 a02 a11 a12 a22
   let a00 = S[0] * S[0] + S[3] * S[3] + S[6] * S[6];
   let a01 = S[0] * S[1] + S[3] * S[4] + S[6] * S[7];
@@ -164,7 +167,7 @@ export function polarFactor(S: ArrayLike<number>, R: Float64Array, work: Float64
   const cz = S[6] * V[ic] + S[7] * V[3 + ic] + S[8] * V[6 + ic];
   d = cx * wx + cy * wy + cz * wz;
   let sign: number;
-  if (Math.abs(d) > 1e-9 * Math.sqrt(ea)) sign = d > 0 ? 1 : -1;
+  if (!rotation && Math.abs(d) > 1e-9 * Math.sqrt(ea)) sign = d > 0 ? 1 : -1;
   else {
     // det[v_a v_b v_c] = ±1 (the order's parity); make det R = +1.
     const vx = V[3 + ia] * V[6 + ib] - V[6 + ia] * V[3 + ib];
