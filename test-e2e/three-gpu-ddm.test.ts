@@ -7,6 +7,7 @@
  * targets, and on a file without the data, which `useSkinningMethod` computes on demand.
  */
 import { mkdirSync } from 'node:fs';
+import { NodeIO } from '@gltf-transform/core';
 import { basename, join } from 'node:path';
 import { beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { ROOT, SHARED } from '../test/helpers/data.js';
@@ -59,8 +60,39 @@ function precompute(): Promise<void> {
       );
       expect(run.code, run.stderr).toBe(0);
     }
+    await scaledClip();
   })();
   return precomputed;
+}
+
+/**
+ * CesiumMan (full DDM data) with its first clip also scaling joints — the root uniformly (1 → 1.6
+ * over 2 s) and a thigh non-uniformly — so the skinning matrices carry scale: the shaders'
+ * σ = Σ share·|det L_j|^{1/3} (deformers/ddm.ts) is exercised.
+ */
+async function scaledClip(): Promise<void> {
+  const io = new NodeIO();
+  const doc = await io.read(join(OUT, 'CesiumMan-full.glb'));
+  const root = doc.getRoot();
+  const joints = root.listSkins()[0].listJoints();
+  const clip = root.listAnimations()[0];
+  const buffer = root.listBuffers()[0];
+  const acc = (type: 'SCALAR' | 'VEC3', a: number[]) =>
+    doc.createAccessor().setType(type).setArray(Float32Array.from(a)).setBuffer(buffer);
+  const times = acc('SCALAR', [0, 2]);
+  for (const [node, to] of [
+    [joints[0], [1.6, 1.6, 1.6]],
+    [joints[Math.min(joints.length - 1, 3)], [1.3, 0.8, 1.1]],
+  ] as const) {
+    const sampler = doc
+      .createAnimationSampler()
+      .setInput(times)
+      .setOutput(acc('VEC3', [1, 1, 1, ...to]));
+    clip
+      .addSampler(sampler)
+      .addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath('scale').setSampler(sampler));
+  }
+  await io.write(join(OUT, 'CesiumMan-scaled.glb'), doc);
 }
 
 describe.each([
@@ -101,6 +133,14 @@ describe.each([
       [fn, `${OUT_URL}/rpm-avatar-full.glb`, morphs] as const,
     );
     console.log(`DDM GPU vs CPU with morph targets, ${renderer}, rpm-avatar: ${r.error.toExponential(2)}`);
+    expect(t.errors).toEqual([]);
+    expect(r.nonFinite).toBe(0);
+    expect(r.error).toBeLessThan(1e-4);
+  });
+
+  it('CesiumMan with scaling joints (σ, the joints’ uniform scales) within 1e-4', async () => {
+    const r = await parity(`${OUT_URL}/CesiumMan-scaled.glb`, 1.2);
+    console.log(`DDM GPU vs CPU with scaled joints, ${renderer}, CesiumMan: ${r.error.toExponential(2)}`);
     expect(t.errors).toEqual([]);
     expect(r.nonFinite).toBe(0);
     expect(r.error).toBeLessThan(1e-4);
