@@ -58,4 +58,4 @@ export {
   type TemplateBakeResult,
 } from './io/morph-bake.js';
 export { measureBake, type BakeMeasure } from './bake/measure.js';
-export { bakeHelperJoints, type HelperBakeOptions, type HelperBakeResult } from './bake/helpers.js';
+export { bakeHelperJoints, type HelperBakeOptions, type HelperBakeResult } from './io/helper-bake.js';

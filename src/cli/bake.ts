@@ -9,7 +9,7 @@ import { statSync } from 'node:fs';
 import { CorskinError } from '../core/errors.js';
 import type { Deformer } from '../deformers/contract.js';
 import { measureBake, type BakeMeasure } from '../bake/measure.js';
-import { bakeHelperJoints } from '../bake/helpers.js';
+import { bakeHelperJoints } from '../io/helper-bake.js';
 import { bakeMorphTargets, DEFAULT_BAKE_TOLERANCE } from '../io/morph-bake.js';
 import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';

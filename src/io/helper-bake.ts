@@ -26,9 +26,9 @@ import { skinningMatrices } from '../core/pose.js';
 import { COR_ATTRIBUTE } from '../cor/precompute.js';
 import type { Deformer } from '../deformers/contract.js';
 import { deformLbs } from '../deformers/lbs.js';
-import { removeDeltaMush } from '../io/ddm-gltf.js';
-import type { SkinnedModel } from '../io/gltf.js';
-import { rigidFit, updateHelpers, updateVertexWeights, vertexError, type SsdrModel, type SsdrProblem } from './ssdr.js';
+import { removeDeltaMush } from './ddm-gltf.js';
+import type { SkinnedModel } from './gltf.js';
+import { rigidFit, updateHelpers, updateVertexWeights, vertexError, type SsdrModel, type SsdrProblem } from '../bake/ssdr.js';
 
 /** Options of {@link bakeHelperJoints}. */
 export interface HelperBakeOptions {
@@ -272,7 +272,10 @@ function kMeans(
     let best = -1;
     for (const i of list) {
       const d = Math.min(...centres.map((c) => d2(at(i), c)));
-      if (d > best) ((best = d), (far = i));
+      if (d > best) {
+        best = d;
+        far = i;
+      }
     }
     centres.push(at(far));
   }
