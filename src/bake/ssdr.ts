@@ -205,9 +205,9 @@ export function updateVertexWeights(problem: SsdrProblem, model: SsdrModel, i: n
   let active = candidates.map((_, a) => a);
   let w = nnls(G, b, c, active);
   if (active.length > K) {
-    // More than K in use: the best K-subset (every subset of up to 6 candidates, else the K
+    // More than K in use: the best K-subset (every subset of up to 9 candidates, else the K
     // heaviest of the unconstrained solution).
-    const subsets = c <= 6 ? kSubsets(c, K) : [active.sort((x, y) => w[y] - w[x]).slice(0, K)];
+    const subsets = c <= 9 ? kSubsets(c, K) : [active.sort((x, y) => w[y] - w[x]).slice(0, K)];
     let best = Infinity;
     for (const subset of subsets) {
       const trial = nnls(G, b, c, subset);
