@@ -15,7 +15,7 @@ export function methodsTable(methods) {
       `\`${m.id}\``,
       m.label,
       m.citation,
-      m.needsCenters ? 'centers of rotation' : m.needsRig ? 'rig (bone segments)' : '—',
+      m.precomputes === 'centers' ? 'centers of rotation' : m.precomputes === 'ddm' ? 'Ω matrices' : m.needsRig ? 'rig (bone segments)' : '—',
       yes(m.simd),
       yes(m.gpu),
       `${m.floatsPerBone} / ${m.floatsPerVertex}`,

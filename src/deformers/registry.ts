@@ -16,8 +16,12 @@ export interface MethodInfo<Id extends string = MethodId> {
   label: string;
   /** The paper, by authors and year (see docs/references.md). */
   citation: string;
-  /** Needs per-vertex centers of rotation (the CoR precomputation). */
-  needsCenters: boolean;
+  /**
+   * What the method precomputes per vertex and the file can store (`corskin precompute
+   * --method …`): `centers` (centers of rotation, Le & Hodgins 2016), `ddm` (the Ω matrices of
+   * Direct Delta Mush, Le & Lewis 2019), or null.
+   */
+  precomputes: 'centers' | 'ddm' | null;
   /** Needs rig data beyond the skinning matrices (a factory builds its deformer). */
   needsRig: boolean;
   /** Has a WebAssembly SIMD kernel (`createSimdDeformer`). */
@@ -41,15 +45,15 @@ export interface MethodInfo<Id extends string = MethodId> {
  * matrix); stretch the matrix, a quaternion, the bind joint position and bone axis.
  */
 export const SKINNING_METHODS = [
-  { id: 'lbs', label: 'LBS', citation: 'Magnenat-Thalmann et al. 1988', needsCenters: false, needsRig: false, simd: true, gpu: true, floatsPerBone: 12, floatsPerVertex: 0 },
-  { id: 'dqs', label: 'DQS', citation: 'Kavan et al. 2008', needsCenters: false, needsRig: false, simd: true, gpu: true, floatsPerBone: 16, floatsPerVertex: 0 },
-  { id: 'sbs', label: 'SBS', citation: 'Kavan & Žára 2005', needsCenters: false, needsRig: false, simd: false, gpu: false, floatsPerBone: 16, floatsPerVertex: 0 },
-  { id: 'lms', label: 'LMS', citation: 'Alexa 2002', needsCenters: false, needsRig: false, simd: false, gpu: false, floatsPerBone: 6, floatsPerVertex: 0 },
-  { id: 'cor', label: 'CoR', citation: 'Le & Hodgins 2016', needsCenters: true, needsRig: false, simd: true, gpu: true, floatsPerBone: 16, floatsPerVertex: 3 },
-  { id: 'ddm', label: 'DDM', citation: 'Le & Lewis 2019', needsCenters: false, needsRig: false, simd: false, gpu: true, floatsPerBone: 12, floatsPerVertex: 60 }, // full variant: 10 per (vertex, joint) entry, ≈ 6 entries per vertex on the shared humanoids (compact: 10 + 2 per entry); corskin/three packs them in a float texture (12 floats per entry, 2 per vertex for the range)
-  { id: 'stretch', label: 'Stretch', citation: 'Yang & Zhang 2006', needsCenters: false, needsRig: true, simd: false, gpu: false, floatsPerBone: 22, floatsPerVertex: 0 },
-  { id: 'cage', label: 'Cage', citation: 'Ju et al. 2008', needsCenters: false, needsRig: true, simd: false, gpu: false, floatsPerBone: 12, floatsPerVertex: 48 }, // k = 24 cage vertices and weights; and 3 floats per cage vertex per frame
-  { id: 'templates', label: 'Templates', citation: 'Ju et al. 2008', needsCenters: false, needsRig: true, simd: false, gpu: true, floatsPerBone: 16, floatsPerVertex: 50 }, // corskin/three: the joint texture as DQS, the binding run (k = 24 cage vertices and weights, and the range) per vertex; and 4 floats per cage vertex per frame (posed on the CPU)
+  { id: 'lbs', label: 'LBS', citation: 'Magnenat-Thalmann et al. 1988', precomputes: null, needsRig: false, simd: true, gpu: true, floatsPerBone: 12, floatsPerVertex: 0 },
+  { id: 'dqs', label: 'DQS', citation: 'Kavan et al. 2008', precomputes: null, needsRig: false, simd: true, gpu: true, floatsPerBone: 16, floatsPerVertex: 0 },
+  { id: 'sbs', label: 'SBS', citation: 'Kavan & Žára 2005', precomputes: null, needsRig: false, simd: false, gpu: false, floatsPerBone: 16, floatsPerVertex: 0 },
+  { id: 'lms', label: 'LMS', citation: 'Alexa 2002', precomputes: null, needsRig: false, simd: false, gpu: false, floatsPerBone: 6, floatsPerVertex: 0 },
+  { id: 'cor', label: 'CoR', citation: 'Le & Hodgins 2016', precomputes: 'centers', needsRig: false, simd: true, gpu: true, floatsPerBone: 16, floatsPerVertex: 3 },
+  { id: 'ddm', label: 'DDM', citation: 'Le & Lewis 2019', precomputes: 'ddm', needsRig: false, simd: false, gpu: true, floatsPerBone: 12, floatsPerVertex: 60 }, // full variant: 10 per (vertex, joint) entry, ≈ 6 entries per vertex on the shared humanoids (compact: 10 + 2 per entry); corskin/three packs them in a float texture (12 floats per entry, 2 per vertex for the range)
+  { id: 'stretch', label: 'Stretch', citation: 'Yang & Zhang 2006', precomputes: null, needsRig: true, simd: false, gpu: false, floatsPerBone: 22, floatsPerVertex: 0 },
+  { id: 'cage', label: 'Cage', citation: 'Ju et al. 2008', precomputes: null, needsRig: true, simd: false, gpu: false, floatsPerBone: 12, floatsPerVertex: 48 }, // k = 24 cage vertices and weights; and 3 floats per cage vertex per frame
+  { id: 'templates', label: 'Templates', citation: 'Ju et al. 2008', precomputes: null, needsRig: true, simd: false, gpu: true, floatsPerBone: 16, floatsPerVertex: 50 }, // corskin/three: the joint texture as DQS, the binding run (k = 24 cage vertices and weights, and the range) per vertex; and 4 floats per cage vertex per frame (posed on the CPU)
 ] as const satisfies readonly MethodInfo<string>[]; // prettier-ignore
 
 /** The id of every skinning method (CLI `--method`, report rows): the ids of {@link SKINNING_METHODS}. */
