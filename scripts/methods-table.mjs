@@ -15,7 +15,13 @@ export function methodsTable(methods) {
       `\`${m.id}\``,
       m.label,
       m.citation,
-      m.precomputes === 'centers' ? 'centers of rotation' : m.precomputes === 'ddm' ? 'Ω matrices' : m.needsRig ? 'rig (bone segments)' : '—',
+      m.precomputes === 'centers'
+        ? 'centers of rotation'
+        : m.precomputes === 'ddm'
+          ? 'Ω matrices'
+          : m.needsRig
+            ? 'rig (bone segments)'
+            : '—',
       yes(m.simd),
       yes(m.gpu),
       `${m.floatsPerBone} / ${m.floatsPerVertex}`,

@@ -67,6 +67,7 @@ export type { Deformer, DeformTarget, SkinningMethod } from './deformers/contrac
 export { deformLbs } from './deformers/lbs.js';
 export { deformDqs, jointDualQuaternions } from './deformers/dqs.js';
 export { deformCor } from './deformers/cor.js';
+export { deformDdm } from './deformers/ddm.js';
 export { deformers, deform } from './deformers/index.js';
 export { createSimdDeformer, type SimdDeformer, type SimdSkinningMethod } from './wasm/simd-skinning.js';
 export { subdivideByWeights, type SubdividedTriangles } from './cor/subdivide.js';
@@ -83,6 +84,25 @@ export {
   type Lattice,
 } from './cor/fast.js';
 export { computeCentersOfRotation, COR_ATTRIBUTE, type CorOptions, type CorResult } from './cor/precompute.js';
+export {
+  computeDirectDeltaMush,
+  ddmBytesPerVertex,
+  type DdmInput,
+  type DdmModel,
+  type DdmOptions,
+  type DdmVariant,
+} from './ddm/precompute.js';
+export {
+  DEFAULT_DDM_ALPHA,
+  DEFAULT_DDM_ITERATIONS,
+  DEFAULT_DDM_KAPPA,
+  DEFAULT_DDM_LAMBDA,
+  DEFAULT_DDM_THRESHOLD,
+  resolveDdmParameters,
+  type DdmParameters,
+} from './ddm/parameters.js';
+export type { DdmSmoothing } from './ddm/laplacian.js';
+export { polarFactor } from './ddm/polar.js';
 export {
   DEFAULT_SIGMA,
   DEFAULT_EPSILON,

@@ -100,7 +100,7 @@ export interface NodePatchOptions extends ChunkOptions {
   stretch: { value: number };
   /** Templates: the cage-displacement and binding textures. */
   template?: { cage: DataTexture; binding: DataTexture };
-  /** Direct Delta Mush: the packed entries (`ddm.ts`; the variant is `ddm` of {@link ChunkOptions}). */
+  /** Direct Delta Mush: the packed entries (`ddm.ts`; the variant is the `ddm` option). */
   deltaMush?: DataTexture;
 }
 
