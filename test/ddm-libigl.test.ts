@@ -73,6 +73,7 @@ function diagonal(p: ArrayLike<number>): number {
   return Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
 }
 
+/** Precomputes with libigl's operator and the manifest's parameters (threshold 0), then {@link compare}. */
 function check(name: string, obj: string, W: { rows: number; cols: number; rowMajor: Float64Array }) {
   const manifest = JSON.parse(readFileSync(join(FIX, `${name}.json`), 'utf8'));
   const { positions, triangles } = readObjDouble(join(LIBIGL, obj));
@@ -94,17 +95,7 @@ function check(name: string, obj: string, W: { rows: number; cols: number; rowMa
     weights: W.rowMajor,
     deltaMush: model,
   } as unknown as SkinnedMesh;
-  const diag = diagonal(positions);
-  const errors: Record<string, number> = {};
-  for (const pose of manifest.poses) {
-    const expected = new Float64Array(new Uint8Array(readFileSync(join(FIX, pose.file))).buffer);
-    const out = { positions: new Float32Array(3 * n) };
-    deformDdm(mesh, skinningOf(pose.transforms), out);
-    let worst = 0;
-    for (let k = 0; k < 3 * n; k++) worst = Math.max(worst, Math.abs(out.positions[k] - expected[k]));
-    errors[pose.name] = worst / diag;
-  }
-  return errors;
+  return compare(name, mesh, diagonal(positions));
 }
 
 /** Largest distance to the fixture's positions over every pose, ÷ the rest mesh's diagonal. */

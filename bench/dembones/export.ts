@@ -14,12 +14,12 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { samplePose } from '../../src/core/animation.js';
-import { boundingBoxDiagonal } from '../../src/core/mesh.js';
 import { skinningMatrices } from '../../src/core/pose.js';
 import { computeCentersOfRotation } from '../../src/cor/precompute.js';
 import { DEFAULT_EPSILON, DEFAULT_SIGMA } from '../../src/cor/parameters.js';
 import { deformers } from '../../src/deformers/index.js';
 import { measureBake } from '../../src/bake/measure.js';
+import { influencesOf, placeHelpers } from '../../src/bake/placement.js';
 import { rigidFit } from '../../src/bake/ssdr.js';
 import { bakeHelperJoints } from '../../src/io/helper-bake.js';
 import { extractSkinnedModels, type SkinnedModel } from '../../src/io/gltf.js';
@@ -88,34 +88,10 @@ async function exportProblem(file: string, dir: string): Promise<void> {
     });
   }
 
-  // corskin's helper start (a copy of src/io/helper-bake.ts's placement): regions where CoR
-  // departs from LBS, ≤ 2 helpers each by k-means, each helper a rigid fit of its cluster.
-  const departure = new Float64Array(n);
-  for (let t = 0; t < T; t++)
-    for (let i = 0; i < n; i++) {
-      const [a, b] = [targets[t], lbs[t]];
-      const d = Math.hypot(a[3 * i] - b[3 * i], a[3 * i + 1] - b[3 * i + 1], a[3 * i + 2] - b[3 * i + 2]);
-      if (d > departure[i]) departure[i] = d;
-    }
-  let most = 0;
-  for (let i = 0; i < n; i++) most = Math.max(most, departure[i]);
-  const threshold = Math.max(0.01 * most, 1e-4 * boundingBoxDiagonal(mesh.positions));
-  const regionVertices = new Map<number, number[]>();
-  for (let i = 0; i < n; i++) {
-    if (!(departure[i] > threshold)) continue;
-    const r = regionJoint(mesh.joints, mesh.weights, mesh.influences, i, skeleton.parents);
-    (regionVertices.get(r) ?? regionVertices.set(r, []).get(r)!).push(i);
-  }
-  const clusterOf = new Int32Array(n).fill(-1);
-  let H = 0;
-  for (const list of regionVertices.values()) {
-    const k = Math.min(PER_REGION, Math.floor(list.length / 4));
-    if (k < 1) continue;
-    for (const { members } of kMeans(mesh.positions, list, departure, k)) {
-      for (const i of members) clusterOf[i] = H;
-      H++;
-    }
-  }
+  // corskin's helper start (src/bake/placement.ts, as src/io/helper-bake.ts uses it): regions
+  // where CoR departs from LBS, ≤ 2 helpers each by k-means, each helper a rigid fit of its cluster.
+  const { departure, clusterOf, helperRegion } = placeHelpers(mesh, skeleton.parents, targets, lbs, PER_REGION);
+  const H = helperRegion.length;
   const helperStart = new Float64Array(T * 16 * H);
   for (let h = 0; h < H; h++) {
     const members: number[] = [];
@@ -220,68 +196,4 @@ function measure(dir: string, files: string[]): void {
     const s = score(f32(file));
     console.log(`${file}: max ${e(s.max)}, p99 ${e(s.p99)}`);
   }
-}
-
-/** A vertex's positive influences, heaviest first (as src/io/helper-bake.ts). */
-function influencesOf(joints: Uint32Array, weights: Float32Array, K: number, i: number): { j: number; w: number }[] {
-  const out: { j: number; w: number }[] = [];
-  for (let k = K * i; k < K * i + K; k++) if (weights[k] > 0) out.push({ j: joints[k], w: weights[k] });
-  return out.sort((a, b) => b.w - a.w);
-}
-
-/** The joint between a vertex's two heaviest influences (as src/io/helper-bake.ts). */
-function regionJoint(joints: Uint32Array, weights: Float32Array, K: number, i: number, parents: Int32Array): number {
-  const [a, b] = influencesOf(joints, weights, K, i);
-  if (!b) return a.j;
-  if (parents[a.j] === b.j) return a.j;
-  if (parents[b.j] === a.j) return b.j;
-  const depth = (j: number) => {
-    let d = 0;
-    for (let p = parents[j]; p >= 0; p = parents[p]) d++;
-    return d;
-  };
-  return depth(b.j) > depth(a.j) ? b.j : a.j;
-}
-
-/** k-means as src/io/helper-bake.ts (5 Lloyd steps, farthest-point start, weighted). */
-function kMeans(P: Float32Array, list: number[], weight: Float64Array, k: number): { members: number[] }[] {
-  const at = (i: number) => [P[3 * i], P[3 * i + 1], P[3 * i + 2]];
-  const d2 = (p: number[], q: number[]) => (p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2 + (p[2] - q[2]) ** 2;
-  let first = list[0];
-  for (const i of list) if (weight[i] > weight[first]) first = i;
-  const centres = [at(first)];
-  while (centres.length < k) {
-    let far = list[0];
-    let best = -1;
-    for (const i of list) {
-      const d = Math.min(...centres.map((c) => d2(at(i), c)));
-      if (d > best) {
-        best = d;
-        far = i;
-      }
-    }
-    centres.push(at(far));
-  }
-  let assign = new Int32Array(list.length);
-  for (let step = 0; step < 5; step++) {
-    assign = Int32Array.from(list, (i) => {
-      let c = 0;
-      for (let q = 1; q < k; q++) if (d2(at(i), centres[q]) < d2(at(i), centres[c])) c = q;
-      return c;
-    });
-    for (let q = 0; q < k; q++) {
-      const s = [0, 0, 0];
-      let w = 0;
-      list.forEach((i, a) => {
-        if (assign[a] !== q) return;
-        const u = weight[i] || 1e-12;
-        for (let c = 0; c < 3; c++) s[c] += u * P[3 * i + c];
-        w += u;
-      });
-      if (w > 0) centres[q] = s.map((x) => x / w);
-    }
-  }
-  return centres
-    .map((_, q) => ({ members: list.filter((_, a) => assign[a] === q) }))
-    .filter((c) => c.members.length > 0);
 }

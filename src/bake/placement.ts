@@ -1,0 +1,154 @@
+/**
+ * Where helper joints go (the placement of `io/helper-bake.ts`, after Le & Deng 2012's
+ * clustering start): the vertices where a method departs from LBS — largest distance over the
+ * samples above 1% of the largest and above 1e-4 of the bounding-box diagonal — grouped by the
+ * joint between their two heaviest influences (the child of the pair), each group split into up
+ * to `perRegion` clusters by k-means on the bind positions, weighted by the departure.
+ *
+ * @module
+ */
+import { boundingBoxDiagonal, type SkinnedMesh } from '../core/mesh.js';
+
+/** What {@link placeHelpers} decides. */
+export interface HelperPlacement {
+  /** Per vertex, the largest distance between the method and LBS over the samples (asset units). */
+  departure: Float64Array;
+  /** Per vertex, its region's joint, or −1 where the method does not depart from LBS. */
+  regionOf: Int32Array;
+  /** Per helper, its region's joint. */
+  helperRegion: number[];
+  /** Per helper, its cluster's departure-weighted bind centroid (x, y, z). */
+  helperCentre: number[][];
+  /** Per region joint, its helpers. */
+  regionHelpers: Map<number, number[]>;
+  /** Per vertex, the helper whose cluster it is in, or −1. */
+  clusterOf: Int32Array;
+}
+
+/**
+ * Places the helpers of a bake.
+ * @param targets the method's posed positions per sample, length 3·n each
+ * @param lbs LBS's posed positions at the same samples
+ * @param perRegion helpers per region at most (a region of fewer than 4 vertices gets none)
+ */
+export function placeHelpers(
+  mesh: SkinnedMesh,
+  parents: Int32Array,
+  targets: readonly Float32Array[],
+  lbs: readonly Float32Array[],
+  perRegion: number,
+): HelperPlacement {
+  const n = mesh.positions.length / 3;
+  const departure = new Float64Array(n);
+  for (let t = 0; t < targets.length; t++) {
+    const a = targets[t];
+    const b = lbs[t];
+    for (let i = 0; i < n; i++) {
+      const d = Math.hypot(a[3 * i] - b[3 * i], a[3 * i + 1] - b[3 * i + 1], a[3 * i + 2] - b[3 * i + 2]);
+      if (d > departure[i]) departure[i] = d;
+    }
+  }
+  let most = 0;
+  for (let i = 0; i < n; i++) most = Math.max(most, departure[i]);
+  const threshold = Math.max(0.01 * most, 1e-4 * boundingBoxDiagonal(mesh.positions));
+  const regionOf = new Int32Array(n).fill(-1);
+  const regionVertices = new Map<number, number[]>();
+  for (let i = 0; i < n; i++) {
+    if (!(departure[i] > threshold)) continue;
+    const r = regionJoint(mesh.joints, mesh.weights, mesh.influences, i, parents);
+    regionOf[i] = r;
+    (regionVertices.get(r) ?? regionVertices.set(r, []).get(r)!).push(i);
+  }
+  const helperRegion: number[] = [];
+  const helperCentre: number[][] = [];
+  const regionHelpers = new Map<number, number[]>();
+  const clusterOf = new Int32Array(n).fill(-1);
+  for (const [r, list] of regionVertices) {
+    const k = Math.min(perRegion, Math.floor(list.length / 4));
+    if (k < 1) continue;
+    const ids: number[] = [];
+    for (const { centre, members } of kMeans(mesh.positions, list, departure, k)) {
+      const h = helperRegion.length;
+      helperRegion.push(r);
+      helperCentre.push(centre);
+      ids.push(h);
+      for (const i of members) clusterOf[i] = h;
+    }
+    regionHelpers.set(r, ids);
+  }
+  return { departure, regionOf, helperRegion, helperCentre, regionHelpers, clusterOf };
+}
+
+/** A vertex's positive influences, heaviest first (`K` slots of `joints`/`weights`). */
+export function influencesOf(
+  joints: Uint32Array,
+  weights: Float32Array,
+  K: number,
+  i: number,
+): { j: number; w: number }[] {
+  const out: { j: number; w: number }[] = [];
+  for (let k = K * i; k < K * i + K; k++) if (weights[k] > 0) out.push({ j: joints[k], w: weights[k] });
+  return out.sort((a, b) => b.w - a.w);
+}
+
+/** The joint between a vertex's two heaviest influences (the child of the pair; else the heaviest). */
+function regionJoint(joints: Uint32Array, weights: Float32Array, K: number, i: number, parents: Int32Array): number {
+  const [a, b] = influencesOf(joints, weights, K, i);
+  if (!b) return a.j;
+  if (parents[a.j] === b.j) return a.j;
+  if (parents[b.j] === a.j) return b.j;
+  const depth = (j: number) => {
+    let d = 0;
+    for (let p = parents[j]; p >= 0; p = parents[p]) d++;
+    return d;
+  };
+  return depth(b.j) > depth(a.j) ? b.j : a.j;
+}
+
+/** k-means (5 Lloyd steps, farthest-point start) of the listed bind positions, weighted. */
+function kMeans(
+  P: Float32Array,
+  list: number[],
+  weight: Float64Array,
+  k: number,
+): { centre: number[]; members: number[] }[] {
+  const at = (i: number) => [P[3 * i], P[3 * i + 1], P[3 * i + 2]];
+  const d2 = (p: number[], q: number[]) => (p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2 + (p[2] - q[2]) ** 2;
+  let first = list[0];
+  for (const i of list) if (weight[i] > weight[first]) first = i;
+  const centres = [at(first)];
+  while (centres.length < k) {
+    let far = list[0];
+    let best = -1;
+    for (const i of list) {
+      const d = Math.min(...centres.map((c) => d2(at(i), c)));
+      if (d > best) {
+        best = d;
+        far = i;
+      }
+    }
+    centres.push(at(far));
+  }
+  let assign = new Int32Array(list.length);
+  for (let step = 0; step < 5; step++) {
+    assign = Int32Array.from(list, (i) => {
+      let c = 0;
+      for (let q = 1; q < k; q++) if (d2(at(i), centres[q]) < d2(at(i), centres[c])) c = q;
+      return c;
+    });
+    for (let q = 0; q < k; q++) {
+      const s = [0, 0, 0];
+      let w = 0;
+      list.forEach((i, a) => {
+        if (assign[a] !== q) return;
+        const u = weight[i] || 1e-12;
+        for (let c = 0; c < 3; c++) s[c] += u * P[3 * i + c];
+        w += u;
+      });
+      if (w > 0) centres[q] = s.map((x) => x / w);
+    }
+  }
+  return centres
+    .map((centre, q) => ({ centre, members: list.filter((_, a) => assign[a] === q) }))
+    .filter((c) => c.members.length > 0);
+}
