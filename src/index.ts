@@ -111,6 +111,7 @@ export {
   type CorParameterOptions,
 } from './cor/parameters.js';
 export { computeCentersOfRotationOnWorker, type WorkerCorOptions, type CorWorkerRequest } from './cor/web-worker.js';
+export { computeDirectDeltaMushOnWorker, type WorkerDdmOptions, type DdmWorkerRequest } from './ddm/web-worker.js';
 export { runWorkerScript, type WorkerScriptOptions } from './core/web-worker.js';
 export { createCorSession, type CorSession, type CorSessionOptions, type CorUpdate } from './cor/session.js';
 export { brushDab, mirrorJoints, type BrushDab, type BrushEdit, type BrushMode } from './weights/brush.js';

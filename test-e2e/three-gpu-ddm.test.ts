@@ -4,7 +4,9 @@
  * GLSL chunks and WebGPURenderer's TSL node (on its WebGL 2 backend) — match corskin's CPU
  * deformer `deformDdm` within 1e-4 of the bounding-box diagonal, on every shared character
  * precomputed by `corskin precompute --method ddm` (full variant; compact on two), with morph
- * targets, and on a file without the data, which `useSkinningMethod` computes on demand.
+ * targets, and on a file without the data, which `useSkinningMethod` computes on demand (on the
+ * bundled Web Worker, whose model equals `computeDirectDeltaMush`'s; in the page's thread, with one
+ * warning, where a Content-Security-Policy blocks it).
  */
 import { mkdirSync } from 'node:fs';
 import { NodeIO } from '@gltf-transform/core';
@@ -177,5 +179,87 @@ describe('Direct Delta Mush normals with WebGLRenderer against the CPU deformer'
     expect(t.errors).toEqual([]);
     expect(r.vertices).toBeGreaterThan(1000);
     expect(r.max).toBeLessThan(1e-3);
+  });
+});
+
+describe('Direct Delta Mush on the bundled Web Worker (computeDirectDeltaMushOnWorker)', () => {
+  it('CesiumMan: a worker starts and its model equals computeDirectDeltaMush’s, both variants', async () => {
+    const t = await openTestPage('/test/browser/parity.html');
+    try {
+      const r = await t.page.evaluate(async () => {
+        // The page's import map resolves these (a dynamic import() here would be rewritten by vitest).
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        const load = new Function('s', 'return import(s)') as (s: string) => Promise<any>;
+        const corskin = await load('corskin');
+        const three = await load('corskin/three');
+        const { GLTFLoader } = await load('three/addons/loaders/GLTFLoader.js');
+        let started = 0;
+        const Native = window.Worker;
+        window.Worker = class extends Native {
+          constructor(...a: ConstructorParameters<typeof Worker>) {
+            super(...a);
+            started++;
+          }
+        };
+        const gltf = await new GLTFLoader().loadAsync('/shared/data/gltf/CesiumMan.glb');
+        let skinned: unknown;
+        gltf.scene.traverse((o: { isSkinnedMesh?: boolean }) => o.isSkinnedMesh && (skinned ??= o));
+        const mesh = three.meshFromGeometry(skinned);
+        const out: Record<string, unknown> = {};
+        for (const variant of ['full', 'compact']) {
+          let progress = 0;
+          const onWorker = await corskin.computeDirectDeltaMushOnWorker(mesh, {
+            variant,
+            onProgress: () => progress++,
+          });
+          const here = corskin.computeDirectDeltaMush(mesh, { variant });
+          const differing = (['offsets', 'joints', 'matrices', 'weights'] as const).filter((k) => {
+            const a = onWorker[k] as ArrayLike<number> | undefined;
+            const b = here[k] as ArrayLike<number> | undefined;
+            if (!a || !b) return a !== b;
+            if (a.length !== b.length || a.constructor !== b.constructor) return true;
+            for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return true;
+            return false;
+          });
+          out[variant] = { differing, entries: here.joints.length, progress };
+        }
+        window.Worker = Native;
+        return { started, ...out } as { started: number } & Record<string, unknown>;
+      });
+      console.log('DDM on the worker, CesiumMan:', JSON.stringify(r));
+      expect(r.started).toBe(2);
+      for (const variant of ['full', 'compact']) {
+        const v = r[variant] as { differing: string[]; entries: number; progress: number };
+        expect(v.differing).toEqual([]);
+        expect(v.entries).toBeGreaterThan(0);
+        expect(v.progress).toBeGreaterThan(0);
+      }
+      expect(t.warnings.filter((w) => w.includes('could not start'))).toEqual([]);
+      expect(t.errors).toEqual([]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('where the worker cannot start (CSP without worker-src blob:): computed here, said once, still within 1e-4', async () => {
+    const t = await openTestPage('/test/browser/parity.html');
+    try {
+      await t.page.evaluate(() => {
+        window.Worker = class {
+          constructor() {
+            throw new DOMException('blocked by the Content-Security-Policy', 'SecurityError');
+          }
+        } as unknown as typeof Worker;
+      });
+      const r = await t.page.evaluate(() =>
+        (window as unknown as Record<string, Parity>).parity('/shared/data/gltf/CesiumMan.glb', 'ddm', 1.2),
+      );
+      expect(r.error).toBeLessThan(1e-4);
+      expect(r.moved).toBeGreaterThan(1e-3);
+      expect(t.warnings.filter((w) => w.includes('Direct Delta Mush worker could not start'))).toHaveLength(1);
+      expect(t.errors).toEqual([]);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -15,7 +15,7 @@ import GUI from 'lil-gui';
 import * as THREE from 'three';
 import { type GLTF } from 'three/addons/loaders/GLTFLoader.js';
 import * as SkeletonUtils from 'three/addons/utils/SkeletonUtils.js';
-import { computeDirectDeltaMush } from '../src/ddm/precompute.js';
+import { computeDirectDeltaMushOnWorker } from '../src/ddm/web-worker.js';
 import { deformLbs } from '../src/deformers/lbs.js';
 import { rigidityDistortion } from '../src/metrics/distortion.js';
 import {
@@ -156,13 +156,13 @@ async function loadBytes(data: ArrayBuffer, name: string): Promise<void> {
     state.views.map((v) =>
       useSkinningMethod(v.root, v.method, {
         computeCenters: (m) => centersWithProgress(meshFromGeometry(m), name),
-        // Direct Delta Mush the file lacks: computed here (seconds on the main thread), said first.
-        computeDeltaMush: async (m) => {
-          setStatus(
-            `${name}: no Direct Delta Mush data in the file (corskin precompute --method ddm stores it): computing it…`,
-          );
-          await new Promise((r) => setTimeout(r, 50));
-          return computeDirectDeltaMush(meshFromGeometry(m));
+        // Direct Delta Mush the file lacks: computed on corskin's Web Worker, with progress.
+        computeDeltaMush: (m) => {
+          const what = `${name}: no Direct Delta Mush data in the file (corskin precompute --method ddm stores it): computing it`;
+          setStatus(`${what}…`);
+          return computeDirectDeltaMushOnWorker(meshFromGeometry(m), {
+            onProgress: (done, total) => showProgress(what, done, total),
+          });
         },
         onProgress: (_, done, total) =>
           v.method === 'templates' && showProgress(`${name}: fitting and binding template cages`, done, total),

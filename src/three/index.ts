@@ -47,10 +47,11 @@ import {
   type WebGLRenderer,
 } from 'three';
 import { CorskinError } from '../core/errors.js';
-import { computeDirectDeltaMush, type DdmModel } from '../ddm/precompute.js';
+import type { DdmModel } from '../ddm/precompute.js';
 import { limitInfluences, mergeSkinnedMeshes, type SkinnedMesh as CorskinMesh } from '../core/mesh.js';
 import type { Skeleton } from '../core/skeleton.js';
 import { computeCentersOfRotationOnWorker } from '../cor/web-worker.js';
+import { computeDirectDeltaMushOnWorker } from '../ddm/web-worker.js';
 import { jointQuaternions } from '../deformers/joint-rotations.js';
 import type { GpuMethodId } from '../deformers/registry.js';
 import { splitScale } from '../deformers/two-phase.js';
@@ -135,9 +136,10 @@ export interface SkinningOptions {
   /**
    * How to get a mesh's Direct Delta Mush data when its geometry has no `_ddm_*` attributes and
    * no model was set ({@link setDeltaMushModel}) (`'ddm'`): default
-   * {@link computeDirectDeltaMush} with the paper's parameters on {@link meshFromGeometry}, in
-   * this thread (seconds for tens of thousands of vertices; bake with `corskin precompute
-   * --method ddm` instead). The smoothing domain is this geometry alone.
+   * `computeDirectDeltaMush` with the paper's parameters on {@link meshFromGeometry}, on a
+   * Web Worker (see {@link computeDirectDeltaMushOnWorker}; in this thread where none can start),
+   * progress reported through `onProgress` (seconds for tens of thousands of vertices; bake with
+   * `corskin precompute --method ddm` instead). The smoothing domain is this geometry alone.
    */
   computeDeltaMush?: (mesh: SkinnedMesh) => Promise<DdmModel>;
   /**
@@ -293,7 +295,9 @@ async function switchMesh(
     let model = deltaMushOf(mesh) ?? deltaMushFromGeometry(mesh);
     if (!model) {
       const compute =
-        options.computeDeltaMush ?? ((m: SkinnedMesh) => Promise.resolve(computeDirectDeltaMush(meshFromGeometry(m))));
+        options.computeDeltaMush ??
+        ((m: SkinnedMesh) =>
+          computeDirectDeltaMushOnWorker(meshFromGeometry(m), { onProgress: (d, t) => options.onProgress?.(m, d, t) }));
       model = await compute(mesh);
     }
     let packed: ReturnType<typeof packDeltaMush>;
