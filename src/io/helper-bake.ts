@@ -178,9 +178,10 @@ export function bakeHelperJoints(
     return [...set];
   };
   const candidates = active.map(candidatesOf);
-  // Weight updates and the stopping test see at most WEIGHT_SAMPLES evenly spaced samples (the
-  // normal equations are 3·samples rows; more adds time, not information); bone updates see all.
-  const step = Math.ceil(T / WEIGHT_SAMPLES);
+  // The alternation sees at most FIT_SAMPLES evenly spaced samples (more adds time, not
+  // information); once it has converged, bone updates over every sample give the helpers'
+  // transforms at all of them.
+  const step = Math.ceil(T / FIT_SAMPLES);
   const keep = (_: unknown, t: number) => t % step === 0;
   const subProblem: SsdrProblem = {
     n,
@@ -190,20 +191,19 @@ export function bakeHelperJoints(
   };
   const subModel: SsdrModel = { ...model_, transforms: model_.transforms.filter(keep) };
   const totalError = () => active.reduce((s, i) => s + vertexError(subProblem, subModel, i), 0);
+  const membersOf = () => {
+    const members: number[][] = Array.from({ length: H }, () => []);
+    for (const i of active)
+      for (let k = K * i; k < K * i + K; k++)
+        if (model_.weights[k] > 0 && model_.joints[k] >= J) members[model_.joints[k] - J].push(i);
+    return members.map((m) => Int32Array.from(m));
+  };
   let error = totalError();
   let iterations = 0;
   for (; iterations < maxIterations; iterations++) {
     options.onProgress?.(iterations, maxIterations);
     active.forEach((i, a) => updateVertexWeights(subProblem, subModel, i, candidates[a]));
-    const members: number[][] = Array.from({ length: H }, () => []);
-    for (const i of active)
-      for (let k = K * i; k < K * i + K; k++)
-        if (model_.weights[k] > 0 && model_.joints[k] >= J) members[model_.joints[k] - J].push(i);
-    updateHelpers(
-      problem,
-      model_,
-      members.map((m) => Int32Array.from(m)),
-    );
+    updateHelpers(subProblem, subModel, membersOf());
     const next = totalError();
     const falling = next < error * (1 - 1e-3);
     error = Math.min(error, next);
@@ -212,14 +212,22 @@ export function bakeHelperJoints(
       break;
     }
   }
+  if (step > 1) {
+    // The other samples start from the clusters' fits: a few passes let each sample's helpers
+    // settle together (every pass is an exact block minimisation, so the error only falls).
+    const members = membersOf();
+    for (let pass = 0; pass < FINAL_PASSES; pass++) updateHelpers(problem, model_, members);
+  }
   options.onProgress?.(maxIterations, maxIterations);
 
   writeHelpers(document, model, model_, problem.fixed, helperRegion, helperCentre, clips, options.file);
   return { helpers: H, regions: regionHelpers.size, samples: T, iterations, activeVertices: active.length };
 }
 
-/** Samples the weight updates see at most. */
-const WEIGHT_SAMPLES = 120;
+/** Samples the alternation sees at most. */
+const FIT_SAMPLES = 120;
+/** Bone updates over every sample after the alternation. */
+const FINAL_PASSES = 6;
 
 /** Writes the helpers (nodes, inverse bind matrices, channels) and the new weights. */
 function writeHelpers(
