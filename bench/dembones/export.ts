@@ -19,8 +19,7 @@ import { computeCentersOfRotation } from '../../src/cor/precompute.js';
 import { DEFAULT_EPSILON, DEFAULT_SIGMA } from '../../src/cor/parameters.js';
 import { deformers } from '../../src/deformers/index.js';
 import { measureBake } from '../../src/bake/measure.js';
-import { influencesOf, placeHelpers } from '../../src/bake/placement.js';
-import { rigidFit } from '../../src/bake/ssdr.js';
+import { clusterStart, influencesOf, placeHelpers } from '../../src/bake/placement.js';
 import { bakeHelperJoints } from '../../src/io/helper-bake.js';
 import { extractSkinnedModels, type SkinnedModel } from '../../src/io/gltf.js';
 import { readDocument, writeDocument } from '../../src/io/node-io.js';
@@ -90,27 +89,16 @@ async function exportProblem(file: string, dir: string): Promise<void> {
 
   // corskin's helper start (src/bake/placement.ts, as src/io/helper-bake.ts uses it): regions
   // where CoR departs from LBS, ≤ 2 helpers each by k-means, each helper a rigid fit of its cluster.
-  const { departure, clusterOf, helperRegion } = placeHelpers(mesh, skeleton.parents, targets, lbs, PER_REGION);
-  const H = helperRegion.length;
+  const placement = placeHelpers(mesh, skeleton.parents, targets, lbs, PER_REGION);
+  const { clusterOf } = placement;
+  const H = placement.helperRegion.length;
+  const start = clusterStart(
+    placement,
+    targets.map(() => mesh.positions),
+    targets,
+  );
   const helperStart = new Float64Array(T * 16 * H);
-  for (let h = 0; h < H; h++) {
-    const members: number[] = [];
-    for (let i = 0; i < n; i++) if (clusterOf[i] === h) members.push(i);
-    const P = new Float64Array(3 * members.length);
-    const Q = new Float64Array(3 * members.length);
-    const u = Float64Array.from(members, (i) => departure[i]);
-    const out = new Float64Array(16);
-    for (let t = 0; t < T; t++) {
-      members.forEach((i, a) => {
-        for (let c = 0; c < 3; c++) {
-          P[3 * a + c] = mesh.positions[3 * i + c];
-          Q[3 * a + c] = targets[t][3 * i + c];
-        }
-      });
-      rigidFit(P, Q, u, members.length, out, 0);
-      helperStart.set(out, 16 * (t * H + h));
-    }
-  }
+  start.forEach((m, t) => helperStart.set(m, 16 * H * t));
 
   // corskin's bake on a fresh copy, timed (the fit, with the sampling of the CoR targets), then
   // written, read back and measured as `corskin bake` does.

@@ -8,6 +8,7 @@
  * @module
  */
 import { boundingBoxDiagonal, type SkinnedMesh } from '../core/mesh.js';
+import { rigidFit } from './ssdr.js';
 
 /** What {@link placeHelpers} decides. */
 export interface HelperPlacement {
@@ -77,6 +78,41 @@ export function placeHelpers(
     regionHelpers.set(r, ids);
   }
   return { departure, regionOf, helperRegion, helperCentre, regionHelpers, clusterOf };
+}
+
+/**
+ * The helpers' starting transforms (Le & Deng 2012's initialisation from clusters): at each
+ * sample, helper h is the rigid fit (Kabsch) of its cluster's bind positions to their targets,
+ * weighted by the departure.
+ * @param rest bind positions per sample, length 3·n each
+ * @param targets the method's posed positions per sample
+ * @returns per sample, the helpers' skinning matrices, 4×4 column-major, length 16·H each
+ */
+export function clusterStart(
+  placement: HelperPlacement,
+  rest: readonly ArrayLike<number>[],
+  targets: readonly Float32Array[],
+): Float64Array[] {
+  const { clusterOf, departure } = placement;
+  const H = placement.helperRegion.length;
+  const out = targets.map(() => new Float64Array(16 * H));
+  for (let h = 0; h < H; h++) {
+    const members: number[] = [];
+    for (let i = 0; i < clusterOf.length; i++) if (clusterOf[i] === h) members.push(i);
+    const P = new Float64Array(3 * members.length);
+    const Q = new Float64Array(3 * members.length);
+    const u = Float64Array.from(members, (i) => departure[i]);
+    for (let t = 0; t < targets.length; t++) {
+      members.forEach((i, a) => {
+        for (let c = 0; c < 3; c++) {
+          P[3 * a + c] = rest[t][3 * i + c];
+          Q[3 * a + c] = targets[t][3 * i + c];
+        }
+      });
+      rigidFit(P, Q, u, members.length, out[t], 16 * h);
+    }
+  }
+  return out;
 }
 
 /** A vertex's positive influences, heaviest first (`K` slots of `joints`/`weights`). */

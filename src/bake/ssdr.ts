@@ -56,11 +56,22 @@ function apply(M: Float64Array, o: number, p: ArrayLike<number>, i: number, out:
 }
 
 /**
- * The skinning matrix of influence `k` at sample t: a fixed joint's, or helper (k − J)'s.
+ * Writes influence k's image of the point at `p[i..]` at sample t into out: a fixed joint's
+ * matrix (k < J) or helper k − J's.
  */
-function matrixOf(problem: SsdrProblem, model: SsdrModel, t: number, k: number): [Float64Array, number] {
-  const J = problem.fixed[t].length >> 4;
-  return k < J ? [problem.fixed[t], k << 4] : [model.transforms[t], (k - J) << 4];
+function applyInfluence(
+  problem: SsdrProblem,
+  model: SsdrModel,
+  t: number,
+  k: number,
+  p: ArrayLike<number>,
+  i: number,
+  out: Float64Array,
+): void {
+  const fixed = problem.fixed[t];
+  const J = fixed.length >> 4;
+  if (k < J) apply(fixed, k << 4, p, i, out);
+  else apply(model.transforms[t], (k - J) << 4, p, i, out);
 }
 
 /**
@@ -141,8 +152,7 @@ export function updateHelpers(problem: SsdrProblem, model: SsdrModel, members: I
         for (let k = K * i; k < K * i + K; k++) {
           const w = weights[k];
           if (w === 0 || joints[k] === J + h) continue;
-          const [M, o] = matrixOf(problem, model, t, joints[k]);
-          apply(M, o, rest, 3 * i, v);
+          applyInfluence(problem, model, t, joints[k], rest, 3 * i, v);
           qx -= w * v[0];
           qy -= w * v[1];
           qz -= w * v[2];
@@ -181,8 +191,7 @@ export function updateVertexWeights(problem: SsdrProblem, model: SsdrModel, i: n
     const rest = problem.rest[t];
     const y = problem.targets[t];
     for (let a = 0; a < c; a++) {
-      const [M, o] = matrixOf(problem, model, t, candidates[a]);
-      apply(M, o, rest, 3 * i, v);
+      applyInfluence(problem, model, t, candidates[a], rest, 3 * i, v);
       cols[3 * a] = v[0];
       cols[3 * a + 1] = v[1];
       cols[3 * a + 2] = v[2];
@@ -329,8 +338,7 @@ export function vertexError(problem: SsdrProblem, model: SsdrModel, i: number): 
     for (let k = K * i; k < K * i + K; k++) {
       const w = model.weights[k];
       if (w === 0) continue;
-      const [M, o] = matrixOf(problem, model, t, model.joints[k]);
-      apply(M, o, problem.rest[t], 3 * i, v);
+      applyInfluence(problem, model, t, model.joints[k], problem.rest[t], 3 * i, v);
       x += w * v[0];
       y += w * v[1];
       z += w * v[2];

@@ -114,7 +114,7 @@ function doubleArea(l0: number, l1: number, l2: number): number {
 function assembleCsr(n: number, rows: number[], cols: number[], vals: number[], diagonal: Float64Array): SymmetricCsr {
   const count = new Int32Array(n + 1);
   for (const r of rows) count[r + 1]++;
-  for (let i = 0; i < n; i++) count[i + 1] += count[i] + 0;
+  for (let i = 0; i < n; i++) count[i + 1] += count[i];
   // Scatter, then sort and merge each row (with its diagonal).
   const fill = count.slice(0, n);
   const tc = new Int32Array(rows.length);

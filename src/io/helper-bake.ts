@@ -26,16 +26,10 @@ import { COR_ATTRIBUTE } from '../cor/precompute.js';
 import type { Deformer } from '../deformers/contract.js';
 import { deformLbs } from '../deformers/lbs.js';
 import { removeDeltaMush } from './ddm-gltf.js';
+import { bakeSampleTimes } from './morph-bake.js';
 import type { SkinnedModel } from './gltf.js';
-import { influencesOf, placeHelpers } from '../bake/placement.js';
-import {
-  rigidFit,
-  updateHelpers,
-  updateVertexWeights,
-  vertexError,
-  type SsdrModel,
-  type SsdrProblem,
-} from '../bake/ssdr.js';
+import { clusterStart, influencesOf, placeHelpers } from '../bake/placement.js';
+import { updateHelpers, updateVertexWeights, vertexError, type SsdrModel, type SsdrProblem } from '../bake/ssdr.js';
 
 /** Options of {@link bakeHelperJoints}. */
 export interface HelperBakeOptions {
@@ -97,10 +91,7 @@ export function bakeHelperJoints(
   const J = skeleton.parents.length;
 
   // Samples of every clip: the method's posed mesh and the fixed joints' matrices.
-  const clips = model.animations.map((clip) => {
-    const F = Math.max(1, Math.ceil(clip.duration * rate));
-    return { clip, times: Float32Array.from({ length: F + 1 }, (_, f) => (f / F) * clip.duration) };
-  });
+  const clips = model.animations.map((clip) => ({ clip, times: bakeSampleTimes(clip.duration, rate) }));
   const problem: SsdrProblem = { n, rest: [], targets: [], fixed: [] };
   const lbs: Float32Array[] = [];
   for (const { clip, times } of clips) {
@@ -121,19 +112,15 @@ export function bakeHelperJoints(
   }
   const T = problem.targets.length;
 
-  const { departure, regionOf, helperRegion, helperCentre, regionHelpers, clusterOf } = placeHelpers(
-    mesh,
-    skeleton.parents,
-    problem.targets,
-    lbs,
-    perRegion,
-  );
+  const placement = placeHelpers(mesh, skeleton.parents, problem.targets, lbs, perRegion);
+  const { regionOf, helperRegion, helperCentre, regionHelpers } = placement;
   const H = helperRegion.length;
 
   // The model: the original weights (the K heaviest), helpers fitted to their clusters' motion.
   const model_: SsdrModel = {
     helpers: H,
-    transforms: Array.from({ length: T }, () => new Float64Array(16 * H)),
+    // Start: each helper follows its cluster's motion.
+    transforms: clusterStart(placement, problem.rest, problem.targets),
     influences: K,
     joints: new Uint32Array(K * n),
     weights: new Float32Array(K * n),
@@ -146,24 +133,6 @@ export function bakeHelperJoints(
       model_.weights[K * i + k] = e.w / sum;
     });
   }
-  // Start: each helper follows its cluster's motion (a rigid fit weighted by the departure).
-  for (let h = 0; h < H; h++) {
-    const members: number[] = [];
-    for (let i = 0; i < n; i++) if (clusterOf[i] === h) members.push(i);
-    const P = new Float64Array(3 * members.length);
-    const Q = new Float64Array(3 * members.length);
-    const u = Float64Array.from(members, (i) => departure[i]);
-    for (let t = 0; t < T; t++) {
-      members.forEach((i, a) => {
-        for (let c = 0; c < 3; c++) {
-          P[3 * a + c] = problem.rest[t][3 * i + c];
-          Q[3 * a + c] = problem.targets[t][3 * i + c];
-        }
-      });
-      rigidFit(P, Q, u, members.length, model_.transforms[t], 16 * h);
-    }
-  }
-
   // Candidates of each active vertex: its own joints, its region's helpers and those of the
   // regions of its other influences.
   const active: number[] = [];
