@@ -34,41 +34,8 @@ function apply(A: ArrayLike<number>, o: number, x: ArrayLike<number>, i: number)
 }
 
 describe('Direct Delta Mush on the shared characters', () => {
-  it.each([
-    ['CesiumMan', CESIUM_MAN],
-    ['the Fox', join(SHARED, 'characters/Fox.glb')],
-    ['the Soldier', join(SHARED, 'characters/Soldier.glb')],
-  ])(
-    '%s: rest pose exact, and a rigid motion of the whole skeleton rigid (1e-6 of the diagonal), both variants',
-    async (_, path) => {
-      const model = await character(path);
-      const diag = boundingBoxDiagonal(model.mesh.positions);
-      const n = model.mesh.positions.length / 3;
-      for (const variant of ['full', 'compact'] as const) {
-        const mesh: SkinnedMesh = { ...model.mesh, deltaMush: computeDirectDeltaMush(model.mesh, { variant }) };
-        const J = model.skeleton.parents.length;
-        const identity = new Float64Array(16 * J);
-        for (let j = 0; j < J; j++) identity.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], 16 * j);
-        expect(worst(deform('ddm', mesh, identity).positions, mesh.positions) / diag, variant).toBeLessThan(1e-6);
-        // A rotation by 70° about (1, 2, 3) and a translation of 2 diagonals, for every joint.
-        const [x, y, z] = [1, 2, 3].map((v) => v / Math.hypot(1, 2, 3));
-        const t = (70 * Math.PI) / 180;
-        const [c, s, C] = [Math.cos(t), Math.sin(t), 1 - Math.cos(t)];
-        const T = [
-        c + x * x * C, y * x * C + z * s, z * x * C - y * s, 0,
-        x * y * C - z * s, c + y * y * C, z * y * C + x * s, 0,
-        x * z * C + y * s, y * z * C - x * s, c + z * z * C, 0,
-        2 * diag, -diag, 0.5 * diag, 1,
-      ]; // prettier-ignore
-        const rigid = new Float64Array(16 * J);
-        for (let j = 0; j < J; j++) rigid.set(T, 16 * j);
-        const out = deform('ddm', mesh, rigid).positions;
-        const expected = new Float64Array(3 * n);
-        for (let i = 0; i < n; i++) expected.set(apply(T, 0, mesh.positions, 3 * i), 3 * i);
-        expect(worst(out, expected) / diag, variant).toBeLessThan(1e-6);
-      }
-    },
-  );
+  // The bind pose and a rigid motion of the whole skeleton: ddm-bind-pose.test.ts (every shared
+  // character and variants, through the file).
 
   it('a blade attached to the Soldier’s hand (its own piece, one influence) moves rigidly with the hand through the clip', async () => {
     const model = await character(join(SHARED, 'characters/Soldier.glb'));

@@ -21,6 +21,10 @@
  *   the joints' moments are proportional; the rotation is then the polar factor of the blended
  *   matrix times the vertex's smoothed covariance.
  *
+ * Where a vertex's rest covariance (what the run time's polar factor sees at the bind pose) is
+ * not safely positive definite, its eigenvalues are lifted to a floor (`covariance.ts`), so the
+ * bind pose gives back the bind mesh on every mesh, whatever its triangles.
+ *
  * Matrices are stored about the vertex's own rest position (Ω' = T·Ω·Tᵀ, T the translation by
  * −x_i), which gives the same skinned positions (the fit is translation-covariant) without the
  * float32 cancellation of moments taken about a far origin.
@@ -35,6 +39,7 @@ import { weldByPosition } from '../metrics/weld.js';
 import { cotangentLaplacian, smoothingSystem, type SymmetricCsr } from './laplacian.js';
 import { DEFAULT_DDM_THRESHOLD, resolveDdmParameters, type DdmParameters } from './parameters.js';
 import { factorLdlt, solveLdlt, type LdltFactor } from './ldlt.js';
+import { addToBlock, covarianceFloor } from './covariance.js';
 
 /** Options of {@link computeDirectDeltaMush}. */
 export interface DdmOptions extends DdmParameters {
@@ -82,6 +87,12 @@ export interface DdmModel {
   weights?: Float32Array | Float64Array;
   /** The parameters used (defaults filled in). */
   parameters: Required<DdmParameters>;
+  /**
+   * Welded vertices whose smoothed total cancelled out (only libigl's operator does that), given
+   * the LBS position turned by the polar factor of their joints' rotations instead; absent on a
+   * model read back from a file.
+   */
+  fallbacks?: number;
 }
 
 /**
@@ -112,7 +123,7 @@ export function computeDirectDeltaMush(mesh: DdmInput, options: DdmOptions = {})
     } else repOf[i] = repOf[weld[i]];
   }
   const m = firstOf.length;
-  const L = cotangentLaplacian(positions, mesh.triangles, repOf, m);
+  const L = cotangentLaplacian(positions, mesh.triangles, repOf, m, smoothing === 'normalized');
   const sysK = smoothingSystem(L, kappa, smoothing);
   const sysL = smoothingSystem(L, lambda, smoothing);
   // Coordinates about the box centre (the result does not depend on it; the moments stay small).
@@ -224,6 +235,50 @@ export function computeDirectDeltaMush(mesh: DdmInput, options: DdmOptions = {})
     }
   });
 
+  // The rest covariance of every vertex with two or more entries (a vertex with one moves
+  // rigidly) lifted to positive definite, so the bind pose gives back the bind mesh. Where the
+  // smoothing cancelled the vertex's total (libigl's operator does not keep constants: c ≈ 0,
+  // so p = b / c is meaningless), the vertex falls back to Ω_ij = w_ij·I: the LBS position,
+  // turned by the polar factor of the blended joint rotations.
+  const D = new Float64Array(6);
+  const sum = new Float64Array(10);
+  let fallbacks = 0;
+  for (let r = 0; r < m; r++) {
+    const entries = kept[r];
+    if (
+      entries.length < 2 &&
+      (!moments || storable(moments.subarray(10 * r, 10 * r + 10))) &&
+      entries.every((entry) => storable(entry.values))
+    )
+      continue; // moved rigidly by its one joint (its matrix is not used, but must be stored)
+    let c = 0;
+    let cAbs = 0;
+    for (const entry of entries) {
+      const w = entry.values[moments ? 0 : 9];
+      c += w;
+      cAbs += Math.abs(w);
+    }
+    let healthy = entries.length > 1 && c > TOTAL_CANCELLATION * cAbs;
+    if (healthy && moments) {
+      if (covarianceFloor(moments.subarray(10 * r, 10 * r + 10), D)) addToBlock(moments, 10 * r, D, 1);
+      healthy = storable(moments.subarray(10 * r, 10 * r + 10)) && entries.every((entry) => storable(entry.values));
+    } else if (healthy) {
+      sum.fill(0);
+      for (const entry of entries) for (let e = 0; e < 10; e++) sum[e] += entry.values[e];
+      if (covarianceFloor(sum, D)) for (const entry of entries) addToBlock(entry.values, 0, D, entry.values[9]);
+      healthy = entries.every((entry) => storable(entry.values));
+    }
+    if (healthy) continue;
+    fallbacks++;
+    const i = firstOf[r];
+    entries.length = 0;
+    for (let k = K * i; k < K * i + K; k++) {
+      const w = mesh.weights[k];
+      if (w > 0) entries.push({ joint: mesh.joints[k], values: moments ? [w] : [w, 0, 0, 0, w, 0, 0, w, 0, w] });
+    }
+    if (moments) moments.set(IDENTITY_10, 10 * r);
+  }
+
   // Per input vertex (welded duplicates share their data), in vertex order.
   const offsets = new Uint32Array(n + 1);
   for (let i = 0; i < n; i++) offsets[i + 1] = offsets[i] + kept[repOf[i]].length;
@@ -237,10 +292,10 @@ export function computeDirectDeltaMush(mesh: DdmInput, options: DdmOptions = {})
       values.set(entry.values, width * (offsets[i] + q));
     });
   }
-  if (!moments) return { variant, offsets, joints, matrices: values, parameters };
+  if (!moments) return { variant, offsets, joints, matrices: values, parameters, fallbacks };
   const matrices = new Float64Array(10 * n);
   for (let i = 0; i < n; i++) matrices.set(moments.subarray(10 * repOf[i], 10 * repOf[i] + 10), 10 * i);
-  return { variant, offsets, joints, matrices, weights: values, parameters };
+  return { variant, offsets, joints, matrices, weights: values, parameters, fallbacks };
 }
 
 /** One (vertex, joint) entry: Ω' (full) or ω (compact). */
@@ -296,6 +351,17 @@ function factorPiece(
   });
   const scale = Float64Array.from(rows, (r) => sys.scale[r]);
   return { factor: factorLdlt({ n: rows.length, offsets: o, columns: c, values: v }, xyz), scale };
+}
+
+/** A vertex whose total c = Σ_j Ω_ij[3,3] is below this fraction of Σ_j |Ω_ij[3,3]| falls back (see above). */
+const TOTAL_CANCELLATION = 1e-2;
+/** The symmetric 4×4 identity as 10 numbers. */
+const IDENTITY_10 = [1, 0, 0, 0, 1, 0, 0, 1, 0, 1];
+
+/** Whether every number is finite and stays finite (with room for the run time's sums) in float32. */
+function storable(values: ArrayLike<number>): boolean {
+  for (let e = 0; e < values.length; e++) if (!(Math.abs(values[e]) < 1e30)) return false;
+  return true;
 }
 
 /** Joints whose Ψ columns are smoothed together (10 columns each). */

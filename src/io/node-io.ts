@@ -6,7 +6,7 @@
 import { rm } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { NodeIO, type Document } from '@gltf-transform/core';
-import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
+import { ALL_EXTENSIONS, KHRDracoMeshCompression } from '@gltf-transform/extensions';
 import { CorskinError } from '../core/errors.js';
 import { checkNotOverwritingInput, readBytes, writeFileAtomic } from './files.js';
 import { checkGltfJson, checkSparseIndices } from './check-json.js';
@@ -39,12 +39,26 @@ export async function createIO(uses: readonly string[] = []): Promise<NodeIO> {
 }
 
 /**
+ * Draco quantises every float attribute it does not know (glTF-Transform's `GENERIC`: weights,
+ * tangents and application attributes) to 12 bits by default, which ruins precomputed method
+ * data (centers of rotation, Direct Delta Mush matrices, cage bindings: a DDM bind pose 3e-2 of
+ * the diagonal off). corskin writes them losslessly: Draco still quantises positions (14 bits),
+ * normals (10), texture coordinates (12) and colours (8), and stores the rest as exact floats.
+ */
+function dracoKeepsGenericExact(document: Document): void {
+  for (const ext of document.getRoot().listExtensionsUsed()) {
+    if (ext instanceof KHRDracoMeshCompression) ext.setEncoderOptions({ quantizationBits: { GENERIC: 0 } });
+  }
+}
+
+/**
  * `document` as GLB bytes: its buffers merged into one (a valid .gltf may have several), vertex
  * attributes interleaved unless a primitive's would exceed glTF's 252-byte stride
  * ({@link vertexLayoutFor}: a template rig's cage binding), its compression extensions encoded.
  */
 export async function glbBytes(document: Document): Promise<Uint8Array> {
   denseWhereSmaller(document);
+  dracoKeepsGenericExact(document);
   if (document.getRoot().listBuffers().length > 1) {
     const { unpartition } = await optionalDependency(
       import('@gltf-transform/functions'),
@@ -409,8 +423,9 @@ export interface WriteOptions {
  * file a temporary file renamed into place, nothing left behind on failure. Several buffers are
  * merged for `.glb`. A
  * document read from a Draco- or meshopt-compressed file is written compressed the same way
- * (glTF-Transform's default encoder settings: Draco quantises positions to 14 bits, other
- * attributes — centers of rotation included — to 12 to 16; meshopt is lossless here), unless
+ * (Draco quantises positions to 14 bits, normals to 10, texture coordinates to 12 and stores
+ * weights, tangents and corskin's method data — centers of rotation, Direct Delta Mush
+ * matrices, cage bindings — as exact floats; meshopt is lossless here), unless
  * `compress` is false (then Draco-quantised float weights are renormalised to sum 1, as the
  * validator checks once they are visible).
  * @throws CorskinError naming the file when the output (or one of its resources) would
@@ -448,7 +463,8 @@ export async function writeDocument(document: Document, path: string, options: W
   }
   // Resources get names of their own, next to the output: never the input's (which would
   // overwrite them) nor a path outside the output's folder.
-  denseWhereSmaller(document); // (glbBytes does it for a .glb)
+  denseWhereSmaller(document); // (glbBytes does these two for a .glb)
+  dracoKeepsGenericExact(document);
   const base = basename(path).replace(/\.gltf$/i, '');
   const buffers = document.getRoot().listBuffers();
   buffers.forEach((b, i) => b.setURI(buffers.length === 1 ? `${base}.bin` : `${base}_${i}.bin`));

@@ -1,0 +1,115 @@
+/**
+ * The rest covariance of a Direct Delta Mush vertex and its floor. At the bind pose every
+ * skinning matrix is the identity, so the run time's S (Le & Lewis 2019, Alg. 1) is the rest
+ * covariance C = Σ_j Ω_ij[0:3,0:3] / c − p pᵀ (c = Σ_j Ω_ij[3,3], p = Σ_j Ω_ij[0:3,3] / c) and
+ * the fitted rotation is polar(C). That is the identity only when C is positive definite. In
+ * exact arithmetic with non-negative smoothing C is positive semi-definite, but a flat
+ * neighbourhood (a card, a single triangle) leaves it singular, float32 storage leaves it
+ * indefinite by rounding, and libigl's smoothing operator (or any operator with negative
+ * weights) can make it indefinite outright: polar(C) is then a reflection or an arbitrary
+ * rotation, and the vertex leaves its bind position before anything moves.
+ *
+ * corskin therefore raises C's eigenvalues to at least {@link COVARIANCE_FLOOR} of its largest
+ * (C ← C + D, D = V·diag(max(λ_k, f) − λ_k)·Vᵀ, f = floor·max_k |λ_k|), spreading D over
+ * the vertex's joints in proportion to their Ω_ij[3,3]. A vertex whose C is already well
+ * conditioned is untouched; for the others the directions C lacks come at run time from the
+ * linear blend of their joints' rotations, so the bind pose gives back the bind mesh and a rigid
+ * motion of the whole skeleton stays rigid.
+ *
+ * @module
+ */
+
+/** Smallest eigenvalue of the rest covariance, as a fraction of its largest, after the floor. */
+export const COVARIANCE_FLOOR = 1e-4;
+
+/**
+ * The correction D that lifts the covariance of a summed moment matrix to the floor.
+ * @param sum the 10-number symmetric 4×4 Σ_j Ω_ij (upper triangle, row-major: X00 X01 X02 X03
+ *   X11 X12 X13 X22 X23 X33), about any origin
+ * @param out written: D's 6 numbers D00 D01 D02 D11 D12 D22 (zeros when none is needed)
+ * @returns true when D is not zero
+ */
+export function covarianceFloor(sum: ArrayLike<number>, out: Float64Array): boolean {
+  out.fill(0, 0, 6);
+  const c = sum[9];
+  if (!(Math.abs(c) > 0) || !Number.isFinite(c)) return false;
+  const px = sum[3] / c;
+  const py = sum[6] / c;
+  const pz = sum[8] / c;
+  // Symmetric C: a00 a01 a02 a11 a12 a22, and its eigenvectors V (columns) by cyclic Jacobi.
+  const A = [
+    [sum[0] / c - px * px, sum[1] / c - px * py, sum[2] / c - px * pz],
+    [0, sum[4] / c - py * py, sum[5] / c - py * pz],
+    [0, 0, sum[7] / c - pz * pz],
+  ];
+  A[1][0] = A[0][1];
+  A[2][0] = A[0][2];
+  A[2][1] = A[1][2];
+  const V = [
+    [1, 0, 0],
+    [0, 1, 0],
+    [0, 0, 1],
+  ];
+  for (let sweep = 0; sweep < 12; sweep++) {
+    const off = Math.abs(A[0][1]) + Math.abs(A[0][2]) + Math.abs(A[1][2]);
+    if (off <= 1e-30 * (Math.abs(A[0][0]) + Math.abs(A[1][1]) + Math.abs(A[2][2]))) break;
+    for (const [p, q] of PAIRS) {
+      if (A[p][q] === 0) continue;
+      const tau = (A[q][q] - A[p][p]) / (2 * A[p][q]);
+      const t = (tau >= 0 ? 1 : -1) / (Math.abs(tau) + Math.sqrt(1 + tau * tau));
+      const cs = 1 / Math.sqrt(1 + t * t);
+      const sn = t * cs;
+      for (let k = 0; k < 3; k++) {
+        const akp = A[k][p];
+        const akq = A[k][q];
+        A[k][p] = cs * akp - sn * akq;
+        A[k][q] = sn * akp + cs * akq;
+      }
+      for (let k = 0; k < 3; k++) {
+        const apk = A[p][k];
+        const aqk = A[q][k];
+        A[p][k] = cs * apk - sn * aqk;
+        A[q][k] = sn * apk + cs * aqk;
+        const vkp = V[k][p];
+        const vkq = V[k][q];
+        V[k][p] = cs * vkp - sn * vkq;
+        V[k][q] = sn * vkp + cs * vkq;
+      }
+    }
+  }
+  const lambda = [A[0][0], A[1][1], A[2][2]];
+  const floor = COVARIANCE_FLOOR * Math.max(Math.abs(lambda[0]), Math.abs(lambda[1]), Math.abs(lambda[2]));
+  if (!(floor > 0)) return false;
+  let any = false;
+  const o = [0, 1, 2, 4, 5, 8]; // (r, c) of D's 6 numbers as r·3 + c
+  for (let k = 0; k < 3; k++) {
+    const lift = floor - lambda[k];
+    if (!(lift > 0)) continue;
+    any = true;
+    for (let e = 0; e < 6; e++) {
+      const r = Math.floor(o[e] / 3);
+      const col = o[e] % 3;
+      out[e] += lift * V[r][k] * V[col][k];
+    }
+  }
+  return any;
+}
+
+const PAIRS = [
+  [0, 1],
+  [0, 2],
+  [1, 2],
+] as const;
+
+/**
+ * Adds `scale`·D (from {@link covarianceFloor}) to the 3×3 block of a 10-number symmetric 4×4.
+ * @param X the matrices, modified at [o, o + 10)
+ */
+export function addToBlock(X: Float64Array | number[], o: number, D: Float64Array, scale: number): void {
+  X[o] += scale * D[0];
+  X[o + 1] += scale * D[1];
+  X[o + 2] += scale * D[2];
+  X[o + 4] += scale * D[3];
+  X[o + 5] += scale * D[4];
+  X[o + 7] += scale * D[5];
+}
