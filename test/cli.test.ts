@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { NodeIO, type Node } from '@gltf-transform/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
 import { CESIUM_MAN, ROOT, scratch, SHARED } from './helpers/data.js';
 import { validate } from './helpers/gltf.js';
+import { readDocument } from '../src/io/node-io.js';
 
 const tmp = scratch();
 afterAll(tmp.cleanup);
@@ -128,7 +129,41 @@ describe('corskin precompute --threads', () => {
   });
 });
 
-describe('corskin precompute --resources', () => {
+describe('static outputs of corskin deform', () => {
+  it('carry what draws the mesh only: a DDM pose is the size of an LBS pose, no skin or method data', async () => {
+    const withDdm = join(tmp.dir, 'with-ddm.glb');
+    expect((await runCli('precompute', '--method', 'ddm', CESIUM_MAN, '-o', withDdm)).code).toBe(0);
+    const sizes: Record<string, number> = {};
+    for (const method of ['lbs', 'ddm']) {
+      const out = join(tmp.dir, `posed-${method}.glb`);
+      expect((await runCli('deform', withDdm, '--method', method, '--time', '1', '-o', out)).code).toBe(0);
+      sizes[method] = statSync(out).size;
+      const doc = await readDocument(out);
+      const semantics = new Set(
+        doc
+          .getRoot()
+          .listMeshes()
+          .flatMap((m) => m.listPrimitives())
+          .flatMap((p) => p.listSemantics()),
+      );
+      expect([...semantics].sort(), method).toEqual(['NORMAL', 'POSITION', 'TEXCOORD_0']);
+      expect(doc.getRoot().listSkins(), method).toHaveLength(0);
+      const extras = doc
+        .getRoot()
+        .listMeshes()
+        .flatMap((m) => m.listPrimitives())
+        .map((p) => Object.keys(p.getExtras()));
+      expect(
+        extras.flat().filter((k) => k.startsWith('corskin')),
+        method,
+      ).toEqual([]);
+    }
+    expect(statSync(withDdm).size).toBeGreaterThan(4 * sizes.lbs); // the input carries the Ω matrices
+    expect(sizes.ddm).toBeLessThanOrEqual(1.5 * sizes.lbs);
+  });
+});
+
+describe('--resources, on any command', () => {
   it('reports the peak memory of its own process, not of the (large) process that started it', () => {
     // A parent holding 400 MB starts the CLI: getrusage's maxRSS would carry those 400 MB over
     // the fork + exec; the CLI's own peak for CesiumMan is far below that.
@@ -143,6 +178,16 @@ describe('corskin precompute --resources', () => {
     expect(Number(m![2])).toBeGreaterThan(20);
     expect(Number(m![2])).toBeLessThan(300);
     expect(ballast[0]).toBe(1);
+  });
+
+  it.each([
+    ['precompute', '--method', 'ddm', '--resources', CESIUM_MAN, '-o', 'ddm.glb'],
+    ['--resources', 'deform', CESIUM_MAN, '--method', 'dqs', '-o', 'posed.glb'],
+    ['evaluate', '--character', CESIUM_MAN, '--methods', 'lbs', '--resources'],
+  ])('%s … prints its CPU time and peak memory last', async (...args) => {
+    const r = await runCli(...args.map((a) => (a.endsWith('.glb') && !a.includes('/') ? join(tmp.dir, a) : a)));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^CPU [\d.]+ s, peak RSS \d+ MB$/);
   });
 });
 

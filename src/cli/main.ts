@@ -9,7 +9,7 @@ import { CorskinError } from '../core/errors.js';
 import { GPU_METHODS, SKINNING_METHODS } from '../deformers/registry.js';
 import { VERSION } from '../version.js';
 import { removePendingTempFiles } from '../io/files.js';
-import { processIo, type Io } from './ui.js';
+import { processIo, resourceLine, type Io } from './ui.js';
 import {
   DEFAULT_EPSILON,
   DEFAULT_INFLUENCES,
@@ -56,6 +56,10 @@ function buildProgram(io: Io): Command {
     .version(VERSION)
     .option('-q, --quiet', 'errors only: no progress bars, warnings or notes (anywhere on the command line)')
     .option('--verbose', 'every note, repeats and details included (anywhere on the command line)')
+    .option(
+      '--resources',
+      'when the command is done, print its CPU time and peak memory (anywhere on the command line)',
+    )
     .showHelpAfterError("(add --help for the command's usage)")
     .configureOutput({
       writeOut: (s) => io.out(s.trimEnd()),
@@ -134,7 +138,6 @@ function buildProgram(io: Io): Command {
         .default('normalized'),
     )
     .option('--threshold <t>', 'ddm: drop a joint from a vertex below this share of Q₃₃', Number, DEFAULT_DDM_THRESHOLD)
-    .option('--resources', 'also print CPU time and peak memory')
     .option('--no-compress', "write without the input's Draco/meshopt compression")
     .option('--force', 'allow overwriting the input')
     .action(async (inputs: string[], opts) => {
@@ -474,7 +477,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   const flag = (...names: string[]) => argv.slice(2).some((a) => names.includes(a));
   const quiet = flag('-q', '--quiet');
   const verbose = !quiet && flag('--verbose');
-  argv = argv.filter((a, i) => i < 2 || !['-q', '--quiet', '--verbose'].includes(a));
+  const resources = flag('--resources');
+  argv = argv.filter((a, i) => i < 2 || !['-q', '--quiet', '--verbose', '--resources'].includes(a));
   const program = buildProgram(filteredIo(io, quiet, verbose));
   if (argv.length <= 2) {
     io.err(program.helpInformation().trimEnd());
@@ -483,6 +487,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   }
   try {
     await program.parseAsync(argv);
+    if (resources) io.out(resourceLine());
     return 0;
   } catch (e) {
     if (e instanceof CommanderError) {

@@ -3,7 +3,6 @@
  * Lewis 2019) into a glTF file.
  * @module
  */
-import { readFileSync } from 'node:fs';
 import { createCorWorkerPool } from '../cor/parallel.js';
 import { centersOfRotation, directDeltaMush } from '../io/bake.js';
 import type { DdmSmoothing } from '../ddm/laplacian.js';
@@ -32,7 +31,6 @@ export interface PrecomputeOptions {
   /** Refuse larger subdivisions (estimated before subdividing). */
   maxSubdivided?: number;
   threads?: number;
-  resources?: boolean;
   force?: boolean;
   /** false: write without the input's Draco/meshopt compression (`--no-compress`). */
   compress?: boolean;
@@ -81,12 +79,6 @@ export async function precomputeCommand(io: Io, input: string, o: PrecomputeOpti
   io.out(
     `wrote ${o.output} (σ = ${o.sigma}, ε = ${o.epsilon}, ${o.exact ? 'exact' : 'fast'}) in ${((performance.now() - start) / 1000).toFixed(2)} s`,
   );
-  if (o.resources) {
-    const r = process.resourceUsage();
-    io.out(
-      `CPU ${((r.userCPUTime + r.systemCPUTime) / 1e6).toFixed(2)} s, peak RSS ${peakRssMB(r.maxRSS).toFixed(0)} MB`,
-    );
-  }
 }
 
 /** `corskin precompute --method ddm`. */
@@ -126,20 +118,4 @@ async function precomputeDdm(io: Io, input: string, o: PrecomputeOptions): Promi
   io.out(
     `wrote ${o.output} (Direct Delta Mush ${variant}: p = ${p.iterations}, λ = ${p.lambda}, κ = ${p.kappa}, α = ${p.alpha}, ${p.smoothing} Laplacian) in ${((performance.now() - start) / 1000).toFixed(2)} s`,
   );
-}
-
-/**
- * Peak resident memory of this process, MB. On Linux from /proc/self/status (VmHWM): getrusage's
- * maxRSS survives exec, so a process started from a large parent (fork + exec) would report the
- * parent's size.
- * @param maxRSSKB process.resourceUsage().maxRSS, the fallback elsewhere
- */
-function peakRssMB(maxRSSKB: number): number {
-  try {
-    const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
-    if (m) return Number(m[1]) / 1024;
-  } catch {
-    // not Linux
-  }
-  return maxRSSKB / 1024;
 }

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { readFileSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 
 /** Where the CLI writes; injectable so tests can capture it. */
@@ -63,4 +64,21 @@ export function formatTable(header: string[], rows: (string | number)[][]): stri
       return i === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
     })
     .join('\n');
+}
+
+/**
+ * `--resources`: the CPU time and peak resident memory of this process so far, one line. Peak
+ * memory is read on Linux from /proc/self/status (VmHWM): getrusage's maxRSS survives exec, so a
+ * process started from a large parent (fork + exec) would report the parent's size.
+ */
+export function resourceLine(): string {
+  const r = process.resourceUsage();
+  let peakMB = r.maxRSS / 1024;
+  try {
+    const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (m) peakMB = Number(m[1]) / 1024;
+  } catch {
+    // not Linux
+  }
+  return `CPU ${((r.userCPUTime + r.systemCPUTime) / 1e6).toFixed(2)} s, peak RSS ${peakMB.toFixed(0)} MB`;
 }

@@ -6,9 +6,12 @@
  * @module
  */
 import { PropertyType, type Document, type Node } from '@gltf-transform/core';
-import { COR_ATTRIBUTE, quietLogger, type SkinnedModel } from './gltf.js';
+import { quietLogger, type SkinnedModel } from './gltf.js';
 import { optionalDependency } from './optional.js';
 import { isCageNode } from './cage-gltf.js';
+
+/** The attributes a posed, static primitive keeps. */
+const STATIC_ATTRIBUTE = /^(POSITION|NORMAL|TANGENT|TEXCOORD_\d+|COLOR_\d+)$/;
 
 /** Posed geometry of one model, merged layout (see {@link SkinnedModel.parts}). */
 export interface PosedGeometry {
@@ -19,7 +22,9 @@ export interface PosedGeometry {
 
 /**
  * Turns `document` into static geometry: each model's primitives get the posed POSITION (and
- * NORMAL/TANGENT where they had them), lose JOINTS/WEIGHTS/CoRs and their morph targets (the
+ * NORMAL/TANGENT where they had them), keep their texture coordinates, colours and materials,
+ * and lose every other attribute (JOINTS/WEIGHTS, centers of rotation, Direct Delta Mush
+ * matrices, cage bindings, the application's own), corskin's extras and their morph targets (the
  * posed geometry has them applied at the pose's weights), their nodes lose the skin and
  * move to the scene root with an identity transform (posed positions are already in world
  * space); skins and animations are removed and what nothing references any more is pruned.
@@ -57,10 +62,11 @@ export async function bakePosedGeometry(
       set('POSITION', 'VEC3', g.positions, 3);
       if (part.hasNormals && g.normals) set('NORMAL', 'VEC3', g.normals, 3);
       if (part.hasTangents && g.tangents) set('TANGENT', 'VEC4', g.tangents, 4);
-      for (const attr of p.listSemantics()) {
-        if (/^(JOINTS|WEIGHTS|_CAGE_INDICES|_CAGE_WEIGHTS)_\d+$/.test(attr) || attr === COR_ATTRIBUTE)
-          p.setAttribute(attr, null);
-      }
+      // Static geometry: what draws it, nothing of the skin or of a method's precomputed data.
+      for (const attr of p.listSemantics()) if (!STATIC_ATTRIBUTE.test(attr)) p.setAttribute(attr, null);
+      const extras = { ...(p.getExtras() as Record<string, unknown>) };
+      for (const key of Object.keys(extras)) if (key.startsWith('corskin')) delete extras[key];
+      p.setExtras(extras);
       // Morph targets were applied at the pose's weights before skinning.
       for (const target of p.listTargets()) {
         p.removeTarget(target);
