@@ -22,7 +22,7 @@ if (missing.length) {
   process.exit(1);
 }
 
-const { installSignalCleanup, main } = await import('../dist/cli/main.js');
+const { runProcess } = await import('../dist/cli/process.js');
 
 // `corskin info x.glb | head` closes the pipe early: not an error.
 process.stdout.on('error', (e) => {
@@ -30,7 +30,7 @@ process.stdout.on('error', (e) => {
   throw e;
 });
 
-installSignalCleanup();
-main(process.argv).then((code) => {
+// The command runs on a worker thread; this thread answers SIGINT/SIGTERM (src/cli/process.ts).
+runProcess(process.argv).then((code) => {
   process.exitCode = code;
 });

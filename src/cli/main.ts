@@ -464,6 +464,7 @@ function filteredIo(io: Io, quiet: boolean, verbose: boolean): Io {
     },
     tty: io.tty && !quiet,
     verbose,
+    bar: io.bar,
   };
 }
 

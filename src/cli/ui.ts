@@ -15,6 +15,14 @@ export interface Io {
   tty: boolean;
   /** `--verbose`: say the notes that are left out otherwise (details, repeats). */
   verbose?: boolean;
+  /** Draws progress bars elsewhere (a CLI run on a worker thread: the main thread draws them). */
+  bar?: (label: string) => ProgressBar;
+}
+
+/** A progress callback `(done, total)` and `stop()` to clear the bar. */
+export interface ProgressBar {
+  update: (done: number, total: number) => void;
+  stop: () => void;
 }
 
 /** The process's own stdout/stderr. */
@@ -28,8 +36,9 @@ export const processIo: Io = {
  * A progress callback `(done, total)` that draws a bar labelled `label` on a TTY (nothing
  * otherwise), and `stop()` to clear it.
  */
-export function progress(io: Io, label: string): { update: (done: number, total: number) => void; stop: () => void } {
+export function progress(io: Io, label: string): ProgressBar {
   if (!io.tty) return { update: () => {}, stop: () => {} };
+  if (io.bar) return io.bar(label);
   const bar = new cliProgress.SingleBar(
     {
       format: `${label} [{bar}] {percentage}% | {value}/{total} | ETA {eta}s`,

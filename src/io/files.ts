@@ -57,6 +57,17 @@ export function removePendingTempFiles(): void {
   }
 }
 
+/** Told of each temporary file as its write starts (true) and ends (false), when set. */
+let tempFileObserver: ((path: string, active: boolean) => void) | undefined;
+
+/**
+ * Tells `observer` of every temporary file as its write starts and ends: for a CLI run on a worker
+ * thread, so the main thread, which handles the signals, can remove them after stopping it.
+ */
+export function observeTempFiles(observer: (path: string, active: boolean) => void): void {
+  tempFileObserver = observer;
+}
+
 /** Outputs that another thread is writing (a parallel batch): their temporary files too. */
 const outputsWrittenElsewhere = new Set<string>();
 
@@ -76,15 +87,18 @@ export function trackOutputWrittenElsewhere(path: string, writing: boolean): voi
 export async function writeFileAtomic(path: string, data: Uint8Array | string): Promise<void> {
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
   pendingTempFiles.add(tmp);
+  tempFileObserver?.(tmp, true);
   try {
     // Synchronous: a signal handler runs before or after the whole write and rename, never
     // while a file-system thread is still creating the temporary file.
     writeFileSync(tmp, data);
     renameSync(tmp, path);
     pendingTempFiles.delete(tmp);
+    tempFileObserver?.(tmp, false);
   } catch (e) {
     rmSync(tmp, { force: true });
     pendingTempFiles.delete(tmp);
+    tempFileObserver?.(tmp, false);
     const code = (e as NodeJS.ErrnoException).code;
     const why =
       code === 'ENOENT' ? 'folder does not exist' : code === 'EACCES' ? 'permission denied' : (e as Error).message;

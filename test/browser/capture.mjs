@@ -212,11 +212,15 @@ export function worst(results) {
  * and corskin's joint texture) with `renderer`.
  */
 export function renderPosed(THREE, renderer, gltf, time) {
-  const mixer = new THREE.AnimationMixer(gltf.scene);
-  if (gltf.animations[0]) mixer.clipAction(gltf.animations[0]).play();
-  mixer.setTime(time);
+  if (time >= 0) {
+    const mixer = new THREE.AnimationMixer(gltf.scene);
+    if (gltf.animations[0]) mixer.clipAction(gltf.animations[0]).play();
+    mixer.setTime(time);
+  }
   gltf.scene.traverse((o) => (o.frustumCulled = false)); // every mesh's onBeforeRender runs
   gltf.scene.updateMatrixWorld(true);
+  // time < 0: the bind pose, every joint where its inverse bind matrix puts it.
+  if (time < 0) gltf.scene.traverse((o) => o.isSkinnedMesh && o.skeleton.pose());
   const camera = new THREE.PerspectiveCamera(45, 1, 0.01, 100);
   camera.position.set(0, 1, 4);
   renderer.render(gltf.scene, camera);

@@ -1,0 +1,85 @@
+/**
+ * The `corskin` process: the command runs on a worker thread while the main thread stays free
+ * to answer signals. A command's work is long and synchronous (a bake, a precomputation), so on
+ * the main thread no signal handler could run until it ended — Ctrl+C would be ignored and the
+ * output written anyway. Here SIGINT or SIGTERM stops the worker at once (V8 stops even a
+ * running loop), removes the temporary files of writes in progress (outputs are renamed into
+ * place only when complete: nothing partial is left, and an input is never replaced), and exits
+ * with 128 + the signal number (130, 143), within a fraction of a second.
+ *
+ * `corskin view` (a server until Ctrl+C) runs on the main thread.
+ *
+ * @module
+ */
+import { rmSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { nodeWorkerScript } from '../core/node-worker.js';
+import { installSignalCleanup, main } from './main.js';
+import { processIo, progress, type ProgressBar } from './ui.js';
+
+/** What the command's worker thread posts. */
+export type WorkerMessage =
+  | { out: string }
+  | { err: string }
+  | { bar: string; done: number; total: number }
+  | { bar: string; stop: true }
+  | { tmp: string; active: boolean }
+  | { code: number };
+
+/** How long the worker may take to stop after a signal before the process exits regardless. */
+const STOP_GRACE_MS = 1000;
+
+/**
+ * Runs the command line `argv` (as `process.argv`) as the `corskin` process does.
+ * @returns the exit code
+ */
+export async function runProcess(argv: string[]): Promise<number> {
+  const command = argv.slice(2).find((a) => !a.startsWith('-'));
+  if (command === 'view') {
+    installSignalCleanup();
+    return main(argv);
+  }
+  const worker = new Worker(nodeWorkerScript('cli/process-worker.js'), {
+    workerData: { argv, tty: processIo.tty },
+  });
+  const temporary = new Set<string>();
+  const bars = new Map<string, ProgressBar>();
+  let code: number | undefined;
+  worker.on('message', (m: WorkerMessage) => {
+    if ('out' in m) processIo.out(m.out);
+    else if ('err' in m) processIo.err(m.err);
+    else if ('tmp' in m) {
+      if (m.active) temporary.add(m.tmp);
+      else temporary.delete(m.tmp);
+    } else if ('bar' in m) {
+      if (!bars.has(m.bar)) bars.set(m.bar, progress(processIo, m.bar));
+      if ('stop' in m) {
+        bars.get(m.bar)!.stop();
+        bars.delete(m.bar);
+      } else bars.get(m.bar)!.update(m.done, m.total);
+    } else code = m.code;
+  });
+  const stopped = new Promise<number>((resolve) => {
+    worker.on('error', (e) => {
+      processIo.err(`corskin: internal error: ${e.stack ?? e}`);
+      resolve(1);
+    });
+    worker.on('exit', () => resolve(code ?? 1));
+  });
+  for (const [signal, exitCode] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    process.once(signal, () => {
+      const exit = () => {
+        for (const tmp of temporary) rmSync(tmp, { force: true });
+        for (const bar of bars.values()) bar.stop();
+        if (process.stderr.isTTY) process.stderr.write('\x1b[?25h\x1b[?7h\n');
+        process.exit(exitCode);
+      };
+      setTimeout(exit, STOP_GRACE_MS).unref();
+      void worker.terminate().then(exit, exit);
+    });
+  }
+  return stopped;
+}

@@ -1,0 +1,91 @@
+/**
+ * Long commands stop when told: SIGINT or SIGTERM 1, 2 or 4 s into a bake (helpers, morphs), a
+ * precomputation (CoR, DDM), a template bake, an evaluation and a parallel batch ends the process
+ * within 2 s with 128 + the signal number, leaves no output and no temporary file, and leaves the
+ * input byte for byte as it was — also when the output was to replace the input (`--force`). The
+ * command runs on a worker thread (src/cli/process.ts); before that, a bake ran on for 15 s
+ * after Ctrl+C and replaced its input.
+ */
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CESIUM_MAN, ROOT, scratch, SHARED } from './helpers/data.js';
+
+const tmp = scratch();
+afterAll(tmp.cleanup);
+
+const input = (name: string, from: string) => {
+  const path = join(tmp.dir, name);
+  copyFileSync(from, path);
+  return path;
+};
+const CM = input('cm.glb', CESIUM_MAN);
+const YBOT = input('ybot.glb', join(SHARED, 'characters/Ybot.glb'));
+const SOLDIER = input('soldier.glb', join(SHARED, 'characters/Soldier.glb'));
+const OUT = join(tmp.dir, 'out.glb');
+const BATCH = join(tmp.dir, 'batch');
+mkdirSync(BATCH);
+
+/** Each command runs for well over 4 s here, uninterrupted. */
+const COMMANDS: [string, string[], string][] = [
+  ['bake --as helpers, over its input', ['bake', CM, '--method', 'dqs', '--as', 'helpers', '-o', CM, '--force'], CM],
+  ['bake --as morphs', ['bake', YBOT, '--method', 'dqs', '--as', 'morphs', '-o', OUT], YBOT],
+  ['precompute (cor)', ['precompute', '--exact', '--epsilon', '0.02', YBOT, '-o', OUT], YBOT],
+  [
+    'precompute --method ddm, over its input',
+    ['precompute', '--method', 'ddm', '--iterations', '60', YBOT, '-o', YBOT, '--force'],
+    YBOT,
+  ],
+  ['templates build --bake', ['templates', 'build', SOLDIER, '--bake', '-o', OUT], SOLDIER],
+  ['evaluate --character', ['evaluate', '--character', YBOT, '--report', join(tmp.dir, 'report')], YBOT],
+  [
+    'a --out-dir batch on 2 threads',
+    ['precompute', '--method', 'ddm', '--iterations', '40', YBOT, SOLDIER, '--out-dir', BATCH, '--jobs', '2'],
+    SOLDIER,
+  ],
+];
+
+/** (signal, seconds into the run) for each command: every delay and both signals, spread over the commands. */
+const SCHEDULE: [NodeJS.Signals, number][][] = COMMANDS.map((_, c) => [
+  ['SIGINT', [1, 2, 4][c % 3]],
+  ['SIGTERM', [2, 4, 1][c % 3]],
+]);
+
+describe('long commands stop when told', () => {
+  it.each(COMMANDS.map((c, i) => [...c, SCHEDULE[i]] as const))(
+    '%s: exit 130/143 within 2 s, no output, input untouched',
+    async (_, args, watched, schedule) => {
+      const before = readFileSync(watched);
+      for (const [signal, seconds] of schedule) {
+        const child = spawn(process.execPath, [join(ROOT, 'bin/corskin.js'), ...args], { stdio: 'ignore' });
+        const exited = new Promise<[number | null, number]>((resolve) =>
+          child.on('exit', (code) => resolve([code, performance.now()])),
+        );
+        let sentAt = Infinity;
+        const timer = setTimeout(() => {
+          sentAt = performance.now();
+          child.kill(signal);
+        }, seconds * 1000);
+        const [code, at] = await exited;
+        clearTimeout(timer);
+        const label = `${signal} at ${seconds} s`;
+        expect(sentAt, `${label}: the command ended before the signal`).toBeLessThan(Infinity);
+        console.log(
+          `${args.slice(0, 3).join(' ')} …: ${label} → exit ${code} after ${((at - sentAt) / 1000).toFixed(2)} s`,
+        );
+        expect(code, label).toBe(signal === 'SIGINT' ? 130 : 143);
+        expect(at - sentAt, label).toBeLessThan(2000);
+        expect(existsSync(OUT), label).toBe(false);
+        expect(readdirSync(BATCH), label).toEqual([]);
+        expect(existsSync(join(tmp.dir, 'report')), label).toBe(false);
+        expect(
+          readdirSync(tmp.dir).filter((f) => f.endsWith('.tmp')),
+          label,
+        ).toEqual([]);
+        expect(readFileSync(watched).equals(before), `${label}: input changed`).toBe(true);
+      }
+    },
+    60_000,
+  );
+});
