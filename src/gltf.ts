@@ -49,7 +49,6 @@ export { storeTemplates, restoreTemplateRig, type StoredTemplates, type Template
 export {
   bakeMorphTargets,
   bakeTemplateClips,
-  bakeSampleTimes,
   DEFAULT_BAKE_TOLERANCE,
   DEFAULT_BAKE_NORMAL_TOLERANCE,
   type MorphBakeOptions,
@@ -58,4 +57,5 @@ export {
   type TemplateBakeResult,
 } from './io/morph-bake.js';
 export { measureBake, type BakeMeasure } from './bake/measure.js';
+export { bakeSampleTimes, DEFAULT_BAKE_RATE, MAX_BAKE_SAMPLES } from './bake/samples.js';
 export { bakeHelperJoints, type HelperBakeOptions, type HelperBakeResult } from './io/helper-bake.js';

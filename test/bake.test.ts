@@ -16,7 +16,8 @@ import { skinningMatrices } from '../src/core/pose.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import { deformers } from '../src/deformers/index.js';
 import { measureBake } from '../src/bake/measure.js';
-import { bakeMorphTargets, bakeSampleTimes, bakeTemplateClips } from '../src/io/morph-bake.js';
+import { bakeMorphTargets, bakeTemplateClips } from '../src/io/morph-bake.js';
+import { bakeSampleTimes } from '../src/bake/samples.js';
 import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';
 import { readDocument, writeDocument } from '../src/io/node-io.js';
 import { runCli } from './helpers/cli.js';
@@ -111,7 +112,7 @@ describe('a baked file in three.js (stock GLTFLoader + AnimationMixer)', () => {
 });
 
 describe('corskin bake: bad input', () => {
-  it('no animation, --helpers 0, an unknown method: a clear error naming the file, exit 1, no output', async () => {
+  it('no animation, --helpers 99, an unknown method: a clear error naming the file, exit 1, no output', async () => {
     const still = join(tmp.dir, 'still.glb');
     const io = new NodeIO();
     const doc = await io.read(CESIUM_MAN);
@@ -119,7 +120,7 @@ describe('corskin bake: bad input', () => {
     await io.write(still, doc);
     const cases: [string[], RegExp][] = [
       [[still, '--method', 'dqs', '--as', 'morphs'], /no animation/],
-      [[CESIUM_MAN, '--method', 'dqs', '--as', 'helpers', '--helpers', '0'], /--helpers must be a whole number ≥ 1/],
+      [[CESIUM_MAN, '--method', 'dqs', '--as', 'helpers', '--helpers', '99'], /helpers per joint region must be a whole number from 1 to 16 \(got 99\)/],
       [[CESIUM_MAN, '--method', 'nope', '--as', 'morphs'], /unknown method "nope"/],
       [[CESIUM_MAN, '--method', 'dqs', '--as', 'pancakes'], /--as must be helpers or morphs/],
     ];

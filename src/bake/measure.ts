@@ -12,6 +12,7 @@ import { skinningMatrices } from '../core/pose.js';
 import type { Deformer } from '../deformers/contract.js';
 import { deformLbs } from '../deformers/lbs.js';
 import type { SkinnedModel } from '../io/gltf.js';
+import { bakeSampleTimes, DEFAULT_BAKE_RATE } from './samples.js';
 
 /** What {@link measureBake} found; distances ÷ the bind-space bounding-box diagonal of the original. */
 export interface BakeMeasure {
@@ -45,7 +46,7 @@ export function measureBake(
   original: SkinnedModel,
   baked: SkinnedModel,
   deform: Deformer,
-  rate = 30,
+  rate = DEFAULT_BAKE_RATE,
   onProgress?: (done: number, total: number) => void,
 ): BakeMeasure {
   const n = original.mesh.positions.length / 3;
@@ -55,9 +56,11 @@ export function measureBake(
     );
   const diagonal = boundingBoxDiagonal(original.mesh.positions) || 1;
   const clips = original.animations.map((clip) => {
-    const other = baked.animations.find((c) => c.name === clip.name);
+    const other = baked.animations.find((c) =>
+      clip.source !== undefined ? c.source === clip.source : c.name === clip.name,
+    );
     if (!other) throw new CorskinError(`${original.name}: clip "${clip.name}" is not in the baked file`);
-    return { clip, other, times: sampleTimes(clip.duration, rate) };
+    return { clip, other, times: bakeSampleTimes(clip.duration, rate, `clip "${clip.name}"`) };
   });
   const total = clips.reduce((s, c) => s + c.times.length, 0);
   const bakedErrors = new Float32Array(total * n);
@@ -85,12 +88,6 @@ export function measureBake(
   const [max, p99] = maxAndP99(bakedErrors);
   const [lbsMax, lbsP99] = maxAndP99(lbsErrors);
   return { max, p99, lbsMax, lbsP99, samples: total, diagonal };
-}
-
-/** The bake's sample times (as src/io/morph-bake.ts `bakeSampleTimes`, without glTF-Transform). */
-function sampleTimes(duration: number, rate: number): Float32Array {
-  const F = Math.max(1, Math.ceil(duration * rate));
-  return Float32Array.from({ length: F + 1 }, (_, f) => (f / F) * duration);
 }
 
 /** The largest value and the 99th percentile (sorts `a`); NaN counts as the largest. */

@@ -9,6 +9,7 @@ import { statSync } from 'node:fs';
 import { CorskinError } from '../core/errors.js';
 import type { Deformer } from '../deformers/contract.js';
 import { measureBake, type BakeMeasure } from '../bake/measure.js';
+import { DEFAULT_BAKE_RATE } from '../bake/samples.js';
 import { bakeHelperJoints } from '../io/helper-bake.js';
 import { bakeMorphTargets, DEFAULT_BAKE_TOLERANCE } from '../io/morph-bake.js';
 import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
@@ -59,8 +60,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     throw new CorskinError(`--helpers must be a whole number ≥ 1, got ${o.helpers}`, input);
   if (o.influences !== undefined && o.influences !== 4 && o.influences !== 8)
     throw new CorskinError(`--influences must be 4 or 8, got ${o.influences}`, input);
-  const rate = o.rate ?? 30;
-  if (!(rate > 0 && Number.isFinite(rate))) throw new CorskinError(`--rate must be a positive number, got ${rate}`, input); // prettier-ignore
+  const rate = o.rate ?? DEFAULT_BAKE_RATE;
   const tolerance = o.tolerance ?? DEFAULT_BAKE_TOLERANCE;
   if (!(tolerance >= 0 && Number.isFinite(tolerance)))
     throw new CorskinError(`--tolerance must be a number ≥ 0, got ${o.tolerance}`, input);

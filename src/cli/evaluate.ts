@@ -23,6 +23,7 @@ import { readDocument, writeDocument } from '../io/node-io.js';
 import { buildSkinnedDocument } from '../io/convert.js';
 import { DEMO_ASSET } from './demo.js';
 import { CorskinError } from '../core/errors.js';
+import { UsageError } from './batch.js';
 import { measureCharacter, poseBattery, summarizeCharacter, type CharacterRow } from '../evaluation/character.js';
 import { readTemplateRig } from '../io/cage-gltf.js';
 import { buildTemplateRig } from '../templates/rig.js';
@@ -115,6 +116,10 @@ function formatRows(rows: BenchmarkRow[]): string {
  * @throws CorskinError for a file that cannot be read or has no skin
  */
 async function evaluateCharacterCommand(io: Io, file: string, o: EvaluateOptions): Promise<void> {
+  if (o.report !== undefined)
+    throw new UsageError(
+      '--report writes the HTML report of the benchmarks (--benchmark bar|arm); with --character, the table (or --json) is the report',
+    );
   const methods = o.methods ?? CHARACTER_METHODS;
   const unknown = methods.filter((m) => !CHARACTER_METHODS.includes(m));
   if (unknown.length)

@@ -25,27 +25,47 @@ import {
   DEFAULT_DDM_THRESHOLD,
 } from '../ddm/parameters.js';
 import { DEFAULT_PMVC_RESOLUTION } from '../cage/pmvc.js';
+import { DEFAULT_BAKE_RATE, MAX_BAKE_SAMPLES, MAX_HELPERS_PER_REGION } from '../bake/samples.js';
 
 // Each command's module (glTF-Transform, three.js, Chart.js, …) is imported when the command
 // runs: `corskin --help` or `corskin info` do not pay for the others' start-up.
 
+/** A number as typed: an empty or blank string is not 0. */
+function numberOf(value: string): number {
+  return value.trim() === '' ? NaN : Number(value);
+}
+
 /** Parses a positive number option. */
 function positiveNumber(value: string): number {
-  const x = Number(value);
+  const x = numberOf(value);
   if (!(x > 0) || !Number.isFinite(x)) throw new InvalidArgumentError('expected a positive number');
   return x;
 }
 
 /** Parses a whole number ≥ 1. */
 function positiveInteger(value: string): number {
-  const x = Number(value);
+  const x = numberOf(value);
   if (!Number.isInteger(x) || x < 1) throw new InvalidArgumentError('expected a whole number ≥ 1');
   return x;
 }
 
 function nonNegativeNumber(value: string): number {
-  const x = Number(value);
+  const x = numberOf(value);
   if (!(x >= 0) || !Number.isFinite(x)) throw new InvalidArgumentError('expected a number ≥ 0');
+  return x;
+}
+
+/** Parses a finite number (angles). */
+function finiteNumber(value: string): number {
+  const x = numberOf(value);
+  if (!Number.isFinite(x)) throw new InvalidArgumentError('expected a number');
+  return x;
+}
+
+/** Parses a fraction in [0, 1). */
+function fraction(value: string): number {
+  const x = numberOf(value);
+  if (!(x >= 0 && x < 1)) throw new InvalidArgumentError('expected a number from 0 up to (not including) 1');
   return x;
 }
 
@@ -123,7 +143,7 @@ function buildProgram(io: Io): Command {
     )
     .option('--lambda <l>', 'ddm: rotational smoothing λ', positiveNumber, DEFAULT_DDM_LAMBDA)
     .option('--kappa <k>', 'ddm: translational smoothing κ (< λ)', positiveNumber, DEFAULT_DDM_KAPPA)
-    .option('--alpha <a>', 'ddm: blend α of the translational term, in [0, 1)', Number, DEFAULT_DDM_ALPHA)
+    .option('--alpha <a>', 'ddm: blend α of the translational term, in [0, 1)', fraction, DEFAULT_DDM_ALPHA)
     .addOption(
       new Option('--variant <v>', 'ddm: full (variant 0, Ω per joint) or compact (one moment matrix per vertex)')
         .choices(['full', 'compact'])
@@ -137,7 +157,12 @@ function buildProgram(io: Io): Command {
         .choices(['normalized', 'libigl'])
         .default('normalized'),
     )
-    .option('--threshold <t>', 'ddm: drop a joint from a vertex below this share of Q₃₃', Number, DEFAULT_DDM_THRESHOLD)
+    .option(
+      '--threshold <t>',
+      'ddm: drop a joint from a vertex below this share of Q₃₃, in [0, 1)',
+      fraction,
+      DEFAULT_DDM_THRESHOLD,
+    )
     .option('--no-compress', "write without the input's Draco/meshopt compression")
     .option('--force', 'allow overwriting the input')
     .action(async (inputs: string[], opts) => {
@@ -207,7 +232,12 @@ function buildProgram(io: Io): Command {
       '--bake',
       'write a standard glTF: per clip, the template deformation sampled as corrective morph targets on LBS (no cage)',
     )
-    .option('--bake-rate <n>', 'samples per second of each clip for --bake (size grows with it)', positiveNumber, 30)
+    .option(
+      '--bake-rate <n>',
+      `samples per second of each clip for --bake (size grows with it; at most ${MAX_BAKE_SAMPLES.toLocaleString('en-US')} per clip)`,
+      positiveNumber,
+      DEFAULT_BAKE_RATE,
+    )
     .option('--no-bake-normals', 'with --bake, leave normals and tangents to LBS (positions only)')
     .requiredOption('-o, --output <file>', 'output .glb or .gltf')
     .option('--no-compress', "write without the input's Draco/meshopt compression")
@@ -279,9 +309,18 @@ function buildProgram(io: Io): Command {
       '--as <kind>',
       'helpers (helper joints, Le & Deng 2012) or morphs (sparse corrective morph targets)',
     )
-    .option('--helpers <n>', 'helpers: helper joints per joint region (≥ 1; default 2)', Number)
-    .option('--influences <k>', 'helpers: influences per vertex in the baked file, 4 or 8 (default 4)', Number)
-    .option('--rate <fps>', 'samples per second of each clip', positiveNumber, 30)
+    .option(
+      '--helpers <n>',
+      `helpers: helper joints per joint region, 1 to ${MAX_HELPERS_PER_REGION} (default 2)`,
+      positiveInteger,
+    )
+    .option('--influences <k>', 'helpers: influences per vertex in the baked file, 4 or 8 (default 4)', positiveInteger)
+    .option(
+      '--rate <fps>',
+      `samples per second of each clip (at most ${MAX_BAKE_SAMPLES.toLocaleString('en-US')} per clip)`,
+      positiveNumber,
+      DEFAULT_BAKE_RATE,
+    )
     .option(
       '--tolerance <t>',
       'morphs: corrections that move a vertex by at most this fraction of the bounding-box diagonal are dropped (sparse targets; 5e-6 keeps the result within 1e-5 of the diagonal at the samples)',
@@ -407,8 +446,8 @@ function buildProgram(io: Io): Command {
     .option('--animation <name|index>', 'animation clip')
     .option('--time <seconds>', 'time in the clip', nonNegativeNumber)
     .option('--joint <name>', 'joint to pose')
-    .option('--twist <degrees>', 'twist of --joint about its bone', Number)
-    .option('--bend <degrees>', 'bend of --joint', Number)
+    .option('--twist <degrees>', 'twist of --joint about its bone', finiteNumber)
+    .option('--bend <degrees>', 'bend of --joint', finiteNumber)
     .option('--paint <joint>', "show the viewer's paint mode: this joint's weights as a heat map")
     .option(
       '--template <choices>',

@@ -19,6 +19,7 @@ import {
 import { createTemplateDeformer } from '../templates/deformer.js';
 import { setBoneTemplate } from '../templates/edit.js';
 import { bakeTemplateClips } from '../io/morph-bake.js';
+import { DEFAULT_BAKE_RATE } from '../bake/samples.js';
 import {
   DEFAULT_TEMPLATE_LIBRARY,
   incidentBones,
@@ -128,7 +129,7 @@ export async function templatesBuildCommand(
         file: input,
       });
       lines.push(
-        `${model.name}: templates baked over ${model.animations.length} clip(s) at ${o.bakeRate ?? 30} samples/s: ${baked.targets} morph targets (${(baked.bytes / 1e6).toFixed(1)} MB), a weights channel per clip`,
+        `${model.name}: templates baked over ${model.animations.length} clip(s) at ${o.bakeRate ?? DEFAULT_BAKE_RATE} samples/s: ${baked.targets} morph targets (${(baked.bytes / 1e6).toFixed(1)} MB), a weights channel per clip`,
       );
     }
     await writeDocument(document, o.output, { compress: o.compress, inputs: [input], force: o.force });

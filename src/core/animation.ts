@@ -31,6 +31,11 @@ export interface AnimationChannel {
 /** A named clip: the channels that target joints of one skeleton. */
 export interface AnimationClip {
   name: string;
+  /**
+   * Index of the glTF animation the clip was read from (names may repeat: two clips can share
+   * one), when it came from a file.
+   */
+  source?: number;
   /** Last key time over all channels, seconds. */
   duration: number;
   channels: AnimationChannel[];

@@ -18,6 +18,17 @@ export const DEFAULT_DDM_ALPHA = 0.8;
 /** Default share below which a joint's Ω is dropped from a vertex (its effect on Q is that fraction). */
 export const DEFAULT_DDM_THRESHOLD = 1e-4;
 
+/**
+ * Most smoothing iterations p: the precomputation's time grows linearly with p (20 is libigl's
+ * default; the paper's figures use up to a few hundred).
+ */
+export const MAX_DDM_ITERATIONS = 1000;
+/**
+ * Largest λ and κ: beyond this, (I + λL̃) is numerically singular (its identity part vanishes
+ * in double rounding) and the smoothing a projection onto constants.
+ */
+export const MAX_DDM_SMOOTHING = 1e6;
+
 /** The parameters of the precomputation, named as the paper and libigl. */
 export interface DdmParameters {
   /** Smoothing iterations p ≥ 1 (integer); default 20. */
@@ -34,7 +45,8 @@ export interface DdmParameters {
 
 /**
  * Checks the parameters and fills in the defaults.
- * @throws CorskinError naming the parameter: p not an integer ≥ 1; λ or κ not positive; κ ≥ λ;
+ * @throws CorskinError naming the parameter: p not a whole number in [1, {@link MAX_DDM_ITERATIONS}];
+ *   λ or κ not in (0, {@link MAX_DDM_SMOOTHING}]; κ ≥ λ;
  *   α outside [0, 1)
  */
 export function resolveDdmParameters(options: DdmParameters = {}): Required<DdmParameters> {
@@ -43,11 +55,14 @@ export function resolveDdmParameters(options: DdmParameters = {}): Required<DdmP
   const kappa = options.kappa ?? DEFAULT_DDM_KAPPA;
   const alpha = options.alpha ?? DEFAULT_DDM_ALPHA;
   const smoothing = options.smoothing ?? 'normalized';
-  if (!Number.isInteger(p) || p < 1) throw new CorskinError(`DDM iterations p must be an integer ≥ 1 (got ${p})`);
-  if (!(lambda > 0) || !Number.isFinite(lambda))
-    throw new CorskinError(`DDM lambda must be a positive number (got ${lambda})`);
-  if (!(kappa > 0) || !Number.isFinite(kappa))
-    throw new CorskinError(`DDM kappa must be a positive number (got ${kappa})`);
+  if (!Number.isInteger(p) || p < 1 || p > MAX_DDM_ITERATIONS)
+    throw new CorskinError(
+      `DDM iterations p must be a whole number from 1 to ${MAX_DDM_ITERATIONS} (got ${p}): the precomputation's time grows with p`,
+    );
+  if (!(lambda > 0) || !(lambda <= MAX_DDM_SMOOTHING))
+    throw new CorskinError(`DDM lambda must be a positive number up to ${MAX_DDM_SMOOTHING} (got ${lambda})`);
+  if (!(kappa > 0) || !(kappa <= MAX_DDM_SMOOTHING))
+    throw new CorskinError(`DDM kappa must be a positive number up to ${MAX_DDM_SMOOTHING} (got ${kappa})`);
   if (!(kappa < lambda))
     throw new CorskinError(`DDM kappa must be smaller than lambda (got kappa ${kappa}, lambda ${lambda})`);
   if (!(alpha >= 0 && alpha < 1)) throw new CorskinError(`DDM alpha must lie in [0, 1) (got ${alpha})`);

@@ -35,6 +35,7 @@
  * @module
  */
 import { CorskinError } from '../core/errors.js';
+import { boundingBoxDiagonal } from '../core/mesh.js';
 import { weldByPosition } from '../metrics/weld.js';
 import { cotangentLaplacian, smoothingSystem, type SymmetricCsr } from './laplacian.js';
 import { DEFAULT_DDM_THRESHOLD, resolveDdmParameters, type DdmParameters } from './parameters.js';
@@ -111,6 +112,13 @@ export function computeDirectDeltaMush(mesh: DdmInput, options: DdmOptions = {})
   const n = positions.length / 3;
   if (mesh.triangles.length === 0)
     throw new CorskinError('Direct Delta Mush needs a triangle mesh (this one has no triangles)');
+
+  // The stored matrices hold squared distances in float32 (range 1e-38 … 3e38).
+  const extent = boundingBoxDiagonal(positions);
+  if (!(extent >= 1e-15 && extent <= 1e15))
+    throw new CorskinError(
+      `the mesh spans ${extent.toPrecision(3)} units: Direct Delta Mush stores squared distances as 32-bit floats, which hold meshes from 1e-15 to 1e15 units across (rescale the asset)`,
+    );
 
   // Weld by position: the Laplacian and the smoothing live on the welded vertices.
   const weld = weldByPosition(positions);

@@ -1,7 +1,8 @@
 /**
  * Linear blend skinning (Magnenat-Thalmann et al. 1988):
  * `v' = Σ_j w_ij (R_j v + t_j)`, normals by the blended matrix's cofactor (inverse transpose,
- * up to scale), renormalised; tangents by the blended linear part, renormalised.
+ * up to scale), renormalised; tangents by the blended linear part, renormalised (where the
+ * blended map is degenerate enough to lose them — its joints scaled to 0 — the rest ones).
  *
  * @module
  */
@@ -59,10 +60,12 @@ export function deformLbs(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
       const ry = c10 * nx + (a00 * a22 - a20 * a02) * ny + (a20 * a01 - a00 * a21) * nz;
       const rz = c20 * nx + (a10 * a02 - a00 * a12) * ny + (a00 * a11 - a10 * a01) * nz;
       const det = a00 * c00 + a10 * c10 + a20 * c20;
-      const l = (det < 0 ? -1 : 1) / (Math.sqrt(rx * rx + ry * ry + rz * rz) || 1);
-      ON[p] = rx * l;
-      ON[p + 1] = ry * l;
-      ON[p + 2] = rz * l;
+      const len = Math.sqrt(rx * rx + ry * ry + rz * rz);
+      const l = (det < 0 ? -1 : 1) / len;
+      // A map that loses the normal (joints scaled to 0): the rest normal.
+      ON[p] = len > 0 ? rx * l : nx;
+      ON[p + 1] = len > 0 ? ry * l : ny;
+      ON[p + 2] = len > 0 ? rz * l : nz;
     }
     if (OT) writeTangent(TI!, OT, i, a00, a10, a20, a01, a11, a21, a02, a12, a22);
   }

@@ -222,17 +222,18 @@ export function createStretchDeformer(rig: StretchRig, options: StretchOptions =
       OP[3 * i] = px;
       OP[3 * i + 1] = py;
       OP[3 * i + 2] = pz;
+      // Renormalised; where the map lost the direction (joints scaled to 0), the rest one.
       if (ON) {
-        const l = 1 / (Math.hypot(nx, ny, nz) || 1);
-        ON[3 * i] = nx * l;
-        ON[3 * i + 1] = ny * l;
-        ON[3 * i + 2] = nz * l;
+        const l = Math.hypot(nx, ny, nz);
+        ON[3 * i] = l > 0 ? nx / l : N![3 * i];
+        ON[3 * i + 1] = l > 0 ? ny / l : N![3 * i + 1];
+        ON[3 * i + 2] = l > 0 ? nz / l : N![3 * i + 2];
       }
       if (OT) {
-        const l = 1 / (Math.hypot(tx, ty, tz) || 1);
-        OT[4 * i] = tx * l;
-        OT[4 * i + 1] = ty * l;
-        OT[4 * i + 2] = tz * l;
+        const l = Math.hypot(tx, ty, tz);
+        OT[4 * i] = l > 0 ? tx / l : TI![4 * i];
+        OT[4 * i + 1] = l > 0 ? ty / l : TI![4 * i + 1];
+        OT[4 * i + 2] = l > 0 ? tz / l : TI![4 * i + 2];
         OT[4 * i + 3] = TI![4 * i + 3];
       }
     }

@@ -10,7 +10,8 @@ import type { DeformTarget } from './contract.js';
 /**
  * Writes vertex i transformed by the 4×4 skinning matrix at `m[mo..]` (position by the affine
  * map, normal by the cofactor matrix — the inverse transpose up to scale — and tangent by the
- * linear part, both renormalised).
+ * linear part, both renormalised; where the map is degenerate enough to lose them, a joint scaled
+ * to 0, the rest normal and tangent).
  */
 export function writeAffine(mesh: SkinnedMesh, out: DeformTarget, i: number, m: Float64Array, mo: number): void {
   writeTransformed(
@@ -50,10 +51,13 @@ function writeTransformed(
     const rx = c00 * nx + c01 * ny + c02 * nz;
     const ry = c10 * nx + c11 * ny + c12 * nz;
     const rz = c20 * nx + c21 * ny + c22 * nz;
-    const l = (det < 0 ? -1 : 1) / (Math.sqrt(rx * rx + ry * ry + rz * rz) || 1);
-    nOut[3 * i] = rx * l;
-    nOut[3 * i + 1] = ry * l;
-    nOut[3 * i + 2] = rz * l;
+    const len = Math.sqrt(rx * rx + ry * ry + rz * rz);
+    if (len > 0) {
+      const l = (det < 0 ? -1 : 1) / len;
+      nOut[3 * i] = rx * l;
+      nOut[3 * i + 1] = ry * l;
+      nOut[3 * i + 2] = rz * l;
+    } else copyRest(nIn, nOut, 3 * i, 3); // a degenerate map (a joint scaled to 0): the rest normal
   }
   if (mesh.tangents && out.tangents) writeTangent(mesh.tangents, out.tangents, i, a00, a10, a20, a01, a11, a21, a02, a12, a22);
 }
@@ -110,6 +114,8 @@ export function writeRotatedBy(
     ON[p] = r00 * nx + r01 * ny + r02 * nz;
     ON[p + 1] = r10 * nx + r11 * ny + r12 * nz;
     ON[p + 2] = r20 * nx + r21 * ny + r22 * nz;
+    // A rotation that degenerated (its joints scaled to 0, no quaternion to blend): the rest normal.
+    if (!(ON[p] * ON[p] + ON[p + 1] * ON[p + 1] + ON[p + 2] * ON[p + 2] > 0.5)) copyRest(N, ON, p, 3);
   }
   if (mesh.tangents && out.tangents) writeTangent(mesh.tangents, out.tangents, i, r00, r10, r20, r01, r11, r21, r02, r12, r22);
 }
@@ -128,9 +134,15 @@ export function writeTangent(
 ): void { // prettier-ignore
   const x = tIn[4 * i], y = tIn[4 * i + 1], z = tIn[4 * i + 2]; // prettier-ignore
   const rx = a00 * x + a01 * y + a02 * z, ry = a10 * x + a11 * y + a12 * z, rz = a20 * x + a21 * y + a22 * z; // prettier-ignore
-  const l = 1 / (Math.sqrt(rx * rx + ry * ry + rz * rz) || 1);
-  tOut[4 * i] = rx * l;
-  tOut[4 * i + 1] = ry * l;
-  tOut[4 * i + 2] = rz * l;
+  const len = Math.sqrt(rx * rx + ry * ry + rz * rz);
+  if (!(len > 0)) return copyRest(tIn, tOut, 4 * i, 4); // a degenerate map: the rest tangent
+  tOut[4 * i] = rx / len;
+  tOut[4 * i + 1] = ry / len;
+  tOut[4 * i + 2] = rz / len;
   tOut[4 * i + 3] = tIn[4 * i + 3];
+}
+
+/** out[o … o+c) = rest[o … o+c): the documented fallback for a direction a degenerate map loses. */
+function copyRest(rest: Float32Array, out: Float32Array, o: number, c: number): void {
+  for (let k = 0; k < c; k++) out[o + k] = rest[o + k];
 }

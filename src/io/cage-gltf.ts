@@ -198,7 +198,8 @@ function cageInfo(node: Node): { id?: unknown } {
 
 /**
  * Reads `model`'s cage rig (see the module comment), or undefined when the document has none.
- * @throws CorskinError for an incomplete or inconsistent cage layout
+ * @throws CorskinError for an incomplete or inconsistent cage layout, or non-finite cage
+ *   positions or binding weights (as strictly as a fresh binding is checked)
  */
 export function readCageRig(document: Document, model: SkinnedModel, file?: string): CageRig | undefined {
   const node = document
@@ -230,6 +231,12 @@ export function readCageRig(document: Document, model: SkinnedModel, file?: stri
   }
   const J = model.skeleton.parents.length;
   if (cageJoints.some((j) => j >= J)) throw new CorskinError(`the cage names a joint beyond the skin's ${J}`, file);
+  const badPosition = cage.positions.findIndex((x) => !Number.isFinite(x));
+  if (badPosition >= 0)
+    throw new CorskinError(`cage vertex ${Math.floor(badPosition / 3)} has a non-finite position`, file);
+  const badWeight = cageWeights.findIndex((w) => !(w >= 0 && w <= 1));
+  if (badWeight >= 0)
+    throw new CorskinError(`cage vertex ${Math.floor(badWeight / 4)} has a weight outside [0, 1]`, file);
   const k = Number(info.influences);
   const n = model.mesh.positions.length / 3;
   const binding: CageBinding = {
@@ -255,6 +262,11 @@ export function readCageRig(document: Document, model: SkinnedModel, file?: stri
         const w = wa.getElement(i, []);
         for (let c = 0; c < 4 && 4 * g + c < k; c++) {
           if (idx[c] >= m) throw new CorskinError(`the cage binding names cage vertex ${idx[c]} of ${m}`, file);
+          if (!Number.isFinite(w[c]))
+            throw new CorskinError(
+              `the cage binding of vertex ${part.vertexOffset + i} has a non-finite weight (${WEIGHTS}${g}); run corskin bind-cage again`,
+              file,
+            );
           binding.indices[k * (part.vertexOffset + i) + 4 * g + c] = idx[c];
           binding.weights[k * (part.vertexOffset + i) + 4 * g + c] = w[c];
         }

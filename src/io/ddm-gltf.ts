@@ -166,6 +166,7 @@ export function readDeltaMush(
         row.joints.push(j);
         row.values.push(value);
       }
+      if (!row.joints.length) throw bad(`of vertex ${v0 + v} is empty (every slot zero): precompute it again`);
       rows.push(row);
       counts[v0 + v] = row.joints.length;
       if (moments) {

@@ -146,10 +146,11 @@ export function inputFiles(path: string): string[] {
 }
 
 /**
- * Refuses to write over an input file — or a `.gltf` input's buffers and images — unless the
- * user asked for it. Paths are compared after resolving symbolic links.
- * @throws CorskinError when `output` is (or resolves to) one of `inputs` or their resources and
- *   `force` is false
+ * Refuses to write over an input file — or a `.gltf` input's buffers and images — or over a
+ * read-only file unless the user asked for it. Paths are compared after resolving symbolic links.
+ * Any other existing output is replaced (as `cp` and glTF-Transform's CLI do).
+ * @throws CorskinError when `output` is (or resolves to) one of `inputs` or their resources, or
+ *   is read-only, and `force` is false
  */
 export function checkNotOverwritingInput(output: string, inputs: string[], force: boolean): void {
   if (force) return;
@@ -162,6 +163,14 @@ export function checkNotOverwritingInput(output: string, inputs: string[], force
       );
     }
   }
+  // A read-only output is the user's "do not replace" (a rename would replace it regardless).
+  if (existsSync(output) && !writable(output))
+    throw new CorskinError('output exists and is read-only; pass --force to replace it', output);
+}
+
+/** Whether anyone may write `path` by its mode bits (root may write anything: the bits say what the user meant). */
+function writable(path: string): boolean {
+  return (statSync(path).mode & 0o222) !== 0;
 }
 
 /**

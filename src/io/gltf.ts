@@ -518,7 +518,7 @@ function extractAnimations(
       } else channels.push({ joint: joint!, path: path as AnimationChannel['path'], interpolation, times, values });
     }
     if (channels.length || morphChannels.length)
-      clips.push({ name: anim.getName() || `animation ${a}`, duration, channels, morphChannels });
+      clips.push({ name: anim.getName() || `animation ${a}`, source: a, duration, channels, morphChannels });
   }
   ignored.channels = ignoredChannels;
   return clips;

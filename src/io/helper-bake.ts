@@ -26,7 +26,7 @@ import { COR_ATTRIBUTE } from '../cor/precompute.js';
 import type { Deformer } from '../deformers/contract.js';
 import { deformLbs } from '../deformers/lbs.js';
 import { removeDeltaMush } from './ddm-gltf.js';
-import { bakeSampleTimes } from './morph-bake.js';
+import { bakeSampleTimes, checkBakeSize, DEFAULT_BAKE_RATE, MAX_HELPERS_PER_REGION } from '../bake/samples.js';
 import type { SkinnedModel } from './gltf.js';
 import { clusterStart, influencesOf, placeHelpers } from '../bake/placement.js';
 import { updateHelpers, updateVertexWeights, vertexError, type SsdrModel, type SsdrProblem } from '../bake/ssdr.js';
@@ -76,14 +76,15 @@ export function bakeHelperJoints(
 ): HelperBakeResult {
   const perRegion = options.helpers ?? 2;
   const K = options.influences ?? 4;
-  const rate = options.rate ?? 30;
+  const rate = options.rate ?? DEFAULT_BAKE_RATE;
   const maxIterations = options.iterations ?? 30;
   const file = options.file;
-  if (!Number.isInteger(perRegion) || perRegion < 1)
-    throw new CorskinError(`--helpers must be a whole number ≥ 1 (got ${perRegion})`, file);
-  if (K !== 4 && K !== 8) throw new CorskinError(`--influences must be 4 or 8 (got ${K})`, file);
-  if (!(rate > 0 && Number.isFinite(rate)))
-    throw new CorskinError(`--rate must be a positive number (got ${rate})`, file);
+  if (!Number.isInteger(perRegion) || perRegion < 1 || perRegion > MAX_HELPERS_PER_REGION)
+    throw new CorskinError(
+      `helpers per joint region must be a whole number from 1 to ${MAX_HELPERS_PER_REGION} (got ${perRegion})`,
+      file,
+    );
+  if (K !== 4 && K !== 8) throw new CorskinError(`influences per vertex must be 4 or 8 (got ${K})`, file);
   const { mesh, skeleton, morphGroups } = model;
   if (!model.animations.length)
     throw new CorskinError(`${model.name}: no animation to bake (helper joints are fitted to the file's clips)`, file);
@@ -91,7 +92,14 @@ export function bakeHelperJoints(
   const J = skeleton.parents.length;
 
   // Samples of every clip: the method's posed mesh and the fixed joints' matrices.
-  const clips = model.animations.map((clip) => ({ clip, times: bakeSampleTimes(clip.duration, rate) }));
+  const clips = model.animations.map((clip) => ({
+    clip,
+    times: bakeSampleTimes(clip.duration, rate, `clip "${clip.name}"`),
+  }));
+  checkBakeSize(
+    clips.reduce((t, c) => t + c.times.length, 0),
+    n,
+  );
   const problem: SsdrProblem = { n, rest: [], targets: [], fixed: [] };
   const lbs: Float32Array[] = [];
   for (const { clip, times } of clips) {
@@ -206,7 +214,7 @@ function writeHelpers(
   fixed: Float64Array[],
   helperRegion: number[],
   helperCentre: number[][],
-  clips: { clip: { name: string }; times: Float32Array }[],
+  clips: { clip: { name: string; source?: number }; times: Float32Array }[],
   file?: string,
 ): void {
   const { skin, jointNodes, skeleton } = model;
@@ -286,7 +294,9 @@ function writeHelpers(
     const animation = document
       .getRoot()
       .listAnimations()
-      .find((a, i) => (a.getName() || `animation ${i}`) === clip.name);
+      .find((a, i) =>
+        clip.source !== undefined ? i === clip.source : (a.getName() || `animation ${i}`) === clip.name,
+      );
     if (!animation) throw new CorskinError(`${model.name}: clip "${clip.name}" not found in the document`, file);
     const input = document.createAccessor().setType('SCALAR').setArray(times.slice()).setBuffer(buffer);
     for (let h = 0; h < H; h++) {

@@ -49,6 +49,7 @@ import { skinningMatrices } from '../core/pose.js';
 import type { Deformer } from '../deformers/contract.js';
 import type { SkinnedModel } from './gltf.js';
 import { boundingBoxDiagonal } from '../core/mesh.js';
+import { bakeSampleTimes, checkBakeSize, DEFAULT_BAKE_RATE } from '../bake/samples.js';
 
 /** Options of {@link bakeMorphTargets}. */
 export interface MorphBakeOptions {
@@ -131,7 +132,7 @@ export function bakeMorphTargets(
   deform: Deformer,
   options: MorphBakeOptions = {},
 ): MorphBakeResult {
-  const rate = options.rate ?? 30;
+  const rate = options.rate ?? DEFAULT_BAKE_RATE;
   if (!(rate > 0 && Number.isFinite(rate)))
     throw new RangeError(`the bake rate must be a positive number, got ${rate}`);
   const tolerance = options.tolerance ?? DEFAULT_BAKE_TOLERANCE;
@@ -154,11 +155,13 @@ export function bakeMorphTargets(
     tangents: withTangents ? new Float32Array(4 * n) : undefined,
   };
   const limits = { position: tolerance * boundingBoxDiagonal(mesh.positions), direction: normalTolerance };
-  const total = model.animations.reduce((s, c) => s + Math.max(1, Math.ceil(c.duration * rate)) + 1, 0);
+  const sampleTimes = model.animations.map((clip) => bakeSampleTimes(clip.duration, rate, `clip "${clip.name}"`));
+  const total = sampleTimes.reduce((s, times) => s + times.length, 0);
+  checkBakeSize(total, n);
   let done = 0;
   // Samples of every clip: its times and the corrections at each.
-  const clips = model.animations.map((clip) => {
-    const times = bakeSampleTimes(clip.duration, rate);
+  const clips = model.animations.map((clip, c) => {
+    const times = sampleTimes[c];
     const corrections = Array.from(times, (t) => {
       const S = skinningMatrices(skeleton, samplePose(skeleton, clip, t));
       const weights = sampleMorphWeights(morphGroups, clip.morphChannels ?? [], t);
@@ -231,7 +234,9 @@ export function bakeMorphTargets(
     const animation = document
       .getRoot()
       .listAnimations()
-      .find((a, i) => (a.getName() || `animation ${i}`) === clip.name);
+      .find((a, i) =>
+        clip.source !== undefined ? i === clip.source : (a.getName() || `animation ${i}`) === clip.name,
+      );
     if (!animation)
       throw new CorskinError(`${model.name}: clip "${clip.name}" not found in the document`, options.file);
     // Keys: the samples, and the keys of the clip's own weights channels within it.
@@ -273,15 +278,6 @@ export function bakeMorphTargets(
     first += times.length;
   }
   return { targets: N, bytes: stored, denseBytes: 12 * all, nonZero: all ? kept / all : 0 };
-}
-
-/**
- * The times a bake samples a clip of `duration` seconds at: ⌈duration · rate⌉ + 1 (at least 2)
- * evenly spaced times from 0 to the end, seconds (float32, as written to the file).
- */
-export function bakeSampleTimes(duration: number, rate: number): Float32Array {
-  const F = Math.max(1, Math.ceil(duration * rate));
-  return Float32Array.from({ length: F + 1 }, (_, f) => (f / F) * duration);
 }
 
 /**

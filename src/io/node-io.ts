@@ -5,7 +5,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
-import { NodeIO, type Document } from '@gltf-transform/core';
+import { NodeIO, type Document, type Primitive } from '@gltf-transform/core';
 import { ALL_EXTENSIONS, KHRDracoMeshCompression } from '@gltf-transform/extensions';
 import { CorskinError } from '../core/errors.js';
 import { checkNotOverwritingInput, readBytes, writeFileAtomic } from './files.js';
@@ -36,6 +36,30 @@ export async function createIO(uses: readonly string[] = []): Promise<NodeIO> {
     io.registerDependencies({ 'meshopt.decoder': MeshoptDecoder, 'meshopt.encoder': MeshoptEncoder });
   }
   return io;
+}
+
+/**
+ * Refuses to write a document with a NaN or infinite float anywhere (glTF forbids them; a
+ * deformer or bake fed degenerate data must fail here, not in the user's engine).
+ * @throws CorskinError naming the file and where the first non-finite number is
+ */
+function checkFinite(document: Document, path: string): void {
+  for (const accessor of document.getRoot().listAccessors()) {
+    const array = accessor.getArray();
+    if (!array || !(array instanceof Float32Array || array instanceof Float64Array)) continue;
+    for (let k = 0; k < array.length; k++) {
+      if (Number.isFinite(array[k])) continue;
+      const parent = accessor.listParents().find((p) => p.propertyType !== 'Root');
+      const what =
+        parent?.propertyType === 'Primitive'
+          ? `a ${(parent as Primitive).listSemantics().find((s) => (parent as Primitive).getAttribute(s) === accessor) ?? 'vertex'} attribute`
+          : `an accessor of ${parent?.propertyType ?? 'nothing'}`;
+      throw new CorskinError(
+        `the output would hold a non-finite number (${array[k]}) in ${what}, element ${Math.floor(k / accessor.getElementSize())}: nothing written`,
+        path,
+      );
+    }
+  }
 }
 
 /**
@@ -433,6 +457,7 @@ export interface WriteOptions {
  *   .glb/.gltf, or a file cannot be written
  */
 export async function writeDocument(document: Document, path: string, options: WriteOptions = {}): Promise<void> {
+  checkFinite(document, path);
   if (options.compress === false) {
     for (const ext of document.getRoot().listExtensionsUsed()) {
       if (!(CODECS as readonly string[]).includes(ext.extensionName)) continue;

@@ -1,0 +1,57 @@
+/**
+ * When a bake samples a clip: the sample rate's default, the limit on samples per clip, and the
+ * sample times themselves — one definition for the helper-joint bake, the morph-target bake, the
+ * template bake and the bake's measurement. No dependency.
+ *
+ * @module
+ */
+import { CorskinError } from '../core/errors.js';
+
+/** Samples per second of each clip, unless asked otherwise (the usual frame rate of clips). */
+export const DEFAULT_BAKE_RATE = 30;
+
+/**
+ * Most samples a bake takes of one clip: an hour at 30 samples/s is 108,000, so this bounds the
+ * work (and the memory: a morph target per sample) of a clip whose length or rate is absurd
+ * (1e6 s, 1e6 samples/s) before any is done.
+ */
+export const MAX_BAKE_SAMPLES = 200_000;
+
+/**
+ * The times a bake samples a clip at: `⌈duration·rate⌉ + 1` evenly spaced, both ends included.
+ * @param duration the clip's length, seconds (≥ 0, finite)
+ * @param rate samples per second (> 0, finite)
+ * @param clip the clip's name, for the error message
+ * @throws CorskinError when the rate is not a positive number, or the clip would need more than
+ *   {@link MAX_BAKE_SAMPLES} samples (naming the clip, its length and the rate to lower)
+ */
+export function bakeSampleTimes(duration: number, rate: number, clip = 'the clip'): Float32Array {
+  if (!(rate > 0) || !Number.isFinite(rate))
+    throw new CorskinError(`the bake's sample rate must be a positive number of samples per second (got ${rate})`);
+  const F = Math.max(1, Math.ceil(duration * rate));
+  if (!(F < MAX_BAKE_SAMPLES))
+    throw new CorskinError(
+      `${clip} is ${duration.toPrecision(4)} s long: at ${rate} samples/s a bake would take ${F.toPrecision(3)} samples of it, above the limit of ${MAX_BAKE_SAMPLES.toLocaleString('en-US')} per clip (lower the sample rate)`,
+    );
+  return Float32Array.from({ length: F + 1 }, (_, f) => (f / F) * duration);
+}
+
+/**
+ * Most (sample, vertex) pairs a bake holds: the helper bake keeps every sample's posed mesh of
+ * the method and of LBS (36 bytes a pair), so this bounds its memory to about 2 GB.
+ */
+export const MAX_BAKE_VERTEX_SAMPLES = 5e7;
+
+/** Most helper joints per joint region (Le & Deng 2012 use a handful; each costs a bone per sample). */
+export const MAX_HELPERS_PER_REGION = 16;
+
+/**
+ * Checks the size of a bake before its samples are taken.
+ * @throws CorskinError when `samples` × `vertices` exceeds {@link MAX_BAKE_VERTEX_SAMPLES}
+ */
+export function checkBakeSize(samples: number, vertices: number): void {
+  if (samples * vertices > MAX_BAKE_VERTEX_SAMPLES)
+    throw new CorskinError(
+      `the bake would hold ${samples.toLocaleString('en-US')} samples of ${vertices.toLocaleString('en-US')} vertices, above the limit of ${MAX_BAKE_VERTEX_SAMPLES.toExponential(0)} (sample, vertex) pairs (about 2 GB): lower the sample rate`,
+    );
+}

@@ -1,0 +1,202 @@
+/**
+ * Bounded work, clear errors, finite and valid outputs: each case a new user hit — a clip a
+ * million seconds long, a sample rate of a million, 10⁷ smoothing iterations, λ = 1e308, a clip
+ * of 3e38 s, positions of 1e30, two clips with one name, a joint scaled to 0, a stored cage with a
+ * NaN, `--report` where it does nothing — ends in a `corskin: error:` line and no output within
+ * seconds, or in a valid, finite file.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Document } from '@gltf-transform/core';
+import { createIO, readDocument, writeDocument } from '../src/io/node-io.js';
+import { runCli } from './helpers/cli.js';
+import { CESIUM_MAN, scratch, SHARED } from './helpers/data.js';
+import { validate } from './helpers/gltf.js';
+
+const tmp = scratch();
+afterAll(tmp.cleanup);
+const FOX = join(SHARED, 'characters/Fox.glb');
+
+/** A copy of `from`, edited by `edit`, written into the scratch folder. */
+async function variant(name: string, from: string, edit: (doc: Document) => void): Promise<string> {
+  const doc = await readDocument(from);
+  edit(doc);
+  const path = join(tmp.dir, name);
+  await writeDocument(doc, path, { force: true });
+  return path;
+}
+
+/** The first clip's last key moved to `end` seconds. */
+const clipEndingAt = (end: number) => (doc: Document) => {
+  const sampler = doc.getRoot().listAnimations()[0].listSamplers()[0];
+  const input = sampler.getInput()!.clone();
+  const times = Float32Array.from(input.getArray()!);
+  times[times.length - 1] = end;
+  sampler.setInput(input.setArray(times));
+};
+
+/** Runs the CLI, expecting a one-line error matching `message`, exit 1 or 2, and no output. */
+async function refused(args: string[], message: RegExp, output: string, seconds = 5) {
+  const start = performance.now();
+  const r = await runCli(...args, '-o', output);
+  expect(r.code, r.stdout).toBeGreaterThan(0);
+  expect(r.stderr).toMatch(/^corskin: error: /m);
+  expect(r.stderr).toMatch(message);
+  expect(r.stderr).not.toMatch(/ at .*\.(js|ts):\d+|RangeError|undefined|NaN/); // no stack, no raw values
+  expect(existsSync(output)).toBe(false);
+  expect(performance.now() - start).toBeLessThan(seconds * 1000);
+}
+
+describe('unbounded work is refused before it starts, naming the value and what to change', () => {
+  const out = join(tmp.dir, 'out.glb');
+  it('a clip a million seconds long, baked as morphs', async () => {
+    const long = await variant('long.glb', CESIUM_MAN, clipEndingAt(1e6));
+    await refused(
+      ['bake', long, '--method', 'dqs', '--as', 'morphs'],
+      /1\.000e\+6 s long.*limit of 200,000.*lower the sample rate/,
+      out,
+    );
+  });
+  it('a clip of 3e38 s (no typed-array error)', async () => {
+    const huge = await variant('huge.glb', CESIUM_MAN, clipEndingAt(3e38));
+    await refused(['bake', huge, '--method', 'dqs', '--as', 'helpers'], /3\.000e\+38 s long/, out);
+  });
+  it('bake --rate 1e6 and templates build --bake --bake-rate 1e6', async () => {
+    await refused(
+      ['bake', CESIUM_MAN, '--method', 'cor', '--as', 'helpers', '--rate', '1e6'],
+      /at 1000000 samples\/s/,
+      out,
+    );
+    await refused(['templates', 'build', CESIUM_MAN, '--bake', '--bake-rate', '1e6'], /at 1000000 samples\/s/, out, 10);
+  });
+  it('precompute --method ddm --iterations 1e7, --lambda 1e308', async () => {
+    await refused(
+      ['precompute', '--method', 'ddm', CESIUM_MAN, '--iterations', '1e7'],
+      /iterations p must be a whole number from 1 to 1000/,
+      out,
+    );
+    await refused(
+      ['precompute', '--method', 'ddm', CESIUM_MAN, '--lambda', '1e308'],
+      /lambda must be a positive number up to 1000000/,
+      out,
+    );
+  });
+  it('precompute --method ddm on positions of 1e30 (finite, but their squares overflow float32)', async () => {
+    const big = await variant('big.glb', FOX, (doc) => {
+      for (const p of doc
+        .getRoot()
+        .listMeshes()
+        .flatMap((m) => m.listPrimitives())) {
+        const a = p.getAttribute('POSITION')!;
+        a.setArray(Float32Array.from(a.getArray()!, (x: number) => x * 1e28));
+      }
+    });
+    await refused(['precompute', '--method', 'ddm', big], /spans .* units.*rescale the asset/, out);
+  });
+  it('evaluate --character with --report (which only the benchmarks write) is a usage error', async () => {
+    const r = await runCli('evaluate', '--character', FOX, '--methods', 'lbs', '--report', join(tmp.dir, 'report'));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/corskin: error: --report writes the HTML report of the benchmarks/);
+    expect(existsSync(join(tmp.dir, 'report'))).toBe(false);
+  });
+});
+
+describe('outputs are finite and valid, or not written', () => {
+  it('two clips with one name: each keeps its own helper channels (no duplicate targets)', async () => {
+    const twice = await variant('twice.glb', CESIUM_MAN, (doc) => {
+      const [clip] = doc.getRoot().listAnimations();
+      const copy = doc.createAnimation(clip.getName());
+      for (const ch of clip.listChannels()) {
+        const s = ch.getSampler()!;
+        const sampler = doc
+          .createAnimationSampler()
+          .setInput(s.getInput())
+          .setOutput(s.getOutput())
+          .setInterpolation(s.getInterpolation());
+        copy
+          .addSampler(sampler)
+          .addChannel(
+            doc
+              .createAnimationChannel()
+              .setTargetNode(ch.getTargetNode())
+              .setTargetPath(ch.getTargetPath()!)
+              .setSampler(sampler),
+          );
+      }
+    });
+    const out = join(tmp.dir, 'twice-baked.glb');
+    const r = await runCli('bake', twice, '--method', 'dqs', '--as', 'helpers', '--helpers', '1', '-o', out);
+    expect(r.code, r.stderr).toBe(0);
+    const report = await validate(out);
+    expect(report.issues.messages.map((m) => m.code)).not.toContain('ANIMATION_DUPLICATE_TARGETS');
+    expect(report.issues.numErrors).toBe(0);
+    const [a, b] = (await readDocument(out)).getRoot().listAnimations();
+    expect(b.listChannels().length).toBe(a.listChannels().length);
+  }, 60_000);
+
+  it('a joint scaled to 0: deform cor and templates write unit normals (the rest normal where the map loses it)', async () => {
+    const zero = await variant('zero-scale.glb', CESIUM_MAN, (doc) => {
+      const joint = doc.getRoot().listSkins()[0].listJoints()[3];
+      const clip = doc.getRoot().listAnimations()[0];
+      const buffer = doc.getRoot().listBuffers()[0];
+      const sampler = doc
+        .createAnimationSampler()
+        .setInput(
+          doc
+            .createAccessor()
+            .setType('SCALAR')
+            .setArray(Float32Array.from([0, 2]))
+            .setBuffer(buffer),
+        )
+        .setOutput(
+          doc
+            .createAccessor()
+            .setType('VEC3')
+            .setArray(Float32Array.from([0, 0, 0, 0, 0, 0]))
+            .setBuffer(buffer),
+        );
+      const old = clip.listChannels().find((c) => c.getTargetNode() === joint && c.getTargetPath() === 'scale');
+      old?.dispose();
+      clip
+        .addSampler(sampler)
+        .addChannel(doc.createAnimationChannel().setTargetNode(joint).setTargetPath('scale').setSampler(sampler));
+    });
+    for (const method of ['cor', 'templates', 'lbs', 'dqs', 'sbs', 'lms', 'ddm', 'stretch']) {
+      const out = join(tmp.dir, `zero-${method}.glb`);
+      const r = await runCli('deform', zero, '--method', method, '--time', '1', '-o', out);
+      expect(r.code, r.stderr).toBe(0);
+      const codes = (await validate(out)).issues.messages.filter((m) => m.severity === 0).map((m) => m.code);
+      expect([...new Set(codes)], method).toEqual([]);
+    }
+  }, 60_000);
+
+  it('a stored cage with a NaN: bake --method templates --as morphs refuses, as deform does', async () => {
+    const built = join(tmp.dir, 'templates.glb');
+    expect((await runCli('templates', 'build', FOX, '-o', built)).code).toBe(0);
+    const doc = await readDocument(built);
+    const p = doc
+      .getRoot()
+      .listMeshes()
+      .flatMap((m) => m.listPrimitives())
+      .find((q) => q.getAttribute('_CAGE_WEIGHTS_0'))!;
+    const a = p.getAttribute('_CAGE_WEIGHTS_0')!;
+    const w = Float32Array.from(a.getArray()!);
+    w[5] = NaN;
+    a.setArray(w);
+    // corskin refuses to write the NaN itself …
+    const mine = join(tmp.dir, 'nan-cage-mine.glb');
+    await expect(writeDocument(doc, mine)).rejects.toThrow(
+      /non-finite number \(NaN\) in a _CAGE_WEIGHTS_0 attribute, element 1: nothing written/,
+    );
+    expect(existsSync(mine)).toBe(false);
+    // … so another tool wrote it.
+    const broken = join(tmp.dir, 'nan-cage.glb');
+    await (await createIO()).write(broken, doc);
+    for (const args of [
+      ['bake', broken, '--method', 'templates', '--as', 'morphs'],
+      ['deform', broken, '--method', 'templates', '--time', '1'],
+    ])
+      await refused(args, /cage|not finite|non-finite/, join(tmp.dir, 'nan-out.glb'), 30);
+  }, 60_000);
+});
