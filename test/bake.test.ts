@@ -120,7 +120,10 @@ describe('corskin bake: bad input', () => {
     await io.write(still, doc);
     const cases: [string[], RegExp][] = [
       [[still, '--method', 'dqs', '--as', 'morphs'], /no animation/],
-      [[CESIUM_MAN, '--method', 'dqs', '--as', 'helpers', '--helpers', '99'], /helpers per joint region must be a whole number from 1 to 16 \(got 99\)/],
+      [
+        [CESIUM_MAN, '--method', 'dqs', '--as', 'helpers', '--helpers', '99'],
+        /helpers per joint region must be a whole number from 1 to 16 \(got 99\)/,
+      ],
       [[CESIUM_MAN, '--method', 'nope', '--as', 'morphs'], /unknown method "nope"/],
       [[CESIUM_MAN, '--method', 'dqs', '--as', 'pancakes'], /--as must be helpers or morphs/],
     ];
