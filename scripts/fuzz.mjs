@@ -7,7 +7,11 @@
 //
 //   npm run fuzz                      10,000 cases per format (about half an hour on 2 cores)
 //   npm run fuzz -- --quick           a fixed-seed slice (CI)
-//   npm run fuzz -- --cases N --seed S --timeout MS --formats glb,gltf,libigl
+//   npm run fuzz -- --cases N --seed S --timeout MS --formats glb,gltf,libigl,cli
+//
+// The `cli` format runs the long commands as the `corskin` process with bad options, absurd clip
+// lengths, repeated clip names, broken stored data and signals (scripts/fuzz-cli.mjs); its cases
+// are a tenth of --cases (each starts a process).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +30,7 @@ const quick = args.includes('--quick');
 const CASES = Number(opt('cases', quick ? 80 : 10000));
 const SEED = Number(opt('seed', 1));
 const TIMEOUT = Number(opt('timeout', 15000));
-const FORMATS = opt('formats', 'glb,gltf,libigl').split(',');
+const FORMATS = opt('formats', 'glb,gltf,libigl,cli').split(',');
 const THREADS = Math.max(1, Math.min(availableParallelism(), Number(opt('threads', 2))));
 
 const pick = (r, list) => list[Math.floor(r() * list.length)];
@@ -270,7 +274,16 @@ class Slot {
   }
 }
 
-const FAILURES = ['hang', 'uncaught', 'non-finite', 'reread-failed'];
+const FAILURES = [
+  'hang',
+  'uncaught',
+  'non-finite',
+  'reread-failed',
+  'raw-message',
+  'bad-exit',
+  'wrote-on-error',
+  'left-behind',
+];
 const root = mkdtempSync(join(tmpdir(), 'corskin-fuzz-'));
 const keep = join(ROOT, '.tmp', 'fuzz-failures');
 const b = bases();
@@ -279,6 +292,10 @@ const refusals = new Map();
 let failed = 0;
 const started = performance.now();
 for (const format of FORMATS) {
+  if (format === 'cli') {
+    table.push(await fuzzCommands());
+    continue;
+  }
   const counts = Object.fromEntries(['ok', 'refused', ...FAILURES].map((k) => [k, 0]));
   const slots = Array.from({ length: THREADS }, (_, i) => new Slot(i, join(root, format)));
   let next = 0;
@@ -313,6 +330,35 @@ for (const format of FORMATS) {
   table.push([format, CASES, ...['ok', 'refused', ...FAILURES].map((k) => counts[k])]);
 }
 rmSync(root, { recursive: true, force: true });
+
+/** The command scenarios (scripts/fuzz-cli.mjs), THREADS processes at a time. */
+async function fuzzCommands() {
+  const { cliBases, cliCase, runCliCase } = await import('./fuzz-cli.mjs');
+  const cases = Math.max(quick ? 24 : 1, Math.floor(CASES / 10));
+  const base = join(root, 'cli-bases');
+  mkdirSync(base, { recursive: true });
+  const b = await cliBases(ROOT, SHARED, base);
+  const counts = Object.fromEntries(['ok', 'refused', 'interrupted', ...FAILURES].map((k) => [k, 0]));
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: THREADS }, async (_, slot) => {
+      const dir = join(root, `cli-${slot}`);
+      mkdirSync(dir, { recursive: true });
+      for (let c = next++; c < cases; c = next++) {
+        const seed = SEED * 1_000_003 + c;
+        const res = await runCliCase(ROOT, cliCase(rng(seed), b, dir), Math.max(TIMEOUT, 60_000));
+        counts[res.outcome] = (counts[res.outcome] ?? 0) + 1;
+        if (FAILURES.includes(res.outcome)) {
+          failed++;
+          if (failed <= 12) console.error(`cli case ${c} (seed ${seed}): ${res.outcome}: ${res.message}`);
+        }
+        if (!quick && c % 50 === 0) console.error(`cli: ${c}/${cases}…`);
+      }
+    }),
+  );
+  console.error(`cli: ${counts.interrupted} of ${cases} runs interrupted by a signal`);
+  return ['cli', cases, counts.ok + counts.interrupted, counts.refused, ...FAILURES.map((k) => counts[k])];
+}
 const head = ['format', 'cases', 'ok', 'refused', ...FAILURES];
 const widths = head.map((h, i) => Math.max(h.length, ...table.map((row) => String(row[i]).length)));
 const line = (row) => row.map((c, i) => String(c).padStart(widths[i])).join('  ');

@@ -213,3 +213,55 @@ describe('corskin render', () => {
     }
   });
 });
+
+describe('corskin render --pose stress on animated characters', () => {
+  /** The PNG's pixels and the box of those that differ from its corner's (the background), as fractions. */
+  async function picture(path: string) {
+    const { readFileSync } = await import('node:fs');
+    const { PNG } = await import('pngjs');
+    const png = PNG.sync.read(readFileSync(path));
+    const { width: W, height: H, data } = png;
+    const bg = [data[0], data[1], data[2]];
+    let x0 = W, x1 = -1, y0 = H, y1 = -1; // prettier-ignore
+    for (let y = 0; y < H; y++)
+      for (let x = 0; x < W; x++) {
+        const o = 4 * (y * W + x);
+        if (Math.abs(data[o] - bg[0]) + Math.abs(data[o + 1] - bg[1]) + Math.abs(data[o + 2] - bg[2]) < 24) continue;
+        x0 = Math.min(x0, x);
+        x1 = Math.max(x1, x);
+        y0 = Math.min(y0, y);
+        y1 = Math.max(y1, y); // prettier-ignore
+      }
+    return { data, fill: Math.max((x1 - x0 + 1) / W, (y1 - y0 + 1) / H) };
+  }
+
+  it.each(['gltf/CesiumMan.glb', 'characters/Fox.glb', 'characters/Soldier.glb'])(
+    '%s: the stress pose, not the clip’s first frame, filling ≥ 0.6 of the picture',
+    async (file) => {
+      const { dir, cleanup } = scratch();
+      try {
+        const stress = join(dir, 'stress.png');
+        const clip = join(dir, 'clip.png');
+        const common = ['--method', 'dqs', '--size', '400x300'];
+        let r = await runCli('render', join(SHARED, file), '--pose', 'stress', ...common, '-o', stress);
+        expect(r.code, r.stderr).toBe(0);
+        r = await runCli('render', join(SHARED, file), '--animation', '0', '--time', '0', ...common, '-o', clip);
+        expect(r.code, r.stderr).toBe(0);
+        const a = await picture(stress);
+        const b = await picture(clip);
+        let differ = 0;
+        for (let k = 0; k < a.data.length; k += 4)
+          if (Math.abs(a.data[k] - b.data[k]) + Math.abs(a.data[k + 1] - b.data[k + 1]) > 24) differ++;
+        console.log(
+          `${file}: stress pose fills ${a.fill.toFixed(2)}, ${differ} pixels differ from the clip's first frame`,
+        );
+        expect(differ).toBeGreaterThan(0.01 * (a.data.length / 4));
+        expect(a.fill).toBeGreaterThanOrEqual(0.6);
+        expect(b.fill).toBeGreaterThanOrEqual(0.6);
+      } finally {
+        cleanup();
+      }
+    },
+    180_000,
+  );
+});

@@ -72,3 +72,29 @@ describe('bake --as helpers (smooth skinning decomposition, Le & Deng 2012)', ()
     expect(worst).toBeLessThan(1e-5);
   });
 });
+
+describe('the bakes stop when their AbortSignal says so', () => {
+  it.each(['helpers', 'morphs'] as const)(
+    '%s: an abort during the bake throws its reason, and the document is untouched',
+    async (kind) => {
+      const { bakeMorphTargets } = await import('../src/io/morph-bake.js');
+      const document = await readDocument(CESIUM_MAN);
+      const [model] = extractSkinnedModels(document, CESIUM_MAN);
+      const before = document.getRoot().listNodes().length;
+      const controller = new AbortController();
+      let calls = 0;
+      const deform = (...args: Parameters<typeof deformers.dqs>) => {
+        if (++calls === 3) controller.abort(new Error('stop'));
+        deformers.dqs(...args);
+      };
+      const options = { signal: controller.signal };
+      expect(() =>
+        kind === 'helpers'
+          ? bakeHelperJoints(document, model, deform, options)
+          : bakeMorphTargets(document, model, deform, options),
+      ).toThrow('stop');
+      expect(calls).toBeLessThan(5); // stopped at once, not after every sample
+      expect(document.getRoot().listNodes().length).toBe(before);
+    },
+  );
+});

@@ -59,6 +59,64 @@ export function fitDistance(box: Box3, direction: Vector3, fovDegrees: number, a
 }
 
 /**
+ * Where the camera looks and how far it stands, along the unit `direction` (target → camera), so
+ * that the points themselves — not their box, which for a long quadruped seen three-quarters is
+ * much larger than the animal — fill a view of vertical field of view `fovDegrees` and `aspect`,
+ * with `margin`, centred on their projected extent (three passes: the perspective moves the
+ * centre a little as the distance changes).
+ * @param points world positions, x y z per point
+ * @returns the target and the distance of the camera from it
+ */
+export function fitPoints(
+  points: ArrayLike<number>,
+  direction: Vector3,
+  fovDegrees: number,
+  aspect: number,
+  margin = 1.12,
+): { target: Vector3; distance: number } {
+  const d = direction.clone().normalize();
+  const up = Math.abs(d.y) > 0.99 ? new Vector3(0, 0, -1) : new Vector3(0, 1, 0);
+  const right = new Vector3().crossVectors(up, d).normalize();
+  const camUp = new Vector3().crossVectors(d, right);
+  const tanV = Math.tan((fovDegrees * Math.PI) / 360);
+  const tanH = tanV * aspect;
+  const target = new Vector3();
+  const n = Math.floor(points.length / 3);
+  if (!n) return { target, distance: 1 };
+  for (let i = 0; i < n; i++) target.add(new Vector3(points[3 * i], points[3 * i + 1], points[3 * i + 2]));
+  target.divideScalar(n);
+  const p = new Vector3();
+  const distanceFrom = (t: Vector3) => {
+    let distance = 0;
+    for (let i = 0; i < n; i++) {
+      p.set(points[3 * i], points[3 * i + 1], points[3 * i + 2]).sub(t);
+      const x = Math.abs(p.dot(right)), y = Math.abs(p.dot(camUp)), z = p.dot(d); // prettier-ignore
+      distance = Math.max(distance, z + (margin * x) / tanH, z + (margin * y) / tanV);
+    }
+    return distance || 1;
+  };
+  let distance = distanceFrom(target);
+  for (let pass = 0; pass < 3; pass++) {
+    // The middle of the projected extent, moved back to the target's plane.
+    let u0 = Infinity, u1 = -Infinity, v0 = Infinity, v1 = -Infinity; // prettier-ignore
+    for (let i = 0; i < n; i++) {
+      p.set(points[3 * i], points[3 * i + 1], points[3 * i + 2]).sub(target);
+      const depth = distance - p.dot(d);
+      if (!(depth > 0)) continue;
+      const u = p.dot(right) / depth, v = p.dot(camUp) / depth; // prettier-ignore
+      u0 = Math.min(u0, u);
+      u1 = Math.max(u1, u);
+      v0 = Math.min(v0, v);
+      v1 = Math.max(v1, v); // prettier-ignore
+    }
+    if (!(u1 >= u0 && v1 >= v0)) break;
+    target.addScaledVector(right, ((u0 + u1) / 2) * distance).addScaledVector(camUp, ((v0 + v1) / 2) * distance);
+    distance = distanceFrom(target);
+  }
+  return { target, distance };
+}
+
+/**
  * The layout that shows the character largest (pixels per unit length when fitted) among a row
  * and a 2×2 grid of `count` views; one view in windows under 560 px wide.
  */

@@ -10,7 +10,7 @@
  * cage overlay), template (JOINT=ID,…: template choices), frame (joint: the camera on the posed joint),
  * ui=0.
  */
-import { fitDistance, THREE_QUARTER } from './layout.js';
+import { fitDistance, fitPoints, THREE_QUARTER } from './layout.js';
 import GUI from 'lil-gui';
 import * as THREE from 'three';
 import { type GLTF } from 'three/addons/loaders/GLTFLoader.js';
@@ -143,8 +143,11 @@ async function loadBytes(data: ArrayBuffer, name: string): Promise<void> {
   state.duration = Math.max(0, ...state.gltf.animations.map((a) => a.duration));
   const byIndex = state.gltf.animations[Number(settings.animation)];
   if (byIndex && !state.gltf.animations.some((a) => a.name === settings.animation)) settings.animation = byIndex.name;
+  // The first clip plays unless a pose was asked for without a clip (the stress pose lies under
+  // the clip: with one playing, it would not show).
+  const clipAsked = params.has('animation') || params.has('time');
   if (!state.gltf.animations.some((a) => a.name === settings.animation))
-    settings.animation = state.gltf.animations[0]?.name ?? '';
+    settings.animation = settings.pose === 'rest' || clipAsked ? (state.gltf.animations[0]?.name ?? '') : '';
   const bones: string[] = [];
   state.views[0].root.traverse((o) => (o as THREE.Bone).isBone && bones.push(o.name));
   if (!bones.includes(settings.joint)) settings.joint = bones[Math.min(2, bones.length - 1)] ?? '';
@@ -233,19 +236,38 @@ function makeView(method: GpuSkinningMethod, g: GLTF): View {
 
 /** Points the camera at the character from a three-quarter view, its box filling one view with a margin. */
 function frame(view: View): void {
+  updatePose(view); // fit what is shown: the pose, the clip's frame
   view.root.updateMatrixWorld(true);
   state.bounds = characterBox(view.root);
   const size = state.bounds.getSize(new THREE.Vector3()).length() || 1;
-  const center = state.bounds.getCenter(new THREE.Vector3());
   const { w, h } = viewCells()[0]?.cell ?? { w: 1, h: 1 };
-  const distance = fitDistance(state.bounds, THREE_QUARTER, camera.fov, w / Math.max(1, h));
+  const { target, distance } = fitPoints(posedPoints(view), THREE_QUARTER, camera.fov, w / Math.max(1, h));
   camera.near = size / 200;
   camera.far = size * 20 + distance;
-  camera.position.copy(center).addScaledVector(THREE_QUARTER, distance);
-  controls.target.copy(center);
+  camera.position.copy(target).addScaledVector(THREE_QUARTER, distance);
+  controls.target.copy(target);
   camera.updateProjectionMatrix();
   controls.update();
   state.autoFramed = true;
+}
+
+/** World positions of the view's drawn vertices as posed now (at most about 20,000 of them). */
+function posedPoints(view: View): Float32Array {
+  const meshes: THREE.Mesh[] = [];
+  view.root.traverse((o) => (o as THREE.Mesh).isMesh && !isCageObject(o) && meshes.push(o as THREE.Mesh));
+  const total = meshes.reduce((t, m) => t + (m.geometry.getAttribute('position')?.count ?? 0), 0);
+  const step = Math.max(1, Math.ceil(total / 20000));
+  const out: number[] = [];
+  const v = new THREE.Vector3();
+  for (const mesh of meshes) {
+    const count = mesh.geometry.getAttribute('position')?.count ?? 0;
+    for (let i = 0; i < count; i += step) {
+      mesh.getVertexPosition(i, v); // skinned (LBS) and morphed, in the mesh's space
+      v.applyMatrix4(mesh.matrixWorld);
+      if (Number.isFinite(v.x + v.y + v.z)) out.push(v.x, v.y, v.z);
+    }
+  }
+  return Float32Array.from(out);
 }
 
 function rebuildGui(bones: string[]): void {
@@ -265,7 +287,13 @@ function rebuildGui(bones: string[]): void {
   state.gui
     .add(settings, 'method', Object.fromEntries(GPU_METHODS.map((m) => [m.label, m.id])))
     .name('method (one view)');
-  state.gui.add(settings, 'pose', { rest: 'rest', 'stress pose': 'stress', 'stress, half': 'stress-half' });
+  state.gui
+    .add(settings, 'pose', { rest: 'rest', 'stress pose': 'stress', 'stress, half': 'stress-half' })
+    .onChange((pose: string) => {
+      // The stress pose lies under the clip: stop the clip so it shows.
+      if (pose !== 'rest') settings.animation = '';
+      state.gui?.controllersRecursive().forEach((c) => c.updateDisplay());
+    });
   state.gui.add(settings, 'exportGlb').name('precompute CoRs & export .glb');
   if (state.gltf?.animations.length) {
     const anim = state.gui.addFolder('animation');

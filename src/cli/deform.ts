@@ -16,6 +16,7 @@ import { checkNotOverwritingInput, writeFileAtomic } from '../io/files.js';
 import { extractSkinnedModels } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { bakePosedGeometry, type PosedGeometry } from '../io/posed-geometry.js';
+import { stressPose } from '../evaluation/stress-pose.js';
 import { formatObj } from '../io/obj.js';
 import type { Io } from './ui.js';
 import { createMethodDeformer, ensureMethodData, type CliMethod } from './method-deformer.js';
@@ -30,7 +31,7 @@ export interface DeformOptions {
   animation?: string;
   time?: number;
   /** Without an animation: `rest` (the nodes' own transforms, default) or `bind` (the inverse bind matrices). */
-  pose?: 'rest' | 'bind';
+  pose?: 'rest' | 'bind' | 'stress' | 'stress-half';
   /** Influences kept per vertex at run time (the largest, renormalised); default 8. */
   influences?: number;
   sigma: number;
@@ -107,7 +108,14 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
       skinning =
         !clip && o.pose === 'bind'
           ? bindPoseSkinningMatrices(model.skeleton)
-          : skinningMatrices(model.skeleton, clip ? samplePose(model.skeleton, clip, time) : restPose(model.skeleton));
+          : skinningMatrices(
+              model.skeleton,
+              clip
+                ? samplePose(model.skeleton, clip, time)
+                : o.pose === 'stress' || o.pose === 'stress-half'
+                  ? stressPose(model.skeleton, o.pose === 'stress' ? 1 : 0.5)
+                  : restPose(model.skeleton),
+            );
     } catch (e) {
       // The library names the joint; the command names the file and the skin too.
       if (e instanceof CorskinError && !e.file)
@@ -167,7 +175,9 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
       ? `rest pose: "${clipName}" moves no skin`
       : o.pose === 'bind'
         ? 'bind pose: inverse bind matrices'
-        : "rest pose: the nodes' own transforms";
+        : o.pose === 'stress' || o.pose === 'stress-half'
+          ? `the evaluation's stress pose${o.pose === 'stress' ? '' : ' at half amplitude'}`
+          : "rest pose: the nodes' own transforms";
   const morphed = models.some((m) => m.morphGroups.length) ? '; morph targets applied before skinning' : '';
   io.out(`wrote ${o.output}: ${vertices} vertices deformed by ${o.method.toUpperCase()} (${when}${morphed})`);
 }

@@ -266,9 +266,9 @@ function buildProgram(io: Io): Command {
     .addOption(
       new Option(
         '--pose <p>',
-        "without an animation: rest (the joints' node transforms) or bind (where the inverse bind matrices put them)",
+        "without an animation: rest (the joints' node transforms), bind (where the inverse bind matrices put them), or the evaluation's stress pose (every limb bent, twisted and curled; stress-half: at half amplitude)",
       )
-        .choices(['rest', 'bind'])
+        .choices(['rest', 'bind', 'stress', 'stress-half'])
         .default('rest'),
     )
     .option(

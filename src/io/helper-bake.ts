@@ -43,6 +43,8 @@ export interface HelperBakeOptions {
   iterations?: number;
   /** Called now and then with (work done, total). */
   onProgress?: (done: number, total: number) => void;
+  /** Stops the bake between samples and iterations (throws the signal's reason). */
+  signal?: AbortSignal;
   /** File named in error messages. */
   file?: string;
 }
@@ -104,6 +106,7 @@ export function bakeHelperJoints(
   const lbs: Float32Array[] = [];
   for (const { clip, times } of clips) {
     for (const t of times) {
+      options.signal?.throwIfAborted();
       const S = skinningMatrices(skeleton, samplePose(skeleton, clip, t));
       const morphed = morphGroups.length
         ? applyMorphTargets(mesh, morphGroups, sampleMorphWeights(morphGroups, clip.morphChannels ?? [], t))
@@ -179,6 +182,7 @@ export function bakeHelperJoints(
   let iterations = 0;
   for (; iterations < maxIterations; iterations++) {
     options.onProgress?.(iterations, maxIterations);
+    options.signal?.throwIfAborted();
     active.forEach((i, a) => updateVertexWeights(subProblem, subModel, i, candidates[a]));
     updateHelpers(subProblem, subModel, membersOf());
     const next = totalError();

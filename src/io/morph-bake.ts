@@ -75,6 +75,8 @@ export interface MorphBakeOptions {
   sparse?: boolean;
   /** Called after each sample with (samples done, samples in all). */
   onProgress?: (done: number, total: number) => void;
+  /** Stops the bake between samples (throws the signal's reason). */
+  signal?: AbortSignal;
   /** File named in error messages. */
   file?: string;
 }
@@ -175,6 +177,7 @@ export function bakeMorphTargets(
       ];
       const c = correction(morphed.positions, mesh.joints, mesh.weights, K, S, out.positions, directions, limits);
       options.onProgress?.(++done, total);
+      options.signal?.throwIfAborted();
       return c;
     });
     return { clip, times, corrections };
