@@ -199,4 +199,24 @@ describe('outputs are finite and valid, or not written', () => {
     ])
       await refused(args, /cage|not finite|non-finite/, join(tmp.dir, 'nan-out.glb'), 30);
   }, 60_000);
+
+  it.each([
+    ['all zero', () => 0, /of vertex 0 is empty \(every slot zero\): precompute it again/],
+    ['NaN', () => NaN, /of vertex 0 is not finite/],
+  ])('stored Direct Delta Mush data that is %s: deform --method ddm refuses', async (_, value, message) => {
+    const ddm = join(tmp.dir, 'fox-ddm.glb');
+    expect((await runCli('precompute', '--method', 'ddm', FOX, '-o', ddm, '--force')).code).toBe(0);
+    const doc = await readDocument(ddm);
+    for (const p of doc
+      .getRoot()
+      .listMeshes()
+      .flatMap((m) => m.listPrimitives()))
+      for (const name of p.listSemantics().filter((x) => x.startsWith('_DDM_OMEGA'))) {
+        const a = p.getAttribute(name)!;
+        a.setArray(Float32Array.from(a.getArray()!, value));
+      }
+    const broken = join(tmp.dir, 'broken-ddm.glb');
+    await (await createIO()).write(broken, doc);
+    await refused(['deform', broken, '--method', 'ddm', '--time', '1'], message, join(tmp.dir, 'broken-out.glb'));
+  });
 });

@@ -246,15 +246,15 @@ export function computeDirectDeltaMush(mesh: DdmInput, options: DdmOptions = {})
   // The rest covariance of every vertex with two or more entries (a vertex with one moves
   // rigidly) lifted to positive definite, so the bind pose gives back the bind mesh. Where the
   // smoothing cancelled the vertex's total (libigl's operator does not keep constants: c ≈ 0,
-  // so p = b / c is meaningless), the vertex falls back to Ω_ij = w_ij·I: the LBS position,
-  // turned by the polar factor of the blended joint rotations.
+  // so p = b / c is meaningless, or every joint fell under the threshold), the vertex falls back
+  // to Ω_ij = w_ij·I: the LBS position, turned by the polar factor of the blended rotations.
   const D = new Float64Array(6);
   const sum = new Float64Array(10);
   let fallbacks = 0;
   for (let r = 0; r < m; r++) {
     const entries = kept[r];
     if (
-      entries.length < 2 &&
+      entries.length === 1 &&
       (!moments || storable(moments.subarray(10 * r, 10 * r + 10))) &&
       entries.every((entry) => storable(entry.values))
     )
