@@ -141,7 +141,8 @@ async function loadBytes(data: ArrayBuffer, name: string): Promise<void> {
   state.restQuaternions = new Map();
   state.views[0].root.traverse((o) => state.restQuaternions.set(o, o.quaternion.clone()));
   state.duration = Math.max(0, ...state.gltf.animations.map((a) => a.duration));
-  const byIndex = state.gltf.animations[Number(settings.animation)];
+  // An index names a clip (`--animation 0`); an empty name is no clip, not clip 0.
+  const byIndex = settings.animation.trim() === '' ? undefined : state.gltf.animations[Number(settings.animation)];
   if (byIndex && !state.gltf.animations.some((a) => a.name === settings.animation)) settings.animation = byIndex.name;
   // The first clip plays unless a pose was asked for without a clip (the stress pose lies under
   // the clip: with one playing, it would not show).
