@@ -5,6 +5,13 @@
 // to install when they are missing.
 import { createRequire } from 'node:module';
 
+// A signal during start-up (nothing begun, nothing to clean): exit as the command would.
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+])
+  process.once(signal, () => process.exit(code));
+
 const require = createRequire(import.meta.url);
 const missing = ['commander', 'cli-progress'].filter((name) => {
   try {

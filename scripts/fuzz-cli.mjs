@@ -8,7 +8,7 @@
 // undefined/NaN/false) and writes nothing, or, signalled, exits 130/143 within 2 s leaving no
 // output, no temporary file and its input unchanged.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { NodeIO } from '@gltf-transform/core';
 
@@ -119,17 +119,25 @@ function run(ROOT, args, timeout, signal) {
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     let sentAt;
+    let sentWall;
     const timers = [
       setTimeout(() => child.kill('SIGKILL'), timeout),
       signal &&
         setTimeout(() => {
           sentAt = performance.now();
+          sentWall = Date.now();
           child.kill(signal.name);
         }, signal.after),
     ];
     child.on('exit', (code, killedBy) => {
       for (const t of timers) if (t) clearTimeout(t);
-      resolve({ code, killedBy, stderr, stopMs: sentAt === undefined ? undefined : performance.now() - sentAt });
+      resolve({
+        code,
+        killedBy,
+        stderr,
+        sentWall,
+        stopMs: sentAt === undefined ? undefined : performance.now() - sentAt,
+      });
     });
   });
 }
@@ -145,12 +153,16 @@ export async function runCliCase(ROOT, c, timeout) {
     return { outcome: 'left-behind', message: `${line}: temporary file` };
   if (!readFileSync(c.watched).equals(before)) return { outcome: 'left-behind', message: `${line}: input changed` };
   if (r.killedBy === 'SIGKILL') return { outcome: 'hang', message: `${line}: no exit in ${timeout} ms` };
-  if (c.signal && r.stopMs !== undefined) {
+  // A signal that came after the command had finished (exit 0) or had written its output (the
+  // file's time before the signal's) changes nothing; otherwise 130/143, within 2 s, no output.
+  const finishedFirst = r.code === 0 || (existsSync(c.out) && statSync(c.out).mtimeMs <= r.sentWall);
+  if (c.signal && r.stopMs !== undefined && !finishedFirst) {
     if (r.code !== (c.signal.name === 'SIGINT' ? 130 : 143) || r.stopMs > 2000)
       return { outcome: 'bad-exit', message: `${line}: exit ${r.code} ${r.stopMs.toFixed(0)} ms after the signal` };
     if (existsSync(c.out)) return { outcome: 'left-behind', message: `${line}: output written after the signal` };
     return { outcome: 'interrupted' };
   }
+  if (c.signal && finishedFirst && r.code !== 0) return { outcome: 'ok' }; // finished, then told
   // A raw value is one the user did not type: unquoted undefined, NaN or false.
   if (/internal error| at \S+\.(m?js|ts):\d+|\bundefined\b|(?<!['"])\b(NaN|false)\b(?!['"])/.test(r.stderr))
     return {

@@ -348,6 +348,10 @@ async function fuzzCommands() {
         const seed = SEED * 1_000_003 + c;
         const res = await runCliCase(ROOT, cliCase(rng(seed), b, dir), Math.max(TIMEOUT, 60_000));
         counts[res.outcome] = (counts[res.outcome] ?? 0) + 1;
+        if (res.outcome === 'refused') {
+          const kind = String(res.message).replace(/\/\S+?: /g, '').replace(/\d+/g, 'N').slice(0, 90);
+          refusals.set(kind, (refusals.get(kind) ?? 0) + 1);
+        }
         if (FAILURES.includes(res.outcome)) {
           failed++;
           if (failed <= 12) console.error(`cli case ${c} (seed ${seed}): ${res.outcome}: ${res.message}`);

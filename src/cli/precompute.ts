@@ -104,7 +104,7 @@ async function precomputeDdm(io: Io, input: string, o: PrecomputeOptions): Promi
           for (const w of model.warnings) io.err(`corskin: warning: ${input}: ${w}`);
           const n = ddm.offsets.length - 1;
           lines.push(
-            `${model.name}: ${n} vertices, ${(ddm.offsets[n] / n).toFixed(2)} joints per vertex, ${ddmBytesPerVertex(ddm).toFixed(0)} bytes per vertex (${variant}), ${seconds.toFixed(2)} s`,
+            `${model.name}: ${n} vertices, ${(ddm.offsets[n] / n).toFixed(2)} joints per vertex, ${ddmBytesPerVertex(ddm).toFixed(0)} bytes per vertex (${variant}), ${seconds.toFixed(2)} s${ddm.fallbacks ? `; ${ddm.fallbacks} vertices whose smoothed weights cancelled out follow their joints' blend (LBS, turned rigidly)` : ''}`,
           );
         },
       }),

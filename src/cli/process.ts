@@ -34,6 +34,8 @@ const STOP_GRACE_MS = 1000;
  * @returns the exit code
  */
 export async function runProcess(argv: string[]): Promise<number> {
+  // The start-up's handlers (bin/corskin.js: exit at once) give way to these.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.removeAllListeners(signal);
   const command = argv.slice(2).find((a) => !a.startsWith('-'));
   if (command === 'view') {
     installSignalCleanup();
@@ -57,7 +59,7 @@ export async function runProcess(argv: string[]): Promise<number> {
         bars.get(m.bar)!.stop();
         bars.delete(m.bar);
       } else bars.get(m.bar)!.update(m.done, m.total);
-    } else code = m.code;
+    } else code = m.code; // done: a signal from now on changes nothing
   });
   const stopped = new Promise<number>((resolve) => {
     worker.on('error', (e) => {
@@ -71,6 +73,7 @@ export async function runProcess(argv: string[]): Promise<number> {
     ['SIGTERM', 143],
   ] as const) {
     process.once(signal, () => {
+      if (code !== undefined) return; // the command has finished: it exits with its own code
       const exit = () => {
         for (const tmp of temporary) rmSync(tmp, { force: true });
         for (const bar of bars.values()) bar.stop();

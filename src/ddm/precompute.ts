@@ -89,9 +89,10 @@ export interface DdmModel {
   /** The parameters used (defaults filled in). */
   parameters: Required<DdmParameters>;
   /**
-   * Welded vertices whose smoothed total cancelled out (only libigl's operator does that), given
-   * the LBS position turned by the polar factor of their joints' rotations instead; absent on a
-   * model read back from a file.
+   * Welded vertices given the fallback Ω_ij = w_ij·I (the LBS position, turned by the polar
+   * factor of their joints' blended rotation) because their smoothed total cancelled out or no
+   * joint passed the threshold — libigl's operator does that, the default one does not; absent
+   * on a model read back from a file.
    */
   fallbacks?: number;
 }
