@@ -4,13 +4,14 @@
 // NaN, empty, not a number), on files whose clips are absurdly long or short, whose clip names
 // repeat, or whose stored Direct Delta Mush data is zero, NaN or huge; a third of the runs get
 // SIGINT or SIGTERM at a random time. A case passes when the process exits 0 with a finite file
-// that corskin reads back, or refuses with one clear `corskin: error:` line (no stack, no raw
+// that reads back and has no Khronos validator error its input lacks, or refuses with one clear `corskin: error:` line (no stack, no raw
 // undefined/NaN/false) and writes nothing, or, signalled, exits 130/143 within 2 s leaving no
 // output, no temporary file and its input unchanged.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { NodeIO } from '@gltf-transform/core';
+import { validateBytes } from 'gltf-validator';
 
 const VALUES = ['1e6', '1e-9', '-1', '0', 'NaN', '', 'abc', '1e308', '3e38', '2', '0.5', '17', '1e9'];
 
@@ -142,7 +143,10 @@ function run(ROOT, args, timeout, signal) {
   });
 }
 
-/** Runs one case; returns { outcome: ok | refused | interrupted | hang | raw-message | bad-exit | wrote-on-error | non-finite | left-behind, message }. */
+/**
+ * Runs one case; returns { outcome: ok | refused | interrupted | hang | raw-message | bad-exit |
+ * wrote-on-error | non-finite | newly-invalid | left-behind, message }.
+ */
 export async function runCliCase(ROOT, c, timeout) {
   rmSync(c.out, { force: true });
   const before = readFileSync(c.watched);
@@ -157,7 +161,9 @@ export async function runCliCase(ROOT, c, timeout) {
   // file's time before the signal's) changes nothing; otherwise 130/143, within 2 s, no output.
   const finishedFirst = r.code === 0 || (existsSync(c.out) && statSync(c.out).mtimeMs <= r.sentWall);
   if (c.signal && r.stopMs !== undefined && !finishedFirst) {
-    if (r.code !== (c.signal.name === 'SIGINT' ? 130 : 143) || r.stopMs > 2000)
+    // Death by the signal itself (before start-up or while exiting) is 128 + n to the shell too.
+    const code = r.killedBy === c.signal.name ? (c.signal.name === 'SIGINT' ? 130 : 143) : r.code;
+    if (code !== (c.signal.name === 'SIGINT' ? 130 : 143) || r.stopMs > 2000)
       return { outcome: 'bad-exit', message: `${line}: exit ${r.code} ${r.stopMs.toFixed(0)} ms after the signal` };
     if (existsSync(c.out)) return { outcome: 'left-behind', message: `${line}: output written after the signal` };
     return { outcome: 'interrupted' };
@@ -176,6 +182,16 @@ export async function runCliCase(ROOT, c, timeout) {
     return { outcome: 'refused', message: r.stderr.split('\n').find((l) => l.startsWith('corskin: error')) };
   }
   if (existsSync(c.out)) {
+    // No validator error that the input lacked.
+    const errors = async (path) =>
+      new Set(
+        (await validateBytes(new Uint8Array(readFileSync(path)))).issues.messages
+          .filter((m) => m.severity === 0)
+          .map((m) => m.code),
+      );
+    const before = await errors(c.watched);
+    const added = [...(await errors(c.out))].filter((code) => !before.has(code));
+    if (added.length) return { outcome: 'newly-invalid', message: `${line}: ${added.join(', ')}` };
     const doc = await new NodeIO().read(c.out).catch((e) => e);
     if (doc instanceof Error)
       return { outcome: 'non-finite', message: `${line}: output does not read: ${doc.message}` };

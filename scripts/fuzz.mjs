@@ -282,6 +282,7 @@ const FAILURES = [
   'raw-message',
   'bad-exit',
   'wrote-on-error',
+  'newly-invalid',
   'left-behind',
 ];
 const root = mkdtempSync(join(tmpdir(), 'corskin-fuzz-'));
@@ -349,7 +350,10 @@ async function fuzzCommands() {
         const res = await runCliCase(ROOT, cliCase(rng(seed), b, dir), Math.max(TIMEOUT, 60_000));
         counts[res.outcome] = (counts[res.outcome] ?? 0) + 1;
         if (res.outcome === 'refused') {
-          const kind = String(res.message).replace(/\/\S+?: /g, '').replace(/\d+/g, 'N').slice(0, 90);
+          const kind = String(res.message)
+            .replace(/\/\S+?: /g, '')
+            .replace(/\d+/g, 'N')
+            .slice(0, 90);
           refusals.set(kind, (refusals.get(kind) ?? 0) + 1);
         }
         if (FAILURES.includes(res.outcome)) {

@@ -83,7 +83,7 @@ export function checkGltfJson(json: unknown, file: string, binLength?: number): 
   });
   views.forEach((v, i) => {
     if (!isIndex(v?.buffer, buffers.length))
-      fail(`bufferView ${i} refers to buffer ${v?.buffer}, which does not exist`);
+      fail(`bufferView ${i} refers to buffer ${shown(v?.buffer)}, which does not exist`);
     const offset = v.byteOffset ?? 0;
     if (!Number.isInteger(offset) || (offset as number) < 0) fail(`bufferView ${i} has an invalid byteOffset`);
     if (!Number.isInteger(v.byteLength) || (v.byteLength as number) < 1)
@@ -96,13 +96,13 @@ export function checkGltfJson(json: unknown, file: string, binLength?: number): 
     const bytes = COMPONENT_BYTES[a?.componentType as number];
     const comps = TYPE_COMPONENTS[a?.type as string];
     if (!bytes) fail(`accessor ${i} has an unknown componentType ${a?.componentType}`);
-    if (!comps) fail(`accessor ${i} has an unknown type ${a.type}`);
+    if (!comps) fail(`accessor ${i} has an unknown type ${shown(a.type)}`);
     if (!Number.isInteger(a.count) || (a.count as number) < 1 || (a.count as number) > MAX_COUNT)
-      fail(`accessor ${i} has an invalid count ${a.count}`);
+      fail(`accessor ${i} has an invalid count ${shown(a.count)}`);
     const count = a.count as number;
     if (a.bufferView !== undefined) {
       if (!isIndex(a.bufferView, views.length))
-        fail(`accessor ${i} refers to bufferView ${a.bufferView}, which does not exist`);
+        fail(`accessor ${i} refers to bufferView ${shown(a.bufferView)}, which does not exist`);
       const view = views[a.bufferView as number];
       const offset = a.byteOffset ?? 0;
       if (!Number.isInteger(offset) || (offset as number) < 0) fail(`accessor ${i} has an invalid byteOffset`);
@@ -139,9 +139,9 @@ export function checkGltfJson(json: unknown, file: string, binLength?: number): 
     vec(n.scale, 3, 'scale');
     vec(n.matrix, 16, 'matrix');
     if (n.mesh !== undefined && !isIndex(n.mesh, meshes.length))
-      fail(`node ${i} refers to mesh ${n.mesh}, which does not exist`);
+      fail(`node ${i} refers to mesh ${shown(n.mesh)}, which does not exist`);
     if (n.skin !== undefined && !isIndex(n.skin, skins.length))
-      fail(`node ${i} refers to skin ${n.skin}, which does not exist`);
+      fail(`node ${i} refers to skin ${shown(n.skin)}, which does not exist`);
   });
   const state = new Uint8Array(nodes.length); // 0 unseen, 1 on the path, 2 done
   for (let start = 0; start < nodes.length; start++) {
@@ -168,7 +168,7 @@ export function checkGltfJson(json: unknown, file: string, binLength?: number): 
     if (new Set(joints).size !== joints.length) fail(`skin ${i} names a joint twice`);
     if (s.inverseBindMatrices !== undefined) {
       if (!isIndex(s.inverseBindMatrices, accessors.length))
-        fail(`skin ${i} refers to inverseBindMatrices accessor ${s.inverseBindMatrices}, which does not exist`);
+        fail(`skin ${i} refers to inverseBindMatrices accessor ${shown(s.inverseBindMatrices)}, which does not exist`);
       const a = accessors[s.inverseBindMatrices as number];
       if (a.type !== 'MAT4' || a.componentType !== 5126 || (a.count as number) < joints.length)
         fail(`skin ${i}: inverseBindMatrices accessor ${s.inverseBindMatrices} must hold ${joints.length} float MAT4`);
@@ -219,4 +219,10 @@ export function checkSparseIndices(json: unknown, buffers: (Uint8Array | undefin
         throw new CorskinError(`accessor ${i}: sparse index ${index} is outside its ${a.count} elements`, file);
     }
   });
+}
+
+/** A JSON value as the message shows it: a missing one says so, strings are quoted, the rest as JSON. */
+function shown(value: unknown): string {
+  if (value === undefined) return '(missing)';
+  return typeof value === 'number' ? String(value) : JSON.stringify(value);
 }
