@@ -98,6 +98,8 @@ export {
   DEFAULT_DDM_KAPPA,
   DEFAULT_DDM_LAMBDA,
   DEFAULT_DDM_THRESHOLD,
+  MAX_DDM_ITERATIONS,
+  MAX_DDM_SMOOTHING,
   resolveDdmParameters,
   type DdmParameters,
 } from './ddm/parameters.js';

@@ -34,7 +34,7 @@ export interface CotangentLaplacian extends SymmetricCsr {
  * - `normalized` (default): L̃ = D⁻¹L, D = diag(L), the random-walk normalisation the paper
  *   describes; solved as the symmetric system (D + s·L) x' = D x, so it does not depend on
  *   vertex order and it keeps constants (a partition of unity stays one). Negative cotangent
- *   edge weights are clamped to 0 (see {@link cotangentLaplacian}): with them, smoothing has
+ *   edge weights are clamped to 0 (see `cotangentLaplacian`): with them, smoothing has
  *   negative lobes, and on meshes with slivers (a CesiumMan decimated to half by meshoptimizer:
  *   11 of 2,056 vertices) the smoothed covariance of a vertex turns indefinite, so its polar
  *   factor is a reflection even at the bind pose.
