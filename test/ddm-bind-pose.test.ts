@@ -208,12 +208,15 @@ describe('Direct Delta Mush at the bind pose, on the shared characters and varia
         const stored = join(tmp.dir, 'stored.glb');
         await writeDocument(doc, stored); // compressed as its input was
         const models = extractSkinnedModels(await readDocument(stored), stored);
+        let worstBind = 0;
         for (const model of models) {
           const { mesh, skeleton } = model;
           if (!mesh.deltaMush) continue; // a skin of points or lines only
           const label = `${variant}/${smoothing}, ${model.name}`;
           const bind = bindPoseSkinningMatrices(skeleton);
-          expect(worst(deform('ddm', mesh, bind).positions, mesh.positions), label).toBeLessThan(1e-5);
+          const atBind = worst(deform('ddm', mesh, bind).positions, mesh.positions);
+          worstBind = Math.max(worstBind, atBind);
+          expect(atBind, label).toBeLessThan(1e-5);
           const T = rigidMotion(boundingBoxDiagonal(mesh.positions));
           const J = bind.length / 16;
           const moved = new Float64Array(16 * J);
@@ -228,6 +231,7 @@ describe('Direct Delta Mush at the bind pose, on the shared characters and varia
                 T[12 + r];
           expect(worst(deform('ddm', mesh, moved).positions, expected), `${label}, rigid`).toBeLessThan(1e-5);
         }
+        console.log(`${v.name}, ${variant}/${smoothing}: bind pose ${worstBind.toExponential(1)} of the diagonal`);
         expect(models.filter((m) => m.mesh.deltaMush).length, v.name).toBeGreaterThan(0);
       }
     },
