@@ -31,12 +31,6 @@ if (missing.length) {
 
 const { runProcess } = await import('../dist/cli/process.js');
 
-// `corskin info x.glb | head` closes the pipe early: not an error.
-process.stdout.on('error', (e) => {
-  if (e.code === 'EPIPE') process.exit(0);
-  throw e;
-});
-
 // The command runs on a worker thread; this thread answers SIGINT/SIGTERM (src/cli/process.ts).
 runProcess(process.argv).then((code) => {
   process.exitCode = code;

@@ -235,7 +235,7 @@ function makeView(method: GpuSkinningMethod, g: GLTF): View {
   };
 }
 
-/** Points the camera at the character from a three-quarter view, its box filling one view with a margin. */
+/** Points the camera at the character from a three-quarter view, its posed vertices (as shown) filling one view with a margin. */
 function frame(view: View): void {
   updatePose(view); // fit what is shown: the pose, the clip's frame
   view.root.updateMatrixWorld(true);

@@ -29,9 +29,9 @@ export function bakeSampleTimes(duration: number, rate: number, clip = 'the clip
   if (!(rate > 0) || !Number.isFinite(rate))
     throw new CorskinError(`the bake's sample rate must be a positive number of samples per second (got ${rate})`);
   const F = Math.max(1, Math.ceil(duration * rate));
-  if (!(F < MAX_BAKE_SAMPLES))
+  if (!(F + 1 <= MAX_BAKE_SAMPLES))
     throw new CorskinError(
-      `${clip} is ${duration.toPrecision(4)} s long: at ${rate} samples/s a bake would take ${F.toPrecision(3)} samples of it, above the limit of ${MAX_BAKE_SAMPLES.toLocaleString('en-US')} per clip (lower the sample rate)`,
+      `${clip} is ${duration.toPrecision(4)} s long: at ${rate} samples/s a bake would take ${(F + 1).toPrecision(3)} samples of it, above the limit of ${MAX_BAKE_SAMPLES.toLocaleString('en-US')} per clip (lower the sample rate)`,
     );
   return Float32Array.from({ length: F + 1 }, (_, f) => (f / F) * duration);
 }

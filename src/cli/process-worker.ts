@@ -12,7 +12,7 @@ import type { WorkerMessage } from './process.js';
 
 const { argv, tty } = workerData as { argv: string[]; tty: boolean };
 const post = (m: WorkerMessage) => parentPort!.postMessage(m);
-observeTempFiles((tmp, active) => post({ tmp, active }));
+observeTempFiles((tmp, active, kind) => post({ tmp, active, kind }));
 const code = await main(argv, {
   out: (out) => post({ out }),
   err: (err) => post({ err }),

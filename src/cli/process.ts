@@ -16,6 +16,7 @@ import { Worker } from 'node:worker_threads';
 import { nodeWorkerScript } from '../core/node-worker.js';
 import { installSignalCleanup, main } from './main.js';
 import { processIo, progress, type ProgressBar } from './ui.js';
+import { removeTempFilesOf, type TempFileKind } from '../io/files.js';
 
 /** What the command's worker thread posts. */
 export type WorkerMessage =
@@ -23,7 +24,7 @@ export type WorkerMessage =
   | { err: string }
   | { bar: string; done: number; total: number }
   | { bar: string; stop: true }
-  | { tmp: string; active: boolean }
+  | { tmp: string; active: boolean; kind: TempFileKind }
   | { code: number };
 
 /** How long the worker may take to stop after a signal before the process exits regardless. */
@@ -45,14 +46,16 @@ export async function runProcess(argv: string[]): Promise<number> {
     workerData: { argv, tty: processIo.tty },
   });
   const temporary = new Set<string>();
+  const writtenElsewhere = new Set<string>(); // a parallel batch's outputs, written by nested threads
   const bars = new Map<string, ProgressBar>();
   let code: number | undefined;
   worker.on('message', (m: WorkerMessage) => {
     if ('out' in m) processIo.out(m.out);
     else if ('err' in m) processIo.err(m.err);
     else if ('tmp' in m) {
-      if (m.active) temporary.add(m.tmp);
-      else temporary.delete(m.tmp);
+      const set = m.kind === 'temporary' ? temporary : writtenElsewhere;
+      if (m.active) set.add(m.tmp);
+      else set.delete(m.tmp);
     } else if ('bar' in m) {
       if (!bars.has(m.bar)) bars.set(m.bar, progress(processIo, m.bar));
       if ('stop' in m) {
@@ -68,21 +71,27 @@ export async function runProcess(argv: string[]): Promise<number> {
     });
     worker.on('exit', () => resolve(code ?? 1));
   });
-  for (const [signal, exitCode] of [
-    ['SIGINT', 130],
-    ['SIGTERM', 143],
-  ] as const) {
-    process.once(signal, () => {
-      if (code !== undefined) return; // the command has finished: it exits with its own code
-      const exit = () => {
-        for (const tmp of temporary) rmSync(tmp, { force: true });
-        for (const bar of bars.values()) bar.stop();
-        if (process.stderr.isTTY) process.stderr.write('\x1b[?25h\x1b[?7h\n');
-        process.exit(exitCode);
-      };
-      setTimeout(exit, STOP_GRACE_MS).unref();
-      void worker.terminate().then(exit, exit);
-    });
-  }
+  // Stops the command (once, whatever asks again), cleans up and exits with `exitCode`.
+  let stopping = false;
+  const stop = (exitCode: number) => {
+    if (stopping || code !== undefined) return; // finished: the command exits with its own code
+    stopping = true;
+    const exit = () => {
+      for (const tmp of temporary) rmSync(tmp, { force: true });
+      for (const output of writtenElsewhere) removeTempFilesOf(output);
+      for (const bar of bars.values()) bar.stop();
+      if (process.stderr.isTTY) process.stderr.write('\x1b[?25h\x1b[?7h\n');
+      process.exit(exitCode);
+    };
+    setTimeout(exit, STOP_GRACE_MS).unref();
+    void worker.terminate().then(exit, exit);
+  };
+  process.on('SIGINT', () => stop(130));
+  process.on('SIGTERM', () => stop(143));
+  // `corskin info x.glb | head` closes the pipe early: not an error, but the command stops as cleanly.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    stop(0);
+  });
   return stopped;
 }

@@ -57,8 +57,9 @@ export type DdmSmoothing = 'normalized' | 'libigl';
  *   weight 0, and the diagonal is the sum of the clamped weights. L is then an M-matrix, so
  *   (D + s·L)⁻¹·D has no negative entry: smoothing stays a weighted average, and every moment
  *   matrix it produces stays positive semi-definite (see `normalized` at {@link DdmSmoothing}).
- * @returns L with L_ik = −½(cot α + cot β) over the triangles sharing edge ik; triangles of zero
- *   area (or whose corners weld together) add nothing
+ * @returns L with L_ik = −½(cot α + cot β) over the triangles sharing edge ik (with
+ *   `clampNegative`, min(that, 0)); triangles of zero area (or whose corners weld together) add
+ *   nothing
  */
 export function cotangentLaplacian(
   positions: ArrayLike<number>,

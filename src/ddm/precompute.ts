@@ -101,7 +101,8 @@ export interface DdmModel {
  * Precomputes Direct Delta Mush (Le & Lewis 2019, Eq. 11; see the module comment).
  * @param mesh rest positions, triangles and influences (weights as given: not renormalised)
  * @returns the `full` or `compact` model, vertex order as `mesh`
- * @throws CorskinError for bad parameters (naming the parameter) or a mesh without triangles;
+ * @throws CorskinError for bad parameters (naming the parameter), a mesh without triangles, or a
+ *   mesh whose extent 32-bit floats cannot hold squared (outside 1e-12 … 1e12 units);
  *   the signal's reason when aborted
  */
 export function computeDirectDeltaMush(mesh: DdmInput, options: DdmOptions = {}): DdmModel {
@@ -116,9 +117,9 @@ export function computeDirectDeltaMush(mesh: DdmInput, options: DdmOptions = {})
 
   // The stored matrices hold squared distances in float32 (range 1e-38 … 3e38).
   const extent = boundingBoxDiagonal(positions);
-  if (!(extent >= 1e-15 && extent <= 1e15))
+  if (!(extent >= 1e-12 && extent <= 1e12))
     throw new CorskinError(
-      `the mesh spans ${extent.toPrecision(3)} units: Direct Delta Mush stores squared distances as 32-bit floats, which hold meshes from 1e-15 to 1e15 units across (rescale the asset)`,
+      `the mesh spans ${extent.toPrecision(3)} units: Direct Delta Mush stores squared distances as 32-bit floats, which hold meshes from 1e-12 to 1e12 units across (rescale the asset)`,
     );
 
   // Weld by position: the Laplacian and the smoothing live on the welded vertices.

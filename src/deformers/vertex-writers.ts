@@ -115,7 +115,9 @@ export function writeRotatedBy(
     ON[p + 1] = r10 * nx + r11 * ny + r12 * nz;
     ON[p + 2] = r20 * nx + r21 * ny + r22 * nz;
     // A rotation that degenerated (its joints scaled to 0, no quaternion to blend): the rest normal.
-    if (!(ON[p] * ON[p] + ON[p + 1] * ON[p + 1] + ON[p + 2] * ON[p + 2] > 0.5)) copyRest(N, ON, p, 3);
+    // (A rotation keeps the length; a NaN or collapsed one does not.)
+    if (!(ON[p] * ON[p] + ON[p + 1] * ON[p + 1] + ON[p + 2] * ON[p + 2] > 0.5 * (nx * nx + ny * ny + nz * nz)))
+      copyRest(N, ON, p, 3);
   }
   if (mesh.tangents && out.tangents) writeTangent(mesh.tangents, out.tangents, i, r00, r10, r20, r01, r11, r21, r02, r12, r22);
 }

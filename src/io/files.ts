@@ -49,22 +49,37 @@ const pendingTempFiles = new Set<string>();
 export function removePendingTempFiles(): void {
   for (const tmp of pendingTempFiles) rmSync(tmp, { force: true });
   pendingTempFiles.clear();
-  for (const path of outputsWrittenElsewhere) {
-    const prefix = `.${basename(path)}.`;
-    for (const name of readdirSync(dirname(path), { withFileTypes: true }))
-      if (name.isFile() && name.name.startsWith(prefix) && name.name.endsWith('.tmp'))
-        rmSync(join(dirname(path), name.name), { force: true });
-  }
+  for (const path of outputsWrittenElsewhere) removeTempFilesOf(path);
 }
 
-/** Told of each temporary file as its write starts (true) and ends (false), when set. */
-let tempFileObserver: ((path: string, active: boolean) => void) | undefined;
+/**
+ * Removes the temporary files of writes of `output` (`.NAME.xxxxxxxx.tmp` beside it), whoever
+ * started them: for a write on a thread that was stopped.
+ */
+export function removeTempFilesOf(output: string): void {
+  const prefix = `.${basename(output)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(output));
+  } catch {
+    return; // the folder is gone: nothing to remove
+  }
+  for (const name of names)
+    if (name.startsWith(prefix) && name.endsWith('.tmp')) rmSync(join(dirname(output), name), { force: true });
+}
+
+/** What a {@link observeTempFiles} observer is told of: a temporary file, or an output a nested thread writes. */
+export type TempFileKind = 'temporary' | 'output-elsewhere';
+
+/** Told of each temporary file (and each output written elsewhere) as its write starts and ends, when set. */
+let tempFileObserver: ((path: string, active: boolean, kind: TempFileKind) => void) | undefined;
 
 /**
- * Tells `observer` of every temporary file as its write starts and ends: for a CLI run on a worker
- * thread, so the main thread, which handles the signals, can remove them after stopping it.
+ * Tells `observer` of every temporary file as its write starts and ends, and of every output a
+ * nested thread writes (a parallel batch): for a CLI run on a worker thread, so the main thread,
+ * which handles the signals, can remove them after stopping it.
  */
-export function observeTempFiles(observer: (path: string, active: boolean) => void): void {
+export function observeTempFiles(observer: (path: string, active: boolean, kind: TempFileKind) => void): void {
   tempFileObserver = observer;
 }
 
@@ -78,6 +93,7 @@ const outputsWrittenElsewhere = new Set<string>();
 export function trackOutputWrittenElsewhere(path: string, writing: boolean): void {
   if (writing) outputsWrittenElsewhere.add(path);
   else outputsWrittenElsewhere.delete(path);
+  tempFileObserver?.(path, writing, 'output-elsewhere');
 }
 
 /**
@@ -85,24 +101,44 @@ export function trackOutputWrittenElsewhere(path: string, writing: boolean): voi
  * @throws CorskinError naming `path` when the folder does not exist or is not writable
  */
 export async function writeFileAtomic(path: string, data: Uint8Array | string): Promise<void> {
-  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
-  pendingTempFiles.add(tmp);
-  tempFileObserver?.(tmp, true);
+  return writeFilesAtomic([[path, data]]);
+}
+
+/**
+ * Writes several files as one: each to a temporary file in its folder, then — only once all are
+ * written — each renamed into place (a `.gltf` and its buffers and images: a stop or a failure
+ * part-way leaves none of them, not resources without their JSON).
+ * @throws CorskinError naming the path when a folder does not exist or is not writable
+ */
+export async function writeFilesAtomic(files: [path: string, data: Uint8Array | string][]): Promise<void> {
+  const tmps = files.map(([path]) => join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`));
+  for (const tmp of tmps) {
+    pendingTempFiles.add(tmp);
+    tempFileObserver?.(tmp, true, 'temporary');
+  }
+  let current = files[0]?.[0] ?? '';
   try {
     // Synchronous: a signal handler runs before or after the whole write and rename, never
-    // while a file-system thread is still creating the temporary file.
-    writeFileSync(tmp, data);
-    renameSync(tmp, path);
-    pendingTempFiles.delete(tmp);
-    tempFileObserver?.(tmp, false);
+    // while a file-system thread is still creating a temporary file.
+    files.forEach(([path, data], k) => {
+      current = path;
+      writeFileSync(tmps[k], data);
+    });
+    files.forEach(([path], k) => {
+      current = path;
+      renameSync(tmps[k], path);
+    });
   } catch (e) {
-    rmSync(tmp, { force: true });
-    pendingTempFiles.delete(tmp);
-    tempFileObserver?.(tmp, false);
     const code = (e as NodeJS.ErrnoException).code;
     const why =
       code === 'ENOENT' ? 'folder does not exist' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
-    throw new CorskinError(`cannot write: ${why}`, path, { cause: e });
+    throw new CorskinError(`cannot write: ${why}`, current, { cause: e });
+  } finally {
+    for (const tmp of tmps) {
+      rmSync(tmp, { force: true });
+      pendingTempFiles.delete(tmp);
+      tempFileObserver?.(tmp, false, 'temporary');
+    }
   }
 }
 

@@ -67,8 +67,10 @@ export interface HelperBakeResult {
  * Adds helper joints to `model`'s skin so that its linear blend skinning approximates `deform`
  * over every clip (see the module comment), in place.
  * @param deform the method to bake, a deformer of `model.mesh` (bind space → posed space)
- * @throws CorskinError when the model has no animation, `helpers` is not a positive integer, or
- *   `influences` is not 4 or 8
+ * @throws CorskinError when the model has no animation, `helpers` is not a whole number from 1 to
+ *   `MAX_HELPERS_PER_REGION` (16), `influences` is not 4 or 8, the rate is not a positive
+ *   number, or a clip or the whole bake would take more samples than `bake/samples.ts` allows
+ * @throws the signal's reason when `signal` aborts
  */
 export function bakeHelperJoints(
   document: Document,

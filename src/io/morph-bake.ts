@@ -125,8 +125,11 @@ export function bakeTemplateClips(
  * the module comment), so that any engine's linear blend skinning plays the deformer's result,
  * exactly (within `tolerance` of the bounding-box diagonal, plus float32 rounding) at the samples.
  * Positions in the targets are bind-space displacements, asset units.
- * @throws CorskinError when the model has no animation or a clip is not in the document
- * @throws RangeError when the rate is not a positive number or a tolerance is negative
+ * @throws CorskinError when the model has no animation, a clip is not in the document, the rate
+ *   is not a positive number, or a clip or the whole bake would take more samples than
+ *   `MAX_BAKE_SAMPLES` / `MAX_BAKE_VERTEX_SAMPLES` allow (`bake/samples.ts`)
+ * @throws RangeError when a tolerance is negative
+ * @throws the signal's reason when `signal` aborts
  */
 export function bakeMorphTargets(
   document: Document,
@@ -135,8 +138,6 @@ export function bakeMorphTargets(
   options: MorphBakeOptions = {},
 ): MorphBakeResult {
   const rate = options.rate ?? DEFAULT_BAKE_RATE;
-  if (!(rate > 0 && Number.isFinite(rate)))
-    throw new RangeError(`the bake rate must be a positive number, got ${rate}`);
   const tolerance = options.tolerance ?? DEFAULT_BAKE_TOLERANCE;
   const normalTolerance = options.normalTolerance ?? DEFAULT_BAKE_NORMAL_TOLERANCE;
   if (!(tolerance >= 0 && normalTolerance >= 0))

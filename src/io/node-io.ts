@@ -3,12 +3,11 @@
  *
  * @module
  */
-import { rm } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { NodeIO, type Document, type Primitive } from '@gltf-transform/core';
 import { ALL_EXTENSIONS, KHRDracoMeshCompression } from '@gltf-transform/extensions';
 import { CorskinError } from '../core/errors.js';
-import { checkNotOverwritingInput, readBytes, writeFileAtomic } from './files.js';
+import { checkNotOverwritingInput, readBytes, writeFileAtomic, writeFilesAtomic } from './files.js';
 import { checkGltfJson, checkSparseIndices } from './check-json.js';
 import { quietLogger, renormalizeWeightAccessors, vertexLayoutFor } from './gltf.js';
 import { optionalDependency } from './optional.js';
@@ -508,16 +507,9 @@ export async function writeDocument(document: Document, path: string, options: W
   const { json, resources } = await io.writeJSON(document, { basename: base });
   const targets = Object.keys(resources).map((uri) => join(dirname(path), uri));
   for (const target of [path, ...targets]) checkNotOverwritingInput(target, options.inputs ?? [], !!options.force);
-  const written: string[] = [];
-  try {
-    for (const [uri, data] of Object.entries(resources)) {
-      const target = join(dirname(path), uri);
-      await writeFileAtomic(target, data);
-      written.push(target);
-    }
-    await writeFileAtomic(path, new TextEncoder().encode(JSON.stringify(json, null, 2)));
-  } catch (e) {
-    await Promise.all(written.map((f) => rm(f, { force: true })));
-    throw e;
-  }
+  // The JSON and its resources as one write: all or none of them.
+  await writeFilesAtomic([
+    ...Object.entries(resources).map(([uri, data]): [string, Uint8Array] => [join(dirname(path), uri), data]),
+    [path, new TextEncoder().encode(JSON.stringify(json, null, 2))],
+  ]);
 }
