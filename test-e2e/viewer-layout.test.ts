@@ -69,7 +69,7 @@ describe('the viewer at 1280×720 and up', () => {
         for (const v of rects.views) expect(overlap(v, rects.panel!), JSON.stringify(rects)).toBe(false);
         expect(await page.evaluate(() => (window as unknown as { viewer: Viewer }).viewer.status())).toContain(name);
         expect(rects.panel!.bottom).toBeLessThanOrEqual(height);
-        // The character (its box as drawn) inside the first view, filling most of its height or width.
+        // The character (its posed vertices as drawn) inside the first view, filling most of its height or width.
         const first = rects.views[0];
         const body = await page.evaluate(() => (window as unknown as { viewer: Viewer }).viewer.characterScreen());
         expect(body.left).toBeGreaterThanOrEqual(first.left - 1);

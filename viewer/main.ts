@@ -703,12 +703,13 @@ const api = {
   },
   /** The character's box (when loaded) as drawn in the first shown view: its screen rectangle (CSS px, page). */
   characterScreen: () => {
-    const { cell } = viewCells()[0];
+    // The posed vertices as drawn (what the framing fits), not their box.
+    const { cell, view } = viewCells()[0];
     const r = renderer.domElement.getBoundingClientRect();
     const xs: number[] = [], ys: number[] = []; // prettier-ignore
-    for (let k = 0; k < 8; k++) {
-      const { min, max } = state.bounds;
-      const p = new THREE.Vector3(k & 1 ? max.x : min.x, k & 2 ? max.y : min.y, k & 4 ? max.z : min.z).project(camera);
+    const points = posedPoints(view);
+    for (let k = 0; k < points.length; k += 3) {
+      const p = new THREE.Vector3(points[k], points[k + 1], points[k + 2]).project(camera);
       xs.push(r.left + cell.x + ((p.x + 1) / 2) * cell.w);
       ys.push(r.top + cell.y + ((1 - p.y) / 2) * cell.h);
     }
