@@ -35,27 +35,44 @@ export function layoutCells(layout: Exclude<Layout, 'auto'>, count: number, widt
 /** The default direction from the character to the camera: a three-quarter view from the front right, a little above (glTF: +z front, +y up). */
 export const THREE_QUARTER = new Vector3(0.7, 0.3, 1).normalize();
 
+/** The camera's axes for a view along the unit `direction` (target → camera), and its half-angle tangents. */
+function viewBasis(direction: Vector3, fovDegrees: number, aspect: number) {
+  const d = direction.clone().normalize();
+  const up = Math.abs(d.y) > 0.99 ? new Vector3(0, 0, -1) : new Vector3(0, 1, 0);
+  const right = new Vector3().crossVectors(up, d).normalize();
+  const camUp = new Vector3().crossVectors(d, right);
+  const tanV = Math.tan((fovDegrees * Math.PI) / 360);
+  return { d, right, camUp, tanV, tanH: tanV * aspect };
+}
+
+/** The distance from `target` along the view at which every point (x y z each) falls inside it, with `margin`. */
+function distanceToFit(
+  points: ArrayLike<number>,
+  target: Vector3,
+  basis: ReturnType<typeof viewBasis>,
+  margin: number,
+): number {
+  const { d, right, camUp, tanV, tanH } = basis;
+  const p = new Vector3();
+  let distance = 0;
+  for (let i = 0; i + 2 < points.length; i += 3) {
+    p.set(points[i], points[i + 1], points[i + 2]).sub(target);
+    const x = Math.abs(p.dot(right)), y = Math.abs(p.dot(camUp)), z = p.dot(d); // prettier-ignore
+    distance = Math.max(distance, z + (margin * x) / tanH, z + (margin * y) / tanV);
+  }
+  return distance || 1;
+}
+
 /**
  * The camera distance from the box's centre, along the unit `direction` (centre → camera), at
  * which every corner of `box` falls inside a view of vertical field of view `fovDegrees` and
  * `aspect` (width ÷ height), with `margin` (1.12: a 12% border).
  */
 export function fitDistance(box: Box3, direction: Vector3, fovDegrees: number, aspect: number, margin = 1.12): number {
-  const d = direction.clone().normalize();
-  const up = Math.abs(d.y) > 0.99 ? new Vector3(0, 0, -1) : new Vector3(0, 1, 0);
-  const right = new Vector3().crossVectors(up, d).normalize();
-  const camUp = new Vector3().crossVectors(d, right);
-  const tanV = Math.tan((fovDegrees * Math.PI) / 360);
-  const tanH = tanV * aspect;
-  const center = box.getCenter(new Vector3());
-  let distance = 0;
-  const c = new Vector3();
-  for (let k = 0; k < 8; k++) {
-    c.set(k & 1 ? box.max.x : box.min.x, k & 2 ? box.max.y : box.min.y, k & 4 ? box.max.z : box.min.z).sub(center);
-    const x = Math.abs(c.dot(right)), y = Math.abs(c.dot(camUp)), z = c.dot(d); // prettier-ignore
-    distance = Math.max(distance, z + (margin * x) / tanH, z + (margin * y) / tanV);
-  }
-  return distance || 1;
+  const corners: number[] = [];
+  for (let k = 0; k < 8; k++)
+    corners.push(k & 1 ? box.max.x : box.min.x, k & 2 ? box.max.y : box.min.y, k & 4 ? box.max.z : box.min.z);
+  return distanceToFit(corners, box.getCenter(new Vector3()), viewBasis(direction, fovDegrees, aspect), margin);
 }
 
 /**
@@ -74,33 +91,20 @@ export function fitPoints(
   aspect: number,
   margin = 1.12,
 ): { target: Vector3; distance: number } {
-  const d = direction.clone().normalize();
-  const up = Math.abs(d.y) > 0.99 ? new Vector3(0, 0, -1) : new Vector3(0, 1, 0);
-  const right = new Vector3().crossVectors(up, d).normalize();
-  const camUp = new Vector3().crossVectors(d, right);
-  const tanV = Math.tan((fovDegrees * Math.PI) / 360);
-  const tanH = tanV * aspect;
+  const basis = viewBasis(direction, fovDegrees, aspect);
+  const { d, right, camUp } = basis;
   const target = new Vector3();
+  const p = new Vector3();
   const n = Math.floor(points.length / 3);
   if (!n) return { target, distance: 1 };
-  for (let i = 0; i < n; i++) target.add(new Vector3(points[3 * i], points[3 * i + 1], points[3 * i + 2]));
+  for (let i = 0; i < 3 * n; i += 3) target.add(p.set(points[i], points[i + 1], points[i + 2]));
   target.divideScalar(n);
-  const p = new Vector3();
-  const distanceFrom = (t: Vector3) => {
-    let distance = 0;
-    for (let i = 0; i < n; i++) {
-      p.set(points[3 * i], points[3 * i + 1], points[3 * i + 2]).sub(t);
-      const x = Math.abs(p.dot(right)), y = Math.abs(p.dot(camUp)), z = p.dot(d); // prettier-ignore
-      distance = Math.max(distance, z + (margin * x) / tanH, z + (margin * y) / tanV);
-    }
-    return distance || 1;
-  };
-  let distance = distanceFrom(target);
+  let distance = distanceToFit(points, target, basis, margin);
   for (let pass = 0; pass < 3; pass++) {
     // The middle of the projected extent, moved back to the target's plane.
     let u0 = Infinity, u1 = -Infinity, v0 = Infinity, v1 = -Infinity; // prettier-ignore
-    for (let i = 0; i < n; i++) {
-      p.set(points[3 * i], points[3 * i + 1], points[3 * i + 2]).sub(target);
+    for (let i = 0; i < 3 * n; i += 3) {
+      p.set(points[i], points[i + 1], points[i + 2]).sub(target);
       const depth = distance - p.dot(d);
       if (!(depth > 0)) continue;
       const u = p.dot(right) / depth, v = p.dot(camUp) / depth; // prettier-ignore
@@ -111,7 +115,7 @@ export function fitPoints(
     }
     if (!(u1 >= u0 && v1 >= v0)) break;
     target.addScaledVector(right, ((u0 + u1) / 2) * distance).addScaledVector(camUp, ((v0 + v1) / 2) * distance);
-    distance = distanceFrom(target);
+    distance = distanceToFit(points, target, basis, margin);
   }
   return { target, distance };
 }
