@@ -1,0 +1,16 @@
+/**
+ * Delta Mush as a method module (see {@link MethodModule}): `corskin deform --method dm
+ * --iterations N --step F`, and every surface that builds deformers through `prepareMethod`.
+ *
+ * @module
+ */
+import type { MethodModule } from '../module.js';
+import { createDeltaMushDeformer } from './deformer.js';
+import { DELTA_MUSH_PARAMETERS, type DeltaMushParameters } from './parameters.js';
+
+/** Delta Mush (Mancewicz et al. 2014): prepared per mesh, no data stored in the file. */
+export const deltaMushMethod: MethodModule = {
+  id: 'dm',
+  parameters: DELTA_MUSH_PARAMETERS,
+  prepare: ({ mesh, parameters }) => createDeltaMushDeformer(mesh, parameters as DeltaMushParameters),
+};

@@ -1,0 +1,41 @@
+/**
+ * A skinning method as one module: its descriptor, its parameters, and how it prepares its
+ * deformer for a mesh (computing whatever it needs). Surfaces (`corskin deform`, `bake`,
+ * `evaluate`, `render`, the bench, the viewer) build a method's deformer through
+ * {@link prepareMethod} and read its parameters from its entry, so a method that is a module
+ * needs no code of its own in any of them.
+ *
+ * @module
+ */
+import type { SkinnedMesh } from '../core/mesh.js';
+import type { Skeleton } from '../core/skeleton.js';
+import type { Deformer } from '../deformers/contract.js';
+import type { MethodParameter } from './parameter.js';
+
+/** What a method module's `prepare` is given. */
+export interface PrepareInput {
+  /** The mesh, bind space. */
+  mesh: SkinnedMesh;
+  /** Its skeleton. */
+  skeleton: Skeleton;
+  /**
+   * Parameter values by {@link MethodParameter.key}; missing ones take the method's defaults.
+   * Unknown keys are ignored (a surface passes every option it has).
+   */
+  parameters?: Record<string, unknown>;
+  /** Progress of long preparations, `done` of `total`. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** A skinning method as one module (see the module comment). */
+export interface MethodModule {
+  /** Its id in {@link SKINNING_METHODS}. */
+  id: string;
+  /** Its parameters, as surfaces offer them. */
+  parameters: readonly MethodParameter[];
+  /**
+   * Prepares the method for a mesh and returns its deformer (the shared {@link Deformer}
+   * signature). @throws CorskinError naming the parameter when a parameter is invalid
+   */
+  prepare(input: PrepareInput): Deformer;
+}
