@@ -19,7 +19,7 @@ import { createMethodDeformer, type CliMethod } from './method-deformer.js';
 import { progress, type Io } from './ui.js';
 
 /** The methods `corskin bake` bakes. */
-export const BAKE_METHODS = ['cor', 'dqs', 'sbs', 'lms', 'stretch', 'ddm', 'templates'] as const;
+export const BAKE_METHODS = ['cor', 'dqs', 'sbs', 'lms', 'stretch', 'ddm', 'dm', 'templates'] as const;
 
 /** Options of {@link bakeCommand}. */
 export interface BakeCommandOptions {

@@ -19,6 +19,8 @@ import { bakePosedGeometry, type PosedGeometry } from '../io/posed-geometry.js';
 import { stressPose } from '../evaluation/stress-pose.js';
 import { formatObj } from '../io/obj.js';
 import type { Io } from './ui.js';
+import { methodInfo } from '../deformers/registry.js';
+import type { SkinningMethod } from '../deformers/contract.js';
 import { createMethodDeformer, ensureMethodData, type CliMethod } from './method-deformer.js';
 
 /** Options of {@link deformCommand}. */
@@ -130,10 +132,9 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
       );
     }
     const mesh = applyMorphTargets(limited.mesh, model.morphGroups, weights);
-    const result =
-      o.method === 'stretch' || o.method === 'cage' || o.method === 'templates'
-        ? runRigged(createMethodDeformer(io, document, model, o.method, input, o), mesh, skinning)
-        : deform(o.method, mesh, skinning);
+    const result = methodInfo(o.method).needsRig
+      ? runRigged(createMethodDeformer(io, document, model, o.method, input, o), mesh, skinning)
+      : deform(o.method as SkinningMethod, mesh, skinning);
     for (const [what, a] of [
       ['position', result.positions],
       ['normal', result.normals],

@@ -31,8 +31,9 @@ import { createTemplateDeformer } from '../templates/deformer.js';
 import { computeCentersOfRotationParallel } from '../cor/parallel.js';
 import { deformers as deformers_ } from '../deformers/index.js';
 import type { Deformer, SkinningMethod } from '../deformers/contract.js';
-import { methodInfo } from '../deformers/registry.js';
+import { CHARACTER_METHODS, methodInfo } from '../deformers/registry.js';
 import { formatTable, type Io } from './ui.js';
+import { methodModule, prepareMethod } from '../methods/index.js';
 
 /** Options of {@link evaluateCommand}. */
 export interface EvaluateOptions {
@@ -46,7 +47,7 @@ export interface EvaluateOptions {
 }
 
 /** The methods `--character` compares by default. */
-export const CHARACTER_METHODS = ['lbs', 'dqs', 'sbs', 'lms', 'cor', 'ddm', 'templates'];
+export { CHARACTER_METHODS };
 
 /** Runs `corskin evaluate`. @throws CorskinError when the report folder cannot be written, or for a bad character file */
 export async function evaluateCommand(io: Io, o: EvaluateOptions): Promise<void> {
@@ -121,7 +122,7 @@ async function evaluateCharacterCommand(io: Io, file: string, o: EvaluateOptions
       '--report writes the HTML report of the benchmarks (--benchmark bar|arm); with --character, the table (or --json) is the report',
     );
   const methods = o.methods ?? CHARACTER_METHODS;
-  const unknown = methods.filter((m) => !CHARACTER_METHODS.includes(m));
+  const unknown = methods.filter((m) => !(CHARACTER_METHODS as readonly string[]).includes(m));
   if (unknown.length)
     throw new CorskinError(`--methods: ${unknown.join(', ')} is not one of ${CHARACTER_METHODS.join(', ')}`);
   const document = await readDocument(file);
@@ -131,7 +132,8 @@ async function evaluateCharacterCommand(io: Io, file: string, o: EvaluateOptions
   for (const model of models) {
     const deformers = new Map<string, Deformer>();
     for (const id of methods) {
-      if (id === 'templates') {
+      if (methodModule(id)) deformers.set(id, prepareMethod(id, model));
+      else if (id === 'templates') {
         const rig = readTemplateRig(document, model, file) ?? buildTemplateRig(model.mesh, model.skeleton);
         if (rig.limbs.length)
           cages.push(`${model.name}: ${rig.cage.triangles.length / 3} cage triangles in ${rig.limbs.length} limbs`);

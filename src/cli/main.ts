@@ -6,7 +6,7 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CorskinError } from '../core/errors.js';
-import { GPU_METHODS, SKINNING_METHODS } from '../deformers/registry.js';
+import { CHARACTER_METHODS, GPU_METHODS, SKINNING_METHODS } from '../deformers/registry.js';
 import { VERSION } from '../version.js';
 import { removePendingTempFiles } from '../io/files.js';
 import { processIo, resourceLine, type Io } from './ui.js';
@@ -67,6 +67,31 @@ function fraction(value: string): number {
   const x = numberOf(value);
   if (!(x >= 0 && x < 1)) throw new InvalidArgumentError('expected a number from 0 up to (not including) 1');
   return x;
+}
+
+/** Parses a whole number ≥ 0. */
+function nonNegativeInteger(value: string): number {
+  const x = numberOf(value);
+  if (!Number.isInteger(x) || x < 0) throw new InvalidArgumentError('expected a whole number ≥ 0');
+  return x;
+}
+
+/**
+ * The options of the method modules' parameters (registry `parameters`), each prefixed in its
+ * help by the method id; no commander default, so an option not given leaves the method's own.
+ */
+function withMethodParameters(command: Command): Command {
+  const options = SKINNING_METHODS.flatMap((m) =>
+    ('parameters' in m ? m.parameters : []).map((p) => {
+      const option = new Option(p.kind === 'flag' ? `--${p.flag}` : `--${p.flag} <value>`, `${m.id}: ${p.description}`);
+      if (p.kind === 'integer') option.argParser(nonNegativeInteger);
+      else if (p.kind === 'number') option.argParser(finiteNumber);
+      else if (p.kind === 'choice') option.choices(p.choices ?? []);
+      return option;
+    }),
+  );
+  for (const option of options) command.addOption(option);
+  return command;
 }
 
 /** Builds the commander program; actions write through `io`. */
@@ -249,42 +274,44 @@ function buildProgram(io: Io): Command {
     .argument('<input>', '.glb or .gltf file')
     .action(async (input: string) => (await import('./templates.js')).templatesListCommand(io, input));
 
-  program
-    .command('deform')
-    .description('pose a skinned character and write the deformed mesh as static geometry')
-    .argument('<inputs...>', 'skinned .glb or .gltf files')
-    .addOption(
-      new Option(
-        '--method <m>',
-        `skinning method: ${SKINNING_METHODS.map((m) => `${m.id} (${m.citation})`).join(', ')}`,
+  withMethodParameters(
+    program
+      .command('deform')
+      .description('pose a skinned character and write the deformed mesh as static geometry')
+      .argument('<inputs...>', 'skinned .glb or .gltf files')
+      .addOption(
+        new Option(
+          '--method <m>',
+          `skinning method: ${SKINNING_METHODS.map((m) => `${m.id} (${m.citation})`).join(', ')}`,
+        )
+          .choices(SKINNING_METHODS.map((m) => m.id))
+          .makeOptionMandatory(),
       )
-        .choices(SKINNING_METHODS.map((m) => m.id))
-        .makeOptionMandatory(),
-    )
-    .option('--animation <name|index>', 'animation clip (default: the first, when --time is given)')
-    .option('--time <seconds>', 'time in the clip (default 0)', nonNegativeNumber)
-    .addOption(
-      new Option(
-        '--pose <p>',
-        "without an animation: rest (the joints' node transforms), bind (where the inverse bind matrices put them), or the evaluation's stress pose (every limb bent, twisted and curled; stress-half: at half amplitude)",
+      .option('--animation <name|index>', 'animation clip (default: the first, when --time is given)')
+      .option('--time <seconds>', 'time in the clip (default 0)', nonNegativeNumber)
+      .addOption(
+        new Option(
+          '--pose <p>',
+          "without an animation: rest (the joints' node transforms), bind (where the inverse bind matrices put them), or the evaluation's stress pose (every limb bent, twisted and curled; stress-half: at half amplitude)",
+        )
+          .choices(['rest', 'bind', 'stress', 'stress-half'])
+          .default('rest'),
       )
-        .choices(['rest', 'bind', 'stress', 'stress-half'])
-        .default('rest'),
-    )
-    .option(
-      '--influences <k>',
-      'influences kept per vertex (the largest, renormalised)',
-      positiveInteger,
-      DEFAULT_INFLUENCES,
-    )
-    .option('--sigma <s>', 'σ when CoRs must be computed', positiveNumber, DEFAULT_SIGMA)
-    .option('--epsilon <e>', 'ε when CoRs must be computed', positiveNumber, DEFAULT_EPSILON)
-    .option(
-      '--stretch-joints <names>',
-      'stretch: joints whose collapse is compensated, comma-separated names or indices (default: every joint where two or more bones meet)',
-    )
-    .option('--no-twist-compensation', 'stretch: skip the twist compensation before skinning')
-    .option('--template <choices>', 'templates: bone or joint templates, JOINT=ID,… (over those stored in the file)')
+      .option(
+        '--influences <k>',
+        'influences kept per vertex (the largest, renormalised)',
+        positiveInteger,
+        DEFAULT_INFLUENCES,
+      )
+      .option('--sigma <s>', 'σ when CoRs must be computed', positiveNumber, DEFAULT_SIGMA)
+      .option('--epsilon <e>', 'ε when CoRs must be computed', positiveNumber, DEFAULT_EPSILON)
+      .option(
+        '--stretch-joints <names>',
+        'stretch: joints whose collapse is compensated, comma-separated names or indices (default: every joint where two or more bones meet)',
+      )
+      .option('--no-twist-compensation', 'stretch: skip the twist compensation before skinning')
+      .option('--template <choices>', 'templates: bone or joint templates, JOINT=ID,… (over those stored in the file)'),
+  )
     .option('-o, --output <file>', 'output .glb, .gltf or .obj (one input)')
     .option('--out-dir <dir>', 'folder for the outputs of several inputs (same file names)')
     .option(
@@ -298,40 +325,46 @@ function buildProgram(io: Io): Command {
       await (await import('./batch.js')).runBatch(io, inputs, 'deform', opts);
     });
 
-  program
-    .command('bake')
-    .description(
-      'bake a method into a standard glTF any engine plays with its own linear blend skinning: --as helpers, helper joints fitted by skinning decomposition (Le & Deng 2012, "Smooth Skinning Decomposition with Rigid Bones", ACM TOG 31(6), SIGGRAPH Asia 2012), or --as morphs, one sparse corrective morph target per sample of every clip (exact at the samples, blended linearly between); prints how closely the baked file\'s LBS plays the method, next to plain LBS',
-    )
-    .argument('<inputs...>', 'skinned, animated .glb or .gltf files')
-    .requiredOption('--method <m>', 'method to bake: cor, dqs, sbs, lms, stretch, ddm or templates')
-    .requiredOption(
-      '--as <kind>',
-      'helpers (helper joints, Le & Deng 2012) or morphs (sparse corrective morph targets)',
-    )
-    .option(
-      '--helpers <n>',
-      `helpers: helper joints per joint region, 1 to ${MAX_HELPERS_PER_REGION} (default 2)`,
-      positiveInteger,
-    )
-    .option('--influences <k>', 'helpers: influences per vertex in the baked file, 4 or 8 (default 4)', positiveInteger)
-    .option(
-      '--rate <fps>',
-      `samples per second of each clip (at most ${MAX_BAKE_SAMPLES.toLocaleString('en-US')} per clip)`,
-      positiveNumber,
-      DEFAULT_BAKE_RATE,
-    )
-    .option(
-      '--tolerance <t>',
-      'morphs: corrections that move a vertex by at most this fraction of the bounding-box diagonal are dropped (sparse targets; 5e-6 keeps the result within 1e-5 of the diagonal at the samples)',
-      Number,
-    )
-    .option('--quantize', 'write with KHR_mesh_quantization (smaller; no longer exact to 1e-5)')
-    .option('--sigma <s>', 'σ when CoRs must be computed', positiveNumber, DEFAULT_SIGMA)
-    .option('--epsilon <e>', 'ε when CoRs must be computed', positiveNumber, DEFAULT_EPSILON)
-    .option('--stretch-joints <names>', 'stretch: joints whose collapse is compensated, comma-separated')
-    .option('--no-twist-compensation', 'stretch: skip the twist compensation before skinning')
-    .option('--template <choices>', 'templates: bone or joint templates, JOINT=ID,… (over those stored in the file)')
+  withMethodParameters(
+    program
+      .command('bake')
+      .description(
+        'bake a method into a standard glTF any engine plays with its own linear blend skinning: --as helpers, helper joints fitted by skinning decomposition (Le & Deng 2012, "Smooth Skinning Decomposition with Rigid Bones", ACM TOG 31(6), SIGGRAPH Asia 2012), or --as morphs, one sparse corrective morph target per sample of every clip (exact at the samples, blended linearly between); prints how closely the baked file\'s LBS plays the method, next to plain LBS',
+      )
+      .argument('<inputs...>', 'skinned, animated .glb or .gltf files')
+      .requiredOption('--method <m>', 'method to bake: cor, dqs, sbs, lms, stretch, ddm, dm or templates')
+      .requiredOption(
+        '--as <kind>',
+        'helpers (helper joints, Le & Deng 2012) or morphs (sparse corrective morph targets)',
+      )
+      .option(
+        '--helpers <n>',
+        `helpers: helper joints per joint region, 1 to ${MAX_HELPERS_PER_REGION} (default 2)`,
+        positiveInteger,
+      )
+      .option(
+        '--influences <k>',
+        'helpers: influences per vertex in the baked file, 4 or 8 (default 4)',
+        positiveInteger,
+      )
+      .option(
+        '--rate <fps>',
+        `samples per second of each clip (at most ${MAX_BAKE_SAMPLES.toLocaleString('en-US')} per clip)`,
+        positiveNumber,
+        DEFAULT_BAKE_RATE,
+      )
+      .option(
+        '--tolerance <t>',
+        'morphs: corrections that move a vertex by at most this fraction of the bounding-box diagonal are dropped (sparse targets; 5e-6 keeps the result within 1e-5 of the diagonal at the samples)',
+        Number,
+      )
+      .option('--quantize', 'write with KHR_mesh_quantization (smaller; no longer exact to 1e-5)')
+      .option('--sigma <s>', 'σ when CoRs must be computed', positiveNumber, DEFAULT_SIGMA)
+      .option('--epsilon <e>', 'ε when CoRs must be computed', positiveNumber, DEFAULT_EPSILON)
+      .option('--stretch-joints <names>', 'stretch: joints whose collapse is compensated, comma-separated')
+      .option('--no-twist-compensation', 'stretch: skip the twist compensation before skinning')
+      .option('--template <choices>', 'templates: bone or joint templates, JOINT=ID,… (over those stored in the file)'),
+  )
     .option('-o, --output <file>', 'output .glb or .gltf (one input)')
     .option('--out-dir <dir>', 'folder for the outputs of several inputs (same file names)')
     .option(
@@ -402,7 +435,7 @@ function buildProgram(io: Io): Command {
     .addOption(
       new Option(
         '--methods <ids>',
-        'with --character: the methods, comma-separated (default: lbs,dqs,sbs,lms,cor,templates)',
+        `with --character: the methods, comma-separated (default: ${CHARACTER_METHODS.join(',')})`,
       ).argParser((v: string) => v.split(',').map((x) => x.trim())),
     )
     .option('--json', 'print the rows as one JSON array')

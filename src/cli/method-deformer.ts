@@ -10,7 +10,10 @@ import { CorskinError } from '../core/errors.js';
 import { computeCentersOfRotation } from '../cor/precompute.js';
 import { computeDirectDeltaMush } from '../ddm/precompute.js';
 import { deformers } from '../deformers/index.js';
-import type { Deformer, SkinningMethod } from '../deformers/contract.js';
+import type { Deformer } from '../deformers/contract.js';
+import type { MethodId } from '../deformers/registry.js';
+import { methodModule } from '../methods/index.js';
+import type { MethodModule } from '../methods/module.js';
 import { createStretchDeformer, stretchRigFromSkeleton } from '../deformers/stretch.js';
 import { createCageSkinningDeformer } from '../cage/rig.js';
 import { readCageRig, readTemplateRig } from '../io/cage-gltf.js';
@@ -21,8 +24,8 @@ import { findJoint } from '../evaluation/standard-poses.js';
 import { jointBoneSegments, type SkinnedModel } from '../io/gltf.js';
 import { progress, type Io } from './ui.js';
 
-/** Every method a {@link createMethodDeformer} builds a deformer for. */
-export type CliMethod = SkinningMethod | 'stretch' | 'cage' | 'templates';
+/** Every method a {@link createMethodDeformer} builds a deformer for: every registry method. */
+export type CliMethod = MethodId;
 
 /** Options of {@link createMethodDeformer}. */
 export interface MethodDeformerOptions {
@@ -35,6 +38,12 @@ export interface MethodDeformerOptions {
   twistCompensation?: boolean;
   /** templates: bone template choices, JOINT=ID,… */
   template?: string;
+}
+
+/** A method module's parameters taken from CLI options (`--smoothing-kind` → `smoothingKind` → its key). */
+export function moduleParameters(module: MethodModule, options: Record<string, unknown>): Record<string, unknown> {
+  const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  return Object.fromEntries(module.parameters.map((p) => [p.key, options[camel(p.flag)]]));
 }
 
 /**
@@ -91,6 +100,19 @@ export function createMethodDeformer(
   input: string,
   o: MethodDeformerOptions,
 ): Deformer {
+  const module = methodModule(method);
+  if (module) {
+    try {
+      return module.prepare({
+        mesh: model.mesh,
+        skeleton: model.skeleton,
+        parameters: moduleParameters(module, o as unknown as Record<string, unknown>),
+      });
+    } catch (e) {
+      if (e instanceof CorskinError) throw new CorskinError(`${model.name}: ${e.message}`, input);
+      throw e;
+    }
+  }
   if (method === 'stretch') return stretchDeformer(model, o, input);
   if (method === 'cage') {
     const rig = readCageRig(document, model, input);
@@ -100,7 +122,7 @@ export function createMethodDeformer(
   if (method === 'templates') return templatesDeformer(io, document, model, input, o.template);
   if (!Object.hasOwn(deformers, method)) throw new CorskinError(`unknown method "${String(method)}"`, input);
   ensureMethodData(io, input, model, method, o);
-  return deformers[method];
+  return deformers[method as keyof typeof deformers];
 }
 
 /**

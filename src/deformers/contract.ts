@@ -27,7 +27,7 @@ export interface DeformTarget {
 export type Deformer = (mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget) => void;
 
 /** The rig-free deformers' names, as used on the CLI and in reports (see the registry). */
-export type SkinningMethod = Exclude<MethodId, 'stretch' | 'cage' | 'templates'>;
+export type SkinningMethod = Exclude<MethodId, 'stretch' | 'cage' | 'templates' | 'dm'>;
 
 /**
  * Checks that `out` fits `mesh` (O(1): the per-vertex data is checked once, by

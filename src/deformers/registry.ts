@@ -9,6 +9,9 @@
  * @module
  */
 
+import { DELTA_MUSH_PARAMETERS } from '../methods/dm/parameters.js';
+import type { MethodParameter } from '../methods/parameter.js';
+
 /** A skinning method's descriptor. */
 export interface MethodInfo<Id extends string = MethodId> {
   id: Id;
@@ -34,6 +37,11 @@ export interface MethodInfo<Id extends string = MethodId> {
    */
   floatsPerBone: number;
   floatsPerVertex: number;
+  /**
+   * The method's parameters as every surface offers them (the CLI adds an option per entry);
+   * only for method modules (`src/methods/`), whose `prepare` reads them.
+   */
+  parameters?: readonly MethodParameter[];
 }
 
 /**
@@ -51,6 +59,7 @@ export const SKINNING_METHODS = [
   { id: 'lms', label: 'LMS', citation: 'Alexa 2002', precomputes: null, needsRig: false, simd: false, gpu: false, floatsPerBone: 6, floatsPerVertex: 0 },
   { id: 'cor', label: 'CoR', citation: 'Le & Hodgins 2016', precomputes: 'centers', needsRig: false, simd: true, gpu: true, floatsPerBone: 16, floatsPerVertex: 3 },
   { id: 'ddm', label: 'DDM', citation: 'Le & Lewis 2019', precomputes: 'ddm', needsRig: false, simd: false, gpu: true, floatsPerBone: 12, floatsPerVertex: 60 }, // full variant: 10 per (vertex, joint) entry, ≈ 6 entries per vertex on the shared humanoids (compact: 10 + 2 per entry); corskin/three packs them in a float texture (12 floats per entry, 2 per vertex for the range)
+  { id: 'dm', label: 'DM', citation: 'Mancewicz et al. 2014', precomputes: null, needsRig: true, simd: false, gpu: false, floatsPerBone: 12, floatsPerVertex: 0, parameters: DELTA_MUSH_PARAMETERS }, // a method module (src/methods/dm): prepared per mesh, nothing stored
   { id: 'stretch', label: 'Stretch', citation: 'Yang & Zhang 2006', precomputes: null, needsRig: true, simd: false, gpu: false, floatsPerBone: 22, floatsPerVertex: 0 },
   { id: 'cage', label: 'Cage', citation: 'Ju et al. 2008', precomputes: null, needsRig: true, simd: false, gpu: false, floatsPerBone: 12, floatsPerVertex: 48 }, // k = 24 cage vertices and weights; and 3 floats per cage vertex per frame
   { id: 'templates', label: 'Templates', citation: 'Ju et al. 2008', precomputes: null, needsRig: true, simd: false, gpu: true, floatsPerBone: 16, floatsPerVertex: 50 }, // corskin/three: the joint texture as DQS, the binding run (k = 24 cage vertices and weights, and the range) per vertex; and 4 floats per cage vertex per frame (posed on the CPU)
@@ -74,6 +83,14 @@ export const GPU_METHODS: readonly GpuMethodId[] = SKINNING_METHODS.filter(
 export const SIMD_METHODS: readonly SimdMethodId[] = SKINNING_METHODS.filter(
   (m): m is Extract<(typeof SKINNING_METHODS)[number], { simd: true }> => m.simd,
 ).map((m) => m.id);
+
+/**
+ * The methods `corskin evaluate --character` compares by default: every method but stretch
+ * (its compensated joints are the user's choice) and cage (it needs a cage bound to the file).
+ */
+export const CHARACTER_METHODS: readonly MethodId[] = SKINNING_METHODS.filter((m) => m.id !== 'stretch' && m.id !== 'cage').map(
+  (m) => m.id,
+);
 
 /** The descriptor of `id`. @throws RangeError for an unknown id */
 export function methodInfo(id: string): MethodInfo {

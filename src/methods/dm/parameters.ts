@@ -52,7 +52,9 @@ export function resolveDeltaMushParameters(options: DeltaMushParameters = {}): R
   if (!(o.step > 0 && o.step <= 1))
     throw new CorskinError(`Delta Mush step must lie in (0, 1] (got ${o.step}): beyond 1 a pass overshoots`);
   if (o.smoothing !== 'uniform' && o.smoothing !== 'length-weighted')
-    throw new CorskinError(`Delta Mush smoothing must be "uniform" or "length-weighted" (got "${String(o.smoothing)}")`);
+    throw new CorskinError(
+      `Delta Mush smoothing must be "uniform" or "length-weighted" (got "${String(o.smoothing)}")`,
+    );
   return { iterations: o.iterations, step: o.step, smoothing: o.smoothing, pinBorders: Boolean(o.pinBorders) };
 }
 

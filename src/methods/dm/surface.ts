@@ -61,7 +61,11 @@ export function mushSurface(positions: Float32Array, triangles: Uint32Array): Mu
     const a = vertexOf[triangles[f]], b = vertexOf[triangles[f + 1]], c = vertexOf[triangles[f + 2]]; // prettier-ignore
     if (a === b || b === c || c === a) continue;
     tris.push(a, b, c);
-    for (const [u, v] of [[a, b], [b, c], [c, a]]) {
+    for (const [u, v] of [
+      [a, b],
+      [b, c],
+      [c, a],
+    ]) {
       const key = u < v ? u * m + v : v * m + u;
       const count = faces.get(key);
       if (count === undefined) {
@@ -118,8 +122,12 @@ export function smoothSurface(
         acc[3 * m + edges[e]] += l;
         acc[3 * m + edges[e + 1]] += l;
       }
-      acc[u] += dx; acc[u + 1] += dy; acc[u + 2] += dz; // prettier-ignore
-      acc[v] -= dx; acc[v + 1] -= dy; acc[v + 2] -= dz; // prettier-ignore
+      acc[u] += dx;
+      acc[u + 1] += dy;
+      acc[u + 2] += dz; // prettier-ignore
+      acc[v] -= dx;
+      acc[v + 1] -= dy;
+      acc[v + 2] -= dz; // prettier-ignore
     }
     for (let w = 0; w < m; w++) {
       if (!degree[w] || !weight[w]) continue;
@@ -144,7 +152,12 @@ export function smoothSurface(
  * @param frames out: columns t, b, n per corner, length 27·T (column-major 3×3 each)
  * @param weights out: length 3·T
  */
-export function cornerFrames(surface: MushSurface, x: Float64Array, frames: Float64Array | Float32Array, weights: Float64Array): void {
+export function cornerFrames(
+  surface: MushSurface,
+  x: Float64Array,
+  frames: Float64Array | Float32Array,
+  weights: Float64Array,
+): void {
   const tris = surface.triangles;
   for (let f = 0; f < tris.length; f += 3) {
     for (let k = 0; k < 3; k++) {
@@ -155,9 +168,15 @@ export function cornerFrames(surface: MushSurface, x: Float64Array, frames: Floa
       const la = Math.hypot(ax, ay, az), lb = Math.hypot(bx, by, bz); // prettier-ignore
       let nx = 0, ny = 0, nz = 0, ln = 0; // prettier-ignore
       if (la > 0 && lb > 0) {
-        ax /= la; ay /= la; az /= la; // prettier-ignore
-        bx /= lb; by /= lb; bz /= lb; // prettier-ignore
-        nx = ay * bz - az * by; ny = az * bx - ax * bz; nz = ax * by - ay * bx; // prettier-ignore
+        ax /= la;
+        ay /= la;
+        az /= la; // prettier-ignore
+        bx /= lb;
+        by /= lb;
+        bz /= lb; // prettier-ignore
+        nx = ay * bz - az * by;
+        ny = az * bx - ax * bz;
+        nz = ax * by - ay * bx; // prettier-ignore
         ln = Math.hypot(nx, ny, nz);
       }
       const o = 9 * c;
@@ -168,14 +187,24 @@ export function cornerFrames(surface: MushSurface, x: Float64Array, frames: Floa
         frames[o] = frames[o + 4] = frames[o + 8] = 1;
         continue;
       }
-      nx /= ln; ny /= ln; nz /= ln; // prettier-ignore
+      nx /= ln;
+      ny /= ln;
+      nz /= ln; // prettier-ignore
       let tx = ax + bx, ty = ay + by, tz = az + bz; // prettier-ignore
       const lt = Math.hypot(tx, ty, tz);
-      tx /= lt; ty /= lt; tz /= lt; // prettier-ignore
+      tx /= lt;
+      ty /= lt;
+      tz /= lt; // prettier-ignore
       weights[c] = Math.acos(Math.max(-1, Math.min(1, ax * bx + ay * by + az * bz))); // π − the corner's angle
-      frames[o] = tx; frames[o + 1] = ty; frames[o + 2] = tz; // prettier-ignore
-      frames[o + 3] = ny * tz - nz * ty; frames[o + 4] = nz * tx - nx * tz; frames[o + 5] = nx * ty - ny * tx; // prettier-ignore
-      frames[o + 6] = nx; frames[o + 7] = ny; frames[o + 8] = nz; // prettier-ignore
+      frames[o] = tx;
+      frames[o + 1] = ty;
+      frames[o + 2] = tz; // prettier-ignore
+      frames[o + 3] = ny * tz - nz * ty;
+      frames[o + 4] = nz * tx - nx * tz;
+      frames[o + 5] = nx * ty - ny * tx; // prettier-ignore
+      frames[o + 6] = nx;
+      frames[o + 7] = ny;
+      frames[o + 8] = nz; // prettier-ignore
     }
   }
 }
