@@ -58,6 +58,7 @@ export {
   GPU_METHODS,
   SIMD_METHODS,
   methodInfo,
+  CHARACTER_METHODS,
   type MethodId,
   type GpuMethodId,
   type SimdMethodId,
@@ -69,6 +70,20 @@ export { deformDqs, jointDualQuaternions } from './deformers/dqs.js';
 export { deformCor } from './deformers/cor.js';
 export { deformDdm } from './deformers/ddm.js';
 export { deformers, deform } from './deformers/index.js';
+export type { MethodParameter } from './methods/parameter.js';
+export type { MethodModule, PrepareInput } from './methods/module.js';
+export { METHOD_MODULES, methodModule, prepareMethod } from './methods/index.js';
+export { createDeltaMushDeformer } from './methods/dm/deformer.js';
+export {
+  DELTA_MUSH_DEFAULTS,
+  DELTA_MUSH_PARAMETERS,
+  MAX_DELTA_MUSH_ITERATIONS,
+  resolveDeltaMushParameters,
+  type DeltaMushParameters,
+  type DeltaMushSmoothing,
+} from './methods/dm/parameters.js';
+export { deltaMushMethod } from './methods/dm/index.js';
+export { mushSurface, smoothSurface, cornerFrames, type MushSurface } from './methods/dm/surface.js';
 export { createSimdDeformer, type SimdDeformer, type SimdSkinningMethod } from './wasm/simd-skinning.js';
 export { subdivideByWeights, type SubdividedTriangles } from './cor/subdivide.js';
 export { buildPairTable, countPairs, fillPairs, type PairTable } from './cor/centers.js';

@@ -19,6 +19,7 @@ import { computeDirectDeltaMush } from '../ddm/precompute.js';
 import type { DeformTarget, Deformer } from '../deformers/contract.js';
 import { deformers } from '../deformers/index.js';
 import { createStretchDeformer, stretchRigFromSkeleton } from '../deformers/stretch.js';
+import { methodModule, prepareMethod } from '../methods/index.js';
 import { oneRings, rigidityDistortion } from '../metrics/distortion.js';
 import { selfIntersections, surfaceArea } from '../metrics/surface.js';
 import { weldByPosition } from '../metrics/weld.js';
@@ -182,6 +183,7 @@ export function runBenchmark(
   const rigged: Partial<Record<BenchmarkMethod, Deformer>> = { stretch };
   if (methods.includes('cage')) rigged.cage = createCageSkinningDeformer(chainCageRig(mesh, skeleton));
   if (methods.includes('templates')) rigged.templates = createTemplateDeformer(buildTemplateRig(mesh, skeleton));
+  for (const m of methods) if (methodModule(m)) rigged[m] = prepareMethod(m, { mesh, skeleton });
   const deformerOf = (m: BenchmarkMethod): Deformer => rigged[m] ?? deformers[m as keyof typeof deformers];
   const n = mesh.positions.length / 3;
   const rest = restPositions(mesh, skeleton);

@@ -123,18 +123,18 @@ export function createDeltaMushDeformer(mesh: SkinnedMesh, parameters: DeltaMush
       const cw = cornerWeight[c];
       if (cw === 0) continue;
       const w = triangles[c];
-      // a mirrored rig turns the corner frames' b and n against the mirrored surface's
+      // a mirrored rig turns the corner frames' n against the mirrored surface's (t and b follow it)
       const e = sigma[w] < 0 ? -1 : 1;
       const F = 9 * c;
-      const d0 = delta[3 * c], d1 = e * delta[3 * c + 1], d2 = e * delta[3 * c + 2]; // prettier-ignore
+      const d0 = delta[3 * c], d1 = delta[3 * c + 1], d2 = e * delta[3 * c + 2]; // prettier-ignore
       moved[3 * w] += cw * (frames[F] * d0 + frames[F + 3] * d1 + frames[F + 6] * d2);
       moved[3 * w + 1] += cw * (frames[F + 1] * d0 + frames[F + 4] * d1 + frames[F + 7] * d2);
       moved[3 * w + 2] += cw * (frames[F + 2] * d0 + frames[F + 5] * d1 + frames[F + 8] * d2);
       total[w] += cw;
       if (!turn) continue;
-      // F diag(1, e, e) F̄ᵀ, column-major
+      // F diag(1, 1, e) F̄ᵀ, column-major
       for (let col = 0; col < 3; col++) {
-        const r0 = cw * restFrames[F + col], r1 = cw * e * restFrames[F + 3 + col], r2 = cw * e * restFrames[F + 6 + col]; // prettier-ignore
+        const r0 = cw * restFrames[F + col], r1 = cw * restFrames[F + 3 + col], r2 = cw * e * restFrames[F + 6 + col]; // prettier-ignore
         for (let row = 0; row < 3; row++)
           blend[9 * w + 3 * col + row] += frames[F + row] * r0 + frames[F + 3 + row] * r1 + frames[F + 6 + row] * r2;
       }
