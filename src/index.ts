@@ -125,6 +125,7 @@ export {
   DEFAULT_EPSILON,
   DEFAULT_MAX_SUBDIVIDED_TRIANGLES,
   resolveCorOptions,
+  corAlgorithm,
   type CorParameterOptions,
 } from './cor/parameters.js';
 export { computeCentersOfRotationOnWorker, type WorkerCorOptions, type CorWorkerRequest } from './cor/web-worker.js';

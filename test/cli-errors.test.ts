@@ -107,7 +107,12 @@ describe('weights and outputs', () => {
   it('--quiet (anywhere on the line): the warning is not printed, the job still succeeds; errors still are', async () => {
     const out = path('renorm-quiet.glb');
     const r = await runCli('precompute', bad.weights, '-o', out, '--quiet');
-    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect([r.code, r.stderr, r.stdout]).toEqual([0, '', '']); // not even the "wrote …" line
+    const posed = await runCli('deform', bad.weights, '--method', 'dqs', '-q', '-o', path('posed-quiet.glb'));
+    expect([posed.code, posed.stderr, posed.stdout]).toEqual([0, '', '']);
+    expect(existsSync(path('posed-quiet.glb'))).toBe(true);
+    const info = await runCli('info', out, '--quiet'); // a command whose output is its result keeps it
+    expect(info.stdout).toMatch(/skin/);
     expect(existsSync(out)).toBe(true);
     const failed = await runCli('-q', 'precompute', path('no-such.glb'), '-o', path('never-quiet.glb'));
     expect(failed.code).toBe(1);

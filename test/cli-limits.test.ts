@@ -220,3 +220,50 @@ describe('outputs are finite and valid, or not written', () => {
     await refused(['deform', broken, '--method', 'ddm', '--time', '1'], message, join(tmp.dir, 'broken-out.glb'));
   });
 });
+
+describe('one meaning per option name; the old spellings work for one more release, with a note', () => {
+  it('precompute --algorithm exact = the deprecated --exact; bind-cage --coordinates mvc = the deprecated --method mvc', async () => {
+    const exact = await runCli('precompute', CESIUM_MAN, '--algorithm', 'exact', '-o', join(tmp.dir, 'exact.glb'));
+    const old = await runCli('precompute', CESIUM_MAN, '--exact', '-o', join(tmp.dir, 'exact-old.glb'));
+    expect([exact.code, old.code]).toEqual([0, 0]);
+    expect(exact.stdout).toMatch(/, exact\)/);
+    expect(old.stdout).toMatch(/, exact\)/);
+    expect(exact.stderr).not.toMatch(/deprecated/);
+    expect(old.stderr).toMatch(/--exact is deprecated .* use --algorithm exact/);
+    const [a, b] = await Promise.all(
+      ['exact.glb', 'exact-old.glb'].map(async (f) =>
+        (await readDocument(join(tmp.dir, f)))
+          .getRoot()
+          .listMeshes()[0]
+          .listPrimitives()[0]
+          .getAttribute('_CENTER_OF_ROTATION')!
+          .getArray(),
+      ),
+    );
+    expect(Array.from(b!)).toEqual(Array.from(a!));
+    const cage = await runCli(
+      'bind-cage',
+      CESIUM_MAN,
+      '--cage',
+      'auto',
+      '--coordinates',
+      'mvc',
+      '-o',
+      join(tmp.dir, 'mvc.glb'),
+    );
+    const cageOld = await runCli(
+      'bind-cage',
+      CESIUM_MAN,
+      '--cage',
+      'auto',
+      '--method',
+      'mvc',
+      '-o',
+      join(tmp.dir, 'mvc-old.glb'),
+    );
+    expect([cage.code, cageOld.code]).toEqual([0, 0]);
+    expect(cage.stdout).toMatch(/\(MVC,/);
+    expect(cageOld.stdout).toMatch(/\(MVC,/);
+    expect(cageOld.stderr).toMatch(/bind-cage --method is deprecated .* use --coordinates/);
+  });
+});

@@ -71,7 +71,7 @@ describe('exact evaluation', () => {
   const n = mesh.positions.length / 3;
 
   it('matches the brute-force Eq. 4 on every vertex of a small mesh', () => {
-    const ours = computeCentersOfRotation(mesh, { sigma: 0.1, epsilon: 0.1, method: 'exact' }).centers;
+    const ours = computeCentersOfRotation(mesh, { sigma: 0.1, epsilon: 0.1, algorithm: 'exact' }).centers;
     const dom = referenceDomain(mesh, 0.1);
     for (let i = 0; i < n; i++) {
       const ref = referenceCenter(mesh, dom, i, 0.1);

@@ -430,7 +430,7 @@ describe('progress', () => {
     const { readDocument } = await import('../src/io/node-io.js');
     const [model] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
     const seen: number[] = [];
-    computeCentersOfRotation(model.mesh, { method: 'exact', onProgress: (done, total) => seen.push(done / total) });
+    computeCentersOfRotation(model.mesh, { algorithm: 'exact', onProgress: (done, total) => seen.push(done / total) });
     expect(seen.length).toBeGreaterThanOrEqual(50);
     expect(seen[0]).toBeLessThan(0.05);
     expect(seen[seen.length - 1]).toBe(1);

@@ -31,7 +31,7 @@ mkdirSync(BATCH);
 const COMMANDS: [string, string[], string][] = [
   ['bake --as helpers, over its input', ['bake', CM, '--method', 'dqs', '--as', 'helpers', '-o', CM, '--force'], CM],
   ['bake --as morphs', ['bake', YBOT, '--method', 'dqs', '--as', 'morphs', '-o', OUT], YBOT],
-  ['precompute (cor)', ['precompute', '--exact', '--epsilon', '0.02', YBOT, '-o', OUT], YBOT],
+  ['precompute (cor)', ['precompute', '--algorithm', 'exact', '--epsilon', '0.02', YBOT, '-o', OUT], YBOT],
   [
     'precompute --method ddm, over its input',
     ['precompute', '--method', 'ddm', '--iterations', '60', YBOT, '-o', YBOT, '--force'],

@@ -23,7 +23,8 @@ import { progress, type Io } from './ui.js';
 export interface BindCageOptions {
   output: string;
   cage: string;
-  method: CageCoordinates;
+  /** pmvc or mvc (`--coordinates`). */
+  coordinates: CageCoordinates;
   resolution?: number;
   influences?: number;
   correction?: 'positive' | 'linear';
@@ -52,7 +53,7 @@ export async function bindCageCommand(io: Io, input: string, o: BindCageOptions)
   let binding;
   try {
     binding = await bindToCageParallel(model.mesh.positions, cage, {
-      method: o.method,
+      method: o.coordinates,
       resolution: o.resolution,
       influences: o.influences,
       correction: o.correction,
@@ -79,7 +80,7 @@ export async function bindCageCommand(io: Io, input: string, o: BindCageOptions)
   let negative = 0;
   for (const w of binding.weights) if (w < 0) negative++;
   io.out(
-    `${model.name}: ${model.mesh.positions.length / 3} vertices bound to a cage of ${cage.positions.length / 3} vertices and ${cage.triangles.length / 3} triangles (${o.method.toUpperCase()}${binding.resolution ? `, ${binding.resolution}² texels per cube face` : ''}, ${binding.influences} per vertex${negative ? `, ${negative} negative weights` : ''})`,
+    `${model.name}: ${model.mesh.positions.length / 3} vertices bound to a cage of ${cage.positions.length / 3} vertices and ${cage.triangles.length / 3} triangles (${o.coordinates.toUpperCase()}${binding.resolution ? `, ${binding.resolution}² texels per cube face` : ''}, ${binding.influences} per vertex${negative ? `, ${negative} negative weights` : ''})`,
   );
   io.out(`wrote ${o.output} in ${((performance.now() - start) / 1000).toFixed(2)} s`);
 }

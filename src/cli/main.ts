@@ -99,7 +99,10 @@ function buildProgram(io: Io): Command {
   const program = new Command('corskin')
     .description('Skeletal skinning with optimized centers of rotation, DQS and LBS, on glTF characters.')
     .version(VERSION)
-    .option('-q, --quiet', 'errors only: no progress bars, warnings or notes (anywhere on the command line)')
+    .option(
+      '-q, --quiet',
+      'errors only: no progress bars, warnings, notes or "wrote …" lines (anywhere on the command line; info, evaluate and templates list still print their result)',
+    )
     .option('--verbose', 'every note, repeats and details included (anywhere on the command line)')
     .option(
       '--resources',
@@ -148,7 +151,15 @@ function buildProgram(io: Io): Command {
     .addOption(new Option('--method <m>', 'what to precompute: cor or ddm').choices(['cor', 'ddm']).default('cor'))
     .option('--sigma <s>', 'similarity kernel width σ (Le & Hodgins 2016, Eq. 1)', positiveNumber, DEFAULT_SIGMA)
     .option('--epsilon <e>', 'subdivision bound ε on weight distance per edge', positiveNumber, DEFAULT_EPSILON)
-    .option('--exact', 'evaluate Eq. 4 exactly instead of the fast binned evaluation (slow on dense weights)')
+    .addOption(
+      new Option(
+        '--algorithm <a>',
+        'cor: fast (binned evaluation, ≤ 1e-3 of the diagonal) or exact (Eq. 4 to rounding; slow on dense weights)',
+      )
+        .choices(['fast', 'exact'])
+        .default('fast'),
+    )
+    .addOption(new Option('--exact', 'deprecated: --algorithm exact').hideHelp())
     .option(
       '--max-subdivided <n>',
       'refuse to subdivide into more sub-triangles than this (estimated first)',
@@ -191,6 +202,10 @@ function buildProgram(io: Io): Command {
     .option('--no-compress', "write without the input's Draco/meshopt compression")
     .option('--force', 'allow overwriting the input')
     .action(async (inputs: string[], opts) => {
+      if (opts.exact) {
+        io.err('corskin: note: --exact is deprecated and will be removed in the next release; use --algorithm exact');
+        opts.algorithm = 'exact';
+      }
       await (await import('./batch.js')).runBatch(io, inputs, 'precompute', opts);
     });
 
@@ -205,10 +220,14 @@ function buildProgram(io: Io): Command {
       "closed, outward-facing triangle cage around the skin (.obj, .glb or .gltf), in the skin's bind space",
     )
     .addOption(
-      new Option('--method <m>', 'coordinates: pmvc (positive, visibility-aware) or mvc (Ju, Schaefer, Warren 2005)')
+      new Option(
+        '--coordinates <c>',
+        'pmvc (positive mean value coordinates, visibility-aware; Lipman et al. 2007) or mvc (Ju, Schaefer, Warren 2005)',
+      )
         .choices(['pmvc', 'mvc'])
         .default('pmvc'),
     )
+    .addOption(new Option('--method <m>', 'deprecated: --coordinates').choices(['pmvc', 'mvc']).hideHelp())
     .option(
       '--resolution <r>',
       'PMVC cube-map texels per face side (error falls as 1/r²)',
@@ -231,7 +250,15 @@ function buildProgram(io: Io): Command {
     .requiredOption('-o, --output <file>', 'output .glb or .gltf')
     .option('--no-compress', "write without the input's Draco/meshopt compression")
     .option('--force', 'allow overwriting an input')
-    .action(async (input: string, opts) => (await import('./bind-cage.js')).bindCageCommand(io, input, opts));
+    .action(async (input: string, opts) => {
+      if (opts.method) {
+        io.err(
+          'corskin: note: bind-cage --method is deprecated and will be removed in the next release; use --coordinates',
+        );
+        opts.coordinates = opts.method;
+      }
+      await (await import('./bind-cage.js')).bindCageCommand(io, input, opts);
+    });
 
   const templates = program
     .command('templates')
@@ -520,14 +547,22 @@ export function installSignalCleanup(): void {
   }
 }
 
+/** Commands whose stdout is their result (a table, a report, a URL): `--quiet` keeps it. */
+const READERS = new Set(['info', 'evaluate', 'view', 'templates list']);
+
 /**
  * `io` with each note or warning on stderr said once per run (every time with `verbose`), and
- * with `quiet`, none of them and no progress bars: only errors (lines `corskin: error: …`).
+ * with `quiet`, none of them and no progress bars: only errors (lines `corskin: error: …`); the
+ * commands that write files then print nothing on stdout either (not even `wrote …`).
  */
-function filteredIo(io: Io, quiet: boolean, verbose: boolean): Io {
+function filteredIo(io: Io, quiet: boolean, verbose: boolean, command: string): Io {
   const said = new Set<string>();
+  const silent = quiet && !READERS.has(command) && !READERS.has(command.split(' ')[0]);
   return {
-    out: io.out,
+    out: (line) => {
+      if (silent || (quiet && line.startsWith('wrote '))) return;
+      io.out(line);
+    },
     err: (line) => {
       if (line.startsWith('corskin: error')) return io.err(line);
       if (quiet || (said.has(line) && !verbose)) return;
@@ -552,7 +587,9 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   const verbose = !quiet && flag('--verbose');
   const resources = flag('--resources');
   argv = argv.filter((a, i) => i < 2 || !['-q', '--quiet', '--verbose', '--resources'].includes(a));
-  const program = buildProgram(filteredIo(io, quiet, verbose));
+  const words = argv.slice(2).filter((a) => !a.startsWith('-'));
+  const command = words[0] === 'templates' ? words.slice(0, 2).join(' ') : (words[0] ?? '');
+  const program = buildProgram(filteredIo(io, quiet, verbose, command));
   if (argv.length <= 2) {
     io.err(program.helpInformation().trimEnd());
     io.err('corskin: error: a command is required');

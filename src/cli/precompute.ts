@@ -27,7 +27,8 @@ export interface PrecomputeOptions {
   threshold?: number;
   sigma: number;
   epsilon: number;
-  exact?: boolean;
+  /** cor: `fast` (default) or `exact` (`--algorithm`). */
+  algorithm?: 'fast' | 'exact';
   /** Refuse larger subdivisions (estimated before subdividing). */
   maxSubdivided?: number;
   threads?: number;
@@ -52,7 +53,7 @@ export async function precomputeCommand(io: Io, input: string, o: PrecomputeOpti
       centersOfRotation({
         sigma: o.sigma,
         epsilon: o.epsilon,
-        method: o.exact ? 'exact' : 'fast',
+        algorithm: o.algorithm ?? 'fast',
         maxSubdividedTriangles: o.maxSubdivided,
         threads: o.threads,
         pool,
@@ -77,7 +78,7 @@ export async function precomputeCommand(io: Io, input: string, o: PrecomputeOpti
   }
   for (const l of lines) io.out(l);
   io.out(
-    `wrote ${o.output} (σ = ${o.sigma}, ε = ${o.epsilon}, ${o.exact ? 'exact' : 'fast'}) in ${((performance.now() - start) / 1000).toFixed(2)} s`,
+    `wrote ${o.output} (σ = ${o.sigma}, ε = ${o.epsilon}, ${o.algorithm ?? 'fast'}) in ${((performance.now() - start) / 1000).toFixed(2)} s`,
   );
 }
 

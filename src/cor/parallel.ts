@@ -15,6 +15,7 @@ import { nodeWorkerScript } from '../core/node-worker.js';
 import { allocateEntries, type PairTable } from './centers.js';
 import { exactPlan, mergePlans, mergeVertexStats, pairWork, type PairPlan } from './fast.js';
 import { computeCentersOfRotation, corParameters, type CorOptions, type CorResult } from './precompute.js';
+import { corAlgorithm } from './parameters.js';
 import { toShared } from './shared-memory.js';
 import type { SubdividedTriangles } from './subdivide.js';
 
@@ -148,7 +149,7 @@ export async function computeCentersOfRotationParallel(mesh: SkinnedMesh, option
 
     // 3. Planning by pairs, longest first onto the least loaded thread.
     let plan: PairPlan = exactPlan(table, sigma);
-    if (options.method !== 'exact') {
+    if (corAlgorithm(options) !== 'exact') {
       const work = pairWork(table, stats);
       const order = Array.from(work.keys()).sort((a, b) => work[b] - work[a] || a - b);
       const groups: number[][] = Array.from({ length: threads }, () => []);

@@ -54,3 +54,8 @@ export function resolveCorOptions(options: CorParameterOptions): Required<CorPar
 export function checkSigma(sigma: number): void {
   if (!(sigma > 0)) throw new RangeError(`sigma must be > 0, got ${sigma}`);
 }
+
+/** The CoR algorithm of `options`: `algorithm`, else the deprecated `method`, else `fast`. */
+export function corAlgorithm(options: { algorithm?: 'fast' | 'exact'; method?: 'fast' | 'exact' }): 'fast' | 'exact' {
+  return options.algorithm ?? options.method ?? 'fast';
+}

@@ -10,7 +10,7 @@ import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
 import { buildPairTable } from './centers.js';
 import { centersOfRotationPlanned, exactPlan, pairVertexStats, planPairs, type FastCorResolution } from './fast.js';
-import { resolveCorOptions } from './parameters.js';
+import { corAlgorithm, resolveCorOptions } from './parameters.js';
 import { estimateSubdividedTriangles, subdivideByWeights } from './subdivide.js';
 
 /**
@@ -34,6 +34,8 @@ export interface CorOptions {
    * and the similarity sums tabulated (see `cor/fast.ts`); measured error ≤ 1e-3 of the
    * bounding-box diagonal. `exact`: Eq. 4 to rounding, cost vertices × sub-triangles per pair.
    */
+  algorithm?: 'fast' | 'exact';
+  /** @deprecated the old name of {@link CorOptions.algorithm}, read when that is not given; removed in the next release */
   method?: 'fast' | 'exact';
   /** Resolution of the fast method (defaults measured on the shared assets). */
   resolution?: FastCorResolution;
@@ -95,7 +97,7 @@ export function computeCentersOfRotation(mesh: SkinnedMesh, options: CorOptions 
   const tris = subdivideByWeights(mesh, epsilon);
   const table = buildPairTable(tris, J);
   const plan =
-    options.method === 'exact'
+    corAlgorithm(options) === 'exact'
       ? exactPlan(table, sigma)
       : planPairs(table, pairVertexStats(table, mesh), sigma, options.resolution);
   const centers = new Float32Array(3 * n);

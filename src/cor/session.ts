@@ -24,7 +24,7 @@ import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
 import { countPairs, fillPairs, type PairTable } from './centers.js';
 import { centersOfRotationPlanned, gatherInfluences, planPairs, type FastCorResolution, type PairStrategy, type Lattice } from './fast.js';
-import { resolveCorOptions } from './parameters.js';
+import { corAlgorithm, resolveCorOptions } from './parameters.js';
 import { subdivideByWeights } from './subdivide.js';
 
 /** Options of {@link createCorSession}. */
@@ -34,6 +34,8 @@ export interface CorSessionOptions {
   /** Subdivision bound ε; default {@link DEFAULT_EPSILON}. */
   epsilon?: number;
   /** `fast` (default) or `exact`, as in {@link computeCentersOfRotation}. */
+  algorithm?: 'fast' | 'exact';
+  /** @deprecated the old name of {@link CorSessionOptions.algorithm}; removed in the next release */
   method?: 'fast' | 'exact';
   resolution?: FastCorResolution;
   /** Number of joints J of the skeleton (joints painted later must be < J); default: as the weights need. */
@@ -283,7 +285,7 @@ export function createCorSession(input: SkinnedMesh, options: CorSessionOptions 
       const b = buckets.get(key);
       if (b !== undefined) list.push(b);
     }
-    if (options.method === 'exact') return; // every bucket is written 'exact'
+    if (corAlgorithm(options) === 'exact') return; // every bucket is written 'exact'
     const plan = planPairs(table(), stats.subarray(0, 5 * P), sigma, options.resolution, list, scratch);
     for (const b of list) [strategy[b], bins[b], grids[b]] = [plan.strategy[b], plan.bins[b], plan.grids[b]];
   };

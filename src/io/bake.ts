@@ -11,7 +11,7 @@
 import { CorskinError } from '../core/errors.js';
 import type { Document, Transform } from '@gltf-transform/core';
 import { computeCentersOfRotationParallel, type ParallelCorOptions } from '../cor/parallel.js';
-import { resolveCorOptions } from '../cor/parameters.js';
+import { corAlgorithm, resolveCorOptions } from '../cor/parameters.js';
 import type { CorResult } from '../cor/precompute.js';
 import { computeDirectDeltaMush, type DdmModel, type DdmOptions } from '../ddm/precompute.js';
 import { DEFAULT_DDM_THRESHOLD, resolveDdmParameters } from '../ddm/parameters.js';
@@ -42,7 +42,7 @@ export function centersOfRotation(options: BakeOptions = {}): Transform {
           : e;
       });
       const { sigma, epsilon } = resolveCorOptions(options); // as the computation filled them in
-      setCentersOfRotation(document, model, result.centers, { sigma, epsilon, method: options.method ?? 'fast' });
+      setCentersOfRotation(document, model, result.centers, { sigma, epsilon, method: corAlgorithm(options) });
       options.onSkin?.(model, result);
     }
   };
