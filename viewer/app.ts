@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { COR_ATTRIBUTE_THREE } from '../src/io/schema.js';
 import { autoLayout, layoutCells, type Cell, type Layout } from './layout.js';
 import GUI from 'lil-gui';
 import * as THREE from 'three';
@@ -103,7 +104,7 @@ export function cpuOf(view: View, mesh: THREE.SkinnedMesh): CpuMesh {
     };
     view.cpu.set(mesh, c);
   }
-  const cor = mesh.geometry.getAttribute('_center_of_rotation');
+  const cor = mesh.geometry.getAttribute(COR_ATTRIBUTE_THREE);
   if (cor && !c.centers) {
     c.data.centersOfRotation = Float32Array.from(cor.array as Float32Array);
     c.centers = { ...c.data, positions: c.data.centersOfRotation };

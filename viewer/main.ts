@@ -10,6 +10,7 @@
  * cage overlay), template (JOINT=ID,…: template choices), frame (joint: the camera on the posed joint),
  * ui=0.
  */
+import { COR_ATTRIBUTE_THREE } from '../src/io/schema.js';
 import { fitDistance, fitPoints, THREE_QUARTER } from './layout.js';
 import GUI from 'lil-gui';
 import * as THREE from 'three';
@@ -677,7 +678,7 @@ const api = {
     for (let i = 0; i < idx.count; i++)
       for (let k = 0; k < 4; k++) if (idx.getComponent(i, k) === j) total += wgt.getComponent(i, k);
     const corView = state.views.find((v) => v.method === 'cor');
-    const cor = corView && skinnedMeshes(corView)[0].geometry.getAttribute('_center_of_rotation');
+    const cor = corView && skinnedMeshes(corView)[0].geometry.getAttribute(COR_ATTRIBUTE_THREE);
     let sum = 0;
     if (cor) for (let i = 0; i < cor.array.length; i++) sum += (cor.array[i] as number) * ((i % 7) + 1);
     return { total, centers: sum, edits: paintEdits };

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { COR_ATTRIBUTE_THREE } from '../src/io/schema.js';
 import * as THREE from 'three';
 import { meshFromGeometry, skeletonFromThree } from '../src/three/index.js';
 import { bindJointPositions } from '../src/core/skeleton.js';
@@ -60,7 +61,7 @@ export function pushToViews(m: number, vertices: ArrayLike<number>, recomputed: 
         wgt.setComponent(i, k, k < K ? s.mesh.weights[K * i + k] : 0);
       }
     idx.needsUpdate = wgt.needsUpdate = true;
-    const cor = g.getAttribute('_center_of_rotation') as THREE.BufferAttribute | undefined;
+    const cor = g.getAttribute(COR_ATTRIBUTE_THREE) as THREE.BufferAttribute | undefined;
     if (cor) {
       for (const i of Array.from(recomputed))
         cor.setXYZ(i, s.centers[3 * i], s.centers[3 * i + 1], s.centers[3 * i + 2]);
@@ -215,7 +216,7 @@ export function bindJoints(mesh: THREE.SkinnedMesh): Float64Array {
  */
 export function corCheckColors(mesh: THREE.SkinnedMesh, index: number): boolean {
   const corView = state.views.find((v) => v.method === 'cor');
-  const source = corView && skinnedMeshes(corView)[index]?.geometry.getAttribute('_center_of_rotation');
+  const source = corView && skinnedMeshes(corView)[index]?.geometry.getAttribute(COR_ATTRIBUTE_THREE);
   if (!source) return false;
   if (coloursUpToDate(mesh, 'cor-check')) return true;
   const P = bindJoints(mesh);

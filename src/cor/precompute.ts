@@ -17,7 +17,7 @@ import { estimateSubdividedTriangles, subdivideByWeights } from './subdivide.js'
  * Name of the glTF vertex attribute holding the centers of rotation (VEC3 float, bind space;
  * GLTFLoader exposes it as `_center_of_rotation`).
  */
-export const COR_ATTRIBUTE = '_CENTER_OF_ROTATION';
+export { COR_ATTRIBUTE } from '../io/schema.js';
 
 /** Options of {@link computeCentersOfRotation}. */
 export interface CorOptions {

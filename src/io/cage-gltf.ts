@@ -23,19 +23,19 @@ import { CAGE_INFLUENCES, type TemplateRig } from '../templates/rig.js';
 import { restoreTemplateRig, storeTemplates, type StoredTemplates } from '../templates/stored.js';
 import { CorskinError } from '../core/errors.js';
 import { VERSION } from '../version.js';
+import { CAGE_BINDING_EXTRAS_KEY, CAGE_EXTRAS_KEY, isCageExtras } from './schema.js';
 import type { SkinnedModel } from './gltf.js';
 
 /** Node extras key marking a cage node. */
-export const CAGE_EXTRAS_KEY = 'corskinCage';
+export { CAGE_EXTRAS_KEY, CAGE_BINDING_EXTRAS_KEY };
 /** Primitive extras key naming the cage (its `id`) whose binding the primitive carries. */
-export const CAGE_BINDING_EXTRAS_KEY = 'corskinCageBinding';
+
 const INDICES = '_CAGE_INDICES_';
 const WEIGHTS = '_CAGE_WEIGHTS_';
 
 /** Whether `node` is a cage written by corskin (its extras carry {@link CAGE_EXTRAS_KEY}). */
 export function isCageNode(node: Node): boolean {
-  const extras = node.getExtras() as Record<string, unknown> | undefined;
-  return !!extras && typeof extras[CAGE_EXTRAS_KEY] === 'object';
+  return isCageExtras(node.getExtras());
 }
 
 /**

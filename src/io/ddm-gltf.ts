@@ -20,10 +20,12 @@ import { CorskinError } from '../core/errors.js';
 import { resolveDdmParameters, type DdmParameters } from '../ddm/parameters.js';
 import type { DdmModel, DdmVariant } from '../ddm/precompute.js';
 import { VERSION } from '../version.js';
+import { DDM_EXTRAS_KEY } from './schema.js';
 import type { SkinnedModel } from './gltf.js';
 
 /** The key of the parameters in a primitive's extras. */
-export const DDM_EXTRAS = 'corskinDeltaMush';
+/** The primitive extras key of the stored parameters ({@link DDM_EXTRAS_KEY}). */
+export const DDM_EXTRAS = DDM_EXTRAS_KEY;
 
 /** The primitive's Direct Delta Mush attributes (to remove or replace them). */
 export function ddmAttributeNames(p: Primitive): string[] {

@@ -27,9 +27,8 @@ import type { MorphChannel, MorphGroup, MorphTarget } from '../core/morph.js';
 import { createSkeleton, type Skeleton } from '../core/skeleton.js';
 import type { TwistJoint } from '../core/twist.js';
 import { VERSION } from '../version.js';
-import { COR_ATTRIBUTE } from '../cor/precompute.js';
+import { COR_ATTRIBUTE, isCageExtras } from './schema.js';
 import { readDeltaMush } from './ddm-gltf.js';
-import { isCageNode } from './cage-gltf.js';
 
 export { COR_ATTRIBUTE };
 
@@ -125,7 +124,7 @@ export function extractSkinnedModels(document: Document, file?: string): Skinned
   for (const node of root.listNodes()) {
     const skin = node.getSkin();
     const mesh = node.getMesh();
-    if (!skin || !mesh || isCageNode(node)) continue; // a cage is not part of the character
+    if (!skin || !mesh || isCageExtras(node.getExtras())) continue; // a cage is not part of the character
     const nodes = bySkin.get(skin) ?? [];
     nodes.push(node);
     bySkin.set(skin, nodes);

@@ -22,7 +22,7 @@ import { CorskinError } from '../core/errors.js';
 import { mat4Invert, mat4Multiply, quatFromMat4 } from '../core/math.js';
 import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
 import { skinningMatrices } from '../core/pose.js';
-import { COR_ATTRIBUTE } from '../cor/precompute.js';
+import { COR_ATTRIBUTE } from './schema.js';
 import type { Deformer } from '../deformers/contract.js';
 import { deformLbs } from '../deformers/lbs.js';
 import { removeDeltaMush } from './ddm-gltf.js';

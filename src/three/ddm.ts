@@ -25,9 +25,10 @@ import { CorskinError } from '../core/errors.js';
 import type { DdmModel, DdmVariant } from '../ddm/precompute.js';
 import { resolveDdmParameters } from '../ddm/parameters.js';
 import { TEXTURE_WIDTH } from './templates.js';
+import { DDM_EXTRAS_KEY } from '../io/schema.js';
 
 /** The geometry `userData` key of the Direct Delta Mush parameters (glTF primitive extras). */
-const EXTRAS_KEY = 'corskinDeltaMush';
+const EXTRAS_KEY = DDM_EXTRAS_KEY;
 /** The mesh `userData` key of the model a mesh renders with (kept between switches). */
 const MODEL_KEY = 'corskinDeltaMushModel';
 

@@ -34,6 +34,7 @@
  *
  * @module corskin/three
  */
+import { COR_ATTRIBUTE_THREE } from '../io/schema.js';
 import {
   BufferAttribute,
   DataTexture,
@@ -284,11 +285,11 @@ async function switchMesh(
   options: SkinningOptions,
   skin?: CorskinMesh,
 ): Promise<void> {
-  if (method === 'cor' && !mesh.geometry.getAttribute('_center_of_rotation')) {
+  if (method === 'cor' && !mesh.geometry.getAttribute(COR_ATTRIBUTE_THREE)) {
     const compute =
       options.computeCenters ?? ((m: SkinnedMesh) => centersFromGeometry(m, (d, t) => options.onProgress?.(m, d, t)));
     const centers = await compute(mesh);
-    mesh.geometry.setAttribute('_center_of_rotation', new BufferAttribute(centers, 3));
+    mesh.geometry.setAttribute(COR_ATTRIBUTE_THREE, new BufferAttribute(centers, 3));
   }
   let deltaMush: { model: DdmModel; range: Float32Array; texture: DataTexture } | undefined;
   if (method === 'ddm') {

@@ -27,6 +27,7 @@
  *
  * @module corskin/three/webgpu
  */
+import { COR_ATTRIBUTE_THREE } from '../io/schema.js';
 import type { Material, Object3D } from 'three';
 import {
   LineBasicNodeMaterial,
@@ -384,7 +385,7 @@ export function corskinSkinning(o: NodePatchOptions, hasNormal: boolean, hasTang
         r = vec4(xyz, u.w.mul(r.w).sub(dot(u.xyz, r.xyz))).toConst();
       }
     } else {
-      const c = attribute('_center_of_rotation', 'vec3').toConst();
+      const c = attribute(COR_ATTRIBUTE_THREE, 'vec3').toConst();
       const lbsOfCenter = blend(W.map((w, k) => transform(k, c).mul(w)));
       positionLocal.assign(rotate(r, applyK(positionLocal.sub(c))).add(lbsOfCenter));
     }

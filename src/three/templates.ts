@@ -32,6 +32,7 @@ import {
 } from 'three';
 import type { CageBinding } from '../cage/bind.js';
 import { CorskinError } from '../core/errors.js';
+import { CAGE_BINDING_EXTRAS_KEY, CAGE_EXTRAS_KEY } from '../io/schema.js';
 import type { SkinnedMesh as CorskinMesh } from '../core/mesh.js';
 import { createSkeleton, type Skeleton } from '../core/skeleton.js';
 import { createCageCorrection, type CageCorrection } from '../templates/deformer.js';
@@ -40,9 +41,9 @@ import { templateRigPart, type TemplateRig } from '../templates/rig.js';
 import { restoreTemplateRig, type StoredTemplates } from '../templates/stored.js';
 
 /** The extras key (GLTFLoader: `userData`) of a cage node written by `corskin templates build`. */
-const CAGE_KEY = 'corskinCage';
+const CAGE_KEY = CAGE_EXTRAS_KEY;
 /** The primitive extras key (GLTFLoader: geometry `userData`) naming the cage of a binding. */
-const BINDING_KEY = 'corskinCageBinding';
+const BINDING_KEY = CAGE_BINDING_EXTRAS_KEY;
 /**
  * Width of the binding and cage textures: 2048 (WebGL 2 guarantees it), so the shaders address
  * texel i at (i & 2047, i >> 11), no integer division.

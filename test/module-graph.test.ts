@@ -1,0 +1,57 @@
+/**
+ * What reading a skin loads: the static module graph (as a bundler sees it) of reading a file
+ * and extracting its skins holds the glTF formats and the core, and no method's code — no
+ * templates, cage, CoR or deformer module (storage names come from the dependency-free
+ * `io/schema.ts`). Of Direct Delta Mush only its parameter check is there: a file's stored DDM
+ * data is read with the skin (`mesh.deltaMush`) and its stored parameters are checked on reading.
+ */
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from './helpers/data.js';
+
+/** The modules `entries` import statically (dynamic `import()`s, loaded on demand, not followed). */
+async function graph(...entries: string[]): Promise<string[]> {
+  const r = await build({
+    entryPoints: entries,
+    absWorkingDir: ROOT,
+    bundle: true,
+    write: false,
+    outdir: 'out', // nothing is written
+    metafile: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    logLevel: 'silent',
+  });
+  const inputs = r.metafile.inputs;
+  const seen = new Set<string>(entries);
+  const stack = [...entries];
+  while (stack.length)
+    for (const i of inputs[stack.pop()!].imports)
+      if (i.kind !== 'dynamic-import' && i.path in inputs && !seen.has(i.path)) {
+        seen.add(i.path);
+        stack.push(i.path);
+      }
+  return [...seen].filter((f) => f.startsWith('src/'));
+}
+
+describe('the module graph', () => {
+  it('reading a skin (readDocument, extractSkinnedModels) loads no method code', async () => {
+    const modules = await graph('src/io/node-io.ts', 'src/io/gltf.ts');
+    expect(modules).toContain('src/io/schema.ts');
+    const methods = modules.filter((f) =>
+      /^src\/(templates|cage|cor|deformers|methods|bake|three|evaluation)\//.test(f),
+    );
+    expect(methods).toEqual([]);
+    expect(modules.filter((f) => f.startsWith('src/ddm/'))).toEqual(['src/ddm/parameters.ts']);
+    expect(modules.length).toBeLessThanOrEqual(15); // 42 before the schema module
+  });
+
+  it('the CLI starts without any method code either', async () => {
+    const modules = await graph('src/cli/main.ts');
+    const heavy = modules.filter((f) =>
+      /^src\/(templates|cor\/(?!parameters)|deformers\/(?!registry)|three|evaluation)\//.test(f),
+    );
+    expect(heavy).toEqual([]);
+  });
+});
