@@ -62,10 +62,15 @@ describe('the viewer', () => {
     tmp.cleanup();
   });
 
-  it('offers every GPU method of the registry, and only those', async () => {
+  it('offers every method corskin/three runs (GPU methods, and method modules on the CPU), and only those', async () => {
     const { SKINNING_METHODS } = await import('../src/deformers/registry.js');
     const offered = await viewer(page)(() => (window as unknown as { viewer: Viewer }).viewer.methods(), undefined);
-    expect(offered).toEqual(Object.fromEntries(SKINNING_METHODS.filter((m) => m.gpu).map((m) => [m.label, m.id])));
+    expect(offered).toEqual(
+      Object.fromEntries(
+        SKINNING_METHODS.filter((m) => m.gpu || ('module' in m && m.module)).map((m) => [m.label, m.id]),
+      ),
+    );
+    expect(offered.DM).toBe('dm');
   });
 
   it('opens CesiumMan with LBS, DQS, CoR and templates side by side (CoRs and template cages computed in workers)', async () => {
@@ -82,8 +87,14 @@ describe('the viewer', () => {
     const dqs = await shot();
     await set('method', 'cor');
     const cor = await shot();
+    await set('method', 'dm'); // Delta Mush, on the CPU: a posed stand-in drawn in the SkinnedMesh's place
+    const dm = await shot();
+    expect(await viewer(page)((x) => (window as unknown as { viewer: Viewer }).viewer.methodOf(x), 'dm')).toBe('dm');
     expect(lbs.equals(dqs)).toBe(false);
     expect(dqs.equals(cor)).toBe(false);
+    expect(dm.equals(lbs)).toBe(false);
+    expect(dm.equals(dqs)).toBe(false);
+    expect(errors).toEqual([]);
     await set('layout', 'side');
   });
 

@@ -15,7 +15,8 @@ import { GLTFLoader, type GLTF } from 'three/addons/loaders/GLTFLoader.js';
 import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
 import { type SkinnedMesh as CorskinMesh } from '../src/core/mesh.js';
 import { deformers } from '../src/deformers/index.js';
-import { GPU_METHODS as GPU_METHOD_IDS, SKINNING_METHODS } from '../src/deformers/registry.js';
+import { SKINNING_METHODS, THREE_METHODS } from '../src/deformers/registry.js';
+import { methodModule, prepareMethod } from '../src/methods/index.js';
 import { oneRings, type OneRings } from '../src/metrics/distortion.js';
 import {
   bindSpaceSkinningMatrices,
@@ -23,16 +24,20 @@ import {
   isCageObject,
   meshFromGeometry,
   templateRigOf,
-  type GpuSkinningMethod,
+  skeletonFromThree,
+  type ThreeSkinningMethod,
 } from '../src/three/index.js';
 import { createTemplateDeformer } from '../src/templates/deformer.js';
 import type { Deformer } from '../src/deformers/contract.js';
 import { computeCentersOfRotationOnWorker } from '../src/cor/web-worker.js';
 import { type BrushMode } from '../src/weights/brush.js';
 
-// Every registered method the GPU path runs, in the registry's order.
-export const GPU_METHODS = SKINNING_METHODS.filter((m) => m.gpu);
-export const METHODS: readonly GpuSkinningMethod[] = GPU_METHOD_IDS;
+// Every method the viewer shows, in the registry's order: corskin/three's (THREE_METHODS), on the
+// GPU, or on the CPU for method modules without a GPU kernel (Delta Mush).
+export const VIEW_METHODS = SKINNING_METHODS.filter((m) => (THREE_METHODS as readonly string[]).includes(m.id));
+export const METHODS: readonly ThreeSkinningMethod[] = THREE_METHODS;
+/** Whether a method is in the side-by-side and grid layouts (those on the GPU); the others show in the single view. */
+export const sideBySide = (method: string): boolean => SKINNING_METHODS.some((m) => m.id === method && m.gpu);
 // Compressed files (KHR_draco_mesh_compression, EXT_meshopt_compression) load like any other.
 export const loader = new GLTFLoader()
   .setDRACOLoader(new DRACOLoader().setDecoderPath(new URL('./draco/', location.href).href))
@@ -62,7 +67,7 @@ export const camera = new THREE.PerspectiveCamera(40, 1, 0.01, 1000);
 export const controls = new OrbitControls(camera, renderer.domElement);
 
 export interface View {
-  method: GpuSkinningMethod;
+  method: ThreeSkinningMethod;
   scene: THREE.Scene;
   root: THREE.Object3D;
   mixer: THREE.AnimationMixer;
@@ -96,7 +101,11 @@ export function cpuOf(view: View, mesh: THREE.SkinnedMesh): CpuMesh {
     const rig = templateRigOf(mesh);
     c = {
       data,
-      deform: view.method === 'templates' && rig ? createTemplateDeformer(rig) : deformers[view.method as 'lbs'],
+      deform: methodModule(view.method)
+        ? prepareMethod(view.method, { mesh: data, skeleton: skeletonFromThree(mesh) })
+        : view.method === 'templates' && rig
+          ? createTemplateDeformer(rig)
+          : deformers[view.method as 'lbs'],
       centers: undefined,
       rings: oneRings(data.triangles, n / 3),
       posed: new Float32Array(n),
@@ -135,7 +144,7 @@ export const state = {
 
 export const settings = {
   layout: (params.get('layout') as Layout) ?? 'auto',
-  method: (params.get('method') as GpuSkinningMethod) ?? 'cor',
+  method: (params.get('method') as ThreeSkinningMethod) ?? 'cor',
   animation: params.get('animation') ?? '',
   /** The pose before the clip and the sliders: the rest pose, or the stress pose of the evaluation at full or half amplitude. */
   pose: (params.get('pose') as 'rest' | 'stress' | 'stress-half') ?? 'rest',
@@ -206,14 +215,20 @@ export function characterBox(root: THREE.Object3D): THREE.Box3 {
 /** The layout in use: the chosen one, or for `auto` the one that shows the character largest. */
 export function currentLayout(): Exclude<Layout, 'auto'> {
   return settings.layout === 'auto'
-    ? autoLayout(state.bounds, state.views.length, app.clientWidth, app.clientHeight, camera.fov)
+    ? autoLayout(
+        state.bounds,
+        state.views.filter((v) => sideBySide(v.method)).length,
+        app.clientWidth,
+        app.clientHeight,
+        camera.fov,
+      )
     : settings.layout;
 }
 
 /** The views shown and their rectangles (CSS px from the canvas's top-left corner). */
 export function viewCells(): { view: View; cell: Cell }[] {
   const layout = currentLayout();
-  let shown = state.views;
+  let shown = state.views.filter((v) => sideBySide(v.method));
   if (layout === 'single') {
     const one = state.views.find((v) => v.method === settings.method) ?? state.views[0];
     shown = one ? [one] : [];

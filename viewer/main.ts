@@ -23,12 +23,14 @@ import {
   isCageObject,
   meshFromGeometry,
   skeletonFromThree,
+  cpuStandIn,
+  skinningMethodOf,
   useSkinningMethod,
-  type GpuSkinningMethod,
+  type ThreeSkinningMethod,
 } from '../src/three/index.js';
 import { stressPose } from '../src/evaluation/stress-pose.js';
 import {
-  GPU_METHODS,
+  VIEW_METHODS,
   METHODS,
   View,
   app,
@@ -189,7 +191,7 @@ async function loadBytes(data: ArrayBuffer, name: string): Promise<void> {
   );
 }
 
-function makeView(method: GpuSkinningMethod, g: GLTF): View {
+function makeView(method: ThreeSkinningMethod, g: GLTF): View {
   const scene = new THREE.Scene();
   scene.background = new THREE.Color(0x1b1d22);
   scene.add(new THREE.HemisphereLight(0xffffff, 0x444444, 2.2));
@@ -287,7 +289,7 @@ function rebuildGui(bones: string[]): void {
     })
     .onChange(() => state.autoFramed && state.views[0] && frame(state.views[0]));
   state.gui
-    .add(settings, 'method', Object.fromEntries(GPU_METHODS.map((m) => [m.label, m.id])))
+    .add(settings, 'method', Object.fromEntries(VIEW_METHODS.map((m) => [m.label, m.id])))
     .name('method (one view)');
   state.gui
     .add(settings, 'pose', { rest: 'rest', 'stress pose': 'stress', 'stress, half': 'stress-half' })
@@ -494,7 +496,8 @@ function updateHeatmap(view: View): void {
       c.colors.setXYZ(i, color.r, color.g, color.b);
     }
     c.colors.needsUpdate = true;
-    if (mesh.geometry.getAttribute('color') !== c.colors) mesh.geometry.setAttribute('color', c.colors);
+    const drawn = cpuStandIn(mesh)?.geometry ?? mesh.geometry; // a method on the CPU draws a stand-in
+    if (drawn.getAttribute('color') !== c.colors) drawn.setAttribute('color', c.colors);
     mesh.userData.corskinColours = undefined; // the paint colours must be redrawn
   });
 }
@@ -554,7 +557,7 @@ function render(): void {
     if (v.times.length > 60) v.times.shift();
     v.label.style.left = `${cell.x + 8}px`;
     v.label.style.top = `${cell.y + 8}px`;
-    v.label.textContent = `${GPU_METHODS.find((m) => m.id === v.method)!.label} — ${median(v.times).toFixed(2)} ms`;
+    v.label.textContent = `${VIEW_METHODS.find((m) => m.id === v.method)!.label} — ${median(v.times).toFixed(2)} ms`;
   });
   requestAnimationFrame(render);
 }
@@ -748,16 +751,12 @@ const api = {
     return paintEdits;
   },
   /** The methods the viewer offers (label → id), as its method menu lists them. */
-  methods: () => Object.fromEntries(GPU_METHODS.map((m) => [m.label, m.id])),
+  methods: () => Object.fromEntries(VIEW_METHODS.map((m) => [m.label, m.id])),
   frameTimes: () => Object.fromEntries(state.views.map((v) => [v.method, median(v.times)])),
-  methodOf: (method: GpuSkinningMethod) => {
+  methodOf: (method: ThreeSkinningMethod) => {
     const v = state.views.find((x) => x.method === method);
-    let found: string | undefined;
-    v?.root.traverse((o) => {
-      if ((o as THREE.SkinnedMesh).isSkinnedMesh && !found)
-        found = (o.userData.corskin as { method?: string } | undefined)?.method ?? 'lbs';
-    });
-    return found;
+    const mesh = v && skinnedMeshes(v)[0];
+    return mesh && skinningMethodOf(mesh);
   },
 };
 (window as unknown as { viewer: typeof api }).viewer = api;

@@ -6,7 +6,7 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CorskinError } from '../core/errors.js';
-import { CHARACTER_METHODS, GPU_METHODS, SKINNING_METHODS } from '../deformers/registry.js';
+import { CHARACTER_METHODS, SKINNING_METHODS, THREE_METHODS } from '../deformers/registry.js';
 import { VERSION } from '../version.js';
 import { removePendingTempFiles } from '../io/files.js';
 import { processIo, resourceLine, type Io } from './ui.js';
@@ -486,7 +486,7 @@ function buildProgram(io: Io): Command {
     .argument('<input>', '.glb or .gltf')
     .addOption(
       new Option('--method <m>', 'one view with this method (default: every method, laid out by --layout)').choices([
-        ...GPU_METHODS,
+        ...THREE_METHODS,
       ]),
     )
     .addOption(

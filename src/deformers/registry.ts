@@ -42,6 +42,11 @@ export interface MethodInfo<Id extends string = MethodId> {
    * only for method modules (`src/methods/`), whose `prepare` reads them.
    */
   parameters?: readonly MethodParameter[];
+  /**
+   * A method module (`src/methods/<id>/`): every surface builds its deformer with `prepareMethod`;
+   * `corskin/three` and the viewer run it on the CPU when it has no GPU kernel.
+   */
+  module?: boolean;
 }
 
 /**
@@ -59,7 +64,7 @@ export const SKINNING_METHODS = [
   { id: 'lms', label: 'LMS', citation: 'Alexa 2002', precomputes: null, needsRig: false, simd: false, gpu: false, floatsPerBone: 6, floatsPerVertex: 0 },
   { id: 'cor', label: 'CoR', citation: 'Le & Hodgins 2016', precomputes: 'centers', needsRig: false, simd: true, gpu: true, floatsPerBone: 16, floatsPerVertex: 3 },
   { id: 'ddm', label: 'DDM', citation: 'Le & Lewis 2019', precomputes: 'ddm', needsRig: false, simd: false, gpu: true, floatsPerBone: 12, floatsPerVertex: 60 }, // full variant: 10 per (vertex, joint) entry, ≈ 6 entries per vertex on the shared humanoids (compact: 10 + 2 per entry); corskin/three packs them in a float texture (12 floats per entry, 2 per vertex for the range)
-  { id: 'dm', label: 'DM', citation: 'Mancewicz et al. 2014', precomputes: null, needsRig: true, simd: false, gpu: false, floatsPerBone: 12, floatsPerVertex: 0, parameters: DELTA_MUSH_PARAMETERS }, // a method module (src/methods/dm): prepared per mesh, nothing stored
+  { id: 'dm', label: 'DM', citation: 'Mancewicz et al. 2014', precomputes: null, needsRig: true, simd: false, gpu: false, floatsPerBone: 12, floatsPerVertex: 0, parameters: DELTA_MUSH_PARAMETERS, module: true }, // a method module (src/methods/dm): prepared per mesh, nothing stored
   { id: 'stretch', label: 'Stretch', citation: 'Yang & Zhang 2006', precomputes: null, needsRig: true, simd: false, gpu: false, floatsPerBone: 22, floatsPerVertex: 0 },
   { id: 'cage', label: 'Cage', citation: 'Ju et al. 2008', precomputes: null, needsRig: true, simd: false, gpu: false, floatsPerBone: 12, floatsPerVertex: 48 }, // k = 24 cage vertices and weights; and 3 floats per cage vertex per frame
   { id: 'templates', label: 'Templates', citation: 'Ju et al. 2008', precomputes: null, needsRig: true, simd: false, gpu: true, floatsPerBone: 16, floatsPerVertex: 50 }, // corskin/three: the joint texture as DQS, the binding run (k = 24 cage vertices and weights, and the range) per vertex; and 4 floats per cage vertex per frame (posed on the CPU)
@@ -74,9 +79,20 @@ export type GpuMethodId = Extract<(typeof SKINNING_METHODS)[number], { gpu: true
 /** The methods with a WebAssembly SIMD kernel: those of {@link SKINNING_METHODS} with `simd: true`. */
 export type SimdMethodId = Extract<(typeof SKINNING_METHODS)[number], { simd: true }>['id'];
 
+/**
+ * The methods `corskin/three` and the viewer run: on the GPU ({@link GpuMethodId}), or on the CPU
+ * for method modules without a GPU kernel.
+ */
+export type ThreeMethodId = GpuMethodId | Extract<(typeof SKINNING_METHODS)[number], { module: true; gpu: false }>['id'];
+
 /** The ids of the GPU methods ({@link GpuMethodId}), in registry order. */
 export const GPU_METHODS: readonly GpuMethodId[] = SKINNING_METHODS.filter(
   (m): m is Extract<(typeof SKINNING_METHODS)[number], { gpu: true }> => m.gpu,
+).map((m) => m.id);
+
+/** The ids of {@link ThreeMethodId}, in registry order. */
+export const THREE_METHODS: readonly ThreeMethodId[] = SKINNING_METHODS.filter(
+  (m): m is Extract<(typeof SKINNING_METHODS)[number], { id: ThreeMethodId }> => m.gpu || ('module' in m && m.module),
 ).map((m) => m.id);
 
 /** The ids of the SIMD methods ({@link SimdMethodId}), in registry order. */

@@ -38,7 +38,6 @@ import { COR_ATTRIBUTE_THREE } from '../io/schema.js';
 import {
   BufferAttribute,
   DataTexture,
-  Matrix4,
   MeshDepthMaterial,
   MeshDistanceMaterial,
   RGBADepthPacking,
@@ -54,11 +53,13 @@ import type { Skeleton } from '../core/skeleton.js';
 import { computeCentersOfRotationOnWorker } from '../cor/web-worker.js';
 import { computeDirectDeltaMushOnWorker } from '../ddm/web-worker.js';
 import { jointQuaternions } from '../deformers/joint-rotations.js';
-import type { GpuMethodId } from '../deformers/registry.js';
+import { methodInfo, type GpuMethodId, type ThreeMethodId } from '../deformers/registry.js';
+import { cpuMethodOf, restoreCpu, useCpuMethod } from './cpu.js';
 import { splitScale } from '../deformers/two-phase.js';
 import { buildTemplateRigOnWorker } from '../templates/web-worker.js';
 import { skinOutsideMessage, templateSkinOutside, type TemplateRig } from '../templates/rig.js';
 import { patchVertexShader, TEXELS_PER_JOINT, type ChunkOptions } from './chunks.js';
+import { bindSpaceSkinningMatrices, influenceSets, meshFromGeometry } from './geometry.js';
 import { deltaMushFromGeometry, deltaMushOf, packDeltaMush, setDeltaMushModel } from './ddm.js';
 import {
   createTemplateGpuState,
@@ -88,12 +89,20 @@ export {
   type TemplateGpuState,
 } from './templates.js';
 export { deltaMushFromGeometry, deltaMushOf, packDeltaMush, setDeltaMushModel } from './ddm.js';
+export { bindSpaceSkinningMatrices, meshFromGeometry } from './geometry.js';
+export { cpuStandIn } from './cpu.js';
 
 /**
  * The skinning methods the GPU path offers: the registry's methods with `gpu: true`
  * (`GPU_METHODS` in `corskin`).
  */
 export type GpuSkinningMethod = GpuMethodId;
+
+/**
+ * Every method {@link useSkinningMethod} switches to: the GPU ones, and method modules without a
+ * GPU kernel (Delta Mush, `'dm'`), which run on the CPU (`cpu.ts`). `THREE_METHODS` in `corskin`.
+ */
+export type ThreeSkinningMethod = ThreeMethodId;
 
 /** What a node-material patch needs: the method, the joint texture and the stretch flag. */
 export interface NodePatchOptions extends ChunkOptions {
@@ -149,6 +158,8 @@ export interface SkinningOptions {
    * default `console.warn` with a `corskin: ` prefix.
    */
   onWarning?: (mesh: SkinnedMesh, message: string) => void;
+  /** Parameters of a method module run on the CPU (`'dm'`: iterations, step, …), by its keys. */
+  parameters?: Record<string, unknown>;
 }
 
 interface MeshState {
@@ -186,15 +197,23 @@ const EIGHT = ['corskinIndex0', 'corskinWeight0', 'corskinIndex1', 'corskinWeigh
  */
 export async function useSkinningMethod(
   object: Object3D,
-  method: GpuSkinningMethod,
+  method: ThreeSkinningMethod,
   options: SkinningOptions = {},
 ): Promise<void> {
   const meshes: SkinnedMesh[] = [];
   object.traverse((o) => {
     if ((o as SkinnedMesh).isSkinnedMesh && !isCageObject(o)) meshes.push(o as SkinnedMesh);
   });
-  const skins = method === 'templates' ? await prepareTemplateRigs(object, meshes, options) : undefined;
-  await Promise.all(meshes.map((mesh) => switchMesh(mesh, method, options, skins?.get(mesh))));
+  if (!methodInfo(method).gpu) {
+    for (const mesh of meshes) {
+      restore(mesh);
+      useCpuMethod(mesh, method, options.parameters);
+    }
+    return;
+  }
+  const gpu = method as GpuSkinningMethod;
+  const skins = gpu === 'templates' ? await prepareTemplateRigs(object, meshes, options) : undefined;
+  await Promise.all(meshes.map((mesh) => switchMesh(mesh, gpu, options, skins?.get(mesh))));
 }
 
 /**
@@ -266,16 +285,12 @@ function sameSkin(a: SkinnedMesh, sa: Skeleton, b: SkinnedMesh, sb: Skeleton): b
 }
 
 /** The method a mesh currently renders with. */
-export function skinningMethodOf(mesh: SkinnedMesh): GpuSkinningMethod {
-  return (mesh.userData[STATE_KEY] as MeshState | undefined)?.method ?? 'lbs';
-}
-
-/** Number of influence sets of a geometry: skinIndex/skinWeight, then joints_1/weights_1, … */
-function influenceSets(mesh: SkinnedMesh): number {
-  const g = mesh.geometry;
-  let sets = 1;
-  while (g.getAttribute(`joints_${sets}`) && g.getAttribute(`weights_${sets}`)) sets++;
-  return sets;
+export function skinningMethodOf(mesh: SkinnedMesh): ThreeSkinningMethod {
+  return (
+    (cpuMethodOf(mesh) as ThreeSkinningMethod | undefined) ??
+    (mesh.userData[STATE_KEY] as MeshState | undefined)?.method ??
+    'lbs'
+  );
 }
 
 /** @param skin corskin's view of the mesh, when the caller has read it already */
@@ -425,6 +440,7 @@ async function switchMesh(
 }
 
 function restore(mesh: SkinnedMesh): void {
+  restoreCpu(mesh);
   const state = mesh.userData[STATE_KEY] as MeshState | undefined;
   if (!state) return;
   const dispose = (m: Material | Material[] | undefined) =>
@@ -443,26 +459,6 @@ function restore(mesh: SkinnedMesh): void {
   mesh.onBeforeRender = state.onBeforeRender;
   mesh.onBeforeShadow = state.onBeforeShadow;
   delete mesh.userData[STATE_KEY];
-}
-
-const M = new Matrix4();
-
-/**
- * The mesh's skinning matrices in its bind space, `bindMatrixInverse · boneMatrix · bindMatrix`
- * from `skeleton.boneMatrices` (which three updates before rendering), 4×4 column-major,
- * length 16·J — the input of corskin's CPU deformers for the same pose.
- */
-export function bindSpaceSkinningMatrices(mesh: SkinnedMesh, out?: Float64Array): Float64Array {
-  const bones = mesh.skeleton.boneMatrices!;
-  const J = mesh.skeleton.bones.length;
-  const S = out ?? new Float64Array(16 * J);
-  for (let j = 0; j < J; j++) {
-    M.fromArray(bones, 16 * j)
-      .premultiply(mesh.bindMatrixInverse)
-      .multiply(mesh.bindMatrix);
-    S.set(M.elements, 16 * j);
-  }
-  return S;
 }
 
 /**
@@ -494,47 +490,6 @@ export function writeJointTexture(mesh: SkinnedMesh, out: Float32Array, scratch?
     out[o + 15] = q[4 * j + 3];
   }
   return split !== null;
-}
-
-/**
- * corskin's view of a three.js skinned geometry (bind space = the geometry's own space), for
- * the CPU deformers and the CoR precomputation.
- * @throws Error when the geometry lacks position, skinIndex or skinWeight
- */
-export function meshFromGeometry(mesh: SkinnedMesh): CorskinMesh {
-  const g = mesh.geometry;
-  const pos = g.getAttribute('position');
-  if (!pos || !g.getAttribute('skinIndex') || !g.getAttribute('skinWeight'))
-    throw new Error(`${mesh.name || 'SkinnedMesh'}: geometry needs position, skinIndex and skinWeight`);
-  const sets = influenceSets(mesh);
-  const K = 4 * sets;
-  const n = pos.count;
-  const positions = new Float32Array(3 * n);
-  const joints = new Uint32Array(K * n);
-  const weights = new Float32Array(K * n);
-  for (let set = 0; set < sets; set++) {
-    const idx = g.getAttribute(set ? `joints_${set}` : 'skinIndex');
-    const wgt = g.getAttribute(set ? `weights_${set}` : 'skinWeight');
-    for (let i = 0; i < n; i++) {
-      for (let k = 0; k < 4; k++) {
-        joints[K * i + 4 * set + k] = idx.getComponent(i, k);
-        weights[K * i + 4 * set + k] = wgt.getComponent(i, k);
-      }
-    }
-  }
-  for (let i = 0; i < n; i++) {
-    positions.set([pos.getX(i), pos.getY(i), pos.getZ(i)], 3 * i);
-    let s = 0;
-    for (let k = 0; k < K; k++) s += weights[K * i + k];
-    if (s > 0 && Math.abs(s - 1) > 1e-6) for (let k = 0; k < K; k++) weights[K * i + k] /= s;
-  }
-  const index = g.getIndex();
-  const triangles = index ? Uint32Array.from(index.array) : Uint32Array.from({ length: n - (n % 3) }, (_, i) => i);
-  const nrm = g.getAttribute('normal');
-  const normals = nrm
-    ? Float32Array.from({ length: 3 * n }, (_, k) => nrm.getComponent(Math.floor(k / 3), k % 3))
-    : undefined;
-  return { positions, normals, triangles, influences: K, joints, weights };
 }
 
 /**

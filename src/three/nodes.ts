@@ -70,7 +70,7 @@ import { TEXELS_PER_JOINT } from './chunks.js';
 import { TEXTURE_WIDTH } from './templates.js';
 import {
   useSkinningMethod as useSkinningMethodBase,
-  type GpuSkinningMethod,
+  type ThreeSkinningMethod,
   type NodePatchOptions,
   type SkinningOptions,
 } from './index.js';
@@ -466,7 +466,7 @@ export function toNodeMaterial(material: Material): Material {
  */
 export function useSkinningMethod(
   object: Object3D,
-  method: GpuSkinningMethod,
+  method: ThreeSkinningMethod,
   options: SkinningOptions = {},
 ): Promise<void> {
   return useSkinningMethodBase(object, method, { ...options, patchNodeMaterial, toNodeMaterial });

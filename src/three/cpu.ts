@@ -1,0 +1,97 @@
+/**
+ * Skinning methods without a GPU kernel in `corskin/three`, on the CPU: the method is prepared
+ * once per mesh through its method module (`prepareMethod`), and per rendered frame its deformer
+ * poses the mesh from the bind-space skinning matrices. The posed mesh is drawn by a plain `Mesh`
+ * beside the `SkinnedMesh` (same material, same world transform; the `SkinnedMesh` is hidden
+ * meanwhile), so no material is patched and every renderer and material draws it as they draw
+ * any mesh. Delta Mush (`'dm'`) is such a method: its smoothing passes run over the whole mesh,
+ * which a vertex shader cannot do alone.
+ *
+ * @module
+ */
+import { BufferAttribute, DynamicDrawUsage, Mesh, type SkinnedMesh, type WebGLRenderer } from 'three';
+import type { DeformTarget, Deformer } from '../deformers/contract.js';
+import { prepareMethod } from '../methods/index.js';
+import { bindSpaceSkinningMatrices, meshFromGeometry } from './geometry.js';
+import { skeletonFromThree } from './templates.js';
+
+/** userData key of a mesh's CPU state. */
+const CPU_KEY = 'corskinCpu';
+
+interface CpuState {
+  method: string;
+  proxy: Mesh;
+  visible: boolean;
+}
+
+/**
+ * Switches `mesh` to `method` on the CPU (see the module comment).
+ * @param parameters the method's parameters (its module's keys; defaults where missing)
+ * @throws Error when the mesh has no parent (its stand-in is drawn beside it) or its geometry
+ *   lacks position, skinIndex or skinWeight; CorskinError naming the parameter for a bad one
+ */
+export function useCpuMethod(mesh: SkinnedMesh, method: string, parameters?: Record<string, unknown>): void {
+  restoreCpu(mesh);
+  const name = mesh.name || 'SkinnedMesh';
+  if (!mesh.parent)
+    throw new Error(`${name}: a mesh skinned on the CPU needs a parent (its posed stand-in is drawn beside it)`);
+  const data = meshFromGeometry(mesh);
+  const deformer: Deformer = prepareMethod(method, { mesh: data, skeleton: skeletonFromThree(mesh), parameters });
+  const geometry = mesh.geometry.clone();
+  const out: DeformTarget = { positions: new Float32Array(data.positions.length) };
+  const position = new BufferAttribute(out.positions, 3).setUsage(DynamicDrawUsage);
+  geometry.setAttribute('position', position);
+  let normal: BufferAttribute | undefined;
+  if (data.normals) {
+    out.normals = new Float32Array(data.normals.length);
+    normal = new BufferAttribute(out.normals, 3).setUsage(DynamicDrawUsage);
+    geometry.setAttribute('normal', normal);
+  }
+  geometry.deleteAttribute('tangent'); // not posed here
+  const proxy = new Mesh(geometry, mesh.material);
+  proxy.name = `${name} (${method}, CPU)`;
+  proxy.castShadow = mesh.castShadow;
+  proxy.receiveShadow = mesh.receiveShadow;
+  proxy.renderOrder = mesh.renderOrder;
+  proxy.frustumCulled = false; // its bounds move with the pose
+  proxy.matrixAutoUpdate = false;
+  const matrices = new Float64Array(16 * mesh.skeleton.bones.length);
+  let last = -1;
+  const pose = (renderer: WebGLRenderer) => {
+    proxy.matrixWorld.copy(mesh.matrixWorld); // the renderer takes the model matrix after this call
+    // once per rendered frame (WebGLRenderer counts them in info.render.frame, WebGPURenderer in info.frame)
+    const info = renderer.info as WebGLRenderer['info'] & { frame?: number };
+    const frame = info.frame ?? info.render.frame;
+    if (frame === last && renderer.info.autoReset) return;
+    last = frame;
+    mesh.skeleton.update();
+    deformer(data, bindSpaceSkinningMatrices(mesh, matrices), out);
+    position.needsUpdate = true;
+    if (normal) normal.needsUpdate = true;
+  };
+  proxy.onBeforeRender = (renderer) => pose(renderer);
+  proxy.onBeforeShadow = (renderer) => pose(renderer);
+  mesh.parent.add(proxy);
+  mesh.userData[CPU_KEY] = { method, proxy, visible: mesh.visible } satisfies CpuState;
+  mesh.visible = false;
+}
+
+/** The CPU method `mesh` renders with, or undefined. */
+export function cpuMethodOf(mesh: SkinnedMesh): string | undefined {
+  return (mesh.userData[CPU_KEY] as CpuState | undefined)?.method;
+}
+
+/** The posed stand-in drawing `mesh` while a CPU method is in use, or undefined. */
+export function cpuStandIn(mesh: SkinnedMesh): Mesh | undefined {
+  return (mesh.userData[CPU_KEY] as CpuState | undefined)?.proxy;
+}
+
+/** Undoes {@link useCpuMethod} (nothing when the mesh is not on the CPU). */
+export function restoreCpu(mesh: SkinnedMesh): void {
+  const state = mesh.userData[CPU_KEY] as CpuState | undefined;
+  if (!state) return;
+  state.proxy.removeFromParent();
+  state.proxy.geometry.dispose();
+  mesh.visible = state.visible;
+  delete mesh.userData[CPU_KEY];
+}

@@ -1,0 +1,77 @@
+/**
+ * corskin's view of a three.js skinned mesh: its geometry as a corskin mesh, its influence sets,
+ * and its skinning matrices in bind space — what the CPU deformers and precomputations read.
+ *
+ * @module
+ */
+import { Matrix4, type SkinnedMesh } from 'three';
+import type { SkinnedMesh as CorskinMesh } from '../core/mesh.js';
+
+/** Number of influence sets of a geometry: skinIndex/skinWeight, then joints_1/weights_1, … */
+export function influenceSets(mesh: SkinnedMesh): number {
+  const g = mesh.geometry;
+  let sets = 1;
+  while (g.getAttribute(`joints_${sets}`) && g.getAttribute(`weights_${sets}`)) sets++;
+  return sets;
+}
+
+const M = new Matrix4();
+
+/**
+ * The mesh's skinning matrices in its bind space, `bindMatrixInverse · boneMatrix · bindMatrix`
+ * from `skeleton.boneMatrices` (which three updates before rendering), 4×4 column-major,
+ * length 16·J — the input of corskin's CPU deformers for the same pose.
+ */
+export function bindSpaceSkinningMatrices(mesh: SkinnedMesh, out?: Float64Array): Float64Array {
+  const bones = mesh.skeleton.boneMatrices!;
+  const J = mesh.skeleton.bones.length;
+  const S = out ?? new Float64Array(16 * J);
+  for (let j = 0; j < J; j++) {
+    M.fromArray(bones, 16 * j)
+      .premultiply(mesh.bindMatrixInverse)
+      .multiply(mesh.bindMatrix);
+    S.set(M.elements, 16 * j);
+  }
+  return S;
+}
+
+/**
+ * corskin's view of a three.js skinned geometry (bind space = the geometry's own space), for
+ * the CPU deformers and the CoR precomputation.
+ * @throws Error when the geometry lacks position, skinIndex or skinWeight
+ */
+export function meshFromGeometry(mesh: SkinnedMesh): CorskinMesh {
+  const g = mesh.geometry;
+  const pos = g.getAttribute('position');
+  if (!pos || !g.getAttribute('skinIndex') || !g.getAttribute('skinWeight'))
+    throw new Error(`${mesh.name || 'SkinnedMesh'}: geometry needs position, skinIndex and skinWeight`);
+  const sets = influenceSets(mesh);
+  const K = 4 * sets;
+  const n = pos.count;
+  const positions = new Float32Array(3 * n);
+  const joints = new Uint32Array(K * n);
+  const weights = new Float32Array(K * n);
+  for (let set = 0; set < sets; set++) {
+    const idx = g.getAttribute(set ? `joints_${set}` : 'skinIndex');
+    const wgt = g.getAttribute(set ? `weights_${set}` : 'skinWeight');
+    for (let i = 0; i < n; i++) {
+      for (let k = 0; k < 4; k++) {
+        joints[K * i + 4 * set + k] = idx.getComponent(i, k);
+        weights[K * i + 4 * set + k] = wgt.getComponent(i, k);
+      }
+    }
+  }
+  for (let i = 0; i < n; i++) {
+    positions.set([pos.getX(i), pos.getY(i), pos.getZ(i)], 3 * i);
+    let s = 0;
+    for (let k = 0; k < K; k++) s += weights[K * i + k];
+    if (s > 0 && Math.abs(s - 1) > 1e-6) for (let k = 0; k < K; k++) weights[K * i + k] /= s;
+  }
+  const index = g.getIndex();
+  const triangles = index ? Uint32Array.from(index.array) : Uint32Array.from({ length: n - (n % 3) }, (_, i) => i);
+  const nrm = g.getAttribute('normal');
+  const normals = nrm
+    ? Float32Array.from({ length: 3 * n }, (_, k) => nrm.getComponent(Math.floor(k / 3), k % 3))
+    : undefined;
+  return { positions, normals, triangles, influences: K, joints, weights };
+}
