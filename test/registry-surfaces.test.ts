@@ -1,0 +1,145 @@
+/**
+ * The registry's consistency test: for every method of the registry and every surface its entry
+ * claims, a run through that surface on CesiumMan and the Fox agrees with the method's CPU
+ * deformer built from the library — `corskin deform` (every method; cage after `bind-cage`),
+ * `corskin evaluate --character` (the registry's CHARACTER_METHODS), the WebAssembly SIMD kernels
+ * (methods marked `simd`). A method added to the registry is tested on each of these without a
+ * test of its own. (GPU surfaces — corskin/three with WebGLRenderer and WebGPURenderer, the viewer,
+ * `render` — run in the browser suite: test-e2e/three-gpu.test.ts, three-gpu-ddm.test.ts,
+ * viewer.test.ts.)
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { samplePose } from '../src/core/animation.js';
+import { boundingBoxDiagonal } from '../src/core/mesh.js';
+import { skinningMatrices } from '../src/core/pose.js';
+import { createCageSkinningDeformer } from '../src/cage/rig.js';
+import { computeCentersOfRotation } from '../src/cor/precompute.js';
+import { computeDirectDeltaMush } from '../src/ddm/precompute.js';
+import type { Deformer } from '../src/deformers/contract.js';
+import { deformers } from '../src/deformers/index.js';
+import { CHARACTER_METHODS, SIMD_METHODS, SKINNING_METHODS, type MethodId } from '../src/deformers/registry.js';
+import { createStretchDeformer, stretchRigFromSkeleton } from '../src/deformers/stretch.js';
+import { readCageRig } from '../src/io/cage-gltf.js';
+import { extractSkinnedModels, jointBoneSegments, type SkinnedModel } from '../src/io/gltf.js';
+import { readDocument } from '../src/io/node-io.js';
+import { methodModule, prepareMethod } from '../src/methods/index.js';
+import { buildTemplateRig } from '../src/templates/rig.js';
+import { createTemplateDeformer } from '../src/templates/deformer.js';
+import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
+import { runCli } from './helpers/cli.js';
+import { CESIUM_MAN, scratch, SHARED } from './helpers/data.js';
+
+const tmp = scratch();
+afterAll(tmp.cleanup);
+
+const CHARACTERS = [
+  ['CesiumMan', CESIUM_MAN],
+  ['Fox', join(SHARED, 'characters/Fox.glb')],
+] as const;
+
+/** The method's CPU deformer for `model`, built from the library as a user would (defaults everywhere). */
+function libraryDeformer(
+  method: MethodId,
+  model: SkinnedModel,
+  file: string,
+  document: Awaited<ReturnType<typeof readDocument>>,
+): Deformer {
+  const { mesh, skeleton } = model;
+  if (methodModule(method)) return prepareMethod(method, { mesh, skeleton });
+  switch (method) {
+    case 'cor': {
+      const withCenters = { ...mesh, centersOfRotation: computeCentersOfRotation(mesh).centers };
+      return (_, S, out) => deformers.cor(withCenters, S, out);
+    }
+    case 'ddm': {
+      const withDdm = { ...mesh, deltaMush: computeDirectDeltaMush(mesh) };
+      return (_, S, out) => deformers.ddm(withDdm, S, out);
+    }
+    case 'templates':
+      return createTemplateDeformer(buildTemplateRig(mesh, skeleton));
+    case 'cage':
+      return createCageSkinningDeformer(readCageRig(document, model, file)!);
+    case 'stretch': {
+      // leaf joints' bones end where the file's child nodes are (as the CLI reads them)
+      const hasChild = new Uint8Array(skeleton.parents.length);
+      for (const p of skeleton.parents) if (p >= 0) hasChild[p] = 1;
+      const ends = jointBoneSegments(model, file).map((segs, j) =>
+        hasChild[j] ? undefined : segs.find((s) => s[0] !== s[3] || s[1] !== s[4] || s[2] !== s[5])?.slice(3),
+      );
+      return createStretchDeformer(stretchRigFromSkeleton(skeleton, undefined, ends));
+    }
+    default:
+      return deformers[method as keyof typeof deformers];
+  }
+}
+
+const objPositions = (text: string) =>
+  Float32Array.from(
+    text
+      .split('\n')
+      .filter((l) => l.startsWith('v '))
+      .flatMap((l) => l.slice(2).trim().split(/\s+/).map(Number)),
+  );
+
+describe.each(CHARACTERS)('every registry method on every CPU surface it claims: %s', (name, file) => {
+  let model: SkinnedModel;
+  let S: Float64Array;
+  let diagonal: number;
+  beforeAll(async () => {
+    [model] = extractSkinnedModels(await readDocument(file), file);
+    S = skinningMatrices(
+      model.skeleton,
+      samplePose(model.skeleton, model.animations[0], 0.4 * model.animations[0].duration),
+    );
+    diagonal = boundingBoxDiagonal(model.mesh.positions);
+  });
+
+  it.each(SKINNING_METHODS.map((m) => m.id))('corskin deform --method %s = its CPU deformer', async (method) => {
+    let input: string = file;
+    if (method === 'cage') {
+      input = join(tmp.dir, `${name}-cage.glb`);
+      expect((await runCli('bind-cage', file, '--cage', 'auto', '-o', input)).code).toBe(0);
+    }
+    const out = join(tmp.dir, `${name}-${method}.obj`);
+    const time = String(0.4 * model.animations[0].duration);
+    const r = await runCli('deform', input, '--method', method, '--time', time, '-o', out);
+    expect(r.code, r.stderr).toBe(0);
+    const document = await readDocument(input);
+    const [withRig] = extractSkinnedModels(document, input);
+    const expected = { positions: new Float32Array(model.mesh.positions.length) };
+    libraryDeformer(method, withRig, input, document)(withRig.mesh, S, expected);
+    const written = objPositions(readFileSync(out, 'utf8'));
+    expect(written.length).toBe(expected.positions.length);
+    let e = 0;
+    for (let i = 0; i < written.length; i++) e = Math.max(e, Math.abs(written[i] - expected.positions[i]));
+    expect(e / diagonal).toBeLessThan(1e-5); // the OBJ's decimal digits
+  });
+
+  it('corskin evaluate --character reports every CHARACTER_METHOD over the whole pose battery', async () => {
+    const r = await runCli('evaluate', '--character', file, '--json');
+    expect(r.code, r.stderr).toBe(0);
+    const rows = JSON.parse(r.stdout) as { method: string; flippedAgainstDqs: number }[];
+    for (const method of CHARACTER_METHODS) {
+      const mine = rows.filter((x) => x.method === method);
+      expect(mine.length, method).toBeGreaterThan(0);
+      expect(mine.every((x) => Number.isFinite(x.flippedAgainstDqs))).toBe(true);
+    }
+  });
+
+  it.each(SIMD_METHODS)('the SIMD kernel of %s = its CPU deformer', async (method) => {
+    const mesh =
+      method === 'cor'
+        ? { ...model.mesh, centersOfRotation: computeCentersOfRotation(model.mesh).centers }
+        : model.mesh;
+    const simd = await createSimdDeformer(mesh, method);
+    const out = { positions: new Float32Array(mesh.positions.length) };
+    simd.deform(S, out);
+    const expected = { positions: new Float32Array(mesh.positions.length) };
+    deformers[method](mesh, S, expected);
+    let e = 0;
+    for (let i = 0; i < out.positions.length; i++) e = Math.max(e, Math.abs(out.positions[i] - expected.positions[i]));
+    expect(e / diagonal).toBeLessThan(1e-5);
+  });
+});
