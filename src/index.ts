@@ -61,6 +61,8 @@ export {
   CHARACTER_METHODS,
   type MethodId,
   type GpuMethodId,
+  type ThreeMethodId,
+  THREE_METHODS,
   type SimdMethodId,
   type MethodInfo,
 } from './deformers/registry.js';
