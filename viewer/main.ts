@@ -11,34 +11,16 @@
  * ui=0.
  */
 import { COR_ATTRIBUTE_THREE } from '../src/io/schema.js';
-import { fitDistance, fitPoints, THREE_QUARTER } from './layout.js';
-import GUI from 'lil-gui';
 import * as THREE from 'three';
-import { type GLTF } from 'three/addons/loaders/GLTFLoader.js';
-import * as SkeletonUtils from 'three/addons/utils/SkeletonUtils.js';
 import { computeDirectDeltaMushOnWorker } from '../src/ddm/web-worker.js';
-import { deformLbs } from '../src/deformers/lbs.js';
-import { rigidityDistortion } from '../src/metrics/distortion.js';
-import {
-  isCageObject,
-  meshFromGeometry,
-  skeletonFromThree,
-  cpuStandIn,
-  skinningMethodOf,
-  useSkinningMethod,
-  type ThreeSkinningMethod,
-} from '../src/three/index.js';
-import { stressPose } from '../src/evaluation/stress-pose.js';
+import { meshFromGeometry, skinningMethodOf, useSkinningMethod, type ThreeSkinningMethod } from '../src/three/index.js';
 import {
   VIEW_METHODS,
   METHODS,
-  View,
   app,
   camera,
   centersWithProgress,
-  characterBox,
   controls,
-  cpuOf,
   currentLayout,
   jointScreen,
   loader,
@@ -48,7 +30,6 @@ import {
   settings,
   showProgress,
   skinnedMeshes,
-  skinningOf,
   state,
   status,
   statusLog,
@@ -61,7 +42,6 @@ import {
   cycleTemplate,
   dragCageVertex,
   drawKeyPose,
-  fillTemplateControls,
   importLibrary,
   libraryPicker,
   pickJoint,
@@ -74,18 +54,19 @@ import {
 } from './templates-ui.js';
 import {
   bindJoints,
-  corCheckColors,
   paintAt,
   paintEdits,
   paintSeconds,
   paintUndo,
-  paintWeightColors,
   resetPainting,
   sessions,
   smoothAroundJoint,
   startPainting,
 } from './paint.js';
 import { exportTemplates, exportWithCenters, save } from './export.js';
+import { frameJoint, updateCenters, updateHeatmap, updatePose } from './posing.js';
+import { frame, makeView, posedPoints } from './views.js';
+import { fitToPanel, rebuildGui } from './gui.js';
 
 // The panel's buttons.
 Object.assign(settings, {
@@ -191,337 +172,11 @@ async function loadBytes(data: ArrayBuffer, name: string): Promise<void> {
   );
 }
 
-function makeView(method: ThreeSkinningMethod, g: GLTF): View {
-  const scene = new THREE.Scene();
-  scene.background = new THREE.Color(0x1b1d22);
-  scene.add(new THREE.HemisphereLight(0xffffff, 0x444444, 2.2));
-  const sun = new THREE.DirectionalLight(0xffffff, 2);
-  sun.position.set(2, 4, 3);
-  scene.add(sun);
-  const root = SkeletonUtils.clone(g.scene);
-  // Own geometry per view, so each can carry its heat-map colours.
-  root.traverse((o) => {
-    const mesh = o as THREE.SkinnedMesh;
-    if (mesh.isSkinnedMesh) mesh.geometry = mesh.geometry.clone();
-    if (isCageObject(o)) o.visible = false; // a stored template cage: the cage overlay draws it posed
-  });
-  scene.add(root);
-  const skeleton = new THREE.SkeletonHelper(root);
-  skeleton.visible = settings.skeleton;
-  scene.add(skeleton);
-  const cors = new THREE.Points(
-    new THREE.BufferGeometry(),
-    new THREE.PointsMaterial({ color: 0xff3030, size: 3, sizeAttenuation: false, depthTest: false }),
-  );
-  cors.visible = false;
-  scene.add(cors);
-  const cage = new THREE.LineSegments(
-    new THREE.BufferGeometry(),
-    new THREE.LineBasicMaterial({ vertexColors: true, depthTest: false, transparent: true, opacity: 0.9 }),
-  );
-  cage.visible = false;
-  cage.renderOrder = 1;
-  scene.add(cage);
-  const label = Object.assign(document.createElement('div'), { className: 'label' });
-  document.body.appendChild(label);
-  return {
-    method,
-    scene,
-    root,
-    mixer: new THREE.AnimationMixer(root),
-    skeleton,
-    cors,
-    cage,
-    label,
-    times: [],
-    cpu: new Map(),
-  };
-}
-
-/** Points the camera at the character from a three-quarter view, its posed vertices (as shown) filling one view with a margin. */
-function frame(view: View): void {
-  updatePose(view); // fit what is shown: the pose, the clip's frame
-  view.root.updateMatrixWorld(true);
-  state.bounds = characterBox(view.root);
-  const size = state.bounds.getSize(new THREE.Vector3()).length() || 1;
-  const { w, h } = viewCells()[0]?.cell ?? { w: 1, h: 1 };
-  const { target, distance } = fitPoints(posedPoints(view), THREE_QUARTER, camera.fov, w / Math.max(1, h));
-  camera.near = size / 200;
-  camera.far = size * 20 + distance;
-  camera.position.copy(target).addScaledVector(THREE_QUARTER, distance);
-  controls.target.copy(target);
-  camera.updateProjectionMatrix();
-  controls.update();
-  state.autoFramed = true;
-}
-
-/** World positions of the view's drawn vertices as posed now (at most about 20,000 of them). */
-function posedPoints(view: View): Float32Array {
-  const meshes: THREE.Mesh[] = [];
-  view.root.traverse((o) => (o as THREE.Mesh).isMesh && !isCageObject(o) && meshes.push(o as THREE.Mesh));
-  const total = meshes.reduce((t, m) => t + (m.geometry.getAttribute('position')?.count ?? 0), 0);
-  const step = Math.max(1, Math.ceil(total / 20000));
-  const out: number[] = [];
-  const v = new THREE.Vector3();
-  for (const mesh of meshes) {
-    const count = mesh.geometry.getAttribute('position')?.count ?? 0;
-    for (let i = 0; i < count; i += step) {
-      mesh.getVertexPosition(i, v); // skinned (LBS) and morphed, in the mesh's space
-      v.applyMatrix4(mesh.matrixWorld);
-      if (Number.isFinite(v.x + v.y + v.z)) out.push(v.x, v.y, v.z);
-    }
-  }
-  return Float32Array.from(out);
-}
-
-function rebuildGui(bones: string[]): void {
-  state.gui?.destroy();
-  if (params.get('ui') === '0') return;
-  state.gui = new GUI({ title: 'corskin' });
-  // The common actions on top, every group but the animation collapsed: the panel fits 1280×800.
-  state.gui.add(settings, 'load').name('open .glb…');
-  state.gui
-    .add(settings, 'layout', {
-      'auto (largest)': 'auto',
-      'side by side': 'side',
-      '2 × 2': 'grid',
-      'one view': 'single',
-    })
-    .onChange(() => state.autoFramed && state.views[0] && frame(state.views[0]));
-  state.gui
-    .add(settings, 'method', Object.fromEntries(VIEW_METHODS.map((m) => [m.label, m.id])))
-    .name('method (one view)');
-  state.gui
-    .add(settings, 'pose', { rest: 'rest', 'stress pose': 'stress', 'stress, half': 'stress-half' })
-    .onChange((pose: string) => {
-      // The stress pose lies under the clip: stop the clip so it shows.
-      if (pose !== 'rest') settings.animation = '';
-      state.gui?.controllersRecursive().forEach((c) => c.updateDisplay());
-    });
-  state.gui.add(settings, 'exportGlb').name('precompute CoRs & export .glb');
-  if (state.gltf?.animations.length) {
-    const anim = state.gui.addFolder('animation');
-    anim.add(settings, 'animation', ['', ...state.gltf.animations.map((a) => a.name)]);
-    anim.add(settings, 'playing').name('play').listen();
-    anim.add(settings, 'time', 0, Math.max(state.duration, 0.001), 0.001).listen();
-  } else {
-    const none = state.gui.addFolder('animation: none in this file');
-    none.close();
-  }
-  const pose = state.gui.addFolder('pose a joint');
-  pose.add(settings, 'joint', bones).onChange(() => {
-    settings.slot = 'joint';
-    selectTemplates();
-  });
-  pose.add(settings, 'twist', -180, 180, 1).name('twist (°)');
-  pose.add(settings, 'bend', -180, 180, 1).name('bend (°)');
-  pose.add(settings, 'frameJoint').name('frame the joint');
-  pose.add(settings, 'preview').name('bend back and forth');
-  pose.close();
-  const templates = state.gui.addFolder('skinning templates (the joint above; Tab cycles)');
-  state.templateControls = templates;
-  fillTemplateControls();
-  templates.close();
-  const library = state.gui.addFolder('template library and editor');
-  library.add(settings, 'importLibrary').name('import library .json…');
-  library.add(settings, 'exportLibrary').name('export library .json');
-  library.add(settings, 'editId').name('new template id');
-  library.add(settings, 'editSide', ['inner', 'outer']).name('side of the bend');
-  library.add(settings, 'editBend', 1, 180, 1).name('key pose bend (°)');
-  library.add(settings, 'editBulge', -0.9, 2, 0.01).name('bulge at the key pose');
-  library.add(settings, 'editSlide', -0.5, 0.5, 0.01).name('slide (bone templates)');
-  library.add(settings, 'editTwist', -180, 180, 1).name('twist ° (bone templates)');
-  library.add(settings, 'editSave').name('save & apply to the selected slot');
-  library.add(settings, 'editDraw').name('draw: drag cage vertices into the key pose');
-  library.add(settings, 'editSymmetric').name('draw symmetric about the bend');
-  library.add(settings, 'exportTemplates').name('export .glb with cages & choices');
-  library.add(settings, 'exportBaked').name('export baked standard .glb');
-  library.close();
-  const show = state.gui.addFolder('overlays');
-  show.add(settings, 'skeleton').onChange((v: boolean) => state.views.forEach((x) => (x.skeleton.visible = v)));
-  show.add(settings, 'centers').name('centers of rotation (CoR view)');
-  show.add(settings, 'cage').name('template cages (templates view)');
-  show.add(settings, 'heatmap').name('distortion heat map');
-  show.close();
-  const paint = state.gui.addFolder('paint weights (CoRs follow)');
-  paint
-    .add(settings, 'paint')
-    .name('paint mode')
-    .onChange(() => void startPainting());
-  paint.add(settings, 'paintJoint', bones).name('joint');
-  paint.add(settings, 'paintMode', ['add', 'subtract', 'replace', 'smooth']).name('brush');
-  paint.add(settings, 'paintRadius', 0.005, 0.3, 0.005).name('radius (× size)');
-  paint.add(settings, 'paintStrength', 0, 1, 0.01).name('strength');
-  paint.add(settings, 'paintFalloff', ['smooth', 'linear', 'constant']).name('falloff');
-  paint.add(settings, 'paintMirror').name('mirror (x)');
-  paint.add(settings, 'smoothJoint').name('smooth weights around the joint');
-  paint.add(settings, 'corCheck').name('CoR check (red: far from the bones)');
-  paint.add(settings, 'undo');
-  paint.add(settings, 'redo');
-  if (!settings.paint) paint.close();
-  // The panel gets a column of its own: it never covers a view.
-  fitToPanel();
-}
-
-/** Leaves the control panel's column (its left edge to the window's right edge) to the panel. */
-function fitToPanel(): void {
-  app.style.right = state.gui
-    ? `${Math.max(0, window.innerWidth - state.gui.domElement.getBoundingClientRect().left)}px`
-    : '0';
-}
 window.addEventListener('resize', () => {
   fitToPanel();
   if (state.autoFramed && state.views[0]) frame(state.views[0]);
 });
 controls.addEventListener('start', () => (state.autoFramed = false));
-
-/**
- * Points the camera at the posed joint of the sliders, keeping its limb in view: the box of the
- * joint, its parent and its bones two levels down, widened by a little of the character's size
- * for the flesh around them, fitted to a view from the current direction.
- */
-function frameJoint(): void {
-  const view = viewCells()[0]?.view;
-  const bone = view?.root.getObjectByName(settings.joint);
-  if (!view || !bone) return;
-  view.root.updateMatrixWorld(true);
-  const box = new THREE.Box3().expandByPoint(bone.getWorldPosition(new THREE.Vector3()));
-  const isBone = (o: THREE.Object3D | null): o is THREE.Bone => !!o && (o as THREE.Bone).isBone;
-  if (isBone(bone.parent)) box.expandByPoint(bone.parent.getWorldPosition(new THREE.Vector3()));
-  for (const child of bone.children.filter(isBone)) {
-    box.expandByPoint(child.getWorldPosition(new THREE.Vector3()));
-    for (const grandchild of child.children.filter(isBone))
-      box.expandByPoint(grandchild.getWorldPosition(new THREE.Vector3()));
-  }
-  box.expandByScalar(0.06 * (state.bounds.getSize(new THREE.Vector3()).length() || 1));
-  const direction = camera.position.clone().sub(controls.target).normalize();
-  const { w, h } = viewCells()[0].cell;
-  const center = box.getCenter(new THREE.Vector3());
-  controls.target.copy(center);
-  camera.position.copy(center).addScaledVector(direction, fitDistance(box, direction, camera.fov, w / Math.max(1, h)));
-  controls.update();
-  state.autoFramed = false;
-}
-
-/** The rotation a joint gets from the twist/bend sliders, about its bone (twist) and local z. */
-function poseJoint(root: THREE.Object3D): void {
-  // The preview cycle: the bend (90° when the slider is at 0) and twist swing out and back every 2 s.
-  const cycle = settings.preview ? 0.5 - 0.5 * Math.cos((Math.PI * performance.now()) / 1000) : 1;
-  const bend = (settings.preview && !settings.bend ? 90 : settings.bend) * cycle;
-  const twist = settings.twist * cycle;
-  if (!settings.joint || (!twist && !bend)) return;
-  // A bone template's slot is selected: its key poses are the bends of the bone's child joint.
-  const selected = root.getObjectByName(settings.joint);
-  const bone = settings.slot === 'bone' ? selected?.children.find((c) => (c as THREE.Bone).isBone) : selected;
-  if (!bone) return;
-  const child = bone.children.find((c) => (c as THREE.Bone).isBone);
-  const axis = child && child.position.lengthSq() > 0 ? child.position.clone().normalize() : new THREE.Vector3(0, 1, 0);
-  const side = Math.abs(axis.z) < 0.9 ? new THREE.Vector3(0, 0, 1) : new THREE.Vector3(1, 0, 0);
-  const bendAxis = side.sub(axis.clone().multiplyScalar(side.dot(axis))).normalize();
-  bone.quaternion
-    .multiply(new THREE.Quaternion().setFromAxisAngle(axis, THREE.MathUtils.degToRad(twist)))
-    .multiply(new THREE.Quaternion().setFromAxisAngle(bendAxis, THREE.MathUtils.degToRad(bend)));
-}
-
-function updatePose(view: View): void {
-  const clip = state.gltf?.animations.find((a) => a.name === settings.animation);
-  // Reset to the rest pose, then the clip, then the joint sliders.
-  view.root.traverse((o) => {
-    const q = restQuaternionOf(view, o);
-    if (q) o.quaternion.copy(q);
-  });
-  view.mixer.stopAllAction();
-  if (settings.pose !== 'rest') applyStressPose(view);
-  if (clip) {
-    view.mixer.clipAction(clip).play();
-    view.mixer.setTime(settings.time);
-  }
-  poseJoint(view.root);
-  view.root.updateMatrixWorld(true);
-}
-
-/** Per skinned mesh of view 0, the stress pose's local joint rotations (x, y, z, w per bone) at each amplitude. */
-const stressRotations = new Map<string, Float64Array>();
-/** Poses every skinned mesh's bones of `view` in corskin's stress pose (`corskin evaluate --character`'s pose battery). */
-function applyStressPose(view: View): void {
-  const amplitude = settings.pose === 'stress-half' ? 0.5 : 1;
-  view.root.traverse((o) => {
-    const mesh = o as THREE.SkinnedMesh;
-    if (!mesh.isSkinnedMesh || isCageObject(mesh)) return;
-    const bones = mesh.skeleton.bones;
-    const key = `${bones.map((b) => b.name).join('|')}@${amplitude}`;
-    let rotations = stressRotations.get(key);
-    if (!rotations) {
-      rotations = stressPose(skeletonFromThree(mesh), amplitude).rotations;
-      stressRotations.set(key, rotations);
-    }
-    bones.forEach((b, j) => b.quaternion.fromArray(rotations, 4 * j));
-  });
-}
-
-function restQuaternionOf(view: View, o: THREE.Object3D): THREE.Quaternion | undefined {
-  // Views are clones with the same structure: find the twin in view 0 by name path.
-  if (view === state.views[0]) return state.restQuaternions.get(o);
-  const twin = state.views[0].root.getObjectByName(o.name);
-  return twin ? state.restQuaternions.get(twin) : undefined;
-}
-
-/**
- * Heat map of the local rigidity distortion (corskin's metric: normalised ARAP residual of each
- * one-ring against the rest pose), computed on the CPU with the view's method; blue 0 → red ≥ 0.5.
- */
-function updateHeatmap(view: View): void {
-  view.root.traverse((o) => {
-    const mesh = o as THREE.SkinnedMesh;
-    if (!mesh.isSkinnedMesh) return;
-    const materials = Array.isArray(mesh.material) ? mesh.material : [mesh.material];
-    for (const m of materials as THREE.MeshStandardMaterial[]) {
-      const colored = settings.heatmap || settings.paint || settings.corCheck;
-      if (m.vertexColors !== colored) {
-        m.vertexColors = colored;
-        m.needsUpdate = true;
-      }
-    }
-    if (settings.corCheck && corCheckColors(mesh, skinnedMeshes(view).indexOf(mesh))) return;
-    if (settings.paint && paintWeightColors(mesh)) return;
-    if (!settings.heatmap) return;
-    const c = cpuOf(view, mesh);
-    if (view.method === 'cor' && !c.centers) return;
-    if (view.method === 'ddm' && !c.data.deltaMush) return; // still being read or computed
-    c.deform(c.data, skinningOf(mesh), { positions: c.posed });
-    const d = rigidityDistortion(c.data.positions, c.posed, c.data.triangles, c.rings);
-    const color = new THREE.Color();
-    for (let i = 0; i < d.length; i++) {
-      color.setHSL(0.66 * (1 - Math.min(1, d[i] / 0.5)), 0.9, 0.5);
-      c.colors.setXYZ(i, color.r, color.g, color.b);
-    }
-    c.colors.needsUpdate = true;
-    const drawn = cpuStandIn(mesh)?.geometry ?? mesh.geometry; // a method on the CPU draws a stand-in
-    if (drawn.getAttribute('color') !== c.colors) drawn.setAttribute('color', c.colors);
-    mesh.userData.corskinColours = undefined; // the paint colours must be redrawn
-  });
-}
-
-/** Posed centers of rotation of the CoR view: LBS of the bind-space centers (Algorithm 1, line 7). */
-function updateCenters(view: View): void {
-  view.cors.visible = settings.centers && view.method === 'cor';
-  if (!view.cors.visible) return;
-  const points: number[] = [];
-  view.root.traverse((o) => {
-    const mesh = o as THREE.SkinnedMesh;
-    if (!mesh.isSkinnedMesh) return;
-    const c = cpuOf(view, mesh);
-    if (!c.centers) return;
-    const out = c.posed;
-    deformLbs(c.centers, skinningOf(mesh), { positions: out });
-    const v = new THREE.Vector3();
-    for (let i = 0; i < out.length; i += 3) {
-      v.fromArray(out, i).applyMatrix4(mesh.matrixWorld);
-      points.push(v.x, v.y, v.z);
-    }
-  });
-  view.cors.geometry.setAttribute('position', new THREE.Float32BufferAttribute(points, 3));
-}
 
 const px = new Uint8Array(4);
 let last = performance.now();

@@ -1,0 +1,242 @@
+/**
+ * The commands that pose, bake, measure and show: `deform`, `bake`, `weights`, `info`,
+ * `add-twist-joints`, `evaluate`, `view`, `render`, `demo`. Each command's module is imported
+ * when the command runs.
+ *
+ * @module
+ */
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { CorskinError } from '../core/errors.js';
+import type { Io } from './ui.js';
+import { CHARACTER_METHODS, SKINNING_METHODS, THREE_METHODS } from '../deformers/registry.js';
+import { DEFAULT_EPSILON, DEFAULT_INFLUENCES, DEFAULT_SIGMA } from '../cor/parameters.js';
+import { DEFAULT_BAKE_RATE, MAX_BAKE_SAMPLES, MAX_HELPERS_PER_REGION } from '../bake/samples.js';
+import { finiteNumber, nonNegativeNumber, positiveInteger, positiveNumber, withMethodParameters } from './options.js';
+
+/** Adds the commands that pose, bake, measure and show to `program`; their actions write through `io`. */
+export function addPoseCommands(program: Command, io: Io): void {
+  withMethodParameters(
+    program
+      .command('deform')
+      .description('pose a skinned character and write the deformed mesh as static geometry')
+      .argument('<inputs...>', 'skinned .glb or .gltf files')
+      .addOption(
+        new Option(
+          '--method <m>',
+          `skinning method: ${SKINNING_METHODS.map((m) => `${m.id} (${m.citation})`).join(', ')}`,
+        )
+          .choices(SKINNING_METHODS.map((m) => m.id))
+          .makeOptionMandatory(),
+      )
+      .option('--animation <name|index>', 'animation clip (default: the first, when --time is given)')
+      .option('--time <seconds>', 'time in the clip (default 0)', nonNegativeNumber)
+      .addOption(
+        new Option(
+          '--pose <p>',
+          "without an animation: rest (the joints' node transforms), bind (where the inverse bind matrices put them), or the evaluation's stress pose (every limb bent, twisted and curled; stress-half: at half amplitude)",
+        )
+          .choices(['rest', 'bind', 'stress', 'stress-half'])
+          .default('rest'),
+      )
+      .option(
+        '--influences <k>',
+        'influences kept per vertex (the largest, renormalised)',
+        positiveInteger,
+        DEFAULT_INFLUENCES,
+      )
+      .option('--sigma <s>', 'σ when CoRs must be computed', positiveNumber, DEFAULT_SIGMA)
+      .option('--epsilon <e>', 'ε when CoRs must be computed', positiveNumber, DEFAULT_EPSILON)
+      .option(
+        '--stretch-joints <names>',
+        'stretch: joints whose collapse is compensated, comma-separated names or indices (default: every joint where two or more bones meet)',
+      )
+      .option('--no-twist-compensation', 'stretch: skip the twist compensation before skinning')
+      .option('--template <choices>', 'templates: bone or joint templates, JOINT=ID,… (over those stored in the file)'),
+  )
+    .option('-o, --output <file>', 'output .glb, .gltf or .obj (one input)')
+    .option('--out-dir <dir>', 'folder for the outputs of several inputs (same file names)')
+    .option(
+      '--jobs <n>',
+      'with --out-dir: files processed at a time, on worker threads (default: the number of cores)',
+      positiveInteger,
+    )
+    .option('--no-compress', "write without the input's Draco/meshopt compression")
+    .option('--force', 'allow overwriting the input')
+    .action(async (inputs: string[], opts) => {
+      await (await import('./batch.js')).runBatch(io, inputs, 'deform', opts);
+    });
+
+  withMethodParameters(
+    program
+      .command('bake')
+      .description(
+        'bake a method into a standard glTF any engine plays with its own linear blend skinning: --as helpers, helper joints fitted by skinning decomposition (Le & Deng 2012, "Smooth Skinning Decomposition with Rigid Bones", ACM TOG 31(6), SIGGRAPH Asia 2012), or --as morphs, one sparse corrective morph target per sample of every clip (exact at the samples, blended linearly between); prints how closely the baked file\'s LBS plays the method, next to plain LBS',
+      )
+      .argument('<inputs...>', 'skinned, animated .glb or .gltf files')
+      .requiredOption('--method <m>', 'method to bake: cor, dqs, sbs, lms, stretch, ddm, dm or templates')
+      .requiredOption(
+        '--as <kind>',
+        'helpers (helper joints, Le & Deng 2012) or morphs (sparse corrective morph targets)',
+      )
+      .option(
+        '--helpers <n>',
+        `helpers: helper joints per joint region, 1 to ${MAX_HELPERS_PER_REGION} (default 2)`,
+        positiveInteger,
+      )
+      .option(
+        '--influences <k>',
+        'helpers: influences per vertex in the baked file, 4 or 8 (default 4)',
+        positiveInteger,
+      )
+      .option(
+        '--rate <fps>',
+        `samples per second of each clip (at most ${MAX_BAKE_SAMPLES.toLocaleString('en-US')} per clip)`,
+        positiveNumber,
+        DEFAULT_BAKE_RATE,
+      )
+      .option(
+        '--tolerance <t>',
+        'morphs: corrections that move a vertex by at most this fraction of the bounding-box diagonal are dropped (sparse targets; 5e-6 keeps the result within 1e-5 of the diagonal at the samples)',
+        Number,
+      )
+      .option('--quantize', 'write with KHR_mesh_quantization (smaller; no longer exact to 1e-5)')
+      .option('--sigma <s>', 'σ when CoRs must be computed', positiveNumber, DEFAULT_SIGMA)
+      .option('--epsilon <e>', 'ε when CoRs must be computed', positiveNumber, DEFAULT_EPSILON)
+      .option('--stretch-joints <names>', 'stretch: joints whose collapse is compensated, comma-separated')
+      .option('--no-twist-compensation', 'stretch: skip the twist compensation before skinning')
+      .option('--template <choices>', 'templates: bone or joint templates, JOINT=ID,… (over those stored in the file)'),
+  )
+    .option('-o, --output <file>', 'output .glb or .gltf (one input)')
+    .option('--out-dir <dir>', 'folder for the outputs of several inputs (same file names)')
+    .option(
+      '--jobs <n>',
+      'with --out-dir: files processed at a time, on worker threads (default: the number of cores)',
+      positiveInteger,
+    )
+    .option('--no-compress', "write without the input's Draco/meshopt compression")
+    .option('--force', 'allow overwriting the input')
+    .action(async (inputs: string[], opts) => {
+      await (await import('./batch.js')).runBatch(io, inputs, 'bake', opts);
+    });
+
+  program
+    .command('weights')
+    .description('bind a mesh to a skeleton with automatic weights (Shepard, Yang & Zhang 2006)')
+    .argument('<mesh>', 'mesh: .obj (with --skeleton), or .glb/.gltf with a skin')
+    .option('--skeleton <file>', 'skeleton .tgf for an OBJ mesh (bone k = k-th edge)')
+    .addOption(new Option('--method <m>', 'weighting method').choices(['shepard']).default('shepard'))
+    .option('--drop-rate <m>', 'Shepard drop rate m: weights ∝ distance^(−m)', positiveNumber, 2)
+    .addOption(
+      new Option('--influences <k>', 'influences kept per vertex (the nearest bones)').choices(['4', '8']).default('4'),
+    )
+    .requiredOption('-o, --output <file>', 'output .glb or .gltf')
+    .option('--force', 'allow overwriting an input file')
+    .action(async (mesh, opts) => (await import('./weights.js')).weightsCommand(io, mesh, opts));
+
+  program
+    .command('info')
+    .description('describe the skins of a glTF file: joints, influences, CoRs, animations')
+    .argument('<inputs...>', '.glb or .gltf files')
+    .option('--json', 'print JSON')
+    .action(async (inputs: string[], opts) => {
+      const { infoCommand } = await import('./info.js');
+      const failed: string[] = [];
+      for (const input of inputs) {
+        try {
+          await infoCommand(io, input, { ...opts, brief: inputs.length > 1 });
+        } catch (e) {
+          if (!(e instanceof CorskinError) || inputs.length === 1) throw e;
+          failed.push(input);
+          io.err(`corskin: error: ${e.message}`);
+        }
+      }
+      if (failed.length)
+        throw new CorskinError(`${failed.length} of ${inputs.length} files failed: ${failed.join(', ')}`);
+    });
+
+  program
+    .command('add-twist-joints')
+    .description('split bones with mid "twist" joints that spread twists along the bone (CoR paper, Sec. 4)')
+    .argument('<input>', 'skinned .glb or .gltf')
+    .requiredOption('--joints <names>', 'comma-separated joint names whose bone (to its first child joint) is split')
+    .requiredOption('-o, --output <file>', 'output .glb or .gltf')
+    .option('--force', 'allow overwriting the input')
+    .action(async (input, opts) => (await import('./add-twist-joints.js')).addTwistJointsCommand(io, input, opts));
+
+  program
+    .command('evaluate')
+    .description(
+      'quality benchmark: the joint manipulations of the CoR paper (bar) or the standard arm poses, for every method',
+    )
+    .addOption(new Option('--benchmark <name>', 'which benchmark').choices(['bar', 'arm']).default('bar'))
+    .option(
+      '--character <file>',
+      'a character instead: every method over its pose battery (stress pose, half of it, 3 times of each clip) — triangles flipped against DQS, creased edges, distance from DQS on rigid pieces',
+    )
+    .addOption(
+      new Option(
+        '--methods <ids>',
+        `with --character: the methods, comma-separated (default: ${CHARACTER_METHODS.join(',')})`,
+      ).argParser((v: string) => v.split(',').map((x) => x.trim())),
+    )
+    .option('--json', 'print the rows as one JSON array')
+    .option('--report <dir>', 'also write an HTML report with charts and the deformed meshes')
+    .action(async (opts) => (await import('./evaluate.js')).evaluateCommand(io, opts));
+
+  program
+    .command('view')
+    .description('open the viewer (LBS | DQS | CoR side by side) on a local web server')
+    .argument('[file]', '.glb or .gltf to open (default: the bundled arm)')
+    .option('--port <n>', 'port, 1–65535 (default: any free one)', (v: string) => {
+      const x = positiveInteger(v);
+      if (x > 65535) throw new InvalidArgumentError('expected a port number 1–65535');
+      return x;
+    })
+    .action(async (file, opts) => (await import('./render.js')).viewCommand(io, file, { port: opts.port ?? 0 }));
+
+  program
+    .command('render')
+    .description('render the viewer to a PNG through headless Chromium')
+    .argument('<input>', '.glb or .gltf')
+    .addOption(
+      new Option('--method <m>', 'one view with this method (default: every method, laid out by --layout)').choices([
+        ...THREE_METHODS,
+      ]),
+    )
+    .addOption(
+      new Option(
+        '--layout <l>',
+        'the views: auto (a row or a grid, whichever shows the character larger), side by side, a grid (2×2, 3×2 for five), or one view (default: auto; one view with --method)',
+      ).choices(['auto', 'side', 'grid', 'single']),
+    )
+    .addOption(
+      new Option(
+        '--pose <p>',
+        "the pose under the clip and --joint: rest, or the evaluation's stress pose (full or half)",
+      )
+        .choices(['rest', 'stress', 'stress-half'])
+        .default('rest'),
+    )
+    .option('--animation <name|index>', 'animation clip')
+    .option('--time <seconds>', 'time in the clip', nonNegativeNumber)
+    .option('--joint <name>', 'joint to pose')
+    .option('--twist <degrees>', 'twist of --joint about its bone', finiteNumber)
+    .option('--bend <degrees>', 'bend of --joint', finiteNumber)
+    .option('--paint <joint>', "show the viewer's paint mode: this joint's weights as a heat map")
+    .option(
+      '--template <choices>',
+      'skinning templates of the templates view (Ju et al. 2008), JOINT=ID,… (see corskin templates list)',
+    )
+    .option('--cage', 'draw the template cages in the templates view (joint templates red, bone templates blue)')
+    .option('--frame-joint', 'point the camera at the posed --joint instead of the whole character')
+    .option('--size <WxH>', 'image size', '800x600')
+    .requiredOption('-o, --output <file>', 'output .png')
+    .option('--force', 'allow overwriting the input')
+    .action(async (input, opts) => (await import('./render.js')).renderCommand(io, input, opts));
+
+  program
+    .command('demo')
+    .description('the main job on the bundled arm: precompute CoRs, twist and bend, deform with LBS, DQS and CoR')
+    .option('-o, --output <dir>', 'output folder', 'corskin-demo')
+    .action(async (opts) => (await import('./demo.js')).demoCommand(io, opts));
+}

@@ -1,0 +1,207 @@
+/**
+ * The commands that prepare a file: `convert`, `precompute`, `bind-cage`, `templates build|list`.
+ * Each command's module is imported when the command runs.
+ *
+ * @module
+ */
+import { Option, type Command } from 'commander';
+import type { Io } from './ui.js';
+import { DEFAULT_EPSILON, DEFAULT_MAX_SUBDIVIDED_TRIANGLES, DEFAULT_SIGMA } from '../cor/parameters.js';
+import { DEFAULT_CAGE_INFLUENCES } from '../cage/bind.js';
+import {
+  DEFAULT_DDM_ALPHA,
+  DEFAULT_DDM_ITERATIONS,
+  DEFAULT_DDM_KAPPA,
+  DEFAULT_DDM_LAMBDA,
+  DEFAULT_DDM_THRESHOLD,
+} from '../ddm/parameters.js';
+import { DEFAULT_PMVC_RESOLUTION } from '../cage/pmvc.js';
+import { fraction, positiveInteger, positiveNumber } from './options.js';
+import { DEFAULT_BAKE_RATE, MAX_BAKE_SAMPLES } from '../bake/samples.js';
+
+/** Adds the commands that prepare a file to `program`; their actions write through `io`. */
+export function addPrepareCommands(program: Command, io: Io): void {
+  program
+    .command('convert')
+    .description(
+      'convert a libigl mesh (OBJ) with weights (DMAT), skeleton (TGF) and animation (DMAT) into a skinned .glb',
+    )
+    .argument('<mesh>', 'triangle mesh, .obj')
+    .requiredOption('--weights <file>', 'weights, .dmat (one row per vertex, one column per bone or handle)')
+    .option(
+      '--skeleton <file>',
+      'skeleton, .tgf (bone k = k-th edge = k-th weight column); without it, one joint per weight column',
+    )
+    .option('--animation <file>', 'per-frame bone transforms, .dmat (libigl elephant-anim layout)')
+    .option('--fps <n>', 'frames per second of the animation', positiveNumber, 30)
+    .addOption(new Option('--influences <k>', 'influences kept per vertex').choices(['4', '8']).default('4'))
+    .requiredOption('-o, --output <file>', 'output .glb or .gltf')
+    .option('--force', 'allow overwriting an input file')
+    .action(async (mesh, opts) => (await import('./convert.js')).convertCommand(io, mesh, opts));
+
+  program
+    .command('precompute')
+    .description(
+      'compute the centers of rotation of every skin (Le & Hodgins 2016) and store them as _CENTER_OF_ROTATION, or with --method ddm the Direct Delta Mush matrices (Le & Lewis 2019) as _DDM_* attributes',
+    )
+    .argument('<inputs...>', 'skinned .glb or .gltf files')
+    .option('-o, --output <file>', 'output .glb or .gltf (one input)')
+    .option('--out-dir <dir>', 'folder for the outputs of several inputs (same file names)')
+    .option(
+      '--jobs <n>',
+      'with --out-dir: files processed at a time, on worker threads (default: the number of cores)',
+      positiveInteger,
+    )
+    .addOption(new Option('--method <m>', 'what to precompute: cor or ddm').choices(['cor', 'ddm']).default('cor'))
+    .option('--sigma <s>', 'similarity kernel width σ (Le & Hodgins 2016, Eq. 1)', positiveNumber, DEFAULT_SIGMA)
+    .option('--epsilon <e>', 'subdivision bound ε on weight distance per edge', positiveNumber, DEFAULT_EPSILON)
+    .addOption(
+      new Option(
+        '--algorithm <a>',
+        'cor: fast (binned evaluation, ≤ 1e-3 of the diagonal) or exact (Eq. 4 to rounding; slow on dense weights)',
+      )
+        .choices(['fast', 'exact'])
+        .default('fast'),
+    )
+    .addOption(new Option('--exact', 'deprecated: --algorithm exact').hideHelp())
+    .option(
+      '--max-subdivided <n>',
+      'refuse to subdivide into more sub-triangles than this (estimated first)',
+      positiveNumber,
+      DEFAULT_MAX_SUBDIVIDED_TRIANGLES,
+    )
+    .option(
+      '--threads <n>',
+      'worker threads; output is identical for any count (default: all cores from 100,000 vertices up, else 1: starting workers costs more than it saves on smaller meshes)',
+      positiveInteger,
+    )
+    .option(
+      '--iterations <p>',
+      'ddm: smoothing iterations p (Le & Lewis 2019)',
+      positiveInteger,
+      DEFAULT_DDM_ITERATIONS,
+    )
+    .option('--lambda <l>', 'ddm: rotational smoothing λ', positiveNumber, DEFAULT_DDM_LAMBDA)
+    .option('--kappa <k>', 'ddm: translational smoothing κ (< λ)', positiveNumber, DEFAULT_DDM_KAPPA)
+    .option('--alpha <a>', 'ddm: blend α of the translational term, in [0, 1)', fraction, DEFAULT_DDM_ALPHA)
+    .addOption(
+      new Option('--variant <v>', 'ddm: full (variant 0, Ω per joint) or compact (one moment matrix per vertex)')
+        .choices(['full', 'compact'])
+        .default('full'),
+    )
+    .addOption(
+      new Option(
+        '--smoothing <s>',
+        "ddm: Laplacian normalisation: normalized (D⁻¹L) or libigl (libigl's operator, to reproduce it)",
+      )
+        .choices(['normalized', 'libigl'])
+        .default('normalized'),
+    )
+    .option(
+      '--threshold <t>',
+      'ddm: drop a joint from a vertex below this share of Q₃₃, in [0, 1)',
+      fraction,
+      DEFAULT_DDM_THRESHOLD,
+    )
+    .option('--no-compress', "write without the input's Draco/meshopt compression")
+    .option('--force', 'allow overwriting the input')
+    .action(async (inputs: string[], opts) => {
+      if (opts.exact) {
+        io.err('corskin: note: --exact is deprecated and will be removed in the next release; use --algorithm exact');
+        opts.algorithm = 'exact';
+      }
+      await (await import('./batch.js')).runBatch(io, inputs, 'precompute', opts);
+    });
+
+  program
+    .command('bind-cage')
+    .description(
+      'bind the skin to a cage (Ju et al. 2008) with positive mean value coordinates (Lipman et al. 2007) and store the cage, skinned to the skeleton, in the file',
+    )
+    .argument('<input>', 'skinned .glb or .gltf file (one skin)')
+    .requiredOption(
+      '--cage <file>',
+      "closed, outward-facing triangle cage around the skin (.obj, .glb or .gltf), in the skin's bind space",
+    )
+    .addOption(
+      new Option(
+        '--coordinates <c>',
+        'pmvc (positive mean value coordinates, visibility-aware; Lipman et al. 2007) or mvc (Ju, Schaefer, Warren 2005)',
+      )
+        .choices(['pmvc', 'mvc'])
+        .default('pmvc'),
+    )
+    .addOption(new Option('--method <m>', 'deprecated: --coordinates').choices(['pmvc', 'mvc']).hideHelp())
+    .option(
+      '--resolution <r>',
+      'PMVC cube-map texels per face side (error falls as 1/r²)',
+      positiveInteger,
+      DEFAULT_PMVC_RESOLUTION,
+    )
+    .option(
+      '--influences <k>',
+      'cage vertices kept per skin vertex (linear precision restored)',
+      positiveInteger,
+      DEFAULT_CAGE_INFLUENCES,
+    )
+    .addOption(
+      new Option(
+        '--correction <c>',
+        'after keeping --influences: positive (PMVC weights stay ≥ 0) or linear (may go < 0; smoother over the skin)',
+      ).choices(['positive', 'linear']),
+    )
+    .option('--threads <n>', 'worker threads (default: all cores from 2,000 vertices up)', positiveInteger)
+    .requiredOption('-o, --output <file>', 'output .glb or .gltf')
+    .option('--no-compress', "write without the input's Draco/meshopt compression")
+    .option('--force', 'allow overwriting an input')
+    .action(async (input: string, opts) => {
+      if (opts.method) {
+        io.err(
+          'corskin: note: bind-cage --method is deprecated and will be removed in the next release; use --coordinates',
+        );
+        opts.coordinates = opts.method;
+      }
+      await (await import('./bind-cage.js')).bindCageCommand(io, input, opts);
+    });
+
+  const templates = program
+    .command('templates')
+    .description(
+      'skinning templates (Ju et al. 2008) around every limb of a skeleton: build them into the file, list them',
+    );
+  templates
+    .command('build')
+    .description(
+      "build the template cages around the skeleton's limbs (arms, legs, tails; the trunk and fingers stay DQS), bind the skin with PMVC, store both — the templates then correct DQS where the skin bends; or, with --bake, bake the templates over every animation clip into a standard glTF (morph targets any engine plays)",
+    )
+    .argument('<input>', 'skinned .glb or .gltf file (one skin)')
+    .option('--library <file>', 'template library (corskin-templates JSON; default: the built-in one)')
+    .option(
+      '--template <choices>',
+      'templates, JOINT=ID,… (a bone template: the bones that start at the joint; a joint template: the joint)',
+    )
+    .option(
+      '--trunk',
+      'template the trunk too (spine, neck, head), with joint templates for all incident bones at the chest and hips (Ju et al. 2008, Fig. 13); by default the trunk stays DQS, which measures better (docs/templates.md)',
+    )
+    .option(
+      '--bake',
+      'write a standard glTF: per clip, the template deformation sampled as corrective morph targets on LBS (no cage)',
+    )
+    .option(
+      '--bake-rate <n>',
+      `samples per second of each clip for --bake (size grows with it; at most ${MAX_BAKE_SAMPLES.toLocaleString('en-US')} per clip)`,
+      positiveNumber,
+      DEFAULT_BAKE_RATE,
+    )
+    .option('--no-bake-normals', 'with --bake, leave normals and tangents to LBS (positions only)')
+    .requiredOption('-o, --output <file>', 'output .glb or .gltf')
+    .option('--no-compress', "write without the input's Draco/meshopt compression")
+    .option('--force', 'allow overwriting an input')
+    .action(async (input: string, opts) => (await import('./templates.js')).templatesBuildCommand(io, input, opts));
+  templates
+    .command('list')
+    .description('the template bones of a file, their templates and the compatible ones')
+    .argument('<input>', '.glb or .gltf file')
+    .action(async (input: string) => (await import('./templates.js')).templatesListCommand(io, input));
+}

@@ -1,0 +1,163 @@
+/**
+ * The viewer's posing of the views: the clip, the stress pose, the posed joint (twist and bend
+ * sliders), framing a joint, and the overlays drawn from the pose (the distortion heat map, the
+ * posed centers of rotation).
+ *
+ * @module
+ */
+import * as THREE from 'three';
+import { deformLbs } from '../src/deformers/lbs.js';
+import { stressPose } from '../src/evaluation/stress-pose.js';
+import { rigidityDistortion } from '../src/metrics/distortion.js';
+import { cpuStandIn, isCageObject, skeletonFromThree } from '../src/three/index.js';
+import { View, camera, controls, cpuOf, settings, skinnedMeshes, skinningOf, state, viewCells } from './app.js';
+import { fitDistance } from './layout.js';
+import { corCheckColors, paintWeightColors } from './paint.js';
+
+/**
+ * Points the camera at the posed joint of the sliders, keeping its limb in view: the box of the
+ * joint, its parent and its bones two levels down, widened by a little of the character's size
+ * for the flesh around them, fitted to a view from the current direction.
+ */
+export function frameJoint(): void {
+  const view = viewCells()[0]?.view;
+  const bone = view?.root.getObjectByName(settings.joint);
+  if (!view || !bone) return;
+  view.root.updateMatrixWorld(true);
+  const box = new THREE.Box3().expandByPoint(bone.getWorldPosition(new THREE.Vector3()));
+  const isBone = (o: THREE.Object3D | null): o is THREE.Bone => !!o && (o as THREE.Bone).isBone;
+  if (isBone(bone.parent)) box.expandByPoint(bone.parent.getWorldPosition(new THREE.Vector3()));
+  for (const child of bone.children.filter(isBone)) {
+    box.expandByPoint(child.getWorldPosition(new THREE.Vector3()));
+    for (const grandchild of child.children.filter(isBone))
+      box.expandByPoint(grandchild.getWorldPosition(new THREE.Vector3()));
+  }
+  box.expandByScalar(0.06 * (state.bounds.getSize(new THREE.Vector3()).length() || 1));
+  const direction = camera.position.clone().sub(controls.target).normalize();
+  const { w, h } = viewCells()[0].cell;
+  const center = box.getCenter(new THREE.Vector3());
+  controls.target.copy(center);
+  camera.position.copy(center).addScaledVector(direction, fitDistance(box, direction, camera.fov, w / Math.max(1, h)));
+  controls.update();
+  state.autoFramed = false;
+}
+
+/** The rotation a joint gets from the twist/bend sliders, about its bone (twist) and local z. */
+export function poseJoint(root: THREE.Object3D): void {
+  // The preview cycle: the bend (90° when the slider is at 0) and twist swing out and back every 2 s.
+  const cycle = settings.preview ? 0.5 - 0.5 * Math.cos((Math.PI * performance.now()) / 1000) : 1;
+  const bend = (settings.preview && !settings.bend ? 90 : settings.bend) * cycle;
+  const twist = settings.twist * cycle;
+  if (!settings.joint || (!twist && !bend)) return;
+  // A bone template's slot is selected: its key poses are the bends of the bone's child joint.
+  const selected = root.getObjectByName(settings.joint);
+  const bone = settings.slot === 'bone' ? selected?.children.find((c) => (c as THREE.Bone).isBone) : selected;
+  if (!bone) return;
+  const child = bone.children.find((c) => (c as THREE.Bone).isBone);
+  const axis = child && child.position.lengthSq() > 0 ? child.position.clone().normalize() : new THREE.Vector3(0, 1, 0);
+  const side = Math.abs(axis.z) < 0.9 ? new THREE.Vector3(0, 0, 1) : new THREE.Vector3(1, 0, 0);
+  const bendAxis = side.sub(axis.clone().multiplyScalar(side.dot(axis))).normalize();
+  bone.quaternion
+    .multiply(new THREE.Quaternion().setFromAxisAngle(axis, THREE.MathUtils.degToRad(twist)))
+    .multiply(new THREE.Quaternion().setFromAxisAngle(bendAxis, THREE.MathUtils.degToRad(bend)));
+}
+
+export function updatePose(view: View): void {
+  const clip = state.gltf?.animations.find((a) => a.name === settings.animation);
+  // Reset to the rest pose, then the clip, then the joint sliders.
+  view.root.traverse((o) => {
+    const q = restQuaternionOf(view, o);
+    if (q) o.quaternion.copy(q);
+  });
+  view.mixer.stopAllAction();
+  if (settings.pose !== 'rest') applyStressPose(view);
+  if (clip) {
+    view.mixer.clipAction(clip).play();
+    view.mixer.setTime(settings.time);
+  }
+  poseJoint(view.root);
+  view.root.updateMatrixWorld(true);
+}
+
+/** Per skinned mesh of view 0, the stress pose's local joint rotations (x, y, z, w per bone) at each amplitude. */
+const stressRotations = new Map<string, Float64Array>();
+/** Poses every skinned mesh's bones of `view` in corskin's stress pose (`corskin evaluate --character`'s pose battery). */
+export function applyStressPose(view: View): void {
+  const amplitude = settings.pose === 'stress-half' ? 0.5 : 1;
+  view.root.traverse((o) => {
+    const mesh = o as THREE.SkinnedMesh;
+    if (!mesh.isSkinnedMesh || isCageObject(mesh)) return;
+    const bones = mesh.skeleton.bones;
+    const key = `${bones.map((b) => b.name).join('|')}@${amplitude}`;
+    let rotations = stressRotations.get(key);
+    if (!rotations) {
+      rotations = stressPose(skeletonFromThree(mesh), amplitude).rotations;
+      stressRotations.set(key, rotations);
+    }
+    bones.forEach((b, j) => b.quaternion.fromArray(rotations, 4 * j));
+  });
+}
+
+export function restQuaternionOf(view: View, o: THREE.Object3D): THREE.Quaternion | undefined {
+  // Views are clones with the same structure: find the twin in view 0 by name path.
+  if (view === state.views[0]) return state.restQuaternions.get(o);
+  const twin = state.views[0].root.getObjectByName(o.name);
+  return twin ? state.restQuaternions.get(twin) : undefined;
+}
+
+/**
+ * Heat map of the local rigidity distortion (corskin's metric: normalised ARAP residual of each
+ * one-ring against the rest pose), computed on the CPU with the view's method; blue 0 → red ≥ 0.5.
+ */
+export function updateHeatmap(view: View): void {
+  view.root.traverse((o) => {
+    const mesh = o as THREE.SkinnedMesh;
+    if (!mesh.isSkinnedMesh) return;
+    const materials = Array.isArray(mesh.material) ? mesh.material : [mesh.material];
+    for (const m of materials as THREE.MeshStandardMaterial[]) {
+      const colored = settings.heatmap || settings.paint || settings.corCheck;
+      if (m.vertexColors !== colored) {
+        m.vertexColors = colored;
+        m.needsUpdate = true;
+      }
+    }
+    if (settings.corCheck && corCheckColors(mesh, skinnedMeshes(view).indexOf(mesh))) return;
+    if (settings.paint && paintWeightColors(mesh)) return;
+    if (!settings.heatmap) return;
+    const c = cpuOf(view, mesh);
+    if (view.method === 'cor' && !c.centers) return;
+    if (view.method === 'ddm' && !c.data.deltaMush) return; // still being read or computed
+    c.deform(c.data, skinningOf(mesh), { positions: c.posed });
+    const d = rigidityDistortion(c.data.positions, c.posed, c.data.triangles, c.rings);
+    const color = new THREE.Color();
+    for (let i = 0; i < d.length; i++) {
+      color.setHSL(0.66 * (1 - Math.min(1, d[i] / 0.5)), 0.9, 0.5);
+      c.colors.setXYZ(i, color.r, color.g, color.b);
+    }
+    c.colors.needsUpdate = true;
+    const drawn = cpuStandIn(mesh)?.geometry ?? mesh.geometry; // a method on the CPU draws a stand-in
+    if (drawn.getAttribute('color') !== c.colors) drawn.setAttribute('color', c.colors);
+    mesh.userData.corskinColours = undefined; // the paint colours must be redrawn
+  });
+}
+
+/** Posed centers of rotation of the CoR view: LBS of the bind-space centers (Algorithm 1, line 7). */
+export function updateCenters(view: View): void {
+  view.cors.visible = settings.centers && view.method === 'cor';
+  if (!view.cors.visible) return;
+  const points: number[] = [];
+  view.root.traverse((o) => {
+    const mesh = o as THREE.SkinnedMesh;
+    if (!mesh.isSkinnedMesh) return;
+    const c = cpuOf(view, mesh);
+    if (!c.centers) return;
+    const out = c.posed;
+    deformLbs(c.centers, skinningOf(mesh), { positions: out });
+    const v = new THREE.Vector3();
+    for (let i = 0; i < out.length; i += 3) {
+      v.fromArray(out, i).applyMatrix4(mesh.matrixWorld);
+      points.push(v.x, v.y, v.z);
+    }
+  });
+  view.cors.geometry.setAttribute('position', new THREE.Float32BufferAttribute(points, 3));
+}
