@@ -205,13 +205,12 @@ export {
   rebindTemplateRig,
   templateRigPart,
   joinTemplateRigParts,
-  templateSkinOutside,
-  skinOutsideMessage,
   type TemplateLimb,
   type TemplateRig,
   type TemplateBuildOptions,
   type VertexRole,
 } from './templates/rig.js';
+export { templateSkinOutside, skinOutsideMessage } from './templates/outside.js';
 export {
   compatibleTemplates,
   moveTemplateCageVertex,

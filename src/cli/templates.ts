@@ -9,13 +9,8 @@ import { readTemplateRig, writeTemplateRig } from '../io/cage-gltf.js';
 import { checkNotOverwritingInput, checkOutputPath, readBytes } from '../io/files.js';
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
-import {
-  buildTemplateRig,
-  skinOutsideMessage,
-  templateSkinOutside,
-  type TemplateBuildOptions,
-  type TemplateRig,
-} from '../templates/rig.js';
+import { buildTemplateRig, type TemplateBuildOptions, type TemplateRig } from '../templates/rig.js';
+import { skinOutsideMessage, templateSkinOutside } from '../templates/outside.js';
 import { createTemplateDeformer } from '../templates/deformer.js';
 import { setBoneTemplate } from '../templates/edit.js';
 import { bakeTemplateClips } from '../io/morph-bake.js';

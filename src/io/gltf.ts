@@ -19,16 +19,17 @@ import {
   type Node,
   type Skin,
 } from '@gltf-transform/core';
-import type { AnimationChannel, AnimationClip, Interpolation } from '../core/animation.js';
+import type { AnimationClip } from '../core/animation.js';
 import { CorskinError } from '../core/errors.js';
 import { mat4FromTRS, mat4Invert, mat4Multiply } from '../core/math.js';
 import { normalizeWeights, validateSkinnedMesh, type SkinnedMesh, type WeightNormalization } from '../core/mesh.js';
-import type { MorphChannel, MorphGroup, MorphTarget } from '../core/morph.js';
-import { createSkeleton, type Skeleton } from '../core/skeleton.js';
+import type { MorphGroup, MorphTarget } from '../core/morph.js';
+import type { Skeleton } from '../core/skeleton.js';
 import type { TwistJoint } from '../core/twist.js';
 import { VERSION } from '../version.js';
 import { COR_ATTRIBUTE, isCageExtras } from './schema.js';
 import { readDeltaMush } from './ddm-gltf.js';
+import { extractAnimations, extractSkeleton, readFloats, skeletonNodes } from './gltf-skeleton.js';
 
 export { COR_ATTRIBUTE };
 
@@ -349,181 +350,6 @@ function extractModel(
 }
 
 /**
- * The skin's joints, plus — after them — every non-joint ancestor on a joint's parent chain
- * that some animation moves (a root-motion armature node) together with the rest of that
- * chain, so animations drive it like a joint; the other non-joint ancestors fold into fixed
- * pre-transforms.
- * @throws CorskinError naming the node when the node hierarchy has a cycle
- */
-function skeletonNodes(document: Document, jointNodes: Node[], file?: string): Node[] {
-  const animated = new Set<Node>();
-  for (const anim of document.getRoot().listAnimations())
-    for (const ch of anim.listChannels()) {
-      const n = ch.getTargetNode();
-      if (n && ch.getTargetPath() !== 'weights') animated.add(n);
-    }
-  const joints = new Set(jointNodes);
-  const helpers: Node[] = [];
-  const included = new Set<Node>(jointNodes);
-  for (const node of jointNodes) {
-    const chain = ancestorsUntil(node, joints, file);
-    if (!chain.some((a) => animated.has(a))) continue;
-    for (const a of chain) {
-      if (included.has(a)) continue;
-      included.add(a);
-      helpers.push(a);
-    }
-  }
-  return [...jointNodes, ...helpers];
-}
-
-/** The ancestors of `node` up to (without) the first one in `stop`, nearest first. */
-function ancestorsUntil(node: Node, stop: Set<Node>, file?: string): Node[] {
-  const chain: Node[] = [];
-  const seen = new Set<Node>([node]);
-  for (let a = node.getParentNode(); a && !stop.has(a); a = a.getParentNode()) {
-    if (seen.has(a)) throw new CorskinError(`the node hierarchy has a cycle through node "${a.getName()}"`, file);
-    seen.add(a);
-    chain.push(a);
-  }
-  return chain;
-}
-
-function extractSkeleton(skin: Skin, jointNodes: Node[], nodes: Node[], file?: string): Skeleton {
-  const J = jointNodes.length;
-  const N = nodes.length;
-  const index = new Map<Node, number>(nodes.map((n, j) => [n, j]));
-  const included = new Set(nodes);
-  const parents = new Int32Array(N).fill(-1);
-  const pre = new Float64Array(16 * N);
-  const local = new Float64Array(16);
-  const t = new Float64Array(3 * N);
-  const r = new Float64Array(4 * N);
-  const s = new Float64Array(3 * N);
-  for (let j = 0; j < N; j++) {
-    const node = nodes[j];
-    t.set(node.getTranslation(), 3 * j);
-    r.set(node.getRotation(), 4 * j);
-    s.set(node.getScale(), 3 * j);
-    pre.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], 16 * j);
-    const chain = ancestorsUntil(node, included, file);
-    for (const a of chain) {
-      mat4FromTRS(local, 0, a.getTranslation(), 0, a.getRotation(), 0, a.getScale(), 0);
-      mat4Multiply(pre, 16 * j, local, 0, pre, 16 * j);
-    }
-    const top = (chain.length ? chain[chain.length - 1] : node).getParentNode();
-    if (top) parents[j] = index.get(top)!;
-  }
-  const ibmAcc = skin.getInverseBindMatrices();
-  let ibm: Float64Array | undefined;
-  if (ibmAcc) {
-    if (ibmAcc.getCount() < J || ibmAcc.getType() !== 'MAT4') {
-      throw new CorskinError(`skin "${skin.getName()}": inverseBindMatrices must hold ${J} MAT4 elements`, file);
-    }
-    ibm = new Float64Array(16 * N);
-    const el: number[] = [];
-    for (let j = 0; j < J; j++) ibm.set(ibmAcc.getElement(j, el), 16 * j);
-    for (let j = 0; j < 16 * J; j++) {
-      if (!Number.isFinite(ibm[j]))
-        throw new CorskinError(
-          `skin "${skin.getName()}": the inverse bind matrix of joint "${jointNodes[j >> 4].getName()}" is not finite`,
-          file,
-        );
-    }
-    for (let j = J; j < N; j++) ibm.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], 16 * j);
-  }
-  return createSkeleton({
-    jointNames: nodes.map((n, j) => n.getName() || `joint${j}`),
-    skinJoints: J,
-    parents,
-    preTransforms: pre,
-    inverseBindMatrices: ibm,
-    restTranslations: t,
-    restRotations: r,
-    restScales: s,
-  });
-}
-
-function extractAnimations(
-  document: Document,
-  skeletonNodes: Node[],
-  groupOfNode: Map<Node, number>,
-  groups: MorphGroup[],
-  warnings: string[],
-  ignored: { channels: number },
-  file?: string,
-): AnimationClip[] {
-  const index = new Map<Node, number>(skeletonNodes.map((n, j) => [n, j]));
-  const clips: AnimationClip[] = [];
-  let ignoredChannels = 0;
-  for (const [a, anim] of document.getRoot().listAnimations().entries()) {
-    const channels: AnimationChannel[] = [];
-    const morphChannels: MorphChannel[] = [];
-    let duration = 0;
-    for (const ch of anim.listChannels()) {
-      const node = ch.getTargetNode();
-      const path = ch.getTargetPath();
-      const sampler = ch.getSampler();
-      const joint = node ? index.get(node) : undefined;
-      const group = node && path === 'weights' ? groupOfNode.get(node) : undefined;
-      if (
-        !sampler ||
-        (group === undefined &&
-          (joint === undefined || (path !== 'translation' && path !== 'rotation' && path !== 'scale')))
-      ) {
-        if (path !== 'weights' || !node?.getMesh()) ignoredChannels++;
-        continue;
-      }
-      const input = sampler.getInput()!;
-      const output = sampler.getOutput()!;
-      const times = new Float32Array(input.getCount());
-      readFloats(input, times, 0, 1);
-      const comps = output.getElementSize();
-      const values = new Float32Array(output.getCount() * comps);
-      readFloats(output, values, 0, comps);
-      if (times.length) duration = Math.max(duration, times[times.length - 1]);
-      const interpolation = sampler.getInterpolation() as Interpolation;
-      const where = `animation "${anim.getName() || a}", channel on node "${node?.getName()}" (${path})`;
-      for (let k = 0; k < times.length; k++) {
-        if (!Number.isFinite(times[k]) || (k > 0 && times[k] < times[k - 1]))
-          throw new CorskinError(`${where}: key times must be finite and ascending (key ${k})`, file);
-      }
-      for (let k = 0; k < values.length; k++)
-        if (!Number.isFinite(values[k])) throw new CorskinError(`${where}: key value ${k} is not finite`, file);
-      if (group === undefined) {
-        const c = path === 'rotation' ? 4 : 3;
-        const need = (interpolation === 'CUBICSPLINE' ? 3 : 1) * c * times.length;
-        if (values.length !== need)
-          throw new CorskinError(
-            `${where}: ${interpolation} needs ${need} output values for ${times.length} keys, has ${values.length}`,
-            file,
-          );
-        if (path === 'rotation')
-          for (let k = 0; k < values.length; k += 4)
-            if (Math.hypot(values[k], values[k + 1], values[k + 2], values[k + 3]) < 1e-6)
-              throw new CorskinError(`${where}: rotation key ${k / 4} is zero, not a rotation`, file);
-      }
-      if (group !== undefined) {
-        // Weights outputs are scalars: T per key (3·T for CUBICSPLINE).
-        const T = groups[group].weights.length;
-        const perKey = (interpolation === 'CUBICSPLINE' ? 3 : 1) * T;
-        if (values.length !== perKey * times.length) {
-          warnings.push(
-            `animation "${anim.getName()}": a weights channel has ${values.length} values for ${times.length} keys × ${T} targets; ignored`,
-          );
-          continue;
-        }
-        morphChannels.push({ group, interpolation, times, values });
-      } else channels.push({ joint: joint!, path: path as AnimationChannel['path'], interpolation, times, values });
-    }
-    if (channels.length || morphChannels.length)
-      clips.push({ name: anim.getName() || `animation ${a}`, source: a, duration, channels, morphChannels });
-  }
-  ignored.channels = ignoredChannels;
-  return clips;
-}
-
-/**
  * Rescales the float `WEIGHTS_n` of every primitive so each vertex's weights sum to 1 exactly
  * (to float precision), in place. Draco quantises weights (sums off by ~1e-4, hidden inside the
  * compressed data); written uncompressed they would fail the glTF validator.
@@ -558,21 +384,6 @@ export function influenceSets(p: Primitive): number {
   let sets = 0;
   while (p.getAttribute(`JOINTS_${sets}`) && p.getAttribute(`WEIGHTS_${sets}`)) sets++;
   return sets;
-}
-
-/** Reads an accessor's elements as floats (normalized integers decoded) into `out` at `offset`. */
-function readFloats(acc: Accessor, out: Float32Array, offset: number, comps: number): void {
-  const count = acc.getCount();
-  const arr = acc.getArray();
-  if (arr instanceof Float32Array && acc.getElementSize() === comps) {
-    out.set(arr.subarray(0, count * comps), offset);
-    return;
-  }
-  const el: number[] = [];
-  for (let i = 0; i < count; i++) {
-    acc.getElement(i, el);
-    for (let c = 0; c < comps; c++) out[offset + comps * i + c] = el[c];
-  }
 }
 
 /** Triangle list of a primitive (strips and fans converted; points and lines give none). */

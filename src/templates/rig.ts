@@ -55,15 +55,15 @@
  *
  * @module
  */
+import { CAGE_INFLUENCES, facesBone, leaveFleshless, transferCageWeights } from './cage-skin.js';
 import { bindToCage, type CageBinding } from '../cage/bind.js';
 import type { Cage } from '../cage/cage.js';
-import { pointsOutside, windingNumber } from '../cage/winding-number.js';
+import { pointsOutside } from '../cage/winding-number.js';
 import { CorskinError } from '../core/errors.js';
 import { limbRoot, skeletonLimbs, trunkFirst } from '../core/limbs.js';
 import { computeVertexNormals, type SkinnedMesh } from '../core/mesh.js';
-import { segmentDistance } from '../core/math.js';
 import { bindJointPositions, type Skeleton } from '../core/skeleton.js';
-import { dot, point, sub } from '../core/vec3.js';
+import { point } from '../core/vec3.js';
 import { weldByPosition } from '../metrics/weld.js';
 import { fitChain, leafDirection, type ChainCage } from './fit.js';
 import { DEFAULT_TEMPLATE_LIBRARY, incidentBones, type TemplateDefinition, type TemplateLibrary } from './library.js';
@@ -336,114 +336,8 @@ function agreeWithCage(parts: (LimbSkin & { binding: CageBinding })[], mesh: Ski
 /** Below this share a limb's skin is bound to its cage where it lies inside it, but the cage is not fitted to it (torso skin with a little weight on an upper arm). */
 const CORE_SHARE = 0.5;
 
-/** Skinning influences per cage vertex ({@link TemplateRig.cageSkin}). */
-export const CAGE_INFLUENCES = 4;
-/** Below this part of the nearest skin vertex's weight on a cage vertex's template joints, it keeps its template's own blend. */
-const TRANSFER_FLOOR = 0.2;
+export { CAGE_INFLUENCES };
 
-/**
- * The cage's skinning weights, on the joints each cage vertex's template moves it with — a joint
- * template's vertex: the parent bone's joint and the joint's own; a bone template's: its bone's
- * joint and those at its ends; a cap's: its bone's joint — in the proportions that the skin
- * vertex of its limb nearest to it has them. So DQS of the cage follows the skin under it (the
- * templates' correction is then what they add to that skin's DQS, the rig's module comment),
- * without taking weights of other parts the cage passes near (a chest under a shoulder's ring).
- * Where that skin vertex has less than {@link TRANSFER_FLOOR} of its weight on those joints, a
- * joint template's vertex blends them as Eq. 1 does at rest (`u_j ∝ 1 / angle(v, b_j)`), any
- * other follows its bone's joint. On the libigl arm twisted 180°, the nearest vertex's weights
- * keep 0.80 of the cross-section where an average over its 8 nearest keeps 0.75 (DQS: 0.65).
- */
-function transferCageWeights(limbs: TemplateLimb[], cage: Cage, parts: LimbSkin[], mesh: SkinnedMesh): TemplateRig['cageSkin'] {
-  const m = cage.positions.length / 3;
-  const joints = new Uint32Array(CAGE_INFLUENCES * m), weights = new Float32Array(CAGE_INFLUENCES * m); // prettier-ignore
-  const { joints: MJ, weights: MW, influences: K } = mesh;
-  const C = cage.positions;
-  limbs.forEach((limb, q) => {
-    const { vertices, X } = parts[q];
-    limb.roles.forEach((role, r) => {
-      const c = limb.first + r;
-      const i = role.index;
-      const relevant = role.kind === 'joint' ? [limb.chain[i - 1], limb.chain[i]] : role.kind === 'cap' ? [limb.chain[i]] : [limb.chain[i - 1], limb.chain[i], limb.chain[i + 1]].filter((j) => j !== undefined); // prettier-ignore
-      let nearest = 0, best = Infinity; // prettier-ignore
-      for (let t = 0; t < vertices.length; t++) {
-        const d = (X[3 * t] - C[3 * c]) ** 2 + (X[3 * t + 1] - C[3 * c + 1]) ** 2 + (X[3 * t + 2] - C[3 * c + 2]) ** 2; // prettier-ignore
-        if (d < best) [best, nearest] = [d, vertices[t]];
-      }
-      const w = relevant.map(() => 0);
-      let all = 0;
-      for (let k = K * nearest; k < K * nearest + K; k++) {
-        all += MW[k];
-        const s = relevant.indexOf(MJ[k]);
-        if (s >= 0) w[s] += MW[k];
-      }
-      if (!(w.reduce((a, b) => a + b, 0) > TRANSFER_FLOOR * all)) {
-        w.fill(0);
-        if (role.kind === 'joint') {
-          w[0] = eq1ParentShare(role.local, [point(limb.axes, i - 1).map((x) => -x), point(limb.axes, i)]);
-          w[1] = 1 - w[0];
-        } else w[relevant.indexOf(limb.chain[i])] = 1;
-      }
-      const sum = w.reduce((a, b) => a + b, 0);
-      relevant.forEach((j, s) => {
-        joints[CAGE_INFLUENCES * c + s] = j;
-        weights[CAGE_INFLUENCES * c + s] = w[s] / sum;
-      });
-    });
-  });
-  return { joints, weights };
-}
-
-/** Eq. 1's weight of the parent bone for a vertex at `local` about a joint, its incident bones' directions `dirs` (the parent's first). */
-function eq1ParentShare(local: ArrayLike<number>, dirs: number[][]): number {
-  const len = Math.hypot(local[0], local[1], local[2]);
-  if (!(len > 0)) return 0.5;
-  const inv = dirs.map((d) => 1 / Math.max(1e-12, Math.acos(Math.max(-1, Math.min(1, dot(local, d) / len)))));
-  return inv[0] / inv.reduce((a, b) => a + b, 0);
-}
-
-/**
- * Leaves to DQS (share 0) the skin nearest to limb c's bones that lie outside the skin: templates
- * model flesh around a bone (a cage ring around the skin, moving with it), and where the bone is
- * not inside the skin — a skeleton's forearm, whose axis runs between its two bones; a flap; a
- * plate — there is no such flesh. A bone is inside when the generalised winding number of the
- * skin about the bone's middle is at least ½ (Jacobson, Kavan, Sorkine-Hornung, SIGGRAPH 2013;
- * robust to the holes and overlapping pieces of real meshes).
- * @param share n·L, changed in place
- */
-function leaveFleshless(mesh: SkinnedMesh, P: ArrayLike<number>, chain: number[], share: Float64Array, L: number, c: number): void {
-  const bones = chain.slice(0, -1).map((j, b) => [point(P, j), point(P, chain[b + 1])]);
-  const surface = { positions: mesh.positions, triangles: mesh.triangles };
-  const inside = bones.map(([a, b]) => windingNumber(surface, a.map((x, k) => 0.5 * (x + b[k]))) >= 0.5);
-  if (inside.every((x) => x)) return;
-  for (let i = 0; i < mesh.positions.length / 3; i++) if (share[L * i + c] > 0 && !inside[nearestBone(mesh.positions, i, bones).bone]) share[L * i + c] = 0;
-}
-
-/**
- * Whether skin vertex i faces its nearest bone of the chain (its normal points towards it): the
- * surface of another part next to the limb — the side of a torso along an arm hanging down —
- * whose flesh lies on the other side. The cage is fitted without such skin, so that it does not
- * widen to the torso; what of it lies inside the cage anyway is bound all the same.
- * @param normals unit vertex normals, 3·n
- */
-function facesBone(X: ArrayLike<number>, normals: ArrayLike<number>, i: number, bones: number[][][]): boolean {
-  const { closest } = nearestBone(X, i, bones);
-  return dot(sub(point(X, i), closest), point(normals, i)) < 0;
-}
-
-/** The bone (`bones`: segments [a, b]) nearest to point i of `X`, and the closest point on it. */
-function nearestBone(X: ArrayLike<number>, i: number, bones: number[][][]): { bone: number; closest: number[] } {
-  let best = Infinity, bone = 0; // prettier-ignore
-  bones.forEach(([a, b], q) => {
-    const d = segmentDistance(X, 3 * i, a, b);
-    if (d < best) [best, bone] = [d, q];
-  });
-  const [a, b] = bones[bone];
-  const ab = sub(b, a);
-  const t = Math.max(0, Math.min(1, dot(sub(point(X, i), a), ab) / Math.max(1e-300, dot(ab, ab))));
-  return { bone, closest: a.map((v, k) => v + t * ab[k]) };
-}
-
-/** A binding of n skin vertices to no cage vertex (the templates are DQS). */
 const emptyBinding = (n: number): CageBinding => ({ method: 'pmvc', resolution: 0, influences: 1, indices: new Uint32Array(n), weights: new Float32Array(n) });
 
 /** The skin vertices limb c has a share of (`share`: n·L), or those `only`, and their positions. */
@@ -456,7 +350,7 @@ function limbSkin(mesh: SkinnedMesh, share: Float64Array, L: number, c: number, 
 }
 
 /** One limb's skin: its vertices, their positions, their shares, and the limb's cage (its first vertex in the rig's cage). */
-interface LimbSkin {
+export interface LimbSkin {
   cage: Cage;
   vertices: number[];
   X: Float64Array;
@@ -534,7 +428,7 @@ export function joinTemplateRigParts(parts: readonly TemplateRig[]): TemplateRig
  * vertex's weights on the limb's cage vertices (its PMVC weights sum to 1, so this is the share
  * they were scaled by).
  */
-function bindingShares(rig: TemplateRig, n: number): Float64Array {
+export function bindingShares(rig: TemplateRig, n: number): Float64Array {
   const L = rig.limbs.length;
   const limbOf = new Int32Array(rig.cage.positions.length / 3);
   rig.limbs.forEach((l, c) => limbOf.fill(c, l.first, l.first + l.roles.length));
@@ -563,7 +457,7 @@ export function rebindTemplateRig(rig: TemplateRig, mesh: SkinnedMesh, options: 
 }
 
 /** The limb's closed component of the rig's cage, its vertices renumbered from 0. */
-function limbCage(rig: TemplateRig, limb: TemplateLimb): Cage {
+export function limbCage(rig: TemplateRig, limb: TemplateLimb): Cage {
   const m = limb.roles.length;
   const triangles: number[] = [];
   for (let f = 0; f < rig.cage.triangles.length; f += 3) {
@@ -571,37 +465,6 @@ function limbCage(rig: TemplateRig, limb: TemplateLimb): Cage {
     if (v >= limb.first && v < limb.first + m) for (let k = 0; k < 3; k++) triangles.push(rig.cage.triangles[f + k] - limb.first);
   }
   return { positions: rig.cage.positions.slice(3 * limb.first, 3 * (limb.first + m)), triangles: Uint32Array.from(triangles) };
-}
-
-/**
- * The skin vertices outside a cage they are bound to: per limb, the vertices with a binding entry
- * on the limb's cage whose generalised winding number about it is below ½ (Jacobson, Kavan,
- * Sorkine-Hornung, "Robust Inside-Outside Segmentation using Generalized Winding Numbers",
- * SIGGRAPH 2013). Empty for a rig corskin built or bound again (both refuse to leave skin out);
- * a stored cage edited elsewhere may leave some, which then follow the cage's extrapolation.
- * @param positions the skin's rest positions (bind space, 3·n), as the rig was bound
- * @returns ascending skin vertex indices
- */
-export function templateSkinOutside(rig: TemplateRig, positions: ArrayLike<number>): number[] {
-  const n = positions.length / 3;
-  const share = bindingShares(rig, n);
-  const L = rig.limbs.length;
-  const outside = new Set<number>();
-  rig.limbs.forEach((limb, c) => {
-    const vertices: number[] = [];
-    for (let i = 0; i < n; i++) if (share[L * i + c] !== 0) vertices.push(i);
-    const X = new Float64Array(3 * vertices.length);
-    vertices.forEach((v, q) => {
-      for (let k = 0; k < 3; k++) X[3 * q + k] = positions[3 * v + k];
-    });
-    for (const q of pointsOutside(limbCage(rig, limb), X)) outside.add(vertices[q]);
-  });
-  return [...outside].sort((a, b) => a - b);
-}
-
-/** What the CLI and corskin/three say of a non-empty {@link templateSkinOutside} result. */
-export function skinOutsideMessage(outside: readonly number[]): string {
-  return `${outside.length} skin vertices lie outside the stored template cage (first: ${outside.slice(0, 5).join(', ')}); they follow the cage's extrapolation`;
 }
 
 /**

@@ -1,11 +1,15 @@
 /**
  * corskin's view of a three.js skinned mesh: its geometry as a corskin mesh, its influence sets,
- * and its skinning matrices in bind space — what the CPU deformers and precomputations read.
+ * its skinning matrices in bind space — what the CPU deformers and precomputations read — and
+ * the joint texture the GPU methods read them from.
  *
  * @module
  */
 import { Matrix4, type SkinnedMesh } from 'three';
 import type { SkinnedMesh as CorskinMesh } from '../core/mesh.js';
+import { jointQuaternions } from '../deformers/joint-rotations.js';
+import { splitScale } from '../deformers/two-phase.js';
+import { TEXELS_PER_JOINT } from './chunks.js';
 
 /** Number of influence sets of a geometry: skinIndex/skinWeight, then joints_1/weights_1, … */
 export function influenceSets(mesh: SkinnedMesh): number {
@@ -74,4 +78,35 @@ export function meshFromGeometry(mesh: SkinnedMesh): CorskinMesh {
     ? Float32Array.from({ length: 3 * n }, (_, k) => nrm.getComponent(Math.floor(k / 3), k % 3))
     : undefined;
   return { positions, normals, triangles, influences: K, joints, weights };
+}
+
+/**
+ * Fills `out` with the mesh's joint data for its current skeleton state (`TEXELS_PER_JOINT` = 4
+ * RGBA texels per joint; see `chunks.ts`): each bind-space skinning matrix as three rows, then
+ * the quaternion of its proper rotation (of the two-phase split when some matrix has scale,
+ * shear or reflection).
+ * @param scratch reused for the bind-space matrices (16·J) so a frame allocates nothing for them
+ * @returns true when the two-phase path is needed (some matrix is not a proper rigid motion)
+ */
+export function writeJointTexture(mesh: SkinnedMesh, out: Float32Array, scratch?: Float64Array): boolean {
+  const S = bindSpaceSkinningMatrices(mesh, scratch);
+  const J = S.length / 16;
+  const split = splitScale(S);
+  const q = split ? split.rotations : jointQuaternions(S);
+  const stride = 4 * TEXELS_PER_JOINT;
+  for (let j = 0; j < J; j++) {
+    const o = stride * j;
+    const m = 16 * j;
+    for (let r = 0; r < 3; r++) {
+      out[o + 4 * r] = S[m + r];
+      out[o + 4 * r + 1] = S[m + 4 + r];
+      out[o + 4 * r + 2] = S[m + 8 + r];
+      out[o + 4 * r + 3] = S[m + 12 + r];
+    }
+    out[o + 12] = q[4 * j];
+    out[o + 13] = q[4 * j + 1];
+    out[o + 14] = q[4 * j + 2];
+    out[o + 15] = q[4 * j + 3];
+  }
+  return split !== null;
 }

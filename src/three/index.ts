@@ -52,14 +52,13 @@ import { limitInfluences, mergeSkinnedMeshes, type SkinnedMesh as CorskinMesh } 
 import type { Skeleton } from '../core/skeleton.js';
 import { computeCentersOfRotationOnWorker } from '../cor/web-worker.js';
 import { computeDirectDeltaMushOnWorker } from '../ddm/web-worker.js';
-import { jointQuaternions } from '../deformers/joint-rotations.js';
 import { methodInfo, type GpuMethodId, type ThreeMethodId } from '../deformers/registry.js';
 import { cpuMethodOf, restoreCpu, useCpuMethod } from './cpu.js';
-import { splitScale } from '../deformers/two-phase.js';
 import { buildTemplateRigOnWorker } from '../templates/web-worker.js';
-import { skinOutsideMessage, templateSkinOutside, type TemplateRig } from '../templates/rig.js';
+import type { TemplateRig } from '../templates/rig.js';
+import { skinOutsideMessage, templateSkinOutside } from '../templates/outside.js';
 import { patchVertexShader, TEXELS_PER_JOINT, type ChunkOptions } from './chunks.js';
-import { bindSpaceSkinningMatrices, influenceSets, meshFromGeometry } from './geometry.js';
+import { influenceSets, meshFromGeometry, writeJointTexture } from './geometry.js';
 import { deltaMushFromGeometry, deltaMushOf, packDeltaMush, setDeltaMushModel } from './ddm.js';
 import {
   createTemplateGpuState,
@@ -89,7 +88,7 @@ export {
   type TemplateGpuState,
 } from './templates.js';
 export { deltaMushFromGeometry, deltaMushOf, packDeltaMush, setDeltaMushModel } from './ddm.js';
-export { bindSpaceSkinningMatrices, meshFromGeometry } from './geometry.js';
+export { bindSpaceSkinningMatrices, meshFromGeometry, writeJointTexture } from './geometry.js';
 export { cpuStandIn } from './cpu.js';
 
 /**
@@ -459,37 +458,6 @@ function restore(mesh: SkinnedMesh): void {
   mesh.onBeforeRender = state.onBeforeRender;
   mesh.onBeforeShadow = state.onBeforeShadow;
   delete mesh.userData[STATE_KEY];
-}
-
-/**
- * Fills `out` with the mesh's joint data for its current skeleton state (`TEXELS_PER_JOINT` = 4
- * RGBA texels per joint; see `chunks.ts`): each bind-space skinning matrix as three rows, then
- * the quaternion of its proper rotation (of the two-phase split when some matrix has scale,
- * shear or reflection).
- * @param scratch reused for the bind-space matrices (16·J) so a frame allocates nothing for them
- * @returns true when the two-phase path is needed (some matrix is not a proper rigid motion)
- */
-export function writeJointTexture(mesh: SkinnedMesh, out: Float32Array, scratch?: Float64Array): boolean {
-  const S = bindSpaceSkinningMatrices(mesh, scratch);
-  const J = S.length / 16;
-  const split = splitScale(S);
-  const q = split ? split.rotations : jointQuaternions(S);
-  const stride = 4 * TEXELS_PER_JOINT;
-  for (let j = 0; j < J; j++) {
-    const o = stride * j;
-    const m = 16 * j;
-    for (let r = 0; r < 3; r++) {
-      out[o + 4 * r] = S[m + r];
-      out[o + 4 * r + 1] = S[m + 4 + r];
-      out[o + 4 * r + 2] = S[m + 8 + r];
-      out[o + 4 * r + 3] = S[m + 12 + r];
-    }
-    out[o + 12] = q[4 * j];
-    out[o + 13] = q[4 * j + 1];
-    out[o + 14] = q[4 * j + 2];
-    out[o + 15] = q[4 * j + 3];
-  }
-  return split !== null;
 }
 
 /**
