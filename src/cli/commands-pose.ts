@@ -9,115 +9,95 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { CorskinError } from '../core/errors.js';
 import type { Io } from './ui.js';
 import { CHARACTER_METHODS, SKINNING_METHODS, THREE_METHODS } from '../deformers/registry.js';
-import { DEFAULT_EPSILON, DEFAULT_INFLUENCES, DEFAULT_SIGMA } from '../cor/parameters.js';
+import { DEFAULT_INFLUENCES } from '../cor/parameters.js';
 import { DEFAULT_BAKE_RATE, MAX_BAKE_SAMPLES, MAX_HELPERS_PER_REGION } from '../bake/samples.js';
-import { finiteNumber, nonNegativeNumber, positiveInteger, positiveNumber, withMethodParameters } from './options.js';
+import {
+  finiteNumber,
+  nonNegativeNumber,
+  positiveInteger,
+  positiveNumber,
+  withBatchOutput,
+  withMethodOptions,
+} from './options.js';
 
 /** Adds the commands that pose, bake, measure and show to `program`; their actions write through `io`. */
 export function addPoseCommands(program: Command, io: Io): void {
-  withMethodParameters(
-    program
-      .command('deform')
-      .description('pose a skinned character and write the deformed mesh as static geometry')
-      .argument('<inputs...>', 'skinned .glb or .gltf files')
-      .addOption(
-        new Option(
-          '--method <m>',
-          `skinning method: ${SKINNING_METHODS.map((m) => `${m.id} (${m.citation})`).join(', ')}`,
+  withBatchOutput(
+    withMethodOptions(
+      program
+        .command('deform')
+        .description('pose a skinned character and write the deformed mesh as static geometry')
+        .argument('<inputs...>', 'skinned .glb or .gltf files')
+        .addOption(
+          new Option(
+            '--method <m>',
+            `skinning method: ${SKINNING_METHODS.map((m) => `${m.id} (${m.citation})`).join(', ')}`,
+          )
+            .choices(SKINNING_METHODS.map((m) => m.id))
+            .makeOptionMandatory(),
         )
-          .choices(SKINNING_METHODS.map((m) => m.id))
-          .makeOptionMandatory(),
-      )
-      .option('--animation <name|index>', 'animation clip (default: the first, when --time is given)')
-      .option('--time <seconds>', 'time in the clip (default 0)', nonNegativeNumber)
-      .addOption(
-        new Option(
-          '--pose <p>',
-          "without an animation: rest (the joints' node transforms), bind (where the inverse bind matrices put them), or the evaluation's stress pose (every limb bent, twisted and curled; stress-half: at half amplitude)",
+        .option('--animation <name|index>', 'animation clip (default: the first, when --time is given)')
+        .option('--time <seconds>', 'time in the clip (default 0)', nonNegativeNumber)
+        .addOption(
+          new Option(
+            '--pose <p>',
+            "without an animation: rest (the joints' node transforms), bind (where the inverse bind matrices put them), or the evaluation's stress pose (every limb bent, twisted and curled; stress-half: at half amplitude)",
+          )
+            .choices(['rest', 'bind', 'stress', 'stress-half'])
+            .default('rest'),
         )
-          .choices(['rest', 'bind', 'stress', 'stress-half'])
-          .default('rest'),
-      )
-      .option(
-        '--influences <k>',
-        'influences kept per vertex (the largest, renormalised)',
-        positiveInteger,
-        DEFAULT_INFLUENCES,
-      )
-      .option('--sigma <s>', 'σ when CoRs must be computed', positiveNumber, DEFAULT_SIGMA)
-      .option('--epsilon <e>', 'ε when CoRs must be computed', positiveNumber, DEFAULT_EPSILON)
-      .option(
-        '--stretch-joints <names>',
-        'stretch: joints whose collapse is compensated, comma-separated names or indices (default: every joint where two or more bones meet)',
-      )
-      .option('--no-twist-compensation', 'stretch: skip the twist compensation before skinning')
-      .option('--template <choices>', 'templates: bone or joint templates, JOINT=ID,… (over those stored in the file)'),
-  )
-    .option('-o, --output <file>', 'output .glb, .gltf or .obj (one input)')
-    .option('--out-dir <dir>', 'folder for the outputs of several inputs (same file names)')
-    .option(
-      '--jobs <n>',
-      'with --out-dir: files processed at a time, on worker threads (default: the number of cores)',
-      positiveInteger,
-    )
-    .option('--no-compress', "write without the input's Draco/meshopt compression")
-    .option('--force', 'allow overwriting the input')
-    .action(async (inputs: string[], opts) => {
-      await (await import('./batch.js')).runBatch(io, inputs, 'deform', opts);
-    });
+        .option(
+          '--influences <k>',
+          'influences kept per vertex (the largest, renormalised)',
+          positiveInteger,
+          DEFAULT_INFLUENCES,
+        ),
+    ),
+    '.glb, .gltf or .obj',
+  ).action(async (inputs: string[], opts) => {
+    await (await import('./batch.js')).runBatch(io, inputs, 'deform', opts);
+  });
 
-  withMethodParameters(
-    program
-      .command('bake')
-      .description(
-        'bake a method into a standard glTF any engine plays with its own linear blend skinning: --as helpers, helper joints fitted by skinning decomposition (Le & Deng 2012, "Smooth Skinning Decomposition with Rigid Bones", ACM TOG 31(6), SIGGRAPH Asia 2012), or --as morphs, one sparse corrective morph target per sample of every clip (exact at the samples, blended linearly between); prints how closely the baked file\'s LBS plays the method, next to plain LBS',
-      )
-      .argument('<inputs...>', 'skinned, animated .glb or .gltf files')
-      .requiredOption('--method <m>', 'method to bake: cor, dqs, sbs, lms, stretch, ddm, dm or templates')
-      .requiredOption(
-        '--as <kind>',
-        'helpers (helper joints, Le & Deng 2012) or morphs (sparse corrective morph targets)',
-      )
-      .option(
-        '--helpers <n>',
-        `helpers: helper joints per joint region, 1 to ${MAX_HELPERS_PER_REGION} (default 2)`,
-        positiveInteger,
-      )
-      .option(
-        '--influences <k>',
-        'helpers: influences per vertex in the baked file, 4 or 8 (default 4)',
-        positiveInteger,
-      )
-      .option(
-        '--rate <fps>',
-        `samples per second of each clip (at most ${MAX_BAKE_SAMPLES.toLocaleString('en-US')} per clip)`,
-        positiveNumber,
-        DEFAULT_BAKE_RATE,
-      )
-      .option(
-        '--tolerance <t>',
-        'morphs: corrections that move a vertex by at most this fraction of the bounding-box diagonal are dropped (sparse targets; 5e-6 keeps the result within 1e-5 of the diagonal at the samples)',
-        Number,
-      )
-      .option('--quantize', 'write with KHR_mesh_quantization (smaller; no longer exact to 1e-5)')
-      .option('--sigma <s>', 'σ when CoRs must be computed', positiveNumber, DEFAULT_SIGMA)
-      .option('--epsilon <e>', 'ε when CoRs must be computed', positiveNumber, DEFAULT_EPSILON)
-      .option('--stretch-joints <names>', 'stretch: joints whose collapse is compensated, comma-separated')
-      .option('--no-twist-compensation', 'stretch: skip the twist compensation before skinning')
-      .option('--template <choices>', 'templates: bone or joint templates, JOINT=ID,… (over those stored in the file)'),
-  )
-    .option('-o, --output <file>', 'output .glb or .gltf (one input)')
-    .option('--out-dir <dir>', 'folder for the outputs of several inputs (same file names)')
-    .option(
-      '--jobs <n>',
-      'with --out-dir: files processed at a time, on worker threads (default: the number of cores)',
-      positiveInteger,
-    )
-    .option('--no-compress', "write without the input's Draco/meshopt compression")
-    .option('--force', 'allow overwriting the input')
-    .action(async (inputs: string[], opts) => {
-      await (await import('./batch.js')).runBatch(io, inputs, 'bake', opts);
-    });
+  withBatchOutput(
+    withMethodOptions(
+      program
+        .command('bake')
+        .description(
+          'bake a method into a standard glTF any engine plays with its own linear blend skinning: --as helpers, helper joints fitted by skinning decomposition (Le & Deng 2012, "Smooth Skinning Decomposition with Rigid Bones", ACM TOG 31(6), SIGGRAPH Asia 2012), or --as morphs, one sparse corrective morph target per sample of every clip (exact at the samples, blended linearly between); prints how closely the baked file\'s LBS plays the method, next to plain LBS',
+        )
+        .argument('<inputs...>', 'skinned, animated .glb or .gltf files')
+        .requiredOption('--method <m>', 'method to bake: cor, dqs, sbs, lms, stretch, ddm, dm or templates')
+        .requiredOption(
+          '--as <kind>',
+          'helpers (helper joints, Le & Deng 2012) or morphs (sparse corrective morph targets)',
+        )
+        .option(
+          '--helpers <n>',
+          `helpers: helper joints per joint region, 1 to ${MAX_HELPERS_PER_REGION} (default 2)`,
+          positiveInteger,
+        )
+        .option(
+          '--influences <k>',
+          'helpers: influences per vertex in the baked file, 4 or 8 (default 4)',
+          positiveInteger,
+        )
+        .option(
+          '--rate <fps>',
+          `samples per second of each clip (at most ${MAX_BAKE_SAMPLES.toLocaleString('en-US')} per clip)`,
+          positiveNumber,
+          DEFAULT_BAKE_RATE,
+        )
+        .option(
+          '--tolerance <t>',
+          'morphs: corrections that move a vertex by at most this fraction of the bounding-box diagonal are dropped (sparse targets; 5e-6 keeps the result within 1e-5 of the diagonal at the samples)',
+          Number,
+        )
+        .option('--quantize', 'write with KHR_mesh_quantization (smaller; no longer exact to 1e-5)'),
+    ),
+    '.glb or .gltf',
+  ).action(async (inputs: string[], opts) => {
+    await (await import('./batch.js')).runBatch(io, inputs, 'bake', opts);
+  });
 
   program
     .command('weights')

@@ -16,7 +16,7 @@ import {
   DEFAULT_DDM_THRESHOLD,
 } from '../ddm/parameters.js';
 import { DEFAULT_PMVC_RESOLUTION } from '../cage/pmvc.js';
-import { fraction, positiveInteger, positiveNumber } from './options.js';
+import { fraction, positiveInteger, positiveNumber, withBatchOutput } from './options.js';
 import { DEFAULT_BAKE_RATE, MAX_BAKE_SAMPLES } from '../bake/samples.js';
 
 /** Adds the commands that prepare a file to `program`; their actions write through `io`. */
@@ -39,79 +39,72 @@ export function addPrepareCommands(program: Command, io: Io): void {
     .option('--force', 'allow overwriting an input file')
     .action(async (mesh, opts) => (await import('./convert.js')).convertCommand(io, mesh, opts));
 
-  program
-    .command('precompute')
-    .description(
-      'compute the centers of rotation of every skin (Le & Hodgins 2016) and store them as _CENTER_OF_ROTATION, or with --method ddm the Direct Delta Mush matrices (Le & Lewis 2019) as _DDM_* attributes',
-    )
-    .argument('<inputs...>', 'skinned .glb or .gltf files')
-    .option('-o, --output <file>', 'output .glb or .gltf (one input)')
-    .option('--out-dir <dir>', 'folder for the outputs of several inputs (same file names)')
-    .option(
-      '--jobs <n>',
-      'with --out-dir: files processed at a time, on worker threads (default: the number of cores)',
-      positiveInteger,
-    )
-    .addOption(new Option('--method <m>', 'what to precompute: cor or ddm').choices(['cor', 'ddm']).default('cor'))
-    .option('--sigma <s>', 'similarity kernel width σ (Le & Hodgins 2016, Eq. 1)', positiveNumber, DEFAULT_SIGMA)
-    .option('--epsilon <e>', 'subdivision bound ε on weight distance per edge', positiveNumber, DEFAULT_EPSILON)
-    .addOption(
-      new Option(
-        '--algorithm <a>',
-        'cor: fast (binned evaluation, ≤ 1e-3 of the diagonal) or exact (Eq. 4 to rounding; slow on dense weights)',
+  withBatchOutput(
+    program
+      .command('precompute')
+      .description(
+        'compute the centers of rotation of every skin (Le & Hodgins 2016) and store them as _CENTER_OF_ROTATION, or with --method ddm the Direct Delta Mush matrices (Le & Lewis 2019) as _DDM_* attributes',
       )
-        .choices(['fast', 'exact'])
-        .default('fast'),
-    )
-    .addOption(new Option('--exact', 'deprecated: --algorithm exact').hideHelp())
-    .option(
-      '--max-subdivided <n>',
-      'refuse to subdivide into more sub-triangles than this (estimated first)',
-      positiveNumber,
-      DEFAULT_MAX_SUBDIVIDED_TRIANGLES,
-    )
-    .option(
-      '--threads <n>',
-      'worker threads; output is identical for any count (default: all cores from 100,000 vertices up, else 1: starting workers costs more than it saves on smaller meshes)',
-      positiveInteger,
-    )
-    .option(
-      '--iterations <p>',
-      'ddm: smoothing iterations p (Le & Lewis 2019)',
-      positiveInteger,
-      DEFAULT_DDM_ITERATIONS,
-    )
-    .option('--lambda <l>', 'ddm: rotational smoothing λ', positiveNumber, DEFAULT_DDM_LAMBDA)
-    .option('--kappa <k>', 'ddm: translational smoothing κ (< λ)', positiveNumber, DEFAULT_DDM_KAPPA)
-    .option('--alpha <a>', 'ddm: blend α of the translational term, in [0, 1)', fraction, DEFAULT_DDM_ALPHA)
-    .addOption(
-      new Option('--variant <v>', 'ddm: full (variant 0, Ω per joint) or compact (one moment matrix per vertex)')
-        .choices(['full', 'compact'])
-        .default('full'),
-    )
-    .addOption(
-      new Option(
-        '--smoothing <s>',
-        "ddm: Laplacian normalisation: normalized (D⁻¹L) or libigl (libigl's operator, to reproduce it)",
+      .argument('<inputs...>', 'skinned .glb or .gltf files')
+      .addOption(new Option('--method <m>', 'what to precompute: cor or ddm').choices(['cor', 'ddm']).default('cor'))
+      .option('--sigma <s>', 'similarity kernel width σ (Le & Hodgins 2016, Eq. 1)', positiveNumber, DEFAULT_SIGMA)
+      .option('--epsilon <e>', 'subdivision bound ε on weight distance per edge', positiveNumber, DEFAULT_EPSILON)
+      .addOption(
+        new Option(
+          '--algorithm <a>',
+          'cor: fast (binned evaluation, ≤ 1e-3 of the diagonal) or exact (Eq. 4 to rounding; slow on dense weights)',
+        )
+          .choices(['fast', 'exact'])
+          .default('fast'),
       )
-        .choices(['normalized', 'libigl'])
-        .default('normalized'),
-    )
-    .option(
-      '--threshold <t>',
-      'ddm: drop a joint from a vertex below this share of Q₃₃, in [0, 1)',
-      fraction,
-      DEFAULT_DDM_THRESHOLD,
-    )
-    .option('--no-compress', "write without the input's Draco/meshopt compression")
-    .option('--force', 'allow overwriting the input')
-    .action(async (inputs: string[], opts) => {
-      if (opts.exact) {
-        io.err('corskin: note: --exact is deprecated and will be removed in the next release; use --algorithm exact');
-        opts.algorithm = 'exact';
-      }
-      await (await import('./batch.js')).runBatch(io, inputs, 'precompute', opts);
-    });
+      .addOption(new Option('--exact', 'deprecated: --algorithm exact').hideHelp())
+      .option(
+        '--max-subdivided <n>',
+        'refuse to subdivide into more sub-triangles than this (estimated first)',
+        positiveNumber,
+        DEFAULT_MAX_SUBDIVIDED_TRIANGLES,
+      )
+      .option(
+        '--threads <n>',
+        'worker threads; output is identical for any count (default: all cores from 100,000 vertices up, else 1: starting workers costs more than it saves on smaller meshes)',
+        positiveInteger,
+      )
+      .option(
+        '--iterations <p>',
+        'ddm: smoothing iterations p (Le & Lewis 2019)',
+        positiveInteger,
+        DEFAULT_DDM_ITERATIONS,
+      )
+      .option('--lambda <l>', 'ddm: rotational smoothing λ', positiveNumber, DEFAULT_DDM_LAMBDA)
+      .option('--kappa <k>', 'ddm: translational smoothing κ (< λ)', positiveNumber, DEFAULT_DDM_KAPPA)
+      .option('--alpha <a>', 'ddm: blend α of the translational term, in [0, 1)', fraction, DEFAULT_DDM_ALPHA)
+      .addOption(
+        new Option('--variant <v>', 'ddm: full (variant 0, Ω per joint) or compact (one moment matrix per vertex)')
+          .choices(['full', 'compact'])
+          .default('full'),
+      )
+      .addOption(
+        new Option(
+          '--smoothing <s>',
+          "ddm: Laplacian normalisation: normalized (D⁻¹L) or libigl (libigl's operator, to reproduce it)",
+        )
+          .choices(['normalized', 'libigl'])
+          .default('normalized'),
+      )
+      .option(
+        '--threshold <t>',
+        'ddm: drop a joint from a vertex below this share of Q₃₃, in [0, 1)',
+        fraction,
+        DEFAULT_DDM_THRESHOLD,
+      ),
+    '.glb or .gltf',
+  ).action(async (inputs: string[], opts) => {
+    if (opts.exact) {
+      io.err('corskin: note: --exact is deprecated and will be removed in the next release; use --algorithm exact');
+      opts.algorithm = 'exact';
+    }
+    await (await import('./batch.js')).runBatch(io, inputs, 'precompute', opts);
+  });
 
   program
     .command('bind-cage')

@@ -6,6 +6,7 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { SKINNING_METHODS } from '../deformers/registry.js';
+import { DEFAULT_EPSILON, DEFAULT_SIGMA } from '../cor/parameters.js';
 
 /** A number as typed: an empty or blank string is not 0. */
 export function numberOf(value: string): number {
@@ -69,4 +70,40 @@ export function withMethodParameters(command: Command): Command {
   );
   for (const option of options) command.addOption(option);
   return command;
+}
+
+/**
+ * The options every command that builds a method's deformer takes (`deform`, `bake`): CoR's σ and
+ * ε when the centers must be computed, stretch's joints and twist compensation, the templates'
+ * choices, and the method modules' parameters ({@link withMethodParameters}).
+ */
+export function withMethodOptions(command: Command): Command {
+  command
+    .option('--sigma <s>', 'σ when CoRs must be computed', positiveNumber, DEFAULT_SIGMA)
+    .option('--epsilon <e>', 'ε when CoRs must be computed', positiveNumber, DEFAULT_EPSILON)
+    .option(
+      '--stretch-joints <names>',
+      'stretch: joints whose collapse is compensated, comma-separated names or indices (default: every joint where two or more bones meet)',
+    )
+    .option('--no-twist-compensation', 'stretch: skip the twist compensation before skinning')
+    .option('--template <choices>', 'templates: bone or joint templates, JOINT=ID,… (over those stored in the file)');
+  return withMethodParameters(command);
+}
+
+/**
+ * The output options of a command that runs on several inputs (`precompute`, `deform`, `bake`):
+ * `-o` for one, `--out-dir` and `--jobs` for several, `--no-compress`, `--force`.
+ * @param formats the output formats, for the help (`.glb or .gltf`)
+ */
+export function withBatchOutput(command: Command, formats: string): Command {
+  return command
+    .option('-o, --output <file>', `output ${formats} (one input)`)
+    .option('--out-dir <dir>', 'folder for the outputs of several inputs (same file names)')
+    .option(
+      '--jobs <n>',
+      'with --out-dir: files processed at a time, on worker threads (default: the number of cores)',
+      positiveInteger,
+    )
+    .option('--no-compress', "write without the input's Draco/meshopt compression")
+    .option('--force', 'allow overwriting the input');
 }
