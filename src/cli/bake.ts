@@ -5,6 +5,7 @@
  * corrective morph targets per sample — with a report of how closely LBS then plays the method.
  * @module
  */
+import { BAKE_METHODS } from '../deformers/registry.js';
 import { statSync } from 'node:fs';
 import { CorskinError } from '../core/errors.js';
 import type { Deformer } from '../deformers/contract.js';
@@ -18,8 +19,7 @@ import { readDocument, writeDocument } from '../io/node-io.js';
 import { createMethodDeformer, type CliMethod } from './method-deformer.js';
 import { progress, type Io } from './ui.js';
 
-/** The methods `corskin bake` bakes. */
-export const BAKE_METHODS = ['cor', 'dqs', 'sbs', 'lms', 'stretch', 'ddm', 'dm', 'templates'] as const;
+export { BAKE_METHODS };
 
 /** Options of {@link bakeCommand}. */
 export interface BakeCommandOptions {

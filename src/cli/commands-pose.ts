@@ -8,7 +8,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { CorskinError } from '../core/errors.js';
 import type { Io } from './ui.js';
-import { CHARACTER_METHODS, SKINNING_METHODS, THREE_METHODS } from '../deformers/registry.js';
+import { BAKE_METHODS, CHARACTER_METHODS, SKINNING_METHODS, THREE_METHODS } from '../deformers/registry.js';
 import { DEFAULT_INFLUENCES } from '../cor/parameters.js';
 import { DEFAULT_BAKE_RATE, MAX_BAKE_SAMPLES, MAX_HELPERS_PER_REGION } from '../bake/samples.js';
 import {
@@ -66,7 +66,7 @@ export function addPoseCommands(program: Command, io: Io): void {
           'bake a method into a standard glTF any engine plays with its own linear blend skinning: --as helpers, helper joints fitted by skinning decomposition (Le & Deng 2012, "Smooth Skinning Decomposition with Rigid Bones", ACM TOG 31(6), SIGGRAPH Asia 2012), or --as morphs, one sparse corrective morph target per sample of every clip (exact at the samples, blended linearly between); prints how closely the baked file\'s LBS plays the method, next to plain LBS',
         )
         .argument('<inputs...>', 'skinned, animated .glb or .gltf files')
-        .requiredOption('--method <m>', 'method to bake: cor, dqs, sbs, lms, stretch, ddm, dm or templates')
+        .requiredOption('--method <m>', `method to bake: ${BAKE_METHODS.join(', ')}`)
         .requiredOption(
           '--as <kind>',
           'helpers (helper joints, Le & Deng 2012) or morphs (sparse corrective morph targets)',

@@ -6,7 +6,7 @@
  */
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
-import type { MethodId } from './registry.js';
+import type { SKINNING_METHODS } from './registry.js';
 
 /**
  * Caller-provided output arrays of a deformer, posed space: `positions` length 3·n; `normals`
@@ -27,7 +27,7 @@ export interface DeformTarget {
 export type Deformer = (mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget) => void;
 
 /** The rig-free deformers' names, as used on the CLI and in reports (see the registry). */
-export type SkinningMethod = Exclude<MethodId, 'stretch' | 'cage' | 'templates' | 'dm'>;
+export type SkinningMethod = Extract<(typeof SKINNING_METHODS)[number], { needsRig: false }>['id'];
 
 /**
  * Checks that `out` fits `mesh` (O(1): the per-vertex data is checked once, by

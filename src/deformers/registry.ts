@@ -108,6 +108,14 @@ export const CHARACTER_METHODS: readonly MethodId[] = SKINNING_METHODS.filter((m
   (m) => m.id,
 );
 
+/**
+ * The methods `corskin bake` bakes: every method but LBS (what the baked file plays anyway) and
+ * cage (a `bind-cage` rig is not baked; the skinning templates are).
+ */
+export const BAKE_METHODS: readonly MethodId[] = SKINNING_METHODS.filter((m) => m.id !== 'lbs' && m.id !== 'cage').map(
+  (m) => m.id,
+);
+
 /** The descriptor of `id`. @throws RangeError for an unknown id */
 export function methodInfo(id: string): MethodInfo {
   const info = SKINNING_METHODS.find((m) => m.id === id);

@@ -4,7 +4,7 @@
  * poses the mesh from the bind-space skinning matrices. The posed mesh is drawn by a plain `Mesh`
  * beside the `SkinnedMesh` (same material, same world transform; the `SkinnedMesh` is hidden
  * meanwhile), so no material is patched and every renderer and material draws it as they draw
- * any mesh. Delta Mush (`'dm'`) is such a method: its smoothing passes run over the whole mesh,
+ * any mesh. Delta Mush is such a method: its smoothing passes run over the whole mesh,
  * which a vertex shader cannot do alone.
  *
  * @module

@@ -99,7 +99,7 @@ export type GpuSkinningMethod = GpuMethodId;
 
 /**
  * Every method {@link useSkinningMethod} switches to: the GPU ones, and method modules without a
- * GPU kernel (Delta Mush, `'dm'`), which run on the CPU (`cpu.ts`). `THREE_METHODS` in `corskin`.
+ * GPU kernel (Delta Mush), which run on the CPU (`cpu.ts`). `THREE_METHODS` in `corskin`.
  */
 export type ThreeSkinningMethod = ThreeMethodId;
 
@@ -157,7 +157,7 @@ export interface SkinningOptions {
    * default `console.warn` with a `corskin: ` prefix.
    */
   onWarning?: (mesh: SkinnedMesh, message: string) => void;
-  /** Parameters of a method module run on the CPU (`'dm'`: iterations, step, …), by its keys. */
+  /** Parameters of a method module run on the CPU (Delta Mush: iterations, step, …), by its keys. */
   parameters?: Record<string, unknown>;
 }
 
