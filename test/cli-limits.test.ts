@@ -267,3 +267,37 @@ describe('one meaning per option name; the old spellings work for one more relea
     expect(cageOld.stderr).toMatch(/bind-cage --method is deprecated .* use --coordinates/);
   });
 });
+
+describe("a method's parameters given with another method", () => {
+  it('are ignored with a warning naming the option and its method', async () => {
+    const out = join(tmp.dir, 'dqs-step.glb');
+    const r = await runCli('deform', CESIUM_MAN, '--method', 'dqs', '--step', '0.7', '--pin-borders', '-o', out);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/warning: --step is a parameter of --method dm; ignored with --method dqs/);
+    expect(r.stderr).toMatch(/warning: --pin-borders is a parameter of --method dm; ignored with --method dqs/);
+    const dm = await runCli(
+      'deform',
+      CESIUM_MAN,
+      '--method',
+      'dm',
+      '--step',
+      '0.7',
+      '-o',
+      join(tmp.dir, 'dm-step.glb'),
+    );
+    expect([dm.code, dm.stderr]).toEqual([0, '']);
+    const zero = await runCli(
+      'deform',
+      CESIUM_MAN,
+      '--method',
+      'dm',
+      '--step',
+      '0',
+      '-o',
+      join(tmp.dir, 'dm-zero.glb'),
+    );
+    expect(zero.code).toBe(1);
+    expect(zero.stderr).toMatch(/Delta Mush step must lie in \(0, 1\] \(got 0\)$/m);
+    expect(existsSync(join(tmp.dir, 'dm-zero.glb'))).toBe(false);
+  });
+});

@@ -179,9 +179,10 @@ export function addPoseCommands(program: Command, io: Io): void {
     .description('render the viewer to a PNG through headless Chromium')
     .argument('<input>', '.glb or .gltf')
     .addOption(
-      new Option('--method <m>', 'one view with this method (default: every method, laid out by --layout)').choices([
-        ...THREE_METHODS,
-      ]),
+      new Option(
+        '--method <m>',
+        'one view with this method, at its default parameters (default: every GPU method, laid out by --layout; methods run on the CPU, such as dm, show with --method only)',
+      ).choices([...THREE_METHODS]),
     )
     .addOption(
       new Option(

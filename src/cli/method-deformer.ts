@@ -11,7 +11,7 @@ import { computeCentersOfRotation } from '../cor/precompute.js';
 import { computeDirectDeltaMush } from '../ddm/precompute.js';
 import { deformers } from '../deformers/index.js';
 import type { Deformer } from '../deformers/contract.js';
-import type { MethodId } from '../deformers/registry.js';
+import { SKINNING_METHODS, type MethodId } from '../deformers/registry.js';
 import { methodModule } from '../methods/index.js';
 import type { MethodModule } from '../methods/module.js';
 import { createStretchDeformer, stretchRigFromSkeleton } from '../deformers/stretch.js';
@@ -40,6 +40,19 @@ export interface MethodDeformerOptions {
   template?: string;
 }
 
+/**
+ * Warns (once per run: the CLI's io says a line once) of method-module options given for another
+ * method (`--step` with `--method dqs`): they are ignored.
+ */
+export function warnForeignParameters(io: Io, method: string, options: Record<string, unknown>): void {
+  const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  for (const m of SKINNING_METHODS)
+    if (m.id !== method && 'parameters' in m)
+      for (const p of m.parameters)
+        if (options[camel(p.flag)] !== undefined)
+          io.err(`corskin: warning: --${p.flag} is a parameter of --method ${m.id}; ignored with --method ${method}`);
+}
+
 /** A method module's parameters taken from CLI options (`--smoothing-kind` → `smoothingKind` → its key). */
 export function moduleParameters(module: MethodModule, options: Record<string, unknown>): Record<string, unknown> {
   const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -57,6 +70,7 @@ export function ensureMethodData(
   method: CliMethod,
   o: Pick<MethodDeformerOptions, 'sigma' | 'epsilon'>,
 ): void {
+  warnForeignParameters(io, method, o as Record<string, unknown>);
   if (method === 'ddm' && !model.mesh.deltaMush) {
     io.err(
       `corskin: ${input}: ${model.name} has no Direct Delta Mush data; computing it (defaults; corskin precompute --method ddm stores it)`,
@@ -100,6 +114,7 @@ export function createMethodDeformer(
   input: string,
   o: MethodDeformerOptions,
 ): Deformer {
+  warnForeignParameters(io, method, o as unknown as Record<string, unknown>);
   const module = methodModule(method);
   if (module) {
     try {

@@ -50,7 +50,9 @@ export function resolveDeltaMushParameters(options: DeltaMushParameters = {}): R
       `Delta Mush iterations must be a whole number from 0 to ${MAX_DELTA_MUSH_ITERATIONS} (got ${o.iterations})`,
     );
   if (!(o.step > 0 && o.step <= 1))
-    throw new CorskinError(`Delta Mush step must lie in (0, 1] (got ${o.step}): beyond 1 a pass overshoots`);
+    throw new CorskinError(
+      `Delta Mush step must lie in (0, 1] (got ${o.step})${o.step > 1 ? ': beyond 1 a pass overshoots' : ''}`,
+    );
   if (o.smoothing !== 'uniform' && o.smoothing !== 'length-weighted')
     throw new CorskinError(
       `Delta Mush smoothing must be "uniform" or "length-weighted" (got "${String(o.smoothing)}")`,
