@@ -40,23 +40,24 @@ export interface MethodDeformerOptions {
   template?: string;
 }
 
+/** The key commander gives an option (`smoothing-kind` → `smoothingKind`). */
+const optionKey = (flag: string): string => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
 /**
  * Warns (once per run: the CLI's io says a line once) of method-module options given for another
  * method (`--step` with `--method dqs`): they are ignored.
  */
 export function warnForeignParameters(io: Io, method: string, options: Record<string, unknown>): void {
-  const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
   for (const m of SKINNING_METHODS)
     if (m.id !== method && 'parameters' in m)
       for (const p of m.parameters)
-        if (options[camel(p.flag)] !== undefined)
+        if (options[optionKey(p.flag)] !== undefined)
           io.err(`corskin: warning: --${p.flag} is a parameter of --method ${m.id}; ignored with --method ${method}`);
 }
 
 /** A method module's parameters taken from CLI options (`--smoothing-kind` → `smoothingKind` → its key). */
 export function moduleParameters(module: MethodModule, options: Record<string, unknown>): Record<string, unknown> {
-  const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-  return Object.fromEntries(module.parameters.map((p) => [p.key, options[camel(p.flag)]]));
+  return Object.fromEntries(module.parameters.map((p) => [p.key, options[optionKey(p.flag)]]));
 }
 
 /**
