@@ -12,13 +12,14 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { boundingBoxDiagonal } from '../src/core/mesh.js';
 import { skinningMatrices } from '../src/core/pose.js';
-import { computeDirectDeltaMush } from '../src/ddm/precompute.js';
-import type { DdmParameters } from '../src/ddm/parameters.js';
+import { computeDirectDeltaMush } from '../src/methods/ddm/precompute.js';
+import type { DdmParameters } from '../src/methods/ddm/parameters.js';
 import { deform } from '../src/deformers/index.js';
 import { poseBattery } from '../src/evaluation/character.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { createDeltaMushDeformer } from '../src/methods/dm/deformer.js';
+import { withDdmModel } from '../src/methods/ddm/data.js';
 
 const SHARED = join(import.meta.dirname, '../../shared/data');
 const files = [
@@ -41,7 +42,7 @@ for (const file of files) {
     const diagonal = boundingBoxDiagonal(model.mesh.positions);
     const dm = createDeltaMushDeformer(model.mesh);
     const ddm = SETTINGS.map(
-      ([name, p]) => [name, { ...model.mesh, deltaMush: computeDirectDeltaMush(model.mesh, p) }] as const,
+      ([name, p]) => [name, withDdmModel(model.mesh, computeDirectDeltaMush(model.mesh, p))] as const,
     );
     for (const { pose } of poseBattery(model.skeleton, model.animations)) {
       const S = skinningMatrices(model.skeleton, pose);

@@ -5,9 +5,10 @@
  * JavaScript deformer and the WebAssembly SIMD kernel) for the ratios. Medians.
  */
 import type { SkinnedMesh } from '../src/core/mesh.js';
-import { computeDirectDeltaMush, ddmBytesPerVertex } from '../src/ddm/precompute.js';
+import { computeDirectDeltaMush, ddmBytesPerVertex } from '../src/methods/ddm/precompute.js';
 import { deformers } from '../src/deformers/index.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
+import { withDdmModel } from '../src/methods/ddm/data.js';
 
 export interface DdmRow {
   asset: string;
@@ -64,8 +65,8 @@ export async function measureDdm(
     }
     return median(times);
   };
-  const withFull = { ...mesh, deltaMush: full };
-  const withCompact = { ...mesh, deltaMush: compact };
+  const withFull = withDdmModel(mesh, full);
+  const withCompact = withDdmModel(mesh, compact);
   const simd = await createSimdDeformer(mesh, 'lbs');
   return {
     asset,

@@ -70,7 +70,8 @@ export type { Deformer, DeformTarget, SkinningMethod } from './deformers/contrac
 export { deformLbs } from './deformers/lbs.js';
 export { deformDqs, jointDualQuaternions } from './deformers/dqs.js';
 export { deformCor } from './deformers/cor.js';
-export { deformDdm } from './deformers/ddm.js';
+export { deformDdm } from './methods/ddm/deformer.js';
+export { ddmModelOf, setDdmModel, withDdmModel } from './methods/ddm/data.js';
 export { deformers, deform } from './deformers/index.js';
 export type { MethodParameter } from './methods/parameter.js';
 export type { MethodModule, PrepareInput } from './methods/module.js';
@@ -108,7 +109,7 @@ export {
   type DdmModel,
   type DdmOptions,
   type DdmVariant,
-} from './ddm/precompute.js';
+} from './methods/ddm/precompute.js';
 export {
   DEFAULT_DDM_ALPHA,
   DEFAULT_DDM_ITERATIONS,
@@ -119,9 +120,9 @@ export {
   MAX_DDM_SMOOTHING,
   resolveDdmParameters,
   type DdmParameters,
-} from './ddm/parameters.js';
-export type { DdmSmoothing } from './ddm/laplacian.js';
-export { polarFactor } from './ddm/polar.js';
+} from './methods/ddm/parameters.js';
+export type { DdmSmoothing } from './methods/ddm/laplacian.js';
+export { polarFactor } from './methods/ddm/polar.js';
 export {
   DEFAULT_SIGMA,
   DEFAULT_EPSILON,
@@ -131,7 +132,11 @@ export {
   type CorParameterOptions,
 } from './cor/parameters.js';
 export { computeCentersOfRotationOnWorker, type WorkerCorOptions, type CorWorkerRequest } from './cor/web-worker.js';
-export { computeDirectDeltaMushOnWorker, type WorkerDdmOptions, type DdmWorkerRequest } from './ddm/web-worker.js';
+export {
+  computeDirectDeltaMushOnWorker,
+  type WorkerDdmOptions,
+  type DdmWorkerRequest,
+} from './methods/ddm/web-worker.js';
 export { runWorkerScript, type WorkerScriptOptions } from './core/web-worker.js';
 export { createCorSession, type CorSession, type CorSessionOptions, type CorUpdate } from './cor/session.js';
 export { brushDab, mirrorJoints, type BrushDab, type BrushEdit, type BrushMode } from './weights/brush.js';

@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { computeDirectDeltaMush } from '../src/ddm/precompute.js';
-import { deformDdm } from '../src/deformers/ddm.js';
+import { computeDirectDeltaMush } from '../src/methods/ddm/precompute.js';
+import { deformDdm } from '../src/methods/ddm/deformer.js';
 import type { SkinnedMesh } from '../src/core/mesh.js';
 import { buildSkinnedDocument } from '../src/io/convert.js';
 import { directDeltaMush } from '../src/io/bake.js';
@@ -15,6 +15,7 @@ import { readDmat } from '../src/io/libigl.js';
 import { readDocument, writeDocument } from '../src/io/node-io.js';
 import { validate } from './helpers/gltf.js';
 import { scratch } from './helpers/data.js';
+import { ddmModelOf } from '../src/methods/ddm/data.js';
 
 const FIX = join(__dirname, 'fixtures/ddm');
 const LIBIGL = join(__dirname, '../../shared/data/libigl');
@@ -93,7 +94,7 @@ function check(name: string, obj: string, W: { rows: number; cols: number; rowMa
     influences: m,
     joints,
     weights: W.rowMajor,
-    deltaMush: model,
+    methodData: { ddm: model },
   } as unknown as SkinnedMesh;
   return compare(name, mesh, diagonal(positions));
 }
@@ -145,8 +146,8 @@ describe('Direct Delta Mush = libigl (Le & Lewis 2019, variant 0)', () => {
     const report = await validate(path);
     expect(report.issues.numErrors).toBe(0);
     const [model] = extractSkinnedModels(await readDocument(path), path);
-    expect(model.mesh.deltaMush?.variant).toBe('full');
-    expect(model.mesh.deltaMush?.parameters).toMatchObject({
+    expect(ddmModelOf(model.mesh)?.variant).toBe('full');
+    expect(ddmModelOf(model.mesh)?.parameters).toMatchObject({
       iterations: 20,
       lambda: 3,
       kappa: 1,

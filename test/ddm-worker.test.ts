@@ -5,9 +5,9 @@
  * on CesiumMan, with progress; an abort rejects with the signal's reason.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { computeDirectDeltaMush, type DdmModel } from '../src/ddm/precompute.js';
-import { computeDirectDeltaMushOnWorker } from '../src/ddm/web-worker.js';
-import { DDM_WORKER_SOURCE } from '../src/ddm/web-worker-source.js';
+import { computeDirectDeltaMush, type DdmModel } from '../src/methods/ddm/precompute.js';
+import { computeDirectDeltaMushOnWorker } from '../src/methods/ddm/web-worker.js';
+import { DDM_WORKER_SOURCE } from '../src/methods/ddm/web-worker-source.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { CESIUM_MAN } from './helpers/data.js';

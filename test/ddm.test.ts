@@ -8,12 +8,13 @@ import { samplePose } from '../src/core/animation.js';
 import { CorskinError } from '../src/core/errors.js';
 import { boundingBoxDiagonal, type SkinnedMesh } from '../src/core/mesh.js';
 import { skinningMatrices } from '../src/core/pose.js';
-import { computeDirectDeltaMush } from '../src/ddm/precompute.js';
+import { computeDirectDeltaMush } from '../src/methods/ddm/precompute.js';
 import { deform } from '../src/deformers/index.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { CESIUM_MAN, SHARED } from './helpers/data.js';
 import { join } from 'node:path';
+import { ddmModelOf, setDdmModel, withDdmModel } from '../src/methods/ddm/data.js';
 
 async function character(path: string) {
   const [model] = extractSkinnedModels(await readDocument(path), path);
@@ -65,7 +66,7 @@ describe('Direct Delta Mush on the shared characters', () => {
       joints: Uint32Array.from([...m.joints, ...Array.from({ length: 8 * K }, (_, k) => (k % K === 0 ? hand : 0))]),
       weights: Float32Array.from([...m.weights, ...Array.from({ length: 8 * K }, (_, k) => (k % K === 0 ? 1 : 0))]),
     };
-    mesh.deltaMush = computeDirectDeltaMush(mesh);
+    setDdmModel(mesh, computeDirectDeltaMush(mesh));
     const diag = boundingBoxDiagonal(mesh.positions);
     const clip = model.animations[0];
     for (const f of [0.25, 0.5, 0.75]) {
@@ -82,11 +83,8 @@ describe('Direct Delta Mush on the shared characters', () => {
 
   it('the compact variant equals the full one where the vertex has one joint, and stays within 2% of the diagonal of it on CesiumMan’s walk', async () => {
     const model = await character(CESIUM_MAN);
-    const full: SkinnedMesh = { ...model.mesh, deltaMush: computeDirectDeltaMush(model.mesh) };
-    const compact: SkinnedMesh = {
-      ...model.mesh,
-      deltaMush: computeDirectDeltaMush(model.mesh, { variant: 'compact' }),
-    };
+    const full: SkinnedMesh = withDdmModel(model.mesh, computeDirectDeltaMush(model.mesh));
+    const compact: SkinnedMesh = withDdmModel(model.mesh, computeDirectDeltaMush(model.mesh, { variant: 'compact' }));
     const diag = boundingBoxDiagonal(model.mesh.positions);
     const clip = model.animations[0];
     const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, clip, 0.5 * clip.duration));
@@ -95,7 +93,7 @@ describe('Direct Delta Mush on the shared characters', () => {
     const e = worst(a, b) / diag;
     expect(e).toBeGreaterThan(0); // they are different methods
     expect(e).toBeLessThan(0.02);
-    const F = full.deltaMush!;
+    const F = ddmModelOf(full)!;
     for (let i = 0; i + 1 < F.offsets.length; i++) {
       if (F.offsets[i + 1] - F.offsets[i] !== 1) continue;
       expect(Math.hypot(a[3 * i] - b[3 * i], a[3 * i + 1] - b[3 * i + 1], a[3 * i + 2] - b[3 * i + 2])).toBeLessThan(

@@ -16,7 +16,7 @@ import { boundingBoxDiagonal } from '../src/core/mesh.js';
 import { skinningMatrices } from '../src/core/pose.js';
 import { createCageSkinningDeformer } from '../src/cage/rig.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
-import { computeDirectDeltaMush } from '../src/ddm/precompute.js';
+import { computeDirectDeltaMush } from '../src/methods/ddm/precompute.js';
 import type { Deformer } from '../src/deformers/contract.js';
 import { deformers } from '../src/deformers/index.js';
 import { CHARACTER_METHODS, SIMD_METHODS, SKINNING_METHODS, type MethodId } from '../src/deformers/registry.js';
@@ -30,6 +30,7 @@ import { createTemplateDeformer } from '../src/templates/deformer.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
 import { runCli } from './helpers/cli.js';
 import { CESIUM_MAN, scratch, SHARED } from './helpers/data.js';
+import { withDdmModel } from '../src/methods/ddm/data.js';
 
 const tmp = scratch();
 afterAll(tmp.cleanup);
@@ -54,7 +55,7 @@ function libraryDeformer(
       return (_, S, out) => deformers.cor(withCenters, S, out);
     }
     case 'ddm': {
-      const withDdm = { ...mesh, deltaMush: computeDirectDeltaMush(mesh) };
+      const withDdm = withDdmModel(mesh, computeDirectDeltaMush(mesh));
       return (_, S, out) => deformers.ddm(withDdm, S, out);
     }
     case 'templates':

@@ -4,8 +4,8 @@
  */
 import { BufferAttribute, BufferGeometry, Bone, Skeleton, SkinnedMesh } from 'three';
 import { describe, expect, it } from 'vitest';
-import type { DdmModel } from '../src/ddm/precompute.js';
-import { resolveDdmParameters } from '../src/ddm/parameters.js';
+import type { DdmModel } from '../src/methods/ddm/precompute.js';
+import { resolveDdmParameters } from '../src/methods/ddm/parameters.js';
 import { deltaMushFromGeometry, packDeltaMush } from '../src/three/ddm.js';
 import { TEXTURE_WIDTH } from '../src/three/templates.js';
 

@@ -18,13 +18,14 @@ import { boundingBoxDiagonal } from '../src/core/mesh.js';
 import { applyMorphTargets, sampleMorphWeights } from '../src/core/morph.js';
 import { restPose, skinningMatrices } from '../src/core/pose.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
-import { computeDirectDeltaMush } from '../src/ddm/precompute.js';
+import { computeDirectDeltaMush } from '../src/methods/ddm/precompute.js';
 import { deform } from '../src/deformers/index.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { createIO, readDocument } from '../src/io/node-io.js';
 import { buildTemplateRig } from '../src/templates/rig.js';
 import { createTemplateDeformer } from '../src/templates/deformer.js';
 import { scratch, SHARED } from './helpers/data.js';
+import { setDdmModel } from '../src/methods/ddm/data.js';
 
 const tmp = scratch();
 afterAll(tmp.cleanup);
@@ -50,7 +51,7 @@ async function posed(path: string, method: Method, time: number): Promise<Float3
   const parts: Float32Array[] = [];
   for (const model of extractSkinnedModels(doc, path)) {
     if (method === 'cor') model.mesh.centersOfRotation = computeCentersOfRotation(model.mesh).centers;
-    if (method === 'ddm') model.mesh.deltaMush = computeDirectDeltaMush(model.mesh);
+    if (method === 'ddm') setDdmModel(model.mesh, computeDirectDeltaMush(model.mesh));
     const clip = model.animations.find((c) => c.name === name);
     const pose = clip ? samplePose(model.skeleton, clip, time) : restPose(model.skeleton);
     const mesh = applyMorphTargets(

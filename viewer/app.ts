@@ -16,6 +16,7 @@ import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
 import { type SkinnedMesh as CorskinMesh } from '../src/core/mesh.js';
 import { deformers } from '../src/deformers/index.js';
 import { SKINNING_METHODS, THREE_METHODS } from '../src/deformers/registry.js';
+import { setDdmModel } from '../src/methods/ddm/data.js';
 import { methodModule, prepareMethod } from '../src/methods/index.js';
 import { oneRings, type OneRings } from '../src/metrics/distortion.js';
 import {
@@ -97,6 +98,9 @@ export function cpuOf(view: View, mesh: THREE.SkinnedMesh): CpuMesh {
   if (!c) {
     const data = meshFromGeometry(mesh);
     delete data.normals;
+    // Direct Delta Mush: the model the mesh renders with (the switch read or computed it).
+    const ddm = deltaMushOf(mesh);
+    if (ddm) setDdmModel(data, ddm);
     const n = data.positions.length;
     const rig = templateRigOf(mesh);
     c = {
@@ -118,8 +122,6 @@ export function cpuOf(view: View, mesh: THREE.SkinnedMesh): CpuMesh {
     c.data.centersOfRotation = Float32Array.from(cor.array as Float32Array);
     c.centers = { ...c.data, positions: c.data.centersOfRotation };
   }
-  // Direct Delta Mush: the model the mesh renders with, once the switch has read or computed it.
-  if (view.method === 'ddm' && !c.data.deltaMush) c.data.deltaMush = deltaMushOf(mesh);
   return c;
 }
 

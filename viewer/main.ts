@@ -12,7 +12,7 @@
  */
 import { COR_ATTRIBUTE_THREE } from '../src/io/schema.js';
 import * as THREE from 'three';
-import { computeDirectDeltaMushOnWorker } from '../src/ddm/web-worker.js';
+import { computeDirectDeltaMushOnWorker } from '../src/methods/ddm/web-worker.js';
 import { meshFromGeometry, skinningMethodOf, useSkinningMethod, type ThreeSkinningMethod } from '../src/three/index.js';
 import {
   VIEW_METHODS,

@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { polarFactor } from '../ddm/polar.js';
+import { polarFactor } from '../methods/ddm/polar.js';
 
 /** The data of a decomposition: T samples of n vertices. */
 export interface SsdrProblem {

@@ -8,15 +8,8 @@ import { Option, type Command } from 'commander';
 import type { Io } from './ui.js';
 import { DEFAULT_EPSILON, DEFAULT_MAX_SUBDIVIDED_TRIANGLES, DEFAULT_SIGMA } from '../cor/parameters.js';
 import { DEFAULT_CAGE_INFLUENCES } from '../cage/bind.js';
-import {
-  DEFAULT_DDM_ALPHA,
-  DEFAULT_DDM_ITERATIONS,
-  DEFAULT_DDM_KAPPA,
-  DEFAULT_DDM_LAMBDA,
-  DEFAULT_DDM_THRESHOLD,
-} from '../ddm/parameters.js';
 import { DEFAULT_PMVC_RESOLUTION } from '../cage/pmvc.js';
-import { fraction, positiveInteger, positiveNumber, withBatchOutput } from './options.js';
+import { positiveInteger, positiveNumber, withBatchOutput, withMethodParameters } from './options.js';
 import { DEFAULT_BAKE_RATE, MAX_BAKE_SAMPLES } from '../bake/samples.js';
 
 /** Adds the commands that prepare a file to `program`; their actions write through `io`. */
@@ -40,63 +33,38 @@ export function addPrepareCommands(program: Command, io: Io): void {
     .action(async (mesh, opts) => (await import('./convert.js')).convertCommand(io, mesh, opts));
 
   withBatchOutput(
-    program
-      .command('precompute')
-      .description(
-        'compute the centers of rotation of every skin (Le & Hodgins 2016) and store them as _CENTER_OF_ROTATION, or with --method ddm the Direct Delta Mush matrices (Le & Lewis 2019) as _DDM_* attributes',
-      )
-      .argument('<inputs...>', 'skinned .glb or .gltf files')
-      .addOption(new Option('--method <m>', 'what to precompute: cor or ddm').choices(['cor', 'ddm']).default('cor'))
-      .option('--sigma <s>', 'similarity kernel width σ (Le & Hodgins 2016, Eq. 1)', positiveNumber, DEFAULT_SIGMA)
-      .option('--epsilon <e>', 'subdivision bound ε on weight distance per edge', positiveNumber, DEFAULT_EPSILON)
-      .addOption(
-        new Option(
-          '--algorithm <a>',
-          'cor: fast (binned evaluation, ≤ 1e-3 of the diagonal) or exact (Eq. 4 to rounding; slow on dense weights)',
+    withMethodParameters(
+      program
+        .command('precompute')
+        .description(
+          'compute the centers of rotation of every skin (Le & Hodgins 2016) and store them as _CENTER_OF_ROTATION, or with --method ddm the Direct Delta Mush matrices (Le & Lewis 2019) as _DDM_* attributes',
         )
-          .choices(['fast', 'exact'])
-          .default('fast'),
-      )
-      .addOption(new Option('--exact', 'deprecated: --algorithm exact').hideHelp())
-      .option(
-        '--max-subdivided <n>',
-        'refuse to subdivide into more sub-triangles than this (estimated first)',
-        positiveNumber,
-        DEFAULT_MAX_SUBDIVIDED_TRIANGLES,
-      )
-      .option(
-        '--threads <n>',
-        'worker threads; output is identical for any count (default: all cores from 100,000 vertices up, else 1: starting workers costs more than it saves on smaller meshes)',
-        positiveInteger,
-      )
-      .option(
-        '--iterations <p>',
-        'ddm: smoothing iterations p (Le & Lewis 2019)',
-        positiveInteger,
-        DEFAULT_DDM_ITERATIONS,
-      )
-      .option('--lambda <l>', 'ddm: rotational smoothing λ', positiveNumber, DEFAULT_DDM_LAMBDA)
-      .option('--kappa <k>', 'ddm: translational smoothing κ (< λ)', positiveNumber, DEFAULT_DDM_KAPPA)
-      .option('--alpha <a>', 'ddm: blend α of the translational term, in [0, 1)', fraction, DEFAULT_DDM_ALPHA)
-      .addOption(
-        new Option('--variant <v>', 'ddm: full (variant 0, Ω per joint) or compact (one moment matrix per vertex)')
-          .choices(['full', 'compact'])
-          .default('full'),
-      )
-      .addOption(
-        new Option(
-          '--smoothing <s>',
-          "ddm: Laplacian normalisation: normalized (D⁻¹L) or libigl (libigl's operator, to reproduce it)",
+        .argument('<inputs...>', 'skinned .glb or .gltf files')
+        .addOption(new Option('--method <m>', 'what to precompute: cor or ddm').choices(['cor', 'ddm']).default('cor'))
+        .option('--sigma <s>', 'similarity kernel width σ (Le & Hodgins 2016, Eq. 1)', positiveNumber, DEFAULT_SIGMA)
+        .option('--epsilon <e>', 'subdivision bound ε on weight distance per edge', positiveNumber, DEFAULT_EPSILON)
+        .addOption(
+          new Option(
+            '--algorithm <a>',
+            'cor: fast (binned evaluation, ≤ 1e-3 of the diagonal) or exact (Eq. 4 to rounding; slow on dense weights)',
+          )
+            .choices(['fast', 'exact'])
+            .default('fast'),
         )
-          .choices(['normalized', 'libigl'])
-          .default('normalized'),
-      )
-      .option(
-        '--threshold <t>',
-        'ddm: drop a joint from a vertex below this share of Q₃₃, in [0, 1)',
-        fraction,
-        DEFAULT_DDM_THRESHOLD,
-      ),
+        .addOption(new Option('--exact', 'deprecated: --algorithm exact').hideHelp())
+        .option(
+          '--max-subdivided <n>',
+          'refuse to subdivide into more sub-triangles than this (estimated first)',
+          positiveNumber,
+          DEFAULT_MAX_SUBDIVIDED_TRIANGLES,
+        )
+        .option(
+          '--threads <n>',
+          'worker threads; output is identical for any count (default: all cores from 100,000 vertices up, else 1: starting workers costs more than it saves on smaller meshes)',
+          positiveInteger,
+        ),
+      ['ddm'],
+    ),
     '.glb or .gltf',
   ).action(async (inputs: string[], opts) => {
     if (opts.exact) {

@@ -4,7 +4,6 @@
  * character's pose battery (its stress pose and clips).
  * @module
  */
-import { computeDirectDeltaMush } from '../ddm/precompute.js';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -142,9 +141,6 @@ async function evaluateCharacterCommand(io: Io, file: string, o: EvaluateOptions
         const { centers } = await computeCentersOfRotationParallel(model.mesh);
         const withCenters = { ...model.mesh, centersOfRotation: centers };
         deformers.set(id, (_, S, out) => deformers_.cor(withCenters, S, out));
-      } else if (id === 'ddm' && !model.mesh.deltaMush) {
-        const withDdm = { ...model.mesh, deltaMush: computeDirectDeltaMush(model.mesh) };
-        deformers.set(id, (_, S, out) => deformers_.ddm(withDdm, S, out));
       } else deformers.set(id, deformers_[id as SkinningMethod]);
     }
     rows.push(

@@ -8,7 +8,6 @@
 import type { Document } from '@gltf-transform/core';
 import { CorskinError } from '../core/errors.js';
 import { computeCentersOfRotation } from '../cor/precompute.js';
-import { computeDirectDeltaMush } from '../ddm/precompute.js';
 import { deformers } from '../deformers/index.js';
 import type { Deformer } from '../deformers/contract.js';
 import { SKINNING_METHODS, type MethodId } from '../deformers/registry.js';
@@ -48,11 +47,17 @@ const optionKey = (flag: string): string => flag.replace(/-([a-z])/g, (_, c: str
  * method (`--step` with `--method dqs`): they are ignored.
  */
 export function warnForeignParameters(io: Io, method: string, options: Record<string, unknown>): void {
+  const own = new Set(methodModule(method)?.parameters.map((p) => p.flag));
+  const foreign = new Map<string, string[]>(); // flag → the methods whose parameter it is
   for (const m of SKINNING_METHODS)
-    if (m.id !== method && 'parameters' in m)
+    if ('parameters' in m)
       for (const p of m.parameters)
-        if (options[optionKey(p.flag)] !== undefined)
-          io.err(`corskin: warning: --${p.flag} is a parameter of --method ${m.id}; ignored with --method ${method}`);
+        if (!own.has(p.flag) && options[optionKey(p.flag)] !== undefined)
+          foreign.set(p.flag, [...(foreign.get(p.flag) ?? []), m.id]);
+  for (const [flag, ids] of foreign)
+    io.err(
+      `corskin: warning: --${flag} is a parameter of --method ${ids.join(' or ')}; ignored with --method ${method}`,
+    );
 }
 
 /** A method module's parameters taken from CLI options (`--smoothing-kind` → `smoothingKind` → its key). */
@@ -61,8 +66,36 @@ export function moduleParameters(module: MethodModule, options: Record<string, u
 }
 
 /**
+ * Prepares method module `module` for `model`: a note and a progress bar when it computes what the
+ * file lacks ({@link MethodModule.missing}), its parameters from the CLI options.
+ * @throws CorskinError naming `input` and the skin when a parameter is invalid
+ */
+function prepareModule(io: Io, input: string, model: SkinnedModel, module: MethodModule, o: object): Deformer {
+  const missing = module.missing?.(model.mesh);
+  if (missing)
+    io.err(
+      `corskin: ${input}: ${model.name} has no ${missing}; computing it (corskin precompute --method ${module.id} stores it)`,
+    );
+  const bar = missing ? progress(io, missing) : undefined;
+  try {
+    return module.prepare({
+      mesh: model.mesh,
+      skeleton: model.skeleton,
+      parameters: moduleParameters(module, o as Record<string, unknown>),
+      onProgress: bar?.update,
+    });
+  } catch (e) {
+    if (e instanceof CorskinError) throw new CorskinError(`${model.name}: ${e.message}`, input);
+    throw e;
+  } finally {
+    bar?.stop();
+  }
+}
+
+/**
  * Computes what `method` needs on `model.mesh` when the file lacks it — the centers of rotation
- * (cor) or the Direct Delta Mush matrices (ddm) — with a note and a progress bar on `io`.
+ * (cor), or what a method module keeps on the mesh (Direct Delta Mush's model) — with a note and
+ * a progress bar on `io`.
  */
 export function ensureMethodData(
   io: Io,
@@ -72,17 +105,8 @@ export function ensureMethodData(
   o: Pick<MethodDeformerOptions, 'sigma' | 'epsilon'>,
 ): void {
   warnForeignParameters(io, method, o as Record<string, unknown>);
-  if (method === 'ddm' && !model.mesh.deltaMush) {
-    io.err(
-      `corskin: ${input}: ${model.name} has no Direct Delta Mush data; computing it (defaults; corskin precompute --method ddm stores it)`,
-    );
-    const bar = progress(io, 'direct delta mush');
-    try {
-      model.mesh.deltaMush = computeDirectDeltaMush(model.mesh, { onProgress: bar.update });
-    } finally {
-      bar.stop();
-    }
-  }
+  const module = methodModule(method);
+  if (module?.missing?.(model.mesh)) prepareModule(io, input, model, module, o);
   if (method === 'cor' && !model.mesh.centersOfRotation) {
     io.err(
       `corskin: ${input}: ${model.name} has no centers of rotation; computing them (σ = ${o.sigma}, ε = ${o.epsilon})`,
@@ -117,18 +141,7 @@ export function createMethodDeformer(
 ): Deformer {
   warnForeignParameters(io, method, o as unknown as Record<string, unknown>);
   const module = methodModule(method);
-  if (module) {
-    try {
-      return module.prepare({
-        mesh: model.mesh,
-        skeleton: model.skeleton,
-        parameters: moduleParameters(module, o as unknown as Record<string, unknown>),
-      });
-    } catch (e) {
-      if (e instanceof CorskinError) throw new CorskinError(`${model.name}: ${e.message}`, input);
-      throw e;
-    }
-  }
+  if (module) return prepareModule(io, input, model, module, o);
   if (method === 'stretch') return stretchDeformer(model, o, input);
   if (method === 'cage') {
     const rig = readCageRig(document, model, input);

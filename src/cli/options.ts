@@ -6,6 +6,7 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { SKINNING_METHODS } from '../deformers/registry.js';
+import type { MethodParameter } from '../methods/parameter.js';
 import { DEFAULT_EPSILON, DEFAULT_SIGMA } from '../cor/parameters.js';
 
 /** A number as typed: an empty or blank string is not 0. */
@@ -56,19 +57,27 @@ export function nonNegativeInteger(value: string): number {
 
 /**
  * The options of the method modules' parameters (registry `parameters`), each prefixed in its
- * help by the method id; no commander default, so an option not given leaves the method's own.
+ * help by the method id; a flag that several methods share (`--iterations`) is one option whose
+ * help names each. No commander default, so an option not given leaves the method's own.
+ * @param ids only these methods' parameters (default: every method module's)
  */
-export function withMethodParameters(command: Command): Command {
-  const options = SKINNING_METHODS.flatMap((m) =>
-    ('parameters' in m ? m.parameters : []).map((p) => {
-      const option = new Option(p.kind === 'flag' ? `--${p.flag}` : `--${p.flag} <value>`, `${m.id}: ${p.description}`);
-      if (p.kind === 'integer') option.argParser(nonNegativeInteger);
-      else if (p.kind === 'number') option.argParser(finiteNumber);
-      else if (p.kind === 'choice') option.choices(p.choices ?? []);
-      return option;
-    }),
-  );
-  for (const option of options) command.addOption(option);
+export function withMethodParameters(command: Command, ids?: readonly string[]): Command {
+  const byFlag = new Map<string, { parameter: MethodParameter; help: string[] }>();
+  for (const m of SKINNING_METHODS)
+    if ('parameters' in m && (!ids || ids.includes(m.id)))
+      for (const p of m.parameters) {
+        const entry = byFlag.get(p.flag) ?? { parameter: p, help: [] };
+        if (entry.parameter.kind !== p.kind) throw new Error(`--${p.flag}: methods disagree on its kind`);
+        entry.help.push(`${m.id}: ${p.description}`);
+        byFlag.set(p.flag, entry);
+      }
+  for (const [flag, { parameter: p, help }] of byFlag) {
+    const option = new Option(p.kind === 'flag' ? `--${flag}` : `--${flag} <value>`, help.join('; '));
+    if (p.kind === 'integer') option.argParser(nonNegativeInteger);
+    else if (p.kind === 'number') option.argParser(finiteNumber);
+    else if (p.kind === 'choice') option.choices(p.choices ?? []);
+    command.addOption(option);
+  }
   return command;
 }
 

@@ -5,9 +5,9 @@
  */
 import { createCorWorkerPool } from '../cor/parallel.js';
 import { centersOfRotation, directDeltaMush } from '../io/bake.js';
-import type { DdmSmoothing } from '../ddm/laplacian.js';
-import { ddmBytesPerVertex, type DdmVariant } from '../ddm/precompute.js';
-import { resolveDdmParameters } from '../ddm/parameters.js';
+import type { DdmSmoothing } from '../methods/ddm/laplacian.js';
+import { ddmBytesPerVertex, type DdmVariant } from '../methods/ddm/precompute.js';
+import { resolveDdmParameters } from '../methods/ddm/parameters.js';
 import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { progress, type Io } from './ui.js';

@@ -6,7 +6,7 @@ import type { Document, Node } from '@gltf-transform/core';
 import { CorskinError } from '../core/errors.js';
 import { buildSkinnedDocument } from '../io/convert.js';
 import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
-import { removeDeltaMush } from '../io/ddm-gltf.js';
+import { removeDeltaMush } from '../methods/ddm/storage.js';
 import { COR_ATTRIBUTE, extractSkinnedModels, jointBoneSegments } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { readObj, readTgf } from '../io/libigl.js';

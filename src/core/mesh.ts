@@ -3,7 +3,6 @@
  *
  * @module
  */
-import type { DdmModel } from '../ddm/precompute.js';
 import { CorskinError } from './errors.js';
 
 /**
@@ -26,8 +25,12 @@ export interface SkinnedMesh {
   weights: Float32Array;
   /** Bind-space centers of rotation (x, y, z per vertex), length 3·n, once precomputed. */
   centersOfRotation?: Float32Array;
-  /** Direct Delta Mush data (Le & Lewis 2019), once precomputed ({@link computeDirectDeltaMush}). */
-  deltaMush?: DdmModel;
+  /**
+   * What method modules prepared for this mesh or read from its file, by method id (Direct Delta
+   * Mush's model under `ddm`); each method reads and writes its own key, through its own
+   * accessors (`ddmModelOf`). Not carried over by {@link mergeSkinnedMeshes}.
+   */
+  methodData?: Readonly<Record<string, unknown>>;
 }
 
 /** Number of vertices of a mesh. */

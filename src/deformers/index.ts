@@ -6,7 +6,7 @@ import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
 import type { DeformTarget, Deformer, SkinningMethod } from './contract.js';
 import { deformCor } from './cor.js';
-import { deformDdm } from './ddm.js';
+import { deformDdm } from '../methods/ddm/deformer.js';
 import { deformDqs } from './dqs.js';
 import { deformLbs } from './lbs.js';
 import { deformLms } from './lms.js';

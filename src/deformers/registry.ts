@@ -9,6 +9,7 @@
  * @module
  */
 
+import { DDM_PARAMETERS } from '../methods/ddm/parameters.js';
 import { DELTA_MUSH_PARAMETERS } from '../methods/dm/parameters.js';
 import type { MethodParameter } from '../methods/parameter.js';
 
@@ -63,7 +64,7 @@ export const SKINNING_METHODS = [
   { id: 'sbs', label: 'SBS', citation: 'Kavan & Žára 2005', precomputes: null, needsRig: false, simd: false, gpu: false, floatsPerBone: 16, floatsPerVertex: 0 },
   { id: 'lms', label: 'LMS', citation: 'Alexa 2002', precomputes: null, needsRig: false, simd: false, gpu: false, floatsPerBone: 6, floatsPerVertex: 0 },
   { id: 'cor', label: 'CoR', citation: 'Le & Hodgins 2016', precomputes: 'centers', needsRig: false, simd: true, gpu: true, floatsPerBone: 16, floatsPerVertex: 3 },
-  { id: 'ddm', label: 'DDM', citation: 'Le & Lewis 2019', precomputes: 'ddm', needsRig: false, simd: false, gpu: true, floatsPerBone: 12, floatsPerVertex: 60 }, // full variant: 10 per (vertex, joint) entry, ≈ 6 entries per vertex on the shared humanoids (compact: 10 + 2 per entry); corskin/three packs them in a float texture (12 floats per entry, 2 per vertex for the range)
+  { id: 'ddm', label: 'DDM', citation: 'Le & Lewis 2019', precomputes: 'ddm', needsRig: false, simd: false, gpu: true, floatsPerBone: 12, floatsPerVertex: 60, parameters: DDM_PARAMETERS, module: true }, // a method module (src/methods/ddm); full variant: 10 per (vertex, joint) entry, ≈ 6 entries per vertex on the shared humanoids (compact: 10 + 2 per entry); corskin/three packs them in a float texture (12 floats per entry, 2 per vertex for the range)
   { id: 'dm', label: 'DM', citation: 'Mancewicz et al. 2014', precomputes: null, needsRig: true, simd: false, gpu: false, floatsPerBone: 12, floatsPerVertex: 0, parameters: DELTA_MUSH_PARAMETERS, module: true }, // a method module (src/methods/dm): prepared per mesh, nothing stored
   { id: 'stretch', label: 'Stretch', citation: 'Yang & Zhang 2006', precomputes: null, needsRig: true, simd: false, gpu: false, floatsPerBone: 22, floatsPerVertex: 0 },
   { id: 'cage', label: 'Cage', citation: 'Ju et al. 2008', precomputes: null, needsRig: true, simd: false, gpu: false, floatsPerBone: 12, floatsPerVertex: 48 }, // k = 24 cage vertices and weights; and 3 floats per cage vertex per frame

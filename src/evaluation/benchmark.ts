@@ -15,7 +15,6 @@ import { skeletonChain } from '../core/limbs.js';
 import { buildTemplateRig } from '../templates/rig.js';
 import { createTemplateDeformer } from '../templates/deformer.js';
 import { computeCentersOfRotation } from '../cor/precompute.js';
-import { computeDirectDeltaMush } from '../ddm/precompute.js';
 import type { DeformTarget, Deformer } from '../deformers/contract.js';
 import { deformers } from '../deformers/index.js';
 import { createStretchDeformer, stretchRigFromSkeleton } from '../deformers/stretch.js';
@@ -177,7 +176,6 @@ export function runBenchmark(
   const mesh: SkinnedMesh = { ...bench.mesh };
   if (methods.includes('cor') && !mesh.centersOfRotation)
     mesh.centersOfRotation = computeCentersOfRotation(mesh).centers;
-  if (methods.includes('ddm') && !mesh.deltaMush) mesh.deltaMush = computeDirectDeltaMush(mesh);
   const stretch = createStretchDeformer(stretchRigFromSkeleton(skeleton));
   // Methods that need a rig beyond the skin: built once per benchmark.
   const rigged: Partial<Record<BenchmarkMethod, Deformer>> = { stretch };

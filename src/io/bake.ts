@@ -13,9 +13,9 @@ import type { Document, Transform } from '@gltf-transform/core';
 import { computeCentersOfRotationParallel, type ParallelCorOptions } from '../cor/parallel.js';
 import { corAlgorithm, resolveCorOptions } from '../cor/parameters.js';
 import type { CorResult } from '../cor/precompute.js';
-import { computeDirectDeltaMush, type DdmModel, type DdmOptions } from '../ddm/precompute.js';
-import { DEFAULT_DDM_THRESHOLD, resolveDdmParameters } from '../ddm/parameters.js';
-import { setDeltaMush } from './ddm-gltf.js';
+import { computeDirectDeltaMush, type DdmModel, type DdmOptions } from '../methods/ddm/precompute.js';
+import { DEFAULT_DDM_THRESHOLD, resolveDdmParameters } from '../methods/ddm/parameters.js';
+import { setDeltaMush } from '../methods/ddm/storage.js';
 import { extractSkinnedModels, setCentersOfRotation, type SkinnedModel } from './gltf.js';
 
 /** Options of {@link centersOfRotation}. */

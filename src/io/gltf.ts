@@ -28,8 +28,9 @@ import type { Skeleton } from '../core/skeleton.js';
 import type { TwistJoint } from '../core/twist.js';
 import { VERSION } from '../version.js';
 import { COR_ATTRIBUTE, isCageExtras } from './schema.js';
-import { readDeltaMush } from './ddm-gltf.js';
+import { readDeltaMush } from '../methods/ddm/storage.js';
 import { extractAnimations, extractSkeleton, readFloats, skeletonNodes } from './gltf-skeleton.js';
+import { setDdmModel } from '../methods/ddm/data.js';
 
 export { COR_ATTRIBUTE };
 
@@ -261,7 +262,7 @@ function extractModel(
   }
   validateSkinnedMesh(mesh, J, file);
   const deltaMush = readDeltaMush(parts, J, name, file);
-  if (deltaMush) mesh.deltaMush = deltaMush;
+  if (deltaMush) setDdmModel(mesh, deltaMush);
   const weightNormalization = normalizeWeights(mesh, 2e-3, file);
   if (weightNormalization.renormalized > 0) {
     warnings.push(

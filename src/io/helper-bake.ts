@@ -25,7 +25,7 @@ import { skinningMatrices } from '../core/pose.js';
 import { COR_ATTRIBUTE } from './schema.js';
 import type { Deformer } from '../deformers/contract.js';
 import { deformLbs } from '../deformers/lbs.js';
-import { removeDeltaMush } from './ddm-gltf.js';
+import { removeDeltaMush } from '../methods/ddm/storage.js';
 import { bakeSampleTimes, checkBakeSize, DEFAULT_BAKE_RATE, MAX_HELPERS_PER_REGION } from '../bake/samples.js';
 import type { SkinnedModel } from './gltf.js';
 import { clusterStart, influencesOf, placeHelpers } from '../bake/placement.js';

@@ -12,7 +12,7 @@ import { CorskinError } from '../core/errors.js';
 import { mat4FromTRS, mat4Invert, mat4Multiply, quatFromAxisAngle, quatMultiply } from '../core/math.js';
 import { twistAngle } from '../core/twist.js';
 import { centersOfRotation } from './bake.js';
-import { removeDeltaMush } from './ddm-gltf.js';
+import { removeDeltaMush } from '../methods/ddm/storage.js';
 import { COR_ATTRIBUTE, extractSkinnedModels, type SkinnedModel } from './gltf.js';
 
 /** What {@link addTwistJoints} did. */

@@ -6,11 +6,15 @@
  */
 import { CorskinError } from '../core/errors.js';
 import type { Deformer } from '../deformers/contract.js';
+import { directDeltaMushMethod } from './ddm/index.js';
 import { deltaMushMethod } from './dm/index.js';
 import type { MethodModule, PrepareInput } from './module.js';
 
 /** Every method module by id (each is also an entry of {@link SKINNING_METHODS}). */
-export const METHOD_MODULES: Readonly<Record<string, MethodModule>> = { dm: deltaMushMethod };
+export const METHOD_MODULES: Readonly<Record<string, MethodModule>> = {
+  ddm: directDeltaMushMethod,
+  dm: deltaMushMethod,
+};
 
 /** The module of method `id`, or undefined when the method is not (yet) a module. */
 export function methodModule(id: string): MethodModule | undefined {

@@ -34,8 +34,15 @@ export interface MethodModule {
   /** Its parameters, as surfaces offer them. */
   parameters: readonly MethodParameter[];
   /**
+   * What `prepare` would compute because `mesh` lacks it (`Direct Delta Mush data`), for a
+   * surface's note before a long preparation; undefined when nothing is missing (or the method
+   * keeps nothing: it prepares from the mesh alone).
+   */
+  missing?(mesh: SkinnedMesh): string | undefined;
+  /**
    * Prepares the method for a mesh and returns its deformer (the shared {@link Deformer}
-   * signature). @throws CorskinError naming the parameter when a parameter is invalid
+   * signature). What it computes because the mesh lacks it ({@link missing}) it keeps in the
+   * mesh's `methodData`, so a later `prepare` (or the method's plain deformer) reuses it. @throws CorskinError naming the parameter when a parameter is invalid
    */
   prepare(input: PrepareInput): Deformer;
 }

@@ -31,9 +31,9 @@
  * @module
  */
 
-import type { DdmVariant } from '../ddm/precompute.js';
+import type { DdmVariant } from '../methods/ddm/precompute.js';
 import type { GpuMethodId } from '../deformers/registry.js';
-import { POLAR_JACOBI_SWEEPS } from '../ddm/polar.js';
+import { POLAR_JACOBI_SWEEPS } from '../methods/ddm/polar.js';
 import { TEXTURE_WIDTH } from './templates.js';
 
 /** Texels per joint in the joint texture: matrix rows (3) and rotation quaternion (1). */

@@ -22,8 +22,8 @@
  */
 import type { SkinnedMesh } from 'three';
 import { CorskinError } from '../core/errors.js';
-import type { DdmModel, DdmVariant } from '../ddm/precompute.js';
-import { resolveDdmParameters } from '../ddm/parameters.js';
+import type { DdmModel, DdmVariant } from '../methods/ddm/precompute.js';
+import { resolveDdmParameters } from '../methods/ddm/parameters.js';
 import { TEXTURE_WIDTH } from './templates.js';
 import { DDM_EXTRAS_KEY } from '../io/schema.js';
 

@@ -47,11 +47,11 @@ import {
   type WebGLRenderer,
 } from 'three';
 import { CorskinError } from '../core/errors.js';
-import type { DdmModel } from '../ddm/precompute.js';
+import type { DdmModel } from '../methods/ddm/precompute.js';
 import { limitInfluences, mergeSkinnedMeshes, type SkinnedMesh as CorskinMesh } from '../core/mesh.js';
 import type { Skeleton } from '../core/skeleton.js';
 import { computeCentersOfRotationOnWorker } from '../cor/web-worker.js';
-import { computeDirectDeltaMushOnWorker } from '../ddm/web-worker.js';
+import { computeDirectDeltaMushOnWorker } from '../methods/ddm/web-worker.js';
 import { methodInfo, type GpuMethodId, type ThreeMethodId } from '../deformers/registry.js';
 import { cpuMethodOf, restoreCpu, useCpuMethod } from './cpu.js';
 import { buildTemplateRigOnWorker } from '../templates/web-worker.js';

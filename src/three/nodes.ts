@@ -65,7 +65,7 @@ import {
   vec3,
   vec4,
 } from 'three/tsl';
-import { POLAR_JACOBI_SWEEPS } from '../ddm/polar.js';
+import { POLAR_JACOBI_SWEEPS } from '../methods/ddm/polar.js';
 import { TEXELS_PER_JOINT } from './chunks.js';
 import { TEXTURE_WIDTH } from './templates.js';
 import {

@@ -1,10 +1,12 @@
 /**
  * The parameters of Direct Delta Mush (Le & Lewis 2019), named as the paper and libigl, with
- * libigl's tutorial defaults and their checks. No computation here: the CLI reads it at start-up.
+ * libigl's tutorial defaults, their checks, and the options every surface offers for them. No
+ * computation here: the CLI reads it at start-up.
  *
  * @module
  */
-import { CorskinError } from '../core/errors.js';
+import { CorskinError } from '../../core/errors.js';
+import type { MethodParameter } from '../parameter.js';
 import type { DdmSmoothing } from './laplacian.js';
 
 /** Default smoothing iterations p (libigl tutorial 408). */
@@ -71,3 +73,18 @@ export function resolveDdmParameters(options: DdmParameters = {}): Required<DdmP
   }
   return { iterations: p, lambda, kappa, alpha, smoothing };
 }
+
+/**
+ * Direct Delta Mush's parameters as every surface offers them (`corskin precompute --method ddm
+ * --lambda 3`, and `deform`/`bake`/`evaluate` when the file lacks the data): those of
+ * {@link DdmParameters}, the stored variant and the drop threshold.
+ */
+export const DDM_PARAMETERS: readonly MethodParameter[] = [
+  { key: 'iterations', flag: 'iterations', kind: 'integer', default: DEFAULT_DDM_ITERATIONS, description: `smoothing iterations p, 1 to ${MAX_DDM_ITERATIONS} (default ${DEFAULT_DDM_ITERATIONS}, as libigl)` },
+  { key: 'lambda', flag: 'lambda', kind: 'number', default: DEFAULT_DDM_LAMBDA, description: `rotational smoothing λ > 0 (default ${DEFAULT_DDM_LAMBDA})` },
+  { key: 'kappa', flag: 'kappa', kind: 'number', default: DEFAULT_DDM_KAPPA, description: `translational smoothing κ, 0 < κ < λ (default ${DEFAULT_DDM_KAPPA})` },
+  { key: 'alpha', flag: 'alpha', kind: 'number', default: DEFAULT_DDM_ALPHA, description: `blend α of the translational term, in [0, 1) (default ${DEFAULT_DDM_ALPHA})` },
+  { key: 'variant', flag: 'variant', kind: 'choice', choices: ['full', 'compact'], default: 'full', description: 'full (variant 0, Ω per joint; default) or compact (one moment matrix per vertex)' },
+  { key: 'smoothing', flag: 'smoothing', kind: 'choice', choices: ['normalized', 'libigl'], default: 'normalized', description: "Laplacian normalisation: normalized (D⁻¹L; default) or libigl (libigl's operator, to reproduce it)" },
+  { key: 'threshold', flag: 'threshold', kind: 'number', default: DEFAULT_DDM_THRESHOLD, description: `drop a joint from a vertex below this share of Q₃₃, in [0, 1) (default ${DEFAULT_DDM_THRESHOLD})` },
+]; // prettier-ignore

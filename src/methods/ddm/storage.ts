@@ -16,12 +16,13 @@
  * @module
  */
 import { Accessor, type Document, type Primitive } from '@gltf-transform/core';
-import { CorskinError } from '../core/errors.js';
-import { resolveDdmParameters, type DdmParameters } from '../ddm/parameters.js';
-import type { DdmModel, DdmVariant } from '../ddm/precompute.js';
-import { VERSION } from '../version.js';
-import { DDM_EXTRAS_KEY } from './schema.js';
-import type { SkinnedModel } from './gltf.js';
+import { CorskinError } from '../../core/errors.js';
+import { resolveDdmParameters, type DdmParameters } from './parameters.js';
+import type { DdmModel, DdmVariant } from './precompute.js';
+import { VERSION } from '../../version.js';
+import { DDM_EXTRAS_KEY } from '../../io/schema.js';
+import type { SkinnedModel } from '../../io/gltf.js';
+import { setDdmModel } from './data.js';
 
 /** The key of the parameters in a primitive's extras. */
 /** The primitive extras key of the stored parameters ({@link DDM_EXTRAS_KEY}). */
@@ -54,7 +55,7 @@ interface StoredParameters extends Required<DdmParameters> {
 
 /**
  * Stores `ddm` (for the merged mesh of `model`) on every primitive of the model, replacing any
- * Direct Delta Mush data there, and sets `model.mesh.deltaMush`.
+ * Direct Delta Mush data there, and gives `model.mesh` the model (`setDdmModel`).
  */
 export function setDeltaMush(document: Document, model: SkinnedModel, ddm: DdmModel, threshold: number): void {
   const buffer = document.getRoot().listBuffers()[0] ?? document.createBuffer();
@@ -96,7 +97,7 @@ export function setDeltaMush(document: Document, model: SkinnedModel, ddm: DdmMo
     const stored: StoredParameters = { ...ddm.parameters, variant: ddm.variant, threshold, slots: S, version: VERSION };
     p.setExtras({ ...(p.getExtras() as object), [DDM_EXTRAS]: stored });
   }
-  model.mesh.deltaMush = ddm;
+  setDdmModel(model.mesh, ddm);
 }
 
 /**

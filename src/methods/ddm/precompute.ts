@@ -34,9 +34,9 @@
  *
  * @module
  */
-import { CorskinError } from '../core/errors.js';
-import { boundingBoxDiagonal } from '../core/mesh.js';
-import { weldByPosition } from '../metrics/weld.js';
+import { CorskinError } from '../../core/errors.js';
+import { boundingBoxDiagonal } from '../../core/mesh.js';
+import { weldByPosition } from '../../metrics/weld.js';
 import { cotangentLaplacian, smoothingSystem, type SymmetricCsr } from './laplacian.js';
 import { DEFAULT_DDM_THRESHOLD, resolveDdmParameters, type DdmParameters } from './parameters.js';
 import { factorLdlt, solveLdlt, type LdltFactor } from './ldlt.js';
@@ -101,7 +101,8 @@ export interface DdmModel {
  * Precomputes Direct Delta Mush (Le & Lewis 2019, Eq. 11; see the module comment).
  * @param mesh rest positions, triangles and influences (weights as given: not renormalised)
  * @returns the `full` or `compact` model, vertex order as `mesh`
- * @throws CorskinError for bad parameters (naming the parameter), a mesh without triangles, or a
+ * @throws CorskinError for bad parameters (naming the parameter; also a `variant` other than
+ *   `full` and `compact`, a `threshold` outside [0, 1)), a mesh without triangles, or a
  *   mesh whose extent 32-bit floats cannot hold squared (outside 1e-12 … 1e12 units);
  *   the signal's reason when aborted
  */
@@ -110,6 +111,9 @@ export function computeDirectDeltaMush(mesh: DdmInput, options: DdmOptions = {})
   const { iterations: p, lambda, kappa, alpha, smoothing } = parameters;
   const variant = options.variant ?? 'full';
   const threshold = options.threshold ?? DEFAULT_DDM_THRESHOLD;
+  if (variant !== 'full' && variant !== 'compact')
+    throw new CorskinError(`DDM variant must be "full" or "compact" (got "${String(variant)}")`);
+  if (!(threshold >= 0 && threshold < 1)) throw new CorskinError(`DDM threshold must lie in [0, 1) (got ${threshold})`);
   const { positions, influences: K } = mesh;
   const n = positions.length / 3;
   if (mesh.triangles.length === 0)

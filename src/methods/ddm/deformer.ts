@@ -20,25 +20,30 @@
  *
  * @module
  */
-import { CorskinError } from '../core/errors.js';
-import type { SkinnedMesh } from '../core/mesh.js';
-import { polarFactor } from '../ddm/polar.js';
-import { checkDeformArgs, type DeformTarget } from './contract.js';
-import { writeAffine, writeRotatedBy } from './vertex-writers.js';
+import { CorskinError } from '../../core/errors.js';
+import type { SkinnedMesh } from '../../core/mesh.js';
+import { polarFactor } from './polar.js';
+import { checkDeformArgs, type DeformTarget } from '../../deformers/contract.js';
+import { writeAffine, writeRotatedBy } from '../../deformers/vertex-writers.js';
+import { ddmModelOf } from './data.js';
 
 /**
  * Deforms `mesh` by Direct Delta Mush (see {@link Deformer} for the shared contract).
- * @param mesh must carry `deltaMush` (see {@link computeDirectDeltaMush})
+ * @param mesh must carry its model ({@link ddmModelOf}; see {@link computeDirectDeltaMush})
  * @param skinning skinning matrices, 4×4 column-major, length 16·J (bind → posed space)
  * @param out posed positions (3·n), normals (3·n), tangents (4·n)
  * @throws CorskinError when the mesh has no Direct Delta Mush data or it does not fit the mesh
  */
 export function deformDdm(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   checkDeformArgs(mesh, skinning, out);
-  const model = mesh.deltaMush;
+  const model = ddmModelOf(mesh);
   const n = mesh.positions.length / 3;
-  if (!model) throw new CorskinError('Direct Delta Mush needs its precomputation (corskin precompute --method ddm)');
-  if (model.offsets.length !== n + 1) throw new CorskinError(`the Direct Delta Mush data is for ${model.offsets.length - 1} vertices, the mesh has ${n}`);
+  if (!model)
+    throw new CorskinError(
+      'Direct Delta Mush needs its model on the mesh (computeDirectDeltaMush and setDdmModel, or prepareMethod)',
+    );
+  if (model.offsets.length !== n + 1)
+    throw new CorskinError(`the Direct Delta Mush data is for ${model.offsets.length - 1} vertices, the mesh has ${n}`);
   const { offsets, joints, matrices: X, weights: w } = model;
   const compact = model.variant === 'compact';
   const M = skinning;
@@ -82,9 +87,18 @@ export function deformDdm(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
       if (compact) {
         const we = w![e];
         sigma += we * scale[joints[e]];
-        m00 += we * a00; m01 += we * a01; m02 += we * a02; m03 += we * t0; // prettier-ignore
-        m10 += we * a10; m11 += we * a11; m12 += we * a12; m13 += we * t1; // prettier-ignore
-        m20 += we * a20; m21 += we * a21; m22 += we * a22; m23 += we * t2; // prettier-ignore
+        m00 += we * a00;
+        m01 += we * a01;
+        m02 += we * a02;
+        m03 += we * t0; // prettier-ignore
+        m10 += we * a10;
+        m11 += we * a11;
+        m12 += we * a12;
+        m13 += we * t1; // prettier-ignore
+        m20 += we * a20;
+        m21 += we * a21;
+        m22 += we * a22;
+        m23 += we * t2; // prettier-ignore
         continue;
       }
       const o = 10 * e;
@@ -136,9 +150,15 @@ export function deformDdm(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
     const ic = 1 / c;
     const qx = q03 * ic, qy = q13 * ic, qz = q23 * ic; // prettier-ignore
     const px = b0 * ic, py = b1 * ic, pz = b2 * ic; // prettier-ignore
-    S[0] = q00 * ic - qx * px; S[1] = q01 * ic - qx * py; S[2] = q02 * ic - qx * pz; // prettier-ignore
-    S[3] = q10 * ic - qy * px; S[4] = q11 * ic - qy * py; S[5] = q12 * ic - qy * pz; // prettier-ignore
-    S[6] = q20 * ic - qz * px; S[7] = q21 * ic - qz * py; S[8] = q22 * ic - qz * pz; // prettier-ignore
+    S[0] = q00 * ic - qx * px;
+    S[1] = q01 * ic - qx * py;
+    S[2] = q02 * ic - qx * pz; // prettier-ignore
+    S[3] = q10 * ic - qy * px;
+    S[4] = q11 * ic - qy * py;
+    S[5] = q12 * ic - qy * pz; // prettier-ignore
+    S[6] = q20 * ic - qz * px;
+    S[7] = q21 * ic - qz * py;
+    S[8] = q22 * ic - qz * pz; // prettier-ignore
     polarFactor(S, R, work);
     // v' = t = q − σ R p (the vertex is the frame's origin)
     const lx = qx - sigma * (R[0] * px + R[1] * py + R[2] * pz);

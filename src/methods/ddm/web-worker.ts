@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { runWorkerScript } from '../core/web-worker.js';
+import { runWorkerScript } from '../../core/web-worker.js';
 import { computeDirectDeltaMush, type DdmInput, type DdmModel, type DdmOptions } from './precompute.js';
 import { DDM_WORKER_SOURCE } from './web-worker-source.js';
 

@@ -1,0 +1,32 @@
+/**
+ * Direct Delta Mush (Le & Lewis 2019) as a method module (see {@link MethodModule}): its model is
+ * read with the file (`storage.ts`, stored by `corskin precompute --method ddm`) or computed here
+ * with the given parameters when the mesh lacks it.
+ *
+ * @module
+ */
+import type { MethodModule } from '../module.js';
+import { ddmModelOf, setDdmModel, withDdmModel } from './data.js';
+import { deformDdm } from './deformer.js';
+import { DDM_PARAMETERS } from './parameters.js';
+import { computeDirectDeltaMush, type DdmOptions } from './precompute.js';
+
+/**
+ * Direct Delta Mush: the model of the file, else computed (progress: solves done of total) and
+ * kept on the mesh. The deformer runs on whatever mesh it is given (morphed, influences limited)
+ * with that model.
+ */
+export const directDeltaMushMethod: MethodModule = {
+  id: 'ddm',
+  parameters: DDM_PARAMETERS,
+  missing: (mesh) => (ddmModelOf(mesh) ? undefined : 'Direct Delta Mush data'),
+  prepare: ({ mesh, parameters, onProgress }) => {
+    let model = ddmModelOf(mesh);
+    if (!model) {
+      model = computeDirectDeltaMush(mesh, { ...(parameters as DdmOptions), onProgress });
+      setDdmModel(mesh, model);
+    }
+    const ready = model;
+    return (m, skinning, out) => deformDdm(ddmModelOf(m) === ready ? m : withDdmModel(m, ready), skinning, out);
+  },
+};
