@@ -18,7 +18,7 @@ import { bindPoseSkinningMatrices } from '../src/core/pose.js';
 import type { DdmSmoothing } from '../src/methods/ddm/laplacian.js';
 import type { DdmVariant } from '../src/methods/ddm/precompute.js';
 import { deform } from '../src/deformers/index.js';
-import { directDeltaMush } from '../src/io/bake.js';
+import { directDeltaMush } from '../src/methods/ddm/transform.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { createIO, readDocument, writeDocument } from '../src/io/node-io.js';
 import { CESIUM_MAN, scratch, SHARED } from './helpers/data.js';

@@ -9,7 +9,7 @@ import { computeDirectDeltaMush } from '../src/methods/ddm/precompute.js';
 import { deformDdm } from '../src/methods/ddm/deformer.js';
 import type { SkinnedMesh } from '../src/core/mesh.js';
 import { buildSkinnedDocument } from '../src/io/convert.js';
-import { directDeltaMush } from '../src/io/bake.js';
+import { directDeltaMush } from '../src/methods/ddm/transform.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDmat } from '../src/io/libigl.js';
 import { readDocument, writeDocument } from '../src/io/node-io.js';

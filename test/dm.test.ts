@@ -7,8 +7,6 @@
  * factor and smoothing kind, within 1e-4 of the bounding-box diagonal — on CesiumMan at three
  * clip times and on the libigl arm twisted 90°.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NodeIO } from '@gltf-transform/core';
@@ -23,7 +21,8 @@ import { readDocument } from '../src/io/node-io.js';
 import { createDeltaMushDeformer } from '../src/methods/dm/deformer.js';
 import type { DeltaMushParameters } from '../src/methods/dm/parameters.js';
 import { prepareMethod } from '../src/methods/index.js';
-import { ARM_GLB, CESIUM_MAN, ROOT, scratch, SHARED } from './helpers/data.js';
+import { BLENDER, matchVertices, runBlender, type BlenderResult } from './helpers/blender.js';
+import { ARM_GLB, CESIUM_MAN, scratch, SHARED } from './helpers/data.js';
 
 const tmp = scratch();
 afterAll(tmp.cleanup);
@@ -122,54 +121,13 @@ describe('Delta Mush parameters', () => {
 
 // --- Blender 3.4's Corrective Smooth as the reference ----------------------------------------
 
-const BLENDER = spawnSync('blender', ['--version'], { encoding: 'utf8' }).status === 0;
 if (!BLENDER)
   console.warn(
     'dm.test.ts: Blender not found on the PATH: the Corrective Smooth reference tests are skipped (apt-get install --no-install-recommends blender python3-numpy)',
   );
 
-interface BlenderResult {
-  meshes: { rest: number[]; smoothed: number[][]; lbs: number[][] }[];
-}
-
-/** Runs test/blender/corrective-smooth.py on `file` at `times` (seconds). */
-function blender(
-  file: string,
-  times: number[],
-  iterations: number,
-  factor: number,
-  kind: string,
-  pin: boolean,
-): BlenderResult {
-  const out = join(tmp.dir, `blender-${Math.random().toString(36).slice(2)}.json`);
-  const script = join(ROOT, 'test/blender/corrective-smooth.py');
-  execFileSync(
-    'blender',
-    ['-b', '--factory-startup', '--python-exit-code', '1', '--python', script, '--', file, out, times.join(','), String(iterations), String(factor), kind, pin ? '1' : '0'],
-    { stdio: 'pipe', timeout: 120_000 },
-  ); // prettier-ignore
-  return JSON.parse(readFileSync(out, 'utf8')) as BlenderResult;
-}
-
-/** For every Blender vertex, the corskin vertex at its rest position (the importer rounds a little). */
-function matchVertices(model: SkinnedModel, rest: number[]): Uint32Array {
-  const P = model.mesh.positions;
-  const map = new Uint32Array(rest.length / 3);
-  const tolerance = 1e-6 * boundingBoxDiagonal(P);
-  for (let b = 0; b < map.length; b++) {
-    let best = 0, bd = Infinity; // prettier-ignore
-    for (let i = 0; i < P.length; i += 3) {
-      const d = Math.hypot(P[i] - rest[3 * b], P[i + 1] - rest[3 * b + 1], P[i + 2] - rest[3 * b + 2]);
-      if (d < bd) {
-        bd = d;
-        best = i / 3;
-      }
-    }
-    expect(bd).toBeLessThan(tolerance);
-    map[b] = best;
-  }
-  return map;
-}
+const blender = (file: string, times: number[], iterations: number, factor: number, kind: string, pin: boolean) =>
+  runBlender(tmp.dir, file, times, { iterations, factor, kind, pin });
 
 /** Writes `file` without normals and tangents: Blender's importer then welds by position and skin alone, as corskin does. */
 async function withoutNormals(file: string, name: string): Promise<string> {
@@ -189,7 +147,7 @@ function compare(
   parameters: DeltaMushParameters,
 ): { lbs: number; dm: number; moved: number } {
   const mesh = result.meshes[0];
-  const map = matchVertices(model, mesh.rest);
+  const map = matchVertices(model.mesh.positions, mesh.rest);
   const dm = createDeltaMushDeformer(model.mesh, parameters);
   const diagonal = boundingBoxDiagonal(model.mesh.positions);
   const worstOf = { lbs: 0, dm: 0, moved: 0 };

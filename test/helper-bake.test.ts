@@ -3,7 +3,9 @@
  * decomposition (Le & Deng 2012). The baked file is plain glTF (validator-clean, at most the
  * asked helpers per joint region, 4 influences), played by three.js's stock GLTFLoader +
  * AnimationMixer as corskin's LBS plays it, and its LBS is far closer to the method than the
- * original's LBS (measured over every sample of the clip).
+ * original's LBS (measured over every sample of the clip). Blender 3.4's own importer and
+ * armature play the helper bake of a scaled rig (the Fox, armature scaled 0.025) as corskin does:
+ * its helpers carry unit local scale, as the rig's joints do (a Blender bone has no rest scale).
  */
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,13 +13,14 @@ import { samplePose } from '../src/core/animation.js';
 import { boundingBoxDiagonal } from '../src/core/mesh.js';
 import { skinningMatrices } from '../src/core/pose.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
-import { deformers } from '../src/deformers/index.js';
+import { deform, deformers } from '../src/deformers/index.js';
 import { measureBake } from '../src/bake/measure.js';
 import { bakeHelperJoints } from '../src/io/helper-bake.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument, writeDocument } from '../src/io/node-io.js';
 import { validate } from './helpers/gltf.js';
-import { CESIUM_MAN, scratch } from './helpers/data.js';
+import { BLENDER, matchVertices, runBlender } from './helpers/blender.js';
+import { CESIUM_MAN, scratch, SHARED } from './helpers/data.js';
 import { threePlayer } from './helpers/three-playback.js';
 
 const tmp = scratch();
@@ -96,5 +99,52 @@ describe('the bakes stop when their AbortSignal says so', () => {
       expect(calls).toBeLessThan(5); // stopped at once, not after every sample
       expect(document.getRoot().listNodes().length).toBe(before);
     },
+  );
+});
+
+describe("bake --as helpers in another client: Blender 3.4's importer", () => {
+  it.skipIf(!BLENDER)(
+    "the Fox (armature scaled 0.025), dqs: helpers of unit local scale, and Blender 3.4's importer plays the bake as corskin's LBS does, within 1e-4 of the diagonal",
+    async () => {
+      const file = join(SHARED, 'characters/Fox.glb');
+      const document = await readDocument(file);
+      const [model] = extractSkinnedModels(document, file);
+      const result = bakeHelperJoints(document, model, deformers.dqs, { helpers: 2, influences: 4 });
+      for (const node of document
+        .getRoot()
+        .listNodes()
+        .filter((n) => n.getExtras().corskin))
+        for (const s of node.getScale()) expect(Math.abs(s - 1), node.getName()).toBeLessThan(1e-5);
+      const out = join(tmp.dir, 'fox-helpers-dqs.glb');
+      await writeDocument(document, out);
+      const [baked] = extractSkinnedModels(await readDocument(out), out);
+      expect(baked.skeleton.jointNames.length).toBe(model.skeleton.jointNames.length + result.helpers);
+      const times = [0.5, 1, 1.5]; // of the first clip, which Blender's importer makes active
+      /** Largest distance between Blender's playback of `path` and corskin's LBS of `m`, ÷ the diagonal. */
+      const blenderDistance = (path: string, m: typeof baked) => {
+        const played = runBlender(tmp.dir, path, times).meshes[0];
+        const posed = times.map(
+          (t) =>
+            deform('lbs', m.mesh, skinningMatrices(m.skeleton, samplePose(m.skeleton, m.animations[0], t))).positions,
+        );
+        // Blender's vertices (welded, reordered) matched to corskin's at the first time; then
+        // every time must put each at the same vertex's place.
+        const map = matchVertices(posed[0], played.lbs[0], 1e-3);
+        let worst = 0;
+        posed.forEach((ours, k) => {
+          for (let b = 0; b < map.length; b++)
+            for (let c = 0; c < 3; c++)
+              worst = Math.max(worst, Math.abs(ours[3 * map[b] + c] - played.lbs[k][3 * b + c]));
+        });
+        return worst / boundingBoxDiagonal(posed[0]);
+      };
+      const bakedDistance = blenderDistance(out, baked);
+      const originalDistance = blenderDistance(file, extractSkinnedModels(await readDocument(file), file)[0]);
+      console.log(
+        `Fox, dqs helpers (${result.helpers}): Blender vs corskin ${bakedDistance.toExponential(2)} of the diagonal (the original file: ${originalDistance.toExponential(2)})`,
+      );
+      expect(bakedDistance).toBeLessThan(1e-3);
+    },
+    180_000,
   );
 });

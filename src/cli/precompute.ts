@@ -4,7 +4,8 @@
  * @module
  */
 import { createCorWorkerPool } from '../cor/parallel.js';
-import { centersOfRotation, directDeltaMush } from '../io/bake.js';
+import { centersOfRotation } from '../io/bake.js';
+import { directDeltaMush } from '../methods/ddm/transform.js';
 import type { DdmSmoothing } from '../methods/ddm/laplacian.js';
 import { ddmBytesPerVertex, type DdmVariant } from '../methods/ddm/precompute.js';
 import { resolveDdmParameters } from '../methods/ddm/parameters.js';

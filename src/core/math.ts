@@ -44,6 +44,18 @@ export function mat4Multiply(
 }
 
 /**
+ * The determinant of the linear part (upper-left 3×3) of the 4×4 column-major matrix `m[o..]`:
+ * its volume scale, negative for a mirroring.
+ */
+export function mat4LinearDeterminant(m: NumArray, o = 0): number {
+  return (
+    m[o] * (m[o + 5] * m[o + 10] - m[o + 6] * m[o + 9]) -
+    m[o + 4] * (m[o + 1] * m[o + 10] - m[o + 2] * m[o + 9]) +
+    m[o + 8] * (m[o + 1] * m[o + 6] - m[o + 2] * m[o + 5])
+  );
+}
+
+/**
  * Inverts the 4×4 matrix `a[ao..]` into `out[o..]`.
  * @returns false (and leaves `out` untouched) when the matrix is singular.
  */

@@ -23,7 +23,7 @@
  *
  * @module
  */
-import { mat3FromQuat, quatClosestRotation } from '../core/math.js';
+import { mat3FromQuat, mat4LinearDeterminant, quatClosestRotation } from '../core/math.js';
 import type { SkinnedMesh } from '../core/mesh.js';
 import { writeAffine } from './vertex-writers.js';
 import { type DeformTarget, type Deformer } from './contract.js';
@@ -56,7 +56,7 @@ export function splitScale(skinning: Float64Array): ScaleSplit | null {
   for (let j = 0; j < J; j++) {
     const m = 16 * j;
     const R = 9 * j;
-    quatClosestRotation(rotations, 4 * j, skinning, m, det3(skinning, m) < 0);
+    quatClosestRotation(rotations, 4 * j, skinning, m, mat4LinearDeterminant(skinning, m) < 0);
     mat3FromQuat(rotationMatrices, R, rotations, 4 * j);
     // K = Rᵀ L
     for (let c = 0; c < 3; c++) {
@@ -71,14 +71,6 @@ export function splitScale(skinning: Float64Array): ScaleSplit | null {
   return { rotations, rotationMatrices, stretch };
 }
 
-function det3(m: Float64Array, o: number): number {
-  return (
-    m[o] * (m[o + 5] * m[o + 10] - m[o + 6] * m[o + 9]) -
-    m[o + 4] * (m[o + 1] * m[o + 10] - m[o + 2] * m[o + 9]) +
-    m[o + 8] * (m[o + 1] * m[o + 6] - m[o + 2] * m[o + 5])
-  );
-}
-
 function isRigid(s: Float64Array, m: number): boolean {
   for (let a = 0; a < 3; a++) {
     for (let b = a; b < 3; b++) {
@@ -86,7 +78,7 @@ function isRigid(s: Float64Array, m: number): boolean {
       if (!(Math.abs(d - (a === b ? 1 : 0)) <= 1e-5)) return false;
     }
   }
-  return det3(s, m) > 0;
+  return mat4LinearDeterminant(s, m) > 0;
 }
 
 /**

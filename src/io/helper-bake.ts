@@ -19,7 +19,7 @@
 import type { Accessor, Document, Node } from '@gltf-transform/core';
 import { samplePose } from '../core/animation.js';
 import { CorskinError } from '../core/errors.js';
-import { mat4Invert, mat4Multiply, quatFromMat4 } from '../core/math.js';
+import { mat4Invert, mat4LinearDeterminant, mat4Multiply, quatFromMat4 } from '../core/math.js';
 import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
 import { skinningMatrices } from '../core/pose.js';
 import { COR_ATTRIBUTE } from './schema.js';
@@ -242,8 +242,18 @@ function writeHelpers(
   const local = new Float64Array(16);
   const tmp = new Float64Array(16);
   const inv = new Float64Array(16);
+  // A helper's bind world matrix is T(c)·s_j (s_j: its joint's uniform world scale at bind,
+  // |det IBM_j|^(−1/3)) and its inverse bind matrix (T(c)·s_j)⁻¹: its skinning matrix is the
+  // fitted H either way, and its local transform from the joint has unit scale, as the rig's own
+  // joints do. (With T(c) alone a helper under an armature scaled 0.01 gets a local scale of 100,
+  // which a client whose bones carry no rest scale, such as Blender's importer, cannot play.)
+  const scaleOf = (h: number) => {
+    const o = 16 * helperRegion[h];
+    return 1 / Math.cbrt(Math.abs(mat4LinearDeterminant(ibm, o))) || 1;
+  };
   const centreMatrix = (h: number) => {
-    const m = new Float64Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
+    const s = scaleOf(h);
+    const m = new Float64Array([s, 0, 0, 0, 0, s, 0, 0, 0, 0, s, 0, 0, 0, 0, 1]);
     m.set(helperCentre[h], 12);
     return m;
   };
@@ -282,15 +292,14 @@ function writeHelpers(
     skin.addJoint(node);
     nodes.push(node);
   }
-  // Inverse bind matrices: the old ones, then T(−c) per helper.
+  // Inverse bind matrices: the old ones, then (T(c)·s)⁻¹ = s⁻¹·T(−c) per helper.
   const oldIbm = skin.getInverseBindMatrices();
   const ibms = new Float32Array(16 * (skinJoints + H));
   ibms.set(Float32Array.from(ibm.subarray(0, 16 * skinJoints)));
   for (let h = 0; h < H; h++) {
-    ibms.set(
-      [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -helperCentre[h][0], -helperCentre[h][1], -helperCentre[h][2], 1],
-      16 * (skinJoints + h),
-    );
+    const r = 1 / scaleOf(h);
+    const [x, y, z] = helperCentre[h];
+    ibms.set([r, 0, 0, 0, 0, r, 0, 0, 0, 0, r, 0, -r * x, -r * y, -r * z, 1], 16 * (skinJoints + h));
   }
   skin.setInverseBindMatrices(document.createAccessor().setType('MAT4').setArray(ibms).setBuffer(buffer));
   if (oldIbm && oldIbm.listParents().length <= 1) oldIbm.dispose();

@@ -18,7 +18,7 @@
  * Direct Delta Mush (Le & Lewis 2019, `ddm.ts`): per vertex the run of its entries in
  * `corskinDdm` (from `corskinDdmRange`), Q = Σ_j [L_j | M_j(v)]·Ω'_ij (compact: (Σ_j ω_ij
  * [L_j | M_j(v)])·Π'_i) about the vertex's bind position v, S = Q[0:3,0:3]/Q₃₃ − q pᵀ, its polar
- * factor R by the CPU's fixed steps (`ddm/polar.ts`: 5 Jacobi sweeps on SᵀS, then U by
+ * factor R by the CPU's fixed steps (`methods/ddm/polar.ts`: 5 Jacobi sweeps on SᵀS, then U by
  * Gram–Schmidt), and the affine map `x ↦ R x + (q − σ R p − R v)` that the shared LBS normal and
  * position chunks apply (a rotation's cofactor is itself). With morph targets the vertex's frame
  * is its morphed position (three's morph chunk run once more in `skinbase_vertex`), as the CPU
@@ -106,7 +106,7 @@ vec4 corskinCageDual( const in float index ) {
 `;
 
 /**
- * The polar factor of `ddm/polar.ts`, step for step (float instead of double): a Jacobi rotation
+ * The polar factor of `methods/ddm/polar.ts`, step for step (float instead of double): a Jacobi rotation
  * zeroing a_pq of the symmetric A (r the third index), applied to V's columns p and q; skipped
  * (t = 0) where a_pq is already 0.
  */
@@ -127,7 +127,7 @@ void corskinJacobi( inout float app, inout float aqq, inout float apq, inout flo
   vq = s * vp + c * vq;
   vp = np;
 }
-// The orthogonal polar factor U·Vᵀ of S (see ddm/polar.ts).
+// The orthogonal polar factor U·Vᵀ of S (see methods/ddm/polar.ts).
 mat3 corskinPolar( const in mat3 S ) {
   mat3 A = transpose( S ) * S;
   float a00 = A[0][0], a01 = A[1][0], a02 = A[2][0], a11 = A[1][1], a12 = A[2][1], a22 = A[2][2];
@@ -162,7 +162,7 @@ mat3 corskinPolar( const in mat3 S ) {
   float sgn = abs( d ) > 1e-9 * sqrt( ea ) ? ( d > 0.0 ? 1.0 : -1.0 ) : ( dot( cross( va, vb ), vc ) > 0.0 ? 1.0 : -1.0 );
   return outerProduct( ua, va ) + outerProduct( ub, vb ) + outerProduct( sgn * w, vc );
 }
-// |det L|^(1/3): the joint's uniform scale (σ of deformers/ddm.ts).
+// |det L|^(1/3): the joint's uniform scale (σ of methods/ddm/deformer.ts).
 float corskinScale( const in mat3 L ) {
   return pow( abs( determinant( L ) ), 1.0 / 3.0 );
 }`;

@@ -2,7 +2,7 @@
  * Direct Delta Mush on the GPU for three.js (Binh Huy Le and J. P. Lewis, "Direct Delta Mush
  * Skinning and Variants", ACM TOG 38(4), SIGGRAPH 2019): a mesh's precomputed data (the
  * `_DDM_*` glTF attributes `corskin precompute --method ddm` writes, which GLTFLoader names
- * `_ddm_joints_0`, `_ddm_omega_0`, …; see `io/ddm-gltf.ts`) read back into a {@link DdmModel} and
+ * `_ddm_joints_0`, `_ddm_omega_0`, …; see `methods/ddm/storage.ts`) read back into a {@link DdmModel} and
  * packed for the vertex shader.
  *
  * The packing: per vertex a run of texels of a {@link TEXTURE_WIDTH}-wide float RGBA texture,
@@ -16,7 +16,7 @@
  *
  * A vertex with no entry has no texel (count 0: it moves with joint 0, as the CPU deformer);
  * one with a single entry moves with that joint's matrix. The shaders (`chunks.ts`, `nodes.ts`)
- * then run the CPU deformer's steps (`deformers/ddm.ts`, the polar factor of `ddm/polar.ts`).
+ * then run the CPU deformer's steps (`methods/ddm/deformer.ts`, the polar factor of `methods/ddm/polar.ts`).
  *
  * @module
  */

@@ -21,7 +21,7 @@
  * rotation quaternion, in the mesh's bind space) with the same two-phase path for scale, shear
  * and reflection and the same antipodality rule (largest weight). Direct Delta Mush (Le & Lewis
  * 2019) runs the WebGL chunk's steps (`chunks.ts`, `ddm.ts`): the vertex's entries from the
- * packed texture, Q, and the polar factor by the CPU's fixed Jacobi sweeps (`ddm/polar.ts`). Morph targets, displacement
+ * packed texture, Q, and the polar factor by the CPU's fixed Jacobi sweeps (`methods/ddm/polar.ts`). Morph targets, displacement
  * maps, batching, instancing and the material's `positionNode` are applied around it in
  * three's own order.
  *
@@ -98,7 +98,7 @@ const cofactor = (a: Node[], n: Node): Node => {
 const mulColumns = (s: Node[], v: Node): Node => s[0].mul(v.x).add(s[1].mul(v.y)).add(s[2].mul(v.z));
 
 /**
- * The orthogonal polar factor U·Vᵀ of S (its columns), by the steps of `ddm/polar.ts` (and the
+ * The orthogonal polar factor U·Vᵀ of S (its columns), by the steps of `methods/ddm/polar.ts` (and the
  * WebGL chunk's `corskinPolar`): {@link POLAR_JACOBI_SWEEPS} cyclic Jacobi sweeps on SᵀS, the
  * eigenvectors sorted by descending eigenvalue, U by Gram–Schmidt with u_c's sign from
  * (S v_c)·(u_a × u_b). Returns R's columns.
@@ -166,7 +166,7 @@ function polarFactorNode(s: Node[]): Node[] {
   return ['x', 'y', 'z'].map((k) => ua.mul(va[k]).add(ub.mul(vb[k])).add(uc.mul(vc[k])).toConst());
 }
 
-/** |det L|^(1/3) of L's columns: the joint's uniform scale (σ of `deformers/ddm.ts`). */
+/** |det L|^(1/3) of L's columns: the joint's uniform scale (σ of `methods/ddm/deformer.ts`). */
 const jointScale = (a: Node[]): Node =>
   dot(a[0], cross(a[1], a[2]))
     .abs()

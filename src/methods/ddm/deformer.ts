@@ -20,6 +20,7 @@
  *
  * @module
  */
+import { mat4LinearDeterminant } from '../../core/math.js';
 import { CorskinError } from '../../core/errors.js';
 import type { SkinnedMesh } from '../../core/mesh.js';
 import { polarFactor } from './polar.js';
@@ -52,12 +53,7 @@ export function deformDdm(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
   const J = skinning.length >> 4;
   const scale = new Float64Array(J);
   for (let j = 0; j < J; j++) {
-    const m = j << 4;
-    const det =
-      M[m] * (M[m + 5] * M[m + 10] - M[m + 6] * M[m + 9]) -
-      M[m + 4] * (M[m + 1] * M[m + 10] - M[m + 2] * M[m + 9]) +
-      M[m + 8] * (M[m + 1] * M[m + 6] - M[m + 2] * M[m + 5]);
-    scale[j] = Math.cbrt(Math.abs(det));
+    scale[j] = Math.cbrt(Math.abs(mat4LinearDeterminant(M, j << 4)));
   }
   const S = new Float64Array(9);
   const R = new Float64Array(9);

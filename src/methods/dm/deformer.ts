@@ -23,6 +23,7 @@
  *
  * @module
  */
+import { mat4LinearDeterminant } from '../../core/math.js';
 import { CorskinError } from '../../core/errors.js';
 import type { SkinnedMesh } from '../../core/mesh.js';
 import { checkDeformArgs, type DeformTarget, type Deformer } from '../../deformers/contract.js';
@@ -86,11 +87,7 @@ export function createDeltaMushDeformer(mesh: SkinnedMesh, parameters: DeltaMush
     const M = skinning;
     for (let j = 0; j < J; j++) {
       const o = j << 4;
-      jointScale[j] = Math.cbrt(
-        M[o] * (M[o + 5] * M[o + 10] - M[o + 6] * M[o + 9]) -
-          M[o + 4] * (M[o + 1] * M[o + 10] - M[o + 2] * M[o + 9]) +
-          M[o + 8] * (M[o + 1] * M[o + 6] - M[o + 2] * M[o + 5]),
-      );
+      jointScale[j] = Math.cbrt(mat4LinearDeterminant(M, o));
     }
     // LBS of the welded vertices, and their blended signed scale σ
     const { positions: P, normals: N, tangents: TI, joints, weights, influences: K } = target;
