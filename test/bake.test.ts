@@ -86,6 +86,33 @@ describe('bake --as morphs (library)', () => {
         .some((a) => a.getSparse()),
     ).toBe(true);
   });
+
+  it('CesiumMan with every vertex on one joint (DQS = LBS there): no targets, no weights channels', async () => {
+    const document = await readDocument(CESIUM_MAN);
+    const [model] = extractSkinnedModels(document, CESIUM_MAN);
+    const { joints, weights, influences: K } = model.mesh;
+    for (let i = 0; i < joints.length / K; i++) {
+      let heaviest = K * i;
+      for (let k = K * i; k < K * i + K; k++) if (weights[k] > weights[heaviest]) heaviest = k;
+      joints.fill(joints[heaviest], K * i, K * i + K);
+      weights.fill(0, K * i, K * i + K);
+      weights[K * i] = 1;
+    }
+    const channels = () =>
+      document
+        .getRoot()
+        .listAnimations()
+        .flatMap((a) => a.listChannels()).length;
+    const before = channels();
+    const r = bakeMorphTargets(document, model, deformers.dqs);
+    expect(r.targets).toBe(0);
+    expect(model.parts.every((p) => p.primitive.listTargets().length === 0)).toBe(true);
+    expect(channels()).toBe(before);
+    // With its real weights the same skin needs a target per sample.
+    const other = await readDocument(CESIUM_MAN);
+    const [real] = extractSkinnedModels(other, CESIUM_MAN);
+    expect(bakeMorphTargets(other, real, deformers.dqs, { rate: 5 }).targets).toBeGreaterThan(0);
+  });
 });
 
 describe('a baked file in three.js (stock GLTFLoader + AnimationMixer)', () => {

@@ -9,6 +9,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { NodeIO } from '@gltf-transform/core';
 import { samplePose } from '../src/core/animation.js';
 import { boundingBoxDiagonal } from '../src/core/mesh.js';
 import { skinningMatrices } from '../src/core/pose.js';
@@ -100,6 +101,42 @@ describe('the bakes stop when their AbortSignal says so', () => {
       expect(document.getRoot().listNodes().length).toBe(before);
     },
   );
+});
+
+describe('bake --as helpers on a mirrored rig', () => {
+  it('the Fox under a node scaled (−1, 1, 1), dqs: helpers fitted mirrored as their joints, as close to DQS as on the Fox itself', async () => {
+    const measure = async (mirrored: boolean) => {
+      const io = new NodeIO();
+      const document = await io.read(join(SHARED, 'characters/Fox.glb'));
+      if (mirrored)
+        for (const scene of document.getRoot().listScenes()) {
+          const root = document.createNode('mirror').setScale([-1, 1, 1]);
+          for (const child of scene.listChildren()) {
+            scene.removeChild(child);
+            root.addChild(child);
+          }
+          scene.addChild(root);
+        }
+      const input = join(tmp.dir, `fox-${mirrored ? 'mirrored' : 'plain'}.glb`);
+      await io.write(input, document);
+      const [model] = extractSkinnedModels(document, input);
+      const [original] = extractSkinnedModels(await readDocument(input), input);
+      bakeHelperJoints(document, model, deformers.dqs, { helpers: 2, influences: 4 });
+      const out = join(tmp.dir, `fox-${mirrored ? 'mirrored' : 'plain'}-helpers.glb`);
+      await io.write(out, document);
+      const [baked] = extractSkinnedModels(await readDocument(out), out);
+      return measureBake(original, baked, deformers.dqs);
+    };
+    const [plain, mirrored] = [await measure(false), await measure(true)];
+    console.log(
+      `Fox dqs helpers: p99 ${plain.p99.toExponential(2)} (mirrored ${mirrored.p99.toExponential(2)}) vs LBS ${plain.lbsP99.toExponential(2)} (${mirrored.lbsP99.toExponential(2)})`,
+    );
+    // The mirror image of the same fit: the same distances (up to the fit's float rounding).
+    expect(mirrored.lbsP99).toBeCloseTo(plain.lbsP99, 6);
+    expect(mirrored.p99).toBeLessThan(1.1 * plain.p99);
+    expect(mirrored.max).toBeLessThan(1.1 * plain.max);
+    expect(mirrored.p99).toBeLessThan(0.2 * mirrored.lbsP99);
+  }, 120_000);
 });
 
 describe("bake --as helpers in another client: Blender 3.4's importer", () => {

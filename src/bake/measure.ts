@@ -14,7 +14,26 @@ import { deformLbs } from '../deformers/lbs.js';
 import type { SkinnedModel } from '../io/gltf.js';
 import { bakeSampleTimes, DEFAULT_BAKE_RATE } from './samples.js';
 
-/** What {@link measureBake} found; distances ÷ the bind-space bounding-box diagonal of the original. */
+/**
+ * The bounding-box diagonal of `model` as `deform` poses it at the start of its first clip (the
+ * bind-space diagonal when it has no clip or that pose is degenerate): the character's size in
+ * the units it plays in, which differ from its stored positions' when the armature is scaled
+ * (a mesh stored in centimetres under an armature scaled 0.01 plays in metres).
+ */
+export function posedDiagonal(model: SkinnedModel, deform: Deformer): number {
+  const { mesh, skeleton, morphGroups } = model;
+  const clip = model.animations[0];
+  const bind = boundingBoxDiagonal(mesh.positions) || 1;
+  if (!clip) return bind;
+  const S = skinningMatrices(skeleton, samplePose(skeleton, clip, 0));
+  const morphed = applyMorphTargets(mesh, morphGroups, sampleMorphWeights(morphGroups, clip.morphChannels ?? [], 0));
+  const out = { positions: new Float32Array(mesh.positions.length) };
+  deform(morphed, S, out);
+  const d = boundingBoxDiagonal(out.positions);
+  return d > 0 && Number.isFinite(d) ? d : bind;
+}
+
+/** What {@link measureBake} found; distances ÷ the diagonal of the original as the method poses it ({@link posedDiagonal}). */
 export interface BakeMeasure {
   /** Baked file by LBS against the deformer on the original: the largest per-vertex distance. */
   max: number;
@@ -26,7 +45,7 @@ export interface BakeMeasure {
   lbsP99: number;
   /** Samples measured (over all clips). */
   samples: number;
-  /** The bounding-box diagonal the distances are divided by (asset units). */
+  /** The bounding-box diagonal the distances are divided by ({@link posedDiagonal}, posed units). */
   diagonal: number;
 }
 
@@ -54,7 +73,7 @@ export function measureBake(
     throw new CorskinError(
       `${original.name}: the baked skin has ${baked.mesh.positions.length / 3} vertices, the original ${n}`,
     );
-  const diagonal = boundingBoxDiagonal(original.mesh.positions) || 1;
+  const diagonal = posedDiagonal(original, deform);
   const clips = original.animations.map((clip) => {
     const other = baked.animations.find((c) =>
       clip.source !== undefined ? c.source === clip.source : c.name === clip.name,

@@ -8,7 +8,7 @@
  * @module
  */
 import { boundingBoxDiagonal, type SkinnedMesh } from '../core/mesh.js';
-import { rigidFit } from './ssdr.js';
+import { mirrors, rigidFit } from './ssdr.js';
 
 /** What {@link placeHelpers} decides. */
 export interface HelperPlacement {
@@ -86,12 +86,15 @@ export function placeHelpers(
  * weighted by the departure.
  * @param rest bind positions per sample, length 3·n each
  * @param targets the method's posed positions per sample
+ * @param fixed the joints' skinning matrices per sample: where a helper's joint mirrors, its fit
+ *   is mirrored (see `SsdrProblem.helperJoints`)
  * @returns per sample, the helpers' skinning matrices, 4×4 column-major, length 16·H each
  */
 export function clusterStart(
   placement: HelperPlacement,
   rest: readonly ArrayLike<number>[],
   targets: readonly Float32Array[],
+  fixed?: readonly Float64Array[],
 ): Float64Array[] {
   const { clusterOf, departure } = placement;
   const H = placement.helperRegion.length;
@@ -109,7 +112,7 @@ export function clusterStart(
           Q[3 * a + c] = targets[t][3 * i + c];
         }
       });
-      rigidFit(P, Q, u, members.length, out[t], 16 * h);
+      rigidFit(P, Q, u, members.length, out[t], 16 * h, !!fixed && mirrors(fixed[t], placement.helperRegion[h]));
     }
   }
   return out;

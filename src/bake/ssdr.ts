@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { mat4LinearDeterminant } from '../core/math.js';
 import { polarFactor } from '../methods/ddm/polar.js';
 
 /** The data of a decomposition: T samples of n vertices. */
@@ -31,6 +32,17 @@ export interface SsdrProblem {
   targets: Float32Array[];
   /** The fixed joints' skinning matrices at sample t, 4×4 column-major, length 16·J each. */
   fixed: Float64Array[];
+  /**
+   * The fixed joint each helper hangs from: at a sample where that joint's skinning matrix
+   * mirrors (negative determinant: a mirrored rig), the helper is fitted mirrored too, so that
+   * its transform relative to the joint stays a rotation. Absent: every helper is a rotation.
+   */
+  helperJoints?: readonly number[];
+}
+
+/** Whether joint `j`'s skinning matrix in `fixed` (16·J, column-major) mirrors (negative determinant). */
+export function mirrors(fixed: Float64Array, j: number): boolean {
+  return mat4LinearDeterminant(fixed, j << 4) < 0;
 }
 
 /** The unknowns: helper transforms and the weights. */
@@ -78,6 +90,8 @@ function applyInfluence(
  * Weighted rigid fit: the rotation R and translation T minimising Σ u_i ‖r_i − (R p_i + T)‖²
  * (Kabsch; Horn 1987). Writes R | T as a 4×4 column-major matrix at out[o..].
  * @param P bind positions, 3 per point; R targets, 3 per point; u weights (≥ 0), one per point
+ * @param mirrored fit R among the orthogonal matrices of determinant −1 instead (a rotation
+ *   times the mirroring diag(−1, 1, 1)), for targets mirrored by the rig
  */
 export function rigidFit(
   P: Float64Array,
@@ -86,6 +100,7 @@ export function rigidFit(
   count: number,
   out: Float64Array,
   o: number,
+  mirrored = false,
 ): void {
   let su = 0;
   const pc = [0, 0, 0];
@@ -111,8 +126,11 @@ export function rigidFit(
     }
   }
   const R = new Float64Array(9);
+  // Mirrored: R = R'·F with F = diag(−1, 1, 1), and tr(Rᵀ M) = tr(R'ᵀ M F): R' the rotation of M·F.
+  if (mirrored) for (let r = 0; r < 3; r++) M[3 * r] = -M[3 * r];
   if (su > 0) polarFactor(M, R, new Float64Array(18), true);
   else R.set([1, 0, 0, 0, 1, 0, 0, 0, 1]);
+  if (mirrored) for (let r = 0; r < 3; r++) R[3 * r] = -R[3 * r];
   out.fill(0, o, o + 16);
   for (let r = 0; r < 3; r++) {
     for (let c = 0; c < 3; c++) out[o + 4 * c + r] = R[3 * r + c];
@@ -165,7 +183,8 @@ export function updateHelpers(problem: SsdrProblem, model: SsdrModel, members: I
         P[3 * a + 1] = rest[3 * i + 1];
         P[3 * a + 2] = rest[3 * i + 2];
       }
-      rigidFit(P, Q, u, count, model.transforms[t], h << 4);
+      const mirrored = problem.helperJoints !== undefined && mirrors(problem.fixed[t], problem.helperJoints[h]);
+      rigidFit(P, Q, u, count, model.transforms[t], h << 4, mirrored);
     }
   }
 }

@@ -102,7 +102,9 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
         baked.push({
           model,
           deform,
-          line: `${model.name}: ${r.targets} morph targets over ${model.animations.length} clip(s) at ${rate} samples/s, ${(100 * r.nonZero).toFixed(1)}% of the displacements non-zero (tolerance ${tolerance} of the diagonal): ${mb(r.bytes)} of target data (dense ${mb(r.denseBytes)})`,
+          line: !r.targets
+            ? `${model.name}: LBS already plays ${o.method.toUpperCase()} within the tolerance at every sample: no morph targets added`
+            : `${model.name}: ${r.targets} morph targets over ${model.animations.length} clip(s) at ${rate} samples/s, ${(100 * r.nonZero).toFixed(1)}% of the displacements non-zero (tolerance ${tolerance} of the diagonal): ${mb(r.bytes)} of target data (dense ${mb(r.denseBytes)})`,
         });
       }
     } catch (e) {
@@ -136,8 +138,12 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     const m = measures[k];
     io.out(line);
     io.out(
-      `  at the ${m.samples} samples, per-vertex distance ÷ bounding-box diagonal: baked file by LBS vs ${method.toUpperCase()} max ${e(m.max)}, p99 ${e(m.p99)}; plain LBS vs ${method.toUpperCase()} max ${e(m.lbsMax)}, p99 ${e(m.lbsP99)}`,
+      `  at the ${m.samples} samples, per-vertex distance ÷ bounding-box diagonal of the posed mesh: baked file by LBS vs ${method.toUpperCase()} max ${e(m.max)}, p99 ${e(m.p99)}; plain LBS vs ${method.toUpperCase()} max ${e(m.lbsMax)}, p99 ${e(m.lbsP99)}`,
     );
+    if (m.p99 > m.lbsP99 || m.max > m.lbsMax)
+      io.err(
+        `corskin: warning: ${input}: ${baked[k].model.name}: the baked file plays farther from ${method.toUpperCase()} than plain LBS does (${m.p99 > m.lbsP99 ? `p99 ${e(m.p99)} against ${e(m.lbsP99)}` : `max ${e(m.max)} against ${e(m.lbsMax)}`})${o.as === 'helpers' ? '; --as morphs reproduces the method at the samples' : ''}`,
+      );
   });
   const [before, after] = [fileSize(input), fileSize(o.output)];
   io.out(

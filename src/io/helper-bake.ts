@@ -128,12 +128,13 @@ export function bakeHelperJoints(
   const placement = placeHelpers(mesh, skeleton.parents, problem.targets, lbs, perRegion);
   const { regionOf, helperRegion, helperCentre, regionHelpers } = placement;
   const H = helperRegion.length;
+  problem.helperJoints = helperRegion; // a helper of a mirrored joint is fitted mirrored
 
   // The model: the original weights (the K heaviest), helpers fitted to their clusters' motion.
   const model_: SsdrModel = {
     helpers: H,
     // Start: each helper follows its cluster's motion.
-    transforms: clusterStart(placement, problem.rest, problem.targets),
+    transforms: clusterStart(placement, problem.rest, problem.targets, problem.fixed),
     influences: K,
     joints: new Uint32Array(K * n),
     weights: new Float32Array(K * n),
@@ -170,6 +171,7 @@ export function bakeHelperJoints(
     rest: problem.rest.filter(keep),
     targets: problem.targets.filter(keep),
     fixed: problem.fixed.filter(keep),
+    helperJoints: helperRegion,
   };
   const subModel: SsdrModel = { ...model_, transforms: model_.transforms.filter(keep) };
   const totalError = () => active.reduce((s, i) => s + vertexError(subProblem, subModel, i), 0);

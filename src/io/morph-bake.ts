@@ -18,8 +18,9 @@
  *
  * Sparse targets: where the deformer and LBS agree (vertices bound to one joint, poses near the
  * bind pose) the correction is float noise. A position correction whose posed-space effect |M_3 d|
- * (M_3 the linear part of M) is at most `tolerance` × the bounding-box diagonal of the bind-space
- * mesh is set to exactly 0, and a direction correction e with |e| ≤ `normalTolerance` × |m| (m the
+ * (M_3 the linear part of M) is at most `tolerance` × the bounding-box diagonal of the mesh as the
+ * deformer poses it at the start of the first clip (`posedDiagonal`: the units it plays in) is set
+ * to exactly 0, and a direction correction e with |e| ≤ `normalTolerance` × |m| (m the
  * direction before skinning; about the angle, in radians, it turns the skinned direction by) too;
  * the target accessors are then written as glTF sparse accessors (indices of the non-zero
  * vertices and their values) where that is smaller. The default tolerance, 5e-6 of the diagonal,
@@ -48,7 +49,7 @@ import { mat4Invert } from '../core/math.js';
 import { skinningMatrices } from '../core/pose.js';
 import type { Deformer } from '../deformers/contract.js';
 import type { SkinnedModel } from './gltf.js';
-import { boundingBoxDiagonal } from '../core/mesh.js';
+import { posedDiagonal } from '../bake/measure.js';
 import { bakeSampleTimes, checkBakeSize, DEFAULT_BAKE_RATE } from '../bake/samples.js';
 
 /** Options of {@link bakeMorphTargets}. */
@@ -61,7 +62,7 @@ export interface MorphBakeOptions {
    */
   normals?: boolean;
   /**
-   * Position corrections whose posed-space effect is at most this fraction of the bind-space
+   * Position corrections whose posed-space effect is at most this fraction of the posed
    * bounding-box diagonal are set to 0 (see the module comment); default
    * {@link DEFAULT_BAKE_TOLERANCE}; 0 keeps every non-zero one.
    */
@@ -157,7 +158,7 @@ export function bakeMorphTargets(
     normals: withNormals ? new Float32Array(3 * n) : undefined,
     tangents: withTangents ? new Float32Array(4 * n) : undefined,
   };
-  const limits = { position: tolerance * boundingBoxDiagonal(mesh.positions), direction: normalTolerance };
+  const limits = { position: tolerance * posedDiagonal(model, deform), direction: normalTolerance };
   const sampleTimes = model.animations.map((clip) => bakeSampleTimes(clip.duration, rate, `clip "${clip.name}"`));
   const total = sampleTimes.reduce((s, times) => s + times.length, 0);
   checkBakeSize(total, n);
@@ -183,6 +184,10 @@ export function bakeMorphTargets(
     });
     return { clip, times, corrections };
   });
+  // A skin the method moves as LBS does (every vertex on one joint, say) needs no targets.
+  const isZero = (a: Float32Array) => a.every((x) => x === 0);
+  if (clips.every((c) => c.corrections.every((d) => isZero(d.positions) && d.directions.every(isZero))))
+    return { targets: 0, bytes: 0, denseBytes: 0, nonZero: 0 };
   const N = clips.reduce((s, c) => s + c.times.length, 0);
   const buffer = document.getRoot().listBuffers()[0] ?? document.createBuffer();
   // Targets on every primitive of the skin (its slice of each correction), after its own.
