@@ -11,6 +11,14 @@ import { CorskinError } from '../core/errors.js';
 export const DEFAULT_BAKE_RATE = 30;
 
 /**
+ * Default keyframe tolerance of a helper bake: keyframes that linear interpolation of their
+ * neighbours reproduces within this (glTF-Transform's `resample`: quaternion components, asset
+ * units of translation) are dropped. Measured on the Fox (DQS helpers): 1.00 → 0.77 MB with the
+ * same p99 and max distance to the method; 1e-3 gives 0.69 MB but a p99 5.6× larger.
+ */
+export const DEFAULT_KEYFRAME_TOLERANCE = 1e-4;
+
+/**
  * Most samples a bake takes of one clip: an hour at 30 samples/s is 108,000, so this bounds the
  * work (and the memory: a morph target per sample) of a clip whose length or rate is absurd
  * (1e6 s, 1e6 samples/s) before any is done.

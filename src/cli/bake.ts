@@ -10,7 +10,7 @@ import { statSync } from 'node:fs';
 import { CorskinError } from '../core/errors.js';
 import type { Deformer } from '../deformers/contract.js';
 import { measureBake, type BakeMeasure } from '../bake/measure.js';
-import { DEFAULT_BAKE_RATE } from '../bake/samples.js';
+import { DEFAULT_BAKE_RATE, DEFAULT_KEYFRAME_TOLERANCE } from '../bake/samples.js';
 import { bakeHelperJoints } from '../io/helper-bake.js';
 import { bakeMorphTargets, DEFAULT_BAKE_TOLERANCE } from '../io/morph-bake.js';
 import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
@@ -36,6 +36,8 @@ export interface BakeCommandOptions {
   rate?: number;
   /** morphs: corrections within this fraction of the bounding-box diagonal are 0 (sparse). */
   tolerance?: number;
+  /** helpers: keyframes reproduced within this by their neighbours are dropped; 0 keeps every sample. */
+  keyframeTolerance?: number;
   /** Write with KHR_mesh_quantization (glTF-Transform's quantize). */
   quantize?: boolean;
   sigma: number;
@@ -64,6 +66,9 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   const tolerance = o.tolerance ?? DEFAULT_BAKE_TOLERANCE;
   if (!(tolerance >= 0 && Number.isFinite(tolerance)))
     throw new CorskinError(`--tolerance must be a number ≥ 0, got ${o.tolerance}`, input);
+  const keyframeTolerance = o.keyframeTolerance ?? DEFAULT_KEYFRAME_TOLERANCE;
+  if (!(keyframeTolerance >= 0 && Number.isFinite(keyframeTolerance)))
+    throw new CorskinError(`--keyframe-tolerance must be a number ≥ 0, got ${o.keyframeTolerance}`, input);
   const method = o.method as CliMethod;
 
   const document = await readDocument(input);
@@ -114,6 +119,11 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     } finally {
       bar.stop();
     }
+  }
+  if (o.as === 'helpers' && keyframeTolerance > 0) {
+    // Keyframe reduction (the helpers' channels, and the clips' own keys it reproduces likewise).
+    const { resample } = await import('@gltf-transform/functions');
+    await document.transform(resample({ tolerance: keyframeTolerance }));
   }
   if (o.quantize) {
     const { quantize } = await import('@gltf-transform/functions');

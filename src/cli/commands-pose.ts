@@ -10,7 +10,12 @@ import { CorskinError } from '../core/errors.js';
 import type { Io } from './ui.js';
 import { BAKE_METHODS, CHARACTER_METHODS, SKINNING_METHODS, THREE_METHODS } from '../deformers/registry.js';
 import { DEFAULT_INFLUENCES } from '../cor/parameters.js';
-import { DEFAULT_BAKE_RATE, MAX_BAKE_SAMPLES, MAX_HELPERS_PER_REGION } from '../bake/samples.js';
+import {
+  DEFAULT_BAKE_RATE,
+  DEFAULT_KEYFRAME_TOLERANCE,
+  MAX_BAKE_SAMPLES,
+  MAX_HELPERS_PER_REGION,
+} from '../bake/samples.js';
 import {
   finiteNumber,
   nonNegativeNumber,
@@ -90,6 +95,11 @@ export function addPoseCommands(program: Command, io: Io): void {
         .option(
           '--tolerance <t>',
           'morphs: corrections that move a vertex by at most this fraction of the bounding-box diagonal are dropped (sparse targets; 5e-6 keeps the result within 1e-5 of the diagonal at the samples)',
+          Number,
+        )
+        .option(
+          '--keyframe-tolerance <t>',
+          `helpers: drop keyframes that their neighbours reproduce within this (glTF-Transform's resample; 0 keeps every sample; default ${DEFAULT_KEYFRAME_TOLERANCE})`,
           Number,
         )
         .option('--quantize', 'write with KHR_mesh_quantization (smaller; no longer exact to 1e-5)'),
