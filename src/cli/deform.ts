@@ -7,11 +7,11 @@ import type { AnimationClip } from '../core/animation.js';
 import { samplePose } from '../core/animation.js';
 import { CorskinError } from '../core/errors.js';
 import { DEFAULT_INFLUENCES } from '../cor/parameters.js';
-import { firstNonFinite, limitInfluences, type SkinnedMesh } from '../core/mesh.js';
+import { firstNonFinite, limitInfluences } from '../core/mesh.js';
 import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
 import { bindPoseSkinningMatrices, restPose, skinningMatrices } from '../core/pose.js';
 import { deform } from '../deformers/index.js';
-import type { DeformTarget, Deformer } from '../deformers/contract.js';
+import { deformInto } from '../deformers/contract.js';
 import { checkNotOverwritingInput, writeFileAtomic } from '../io/files.js';
 import { extractSkinnedModels } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
@@ -133,7 +133,7 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
     }
     const mesh = applyMorphTargets(limited.mesh, model.morphGroups, weights);
     const result = methodInfo(o.method).needsRig
-      ? runRigged(createMethodDeformer(io, document, model, o.method, input, o), mesh, skinning)
+      ? deformInto(createMethodDeformer(io, document, model, o.method, input, o), mesh, skinning)
       : deform(o.method as SkinningMethod, mesh, skinning);
     for (const [what, a] of [
       ['position', result.positions],
@@ -181,14 +181,4 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
           : "rest pose: the nodes' own transforms";
   const morphed = models.some((m) => m.morphGroups.length) ? '; morph targets applied before skinning' : '';
   io.out(`wrote ${o.output}: ${vertices} vertices deformed by ${o.method.toUpperCase()} (${when}${morphed})`);
-}
-
-/** Runs a rig's deformer into new arrays (positions, and normals/tangents where the mesh has them). */
-function runRigged(deformer: Deformer, mesh: SkinnedMesh, skinning: Float64Array): DeformTarget {
-  const n = mesh.positions.length / 3;
-  const out: DeformTarget = { positions: new Float32Array(3 * n) };
-  if (mesh.normals) out.normals = new Float32Array(3 * n);
-  if (mesh.tangents) out.tangents = new Float32Array(4 * n);
-  deformer(mesh, skinning, out);
-  return out;
 }

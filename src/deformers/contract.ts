@@ -41,3 +41,17 @@ export function checkDeformArgs(mesh: SkinnedMesh, skinning: Float64Array, out: 
   if (out.tangents && mesh.tangents && out.tangents.length < 4 * n) throw new CorskinError(`output tangents hold fewer than ${n} vertices`);
   if (skinning.length === 0 || skinning.length % 16) throw new CorskinError('skinning matrices length is not a positive multiple of 16');
 }
+
+/**
+ * Runs `deformer` on `mesh` into freshly allocated arrays: positions (3·n), and normals (3·n) and
+ * tangents (4·n) where the mesh has them; posed space, asset units.
+ * @throws as the deformer does
+ */
+export function deformInto(deformer: Deformer, mesh: SkinnedMesh, skinning: Float64Array): DeformTarget {
+  const n = mesh.positions.length / 3;
+  const out: DeformTarget = { positions: new Float32Array(3 * n) };
+  if (mesh.normals) out.normals = new Float32Array(3 * n);
+  if (mesh.tangents) out.tangents = new Float32Array(4 * n);
+  deformer(mesh, skinning, out);
+  return out;
+}

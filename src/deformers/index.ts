@@ -4,7 +4,7 @@
  */
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
-import type { DeformTarget, Deformer, SkinningMethod } from './contract.js';
+import { deformInto, type DeformTarget, type Deformer, type SkinningMethod } from './contract.js';
 import { deformCor } from './cor.js';
 import { deformDdm } from '../methods/ddm/deformer.js';
 import { deformDqs } from './dqs.js';
@@ -51,10 +51,5 @@ export function deform(method: SkinningMethod, mesh: SkinnedMesh, skinning: Floa
       );
     }
   }
-  const n = mesh.positions.length / 3;
-  const out: DeformTarget = { positions: new Float32Array(3 * n) };
-  if (mesh.normals) out.normals = new Float32Array(3 * n);
-  if (mesh.tangents) out.tangents = new Float32Array(4 * n);
-  deformer(mesh, skinning, out);
-  return out;
+  return deformInto(deformer, mesh, skinning);
 }

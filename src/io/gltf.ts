@@ -11,6 +11,7 @@
  */
 import {
   Accessor,
+  type Animation,
   Document,
   Logger,
   Primitive,
@@ -111,6 +112,25 @@ export function vertexLayoutFor(document: Document): VertexLayout {
 
 /** glTF-Transform's logger, limited to warnings and errors (no "prune: removed …" chatter). */
 export const quietLogger = new Logger(Logger.Verbosity.WARN);
+
+/**
+ * The glTF animation a clip of {@link extractSkinnedModels} was read from: by its index
+ * (`clip.source`), else by name.
+ * @throws CorskinError naming the skin and the clip when the document has no such animation
+ */
+export function clipAnimation(
+  document: Document,
+  model: SkinnedModel,
+  clip: Pick<AnimationClip, 'name' | 'source'>,
+  file?: string,
+): Animation {
+  const animation = document
+    .getRoot()
+    .listAnimations()
+    .find((a, i) => (clip.source !== undefined ? i === clip.source : (a.getName() || `animation ${i}`) === clip.name));
+  if (!animation) throw new CorskinError(`${model.name}: clip "${clip.name}" not found in the document`, file);
+  return animation;
+}
 
 /**
  * Extracts every skin of `document` with the primitives bound to it.

@@ -27,7 +27,7 @@ import type { Deformer } from '../deformers/contract.js';
 import { deformLbs } from '../deformers/lbs.js';
 import { removeDeltaMush } from '../methods/ddm/storage.js';
 import { bakeSampleTimes, checkBakeSize, DEFAULT_BAKE_RATE, MAX_HELPERS_PER_REGION } from '../bake/samples.js';
-import type { SkinnedModel } from './gltf.js';
+import { clipAnimation, type SkinnedModel } from './gltf.js';
 import { clusterStart, influencesOf, placeHelpers } from '../bake/placement.js';
 import { updateHelpers, updateVertexWeights, vertexError, type SsdrModel, type SsdrProblem } from '../bake/ssdr.js';
 
@@ -308,13 +308,7 @@ function writeHelpers(
   // Channels: translation and rotation of every helper at each clip's samples.
   let t0 = 0;
   for (const { clip, times } of clips) {
-    const animation = document
-      .getRoot()
-      .listAnimations()
-      .find((a, i) =>
-        clip.source !== undefined ? i === clip.source : (a.getName() || `animation ${i}`) === clip.name,
-      );
-    if (!animation) throw new CorskinError(`${model.name}: clip "${clip.name}" not found in the document`, file);
+    const animation = clipAnimation(document, model, clip, file);
     const input = document.createAccessor().setType('SCALAR').setArray(times.slice()).setBuffer(buffer);
     for (let h = 0; h < H; h++) {
       const translation = new Float32Array(3 * times.length);

@@ -48,7 +48,7 @@ import { CorskinError } from '../core/errors.js';
 import { mat4Invert } from '../core/math.js';
 import { skinningMatrices } from '../core/pose.js';
 import type { Deformer } from '../deformers/contract.js';
-import type { SkinnedModel } from './gltf.js';
+import { clipAnimation, type SkinnedModel } from './gltf.js';
 import { posedDiagonal } from '../bake/measure.js';
 import { bakeSampleTimes, checkBakeSize, DEFAULT_BAKE_RATE } from '../bake/samples.js';
 
@@ -240,14 +240,7 @@ export function bakeMorphTargets(
   // at its time f (linear between samples).
   let first = 0;
   for (const { clip, times } of clips) {
-    const animation = document
-      .getRoot()
-      .listAnimations()
-      .find((a, i) =>
-        clip.source !== undefined ? i === clip.source : (a.getName() || `animation ${i}`) === clip.name,
-      );
-    if (!animation)
-      throw new CorskinError(`${model.name}: clip "${clip.name}" not found in the document`, options.file);
+    const animation = clipAnimation(document, model, clip, options.file);
     // Keys: the samples, and the keys of the clip's own weights channels within it.
     const keys = new Set<number>(times);
     for (const ch of clip.morphChannels ?? []) for (const t of ch.times) if (t >= 0 && t <= clip.duration) keys.add(t);
