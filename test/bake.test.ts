@@ -14,7 +14,7 @@ import { boundingBoxDiagonal } from '../src/core/mesh.js';
 import { applyMorphTargets, sampleMorphWeights } from '../src/core/morph.js';
 import { skinningMatrices } from '../src/core/pose.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
-import { deformers } from '../src/deformers/index.js';
+import { deform, deformers } from '../src/deformers/index.js';
 import { measureBake } from '../src/bake/measure.js';
 import { bakeMorphTargets, bakeTemplateClips } from '../src/io/morph-bake.js';
 import { bakeSampleTimes } from '../src/bake/samples.js';
@@ -134,6 +134,42 @@ describe('a baked file in three.js (stock GLTFLoader + AnimationMixer)', () => {
         worst = Math.max(worst, Math.hypot(three[i] - ours[i], three[i + 1] - ours[i + 1], three[i + 2] - ours[i + 2]) / diag); // prettier-ignore
     }
     console.log(`three.js vs corskin LBS playback of the baked file: ${worst.toExponential(1)} of the diagonal`);
+    expect(worst).toBeLessThan(1e-5);
+  });
+
+  it('CesiumMan with weights summing to 0.999 (read as they are), cor: three.js, which renormalises them on loading, plays the morph bake as CoR', async () => {
+    const input = join(tmp.dir, 'cesium-weights-0.999.glb');
+    const io = new NodeIO();
+    const doc = await io.read(CESIUM_MAN);
+    for (const p of doc
+      .getRoot()
+      .listMeshes()
+      .flatMap((m) => m.listPrimitives())) {
+      const w = p.getAttribute('WEIGHTS_0');
+      if (w) w.setArray(Float32Array.from(w.getArray() as Float32Array, (x) => 0.999 * x));
+    }
+    await io.write(input, doc);
+    const out = join(tmp.dir, 'cesium-weights-0.999-cor.glb');
+    const { model, baked } = await bake(input, 'cor', out);
+    expect(model.weightNormalization.renormalized).toBe(0); // within the reader's tolerance
+    const player = await threePlayer(out, baked);
+    const clip = model.animations[0];
+    const index = (await readDocument(out))
+      .getRoot()
+      .listAnimations()
+      .findIndex((a, i) => (a.getName() || `animation ${i}`) === clip.name);
+    const t = bakeSampleTimes(clip.duration, 30)[17];
+    const cor = deform(
+      'cor',
+      model.mesh,
+      skinningMatrices(model.skeleton, samplePose(model.skeleton, clip, t)),
+    ).positions;
+    const three = player.positions(index, t);
+    const diag = boundingBoxDiagonal(cor);
+    let worst = 0;
+    for (let i = 0; i < cor.length; i += 3)
+      worst = Math.max(worst, Math.hypot(three[i] - cor[i], three[i + 1] - cor[i + 1], three[i + 2] - cor[i + 2]) / diag); // prettier-ignore
+    console.log(`weights summing to 0.999: three.js vs CoR ${worst.toExponential(1)} of the diagonal`);
     expect(worst).toBeLessThan(1e-5);
   });
 });

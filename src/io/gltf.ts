@@ -114,6 +114,12 @@ export function vertexLayoutFor(document: Document): VertexLayout {
 export const quietLogger = new Logger(Logger.Verbosity.WARN);
 
 /**
+ * Weight sums within 1 ± this are read as they are; others are renormalised (with a warning):
+ * glTF's own tolerance for normalized integer weights.
+ */
+export const WEIGHT_SUM_TOLERANCE = 2e-3;
+
+/**
  * The glTF animation a clip of {@link extractSkinnedModels} was read from: by its index
  * (`clip.source`), else by name.
  * @throws CorskinError naming the skin and the clip when the document has no such animation
@@ -283,7 +289,7 @@ function extractModel(
   validateSkinnedMesh(mesh, J, file);
   const deltaMush = readDeltaMush(parts, J, name, file);
   if (deltaMush) setDdmModel(mesh, deltaMush);
-  const weightNormalization = normalizeWeights(mesh, 2e-3, file);
+  const weightNormalization = normalizeWeights(mesh, WEIGHT_SUM_TOLERANCE, file);
   if (weightNormalization.renormalized > 0) {
     warnings.push(
       `${weightNormalization.renormalized} vertices had weights not summing to 1 (largest deviation ${weightNormalization.maxDeviation.toPrecision(3)}); renormalised`,
@@ -371,30 +377,38 @@ function extractModel(
 }
 
 /**
- * Rescales the float `WEIGHTS_n` of every primitive so each vertex's weights sum to 1 exactly
- * (to float precision), in place. Draco quantises weights (sums off by ~1e-4, hidden inside the
- * compressed data); written uncompressed they would fail the glTF validator.
+ * Rescales the float `WEIGHTS_n` of `primitives` (default: every primitive) so each vertex's
+ * weights sum to 1 exactly (to float precision), in place, where they are off by more than
+ * `tolerance`. Draco quantises weights (sums off by ~1e-4, hidden inside the compressed data);
+ * written uncompressed they would fail the glTF validator. A morph bake writes them normalised
+ * (tolerance 0), as engines play them (three.js renormalises on loading) and as its corrections
+ * were computed.
  * @returns number of vertices rescaled
  */
-export function renormalizeWeightAccessors(document: Document): number {
+export function renormalizeWeightAccessors(
+  document: Document,
+  tolerance = 1e-7,
+  primitives: readonly Primitive[] = document
+    .getRoot()
+    .listMeshes()
+    .flatMap((m) => m.listPrimitives()),
+): number {
   let count = 0;
   const el: number[] = [];
-  for (const mesh of document.getRoot().listMeshes()) {
-    for (const p of mesh.listPrimitives()) {
-      const sets = influenceSets(p);
-      const accs = Array.from({ length: sets }, (_, k) => p.getAttribute(`WEIGHTS_${k}`)!);
-      if (!sets || accs.some((a) => a.getComponentType() !== Accessor.ComponentType.FLOAT)) continue;
-      for (let i = 0; i < accs[0].getCount(); i++) {
-        let sum = 0;
-        for (const a of accs) for (const w of a.getElement(i, el)) sum += w;
-        if (!(sum > 0) || Math.abs(sum - 1) < 1e-7) continue;
-        for (const a of accs)
-          a.setElement(
-            i,
-            a.getElement(i, el).map((w) => w / sum),
-          );
-        count++;
-      }
+  for (const p of primitives) {
+    const sets = influenceSets(p);
+    const accs = Array.from({ length: sets }, (_, k) => p.getAttribute(`WEIGHTS_${k}`)!);
+    if (!sets || accs.some((a) => a.getComponentType() !== Accessor.ComponentType.FLOAT)) continue;
+    for (let i = 0; i < accs[0].getCount(); i++) {
+      let sum = 0;
+      for (const a of accs) for (const w of a.getElement(i, el)) sum += w;
+      if (!(sum > 0) || !(Math.abs(sum - 1) > tolerance)) continue;
+      for (const a of accs)
+        a.setElement(
+          i,
+          a.getElement(i, el).map((w) => w / sum),
+        );
+      count++;
     }
   }
   return count;

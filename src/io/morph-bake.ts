@@ -48,7 +48,7 @@ import { CorskinError } from '../core/errors.js';
 import { mat4Invert } from '../core/math.js';
 import { skinningMatrices } from '../core/pose.js';
 import type { Deformer } from '../deformers/contract.js';
-import { clipAnimation, type SkinnedModel } from './gltf.js';
+import { clipAnimation, renormalizeWeightAccessors, type SkinnedModel } from './gltf.js';
 import { posedDiagonal } from '../bake/measure.js';
 import { bakeSampleTimes, checkBakeSize, DEFAULT_BAKE_RATE } from '../bake/samples.js';
 
@@ -162,6 +162,9 @@ export function bakeMorphTargets(
   const sampleTimes = model.animations.map((clip) => bakeSampleTimes(clip.duration, rate, `clip "${clip.name}"`));
   const total = sampleTimes.reduce((s, times) => s + times.length, 0);
   checkBakeSize(total, n);
+  // Engines play weights that sum to 1 (three.js renormalises them on loading; glTF asks for
+  // it): the corrections are for those, and the file gets them (below).
+  const played = exactlyNormalized(mesh.weights, K);
   let done = 0;
   // Samples of every clip: its times and the corrections at each.
   const clips = model.animations.map((clip, c) => {
@@ -177,13 +180,18 @@ export function bakeMorphTargets(
         ...(withNormals ? [{ rest: summed.normals!, posed: out.normals!, stride: 3 }] : []),
         ...(withTangents ? [{ rest: summed.tangents!, posed: out.tangents!, stride: 4 }] : []),
       ];
-      const c = correction(morphed.positions, mesh.joints, mesh.weights, K, S, out.positions, directions, limits);
+      const c = correction(morphed.positions, mesh.joints, played, K, S, out.positions, directions, limits);
       options.onProgress?.(++done, total);
       options.signal?.throwIfAborted();
       return c;
     });
     return { clip, times, corrections };
   });
+  renormalizeWeightAccessors(
+    document,
+    0,
+    parts.map((p) => p.primitive),
+  );
   // A skin the method moves as LBS does (every vertex on one joint, say) needs no targets.
   const isZero = (a: Float32Array) => a.every((x) => x === 0);
   if (clips.every((c) => c.corrections.every((d) => isZero(d.positions) && d.directions.every(isZero))))
@@ -337,4 +345,15 @@ function correction(
     });
   }
   return { positions: d, directions: e };
+}
+
+/** A copy of the weights (K per vertex) rescaled so each vertex's sum to exactly 1 (in double precision, then rounded). */
+function exactlyNormalized(weights: Float32Array, K: number): Float32Array {
+  const out = new Float32Array(weights.length);
+  for (let i = 0; i < weights.length; i += K) {
+    let sum = 0;
+    for (let k = i; k < i + K; k++) sum += weights[k];
+    for (let k = i; k < i + K; k++) out[k] = sum > 0 ? weights[k] / sum : weights[k];
+  }
+  return out;
 }
