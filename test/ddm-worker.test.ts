@@ -1,6 +1,6 @@
 /**
  * Direct Delta Mush on a Web Worker (`computeDirectDeltaMushOnWorker`): the bundled worker script
- * (`src/ddm/web-worker-source.ts`, built by `npm run build`) run on a stand-in Worker, and the
+ * (`src/methods/ddm/web-worker-source.ts`, built by `npm run build`) run on a stand-in Worker, and the
  * fallback in this thread where Node has none, both give exactly `computeDirectDeltaMush`'s model
  * on CesiumMan, with progress; an abort rejects with the signal's reason.
  */

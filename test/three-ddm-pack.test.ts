@@ -1,12 +1,12 @@
 /**
- * corskin/three's Direct Delta Mush packing (`src/three/ddm.ts`): the texels and ranges the vertex
+ * corskin/three's Direct Delta Mush packing (`src/methods/ddm/three.ts`): the texels and ranges the vertex
  * shaders read, and the model read back from GLTFLoader-style `_ddm_*` attributes.
  */
 import { BufferAttribute, BufferGeometry, Bone, Skeleton, SkinnedMesh } from 'three';
 import { describe, expect, it } from 'vitest';
 import type { DdmModel } from '../src/methods/ddm/precompute.js';
 import { resolveDdmParameters } from '../src/methods/ddm/parameters.js';
-import { deltaMushFromGeometry, packDeltaMush } from '../src/three/ddm.js';
+import { deltaMushFromGeometry, packDeltaMush } from '../src/methods/ddm/three.js';
 import { TEXTURE_WIDTH } from '../src/three/templates.js';
 
 const parameters = resolveDdmParameters({});

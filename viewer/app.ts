@@ -92,15 +92,20 @@ export interface CpuMesh {
   colors: THREE.BufferAttribute;
 }
 
-/** The CPU-side data of a mesh (its CoRs read once they exist). */
-export function cpuOf(view: View, mesh: THREE.SkinnedMesh): CpuMesh {
+/**
+ * The CPU-side data of a mesh (its CoRs read once they exist); undefined while the view's method
+ * module still lacks what the GPU switch reads or computes (Direct Delta Mush's model): the
+ * viewer never computes it a second time, in this thread.
+ */
+export function cpuOf(view: View, mesh: THREE.SkinnedMesh): CpuMesh | undefined {
   let c = view.cpu.get(mesh);
   if (!c) {
     const data = meshFromGeometry(mesh);
     delete data.normals;
-    // Direct Delta Mush: the model the mesh renders with (the switch read or computed it).
+    // Direct Delta Mush: the model the mesh renders with.
     const ddm = deltaMushOf(mesh);
     if (ddm) setDdmModel(data, ddm);
+    if (methodModule(view.method)?.missing?.(data)) return undefined;
     const n = data.positions.length;
     const rig = templateRigOf(mesh);
     c = {

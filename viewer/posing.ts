@@ -9,7 +9,7 @@ import * as THREE from 'three';
 import { deformLbs } from '../src/deformers/lbs.js';
 import { stressPose } from '../src/evaluation/stress-pose.js';
 import { rigidityDistortion } from '../src/metrics/distortion.js';
-import { cpuStandIn, deltaMushOf, isCageObject, skeletonFromThree } from '../src/three/index.js';
+import { cpuStandIn, isCageObject, skeletonFromThree } from '../src/three/index.js';
 import { View, camera, controls, cpuOf, settings, skinnedMeshes, skinningOf, state, viewCells } from './app.js';
 import { fitDistance } from './layout.js';
 import { corCheckColors, paintWeightColors } from './paint.js';
@@ -124,9 +124,8 @@ export function updateHeatmap(view: View): void {
     if (settings.corCheck && corCheckColors(mesh, skinnedMeshes(view).indexOf(mesh))) return;
     if (settings.paint && paintWeightColors(mesh)) return;
     if (!settings.heatmap) return;
-    if (view.method === 'ddm' && !deltaMushOf(mesh)) return; // still being read or computed by the switch
     const c = cpuOf(view, mesh);
-    if (view.method === 'cor' && !c.centers) return;
+    if (!c || (view.method === 'cor' && !c.centers)) return; // still being read or computed
     c.deform(c.data, skinningOf(mesh), { positions: c.posed });
     const d = rigidityDistortion(c.data.positions, c.posed, c.data.triangles, c.rings);
     const color = new THREE.Color();
@@ -150,7 +149,7 @@ export function updateCenters(view: View): void {
     const mesh = o as THREE.SkinnedMesh;
     if (!mesh.isSkinnedMesh) return;
     const c = cpuOf(view, mesh);
-    if (!c.centers) return;
+    if (!c?.centers) return;
     const out = c.posed;
     deformLbs(c.centers, skinningOf(mesh), { positions: out });
     const v = new THREE.Vector3();

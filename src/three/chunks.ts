@@ -15,7 +15,7 @@
  * through the vertex's run of cage entries (from `corskinCage` and `corskinBinding`, read once in
  * `skinbase_vertex`) with the identity for the share left to DQS, applied to position and normal.
  *
- * Direct Delta Mush (Le & Lewis 2019, `ddm.ts`): per vertex the run of its entries in
+ * Direct Delta Mush (Le & Lewis 2019, `methods/ddm/three.ts`): per vertex the run of its entries in
  * `corskinDdm` (from `corskinDdmRange`), Q = Σ_j [L_j | M_j(v)]·Ω'_ij (compact: (Σ_j ω_ij
  * [L_j | M_j(v)])·Π'_i) about the vertex's bind position v, S = Q[0:3,0:3]/Q₃₃ − q pᵀ, its polar
  * factor R by the CPU's fixed steps (`methods/ddm/polar.ts`: 5 Jacobi sweeps on SᵀS, then U by
@@ -45,7 +45,7 @@ export interface ChunkOptions {
   method: GpuMethodId;
   /** 8 influences from `corskinIndex0/1`, `corskinWeight0/1` instead of `skinIndex`/`skinWeight`. */
   eight: boolean;
-  /** Direct Delta Mush: the variant of the packed data (`ddm.ts`); required for `'ddm'`. */
+  /** Direct Delta Mush: the variant of the packed data (`methods/ddm/three.ts`); required for `'ddm'`. */
   ddm?: DdmVariant;
 }
 

@@ -27,7 +27,7 @@
  * and per frame poses the template cage on the CPU and uploads it (`templates.ts`); switch a
  * joint's template with {@link setSkinningTemplate}. `'ddm'` (Direct Delta Mush, Le & Lewis 2019)
  * reads the data `corskin precompute --method ddm` stored (`_ddm_*` attributes), or computes it
- * from the geometry in this thread, packs it into a float texture (`ddm.ts`) and evaluates the
+ * from the geometry in this thread, packs it into a float texture (`methods/ddm/three.ts`) and evaluates the
  * blend and its polar factor per vertex in the shader. `'lbs'` restores the original materials.
  * WebGPURenderer: import `useSkinningMethod` from `corskin/three/webgpu` instead; node materials
  * then get their skinning node replaced by corskin's (`nodes.ts`), reading the same joint texture.
@@ -59,7 +59,7 @@ import type { TemplateRig } from '../templates/rig.js';
 import { skinOutsideMessage, templateSkinOutside } from '../templates/outside.js';
 import { patchVertexShader, TEXELS_PER_JOINT, type ChunkOptions } from './chunks.js';
 import { influenceSets, meshFromGeometry, writeJointTexture } from './geometry.js';
-import { deltaMushFromGeometry, deltaMushOf, packDeltaMush, setDeltaMushModel } from './ddm.js';
+import { deltaMushFromGeometry, deltaMushOf, packDeltaMush, setDeltaMushModel } from '../methods/ddm/three.js';
 import {
   createTemplateGpuState,
   dataTexture,
@@ -87,7 +87,7 @@ export {
   TEXTURE_WIDTH,
   type TemplateGpuState,
 } from './templates.js';
-export { deltaMushFromGeometry, deltaMushOf, packDeltaMush, setDeltaMushModel } from './ddm.js';
+export { deltaMushFromGeometry, deltaMushOf, packDeltaMush, setDeltaMushModel } from '../methods/ddm/three.js';
 export { bindSpaceSkinningMatrices, meshFromGeometry, writeJointTexture } from './geometry.js';
 export { cpuStandIn } from './cpu.js';
 
@@ -110,7 +110,7 @@ export interface NodePatchOptions extends ChunkOptions {
   stretch: { value: number };
   /** Templates: the cage-displacement and binding textures. */
   template?: { cage: DataTexture; binding: DataTexture };
-  /** Direct Delta Mush: the packed entries (`ddm.ts`; the variant is the `ddm` option). */
+  /** Direct Delta Mush: the packed entries (`methods/ddm/three.ts`; the variant is the `ddm` option). */
   deltaMush?: DataTexture;
 }
 

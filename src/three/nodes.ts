@@ -20,7 +20,7 @@
  * same joint texture as the WebGL chunks (`chunks.ts`: 4 texels per joint, matrix rows and
  * rotation quaternion, in the mesh's bind space) with the same two-phase path for scale, shear
  * and reflection and the same antipodality rule (largest weight). Direct Delta Mush (Le & Lewis
- * 2019) runs the WebGL chunk's steps (`chunks.ts`, `ddm.ts`): the vertex's entries from the
+ * 2019) runs the WebGL chunk's steps (`chunks.ts`, `methods/ddm/three.ts`): the vertex's entries from the
  * packed texture, Q, and the polar factor by the CPU's fixed Jacobi sweeps (`methods/ddm/polar.ts`). Morph targets, displacement
  * maps, batching, instancing and the material's `positionNode` are applied around it in
  * three's own order.

@@ -2,7 +2,7 @@
  * Direct Delta Mush on the GPU for three.js (Binh Huy Le and J. P. Lewis, "Direct Delta Mush
  * Skinning and Variants", ACM TOG 38(4), SIGGRAPH 2019): a mesh's precomputed data (the
  * `_DDM_*` glTF attributes `corskin precompute --method ddm` writes, which GLTFLoader names
- * `_ddm_joints_0`, `_ddm_omega_0`, …; see `methods/ddm/storage.ts`) read back into a {@link DdmModel} and
+ * `_ddm_joints_0`, `_ddm_omega_0`, …; see `storage.ts`) read back into a {@link DdmModel} and
  * packed for the vertex shader.
  *
  * The packing: per vertex a run of texels of a {@link TEXTURE_WIDTH}-wide float RGBA texture,
@@ -15,17 +15,17 @@
  *   `(X23, X33, 0, 0)`, then the entries two per texel, `(joint, ω, joint, ω)` (padding ω = 0).
  *
  * A vertex with no entry has no texel (count 0: it moves with joint 0, as the CPU deformer);
- * one with a single entry moves with that joint's matrix. The shaders (`chunks.ts`, `nodes.ts`)
- * then run the CPU deformer's steps (`methods/ddm/deformer.ts`, the polar factor of `methods/ddm/polar.ts`).
+ * one with a single entry moves with that joint's matrix. The shaders (`three/chunks.ts`, `three/nodes.ts`)
+ * then run the CPU deformer's steps (`deformer.ts`, the polar factor of `polar.ts`).
  *
  * @module
  */
 import type { SkinnedMesh } from 'three';
-import { CorskinError } from '../core/errors.js';
-import type { DdmModel, DdmVariant } from '../methods/ddm/precompute.js';
-import { resolveDdmParameters } from '../methods/ddm/parameters.js';
-import { TEXTURE_WIDTH } from './templates.js';
-import { DDM_EXTRAS_KEY } from '../io/schema.js';
+import { CorskinError } from '../../core/errors.js';
+import type { DdmModel, DdmVariant } from './precompute.js';
+import { resolveDdmParameters } from './parameters.js';
+import { TEXTURE_WIDTH } from '../../three/templates.js';
+import { DDM_EXTRAS_KEY } from '../../io/schema.js';
 
 /** The geometry `userData` key of the Direct Delta Mush parameters (glTF primitive extras). */
 const EXTRAS_KEY = DDM_EXTRAS_KEY;
