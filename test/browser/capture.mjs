@@ -2,7 +2,7 @@
 // triangle around its own pixel of a W-wide float render target) and the CPU reference.
 // Package specifiers: the pages map them to dist/ with an import map, the bundler test resolves
 // them from the packed package.
-import { createTemplateDeformer, deformers, limitInfluences } from 'corskin';
+import { createTemplateDeformer, deformers, limitInfluences, setDdmModel } from 'corskin';
 import {
   bindSpaceSkinningMatrices,
   deltaMushOf,
@@ -71,7 +71,7 @@ function cpuMesh(mesh, method) {
   const data = method === 'templates' ? meshFromGeometry(mesh) : limitInfluences(meshFromGeometry(mesh), 8).mesh;
   const cor = mesh.geometry.getAttribute('_center_of_rotation');
   if (cor) data.centersOfRotation = Float32Array.from(cor.array);
-  if (method === 'ddm') data.deltaMush = deltaMushOf(mesh); // the model the mesh renders with
+  if (method === 'ddm') setDdmModel(data, deltaMushOf(mesh)); // the model the mesh renders with
   return data;
 }
 
