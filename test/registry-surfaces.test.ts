@@ -2,8 +2,9 @@
  * The registry's consistency test: for every method of the registry and every surface its entry
  * claims, a run through that surface on CesiumMan and the Fox agrees with the method's CPU
  * deformer built from the library — `corskin deform` (every method; cage after `bind-cage`),
- * `corskin evaluate --character` (the registry's CHARACTER_METHODS), the WebAssembly SIMD kernels
- * (methods marked `simd`). A method added to the registry is tested on each of these without a
+ * `corskin evaluate --character` (the registry's CHARACTER_METHODS), `corskin bake --as morphs`
+ * (BAKE_METHODS: the baked file played by LBS reproduces the method at the samples), the
+ * WebAssembly SIMD kernels (methods marked `simd`). A method added to the registry is tested on each of these without a
  * test of its own. (GPU surfaces — corskin/three with WebGLRenderer and WebGPURenderer, the viewer,
  * `render` — run in the browser suite: test-e2e/three-gpu.test.ts, three-gpu-ddm.test.ts,
  * viewer.test.ts.)
@@ -16,10 +17,16 @@ import { boundingBoxDiagonal } from '../src/core/mesh.js';
 import { skinningMatrices } from '../src/core/pose.js';
 import { createCageSkinningDeformer } from '../src/cage/rig.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
-import { computeDirectDeltaMush } from '../src/methods/ddm/precompute.js';
 import type { Deformer } from '../src/deformers/contract.js';
 import { deformers } from '../src/deformers/index.js';
-import { CHARACTER_METHODS, SIMD_METHODS, SKINNING_METHODS, type MethodId } from '../src/deformers/registry.js';
+import {
+  BAKE_METHODS,
+  CHARACTER_METHODS,
+  SIMD_METHODS,
+  SKINNING_METHODS,
+  type MethodId,
+} from '../src/deformers/registry.js';
+import { measureBake } from '../src/bake/measure.js';
 import { createStretchDeformer, stretchRigFromSkeleton } from '../src/deformers/stretch.js';
 import { readCageRig } from '../src/io/cage-gltf.js';
 import { extractSkinnedModels, jointBoneSegments, type SkinnedModel } from '../src/io/gltf.js';
@@ -30,7 +37,6 @@ import { createTemplateDeformer } from '../src/templates/deformer.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
 import { runCli } from './helpers/cli.js';
 import { CESIUM_MAN, scratch, SHARED } from './helpers/data.js';
-import { withDdmModel } from '../src/methods/ddm/data.js';
 
 const tmp = scratch();
 afterAll(tmp.cleanup);
@@ -53,10 +59,6 @@ function libraryDeformer(
     case 'cor': {
       const withCenters = { ...mesh, centersOfRotation: computeCentersOfRotation(mesh).centers };
       return (_, S, out) => deformers.cor(withCenters, S, out);
-    }
-    case 'ddm': {
-      const withDdm = withDdmModel(mesh, computeDirectDeltaMush(mesh));
-      return (_, S, out) => deformers.ddm(withDdm, S, out);
     }
     case 'templates':
       return createTemplateDeformer(buildTemplateRig(mesh, skeleton));
@@ -128,6 +130,21 @@ describe.each(CHARACTERS)('every registry method on every CPU surface it claims:
       expect(mine.every((x) => Number.isFinite(x.flippedAgainstDqs))).toBe(true);
     }
   });
+
+  it.each(BAKE_METHODS)(
+    'corskin bake --method %s --as morphs: played by LBS, the file is its CPU deformer at the samples',
+    async (method) => {
+      const out = join(tmp.dir, `${name}-${method}-morphs.glb`);
+      const r = await runCli('bake', file, '--method', method, '--as', 'morphs', '--rate', '5', '-o', out);
+      expect(r.code, r.stderr).toBe(0);
+      const document = await readDocument(file);
+      const [original] = extractSkinnedModels(document, file);
+      const [baked] = extractSkinnedModels(await readDocument(out), out);
+      const m = measureBake(original, baked, libraryDeformer(method, original, file, document), 5);
+      expect(m.max).toBeLessThan(1e-5); // the bake's 5e-6 tolerance and float32 rounding
+      expect(m.lbsMax).toBeGreaterThan(1e-4); // the method is not LBS here
+    },
+  );
 
   it.each(SIMD_METHODS)('the SIMD kernel of %s = its CPU deformer', async (method) => {
     const mesh =
