@@ -244,15 +244,14 @@ function writeHelpers(
   const local = new Float64Array(16);
   const tmp = new Float64Array(16);
   const inv = new Float64Array(16);
-  // A helper's bind world matrix is T(c)·s_j (s_j: its joint's uniform world scale at bind,
-  // |det IBM_j|^(−1/3)) and its inverse bind matrix (T(c)·s_j)⁻¹: its skinning matrix is the
-  // fitted H either way, and its local transform from the joint has unit scale, as the rig's own
-  // joints do. (With T(c) alone a helper under an armature scaled 0.01 gets a local scale of 100,
-  // which a client whose bones carry no rest scale, such as Blender's importer, cannot play.)
-  const scaleOf = (h: number) => {
-    const o = 16 * helperRegion[h];
-    return 1 / Math.cbrt(Math.abs(mat4LinearDeterminant(ibm, o))) || 1;
-  };
+  // A helper's bind world matrix is T(c)·s_j (s_j: its joint's signed uniform world scale at
+  // bind, det(IBM_j)^(−1/3), negative where the bind mirrors) and its inverse bind matrix
+  // (T(c)·s_j)⁻¹: its skinning matrix is the fitted H either way, and its local transform from the
+  // joint is a rotation of unit scale, as the rig's own joints are. (With T(c) alone a helper
+  // under an armature scaled 0.01 gets a local scale of 100, which a client whose bones carry no
+  // rest scale, such as Blender's importer, cannot play; and under a mirrored bind a local
+  // transform of determinant −1, which no rotation and positive scale can hold.)
+  const scaleOf = (h: number) => 1 / Math.cbrt(mat4LinearDeterminant(ibm, 16 * helperRegion[h])) || 1;
   const centreMatrix = (h: number) => {
     const s = scaleOf(h);
     const m = new Float64Array([s, 0, 0, 0, 0, s, 0, 0, 0, 0, s, 0, 0, 0, 0, 1]);
