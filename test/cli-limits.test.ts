@@ -300,4 +300,50 @@ describe("a method's parameters given with another method", () => {
     expect(zero.stderr).toMatch(/Delta Mush step must lie in \(0, 1\] \(got 0\)$/m);
     expect(existsSync(join(tmp.dir, 'dm-zero.glb'))).toBe(false);
   });
+
+  it('precompute --method cor with a DDM option, bake --as morphs with --keyframe-tolerance: warned, ignored', async () => {
+    const cor = await runCli(
+      'precompute',
+      CESIUM_MAN,
+      '--method',
+      'cor',
+      '--lambda',
+      '5',
+      '-o',
+      join(tmp.dir, 'cor.glb'),
+    );
+    expect(cor.code).toBe(0);
+    expect(cor.stderr).toMatch(/warning: --lambda is a parameter of --method ddm; ignored with --method cor/);
+    const out = join(tmp.dir, 'morphs-kt.glb');
+    const bake = await runCli('bake', CESIUM_MAN, '--method', 'dqs', '--as', 'morphs', '--rate', '5', '--keyframe-tolerance', '0.1', '-o', out); // prettier-ignore
+    expect(bake.code).toBe(0);
+    expect(bake.stderr).toMatch(/warning: --keyframe-tolerance applies to --as helpers; ignored with --as morphs/);
+  });
+
+  it("DDM options with the file's stored DDM data: checked all the same, and said to be unused", async () => {
+    const stored = join(tmp.dir, 'cesium-ddm.glb');
+    expect((await runCli('precompute', CESIUM_MAN, '--method', 'ddm', '-o', stored)).code).toBe(0);
+    const bad = join(tmp.dir, 'ddm-bad.glb');
+    const r = await runCli('deform', stored, '--method', 'ddm', '--kappa', '9', '-o', bad);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/DDM kappa must be smaller than lambda \(got kappa 9, lambda 3\)/);
+    expect(existsSync(bad)).toBe(false);
+    const ok = await runCli('deform', stored, '--method', 'ddm', '--lambda', '5', '-o', join(tmp.dir, 'ddm-ok.glb'));
+    expect(ok.code).toBe(0);
+    expect(ok.stderr).toMatch(
+      /warning: .*the file's stored DDM data is used; --lambda applies only when it is computed/,
+    );
+    const fresh = await runCli(
+      'precompute',
+      CESIUM_MAN,
+      '--method',
+      'ddm',
+      '--kappa',
+      '9',
+      '-o',
+      join(tmp.dir, 'p.glb'),
+    );
+    expect(fresh.code).toBe(1);
+    expect(fresh.stderr).toMatch(/CesiumMan\.glb: DDM kappa must be smaller than lambda/); // names the file
+  });
 });

@@ -66,6 +66,8 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   const tolerance = o.tolerance ?? DEFAULT_BAKE_TOLERANCE;
   if (!(tolerance >= 0 && Number.isFinite(tolerance)))
     throw new CorskinError(`--tolerance must be a number ≥ 0, got ${o.tolerance}`, input);
+  if (o.as !== 'helpers' && o.keyframeTolerance !== undefined)
+    io.err('corskin: warning: --keyframe-tolerance applies to --as helpers; ignored with --as morphs');
   const keyframeTolerance = o.keyframeTolerance ?? DEFAULT_KEYFRAME_TOLERANCE;
   if (!(keyframeTolerance >= 0 && Number.isFinite(keyframeTolerance)))
     throw new CorskinError(`--keyframe-tolerance must be a number ≥ 0, got ${o.keyframeTolerance}`, input);

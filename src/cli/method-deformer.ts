@@ -10,7 +10,7 @@ import { CorskinError } from '../core/errors.js';
 import { computeCentersOfRotation } from '../cor/precompute.js';
 import { deformers } from '../deformers/index.js';
 import type { Deformer } from '../deformers/contract.js';
-import { SKINNING_METHODS, type MethodId } from '../deformers/registry.js';
+import type { MethodId } from '../deformers/registry.js';
 import { methodModule } from '../methods/index.js';
 import type { MethodModule } from '../methods/module.js';
 import { createStretchDeformer, stretchRigFromSkeleton } from '../deformers/stretch.js';
@@ -21,6 +21,7 @@ import { buildTemplateRig } from '../templates/rig.js';
 import { createTemplateDeformer } from '../templates/deformer.js';
 import { findJoint } from '../evaluation/standard-poses.js';
 import { jointBoneSegments, type SkinnedModel } from '../io/gltf.js';
+import { optionKey, warnForeignParameters } from './options.js';
 import { progress, type Io } from './ui.js';
 
 /** Every method a {@link createMethodDeformer} builds a deformer for: every registry method. */
@@ -39,27 +40,6 @@ export interface MethodDeformerOptions {
   template?: string;
 }
 
-/** The key commander gives an option (`smoothing-kind` → `smoothingKind`). */
-const optionKey = (flag: string): string => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-
-/**
- * Warns (once per run: the CLI's io says a line once) of method-module options given for another
- * method (`--step` with `--method dqs`): they are ignored.
- */
-export function warnForeignParameters(io: Io, method: string, options: Record<string, unknown>): void {
-  const own = new Set(methodModule(method)?.parameters.map((p) => p.flag));
-  const foreign = new Map<string, string[]>(); // flag → the methods whose parameter it is
-  for (const m of SKINNING_METHODS)
-    if ('parameters' in m)
-      for (const p of m.parameters)
-        if (!own.has(p.flag) && options[optionKey(p.flag)] !== undefined)
-          foreign.set(p.flag, [...(foreign.get(p.flag) ?? []), m.id]);
-  for (const [flag, ids] of foreign)
-    io.err(
-      `corskin: warning: --${flag} is a parameter of --method ${ids.join(' or ')}; ignored with --method ${method}`,
-    );
-}
-
 /** A method module's parameters taken from CLI options (`--smoothing-kind` → `smoothingKind` → its key). */
 export function moduleParameters(module: MethodModule, options: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(module.parameters.map((p) => [p.key, options[optionKey(p.flag)]]));
@@ -71,7 +51,19 @@ export function moduleParameters(module: MethodModule, options: Record<string, u
  * @throws CorskinError naming `input` and the skin when a parameter is invalid
  */
 function prepareModule(io: Io, input: string, model: SkinnedModel, module: MethodModule, o: object): Deformer {
+  const parameters = moduleParameters(module, o as Record<string, unknown>);
+  try {
+    module.check(parameters);
+  } catch (e) {
+    if (e instanceof CorskinError) throw new CorskinError(`${model.name}: ${e.message}`, input);
+    throw e;
+  }
   const missing = module.missing?.(model.mesh);
+  const given = module.parameters.filter((p) => parameters[p.key] !== undefined).map((p) => `--${p.flag}`);
+  if (module.missing && !missing && given.length)
+    io.err(
+      `corskin: warning: ${input}: ${model.name}: the file's stored ${module.id.toUpperCase()} data is used; ${given.join(', ')} ${given.length > 1 ? 'apply' : 'applies'} only when it is computed (corskin precompute --method ${module.id} recomputes it)`,
+    );
   if (missing)
     io.err(
       `corskin: ${input}: ${model.name} has no ${missing}; computing it (corskin precompute --method ${module.id} stores it)`,
@@ -81,7 +73,7 @@ function prepareModule(io: Io, input: string, model: SkinnedModel, module: Metho
     return module.prepare({
       mesh: model.mesh,
       skeleton: model.skeleton,
-      parameters: moduleParameters(module, o as Record<string, unknown>),
+      parameters,
       onProgress: bar?.update,
     });
   } catch (e) {
@@ -106,7 +98,8 @@ export function ensureMethodData(
 ): void {
   warnForeignParameters(io, method, o as Record<string, unknown>);
   const module = methodModule(method);
-  if (module?.missing?.(model.mesh)) prepareModule(io, input, model, module, o);
+  // A module that keeps data on the mesh: checked, and computed when the file lacks it.
+  if (module?.missing) prepareModule(io, input, model, module, o);
   if (method === 'cor' && !model.mesh.centersOfRotation) {
     io.err(
       `corskin: ${input}: ${model.name} has no centers of rotation; computing them (σ = ${o.sigma}, ε = ${o.epsilon})`,

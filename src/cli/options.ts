@@ -7,6 +7,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { SKINNING_METHODS } from '../deformers/registry.js';
 import type { MethodParameter } from '../methods/parameter.js';
+import type { Io } from './ui.js';
 import { DEFAULT_EPSILON, DEFAULT_SIGMA } from '../cor/parameters.js';
 
 /** A number as typed: an empty or blank string is not 0. */
@@ -115,4 +116,26 @@ export function withBatchOutput(command: Command, formats: string): Command {
     )
     .option('--no-compress', "write without the input's Draco/meshopt compression")
     .option('--force', 'allow overwriting the input');
+}
+
+/** The key commander gives an option (`smoothing-kind` → `smoothingKind`). */
+export const optionKey = (flag: string): string => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/**
+ * Warns (once per run: the CLI's io says a line once) of method-module options given for another
+ * method (`--step` with `--method dqs`): they are ignored.
+ */
+export function warnForeignParameters(io: Io, method: string, options: Record<string, unknown>): void {
+  const entry = SKINNING_METHODS.find((m) => m.id === method);
+  const own = new Set(entry && 'parameters' in entry ? entry.parameters.map((p) => p.flag) : []);
+  const foreign = new Map<string, string[]>(); // flag → the methods whose parameter it is
+  for (const m of SKINNING_METHODS)
+    if ('parameters' in m)
+      for (const p of m.parameters)
+        if (!own.has(p.flag) && options[optionKey(p.flag)] !== undefined)
+          foreign.set(p.flag, [...(foreign.get(p.flag) ?? []), m.id]);
+  for (const [flag, ids] of foreign)
+    io.err(
+      `corskin: warning: --${flag} is a parameter of --method ${ids.join(' or ')}; ignored with --method ${method}`,
+    );
 }

@@ -11,6 +11,7 @@ import { ddmBytesPerVertex, type DdmVariant } from '../methods/ddm/precompute.js
 import { resolveDdmParameters } from '../methods/ddm/parameters.js';
 import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
+import { warnForeignParameters } from './options.js';
 import { progress, type Io } from './ui.js';
 
 /** Options of {@link precomputeCommand}. */
@@ -42,6 +43,7 @@ export interface PrecomputeOptions {
 export async function precomputeCommand(io: Io, input: string, o: PrecomputeOptions): Promise<void> {
   checkOutputPath(o.output, ['.glb', '.gltf']);
   checkNotOverwritingInput(o.output, [input], !!o.force);
+  warnForeignParameters(io, o.method ?? 'cor', o as unknown as Record<string, unknown>);
   if (o.method === 'ddm') return precomputeDdm(io, input, o);
   const start = performance.now();
   // With an explicit thread count the workers start while the file is read and parsed.

@@ -34,6 +34,12 @@ export interface MethodModule {
   /** Its parameters, as surfaces offer them. */
   parameters: readonly MethodParameter[];
   /**
+   * Checks parameter values (by {@link MethodParameter.key}; missing ones take the defaults)
+   * before any work, as `prepare` would.
+   * @throws CorskinError naming the parameter
+   */
+  check(parameters: Record<string, unknown>): void;
+  /**
    * What `prepare` would compute because `mesh` lacks it (`Direct Delta Mush data`), for a
    * surface's note before a long preparation; undefined when nothing is missing (or the method
    * keeps nothing: it prepares from the mesh alone).

@@ -86,15 +86,15 @@ export function deformDdm(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
         m00 += we * a00;
         m01 += we * a01;
         m02 += we * a02;
-        m03 += we * t0; // prettier-ignore
+        m03 += we * t0;
         m10 += we * a10;
         m11 += we * a11;
         m12 += we * a12;
-        m13 += we * t1; // prettier-ignore
+        m13 += we * t1;
         m20 += we * a20;
         m21 += we * a21;
         m22 += we * a22;
-        m23 += we * t2; // prettier-ignore
+        m23 += we * t2;
         continue;
       }
       const o = 10 * e;
@@ -148,13 +148,13 @@ export function deformDdm(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
     const px = b0 * ic, py = b1 * ic, pz = b2 * ic; // prettier-ignore
     S[0] = q00 * ic - qx * px;
     S[1] = q01 * ic - qx * py;
-    S[2] = q02 * ic - qx * pz; // prettier-ignore
+    S[2] = q02 * ic - qx * pz;
     S[3] = q10 * ic - qy * px;
     S[4] = q11 * ic - qy * py;
-    S[5] = q12 * ic - qy * pz; // prettier-ignore
+    S[5] = q12 * ic - qy * pz;
     S[6] = q20 * ic - qz * px;
     S[7] = q21 * ic - qz * py;
-    S[8] = q22 * ic - qz * pz; // prettier-ignore
+    S[8] = q22 * ic - qz * pz;
     polarFactor(S, R, work);
     // v' = t = q − σ R p (the vertex is the frame's origin)
     const lx = qx - sigma * (R[0] * px + R[1] * py + R[2] * pz);

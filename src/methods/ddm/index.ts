@@ -9,7 +9,7 @@ import type { MethodModule } from '../module.js';
 import { ddmModelOf, setDdmModel, withDdmModel } from './data.js';
 import { deformDdm } from './deformer.js';
 import { DDM_PARAMETERS } from './parameters.js';
-import { computeDirectDeltaMush, type DdmOptions } from './precompute.js';
+import { checkDdmOptions, computeDirectDeltaMush, type DdmOptions } from './precompute.js';
 
 /**
  * Direct Delta Mush: the model of the file, else computed (progress: solves done of total) and
@@ -19,8 +19,10 @@ import { computeDirectDeltaMush, type DdmOptions } from './precompute.js';
 export const directDeltaMushMethod: MethodModule = {
   id: 'ddm',
   parameters: DDM_PARAMETERS,
+  check: (parameters) => void checkDdmOptions(parameters as DdmOptions),
   missing: (mesh) => (ddmModelOf(mesh) ? undefined : 'Direct Delta Mush data'),
-  prepare: ({ mesh, parameters, onProgress }) => {
+  prepare: ({ mesh, parameters = {}, onProgress }) => {
+    checkDdmOptions(parameters as DdmOptions); // also when the model is the file's
     let model = ddmModelOf(mesh);
     if (!model) {
       model = computeDirectDeltaMush(mesh, { ...(parameters as DdmOptions), onProgress });

@@ -98,6 +98,21 @@ export interface DdmModel {
 }
 
 /**
+ * Checks the options of {@link computeDirectDeltaMush} before any work: the parameters
+ * ({@link resolveDdmParameters}), the variant and the threshold; fills in their defaults.
+ * @throws CorskinError naming the parameter
+ */
+export function checkDdmOptions(options: DdmOptions): { variant: DdmVariant; threshold: number } {
+  resolveDdmParameters(options);
+  const variant = options.variant ?? 'full';
+  const threshold = options.threshold ?? DEFAULT_DDM_THRESHOLD;
+  if (variant !== 'full' && variant !== 'compact')
+    throw new CorskinError(`DDM variant must be "full" or "compact" (got "${String(variant)}")`);
+  if (!(threshold >= 0 && threshold < 1)) throw new CorskinError(`DDM threshold must lie in [0, 1) (got ${threshold})`);
+  return { variant, threshold };
+}
+
+/**
  * Precomputes Direct Delta Mush (Le & Lewis 2019, Eq. 11; see the module comment).
  * @param mesh rest positions, triangles and influences (weights as given: not renormalised)
  * @returns the `full` or `compact` model, vertex order as `mesh`
@@ -109,11 +124,7 @@ export interface DdmModel {
 export function computeDirectDeltaMush(mesh: DdmInput, options: DdmOptions = {}): DdmModel {
   const parameters = resolveDdmParameters(options);
   const { iterations: p, lambda, kappa, alpha, smoothing } = parameters;
-  const variant = options.variant ?? 'full';
-  const threshold = options.threshold ?? DEFAULT_DDM_THRESHOLD;
-  if (variant !== 'full' && variant !== 'compact')
-    throw new CorskinError(`DDM variant must be "full" or "compact" (got "${String(variant)}")`);
-  if (!(threshold >= 0 && threshold < 1)) throw new CorskinError(`DDM threshold must lie in [0, 1) (got ${threshold})`);
+  const { variant, threshold } = checkDdmOptions(options);
   const { positions, influences: K } = mesh;
   const n = positions.length / 3;
   if (mesh.triangles.length === 0)

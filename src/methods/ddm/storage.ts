@@ -24,7 +24,6 @@ import { DDM_EXTRAS_KEY } from '../../io/schema.js';
 import type { SkinnedModel } from '../../io/gltf.js';
 import { setDdmModel } from './data.js';
 
-/** The key of the parameters in a primitive's extras. */
 /** The primitive extras key of the stored parameters ({@link DDM_EXTRAS_KEY}). */
 export const DDM_EXTRAS = DDM_EXTRAS_KEY;
 

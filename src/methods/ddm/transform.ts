@@ -11,8 +11,8 @@
 import type { Document, Transform } from '@gltf-transform/core';
 import { CorskinError } from '../../core/errors.js';
 import { extractSkinnedModels, type SkinnedModel } from '../../io/gltf.js';
-import { DEFAULT_DDM_THRESHOLD, resolveDdmParameters } from './parameters.js';
-import { computeDirectDeltaMush, type DdmModel, type DdmOptions } from './precompute.js';
+import { DEFAULT_DDM_THRESHOLD } from './parameters.js';
+import { checkDdmOptions, computeDirectDeltaMush, type DdmModel, type DdmOptions } from './precompute.js';
 import { setDeltaMush } from './storage.js';
 
 /** Options of {@link directDeltaMush}. */
@@ -31,7 +31,11 @@ export interface DdmBakeOptions extends DdmOptions {
  *   parameters (naming the parameter)
  */
 export function directDeltaMush(options: DdmBakeOptions = {}): Transform {
-  resolveDdmParameters(options); // bad parameters fail before any work
+  try {
+    checkDdmOptions(options); // bad parameters fail before any work
+  } catch (e) {
+    throw e instanceof CorskinError && options.file ? new CorskinError(e.message, options.file) : e;
+  }
   return async function directDeltaMush(document: Document): Promise<void> {
     for (const model of extractSkinnedModels(document, options.file)) {
       const start = performance.now();

@@ -6,11 +6,12 @@
  */
 import type { MethodModule } from '../module.js';
 import { createDeltaMushDeformer } from './deformer.js';
-import { DELTA_MUSH_PARAMETERS, type DeltaMushParameters } from './parameters.js';
+import { DELTA_MUSH_PARAMETERS, resolveDeltaMushParameters, type DeltaMushParameters } from './parameters.js';
 
 /** Delta Mush (Mancewicz et al. 2014): prepared per mesh, no data stored in the file. */
 export const deltaMushMethod: MethodModule = {
   id: 'dm',
   parameters: DELTA_MUSH_PARAMETERS,
+  check: (parameters) => void resolveDeltaMushParameters(parameters as DeltaMushParameters),
   prepare: ({ mesh, parameters }) => createDeltaMushDeformer(mesh, parameters as DeltaMushParameters),
 };
