@@ -56,6 +56,6 @@ export {
   type TemplateBakeOptions,
   type TemplateBakeResult,
 } from './io/morph-bake.js';
-export { measureBake, type BakeMeasure } from './bake/measure.js';
+export { measureBake, posedDiagonal, type BakeMeasure } from './bake/measure.js';
 export { bakeSampleTimes, DEFAULT_BAKE_RATE, MAX_BAKE_SAMPLES } from './bake/samples.js';
 export { bakeHelperJoints, type HelperBakeOptions, type HelperBakeResult } from './io/helper-bake.js';
