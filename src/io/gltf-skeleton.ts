@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Accessor, Document, Node, Skin } from '@gltf-transform/core';
+import type { Accessor, Animation, Document, Node, Skin } from '@gltf-transform/core';
 import type { AnimationChannel, AnimationClip, Interpolation } from '../core/animation.js';
 import { CorskinError } from '../core/errors.js';
 import { mat4FromTRS, mat4Multiply } from '../core/math.js';
@@ -200,4 +200,23 @@ export function readFloats(acc: Accessor, out: Float32Array, offset: number, com
     acc.getElement(i, el);
     for (let c = 0; c < comps; c++) out[offset + comps * i + c] = el[c];
   }
+}
+
+/**
+ * The glTF animation a clip of {@link extractSkinnedModels} was read from: by its index
+ * (`clip.source`), else by name.
+ * @throws CorskinError naming the skin and the clip when the document has no such animation
+ */
+export function clipAnimation(
+  document: Document,
+  model: { readonly name: string },
+  clip: Pick<AnimationClip, 'name' | 'source'>,
+  file?: string,
+): Animation {
+  const animation = document
+    .getRoot()
+    .listAnimations()
+    .find((a, i) => (clip.source !== undefined ? i === clip.source : (a.getName() || `animation ${i}`) === clip.name));
+  if (!animation) throw new CorskinError(`${model.name}: clip "${clip.name}" not found in the document`, file);
+  return animation;
 }

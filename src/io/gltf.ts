@@ -11,7 +11,6 @@
  */
 import {
   Accessor,
-  type Animation,
   Document,
   Logger,
   Primitive,
@@ -31,6 +30,7 @@ import { VERSION } from '../version.js';
 import { COR_ATTRIBUTE, isCageExtras } from './schema.js';
 import { readDeltaMush } from '../methods/ddm/storage.js';
 import { extractAnimations, extractSkeleton, readFloats, skeletonNodes } from './gltf-skeleton.js';
+import { influenceSets } from './gltf-weights.js';
 import { setDdmModel } from '../methods/ddm/data.js';
 
 export { COR_ATTRIBUTE };
@@ -118,25 +118,6 @@ export const quietLogger = new Logger(Logger.Verbosity.WARN);
  * glTF's own tolerance for normalized integer weights.
  */
 export const WEIGHT_SUM_TOLERANCE = 2e-3;
-
-/**
- * The glTF animation a clip of {@link extractSkinnedModels} was read from: by its index
- * (`clip.source`), else by name.
- * @throws CorskinError naming the skin and the clip when the document has no such animation
- */
-export function clipAnimation(
-  document: Document,
-  model: SkinnedModel,
-  clip: Pick<AnimationClip, 'name' | 'source'>,
-  file?: string,
-): Animation {
-  const animation = document
-    .getRoot()
-    .listAnimations()
-    .find((a, i) => (clip.source !== undefined ? i === clip.source : (a.getName() || `animation ${i}`) === clip.name));
-  if (!animation) throw new CorskinError(`${model.name}: clip "${clip.name}" not found in the document`, file);
-  return animation;
-}
 
 /**
  * Extracts every skin of `document` with the primitives bound to it.
@@ -374,51 +355,6 @@ function extractModel(
     warnings,
     ignoredAnimationChannels: ignored.channels,
   };
-}
-
-/**
- * Rescales the float `WEIGHTS_n` of `primitives` (default: every primitive) so each vertex's
- * weights sum to 1 exactly (to float precision), in place, where they are off by more than
- * `tolerance`. Draco quantises weights (sums off by ~1e-4, hidden inside the compressed data);
- * written uncompressed they would fail the glTF validator. A morph bake writes them normalised
- * (tolerance 0), as engines play them (three.js renormalises on loading) and as its corrections
- * were computed.
- * @returns number of vertices rescaled
- */
-export function renormalizeWeightAccessors(
-  document: Document,
-  tolerance = 1e-7,
-  primitives: readonly Primitive[] = document
-    .getRoot()
-    .listMeshes()
-    .flatMap((m) => m.listPrimitives()),
-): number {
-  let count = 0;
-  const el: number[] = [];
-  for (const p of primitives) {
-    const sets = influenceSets(p);
-    const accs = Array.from({ length: sets }, (_, k) => p.getAttribute(`WEIGHTS_${k}`)!);
-    if (!sets || accs.some((a) => a.getComponentType() !== Accessor.ComponentType.FLOAT)) continue;
-    for (let i = 0; i < accs[0].getCount(); i++) {
-      let sum = 0;
-      for (const a of accs) for (const w of a.getElement(i, el)) sum += w;
-      if (!(sum > 0) || !(Math.abs(sum - 1) > tolerance)) continue;
-      for (const a of accs)
-        a.setElement(
-          i,
-          a.getElement(i, el).map((w) => w / sum),
-        );
-      count++;
-    }
-  }
-  return count;
-}
-
-/** Number of JOINTS_n/WEIGHTS_n pairs of a primitive (n = 0, 1, … without a gap). */
-export function influenceSets(p: Primitive): number {
-  let sets = 0;
-  while (p.getAttribute(`JOINTS_${sets}`) && p.getAttribute(`WEIGHTS_${sets}`)) sets++;
-  return sets;
 }
 
 /** Triangle list of a primitive (strips and fans converted; points and lines give none). */

@@ -27,7 +27,8 @@ import type { Deformer } from '../deformers/contract.js';
 import { deformLbs } from '../deformers/lbs.js';
 import { removeDeltaMush } from '../methods/ddm/storage.js';
 import { bakeSampleTimes, checkBakeSize, DEFAULT_BAKE_RATE, MAX_HELPERS_PER_REGION } from '../bake/samples.js';
-import { clipAnimation, type SkinnedModel } from './gltf.js';
+import type { SkinnedModel } from './gltf.js';
+import { clipAnimation } from './gltf-skeleton.js';
 import { clusterStart, influencesOf, placeHelpers } from '../bake/placement.js';
 import { updateHelpers, updateVertexWeights, vertexError, type SsdrModel, type SsdrProblem } from '../bake/ssdr.js';
 

@@ -48,7 +48,9 @@ import { CorskinError } from '../core/errors.js';
 import { mat4Invert } from '../core/math.js';
 import { skinningMatrices } from '../core/pose.js';
 import type { Deformer } from '../deformers/contract.js';
-import { clipAnimation, renormalizeWeightAccessors, type SkinnedModel } from './gltf.js';
+import type { SkinnedModel } from './gltf.js';
+import { clipAnimation } from './gltf-skeleton.js';
+import { renormalizeWeightAccessors } from './gltf-weights.js';
 import { posedDiagonal } from '../bake/measure.js';
 import { bakeSampleTimes, checkBakeSize, DEFAULT_BAKE_RATE } from '../bake/samples.js';
 

@@ -10,7 +10,8 @@ import { CorskinError } from '../core/errors.js';
 import { checkNotOverwritingInput, readBytes, writeFileAtomic, writeFilesAtomic } from './files.js';
 import { checkGltfJson, checkSparseIndices } from './check-json.js';
 import { checkStructure } from './check-structure.js';
-import { quietLogger, renormalizeWeightAccessors, vertexLayoutFor } from './gltf.js';
+import { quietLogger, vertexLayoutFor } from './gltf.js';
+import { renormalizeWeightAccessors } from './gltf-weights.js';
 import { optionalDependency } from './optional.js';
 
 /** Compression extensions whose codecs are loaded on demand. */
