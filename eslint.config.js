@@ -30,7 +30,7 @@ const CORE_PATTERNS = [
 const GLTF_PATTERN = {
   group: ['@gltf-transform/*'],
   message:
-    "glTF-Transform belongs in src/io (corskin/gltf, corskin/node) and a method's storage.ts and transform.ts: the corskin entry has no dependencies.",
+    "glTF-Transform belongs in src/io (corskin/gltf, corskin/node) and a method's storage.ts and transform.ts: the corskin entry has no dependencies at run time (type imports are allowed).",
 };
 const THREE_PATTERN = {
   group: ['three', 'three/*'],
@@ -52,7 +52,7 @@ export default tseslint.config(
       'src/wasm/kernels-binary.ts',
       'src/cor/web-worker-source.ts',
       'src/cage/web-worker-source.ts',
-      'src/templates/web-worker-source.ts',
+      'src/methods/templates/web-worker-source.ts',
       'src/methods/ddm/web-worker-source.ts',
     ],
   },
@@ -83,7 +83,8 @@ export default tseslint.config(
   },
   {
     // The dependency-free `corskin` entry: no glTF-Transform outside src/io and the methods' glTF
-    // storage (src/methods/<id>/storage.ts and transform.ts, which the `corskin` entry does not import).
+    // storage (src/methods/<id>/storage.ts and transform.ts) but its types (a method module's
+    // `read` takes a document), which vanish at run time.
     files: ['src/**/*.ts'],
     ignores: [
       ...NODE_ONLY,
@@ -97,7 +98,12 @@ export default tseslint.config(
       'src/evaluation/**',
       'src/evaluation.ts',
     ],
-    rules: { 'no-restricted-imports': ['error', { patterns: [...CORE_PATTERNS, THREE_PATTERN, GLTF_PATTERN] }] },
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ ...GLTF_PATTERN, allowTypeImports: true }] },
+      ],
+    },
   },
   {
     files: ['scripts/**/*.mjs'],

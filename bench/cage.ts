@@ -15,10 +15,10 @@ import { bindJointPositions, type Skeleton } from '../src/core/skeleton.js';
 import { deformers } from '../src/deformers/index.js';
 import { skinningMatrices } from '../src/core/pose.js';
 import { bendPose, twistPose } from '../src/evaluation/standard-poses.js';
-import { buildTemplateRig } from '../src/templates/rig.js';
-import { createTemplateDeformer } from '../src/templates/deformer.js';
-import { createTemplateMemo, poseTemplates } from '../src/templates/pose.js';
-import { setBoneTemplate } from '../src/templates/edit.js';
+import { buildTemplateRig } from '../src/methods/templates/rig.js';
+import { createTemplateDeformer } from '../src/methods/templates/deformer.js';
+import { createTemplateMemo, poseTemplates } from '../src/methods/templates/pose.js';
+import { setBoneTemplate } from '../src/methods/templates/edit.js';
 
 export interface CageRow {
   asset: string;

@@ -11,7 +11,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const WORKERS = [
   ['src/cor/web-worker-main.ts', 'src/cor/web-worker-source.ts', 'COR_WORKER_SOURCE'],
   ['src/cage/web-worker-main.ts', 'src/cage/web-worker-source.ts', 'CAGE_WORKER_SOURCE'],
-  ['src/templates/web-worker-main.ts', 'src/templates/web-worker-source.ts', 'TEMPLATE_WORKER_SOURCE'],
+  ['src/methods/templates/web-worker-main.ts', 'src/methods/templates/web-worker-source.ts', 'TEMPLATE_WORKER_SOURCE'],
   ['src/methods/ddm/web-worker-main.ts', 'src/methods/ddm/web-worker-source.ts', 'DDM_WORKER_SOURCE'],
 ];
 

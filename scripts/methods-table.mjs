@@ -19,9 +19,11 @@ export function methodsTable(methods) {
         ? 'centers of rotation'
         : m.precomputes === 'ddm'
           ? 'Ω matrices'
-          : m.needsRig
-            ? 'rig (bone segments)'
-            : '—',
+          : m.precomputes === 'templates'
+            ? 'template cages and binding'
+            : m.needsRig
+              ? 'rig (bone segments)'
+              : '—',
       yes(m.simd),
       yes(m.gpu),
       `${m.floatsPerBone} / ${m.floatsPerVertex}`,

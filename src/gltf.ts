@@ -36,16 +36,14 @@ export {
   type CorParameters,
 } from './io/gltf.js';
 export { buildSkinnedDocument, type ConvertInput, type ConvertReport } from './io/convert.js';
+export { writeCageRig, readCageRig, removeCageRig, isCageNode, CAGE_EXTRAS_KEY } from './io/cage-gltf.js';
+export { readTemplateRig, writeTemplateRig } from './methods/templates/storage.js';
 export {
-  writeCageRig,
-  readCageRig,
-  removeCageRig,
-  isCageNode,
-  readTemplateRig,
-  writeTemplateRig,
-  CAGE_EXTRAS_KEY,
-} from './io/cage-gltf.js';
-export { storeTemplates, restoreTemplateRig, type StoredTemplates, type TemplateRigParts } from './templates/stored.js';
+  storeTemplates,
+  restoreTemplateRig,
+  type StoredTemplates,
+  type TemplateRigParts,
+} from './methods/templates/stored.js';
 export {
   bakeMorphTargets,
   bakeTemplateClips,

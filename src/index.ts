@@ -180,18 +180,23 @@ export { tubeCage, enclosingTubeCage, type EnclosingTubeOptions } from './cage/t
 export { starCage, type StarCageOptions } from './cage/star.js';
 export { skinCageToSkeleton, createCageSkinningDeformer, type CageRig } from './cage/rig.js';
 export { bindToCageOnWorker, type WorkerCageBindOptions, type CageWorkerRequest } from './cage/web-worker.js';
-export { buildTemplateRigOnWorker, type TemplateWorkerRequest } from './templates/web-worker.js';
+export { buildTemplateRigOnWorker, type TemplateWorkerRequest } from './methods/templates/web-worker.js';
 export { bindJointPositions } from './core/skeleton.js';
-export { sphericalAverage } from './templates/spherical-average.js';
-export { frameRotation, jointKeyPosition, blendMagnitudeDirection, type TemplateKey } from './templates/joint.js';
+export { sphericalAverage } from './methods/templates/spherical-average.js';
+export {
+  frameRotation,
+  jointKeyPosition,
+  blendMagnitudeDirection,
+  type TemplateKey,
+} from './methods/templates/joint.js';
 export {
   boneMap,
   boneMapInverse,
   boneKeyPosition,
   blendCylindrical,
   type BoneTemplateFrame,
-} from './templates/bone.js';
-export { createKeyPoseWeights, createRbfWeights, poseDistance } from './templates/key-poses.js';
+} from './methods/templates/bone.js';
+export { createKeyPoseWeights, createRbfWeights, poseDistance } from './methods/templates/key-poses.js';
 export {
   DEFAULT_TEMPLATE_LIBRARY,
   DESIGN_VERTICES,
@@ -202,7 +207,7 @@ export {
   type TemplateLibrary,
   type TemplateDefinition,
   type BoneKeyPose,
-} from './templates/library.js';
+} from './methods/templates/library.js';
 export {
   buildTemplateRig,
   templateLimbChains,
@@ -214,18 +219,18 @@ export {
   type TemplateRig,
   type TemplateBuildOptions,
   type VertexRole,
-} from './templates/rig.js';
-export { templateSkinOutside, skinOutsideMessage } from './templates/outside.js';
+} from './methods/templates/rig.js';
+export { templateSkinOutside, skinOutsideMessage } from './methods/templates/outside.js';
 export {
   compatibleTemplates,
   moveTemplateCageVertex,
   bindOrientationMove,
   dragTemplateKeyPose,
   setBoneTemplate,
-} from './templates/edit.js';
-export { createTemplateDeformer, createCageCorrection, type CageCorrection } from './templates/deformer.js';
-export { createTemplateMemo, poseTemplates } from './templates/pose.js';
-export { skinFlex, BLEND_THRESHOLD } from './templates/share.js';
+} from './methods/templates/edit.js';
+export { createTemplateDeformer, createCageCorrection, type CageCorrection } from './methods/templates/deformer.js';
+export { createTemplateMemo, poseTemplates } from './methods/templates/pose.js';
+export { skinFlex, BLEND_THRESHOLD } from './methods/templates/share.js';
 export { skeletonChain, skeletonLimbs } from './core/limbs.js';
 export { VERSION } from './version.js';
 export {
@@ -238,3 +243,7 @@ export { shepardWeights, boneSegments, type BoneSegments, type ShepardOptions } 
 export { deformSbs } from './deformers/sbs.js';
 export { deformLms, jointTwists } from './deformers/lms.js';
 export { distributeTwist, twistAngle, type TwistJoint } from './core/twist.js';
+export { skinningTemplatesMethod } from './methods/templates/index.js';
+export { applyTemplateChoices } from './methods/templates/choices.js';
+export { meshTemplateRig, setMeshTemplateRig } from './methods/templates/data.js';
+export { TEMPLATE_PARAMETERS, parseTemplateChoices, type TemplateParameters } from './methods/templates/parameters.js';

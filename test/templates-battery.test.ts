@@ -20,10 +20,10 @@ import { limbRoot } from '../src/core/limbs.js';
 import { stressPose } from '../src/evaluation/stress-pose.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
-import { createTemplateDeformer } from '../src/templates/deformer.js';
-import { moveTemplateCageVertex, setBoneTemplate } from '../src/templates/edit.js';
-import { poseTemplates } from '../src/templates/pose.js';
-import { buildTemplateRig, rebindTemplateRig, type TemplateRig } from '../src/templates/rig.js';
+import { createTemplateDeformer } from '../src/methods/templates/deformer.js';
+import { moveTemplateCageVertex, setBoneTemplate } from '../src/methods/templates/edit.js';
+import { poseTemplates } from '../src/methods/templates/pose.js';
+import { buildTemplateRig, rebindTemplateRig, type TemplateRig } from '../src/methods/templates/rig.js';
 import { ARM_GLB, CESIUM_MAN, SHARED } from './helpers/data.js';
 import { secondKeyWeight } from './helpers/templates.js';
 

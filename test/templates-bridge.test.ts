@@ -4,7 +4,7 @@
  * two rings), and the band's topology.
  */
 import { describe, expect, it } from 'vitest';
-import { minimalAreaBridge } from '../src/templates/bridge.js';
+import { minimalAreaBridge } from '../src/methods/templates/bridge.js';
 
 /** Two rings about the z axis: A (m vertices) at z = 0, B (n) at z = h, B turned by `turn` rad; noisy. */
 function rings(m: number, n: number, turn: number, seed: number) {

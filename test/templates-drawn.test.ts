@@ -11,11 +11,11 @@ import { bindJointPositions } from '../src/core/skeleton.js';
 import { bendPose } from '../src/evaluation/standard-poses.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
-import { mirroredDesignVertex } from '../src/templates/design.js';
-import { DEFAULT_TEMPLATE_LIBRARY, parseTemplateLibrary, withTemplates } from '../src/templates/library.js';
-import { buildTemplateRig, type TemplateRig } from '../src/templates/rig.js';
-import { dragTemplateKeyPose, setBoneTemplate } from '../src/templates/edit.js';
-import { poseTemplates } from '../src/templates/pose.js';
+import { mirroredDesignVertex } from '../src/methods/templates/design.js';
+import { DEFAULT_TEMPLATE_LIBRARY, parseTemplateLibrary, withTemplates } from '../src/methods/templates/library.js';
+import { buildTemplateRig, type TemplateRig } from '../src/methods/templates/rig.js';
+import { dragTemplateKeyPose, setBoneTemplate } from '../src/methods/templates/edit.js';
+import { poseTemplates } from '../src/methods/templates/pose.js';
 import { ARM_GLB } from './helpers/data.js';
 import { secondKeyWeight, thickerAcrossChain } from './helpers/templates.js';
 

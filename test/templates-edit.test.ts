@@ -10,10 +10,10 @@ import { boundingBoxDiagonal } from '../src/core/mesh.js';
 import { bindPoseSkinningMatrices, skinningMatrices } from '../src/core/pose.js';
 import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
-import { buildTemplateRig, rebindTemplateRig, type TemplateRig } from '../src/templates/rig.js';
-import { templateSkinOutside } from '../src/templates/outside.js';
-import { createTemplateDeformer } from '../src/templates/deformer.js';
-import { moveTemplateCageVertex } from '../src/templates/edit.js';
+import { buildTemplateRig, rebindTemplateRig, type TemplateRig } from '../src/methods/templates/rig.js';
+import { templateSkinOutside } from '../src/methods/templates/outside.js';
+import { createTemplateDeformer } from '../src/methods/templates/deformer.js';
+import { moveTemplateCageVertex } from '../src/methods/templates/edit.js';
 import { CESIUM_MAN } from './helpers/data.js';
 
 let model: SkinnedModel;

@@ -11,8 +11,8 @@ import { skinningMatrices } from '../src/core/pose.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { samplePose } from '../src/core/animation.js';
-import { buildTemplateRig, joinTemplateRigParts, templateRigPart } from '../src/templates/rig.js';
-import { createTemplateDeformer } from '../src/templates/deformer.js';
+import { buildTemplateRig, joinTemplateRigParts, templateRigPart } from '../src/methods/templates/rig.js';
+import { createTemplateDeformer } from '../src/methods/templates/deformer.js';
 import { SHARED } from './helpers/data.js';
 
 describe('a skin split into meshes gets one template rig', () => {

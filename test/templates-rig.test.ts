@@ -20,11 +20,15 @@ import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { selfIntersections } from '../src/metrics/surface.js';
 import { weldByPosition } from '../src/metrics/weld.js';
-import { buildTemplateRig, templatedJoints, templateShares } from '../src/templates/rig.js';
-import { createTemplateDeformer } from '../src/templates/deformer.js';
-import { poseTemplates } from '../src/templates/pose.js';
-import { setBoneTemplate } from '../src/templates/edit.js';
-import { DEFAULT_TEMPLATE_LIBRARY, parseTemplateLibrary, type TemplateLibrary } from '../src/templates/library.js';
+import { buildTemplateRig, templatedJoints, templateShares } from '../src/methods/templates/rig.js';
+import { createTemplateDeformer } from '../src/methods/templates/deformer.js';
+import { poseTemplates } from '../src/methods/templates/pose.js';
+import { setBoneTemplate } from '../src/methods/templates/edit.js';
+import {
+  DEFAULT_TEMPLATE_LIBRARY,
+  parseTemplateLibrary,
+  type TemplateLibrary,
+} from '../src/methods/templates/library.js';
 import { ARM_GLB } from './helpers/data.js';
 import { secondKeyWeight, thickerAcrossChain } from './helpers/templates.js';
 

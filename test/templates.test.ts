@@ -6,11 +6,11 @@
  * spherical average of two points is slerp; Eq. 3's swing–twist is the frame-to-frame rotation.
  */
 import { describe, expect, it } from 'vitest';
-import { boneKeyPosition, boneMap, boneMapInverse, type BoneTemplateFrame } from '../src/templates/bone.js';
-import { frameRotation, jointKeyPosition, blendMagnitudeDirection } from '../src/templates/joint.js';
-import { createKeyPoseWeights } from '../src/templates/key-poses.js';
-import { apply3, axisAngle } from '../src/templates/rotation.js';
-import { sphericalAverage } from '../src/templates/spherical-average.js';
+import { boneKeyPosition, boneMap, boneMapInverse, type BoneTemplateFrame } from '../src/methods/templates/bone.js';
+import { frameRotation, jointKeyPosition, blendMagnitudeDirection } from '../src/methods/templates/joint.js';
+import { createKeyPoseWeights } from '../src/methods/templates/key-poses.js';
+import { apply3, axisAngle } from '../src/methods/templates/rotation.js';
+import { sphericalAverage } from '../src/methods/templates/spherical-average.js';
 import { rng } from './helpers/data.js';
 
 const X = [1, 0, 0],

@@ -9,9 +9,9 @@ import { NodeIO } from '@gltf-transform/core';
 import type * as THREE from 'three';
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readTemplateRig } from '../src/io/cage-gltf.js';
+import { readTemplateRig } from '../src/methods/templates/storage.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
-import { isCageObject, storedTemplateRig } from '../src/three/templates.js';
+import { isCageObject, storedTemplateRig } from '../src/methods/templates/three.js';
 import { runCli } from './helpers/cli.js';
 import { SHARED, scratch } from './helpers/data.js';
 

@@ -22,8 +22,8 @@ import { computeDirectDeltaMush } from '../src/methods/ddm/precompute.js';
 import { deform } from '../src/deformers/index.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { createIO, readDocument } from '../src/io/node-io.js';
-import { buildTemplateRig } from '../src/templates/rig.js';
-import { createTemplateDeformer } from '../src/templates/deformer.js';
+import { buildTemplateRig } from '../src/methods/templates/rig.js';
+import { createTemplateDeformer } from '../src/methods/templates/deformer.js';
 import { scratch, SHARED } from './helpers/data.js';
 import { setDdmModel } from '../src/methods/ddm/data.js';
 

@@ -28,7 +28,7 @@ import {
   skeletonFromThree,
   type ThreeSkinningMethod,
 } from '../src/three/index.js';
-import { createTemplateDeformer } from '../src/templates/deformer.js';
+import { setMeshTemplateRig } from '../src/methods/templates/data.js';
 import type { Deformer } from '../src/deformers/contract.js';
 import { computeCentersOfRotationOnWorker } from '../src/cor/web-worker.js';
 import { type BrushMode } from '../src/weights/brush.js';
@@ -102,19 +102,18 @@ export function cpuOf(view: View, mesh: THREE.SkinnedMesh): CpuMesh | undefined 
   if (!c) {
     const data = meshFromGeometry(mesh);
     delete data.normals;
-    // Direct Delta Mush: the model the mesh renders with.
+    // What the mesh renders with: Direct Delta Mush's model, the template rig.
     const ddm = deltaMushOf(mesh);
     if (ddm) setDdmModel(data, ddm);
+    const rig = templateRigOf(mesh);
+    if (rig) setMeshTemplateRig(data, rig);
     if (methodModule(view.method)?.missing?.(data)) return undefined;
     const n = data.positions.length;
-    const rig = templateRigOf(mesh);
     c = {
       data,
       deform: methodModule(view.method)
         ? prepareMethod(view.method, { mesh: data, skeleton: skeletonFromThree(mesh) })
-        : view.method === 'templates' && rig
-          ? createTemplateDeformer(rig)
-          : deformers[view.method as 'lbs'],
+        : deformers[view.method as 'lbs'],
       centers: undefined,
       rings: oneRings(data.triangles, n / 3),
       posed: new Float32Array(n),

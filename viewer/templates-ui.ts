@@ -19,16 +19,16 @@ import {
   bindOrientationMove,
   dragTemplateKeyPose,
   compatibleTemplates,
-} from '../src/templates/edit.js';
-import { rebindTemplateRig, type TemplateRig } from '../src/templates/rig.js';
-import { poseTemplates } from '../src/templates/pose.js';
+} from '../src/methods/templates/edit.js';
+import { rebindTemplateRig, type TemplateRig } from '../src/methods/templates/rig.js';
+import { poseTemplates } from '../src/methods/templates/pose.js';
 import {
   parseTemplateLibrary,
   withTemplates,
   type BoneKeyPose,
   type TemplateDefinition,
   type TemplateLibrary,
-} from '../src/templates/library.js';
+} from '../src/methods/templates/library.js';
 import {
   View,
   camera,

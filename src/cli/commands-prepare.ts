@@ -41,7 +41,7 @@ export function addPrepareCommands(program: Command, io: Io): void {
       program
         .command('precompute')
         .description(
-          'compute the centers of rotation of every skin (Le & Hodgins 2016) and store them as _CENTER_OF_ROTATION, or with --method ddm the Direct Delta Mush matrices (Le & Lewis 2019) as _DDM_* attributes',
+          'compute the centers of rotation of every skin (Le & Hodgins 2016) and store them as _CENTER_OF_ROTATION; with --method ddm the Direct Delta Mush matrices (Le & Lewis 2019) as _DDM_* attributes; with --method templates the template cages and binding (Ju et al. 2008), as corskin templates build',
         )
         .argument('<inputs...>', 'skinned .glb or .gltf files')
         .addOption(

@@ -24,9 +24,6 @@ import { DEMO_ASSET } from './demo.js';
 import { CorskinError } from '../core/errors.js';
 import { UsageError } from './batch.js';
 import { measureCharacter, poseBattery, summarizeCharacter, type CharacterRow } from '../evaluation/character.js';
-import { readTemplateRig } from '../io/cage-gltf.js';
-import { buildTemplateRig } from '../templates/rig.js';
-import { createTemplateDeformer } from '../templates/deformer.js';
 import { computeCentersOfRotationParallel } from '../cor/parallel.js';
 import { deformers as deformers_ } from '../deformers/index.js';
 import type { Deformer, SkinningMethod } from '../deformers/contract.js';
@@ -111,8 +108,8 @@ function formatRows(rows: BenchmarkRow[]): string {
 
 /**
  * `corskin evaluate --character FILE`: every skin of the file, each method over the pose battery
- * ({@link poseBattery}); CoRs computed when the file has none, the templates the file stores or
- * built. Prints per method the sums over the stress pose, its half and the clips.
+ * ({@link poseBattery}); CoRs computed when the file has none, a method module's data read from the
+ * file or prepared (the templates). Prints per method the sums over the stress pose, its half and the clips.
  * @throws CorskinError for a file that cannot be read or has no skin
  */
 async function evaluateCharacterCommand(io: Io, file: string, o: EvaluateOptions): Promise<void> {
@@ -127,16 +124,18 @@ async function evaluateCharacterCommand(io: Io, file: string, o: EvaluateOptions
   const document = await readDocument(file);
   const models = extractSkinnedModels(document, file);
   const rows: CharacterRow[] = [];
-  const cages: string[] = [];
+  /** What the method modules prepared, a line each (the template cages). */
+  const prepared: string[] = [];
   for (const model of models) {
     const deformers = new Map<string, Deformer>();
     for (const id of methods) {
-      if (methodModule(id)) deformers.set(id, prepareMethod(id, model));
-      else if (id === 'templates') {
-        const rig = readTemplateRig(document, model, file) ?? buildTemplateRig(model.mesh, model.skeleton);
-        if (rig.limbs.length)
-          cages.push(`${model.name}: ${rig.cage.triangles.length / 3} cage triangles in ${rig.limbs.length} limbs`);
-        deformers.set(id, createTemplateDeformer(rig));
+      const module = methodModule(id);
+      if (module) {
+        for (const w of module.read?.(document, model, file) ?? [])
+          io.err(`corskin: warning: ${file}: ${model.name}: ${w}`);
+        deformers.set(id, prepareMethod(id, model));
+        const summary = module.summary?.(model.mesh);
+        if (summary) prepared.push(`${methodInfo(id).label}: ${model.name}: ${summary}`);
       } else if (id === 'cor' && !model.mesh.centersOfRotation) {
         const { centers } = await computeCentersOfRotationParallel(model.mesh);
         const withCenters = { ...model.mesh, centersOfRotation: centers };
@@ -162,7 +161,7 @@ async function evaluateCharacterCommand(io: Io, file: string, o: EvaluateOptions
       ]),
     ),
   );
-  if (cages.length) io.out(`\ntemplates: ${cages.join('; ')}`);
+  if (prepared.length) io.out(`\n${prepared.join('\n')}`);
   io.out(`\n${CHARACTER_LEGEND}`);
 }
 

@@ -10,15 +10,12 @@ import { CorskinError } from '../core/errors.js';
 import { computeCentersOfRotation } from '../cor/precompute.js';
 import { deformers } from '../deformers/index.js';
 import type { Deformer } from '../deformers/contract.js';
-import type { MethodId } from '../deformers/registry.js';
+import { methodInfo, type MethodId } from '../deformers/registry.js';
 import { methodModule } from '../methods/index.js';
 import type { MethodModule } from '../methods/module.js';
 import { createStretchDeformer, stretchRigFromSkeleton } from '../deformers/stretch.js';
 import { createCageSkinningDeformer } from '../cage/rig.js';
-import { readCageRig, readTemplateRig } from '../io/cage-gltf.js';
-import { applyTemplateChoices, warnSkinOutside } from './templates.js';
-import { buildTemplateRig } from '../templates/rig.js';
-import { createTemplateDeformer } from '../templates/deformer.js';
+import { readCageRig } from '../io/cage-gltf.js';
 import { findJoint } from '../evaluation/standard-poses.js';
 import { jointBoneSegments, type SkinnedModel } from '../io/gltf.js';
 import { optionKey, warnForeignParameters } from './options.js';
@@ -36,8 +33,6 @@ export interface MethodDeformerOptions {
   stretchJoints?: string;
   /** stretch: twist compensation before skinning (default true). */
   twistCompensation?: boolean;
-  /** templates: bone template choices, JOINT=ID,… */
-  template?: string;
 }
 
 /** A method module's parameters taken from CLI options (`--smoothing-kind` → `smoothingKind` → its key). */
@@ -59,7 +54,9 @@ function prepareModule(io: Io, input: string, model: SkinnedModel, module: Metho
     throw e;
   }
   const missing = module.missing?.(model.mesh);
-  const given = module.parameters.filter((p) => parameters[p.key] !== undefined).map((p) => `--${p.flag}`);
+  const given = module.parameters
+    .filter((p) => !p.overStored && parameters[p.key] !== undefined)
+    .map((p) => `--${p.flag}`);
   if (module.missing && !missing && given.length)
     io.err(
       `corskin: warning: ${input}: ${model.name}: the file's stored ${module.id.toUpperCase()} data is used; ${given.join(', ')} ${given.length > 1 ? 'apply' : 'applies'} only when it is computed (corskin precompute --method ${module.id} recomputes it)`,
@@ -69,8 +66,9 @@ function prepareModule(io: Io, input: string, model: SkinnedModel, module: Metho
       `corskin: ${input}: ${model.name} has no ${missing}; computing it (corskin precompute --method ${module.id} stores it)`,
     );
   const bar = missing ? progress(io, missing) : undefined;
+  let deformer: Deformer;
   try {
-    return module.prepare({
+    deformer = module.prepare({
       mesh: model.mesh,
       skeleton: model.skeleton,
       parameters,
@@ -82,6 +80,9 @@ function prepareModule(io: Io, input: string, model: SkinnedModel, module: Metho
   } finally {
     bar?.stop();
   }
+  const summary = missing && module.summary?.(model.mesh);
+  if (summary) io.err(`corskin: ${input}: ${model.name}: ${summary}`);
+  return deformer;
 }
 
 /**
@@ -98,8 +99,9 @@ export function ensureMethodData(
 ): void {
   warnForeignParameters(io, method, o as Record<string, unknown>);
   const module = methodModule(method);
-  // A module that keeps data on the mesh: checked, and computed when the file lacks it.
-  if (module?.missing) prepareModule(io, input, model, module, o);
+  // A module that keeps data on the mesh for the plain deformer (not one that a factory builds
+  // with what it reads from the document): checked, and computed when the file lacks it.
+  if (module?.missing && !methodInfo(method).needsRig) prepareModule(io, input, model, module, o);
   if (method === 'cor' && !model.mesh.centersOfRotation) {
     io.err(
       `corskin: ${input}: ${model.name} has no centers of rotation; computing them (σ = ${o.sigma}, ε = ${o.epsilon})`,
@@ -118,10 +120,11 @@ export function ensureMethodData(
 }
 
 /**
- * The deformer of `method` for `model` (a skin of `document`, read from `input`): the rig-free
- * ones after {@link ensureMethodData}; stretch with the rig read from the skin; cage with the rig
- * `corskin bind-cage` stored; templates with those `corskin templates build` stored, else the
- * default ones built around the skeleton now, `template` choices on top.
+ * The deformer of `method` for `model` (a skin of `document`, read from `input`): a method
+ * module's after it read what the document stores for it ({@link MethodModule.read}: the
+ * templates `corskin templates build` stored) and prepared the rest; the other rig-free ones after
+ * {@link ensureMethodData}; stretch with the rig read from the skin; cage with the rig
+ * `corskin bind-cage` stored.
  * @throws CorskinError naming `input` for an unknown method, a missing cage, a rig that cannot be built
  */
 export function createMethodDeformer(
@@ -134,47 +137,20 @@ export function createMethodDeformer(
 ): Deformer {
   warnForeignParameters(io, method, o as unknown as Record<string, unknown>);
   const module = methodModule(method);
-  if (module) return prepareModule(io, input, model, module, o);
+  if (module) {
+    for (const w of module.read?.(document, model, input) ?? [])
+      io.err(`corskin: warning: ${input}: ${model.name}: ${w}`);
+    return prepareModule(io, input, model, module, o);
+  }
   if (method === 'stretch') return stretchDeformer(model, o, input);
   if (method === 'cage') {
     const rig = readCageRig(document, model, input);
     if (!rig) throw new CorskinError(`${model.name} has no cage; bind one first with corskin bind-cage`, input);
     return createCageSkinningDeformer(rig);
   }
-  if (method === 'templates') return templatesDeformer(io, document, model, input, o.template);
   if (!Object.hasOwn(deformers, method)) throw new CorskinError(`unknown method "${String(method)}"`, input);
   ensureMethodData(io, input, model, method, o);
   return deformers[method as keyof typeof deformers];
-}
-
-/**
- * Skinning templates: those `corskin templates build` stored in the file, else the default ones
- * built around the skeleton now; `--template` choices on top.
- */
-function templatesDeformer(
-  io: Io,
-  document: Document,
-  model: SkinnedModel,
-  input: string,
-  choices: string | undefined,
-): Deformer {
-  let rig = readTemplateRig(document, model, input);
-  if (rig) warnSkinOutside(io, input, model, rig);
-  else {
-    try {
-      rig = buildTemplateRig(model.mesh, model.skeleton);
-    } catch (e) {
-      if (e instanceof CorskinError) throw new CorskinError(`${model.name}: ${e.message}`, input);
-      throw e;
-    }
-    // A skin without skin for the templates to move (no cage was stored for it) is DQS: no news.
-    if (rig.limbs.length)
-      io.err(
-        `corskin: ${input}: ${model.name}: no stored templates; template cages of ${rig.cage.positions.length / 3} vertices around ${rig.limbs.length} limbs built and bound`,
-      );
-  }
-  applyTemplateChoices([{ rig, model }], choices);
-  return createTemplateDeformer(rig);
 }
 
 /** Stretch smooth skinning of one model, with the rig read from its skin. */

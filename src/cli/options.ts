@@ -84,8 +84,8 @@ export function withMethodParameters(command: Command, ids?: readonly string[]):
 
 /**
  * The options every command that builds a method's deformer takes (`deform`, `bake`): CoR's σ and
- * ε when the centers must be computed, stretch's joints and twist compensation, the templates'
- * choices, and the method modules' parameters ({@link withMethodParameters}).
+ * ε when the centers must be computed, stretch's joints and twist compensation, and the method
+ * modules' parameters ({@link withMethodParameters}: DDM's, Delta Mush's, the templates' choices).
  */
 export function withMethodOptions(command: Command): Command {
   command
@@ -95,8 +95,7 @@ export function withMethodOptions(command: Command): Command {
       '--stretch-joints <names>',
       'stretch: joints whose collapse is compensated, comma-separated names or indices (default: every joint where two or more bones meet)',
     )
-    .option('--no-twist-compensation', 'stretch: skip the twist compensation before skinning')
-    .option('--template <choices>', 'templates: bone or joint templates, JOINT=ID,… (over those stored in the file)');
+    .option('--no-twist-compensation', 'stretch: skip the twist compensation before skinning');
   return withMethodParameters(command);
 }
 

@@ -1,6 +1,7 @@
 /**
- * `corskin precompute`: bake centers of rotation (Le & Hodgins 2016) or Direct Delta Mush (Le &
- * Lewis 2019) into a glTF file.
+ * `corskin precompute`: bake centers of rotation (Le & Hodgins 2016), Direct Delta Mush (Le &
+ * Lewis 2019) or skinning templates (Ju et al. 2008, as `corskin templates build`) into a glTF
+ * file.
  * @module
  */
 import { createCorWorkerPool } from '../cor/parallel.js';
@@ -17,8 +18,10 @@ import { progress, type Io } from './ui.js';
 /** Options of {@link precomputeCommand}. */
 export interface PrecomputeOptions {
   output: string;
-  /** `cor` (default) or `ddm`. */
-  method?: 'cor' | 'ddm';
+  /** `cor` (default), `ddm` or `templates` (as `corskin templates build`). */
+  method?: 'cor' | 'ddm' | 'templates';
+  /** templates: choices `JOINT=ID,…`. */
+  template?: string;
   /** Direct Delta Mush parameters (`--method ddm`). */
   iterations?: number;
   lambda?: number;
@@ -45,6 +48,7 @@ export async function precomputeCommand(io: Io, input: string, o: PrecomputeOpti
   checkNotOverwritingInput(o.output, [input], !!o.force);
   warnForeignParameters(io, o.method ?? 'cor', o as unknown as Record<string, unknown>);
   if (o.method === 'ddm') return precomputeDdm(io, input, o);
+  if (o.method === 'templates') return (await import('./templates.js')).templatesBuildCommand(io, input, o);
   const start = performance.now();
   // With an explicit thread count the workers start while the file is read and parsed.
   const pool = o.threads && o.threads > 1 ? createCorWorkerPool(o.threads) : undefined;

@@ -5,14 +5,14 @@
  * @module
  */
 import { CorskinError } from '../core/errors.js';
-import { readTemplateRig, writeTemplateRig } from '../io/cage-gltf.js';
+import { readTemplateRig, writeTemplateRig } from '../methods/templates/storage.js';
+import { applyTemplateChoices } from '../methods/templates/choices.js';
+import { skinOutsideMessage, templateSkinOutside } from '../methods/templates/outside.js';
 import { checkNotOverwritingInput, checkOutputPath, readBytes } from '../io/files.js';
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
-import { buildTemplateRig, type TemplateBuildOptions, type TemplateRig } from '../templates/rig.js';
-import { skinOutsideMessage, templateSkinOutside } from '../templates/outside.js';
-import { createTemplateDeformer } from '../templates/deformer.js';
-import { setBoneTemplate } from '../templates/edit.js';
+import { buildTemplateRig, type TemplateBuildOptions, type TemplateRig } from '../methods/templates/rig.js';
+import { createTemplateDeformer } from '../methods/templates/deformer.js';
 import { bakeTemplateClips } from '../io/morph-bake.js';
 import { DEFAULT_BAKE_RATE } from '../bake/samples.js';
 import {
@@ -21,7 +21,7 @@ import {
   parseTemplateLibrary,
   type TemplateDefinition,
   type TemplateLibrary,
-} from '../templates/library.js';
+} from '../methods/templates/library.js';
 import type { Io } from './ui.js';
 
 /** Reads a template library file (JSON). @throws CorskinError naming the file */
@@ -34,40 +34,6 @@ export async function readTemplateLibrary(file: string): Promise<TemplateLibrary
     throw new CorskinError(`template library: not JSON (${(e as Error).message})`, file);
   }
   return parseTemplateLibrary(json, file);
-}
-
-/**
- * Applies `--template JOINT=ID,…` (a bone template to the bones that start at the joint, a joint
- * template to the joint, in every rig that has them).
- * @throws CorskinError for a malformed item, a joint that starts no template bone in any rig, an
- *   unknown template
- */
-export function applyTemplateChoices(
-  rigs: { rig: TemplateRig; model: SkinnedModel }[],
-  choices: string | undefined,
-): void {
-  if (!choices) return;
-  for (const item of choices.split(',')) {
-    const [joint, id] = item.split('=').map((x) => x.trim());
-    if (!joint || !id) throw new CorskinError(`--template: "${item}" is not JOINT=TEMPLATE`);
-    let applied = false;
-    for (const { rig, model } of rigs) {
-      const j = model.skeleton.jointNames.indexOf(joint);
-      const kind = rig.library.templates.find((t) => t.id === id)?.kind;
-      if (j >= 0 && rig.limbs.some((l) => l.chain.indexOf(j) >= (kind === 'joint' ? 1 : 0))) {
-        setBoneTemplate(rig, j, id);
-        applied = true;
-      }
-    }
-    if (!applied) {
-      const starts = new Set(
-        rigs.flatMap(({ rig, model }) => rig.limbs.flatMap((l) => l.chain.map((j) => model.skeleton.jointNames[j]))),
-      );
-      throw new CorskinError(
-        `--template: no template bone starts at "${joint}" (bones start at ${[...starts].join(', ')})`,
-      );
-    }
-  }
 }
 
 /** `model`'s template rig, errors prefixed with the skin's name. */
@@ -109,7 +75,10 @@ export async function templatesBuildCommand(
     model,
     rig: buildRig(model, library, input, { trunk: o.trunk }),
   }));
-  applyTemplateChoices(rigs, o.template);
+  applyTemplateChoices(
+    rigs.map(({ model, rig }) => ({ rig, jointNames: model.skeleton.jointNames })),
+    o.template,
+  );
   const elapsed = () => ((performance.now() - start) / 1000).toFixed(2);
   if (o.bake) {
     const lines: string[] = [];
@@ -179,7 +148,11 @@ export async function templatesListCommand(io: Io, input: string): Promise<void>
         io.out(`    ${joint}bone from ${name(j)}: ${limb.boneTemplates[i]}`);
       });
     }
-    warnSkinOutside(io, input, model, rig);
+    const outside = templateSkinOutside(rig, model.mesh.positions);
+    if (outside.length)
+      io.err(
+        `corskin: warning: ${input}: ${model.name}: ${skinOutsideMessage(outside)} — move the cage out around them in the viewer or rebuild it (corskin templates build)`,
+      );
   }
   io.out(
     `library (bone templates fit every bone, joint templates the joints with their number of incident bones; the cap is chosen at build): ${rigs[0].rig.library.templates
@@ -192,14 +165,3 @@ export async function templatesListCommand(io: Io, input: string): Promise<void>
 const templateKind = (t: TemplateDefinition) => (t.kind === 'joint' ? `joint, ${incidentBones(t)} bones` : t.kind);
 
 const bonesOf = (rig: TemplateRig) => rig.limbs.reduce((s, l) => s + l.chain.length, 0);
-/**
- * Warns (stderr) when a stored template cage leaves skin vertices outside it (a cage edited
- * outside corskin; {@link templateSkinOutside}).
- */
-export function warnSkinOutside(io: Io, input: string, model: SkinnedModel, rig: TemplateRig): void {
-  const outside = templateSkinOutside(rig, model.mesh.positions);
-  if (outside.length)
-    io.err(
-      `corskin: warning: ${input}: ${model.name}: ${skinOutsideMessage(outside)} — move the cage out around them in the viewer or rebuild with corskin templates build`,
-    );
-}

@@ -12,8 +12,6 @@ import { bindToCage } from '../cage/bind.js';
 import { createCageSkinningDeformer, skinCageToSkeleton, type CageRig } from '../cage/rig.js';
 import { enclosingTubeCage } from '../cage/tube.js';
 import { skeletonChain } from '../core/limbs.js';
-import { buildTemplateRig } from '../templates/rig.js';
-import { createTemplateDeformer } from '../templates/deformer.js';
 import { computeCentersOfRotation } from '../cor/precompute.js';
 import type { DeformTarget, Deformer } from '../deformers/contract.js';
 import { deformers } from '../deformers/index.js';
@@ -180,7 +178,6 @@ export function runBenchmark(
   // Methods that need a rig beyond the skin: built once per benchmark.
   const rigged: Partial<Record<BenchmarkMethod, Deformer>> = { stretch };
   if (methods.includes('cage')) rigged.cage = createCageSkinningDeformer(chainCageRig(mesh, skeleton));
-  if (methods.includes('templates')) rigged.templates = createTemplateDeformer(buildTemplateRig(mesh, skeleton));
   for (const m of methods) if (methodModule(m)) rigged[m] = prepareMethod(m, { mesh, skeleton });
   const deformerOf = (m: BenchmarkMethod): Deformer => rigged[m] ?? deformers[m as keyof typeof deformers];
   const n = mesh.positions.length / 3;

@@ -14,7 +14,7 @@ import { skinningMatrices, type Pose } from '../core/pose.js';
 import { bindJointPositions, type Skeleton } from '../core/skeleton.js';
 import type { Deformer } from '../deformers/contract.js';
 import { deformDqs } from '../deformers/dqs.js';
-import { skinFlex } from '../templates/share.js';
+import { skinFlex } from '../methods/templates/share.js';
 import { creasedEdges, edgePairs, flippedTriangles, largestGap } from './skin-quality.js';
 import { stressPose } from './stress-pose.js';
 

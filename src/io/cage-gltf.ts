@@ -6,7 +6,8 @@
  *   space, drawn translucent so any viewer shows it around the character), skinned by the
  *   character's skin (`JOINTS_0`/`WEIGHTS_0`), marked by node extras
  *   `{ "corskinCage": { "coordinates": "pmvc" | "mvc", "resolution": R, "influences": k, "version": … } }`
- *   (with `templates`, {@link StoredTemplates}, when `corskin templates build` made the cage);
+ *   (with `templates`, the skinning templates' own data, when `corskin templates build` made the
+ *   cage: see `methods/templates/storage.ts`);
  * - every primitive of the character carries the binding as application-specific vertex
  *   attributes: `_CAGE_INDICES_0…` (VEC4, unsigned short: cage vertex indices) and
  *   `_CAGE_WEIGHTS_0…` (VEC4, float), k/4 of each, slots in decreasing weight, empty slots (0, 0),
@@ -19,8 +20,7 @@ import type { Document, Node } from '@gltf-transform/core';
 import type { CageBinding, CageCoordinates } from '../cage/bind.js';
 import type { Cage } from '../cage/cage.js';
 import type { CageRig } from '../cage/rig.js';
-import { CAGE_INFLUENCES, type TemplateRig } from '../templates/rig.js';
-import { restoreTemplateRig, storeTemplates, type StoredTemplates } from '../templates/stored.js';
+import type { StoredTemplates } from '../methods/templates/stored.js';
 import { CorskinError } from '../core/errors.js';
 import { VERSION } from '../version.js';
 import { CAGE_BINDING_EXTRAS_KEY, CAGE_EXTRAS_KEY, isCageExtras } from './schema.js';
@@ -126,54 +126,6 @@ export function writeCageRig(document: Document, model: SkinnedModel, rig: CageR
     });
   const scene = root.getDefaultScene() ?? root.listScenes()[0] ?? document.createScene();
   scene.addChild(node);
-}
-
-/**
- * Writes a template rig into `document` for `model` (what `corskin templates build` stores): its
- * cage (skinned to the skeleton by Shepard weights to the bones, so any viewer shows it moving),
- * the binding and the template extras ({@link StoredTemplates}). A rig without limbs writes nothing.
- * @throws CorskinError when the cage has more than 65,536 vertices
- */
-export function writeTemplateRig(document: Document, model: SkinnedModel, rig: TemplateRig): void {
-  if (!rig.limbs.length) return;
-  writeCageRig(
-    document,
-    model,
-    {
-      cage: rig.cage,
-      binding: rig.binding,
-      cageInfluences: CAGE_INFLUENCES,
-      cageJoints: rig.cageSkin.joints,
-      cageWeights: rig.cageSkin.weights,
-    },
-    storeTemplates(rig, model.skeleton.jointNames),
-  );
-}
-
-/**
- * `model`'s template rig stored by `corskin templates build`, or undefined when its cage has none.
- * @throws CorskinError for a malformed layout (names a joint the skin lacks, sizes that disagree)
- */
-export function readTemplateRig(document: Document, model: SkinnedModel, file?: string): TemplateRig | undefined {
-  const cageRig = readCageRig(document, model, file);
-  if (!cageRig) return undefined;
-  const node = document
-    .getRoot()
-    .listNodes()
-    .find((n) => isCageNode(n) && n.getSkin() === model.skin)!;
-  const stored = ((node.getExtras() as Record<string, Record<string, unknown>>)[CAGE_EXTRAS_KEY].templates ??
-    undefined) as StoredTemplates | undefined;
-  if (!stored) return undefined;
-  return restoreTemplateRig(
-    stored,
-    {
-      jointIndex: (name) => model.skeleton.jointNames.indexOf(name),
-      cage: cageRig.cage,
-      binding: cageRig.binding,
-      cageSkin: { joints: cageRig.cageJoints, weights: cageRig.cageWeights },
-    },
-    file,
-  );
 }
 
 /** Removes `model`'s cage node and binding attributes, if any. */

@@ -9,11 +9,13 @@ import type { Deformer } from '../deformers/contract.js';
 import { directDeltaMushMethod } from './ddm/index.js';
 import { deltaMushMethod } from './dm/index.js';
 import type { MethodModule, PrepareInput } from './module.js';
+import { skinningTemplatesMethod } from './templates/index.js';
 
 /** Every method module by id (each is also an entry of {@link SKINNING_METHODS}). */
 export const METHOD_MODULES: Readonly<Record<string, MethodModule>> = {
   ddm: directDeltaMushMethod,
   dm: deltaMushMethod,
+  templates: skinningTemplatesMethod,
 };
 
 /** The module of method `id`, or undefined when the method is not (yet) a module. */

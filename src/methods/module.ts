@@ -7,9 +7,11 @@
  *
  * @module
  */
+import type { Document } from '@gltf-transform/core';
 import type { SkinnedMesh } from '../core/mesh.js';
 import type { Skeleton } from '../core/skeleton.js';
 import type { Deformer } from '../deformers/contract.js';
+import type { SkinnedModel } from '../io/gltf.js';
 import type { MethodParameter } from './parameter.js';
 
 /** What a method module's `prepare` is given. */
@@ -45,6 +47,19 @@ export interface MethodModule {
    * keeps nothing: it prepares from the mesh alone).
    */
   missing?(mesh: SkinnedMesh): string | undefined;
+  /**
+   * Reads what the method's glTF storage holds for `model` (beyond what reading the skin reads)
+   * into its mesh's `methodData`, so `prepare` uses it: the template rig `corskin templates build`
+   * stored. Surfaces that hold the document call it before `prepare`.
+   * @returns warnings about the stored data (skin outside a stored cage), to show the user
+   * @throws CorskinError naming `file` for malformed stored data
+   */
+  read?(document: Document, model: SkinnedModel, file?: string): string[];
+  /**
+   * One line on what the method prepared for `mesh` (`template cages of 412 vertices around 4
+   * limbs`), for a surface's note after a preparation and `corskin evaluate`'s summary.
+   */
+  summary?(mesh: SkinnedMesh): string | undefined;
   /**
    * Prepares the method for a mesh and returns its deformer (the shared {@link Deformer}
    * signature). What it computes because the mesh lacks it ({@link missing}) it keeps in the

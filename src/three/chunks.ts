@@ -34,7 +34,7 @@
 import type { DdmVariant } from '../methods/ddm/precompute.js';
 import type { GpuMethodId } from '../deformers/registry.js';
 import { POLAR_JACOBI_SWEEPS } from '../methods/ddm/polar.js';
-import { TEXTURE_WIDTH } from './templates.js';
+import { TEXTURE_WIDTH } from '../methods/templates/three.js';
 
 /** Texels per joint in the joint texture: matrix rows (3) and rotation quaternion (1). */
 export const TEXELS_PER_JOINT = 4;

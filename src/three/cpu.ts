@@ -13,7 +13,7 @@ import { BufferAttribute, DynamicDrawUsage, Mesh, type SkinnedMesh, type WebGLRe
 import type { DeformTarget, Deformer } from '../deformers/contract.js';
 import { prepareMethod } from '../methods/index.js';
 import { bindSpaceSkinningMatrices, meshFromGeometry } from './geometry.js';
-import { skeletonFromThree } from './templates.js';
+import { skeletonFromThree } from '../methods/templates/three.js';
 
 /** userData key of a mesh's CPU state. */
 const CPU_KEY = 'corskinCpu';

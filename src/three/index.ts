@@ -54,9 +54,9 @@ import { computeCentersOfRotationOnWorker } from '../cor/web-worker.js';
 import { computeDirectDeltaMushOnWorker } from '../methods/ddm/web-worker.js';
 import { methodInfo, type GpuMethodId, type ThreeMethodId } from '../deformers/registry.js';
 import { cpuMethodOf, restoreCpu, useCpuMethod } from './cpu.js';
-import { buildTemplateRigOnWorker } from '../templates/web-worker.js';
-import type { TemplateRig } from '../templates/rig.js';
-import { skinOutsideMessage, templateSkinOutside } from '../templates/outside.js';
+import { buildTemplateRigOnWorker } from '../methods/templates/web-worker.js';
+import type { TemplateRig } from '../methods/templates/rig.js';
+import { skinOutsideMessage, templateSkinOutside } from '../methods/templates/outside.js';
 import { patchVertexShader, TEXELS_PER_JOINT, type ChunkOptions } from './chunks.js';
 import { influenceSets, meshFromGeometry, writeJointTexture } from './geometry.js';
 import { deltaMushFromGeometry, deltaMushOf, packDeltaMush, setDeltaMushModel } from '../methods/ddm/three.js';
@@ -73,7 +73,7 @@ import {
   templateRigOf,
   updateTemplateCage,
   type TemplateGpuState,
-} from './templates.js';
+} from '../methods/templates/three.js';
 
 export {
   isCageObject,
@@ -86,7 +86,7 @@ export {
   packTemplateBinding,
   TEXTURE_WIDTH,
   type TemplateGpuState,
-} from './templates.js';
+} from '../methods/templates/three.js';
 export { deltaMushFromGeometry, deltaMushOf, packDeltaMush, setDeltaMushModel } from '../methods/ddm/three.js';
 export { bindSpaceSkinningMatrices, meshFromGeometry, writeJointTexture } from './geometry.js';
 export { cpuStandIn } from './cpu.js';

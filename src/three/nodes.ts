@@ -67,7 +67,7 @@ import {
 } from 'three/tsl';
 import { POLAR_JACOBI_SWEEPS } from '../methods/ddm/polar.js';
 import { TEXELS_PER_JOINT } from './chunks.js';
-import { TEXTURE_WIDTH } from './templates.js';
+import { TEXTURE_WIDTH } from '../methods/templates/three.js';
 import {
   useSkinningMethod as useSkinningMethodBase,
   type ThreeSkinningMethod,

@@ -1,11 +1,11 @@
 /** Template-rig test helpers. */
 import type { Document } from '@gltf-transform/core';
-import { readTemplateRig } from '../../src/io/cage-gltf.js';
+import { readTemplateRig } from '../../src/methods/templates/storage.js';
 import { extractSkinnedModels } from '../../src/io/gltf.js';
 import type { SkinnedMesh } from '../../src/core/mesh.js';
 import { weldByPosition } from '../../src/metrics/weld.js';
-import { createTemplateDeformer } from '../../src/templates/deformer.js';
-import { type TemplateLimb, type TemplateRig } from '../../src/templates/rig.js';
+import { createTemplateDeformer } from '../../src/methods/templates/deformer.js';
+import { type TemplateLimb, type TemplateRig } from '../../src/methods/templates/rig.js';
 
 /** Largest coordinate difference between two rigs' deformations of `mesh` at skinning matrices `S`. */
 export function deformationGap(a: TemplateRig, b: TemplateRig, mesh: SkinnedMesh, S: Float64Array): number {

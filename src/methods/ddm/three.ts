@@ -24,7 +24,7 @@ import type { SkinnedMesh } from 'three';
 import { CorskinError } from '../../core/errors.js';
 import type { DdmModel, DdmVariant } from './precompute.js';
 import { resolveDdmParameters } from './parameters.js';
-import { TEXTURE_WIDTH } from '../../three/templates.js';
+import { TEXTURE_WIDTH } from '../templates/three.js';
 import { DDM_EXTRAS_KEY } from '../../io/schema.js';
 
 /** The geometry `userData` key of the Direct Delta Mush parameters (glTF primitive extras). */

@@ -18,9 +18,9 @@
  *
  * @module
  */
-import { segmentDistance } from '../core/math.js';
-import type { SkinnedMesh } from '../core/mesh.js';
-import { weldByPosition } from '../metrics/weld.js';
+import { segmentDistance } from '../../core/math.js';
+import type { SkinnedMesh } from '../../core/mesh.js';
+import { weldByPosition } from '../../metrics/weld.js';
 
 /** Weight off a vertex's largest joint above which its weights blend (1%). */
 export const BLEND_THRESHOLD = 0.01;

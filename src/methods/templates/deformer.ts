@@ -7,11 +7,11 @@
  *
  * @module
  */
-import { CorskinError } from '../core/errors.js';
-import { quatClosestRotation } from '../core/math.js';
-import type { SkinnedMesh } from '../core/mesh.js';
-import type { DeformTarget, Deformer } from '../deformers/contract.js';
-import { deformDqs } from '../deformers/dqs.js';
+import { CorskinError } from '../../core/errors.js';
+import { quatClosestRotation } from '../../core/math.js';
+import type { SkinnedMesh } from '../../core/mesh.js';
+import type { DeformTarget, Deformer } from '../../deformers/contract.js';
+import { deformDqs } from '../../deformers/dqs.js';
 import { SIDES } from './fit.js';
 import { createTemplateMemo, poseTemplates } from './pose.js';
 import { CAGE_INFLUENCES, type TemplateRig } from './rig.js';

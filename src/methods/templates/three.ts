@@ -30,15 +30,15 @@ import {
   type Object3D,
   type SkinnedMesh,
 } from 'three';
-import type { CageBinding } from '../cage/bind.js';
-import { CorskinError } from '../core/errors.js';
-import { CAGE_BINDING_EXTRAS_KEY, CAGE_EXTRAS_KEY } from '../io/schema.js';
-import type { SkinnedMesh as CorskinMesh } from '../core/mesh.js';
-import { createSkeleton, type Skeleton } from '../core/skeleton.js';
-import { createCageCorrection, type CageCorrection } from '../templates/deformer.js';
-import { setBoneTemplate } from '../templates/edit.js';
-import { templateRigPart, type TemplateRig } from '../templates/rig.js';
-import { restoreTemplateRig, type StoredTemplates } from '../templates/stored.js';
+import type { CageBinding } from '../../cage/bind.js';
+import { CorskinError } from '../../core/errors.js';
+import { CAGE_BINDING_EXTRAS_KEY, CAGE_EXTRAS_KEY } from '../../io/schema.js';
+import type { SkinnedMesh as CorskinMesh } from '../../core/mesh.js';
+import { createSkeleton, type Skeleton } from '../../core/skeleton.js';
+import { createCageCorrection, type CageCorrection } from './deformer.js';
+import { setBoneTemplate } from './edit.js';
+import { templateRigPart, type TemplateRig } from './rig.js';
+import { restoreTemplateRig, type StoredTemplates } from './stored.js';
 
 /** The extras key (GLTFLoader: `userData`) of a cage node written by `corskin templates build`. */
 const CAGE_KEY = CAGE_EXTRAS_KEY;

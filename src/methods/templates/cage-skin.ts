@@ -5,11 +5,11 @@
  *
  * @module
  */
-import type { Cage } from '../cage/cage.js';
-import type { SkinnedMesh } from '../core/mesh.js';
-import { windingNumber } from '../cage/winding-number.js';
-import { segmentDistance } from '../core/math.js';
-import { dot, point, sub } from '../core/vec3.js';
+import type { Cage } from '../../cage/cage.js';
+import type { SkinnedMesh } from '../../core/mesh.js';
+import { windingNumber } from '../../cage/winding-number.js';
+import { segmentDistance } from '../../core/math.js';
+import { dot, point, sub } from '../../core/vec3.js';
 import type { LimbSkin, TemplateLimb, TemplateRig } from './rig.js';
 
 /** Skinning influences per cage vertex ({@link TemplateRig.cageSkin}). */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { pointsOutside } from '../cage/winding-number.js';
+import { pointsOutside } from '../../cage/winding-number.js';
 import { bindingShares, limbCage, type TemplateRig } from './rig.js';
 
 /**

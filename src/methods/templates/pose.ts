@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { splitScale } from '../deformers/two-phase.js';
-import { cross, dot, normalize, point, sub } from '../core/vec3.js';
+import { splitScale } from '../../deformers/two-phase.js';
+import { cross, dot, normalize, point, sub } from '../../core/vec3.js';
 import { prepareBoneTemplate, type BoneTemplateFrame } from './bone.js';
 import { prepareJointTemplate } from './joint.js';
 import { axisAngle, apply3, mulT3, rotationAngle } from './rotation.js';

@@ -5,12 +5,12 @@
  *
  * @module
  */
-import type { Cage } from '../cage/cage.js';
-import { pointsOutside } from '../cage/winding-number.js';
-import { CorskinError } from '../core/errors.js';
-import type { SkinnedMesh } from '../core/mesh.js';
-import { segmentDistance } from '../core/math.js';
-import { cross, dot, normalize, point, sub } from '../core/vec3.js';
+import type { Cage } from '../../cage/cage.js';
+import { pointsOutside } from '../../cage/winding-number.js';
+import { CorskinError } from '../../core/errors.js';
+import type { SkinnedMesh } from '../../core/mesh.js';
+import { segmentDistance } from '../../core/math.js';
+import { cross, dot, normalize, point, sub } from '../../core/vec3.js';
 import { minimalAreaBridge } from './bridge.js';
 import type { TemplateLimb, VertexRole } from './rig.js';
 

@@ -56,15 +56,15 @@
  * @module
  */
 import { CAGE_INFLUENCES, facesBone, leaveFleshless, transferCageWeights } from './cage-skin.js';
-import { bindToCage, type CageBinding } from '../cage/bind.js';
-import type { Cage } from '../cage/cage.js';
-import { pointsOutside } from '../cage/winding-number.js';
-import { CorskinError } from '../core/errors.js';
-import { limbRoot, skeletonLimbs, trunkFirst } from '../core/limbs.js';
-import { computeVertexNormals, type SkinnedMesh } from '../core/mesh.js';
-import { bindJointPositions, type Skeleton } from '../core/skeleton.js';
-import { point } from '../core/vec3.js';
-import { weldByPosition } from '../metrics/weld.js';
+import { bindToCage, type CageBinding } from '../../cage/bind.js';
+import type { Cage } from '../../cage/cage.js';
+import { pointsOutside } from '../../cage/winding-number.js';
+import { CorskinError } from '../../core/errors.js';
+import { limbRoot, skeletonLimbs, trunkFirst } from '../../core/limbs.js';
+import { computeVertexNormals, type SkinnedMesh } from '../../core/mesh.js';
+import { bindJointPositions, type Skeleton } from '../../core/skeleton.js';
+import { point } from '../../core/vec3.js';
+import { weldByPosition } from '../../metrics/weld.js';
 import { fitChain, leafDirection, type ChainCage } from './fit.js';
 import { DEFAULT_TEMPLATE_LIBRARY, incidentBones, type TemplateDefinition, type TemplateLibrary } from './library.js';
 import { slotBones } from './pose.js';
@@ -271,7 +271,7 @@ export function buildTemplateRig(
       chains = chains.map((chain, c) => (c === failed ? chain.slice(1) : chain)).filter((c) => c.length >= 3);
       continue;
     }
-    if (!fitted.length) return { limbs: [], cage: { positions: new Float64Array(0), triangles: new Uint32Array(0) }, binding: emptyBinding(n), cageSkin: { joints: new Uint32Array(0), weights: new Float32Array(0) }, library };
+    if (!fitted.length) return emptyTemplateRig(n, library);
     let first = 0;
     const limbs: TemplateLimb[] = fitted.map(({ part }) => {
       const out = { ...part, first, boneTemplates: part.chain.map(() => boneDefault), jointTemplates: part.chain.map(() => '') };
@@ -338,7 +338,20 @@ const CORE_SHARE = 0.5;
 
 export { CAGE_INFLUENCES };
 
-const emptyBinding = (n: number): CageBinding => ({ method: 'pmvc', resolution: 0, influences: 1, indices: new Uint32Array(n), weights: new Float32Array(n) });
+/**
+ * The rig of a skin with no limb to template (no blending weights on a limb's joints): no cage,
+ * every vertex bound to nothing, so the templates deform it as DQS.
+ * @param n the skin's vertex count
+ */
+export function emptyTemplateRig(n: number, library: TemplateLibrary = DEFAULT_TEMPLATE_LIBRARY): TemplateRig {
+  return {
+    limbs: [],
+    cage: { positions: new Float64Array(0), triangles: new Uint32Array(0) },
+    binding: { method: 'pmvc', resolution: 0, influences: 1, indices: new Uint32Array(n), weights: new Float32Array(n) },
+    cageSkin: { joints: new Uint32Array(0), weights: new Float32Array(0) },
+    library,
+  };
+}
 
 /** The skin vertices limb c has a share of (`share`: n·L), or those `only`, and their positions. */
 function limbSkin(mesh: SkinnedMesh, share: Float64Array, L: number, c: number, only?: number[]): { vertices: number[]; X: Float64Array } {

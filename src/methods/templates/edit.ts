@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { CorskinError } from '../core/errors.js';
-import { dot } from '../core/vec3.js';
+import { CorskinError } from '../../core/errors.js';
+import { dot } from '../../core/vec3.js';
 import { mirroredDesignVertex } from './design.js';
 import { DESIGN_VERTICES, incidentBones, type BoneKeyPose, type TemplateDefinition, type TemplateLibrary } from './library.js';
 import type { TemplateLimb, TemplateRig } from './rig.js';

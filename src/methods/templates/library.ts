@@ -34,7 +34,7 @@
  *
  * @module
  */
-import { CorskinError } from '../core/errors.js';
+import { CorskinError } from '../../core/errors.js';
 
 /** One key pose of a parametric bone template. */
 export interface BoneKeyPose {

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { runWorkerScript } from '../core/web-worker.js';
-import type { SkinnedMesh } from '../core/mesh.js';
-import type { Skeleton } from '../core/skeleton.js';
+import { runWorkerScript } from '../../core/web-worker.js';
+import type { SkinnedMesh } from '../../core/mesh.js';
+import type { Skeleton } from '../../core/skeleton.js';
 import { DEFAULT_TEMPLATE_LIBRARY, type TemplateLibrary } from './library.js';
 import { buildTemplateRig, type TemplateBuildOptions, type TemplateRig } from './rig.js';
 import { TEMPLATE_WORKER_SOURCE } from './web-worker-source.js';

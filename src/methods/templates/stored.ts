@@ -5,9 +5,9 @@
  *
  * @module
  */
-import type { CageBinding } from '../cage/bind.js';
-import type { Cage } from '../cage/cage.js';
-import { CorskinError } from '../core/errors.js';
+import type { CageBinding } from '../../cage/bind.js';
+import type { Cage } from '../../cage/cage.js';
+import { CorskinError } from '../../core/errors.js';
 import { parseTemplateLibrary, type TemplateLibrary } from './library.js';
 import { CAGE_INFLUENCES, type TemplateLimb, type TemplateRig } from './rig.js';
 
