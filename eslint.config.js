@@ -14,6 +14,8 @@ const NODE_ONLY = [
   'src/io/twist-joints.ts',
   'src/cor/parallel.ts',
   'src/cor/worker.ts',
+  'src/methods/ddm/parallel.ts',
+  'src/methods/ddm/worker.ts',
   'src/cage/parallel.ts',
   'src/core/node-worker.ts',
   'src/cage/worker.ts',

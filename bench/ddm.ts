@@ -1,11 +1,12 @@
 /**
  * Direct Delta Mush benchmarks (part of `npm run bench`; Le & Lewis 2019): the precomputation
- * (full and compact variants, one thread), the memory per vertex, and one frame of the
+ * (full and compact variants, one thread; the full one on 2 worker threads too), the memory per vertex, and one frame of the
  * JavaScript deformer, with LBS measured on the same mesh and frames in the same run (the
  * JavaScript deformer and the WebAssembly SIMD kernel) for the ratios. Medians.
  */
 import type { SkinnedMesh } from '../src/core/mesh.js';
 import { computeDirectDeltaMush, ddmBytesPerVertex } from '../src/methods/ddm/precompute.js';
+import { computeDirectDeltaMushParallel } from '../src/methods/ddm/parallel.js';
 import { deformers } from '../src/deformers/index.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
 import { withDdmModel } from '../src/methods/ddm/data.js';
@@ -16,6 +17,8 @@ export interface DdmRow {
   /** Precomputation, seconds (median), one thread: full (variant 0) and compact. */
   fullSeconds: number;
   compactSeconds: number;
+  /** The full variant on 2 worker threads (`computeDirectDeltaMushParallel`), seconds (median). */
+  fullTwoThreadSeconds: number;
   /** (vertex, joint) entries per vertex of the full variant. */
   entriesPerVertex: number;
   bytesPerVertexFull: number;
@@ -47,11 +50,15 @@ export async function measureDdm(
   };
   const fullTimes: number[] = [];
   const compactTimes: number[] = [];
+  const twoThreadTimes: number[] = [];
   let full = computeDirectDeltaMush(mesh);
   let compact = computeDirectDeltaMush(mesh, { variant: 'compact' });
   for (let r = 0; r < reps; r++) {
     fullTimes.push(time(() => (full = computeDirectDeltaMush(mesh))));
     compactTimes.push(time(() => (compact = computeDirectDeltaMush(mesh, { variant: 'compact' }))));
+    const t = performance.now();
+    await computeDirectDeltaMushParallel(mesh, { threads: 2 });
+    twoThreadTimes.push((performance.now() - t) / 1000);
   }
   const out = { positions: new Float32Array(3 * n), normals: mesh.normals ? new Float32Array(3 * n) : undefined };
   const frameMs = (deform: (S: Float64Array) => void) => {
@@ -73,6 +80,7 @@ export async function measureDdm(
     vertices: n,
     fullSeconds: median(fullTimes),
     compactSeconds: median(compactTimes),
+    fullTwoThreadSeconds: median(twoThreadTimes),
     entriesPerVertex: full.offsets[n] / n,
     bytesPerVertexFull: ddmBytesPerVertex(full),
     bytesPerVertexCompact: ddmBytesPerVertex(compact),

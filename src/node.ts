@@ -28,6 +28,13 @@ export {
   type ParallelCorOptions,
   type CorWorkerPool,
 } from './cor/parallel.js';
+export {
+  computeDirectDeltaMushParallel,
+  autoDdmThreads,
+  shareDdmTasks,
+  type ParallelDdmOptions,
+} from './methods/ddm/parallel.js';
+export type { DdmTask } from './methods/ddm/stages.js';
 export { centersOfRotation, type BakeOptions } from './io/bake.js';
 export { bakePosedGeometry, type PosedGeometry } from './io/posed-geometry.js';
 export {

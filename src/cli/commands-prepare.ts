@@ -68,7 +68,7 @@ export function addPrepareCommands(program: Command, io: Io): void {
         )
         .option(
           '--threads <n>',
-          'worker threads; output is identical for any count (default: all cores from 100,000 vertices up, else 1: starting workers costs more than it saves on smaller meshes)',
+          'worker threads; output is identical for any count (default: all cores from 100,000 vertices up for cor, from 60,000 weighted influences up for ddm, else 1: starting workers costs more than it saves on smaller meshes)',
           positiveInteger,
         ),
       PRECOMPUTED,

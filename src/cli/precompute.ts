@@ -7,6 +7,7 @@
 import { createCorWorkerPool } from '../cor/parallel.js';
 import { centersOfRotation } from '../io/bake.js';
 import { directDeltaMush } from '../methods/ddm/transform.js';
+import { autoDdmThreads, computeDirectDeltaMushParallel } from '../methods/ddm/parallel.js';
 import type { DdmSmoothing } from '../methods/ddm/laplacian.js';
 import { ddmBytesPerVertex, type DdmVariant } from '../methods/ddm/precompute.js';
 import { resolveDdmParameters } from '../methods/ddm/parameters.js';
@@ -107,6 +108,8 @@ async function precomputeDdm(io: Io, input: string, o: PrecomputeOptions): Promi
         smoothing: o.smoothing,
         threshold: o.threshold,
         file: input,
+        compute: (mesh, options) =>
+          computeDirectDeltaMushParallel(mesh, { ...options, threads: o.threads ?? autoDdmThreads(mesh) }),
         onProgress: bar.update,
         onSkin: (model, ddm, seconds) => {
           for (const w of model.warnings) io.err(`corskin: warning: ${input}: ${w}`);

@@ -12,7 +12,13 @@ import type { Document, Transform } from '@gltf-transform/core';
 import { CorskinError } from '../../core/errors.js';
 import { extractSkinnedModels, type SkinnedModel } from '../../io/gltf.js';
 import { DEFAULT_DDM_THRESHOLD } from './parameters.js';
-import { checkDdmOptions, computeDirectDeltaMush, type DdmModel, type DdmOptions } from './precompute.js';
+import {
+  checkDdmOptions,
+  computeDirectDeltaMush,
+  type DdmInput,
+  type DdmModel,
+  type DdmOptions,
+} from './precompute.js';
 import { setDeltaMush } from './storage.js';
 
 /** Options of {@link directDeltaMush}. */
@@ -21,6 +27,11 @@ export interface DdmBakeOptions extends DdmOptions {
   onSkin?: (model: SkinnedModel, ddm: DdmModel, seconds: number) => void;
   /** Path of the document, for error messages. */
   file?: string;
+  /**
+   * Computes a skin's model: default {@link computeDirectDeltaMush} in this thread; Node's
+   * `computeDirectDeltaMushParallel` shares the work between worker threads (same result).
+   */
+  compute?: (mesh: DdmInput, options: DdmOptions) => DdmModel | Promise<DdmModel>;
 }
 
 /**
@@ -41,7 +52,7 @@ export function directDeltaMush(options: DdmBakeOptions = {}): Transform {
       const start = performance.now();
       let ddm: DdmModel;
       try {
-        ddm = computeDirectDeltaMush(model.mesh, options);
+        ddm = await (options.compute ?? computeDirectDeltaMush)(model.mesh, options);
       } catch (e) {
         throw e instanceof CorskinError && !e.file && options.file
           ? new CorskinError(`${model.name}: ${e.message}`, options.file)
