@@ -54,6 +54,62 @@ describe('corskin templates', () => {
     expect([posed.code, posed.stderr]).toEqual([0, '']);
   });
 
+  it('precompute --method templates stores the rig templates build stores; bake of that file plays without the cage; bad choices name the joint', async () => {
+    const built = join(tmp.dir, 'cm-built.glb');
+    const stored = join(tmp.dir, 'cm-precomputed.glb');
+    expect((await runCli('templates', 'build', CESIUM_MAN, '-o', built)).code).toBe(0);
+    const p = await runCli('precompute', CESIUM_MAN, '--method', 'templates', '-o', stored);
+    expect([p.code, p.stderr]).toEqual([0, '']);
+    const rigOf = async (f: string) => {
+      const d = await readDocument(f);
+      return readTemplateRig(d, extractSkinnedModels(d, f)[0], f)!;
+    };
+    const [a, b] = [await rigOf(built), await rigOf(stored)];
+    expect(b.cage.positions).toEqual(a.cage.positions);
+    expect(b.binding.weights).toEqual(a.binding.weights);
+    // The file's rig is read: no "computing it" note.
+    const posed = await runCli(
+      'deform',
+      stored,
+      '--method',
+      'templates',
+      '--time',
+      '0.5',
+      '-o',
+      join(tmp.dir, 'cm-posed.glb'),
+    );
+    expect([posed.code, posed.stderr]).toEqual([0, '']);
+    // A bake is for engines: no corskin cage node, no binding attributes left in it.
+    const baked = join(tmp.dir, 'cm-baked.glb');
+    const r = await runCli('bake', stored, '--method', 'templates', '--as', 'morphs', '-o', baked);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = await readDocument(baked);
+    expect(
+      doc
+        .getRoot()
+        .listNodes()
+        .filter((n) => n.getExtras().corskinCage),
+    ).toEqual([]);
+    const semantics = doc
+      .getRoot()
+      .listMeshes()
+      .flatMap((m) => m.listPrimitives().flatMap((q) => q.listSemantics()));
+    expect(semantics.filter((x) => x.startsWith('_CAGE_'))).toEqual([]);
+    expect((await validate(baked)).issues.numErrors).toBe(0);
+    // Choices: a joint template where a limb starts, and a joint given twice, are errors naming the joint.
+    const first = extractSkinnedModels(doc, baked)[0].skeleton.jointNames[b.limbs[0].chain[0]];
+    for (const [choice, message] of [
+      [`${first}=radial-joint`, `"${first}" starts its limb`],
+      [`${first}=radial-bone,${first}=muscle-bulge`, `"${first}" is given twice`],
+    ]) {
+      const out = join(tmp.dir, 'cm-choice.glb');
+      const bad = await runCli('deform', stored, '--method', 'templates', '--template', choice, '-o', out);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain(message);
+      expect(existsSync(out)).toBe(false);
+    }
+  }, 180_000);
+
   it("--trunk reaches the build (CesiumMan: a fifth limb, the trunk, with the chest's 4-bone template); an unknown option is a usage error", async () => {
     const out = join(tmp.dir, 'cesium-trunk.glb');
     const r = await runCli('templates', 'build', CESIUM_MAN, '--trunk', '-o', out);

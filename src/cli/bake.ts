@@ -16,6 +16,7 @@ import { bakeMorphTargets, DEFAULT_BAKE_TOLERANCE } from '../io/morph-bake.js';
 import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
+import { removeCageRig } from '../io/cage-gltf.js';
 import { createMethodDeformer, type CliMethod } from './method-deformer.js';
 import { progress, type Io } from './ui.js';
 
@@ -131,6 +132,8 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     const { quantize } = await import('@gltf-transform/functions');
     await document.transform(quantize());
   }
+  // corskin's cages (bind-cage, templates build) are not for engines: the bake plays without them.
+  for (const model of models) removeCageRig(document, model);
   await writeDocument(document, o.output, { compress: o.compress, inputs: [input], force: o.force });
 
   // The written file, read back and played by LBS, against the method on the original.

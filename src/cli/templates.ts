@@ -6,6 +6,7 @@
  */
 import { CorskinError } from '../core/errors.js';
 import { readTemplateRig, writeTemplateRig } from '../methods/templates/storage.js';
+import { removeCageRig } from '../io/cage-gltf.js';
 import { applyTemplateChoices } from '../methods/templates/choices.js';
 import { skinOutsideMessage, templateSkinOutside } from '../methods/templates/outside.js';
 import { checkNotOverwritingInput, checkOutputPath, readBytes } from '../io/files.js';
@@ -75,10 +76,14 @@ export async function templatesBuildCommand(
     model,
     rig: buildRig(model, library, input, { trunk: o.trunk }),
   }));
-  applyTemplateChoices(
-    rigs.map(({ model, rig }) => ({ rig, jointNames: model.skeleton.jointNames })),
-    o.template,
-  );
+  try {
+    applyTemplateChoices(
+      rigs.map(({ model, rig }) => ({ rig, jointNames: model.skeleton.jointNames })),
+      o.template,
+    );
+  } catch (e) {
+    throw e instanceof CorskinError && !e.file ? new CorskinError(e.message, input, { cause: e }) : e;
+  }
   const elapsed = () => ((performance.now() - start) / 1000).toFixed(2);
   if (o.bake) {
     const lines: string[] = [];
@@ -96,6 +101,8 @@ export async function templatesBuildCommand(
         `${model.name}: templates baked over ${model.animations.length} clip(s) at ${o.bakeRate ?? DEFAULT_BAKE_RATE} samples/s: ${baked.targets} morph targets (${(baked.bytes / 1e6).toFixed(1)} MB), a weights channel per clip`,
       );
     }
+    // A cage the input stored (an earlier build) is not for engines either.
+    for (const { model } of rigs) removeCageRig(document, model);
     await writeDocument(document, o.output, { compress: o.compress, inputs: [input], force: o.force });
     for (const line of lines) io.out(line);
     io.out(`wrote ${o.output} in ${elapsed()} s`);

@@ -21,22 +21,28 @@ export function applyTemplateChoices(
   choices: string | undefined,
 ): void {
   for (const [joint, id] of parseTemplateChoices(choices)) {
+    const kind = rigs[0]?.rig.library.templates.find((t) => t.id === id)?.kind;
     let applied = false;
+    let starts = false; // the joint starts a limb (a bone template there, no joint template)
     for (const { rig, jointNames } of rigs) {
       const j = jointNames.indexOf(joint);
-      const kind = rig.library.templates.find((t) => t.id === id)?.kind;
-      if (j >= 0 && rig.limbs.some((l) => l.chain.indexOf(j) >= (kind === 'joint' ? 1 : 0))) {
-        setBoneTemplate(rig, j, id);
+      if (j < 0) continue;
+      const at = rig.limbs.map((l) => l.chain.indexOf(j));
+      if (at.some((i) => i >= (kind === 'joint' ? 1 : 0))) {
+        setBoneTemplate(rig, j, id, `"${joint}"`);
         applied = true;
-      }
+      } else if (at.some((i) => i === 0)) starts = true;
     }
-    if (!applied) {
-      const starts = new Set(
-        rigs.flatMap(({ rig, jointNames }) => rig.limbs.flatMap((l) => l.chain.map((j) => jointNames[j]))),
-      );
+    if (applied) continue;
+    if (starts)
       throw new CorskinError(
-        `template choices: no template bone starts at "${joint}" (bones start at ${[...starts].join(', ') || 'no joint: the skin has no templated limb'})`,
+        `template choices: "${joint}" starts its limb: it takes a bone template, not the joint template "${id}"`,
       );
-    }
+    const names = new Set(
+      rigs.flatMap(({ rig, jointNames }) => rig.limbs.flatMap((l) => l.chain.map((j) => jointNames[j]))),
+    );
+    throw new CorskinError(
+      `template choices: no template bone starts at "${joint}" (bones start at ${[...names].join(', ') || 'no joint: the skin has no templated limb'})`,
+    );
   }
 }

@@ -34,13 +34,14 @@ export function compatibleTemplates(rig: TemplateRig, joint: number, kind: 'bone
  * limb that goes through it (made for its number of incident bones, {@link compatibleTemplates}).
  * Templates of one library share the fitted rest cage, so the binding stands: the next frame
  * shows it.
+ * @param name the joint as messages name it (default `joint J`)
  * @throws CorskinError for an unknown id, a cap (caps shape the rest cage: chosen at build), a
  *   joint with no slot of that kind, or a joint template made for another number of incident bones
  */
-export function setBoneTemplate(rig: TemplateRig, joint: number, id: string): void {
+export function setBoneTemplate(rig: TemplateRig, joint: number, id: string, name = `joint ${joint}`): void {
   const t = rig.library.templates.find((x) => x.id === id);
   if (!t) throw new CorskinError(`no template "${id}" (templates: ${rig.library.templates.map((x) => `${x.id} (${x.kind})`).join(', ')})`);
-  if (t.kind === 'cap') throw new CorskinError(`"${id}" is an end cap: caps shape the rest cage, so they are chosen when it is built (the library's first cap)`);
+  if (t.kind === 'cap') throw new CorskinError(`"${id}" is an end cap: caps shape the rest cage: every limb ends in the library's first cap (a library of your own changes it)`);
   let found = false;
   for (const limb of rig.limbs)
     limb.chain.forEach((j, i) => {
@@ -49,11 +50,11 @@ export function setBoneTemplate(rig: TemplateRig, joint: number, id: string): vo
       else if (i > 0) {
         const bones = slotBones(rig, limb, i);
         if (incidentBones(t) !== bones)
-          throw new CorskinError(`joint template "${id}" is made for ${incidentBones(t)} incident bones; joint ${joint} takes ${bones} (${compatibleTemplates(rig, joint, 'joint').join(', ')})`);
+          throw new CorskinError(`joint template "${id}" is made for ${incidentBones(t)} incident bones; ${name} takes ${bones} (${compatibleTemplates(rig, joint, 'joint').join(', ')})`);
         [limb.jointTemplates[i], found] = [id, true];
       }
     });
-  if (!found) throw new CorskinError(`joint ${joint} has no ${t.kind === 'bone' ? 'template bone starting at it' : 'joint template (it ends or starts every limb it is in)'}`);
+  if (!found) throw new CorskinError(`${name} has no ${t.kind === 'bone' ? 'template bone starting at it' : 'joint template (it ends or starts every limb it is in: a bone template goes there)'}`);
 }
 
 

@@ -37,10 +37,15 @@ export function parseTemplateChoices(choices: unknown): [joint: string, id: stri
   if (choices === undefined || choices === '') return [];
   if (typeof choices !== 'string')
     throw new CorskinError(`template choices: expected JOINT=ID,…, got ${typeof choices}`);
-  return choices.split(',').map((item) => {
+  const pairs: [string, string][] = [];
+  for (const item of choices.split(',')) {
+    if (!item.trim()) continue; // a trailing or doubled comma
     const [joint, id, extra] = item.split('=').map((x) => x.trim());
     if (!joint || !id || extra !== undefined)
-      throw new CorskinError(`template choices: "${item}" is not JOINT=TEMPLATE`);
-    return [joint, id];
-  });
+      throw new CorskinError(`template choices: "${item}" is not JOINT=ID (a joint's name, =, a template's id)`);
+    if (pairs.some(([j]) => j === joint))
+      throw new CorskinError(`template choices: "${joint}" is given twice (one template per joint)`);
+    pairs.push([joint, id]);
+  }
+  return pairs;
 }
