@@ -124,8 +124,8 @@ async function evaluateCharacterCommand(io: Io, file: string, o: EvaluateOptions
   const document = await readDocument(file);
   const models = extractSkinnedModels(document, file);
   const rows: CharacterRow[] = [];
-  /** What the method modules prepared, a line each (the template cages). */
-  const prepared: string[] = [];
+  /** What the method modules prepared (the template cages): the skins of each line. */
+  const prepared = new Map<string, string[]>();
   for (const model of models) {
     const deformers = new Map<string, Deformer>();
     for (const id of methods) {
@@ -133,9 +133,11 @@ async function evaluateCharacterCommand(io: Io, file: string, o: EvaluateOptions
       if (module) {
         for (const w of module.read?.(document, model, file) ?? [])
           io.err(`corskin: warning: ${file}: ${model.name}: ${w}`);
+        const stored = module.missing && !module.missing(model.mesh);
         deformers.set(id, prepareMethod(id, model));
         const summary = module.summary?.(model.mesh);
-        if (summary) prepared.push(`${methodInfo(id).label}: ${model.name}: ${summary}`);
+        const line = summary && `${methodInfo(id).label}: ${summary}${stored ? ' (stored in the file)' : ''}`;
+        if (line) prepared.set(line, [...(prepared.get(line) ?? []), model.name]);
       } else if (id === 'cor' && !model.mesh.centersOfRotation) {
         const { centers } = await computeCentersOfRotationParallel(model.mesh);
         const withCenters = { ...model.mesh, centersOfRotation: centers };
@@ -161,7 +163,15 @@ async function evaluateCharacterCommand(io: Io, file: string, o: EvaluateOptions
       ]),
     ),
   );
-  if (prepared.length) io.out(`\n${prepared.join('\n')}`);
+  if (prepared.size)
+    io.out(
+      `\n${[...prepared]
+        .map(([line, skins]) => {
+          const [label, rest] = [line.slice(0, line.indexOf(': ')), line.slice(line.indexOf(': ') + 2)];
+          return `${label}: ${skins.length > 3 ? `${skins.length} skins` : skins.join(', ')}: ${rest}`;
+        })
+        .join('\n')}`,
+    );
   io.out(`\n${CHARACTER_LEGEND}`);
 }
 
