@@ -81,8 +81,8 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
   }
   const time = o.time ?? 0;
   const posed: PosedGeometry[] = [];
-  /** The clip each skin was posed with, for the report. */
-  const used: string[] = [];
+  /** The clip each skin was posed with, for the report: the skins of each clip. */
+  const used = new Map<string, string[]>();
   for (const model of models) {
     for (const w of model.warnings) io.err(`corskin: warning: ${input}: ${w}`);
     if (io.verbose && model.ignoredAnimationChannels)
@@ -100,7 +100,7 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
       io.err(
         `corskin: warning: ${input}: animation "${clipName}" does not move ${model.name}${model.animations.length ? ` (its animations: ${model.animations.map((c) => c.name).join(', ')})` : ''}; posed at rest`,
       );
-    if (clip) used.push(models.length > 1 ? `"${clip.name}" (${model.name})` : `"${clip.name}"`);
+    if (clip) used.set(clip.name, [...(used.get(clip.name) ?? []), model.name]);
     if (clip && time > clip.duration)
       io.err(
         `corskin: warning: time ${time} s is past the end of "${clip.name}" (${clip.duration.toFixed(3)} s); using its last frame`,
@@ -170,8 +170,17 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
     await writeDocument(document, o.output, { compress: o.compress, inputs: [input], force: o.force });
   }
   const vertices = models.reduce((s, m) => s + m.mesh.positions.length / 3, 0);
-  const when = used.length
-    ? `${used.join(', ')} at ${time} s${clipName === undefined ? `, the ${used.length > 1 ? "skins' first animations" : "skin's first animation"}` : ''}`
+  const posedSkins = [...used.values()].flat().length;
+  const when = used.size
+    ? `${[...used]
+        .map(([clip, skins]) =>
+          models.length === 1
+            ? `"${clip}"`
+            : `"${clip}" (${skins.length === models.length ? 'every skin' : skins.length > 3 ? `${skins.length} skins` : skins.join(', ')})`,
+        )
+        .join(
+          ', ',
+        )} at ${time} s${clipName === undefined ? `, the ${posedSkins > 1 ? "skins' first animations" : "skin's first animation"}` : ''}`
     : clipName !== undefined
       ? `rest pose: "${clipName}" moves no skin`
       : o.pose === 'bind'
