@@ -47,6 +47,7 @@ export interface DdmSetup {
   jointsOf: Int32Array[];
   tasks: DdmTask[];
   totalWork: number;
+  workDone: number;
 }
 
 /**
@@ -130,6 +131,7 @@ export function setupDirectDeltaMush(
     jointsOf,
     tasks,
     totalWork,
+    workDone: 0,
   };
 }
 
