@@ -6,15 +6,12 @@
  */
 import { Option, type Command } from 'commander';
 import type { Io } from './ui.js';
-import { SKINNING_METHODS } from '../deformers/registry.js';
+import { PRECOMPUTED_METHODS } from '../deformers/registry.js';
 import { DEFAULT_EPSILON, DEFAULT_MAX_SUBDIVIDED_TRIANGLES, DEFAULT_SIGMA } from '../cor/parameters.js';
 import { DEFAULT_CAGE_INFLUENCES } from '../cage/bind.js';
 import { DEFAULT_PMVC_RESOLUTION } from '../cage/pmvc.js';
 import { positiveInteger, positiveNumber, withBatchOutput, withMethodParameters } from './options.js';
 import { DEFAULT_BAKE_RATE, MAX_BAKE_SAMPLES } from '../bake/samples.js';
-
-/** The methods whose data `corskin precompute --method` computes and stores (registry `precomputes`). */
-const PRECOMPUTED = SKINNING_METHODS.filter((m) => m.precomputes).map((m) => m.id);
 
 /** Adds the commands that prepare a file to `program`; their actions write through `io`. */
 export function addPrepareCommands(program: Command, io: Io): void {
@@ -46,7 +43,7 @@ export function addPrepareCommands(program: Command, io: Io): void {
         .argument('<inputs...>', 'skinned .glb or .gltf files')
         .addOption(
           new Option('--method <m>', 'the skinning method whose data to precompute')
-            .choices(PRECOMPUTED)
+            .choices(PRECOMPUTED_METHODS)
             .default('cor'),
         )
         .option('--sigma <s>', 'similarity kernel width σ (Le & Hodgins 2016, Eq. 1)', positiveNumber, DEFAULT_SIGMA)
@@ -71,7 +68,7 @@ export function addPrepareCommands(program: Command, io: Io): void {
           'worker threads; output is identical for any count (default: all cores from 100,000 vertices up for cor, from 60,000 weighted influences up for ddm, else 1: starting workers costs more than it saves on smaller meshes)',
           positiveInteger,
         ),
-      PRECOMPUTED,
+      PRECOMPUTED_METHODS,
     ),
     '.glb or .gltf',
   ).action(async (inputs: string[], opts) => {

@@ -123,13 +123,19 @@ export const optionKey = (flag: string): string => flag.replace(/-([a-z])/g, (_,
 /**
  * Warns (once per run: the CLI's io says a line once) of method-module options given for another
  * method (`--step` with `--method dqs`): they are ignored.
+ * @param ids the methods the command offers (default every method), which the warning names
  */
-export function warnForeignParameters(io: Io, method: string, options: Record<string, unknown>): void {
+export function warnForeignParameters(
+  io: Io,
+  method: string,
+  options: Record<string, unknown>,
+  ids?: readonly string[],
+): void {
   const entry = SKINNING_METHODS.find((m) => m.id === method);
   const own = new Set(entry && 'parameters' in entry ? entry.parameters.map((p) => p.flag) : []);
   const foreign = new Map<string, string[]>(); // flag → the methods whose parameter it is
   for (const m of SKINNING_METHODS)
-    if ('parameters' in m)
+    if ('parameters' in m && (!ids || ids.includes(m.id)))
       for (const p of m.parameters)
         if (!own.has(p.flag) && options[optionKey(p.flag)] !== undefined)
           foreign.set(p.flag, [...(foreign.get(p.flag) ?? []), m.id]);

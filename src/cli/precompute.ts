@@ -14,6 +14,7 @@ import { resolveDdmParameters } from '../methods/ddm/parameters.js';
 import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { warnForeignParameters } from './options.js';
+import { PRECOMPUTED_METHODS } from '../deformers/registry.js';
 import { progress, type Io } from './ui.js';
 
 /** Options of {@link precomputeCommand}. */
@@ -47,7 +48,7 @@ export interface PrecomputeOptions {
 export async function precomputeCommand(io: Io, input: string, o: PrecomputeOptions): Promise<void> {
   checkOutputPath(o.output, ['.glb', '.gltf']);
   checkNotOverwritingInput(o.output, [input], !!o.force);
-  warnForeignParameters(io, o.method ?? 'cor', o as unknown as Record<string, unknown>);
+  warnForeignParameters(io, o.method ?? 'cor', o as unknown as Record<string, unknown>, PRECOMPUTED_METHODS);
   if (o.method === 'ddm') return precomputeDdm(io, input, o);
   if (o.method === 'templates') return (await import('./templates.js')).templatesBuildCommand(io, input, o);
   const start = performance.now();

@@ -119,6 +119,9 @@ export const BAKE_METHODS: readonly MethodId[] = SKINNING_METHODS.filter((m) => 
   (m) => m.id,
 );
 
+/** The methods whose data `corskin precompute --method` computes and stores (`precomputes` not null). */
+export const PRECOMPUTED_METHODS: readonly MethodId[] = SKINNING_METHODS.filter((m) => m.precomputes).map((m) => m.id);
+
 /** The descriptor of `id`. @throws RangeError for an unknown id */
 export function methodInfo(id: string): MethodInfo {
   const info = SKINNING_METHODS.find((m) => m.id === id);

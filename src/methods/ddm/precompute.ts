@@ -119,15 +119,13 @@ export function checkDdmOptions(options: DdmOptions): { variant: DdmVariant; thr
  */
 export function computeDirectDeltaMush(mesh: DdmInput, options: DdmOptions = {}): DdmModel {
   const setup = setupDirectDeltaMush(mesh, resolveDdmParameters(options), checkDdmOptions(options));
+  let done = 0;
   const solved = solveDdmTasks(
     setup,
     mesh,
     options,
     setup.tasks.map((_, t) => t),
-    (work) => {
-      setup.workDone += work;
-      options.onProgress?.(setup.workDone, setup.totalWork);
-    },
+    (work) => options.onProgress?.((done += work), setup.totalWork),
   );
   return finishDirectDeltaMush(setup, mesh, solved);
 }

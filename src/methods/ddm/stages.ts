@@ -47,7 +47,6 @@ export interface DdmSetup {
   jointsOf: Int32Array[];
   tasks: DdmTask[];
   totalWork: number;
-  workDone: number;
 }
 
 /**
@@ -131,7 +130,6 @@ export function setupDirectDeltaMush(
     jointsOf,
     tasks,
     totalWork,
-    workDone: 0,
   };
 }
 
