@@ -36,7 +36,7 @@ const GLTF_PATTERN = {
 };
 const THREE_PATTERN = {
   group: ['three', 'three/*'],
-  message: "three.js belongs in src/three (corskin/three) and a method's three.ts.",
+  message: "three.js belongs in src/three (corskin/three) and a method's three*.ts (its GPU kernel).",
 };
 
 export default tseslint.config(
@@ -76,7 +76,7 @@ export default tseslint.config(
     ignores: [
       ...NODE_ONLY,
       'src/three/**',
-      'src/methods/*/three.ts',
+      'src/methods/*/three*.ts',
       'src/metrics/surface.ts',
       'src/evaluation/**',
       'src/evaluation.ts',
@@ -93,7 +93,7 @@ export default tseslint.config(
       'src/io/**',
       'src/methods/*/storage.ts',
       'src/methods/*/transform.ts',
-      'src/methods/*/three.ts',
+      'src/methods/*/three*.ts',
       'src/gltf.ts',
       'src/three/**',
       'src/metrics/surface.ts',

@@ -61,6 +61,14 @@ describe('the registry of skinning methods', () => {
     }
   });
 
+  it('corskin/three has a GLSL and a TSL kernel for exactly the methods marked gpu', async () => {
+    const { GPU_KERNELS } = await import('../src/three/index.js');
+    const { TSL_KERNELS } = await import('../src/three/nodes.js');
+    const gpu = SKINNING_METHODS.filter((m) => m.gpu).map((m) => m.id);
+    expect(GPU_KERNELS.map((k) => k.id).sort()).toEqual([...gpu].sort());
+    expect(TSL_KERNELS.map((k) => k.id).sort()).toEqual([...gpu].sort());
+  });
+
   it('corskin render offers the methods corskin/three runs (GPU, and method modules on the CPU) and no others', async () => {
     const help = (await runCli('render', '--help')).stdout;
     for (const m of SKINNING_METHODS)

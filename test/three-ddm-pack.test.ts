@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { DdmModel } from '../src/methods/ddm/precompute.js';
 import { resolveDdmParameters } from '../src/methods/ddm/parameters.js';
 import { deltaMushFromGeometry, packDeltaMush } from '../src/methods/ddm/three.js';
-import { TEXTURE_WIDTH } from '../src/methods/templates/three.js';
+import { TEXTURE_WIDTH } from '../src/three/kernel.js';
 
 const parameters = resolveDdmParameters({});
 /** Entries 2, 0, 1 for vertices 0, 1, 2; matrix numbers 100·entry + k. */

@@ -152,8 +152,7 @@ async function loadBytes(data: ArrayBuffer, name: string): Promise<void> {
             onProgress: (done, total) => showProgress(what, done, total),
           });
         },
-        onProgress: (_, done, total) =>
-          v.method === 'templates' && showProgress(`${name}: fitting and binding template cages`, done, total),
+        onProgress: (_, done, total, what) => showProgress(`${name}: ${what}`, done, total),
         onWarning: (_, message) => warnings.push(message),
       }),
     ),

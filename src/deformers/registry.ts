@@ -1,7 +1,9 @@
 /**
  * The one registry of skinning methods: what each is, where it comes from, and what it runs on.
  * The CLI's choices and help, the quality benchmark, the SIMD factory, `corskin/three` and the
- * viewer read it; adding a method is its deformer file plus one entry here.
+ * viewer read it; adding a method is its folder (`src/methods/<id>/`: deformer, parameters, what it
+ * prepares, its glTF storage and GPU kernel where it has them) plus one entry here — a GPU kernel
+ * is also listed in `GPU_KERNELS` and `TSL_KERNELS` of `corskin/three`.
  *
  * No deformers are imported here (the CLI reads the list at start-up); `deformers/index.ts`
  * maps the ids to their functions.
@@ -32,7 +34,10 @@ export interface MethodInfo<Id extends string = MethodId> {
   needsRig: boolean;
   /** Has a WebAssembly SIMD kernel (`createSimdDeformer`). */
   simd: boolean;
-  /** Runs on the GPU through `corskin/three` (`useSkinningMethod`). */
+  /**
+   * Runs on the GPU through `corskin/three` (`useSkinningMethod`): the method has a GPU kernel
+   * (`GPU_KERNELS`, `TSL_KERNELS`; a test checks they agree).
+   */
   gpu: boolean;
   /**
    * What the method uploads to a GPU beyond the mesh and its influences (Bittner et al. 2019's

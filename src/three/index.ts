@@ -1,5 +1,5 @@
 /**
- * `corskin/three`: DQS, CoR and skinning-template skinning on the GPU for three.js's
+ * `corskin/three`: DQS, CoR, skinning templates and Direct Delta Mush on the GPU for three.js's
  * `SkinnedMesh` with WebGLRenderer, as a drop-in for its linear blend skinning: one call switches
  * every skinned mesh below an object, and switches it back. For WebGPURenderer, the same API is in
  * `corskin/three/webgpu`.
@@ -11,69 +11,62 @@
  * const gltf = await new GLTFLoader().loadAsync('character-cor.glb'); // from `corskin precompute`
  * scene.add(gltf.scene);
  * await useSkinningMethod(gltf.scene, 'cor'); // every SkinnedMesh below gltf.scene
- * // … render as usual; 'dqs' and 'templates' too, and 'lbs' restores three's own skinning:
+ * // … render as usual; every method of THREE_METHODS too, and 'lbs' restores three's own skinning:
  * await useSkinningMethod(gltf.scene, 'lbs');
  * ```
  *
  * WebGLRenderer: the built-in materials (and the depth/distance materials of shadows) get their
- * skinning shader chunks replaced (`onBeforeCompile`); per frame and mesh, the joints' rigid
- * transforms in the mesh's bind space — `bindMatrixInverse · boneMatrix · bindMatrix` from
- * `skeleton.boneMatrices` — are turned into dual quaternions (DQS) or matrix rows plus
- * quaternions (CoR) and uploaded in a float texture, once per rendered frame. CoR reads the
- * centers of rotation from `geometry.attributes._center_of_rotation` (what GLTFLoader makes of the
- * `_CENTER_OF_ROTATION` attribute); when absent they are computed (on a Web Worker where there is
- * one) and the mesh switches when they arrive. `'templates'` (Ju et al., SIGGRAPH Asia 2008) takes
- * the template rig `corskin templates build` stored in the file, or builds one on a Web Worker,
- * and per frame poses the template cage on the CPU and uploads it (`templates.ts`); switch a
- * joint's template with {@link setSkinningTemplate}. `'ddm'` (Direct Delta Mush, Le & Lewis 2019)
- * reads the data `corskin precompute --method ddm` stored (`_ddm_*` attributes), or computes it
- * from the geometry in this thread, packs it into a float texture (`methods/ddm/three.ts`) and evaluates the
- * blend and its polar factor per vertex in the shader. `'lbs'` restores the original materials.
+ * skinning shader chunks replaced (`onBeforeCompile`) by the method's GLSL kernel; per frame and
+ * mesh, the joints' skinning matrices in the mesh's bind space — `bindMatrixInverse · boneMatrix ·
+ * bindMatrix` from `skeleton.boneMatrices` — are uploaded in a float texture as matrix rows plus
+ * rotation quaternions, once per rendered frame. What a method needs beyond its joints is its GPU
+ * kernel's ({@link GpuMethod}, one per method of the registry with `gpu: true`,
+ * {@link GPU_KERNELS}): CoR reads the centers of rotation from
+ * `geometry.attributes._center_of_rotation` (what GLTFLoader makes of the `_CENTER_OF_ROTATION`
+ * attribute), computed on a Web Worker when absent; skinning templates (Ju et al., SIGGRAPH Asia
+ * 2008) take the template rig `corskin templates build` stored in the file, or build one on a Web
+ * Worker, and per frame pose the template cage on the CPU and upload it (switch a joint's
+ * template with {@link setSkinningTemplate}); Direct Delta Mush (Le & Lewis 2019) reads the data
+ * `corskin precompute --method ddm` stored (`_ddm_*` attributes), or computes it on a Web Worker,
+ * and evaluates the blend and its polar factor per vertex in the shader. A method without a GPU
+ * kernel (Delta Mush) runs on the CPU (`cpu.ts`). `'lbs'` restores the original materials.
  * WebGPURenderer: import `useSkinningMethod` from `corskin/three/webgpu` instead; node materials
- * then get their skinning node replaced by corskin's (`nodes.ts`), reading the same joint texture.
+ * then get their skinning node replaced by the method's TSL kernel (`nodes.ts`), reading the same
+ * joint texture.
  *
  * @module corskin/three
  */
 import { COR_ATTRIBUTE_THREE } from '../io/schema.js';
 import {
   BufferAttribute,
-  DataTexture,
   MeshDepthMaterial,
   MeshDistanceMaterial,
   RGBADepthPacking,
+  type DataTexture,
   type Material,
   type Object3D,
   type SkinnedMesh,
   type WebGLRenderer,
 } from 'three';
-import { CorskinError } from '../core/errors.js';
 import type { DdmModel } from '../methods/ddm/precompute.js';
-import { limitInfluences, mergeSkinnedMeshes, type SkinnedMesh as CorskinMesh } from '../core/mesh.js';
+import { limitInfluences, type SkinnedMesh as CorskinMesh } from '../core/mesh.js';
 import type { Skeleton } from '../core/skeleton.js';
 import { computeCentersOfRotationOnWorker } from '../cor/web-worker.js';
-import { computeDirectDeltaMushOnWorker } from '../methods/ddm/web-worker.js';
 import { methodInfo, type GpuMethodId, type ThreeMethodId } from '../deformers/registry.js';
 import { cpuMethodOf, restoreCpu, useCpuMethod } from './cpu.js';
-import { buildTemplateRigOnWorker } from '../methods/templates/web-worker.js';
 import type { TemplateRig } from '../methods/templates/rig.js';
-import { skinOutsideMessage, templateSkinOutside } from '../methods/templates/outside.js';
-import { patchVertexShader, TEXELS_PER_JOINT, type ChunkOptions } from './chunks.js';
+import { COR_GLSL, DQS_GLSL, LBS_GLSL, patchVertexShader } from './chunks.js';
 import { influenceSets, meshFromGeometry, writeJointTexture } from './geometry.js';
-import { deltaMushFromGeometry, deltaMushOf, packDeltaMush, setDeltaMushModel } from '../methods/ddm/three.js';
 import {
-  createTemplateGpuState,
   dataTexture,
-  isCageObject,
-  setSkinTemplateRig,
-  setTemplateRig,
-  skeletonFromThree,
   STATE_KEY,
-  cageObjectOf,
-  templateRigFromCage,
-  templateRigOf,
-  updateTemplateCage,
-  type TemplateGpuState,
-} from '../methods/templates/three.js';
+  TEXELS_PER_JOINT,
+  type GpuBinding,
+  type GpuMethod,
+  type KernelOptions,
+} from './kernel.js';
+import { DDM_GPU } from '../methods/ddm/three.js';
+import { isCageObject, TEMPLATES_GPU } from '../methods/templates/three.js';
 
 export {
   isCageObject,
@@ -84,9 +77,9 @@ export {
   storedTemplateRig,
   templateRigOf,
   packTemplateBinding,
-  TEXTURE_WIDTH,
   type TemplateGpuState,
 } from '../methods/templates/three.js';
+export { TEXTURE_WIDTH, type GpuBinding, type GpuMethod, type GlslKernel, type KernelOptions } from './kernel.js';
 export { deltaMushFromGeometry, deltaMushOf, packDeltaMush, setDeltaMushModel } from '../methods/ddm/three.js';
 export { bindSpaceSkinningMatrices, meshFromGeometry, writeJointTexture } from './geometry.js';
 export { cpuStandIn } from './cpu.js';
@@ -103,15 +96,15 @@ export type GpuSkinningMethod = GpuMethodId;
  */
 export type ThreeSkinningMethod = ThreeMethodId;
 
-/** What a node-material patch needs: the method, the joint texture and the stretch flag. */
-export interface NodePatchOptions extends ChunkOptions {
+/** What a node-material patch needs: the method, the joint texture, the stretch flag and the method's textures. */
+export interface NodePatchOptions extends KernelOptions {
+  /** The GPU method's id (`GPU_METHODS` in `corskin`). */
+  method: GpuSkinningMethod;
   jointTexture: DataTexture;
   /** `value` is 1 while the two-phase path is needed (updated every frame). */
   stretch: { value: number };
-  /** Templates: the cage-displacement and binding textures. */
-  template?: { cage: DataTexture; binding: DataTexture };
-  /** Direct Delta Mush: the packed entries (`methods/ddm/three.ts`; the variant is the `ddm` option). */
-  deltaMush?: DataTexture;
+  /** The method's data textures by uniform name ({@link GpuBinding.textures}). */
+  textures: Record<string, DataTexture>;
 }
 
 /** Options of {@link useSkinningMethod}. */
@@ -121,8 +114,12 @@ export interface SkinningOptions {
    * thread (see {@link centersFromGeometry}).
    */
   computeCenters?: (mesh: SkinnedMesh) => Promise<Float32Array>;
-  /** Progress of a CoR computation, (vertices done, total). */
-  onProgress?: (mesh: SkinnedMesh, done: number, total: number) => void;
+  /**
+   * Progress of what a method computes for a mesh (the default computations: centers of
+   * rotation, template cages, Direct Delta Mush): work done of total, and `what` names the work
+   * ("centers of rotation", "fitting and binding template cages", "Direct Delta Mush").
+   */
+  onProgress?: (mesh: SkinnedMesh, done: number, total: number, what: string) => void;
   /**
    * How to patch node materials (WebGPURenderer); `corskin/three/webgpu` passes its TSL patch.
    * Kept out of this entry so WebGL users do not load three's node system.
@@ -134,26 +131,26 @@ export interface SkinningOptions {
    */
   toNodeMaterial?: (material: Material) => Material;
   /**
-   * How to get a skin's template rig when the file stores none (`'templates'`): `skin` is the
-   * skin's meshes merged ({@link mergeSkinnedMeshes}: meshes with the same bones and bind-space
+   * Skinning templates: how to get a skin's template rig when the file stores none: `skin` is the
+   * skin's meshes merged (`mergeSkinnedMeshes` in `corskin`: meshes with the same bones and bind-space
    * inverse bind matrices, as three.js loads a glTF skin of several primitives; `mesh` the first),
    * `skeleton` in that bind space; each mesh then gets its part ({@link setSkinTemplateRig}). Default:
-   * built on a Web Worker (see {@link buildTemplateRigOnWorker}) with the default library,
+   * built on a Web Worker (`buildTemplateRigOnWorker`) with the default library,
    * progress reported through `onProgress` for `mesh`.
    */
   buildTemplates?: (mesh: SkinnedMesh, skin: CorskinMesh, skeleton: Skeleton) => Promise<TemplateRig>;
   /**
-   * How to get a mesh's Direct Delta Mush data when its geometry has no `_ddm_*` attributes and
-   * no model was set ({@link setDeltaMushModel}) (`'ddm'`): default
+   * Direct Delta Mush: how to get a mesh's data when its geometry has no `_ddm_*` attributes and
+   * no model was set ({@link setDeltaMushModel}): default
    * `computeDirectDeltaMush` with the paper's parameters on {@link meshFromGeometry}, on a
-   * Web Worker (see {@link computeDirectDeltaMushOnWorker}; in this thread where none can start),
+   * Web Worker (`computeDirectDeltaMushOnWorker`; in this thread where none can start),
    * progress reported through `onProgress` (seconds for tens of thousands of vertices; bake with
    * `corskin precompute --method ddm` instead). The smoothing domain is this geometry alone.
    */
   computeDeltaMush?: (mesh: SkinnedMesh) => Promise<DdmModel>;
   /**
    * Told of problems that do not stop the switch — a stored template cage that leaves skin
-   * vertices outside it ({@link templateSkinOutside}); `message` starts with the mesh's name;
+   * vertices outside it (`templateSkinOutside`); `message` starts with the mesh's name;
    * default `console.warn` with a `corskin: ` prefix.
    */
   onWarning?: (mesh: SkinnedMesh, message: string) => void;
@@ -171,23 +168,49 @@ interface MeshState {
   texture: DataTexture;
   /** 1 while some skinning matrix has scale, shear or reflection (two-phase skinning). */
   stretch: { value: number };
-  /** Attributes corskin added to the geometry (8 influences, template ranges), removed on restore. */
+  /** Attributes corskin added to the geometry (8 influences, the method's), removed on restore. */
   added: string[];
+  /** The method's textures, disposed on restore. */
+  textures: DataTexture[];
+  /** The frame the textures were last filled for ({@link STATE_KEY}). */
   frame: number;
-  template?: TemplateGpuState;
-  /** Direct Delta Mush: the packed entries. */
-  deltaMush?: DataTexture;
 }
 
 /** The geometry attributes of 8 influences (the largest, renormalised). */
 const EIGHT = ['corskinIndex0', 'corskinWeight0', 'corskinIndex1', 'corskinWeight1'];
+
+/** LBS: three's own skinning, or corskin's where a vertex has more than 4 influences. */
+const LBS_GPU: GpuMethod = { id: 'lbs', glsl: LBS_GLSL };
+/** Dual quaternion skinning. */
+const DQS_GPU: GpuMethod = { id: 'dqs', glsl: DQS_GLSL };
+/** CoR: the centers of rotation the geometry stores, else computed ({@link SkinningOptions.computeCenters}). */
+const COR_GPU: GpuMethod = {
+  id: 'cor',
+  glsl: COR_GLSL,
+  async bind(mesh, options) {
+    let centers = mesh.geometry.getAttribute(COR_ATTRIBUTE_THREE) as BufferAttribute | undefined;
+    if (!centers) {
+      const compute =
+        options.computeCenters ??
+        ((m: SkinnedMesh) => centersFromGeometry(m, (d, t) => options.onProgress?.(m, d, t, 'centers of rotation')));
+      // Kept on the geometry (computed once for every later switch).
+      centers = new BufferAttribute(await compute(mesh), 3);
+      mesh.geometry.setAttribute(COR_ATTRIBUTE_THREE, centers);
+    }
+    return {};
+  },
+};
+
+/** The GPU kernels, one per method of the registry with `gpu: true` (a test checks they agree). */
+export const GPU_KERNELS: readonly GpuMethod[] = [LBS_GPU, DQS_GPU, COR_GPU, TEMPLATES_GPU, DDM_GPU];
 
 /**
  * Switches every `SkinnedMesh` under `object` (itself included) to `method` on the GPU.
  * `'lbs'` restores three's own skinning, except on meshes with more than 4 influences per
  * vertex (glTF `JOINTS_1`…, GLTFLoader's `joints_1`…), which three skins with the first 4 only:
  * those get corskin's LBS with the 8 largest, as DQS and CoR always do.
- * Cage nodes written by corskin ({@link isCageObject}) keep three's skinning.
+ * Cage nodes written by corskin ({@link isCageObject}) keep three's skinning. A method without a
+ * GPU kernel (`gpu: false` in the registry) runs on the CPU (`cpu.ts`).
  * Resolves once every mesh has switched (after CoR computations, template builds and Direct
  * Delta Mush precomputations, if any).
  * @throws Error naming the mesh when its geometry lacks position, skinIndex or skinWeight, or
@@ -203,84 +226,16 @@ export async function useSkinningMethod(
   object.traverse((o) => {
     if ((o as SkinnedMesh).isSkinnedMesh && !isCageObject(o)) meshes.push(o as SkinnedMesh);
   });
-  if (!methodInfo(method).gpu) {
+  const kernel = methodInfo(method).gpu ? GPU_KERNELS.find((k) => k.id === method) : undefined;
+  if (!kernel) {
     for (const mesh of meshes) {
       restore(mesh);
       useCpuMethod(mesh, method, options.parameters);
     }
     return;
   }
-  const gpu = method as GpuSkinningMethod;
-  const skins = gpu === 'templates' ? await prepareTemplateRigs(object, meshes, options) : undefined;
-  await Promise.all(meshes.map((mesh) => switchMesh(mesh, gpu, options, skins?.get(mesh))));
-}
-
-/**
- * Gives every mesh without a template rig one: the rig the file stores (warning of skin outside
- * it; the meshes of one stored cage share its cage, limbs and library), else one rig per skin —
- * built once on the skin's meshes merged, a part per mesh. Returns corskin's view of each mesh it
- * read, for the switch.
- */
-async function prepareTemplateRigs(
-  root: Object3D,
-  meshes: SkinnedMesh[],
-  options: SkinningOptions,
-): Promise<Map<SkinnedMesh, CorskinMesh>> {
-  const skins = new Map<SkinnedMesh, CorskinMesh>();
-  const groups: { mesh: SkinnedMesh; skin: CorskinMesh; skeleton: Skeleton }[][] = [];
-  const restored = new Map<Object3D, TemplateRig>(); // by cage node
-  for (const mesh of meshes) {
-    if (templateRigOf(mesh)) continue;
-    const skin = meshFromGeometry(mesh);
-    skins.set(mesh, skin);
-    const cage = cageObjectOf(root, mesh);
-    let stored = cage && templateRigFromCage(cage, mesh);
-    if (cage && stored) {
-      const same = restored.get(cage);
-      if (same) stored = { ...stored, cage: same.cage, limbs: same.limbs, library: same.library };
-      else restored.set(cage, stored);
-      const outside = templateSkinOutside(stored, skin.positions);
-      if (outside.length)
-        (options.onWarning ?? ((_, message) => console.warn(`corskin: ${message}`)))(
-          mesh,
-          `${mesh.name || 'SkinnedMesh'}: ${skinOutsideMessage(outside)}`,
-        );
-      setTemplateRig(mesh, stored);
-      continue;
-    }
-    const skeleton = skeletonFromThree(mesh);
-    const part = { mesh, skin, skeleton };
-    const group = groups.find(([g]) => sameSkin(g.mesh, g.skeleton, mesh, skeleton));
-    if (group) group.push(part);
-    else groups.push([part]);
-  }
-  const build =
-    options.buildTemplates ??
-    ((m: SkinnedMesh, skin: CorskinMesh, skeleton: Skeleton) =>
-      buildTemplateRigOnWorker(skin, skeleton, undefined, { onProgress: (d, t) => options.onProgress?.(m, d, t) }));
-  await Promise.all(
-    groups.map(async (group) => {
-      const [{ mesh, skeleton }] = group;
-      const skins = group.map((p) => p.skin);
-      const rig = await build(mesh, skins.length > 1 ? mergeSkinnedMeshes(skins) : skins[0], skeleton);
-      setSkinTemplateRig(
-        group.map((p) => p.mesh),
-        skins,
-        rig,
-      );
-    }),
-  );
-  return skins;
-}
-
-/** Whether two meshes are parts of one skin: the same bones, the same bind-space inverse bind matrices. */
-function sameSkin(a: SkinnedMesh, sa: Skeleton, b: SkinnedMesh, sb: Skeleton): boolean {
-  const [ba, bb] = [a.skeleton.bones, b.skeleton.bones];
-  if (ba.length !== bb.length || ba.some((bone, j) => bone !== bb[j])) return false;
-  const [x, y] = [sa.inverseBindMatrices, sb.inverseBindMatrices];
-  let scale = 0;
-  for (let i = 0; i < x.length; i++) scale = Math.max(scale, Math.abs(x[i]));
-  return x.every((v, i) => Math.abs(v - y[i]) <= 1e-9 * scale);
+  const prepared = await kernel.prepare?.(object, meshes, options);
+  await Promise.all(meshes.map((mesh) => switchMesh(mesh, kernel, options, prepared?.get(mesh))));
 }
 
 /** The method a mesh currently renders with. */
@@ -292,78 +247,47 @@ export function skinningMethodOf(mesh: SkinnedMesh): ThreeSkinningMethod {
   );
 }
 
-/** @param skin corskin's view of the mesh, when the caller has read it already */
+/** The 8 largest influences of each vertex (renormalised) as two vec4 pairs of attributes ({@link EIGHT}). */
+function eightInfluences(mesh: SkinnedMesh): Record<string, BufferAttribute> {
+  const data = limitInfluences(meshFromGeometry(mesh), 8).mesh;
+  const n = data.positions.length / 3;
+  const attributes: Record<string, BufferAttribute> = {};
+  for (let set = 0; set < 2; set++) {
+    const idx = new Float32Array(4 * n);
+    const wgt = new Float32Array(4 * n);
+    for (let i = 0; i < n; i++) {
+      for (let k = 0; k < 4; k++) {
+        const slot = data.influences * i + 4 * set + k;
+        if (4 * set + k >= data.influences) continue;
+        idx[4 * i + k] = data.joints[slot];
+        wgt[4 * i + k] = data.weights[slot];
+      }
+    }
+    attributes[EIGHT[2 * set]] = new BufferAttribute(idx, 4);
+    attributes[EIGHT[2 * set + 1]] = new BufferAttribute(wgt, 4);
+  }
+  return attributes;
+}
+
+/** @param prepared what the kernel's `prepare` returned for the mesh */
 async function switchMesh(
   mesh: SkinnedMesh,
-  method: GpuSkinningMethod,
+  kernel: GpuMethod,
   options: SkinningOptions,
-  skin?: CorskinMesh,
+  prepared?: unknown,
 ): Promise<void> {
-  if (method === 'cor' && !mesh.geometry.getAttribute(COR_ATTRIBUTE_THREE)) {
-    const compute =
-      options.computeCenters ?? ((m: SkinnedMesh) => centersFromGeometry(m, (d, t) => options.onProgress?.(m, d, t)));
-    const centers = await compute(mesh);
-    mesh.geometry.setAttribute(COR_ATTRIBUTE_THREE, new BufferAttribute(centers, 3));
-  }
-  let deltaMush: { model: DdmModel; range: Float32Array; texture: DataTexture } | undefined;
-  if (method === 'ddm') {
-    let model = deltaMushOf(mesh) ?? deltaMushFromGeometry(mesh);
-    if (!model) {
-      const compute =
-        options.computeDeltaMush ??
-        ((m: SkinnedMesh) =>
-          computeDirectDeltaMushOnWorker(meshFromGeometry(m), { onProgress: (d, t) => options.onProgress?.(m, d, t) }));
-      model = await compute(mesh);
-    }
-    let packed: ReturnType<typeof packDeltaMush>;
-    try {
-      packed = packDeltaMush(model, mesh.geometry.getAttribute('position').count);
-    } catch (e) {
-      throw new CorskinError((e as Error).message, mesh.name || 'SkinnedMesh', { cause: e });
-    }
-    setDeltaMushModel(mesh, model);
-    deltaMush = { model, range: packed.range, texture: dataTexture(packed.data, packed.width, packed.height) };
-  }
-  let template: (TemplateGpuState & { range: Float32Array }) | undefined;
-  if (method === 'templates') template = createTemplateGpuState(templateRigOf(mesh)!, skin ?? meshFromGeometry(mesh));
+  const binding: GpuBinding = (await kernel.bind?.(mesh, options, prepared)) ?? {};
   restore(mesh);
-  // Direct Delta Mush reads its own entries, not the influences.
-  const eight = method !== 'ddm' && influenceSets(mesh) > 1;
-  if (method === 'lbs' && !eight) return;
-  const added: string[] = [];
-  if (template) {
-    mesh.geometry.setAttribute('corskinTemplateRange', new BufferAttribute(template.range, 2));
-    added.push('corskinTemplateRange');
-  }
-  if (deltaMush) {
-    mesh.geometry.setAttribute('corskinDdmRange', new BufferAttribute(deltaMush.range, 2));
-    added.push('corskinDdmRange');
-  }
-  if (eight) {
-    // The 8 largest influences (renormalised) as two vec4 pairs.
-    const data = limitInfluences(meshFromGeometry(mesh), 8).mesh;
-    const n = data.positions.length / 3;
-    for (let set = 0; set < 2; set++) {
-      const idx = new Float32Array(4 * n);
-      const wgt = new Float32Array(4 * n);
-      for (let i = 0; i < n; i++) {
-        for (let k = 0; k < 4; k++) {
-          const slot = data.influences * i + 4 * set + k;
-          if (4 * set + k >= data.influences) continue;
-          idx[4 * i + k] = data.joints[slot];
-          wgt[4 * i + k] = data.weights[slot];
-        }
-      }
-      mesh.geometry.setAttribute(EIGHT[2 * set], new BufferAttribute(idx, 4));
-      mesh.geometry.setAttribute(EIGHT[2 * set + 1], new BufferAttribute(wgt, 4));
-      added.push(EIGHT[2 * set], EIGHT[2 * set + 1]);
-    }
-  }
+  const eight = binding.influences !== false && influenceSets(mesh) > 1;
+  if (kernel === LBS_GPU && !eight) return;
+  const attributes = { ...binding.attributes, ...(eight ? eightInfluences(mesh) : {}) };
+  for (const [name, attribute] of Object.entries(attributes)) mesh.geometry.setAttribute(name, attribute);
   const J = mesh.skeleton.bones.length;
   const size = Math.max(1, Math.ceil(Math.sqrt(J * TEXELS_PER_JOINT)));
   const texture = dataTexture(new Float32Array(4 * size * size), size, size);
+  const textures = binding.textures ?? {};
   const state: MeshState = {
-    method,
+    method: kernel.id as GpuSkinningMethod,
     material: mesh.material,
     depth: mesh.customDepthMaterial,
     distance: mesh.customDistanceMaterial,
@@ -371,37 +295,31 @@ async function switchMesh(
     onBeforeShadow: mesh.onBeforeShadow,
     texture,
     stretch: { value: 0 },
-    added,
+    added: Object.keys(attributes),
+    textures: Object.values(textures),
     frame: -1,
-    template,
-    deltaMush: deltaMush?.texture,
   };
-  const textures = template && { cage: template.cage, binding: template.binding };
-  const chunkOptions: ChunkOptions = { method, eight, ddm: deltaMush?.model.variant };
-  const key = `corskin-${method}${eight ? '-8' : ''}${deltaMush ? `-${deltaMush.model.variant}` : ''}`;
+  const o: KernelOptions = { eight, variant: binding.variant };
+  const key = `corskin-${kernel.id}${eight ? '-8' : ''}${binding.variant ? `-${binding.variant}` : ''}`;
   const patch = (original: Material): Material => {
     const m = options.toNodeMaterial ? options.toNodeMaterial(original) : original;
     if ((m as Material & { isNodeMaterial?: boolean }).isNodeMaterial) {
       if (!options.patchNodeMaterial)
         throw new Error("node materials (WebGPURenderer): use useSkinningMethod from 'corskin/three/webgpu'");
       return options.patchNodeMaterial(m, {
-        ...chunkOptions,
+        ...o,
+        method: state.method,
         jointTexture: texture,
         stretch: state.stretch,
-        template: textures,
-        deltaMush: deltaMush?.texture,
+        textures,
       });
     }
     const c = m.clone();
     c.onBeforeCompile = (shader) => {
       shader.uniforms.corskinJoints = { value: texture };
       shader.uniforms.corskinStretch = state.stretch;
-      if (textures) {
-        shader.uniforms.corskinCage = { value: textures.cage };
-        shader.uniforms.corskinBinding = { value: textures.binding };
-      }
-      if (deltaMush) shader.uniforms.corskinDdm = { value: deltaMush.texture };
-      shader.vertexShader = patchVertexShader(shader.vertexShader, chunkOptions);
+      for (const [name, value] of Object.entries(textures)) shader.uniforms[name] = { value };
+      shader.vertexShader = patchVertexShader(shader.vertexShader, kernel.glsl, o);
     };
     c.customProgramCacheKey = () => key;
     return c;
@@ -425,7 +343,7 @@ async function switchMesh(
     mesh.skeleton.update(); // three's own skinning node would have; harmless for WebGLRenderer
     state.stretch.value = writeJointTexture(mesh, texture.image.data as Float32Array, matrices) ? 1 : 0;
     texture.needsUpdate = true;
-    if (template) updateTemplateCage(template, matrices); // matrices: the bind-space skinning matrices
+    binding.update?.(matrices); // matrices: the bind-space skinning matrices
   };
   mesh.onBeforeRender = function (renderer, ...rest) {
     update(renderer);
@@ -448,9 +366,7 @@ function restore(mesh: SkinnedMesh): void {
   dispose(mesh.customDepthMaterial);
   dispose(mesh.customDistanceMaterial);
   state.texture.dispose();
-  state.template?.cage.dispose();
-  state.template?.binding.dispose();
-  state.deltaMush?.dispose();
+  for (const t of state.textures) t.dispose();
   for (const name of state.added) mesh.geometry.deleteAttribute(name);
   mesh.material = state.material;
   mesh.customDepthMaterial = state.depth;

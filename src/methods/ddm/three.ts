@@ -16,16 +16,21 @@
  *
  * A vertex with no entry has no texel (count 0: it moves with joint 0, as the CPU deformer);
  * one with a single entry moves with that joint's matrix. The shaders (`three/chunks.ts`, `three/nodes.ts`)
- * then run the CPU deformer's steps (`deformer.ts`, the polar factor of `polar.ts`).
+ * then run the CPU deformer's steps (`deformer.ts`, the polar factor of `polar.ts`): `three-glsl.ts`
+ * for WebGLRenderer, `three-webgpu.ts` for WebGPURenderer; {@link DDM_GPU} is the method's
+ * GPU kernel.
  *
  * @module
  */
-import type { SkinnedMesh } from 'three';
+import { BufferAttribute, type SkinnedMesh } from 'three';
 import { CorskinError } from '../../core/errors.js';
 import type { DdmModel, DdmVariant } from './precompute.js';
 import { resolveDdmParameters } from './parameters.js';
-import { TEXTURE_WIDTH } from '../templates/three.js';
+import { dataTexture, TEXTURE_WIDTH, type GpuMethod } from '../../three/kernel.js';
+import { meshFromGeometry } from '../../three/geometry.js';
 import { DDM_EXTRAS_KEY } from '../../io/schema.js';
+import { DDM_GLSL } from './three-glsl.js';
+import { computeDirectDeltaMushOnWorker } from './web-worker.js';
 
 /** The geometry `userData` key of the Direct Delta Mush parameters (glTF primitive extras). */
 const EXTRAS_KEY = DDM_EXTRAS_KEY;
@@ -99,14 +104,15 @@ export function deltaMushFromGeometry(mesh: SkinnedMesh): DdmModel | undefined {
     : { ...common, matrices: moments!, weights: Float32Array.from(values) };
 }
 
-/** The Direct Delta Mush model a mesh renders with (after `useSkinningMethod(…, 'ddm')`), or undefined. */
+/** The Direct Delta Mush model a mesh renders with (after switching it to Direct Delta Mush), or undefined. */
 export function deltaMushOf(mesh: SkinnedMesh): DdmModel | undefined {
   return mesh.userData[MODEL_KEY] as DdmModel | undefined;
 }
 
 /**
  * Gives a mesh its Direct Delta Mush model (one computed elsewhere, say, or another variant); the
- * next `useSkinningMethod(…, 'ddm')` renders with it instead of reading or computing one.
+ * next switch to Direct Delta Mush (`useSkinningMethod`) renders with it instead of reading or
+ * computing one.
  * @param model for the geometry's vertices in order, matrices about each vertex's bind position
  */
 export function setDeltaMushModel(mesh: SkinnedMesh, model: DdmModel): void {
@@ -174,3 +180,38 @@ export function packDeltaMush(
   }
   return { range, data, width, height };
 }
+
+/**
+ * Direct Delta Mush in `corskin/three`: the mesh's model (set with {@link setDeltaMushModel},
+ * stored in its geometry, or computed: `options.computeDeltaMush`, default on a Web Worker)
+ * packed into one texture. The kernel reads its own entries, not the skin's influences.
+ */
+export const DDM_GPU: GpuMethod = {
+  id: 'ddm',
+  glsl: DDM_GLSL,
+  async bind(mesh, options) {
+    let model = deltaMushOf(mesh) ?? deltaMushFromGeometry(mesh);
+    if (!model) {
+      const compute =
+        options.computeDeltaMush ??
+        ((m: SkinnedMesh) =>
+          computeDirectDeltaMushOnWorker(meshFromGeometry(m), {
+            onProgress: (d, t) => options.onProgress?.(m, d, t, 'Direct Delta Mush'),
+          }));
+      model = await compute(mesh);
+    }
+    let packed: ReturnType<typeof packDeltaMush>;
+    try {
+      packed = packDeltaMush(model, mesh.geometry.getAttribute('position').count);
+    } catch (e) {
+      throw new CorskinError((e as Error).message, mesh.name || 'SkinnedMesh', { cause: e });
+    }
+    setDeltaMushModel(mesh, model);
+    return {
+      attributes: { corskinDdmRange: new BufferAttribute(packed.range, 2) },
+      textures: { corskinDdm: dataTexture(packed.data, packed.width, packed.height) },
+      influences: false,
+      variant: model.variant,
+    };
+  },
+};

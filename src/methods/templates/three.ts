@@ -21,19 +21,17 @@
  *
  * @module
  */
-import {
-  DataTexture,
-  FloatType,
-  NearestFilter,
-  PropertyBinding,
-  RGBAFormat,
-  type Object3D,
-  type SkinnedMesh,
-} from 'three';
+import { BufferAttribute, PropertyBinding, type DataTexture, type Object3D, type SkinnedMesh } from 'three';
 import type { CageBinding } from '../../cage/bind.js';
 import { CorskinError } from '../../core/errors.js';
 import { CAGE_BINDING_EXTRAS_KEY, CAGE_EXTRAS_KEY } from '../../io/schema.js';
-import type { SkinnedMesh as CorskinMesh } from '../../core/mesh.js';
+import { mergeSkinnedMeshes, type SkinnedMesh as CorskinMesh } from '../../core/mesh.js';
+import type { SkinningOptions } from '../../three/index.js';
+import { meshFromGeometry } from '../../three/geometry.js';
+import { dataTexture, STATE_KEY, TEXTURE_WIDTH, type GpuMethod } from '../../three/kernel.js';
+import { TEMPLATES_GLSL } from './three-glsl.js';
+import { skinOutsideMessage, templateSkinOutside } from './outside.js';
+import { buildTemplateRigOnWorker } from './web-worker.js';
 import { createSkeleton, type Skeleton } from '../../core/skeleton.js';
 import { createCageCorrection, type CageCorrection } from './deformer.js';
 import { setBoneTemplate } from './edit.js';
@@ -44,12 +42,6 @@ import { restoreTemplateRig, type StoredTemplates } from './stored.js';
 const CAGE_KEY = CAGE_EXTRAS_KEY;
 /** The primitive extras key (GLTFLoader: geometry `userData`) naming the cage of a binding. */
 const BINDING_KEY = CAGE_BINDING_EXTRAS_KEY;
-/**
- * Width of the binding and cage textures: 2048 (WebGL 2 guarantees it), so the shaders address
- * texel i at (i & 2047, i >> 11), no integer division.
- */
-export const TEXTURE_WIDTH = 2048;
-
 /** Whether `object` is a cage node written by corskin (drawn as it is, never skinned by templates). */
 export function isCageObject(object: Object3D): boolean {
   return typeof object.userData?.[CAGE_KEY] === 'object';
@@ -224,14 +216,6 @@ export function packTemplateBinding(
   return { range, data, width, height };
 }
 
-/** A float RGBA texture read with `texelFetch` (no filtering). */
-export function dataTexture(data: Float32Array, width: number, height: number): DataTexture {
-  const t = new DataTexture(data, width, height, RGBAFormat, FloatType);
-  t.minFilter = t.magFilter = NearestFilter;
-  t.needsUpdate = true;
-  return t;
-}
-
 /** What a mesh skinned with templates keeps: its rig, the cage texture and the per-frame workspace. */
 export interface TemplateGpuState {
   rig: TemplateRig;
@@ -268,19 +252,17 @@ export function updateTemplateCage(state: TemplateGpuState, S: Float64Array): vo
   state.cage.needsUpdate = true;
 }
 
-/** The `userData` key of a mesh's corskin state (`useSkinningMethod`), with its per-frame cache. */
-export const STATE_KEY = 'corskin';
 /** The `userData` key of a mesh's template rig (kept between switches). */
 const RIG_KEY = 'corskinTemplates';
 
-/** The template rig a mesh renders with (after `useSkinningMethod(…, 'templates')`), or undefined. */
+/** The template rig a mesh renders with (after switching it to skinning templates), or undefined. */
 export function templateRigOf(mesh: SkinnedMesh): TemplateRig | undefined {
   return mesh.userData[RIG_KEY] as TemplateRig | undefined;
 }
 
 /**
- * Gives a mesh its template rig (a rebound one after moving cage vertices, say); the next
- * `useSkinningMethod(…, 'templates')` renders with it instead of reading or building one.
+ * Gives a mesh its template rig (a rebound one after moving cage vertices, say); the next switch
+ * to skinning templates (`useSkinningMethod`) renders with it instead of reading or building one.
  */
 export function setTemplateRig(mesh: SkinnedMesh, rig: TemplateRig): void {
   mesh.userData[RIG_KEY] = rig;
@@ -327,3 +309,92 @@ export function setSkinningTemplate(object: Object3D, joint: string, id: string)
   });
   return changed;
 }
+
+/**
+ * Gives every mesh without a template rig one: the rig the file stores (warning of skin outside
+ * it; the meshes of one stored cage share its cage, limbs and library), else one rig per skin —
+ * built once on the skin's meshes merged, a part per mesh. Returns corskin's view of each mesh it
+ * read, for {@link TEMPLATES_GPU}'s `bind`.
+ */
+async function prepareTemplateRigs(
+  root: Object3D,
+  meshes: SkinnedMesh[],
+  options: SkinningOptions,
+): Promise<Map<SkinnedMesh, CorskinMesh>> {
+  const skins = new Map<SkinnedMesh, CorskinMesh>();
+  const groups: { mesh: SkinnedMesh; skin: CorskinMesh; skeleton: Skeleton }[][] = [];
+  const restored = new Map<Object3D, TemplateRig>(); // by cage node
+  for (const mesh of meshes) {
+    if (templateRigOf(mesh)) continue;
+    const skin = meshFromGeometry(mesh);
+    skins.set(mesh, skin);
+    const cage = cageObjectOf(root, mesh);
+    let stored = cage && templateRigFromCage(cage, mesh);
+    if (cage && stored) {
+      const same = restored.get(cage);
+      if (same) stored = { ...stored, cage: same.cage, limbs: same.limbs, library: same.library };
+      else restored.set(cage, stored);
+      const outside = templateSkinOutside(stored, skin.positions);
+      if (outside.length)
+        (options.onWarning ?? ((_, message) => console.warn(`corskin: ${message}`)))(
+          mesh,
+          `${mesh.name || 'SkinnedMesh'}: ${skinOutsideMessage(outside)}`,
+        );
+      setTemplateRig(mesh, stored);
+      continue;
+    }
+    const skeleton = skeletonFromThree(mesh);
+    const part = { mesh, skin, skeleton };
+    const group = groups.find(([g]) => sameSkin(g.mesh, g.skeleton, mesh, skeleton));
+    if (group) group.push(part);
+    else groups.push([part]);
+  }
+  const build =
+    options.buildTemplates ??
+    ((m: SkinnedMesh, skin: CorskinMesh, skeleton: Skeleton) =>
+      buildTemplateRigOnWorker(skin, skeleton, undefined, {
+        onProgress: (d, t) => options.onProgress?.(m, d, t, 'fitting and binding template cages'),
+      }));
+  await Promise.all(
+    groups.map(async (group) => {
+      const [{ mesh, skeleton }] = group;
+      const skins = group.map((p) => p.skin);
+      const rig = await build(mesh, skins.length > 1 ? mergeSkinnedMeshes(skins) : skins[0], skeleton);
+      setSkinTemplateRig(
+        group.map((p) => p.mesh),
+        skins,
+        rig,
+      );
+    }),
+  );
+  return skins;
+}
+
+/** Whether two meshes are parts of one skin: the same bones, the same bind-space inverse bind matrices. */
+function sameSkin(a: SkinnedMesh, sa: Skeleton, b: SkinnedMesh, sb: Skeleton): boolean {
+  const [ba, bb] = [a.skeleton.bones, b.skeleton.bones];
+  if (ba.length !== bb.length || ba.some((bone, j) => bone !== bb[j])) return false;
+  const [x, y] = [sa.inverseBindMatrices, sb.inverseBindMatrices];
+  let scale = 0;
+  for (let i = 0; i < x.length; i++) scale = Math.max(scale, Math.abs(x[i]));
+  return x.every((v, i) => Math.abs(v - y[i]) <= 1e-9 * scale);
+}
+
+/**
+ * Skinning templates in `corskin/three`: every mesh gets its rig first (stored, set with
+ * {@link setTemplateRig}, or built: `options.buildTemplates`, default on a Web Worker), then its
+ * binding texture and a cage texture the CPU refills each frame ({@link updateTemplateCage}).
+ */
+export const TEMPLATES_GPU: GpuMethod = {
+  id: 'templates',
+  glsl: TEMPLATES_GLSL,
+  prepare: prepareTemplateRigs,
+  async bind(mesh, _options, prepared) {
+    const state = createTemplateGpuState(templateRigOf(mesh)!, (prepared as CorskinMesh) ?? meshFromGeometry(mesh));
+    return {
+      attributes: { corskinTemplateRange: new BufferAttribute(state.range, 2) },
+      textures: { corskinCage: state.cage, corskinBinding: state.binding },
+      update: (matrices) => updateTemplateCage(state, matrices),
+    };
+  },
+};
