@@ -25,6 +25,28 @@ describe('corskin info', () => {
     expect(skin.animations).toHaveLength(1);
   });
 
+  it("counts the morph targets (rpm-avatar's) and every channel of a clip: on joints, on morph weights, or ignored", async () => {
+    const file = join(SHARED, 'characters', 'rpm-avatar.glb');
+    const doc = await new NodeIO().read(file);
+    // Independently: the targets of every skinned node's mesh (its primitives share them), and the file's channels.
+    const meshes = new Set(
+      doc
+        .getRoot()
+        .listNodes()
+        .filter((n) => n.getSkin() && n.getMesh())
+        .map((n) => n.getMesh()!),
+    );
+    const targets = [...meshes].reduce((sum, m) => sum + (m.listPrimitives()[0]?.listTargets().length ?? 0), 0);
+    expect(targets).toBeGreaterThan(0);
+    const [skin] = JSON.parse((await runCli('info', file, '--json')).stdout).skins;
+    expect(skin.morphTargets.targets).toBe(targets);
+    const [clip] = doc.getRoot().listAnimations();
+    const [a] = skin.animations;
+    expect(a.channels + a.morphChannels + skin.ignoredAnimationChannels).toBe(clip.listChannels().length);
+    const text = (await runCli('info', file)).stdout;
+    expect(text).toContain(`morph targets: ${targets} in `);
+  });
+
   it('several files: one line each, with the counts --json gives for each file', async () => {
     const files = [CESIUM_MAN, join(SHARED, 'characters', 'Fox.glb')];
     const r = await runCli('info', ...files);
@@ -200,10 +222,9 @@ describe('the package', () => {
 });
 
 describe('batch runs: several inputs with --out-dir', () => {
-  it('precomputes every file, continues past a bad one, prints a line per file, and exits 1', async () => {
-    const { mkdirSync, writeFileSync } = await import('node:fs');
-    const dir = join(tmp.dir, 'batch-out');
-    mkdirSync(dir);
+  it('precomputes every file into a folder it makes, continues past a bad one, prints a line per file, and exits 1', async () => {
+    const { writeFileSync } = await import('node:fs');
+    const dir = join(tmp.dir, 'batch-out', 'nested'); // neither exists yet
     const bad = join(tmp.dir, 'bad.glb');
     writeFileSync(bad, 'not glTF');
     const fox = join(SHARED, 'characters/Fox.glb');
@@ -219,6 +240,9 @@ describe('batch runs: several inputs with --out-dir', () => {
     expect(ok.stdout).toContain('2 of 2 files done');
     const usage = await runCli('precompute', CESIUM_MAN, fox, '-o', join(dir, 'x.glb'));
     expect(usage.code).toBe(2);
+    const file = await runCli('precompute', CESIUM_MAN, fox, '--out-dir', bad);
+    expect(file.code).toBe(2);
+    expect(file.stderr).toContain(`--out-dir ${bad} is a file, not a folder`);
   });
 
   it('--jobs 2 runs files on worker threads: the same bytes as one at a time, the same failures', async () => {

@@ -79,6 +79,13 @@ describe('corskin templates', () => {
       join(tmp.dir, 'cm-posed.glb'),
     );
     expect([posed.code, posed.stderr]).toEqual([0, '']);
+    // evaluate says what it prepared first (the stored rig), then the table, then its legend.
+    const e = await runCli('evaluate', '--character', stored, '--methods', 'dqs,templates');
+    expect(e.code, e.stderr).toBe(0);
+    const lines = e.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^Templates: .+: template cages of \d+ vertices .+ \(stored in the file\)$/);
+    expect(lines.findIndex((l) => /^poses\s+method/.test(l))).toBeGreaterThan(0);
+    expect(lines.at(-1)).toMatch(/^poses: the stress pose/);
     // A bake is for engines: no corskin cage node, no binding attributes left in it.
     const baked = join(tmp.dir, 'cm-baked.glb');
     const r = await runCli('bake', stored, '--method', 'templates', '--as', 'morphs', '-o', baked);

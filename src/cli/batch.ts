@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -62,8 +62,10 @@ function onWorker(job: BatchJob): Promise<{ out: string[]; err: string[]; error?
 /**
  * Runs `command` for each input. With one input and `-o`, just that; otherwise every output goes
  * to `outDir` under its input's file name (`extension`, when given, replaces it), `jobs` files at
- * a time (default: the number of cores; 1 runs them in this thread, one after the other).
- * @throws UsageError for neither or both of -o and --out-dir, or -o with several inputs
+ * a time (default: the number of cores; 1 runs them in this thread, one after the other); a
+ * missing `outDir` is made.
+ * @throws UsageError for neither or both of -o and --out-dir, -o with several inputs, or an
+ *   `outDir` that is a file
  * @throws CorskinError after the batch when any file failed
  */
 export async function runBatch(
@@ -89,6 +91,9 @@ export async function runBatch(
     const hint = inputs.length === 2 ? `; both paths exist, so "${inputs[1]}" was taken as a second input` : '';
     throw new UsageError(`give -o OUTPUT (one input) or --out-dir DIR${hint}`);
   }
+  if (existsSync(outDir) && !statSync(outDir).isDirectory())
+    throw new UsageError(`--out-dir ${outDir} is a file, not a folder`);
+  if (!existsSync(outDir)) mkdirSync(outDir, { recursive: true });
   const parallel = Math.min(jobs ?? availableParallelism(), inputs.length);
   const failed: string[] = [];
   const run = async (input: string) => {

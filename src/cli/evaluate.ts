@@ -149,6 +149,16 @@ async function evaluateCharacterCommand(io: Io, file: string, o: EvaluateOptions
     );
   }
   if (o.json) return io.out(JSON.stringify(rows, null, 2));
+  // What the method modules prepared, then the table and its legend.
+  if (prepared.size)
+    io.out(
+      `${[...prepared]
+        .map(([line, skins]) => {
+          const [label, rest] = [line.slice(0, line.indexOf(': ')), line.slice(line.indexOf(': ') + 2)];
+          return `${label}: ${skins.length > 3 ? `${skins.length} skins` : skins.join(', ')}: ${rest}`;
+        })
+        .join('\n')}\n`,
+    );
   const summary = summarizeCharacter(rows);
   io.out(
     formatTable(
@@ -163,15 +173,6 @@ async function evaluateCharacterCommand(io: Io, file: string, o: EvaluateOptions
       ]),
     ),
   );
-  if (prepared.size)
-    io.out(
-      `\n${[...prepared]
-        .map(([line, skins]) => {
-          const [label, rest] = [line.slice(0, line.indexOf(': ')), line.slice(line.indexOf(': ') + 2)];
-          return `${label}: ${skins.length > 3 ? `${skins.length} skins` : skins.join(', ')}: ${rest}`;
-        })
-        .join('\n')}`,
-    );
   io.out(`\n${CHARACTER_LEGEND}`);
 }
 

@@ -18,7 +18,10 @@ export interface SkinInfo {
   /** Number of vertices by count of non-zero influences ("1", "2", …). */
   influenceHistogram: Record<string, number>;
   centersOfRotation: { present: boolean; sigma?: number; epsilon?: number; version?: string };
-  animations: { name: string; duration: number; channels: number }[];
+  /** Morph targets (blend shapes) of the skin's meshes: their count, over how many meshes' weight vectors. */
+  morphTargets: { targets: number; meshes: number };
+  /** Per clip: its channels on the skin's joints and on its morph weights. */
+  animations: { name: string; duration: number; channels: number; morphChannels: number }[];
   /** Animation channels on nodes that do not move this skin (ignored). */
   ignoredAnimationChannels: number;
   warnings: string[];
@@ -45,7 +48,16 @@ export function describeModel(model: SkinnedModel): SkinInfo {
     influencesPerVertex: K,
     influenceHistogram: hist,
     centersOfRotation: mesh.centersOfRotation ? { present: true, ...model.corParameters } : { present: false },
-    animations: model.animations.map((a) => ({ name: a.name, duration: a.duration, channels: a.channels.length })),
+    morphTargets: {
+      targets: model.morphGroups.reduce((sum, g) => sum + g.targets.length, 0),
+      meshes: model.morphGroups.length,
+    },
+    animations: model.animations.map((a) => ({
+      name: a.name,
+      duration: a.duration,
+      channels: a.channels.length,
+      morphChannels: a.morphChannels?.length ?? 0,
+    })),
     ignoredAnimationChannels: model.ignoredAnimationChannels,
     warnings: model.warnings,
   };
@@ -87,7 +99,13 @@ export async function infoCommand(io: Io, input: string, o: { json?: boolean; br
         ? `centers of rotation: present (σ = ${c.sigma ?? '?'}, ε = ${c.epsilon ?? '?'}, corskin ${c.version ?? '?'})`
         : 'centers of rotation: absent (run `corskin precompute`)',
     );
-    for (const a of s.animations) io.out(`animation "${a.name}": ${a.duration.toFixed(3)} s, ${a.channels} channels`);
+    const m = s.morphTargets;
+    if (m.targets)
+      io.out(`morph targets: ${m.targets} in ${m.meshes} mesh${m.meshes === 1 ? '' : 'es'} (applied before skinning)`);
+    for (const a of s.animations)
+      io.out(
+        `animation "${a.name}": ${a.duration.toFixed(3)} s, ${a.channels} channels on joints${a.morphChannels ? `, ${a.morphChannels} on morph weights` : ''}`,
+      );
     if (s.ignoredAnimationChannels)
       io.out(`animation channels on nodes that do not move this skin (ignored): ${s.ignoredAnimationChannels}`);
     for (const w of s.warnings) io.out(`warning: ${w}`);

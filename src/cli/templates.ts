@@ -12,7 +12,12 @@ import { skinOutsideMessage, templateSkinOutside } from '../methods/templates/ou
 import { checkNotOverwritingInput, checkOutputPath, readBytes } from '../io/files.js';
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
-import { buildTemplateRig, type TemplateBuildOptions, type TemplateRig } from '../methods/templates/rig.js';
+import {
+  buildTemplateRig,
+  NO_LIMB_TO_TEMPLATE,
+  type TemplateBuildOptions,
+  type TemplateRig,
+} from '../methods/templates/rig.js';
 import { createTemplateDeformer } from '../methods/templates/deformer.js';
 import { bakeTemplateClips } from '../io/morph-bake.js';
 import { DEFAULT_BAKE_RATE } from '../bake/samples.js';
@@ -89,7 +94,7 @@ export async function templatesBuildCommand(
     const lines: string[] = [];
     for (const { model, rig } of rigs) {
       if (!rig.limbs.length) {
-        lines.push(`${model.name}: no skin the templates move (no blending weights on a limb's joints); left to DQS`);
+        lines.push(`${model.name}: ${NO_LIMB_TO_TEMPLATE}`);
         continue;
       }
       const baked = bakeTemplateClips(document, model, createTemplateDeformer(rig), {
@@ -111,9 +116,7 @@ export async function templatesBuildCommand(
   const lines: string[] = [];
   for (const { model, rig } of rigs) {
     if (!rig.limbs.length) {
-      lines.push(
-        `${model.name}: no skin the templates move (no blending weights on a limb's joints); no cage, the templates are DQS`,
-      );
+      lines.push(`${model.name}: ${NO_LIMB_TO_TEMPLATE}`);
       continue;
     }
     writeTemplateRig(document, model, rig);

@@ -14,7 +14,7 @@ import { setMeshTemplateRig, meshTemplateRig } from './data.js';
 import { createTemplateDeformer } from './deformer.js';
 import { skinOutsideMessage, templateSkinOutside } from './outside.js';
 import { parseTemplateChoices, TEMPLATE_PARAMETERS } from './parameters.js';
-import { buildTemplateRig, emptyTemplateRig } from './rig.js';
+import { buildTemplateRig, emptyTemplateRig, NO_LIMB_TO_TEMPLATE } from './rig.js';
 import { hasStoredTemplates, readTemplateRig } from './storage.js';
 
 /**
@@ -47,7 +47,7 @@ export const skinningTemplatesMethod: MethodModule = {
     const rig = meshTemplateRig(mesh);
     return rig?.limbs.length
       ? `template cages of ${rig.cage.positions.length / 3} vertices and ${rig.cage.triangles.length / 3} triangles around ${rig.limbs.length} limbs`
-      : rig && 'no limb to template (DQS)';
+      : rig && NO_LIMB_TO_TEMPLATE;
   },
   prepare: ({ mesh, skeleton, parameters = {}, onProgress }) => {
     parseTemplateChoices(parameters.choices);

@@ -339,6 +339,12 @@ const CORE_SHARE = 0.5;
 export { CAGE_INFLUENCES };
 
 /**
+ * What every surface says of a skin with no limb to template ({@link emptyTemplateRig}): the
+ * templates deform it as DQS, and no cage is stored for it.
+ */
+export const NO_LIMB_TO_TEMPLATE = "no limb to template (no blending weights on a limb's joints): DQS, no cage";
+
+/**
  * The rig of a skin with no limb to template (no blending weights on a limb's joints): no cage,
  * every vertex bound to nothing, so the templates deform it as DQS.
  * @param n the skin's vertex count
