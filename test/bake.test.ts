@@ -23,6 +23,7 @@ import { readDocument, writeDocument } from '../src/io/node-io.js';
 import { runCli } from './helpers/cli.js';
 import { CESIUM_MAN, SHARED, scratch } from './helpers/data.js';
 import { threePlayer } from './helpers/three-playback.js';
+import { validate } from './helpers/gltf.js';
 
 const FOX = join(SHARED, 'characters', 'Fox.glb');
 const tmp = scratch();
@@ -209,6 +210,46 @@ describe('corskin bake: bad input', () => {
     expect(r.stdout).toMatch(/baked file by LBS vs DQS max \d\.\de-(6|7|8)/);
     expect(r.stdout).toMatch(/plain LBS vs DQS max/);
     expect(existsSync(out)).toBe(true);
+  });
+
+  it('a clip that targets a joint twice: said (naming the node), played as its last channel, baked into valid glTF', async () => {
+    // CesiumMan with a second rotation channel on one animated joint, after the first: a
+    // constant quarter turn about x. glTF allows one channel per node and path.
+    const doc = await new NodeIO().read(CESIUM_MAN);
+    const anim = doc.getRoot().listAnimations()[0];
+    const original = anim.listChannels().find((c) => c.getTargetPath() === 'rotation')!;
+    const node = original.getTargetNode()!;
+    const q = [Math.SQRT1_2, 0, 0, Math.SQRT1_2];
+    const input = doc
+      .createAccessor()
+      .setType('SCALAR')
+      .setArray(new Float32Array([0, 10]));
+    const output = doc
+      .createAccessor()
+      .setType('VEC4')
+      .setArray(new Float32Array([...q, ...q]));
+    const sampler = doc.createAnimationSampler().setInput(input).setOutput(output).setInterpolation('LINEAR');
+    anim
+      .addSampler(sampler)
+      .addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath('rotation').setSampler(sampler));
+    const twice = join(tmp.dir, 'cesium-twice.glb');
+    await new NodeIO().write(twice, doc);
+    const duplicate = (await validate(twice)).issues.messages.filter((m) => m.severity === 0);
+    expect(duplicate.length).toBeGreaterThan(0); // the validator refuses the input
+
+    const out = join(tmp.dir, 'cesium-twice-baked.glb');
+    const r = await runCli('bake', twice, '--method', 'dqs', '--as', 'morphs', '-o', out);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`targets node "${node.getName()}" (rotation) more than once`);
+    expect((await validate(out)).issues.numErrors).toBe(0);
+    // The baked clip turns that joint as the last channel did: the quarter turn at every time.
+    const baked = await readDocument(out);
+    const [model] = extractSkinnedModels(baked, out);
+    const j = model.skeleton.jointNames.indexOf(node.getName());
+    const pose = samplePose(model.skeleton, model.animations[0], 0.7);
+    const got = Array.from(pose.rotations.subarray(4 * j, 4 * j + 4));
+    const dot = got.reduce((sum, v, k) => sum + v * q[k], 0);
+    expect(Math.abs(dot)).toBeGreaterThan(1 - 1e-6);
   });
 
   it("the CLI reduces the helpers' keyframes (the Fox, dqs): a smaller file, as close to DQS", async () => {

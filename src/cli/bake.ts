@@ -17,6 +17,7 @@ import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { removeCageRig } from '../io/cage-gltf.js';
+import { removeShadowedChannels } from '../io/gltf-skeleton.js';
 import { createMethodDeformer, type CliMethod } from './method-deformer.js';
 import { progress, type Io } from './ui.js';
 
@@ -134,6 +135,9 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   }
   // corskin's cages (bind-cage, templates build) are not for engines: the bake plays without them.
   for (const model of models) removeCageRig(document, model);
+  // A clip that targets a node twice is invalid glTF that players play differently: the bake
+  // writes the channel corskin played (the last; see extractAnimations' warning).
+  removeShadowedChannels(document);
   await writeDocument(document, o.output, { compress: o.compress, inputs: [input], force: o.force });
 
   // The written file, read back and played by LBS, against the method on the original.

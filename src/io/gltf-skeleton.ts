@@ -5,7 +5,14 @@
  *
  * @module
  */
-import type { Accessor, Animation, Document, Node, Skin } from '@gltf-transform/core';
+import type {
+  Accessor,
+  Animation,
+  AnimationChannel as AnimationChannel_,
+  Document,
+  Node,
+  Skin,
+} from '@gltf-transform/core';
 import type { AnimationChannel, AnimationClip, Interpolation } from '../core/animation.js';
 import { CorskinError } from '../core/errors.js';
 import { mat4FromTRS, mat4Multiply } from '../core/math.js';
@@ -121,6 +128,11 @@ export function extractAnimations(
   const clips: AnimationClip[] = [];
   let ignoredChannels = 0;
   for (const [a, anim] of document.getRoot().listAnimations().entries()) {
+    const shadowed = shadowedChannels(anim);
+    if (shadowed.length)
+      warnings.push(
+        `animation "${anim.getName() || a}" targets ${describeTargets(shadowed)} more than once (glTF allows one channel per node and path): corskin plays the last channel of each (three.js averages them; a bake writes only the last)`,
+      );
     const channels: AnimationChannel[] = [];
     const morphChannels: MorphChannel[] = [];
     let duration = 0;
@@ -185,6 +197,54 @@ export function extractAnimations(
   }
   ignored.channels = ignoredChannels;
   return clips;
+}
+
+/**
+ * The channels of an animation that a later channel of the same node and path overrides (glTF
+ * 2.0 §3.11 allows one per target; corskin plays the last), in channel order.
+ */
+export function shadowedChannels(animation: Animation): AnimationChannel_[] {
+  const last = new Map<string, AnimationChannel_>();
+  const ids = new Map<Node, number>();
+  const key = (ch: AnimationChannel_) => {
+    const node = ch.getTargetNode();
+    if (!node) return undefined;
+    if (!ids.has(node)) ids.set(node, ids.size);
+    return `${ids.get(node)} ${ch.getTargetPath()}`;
+  };
+  for (const ch of animation.listChannels()) {
+    const k = key(ch);
+    if (k !== undefined) last.set(k, ch);
+  }
+  return animation.listChannels().filter((ch) => {
+    const k = key(ch);
+    return k !== undefined && last.get(k) !== ch;
+  });
+}
+
+/** "node "A" (rotation), node "B" (translation) and 3 more" for channels' targets. */
+function describeTargets(channels: AnimationChannel_[]): string {
+  const targets = [...new Set(channels.map((ch) => `node "${ch.getTargetNode()!.getName()}" (${ch.getTargetPath()})`))];
+  const shown = targets.slice(0, 3).join(', ');
+  return targets.length > 3 ? `${shown} and ${targets.length - 3} more` : shown;
+}
+
+/**
+ * Removes from every animation the channels that a later channel of the same node and path
+ * overrides ({@link shadowedChannels}), and their samplers when nothing else uses them, so the
+ * document is valid glTF and every player plays it as corskin does.
+ * @returns the number of channels removed
+ */
+export function removeShadowedChannels(document: Document): number {
+  let removed = 0;
+  for (const anim of document.getRoot().listAnimations())
+    for (const ch of shadowedChannels(anim)) {
+      const sampler = ch.getSampler();
+      ch.dispose();
+      if (sampler && !anim.listChannels().some((c) => c.getSampler() === sampler)) sampler.dispose();
+      removed++;
+    }
+  return removed;
 }
 
 /** Reads an accessor's elements as floats (normalized integers decoded) into `out` at `offset`. */
