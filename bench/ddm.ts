@@ -26,6 +26,9 @@ export interface DdmRow {
   /** One frame, positions + normals, ms (median over the frames and repetitions). */
   fullFrameMs: number;
   compactFrameMs: number;
+  /** The same frames on the WebAssembly SIMD kernel (asm/ddm.ts), full and compact. */
+  fullSimdFrameMs: number;
+  compactSimdFrameMs: number;
   lbsFrameMs: number;
   lbsSimdFrameMs: number;
 }
@@ -75,6 +78,8 @@ export async function measureDdm(
   const withFull = withDdmModel(mesh, full);
   const withCompact = withDdmModel(mesh, compact);
   const simd = await createSimdDeformer(mesh, 'lbs');
+  const fullSimd = await createSimdDeformer(withFull, 'ddm');
+  const compactSimd = await createSimdDeformer(withCompact, 'ddm');
   return {
     asset,
     vertices: n,
@@ -86,6 +91,8 @@ export async function measureDdm(
     bytesPerVertexCompact: ddmBytesPerVertex(compact),
     fullFrameMs: frameMs((S) => deformers.ddm(withFull, S, out)),
     compactFrameMs: frameMs((S) => deformers.ddm(withCompact, S, out)),
+    fullSimdFrameMs: frameMs((S) => fullSimd.deform(S)),
+    compactSimdFrameMs: frameMs((S) => compactSimd.deform(S)),
     lbsFrameMs: frameMs((S) => deformers.lbs(mesh, S, out)),
     lbsSimdFrameMs: frameMs((S) => simd.deform(S)),
   };

@@ -13,6 +13,7 @@ import type { Skeleton } from '../core/skeleton.js';
 import type { Deformer } from '../deformers/contract.js';
 import type { SkinnedModel } from '../io/gltf.js';
 import type { MethodParameter } from './parameter.js';
+import type { SimdDeformer } from '../wasm/simd-skinning.js';
 
 /** What a method module's `prepare` is given. */
 export interface PrepareInput {
@@ -66,4 +67,10 @@ export interface MethodModule {
    * mesh's `methodData`, so a later `prepare` (or the method's plain deformer) reuses it. @throws CorskinError naming the parameter when a parameter is invalid
    */
   prepare(input: PrepareInput): Deformer;
+  /**
+   * Its WebAssembly SIMD kernel on `mesh` as `prepare` left it (its data in `methodData`), for
+   * methods marked `simd` in the registry; `createSimdDeformer` calls it.
+   * @throws CorskinError when the mesh lacks the method's data, or the runtime has no WebAssembly SIMD
+   */
+  simd?(mesh: SkinnedMesh): Promise<SimdDeformer>;
 }

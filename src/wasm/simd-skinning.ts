@@ -18,9 +18,10 @@ import { checkDeformArgs, type DeformTarget } from '../deformers/contract.js';
 import { jointQuaternions } from '../deformers/joint-rotations.js';
 import { SIMD_METHODS, type SimdMethodId } from '../deformers/registry.js';
 import { splitScale, uniformScale } from '../deformers/two-phase.js';
+import { methodModule } from '../methods/index.js';
 import { deformCor } from '../deformers/cor.js';
 import { deformDqs, jointDualQuaternions } from '../deformers/dqs.js';
-import { KERNELS_WASM_BASE64 } from './kernels-binary.js';
+import { instantiateKernels, kernelLayout } from './instance.js';
 
 /** Methods with a SIMD kernel: the registry's methods with `simd: true` ({@link SIMD_METHODS}). */
 export type SimdSkinningMethod = SimdMethodId;
@@ -46,19 +47,6 @@ export interface SimdDeformer {
   deform(skinning: Float64Array, out?: DeformTarget): void;
 }
 
-interface Kernels {
-  lbs(...args: number[]): void;
-  dqs(...args: number[]): void;
-  cor(...args: number[]): void;
-}
-
-function decodeBase64(s: string): Uint8Array {
-  const bin = atob(s);
-  const bytes = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-  return bytes;
-}
-
 /**
  * Prepares `mesh` for `method` on the WebAssembly SIMD kernels: 'lbs' is linear blend skinning
  * (Magnenat-Thalmann et al. 1988), 'dqs' dual quaternion skinning (Kavan et al. 2008), 'cor' skinning with optimized
@@ -75,6 +63,9 @@ export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinning
   if (!(SIMD_METHODS as readonly string[]).includes(method)) {
     throw new CorskinError(`no SIMD kernel for skinning method "${method}" (expected ${SIMD_METHODS.join(', ')})`);
   }
+  // A method module's kernel lives with its method.
+  const module = methodModule(method);
+  if (module?.simd) return module.simd(mesh);
   const { positions, normals, tangents, joints, weights, influences: K } = mesh;
   const n = positions.length / 3;
   const C = mesh.centersOfRotation;
@@ -86,13 +77,8 @@ export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinning
   for (let k = 0; k < joints.length; k++) if (weights[k] !== 0 && joints[k] >= J) J = joints[k] + 1;
   if (J > 65536) throw new CorskinError(`the SIMD kernels take at most 65,536 joints, the mesh uses ${J}`);
 
-  // Layout, 16-byte aligned; offset 0 stays unused (a zero pointer means "absent").
-  let top = 16;
-  const take = (bytes: number) => {
-    const at = top;
-    top += Math.ceil(bytes / 16) * 16;
-    return at;
-  };
+  const layout = kernelLayout();
+  const take = layout.take;
   const P = take(12 * n + 4);
   const N = normals ? take(12 * n + 4) : 0;
   const T = tangents ? take(16 * n) : 0;
@@ -105,16 +91,7 @@ export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinning
   const OP = take(12 * n + 16);
   const ON = normals ? take(12 * n + 16) : 0;
   const OT = tangents ? take(16 * n) : 0;
-  let memory: WebAssembly.Memory;
-  let instance: WebAssembly.Instance;
-  try {
-    memory = new WebAssembly.Memory({ initial: Math.ceil(top / 65536) });
-    const module = await WebAssembly.compile(decodeBase64(KERNELS_WASM_BASE64) as Uint8Array<ArrayBuffer>);
-    instance = await WebAssembly.instantiate(module, { env: { memory } });
-  } catch (e) {
-    throw new CorskinError(`WebAssembly SIMD is not available here: ${(e as Error).message}`);
-  }
-  const kernels = instance.exports as unknown as Kernels;
+  const { memory, exports: kernels } = await instantiateKernels(layout.size);
   const f32 = new Float32Array(memory.buffer);
   const u16 = new Uint16Array(memory.buffer);
   const u8 = new Uint8Array(memory.buffer);

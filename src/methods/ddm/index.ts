@@ -31,4 +31,6 @@ export const directDeltaMushMethod: MethodModule = {
     const ready = model;
     return (m, skinning, out) => deformDdm(ddmModelOf(m) === ready ? m : withDdmModel(m, ready), skinning, out);
   },
+  // Loaded on demand (the WebAssembly kernels).
+  simd: async (mesh) => (await import('./simd.js')).createDdmSimdDeformer(mesh),
 };

@@ -1,0 +1,108 @@
+// Shared helpers of corskin's WebAssembly SIMD kernels (AssemblyScript, inlined where used):
+// influence slots, 4-lane vector helpers and the vertex writers. Imported by kernels.ts (LBS,
+// DQS, CoR) and ddm.ts (Direct Delta Mush); the memory layout is documented in kernels.ts.
+
+// ---- influence slots and small vector helpers (inlined) ----
+
+/** Joint of influence slot s. */
+@inline export function jointAt(JI: usize, s: usize): usize {
+  return <usize>load<u16>(JI + (s << 1));
+}
+/** Weight of influence slot s. */
+@inline export function weightAt(W: usize, s: usize): f32 {
+  return load<f32>(W + (s << 2));
+}
+
+@inline export function lane0(v: v128): v128 {
+  return f32x4.shuffle(v, v, 0, 0, 0, 0);
+}
+@inline export function lane1(v: v128): v128 {
+  return f32x4.shuffle(v, v, 1, 1, 1, 1);
+}
+@inline export function lane2(v: v128): v128 {
+  return f32x4.shuffle(v, v, 2, 2, 2, 2);
+}
+@inline export function hsum(v: v128): f32 {
+  const a = f32x4.add(v, f32x4.shuffle(v, v, 2, 3, 0, 1));
+  return f32x4.extract_lane(f32x4.add(a, f32x4.shuffle(a, a, 1, 0, 3, 2)), 0);
+}
+/** ws with its sign flipped in every lane where the 4-lane dot product a·b is negative. */
+@inline export function signedBy(ws: v128, a: v128, b: v128): v128 {
+  const d = f32x4.mul(a, b);
+  const e = f32x4.add(d, f32x4.shuffle(d, d, 2, 3, 0, 1));
+  return v128.xor(ws, v128.and(f32x4.add(e, f32x4.shuffle(e, e, 1, 0, 3, 2)), i32x4.splat(0x80000000)));
+}
+/** a × b of the xyz lanes (lane 3 of the result is 0). */
+@inline export function cross(a: v128, b: v128): v128 {
+  return f32x4.sub(
+    f32x4.mul(f32x4.shuffle(a, a, 1, 2, 0, 3), f32x4.shuffle(b, b, 2, 0, 1, 3)),
+    f32x4.mul(f32x4.shuffle(a, a, 2, 0, 1, 3), f32x4.shuffle(b, b, 1, 2, 0, 3)),
+  );
+}
+/** c0·v.x + c1·v.y + c2·v.z */
+@inline export function apply3(c0: v128, c1: v128, c2: v128, v: v128): v128 {
+  return f32x4.add(f32x4.add(f32x4.mul(c0, lane0(v)), f32x4.mul(c1, lane1(v))), f32x4.mul(c2, lane2(v)));
+}
+@inline export function normalized(v: v128): v128 {
+  const l2 = hsum(f32x4.mul(v, v));
+  return l2 > 0 ? f32x4.mul(v, f32x4.splat(1 / Mathf.sqrt(l2))) : v;
+}
+
+/**
+ * Writes vertex i moved by the affine map with columns a0, a1, a2 (linear part) and a3
+ * (translation): position a·p, normal by the cofactor matrix (inverse transpose up to scale,
+ * sign fixed by det), tangent by the linear part; both renormalised.
+ */
+@inline export function writeAffine(i: i32, a0: v128, a1: v128, a2: v128, a3: v128, P: usize, N: usize, T: usize, OP: usize, ON: usize, OT: usize): void {
+  const o = <usize>i;
+  v128.store(OP + o * 12, f32x4.add(apply3(a0, a1, a2, v128.load(P + o * 12)), a3));
+  if (ON) {
+    const c0 = cross(a1, a2);
+    const c1 = cross(a2, a0);
+    const c2 = cross(a0, a1);
+    const det = hsum(f32x4.mul(a0, c0));
+    let r = apply3(c0, c1, c2, v128.load(N + o * 12));
+    const l2 = hsum(f32x4.mul(r, r));
+    const s: f32 = (det < 0 ? <f32>-1 : <f32>1) / (l2 > 0 ? Mathf.sqrt(l2) : <f32>1);
+    v128.store(ON + o * 12, f32x4.mul(r, f32x4.splat(s)));
+  }
+  if (OT) {
+    const t = v128.load(T + (o << 4));
+    const r = normalized(apply3(a0, a1, a2, t));
+    v128.store(OT + (o << 4), f32x4.replace_lane(r, 3, f32x4.extract_lane(t, 3)));
+  }
+}
+
+/** Writes vertex i moved by the rigid map with columns a0, a1, a2 (a rotation) and a3. */
+@inline export function writeRigid(i: i32, m: usize, P: usize, N: usize, T: usize, OP: usize, ON: usize, OT: usize): void {
+  const o = <usize>i;
+  const a0 = v128.load(m), a1 = v128.load(m, 16), a2 = v128.load(m, 32);
+  v128.store(OP + o * 12, f32x4.add(apply3(a0, a1, a2, v128.load(P + o * 12)), v128.load(m, 48)));
+  if (ON) v128.store(ON + o * 12, apply3(a0, a1, a2, v128.load(N + o * 12)));
+  if (OT) {
+    const t = v128.load(T + (o << 4));
+    v128.store(OT + (o << 4), f32x4.replace_lane(apply3(a0, a1, a2, t), 3, f32x4.extract_lane(t, 3)));
+  }
+}
+
+/**
+ * v rotated by the quaternion q = (u, w) of squared norm 2/s (need not be unit):
+ * Rv = v + s·(w·t + u × t), t = u × v. Lane 3 of v passes through unchanged.
+ */
+@inline export function rotate(q: v128, w: v128, s: v128, v: v128): v128 {
+  const t = cross(q, v);
+  return f32x4.add(v, f32x4.mul(s, f32x4.add(f32x4.mul(w, t), cross(q, t))));
+}
+
+/**
+ * Writes vertex i rotated by the quaternion q (squared norm 2/s) about center c and moved to
+ * l: R(p − c) + l; normal and tangent rotated by R (tangent handedness kept).
+ */
+@inline export function writeRotated(i: i32, q: v128, s: v128, c: v128, l: v128, P: usize, N: usize, T: usize, OP: usize, ON: usize, OT: usize): void {
+  const o = <usize>i;
+  const w = f32x4.shuffle(q, q, 3, 3, 3, 3);
+  v128.store(OP + o * 12, f32x4.add(rotate(q, w, s, f32x4.sub(v128.load(P + o * 12), c)), l));
+  if (ON) v128.store(ON + o * 12, rotate(q, w, s, v128.load(N + o * 12)));
+  if (OT) v128.store(OT + (o << 4), rotate(q, w, s, v128.load(T + (o << 4))));
+}
+

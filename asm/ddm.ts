@@ -1,0 +1,363 @@
+// Direct Delta Mush's run-time step (Binh Huy Le and J. P. Lewis, "Direct Delta Mush Skinning
+// and Variants", ACM TOG 38(4), SIGGRAPH 2019, Alg. 1) in AssemblyScript, compiled to
+// WebAssembly SIMD with the other kernels (kernels.ts) and driven by
+// src/methods/ddm/simd.ts, which owns the memory layout. The steps of the JavaScript deformer
+// (src/methods/ddm/deformer.ts) in 32-bit floats:
+//
+// 1. per vertex, Q = Σ_j [L_j | M_j(v)]·Ω'_ij (compact: (Σ_j ω_ij [L_j | M_j(v)])·Π'_i) about
+//    the vertex's rest position v, one 128-bit register per column of Q's top three rows;
+//    S = Q[0:3, 0:3]/Q₃₃ − q pᵀ, σ the vertex's blend of the joints' uniform scales;
+// 2. the polar factor R of S by the fixed steps of src/methods/ddm/polar.ts (Jacobi sweeps on
+//    SᵀS, descending eigenvalues, Gram–Schmidt, u_c's sign), four vertices at a time, one
+//    vertex per lane;
+// 3. v' = q − σ R p; normal and tangent turned by R. A vertex with one entry (or none: joint 0)
+//    moves by its joint's matrix.
+//
+// Layout (byte offsets): P, N, OP, ON 3 f32 per vertex at 12·i (4-lane loads and stores, the
+// caller pads), T and OT 4 f32 at 16·i; OFF the n + 1 entry offsets (u32); JI the entries'
+// joints (u16); X the symmetric 4×4 matrices as 10 f32 (X00 X01 X02 X03 X11 X12 X13 X22 X23 X33)
+// per entry (full) or per vertex (compact: Π'); WE the entries' ω (compact; 0 for full); M the
+// skinning matrices (16 f32, column-major, 64·j); SC the joints' |det L_j|^(1/3) (f32);
+// BUF 48·16 bytes of scratch.
+
+import { apply3, writeAffine } from './common';
+
+// Scratch slots of BUF (16 bytes each, lane k = the k-th vertex of the batch).
+const S_ = 0; // S row-major, 9 slots
+const Q_ = 9; // q, 3 slots
+const PP = 12; // p, 3 slots
+const SIG = 15; // σ
+const A_ = 16; // SᵀS: a00 a01 a02 a11 a12 a22
+const V_ = 22; // eigenvectors v0, v1, v2 (x, y, z each)
+const R_ = 31; // R row-major, 9 slots
+const L_ = 40; // v' = q − σ R p, 3 slots
+const IDX = 43; // the batch's vertex indices (i32)
+
+@inline function ld(buf: usize, slot: i32): v128 {
+  return v128.load(buf + (<usize>slot << 4));
+}
+@inline function st(buf: usize, slot: i32, v: v128): void {
+  v128.store(buf + (<usize>slot << 4), v);
+}
+@inline function X(x: usize, k: i32): v128 {
+  return v128.load32_splat(x + (<usize>k << 2));
+}
+
+/**
+ * A Jacobi rotation zeroing a_pq of the symmetric SᵀS (r the third index), applied to the
+ * eigenvectors vp and vq; t = 0 (no rotation) where a_pq is already 0.
+ */
+@inline function jacobi(buf: usize, app: i32, aqq: i32, apq: i32, apr: i32, aqr: i32, vp: i32, vq: i32): void {
+  const one = f32x4.splat(1);
+  const zero = f32x4.splat(0);
+  const pp = ld(buf, app), qq = ld(buf, aqq), pq = ld(buf, apq);
+  const tau = f32x4.div(f32x4.sub(qq, pp), f32x4.add(pq, pq));
+  const sgn = v128.bitselect(one, f32x4.splat(-1), f32x4.ge(tau, zero));
+  const step = f32x4.div(sgn, f32x4.add(f32x4.abs(tau), f32x4.sqrt(f32x4.add(one, f32x4.mul(tau, tau)))));
+  const t = v128.bitselect(zero, step, f32x4.eq(pq, zero));
+  const c = f32x4.div(one, f32x4.sqrt(f32x4.add(one, f32x4.mul(t, t))));
+  const s = f32x4.mul(t, c);
+  const pr = ld(buf, apr), qr = ld(buf, aqr);
+  st(buf, app, f32x4.sub(pp, f32x4.mul(t, pq)));
+  st(buf, aqq, f32x4.add(qq, f32x4.mul(t, pq)));
+  st(buf, apq, zero);
+  st(buf, apr, f32x4.sub(f32x4.mul(c, pr), f32x4.mul(s, qr)));
+  st(buf, aqr, f32x4.add(f32x4.mul(s, pr), f32x4.mul(c, qr)));
+  for (let k = 0; k < 3; k++) {
+    const a = ld(buf, vp + k), b = ld(buf, vq + k);
+    st(buf, vp + k, f32x4.sub(f32x4.mul(c, a), f32x4.mul(s, b)));
+    st(buf, vq + k, f32x4.add(f32x4.mul(s, a), f32x4.mul(c, b)));
+  }
+}
+
+/** Swaps eigenpairs (e, v) and (f, w) in the lanes where e < f. */
+@inline function order(buf: usize, e: i32, f: i32, v: i32, w: i32): void {
+  const a = ld(buf, e), b = ld(buf, f);
+  const m = f32x4.lt(a, b);
+  st(buf, e, v128.bitselect(b, a, m));
+  st(buf, f, v128.bitselect(a, b, m));
+  for (let k = 0; k < 3; k++) {
+    const x = ld(buf, v + k), y = ld(buf, w + k);
+    st(buf, v + k, v128.bitselect(y, x, m));
+    st(buf, w + k, v128.bitselect(x, y, m));
+  }
+}
+
+/** Component r of S·v (v at slot v: x, y, z), four lanes. */
+@inline function sv(buf: usize, r: i32, v: i32): v128 {
+  return f32x4.add(
+    f32x4.add(f32x4.mul(ld(buf, S_ + 3 * r), ld(buf, v)), f32x4.mul(ld(buf, S_ + 3 * r + 1), ld(buf, v + 1))),
+    f32x4.mul(ld(buf, S_ + 3 * r + 2), ld(buf, v + 2)),
+  );
+}
+
+/**
+ * The polar factor R of the four S in BUF (see src/methods/ddm/polar.ts), then v' = q − σ R p,
+ * both into BUF.
+ */
+function polar4(buf: usize, sweeps: i32): void {
+  const zero = f32x4.splat(0);
+  const one = f32x4.splat(1);
+  // A = SᵀS: a_ij = (column i of S)·(column j of S).
+  for (let i = 0; i < 3; i++)
+    for (let j = i; j < 3; j++) {
+      let a = zero;
+      for (let r = 0; r < 3; r++) a = f32x4.add(a, f32x4.mul(ld(buf, S_ + 3 * r + i), ld(buf, S_ + 3 * r + j)));
+      st(buf, A_ + (i == 0 ? j : i == 1 ? 2 + j : 5), a);
+    }
+  for (let k = 0; k < 9; k++) st(buf, V_ + k, k == 0 || k == 4 || k == 8 ? one : zero);
+  // Slots: a00 16, a01 17, a02 18, a11 19, a12 20, a22 21; v0 22, v1 25, v2 28.
+  for (let sweep = 0; sweep < sweeps; sweep++) {
+    jacobi(buf, A_, A_ + 3, A_ + 1, A_ + 2, A_ + 4, V_, V_ + 3);
+    jacobi(buf, A_, A_ + 5, A_ + 2, A_ + 1, A_ + 4, V_, V_ + 6);
+    jacobi(buf, A_ + 3, A_ + 5, A_ + 4, A_ + 1, A_ + 2, V_ + 3, V_ + 6);
+  }
+  // Descending eigenvalues: a in slot a00 with v0, b in a11 with v1, c in a22 with v2.
+  order(buf, A_, A_ + 3, V_, V_ + 3);
+  order(buf, A_, A_ + 5, V_, V_ + 6);
+  order(buf, A_ + 3, A_ + 5, V_ + 3, V_ + 6);
+  const root = f32x4.sqrt(ld(buf, A_));
+  // u_a = S v_a / |S v_a| (v_a where S v_a = 0)
+  let ax = sv(buf, 0, V_), ay = sv(buf, 1, V_), az = sv(buf, 2, V_);
+  let l = f32x4.sqrt(f32x4.add(f32x4.add(f32x4.mul(ax, ax), f32x4.mul(ay, ay)), f32x4.mul(az, az)));
+  let ok = f32x4.gt(l, zero);
+  ax = v128.bitselect(f32x4.div(ax, l), ld(buf, V_), ok);
+  ay = v128.bitselect(f32x4.div(ay, l), ld(buf, V_ + 1), ok);
+  az = v128.bitselect(f32x4.div(az, l), ld(buf, V_ + 2), ok);
+  // u_b = S v_b made orthogonal to u_a, normalised; where that vanishes, a unit vector ⟂ u_a.
+  let bx = sv(buf, 0, V_ + 3), by = sv(buf, 1, V_ + 3), bz = sv(buf, 2, V_ + 3);
+  const d = f32x4.add(f32x4.add(f32x4.mul(bx, ax), f32x4.mul(by, ay)), f32x4.mul(bz, az));
+  bx = f32x4.sub(bx, f32x4.mul(d, ax));
+  by = f32x4.sub(by, f32x4.mul(d, ay));
+  bz = f32x4.sub(bz, f32x4.mul(d, az));
+  l = f32x4.sqrt(f32x4.add(f32x4.add(f32x4.mul(bx, bx), f32x4.mul(by, by)), f32x4.mul(bz, bz)));
+  ok = f32x4.gt(l, f32x4.mul(root, f32x4.splat(1e-12)));
+  const fx0 = v128.bitselect(one, zero, f32x4.lt(f32x4.abs(ax), f32x4.splat(0.6)));
+  const fy0 = f32x4.sub(one, fx0);
+  const fx = f32x4.mul(fy0, az);
+  const fy = f32x4.neg(f32x4.mul(fx0, az));
+  const fz = f32x4.sub(f32x4.mul(fx0, ay), f32x4.mul(fy0, ax));
+  const fl = f32x4.sqrt(f32x4.add(f32x4.add(f32x4.mul(fx, fx), f32x4.mul(fy, fy)), f32x4.mul(fz, fz)));
+  bx = v128.bitselect(f32x4.div(bx, l), f32x4.div(fx, fl), ok);
+  by = v128.bitselect(f32x4.div(by, l), f32x4.div(fy, fl), ok);
+  bz = v128.bitselect(f32x4.div(bz, l), f32x4.div(fz, fl), ok);
+  // u_c = ±u_a × u_b: the sign of (S v_c)·(u_a × u_b), or det[v_a v_b v_c] where S v_c vanishes.
+  const wx = f32x4.sub(f32x4.mul(ay, bz), f32x4.mul(az, by));
+  const wy = f32x4.sub(f32x4.mul(az, bx), f32x4.mul(ax, bz));
+  const wz = f32x4.sub(f32x4.mul(ax, by), f32x4.mul(ay, bx));
+  const dc = f32x4.add(
+    f32x4.add(f32x4.mul(sv(buf, 0, V_ + 6), wx), f32x4.mul(sv(buf, 1, V_ + 6), wy)),
+    f32x4.mul(sv(buf, 2, V_ + 6), wz),
+  );
+  const vax = ld(buf, V_), vay = ld(buf, V_ + 1), vaz = ld(buf, V_ + 2);
+  const vbx = ld(buf, V_ + 3), vby = ld(buf, V_ + 4), vbz = ld(buf, V_ + 5);
+  const vcx = ld(buf, V_ + 6), vcy = ld(buf, V_ + 7), vcz = ld(buf, V_ + 8);
+  const det = f32x4.add(
+    f32x4.add(
+      f32x4.mul(f32x4.sub(f32x4.mul(vay, vbz), f32x4.mul(vaz, vby)), vcx),
+      f32x4.mul(f32x4.sub(f32x4.mul(vaz, vbx), f32x4.mul(vax, vbz)), vcy),
+    ),
+    f32x4.mul(f32x4.sub(f32x4.mul(vax, vby), f32x4.mul(vay, vbx)), vcz),
+  );
+  const minus = f32x4.splat(-1);
+  const sign = v128.bitselect(
+    v128.bitselect(one, minus, f32x4.gt(dc, zero)),
+    v128.bitselect(one, minus, f32x4.gt(det, zero)),
+    f32x4.gt(f32x4.abs(dc), f32x4.mul(root, f32x4.splat(1e-9))),
+  );
+  const cx = f32x4.mul(sign, wx), cy = f32x4.mul(sign, wy), cz = f32x4.mul(sign, wz);
+  // R = u_a v_aᵀ + u_b v_bᵀ + u_c v_cᵀ, row-major
+  rRow(buf, 0, ax, bx, cx);
+  rRow(buf, 1, ay, by, cy);
+  rRow(buf, 2, az, bz, cz);
+  // v' = q − σ R p
+  const sig = ld(buf, SIG);
+  for (let r = 0; r < 3; r++) {
+    const rp = f32x4.add(
+      f32x4.add(f32x4.mul(ld(buf, R_ + 3 * r), ld(buf, PP)), f32x4.mul(ld(buf, R_ + 3 * r + 1), ld(buf, PP + 1))),
+      f32x4.mul(ld(buf, R_ + 3 * r + 2), ld(buf, PP + 2)),
+    );
+    st(buf, L_ + r, f32x4.sub(ld(buf, Q_ + r), f32x4.mul(sig, rp)));
+  }
+}
+
+/** Row r of R: components r of u_a, u_b, u_c times v_a, v_b, v_c. */
+@inline function rRow(buf: usize, r: i32, ua: v128, ub: v128, uc: v128): void {
+  for (let c = 0; c < 3; c++)
+    st(
+      buf,
+      R_ + 3 * r + c,
+      f32x4.add(
+        f32x4.add(f32x4.mul(ua, ld(buf, V_ + c)), f32x4.mul(ub, ld(buf, V_ + 3 + c))),
+        f32x4.mul(uc, ld(buf, V_ + 6 + c)),
+      ),
+    );
+}
+
+/** Column `col` of S = Q₃ₓ₃/Q₃₃ − q pᵀ into lane o of the batch: column c of Q, p_c. */
+@inline function storeS(o: usize, col: i32, qc: v128, ic: f32, q: v128, pc: f32): void {
+  const s = f32x4.sub(f32x4.mul(qc, f32x4.splat(ic)), f32x4.mul(q, f32x4.splat(pc)));
+  store<f32>(o + (<usize>(S_ + col) << 4), f32x4.extract_lane(s, 0));
+  store<f32>(o + (<usize>(S_ + 3 + col) << 4), f32x4.extract_lane(s, 1));
+  store<f32>(o + (<usize>(S_ + 6 + col) << 4), f32x4.extract_lane(s, 2));
+}
+
+@inline function lane(buf: usize, slot: i32, k: i32): f32 {
+  return load<f32>(buf + (<usize>slot << 4) + (<usize>k << 2));
+}
+
+/** Writes the batch's `count` vertices: position v', normal and tangent turned by R. */
+function writeBatch(buf: usize, count: i32, N: usize, T: usize, OP: usize, ON: usize, OT: usize): void {
+  for (let k = 0; k < count; k++) {
+    const i = <usize>load<i32>(buf + (<usize>IDX << 4) + (<usize>k << 2));
+    const r0 = lane(buf, R_, k), r1 = lane(buf, R_ + 1, k), r2 = lane(buf, R_ + 2, k);
+    const r3 = lane(buf, R_ + 3, k), r4 = lane(buf, R_ + 4, k), r5 = lane(buf, R_ + 5, k);
+    const r6 = lane(buf, R_ + 6, k), r7 = lane(buf, R_ + 7, k), r8 = lane(buf, R_ + 8, k);
+    store<f32>(OP + i * 12, lane(buf, L_, k));
+    store<f32>(OP + i * 12, lane(buf, L_ + 1, k), 4);
+    store<f32>(OP + i * 12, lane(buf, L_ + 2, k), 8);
+    if (ON) {
+      const nx = load<f32>(N + i * 12), ny = load<f32>(N + i * 12, 4), nz = load<f32>(N + i * 12, 8);
+      let x = r0 * nx + r1 * ny + r2 * nz, y = r3 * nx + r4 * ny + r5 * nz, z = r6 * nx + r7 * ny + r8 * nz;
+      // A rotation keeps the length; a degenerate one (NaN) gives the rest normal back.
+      if (!(x * x + y * y + z * z > <f32>0.5 * (nx * nx + ny * ny + nz * nz))) {
+        x = nx;
+        y = ny;
+        z = nz;
+      }
+      store<f32>(ON + i * 12, x);
+      store<f32>(ON + i * 12, y, 4);
+      store<f32>(ON + i * 12, z, 8);
+    }
+    if (OT) {
+      const t = T + (i << 4);
+      const tx = load<f32>(t), ty = load<f32>(t, 4), tz = load<f32>(t, 8);
+      let x = r0 * tx + r1 * ty + r2 * tz, y = r3 * tx + r4 * ty + r5 * tz, z = r6 * tx + r7 * ty + r8 * tz;
+      const len = Mathf.sqrt(x * x + y * y + z * z);
+      if (len > 0) {
+        x /= len;
+        y /= len;
+        z /= len;
+      } else {
+        x = tx;
+        y = ty;
+        z = tz;
+      }
+      const o = OT + (i << 4);
+      store<f32>(o, x);
+      store<f32>(o, y, 4);
+      store<f32>(o, z, 8);
+      store<f32>(o, load<f32>(t, 12), 12);
+    }
+  }
+}
+
+/**
+ * Direct Delta Mush for n vertices (see the file comment for the layout). `compact` selects the
+ * variant of X and WE; `sweeps` is the polar factor's Jacobi sweep count.
+ */
+export function ddm(
+  n: i32,
+  compact: i32,
+  sweeps: i32,
+  P: usize,
+  N: usize,
+  T: usize,
+  OFF: usize,
+  JI: usize,
+  Xs: usize,
+  WE: usize,
+  M: usize,
+  SC: usize,
+  BUF: usize,
+  OP: usize,
+  ON: usize,
+  OT: usize,
+): void {
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    const e0 = <usize>load<u32>(OFF + (<usize>i << 2));
+    const e1 = <usize>load<u32>(OFF + (<usize>i << 2), 4);
+    if (e1 - e0 <= 1) {
+      const m = M + (e1 == e0 ? 0 : <usize>load<u16>(JI + (e0 << 1)) << 6);
+      writeAffine(i, v128.load(m), v128.load(m, 16), v128.load(m, 32), v128.load(m, 48), P, N, T, OP, ON, OT);
+      continue;
+    }
+    const v = v128.load(P + <usize>i * 12);
+    // Columns of Q's top three rows (compact: of Σ ω [L_j | M_j(v)] first).
+    let c0 = f32x4.splat(0), c1 = c0, c2 = c0, c3 = c0;
+    let b0: f32 = 0, b1: f32 = 0, b2: f32 = 0, c: f32 = 0, sigma: f32 = 0, sw: f32 = 0;
+    for (let e = e0; e < e1; e++) {
+      const j = <usize>load<u16>(JI + (e << 1));
+      const m = M + (j << 6);
+      const a0 = v128.load(m), a1 = v128.load(m, 16), a2 = v128.load(m, 32);
+      const t = f32x4.add(apply3(a0, a1, a2, v), v128.load(m, 48));
+      const scale = load<f32>(SC + (j << 2));
+      if (compact) {
+        const we = load<f32>(WE + (e << 2));
+        const w = f32x4.splat(we);
+        c0 = f32x4.add(c0, f32x4.mul(w, a0));
+        c1 = f32x4.add(c1, f32x4.mul(w, a1));
+        c2 = f32x4.add(c2, f32x4.mul(w, a2));
+        c3 = f32x4.add(c3, f32x4.mul(w, t));
+        sigma += we * scale;
+        sw += we;
+        continue;
+      }
+      const x = Xs + e * 40;
+      // Q column k += Σ_c A[:, c]·X[c][k] (X symmetric: X00 X01 X02 X03 X11 X12 X13 X22 X23 X33)
+      c0 = f32x4.add(c0, f32x4.add(f32x4.add(f32x4.mul(a0, X(x, 0)), f32x4.mul(a1, X(x, 1))), f32x4.add(f32x4.mul(a2, X(x, 2)), f32x4.mul(t, X(x, 3)))));
+      c1 = f32x4.add(c1, f32x4.add(f32x4.add(f32x4.mul(a0, X(x, 1)), f32x4.mul(a1, X(x, 4))), f32x4.add(f32x4.mul(a2, X(x, 5)), f32x4.mul(t, X(x, 6)))));
+      c2 = f32x4.add(c2, f32x4.add(f32x4.add(f32x4.mul(a0, X(x, 2)), f32x4.mul(a1, X(x, 5))), f32x4.add(f32x4.mul(a2, X(x, 7)), f32x4.mul(t, X(x, 8)))));
+      c3 = f32x4.add(c3, f32x4.add(f32x4.add(f32x4.mul(a0, X(x, 3)), f32x4.mul(a1, X(x, 6))), f32x4.add(f32x4.mul(a2, X(x, 8)), f32x4.mul(t, X(x, 9)))));
+      const x33 = load<f32>(x, 36);
+      b0 += load<f32>(x, 12);
+      b1 += load<f32>(x, 24);
+      b2 += load<f32>(x, 32);
+      c += x33;
+      sigma += x33 * scale;
+    }
+    if (compact) {
+      // Q = B Π (B's bottom row (0 0 0 Σω); Π₃₃ = 1)
+      const x = Xs + <usize>i * 40;
+      const m0 = c0, m1 = c1, m2 = c2, m3 = c3;
+      c0 = f32x4.add(f32x4.add(f32x4.mul(m0, X(x, 0)), f32x4.mul(m1, X(x, 1))), f32x4.add(f32x4.mul(m2, X(x, 2)), f32x4.mul(m3, X(x, 3))));
+      c1 = f32x4.add(f32x4.add(f32x4.mul(m0, X(x, 1)), f32x4.mul(m1, X(x, 4))), f32x4.add(f32x4.mul(m2, X(x, 5)), f32x4.mul(m3, X(x, 6))));
+      c2 = f32x4.add(f32x4.add(f32x4.mul(m0, X(x, 2)), f32x4.mul(m1, X(x, 5))), f32x4.add(f32x4.mul(m2, X(x, 7)), f32x4.mul(m3, X(x, 8))));
+      c3 = f32x4.add(f32x4.add(f32x4.mul(m0, X(x, 3)), f32x4.mul(m1, X(x, 6))), f32x4.add(f32x4.mul(m2, X(x, 8)), f32x4.mul(m3, X(x, 9))));
+      b0 = sw * load<f32>(x, 12);
+      b1 = sw * load<f32>(x, 24);
+      b2 = sw * load<f32>(x, 32);
+      c = sw * load<f32>(x, 36);
+      sigma /= sw;
+    } else sigma /= c;
+    const ic: f32 = 1 / c;
+    const q = f32x4.mul(c3, f32x4.splat(ic));
+    const px = b0 * ic, py = b1 * ic, pz = b2 * ic;
+    // Lane `count` of the batch: S = Q₃ₓ₃/Q₃₃ − q pᵀ (row-major), q, p, σ, the vertex.
+    const o = BUF + (<usize>count << 2);
+    storeS(o, 0, c0, ic, q, px);
+    storeS(o, 1, c1, ic, q, py);
+    storeS(o, 2, c2, ic, q, pz);
+    store<f32>(o + (<usize>Q_ << 4), f32x4.extract_lane(q, 0));
+    store<f32>(o + (<usize>(Q_ + 1) << 4), f32x4.extract_lane(q, 1));
+    store<f32>(o + (<usize>(Q_ + 2) << 4), f32x4.extract_lane(q, 2));
+    store<f32>(o + (<usize>PP << 4), px);
+    store<f32>(o + (<usize>(PP + 1) << 4), py);
+    store<f32>(o + (<usize>(PP + 2) << 4), pz);
+    store<f32>(o + (<usize>SIG << 4), sigma);
+    store<i32>(o + (<usize>IDX << 4), i);
+    if (++count == 4) {
+      polar4(BUF, sweeps);
+      writeBatch(BUF, 4, N, T, OP, ON, OT);
+      count = 0;
+    }
+  }
+  if (count) {
+    // The last, partial batch: the unused lanes get S = I (any finite input).
+    for (let k = count; k < 4; k++)
+      for (let s = 0; s < 16; s++) store<f32>(BUF + (<usize>s << 4) + (<usize>k << 2), s == 0 || s == 4 || s == 8 ? 1 : 0);
+    polar4(BUF, sweeps);
+    writeBatch(BUF, count, N, T, OP, ON, OT);
+  }
+}

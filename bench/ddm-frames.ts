@@ -1,0 +1,110 @@
+/**
+ * Direct Delta Mush per frame (Le & Lewis 2019): the JavaScript deformer against the WebAssembly
+ * SIMD kernel (asm/ddm.ts), full and compact variants, with LBS (JavaScript and SIMD) on the
+ * same mesh and frames in the same run, for the ratios. Medians over 20 frames of each asset's
+ * first clip × repetitions. CesiumMan subdivided ×2 (41,154 vertices) has its model computed on
+ * 2 worker threads first (about a minute); `--quick` leaves it out.
+ *
+ * Run: npm run bench:ddm-frames [-- --quick]
+ */
+import { join } from 'node:path';
+import { samplePose } from '../src/core/animation.js';
+import type { SkinnedMesh } from '../src/core/mesh.js';
+import { skinningMatrices } from '../src/core/pose.js';
+import { deformers } from '../src/deformers/index.js';
+import { extractSkinnedModels } from '../src/io/gltf.js';
+import { readDocument } from '../src/io/node-io.js';
+import { withDdmModel } from '../src/methods/ddm/data.js';
+import { computeDirectDeltaMushParallel } from '../src/methods/ddm/parallel.js';
+import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
+import { subdivideMidpoint } from './subdivide-mesh.js';
+
+const DATA = join(import.meta.dirname, '..', '..', 'shared', 'data');
+const quick = process.argv.includes('--quick');
+const REPS = quick ? 2 : 5;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+/** Median ms of one call over the frames × REPS (one warm-up pass first). */
+function frameMs(frames: Float64Array[], deform: (S: Float64Array) => void): number {
+  for (const S of frames) deform(S);
+  const times: number[] = [];
+  for (let r = 0; r < REPS; r++)
+    for (const S of frames) {
+      const t = performance.now();
+      deform(S);
+      times.push(performance.now() - t);
+    }
+  return median(times);
+}
+
+const ASSETS: [string, string, number][] = [
+  ['CesiumMan', join(DATA, 'gltf', 'CesiumMan.glb'), 0],
+  ['Soldier', join(DATA, 'characters', 'Soldier.glb'), 0],
+  ['rpm-avatar', join(DATA, 'characters', 'rpm-avatar.glb'), 0],
+  ['Ybot', join(DATA, 'characters', 'Ybot.glb'), 0],
+  ...(quick ? [] : ([['CesiumMan ×2', join(DATA, 'gltf', 'CesiumMan.glb'), 2]] as [string, string, number][])),
+];
+
+const rows: string[][] = [];
+for (const [name, file, subdivisions] of ASSETS) {
+  const [model] = extractSkinnedModels(await readDocument(file), file);
+  let mesh: SkinnedMesh = model.mesh;
+  for (let s = 0; s < subdivisions; s++) mesh = subdivideMidpoint(mesh);
+  const clip = model.animations[0];
+  const frames = Array.from({ length: 20 }, (_, f) =>
+    skinningMatrices(model.skeleton, samplePose(model.skeleton, clip, (clip.duration * f) / 20)),
+  );
+  const n = mesh.positions.length / 3;
+  const out = { positions: new Float32Array(3 * n), normals: mesh.normals && new Float32Array(3 * n) };
+  const full = withDdmModel(mesh, await computeDirectDeltaMushParallel(mesh, { threads: 2 }));
+  const compact = withDdmModel(mesh, await computeDirectDeltaMushParallel(mesh, { threads: 2, variant: 'compact' }));
+  const [fullSimd, compactSimd, lbsSimd] = await Promise.all([
+    createSimdDeformer(full, 'ddm'),
+    createSimdDeformer(compact, 'ddm'),
+    createSimdDeformer(mesh, 'lbs'),
+  ]);
+  const ms = {
+    full: frameMs(frames, (S) => deformers.ddm(full, S, out)),
+    compact: frameMs(frames, (S) => deformers.ddm(compact, S, out)),
+    fullSimd: frameMs(frames, (S) => fullSimd.deform(S)),
+    compactSimd: frameMs(frames, (S) => compactSimd.deform(S)),
+    lbs: frameMs(frames, (S) => deformers.lbs(mesh, S, out)),
+    lbsSimd: frameMs(frames, (S) => lbsSimd.deform(S)),
+  };
+  const f = (x: number, d = 2) => x.toFixed(d);
+  rows.push([
+    name,
+    String(n),
+    f(ms.full),
+    f(ms.fullSimd, 3),
+    f(ms.full / ms.fullSimd, 1),
+    f(ms.compact),
+    f(ms.compactSimd, 3),
+    f(ms.compact / ms.compactSimd, 1),
+    f(ms.lbsSimd, 3),
+    f(ms.fullSimd / ms.lbsSimd, 1),
+    f(ms.lbs / ms.lbsSimd, 1),
+  ]);
+  console.error(`${name}: done`);
+}
+const head = [
+  'asset',
+  'vertices',
+  'DDM JS ms',
+  'DDM SIMD ms',
+  'JS/SIMD',
+  'compact JS ms',
+  'compact SIMD ms',
+  'JS/SIMD',
+  'LBS SIMD ms',
+  'DDM SIMD/LBS SIMD',
+  'LBS JS/SIMD',
+];
+const width = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
+for (const r of [head, head.map((_, c) => '-'.repeat(width[c])), ...rows])
+  console.log(r.map((x, c) => (c < 1 ? x.padEnd(width[c]) : x.padStart(width[c]))).join('  '));
+console.log('\nmedians of one frame (positions + normals); ratios from the same run');

@@ -1,0 +1,76 @@
+/**
+ * Direct Delta Mush on the WebAssembly SIMD kernel (asm/ddm.ts, `methods/ddm/simd.ts`) against
+ * the JavaScript deformer (float64): every skin of every shared character at a time of its first
+ * clip, the full and compact variants, positions within 1e-5 of the bounding-box diagonal,
+ * normals and tangents within 1e-3; and a rig mirrored and scaled ×0.01 as a whole (the
+ * reflection kept by the polar factor, σ the joints' scale).
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { samplePose } from '../src/core/animation.js';
+import { boundingBoxDiagonal, type SkinnedMesh } from '../src/core/mesh.js';
+import { skinningMatrices } from '../src/core/pose.js';
+import { setDdmModel } from '../src/methods/ddm/data.js';
+import { deformDdm } from '../src/methods/ddm/deformer.js';
+import { computeDirectDeltaMush, type DdmVariant } from '../src/methods/ddm/precompute.js';
+import { extractSkinnedModels } from '../src/io/gltf.js';
+import { readDocument } from '../src/io/node-io.js';
+import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
+import { CESIUM_MAN, SHARED } from './helpers/data.js';
+
+const CHARACTERS = [
+  CESIUM_MAN,
+  ...['Fox.glb', 'ShibaInu.gltf', 'Soldier.glb', 'Ybot.glb', 'chicken.glb', 'rpm-avatar.glb', 'skeleton.glb'].map((f) =>
+    join(SHARED, 'characters', f),
+  ),
+];
+
+const maxDiff = (a: Float32Array, b: Float32Array) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
+
+/** The SIMD deformer's and the JavaScript deformer's results for one pose, and the posed diagonal. */
+async function both(mesh: SkinnedMesh, variant: DdmVariant, S: Float64Array) {
+  const m = { ...mesh };
+  setDdmModel(m, computeDirectDeltaMush(m, { variant }));
+  const n = m.positions.length / 3;
+  const expected = {
+    positions: new Float32Array(3 * n),
+    normals: m.normals && new Float32Array(3 * n),
+    tangents: m.tangents && new Float32Array(4 * n),
+  };
+  deformDdm(m, S, expected);
+  const simd = await createSimdDeformer(m, 'ddm');
+  simd.deform(S);
+  return { expected, got: simd.output, diagonal: boundingBoxDiagonal(expected.positions) };
+}
+
+describe('Direct Delta Mush, SIMD kernel = JavaScript deformer', () => {
+  it.each(CHARACTERS.map((f, k) => [f.split('/').pop()!, k % 2 ? 'compact' : 'full', f] as const))(
+    '%s, every skin (%s, then alternate variants), within 1e-5 of the diagonal',
+    async (_, first, file) => {
+      const models = extractSkinnedModels(await readDocument(file), file);
+      for (const [k, model] of models.entries()) {
+        const clip = model.animations[0];
+        const pose = samplePose(model.skeleton, clip, 0.4 * clip.duration);
+        const variant: DdmVariant = k % 2 ? (first === 'full' ? 'compact' : 'full') : first;
+        const { expected, got, diagonal } = await both(model.mesh, variant, skinningMatrices(model.skeleton, pose));
+        expect(maxDiff(got.positions, expected.positions) / diagonal, `${model.name} ${variant}`).toBeLessThan(1e-5);
+        if (expected.normals) expect(maxDiff(got.normals!, expected.normals)).toBeLessThan(1e-3);
+        if (expected.tangents) expect(maxDiff(got.tangents!, expected.tangents)).toBeLessThan(1e-3);
+      }
+    },
+    120_000,
+  );
+
+  it.each(['full', 'compact'] as const)('CesiumMan under a node mirrored and scaled ×0.01 (%s)', async (variant) => {
+    const file = CESIUM_MAN;
+    const [model] = extractSkinnedModels(await readDocument(file), file);
+    const clip = model.animations[0];
+    const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, clip, 0.5));
+    // G·M_j for every joint, G = diag(−0.01, 0.01, 0.01): a reflection with a uniform scale.
+    for (let j = 0; j < S.length; j += 16) for (const c of [0, 4, 8, 12]) S[j + c] *= -1;
+    for (let k = 0; k < S.length; k++) if (k % 4 !== 3) S[k] *= 0.01;
+    const { expected, got, diagonal } = await both(model.mesh, variant, S);
+    expect(maxDiff(got.positions, expected.positions) / diagonal).toBeLessThan(1e-5);
+    expect(maxDiff(got.normals!, expected.normals!)).toBeLessThan(1e-3);
+  });
+});
