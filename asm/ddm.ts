@@ -10,7 +10,11 @@
 // 2. the polar factor R of S by the fixed steps of src/methods/ddm/polar.ts (Jacobi sweeps on
 //    SᵀS, descending eigenvalues, Gram–Schmidt, u_c's sign), four vertices at a time, one
 //    vertex per lane;
-// 3. v' = q − σ R p; normal and tangent turned by R. A vertex with one entry (or none: joint 0)
+// 3. v' = q − σ R p; normal and tangent turned by R.
+//
+// Translations are relative to a reference point near the result (the first entry's joint's
+// image of v): S does not depend on it, and a character far from the origin keeps float32's
+// digits (absolute positions would cancel in S = Q/Q₃₃ − q pᵀ). A vertex with one entry (or none: joint 0)
 //    moves by its joint's matrix.
 //
 // Layout (byte offsets): P, N, OP, ON 3 f32 per vertex at 12·i (4-lane loads and stores, the
@@ -32,6 +36,7 @@ const V_ = 22; // eigenvectors v0, v1, v2 (x, y, z each)
 const R_ = 31; // R row-major, 9 slots
 const L_ = 40; // v' = q − σ R p, 3 slots
 const IDX = 43; // the batch's vertex indices (i32)
+const O_ = 44; // the vertex's reference point r (posed space), 3 slots
 
 @inline function ld(buf: usize, slot: i32): v128 {
   return v128.load(buf + (<usize>slot << 4));
@@ -213,9 +218,9 @@ function writeBatch(buf: usize, count: i32, N: usize, T: usize, OP: usize, ON: u
     const r0 = lane(buf, R_, k), r1 = lane(buf, R_ + 1, k), r2 = lane(buf, R_ + 2, k);
     const r3 = lane(buf, R_ + 3, k), r4 = lane(buf, R_ + 4, k), r5 = lane(buf, R_ + 5, k);
     const r6 = lane(buf, R_ + 6, k), r7 = lane(buf, R_ + 7, k), r8 = lane(buf, R_ + 8, k);
-    store<f32>(OP + i * 12, lane(buf, L_, k));
-    store<f32>(OP + i * 12, lane(buf, L_ + 1, k), 4);
-    store<f32>(OP + i * 12, lane(buf, L_ + 2, k), 8);
+    store<f32>(OP + i * 12, lane(buf, L_, k) + lane(buf, O_, k));
+    store<f32>(OP + i * 12, lane(buf, L_ + 1, k) + lane(buf, O_ + 1, k), 4);
+    store<f32>(OP + i * 12, lane(buf, L_ + 2, k) + lane(buf, O_ + 2, k), 8);
     if (ON) {
       const nx = load<f32>(N + i * 12), ny = load<f32>(N + i * 12, 4), nz = load<f32>(N + i * 12, 8);
       let x = r0 * nx + r1 * ny + r2 * nz, y = r3 * nx + r4 * ny + r5 * nz, z = r6 * nx + r7 * ny + r8 * nz;
@@ -284,14 +289,19 @@ export function ddm(
       continue;
     }
     const v = v128.load(P + <usize>i * 12);
-    // Columns of Q's top three rows (compact: of Σ ω [L_j | M_j(v)] first).
+    // The translations are taken relative to r = M_j0(v), the first entry's joint's image of v:
+    // S is the same for any r (Q − r bᵀ gives q − r and the same S) and 32-bit floats keep their
+    // digits far from the origin, where M_j(v) − r is small and M_j(v) is not.
+    const m0 = M + (<usize>load<u16>(JI + (e0 << 1)) << 6);
+    const r = f32x4.add(apply3(v128.load(m0), v128.load(m0, 16), v128.load(m0, 32), v), v128.load(m0, 48));
+    // Columns of Q's top three rows (compact: of Σ ω [L_j | M_j(v) − r] first).
     let c0 = f32x4.splat(0), c1 = c0, c2 = c0, c3 = c0;
     let b0: f32 = 0, b1: f32 = 0, b2: f32 = 0, c: f32 = 0, sigma: f32 = 0, sw: f32 = 0;
     for (let e = e0; e < e1; e++) {
       const j = <usize>load<u16>(JI + (e << 1));
       const m = M + (j << 6);
       const a0 = v128.load(m), a1 = v128.load(m, 16), a2 = v128.load(m, 32);
-      const t = f32x4.add(apply3(a0, a1, a2, v), v128.load(m, 48));
+      const t = f32x4.sub(f32x4.add(apply3(a0, a1, a2, v), v128.load(m, 48)), r);
       const scale = load<f32>(SC + (j << 2));
       if (compact) {
         const we = load<f32>(WE + (e << 2));
@@ -346,6 +356,9 @@ export function ddm(
     store<f32>(o + (<usize>(PP + 1) << 4), py);
     store<f32>(o + (<usize>(PP + 2) << 4), pz);
     store<f32>(o + (<usize>SIG << 4), sigma);
+    store<f32>(o + (<usize>O_ << 4), f32x4.extract_lane(r, 0));
+    store<f32>(o + (<usize>(O_ + 1) << 4), f32x4.extract_lane(r, 1));
+    store<f32>(o + (<usize>(O_ + 2) << 4), f32x4.extract_lane(r, 2));
     store<i32>(o + (<usize>IDX << 4), i);
     if (++count == 4) {
       polar4(BUF, sweeps);

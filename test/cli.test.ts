@@ -243,6 +243,14 @@ describe('batch runs: several inputs with --out-dir', () => {
     const file = await runCli('precompute', CESIUM_MAN, fox, '--out-dir', bad);
     expect(file.code).toBe(2);
     expect(file.stderr).toContain(`--out-dir ${bad} is a file, not a folder`);
+    // Below a file: a clear error, no stack trace.
+    const under = await runCli('deform', CESIUM_MAN, fox, '--method', 'lbs', '--out-dir', join(bad, 'sub'));
+    expect(under.code).toBe(1);
+    expect(under.stderr).toContain('cannot make the --out-dir folder: a folder of the path is a file');
+    expect(under.stderr).not.toContain('internal error');
+    const one = await runCli('deform', CESIUM_MAN, '--method', 'lbs', '-o', join(bad, 'x.glb'));
+    expect(one.code).toBe(1);
+    expect(one.stderr).toContain(`${bad} is a file, not a folder`);
   });
 
   it('--jobs 2 runs files on worker threads: the same bytes as one at a time, the same failures', async () => {

@@ -2,8 +2,9 @@
  * Direct Delta Mush on the WebAssembly SIMD kernel (asm/ddm.ts, `methods/ddm/simd.ts`) against
  * the JavaScript deformer (float64): every skin of every shared character at a time of its first
  * clip, the full and compact variants, positions within 1e-5 of the bounding-box diagonal,
- * normals and tangents within 1e-3; and a rig mirrored and scaled ×0.01 as a whole (the
- * reflection kept by the polar factor, σ the joints' scale).
+ * normals and tangents within 1e-3; a character posed far from the origin (within float32's
+ * storage of its positions); and a rig mirrored and scaled ×0.01 as a whole (the reflection kept
+ * by the polar factor, σ the joints' scale).
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -16,6 +17,7 @@ import { computeDirectDeltaMush, type DdmVariant } from '../src/methods/ddm/prec
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
+import { stressPose } from '../src/evaluation/stress-pose.js';
 import { CESIUM_MAN, SHARED } from './helpers/data.js';
 
 const CHARACTERS = [
@@ -59,6 +61,36 @@ describe('Direct Delta Mush, SIMD kernel = JavaScript deformer', () => {
       }
     },
     120_000,
+  );
+
+  it('too few skinning matrices: both deformers say how many the model uses', async () => {
+    const [model] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
+    const mesh = { ...model.mesh };
+    setDdmModel(mesh, computeDirectDeltaMush(mesh));
+    const J = model.skeleton.jointNames.length;
+    const short = skinningMatrices(model.skeleton, samplePose(model.skeleton, model.animations[0], 0)).slice(
+      0,
+      16 * (J - 1),
+    );
+    const out = { positions: new Float32Array(mesh.positions.length) };
+    expect(() => deformDdm(mesh, short, out)).toThrow(`${J - 1} skinning matrices for a model that uses ${J} joints`);
+    const simd = await createSimdDeformer(mesh, 'ddm');
+    expect(() => simd.deform(short)).toThrow(`${J - 1} skinning matrices for a model that uses ${J} joints`);
+  });
+
+  it.each(['full', 'compact'] as const)(
+    'the Fox at the stress pose, 1,000 units from the origin (%s): float32 keeps its digits',
+    async (variant) => {
+      const file = join(SHARED, 'characters', 'Fox.glb');
+      const [model] = extractSkinnedModels(await readDocument(file), file);
+      const S = skinningMatrices(model.skeleton, stressPose(model.skeleton));
+      for (let j = 0; j < S.length; j += 16) S[j + 12] += 1000; // posed space moved along x
+      const { expected, got, diagonal } = await both(model.mesh, variant, S);
+      // float32 holds 1,000 to about 6e-5: the bound is storage, as for the LBS kernel.
+      const storage = (1000 * 2 ** -23) / diagonal;
+      expect(maxDiff(got.positions, expected.positions) / diagonal).toBeLessThan(4 * storage);
+      expect(maxDiff(got.normals!, expected.normals!)).toBeLessThan(1e-3);
+    },
   );
 
   it.each(['full', 'compact'] as const)('CesiumMan under a node mirrored and scaled ×0.01 (%s)', async (variant) => {

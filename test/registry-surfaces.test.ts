@@ -123,7 +123,8 @@ describe.each(CHARACTERS)('every registry method on every CPU surface it claims:
   it('corskin evaluate --character reports every CHARACTER_METHOD over the whole pose battery', async () => {
     const r = await runCli('evaluate', '--character', file, '--json');
     expect(r.code, r.stderr).toBe(0);
-    const rows = JSON.parse(r.stdout) as { method: string; flippedAgainstDqs: number }[];
+    const rows = JSON.parse(r.stdout) as { skin: string; method: string; flippedAgainstDqs: number }[];
+    expect(new Set(rows.map((x) => x.skin))).toEqual(new Set([model.name])); // each row names its skin
     for (const method of CHARACTER_METHODS) {
       const mine = rows.filter((x) => x.method === method);
       expect(mine.length, method).toBeGreaterThan(0);

@@ -93,7 +93,14 @@ export async function runBatch(
   }
   if (existsSync(outDir) && !statSync(outDir).isDirectory())
     throw new UsageError(`--out-dir ${outDir} is a file, not a folder`);
-  if (!existsSync(outDir)) mkdirSync(outDir, { recursive: true });
+  if (!outDir) throw new UsageError('--out-dir needs a folder');
+  try {
+    mkdirSync(outDir, { recursive: true });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOTDIR' || code === 'EEXIST' ? 'a folder of the path is a file' : (e as Error).message;
+    throw new CorskinError(`cannot make the --out-dir folder: ${why}`, outDir, { cause: e });
+  }
   const parallel = Math.min(jobs ?? availableParallelism(), inputs.length);
   const failed: string[] = [];
   const run = async (input: string) => {

@@ -12,7 +12,7 @@ import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
 import { bindPoseSkinningMatrices, restPose, skinningMatrices } from '../core/pose.js';
 import { deform } from '../deformers/index.js';
 import { deformInto } from '../deformers/contract.js';
-import { checkNotOverwritingInput, writeFileAtomic } from '../io/files.js';
+import { checkNotOverwritingInput, checkOutputPath, writeFileAtomic } from '../io/files.js';
 import { extractSkinnedModels } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { bakePosedGeometry, type PosedGeometry } from '../io/posed-geometry.js';
@@ -47,8 +47,8 @@ export interface DeformOptions {
 /** Runs `corskin deform`. @throws CorskinError on bad input */
 export async function deformCommand(io: Io, input: string, o: DeformOptions): Promise<void> {
   checkNotOverwritingInput(o.output, [input], !!o.force);
+  checkOutputPath(o.output, ['.glb', '.gltf', '.obj']);
   const lower = o.output.toLowerCase();
-  if (!/\.(glb|gltf|obj)$/.test(lower)) throw new CorskinError('output must end in .glb, .gltf or .obj', o.output);
   const document = await readDocument(input);
   const models = extractSkinnedModels(document, input);
   const clipNames = document

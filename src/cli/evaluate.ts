@@ -123,7 +123,7 @@ async function evaluateCharacterCommand(io: Io, file: string, o: EvaluateOptions
     throw new CorskinError(`--methods: ${unknown.join(', ')} is not one of ${CHARACTER_METHODS.join(', ')}`);
   const document = await readDocument(file);
   const models = extractSkinnedModels(document, file);
-  const rows: CharacterRow[] = [];
+  const rows: (CharacterRow & { skin: string })[] = [];
   /** What the method modules prepared (the template cages): the skins of each line. */
   const prepared = new Map<string, string[]>();
   for (const model of models) {
@@ -145,7 +145,9 @@ async function evaluateCharacterCommand(io: Io, file: string, o: EvaluateOptions
       } else deformers.set(id, deformers_[id as SkinningMethod]);
     }
     rows.push(
-      ...measureCharacter(model.mesh, model.skeleton, poseBattery(model.skeleton, model.animations), deformers),
+      ...measureCharacter(model.mesh, model.skeleton, poseBattery(model.skeleton, model.animations), deformers).map(
+        (r) => ({ skin: model.name, ...r }),
+      ),
     );
   }
   if (o.json) return io.out(JSON.stringify(rows, null, 2));
@@ -159,6 +161,7 @@ async function evaluateCharacterCommand(io: Io, file: string, o: EvaluateOptions
         })
         .join('\n')}\n`,
     );
+  if (models.length > 1) io.out(`The ${models.length} skins of the file summed (--json gives each skin's rows):`);
   const summary = summarizeCharacter(rows);
   io.out(
     formatTable(

@@ -20,7 +20,7 @@ export interface SkinInfo {
   centersOfRotation: { present: boolean; sigma?: number; epsilon?: number; version?: string };
   /** Morph targets (blend shapes) of the skin's meshes: their count, over how many meshes' weight vectors. */
   morphTargets: { targets: number; meshes: number };
-  /** Per clip: its channels on the skin's joints and on its morph weights. */
+  /** Per clip: its channels on the skeleton (the joints and their animated ancestors) and on the morph weights. */
   animations: { name: string; duration: number; channels: number; morphChannels: number }[];
   /** Animation channels on nodes that do not move this skin (ignored). */
   ignoredAnimationChannels: number;
@@ -63,6 +63,8 @@ export function describeModel(model: SkinnedModel): SkinInfo {
   };
 }
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 /** Runs `corskin info`. @throws CorskinError on bad input */
 export async function infoCommand(io: Io, input: string, o: { json?: boolean; brief?: boolean }): Promise<void> {
   const document = await readDocument(input);
@@ -104,7 +106,7 @@ export async function infoCommand(io: Io, input: string, o: { json?: boolean; br
       io.out(`morph targets: ${m.targets} in ${m.meshes} mesh${m.meshes === 1 ? '' : 'es'} (applied before skinning)`);
     for (const a of s.animations)
       io.out(
-        `animation "${a.name}": ${a.duration.toFixed(3)} s, ${a.channels} channels on joints${a.morphChannels ? `, ${a.morphChannels} on morph weights` : ''}`,
+        `animation "${a.name}": ${a.duration.toFixed(3)} s, ${plural(a.channels, 'channel')} on the skeleton${a.morphChannels ? `, ${a.morphChannels} on morph weights` : ''}`,
       );
     if (s.ignoredAnimationChannels)
       io.out(`animation channels on nodes that do not move this skin (ignored): ${s.ignoredAnimationChannels}`);

@@ -131,11 +131,21 @@ export async function writeFilesAtomic(files: [path: string, data: Uint8Array | 
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const why =
-      code === 'ENOENT' ? 'folder does not exist' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
+      code === 'ENOENT'
+        ? 'folder does not exist'
+        : code === 'ENOTDIR'
+          ? 'a folder of the path is a file'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (e as Error).message;
     throw new CorskinError(`cannot write: ${why}`, current, { cause: e });
   } finally {
     for (const tmp of tmps) {
-      rmSync(tmp, { force: true });
+      try {
+        rmSync(tmp, { force: true });
+      } catch {
+        // never made (its folder is a file): nothing to remove
+      }
       pendingTempFiles.delete(tmp);
       tempFileObserver?.(tmp, false, 'temporary');
     }
@@ -220,6 +230,6 @@ export function checkOutputPath(path: string, extensions: readonly string[]): vo
     throw new CorskinError(`output must end in ${extensions.join(', ').replace(/, ([^,]*)$/, ' or $1')}`, path);
   if (existsSync(path) && statSync(path).isDirectory()) throw new CorskinError('output is a folder', path);
   const folder = dirname(resolve(path));
-  if (!existsSync(folder) || !statSync(folder).isDirectory())
-    throw new CorskinError('cannot write: folder does not exist', path);
+  if (!existsSync(folder)) throw new CorskinError('cannot write: folder does not exist', path);
+  if (!statSync(folder).isDirectory()) throw new CorskinError(`cannot write: ${folder} is a file, not a folder`, path);
 }

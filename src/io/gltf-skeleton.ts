@@ -131,7 +131,7 @@ export function extractAnimations(
     const shadowed = shadowedChannels(anim);
     if (shadowed.length)
       warnings.push(
-        `animation "${anim.getName() || a}" targets ${describeTargets(shadowed)} more than once (glTF allows one channel per node and path): corskin plays the last channel of each (three.js averages them; a bake writes only the last)`,
+        `animation "${anim.getName() || `animation ${a}`}" targets ${describeTargets(shadowed)} more than once (glTF allows one channel per node and path): corskin plays the last channel of each (three.js averages them; a bake writes only the last)`,
       );
     const channels: AnimationChannel[] = [];
     const morphChannels: MorphChannel[] = [];

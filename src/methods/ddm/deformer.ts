@@ -33,7 +33,8 @@ import { ddmModelOf } from './data.js';
  * @param mesh must carry its model ({@link ddmModelOf}; see {@link computeDirectDeltaMush})
  * @param skinning skinning matrices, 4×4 column-major, length 16·J (bind → posed space)
  * @param out posed positions (3·n), normals (3·n), tangents (4·n)
- * @throws CorskinError when the mesh has no Direct Delta Mush data or it does not fit the mesh
+ * @throws CorskinError when the mesh has no Direct Delta Mush data, it does not fit the mesh, or
+ *   `skinning` has fewer matrices than the model's joints
  */
 export function deformDdm(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   checkDeformArgs(mesh, skinning, out);
@@ -51,6 +52,9 @@ export function deformDdm(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
   const P = mesh.positions;
   // |det L_j|^{1/3} per joint
   const J = skinning.length >> 4;
+  let used = 0;
+  for (let e = 0; e < offsets[n]; e++) if (joints[e] >= used) used = joints[e] + 1;
+  if (used > J) throw new CorskinError(`${J} skinning matrices for a model that uses ${used} joints`);
   const scale = new Float64Array(J);
   for (let j = 0; j < J; j++) {
     scale[j] = Math.cbrt(Math.abs(mat4LinearDeterminant(M, j << 4)));

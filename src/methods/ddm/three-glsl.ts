@@ -100,6 +100,9 @@ const ddmBase = (o: KernelOptions) => /* glsl */ `
       #include <morphtarget_vertex>
       csV = transformed;
     }
+    // Translations relative to r, the first entry's joint's image of v: S does not depend on r,
+    // and floats keep their digits far from the origin (see asm/ddm.ts).
+    vec3 csR = corskinTransform( texelFetch( corskinDdm, corskinTexel( csFirst${o.variant === 'compact' ? ' + 3' : ''} ), 0 ).x, csV );
     mat4x3 csQ = mat4x3( 0.0 );
     vec4 csB = vec4( 0.0 ); // Q's bottom row
     float csSigma = 0.0;
@@ -113,7 +116,7 @@ ${
         float we = h == 0 ? e.y : e.w;
         if ( we == 0.0 ) continue;
         mat3 a = corskinLinear( j );
-        csQ += we * mat4x3( a[0], a[1], a[2], corskinTransform( j, csV ) );
+        csQ += we * mat4x3( a[0], a[1], a[2], corskinTransform( j, csV ) - csR );
         csSw += we;
         csSigma += we * corskinScale( a );
       }
@@ -133,7 +136,7 @@ ${
       // Ω' from (joint, X00, X01, X02), (X03, X11, X12, X13), (X22, X23, X33, 0)
       mat4 X = mat4( vec4( x0.yzw, x1.x ), vec4( x0.z, x1.yzw ), vec4( x0.w, x1.z, x2.xy ), vec4( x1.x, x1.w, x2.yz ) );
       mat3 a = corskinLinear( x0.x );
-      csQ += mat4x3( a[0], a[1], a[2], corskinTransform( x0.x, csV ) ) * X;
+      csQ += mat4x3( a[0], a[1], a[2], corskinTransform( x0.x, csV ) - csR ) * X;
       csB += X[3];
       csSigma += x2.z * corskinScale( a );
     }
@@ -144,8 +147,8 @@ ${
     vec3 csPv = csB.xyz * csIc;
     mat3 csS = mat3( csQ[0], csQ[1], csQ[2] ) * csIc - outerProduct( csQv, csPv );
     csL = corskinPolar( csS );
-    // v' = q − σ R p at v (x ↦ R x + csT takes v there).
-    csT = csQv - csSigma * ( csL * csPv ) - csL * csV;
+    // v' = r + q − σ R p at v (x ↦ R x + csT takes v there).
+    csT = csR + ( csQv - csSigma * ( csL * csPv ) - csL * csV );
   }`;
 
 /** Direct Delta Mush's GLSL kernel: the variant (`full` or `compact`) is the packed data's. */

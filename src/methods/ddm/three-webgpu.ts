@@ -94,8 +94,9 @@ const jointScale = (a: Node[]): Node =>
     .pow(1 / 3);
 
 /**
- * Direct Delta Mush's TSL kernel: the affine map x ↦ R x + (q − σ R p − R v) of the vertex's
- * entries; a vertex with one entry (or none: joint 0) takes its joint's matrix, as the CPU
+ * Direct Delta Mush's TSL kernel: the affine map x ↦ R x + (r + q − σ R p − R v) of the vertex's
+ * entries (r the first entry's joint's image of v, Q's translations taken relative to it);
+ * a vertex with one entry (or none: joint 0) takes its joint's matrix, as the CPU
  * deformer.
  */
 export const DDM_TSL: TslKernel = {
@@ -108,10 +109,15 @@ export const DDM_TSL: TslKernel = {
     const first = int(range.x).toConst();
     const count = int(range.y).toConst();
     const v = positionLocal.toConst(); // the frame of Ω': the position after morph targets
-    /** Joint j's linear part (columns) and its image of the bind position. */
+    // The first entry's joint (joint 0 for a vertex with none), and r, its image of v: the
+    // translations are taken relative to r (S does not depend on it; floats keep their digits far
+    // from the origin, see asm/ddm.ts).
+    const j0 = select(count.equal(0), float(0), texel(first.add(compact ? 3 : 0)).x).toConst();
+    const r = jointMatrix(c, j0).transform(v).toConst();
+    /** Joint j's linear part (columns) and its image of the bind position, relative to r. */
     const joint = (j: Node): { a: Node[]; t: Node } => {
       const m = jointMatrix(c, j);
-      return { a: m.linear, t: m.transform(v) };
+      return { a: m.linear, t: m.transform(v).sub(r) };
     };
     const Q = [0, 1, 2, 3].map(() => vec3(0).toVar());
     const B = vec4(0).toVar(); // Q's bottom row
@@ -164,14 +170,13 @@ export const DDM_TSL: TslKernel = {
     const q: Node = Q[3].mul(ic).toConst();
     const p: Node = B.xyz.mul(ic).toConst();
     const R = polarFactorNode(['x', 'y', 'z'].map((k, col) => Q[col].mul(ic).sub(q.mul(p[k])).toConst()));
-    // v' = q − σ R p at v (x ↦ R x + t takes v there).
-    const tDdm = q.sub(mulColumns(R, p).mul(sigma)).sub(mulColumns(R, v));
-    // One entry (or none: joint 0): the joint's matrix, as the CPU deformer.
+    // v' = r + q − σ R p at v (x ↦ R x + t takes v there).
+    const tDdm = r.add(q.sub(mulColumns(R, p).mul(sigma)).sub(mulColumns(R, v)));
+    // One entry (or none: joint 0): the joint's matrix, as the CPU deformer (its image of v is r).
     const single = count.lessThanEqual(1).toConst();
-    const j0 = select(count.equal(0), float(0), texel(first.add(compact ? 3 : 0)).x);
-    const affine = joint(j0);
-    const L = [0, 1, 2].map((col) => select(single, affine.a[col], R[col]).toConst());
-    const t = select(single, affine.t.sub(mulColumns(affine.a, v)), tDdm);
+    const a0 = jointMatrix(c, j0).linear;
+    const L = [0, 1, 2].map((col) => select(single, a0[col], R[col]).toConst());
+    const t = select(single, r.sub(mulColumns(a0, v)), tDdm);
     applyAffine(c, L, t.toConst());
   },
 };
