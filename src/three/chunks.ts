@@ -167,7 +167,7 @@ export const DQS_GLSL: GlslKernel = {
 };
 
 /**
- * Optimized centers of rotation (Le & Hodgins 2016, eq. 4): the vertex rotated by the QLERP
+ * Optimized centers of rotation (Le & Hodgins 2016, Algorithm 1): the vertex rotated by the QLERP
  * about its center of rotation c (attribute `_center_of_rotation`), moved to where LBS takes c.
  */
 export const COR_GLSL: GlslKernel = {

@@ -96,7 +96,7 @@ const DQS_TSL: TslKernel = {
   },
 };
 
-/** Optimized centers of rotation (Le & Hodgins 2016, eq. 4). */
+/** Optimized centers of rotation (Le & Hodgins 2016, Algorithm 1: QLERP rotation about the center of rotation, moved to where LBS takes it). */
 const COR_TSL: TslKernel = {
   id: 'cor',
   skin(c) {
