@@ -16,6 +16,7 @@ const NODE_ONLY = [
   'src/cor/worker.ts',
   'src/methods/ddm/parallel.ts',
   'src/methods/ddm/worker.ts',
+  'src/methods/*/node.ts',
   'src/cage/parallel.ts',
   'src/core/node-worker.ts',
   'src/cage/worker.ts',

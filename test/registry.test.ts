@@ -72,6 +72,20 @@ describe('the registry of skinning methods', () => {
     expect(TSL_KERNELS.map((k) => k.id).sort()).toEqual([...gpu].sort());
   });
 
+  it('a method module that precomputes has the node.ts corskin precompute loads, and only those', async () => {
+    const { existsSync } = await import('node:fs');
+    for (const m of SKINNING_METHODS) {
+      if (!('module' in m && m.module)) continue;
+      const file = join(ROOT, 'src/methods', m.id, 'node.ts');
+      expect([m.id, existsSync(file)]).toEqual([m.id, m.precomputes !== null]);
+      if (m.precomputes) {
+        const hooks = (await import(`../src/methods/${m.id}/node.ts`)).default;
+        expect(typeof hooks.what).toBe('string');
+        expect(typeof hooks.precompute).toBe('function');
+      }
+    }
+  });
+
   it('corskin render offers the methods corskin/three runs (GPU, and method modules on the CPU) and no others', async () => {
     const help = (await runCli('render', '--help')).stdout;
     for (const m of SKINNING_METHODS)

@@ -110,6 +110,6 @@ export async function exportTemplates(baked: boolean, download: boolean): Promis
     `${state.fileName}: exported the ${what}${skipped.length ? `; left out ${skipped.join(', ')} (its meshes hold different template cages)` : ''}`,
   );
   const stem = state.fileName.replace(/\.(glb|gltf)$/i, '');
-  if (download) save(out, `${stem}-${baked ? 'baked' : 'templates'}.glb`, 'model/gltf-binary');
+  if (download) save(out, `${stem}-${baked ? 'baked' : 'cages'}.glb`, 'model/gltf-binary');
   return out;
 }

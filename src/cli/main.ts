@@ -102,7 +102,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   const resources = flag('--resources');
   argv = argv.filter((a, i) => i < 2 || !['-q', '--quiet', '--verbose', '--resources'].includes(a));
   const words = argv.slice(2).filter((a) => !a.startsWith('-'));
-  const command = words[0] === 'templates' ? words.slice(0, 2).join(' ') : (words[0] ?? '');
+  const command = words.slice(0, 2).join(' '); // `info`'s first word, or a group's command: `templates list`
   const program = buildProgram(filteredIo(io, quiet, verbose, command));
   if (argv.length <= 2) {
     io.err(program.helpInformation().trimEnd());

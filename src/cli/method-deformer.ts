@@ -18,7 +18,7 @@ import { createCageSkinningDeformer } from '../cage/rig.js';
 import { readCageRig } from '../io/cage-gltf.js';
 import { findJoint } from '../evaluation/standard-poses.js';
 import { jointBoneSegments, type SkinnedModel } from '../io/gltf.js';
-import { optionKey, warnForeignParameters } from './options.js';
+import { moduleParameters, warnForeignParameters } from './options.js';
 import { progress, type Io } from './ui.js';
 
 /** Every method a {@link createMethodDeformer} builds a deformer for: every registry method. */
@@ -33,11 +33,6 @@ export interface MethodDeformerOptions {
   stretchJoints?: string;
   /** stretch: twist compensation before skinning (default true). */
   twistCompensation?: boolean;
-}
-
-/** A method module's parameters taken from CLI options (`--smoothing-kind` → `smoothingKind` → its key). */
-export function moduleParameters(module: MethodModule, options: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(module.parameters.map((p) => [p.key, options[optionKey(p.flag)]]));
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { SKINNING_METHODS } from '../deformers/registry.js';
+import type { MethodModule } from '../methods/module.js';
 import type { MethodParameter } from '../methods/parameter.js';
 import type { Io } from './ui.js';
 import { DEFAULT_EPSILON, DEFAULT_SIGMA } from '../cor/parameters.js';
@@ -119,6 +120,11 @@ export function withBatchOutput(command: Command, formats: string): Command {
 
 /** The key commander gives an option (`smoothing-kind` → `smoothingKind`). */
 export const optionKey = (flag: string): string => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** A method module's parameters taken from CLI options (`--smoothing-kind` → `smoothingKind` → its key). */
+export function moduleParameters(module: MethodModule, options: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(module.parameters.map((p) => [p.key, options[optionKey(p.flag)]]));
+}
 
 /**
  * Warns (once per run: the CLI's io says a line once) of method-module options given for another

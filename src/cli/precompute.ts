@@ -1,37 +1,28 @@
 /**
- * `corskin precompute`: bake centers of rotation (Le & Hodgins 2016), Direct Delta Mush (Le &
- * Lewis 2019) or skinning templates (Ju et al. 2008, as `corskin templates build`) into a glTF
- * file.
+ * `corskin precompute`: bake centers of rotation (Le & Hodgins 2016) into a glTF file, or what
+ * another method precomputes (the method module's `node.ts`: Direct Delta Mush, Le & Lewis 2019;
+ * skinning templates, Ju et al. 2008).
  * @module
  */
 import { createCorWorkerPool } from '../cor/parallel.js';
 import { centersOfRotation } from '../io/bake.js';
-import { directDeltaMush } from '../methods/ddm/transform.js';
-import { autoDdmThreads, computeDirectDeltaMushParallel } from '../methods/ddm/parallel.js';
-import type { DdmSmoothing } from '../methods/ddm/laplacian.js';
-import { ddmBytesPerVertex, type DdmVariant } from '../methods/ddm/precompute.js';
-import { resolveDdmParameters } from '../methods/ddm/parameters.js';
+import { CorskinError } from '../core/errors.js';
+import { methodModule } from '../methods/index.js';
+import type { MethodPrecompute } from '../methods/module.js';
 import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
-import { warnForeignParameters } from './options.js';
-import { PRECOMPUTED_METHODS } from '../deformers/registry.js';
+import { moduleParameters, warnForeignParameters } from './options.js';
+import { methodInfo, PRECOMPUTED_METHODS } from '../deformers/registry.js';
 import { progress, type Io } from './ui.js';
 
 /** Options of {@link precomputeCommand}. */
 export interface PrecomputeOptions {
   output: string;
-  /** `cor` (default), `ddm` or `templates` (as `corskin templates build`). */
-  method?: 'cor' | 'ddm' | 'templates';
-  /** templates: choices `JOINT=ID,…`. */
-  template?: string;
-  /** Direct Delta Mush parameters (`--method ddm`). */
-  iterations?: number;
-  lambda?: number;
-  kappa?: number;
-  alpha?: number;
-  variant?: DdmVariant;
-  smoothing?: DdmSmoothing;
-  threshold?: number;
+  /**
+   * A method of the registry that precomputes (`PRECOMPUTED_METHODS`; default `cor`); the method
+   * modules' parameters come as further options (`iterations`, …: see `withMethodParameters`).
+   */
+  method?: string;
   sigma: number;
   epsilon: number;
   /** cor: `fast` (default) or `exact` (`--algorithm`). */
@@ -49,8 +40,7 @@ export async function precomputeCommand(io: Io, input: string, o: PrecomputeOpti
   checkOutputPath(o.output, ['.glb', '.gltf']);
   checkNotOverwritingInput(o.output, [input], !!o.force);
   warnForeignParameters(io, o.method ?? 'cor', o as unknown as Record<string, unknown>, PRECOMPUTED_METHODS);
-  if (o.method === 'ddm') return precomputeDdm(io, input, o);
-  if (o.method === 'templates') return (await import('./templates.js')).templatesBuildCommand(io, input, o);
+  if (methodInfo(o.method ?? 'cor').module) return precomputeModule(io, input, o);
   const start = performance.now();
   // With an explicit thread count the workers start while the file is read and parsed.
   const pool = o.threads && o.threads > 1 ? createCorWorkerPool(o.threads) : undefined;
@@ -91,43 +81,40 @@ export async function precomputeCommand(io: Io, input: string, o: PrecomputeOpti
   );
 }
 
-/** `corskin precompute --method ddm`. */
-async function precomputeDdm(io: Io, input: string, o: PrecomputeOptions): Promise<void> {
+/**
+ * `corskin precompute --method <id>` for a method module that stores data: its folder's `node.ts`
+ * ({@link MethodPrecompute}) computes and stores it, with the method's parameters.
+ */
+async function precomputeModule(io: Io, input: string, o: PrecomputeOptions): Promise<void> {
   const start = performance.now();
-  const bar = progress(io, 'direct delta mush');
+  const module = methodModule(o.method!)!;
+  const parameters = moduleParameters(module, o as unknown as Record<string, unknown>);
+  try {
+    module.check(parameters); // bad parameters fail before any work
+  } catch (e) {
+    throw e instanceof CorskinError ? new CorskinError(e.message, input, { cause: e }) : e;
+  }
+  const hooks = ((await import(/* @vite-ignore */ `../methods/${module.id}/node.js`)) as { default: MethodPrecompute })
+    .default;
+  const bar = progress(io, hooks.what);
   const lines: string[] = [];
-  const variant = o.variant ?? 'full';
+  let described: string;
   try {
     const document = await readDocument(input);
-    await document.transform(
-      directDeltaMush({
-        iterations: o.iterations,
-        lambda: o.lambda,
-        kappa: o.kappa,
-        alpha: o.alpha,
-        variant,
-        smoothing: o.smoothing,
-        threshold: o.threshold,
-        file: input,
-        compute: (mesh, options) =>
-          computeDirectDeltaMushParallel(mesh, { ...options, threads: o.threads ?? autoDdmThreads(mesh) }),
-        onProgress: bar.update,
-        onSkin: (model, ddm, seconds) => {
-          for (const w of model.warnings) io.err(`corskin: warning: ${input}: ${w}`);
-          const n = ddm.offsets.length - 1;
-          lines.push(
-            `${model.name}: ${n} vertices, ${(ddm.offsets[n] / n).toFixed(2)} joints per vertex, ${ddmBytesPerVertex(ddm).toFixed(0)} bytes per vertex (${variant}), ${seconds.toFixed(2)} s${ddm.fallbacks ? `; ${ddm.fallbacks} vertices whose smoothed weights cancelled out follow their joints' blend (LBS, turned rigidly)` : ''}`,
-          );
-        },
-      }),
-    );
+    described = await hooks.precompute(document, {
+      parameters,
+      file: input,
+      threads: o.threads,
+      onProgress: bar.update,
+      onSkin: (line, warnings) => {
+        for (const w of warnings) io.err(`corskin: warning: ${input}: ${w}`);
+        lines.push(line);
+      },
+    });
     await writeDocument(document, o.output, { compress: o.compress, inputs: [input], force: o.force });
   } finally {
     bar.stop();
   }
   for (const l of lines) io.out(l);
-  const p = resolveDdmParameters(o);
-  io.out(
-    `wrote ${o.output} (Direct Delta Mush ${variant}: p = ${p.iterations}, λ = ${p.lambda}, κ = ${p.kappa}, α = ${p.alpha}, ${p.smoothing} Laplacian) in ${((performance.now() - start) / 1000).toFixed(2)} s`,
-  );
+  io.out(`wrote ${o.output} (${described}) in ${((performance.now() - start) / 1000).toFixed(2)} s`);
 }

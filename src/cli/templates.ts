@@ -5,19 +5,14 @@
  * @module
  */
 import { CorskinError } from '../core/errors.js';
-import { readTemplateRig, writeTemplateRig } from '../methods/templates/storage.js';
+import { readTemplateRig } from '../methods/templates/storage.js';
 import { removeCageRig } from '../io/cage-gltf.js';
-import { applyTemplateChoices } from '../methods/templates/choices.js';
+import { buildTemplateRigs, storeTemplateRigs } from '../methods/templates/node.js';
 import { skinOutsideMessage, templateSkinOutside } from '../methods/templates/outside.js';
 import { checkNotOverwritingInput, checkOutputPath, readBytes } from '../io/files.js';
-import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
+import { extractSkinnedModels } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
-import {
-  buildTemplateRig,
-  NO_LIMB_TO_TEMPLATE,
-  type TemplateBuildOptions,
-  type TemplateRig,
-} from '../methods/templates/rig.js';
+import { NO_LIMB_TO_TEMPLATE, type TemplateRig } from '../methods/templates/rig.js';
 import { createTemplateDeformer } from '../methods/templates/deformer.js';
 import { bakeTemplateClips } from '../io/morph-bake.js';
 import { DEFAULT_BAKE_RATE } from '../bake/samples.js';
@@ -42,20 +37,6 @@ export async function readTemplateLibrary(file: string): Promise<TemplateLibrary
   return parseTemplateLibrary(json, file);
 }
 
-/** `model`'s template rig, errors prefixed with the skin's name. */
-function buildRig(
-  model: SkinnedModel,
-  library: TemplateLibrary,
-  input: string,
-  options: TemplateBuildOptions,
-): TemplateRig {
-  try {
-    return buildTemplateRig(model.mesh, model.skeleton, library, options);
-  } catch (e) {
-    throw e instanceof CorskinError ? new CorskinError(`${model.name}: ${e.message}`, input) : e;
-  }
-}
-
 /** Runs `corskin templates build`. @throws CorskinError on bad input (nothing written) */
 export async function templatesBuildCommand(
   io: Io,
@@ -77,18 +58,7 @@ export async function templatesBuildCommand(
   const start = performance.now();
   const library = o.library ? await readTemplateLibrary(o.library) : DEFAULT_TEMPLATE_LIBRARY;
   const document = await readDocument(input);
-  const rigs = extractSkinnedModels(document, input).map((model) => ({
-    model,
-    rig: buildRig(model, library, input, { trunk: o.trunk }),
-  }));
-  try {
-    applyTemplateChoices(
-      rigs.map(({ model, rig }) => ({ rig, jointNames: model.skeleton.jointNames })),
-      o.template,
-    );
-  } catch (e) {
-    throw e instanceof CorskinError && !e.file ? new CorskinError(e.message, input, { cause: e }) : e;
-  }
+  const rigs = buildTemplateRigs(document, { library, trunk: o.trunk, choices: o.template, file: input });
   const elapsed = () => ((performance.now() - start) / 1000).toFixed(2);
   if (o.bake) {
     const lines: string[] = [];
@@ -113,17 +83,7 @@ export async function templatesBuildCommand(
     io.out(`wrote ${o.output} in ${elapsed()} s`);
     return;
   }
-  const lines: string[] = [];
-  for (const { model, rig } of rigs) {
-    if (!rig.limbs.length) {
-      lines.push(`${model.name}: ${NO_LIMB_TO_TEMPLATE}`);
-      continue;
-    }
-    writeTemplateRig(document, model, rig);
-    lines.push(
-      `${model.name}: template cages of ${rig.cage.positions.length / 3} vertices and ${rig.cage.triangles.length / 3} triangles around ${bonesOf(rig)} bones in ${rig.limbs.length} limbs, bound with PMVC`,
-    );
-  }
+  const lines = storeTemplateRigs(document, rigs);
   await writeDocument(document, o.output, { compress: o.compress, inputs: [input], force: o.force });
   for (const line of lines) io.out(line);
   io.out(`wrote ${o.output} in ${elapsed()} s`);

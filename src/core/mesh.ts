@@ -27,7 +27,7 @@ export interface SkinnedMesh {
   centersOfRotation?: Float32Array;
   /**
    * What method modules prepared for this mesh or read from its file, by method id (Direct Delta
-   * Mush's model under `ddm`); each method reads and writes its own key, through its own
+   * Mush's model under its id); each method reads and writes its own key, through its own
    * accessors (`ddmModelOf`). Not carried over by {@link mergeSkinnedMeshes}.
    */
   methodData?: Readonly<Record<string, unknown>>;

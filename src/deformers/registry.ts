@@ -27,7 +27,8 @@ export interface MethodInfo<Id extends string = MethodId> {
    * What the method precomputes per vertex and the file can store (`corskin precompute
    * --method …`): `centers` (centers of rotation, Le & Hodgins 2016), `ddm` (the Ω matrices of
    * Direct Delta Mush, Le & Lewis 2019), `templates` (the template cages and the skin's binding,
-   * Ju et al. 2008), or null.
+   * Ju et al. 2008), or null. A method module that precomputes has a `node.ts` in its folder
+   * (`MethodPrecompute`), which that command loads.
    */
   precomputes: 'centers' | 'ddm' | 'templates' | null;
   /** Needs rig data beyond the skinning matrices (a factory builds its deformer). */

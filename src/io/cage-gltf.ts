@@ -6,8 +6,8 @@
  *   space, drawn translucent so any viewer shows it around the character), skinned by the
  *   character's skin (`JOINTS_0`/`WEIGHTS_0`), marked by node extras
  *   `{ "corskinCage": { "coordinates": "pmvc" | "mvc", "resolution": R, "influences": k, "version": … } }`
- *   (with `templates`, the skinning templates' own data, when `corskin templates build` made the
- *   cage: see `methods/templates/storage.ts`);
+ *   (with the skinning templates' own data when `corskin templates build` made the cage: see
+ *   `methods/templates/storage.ts`);
  * - every primitive of the character carries the binding as application-specific vertex
  *   attributes: `_CAGE_INDICES_0…` (VEC4, unsigned short: cage vertex indices) and
  *   `_CAGE_WEIGHTS_0…` (VEC4, float), k/4 of each, slots in decreasing weight, empty slots (0, 0),

@@ -74,3 +74,34 @@ export interface MethodModule {
    */
   simd?(mesh: SkinnedMesh): Promise<SimdDeformer>;
 }
+
+/** What {@link MethodPrecompute.precompute} is given. */
+export interface PrecomputeInput {
+  /** Parameter values by {@link MethodParameter.key}, as for {@link MethodModule.prepare}. */
+  parameters: Record<string, unknown>;
+  /** The document's path, for error messages. */
+  file?: string;
+  /** Worker threads for the computation (default: the method's choice). */
+  threads?: number;
+  /** Progress, `done` of `total`. */
+  onProgress?: (done: number, total: number) => void;
+  /** One line per skin on what was computed (`Fox: 1,728 vertices, …`), and its warnings. */
+  onSkin?: (line: string, warnings: readonly string[]) => void;
+}
+
+/**
+ * What `corskin precompute --method <id>` runs for a method module that stores data in the file
+ * (registry `precomputes`): the default export of the method folder's `node.ts`, loaded only by
+ * that command (Node only: it may start worker threads).
+ */
+export interface MethodPrecompute {
+  /** The work, as the progress bar names it (`Direct Delta Mush`). */
+  what: string;
+  /**
+   * Computes the method's data for every skin of `document` and stores it there.
+   * @returns the parameters used, for the closing line (`Direct Delta Mush full: p = 20, …`)
+   * @throws CorskinError naming `input.file` for bad input or parameters (the document is then
+   *   not to be written)
+   */
+  precompute(document: Document, input: PrecomputeInput): Promise<string>;
+}

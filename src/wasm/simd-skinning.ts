@@ -52,15 +52,15 @@ export interface SimdDeformer {
  * Prepares `mesh` for `method` on the WebAssembly SIMD kernels: 'lbs' is linear blend skinning
  * (Magnenat-Thalmann et al. 1988), 'dqs' dual quaternion skinning (Kavan et al. 2008), 'cor' skinning with optimized
  * centers of rotation (Le & Hodgins 2016, Algorithm 1: QLERP rotation, t = LBS(p*) − R p*), and a
- * method module's kernel ('ddm': Direct Delta Mush, Le & Lewis 2019, on the mesh with its model,
- * see `createDdmSimdDeformer`). Inputs are in bind space, outputs in the skinning matrices' posed
+ * method module's kernel (its `simd` hook: Direct Delta Mush, Le & Lewis 2019, on the mesh with
+ * its model, see `createDdmSimdDeformer`). Inputs are in bind space, outputs in the skinning matrices' posed
  * space, both in asset units.
  * @param mesh bind-space mesh; for 'cor' it must carry `centersOfRotation` (3·n, bind space).
  *   Up to 255 influences per vertex. The kernels work on a copy of its arrays (the two-phase
  *   fallback for scaled joints reads `mesh` itself): keep it unchanged while the deformer is in
  *   use. A vertex with no non-zero weight follows joint 0 rigidly.
- * @throws CorskinError when 'cor' has no centers of rotation, 'ddm' no model, or the runtime has
- *   no WebAssembly SIMD
+ * @throws CorskinError when 'cor' has no centers of rotation, a method module's mesh lacks its
+ *   data (Direct Delta Mush's model), or the runtime has no WebAssembly SIMD
  */
 export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinningMethod): Promise<SimdDeformer> {
   if (!(SIMD_METHODS as readonly string[]).includes(method)) {
