@@ -180,7 +180,7 @@ interface MeshState {
 const EIGHT = ['corskinIndex0', 'corskinWeight0', 'corskinIndex1', 'corskinWeight1'];
 
 /** LBS: three's own skinning, or corskin's where a vertex has more than 4 influences. */
-const LBS_GPU: GpuMethod = { id: 'lbs', glsl: LBS_GLSL };
+const LBS_GPU: GpuMethod = { id: 'lbs', glsl: LBS_GLSL, threeNative: true };
 /** Dual quaternion skinning. */
 const DQS_GPU: GpuMethod = { id: 'dqs', glsl: DQS_GLSL };
 /** CoR: the centers of rotation the geometry stores, else computed ({@link SkinningOptions.computeCenters}). */
@@ -279,7 +279,7 @@ async function switchMesh(
   const binding: GpuBinding = (await kernel.bind?.(mesh, options, prepared)) ?? {};
   restore(mesh);
   const eight = binding.influences !== false && influenceSets(mesh) > 1;
-  if (kernel === LBS_GPU && !eight) return;
+  if (kernel.threeNative && !eight) return;
   const attributes = { ...binding.attributes, ...(eight ? eightInfluences(mesh) : {}) };
   for (const [name, attribute] of Object.entries(attributes)) mesh.geometry.setAttribute(name, attribute);
   const J = mesh.skeleton.bones.length;

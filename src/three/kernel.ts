@@ -100,6 +100,11 @@ export interface GpuMethod {
   id: string;
   glsl: GlslKernel;
   /**
+   * three.js's own skinning computes the method (LBS): a mesh with at most four influences per
+   * vertex keeps three's shader untouched; the kernel runs only where it has more.
+   */
+  threeNative?: boolean;
+  /**
    * Before any mesh switches, every skinned mesh under `root` at once (data shared by several
    * meshes, such as one template rig for a skin split into meshes). What it returns for a mesh
    * is handed to {@link bind} for that mesh.

@@ -52,9 +52,12 @@ export function deformDdm(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
   const P = mesh.positions;
   // |det L_j|^{1/3} per joint
   const J = skinning.length >> 4;
-  let used = 0;
-  for (let e = 0; e < offsets[n]; e++) if (joints[e] >= used) used = joints[e] + 1;
-  if (used > J) throw new CorskinError(`${J} skinning matrices for a model that uses ${used} joints`);
+  // Checked where read (no scan of the entries per frame): a joint beyond the matrices.
+  const tooFew = () => {
+    let used = 0;
+    for (let e = 0; e < offsets[n]; e++) used = Math.max(used, joints[e] + 1);
+    return new CorskinError(`${J} skinning matrices for a model that uses ${used} joints`);
+  };
   const scale = new Float64Array(J);
   for (let j = 0; j < J; j++) {
     scale[j] = Math.cbrt(Math.abs(mat4LinearDeterminant(M, j << 4)));
@@ -66,6 +69,7 @@ export function deformDdm(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
     const e0 = offsets[i];
     const e1 = offsets[i + 1];
     if (e1 - e0 === 1 || e1 === e0) {
+      if (e1 > e0 && joints[e0] >= J) throw tooFew();
       writeAffine(mesh, out, i, M, e1 === e0 ? 0 : joints[e0] << 4);
       continue;
     }
@@ -77,6 +81,7 @@ export function deformDdm(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
     let sigma = 0; // Σ share · scale, divided by the shares' total below
     let m00 = 0, m01 = 0, m02 = 0, m03 = 0, m10 = 0, m11 = 0, m12 = 0, m13 = 0, m20 = 0, m21 = 0, m22 = 0, m23 = 0; // prettier-ignore
     for (let e = e0; e < e1; e++) {
+      if (joints[e] >= J) throw tooFew();
       const m = joints[e] << 4;
       // [R_j | M_j v]: the joint's matrix in the frame at the vertex
       const a00 = M[m], a10 = M[m + 1], a20 = M[m + 2], a01 = M[m + 4], a11 = M[m + 5], a21 = M[m + 6]; // prettier-ignore
