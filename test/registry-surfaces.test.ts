@@ -3,11 +3,13 @@
  * claims, a run through that surface on CesiumMan and the Fox agrees with the method's CPU
  * deformer built from the library — `corskin deform` (every method; cage after `bind-cage`),
  * `corskin evaluate --character` (the registry's CHARACTER_METHODS), `corskin bake --as morphs`
- * (BAKE_METHODS: the baked file played by LBS reproduces the method at the samples), the
- * WebAssembly SIMD kernels (methods marked `simd`). A method added to the registry is tested on each of these without a
- * test of its own. (GPU surfaces — corskin/three with WebGLRenderer and WebGPURenderer, the viewer,
- * `render` — run in the browser suite: test-e2e/three-gpu.test.ts, three-gpu-ddm.test.ts,
- * viewer.test.ts.)
+ * (BAKE_METHODS: the baked file played by LBS reproduces the method at the samples) and `--as
+ * helpers` (the helper joints bring LBS closer to the method), the
+ * WebAssembly SIMD kernels (methods marked `simd`). A method added to the registry is tested on
+ * each of these without a test of its own. (GPU surfaces run in the browser suite, from the
+ * registry too: test-e2e/three-gpu.test.ts runs every `gpu` method on CesiumMan and the Fox with
+ * WebGLRenderer and WebGPURenderer against its CPU deformer; viewer.test.ts and render the
+ * methods corskin/three runs.)
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -145,6 +147,38 @@ describe.each(CHARACTERS)('every registry method on every CPU surface it claims:
       expect(m.max).toBeLessThan(1e-5); // the bake's 5e-6 tolerance and float32 rounding
       expect(m.lbsMax).toBeGreaterThan(1e-4); // the method is not LBS here
     },
+  );
+
+  it.each(BAKE_METHODS)(
+    'corskin bake --method %s --as helpers: played by LBS, the file is closer to its CPU deformer than LBS is',
+    async (method) => {
+      const out = join(tmp.dir, `${name}-${method}-helpers.glb`);
+      // One helper per region at 5 samples per second: the fit is quick; its quality at the
+      // defaults is helper-bake.test.ts's.
+      const r = await runCli(
+        'bake',
+        file,
+        '--method',
+        method,
+        '--as',
+        'helpers',
+        '--helpers',
+        '1',
+        '--rate',
+        '5',
+        '-o',
+        out,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const document = await readDocument(file);
+      const [original] = extractSkinnedModels(document, file);
+      const [baked] = extractSkinnedModels(await readDocument(out), out);
+      expect(baked.mesh.influences).toBeLessThanOrEqual(4); // what every engine plays
+      const m = measureBake(original, baked, libraryDeformer(method, original, file, document), 5);
+      console.log(`${name}, ${method} helpers: p99 ${m.p99.toExponential(2)} vs LBS ${m.lbsP99.toExponential(2)}`);
+      expect(m.p99).toBeLessThan(0.5 * m.lbsP99); // measured 0.12–0.35 of LBS's
+    },
+    60_000,
   );
 
   it.each(SIMD_METHODS)('the SIMD kernel of %s = its CPU deformer', async (method) => {
