@@ -248,6 +248,12 @@ describe('batch runs: several inputs with --out-dir', () => {
     expect(under.code).toBe(1);
     expect(under.stderr).toContain('cannot make the --out-dir folder: a folder of the path is a file');
     expect(under.stderr).not.toContain('internal error');
+    // Where a parent refuses new entries (/proc: ENOENT though it exists), an error, not a hang.
+    if (existsSync('/proc/self')) {
+      const proc = await runCli('deform', CESIUM_MAN, fox, '--method', 'lbs', '--out-dir', '/proc/corskin-out/sub');
+      expect(proc.code).toBe(1);
+      expect(proc.stderr).toContain('cannot make the --out-dir folder');
+    }
     const one = await runCli('deform', CESIUM_MAN, '--method', 'lbs', '-o', join(bad, 'x.glb'));
     expect(one.code).toBe(1);
     expect(one.stderr).toContain(`${bad} is a file, not a folder`);

@@ -192,4 +192,17 @@ describe('SIMD skinning kernels', () => {
     const simd = await createSimdDeformer(bare, 'lbs');
     expect(() => simd.deform(new Float64Array(16), target(bare))).toThrow(/skinning matrices/);
   });
+
+  it('takes the skinning matrices as a plain array from JavaScript as it takes a Float64Array; anything else is a clear error', async () => {
+    const S = skinningMatrices(cesium.skeleton, samplePose(cesium.skeleton, cesium.animations[0], 0.7));
+    for (const method of ['lbs', 'dqs'] as const) {
+      const simd = await createSimdDeformer(cesium.mesh, method);
+      const typed = target(cesium.mesh);
+      const plain = target(cesium.mesh);
+      simd.deform(S, typed);
+      simd.deform(Array.from(S) as unknown as Float64Array, plain);
+      expect(plain.positions).toEqual(typed.positions);
+      expect(() => simd.deform('matrices' as unknown as Float64Array, plain)).toThrow(/expected a Float64Array/);
+    }
+  });
 });

@@ -6,13 +6,13 @@
  *
  * @module
  */
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { CorskinError } from '../core/errors.js';
 import { nodeWorkerScript } from '../core/node-worker.js';
-import { trackOutputWrittenElsewhere } from '../io/files.js';
+import { makeFolder, trackOutputWrittenElsewhere } from '../io/files.js';
 import type { Io } from './ui.js';
 
 /** Bad usage found after commander's parsing (the CLI exits with 2). */
@@ -95,7 +95,7 @@ export async function runBatch(
     throw new UsageError(`--out-dir ${outDir} is a file, not a folder`);
   if (!outDir) throw new UsageError('--out-dir needs a folder');
   try {
-    mkdirSync(outDir, { recursive: true });
+    makeFolder(outDir);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const why = code === 'ENOTDIR' || code === 'EEXIST' ? 'a folder of the path is a file' : (e as Error).message;

@@ -4,7 +4,7 @@
  * deform with LBS, DQS and CoR, write the results and print a table.
  * @module
  */
-import { mkdir } from 'node:fs/promises';
+import { makeFolder } from '../io/files.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { skinningMatrices, type Pose } from '../core/pose.js';
@@ -50,7 +50,7 @@ export async function demoCommand(io: Io, o: { output: string }): Promise<void> 
     ['twist 180°', twistPose(skeleton, joint, Math.PI)],
     ['bend 126°', bendPose(skeleton, joint, [0, 0, 1], 0.7 * Math.PI)],
   ];
-  await mkdir(o.output, { recursive: true });
+  makeFolder(o.output);
   const rows: (string | number)[][] = [];
   const rest = restPositions(mesh, skeleton);
   const n = mesh.positions.length / 3;

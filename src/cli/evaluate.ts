@@ -4,7 +4,6 @@
  * character's pose battery (its stress pose and clips).
  * @module
  */
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   armBenchmark,
@@ -15,7 +14,7 @@ import {
 } from '../evaluation/benchmark.js';
 import { formatRatio, QUALITY_LEGEND } from '../evaluation/joint-quality.js';
 import { renderReport } from '../evaluation/report.js';
-import { writeFileAtomic } from '../io/files.js';
+import { makeFolder, writeFileAtomic } from '../io/files.js';
 import { extractSkinnedModels } from '../io/gltf.js';
 import { bakePosedGeometry } from '../io/posed-geometry.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
@@ -57,7 +56,7 @@ export async function evaluateCommand(io: Io, o: EvaluateOptions): Promise<void>
   if (o.json) io.out(JSON.stringify(rows, null, 2));
   else io.out(`${formatRows(rows)}\n\n${QUALITY_LEGEND}`);
   if (o.report && posed) {
-    await mkdir(join(o.report, 'meshes'), { recursive: true });
+    makeFolder(join(o.report, 'meshes'));
     const links = new Map<string, string>();
     for (const [key, positions] of posed) {
       const [c, m] = key.split('|');

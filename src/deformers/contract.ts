@@ -30,6 +30,17 @@ export type Deformer = (mesh: SkinnedMesh, skinning: Float64Array, out: DeformTa
 export type SkinningMethod = Extract<(typeof SKINNING_METHODS)[number], { needsRig: false }>['id'];
 
 /**
+ * `skinning` as a Float64Array (16 per joint, column-major): itself, or a copy of a plain array
+ * of numbers from a JavaScript caller (the kernels take typed arrays' views).
+ * @throws CorskinError when it is neither
+ */
+export function skinningArray(skinning: ArrayLike<number>): Float64Array {
+  if (skinning instanceof Float64Array) return skinning;
+  if (Array.isArray(skinning) || ArrayBuffer.isView(skinning)) return Float64Array.from(skinning);
+  throw new CorskinError(`skinning matrices: expected a Float64Array (16 numbers per joint), got ${typeof skinning}`);
+}
+
+/**
  * Checks that `out` fits `mesh` (O(1): the per-vertex data is checked once, by
  * {@link validateSkinnedMesh}, when the mesh is read — influences must reference joints < J).
  * @throws CorskinError on a size mismatch

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   existsSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
   realpathSync,
@@ -232,4 +233,18 @@ export function checkOutputPath(path: string, extensions: readonly string[]): vo
   const folder = dirname(resolve(path));
   if (!existsSync(folder)) throw new CorskinError('cannot write: folder does not exist', path);
   if (!statSync(folder).isDirectory()) throw new CorskinError(`cannot write: ${folder} is a file, not a folder`, path);
+}
+
+/**
+ * Makes folder `dir` and its missing parents, one at a time: Node's `mkdirSync(dir, { recursive:
+ * true })` never returns where a parent refuses new entries with ENOENT (a path under /proc).
+ * @throws the first mkdir's error (ENOENT, EACCES; ENOTDIR below a file)
+ */
+export function makeFolder(dir: string): void {
+  const missing: string[] = [];
+  for (let d = resolve(dir); !existsSync(d); d = dirname(d)) {
+    missing.push(d);
+    if (dirname(d) === d) break;
+  }
+  for (const d of missing.reverse()) mkdirSync(d);
 }

@@ -15,7 +15,7 @@
  */
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
-import { checkDeformArgs, type DeformTarget } from '../deformers/contract.js';
+import { checkDeformArgs, skinningArray, type DeformTarget } from '../deformers/contract.js';
 import { jointQuaternions } from '../deformers/joint-rotations.js';
 import { SIMD_METHODS, type SimdMethodId } from '../deformers/registry.js';
 import { splitScale, uniformScale } from '../deformers/two-phase.js';
@@ -145,7 +145,8 @@ export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinning
   return {
     method,
     output,
-    deform(skinning: Float64Array, out?: DeformTarget): void {
+    deform(matrices: Float64Array, out?: DeformTarget): void {
+      const skinning = skinningArray(matrices);
       checkDeformArgs(mesh, skinning, out ?? output);
       if (skinning.length < 16 * J) {
         throw new CorskinError(`${skinning.length / 16} skinning matrices for a mesh that uses ${J} joints`);

@@ -10,7 +10,7 @@
 import { CorskinError } from '../../core/errors.js';
 import { mat4LinearDeterminant } from '../../core/math.js';
 import type { SkinnedMesh } from '../../core/mesh.js';
-import { checkDeformArgs, type DeformTarget } from '../../deformers/contract.js';
+import { checkDeformArgs, skinningArray, type DeformTarget } from '../../deformers/contract.js';
 import { instantiateKernels, kernelLayout } from '../../wasm/instance.js';
 import type { SimdDeformer } from '../../wasm/simd-skinning.js';
 import { ddmModelOf } from './data.js';
@@ -75,7 +75,8 @@ export async function createDdmSimdDeformer(mesh: SkinnedMesh): Promise<SimdDefo
   return {
     method: 'ddm',
     output,
-    deform(skinning: Float64Array, out?: DeformTarget): void {
+    deform(matrices: Float64Array, out?: DeformTarget): void {
+      const skinning = skinningArray(matrices);
       checkDeformArgs(mesh, skinning, out ?? output);
       if (skinning.length < 16 * J)
         throw new CorskinError(`${skinning.length / 16} skinning matrices for a model that uses ${J} joints`);
