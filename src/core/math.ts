@@ -170,11 +170,16 @@ export function quatFromMat4(out: NumArray, oo: number, m: NumArray, mo: number)
     y = (m12 + m21) / s;
     z = 0.25 * s;
   }
-  const n = (w < 0 ? -1 : 1) / Math.hypot(x, y, z, w);
-  out[oo] = x * n;
-  out[oo + 1] = y * n;
-  out[oo + 2] = z * n;
-  out[oo + 3] = w * n;
+  writeUnitQuaternion(out, oo, x, y, z, w, w < 0 ? -1 : 1);
+}
+
+/** Writes (x, y, z, w)·sign normalised to unit length at `out[o..o+4)`. */
+function writeUnitQuaternion(out: NumArray, o: number, x: number, y: number, z: number, w: number, sign = 1): void {
+  const n = sign / Math.hypot(x, y, z, w);
+  out[o] = x * n;
+  out[o + 1] = y * n;
+  out[o + 2] = z * n;
+  out[o + 3] = w * n;
 }
 
 /** Hamilton product `out = a ⊗ b` of quaternions (x, y, z, w) at offsets. `out` may alias. */
@@ -245,12 +250,7 @@ export function quatSlerp(
     s0 = Math.sin((1 - t) * omega) / sin;
     s1 = Math.sin(t * omega) / sin;
   }
-  const x = s0 * ax + s1 * bx, y = s0 * ay + s1 * by, z = s0 * az + s1 * bz, w = s0 * aw + s1 * bw;
-  const n = 1 / Math.hypot(x, y, z, w);
-  out[o] = x * n;
-  out[o + 1] = y * n;
-  out[o + 2] = z * n;
-  out[o + 3] = w * n;
+  writeUnitQuaternion(out, o, s0 * ax + s1 * bx, s0 * ay + s1 * by, s0 * az + s1 * bz, s0 * aw + s1 * bw);
 }
 
 /**
