@@ -18,6 +18,7 @@ import { deform, deformers } from '../src/deformers/index.js';
 import { measureBake } from '../src/bake/measure.js';
 import { bakeMorphTargets, bakeTemplateClips } from '../src/io/morph-bake.js';
 import { bakeSampleTimes } from '../src/bake/samples.js';
+import { bakeHelperJoints } from '../src/io/helper-bake.js';
 import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';
 import { readDocument, writeDocument } from '../src/io/node-io.js';
 import { runCli } from './helpers/cli.js';
@@ -88,17 +89,22 @@ describe('bake --as morphs (library)', () => {
     ).toBe(true);
   });
 
-  it('CesiumMan with every vertex on one joint (DQS = LBS there): no targets, no weights channels', async () => {
-    const document = await readDocument(CESIUM_MAN);
-    const [model] = extractSkinnedModels(document, CESIUM_MAN);
-    const { joints, weights, influences: K } = model.mesh;
-    for (let i = 0; i < joints.length / K; i++) {
-      let heaviest = K * i;
-      for (let k = K * i; k < K * i + K; k++) if (weights[k] > weights[heaviest]) heaviest = k;
-      joints.fill(joints[heaviest], K * i, K * i + K);
-      weights.fill(0, K * i, K * i + K);
-      weights[K * i] = 1;
-    }
+  it('CesiumMan with every vertex on one joint (DQS = LBS there): no targets, no weights channels, no helpers', async () => {
+    /** CesiumMan read, each vertex then on its heaviest joint alone. */
+    const rigid = async () => {
+      const document = await readDocument(CESIUM_MAN);
+      const [model] = extractSkinnedModels(document, CESIUM_MAN);
+      const { joints, weights, influences: K } = model.mesh;
+      for (let i = 0; i < joints.length / K; i++) {
+        let heaviest = K * i;
+        for (let k = K * i; k < K * i + K; k++) if (weights[k] > weights[heaviest]) heaviest = k;
+        joints.fill(joints[heaviest], K * i, K * i + K);
+        weights.fill(0, K * i, K * i + K);
+        weights[K * i] = 1;
+      }
+      return { document, model };
+    };
+    const { document, model } = await rigid();
     const channels = () =>
       document
         .getRoot()
@@ -113,6 +119,11 @@ describe('bake --as morphs (library)', () => {
     const other = await readDocument(CESIUM_MAN);
     const [real] = extractSkinnedModels(other, CESIUM_MAN);
     expect(bakeMorphTargets(other, real, deformers.dqs, { rate: 5 }).targets).toBeGreaterThan(0);
+    // Helpers likewise: none brings a vertex closer to DQS than LBS already is, so none is written.
+    const again = await rigid();
+    const nodes = again.document.getRoot().listNodes().length;
+    expect(bakeHelperJoints(again.document, again.model, deformers.dqs, { rate: 5 }).helpers).toBe(0);
+    expect(again.document.getRoot().listNodes().length).toBe(nodes);
   });
 });
 

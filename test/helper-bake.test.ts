@@ -103,6 +103,44 @@ describe('the bakes stop when their AbortSignal says so', () => {
   );
 });
 
+describe('bake --as helpers is never worse than plain LBS', () => {
+  it('CesiumMan, cor: at every vertex, its largest distance to CoR over the samples is at most plain LBS’s', async () => {
+    const document = await readDocument(CESIUM_MAN);
+    const [model] = extractSkinnedModels(document, CESIUM_MAN);
+    model.mesh.centersOfRotation = computeCentersOfRotation(model.mesh).centers;
+    const cor = deformers.cor;
+    const result = bakeHelperJoints(document, model, cor, { rate: 5 });
+    const out = join(tmp.dir, 'cesium-never-worse.glb');
+    await writeDocument(document, out);
+    const [baked] = extractSkinnedModels(await readDocument(out), out);
+    // Brute force over the samples: the method and plain LBS on the original, the file by LBS.
+    const n = model.mesh.positions.length / 3;
+    const clip = model.animations[0];
+    const [bakedWorst, lbsWorst] = [new Float64Array(n), new Float64Array(n)];
+    const [method, lbs, played] = [0, 1, 2].map(() => ({ positions: new Float32Array(3 * n) }));
+    for (let s = 0; s <= Math.round(clip.duration * 5); s++) {
+      const t = Math.min(s / 5, clip.duration);
+      const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, clip, t));
+      cor(model.mesh, S, method);
+      deformers.lbs(model.mesh, S, lbs);
+      deformers.lbs(baked.mesh, skinningMatrices(baked.skeleton, samplePose(baked.skeleton, baked.animations[0], t)), played); // prettier-ignore
+      for (let i = 0; i < n; i++) {
+        const d = (a: Float32Array) => Math.hypot(a[3 * i] - method.positions[3 * i], a[3 * i + 1] - method.positions[3 * i + 1], a[3 * i + 2] - method.positions[3 * i + 2]); // prettier-ignore
+        bakedWorst[i] = Math.max(bakedWorst[i], d(played.positions));
+        lbsWorst[i] = Math.max(lbsWorst[i], d(lbs.positions));
+      }
+    }
+    const diagonal = boundingBoxDiagonal(method.positions);
+    let worse = 0;
+    for (let i = 0; i < n; i++) if (bakedWorst[i] > lbsWorst[i] + 1e-5 * diagonal) worse++;
+    console.log(
+      `CesiumMan cor helpers at 5 samples/s: ${result.helpers} helpers, ${result.revertedVertices} of ${result.activeVertices} vertices kept their own weights; ${worse} vertices farther from CoR than LBS`,
+    );
+    expect(result.helpers).toBeGreaterThan(10);
+    expect(worse).toBe(0);
+  }, 120_000);
+});
+
 describe('bake --as helpers on a mirrored rig', () => {
   /**
    * The Fox under a node scaled (−1, 1, 1); with `bind`, its bind mirrored too (inverse bind

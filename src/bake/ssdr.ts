@@ -349,9 +349,18 @@ function solveSpd(A: Float64Array, r: Float64Array, m: number): Float64Array {
  * Squared error of the model at vertex i summed over the samples (posed units²).
  */
 export function vertexError(problem: SsdrProblem, model: SsdrModel, i: number): number {
+  return vertexErrors(problem, model, i).sum;
+}
+
+/**
+ * Squared error of the model at vertex i over the samples (posed units²): summed, and the
+ * largest at one sample.
+ */
+export function vertexErrors(problem: SsdrProblem, model: SsdrModel, i: number): { sum: number; max: number } {
   const K = model.influences;
   const v = new Float64Array(3);
   let e = 0;
+  let max = 0;
   for (let t = 0; t < problem.targets.length; t++) {
     let x = 0, y = 0, z = 0; // prettier-ignore
     for (let k = K * i; k < K * i + K; k++) {
@@ -363,7 +372,9 @@ export function vertexError(problem: SsdrProblem, model: SsdrModel, i: number): 
       z += w * v[2];
     }
     const Y = problem.targets[t];
-    e += (x - Y[3 * i]) ** 2 + (y - Y[3 * i + 1]) ** 2 + (z - Y[3 * i + 2]) ** 2;
+    const d = (x - Y[3 * i]) ** 2 + (y - Y[3 * i + 1]) ** 2 + (z - Y[3 * i + 2]) ** 2;
+    e += d;
+    if (d > max) max = d;
   }
-  return e;
+  return { sum: e, max };
 }

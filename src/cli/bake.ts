@@ -104,7 +104,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
         baked.push({
           model,
           deform,
-          line: `${model.name}: ${r.helpers} helper joints added (Le & Deng 2012), ${r.samples} samples, ${r.iterations} iterations`,
+          line: `${model.name}: ${r.helpers} helper joints added (Le & Deng 2012), ${r.samples} samples, ${r.iterations} iterations${r.revertedVertices ? `; ${r.revertedVertices} of ${r.activeVertices} vertices kept their own weights (the helpers did not bring them closer to ${o.method.toUpperCase()} than LBS)` : ''}`,
         });
       } else {
         const r = bakeMorphTargets(document, model, deform, { rate, tolerance, onProgress: bar.update, file: input });

@@ -30,7 +30,15 @@ import { bakeSampleTimes, checkBakeSize, DEFAULT_BAKE_RATE, MAX_HELPERS_PER_REGI
 import type { SkinnedModel } from './gltf.js';
 import { clipAnimation } from './gltf-skeleton.js';
 import { clusterStart, influencesOf, placeHelpers } from '../bake/placement.js';
-import { updateHelpers, updateVertexWeights, vertexError, type SsdrModel, type SsdrProblem } from '../bake/ssdr.js';
+import {
+  updateHelpers,
+  updateVertexWeights,
+  vertexError,
+  vertexErrors,
+  type SsdrModel,
+  type SsdrProblem,
+} from '../bake/ssdr.js';
+import type { SkinnedMesh } from '../core/mesh.js';
 
 /** Options of {@link bakeHelperJoints}. */
 export interface HelperBakeOptions {
@@ -62,6 +70,11 @@ export interface HelperBakeResult {
   iterations: number;
   /** Vertices whose weights were solved (the others keep theirs). */
   activeVertices: number;
+  /**
+   * Of those, the vertices the helpers did not bring closer to the method than plain LBS (summed
+   * over the samples, or at the worst one): they keep their own weights.
+   */
+  revertedVertices: number;
 }
 
 /**
@@ -140,14 +153,7 @@ export function bakeHelperJoints(
     joints: new Uint32Array(K * n),
     weights: new Float32Array(K * n),
   };
-  for (let i = 0; i < n; i++) {
-    const own = influencesOf(mesh.joints, mesh.weights, mesh.influences, i).slice(0, K);
-    const sum = own.reduce((s, e) => s + e.w, 0) || 1;
-    own.forEach((e, k) => {
-      model_.joints[K * i + k] = e.j;
-      model_.weights[K * i + k] = e.w / sum;
-    });
-  }
+  for (let i = 0; i < n; i++) setOwnWeights(model_, mesh, i);
   // Candidates of each active vertex: its own joints, its region's helpers and those of the
   // regions of its other influences.
   const active: number[] = [];
@@ -204,10 +210,86 @@ export function bakeHelperJoints(
     const members = membersOf();
     for (let pass = 0; pass < FINAL_PASSES; pass++) updateHelpers(problem, model_, members);
   }
+  // Never worse than LBS: a vertex the helpers do not bring closer to the method at every sample
+  // that counts (summed over the samples, and at the worst one) keeps its own weights.
+  let reverted = 0;
+  for (const i of active) {
+    const fitted = vertexErrors(problem, model_, i);
+    let sum = 0;
+    let max = 0;
+    for (let t = 0; t < T; t++) {
+      const Y = problem.targets[t];
+      const L = lbs[t];
+      const d = (L[3 * i] - Y[3 * i]) ** 2 + (L[3 * i + 1] - Y[3 * i + 1]) ** 2 + (L[3 * i + 2] - Y[3 * i + 2]) ** 2;
+      sum += d;
+      if (d > max) max = d;
+    }
+    if (fitted.sum <= sum && fitted.max <= max) continue;
+    setOwnWeights(model_, mesh, i);
+    reverted++;
+  }
+  // A helper no vertex kept is not written.
+  const used = new Uint8Array(H);
+  for (let k = 0; k < model_.joints.length; k++)
+    if (model_.weights[k] > 0 && model_.joints[k] >= J) used[model_.joints[k] - J] = 1;
+  const kept = dropHelpers(model_, used, J);
   options.onProgress?.(maxIterations, maxIterations);
 
-  writeHelpers(document, model, model_, problem.fixed, helperRegion, helperCentre, clips, options.file);
-  return { helpers: H, regions: regionHelpers.size, samples: T, iterations, activeVertices: active.length };
+  writeHelpers(
+    document,
+    model,
+    model_,
+    problem.fixed,
+    helperRegion.filter((_, h) => used[h]),
+    helperCentre.filter((_, h) => used[h]),
+    clips,
+    options.file,
+  );
+  const regions = new Set(helperRegion.filter((_, h) => used[h])).size;
+  return {
+    helpers: kept,
+    regions,
+    samples: T,
+    iterations,
+    activeVertices: active.length,
+    revertedVertices: reverted,
+  };
+}
+
+/** Vertex i of `model` on its own joints: the mesh's K heaviest influences, normalised. */
+function setOwnWeights(model: SsdrModel, mesh: SkinnedMesh, i: number): void {
+  const K = model.influences;
+  const own = influencesOf(mesh.joints, mesh.weights, mesh.influences, i).slice(0, K);
+  const sum = own.reduce((s, e) => s + e.w, 0) || 1;
+  for (let k = 0; k < K; k++) {
+    model.joints[K * i + k] = own[k]?.j ?? 0;
+    model.weights[K * i + k] = own[k] ? own[k].w / sum : 0;
+  }
+}
+
+/**
+ * Removes the helpers not marked in `used` from `model` (its transforms and the joint indices of
+ * its weights, J + h), in place.
+ * @returns the helpers kept
+ */
+function dropHelpers(model: SsdrModel, used: Uint8Array, J: number): number {
+  const H = model.helpers;
+  const index = new Int32Array(H).fill(-1);
+  let kept = 0;
+  for (let h = 0; h < H; h++) if (used[h]) index[h] = kept++;
+  if (kept === H) return H;
+  model.transforms = model.transforms.map((M) => {
+    const out = new Float64Array(16 * kept);
+    for (let h = 0; h < H; h++) if (index[h] >= 0) out.set(M.subarray(16 * h, 16 * h + 16), 16 * index[h]);
+    return out;
+  });
+  for (let k = 0; k < model.joints.length; k++)
+    if (model.joints[k] >= J) {
+      const h = index[model.joints[k] - J];
+      model.joints[k] = h >= 0 ? J + h : 0; // a dropped helper's slots have weight 0
+    }
+  model.helpers = kept;
+  return kept;
 }
 
 /** Samples the alternation sees at most. */
