@@ -254,6 +254,15 @@ describe('batch runs: several inputs with --out-dir', () => {
       expect(proc.code).toBe(1);
       expect(proc.stderr).toContain('cannot make the --out-dir folder');
     }
+    // evaluate --report and demo likewise, before any work.
+    for (const args of [
+      ['evaluate', '--report', join(bad, 'report')],
+      ['demo', '-o', join(bad, 'demo')],
+    ]) {
+      const r = await runCli(...args);
+      expect([r.code, r.stdout]).toEqual([1, '']);
+      expect(r.stderr).toMatch(/cannot make the (--report|demo) folder: a folder of the path is a file/);
+    }
     const one = await runCli('deform', CESIUM_MAN, '--method', 'lbs', '-o', join(bad, 'x.glb'));
     expect(one.code).toBe(1);
     expect(one.stderr).toContain(`${bad} is a file, not a folder`);

@@ -7,7 +7,7 @@
  * armature play the helper bake of a scaled rig (the Fox, armature scaled 0.025) as corskin does:
  * its helpers carry unit local scale, as the rig's joints do (a Blender bone has no rest scale).
  */
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NodeIO } from '@gltf-transform/core';
 import { samplePose } from '../src/core/animation.js';
@@ -183,7 +183,7 @@ describe('bake --as helpers on a mirrored rig', () => {
     const [model] = extractSkinnedModels(document, input);
     const [original] = extractSkinnedModels(await readDocument(input), input);
     bakeHelperJoints(document, model, deformers.dqs, { helpers: 2, influences: 4 });
-    const out = input.replace(/\.glb$/, '-helpers.glb');
+    const out = join(tmp.dir, basename(input).replace(/\.glb$/, '-helpers.glb')); // never beside a shared input
     await writeDocument(document, out);
     const [baked] = extractSkinnedModels(await readDocument(out), out);
     return measureBake(original, baked, deformers.dqs);

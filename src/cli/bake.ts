@@ -94,6 +94,12 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     const bar = progress(io, `${model.name}: ${o.as}`);
     try {
       if (o.as === 'helpers') {
+        const K = o.influences ?? 4;
+        const over = verticesOverInfluences(model, K);
+        if (over)
+          io.err(
+            `corskin: warning: ${input}: ${model.name}: ${count(over, 'vertex has', 'vertices have')} more than ${K} influences; the baked file keeps the ${K} heaviest of each (${K === 4 ? '--influences 8 keeps 8, which Babylon.js and Blender play; three.js plays 4' : 'more are not baked'}), so it may play farther from ${o.method.toUpperCase()} than the input's own LBS there`,
+          );
         const r = bakeHelperJoints(document, model, deform, {
           helpers: o.helpers,
           influences: o.influences as 4 | 8 | undefined,
@@ -104,7 +110,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
         baked.push({
           model,
           deform,
-          line: `${model.name}: ${r.helpers} helper joints added (Le & Deng 2012), ${r.samples} samples, ${r.iterations} iterations${r.revertedVertices ? `; ${r.revertedVertices} of ${r.activeVertices} vertices kept their own weights (the helpers did not bring them closer to ${o.method.toUpperCase()} than LBS)` : ''}`,
+          line: `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples, ${r.iterations} iterations${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own weights (the helpers did not bring them closer to ${o.method.toUpperCase()} than LBS)` : ''}`,
         });
       } else {
         const r = bakeMorphTargets(document, model, deform, { rate, tolerance, onProgress: bar.update, file: input });
@@ -125,7 +131,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     }
   }
   if (o.as === 'helpers' && keyframeTolerance > 0) {
-    // Keyframe reduction (the helpers' channels, and the clips' own keys it reproduces likewise).
+    // Keyframe reduction of every channel, the clips' own included (the helpers' alone gain nothing).
     const { resample } = await import('@gltf-transform/functions');
     await document.transform(resample({ tolerance: keyframeTolerance }));
   }
@@ -182,4 +188,19 @@ function fileSize(path: string): number {
   } catch {
     return 0;
   }
+}
+
+/** `n` things, singular or plural, with thousands separators: "1 helper joint", "1,270 vertices". */
+const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/** The vertices of `model` with more than `k` non-zero weights. */
+function verticesOverInfluences(model: SkinnedModel, k: number): number {
+  const { weights, influences: K } = model.mesh;
+  let over = 0;
+  for (let i = 0; i < weights.length / K; i++) {
+    let used = 0;
+    for (let s = K * i; s < K * i + K; s++) if (weights[s] !== 0) used++;
+    if (used > k) over++;
+  }
+  return over;
 }

@@ -94,13 +94,7 @@ export async function runBatch(
   if (existsSync(outDir) && !statSync(outDir).isDirectory())
     throw new UsageError(`--out-dir ${outDir} is a file, not a folder`);
   if (!outDir) throw new UsageError('--out-dir needs a folder');
-  try {
-    makeFolder(outDir);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOTDIR' || code === 'EEXIST' ? 'a folder of the path is a file' : (e as Error).message;
-    throw new CorskinError(`cannot make the --out-dir folder: ${why}`, outDir, { cause: e });
-  }
+  makeFolder(outDir, 'the --out-dir folder');
   const parallel = Math.min(jobs ?? availableParallelism(), inputs.length);
   const failed: string[] = [];
   const run = async (input: string) => {

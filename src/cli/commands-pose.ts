@@ -99,7 +99,7 @@ export function addPoseCommands(program: Command, io: Io): void {
         )
         .option(
           '--keyframe-tolerance <t>',
-          `helpers: drop keyframes that their neighbours reproduce within this (glTF-Transform's resample; 0 keeps every sample; default ${DEFAULT_KEYFRAME_TOLERANCE})`,
+          `helpers: drop keyframes that their neighbours reproduce within this, on every channel (glTF-Transform's resample; smaller file, the rig's joints a little off the input's keys; 1e-4 takes the Fox 1.00 → 0.77 MB; default ${DEFAULT_KEYFRAME_TOLERANCE}: every sample kept)`,
           Number,
         )
         .option('--quantize', 'write with KHR_mesh_quantization (smaller; no longer exact to 1e-5)'),

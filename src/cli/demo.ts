@@ -31,6 +31,7 @@ function median(xs: number[]): number {
 
 /** Runs `corskin demo`. @throws CorskinError when the output folder cannot be written */
 export async function demoCommand(io: Io, o: { output: string }): Promise<void> {
+  makeFolder(o.output, 'the demo folder'); // before the work
   const document = await readDocument(DEMO_ASSET);
   const [model] = extractSkinnedModels(document, DEMO_ASSET);
   const { mesh, skeleton } = model;
@@ -50,7 +51,6 @@ export async function demoCommand(io: Io, o: { output: string }): Promise<void> 
     ['twist 180°', twistPose(skeleton, joint, Math.PI)],
     ['bend 126°', bendPose(skeleton, joint, [0, 0, 1], 0.7 * Math.PI)],
   ];
-  makeFolder(o.output);
   const rows: (string | number)[][] = [];
   const rest = restPositions(mesh, skeleton);
   const n = mesh.positions.length / 3;

@@ -47,6 +47,7 @@ export { CHARACTER_METHODS };
 /** Runs `corskin evaluate`. @throws CorskinError when the report folder cannot be written, or for a bad character file */
 export async function evaluateCommand(io: Io, o: EvaluateOptions): Promise<void> {
   if (o.character) return evaluateCharacterCommand(io, o.character, o);
+  if (o.report) makeFolder(join(o.report, 'meshes'), 'the --report folder'); // before the work
   const bench =
     o.benchmark === 'arm'
       ? armBenchmark(extractSkinnedModels(await readDocument(DEMO_ASSET), DEMO_ASSET)[0])
@@ -56,7 +57,6 @@ export async function evaluateCommand(io: Io, o: EvaluateOptions): Promise<void>
   if (o.json) io.out(JSON.stringify(rows, null, 2));
   else io.out(`${formatRows(rows)}\n\n${QUALITY_LEGEND}`);
   if (o.report && posed) {
-    makeFolder(join(o.report, 'meshes'));
     const links = new Map<string, string>();
     for (const [key, positions] of posed) {
       const [c, m] = key.split('|');

@@ -40,7 +40,13 @@ export async function precomputeCommand(io: Io, input: string, o: PrecomputeOpti
   checkOutputPath(o.output, ['.glb', '.gltf']);
   checkNotOverwritingInput(o.output, [input], !!o.force);
   warnForeignParameters(io, o.method ?? 'cor', o as unknown as Record<string, unknown>, PRECOMPUTED_METHODS);
-  if (methodInfo(o.method ?? 'cor').module) return precomputeModule(io, input, o);
+  const info = methodInfo(o.method ?? 'cor');
+  if (!info.precomputes)
+    throw new CorskinError(
+      `${info.label} precomputes nothing (corskin precompute --method takes ${PRECOMPUTED_METHODS.join(', ')})`,
+    );
+  // A method module's data: its node.ts; the centers of rotation: below.
+  if (info.module) return precomputeModule(io, input, o);
   const start = performance.now();
   // With an explicit thread count the workers start while the file is read and parsed.
   const pool = o.threads && o.threads > 1 ? createCorWorkerPool(o.threads) : undefined;

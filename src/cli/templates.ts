@@ -7,12 +7,12 @@
 import { CorskinError } from '../core/errors.js';
 import { readTemplateRig } from '../methods/templates/storage.js';
 import { removeCageRig } from '../io/cage-gltf.js';
-import { buildTemplateRigs, storeTemplateRigs } from '../methods/templates/node.js';
+import { buildTemplateRigs, storeTemplateRigs, templateBones } from '../methods/templates/node.js';
 import { skinOutsideMessage, templateSkinOutside } from '../methods/templates/outside.js';
 import { checkNotOverwritingInput, checkOutputPath, readBytes } from '../io/files.js';
 import { extractSkinnedModels } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
-import { NO_LIMB_TO_TEMPLATE, type TemplateRig } from '../methods/templates/rig.js';
+import { NO_LIMB_TO_TEMPLATE } from '../methods/templates/rig.js';
 import { createTemplateDeformer } from '../methods/templates/deformer.js';
 import { bakeTemplateClips } from '../io/morph-bake.js';
 import { DEFAULT_BAKE_RATE } from '../bake/samples.js';
@@ -107,7 +107,7 @@ export async function templatesListCommand(io: Io, input: string): Promise<void>
   for (const { model, rig } of rigs) {
     const name = (j: number) => model.skeleton.jointNames[j];
     io.out(
-      `${input}${models.length > 1 ? `, ${model.name}` : ''}: ${bonesOf(rig)} template bones in ${rig.limbs.length} limbs, cage of ${rig.cage.positions.length / 3} vertices`,
+      `${input}${models.length > 1 ? `, ${model.name}` : ''}: ${templateBones(rig)} template bones in ${rig.limbs.length} limbs, cage of ${rig.cage.positions.length / 3} vertices`,
     );
     for (const limb of rig.limbs) {
       io.out(`  limb ${name(limb.chain[0])} → ${name(limb.chain[limb.chain.length - 1])}:`);
@@ -133,5 +133,3 @@ export async function templatesListCommand(io: Io, input: string): Promise<void>
 
 /** A template's kind as listed: a joint template with its incident bones. */
 const templateKind = (t: TemplateDefinition) => (t.kind === 'joint' ? `joint, ${incidentBones(t)} bones` : t.kind);
-
-const bonesOf = (rig: TemplateRig) => rig.limbs.reduce((s, l) => s + l.chain.length, 0);

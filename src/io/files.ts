@@ -236,15 +236,31 @@ export function checkOutputPath(path: string, extensions: readonly string[]): vo
 }
 
 /**
- * Makes folder `dir` and its missing parents, one at a time: Node's `mkdirSync(dir, { recursive:
- * true })` never returns where a parent refuses new entries with ENOENT (a path under /proc).
- * @throws the first mkdir's error (ENOENT, EACCES; ENOTDIR below a file)
+ * Makes folder `dir` and its missing parents, one at a time (Node's `mkdirSync(dir, { recursive:
+ * true })` never returns where a parent refuses new entries with ENOENT, as under /proc); a folder
+ * that another process makes meanwhile is fine.
+ * @param what the folder as the message names it (`the --out-dir folder`)
+ * @throws CorskinError naming `dir`: a folder of the path is a file, or the system's reason
  */
-export function makeFolder(dir: string): void {
+export function makeFolder(dir: string, what = 'the folder'): void {
   const missing: string[] = [];
   for (let d = resolve(dir); !existsSync(d); d = dirname(d)) {
     missing.push(d);
     if (dirname(d) === d) break;
   }
-  for (const d of missing.reverse()) mkdirSync(d);
+  for (const d of missing.reverse()) {
+    try {
+      mkdirSync(d);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST' && statSync(d).isDirectory()) continue;
+      const why =
+        code === 'ENOTDIR' || code === 'EEXIST'
+          ? 'a folder of the path is a file'
+          : code === 'ENOENT'
+            ? `${dirname(d)} takes no new folders`
+            : (e as Error).message;
+      throw new CorskinError(`cannot make ${what}: ${why}`, dir, { cause: e });
+    }
+  }
 }

@@ -85,7 +85,7 @@ export interface PrecomputeInput {
   threads?: number;
   /** Progress, `done` of `total`. */
   onProgress?: (done: number, total: number) => void;
-  /** One line per skin on what was computed (`Fox: 1,728 vertices, …`), and its warnings. */
+  /** One line per skin on what was computed (`Armature: 1728 vertices, …`), and its warnings. */
   onSkin?: (line: string, warnings: readonly string[]) => void;
 }
 

@@ -10,6 +10,7 @@ import { CorskinError } from '../../core/errors.js';
 import { extractSkinnedModels, type SkinnedModel } from '../../io/gltf.js';
 import type { MethodPrecompute } from '../module.js';
 import { applyTemplateChoices } from './choices.js';
+import { parseTemplateChoices } from './parameters.js';
 import { DEFAULT_TEMPLATE_LIBRARY, type TemplateLibrary } from './library.js';
 import { buildTemplateRig, NO_LIMB_TO_TEMPLATE, type TemplateBuildOptions, type TemplateRig } from './rig.js';
 import { writeTemplateRig } from './storage.js';
@@ -33,11 +34,18 @@ export function buildTemplateRigs(
   document: Document,
   { library = DEFAULT_TEMPLATE_LIBRARY, choices, file, ...options }: TemplateRigsOptions = {},
 ): { model: SkinnedModel; rig: TemplateRig }[] {
+  // An unknown template fails before the build (the binding is the long part).
+  for (const [, id] of parseTemplateChoices(choices))
+    if (!library.templates.some((t) => t.id === id))
+      throw new CorskinError(
+        `template choices: no template "${id}" (templates: ${library.templates.map((t) => `${t.id} (${t.kind})`).join(', ')})`,
+        file,
+      );
   const rigs = extractSkinnedModels(document, file).map((model) => {
     try {
       return { model, rig: buildTemplateRig(model.mesh, model.skeleton, library, options) };
     } catch (e) {
-      throw e instanceof CorskinError ? new CorskinError(`${model.name}: ${e.message}`, file) : e;
+      throw e instanceof CorskinError ? new CorskinError(`${model.name}: ${e.message}`, file, { cause: e }) : e;
     }
   });
   try {
@@ -59,10 +67,12 @@ export function storeTemplateRigs(document: Document, rigs: { model: SkinnedMode
   return rigs.map(({ model, rig }) => {
     if (!rig.limbs.length) return `${model.name}: ${NO_LIMB_TO_TEMPLATE}`;
     writeTemplateRig(document, model, rig);
-    const bones = rig.limbs.reduce((s, l) => s + l.chain.length, 0);
-    return `${model.name}: template cages of ${rig.cage.positions.length / 3} vertices and ${rig.cage.triangles.length / 3} triangles around ${bones} bones in ${rig.limbs.length} limbs, bound with PMVC`;
+    return `${model.name}: template cages of ${rig.cage.positions.length / 3} vertices and ${rig.cage.triangles.length / 3} triangles around ${templateBones(rig)} bones in ${rig.limbs.length} limbs, bound with PMVC`;
   });
 }
+
+/** The template bones of `rig`: the bones of its limbs' chains. */
+export const templateBones = (rig: TemplateRig): number => rig.limbs.reduce((s, l) => s + l.chain.length, 0);
 
 /** The templates' precomputation for `corskin precompute` (see {@link MethodPrecompute}). */
 const precompute: MethodPrecompute = {
