@@ -3,6 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { NodeIO, type Node } from '@gltf-transform/core';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SKINNING_METHODS } from '../src/deformers/registry.js';
 import { runCli } from './helpers/cli.js';
 import { CESIUM_MAN, ROOT, scratch, SHARED } from './helpers/data.js';
 import { validate } from './helpers/gltf.js';
@@ -45,6 +46,29 @@ describe('corskin info', () => {
     expect(a.channels + a.morphChannels + skin.ignoredAnimationChannels).toBe(clip.listChannels().length);
     const text = (await runCli('info', file)).stdout;
     expect(text).toContain(`morph targets: ${targets} in `);
+  });
+
+  it("says what the file stores for each method module that precomputes: absent in the plain file, DDM's after precompute --method ddm", async () => {
+    const stored = (json: string) =>
+      Object.fromEntries(
+        (JSON.parse(json).skins[0].methodData as { method: string; stored: boolean }[]).map((d) => [
+          d.method,
+          d.stored,
+        ]),
+      );
+    const plain = await runCli('info', CESIUM_MAN, '--json');
+    const modules = SKINNING_METHODS.filter((m) => m.precomputes && 'module' in m).map((m) => m.id);
+    expect(stored(plain.stdout)).toEqual(Object.fromEntries(modules.map((id) => [id, false])));
+    const withDdm = join(tmp.dir, 'info-ddm.glb');
+    expect((await runCli('precompute', CESIUM_MAN, '--method', 'ddm', '--iterations', '7', '-o', withDdm)).code).toBe(
+      0,
+    );
+    expect(stored((await runCli('info', withDdm, '--json')).stdout)).toEqual(
+      Object.fromEntries(modules.map((id) => [id, id === 'ddm'])),
+    );
+    const text = (await runCli('info', withDdm)).stdout;
+    expect(text).toMatch(/DDM: stored \(full, [\d.]+ joints per vertex; p = 7,/);
+    expect(text).toContain('Templates: absent (corskin precompute --method templates)');
   });
 
   it('several files: one line each, with the counts --json gives for each file', async () => {

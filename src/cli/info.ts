@@ -3,7 +3,9 @@
  * @module
  */
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
+import { CorskinError } from '../core/errors.js';
 import { readDocument } from '../io/node-io.js';
+import { methodInfo, SKINNING_METHODS } from '../deformers/registry.js';
 import { formatTable, type Io } from './ui.js';
 
 /** JSON description of one skin, as printed by `corskin info --json`. */
@@ -18,6 +20,12 @@ export interface SkinInfo {
   /** Number of vertices by count of non-zero influences ("1", "2", …). */
   influenceHistogram: Record<string, number>;
   centersOfRotation: { present: boolean; sigma?: number; epsilon?: number; version?: string };
+  /**
+   * What the file stores for each method module that precomputes (`corskin precompute --method
+   * <id>`): the method's id, whether its data is there, and the method's summary of it (or why
+   * stored data could not be read).
+   */
+  methodData: { method: string; stored: boolean; summary?: string }[];
   /** Morph targets (blend shapes) of the skin's meshes: their count, over how many meshes' weight vectors. */
   morphTargets: { targets: number; meshes: number };
   /** Per clip: its channels on the skeleton (the joints and their animated ancestors) and on the morph weights. */
@@ -27,8 +35,11 @@ export interface SkinInfo {
   warnings: string[];
 }
 
-/** Describes one skinned model. */
-export function describeModel(model: SkinnedModel): SkinInfo {
+/**
+ * Describes one skinned model.
+ * @param methodData what the file stores for the method modules (see {@link SkinInfo.methodData})
+ */
+export function describeModel(model: SkinnedModel, methodData: SkinInfo['methodData'] = []): SkinInfo {
   const { mesh } = model;
   const K = mesh.influences;
   const n = mesh.positions.length / 3;
@@ -48,6 +59,7 @@ export function describeModel(model: SkinnedModel): SkinInfo {
     influencesPerVertex: K,
     influenceHistogram: hist,
     centersOfRotation: mesh.centersOfRotation ? { present: true, ...model.corParameters } : { present: false },
+    methodData,
     morphTargets: {
       targets: model.morphGroups.reduce((sum, g) => sum + g.targets.length, 0),
       meshes: model.morphGroups.length,
@@ -68,7 +80,25 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 /** Runs `corskin info`. @throws CorskinError on bad input */
 export async function infoCommand(io: Io, input: string, o: { json?: boolean; brief?: boolean }): Promise<void> {
   const document = await readDocument(input);
-  const skins = extractSkinnedModels(document, input).map(describeModel);
+  const models = extractSkinnedModels(document, input);
+  // The method modules' stored data, read as deform reads it (loaded only here).
+  const { methodModule } = await import('../methods/index.js');
+  const modules = SKINNING_METHODS.filter((m) => m.precomputes && 'module' in m).map((m) => methodModule(m.id)!);
+  const skins = models.map((model) =>
+    describeModel(
+      model,
+      modules.map((module) => {
+        try {
+          module.read?.(document, model, input);
+        } catch (e) {
+          if (!(e instanceof CorskinError)) throw e;
+          return { method: module.id, stored: false, summary: `stored but unreadable: ${e.message}` };
+        }
+        const stored = !module.missing?.(model.mesh);
+        return { method: module.id, stored, ...(stored && { summary: module.summary?.(model.mesh) }) };
+      }),
+    ),
+  );
   if (o.json) {
     io.out(JSON.stringify({ file: input, skins }, null, o.brief ? undefined : 2));
     return;
@@ -101,6 +131,10 @@ export async function infoCommand(io: Io, input: string, o: { json?: boolean; br
         ? `centers of rotation: present (σ = ${c.sigma ?? '?'}, ε = ${c.epsilon ?? '?'}, corskin ${c.version ?? '?'})`
         : 'centers of rotation: absent (run `corskin precompute`)',
     );
+    for (const d of s.methodData)
+      io.out(
+        `${methodInfo(d.method).label}: ${d.stored ? `stored${d.summary ? ` (${d.summary})` : ''}` : (d.summary ?? `absent (corskin precompute --method ${d.method})`)}`,
+      );
     const m = s.morphTargets;
     if (m.targets)
       io.out(`morph targets: ${m.targets} in ${m.meshes} mesh${m.meshes === 1 ? '' : 'es'} (applied before skinning)`);

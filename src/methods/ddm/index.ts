@@ -21,6 +21,13 @@ export const directDeltaMushMethod: MethodModule = {
   parameters: DDM_PARAMETERS,
   check: (parameters) => void checkDdmOptions(parameters as DdmOptions),
   missing: (mesh) => (ddmModelOf(mesh) ? undefined : 'Direct Delta Mush data'),
+  summary: (mesh) => {
+    const model = ddmModelOf(mesh);
+    if (!model) return undefined;
+    const n = model.offsets.length - 1;
+    const p = model.parameters;
+    return `${model.variant}, ${(model.offsets[n] / n).toFixed(2)} joints per vertex; p = ${p.iterations}, λ = ${p.lambda}, κ = ${p.kappa}, α = ${p.alpha}`;
+  },
   prepare: ({ mesh, parameters = {}, onProgress }) => {
     checkDdmOptions(parameters as DdmOptions); // also when the model is the file's
     let model = ddmModelOf(mesh);
