@@ -17,6 +17,8 @@ const NODE_ONLY = [
   'src/methods/ddm/parallel.ts',
   'src/methods/ddm/worker.ts',
   'src/methods/*/node.ts',
+  'src/methods/*/commands.ts',
+  'src/methods/*/cli.ts',
   'src/cage/parallel.ts',
   'src/core/node-worker.ts',
   'src/cage/worker.ts',

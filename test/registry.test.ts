@@ -86,6 +86,19 @@ describe('the registry of skinning methods', () => {
     }
   });
 
+  it('a method module with a command group has the commands.ts the CLI adds, and only those; its help is there', async () => {
+    const { existsSync } = await import('node:fs');
+    for (const m of SKINNING_METHODS) {
+      const has = 'commands' in m && m.commands === true;
+      expect([m.id, existsSync(join(ROOT, 'src/methods', m.id, 'commands.ts'))]).toEqual([m.id, has]);
+      if (has) {
+        const help = await runCli(m.id, '--help');
+        expect(help.code, help.stderr).toBe(0);
+        expect(help.stdout).toContain(m.citation.split(' ')[0]);
+      }
+    }
+  });
+
   it('corskin render offers the methods corskin/three runs (GPU, and method modules on the CPU) and no others', async () => {
     const help = (await runCli('render', '--help')).stdout;
     for (const m of SKINNING_METHODS)

@@ -1,5 +1,6 @@
 /**
- * The commands that prepare a file: `convert`, `precompute`, `bind-cage`, `templates build|list`.
+ * The commands that prepare a file: `convert`, `precompute`, `bind-cage` (a method module adds its
+ * own command group: `commands.ts` in its folder).
  * Each command's module is imported when the command runs.
  *
  * @module
@@ -11,7 +12,6 @@ import { DEFAULT_EPSILON, DEFAULT_MAX_SUBDIVIDED_TRIANGLES, DEFAULT_SIGMA } from
 import { DEFAULT_CAGE_INFLUENCES } from '../cage/bind.js';
 import { DEFAULT_PMVC_RESOLUTION } from '../cage/pmvc.js';
 import { positiveInteger, positiveNumber, withBatchOutput, withMethodParameters } from './options.js';
-import { DEFAULT_BAKE_RATE, MAX_BAKE_SAMPLES } from '../bake/samples.js';
 
 /** Adds the commands that prepare a file to `program`; their actions write through `io`. */
 export function addPrepareCommands(program: Command, io: Io): void {
@@ -129,45 +129,4 @@ export function addPrepareCommands(program: Command, io: Io): void {
       }
       await (await import('./bind-cage.js')).bindCageCommand(io, input, opts);
     });
-
-  const templates = program
-    .command('templates')
-    .description(
-      'skinning templates (Ju et al. 2008) around every limb of a skeleton: build them into the file, list them',
-    );
-  templates
-    .command('build')
-    .description(
-      "build the template cages around the skeleton's limbs (arms, legs, tails; the trunk and fingers stay DQS), bind the skin with PMVC, store both — the templates then correct DQS where the skin bends; or, with --bake, bake the templates over every animation clip into a standard glTF (morph targets any engine plays)",
-    )
-    .argument('<input>', 'skinned .glb or .gltf file (one skin)')
-    .option('--library <file>', 'template library (corskin-templates JSON; default: the built-in one)')
-    .option(
-      '--template <choices>',
-      'templates, JOINT=ID,… (a bone template: the bones that start at the joint; a joint template: the joint)',
-    )
-    .option(
-      '--trunk',
-      'template the trunk too (spine, neck, head), with joint templates for all incident bones at the chest and hips (Ju et al. 2008, Fig. 13); by default the trunk stays DQS, which measures better (docs/templates.md)',
-    )
-    .option(
-      '--bake',
-      'write a standard glTF: per clip, the template deformation sampled as corrective morph targets on LBS (no cage)',
-    )
-    .option(
-      '--bake-rate <n>',
-      `samples per second of each clip for --bake (size grows with it; at most ${MAX_BAKE_SAMPLES.toLocaleString('en-US')} per clip)`,
-      positiveNumber,
-      DEFAULT_BAKE_RATE,
-    )
-    .option('--no-bake-normals', 'with --bake, leave normals and tangents to LBS (positions only)')
-    .requiredOption('-o, --output <file>', 'output .glb or .gltf')
-    .option('--no-compress', "write without the input's Draco/meshopt compression")
-    .option('--force', 'allow overwriting an input')
-    .action(async (input: string, opts) => (await import('./templates.js')).templatesBuildCommand(io, input, opts));
-  templates
-    .command('list')
-    .description('the template bones of a file, their templates and the compatible ones')
-    .argument('<input>', '.glb or .gltf file')
-    .action(async (input: string) => (await import('./templates.js')).templatesListCommand(io, input));
 }

@@ -11,12 +11,13 @@ import { removePendingTempFiles } from '../io/files.js';
 import { processIo, resourceLine, type Io } from './ui.js';
 import { addPoseCommands } from './commands-pose.js';
 import { addPrepareCommands } from './commands-prepare.js';
+import { SKINNING_METHODS } from '../deformers/registry.js';
 
 // Each command's module (glTF-Transform, three.js, Chart.js, …) is imported when the command
 // runs: `corskin --help` or `corskin info` do not pay for the others' start-up.
 
 /** Builds the commander program; actions write through `io`. */
-function buildProgram(io: Io): Command {
+async function buildProgram(io: Io): Promise<Command> {
   const program = new Command('corskin')
     .description('Skeletal skinning with optimized centers of rotation, DQS and LBS, on glTF characters.')
     .version(VERSION)
@@ -40,6 +41,14 @@ function buildProgram(io: Io): Command {
 
   addPrepareCommands(program, io);
   addPoseCommands(program, io);
+  // A method module's own command group (`corskin templates build|list`), from its folder.
+  for (const method of SKINNING_METHODS)
+    if ('commands' in method && method.commands) {
+      const commands: { default: (program: Command, io: Io) => void } = await import(
+        /* @vite-ignore */ `../methods/${method.id}/commands.js`
+      );
+      commands.default(program, io);
+    }
   return program;
 }
 
@@ -103,7 +112,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   argv = argv.filter((a, i) => i < 2 || !['-q', '--quiet', '--verbose', '--resources'].includes(a));
   const words = argv.slice(2).filter((a) => !a.startsWith('-'));
   const command = words.slice(0, 2).join(' '); // `info`'s first word, or a group's command: `templates list`
-  const program = buildProgram(filteredIo(io, quiet, verbose, command));
+  const program = await buildProgram(filteredIo(io, quiet, verbose, command));
   if (argv.length <= 2) {
     io.err(program.helpInformation().trimEnd());
     io.err('corskin: error: a command is required');

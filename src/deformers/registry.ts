@@ -56,6 +56,11 @@ export interface MethodInfo<Id extends string = MethodId> {
    * `corskin/three` and the viewer run it on the CPU when it has no GPU kernel.
    */
   module?: boolean;
+  /**
+   * The method module adds a command group to the CLI (`commands.ts` in its folder, whose default
+   * export adds it to the program): the templates' `corskin templates build|list`.
+   */
+  commands?: boolean;
 }
 
 /**
@@ -76,7 +81,7 @@ export const SKINNING_METHODS = [
   { id: 'dm', label: 'DM', citation: 'Mancewicz et al. 2014', precomputes: null, needsRig: true, simd: false, gpu: false, floatsPerBone: 12, floatsPerVertex: 0, parameters: DELTA_MUSH_PARAMETERS, module: true }, // a method module (src/methods/dm): prepared per mesh, nothing stored
   { id: 'stretch', label: 'Stretch', citation: 'Yang & Zhang 2006', precomputes: null, needsRig: true, simd: false, gpu: false, floatsPerBone: 22, floatsPerVertex: 0 },
   { id: 'cage', label: 'Cage', citation: 'Ju et al. 2008', precomputes: null, needsRig: true, simd: false, gpu: false, floatsPerBone: 12, floatsPerVertex: 48 }, // k = 24 cage vertices and weights; and 3 floats per cage vertex per frame
-  { id: 'templates', label: 'Templates', citation: 'Ju et al. 2008', precomputes: 'templates', needsRig: true, simd: false, gpu: true, floatsPerBone: 16, floatsPerVertex: 50, parameters: TEMPLATE_PARAMETERS, module: true }, // a method module (src/methods/templates); corskin/three: the joint texture as DQS, the binding run (k = 24 cage vertices and weights, and the range) per vertex; and 4 floats per cage vertex per frame (posed on the CPU)
+  { id: 'templates', label: 'Templates', citation: 'Ju et al. 2008', precomputes: 'templates', needsRig: true, simd: false, gpu: true, floatsPerBone: 16, floatsPerVertex: 50, parameters: TEMPLATE_PARAMETERS, module: true, commands: true }, // a method module (src/methods/templates); corskin/three: the joint texture as DQS, the binding run (k = 24 cage vertices and weights, and the range) per vertex; and 4 floats per cage vertex per frame (posed on the CPU)
 ] as const satisfies readonly MethodInfo<string>[]; // prettier-ignore
 
 /** The id of every skinning method (CLI `--method`, report rows): the ids of {@link SKINNING_METHODS}. */

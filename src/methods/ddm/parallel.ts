@@ -11,13 +11,8 @@ import { availableParallelism } from 'node:os';
 import workerpool from 'workerpool';
 import { nodeWorkerScript } from '../../core/node-worker.js';
 import { resolveDdmParameters } from './parameters.js';
-import {
-  checkDdmOptions,
-  computeDirectDeltaMush,
-  type DdmInput,
-  type DdmModel,
-  type DdmOptions,
-} from './precompute.js';
+import { checkDdmOptions, computeDirectDeltaMush } from './precompute.js';
+import type { DdmInput, DdmModel, DdmOptions } from './precompute.js';
 import { finishDirectDeltaMush, setupDirectDeltaMush, type DdmTask, type DdmTaskEntries } from './stages.js';
 
 /** Options of {@link computeDirectDeltaMushParallel}. */

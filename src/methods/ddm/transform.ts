@@ -12,13 +12,8 @@ import type { Document, Transform } from '@gltf-transform/core';
 import { CorskinError } from '../../core/errors.js';
 import { extractSkinnedModels, type SkinnedModel } from '../../io/gltf.js';
 import { DEFAULT_DDM_THRESHOLD } from './parameters.js';
-import {
-  checkDdmOptions,
-  computeDirectDeltaMush,
-  type DdmInput,
-  type DdmModel,
-  type DdmOptions,
-} from './precompute.js';
+import { checkDdmOptions, computeDirectDeltaMush } from './precompute.js';
+import type { DdmInput, DdmModel, DdmOptions } from './precompute.js';
 import { setDeltaMush } from './storage.js';
 
 /** Options of {@link directDeltaMush}. */

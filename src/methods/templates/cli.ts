@@ -4,26 +4,26 @@
  * skeleton's limbs, a corrective over DQS, stored in the glTF file with the cage and its binding.
  * @module
  */
-import { CorskinError } from '../core/errors.js';
-import { readTemplateRig } from '../methods/templates/storage.js';
-import { removeCageRig } from '../io/cage-gltf.js';
-import { buildTemplateRigs, storeTemplateRigs, templateBones } from '../methods/templates/node.js';
-import { skinOutsideMessage, templateSkinOutside } from '../methods/templates/outside.js';
-import { checkNotOverwritingInput, checkOutputPath, readBytes } from '../io/files.js';
-import { extractSkinnedModels } from '../io/gltf.js';
-import { readDocument, writeDocument } from '../io/node-io.js';
-import { NO_LIMB_TO_TEMPLATE } from '../methods/templates/rig.js';
-import { createTemplateDeformer } from '../methods/templates/deformer.js';
-import { bakeTemplateClips } from '../io/morph-bake.js';
-import { DEFAULT_BAKE_RATE } from '../bake/samples.js';
+import { CorskinError } from '../../core/errors.js';
+import { readTemplateRig } from './storage.js';
+import { removeCageRig } from '../../io/cage-gltf.js';
+import { buildTemplateRigs, storeTemplateRigs, templateBones } from './node.js';
+import { skinOutsideMessage, templateSkinOutside } from './outside.js';
+import { checkNotOverwritingInput, checkOutputPath, readBytes } from '../../io/files.js';
+import { extractSkinnedModels } from '../../io/gltf.js';
+import { readDocument, writeDocument } from '../../io/node-io.js';
+import { NO_LIMB_TO_TEMPLATE } from './rig.js';
+import { createTemplateDeformer } from './deformer.js';
+import { bakeTemplateClips } from '../../io/morph-bake.js';
+import { DEFAULT_BAKE_RATE } from '../../bake/samples.js';
 import {
   DEFAULT_TEMPLATE_LIBRARY,
   incidentBones,
   parseTemplateLibrary,
   type TemplateDefinition,
   type TemplateLibrary,
-} from '../methods/templates/library.js';
-import type { Io } from './ui.js';
+} from './library.js';
+import type { Io } from '../../cli/ui.js';
 
 /** Reads a template library file (JSON). @throws CorskinError naming the file */
 export async function readTemplateLibrary(file: string): Promise<TemplateLibrary> {
