@@ -1,5 +1,5 @@
 /**
- * The round trip of stored skinning templates on CesiumMan and three other shared characters: a file
+ * The round trip of stored skinning templates on CesiumMan and a `.gltf` from another exporter: a file
  * written by `corskin templates build` renders through `corskin render` with every GPU method
  * side by side at the stress pose — no view blank — and its LBS view is the original's drawn
  * alone, pixel for pixel but for the frame-time label.
@@ -13,15 +13,11 @@ import { runCli } from '../test/helpers/cli.js';
 import { CESIUM_MAN, scratch, SHARED } from '../test/helpers/data.js';
 
 /**
- * CesiumMan and three exporters' characters: a `.gltf` with embedded buffers (ShibaInu), nine
- * meshes on one skin with morph targets (rpm-avatar), several skins (skeleton). Building the
- * templates on every shared character is test/templates-characters.test.ts's; drawing them on the
- * GPU, test-e2e/three-gpu.test.ts's.
+ * CesiumMan and a `.gltf` with embedded buffers (ShibaInu). Building the templates on every shared
+ * character is test/templates-characters.test.ts's; drawing them on the GPU, three-gpu.test.ts's
+ * (rpm-avatar's nine meshes on one skin: viewer-templates.test.ts's).
  */
-const CHARACTERS = [
-  CESIUM_MAN,
-  ...['ShibaInu.gltf', 'rpm-avatar.glb', 'skeleton.glb'].map((f) => join(SHARED, 'characters', f)),
-];
+const CHARACTERS = [CESIUM_MAN, join(SHARED, 'characters/ShibaInu.gltf')];
 /** The render's views, side by side: every GPU method of the registry, in its order. */
 const VIEWS = SKINNING_METHODS.filter((m) => m.gpu).map((m) => m.label);
 const [W, H] = [320 * VIEWS.length, 480];

@@ -3,7 +3,8 @@
  * are played by the file's own LBS within 1e-5 of the bounding-box diagonal at the samples
  * (CesiumMan, Fox); the sparse file against today's dense bake; the baked file in three.js's
  * stock GLTFLoader + AnimationMixer matches corskin's LBS playback of it; bad input is a clear
- * error with no output file.
+ * error with no output file. `--as helpers+morphs`: helper joints, then the residual as targets,
+ * played by three.js as the method at the samples.
  */
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -200,7 +201,10 @@ describe('corskin bake: bad input', () => {
         /helpers per joint region must be a whole number from 1 to 16 \(got 99\)/,
       ],
       [[CESIUM_MAN, '--method', 'nope', '--as', 'morphs'], /unknown method "nope"/],
-      [[CESIUM_MAN, '--method', 'dqs', '--as', 'pancakes'], /--as must be helpers or morphs/],
+      [
+        [CESIUM_MAN, '--method', 'dqs', '--as', 'pancakes'],
+        /--as must be helpers, morphs or helpers\+morphs, got "pancakes"/,
+      ],
     ];
     for (const [k, [args, message]] of cases.entries()) {
       const out = join(tmp.dir, `bad-${k}.glb`);
@@ -277,4 +281,57 @@ describe('corskin bake: bad input', () => {
     expect(statSync(reduced).size).toBeLessThan(0.85 * statSync(every).size);
     expect(p99(a.stdout)).toBeLessThanOrEqual(1.05 * p99(b.stdout));
   }, 120_000);
+});
+
+describe('bake --as helpers+morphs: the helpers, then what they leave as morph targets', () => {
+  /**
+   * The file played by three.js's stock loader and mixer at sample times, against the method on
+   * the original in corskin: the largest distance ÷ the diagonal of the posed method.
+   */
+  async function threeVsMethod(input: string, out: string, method: 'cor' | 'dqs', rate: number) {
+    const [original] = extractSkinnedModels(await readDocument(input), input);
+    if (method === 'cor') original.mesh.centersOfRotation = computeCentersOfRotation(original.mesh).centers;
+    const [baked] = extractSkinnedModels(await readDocument(out), out);
+    const player = await threePlayer(out, baked);
+    const clip = original.animations[0];
+    const times = bakeSampleTimes(clip.duration, rate);
+    let worst = 0;
+    for (const t of [times[1], times[Math.floor(times.length / 2)], times[times.length - 2]]) {
+      const S = skinningMatrices(original.skeleton, samplePose(original.skeleton, clip, t));
+      const morphed = applyMorphTargets(original.mesh, original.morphGroups, sampleMorphWeights(original.morphGroups, clip.morphChannels ?? [], t)); // prettier-ignore
+      const expected = { positions: new Float32Array(original.mesh.positions.length) };
+      deformers[method](morphed, S, expected);
+      const [three, y] = [player.positions(0, t), expected.positions];
+      const diag = boundingBoxDiagonal(y);
+      for (let i = 0; i < y.length; i += 3)
+        worst = Math.max(worst, Math.hypot(three[i] - y[i], three[i + 1] - y[i + 1], three[i + 2] - y[i + 2]) / diag); // prettier-ignore
+    }
+    return worst;
+  }
+
+  it.each([
+    ['CesiumMan', 'cor', CESIUM_MAN, 5],
+    // Its own morph targets play under the bake's (talking): the residual is on the morphed mesh.
+    ['rpm-avatar', 'dqs', join(SHARED, 'characters/rpm-avatar.glb'), 2],
+  ] as const)(
+    '%s, %s: a plain glTF with helper joints and residual targets that three.js plays as the method within 1e-5 of the diagonal at the samples',
+    async (name, method, input, rate) => {
+      const out = join(tmp.dir, `${name}-helpers+morphs.glb`);
+      const r = await runCli('bake', input, '--method', method, '--as', 'helpers+morphs', '--rate', `${rate}`, '-o', out); // prettier-ignore
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/helper joints added/);
+      expect(r.stdout).toMatch(/residual morph targets/);
+      const report = await validate(out);
+      expect(report.issues.numErrors, JSON.stringify(report.issues.messages.slice(0, 3))).toBe(0);
+      const [before, after] = [input, out].map((f) => new NodeIO().read(f));
+      const [joints0, joints1] = (await Promise.all([before, after])).map((d) => d.getRoot().listSkins()[0].listJoints().length); // prettier-ignore
+      expect(joints1).toBeGreaterThan(joints0); // helpers
+      const worst = await threeVsMethod(input, out, method, rate);
+      console.log(
+        `${name} ${method} helpers+morphs in three.js at the samples: ${worst.toExponential(1)} of the diagonal`,
+      );
+      expect(worst).toBeLessThan(1e-5);
+    },
+    120_000,
+  );
 });

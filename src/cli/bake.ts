@@ -12,7 +12,8 @@ import type { Deformer } from '../deformers/contract.js';
 import { measureBake, type BakeMeasure } from '../bake/measure.js';
 import { DEFAULT_BAKE_RATE, DEFAULT_KEYFRAME_TOLERANCE } from '../bake/samples.js';
 import { bakeHelperJoints } from '../io/helper-bake.js';
-import { bakeMorphTargets, DEFAULT_BAKE_TOLERANCE } from '../io/morph-bake.js';
+import { bakeMorphTargets, DEFAULT_BAKE_NORMAL_TOLERANCE, DEFAULT_BAKE_TOLERANCE } from '../io/morph-bake.js';
+import { bakeResidualMorphs } from '../io/residual-bake.js';
 import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
@@ -23,12 +24,15 @@ import { progress, type Io } from './ui.js';
 
 export { BAKE_METHODS };
 
+/** What `--as` takes: helper joints, morph targets, or helpers and then the residual as morph targets. */
+export const BAKE_KINDS = ['helpers', 'morphs', 'helpers+morphs'] as const;
+
 /** Options of {@link bakeCommand}. */
 export interface BakeCommandOptions {
   output: string;
   /** One of {@link BAKE_METHODS} (checked here: an unknown one is an error naming the file). */
   method: string;
-  /** `helpers` or `morphs`. */
+  /** `helpers`, `morphs` or `helpers+morphs` (helpers, then the residual as morph targets). */
   as: string;
   /** helpers: helper joints per joint region (≥ 1). */
   helpers?: number;
@@ -38,6 +42,8 @@ export interface BakeCommandOptions {
   rate?: number;
   /** morphs: corrections within this fraction of the bounding-box diagonal are 0 (sparse). */
   tolerance?: number;
+  /** morphs: normal and tangent corrections of at most this angle (radians) are 0. */
+  normalTolerance?: number;
   /** helpers: keyframes reproduced within this by their neighbours are dropped; 0 keeps every sample. */
   keyframeTolerance?: number;
   /** Write with KHR_mesh_quantization (glTF-Transform's quantize). */
@@ -58,8 +64,10 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   checkNotOverwritingInput(o.output, [input], !!o.force);
   if (!(BAKE_METHODS as readonly string[]).includes(o.method))
     throw new CorskinError(`unknown method "${o.method}" (expected ${BAKE_METHODS.join(', ')})`, input);
-  if (o.as !== 'helpers' && o.as !== 'morphs')
-    throw new CorskinError(`--as must be helpers or morphs, got "${o.as}"`, input);
+  if (!(BAKE_KINDS as readonly string[]).includes(o.as))
+    throw new CorskinError(`--as must be helpers, morphs or helpers+morphs, got "${o.as}"`, input);
+  const withHelpers = o.as !== 'morphs';
+  const withMorphs = o.as !== 'helpers';
   if (o.helpers !== undefined && !(Number.isInteger(o.helpers) && o.helpers >= 1))
     throw new CorskinError(`--helpers must be a whole number ≥ 1, got ${o.helpers}`, input);
   if (o.influences !== undefined && o.influences !== 4 && o.influences !== 8)
@@ -68,8 +76,11 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   const tolerance = o.tolerance ?? DEFAULT_BAKE_TOLERANCE;
   if (!(tolerance >= 0 && Number.isFinite(tolerance)))
     throw new CorskinError(`--tolerance must be a number ≥ 0, got ${o.tolerance}`, input);
-  if (o.as !== 'helpers' && o.keyframeTolerance !== undefined)
-    io.err('corskin: warning: --keyframe-tolerance applies to --as helpers; ignored with --as morphs');
+  const normalTolerance = o.normalTolerance ?? DEFAULT_BAKE_NORMAL_TOLERANCE;
+  if (!(normalTolerance >= 0 && Number.isFinite(normalTolerance)))
+    throw new CorskinError(`--normal-tolerance must be a number ≥ 0, got ${o.normalTolerance}`, input);
+  if (!withHelpers && o.keyframeTolerance !== undefined)
+    io.err('corskin: warning: --keyframe-tolerance applies to the helpers; ignored with --as morphs');
   const keyframeTolerance = o.keyframeTolerance ?? DEFAULT_KEYFRAME_TOLERANCE;
   if (!(keyframeTolerance >= 0 && Number.isFinite(keyframeTolerance)))
     throw new CorskinError(`--keyframe-tolerance must be a number ≥ 0, got ${o.keyframeTolerance}`, input);
@@ -88,40 +99,12 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     if (!model.animations.length)
       io.err(`corskin: warning: ${input}: ${model.name}: no animation moves it; left as is`);
   }
-  const baked: { model: SkinnedModel; deform: Deformer; line: string }[] = [];
-  for (const model of animated) {
-    const deform = createMethodDeformer(io, document, model, method, input, o);
-    const bar = progress(io, `${model.name}: ${o.as}`);
+  const baked: { model: SkinnedModel; deform: Deformer; lines: string[] }[] = [];
+  // Per skin, with progress: the helpers first, then (after the keyframe reduction) the morphs.
+  const phase = <T>(model: SkinnedModel, kind: string, run: (onProgress: (d: number, t: number) => void) => T): T => {
+    const bar = progress(io, `${model.name}: ${kind}`);
     try {
-      if (o.as === 'helpers') {
-        const K = o.influences ?? 4;
-        const over = verticesOverInfluences(model, K);
-        if (over)
-          io.err(
-            `corskin: warning: ${input}: ${model.name}: ${count(over, 'vertex has', 'vertices have')} more than ${K} influences; the baked file keeps the ${K} heaviest of each (${K === 4 ? '--influences 8 keeps 8, which Babylon.js and Blender play; three.js plays 4' : 'more are not baked'}), so it may play farther from ${o.method.toUpperCase()} than the input's own LBS there`,
-          );
-        const r = bakeHelperJoints(document, model, deform, {
-          helpers: o.helpers,
-          influences: o.influences as 4 | 8 | undefined,
-          rate,
-          onProgress: bar.update,
-          file: input,
-        });
-        baked.push({
-          model,
-          deform,
-          line: `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples, ${r.iterations} iterations${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own weights (the helpers did not bring them closer to ${o.method.toUpperCase()} than LBS)` : ''}`,
-        });
-      } else {
-        const r = bakeMorphTargets(document, model, deform, { rate, tolerance, onProgress: bar.update, file: input });
-        baked.push({
-          model,
-          deform,
-          line: !r.targets
-            ? `${model.name}: LBS already plays ${o.method.toUpperCase()} within the tolerance at every sample: no morph targets added`
-            : `${model.name}: ${r.targets} morph targets over ${model.animations.length} clip(s) at ${rate} samples/s, ${(100 * r.nonZero).toFixed(1)}% of the displacements non-zero (tolerance ${tolerance} of the diagonal): ${mb(r.bytes)} of target data (dense ${mb(r.denseBytes)})`,
-        });
-      }
+      return run(bar.update);
     } catch (e) {
       if (e instanceof CorskinError && !e.file)
         throw new CorskinError(`${model.name}: ${e.message}`, input, { cause: e });
@@ -129,12 +112,52 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     } finally {
       bar.stop();
     }
+  };
+  for (const model of animated) {
+    const deform = createMethodDeformer(io, document, model, method, input, o);
+    const lines: string[] = [];
+    baked.push({ model, deform, lines });
+    if (!withHelpers) continue;
+    const K = o.influences ?? 4;
+    const over = verticesOverInfluences(model, K);
+    if (over)
+      io.err(
+        `corskin: warning: ${input}: ${model.name}: ${count(over, 'vertex has', 'vertices have')} more than ${K} influences; the baked file keeps the ${K} heaviest of each (${K === 4 ? '--influences 8 keeps 8, which Babylon.js and Blender play; three.js plays 4' : 'more are not baked'}), so it may play farther from ${o.method.toUpperCase()} than the input's own LBS there`,
+      );
+    const r = phase(model, 'helpers', (onProgress) =>
+      bakeHelperJoints(document, model, deform, {
+        helpers: o.helpers,
+        influences: o.influences as 4 | 8 | undefined,
+        rate,
+        onProgress,
+        file: input,
+      }),
+    );
+    lines.push(
+      `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples, ${r.iterations} iterations${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own weights (the helpers did not bring them closer to ${o.method.toUpperCase()} than LBS)` : ''}`,
+    );
   }
-  if (o.as === 'helpers' && keyframeTolerance > 0) {
-    // Keyframe reduction of every channel, the clips' own included (the helpers' alone gain nothing).
+  if (withHelpers && keyframeTolerance > 0) {
+    // Keyframe reduction of every channel, the clips' own included (the helpers' alone gain
+    // nothing); before the residual morphs, which then correct what it moved at the samples.
     const { resample } = await import('@gltf-transform/functions');
     await document.transform(resample({ tolerance: keyframeTolerance }));
   }
+  if (withMorphs)
+    for (const { model, deform, lines } of baked) {
+      const options = { rate, tolerance, normalTolerance, file: input };
+      const r = phase(model, withHelpers ? 'residual morphs' : 'morphs', (onProgress) =>
+        withHelpers
+          ? bakeResidualMorphs(document, model, deform, { ...options, onProgress })
+          : bakeMorphTargets(document, model, deform, { ...options, onProgress }),
+      );
+      const what = withHelpers ? `what the helpers leave of ${o.method.toUpperCase()}` : o.method.toUpperCase();
+      lines.push(
+        !r.targets
+          ? `${model.name}: LBS already plays ${what} within the tolerance at every sample: no morph targets added`
+          : `${model.name}: ${r.targets} ${withHelpers ? 'residual ' : ''}morph targets over ${model.animations.length} clip(s) at ${rate} samples/s, ${(100 * r.nonZero).toFixed(1)}% of the displacements non-zero (tolerance ${tolerance} of the diagonal): ${mb(r.bytes)} of target data (dense ${mb(r.denseBytes)})`,
+      );
+    }
   if (o.quantize) {
     const { quantize } = await import('@gltf-transform/functions');
     await document.transform(quantize());
@@ -159,15 +182,15 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     }
   }
   const e = (x: number) => x.toExponential(1);
-  baked.forEach(({ line }, k) => {
+  baked.forEach(({ lines }, k) => {
     const m = measures[k];
-    io.out(line);
+    for (const line of lines) io.out(line);
     io.out(
       `  at the ${m.samples} samples, per-vertex distance ÷ bounding-box diagonal of the posed mesh: baked file by LBS vs ${method.toUpperCase()} max ${e(m.max)}, p99 ${e(m.p99)}; plain LBS vs ${method.toUpperCase()} max ${e(m.lbsMax)}, p99 ${e(m.lbsP99)}`,
     );
     if (m.p99 > m.lbsP99 || m.max > m.lbsMax)
       io.err(
-        `corskin: warning: ${input}: ${baked[k].model.name}: the baked file plays farther from ${method.toUpperCase()} than plain LBS does (${m.p99 > m.lbsP99 ? `p99 ${e(m.p99)} against ${e(m.lbsP99)}` : `max ${e(m.max)} against ${e(m.lbsMax)}`})${o.as === 'helpers' ? '; --as morphs reproduces the method at the samples' : ''}`,
+        `corskin: warning: ${input}: ${baked[k].model.name}: the baked file plays farther from ${method.toUpperCase()} than plain LBS does (${m.p99 > m.lbsP99 ? `p99 ${e(m.p99)} against ${e(m.lbsP99)}` : `max ${e(m.max)} against ${e(m.lbsMax)}`})${o.as === 'helpers' ? '; --as helpers+morphs reproduces the method at the samples' : ''}`,
       );
   });
   const [before, after] = [fileSize(input), fileSize(o.output)];

@@ -68,13 +68,13 @@ export function addPoseCommands(program: Command, io: Io): void {
       program
         .command('bake')
         .description(
-          'bake a method into a standard glTF any engine plays with its own linear blend skinning: --as helpers, helper joints fitted by skinning decomposition (Le & Deng 2012, "Smooth Skinning Decomposition with Rigid Bones", ACM TOG 31(6), SIGGRAPH Asia 2012), or --as morphs, one sparse corrective morph target per sample of every clip (exact at the samples, blended linearly between); prints how closely the baked file\'s LBS plays the method, next to plain LBS',
+          'bake a method into a standard glTF any engine plays with its own linear blend skinning: --as helpers, helper joints fitted by skinning decomposition (Le & Deng 2012, "Smooth Skinning Decomposition with Rigid Bones", ACM TOG 31(6), SIGGRAPH Asia 2012), or --as morphs, one sparse corrective morph target per sample of every clip (exact at the samples, blended linearly between), or --as helpers+morphs, the helpers and then what they leave as morph targets (exact at the samples, and smaller); prints how closely the baked file\'s LBS plays the method, next to plain LBS',
         )
         .argument('<inputs...>', 'skinned, animated .glb or .gltf files')
         .requiredOption('--method <m>', `method to bake: ${BAKE_METHODS.join(', ')}`)
         .requiredOption(
           '--as <kind>',
-          'helpers (helper joints, Le & Deng 2012) or morphs (sparse corrective morph targets)',
+          'helpers (helper joints, Le & Deng 2012), morphs (sparse corrective morph targets), or helpers+morphs (the helpers, then the residual as morph targets)',
         )
         .option(
           '--helpers <n>',
@@ -95,6 +95,11 @@ export function addPoseCommands(program: Command, io: Io): void {
         .option(
           '--tolerance <t>',
           'morphs: corrections that move a vertex by at most this fraction of the bounding-box diagonal are dropped (sparse targets; 5e-6 keeps the result within 1e-5 of the diagonal at the samples)',
+          Number,
+        )
+        .option(
+          '--normal-tolerance <rad>',
+          'morphs: normal and tangent corrections that turn them by at most this angle, in radians, are dropped (default 1e-4)',
           Number,
         )
         .option(
