@@ -112,3 +112,92 @@ export function cor(n: i32, K: i32, P: usize, N: usize, T: usize, C: usize, JI: 
     writeRotated(i, qa, s, center, f32x4.add(apply3(a0, a1, a2, center), a3), P, N, T, OP, ON, OT);
   }
 }
+
+/** Component (r, c) of the 3×3 linear part of the skinning matrix at m (column-major), widened to f64. */
+@inline function at(m: usize, r: i32, c: i32): f64 {
+  return <f64>load<f32>(m + <usize>((c << 4) + (r << 2)));
+}
+
+/**
+ * Spherical blend skinning (Kavan & Žára 2005): R from the QLERP of the joints' quaternions (signs
+ * fixed against the pivot, the first packed influence), the center of rotation r solved per vertex
+ * as the point the influences move most alike — Σ_{a<b} |(R_a − R_b) r + (t_a − t_b)|² → min, the
+ * minimiser closest to the vertex, with the Tikhonov term λ = 1e-8 + 1e-9·trace, in f64 as
+ * src/deformers/sbs.ts — and v' = R(v − r) + Σ w_j M_j r.
+ */
+export function sbs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, M: usize, Q: usize, OP: usize, ON: usize, OT: usize): void {
+  for (let i = 0; i < n; i++) {
+    const c = <i32>load<u8>(CNT + <usize>i);
+    const base = <usize>(K * i);
+    if (c == 1) {
+      writeRigid(i, M + (jointAt(JI, base) << 6), P, N, T, OP, ON, OT);
+      continue;
+    }
+    const p = P + <usize>i * 12;
+    const vx = <f64>load<f32>(p), vy = <f64>load<f32>(p, 4), vz = <f64>load<f32>(p, 8);
+    // Normal equations M r = b of the pairwise least squares.
+    let m00: f64 = 0, m01: f64 = 0, m02: f64 = 0, m11: f64 = 0, m12: f64 = 0, m22: f64 = 0, b0: f64 = 0, b1: f64 = 0, b2: f64 = 0;
+    for (let a = 0; a < c; a++) {
+      const A = M + (jointAt(JI, base + <usize>a) << 6);
+      for (let e = a + 1; e < c; e++) {
+        const B = M + (jointAt(JI, base + <usize>e) << 6);
+        const d00 = at(A, 0, 0) - at(B, 0, 0), d10 = at(A, 1, 0) - at(B, 1, 0), d20 = at(A, 2, 0) - at(B, 2, 0);
+        const d01 = at(A, 0, 1) - at(B, 0, 1), d11 = at(A, 1, 1) - at(B, 1, 1), d21 = at(A, 2, 1) - at(B, 2, 1);
+        const d02 = at(A, 0, 2) - at(B, 0, 2), d12 = at(A, 1, 2) - at(B, 1, 2), d22 = at(A, 2, 2) - at(B, 2, 2);
+        const e0 = at(B, 0, 3) - at(A, 0, 3), e1 = at(B, 1, 3) - at(A, 1, 3), e2 = at(B, 2, 3) - at(A, 2, 3);
+        m00 += d00 * d00 + d10 * d10 + d20 * d20;
+        m01 += d00 * d01 + d10 * d11 + d20 * d21;
+        m02 += d00 * d02 + d10 * d12 + d20 * d22;
+        m11 += d01 * d01 + d11 * d11 + d21 * d21;
+        m12 += d01 * d02 + d11 * d12 + d21 * d22;
+        m22 += d02 * d02 + d12 * d12 + d22 * d22;
+        b0 += d00 * e0 + d10 * e1 + d20 * e2;
+        b1 += d01 * e0 + d11 * e1 + d21 * e2;
+        b2 += d02 * e0 + d12 * e1 + d22 * e2;
+      }
+    }
+    // r = v + δ with (M + λI) δ = b − M v.
+    const lambda = 1e-8 + 1e-9 * (m00 + m11 + m22);
+    const a00 = m00 + lambda, a11 = m11 + lambda, a22 = m22 + lambda;
+    const r0 = b0 - (m00 * vx + m01 * vy + m02 * vz);
+    const r1 = b1 - (m01 * vx + m11 * vy + m12 * vz);
+    const r2 = b2 - (m02 * vx + m12 * vy + m22 * vz);
+    const c00 = a11 * a22 - m12 * m12, c01 = m02 * m12 - m01 * a22, c02 = m01 * m12 - m02 * a11;
+    const det = a00 * c00 + m01 * c01 + m02 * c02;
+    let rx = vx, ry = vy, rz = vz;
+    if (det > 0) {
+      const c11 = a00 * a22 - m02 * m02, c12 = m01 * m02 - a00 * m12, c22 = a00 * a11 - m01 * m01;
+      rx += (c00 * r0 + c01 * r1 + c02 * r2) / det;
+      ry += (c01 * r0 + c11 * r1 + c12 * r2) / det;
+      rz += (c02 * r0 + c12 * r1 + c22 * r2) / det;
+    }
+    // QLERP and the LBS image of the center, as in cor().
+    const j0 = jointAt(JI, base);
+    const w0 = f32x4.splat(weightAt(W, base));
+    const m0 = M + (j0 << 6);
+    let a0 = f32x4.mul(w0, v128.load(m0));
+    let a1 = f32x4.mul(w0, v128.load(m0, 16));
+    let a2 = f32x4.mul(w0, v128.load(m0, 32));
+    let a3 = f32x4.mul(w0, v128.load(m0, 48));
+    const pivot = v128.load(Q + (j0 << 4));
+    let qa = f32x4.mul(w0, pivot);
+    for (let k = 1; k < c; k++) {
+      const s = base + <usize>k;
+      const j = jointAt(JI, s);
+      const ws = f32x4.splat(weightAt(W, s));
+      const m = M + (j << 6);
+      a0 = f32x4.add(a0, f32x4.mul(ws, v128.load(m)));
+      a1 = f32x4.add(a1, f32x4.mul(ws, v128.load(m, 16)));
+      a2 = f32x4.add(a2, f32x4.mul(ws, v128.load(m, 32)));
+      a3 = f32x4.add(a3, f32x4.mul(ws, v128.load(m, 48)));
+      const q = v128.load(Q + (j << 4));
+      qa = f32x4.add(qa, f32x4.mul(signedBy(ws, pivot, q), q));
+    }
+    let center = f32x4.splat(0);
+    center = f32x4.replace_lane(center, 0, <f32>rx);
+    center = f32x4.replace_lane(center, 1, <f32>ry);
+    center = f32x4.replace_lane(center, 2, <f32>rz);
+    const s = f32x4.splat(2 / hsum(f32x4.mul(qa, qa)));
+    writeRotated(i, qa, s, center, f32x4.add(apply3(a0, a1, a2, center), a3), P, N, T, OP, ON, OT);
+  }
+}

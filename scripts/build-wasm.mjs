@@ -1,4 +1,4 @@
-// Compiles the SIMD skinning kernels (asm/kernels.ts: LBS, DQS, CoR; asm/ddm.ts: Direct Delta
+// Compiles the SIMD skinning kernels (asm/kernels.ts: LBS, DQS, CoR, SBS; asm/ddm.ts: Direct Delta
 // Mush; helpers in asm/common.ts; AssemblyScript) into one WebAssembly module and embeds
 // the binary as base64 in src/wasm/kernels-binary.ts (generated, not committed), so that Node
 // and browser bundles load it without file or URL lookups. Run by `npm run build`.

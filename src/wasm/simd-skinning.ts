@@ -22,6 +22,7 @@ import { splitScale, uniformScale } from '../deformers/two-phase.js';
 import { methodModule } from '../methods/index.js';
 import { deformCor } from '../deformers/cor.js';
 import { deformDqs, jointDualQuaternions } from '../deformers/dqs.js';
+import { deformSbs } from '../deformers/sbs.js';
 import { instantiateKernels, kernelLayout } from './instance.js';
 
 /** Methods with a SIMD kernel: the registry's methods with `simd: true` ({@link SIMD_METHODS}). */
@@ -40,8 +41,8 @@ export interface SimdDeformer {
    * Deforms the prepared mesh into {@link SimdDeformer.output}, and with `out` also copies the
    * result there (the shared deformer contract of `src/deformers`). Skinning matrices that all
    * carry one uniform scale (a rig under a scaled node) run on the kernels, divided by it; any
-   * other scale, shear or reflection takes the JavaScript deformer's two-phase path for DQS and
-   * CoR (the kernels blend rigid transforms only).
+   * other scale, shear or reflection takes the JavaScript deformer's two-phase path for DQS, SBS
+   * and CoR (the kernels blend rigid transforms only).
    * @param skinning skinning matrices, 4×4 column-major, length ≥ 16·J (bind → posed space)
    * @throws CorskinError when `skinning` has fewer joints than the mesh uses, or `out` is too small
    */
@@ -51,7 +52,9 @@ export interface SimdDeformer {
 /**
  * Prepares `mesh` for `method` on the WebAssembly SIMD kernels: 'lbs' is linear blend skinning
  * (Magnenat-Thalmann et al. 1988), 'dqs' dual quaternion skinning (Kavan et al. 2008), 'cor' skinning with optimized
- * centers of rotation (Le & Hodgins 2016, Algorithm 1: QLERP rotation, t = LBS(p*) − R p*), and a
+ * centers of rotation (Le & Hodgins 2016, Algorithm 1: QLERP rotation, t = LBS(p*) − R p*), 'sbs'
+ * spherical blend skinning (Kavan & Žára 2005: QLERP rotation about a center solved per vertex
+ * from its influences' transforms, in double precision), and a
  * method module's kernel (its `simd` hook: Direct Delta Mush, Le & Lewis 2019, on the mesh with
  * its model, see `createDdmSimdDeformer`). Inputs are in bind space, outputs in the skinning matrices' posed
  * space, both in asset units.
@@ -90,7 +93,7 @@ export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinning
   const W = take(4 * K * n);
   const CNT = take(n);
   const M = take(64 * J);
-  const Q = method === 'cor' ? take(16 * J) : method === 'dqs' ? take(32 * J) : 0;
+  const Q = method === 'dqs' ? take(32 * J) : method === 'lbs' ? 0 : take(16 * J);
   const OP = take(12 * n + 16);
   const ON = normals ? take(12 * n + 16) : 0;
   const OT = tangents ? take(16 * n) : 0;
@@ -135,7 +138,7 @@ export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinning
     u8[CNT + i] = c;
   }
 
-  const fallback = method === 'dqs' ? deformDqs : deformCor;
+  const fallback = method === 'dqs' ? deformDqs : method === 'sbs' ? deformSbs : deformCor;
   const jointData = f32.subarray(Q >> 2, (Q >> 2) + (method === 'dqs' ? 8 : 4) * J);
   const output: DeformTarget = {
     positions: f32.subarray(OP >> 2, (OP >> 2) + 3 * n),
@@ -163,6 +166,9 @@ export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinning
         if (method === 'cor') {
           jointQuaternions(S.subarray(0, 16 * J), jointData);
           kernels.cor(n, K, P, N, T, Cp, JI, W, CNT, M, Q, OP, ON, OT);
+        } else if (method === 'sbs') {
+          jointQuaternions(S.subarray(0, 16 * J), jointData);
+          kernels.sbs(n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);
         } else if (method === 'dqs') {
           jointDualQuaternions(S.subarray(0, 16 * J), jointData);
           kernels.dqs(n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);

@@ -1,0 +1,83 @@
+/**
+ * The rig-free methods per frame — linear blend skinning, dual quaternion skinning (Kavan et al.
+ * 2008) and spherical blend skinning (Kavan & Žára 2005) — as JavaScript deformers and as
+ * WebAssembly SIMD kernels (asm/kernels.ts) on the same mesh and frames in the same run, for the
+ * SIMD/JavaScript ratios. Medians over 20 frames of each asset's first clip × repetitions,
+ * positions and normals. CesiumMan subdivided ×3 (209K vertices) is left out by `--quick`.
+ *
+ * Run: npm run bench:simd-frames [-- --quick]
+ */
+import { join } from 'node:path';
+import { samplePose } from '../src/core/animation.js';
+import type { SkinnedMesh } from '../src/core/mesh.js';
+import { skinningMatrices } from '../src/core/pose.js';
+import { deformers } from '../src/deformers/index.js';
+import { extractSkinnedModels } from '../src/io/gltf.js';
+import { readDocument } from '../src/io/node-io.js';
+import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
+import { subdivideMidpoint } from './subdivide-mesh.js';
+
+const DATA = join(import.meta.dirname, '..', '..', 'shared', 'data');
+const quick = process.argv.includes('--quick');
+const REPS = quick ? 2 : 5;
+const METHODS = ['lbs', 'dqs', 'sbs'] as const;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+/** Median ms of one call over the frames × REPS (one warm-up pass first). */
+function frameMs(frames: Float64Array[], deform: (S: Float64Array) => void): number {
+  for (const S of frames) deform(S);
+  const times: number[] = [];
+  for (let r = 0; r < REPS; r++)
+    for (const S of frames) {
+      const t = performance.now();
+      deform(S);
+      times.push(performance.now() - t);
+    }
+  return median(times);
+}
+
+const ASSETS: [string, string, number][] = [
+  ['CesiumMan', join(DATA, 'gltf', 'CesiumMan.glb'), 0],
+  ['Soldier', join(DATA, 'characters', 'Soldier.glb'), 0],
+  ['Ybot', join(DATA, 'characters', 'Ybot.glb'), 0],
+  ...(quick ? [] : ([['CesiumMan ×3', join(DATA, 'gltf', 'CesiumMan.glb'), 3]] as [string, string, number][])),
+];
+
+const rows: string[][] = [];
+for (const [name, file, subdivisions] of ASSETS) {
+  const [model] = extractSkinnedModels(await readDocument(file), file);
+  let mesh: SkinnedMesh = model.mesh;
+  for (let s = 0; s < subdivisions; s++) mesh = subdivideMidpoint(mesh);
+  const clip = model.animations[0];
+  const frames = Array.from({ length: 20 }, (_, f) =>
+    skinningMatrices(model.skeleton, samplePose(model.skeleton, clip, (clip.duration * f) / 20)),
+  );
+  const n = mesh.positions.length / 3;
+  const out = { positions: new Float32Array(3 * n), normals: mesh.normals && new Float32Array(3 * n) };
+  const row = [name, n.toLocaleString('en-US')];
+  const lbsSimdMs: number[] = [];
+  for (const method of METHODS) {
+    const simd = await createSimdDeformer(mesh, method);
+    const js = frameMs(frames, (S) => deformers[method](mesh, S, out));
+    const wasm = frameMs(frames, (S) => simd.deform(S));
+    lbsSimdMs.push(wasm);
+    row.push(js.toFixed(3), wasm.toFixed(3), (js / wasm).toFixed(1));
+  }
+  row.push((lbsSimdMs[2] / lbsSimdMs[0]).toFixed(1));
+  rows.push(row);
+  console.error(`${name}: done`);
+}
+const head = [
+  'asset',
+  'vertices',
+  ...METHODS.flatMap((m) => [`${m} JS ms`, `${m} SIMD ms`, 'JS/SIMD']),
+  'SBS/LBS SIMD',
+];
+const width = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
+for (const r of [head, head.map((_, c) => '-'.repeat(width[c])), ...rows])
+  console.log(r.map((x, c) => (c < 1 ? x.padEnd(width[c]) : x.padStart(width[c]))).join('  '));
+console.log('\nmedians of one frame (positions + normals); ratios from the same run');
