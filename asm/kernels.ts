@@ -201,3 +201,74 @@ export function sbs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: 
     writeRotated(i, qa, s, center, f32x4.add(apply3(a0, a1, a2, center), a3), P, N, T, OP, ON, OT);
   }
 }
+
+const PI32: f32 = 3.14159265358979;
+const HALF_PI: f32 = 1.57079632679490;
+
+/** sin x for |x| ≤ π/2: its Taylor polynomial to x¹³ (error below 6e-9 there), in f32. */
+@inline function sinHalfPi(x: f32): f32 {
+  const x2 = x * x;
+  return x * (1 - (x2 / 6) * (1 - (x2 / 20) * (1 - (x2 / 42) * (1 - (x2 / 72) * (1 - (x2 / 110) * (1 - x2 / 156))))));
+}
+
+/**
+ * Log-matrix skinning (Alexa 2002) about the vertex, as src/deformers/lms.ts computes it on rigs
+ * under a uniformly scaled node (and, the same up to rounding, on rigid ones): with the joints'
+ * twist rotations ω_j and U_j = V(ω_j)⁻¹ [L_j − I | τ_j] (20 f32 per joint at 80·j: ω, 0, then
+ * U's four columns, each with a 0; `jointCenteredTwists`), the twist of [R_j | M_j(v) − v] is
+ * (ω_j, U_j (v, 1)); blend with the weights and exponentiate at the origin:
+ * v' = v + V(ω̄) ū, V(ω̄) u = u + B ω̄×u + C ω̄×(ω̄×u); normals and tangents turn by
+ * R̄ = I + A[ω̄]× + B[ω̄]×² (a vertex with one joint: by its matrix M_j, normals by R_j, up to rounding).
+ */
+export function lms(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, L: usize, OP: usize, ON: usize, OT: usize): void {
+  for (let i = 0; i < n; i++) {
+    const c = <i32>load<u8>(CNT + <usize>i);
+    const base = <usize>(K * i);
+    let om = f32x4.splat(0), b0 = om, b1 = om, b2 = om, b3 = om;
+    for (let k = 0; k < c; k++) {
+      const s = base + <usize>k;
+      const l = L + jointAt(JI, s) * 80;
+      const w = f32x4.splat(weightAt(W, s));
+      om = f32x4.add(om, f32x4.mul(w, v128.load(l)));
+      b0 = f32x4.add(b0, f32x4.mul(w, v128.load(l, 16)));
+      b1 = f32x4.add(b1, f32x4.mul(w, v128.load(l, 32)));
+      b2 = f32x4.add(b2, f32x4.mul(w, v128.load(l, 48)));
+      b3 = f32x4.add(b3, f32x4.mul(w, v128.load(l, 64)));
+    }
+    const v = v128.load(P + <usize>i * 12);
+    const u = f32x4.add(apply3(b0, b1, b2, v), b3);
+    // The coefficients in f32 without a library call: series below θ = 0.25, else sin and cos by
+    // odd polynomials on [−π/2, π/2] (error below 1e-7).
+    const t2 = hsum(f32x4.mul(om, om));
+    let A: f32, B: f32, C: f32;
+    if (t2 < 0.0625) {
+      A = 1 - (t2 / 6) * (1 - (t2 / 20) * (1 - t2 / 42));
+      B = 0.5 - (t2 / 24) * (1 - (t2 / 30) * (1 - t2 / 56));
+      C = <f32>(1.0 / 6.0) - (t2 / 120) * (1 - (t2 / 42) * (1 - t2 / 72));
+    } else {
+      const theta = Mathf.sqrt(t2);
+      const sn = sinHalfPi(theta > HALF_PI ? PI32 - theta : theta);
+      const cs = sinHalfPi(HALF_PI - theta);
+      A = sn / theta;
+      B = (1 - cs) / t2;
+      C = (theta - sn) / (t2 * theta);
+    }
+    // Columns of R: e_c + A ω×e_c + B ω×(ω×e_c), with ω×(ω×e_c) = ω_c ω − θ² e_c.
+    const a = f32x4.splat(A), b = f32x4.splat(B);
+    const d = f32x4.splat(1 - B * t2);
+    const bw = f32x4.mul(b, om);
+    const a0 = f32x4.add(f32x4.add(f32x4.mul(d, f32x4(1, 0, 0, 0)), f32x4.mul(lane0(om), bw)), f32x4.mul(a, cross(om, f32x4(1, 0, 0, 0))));
+    const a1 = f32x4.add(f32x4.add(f32x4.mul(d, f32x4(0, 1, 0, 0)), f32x4.mul(lane1(om), bw)), f32x4.mul(a, cross(om, f32x4(0, 1, 0, 0))));
+    const a2 = f32x4.add(f32x4.add(f32x4.mul(d, f32x4(0, 0, 1, 0)), f32x4.mul(lane2(om), bw)), f32x4.mul(a, cross(om, f32x4(0, 0, 1, 0))));
+    const cu = cross(om, u);
+    const t = f32x4.add(u, f32x4.add(f32x4.mul(b, cu), f32x4.mul(f32x4.splat(C), cross(om, cu))));
+    // A rotation: normals and tangents turn with it, no renormalisation.
+    const o = <usize>i;
+    v128.store(OP + o * 12, f32x4.add(v, t));
+    if (ON) v128.store(ON + o * 12, apply3(a0, a1, a2, v128.load(N + o * 12)));
+    if (OT) {
+      const tg = v128.load(T + (o << 4));
+      v128.store(OT + (o << 4), f32x4.replace_lane(apply3(a0, a1, a2, tg), 3, f32x4.extract_lane(tg, 3)));
+    }
+  }
+}

@@ -1,6 +1,7 @@
 /**
  * The rig-free methods per frame — linear blend skinning, dual quaternion skinning (Kavan et al.
- * 2008) and spherical blend skinning (Kavan & Žára 2005) — as JavaScript deformers and as
+ * 2008), spherical blend skinning (Kavan & Žára 2005) and log-matrix skinning (Alexa 2002) — as
+ * JavaScript deformers and as
  * WebAssembly SIMD kernels (asm/kernels.ts) on the same mesh and frames in the same run, for the
  * SIMD/JavaScript ratios. Medians over 20 frames of each asset's first clip × repetitions,
  * positions and normals. CesiumMan subdivided ×3 (209K vertices) is left out by `--quick`.
@@ -20,7 +21,7 @@ import { subdivideMidpoint } from './subdivide-mesh.js';
 const DATA = join(import.meta.dirname, '..', '..', 'shared', 'data');
 const quick = process.argv.includes('--quick');
 const REPS = quick ? 2 : 5;
-const METHODS = ['lbs', 'dqs', 'sbs'] as const;
+const METHODS = ['lbs', 'dqs', 'sbs', 'lms'] as const;
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -67,7 +68,7 @@ for (const [name, file, subdivisions] of ASSETS) {
     lbsSimdMs.push(wasm);
     row.push(js.toFixed(3), wasm.toFixed(3), (js / wasm).toFixed(1));
   }
-  row.push((lbsSimdMs[2] / lbsSimdMs[0]).toFixed(1));
+  row.push((lbsSimdMs[2] / lbsSimdMs[0]).toFixed(1), (lbsSimdMs[3] / lbsSimdMs[0]).toFixed(1));
   rows.push(row);
   console.error(`${name}: done`);
 }

@@ -21,7 +21,7 @@ import { createSimdDeformer, type SimdSkinningMethod } from '../src/wasm/simd-sk
 import { cylinder } from './helpers/cylinder.js';
 import { ARM_GLB, CESIUM_MAN, rng, SHARED } from './helpers/data.js';
 
-const METHODS: SimdSkinningMethod[] = ['lbs', 'dqs', 'sbs', 'cor'];
+const METHODS: SimdSkinningMethod[] = ['lbs', 'dqs', 'sbs', 'lms', 'cor'];
 
 function maxDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let m = 0;
@@ -66,17 +66,23 @@ beforeAll(async () => {
 describe('SIMD skinning kernels', () => {
   // Every shared character (scaled armatures, 16 influences, 40 skins, morphs, .gltf), every skin,
   // at a time in its first clip (CoR, which needs its precomputation, on CesiumMan and the arm).
-  it.each(['lbs', 'dqs', 'sbs'] as const)('%s matches on every skin of every shared character', async (method) => {
-    const files = [CESIUM_MAN, ...['Fox.glb', 'ShibaInu.gltf', 'Soldier.glb', 'Ybot.glb', 'chicken.glb', 'rpm-avatar.glb', 'skeleton.glb'].map((f) => join(SHARED, 'characters', f))]; // prettier-ignore
-    for (const file of files)
-      for (const model of extractSkinnedModels(await readDocument(file), file)) {
-        const clip = model.animations[0];
-        const frame = skinningMatrices(model.skeleton, samplePose(model.skeleton, clip, 0.37 * (clip?.duration ?? 0)));
-        const { position, normal } = await compare(model.mesh, method, [frame]);
-        expect(position, `${file} ${model.name}`).toBeLessThan(1e-5);
-        expect(normal, `${file} ${model.name}`).toBeLessThan(1e-3);
-      }
-  });
+  it.each(['lbs', 'dqs', 'sbs', 'lms'] as const)(
+    '%s matches on every skin of every shared character',
+    async (method) => {
+      const files = [CESIUM_MAN, ...['Fox.glb', 'ShibaInu.gltf', 'Soldier.glb', 'Ybot.glb', 'chicken.glb', 'rpm-avatar.glb', 'skeleton.glb'].map((f) => join(SHARED, 'characters', f))]; // prettier-ignore
+      for (const file of files)
+        for (const model of extractSkinnedModels(await readDocument(file), file)) {
+          const clip = model.animations[0];
+          const frame = skinningMatrices(
+            model.skeleton,
+            samplePose(model.skeleton, clip, 0.37 * (clip?.duration ?? 0)),
+          );
+          const { position, normal } = await compare(model.mesh, method, [frame]);
+          expect(position, `${file} ${model.name}`).toBeLessThan(1e-5);
+          expect(normal, `${file} ${model.name}`).toBeLessThan(1e-3);
+        }
+    },
+  );
 
   it.each(METHODS)('%s matches the JavaScript deformer on CesiumMan’s walk (10 frames)', async (method) => {
     const clip = cesium.animations[0];
@@ -156,14 +162,14 @@ describe('SIMD skinning kernels', () => {
     expect(Array.from(views.normals!)).toEqual(Array.from(out.normals!));
   });
 
-  it('takes the two-phase path for scaled joints: DQS, SBS and CoR equal the JavaScript result', async () => {
+  it('takes the two-phase path for scaled joints: DQS, SBS, LMS and CoR equal the JavaScript result', async () => {
     const clip = cesium.animations[0];
     const S = skinningMatrices(cesium.skeleton, samplePose(cesium.skeleton, clip, 0.7));
     // Joint 3 (the torso) scaled non-uniformly in its bind frame: S₃ ← S₃ · diag(1.3, 0.8, 1.1).
     const scale = [1.3, 0.8, 1.1];
     for (let c = 0; c < 3; c++) for (let r = 0; r < 3; r++) S[16 * 3 + 4 * c + r] *= scale[c];
     expect(splitScale(S)).not.toBeNull();
-    for (const method of ['dqs', 'sbs', 'cor'] as const) {
+    for (const method of ['dqs', 'sbs', 'lms', 'cor'] as const) {
       const simd = await createSimdDeformer(cesium.mesh, method);
       const out = target(cesium.mesh);
       simd.deform(S, out);
@@ -203,7 +209,7 @@ describe('SIMD skinning kernels', () => {
   it('rejects CoR without centers, too few skinning matrices and unknown methods', async () => {
     const bare: SkinnedMesh = { ...cesium.mesh, centersOfRotation: undefined };
     await expect(createSimdDeformer(bare, 'cor')).rejects.toThrow(/centers of rotation/);
-    await expect(createSimdDeformer(bare, 'lms' as SimdSkinningMethod)).rejects.toThrow(CorskinError);
+    await expect(createSimdDeformer(bare, 'stretch' as SimdSkinningMethod)).rejects.toThrow(CorskinError);
     const simd = await createSimdDeformer(bare, 'lbs');
     expect(() => simd.deform(new Float64Array(16), target(bare))).toThrow(/skinning matrices/);
   });

@@ -23,6 +23,7 @@ import { methodModule } from '../methods/index.js';
 import { deformCor } from '../deformers/cor.js';
 import { deformDqs, jointDualQuaternions } from '../deformers/dqs.js';
 import { deformSbs } from '../deformers/sbs.js';
+import { deformLms, jointCenteredTwists } from '../deformers/lms.js';
 import { instantiateKernels, kernelLayout } from './instance.js';
 
 /** Methods with a SIMD kernel: the registry's methods with `simd: true` ({@link SIMD_METHODS}). */
@@ -42,7 +43,8 @@ export interface SimdDeformer {
    * result there (the shared deformer contract of `src/deformers`). Skinning matrices that all
    * carry one uniform scale (a rig under a scaled node) run on the kernels, divided by it; any
    * other scale, shear or reflection takes the JavaScript deformer's two-phase path for DQS, SBS
-   * and CoR (the kernels blend rigid transforms only).
+   * and CoR (the kernels blend rigid transforms only); LMS, which is not scale-covariant, runs
+   * its kernel about each vertex, as its two-phase path does.
    * @param skinning skinning matrices, 4×4 column-major, length ≥ 16·J (bind → posed space)
    * @throws CorskinError when `skinning` has fewer joints than the mesh uses, or `out` is too small
    */
@@ -54,7 +56,8 @@ export interface SimdDeformer {
  * (Magnenat-Thalmann et al. 1988), 'dqs' dual quaternion skinning (Kavan et al. 2008), 'cor' skinning with optimized
  * centers of rotation (Le & Hodgins 2016, Algorithm 1: QLERP rotation, t = LBS(p*) − R p*), 'sbs'
  * spherical blend skinning (Kavan & Žára 2005: QLERP rotation about a center solved per vertex
- * from its influences' transforms, in double precision), and a
+ * from its influences' transforms, in double precision), 'lms' log-matrix skinning (Alexa 2002:
+ * the exponential of the blended se(3) twists), and a
  * method module's kernel (its `simd` hook: Direct Delta Mush, Le & Lewis 2019, on the mesh with
  * its model, see `createDdmSimdDeformer`). Inputs are in bind space, outputs in the skinning matrices' posed
  * space, both in asset units.
@@ -93,7 +96,7 @@ export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinning
   const W = take(4 * K * n);
   const CNT = take(n);
   const M = take(64 * J);
-  const Q = method === 'dqs' ? take(32 * J) : method === 'lbs' ? 0 : take(16 * J);
+  const Q = method === 'dqs' ? take(32 * J) : method === 'lms' ? take(80 * J) : method === 'lbs' ? 0 : take(16 * J);
   const OP = take(12 * n + 16);
   const ON = normals ? take(12 * n + 16) : 0;
   const OT = tangents ? take(16 * n) : 0;
@@ -138,8 +141,9 @@ export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinning
     u8[CNT + i] = c;
   }
 
-  const fallback = method === 'dqs' ? deformDqs : method === 'sbs' ? deformSbs : deformCor;
-  const jointData = f32.subarray(Q >> 2, (Q >> 2) + (method === 'dqs' ? 8 : 4) * J);
+  // The JavaScript deformer for rigs the kernels do not take (LBS takes every rig).
+  const fallback = { dqs: deformDqs, sbs: deformSbs, lms: deformLms }[method as string] ?? deformCor;
+  const jointData = f32.subarray(Q >> 2, (Q >> 2) + ({ dqs: 8, lms: 20 }[method as string] ?? 4) * J);
   const output: DeformTarget = {
     positions: f32.subarray(OP >> 2, (OP >> 2) + 3 * n),
     normals: ON ? f32.subarray(ON >> 2, (ON >> 2) + 3 * n) : undefined,
@@ -159,7 +163,12 @@ export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinning
       // positions times s (exact, see uniformScale); other scale, shear or reflection: JavaScript.
       const s = split ? uniformScale(split) : 1;
       if (!s) fallback(mesh, skinning, output);
-      else {
+      else if (method === 'lms') {
+        // About each vertex (LMS is not scale-covariant; this is its two-phase form, exact there).
+        const rigid = s === 1 ? skinning : skinning.map((x, k) => (k % 16 === 15 ? x : x / s));
+        jointCenteredTwists(skinning.subarray(0, 16 * J), rigid.subarray(0, 16 * J), jointData);
+        kernels.lms(n, K, P, N, T, JI, W, CNT, Q, OP, ON, OT);
+      } else {
         const m = M >> 2;
         const S = s === 1 ? skinning : skinning.map((x, k) => (k % 16 === 15 ? x : x / s));
         for (let j = 0; j < 16 * J; j++) f32[m + j] = S[j];
