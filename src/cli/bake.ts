@@ -143,9 +143,11 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     const { resample } = await import('@gltf-transform/functions');
     await document.transform(resample({ tolerance: keyframeTolerance }));
   }
+  // The skins as the helpers left them, read once for the residual morphs of every skin.
+  const skins = withHelpers && withMorphs ? extractSkinnedModels(document, input) : undefined;
   if (withMorphs)
     for (const { model, deform, lines } of baked) {
-      const options = { rate, tolerance, normalTolerance, file: input };
+      const options = { rate, tolerance, normalTolerance, file: input, skins };
       const r = phase(model, withHelpers ? 'residual morphs' : 'morphs', (onProgress) =>
         withHelpers
           ? bakeResidualMorphs(document, model, deform, { ...options, onProgress })

@@ -24,6 +24,8 @@ import { bakeMorphTargets, type MorphBakeOptions, type MorphBakeResult } from '.
  * displacements, asset units.
  * @param original the skin as it was before the earlier bake (its mesh is the one `deform` was made for)
  * @param deform the method, a deformer of `original.mesh` (bind space → posed space)
+ * @param options as {@link bakeMorphTargets}'s; `skins`: the document's skins as read after the
+ *   earlier bake, for a caller baking several (read once, not once per skin)
  * @returns what the morph bake wrote, and the skin it baked on (read from `document`)
  * @throws CorskinError when `document` no longer holds the skin, or as {@link bakeMorphTargets}
  */
@@ -31,9 +33,10 @@ export function bakeResidualMorphs(
   document: Document,
   original: SkinnedModel,
   deform: Deformer,
-  options: MorphBakeOptions = {},
+  options: MorphBakeOptions & { skins?: readonly SkinnedModel[] } = {},
 ): MorphBakeResult & { model: SkinnedModel } {
-  const model = extractSkinnedModels(document, options.file).find((m) => m.skin === original.skin);
+  const skins = options.skins ?? extractSkinnedModels(document, options.file);
+  const model = skins.find((m) => m.skin === original.skin);
   if (!model) throw new CorskinError(`${original.name}: the skin is no longer in the document`, options.file);
   const J = original.skeleton.parents.length;
   const { mesh } = model;
