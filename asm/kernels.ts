@@ -212,31 +212,28 @@ const HALF_PI: f32 = 1.57079632679490;
 }
 
 /**
- * Log-matrix skinning (Alexa 2002) about the vertex, as src/deformers/lms.ts computes it on rigs
- * under a uniformly scaled node (and, the same up to rounding, on rigid ones): with the joints'
- * twist rotations ω_j and U_j = V(ω_j)⁻¹ [L_j − I | τ_j] (20 f32 per joint at 80·j: ω, 0, then
- * U's four columns, each with a 0; `jointCenteredTwists`), the twist of [R_j | M_j(v) − v] is
- * (ω_j, U_j (v, 1)); blend with the weights and exponentiate at the origin:
- * v' = v + V(ω̄) ū, V(ω̄) u = u + B ω̄×u + C ω̄×(ω̄×u); normals and tangents turn by
- * R̄ = I + A[ω̄]× + B[ω̄]×² (a vertex with one joint: by its matrix M_j, normals by R_j, up to rounding).
+ * Log-matrix skinning (Alexa 2002): blend the joints' se(3) twists (ω, u) — 8 f32 per joint at
+ * 32·j: ω, 0, u, 0, the principal logarithms `jointTwists` computes — with the weights and
+ * exponentiate: R̄ = I + A[ω̄]× + B[ω̄]×², t̄ = V(ω̄) ū = ū + B ω̄×ū + C ω̄×(ω̄×ū), v' = R̄ v + t̄;
+ * normals and tangents turn by R̄, as src/deformers/lms.ts.
  */
-export function lms(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, L: usize, OP: usize, ON: usize, OT: usize): void {
+export function lms(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, M: usize, L: usize, OP: usize, ON: usize, OT: usize): void {
   for (let i = 0; i < n; i++) {
     const c = <i32>load<u8>(CNT + <usize>i);
     const base = <usize>(K * i);
-    let om = f32x4.splat(0), b0 = om, b1 = om, b2 = om, b3 = om;
+    if (c == 1) {
+      writeRigid(i, M + (jointAt(JI, base) << 6), P, N, T, OP, ON, OT);
+      continue;
+    }
+    let om = f32x4.splat(0), u = om;
     for (let k = 0; k < c; k++) {
       const s = base + <usize>k;
-      const l = L + jointAt(JI, s) * 80;
+      const l = L + (jointAt(JI, s) << 5);
       const w = f32x4.splat(weightAt(W, s));
       om = f32x4.add(om, f32x4.mul(w, v128.load(l)));
-      b0 = f32x4.add(b0, f32x4.mul(w, v128.load(l, 16)));
-      b1 = f32x4.add(b1, f32x4.mul(w, v128.load(l, 32)));
-      b2 = f32x4.add(b2, f32x4.mul(w, v128.load(l, 48)));
-      b3 = f32x4.add(b3, f32x4.mul(w, v128.load(l, 64)));
+      u = f32x4.add(u, f32x4.mul(w, v128.load(l, 16)));
     }
     const v = v128.load(P + <usize>i * 12);
-    const u = f32x4.add(apply3(b0, b1, b2, v), b3);
     // The coefficients in f32 without a library call: series below θ = 0.25, else sin and cos by
     // odd polynomials on [−π/2, π/2] (error below 1e-7).
     const t2 = hsum(f32x4.mul(om, om));
@@ -264,7 +261,7 @@ export function lms(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: 
     const t = f32x4.add(u, f32x4.add(f32x4.mul(b, cu), f32x4.mul(f32x4.splat(C), cross(om, cu))));
     // A rotation: normals and tangents turn with it, no renormalisation.
     const o = <usize>i;
-    v128.store(OP + o * 12, f32x4.add(v, t));
+    v128.store(OP + o * 12, f32x4.add(apply3(a0, a1, a2, v), t));
     if (ON) v128.store(ON + o * 12, apply3(a0, a1, a2, v128.load(N + o * 12)));
     if (OT) {
       const tg = v128.load(T + (o << 4));

@@ -227,6 +227,32 @@ describe('corskin bake: bad input', () => {
     expect(existsSync(out)).toBe(true);
   });
 
+  it('a clip of length 0 (a T-pose, as the Soldier has): sampled once; every kind of bake writes valid glTF', async () => {
+    expect(Array.from(bakeSampleTimes(0, 30))).toEqual([0]);
+    const io = new NodeIO();
+    const doc = await io.read(CESIUM_MAN);
+    const root = doc.getRoot();
+    const joint = root.listSkins()[0].listJoints()[3];
+    const buffer = root.listBuffers()[0];
+    const sampler = doc
+      .createAnimationSampler()
+      .setInput(doc.createAccessor().setType('SCALAR').setArray(new Float32Array([0])).setBuffer(buffer))
+      .setOutput(doc.createAccessor().setType('VEC4').setArray(Float32Array.from(joint.getRotation())).setBuffer(buffer)); // prettier-ignore
+    doc
+      .createAnimation('TPose')
+      .addSampler(sampler)
+      .addChannel(doc.createAnimationChannel().setTargetNode(joint).setTargetPath('rotation').setSampler(sampler));
+    const input = join(tmp.dir, 'tpose.glb');
+    await io.write(input, doc);
+    for (const kind of ['helpers', 'morphs', 'helpers+morphs']) {
+      const out = join(tmp.dir, `tpose-${kind}.glb`);
+      const r = await runCli('bake', input, '--method', 'dqs', '--as', kind, '--rate', '2', '--helpers', '1', '-o', out); // prettier-ignore
+      expect(r.code, r.stderr).toBe(0);
+      const report = await validate(out);
+      expect(report.issues.numErrors, `${kind}: ${JSON.stringify(report.issues.messages.slice(0, 2))}`).toBe(0);
+    }
+  }, 120_000);
+
   it('a clip that targets a joint twice: said (naming the node), played as its last channel, baked into valid glTF', async () => {
     // CesiumMan with a second rotation channel on one animated joint, after the first: a
     // constant quarter turn about x. glTF allows one channel per node and path.

@@ -317,7 +317,7 @@ describe("a method's parameters given with another method", () => {
     const out = join(tmp.dir, 'morphs-kt.glb');
     const bake = await runCli('bake', CESIUM_MAN, '--method', 'dqs', '--as', 'morphs', '--rate', '5', '--keyframe-tolerance', '0.1', '-o', out); // prettier-ignore
     expect(bake.code).toBe(0);
-    expect(bake.stderr).toMatch(/warning: --keyframe-tolerance applies to --as helpers; ignored with --as morphs/);
+    expect(bake.stderr).toMatch(/warning: --keyframe-tolerance applies to the helpers; ignored with --as morphs/);
   });
 
   it("DDM options with the file's stored DDM data: checked all the same, and said to be unused", async () => {

@@ -4,6 +4,7 @@
  * the K-largest influence limit, and morph targets before skinning.
  */
 import { join } from 'node:path';
+import { NodeIO } from '@gltf-transform/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { samplePose } from '../src/core/animation.js';
 import { boundingBoxDiagonal, limitInfluences, type SkinnedMesh } from '../src/core/mesh.js';
@@ -285,6 +286,47 @@ describe('a rig under one uniformly scaled node (the chicken: every skinning mat
       expect(maxDiff(deform(method, mesh, S).positions, generic.positions) / diag).toBeLessThan(1e-6);
     },
   );
+});
+
+describe('LMS on a rig under one uniformly scaled node (the chicken, × 0.01)', () => {
+  it('is the same as on the chicken under a node scaled 100 (rigid skinning matrices), scaled by 0.01', async () => {
+    const path = join(SHARED, 'characters/chicken.glb');
+    const io = new NodeIO();
+    const doc = await io.read(path);
+    for (const scene of doc.getRoot().listScenes()) {
+      const wrap = doc.createNode('×100').setScale([100, 100, 100]);
+      for (const child of scene.listChildren()) {
+        scene.removeChild(child);
+        wrap.addChild(child);
+      }
+      scene.addChild(wrap);
+    }
+    const tmp = scratch();
+    try {
+      const wrapped = join(tmp.dir, 'chicken-x100.glb');
+      await io.write(wrapped, doc);
+      const [small, large] = [
+        extractSkinnedModels(await readDocument(path), path)[0],
+        extractSkinnedModels(await readDocument(wrapped), wrapped)[0],
+      ];
+      for (const t of [0, 0.5]) {
+        const S = skinningMatrices(small.skeleton, samplePose(small.skeleton, small.animations[0], t));
+        const R = skinningMatrices(large.skeleton, samplePose(large.skeleton, large.animations[0], t));
+        expect(uniformScale(splitScale(S)!)).toBeCloseTo(0.01, 6);
+        expect(splitScale(R)).toBeNull();
+        const [a, b] = [deform('lms', small.mesh, S).positions, deform('lms', large.mesh, R).positions];
+        const diag = boundingBoxDiagonal(a);
+        let worst = 0;
+        for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - 0.01 * b[i]) / diag);
+        expect(worst, `t = ${t}`).toBeLessThan(1e-5);
+        const simd = await createSimdDeformer(small.mesh, 'lms');
+        simd.deform(S);
+        expect(maxDiff(simd.output.positions, a) / diag, `SIMD, t = ${t}`).toBeLessThan(1e-5);
+      }
+    } finally {
+      tmp.cleanup();
+    }
+  });
 });
 
 describe('an animated non-joint ancestor (root motion on the armature node)', () => {

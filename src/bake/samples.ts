@@ -30,7 +30,9 @@ export const DEFAULT_KEYFRAME_TOLERANCE = 0;
 export const MAX_BAKE_SAMPLES = 200_000;
 
 /**
- * The times a bake samples a clip at: `⌈duration·rate⌉ + 1` evenly spaced, both ends included.
+ * The times a bake samples a clip at: `⌈duration·rate⌉ + 1` evenly spaced, both ends included,
+ * strictly increasing (glTF asks it of animation inputs): a clip of length 0 (a T-pose) is sampled
+ * once, at 0.
  * @param duration the clip's length, seconds (≥ 0, finite)
  * @param rate samples per second (> 0, finite)
  * @param clip the clip's name, for the error message
@@ -40,12 +42,12 @@ export const MAX_BAKE_SAMPLES = 200_000;
 export function bakeSampleTimes(duration: number, rate: number, clip = 'the clip'): Float32Array {
   if (!(rate > 0) || !Number.isFinite(rate))
     throw new CorskinError(`the bake's sample rate must be a positive number of samples per second (got ${rate})`);
-  const F = Math.max(1, Math.ceil(duration * rate));
+  const F = duration > 0 ? Math.max(1, Math.ceil(duration * rate)) : 0;
   if (!(F + 1 <= MAX_BAKE_SAMPLES))
     throw new CorskinError(
       `${clip} is ${duration.toPrecision(4)} s long: at ${rate} samples/s a bake would take ${(F + 1).toPrecision(3)} samples of it, above the limit of ${MAX_BAKE_SAMPLES.toLocaleString('en-US')} per clip (lower the sample rate)`,
     );
-  return Float32Array.from({ length: F + 1 }, (_, f) => (f / F) * duration);
+  return Float32Array.from({ length: F + 1 }, (_, f) => (F ? (f / F) * duration : 0));
 }
 
 /**

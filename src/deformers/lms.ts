@@ -51,38 +51,6 @@ export function jointTwists(skinning: Float64Array): Float64Array {
 }
 
 /**
- * For the SIMD kernel (`asm/kernels.ts`), LMS about each vertex: per joint, the rotation part ω_j
- * of the twist of `rigid` (rotations R_j) and U_j = V(ω_j)⁻¹ [L_j − I | τ_j] (3×4) of the skinning
- * matrix M_j = [L_j | τ_j]. The twist of [R_j | M_j(v) − v] is then (ω_j, U_j (v, 1)), so the
- * two-phase form of LMS ({@link deformTwoPhase} about the vertex: exact where L_j = s R_j for one
- * s, a rig under a uniformly scaled node; for a rigid rig the same as {@link deformLms} up to
- * rounding) is v' = v + V(ω̄) Σ_j w_j U_j (v, 1), ω̄ = Σ_j w_j ω_j.
- * @param skinning skinning matrices, 16·J (bind → posed space)
- * @param rigid the same divided by their common scale (equal to `skinning` for a rigid rig), 16·J
- * @param out 20·J floats: ω_j, 0, then U_j's four columns, each followed by a 0
- */
-export function jointCenteredTwists(skinning: Float64Array, rigid: Float64Array, out: Float32Array): void {
-  const J = skinning.length / 16;
-  const L = jointTwists(rigid);
-  for (let j = 0; j < J; j++) {
-    const [ox, oy, oz] = [L[6 * j], L[6 * j + 1], L[6 * j + 2]];
-    const theta = Math.hypot(ox, oy, oz);
-    // V⁻¹ = I − ½[ω]× + c[ω]×², as in jointTwists.
-    const c = theta > 1e-6 ? (1 - (theta * Math.sin(theta)) / (2 * (1 - Math.cos(theta)))) / (theta * theta) : 1 / 12;
-    const o = 20 * j;
-    out.set([ox, oy, oz, 0], o);
-    for (let col = 0; col < 4; col++) {
-      const m = 16 * j + 4 * col;
-      // Column of [L − I | τ]
-      const x = skinning[m] - (col === 0 ? 1 : 0), y = skinning[m + 1] - (col === 1 ? 1 : 0), z = skinning[m + 2] - (col === 2 ? 1 : 0); // prettier-ignore
-      const wx = oy * z - oz * y, wy = oz * x - ox * z, wz = ox * y - oy * x; // ω × x
-      const wwx = oy * wz - oz * wy, wwy = oz * wx - ox * wz, wwz = ox * wy - oy * wx; // ω × (ω × x)
-      out.set([x - 0.5 * wx + c * wwx, y - 0.5 * wy + c * wwy, z - 0.5 * wz + c * wwz, 0], o + 4 + 4 * col);
-    }
-  }
-}
-
-/**
  * Deforms `mesh` by log-matrix skinning (see {@link Deformer} for the shared contract).
  * @param skinning skinning matrices, 4×4 column-major, length 16·J (bind → posed space)
  * @param out posed positions (3·n), normals (3·n), tangents (4·n)
@@ -91,7 +59,7 @@ export function jointCenteredTwists(skinning: Float64Array, rigid: Float64Array,
 export function deformLms(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   checkDeformArgs(mesh, skinning, out);
   const split = splitScale(skinning);
-  if (split) deformTwoPhase(mesh, skinning, split, out, lmsRigid, 'vertex', false);
+  if (split) deformTwoPhase(mesh, skinning, split, out, lmsRigid, 'vertex');
   else lmsRigid(mesh, skinning, out);
 }
 

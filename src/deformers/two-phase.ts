@@ -13,9 +13,10 @@
  * - translating the whole rig translates the result (c moves with it) — Kavan et al.'s stretch
  *   about the bind-space origin does not;
  * - a stretch shared by every joint (a scaled armature, a mirrored character) is exact: the
- *   result is the rigid method applied to the uniformly stretched mesh
- *   (DQS, SBS and CoR; LMS, invariant only under a change of coordinates of bind and posed
- *   space together, approximately);
+ *   result is the rigid method applied to the uniformly stretched mesh (DQS, SBS and CoR; LMS
+ *   through the uniform shortcut below: about the vertex its twists' translations M_j(c) − c
+ *   are of the bind mesh's size, and LMS, invariant under a common change of origin but not of
+ *   scale, then put the chicken, scaled by 0.01, 0.7 of its diagonal off its pose);
  * - for rigid matrices it is the rigid method itself (each method is invariant under a common
  *   change of origin of bind and posed space).
  * For a mirrored joint (det L_j < 0), R_j is the rotation closest to `L_j · diag(−1, 1, 1)`, so
@@ -104,9 +105,10 @@ export function uniformScale(split: ScaleSplit): number {
  * Deforms `mesh` in two phases (see the module notes) with `rigid`, a deformer for rigid
  * skinning matrices, as the second phase; per vertex with several joints, `rigid` runs on a
  * one-vertex mesh holding `K̄ (v − c)` and the transforms `[R_j | M_j(c) − c]`. When every
- * stretch is one uniform scale s ({@link uniformScale}; not for LMS, which is not
- * scale-covariant) the whole mesh goes through `rigid` once with the matrices divided by s, and
- * the positions are multiplied by s — the same result. Allocates only per call.
+ * stretch is one uniform scale s ({@link uniformScale}) the whole mesh goes through `rigid` once
+ * with the matrices divided by s, and the positions are multiplied by s — the rigid method on the
+ * uniformly stretched mesh (for DQS, SBS and CoR the same result as the per-vertex path; for LMS
+ * the one that stays near the pose). Allocates only per call.
  * @param uniformFastPath take that shortcut (default true)
  * @param skinning the original skinning matrices (16·J), split by {@link splitScale} into `split`
  * @param center `vertex` (DQS, SBS, LMS) or `cor` (the mesh's centers of rotation)

@@ -23,7 +23,7 @@ import { methodModule } from '../methods/index.js';
 import { deformCor } from '../deformers/cor.js';
 import { deformDqs, jointDualQuaternions } from '../deformers/dqs.js';
 import { deformSbs } from '../deformers/sbs.js';
-import { deformLms, jointCenteredTwists } from '../deformers/lms.js';
+import { deformLms, jointTwists } from '../deformers/lms.js';
 import { instantiateKernels, kernelLayout } from './instance.js';
 
 /** Methods with a SIMD kernel: the registry's methods with `simd: true` ({@link SIMD_METHODS}). */
@@ -42,9 +42,8 @@ export interface SimdDeformer {
    * Deforms the prepared mesh into {@link SimdDeformer.output}, and with `out` also copies the
    * result there (the shared deformer contract of `src/deformers`). Skinning matrices that all
    * carry one uniform scale (a rig under a scaled node) run on the kernels, divided by it; any
-   * other scale, shear or reflection takes the JavaScript deformer's two-phase path for DQS, SBS
-   * and CoR (the kernels blend rigid transforms only); LMS, which is not scale-covariant, runs
-   * its kernel about each vertex, as its two-phase path does.
+   * other scale, shear or reflection takes the JavaScript deformer's two-phase path for DQS, SBS,
+   * LMS and CoR (the kernels blend rigid transforms only).
    * @param skinning skinning matrices, 4×4 column-major, length ≥ 16·J (bind → posed space)
    * @throws CorskinError when `skinning` has fewer joints than the mesh uses, or `out` is too small
    */
@@ -96,7 +95,7 @@ export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinning
   const W = take(4 * K * n);
   const CNT = take(n);
   const M = take(64 * J);
-  const Q = method === 'dqs' ? take(32 * J) : method === 'lms' ? take(80 * J) : method === 'lbs' ? 0 : take(16 * J);
+  const Q = method === 'dqs' || method === 'lms' ? take(32 * J) : method === 'lbs' ? 0 : take(16 * J);
   const OP = take(12 * n + 16);
   const ON = normals ? take(12 * n + 16) : 0;
   const OT = tangents ? take(16 * n) : 0;
@@ -143,7 +142,7 @@ export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinning
 
   // The JavaScript deformer for rigs the kernels do not take (LBS takes every rig).
   const fallback = { dqs: deformDqs, sbs: deformSbs, lms: deformLms }[method as string] ?? deformCor;
-  const jointData = f32.subarray(Q >> 2, (Q >> 2) + ({ dqs: 8, lms: 20 }[method as string] ?? 4) * J);
+  const jointData = f32.subarray(Q >> 2, (Q >> 2) + (method === 'dqs' || method === 'lms' ? 8 : 4) * J);
   const output: DeformTarget = {
     positions: f32.subarray(OP >> 2, (OP >> 2) + 3 * n),
     normals: ON ? f32.subarray(ON >> 2, (ON >> 2) + 3 * n) : undefined,
@@ -163,18 +162,21 @@ export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinning
       // positions times s (exact, see uniformScale); other scale, shear or reflection: JavaScript.
       const s = split ? uniformScale(split) : 1;
       if (!s) fallback(mesh, skinning, output);
-      else if (method === 'lms') {
-        // About each vertex (LMS is not scale-covariant; this is its two-phase form, exact there).
-        const rigid = s === 1 ? skinning : skinning.map((x, k) => (k % 16 === 15 ? x : x / s));
-        jointCenteredTwists(skinning.subarray(0, 16 * J), rigid.subarray(0, 16 * J), jointData);
-        kernels.lms(n, K, P, N, T, JI, W, CNT, Q, OP, ON, OT);
-      } else {
+      else {
         const m = M >> 2;
         const S = s === 1 ? skinning : skinning.map((x, k) => (k % 16 === 15 ? x : x / s));
         for (let j = 0; j < 16 * J; j++) f32[m + j] = S[j];
         if (method === 'cor') {
           jointQuaternions(S.subarray(0, 16 * J), jointData);
           kernels.cor(n, K, P, N, T, Cp, JI, W, CNT, M, Q, OP, ON, OT);
+        } else if (method === 'lms') {
+          // The twists (ω, u) of the rigid matrices, padded to 8 floats a joint.
+          const L = jointTwists(S.subarray(0, 16 * J));
+          for (let j = 0; j < J; j++) {
+            jointData.set(L.subarray(6 * j, 6 * j + 3), 8 * j);
+            jointData.set(L.subarray(6 * j + 3, 6 * j + 6), 8 * j + 4);
+          }
+          kernels.lms(n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);
         } else if (method === 'sbs') {
           jointQuaternions(S.subarray(0, 16 * J), jointData);
           kernels.sbs(n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);
