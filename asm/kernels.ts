@@ -85,32 +85,39 @@ export function cor(n: i32, K: i32, P: usize, N: usize, T: usize, C: usize, JI: 
       writeRigid(i, M + (jointAt(JI, base) << 6), P, N, T, OP, ON, OT);
       continue;
     }
-    // First influence: the pivot of the quaternion signs.
-    const j0 = jointAt(JI, base);
-    const w0 = f32x4.splat(weightAt(W, base));
-    const m0 = M + (j0 << 6);
-    let a0 = f32x4.mul(w0, v128.load(m0));
-    let a1 = f32x4.mul(w0, v128.load(m0, 16));
-    let a2 = f32x4.mul(w0, v128.load(m0, 32));
-    let a3 = f32x4.mul(w0, v128.load(m0, 48));
-    const pivot = v128.load(Q + (j0 << 4));
-    let qa = f32x4.mul(w0, pivot);
-    for (let k = 1; k < c; k++) {
-      const s = base + <usize>k;
-      const j = jointAt(JI, s);
-      const ws = f32x4.splat(weightAt(W, s));
-      const m = M + (j << 6);
-      a0 = f32x4.add(a0, f32x4.mul(ws, v128.load(m)));
-      a1 = f32x4.add(a1, f32x4.mul(ws, v128.load(m, 16)));
-      a2 = f32x4.add(a2, f32x4.mul(ws, v128.load(m, 32)));
-      a3 = f32x4.add(a3, f32x4.mul(ws, v128.load(m, 48)));
-      const q = v128.load(Q + (j << 4));
-      qa = f32x4.add(qa, f32x4.mul(signedBy(ws, pivot, q), q));
-    }
-    const center = v128.load(C + <usize>i * 12);
-    const s = f32x4.splat(2 / hsum(f32x4.mul(qa, qa)));
-    writeRotated(i, qa, s, center, f32x4.add(apply3(a0, a1, a2, center), a3), P, N, T, OP, ON, OT);
+    rotateAbout(i, c, base, v128.load(C + <usize>i * 12), JI, W, M, Q, P, N, T, OP, ON, OT);
   }
+}
+
+/**
+ * CoR's and SBS's blend of vertex i (c packed influences from slot `base`) about `center`: R the
+ * QLERP of the joints' quaternions (signs fixed against the pivot, the first packed influence),
+ * v' = R(v − center) + Σ w_j M_j center.
+ */
+@inline function rotateAbout(i: i32, c: i32, base: usize, center: v128, JI: usize, W: usize, M: usize, Q: usize, P: usize, N: usize, T: usize, OP: usize, ON: usize, OT: usize): void {
+  const j0 = jointAt(JI, base);
+  const w0 = f32x4.splat(weightAt(W, base));
+  const m0 = M + (j0 << 6);
+  let a0 = f32x4.mul(w0, v128.load(m0));
+  let a1 = f32x4.mul(w0, v128.load(m0, 16));
+  let a2 = f32x4.mul(w0, v128.load(m0, 32));
+  let a3 = f32x4.mul(w0, v128.load(m0, 48));
+  const pivot = v128.load(Q + (j0 << 4));
+  let qa = f32x4.mul(w0, pivot);
+  for (let k = 1; k < c; k++) {
+    const s = base + <usize>k;
+    const j = jointAt(JI, s);
+    const ws = f32x4.splat(weightAt(W, s));
+    const m = M + (j << 6);
+    a0 = f32x4.add(a0, f32x4.mul(ws, v128.load(m)));
+    a1 = f32x4.add(a1, f32x4.mul(ws, v128.load(m, 16)));
+    a2 = f32x4.add(a2, f32x4.mul(ws, v128.load(m, 32)));
+    a3 = f32x4.add(a3, f32x4.mul(ws, v128.load(m, 48)));
+    const q = v128.load(Q + (j << 4));
+    qa = f32x4.add(qa, f32x4.mul(signedBy(ws, pivot, q), q));
+  }
+  const s = f32x4.splat(2 / hsum(f32x4.mul(qa, qa)));
+  writeRotated(i, qa, s, center, f32x4.add(apply3(a0, a1, a2, center), a3), P, N, T, OP, ON, OT);
 }
 
 /** Component (r, c) of the 3×3 linear part of the skinning matrix at m (column-major), widened to f64. */
@@ -171,34 +178,11 @@ export function sbs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: 
       ry += (c01 * r0 + c11 * r1 + c12 * r2) / det;
       rz += (c02 * r0 + c12 * r1 + c22 * r2) / det;
     }
-    // QLERP and the LBS image of the center, as in cor().
-    const j0 = jointAt(JI, base);
-    const w0 = f32x4.splat(weightAt(W, base));
-    const m0 = M + (j0 << 6);
-    let a0 = f32x4.mul(w0, v128.load(m0));
-    let a1 = f32x4.mul(w0, v128.load(m0, 16));
-    let a2 = f32x4.mul(w0, v128.load(m0, 32));
-    let a3 = f32x4.mul(w0, v128.load(m0, 48));
-    const pivot = v128.load(Q + (j0 << 4));
-    let qa = f32x4.mul(w0, pivot);
-    for (let k = 1; k < c; k++) {
-      const s = base + <usize>k;
-      const j = jointAt(JI, s);
-      const ws = f32x4.splat(weightAt(W, s));
-      const m = M + (j << 6);
-      a0 = f32x4.add(a0, f32x4.mul(ws, v128.load(m)));
-      a1 = f32x4.add(a1, f32x4.mul(ws, v128.load(m, 16)));
-      a2 = f32x4.add(a2, f32x4.mul(ws, v128.load(m, 32)));
-      a3 = f32x4.add(a3, f32x4.mul(ws, v128.load(m, 48)));
-      const q = v128.load(Q + (j << 4));
-      qa = f32x4.add(qa, f32x4.mul(signedBy(ws, pivot, q), q));
-    }
     let center = f32x4.splat(0);
     center = f32x4.replace_lane(center, 0, <f32>rx);
     center = f32x4.replace_lane(center, 1, <f32>ry);
     center = f32x4.replace_lane(center, 2, <f32>rz);
-    const s = f32x4.splat(2 / hsum(f32x4.mul(qa, qa)));
-    writeRotated(i, qa, s, center, f32x4.add(apply3(a0, a1, a2, center), a3), P, N, T, OP, ON, OT);
+    rotateAbout(i, c, base, center, JI, W, M, Q, P, N, T, OP, ON, OT);
   }
 }
 

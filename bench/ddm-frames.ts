@@ -17,29 +17,12 @@ import { readDocument } from '../src/io/node-io.js';
 import { withDdmModel } from '../src/methods/ddm/data.js';
 import { computeDirectDeltaMushParallel } from '../src/methods/ddm/parallel.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
+import { frameMs, printTable } from './frames.js';
 import { subdivideMidpoint } from './subdivide-mesh.js';
 
 const DATA = join(import.meta.dirname, '..', '..', 'shared', 'data');
 const quick = process.argv.includes('--quick');
 const REPS = quick ? 2 : 5;
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
-
-/** Median ms of one call over the frames × REPS (one warm-up pass first). */
-function frameMs(frames: Float64Array[], deform: (S: Float64Array) => void): number {
-  for (const S of frames) deform(S);
-  const times: number[] = [];
-  for (let r = 0; r < REPS; r++)
-    for (const S of frames) {
-      const t = performance.now();
-      deform(S);
-      times.push(performance.now() - t);
-    }
-  return median(times);
-}
 
 const ASSETS: [string, string, number][] = [
   ['CesiumMan', join(DATA, 'gltf', 'CesiumMan.glb'), 0],
@@ -68,12 +51,12 @@ for (const [name, file, subdivisions] of ASSETS) {
     createSimdDeformer(mesh, 'lbs'),
   ]);
   const ms = {
-    full: frameMs(frames, (S) => deformers.ddm(full, S, out)),
-    compact: frameMs(frames, (S) => deformers.ddm(compact, S, out)),
-    fullSimd: frameMs(frames, (S) => fullSimd.deform(S)),
-    compactSimd: frameMs(frames, (S) => compactSimd.deform(S)),
-    lbs: frameMs(frames, (S) => deformers.lbs(mesh, S, out)),
-    lbsSimd: frameMs(frames, (S) => lbsSimd.deform(S)),
+    full: frameMs(frames, (S) => deformers.ddm(full, S, out), REPS),
+    compact: frameMs(frames, (S) => deformers.ddm(compact, S, out), REPS),
+    fullSimd: frameMs(frames, (S) => fullSimd.deform(S), REPS),
+    compactSimd: frameMs(frames, (S) => compactSimd.deform(S), REPS),
+    lbs: frameMs(frames, (S) => deformers.lbs(mesh, S, out), REPS),
+    lbsSimd: frameMs(frames, (S) => lbsSimd.deform(S), REPS),
   };
   const f = (x: number, d = 2) => x.toFixed(d);
   rows.push([
@@ -104,7 +87,5 @@ const head = [
   'DDM SIMD/LBS SIMD',
   'LBS JS/SIMD',
 ];
-const width = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
-for (const r of [head, head.map((_, c) => '-'.repeat(width[c])), ...rows])
-  console.log(r.map((x, c) => (c < 1 ? x.padEnd(width[c]) : x.padStart(width[c]))).join('  '));
+printTable(head, rows);
 console.log('\nmedians of one frame (positions + normals); ratios from the same run');

@@ -16,30 +16,13 @@ import { deformers } from '../src/deformers/index.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
+import { frameMs, printTable } from './frames.js';
 import { subdivideMidpoint } from './subdivide-mesh.js';
 
 const DATA = join(import.meta.dirname, '..', '..', 'shared', 'data');
 const quick = process.argv.includes('--quick');
 const REPS = quick ? 2 : 5;
 const METHODS = ['lbs', 'dqs', 'sbs', 'lms'] as const;
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
-
-/** Median ms of one call over the frames × REPS (one warm-up pass first). */
-function frameMs(frames: Float64Array[], deform: (S: Float64Array) => void): number {
-  for (const S of frames) deform(S);
-  const times: number[] = [];
-  for (let r = 0; r < REPS; r++)
-    for (const S of frames) {
-      const t = performance.now();
-      deform(S);
-      times.push(performance.now() - t);
-    }
-  return median(times);
-}
 
 const ASSETS: [string, string, number][] = [
   ['CesiumMan', join(DATA, 'gltf', 'CesiumMan.glb'), 0],
@@ -63,8 +46,8 @@ for (const [name, file, subdivisions] of ASSETS) {
   const lbsSimdMs: number[] = [];
   for (const method of METHODS) {
     const simd = await createSimdDeformer(mesh, method);
-    const js = frameMs(frames, (S) => deformers[method](mesh, S, out));
-    const wasm = frameMs(frames, (S) => simd.deform(S));
+    const js = frameMs(frames, (S) => deformers[method](mesh, S, out), REPS);
+    const wasm = frameMs(frames, (S) => simd.deform(S), REPS);
     lbsSimdMs.push(wasm);
     row.push(js.toFixed(3), wasm.toFixed(3), (js / wasm).toFixed(1));
   }
@@ -78,7 +61,5 @@ const head = [
   ...METHODS.flatMap((m) => [`${m} JS ms`, `${m} SIMD ms`, 'JS/SIMD']),
   'SBS/LBS SIMD',
 ];
-const width = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
-for (const r of [head, head.map((_, c) => '-'.repeat(width[c])), ...rows])
-  console.log(r.map((x, c) => (c < 1 ? x.padEnd(width[c]) : x.padStart(width[c]))).join('  '));
+printTable(head, rows);
 console.log('\nmedians of one frame (positions + normals); ratios from the same run');
