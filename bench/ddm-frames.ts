@@ -8,19 +8,12 @@
  * Run: npm run bench:ddm-frames [-- --quick]
  */
 import { join } from 'node:path';
-import { samplePose } from '../src/core/animation.js';
-import type { SkinnedMesh } from '../src/core/mesh.js';
-import { skinningMatrices } from '../src/core/pose.js';
 import { deformers } from '../src/deformers/index.js';
-import { extractSkinnedModels } from '../src/io/gltf.js';
-import { readDocument } from '../src/io/node-io.js';
 import { withDdmModel } from '../src/methods/ddm/data.js';
 import { computeDirectDeltaMushParallel } from '../src/methods/ddm/parallel.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
-import { frameMs, printTable } from './frames.js';
-import { subdivideMidpoint } from './subdivide-mesh.js';
+import { benchAsset, DATA, frameMs, printTable } from './frames.js';
 
-const DATA = join(import.meta.dirname, '..', '..', 'shared', 'data');
 const quick = process.argv.includes('--quick');
 const REPS = quick ? 2 : 5;
 
@@ -34,15 +27,7 @@ const ASSETS: [string, string, number][] = [
 
 const rows: string[][] = [];
 for (const [name, file, subdivisions] of ASSETS) {
-  const [model] = extractSkinnedModels(await readDocument(file), file);
-  let mesh: SkinnedMesh = model.mesh;
-  for (let s = 0; s < subdivisions; s++) mesh = subdivideMidpoint(mesh);
-  const clip = model.animations[0];
-  const frames = Array.from({ length: 20 }, (_, f) =>
-    skinningMatrices(model.skeleton, samplePose(model.skeleton, clip, (clip.duration * f) / 20)),
-  );
-  const n = mesh.positions.length / 3;
-  const out = { positions: new Float32Array(3 * n), normals: mesh.normals && new Float32Array(3 * n) };
+  const { mesh, frames, n, out } = await benchAsset(file, subdivisions);
   const full = withDdmModel(mesh, await computeDirectDeltaMushParallel(mesh, { threads: 2 }));
   const compact = withDdmModel(mesh, await computeDirectDeltaMushParallel(mesh, { threads: 2, variant: 'compact' }));
   const [fullSimd, compactSimd, lbsSimd] = await Promise.all([

@@ -1,7 +1,34 @@
 /**
- * What the per-frame benches (`ddm-frames.ts`, `simd-frames.ts`) share: medians of one frame's
- * time and the table they print.
+ * What the per-frame benches (`ddm-frames.ts`, `simd-frames.ts`) share: the assets, medians of one
+ * frame's time and the table they print.
  */
+import { join } from 'node:path';
+import { samplePose } from '../src/core/animation.js';
+import type { SkinnedMesh } from '../src/core/mesh.js';
+import { skinningMatrices } from '../src/core/pose.js';
+import { extractSkinnedModels } from '../src/io/gltf.js';
+import { readDocument } from '../src/io/node-io.js';
+import { subdivideMidpoint } from './subdivide-mesh.js';
+
+/** The shared data folder (../shared/data beside the repository). */
+export const DATA = join(import.meta.dirname, '..', '..', 'shared', 'data');
+
+/**
+ * The first skin of `file`, subdivided `subdivisions` times by midpoints, with 20 frames of skinning
+ * matrices evenly over its first clip; and an output of its size (positions, normals).
+ */
+export async function benchAsset(file: string, subdivisions: number) {
+  const [model] = extractSkinnedModels(await readDocument(file), file);
+  let mesh: SkinnedMesh = model.mesh;
+  for (let s = 0; s < subdivisions; s++) mesh = subdivideMidpoint(mesh);
+  const clip = model.animations[0];
+  const frames = Array.from({ length: 20 }, (_, f) =>
+    skinningMatrices(model.skeleton, samplePose(model.skeleton, clip, (clip.duration * f) / 20)),
+  );
+  const n = mesh.positions.length / 3;
+  const out = { positions: new Float32Array(3 * n), normals: mesh.normals && new Float32Array(3 * n) };
+  return { mesh, frames, n, out };
+}
 
 /** The median of `xs` (not sorted in place). */
 export function median(xs: number[]): number {
