@@ -4,8 +4,9 @@
  * 2012; `helper-bake.ts`) have taken most of a method's departure from LBS, what they leave is
  * baked as sparse corrective morph targets (`morph-bake.ts`) on the skin as it now is — its
  * helpers, their channels and its new weights. The file then plays the method exactly at the
- * samples (within the morph bake's tolerance), and since the helpers bring most vertices within
- * that tolerance at most samples, far fewer displacements are stored than by morphs alone.
+ * samples (within the morph bake's tolerance). It is smaller than morphs alone only at a looser
+ * tolerance: the helpers leave about 6e-4 of the diagonal (CesiumMan, DQS, p99), far above the
+ * default 5e-6, so nearly every correction is still stored (measured in the README).
  *
  * @module
  */
