@@ -60,35 +60,30 @@ export function mat4LinearDeterminant(m: NumArray, o = 0): number {
  * @returns false (and leaves `out` untouched) when the matrix is singular.
  */
 export function mat4Invert(out: Float64Array, o: number, a: NumArray, ao: number): boolean {
-  const a00 = a[ao], a01 = a[ao + 1], a02 = a[ao + 2], a03 = a[ao + 3];
-  const a10 = a[ao + 4], a11 = a[ao + 5], a12 = a[ao + 6], a13 = a[ao + 7];
-  const a20 = a[ao + 8], a21 = a[ao + 9], a22 = a[ao + 10], a23 = a[ao + 11];
-  const a30 = a[ao + 12], a31 = a[ao + 13], a32 = a[ao + 14], a33 = a[ao + 15];
-  const b00 = a00 * a11 - a01 * a10, b01 = a00 * a12 - a02 * a10;
-  const b02 = a00 * a13 - a03 * a10, b03 = a01 * a12 - a02 * a11;
-  const b04 = a01 * a13 - a03 * a11, b05 = a02 * a13 - a03 * a12;
-  const b06 = a20 * a31 - a21 * a30, b07 = a20 * a32 - a22 * a30;
-  const b08 = a20 * a33 - a23 * a30, b09 = a21 * a32 - a22 * a31;
-  const b10 = a21 * a33 - a23 * a31, b11 = a22 * a33 - a23 * a32;
-  const det = b00 * b11 - b01 * b10 + b02 * b09 + b03 * b08 - b04 * b07 + b05 * b06;
-  if (!det || !Number.isFinite(det)) return false;
-  const d = 1 / det;
-  out[o] = (a11 * b11 - a12 * b10 + a13 * b09) * d;
-  out[o + 1] = (a02 * b10 - a01 * b11 - a03 * b09) * d;
-  out[o + 2] = (a31 * b05 - a32 * b04 + a33 * b03) * d;
-  out[o + 3] = (a22 * b04 - a21 * b05 - a23 * b03) * d;
-  out[o + 4] = (a12 * b08 - a10 * b11 - a13 * b07) * d;
-  out[o + 5] = (a00 * b11 - a02 * b08 + a03 * b07) * d;
-  out[o + 6] = (a32 * b02 - a30 * b05 - a33 * b01) * d;
-  out[o + 7] = (a20 * b05 - a22 * b02 + a23 * b01) * d;
-  out[o + 8] = (a10 * b10 - a11 * b08 + a13 * b06) * d;
-  out[o + 9] = (a01 * b08 - a00 * b10 - a03 * b06) * d;
-  out[o + 10] = (a30 * b04 - a31 * b02 + a33 * b00) * d;
-  out[o + 11] = (a21 * b02 - a20 * b04 - a23 * b00) * d;
-  out[o + 12] = (a11 * b07 - a10 * b09 - a12 * b06) * d;
-  out[o + 13] = (a00 * b09 - a01 * b07 + a02 * b06) * d;
-  out[o + 14] = (a31 * b01 - a30 * b03 - a32 * b00) * d;
-  out[o + 15] = (a20 * b03 - a21 * b01 + a22 * b00) * d;
+  // Gauss–Jordan elimination with partial pivoting on [A | I], rows r of A = a[ao + r + 4c].
+  const m = new Float64Array(32);
+  for (let r = 0; r < 4; r++) {
+    for (let c = 0; c < 4; c++) m[8 * r + c] = a[ao + r + 4 * c];
+    m[8 * r + 4 + r] = 1;
+  }
+  for (let c = 0; c < 4; c++) {
+    let p = c;
+    for (let r = c + 1; r < 4; r++) if (Math.abs(m[8 * r + c]) > Math.abs(m[8 * p + c])) p = r;
+    const pivot = m[8 * p + c];
+    if (!pivot || !Number.isFinite(pivot)) return false;
+    for (let k = 0; k < 8; k++) {
+      const t = m[8 * p + k];
+      m[8 * p + k] = m[8 * c + k];
+      m[8 * c + k] = t / pivot;
+    }
+    for (let r = 0; r < 4; r++) {
+      const f = m[8 * r + c];
+      if (r === c || f === 0) continue;
+      for (let k = 0; k < 8; k++) m[8 * r + k] -= f * m[8 * c + k];
+    }
+  }
+  for (let k = 0; k < 16; k++) if (!Number.isFinite(m[8 * (k & 3) + 4 + (k >> 2)])) return false;
+  for (let k = 0; k < 16; k++) out[o + k] = m[8 * (k & 3) + 4 + (k >> 2)];
   return true;
 }
 
@@ -183,14 +178,7 @@ function writeUnitQuaternion(out: NumArray, o: number, x: number, y: number, z: 
 }
 
 /** Hamilton product `out = a ⊗ b` of quaternions (x, y, z, w) at offsets. `out` may alias. */
-export function quatMultiply(
-  out: NumArray,
-  o: number,
-  a: NumArray,
-  ao: number,
-  b: NumArray,
-  bo: number,
-): void {
+export function quatMultiply(out: NumArray, o: number, a: NumArray, ao: number, b: NumArray, bo: number): void {
   const ax = a[ao], ay = a[ao + 1], az = a[ao + 2], aw = a[ao + 3];
   const bx = b[bo], by = b[bo + 1], bz = b[bo + 2], bw = b[bo + 3];
   out[o] = aw * bx + ax * bw + ay * bz - az * by;
@@ -200,14 +188,7 @@ export function quatMultiply(
 }
 
 /** Writes the unit quaternion of a rotation by `angle` radians about unit `axis` to `out`. */
-export function quatFromAxisAngle(
-  out: NumArray,
-  o: number,
-  ax: number,
-  ay: number,
-  az: number,
-  angle: number,
-): void {
+export function quatFromAxisAngle(out: NumArray, o: number, ax: number, ay: number, az: number, angle: number): void {
   const n = Math.hypot(ax, ay, az);
   if (n === 0) throw new RangeError('rotation axis has zero length');
   const s = Math.sin(angle / 2) / n;
@@ -221,15 +202,7 @@ export function quatFromAxisAngle(
  * Spherical linear interpolation between unit quaternions `a` and `b` (shortest arc) at
  * parameter `t ∈ [0, 1]`, the glTF LINEAR interpolation of rotations.
  */
-export function quatSlerp(
-  out: NumArray,
-  o: number,
-  a: NumArray,
-  ao: number,
-  b: NumArray,
-  bo: number,
-  t: number,
-): void {
+export function quatSlerp(out: NumArray, o: number, a: NumArray, ao: number, b: NumArray, bo: number, t: number): void {
   const ax = a[ao], ay = a[ao + 1], az = a[ao + 2], aw = a[ao + 3];
   let bx = b[bo], by = b[bo + 1], bz = b[bo + 2], bw = b[bo + 3];
   let cos = ax * bx + ay * by + az * bz + aw * bw;
@@ -290,14 +263,13 @@ export function quatClosestRotation(
     x = y = z = 0;
     w = 1;
   }
+  const Q = new Float64Array(4);
+  const R = new Float64Array(9);
   for (let it = 0; it < 100; it++) {
-    const x2 = x + x, y2 = y + y, z2 = z + z; // prettier-ignore
-    const xx = x * x2, xy = x * y2, xz = x * z2, yy = y * y2, yz = y * z2, zz = z * z2; // prettier-ignore
-    const wx = w * x2, wy = w * y2, wz = w * z2; // prettier-ignore
+    Q[0] = x; Q[1] = y; Q[2] = z; Q[3] = w; // prettier-ignore
+    mat3FromQuat(R, 0, Q, 0);
     // Columns of R.
-    const r0x = 1 - (yy + zz), r0y = xy + wz, r0z = xz - wy; // prettier-ignore
-    const r1x = xy - wz, r1y = 1 - (xx + zz), r1z = yz + wx; // prettier-ignore
-    const r2x = xz + wy, r2y = yz - wx, r2z = 1 - (xx + yy); // prettier-ignore
+    const r0x = R[0], r0y = R[1], r0z = R[2], r1x = R[3], r1y = R[4], r1z = R[5], r2x = R[6], r2y = R[7], r2z = R[8]; // prettier-ignore
     // ω = Σ r_i × a_i / (|Σ r_i · a_i| + ε)
     const ox = r0y * a0z - r0z * a0y + r1y * a1z - r1z * a1y + r2y * a2z - r2z * a2y;
     const oy = r0z * a0x - r0x * a0z + r1z * a1x - r1x * a1z + r2z * a2x - r2x * a2z;

@@ -17,10 +17,10 @@
  */
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
-import { checkDeformArgs, type DeformTarget } from './contract.js';
+import type { DeformTarget } from './contract.js';
 import { pivotJoint, jointQuaternions } from './joint-rotations.js';
 import { writeAffine, writeTangent } from './vertex-writers.js';
-import { deformTwoPhase, splitScale } from './two-phase.js';
+import { deformRigidOrTwoPhase } from './two-phase.js';
 
 /**
  * Deforms `mesh` by CoR skinning (see {@link Deformer} for the shared contract).
@@ -32,14 +32,11 @@ import { deformTwoPhase, splitScale } from './two-phase.js';
  * @throws CorskinError when the mesh has no centers of rotation, or on size mismatches
  */
 export function deformCor(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
-  checkDeformArgs(mesh, skinning, out);
   const C = mesh.centersOfRotation;
   if (!C || C.length !== mesh.positions.length) {
     throw new CorskinError('CoR skinning needs centers of rotation (run the CoR precomputation first)');
   }
-  const split = splitScale(skinning);
-  if (split) deformTwoPhase(mesh, skinning, split, out, corRigid, 'cor');
-  else corRigid(mesh, skinning, out);
+  deformRigidOrTwoPhase(mesh, skinning, out, corRigid, 'cor');
 }
 
 /** CoR skinning for rigid skinning matrices (the second phase of {@link deformTwoPhase}). */

@@ -17,10 +17,10 @@
  */
 import type { SkinnedMesh } from '../core/mesh.js';
 import { quatFromMat4 } from '../core/math.js';
-import { checkDeformArgs, type DeformTarget } from './contract.js';
+import type { DeformTarget } from './contract.js';
 import { pivotJoint } from './joint-rotations.js';
-import { writeAffine, writeRotated } from './vertex-writers.js';
-import { deformTwoPhase, splitScale } from './two-phase.js';
+import { writeAffine, writeDualQuaternion } from './vertex-writers.js';
+import { deformRigidOrTwoPhase } from './two-phase.js';
 
 /**
  * Unit dual quaternion of each skinning matrix: 8 numbers per joint, real part (x, y, z, w) then
@@ -53,10 +53,7 @@ export function jointDualQuaternions<T extends Float32Array | Float64Array = Flo
  * @throws CorskinError when `out` or `skinning` is too small for the mesh
  */
 export function deformDqs(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
-  checkDeformArgs(mesh, skinning, out);
-  const split = splitScale(skinning);
-  if (split) deformTwoPhase(mesh, skinning, split, out, dqsRigid, 'vertex');
-  else dqsRigid(mesh, skinning, out);
+  deformRigidOrTwoPhase(mesh, skinning, out, dqsRigid, 'vertex');
 }
 
 /** DQS for rigid skinning matrices (the second phase of {@link deformTwoPhase}). */
@@ -82,13 +79,6 @@ function dqsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget):
       rx += w * dq[o]; ry += w * dq[o + 1]; rz += w * dq[o + 2]; rw += w * dq[o + 3]; // prettier-ignore
       dx += w * dq[o + 4]; dy += w * dq[o + 5]; dz += w * dq[o + 6]; dw += w * dq[o + 7]; // prettier-ignore
     }
-    const inv = 1 / Math.sqrt(rx * rx + ry * ry + rz * rz + rw * rw);
-    rx *= inv; ry *= inv; rz *= inv; rw *= inv; // prettier-ignore
-    dx *= inv; dy *= inv; dz *= inv; dw *= inv; // prettier-ignore
-    // t = 2 (d ⊗ r*) = 2 (r_w d_v − d_w r_v + r_v × d_v)
-    const tx = 2 * (rw * dx - dw * rx + ry * dz - rz * dy);
-    const ty = 2 * (rw * dy - dw * ry + rz * dx - rx * dz);
-    const tz = 2 * (rw * dz - dw * rz + rx * dy - ry * dx);
-    writeRotated(mesh, out, i, rx, ry, rz, rw, 0, 0, 0, tx, ty, tz);
+    writeDualQuaternion(mesh, out, i, rx, ry, rz, rw, dx, dy, dz, dw);
   }
 }

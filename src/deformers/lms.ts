@@ -20,10 +20,10 @@
  * @module
  */
 import type { SkinnedMesh } from '../core/mesh.js';
-import { checkDeformArgs, type DeformTarget } from './contract.js';
+import type { DeformTarget } from './contract.js';
 import { jointQuaternions } from './joint-rotations.js';
 import { writeAffine, writeRotatedBy } from './vertex-writers.js';
-import { deformTwoPhase, splitScale } from './two-phase.js';
+import { deformRigidOrTwoPhase } from './two-phase.js';
 
 /**
  * se(3) logarithm of every skinning matrix: 6 numbers per joint (ω, u).
@@ -57,10 +57,7 @@ export function jointTwists(skinning: Float64Array): Float64Array {
  * @throws CorskinError when `out` or `skinning` is too small for the mesh
  */
 export function deformLms(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
-  checkDeformArgs(mesh, skinning, out);
-  const split = splitScale(skinning);
-  if (split) deformTwoPhase(mesh, skinning, split, out, lmsRigid, 'vertex');
-  else lmsRigid(mesh, skinning, out);
+  deformRigidOrTwoPhase(mesh, skinning, out, lmsRigid, 'vertex');
 }
 
 /** LMS for rigid skinning matrices (the second phase of {@link deformTwoPhase}). */

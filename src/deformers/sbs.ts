@@ -22,10 +22,10 @@
  * @module
  */
 import type { SkinnedMesh } from '../core/mesh.js';
-import { checkDeformArgs, type DeformTarget } from './contract.js';
+import type { DeformTarget } from './contract.js';
 import { jointQuaternions } from './joint-rotations.js';
 import { writeAffine, writeRotated } from './vertex-writers.js';
-import { deformTwoPhase, splitScale } from './two-phase.js';
+import { deformRigidOrTwoPhase } from './two-phase.js';
 
 /**
  * Deforms `mesh` by spherical blend skinning (see {@link Deformer} for the shared contract).
@@ -34,10 +34,7 @@ import { deformTwoPhase, splitScale } from './two-phase.js';
  * @throws CorskinError when `out` or `skinning` is too small for the mesh
  */
 export function deformSbs(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
-  checkDeformArgs(mesh, skinning, out);
-  const split = splitScale(skinning);
-  if (split) deformTwoPhase(mesh, skinning, split, out, sbsRigid, 'vertex');
-  else sbsRigid(mesh, skinning, out);
+  deformRigidOrTwoPhase(mesh, skinning, out, sbsRigid, 'vertex');
 }
 
 /** SBS for rigid skinning matrices (the second phase of {@link deformTwoPhase}). */

@@ -27,7 +27,7 @@
 import { mat3FromQuat, mat4LinearDeterminant, quatClosestRotation } from '../core/math.js';
 import type { SkinnedMesh } from '../core/mesh.js';
 import { writeAffine } from './vertex-writers.js';
-import { type DeformTarget, type Deformer } from './contract.js';
+import { checkDeformArgs, type DeformTarget, type Deformer } from './contract.js';
 
 /** The rigid/stretch split of every joint's skinning matrix (see the module notes). */
 export interface ScaleSplit {
@@ -99,6 +99,27 @@ export function uniformScale(split: ScaleSplit): number {
     }
   }
   return s;
+}
+
+/**
+ * The entry of every quaternion-blending deformer (DQS, SBS, LMS, CoR): checks the arguments,
+ * then runs `rigid` when every skinning matrix is rigid, else {@link deformTwoPhase} with `rigid`
+ * as its second phase.
+ * @param skinning skinning matrices, 4×4 column-major, length 16·J (bind → posed space)
+ * @param center `vertex` (DQS, SBS, LMS) or `cor` (the mesh's centers of rotation)
+ * @throws CorskinError when `out` or `skinning` is too small for the mesh
+ */
+export function deformRigidOrTwoPhase(
+  mesh: SkinnedMesh,
+  skinning: Float64Array,
+  out: DeformTarget,
+  rigid: Deformer,
+  center: 'vertex' | 'cor',
+): void {
+  checkDeformArgs(mesh, skinning, out);
+  const split = splitScale(skinning);
+  if (split) deformTwoPhase(mesh, skinning, split, out, rigid, center);
+  else rigid(mesh, skinning, out);
 }
 
 /**

@@ -26,12 +26,8 @@ export function writeAffine(mesh: SkinnedMesh, out: DeformTarget, i: number, m: 
  * a01 a11 a21 | a02 a12 a22) and translation (tx, ty, tz).
  */
 function writeTransformed(
-  mesh: SkinnedMesh,
-  out: DeformTarget,
-  i: number,
-  a00: number, a10: number, a20: number,
-  a01: number, a11: number, a21: number,
-  a02: number, a12: number, a22: number,
+  mesh: SkinnedMesh, out: DeformTarget, i: number,
+  a00: number, a10: number, a20: number, a01: number, a11: number, a21: number, a02: number, a12: number, a22: number,
   tx: number, ty: number, tz: number,
 ): void {
   const p = mesh.positions;
@@ -69,9 +65,7 @@ function writeTransformed(
  * l its blended image).
  */
 export function writeRotated(
-  mesh: SkinnedMesh,
-  out: DeformTarget,
-  i: number,
+  mesh: SkinnedMesh, out: DeformTarget, i: number,
   qx: number, qy: number, qz: number, qw: number,
   cx: number, cy: number, cz: number,
   lx: number, ly: number, lz: number,
@@ -89,16 +83,32 @@ export function writeRotated(
 }
 
 /**
+ * Writes vertex i moved by the dual quaternion (r, d), a blend's sum normalised here (Kavan,
+ * Collins, Žára, O'Sullivan, "Geometric Skinning with Approximate Dual Quaternion Blending", ACM
+ * TOG 2008, Sec. 3): rotation r/|r|, translation `t = 2 (d ⊗ r*)/|r|²`. The ending of DQS and of
+ * the skinning templates' corrective blend.
+ */
+export function writeDualQuaternion(
+  mesh: SkinnedMesh, out: DeformTarget, i: number,
+  rx: number, ry: number, rz: number, rw: number, dx: number, dy: number, dz: number, dw: number,
+): void { // prettier-ignore
+  const inv = 1 / Math.sqrt(rx * rx + ry * ry + rz * rz + rw * rw);
+  rx *= inv; ry *= inv; rz *= inv; rw *= inv; // prettier-ignore
+  dx *= inv; dy *= inv; dz *= inv; dw *= inv; // prettier-ignore
+  // t = 2 (d ⊗ r*) = 2 (r_w d_v − d_w r_v + r_v × d_v)
+  const tx = 2 * (rw * dx - dw * rx + ry * dz - rz * dy);
+  const ty = 2 * (rw * dy - dw * ry + rz * dx - rx * dz);
+  const tz = 2 * (rw * dz - dw * rz + rx * dy - ry * dx);
+  writeRotated(mesh, out, i, rx, ry, rz, rw, 0, 0, 0, tx, ty, tz);
+}
+
+/**
  * {@link writeRotated} with the rotation given as a matrix R (column-major r00 r10 r20 | r01 r11
  * r21 | r02 r12 r22): `v ↦ R (v − c) + l`, normal R n, tangent R t (w copied).
  */
 export function writeRotatedBy(
-  mesh: SkinnedMesh,
-  out: DeformTarget,
-  i: number,
-  r00: number, r10: number, r20: number,
-  r01: number, r11: number, r21: number,
-  r02: number, r12: number, r22: number,
+  mesh: SkinnedMesh, out: DeformTarget, i: number,
+  r00: number, r10: number, r20: number, r01: number, r11: number, r21: number, r02: number, r12: number, r22: number,
   cx: number, cy: number, cz: number,
   lx: number, ly: number, lz: number,
 ): void { // prettier-ignore
@@ -127,12 +137,8 @@ export function writeRotatedBy(
  * handedness w copied.
  */
 export function writeTangent(
-  tIn: Float32Array,
-  tOut: Float32Array,
-  i: number,
-  a00: number, a10: number, a20: number,
-  a01: number, a11: number, a21: number,
-  a02: number, a12: number, a22: number,
+  tIn: Float32Array, tOut: Float32Array, i: number,
+  a00: number, a10: number, a20: number, a01: number, a11: number, a21: number, a02: number, a12: number, a22: number,
 ): void { // prettier-ignore
   const x = tIn[4 * i], y = tIn[4 * i + 1], z = tIn[4 * i + 2]; // prettier-ignore
   const rx = a00 * x + a01 * y + a02 * z, ry = a10 * x + a11 * y + a12 * z, rz = a20 * x + a21 * y + a22 * z; // prettier-ignore

@@ -64,6 +64,8 @@ export function deformDdm(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
   }
   const S = new Float64Array(9);
   const R = new Float64Array(9);
+  const Q = new Float64Array(12);
+  const T = new Float64Array(12);
   const work = new Float64Array(18);
   for (let i = 0; i < n; i++) {
     const e0 = offsets[i];
@@ -74,101 +76,95 @@ export function deformDdm(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
       continue;
     }
     const vx = P[3 * i], vy = P[3 * i + 1], vz = P[3 * i + 2]; // prettier-ignore
-    // Q's top three rows (q00 … q23) and bottom row (b0 b1 b2 c).
-    let q00 = 0, q01 = 0, q02 = 0, q03 = 0, q10 = 0, q11 = 0, q12 = 0, q13 = 0, q20 = 0, q21 = 0, q22 = 0, q23 = 0; // prettier-ignore
+    // Q's top three rows (row-major 3×4) and bottom row (b0 b1 b2 c); compact: B = Σ ω M_j first
+    // (l, t), taken to the vertex's frame and times Π once.
+    for (let k = 0; k < 12; k++) Q[k] = 0;
+    let l00 = 0, l10 = 0, l20 = 0, l01 = 0, l11 = 0, l21 = 0, l02 = 0, l12 = 0, l22 = 0, t0 = 0, t1 = 0, t2 = 0; // prettier-ignore
     let b0 = 0, b1 = 0, b2 = 0, c = 0; // prettier-ignore
-    // compact: the blended matrix first, times Π once.
     let sigma = 0; // Σ share · scale, divided by the shares' total below
-    let m00 = 0, m01 = 0, m02 = 0, m03 = 0, m10 = 0, m11 = 0, m12 = 0, m13 = 0, m20 = 0, m21 = 0, m22 = 0, m23 = 0; // prettier-ignore
+    let sw = 0; // compact: Σ ω
     for (let e = e0; e < e1; e++) {
       if (joints[e] >= J) throw tooFew();
       const m = joints[e] << 4;
-      // [R_j | M_j v]: the joint's matrix in the frame at the vertex
-      const a00 = M[m], a10 = M[m + 1], a20 = M[m + 2], a01 = M[m + 4], a11 = M[m + 5], a21 = M[m + 6]; // prettier-ignore
-      const a02 = M[m + 8], a12 = M[m + 9], a22 = M[m + 10]; // prettier-ignore
-      const t0 = a00 * vx + a01 * vy + a02 * vz + M[m + 12];
-      const t1 = a10 * vx + a11 * vy + a12 * vz + M[m + 13];
-      const t2 = a20 * vx + a21 * vy + a22 * vz + M[m + 14];
+      // prettier-ignore
       if (compact) {
         const we = w![e];
+        sw += we;
         sigma += we * scale[joints[e]];
-        m00 += we * a00;
-        m01 += we * a01;
-        m02 += we * a02;
-        m03 += we * t0;
-        m10 += we * a10;
-        m11 += we * a11;
-        m12 += we * a12;
-        m13 += we * t1;
-        m20 += we * a20;
-        m21 += we * a21;
-        m22 += we * a22;
-        m23 += we * t2;
+        l00 += we * M[m]; l10 += we * M[m + 1]; l20 += we * M[m + 2];
+        l01 += we * M[m + 4]; l11 += we * M[m + 5]; l21 += we * M[m + 6];
+        l02 += we * M[m + 8]; l12 += we * M[m + 9]; l22 += we * M[m + 10];
+        t0 += we * M[m + 12]; t1 += we * M[m + 13]; t2 += we * M[m + 14];
         continue;
       }
+      // [R_j | M_j v]: the joint's matrix in the frame at the vertex
+      frameAt(T, M, m, vx, vy, vz);
       const o = 10 * e;
-      const x00 = X[o], x01 = X[o + 1], x02 = X[o + 2], x03 = X[o + 3], x11 = X[o + 4]; // prettier-ignore
-      const x12 = X[o + 5], x13 = X[o + 6], x22 = X[o + 7], x23 = X[o + 8], x33 = X[o + 9]; // prettier-ignore
-      q00 += a00 * x00 + a01 * x01 + a02 * x02 + t0 * x03;
-      q01 += a00 * x01 + a01 * x11 + a02 * x12 + t0 * x13;
-      q02 += a00 * x02 + a01 * x12 + a02 * x22 + t0 * x23;
-      q03 += a00 * x03 + a01 * x13 + a02 * x23 + t0 * x33;
-      q10 += a10 * x00 + a11 * x01 + a12 * x02 + t1 * x03;
-      q11 += a10 * x01 + a11 * x11 + a12 * x12 + t1 * x13;
-      q12 += a10 * x02 + a11 * x12 + a12 * x22 + t1 * x23;
-      q13 += a10 * x03 + a11 * x13 + a12 * x23 + t1 * x33;
-      q20 += a20 * x00 + a21 * x01 + a22 * x02 + t2 * x03;
-      q21 += a20 * x01 + a21 * x11 + a22 * x12 + t2 * x13;
-      q22 += a20 * x02 + a21 * x12 + a22 * x22 + t2 * x23;
-      q23 += a20 * x03 + a21 * x13 + a22 * x23 + t2 * x33;
-      sigma += x33 * scale[joints[e]];
-      b0 += x03;
-      b1 += x13;
-      b2 += x23;
-      c += x33;
+      addTimesSymmetric(Q, T, X, o);
+      sigma += X[o + 9] * scale[joints[e]];
+      b0 += X[o + 3];
+      b1 += X[o + 6];
+      b2 += X[o + 8];
+      c += X[o + 9];
     }
+    // prettier-ignore
     if (compact) {
-      // Q = B Π, B = Σ ω M_j (bottom row (0 0 0 Σω)); Π's Π₃₃ = 1.
+      // Q = [B | B v] Π (bottom row (0 0 0 Σω)); Π's Π₃₃ = 1.
+      T[0] = l00; T[1] = l01; T[2] = l02; T[3] = l00 * vx + l01 * vy + l02 * vz + t0;
+      T[4] = l10; T[5] = l11; T[6] = l12; T[7] = l10 * vx + l11 * vy + l12 * vz + t1;
+      T[8] = l20; T[9] = l21; T[10] = l22; T[11] = l20 * vx + l21 * vy + l22 * vz + t2;
       const o = 10 * i;
-      const x00 = X[o], x01 = X[o + 1], x02 = X[o + 2], x03 = X[o + 3], x11 = X[o + 4]; // prettier-ignore
-      const x12 = X[o + 5], x13 = X[o + 6], x22 = X[o + 7], x23 = X[o + 8], x33 = X[o + 9]; // prettier-ignore
-      let sw = 0;
-      for (let e = e0; e < e1; e++) sw += w![e];
-      q00 = m00 * x00 + m01 * x01 + m02 * x02 + m03 * x03;
-      q01 = m00 * x01 + m01 * x11 + m02 * x12 + m03 * x13;
-      q02 = m00 * x02 + m01 * x12 + m02 * x22 + m03 * x23;
-      q03 = m00 * x03 + m01 * x13 + m02 * x23 + m03 * x33;
-      q10 = m10 * x00 + m11 * x01 + m12 * x02 + m13 * x03;
-      q11 = m10 * x01 + m11 * x11 + m12 * x12 + m13 * x13;
-      q12 = m10 * x02 + m11 * x12 + m12 * x22 + m13 * x23;
-      q13 = m10 * x03 + m11 * x13 + m12 * x23 + m13 * x33;
-      q20 = m20 * x00 + m21 * x01 + m22 * x02 + m23 * x03;
-      q21 = m20 * x01 + m21 * x11 + m22 * x12 + m23 * x13;
-      q22 = m20 * x02 + m21 * x12 + m22 * x22 + m23 * x23;
-      q23 = m20 * x03 + m21 * x13 + m22 * x23 + m23 * x33;
-      b0 = sw * x03;
-      b1 = sw * x13;
-      b2 = sw * x23;
-      c = sw * x33;
+      addTimesSymmetric(Q, T, X, o);
+      b0 = sw * X[o + 3];
+      b1 = sw * X[o + 6];
+      b2 = sw * X[o + 8];
+      c = sw * X[o + 9];
       sigma /= sw;
     } else sigma /= c;
     const ic = 1 / c;
-    const qx = q03 * ic, qy = q13 * ic, qz = q23 * ic; // prettier-ignore
     const px = b0 * ic, py = b1 * ic, pz = b2 * ic; // prettier-ignore
-    S[0] = q00 * ic - qx * px;
-    S[1] = q01 * ic - qx * py;
-    S[2] = q02 * ic - qx * pz;
-    S[3] = q10 * ic - qy * px;
-    S[4] = q11 * ic - qy * py;
-    S[5] = q12 * ic - qy * pz;
-    S[6] = q20 * ic - qz * px;
-    S[7] = q21 * ic - qz * py;
-    S[8] = q22 * ic - qz * pz;
+    for (let r = 0; r < 3; r++) {
+      const q = Q[4 * r + 3] * ic;
+      S[3 * r] = Q[4 * r] * ic - q * px;
+      S[3 * r + 1] = Q[4 * r + 1] * ic - q * py;
+      S[3 * r + 2] = Q[4 * r + 2] * ic - q * pz;
+    }
+    const qx = Q[3] * ic, qy = Q[7] * ic, qz = Q[11] * ic; // prettier-ignore
     polarFactor(S, R, work);
     // v' = t = q − σ R p (the vertex is the frame's origin)
     const lx = qx - sigma * (R[0] * px + R[1] * py + R[2] * pz);
     const ly = qy - sigma * (R[3] * px + R[4] * py + R[5] * pz);
     const lz = qz - sigma * (R[6] * px + R[7] * py + R[8] * pz);
     writeRotatedBy(mesh, out, i, R[0], R[3], R[6], R[1], R[4], R[7], R[2], R[5], R[8], vx, vy, vz, lx, ly, lz);
+  }
+}
+
+/**
+ * `Q += T · X`: Q and T 3×4 row-major, X the symmetric 4×4 Ω packed as its upper triangle row by
+ * row (x00 x01 x02 x03 x11 x12 x13 x22 x23 x33) at `X[o..o+10)`.
+ */
+function addTimesSymmetric(Q: Float64Array, T: Float64Array, X: ArrayLike<number>, o: number): void {
+  const x00 = X[o], x01 = X[o + 1], x02 = X[o + 2], x03 = X[o + 3], x11 = X[o + 4]; // prettier-ignore
+  const x12 = X[o + 5], x13 = X[o + 6], x22 = X[o + 7], x23 = X[o + 8], x33 = X[o + 9]; // prettier-ignore
+  for (let r = 0; r < 12; r += 4) {
+    const a = T[r], b = T[r + 1], c = T[r + 2], d = T[r + 3]; // prettier-ignore
+    Q[r] += a * x00 + b * x01 + c * x02 + d * x03;
+    Q[r + 1] += a * x01 + b * x11 + c * x12 + d * x13;
+    Q[r + 2] += a * x02 + b * x12 + c * x22 + d * x23;
+    Q[r + 3] += a * x03 + b * x13 + c * x23 + d * x33;
+  }
+}
+
+/**
+ * `T = [L | L v + τ]` (3×4 row-major): the 4×4 column-major affine matrix `[L | τ]` at `M[m..]`
+ * in the frame at v — its linear part and its image of v.
+ */
+function frameAt(T: Float64Array, M: ArrayLike<number>, m: number, vx: number, vy: number, vz: number): void {
+  for (let r = 0; r < 3; r++) {
+    const a = M[m + r], b = M[m + 4 + r], c = M[m + 8 + r]; // prettier-ignore
+    T[4 * r] = a;
+    T[4 * r + 1] = b;
+    T[4 * r + 2] = c;
+    T[4 * r + 3] = a * vx + b * vy + c * vz + M[m + 12 + r];
   }
 }

@@ -89,38 +89,20 @@ export function polarFactor(S: ArrayLike<number>, R: Float64Array, work: Float64
       }
     }
   }
-  // Descending eigenvalue order a, b, c (no arrays: this runs once per vertex per frame).
-  let ia = 0;
-  let ib = 1;
+  // Descending eigenvalue order a, b, c: a sorting network's three compare-and-swaps (no
+  // arrays: this runs once per vertex per frame).
+  const swap01 = a00 < a11;
+  let ia = swap01 ? 1 : 0;
+  let ib = 1 - ia;
   let ic = 2;
-  let ea = a00;
-  let eb = a11;
+  let ea = swap01 ? a11 : a00;
+  const eb = swap01 ? a00 : a11;
   let ec = a22;
-  let swap: number;
-  if (ea < eb) {
-    swap = ia;
-    ia = ib;
-    ib = swap;
-    swap = ea;
-    ea = eb;
-    eb = swap; // prettier-ignore
-  }
   if (ea < ec) {
-    swap = ia;
-    ia = ic;
-    ic = swap;
-    swap = ea;
-    ea = ec;
-    ec = swap; // prettier-ignore
+    [ia, ic] = [ic, ia];
+    [ea, ec] = [ec, ea];
   }
-  if (eb < ec) {
-    swap = ib;
-    ib = ic;
-    ic = swap;
-    swap = eb;
-    eb = ec;
-    ec = swap; // prettier-ignore
-  }
+  if (eb < ec) [ib, ic] = [ic, ib];
   const U = work; // U at [9, 18)
   // u_a = S v_a / |S v_a|
   let ux = S[0] * V[ia] + S[1] * V[3 + ia] + S[2] * V[6 + ia];

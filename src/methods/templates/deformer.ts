@@ -8,10 +8,11 @@
  * @module
  */
 import { CorskinError } from '../../core/errors.js';
-import { quatClosestRotation } from '../../core/math.js';
+import { mat4LinearDeterminant, quatClosestRotation } from '../../core/math.js';
 import type { SkinnedMesh } from '../../core/mesh.js';
 import type { DeformTarget, Deformer } from '../../deformers/contract.js';
 import { deformDqs } from '../../deformers/dqs.js';
+import { writeDualQuaternion } from '../../deformers/vertex-writers.js';
 import { SIDES } from './fit.js';
 import { createTemplateMemo, poseTemplates } from './pose.js';
 import { CAGE_INFLUENCES, type TemplateRig } from './rig.js';
@@ -180,8 +181,13 @@ export function createTemplateDeformer(rig: TemplateRig): Deformer {
 
   function correct(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
     correction.update(skinning);
-    const pos = out.positions;
-    const normals = mesh.normals && out.normals, tangents = mesh.tangents && out.tangents; // prettier-ignore
+    // DQS's result, corrected in place (the writer reads a vertex before it writes it).
+    const dqsPosed: SkinnedMesh = {
+      ...mesh,
+      positions: out.positions,
+      normals: mesh.normals && out.normals,
+      tangents: mesh.tangents && out.tangents,
+    };
     for (let b = 0; b < bound.length; b++) {
       const i = bound[b];
       // The identity for the share left to DQS, then the vertex's cage entries (w ≥ 0: no sign flips).
@@ -194,19 +200,7 @@ export function createTemplateDeformer(rig: TemplateRig): Deformer {
         dx += w * dq[o + 4]; dy += w * dq[o + 5]; dz += w * dq[o + 6]; dw += w * dq[o + 7]; // prettier-ignore
       }
       rw += Math.max(0, 1 - share);
-      const inv = 1 / Math.sqrt(rx * rx + ry * ry + rz * rz + rw * rw);
-      rx *= inv; ry *= inv; rz *= inv; rw *= inv; // prettier-ignore
-      dx *= inv; dy *= inv; dz *= inv; dw *= inv; // prettier-ignore
-      // t = 2 (d ⊗ r*) = 2 (r_w d_v − d_w r_v + r_v × d_v); then x′ = R x + t.
-      const tx = 2 * (rw * dx - dw * rx + ry * dz - rz * dy);
-      const ty = 2 * (rw * dy - dw * ry + rz * dx - rx * dz);
-      const tz = 2 * (rw * dz - dw * rz + rx * dy - ry * dx);
-      rotate(pos, 3 * i, rx, ry, rz, rw);
-      pos[3 * i] += tx;
-      pos[3 * i + 1] += ty;
-      pos[3 * i + 2] += tz;
-      if (normals) rotate(normals, 3 * i, rx, ry, rz, rw);
-      if (tangents) rotate(tangents, 4 * i, rx, ry, rz, rw);
+      writeDualQuaternion(dqsPosed, out, i, rx, ry, rz, rw, dx, dy, dz, dw);
     }
   }
 }
@@ -223,23 +217,10 @@ function flipX(v: Float32Array, stride: number, count: number): void {
 function isMirrored(skinning: Float64Array): boolean {
   let negative = false;
   for (let o = 0; o < skinning.length; o += 16) {
-    const m = skinning;
-    const det =
-      m[o] * (m[o + 5] * m[o + 10] - m[o + 6] * m[o + 9]) -
-      m[o + 4] * (m[o + 1] * m[o + 10] - m[o + 2] * m[o + 9]) +
-      m[o + 8] * (m[o + 1] * m[o + 6] - m[o + 2] * m[o + 5]);
+    const det = mat4LinearDeterminant(skinning, o);
     if (det > 0) return false;
     if (det < 0) negative = true;
   }
   return negative;
-}
-
-/** v[o..o+3) turned in place by the unit quaternion (x, y, z, w): v + 2 q_v × (q_v × v + w v). */
-function rotate(v: Float32Array, o: number, x: number, y: number, z: number, w: number): void {
-  const vx = v[o], vy = v[o + 1], vz = v[o + 2]; // prettier-ignore
-  const ux = y * vz - z * vy + w * vx, uy = z * vx - x * vz + w * vy, uz = x * vy - y * vx + w * vz; // prettier-ignore
-  v[o] = vx + 2 * (y * uz - z * uy);
-  v[o + 1] = vy + 2 * (z * ux - x * uz);
-  v[o + 2] = vz + 2 * (x * uy - y * ux);
 }
 
