@@ -406,7 +406,9 @@ const api = {
   },
   /** The methods the viewer offers (label → id), as its method menu lists them. */
   methods: () => Object.fromEntries(VIEW_METHODS.map((m) => [m.label, m.id])),
-  frameTimes: () => Object.fromEntries(state.views.map((v) => [v.method, median(v.times)])),
+  /** Median frame time (ms) of each view drawn so far (a view the layout hides has none). */
+  frameTimes: () =>
+    Object.fromEntries(state.views.filter((v) => v.times.length).map((v) => [v.method, median(v.times)])),
   methodOf: (method: ThreeSkinningMethod) => {
     const v = state.views.find((x) => x.method === method);
     const mesh = v && skinnedMeshes(v)[0];
