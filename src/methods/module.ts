@@ -69,10 +69,11 @@ export interface MethodModule {
   prepare(input: PrepareInput): Deformer;
   /**
    * Its WebAssembly SIMD kernel on `mesh` as `prepare` left it (its data in `methodData`), for
-   * methods marked `simd` in the registry; `createSimdDeformer` calls it.
+   * methods marked `simd` in the registry; `createSimdDeformer` calls it, with the parameters
+   * `prepare` takes (for a method that prepares per mesh, as Delta Mush).
    * @throws CorskinError when the mesh lacks the method's data, or the runtime has no WebAssembly SIMD
    */
-  simd?(mesh: SkinnedMesh): Promise<SimdDeformer>;
+  simd?(mesh: SkinnedMesh, parameters?: Record<string, unknown>): Promise<SimdDeformer>;
 }
 
 /** What {@link MethodPrecompute.precompute} is given. */

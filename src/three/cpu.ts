@@ -1,7 +1,8 @@
 /**
  * Skinning methods without a GPU kernel in `corskin/three`, on the CPU: the method is prepared
- * once per mesh through its method module (`prepareMethod`), and per rendered frame its deformer
- * poses the mesh from the bind-space skinning matrices. The posed mesh is drawn by a plain `Mesh`
+ * once per mesh — on its WebAssembly SIMD kernel where it has one and the browser runs
+ * WebAssembly SIMD, else through its method module (`prepareMethod`) — and per rendered frame its
+ * deformer poses the mesh from the bind-space skinning matrices. The posed mesh is drawn by a plain `Mesh`
  * beside the `SkinnedMesh` (same material, same world transform; the `SkinnedMesh` is hidden
  * meanwhile), so no material is patched and every renderer and material draws it as they draw
  * any mesh. Delta Mush is such a method: its smoothing passes run over the whole mesh,
@@ -10,8 +11,11 @@
  * @module
  */
 import { BufferAttribute, DynamicDrawUsage, Mesh, type SkinnedMesh, type WebGLRenderer } from 'three';
+import type { SkinnedMesh as CorskinMesh } from '../core/mesh.js';
+import type { Skeleton } from '../core/skeleton.js';
 import type { DeformTarget, Deformer } from '../deformers/contract.js';
-import { prepareMethod } from '../methods/index.js';
+import { methodInfo } from '../deformers/registry.js';
+import { methodModule, prepareMethod } from '../methods/index.js';
 import { bindSpaceSkinningMatrices, meshFromGeometry } from './geometry.js';
 import { skeletonFromThree } from '../methods/templates/three.js';
 
@@ -30,13 +34,17 @@ interface CpuState {
  * @throws Error when the mesh has no parent (its stand-in is drawn beside it) or its geometry
  *   lacks position, skinIndex or skinWeight; CorskinError naming the parameter for a bad one
  */
-export function useCpuMethod(mesh: SkinnedMesh, method: string, parameters?: Record<string, unknown>): void {
+export async function useCpuMethod(
+  mesh: SkinnedMesh,
+  method: string,
+  parameters?: Record<string, unknown>,
+): Promise<void> {
   restoreCpu(mesh);
   const name = mesh.name || 'SkinnedMesh';
   if (!mesh.parent)
     throw new Error(`${name}: a mesh skinned on the CPU needs a parent (its posed stand-in is drawn beside it)`);
   const data = meshFromGeometry(mesh);
-  const deformer: Deformer = prepareMethod(method, { mesh: data, skeleton: skeletonFromThree(mesh), parameters });
+  const deformer = await cpuDeformer(method, data, skeletonFromThree(mesh), parameters);
   const geometry = mesh.geometry.clone();
   const out: DeformTarget = { positions: new Float32Array(data.positions.length) };
   const position = new BufferAttribute(out.positions, 3).setUsage(DynamicDrawUsage);
@@ -74,6 +82,30 @@ export function useCpuMethod(mesh: SkinnedMesh, method: string, parameters?: Rec
   mesh.parent.add(proxy);
   mesh.userData[CPU_KEY] = { method, proxy, visible: mesh.visible } satisfies CpuState;
   mesh.visible = false;
+}
+
+/**
+ * The method's SIMD kernel on `data` where the registry gives it one and the runtime runs
+ * WebAssembly SIMD (loaded on demand), else its JavaScript deformer.
+ * @throws CorskinError naming the parameter when one is invalid
+ */
+async function cpuDeformer(
+  method: string,
+  data: CorskinMesh,
+  skeleton: Skeleton,
+  parameters: Record<string, unknown> = {},
+): Promise<Deformer> {
+  methodModule(method)?.check(parameters);
+  if (methodInfo(method).simd) {
+    try {
+      const { createSimdDeformer } = await import('../wasm/simd-skinning.js');
+      const simd = await createSimdDeformer(data, method as Parameters<typeof createSimdDeformer>[1], parameters);
+      return (_, skinning, out) => simd.deform(skinning, out);
+    } catch {
+      // no WebAssembly SIMD here: the JavaScript deformer below
+    }
+  }
+  return prepareMethod(method, { mesh: data, skeleton, parameters });
 }
 
 /** The CPU method `mesh` renders with, or undefined. */

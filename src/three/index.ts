@@ -230,7 +230,7 @@ export async function useSkinningMethod(
   if (!kernel) {
     for (const mesh of meshes) {
       restore(mesh);
-      useCpuMethod(mesh, method, options.parameters);
+      await useCpuMethod(mesh, method, options.parameters);
     }
     return;
   }

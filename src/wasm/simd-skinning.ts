@@ -58,22 +58,29 @@ export interface SimdDeformer {
  * from its influences' transforms, in double precision), 'lms' log-matrix skinning (Alexa 2002:
  * the exponential of the blended se(3) twists), and a
  * method module's kernel (its `simd` hook: Direct Delta Mush, Le & Lewis 2019, on the mesh with
- * its model, see `createDdmSimdDeformer`). Inputs are in bind space, outputs in the skinning matrices' posed
+ * its model, see `createDdmSimdDeformer`; Delta Mush, Mancewicz et al. 2014, prepared from the
+ * mesh with `parameters`, see `createDeltaMushSimdDeformer`). Inputs are in bind space, outputs in the skinning matrices' posed
  * space, both in asset units.
  * @param mesh bind-space mesh; for 'cor' it must carry `centersOfRotation` (3·n, bind space).
  *   Up to 255 influences per vertex. The kernels work on a copy of its arrays (the two-phase
  *   fallback for scaled joints reads `mesh` itself): keep it unchanged while the deformer is in
  *   use. A vertex with no non-zero weight follows joint 0 rigidly.
+ * @param parameters the method module's parameters, as its `prepare` takes them (Delta Mush's
+ *   iterations, step, …); defaults where absent
  * @throws CorskinError when 'cor' has no centers of rotation, a method module's mesh lacks its
  *   data (Direct Delta Mush's model), or the runtime has no WebAssembly SIMD
  */
-export async function createSimdDeformer(mesh: SkinnedMesh, method: SimdSkinningMethod): Promise<SimdDeformer> {
+export async function createSimdDeformer(
+  mesh: SkinnedMesh,
+  method: SimdSkinningMethod,
+  parameters?: Record<string, unknown>,
+): Promise<SimdDeformer> {
   if (!(SIMD_METHODS as readonly string[]).includes(method)) {
     throw new CorskinError(`no SIMD kernel for skinning method "${method}" (expected ${SIMD_METHODS.join(', ')})`);
   }
   // A method module's kernel lives with its method.
   const module = methodModule(method);
-  if (module?.simd) return module.simd(mesh);
+  if (module?.simd) return module.simd(mesh, parameters);
   const { positions, normals, tangents, joints, weights, influences: K } = mesh;
   const n = positions.length / 3;
   const C = mesh.centersOfRotation;

@@ -5,9 +5,17 @@ import { skinningMatrices } from '/dist/core/pose.js';
 import { boundingBoxDiagonal } from '/dist/core/mesh.js';
 import { computeCentersOfRotation } from '/dist/cor/precompute.js';
 import { deform } from '/dist/deformers/index.js';
+import { createDeltaMushDeformer } from '/dist/methods/dm/deformer.js';
 import { createBar } from '/dist/evaluation/bar.js';
 import { bendPose, twistPose } from '/dist/evaluation/standard-poses.js';
 import { createSimdDeformer } from '/dist/wasm/simd-skinning.js';
+
+/** Delta Mush's JavaScript deformer (a method module, prepared per mesh) on `mesh`: the posed positions. */
+function deltaMush(mesh, S) {
+  const out = { positions: new Float32Array(mesh.positions.length) };
+  createDeltaMushDeformer(mesh)(mesh, S, out);
+  return out.positions;
+}
 
 /** Largest |SIMD − JavaScript| position difference over the poses, / bounding-box diagonal. */
 window.simdParity = async (method) => {
@@ -20,7 +28,7 @@ window.simdParity = async (method) => {
   for (const pose of [twistPose(skeleton, 1, 2.4), bendPose(skeleton, 1, [0, 0, 1], 2)]) {
     const S = skinningMatrices(skeleton, pose);
     simd.deform(S);
-    const ref = deform(method, mesh, S).positions;
+    const ref = method === 'dm' ? deltaMush(mesh, S) : deform(method, mesh, S).positions;
     const out = simd.output.positions;
     for (let i = 0; i < ref.length; i++) {
       error = Math.max(error, Math.abs(out[i] - ref[i]) / diag);

@@ -29,36 +29,42 @@ import type { SkinnedMesh } from '../../core/mesh.js';
 import { checkDeformArgs, type DeformTarget, type Deformer } from '../../deformers/contract.js';
 import { writeTangent } from '../../deformers/vertex-writers.js';
 import { resolveDeltaMushParameters, type DeltaMushParameters } from './parameters.js';
-import { cornerFrames, mushSurface, smoothSurface } from './surface.js';
+import { cornerFrames, mushSurface, smoothSurface, type MushSurface } from './surface.js';
+
+/** What Delta Mush prepares at the bind pose (see the module notes), shared by its deformers. */
+export interface DeltaMushRest {
+  /** The resolved parameters. */
+  parameters: Required<DeltaMushParameters>;
+  /** The welded surface. */
+  surface: MushSurface;
+  /** Per welded vertex, the share of a smoothing pass it moves (0 pinned, 1 free), length m. */
+  weight: Float64Array;
+  /** Each corner's delta v̄ − S(v̄) in its rest frame (t, b, n), length 3·corners. */
+  delta: Float64Array;
+  /** Each corner's rest frame, columns t, b, n (column-major 3×3), length 9·corners. */
+  restFrames: Float32Array;
+}
 
 /**
- * Prepares Delta Mush for `mesh` and returns its deformer (the shared {@link Deformer}
- * signature: skinning matrices 4×4 column-major, bind → posed space; outputs posed space, asset
- * units). The deformer keeps its scratch arrays: call it from one thread at a time.
- * O(n) memory (about 450 bytes per vertex on a closed mesh); per frame O(nK + iterations·edges).
+ * Delta Mush's bind-pose preparation of `mesh`: the welded surface, its smoothed rest shape and
+ * every vertex's delta in each of its corners' frames (Mancewicz et al. 2014, §3).
  * @param mesh bind-space mesh (positions 3·n, triangles 3·t); its rest shape is the bind shape
- * @throws CorskinError naming the parameter when one is invalid (see {@link resolveDeltaMushParameters});
- *   the deformer throws as every deformer does when `out` or the matrices are too small
+ * @throws CorskinError naming the parameter when one is invalid (see {@link resolveDeltaMushParameters})
  */
-export function createDeltaMushDeformer(mesh: SkinnedMesh, parameters: DeltaMushParameters = {}): Deformer {
-  const { iterations, step, smoothing, pinBorders } = resolveDeltaMushParameters(parameters);
-  const lengthWeighted = smoothing === 'length-weighted';
+export function prepareDeltaMushRest(mesh: SkinnedMesh, parameters: DeltaMushParameters = {}): DeltaMushRest {
+  const resolved = resolveDeltaMushParameters(parameters);
+  const { iterations, step, smoothing, pinBorders } = resolved;
   const surface = mushSurface(mesh.positions, mesh.triangles);
-  const { representative, vertexOf, triangles } = surface;
+  const { representative, triangles } = surface;
   const m = representative.length;
   const corners = triangles.length;
   const weight = new Float64Array(m).fill(1);
   if (pinBorders) for (let w = 0; w < m; w++) if (surface.border[w]) weight[w] = 0;
   const x = new Float64Array(3 * m);
-  const scratch = new Float64Array(4 * m);
-  // The rest: each vertex's delta from the smoothed rest shape, in each of its corners' frames.
-  const restFrames = new Float32Array(9 * corners); // for normals and tangents
   const frames = new Float64Array(9 * corners);
-  const cornerWeight = new Float64Array(corners);
   for (let w = 0; w < m; w++) for (let c = 0; c < 3; c++) x[3 * w + c] = mesh.positions[3 * representative[w] + c];
-  smoothSurface(surface, x, iterations, step, lengthWeighted, weight, scratch);
-  cornerFrames(surface, x, frames, cornerWeight);
-  restFrames.set(frames);
+  smoothSurface(surface, x, iterations, step, smoothing === 'length-weighted', weight, new Float64Array(4 * m));
+  cornerFrames(surface, x, frames, new Float64Array(corners));
   const delta = new Float64Array(3 * corners);
   for (let c = 0; c < corners; c++) {
     const v = 3 * triangles[c];
@@ -70,6 +76,30 @@ export function createDeltaMushDeformer(mesh: SkinnedMesh, parameters: DeltaMush
       delta[3 * c + a] = frames[f] * dx + frames[f + 1] * dy + frames[f + 2] * dz;
     }
   }
+  return { parameters: resolved, surface, weight, delta, restFrames: Float32Array.from(frames) };
+}
+
+/**
+ * Prepares Delta Mush for `mesh` and returns its deformer (the shared {@link Deformer}
+ * signature: skinning matrices 4×4 column-major, bind → posed space; outputs posed space, asset
+ * units). The deformer keeps its scratch arrays: call it from one thread at a time.
+ * O(n) memory (about 450 bytes per vertex on a closed mesh); per frame O(nK + iterations·edges).
+ * @param mesh bind-space mesh (positions 3·n, triangles 3·t); its rest shape is the bind shape
+ * @throws CorskinError naming the parameter when one is invalid (see {@link resolveDeltaMushParameters});
+ *   the deformer throws as every deformer does when `out` or the matrices are too small
+ */
+export function createDeltaMushDeformer(mesh: SkinnedMesh, parameters: DeltaMushParameters = {}): Deformer {
+  const rest = prepareDeltaMushRest(mesh, parameters);
+  const { surface, weight, delta, restFrames } = rest;
+  const { iterations, step, smoothing } = rest.parameters;
+  const lengthWeighted = smoothing === 'length-weighted';
+  const { representative, vertexOf, triangles } = surface;
+  const m = representative.length;
+  const corners = triangles.length;
+  const x = new Float64Array(3 * m);
+  const scratch = new Float64Array(4 * m);
+  const frames = new Float64Array(9 * corners);
+  const cornerWeight = new Float64Array(corners);
   const sigma = new Float64Array(m);
   const moved = new Float64Array(3 * m); // Σ weight · F δ per vertex
   const blend = new Float64Array(9 * m); // Σ weight · F F̄ᵀ per vertex (normals, tangents)

@@ -14,4 +14,7 @@ export const deltaMushMethod: MethodModule = {
   parameters: DELTA_MUSH_PARAMETERS,
   check: (parameters) => void resolveDeltaMushParameters(parameters as DeltaMushParameters),
   prepare: ({ mesh, parameters }) => createDeltaMushDeformer(mesh, parameters as DeltaMushParameters),
+  // Loaded on demand (the WebAssembly kernels).
+  simd: async (mesh, parameters) =>
+    (await import('./simd.js')).createDeltaMushSimdDeformer(mesh, parameters as DeltaMushParameters),
 };

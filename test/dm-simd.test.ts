@@ -1,0 +1,99 @@
+/**
+ * Delta Mush's WebAssembly SIMD kernel (asm/dm.ts, 32-bit floats) against its JavaScript
+ * deformer (64-bit; itself checked against Blender's Corrective Smooth in dm.test.ts): every skin
+ * of every shared character, with the defaults and with the other smoothing kind, pinned
+ * borders and other iterations and step; a mirrored rig; the errors.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { samplePose } from '../src/core/animation.js';
+import { CorskinError } from '../src/core/errors.js';
+import { boundingBoxDiagonal, type SkinnedMesh } from '../src/core/mesh.js';
+import { skinningMatrices } from '../src/core/pose.js';
+import { extractSkinnedModels } from '../src/io/gltf.js';
+import { readDocument } from '../src/io/node-io.js';
+import { createDeltaMushDeformer } from '../src/methods/dm/deformer.js';
+import type { DeltaMushParameters } from '../src/methods/dm/parameters.js';
+import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
+import { CESIUM_MAN, SHARED } from './helpers/data.js';
+
+const FILES = [
+  CESIUM_MAN,
+  ...['Fox.glb', 'ShibaInu.gltf', 'Soldier.glb', 'Ybot.glb', 'chicken.glb', 'rpm-avatar.glb', 'skeleton.glb'].map((f) =>
+    join(SHARED, 'characters', f),
+  ),
+];
+
+/** Largest SIMD − JavaScript differences: positions ÷ the posed diagonal, normals, tangents. */
+async function compare(mesh: SkinnedMesh, skinning: Float64Array, parameters: DeltaMushParameters) {
+  const n = mesh.positions.length / 3;
+  const ref = {
+    positions: new Float32Array(3 * n),
+    normals: mesh.normals && new Float32Array(3 * n),
+    tangents: mesh.tangents && new Float32Array(4 * n),
+  };
+  createDeltaMushDeformer(mesh, parameters)(mesh, skinning, ref);
+  const simd = await createSimdDeformer(mesh, 'dm', parameters as Record<string, unknown>);
+  simd.deform(skinning);
+  const out = simd.output;
+  const diff = (a?: Float32Array, b?: Float32Array) => {
+    let e = 0;
+    for (let k = 0; a && b && k < a.length; k++) e = Math.max(e, Math.abs(a[k] - b[k]));
+    return e;
+  };
+  return {
+    position: diff(out.positions, ref.positions) / boundingBoxDiagonal(ref.positions),
+    normal: diff(out.normals, ref.normals),
+    tangent: diff(out.tangents, ref.tangents),
+  };
+}
+
+const OTHER: DeltaMushParameters = { smoothing: 'length-weighted', pinBorders: true, iterations: 7, step: 0.3 };
+
+describe('Delta Mush on the SIMD kernels', () => {
+  it.each([
+    ['the defaults', {}],
+    ['length-weighted, pinned borders, 7 iterations, step 0.3', OTHER],
+  ] as const)(
+    '%s: every skin of every shared character within 1e-5 of the diagonal, normals within 1e-3',
+    async (_, parameters) => {
+      for (const file of FILES)
+        for (const model of extractSkinnedModels(await readDocument(file), file)) {
+          const clip = model.animations[0];
+          const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, clip, 0.37 * (clip?.duration ?? 0)));
+          const e = await compare(model.mesh, S, parameters);
+          expect(e.position, `${file} ${model.name}`).toBeLessThan(1e-5); // measured ≤ 6.4e-7
+          expect(e.normal, `${file} ${model.name}`).toBeLessThan(1e-3); // measured ≤ 1.5e-4
+          expect(e.tangent, `${file} ${model.name}`).toBeLessThan(1e-3);
+        }
+    },
+    120_000,
+  );
+
+  it('a mirrored rig (every matrix times diag(−1, 1, 1) in posed space): the same deformation, mirrored, as in JavaScript', async () => {
+    const file = join(SHARED, 'characters/Fox.glb');
+    const [model] = extractSkinnedModels(await readDocument(file), file);
+    const clip = model.animations[0];
+    const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, clip, 0.5 * clip.duration));
+    const mirrored = S.map((x, k) => (k % 4 === 0 ? -x : x));
+    const e = await compare(model.mesh, mirrored, {});
+    expect(e.position).toBeLessThan(1e-5);
+    expect(e.normal).toBeLessThan(1e-3);
+    // and it is the mirror image of the unmirrored pose (x negated)
+    const simd = await createSimdDeformer(model.mesh, 'dm');
+    simd.deform(S);
+    const plain = Float32Array.from(simd.output.positions);
+    simd.deform(mirrored);
+    let worst = 0;
+    for (let k = 0; k < plain.length; k++)
+      worst = Math.max(worst, Math.abs(simd.output.positions[k] - (k % 3 === 0 ? -plain[k] : plain[k])));
+    expect(worst / boundingBoxDiagonal(plain)).toBeLessThan(1e-5);
+  });
+
+  it('an invalid parameter or too few matrices: a CorskinError naming it', async () => {
+    const [model] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
+    await expect(createSimdDeformer(model.mesh, 'dm', { iterations: -1 })).rejects.toThrow(/iterations/);
+    const simd = await createSimdDeformer(model.mesh, 'dm');
+    expect(() => simd.deform(new Float64Array(16))).toThrow(CorskinError);
+  });
+});
