@@ -27,7 +27,7 @@ export async function benchAsset(file: string, subdivisions: number) {
   );
   const n = mesh.positions.length / 3;
   const out = { positions: new Float32Array(3 * n), normals: mesh.normals && new Float32Array(3 * n) };
-  return { mesh, frames, n, out };
+  return { mesh, skeleton: model.skeleton, frames, n, out };
 }
 
 /** The median of `xs` (not sorted in place). */

@@ -1,5 +1,5 @@
 // Compiles the SIMD skinning kernels (asm/kernels.ts: LBS, DQS, CoR, SBS; asm/ddm.ts: Direct Delta
-// Mush; asm/dm.ts: Delta Mush; helpers in asm/common.ts; AssemblyScript) into one WebAssembly module and embeds
+// Mush; asm/dm.ts: Delta Mush; asm/stretch.ts: stretch skinning; helpers in asm/common.ts; AssemblyScript) into one WebAssembly module and embeds
 // the binary as base64 in src/wasm/kernels-binary.ts (generated, not committed), so that Node
 // and browser bundles load it without file or URL lookups. Run by `npm run build`.
 import { execFileSync } from 'node:child_process';
@@ -20,6 +20,7 @@ try {
       join(root, 'asm', 'kernels.ts'),
       join(root, 'asm', 'ddm.ts'),
       join(root, 'asm', 'dm.ts'),
+      join(root, 'asm', 'stretch.ts'),
       '-O3',
       '--runtime',
       'stub',

@@ -29,7 +29,7 @@ import {
   type MethodId,
 } from '../src/deformers/registry.js';
 import { measureBake } from '../src/bake/measure.js';
-import { createStretchDeformer, stretchRigFromSkeleton } from '../src/deformers/stretch.js';
+import { createStretchDeformer, stretchRigFromSkeleton, type StretchRig } from '../src/deformers/stretch.js';
 import { readCageRig } from '../src/io/cage-gltf.js';
 import { extractSkinnedModels, jointBoneSegments, type SkinnedModel } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
@@ -66,18 +66,22 @@ function libraryDeformer(
       return createTemplateDeformer(buildTemplateRig(mesh, skeleton));
     case 'cage':
       return createCageSkinningDeformer(readCageRig(document, model, file)!);
-    case 'stretch': {
-      // leaf joints' bones end where the file's child nodes are (as the CLI reads them)
-      const hasChild = new Uint8Array(skeleton.parents.length);
-      for (const p of skeleton.parents) if (p >= 0) hasChild[p] = 1;
-      const ends = jointBoneSegments(model, file).map((segs, j) =>
-        hasChild[j] ? undefined : segs.find((s) => s[0] !== s[3] || s[1] !== s[4] || s[2] !== s[5])?.slice(3),
-      );
-      return createStretchDeformer(stretchRigFromSkeleton(skeleton, undefined, ends));
-    }
+    case 'stretch':
+      return createStretchDeformer(stretchRig(model, file));
     default:
       return deformers[method as keyof typeof deformers];
   }
+}
+
+/** The stretch rig as the CLI reads it: leaf joints' bones end where the file's child nodes are. */
+function stretchRig(model: SkinnedModel, file: string): StretchRig {
+  const { skeleton } = model;
+  const hasChild = new Uint8Array(skeleton.parents.length);
+  for (const p of skeleton.parents) if (p >= 0) hasChild[p] = 1;
+  const ends = jointBoneSegments(model, file).map((segs, j) =>
+    hasChild[j] ? undefined : segs.find((s) => s[0] !== s[3] || s[1] !== s[4] || s[2] !== s[5])?.slice(3),
+  );
+  return stretchRigFromSkeleton(skeleton, undefined, ends);
 }
 
 /** Samples per second of the helper bakes here (a few samples: the fit is quick). */
@@ -190,10 +194,14 @@ describe.each(CHARACTERS)('every registry method on every CPU surface it claims:
         ? { ...model.mesh, centersOfRotation: computeCentersOfRotation(model.mesh).centers }
         : { ...model.mesh, methodData: { ...model.mesh.methodData } };
     // A method module's kernel runs on the mesh as its prepare left it (its data on the mesh).
+    // Stretch skinning's kernel takes its rig as its JavaScript deformer does.
+    const rig = method === 'stretch' ? stretchRig(model, file) : undefined;
     const cpu: Deformer = methodModule(method)
       ? prepareMethod(method, { mesh, skeleton: model.skeleton })
-      : (m, skinning, o) => deformers[method as keyof typeof deformers](m, skinning, o);
-    const simd = await createSimdDeformer(mesh, method);
+      : rig
+        ? createStretchDeformer(rig)
+        : (m, skinning, o) => deformers[method as keyof typeof deformers](m, skinning, o);
+    const simd = await createSimdDeformer(mesh, method, rig && { rig });
     const out = { positions: new Float32Array(mesh.positions.length) };
     simd.deform(S, out);
     const expected = { positions: new Float32Array(mesh.positions.length) };

@@ -6,6 +6,10 @@
  * @module
  */
 import { CorskinError } from '../core/errors.js';
+import { mat4LinearDeterminant } from '../core/math.js';
+import type { SkinnedMesh } from '../core/mesh.js';
+import { checkDeformArgs, skinningArray, type DeformTarget } from '../deformers/contract.js';
+import type { SimdDeformer, SimdSkinningMethod } from './simd-skinning.js';
 import { KERNELS_WASM_BASE64 } from './kernels-binary.js';
 
 function decodeBase64(s: string): Uint8Array {
@@ -49,4 +53,128 @@ export async function instantiateKernels(
   } catch (e) {
     throw new CorskinError(`WebAssembly SIMD is not available here: ${(e as Error).message}`);
   }
+}
+
+/** Byte offsets of a mesh's vertex arrays in a kernel memory (0: the mesh lacks the array). */
+export interface VertexArrays {
+  /** Bind-space positions, normals (3 f32 a vertex at 12·i) and tangents (4 f32 at 16·i). */
+  P: number;
+  N: number;
+  T: number;
+  /** The posed positions, normals and tangents the kernels write, laid out alike. */
+  OP: number;
+  ON: number;
+  OT: number;
+}
+
+/**
+ * Takes room in `layout` for `mesh`'s positions, normals and tangents and their posed copies,
+ * padded for the kernels' 4-lane loads and stores.
+ */
+export function takeVertexArrays(layout: ReturnType<typeof kernelLayout>, mesh: SkinnedMesh): VertexArrays {
+  const n = mesh.positions.length / 3;
+  const { take } = layout;
+  return {
+    P: take(12 * n + 4),
+    N: mesh.normals ? take(12 * n + 4) : 0,
+    T: mesh.tangents ? take(16 * n) : 0,
+    OP: take(12 * n + 16),
+    ON: mesh.normals ? take(12 * n + 16) : 0,
+    OT: mesh.tangents ? take(16 * n) : 0,
+  };
+}
+
+/**
+ * Copies `mesh`'s positions, normals and tangents into `memory` at `at` and returns views of the
+ * posed arrays there (a SIMD deformer's `output`: no copy, valid while the memory lives).
+ */
+export function vertexArrays(memory: WebAssembly.Memory, at: VertexArrays, mesh: SkinnedMesh): DeformTarget {
+  const f32 = new Float32Array(memory.buffer);
+  const n = mesh.positions.length / 3;
+  f32.set(mesh.positions, at.P >> 2);
+  if (mesh.normals) f32.set(mesh.normals, at.N >> 2);
+  if (mesh.tangents) f32.set(mesh.tangents, at.T >> 2);
+  return {
+    positions: f32.subarray(at.OP >> 2, (at.OP >> 2) + 3 * n),
+    normals: at.ON ? f32.subarray(at.ON >> 2, (at.ON >> 2) + 3 * n) : undefined,
+    tangents: at.OT ? f32.subarray(at.OT >> 2, (at.OT >> 2) + 4 * n) : undefined,
+  };
+}
+
+/** Copies a SIMD deformer's `output` into the caller's `out`, when given (the deformer contract's copy). */
+export function copyPosed(output: DeformTarget, out?: DeformTarget): void {
+  if (!out) return;
+  out.positions.set(output.positions);
+  if (output.normals && out.normals) out.normals.set(output.normals);
+  if (output.tangents && out.tangents) out.tangents.set(output.tangents);
+}
+
+/**
+ * The skinning matrices of a SIMD deformer's frame, checked — as 64-bit floats, at least `J` of
+ * them, and `out` (or the kernels' own output) of the mesh's size — and, with `memory`, the
+ * first J copied there at byte offset `M` (16 f32 each, column-major).
+ * @param owner what uses J joints, for the message (`a mesh`, `a model`, `a stretch rig`)
+ * @throws CorskinError when `out` is too small for the mesh or fewer than J matrices are given
+ */
+export function frameSkinning(
+  mesh: SkinnedMesh,
+  matrices: Float64Array,
+  out: DeformTarget,
+  J: number,
+  owner: string,
+  memory?: Float32Array,
+  M = 0,
+): Float64Array {
+  const skinning = skinningArray(matrices);
+  checkDeformArgs(mesh, skinning, out);
+  if (skinning.length < 16 * J)
+    throw new CorskinError(`${skinning.length / 16} skinning matrices for ${owner} that uses ${J} joints`);
+  memory?.set(skinning.subarray(0, 16 * J), M >> 2);
+  return skinning;
+}
+
+/**
+ * Each joint's uniform scale `det(L_j)^(1/3)` (L_j the linear part of its skinning matrix), the
+ * σ of Direct Delta Mush and Delta Mush, into `memory` at byte offset `SC` (one f32 per joint):
+ * signed (a mirrored joint negative) or its absolute value.
+ */
+export function storeJointScales(
+  memory: Float32Array,
+  SC: number,
+  skinning: Float64Array,
+  J: number,
+  signed: boolean,
+): void {
+  for (let j = 0; j < J; j++) {
+    const det = mat4LinearDeterminant(skinning, 16 * j);
+    memory[(SC >> 2) + j] = Math.cbrt(signed ? det : Math.abs(det));
+  }
+}
+
+/**
+ * A {@link SimdDeformer} over a kernel memory laid out with {@link takeVertexArrays}: its
+ * `output` views the posed arrays there, and each `deform` checks the frame's matrices
+ * ({@link frameSkinning}; with `M` > 0 the first J are copied to that byte offset), runs
+ * `frame` (the kernels, which write the posed arrays) and copies the result into `out` when given.
+ * @param owner what uses J joints, for the message (`a mesh`, `a model`, `a stretch rig`)
+ */
+export function simdDeformer(
+  method: SimdSkinningMethod,
+  mesh: SkinnedMesh,
+  memory: WebAssembly.Memory,
+  at: VertexArrays,
+  joints: { J: number; owner: string; M: number },
+  frame: (skinning: Float64Array, output: DeformTarget) => void,
+): SimdDeformer {
+  const output = vertexArrays(memory, at, mesh);
+  const f32 = new Float32Array(memory.buffer);
+  const { J, owner, M } = joints;
+  return {
+    method,
+    output,
+    deform(matrices: Float64Array, out?: DeformTarget): void {
+      frame(frameSkinning(mesh, matrices, out ?? output, J, owner, M ? f32 : undefined, M), output);
+      copyPosed(output, out);
+    },
+  };
 }

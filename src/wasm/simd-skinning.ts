@@ -15,16 +15,18 @@
  */
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
-import { checkDeformArgs, skinningArray, type DeformTarget } from '../deformers/contract.js';
+import type { DeformTarget } from '../deformers/contract.js';
 import { jointQuaternions } from '../deformers/joint-rotations.js';
 import { SIMD_METHODS, type SimdMethodId } from '../deformers/registry.js';
+import type { StretchRig } from '../deformers/stretch.js';
 import { splitScale, uniformScale } from '../deformers/two-phase.js';
+import { createStretchSimdDeformer } from './stretch.js';
 import { methodModule } from '../methods/index.js';
 import { deformCor } from '../deformers/cor.js';
 import { deformDqs, jointDualQuaternions } from '../deformers/dqs.js';
 import { deformSbs } from '../deformers/sbs.js';
 import { deformLms, jointTwists } from '../deformers/lms.js';
-import { instantiateKernels, kernelLayout } from './instance.js';
+import * as wasm from './instance.js';
 
 /** Methods with a SIMD kernel: the registry's methods with `simd: true` ({@link SIMD_METHODS}). */
 export type SimdSkinningMethod = SimdMethodId;
@@ -66,8 +68,9 @@ export interface SimdDeformer {
  *   fallback for scaled joints reads `mesh` itself): keep it unchanged while the deformer is in
  *   use. A vertex with no non-zero weight follows joint 0 rigidly.
  * @param parameters the method module's parameters, as its `prepare` takes them (Delta Mush's
- *   iterations, step, …); defaults where absent
- * @throws CorskinError when 'cor' has no centers of rotation, a method module's mesh lacks its
+ *   iterations, step, …; defaults where absent); for 'stretch' (Yang & Zhang 2006, see
+ *   `createStretchSimdDeformer`) its `rig` (`stretchRigFromSkeleton`) and `twistCompensation`
+ * @throws CorskinError when 'cor' has no centers of rotation, 'stretch' no rig, a method module's mesh lacks its
  *   data (Direct Delta Mush's model), or the runtime has no WebAssembly SIMD
  */
 export async function createSimdDeformer(
@@ -81,7 +84,15 @@ export async function createSimdDeformer(
   // A method module's kernel lives with its method.
   const module = methodModule(method);
   if (module?.simd) return module.simd(mesh, parameters);
-  const { positions, normals, tangents, joints, weights, influences: K } = mesh;
+  if (method === 'stretch') {
+    const rig = parameters?.rig as StretchRig | undefined;
+    if (!rig)
+      throw new CorskinError(
+        "stretch skinning needs its rig: createSimdDeformer(mesh, 'stretch', { rig: stretchRigFromSkeleton(skeleton) })",
+      );
+    return createStretchSimdDeformer(mesh, rig, { twistCompensation: parameters?.twistCompensation as boolean });
+  }
+  const { positions, joints, weights, influences: K } = mesh;
   const n = positions.length / 3;
   const C = mesh.centersOfRotation;
   if (method === 'cor' && (!C || C.length !== 3 * n)) {
@@ -92,27 +103,20 @@ export async function createSimdDeformer(
   for (let k = 0; k < joints.length; k++) if (weights[k] !== 0 && joints[k] >= J) J = joints[k] + 1;
   if (J > 65536) throw new CorskinError(`the SIMD kernels take at most 65,536 joints, the mesh uses ${J}`);
 
-  const layout = kernelLayout();
+  const layout = wasm.kernelLayout();
   const take = layout.take;
-  const P = take(12 * n + 4);
-  const N = normals ? take(12 * n + 4) : 0;
-  const T = tangents ? take(16 * n) : 0;
+  const V = wasm.takeVertexArrays(layout, mesh);
+  const { P, N, T, OP, ON, OT } = V;
   const Cp = method === 'cor' ? take(12 * n + 4) : 0;
   const JI = take(2 * K * n);
   const W = take(4 * K * n);
   const CNT = take(n);
   const M = take(64 * J);
   const Q = method === 'dqs' || method === 'lms' ? take(32 * J) : method === 'lbs' ? 0 : take(16 * J);
-  const OP = take(12 * n + 16);
-  const ON = normals ? take(12 * n + 16) : 0;
-  const OT = tangents ? take(16 * n) : 0;
-  const { memory, exports: kernels } = await instantiateKernels(layout.size);
+  const { memory, exports: kernels } = await wasm.instantiateKernels(layout.size);
   const f32 = new Float32Array(memory.buffer);
   const u16 = new Uint16Array(memory.buffer);
   const u8 = new Uint8Array(memory.buffer);
-  f32.set(positions, P >> 2);
-  if (normals) f32.set(normals, N >> 2);
-  if (tangents) f32.set(tangents, T >> 2);
   if (C && Cp) f32.set(C, Cp >> 2);
   // Influences: distinct joints, the pivot of the quaternion signs first (the largest weight,
   // ties to the smaller joint index, as in every corskin kernel), then the mesh's order; weights
@@ -150,53 +154,36 @@ export async function createSimdDeformer(
   // The JavaScript deformer for rigs the kernels do not take (LBS takes every rig).
   const fallback = { dqs: deformDqs, sbs: deformSbs, lms: deformLms }[method as string] ?? deformCor;
   const jointData = f32.subarray(Q >> 2, (Q >> 2) + (method === 'dqs' || method === 'lms' ? 8 : 4) * J);
-  const output: DeformTarget = {
-    positions: f32.subarray(OP >> 2, (OP >> 2) + 3 * n),
-    normals: ON ? f32.subarray(ON >> 2, (ON >> 2) + 3 * n) : undefined,
-    tangents: OT ? f32.subarray(OT >> 2, (OT >> 2) + 4 * n) : undefined,
-  };
-  return {
-    method,
-    output,
-    deform(matrices: Float64Array, out?: DeformTarget): void {
-      const skinning = skinningArray(matrices);
-      checkDeformArgs(mesh, skinning, out ?? output);
-      if (skinning.length < 16 * J) {
-        throw new CorskinError(`${skinning.length / 16} skinning matrices for a mesh that uses ${J} joints`);
-      }
-      const split = method === 'lbs' ? null : splitScale(skinning);
-      // A rig under one uniformly scaled node: the kernels on the matrices divided by s, the
-      // positions times s (exact, see uniformScale); other scale, shear or reflection: JavaScript.
-      const s = split ? uniformScale(split) : 1;
-      if (!s) fallback(mesh, skinning, output);
-      else {
-        const m = M >> 2;
-        const S = s === 1 ? skinning : skinning.map((x, k) => (k % 16 === 15 ? x : x / s));
-        for (let j = 0; j < 16 * J; j++) f32[m + j] = S[j];
-        if (method === 'cor') {
-          jointQuaternions(S.subarray(0, 16 * J), jointData);
-          kernels.cor(n, K, P, N, T, Cp, JI, W, CNT, M, Q, OP, ON, OT);
-        } else if (method === 'lms') {
-          // The twists (ω, u) of the rigid matrices, padded to 8 floats a joint.
-          const L = jointTwists(S.subarray(0, 16 * J));
-          for (let j = 0; j < J; j++) {
-            jointData.set(L.subarray(6 * j, 6 * j + 3), 8 * j);
-            jointData.set(L.subarray(6 * j + 3, 6 * j + 6), 8 * j + 4);
-          }
-          kernels.lms(n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);
-        } else if (method === 'sbs') {
-          jointQuaternions(S.subarray(0, 16 * J), jointData);
-          kernels.sbs(n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);
-        } else if (method === 'dqs') {
-          jointDualQuaternions(S.subarray(0, 16 * J), jointData);
-          kernels.dqs(n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);
-        } else kernels.lbs(n, K, P, N, T, JI, W, CNT, M, OP, ON, OT);
-        if (s !== 1) for (let k = 0; k < 3 * n; k++) output.positions[k] *= s;
-      }
-      if (!out) return;
-      out.positions.set(output.positions);
-      if (output.normals && out.normals) out.normals.set(output.normals);
-      if (output.tangents && out.tangents) out.tangents.set(output.tangents);
-    },
-  };
+  // The matrices go in below (divided by a uniform scale where there is one).
+  return wasm.simdDeformer(method, mesh, memory, V, { J, owner: 'a mesh', M: 0 }, (skinning, output) => {
+    const split = method === 'lbs' ? null : splitScale(skinning);
+    // A rig under one uniformly scaled node: the kernels on the matrices divided by s, the
+    // positions times s (exact, see uniformScale); other scale, shear or reflection: JavaScript.
+    const s = split ? uniformScale(split) : 1;
+    if (!s) fallback(mesh, skinning, output);
+    else {
+      const m = M >> 2;
+      const S = s === 1 ? skinning : skinning.map((x, k) => (k % 16 === 15 ? x : x / s));
+      for (let j = 0; j < 16 * J; j++) f32[m + j] = S[j];
+      if (method === 'cor') {
+        jointQuaternions(S.subarray(0, 16 * J), jointData);
+        kernels.cor(n, K, P, N, T, Cp, JI, W, CNT, M, Q, OP, ON, OT);
+      } else if (method === 'lms') {
+        // The twists (ω, u) of the rigid matrices, padded to 8 floats a joint.
+        const L = jointTwists(S.subarray(0, 16 * J));
+        for (let j = 0; j < J; j++) {
+          jointData.set(L.subarray(6 * j, 6 * j + 3), 8 * j);
+          jointData.set(L.subarray(6 * j + 3, 6 * j + 6), 8 * j + 4);
+        }
+        kernels.lms(n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);
+      } else if (method === 'sbs') {
+        jointQuaternions(S.subarray(0, 16 * J), jointData);
+        kernels.sbs(n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);
+      } else if (method === 'dqs') {
+        jointDualQuaternions(S.subarray(0, 16 * J), jointData);
+        kernels.dqs(n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);
+      } else kernels.lbs(n, K, P, N, T, JI, W, CNT, M, OP, ON, OT);
+      if (s !== 1) for (let k = 0; k < 3 * n; k++) output.positions[k] *= s;
+    }
+  });
 }

@@ -6,14 +6,15 @@ import { boundingBoxDiagonal } from '/dist/core/mesh.js';
 import { computeCentersOfRotation } from '/dist/cor/precompute.js';
 import { deform } from '/dist/deformers/index.js';
 import { createDeltaMushDeformer } from '/dist/methods/dm/deformer.js';
+import { createStretchDeformer, stretchRigFromSkeleton } from '/dist/deformers/stretch.js';
 import { createBar } from '/dist/evaluation/bar.js';
 import { bendPose, twistPose } from '/dist/evaluation/standard-poses.js';
 import { createSimdDeformer } from '/dist/wasm/simd-skinning.js';
 
-/** Delta Mush's JavaScript deformer (a method module, prepared per mesh) on `mesh`: the posed positions. */
-function deltaMush(mesh, S) {
+/** The JavaScript deformer of a method prepared per mesh (Delta Mush) or per rig (stretch): the posed positions. */
+function prepared(deformer, mesh, S) {
   const out = { positions: new Float32Array(mesh.positions.length) };
-  createDeltaMushDeformer(mesh)(mesh, S, out);
+  deformer(mesh, S, out);
   return out.positions;
 }
 
@@ -21,14 +22,16 @@ function deltaMush(mesh, S) {
 window.simdParity = async (method) => {
   const { mesh, skeleton } = createBar();
   mesh.centersOfRotation = computeCentersOfRotation(mesh).centers;
-  const simd = await createSimdDeformer(mesh, method);
+  const rig = stretchRigFromSkeleton(skeleton);
+  const simd = await createSimdDeformer(mesh, method, method === 'stretch' ? { rig } : undefined);
+  const js = { dm: () => createDeltaMushDeformer(mesh), stretch: () => createStretchDeformer(rig) }[method]?.();
   const diag = boundingBoxDiagonal(mesh.positions);
   let error = 0;
   let moved = 0;
   for (const pose of [twistPose(skeleton, 1, 2.4), bendPose(skeleton, 1, [0, 0, 1], 2)]) {
     const S = skinningMatrices(skeleton, pose);
     simd.deform(S);
-    const ref = method === 'dm' ? deltaMush(mesh, S) : deform(method, mesh, S).positions;
+    const ref = js ? prepared(js, mesh, S) : deform(method, mesh, S).positions;
     const out = simd.output.positions;
     for (let i = 0; i < ref.length; i++) {
       error = Math.max(error, Math.abs(out[i] - ref[i]) / diag);

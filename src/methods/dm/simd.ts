@@ -8,10 +8,8 @@
  * @module
  */
 import { CorskinError } from '../../core/errors.js';
-import { mat4LinearDeterminant } from '../../core/math.js';
 import type { SkinnedMesh } from '../../core/mesh.js';
-import { checkDeformArgs, skinningArray, type DeformTarget } from '../../deformers/contract.js';
-import { instantiateKernels, kernelLayout } from '../../wasm/instance.js';
+import * as wasm from '../../wasm/instance.js';
 import type { SimdDeformer } from '../../wasm/simd-skinning.js';
 import { prepareDeltaMushRest } from './deformer.js';
 import type { DeltaMushParameters } from './parameters.js';
@@ -33,7 +31,7 @@ export async function createDeltaMushSimdDeformer(
   const { iterations, step, smoothing } = rest.parameters;
   const lengthWeighted = smoothing === 'length-weighted';
   const { representative, vertexOf, triangles, edges, degree } = rest.surface;
-  const { positions, normals, tangents, joints, weights, influences: K } = mesh;
+  const { positions, joints, weights, influences: K } = mesh;
   const n = positions.length / 3;
   const m = representative.length;
   const corners = triangles.length;
@@ -41,10 +39,12 @@ export async function createDeltaMushSimdDeformer(
   let J = 1;
   for (let k = 0; k < joints.length; k++) if (weights[k] !== 0 && joints[k] >= J) J = joints[k] + 1;
   if (J > 65536) throw new CorskinError(`the SIMD kernels take at most 65,536 joints, the mesh uses ${J}`);
-  const turn = Boolean(normals || tangents);
+  const turn = Boolean(mesh.normals || mesh.tangents);
 
-  const layout = kernelLayout();
+  const layout = wasm.kernelLayout();
   const { take } = layout;
+  const V = wasm.takeVertexArrays(layout, mesh);
+  const { P, N, T, OP, ON, OT } = V;
   const X = take(16 * m);
   const Y = take(16 * m);
   const ER = take(16 * E);
@@ -61,22 +61,13 @@ export async function createDeltaMushSimdDeformer(
   const DEL = take(16 * corners);
   const RF = turn ? take(48 * corners) : 0;
   const BL = turn ? take(48 * m) : 0;
-  const P = take(12 * n + 4);
-  const N = normals ? take(12 * n + 4) : 0;
-  const T = tangents ? take(16 * n) : 0;
   const JI = take(2 * K * n);
   const W = take(4 * K * n);
   const M = take(64 * J);
   const SC = take(4 * J);
-  const OP = take(12 * n + 16);
-  const ON = normals ? take(12 * n + 16) : 0;
-  const OT = tangents ? take(16 * n) : 0;
-  const { memory, exports: kernels } = await instantiateKernels(layout.size);
+  const { memory, exports: kernels } = await wasm.instantiateKernels(layout.size);
   const f32 = new Float32Array(memory.buffer);
   const u32 = new Uint32Array(memory.buffer);
-  f32.set(positions, P >> 2);
-  if (normals) f32.set(normals, N >> 2);
-  if (tangents) f32.set(tangents, T >> 2);
   new Uint16Array(memory.buffer).set(joints, JI >> 1);
   f32.set(weights, W >> 2);
   u32.set(representative, REP >> 2);
@@ -95,30 +86,11 @@ export async function createDeltaMushSimdDeformer(
         f32.set(rest.restFrames.subarray(9 * c + 3 * a, 9 * c + 3 * a + 3), (RF >> 2) + 12 * c + 4 * a);
   }
 
-  const output: DeformTarget = {
-    positions: f32.subarray(OP >> 2, (OP >> 2) + 3 * n),
-    normals: ON ? f32.subarray(ON >> 2, (ON >> 2) + 3 * n) : undefined,
-    tangents: OT ? f32.subarray(OT >> 2, (OT >> 2) + 4 * n) : undefined,
-  };
-  return {
-    method: 'dm',
-    output,
-    deform(matrices: Float64Array, out?: DeformTarget): void {
-      const skinning = skinningArray(matrices);
-      checkDeformArgs(mesh, skinning, out ?? output);
-      if (skinning.length < 16 * J)
-        throw new CorskinError(`${skinning.length / 16} skinning matrices for a mesh that uses ${J} joints`);
-      f32.set(skinning.subarray(0, 16 * J), M >> 2);
-      // σ's per-joint signed uniform scale det(L_j)^(1/3) (deformer.ts)
-      for (let j = 0; j < J; j++) f32[(SC >> 2) + j] = Math.cbrt(mat4LinearDeterminant(skinning, 16 * j));
-      kernels.dmLbs(m, K, REP, P, JI, W, M, SC, X, SIG);
-      kernels.dmSmooth(m, E, iterations, lengthWeighted ? 1 : 0, EDG, KF, X, Y, ER, ACC, LS);
-      kernels.dmCorners(m, corners, TRI, X, Y, DEL, RF, SIG, MOV, TOT, BL);
-      kernels.dmWrite(n, VOF, X, Y, MOV, TOT, BL, SIG, N, T, OP, ON, OT);
-      if (!out) return;
-      out.positions.set(output.positions);
-      if (output.normals && out.normals) out.normals.set(output.normals);
-      if (output.tangents && out.tangents) out.tangents.set(output.tangents);
-    },
-  };
+  return wasm.simdDeformer('dm', mesh, memory, V, { J, owner: 'a mesh', M }, (skinning) => {
+    wasm.storeJointScales(f32, SC, skinning, J, true); // σ's per-joint signed det(L_j)^(1/3) (deformer.ts)
+    kernels.dmLbs(m, K, REP, P, JI, W, M, SC, X, SIG);
+    kernels.dmSmooth(m, E, iterations, lengthWeighted ? 1 : 0, EDG, KF, X, Y, ER, ACC, LS);
+    kernels.dmCorners(m, corners, TRI, X, Y, DEL, RF, SIG, MOV, TOT, BL);
+    kernels.dmWrite(n, VOF, X, Y, MOV, TOT, BL, SIG, N, T, OP, ON, OT);
+  });
 }

@@ -1,0 +1,127 @@
+// Stretch smooth skinning (Yang & Zhang 2006, "Stretch It", Sec. 2.2.2–2.2.3) in AssemblyScript,
+// compiled to WebAssembly SIMD with the other kernels (kernels.ts) and driven by
+// src/wasm/stretch.ts, which owns the memory layout. The steps of the JavaScript deformer
+// (src/deformers/stretch.ts, where the equations are reconstructed) in 32-bit floats, one
+// 3-vector per 128-bit register:
+//
+// 1. twist compensation: each influence's twist α_k about its bone axis relative to the
+//    heaviest influence (swing–twist of q_r⁻¹ ⊗ q_j), their weighted blend α', and each
+//    influence's map S_j · Rot(a_j, α' − α_k; about joint j);
+// 2. LBS of those maps (positions; normals and tangents by their linear parts, renormalised);
+// 3. collapse compensation around each stretch joint the vertex is partly bound to, in the
+//    order of its influence slots.
+//
+// Layout (byte offsets): P, N, OP, ON 3 f32 per vertex at 12·i (4-lane loads and stores, the
+// caller pads), T and OT 4 f32 at 16·i; JI (u16) and W (f32) K influence slots per vertex; M the
+// skinning matrices (16 f32, column-major, 64·j); Q the joints' rotation quaternions (x, y, z, w,
+// 16·j); JP the joints' bind positions and AX their unit bone axes (zero: no twist), 16 bytes per
+// joint, lane 3 = 0; CE the stretch joints' posed positions (16·j) and ST (i32) 1 for a stretch
+// joint; IMG (16·K) and AL (4·K) scratch.
+
+import { apply3, cross, hsum } from './common';
+
+/** v turned by `angle` about the unit axis a (Rodrigues): cos·v + sin·(a × v) + (1 − cos)·a (a·v). */
+@inline function turn(a: v128, c: v128, s: v128, t: v128, v: v128): v128 {
+  return f32x4.add(f32x4.add(f32x4.mul(c, v), f32x4.mul(s, cross(a, v))), f32x4.mul(a, f32x4.mul(t, f32x4.splat(hsum(f32x4.mul(a, v))))));
+}
+
+/** v's direction, or `rest` where v has no length (a map that lost it: joints scaled to 0). */
+@inline function unitOr(v: v128, rest: v128): v128 {
+  const l2 = hsum(f32x4.mul(v, v));
+  return l2 > 0 ? f32x4.mul(v, f32x4.splat(1 / Mathf.sqrt(l2))) : rest;
+}
+
+export function stretch(
+  n: i32, K: i32, twist: i32,
+  P: usize, N: usize, T: usize, JI: usize, W: usize,
+  M: usize, Q: usize, JP: usize, AX: usize, CE: usize, ST: usize, IMG: usize, AL: usize,
+  OP: usize, ON: usize, OT: usize,
+): void {
+  const zero = f32x4.splat(0);
+  for (let i = 0; i < n; i++) {
+    const o = <usize>i;
+    const base = o * <usize>K;
+    const v = f32x4.replace_lane(v128.load(P + o * 12), 3, 0);
+    let blended: f32 = 0;
+    if (twist) {
+      let ref = base;
+      for (let k = base + 1; k < base + <usize>K; k++) if (load<f32>(W + (k << 2)) > load<f32>(W + (ref << 2))) ref = k;
+      const r = Q + (<usize>load<u16>(JI + (ref << 1)) << 4);
+      const rx = -load<f32>(r), ry = -load<f32>(r, 4), rz = -load<f32>(r, 8), rw = load<f32>(r, 12); // q_r⁻¹
+      for (let k = 0; k < K; k++) {
+        const slot = base + <usize>k;
+        store<f32>(AL + (<usize>k << 2), 0);
+        const w = load<f32>(W + (slot << 2));
+        if (w == 0) continue;
+        const j = <usize>load<u16>(JI + (slot << 1));
+        const a = v128.load(AX + (j << 4));
+        if (hsum(f32x4.mul(a, a)) == 0) continue;
+        // q = q_r⁻¹ ⊗ q_j, then its twist about a_j
+        const b = Q + (j << 4);
+        const bx = load<f32>(b), by = load<f32>(b, 4), bz = load<f32>(b, 8), bw = load<f32>(b, 12);
+        const qx = rw * bx + rx * bw + ry * bz - rz * by;
+        const qy = rw * by - rx * bz + ry * bw + rz * bx;
+        const qz = rw * bz + rx * by - ry * bx + rz * bw;
+        const qw = rw * bw - rx * bx - ry * by - rz * bz;
+        const sgn: f32 = qw < 0 ? -1 : 1;
+        const along = qx * f32x4.extract_lane(a, 0) + qy * f32x4.extract_lane(a, 1) + qz * f32x4.extract_lane(a, 2);
+        const alpha: f32 = <f32>2 * Mathf.atan2(sgn * along, sgn * qw);
+        store<f32>(AL + (<usize>k << 2), alpha);
+        blended += w * alpha;
+      }
+    }
+    const nv = N ? v128.load(N + o * 12) : zero;
+    const tv = T ? v128.load(T + (o << 4)) : zero;
+    let p = zero, nr = zero, tg = zero;
+    for (let k = 0; k < K; k++) {
+      const slot = base + <usize>k;
+      const w = load<f32>(W + (slot << 2));
+      if (w == 0) continue;
+      const j = <usize>load<u16>(JI + (slot << 1));
+      const m = M + (j << 6);
+      const c0 = v128.load(m), c1 = v128.load(m, 16), c2 = v128.load(m, 32), c3 = v128.load(m, 48);
+      const a = v128.load(AX + (j << 4));
+      const delta: f32 = twist && hsum(f32x4.mul(a, a)) != 0 ? blended - load<f32>(AL + (<usize>k << 2)) : 0;
+      let x = v, nk = nv, tk = tv;
+      if (delta != 0) {
+        // the influence's extra twist about its joint: Rot(a_j, Δ) (bind space)
+        const cs = Mathf.cos(delta), sn = Mathf.sin(delta);
+        const c = f32x4.splat(cs), s = f32x4.splat(sn), t = f32x4.splat(1 - cs);
+        const origin = v128.load(JP + (j << 4));
+        x = f32x4.add(origin, turn(a, c, s, t, f32x4.sub(v, origin)));
+        if (N) nk = turn(a, c, s, t, nv);
+        if (T) tk = turn(a, c, s, t, tv);
+      }
+      const image = f32x4.add(apply3(c0, c1, c2, x), c3);
+      v128.store(IMG + (<usize>k << 4), image);
+      const ws = f32x4.splat(w);
+      p = f32x4.add(p, f32x4.mul(ws, image));
+      if (N) nr = f32x4.add(nr, f32x4.mul(ws, apply3(c0, c1, c2, nk)));
+      if (T) tg = f32x4.add(tg, f32x4.mul(ws, apply3(c0, c1, c2, tk)));
+    }
+    // Collapse compensation around each stretch joint the vertex is partly bound to.
+    for (let k = 0; k < K; k++) {
+      const slot = base + <usize>k;
+      const w = load<f32>(W + (slot << 2));
+      if (!(w > 0 && w < 1)) continue;
+      const j = <usize>load<u16>(JI + (slot << 1));
+      if (!load<i32>(ST + (j << 2))) continue;
+      const centre = f32x4.replace_lane(v128.load(CE + (j << 4)), 3, 0);
+      const d = f32x4.sub(f32x4.replace_lane(p, 3, 0), centre);
+      const l2 = Mathf.sqrt(hsum(f32x4.mul(d, d)));
+      if (l2 == 0) continue;
+      let l1: f32 = 0;
+      for (let r = 0; r < K; r++) {
+        const wr = load<f32>(W + ((base + <usize>r) << 2));
+        if (!(wr > 0)) continue;
+        const e = f32x4.sub(f32x4.replace_lane(v128.load(IMG + (<usize>r << 4)), 3, 0), centre);
+        l1 += wr * Mathf.sqrt(hsum(f32x4.mul(e, e)));
+      }
+      const beta: f32 = 1 - 4 * (w - 0.5) * (w - 0.5);
+      p = f32x4.add(centre, f32x4.mul(d, f32x4.splat((beta * l1 + (1 - beta) * l2) / l2)));
+    }
+    v128.store(OP + o * 12, p);
+    if (N) v128.store(ON + o * 12, unitOr(f32x4.replace_lane(nr, 3, 0), nv));
+    if (T) v128.store(OT + (o << 4), f32x4.replace_lane(unitOr(f32x4.replace_lane(tg, 3, 0), tv), 3, f32x4.extract_lane(tv, 3)));
+  }
+}
