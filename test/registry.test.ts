@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { deformers } from '../src/deformers/index.js';
 import { SKINNING_METHODS } from '../src/deformers/registry.js';
 import { barBenchmark, runBenchmark } from '../src/evaluation/benchmark.js';
+import { stretchRigFromSkeleton } from '../src/deformers/stretch.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
 import { methodModule, prepareMethod } from '../src/methods/index.js';
 import { runCli } from './helpers/cli.js';
@@ -58,7 +59,12 @@ describe('the registry of skinning methods', () => {
     for (const m of SKINNING_METHODS) {
       // A method module's kernel takes the mesh as its prepare leaves it.
       if (m.simd && methodModule(m.id)) prepareMethod(m.id, { mesh: withCenters, skeleton });
-      const made = createSimdDeformer(withCenters, m.id as never);
+      // Stretch skinning's kernel takes its rig, as its JavaScript deformer does.
+      const made = createSimdDeformer(
+        withCenters,
+        m.id as never,
+        m.id === 'stretch' ? { rig: stretchRigFromSkeleton(skeleton) } : undefined,
+      );
       if (m.simd) await expect(made).resolves.toBeDefined();
       else await expect(made).rejects.toThrow('no SIMD kernel');
     }
