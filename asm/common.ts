@@ -1,6 +1,7 @@
 // Shared helpers of corskin's WebAssembly SIMD kernels (AssemblyScript, inlined where used):
 // influence slots, 4-lane vector helpers and the vertex writers. Imported by kernels.ts (LBS,
-// DQS, CoR) and ddm.ts (Direct Delta Mush); the memory layout is documented in kernels.ts.
+// DQS, SBS, LMS, CoR), ddm.ts (Direct Delta Mush), dm.ts (Delta Mush) and stretch.ts; each
+// kernel file documents its memory layout.
 
 // ---- influence slots and small vector helpers (inlined) ----
 

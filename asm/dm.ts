@@ -18,8 +18,7 @@
 //    the blended frame change, renormalised.
 //
 // Layout (byte offsets): X, Y, ACC, MOV the welded vertices, ER the edges (16 bytes each, lane 3
-// kept 0); LS, KF,
-// SIG, TOT one f32 per welded vertex; REP, VOF (u32) a welded vertex's representative and a mesh
+// kept 0); LS, KF, SIG, TOT one f32 per welded vertex; REP, VOF (u32) a welded vertex's representative and a mesh
 // vertex's welded vertex; EDG the edges (u32 pairs); TRI the corners' welded vertices (u32, three
 // per triangle); DEL a corner's delta (16 bytes); RF a corner's rest frame t̄, b̄, n̄ (48 bytes); BL a
 // welded vertex's blended frame change (3 columns, 48 bytes); P, N, OP, ON 3 f32 per mesh vertex

@@ -71,6 +71,24 @@ describe('4×4 and quaternion kernels', () => {
     const id = mat4Multiply(new Float64Array(16), 0, m, 0, inv, 0);
     for (let i = 0; i < 16; i++) expect(id[i]).toBeCloseTo(i % 5 === 0 ? 1 : 0, 12);
     expect(mat4Invert(inv, 0, new Float64Array(16), 0)).toBe(false);
+    // rank 3 by two equal rows or two equal columns: elimination leaves only rounding as a pivot
+    expect(mat4Invert(inv, 0, [1, 1, 3, 0, 2, 2, 3, 0, 0.3, 0.3, 7, 0, 4, 4, 1, 1], 0)).toBe(false);
+    expect(mat4Invert(inv, 0, [1, 2, 3, 0, 1, 2, 3, 0, 0.5, 0.1, 7, 0, 1, 1, 1, 1], 0)).toBe(false);
+    const twoEqualRows = [
+      [
+        0.396, 0.396, 0.368, -0.064, 0.845, 0.845, -0.754, 0.026, 0.846, 0.846, 0.288, 0.155, 0.824, 0.824, -0.256,
+        -0.329,
+      ],
+      [
+        -0.825, -0.825, -0.003, -0.424, -0.988, -0.988, -0.025, 0.504, -0.359, -0.359, -0.016, 0.34, 0.3, 0.3, 0.658,
+        0.659,
+      ],
+    ];
+    for (const m of twoEqualRows) expect(mat4Invert(inv, 0, m, 0)).toBe(false);
+    // a joint scaled by 1e-3 far from the origin is not singular
+    expect(mat4Invert(inv, 0, [1e-3, 0, 0, 0, 0, 1e-3, 0, 0, 0, 0, 1e-3, 0, 50, 50, 50, 1], 0)).toBe(true);
+    expect(inv[0]).toBeCloseTo(1000, 9);
+    expect(inv[12]).toBeCloseTo(-50000, 6);
   });
 
   it('slerp moves at constant angular speed along the shortest arc', () => {

@@ -70,4 +70,23 @@ describe('corskin/three, a method on the CPU', () => {
       expect(worst / boundingBoxDiagonal(expected.positions)).toBeLessThan(1e-5);
     },
   );
+
+  it('two switches in a row (the first still being prepared): one stand-in, the later switch’s', async () => {
+    const io = new NodeIO();
+    const doc = await io.read(CESIUM_MAN);
+    for (const t of doc.getRoot().listTextures()) t.dispose();
+    const bytes = await io.writeBinary(doc);
+    const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    const gltf = await new Promise<GLTF>((res, rej) => new GLTFLoader().parse(buffer, '', res, rej));
+    let mesh: THREE.SkinnedMesh | undefined;
+    gltf.scene.traverse((o) => {
+      if ((o as THREE.SkinnedMesh).isSkinnedMesh) mesh = o as THREE.SkinnedMesh;
+    });
+    const first = useSkinningMethod(gltf.scene, 'dm', { parameters: { iterations: 2 } });
+    const second = useSkinningMethod(gltf.scene, 'dm', { parameters: { iterations: 9 } });
+    await Promise.all([first, second]);
+    const standIns = mesh!.parent!.children.filter((o) => o.name.endsWith('(dm, CPU)'));
+    expect(standIns).toEqual([cpuStandIn(mesh!)]);
+    expect(mesh!.visible).toBe(false);
+  });
 });

@@ -60,17 +60,20 @@ export function mat4LinearDeterminant(m: NumArray, o = 0): number {
  * @returns false (and leaves `out` untouched) when the matrix is singular.
  */
 export function mat4Invert(out: Float64Array, o: number, a: NumArray, ao: number): boolean {
-  // Gauss–Jordan elimination with partial pivoting on [A | I], rows r of A = a[ao + r + 4c].
+  // Gauss–Jordan elimination with partial pivoting on [A | I], rows r of A = a[ao + r + 4c]. A
+  // pivot under 1e-12 of the largest entry is rounding left of a zero (two equal rows leave about
+  // 1e-17): the matrix is singular.
   const m = new Float64Array(32);
+  let largest = 0;
   for (let r = 0; r < 4; r++) {
-    for (let c = 0; c < 4; c++) m[8 * r + c] = a[ao + r + 4 * c];
+    for (let c = 0; c < 4; c++) largest = Math.max(largest, Math.abs((m[8 * r + c] = a[ao + r + 4 * c])));
     m[8 * r + 4 + r] = 1;
   }
   for (let c = 0; c < 4; c++) {
     let p = c;
     for (let r = c + 1; r < 4; r++) if (Math.abs(m[8 * r + c]) > Math.abs(m[8 * p + c])) p = r;
     const pivot = m[8 * p + c];
-    if (!pivot || !Number.isFinite(pivot)) return false;
+    if (!(Math.abs(pivot) > 1e-12 * largest) || !Number.isFinite(pivot)) return false;
     for (let k = 0; k < 8; k++) {
       const t = m[8 * p + k];
       m[8 * p + k] = m[8 * c + k];

@@ -10,7 +10,7 @@
  * 4. `v' = R v + t`, `n' = R n` (tangents likewise).
  *
  * Skinning matrices with scale, shear or reflection are handled in two phases
- * ({@link deformTwoPhase}): the blended stretch about the center of rotation, then the rigid
+ * (`deformTwoPhase`): the blended stretch about the center of rotation, then the rigid
  * parts as above.
  *
  * @module
@@ -39,7 +39,7 @@ export function deformCor(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
   deformRigidOrTwoPhase(mesh, skinning, out, corRigid, 'cor');
 }
 
-/** CoR skinning for rigid skinning matrices (the second phase of {@link deformTwoPhase}). */
+/** CoR skinning for rigid skinning matrices (the second phase of `deformTwoPhase`). */
 function corRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   const C = mesh.centersOfRotation!;
   const n = mesh.positions.length / 3;

@@ -11,7 +11,7 @@
  * rotated by R.
  *
  * Skinning matrices with scale, shear or reflection are handled in two phases
- * ({@link deformTwoPhase}: the blended stretch about the vertex, then the rigid blend).
+ * (`deformTwoPhase`: the blended stretch about the vertex, then the rigid blend).
  *
  * @module
  */
@@ -56,7 +56,7 @@ export function deformDqs(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
   deformRigidOrTwoPhase(mesh, skinning, out, dqsRigid, 'vertex');
 }
 
-/** DQS for rigid skinning matrices (the second phase of {@link deformTwoPhase}). */
+/** DQS for rigid skinning matrices (the second phase of `deformTwoPhase`). */
 function dqsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   const dq = jointDualQuaternions(skinning);
   const { joints: MJ, weights: MW, influences: K } = mesh;

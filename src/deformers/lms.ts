@@ -10,7 +10,7 @@
  * by R'.
  *
  * Scale, shear and reflection of the skinning matrices are handled in two phases
- * ({@link deformTwoPhase}: blended stretch about the vertex first), the logarithms taken of the
+ * (`deformTwoPhase`: blended stretch about the vertex first), the logarithms taken of the
  * rigid parts. Known weakness, reproduced: the principal logarithm is not injective — a rotation past
  * 180° wraps to its shorter opposite, and rotations about different axes blend along paths that
  * are not the shortest, so LMS degrades for twists and bends well beyond 90° (Le & Hodgins 2016,
@@ -60,7 +60,7 @@ export function deformLms(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
   deformRigidOrTwoPhase(mesh, skinning, out, lmsRigid, 'vertex');
 }
 
-/** LMS for rigid skinning matrices (the second phase of {@link deformTwoPhase}). */
+/** LMS for rigid skinning matrices (the second phase of `deformTwoPhase`). */
 function lmsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   const L = jointTwists(skinning);
   const { joints: MJ, weights: MW, influences: K } = mesh;

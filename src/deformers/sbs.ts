@@ -37,7 +37,7 @@ export function deformSbs(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
   deformRigidOrTwoPhase(mesh, skinning, out, sbsRigid, 'vertex');
 }
 
-/** SBS for rigid skinning matrices (the second phase of {@link deformTwoPhase}). */
+/** SBS for rigid skinning matrices (the second phase of `deformTwoPhase`). */
 function sbsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   const S = skinning;
   const q = jointQuaternions(S);

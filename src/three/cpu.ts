@@ -11,6 +11,7 @@
  * @module
  */
 import { BufferAttribute, DynamicDrawUsage, Mesh, type SkinnedMesh, type WebGLRenderer } from 'three';
+import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh as CorskinMesh } from '../core/mesh.js';
 import type { Skeleton } from '../core/skeleton.js';
 import type { DeformTarget, Deformer } from '../deformers/contract.js';
@@ -21,6 +22,8 @@ import { skeletonFromThree } from '../methods/templates/three.js';
 
 /** userData key of a mesh's CPU state. */
 const CPU_KEY = 'corskinCpu';
+/** userData key counting a mesh's method switches (a CPU switch prepared meanwhile is dropped). */
+const SWITCH_KEY = 'corskinSwitch';
 
 interface CpuState {
   method: string;
@@ -40,11 +43,16 @@ export async function useCpuMethod(
   parameters?: Record<string, unknown>,
 ): Promise<void> {
   restoreCpu(mesh);
+  const switchNumber = mesh.userData[SWITCH_KEY] as number;
   const name = mesh.name || 'SkinnedMesh';
-  if (!mesh.parent)
-    throw new Error(`${name}: a mesh skinned on the CPU needs a parent (its posed stand-in is drawn beside it)`);
+  const needsParent = () =>
+    new Error(`${name}: a mesh skinned on the CPU needs a parent (its posed stand-in is drawn beside it)`);
+  if (!mesh.parent) throw needsParent();
   const data = meshFromGeometry(mesh);
   const deformer = await cpuDeformer(method, data, skeletonFromThree(mesh), parameters);
+  // The mesh was switched again (to any method) while this one was prepared: the later switch wins.
+  if (mesh.userData[SWITCH_KEY] !== switchNumber) return;
+  if (!mesh.parent) throw needsParent();
   const geometry = mesh.geometry.clone();
   const out: DeformTarget = { positions: new Float32Array(data.positions.length) };
   const position = new BufferAttribute(out.positions, 3).setUsage(DynamicDrawUsage);
@@ -101,8 +109,9 @@ async function cpuDeformer(
       const { createSimdDeformer } = await import('../wasm/simd-skinning.js');
       const simd = await createSimdDeformer(data, method as Parameters<typeof createSimdDeformer>[1], parameters);
       return (_, skinning, out) => simd.deform(skinning, out);
-    } catch {
-      // no WebAssembly SIMD here: the JavaScript deformer below
+    } catch (e) {
+      // no WebAssembly SIMD here, or a mesh beyond the kernels' limits: the JavaScript deformer below
+      if (!(e instanceof CorskinError)) throw e;
     }
   }
   return prepareMethod(method, { mesh: data, skeleton, parameters });
@@ -118,8 +127,12 @@ export function cpuStandIn(mesh: SkinnedMesh): Mesh | undefined {
   return (mesh.userData[CPU_KEY] as CpuState | undefined)?.proxy;
 }
 
-/** Undoes {@link useCpuMethod} (nothing when the mesh is not on the CPU). */
+/**
+ * Undoes {@link useCpuMethod} (nothing when the mesh is not on the CPU), and drops a CPU switch
+ * of the mesh still being prepared: every switch of a mesh's method starts here.
+ */
 export function restoreCpu(mesh: SkinnedMesh): void {
+  mesh.userData[SWITCH_KEY] = ((mesh.userData[SWITCH_KEY] as number | undefined) ?? 0) + 1;
   const state = mesh.userData[CPU_KEY] as CpuState | undefined;
   if (!state) return;
   state.proxy.removeFromParent();

@@ -1,7 +1,8 @@
 /**
- * CPU skinning with WebAssembly SIMD: LBS, DQS and CoR kernels (asm/kernels.ts) on one mesh,
- * prepared once; a method module's kernel (Direct Delta Mush: `methods/ddm/simd.ts`, asm/ddm.ts)
- * through its module's `simd`. The same equations as the JavaScript deformers (`src/deformers`) in 32-bit
+ * CPU skinning with WebAssembly SIMD: LBS, DQS, SBS, LMS and CoR kernels (asm/kernels.ts) on
+ * one mesh, prepared once; stretch skinning's (`stretch.ts`, asm/stretch.ts) with its rig; a
+ * method module's kernel (Direct Delta Mush: `methods/ddm/simd.ts`, asm/ddm.ts; Delta Mush:
+ * `methods/dm/simd.ts`, asm/dm.ts) through its module's `simd`. The same equations as the JavaScript deformers (`src/deformers`) in 32-bit
  * floats, 4 lanes per operation: a vertex's position, normal and matrix columns are one 128-bit
  * register each.
  *
@@ -66,7 +67,8 @@ export interface SimdDeformer {
  * @param mesh bind-space mesh; for 'cor' it must carry `centersOfRotation` (3·n, bind space).
  *   Up to 255 influences per vertex. The kernels work on a copy of its arrays (the two-phase
  *   fallback for scaled joints reads `mesh` itself): keep it unchanged while the deformer is in
- *   use. A vertex with no non-zero weight follows joint 0 rigidly.
+ *   use. A vertex with no non-zero weight follows joint 0 rigidly ('dm' and 'stretch': it goes to
+ *   the origin, as in their JavaScript deformers).
  * @param parameters the method module's parameters, as its `prepare` takes them (Delta Mush's
  *   iterations, step, …; defaults where absent); for 'stretch' (Yang & Zhang 2006, see
  *   `createStretchSimdDeformer`) its `rig` (`stretchRigFromSkeleton`) and `twistCompensation`
@@ -90,7 +92,10 @@ export async function createSimdDeformer(
       throw new CorskinError(
         "stretch skinning needs its rig: createSimdDeformer(mesh, 'stretch', { rig: stretchRigFromSkeleton(skeleton) })",
       );
-    return createStretchSimdDeformer(mesh, rig, { twistCompensation: parameters?.twistCompensation as boolean });
+    const twistCompensation = parameters?.twistCompensation;
+    if (twistCompensation !== undefined && typeof twistCompensation !== 'boolean')
+      throw new CorskinError(`twistCompensation must be true or false, got ${JSON.stringify(twistCompensation)}`);
+    return createStretchSimdDeformer(mesh, rig, { twistCompensation });
   }
   const { positions, joints, weights, influences: K } = mesh;
   const n = positions.length / 3;

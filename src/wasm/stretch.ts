@@ -19,8 +19,8 @@ import type { SimdDeformer } from './simd-skinning.js';
  * bounding-box diagonal of {@link createStretchDeformer} (float32 instead of float64).
  * @param mesh bind-space mesh; the kernel works on a copy of its arrays
  * @param rig joint positions, bone axes and stretch joints (bind space; see {@link stretchRigFromSkeleton})
- * @throws CorskinError when a vertex's influence names a joint the rig lacks, the rig has more
- *   than 65,536 joints, or the runtime has no WebAssembly SIMD
+ * @throws CorskinError when a vertex's influence or a stretch joint names a joint the rig lacks,
+ *   the rig has more than 65,536 joints, or the runtime has no WebAssembly SIMD
  */
 export async function createStretchSimdDeformer(
   mesh: SkinnedMesh,
@@ -64,12 +64,16 @@ export async function createStretchSimdDeformer(
     f32.set(rig.boneAxes.subarray(3 * j, 3 * j + 3), (AX >> 2) + 4 * j);
   }
   const isStretch = new Int32Array(memory.buffer, ST, J);
-  for (const j of rig.stretchJoints) isStretch[j] = 1;
+  for (const j of rig.stretchJoints) {
+    if (!(j >= 0 && j < J)) throw new CorskinError(`stretch joint ${j} out of range 0..${J - 1}`);
+    isStretch[j] = 1;
+  }
+  const quaternions = new Float64Array(4 * J);
 
   const JPos = rig.jointPositions;
   return wasm.simdDeformer('stretch', mesh, memory, V, { J, owner: 'a stretch rig', M }, (S) => {
-    const q = jointQuaternions(S.subarray(0, 16 * J));
-    for (let j = 0; j < J; j++) f32.set(q.subarray(4 * j, 4 * j + 4), (Q >> 2) + 4 * j);
+    jointQuaternions(S.subarray(0, 16 * J), quaternions);
+    for (let j = 0; j < J; j++) f32.set(quaternions.subarray(4 * j, 4 * j + 4), (Q >> 2) + 4 * j);
     // the stretch joints' posed centres
     for (const j of rig.stretchJoints) {
       const m = 16 * j, x = JPos[3 * j], y = JPos[3 * j + 1], z = JPos[3 * j + 2]; // prettier-ignore

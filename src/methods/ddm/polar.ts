@@ -99,10 +99,17 @@ export function polarFactor(S: ArrayLike<number>, R: Float64Array, work: Float64
   const eb = swap01 ? a00 : a11;
   let ec = a22;
   if (ea < ec) {
-    [ia, ic] = [ic, ia];
-    [ea, ec] = [ec, ea];
+    const t = ia;
+    ia = ic;
+    ic = t;
+    ec = ea;
+    ea = a22;
   }
-  if (eb < ec) [ib, ic] = [ic, ib];
+  if (eb < ec) {
+    const t = ib;
+    ib = ic;
+    ic = t;
+  }
   const U = work; // U at [9, 18)
   // u_a = S v_a / |S v_a|
   let ux = S[0] * V[ia] + S[1] * V[3 + ia] + S[2] * V[6 + ia];
