@@ -49,6 +49,12 @@
   return l2 > 0 ? f32x4.mul(v, f32x4.splat(1 / Mathf.sqrt(l2))) : v;
 }
 
+/** v's direction, or `rest` where v has no length (a map that lost it: joints scaled to 0). */
+@inline export function unitOr(v: v128, rest: v128): v128 {
+  const l2 = hsum(f32x4.mul(v, v));
+  return l2 > 0 ? f32x4.mul(v, f32x4.splat(1 / Mathf.sqrt(l2))) : rest;
+}
+
 /**
  * Writes vertex i moved by the affine map with columns a0, a1, a2 (linear part) and a3
  * (translation): position a·p, normal by the cofactor matrix (inverse transpose up to scale,

@@ -26,7 +26,7 @@
 // (f32) K influences per mesh vertex; M the skinning matrices (16 f32, column-major, 64·j); SC
 // the joints' signed det(L_j)^(1/3).
 
-import { apply3, cross, hsum } from './common';
+import { apply3, cross, hsum, jointAt, unitOr, weightAt } from './common';
 
 @inline function at16(base: usize, k: usize): usize {
   return base + (k << 4);
@@ -42,9 +42,9 @@ export function dmLbs(m: i32, K: i32, REP: usize, P: usize, JI: usize, W: usize,
     let sum: f32 = 0;
     for (let k = <usize>0; k < <usize>K; k++) {
       const slot = i * <usize>K + k;
-      const wt = load<f32>(W + (slot << 2));
+      const wt = weightAt(W, slot);
       if (wt == 0) continue;
-      const j = <usize>load<u16>(JI + (slot << 1));
+      const j = jointAt(JI, slot);
       const o = M + (j << 6);
       const c3 = v128.load(o, 48);
       const moved = f32x4.add(apply3(v128.load(o), v128.load(o, 16), v128.load(o, 32), p), c3);
@@ -177,15 +177,11 @@ export function dmWrite(n: i32, VOF: usize, X: usize, Y: usize, MOV: usize, TOT:
     const c0 = tw > 0 ? v128.load(B) : ex, c1 = tw > 0 ? v128.load(B, 16) : ey, c2 = tw > 0 ? v128.load(B, 32) : ez;
     if (ON) {
       const nv = v128.load(N + o * 12);
-      const r = apply3(c0, c1, c2, nv);
-      const l2 = hsum(f32x4.mul(r, r));
-      v128.store(ON + o * 12, l2 > 0 ? f32x4.mul(r, f32x4.splat(1 / Mathf.sqrt(l2))) : nv);
+      v128.store(ON + o * 12, unitOr(apply3(c0, c1, c2, nv), nv));
     }
     if (OT) {
       const tv = v128.load(T + (o << 4));
-      const r = apply3(c0, c1, c2, tv);
-      const l2 = hsum(f32x4.mul(r, r));
-      const out = l2 > 0 ? f32x4.mul(r, f32x4.splat(1 / Mathf.sqrt(l2))) : tv; // a degenerate map: the rest tangent
+      const out = unitOr(apply3(c0, c1, c2, tv), tv); // a degenerate map: the rest tangent
       v128.store(OT + (o << 4), f32x4.replace_lane(out, 3, f32x4.extract_lane(tv, 3)));
     }
   }

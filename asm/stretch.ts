@@ -18,17 +18,11 @@
 // joint, lane 3 = 0; CE the stretch joints' posed positions (16·j) and ST (i32) 1 for a stretch
 // joint; IMG (16·K) and AL (4·K) scratch.
 
-import { apply3, cross, hsum } from './common';
+import { apply3, cross, hsum, jointAt, unitOr, weightAt } from './common';
 
 /** v turned by `angle` about the unit axis a (Rodrigues): cos·v + sin·(a × v) + (1 − cos)·a (a·v). */
 @inline function turn(a: v128, c: v128, s: v128, t: v128, v: v128): v128 {
   return f32x4.add(f32x4.add(f32x4.mul(c, v), f32x4.mul(s, cross(a, v))), f32x4.mul(a, f32x4.mul(t, f32x4.splat(hsum(f32x4.mul(a, v))))));
-}
-
-/** v's direction, or `rest` where v has no length (a map that lost it: joints scaled to 0). */
-@inline function unitOr(v: v128, rest: v128): v128 {
-  const l2 = hsum(f32x4.mul(v, v));
-  return l2 > 0 ? f32x4.mul(v, f32x4.splat(1 / Mathf.sqrt(l2))) : rest;
 }
 
 export function stretch(
@@ -45,15 +39,15 @@ export function stretch(
     let blended: f32 = 0;
     if (twist) {
       let ref = base;
-      for (let k = base + 1; k < base + <usize>K; k++) if (load<f32>(W + (k << 2)) > load<f32>(W + (ref << 2))) ref = k;
-      const r = Q + (<usize>load<u16>(JI + (ref << 1)) << 4);
+      for (let k = base + 1; k < base + <usize>K; k++) if (weightAt(W, k) > weightAt(W, ref)) ref = k;
+      const r = Q + (jointAt(JI, ref) << 4);
       const rx = -load<f32>(r), ry = -load<f32>(r, 4), rz = -load<f32>(r, 8), rw = load<f32>(r, 12); // q_r⁻¹
       for (let k = 0; k < K; k++) {
         const slot = base + <usize>k;
         store<f32>(AL + (<usize>k << 2), 0);
-        const w = load<f32>(W + (slot << 2));
+        const w = weightAt(W, slot);
         if (w == 0) continue;
-        const j = <usize>load<u16>(JI + (slot << 1));
+        const j = jointAt(JI, slot);
         const a = v128.load(AX + (j << 4));
         if (hsum(f32x4.mul(a, a)) == 0) continue;
         // q = q_r⁻¹ ⊗ q_j, then its twist about a_j
@@ -75,9 +69,9 @@ export function stretch(
     let p = zero, nr = zero, tg = zero;
     for (let k = 0; k < K; k++) {
       const slot = base + <usize>k;
-      const w = load<f32>(W + (slot << 2));
+      const w = weightAt(W, slot);
       if (w == 0) continue;
-      const j = <usize>load<u16>(JI + (slot << 1));
+      const j = jointAt(JI, slot);
       const m = M + (j << 6);
       const c0 = v128.load(m), c1 = v128.load(m, 16), c2 = v128.load(m, 32), c3 = v128.load(m, 48);
       const a = v128.load(AX + (j << 4));
@@ -102,9 +96,9 @@ export function stretch(
     // Collapse compensation around each stretch joint the vertex is partly bound to.
     for (let k = 0; k < K; k++) {
       const slot = base + <usize>k;
-      const w = load<f32>(W + (slot << 2));
+      const w = weightAt(W, slot);
       if (!(w > 0 && w < 1)) continue;
-      const j = <usize>load<u16>(JI + (slot << 1));
+      const j = jointAt(JI, slot);
       if (!load<i32>(ST + (j << 2))) continue;
       const centre = f32x4.replace_lane(v128.load(CE + (j << 4)), 3, 0);
       const d = f32x4.sub(f32x4.replace_lane(p, 3, 0), centre);
@@ -112,7 +106,7 @@ export function stretch(
       if (l2 == 0) continue;
       let l1: f32 = 0;
       for (let r = 0; r < K; r++) {
-        const wr = load<f32>(W + ((base + <usize>r) << 2));
+        const wr = weightAt(W, base + <usize>r);
         if (!(wr > 0)) continue;
         const e = f32x4.sub(f32x4.replace_lane(v128.load(IMG + (<usize>r << 4)), 3, 0), centre);
         l1 += wr * Mathf.sqrt(hsum(f32x4.mul(e, e)));
