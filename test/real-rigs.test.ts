@@ -372,3 +372,48 @@ describe('an animated non-joint ancestor (root motion on the armature node)', ()
     },
   );
 });
+
+describe('rigs where only some joints stretch: the rigid joints’ vertices take the rigid path', () => {
+  // rpm-avatar's clip scales twelve finger joints by about 1e-4; CesiumMan with one forearm
+  // joint scaled (1, 1.4, 0.7) in bind space.
+  const cases = [
+    ['rpm-avatar', join(SHARED, 'characters/rpm-avatar.glb'), -1],
+    ['CesiumMan, one joint stretched', CESIUM_MAN, 12],
+  ] as const;
+  it.each(
+    cases.flatMap(([name, path, joint]) =>
+      (['dqs', 'sbs', 'lms', 'cor'] as const).map((method) => ({ name, path, joint, method })),
+    ),
+  )(
+    '$name, $method: JavaScript and SIMD as the per-vertex two-phase path of every vertex (≤ 1e-6 of the diagonal)',
+    async ({ path, joint, method }) => {
+      const [model] = extractSkinnedModels(await readDocument(path), path);
+      const mesh = model.mesh;
+      if (method === 'cor') mesh.centersOfRotation = computeCentersOfRotation(mesh).centers;
+      const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, model.animations[0], 0.4));
+      if (joint >= 0)
+        for (const [c, k] of [[1, 1.4], [2, 0.7]]) for (let r = 0; r < 3; r++) S[16 * joint + 4 * c + r] *= k; // prettier-ignore
+      const split = splitScale(S)!;
+      // Both kinds of joints, and vertices bound to each.
+      expect(split.rigidJoints.includes(0) && split.rigidJoints.includes(1)).toBe(true);
+      const n = mesh.positions.length / 3;
+      const touches = (rigid: number) =>
+        Array.from({ length: n }, (_, i) => i).some((i) =>
+          Array.from({ length: mesh.influences }, (_, k) => mesh.influences * i + k).some(
+            (k) => mesh.weights[k] > 0 && split.rigidJoints[mesh.joints[k]] === rigid,
+          ),
+        );
+      expect(touches(0) && touches(1)).toBe(true);
+      const reference = { positions: new Float32Array(3 * n), normals: new Float32Array(3 * n) };
+      deformTwoPhase(mesh, S, split, reference, deformers[method], method === 'cor' ? 'cor' : 'vertex', false);
+      const js = deform(method, mesh, S);
+      const simd = await createSimdDeformer(mesh, method);
+      simd.deform(S);
+      const diag = boundingBoxDiagonal(reference.positions);
+      expect(maxDiff(js.positions, reference.positions) / diag).toBeLessThan(1e-6);
+      expect(maxDiff(simd.output.positions, reference.positions) / diag).toBeLessThan(1e-6);
+      expect(maxDiff(js.normals!, reference.normals)).toBeLessThan(1e-5);
+      expect(maxDiff(simd.output.normals!, reference.normals)).toBeLessThan(1e-4);
+    },
+  );
+});

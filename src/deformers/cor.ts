@@ -39,8 +39,11 @@ export function deformCor(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
   deformRigidOrTwoPhase(mesh, skinning, out, corRigid, 'cor');
 }
 
-/** CoR skinning for rigid skinning matrices (the second phase of `deformTwoPhase`). */
-function corRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
+/**
+ * CoR skinning for proper rigid skinning matrices, unchecked (the second phase of
+ * `deformTwoPhase`, and of the SIMD kernels' two-phase path); arguments as the checked deformer's.
+ */
+export function corRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   const C = mesh.centersOfRotation!;
   const n = mesh.positions.length / 3;
   const q = jointQuaternions(skinning);

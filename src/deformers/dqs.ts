@@ -56,8 +56,11 @@ export function deformDqs(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
   deformRigidOrTwoPhase(mesh, skinning, out, dqsRigid, 'vertex');
 }
 
-/** DQS for rigid skinning matrices (the second phase of `deformTwoPhase`). */
-function dqsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
+/**
+ * DQS for proper rigid skinning matrices, unchecked (the second phase of
+ * `deformTwoPhase`, and of the SIMD kernels' two-phase path); arguments as the checked deformer's.
+ */
+export function dqsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   const dq = jointDualQuaternions(skinning);
   const { joints: MJ, weights: MW, influences: K } = mesh;
   const n = mesh.positions.length / 3;

@@ -60,8 +60,11 @@ export function deformLms(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
   deformRigidOrTwoPhase(mesh, skinning, out, lmsRigid, 'vertex');
 }
 
-/** LMS for rigid skinning matrices (the second phase of `deformTwoPhase`). */
-function lmsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
+/**
+ * LMS for proper rigid skinning matrices, unchecked (the second phase of
+ * `deformTwoPhase`, and of the SIMD kernels' two-phase path); arguments as the checked deformer's.
+ */
+export function lmsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   const L = jointTwists(skinning);
   const { joints: MJ, weights: MW, influences: K } = mesh;
   const n = mesh.positions.length / 3;

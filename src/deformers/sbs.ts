@@ -37,8 +37,11 @@ export function deformSbs(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
   deformRigidOrTwoPhase(mesh, skinning, out, sbsRigid, 'vertex');
 }
 
-/** SBS for rigid skinning matrices (the second phase of `deformTwoPhase`). */
-function sbsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
+/**
+ * SBS for proper rigid skinning matrices, unchecked (the second phase of
+ * `deformTwoPhase`, and of the SIMD kernels' two-phase path); arguments as the checked deformer's.
+ */
+export function sbsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   const S = skinning;
   const q = jointQuaternions(S);
   const { positions: P, joints: MJ, weights: MW, influences: K } = mesh;

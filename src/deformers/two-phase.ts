@@ -37,6 +37,8 @@ export interface ScaleSplit {
   rotationMatrices: Float64Array;
   /** Each joint's stretch `K_j = R_jᵀ L_j` (bind space, 3×3 column-major), length 9·J. */
   stretch: Float64Array;
+  /** 1 for each joint whose skinning matrix is a proper rigid transform (K_j = I), else 0; length J. */
+  rigidJoints: Uint8Array;
 }
 
 /**
@@ -48,9 +50,11 @@ export interface ScaleSplit {
  */
 export function splitScale(skinning: Float64Array): ScaleSplit | null {
   const J = skinning.length / 16;
-  let rigid = true;
-  for (let j = 0; j < J && rigid; j++) rigid = isRigid(skinning, 16 * j);
-  if (rigid) return null;
+  let first = 0;
+  while (first < J && isRigid(skinning, 16 * first)) first++;
+  if (first === J) return null;
+  const rigidJoints = new Uint8Array(J).fill(1, 0, first);
+  for (let j = first + 1; j < J; j++) rigidJoints[j] = isRigid(skinning, 16 * j) ? 1 : 0;
   const rotations = new Float64Array(4 * J);
   const rotationMatrices = new Float64Array(9 * J);
   const stretch = new Float64Array(9 * J);
@@ -69,7 +73,7 @@ export function splitScale(skinning: Float64Array): ScaleSplit | null {
       }
     }
   }
-  return { rotations, rotationMatrices, stretch };
+  return { rotations, rotationMatrices, stretch, rigidJoints };
 }
 
 function isRigid(s: Float64Array, m: number): boolean {
@@ -124,15 +128,18 @@ export function deformRigidOrTwoPhase(
 
 /**
  * Deforms `mesh` in two phases (see the module notes) with `rigid`, a deformer for rigid
- * skinning matrices, as the second phase; per vertex with several joints, `rigid` runs on a
- * one-vertex mesh holding `K̄ (v − c)` and the transforms `[R_j | M_j(c) − c]`. When every
- * stretch is one uniform scale s ({@link uniformScale}) the whole mesh goes through `rigid` once
- * with the matrices divided by s, and the positions are multiplied by s — the rigid method on the
- * uniformly stretched mesh (for DQS, SBS and CoR the same result as the per-vertex path; for LMS
- * the one that stays near the pose). Allocates only per call.
- * @param uniformFastPath take that shortcut (default true)
+ * skinning matrices, as the second phase. Two shortcuts, each the same result up to rounding:
+ * when every stretch is one uniform scale s ({@link uniformScale}) the whole mesh goes through
+ * `rigid` once with the matrices divided by s, and the positions are multiplied by s — the rigid
+ * method on the uniformly stretched mesh (for DQS, SBS and CoR the same result as the per-vertex
+ * path; for LMS the one that stays near the pose); otherwise the whole mesh goes through `rigid`
+ * once (right for the vertices bound to rigid joints only: with K̄ = I the two phases are the
+ * rigid method about c, and each method is invariant under a change of origin) and
+ * {@link deformStretchedVertices} redoes the vertices bound to a joint that stretches.
+ * Allocates only per call.
  * @param skinning the original skinning matrices (16·J), split by {@link splitScale} into `split`
  * @param center `vertex` (DQS, SBS, LMS) or `cor` (the mesh's centers of rotation)
+ * @param shortcuts take the shortcuts (default true); false: the per-vertex path for every vertex
  */
 export function deformTwoPhase(
   mesh: SkinnedMesh,
@@ -141,9 +148,9 @@ export function deformTwoPhase(
   out: DeformTarget,
   rigid: Deformer,
   center: 'vertex' | 'cor',
-  uniformFastPath = true,
+  shortcuts = true,
 ): void {
-  const s = uniformFastPath ? uniformScale(split) : 0;
+  const s = shortcuts ? uniformScale(split) : 0;
   if (s) {
     const scaled = skinning.map((x, k) => (k % 16 === 15 ? x : x / s));
     rigid(mesh, scaled, out);
@@ -151,11 +158,37 @@ export function deformTwoPhase(
     for (let k = 0; k < n3; k++) out.positions[k] *= s;
     return;
   }
+  if (shortcuts && split.rigidJoints.includes(1)) {
+    rigid(mesh, skinning, out);
+    deformStretchedVertices(mesh, skinning, split, out, rigid, center, 'stretched');
+  } else deformStretchedVertices(mesh, skinning, split, out, rigid, center, 'all');
+}
+
+/**
+ * The per-vertex two-phase path (see the module notes) for `vertices`: `all`, or only those
+ * bound to a joint whose matrix stretches (`split.rigidJoints` 0) — the others are left as they
+ * are in `out` (the caller has them from the rigid method, a JavaScript deformer or a SIMD kernel).
+ * Per vertex with several joints, `rigid` runs on a one-vertex mesh holding `K̄ (v − c)` and the
+ * transforms `[R_j | M_j(c) − c]`. Allocates only per call.
+ * @param skinning the original skinning matrices (16·J), split by {@link splitScale} into `split`
+ * @param rigid a deformer for rigid skinning matrices, the second phase
+ * @param center `vertex` (DQS, SBS, LMS) or `cor` (the mesh's centers of rotation)
+ */
+export function deformStretchedVertices(
+  mesh: SkinnedMesh,
+  skinning: Float64Array,
+  split: ScaleSplit,
+  out: DeformTarget,
+  rigid: Deformer,
+  center: 'vertex' | 'cor',
+  vertices: 'all' | 'stretched',
+): void {
   const { positions: P, normals: N, tangents: T, joints: MJ, weights: MW, influences: K } = mesh;
   const C = center === 'cor' ? mesh.centersOfRotation! : P;
   const S = skinning;
-  const { rotationMatrices: RM, stretch } = split;
+  const { rotationMatrices: RM, stretch, rigidJoints } = split;
   const n = P.length / 3;
+  const onlyStretched = vertices === 'stretched';
   // The one-vertex scratch mesh and output hold 64-bit floats (the deformers only index them):
   // the rigid phase returns M(c) − c + …, to which c is added back, and in 32 bits that
   // cancellation costs up to 1e-7 of |c| — much more than the result's precision on a rig
@@ -186,6 +219,16 @@ export function deformTwoPhase(
   const ws = new Float64Array(K);
   const A = new Float64Array(9);
   for (let i = 0; i < n; i++) {
+    if (onlyStretched) {
+      // (A vertex with no weight follows joint 0.)
+      let bound = false, stretched = false; // prettier-ignore
+      for (let k = K * i; k < K * i + K; k++)
+        if (MW[k] !== 0) {
+          bound = true;
+          if (!rigidJoints[MJ[k]]) stretched = true;
+        }
+      if (!(bound ? stretched : !rigidJoints[0])) continue;
+    }
     let u = 0;
     for (let k = K * i; k < K * i + K; k++) {
       if (MW[k] === 0) continue;

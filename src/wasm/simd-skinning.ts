@@ -20,13 +20,13 @@ import type { DeformTarget } from '../deformers/contract.js';
 import { jointQuaternions } from '../deformers/joint-rotations.js';
 import { SIMD_METHODS, type SimdMethodId } from '../deformers/registry.js';
 import type { StretchRig } from '../deformers/stretch.js';
-import { splitScale, uniformScale } from '../deformers/two-phase.js';
+import { deformStretchedVertices, splitScale, uniformScale } from '../deformers/two-phase.js';
 import { createStretchSimdDeformer } from './stretch.js';
 import { methodModule } from '../methods/index.js';
-import { deformCor } from '../deformers/cor.js';
-import { deformDqs, jointDualQuaternions } from '../deformers/dqs.js';
-import { deformSbs } from '../deformers/sbs.js';
-import { deformLms, jointTwists } from '../deformers/lms.js';
+import { corRigid } from '../deformers/cor.js';
+import { dqsRigid, jointDualQuaternions } from '../deformers/dqs.js';
+import { sbsRigid } from '../deformers/sbs.js';
+import { lmsRigid, jointTwists } from '../deformers/lms.js';
 import * as wasm from './instance.js';
 
 /** Methods with a SIMD kernel: the registry's methods with `simd: true` ({@link SIMD_METHODS}). */
@@ -44,9 +44,10 @@ export interface SimdDeformer {
   /**
    * Deforms the prepared mesh into {@link SimdDeformer.output}, and with `out` also copies the
    * result there (the shared deformer contract of `src/deformers`). Skinning matrices that all
-   * carry one uniform scale (a rig under a scaled node) run on the kernels, divided by it; any
-   * other scale, shear or reflection takes the JavaScript deformer's two-phase path for DQS, SBS,
-   * LMS and CoR (the kernels blend rigid transforms only).
+   * carry one uniform scale (a rig under a scaled node) run on the kernels, divided by it; for
+   * any other scale, shear or reflection, the vertices bound to such joints take the JavaScript
+   * per-vertex two-phase path for DQS, SBS, LMS and CoR (the kernels blend rigid transforms
+   * only), the others stay on the kernels.
    * @param skinning skinning matrices, 4×4 column-major, length ≥ 16·J (bind → posed space)
    * @throws CorskinError when `skinning` has fewer joints than the mesh uses, or `out` is too small
    */
@@ -156,39 +157,47 @@ export async function createSimdDeformer(
     u8[CNT + i] = c;
   }
 
-  // The JavaScript deformer for rigs the kernels do not take (LBS takes every rig).
-  const fallback = { dqs: deformDqs, sbs: deformSbs, lms: deformLms }[method as string] ?? deformCor;
+  // The JavaScript deformer for the vertices the kernels do not take (LBS takes every rig).
+  const rigid = { dqs: dqsRigid, sbs: sbsRigid, lms: lmsRigid }[method as string] ?? corRigid;
+  const center = method === 'cor' ? 'cor' : 'vertex';
   const jointData = f32.subarray(Q >> 2, (Q >> 2) + (method === 'dqs' || method === 'lms' ? 8 : 4) * J);
   // The matrices go in below (divided by a uniform scale where there is one).
   return wasm.simdDeformer(method, mesh, memory, V, { J, owner: 'a mesh', M: 0 }, (skinning, output) => {
     const split = method === 'lbs' ? null : splitScale(skinning);
     // A rig under one uniformly scaled node: the kernels on the matrices divided by s, the
-    // positions times s (exact, see uniformScale); other scale, shear or reflection: JavaScript.
+    // positions times s (exact, see uniformScale). Other scale, shear or reflection: the kernels
+    // for the vertices bound to rigid joints only, JavaScript's two-phase path for the others.
     const s = split ? uniformScale(split) : 1;
-    if (!s) fallback(mesh, skinning, output);
-    else {
-      const m = M >> 2;
-      const S = s === 1 ? skinning : skinning.map((x, k) => (k % 16 === 15 ? x : x / s));
-      for (let j = 0; j < 16 * J; j++) f32[m + j] = S[j];
-      if (method === 'cor') {
-        jointQuaternions(S.subarray(0, 16 * J), jointData);
-        kernels.cor(n, K, P, N, T, Cp, JI, W, CNT, M, Q, OP, ON, OT);
-      } else if (method === 'lms') {
-        // The twists (ω, u) of the rigid matrices, padded to 8 floats a joint.
-        const L = jointTwists(S.subarray(0, 16 * J));
-        for (let j = 0; j < J; j++) {
-          jointData.set(L.subarray(6 * j, 6 * j + 3), 8 * j);
-          jointData.set(L.subarray(6 * j + 3, 6 * j + 6), 8 * j + 4);
-        }
-        kernels.lms(n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);
-      } else if (method === 'sbs') {
-        jointQuaternions(S.subarray(0, 16 * J), jointData);
-        kernels.sbs(n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);
-      } else if (method === 'dqs') {
-        jointDualQuaternions(S.subarray(0, 16 * J), jointData);
-        kernels.dqs(n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);
-      } else kernels.lbs(n, K, P, N, T, JI, W, CNT, M, OP, ON, OT);
-      if (s !== 1) for (let k = 0; k < 3 * n; k++) output.positions[k] *= s;
-    }
+    if (split && !s) {
+      const some = split.rigidJoints.includes(1);
+      if (some) runKernels(skinning, 1, output);
+      deformStretchedVertices(mesh, skinning, split, output, rigid, center, some ? 'stretched' : 'all');
+    } else runKernels(skinning, s, output);
   });
+
+  /** The kernels on the matrices divided by s, the positions times s. */
+  function runKernels(skinning: Float64Array, s: number, output: DeformTarget): void {
+    const m = M >> 2;
+    const S = s === 1 ? skinning : skinning.map((x, k) => (k % 16 === 15 ? x : x / s));
+    for (let j = 0; j < 16 * J; j++) f32[m + j] = S[j];
+    if (method === 'cor') {
+      jointQuaternions(S.subarray(0, 16 * J), jointData);
+      kernels.cor(n, K, P, N, T, Cp, JI, W, CNT, M, Q, OP, ON, OT);
+    } else if (method === 'lms') {
+      // The twists (ω, u) of the rigid matrices, padded to 8 floats a joint.
+      const L = jointTwists(S.subarray(0, 16 * J));
+      for (let j = 0; j < J; j++) {
+        jointData.set(L.subarray(6 * j, 6 * j + 3), 8 * j);
+        jointData.set(L.subarray(6 * j + 3, 6 * j + 6), 8 * j + 4);
+      }
+      kernels.lms(n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);
+    } else if (method === 'sbs') {
+      jointQuaternions(S.subarray(0, 16 * J), jointData);
+      kernels.sbs(n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);
+    } else if (method === 'dqs') {
+      jointDualQuaternions(S.subarray(0, 16 * J), jointData);
+      kernels.dqs(n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);
+    } else kernels.lbs(n, K, P, N, T, JI, W, CNT, M, OP, ON, OT);
+    if (s !== 1) for (let k = 0; k < 3 * n; k++) output.positions[k] *= s;
+  }
 }
