@@ -1,10 +1,13 @@
 /**
  * Methods per frame — linear blend skinning, dual quaternion skinning (Kavan et al. 2008),
  * spherical blend skinning (Kavan & Žára 2005), log-matrix skinning (Alexa 2002), Delta Mush
- * (Mancewicz et al. 2014, its default parameters) and stretch skinning (Yang & Zhang 2006) — as JavaScript deformers and as WebAssembly
- * SIMD kernels (asm/kernels.ts, asm/dm.ts, asm/stretch.ts) on the same mesh and frames in the same run, for the
- * SIMD/JavaScript ratios. Medians over 20 frames of each asset's first clip × repetitions,
- * positions and normals. CesiumMan subdivided ×3 (209K vertices) is left out by `--quick`.
+ * (Mancewicz et al. 2014, its default parameters), stretch skinning (Yang & Zhang 2006) and
+ * skinning templates (Ju et al. 2008, the rig built around the skeleton) — as JavaScript
+ * deformers and as WebAssembly SIMD kernels (asm/) on the same mesh and frames in the same run,
+ * for the SIMD/JavaScript ratios, and each SIMD time over LBS SIMD's (templates: over DQS
+ * SIMD's, the method they correct). Medians over 20 frames of each asset's first clip ×
+ * repetitions, positions and normals. CesiumMan subdivided ×3 (209K vertices) is left out by
+ * `--quick`.
  *
  * Run: npm run bench:simd-frames [-- --quick]
  */
@@ -14,27 +17,40 @@ import type { Deformer } from '../src/deformers/contract.js';
 import { deformers } from '../src/deformers/index.js';
 import { createStretchDeformer, stretchRigFromSkeleton, type StretchRig } from '../src/deformers/stretch.js';
 import { createDeltaMushDeformer } from '../src/methods/dm/deformer.js';
+import { prepareMethod } from '../src/methods/index.js';
+import type { Skeleton } from '../src/core/skeleton.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
 import { benchAsset, DATA, frameMs, printTable } from './frames.js';
 
 const quick = process.argv.includes('--quick');
 const REPS = quick ? 2 : 5;
-const METHODS = ['lbs', 'dqs', 'sbs', 'lms', 'dm', 'stretch'] as const;
+const METHODS = ['lbs', 'dqs', 'sbs', 'lms', 'dm', 'stretch', 'templates'] as const;
 
 const ASSETS: [string, string, number][] = [
   ['CesiumMan', join(DATA, 'gltf', 'CesiumMan.glb'), 0],
   ['Soldier', join(DATA, 'characters', 'Soldier.glb'), 0],
   ['Ybot', join(DATA, 'characters', 'Ybot.glb'), 0],
+  ['rpm-avatar', join(DATA, 'characters', 'rpm-avatar.glb'), 0],
   ...(quick ? [] : ([['CesiumMan ×3', join(DATA, 'gltf', 'CesiumMan.glb'), 3]] as [string, string, number][])),
 ];
 
-/** The method's JavaScript deformer on `mesh` (Delta Mush prepared with its defaults; stretch on `rig`). */
-const jsDeformer = (method: (typeof METHODS)[number], mesh: SkinnedMesh, rig: StretchRig): Deformer =>
+/**
+ * The method's JavaScript deformer on `mesh` (Delta Mush prepared with its defaults; stretch on
+ * `rig`; the templates' rig built and left on the mesh for the SIMD kernels).
+ */
+const jsDeformer = (
+  method: (typeof METHODS)[number],
+  mesh: SkinnedMesh,
+  skeleton: Skeleton,
+  rig: StretchRig,
+): Deformer =>
   method === 'dm'
     ? createDeltaMushDeformer(mesh)
     : method === 'stretch'
       ? createStretchDeformer(rig)
-      : deformers[method];
+      : method === 'templates'
+        ? prepareMethod('templates', { mesh, skeleton })
+        : deformers[method];
 
 const rows: string[][] = [];
 for (const [name, file, subdivisions] of ASSETS) {
@@ -43,14 +59,14 @@ for (const [name, file, subdivisions] of ASSETS) {
   const row = [name, n.toLocaleString('en-US')];
   const simdMs: number[] = [];
   for (const method of METHODS) {
+    const deform = jsDeformer(method, mesh, skeleton, rig);
     const simd = await createSimdDeformer(mesh, method, method === 'stretch' ? { rig } : undefined);
-    const deform = jsDeformer(method, mesh, rig);
     const js = frameMs(frames, (S) => deform(mesh, S, out), REPS);
     const wasm = frameMs(frames, (S) => simd.deform(S), REPS);
     simdMs.push(wasm);
     row.push(js.toFixed(3), wasm.toFixed(3), (js / wasm).toFixed(1));
   }
-  row.push(...simdMs.slice(2).map((ms) => (ms / simdMs[0]).toFixed(1)));
+  row.push(...simdMs.slice(2).map((ms, m) => (ms / simdMs[METHODS[m + 2] === 'templates' ? 1 : 0]).toFixed(1)));
   rows.push(row);
   console.error(`${name}: done`);
 }
@@ -58,7 +74,7 @@ const head = [
   'asset',
   'vertices',
   ...METHODS.flatMap((m) => [`${m} JS ms`, `${m} SIMD ms`, 'JS/SIMD']),
-  ...METHODS.slice(2).map((m) => `${m}/lbs SIMD`),
+  ...METHODS.slice(2).map((m) => `${m}/${m === 'templates' ? 'dqs' : 'lbs'} SIMD`),
 ];
 printTable(head, rows);
 console.log('\nmedians of one frame (positions + normals); ratios from the same run');

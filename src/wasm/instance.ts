@@ -1,9 +1,10 @@
 /**
- * The WebAssembly SIMD kernels (asm/: LBS, DQS, SBS, LMS, CoR, Direct Delta Mush, Delta Mush and
- * stretch skinning, one module) on a memory of their own: each prepared mesh instantiates the
- * module once over a memory laid out by its driver (`simd-skinning.ts`, `stretch.ts`,
- * `methods/ddm/simd.ts`, `methods/dm/simd.ts`), and the pieces every driver shares: the vertex
- * arrays in and out, the frame's matrices, and the deformer object ({@link simdDeformer}).
+ * The WebAssembly SIMD kernels (asm/: LBS, DQS, SBS, LMS, CoR, Direct Delta Mush, Delta Mush,
+ * stretch skinning and the skinning templates' corrective blend, one module) on a memory of
+ * their own: each prepared mesh instantiates the module once over a memory laid out by its
+ * driver (`simd-skinning.ts`, `stretch.ts`, `methods/{ddm,dm,templates}/simd.ts`), and the
+ * pieces every driver shares: the vertex arrays in and out, the frame's matrices, and the
+ * deformer object ({@link simdDeformer}).
  *
  * @module
  */

@@ -2,9 +2,10 @@
  * CPU skinning with WebAssembly SIMD: LBS, DQS, SBS, LMS and CoR kernels (asm/kernels.ts) on
  * one mesh, prepared once; stretch skinning's (`stretch.ts`, asm/stretch.ts) with its rig; a
  * method module's kernel (Direct Delta Mush: `methods/ddm/simd.ts`, asm/ddm.ts; Delta Mush:
- * `methods/dm/simd.ts`, asm/dm.ts) through its module's `simd`. The same equations as the JavaScript deformers (`src/deformers`) in 32-bit
- * floats, 4 lanes per operation: a vertex's position, normal and matrix columns are one 128-bit
- * register each.
+ * `methods/dm/simd.ts`, asm/dm.ts; skinning templates: `methods/templates/simd.ts`, the DQS
+ * kernel and asm/templates.ts) through its module's `simd`. The same equations as the
+ * JavaScript deformers (`src/deformers`) in 32-bit floats, 4 lanes per operation: a vertex's
+ * position, normal and matrix columns are one 128-bit register each.
  *
  * Memory: one WebAssembly.Memory per prepared mesh, holding the bind-space data (positions,
  * normals, tangents, centers of rotation as 4 floats each; influences packed per vertex:
@@ -63,7 +64,8 @@ export interface SimdDeformer {
  * the exponential of the blended se(3) twists), and a
  * method module's kernel (its `simd` hook: Direct Delta Mush, Le & Lewis 2019, on the mesh with
  * its model, see `createDdmSimdDeformer`; Delta Mush, Mancewicz et al. 2014, prepared from the
- * mesh with `parameters`, see `createDeltaMushSimdDeformer`). Inputs are in bind space, outputs in the skinning matrices' posed
+ * mesh with `parameters`, see `createDeltaMushSimdDeformer`; skinning templates, Ju et al. 2008,
+ * with the template rig `prepareMethod` left on the mesh, see `createTemplateSimdDeformer`). Inputs are in bind space, outputs in the skinning matrices' posed
  * space, both in asset units.
  * @param mesh bind-space mesh; for 'cor' it must carry `centersOfRotation` (3·n, bind space).
  *   Up to 255 influences per vertex. The kernels work on a copy of its arrays (the two-phase
@@ -98,6 +100,48 @@ export async function createSimdDeformer(
       throw new CorskinError(`twistCompensation must be true or false, got ${JSON.stringify(twistCompensation)}`);
     return createStretchSimdDeformer(mesh, rig, { twistCompensation });
   }
+  const kernels = await createSkinningKernels(mesh, method as SkinningKernelMethod, () => undefined);
+  return wasm.simdDeformer(
+    method,
+    mesh,
+    kernels.memory,
+    kernels.at,
+    { J: kernels.J, owner: 'a mesh', M: 0 },
+    kernels.run,
+  );
+}
+
+/** The methods of asm/kernels.ts. */
+export type SkinningKernelMethod = 'lbs' | 'dqs' | 'sbs' | 'lms' | 'cor';
+
+/** {@link createSkinningKernels}' result: a prepared mesh on one of asm/kernels.ts' kernels. */
+export interface SkinningKernels<Extra> {
+  /** The kernels' memory and exports (see {@link instantiateKernels}). */
+  memory: WebAssembly.Memory;
+  exports: Record<string, (...args: number[]) => void>;
+  /** Where the mesh's vertex arrays and the posed ones are in it. */
+  at: wasm.VertexArrays;
+  /** The joints the mesh uses (1 + its largest joint of non-zero weight). */
+  J: number;
+  /** What the caller took room for. */
+  extra: Extra;
+  /**
+   * Deforms the mesh by the skinning matrices (16·J or more, checked by the caller) into
+   * `output` (the posed arrays in the memory, {@link vertexArrays}).
+   */
+  run(skinning: Float64Array, output: DeformTarget): void;
+}
+
+/**
+ * Lays out and fills a kernel memory for `mesh` on `method`'s kernel of asm/kernels.ts, with room
+ * for what `more` takes (a method that builds on one of them, as the skinning templates on DQS).
+ * @throws CorskinError as {@link createSimdDeformer}
+ */
+export async function createSkinningKernels<Extra>(
+  mesh: SkinnedMesh,
+  method: SkinningKernelMethod,
+  more: (take: (bytes: number) => number) => Extra,
+): Promise<SkinningKernels<Extra>> {
   const { positions, joints, weights, influences: K } = mesh;
   const n = positions.length / 3;
   const C = mesh.centersOfRotation;
@@ -119,6 +163,7 @@ export async function createSimdDeformer(
   const CNT = take(n);
   const M = take(64 * J);
   const Q = method === 'dqs' || method === 'lms' ? take(32 * J) : method === 'lbs' ? 0 : take(16 * J);
+  const extra = more(take);
   const { memory, exports: kernels } = await wasm.instantiateKernels(layout.size);
   const f32 = new Float32Array(memory.buffer);
   const u16 = new Uint16Array(memory.buffer);
@@ -162,7 +207,7 @@ export async function createSimdDeformer(
   const center = method === 'cor' ? 'cor' : 'vertex';
   const jointData = f32.subarray(Q >> 2, (Q >> 2) + (method === 'dqs' || method === 'lms' ? 8 : 4) * J);
   // The matrices go in below (divided by a uniform scale where there is one).
-  return wasm.simdDeformer(method, mesh, memory, V, { J, owner: 'a mesh', M: 0 }, (skinning, output) => {
+  const run = (skinning: Float64Array, output: DeformTarget): void => {
     const split = method === 'lbs' ? null : splitScale(skinning);
     // A rig under one uniformly scaled node: the kernels on the matrices divided by s, the
     // positions times s (exact, see uniformScale). Other scale, shear or reflection: the kernels
@@ -173,7 +218,8 @@ export async function createSimdDeformer(
       if (some) runKernels(skinning, 1, output);
       deformStretchedVertices(mesh, skinning, split, output, rigid, center, some ? 'stretched' : 'all');
     } else runKernels(skinning, s, output);
-  });
+  };
+  return { memory, exports: kernels, at: V, J, extra, run };
 
   /** The kernels on the matrices divided by s, the positions times s. */
   function runKernels(skinning: Float64Array, s: number, output: DeformTarget): void {

@@ -81,6 +81,12 @@ export function createCageCorrection(rig: TemplateRig): CageCorrection {
           const pose3 = [posed[3 * v] - px / SIDES, posed[3 * v + 1] - py / SIDES, posed[3 * v + 2] - pz / SIDES];
           for (let c = 0; c < 3; c++) for (let k = 0; k < 3; k++) A[4 * c + k] += pose3[k] * base3[c];
         }
+        // A ring's centred vertices are nearly coplanar, so A is nearly of rank 2 and the
+        // rotation iteration converges slowly (about 37 steps). A + c·cof(A) (columns
+        // a₁ × a₂, a₂ × a₀, a₀ × a₁) has the same singular vectors and for det A > 0 the same
+        // rotation R, its third singular value lifted to c·σ₁σ₂ (c = √2/|A|_F, about 1):
+        // about 5 steps.
+        addScaledCofactor(A);
         quatClosestRotation(q, 0, A, 0, false, { tolerance: ROTATION_TOLERANCE });
         for (let v = first; v < first + SIDES; v++) setCorrection(v);
         for (const v of apexes) setCorrection(v);
@@ -104,6 +110,17 @@ export function createCageCorrection(rig: TemplateRig): CageCorrection {
   };
 }
 
+/** A += c·cof(A) for the 3×3 linear part of the column-major 4×4 A, c = √2 / |A|_F (see its use). */
+function addScaledCofactor(A: Float64Array): void {
+  const a0x = A[0], a0y = A[1], a0z = A[2], a1x = A[4], a1y = A[5], a1z = A[6], a2x = A[8], a2y = A[9], a2z = A[10]; // prettier-ignore
+  const norm = Math.hypot(a0x, a0y, a0z, a1x, a1y, a1z, a2x, a2y, a2z);
+  if (!(norm > 0)) return;
+  const c = Math.SQRT2 / norm;
+  A[0] += c * (a1y * a2z - a1z * a2y); A[1] += c * (a1z * a2x - a1x * a2z); A[2] += c * (a1x * a2y - a1y * a2x); // prettier-ignore
+  A[4] += c * (a2y * a0z - a2z * a0y); A[5] += c * (a2z * a0x - a2x * a0z); A[6] += c * (a2x * a0y - a2y * a0x); // prettier-ignore
+  A[8] += c * (a0y * a1z - a0z * a1y); A[9] += c * (a0z * a1x - a0x * a1z); A[10] += c * (a0x * a1y - a0y * a1x); // prettier-ignore
+}
+
 /**
  * The cage's rings ({@link fitChain}'s layout: per limb its root apex, its rings of SIDES vertices
  * root to leaf, its leaf apex): each ring's first vertex and the apexes that turn with it.
@@ -120,6 +137,58 @@ function cageRings(rig: Pick<TemplateRig, 'limbs'>): { first: number; apexes: nu
 }
 
 /**
+ * A rig's binding compacted per bound skin vertex (CSR): vertex `bound[b]` has the entries
+ * `[start[b], start[b + 1])`, each a cage vertex `cage[e]` and its weight `weight[e]` (non-zero).
+ */
+export interface CompactBinding {
+  bound: Uint32Array;
+  start: Uint32Array;
+  cage: Uint32Array;
+  weight: Float64Array;
+}
+
+/**
+ * The non-zero entries of `rig`'s binding of `n` skin vertices ({@link CompactBinding}).
+ * @throws CorskinError when the rig was built for another number of vertices
+ */
+export function compactBinding(rig: TemplateRig, n: number): CompactBinding {
+  const { influences: k, indices, weights } = rig.binding;
+  if (indices.length !== k * n) throw new CorskinError(`the template rig was built for ${indices.length / k} vertices, the mesh has ${n}`);
+  const bound: number[] = [], cage: number[] = [], weight: number[] = [], start = [0]; // prettier-ignore
+  for (let i = 0; i < n; i++) {
+    for (let e = k * i; e < k * i + k; e++)
+      if (weights[e] !== 0) {
+        cage.push(indices[e]);
+        weight.push(weights[e]);
+      }
+    if (cage.length === start[start.length - 1]) continue;
+    bound.push(i);
+    start.push(cage.length);
+  }
+  return { bound: Uint32Array.from(bound), start: Uint32Array.from(start), cage: Uint32Array.from(cage), weight: Float64Array.from(weight) };
+}
+
+/**
+ * The skinning matrices the templates pose: `skinning` itself, or — when every joint reflects (an
+ * armature under a mirroring node) — the unmirrored skeleton's (x ↦ −x in posed space, into
+ * `scratch`), the result to be mirrored back with {@link mirrorPosed}.
+ * @returns the matrices and whether they were unmirrored
+ */
+export function unmirroredSkinning(skinning: Float64Array, scratch: Float64Array): { skinning: Float64Array; mirrored: boolean } {
+  if (!isMirrored(skinning)) return { skinning, mirrored: false };
+  scratch.set(skinning);
+  for (let o = 0; o < skinning.length; o += 4) scratch[o] = -skinning[o]; // row x of every column
+  return { skinning: scratch.subarray(0, skinning.length), mirrored: true };
+}
+
+/** Mirrors posed positions, normals and tangents of n vertices back (x ↦ −x; see {@link unmirroredSkinning}). */
+export function mirrorPosed(out: DeformTarget, n: number): void {
+  flipX(out.positions, 3, n);
+  if (out.normals) flipX(out.normals, 3, n);
+  if (out.tangents) flipX(out.tangents, 4, n);
+}
+
+/**
  * The registered `templates` method with corskin's deformer signature: DQS of the whole skin, then
  * each bound vertex's position, normal and tangent moved by its blend of the cage's corrections
  * (see the module comment). Skinning matrices that all reflect (an armature under a mirroring
@@ -131,55 +200,22 @@ export function createTemplateDeformer(rig: TemplateRig): Deformer {
   const correction = createCageCorrection(rig);
   const dq = correction.dualQuaternions;
   let forMesh: SkinnedMesh | undefined;
-  // The binding's non-zero entries, compacted per bound skin vertex (CSR): vertex bound[b] has
-  // entries [start[b], start[b + 1]), each its cage vertex's offset 8·k in the corrections and weight.
-  let bound = new Uint32Array(0);
-  let start = new Uint32Array(1);
-  let entryOffset = new Uint32Array(0);
-  let entryWeight = new Float64Array(0);
-  const k = rig.binding.influences;
-  const { indices, weights } = rig.binding;
-  let unmirrored = new Float64Array(0);
-  return (mesh, skinning, out) => {
+  let binding: CompactBinding | undefined;
+  let scratch = new Float64Array(0);
+  return (mesh, matrices, out) => {
     const n = mesh.positions.length / 3;
-    if (mesh !== forMesh) {
-      if (indices.length !== k * n) throw new CorskinError(`the template rig was built for ${indices.length / k} vertices, the mesh has ${n}`);
-      const list: number[] = [], offsets: number[] = [], ws: number[] = [], starts = [0]; // prettier-ignore
-      for (let i = 0; i < n; i++) {
-        for (let e = k * i; e < k * i + k; e++)
-          if (weights[e] !== 0) {
-            offsets.push(8 * indices[e]);
-            ws.push(weights[e]);
-          }
-        if (offsets.length === starts[starts.length - 1]) continue;
-        list.push(i);
-        starts.push(offsets.length);
-      }
-      bound = Uint32Array.from(list);
-      start = Uint32Array.from(starts);
-      entryOffset = Uint32Array.from(offsets);
-      entryWeight = Float64Array.from(ws);
+    if (mesh !== forMesh || !binding) {
+      binding = compactBinding(rig, n);
       forMesh = mesh;
     }
-    // A reflection shared by every joint (a mirrored parent node): the templates pose the
-    // unmirrored skeleton, x ↦ −x in posed space, and the result is mirrored back at the end.
-    const mirrored = isMirrored(skinning);
-    if (mirrored) {
-      if (unmirrored.length !== skinning.length) unmirrored = new Float64Array(skinning.length);
-      unmirrored.set(skinning);
-      for (let o = 0; o < skinning.length; o += 4) unmirrored[o] = -skinning[o]; // row x of every column
-      skinning = unmirrored;
-    }
+    if (scratch.length < matrices.length) scratch = new Float64Array(matrices.length);
+    const { skinning, mirrored } = unmirroredSkinning(matrices, scratch);
     deformDqs(mesh, skinning, out);
-    if (bound.length) correct(mesh, skinning, out);
-    if (mirrored) {
-      flipX(out.positions, 3, n);
-      if (mesh.normals && out.normals) flipX(out.normals, 3, n);
-      if (mesh.tangents && out.tangents) flipX(out.tangents, 4, n);
-    }
+    if (binding.bound.length) correct(mesh, skinning, out, binding);
+    if (mirrored) mirrorPosed({ positions: out.positions, normals: mesh.normals && out.normals, tangents: mesh.tangents && out.tangents }, n); // prettier-ignore
   };
 
-  function correct(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
+  function correct(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget, { bound, start, cage, weight }: CompactBinding): void {
     correction.update(skinning);
     // DQS's result, corrected in place (the writer reads a vertex before it writes it).
     const dqsPosed: SkinnedMesh = {
@@ -193,8 +229,8 @@ export function createTemplateDeformer(rig: TemplateRig): Deformer {
       // The identity for the share left to DQS, then the vertex's cage entries (w ≥ 0: no sign flips).
       let rx = 0, ry = 0, rz = 0, rw = 0, dx = 0, dy = 0, dz = 0, dw = 0, share = 0; // prettier-ignore
       for (let e = start[b], end = start[b + 1]; e < end; e++) {
-        const w = entryWeight[e];
-        const o = entryOffset[e];
+        const w = weight[e];
+        const o = 8 * cage[e];
         share += w;
         rx += w * dq[o]; ry += w * dq[o + 1]; rz += w * dq[o + 2]; rw += w * dq[o + 3]; // prettier-ignore
         dx += w * dq[o + 4]; dy += w * dq[o + 5]; dz += w * dq[o + 6]; dw += w * dq[o + 7]; // prettier-ignore
@@ -223,4 +259,3 @@ function isMirrored(skinning: Float64Array): boolean {
   }
   return negative;
 }
-

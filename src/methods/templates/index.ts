@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { CorskinError } from '../../core/errors.js';
 import type { MethodModule } from '../module.js';
 import { applyTemplateChoices } from './choices.js';
 import { setMeshTemplateRig, meshTemplateRig } from './data.js';
@@ -58,5 +59,12 @@ export const skinningTemplatesMethod: MethodModule = {
     }
     applyTemplateChoices([{ rig, jointNames: skeleton.jointNames }], parameters.choices as string | undefined);
     return createTemplateDeformer(rig);
+  },
+  // The rig as `prepare` left it (choices applied there: they need the skeleton's joint names).
+  // Loaded on demand (the WebAssembly kernels).
+  simd: async (mesh, parameters = {}) => {
+    if (parseTemplateChoices(parameters.choices).length)
+      throw new CorskinError('template choices are applied by prepareMethod, which leaves the rig on the mesh for the SIMD kernels');
+    return (await import('./simd.js')).createTemplateSimdDeformer(mesh);
   },
 };

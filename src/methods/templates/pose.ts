@@ -130,11 +130,12 @@ function minimalRotation(a: number[], b: number[]): Float64Array {
   return axisAngle(axis.map((x) => x / s), Math.atan2(s, dot(a, b)));
 }
 
-export const turn = (R: ArrayLike<number>, v: ArrayLike<number>) => {
-  const out = new Float64Array(3);
-  apply3(R, 0, v, 0, out, 0);
-  return Array.from(out);
-};
+/** R · v (R row-major 3×3). */
+export const turn = (R: ArrayLike<number>, v: ArrayLike<number>): number[] => [
+  R[0] * v[0] + R[1] * v[1] + R[2] * v[2],
+  R[3] * v[0] + R[4] * v[1] + R[5] * v[2],
+  R[6] * v[0] + R[7] * v[1] + R[8] * v[2],
+];
 
 
 /** Row-major rotation of each skinning matrix (its proper rotation when scaled or sheared). */

@@ -404,7 +404,7 @@ function joinCages(limbs: TemplateLimb[], parts: { cage: Cage }[]): Cage {
 function combineBindings(parts: (LimbSkin & { binding: CageBinding })[], n: number): CageBinding {
   const slots = new Int32Array(n);
   for (const p of parts) for (const v of p.vertices) slots[v] += p.binding.influences;
-  const k = Math.max(1, ...slots);
+  const k = slots.reduce((a, b) => Math.max(a, b), 1);
   const binding: CageBinding = { ...parts[0].binding, influences: k, indices: new Uint32Array(k * n), weights: new Float32Array(k * n) };
   slots.fill(0);
   for (const p of parts) {

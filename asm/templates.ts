@@ -1,0 +1,48 @@
+// Skinning templates' corrective blend (Ju, Zhou, van de Panne, Cohen-Or & Neumann, "Reusable
+// Skinning Templates Using Cage-based Deformations", SIGGRAPH Asia 2008; corskin's correction of
+// DQS, src/methods/templates/deformer.ts) in AssemblyScript, compiled to WebAssembly SIMD with the
+// other kernels and driven by src/methods/templates/simd.ts, which owns the memory layout.
+//
+// Layout (byte offsets): BND (u32) the bound skin vertices; ST (u32, nb + 1) each one's first
+// binding entry; EK (u32) and EW (f32) each entry's cage vertex and weight; DQ the cage vertices'
+// corrections as unit dual quaternions, 32 bytes each (real x, y, z, w with w ≥ 0, then dual
+// x, y, z, w); OP, ON (3 f32 per vertex at 12·i) and OT (4 f32 at 16·i) the DQS-posed vertices,
+// corrected in place.
+
+import { cross, hsum, writeRotated } from './common';
+
+/**
+ * Per bound vertex, its cage entries' dual quaternions blended with the identity for the share
+ * left to DQS (no sign flips: every real part has w ≥ 0), then applied as DQS applies a blend —
+ * R from the real part with s = 2/|b₀|², t = s·(w₀·e − e_w·q + q × e) — to the posed position,
+ * normal and tangent (handedness kept).
+ */
+export function templates(nb: i32, BND: usize, ST: usize, EK: usize, EW: usize, DQ: usize, OP: usize, ON: usize, OT: usize): void {
+  const zero = f32x4.splat(0);
+  for (let b = 0; b < nb; b++) {
+    const i = load<u32>(BND + (<usize>b << 2));
+    const end = load<u32>(ST + (<usize>b << 2), 4);
+    let b0 = zero;
+    let be = zero;
+    let share: f32 = 0;
+    for (let e = load<u32>(ST + (<usize>b << 2)); e < end; e++) {
+      const w = load<f32>(EW + (<usize>e << 2));
+      const d = DQ + (<usize>load<u32>(EK + (<usize>e << 2)) << 5);
+      const ws = f32x4.splat(w);
+      b0 = f32x4.add(b0, f32x4.mul(ws, v128.load(d)));
+      be = f32x4.add(be, f32x4.mul(ws, v128.load(d, 16)));
+      share += w;
+    }
+    b0 = f32x4.replace_lane(b0, 3, f32x4.extract_lane(b0, 3) + max<f32>(0, 1 - share));
+    const s = f32x4.splat(2 / hsum(f32x4.mul(b0, b0)));
+    const qv = f32x4.replace_lane(b0, 3, 0);
+    const ev = f32x4.replace_lane(be, 3, 0);
+    const t = f32x4.mul(
+      f32x4.add(f32x4.sub(f32x4.mul(ev, f32x4.shuffle(b0, b0, 3, 3, 3, 3)), f32x4.mul(qv, f32x4.shuffle(be, be, 3, 3, 3, 3))), cross(qv, ev)),
+      s,
+    );
+    // In place: each call reads its vertex (and lane 3, the next one's x, written back unchanged)
+    // before it writes; the bound vertices come in increasing order.
+    writeRotated(<i32>i, b0, s, zero, t, OP, ON, OT, OP, ON, OT);
+  }
+}
