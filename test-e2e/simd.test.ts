@@ -14,7 +14,7 @@ describe('SIMD skinning kernels in Chromium', () => {
   });
   afterAll(async () => t?.close());
 
-  it.each(['lbs', 'dqs', 'sbs', 'lms', 'cor', 'dm', 'stretch'])(
+  it.each(['lbs', 'dqs', 'sbs', 'lms', 'cor', 'dm', 'stretch', 'templates'])(
     '%s matches the JavaScript deformer on the twisted and bent bar',
     async (method) => {
       const r = await t.page.evaluate(

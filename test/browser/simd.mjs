@@ -9,9 +9,13 @@ import { createDeltaMushDeformer } from '/dist/methods/dm/deformer.js';
 import { createStretchDeformer, stretchRigFromSkeleton } from '/dist/deformers/stretch.js';
 import { createBar } from '/dist/evaluation/bar.js';
 import { bendPose, twistPose } from '/dist/evaluation/standard-poses.js';
+import { prepareMethod } from '/dist/methods/index.js';
 import { createSimdDeformer } from '/dist/wasm/simd-skinning.js';
 
-/** The JavaScript deformer of a method prepared per mesh (Delta Mush) or per rig (stretch): the posed positions. */
+/**
+ * The JavaScript deformer of a method prepared per mesh (Delta Mush, the templates: their rig
+ * left on the mesh for the SIMD kernels) or per rig (stretch): the posed positions.
+ */
 function prepared(deformer, mesh, S) {
   const out = { positions: new Float32Array(mesh.positions.length) };
   deformer(mesh, S, out);
@@ -23,8 +27,12 @@ window.simdParity = async (method) => {
   const { mesh, skeleton } = createBar();
   mesh.centersOfRotation = computeCentersOfRotation(mesh).centers;
   const rig = stretchRigFromSkeleton(skeleton);
+  const js = {
+    dm: () => createDeltaMushDeformer(mesh),
+    stretch: () => createStretchDeformer(rig),
+    templates: () => prepareMethod('templates', { mesh, skeleton }),
+  }[method]?.();
   const simd = await createSimdDeformer(mesh, method, method === 'stretch' ? { rig } : undefined);
-  const js = { dm: () => createDeltaMushDeformer(mesh), stretch: () => createStretchDeformer(rig) }[method]?.();
   const diag = boundingBoxDiagonal(mesh.positions);
   let error = 0;
   let moved = 0;
