@@ -62,15 +62,15 @@ describe('the viewer', () => {
     tmp.cleanup();
   });
 
-  it('offers every method corskin/three runs (GPU methods, and method modules on the CPU), and only those', async () => {
+  it('offers every method corskin/three runs (GPU methods; method modules and rig-free methods on the CPU), and only those', async () => {
     const { SKINNING_METHODS } = await import('../src/deformers/registry.js');
     const offered = await viewer(page)(() => (window as unknown as { viewer: Viewer }).viewer.methods(), undefined);
     expect(offered).toEqual(
       Object.fromEntries(
-        SKINNING_METHODS.filter((m) => m.gpu || ('module' in m && m.module)).map((m) => [m.label, m.id]),
+        SKINNING_METHODS.filter((m) => m.gpu || ('module' in m && m.module) || !m.needsRig).map((m) => [m.label, m.id]),
       ),
     );
-    expect(offered.DM).toBe('dm');
+    expect([offered.DM, offered.SBS, offered.LMS, offered.Stretch]).toEqual(['dm', 'sbs', 'lms', undefined]);
   });
 
   it('opens CesiumMan with LBS, DQS, CoR and templates side by side (CoRs and template cages computed in workers)', async () => {
@@ -90,6 +90,10 @@ describe('the viewer', () => {
     await set('method', 'dm'); // Delta Mush, on the CPU: a posed stand-in drawn in the SkinnedMesh's place
     const dm = await shot();
     expect(await viewer(page)((x) => (window as unknown as { viewer: Viewer }).viewer.methodOf(x), 'dm')).toBe('dm');
+    await set('method', 'sbs'); // spherical blend skinning, on the CPU too
+    const sbs = await shot();
+    expect(await viewer(page)((x) => (window as unknown as { viewer: Viewer }).viewer.methodOf(x), 'sbs')).toBe('sbs');
+    expect(sbs.equals(dm)).toBe(false);
     expect(lbs.equals(dqs)).toBe(false);
     expect(dqs.equals(cor)).toBe(false);
     expect(dm.equals(lbs)).toBe(false);

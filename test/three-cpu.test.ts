@@ -1,8 +1,8 @@
 /**
- * `corskin/three` on the CPU (src/three/cpu.ts): a method without a GPU kernel — Delta Mush — is
- * drawn by a posed stand-in mesh. In Node (three.js's GLTFLoader, no renderer: the stand-in's
- * per-frame hook is called as a renderer calls it), the stand-in's positions at a clip time are
- * Delta Mush as corskin's own reader, pose and JavaScript deformer compute it at that time.
+ * `corskin/three` on the CPU (src/three/cpu.ts): a method without a GPU kernel — Delta Mush,
+ * SBS, LMS — is drawn by a posed stand-in mesh. In Node (three.js's GLTFLoader, no renderer: the
+ * stand-in's per-frame hook is called as a renderer calls it), the stand-in's positions at a clip
+ * time are the method as corskin's own reader, pose and JavaScript deformer compute it then.
  */
 import { NodeIO } from '@gltf-transform/core';
 import * as THREE from 'three';
@@ -13,8 +13,56 @@ import { boundingBoxDiagonal } from '../src/core/mesh.js';
 import { skinningMatrices } from '../src/core/pose.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { createDeltaMushDeformer } from '../src/methods/dm/deformer.js';
-import { cpuStandIn, useSkinningMethod } from '../src/three/index.js';
+import { deform } from '../src/deformers/index.js';
+import { cpuStandIn, useSkinningMethod, type ThreeSkinningMethod } from '../src/three/index.js';
 import { CESIUM_MAN } from './helpers/data.js';
+
+/**
+ * The world positions of CesiumMan's stand-in under `method` (three.js's GLTFLoader, the clip at
+ * `time`, the stand-in's per-frame hook called as WebGLRenderer calls it).
+ */
+async function standInPositions(method: ThreeSkinningMethod, parameters: Record<string, unknown>, time: number) {
+  const io = new NodeIO();
+  const doc = await io.read(CESIUM_MAN);
+  for (const t of doc.getRoot().listTextures()) t.dispose(); // no image decoding in Node
+  const bytes = await io.writeBinary(doc);
+  const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  const gltf = await new Promise<GLTF>((res, rej) => new GLTFLoader().parse(buffer, '', res, rej));
+  const mixer = new THREE.AnimationMixer(gltf.scene);
+  mixer.clipAction(gltf.animations[0]).play();
+  mixer.setTime(time);
+  gltf.scene.updateMatrixWorld(true);
+  let mesh: THREE.SkinnedMesh | undefined;
+  gltf.scene.traverse((o) => {
+    if ((o as THREE.SkinnedMesh).isSkinnedMesh) mesh = o as THREE.SkinnedMesh;
+  });
+  await useSkinningMethod(gltf.scene, method, { parameters });
+  const standIn = cpuStandIn(mesh!)!;
+  expect(standIn).toBeDefined();
+  expect(mesh!.visible).toBe(false); // the stand-in is drawn in its place
+  // what WebGLRenderer does before drawing it
+  const renderer = { info: { render: { frame: 1 }, autoReset: true } } as unknown as THREE.WebGLRenderer;
+  standIn.onBeforeRender(renderer, new THREE.Scene(), new THREE.Camera(), standIn.geometry, standIn.material as THREE.Material, null as never); // prettier-ignore
+  const local = standIn.geometry.getAttribute('position');
+  const world = new Float32Array(3 * local.count);
+  const v = new THREE.Vector3();
+  for (let i = 0; i < local.count; i++)
+    v.fromBufferAttribute(local, i)
+      .applyMatrix4(standIn.matrixWorld)
+      .toArray(world, 3 * i);
+  return world;
+}
+
+/** Largest distance between corresponding points, ÷ the bounding-box diagonal of `expected`. */
+function relativeError(actual: Float32Array, expected: Float32Array): number {
+  let worst = 0;
+  for (let i = 0; i < expected.length; i += 3)
+    worst = Math.max(
+      worst,
+      Math.hypot(actual[i] - expected[i], actual[i + 1] - expected[i + 1], actual[i + 2] - expected[i + 2]),
+    );
+  return worst / boundingBoxDiagonal(expected);
+}
 
 describe('corskin/three, a method on the CPU', () => {
   it.each([
@@ -23,9 +71,7 @@ describe('corskin/three, a method on the CPU', () => {
   ] as const)(
     'Delta Mush (%s) on CesiumMan: the stand-in is corskin’s Delta Mush at the clip time',
     async (_, parameters) => {
-      const io = new NodeIO();
-      const doc = await io.read(CESIUM_MAN);
-      const [model] = extractSkinnedModels(doc, CESIUM_MAN);
+      const [model] = extractSkinnedModels(await new NodeIO().read(CESIUM_MAN), CESIUM_MAN);
       const time = 0.6 * model.animations[0].duration;
       const expected = { positions: new Float32Array(model.mesh.positions.length) };
       createDeltaMushDeformer(model.mesh, parameters)(
@@ -33,41 +79,21 @@ describe('corskin/three, a method on the CPU', () => {
         skinningMatrices(model.skeleton, samplePose(model.skeleton, model.animations[0], time)),
         expected,
       );
+      expect(relativeError(await standInPositions('dm', parameters, time), expected.positions)).toBeLessThan(1e-5);
+    },
+  );
 
-      for (const t of doc.getRoot().listTextures()) t.dispose(); // no image decoding in Node
-      const bytes = await io.writeBinary(doc);
-      const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-      const gltf = await new Promise<GLTF>((res, rej) => new GLTFLoader().parse(buffer, '', res, rej));
-      const mixer = new THREE.AnimationMixer(gltf.scene);
-      mixer.clipAction(gltf.animations[0]).play();
-      mixer.setTime(time);
-      gltf.scene.updateMatrixWorld(true);
-      let mesh: THREE.SkinnedMesh | undefined;
-      gltf.scene.traverse((o) => {
-        if ((o as THREE.SkinnedMesh).isSkinnedMesh) mesh = o as THREE.SkinnedMesh;
-      });
-      await useSkinningMethod(gltf.scene, 'dm', { parameters });
-      const standIn = cpuStandIn(mesh!)!;
-      expect(standIn).toBeDefined();
-      expect(mesh!.visible).toBe(false); // the stand-in is drawn in its place
-      // what WebGLRenderer does before drawing it
-      const renderer = { info: { render: { frame: 1 }, autoReset: true } } as unknown as THREE.WebGLRenderer;
-      standIn.onBeforeRender(
-        renderer,
-        new THREE.Scene(),
-        new THREE.Camera(),
-        standIn.geometry,
-        standIn.material as THREE.Material,
-        null as never,
-      );
-      const local = standIn.geometry.getAttribute('position');
-      const world = new THREE.Vector3();
-      let worst = 0;
-      for (let i = 0; i < local.count; i++) {
-        world.fromBufferAttribute(local, i).applyMatrix4(standIn.matrixWorld);
-        worst = Math.max(worst, world.distanceTo(new THREE.Vector3().fromArray(expected.positions, 3 * i)));
-      }
-      expect(worst / boundingBoxDiagonal(expected.positions)).toBeLessThan(1e-5);
+  it.each(['sbs', 'lms'] as const)(
+    '%s (rig-free, no GPU kernel) on CesiumMan: the stand-in is corskin’s deformer at the clip time',
+    async (method) => {
+      const [model] = extractSkinnedModels(await new NodeIO().read(CESIUM_MAN), CESIUM_MAN);
+      const time = 0.4 * model.animations[0].duration;
+      const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, model.animations[0], time));
+      const expected = deform(method, model.mesh, S).positions;
+      const actual = await standInPositions(method, {}, time);
+      expect(relativeError(actual, expected)).toBeLessThan(1e-5);
+      // and not DQS's (SBS and LMS differ from it where joints blend)
+      expect(relativeError(actual, deform('dqs', model.mesh, S).positions)).toBeGreaterThan(1e-4);
     },
   );
 

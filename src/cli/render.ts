@@ -4,7 +4,7 @@
  * @module
  */
 import { UsageError } from './batch.js';
-import type { GpuMethodId } from '../deformers/registry.js';
+import type { ThreeMethodId } from '../deformers/registry.js';
 import { existsSync } from 'node:fs';
 import { CorskinError } from '../core/errors.js';
 import { checkNotOverwritingInput, checkOutputPath, writeFileAtomic } from '../io/files.js';
@@ -93,7 +93,7 @@ async function checkedGlb(input: string, o: Partial<RenderOptions> = {}): Promis
 
 /** Options of {@link renderCommand}. */
 export interface RenderOptions {
-  method?: GpuMethodId;
+  method?: ThreeMethodId;
   /** The views: a row or a grid, whichever shows the character larger (`auto`), or as named. */
   layout?: 'auto' | 'side' | 'grid' | 'single';
   /** Template choices of the templates view, `JOINT=ID,…` (as `corskin templates build --template`). */

@@ -2,19 +2,21 @@
  * Skinning methods without a GPU kernel in `corskin/three`, on the CPU: the method is prepared
  * once per mesh — on its WebAssembly SIMD kernel where it has one and the browser runs
  * WebAssembly SIMD, else through its method module (`prepareMethod`) — and per rendered frame its
- * deformer poses the mesh from the bind-space skinning matrices. The posed mesh is drawn by a plain `Mesh`
- * beside the `SkinnedMesh` (same material, same world transform; the `SkinnedMesh` is hidden
+ * deformer poses the mesh in world space. The posed mesh is drawn by a plain `Mesh`
+ * beside the `SkinnedMesh` (same material, identity model matrix; the `SkinnedMesh` is hidden
  * meanwhile), so no material is patched and every renderer and material draws it as they draw
  * any mesh. Delta Mush is such a method: its smoothing passes run over the whole mesh,
- * which a vertex shader cannot do alone.
+ * which a vertex shader cannot do alone; spherical blend skinning (Kavan & Žára 2005) and
+ * log-matrix skinning (Alexa 2002) run here too, for comparison.
  *
  * @module
  */
-import { BufferAttribute, DynamicDrawUsage, Mesh, type SkinnedMesh, type WebGLRenderer } from 'three';
+import { BufferAttribute, DynamicDrawUsage, Matrix4, Mesh, type SkinnedMesh, type WebGLRenderer } from 'three';
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh as CorskinMesh } from '../core/mesh.js';
 import type { Skeleton } from '../core/skeleton.js';
 import type { DeformTarget, Deformer } from '../deformers/contract.js';
+import { deformers } from '../deformers/index.js';
 import { methodInfo } from '../deformers/registry.js';
 import { methodModule, prepareMethod } from '../methods/index.js';
 import { bindSpaceSkinningMatrices, meshFromGeometry } from './geometry.js';
@@ -72,16 +74,24 @@ export async function useCpuMethod(
   proxy.frustumCulled = false; // its bounds move with the pose
   proxy.matrixAutoUpdate = false;
   const matrices = new Float64Array(16 * mesh.skeleton.bones.length);
+  const world = new Matrix4();
   let last = -1;
   const pose = (renderer: WebGLRenderer) => {
-    proxy.matrixWorld.copy(mesh.matrixWorld); // the renderer takes the model matrix after this call
+    // Posed in world space, as corskin's glTF reader poses a skin (joint world matrices times
+    // inverse bind matrices): the same result for every method, log-matrix skinning included,
+    // whose blend of logarithms depends on the space it is posed in. The stand-in's model
+    // matrix is then the identity (the renderer takes it after this call).
+    proxy.matrixWorld.identity();
     // once per rendered frame (WebGLRenderer counts them in info.render.frame, WebGPURenderer in info.frame)
     const info = renderer.info as WebGLRenderer['info'] & { frame?: number };
     const frame = info.frame ?? info.render.frame;
     if (frame === last && renderer.info.autoReset) return;
     last = frame;
     mesh.skeleton.update();
-    deformer(data, bindSpaceSkinningMatrices(mesh, matrices), out);
+    bindSpaceSkinningMatrices(mesh, matrices);
+    for (let o = 0; o < matrices.length; o += 16)
+      matrices.set(world.fromArray(matrices, o).premultiply(mesh.matrixWorld).elements, o);
+    deformer(data, matrices, out);
     position.needsUpdate = true;
     if (normal) normal.needsUpdate = true;
   };
@@ -94,7 +104,8 @@ export async function useCpuMethod(
 
 /**
  * The method's SIMD kernel on `data` where the registry gives it one and the runtime runs
- * WebAssembly SIMD (loaded on demand), else its JavaScript deformer.
+ * WebAssembly SIMD (loaded on demand), else its JavaScript deformer (a method module's, prepared;
+ * a rig-free method's, as SBS and LMS).
  * @throws CorskinError naming the parameter when one is invalid
  */
 async function cpuDeformer(
@@ -114,7 +125,9 @@ async function cpuDeformer(
       if (!(e instanceof CorskinError)) throw e;
     }
   }
-  return prepareMethod(method, { mesh: data, skeleton, parameters });
+  return methodModule(method)
+    ? prepareMethod(method, { mesh: data, skeleton, parameters })
+    : deformers[method as 'sbs' | 'lms'];
 }
 
 /** The CPU method `mesh` renders with, or undefined. */

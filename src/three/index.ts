@@ -29,7 +29,7 @@
  * template with {@link setSkinningTemplate}); Direct Delta Mush (Le & Lewis 2019) reads the data
  * `corskin precompute --method ddm` stored (`_ddm_*` attributes), or computes it on a Web Worker,
  * and evaluates the blend and its polar factor per vertex in the shader. A method without a GPU
- * kernel (Delta Mush) runs on the CPU (`cpu.ts`). `'lbs'` restores the original materials.
+ * kernel (Delta Mush, SBS, LMS) runs on the CPU (`cpu.ts`). `'lbs'` restores the original materials.
  * WebGPURenderer: import `useSkinningMethod` from `corskin/three/webgpu` instead; node materials
  * then get their skinning node replaced by the method's TSL kernel (`nodes.ts`), reading the same
  * joint texture.
@@ -91,8 +91,10 @@ export { cpuStandIn } from './cpu.js';
 export type GpuSkinningMethod = GpuMethodId;
 
 /**
- * Every method {@link useSkinningMethod} switches to: the GPU ones, and method modules without a
- * GPU kernel (Delta Mush), which run on the CPU (`cpu.ts`). `THREE_METHODS` in `corskin`.
+ * Every method {@link useSkinningMethod} switches to: the GPU ones, and those without a GPU
+ * kernel that are method modules (Delta Mush) or need no rig (spherical blend skinning, Kavan &
+ * Žára 2005; log-matrix skinning, Alexa 2002), which run on the CPU (`cpu.ts`). `THREE_METHODS`
+ * in `corskin`.
  */
 export type ThreeSkinningMethod = ThreeMethodId;
 
