@@ -62,15 +62,15 @@ describe('the viewer', () => {
     tmp.cleanup();
   });
 
-  it('offers every method corskin/three runs (GPU methods; method modules and rig-free methods on the CPU), and only those', async () => {
+  it('offers every method corskin/three runs (GPU methods; method modules and SIMD methods on the CPU), and only those', async () => {
     const { SKINNING_METHODS } = await import('../src/deformers/registry.js');
     const offered = await viewer(page)(() => (window as unknown as { viewer: Viewer }).viewer.methods(), undefined);
     expect(offered).toEqual(
       Object.fromEntries(
-        SKINNING_METHODS.filter((m) => m.gpu || ('module' in m && m.module) || !m.needsRig).map((m) => [m.label, m.id]),
+        SKINNING_METHODS.filter((m) => m.gpu || ('module' in m && m.module) || m.simd).map((m) => [m.label, m.id]),
       ),
     );
-    expect([offered.DM, offered.SBS, offered.LMS, offered.Stretch]).toEqual(['dm', 'sbs', 'lms', undefined]);
+    expect([offered.DM, offered.SBS, offered.LMS, offered.Stretch, offered.Cage]).toEqual(['dm', 'sbs', 'lms', 'stretch', undefined]); // prettier-ignore
   });
 
   it('opens CesiumMan with LBS, DQS, CoR and templates side by side (CoRs and template cages computed in workers)', async () => {

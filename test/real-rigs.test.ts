@@ -13,6 +13,7 @@ import { restPose, skinningMatrices } from '../src/core/pose.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import { deform, deformers } from '../src/deformers/index.js';
 import { deformTwoPhase, splitScale, uniformScale } from '../src/deformers/two-phase.js';
+import { stressPose } from '../src/evaluation/stress-pose.js';
 import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
@@ -374,6 +375,24 @@ describe('an animated non-joint ancestor (root motion on the armature node)', ()
 });
 
 describe('rigs where only some joints stretch: the rigid joints’ vertices take the rigid path', () => {
+  it('ShibaInu at twice the stress pose, its heaviest joint stretched: tied weights pick the pivot by joint index on both paths', async () => {
+    // Four vertices weigh two nearly opposite joints equally (0.283 each), the larger index stored
+    // first: the per-vertex path took the first stored as the pivot, the rigid path the smaller
+    // index: 0.037 of the diagonal apart here.
+    const path = join(SHARED, 'characters/ShibaInu.gltf');
+    const [{ mesh, skeleton }] = extractSkinnedModels(await readDocument(path), path);
+    const S = skinningMatrices(skeleton, stressPose(skeleton, 2));
+    const total = new Float64Array(S.length / 16);
+    for (let k = 0; k < mesh.joints.length; k++) total[mesh.joints[k]] += mesh.weights[k];
+    const heaviest = total.indexOf(Math.max(...total));
+    for (let r = 0; r < 3; r++) [S[16 * heaviest + r], S[16 * heaviest + 4 + r]] = [1.5 * S[16 * heaviest + r], 0.6 * S[16 * heaviest + 4 + r]]; // prettier-ignore
+    const split = splitScale(S)!;
+    const reference = { positions: new Float32Array(mesh.positions.length) };
+    deformTwoPhase(mesh, S, split, reference, deformers.dqs, 'vertex', false);
+    const js = deform('dqs', mesh, S);
+    expect(maxDiff(js.positions, reference.positions) / boundingBoxDiagonal(reference.positions)).toBeLessThan(1e-6);
+  });
+
   // rpm-avatar's clip scales twelve finger joints by about 1e-4; CesiumMan with one forearm
   // joint scaled (1, 1.4, 0.7) in bind space.
   const cases = [

@@ -105,10 +105,11 @@ describe('the registry of skinning methods', () => {
     }
   });
 
-  it('corskin render offers the methods corskin/three runs (GPU, and method modules on the CPU) and no others', async () => {
+  it('corskin render offers the methods corskin/three runs (GPU; method modules and SIMD methods on the CPU) and no others', async () => {
     const help = (await runCli('render', '--help')).stdout;
     for (const m of SKINNING_METHODS)
-      expect(help.includes(`"${m.id}"`)).toBe(m.gpu || ('module' in m && m.module === true));
+      expect(help.includes(`"${m.id}"`)).toBe(m.gpu || ('module' in m && m.module === true) || m.simd);
+    expect(help.includes('"cage"')).toBe(false); // it needs a cage bound in the file
   });
 
   it("README's table of methods is the registry's (scripts/methods-table.mjs)", () => {

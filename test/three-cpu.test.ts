@@ -1,6 +1,6 @@
 /**
  * `corskin/three` on the CPU (src/three/cpu.ts): a method without a GPU kernel — Delta Mush,
- * SBS, LMS — is drawn by a posed stand-in mesh. In Node (three.js's GLTFLoader, no renderer: the
+ * SBS, LMS, stretch skinning — is drawn by a posed stand-in mesh. In Node (three.js's GLTFLoader, no renderer: the
  * stand-in's per-frame hook is called as a renderer calls it), the stand-in's positions at a clip
  * time are the method as corskin's own reader, pose and JavaScript deformer compute it then.
  */
@@ -9,11 +9,13 @@ import * as THREE from 'three';
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { describe, expect, it } from 'vitest';
 import { samplePose } from '../src/core/animation.js';
-import { boundingBoxDiagonal } from '../src/core/mesh.js';
+import { boundingBoxDiagonal, type SkinnedMesh } from '../src/core/mesh.js';
 import { skinningMatrices } from '../src/core/pose.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { createDeltaMushDeformer } from '../src/methods/dm/deformer.js';
+import type { Deformer } from '../src/deformers/contract.js';
 import { deform } from '../src/deformers/index.js';
+import { createStretchDeformer, stretchRigFromSkeleton } from '../src/deformers/stretch.js';
 import { cpuStandIn, useSkinningMethod, type ThreeSkinningMethod } from '../src/three/index.js';
 import { CESIUM_MAN } from './helpers/data.js';
 
@@ -53,6 +55,13 @@ async function standInPositions(method: ThreeSkinningMethod, parameters: Record<
   return world;
 }
 
+/** The positions `deformer` poses `mesh` at (skinning matrices S). */
+function deformWith(deformer: Deformer, mesh: SkinnedMesh, S: Float64Array): Float32Array {
+  const out = { positions: new Float32Array(mesh.positions.length) };
+  deformer(mesh, S, out);
+  return out.positions;
+}
+
 /** Largest distance between corresponding points, ÷ the bounding-box diagonal of `expected`. */
 function relativeError(actual: Float32Array, expected: Float32Array): number {
   let worst = 0;
@@ -83,16 +92,21 @@ describe('corskin/three, a method on the CPU', () => {
     },
   );
 
-  it.each(['sbs', 'lms'] as const)(
-    '%s (rig-free, no GPU kernel) on CesiumMan: the stand-in is corskin’s deformer at the clip time',
+  it.each(['sbs', 'lms', 'stretch'] as const)(
+    '%s (no GPU kernel) on CesiumMan: the stand-in is corskin’s deformer at the clip time',
     async (method) => {
       const [model] = extractSkinnedModels(await new NodeIO().read(CESIUM_MAN), CESIUM_MAN);
       const time = 0.4 * model.animations[0].duration;
       const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, model.animations[0], time));
-      const expected = deform(method, model.mesh, S).positions;
+      const { mesh, skeleton } = model;
+      // stretch: the rig of the skeleton, every joint where bones meet compensated
+      const expected =
+        method === 'stretch'
+          ? deformWith(createStretchDeformer(stretchRigFromSkeleton(skeleton)), mesh, S)
+          : deform(method, mesh, S).positions;
       const actual = await standInPositions(method, {}, time);
       expect(relativeError(actual, expected)).toBeLessThan(1e-5);
-      // and not DQS's (SBS and LMS differ from it where joints blend)
+      // and not DQS's (these methods differ from it where joints blend)
       expect(relativeError(actual, deform('dqs', model.mesh, S).positions)).toBeGreaterThan(1e-4);
     },
   );

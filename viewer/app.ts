@@ -14,13 +14,13 @@ import { DRACOLoader } from 'three/addons/loaders/DRACOLoader.js';
 import { GLTFLoader, type GLTF } from 'three/addons/loaders/GLTFLoader.js';
 import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
 import { type SkinnedMesh as CorskinMesh } from '../src/core/mesh.js';
-import { deformers } from '../src/deformers/index.js';
 import { SKINNING_METHODS, THREE_METHODS } from '../src/deformers/registry.js';
 import { setDdmModel } from '../src/methods/ddm/data.js';
-import { methodModule, prepareMethod } from '../src/methods/index.js';
+import { methodModule } from '../src/methods/index.js';
 import { oneRings, type OneRings } from '../src/metrics/distortion.js';
 import {
   bindSpaceSkinningMatrices,
+  cpuJavaScriptDeformer,
   deltaMushOf,
   isCageObject,
   meshFromGeometry,
@@ -34,7 +34,7 @@ import { computeCentersOfRotationOnWorker } from '../src/cor/web-worker.js';
 import { type BrushMode } from '../src/weights/brush.js';
 
 // Every method the viewer shows, in the registry's order: corskin/three's (THREE_METHODS), on the
-// GPU, or on the CPU for method modules without a GPU kernel (Delta Mush).
+// GPU, or on the CPU for those without a GPU kernel (Delta Mush, SBS, LMS, stretch skinning).
 export const VIEW_METHODS = SKINNING_METHODS.filter((m) => (THREE_METHODS as readonly string[]).includes(m.id));
 export const METHODS: readonly ThreeSkinningMethod[] = THREE_METHODS;
 /** Whether a method is in the side-by-side and grid layouts (those on the GPU); the others show in the single view. */
@@ -111,9 +111,7 @@ export function cpuOf(view: View, mesh: THREE.SkinnedMesh): CpuMesh | undefined 
     const n = data.positions.length;
     c = {
       data,
-      deform: methodModule(view.method)
-        ? prepareMethod(view.method, { mesh: data, skeleton: skeletonFromThree(mesh) })
-        : deformers[view.method as 'lbs'],
+      deform: cpuJavaScriptDeformer(view.method, data, skeletonFromThree(mesh)),
       centers: undefined,
       rings: oneRings(data.triangles, n / 3),
       posed: new Float32Array(n),

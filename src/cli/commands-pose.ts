@@ -196,7 +196,7 @@ export function addPoseCommands(program: Command, io: Io): void {
     .addOption(
       new Option(
         '--method <m>',
-        'one view with this method, at its default parameters (default: every GPU method, laid out by --layout; methods run on the CPU — dm, sbs, lms — show with --method only)',
+        'one view with this method, at its default parameters (default: every GPU method, laid out by --layout; methods run on the CPU — dm, sbs, lms, stretch — show with --method only)',
       ).choices([...THREE_METHODS]),
     )
     .addOption(

@@ -95,12 +95,13 @@ export type SimdMethodId = Extract<(typeof SKINNING_METHODS)[number], { simd: tr
 
 /**
  * The methods `corskin/three` and the viewer run: on the GPU ({@link GpuMethodId}), or on the CPU
- * those without a GPU kernel that are method modules (Delta Mush) or need no rig (SBS, LMS).
+ * those without a GPU kernel that are method modules (Delta Mush) or have a SIMD kernel (SBS,
+ * LMS, stretch skinning) — every method but the cage's, which needs a cage bound in the file.
  */
 export type ThreeMethodId =
   | GpuMethodId
   | Extract<(typeof SKINNING_METHODS)[number], { module: true; gpu: false }>['id']
-  | Extract<(typeof SKINNING_METHODS)[number], { needsRig: false; gpu: false }>['id'];
+  | Extract<(typeof SKINNING_METHODS)[number], { simd: true; gpu: false }>['id'];
 
 /** The ids of the GPU methods ({@link GpuMethodId}), in registry order. */
 export const GPU_METHODS: readonly GpuMethodId[] = SKINNING_METHODS.filter(
@@ -110,7 +111,7 @@ export const GPU_METHODS: readonly GpuMethodId[] = SKINNING_METHODS.filter(
 /** The ids of {@link ThreeMethodId}, in registry order. */
 export const THREE_METHODS: readonly ThreeMethodId[] = SKINNING_METHODS.filter(
   (m): m is Extract<(typeof SKINNING_METHODS)[number], { id: ThreeMethodId }> =>
-    m.gpu || ('module' in m && m.module) || !m.needsRig,
+    m.gpu || ('module' in m && m.module) || m.simd,
 ).map((m) => m.id);
 
 /** The ids of the SIMD methods ({@link SimdMethodId}), in registry order. */

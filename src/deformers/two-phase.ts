@@ -239,6 +239,13 @@ export function deformStretchedVertices(
         ws[u++] = MW[k];
       } else ws[a] += MW[k];
     }
+    // Joints in increasing order: the one-vertex mesh's pivot (largest weight, ties to the first)
+    // is then the vertex's own (ties to the smaller joint index, as in every corskin kernel).
+    for (let a = 1; a < u; a++)
+      for (let b = a; b > 0 && js[b - 1] > js[b]; b--) {
+        [js[b - 1], js[b]] = [js[b], js[b - 1]];
+        [ws[b - 1], ws[b]] = [ws[b], ws[b - 1]];
+      }
     if (u <= 1) {
       writeAffine(mesh, out, i, S, (u ? js[0] : 0) << 4);
       continue;

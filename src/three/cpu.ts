@@ -6,8 +6,9 @@
  * beside the `SkinnedMesh` (same material, identity model matrix; the `SkinnedMesh` is hidden
  * meanwhile), so no material is patched and every renderer and material draws it as they draw
  * any mesh. Delta Mush is such a method: its smoothing passes run over the whole mesh,
- * which a vertex shader cannot do alone; spherical blend skinning (Kavan & Žára 2005) and
- * log-matrix skinning (Alexa 2002) run here too, for comparison.
+ * which a vertex shader cannot do alone; spherical blend skinning (Kavan & Žára 2005),
+ * log-matrix skinning (Alexa 2002) and stretch skinning (Yang & Zhang 2006) run here too, for
+ * comparison.
  *
  * @module
  */
@@ -17,6 +18,7 @@ import type { SkinnedMesh as CorskinMesh } from '../core/mesh.js';
 import type { Skeleton } from '../core/skeleton.js';
 import type { DeformTarget, Deformer } from '../deformers/contract.js';
 import { deformers } from '../deformers/index.js';
+import { createStretchDeformer, stretchRigFromSkeleton } from '../deformers/stretch.js';
 import { methodInfo } from '../deformers/registry.js';
 import { methodModule, prepareMethod } from '../methods/index.js';
 import { bindSpaceSkinningMatrices, meshFromGeometry } from './geometry.js';
@@ -104,8 +106,7 @@ export async function useCpuMethod(
 
 /**
  * The method's SIMD kernel on `data` where the registry gives it one and the runtime runs
- * WebAssembly SIMD (loaded on demand), else its JavaScript deformer (a method module's, prepared;
- * a rig-free method's, as SBS and LMS).
+ * WebAssembly SIMD (loaded on demand), else its JavaScript deformer ({@link cpuJavaScriptDeformer}).
  * @throws CorskinError naming the parameter when one is invalid
  */
 async function cpuDeformer(
@@ -118,16 +119,36 @@ async function cpuDeformer(
   if (methodInfo(method).simd) {
     try {
       const { createSimdDeformer } = await import('../wasm/simd-skinning.js');
-      const simd = await createSimdDeformer(data, method as Parameters<typeof createSimdDeformer>[1], parameters);
+      const simd = await createSimdDeformer(
+        data,
+        method as Parameters<typeof createSimdDeformer>[1],
+        method === 'stretch' ? { rig: stretchRigFromSkeleton(skeleton) } : parameters,
+      );
       return (_, skinning, out) => simd.deform(skinning, out);
     } catch (e) {
       // no WebAssembly SIMD here, or a mesh beyond the kernels' limits: the JavaScript deformer below
       if (!(e instanceof CorskinError)) throw e;
     }
   }
-  return methodModule(method)
-    ? prepareMethod(method, { mesh: data, skeleton, parameters })
-    : deformers[method as 'sbs' | 'lms'];
+  return cpuJavaScriptDeformer(method, data, skeleton, parameters);
+}
+
+/**
+ * The JavaScript deformer of a method `corskin/three` runs on the CPU (and the viewer's CPU
+ * measures use): a method module's, prepared ({@link prepareMethod}); stretch skinning's (Yang &
+ * Zhang 2006) on the rig of `skeleton` (`stretchRigFromSkeleton`: every joint where bones meet
+ * compensated); a rig-free method's (LBS, DQS, SBS, LMS, CoR) as it is.
+ * @throws CorskinError naming the parameter when one is invalid
+ */
+export function cpuJavaScriptDeformer(
+  method: string,
+  data: CorskinMesh,
+  skeleton: Skeleton,
+  parameters: Record<string, unknown> = {},
+): Deformer {
+  if (methodModule(method)) return prepareMethod(method, { mesh: data, skeleton, parameters });
+  if (method === 'stretch') return createStretchDeformer(stretchRigFromSkeleton(skeleton));
+  return deformers[method as 'lbs' | 'dqs' | 'sbs' | 'lms' | 'cor'];
 }
 
 /** The CPU method `mesh` renders with, or undefined. */

@@ -82,7 +82,7 @@ export {
 export { TEXTURE_WIDTH, type GpuBinding, type GpuMethod, type GlslKernel, type KernelOptions } from './kernel.js';
 export { deltaMushFromGeometry, deltaMushOf, packDeltaMush, setDeltaMushModel } from '../methods/ddm/three.js';
 export { bindSpaceSkinningMatrices, meshFromGeometry, writeJointTexture } from './geometry.js';
-export { cpuStandIn } from './cpu.js';
+export { cpuJavaScriptDeformer, cpuStandIn } from './cpu.js';
 
 /**
  * The skinning methods the GPU path offers: the registry's methods with `gpu: true`
