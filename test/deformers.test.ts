@@ -160,3 +160,16 @@ describe('two-bone analytic cases (cylinder, bone 1 bent 90° about z at its joi
     expect(() => deform('cor', mesh, S)).toThrow(/centers of rotation/);
   });
 });
+
+describe('deform() with too few skinning matrices', () => {
+  it('throws naming the counts, for every method (the per-frame deformers leave it to the readers)', async () => {
+    const [{ mesh }] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
+    mesh.centersOfRotation = mesh.positions.slice();
+    let J = 0;
+    for (let k = 0; k < mesh.joints.length; k++) if (mesh.weights[k] > 0) J = Math.max(J, mesh.joints[k] + 1);
+    const S = new Float64Array(16 * (J - 1));
+    for (let o = 0; o < S.length; o += 16) S[o] = S[o + 5] = S[o + 10] = S[o + 15] = 1;
+    for (const method of ['lbs', 'dqs', 'sbs', 'lms', 'cor'] as const)
+      expect(() => deform(method, mesh, S)).toThrow(`${J - 1} skinning matrices for a mesh that uses ${J} joints`);
+  });
+});

@@ -29,12 +29,12 @@ export const deformers: Readonly<Record<SkinningMethod, Deformer>> = {
  * Deforms `mesh` with the named method into freshly allocated arrays (positions 3·n; normals and
  * tangents when the mesh has them, posed space, asset units). The skinning matrices are checked
  * first, in one pass over them (not per vertex): a non-finite one would give every vertex it
- * moves a NaN or infinite position. For per-frame use, call the deformer itself with reused
- * output arrays (no such check).
+ * moves a NaN or infinite position; and that there are as many as the mesh's influences name.
+ * For per-frame use, call the deformer itself with reused output arrays (no such checks).
  * @param skinning skinning matrices, 4×4 column-major, length 16·J (bind → posed space)
  * @throws CorskinError naming the joint when its skinning matrix holds a NaN or infinite value;
- *   for an unknown method; and as the deformer does (e.g. CoR without centers of rotation,
- *   `skinning` shorter than the mesh's joints need)
+ *   when `skinning` has fewer matrices than the mesh's influences name; for an unknown method; and
+ *   as the deformer does (e.g. CoR without centers of rotation)
  */
 export function deform(method: SkinningMethod, mesh: SkinnedMesh, skinning: Float64Array): DeformTarget {
   const deformer = deformers[method];
@@ -51,5 +51,11 @@ export function deform(method: SkinningMethod, mesh: SkinnedMesh, skinning: Floa
       );
     }
   }
+  // The joints the mesh uses (one pass over its influences; the per-frame deformers leave it to
+  // the readers, which check the influences against the skeleton once).
+  let J = 0;
+  for (let k = 0; k < mesh.joints.length; k++) if (mesh.weights[k] !== 0 && mesh.joints[k] >= J) J = mesh.joints[k] + 1;
+  if (skinning.length < 16 * J)
+    throw new CorskinError(`${Math.floor(skinning.length / 16)} skinning matrices for a mesh that uses ${J} joints; nothing deformed`);
   return deformInto(deformer, mesh, skinning);
 }

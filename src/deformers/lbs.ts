@@ -15,7 +15,8 @@ import { writeTangent } from './vertex-writers.js';
  * A vertex whose influences all name one joint moves exactly by that joint's matrix.
  * @param skinning skinning matrices, 4×4 column-major, length 16·J (bind → posed space)
  * @param out posed positions (3·n), normals (3·n), tangents (4·n)
- * @throws CorskinError when `out` or `skinning` is too small for the mesh
+ * @throws CorskinError when `out` is too small for the mesh or `skinning` is not 16 numbers per
+ *   joint (fewer matrices than the influences name is checked by `deform`, not per frame)
  */
 export function deformLbs(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   checkDeformArgs(mesh, skinning, out);

@@ -111,7 +111,8 @@ export function uniformScale(split: ScaleSplit): number {
  * as its second phase.
  * @param skinning skinning matrices, 4×4 column-major, length 16·J (bind → posed space)
  * @param center `vertex` (DQS, SBS, LMS) or `cor` (the mesh's centers of rotation)
- * @throws CorskinError when `out` or `skinning` is too small for the mesh
+ * @throws CorskinError when `out` is too small for the mesh or `skinning` is not 16 numbers per
+ *   joint (fewer matrices than the influences name is checked by `deform`, not per frame)
  */
 export function deformRigidOrTwoPhase(
   mesh: SkinnedMesh,
