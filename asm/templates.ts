@@ -9,7 +9,7 @@
 // x, y, z, w); OP, ON (3 f32 per vertex at 12·i) and OT (4 f32 at 16·i) the DQS-posed vertices,
 // corrected in place.
 
-import { cross, hsum, writeRotated } from './common';
+import { cross, hsum, rotate } from './common';
 
 /**
  * Per bound vertex, its cage entries' dual quaternions blended with the identity for the share
@@ -41,8 +41,19 @@ export function templates(nb: i32, BND: usize, ST: usize, EK: usize, EW: usize, 
       f32x4.add(f32x4.sub(f32x4.mul(ev, f32x4.shuffle(b0, b0, 3, 3, 3, 3)), f32x4.mul(qv, f32x4.shuffle(be, be, 3, 3, 3, 3))), cross(qv, ev)),
       s,
     );
-    // In place: each call reads its vertex (and lane 3, the next one's x, written back unchanged)
-    // before it writes; the bound vertices come in increasing order.
-    writeRotated(<i32>i, b0, s, zero, t, OP, ON, OT, OP, ON, OT);
+    // In place: a 4-lane store of position or normal also covers the next vertex's x, which is
+    // put back as it was read (even where a degenerate blend gives NaN).
+    const o = <usize>i;
+    const w = f32x4.shuffle(b0, b0, 3, 3, 3, 3);
+    const p = v128.load(OP + o * 12);
+    v128.store(OP + o * 12, f32x4.replace_lane(f32x4.add(rotate(b0, w, s, p), t), 3, f32x4.extract_lane(p, 3)));
+    if (ON) {
+      const n = v128.load(ON + o * 12);
+      v128.store(ON + o * 12, f32x4.replace_lane(rotate(b0, w, s, n), 3, f32x4.extract_lane(n, 3)));
+    }
+    if (OT) {
+      const g = v128.load(OT + (o << 4));
+      v128.store(OT + (o << 4), f32x4.replace_lane(rotate(b0, w, s, g), 3, f32x4.extract_lane(g, 3)));
+    }
   }
 }

@@ -52,7 +52,13 @@ export {
   type SkinnedMesh,
   type WeightNormalization,
 } from './core/mesh.js';
-export { splitScale, deformTwoPhase, uniformScale, type ScaleSplit } from './deformers/two-phase.js';
+export {
+  splitScale,
+  deformTwoPhase,
+  deformStretchedVertices,
+  uniformScale,
+  type ScaleSplit,
+} from './deformers/two-phase.js';
 export {
   SKINNING_METHODS,
   GPU_METHODS,

@@ -9,7 +9,7 @@ import * as THREE from 'three';
 import { deformLbs } from '../src/deformers/lbs.js';
 import { stressPose } from '../src/evaluation/stress-pose.js';
 import { rigidityDistortion } from '../src/metrics/distortion.js';
-import { cpuStandIn, isCageObject, skeletonFromThree } from '../src/three/index.js';
+import { cpuStandIn, isCageObject, skeletonFromThree, worldSkinningMatrices } from '../src/three/index.js';
 import { View, camera, controls, cpuOf, settings, skinnedMeshes, skinningOf, state, viewCells } from './app.js';
 import { fitDistance } from './layout.js';
 import { corCheckColors, paintWeightColors } from './paint.js';
@@ -126,7 +126,12 @@ export function updateHeatmap(view: View): void {
     if (!settings.heatmap) return;
     const c = cpuOf(view, mesh);
     if (!c || (view.method === 'cor' && !c.centers)) return; // still being read or computed
-    c.deform(c.data, skinningOf(mesh), { positions: c.posed });
+    // The shape the view draws: posed in world space, as the CPU stand-in poses it (log-matrix
+    // skinning depends on the space), then back in the mesh's space to compare with its rest.
+    c.deform(c.data, worldSkinningMatrices(mesh, skinningOf(mesh)), { positions: c.posed });
+    const toMesh = new THREE.Matrix4().copy(mesh.matrixWorld).invert();
+    const v = new THREE.Vector3();
+    for (let k = 0; k < c.posed.length; k += 3) v.fromArray(c.posed, k).applyMatrix4(toMesh).toArray(c.posed, k);
     const d = rigidityDistortion(c.data.positions, c.posed, c.data.triangles, c.rings);
     const color = new THREE.Color();
     for (let i = 0; i < d.length; i++) {

@@ -47,6 +47,17 @@ export interface WeightNormalization {
 }
 
 /**
+ * The number of skinning matrices the mesh's influences need: 1 + the largest joint index with a
+ * non-zero weight (0 when no weight is). One pass over the influences.
+ */
+export function jointsUsed(mesh: SkinnedMesh): number {
+  const { joints, weights } = mesh;
+  let J = 0;
+  for (let k = 0; k < joints.length; k++) if (weights[k] !== 0 && joints[k] >= J) J = joints[k] + 1;
+  return J;
+}
+
+/**
  * Rescales every vertex's weights to sum to 1 (in place).
  * @param tolerance sums within `1 ± tolerance` are left as they are (glTF allows 2e-3 for
  *   normalized integer weights; 1e-3 is used by default)

@@ -3,7 +3,7 @@
  * @module
  */
 import { CorskinError } from '../core/errors.js';
-import type { SkinnedMesh } from '../core/mesh.js';
+import { jointsUsed, type SkinnedMesh } from '../core/mesh.js';
 import { deformInto, type DeformTarget, type Deformer, type SkinningMethod } from './contract.js';
 import { deformCor } from './cor.js';
 import { deformDdm } from '../methods/ddm/deformer.js';
@@ -53,8 +53,7 @@ export function deform(method: SkinningMethod, mesh: SkinnedMesh, skinning: Floa
   }
   // The joints the mesh uses (one pass over its influences; the per-frame deformers leave it to
   // the readers, which check the influences against the skeleton once).
-  let J = 0;
-  for (let k = 0; k < mesh.joints.length; k++) if (mesh.weights[k] !== 0 && mesh.joints[k] >= J) J = mesh.joints[k] + 1;
+  const J = jointsUsed(mesh);
   if (skinning.length < 16 * J)
     throw new CorskinError(`${Math.floor(skinning.length / 16)} skinning matrices for a mesh that uses ${J} joints; nothing deformed`);
   return deformInto(deformer, mesh, skinning);

@@ -172,8 +172,11 @@ export function deformTwoPhase(
  * Per vertex with several joints, `rigid` runs on a one-vertex mesh holding `K̄ (v − c)` and the
  * transforms `[R_j | M_j(c) − c]`. Allocates only per call.
  * @param skinning the original skinning matrices (16·J), split by {@link splitScale} into `split`
+ * @param out posed positions (3·n), normals (3·n), tangents (4·n): the chosen vertices written
  * @param rigid a deformer for rigid skinning matrices, the second phase
  * @param center `vertex` (DQS, SBS, LMS) or `cor` (the mesh's centers of rotation)
+ * @param vertices `all`, or `stretched`: those bound to a joint whose `split.rigidJoints` is 0
+ *   (and those with no weight when joint 0 stretches: they follow joint 0)
  */
 export function deformStretchedVertices(
   mesh: SkinnedMesh,
@@ -241,7 +244,8 @@ export function deformStretchedVertices(
       } else ws[a] += MW[k];
     }
     // Joints in increasing order: the one-vertex mesh's pivot (largest weight, ties to the first)
-    // is then the vertex's own (ties to the smaller joint index, as in every corskin kernel).
+    // is then the vertex's own (ties to the smaller joint index, as in every corskin kernel; a
+    // joint repeated in a vertex's slots is summed here, compared slot by slot there).
     for (let a = 1; a < u; a++)
       for (let b = a; b > 0 && js[b - 1] > js[b]; b--) {
         [js[b - 1], js[b]] = [js[b], js[b - 1]];

@@ -12,16 +12,16 @@
  *
  * @module
  */
-import { BufferAttribute, DynamicDrawUsage, Matrix4, Mesh, type SkinnedMesh, type WebGLRenderer } from 'three';
+import { BufferAttribute, DynamicDrawUsage, Mesh, type SkinnedMesh, type WebGLRenderer } from 'three';
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh as CorskinMesh } from '../core/mesh.js';
 import type { Skeleton } from '../core/skeleton.js';
 import type { DeformTarget, Deformer } from '../deformers/contract.js';
 import { deformers } from '../deformers/index.js';
 import { createStretchDeformer, stretchRigFromSkeleton } from '../deformers/stretch.js';
-import { methodInfo } from '../deformers/registry.js';
+import { methodInfo, THREE_METHODS, type ThreeMethodId } from '../deformers/registry.js';
 import { methodModule, prepareMethod } from '../methods/index.js';
-import { bindSpaceSkinningMatrices, meshFromGeometry } from './geometry.js';
+import { meshFromGeometry, worldSkinningMatrices } from './geometry.js';
 import { skeletonFromThree } from '../methods/templates/three.js';
 
 /** userData key of a mesh's CPU state. */
@@ -43,7 +43,7 @@ interface CpuState {
  */
 export async function useCpuMethod(
   mesh: SkinnedMesh,
-  method: string,
+  method: ThreeMethodId,
   parameters?: Record<string, unknown>,
 ): Promise<void> {
   restoreCpu(mesh);
@@ -74,26 +74,20 @@ export async function useCpuMethod(
   proxy.receiveShadow = mesh.receiveShadow;
   proxy.renderOrder = mesh.renderOrder;
   proxy.frustumCulled = false; // its bounds move with the pose
+  // Posed in world space (worldSkinningMatrices), as corskin's glTF reader poses a skin: its
+  // model matrix stays the identity (three's shadow pass takes it before onBeforeShadow).
   proxy.matrixAutoUpdate = false;
+  proxy.matrixWorldAutoUpdate = false;
   const matrices = new Float64Array(16 * mesh.skeleton.bones.length);
-  const world = new Matrix4();
   let last = -1;
   const pose = (renderer: WebGLRenderer) => {
-    // Posed in world space, as corskin's glTF reader poses a skin (joint world matrices times
-    // inverse bind matrices): the same result for every method, log-matrix skinning included,
-    // whose blend of logarithms depends on the space it is posed in. The stand-in's model
-    // matrix is then the identity (the renderer takes it after this call).
-    proxy.matrixWorld.identity();
     // once per rendered frame (WebGLRenderer counts them in info.render.frame, WebGPURenderer in info.frame)
     const info = renderer.info as WebGLRenderer['info'] & { frame?: number };
     const frame = info.frame ?? info.render.frame;
     if (frame === last && renderer.info.autoReset) return;
     last = frame;
     mesh.skeleton.update();
-    bindSpaceSkinningMatrices(mesh, matrices);
-    for (let o = 0; o < matrices.length; o += 16)
-      matrices.set(world.fromArray(matrices, o).premultiply(mesh.matrixWorld).elements, o);
-    deformer(data, matrices, out);
+    deformer(data, worldSkinningMatrices(mesh, matrices), out);
     position.needsUpdate = true;
     if (normal) normal.needsUpdate = true;
   };
@@ -110,7 +104,7 @@ export async function useCpuMethod(
  * @throws CorskinError naming the parameter when one is invalid
  */
 async function cpuDeformer(
-  method: string,
+  method: ThreeMethodId,
   data: CorskinMesh,
   skeleton: Skeleton,
   parameters: Record<string, unknown> = {},
@@ -122,7 +116,7 @@ async function cpuDeformer(
       const simd = await createSimdDeformer(
         data,
         method as Parameters<typeof createSimdDeformer>[1],
-        method === 'stretch' ? { rig: stretchRigFromSkeleton(skeleton) } : parameters,
+        method === 'stretch' ? { rig: stretchRigFromSkeleton(skeleton), ...stretchOptions(parameters) } : parameters,
       );
       return (_, skinning, out) => simd.deform(skinning, out);
     } catch (e) {
@@ -137,18 +131,33 @@ async function cpuDeformer(
  * The JavaScript deformer of a method `corskin/three` runs on the CPU (and the viewer's CPU
  * measures use): a method module's, prepared ({@link prepareMethod}); stretch skinning's (Yang &
  * Zhang 2006) on the rig of `skeleton` (`stretchRigFromSkeleton`: every joint where bones meet
- * compensated); a rig-free method's (LBS, DQS, SBS, LMS, CoR) as it is.
- * @throws CorskinError naming the parameter when one is invalid
+ * compensated; `parameters.twistCompensation`, default true); LBS's, DQS's, SBS's, LMS's or CoR's
+ * as it is (no parameters).
+ * @throws CorskinError naming the parameter when one is invalid; for a method corskin/three does
+ *   not run (the cage's, an unknown id)
  */
 export function cpuJavaScriptDeformer(
-  method: string,
+  method: ThreeMethodId,
   data: CorskinMesh,
   skeleton: Skeleton,
   parameters: Record<string, unknown> = {},
 ): Deformer {
   if (methodModule(method)) return prepareMethod(method, { mesh: data, skeleton, parameters });
-  if (method === 'stretch') return createStretchDeformer(stretchRigFromSkeleton(skeleton));
-  return deformers[method as 'lbs' | 'dqs' | 'sbs' | 'lms' | 'cor'];
+  if (method === 'stretch') return createStretchDeformer(stretchRigFromSkeleton(skeleton), stretchOptions(parameters));
+  const deformer = (deformers as Record<string, Deformer | undefined>)[method];
+  if (!deformer)
+    throw new CorskinError(
+      `corskin/three does not run skinning method "${method}" (expected ${THREE_METHODS.join(', ')})`,
+    );
+  return deformer;
+}
+
+/** Stretch skinning's options from a surface's parameters. @throws CorskinError naming a bad one */
+function stretchOptions(parameters: Record<string, unknown>): { twistCompensation?: boolean } {
+  const twistCompensation = parameters.twistCompensation;
+  if (twistCompensation !== undefined && typeof twistCompensation !== 'boolean')
+    throw new CorskinError(`twistCompensation must be true or false, got ${JSON.stringify(twistCompensation)}`);
+  return { twistCompensation };
 }
 
 /** The CPU method `mesh` renders with, or undefined. */

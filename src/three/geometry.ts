@@ -40,6 +40,19 @@ export function bindSpaceSkinningMatrices(mesh: SkinnedMesh, out?: Float64Array)
 }
 
 /**
+ * The mesh's skinning matrices from its bind space to world space, `matrixWorld ·`
+ * {@link bindSpaceSkinningMatrices} — the space corskin's glTF reader poses a skin in (joint world
+ * matrices times inverse bind matrices), where every CPU method gives the reader's result (log-
+ * matrix skinning's blend of logarithms depends on the space it is posed in). 4×4 column-major,
+ * length 16·J.
+ */
+export function worldSkinningMatrices(mesh: SkinnedMesh, out?: Float64Array): Float64Array {
+  const S = bindSpaceSkinningMatrices(mesh, out);
+  for (let o = 0; o < S.length; o += 16) S.set(M.fromArray(S, o).premultiply(mesh.matrixWorld).elements, o);
+  return S;
+}
+
+/**
  * corskin's view of a three.js skinned geometry (bind space = the geometry's own space), for
  * the CPU deformers and the CoR precomputation.
  * @throws Error when the geometry lacks position, skinIndex or skinWeight

@@ -29,7 +29,8 @@
  * template with {@link setSkinningTemplate}); Direct Delta Mush (Le & Lewis 2019) reads the data
  * `corskin precompute --method ddm` stored (`_ddm_*` attributes), or computes it on a Web Worker,
  * and evaluates the blend and its polar factor per vertex in the shader. A method without a GPU
- * kernel (Delta Mush, SBS, LMS) runs on the CPU (`cpu.ts`). `'lbs'` restores the original materials.
+ * kernel (Delta Mush, SBS, LMS, stretch skinning) runs on the CPU (`cpu.ts`), posed in world
+ * space. `'lbs'` restores the original materials.
  * WebGPURenderer: import `useSkinningMethod` from `corskin/three/webgpu` instead; node materials
  * then get their skinning node replaced by the method's TSL kernel (`nodes.ts`), reading the same
  * joint texture.
@@ -81,7 +82,7 @@ export {
 } from '../methods/templates/three.js';
 export { TEXTURE_WIDTH, type GpuBinding, type GpuMethod, type GlslKernel, type KernelOptions } from './kernel.js';
 export { deltaMushFromGeometry, deltaMushOf, packDeltaMush, setDeltaMushModel } from '../methods/ddm/three.js';
-export { bindSpaceSkinningMatrices, meshFromGeometry, writeJointTexture } from './geometry.js';
+export { bindSpaceSkinningMatrices, meshFromGeometry, worldSkinningMatrices, writeJointTexture } from './geometry.js';
 export { cpuJavaScriptDeformer, cpuStandIn } from './cpu.js';
 
 /**
@@ -92,9 +93,9 @@ export type GpuSkinningMethod = GpuMethodId;
 
 /**
  * Every method {@link useSkinningMethod} switches to: the GPU ones, and those without a GPU
- * kernel that are method modules (Delta Mush) or need no rig (spherical blend skinning, Kavan &
- * Žára 2005; log-matrix skinning, Alexa 2002), which run on the CPU (`cpu.ts`). `THREE_METHODS`
- * in `corskin`.
+ * kernel that are method modules (Delta Mush) or have a SIMD kernel (spherical blend skinning,
+ * Kavan & Žára 2005; log-matrix skinning, Alexa 2002; stretch skinning, Yang & Zhang 2006), which
+ * run on the CPU (`cpu.ts`). `THREE_METHODS` in `corskin`.
  */
 export type ThreeSkinningMethod = ThreeMethodId;
 

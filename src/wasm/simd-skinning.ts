@@ -16,7 +16,7 @@
  * @module
  */
 import { CorskinError } from '../core/errors.js';
-import type { SkinnedMesh } from '../core/mesh.js';
+import { jointsUsed, type SkinnedMesh } from '../core/mesh.js';
 import type { DeformTarget } from '../deformers/contract.js';
 import { jointQuaternions } from '../deformers/joint-rotations.js';
 import { SIMD_METHODS, type SimdMethodId } from '../deformers/registry.js';
@@ -116,8 +116,9 @@ export type SkinningKernelMethod = 'lbs' | 'dqs' | 'sbs' | 'lms' | 'cor';
 
 /** {@link createSkinningKernels}' result: a prepared mesh on one of asm/kernels.ts' kernels. */
 export interface SkinningKernels<Extra> {
-  /** The kernels' memory and exports (see {@link instantiateKernels}). */
+  /** The kernels' memory (see `instantiateKernels`). */
   memory: WebAssembly.Memory;
+  /** Every kernel of the module by name (functions taking byte offsets in `memory`). */
   exports: Record<string, (...args: number[]) => void>;
   /** Where the mesh's vertex arrays and the posed ones are in it. */
   at: wasm.VertexArrays;
@@ -149,8 +150,7 @@ export async function createSkinningKernels<Extra>(
     throw new CorskinError('CoR skinning needs centers of rotation (run the CoR precomputation first)');
   }
   if (K > 255) throw new CorskinError(`the SIMD kernels take at most 255 influences per vertex, got ${K}`);
-  let J = 1;
-  for (let k = 0; k < joints.length; k++) if (weights[k] !== 0 && joints[k] >= J) J = joints[k] + 1;
+  const J = Math.max(1, jointsUsed(mesh));
   if (J > 65536) throw new CorskinError(`the SIMD kernels take at most 65,536 joints, the mesh uses ${J}`);
 
   const layout = wasm.kernelLayout();

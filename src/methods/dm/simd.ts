@@ -8,7 +8,7 @@
  * @module
  */
 import { CorskinError } from '../../core/errors.js';
-import type { SkinnedMesh } from '../../core/mesh.js';
+import { jointsUsed, type SkinnedMesh } from '../../core/mesh.js';
 import * as wasm from '../../wasm/instance.js';
 import type { SimdDeformer } from '../../wasm/simd-skinning.js';
 import { prepareDeltaMushRest } from './deformer.js';
@@ -36,8 +36,7 @@ export async function createDeltaMushSimdDeformer(
   const m = representative.length;
   const corners = triangles.length;
   const E = edges.length / 2;
-  let J = 1;
-  for (let k = 0; k < joints.length; k++) if (weights[k] !== 0 && joints[k] >= J) J = joints[k] + 1;
+  const J = Math.max(1, jointsUsed(mesh));
   if (J > 65536) throw new CorskinError(`the SIMD kernels take at most 65,536 joints, the mesh uses ${J}`);
   const turn = Boolean(mesh.normals || mesh.tangents);
 

@@ -83,9 +83,9 @@ export function createCageCorrection(rig: TemplateRig): CageCorrection {
         }
         // A ring's centred vertices are nearly coplanar, so A is nearly of rank 2 and the
         // rotation iteration converges slowly (about 37 steps). A + c·cof(A) (columns
-        // a₁ × a₂, a₂ × a₀, a₀ × a₁) has the same singular vectors and for det A > 0 the same
-        // rotation R, its third singular value lifted to c·σ₁σ₂ (c = √2/|A|_F, about 1):
-        // about 5 steps.
+        // a₁ × a₂, a₂ × a₀, a₀ × a₁) has A's singular vectors and the same closest rotation
+        // (for any A; cof(A) = 0 at rank ≤ 1), its third singular value lifted to c·σ₁σ₂ with
+        // c = √2/|A|_F ≈ 1/σ, of the others' size: about 15 steps.
         addScaledCofactor(A);
         quatClosestRotation(q, 0, A, 0, false, { tolerance: ROTATION_TOLERANCE });
         for (let v = first; v < first + SIDES; v++) setCorrection(v);
