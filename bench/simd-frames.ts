@@ -6,7 +6,7 @@
  * deformers and as WebAssembly SIMD kernels (asm/) on the same mesh and frames in the same run,
  * for the SIMD/JavaScript ratios, and each SIMD time over LBS SIMD's (templates: over DQS
  * SIMD's, the method they correct). Medians over 20 frames of each asset's first clip ×
- * repetitions, positions and normals. CesiumMan subdivided ×3 (209K vertices) is left out by
+ * repetitions, positions and normals. CesiumMan subdivided ×3 (157K vertices) is left out by
  * `--quick`.
  *
  * Run: npm run bench:simd-frames [-- --quick]
