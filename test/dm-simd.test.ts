@@ -16,6 +16,7 @@ import { createDeltaMushDeformer } from '../src/methods/dm/deformer.js';
 import type { DeltaMushParameters } from '../src/methods/dm/parameters.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
 import { CESIUM_MAN, SHARED } from './helpers/data.js';
+import { simdDifferences } from './helpers/simd-compare.js';
 
 const FILES = [
   CESIUM_MAN,
@@ -24,28 +25,10 @@ const FILES = [
   ),
 ];
 
-/** Largest SIMD − JavaScript differences: positions ÷ the posed diagonal, normals, tangents. */
+/** Largest SIMD − JavaScript differences (see simdDifferences) for Delta Mush with `parameters`. */
 async function compare(mesh: SkinnedMesh, skinning: Float64Array, parameters: DeltaMushParameters) {
-  const n = mesh.positions.length / 3;
-  const ref = {
-    positions: new Float32Array(3 * n),
-    normals: mesh.normals && new Float32Array(3 * n),
-    tangents: mesh.tangents && new Float32Array(4 * n),
-  };
-  createDeltaMushDeformer(mesh, parameters)(mesh, skinning, ref);
   const simd = await createSimdDeformer(mesh, 'dm', parameters as Record<string, unknown>);
-  simd.deform(skinning);
-  const out = simd.output;
-  const diff = (a?: Float32Array, b?: Float32Array) => {
-    let e = 0;
-    for (let k = 0; a && b && k < a.length; k++) e = Math.max(e, Math.abs(a[k] - b[k]));
-    return e;
-  };
-  return {
-    position: diff(out.positions, ref.positions) / boundingBoxDiagonal(ref.positions),
-    normal: diff(out.normals, ref.normals),
-    tangent: diff(out.tangents, ref.tangents),
-  };
+  return simdDifferences(mesh, createDeltaMushDeformer(mesh, parameters), simd, skinning);
 }
 
 const OTHER: DeltaMushParameters = { smoothing: 'length-weighted', pinBorders: true, iterations: 7, step: 0.3 };

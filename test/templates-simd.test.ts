@@ -17,6 +17,7 @@ import { prepareMethod } from '../src/methods/index.js';
 import { meshTemplateRig } from '../src/methods/templates/data.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
 import { CESIUM_MAN, SHARED } from './helpers/data.js';
+import { simdDifferences } from './helpers/simd-compare.js';
 
 const FILES = [
   CESIUM_MAN,
@@ -25,28 +26,9 @@ const FILES = [
   ),
 ];
 
-/** Largest SIMD − JavaScript differences: positions ÷ the posed diagonal, normals, tangents. */
+/** Largest SIMD − JavaScript differences (see simdDifferences) for the templates of `mesh`'s rig. */
 async function compare(mesh: SkinnedMesh, deform: ReturnType<typeof prepareMethod>, skinning: Float64Array) {
-  const n = mesh.positions.length / 3;
-  const ref = {
-    positions: new Float32Array(3 * n),
-    normals: mesh.normals && new Float32Array(3 * n),
-    tangents: mesh.tangents && new Float32Array(4 * n),
-  };
-  deform(mesh, skinning, ref);
-  const simd = await createSimdDeformer(mesh, 'templates');
-  simd.deform(skinning);
-  const out = simd.output;
-  const diff = (a?: Float32Array, b?: Float32Array) => {
-    let e = 0;
-    for (let k = 0; a && b && k < a.length; k++) e = Math.max(e, Math.abs(a[k] - b[k]));
-    return e;
-  };
-  return {
-    position: diff(out.positions, ref.positions) / boundingBoxDiagonal(ref.positions),
-    normal: diff(out.normals, ref.normals),
-    tangent: diff(out.tangents, ref.tangents),
-  };
+  return simdDifferences(mesh, deform, await createSimdDeformer(mesh, 'templates'), skinning);
 }
 
 describe('skinning templates on the SIMD kernels', () => {
