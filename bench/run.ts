@@ -2,7 +2,8 @@
  * `npm run bench`: CoR precomputation cost and run-time kernel throughput on the shared assets,
  * with the ratios that matter measured side by side in the same run. Prints a table and writes
  * .tmp/bench-results.json (bench/results.json with `--save`). `npm run bench -- --quick` runs
- * CesiumMan only, once (a CI smoke run).
+ * CesiumMan only, once (a CI smoke run). `npm run bench -- --peers` runs bench/native/peers.ts
+ * instead: corskin's SIMD kernels against native peers (a C++ port, libigl's Direct Delta Mush).
  *
  * Timings are medians; the machine is shared and noisy, so compare ratios, not absolute times.
  */
@@ -613,4 +614,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (process.argv.includes('--peers')) await import('./native/peers.js');
+else await main();

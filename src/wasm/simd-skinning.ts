@@ -111,6 +111,52 @@ export async function createSimdDeformer(
   );
 }
 
+/**
+ * Packs a mesh's influences as asm/kernels.ts reads them: K slots per vertex (K = the mesh's
+ * influences), of which `counts[i]` are used — distinct joints, the pivot of the quaternion signs
+ * first (the largest weight, ties to the smaller joint index, as in every corskin kernel), then
+ * the mesh's order; weights of repeated joints summed, zero weights dropped; a vertex with one
+ * joint (or none) gets weight exactly 1 on it (it moves rigidly).
+ * @param joints out: K·n joint indices (zeroed by the caller)
+ * @param weights out: K·n weights (zeroed by the caller)
+ * @param counts out: n used slot counts
+ */
+export function packInfluences(
+  mesh: SkinnedMesh,
+  joints: Uint16Array,
+  weights: Float32Array,
+  counts: Uint8Array,
+): void {
+  const { joints: mj, weights: mw, influences: K } = mesh;
+  const n = mesh.positions.length / 3;
+  for (let i = 0; i < n; i++) {
+    const o = K * i;
+    let pivot = -1;
+    for (let k = o; k < o + K; k++) {
+      const w = mw[k];
+      if (w > 0 && (pivot < 0 || w > mw[pivot] || (w === mw[pivot] && mj[k] < mj[pivot]))) pivot = k;
+    }
+    let c = 0;
+    for (let r = -1; r < K; r++) {
+      const k = r < 0 ? pivot : o + r;
+      if (k < 0 || (r >= 0 && k === pivot)) continue;
+      const w = mw[k];
+      if (w === 0) continue;
+      let m = 0;
+      while (m < c && joints[o + m] !== mj[k]) m++;
+      if (m === c) {
+        joints[o + c] = mj[k];
+        weights[o + c++] = w;
+      } else weights[o + m] += w;
+    }
+    if (c <= 1) {
+      weights[o] = 1;
+      c = 1;
+    }
+    counts[i] = c;
+  }
+}
+
 /** The methods of asm/kernels.ts. */
 export type SkinningKernelMethod = 'lbs' | 'dqs' | 'sbs' | 'lms' | 'cor';
 
@@ -143,7 +189,7 @@ export async function createSkinningKernels<Extra>(
   method: SkinningKernelMethod,
   more: (take: (bytes: number) => number) => Extra,
 ): Promise<SkinningKernels<Extra>> {
-  const { positions, joints, weights, influences: K } = mesh;
+  const { positions, influences: K } = mesh;
   const n = positions.length / 3;
   const C = mesh.centersOfRotation;
   if (method === 'cor' && (!C || C.length !== 3 * n)) {
@@ -169,38 +215,12 @@ export async function createSkinningKernels<Extra>(
   const u16 = new Uint16Array(memory.buffer);
   const u8 = new Uint8Array(memory.buffer);
   if (C && Cp) f32.set(C, Cp >> 2);
-  // Influences: distinct joints, the pivot of the quaternion signs first (the largest weight,
-  // ties to the smaller joint index, as in every corskin kernel), then the mesh's order; weights
-  // of repeated joints summed, zero weights dropped; a vertex with one joint gets weight exactly
-  // 1 (it moves rigidly).
-  const ji = JI >> 1;
-  const wi = W >> 2;
-  for (let i = 0; i < n; i++) {
-    const o = K * i;
-    let pivot = -1;
-    for (let k = o; k < o + K; k++) {
-      const w = weights[k];
-      if (w > 0 && (pivot < 0 || w > weights[pivot] || (w === weights[pivot] && joints[k] < joints[pivot]))) pivot = k;
-    }
-    let c = 0;
-    for (let r = -1; r < K; r++) {
-      const k = r < 0 ? pivot : o + r;
-      if (k < 0 || (r >= 0 && k === pivot)) continue;
-      const w = weights[k];
-      if (w === 0) continue;
-      let m = 0;
-      while (m < c && u16[ji + o + m] !== joints[k]) m++;
-      if (m === c) {
-        u16[ji + o + c] = joints[k];
-        f32[wi + o + c++] = w;
-      } else f32[wi + o + m] += w;
-    }
-    if (c <= 1) {
-      f32[wi + o] = 1;
-      c = 1;
-    }
-    u8[CNT + i] = c;
-  }
+  packInfluences(
+    mesh,
+    u16.subarray(JI >> 1, (JI >> 1) + K * n),
+    f32.subarray(W >> 2, (W >> 2) + K * n),
+    u8.subarray(CNT, CNT + n),
+  );
 
   // The JavaScript deformer for the vertices the kernels do not take (LBS takes every rig).
   const rigid = { dqs: dqsRigid, sbs: sbsRigid, lms: lmsRigid }[method as string] ?? corRigid;
