@@ -33,6 +33,14 @@ export function lbs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: 
   }
 }
 
+/** Multiplies the `count` f32 at X by s (the posed positions of a uniformly scaled rig). */
+export function scale(X: usize, count: i32, s: f32): void {
+  const v = f32x4.splat(s);
+  let k = 0;
+  for (; k + 4 <= count; k += 4) v128.store(X + (<usize>k << 2), f32x4.mul(v128.load(X + (<usize>k << 2)), v));
+  for (; k < count; k++) store<f32>(X + (<usize>k << 2), load<f32>(X + (<usize>k << 2)) * s);
+}
+
 /**
  * Dual quaternion skinning (Kavan et al. 2008): blend the joints' unit dual quaternions (signs
  * fixed against the pivot: the first packed influence, the largest weight), normalise, apply as rotation + translation

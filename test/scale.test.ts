@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { restPose, rotateJointWorld, skinningMatrices } from '../src/core/pose.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import { mat3FromQuat } from '../src/core/math.js';
-import { splitScale } from '../src/deformers/two-phase.js';
+import { commonScale, splitScale, uniformScale } from '../src/deformers/two-phase.js';
 import { deform } from '../src/deformers/index.js';
 import { cylinder } from './helpers/cylinder.js';
 
@@ -37,6 +37,24 @@ describe('a scaled joint', () => {
       }
     }
     expect(splitScale(skinningMatrices(skeleton, restPose(skeleton)))).toBeNull();
+  });
+
+  it('commonScale: 1 when rigid, s for a rig under one uniformly scaled node (as uniformScale of the split), 0 otherwise', () => {
+    const pose = restPose(skeleton);
+    rotateJointWorld(skeleton, pose, 1, [1, 1, 0], 0.7);
+    expect(commonScale(skinningMatrices(skeleton, pose))).toBe(1);
+    pose.scales.set([0.01, 0.01, 0.01], 0); // the root: every joint scales by 0.01
+    const S = skinningMatrices(skeleton, pose);
+    expect(commonScale(S)).toBeCloseTo(0.01, 12);
+    expect(commonScale(S)).toBeCloseTo(uniformScale(splitScale(S)!), 12);
+    // Mirrored (det < 0), one joint scaled differently, non-uniform scale: no common scale.
+    const mirrored = S.map((x, k) => (k % 16 < 3 ? -x : x)); // first column negated: a reflection
+    expect(commonScale(mirrored)).toBe(0);
+    pose.scales.set([1.5, 1.5, 1.5], 3);
+    expect(commonScale(skinningMatrices(skeleton, pose))).toBe(0);
+    pose.scales.set([1, 1, 1], 3);
+    pose.scales.set([0.01, 0.01, 0.02], 0);
+    expect(commonScale(skinningMatrices(skeleton, pose))).toBe(0);
   });
 
   it.each(METHODS)('%s equals LBS when the joints only scale (no rotation): Σ w (P_j v + t_j)', (method) => {

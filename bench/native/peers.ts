@@ -24,7 +24,7 @@ import { boundingBoxDiagonal, type SkinnedMesh } from '../../src/core/mesh.js';
 import { computeCentersOfRotation } from '../../src/cor/precompute.js';
 import { jointDualQuaternions } from '../../src/deformers/dqs.js';
 import { jointQuaternions } from '../../src/deformers/joint-rotations.js';
-import { splitScale } from '../../src/deformers/two-phase.js';
+import { splitScale, uniformScale } from '../../src/deformers/two-phase.js';
 import { readDmat, readObj, decodeBoneAnimation } from '../../src/io/libigl.js';
 import { computeDirectDeltaMush } from '../../src/methods/ddm/precompute.js';
 import { deformDdm } from '../../src/methods/ddm/deformer.js';
@@ -88,7 +88,14 @@ async function skinningRow(
 ): Promise<SkinningRow> {
   const { mesh: bare, frames, n } = await benchAsset(file, subdivisions);
   if (!bare.normals) throw new Error(`${name}: the peers bench needs normals`);
-  if (frames.some((S) => splitScale(S))) throw new Error(`${name}: scaled joints (the port takes rigid frames only)`);
+  // A rig under one uniformly scaled node (Ybot): the kernels run on the matrices divided by s
+  // and the positions are multiplied by s, as corskin's SIMD deformer does.
+  const scales = frames.map((S) => {
+    const split = splitScale(S);
+    const s = split ? uniformScale(split) : 1;
+    if (!s) throw new Error(`${name}: joints with non-uniform scale (the port takes rigid or uniformly scaled frames)`);
+    return s;
+  });
   const C = computeCentersOfRotation(bare).centers;
   const mesh: SkinnedMesh = { ...bare, centersOfRotation: C };
   const K = mesh.influences;
@@ -97,11 +104,14 @@ async function skinningRow(
   const W = new Float32Array(K * n);
   const CNT = new Uint8Array(n);
   packInfluences(mesh, JI, W, CNT);
-  const jointData = frames.map((S) => [
-    Float32Array.from(S),
-    jointQuaternions(S, new Float32Array(4 * J)),
-    jointDualQuaternions(S, new Float32Array(8 * J)),
-  ]);
+  const jointData = frames.map((S, f) => {
+    const D = S.map((x, k) => (k % 16 === 15 ? x : x / scales[f]));
+    return [
+      Float32Array.from(D),
+      jointQuaternions(D, new Float32Array(4 * J)),
+      jointDualQuaternions(D, new Float32Array(8 * J)),
+    ];
+  });
   const dir = join(work, name.replace(/\W+/g, '-'));
   mkdirSync(dir);
   writeFileSync(
@@ -115,6 +125,7 @@ async function skinningRow(
       W,
       CNT,
       ...[0, 1, 2].flatMap((k) => jointData.map((d) => d[k])),
+      Float32Array.from(scales),
     ]),
   );
   const diagonal = boundingBoxDiagonal(mesh.positions);

@@ -11,7 +11,9 @@
 // <dir>/skinning.bin (little-endian): int32 n, K, J, F; then f32 P[3n+4], N[3n+4], C[3n+4]
 // (bind-space positions, normals, centers of rotation; 4 padding floats), u16 JI[K·n], f32 W[K·n],
 // u8 CNT[n] (asm/kernels.ts' packed influences), and per frame f32 M[16J] (skinning matrices,
-// column-major), Q[4J] (their rotation quaternions x, y, z, w), DQ[8J] (unit dual quaternions).
+// column-major, divided by the frame's uniform scale s), Q[4J] (their rotation quaternions x, y, z,
+// w), DQ[8J] (unit dual quaternions); then f32 s[F]: the positions are multiplied by s (a rig under
+// one uniformly scaled node, as corskin's SIMD deformer runs it).
 // The joint data is computed once by corskin (as its SIMD deformer does each frame, in JavaScript,
 // for J joints: microseconds) so both sides time the same per-vertex work.
 #include <algorithm>
@@ -221,6 +223,8 @@ int main(int argc, char **argv) {
   take(f, M, (size_t)16 * m.J * F, "M");
   take(f, Q, (size_t)4 * m.J * F, "Q");
   take(f, DQ, (size_t)8 * m.J * F, "DQ");
+  std::vector<float> scale;
+  take(f, scale, F, "s");
   std::fclose(f);
 
   Out o{std::vector<float>(3 * m.n + 4), std::vector<float>(3 * m.n + 4)};
@@ -232,6 +236,8 @@ int main(int argc, char **argv) {
       if (k == 0) lbs(m, Mg, o);
       else if (k == 1) dqs(m, Mg, &DQ[(size_t)8 * m.J * g], o);
       else cor(m, Mg, &Q[(size_t)4 * m.J * g], o);
+      if (scale[g] != 1)
+        for (int e = 0; e < 3 * m.n; e++) o.p[e] *= scale[g];
     };
     for (int g = 0; g < F; g++) frame(g); // warm-up, as bench/frames.ts' frameMs
     std::vector<double> t;

@@ -77,12 +77,8 @@ export function splitScale(skinning: Float64Array): ScaleSplit | null {
 }
 
 function isRigid(s: Float64Array, m: number): boolean {
-  for (let a = 0; a < 3; a++) {
-    for (let b = a; b < 3; b++) {
-      const d = s[m + 4 * a] * s[m + 4 * b] + s[m + 4 * a + 1] * s[m + 4 * b + 1] + s[m + 4 * a + 2] * s[m + 4 * b + 2];
-      if (!(Math.abs(d - (a === b ? 1 : 0)) <= 1e-5)) return false;
-    }
-  }
+  for (let a = 0; a < 3; a++)
+    for (let b = a; b < 3; b++) if (!(Math.abs(gram(s, m, a, b) - (a === b ? 1 : 0)) <= 1e-5)) return false;
   return mat4LinearDeterminant(s, m) > 0;
 }
 
@@ -106,6 +102,52 @@ export function uniformScale(split: ScaleSplit): number {
 }
 
 /**
+ * The scale every skinning matrix shares, cheaper than {@link splitScale} + {@link uniformScale}
+ * (no rotation is extracted): 1 when every matrix is a proper rigid transform (as
+ * {@link splitScale} returning null), s when every linear part is s times a rotation (L_jᵀL_j =
+ * s²·I within 2e-5·s² — the 1e-5·s of {@link uniformScale} — for one s and every joint, det L_j >
+ * 0: a rig under one uniformly scaled node), else 0 (scale that differs between joints, non-uniform scale, shear,
+ * reflection: {@link splitScale} is not null).
+ * @param skinning 4×4 column-major skinning matrices, length 16·J
+ */
+export function commonScale(skinning: Float64Array): number {
+  const J = skinning.length / 16;
+  let j = 0;
+  while (j < J && isRigid(skinning, 16 * j)) j++;
+  if (j === J) return 1;
+  let s2 = 0;
+  for (j = 0; j < J; j++) {
+    const m = 16 * j;
+    const t = s2 || (gram(skinning, m, 0, 0) + gram(skinning, m, 1, 1) + gram(skinning, m, 2, 2)) / 3;
+    if (!(t > 0) || !(mat4LinearDeterminant(skinning, m) > 0)) return 0;
+    for (let a = 0; a < 3; a++)
+      for (let b = a; b < 3; b++) if (!(Math.abs(gram(skinning, m, a, b) - (a === b ? t : 0)) <= 2e-5 * t)) return 0;
+    s2 = t;
+  }
+  return Math.sqrt(s2);
+}
+
+/** Entry (a, b) of LᵀL for the linear part L of the matrix at m: column a · column b. */
+function gram(s: Float64Array, m: number, a: number, b: number): number {
+  return s[m + 4 * a] * s[m + 4 * b] + s[m + 4 * a + 1] * s[m + 4 * b + 1] + s[m + 4 * a + 2] * s[m + 4 * b + 2];
+}
+
+/**
+ * `s · rigid([L_j / s | τ_j / s])`: the rigid method on the matrices divided by a uniform scale
+ * s, the positions multiplied by s (two-phase skinning when every stretch is s·I, exact; see
+ * {@link deformTwoPhase}). Allocates the scaled matrices.
+ */
+function uniformlyScaled(mesh: SkinnedMesh, skinning: Float64Array, s: number, out: DeformTarget, rigid: Deformer): void {
+  rigid(
+    mesh,
+    skinning.map((x, k) => (k % 16 === 15 ? x : x / s)),
+    out,
+  );
+  const n3 = mesh.positions.length;
+  for (let k = 0; k < n3; k++) out.positions[k] *= s;
+}
+
+/**
  * The entry of every quaternion-blending deformer (DQS, SBS, LMS, CoR): checks the arguments,
  * then runs `rigid` when every skinning matrix is rigid, else {@link deformTwoPhase} with `rigid`
  * as its second phase.
@@ -122,9 +164,10 @@ export function deformRigidOrTwoPhase(
   center: 'vertex' | 'cor',
 ): void {
   checkDeformArgs(mesh, skinning, out);
-  const split = splitScale(skinning);
-  if (split) deformTwoPhase(mesh, skinning, split, out, rigid, center);
-  else rigid(mesh, skinning, out);
+  const s = commonScale(skinning);
+  if (s === 1) rigid(mesh, skinning, out);
+  else if (s) uniformlyScaled(mesh, skinning, s, out, rigid);
+  else deformTwoPhase(mesh, skinning, splitScale(skinning)!, out, rigid, center);
 }
 
 /**
@@ -152,13 +195,7 @@ export function deformTwoPhase(
   shortcuts = true,
 ): void {
   const s = shortcuts ? uniformScale(split) : 0;
-  if (s) {
-    const scaled = skinning.map((x, k) => (k % 16 === 15 ? x : x / s));
-    rigid(mesh, scaled, out);
-    const n3 = mesh.positions.length;
-    for (let k = 0; k < n3; k++) out.positions[k] *= s;
-    return;
-  }
+  if (s) return uniformlyScaled(mesh, skinning, s, out, rigid);
   if (shortcuts && split.rigidJoints.includes(1)) {
     rigid(mesh, skinning, out);
     deformStretchedVertices(mesh, skinning, split, out, rigid, center, 'stretched');

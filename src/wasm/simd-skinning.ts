@@ -21,7 +21,7 @@ import type { DeformTarget } from '../deformers/contract.js';
 import { jointQuaternions } from '../deformers/joint-rotations.js';
 import { SIMD_METHODS, type SimdMethodId } from '../deformers/registry.js';
 import type { StretchRig } from '../deformers/stretch.js';
-import { deformStretchedVertices, splitScale, uniformScale } from '../deformers/two-phase.js';
+import { commonScale, deformStretchedVertices, splitScale } from '../deformers/two-phase.js';
 import { createStretchSimdDeformer } from './stretch.js';
 import { methodModule } from '../methods/index.js';
 import { corRigid } from '../deformers/cor.js';
@@ -228,16 +228,16 @@ export async function createSkinningKernels<Extra>(
   const jointData = f32.subarray(Q >> 2, (Q >> 2) + (method === 'dqs' || method === 'lms' ? 8 : 4) * J);
   // The matrices go in below (divided by a uniform scale where there is one).
   const run = (skinning: Float64Array, output: DeformTarget): void => {
-    const split = method === 'lbs' ? null : splitScale(skinning);
     // A rig under one uniformly scaled node: the kernels on the matrices divided by s, the
     // positions times s (exact, see uniformScale). Other scale, shear or reflection: the kernels
     // for the vertices bound to rigid joints only, JavaScript's two-phase path for the others.
-    const s = split ? uniformScale(split) : 1;
-    if (split && !s) {
+    const s = method === 'lbs' ? 1 : commonScale(skinning);
+    const split = s ? null : splitScale(skinning);
+    if (split) {
       const some = split.rigidJoints.includes(1);
       if (some) runKernels(skinning, 1, output);
       deformStretchedVertices(mesh, skinning, split, output, rigid, center, some ? 'stretched' : 'all');
-    } else runKernels(skinning, s, output);
+    } else runKernels(skinning, s || 1, output);
   };
   return { memory, exports: kernels, at: V, J, extra, run };
 
@@ -264,6 +264,6 @@ export async function createSkinningKernels<Extra>(
       jointDualQuaternions(S.subarray(0, 16 * J), jointData);
       kernels.dqs(n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);
     } else kernels.lbs(n, K, P, N, T, JI, W, CNT, M, OP, ON, OT);
-    if (s !== 1) for (let k = 0; k < 3 * n; k++) output.positions[k] *= s;
+    if (s !== 1) kernels.scale(OP, 3 * n, s);
   }
 }
