@@ -7,7 +7,9 @@
  * for the SIMD/JavaScript ratios, and each SIMD time over LBS SIMD's (templates: over DQS
  * SIMD's, the method they correct). Medians over 20 frames of each asset's first clip ×
  * repetitions, positions and normals. CesiumMan subdivided ×3 (157K vertices) is left out by
- * `--quick`.
+ * `--quick`. Then the per-vertex two-phase path (`deformStretchedVertices`, every vertex) of DQS,
+ * SBS, LMS and CoR on CesiumMan with every joint stretched by 1.3 along its bind x axis: µs per
+ * vertex.
  *
  * Run: npm run bench:simd-frames [-- --quick]
  */
@@ -20,6 +22,12 @@ import { createDeltaMushDeformer } from '../src/methods/dm/deformer.js';
 import { prepareMethod } from '../src/methods/index.js';
 import type { Skeleton } from '../src/core/skeleton.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
+import { deformStretchedVertices, splitScale } from '../src/deformers/two-phase.js';
+import { dqsRigid } from '../src/deformers/dqs.js';
+import { sbsRigid } from '../src/deformers/sbs.js';
+import { lmsRigid } from '../src/deformers/lms.js';
+import { corRigid } from '../src/deformers/cor.js';
+import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import { benchAsset, DATA, frameMs, printTable } from './frames.js';
 
 const quick = process.argv.includes('--quick');
@@ -78,3 +86,26 @@ const head = [
 ];
 printTable(head, rows);
 console.log('\nmedians of one frame (positions + normals); ratios from the same run');
+
+// The per-vertex two-phase path: every joint stretched, every vertex through it.
+{
+  const { mesh, frames, n, out } = await benchAsset(join(DATA, 'gltf', 'CesiumMan.glb'), 0);
+  mesh.centersOfRotation = computeCentersOfRotation(mesh).centers;
+  const stretched = frames.map((S) => S.map((x, k) => (k % 16 < 3 ? 1.3 * x : x)));
+  const row = ['CesiumMan', n.toLocaleString('en-US')];
+  for (const [rigid, center] of [
+    [dqsRigid, 'vertex'],
+    [sbsRigid, 'vertex'],
+    [lmsRigid, 'vertex'],
+    [corRigid, 'cor'],
+  ] as const) {
+    const ms = frameMs(
+      stretched,
+      (S) => deformStretchedVertices(mesh, S, splitScale(S)!, out, rigid, center, 'all'),
+      REPS,
+    );
+    row.push(((1000 * ms) / n).toFixed(2));
+  }
+  console.log('\ntwo-phase skinning, every vertex on the per-vertex path (JavaScript), µs per vertex (median frame)');
+  printTable(['asset', 'vertices', 'dqs', 'sbs', 'lms', 'cor'], [row]);
+}

@@ -54,6 +54,7 @@ export {
 } from './core/mesh.js';
 export {
   splitScale,
+  commonScale,
   deformTwoPhase,
   deformStretchedVertices,
   uniformScale,
@@ -72,7 +73,7 @@ export {
   type SimdMethodId,
   type MethodInfo,
 } from './deformers/registry.js';
-export type { Deformer, DeformTarget, SkinningMethod } from './deformers/contract.js';
+export type { Deformer, DeformTarget, RigidDeformer, SkinningMethod } from './deformers/contract.js';
 export { deformLbs } from './deformers/lbs.js';
 export { deformDqs, jointDualQuaternions } from './deformers/dqs.js';
 export { deformCor } from './deformers/cor.js';

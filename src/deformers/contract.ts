@@ -26,6 +26,19 @@ export interface DeformTarget {
  */
 export type Deformer = (mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget) => void;
 
+/**
+ * A deformer for proper rigid skinning matrices (DQS, SBS, LMS, CoR: the second phase of two-phase
+ * skinning), unchecked, which takes the matrices' rotations when the caller has them.
+ * @param rotations unit quaternions (x, y, z, w with w ≥ 0) of the matrices' rotations, 4·J;
+ *   computed from the matrices when omitted
+ */
+export type RigidDeformer = (
+  mesh: SkinnedMesh,
+  skinning: Float64Array,
+  out: DeformTarget,
+  rotations?: Float64Array,
+) => void;
+
 /** The rig-free deformers' names, as used on the CLI and in reports (see the registry). */
 export type SkinningMethod = Extract<(typeof SKINNING_METHODS)[number], { needsRig: false }>['id'];
 

@@ -41,12 +41,13 @@ export function deformCor(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
 
 /**
  * CoR skinning for proper rigid skinning matrices, unchecked (the second phase of
- * `deformTwoPhase`, and of the SIMD kernels' two-phase path); arguments as the checked deformer's.
+ * `deformTwoPhase`, and of the SIMD kernels' two-phase path); arguments as the checked deformer's,
+ * and the matrices' rotations when the caller has them (see `RigidDeformer`).
  */
-export function corRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
+export function corRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget, rotations?: Float64Array): void {
   const C = mesh.centersOfRotation!;
   const n = mesh.positions.length / 3;
-  const q = jointQuaternions(skinning);
+  const q = rotations ?? jointQuaternions(skinning);
   const S = skinning;
   const { positions: P, normals: N, tangents: TI, joints: MJ, weights: MW, influences: K } = mesh;
   const OP = out.positions;

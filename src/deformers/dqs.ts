@@ -25,15 +25,22 @@ import { deformRigidOrTwoPhase } from './two-phase.js';
 /**
  * Unit dual quaternion of each skinning matrix: 8 numbers per joint, real part (x, y, z, w) then
  * dual part (x, y, z, w).
- * @param skinning length 16·J; @param out length ≥ 8·J (allocated when omitted) @returns out
+ * @param skinning length 16·J; @param out length ≥ 8·J (allocated when omitted)
+ * @param rotations the matrices' unit quaternions, 4·J, when the caller has them
+ * @returns out
  */
-export function jointDualQuaternions<T extends Float32Array | Float64Array = Float64Array>(skinning: Float64Array, out?: T): T {
+export function jointDualQuaternions<T extends Float32Array | Float64Array = Float64Array>(
+  skinning: Float64Array,
+  out?: T,
+  rotations?: Float64Array,
+): T {
   const J = skinning.length / 16;
   const dq = out ?? (new Float64Array(8 * J) as T);
-  const q = new Float64Array(4);
+  const q = rotations ?? new Float64Array(4);
   for (let j = 0; j < J; j++) {
-    quatFromMat4(q, 0, skinning, 16 * j);
-    const x = q[0], y = q[1], z = q[2], w = q[3]; // prettier-ignore
+    const o = rotations ? 4 * j : 0;
+    if (!rotations) quatFromMat4(q, 0, skinning, 16 * j);
+    const x = q[o], y = q[o + 1], z = q[o + 2], w = q[o + 3]; // prettier-ignore
     const tx = skinning[16 * j + 12], ty = skinning[16 * j + 13], tz = skinning[16 * j + 14];
     dq[8 * j] = x; dq[8 * j + 1] = y; dq[8 * j + 2] = z; dq[8 * j + 3] = w; // prettier-ignore
     // ½ (t, 0) ⊗ (x, y, z, w)
@@ -59,10 +66,11 @@ export function deformDqs(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
 
 /**
  * DQS for proper rigid skinning matrices, unchecked (the second phase of
- * `deformTwoPhase`, and of the SIMD kernels' two-phase path); arguments as the checked deformer's.
+ * `deformTwoPhase`, and of the SIMD kernels' two-phase path); arguments as the checked deformer's,
+ * and the matrices' rotations when the caller has them (see `RigidDeformer`).
  */
-export function dqsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
-  const dq = jointDualQuaternions(skinning);
+export function dqsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget, rotations?: Float64Array): void {
+  const dq = jointDualQuaternions(skinning, undefined, rotations);
   const { joints: MJ, weights: MW, influences: K } = mesh;
   const n = mesh.positions.length / 3;
   for (let i = 0; i < n; i++) {

@@ -27,11 +27,13 @@ import { deformRigidOrTwoPhase } from './two-phase.js';
 
 /**
  * se(3) logarithm of every skinning matrix: 6 numbers per joint (ω, u).
- * @param skinning length 16·J; @returns length 6·J
+ * @param skinning length 16·J
+ * @param rotations the matrices' unit quaternions (w ≥ 0), 4·J, when the caller has them
+ * @returns length 6·J
  */
-export function jointTwists(skinning: Float64Array): Float64Array {
+export function jointTwists(skinning: Float64Array, rotations?: Float64Array): Float64Array {
   const J = skinning.length / 16;
-  const q = jointQuaternions(skinning);
+  const q = rotations ?? jointQuaternions(skinning);
   const out = new Float64Array(6 * J);
   for (let j = 0; j < J; j++) {
     // w ≥ 0 (quatFromMat4), so θ ∈ [0, π]: the principal logarithm.
@@ -63,10 +65,11 @@ export function deformLms(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
 
 /**
  * LMS for proper rigid skinning matrices, unchecked (the second phase of
- * `deformTwoPhase`, and of the SIMD kernels' two-phase path); arguments as the checked deformer's.
+ * `deformTwoPhase`, and of the SIMD kernels' two-phase path); arguments as the checked deformer's,
+ * and the matrices' rotations when the caller has them (see `RigidDeformer`).
  */
-export function lmsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
-  const L = jointTwists(skinning);
+export function lmsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget, rotations?: Float64Array): void {
+  const L = jointTwists(skinning, rotations);
   const { joints: MJ, weights: MW, influences: K } = mesh;
   const n = mesh.positions.length / 3;
   for (let i = 0; i < n; i++) {

@@ -40,11 +40,12 @@ export function deformSbs(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
 
 /**
  * SBS for proper rigid skinning matrices, unchecked (the second phase of
- * `deformTwoPhase`, and of the SIMD kernels' two-phase path); arguments as the checked deformer's.
+ * `deformTwoPhase`, and of the SIMD kernels' two-phase path); arguments as the checked deformer's,
+ * and the matrices' rotations when the caller has them (see `RigidDeformer`).
  */
-export function sbsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
+export function sbsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget, rotations?: Float64Array): void {
   const S = skinning;
-  const q = jointQuaternions(S);
+  const q = rotations ?? jointQuaternions(S);
   const { positions: P, joints: MJ, weights: MW, influences: K } = mesh;
   const js = new Int32Array(K);
   const ws = new Float64Array(K);

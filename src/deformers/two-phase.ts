@@ -27,7 +27,7 @@
 import { mat3FromQuat, mat4LinearDeterminant, quatClosestRotation } from '../core/math.js';
 import type { SkinnedMesh } from '../core/mesh.js';
 import { writeAffine } from './vertex-writers.js';
-import { checkDeformArgs, type DeformTarget, type Deformer } from './contract.js';
+import { checkDeformArgs, type DeformTarget, type Deformer, type RigidDeformer } from './contract.js';
 
 /** The rigid/stretch split of every joint's skinning matrix (see the module notes). */
 export interface ScaleSplit {
@@ -206,8 +206,9 @@ export function deformTwoPhase(
  * The per-vertex two-phase path (see the module notes) for `vertices`: `all`, or only those
  * bound to a joint whose matrix stretches (`split.rigidJoints` 0) — the others are left as they
  * are in `out` (the caller has them from the rigid method, a JavaScript deformer or a SIMD kernel).
- * Per vertex with several joints, `rigid` runs on a one-vertex mesh holding `K̄ (v − c)` and the
- * transforms `[R_j | M_j(c) − c]`. Allocates only per call.
+ * Each vertex with several joints becomes a vertex `K̄ (v − c)` of a scratch mesh whose joints are
+ * its own transforms `[R_j | M_j(c) − c]` (with the split's rotations); `rigid` runs on batches of
+ * up to 2,048 such vertices, then c is added back. Allocates only per call.
  * @param skinning the original skinning matrices (16·J), split by {@link splitScale} into `split`
  * @param out posed positions (3·n), normals (3·n), tangents (4·n): the chosen vertices written
  * @param rigid a deformer for rigid skinning matrices, the second phase
@@ -220,42 +221,73 @@ export function deformStretchedVertices(
   skinning: Float64Array,
   split: ScaleSplit,
   out: DeformTarget,
-  rigid: Deformer,
+  rigid: RigidDeformer,
   center: 'vertex' | 'cor',
   vertices: 'all' | 'stretched',
 ): void {
   const { positions: P, normals: N, tangents: T, joints: MJ, weights: MW, influences: K } = mesh;
   const C = center === 'cor' ? mesh.centersOfRotation! : P;
   const S = skinning;
-  const { rotationMatrices: RM, stretch, rigidJoints } = split;
+  const { rotations: RQ, rotationMatrices: RM, stretch, rigidJoints } = split;
   const n = P.length / 3;
   const onlyStretched = vertices === 'stretched';
-  // The one-vertex scratch mesh and output hold 64-bit floats (the deformers only index them):
-  // the rigid phase returns M(c) − c + …, to which c is added back, and in 32 bits that
-  // cancellation costs up to 1e-7 of |c| — much more than the result's precision on a rig
-  // scaled by 0.01.
+  const B = Math.min(BATCH, n);
+  // The scratch mesh and output hold 64-bit floats (the deformers only index them): the rigid
+  // phase returns M(c) − c + …, to which c is added back, and in 32 bits that cancellation costs
+  // up to 1e-7 of |c| — much more than the result's precision on a rig scaled by 0.01. Slot a of
+  // batch vertex b is joint K·b + a, whose transform is local[16(K·b + a) …].
   const f64 = (n: number) => new Float64Array(n) as unknown as Float32Array;
-  const one: SkinnedMesh = {
-    positions: f64(3),
-    normals: N ? f64(3) : undefined,
-    tangents: T ? f64(4) : undefined,
+  const batch: SkinnedMesh = {
+    positions: f64(3 * B),
+    normals: N ? f64(3 * B) : undefined,
+    tangents: T ? f64(4 * B) : undefined,
     triangles: new Uint32Array(0),
     influences: K,
-    joints: Uint32Array.from({ length: K }, (_, k) => k),
-    weights: f64(K),
-    centersOfRotation: f64(3),
+    joints: Uint32Array.from({ length: K * B }, (_, k) => k),
+    weights: f64(K * B),
+    centersOfRotation: f64(3 * B),
   };
-  const oneOut: DeformTarget = {
-    positions: f64(3),
-    normals: N && out.normals ? f64(3) : undefined,
-    tangents: T && out.tangents ? f64(4) : undefined,
+  const batchOut: DeformTarget = {
+    positions: f64(3 * B),
+    normals: N && out.normals ? f64(3 * B) : undefined,
+    tangents: T && out.tangents ? f64(4 * B) : undefined,
   };
-  // The vertex itself (bind space) as a one-vertex mesh, and its stretch as a 4×4 matrix.
-  const src: SkinnedMesh = { ...one, positions: f64(3), normals: N ? f64(3) : undefined, tangents: T ? f64(4) : undefined };
+  const local = new Float64Array(16 * K * B);
+  const rotations = new Float64Array(4 * K * B);
+  const vertexOf = new Int32Array(B);
+  const centers = new Float64Array(3 * B);
+  let b = 0;
+  // The batch's first b vertices through the rigid phase, then back by c into `out`.
+  const flush = () => {
+    const view = <A extends Float32Array | undefined>(a: A, width: number) => a?.subarray(0, width * b) as A;
+    rigid(
+      {
+        ...batch,
+        positions: view(batch.positions, 3),
+        normals: view(batch.normals, 3),
+        tangents: view(batch.tangents, 4),
+        centersOfRotation: view(batch.centersOfRotation, 3),
+        joints: batch.joints.subarray(0, K * b),
+        weights: view(batch.weights, K),
+      },
+      local.subarray(0, 16 * K * b),
+      { positions: view(batchOut.positions, 3), normals: view(batchOut.normals, 3), tangents: view(batchOut.tangents, 4) },
+      rotations.subarray(0, 4 * K * b),
+    );
+    for (let q = 0; q < b; q++) {
+      const p = 3 * vertexOf[q];
+      for (let e = 0; e < 3; e++) out.positions[p + e] = batchOut.positions[3 * q + e] + centers[3 * q + e];
+      if (batchOut.normals) for (let e = 0; e < 3; e++) out.normals![p + e] = batchOut.normals[3 * q + e];
+      if (batchOut.tangents)
+        for (let e = 0; e < 4; e++) out.tangents![4 * vertexOf[q] + e] = batchOut.tangents[4 * q + e];
+    }
+    b = 0;
+  };
+  // Phase one's input, the vertex itself, and its stretch as a 4×4 matrix.
+  const one: SkinnedMesh = { ...batch, positions: f64(3), normals: N ? f64(3) : undefined, tangents: T ? f64(4) : undefined };
+  const stretched: DeformTarget = { positions: f64(3), normals: N ? f64(3) : undefined, tangents: T ? f64(4) : undefined };
   const stretch16 = new Float64Array(16);
   stretch16[15] = 1;
-  const local = new Float64Array(16 * K);
-  for (let k = 0; k < K; k++) local[16 * k + 15] = 1;
   const js = new Int32Array(K);
   const ws = new Float64Array(K);
   const A = new Float64Array(9);
@@ -280,13 +312,17 @@ export function deformStretchedVertices(
         ws[u++] = MW[k];
       } else ws[a] += MW[k];
     }
-    // Joints in increasing order: the one-vertex mesh's pivot (largest weight, ties to the first)
-    // is then the vertex's own (ties to the smaller joint index, as in every corskin kernel; a
-    // joint repeated in a vertex's slots is summed here, compared slot by slot there).
+    // Joints in increasing order: the batch vertex's pivot (largest weight, ties to the first
+    // slot) is then the vertex's own (ties to the smaller joint index, as in every corskin
+    // kernel; a joint repeated in a vertex's slots is summed here, compared slot by slot there).
     for (let a = 1; a < u; a++)
-      for (let b = a; b > 0 && js[b - 1] > js[b]; b--) {
-        [js[b - 1], js[b]] = [js[b], js[b - 1]];
-        [ws[b - 1], ws[b]] = [ws[b], ws[b - 1]];
+      for (let c = a; c > 0 && js[c - 1] > js[c]; c--) {
+        const j = js[c];
+        const w = ws[c];
+        js[c] = js[c - 1];
+        ws[c] = ws[c - 1];
+        js[c - 1] = j;
+        ws[c - 1] = w;
       }
     if (u <= 1) {
       writeAffine(mesh, out, i, S, (u ? js[0] : 0) << 4);
@@ -296,42 +332,57 @@ export function deformStretchedVertices(
     // (files keep sums within glTF's 2e-3, which times |c| would shift the vertex).
     let sum = 0;
     for (let a = 0; a < u; a++) sum += ws[a];
-    for (let a = 0; a < u; a++) ws[a] /= sum;
     const cx = C[3 * i], cy = C[3 * i + 1], cz = C[3 * i + 2]; // prettier-ignore
     A.fill(0);
-    one.weights.fill(0);
-    for (let a = 0; a < u; a++) {
+    for (let a = 0; a < K; a++) {
+      const w = a < u ? ws[a] / sum : 0;
+      batch.weights[K * b + a] = w;
+      // [R_j | M_j(c) − c]; unused slots the identity.
+      const o = 16 * (K * b + a);
+      const g = 4 * (K * b + a);
+      if (a >= u) {
+        local.fill(0, o, o + 16);
+        local[o] = local[o + 5] = local[o + 10] = local[o + 15] = 1;
+        rotations.fill(0, g, g + 3);
+        rotations[g + 3] = 1;
+        continue;
+      }
       const j = js[a];
-      const w = ws[a];
+      // The rotation's quaternion with w ≥ 0, as the deformers' own (LMS takes the principal logarithm).
+      const sign = RQ[4 * j + 3] < 0 ? -1 : 1;
+      for (let e = 0; e < 4; e++) rotations[g + e] = sign * RQ[4 * j + e];
       for (let e = 0; e < 9; e++) A[e] += w * stretch[9 * j + e];
-      one.weights[a] = w;
-      // [R_j | M_j(c) − c]
-      const o = 16 * a;
       const m = 16 * j;
       const R = 9 * j;
-      local[o] = RM[R]; local[o + 1] = RM[R + 1]; local[o + 2] = RM[R + 2]; // prettier-ignore
-      local[o + 4] = RM[R + 3]; local[o + 5] = RM[R + 4]; local[o + 6] = RM[R + 5]; // prettier-ignore
-      local[o + 8] = RM[R + 6]; local[o + 9] = RM[R + 7]; local[o + 10] = RM[R + 8]; // prettier-ignore
+      local[o] = RM[R]; local[o + 1] = RM[R + 1]; local[o + 2] = RM[R + 2]; local[o + 3] = 0; // prettier-ignore
+      local[o + 4] = RM[R + 3]; local[o + 5] = RM[R + 4]; local[o + 6] = RM[R + 5]; local[o + 7] = 0; // prettier-ignore
+      local[o + 8] = RM[R + 6]; local[o + 9] = RM[R + 7]; local[o + 10] = RM[R + 8]; local[o + 11] = 0; // prettier-ignore
       local[o + 12] = S[m] * cx + S[m + 4] * cy + S[m + 8] * cz + S[m + 12] - cx;
       local[o + 13] = S[m + 1] * cx + S[m + 5] * cy + S[m + 9] * cz + S[m + 13] - cy;
       local[o + 14] = S[m + 2] * cx + S[m + 6] * cy + S[m + 10] * cz + S[m + 14] - cz;
+      local[o + 15] = 1;
     }
     // Phase one: the vertex by the affine map [K̄ | −K̄c] (normal by K̄'s cofactor, tangent by K̄).
     const p = 3 * i;
-    src.positions.set(P.subarray(p, p + 3));
-    if (N) src.normals!.set(N.subarray(p, p + 3));
-    if (T) src.tangents!.set(T.subarray(4 * i, 4 * i + 4));
+    for (let e = 0; e < 3; e++) one.positions[e] = P[p + e];
+    if (N) for (let e = 0; e < 3; e++) one.normals![e] = N[p + e];
+    if (T) for (let e = 0; e < 4; e++) one.tangents![e] = T[4 * i + e];
     for (let c = 0; c < 3; c++) for (let r = 0; r < 3; r++) stretch16[4 * c + r] = A[3 * c + r];
     stretch16[12] = -(A[0] * cx + A[3] * cy + A[6] * cz);
     stretch16[13] = -(A[1] * cx + A[4] * cy + A[7] * cz);
     stretch16[14] = -(A[2] * cx + A[5] * cy + A[8] * cz);
-    writeAffine(src, one, 0, stretch16, 0);
-    // Phase two: the rigid method on [R_j | M_j(c) − c] (centered at c), then back by c.
-    rigid(one, local, oneOut);
-    out.positions[p] = oneOut.positions[0] + cx;
-    out.positions[p + 1] = oneOut.positions[1] + cy;
-    out.positions[p + 2] = oneOut.positions[2] + cz;
-    if (oneOut.normals && out.normals) out.normals.set(oneOut.normals, p);
-    if (oneOut.tangents && out.tangents) out.tangents.set(oneOut.tangents, 4 * i);
+    writeAffine(one, stretched, 0, stretch16, 0);
+    for (let e = 0; e < 3; e++) batch.positions[3 * b + e] = stretched.positions[e];
+    if (N) for (let e = 0; e < 3; e++) batch.normals![3 * b + e] = stretched.normals![e];
+    if (T) for (let e = 0; e < 4; e++) batch.tangents![4 * b + e] = stretched.tangents![e];
+    centers[3 * b] = cx;
+    centers[3 * b + 1] = cy;
+    centers[3 * b + 2] = cz;
+    vertexOf[b++] = i;
+    if (b === B) flush();
   }
+  if (b) flush();
 }
+
+/** Vertices per batch of the per-vertex two-phase path's rigid phase. */
+const BATCH = 2048;
