@@ -235,14 +235,14 @@ export async function createSkinningKernels<Extra>(
     const split = s ? null : splitScale(skinning);
     if (split) {
       const some = split.rigidJoints.includes(1);
-      if (some) runKernels(skinning, 1, output);
+      if (some) runKernels(skinning, 1);
       deformStretchedVertices(mesh, skinning, split, output, rigid, center, some ? 'stretched' : 'all');
-    } else runKernels(skinning, s || 1, output);
+    } else runKernels(skinning, s || 1);
   };
   return { memory, exports: kernels, at: V, J, extra, run };
 
-  /** The kernels on the matrices divided by s, the positions times s. */
-  function runKernels(skinning: Float64Array, s: number, output: DeformTarget): void {
+  /** The kernels on the matrices divided by s, the posed positions (in the memory) times s. */
+  function runKernels(skinning: Float64Array, s: number): void {
     const m = M >> 2;
     const S = s === 1 ? skinning : skinning.map((x, k) => (k % 16 === 15 ? x : x / s));
     for (let j = 0; j < 16 * J; j++) f32[m + j] = S[j];
