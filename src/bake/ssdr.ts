@@ -230,20 +230,22 @@ export function updateVertexWeights(problem: SsdrProblem, model: SsdrModel, i: n
     b[a] += rho;
     for (let d = 0; d < c; d++) G[a * c + d] += rho;
   }
-  let active = candidates.map((_, a) => a);
-  let w = nnls(G, b, c, active);
+  const scratch = { A: new Float64Array(c * c), x: new Float64Array(c), set: new Int32Array(c) };
+  const w = new Float64Array(c);
+  let active = Array.from(scratch.set.subarray(0, nnls(G, b, c, candidates.keys(), w, scratch)));
   if (active.length > K) {
     // More than K in use: the best K-subset (every subset of up to 9 candidates, else the K
     // heaviest of the unconstrained solution).
-    const subsets = c <= 9 ? kSubsets(c, K) : [active.sort((x, y) => w[y] - w[x]).slice(0, K)];
+    const subsets = c <= 9 ? kSubsets(c, K) : Int32Array.from(active.sort((x, y) => w[y] - w[x]).slice(0, K));
+    const trial = new Float64Array(c);
     let best = Infinity;
-    for (const subset of subsets) {
-      const trial = nnls(G, b, c, subset);
+    for (let o = 0; o < subsets.length; o += K) {
+      const m = nnls(G, b, c, subsets.subarray(o, o + K), trial, scratch);
       const f = objective(G, b, c, trial);
       if (f < best) {
         best = f;
-        w = trial;
-        active = subset;
+        w.set(trial);
+        active = Array.from(scratch.set.subarray(0, m));
       }
     }
   }
@@ -274,58 +276,71 @@ function objective(G: Float64Array, b: Float64Array, c: number, w: Float64Array)
   return f;
 }
 
-/** Every k-element subset of 0 … c − 1. */
-function kSubsets(c: number, k: number): number[][] {
-  const out: number[][] = [];
+/** Every k-element subset of 0 … c − 1 in lexicographic order, k numbers each, one after the other. */
+function kSubsets(c: number, k: number): Int32Array {
+  const out: number[] = [];
   const pick = (from: number, chosen: number[]) => {
-    if (chosen.length === k) return void out.push([...chosen]);
+    if (chosen.length === k) return void out.push(...chosen);
     for (let a = from; a <= c - (k - chosen.length); a++) pick(a + 1, [...chosen, a]);
   };
   pick(0, []);
-  return out;
+  return Int32Array.from(out);
 }
 
 /**
  * Non-negative least squares of the normal equations G w = b restricted to `active` (Lawson &
  * Hanson's active set, small systems): solve on the passive set, drop the most negative, repeat.
- * @returns w (length c; zero outside the final passive set), and `active` is trimmed in place
+ * Writes w (length c; zero outside the final passive set) and that set into `scratch.set`.
+ * @param scratch room for c numbers (`x`, `set`) and a c × c system (`A`)
+ * @returns the size of the final passive set
  */
-function nnls(G: Float64Array, b: Float64Array, c: number, active: number[]): Float64Array {
-  const w = new Float64Array(c);
-  const set = [...active];
-  while (set.length) {
-    const m = set.length;
-    const A = new Float64Array(m * m);
-    const r = new Float64Array(m);
+function nnls(
+  G: Float64Array,
+  b: Float64Array,
+  c: number,
+  active: Iterable<number>,
+  w: Float64Array,
+  scratch: { A: Float64Array; x: Float64Array; set: Int32Array },
+): number {
+  const { A, x: sol, set } = scratch;
+  let m = 0;
+  for (const a of active) set[m++] = a;
+  w.fill(0);
+  while (m) {
     for (let x = 0; x < m; x++) {
-      r[x] = b[set[x]];
+      sol[x] = b[set[x]];
       for (let y = 0; y < m; y++) A[x * m + y] = G[set[x] * c + set[y]];
     }
-    const sol = solveSpd(A, r, m);
+    solveInPlace(A, sol, m);
     let worst = -1;
     for (let x = 0; x < m; x++) if (!(sol[x] >= 0) && (worst < 0 || sol[x] < sol[worst])) worst = x;
     if (worst < 0) {
-      w.fill(0);
-      set.forEach((a, x) => (w[a] = sol[x]));
+      for (let x = 0; x < m; x++) w[set[x]] = sol[x];
       break;
     }
-    set.splice(worst, 1);
+    set.copyWithin(worst, worst + 1, m--);
   }
-  active.length = 0;
-  active.push(...set);
-  return w;
+  return m;
 }
 
-/** Solves the small symmetric system A x = r (Gaussian elimination with partial pivoting). */
-function solveSpd(A: Float64Array, r: Float64Array, m: number): Float64Array {
-  const a = A.slice();
-  const x = r.slice();
+/**
+ * Solves the small symmetric system a x = r, m × m (row-major, the first m² numbers of `a`), by
+ * Gaussian elimination with partial pivoting, in place: `a` is overwritten, `x` holds r in and the
+ * solution out.
+ */
+function solveInPlace(a: Float64Array, x: Float64Array, m: number): void {
   for (let k = 0; k < m; k++) {
     let p = k;
     for (let i = k + 1; i < m; i++) if (Math.abs(a[i * m + k]) > Math.abs(a[p * m + k])) p = i;
     if (p !== k) {
-      for (let j = 0; j < m; j++) [a[k * m + j], a[p * m + j]] = [a[p * m + j], a[k * m + j]];
-      [x[k], x[p]] = [x[p], x[k]];
+      for (let j = 0; j < m; j++) {
+        const t = a[k * m + j];
+        a[k * m + j] = a[p * m + j];
+        a[p * m + j] = t;
+      }
+      const t = x[k];
+      x[k] = x[p];
+      x[p] = t;
     }
     const d = a[k * m + k];
     if (Math.abs(d) < 1e-300) continue;
@@ -342,7 +357,6 @@ function solveSpd(A: Float64Array, r: Float64Array, m: number): Float64Array {
     const d = a[k * m + k];
     x[k] = Math.abs(d) < 1e-300 ? 0 : s / d;
   }
-  return x;
 }
 
 /**
