@@ -132,10 +132,11 @@ async function skinningRow(
   const native = { sse: runJson(sse, [dir, String(REPS)]), avx: runJson(avx, [dir, String(REPS)]) };
   const methods: SkinningRow['methods'] = {};
   for (const method of ['lbs', 'dqs', 'cor'] as const) {
+    // Into the kernel memory's own posed arrays, as the port writes into its own.
     const simd = await createSimdDeformer(mesh, method);
-    const out = { positions: new Float32Array(3 * n), normals: new Float32Array(3 * n) };
-    const simdMs = frameMs(frames, (S) => simd.deform(S, out), REPS);
-    simd.deform(frames[0], out);
+    const simdMs = frameMs(frames, (S) => simd.deform(S), REPS);
+    simd.deform(frames[0]);
+    const out = simd.output;
     const port = new Float32Array(readFileSync(join(dir, `${method}.f32`)).buffer.slice(0));
     // Bytes a vertex moves: P, N (12 each), K joint slots (2) and weights (4), the count (1),
     // the center of rotation (12, CoR), the posed position and normal (12 each).
@@ -192,7 +193,7 @@ async function ddmRow(exe: string): Promise<DdmPeerRow> {
   const out = { positions: new Float32Array(3 * n) };
   const jsFrameMs = frameMs(frames, (S) => deformDdm(mesh, S, out), REPS);
   const simd = await createSimdDeformer(mesh, 'ddm');
-  const simdFrameMs = frameMs(frames, (S) => simd.deform(S, out), REPS);
+  const simdFrameMs = frameMs(frames, (S) => simd.deform(S), REPS);
   deformDdm(mesh, frames[1], out);
 
   // libigl's input: the same doubles; [R | t] row-major per frame and bone.
