@@ -12,7 +12,7 @@ import { boundingBoxDiagonal, type SkinnedMesh } from '../src/core/mesh.js';
 import { skinningMatrices } from '../src/core/pose.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import type { DeformTarget } from '../src/deformers/contract.js';
-import { splitScale } from '../src/deformers/two-phase.js';
+import { commonScale, splitScale, uniformScale } from '../src/deformers/two-phase.js';
 import type { SkinningMethod } from '../src/deformers/contract.js';
 import { deform } from '../src/deformers/index.js';
 import { twistPose, findJoint, bendPose } from '../src/evaluation/standard-poses.js';
@@ -191,6 +191,30 @@ describe('SIMD skinning kernels', () => {
         } else for (let c = 0; c < 3; c++) expect(Math.abs(a[c] - b[c])).toBeLessThan(1e-6 * diag);
       }
       expect(stretched).toBeGreaterThan(100);
+    }
+  });
+
+  it('a rig scaled by 0.01 with stretches near the 1e-5 tolerance: SIMD takes the path JavaScript takes (LMS, CoR)', async () => {
+    const clip = cesium.animations[0];
+    const S = skinningMatrices(cesium.skeleton, samplePose(cesium.skeleton, clip, 0.7));
+    // Joint 0's stretch diag(s, s(1 − 0.9e-5), s(1 − 0.9e-5)), every other joint s(1 + 0.9e-5)·I:
+    // uniform by uniformScale (against joint 0's first entry), not by commonScale's test.
+    const J = S.length / 16;
+    for (let j = 0; j < J; j++)
+      for (let c = 0; c < 3; c++) {
+        const f = 0.01 * (j === 0 ? (c === 0 ? 1 : 1 - 0.9e-5) : 1 + 0.9e-5);
+        for (let r = 0; r < 3; r++) S[16 * j + 4 * c + r] *= f;
+      }
+    expect(commonScale(S)).toBe(0);
+    expect(uniformScale(splitScale(S)!)).toBeCloseTo(0.01, 6);
+    const diag = boundingBoxDiagonal(cesium.mesh.positions); // the joints' translations keep the unscaled size
+    for (const method of ['lms', 'cor'] as const) {
+      const out = target(cesium.mesh);
+      (await createSimdDeformer(cesium.mesh, method)).deform(S, out);
+      const js = deform(method, cesium.mesh, S).positions;
+      let worst = 0;
+      for (let k = 0; k < js.length; k++) worst = Math.max(worst, Math.abs(out.positions[k] - js[k]));
+      expect(worst, method).toBeLessThan(1e-6 * diag);
     }
   });
 

@@ -24,7 +24,7 @@ import { boundingBoxDiagonal, type SkinnedMesh } from '../../src/core/mesh.js';
 import { computeCentersOfRotation } from '../../src/cor/precompute.js';
 import { jointDualQuaternions } from '../../src/deformers/dqs.js';
 import { jointQuaternions } from '../../src/deformers/joint-rotations.js';
-import { splitScale, uniformScale } from '../../src/deformers/two-phase.js';
+import { commonScale, splitScale, uniformScale } from '../../src/deformers/two-phase.js';
 import { readDmat, readObj, decodeBoneAnimation } from '../../src/io/libigl.js';
 import { computeDirectDeltaMush } from '../../src/methods/ddm/precompute.js';
 import { deformDdm } from '../../src/methods/ddm/deformer.js';
@@ -91,8 +91,7 @@ async function skinningRow(
   // A rig under one uniformly scaled node (Ybot): the kernels run on the matrices divided by s
   // and the positions are multiplied by s, as corskin's SIMD deformer does.
   const scales = frames.map((S) => {
-    const split = splitScale(S);
-    const s = split ? uniformScale(split) : 1;
+    const s = commonScale(S) || uniformScale(splitScale(S)!);
     if (!s) throw new Error(`${name}: joints with non-uniform scale (the port takes rigid or uniformly scaled frames)`);
     return s;
   });

@@ -109,7 +109,7 @@ export function measureBake(
   return { max, p99, lbsMax, lbsP99, samples: total, diagonal };
 }
 
-/** The largest value and the 99th percentile (sorts `a`); NaN counts as the largest. */
+/** The largest value and the 99th percentile (reorders `a`, see {@link select}); NaN counts as the largest. */
 function maxAndP99(a: Float32Array): [number, number] {
   if (!a.length) return [0, 0];
   let max = -Infinity;

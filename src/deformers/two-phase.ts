@@ -105,9 +105,11 @@ export function uniformScale(split: ScaleSplit): number {
  * The scale every skinning matrix shares, cheaper than {@link splitScale} + {@link uniformScale}
  * (no rotation is extracted): 1 when every matrix is a proper rigid transform (as
  * {@link splitScale} returning null), s when every linear part is s times a rotation (L_jᵀL_j =
- * s²·I within 2e-5·s² — the 1e-5·s of {@link uniformScale} — for one s and every joint, det L_j >
- * 0: a rig under one uniformly scaled node), else 0 (scale that differs between joints, non-uniform scale, shear,
- * reflection: {@link splitScale} is not null).
+ * s²·I within 2e-5·s², s² joint 0's mean diagonal, det L_j > 0: a rig under one uniformly scaled
+ * node; s may be 1 within 1e-5), else 0 (scale that differs between joints, non-uniform scale,
+ * shear, reflection: {@link splitScale} is not null). Near the tolerance it can differ from
+ * {@link uniformScale}, which measures against joint 0's first stretch entry: callers that get 0
+ * fall back to {@link splitScale} and {@link uniformScale}.
  * @param skinning 4×4 column-major skinning matrices, length 16·J
  */
 export function commonScale(skinning: Float64Array): number {
@@ -230,8 +232,21 @@ export function deformStretchedVertices(
   const S = skinning;
   const { rotations: RQ, rotationMatrices: RM, stretch, rigidJoints } = split;
   const n = P.length / 3;
-  const onlyStretched = vertices === 'stretched';
-  const B = Math.min(BATCH, n);
+  // The vertices to do (a vertex with no weight follows joint 0), and the batch's size for them.
+  const chosen: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (vertices === 'stretched') {
+      let bound = false, stretched = false; // prettier-ignore
+      for (let k = K * i; k < K * i + K; k++)
+        if (MW[k] !== 0) {
+          bound = true;
+          if (!rigidJoints[MJ[k]]) stretched = true;
+        }
+      if (!(bound ? stretched : !rigidJoints[0])) continue;
+    }
+    chosen.push(i);
+  }
+  const B = Math.min(BATCH, chosen.length);
   // The scratch mesh and output hold 64-bit floats (the deformers only index them): the rigid
   // phase returns M(c) − c + …, to which c is added back, and in 32 bits that cancellation costs
   // up to 1e-7 of |c| — much more than the result's precision on a rig scaled by 0.01. Slot a of
@@ -291,17 +306,7 @@ export function deformStretchedVertices(
   const js = new Int32Array(K);
   const ws = new Float64Array(K);
   const A = new Float64Array(9);
-  for (let i = 0; i < n; i++) {
-    if (onlyStretched) {
-      // (A vertex with no weight follows joint 0.)
-      let bound = false, stretched = false; // prettier-ignore
-      for (let k = K * i; k < K * i + K; k++)
-        if (MW[k] !== 0) {
-          bound = true;
-          if (!rigidJoints[MJ[k]]) stretched = true;
-        }
-      if (!(bound ? stretched : !rigidJoints[0])) continue;
-    }
+  for (const i of chosen) {
     let u = 0;
     for (let k = K * i; k < K * i + K; k++) {
       if (MW[k] === 0) continue;

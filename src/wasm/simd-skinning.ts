@@ -21,7 +21,7 @@ import type { DeformTarget } from '../deformers/contract.js';
 import { jointQuaternions } from '../deformers/joint-rotations.js';
 import { SIMD_METHODS, type SimdMethodId } from '../deformers/registry.js';
 import type { StretchRig } from '../deformers/stretch.js';
-import { commonScale, deformStretchedVertices, splitScale } from '../deformers/two-phase.js';
+import { commonScale, deformStretchedVertices, splitScale, uniformScale } from '../deformers/two-phase.js';
 import { createStretchSimdDeformer } from './stretch.js';
 import { methodModule } from '../methods/index.js';
 import { corRigid } from '../deformers/cor.js';
@@ -229,15 +229,18 @@ export async function createSkinningKernels<Extra>(
   // The matrices go in below (divided by a uniform scale where there is one).
   const run = (skinning: Float64Array, output: DeformTarget): void => {
     // A rig under one uniformly scaled node: the kernels on the matrices divided by s, the
-    // positions times s (exact, see uniformScale). Other scale, shear or reflection: the kernels
-    // for the vertices bound to rigid joints only, JavaScript's two-phase path for the others.
-    const s = method === 'lbs' ? 1 : commonScale(skinning);
-    const split = s ? null : splitScale(skinning);
-    if (split) {
+    // positions times s (exact, see uniformScale; commonScale finds it without the split, the
+    // split's uniformScale where commonScale's test, about a different reference, does not).
+    // Other scale, shear or reflection: the kernels for the vertices bound to rigid joints only,
+    // JavaScript's two-phase path for the others — as deformRigidOrTwoPhase in JavaScript.
+    let s = method === 'lbs' ? 1 : commonScale(skinning);
+    const split = s ? null : splitScale(skinning)!;
+    if (split) s = uniformScale(split);
+    if (split && !s) {
       const some = split.rigidJoints.includes(1);
       if (some) runKernels(skinning, 1);
       deformStretchedVertices(mesh, skinning, split, output, rigid, center, some ? 'stretched' : 'all');
-    } else runKernels(skinning, s || 1);
+    } else runKernels(skinning, s);
   };
   return { memory, exports: kernels, at: V, J, extra, run };
 
