@@ -121,7 +121,7 @@ function maxAndP99(a: Float32Array): [number, number] {
 }
 
 /**
- * The k-th smallest of `a` (0-based; what `a.sort()[k]` is), by Hoare's selection with the median
+ * The k-th smallest of `a` (0-based; what `a.sort()[k]` is), by Hoare's selection (Hoare 1961) with the median
  * of three as the pivot: linear time on average, where sorting the bake's errors (samples ×
  * vertices, 35M numbers for Ybot) took seconds. Reorders `a`; no NaN.
  */
