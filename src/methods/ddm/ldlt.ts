@@ -33,6 +33,7 @@ export interface LdltFactor {
 /**
  * Factorises S (symmetric, both triangles stored) as P S Pᵀ = L D Lᵀ.
  * @param coordinates 3 numbers per row (the vertex positions), for the nested-dissection ordering
+ *   (systems of more than 10,000 rows)
  * @throws RangeError when a pivot is zero or not finite (S singular or not finite)
  */
 export function factorLdlt(S: SymmetricCsr, coordinates: ArrayLike<number>): LdltFactor {
@@ -124,16 +125,7 @@ export function solveLdlt(F: LdltFactor, B: Float64Array, X: Float64Array, c: nu
   for (let j = 0; j < n; j++) {
     const yj = j * c;
     for (let p = Lp[j]; p < Lp[j + 1]; p++) {
-      const l = Lx[p];
-      const yi = Li[p] * c;
-      let q = 0;
-      for (; q + 4 <= c; q += 4) {
-        Y[yi + q] -= l * Y[yj + q];
-        Y[yi + q + 1] -= l * Y[yj + q + 1];
-        Y[yi + q + 2] -= l * Y[yj + q + 2];
-        Y[yi + q + 3] -= l * Y[yj + q + 3];
-      }
-      for (; q < c; q++) Y[yi + q] -= l * Y[yj + q];
+      subtractScaled(Y, Li[p] * c, yj, Lx[p], c);
     }
   }
   for (let j = 0; j < n; j++) {
@@ -143,22 +135,25 @@ export function solveLdlt(F: LdltFactor, B: Float64Array, X: Float64Array, c: nu
   for (let j = n - 1; j >= 0; j--) {
     const yj = j * c;
     for (let p = Lp[j]; p < Lp[j + 1]; p++) {
-      const l = Lx[p];
-      const yi = Li[p] * c;
-      let q = 0;
-      for (; q + 4 <= c; q += 4) {
-        Y[yj + q] -= l * Y[yi + q];
-        Y[yj + q + 1] -= l * Y[yi + q + 1];
-        Y[yj + q + 2] -= l * Y[yi + q + 2];
-        Y[yj + q + 3] -= l * Y[yi + q + 3];
-      }
-      for (; q < c; q++) Y[yj + q] -= l * Y[yi + q];
+      subtractScaled(Y, yj, Li[p] * c, Lx[p], c);
     }
   }
   for (let k = 0; k < n; k++) {
     const s = perm[k] * c;
     for (let q = 0; q < c; q++) X[s + q] = Y[k * c + q];
   }
+}
+
+/** Y[to … to + c) −= l · Y[from … from + c), unrolled by 4 (V8 runs it about 1.6× faster so). */
+function subtractScaled(Y: Float64Array, to: number, from: number, l: number, c: number): void {
+  let q = 0;
+  for (; q + 4 <= c; q += 4) {
+    Y[to + q] -= l * Y[from + q];
+    Y[to + q + 1] -= l * Y[from + q + 1];
+    Y[to + q + 2] -= l * Y[from + q + 2];
+    Y[to + q + 3] -= l * Y[from + q + 3];
+  }
+  for (; q < c; q++) Y[to + q] -= l * Y[from + q];
 }
 
 /** Pieces of a dissection at or below this size are ordered by minimum degree. */
