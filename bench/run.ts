@@ -28,6 +28,7 @@ import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
 import { subdivideMidpoint } from './subdivide-mesh.js';
 import { measureCage, measureTemplates, type CageRow, type TemplateRow } from './cage.js';
 import { measureDdm, type DdmRow } from './ddm.js';
+import { measureCorMemory, type CorMemoryRow } from './cor-memory.js';
 import { barBenchmark } from '../src/evaluation/benchmark.js';
 import { measureSession, measureSessionInChromium, type SessionRow } from './session.js';
 import { measureViewerFrames } from './viewer.js';
@@ -308,6 +309,7 @@ async function main(): Promise<void> {
   const templateRows: TemplateRow[] = [];
   const ddmRows: DdmRow[] = [];
   const sessionRows: SessionRow[] = [];
+  const corMemoryRows: CorMemoryRow[] = [];
   // The same dabs in the viewer's paint mode in headless Chromium (while the ×2 file exists).
   const chromiumDabs: { asset: string; dabs: number; medianMs: number; p90Ms: number }[] = [];
   // Frame time per method in the viewer (templates / LBS and CoR / LBS, same run).
@@ -330,6 +332,11 @@ async function main(): Promise<void> {
       if (asset.name === 'CesiumMan') {
         const frames = await measureViewerFrames(asset.file, quick ? 1 : 5);
         if (frames) viewerFrames.push({ asset: asset.name, ...frames });
+      }
+      if (asset.name === 'CesiumMan-x3') {
+        // CoR precomputation memory at 613K vertices (CesiumMan ×4), in fresh processes.
+        const x4 = subdivideMidpoint(asset.mesh);
+        corMemoryRows.push(...measureCorMemory('CesiumMan ×4', x4, join(tmp, 'x4.bin')));
       }
       if (asset.name === 'CesiumMan' || asset.name === 'CesiumMan-x3' || asset.name === 'arm')
         ddmRows.push(await measureDdm(asset.name, asset.mesh, asset.frames, quick ? 1 : 3));
@@ -377,6 +384,24 @@ async function main(): Promise<void> {
       ]),
     ),
   );
+  if (corMemoryRows.length) {
+    console.log(
+      '\nCoR precomputation memory: peak RSS of a fresh process minus its RSS with the mesh loaded (2 threads: with starting the pool)',
+    );
+    console.log(
+      formatTable(
+        ['asset', 'vertices', 'threads', 's', 'peak MB', 'bytes / vertex'],
+        corMemoryRows.map((r) => [
+          r.asset,
+          r.vertices,
+          r.threads,
+          f(r.seconds),
+          f(r.peakMB, 0),
+          f(r.bytesPerVertex, 0),
+        ]),
+      ),
+    );
+  }
   console.log(
     '\nRun-time kernels, JavaScript (64-bit floats), single thread, positions + normals (million vertices / s, median)',
   );
@@ -602,7 +627,7 @@ async function main(): Promise<void> {
     writeFileSync(
       target,
       JSON.stringify(
-        { machine, rows, cageRows, templateRows, ddmRows, sessionRows, chromiumDabs, viewerFrames },
+        { machine, rows, corMemoryRows, cageRows, templateRows, ddmRows, sessionRows, chromiumDabs, viewerFrames },
         null,
         2,
       ) + '\n',

@@ -99,8 +99,13 @@ export function exactPlan(table: PairTable, sigma: number): PairPlan {
  * bucket (count, αmin, αmax, smin, smax), over vertices `[begin, end)` (default all; ranges
  * combine with {@link mergeVertexStats}).
  */
-export function pairVertexStats(table: PairTable, mesh: SkinnedMesh, begin = 0, end = mesh.weights.length / mesh.influences): Float64Array {
-  const P = table.offsets.length - 1;
+export function pairVertexStats(
+  table: Pick<PairTable, 'buckets' | 'jointCount'>,
+  mesh: SkinnedMesh,
+  begin = 0,
+  end = mesh.weights.length / mesh.influences,
+): Float64Array {
+  const P = table.buckets.size;
   const stats = new Float64Array(5 * P);
   for (let p = 0; p < P; p++) stats.set([0, Infinity, -Infinity, Infinity, -Infinity], 5 * p);
   const { joints, weights, influences: K } = mesh;
@@ -192,50 +197,80 @@ export function planPairs(
   pairs?: ArrayLike<number>,
   scratch?: Float64Array,
 ): PairPlan {
-  const r = { ...DEFAULTS, ...resolution };
+  const r = fastResolution(resolution);
   const P = table.offsets.length - 1;
   const plan = exactPlan(table, sigma);
-  if (!scratch || scratch.length < r.binsXi * r.binsS * ACC) scratch = new Float64Array(r.binsXi * r.binsS * ACC);
-  const ha = 1 / (r.gridAlpha - 1);
-  const hs = 1 / (r.gridS - 1);
+  const acc = scratch && scratch.length >= r.binsXi * r.binsS * ACC ? scratch : new Float64Array(r.binsXi * r.binsS * ACC);
   const list = pairs ?? Array.from({ length: P }, (_, p) => p);
   for (let q = 0; q < list.length; q++) {
     const p = list[q];
     const entries = table.offsets[p + 1] - table.offsets[p];
-    const nv = stats[5 * p];
-    if (nv === 0) continue;
-    // Lattice covering the pair's vertices with one node of margin for the bicubic stencil,
-    // also past α = 0, α = 1 and s = 1 (G is smooth there too): a stencil clamped at the edge
-    // loses accuracy exactly where weights are extreme.
-    const a0 = (Math.floor(stats[5 * p + 1] / ha) - 1) * ha;
-    const a1 = (Math.ceil(stats[5 * p + 2] / ha) + 1) * ha;
-    const s0 = Math.max(0, (Math.floor(stats[5 * p + 3] / hs) - 1) * hs);
-    const s1 = (Math.ceil(stats[5 * p + 4] / hs) + 1) * hs;
-    const na = Math.round((a1 - a0) / ha) + 1;
-    const ns = Math.round((s1 - s0) / hs) + 1;
-    const exactCost = nv * entries;
-    // Bins are only worth building when there are more entries than bins would hold.
-    if (exactCost < 2e4 || entries < 64) {
-      plan.strategy[p] = 'exact';
-      continue;
-    }
-    const bins = binPair(table, p, r.binsXi, r.binsS, stats[5 * p + 4], scratch);
-    const nb = bins.length / BIN;
-    const binCost = nv * nb;
-    // Unit: one exp-weighted accumulation (an exp is ~35 ns here); a lattice node costs ~0.2
-    // of that (the Gaussian recurrence) plus 9 exps per bin; a bicubic read ~2.
-    const gridCost = nb * 9 + na * ns * nb * 0.2 + nv * 2;
-    if (exactCost <= Math.min(binCost, gridCost)) {
-      plan.strategy[p] = 'exact';
-    } else if (binCost <= gridCost) {
-      plan.strategy[p] = 'bins';
-      plan.bins[p] = bins;
-    } else {
-      plan.strategy[p] = 'grid';
-      plan.grids[p] = tabulate(bins, sigma, { a0, ha, na, s0, hs, ns, values: new Float64Array(4 * na * ns) });
-    }
+    planPair(plan, p, entries, stats, r, () => binPair(table, p, r.binsXi, r.binsS, stats[5 * p + 4], acc));
   }
   return plan;
+}
+
+/** {@link FastCorResolution} with its defaults filled in. */
+export function fastResolution(resolution: FastCorResolution = {}): Required<FastCorResolution> {
+  return { ...DEFAULTS, ...resolution };
+}
+
+/**
+ * Whether a pair with `nv` vertices and `entries` sub-triangle entries may still be planned
+ * `exact` by {@link planPair}: when it is small, or when its entries could each fall in a bin
+ * of their own (at most `binsXi · binsS` bins). False stays false as entries grow, so a
+ * streamed precomputation can drop the entries of a pair as soon as this turns false.
+ */
+export function mayBeExact(nv: number, entries: number, r: Required<FastCorResolution>): boolean {
+  return nv * entries < 2e4 || entries < 64 || entries <= r.binsXi * r.binsS;
+}
+
+/**
+ * Plans pair p into `plan` (strategy, and its bins or lattice): exact, bins or grid, chosen by
+ * operation count.
+ * @param entries the pair's sub-triangle entries
+ * @param stats where the pairs' vertices lie ({@link pairVertexStats})
+ * @param bins the pair's bins (built only when needed)
+ */
+export function planPair(
+  plan: PairPlan,
+  p: number,
+  entries: number,
+  stats: Float64Array,
+  r: Required<FastCorResolution>,
+  bins: () => Float64Array,
+): void {
+  plan.strategy[p] = 'exact';
+  const nv = stats[5 * p];
+  if (nv === 0) return;
+  const ha = 1 / (r.gridAlpha - 1);
+  const hs = 1 / (r.gridS - 1);
+  // Lattice covering the pair's vertices with one node of margin for the bicubic stencil,
+  // also past α = 0, α = 1 and s = 1 (G is smooth there too): a stencil clamped at the edge
+  // loses accuracy exactly where weights are extreme.
+  const a0 = (Math.floor(stats[5 * p + 1] / ha) - 1) * ha;
+  const a1 = (Math.ceil(stats[5 * p + 2] / ha) + 1) * ha;
+  const s0 = Math.max(0, (Math.floor(stats[5 * p + 3] / hs) - 1) * hs);
+  const s1 = (Math.ceil(stats[5 * p + 4] / hs) + 1) * hs;
+  const na = Math.round((a1 - a0) / ha) + 1;
+  const ns = Math.round((s1 - s0) / hs) + 1;
+  const exactCost = nv * entries;
+  // Bins are only worth building when there are more entries than bins would hold.
+  if (exactCost < 2e4 || entries < 64) return;
+  const B = bins();
+  const nb = B.length / BIN;
+  const binCost = nv * nb;
+  // Unit: one exp-weighted accumulation (an exp is ~35 ns here); a lattice node costs ~0.2
+  // of that (the Gaussian recurrence) plus 9 exps per bin; a bicubic read ~2.
+  const gridCost = nb * 9 + na * ns * nb * 0.2 + nv * 2;
+  if (exactCost <= Math.min(binCost, gridCost)) return;
+  if (binCost <= gridCost) {
+    plan.strategy[p] = 'bins';
+    plan.bins[p] = B;
+  } else {
+    plan.strategy[p] = 'grid';
+    plan.grids[p] = tabulate(B, plan.sigma, { a0, ha, na, s0, hs, ns, values: new Float64Array(4 * na * ns) });
+  }
 }
 
 /**
@@ -272,56 +307,85 @@ export function pairWork(table: PairTable, stats: Float64Array): Float64Array {
 
 /**
  * Merges pair p's sub-triangles into (ξ, s) bins; returns the non-empty ones, `BIN` (12)
- * numbers each. Besides each bin's mass and centroid sums it keeps their first moments in ξ
- * and s²: a sub-triangle's position correlates with its weights, so without them the midpoint
- * rule errs to first order in the bin size.
- * @param svMax the largest s_v of the pair's vertices (the kernel is at least 1/svMax wider)
+ * numbers each ({@link binIndex}, {@link accumulateBin}, {@link finishBins}).
+ * @param svMax the largest s_v of the pair's vertices
+ * @param acc workspace of `BX · BS · ACC_PER_BIN` zeros, left so
  */
 function binPair(table: PairTable, p: number, BX: number, BS: number, svMax: number, acc: Float64Array): Float64Array {
-  // acc per bin: M, M·ξ, M·s², M·c (3), M·c·ξ (3), M·c·s² (3), count; zero on entry and return.
   const { data, offsets } = table;
   const touched: number[] = [];
   for (let e = 6 * offsets[p]; e < 6 * offsets[p + 1]; e += 6) {
-    const x = data[e], y = data[e + 1]; // prettier-ignore
-    const s = x + y;
-    const xi = x / s;
-    const s2 = s * s;
-    const m = x * y; // data[e+2..] already carry the area
-    const sb = Math.min(BS - 1, Math.floor(s * BS));
-    // Row sb holds s < (sb + 1)/BS, where the kernel is at least BS/((sb + 1)·svMax) times
-    // wider in ξ than at s = s_v = 1: it needs that many times fewer ξ bins.
-    const bx = Math.min(BX, Math.max(4, Math.ceil((BX * (sb + 1) * svMax) / BS)));
-    const ib = Math.min(bx - 1, Math.floor(xi * bx));
-    const o = ACC * (sb * BX + ib);
+    const o = ACC * binIndex(data[e], data[e + 1], BX, BS, svMax);
     if (acc[o + 12] === 0) touched.push(o);
-    const ma = m * data[e + 2];
-    const cx = m * data[e + 3], cy = m * data[e + 4], cz = m * data[e + 5]; // prettier-ignore
-    acc[o] += ma;
-    acc[o + 1] += ma * xi;
-    acc[o + 2] += ma * s2;
-    acc[o + 3] += cx;
-    acc[o + 4] += cy;
-    acc[o + 5] += cz;
-    acc[o + 6] += cx * xi;
-    acc[o + 7] += cy * xi;
-    acc[o + 8] += cz * xi;
-    acc[o + 9] += cx * s2;
-    acc[o + 10] += cy * s2;
-    acc[o + 11] += cz * s2;
-    acc[o + 12] += 1;
+    accumulateBin(acc, o, data, e);
   }
   touched.sort((a, b) => a - b); // bin order fixed by position, not by first visit
-  const bins = new Float64Array(BIN * touched.length);
+  const bins = finishBins(acc, touched);
+  for (const o of touched) acc.fill(0, o, o + ACC);
+  return bins;
+}
+
+/** Accumulator numbers per bin while binning ({@link accumulateBin}). */
+export const ACC_PER_BIN = ACC;
+
+/**
+ * The bin (row · BX + column) of a sub-triangle with pair weights (x, y): row by s = x + y over
+ * BS rows, column by ξ = x / s. Row sb holds s < (sb + 1)/BS, where the kernel is at least
+ * BS/((sb + 1)·svMax) times wider in ξ than at s = s_v = 1: it needs that many times fewer ξ
+ * columns (at least 4, at most BX).
+ * @param svMax the largest s_v of the pair's vertices
+ */
+export function binIndex(x: number, y: number, BX: number, BS: number, svMax: number): number {
+  const s = x + y;
+  const sb = Math.min(BS - 1, Math.floor(s * BS));
+  const bx = Math.min(BX, Math.max(4, Math.ceil((BX * (sb + 1) * svMax) / BS)));
+  return sb * BX + Math.min(bx - 1, Math.floor((x / s) * bx));
+}
+
+/**
+ * Adds one sub-triangle entry (`data[e..e+6)`: w_tj, w_tk, a_t, a_t·c_t as in {@link PairTable})
+ * to the bin accumulator at `acc[o..o+13)`: M, M·ξ, M·s², M·c (3), M·c·ξ (3), M·c·s² (3), count,
+ * with mass M = a_t·w_tj·w_tk. Besides each bin's mass and centroid sums it keeps their first
+ * moments in ξ and s²: a sub-triangle's position correlates with its weights, so without them
+ * the midpoint rule errs to first order in the bin size.
+ */
+export function accumulateBin(acc: Float64Array, o: number, data: Float64Array, e: number): void {
+  const x = data[e], y = data[e + 1]; // prettier-ignore
+  const s = x + y;
+  const xi = x / s;
+  const s2 = s * s;
+  const m = x * y; // data[e+2..] already carry the area
+  const ma = m * data[e + 2];
+  const cx = m * data[e + 3], cy = m * data[e + 4], cz = m * data[e + 5]; // prettier-ignore
+  acc[o] += ma;
+  acc[o + 1] += ma * xi;
+  acc[o + 2] += ma * s2;
+  acc[o + 3] += cx;
+  acc[o + 4] += cy;
+  acc[o + 5] += cz;
+  acc[o + 6] += cx * xi;
+  acc[o + 7] += cy * xi;
+  acc[o + 8] += cz * xi;
+  acc[o + 9] += cx * s2;
+  acc[o + 10] += cy * s2;
+  acc[o + 11] += cz * s2;
+  acc[o + 12] += 1;
+}
+
+/**
+ * The bins of the accumulators at offsets `slots` of `acc` (in that order, those with positive
+ * mass), `BIN` numbers each: ξ̄, mean s², M, M·c (3) and the moments centred on (ξ̄, s̄²).
+ */
+export function finishBins(acc: Float64Array, slots: ArrayLike<number>): Float64Array {
+  const bins = new Float64Array(BIN * slots.length);
   let b = 0;
-  for (const o of touched) {
+  for (let k = 0; k < slots.length; k++) {
+    const o = slots[k];
     const M = acc[o];
-    if (!(M > 0)) {
-      acc.fill(0, o, o + ACC);
-      continue;
-    }
+    if (!(M > 0)) continue;
     const xi = acc[o + 1] / M;
     const s2 = acc[o + 2] / M;
-    const q = BIN * b;
+    const q = BIN * b++;
     bins[q] = xi;
     bins[q + 1] = s2;
     bins[q + 2] = M;
@@ -330,20 +394,19 @@ function binPair(table: PairTable, p: number, BX: number, BS: number, svMax: num
       bins[q + 6 + d] = acc[o + 6 + d] - xi * acc[o + 3 + d];
       bins[q + 9 + d] = acc[o + 9 + d] - s2 * acc[o + 3 + d];
     }
-    acc.fill(0, o, o + ACC);
-    b++;
   }
   return bins.subarray(0, BIN * b);
 }
 
 /**
  * Evaluates the centers of rotation (Eq. 4) of vertices `[begin, end)` with a {@link PairPlan}
- * into `out` (bind space, 3 per vertex at the vertex's own index). Pure and deterministic per
+ * into `out` (bind space, 3 per vertex at the vertex's own index minus `outBase`). Pure and deterministic per
  * vertex: the same numbers whatever the split into ranges, so ranges can run on workers. A
  * vertex with fewer than two influences (or, in a degenerate mesh, no similar sub-triangle)
  * keeps its bind position: it moves rigidly, so its center of rotation does not matter.
- * @param out length ≥ 3·(largest vertex index + 1)
+ * @param out length ≥ 3·(largest vertex index − outBase + 1)
  * @param vertices when given, the vertices `vertices[begin..end)` are evaluated instead
+ * @param outBase the vertex whose center goes to `out[0..3)` (default 0)
  * @returns number of blended vertices (≥ 2 influences) in the range
  * @throws RangeError when σ ≤ 0
  */
@@ -354,6 +417,7 @@ export function centersOfRotationPlanned(
   end: number,
   out: Float32Array | Float64Array,
   vertices?: ArrayLike<number>,
+  outBase = 0,
 ): number {
   const { table, sigma, strategy, bins, grids } = plan;
   checkSigma(sigma);
@@ -435,14 +499,15 @@ export function centersOfRotationPlanned(
         n2 += scale * acc[3];
       }
     }
+    const o = 3 * (i - outBase);
     if (u >= 2 && den > 0) {
-      out[3 * i] = n0 / den;
-      out[3 * i + 1] = n1 / den;
-      out[3 * i + 2] = n2 / den;
+      out[o] = n0 / den;
+      out[o + 1] = n1 / den;
+      out[o + 2] = n2 / den;
     } else {
-      out[3 * i] = P[3 * i];
-      out[3 * i + 1] = P[3 * i + 1];
-      out[3 * i + 2] = P[3 * i + 2];
+      out[o] = P[3 * i];
+      out[o + 1] = P[3 * i + 1];
+      out[o + 2] = P[3 * i + 2];
     }
   }
   return blended;

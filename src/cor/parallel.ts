@@ -1,10 +1,9 @@
 /**
- * The CoR precomputation on worker threads (workerpool): subdivision and pair counting split by
- * triangle ranges, the pair table filled by the same ranges at offsets computed here, the
- * vertices' pair statistics and the evaluation split by vertex ranges, planning split by joint
- * pairs (balanced by estimated work). Large arrays live in SharedArrayBuffers. Every stage is
- * pure and combined in a fixed order, so the result is bit-identical to
- * {@link computeCentersOfRotation} whatever the number of threads.
+ * The CoR precomputation on worker threads (workerpool): the chunks of input triangles
+ * subdivided and binned on the workers (`cor/stream.ts`) and their parts added up here in chunk
+ * order, the pairs planned here, the evaluation split by vertex ranges. The mesh lives in
+ * SharedArrayBuffers. Every stage is pure and combined in a fixed order, so the result is
+ * bit-identical to {@link computeCentersOfRotation} whatever the number of threads.
  *
  * @module
  */
@@ -12,21 +11,11 @@ import { availableParallelism } from 'node:os';
 import workerpool from 'workerpool';
 import type { SkinnedMesh } from '../core/mesh.js';
 import { nodeWorkerScript } from '../core/node-worker.js';
-import { allocateEntries, type PairTable } from './centers.js';
-import { exactPlan, mergePlans, mergeVertexStats, pairWork, type PairPlan } from './fast.js';
+import { fastResolution } from './fast.js';
 import { computeCentersOfRotation, corParameters, type CorOptions, type CorResult } from './precompute.js';
 import { corAlgorithm } from './parameters.js';
 import { toShared } from './shared-memory.js';
-import type { SubdividedTriangles } from './subdivide.js';
-
-/** What a worker's subdivision task returns (see worker.ts). */
-export interface SubdividedPart {
-  /** The part's sub-triangles, in SharedArrayBuffers. */
-  tris: SubdividedTriangles;
-  /** Joint pairs present, in order of first appearance, and their entry counts. */
-  keys: number[];
-  counts: number[];
-}
+import { chunkRanges, PairSums, vertexPairs, type ChunkPart } from './stream.js';
 
 /** Options of {@link computeCentersOfRotationParallel}. */
 export interface ParallelCorOptions extends CorOptions {
@@ -72,11 +61,14 @@ export function createCorWorkerPool(threads = availableParallelism()): CorWorker
   return { threads, pool, terminate: async () => void (await pool.terminate()) };
 }
 
-/** Copies the arrays the workers read into SharedArrayBuffers, so they are not copied per task. */
+/**
+ * Copies the per-vertex arrays the workers read into SharedArrayBuffers, so they are not copied
+ * per task; the triangles go to each chunk task as a copy of its own range.
+ */
 function shareMesh(mesh: SkinnedMesh): SkinnedMesh {
   return {
     positions: toShared(mesh.positions),
-    triangles: toShared(mesh.triangles),
+    triangles: new Uint32Array(0),
     influences: mesh.influences,
     joints: toShared(mesh.joints),
     weights: toShared(mesh.weights),
@@ -114,58 +106,30 @@ export async function computeCentersOfRotationParallel(mesh: SkinnedMesh, option
       return r;
     };
 
-    // 1. Subdivision by triangle ranges, each part's sub-triangles in shared memory with the
-    //    joint pairs it carries (first-appearance order) and their entry counts.
+    // 1. Chunks of input triangles subdivided and binned on the workers (cor/stream.ts), their
+    //    parts added up here in chunk order as they arrive (the serial sums).
     const T = mesh.triangles.length / 3;
-    const parts = await Promise.all(
-      ranges(T, 4 * threads).map(([a, b]) => run<SubdividedPart>('subdivide', [shared, epsilon, J, a, b])),
+    const exact = corAlgorithm(options) === 'exact';
+    const pairs = vertexPairs(mesh, J);
+    const resolution = fastResolution(options.resolution);
+    const stream = new PairSums(pairs, resolution, exact);
+    const pending = new Map<number, ChunkPart>();
+    let next = 0;
+    await Promise.all(
+      chunkRanges(T).map(async ([a, b], c) => {
+        const triangles = mesh.triangles.slice(3 * a, 3 * b);
+        pending.set(c, await run<ChunkPart>('chunk', [{ ...shared, triangles }, pairs, epsilon, resolution, exact, 0, b - a]));
+        for (let part; (part = pending.get(next)); next++) {
+          pending.delete(next);
+          stream.add(part);
+        }
+      }),
     );
 
-    // 2. Pair table: buckets numbered by first appearance over the parts in order, each part's
-    //    entries written by its worker after those of the parts before it (the serial table).
-    const buckets = new Map<number, number>();
-    const totals: number[] = [];
-    for (const part of parts) {
-      part.keys.forEach((key, i) => {
-        let b = buckets.get(key);
-        if (b === undefined) buckets.set(key, (b = totals.push(0) - 1));
-        totals[b] += part.counts[i];
-      });
-    }
-    const offsets = new Int32Array(totals.length + 1);
-    for (let b = 0; b < totals.length; b++) offsets[b + 1] = offsets[b] + totals[b];
-    const data = allocateEntries(offsets[totals.length], true);
-    const next = offsets.slice(0, totals.length);
-    const cursors = parts.map((part) => {
-      const cursor = next.slice();
-      part.keys.forEach((key, i) => (next[buckets.get(key)!] += part.counts[i]));
-      return cursor;
-    });
-    await Promise.all(parts.map((part, i) => run('fill', [part.tris, J, buckets, cursors[i], data])));
-    const table: PairTable = { jointCount: J, buckets, offsets, data };
-    const stats = mergeVertexStats(
-      await Promise.all(ranges(n, threads).map(([a, b]) => run<Float64Array>('stats', [table, shared, a, b]))),
-    );
+    // 2. The plan, from the totals.
+    const plan = stream.plan(sigma, exact);
 
-    // 3. Planning by pairs, longest first onto the least loaded thread.
-    let plan: PairPlan = exactPlan(table, sigma);
-    if (corAlgorithm(options) !== 'exact') {
-      const work = pairWork(table, stats);
-      const order = Array.from(work.keys()).sort((a, b) => work[b] - work[a] || a - b);
-      const groups: number[][] = Array.from({ length: threads }, () => []);
-      const load = new Float64Array(threads);
-      for (const p of order) {
-        const g = load.indexOf(Math.min(...load));
-        groups[g].push(p);
-        load[g] += work[p];
-      }
-      const pieces = await Promise.all(
-        groups.map((g) => run<Pick<PairPlan, 'strategy' | 'bins' | 'grids'>>('plan', [table, stats, sigma, options.resolution ?? {}, Int32Array.from(g)])),
-      );
-      plan = mergePlans(pieces.map((p) => ({ ...p, table, sigma })));
-    }
-
-    // 4. Evaluation by vertex ranges.
+    // 3. Evaluation by vertex ranges.
     const centers = new Float32Array(3 * n);
     let done = 0;
     let blended = 0;
@@ -183,7 +147,7 @@ export async function computeCentersOfRotationParallel(mesh: SkinnedMesh, option
       vertices: n,
       blendedVertices: blended,
       triangles: T,
-      subdividedTriangles: parts.reduce((sum, part) => sum + part.tris.count, 0),
+      subdividedTriangles: stream.subTriangles,
       seconds: (performance.now() - start) / 1000,
     };
   } catch (e) {

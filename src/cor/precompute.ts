@@ -8,10 +8,10 @@
  */
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
-import { buildPairTable } from './centers.js';
-import { centersOfRotationPlanned, exactPlan, pairVertexStats, planPairs, type FastCorResolution } from './fast.js';
+import { centersOfRotationPlanned, fastResolution, type FastCorResolution } from './fast.js';
 import { corAlgorithm, resolveCorOptions } from './parameters.js';
-import { estimateSubdividedTriangles, subdivideByWeights } from './subdivide.js';
+import { binChunk, chunkRanges, PairSums, vertexPairs } from './stream.js';
+import { estimateSubdividedTriangles } from './subdivide.js';
 
 /**
  * Name of the glTF vertex attribute holding the centers of rotation (VEC3 float, bind space;
@@ -41,8 +41,8 @@ export interface CorOptions {
   resolution?: FastCorResolution;
   /**
    * Refuse (before subdividing) when the subdivision would make more sub-triangles than this
-   * (estimated; about 200 bytes each); default 5·10⁷ (≈ 10 GB, `DEFAULT_MAX_SUBDIVIDED_TRIANGLES`).
-   * A tiny ε is the usual cause.
+   * (estimated; about 1 µs each, and about 120 bytes each held by the exact algorithm);
+   * default 5·10⁷ (`DEFAULT_MAX_SUBDIVIDED_TRIANGLES`). A tiny ε is the usual cause.
    */
   maxSubdividedTriangles?: number;
 }
@@ -72,7 +72,7 @@ export function corParameters(mesh: SkinnedMesh, options: CorOptions): { sigma: 
   const estimate = estimateSubdividedTriangles(mesh, epsilon);
   if (estimate > limit) {
     throw new CorskinError(
-      `subdividing to ε = ${epsilon} would make up to ${estimate.toExponential(1)} sub-triangles (≈ ${((estimate * 200) / 1e9).toFixed(1)} GB); use a larger ε or raise the limit (${limit.toExponential(1)}, --max-subdivided)`,
+      `subdividing to ε = ${epsilon} would make up to ${estimate.toExponential(1)} sub-triangles (≈ ${Math.ceil(estimate / 6e7)} min; ≈ ${((estimate * 120) / 1e9).toFixed(1)} GB with the exact algorithm); use a larger ε or raise the limit (${limit.toExponential(1)}, --max-subdivided)`,
     );
   }
   let J = 0;
@@ -94,12 +94,16 @@ export function computeCentersOfRotation(mesh: SkinnedMesh, options: CorOptions 
   const n = mesh.positions.length / 3;
   const start = performance.now();
   options.signal?.throwIfAborted();
-  const tris = subdivideByWeights(mesh, epsilon);
-  const table = buildPairTable(tris, J);
-  const plan =
-    corAlgorithm(options) === 'exact'
-      ? exactPlan(table, sigma)
-      : planPairs(table, pairVertexStats(table, mesh), sigma, options.resolution);
+  // Subdivided and binned chunk by chunk (cor/stream.ts): the sub-triangles are never all held.
+  const exact = corAlgorithm(options) === 'exact';
+  const pairs = vertexPairs(mesh, J);
+  const resolution = fastResolution(options.resolution);
+  const stream = new PairSums(pairs, resolution, exact);
+  for (const [a, b] of chunkRanges(mesh.triangles.length / 3)) {
+    options.signal?.throwIfAborted();
+    stream.add(binChunk(mesh, pairs, epsilon, resolution, exact, a, b));
+  }
+  const plan = stream.plan(sigma, exact);
   const centers = new Float32Array(3 * n);
   let blended = 0;
   // At least ~100 progress steps: an exact evaluation can spend seconds on a few thousand vertices.
@@ -115,7 +119,7 @@ export function computeCentersOfRotation(mesh: SkinnedMesh, options: CorOptions 
     vertices: n,
     blendedVertices: blended,
     triangles: mesh.triangles.length / 3,
-    subdividedTriangles: tris.count,
+    subdividedTriangles: stream.subTriangles,
     seconds: (performance.now() - start) / 1000,
   };
 }
