@@ -13,12 +13,9 @@
  * @module
  */
 import type { SkinnedMesh } from '../core/mesh.js';
+import { ACC_PER_BIN as ACC, accumulateBin, binIndex, finishBins } from './bins.js';
 import {
-  ACC_PER_BIN as ACC,
-  accumulateBin,
-  binIndex,
   exactPlan,
-  finishBins,
   gatherInfluences,
   mayBeExact,
   pairVertexStats,
