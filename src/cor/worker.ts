@@ -8,24 +8,16 @@
  */
 import workerpool from 'workerpool';
 import type { SkinnedMesh } from '../core/mesh.js';
-import { centersOfRotationPlanned, type FastCorResolution, type PairPlan } from './fast.js';
-import { binChunk, type VertexPairs } from './stream.js';
+import { centersOfRotationPlanned, type PairPlan } from './fast.js';
+import { binChunk } from './stream.js';
 
 function buffersOf(arrays: (ArrayBufferView | undefined)[]): ArrayBuffer[] {
   return arrays.filter((a): a is ArrayBufferView => !!a && !(a.buffer instanceof SharedArrayBuffer)).map((a) => a.buffer as ArrayBuffer);
 }
 
 workerpool.worker({
-  chunk(
-    mesh: SkinnedMesh,
-    pairs: VertexPairs,
-    epsilon: number,
-    resolution: Required<FastCorResolution>,
-    keepAll: boolean,
-    first: number,
-    end: number,
-  ) {
-    const part = binChunk(mesh, pairs, epsilon, resolution, keepAll, first, end);
+  chunk(...args: Parameters<typeof binChunk>) {
+    const part = binChunk(...args);
     return new workerpool.Transfer(part, buffersOf(Object.values(part).filter((v) => ArrayBuffer.isView(v))));
   },
   evaluate(plan: PairPlan, mesh: SkinnedMesh, begin: number, end: number) {
