@@ -7,7 +7,7 @@
 // 1. per vertex, Q = Σ_j [L_j | M_j(v)]·Ω'_ij (compact: (Σ_j ω_ij [L_j | M_j(v)])·Π'_i) about
 //    the vertex's rest position v, one 128-bit register per column of Q's top three rows;
 //    S = Q[0:3, 0:3]/Q₃₃ − q pᵀ, σ the vertex's blend of the joints' uniform scales;
-// 2. the polar factor R of S by the fixed steps of src/methods/ddm/polar.ts (Jacobi sweeps on
+// 2. the polar factor R of S by the fixed steps of src/methods/ddm/polar.ts (3 Jacobi sweeps on
 //    SᵀS, descending eigenvalues, Gram–Schmidt, u_c's sign), four vertices at a time, one
 //    vertex per lane;
 // 3. v' = q − σ R p; normal and tangent turned by R.
@@ -50,18 +50,27 @@ const O_ = 44; // the vertex's reference point r (posed space), 3 slots
 
 /**
  * A Jacobi rotation zeroing a_pq of the symmetric SᵀS (r the third index), applied to the
- * eigenvectors vp and vq; t = 0 (no rotation) where a_pq is already 0.
+ * eigenvectors vp and vq; no rotation where a_pq is already 0. With d = a_qq − a_pp, e = 2a_pq:
+ * t = tan θ = sgn(d)·e / (|d| + √(d² + e²)) (Golub & Van Loan's t = sgn(τ)/(|τ| + √(1 + τ²)),
+ * τ = d/e, times |e|/|e|), c = D/g and s = N/g with N, D that fraction's numerator and
+ * denominator and g = √(D² + N²): two square roots and one division on the path to c and s
+ * (τ's form takes three divisions). SᵀS is normalised by its trace first (polar4), so d² + e²
+ * stays in range.
  */
 @inline function jacobi(buf: usize, app: i32, aqq: i32, apq: i32, apr: i32, aqr: i32, vp: i32, vq: i32): void {
   const one = f32x4.splat(1);
   const zero = f32x4.splat(0);
   const pp = ld(buf, app), qq = ld(buf, aqq), pq = ld(buf, apq);
-  const tau = f32x4.div(f32x4.sub(qq, pp), f32x4.add(pq, pq));
-  const sgn = v128.bitselect(one, f32x4.splat(-1), f32x4.ge(tau, zero));
-  const step = f32x4.div(sgn, f32x4.add(f32x4.abs(tau), f32x4.sqrt(f32x4.add(one, f32x4.mul(tau, tau)))));
-  const t = v128.bitselect(zero, step, f32x4.eq(pq, zero));
-  const c = f32x4.div(one, f32x4.sqrt(f32x4.add(one, f32x4.mul(t, t))));
-  const s = f32x4.mul(t, c);
+  const d = f32x4.sub(qq, pp);
+  const e = f32x4.add(pq, pq);
+  const h = f32x4.sqrt(f32x4.add(f32x4.mul(d, d), f32x4.mul(e, e)));
+  const den = f32x4.add(f32x4.abs(d), h);
+  const num = v128.bitselect(e, f32x4.neg(e), f32x4.ge(d, zero));
+  const ig = f32x4.div(one, f32x4.sqrt(f32x4.add(f32x4.mul(den, den), f32x4.mul(num, num))));
+  const none = f32x4.eq(pq, zero);
+  const t = v128.bitselect(zero, f32x4.div(num, den), none);
+  const c = v128.bitselect(one, f32x4.mul(den, ig), none);
+  const s = v128.bitselect(zero, f32x4.mul(num, ig), none);
   const pr = ld(buf, apr), qr = ld(buf, aqr);
   st(buf, app, f32x4.sub(pp, f32x4.mul(t, pq)));
   st(buf, aqq, f32x4.add(qq, f32x4.mul(t, pq)));
@@ -110,6 +119,11 @@ function polar4(buf: usize, sweeps: i32): void {
       for (let r = 0; r < 3; r++) a = f32x4.add(a, f32x4.mul(ld(buf, S_ + 3 * r + i), ld(buf, S_ + 3 * r + j)));
       st(buf, A_ + (i == 0 ? j : i == 1 ? 2 + j : 5), a);
     }
+  // Normalised by its trace (the eigenvectors stay; the eigenvalues are scaled back below), so
+  // the rotations' d² + e² stay within float32's range at any asset scale.
+  const trace = f32x4.add(f32x4.add(ld(buf, A_), ld(buf, A_ + 3)), ld(buf, A_ + 5));
+  const inv = v128.bitselect(f32x4.div(one, trace), one, f32x4.gt(trace, zero));
+  for (let k = 0; k < 6; k++) st(buf, A_ + k, f32x4.mul(ld(buf, A_ + k), inv));
   for (let k = 0; k < 9; k++) st(buf, V_ + k, k == 0 || k == 4 || k == 8 ? one : zero);
   // Slots: a00 16, a01 17, a02 18, a11 19, a12 20, a22 21; v0 22, v1 25, v2 28.
   for (let sweep = 0; sweep < sweeps; sweep++) {
@@ -121,7 +135,7 @@ function polar4(buf: usize, sweeps: i32): void {
   order(buf, A_, A_ + 3, V_, V_ + 3);
   order(buf, A_, A_ + 5, V_, V_ + 6);
   order(buf, A_ + 3, A_ + 5, V_ + 3, V_ + 6);
-  const root = f32x4.sqrt(ld(buf, A_));
+  const root = f32x4.sqrt(f32x4.mul(ld(buf, A_), v128.bitselect(trace, zero, f32x4.gt(trace, zero))));
   // u_a = S v_a / |S v_a| (v_a where S v_a = 0)
   let ax = sv(buf, 0, V_), ay = sv(buf, 1, V_), az = sv(buf, 2, V_);
   let l = f32x4.sqrt(f32x4.add(f32x4.add(f32x4.mul(ax, ax), f32x4.mul(ay, ay)), f32x4.mul(az, az)));
