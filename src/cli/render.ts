@@ -127,10 +127,11 @@ export async function renderCommand(io: Io, input: string, o: RenderOptions): Pr
   const [width, height] = [Number(m[1]), Number(m[2])];
   if (![width, height].every((x) => x >= 16 && x <= 8192))
     throw new CorskinError(`--size: width and height must be 16 to 8192 pixels, got ${o.size}`);
-  const executablePath = chromiumPath();
-  // Read and check the file here (clear errors, no browser for a bad file), and hand the
-  // viewer a self-contained GLB (a .gltf's external buffers and images included).
+  // Read and check the file here (clear errors, no browser for a bad file, also where there is
+  // no browser), and hand the viewer a self-contained GLB (a .gltf's external buffers and images
+  // included).
   const glb = await checkedGlb(input, o);
+  const executablePath = chromiumPath();
   const server = await serveViewer(glb);
   const { chromium } = await optionalDependency(import('playwright-core'), 'playwright-core', 'corskin render');
   const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
