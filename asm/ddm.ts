@@ -7,9 +7,9 @@
 // 1. per vertex, Q = Σ_j [L_j | M_j(v)]·Ω'_ij (compact: (Σ_j ω_ij [L_j | M_j(v)])·Π'_i) about
 //    the vertex's rest position v, one 128-bit register per column of Q's top three rows;
 //    S = Q[0:3, 0:3]/Q₃₃ − q pᵀ, σ the vertex's blend of the joints' uniform scales;
-// 2. the polar factor R of S by the fixed steps of src/methods/ddm/polar.ts (3 Jacobi sweeps on
-//    SᵀS, descending eigenvalues, Gram–Schmidt, u_c's sign), four vertices at a time, one
-//    vertex per lane;
+// 2. the polar factor R of S by the steps of src/methods/ddm/polar.ts (Jacobi sweeps on SᵀS —
+//    the caller's count, 3 — with each rotation written as in `jacobi` below, descending
+//    eigenvalues, Gram–Schmidt, u_c's sign), four vertices at a time, one vertex per lane;
 // 3. v' = q − σ R p; normal and tangent turned by R.
 //
 // Translations are relative to a reference point near the result (the first entry's joint's
@@ -54,7 +54,7 @@ const O_ = 44; // the vertex's reference point r (posed space), 3 slots
  * t = tan θ = sgn(d)·e / (|d| + √(d² + e²)) (Golub & Van Loan's t = sgn(τ)/(|τ| + √(1 + τ²)),
  * τ = d/e, times |e|/|e|), c = D/g and s = N/g with N, D that fraction's numerator and
  * denominator and g = √(D² + N²): two square roots and one division on the path to c and s
- * (τ's form takes three divisions). SᵀS is normalised by its trace first (polar4), so d² + e²
+ * (t = N/D, the other division, is off it; τ's form has three on it). SᵀS is normalised by its trace first (polar4), so d² + e²
  * stays in range.
  */
 @inline function jacobi(buf: usize, app: i32, aqq: i32, apq: i32, apr: i32, aqr: i32, vp: i32, vq: i32): void {
@@ -67,7 +67,9 @@ const O_ = 44; // the vertex's reference point r (posed space), 3 slots
   const den = f32x4.add(f32x4.abs(d), h);
   const num = v128.bitselect(e, f32x4.neg(e), f32x4.ge(d, zero));
   const ig = f32x4.div(one, f32x4.sqrt(f32x4.add(f32x4.mul(den, den), f32x4.mul(num, num))));
-  const none = f32x4.eq(pq, zero);
+  // No rotation where a_pq = 0, or where d and e are so small (against SᵀS's trace, 1) that
+  // their squares would underflow: that part of SᵀS is already diagonal to float32 precision.
+  const none = v128.or(f32x4.eq(pq, zero), f32x4.le(h, f32x4.splat(1e-18)));
   const t = v128.bitselect(zero, f32x4.div(num, den), none);
   const c = v128.bitselect(one, f32x4.mul(den, ig), none);
   const s = v128.bitselect(zero, f32x4.mul(num, ig), none);
@@ -122,7 +124,9 @@ function polar4(buf: usize, sweeps: i32): void {
   // Normalised by its trace (the eigenvectors stay; the eigenvalues are scaled back below), so
   // the rotations' d² + e² stay within float32's range at any asset scale.
   const trace = f32x4.add(f32x4.add(ld(buf, A_), ld(buf, A_ + 3)), ld(buf, A_ + 5));
-  const inv = v128.bitselect(f32x4.div(one, trace), one, f32x4.gt(trace, zero));
+  // (Not where the trace is 0 or subnormal, 1/trace infinite: there SᵀS is left as it is.)
+  const scaled = f32x4.gt(trace, f32x4.splat(1.1754944e-38));
+  const inv = v128.bitselect(f32x4.div(one, trace), one, scaled);
   for (let k = 0; k < 6; k++) st(buf, A_ + k, f32x4.mul(ld(buf, A_ + k), inv));
   for (let k = 0; k < 9; k++) st(buf, V_ + k, k == 0 || k == 4 || k == 8 ? one : zero);
   // Slots: a00 16, a01 17, a02 18, a11 19, a12 20, a22 21; v0 22, v1 25, v2 28.
@@ -135,7 +139,7 @@ function polar4(buf: usize, sweeps: i32): void {
   order(buf, A_, A_ + 3, V_, V_ + 3);
   order(buf, A_, A_ + 5, V_, V_ + 6);
   order(buf, A_ + 3, A_ + 5, V_ + 3, V_ + 6);
-  const root = f32x4.sqrt(f32x4.mul(ld(buf, A_), v128.bitselect(trace, zero, f32x4.gt(trace, zero))));
+  const root = f32x4.sqrt(f32x4.mul(ld(buf, A_), v128.bitselect(trace, one, scaled)));
   // u_a = S v_a / |S v_a| (v_a where S v_a = 0)
   let ax = sv(buf, 0, V_), ay = sv(buf, 1, V_), az = sv(buf, 2, V_);
   let l = f32x4.sqrt(f32x4.add(f32x4.add(f32x4.mul(ax, ax), f32x4.mul(ay, ay)), f32x4.mul(az, az)));

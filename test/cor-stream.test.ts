@@ -67,6 +67,48 @@ describe('streamed CoR precomputation', () => {
     expect(sums.subTriangles).toBe(subdivideByWeights(mesh, 0.1).count);
   });
 
+  it('adds up chunks of any size to the whole-domain plan on CesiumMan (chunks of 97 and 500 triangles): the exact pairs’ entries bit for bit, bins and lattices to rounding', async () => {
+    const mesh = await load(CESIUM_MAN);
+    const triangles = mesh.triangles.length / 3;
+    const whole = wholeDomain(mesh, false);
+    const entriesOf = (table: typeof whole.table, p: number | undefined) =>
+      p === undefined ? new Float64Array(0) : table.data.subarray(6 * table.offsets[p], 6 * table.offsets[p + 1]);
+    /** max |a − b| over max |b|: the bins' centred moments cancel, so compare against the array's scale. */
+    const relative = (a: Float64Array, b: Float64Array) => {
+      expect(a.length).toBe(b.length);
+      let d = 0, m = 0; // prettier-ignore
+      for (let i = 0; i < a.length; i++) {
+        d = Math.max(d, Math.abs(a[i] - b[i]));
+        m = Math.max(m, Math.abs(b[i]));
+      }
+      return d / m;
+    };
+    const seen = { exact: 0, bins: 0, grid: 0 };
+    for (const size of [97, 500]) {
+      for (const keepAll of [false, true]) {
+        const pairs = vertexPairs(mesh, jointCount(mesh));
+        const sums = new PairSums(pairs, fastResolution(), keepAll);
+        for (let a = 0; a < triangles; a += size)
+          sums.add(binChunk(mesh, pairs, 0.1, fastResolution(), keepAll, a, Math.min(triangles, a + size)));
+        const plan = sums.plan(0.1, keepAll);
+        for (const [key, p] of plan.table.buckets) {
+          const q = whole.table.buckets.get(key);
+          const strategy = plan.strategy[p];
+          if (keepAll || strategy === 'exact') expect(entriesOf(plan.table, p)).toEqual(entriesOf(whole.table, q));
+          if (keepAll) continue;
+          expect(strategy).toBe(q === undefined ? 'exact' : whole.plan.strategy[q]);
+          seen[strategy]++;
+          if (strategy === 'bins') expect(relative(plan.bins[p]!, whole.plan.bins[q!]!)).toBeLessThan(1e-8);
+          if (strategy === 'grid')
+            expect(relative(plan.grids[p]!.values, whole.plan.grids[q!]!.values)).toBeLessThan(1e-8);
+        }
+      }
+    }
+    // Every strategy was met, so every branch was compared.
+    expect(seen.exact).toBeGreaterThan(0);
+    expect(seen.bins + seen.grid).toBeGreaterThan(0);
+  });
+
   it('gives the exact algorithm’s centers bit for bit on CesiumMan', async () => {
     const mesh = await load(CESIUM_MAN);
     const whole = wholeDomain(mesh, true);

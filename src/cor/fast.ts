@@ -54,7 +54,7 @@ export type PairStrategy = 'exact' | 'bins' | 'grid';
 
 /**
  * Per-pair evaluation plan: everything a vertex range needs to evaluate its pairs. Built once
- * ({@link planPairs}), read by any number of ranges; pure data (typed arrays), so it can be
+ * ({@link planPairs}, or from streamed sums by `PairSums.plan`), read by any number of ranges; pure data (typed arrays), so it can be
  * shared with workers.
  */
 export interface PairPlan {
@@ -184,8 +184,7 @@ export function mergeVertexStats(parts: Float64Array[]): Float64Array {
  * Plans every pair: chooses exact, bins or grid by operation count and builds the bins and
  * lattices needed.
  * @param stats where each pair's vertices lie ({@link pairVertexStats})
- * @param pairs the pair buckets to plan (default all); the others stay `exact` and empty, and
- *   plans of disjoint subsets combine with `mergePlans`
+ * @param pairs the pair buckets to plan (default all); the others stay `exact`
  * @param scratch binning workspace to reuse between calls (all zeros, and left so), else allocated
  */
 export function planPairs(

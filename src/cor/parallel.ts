@@ -127,7 +127,11 @@ export async function computeCentersOfRotationParallel(mesh: SkinnedMesh, option
     );
 
     // 2. The plan, from the totals.
-    const plan = stream.plan(sigma, exact);
+    const planned = stream.plan(sigma, exact);
+    const subTriangles = stream.subTriangles;
+    // The exact pairs' entries (every entry with the exact algorithm) in shared memory: each
+    // evaluation task reads them without a copy.
+    const plan = { ...planned, table: { ...planned.table, data: toShared(planned.table.data) } };
 
     // 3. Evaluation by vertex ranges.
     const centers = new Float32Array(3 * n);
@@ -147,7 +151,7 @@ export async function computeCentersOfRotationParallel(mesh: SkinnedMesh, option
       vertices: n,
       blendedVertices: blended,
       triangles: T,
-      subdividedTriangles: stream.subTriangles,
+      subdividedTriangles: subTriangles,
       seconds: (performance.now() - start) / 1000,
     };
   } catch (e) {

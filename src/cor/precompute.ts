@@ -104,6 +104,7 @@ export function computeCentersOfRotation(mesh: SkinnedMesh, options: CorOptions 
     stream.add(binChunk(mesh, pairs, epsilon, resolution, exact, a, b));
   }
   const plan = stream.plan(sigma, exact);
+  const subTriangles = stream.subTriangles;
   const centers = new Float32Array(3 * n);
   let blended = 0;
   // At least ~100 progress steps: an exact evaluation can spend seconds on a few thousand vertices.
@@ -119,7 +120,7 @@ export function computeCentersOfRotation(mesh: SkinnedMesh, options: CorOptions 
     vertices: n,
     blendedVertices: blended,
     triangles: mesh.triangles.length / 3,
-    subdividedTriangles: stream.subTriangles,
+    subdividedTriangles: subTriangles,
     seconds: (performance.now() - start) / 1000,
   };
 }

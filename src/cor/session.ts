@@ -13,10 +13,12 @@
  *    entries or statistics changed;
  * 4. re-evaluates the vertices that have such a pair, and the edited vertices.
  *
- * Every piece is computed by the same functions, from the same data in the same order, as
- * {@link computeCentersOfRotation} computes it: after any sequence of edits the centers equal a
- * from-scratch precomputation of the final weights (bit for bit; the tests allow 1e-9 of the
- * diagonal). Undo and redo replay the edits through the same path.
+ * Every piece is computed by the same functions as {@link computeCentersOfRotation} computes it:
+ * after any sequence of edits the centers equal a from-scratch precomputation of the final
+ * weights — bit for bit on a mesh of one chunk (`stream.ts`: up to 8,192 triangles), to rounding
+ * above, where the precomputation adds a pair's bins chunk by chunk and the session in triangle
+ * order (the tests allow 1e-9 of the diagonal). Undo and redo replay the edits through the same
+ * path.
  *
  * @module
  */

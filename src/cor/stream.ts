@@ -3,7 +3,8 @@
  * and Eq. 4): each chunk is subdivided in weight space ({@link subdivideByWeights}), its
  * sub-triangles are binned per joint pair at once and then dropped, so memory does not grow
  * with the subdivided domain. Only the entries of pairs that may be evaluated exactly are kept
- * (a few thousand per pair at most); the fast plan needs nothing else. With the `exact`
+ * (per pair at most its bin count, 1,296 by default, or 2·10⁴ / its vertices); the fast plan
+ * needs nothing else. With the `exact`
  * algorithm every entry is kept (the table of `buildPairTable`) and nothing is binned.
  *
  * The chunks are fixed by the mesh ({@link chunkRanges}), and their partial bin
@@ -27,7 +28,7 @@ import { subdivideByWeights } from './subdivide.js';
 
 /**
  * Input triangles per chunk, at most: chunks are sized from the triangle count alone (about 32
- * per mesh, 2,048 to 32,768 triangles each), so the sums do not depend on the thread count.
+ * per mesh, 8,192 to 32,768 triangles each), so the sums do not depend on the thread count.
  */
 export const CHUNK_TRIANGLES = 32768;
 
@@ -239,7 +240,7 @@ export class PairSums {
 
   /**
    * The plan of every pair (exact, bins or grid, as `planPairs` chooses), with a table holding
-   * the kept entries of the exact pairs. Ends the sums.
+   * the kept entries of the exact pairs. Ends the sums (they are let go).
    * @param sigma kernel width σ of Eq. 1
    * @param exact plan every pair exactly (made with `keepAll`)
    */
@@ -262,6 +263,11 @@ export class PairSums {
     for (let p = 0; p < P; p++) offsets[p + 1] = offsets[p] + (exactEntries[p]?.length ?? 0) / 6;
     const data = new Float64Array(6 * offsets[P]);
     exactEntries.forEach((entries, p) => data.set(entries, 6 * offsets[p]));
+    // Ended: let the sums go (the plan holds what the evaluation reads).
+    this.kept.fill(undefined);
+    this.slotMaps.fill(undefined);
+    this.touched.forEach((bins) => (bins.length = 0));
+    this.sums = new Float64Array(0);
     return { ...plan, table: { jointCount, buckets, offsets, data } };
   }
 
