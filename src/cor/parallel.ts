@@ -106,22 +106,29 @@ export async function computeCentersOfRotationParallel(mesh: SkinnedMesh, option
       return r;
     };
 
-    // 1. Chunks of input triangles subdivided and binned on the workers (cor/stream.ts), their
-    //    parts added up here in chunk order as they arrive (the serial sums).
+    // 1. Chunks of input triangles subdivided and binned on the workers (cor/stream.ts), one in
+    //    flight per thread (each with a copy of its triangles), their parts added up here in
+    //    chunk order as they arrive (the serial sums).
     const T = mesh.triangles.length / 3;
     const exact = corAlgorithm(options) === 'exact';
     const pairs = vertexPairs(mesh, J);
     const resolution = fastResolution(options.resolution);
     const stream = new PairSums(pairs, resolution, exact);
+    const chunks = chunkRanges(T);
     const pending = new Map<number, ChunkPart>();
     let next = 0;
+    let started = 0;
     await Promise.all(
-      chunkRanges(T).map(async ([a, b], c) => {
-        const triangles = mesh.triangles.slice(3 * a, 3 * b);
-        pending.set(c, await run<ChunkPart>('chunk', [{ ...shared, triangles }, pairs, epsilon, resolution, exact, 0, b - a]));
-        for (let part; (part = pending.get(next)); next++) {
-          pending.delete(next);
-          stream.add(part);
+      Array.from({ length: threads }, async () => {
+        while (started < chunks.length) {
+          const c = started++;
+          const [a, b] = chunks[c];
+          const triangles = mesh.triangles.slice(3 * a, 3 * b);
+          pending.set(c, await run<ChunkPart>('chunk', [{ ...shared, triangles }, pairs, epsilon, resolution, exact, 0, b - a]));
+          for (let part; (part = pending.get(next)); next++) {
+            pending.delete(next);
+            stream.add(part);
+          }
         }
       }),
     );
