@@ -113,7 +113,7 @@ export async function computeCentersOfRotationParallel(mesh: SkinnedMesh, option
     const exact = corAlgorithm(options) === 'exact';
     const pairs = vertexPairs(mesh, J);
     const resolution = fastResolution(options.resolution);
-    const stream = new PairSums(pairs, resolution, exact);
+    const sums = new PairSums(pairs, resolution, exact);
     const chunks = chunkRanges(T);
     const pending = new Map<number, ChunkPart>();
     let next = 0;
@@ -127,15 +127,15 @@ export async function computeCentersOfRotationParallel(mesh: SkinnedMesh, option
           pending.set(c, await run<ChunkPart>('chunk', [{ ...shared, triangles }, pairs, epsilon, resolution, exact, 0, b - a]));
           for (let part; (part = pending.get(next)); next++) {
             pending.delete(next);
-            stream.add(part);
+            sums.add(part);
           }
         }
       }),
     );
 
     // 2. The plan, from the totals.
-    const planned = stream.plan(sigma, exact);
-    const subTriangles = stream.subTriangles;
+    const planned = sums.plan(sigma, exact);
+    const subTriangles = sums.subTriangles;
     // The exact pairs' entries (every entry with the exact algorithm) in shared memory: each
     // evaluation task reads them without a copy.
     const plan = { ...planned, table: { ...planned.table, data: toShared(planned.table.data) } };

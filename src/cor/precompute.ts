@@ -98,13 +98,13 @@ export function computeCentersOfRotation(mesh: SkinnedMesh, options: CorOptions 
   const exact = corAlgorithm(options) === 'exact';
   const pairs = vertexPairs(mesh, J);
   const resolution = fastResolution(options.resolution);
-  const stream = new PairSums(pairs, resolution, exact);
+  const sums = new PairSums(pairs, resolution, exact);
   for (const [a, b] of chunkRanges(mesh.triangles.length / 3)) {
     options.signal?.throwIfAborted();
-    stream.add(binChunk(mesh, pairs, epsilon, resolution, exact, a, b));
+    sums.add(binChunk(mesh, pairs, epsilon, resolution, exact, a, b));
   }
-  const plan = stream.plan(sigma, exact);
-  const subTriangles = stream.subTriangles;
+  const plan = sums.plan(sigma, exact);
+  const subTriangles = sums.subTriangles;
   const centers = new Float32Array(3 * n);
   let blended = 0;
   // At least ~100 progress steps: an exact evaluation can spend seconds on a few thousand vertices.
