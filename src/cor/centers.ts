@@ -47,22 +47,16 @@ export interface PairTable {
  * sub-triangles (on workers) are identical to this one.
  * @param tris output of {@link subdivideByWeights}
  * @param jointCount J; joint indices in `tris` must be < J
- * @param shared allocate the entries in a SharedArrayBuffer (for workers)
  */
-export function buildPairTable(tris: SubdividedTriangles, jointCount: number, shared = false): PairTable {
+export function buildPairTable(tris: SubdividedTriangles, jointCount: number): PairTable {
   const { keys, counts } = countPairs(tris, jointCount);
   const buckets = new Map<number, number>();
   keys.forEach((key, b) => buckets.set(key, b));
   const offsets = new Int32Array(keys.length + 1);
   for (let b = 0; b < keys.length; b++) offsets[b + 1] = offsets[b] + counts[b];
-  const data = allocateEntries(offsets[keys.length], shared);
+  const data = new Float64Array(6 * offsets[keys.length]);
   fillPairs(tris, jointCount, buckets, offsets.slice(0, keys.length), data);
   return { jointCount, buckets, offsets, data };
-}
-
-/** Entry storage for `entries` entries (6 numbers each), optionally in a SharedArrayBuffer. */
-export function allocateEntries(entries: number, shared: boolean): Float64Array {
-  return shared ? new Float64Array(new SharedArrayBuffer(48 * entries)) : new Float64Array(6 * entries);
 }
 
 /**
@@ -113,28 +107,36 @@ export function fillPairs(
   data: Float64Array,
   origins?: Int32Array,
 ): void {
-  const { count, stride, joints, weights, areas, centroids } = tris;
+  const { count, stride, joints } = tris;
   const lookup = pairLookup(jointCount);
   for (const [key, b] of buckets) lookup.set(key, b);
   for (let t = 0; t < count; t++) {
     const o = stride * t;
-    const a = areas[t];
-    const cx = centroids[3 * t], cy = centroids[3 * t + 1], cz = centroids[3 * t + 2]; // prettier-ignore
-    for (let i = 0; i < stride && joints[o + i] >= 0; i++) {
-      for (let k = i + 1; k < stride && joints[o + k] >= 0; k++) {
-        const entry = cursor[lookup.get(pairKey(joints[o + i], joints[o + k], jointCount))]++;
+    for (let i = o; i < o + stride && joints[i] >= 0; i++) {
+      for (let k = i + 1; k < o + stride && joints[k] >= 0; k++) {
+        const entry = cursor[lookup.get(pairKey(joints[i], joints[k], jointCount))]++;
         if (origins) origins[entry] = t;
-        const e = 6 * entry;
-        const first = joints[o + i] < joints[o + k];
-        data[e] = first ? weights[o + i] : weights[o + k];
-        data[e + 1] = first ? weights[o + k] : weights[o + i];
-        data[e + 2] = a;
-        data[e + 3] = a * cx;
-        data[e + 4] = a * cy;
-        data[e + 5] = a * cz;
+        writeEntry(tris, t, i, k, data, 6 * entry);
       }
     }
   }
+}
+
+/**
+ * Writes the entry of sub-triangle t for its weight slots i and k (indices into
+ * `tris.joints`/`tris.weights`) at `out[e..e+6)`: the weights of the pair's smaller joint and of
+ * the larger, the area a_t and a_t times the centroid.
+ */
+export function writeEntry(tris: SubdividedTriangles, t: number, i: number, k: number, out: Float64Array, e: number): void {
+  const { joints, weights, areas, centroids } = tris;
+  const a = areas[t];
+  const ordered = joints[i] < joints[k];
+  out[e] = ordered ? weights[i] : weights[k];
+  out[e + 1] = ordered ? weights[k] : weights[i];
+  out[e + 2] = a;
+  out[e + 3] = a * centroids[3 * t];
+  out[e + 4] = a * centroids[3 * t + 1];
+  out[e + 5] = a * centroids[3 * t + 2];
 }
 
 function pairKey(a: number, b: number, jointCount: number): number {

@@ -240,7 +240,9 @@ export function planPair(
 ): void {
   plan.strategy[p] = 'exact';
   const nv = stats[5 * p];
-  if (nv === 0) return;
+  const exactCost = nv * entries;
+  // Bins are only worth building when there are more entries than bins would hold.
+  if (nv === 0 || exactCost < 2e4 || entries < 64) return;
   const ha = 1 / (r.gridAlpha - 1);
   const hs = 1 / (r.gridS - 1);
   // Lattice covering the pair's vertices with one node of margin for the bicubic stencil,
@@ -252,9 +254,6 @@ export function planPair(
   const s1 = (Math.ceil(stats[5 * p + 4] / hs) + 1) * hs;
   const na = Math.round((a1 - a0) / ha) + 1;
   const ns = Math.round((s1 - s0) / hs) + 1;
-  const exactCost = nv * entries;
-  // Bins are only worth building when there are more entries than bins would hold.
-  if (exactCost < 2e4 || entries < 64) return;
   const B = bins();
   const nb = B.length / BIN;
   const binCost = nv * nb;

@@ -15,6 +15,7 @@
  */
 import type { SkinnedMesh } from '../core/mesh.js';
 import { ACC_PER_BIN as ACC, accumulateBin, binIndex, finishBins } from './bins.js';
+import { writeEntry } from './centers.js';
 import {
   exactPlan,
   gatherInfluences,
@@ -109,22 +110,14 @@ export function binChunk(
   const entry = new Float64Array(6);
   for (let batch = first; batch < end; batch += SUBDIVISION_BATCH) {
     const tris = subdivideByWeights(mesh, epsilon, batch, Math.min(end, batch + SUBDIVISION_BATCH));
-    const { count, stride, joints, weights, areas, centroids } = tris;
+    const { count, stride, joints } = tris;
     sums.subTriangles += count;
     for (let t = 0; t < count; t++) {
-      const a = areas[t];
-      const cx = centroids[3 * t], cy = centroids[3 * t + 1], cz = centroids[3 * t + 2]; // prettier-ignore
       for (let i = stride * t, stop = i + stride; i < stop && joints[i] >= 0; i++) {
         for (let k = i + 1; k < stop && joints[k] >= 0; k++) {
           const p = pairOf(joints[i], joints[k]);
           if (p < 0) continue;
-          const ordered = joints[i] < joints[k];
-          entry[0] = ordered ? weights[i] : weights[k];
-          entry[1] = ordered ? weights[k] : weights[i];
-          entry[2] = a;
-          entry[3] = a * cx;
-          entry[4] = a * cy;
-          entry[5] = a * cz;
+          writeEntry(tris, t, i, k, entry, 0);
           sums.addEntry(p, entry);
         }
       }
