@@ -13,6 +13,7 @@ import type { Deformer } from '../deformers/contract.js';
 import { deformLbs } from '../deformers/lbs.js';
 import type { SkinnedModel } from '../io/gltf.js';
 import { bakeSampleTimes, DEFAULT_BAKE_RATE } from './samples.js';
+import type { MethodSamples } from './sampling.js';
 
 /**
  * The bounding-box diagonal of `model` as `deform` poses it at the start of its first clip (the
@@ -59,7 +60,10 @@ export interface BakeMeasure {
  * @param deform the deformer baked, for `original.mesh`
  * @param rate samples per second, as baked; default 30
  * @param onProgress called after each sample with (done, total)
- * @throws CorskinError when the vertex counts differ or a clip is missing from the baked skin
+ * @param reference the method and plain LBS on `original` already sampled at `rate` (what the bake
+ *   fitted, `sampleMethod`): used instead of posing them again
+ * @throws CorskinError when the vertex counts differ, a clip is missing from the baked skin, or
+ *   `reference` holds other samples
  */
 export function measureBake(
   original: SkinnedModel,
@@ -67,6 +71,7 @@ export function measureBake(
   deform: Deformer,
   rate = DEFAULT_BAKE_RATE,
   onProgress?: (done: number, total: number) => void,
+  reference?: MethodSamples,
 ): BakeMeasure {
   const n = original.mesh.positions.length / 3;
   if (baked.mesh.positions.length !== 3 * n)
@@ -82,24 +87,34 @@ export function measureBake(
     return { clip, other, times: bakeSampleTimes(clip.duration, rate, `clip "${clip.name}"`) };
   });
   const total = clips.reduce((s, c) => s + c.times.length, 0);
+  if (reference && (reference.rate !== rate || reference.targets.length !== total))
+    throw new CorskinError(
+      `${original.name}: the reference holds ${reference.targets.length} samples at ${reference.rate} samples/s, the measure takes ${total} at ${rate}`,
+    );
   const bakedErrors = new Float32Array(total * n);
   const lbsErrors = new Float32Array(total * n);
-  const [method, lbs, played] = [0, 1, 2].map(() => ({ positions: new Float32Array(3 * n) }));
+  const [method, lbs, played] = [0, 1, 2].map(() => ({ positions: new Float32Array(3 * n) as Float32Array }));
   let s = 0;
   for (const { clip, other, times } of clips)
     for (const t of times) {
-      const S = skinningMatrices(original.skeleton, samplePose(original.skeleton, clip, t));
-      const weights = sampleMorphWeights(original.morphGroups, clip.morphChannels ?? [], t);
-      const morphed = applyMorphTargets(original.mesh, original.morphGroups, weights);
-      deform(morphed, S, method);
-      deformLbs(morphed, S, lbs);
+      if (reference) {
+        method.positions = reference.targets[s];
+        lbs.positions = reference.lbs[s];
+      } else {
+        const S = skinningMatrices(original.skeleton, samplePose(original.skeleton, clip, t));
+        const weights = sampleMorphWeights(original.morphGroups, clip.morphChannels ?? [], t);
+        const morphed = applyMorphTargets(original.mesh, original.morphGroups, weights);
+        deform(morphed, S, method);
+        deformLbs(morphed, S, lbs);
+      }
       const B = skinningMatrices(baked.skeleton, samplePose(baked.skeleton, other, t));
       const bakedWeights = sampleMorphWeights(baked.morphGroups, other.morphChannels ?? [], t);
       deformLbs(applyMorphTargets(baked.mesh, baked.morphGroups, bakedWeights), B, played);
-      for (let i = 0, o = s * n; i < n; i++, o++) {
-        const [x, y, z] = [method.positions[3 * i], method.positions[3 * i + 1], method.positions[3 * i + 2]];
-        bakedErrors[o] = Math.hypot(played.positions[3 * i] - x, played.positions[3 * i + 1] - y, played.positions[3 * i + 2] - z) / diagonal; // prettier-ignore
-        lbsErrors[o] = Math.hypot(lbs.positions[3 * i] - x, lbs.positions[3 * i + 1] - y, lbs.positions[3 * i + 2] - z) / diagonal; // prettier-ignore
+      const [M, L, P] = [method.positions, lbs.positions, played.positions];
+      for (let i = 0, o = s * n; i < 3 * n; i += 3, o++) {
+        const x = M[i], y = M[i + 1], z = M[i + 2]; // prettier-ignore
+        bakedErrors[o] = Math.sqrt((P[i] - x) ** 2 + (P[i + 1] - y) ** 2 + (P[i + 2] - z) ** 2) / diagonal;
+        lbsErrors[o] = Math.sqrt((L[i] - x) ** 2 + (L[i + 1] - y) ** 2 + (L[i + 2] - z) ** 2) / diagonal;
       }
       s++;
       onProgress?.(s, total);

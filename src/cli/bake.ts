@@ -10,7 +10,8 @@ import { statSync } from 'node:fs';
 import { CorskinError } from '../core/errors.js';
 import type { Deformer } from '../deformers/contract.js';
 import { measureBake, type BakeMeasure } from '../bake/measure.js';
-import { DEFAULT_BAKE_RATE, DEFAULT_KEYFRAME_TOLERANCE } from '../bake/samples.js';
+import { sampleMethod, type MethodSamples } from '../bake/sampling.js';
+import { DEFAULT_BAKE_RATE, DEFAULT_KEYFRAME_TOLERANCE, MAX_BAKE_VERTEX_SAMPLES } from '../bake/samples.js';
 import { bakeHelperJoints } from '../io/helper-bake.js';
 import { bakeMorphTargets, DEFAULT_BAKE_NORMAL_TOLERANCE, DEFAULT_BAKE_TOLERANCE } from '../io/morph-bake.js';
 import { bakeResidualMorphs } from '../io/residual-bake.js';
@@ -99,7 +100,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     if (!model.animations.length)
       io.err(`corskin: warning: ${input}: ${model.name}: no animation moves it; left as is`);
   }
-  const baked: { model: SkinnedModel; deform: Deformer; lines: string[] }[] = [];
+  const baked: { model: SkinnedModel; deform: Deformer; lines: string[]; samples?: MethodSamples }[] = [];
   // Per skin, with progress: the helpers first, then (after the keyframe reduction) the morphs.
   const phase = <T>(model: SkinnedModel, kind: string, run: (onProgress: (d: number, t: number) => void) => T): T => {
     const bar = progress(io, `${model.name}: ${kind}`);
@@ -113,10 +114,12 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       bar.stop();
     }
   };
+  let held = 0; // (sample, vertex) pairs of the samples kept for the measurement
   for (const model of animated) {
     const deform = createMethodDeformer(io, document, model, method, input, o);
     const lines: string[] = [];
-    baked.push({ model, deform, lines });
+    const entry: (typeof baked)[number] = { model, deform, lines };
+    baked.push(entry);
     if (!withHelpers) continue;
     const K = o.influences ?? 4;
     const over = verticesOverInfluences(model, K);
@@ -124,8 +127,17 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       io.err(
         `corskin: warning: ${input}: ${model.name}: ${count(over, 'vertex has', 'vertices have')} more than ${K} influences; the baked file keeps the ${K} heaviest of each (${K === 4 ? '--influences 8 keeps 8, which Babylon.js and Blender play; three.js plays 4' : 'more are not baked'}), so it may play farther from ${o.method.toUpperCase()} than the input's own LBS there`,
       );
+    // The method and LBS at the samples, taken once: fitted by the bake and (while what is kept
+    // stays within one bake's bound) compared against after the file is written.
+    const samples = phase(model, 'sampling', () => sampleMethod(model, deform, rate));
+    const pairs = samples.targets.length * (model.mesh.positions.length / 3);
+    if (held + pairs <= MAX_BAKE_VERTEX_SAMPLES) {
+      entry.samples = samples;
+      held += pairs;
+    }
     const r = phase(model, 'helpers', (onProgress) =>
       bakeHelperJoints(document, model, deform, {
+        samples,
         helpers: o.helpers,
         influences: o.influences as 4 | 8 | undefined,
         rate,
@@ -174,11 +186,11 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   // The written file, read back and played by LBS, against the method on the original.
   const written = extractSkinnedModels(await readDocument(o.output), o.output);
   const measures: BakeMeasure[] = [];
-  for (const { model, deform } of baked) {
+  for (const { model, deform, samples } of baked) {
     const other = written.find((m) => m.name === model.name) ?? written[models.indexOf(model)];
     const bar = progress(io, `${model.name}: measuring`);
     try {
-      measures.push(measureBake(model, other, deform, rate, bar.update));
+      measures.push(measureBake(model, other, deform, rate, bar.update, samples));
     } finally {
       bar.stop();
     }

@@ -17,27 +17,18 @@
  * @module
  */
 import type { Accessor, Document, Node } from '@gltf-transform/core';
-import { samplePose } from '../core/animation.js';
 import { CorskinError } from '../core/errors.js';
 import { mat4Invert, mat4LinearDeterminant, mat4Multiply, quatFromMat4 } from '../core/math.js';
-import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
-import { skinningMatrices } from '../core/pose.js';
 import { COR_ATTRIBUTE } from './schema.js';
 import type { Deformer } from '../deformers/contract.js';
-import { deformLbs } from '../deformers/lbs.js';
 import { removeDeltaMush } from '../methods/ddm/storage.js';
-import { bakeSampleTimes, checkBakeSize, DEFAULT_BAKE_RATE, MAX_HELPERS_PER_REGION } from '../bake/samples.js';
+import { DEFAULT_BAKE_RATE, MAX_HELPERS_PER_REGION } from '../bake/samples.js';
+import { sampleMethod, type MethodSamples } from '../bake/sampling.js';
 import type { SkinnedModel } from './gltf.js';
 import { clipAnimation } from './gltf-skeleton.js';
 import { clusterStart, influencesOf, placeHelpers } from '../bake/placement.js';
-import {
-  updateHelpers,
-  updateVertexWeights,
-  vertexError,
-  vertexErrors,
-  type SsdrModel,
-  type SsdrProblem,
-} from '../bake/ssdr.js';
+import type { SsdrModel } from '../bake/ssdr.js';
+import { allocate, fitViews, runFitTaskHere, type FitData, type FitErrors, type FitTask } from '../bake/fit.js';
 import type { SkinnedMesh } from '../core/mesh.js';
 
 /** Options of {@link bakeHelperJoints}. */
@@ -56,6 +47,11 @@ export interface HelperBakeOptions {
   signal?: AbortSignal;
   /** File named in error messages. */
   file?: string;
+  /**
+   * The method and LBS already sampled at `rate` ({@link sampleMethod}; a caller that measures the
+   * bake afterwards passes the same to {@link measureBake}). Taken here when absent.
+   */
+  samples?: MethodSamples;
 }
 
 /** What {@link bakeHelperJoints} added. */
@@ -92,6 +88,32 @@ export function bakeHelperJoints(
   deform: Deformer,
   options: HelperBakeOptions = {},
 ): HelperBakeResult {
+  const steps = helperBakeSteps(document, model, deform, options, false);
+  for (let step = steps.next(); ;) {
+    if (step.done) return step.value;
+    step = steps.next(runFitTaskHere(step.value.data, step.value.task));
+  }
+}
+
+/** One task of a helper bake's fit for its caller to run: here, or split over worker threads. */
+export interface HelperBakeStep {
+  data: FitData;
+  task: FitTask;
+}
+
+/**
+ * {@link bakeHelperJoints} as a sequence of fit tasks: each yielded task is run by the caller
+ * (`runFitTask` over all its items, in any split) and its result passed back to `next`.
+ * @param shared keep the fit's data in SharedArrayBuffers (for worker threads)
+ * @throws as {@link bakeHelperJoints}
+ */
+export function* helperBakeSteps(
+  document: Document,
+  model: SkinnedModel,
+  deform: Deformer,
+  options: HelperBakeOptions,
+  shared: boolean,
+): Generator<HelperBakeStep, HelperBakeResult, FitErrors | undefined> {
   const perRegion = options.helpers ?? 2;
   const K = options.influences ?? 4;
   const rate = options.rate ?? DEFAULT_BAKE_RATE;
@@ -103,59 +125,35 @@ export function bakeHelperJoints(
       file,
     );
   if (K !== 4 && K !== 8) throw new CorskinError(`influences per vertex must be 4 or 8 (got ${K})`, file);
-  const { mesh, skeleton, morphGroups } = model;
+  const { mesh, skeleton } = model;
   if (!model.animations.length)
     throw new CorskinError(`${model.name}: no animation to bake (helper joints are fitted to the file's clips)`, file);
   const n = mesh.positions.length / 3;
   const J = skeleton.parents.length;
 
-  // Samples of every clip: the method's posed mesh and the fixed joints' matrices.
-  const clips = model.animations.map((clip) => ({
-    clip,
-    times: bakeSampleTimes(clip.duration, rate, `clip "${clip.name}"`),
-  }));
-  checkBakeSize(
-    clips.reduce((t, c) => t + c.times.length, 0),
-    n,
-  );
-  const problem: SsdrProblem = { n, rest: [], targets: [], fixed: [] };
-  const lbs: Float32Array[] = [];
-  for (const { clip, times } of clips) {
-    for (const t of times) {
-      options.signal?.throwIfAborted();
-      const S = skinningMatrices(skeleton, samplePose(skeleton, clip, t));
-      const morphed = morphGroups.length
-        ? applyMorphTargets(mesh, morphGroups, sampleMorphWeights(morphGroups, clip.morphChannels ?? [], t))
-        : mesh;
-      const out = { positions: new Float32Array(3 * n) };
-      deform(morphed, S, out);
-      const plain = { positions: new Float32Array(3 * n) };
-      deformLbs(morphed, S, plain);
-      problem.rest.push(morphed.positions);
-      problem.targets.push(out.positions);
-      problem.fixed.push(S);
-      lbs.push(plain.positions);
-    }
-  }
-  const T = problem.targets.length;
+  // Samples of every clip: the method's posed mesh, plain LBS's and the fixed joints' matrices.
+  const samples = options.samples ?? sampleMethod(model, deform, rate, options.signal);
+  if (samples.rate !== rate)
+    throw new CorskinError(`the samples were taken at ${samples.rate} samples/s, the bake asks for ${rate}`, file);
+  const { clips, lbs, targets } = samples;
+  const T = targets.length;
 
-  const placement = placeHelpers(mesh, skeleton.parents, problem.targets, lbs, perRegion);
+  const placement = placeHelpers(mesh, skeleton.parents, targets, lbs, perRegion);
   const { regionOf, helperRegion, helperCentre, regionHelpers } = placement;
   const H = helperRegion.length;
-  problem.helperJoints = helperRegion; // a helper of a mirrored joint is fitted mirrored
 
   // The model: the original weights (the K heaviest), helpers fitted to their clusters' motion.
   const model_: SsdrModel = {
     helpers: H,
-    // Start: each helper follows its cluster's motion.
-    transforms: clusterStart(placement, problem.rest, problem.targets, problem.fixed),
+    // Start: each helper follows its cluster's motion (a helper of a mirrored joint mirrored).
+    transforms: clusterStart(placement, samples.rest, targets, samples.fixed),
     influences: K,
     joints: new Uint32Array(K * n),
     weights: new Float32Array(K * n),
   };
   for (let i = 0; i < n; i++) setOwnWeights(model_, mesh, i);
-  // Candidates of each active vertex: its own joints, its region's helpers and those of the
-  // regions of its other influences.
+  // The vertices solved: where the method departs from LBS. Candidates of each: its own joints,
+  // its region's helpers and those of the regions of its other influences.
   const active: number[] = [];
   for (let i = 0; i < n; i++) if (regionOf[i] >= 0) active.push(i);
   const candidatesOf = (i: number): number[] => {
@@ -167,36 +165,23 @@ export function bakeHelperJoints(
     for (const h of regionHelpers.get(regionOf[i]) ?? []) set.add(J + h);
     return [...set];
   };
-  const candidates = active.map(candidatesOf);
   // The alternation sees at most FIT_SAMPLES evenly spaced samples (more adds time, not
   // information); once it has converged, bone updates over every sample give the helpers'
   // transforms at all of them.
-  const step = Math.ceil(T / FIT_SAMPLES);
-  const keep = (_: unknown, t: number) => t % step === 0;
-  const subProblem: SsdrProblem = {
-    n,
-    rest: problem.rest.filter(keep),
-    targets: problem.targets.filter(keep),
-    fixed: problem.fixed.filter(keep),
-    helperJoints: helperRegion,
+  const data = fitData(samples, model_, active, active.map(candidatesOf), helperRegion, shared);
+  data.step = Math.ceil(T / FIT_SAMPLES);
+  const totalError = function* (): Generator<HelperBakeStep, number, FitErrors | undefined> {
+    const e = (yield { data, task: { kind: 'errors', full: false } })!;
+    return e.sum.reduce((s, x) => s + x, 0);
   };
-  const subModel: SsdrModel = { ...model_, transforms: model_.transforms.filter(keep) };
-  const totalError = () => active.reduce((s, i) => s + vertexError(subProblem, subModel, i), 0);
-  const membersOf = () => {
-    const members: number[][] = Array.from({ length: H }, () => []);
-    for (const i of active)
-      for (let k = K * i; k < K * i + K; k++)
-        if (model_.weights[k] > 0 && model_.joints[k] >= J) members[model_.joints[k] - J].push(i);
-    return members.map((m) => Int32Array.from(m));
-  };
-  let error = totalError();
+  let error = yield* totalError();
   let iterations = 0;
   for (; iterations < maxIterations; iterations++) {
     options.onProgress?.(iterations, maxIterations);
     options.signal?.throwIfAborted();
-    active.forEach((i, a) => updateVertexWeights(subProblem, subModel, i, candidates[a]));
-    updateHelpers(subProblem, subModel, membersOf());
-    const next = totalError();
+    yield { data, task: { kind: 'weights' } };
+    yield { data, task: { kind: 'helpers', full: false, passes: 1 } };
+    const next = yield* totalError();
     const falling = next < error * (1 - 1e-3);
     error = Math.min(error, next);
     if (!falling) {
@@ -204,30 +189,33 @@ export function bakeHelperJoints(
       break;
     }
   }
-  if (step > 1) {
-    // The other samples start from the clusters' fits: a few passes let each sample's helpers
-    // settle together (every pass is an exact block minimisation, so the error only falls).
-    const members = membersOf();
-    for (let pass = 0; pass < FINAL_PASSES; pass++) updateHelpers(problem, model_, members);
-  }
+  // The other samples start from the clusters' fits: a few passes let each sample's helpers
+  // settle together (every pass is an exact block minimisation, so the error only falls).
+  if (data.step > 1) yield { data, task: { kind: 'helpers', full: true, passes: FINAL_PASSES } };
+  const fitted = (yield { data, task: { kind: 'errors', full: true } })!;
+  // The fit back into the whole mesh's model.
+  model_.transforms = fitViews(data, true).model.transforms;
+  active.forEach((i, a) => {
+    model_.joints.set(data.joints.subarray(K * a, K * a + K), K * i);
+    model_.weights.set(data.weights.subarray(K * a, K * a + K), K * i);
+  });
   // Never worse than LBS: a vertex the helpers do not bring closer to the method at every sample
   // that counts (summed over the samples, and at the worst one) keeps its own weights.
   let reverted = 0;
-  for (const i of active) {
-    const fitted = vertexErrors(problem, model_, i);
+  active.forEach((i, a) => {
     let sum = 0;
     let max = 0;
     for (let t = 0; t < T; t++) {
-      const Y = problem.targets[t];
+      const Y = targets[t];
       const L = lbs[t];
       const d = (L[3 * i] - Y[3 * i]) ** 2 + (L[3 * i + 1] - Y[3 * i + 1]) ** 2 + (L[3 * i + 2] - Y[3 * i + 2]) ** 2;
       sum += d;
       if (d > max) max = d;
     }
-    if (fitted.sum <= sum && fitted.max <= max) continue;
+    if (fitted.sum[a] <= sum && fitted.max[a] <= max) return;
     setOwnWeights(model_, mesh, i);
     reverted++;
-  }
+  });
   // A helper no vertex kept is not written.
   const used = new Uint8Array(H);
   for (let k = 0; k < model_.joints.length; k++)
@@ -239,7 +227,7 @@ export function bakeHelperJoints(
     document,
     model,
     model_,
-    problem.fixed,
+    samples.fixed,
     helperRegion.filter((_, h) => used[h]),
     helperCentre.filter((_, h) => used[h]),
     clips,
@@ -254,6 +242,68 @@ export function bakeHelperJoints(
     activeVertices: active.length,
     revertedVertices: reverted,
   };
+}
+
+/**
+ * The fit's data over the `active` vertices of `model` (see {@link FitData}; `step` 1).
+ * @param candidates per active vertex, its candidate influences
+ */
+function fitData(
+  samples: MethodSamples,
+  model: SsdrModel,
+  active: readonly number[],
+  candidates: readonly number[][],
+  helperJoints: readonly number[],
+  shared: boolean,
+): FitData {
+  const { rest, targets, fixed } = samples;
+  const T = targets.length;
+  const n = active.length;
+  const { helpers: H, influences: K } = model;
+  const J = fixed[0].length >> 4;
+  const restPerSample = rest.some((r) => r !== rest[0]);
+  const data: FitData = {
+    n,
+    T,
+    J,
+    H,
+    K,
+    step: 1,
+    rest: allocate(Float32Array, (restPerSample ? T : 1) * 3 * n, shared),
+    restPerSample,
+    targets: allocate(Float32Array, T * 3 * n, shared),
+    fixed: allocate(Float64Array, T * 16 * J, shared),
+    transforms: allocate(Float64Array, T * 16 * H, shared),
+    joints: allocate(Uint32Array, K * n, shared),
+    weights: allocate(Float32Array, K * n, shared),
+    candidates: allocate(
+      Int32Array,
+      candidates.reduce((s, c) => s + c.length, 0),
+      shared,
+    ),
+    candidateStart: allocate(Int32Array, n + 1, shared),
+    helperJoints: allocate(Int32Array, H, shared),
+  };
+  const gather = (from: ArrayLike<number>, to: Float32Array, o: number) =>
+    active.forEach((i, a) => {
+      to[o + 3 * a] = from[3 * i];
+      to[o + 3 * a + 1] = from[3 * i + 1];
+      to[o + 3 * a + 2] = from[3 * i + 2];
+    });
+  for (let t = 0; t < T; t++) {
+    if (restPerSample || t === 0) gather(rest[t], data.rest, restPerSample ? 3 * n * t : 0);
+    gather(targets[t], data.targets, 3 * n * t);
+    data.fixed.set(fixed[t], 16 * J * t);
+    data.transforms.set(model.transforms[t], 16 * H * t);
+  }
+  active.forEach((i, a) => {
+    data.joints.set(model.joints.subarray(K * i, K * i + K), K * a);
+    data.weights.set(model.weights.subarray(K * i, K * i + K), K * a);
+    data.candidates.set(candidates[a], data.candidateStart[a]);
+    data.candidateStart[a + 1] = data.candidateStart[a] + candidates[a].length;
+  });
+  data.helperJoints.set(helperJoints);
+  return data;
 }
 
 /** Vertex i of `model` on its own joints: the mesh's K heaviest influences, normalised. */

@@ -1,0 +1,150 @@
+/**
+ * The helper bake's fit (Le & Deng 2012's alternation, `ssdr.ts`) on the vertices it solves
+ * only: their bind and target positions at every sample, the joints' matrices, the helpers'
+ * transforms and the vertices' influences in flat arrays ({@link FitData}) — in
+ * SharedArrayBuffers when worker threads share the work — and the three tasks the alternation is
+ * made of ({@link FitTask}), each split over vertices or samples: every vertex's weights and
+ * every sample's helpers are independent, so any split gives the same bits.
+ *
+ * @module
+ */
+import {
+  updateHelpers,
+  updateVertexWeights,
+  vertexErrors,
+  weightScratch,
+  type SsdrModel,
+  type SsdrProblem,
+} from './ssdr.js';
+
+/** The fit's data: n vertices (the ones it solves), T samples, J fixed joints, H helpers, K influences. */
+export interface FitData {
+  n: number;
+  T: number;
+  J: number;
+  H: number;
+  K: number;
+  /** Every `step`-th sample is in the alternation's subset (see `io/helper-bake.ts`). */
+  step: number;
+  /** Bind-space positions: 3·n, or 3·n per sample (T·3·n) where morph targets move them (`restPerSample`). */
+  rest: Float32Array;
+  restPerSample: boolean;
+  /** Target posed positions, 3·n per sample (T·3·n). */
+  targets: Float32Array;
+  /** The fixed joints' skinning matrices, 16·J per sample (4×4 column-major). */
+  fixed: Float64Array;
+  /** The helpers' skinning matrices, 16·H per sample (written by the fit). */
+  transforms: Float64Array;
+  /** K influences per vertex (< J a fixed joint, J + h helper h) and their weights (written by the fit). */
+  joints: Uint32Array;
+  weights: Float32Array;
+  /** Candidate influences of vertex i: `candidates[candidateStart[i] … candidateStart[i + 1])`. */
+  candidates: Int32Array;
+  candidateStart: Int32Array;
+  /** The fixed joint each helper hangs from (`SsdrProblem.helperJoints`). */
+  helperJoints: Int32Array;
+}
+
+/**
+ * One task of the alternation: `weights` updates every vertex's weights over the subset of
+ * samples (Sec. 3.2); `helpers` every helper's transform at each sample of the subset or of all
+ * (`full`), `passes` sweeps (Sec. 3.3); `errors` gives each vertex's squared error summed over
+ * the samples and its largest (the subset's or all).
+ */
+export type FitTask =
+  { kind: 'weights' } | { kind: 'helpers'; full: boolean; passes: number } | { kind: 'errors'; full: boolean };
+
+/** What an `errors` task gives per vertex (posed units²); nothing for the others. */
+export interface FitErrors {
+  sum: Float64Array;
+  max: Float64Array;
+}
+
+/** A typed array of `length`, in a SharedArrayBuffer when `shared`. */
+export function allocate<T extends Float32Array | Float64Array | Int32Array | Uint32Array>(
+  Type: { new (length: number): T; new (buffer: ArrayBufferLike): T; BYTES_PER_ELEMENT: number },
+  length: number,
+  shared: boolean,
+): T {
+  return shared ? new Type(new SharedArrayBuffer(length * Type.BYTES_PER_ELEMENT)) : new Type(length);
+}
+
+/** The samples of the subset (every `step`-th) or all. */
+function sampleList(data: FitData, full: boolean): number[] {
+  const out: number[] = [];
+  for (let t = 0; t < data.T; t += full ? 1 : data.step) out.push(t);
+  return out;
+}
+
+/** The decomposition's problem and model over `data`'s samples (the subset or all), as views. */
+export function fitViews(data: FitData, full: boolean): { problem: SsdrProblem; model: SsdrModel } {
+  const { n, J, H, K } = data;
+  const samples = sampleList(data, full);
+  const part = <A extends Float32Array | Float64Array>(a: A, size: number, t: number) =>
+    a.subarray(size * t, size * t + size) as A;
+  const problem: SsdrProblem = {
+    n,
+    rest: samples.map((t) => (data.restPerSample ? part(data.rest, 3 * n, t) : data.rest)),
+    targets: samples.map((t) => part(data.targets, 3 * n, t)),
+    fixed: samples.map((t) => part(data.fixed, 16 * J, t)),
+    helperJoints: Array.from(data.helperJoints),
+  };
+  const model: SsdrModel = {
+    helpers: H,
+    transforms: samples.map((t) => part(data.transforms, 16 * H, t)),
+    influences: K,
+    joints: data.joints,
+    weights: data.weights,
+  };
+  return { problem, model };
+}
+
+/** How many independent items a task splits into: vertices (weights, errors) or samples (helpers). */
+export function taskItems(data: FitData, task: FitTask): number {
+  return task.kind === 'helpers' ? sampleList(data, task.full).length : data.n;
+}
+
+/** Per helper, the vertices with a positive weight on it. */
+function helperMembers(data: FitData): Int32Array[] {
+  const { n, K, J, H, joints, weights } = data;
+  const members: number[][] = Array.from({ length: H }, () => []);
+  for (let i = 0; i < n; i++)
+    for (let k = K * i; k < K * i + K; k++) if (weights[k] > 0 && joints[k] >= J) members[joints[k] - J].push(i);
+  return members.map((m) => Int32Array.from(m));
+}
+
+/**
+ * Runs items [from, to) of `task` on `data` (see {@link taskItems}), writing the weights or
+ * transforms it updates into `data`.
+ * @returns for `errors`, the items' errors (length to − from each)
+ */
+export function runFitTask(data: FitData, task: FitTask, from: number, to: number): FitErrors | undefined {
+  if (task.kind === 'helpers') {
+    const { problem, model } = fitViews(data, task.full);
+    const samples = Array.from({ length: to - from }, (_, s) => from + s);
+    updateHelpers(problem, model, helperMembers(data), task.passes, samples);
+    return undefined;
+  }
+  const { problem, model } = fitViews(data, task.kind === 'errors' && task.full);
+  if (task.kind === 'weights') {
+    const scratch = weightScratch();
+    for (let i = from; i < to; i++) {
+      const list = Array.from(data.candidates.subarray(data.candidateStart[i], data.candidateStart[i + 1]));
+      updateVertexWeights(problem, model, i, list, scratch);
+    }
+    return undefined;
+  }
+  const sum = new Float64Array(to - from);
+  const max = new Float64Array(to - from);
+  for (let i = from; i < to; i++) {
+    const e = vertexErrors(problem, model, i);
+    sum[i - from] = e.sum;
+    max[i - from] = e.max;
+  }
+  return { sum, max };
+}
+
+/** Runs the whole of `task` in this thread. */
+export function runFitTaskHere(data: FitData, task: FitTask): FitErrors | undefined {
+  return runFitTask(data, task, 0, taskItems(data, task));
+}

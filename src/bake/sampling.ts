@@ -1,0 +1,69 @@
+/**
+ * A method and plain linear blend skinning at every sample of every clip: what the helper-joint
+ * bake fits and what its measurement compares against, taken once and shared by both.
+ *
+ * @module
+ */
+import { samplePose, type AnimationClip } from '../core/animation.js';
+import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
+import { skinningMatrices } from '../core/pose.js';
+import type { Deformer } from '../deformers/contract.js';
+import { deformLbs } from '../deformers/lbs.js';
+import type { SkinnedModel } from '../io/gltf.js';
+import { bakeSampleTimes, checkBakeSize } from './samples.js';
+
+/** A skin's clips sampled: per sample s (clip after clip, each at {@link bakeSampleTimes}), the method and LBS. */
+export interface MethodSamples {
+  /** Each clip and its sample times (seconds). */
+  clips: { clip: AnimationClip; times: Float32Array }[];
+  /** Bind-space positions at sample s (the mesh's own array at every s without morph targets), length 3·n. */
+  rest: Float32Array[];
+  /** The method's posed positions at sample s, length 3·n (posed space, asset units). */
+  targets: Float32Array[];
+  /** Plain LBS's posed positions at sample s, length 3·n. */
+  lbs: Float32Array[];
+  /** The joints' skinning matrices at sample s, 4×4 column-major, length 16·J. */
+  fixed: Float64Array[];
+  /** The sample rate (samples per second). */
+  rate: number;
+}
+
+/**
+ * Samples `deform` and plain LBS on `model` at every sample of every clip, the morph targets
+ * applied as each clip animates them.
+ * @param deform the method, a deformer of `model.mesh` (bind space → posed space)
+ * @param rate samples per second of each clip
+ * @param signal stops between samples (throws its reason)
+ * @throws CorskinError when the rate is not a positive number, or a clip or the whole bake would
+ *   take more samples than `samples.ts` allows
+ */
+export function sampleMethod(model: SkinnedModel, deform: Deformer, rate: number, signal?: AbortSignal): MethodSamples {
+  const { mesh, skeleton, morphGroups } = model;
+  const n = mesh.positions.length / 3;
+  const clips = model.animations.map((clip) => ({
+    clip,
+    times: bakeSampleTimes(clip.duration, rate, `clip "${clip.name}"`),
+  }));
+  checkBakeSize(
+    clips.reduce((t, c) => t + c.times.length, 0),
+    n,
+  );
+  const out: MethodSamples = { clips, rest: [], targets: [], lbs: [], fixed: [], rate };
+  for (const { clip, times } of clips)
+    for (const t of times) {
+      signal?.throwIfAborted();
+      const S = skinningMatrices(skeleton, samplePose(skeleton, clip, t));
+      const morphed = morphGroups.length
+        ? applyMorphTargets(mesh, morphGroups, sampleMorphWeights(morphGroups, clip.morphChannels ?? [], t))
+        : mesh;
+      const method = { positions: new Float32Array(3 * n) };
+      deform(morphed, S, method);
+      const plain = { positions: new Float32Array(3 * n) };
+      deformLbs(morphed, S, plain);
+      out.rest.push(morphed.positions);
+      out.targets.push(method.positions);
+      out.lbs.push(plain.positions);
+      out.fixed.push(S);
+    }
+  return out;
+}
