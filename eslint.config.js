@@ -12,6 +12,8 @@ const NODE_ONLY = [
   'src/io/posed-geometry.ts',
   'src/io/read-cage.ts',
   'src/io/twist-joints.ts',
+  'src/io/helper-bake-parallel.ts',
+  'src/bake/fit-worker.ts',
   'src/cor/parallel.ts',
   'src/cor/worker.ts',
   'src/methods/ddm/parallel.ts',

@@ -28,6 +28,7 @@ import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
 import { subdivideMidpoint } from './subdivide-mesh.js';
 import { measureCage, measureTemplates, type CageRow, type TemplateRow } from './cage.js';
 import { measureDdm, type DdmRow } from './ddm.js';
+import { measureHelperBake, type BakeRow } from './bake.js';
 import { measureCorMemory, type CorMemoryRow } from './cor-memory.js';
 import { barBenchmark } from '../src/evaluation/benchmark.js';
 import { measureSession, measureSessionInChromium, type SessionRow } from './session.js';
@@ -310,6 +311,7 @@ async function main(): Promise<void> {
   const ddmRows: DdmRow[] = [];
   const sessionRows: SessionRow[] = [];
   const corMemoryRows: CorMemoryRow[] = [];
+  const bakeRows: BakeRow[] = [];
   // The same dabs in the viewer's paint mode in headless Chromium (while the ×2 file exists).
   const chromiumDabs: { asset: string; dabs: number; medianMs: number; p90Ms: number }[] = [];
   // Frame time per method in the viewer (templates / LBS and CoR / LBS, same run).
@@ -338,6 +340,8 @@ async function main(): Promise<void> {
         const x4 = subdivideMidpoint(asset.mesh);
         corMemoryRows.push(...measureCorMemory('CesiumMan ×4', x4, join(tmp, 'x4.bin')));
       }
+      if (asset.name === 'CesiumMan' && quick)
+        bakeRows.push(measureHelperBake('CesiumMan', cesium, 'cor', 1, BIN, tmp));
       if (asset.name === 'CesiumMan' || asset.name === 'CesiumMan-x3' || asset.name === 'arm')
         ddmRows.push(await measureDdm(asset.name, asset.mesh, asset.frames, quick ? 1 : 3));
       if (asset.name === 'arm')
@@ -361,6 +365,8 @@ async function main(): Promise<void> {
         const a = await loadAsset(name, join(DATA, 'characters', `${name}.glb`));
         ddmRows.push(await measureDdm(name, a.mesh, a.frames, 3));
       }
+      // The helper bake of every clip (Ybot: 811 samples), fit on 1 and 2 threads.
+      bakeRows.push(measureHelperBake('Ybot', ybot, 'cor', 3, BIN, tmp));
       const fox = await measureViewerFrames(join(DATA, 'characters', 'Fox.glb'), 5);
       if (fox) viewerFrames.push({ asset: 'Fox', ...fox });
     }
@@ -398,6 +404,25 @@ async function main(): Promise<void> {
           f(r.seconds),
           f(r.peakMB, 0),
           f(r.bytesPerVertex, 0),
+        ]),
+      ),
+    );
+  }
+  if (bakeRows.length) {
+    console.log(
+      '\ncorskin bake --as helpers, every clip, the whole command in a fresh process (median; 1 and 2 threads alternated)',
+    );
+    console.log(
+      formatTable(
+        ['asset', 'method', 'samples', '1 thread s', '2 threads s', '2 / 1', 'same file'],
+        bakeRows.map((r) => [
+          r.asset,
+          r.method,
+          r.samples,
+          f(r.oneThreadSeconds),
+          f(r.twoThreadSeconds),
+          f(r.twoThreadSeconds / r.oneThreadSeconds),
+          r.identical ? 'yes' : 'NO',
         ]),
       ),
     );
@@ -627,11 +652,26 @@ async function main(): Promise<void> {
     writeFileSync(
       target,
       JSON.stringify(
-        { machine, rows, corMemoryRows, cageRows, templateRows, ddmRows, sessionRows, chromiumDabs, viewerFrames },
+        {
+          machine,
+          rows,
+          corMemoryRows,
+          bakeRows,
+          cageRows,
+          templateRows,
+          ddmRows,
+          sessionRows,
+          chromiumDabs,
+          viewerFrames,
+        },
         null,
         2,
       ) + '\n',
     );
+  }
+  if (bakeRows.some((r) => !r.identical)) {
+    console.error('the helper bake wrote different files on 1 and 2 threads');
+    process.exitCode = 1;
   }
   if (rows.some((r) => r.maxDiffVsThree > 1e-5 || r.simdMaxDiffVsThree > 1e-5)) {
     console.error('corskin LBS and three.js disagree by more than 1e-5 of the bounding-box diagonal');

@@ -55,5 +55,6 @@ export {
   type TemplateBakeResult,
 } from './io/morph-bake.js';
 export { measureBake, posedDiagonal, type BakeMeasure } from './bake/measure.js';
+export { sampleMethod, type MethodSamples } from './bake/sampling.js';
 export { bakeSampleTimes, DEFAULT_BAKE_RATE, MAX_BAKE_SAMPLES } from './bake/samples.js';
 export { bakeHelperJoints, type HelperBakeOptions, type HelperBakeResult } from './io/helper-bake.js';

@@ -17,6 +17,7 @@ import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import { deform, deformers } from '../src/deformers/index.js';
 import { measureBake } from '../src/bake/measure.js';
 import { bakeHelperJoints } from '../src/io/helper-bake.js';
+import { bakeHelperJointsParallel } from '../src/io/helper-bake-parallel.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument, writeDocument } from '../src/io/node-io.js';
 import { validate } from './helpers/gltf.js';
@@ -177,6 +178,26 @@ describe('bake --as helpers on a mirrored rig', () => {
     await io.write(out, document);
     return out;
   }
+
+  it.each([
+    ['Fox', 'characters/Fox.glb', 5],
+    ['rpm-avatar (morph targets: bind positions per sample)', 'characters/rpm-avatar.glb', 2],
+  ])(
+    '%s, dqs: the fit on 2 worker threads writes the same bytes as on this thread',
+    async (_, path, rate) => {
+      const file = join(SHARED, path);
+      const bytes: Uint8Array[] = [];
+      for (const threads of [1, 2]) {
+        const document = await readDocument(file);
+        const [model] = extractSkinnedModels(document, file);
+        const r = await bakeHelperJointsParallel(document, model, deformers.dqs, { rate, threads });
+        expect(r.helpers).toBeGreaterThan(0);
+        bytes.push(await new NodeIO().writeBinary(document));
+      }
+      expect(Buffer.from(bytes[1]).equals(Buffer.from(bytes[0]))).toBe(true);
+    },
+    120_000,
+  );
 
   async function measure(input: string) {
     const document = await readDocument(input);

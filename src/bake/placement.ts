@@ -45,10 +45,11 @@ export function placeHelpers(
     const a = targets[t];
     const b = lbs[t];
     for (let i = 0; i < n; i++) {
-      const d = Math.hypot(a[3 * i] - b[3 * i], a[3 * i + 1] - b[3 * i + 1], a[3 * i + 2] - b[3 * i + 2]);
+      const d = (a[3 * i] - b[3 * i]) ** 2 + (a[3 * i + 1] - b[3 * i + 1]) ** 2 + (a[3 * i + 2] - b[3 * i + 2]) ** 2;
       if (d > departure[i]) departure[i] = d;
     }
   }
+  for (let i = 0; i < n; i++) departure[i] = Math.sqrt(departure[i]);
   let most = 0;
   for (let i = 0; i < n; i++) most = Math.max(most, departure[i]);
   const threshold = Math.max(0.01 * most, 1e-4 * boundingBoxDiagonal(mesh.positions));

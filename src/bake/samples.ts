@@ -56,6 +56,12 @@ export function bakeSampleTimes(duration: number, rate: number, clip = 'the clip
  */
 export const MAX_BAKE_VERTEX_SAMPLES = 5e7;
 
+/**
+ * From this many (sample, vertex) pairs up, `corskin bake --as helpers` fits on every core by
+ * default: below it, starting the worker threads costs about what they save.
+ */
+export const AUTO_BAKE_THREADS_FROM = 5e6;
+
 /** Most helper joints per joint region (Le & Deng 2012 use a handful; each costs a bone per sample). */
 export const MAX_HELPERS_PER_REGION = 16;
 

@@ -7,12 +7,18 @@
  */
 import { BAKE_METHODS } from '../deformers/registry.js';
 import { statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { CorskinError } from '../core/errors.js';
 import type { Deformer } from '../deformers/contract.js';
 import { measureBake, type BakeMeasure } from '../bake/measure.js';
 import { sampleMethod, type MethodSamples } from '../bake/sampling.js';
-import { DEFAULT_BAKE_RATE, DEFAULT_KEYFRAME_TOLERANCE, MAX_BAKE_VERTEX_SAMPLES } from '../bake/samples.js';
-import { bakeHelperJoints } from '../io/helper-bake.js';
+import {
+  AUTO_BAKE_THREADS_FROM,
+  DEFAULT_BAKE_RATE,
+  DEFAULT_KEYFRAME_TOLERANCE,
+  MAX_BAKE_VERTEX_SAMPLES,
+} from '../bake/samples.js';
+import { bakeHelperJointsParallel } from '../io/helper-bake-parallel.js';
 import { bakeMorphTargets, DEFAULT_BAKE_NORMAL_TOLERANCE, DEFAULT_BAKE_TOLERANCE } from '../io/morph-bake.js';
 import { bakeResidualMorphs } from '../io/residual-bake.js';
 import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
@@ -49,6 +55,8 @@ export interface BakeCommandOptions {
   keyframeTolerance?: number;
   /** Write with KHR_mesh_quantization (glTF-Transform's quantize). */
   quantize?: boolean;
+  /** helpers: worker threads for the fit (default: every core from `AUTO_BAKE_THREADS_FROM` (sample, vertex) pairs up). */
+  threads?: number;
   sigma: number;
   epsilon: number;
   stretchJoints?: string;
@@ -102,10 +110,14 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   }
   const baked: { model: SkinnedModel; deform: Deformer; lines: string[]; samples?: MethodSamples }[] = [];
   // Per skin, with progress: the helpers first, then (after the keyframe reduction) the morphs.
-  const phase = <T>(model: SkinnedModel, kind: string, run: (onProgress: (d: number, t: number) => void) => T): T => {
+  const phase = async <T>(
+    model: SkinnedModel,
+    kind: string,
+    run: (onProgress: (d: number, t: number) => void) => T | Promise<T>,
+  ): Promise<T> => {
     const bar = progress(io, `${model.name}: ${kind}`);
     try {
-      return run(bar.update);
+      return await run(bar.update);
     } catch (e) {
       if (e instanceof CorskinError && !e.file)
         throw new CorskinError(`${model.name}: ${e.message}`, input, { cause: e });
@@ -129,14 +141,16 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       );
     // The method and LBS at the samples, taken once: fitted by the bake and (while what is kept
     // stays within one bake's bound) compared against after the file is written.
-    const samples = phase(model, 'sampling', () => sampleMethod(model, deform, rate));
+    const samples = await phase(model, 'sampling', () => sampleMethod(model, deform, rate));
     const pairs = samples.targets.length * (model.mesh.positions.length / 3);
     if (held + pairs <= MAX_BAKE_VERTEX_SAMPLES) {
       entry.samples = samples;
       held += pairs;
     }
-    const r = phase(model, 'helpers', (onProgress) =>
-      bakeHelperJoints(document, model, deform, {
+    const threads = o.threads ?? (pairs >= AUTO_BAKE_THREADS_FROM ? availableParallelism() : 1);
+    const r = await phase(model, 'helpers', (onProgress) =>
+      bakeHelperJointsParallel(document, model, deform, {
+        threads,
         samples,
         helpers: o.helpers,
         influences: o.influences as 4 | 8 | undefined,
@@ -160,7 +174,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   if (withMorphs)
     for (const { model, deform, lines } of baked) {
       const options = { rate, tolerance, normalTolerance, file: input, skins };
-      const r = phase(model, withHelpers ? 'residual morphs' : 'morphs', (onProgress) =>
+      const r = await phase(model, withHelpers ? 'residual morphs' : 'morphs', (onProgress) =>
         withHelpers
           ? bakeResidualMorphs(document, model, deform, { ...options, onProgress })
           : bakeMorphTargets(document, model, deform, { ...options, onProgress }),

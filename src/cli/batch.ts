@@ -99,7 +99,9 @@ export async function runBatch(
   const failed: string[] = [];
   const run = async (input: string) => {
     const name = extension ? basename(input).replace(/\.[^.]*$/, '') + extension : basename(input);
-    const job: BatchJob = { command, input, output: join(outDir, name), opts };
+    // Files in parallel: each bake fits on one thread unless told otherwise (the cores are taken).
+    const threads = command === 'bake' && parallel > 1 ? { threads: opts.threads ?? 1 } : {};
+    const job: BatchJob = { command, input, output: join(outDir, name), opts: { ...opts, ...threads } };
     const start = performance.now();
     let error: string | undefined;
     if (parallel > 1) {

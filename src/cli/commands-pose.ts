@@ -11,6 +11,7 @@ import type { Io } from './ui.js';
 import { BAKE_METHODS, CHARACTER_METHODS, SKINNING_METHODS, THREE_METHODS } from '../deformers/registry.js';
 import { DEFAULT_INFLUENCES } from '../cor/parameters.js';
 import {
+  AUTO_BAKE_THREADS_FROM,
   DEFAULT_BAKE_RATE,
   DEFAULT_KEYFRAME_TOLERANCE,
   MAX_BAKE_SAMPLES,
@@ -107,7 +108,12 @@ export function addPoseCommands(program: Command, io: Io): void {
           `helpers: drop keyframes that their neighbours reproduce within this, on every channel (glTF-Transform's resample; smaller file, the rig's joints a little off the input's keys; 1e-4 takes the Fox 1.00 → 0.77 MB; default ${DEFAULT_KEYFRAME_TOLERANCE}: every sample kept)`,
           Number,
         )
-        .option('--quantize', 'write with KHR_mesh_quantization (smaller; no longer exact to 1e-5)'),
+        .option('--quantize', 'write with KHR_mesh_quantization (smaller; no longer exact to 1e-5)')
+        .option(
+          '--threads <n>',
+          `helpers: worker threads for the fit; the file is identical for any count (default: all cores from ${AUTO_BAKE_THREADS_FROM.toExponential(0)} (sample, vertex) pairs up, else 1; 1 per file with --jobs above 1)`,
+          positiveInteger,
+        ),
     ),
     '.glb or .gltf',
   ).action(async (inputs: string[], opts) => {

@@ -49,7 +49,7 @@ export interface HelperBakeOptions {
   file?: string;
   /**
    * The method and LBS already sampled at `rate` ({@link sampleMethod}; a caller that measures the
-   * bake afterwards passes the same to {@link measureBake}). Taken here when absent.
+   * bake afterwards passes the same to `measureBake`). Taken here when absent.
    */
   samples?: MethodSamples;
 }
