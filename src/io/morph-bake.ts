@@ -229,8 +229,12 @@ export function bakeMorphTargets(
       return document.createAccessor().setType('VEC3').setArray(slice).setSparse(asSparse).setBuffer(buffer);
     };
     for (const c of clips)
-      for (const d of c.corrections) {
-        const target = document.createPrimitiveTarget().setAttribute('POSITION', vec3(d.positions));
+      for (const [f, d] of c.corrections.entries()) {
+        // Named (extras.targetNames): Blender 3.4's importer fails on a file whose targets are
+        // named "" (its shape keys are looked up by name).
+        const target = document
+          .createPrimitiveTarget(`corskin ${c.clip.name} ${c.times[f].toFixed(4)} s`)
+          .setAttribute('POSITION', vec3(d.positions));
         for (const { semantic, slot } of semantics) target.setAttribute(semantic, vec3(d.directions[slot]));
         part.primitive.addTarget(target);
       }

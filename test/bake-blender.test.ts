@@ -1,0 +1,72 @@
+/**
+ * Every kind of bake in another client: Blender 3.4's own glTF importer and armature (run
+ * headless, `helpers/blender.ts`) play the files `corskin bake` writes — helper joints, corrective
+ * morph targets (Blender's shape keys, driven by the clip's weights channel), and both — as
+ * corskin's linear blend skinning plays them (morph targets applied first), at three clip times.
+ * CesiumMan (rest ≠ bind) and the Soldier (armature scaled 0.01, a clip of length 0 among its
+ * three); the Fox's (armature scaled 0.0254) morphs. The Fox's helper bake is checked, with a
+ * wider bound, in `helper-bake.test.ts`.
+ */
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { samplePose } from '../src/core/animation.js';
+import { boundingBoxDiagonal } from '../src/core/mesh.js';
+import { applyMorphTargets, sampleMorphWeights } from '../src/core/morph.js';
+import { skinningMatrices } from '../src/core/pose.js';
+import { deformers } from '../src/deformers/index.js';
+import { extractSkinnedModels } from '../src/io/gltf.js';
+import { readDocument } from '../src/io/node-io.js';
+import { BLENDER, matchVertices, runBlender } from './helpers/blender.js';
+import { runCli } from './helpers/cli.js';
+import { CESIUM_MAN, scratch, SHARED } from './helpers/data.js';
+
+const tmp = scratch();
+afterAll(() => tmp.cleanup());
+
+/** Times of the first clip (the one Blender's importer makes active), samples of a 5/s bake. */
+const TIMES = [0.4, 1, 1.6];
+
+/** Largest distance between Blender's playback of `file` and corskin's LBS of it, ÷ the posed diagonal. */
+async function blenderVsCorskin(file: string): Promise<number> {
+  const [model] = extractSkinnedModels(await readDocument(file), file);
+  const clip = model.animations[0];
+  const posed = TIMES.map((t) => {
+    const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, clip, t));
+    const weights = sampleMorphWeights(model.morphGroups, clip.morphChannels ?? [], t);
+    const out = { positions: new Float32Array(model.mesh.positions.length) };
+    deformers.lbs(applyMorphTargets(model.mesh, model.morphGroups, weights), S, out);
+    return out.positions;
+  });
+  // Every skinned object Blender made of the skin (a skin on several meshes is several objects).
+  const played = runBlender(tmp.dir, file, TIMES).meshes;
+  const lbs = TIMES.map((_, k) => played.flatMap((m) => m.lbs[k]));
+  // Blender's vertices (welded, reordered) matched to corskin's at the first time.
+  const map = matchVertices(posed[0], lbs[0], 1e-3);
+  let worst = 0;
+  posed.forEach((ours, k) => {
+    for (let b = 0; b < map.length; b++)
+      for (let c = 0; c < 3; c++) worst = Math.max(worst, Math.abs(ours[3 * map[b] + c] - lbs[k][3 * b + c]));
+  });
+  return worst / boundingBoxDiagonal(posed[0]);
+}
+
+describe("every kind of bake in Blender 3.4's importer", () => {
+  it.skipIf(!BLENDER).each([
+    ['CesiumMan', 'cor', CESIUM_MAN, ['helpers', 'morphs', 'helpers+morphs']],
+    ['Soldier', 'dqs', join(SHARED, 'characters/Soldier.glb'), ['helpers', 'morphs', 'helpers+morphs']],
+    ['Fox', 'dqs', join(SHARED, 'characters/Fox.glb'), ['morphs']],
+  ] as const)(
+    '%s, %s: Blender plays each kind as corskin does, within 1e-4 of the diagonal',
+    async (name, method, input, kinds) => {
+      for (const kind of kinds) {
+        const out = join(tmp.dir, `${name}-${kind}.glb`);
+        const r = await runCli('bake', input, '--method', method, '--as', kind, '--rate', '5', '-o', out);
+        expect(r.code, r.stderr).toBe(0);
+        const distance = await blenderVsCorskin(out);
+        console.log(`${name} ${method} ${kind}: Blender vs corskin ${distance.toExponential(2)} of the diagonal`);
+        expect(distance, kind).toBeLessThan(1e-4);
+      }
+    },
+    300_000,
+  );
+});
