@@ -24,8 +24,8 @@ export interface FitData {
   J: number;
   H: number;
   K: number;
-  /** Every `step`-th sample is in the alternation's subset (see `io/helper-bake.ts`). */
-  step: number;
+  /** The samples the alternation fits (ascending; see `io/helper-bake.ts`), the others only at the end. */
+  fitSamples: Int32Array;
   /** Bind-space positions: 3·n, or 3·n per sample (T·3·n) where morph targets move them (`restPerSample`). */
   rest: Float32Array;
   restPerSample: boolean;
@@ -69,11 +69,9 @@ export function allocate<T extends Float32Array | Float64Array | Int32Array | Ui
   return shared ? new Type(new SharedArrayBuffer(length * Type.BYTES_PER_ELEMENT)) : new Type(length);
 }
 
-/** The samples of the subset (every `step`-th) or all. */
+/** The samples of the alternation's subset, or all. */
 function sampleList(data: FitData, full: boolean): number[] {
-  const out: number[] = [];
-  for (let t = 0; t < data.T; t += full ? 1 : data.step) out.push(t);
-  return out;
+  return full ? Array.from({ length: data.T }, (_, t) => t) : Array.from(data.fitSamples);
 }
 
 /** The decomposition's problem and model over `data`'s samples (the subset or all), as views. */

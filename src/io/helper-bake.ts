@@ -169,7 +169,7 @@ export function* helperBakeSteps(
   // information); once it has converged, bone updates over every sample give the helpers'
   // transforms at all of them.
   const data = fitData(samples, model_, active, active.map(candidatesOf), helperRegion, shared);
-  data.step = Math.ceil(T / FIT_SAMPLES);
+  data.fitSamples = fitSamples(T);
   const totalError = function* (): Generator<HelperBakeStep, number, FitErrors | undefined> {
     const e = (yield { data, task: { kind: 'errors', full: false } })!;
     return e.sum.reduce((s, x) => s + x, 0);
@@ -191,7 +191,7 @@ export function* helperBakeSteps(
   }
   // The other samples start from the clusters' fits: a few passes let each sample's helpers
   // settle together (every pass is an exact block minimisation, so the error only falls).
-  if (data.step > 1) yield { data, task: { kind: 'helpers', full: true, passes: FINAL_PASSES } };
+  if (data.fitSamples.length < T) yield { data, task: { kind: 'helpers', full: true, passes: FINAL_PASSES } };
   const fitted = (yield { data, task: { kind: 'errors', full: true } })!;
   // The fit back into the whole mesh's model.
   model_.transforms = fitViews(data, true).model.transforms;
@@ -245,7 +245,7 @@ export function* helperBakeSteps(
 }
 
 /**
- * The fit's data over the `active` vertices of `model` (see {@link FitData}; `step` 1).
+ * The fit's data over the `active` vertices of `model` (see {@link FitData}; every sample fitted).
  * @param candidates per active vertex, its candidate influences
  */
 function fitData(
@@ -268,7 +268,7 @@ function fitData(
     J,
     H,
     K,
-    step: 1,
+    fitSamples: Int32Array.from({ length: T }, (_, t) => t),
     rest: allocate(Float32Array, (restPerSample ? T : 1) * 3 * n, shared),
     restPerSample,
     targets: allocate(Float32Array, T * 3 * n, shared),
@@ -344,6 +344,11 @@ function dropHelpers(model: SsdrModel, used: Uint8Array, J: number): number {
 
 /** Samples the alternation sees at most. */
 const FIT_SAMPLES = 120;
+/** At most {@link FIT_SAMPLES} evenly spaced samples of T, ascending. */
+function fitSamples(T: number): Int32Array {
+  const step = Math.ceil(T / FIT_SAMPLES);
+  return Int32Array.from({ length: Math.ceil(T / step) }, (_, k) => k * step);
+}
 /** Bone updates over every sample after the alternation. */
 const FINAL_PASSES = 6;
 
