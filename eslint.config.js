@@ -13,6 +13,7 @@ const NODE_ONLY = [
   'src/io/read-cage.ts',
   'src/io/twist-joints.ts',
   'src/io/helper-bake-parallel.ts',
+  'src/io/validate.ts',
   'src/bake/fit-worker.ts',
   'src/cor/parallel.ts',
   'src/cor/worker.ts',

@@ -24,7 +24,7 @@ const missing = ['commander', 'cli-progress'].filter((name) => {
 if (missing.length) {
   console.error(
     `corskin: the command-line tool needs ${missing.join(' and ')} (optional dependencies of the library).\n` +
-      `Install the CLI with: npm install corskin commander cli-progress @gltf-transform/functions chart.js playwright-core`,
+      `Install the CLI with: npm install corskin commander cli-progress @gltf-transform/functions chart.js playwright-core gltf-validator`,
   );
   process.exit(1);
 }

@@ -24,6 +24,7 @@ import { bakeResidualMorphs } from '../io/residual-bake.js';
 import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
+import { describeErrors, validatorErrors } from '../io/validate.js';
 import { removeCageRig } from '../io/cage-gltf.js';
 import { removeShadowedChannels } from '../io/gltf-skeleton.js';
 import { createMethodDeformer, type CliMethod } from './method-deformer.js';
@@ -97,6 +98,12 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
 
   const document = await readDocument(input);
   const models = extractSkinnedModels(document, input);
+  // The Khronos validator on the input: its errors said now, and the baked file checked for new ones.
+  const inputErrors = await validatorErrors(input);
+  if (inputErrors?.length)
+    io.err(
+      `corskin: warning: ${input}: the input has ${count(inputErrors.length, 'glTF validator error')}: ${describeErrors(inputErrors)}; the bake plays and writes what corskin reads of it`,
+    );
   const animated = models.filter((m) => m.animations.length);
   if (!animated.length)
     throw new CorskinError(
@@ -221,6 +228,21 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
         `corskin: warning: ${input}: ${baked[k].model.name}: the baked file plays farther from ${method.toUpperCase()} than plain LBS does (${m.p99 > m.lbsP99 ? `p99 ${e(m.p99)} against ${e(m.lbsP99)}` : `max ${e(m.max)} against ${e(m.lbsMax)}`})${o.as === 'helpers' ? '; --as helpers+morphs reproduces the method at the samples' : ''}`,
       );
   });
+  if (inputErrors) {
+    const outputErrors = (await validatorErrors(o.output))!;
+    const known = new Set(inputErrors.map((e) => e.code));
+    const added = outputErrors.filter((e) => !known.has(e.code));
+    if (added.length)
+      io.err(
+        `corskin: warning: ${o.output}: the baked file has ${count(added.length, 'glTF validator error')} the input does not have: ${describeErrors(added)} (please report it)`,
+      );
+    else if (inputErrors.length)
+      io.out(
+        outputErrors.length
+          ? `glTF validator: the baked file keeps ${count(outputErrors.length, 'error')} of the input's: ${describeErrors(outputErrors)}`
+          : `glTF validator: the baked file has none of the input's errors`,
+      );
+  } else io.err('corskin: note: gltf-validator is not installed: the input and the baked file were not validated');
   const [before, after] = [fileSize(input), fileSize(o.output)];
   io.out(
     `wrote ${o.output}: ${mb(after)} (input ${mb(before)}, ${(after / before).toFixed(2)}×)${o.quantize ? ', KHR_mesh_quantization' : ''} in ${((performance.now() - start) / 1000).toFixed(2)} s`,

@@ -1,0 +1,49 @@
+/**
+ * The Khronos glTF validator on a file (the `gltf-validator` package): its errors, for the
+ * commands that write glTF to say when their input already had some and to check that they add
+ * none. Node only (it reads the file and its external resources). `gltf-validator` is an optional
+ * peer dependency of corskin, as the CLI's other libraries are.
+ *
+ * @module
+ */
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import type { ValidatorMessage } from 'gltf-validator';
+
+/** At most this many issues are reported per file (the validator stops counting there). */
+const MAX_ISSUES = 500;
+
+/**
+ * The validator's errors (severity 0) on the `.glb` or `.gltf` file at `path`, its external
+ * buffers and images read beside it; undefined when `gltf-validator` is not installed.
+ * @throws when the file cannot be read
+ */
+export async function validatorErrors(path: string): Promise<ValidatorMessage[] | undefined> {
+  let validateBytes: typeof import('gltf-validator').validateBytes;
+  try {
+    ({ validateBytes } = await import('gltf-validator'));
+  } catch {
+    return undefined;
+  }
+  const report = await validateBytes(new Uint8Array(await readFile(path)), {
+    uri: basename(path),
+    maxIssues: MAX_ISSUES,
+    writeTimestamp: false,
+    externalResourceFunction: async (uri) =>
+      new Uint8Array(await readFile(resolve(dirname(path), decodeURIComponent(uri)))),
+  });
+  return report.issues.messages.filter((m) => m.severity === 0);
+}
+
+/**
+ * The errors by code, most frequent first, with the first place of each:
+ * `ANIMATION_DUPLICATE_TARGETS ×2 (first at /animations/0/channels/57)`.
+ */
+export function describeErrors(errors: readonly ValidatorMessage[]): string {
+  const byCode = new Map<string, ValidatorMessage[]>();
+  for (const e of errors) (byCode.get(e.code) ?? byCode.set(e.code, []).get(e.code)!).push(e);
+  return [...byCode]
+    .sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]))
+    .map(([code, list]) => `${code} ×${list.length}${list[0].pointer ? ` (first at ${list[0].pointer})` : ''}`)
+    .join(', ');
+}
