@@ -1,6 +1,7 @@
 /**
  * Time of the helper-joint bake (`corskin bake --as helpers`, Le & Deng 2012's skinning
- * decomposition): the whole command in fresh processes, its fit on one worker thread and on two,
+ * decomposition): the whole command in fresh processes, its fit in the command's own thread
+ * (`--threads 1`) and on two worker threads,
  * the runs alternated so that the machine's drift falls on both sides; medians.
  */
 import { execFileSync } from 'node:child_process';

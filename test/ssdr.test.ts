@@ -51,9 +51,11 @@ describe('skinning decomposition kernels (Le & Deng 2012)', () => {
     }
   });
 
-  /** n vertices on 2 fixed joints and 2 helpers, T samples; targets made by `weights` (K = 4). */
-  function problem(random: () => number, n: number, T: number, noise: number) {
-    const J = 2;
+  /**
+   * n vertices, J fixed joints (≥ 2) and 2 helpers, T samples; targets made by `weights` (K = 4)
+   * over joints 0, 1 and the helpers (the other fixed joints are decoys).
+   */
+  function problem(random: () => number, n: number, T: number, noise: number, J = 2) {
     const H = 2;
     const rest = Float32Array.from({ length: 3 * n }, () => random() * 2 - 1);
     const fixed = Array.from({ length: T }, () => {
@@ -124,5 +126,49 @@ describe('skinning decomposition kernels (Le & Deng 2012)', () => {
         }
       }
     }
+  });
+
+  it.each([
+    ['6 candidates (every 4-subset tried)', 4],
+    ['10 candidates (the 4 heaviest)', 8],
+  ])(
+    'the weight update over %s never raises a vertex’s error, from its own start or from joints that are not candidates',
+    (_, J) => {
+      const random = rng(J);
+      const { p, model } = problem(random, 80, 8, 0.3, J);
+      const candidates = Array.from({ length: J + 2 }, (_, k) => k);
+      let changed = 0;
+      for (let i = 0; i < 80; i++) {
+        // Half the vertices start on a decoy joint left out of their candidates (the direct-error path).
+        if (i % 2) {
+          model.joints.set([J - 1, 0, 0, 0], 4 * i);
+          model.weights.set([1, 0, 0, 0], 4 * i);
+        }
+        const before = vertexError(p, model, i);
+        const start = model.weights.slice(4 * i, 4 * i + 4).join();
+        updateVertexWeights(p, model, i, i % 2 ? candidates.filter((k) => k !== J - 1) : candidates);
+        expect(vertexError(p, model, i)).toBeLessThanOrEqual(before * (1 + 1e-12) + 1e-18);
+        if (model.weights.slice(4 * i, 4 * i + 4).join() !== start) changed++;
+      }
+      expect(changed).toBeGreaterThan(40); // it does update
+    },
+  );
+
+  it('a truncation to the 4 heaviest of 10 that would be worse than the weights the vertex has is not written', () => {
+    const random = rng(3);
+    // Start from the weights that made the targets (noisy): the best 4 there are, which the 4
+    // heaviest of the unconstrained solution over 10 candidates often are not.
+    const { p, model } = problem(random, 200, 8, 0.5, 8);
+    const candidates = Array.from({ length: 10 }, (_, k) => k);
+    let kept = 0;
+    for (let i = 0; i < 200; i++) {
+      const before = vertexError(p, model, i);
+      const start = model.weights.slice(4 * i, 4 * i + 4).join();
+      updateVertexWeights(p, model, i, candidates);
+      expect(vertexError(p, model, i)).toBeLessThanOrEqual(before * (1 + 1e-12) + 1e-18);
+      if (model.weights.slice(4 * i, 4 * i + 4).join() === start) kept++;
+    }
+    console.log(`kept their weights: ${kept} of 200`);
+    expect(kept).toBeGreaterThan(0);
   });
 });

@@ -113,7 +113,9 @@ function helperMembers(data: FitData): Int32Array[] {
 
 /**
  * Runs items [from, to) of `task` on `data` (see {@link taskItems}), writing the weights or
- * transforms it updates into `data`.
+ * transforms it updates into `data`. Calls that run at once on one task (worker threads on
+ * shared `data`) must take disjoint ranges, and no call may run another task meanwhile: each
+ * item writes only its own vertex's weights or its own sample's transforms, but reads the others'.
  * @returns for `errors`, the items' errors (length to − from each)
  */
 export function runFitTask(data: FitData, task: FitTask, from: number, to: number): FitErrors | undefined {

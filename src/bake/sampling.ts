@@ -33,25 +33,29 @@ export interface MethodSamples {
  * applied as each clip animates them.
  * @param deform the method, a deformer of `model.mesh` (bind space → posed space)
  * @param rate samples per second of each clip
- * @param signal stops between samples (throws its reason)
+ * @param options `signal` stops between samples (throws its reason); `onProgress` is called after
+ *   each sample with (done, total)
  * @throws CorskinError when the rate is not a positive number, or a clip or the whole bake would
  *   take more samples than `samples.ts` allows
  */
-export function sampleMethod(model: SkinnedModel, deform: Deformer, rate: number, signal?: AbortSignal): MethodSamples {
+export function sampleMethod(
+  model: SkinnedModel,
+  deform: Deformer,
+  rate: number,
+  options: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {},
+): MethodSamples {
   const { mesh, skeleton, morphGroups } = model;
   const n = mesh.positions.length / 3;
   const clips = model.animations.map((clip) => ({
     clip,
     times: bakeSampleTimes(clip.duration, rate, `clip "${clip.name}"`),
   }));
-  checkBakeSize(
-    clips.reduce((t, c) => t + c.times.length, 0),
-    n,
-  );
+  const total = clips.reduce((t, c) => t + c.times.length, 0);
+  checkBakeSize(total, n);
   const out: MethodSamples = { clips, rest: [], targets: [], lbs: [], fixed: [], rate };
   for (const { clip, times } of clips)
     for (const t of times) {
-      signal?.throwIfAborted();
+      options.signal?.throwIfAborted();
       const S = skinningMatrices(skeleton, samplePose(skeleton, clip, t));
       const morphed = morphGroups.length
         ? applyMorphTargets(mesh, morphGroups, sampleMorphWeights(morphGroups, clip.morphChannels ?? [], t))
@@ -64,6 +68,7 @@ export function sampleMethod(model: SkinnedModel, deform: Deformer, rate: number
       out.targets.push(method.positions);
       out.lbs.push(plain.positions);
       out.fixed.push(S);
+      options.onProgress?.(out.targets.length, total);
     }
   return out;
 }

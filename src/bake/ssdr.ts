@@ -12,8 +12,8 @@
  *   closed form: the Kabsch rotation of the w²-weighted cross-covariance, then T;
  * - **weight update** (Sec. 3.2): transforms fixed, each active vertex's weights over its
  *   candidates (its joints and the helpers of its region) by non-negative least squares with the
- *   affinity constraint Σ w = 1 as a heavily weighted row, then the K largest kept and solved
- *   again.
+ *   affinity constraint Σ w = 1 as a heavily weighted row; where more than K are in use, the
+ *   best K-subset (every one of up to 9 candidates, else the K heaviest) solved again.
  *
  * All positions are in bind space (in) and posed space (targets), the asset's units.
  *
@@ -74,7 +74,7 @@ export function rigidFitScratch(): RigidFitScratch {
 /**
  * Weighted rigid fit: the rotation R and translation T minimising Σ u_i ‖r_i − (R p_i + T)‖²
  * (Kabsch; Horn 1987). Writes R | T as a 4×4 column-major matrix at out[o..].
- * @param P bind positions, 3 per point; R targets, 3 per point; u weights (≥ 0), one per point
+ * @param P bind positions, 3 per point; Q targets, 3 per point; u weights (≥ 0), one per point
  * @param mirrored fit R among the orthogonal matrices of determinant −1 instead (a rotation
  *   times the mirroring diag(−1, 1, 1)), for targets mirrored by the rig
  * @param scratch room reused across calls ({@link rigidFitScratch}); a new one when absent
@@ -260,7 +260,9 @@ export interface WeightScratch {
   /** The K-subsets of c candidates, by `${c},${K}`. */
   subsets: Map<string, Int32Array>;
   G: Float64Array;
-  data: Float64Array;
+  /** The Gram matrix G without the affinity row (c × c), and b likewise (c). */
+  gram: Float64Array;
+  bGram: Float64Array;
   b: Float64Array;
   cols: Float64Array;
   w: Float64Array;
@@ -276,7 +278,8 @@ export function weightScratch(): WeightScratch {
   return {
     subsets: new Map(),
     G: room(0),
-    data: room(0),
+    gram: room(0),
+    bGram: room(0),
     b: room(0),
     cols: room(0),
     w: room(0),
@@ -288,11 +291,11 @@ export function weightScratch(): WeightScratch {
 }
 
 /** Grows `s` to hold c candidates. */
-function fitScratch(s: WeightScratch, c: number): void {
+function growWeightScratch(s: WeightScratch, c: number): void {
   if (s.b.length >= c) return;
-  for (const key of ['b', 'w', 'trial', 'before', 'after'] as const) s[key] = new Float64Array(c);
+  for (const key of ['b', 'bGram', 'w', 'trial', 'before', 'after'] as const) s[key] = new Float64Array(c);
   s.G = new Float64Array(c * c);
-  s.data = new Float64Array(c * c);
+  s.gram = new Float64Array(c * c);
   s.cols = new Float64Array(3 * c);
   s.nnls = { A: new Float64Array(c * c), x: new Float64Array(c), set: new Int32Array(c) };
 }
@@ -316,8 +319,8 @@ export function updateVertexWeights(
   const c = candidates.length;
   const K = model.influences;
   const J = problem.fixed[0].length >> 4;
-  fitScratch(scratch, c);
-  const { G, data, b, cols, w, trial } = scratch;
+  growWeightScratch(scratch, c);
+  const { G, gram, bGram, b, cols, w, trial } = scratch;
   G.fill(0, 0, c * c);
   b.fill(0, 0, c);
   for (let t = 0; t < problem.targets.length; t++) {
@@ -342,9 +345,12 @@ export function updateVertexWeights(
     }
   }
   for (let a = 0; a < c; a++) for (let d = 0; d < a; d++) G[a * c + d] = G[d * c + a];
-  data.set(G.subarray(0, c * c));
+  gram.set(G.subarray(0, c * c));
+  bGram.set(b.subarray(0, c));
+  // The error before, from the quadratic form below, or directly when a joint of the vertex is
+  // not a candidate (a caller's start; the update itself writes candidates only).
   const before = weightsOver(model, i, candidates, scratch.before);
-  const bData = b.slice(0, c);
+  const errorBefore = before ? 0 : vertexError(problem, model, i);
   // Affinity: ρ (Σ w − 1)² with ρ large against the data term.
   let trace = 0;
   for (let a = 0; a < c; a++) trace += G[a * c + a];
@@ -390,21 +396,16 @@ export function updateVertexWeights(
     model.joints[K * i + k] = a === undefined ? 0 : candidates[a];
     model.weights[K * i + k] = a === undefined || sum <= 0 ? 0 : w[a] / sum;
   }
-  if (sum <= 0) model.weights[K * i] = 1; // degenerate: the first candidate (the vertex's own joint)
-  const after = weightsOver(model, i, candidates, scratch.after);
-  // f(w₁) − f(w₀) = (w₁ − w₀)ᵀ G (w₁ + w₀) − 2 bᵀ (w₁ − w₀), G and b without the affinity row;
-  // directly when a joint is not a candidate (only the degenerate start can have one).
-  let worse: boolean;
-  if (before && after) worse = quadraticChange(data, bData, c, scratch.before, scratch.after) > 0;
-  else {
-    const fitted = vertexError(problem, model, i);
-    const [newJoints, newWeights] = [model.joints.slice(K * i, K * i + K), model.weights.slice(K * i, K * i + K)];
-    model.joints.set(oldJoints, K * i);
-    model.weights.set(oldWeights, K * i);
-    worse = fitted > vertexError(problem, model, i);
-    model.joints.set(newJoints, K * i);
-    model.weights.set(newWeights, K * i);
+  if (sum <= 0) {
+    // Degenerate: the first candidate (the vertex's own heaviest joint) alone.
+    model.joints[K * i] = candidates[0];
+    model.weights[K * i] = 1;
   }
+  weightsOver(model, i, candidates, scratch.after);
+  // f(w₁) − f(w₀) = (w₁ − w₀)ᵀ G (w₁ + w₀) − 2 bᵀ (w₁ − w₀), G and b without the affinity row.
+  const worse = before
+    ? quadraticChange(gram, bGram, c, scratch.before, scratch.after) > 0
+    : vertexError(problem, model, i) > errorBefore;
   if (worse) {
     model.joints.set(oldJoints, K * i);
     model.weights.set(oldWeights, K * i);

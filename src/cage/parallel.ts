@@ -34,7 +34,7 @@ export async function bindToCageParallel(positions: Float32Array, cage: Cage, op
   const k = params.influences;
   const binding: CageBinding = { ...params, indices: new Uint32Array(k * n), weights: new Float32Array(k * n) };
   const pool = workerpool.pool(nodeWorkerScript('cage/worker.js'), { maxWorkers: threads, workerType: 'thread' });
-  const onAbort = () => void pool.terminate(true);
+  const onAbort = () => void pool.terminate(true).catch(() => undefined); // stopping: a failure to stop is not the error to report
   options.signal?.addEventListener('abort', onAbort);
   try {
     const shared = toShared(positions);

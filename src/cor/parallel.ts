@@ -96,7 +96,7 @@ export async function computeCentersOfRotationParallel(mesh: SkinnedMesh, option
   const n = mesh.positions.length / 3;
   const owned = options.pool ? undefined : createCorWorkerPool(threads);
   const { pool } = options.pool ?? owned!;
-  const onAbort = () => void pool.terminate(true);
+  const onAbort = () => void pool.terminate(true).catch(() => undefined); // stopping: a failure to stop is not the error to report
   options.signal?.addEventListener('abort', onAbort);
   try {
     const shared = shareMesh(mesh);

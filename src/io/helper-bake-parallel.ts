@@ -49,7 +49,7 @@ export async function bakeHelperJointsParallel(
     minWorkers: threads,
     workerType: 'thread',
   });
-  const stop = () => void pool.terminate(true);
+  const stop = () => void pool.terminate(true).catch(() => undefined); // stopping: a failure to stop is not the error to report
   options.signal?.addEventListener('abort', stop);
   try {
     for (;;) {

@@ -22,7 +22,7 @@ import { mat4Invert, mat4LinearDeterminant, mat4Multiply, quatFromMat4 } from '.
 import { COR_ATTRIBUTE } from './schema.js';
 import type { Deformer } from '../deformers/contract.js';
 import { removeDeltaMush } from '../methods/ddm/storage.js';
-import { DEFAULT_BAKE_RATE, MAX_HELPERS_PER_REGION } from '../bake/samples.js';
+import { bakeSampleTimes, DEFAULT_BAKE_RATE, MAX_HELPERS_PER_REGION } from '../bake/samples.js';
 import { sampleMethod, type MethodSamples } from '../bake/sampling.js';
 import type { SkinnedModel } from './gltf.js';
 import { clipAnimation } from './gltf-skeleton.js';
@@ -79,7 +79,8 @@ export interface HelperBakeResult {
  * @param deform the method to bake, a deformer of `model.mesh` (bind space → posed space)
  * @throws CorskinError when the model has no animation, `helpers` is not a whole number from 1 to
  *   `MAX_HELPERS_PER_REGION` (16), `influences` is not 4 or 8, the rate is not a positive
- *   number, or a clip or the whole bake would take more samples than `bake/samples.ts` allows
+ *   number, a clip or the whole bake would take more samples than `bake/samples.ts` allows, or
+ *   `samples` are not this skin's at this rate
  * @throws the signal's reason when `signal` aborts
  */
 export function bakeHelperJoints(
@@ -132,9 +133,13 @@ export function* helperBakeSteps(
   const J = skeleton.parents.length;
 
   // Samples of every clip: the method's posed mesh, plain LBS's and the fixed joints' matrices.
-  const samples = options.samples ?? sampleMethod(model, deform, rate, options.signal);
-  if (samples.rate !== rate)
-    throw new CorskinError(`the samples were taken at ${samples.rate} samples/s, the bake asks for ${rate}`, file);
+  const samples = options.samples ?? sampleMethod(model, deform, rate, { signal: options.signal });
+  const expected = model.animations.reduce((t, clip) => t + bakeSampleTimes(clip.duration, rate).length, 0);
+  if (samples.rate !== rate || samples.targets.length !== expected || samples.targets[0]?.length !== 3 * n)
+    throw new CorskinError(
+      `${model.name}: the samples given are not this skin's at ${rate} samples/s (${samples.targets.length} samples of ${(samples.targets[0]?.length ?? 0) / 3} vertices at ${samples.rate}/s; expected ${expected} of ${n})`,
+      file,
+    );
   const { clips, lbs, targets } = samples;
   const T = targets.length;
 
@@ -168,11 +173,14 @@ export function* helperBakeSteps(
   // The alternation sees at most FIT_SAMPLES evenly spaced samples (more adds time, not
   // information); once it has converged, bone updates over every sample give the helpers'
   // transforms at all of them.
-  const data = fitData(samples, model_, active, active.map(candidatesOf), helperRegion, shared);
-  data.fitSamples = fitSamples(T);
-  const totalError = function* (): Generator<HelperBakeStep, number, FitErrors | undefined> {
-    const e = (yield { data, task: { kind: 'errors', full: false } })!;
-    return e.sum.reduce((s, x) => s + x, 0);
+  const data = fitData(samples, model_, active, active.map(candidatesOf), helperRegion, fitSamples(T), shared);
+  const errors = function* (full: boolean): Generator<HelperBakeStep, FitErrors, FitErrors | undefined> {
+    const e = yield { data, task: { kind: 'errors', full } };
+    if (e?.sum.length !== data.n) throw new Error('helperBakeSteps: an errors task was not answered with its errors');
+    return e;
+  };
+  const totalError = function* () {
+    return (yield* errors(false)).sum.reduce((s, x) => s + x, 0);
   };
   let error = yield* totalError();
   let iterations = 0;
@@ -192,7 +200,7 @@ export function* helperBakeSteps(
   // The other samples start from the clusters' fits: a few passes let each sample's helpers
   // settle together (every pass is an exact block minimisation, so the error only falls).
   if (data.fitSamples.length < T) yield { data, task: { kind: 'helpers', full: true, passes: FINAL_PASSES } };
-  const fitted = (yield { data, task: { kind: 'errors', full: true } })!;
+  const fitted = yield* errors(true);
   // The fit back into the whole mesh's model.
   model_.transforms = fitViews(data, true).model.transforms;
   active.forEach((i, a) => {
@@ -245,8 +253,9 @@ export function* helperBakeSteps(
 }
 
 /**
- * The fit's data over the `active` vertices of `model` (see {@link FitData}; every sample fitted).
+ * The fit's data over the `active` vertices of `model` (see {@link FitData}).
  * @param candidates per active vertex, its candidate influences
+ * @param fitted the samples the alternation fits
  */
 function fitData(
   samples: MethodSamples,
@@ -254,6 +263,7 @@ function fitData(
   active: readonly number[],
   candidates: readonly number[][],
   helperJoints: readonly number[],
+  fitted: Int32Array,
   shared: boolean,
 ): FitData {
   const { rest, targets, fixed } = samples;
@@ -268,7 +278,7 @@ function fitData(
     J,
     H,
     K,
-    fitSamples: Int32Array.from({ length: T }, (_, t) => t),
+    fitSamples: fitted,
     rest: allocate(Float32Array, (restPerSample ? T : 1) * 3 * n, shared),
     restPerSample,
     targets: allocate(Float32Array, T * 3 * n, shared),

@@ -228,12 +228,13 @@ export function bakeMorphTargets(
       [kept, all] = [kept + nonZero, all + part.vertexCount];
       return document.createAccessor().setType('VEC3').setArray(slice).setSparse(asSparse).setBuffer(buffer);
     };
+    let sample = 0;
     for (const c of clips)
       for (const [f, d] of c.corrections.entries()) {
-        // Named (extras.targetNames): Blender 3.4's importer fails on a file whose targets are
-        // named "" (its shape keys are looked up by name).
+        // Named, uniquely (extras.targetNames): Blender 3.4's importer fails on a file whose
+        // targets are named "" (its shape keys are looked up by name).
         const target = document
-          .createPrimitiveTarget(`corskin ${c.clip.name} ${c.times[f].toFixed(4)} s`)
+          .createPrimitiveTarget(`corskin sample ${sample++}: ${c.clip.name} at ${c.times[f].toFixed(4)} s`)
           .setAttribute('POSITION', vec3(d.positions));
         for (const { semantic, slot } of semantics) target.setAttribute(semantic, vec3(d.directions[slot]));
         part.primitive.addTarget(target);

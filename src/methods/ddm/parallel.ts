@@ -82,7 +82,7 @@ export async function computeDirectDeltaMushParallel(
     maxWorkers: groups.length,
     workerType: 'thread',
   });
-  const stop = () => void pool.terminate(true);
+  const stop = () => void pool.terminate(true).catch(() => undefined); // stopping: a failure to stop is not the error to report
   options.signal?.addEventListener('abort', stop);
   try {
     options.signal?.throwIfAborted();
