@@ -5,14 +5,8 @@
  * error — measured directly, point by point, not through the normal equations it uses.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  rigidFit,
-  updateHelpers,
-  updateVertexWeights,
-  vertexError,
-  type SsdrModel,
-  type SsdrProblem,
-} from '../src/bake/ssdr.js';
+import { rigidFit, updateHelpers, vertexError, type SsdrModel, type SsdrProblem } from '../src/bake/ssdr.js';
+import { updateVertexWeights } from '../src/bake/ssdr-weights.js';
 import { rng } from './helpers/data.js';
 
 /** A random rotation (unit quaternion) as a 4×4 column-major matrix with translation t. */

@@ -8,14 +8,9 @@
  *
  * @module
  */
-import {
-  updateHelpers,
-  updateVertexWeights,
-  vertexErrors,
-  weightScratch,
-  type SsdrModel,
-  type SsdrProblem,
-} from './ssdr.js';
+import { updateHelpers, vertexErrors, type SsdrModel, type SsdrProblem } from './ssdr.js';
+import type { MethodSamples } from './sampling.js';
+import { updateVertexWeights, weightScratch } from './ssdr-weights.js';
 
 /** The fit's data: n vertices (the ones it solves), T samples, J fixed joints, H helpers, K influences. */
 export interface FitData {
@@ -147,4 +142,81 @@ export function runFitTask(data: FitData, task: FitTask, from: number, to: numbe
 /** Runs the whole of `task` in this thread. */
 export function runFitTaskHere(data: FitData, task: FitTask): FitErrors | undefined {
   return runFitTask(data, task, 0, taskItems(data, task));
+}
+
+/** Samples the alternation sees at most. */
+const FIT_SAMPLES = 120;
+/** At most {@link FIT_SAMPLES} evenly spaced samples of T, ascending. */
+export function fitSamples(T: number): Int32Array {
+  const step = Math.ceil(T / FIT_SAMPLES);
+  return Int32Array.from({ length: Math.ceil(T / step) }, (_, k) => k * step);
+}
+
+/**
+ * The fit's data ({@link FitData}) over the `active` vertices, gathered from the whole mesh's.
+ * @param samples the method and LBS at every sample, whole mesh (`sampleMethod`)
+ * @param model the whole mesh's start: K weights per vertex, the helpers' transforms per sample
+ * @param active the vertices solved, ascending
+ * @param candidates per active vertex, its candidate influences (< J a joint, J + h helper h)
+ * @param helperJoints per helper, the fixed joint it hangs from
+ * @param fitted the samples the alternation fits ({@link fitSamples})
+ * @param shared in SharedArrayBuffers (for worker threads)
+ */
+export function fitData(
+  samples: MethodSamples,
+  model: SsdrModel,
+  active: readonly number[],
+  candidates: readonly number[][],
+  helperJoints: readonly number[],
+  fitted: Int32Array,
+  shared: boolean,
+): FitData {
+  const { rest, targets, fixed } = samples;
+  const T = targets.length;
+  const n = active.length;
+  const { helpers: H, influences: K } = model;
+  const J = fixed[0].length >> 4;
+  const restPerSample = rest.some((r) => r !== rest[0]);
+  const data: FitData = {
+    n,
+    T,
+    J,
+    H,
+    K,
+    fitSamples: fitted,
+    rest: allocate(Float32Array, (restPerSample ? T : 1) * 3 * n, shared),
+    restPerSample,
+    targets: allocate(Float32Array, T * 3 * n, shared),
+    fixed: allocate(Float64Array, T * 16 * J, shared),
+    transforms: allocate(Float64Array, T * 16 * H, shared),
+    joints: allocate(Uint32Array, K * n, shared),
+    weights: allocate(Float32Array, K * n, shared),
+    candidates: allocate(
+      Int32Array,
+      candidates.reduce((s, c) => s + c.length, 0),
+      shared,
+    ),
+    candidateStart: allocate(Int32Array, n + 1, shared),
+    helperJoints: allocate(Int32Array, H, shared),
+  };
+  const gather = (from: ArrayLike<number>, to: Float32Array, o: number) =>
+    active.forEach((i, a) => {
+      to[o + 3 * a] = from[3 * i];
+      to[o + 3 * a + 1] = from[3 * i + 1];
+      to[o + 3 * a + 2] = from[3 * i + 2];
+    });
+  for (let t = 0; t < T; t++) {
+    if (restPerSample || t === 0) gather(rest[t], data.rest, restPerSample ? 3 * n * t : 0);
+    gather(targets[t], data.targets, 3 * n * t);
+    data.fixed.set(fixed[t], 16 * J * t);
+    data.transforms.set(model.transforms[t], 16 * H * t);
+  }
+  active.forEach((i, a) => {
+    data.joints.set(model.joints.subarray(K * i, K * i + K), K * a);
+    data.weights.set(model.weights.subarray(K * i, K * i + K), K * a);
+    data.candidates.set(candidates[a], data.candidateStart[a]);
+    data.candidateStart[a + 1] = data.candidateStart[a] + candidates[a].length;
+  });
+  data.helperJoints.set(helperJoints);
+  return data;
 }

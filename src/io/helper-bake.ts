@@ -28,7 +28,15 @@ import type { SkinnedModel } from './gltf.js';
 import { clipAnimation } from './gltf-skeleton.js';
 import { clusterStart, influencesOf, placeHelpers } from '../bake/placement.js';
 import type { SsdrModel } from '../bake/ssdr.js';
-import { allocate, fitViews, runFitTaskHere, type FitData, type FitErrors, type FitTask } from '../bake/fit.js';
+import {
+  fitData,
+  fitSamples,
+  fitViews,
+  runFitTaskHere,
+  type FitData,
+  type FitErrors,
+  type FitTask,
+} from '../bake/fit.js';
 import type { SkinnedMesh } from '../core/mesh.js';
 
 /** Options of {@link bakeHelperJoints}. */
@@ -252,70 +260,6 @@ export function* helperBakeSteps(
   };
 }
 
-/**
- * The fit's data over the `active` vertices of `model` (see {@link FitData}).
- * @param candidates per active vertex, its candidate influences
- * @param fitted the samples the alternation fits
- */
-function fitData(
-  samples: MethodSamples,
-  model: SsdrModel,
-  active: readonly number[],
-  candidates: readonly number[][],
-  helperJoints: readonly number[],
-  fitted: Int32Array,
-  shared: boolean,
-): FitData {
-  const { rest, targets, fixed } = samples;
-  const T = targets.length;
-  const n = active.length;
-  const { helpers: H, influences: K } = model;
-  const J = fixed[0].length >> 4;
-  const restPerSample = rest.some((r) => r !== rest[0]);
-  const data: FitData = {
-    n,
-    T,
-    J,
-    H,
-    K,
-    fitSamples: fitted,
-    rest: allocate(Float32Array, (restPerSample ? T : 1) * 3 * n, shared),
-    restPerSample,
-    targets: allocate(Float32Array, T * 3 * n, shared),
-    fixed: allocate(Float64Array, T * 16 * J, shared),
-    transforms: allocate(Float64Array, T * 16 * H, shared),
-    joints: allocate(Uint32Array, K * n, shared),
-    weights: allocate(Float32Array, K * n, shared),
-    candidates: allocate(
-      Int32Array,
-      candidates.reduce((s, c) => s + c.length, 0),
-      shared,
-    ),
-    candidateStart: allocate(Int32Array, n + 1, shared),
-    helperJoints: allocate(Int32Array, H, shared),
-  };
-  const gather = (from: ArrayLike<number>, to: Float32Array, o: number) =>
-    active.forEach((i, a) => {
-      to[o + 3 * a] = from[3 * i];
-      to[o + 3 * a + 1] = from[3 * i + 1];
-      to[o + 3 * a + 2] = from[3 * i + 2];
-    });
-  for (let t = 0; t < T; t++) {
-    if (restPerSample || t === 0) gather(rest[t], data.rest, restPerSample ? 3 * n * t : 0);
-    gather(targets[t], data.targets, 3 * n * t);
-    data.fixed.set(fixed[t], 16 * J * t);
-    data.transforms.set(model.transforms[t], 16 * H * t);
-  }
-  active.forEach((i, a) => {
-    data.joints.set(model.joints.subarray(K * i, K * i + K), K * a);
-    data.weights.set(model.weights.subarray(K * i, K * i + K), K * a);
-    data.candidates.set(candidates[a], data.candidateStart[a]);
-    data.candidateStart[a + 1] = data.candidateStart[a] + candidates[a].length;
-  });
-  data.helperJoints.set(helperJoints);
-  return data;
-}
-
 /** Vertex i of `model` on its own joints: the mesh's K heaviest influences, normalised. */
 function setOwnWeights(model: SsdrModel, mesh: SkinnedMesh, i: number): void {
   const K = model.influences;
@@ -352,13 +296,6 @@ function dropHelpers(model: SsdrModel, used: Uint8Array, J: number): number {
   return kept;
 }
 
-/** Samples the alternation sees at most. */
-const FIT_SAMPLES = 120;
-/** At most {@link FIT_SAMPLES} evenly spaced samples of T, ascending. */
-function fitSamples(T: number): Int32Array {
-  const step = Math.ceil(T / FIT_SAMPLES);
-  return Int32Array.from({ length: Math.ceil(T / step) }, (_, k) => k * step);
-}
 /** Bone updates over every sample after the alternation. */
 const FINAL_PASSES = 6;
 

@@ -1,0 +1,300 @@
+/**
+ * The weight update of the smooth skinning decomposition (Binh Huy Le and Zhigang Deng, "Smooth
+ * Skinning Decomposition with Rigid Bones", ACM TOG 31(6), SIGGRAPH Asia 2012, Sec. 3.2; see
+ * `ssdr.ts`): transforms fixed, each vertex's weights over its candidate influences by
+ * non-negative least squares (Lawson & Hanson's active set) with the affinity constraint Σ w = 1
+ * as a heavily weighted row; where more than K are in use, the best K-subset (every one of up to
+ * 9 candidates, else the K heaviest) solved again.
+ *
+ * @module
+ */
+import { vertexError, type SsdrModel, type SsdrProblem } from './ssdr.js';
+
+/** Room for {@link updateVertexWeights}, reused across vertices (sized for up to `c` candidates as it grows). */
+export interface WeightScratch {
+  /** The K-subsets of c candidates, by `${c},${K}`. */
+  subsets: Map<string, Int32Array>;
+  G: Float64Array;
+  /** The Gram matrix G without the affinity row (c × c), and b likewise (c). */
+  gram: Float64Array;
+  bGram: Float64Array;
+  b: Float64Array;
+  cols: Float64Array;
+  w: Float64Array;
+  trial: Float64Array;
+  before: Float64Array;
+  after: Float64Array;
+  nnls: { A: Float64Array; x: Float64Array; set: Int32Array };
+}
+
+/** A fresh {@link WeightScratch}. */
+export function weightScratch(): WeightScratch {
+  const room = (c: number) => new Float64Array(c);
+  return {
+    subsets: new Map(),
+    G: room(0),
+    gram: room(0),
+    bGram: room(0),
+    b: room(0),
+    cols: room(0),
+    w: room(0),
+    trial: room(0),
+    before: room(0),
+    after: room(0),
+    nnls: { A: room(0), x: room(0), set: new Int32Array(0) },
+  };
+}
+
+/** Grows `s` to hold c candidates. */
+function growWeightScratch(s: WeightScratch, c: number): void {
+  if (s.b.length >= c) return;
+  for (const key of ['b', 'bGram', 'w', 'trial', 'before', 'after'] as const) s[key] = new Float64Array(c);
+  s.G = new Float64Array(c * c);
+  s.gram = new Float64Array(c * c);
+  s.cols = new Float64Array(3 * c);
+  s.nnls = { A: new Float64Array(c * c), x: new Float64Array(c), set: new Int32Array(c) };
+}
+
+/**
+ * Weight update (Le & Deng 2012, Sec. 3.2) of one vertex: non-negative least squares over its
+ * candidate influences with Σ w = 1 as a row of weight `affinity`·(the problem's scale), keeping
+ * the K largest. Writes the vertex's K slots of `model` — unless that is worse than what they
+ * hold (the truncation to K can be), so the alternation never raises the error. Both errors come
+ * from the normal equations' quadratic form (exact: the error is wᵀGw − 2bᵀw + Σ‖y‖²).
+ * @param candidates influence indices (fixed joints < J, helpers J + h)
+ * @param scratch room reused across vertices ({@link weightScratch}); a new one when absent
+ */
+export function updateVertexWeights(
+  problem: SsdrProblem,
+  model: SsdrModel,
+  i: number,
+  candidates: readonly number[],
+  scratch: WeightScratch = weightScratch(),
+): void {
+  const c = candidates.length;
+  const K = model.influences;
+  const J = problem.fixed[0].length >> 4;
+  growWeightScratch(scratch, c);
+  const { G, gram, bGram, b, cols, w, trial } = scratch;
+  G.fill(0, 0, c * c);
+  b.fill(0, 0, c);
+  for (let t = 0; t < problem.targets.length; t++) {
+    const rest = problem.rest[t];
+    const y = problem.targets[t];
+    const F = problem.fixed[t];
+    const X = model.transforms[t];
+    const x0 = rest[3 * i], x1 = rest[3 * i + 1], x2 = rest[3 * i + 2]; // prettier-ignore
+    for (let a = 0; a < c; a++) {
+      const j = candidates[a];
+      const M = j < J ? F : X;
+      const o = j < J ? j << 4 : (j - J) << 4;
+      cols[3 * a] = M[o] * x0 + M[o + 4] * x1 + M[o + 8] * x2 + M[o + 12];
+      cols[3 * a + 1] = M[o + 1] * x0 + M[o + 5] * x1 + M[o + 9] * x2 + M[o + 13];
+      cols[3 * a + 2] = M[o + 2] * x0 + M[o + 6] * x1 + M[o + 10] * x2 + M[o + 14];
+    }
+    const y0 = y[3 * i], y1 = y[3 * i + 1], y2 = y[3 * i + 2]; // prettier-ignore
+    for (let a = 0; a < c; a++) {
+      const ax = cols[3 * a], ay = cols[3 * a + 1], az = cols[3 * a + 2]; // prettier-ignore
+      b[a] += ax * y0 + ay * y1 + az * y2;
+      for (let d = a; d < c; d++) G[a * c + d] += ax * cols[3 * d] + ay * cols[3 * d + 1] + az * cols[3 * d + 2];
+    }
+  }
+  for (let a = 0; a < c; a++) for (let d = 0; d < a; d++) G[a * c + d] = G[d * c + a];
+  gram.set(G.subarray(0, c * c));
+  bGram.set(b.subarray(0, c));
+  // The error before, from the quadratic form below, or directly when a joint of the vertex is
+  // not a candidate (a caller's start; the update itself writes candidates only).
+  const before = weightsOver(model, i, candidates, scratch.before);
+  const errorBefore = before ? 0 : vertexError(problem, model, i);
+  // Affinity: ρ (Σ w − 1)² with ρ large against the data term.
+  let trace = 0;
+  for (let a = 0; a < c; a++) trace += G[a * c + a];
+  const rho = 1e3 * (trace / c || 1);
+  for (let a = 0; a < c; a++) {
+    b[a] += rho;
+    for (let d = 0; d < c; d++) G[a * c + d] += rho;
+  }
+  const all = scratch.nnls.set;
+  const m = nnls(G, b, c, candidates.keys(), w, scratch.nnls);
+  if (m > K) {
+    // More than K in use: the best K-subset (every subset of up to 9 candidates, else the K
+    // heaviest of the unconstrained solution).
+    const heaviest = () =>
+      Int32Array.from(all.subarray(0, m))
+        .sort((x, y) => w[y] - w[x])
+        .subarray(0, K);
+    const subsets = c <= 9 ? kSubsets(scratch.subsets, c, K) : heaviest();
+    const best = new Float64Array(c);
+    let bestValue = Infinity;
+    for (let o = 0; o < subsets.length; o += K) {
+      nnls(G, b, c, subsets.subarray(o, o + K), trial, scratch.nnls);
+      const f = objective(G, b, c, trial);
+      if (f < bestValue) {
+        bestValue = f;
+        best.set(trial.subarray(0, c));
+      }
+    }
+    w.set(best);
+  }
+  const oldJoints = model.joints.slice(K * i, K * i + K);
+  const oldWeights = model.weights.slice(K * i, K * i + K);
+  let sum = 0;
+  const order: number[] = [];
+  for (let a = 0; a < c; a++)
+    if (w[a] > 0) {
+      sum += w[a];
+      order.push(a);
+    }
+  order.sort((x, y) => w[y] - w[x]);
+  for (let k = 0; k < K; k++) {
+    const a = order[k];
+    model.joints[K * i + k] = a === undefined ? 0 : candidates[a];
+    model.weights[K * i + k] = a === undefined || sum <= 0 ? 0 : w[a] / sum;
+  }
+  if (sum <= 0) {
+    // Degenerate: the first candidate (the vertex's own heaviest joint) alone.
+    model.joints[K * i] = candidates[0];
+    model.weights[K * i] = 1;
+  }
+  weightsOver(model, i, candidates, scratch.after);
+  // f(w₁) − f(w₀) = (w₁ − w₀)ᵀ G (w₁ + w₀) − 2 bᵀ (w₁ − w₀), G and b without the affinity row.
+  const worse = before
+    ? quadraticChange(gram, bGram, c, scratch.before, scratch.after) > 0
+    : vertexError(problem, model, i) > errorBefore;
+  if (worse) {
+    model.joints.set(oldJoints, K * i);
+    model.weights.set(oldWeights, K * i);
+  }
+}
+
+/**
+ * Vertex i's weights in `model` as a vector over `candidates` (into `out`, length ≥ c);
+ * false when one of its joints is not a candidate (the vector then is not its weights).
+ */
+function weightsOver(model: SsdrModel, i: number, candidates: readonly number[], out: Float64Array): boolean {
+  const K = model.influences;
+  out.fill(0, 0, candidates.length);
+  for (let k = K * i; k < K * i + K; k++) {
+    const w = model.weights[k];
+    if (w === 0) continue;
+    const a = candidates.indexOf(model.joints[k]);
+    if (a < 0) return false;
+    out[a] += w;
+  }
+  return true;
+}
+
+/** (w₁ − w₀)ᵀ G (w₁ + w₀) − 2 bᵀ (w₁ − w₀): the change of wᵀGw − 2bᵀw from w₀ to w₁ (G symmetric c × c). */
+function quadraticChange(G: Float64Array, b: Float64Array, c: number, w0: Float64Array, w1: Float64Array): number {
+  let f = 0;
+  for (let a = 0; a < c; a++) {
+    const d = w1[a] - w0[a];
+    if (d === 0) continue;
+    let g = 0;
+    for (let e = 0; e < c; e++) g += G[a * c + e] * (w1[e] + w0[e]);
+    f += d * (g - 2 * b[a]);
+  }
+  return f;
+}
+
+/** wᵀGw − 2bᵀw: the least-squares objective up to a constant. */
+function objective(G: Float64Array, b: Float64Array, c: number, w: Float64Array): number {
+  let f = 0;
+  for (let a = 0; a < c; a++) {
+    if (w[a] === 0) continue;
+    let g = 0;
+    for (let d = 0; d < c; d++) g += G[a * c + d] * w[d];
+    f += w[a] * (g - 2 * b[a]);
+  }
+  return f;
+}
+
+/**
+ * Every k-element subset of 0 … c − 1 in lexicographic order, k numbers each, one after the
+ * other (computed once per (c, k) into `cache`).
+ */
+function kSubsets(cache: Map<string, Int32Array>, c: number, k: number): Int32Array {
+  const key = `${c},${k}`;
+  let subsets = cache.get(key);
+  if (subsets) return subsets;
+  const out: number[] = [];
+  const pick = (from: number, chosen: number[]) => {
+    if (chosen.length === k) return void out.push(...chosen);
+    for (let a = from; a <= c - (k - chosen.length); a++) pick(a + 1, [...chosen, a]);
+  };
+  pick(0, []);
+  cache.set(key, (subsets = Int32Array.from(out)));
+  return subsets;
+}
+
+/**
+ * Non-negative least squares of the normal equations G w = b restricted to `active` (Lawson &
+ * Hanson's active set, small systems): solve on the passive set, drop the most negative, repeat.
+ * Writes w (length c; zero outside the final passive set) and that set into `scratch.set`.
+ * @param scratch room for c numbers (`x`, `set`) and a c × c system (`A`)
+ * @returns the size of the final passive set
+ */
+function nnls(
+  G: Float64Array,
+  b: Float64Array,
+  c: number,
+  active: Iterable<number>,
+  w: Float64Array,
+  scratch: { A: Float64Array; x: Float64Array; set: Int32Array },
+): number {
+  const { A, x: sol, set } = scratch;
+  let m = 0;
+  for (const a of active) set[m++] = a;
+  w.fill(0);
+  while (m) {
+    for (let x = 0; x < m; x++) {
+      sol[x] = b[set[x]];
+      for (let y = 0; y < m; y++) A[x * m + y] = G[set[x] * c + set[y]];
+    }
+    solveInPlace(A, sol, m);
+    let worst = -1;
+    for (let x = 0; x < m; x++) if (!(sol[x] >= 0) && (worst < 0 || sol[x] < sol[worst])) worst = x;
+    if (worst < 0) {
+      for (let x = 0; x < m; x++) w[set[x]] = sol[x];
+      break;
+    }
+    set.copyWithin(worst, worst + 1, m--);
+  }
+  return m;
+}
+
+/**
+ * Solves the small symmetric system a x = r, m × m (row-major, the first m² numbers of `a`), by
+ * Gaussian elimination with partial pivoting, in place: `a` is overwritten, `x` holds r in and the
+ * solution out.
+ */
+function solveInPlace(a: Float64Array, x: Float64Array, m: number): void {
+  for (let k = 0; k < m; k++) {
+    let p = k;
+    for (let i = k + 1; i < m; i++) if (Math.abs(a[i * m + k]) > Math.abs(a[p * m + k])) p = i;
+    if (p !== k) {
+      for (let j = 0; j < m; j++) {
+        const t = a[k * m + j];
+        a[k * m + j] = a[p * m + j];
+        a[p * m + j] = t;
+      }
+      const t = x[k];
+      x[k] = x[p];
+      x[p] = t;
+    }
+    const d = a[k * m + k];
+    if (Math.abs(d) < 1e-300) continue;
+    for (let i = k + 1; i < m; i++) {
+      const f = a[i * m + k] / d;
+      if (f === 0) continue;
+      for (let j = k; j < m; j++) a[i * m + j] -= f * a[k * m + j];
+      x[i] -= f * x[k];
+    }
+  }
+  for (let k = m - 1; k >= 0; k--) {
+    let s = x[k];
+    for (let j = k + 1; j < m; j++) s -= a[k * m + j] * x[j];
+    const d = a[k * m + k];
+    x[k] = Math.abs(d) < 1e-300 ? 0 : s / d;
+  }
+}
