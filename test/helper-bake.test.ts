@@ -20,6 +20,7 @@ import { bakeSampleTimes } from '../src/bake/samples.js';
 import { bakeHelperJoints } from '../src/io/helper-bake.js';
 import { bakeHelperJointsParallel } from '../src/io/helper-bake-parallel.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
+import { stressPose } from '../src/evaluation/stress-pose.js';
 import { readDocument, writeDocument } from '../src/io/node-io.js';
 import { validate } from './helpers/gltf.js';
 import { BLENDER, matchVertices, runBlender } from './helpers/blender.js';
@@ -199,6 +200,26 @@ describe('bake --as helpers on a mirrored rig', () => {
     },
     120_000,
   );
+
+  it("CesiumMan, dqs: the baked file's helpers are no limbs: its stress pose turns the original joints as the original's does, the helpers follow their joints", async () => {
+    const document = await readDocument(CESIUM_MAN);
+    const [model] = extractSkinnedModels(document, CESIUM_MAN);
+    const { helpers } = bakeHelperJoints(document, model, deformers.dqs, { rate: 5 });
+    const out = join(tmp.dir, 'helpers-stress.glb');
+    await writeDocument(document, out);
+    const [baked] = extractSkinnedModels(await readDocument(out), out);
+    const [original] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
+    expect(baked.skeleton.helpers?.reduce((s, h) => s + h, 0)).toBe(helpers);
+    const [a, b] = [stressPose(original.skeleton), stressPose(baked.skeleton)];
+    original.skeleton.jointNames.forEach((name, j) => {
+      const k = baked.skeleton.jointNames.indexOf(name);
+      for (let c = 0; c < 4; c++) expect(b.rotations[4 * k + c], name).toBeCloseTo(a.rotations[4 * j + c], 6);
+    });
+    baked.skeleton.helpers!.forEach((h, k) => {
+      if (!h) return;
+      for (let c = 0; c < 4; c++) expect(b.rotations[4 * k + c]).toBe(baked.skeleton.restRotations[4 * k + c]);
+    });
+  });
 
   async function measure(input: string) {
     const document = await readDocument(input);

@@ -36,7 +36,8 @@ export function skeletonChain(skeleton: Skeleton): number[] {
 export function skeletonLimbs(skeleton: Skeleton, P: ArrayLike<number> = bindJointPositions(skeleton)): number[][] {
   // Joints after the skin's own (an animated armature node corskin's skeleton adds) are left out:
   // no skin weight rides on them and engines do not see them as bones; their children start limbs.
-  const own = (j: number) => j < skeleton.skinJoints;
+  // So are a bake's helper joints: leaves that would read as limbs (an elbow with two would be a hand).
+  const own = (j: number) => j < skeleton.skinJoints && !skeleton.helpers?.[j];
   const parents = skeleton.parents.map((_, j) => {
     let p = skeleton.parents[j];
     while (p >= 0 && !own(p)) p = skeleton.parents[p];

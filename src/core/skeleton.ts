@@ -42,6 +42,12 @@ export interface Skeleton {
   readonly restRotations: Float64Array;
   /** Bind-pose local scales (x, y, z per joint), length 3·J. */
   readonly restScales: Float64Array;
+  /**
+   * Per joint, 1 for a helper joint a bake added (`corskin bake --as helpers`): a bone of the skin
+   * but no limb of the skeleton (the stress pose and the limb analysis leave it out); length J,
+   * or absent when there is none.
+   */
+  readonly helpers?: Uint8Array;
 }
 
 /** Input of {@link createSkeleton}; omitted arrays default to identities. */
@@ -55,6 +61,7 @@ export interface SkeletonInit {
   restTranslations?: ArrayLike<number>;
   restRotations?: ArrayLike<number>;
   restScales?: ArrayLike<number>;
+  helpers?: Uint8Array;
 }
 
 /**
@@ -108,6 +115,8 @@ export function createSkeleton(init: SkeletonInit): Skeleton {
   const skinJoints = init.skinJoints ?? J;
   if (!(Number.isInteger(skinJoints) && skinJoints >= 0 && skinJoints <= J))
     throw new CorskinError(`skeleton: skinJoints ${skinJoints} is not in 0..${J}`);
+  if (init.helpers && init.helpers.length !== J)
+    throw new CorskinError(`skeleton: helpers has length ${init.helpers.length}, expected ${J}`);
   return {
     skinJoints,
     jointNames: names,
@@ -118,6 +127,7 @@ export function createSkeleton(init: SkeletonInit): Skeleton {
     restTranslations: t,
     restRotations: r,
     restScales: s,
+    ...(init.helpers?.some((h) => h) ? { helpers: init.helpers } : {}),
   };
 }
 

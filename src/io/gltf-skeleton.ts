@@ -18,6 +18,7 @@ import { CorskinError } from '../core/errors.js';
 import { mat4FromTRS, mat4Multiply } from '../core/math.js';
 import type { MorphChannel, MorphGroup } from '../core/morph.js';
 import { createSkeleton, type Skeleton } from '../core/skeleton.js';
+import { isHelperJointExtras } from './schema.js';
 
 /**
  * The skin's joints, plus — after them — every non-joint ancestor on a joint's parent chain
@@ -112,6 +113,7 @@ export function extractSkeleton(skin: Skin, jointNodes: Node[], nodes: Node[], f
     restTranslations: t,
     restRotations: r,
     restScales: s,
+    helpers: Uint8Array.from(nodes, (n) => (isHelperJointExtras(n.getExtras()) ? 1 : 0)),
   });
 }
 

@@ -19,7 +19,7 @@
 import type { Accessor, Document, Node } from '@gltf-transform/core';
 import { CorskinError } from '../core/errors.js';
 import { mat4Invert, mat4LinearDeterminant, mat4Multiply, quatFromMat4 } from '../core/math.js';
-import { COR_ATTRIBUTE } from './schema.js';
+import { COR_ATTRIBUTE, helperJointExtras } from './schema.js';
 import type { Deformer } from '../deformers/contract.js';
 import { removeDeltaMush } from '../methods/ddm/storage.js';
 import { bakeSampleTimes, DEFAULT_BAKE_RATE, MAX_HELPERS_PER_REGION } from '../bake/samples.js';
@@ -373,7 +373,7 @@ function writeHelpers(
       Math.hypot(bind[4], bind[5], bind[6]),
       Math.hypot(bind[8], bind[9], bind[10]),
     ]);
-    node.setExtras({ corskin: { helperOf: jointNodes[j].getName() } });
+    node.setExtras(helperJointExtras(jointNodes[j].getName()));
     jointNodes[j].addChild(node);
     skin.addJoint(node);
     nodes.push(node);

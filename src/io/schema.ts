@@ -16,6 +16,17 @@ export const CAGE_EXTRAS_KEY = 'corskinCage';
 /** Primitive extras key naming the cage a skin primitive is bound to. */
 export const CAGE_BINDING_EXTRAS_KEY = 'corskinCageBinding';
 
+/** Node extras of a helper joint a bake added: `{ corskin: { helperOf: <its joint's name> } }`. */
+export function helperJointExtras(joint: string): Record<string, unknown> {
+  return { corskin: { helperOf: joint } };
+}
+
+/** Whether node extras mark a helper joint a bake added ({@link helperJointExtras}). */
+export function isHelperJointExtras(extras: unknown): boolean {
+  const corskin = (extras as { corskin?: unknown } | null | undefined)?.corskin;
+  return !!corskin && typeof corskin === 'object' && typeof (corskin as { helperOf?: unknown }).helperOf === 'string';
+}
+
 /** {@link COR_ATTRIBUTE} as three.js's GLTFLoader names it. */
 export const COR_ATTRIBUTE_THREE = '_center_of_rotation';
 
