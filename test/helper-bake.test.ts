@@ -25,7 +25,9 @@ import { readDocument, writeDocument } from '../src/io/node-io.js';
 import { validate } from './helpers/gltf.js';
 import { BLENDER, matchVertices, runBlender } from './helpers/blender.js';
 import { CESIUM_MAN, scratch, SHARED } from './helpers/data.js';
-import { threePlayer } from './helpers/three-playback.js';
+import { loadInThree, threePlayer } from './helpers/three-playback.js';
+import type * as THREE from 'three';
+import { skeletonFromThree } from '../src/methods/templates/three.js';
 
 const tmp = scratch();
 afterAll(() => tmp.cleanup());
@@ -219,6 +221,17 @@ describe('bake --as helpers on a mirrored rig', () => {
       if (!h) return;
       for (let c = 0; c < 4; c++) expect(b.rotations[4 * k + c]).toBe(baked.skeleton.restRotations[4 * k + c]);
     });
+
+    // The viewer's skeleton (three.js's bones, GLTFLoader's node extras as userData) marks them too.
+    const scene = (await loadInThree(out)).scene;
+    let mesh: THREE.SkinnedMesh | undefined;
+    scene.traverse(
+      (o) => void (mesh ??= (o as THREE.SkinnedMesh).isSkinnedMesh ? (o as THREE.SkinnedMesh) : undefined),
+    );
+    const fromThree = skeletonFromThree(mesh!);
+    expect(Array.from(fromThree.helpers!)).toEqual(
+      mesh!.skeleton.bones.map((bone) => (bone.name.includes('_helper') ? 1 : 0)),
+    );
   });
 
   async function measure(input: string) {

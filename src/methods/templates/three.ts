@@ -24,7 +24,7 @@
 import { BufferAttribute, PropertyBinding, type DataTexture, type Object3D, type SkinnedMesh } from 'three';
 import type { CageBinding } from '../../cage/bind.js';
 import { CorskinError } from '../../core/errors.js';
-import { CAGE_BINDING_EXTRAS_KEY, CAGE_EXTRAS_KEY } from '../../io/schema.js';
+import { CAGE_BINDING_EXTRAS_KEY, CAGE_EXTRAS_KEY, isHelperJointExtras } from '../../io/schema.js';
 import { mergeSkinnedMeshes, type SkinnedMesh as CorskinMesh } from '../../core/mesh.js';
 import type { SkinningOptions } from '../../three/index.js';
 import { meshFromGeometry } from '../../three/geometry.js';
@@ -79,6 +79,8 @@ export function skeletonFromThree(mesh: SkinnedMesh): Skeleton {
     restTranslations: t,
     restRotations: r,
     restScales: s,
+    // GLTFLoader keeps node extras as userData: a bake's helper joints are marked there.
+    helpers: Uint8Array.from(bones, (b) => (isHelperJointExtras(b.userData) ? 1 : 0)),
   });
 }
 
