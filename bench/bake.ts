@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { median } from './frames.js';
 
 /** One character's bake times. */
 export interface BakeRow {
@@ -19,11 +20,6 @@ export interface BakeRow {
   twoThreadSeconds: number;
   /** Whether the two files are byte-identical (they must be). */
   identical: boolean;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : 0.5 * (s[s.length / 2 - 1] + s[s.length / 2]);
 }
 
 /**

@@ -22,6 +22,7 @@ export interface WeightScratch {
   cols: Float64Array;
   w: Float64Array;
   trial: Float64Array;
+  best: Float64Array;
   before: Float64Array;
   after: Float64Array;
   nnls: { A: Float64Array; x: Float64Array; set: Int32Array };
@@ -39,6 +40,7 @@ export function weightScratch(): WeightScratch {
     cols: room(0),
     w: room(0),
     trial: room(0),
+    best: room(0),
     before: room(0),
     after: room(0),
     nnls: { A: room(0), x: room(0), set: new Int32Array(0) },
@@ -48,7 +50,7 @@ export function weightScratch(): WeightScratch {
 /** Grows `s` to hold c candidates. */
 function growWeightScratch(s: WeightScratch, c: number): void {
   if (s.b.length >= c) return;
-  for (const key of ['b', 'bGram', 'w', 'trial', 'before', 'after'] as const) s[key] = new Float64Array(c);
+  for (const key of ['b', 'bGram', 'w', 'trial', 'best', 'before', 'after'] as const) s[key] = new Float64Array(c);
   s.G = new Float64Array(c * c);
   s.gram = new Float64Array(c * c);
   s.cols = new Float64Array(3 * c);
@@ -124,7 +126,8 @@ export function updateVertexWeights(
         .sort((x, y) => w[y] - w[x])
         .subarray(0, K);
     const subsets = c <= 9 ? kSubsets(scratch.subsets, c, K) : heaviest();
-    const best = new Float64Array(c);
+    const best = scratch.best;
+    best.fill(0, 0, c);
     let bestValue = Infinity;
     for (let o = 0; o < subsets.length; o += K) {
       nnls(G, b, c, subsets.subarray(o, o + K), trial, scratch.nnls);
@@ -134,7 +137,7 @@ export function updateVertexWeights(
         best.set(trial.subarray(0, c));
       }
     }
-    w.set(best);
+    w.set(best.subarray(0, c));
   }
   const oldJoints = model.joints.slice(K * i, K * i + K);
   const oldWeights = model.weights.slice(K * i, K * i + K);

@@ -7,7 +7,7 @@
  */
 import { availableParallelism } from 'node:os';
 import workerpool from 'workerpool';
-import { nodeWorkerScript } from '../core/node-worker.js';
+import { checkThreads, nodeWorkerScript } from '../core/node-worker.js';
 import { toShared } from '../cor/shared-memory.js';
 import { bindParameters, bindToCage, checkInside, type CageBindOptions, type CageBinding } from './bind.js';
 import { checkCage, type Cage } from './cage.js';
@@ -26,7 +26,7 @@ export interface ParallelCageBindOptions extends CageBindOptions {
 export async function bindToCageParallel(positions: Float32Array, cage: Cage, options: ParallelCageBindOptions = {}): Promise<CageBinding> {
   const n = positions.length / 3;
   const threads = options.threads ?? (n >= 2000 ? availableParallelism() : 1);
-  if (!(Number.isInteger(threads) && threads >= 1)) throw new RangeError(`threads must be a whole number ≥ 1, got ${threads}`);
+  checkThreads(threads);
   if (threads === 1) return bindToCage(positions, cage, options);
   checkCage(cage, options.file);
   const params = bindParameters(cage, options);

@@ -10,7 +10,7 @@
 import { availableParallelism } from 'node:os';
 import workerpool from 'workerpool';
 import type { SkinnedMesh } from '../core/mesh.js';
-import { nodeWorkerScript } from '../core/node-worker.js';
+import { checkThreads, nodeWorkerScript } from '../core/node-worker.js';
 import { fastResolution } from './fast.js';
 import { computeCentersOfRotation, corParameters, type CorOptions, type CorResult } from './precompute.js';
 import { corAlgorithm } from './parameters.js';
@@ -56,7 +56,7 @@ export interface CorWorkerPool {
  * @throws RangeError when threads < 1
  */
 export function createCorWorkerPool(threads = availableParallelism()): CorWorkerPool {
-  if (!(Number.isInteger(threads) && threads >= 1)) throw new RangeError(`threads must be a whole number ≥ 1, got ${threads}`);
+  checkThreads(threads);
   const pool = workerpool.pool(nodeWorkerScript('cor/worker.js'), { maxWorkers: threads, minWorkers: threads, workerType: 'thread' });
   return { threads, pool, terminate: async () => void (await pool.terminate()) };
 }
@@ -88,7 +88,7 @@ function ranges(n: number, parts: number): [number, number][] {
  */
 export async function computeCentersOfRotationParallel(mesh: SkinnedMesh, options: ParallelCorOptions = {}): Promise<CorResult> {
   const threads = options.threads ?? options.pool?.threads ?? autoThreads(mesh.positions.length / 3);
-  if (!(Number.isInteger(threads) && threads >= 1)) throw new RangeError(`threads must be a whole number ≥ 1, got ${threads}`);
+  checkThreads(threads);
   if (threads === 1) return computeCentersOfRotation(mesh, options);
   const { sigma, epsilon, J } = corParameters(mesh, options);
   options.signal?.throwIfAborted();

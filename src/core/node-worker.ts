@@ -16,3 +16,13 @@ export function nodeWorkerScript(script: string): string {
   const fromSources = fileURLToPath(import.meta.url).endsWith('.ts');
   return fileURLToPath(new URL(`${fromSources ? '../../dist' : '..'}/${script}`, import.meta.url));
 }
+
+/**
+ * `threads` checked as the worker-pool functions take it (CoR, cage binding, Direct Delta Mush,
+ * the helper bake).
+ * @throws RangeError when it is not a whole number ≥ 1
+ */
+export function checkThreads(threads: number): void {
+  if (!(Number.isInteger(threads) && threads >= 1))
+    throw new RangeError(`threads must be a whole number ≥ 1, got ${threads}`);
+}

@@ -12,7 +12,7 @@ import { availableParallelism } from 'node:os';
 import type { Document } from '@gltf-transform/core';
 import workerpool from 'workerpool';
 import { taskItems, type FitErrors } from '../bake/fit.js';
-import { nodeWorkerScript } from '../core/node-worker.js';
+import { checkThreads, nodeWorkerScript } from '../core/node-worker.js';
 import type { Deformer } from '../deformers/contract.js';
 import type { SkinnedModel } from './gltf.js';
 import { bakeHelperJoints, helperBakeSteps, type HelperBakeOptions, type HelperBakeResult } from './helper-bake.js';
@@ -38,8 +38,7 @@ export async function bakeHelperJointsParallel(
   options: ParallelHelperBakeOptions = {},
 ): Promise<HelperBakeResult> {
   const threads = options.threads ?? availableParallelism();
-  if (!(Number.isInteger(threads) && threads >= 1))
-    throw new RangeError(`threads must be a whole number ≥ 1, got ${threads}`);
+  checkThreads(threads);
   if (threads === 1) return bakeHelperJoints(document, model, deform, options);
   const steps = helperBakeSteps(document, model, deform, options, true);
   let step = steps.next();

@@ -9,7 +9,7 @@
  */
 import { availableParallelism } from 'node:os';
 import workerpool from 'workerpool';
-import { nodeWorkerScript } from '../../core/node-worker.js';
+import { checkThreads, nodeWorkerScript } from '../../core/node-worker.js';
 import { resolveDdmParameters } from './parameters.js';
 import { checkDdmOptions, computeDirectDeltaMush } from './precompute.js';
 import type { DdmInput, DdmModel, DdmOptions } from './precompute.js';
@@ -63,8 +63,7 @@ export async function computeDirectDeltaMushParallel(
   options: ParallelDdmOptions = {},
 ): Promise<DdmModel> {
   const threads = options.threads ?? availableParallelism();
-  if (!(Number.isInteger(threads) && threads >= 1))
-    throw new RangeError(`threads must be a whole number ≥ 1, got ${threads}`);
+  checkThreads(threads);
   const parameters = resolveDdmParameters(options);
   const checked = checkDdmOptions(options);
   if (threads === 1) return computeDirectDeltaMush(mesh, options);
