@@ -30,20 +30,24 @@ function apply(M: Float64Array, o: number, p: ArrayLike<number>, i: number): num
 }
 
 describe('skinning decomposition kernels (Le & Deng 2012)', () => {
-  it.each([false, true])('rigidFit recovers a rigid motion (mirrored: %s) from weighted points exactly', (mirrored) => {
-    const random = rng(7);
-    for (let trial = 0; trial < 50; trial++) {
-      const count = 4 + Math.floor(random() * 30);
-      const M = rigid(random, [random() * 4 - 2, random() * 4 - 2, random() * 4 - 2], mirrored);
-      const P = Float64Array.from({ length: 3 * count }, () => random() * 2 - 1);
-      const Q = new Float64Array(3 * count);
-      for (let i = 0; i < count; i++) Q.set(apply(M, 0, P, 3 * i), 3 * i);
-      const u = Float64Array.from({ length: count }, () => 0.1 + random());
-      const out = new Float64Array(16);
-      rigidFit(P, Q, u, count, out, 0, mirrored);
-      for (let k = 0; k < 16; k++) expect(out[k]).toBeCloseTo(M[k], 9);
-    }
-  });
+  it.each([1, -1, 0.01, -37])(
+    'rigidFit recovers a rigid motion at scale %s (negative: mirrored) from weighted points exactly',
+    (scale) => {
+      const random = rng(7);
+      for (let trial = 0; trial < 50; trial++) {
+        const count = 4 + Math.floor(random() * 30);
+        const M = rigid(random, [random() * 4 - 2, random() * 4 - 2, random() * 4 - 2], scale < 0);
+        for (let k = 0; k < 12; k++) M[k] *= Math.abs(scale);
+        const P = Float64Array.from({ length: 3 * count }, () => random() * 2 - 1);
+        const Q = new Float64Array(3 * count);
+        for (let i = 0; i < count; i++) Q.set(apply(M, 0, P, 3 * i), 3 * i);
+        const u = Float64Array.from({ length: count }, () => 0.1 + random());
+        const out = new Float64Array(16);
+        rigidFit(P, Q, u, count, out, 0, scale);
+        for (let k = 0; k < 16; k++) expect(out[k]).toBeCloseTo(M[k], 9);
+      }
+    },
+  );
 
   /**
    * n vertices, J fixed joints (≥ 2) and 2 helpers, T samples; targets made by `weights` (K = 4)

@@ -1,14 +1,14 @@
 /**
  * Where helper joints go (the placement of `io/helper-bake.ts`, after Le & Deng 2012's
  * clustering start): the vertices where a method departs from LBS — largest distance over the
- * samples above 1% of the largest and above 1e-4 of the bounding-box diagonal — grouped by the
+ * samples above 1% of the largest and above 1e-4 of the posed bounding-box diagonal — grouped by the
  * joint between their two heaviest influences (the child of the pair), each group split into up
  * to `perRegion` clusters by k-means on the bind positions, weighted by the departure.
  *
  * @module
  */
 import { boundingBoxDiagonal, type SkinnedMesh } from '../core/mesh.js';
-import { mirrors, rigidFit } from './ssdr.js';
+import { jointScale, rigidFit } from './ssdr.js';
 
 /** What {@link placeHelpers} decides. */
 export interface HelperPlacement {
@@ -52,7 +52,8 @@ export function placeHelpers(
   for (let i = 0; i < n; i++) departure[i] = Math.sqrt(departure[i]);
   let most = 0;
   for (let i = 0; i < n; i++) most = Math.max(most, departure[i]);
-  const threshold = Math.max(0.01 * most, 1e-4 * boundingBoxDiagonal(mesh.positions));
+  // 1e-4 of the posed mesh's diagonal (its units are the departure's; the bind mesh's may differ).
+  const threshold = Math.max(0.01 * most, 1e-4 * boundingBoxDiagonal(targets[0]));
   const regionOf = new Int32Array(n).fill(-1);
   const regionVertices = new Map<number, number[]>();
   for (let i = 0; i < n; i++) {
@@ -87,8 +88,8 @@ export function placeHelpers(
  * weighted by the departure.
  * @param rest bind positions per sample, length 3·n each
  * @param targets the method's posed positions per sample
- * @param fixed the joints' skinning matrices per sample: where a helper's joint mirrors, its fit
- *   is mirrored (see `SsdrProblem.helperJoints`)
+ * @param fixed the joints' skinning matrices per sample: each helper is fitted at its joint's
+ *   signed scale there (see `SsdrProblem.helperJoints`)
  * @returns per sample, the helpers' skinning matrices, 4×4 column-major, length 16·H each
  */
 export function clusterStart(
@@ -113,7 +114,7 @@ export function clusterStart(
           Q[3 * a + c] = targets[t][3 * i + c];
         }
       });
-      rigidFit(P, Q, u, members.length, out[t], 16 * h, !!fixed && mirrors(fixed[t], placement.helperRegion[h]));
+      rigidFit(P, Q, u, members.length, out[t], 16 * h, fixed ? jointScale(fixed[t], placement.helperRegion[h]) : 1);
     }
   }
   return out;

@@ -32,16 +32,20 @@ export interface SsdrProblem {
   /** The fixed joints' skinning matrices at sample t, 4×4 column-major, length 16·J each. */
   fixed: Float64Array[];
   /**
-   * The fixed joint each helper hangs from: at a sample where that joint's skinning matrix
-   * mirrors (negative determinant: a mirrored rig), the helper is fitted mirrored too, so that
-   * its transform relative to the joint stays a rotation. Absent: every helper is a rotation.
+   * The fixed joint each helper hangs from: at each sample the helper is fitted with that joint's
+   * skinning matrix's signed uniform scale ({@link jointScale}: a rig whose armature scale is not
+   * in its inverse bind matrices, a mirrored rig), so that its transform relative to the joint
+   * stays a rotation of unit scale. Absent: every helper is a rotation.
    */
   helperJoints?: readonly number[];
 }
 
-/** Whether joint `j`'s skinning matrix in `fixed` (16·J, column-major) mirrors (negative determinant). */
-export function mirrors(fixed: Float64Array, j: number): boolean {
-  return mat4LinearDeterminant(fixed, j << 4) < 0;
+/**
+ * Joint `j`'s skinning matrix's signed uniform scale in `fixed` (16·J, column-major): the cube
+ * root of its linear part's determinant (negative where it mirrors; 1 where it is 0 or not finite).
+ */
+export function jointScale(fixed: Float64Array, j: number): number {
+  return Math.cbrt(mat4LinearDeterminant(fixed, j << 4)) || 1;
 }
 
 /** The unknowns: helper transforms and the weights. */
@@ -71,11 +75,12 @@ export function rigidFitScratch(): RigidFitScratch {
 }
 
 /**
- * Weighted rigid fit: the rotation R and translation T minimising Σ u_i ‖r_i − (R p_i + T)‖²
- * (Kabsch; Horn 1987). Writes R | T as a 4×4 column-major matrix at out[o..].
+ * Weighted rigid fit at a given scale: the rotation R and translation T minimising
+ * Σ u_i ‖q_i − (s R p_i + T)‖² (Kabsch; Horn 1987; for a fixed s > 0 the best R does not depend
+ * on s). Writes s R | T as a 4×4 column-major matrix at out[o..].
  * @param P bind positions, 3 per point; Q targets, 3 per point; u weights (≥ 0), one per point
- * @param mirrored fit R among the orthogonal matrices of determinant −1 instead (a rotation
- *   times the mirroring diag(−1, 1, 1)), for targets mirrored by the rig
+ * @param scale s; negative: R among the orthogonal matrices of determinant −1 instead (a rotation
+ *   times the mirroring diag(−1, 1, 1)) at scale |s|, for targets mirrored by the rig
  * @param scratch room reused across calls ({@link rigidFitScratch}); a new one when absent
  */
 export function rigidFit(
@@ -85,9 +90,11 @@ export function rigidFit(
   count: number,
   out: Float64Array,
   o: number,
-  mirrored = false,
+  scale = 1,
   scratch: RigidFitScratch = rigidFitScratch(),
 ): void {
+  const mirrored = scale < 0;
+  const s = Math.abs(scale);
   let su = 0;
   let px = 0, py = 0, pz = 0, qx = 0, qy = 0, qz = 0; // prettier-ignore
   for (let i = 0; i < count; i++) {
@@ -140,10 +147,10 @@ export function rigidFit(
   else R.set(IDENTITY3);
   if (mirrored) for (let r = 0; r < 3; r++) R[3 * r] = -R[3 * r];
   out.fill(0, o, o + 16);
-  for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) out[o + 4 * c + r] = R[3 * r + c];
-  out[o + 12] = qx - (R[0] * px + R[1] * py + R[2] * pz);
-  out[o + 13] = qy - (R[3] * px + R[4] * py + R[5] * pz);
-  out[o + 14] = qz - (R[6] * px + R[7] * py + R[8] * pz);
+  for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) out[o + 4 * c + r] = s * R[3 * r + c];
+  out[o + 12] = qx - s * (R[0] * px + R[1] * py + R[2] * pz);
+  out[o + 13] = qy - s * (R[3] * px + R[4] * py + R[5] * pz);
+  out[o + 14] = qz - s * (R[6] * px + R[7] * py + R[8] * pz);
   out[o + 15] = 1;
 }
 
@@ -247,8 +254,8 @@ export function updateHelpers(
           P[3 * a + 1] = x1;
           P[3 * a + 2] = x2;
         }
-        const mirrored = problem.helperJoints !== undefined && mirrors(F, problem.helperJoints[h]);
-        rigidFit(P, Q, u[h], count, X, h << 4, mirrored, scratch);
+        const scale = problem.helperJoints ? jointScale(F, problem.helperJoints[h]) : 1;
+        rigidFit(P, Q, u[h], count, X, h << 4, scale, scratch);
       }
     }
   }
@@ -264,8 +271,15 @@ export function vertexError(problem: SsdrProblem, model: SsdrModel, i: number): 
 /**
  * Squared error of the model at vertex i over the samples (posed units²): summed, and the
  * largest at one sample.
+ * @param perSample where given, receives the squared error at sample t at `perSample[t·n + i]`
+ *   (n: `problem.n`; T·n long)
  */
-export function vertexErrors(problem: SsdrProblem, model: SsdrModel, i: number): { sum: number; max: number } {
+export function vertexErrors(
+  problem: SsdrProblem,
+  model: SsdrModel,
+  i: number,
+  perSample?: Float32Array,
+): { sum: number; max: number } {
   const K = model.influences;
   const J = problem.fixed[0].length >> 4;
   let e = 0;
@@ -290,6 +304,7 @@ export function vertexErrors(problem: SsdrProblem, model: SsdrModel, i: number):
     const d = (x - Y[3 * i]) ** 2 + (y - Y[3 * i + 1]) ** 2 + (z - Y[3 * i + 2]) ** 2;
     e += d;
     if (d > max) max = d;
+    if (perSample) perSample[t * problem.n + i] = d;
   }
   return { sum: e, max };
 }

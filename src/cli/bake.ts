@@ -10,7 +10,7 @@ import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { CorskinError } from '../core/errors.js';
 import type { Deformer } from '../deformers/contract.js';
-import { measureBake, type BakeMeasure } from '../bake/measure.js';
+import { measureBake, NEVER_WORSE_MARGIN, type BakeMeasure } from '../bake/measure.js';
 import { sampleMethod, type MethodSamples } from '../bake/sampling.js';
 import {
   AUTO_BAKE_THREADS_FROM,
@@ -152,7 +152,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     const over = verticesOverInfluences(model, K);
     if (over)
       io.err(
-        `corskin: warning: ${input}: ${model.name}: ${count(over, 'vertex has', 'vertices have')} more than ${K} influences; the baked file keeps the ${K} heaviest of each (${K === 4 ? '--influences 8 keeps 8, which Babylon.js and Blender play; three.js plays 4' : 'more are not baked'}), so it may play farther from ${o.method.toUpperCase()} than the input's own LBS there`,
+        `corskin: warning: ${input}: ${model.name}: ${count(over, 'vertex has', 'vertices have')} more than ${K} influences; where the helpers bring them closer to ${o.method.toUpperCase()} they get ${K} (${K === 4 ? '--influences 8 gives 8, which Babylon.js and Blender play; three.js plays 4' : 'at most'}), elsewhere they keep all theirs, so the baked file may hold more than ${K}`,
       );
     // The method and LBS at the samples, taken once: fitted by the bake and (while what is kept
     // stays within one bake's bound) compared against after the file is written.
@@ -229,13 +229,23 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   baked.forEach(({ lines }, k) => {
     const m = measures[k];
     for (const line of lines) io.out(line);
+    const M = method.toUpperCase();
     io.out(
-      `  at the ${m.samples} samples, per-vertex distance ÷ bounding-box diagonal of the posed mesh: baked file by LBS vs ${method.toUpperCase()} max ${e(m.max)}, p99 ${e(m.p99)}; plain LBS vs ${method.toUpperCase()} max ${e(m.lbsMax)}, p99 ${e(m.lbsP99)}`,
+      `  at the ${m.samples} samples, per-vertex distance ÷ bounding-box diagonal of the posed mesh: baked file by LBS vs ${M} max ${e(m.max)}, p99 ${e(m.p99)}; plain LBS vs ${M} max ${e(m.lbsMax)}, p99 ${e(m.lbsP99)}`,
     );
-    if (m.p99 > m.lbsP99 || m.max > m.lbsMax)
+    // The share of LBS's p99 distance removed (where LBS is not already within the tolerance).
+    const gap = m.lbsP99 > NEVER_WORSE_MARGIN ? 1 - m.p99 / m.lbsP99 : undefined;
+    if (gap !== undefined)
+      io.out(`  removes ${(100 * gap).toFixed(0)}% of plain LBS's p99 distance to ${M}; max ${(m.max / m.lbsMax).toFixed(2)} of LBS's`); // prettier-ignore
+    const warn = (what: string) =>
       io.err(
-        `corskin: warning: ${input}: ${baked[k].model.name}: the baked file plays farther from ${method.toUpperCase()} than plain LBS does (${m.p99 > m.lbsP99 ? `p99 ${e(m.p99)} against ${e(m.lbsP99)}` : `max ${e(m.max)} against ${e(m.lbsMax)}`})${o.as === 'helpers' ? '; --as helpers+morphs reproduces the method at the samples' : ''}`,
+        `corskin: warning: ${input}: ${baked[k].model.name}: ${what}${o.as === 'helpers' ? '; --as helpers+morphs reproduces the method at the samples' : ''}`,
       );
+    if (m.worseSamples)
+      warn(`at ${m.worseSamples} of ${m.samples} samples the baked file plays farther from ${M} than plain LBS does (its max or p99 over the vertices, by more than ${NEVER_WORSE_MARGIN} of the diagonal)`); // prettier-ignore
+    else if (gap !== undefined && gap <= 0) warn(`the bake could not bring LBS closer to ${M} at all`);
+    else if (gap !== undefined && gap < 0.5)
+      warn(`the bake removes less than half of plain LBS's p99 distance to ${M} (${(100 * gap).toFixed(0)}%)`);
   });
   if (inputErrors) {
     // The codes whose count grew (the bake adds no error of its own: a warning says if it did).

@@ -3,13 +3,16 @@
  * rigid joints to the skin, fitted by smooth skinning decomposition with rigid bones (Le & Deng
  * 2012, "Smooth Skinning Decomposition with Rigid Bones", ACM TOG 31(6), SIGGRAPH Asia 2012; see
  * `ssdr.ts`) over every clip's samples — the helper bones riggers add at elbows and knees by hand
- * (Mohr & Gleicher 2003), found automatically. The file stays plain glTF: every original joint,
- * its animation and (where LBS already matches the method) its weights are kept; the helpers are
- * child nodes of skeleton joints with translation and rotation channels on every clip; the
- * weights are rewritten in `JOINTS_n`/`WEIGHTS_n`.
+ * (Mohr & Gleicher 2003), found automatically. The file stays plain glTF: every original joint
+ * and its animation are kept, and so are a vertex's influences as they are (all of them, weights
+ * unchanged) where LBS already matches the method or the helpers would put it farther from the
+ * method than plain LBS at some sample (`bake/never-worse.ts`); the helpers are child nodes of
+ * skeleton joints with translation and rotation channels on every clip, fitted at their joint's
+ * scale (a rig whose armature scale is not in its inverse bind matrices); the weights are
+ * rewritten in `JOINTS_n`/`WEIGHTS_n`.
  *
  * Where the helpers go: the vertices where the method departs from LBS (largest distance over
- * the samples above 1% of the largest, and above 1e-4 of the bounding-box diagonal) are grouped
+ * the samples above 1% of the largest, and above 1e-4 of the posed bounding-box diagonal) are grouped
  * by the joint between their two heaviest influences (the child of the pair: the elbow for the
  * upper arm and forearm); each such joint region gets up to `helpers` helpers, placed by k-means
  * on the region's bind positions weighted by the departure.
@@ -28,6 +31,7 @@ import type { SkinnedModel } from './gltf.js';
 import { clipAnimation } from './gltf-skeleton.js';
 import { clusterStart, influencesOf, placeHelpers } from '../bake/placement.js';
 import type { SsdrModel } from '../bake/ssdr.js';
+import { keepFittedWeights } from '../bake/never-worse.js';
 import {
   fitData,
   fitSamples,
@@ -75,8 +79,10 @@ export interface HelperBakeResult {
   /** Vertices whose weights were solved (the others keep theirs). */
   activeVertices: number;
   /**
-   * Of those, the vertices the helpers did not bring closer to the method than plain LBS (summed
-   * over the samples, or at the worst one): they keep their own weights.
+   * Of those, the vertices given back their own influences: those the helpers did not bring
+   * closer to the method than plain LBS (summed over the samples, or at the worst one), and those
+   * that would have put a sample's largest or 99th-percentile distance past plain LBS's
+   * (`bake/never-worse.ts`).
    */
   revertedVertices: number;
 }
@@ -166,15 +172,19 @@ export function* helperBakeSteps(
   };
   for (let i = 0; i < n; i++) setOwnWeights(model_, mesh, i);
   // The vertices solved: where the method departs from LBS. Candidates of each: its own joints,
-  // its region's helpers and those of the regions of its other influences.
+  // its region's helpers and those of the regions of its other influences (at most its 2K
+  // heaviest joints and the helpers of its K heaviest: a 20-influence vertex would otherwise take
+  // ~40 candidates, and the weight update's time grows with their square).
   const active: number[] = [];
   for (let i = 0; i < n; i++) if (regionOf[i] >= 0) active.push(i);
   const candidatesOf = (i: number): number[] => {
     const set = new Set<number>();
-    for (const e of influencesOf(mesh.joints, mesh.weights, mesh.influences, i)) {
-      set.add(e.j);
-      for (const h of regionHelpers.get(e.j) ?? []) set.add(J + h);
-    }
+    influencesOf(mesh.joints, mesh.weights, mesh.influences, i)
+      .slice(0, 2 * K)
+      .forEach((e, k) => {
+        set.add(e.j);
+        if (k < K) for (const h of regionHelpers.get(e.j) ?? []) set.add(J + h);
+      });
     for (const h of regionHelpers.get(regionOf[i]) ?? []) set.add(J + h);
     return [...set];
   };
@@ -209,40 +219,30 @@ export function* helperBakeSteps(
   // settle together (every pass is an exact block minimisation, so the error only falls).
   if (data.fitSamples.length < T) yield { data, task: { kind: 'helpers', full: true, passes: FINAL_PASSES } };
   const fitted = yield* errors(true);
-  // The fit back into the whole mesh's model.
+  // Never worse than LBS (`bake/never-worse.ts`): a vertex whose fitted weights would be keeps
+  // its own influences. The fit back into the whole mesh's model; every other vertex keeps its own.
+  const { kept, givenBack } = keepFittedWeights(samples, active, data, fitted);
   model_.transforms = fitViews(data, true).model.transforms;
+  const own = new Uint8Array(n).fill(1);
   active.forEach((i, a) => {
+    if (!kept[a]) return;
+    own[i] = 0;
     model_.joints.set(data.joints.subarray(K * a, K * a + K), K * i);
     model_.weights.set(data.weights.subarray(K * a, K * a + K), K * i);
   });
-  // Never worse than LBS: a vertex the helpers do not bring closer to the method at every sample
-  // that counts (summed over the samples, and at the worst one) keeps its own weights.
-  let reverted = 0;
-  active.forEach((i, a) => {
-    let sum = 0;
-    let max = 0;
-    for (let t = 0; t < T; t++) {
-      const Y = targets[t];
-      const L = lbs[t];
-      const d = (L[3 * i] - Y[3 * i]) ** 2 + (L[3 * i + 1] - Y[3 * i + 1]) ** 2 + (L[3 * i + 2] - Y[3 * i + 2]) ** 2;
-      sum += d;
-      if (d > max) max = d;
-    }
-    if (fitted.sum[a] <= sum && fitted.max[a] <= max) return;
-    setOwnWeights(model_, mesh, i);
-    reverted++;
-  });
   // A helper no vertex kept is not written.
   const used = new Uint8Array(H);
-  for (let k = 0; k < model_.joints.length; k++)
-    if (model_.weights[k] > 0 && model_.joints[k] >= J) used[model_.joints[k] - J] = 1;
-  const kept = dropHelpers(model_, used, J);
+  for (let i = 0; i < n; i++)
+    for (let k = K * i; k < K * i + K; k++)
+      if (!own[i] && model_.weights[k] > 0 && model_.joints[k] >= J) used[model_.joints[k] - J] = 1;
+  const helpersKept = dropHelpers(model_, used, J);
   options.onProgress?.(maxIterations, maxIterations);
 
   writeHelpers(
     document,
     model,
     model_,
+    own,
     samples.fixed,
     helperRegion.filter((_, h) => used[h]),
     helperCentre.filter((_, h) => used[h]),
@@ -251,12 +251,12 @@ export function* helperBakeSteps(
   );
   const regions = new Set(helperRegion.filter((_, h) => used[h])).size;
   return {
-    helpers: kept,
+    helpers: helpersKept,
     regions,
     samples: T,
     iterations,
     activeVertices: active.length,
-    revertedVertices: reverted,
+    revertedVertices: givenBack,
   };
 }
 
@@ -299,11 +299,15 @@ function dropHelpers(model: SsdrModel, used: Uint8Array, J: number): number {
 /** Bone updates over every sample after the alternation. */
 const FINAL_PASSES = 6;
 
-/** Writes the helpers (nodes, inverse bind matrices, channels) and the new weights. */
+/**
+ * Writes the helpers (nodes, inverse bind matrices, channels) and the weights: the fit's where
+ * `own[i]` is 0, the input's own influences as they are (all of them, weights unchanged) elsewhere.
+ */
 function writeHelpers(
   document: Document,
   model: SkinnedModel,
   fit: SsdrModel,
+  own: Uint8Array,
   fixed: Float64Array[],
   helperRegion: number[],
   helperCentre: number[][],
@@ -431,8 +435,23 @@ function writeHelpers(
     }
     t0 += times.length;
   }
-  // Weights: JOINTS_n / WEIGHTS_n over the original joints and the helpers; the old precomputed
-  // data (centers of rotation, Direct Delta Mush) no longer fits them and is removed.
+  // Weights: JOINTS_n / WEIGHTS_n over the original joints and the helpers, as many sets as the
+  // fit's influences or a vertex kept with its own needs; the old precomputed data (centers of
+  // rotation, Direct Delta Mush) no longer fits them and is removed.
+  const { mesh } = model;
+  const influences = (i: number): { j: number; w: number }[] => {
+    const out: { j: number; w: number }[] = [];
+    if (own[i]) {
+      for (let k = mesh.influences * i; k < mesh.influences * (i + 1); k++)
+        if (mesh.weights[k] !== 0) out.push({ j: mesh.joints[k], w: mesh.weights[k] });
+    } else
+      for (let k = K * i; k < K * i + K; k++)
+        if (fit.weights[k] > 0) out.push({ j: fit.joints[k] < J ? fit.joints[k] : skinJoints + fit.joints[k] - J, w: fit.weights[k] }); // prettier-ignore
+    return out;
+  };
+  let most = K;
+  for (let i = 0; i < own.length; i++) if (own[i]) most = Math.max(most, influences(i).length);
+  const sets = Math.ceil(most / 4);
   const wide = skinJoints + H > 256;
   for (const part of model.parts) {
     const p = part.primitive;
@@ -447,22 +466,16 @@ function writeHelpers(
     p.setAttribute(COR_ATTRIBUTE, null);
     removeDeltaMush(p);
     const count = part.vertexCount;
-    for (let set = 0; set < K / 4; set++) {
-      const js = wide ? new Uint16Array(4 * count) : new Uint8Array(4 * count);
-      const ws = new Float32Array(4 * count);
-      for (let v = 0; v < count; v++) {
-        const i = part.vertexOffset + v;
-        for (let c = 0; c < 4; c++) {
-          const k = K * i + 4 * set + c;
-          const w = fit.weights[k];
-          if (w <= 0) continue;
-          const joint = fit.joints[k];
-          js[4 * v + c] = joint < J ? joint : skinJoints + joint - J;
-          ws[4 * v + c] = w;
-        }
-      }
-      p.setAttribute(`JOINTS_${set}`, document.createAccessor().setType('VEC4').setArray(js).setBuffer(buffer));
-      p.setAttribute(`WEIGHTS_${set}`, document.createAccessor().setType('VEC4').setArray(ws).setBuffer(buffer));
+    const js = Array.from({ length: sets }, () => (wide ? new Uint16Array(4 * count) : new Uint8Array(4 * count)));
+    const ws = Array.from({ length: sets }, () => new Float32Array(4 * count));
+    for (let v = 0; v < count; v++)
+      influences(part.vertexOffset + v).forEach(({ j, w }, k) => {
+        js[k >> 2][4 * v + (k & 3)] = j;
+        ws[k >> 2][4 * v + (k & 3)] = w;
+      });
+    for (let set = 0; set < sets; set++) {
+      p.setAttribute(`JOINTS_${set}`, document.createAccessor().setType('VEC4').setArray(js[set]).setBuffer(buffer));
+      p.setAttribute(`WEIGHTS_${set}`, document.createAccessor().setType('VEC4').setArray(ws[set]).setBuffer(buffer));
     }
   }
 }

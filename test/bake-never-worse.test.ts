@@ -1,0 +1,206 @@
+/**
+ * `bake --as helpers` is never worse than plain LBS at any sample: on every shared character and
+ * on variants made here (mirrored, scaled ×0.01 and ×100 above the skeleton — the skinning
+ * matrices then scale, as the chicken's do —, weights summing to 0.9, 20 influences per vertex),
+ * the baked file's largest and 99th-percentile distance to the method over the vertices, at each
+ * sample, are at most plain LBS's plus `NEVER_WORSE_MARGIN` (1e-4) of the diagonal. Checked by
+ * brute force (every distance sorted), the file read back and played by LBS.
+ */
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { NodeIO, type Document } from '@gltf-transform/core';
+import { samplePose } from '../src/core/animation.js';
+import { boundingBoxDiagonal } from '../src/core/mesh.js';
+import { applyMorphTargets, sampleMorphWeights } from '../src/core/morph.js';
+import { skinningMatrices } from '../src/core/pose.js';
+import { computeCentersOfRotation } from '../src/cor/precompute.js';
+import { deformers } from '../src/deformers/index.js';
+import type { Deformer } from '../src/deformers/contract.js';
+import { NEVER_WORSE_MARGIN } from '../src/bake/measure.js';
+import { bakeSampleTimes } from '../src/bake/samples.js';
+import { bakeHelperJoints } from '../src/io/helper-bake.js';
+import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';
+import { readDocument, writeDocument } from '../src/io/node-io.js';
+import { CESIUM_MAN, scratch, SHARED } from './helpers/data.js';
+
+const tmp = scratch();
+afterAll(() => tmp.cleanup());
+
+const FOX = join(SHARED, 'characters/Fox.glb');
+
+/** `file` edited by `edit`, written to the scratch folder. */
+async function variant(file: string, name: string, edit: (document: Document) => void): Promise<string> {
+  const io = new NodeIO();
+  const document = await io.read(file);
+  edit(document);
+  const out = join(tmp.dir, `${name}.glb`);
+  await io.write(out, document);
+  return out;
+}
+
+/** Every scene's content under a new node of scale `scale`. */
+const underScale = (scale: [number, number, number]) => (document: Document) => {
+  for (const scene of document.getRoot().listScenes()) {
+    const root = document.createNode('variant').setScale(scale);
+    for (const child of scene.listChildren()) {
+      scene.removeChild(child);
+      root.addChild(child);
+    }
+    scene.addChild(root);
+  }
+};
+
+/** Each vertex's weights as floats: per primitive, per set, 4 per vertex. */
+function weightSets(document: Document, edit: (joints: number[][], weights: number[][], jointCount: number) => void) {
+  const jointCount = document.getRoot().listSkins()[0].listJoints().length;
+  for (const p of document
+    .getRoot()
+    .listMeshes()
+    .flatMap((m) => m.listPrimitives())) {
+    if (!p.getAttribute('JOINTS_0')) continue;
+    const count = p.getAttribute('JOINTS_0')!.getCount();
+    const joints: number[][] = [];
+    const weights: number[][] = [];
+    for (let v = 0; v < count; v++) {
+      const js: number[] = [];
+      const ws: number[] = [];
+      for (let set = 0; p.getAttribute(`JOINTS_${set}`); set++) {
+        js.push(...p.getAttribute(`JOINTS_${set}`)!.getElement(v, []));
+        ws.push(...p.getAttribute(`WEIGHTS_${set}`)!.getElement(v, []));
+      }
+      joints.push(js);
+      weights.push(ws);
+    }
+    edit(joints, weights, jointCount);
+    const sets = Math.ceil(Math.max(...joints.map((j) => j.length)) / 4);
+    for (let set = 0; set < sets; set++) {
+      const j = new Uint16Array(4 * count);
+      const w = new Float32Array(4 * count);
+      for (let v = 0; v < count; v++)
+        for (let c = 0; c < 4; c++) {
+          j[4 * v + c] = joints[v][4 * set + c] ?? 0;
+          w[4 * v + c] = weights[v][4 * set + c] ?? 0;
+        }
+      const buffer = document.getRoot().listBuffers()[0];
+      p.setAttribute(`JOINTS_${set}`, document.createAccessor().setType('VEC4').setArray(j).setBuffer(buffer));
+      p.setAttribute(`WEIGHTS_${set}`, document.createAccessor().setType('VEC4').setArray(w).setBuffer(buffer));
+    }
+  }
+}
+
+/**
+ * Per sample of every clip at `rate` (the bake's samples), the baked file by LBS and
+ * the original by plain LBS against the method: the largest and 99th-percentile distance (÷ the
+ * method's diagonal at the first sample), by sorting.
+ */
+function perSample(original: SkinnedModel, baked: SkinnedModel, deform: Deformer, rate: number) {
+  const n = original.mesh.positions.length / 3;
+  const rows: { baked: [number, number]; lbs: [number, number] }[] = [];
+  let diagonal = 0;
+  const stats = (a: Float64Array): [number, number] => {
+    const s = Float64Array.from(a).sort();
+    return [s[n - 1] / diagonal, s[Math.min(n - 1, Math.floor(0.99 * n))] / diagonal];
+  };
+  for (const clip of original.animations) {
+    const other = baked.animations.find((c) => c.name === clip.name)!;
+    for (const t of bakeSampleTimes(clip.duration, rate)) {
+      const S = skinningMatrices(original.skeleton, samplePose(original.skeleton, clip, t));
+      const mesh = applyMorphTargets(original.mesh, original.morphGroups, sampleMorphWeights(original.morphGroups, clip.morphChannels ?? [], t)); // prettier-ignore
+      const bakedMesh = applyMorphTargets(baked.mesh, baked.morphGroups, sampleMorphWeights(baked.morphGroups, other.morphChannels ?? [], t)); // prettier-ignore
+      const [method, lbs, played] = [0, 1, 2].map(() => ({ positions: new Float32Array(3 * n) }));
+      deform(mesh, S, method);
+      deformers.lbs(mesh, S, lbs);
+      deformers.lbs(bakedMesh, skinningMatrices(baked.skeleton, samplePose(baked.skeleton, other, t)), played);
+      diagonal ||= boundingBoxDiagonal(method.positions);
+      const [db, dl] = [played, lbs].map(
+        ({ positions: p }) =>
+        Float64Array.from({ length: n }, (_, i) => Math.hypot(p[3 * i] - method.positions[3 * i], p[3 * i + 1] - method.positions[3 * i + 1], p[3 * i + 2] - method.positions[3 * i + 2])), // prettier-ignore
+      );
+      rows.push({ baked: stats(db), lbs: stats(dl) });
+    }
+  }
+  return rows;
+}
+
+async function check(file: string, method: 'cor' | 'dqs', rate: number) {
+  const document = await readDocument(file);
+  const [model] = extractSkinnedModels(document, file);
+  const [original] = extractSkinnedModels(await readDocument(file), file);
+  if (method === 'cor')
+    original.mesh.centersOfRotation = model.mesh.centersOfRotation = computeCentersOfRotation(model.mesh).centers;
+  const deform = deformers[method];
+  const result = bakeHelperJoints(document, model, deform, { rate });
+  const out = join(tmp.dir, `never-worse-${Math.random().toString(36).slice(2)}.glb`);
+  await writeDocument(document, out);
+  const [baked] = extractSkinnedModels(await readDocument(out), out);
+  const rows = perSample(original, baked, deform, rate);
+  const worse = rows.filter(
+    (r) => r.baked[0] > r.lbs[0] + NEVER_WORSE_MARGIN || r.baked[1] > r.lbs[1] + NEVER_WORSE_MARGIN,
+  );
+  const sum = (k: 'baked' | 'lbs') => rows.reduce((s, r) => s + r[k][1], 0);
+  const removed = 1 - sum('baked') / sum('lbs');
+  return { result, rows, worse, removed };
+}
+
+describe('bake --as helpers is never worse than plain LBS, at every sample', () => {
+  it.each([
+    ['CesiumMan', CESIUM_MAN, 'cor', 5],
+    ['the Fox', FOX, 'dqs', 5],
+    ['the Soldier', join(SHARED, 'characters/Soldier.glb'), 'dqs', 4],
+    ['Ybot', join(SHARED, 'characters/Ybot.glb'), 'dqs', 2],
+    ['ShibaInu', join(SHARED, 'characters/ShibaInu.gltf'), 'cor', 3],
+    ['the chicken (16 influences; skinning matrices scaled 0.01)', join(SHARED, 'characters/chicken.glb'), 'dqs', 4],
+    ['rpm-avatar (morph targets)', join(SHARED, 'characters/rpm-avatar.glb'), 'dqs', 2],
+    ['the skeleton (first of its 40 skins)', join(SHARED, 'characters/skeleton.glb'), 'dqs', 4],
+  ] as const)(
+    '%s, %s',
+    async (_, file, method, rate) => {
+      const { result, rows, worse, removed } = await check(file, method, rate);
+      console.log(
+        `${_} ${method}: ${result.helpers} helpers, ${result.revertedVertices} of ${result.activeVertices} vertices given back; ${rows.length} samples, ${worse.length} worse; ${(100 * removed).toFixed(0)}% of LBS's per-sample p99 removed`,
+      );
+      expect(worse).toEqual([]);
+      expect(result.helpers).toBeGreaterThan(0);
+      expect(removed).toBeGreaterThan(0.3); // the bake still does its work
+    },
+    180_000,
+  );
+
+  const variants: [string, (document: Document) => void][] = [
+    ['mirrored above its skeleton', underScale([-1, 1, 1])],
+    ['scaled ×0.01 above its skeleton', underScale([0.01, 0.01, 0.01])],
+    ['scaled ×100 above its skeleton', underScale([100, 100, 100])],
+    [
+      'with weights scaled to sum to 0.9',
+      (document) => weightSets(document, (_, weights) => weights.forEach((w) => w.forEach((x, k) => (w[k] = 0.9 * x)))), // prettier-ignore
+    ],
+    [
+      'with up to 20 influences per vertex (its own at 80%, 16 more joints at 1.25% each)',
+      (document) =>
+        weightSets(document, (joints, weights, J) =>
+          joints.forEach((js, v) => {
+            const own = js.filter((_, k) => weights[v][k] > 0);
+            const ws = weights[v].filter((w) => w > 0).map((w) => 0.8 * w);
+            const more = Array.from({ length: J }, (_, j) => j)
+              .filter((j) => !own.includes(j))
+              .slice(0, 16);
+            joints[v] = [...own, ...more];
+            weights[v] = [...ws, ...more.map(() => 0.2 / more.length)];
+          }),
+        ),
+    ],
+  ];
+  it.each(variants)(
+    'the Fox %s, dqs',
+    async (name, edit) => {
+      const file = await variant(FOX, name.replace(/\W+/g, '-'), edit);
+      const { result, rows, worse, removed } = await check(file, 'dqs', 5);
+      console.log(
+        `Fox ${name}: ${result.helpers} helpers, ${result.revertedVertices} of ${result.activeVertices} given back; ${rows.length} samples, ${worse.length} worse; ${(100 * removed).toFixed(0)}% removed`,
+      );
+      expect(worse).toEqual([]);
+      expect(removed).toBeGreaterThan(0.3);
+    },
+    120_000,
+  );
+});
