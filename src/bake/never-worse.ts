@@ -23,7 +23,7 @@ const GUARD_MARGIN = NEVER_WORSE_MARGIN - 1e-5;
 /**
  * Which fitted vertices keep their fitted weights: not those the helpers do not bring closer to
  * the method than plain LBS (their squared distance summed over the samples, or at their worst
- * sample), then not those {@link keepNeverWorse} gives back, sample by sample.
+ * sample); then not those {@link keepNeverWorse} gives back, sample by sample.
  * @param samples the method and LBS at every sample (whole mesh; `sampleMethod`)
  * @param active the fitted vertices (nA, indices into the whole mesh), as in `data`
  * @param data the fit, converged (`fit.ts`)
@@ -39,9 +39,10 @@ export function keepFittedWeights(
   const { lbs, targets } = samples;
   const T = targets.length;
   const n = targets[0].length / 3;
+  const nA = data.n;
   const squared = (a: Float32Array, b: Float32Array, i: number) =>
     (a[3 * i] - b[3 * i]) ** 2 + (a[3 * i + 1] - b[3 * i + 1]) ** 2 + (a[3 * i + 2] - b[3 * i + 2]) ** 2;
-  const kept = new Uint8Array(active.length);
+  const kept = new Uint8Array(nA);
   active.forEach((i, a) => {
     let sum = 0;
     let max = 0;
@@ -52,68 +53,107 @@ export function keepFittedWeights(
     }
     kept[a] = fitted.sum[a] <= sum && fitted.max[a] <= max ? 1 : 0;
   });
-  const overall = kept.length - kept.reduce((s, k) => s + k, 0);
+  const overall = nA - kept.reduce((s, k) => s + k, 0);
   const { problem, model } = fitViews(data, true);
-  const distances = new Float32Array(T * data.n);
-  for (let a = 0; a < data.n; a++) if (kept[a]) vertexErrors(problem, model, a, distances);
+  const distances = new Float32Array(T * nA);
+  for (let a = 0; a < nA; a++) vertexErrors(problem, model, a, distances);
   for (let k = 0; k < distances.length; k++) distances[k] = Math.sqrt(distances[k]);
   const lbsDistance = (t: number) => {
     const d = new Float32Array(n);
     for (let i = 0; i < n; i++) d[i] = Math.sqrt(squared(lbs[t], targets[t], i));
     return d;
   };
-  const margin = GUARD_MARGIN * boundingBoxDiagonal(targets[0]);
-  return { kept, givenBack: overall + keepNeverWorse(lbsDistance, T, active, distances, kept, margin) };
+  const bounds = sampleBounds(lbsDistance, T, active, GUARD_MARGIN * boundingBoxDiagonal(targets[0]));
+  return { kept, givenBack: overall + keepNeverWorse(bounds, distances, kept) };
+}
+
+/** Per sample, what plain LBS allows ({@link sampleBounds}); nA active vertices. */
+interface SampleBounds {
+  nA: number;
+  /** LBS's largest distance plus the tolerance, per sample. */
+  maxBound: Float64Array;
+  /** LBS's 99th-percentile distance plus the tolerance, per sample. */
+  pBound: Float64Array;
+  /** How many active vertices may be past `pBound`, per sample. */
+  room: Int32Array;
+  /** LBS's distance at active vertex a and sample t, `[t·nA + a]`. */
+  lbsActive: Float32Array;
+}
+
+/**
+ * What plain LBS allows at each sample.
+ * @param lbsDistance per sample t (T), plain LBS's distance to the method at every vertex (n;
+ *   posed units); read once
+ * @param active the vertices the bake fitted (nA, indices into n)
+ * @param tolerance how far above LBS a sample may be (posed units)
+ */
+function sampleBounds(
+  lbsDistance: (t: number) => Float32Array,
+  T: number,
+  active: readonly number[],
+  tolerance: number,
+): SampleBounds {
+  const nA = active.length;
+  const b: SampleBounds = {
+    nA,
+    maxBound: new Float64Array(T),
+    pBound: new Float64Array(T),
+    room: new Int32Array(T),
+    lbsActive: new Float32Array(T * nA),
+  };
+  let isActive: Uint8Array | undefined;
+  for (let t = 0; t < T; t++) {
+    const d = lbsDistance(t);
+    const n = d.length;
+    if (!isActive) {
+      isActive = new Uint8Array(n);
+      for (const i of active) isActive[i] = 1;
+    }
+    let max = 0;
+    for (let i = 0; i < n; i++) if (d[i] > max) max = d[i];
+    b.maxBound[t] = max + tolerance;
+    b.pBound[t] = select(d.slice(), percentileIndex(n)) + tolerance;
+    // The vertices the bake never touches that are past the percentile's bound take room.
+    let outside = 0;
+    for (let i = 0; i < n; i++) if (!isActive[i] && d[i] > b.pBound[t]) outside++;
+    b.room[t] = n - 1 - percentileIndex(n) - outside;
+    active.forEach((i, a) => (b.lbsActive[t * nA + a] = d[i]));
+  }
+  return b;
+}
+
+/**
+ * How many vertices sample t would need given back with the kept vertices at the distances in
+ * `row` (nA): those past LBS's largest, and how far the count past LBS's percentile overflows.
+ */
+function overBy(b: SampleBounds, t: number, row: Float32Array, kept: Uint8Array): number {
+  let overMax = 0;
+  let past = 0;
+  for (let a = 0; a < b.nA; a++) {
+    const d = kept[a] ? row[a] : b.lbsActive[t * b.nA + a];
+    if (kept[a] && d > b.maxBound[t]) overMax++;
+    if (d > b.pBound[t]) past++;
+  }
+  return overMax + Math.max(0, past - b.room[t]);
 }
 
 /**
  * Gives vertices back their own influences until, at every sample, the baked mesh's largest and
- * 99th-percentile distance to the method are at most plain LBS's plus `tolerance`. Where a sample's
- * largest is over, every fitted vertex past LBS's largest is given back; where its percentile is
- * over, the fitted vertices that push it (past LBS's percentile there, within it by LBS) are given
- * back, those most farther than LBS first, as many as it takes. Giving a vertex back changes its
- * distance at every sample, so the sweep repeats until no sample is over (it ends: each sweep
- * gives back at least one vertex, and with none fitted the bound holds).
- * @param lbsDistance per sample t (T), plain LBS's distance to the method at every vertex (n;
- *   posed units); read once
- * @param active the vertices the bake fitted (nA, indices into n)
+ * 99th-percentile distance to the method are within `bounds`. Where a sample's largest is over,
+ * every fitted vertex past LBS's largest is given back; where its percentile is over, the fitted
+ * vertices that push it (past LBS's percentile there, within it by LBS) are given back, those
+ * most farther than LBS first, as many as it takes. Giving a vertex back changes its distance at
+ * every sample, so the sweep repeats until no sample is over (it ends: each sweep gives back at
+ * least one vertex, and with none fitted the bound holds).
  * @param fitted the fitted weights' distance to the method at active vertex a and sample t,
  *   `fitted[t·nA + a]` (posed units)
  * @param kept per active vertex, 1 where its fitted weights are kept (cleared here where given
  *   back; 0 already: played as plain LBS)
- * @param tolerance how far above LBS a sample may be (posed units)
  * @returns the vertices given back
  */
-export function keepNeverWorse(
-  lbsDistance: (t: number) => Float32Array,
-  T: number,
-  active: readonly number[],
-  fitted: Float32Array,
-  kept: Uint8Array,
-  tolerance: number,
-): number {
-  const nA = active.length;
-  if (!nA || !T) return 0;
-  // Per sample: LBS's bounds (largest, percentile, plus the tolerance), how many vertices the
-  // bake never touches are past the percentile's bound, and LBS's distance at the active ones.
-  const maxBound = new Float64Array(T);
-  const pBound = new Float64Array(T);
-  const room = new Int32Array(T); // active vertices allowed past pBound
-  const lbsActive = new Float32Array(T * nA);
-  const isActive = new Uint8Array(lbsDistance(0).length);
-  for (const i of active) isActive[i] = 1;
-  for (let t = 0; t < T; t++) {
-    const d = lbsDistance(t);
-    const n = d.length;
-    let max = 0;
-    for (let i = 0; i < n; i++) if (d[i] > max) max = d[i];
-    maxBound[t] = max + tolerance;
-    pBound[t] = select(d.slice(), percentileIndex(n)) + tolerance;
-    let outside = 0;
-    for (let i = 0; i < n; i++) if (!isActive[i] && d[i] > pBound[t]) outside++;
-    room[t] = n - 1 - percentileIndex(n) - outside;
-    active.forEach((i, a) => (lbsActive[t * nA + a] = d[i]));
-  }
+function keepNeverWorse(bounds: SampleBounds, fitted: Float32Array, kept: Uint8Array): number {
+  const { nA, maxBound, pBound, room, lbsActive } = bounds;
+  const T = maxBound.length;
   let given = 0;
   const giveBack = (a: number) => {
     if (kept[a]) given++;
