@@ -123,21 +123,6 @@ function sampleBounds(
 }
 
 /**
- * How many vertices sample t would need given back with the kept vertices at the distances in
- * `row` (nA): those past LBS's largest, and how far the count past LBS's percentile overflows.
- */
-function overBy(b: SampleBounds, t: number, row: Float32Array, kept: Uint8Array): number {
-  let overMax = 0;
-  let past = 0;
-  for (let a = 0; a < b.nA; a++) {
-    const d = kept[a] ? row[a] : b.lbsActive[t * b.nA + a];
-    if (kept[a] && d > b.maxBound[t]) overMax++;
-    if (d > b.pBound[t]) past++;
-  }
-  return overMax + Math.max(0, past - b.room[t]);
-}
-
-/**
  * Gives vertices back their own influences until, at every sample, the baked mesh's largest and
  * 99th-percentile distance to the method are within `bounds`. Where a sample's largest is over,
  * every fitted vertex past LBS's largest is given back; where its percentile is over, the fitted
