@@ -447,7 +447,8 @@ function writeHelpers(
     } else
       for (let k = K * i; k < K * i + K; k++)
         if (fit.weights[k] > 0) out.push({ j: fit.joints[k] < J ? fit.joints[k] : skinJoints + fit.joints[k] - J, w: fit.weights[k] }); // prettier-ignore
-    return out;
+    // Heaviest first: an engine that plays only the first set (three.js) plays the heaviest four.
+    return out.sort((a, b) => b.w - a.w);
   };
   let most = K;
   for (let i = 0; i < own.length; i++) if (own[i]) most = Math.max(most, influences(i).length);
