@@ -1,7 +1,7 @@
 /**
  * `bake --as helpers` is never worse than plain LBS at any sample: on every shared character and
- * on variants made here (mirrored, scaled ×0.01 and ×100 above the skeleton — the skinning
- * matrices then scale, as the chicken's do —, weights summing to 0.9, 20 influences per vertex),
+ * on variants made here (mirrored, scaled ×0.01, ×100 and unevenly above the skeleton — the
+ * skinning matrices then scale, as the chicken's do —, weights summing to 0.9, 20 influences),
  * the baked file's largest and 99th-percentile distance to the method over the vertices, at each
  * sample, are at most plain LBS's plus `NEVER_WORSE_MARGIN` (1e-4) of the diagonal. Checked by
  * brute force (every distance sorted), the file read back and played by LBS.
@@ -170,6 +170,7 @@ describe('bake --as helpers is never worse than plain LBS, at every sample', () 
     ['mirrored above its skeleton', underScale([-1, 1, 1])],
     ['scaled ×0.01 above its skeleton', underScale([0.01, 0.01, 0.01])],
     ['scaled ×100 above its skeleton', underScale([100, 100, 100])],
+    ['scaled unevenly (1, 2, 1) above its skeleton', underScale([1, 2, 1])],
     [
       'with weights scaled to sum to 0.9',
       (document) => weightSets(document, (_, weights) => weights.forEach((w) => w.forEach((x, k) => (w[k] = 0.9 * x)))), // prettier-ignore
@@ -199,7 +200,10 @@ describe('bake --as helpers is never worse than plain LBS, at every sample', () 
         `Fox ${name}: ${result.helpers} helpers, ${result.revertedVertices} of ${result.activeVertices} given back; ${rows.length} samples, ${worse.length} worse; ${(100 * removed).toFixed(0)}% removed`,
       );
       expect(worse).toEqual([]);
-      expect(removed).toBeGreaterThan(0.3);
+      // Unevenly scaled, a helper's fit is sheared in its joint's frame, and a node keyed by
+      // translation and rotation cannot play it: the bake measures what the file plays, and
+      // gives nearly every vertex back (the report says it could not help).
+      if (!name.includes('unevenly')) expect(removed).toBeGreaterThan(0.3);
     },
     120_000,
   );

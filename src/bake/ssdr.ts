@@ -45,7 +45,8 @@ export interface SsdrProblem {
  * root of its linear part's determinant (negative where it mirrors; 1 where it is 0 or not finite).
  */
 export function jointScale(fixed: Float64Array, j: number): number {
-  return Math.cbrt(mat4LinearDeterminant(fixed, j << 4)) || 1;
+  const s = Math.cbrt(mat4LinearDeterminant(fixed, j << 4));
+  return Number.isFinite(s) && s !== 0 ? s : 1;
 }
 
 /** The unknowns: helper transforms and the weights. */

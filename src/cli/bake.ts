@@ -175,7 +175,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       }),
     );
     lines.push(
-      `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples, ${r.iterations} iterations${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own weights (the helpers did not bring them closer to ${o.method.toUpperCase()} than LBS)` : ''}`,
+      `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples, ${r.iterations} iterations${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own influences (with the helpers they would have played farther from ${o.method.toUpperCase()} than plain LBS: over the samples, or at one)` : ''}`,
     );
   }
   if (withHelpers && keyframeTolerance > 0) {
@@ -243,7 +243,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       );
     if (m.worseSamples)
       warn(`at ${m.worseSamples} of ${m.samples} samples the baked file plays farther from ${M} than plain LBS does (its max or p99 over the vertices, by more than ${NEVER_WORSE_MARGIN} of the diagonal)`); // prettier-ignore
-    else if (gap !== undefined && gap <= 0) warn(`the bake could not bring LBS closer to ${M} at all`);
+    if (gap !== undefined && gap < 0.005) warn(`the bake could not bring LBS closer to ${M}`);
     else if (gap !== undefined && gap < 0.5)
       warn(`the bake removes less than half of plain LBS's p99 distance to ${M} (${(100 * gap).toFixed(0)}%)`);
   });

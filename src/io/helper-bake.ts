@@ -21,7 +21,8 @@
  */
 import type { Accessor, Document, Node } from '@gltf-transform/core';
 import { CorskinError } from '../core/errors.js';
-import { mat4Invert, mat4LinearDeterminant, mat4Multiply, quatFromMat4 } from '../core/math.js';
+import { quatFromMat4 } from '../core/math.js';
+import { helperFrames } from '../bake/helper-frames.js';
 import { COR_ATTRIBUTE, helperJointExtras } from './schema.js';
 import type { Deformer } from '../deformers/contract.js';
 import { removeDeltaMush } from '../methods/ddm/storage.js';
@@ -218,6 +219,13 @@ export function* helperBakeSteps(
   // The other samples start from the clusters' fits: a few passes let each sample's helpers
   // settle together (every pass is an exact block minimisation, so the error only falls).
   if (data.fitSamples.length < T) yield { data, task: { kind: 'helpers', full: true, passes: FINAL_PASSES } };
+  // The helpers as the file will play them (a node keyed by translation and rotation cannot hold
+  // the shear a fit gets under a joint scaled unevenly): what is measured from here on.
+  const frames = helperFrames(skeleton.inverseBindMatrices, helperRegion, helperCentre, (j) => `${model.name}: ${skeleton.jointNames[j]}`, file); // prettier-ignore
+  for (let t = 0; t < T; t++) {
+    const X = data.transforms.subarray(16 * H * t, 16 * H * (t + 1));
+    for (let h = 0; h < H; h++) frames.makePlayable(samples.fixed[t], X, h);
+  }
   const fitted = yield* errors(true);
   // Never worse than LBS (`bake/never-worse.ts`): a vertex whose fitted weights would be keeps
   // its own influences. The fit back into the whole mesh's model; every other vertex keeps its own.
@@ -329,45 +337,21 @@ function writeHelpers(
       .map((x) => x.getName()),
   );
   const nodes: Node[] = [];
-  const bind = new Float64Array(16);
-  const local = new Float64Array(16);
-  const tmp = new Float64Array(16);
-  const inv = new Float64Array(16);
   // A helper's bind world matrix is T(c)·s_j (s_j: its joint's signed uniform world scale at
   // bind, det(IBM_j)^(−1/3), negative where the bind mirrors) and its inverse bind matrix
-  // (T(c)·s_j)⁻¹: its skinning matrix is the fitted H either way, and its local transform from the
-  // joint is a rotation of unit scale, as the rig's own joints are. (With T(c) alone a helper
-  // under an armature scaled 0.01 gets a local scale of 100, which a client whose bones carry no
-  // rest scale, such as Blender's importer, cannot play; and under a mirrored bind a local
-  // transform of determinant −1, which no rotation and positive scale can hold.)
-  const scaleOf = (h: number) => 1 / Math.cbrt(mat4LinearDeterminant(ibm, 16 * helperRegion[h])) || 1;
-  const centreMatrix = (h: number) => {
-    const s = scaleOf(h);
-    const m = new Float64Array([s, 0, 0, 0, 0, s, 0, 0, 0, 0, s, 0, 0, 0, 0, 1]);
-    m.set(helperCentre[h], 12);
-    return m;
-  };
-  const localAt = (S: Float64Array, H_: Float64Array, h: number) => {
-    // local = IBM_j · S_j⁻¹ · H · T(c): the helper's world H·T(c) seen from its parent joint.
-    const j = helperRegion[h];
-    if (!mat4Invert(inv, 0, S, 16 * j))
-      throw new CorskinError(`${model.name}: joint "${skeleton.jointNames[j]}" has a singular matrix in a clip`, file);
-    mat4Multiply(tmp, 0, H_, 16 * h, centreMatrix(h), 0);
-    mat4Multiply(local, 0, inv, 0, tmp, 0);
-    mat4Multiply(tmp, 0, ibm, 16 * j, local, 0);
-    return tmp;
-  };
-  const identity = new Float64Array(16 * H);
-  for (let h = 0; h < H; h++) identity.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], 16 * h);
-  const bindSkinning = new Float64Array(16 * J);
-  for (let j = 0; j < J; j++) bindSkinning.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], 16 * j);
+  // (T(c)·s_j)⁻¹ (`bake/helper-frames.ts`): its skinning matrix is the fitted H either way, and its
+  // local transform from the joint is a rotation of unit scale, as the rig's own joints are. (With
+  // T(c) alone a helper under an armature scaled 0.01 gets a local scale of 100, which a client
+  // whose bones carry no rest scale, such as Blender's importer, cannot play; and under a
+  // mirrored bind a local transform of determinant −1, which no rotation and positive scale can
+  // hold.)
+  const frames = helperFrames(ibm, helperRegion, helperCentre, (j) => `${model.name}: ${skeleton.jointNames[j]}`, file); // prettier-ignore
   for (let h = 0; h < H; h++) {
     const j = helperRegion[h];
     let name = `${skeleton.jointNames[j] || `joint${j}`}_helper${h}`;
     while (names.has(name)) name += '_';
     names.add(name);
-    const m = localAt(bindSkinning, identity, h);
-    bind.set(m);
+    const bind = frames.bind(h);
     const node = document.createNode(name).setTranslation([bind[12], bind[13], bind[14]]);
     const q = [0, 0, 0, 1];
     quatFromMat4(q, 0, bind, 0);
@@ -386,11 +370,7 @@ function writeHelpers(
   const oldIbm = skin.getInverseBindMatrices();
   const ibms = new Float32Array(16 * (skinJoints + H));
   ibms.set(Float32Array.from(ibm.subarray(0, 16 * skinJoints)));
-  for (let h = 0; h < H; h++) {
-    const r = 1 / scaleOf(h);
-    const [x, y, z] = helperCentre[h];
-    ibms.set([r, 0, 0, 0, 0, r, 0, 0, 0, 0, r, 0, -r * x, -r * y, -r * z, 1], 16 * (skinJoints + h));
-  }
+  for (let h = 0; h < H; h++) ibms.set(frames.inverseBind(h), 16 * (skinJoints + h));
   skin.setInverseBindMatrices(document.createAccessor().setType('MAT4').setArray(ibms).setBuffer(buffer));
   if (oldIbm && oldIbm.listParents().length <= 1) oldIbm.dispose();
   // Channels: translation and rotation of every helper at each clip's samples.
@@ -403,7 +383,7 @@ function writeHelpers(
       const rotation = new Float32Array(4 * times.length);
       const q = [0, 0, 0, 1];
       for (let s = 0; s < times.length; s++) {
-        const m = localAt(fixed[t0 + s], fit.transforms[t0 + s], h);
+        const m = frames.local(fixed[t0 + s], fit.transforms[t0 + s], h);
         translation.set([m[12], m[13], m[14]], 3 * s);
         quatFromMat4(q, 0, m, 0);
         // Keep consecutive keys on one hemisphere (LINEAR plays slerp between them).

@@ -1,0 +1,109 @@
+/**
+ * A helper joint's frames (the helper bake, `io/helper-bake.ts`): where it is bound, its local
+ * transform from its joint at a sample, and the skinning matrix the written file plays for it —
+ * a glTF node keyed by translation and rotation only, at its bind scale, cannot hold the shear a
+ * fitted transform gets under a joint scaled unevenly.
+ *
+ * Helper h hangs from joint j and is bound at `C_h = T(c_h)·s_j` (its cluster's centre c_h, s_j
+ * the joint's signed uniform scale at bind, det(IBM_j)^(−1/3)); its skinning matrix X_h maps bind
+ * space to posed space, and its local transform is `IBM_j · S_j⁻¹ · X_h · C_h` (S_j the joint's
+ * skinning matrix at the sample).
+ *
+ * @module
+ */
+import { CorskinError } from '../core/errors.js';
+import { mat4FromTRS, mat4Invert, mat4LinearDeterminant, mat4Multiply, quatFromMat4 } from '../core/math.js';
+
+/** The frames of H helpers ({@link helperFrames}); matrices 4×4 column-major. */
+export interface HelperFrames {
+  /** `C_h = T(c_h)·s_j`: the helper's bind world matrix. */
+  centre(h: number): Float64Array;
+  /** The inverse bind matrix of helper h, `C_h⁻¹`. */
+  inverseBind(h: number): Float64Array;
+  /**
+   * The local transform of helper h from its joint, `IBM_j · S_j⁻¹ · X_h · C_h`, at the sample whose
+   * joints' skinning matrices are `S` (16·J) and helpers' `X` (16·H). Returns scratch, valid until
+   * the next call.
+   * @throws CorskinError when the joint's skinning matrix is singular there
+   */
+  local(S: Float64Array, X: Float64Array, h: number): Float64Array;
+  /** The local transform at bind: its translation, rotation and scale are the node's. */
+  bind(h: number): Float64Array;
+  /**
+   * Replaces `X[16h..]` by the skinning matrix the file plays for helper h at that sample: the
+   * local transform's translation and rotation (its columns normalised, as `quatFromMat4` keys it)
+   * at the bind local's scale, seen from the joint again. Unchanged (up to rounding) where the
+   * local transform is a rotation at the bind scale.
+   */
+  makePlayable(S: Float64Array, X: Float64Array, h: number): void;
+}
+
+/**
+ * The frames of the helpers hanging from joints `helperJoint` bound at `helperCentre`.
+ * @param ibm the skeleton's inverse bind matrices (16·J)
+ * @param jointName for error messages
+ */
+export function helperFrames(
+  ibm: Float64Array,
+  helperJoint: readonly number[],
+  helperCentre: readonly number[][],
+  jointName: (j: number) => string,
+  file?: string,
+): HelperFrames {
+  const scaleOf = (h: number) => 1 / Math.cbrt(mat4LinearDeterminant(ibm, 16 * helperJoint[h])) || 1;
+  const centre = (h: number) => {
+    const s = scaleOf(h);
+    const m = new Float64Array([s, 0, 0, 0, 0, s, 0, 0, 0, 0, s, 0, 0, 0, 0, 1]);
+    m.set(helperCentre[h], 12);
+    return m;
+  };
+  const inverseBind = (h: number) => {
+    const r = 1 / scaleOf(h);
+    const [x, y, z] = helperCentre[h];
+    return new Float64Array([r, 0, 0, 0, 0, r, 0, 0, 0, 0, r, 0, -r * x, -r * y, -r * z, 1]);
+  };
+  const inv = new Float64Array(16);
+  const tmp = new Float64Array(16);
+  const out = new Float64Array(16);
+  const local = (S: Float64Array, X: Float64Array, h: number) => {
+    const j = helperJoint[h];
+    if (!mat4Invert(inv, 0, S, 16 * j))
+      throw new CorskinError(`joint "${jointName(j)}" has a singular matrix in a clip`, file);
+    mat4Multiply(tmp, 0, X, 16 * h, centre(h), 0);
+    mat4Multiply(out, 0, inv, 0, tmp, 0);
+    mat4Multiply(tmp, 0, ibm, 16 * j, out, 0);
+    return tmp;
+  };
+  const identity = (count: number) => {
+    const m = new Float64Array(16 * count);
+    for (let k = 0; k < count; k++) m.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], 16 * k);
+    return m;
+  };
+  const bindS = identity(ibm.length / 16);
+  const bindX = identity(helperJoint.length);
+  const bind = (h: number) => local(bindS, bindX, h);
+  const bindScales = helperJoint.map((_, h) => {
+    const m = bind(h);
+    return [Math.hypot(m[0], m[1], m[2]), Math.hypot(m[4], m[5], m[6]), Math.hypot(m[8], m[9], m[10])];
+  });
+  const q = [0, 0, 0, 1];
+  const keyed = new Float64Array(16);
+  const ibmInverse = new Float64Array(16);
+  return {
+    centre,
+    inverseBind,
+    local,
+    bind,
+    makePlayable(S, X, h) {
+      const j = helperJoint[h];
+      const m = local(S, X, h);
+      quatFromMat4(q, 0, m, 0);
+      mat4FromTRS(keyed, 0, m, 12, q, 0, bindScales[h], 0);
+      // X = S_j · IBM_j⁻¹ · keyed · C_h⁻¹
+      mat4Invert(ibmInverse, 0, ibm, 16 * j);
+      mat4Multiply(tmp, 0, keyed, 0, inverseBind(h), 0);
+      mat4Multiply(out, 0, ibmInverse, 0, tmp, 0);
+      mat4Multiply(X, 16 * h, S, 16 * j, out, 0);
+    },
+  };
+}
