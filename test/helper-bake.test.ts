@@ -7,6 +7,7 @@
  * armature play the helper bake of a scaled rig (the Fox, armature scaled 0.025) as corskin does:
  * its helpers carry unit local scale, as the rig's joints do (a Blender bone has no rest scale).
  */
+import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NodeIO } from '@gltf-transform/core';
@@ -81,6 +82,47 @@ describe('bake --as helpers (smooth skinning decomposition, Le & Deng 2012)', ()
     }
     expect(worst).toBeLessThan(1e-5);
   });
+});
+
+describe("bake --as helpers: the helpers' rotation keys", () => {
+  it("short by default (normalized SHORT, 8 bytes a key, valid glTF), float when asked: up to 8 bytes a key more, the same fit within the keys' precision (CesiumMan, dqs)", async () => {
+    const bytes: Record<string, number> = {};
+    const measures: Record<string, ReturnType<typeof measureBake>> = {};
+    for (const rotations of ['short', 'float'] as const) {
+      const document = await readDocument(CESIUM_MAN);
+      const [model] = extractSkinnedModels(document, CESIUM_MAN);
+      bakeHelperJoints(document, model, deformers.dqs, { rate: 10, rotations });
+      const out = join(tmp.dir, `rotations-${rotations}.glb`);
+      await writeDocument(document, out);
+      const report = await validate(out);
+      expect(report.issues.numErrors, JSON.stringify(report.issues.messages.slice(0, 3))).toBe(0);
+      const written = await new NodeIO().read(out);
+      const outputs = written
+        .getRoot()
+        .listAnimations()
+        .flatMap((a) => a.listChannels())
+        .filter((c) => c.getTargetNode()!.getName().includes('_helper') && c.getTargetPath() === 'rotation')
+        .map((c) => c.getSampler()!.getOutput()!);
+      expect(outputs.length).toBeGreaterThan(0);
+      for (const a of outputs) {
+        expect(a.getComponentType()).toBe(rotations === 'short' ? 5122 : 5126); // SHORT, FLOAT
+        expect(a.getNormalized()).toBe(rotations === 'short');
+      }
+      bytes[rotations] = (await readFile(out)).length;
+      bytes[`${rotations} keys`] = outputs.reduce((s, a) => s + a.getCount(), 0);
+      const [original] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
+      const [baked] = extractSkinnedModels(await readDocument(out), out);
+      measures[rotations] = measureBake(original, baked, deformers.dqs, 10);
+    }
+    console.log(`rotation keys: ${bytes['short keys']}; short ${bytes.short} B, float ${bytes.float} B; p99 ${measures.short.p99.toExponential(3)} vs ${measures.float.p99.toExponential(3)}`); // prettier-ignore
+    // 8 bytes less a key (measured 0.89 of it: the writer shares a few identical accessors).
+    expect(bytes.float - bytes.short).toBeGreaterThanOrEqual(0.8 * 8 * bytes['short keys']);
+    expect(bytes.float - bytes.short).toBeLessThanOrEqual(8 * bytes['short keys'] + 64);
+    // A key moves by at most 2⁻¹⁶ per component: the fit, and so the measure, moves by far less
+    // than the bake's own distance to DQS.
+    expect(Math.abs(measures.short.p99 - measures.float.p99)).toBeLessThan(0.02 * measures.float.p99);
+    expect(measures.short.worseSamples).toBe(0);
+  }, 120_000);
 });
 
 describe('the bakes stop when their AbortSignal says so', () => {

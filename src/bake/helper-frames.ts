@@ -1,8 +1,8 @@
 /**
  * A helper joint's frames (the helper bake, `io/helper-bake.ts`): where it is bound, its local
- * transform from its joint at a sample, and the skinning matrix the written file plays for it —
- * a glTF node keyed by translation and rotation only, at its bind scale, cannot hold the shear a
- * fitted transform gets under a joint scaled unevenly.
+ * transform from its joint at a sample, its keys, and the skinning matrix the written file plays
+ * for it — a glTF node keyed by translation and rotation only, at its bind scale and with the
+ * keys' precision, cannot hold the shear a fitted transform gets under a joint scaled unevenly.
  *
  * Helper h hangs from joint j and is bound at `C_h = T(c_h)·s_j` (its cluster's centre c_h, s_j
  * the joint's signed uniform scale at bind, det(IBM_j)^(−1/3)); its skinning matrix X_h maps bind
@@ -30,12 +30,23 @@ export interface HelperFrames {
   /** The local transform at bind: its translation, rotation and scale are the node's. */
   bind(h: number): Float64Array;
   /**
-   * Replaces `X[16h..]` by the skinning matrix the file plays for helper h at that sample: the
-   * local transform's translation and rotation (its columns normalised, as `quatFromMat4` keys it)
-   * at the bind local's scale, seen from the joint again. Unchanged (up to rounding) where the
-   * local transform is a rotation at the bind scale.
+   * Helper h's key at sample s of a clip: its local transform's translation (float32) and rotation
+   * (its columns normalised, as `quatFromMat4` takes it; on the hemisphere of key s − 1, so that
+   * LINEAR plays slerp between them; on the signed 16-bit grid k/32767 when `short`, as a
+   * normalized SHORT accessor stores it) written to `translation[3s..]` and `rotation[4s..]`. Then
+   * `X[16h..]` is replaced by the skinning matrix a player makes of that key (the rotation
+   * normalised, at the bind local's scale): what the file plays, which is the fit itself only
+   * where the local transform was a rotation at that scale (not under a joint scaled unevenly).
    */
-  makePlayable(S: Float64Array, X: Float64Array, h: number): void;
+  key(
+    S: Float64Array,
+    X: Float64Array,
+    h: number,
+    translation: Float32Array,
+    rotation: Float32Array,
+    s: number,
+    short: boolean,
+  ): void;
 }
 
 /**
@@ -94,11 +105,20 @@ export function helperFrames(
     inverseBind,
     local,
     bind,
-    makePlayable(S, X, h) {
+    key(S, X, h, translation, rotation, s, short) {
       const j = helperJoint[h];
       const m = local(S, X, h);
+      for (let c = 0; c < 3; c++) translation[3 * s + c] = m[12 + c];
       quatFromMat4(q, 0, m, 0);
-      mat4FromTRS(keyed, 0, m, 12, q, 0, bindScales[h], 0);
+      const flip = s > 0 && q[0] * rotation[4 * s - 4] + q[1] * rotation[4 * s - 3] + q[2] * rotation[4 * s - 2] + q[3] * rotation[4 * s - 1] < 0; // prettier-ignore
+      for (let c = 0; c < 4; c++) {
+        const v = flip ? -q[c] : q[c];
+        // Rounded away from zero symmetrically, so that a key and its negation store the same magnitudes.
+        rotation[4 * s + c] = short ? (Math.sign(v) * Math.round(Math.abs(v) * 32767)) / 32767 : v;
+      }
+      const n = Math.hypot(rotation[4 * s], rotation[4 * s + 1], rotation[4 * s + 2], rotation[4 * s + 3]);
+      for (let c = 0; c < 4; c++) q[c] = rotation[4 * s + c] / n;
+      mat4FromTRS(keyed, 0, translation, 3 * s, q, 0, bindScales[h], 0);
       // X = S_j · IBM_j⁻¹ · keyed · C_h⁻¹
       mat4Invert(ibmInverse, 0, ibm, 16 * j);
       mat4Multiply(tmp, 0, keyed, 0, inverseBind(h), 0);

@@ -56,6 +56,8 @@ export interface BakeCommandOptions {
   normalTolerance?: number;
   /** helpers: keyframes reproduced within this by their neighbours are dropped; 0 keeps every sample. */
   keyframeTolerance?: number;
+  /** helpers: the helpers' rotation keys, `short` (default) or `float`. */
+  rotations?: 'short' | 'float';
   /** Write with KHR_mesh_quantization (glTF-Transform's quantize). */
   quantize?: boolean;
   /** helpers: worker threads for the fit (default: every core from `AUTO_BAKE_THREADS_FROM` (sample, vertex) pairs up). */
@@ -169,6 +171,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
         samples,
         helpers: o.helpers,
         influences: o.influences as 4 | 8 | undefined,
+        rotations: o.rotations,
         rate,
         onProgress,
         file: input,

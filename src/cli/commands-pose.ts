@@ -108,6 +108,14 @@ export function addPoseCommands(program: Command, io: Io): void {
           `helpers: drop keyframes that their neighbours reproduce within this, on every channel (glTF-Transform's resample; smaller file, the rig's joints a little off the input's keys; 1e-4 takes the Fox 1.00 → 0.77 MB; default ${DEFAULT_KEYFRAME_TOLERANCE}: every sample kept)`,
           Number,
         )
+        .addOption(
+          new Option(
+            '--rotations <type>',
+            "helpers: the helpers' rotation keys as short (signed 16-bit normalized, half the bytes; the bake measures and guards the keys as stored) or float",
+          )
+            .choices(['short', 'float'])
+            .default('short'),
+        )
         .option('--quantize', 'write with KHR_mesh_quantization (smaller; no longer exact to 1e-5)')
         .option(
           '--threads <n>',

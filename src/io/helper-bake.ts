@@ -52,6 +52,12 @@ export interface HelperBakeOptions {
   influences?: 4 | 8;
   /** Samples per second of each clip; default 30. */
   rate?: number;
+  /**
+   * The helpers' rotation keys: `short` (default), signed 16-bit normalized (8 bytes a key instead
+   * of 16; glTF allows it for rotation outputs), or `float`. The fit is measured with the keys as
+   * stored either way.
+   */
+  rotations?: 'short' | 'float';
   /** Alternations at most (stops earlier when the error falls by less than 0.1%); default 30. */
   iterations?: number;
   /** Called now and then with (work done, total). */
@@ -93,9 +99,9 @@ export interface HelperBakeResult {
  * over every clip (see the module comment), in place.
  * @param deform the method to bake, a deformer of `model.mesh` (bind space → posed space)
  * @throws CorskinError when the model has no animation, `helpers` is not a whole number from 1 to
- *   `MAX_HELPERS_PER_REGION` (16), `influences` is not 4 or 8, the rate is not a positive
- *   number, a clip or the whole bake would take more samples than `bake/samples.ts` allows, or
- *   `samples` are not this skin's at this rate
+ *   `MAX_HELPERS_PER_REGION` (16), `influences` is not 4 or 8, `rotations` is not short or float,
+ *   the rate is not a positive number, a clip or the whole bake would take more samples than
+ *   `bake/samples.ts` allows, or `samples` are not this skin's at this rate
  * @throws the signal's reason when `signal` aborts
  */
 export function bakeHelperJoints(
@@ -141,6 +147,8 @@ export function* helperBakeSteps(
       file,
     );
   if (K !== 4 && K !== 8) throw new CorskinError(`influences per vertex must be 4 or 8 (got ${K})`, file);
+  if (options.rotations !== undefined && options.rotations !== 'short' && options.rotations !== 'float')
+    throw new CorskinError(`rotations must be short or float (got ${String(options.rotations)})`, file);
   const { mesh, skeleton } = model;
   if (!model.animations.length)
     throw new CorskinError(`${model.name}: no animation to bake (helper joints are fitted to the file's clips)`, file);
@@ -219,12 +227,18 @@ export function* helperBakeSteps(
   // The other samples start from the clusters' fits: a few passes let each sample's helpers
   // settle together (every pass is an exact block minimisation, so the error only falls).
   if (data.fitSamples.length < T) yield { data, task: { kind: 'helpers', full: true, passes: FINAL_PASSES } };
-  // The helpers as the file will play them (a node keyed by translation and rotation cannot hold
-  // the shear a fit gets under a joint scaled unevenly): what is measured from here on.
+  // The helpers' keys, and the helpers as the file will play them from there on (`bake/helper-frames.ts`).
+  const short = options.rotations !== 'float';
   const frames = helperFrames(skeleton.inverseBindMatrices, helperRegion, helperCentre, (j) => `${model.name}: ${skeleton.jointNames[j]}`, file); // prettier-ignore
-  for (let t = 0; t < T; t++) {
-    const X = data.transforms.subarray(16 * H * t, 16 * H * (t + 1));
-    for (let h = 0; h < H; h++) frames.makePlayable(samples.fixed[t], X, h);
+  const keys = helperRegion.map(() => ({ translation: new Float32Array(3 * T), rotation: new Float32Array(4 * T) }));
+  let t = 0;
+  for (const { times } of clips) {
+    const t0 = t;
+    for (let s = 0; s < times.length; s++, t++) {
+      const X = data.transforms.subarray(16 * H * t, 16 * H * (t + 1));
+      for (let h = 0; h < H; h++)
+        frames.key(samples.fixed[t], X, h, keys[h].translation.subarray(3 * t0), keys[h].rotation.subarray(4 * t0), s, short); // prettier-ignore
+    }
   }
   const fitted = yield* errors(true);
   // Never worse than LBS (`bake/never-worse.ts`): a vertex whose fitted weights would be keeps
@@ -251,7 +265,8 @@ export function* helperBakeSteps(
     model,
     model_,
     own,
-    samples.fixed,
+    keys.filter((_, h) => used[h]),
+    short,
     helperRegion.filter((_, h) => used[h]),
     helperCentre.filter((_, h) => used[h]),
     clips,
@@ -316,7 +331,8 @@ function writeHelpers(
   model: SkinnedModel,
   fit: SsdrModel,
   own: Uint8Array,
-  fixed: Float64Array[],
+  keys: { translation: Float32Array; rotation: Float32Array }[],
+  short: boolean,
   helperRegion: number[],
   helperCentre: number[][],
   clips: { clip: { name: string; source?: number }; times: Float32Array }[],
@@ -373,31 +389,16 @@ function writeHelpers(
   for (let h = 0; h < H; h++) ibms.set(frames.inverseBind(h), 16 * (skinJoints + h));
   skin.setInverseBindMatrices(document.createAccessor().setType('MAT4').setArray(ibms).setBuffer(buffer));
   if (oldIbm && oldIbm.listParents().length <= 1) oldIbm.dispose();
-  // Channels: translation and rotation of every helper at each clip's samples.
+  // Channels: translation and rotation of every helper at each clip's samples (the keys the fit
+  // was measured with; rotations as normalized SHORT unless float was asked).
   let t0 = 0;
   for (const { clip, times } of clips) {
     const animation = clipAnimation(document, model, clip, file);
     const input = document.createAccessor().setType('SCALAR').setArray(times.slice()).setBuffer(buffer);
     for (let h = 0; h < H; h++) {
-      const translation = new Float32Array(3 * times.length);
-      const rotation = new Float32Array(4 * times.length);
-      const q = [0, 0, 0, 1];
-      for (let s = 0; s < times.length; s++) {
-        const m = frames.local(fixed[t0 + s], fit.transforms[t0 + s], h);
-        translation.set([m[12], m[13], m[14]], 3 * s);
-        quatFromMat4(q, 0, m, 0);
-        // Keep consecutive keys on one hemisphere (LINEAR plays slerp between them).
-        if (
-          s > 0 &&
-          q[0] * rotation[4 * s - 4] +
-            q[1] * rotation[4 * s - 3] +
-            q[2] * rotation[4 * s - 2] +
-            q[3] * rotation[4 * s - 1] <
-            0
-        )
-          for (let c = 0; c < 4; c++) q[c] = -q[c];
-        rotation.set(q, 4 * s);
-      }
+      const translation = keys[h].translation.slice(3 * t0, 3 * (t0 + times.length));
+      const part = keys[h].rotation.subarray(4 * t0, 4 * (t0 + times.length));
+      const rotation = short ? Int16Array.from(part, (v) => Math.round(v * 32767)) : part.slice();
       for (const [path, type, data] of [
         ['translation', 'VEC3', translation],
         ['rotation', 'VEC4', rotation],
@@ -405,7 +406,14 @@ function writeHelpers(
         const sampler = document
           .createAnimationSampler()
           .setInput(input)
-          .setOutput(document.createAccessor().setType(type).setArray(data).setBuffer(buffer))
+          .setOutput(
+            document
+              .createAccessor()
+              .setType(type)
+              .setArray(data)
+              .setNormalized(data instanceof Int16Array)
+              .setBuffer(buffer),
+          )
           .setInterpolation('LINEAR');
         animation.addSampler(sampler);
         animation.addChannel(
