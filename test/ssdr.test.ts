@@ -5,7 +5,14 @@
  * error — measured directly, point by point, not through the normal equations it uses.
  */
 import { describe, expect, it } from 'vitest';
-import { rigidFit, updateHelpers, vertexError, type SsdrModel, type SsdrProblem } from '../src/bake/ssdr.js';
+import {
+  rigidFit,
+  updateHelpers,
+  vertexError,
+  vertexErrors,
+  type SsdrModel,
+  type SsdrProblem,
+} from '../src/bake/ssdr.js';
 import { updateVertexWeights } from '../src/bake/ssdr-weights.js';
 import { rng } from './helpers/data.js';
 
@@ -102,6 +109,37 @@ describe('skinning decomposition kernels (Le & Deng 2012)', () => {
     updateHelpers(p, model, members, 40, [1, 3, 4]);
     for (const t of [1, 3, 4]) for (let k = 0; k < 32; k++) expect(model.transforms[t][k]).toBeCloseTo(truth[t][k], 4);
     for (const t of [0, 2, 5]) expect(model.transforms[t]).toEqual(before[t]); // the others untouched
+  });
+
+  it('the weight update with sample weights equals the update over the samples repeated that many times, and fits a heavy sample closer', () => {
+    const random = rng(23);
+    const { p, model, J } = problem(random, 30, 6, 0.2);
+    const candidates = [0, 1, J, J + 1];
+    // Sample 0 listed three times: what weight 3 on it means.
+    const repeated: SsdrProblem = {
+      n: p.n,
+      rest: [p.rest[0], p.rest[0], ...p.rest],
+      targets: [p.targets[0], p.targets[0], ...p.targets],
+      fixed: [p.fixed[0], p.fixed[0], ...p.fixed],
+    };
+    const copy = () => ({ ...model, joints: model.joints.slice(), weights: model.weights.slice() });
+    for (let i = 0; i < 30; i++) {
+      const [weighted, listed, plain, heavy] = [copy(), copy(), copy(), copy()];
+      updateVertexWeights(p, weighted, i, candidates, undefined, [3, 1, 1, 1, 1, 1]);
+      updateVertexWeights(repeated, { ...listed, transforms: [model.transforms[0], model.transforms[0], ...model.transforms] }, i, candidates); // prettier-ignore
+      for (let k = 4 * i; k < 4 * i + 4; k++) {
+        expect(weighted.joints[k]).toBe(listed.joints[k]);
+        expect(weighted.weights[k]).toBeCloseTo(listed.weights[k], 5);
+      }
+      updateVertexWeights(p, plain, i, candidates);
+      updateVertexWeights(p, heavy, i, candidates, undefined, [1e4, 1, 1, 1, 1, 1]);
+      const [ePlain, eHeavy] = [plain, heavy].map((m) => {
+        const perSample = new Float32Array(6 * 30);
+        vertexErrors(p, m, i, perSample);
+        return perSample[i]; // sample 0
+      });
+      expect(eHeavy).toBeLessThanOrEqual(ePlain * (1 + 1e-6) + 1e-12);
+    }
   });
 
   it('the weight update never raises a vertex’s error (measured point by point), and finds the weights that made exact targets', () => {

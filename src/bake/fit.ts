@@ -71,8 +71,15 @@ function sampleList(data: FitData, full: boolean): number[] {
 
 /** The decomposition's problem and model over `data`'s samples (the subset or all), as views. */
 export function fitViews(data: FitData, full: boolean): { problem: SsdrProblem; model: SsdrModel } {
+  return fitViewsAt(data, sampleList(data, full));
+}
+
+/**
+ * The decomposition's problem and model over the listed samples of `data`, as views (a sample
+ * listed m times weighs m times in the least squares).
+ */
+export function fitViewsAt(data: FitData, samples: readonly number[]): { problem: SsdrProblem; model: SsdrModel } {
   const { n, J, H, K } = data;
-  const samples = sampleList(data, full);
   const part = <A extends Float32Array | Float64Array>(a: A, size: number, t: number) =>
     a.subarray(size * t, size * t + size) as A;
   const problem: SsdrProblem = {

@@ -8,7 +8,8 @@
  * @module
  */
 import { boundingBoxDiagonal } from '../core/mesh.js';
-import { fitViews, type FitData, type FitErrors } from './fit.js';
+import { fitViews, fitViewsAt, type FitData, type FitErrors } from './fit.js';
+import { updateVertexWeights, weightScratch } from './ssdr-weights.js';
 import { NEVER_WORSE_MARGIN, percentileIndex, select } from './measure.js';
 import type { MethodSamples } from './sampling.js';
 import { vertexErrors } from './ssdr.js';
@@ -19,6 +20,12 @@ import { vertexErrors } from './ssdr.js';
  * channels are stored as float32 rotations and translations).
  */
 const GUARD_MARGIN = NEVER_WORSE_MARGIN - 1e-5;
+
+/**
+ * How much a sample where a vertex is over weighs in its repair, tried in turn (beside the fit's
+ * samples, weighing 1 each): the heavier, the closer to its own weights' error there.
+ */
+const REPAIR_WEIGHTS = [16, 256, 4096, 65536];
 
 /**
  * Which fitted vertices keep their fitted weights: not those the helpers do not bring closer to
@@ -43,15 +50,15 @@ export function keepFittedWeights(
   const squared = (a: Float32Array, b: Float32Array, i: number) =>
     (a[3 * i] - b[3 * i]) ** 2 + (a[3 * i + 1] - b[3 * i + 1]) ** 2 + (a[3 * i + 2] - b[3 * i + 2]) ** 2;
   const kept = new Uint8Array(nA);
+  const lbsSum = new Float64Array(nA);
+  const lbsMax = new Float64Array(nA);
   active.forEach((i, a) => {
-    let sum = 0;
-    let max = 0;
     for (let t = 0; t < T; t++) {
       const d = squared(lbs[t], targets[t], i);
-      sum += d;
-      if (d > max) max = d;
+      lbsSum[a] += d;
+      if (d > lbsMax[a]) lbsMax[a] = d;
     }
-    kept[a] = fitted.sum[a] <= sum && fitted.max[a] <= max ? 1 : 0;
+    kept[a] = fitted.sum[a] <= lbsSum[a] && fitted.max[a] <= lbsMax[a] ? 1 : 0;
   });
   const overall = nA - kept.reduce((s, k) => s + k, 0);
   const { problem, model } = fitViews(data, true);
@@ -64,7 +71,45 @@ export function keepFittedWeights(
     return d;
   };
   const bounds = sampleBounds(lbsDistance, T, active, GUARD_MARGIN * boundingBoxDiagonal(targets[0]));
-  return { kept, givenBack: overall + keepNeverWorse(bounds, distances, kept) };
+  // A vertex over at some samples first gets its weights solved again by weighted least squares,
+  // those samples weighing more and more (REPAIR_WEIGHTS) beside the fit's own, the helpers as
+  // they are; kept with the first that brings it within the bounds at all of them and closer than
+  // LBS overall.
+  const scratch = weightScratch();
+  const squaredRow = new Float32Array(T * nA);
+  const repair = (a: number, over: number[]): boolean => {
+    const { K } = data;
+    const before = { joints: data.joints.slice(K * a, K * a + K), weights: data.weights.slice(K * a, K * a + K) };
+    // Its own joints (the fixed joints among its candidates) and the helpers it has: few enough
+    // for the weight update to try every K-subset.
+    const candidates = Array.from(data.candidates.subarray(data.candidateStart[a], data.candidateStart[a + 1])).filter(
+      (j) => j < data.J || before.joints.some((k, c) => k === j && before.weights[c] > 0),
+    );
+    const row = new Float32Array(T);
+    const views = fitViewsAt(data, [...data.fitSamples, ...over]);
+    const fitWeights = Array.from(data.fitSamples, () => 1);
+    for (const weight of REPAIR_WEIGHTS) {
+      updateVertexWeights(views.problem, views.model, a, candidates, scratch, [
+        ...fitWeights,
+        ...over.map(() => weight),
+      ]);
+      const e = vertexErrors(problem, model, a, squaredRow);
+      for (let t = 0; t < T; t++) row[t] = Math.sqrt(squaredRow[t * nA + a]);
+      const within = over.every(
+        (t) =>
+          row[t] <= bounds.maxBound[t] &&
+          (row[t] <= bounds.pBound[t] || bounds.lbsActive[t * nA + a] > bounds.pBound[t]),
+      );
+      if (within && e.sum <= lbsSum[a] && e.max <= lbsMax[a]) {
+        for (let t = 0; t < T; t++) distances[t * nA + a] = row[t];
+        return true;
+      }
+    }
+    data.joints.set(before.joints, K * a);
+    data.weights.set(before.weights, K * a);
+    return false;
+  };
+  return { kept, givenBack: overall + keepNeverWorse(bounds, distances, kept, repair) };
 }
 
 /** Per sample, what plain LBS allows ({@link sampleBounds}); nA active vertices. */
@@ -136,26 +181,45 @@ function sampleBounds(
  *   back; 0 already: played as plain LBS)
  * @returns the vertices given back
  */
-function keepNeverWorse(bounds: SampleBounds, fitted: Float32Array, kept: Uint8Array): number {
+function keepNeverWorse(
+  bounds: SampleBounds,
+  fitted: Float32Array,
+  kept: Uint8Array,
+  repair?: (a: number, over: number[]) => boolean,
+): number {
   const { nA, maxBound, pBound, room, lbsActive } = bounds;
   const T = maxBound.length;
   let given = 0;
+  const tried = new Uint8Array(nA);
+  // Gives vertex a back, unless a first repair (once per vertex) brings it within the bounds at
+  // every sample where it is past them.
   const giveBack = (a: number) => {
-    if (kept[a]) given++;
+    if (!kept[a]) return;
+    if (repair && !tried[a]) {
+      tried[a] = 1;
+      const over: number[] = [];
+      for (let t = 0; t < T; t++) {
+        const d = fitted[t * nA + a];
+        if (d > maxBound[t] || (d > pBound[t] && lbsActive[t * nA + a] <= pBound[t])) over.push(t);
+      }
+      if (repair(a, over)) return;
+    }
+    given++;
     kept[a] = 0;
   };
   for (let changed = true; changed;) {
     changed = false;
     for (let t = 0; t < T; t++) {
       const o = t * nA;
-      let past = 0;
-      const pushing: number[] = [];
-      for (let a = 0; a < nA; a++) {
-        const lbs = lbsActive[o + a];
+      for (let a = 0; a < nA; a++)
         if (kept[a] && fitted[o + a] > maxBound[t]) {
           giveBack(a);
           changed = true;
         }
+      let past = 0;
+      const pushing: number[] = [];
+      for (let a = 0; a < nA; a++) {
+        const lbs = lbsActive[o + a];
         const d = kept[a] ? fitted[o + a] : lbs;
         if (d <= pBound[t]) continue;
         past++;

@@ -65,6 +65,9 @@ function growWeightScratch(s: WeightScratch, c: number): void {
  * from the normal equations' quadratic form (exact: the error is wᵀGw − 2bᵀw + Σ‖y‖²).
  * @param candidates influence indices (fixed joints < J, helpers J + h)
  * @param scratch room reused across vertices ({@link weightScratch}); a new one when absent
+ * @param sampleWeights where given, each sample's squared error weighs this much (≥ 0, one per
+ *   sample of `problem`; a weighted least squares). The error before the update is taken from
+ *   the same weighted form only when every influence the vertex holds is a candidate.
  */
 export function updateVertexWeights(
   problem: SsdrProblem,
@@ -72,6 +75,7 @@ export function updateVertexWeights(
   i: number,
   candidates: readonly number[],
   scratch: WeightScratch = weightScratch(),
+  sampleWeights?: ArrayLike<number>,
 ): void {
   const c = candidates.length;
   const K = model.influences;
@@ -94,11 +98,12 @@ export function updateVertexWeights(
       cols[3 * a + 1] = M[o + 1] * x0 + M[o + 5] * x1 + M[o + 9] * x2 + M[o + 13];
       cols[3 * a + 2] = M[o + 2] * x0 + M[o + 6] * x1 + M[o + 10] * x2 + M[o + 14];
     }
-    const y0 = y[3 * i], y1 = y[3 * i + 1], y2 = y[3 * i + 2]; // prettier-ignore
+    const s = sampleWeights ? sampleWeights[t] : 1;
+    const y0 = s * y[3 * i], y1 = s * y[3 * i + 1], y2 = s * y[3 * i + 2]; // prettier-ignore
     for (let a = 0; a < c; a++) {
       const ax = cols[3 * a], ay = cols[3 * a + 1], az = cols[3 * a + 2]; // prettier-ignore
       b[a] += ax * y0 + ay * y1 + az * y2;
-      for (let d = a; d < c; d++) G[a * c + d] += ax * cols[3 * d] + ay * cols[3 * d + 1] + az * cols[3 * d + 2];
+      for (let d = a; d < c; d++) G[a * c + d] += s * (ax * cols[3 * d] + ay * cols[3 * d + 1] + az * cols[3 * d + 2]);
     }
   }
   for (let a = 0; a < c; a++) for (let d = 0; d < a; d++) G[a * c + d] = G[d * c + a];
