@@ -118,7 +118,7 @@ describe("bake --as helpers: the helpers' rotation keys", () => {
     // 8 bytes less a key (measured 0.89 of it: the writer shares a few identical accessors).
     expect(bytes.float - bytes.short).toBeGreaterThanOrEqual(0.8 * 8 * bytes['short keys']);
     expect(bytes.float - bytes.short).toBeLessThanOrEqual(8 * bytes['short keys'] + 64);
-    // A key moves by at most 2⁻¹⁶ per component: the fit, and so the measure, moves by far less
+    // A key moves by at most 1/32767 per component: the fit, and so the measure, moves by far less
     // than the bake's own distance to DQS.
     expect(Math.abs(measures.short.p99 - measures.float.p99)).toBeLessThan(0.02 * measures.float.p99);
     expect(measures.short.worseSamples).toBe(0);

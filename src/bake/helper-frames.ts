@@ -49,6 +49,39 @@ export interface HelperFrames {
   ): void;
 }
 
+/** Signed 16-bit normalized steps. */
+const SHORT = 32767;
+
+/**
+ * Unit quaternion `q` on the signed 16-bit grid (k/32767, written to `out[o..o+4)`): each component
+ * rounded down or up in magnitude, the combination whose norm is nearest 1 (a player that does not
+ * normalise a key, as three.js, then plays it within about 1e-6 of a rotation); by magnitude, so
+ * that a key and its negation store the same magnitudes.
+ */
+function shortQuaternion(q: number[], out: Float32Array, o: number): void {
+  let best = Infinity;
+  let bestMask = 0;
+  for (let mask = 0; mask < 16; mask++) {
+    let norm = 0;
+    let distance = 0;
+    for (let c = 0; c < 4; c++) {
+      const x = Math.abs(q[c]) * SHORT;
+      const k = Math.min(SHORT, Math.floor(x) + ((mask >> c) & 1));
+      norm += k * k;
+      distance += (k - x) ** 2;
+    }
+    const score = Math.abs(norm - SHORT * SHORT) + 1e-3 * distance;
+    if (score < best) {
+      best = score;
+      bestMask = mask;
+    }
+  }
+  for (let c = 0; c < 4; c++) {
+    const k = Math.min(SHORT, Math.floor(Math.abs(q[c]) * SHORT) + ((bestMask >> c) & 1));
+    out[o + c] = ((q[c] < 0 ? -1 : 1) * k) / SHORT;
+  }
+}
+
 /**
  * The frames of the helpers hanging from joints `helperJoint` bound at `helperCentre`.
  * @param ibm the skeleton's inverse bind matrices (16·J)
@@ -111,11 +144,9 @@ export function helperFrames(
       for (let c = 0; c < 3; c++) translation[3 * s + c] = m[12 + c];
       quatFromMat4(q, 0, m, 0);
       const flip = s > 0 && q[0] * rotation[4 * s - 4] + q[1] * rotation[4 * s - 3] + q[2] * rotation[4 * s - 2] + q[3] * rotation[4 * s - 1] < 0; // prettier-ignore
-      for (let c = 0; c < 4; c++) {
-        const v = flip ? -q[c] : q[c];
-        // Rounded away from zero symmetrically, so that a key and its negation store the same magnitudes.
-        rotation[4 * s + c] = short ? (Math.sign(v) * Math.round(Math.abs(v) * 32767)) / 32767 : v;
-      }
+      for (let c = 0; c < 4; c++) q[c] = flip ? -q[c] : q[c];
+      if (short) shortQuaternion(q, rotation, 4 * s);
+      else rotation.set(q, 4 * s);
       const n = Math.hypot(rotation[4 * s], rotation[4 * s + 1], rotation[4 * s + 2], rotation[4 * s + 3]);
       for (let c = 0; c < 4; c++) q[c] = rotation[4 * s + c] / n;
       mat4FromTRS(keyed, 0, translation, 3 * s, q, 0, bindScales[h], 0);

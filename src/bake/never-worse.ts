@@ -16,14 +16,15 @@ import { vertexErrors } from './ssdr.js';
 
 /**
  * How far above plain LBS the guard lets a sample's largest or 99th-percentile distance be, ÷ the
- * posed diagonal: `NEVER_WORSE_MARGIN` less 1e-5 left for the file's float rounding (its helpers'
- * channels are stored as float32 rotations and translations).
+ * posed diagonal: `NEVER_WORSE_MARGIN` less 1e-5 left for how players differ on the stored keys
+ * (the distances are measured with the keys as stored, `helper-frames.ts`; a player that does not
+ * normalise a 16-bit rotation key, as three.js, plays it within about 1e-6 of the diagonal).
  */
 const GUARD_MARGIN = NEVER_WORSE_MARGIN - 1e-5;
 
 /**
  * How much a sample where a vertex is over weighs in its repair, tried in turn (beside the fit's
- * samples, weighing 1 each): the heavier, the closer to its own weights' error there.
+ * samples, weighing 1 each): the heavier, the closer the solve comes to its least error there.
  */
 const REPAIR_WEIGHTS = [16, 256, 4096, 65536];
 
@@ -73,38 +74,36 @@ export function keepFittedWeights(
   const bounds = sampleBounds(lbsDistance, T, active, GUARD_MARGIN * boundingBoxDiagonal(targets[0]));
   // A vertex over at some samples first gets its weights solved again by weighted least squares,
   // those samples weighing more and more (REPAIR_WEIGHTS) beside the fit's own, the helpers as
-  // they are; kept with the first that brings it within the bounds at all of them and closer than
-  // LBS overall.
+  // they are; kept with the first that is within LBS's largest at every sample, past LBS's
+  // percentile at no sample where it was not, and closer than LBS overall.
   const scratch = weightScratch();
-  const squaredRow = new Float32Array(T * nA);
+  const old = new Float32Array(T);
   const repair = (a: number, over: number[]): boolean => {
     const { K } = data;
     const before = { joints: data.joints.slice(K * a, K * a + K), weights: data.weights.slice(K * a, K * a + K) };
-    // Its own joints (the fixed joints among its candidates) and the helpers it has: few enough
-    // for the weight update to try every K-subset.
+    // Its own joints (the fixed joints among its candidates) and the helpers it has.
     const candidates = Array.from(data.candidates.subarray(data.candidateStart[a], data.candidateStart[a + 1])).filter(
       (j) => j < data.J || before.joints.some((k, c) => k === j && before.weights[c] > 0),
     );
-    const row = new Float32Array(T);
+    for (let t = 0; t < T; t++) old[t] = distances[t * nA + a];
     const views = fitViewsAt(data, [...data.fitSamples, ...over]);
-    const fitWeights = Array.from(data.fitSamples, () => 1);
+    const sampleWeights: number[] = [...data.fitSamples, ...over].map((_, k) => (k < data.fitSamples.length ? 1 : 0));
     for (const weight of REPAIR_WEIGHTS) {
-      updateVertexWeights(views.problem, views.model, a, candidates, scratch, [
-        ...fitWeights,
-        ...over.map(() => weight),
-      ]);
-      const e = vertexErrors(problem, model, a, squaredRow);
-      for (let t = 0; t < T; t++) row[t] = Math.sqrt(squaredRow[t * nA + a]);
-      const within = over.every(
-        (t) =>
-          row[t] <= bounds.maxBound[t] &&
-          (row[t] <= bounds.pBound[t] || bounds.lbsActive[t * nA + a] > bounds.pBound[t]),
-      );
-      if (within && e.sum <= lbsSum[a] && e.max <= lbsMax[a]) {
-        for (let t = 0; t < T; t++) distances[t * nA + a] = row[t];
-        return true;
+      sampleWeights.fill(weight, data.fitSamples.length);
+      updateVertexWeights(views.problem, views.model, a, candidates, scratch, sampleWeights);
+      // Its distances at every sample, written in place (its column of `distances`).
+      const e = vertexErrors(problem, model, a, distances);
+      let within = e.sum <= lbsSum[a] && e.max <= lbsMax[a];
+      for (let t = 0; t < T; t++) {
+        const o = t * nA + a;
+        distances[o] = Math.sqrt(distances[o]);
+        // Within LBS's largest everywhere, and past its percentile nowhere it was not already.
+        const past = distances[o] > bounds.pBound[t] && old[t] <= bounds.pBound[t] && bounds.lbsActive[o] <= bounds.pBound[t]; // prettier-ignore
+        if (distances[o] > bounds.maxBound[t] || past) within = false;
       }
+      if (within) return true;
     }
+    for (let t = 0; t < T; t++) distances[t * nA + a] = old[t];
     data.joints.set(before.joints, K * a);
     data.weights.set(before.weights, K * a);
     return false;
@@ -172,9 +171,10 @@ function sampleBounds(
  * 99th-percentile distance to the method are within `bounds`. Where a sample's largest is over,
  * every fitted vertex past LBS's largest is given back; where its percentile is over, the fitted
  * vertices that push it (past LBS's percentile there, within it by LBS) are given back, those
- * most farther than LBS first, as many as it takes. Giving a vertex back changes its distance at
- * every sample, so the sweep repeats until no sample is over (it ends: each sweep gives back at
- * least one vertex, and with none fitted the bound holds).
+ * most farther than LBS first, as many as it takes — each first repaired once by `repair` where
+ * given (kept if that returns true, its distances in `fitted` updated). A vertex's distance
+ * changes at every sample, so the sweep repeats until no sample is over (it ends: each vertex is
+ * repaired at most once and given back at most once, and with none fitted the bound holds).
  * @param fitted the fitted weights' distance to the method at active vertex a and sample t,
  *   `fitted[t·nA + a]` (posed units)
  * @param kept per active vertex, 1 where its fitted weights are kept (cleared here where given

@@ -66,8 +66,9 @@ function growWeightScratch(s: WeightScratch, c: number): void {
  * @param candidates influence indices (fixed joints < J, helpers J + h)
  * @param scratch room reused across vertices ({@link weightScratch}); a new one when absent
  * @param sampleWeights where given, each sample's squared error weighs this much (≥ 0, one per
- *   sample of `problem`; a weighted least squares). The error before the update is taken from
- *   the same weighted form only when every influence the vertex holds is a candidate.
+ *   sample of `problem`; a weighted least squares). The update is kept if it lowers that weighted
+ *   error — but where an influence the vertex holds is not a candidate, the error before is
+ *   measured unweighted and compared with the unweighted error after.
  */
 export function updateVertexWeights(
   problem: SsdrProblem,

@@ -99,8 +99,12 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   const normalTolerance = o.normalTolerance ?? DEFAULT_BAKE_NORMAL_TOLERANCE;
   if (!(normalTolerance >= 0 && Number.isFinite(normalTolerance)))
     throw new CorskinError(`--normal-tolerance must be a number ≥ 0, got ${o.normalTolerance}`, input);
-  if (!withHelpers && o.keyframeTolerance !== undefined)
-    io.err('corskin: warning: --keyframe-tolerance applies to the helpers; ignored with --as morphs');
+  for (const [given, flag] of [
+    [o.keyframeTolerance, '--keyframe-tolerance'],
+    [o.rotations, '--rotations'],
+  ] as const)
+    if (!withHelpers && given !== undefined)
+      io.err(`corskin: warning: ${flag} applies to the helpers; ignored with --as morphs`);
   const keyframeTolerance = o.keyframeTolerance ?? DEFAULT_KEYFRAME_TOLERANCE;
   if (!(keyframeTolerance >= 0 && Number.isFinite(keyframeTolerance)))
     throw new CorskinError(`--keyframe-tolerance must be a number ≥ 0, got ${o.keyframeTolerance}`, input);

@@ -111,10 +111,8 @@ export function addPoseCommands(program: Command, io: Io): void {
         .addOption(
           new Option(
             '--rotations <type>',
-            "helpers: the helpers' rotation keys as short (signed 16-bit normalized, half the bytes; the bake measures and guards the keys as stored) or float",
-          )
-            .choices(['short', 'float'])
-            .default('short'),
+            "helpers: the helpers' rotation keys as short (signed 16-bit normalized, half the bytes; the bake measures and guards the keys as stored; the default) or float",
+          ).choices(['short', 'float']),
         )
         .option('--quantize', 'write with KHR_mesh_quantization (smaller; no longer exact to 1e-5)')
         .option(
