@@ -132,8 +132,9 @@ export function measureBake(
         bakedErrors[o] = Math.sqrt((P[i] - x) ** 2 + (P[i + 1] - y) ** 2 + (P[i + 2] - z) ** 2) / diagonal;
         lbsErrors[o] = Math.sqrt((L[i] - x) ** 2 + (L[i + 1] - y) ** 2 + (L[i + 2] - z) ** 2) / diagonal;
       }
-      const [bMax, bP99] = maxAndP99(bakedErrors.slice(s * n, s * n + n));
-      const [lMax, lP99] = maxAndP99(lbsErrors.slice(s * n, s * n + n));
+      // In place: reordering a sample's values leaves the pooled figures below as they are.
+      const [bMax, bP99] = maxAndP99(bakedErrors.subarray(s * n, s * n + n));
+      const [lMax, lP99] = maxAndP99(lbsErrors.subarray(s * n, s * n + n));
       if (!(bMax <= lMax + NEVER_WORSE_MARGIN && bP99 <= lP99 + NEVER_WORSE_MARGIN)) worseSamples++;
       s++;
       onProgress?.(s, total);
