@@ -1,6 +1,7 @@
 // Compiles the SIMD skinning kernels (asm/kernels.ts: LBS, DQS, CoR, SBS; asm/ddm.ts: Direct Delta
 // Mush; asm/dm.ts: Delta Mush; asm/stretch.ts: stretch skinning; asm/templates.ts: the skinning
-// templates' corrective blend; helpers in asm/common.ts; AssemblyScript) into one WebAssembly module and embeds
+// templates' corrective blend; asm/ldlt.ts: the Direct Delta Mush precomputation's smoothing
+// solves; helpers in asm/common.ts; AssemblyScript) into one WebAssembly module and embeds
 // the binary as base64 in src/wasm/kernels-binary.ts (generated, not committed), so that Node
 // and browser bundles load it without file or URL lookups. Run by `npm run build`.
 import { execFileSync } from 'node:child_process';
@@ -23,6 +24,7 @@ try {
       join(root, 'asm', 'dm.ts'),
       join(root, 'asm', 'stretch.ts'),
       join(root, 'asm', 'templates.ts'),
+      join(root, 'asm', 'ldlt.ts'),
       '-O3',
       '--runtime',
       'stub',

@@ -58,6 +58,40 @@ export async function instantiateKernels(
   }
 }
 
+/**
+ * The kernels' compiled module for {@link instantiateKernelsSync}: compiled on first use (a
+ * cache of a constant: every caller gets the same module), `null` once compiling failed.
+ */
+let syncModule: WebAssembly.Module | null | undefined;
+
+/**
+ * {@link instantiateKernels} for synchronous callers (the precomputations): the module compiled
+ * once per thread, then instantiated over a new memory of at least `bytes` bytes.
+ * @returns undefined where the runtime cannot (no WebAssembly SIMD, a browser's main thread
+ *   refusing to compile synchronously, no memory of that size): the caller then runs its
+ *   JavaScript path
+ */
+export function instantiateKernelsSync(
+  bytes: number,
+): { memory: WebAssembly.Memory; exports: Record<string, (...args: number[]) => void> } | undefined {
+  if (syncModule === undefined) {
+    try {
+      syncModule = new WebAssembly.Module(decodeBase64(KERNELS_WASM_BASE64) as Uint8Array<ArrayBuffer>);
+    } catch {
+      syncModule = null;
+    }
+  }
+  if (!syncModule) return undefined;
+  let memory: WebAssembly.Memory;
+  try {
+    memory = new WebAssembly.Memory({ initial: Math.ceil(bytes / 65536) });
+  } catch {
+    return undefined; // more than the runtime gives a memory
+  }
+  const instance = new WebAssembly.Instance(syncModule, { env: { memory } });
+  return { memory, exports: instance.exports as Record<string, (...args: number[]) => void> };
+}
+
 /** Byte offsets of a mesh's vertex arrays in a kernel memory (0: the mesh lacks the array). */
 export interface VertexArrays {
   /** Bind-space positions, normals (3 f32 a vertex at 12·i) and tangents (4 f32 at 16·i). */

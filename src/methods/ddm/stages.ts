@@ -13,8 +13,9 @@ import { boundingBoxDiagonal } from '../../core/mesh.js';
 import { weldByPosition } from '../../metrics/weld.js';
 import { addToBlock, covarianceFloor } from './covariance.js';
 import { cotangentLaplacian, smoothingSystem, type SymmetricCsr } from './laplacian.js';
-import { factorLdlt, solveLdlt, type LdltFactor } from './ldlt.js';
+import { factorLdlt } from './ldlt.js';
 import type { DdmParameters } from './parameters.js';
+import { createSmoother, type Smoother } from './smoother.js';
 import type { DdmInput, DdmModel, DdmOptions, DdmVariant } from './precompute.js';
 
 /**
@@ -181,15 +182,12 @@ export function solveDdmTasks(
     rows.forEach((r, a) => xyz.set(x.subarray(3 * r, 3 * r + 3), 3 * a));
     const localK = factorPiece(setup.sysK, rows, xyz);
     const localL = factorPiece(setup.sysL, rows, xyz);
-    const smooth = (sys: ReturnType<typeof factorPiece>, X: Float64Array, cols: number) => {
-      const work = new Float64Array(X.length);
-      for (let it = 0; it < p; it++) {
+    const smooth = (sys: Smoother, X: Float64Array, cols: number) => {
+      options.signal?.throwIfAborted();
+      return sys.smooth(X, cols, p, () => {
         options.signal?.throwIfAborted();
-        for (let a = 0; a < nb; a++) for (let q = 0, k = a * cols; q < cols; q++, k++) X[k] *= sys.scale[a];
-        solveLdlt(sys.factor, X, X, cols, work);
         onWork?.(nb * cols);
-      }
-      return X;
+      });
     };
 
     // Σ_j Ψ_ij = (I + λL̃)^-p (s ∘ uu) and Σ_j w̃_ij = (I + κL̃)^-p s, s the weight sums (the
@@ -403,7 +401,7 @@ function factorPiece(
   sys: { matrix: SymmetricCsr; scale: Float64Array },
   rows: Int32Array,
   xyz: Float64Array,
-): { factor: LdltFactor; scale: Float64Array } {
+): Smoother {
   const { offsets, columns, values } = sys.matrix;
   const local = new Map<number, number>();
   rows.forEach((r, a) => local.set(r, a));
@@ -418,7 +416,7 @@ function factorPiece(
     }
   });
   const scale = Float64Array.from(rows, (r) => sys.scale[r]);
-  return { factor: factorLdlt({ n: rows.length, offsets: o, columns: c, values: v }, xyz), scale };
+  return createSmoother(factorLdlt({ n: rows.length, offsets: o, columns: c, values: v }, xyz), scale);
 }
 
 /** A vertex whose total c = Σ_j Ω_ij[3,3] is below this fraction of Σ_j |Ω_ij[3,3]| falls back (see above). */

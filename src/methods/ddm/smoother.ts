@@ -1,0 +1,93 @@
+/**
+ * The smoothing of the Direct Delta Mush precomputation (Binh Huy Le and J. P. Lewis, "Direct
+ * Delta Mush Skinning and Variants", ACM TOG 38(4), SIGGRAPH 2019, Eq. 11): p steps of
+ * X ← S⁻¹ (s ∘ X) for a block of columns, S factorised once (`ldlt.ts`). On the WebAssembly
+ * SIMD kernel (asm/ldlt.ts, two columns per instruction, the block kept in the kernel's memory
+ * for all p steps) where the runtime compiles it synchronously, else in JavaScript
+ * (`solveLdlt`); both do the same floating-point operations in the same order, so the result is
+ * bit-identical either way.
+ *
+ * @module
+ */
+import { instantiateKernelsSync } from '../../wasm/instance.js';
+import { solveLdlt, type LdltFactor } from './ldlt.js';
+
+/** p smoothing steps with one factorised system (see {@link createSmoother}). */
+export interface Smoother {
+  /**
+   * X ← (S⁻¹ diag(s))^p X in place.
+   * @param X row-major rows × c (rows in the system's order, not the factor's)
+   * @param each called after every step (progress, abort checks; what it throws propagates)
+   * @returns X
+   */
+  smooth(X: Float64Array, c: number, p: number, each?: () => void): Float64Array;
+}
+
+/**
+ * A {@link Smoother} for S = `factor` (P S Pᵀ = L D Lᵀ) and row scales s = `scale` (length n).
+ * @param simd false: always the JavaScript path (tests compare the two)
+ */
+export function createSmoother(factor: LdltFactor, scale: Float64Array, simd = true): Smoother {
+  return (simd && simdSmoother(factor, scale)) || jsSmoother(factor, scale);
+}
+
+function jsSmoother(factor: LdltFactor, scale: Float64Array): Smoother {
+  const n = factor.n;
+  return {
+    smooth(X, c, p, each) {
+      const work = new Float64Array(X.length);
+      for (let it = 0; it < p; it++) {
+        for (let a = 0; a < n; a++) for (let q = 0, k = a * c; q < c; q++, k++) X[k] *= scale[a];
+        solveLdlt(factor, X, X, c, work);
+        each?.();
+      }
+      return X;
+    },
+  };
+}
+
+/** The kernel's smoother, or undefined where the kernels cannot be instantiated here. */
+function simdSmoother(factor: LdltFactor, scale: Float64Array): Smoother | undefined {
+  const { n, perm, Lp, Li, Lx, D } = factor;
+  const nnz = Lp[n];
+  // Layout: LP, LI (i32), then LX, DI, SC, Y (f64, 8-byte aligned).
+  const LP = 16;
+  const LI = LP + 4 * (n + 1);
+  const LX = LI + 4 * nnz + ((4 * (n + 1 + nnz)) % 8);
+  const DI = LX + 8 * nnz;
+  const SC = DI + 8 * n;
+  const Y = SC + 8 * n;
+  const instance = instantiateKernelsSync(Y + 8 * n);
+  if (!instance) return undefined;
+  const { memory, exports: kernels } = instance;
+  new Int32Array(memory.buffer, LP, n + 1).set(Lp);
+  new Int32Array(memory.buffer, LI, nnz).set(Li.subarray(0, nnz));
+  new Float64Array(memory.buffer, LX, nnz).set(Lx.subarray(0, nnz));
+  const di = new Float64Array(memory.buffer, DI, n);
+  const sc = new Float64Array(memory.buffer, SC, n);
+  for (let k = 0; k < n; k++) {
+    di[k] = 1 / D[k];
+    sc[k] = scale[perm[k]];
+  }
+  const js = jsSmoother(factor, scale);
+  return {
+    smooth(X, c, p, each) {
+      const need = Y + 8 * n * c;
+      if (memory.buffer.byteLength < need) {
+        try {
+          memory.grow(Math.ceil((need - memory.buffer.byteLength) / 65536));
+        } catch {
+          return js.smooth(X, c, p, each); // more than the runtime gives a memory
+        }
+      }
+      const y = new Float64Array(memory.buffer, Y, n * c);
+      for (let k = 0; k < n; k++) for (let q = 0, s = perm[k] * c, t = k * c; q < c; q++) y[t + q] = X[s + q];
+      for (let it = 0; it < p; it++) {
+        kernels.ldltSmooth(n, c, LP, LI, LX, DI, SC, Y);
+        each?.();
+      }
+      for (let k = 0; k < n; k++) for (let q = 0, s = perm[k] * c, t = k * c; q < c; q++) X[s + q] = y[t + q];
+      return X;
+    },
+  };
+}
