@@ -1,12 +1,14 @@
 /**
  * Direct Delta Mush benchmarks (part of `npm run bench`; Le & Lewis 2019): the precomputation
- * (full and compact variants, one thread; the full one on 2 worker threads too), the memory per vertex, and one frame of the
+ * (full and compact variants, one thread; the full one on 2 worker threads too, a fresh pool and a warm one), the memory per vertex, and one frame of the
  * JavaScript deformer, with LBS measured on the same mesh and frames in the same run (the
  * JavaScript deformer and the WebAssembly SIMD kernel) for the ratios. Medians.
  */
 import type { SkinnedMesh } from '../src/core/mesh.js';
 import { computeDirectDeltaMush, ddmBytesPerVertex } from '../src/methods/ddm/precompute.js';
-import { computeDirectDeltaMushParallel } from '../src/methods/ddm/parallel.js';
+import { computeDirectDeltaMushParallel, createDdmWorkerPool } from '../src/methods/ddm/parallel.js';
+import { resolveDdmParameters } from '../src/methods/ddm/parameters.js';
+import { setupDirectDeltaMush } from '../src/methods/ddm/stages.js';
 import { deformers } from '../src/deformers/index.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
 import { withDdmModel } from '../src/methods/ddm/data.js';
@@ -17,8 +19,11 @@ export interface DdmRow {
   /** Precomputation, seconds (median), one thread: full (variant 0) and compact. */
   fullSeconds: number;
   compactSeconds: number;
-  /** The full variant on 2 worker threads (`computeDirectDeltaMushParallel`), seconds (median). */
+  /** The full variant on 2 worker threads (`computeDirectDeltaMushParallel`), seconds (median): a fresh pool each time, and a warm pool (`createDdmWorkerPool`, one call before). */
   fullTwoThreadSeconds: number;
+  fullTwoThreadWarmSeconds: number;
+  /** Connected pieces (each solved alone). */
+  pieces: number;
   /** (vertex, joint) entries per vertex of the full variant. */
   entriesPerVertex: number;
   bytesPerVertexFull: number;
@@ -54,6 +59,9 @@ export async function measureDdm(
   const fullTimes: number[] = [];
   const compactTimes: number[] = [];
   const twoThreadTimes: number[] = [];
+  const warmTimes: number[] = [];
+  const pool = createDdmWorkerPool(2);
+  await computeDirectDeltaMushParallel(mesh, { pool });
   let full = computeDirectDeltaMush(mesh);
   let compact = computeDirectDeltaMush(mesh, { variant: 'compact' });
   for (let r = 0; r < reps; r++) {
@@ -62,7 +70,13 @@ export async function measureDdm(
     const t = performance.now();
     await computeDirectDeltaMushParallel(mesh, { threads: 2 });
     twoThreadTimes.push((performance.now() - t) / 1000);
+    const w = performance.now();
+    await computeDirectDeltaMushParallel(mesh, { pool });
+    warmTimes.push((performance.now() - w) / 1000);
   }
+  await pool.terminate();
+  const pieces = setupDirectDeltaMush(mesh, resolveDdmParameters({}), { variant: 'full', threshold: 1e-4 }).pieces
+    .length;
   const out = { positions: new Float32Array(3 * n), normals: mesh.normals ? new Float32Array(3 * n) : undefined };
   const frameMs = (deform: (S: Float64Array) => void) => {
     const times: number[] = [];
@@ -86,6 +100,8 @@ export async function measureDdm(
     fullSeconds: median(fullTimes),
     compactSeconds: median(compactTimes),
     fullTwoThreadSeconds: median(twoThreadTimes),
+    fullTwoThreadWarmSeconds: median(warmTimes),
+    pieces,
     entriesPerVertex: full.offsets[n] / n,
     bytesPerVertexFull: ddmBytesPerVertex(full),
     bytesPerVertexCompact: ddmBytesPerVertex(compact),

@@ -31,10 +31,13 @@ export {
 export {
   computeDirectDeltaMushParallel,
   autoDdmThreads,
+  createDdmWorkerPool,
   shareDdmTasks,
+  type DdmWorkerPool,
   type ParallelDdmOptions,
 } from './methods/ddm/parallel.js';
 export type { DdmTask } from './methods/ddm/stages.js';
+export type { WorkerThreadPool } from './core/node-worker.js';
 export { centersOfRotation, type BakeOptions } from './io/bake.js';
 export { bakePosedGeometry, type PosedGeometry } from './io/posed-geometry.js';
 export {

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { computeDirectDeltaMush, type DdmModel } from '../src/methods/ddm/precompute.js';
-import { computeDirectDeltaMushParallel, shareDdmTasks } from '../src/methods/ddm/parallel.js';
+import { computeDirectDeltaMushParallel, createDdmWorkerPool, shareDdmTasks } from '../src/methods/ddm/parallel.js';
 import { resolveDdmParameters } from '../src/methods/ddm/parameters.js';
 import { setupDirectDeltaMush } from '../src/methods/ddm/stages.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
@@ -84,6 +84,24 @@ describe('Direct Delta Mush on worker threads', () => {
       expect(Math.max(...loads)).toBeLessThanOrEqual(total / groups.length + largest);
     }
   });
+
+  it('a warm pool serves several meshes (the one-thread models exactly) and stays up; blocks of joints split per thread', async () => {
+    const pool = createDdmWorkerPool(2);
+    try {
+      for (const file of [join(SHARED, 'characters', 'rpm-avatar.glb'), CESIUM_MAN]) {
+        const mesh = await load(file);
+        same(computeDirectDeltaMush(mesh), await computeDirectDeltaMushParallel(mesh, { pool }));
+        // CesiumMan's one piece: its joints in as many blocks as a multiple of the threads.
+        const setup = setupDirectDeltaMush(mesh, resolveDdmParameters({}), { variant: 'full', threshold: 1e-4 }, 2);
+        const big = setup.pieces.findIndex((rows) => 4 * rows.length >= setup.m);
+        const blocks = setup.tasks.filter((t) => t.piece === big);
+        expect(blocks.length % 2).toBe(0);
+        expect(blocks.reduce((s, t) => s + t.bones, 0)).toBe(setup.jointsOf[big].length);
+      }
+    } finally {
+      await pool.terminate();
+    }
+  }, 120_000);
 
   it('an abort rejects with the signal’s reason', async () => {
     const mesh = await load(CESIUM_MAN);

@@ -8,9 +8,8 @@
  * @module
  */
 import { availableParallelism } from 'node:os';
-import workerpool from 'workerpool';
 import type { SkinnedMesh } from '../core/mesh.js';
-import { checkThreads, nodeWorkerScript } from '../core/node-worker.js';
+import { checkThreads, startWorkerPool, type WorkerThreadPool } from '../core/node-worker.js';
 import { fastResolution } from './fast.js';
 import { computeCentersOfRotation, corParameters, type CorOptions, type CorResult } from './precompute.js';
 import { corAlgorithm } from './parameters.js';
@@ -43,12 +42,7 @@ export function autoThreads(n: number): number {
 }
 
 /** A pool of CoR worker threads (workerpool), owned by whoever created it. */
-export interface CorWorkerPool {
-  readonly threads: number;
-  readonly pool: workerpool.Pool;
-  /** Stops the workers. */
-  terminate(): Promise<void>;
-}
+export type CorWorkerPool = WorkerThreadPool;
 
 /**
  * Starts `threads` CoR worker threads (default: all cores), for several
@@ -56,9 +50,7 @@ export interface CorWorkerPool {
  * @throws RangeError when threads < 1
  */
 export function createCorWorkerPool(threads = availableParallelism()): CorWorkerPool {
-  checkThreads(threads);
-  const pool = workerpool.pool(nodeWorkerScript('cor/worker.js'), { maxWorkers: threads, minWorkers: threads, workerType: 'thread' });
-  return { threads, pool, terminate: async () => void (await pool.terminate()) };
+  return startWorkerPool('cor/worker.js', threads);
 }
 
 /**

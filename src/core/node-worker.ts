@@ -1,11 +1,12 @@
 /**
- * Where a Node worker-thread script is: the one helper behind the CoR and cage worker pools and
- * the CLI's batch runs. Node only (the browser's workers are Blob URLs, `web-worker.ts`).
+ * Where a Node worker-thread script is, and a started pool of them: the helpers behind the CoR,
+ * Direct Delta Mush and cage worker pools and the CLI's batch runs. Node only (the browser's workers are Blob URLs, `web-worker.ts`).
  *
  * @module
  */
 // Node-only like its importers (cor/parallel.ts, cage/parallel.ts, cli/batch.ts); nothing browser-safe imports it.
 import { fileURLToPath } from 'node:url';
+import workerpool from 'workerpool';
 
 /**
  * Path of the compiled worker script `script`, given relative to `dist/` (`'cor/worker.js'`):
@@ -25,4 +26,27 @@ export function nodeWorkerScript(script: string): string {
 export function checkThreads(threads: number): void {
   if (!(Number.isInteger(threads) && threads >= 1))
     throw new RangeError(`threads must be a whole number ≥ 1, got ${threads}`);
+}
+
+/** A pool of worker threads (workerpool) running one script, owned by whoever created it. */
+export interface WorkerThreadPool {
+  readonly threads: number;
+  readonly pool: workerpool.Pool;
+  /** Stops the workers. */
+  terminate(): Promise<void>;
+}
+
+/**
+ * Starts `threads` worker threads of `script` ({@link nodeWorkerScript}'s form), kept started
+ * until terminated.
+ * @throws RangeError when threads < 1
+ */
+export function startWorkerPool(script: string, threads: number): WorkerThreadPool {
+  checkThreads(threads);
+  const pool = workerpool.pool(nodeWorkerScript(script), {
+    maxWorkers: threads,
+    minWorkers: threads,
+    workerType: 'thread',
+  });
+  return { threads, pool, terminate: async () => void (await pool.terminate()) };
 }

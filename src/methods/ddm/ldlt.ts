@@ -34,17 +34,21 @@ export interface LdltFactor {
  * Factorises S (symmetric, both triangles stored) as P S Pᵀ = L D Lᵀ.
  * @param coordinates 3 numbers per row (the vertex positions), for the nested-dissection ordering
  *   (systems of more than 10,000 rows)
+ * @param shared the factor's arrays in SharedArrayBuffers (worker threads then read them without a copy)
  * @throws RangeError when a pivot is zero or not finite (S singular or not finite)
  */
-export function factorLdlt(S: SymmetricCsr, coordinates: ArrayLike<number>): LdltFactor {
+export function factorLdlt(S: SymmetricCsr, coordinates: ArrayLike<number>, shared = false): LdltFactor {
   const { n, offsets: Ap, columns: Ai, values: Ax } = S;
-  const perm =
+  const Buffer = shared ? SharedArrayBuffer : ArrayBuffer;
+  const ordering =
     n <= MINIMUM_DEGREE_ROWS
       ? minimumDegree(
           S,
           Int32Array.from({ length: n }, (_, i) => i),
         )
       : nestedDissection(S, coordinates);
+  const perm = new Int32Array(new Buffer(4 * n));
+  perm.set(ordering);
   const pinv = new Int32Array(n);
   for (let k = 0; k < n; k++) pinv[perm[k]] = k;
   // Symbolic: elimination tree and column counts.
@@ -63,11 +67,11 @@ export function factorLdlt(S: SymmetricCsr, coordinates: ArrayLike<number>): Ldl
       }
     }
   }
-  const Lp = new Int32Array(n + 1);
+  const Lp = new Int32Array(new Buffer(4 * (n + 1)));
   for (let k = 0; k < n; k++) Lp[k + 1] = Lp[k] + lnz[k];
-  const Li = new Int32Array(Lp[n]);
-  const Lx = new Float64Array(Lp[n]);
-  const D = new Float64Array(n);
+  const Li = new Int32Array(new Buffer(4 * Lp[n]));
+  const Lx = new Float64Array(new Buffer(8 * Lp[n]));
+  const D = new Float64Array(new Buffer(8 * n));
   const Y = new Float64Array(n);
   const pattern = new Int32Array(n);
   // Numeric, row by row.

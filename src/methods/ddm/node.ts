@@ -1,11 +1,12 @@
 /**
  * `corskin precompute --method ddm`: Direct Delta Mush (Le & Lewis 2019) computed for every skin
- * of a document, on worker threads for large meshes, and stored (`storage.ts`). Node only.
+ * of a document, on worker threads for large meshes (one pool for every skin of the document),
+ * and stored (`storage.ts`). Node only.
  *
  * @module
  */
 import type { MethodPrecompute } from '../module.js';
-import { autoDdmThreads, computeDirectDeltaMushParallel } from './parallel.js';
+import { autoDdmThreads, computeDirectDeltaMushParallel, createDdmWorkerPool, type DdmWorkerPool } from './parallel.js';
 import { resolveDdmParameters } from './parameters.js';
 import { ddmBytesPerVertex, type DdmOptions } from './precompute.js';
 import { directDeltaMush } from './transform.js';
@@ -16,21 +17,31 @@ const precompute: MethodPrecompute = {
   async precompute(document, { parameters, file, threads, onProgress, onSkin }) {
     const options = parameters as DdmOptions;
     const variant = options.variant ?? 'full';
-    await document.transform(
-      directDeltaMush({
-        ...options,
-        file,
-        compute: (mesh, o) => computeDirectDeltaMushParallel(mesh, { ...o, threads: threads ?? autoDdmThreads(mesh) }),
-        onProgress,
-        onSkin: (model, ddm, seconds) => {
-          const n = ddm.offsets.length - 1;
-          onSkin?.(
-            `${model.name}: ${n} vertices, ${(ddm.offsets[n] / n).toFixed(2)} joints per vertex, ${ddmBytesPerVertex(ddm).toFixed(0)} bytes per vertex (${variant}), ${seconds.toFixed(2)} s${ddm.fallbacks ? `; ${ddm.fallbacks} vertices whose smoothed weights cancelled out follow their joints' blend (LBS, turned rigidly)` : ''}`,
-            model.warnings,
-          );
-        },
-      }),
-    );
+    let pool: DdmWorkerPool | undefined;
+    const compute = (mesh: Parameters<typeof autoDdmThreads>[0], o: DdmOptions) => {
+      const t = threads ?? autoDdmThreads(mesh);
+      if (t > 1) pool ??= createDdmWorkerPool(t);
+      return computeDirectDeltaMushParallel(mesh, { ...o, threads: t, pool: t > 1 ? pool : undefined });
+    };
+    try {
+      await document.transform(
+        directDeltaMush({
+          ...options,
+          file,
+          compute,
+          onProgress,
+          onSkin: (model, ddm, seconds) => {
+            const n = ddm.offsets.length - 1;
+            onSkin?.(
+              `${model.name}: ${n} vertices, ${(ddm.offsets[n] / n).toFixed(2)} joints per vertex, ${ddmBytesPerVertex(ddm).toFixed(0)} bytes per vertex (${variant}), ${seconds.toFixed(2)} s${ddm.fallbacks ? `; ${ddm.fallbacks} vertices whose smoothed weights cancelled out follow their joints' blend (LBS, turned rigidly)` : ''}`,
+              model.warnings,
+            );
+          },
+        }),
+      );
+    } finally {
+      await pool?.terminate();
+    }
     const p = resolveDdmParameters(options);
     return `Direct Delta Mush ${variant}: p = ${p.iterations}, λ = ${p.lambda}, κ = ${p.kappa}, α = ${p.alpha}, ${p.smoothing} Laplacian`;
   },

@@ -1,31 +1,51 @@
 /**
- * The Direct Delta Mush precomputation (Le & Lewis 2019) on worker threads (workerpool): the
- * tasks of `stages.ts` (a connected piece and a block of its joints) shared between the threads
- * by their estimated solves, largest first; each thread factorises the pieces it touches. The
- * entries are kept in task order, so the result is bit-identical to
+ * The Direct Delta Mush precomputation (Le & Lewis 2019) on worker threads (workerpool), in the
+ * two phases of `solves.ts`: the pieces' factorisations (two per piece, one per smoothing
+ * system), then the tasks (a connected piece and a block of its joints), each phase shared
+ * between the threads by its estimated work, largest first; the factors go from one phase to the
+ * next in shared memory. The entries are kept in task order, so the result is bit-identical to
  * {@link computeDirectDeltaMush} whatever the number of threads. Node only.
  *
  * @module
  */
 import { availableParallelism } from 'node:os';
-import workerpool from 'workerpool';
-import { checkThreads, nodeWorkerScript } from '../../core/node-worker.js';
+import { checkThreads, startWorkerPool, type WorkerThreadPool } from '../../core/node-worker.js';
 import { resolveDdmParameters } from './parameters.js';
 import { checkDdmOptions, computeDirectDeltaMush } from './precompute.js';
 import type { DdmInput, DdmModel, DdmOptions } from './precompute.js';
+import { solveDdmInThread, type DdmPieceFactor, type DdmSystem } from './solves.js';
 import { finishDirectDeltaMush, setupDirectDeltaMush, type DdmTask, type DdmTaskEntries } from './stages.js';
 
 /** Options of {@link computeDirectDeltaMushParallel}. */
 export interface ParallelDdmOptions extends DdmOptions {
-  /** Worker threads; 1 runs in this thread. Default: every core. */
+  /** Worker threads; 1 runs in this thread. Default: every core (or the pool's size). */
   threads?: number;
+  /**
+   * A pool from {@link createDdmWorkerPool} to reuse across calls (its workers stay started and
+   * their code compiled: a fresh worker runs its first second or so slower); when given,
+   * `threads` defaults to its size and the caller terminates it (an abort terminates it too).
+   */
+  pool?: DdmWorkerPool;
+}
+
+/** A pool of Direct Delta Mush worker threads (workerpool), owned by whoever created it. */
+export type DdmWorkerPool = WorkerThreadPool;
+
+/**
+ * Starts `threads` Direct Delta Mush worker threads (default: every core), for several
+ * {@link computeDirectDeltaMushParallel} calls in a row.
+ * @throws RangeError when threads < 1
+ */
+export function createDdmWorkerPool(threads = availableParallelism()): DdmWorkerPool {
+  return startWorkerPool('methods/ddm/worker.js', threads);
 }
 
 /**
- * Below this many weighted influences one thread is as fast: on the 2-core reference machine
- * starting the workers costs ~0.8 s and the two threads share the memory bandwidth, so a
- * 3,000–7,500-vertex character (2–3 s on one thread) gains 0–10 %, while CesiumMan subdivided
- * twice (41,154 vertices, 84 s) takes 0.65× (see the bench's DDM rows).
+ * Below this many weighted influences one thread is as fast: on the 2-core reference machine a
+ * 7,400-vertex character (the Soldier, rpm-avatar: 0.25–0.35 s on one thread) takes 0.5 s on two
+ * fresh workers (starting them, and their code running cold) and 0.2–0.25 s on a warm pool, while
+ * CesiumMan subdivided twice (41,154 vertices, 7.2 s) takes 0.63–0.66× on two fresh workers and
+ * subdivided three times (157,070 vertices, 42.6 s) 0.59× (see the bench's DDM rows).
  */
 const AUTO_THREADS_FROM = 60_000;
 
@@ -54,7 +74,9 @@ export function shareDdmTasks(tasks: readonly DdmTask[], threads: number): numbe
 }
 
 /**
- * {@link computeDirectDeltaMush} on `threads` worker threads (bit-identical result).
+ * {@link computeDirectDeltaMush} on `threads` worker threads (bit-identical result): first every
+ * piece's two factorisations and shared solves (`factorDdmPiece`, in SharedArrayBuffers), then the
+ * tasks' solves (`solveDdmTasks`) with them, each phase shared out by its estimated work.
  * @throws as {@link computeDirectDeltaMush}; RangeError when threads < 1; the signal's reason
  *   when aborted (the workers are stopped)
  */
@@ -62,39 +84,43 @@ export async function computeDirectDeltaMushParallel(
   mesh: DdmInput,
   options: ParallelDdmOptions = {},
 ): Promise<DdmModel> {
-  const threads = options.threads ?? availableParallelism();
+  const threads = options.threads ?? options.pool?.threads ?? availableParallelism();
   checkThreads(threads);
   const parameters = resolveDdmParameters(options);
   const checked = checkDdmOptions(options);
   if (threads === 1) return computeDirectDeltaMush(mesh, options);
-  const setup = setupDirectDeltaMush(mesh, parameters, checked);
+  const setup = setupDirectDeltaMush(mesh, parameters, checked, threads);
   const groups = shareDdmTasks(setup.tasks, threads);
-  if (groups.length <= 1) return computeDirectDeltaMush(mesh, options);
-  const input: DdmInput = {
-    positions: mesh.positions,
-    triangles: mesh.triangles,
-    influences: mesh.influences,
-    joints: mesh.joints,
-    weights: mesh.weights,
-  };
-  const pool = workerpool.pool(nodeWorkerScript('methods/ddm/worker.js'), {
-    maxWorkers: groups.length,
-    workerType: 'thread',
-  });
+  let done = 0;
+  const onWork = (work: number) => options.onProgress?.((done += work), setup.totalWork);
+  if (groups.length <= 1) return finishDirectDeltaMush(setup, mesh, solveDdmInThread(setup, mesh, options, onWork));
+  const weights = { influences: mesh.influences, joints: mesh.joints, weights: mesh.weights };
+  // Phase 1's jobs: both systems of every piece with tasks, their work ~ rows^1.5 (the factorisation).
+  const jobs: (DdmTask & { system: DdmSystem })[] = [];
+  for (const c of new Set(setup.tasks.map((t) => t.piece)))
+    for (const system of ['lambda', 'kappa'] as const)
+      jobs.push({ piece: c, system, first: 0, bones: 0, work: setup.pieces[c].length ** 1.5 });
+  const owned = options.pool ? undefined : createDdmWorkerPool(groups.length);
+  const { pool } = options.pool ?? owned!;
   const stop = () => void pool.terminate(true).catch(() => undefined); // stopping: a failure to stop is not the error to report
   options.signal?.addEventListener('abort', stop);
   try {
     options.signal?.throwIfAborted();
-    let done = 0;
-    const solved = await Promise.all(
-      groups.map(
+    const factored = await Promise.all(
+      shareDdmTasks(jobs, threads).map(
         (g) =>
-          pool.exec('solve', [input, parameters, checked, g], {
-            // A piece's shared solves run on every thread that has some of its tasks: the count
-            // can pass the total, which counts them once.
-            on: (work: number) => options.onProgress?.(Math.min((done += work), setup.totalWork), setup.totalWork),
-          }) as Promise<DdmTaskEntries[]>,
+          pool.exec('factor', [setup, weights, g.map((k) => [jobs[k].piece, jobs[k].system])], {
+            on: onWork,
+          }) as Promise<DdmPieceFactor[]>,
       ),
+    );
+    const factors = new Map(factored.flat().map((f) => [`${f.piece} ${f.system}`, f]));
+    const solved = await Promise.all(
+      groups.map((g) => {
+        const pieces = [...new Set(g.map((t) => setup.tasks[t].piece))];
+        const mine = pieces.flatMap((c) => [factors.get(`${c} kappa`)!, factors.get(`${c} lambda`)!]);
+        return pool.exec('solve', [setup, weights, g, mine], { on: onWork }) as Promise<DdmTaskEntries[]>;
+      }),
     );
     return finishDirectDeltaMush(setup, mesh, solved.flat());
   } catch (e) {
@@ -102,6 +128,6 @@ export async function computeDirectDeltaMushParallel(
     throw e;
   } finally {
     options.signal?.removeEventListener('abort', stop);
-    await pool.terminate();
+    await owned?.terminate();
   }
 }

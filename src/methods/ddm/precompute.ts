@@ -36,7 +36,8 @@
  */
 import { CorskinError } from '../../core/errors.js';
 import { DEFAULT_DDM_THRESHOLD, resolveDdmParameters, type DdmParameters } from './parameters.js';
-import { finishDirectDeltaMush, setupDirectDeltaMush, solveDdmTasks } from './stages.js';
+import { solveDdmInThread } from './solves.js';
+import { finishDirectDeltaMush, setupDirectDeltaMush } from './stages.js';
 
 /** Options of {@link computeDirectDeltaMush}. */
 export interface DdmOptions extends DdmParameters {
@@ -120,12 +121,8 @@ export function checkDdmOptions(options: DdmOptions): { variant: DdmVariant; thr
 export function computeDirectDeltaMush(mesh: DdmInput, options: DdmOptions = {}): DdmModel {
   const setup = setupDirectDeltaMush(mesh, resolveDdmParameters(options), checkDdmOptions(options));
   let done = 0;
-  const solved = solveDdmTasks(
-    setup,
-    mesh,
-    options,
-    setup.tasks.map((_, t) => t),
-    (work) => options.onProgress?.((done += work), setup.totalWork),
+  const solved = solveDdmInThread(setup, mesh, options, (work) =>
+    options.onProgress?.((done += work), setup.totalWork),
   );
   return finishDirectDeltaMush(setup, mesh, solved);
 }

@@ -1,36 +1,51 @@
 /**
- * Worker-thread side of {@link computeDirectDeltaMushParallel}: a share of the Direct Delta Mush
- * precomputation's tasks (`stages.ts`), callable through workerpool. The set-up is recomputed
- * here (it is cheap beside the solves); the entries go back as transferred buffers, and the
- * solves done as workerpool events for the caller's progress.
+ * Worker-thread side of {@link computeDirectDeltaMushParallel}: the two phases of the Direct
+ * Delta Mush precomputation (`solves.ts`) for a share of its pieces or tasks, callable through
+ * workerpool. The set-up comes from the caller (a copy); the factors are made and read in
+ * SharedArrayBuffers; the rest goes back as transferred buffers, and the solves done as
+ * workerpool events for the caller's progress.
  *
  * @module
  */
 import workerpool from 'workerpool';
-import type { DdmParameters } from './parameters.js';
-import type { DdmInput, DdmVariant } from './precompute.js';
-import { setupDirectDeltaMush, solveDdmTasks, type DdmTaskEntries } from './stages.js';
+import type { DdmInput } from './precompute.js';
+import { factorDdmPiece, solveDdmTasks, type DdmPieceFactor, type DdmSystem } from './solves.js';
+import type { DdmSetup } from './stages.js';
 
 /** Solves reported at most this often (events cost a message each). */
 const PROGRESS_EVERY = 1 << 16;
 
+type Weights = Pick<DdmInput, 'influences' | 'joints' | 'weights'>;
+
+/** Runs `f` with a progress callback that emits workerpool events now and then. */
+function withProgress<T>(f: (onWork: (work: number) => void) => T): T {
+  let pending = 0;
+  const out = f((work) => {
+    pending += work;
+    if (pending >= PROGRESS_EVERY) {
+      workerpool.workerEmit(pending);
+      pending = 0;
+    }
+  });
+  if (pending) workerpool.workerEmit(pending);
+  return out;
+}
+
 workerpool.worker({
-  solve(
-    mesh: DdmInput,
-    parameters: Required<DdmParameters>,
-    checked: { variant: DdmVariant; threshold: number },
-    taskIds: number[],
-  ) {
-    const setup = setupDirectDeltaMush(mesh, parameters, checked);
-    let pending = 0;
-    const solved: DdmTaskEntries[] = solveDdmTasks(setup, mesh, {}, taskIds, (work) => {
-      pending += work;
-      if (pending >= PROGRESS_EVERY) {
-        workerpool.workerEmit(pending);
-        pending = 0;
-      }
-    });
-    if (pending) workerpool.workerEmit(pending);
+  factor(setup: DdmSetup, mesh: Weights, jobs: [number, DdmSystem][]) {
+    const factors = withProgress((onWork) =>
+      jobs.map(([c, system]) => factorDdmPiece(setup, mesh, c, system, {}, onWork, true)),
+    );
+    return new workerpool.Transfer(
+      factors,
+      factors.map((f) => f.sums.buffer as ArrayBuffer),
+    );
+  },
+  solve(setup: DdmSetup, mesh: Weights, taskIds: number[], factors: DdmPieceFactor[]) {
+    const byKey = new Map(factors.map((f) => [`${f.piece} ${f.system}`, f]));
+    const solved = withProgress((onWork) =>
+      solveDdmTasks(setup, mesh, {}, taskIds, (c, system) => byKey.get(`${c} ${system}`)!, onWork),
+    );
     const buffers = solved.flatMap((s) => [
       s.rows.buffer,
       s.joints.buffer,
