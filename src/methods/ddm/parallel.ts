@@ -60,7 +60,7 @@ export function autoDdmThreads(mesh: DdmInput): number {
  * The tasks of each thread: largest first, each to the thread with the least work so far; every
  * thread's list in ascending order (it then factorises each piece once).
  */
-export function shareDdmTasks(tasks: readonly DdmTask[], threads: number): number[][] {
+export function shareDdmTasks(tasks: readonly Pick<DdmTask, 'work'>[], threads: number): number[][] {
   const groups: number[][] = Array.from({ length: threads }, () => []);
   const load = new Float64Array(threads);
   const order = tasks.map((_, t) => t).sort((a, b) => tasks[b].work - tasks[a].work || a - b);
@@ -96,10 +96,10 @@ export async function computeDirectDeltaMushParallel(
   if (groups.length <= 1) return finishDirectDeltaMush(setup, mesh, solveDdmInThread(setup, mesh, options, onWork));
   const weights = { influences: mesh.influences, joints: mesh.joints, weights: mesh.weights };
   // Phase 1's jobs: both systems of every piece with tasks, their work ~ rows^1.5 (the factorisation).
-  const jobs: (DdmTask & { system: DdmSystem })[] = [];
+  const jobs: { piece: number; system: DdmSystem; work: number }[] = [];
   for (const c of new Set(setup.tasks.map((t) => t.piece)))
     for (const system of ['lambda', 'kappa'] as const)
-      jobs.push({ piece: c, system, first: 0, bones: 0, work: setup.pieces[c].length ** 1.5 });
+      jobs.push({ piece: c, system, work: setup.pieces[c].length ** 1.5 });
   const owned = options.pool ? undefined : createDdmWorkerPool(groups.length);
   const { pool } = options.pool ?? owned!;
   const stop = () => void pool.terminate(true).catch(() => undefined); // stopping: a failure to stop is not the error to report

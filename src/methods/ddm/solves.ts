@@ -19,6 +19,9 @@ import { createSmoother, type Smoother } from './smoother.js';
 import type { DdmInput, DdmOptions } from './precompute.js';
 import type { DdmSetup, DdmTaskEntries } from './stages.js';
 
+/** What the solves read of the mesh: its influences (the rest is in the set-up). */
+export type DdmWeights = Pick<DdmInput, 'influences' | 'joints' | 'weights'>;
+
 /** Which smoothing system: κ's (for w̃) or λ's (for Ψ). */
 export type DdmSystem = 'kappa' | 'lambda';
 
@@ -32,11 +35,7 @@ export interface DdmPieceFactor {
 }
 
 /** The weights of a piece's rows on its joints, row-major rows × joints. */
-function pieceWeights(
-  setup: DdmSetup,
-  mesh: Pick<DdmInput, 'influences' | 'joints' | 'weights'>,
-  c: number,
-): Float64Array {
+function pieceWeights(setup: DdmSetup, mesh: DdmWeights, c: number): Float64Array {
   const rows = setup.pieces[c];
   const jointOf = setup.jointsOf[c];
   const J = jointOf.length;
@@ -87,7 +86,7 @@ function smoothWith(
  */
 export function factorDdmPiece(
   setup: DdmSetup,
-  mesh: Pick<DdmInput, 'influences' | 'joints' | 'weights'>,
+  mesh: DdmWeights,
   c: number,
   system: DdmSystem,
   options: Pick<DdmOptions, 'signal'> = {},
@@ -142,7 +141,7 @@ export function factorDdmPiece(
  */
 export function solveDdmTasks(
   setup: DdmSetup,
-  mesh: Pick<DdmInput, 'influences' | 'joints' | 'weights'>,
+  mesh: DdmWeights,
   options: Pick<DdmOptions, 'signal'>,
   taskIds: readonly number[],
   factorOf: (piece: number, system: DdmSystem) => DdmPieceFactor,
@@ -253,7 +252,7 @@ export function solveDdmTasks(
  */
 export function solveDdmInThread(
   setup: DdmSetup,
-  mesh: Pick<DdmInput, 'influences' | 'joints' | 'weights'>,
+  mesh: DdmWeights,
   options: Pick<DdmOptions, 'signal'>,
   onWork?: (work: number) => void,
 ): DdmTaskEntries[] {

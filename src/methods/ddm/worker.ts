@@ -8,14 +8,11 @@
  * @module
  */
 import workerpool from 'workerpool';
-import type { DdmInput } from './precompute.js';
-import { factorDdmPiece, solveDdmTasks, type DdmPieceFactor, type DdmSystem } from './solves.js';
+import { factorDdmPiece, solveDdmTasks, type DdmPieceFactor, type DdmSystem, type DdmWeights } from './solves.js';
 import type { DdmSetup } from './stages.js';
 
 /** Solves reported at most this often (events cost a message each). */
 const PROGRESS_EVERY = 1 << 16;
-
-type Weights = Pick<DdmInput, 'influences' | 'joints' | 'weights'>;
 
 /** Runs `f` with a progress callback that emits workerpool events now and then. */
 function withProgress<T>(f: (onWork: (work: number) => void) => T): T {
@@ -32,7 +29,7 @@ function withProgress<T>(f: (onWork: (work: number) => void) => T): T {
 }
 
 workerpool.worker({
-  factor(setup: DdmSetup, mesh: Weights, jobs: [number, DdmSystem][]) {
+  factor(setup: DdmSetup, mesh: DdmWeights, jobs: [number, DdmSystem][]) {
     const factors = withProgress((onWork) =>
       jobs.map(([c, system]) => factorDdmPiece(setup, mesh, c, system, {}, onWork, true)),
     );
@@ -41,7 +38,7 @@ workerpool.worker({
       factors.map((f) => f.sums.buffer as ArrayBuffer),
     );
   },
-  solve(setup: DdmSetup, mesh: Weights, taskIds: number[], factors: DdmPieceFactor[]) {
+  solve(setup: DdmSetup, mesh: DdmWeights, taskIds: number[], factors: DdmPieceFactor[]) {
     const byKey = new Map(factors.map((f) => [`${f.piece} ${f.system}`, f]));
     const solved = withProgress((onWork) =>
       solveDdmTasks(setup, mesh, {}, taskIds, (c, system) => byKey.get(`${c} ${system}`)!, onWork),
