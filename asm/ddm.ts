@@ -9,7 +9,8 @@
 //    S = Q[0:3, 0:3]/Q₃₃ − q pᵀ, σ the vertex's blend of the joints' uniform scales;
 // 2. the polar factor R of S by the steps of src/methods/ddm/polar.ts (Jacobi sweeps on SᵀS —
 //    the caller's count, 3 — with each rotation written as in `jacobi` below, descending
-//    eigenvalues, Gram–Schmidt, u_c's sign), four vertices at a time, one vertex per lane;
+//    eigenvalues, Gram–Schmidt, u_c's sign), four vertices at a time, one vertex per lane, two
+//    such batches side by side (each step for one batch, then the other);
 // 3. v' = q − σ R p; normal and tangent turned by R.
 //
 // Translations are relative to a reference point near the result (the first entry's joint's
@@ -22,7 +23,7 @@
 // joints (u16); X the symmetric 4×4 matrices as 10 f32 (X00 X01 X02 X03 X11 X12 X13 X22 X23 X33)
 // per entry (full) or per vertex (compact: Π'); WE the entries' ω (compact; 0 for full); M the
 // skinning matrices (16 f32, column-major, 64·j); SC the joints' |det L_j|^(1/3) (f32);
-// BUF 48·16 bytes of scratch.
+// BUF 2·56·16 bytes of scratch (two batches of four vertices).
 
 import { apply3, writeAffine } from './common';
 
@@ -37,6 +38,15 @@ const R_ = 31; // R row-major, 9 slots
 const L_ = 40; // v' = q − σ R p, 3 slots
 const IDX = 43; // the batch's vertex indices (i32)
 const O_ = 44; // the vertex's reference point r (posed space), 3 slots
+const ROOT = 47; // √ of the largest eigenvalue of SᵀS
+const UA = 48; // u_a, 3 slots
+const UB = 51; // u_b, 3 slots
+const TRACE = 54; // the trace of SᵀS
+/** Bytes of one batch's slots. */
+const BATCH: usize = 56 << 4;
+/** Batches of four vertices whose polar factors are computed side by side (BUF holds them). */
+const BATCHES: usize = 2;
+const LANES = <i32>(BATCHES << 2);
 
 @inline function ld(buf: usize, slot: i32): v128 {
   return v128.load(buf + (<usize>slot << 4));
@@ -54,7 +64,7 @@ const O_ = 44; // the vertex's reference point r (posed space), 3 slots
  * t = tan θ = sgn(d)·e / (|d| + √(d² + e²)) (Golub & Van Loan's t = sgn(τ)/(|τ| + √(1 + τ²)),
  * τ = d/e, times |e|/|e|), c = D/g and s = N/g with N, D that fraction's numerator and
  * denominator and g = √(D² + N²): two square roots and one division on the path to c and s
- * (t = N/D, the other division, is off it; τ's form has three on it). SᵀS is normalised by its trace first (polar4), so d² + e²
+ * (t = N/D, the other division, is off it; τ's form has three on it). SᵀS is normalised by its trace first (symmetricSquare), so d² + e²
  * stays in range.
  */
 @inline function jacobi(buf: usize, app: i32, aqq: i32, apq: i32, apr: i32, aqr: i32, vp: i32, vq: i32): void {
@@ -108,10 +118,28 @@ const O_ = 44; // the vertex's reference point r (posed space), 3 slots
 }
 
 /**
- * The polar factor R of the four S in BUF (see src/methods/ddm/polar.ts), then v' = q − σ R p,
- * both into BUF.
+ * The polar factor R of the S in BATCHES batches of four at BUF (see src/methods/ddm/polar.ts),
+ * then v' = q − σ R p, into each batch. Each step runs for every batch in turn: a Jacobi rotation
+ * is a chain of dependent square roots and divisions, and independent chains side by side keep
+ * the processor busy where one leaves it waiting (the same operations per lane).
  */
-function polar4(buf: usize, sweeps: i32): void {
+function polarBatches(buf: usize, sweeps: i32): void {
+  for (let b: usize = 0; b < BATCHES; b++) symmetricSquare(buf + b * BATCH);
+  // Slots: a00 16, a01 17, a02 18, a11 19, a12 20, a22 21; v0 22, v1 25, v2 28.
+  for (let sweep = 0; sweep < sweeps; sweep++) {
+    for (let b: usize = 0; b < BATCHES; b++) jacobi(buf + b * BATCH, A_, A_ + 3, A_ + 1, A_ + 2, A_ + 4, V_, V_ + 3);
+    for (let b: usize = 0; b < BATCHES; b++) jacobi(buf + b * BATCH, A_, A_ + 5, A_ + 2, A_ + 1, A_ + 4, V_, V_ + 6);
+    for (let b: usize = 0; b < BATCHES; b++) jacobi(buf + b * BATCH, A_ + 3, A_ + 5, A_ + 4, A_ + 1, A_ + 2, V_ + 3, V_ + 6);
+  }
+  for (let b: usize = 0; b < BATCHES; b++) firstAxis(buf + b * BATCH);
+  for (let b: usize = 0; b < BATCHES; b++) secondAxis(buf + b * BATCH);
+  for (let b: usize = 0; b < BATCHES; b++) thirdAxis(buf + b * BATCH);
+}
+
+/**
+ * A = SᵀS of a batch, normalised by its trace (returned), and V = I: the Jacobi sweeps' start.
+ */
+@inline function symmetricSquare(buf: usize): void {
   const zero = f32x4.splat(0);
   const one = f32x4.splat(1);
   // A = SᵀS: a_ij = (column i of S)·(column j of S).
@@ -129,12 +157,18 @@ function polar4(buf: usize, sweeps: i32): void {
   const inv = v128.bitselect(f32x4.div(one, trace), one, scaled);
   for (let k = 0; k < 6; k++) st(buf, A_ + k, f32x4.mul(ld(buf, A_ + k), inv));
   for (let k = 0; k < 9; k++) st(buf, V_ + k, k == 0 || k == 4 || k == 8 ? one : zero);
-  // Slots: a00 16, a01 17, a02 18, a11 19, a12 20, a22 21; v0 22, v1 25, v2 28.
-  for (let sweep = 0; sweep < sweeps; sweep++) {
-    jacobi(buf, A_, A_ + 3, A_ + 1, A_ + 2, A_ + 4, V_, V_ + 3);
-    jacobi(buf, A_, A_ + 5, A_ + 2, A_ + 1, A_ + 4, V_, V_ + 6);
-    jacobi(buf, A_ + 3, A_ + 5, A_ + 4, A_ + 1, A_ + 2, V_ + 3, V_ + 6);
-  }
+  st(buf, TRACE, trace);
+}
+
+/**
+ * From a batch's swept A and V: the eigenvalues in descending order, √a (slot ROOT) and
+ * u_a = S v_a / |S v_a| (slots UA; v_a where S v_a = 0).
+ */
+@inline function firstAxis(buf: usize): void {
+  const zero = f32x4.splat(0);
+  const one = f32x4.splat(1);
+  const trace = ld(buf, TRACE);
+  const scaled = f32x4.gt(trace, f32x4.splat(1.1754944e-38));
   // Descending eigenvalues: a in slot a00 with v0, b in a11 with v1, c in a22 with v2.
   order(buf, A_, A_ + 3, V_, V_ + 3);
   order(buf, A_, A_ + 5, V_, V_ + 6);
@@ -142,28 +176,52 @@ function polar4(buf: usize, sweeps: i32): void {
   const root = f32x4.sqrt(f32x4.mul(ld(buf, A_), v128.bitselect(trace, one, scaled)));
   // u_a = S v_a / |S v_a| (v_a where S v_a = 0)
   let ax = sv(buf, 0, V_), ay = sv(buf, 1, V_), az = sv(buf, 2, V_);
-  let l = f32x4.sqrt(f32x4.add(f32x4.add(f32x4.mul(ax, ax), f32x4.mul(ay, ay)), f32x4.mul(az, az)));
-  let ok = f32x4.gt(l, zero);
-  ax = v128.bitselect(f32x4.div(ax, l), ld(buf, V_), ok);
-  ay = v128.bitselect(f32x4.div(ay, l), ld(buf, V_ + 1), ok);
-  az = v128.bitselect(f32x4.div(az, l), ld(buf, V_ + 2), ok);
-  // u_b = S v_b made orthogonal to u_a, normalised; where that vanishes, a unit vector ⟂ u_a.
+  const l = f32x4.sqrt(f32x4.add(f32x4.add(f32x4.mul(ax, ax), f32x4.mul(ay, ay)), f32x4.mul(az, az)));
+  const ok = f32x4.gt(l, zero);
+  const il = f32x4.div(one, l);
+  ax = v128.bitselect(f32x4.mul(ax, il), ld(buf, V_), ok);
+  ay = v128.bitselect(f32x4.mul(ay, il), ld(buf, V_ + 1), ok);
+  az = v128.bitselect(f32x4.mul(az, il), ld(buf, V_ + 2), ok);
+  st(buf, ROOT, root);
+  st(buf, UA, ax);
+  st(buf, UA + 1, ay);
+  st(buf, UA + 2, az);
+}
+
+/** u_b = S v_b made orthogonal to u_a, normalised (slots UB); where that vanishes, a unit vector ⟂ u_a. */
+@inline function secondAxis(buf: usize): void {
+  const zero = f32x4.splat(0);
+  const one = f32x4.splat(1);
+  const ax = ld(buf, UA), ay = ld(buf, UA + 1), az = ld(buf, UA + 2);
   let bx = sv(buf, 0, V_ + 3), by = sv(buf, 1, V_ + 3), bz = sv(buf, 2, V_ + 3);
   const d = f32x4.add(f32x4.add(f32x4.mul(bx, ax), f32x4.mul(by, ay)), f32x4.mul(bz, az));
   bx = f32x4.sub(bx, f32x4.mul(d, ax));
   by = f32x4.sub(by, f32x4.mul(d, ay));
   bz = f32x4.sub(bz, f32x4.mul(d, az));
-  l = f32x4.sqrt(f32x4.add(f32x4.add(f32x4.mul(bx, bx), f32x4.mul(by, by)), f32x4.mul(bz, bz)));
-  ok = f32x4.gt(l, f32x4.mul(root, f32x4.splat(1e-12)));
+  const l = f32x4.sqrt(f32x4.add(f32x4.add(f32x4.mul(bx, bx), f32x4.mul(by, by)), f32x4.mul(bz, bz)));
+  const ok = f32x4.gt(l, f32x4.mul(ld(buf, ROOT), f32x4.splat(1e-12)));
   const fx0 = v128.bitselect(one, zero, f32x4.lt(f32x4.abs(ax), f32x4.splat(0.6)));
   const fy0 = f32x4.sub(one, fx0);
   const fx = f32x4.mul(fy0, az);
   const fy = f32x4.neg(f32x4.mul(fx0, az));
   const fz = f32x4.sub(f32x4.mul(fx0, ay), f32x4.mul(fy0, ax));
   const fl = f32x4.sqrt(f32x4.add(f32x4.add(f32x4.mul(fx, fx), f32x4.mul(fy, fy)), f32x4.mul(fz, fz)));
-  bx = v128.bitselect(f32x4.div(bx, l), f32x4.div(fx, fl), ok);
-  by = v128.bitselect(f32x4.div(by, l), f32x4.div(fy, fl), ok);
-  bz = v128.bitselect(f32x4.div(bz, l), f32x4.div(fz, fl), ok);
+  const il = f32x4.div(one, l);
+  const ifl = f32x4.div(one, fl);
+  bx = v128.bitselect(f32x4.mul(bx, il), f32x4.mul(fx, ifl), ok);
+  by = v128.bitselect(f32x4.mul(by, il), f32x4.mul(fy, ifl), ok);
+  bz = v128.bitselect(f32x4.mul(bz, il), f32x4.mul(fz, ifl), ok);
+  st(buf, UB, bx);
+  st(buf, UB + 1, by);
+  st(buf, UB + 2, bz);
+}
+
+/** u_c = ±u_a × u_b, R = Σ u_k v_kᵀ, then v' = q − σ R p (slots R_ and L_). */
+@inline function thirdAxis(buf: usize): void {
+  const zero = f32x4.splat(0);
+  const one = f32x4.splat(1);
+  const ax = ld(buf, UA), ay = ld(buf, UA + 1), az = ld(buf, UA + 2);
+  const bx = ld(buf, UB), by = ld(buf, UB + 1), bz = ld(buf, UB + 2);
   // u_c = ±u_a × u_b: the sign of (S v_c)·(u_a × u_b), or det[v_a v_b v_c] where S v_c vanishes.
   const wx = f32x4.sub(f32x4.mul(ay, bz), f32x4.mul(az, by));
   const wy = f32x4.sub(f32x4.mul(az, bx), f32x4.mul(ax, bz));
@@ -186,7 +244,7 @@ function polar4(buf: usize, sweeps: i32): void {
   const sign = v128.bitselect(
     v128.bitselect(one, minus, f32x4.gt(dc, zero)),
     v128.bitselect(one, minus, f32x4.gt(det, zero)),
-    f32x4.gt(f32x4.abs(dc), f32x4.mul(root, f32x4.splat(1e-9))),
+    f32x4.gt(f32x4.abs(dc), f32x4.mul(ld(buf, ROOT), f32x4.splat(1e-9))),
   );
   const cx = f32x4.mul(sign, wx), cy = f32x4.mul(sign, wy), cz = f32x4.mul(sign, wz);
   // R = u_a v_aᵀ + u_b v_bᵀ + u_c v_cᵀ, row-major
@@ -363,7 +421,7 @@ export function ddm(
     const q = f32x4.mul(c3, f32x4.splat(ic));
     const px = b0 * ic, py = b1 * ic, pz = b2 * ic;
     // Lane `count` of the batch: S = Q₃ₓ₃/Q₃₃ − q pᵀ (row-major), q, p, σ, the vertex.
-    const o = BUF + (<usize>count << 2);
+    const o = BUF + (<usize>(count >> 2)) * BATCH + (<usize>(count & 3) << 2);
     storeS(o, 0, c0, ic, q, px);
     storeS(o, 1, c1, ic, q, py);
     storeS(o, 2, c2, ic, q, pz);
@@ -378,17 +436,19 @@ export function ddm(
     store<f32>(o + (<usize>(O_ + 1) << 4), f32x4.extract_lane(r, 1));
     store<f32>(o + (<usize>(O_ + 2) << 4), f32x4.extract_lane(r, 2));
     store<i32>(o + (<usize>IDX << 4), i);
-    if (++count == 4) {
-      polar4(BUF, sweeps);
-      writeBatch(BUF, 4, N, T, OP, ON, OT);
+    if (++count == LANES) {
+      polarBatches(BUF, sweeps);
+      for (let b: usize = 0; b < BATCHES; b++) writeBatch(BUF + b * BATCH, 4, N, T, OP, ON, OT);
       count = 0;
     }
   }
   if (count) {
-    // The last, partial batch: the unused lanes get S = I (any finite input).
-    for (let k = count; k < 4; k++)
-      for (let s = 0; s < 16; s++) store<f32>(BUF + (<usize>s << 4) + (<usize>k << 2), s == 0 || s == 4 || s == 8 ? 1 : 0);
-    polar4(BUF, sweeps);
-    writeBatch(BUF, count, N, T, OP, ON, OT);
+    // The last, partial batches: the unused lanes get S = I (any finite input).
+    for (let k = count; k < LANES; k++) {
+      const o = BUF + (<usize>(k >> 2)) * BATCH + (<usize>(k & 3) << 2);
+      for (let s = 0; s < 16; s++) store<f32>(o + (<usize>s << 4), s == 0 || s == 4 || s == 8 ? 1 : 0);
+    }
+    polarBatches(BUF, sweeps);
+    for (let b = 0; b < (count + 3) >> 2; b++) writeBatch(BUF + <usize>b * BATCH, min(count - 4 * b, 4), N, T, OP, ON, OT);
   }
 }
