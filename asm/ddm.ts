@@ -41,11 +41,16 @@ const O_ = 44; // the vertex's reference point r (posed space), 3 slots
 const ROOT = 47; // √ of the largest eigenvalue of SᵀS
 const UA = 48; // u_a, 3 slots
 const UB = 51; // u_b, 3 slots
-const TRACE = 54; // the trace of SᵀS
+const TRACE = 54; // what SᵀS was divided by: its trace (or 1 where not scaled)
 /** Bytes of one batch's slots. */
 const BATCH: usize = 56 << 4;
 /** Batches of four vertices whose polar factors are computed side by side (BUF holds them). */
 const BATCHES: usize = 2;
+
+/** The bytes of BUF `ddm` uses (its caller checks its layout against this). */
+export function ddmScratchBytes(): i32 {
+  return <i32>(BATCHES * BATCH);
+}
 const LANES = <i32>(BATCHES << 2);
 
 @inline function ld(buf: usize, slot: i32): v128 {
@@ -137,7 +142,8 @@ function polarBatches(buf: usize, sweeps: i32): void {
 }
 
 /**
- * A = SᵀS of a batch, normalised by its trace (returned), and V = I: the Jacobi sweeps' start.
+ * A = SᵀS of a batch, normalised by its trace (the factor that scales it back kept in slot TRACE),
+ * and V = I: the Jacobi sweeps' start.
  */
 @inline function symmetricSquare(buf: usize): void {
   const zero = f32x4.splat(0);
@@ -157,7 +163,7 @@ function polarBatches(buf: usize, sweeps: i32): void {
   const inv = v128.bitselect(f32x4.div(one, trace), one, scaled);
   for (let k = 0; k < 6; k++) st(buf, A_ + k, f32x4.mul(ld(buf, A_ + k), inv));
   for (let k = 0; k < 9; k++) st(buf, V_ + k, k == 0 || k == 4 || k == 8 ? one : zero);
-  st(buf, TRACE, trace);
+  st(buf, TRACE, v128.bitselect(trace, one, scaled));
 }
 
 /**
@@ -167,13 +173,11 @@ function polarBatches(buf: usize, sweeps: i32): void {
 @inline function firstAxis(buf: usize): void {
   const zero = f32x4.splat(0);
   const one = f32x4.splat(1);
-  const trace = ld(buf, TRACE);
-  const scaled = f32x4.gt(trace, f32x4.splat(1.1754944e-38));
   // Descending eigenvalues: a in slot a00 with v0, b in a11 with v1, c in a22 with v2.
   order(buf, A_, A_ + 3, V_, V_ + 3);
   order(buf, A_, A_ + 5, V_, V_ + 6);
   order(buf, A_ + 3, A_ + 5, V_ + 3, V_ + 6);
-  const root = f32x4.sqrt(f32x4.mul(ld(buf, A_), v128.bitselect(trace, one, scaled)));
+  const root = f32x4.sqrt(f32x4.mul(ld(buf, A_), ld(buf, TRACE)));
   // u_a = S v_a / |S v_a| (v_a where S v_a = 0)
   let ax = sv(buf, 0, V_), ay = sv(buf, 1, V_), az = sv(buf, 2, V_);
   const l = f32x4.sqrt(f32x4.add(f32x4.add(f32x4.mul(ax, ax), f32x4.mul(ay, ay)), f32x4.mul(az, az)));

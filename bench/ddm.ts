@@ -7,7 +7,7 @@
 import type { SkinnedMesh } from '../src/core/mesh.js';
 import { computeDirectDeltaMush, ddmBytesPerVertex } from '../src/methods/ddm/precompute.js';
 import { computeDirectDeltaMushParallel, createDdmWorkerPool } from '../src/methods/ddm/parallel.js';
-import { resolveDdmParameters } from '../src/methods/ddm/parameters.js';
+import { DEFAULT_DDM_THRESHOLD, resolveDdmParameters } from '../src/methods/ddm/parameters.js';
 import { setupDirectDeltaMush } from '../src/methods/ddm/stages.js';
 import { deformers } from '../src/deformers/index.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
@@ -75,8 +75,10 @@ export async function measureDdm(
     warmTimes.push((performance.now() - w) / 1000);
   }
   await pool.terminate();
-  const pieces = setupDirectDeltaMush(mesh, resolveDdmParameters({}), { variant: 'full', threshold: 1e-4 }).pieces
-    .length;
+  const pieces = setupDirectDeltaMush(mesh, resolveDdmParameters({}), {
+    variant: 'full',
+    threshold: DEFAULT_DDM_THRESHOLD,
+  }).pieces.length;
   const out = { positions: new Float32Array(3 * n), normals: mesh.normals ? new Float32Array(3 * n) : undefined };
   const frameMs = (deform: (S: Float64Array) => void) => {
     const times: number[] = [];

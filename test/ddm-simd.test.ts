@@ -63,6 +63,36 @@ describe('Direct Delta Mush, SIMD kernel = JavaScript deformer', () => {
     120_000,
   );
 
+  it('the last, partial group of blended vertices: 1 to 8 lanes filled, each as the JavaScript deformer', async () => {
+    // The kernel solves the polar factors of blended vertices (two or more entries) eight at a
+    // time; the mesh cut after its 9th to 16th blended vertex leaves 1 to 8 of them in the last group.
+    const [model] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
+    const full = computeDirectDeltaMush(model.mesh);
+    const S = skinningMatrices(model.skeleton, stressPose(model.skeleton));
+    const blended: number[] = [];
+    for (let i = 0; i < full.offsets.length - 1 && blended.length < 24; i++)
+      if (full.offsets[i + 1] - full.offsets[i] > 1) blended.push(i);
+    for (const last of blended.slice(8, 16)) {
+      const n = last + 1;
+      const cut: SkinnedMesh = {
+        positions: model.mesh.positions.slice(0, 3 * n),
+        normals: model.mesh.normals?.slice(0, 3 * n),
+        triangles: new Uint32Array(0),
+        influences: model.mesh.influences,
+        joints: model.mesh.joints.slice(0, model.mesh.influences * n),
+        weights: model.mesh.weights.slice(0, model.mesh.influences * n),
+      };
+      setDdmModel(cut, { ...full, offsets: full.offsets.slice(0, n + 1) });
+      const expected = { positions: new Float32Array(3 * n), normals: new Float32Array(3 * n) };
+      deformDdm(cut, S, expected);
+      const simd = await createSimdDeformer(cut, 'ddm');
+      simd.deform(S);
+      const diagonal = boundingBoxDiagonal(model.mesh.positions);
+      expect(maxDiff(simd.output.positions, expected.positions) / diagonal, `${n} vertices`).toBeLessThan(1e-5);
+      expect(maxDiff(simd.output.normals!, expected.normals), `${n} vertices`).toBeLessThan(1e-3);
+    }
+  });
+
   it('too few skinning matrices: both deformers say how many the model uses', async () => {
     const [model] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
     const mesh = { ...model.mesh };

@@ -23,7 +23,8 @@ export interface ParallelDdmOptions extends DdmOptions {
   /**
    * A pool from {@link createDdmWorkerPool} to reuse across calls (its workers stay started and
    * their code compiled: a fresh worker runs its first second or so slower); when given,
-   * `threads` defaults to its size and the caller terminates it (an abort terminates it too).
+   * `threads` defaults to its size and the caller terminates it (an abort during the call
+   * terminates it too).
    */
   pool?: DdmWorkerPool;
 }
@@ -58,7 +59,7 @@ export function autoDdmThreads(mesh: DdmInput): number {
 
 /**
  * The tasks of each thread: largest first, each to the thread with the least work so far; every
- * thread's list in ascending order (it then factorises each piece once).
+ * thread's list in ascending order.
  */
 export function shareDdmTasks(tasks: readonly Pick<DdmTask, 'work'>[], threads: number): number[][] {
   const groups: number[][] = Array.from({ length: threads }, () => []);
@@ -107,7 +108,7 @@ export async function computeDirectDeltaMushParallel(
   try {
     options.signal?.throwIfAborted();
     const factored = await Promise.all(
-      shareDdmTasks(jobs, threads).map(
+      shareDdmTasks(jobs, groups.length).map(
         (g) =>
           pool.exec('factor', [setup, weights, g.map((k) => [jobs[k].piece, jobs[k].system])], {
             on: onWork,

@@ -25,7 +25,8 @@ const SIMD_JACOBI_SWEEPS = 3;
 
 /**
  * The kernel's scratch: two batches of four vertices (their polar factors computed side by side,
- * 0.81× the time of one batch at a time on CesiumMan ×3), 56 slots of 16 bytes each (asm/ddm.ts).
+ * 0.81× the time of one batch at a time on CesiumMan ×3), 56 slots of 16 bytes each (asm/ddm.ts,
+ * whose `ddmScratchBytes` is checked against it).
  */
 const SCRATCH_BYTES = 2 * 56 * 16;
 
@@ -67,6 +68,9 @@ export async function createDdmSimdDeformer(mesh: SkinnedMesh): Promise<SimdDefo
   const SC = take(4 * J);
   const BUF = take(SCRATCH_BYTES);
   const { memory, exports: kernels } = await wasm.instantiateKernels(layout.size);
+  const scratch = (kernels.ddmScratchBytes as unknown as () => number)();
+  if (scratch > SCRATCH_BYTES)
+    throw new Error(`the ddm kernel needs ${scratch} bytes of scratch, ${SCRATCH_BYTES} laid out`); // a build out of step with asm/ddm.ts
   const f32 = new Float32Array(memory.buffer);
   new Uint32Array(memory.buffer).set(offsets, OFF >> 2);
   new Uint16Array(memory.buffer).set(joints.subarray(0, E), JI >> 1);

@@ -3,7 +3,8 @@
  * Delta Mush Skinning and Variants", ACM TOG 38(4), SIGGRAPH 2019, Eq. 11): p steps of
  * X ← S⁻¹ (s ∘ X) for a block of columns, S factorised once (`ldlt.ts`). On the WebAssembly
  * SIMD kernel (asm/ldlt.ts, two columns per instruction, the block kept in the kernel's memory
- * for all p steps) where the runtime compiles it synchronously, else in JavaScript
+ * for all p steps; the factor copied into that memory once) where the runtime compiles it
+ * synchronously and the system has at least {@link SIMD_ROWS} rows, else in JavaScript
  * (`solveLdlt`); both do the same floating-point operations in the same order, so the result is
  * bit-identical either way.
  *
@@ -28,8 +29,14 @@ export interface Smoother {
  * @param simd false: always the JavaScript path (tests compare the two)
  */
 export function createSmoother(factor: LdltFactor, scale: Float64Array, simd = true): Smoother {
-  return (simd && simdSmoother(factor, scale)) || jsSmoother(factor, scale);
+  return (simd && factor.n >= SIMD_ROWS && simdSmoother(factor, scale)) || jsSmoother(factor, scale);
 }
+
+/**
+ * Systems smaller than this run in JavaScript: a kernel instance (its memory, the factor's copy)
+ * costs more than it saves on the small pieces of a character (eyes, buttons, hair cards).
+ */
+const SIMD_ROWS = 64;
 
 function jsSmoother(factor: LdltFactor, scale: Float64Array): Smoother {
   const n = factor.n;
@@ -50,13 +57,14 @@ function jsSmoother(factor: LdltFactor, scale: Float64Array): Smoother {
 function simdSmoother(factor: LdltFactor, scale: Float64Array): Smoother | undefined {
   const { n, perm, Lp, Li, Lx, D } = factor;
   const nnz = Lp[n];
-  // Layout: LP, LI (i32), then LX, DI, SC, Y (f64, 8-byte aligned).
+  // Layout: LP, LI (i32), then LX, DI, SC, Y (f64), each 16-byte aligned.
+  const at16 = (bytes: number) => Math.ceil(bytes / 16) * 16;
   const LP = 16;
-  const LI = LP + 4 * (n + 1);
-  const LX = LI + 4 * nnz + ((4 * (n + 1 + nnz)) % 8);
-  const DI = LX + 8 * nnz;
-  const SC = DI + 8 * n;
-  const Y = SC + 8 * n;
+  const LI = at16(LP + 4 * (n + 1));
+  const LX = at16(LI + 4 * nnz);
+  const DI = at16(LX + 8 * nnz);
+  const SC = at16(DI + 8 * n);
+  const Y = at16(SC + 8 * n);
   const instance = instantiateKernelsSync(Y + 8 * n);
   if (!instance) return undefined;
   const { memory, exports: kernels } = instance;

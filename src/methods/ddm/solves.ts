@@ -32,6 +32,8 @@ export interface DdmPieceFactor {
   factor: LdltFactor;
   /** The shared solve: κ: Σ_j w̃_ij (one per row of the piece); λ: Σ_j Ψ_ij (10 per row). */
   sums: Float64Array;
+  /** The smoothing steps with `factor`, in the thread that factorised it (not sent to others). */
+  smoother?: Smoother;
 }
 
 /** The weights of a piece's rows on its joints, row-major rows × joints. */
@@ -51,8 +53,9 @@ function pieceWeights(setup: DdmSetup, mesh: DdmWeights, c: number): Float64Arra
   return W;
 }
 
-/** The smoothing steps of `sys` with a piece's factor (rows in the piece's order). */
-function pieceSmoother(setup: DdmSetup, f: Pick<DdmPieceFactor, 'piece' | 'system' | 'factor'>): Smoother {
+/** The smoothing steps with a piece's factor (rows in the piece's order): its own, or a new one. */
+function pieceSmoother(setup: DdmSetup, f: Omit<DdmPieceFactor, 'sums'>): Smoother {
+  if (f.smoother) return f.smoother;
   const sys = f.system === 'kappa' ? setup.sysK : setup.sysL;
   return createSmoother(
     f.factor,
@@ -121,15 +124,9 @@ export function factorDdmPiece(
     if (system === 'kappa') sums[a] = sum;
     else outer(setup.x, r, sum, sums, 10 * a);
   });
-  smoothWith(
-    setup,
-    pieceSmoother(setup, { piece: c, system, factor }),
-    sums,
-    system === 'kappa' ? 1 : 10,
-    options,
-    onWork,
-  );
-  return { piece: c, system, factor, sums };
+  const smoother = pieceSmoother(setup, { piece: c, system, factor });
+  smoothWith(setup, smoother, sums, system === 'kappa' ? 1 : 10, options, onWork);
+  return { piece: c, system, factor, sums, smoother };
 }
 
 /**

@@ -51,7 +51,7 @@ export interface DdmSetup {
 
 /**
  * The precomputation's set-up: the mesh welded by position, the smoothing systems, the connected
- * pieces and the tasks of `solveDdmTasks`.
+ * pieces and the tasks of `solves.ts`.
  * @param parameters resolved parameters, variant and threshold checked (`checkDdmOptions`)
  * @param threads the threads that will share the tasks: a piece's joints are blocked so that its
  *   tasks come in a multiple of them (the blocking does not change the result)
@@ -154,7 +154,7 @@ export interface DdmTaskEntries {
 }
 
 /**
- * The model from every task's entries ({@link solveDdmTasks}, in any order): the entries kept in
+ * The model from every task's entries (`solveDdmTasks` in `solves.ts`, in any order): the entries kept in
  * task order (so the result does not depend on who solved what), the rest covariances lifted, the
  * fallbacks, the per-vertex layout.
  */

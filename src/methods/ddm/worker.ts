@@ -2,8 +2,9 @@
  * Worker-thread side of {@link computeDirectDeltaMushParallel}: the two phases of the Direct
  * Delta Mush precomputation (`solves.ts`) for a share of its pieces or tasks, callable through
  * workerpool. The set-up comes from the caller (a copy); the factors are made and read in
- * SharedArrayBuffers; the rest goes back as transferred buffers, and the solves done as
- * workerpool events for the caller's progress.
+ * SharedArrayBuffers (no structured-clone copy between threads; each thread's SIMD kernel copies
+ * the factors it solves with into its own memory once); the rest goes back as transferred
+ * buffers, and the solves done as workerpool events for the caller's progress.
  *
  * @module
  */
@@ -30,9 +31,10 @@ function withProgress<T>(f: (onWork: (work: number) => void) => T): T {
 
 workerpool.worker({
   factor(setup: DdmSetup, mesh: DdmWeights, jobs: [number, DdmSystem][]) {
+    // The smoothers stay here (the solving threads make their own from the shared factors).
     const factors = withProgress((onWork) =>
       jobs.map(([c, system]) => factorDdmPiece(setup, mesh, c, system, {}, onWork, true)),
-    );
+    ).map(({ smoother: _, ...f }) => f);
     return new workerpool.Transfer(
       factors,
       factors.map((f) => f.sums.buffer as ArrayBuffer),
