@@ -75,9 +75,10 @@ export function shareDdmTasks(tasks: readonly Pick<DdmTask, 'work'>[], threads: 
 }
 
 /**
- * {@link computeDirectDeltaMush} on `threads` worker threads (bit-identical result): first every
- * piece's two factorisations and shared solves (`factorDdmPiece`, in SharedArrayBuffers), then the
- * tasks' solves (`solveDdmTasks`) with them, each phase shared out by its estimated work.
+ * {@link computeDirectDeltaMush} on `threads` worker threads (bit-identical result): first the
+ * two factorisations and shared solves (`factorDdmPiece`, in SharedArrayBuffers) of every piece
+ * large enough to be split between threads, then the tasks' solves (`solveDdmTasks`) with them,
+ * the smaller pieces each whole on one thread; each phase shared out by its estimated work.
  * @throws as {@link computeDirectDeltaMush}; RangeError when threads < 1; the signal's reason
  *   when aborted (the workers are stopped)
  */
@@ -91,16 +92,32 @@ export async function computeDirectDeltaMushParallel(
   const checked = checkDdmOptions(options);
   if (threads === 1) return computeDirectDeltaMush(mesh, options);
   const setup = setupDirectDeltaMush(mesh, parameters, checked, threads);
-  const groups = shareDdmTasks(setup.tasks, threads);
+  // Phase 2's units: each task of a split piece alone, every other piece whole (with its
+  // factorisations and shared solves, done by the thread that solves its tasks).
+  const units: { tasks: number[]; work: number }[] = [];
+  const whole = new Map<number, { tasks: number[]; work: number }>();
+  setup.tasks.forEach((t, k) => {
+    if (setup.split[t.piece]) return void units.push({ tasks: [k], work: t.work });
+    let unit = whole.get(t.piece);
+    if (!unit) {
+      unit = { tasks: [], work: setup.parameters.iterations * setup.pieces[t.piece].length * 11 };
+      whole.set(t.piece, unit);
+      units.push(unit);
+    }
+    unit.tasks.push(k);
+    unit.work += t.work;
+  });
+  const groups = shareDdmTasks(units, threads).map((g) => g.flatMap((u) => units[u].tasks).sort((a, b) => a - b));
   let done = 0;
   const onWork = (work: number) => options.onProgress?.((done += work), setup.totalWork);
   if (groups.length <= 1) return finishDirectDeltaMush(setup, mesh, solveDdmInThread(setup, mesh, options, onWork));
   const weights = { influences: mesh.influences, joints: mesh.joints, weights: mesh.weights };
-  // Phase 1's jobs: both systems of every piece with tasks, their work ~ rows^1.5 (the factorisation).
+  // Phase 1's jobs: both systems of every split piece, their work ~ rows^1.5 (the factorisation).
   const jobs: { piece: number; system: DdmSystem; work: number }[] = [];
   for (const c of new Set(setup.tasks.map((t) => t.piece)))
-    for (const system of ['lambda', 'kappa'] as const)
-      jobs.push({ piece: c, system, work: setup.pieces[c].length ** 1.5 });
+    if (setup.split[c])
+      for (const system of ['lambda', 'kappa'] as const)
+        jobs.push({ piece: c, system, work: setup.pieces[c].length ** 1.5 });
   const owned = options.pool ? undefined : createDdmWorkerPool(groups.length);
   const { pool } = options.pool ?? owned!;
   const stop = () => void pool.terminate(true).catch(() => undefined); // stopping: a failure to stop is not the error to report
@@ -118,7 +135,7 @@ export async function computeDirectDeltaMushParallel(
     const factors = new Map(factored.flat().map((f) => [`${f.piece} ${f.system}`, f]));
     const solved = await Promise.all(
       groups.map((g) => {
-        const pieces = [...new Set(g.map((t) => setup.tasks[t].piece))];
+        const pieces = [...new Set(g.map((t) => setup.tasks[t].piece))].filter((c) => setup.split[c]);
         const mine = pieces.flatMap((c) => [factors.get(`${c} kappa`)!, factors.get(`${c} lambda`)!]);
         return pool.exec('solve', [setup, weights, g, mine], { on: onWork }) as Promise<DdmTaskEntries[]>;
       }),

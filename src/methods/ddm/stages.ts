@@ -46,6 +46,8 @@ export interface DdmSetup {
   pieces: Int32Array[];
   jointsOf: Int32Array[];
   tasks: DdmTask[];
+  /** Per piece: whether its tasks are meant to be split between threads (see `threads` below). */
+  split: boolean[];
   totalWork: number;
 }
 
@@ -112,10 +114,11 @@ export function setupDirectDeltaMush(
   // each piece (Σ_j Ψ_ij, 10 columns, and Σ_j w̃_ij, one) counted once.
   const perJoint = variant === 'full' ? 11 : 2;
   const tasks: DdmTask[] = [];
+  const split = pieces.map((rows) => threads > 1 && 2 * threads * rows.length >= m);
   pieces.forEach((rows, piece) => {
     const J = jointsOf[piece].length;
-    const split = 2 * threads * rows.length >= m ? threads : 1;
-    const blocks = Math.min(J, split * Math.ceil(J / (BONES_PER_BLOCK * split)));
+    const ways = split[piece] ? threads : 1;
+    const blocks = Math.min(J, ways * Math.ceil(J / (BONES_PER_BLOCK * ways)));
     for (let b = 0; b < blocks; b++) {
       const first = Math.floor((b * J) / blocks);
       const bones = Math.floor(((b + 1) * J) / blocks) - first;
@@ -138,6 +141,7 @@ export function setupDirectDeltaMush(
     pieces,
     jointsOf,
     tasks,
+    split,
     totalWork,
   };
 }

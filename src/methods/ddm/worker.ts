@@ -43,7 +43,15 @@ workerpool.worker({
   solve(setup: DdmSetup, mesh: DdmWeights, taskIds: number[], factors: DdmPieceFactor[]) {
     const byKey = new Map(factors.map((f) => [`${f.piece} ${f.system}`, f]));
     const solved = withProgress((onWork) =>
-      solveDdmTasks(setup, mesh, {}, taskIds, (c, system) => byKey.get(`${c} ${system}`)!, onWork),
+      solveDdmTasks(
+        setup,
+        mesh,
+        {},
+        taskIds,
+        // A piece not factorised in phase 1 is this thread's alone: factorised here.
+        (c, system) => byKey.get(`${c} ${system}`) ?? factorDdmPiece(setup, mesh, c, system, {}, onWork),
+        onWork,
+      ),
     );
     const buffers = solved.flatMap((s) => [
       s.rows.buffer,
