@@ -30,6 +30,41 @@
   }
 }
 
+/** Rows A and B −= lA · row `from` and lB · row `from`: the source read once for both. */
+@inline function subtractScaledTwice(toA: usize, toB: usize, from: usize, lA: f64, lB: f64, c: usize): void {
+  const la = f64x2.splat(lA);
+  const lb = f64x2.splat(lB);
+  let q: usize = 0;
+  for (; q + 2 <= c; q += 2) {
+    const o = q << 3;
+    const x = v128.load(from + o);
+    v128.store(toA + o, f64x2.sub(v128.load(toA + o), f64x2.mul(la, x)));
+    v128.store(toB + o, f64x2.sub(v128.load(toB + o), f64x2.mul(lb, x)));
+  }
+  if (q < c) {
+    const o = q << 3;
+    const x = load<f64>(from + o);
+    store<f64>(toA + o, load<f64>(toA + o) - lA * x);
+    store<f64>(toB + o, load<f64>(toB + o) - lB * x);
+  }
+}
+
+/** Row `to` −= lA · row A, then −= lB · row B (in that order): the target read and written once. */
+@inline function subtractTwoScaled(to: usize, fromA: usize, fromB: usize, lA: f64, lB: f64, c: usize): void {
+  const la = f64x2.splat(lA);
+  const lb = f64x2.splat(lB);
+  let q: usize = 0;
+  for (; q + 2 <= c; q += 2) {
+    const o = q << 3;
+    const y = f64x2.sub(v128.load(to + o), f64x2.mul(la, v128.load(fromA + o)));
+    v128.store(to + o, f64x2.sub(y, f64x2.mul(lb, v128.load(fromB + o))));
+  }
+  if (q < c) {
+    const o = q << 3;
+    store<f64>(to + o, load<f64>(to + o) - lA * load<f64>(fromA + o) - lB * load<f64>(fromB + o));
+  }
+}
+
 /** Scales row k by s_k, then solves L D Lᵀ Y' = Y in place (n rows, c columns). */
 export function ldltSmooth(n: i32, c: i32, LP: usize, LI: usize, LX: usize, DI: usize, SC: usize, Y: usize): void {
   const cc = <usize>c;
@@ -43,9 +78,13 @@ export function ldltSmooth(n: i32, c: i32, LP: usize, LI: usize, LX: usize, DI: 
   for (let j = <usize>0; j < <usize>n; j++) {
     const from = Y + j * row;
     const p1 = <usize>load<i32>(LP + ((j + 1) << 2));
-    for (let p = <usize>load<i32>(LP + (j << 2)); p < p1; p++) {
-      subtractScaled(Y + <usize>load<i32>(LI + (p << 2)) * row, from, load<f64>(LX + (p << 3)), cc);
+    let p = <usize>load<i32>(LP + (j << 2));
+    for (; p + 2 <= p1; p += 2) {
+      const toA = Y + <usize>load<i32>(LI + (p << 2)) * row;
+      const toB = Y + <usize>load<i32>(LI + (p << 2), 4) * row;
+      subtractScaledTwice(toA, toB, from, load<f64>(LX + (p << 3)), load<f64>(LX + (p << 3), 8), cc);
     }
+    if (p < p1) subtractScaled(Y + <usize>load<i32>(LI + (p << 2)) * row, from, load<f64>(LX + (p << 3)), cc);
   }
   // D W = Z
   for (let j = <usize>0; j < <usize>n; j++) {
@@ -57,8 +96,12 @@ export function ldltSmooth(n: i32, c: i32, LP: usize, LI: usize, LX: usize, DI: 
   for (let j = <usize>n; j-- > 0; ) {
     const to = Y + j * row;
     const p1 = <usize>load<i32>(LP + ((j + 1) << 2));
-    for (let p = <usize>load<i32>(LP + (j << 2)); p < p1; p++) {
-      subtractScaled(to, Y + <usize>load<i32>(LI + (p << 2)) * row, load<f64>(LX + (p << 3)), cc);
+    let p = <usize>load<i32>(LP + (j << 2));
+    for (; p + 2 <= p1; p += 2) {
+      const fromA = Y + <usize>load<i32>(LI + (p << 2)) * row;
+      const fromB = Y + <usize>load<i32>(LI + (p << 2), 4) * row;
+      subtractTwoScaled(to, fromA, fromB, load<f64>(LX + (p << 3)), load<f64>(LX + (p << 3), 8), cc);
     }
+    if (p < p1) subtractScaled(to, Y + <usize>load<i32>(LI + (p << 2)) * row, load<f64>(LX + (p << 3)), cc);
   }
 }
