@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readObj } from '../src/io/libigl.js';
 import { readDocument } from '../src/io/node-io.js';
-import { weldByPosition } from '../src/metrics/weld.js';
+import { weldedVertices } from '../src/metrics/weld.js';
 import { cotangentLaplacian, smoothingSystem, type SymmetricCsr } from '../src/methods/ddm/laplacian.js';
 import { factorLdlt } from '../src/methods/ddm/ldlt.js';
 import { createSmoother } from '../src/methods/ddm/smoother.js';
@@ -19,16 +19,7 @@ import { CESIUM_MAN, LIBIGL, rng } from './helpers/data.js';
 
 /** A mesh's smoothing system on its welded vertices, and the welded positions. */
 function system(positions: ArrayLike<number>, triangles: ArrayLike<number>, smoothing: 'normalized' | 'libigl') {
-  const n = positions.length / 3;
-  const weld = weldByPosition(positions);
-  const rep = new Int32Array(n);
-  const first: number[] = [];
-  for (let i = 0; i < n; i++) {
-    if (weld[i] === i) {
-      rep[i] = first.length;
-      first.push(i);
-    } else rep[i] = rep[weld[i]];
-  }
+  const { vertexOf: rep, first } = weldedVertices(positions);
   const L = cotangentLaplacian(positions, triangles, rep, first.length, smoothing === 'normalized');
   const xyz = Float64Array.from(first.flatMap((i) => [positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]]));
   return { ...smoothingSystem(L, 3, smoothing), xyz };

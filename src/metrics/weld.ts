@@ -24,3 +24,24 @@ export function weldByPosition(positions: ArrayLike<number>): Uint32Array {
   }
   return map;
 }
+
+/**
+ * The welded vertices of `positions` ({@link weldByPosition}) numbered 0 … m−1 in order of first
+ * appearance.
+ * @param positions length 3·n
+ * @returns `vertexOf` (length n: each vertex's welded vertex) and `first` (length m: each welded
+ *   vertex's first vertex)
+ */
+export function weldedVertices(positions: ArrayLike<number>): { vertexOf: Uint32Array; first: number[] } {
+  const n = positions.length / 3;
+  const weld = weldByPosition(positions);
+  const vertexOf = new Uint32Array(n);
+  const first: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (weld[i] === i) {
+      vertexOf[i] = first.length;
+      first.push(i);
+    } else vertexOf[i] = vertexOf[weld[i]];
+  }
+  return { vertexOf, first };
+}

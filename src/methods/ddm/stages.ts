@@ -10,7 +10,7 @@
  */
 import { CorskinError } from '../../core/errors.js';
 import { boundingBoxDiagonal } from '../../core/mesh.js';
-import { weldByPosition } from '../../metrics/weld.js';
+import { weldedVertices } from '../../metrics/weld.js';
 import { addToBlock, covarianceFloor } from './covariance.js';
 import { cotangentLaplacian, smoothingSystem, type SymmetricCsr } from './laplacian.js';
 import type { DdmParameters } from './parameters.js';
@@ -36,7 +36,7 @@ export interface DdmSetup {
   /** Vertices n, welded vertices m, the welded vertex of each vertex and the first vertex of each welded one. */
   n: number;
   m: number;
-  repOf: Int32Array;
+  repOf: Uint32Array;
   firstOf: number[];
   /** Welded positions about the box centre, 3·m. */
   x: Float64Array;
@@ -79,15 +79,7 @@ export function setupDirectDeltaMush(
     );
 
   // Weld by position: the Laplacian and the smoothing live on the welded vertices.
-  const weld = weldByPosition(positions);
-  const repOf = new Int32Array(n);
-  const firstOf: number[] = [];
-  for (let i = 0; i < n; i++) {
-    if (weld[i] === i) {
-      repOf[i] = firstOf.length;
-      firstOf.push(i);
-    } else repOf[i] = repOf[weld[i]];
-  }
+  const { vertexOf: repOf, first: firstOf } = weldedVertices(positions);
   const m = firstOf.length;
   const L = cotangentLaplacian(positions, mesh.triangles, repOf, m, smoothing === 'normalized');
   const sysK = smoothingSystem(L, kappa, smoothing);

@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { weldByPosition } from '../../metrics/weld.js';
+import { weldedVertices } from '../../metrics/weld.js';
 
 /** The welded surface of a mesh (indices: `w` welded vertex, `i` mesh vertex). */
 export interface MushSurface {
@@ -42,16 +42,7 @@ export interface MushSurface {
  * @param triangles vertex indices, length 3·t
  */
 export function mushSurface(positions: Float32Array, triangles: Uint32Array): MushSurface {
-  const n = positions.length / 3;
-  const first = weldByPosition(positions);
-  const vertexOf = new Uint32Array(n);
-  const reps: number[] = [];
-  for (let i = 0; i < n; i++) {
-    if (first[i] === i) {
-      vertexOf[i] = reps.length;
-      reps.push(i);
-    } else vertexOf[i] = vertexOf[first[i]];
-  }
+  const { vertexOf, first: reps } = weldedVertices(positions);
   const m = reps.length;
   const tris: number[] = [];
   const faces = new Map<number, number>(); // edge key → triangles using it
