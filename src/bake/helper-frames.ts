@@ -12,13 +12,20 @@
  * @module
  */
 import { CorskinError } from '../core/errors.js';
-import { mat4FromTRS, mat4Invert, mat4LinearDeterminant, mat4Multiply, quatFromMat4 } from '../core/math.js';
+import {
+  mat4FromTRS,
+  mat4Identity,
+  mat4Invert,
+  mat4LinearDeterminant,
+  mat4Multiply,
+  quatFromMat4,
+} from '../core/math.js';
 
 /** The frames of H helpers ({@link helperFrames}); matrices 4×4 column-major. */
 export interface HelperFrames {
-  /** `C_h = T(c_h)·s_j`: the helper's bind world matrix. */
+  /** `C_h = T(c_h)·s_j`: the helper's bind world matrix (made once; not to be modified). */
   centre(h: number): Float64Array;
-  /** The inverse bind matrix of helper h, `C_h⁻¹`. */
+  /** The inverse bind matrix of helper h, `C_h⁻¹` (made once; not to be modified). */
   inverseBind(h: number): Float64Array;
   /**
    * The local transform of helper h from its joint, `IBM_j · S_j⁻¹ · X_h · C_h`, at the sample whose
@@ -49,8 +56,8 @@ export interface HelperFrames {
   ): void;
 }
 
-/** Signed 16-bit normalized steps. */
-const SHORT = 32767;
+/** Signed 16-bit normalized steps: the rotation keys are stored as k/SHORT (glTF normalized SHORT). */
+export const SHORT = 32767;
 
 /**
  * Unit quaternion `q` on the signed 16-bit grid (k/32767, written to `out[o..o+4)`): each component
@@ -94,18 +101,24 @@ export function helperFrames(
   jointName: (j: number) => string,
   file?: string,
 ): HelperFrames {
-  const scaleOf = (h: number) => 1 / Math.cbrt(mat4LinearDeterminant(ibm, 16 * helperJoint[h])) || 1;
-  const centre = (h: number) => {
-    const s = scaleOf(h);
+  // Per helper, made once: C_h, C_h⁻¹ and its joint's IBM⁻¹ (the keys use them at every sample).
+  const centres = helperJoint.map((j, h) => {
+    const s = 1 / Math.cbrt(mat4LinearDeterminant(ibm, 16 * j)) || 1;
     const m = new Float64Array([s, 0, 0, 0, 0, s, 0, 0, 0, 0, s, 0, 0, 0, 0, 1]);
     m.set(helperCentre[h], 12);
     return m;
-  };
-  const inverseBind = (h: number) => {
-    const r = 1 / scaleOf(h);
-    const [x, y, z] = helperCentre[h];
-    return new Float64Array([r, 0, 0, 0, 0, r, 0, 0, 0, 0, r, 0, -r * x, -r * y, -r * z, 1]);
-  };
+  });
+  const inverseBinds = centres.map((c) => {
+    const r = 1 / c[0];
+    return new Float64Array([r, 0, 0, 0, 0, r, 0, 0, 0, 0, r, 0, -r * c[12], -r * c[13], -r * c[14], 1]);
+  });
+  const ibmInverses = helperJoint.map((j) => {
+    const m = new Float64Array(16);
+    mat4Invert(m, 0, ibm, 16 * j);
+    return m;
+  });
+  const centre = (h: number) => centres[h];
+  const inverseBind = (h: number) => inverseBinds[h];
   const inv = new Float64Array(16);
   const tmp = new Float64Array(16);
   const out = new Float64Array(16);
@@ -120,7 +133,7 @@ export function helperFrames(
   };
   const identity = (count: number) => {
     const m = new Float64Array(16 * count);
-    for (let k = 0; k < count; k++) m.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], 16 * k);
+    for (let k = 0; k < count; k++) mat4Identity(m, 16 * k);
     return m;
   };
   const bindS = identity(ibm.length / 16);
@@ -132,7 +145,6 @@ export function helperFrames(
   });
   const q = [0, 0, 0, 1];
   const keyed = new Float64Array(16);
-  const ibmInverse = new Float64Array(16);
   return {
     centre,
     inverseBind,
@@ -151,9 +163,8 @@ export function helperFrames(
       for (let c = 0; c < 4; c++) q[c] = rotation[4 * s + c] / n;
       mat4FromTRS(keyed, 0, translation, 3 * s, q, 0, bindScales[h], 0);
       // X = S_j · IBM_j⁻¹ · keyed · C_h⁻¹
-      mat4Invert(ibmInverse, 0, ibm, 16 * j);
-      mat4Multiply(tmp, 0, keyed, 0, inverseBind(h), 0);
-      mat4Multiply(out, 0, ibmInverse, 0, tmp, 0);
+      mat4Multiply(tmp, 0, keyed, 0, inverseBinds[h], 0);
+      mat4Multiply(out, 0, ibmInverses[h], 0, tmp, 0);
       mat4Multiply(X, 16 * h, S, 16 * j, out, 0);
     },
   };

@@ -8,7 +8,7 @@
  * @module
  */
 import { boundingBoxDiagonal } from '../core/mesh.js';
-import { fitViews, fitViewsAt, type FitData, type FitErrors } from './fit.js';
+import { fitViews, fitViewsAt, type FitData } from './fit.js';
 import { updateVertexWeights, weightScratch } from './ssdr-weights.js';
 import { NEVER_WORSE_MARGIN, percentileIndex, select } from './measure.js';
 import type { MethodSamples } from './sampling.js';
@@ -35,14 +35,12 @@ const REPAIR_WEIGHTS = [16, 256, 4096, 65536];
  * @param samples the method and LBS at every sample (whole mesh; `sampleMethod`)
  * @param active the fitted vertices (nA, indices into the whole mesh), as in `data`
  * @param data the fit, converged (`fit.ts`)
- * @param fitted the fit's errors over every sample (an `errors` task with `full`)
  * @returns per active vertex, 1 where its fitted weights are kept; how many were given back
  */
 export function keepFittedWeights(
   samples: MethodSamples,
   active: readonly number[],
   data: FitData,
-  fitted: FitErrors,
 ): { kept: Uint8Array; givenBack: number } {
   const { lbs, targets } = samples;
   const T = targets.length;
@@ -50,6 +48,11 @@ export function keepFittedWeights(
   const nA = data.n;
   const squared = (a: Float32Array, b: Float32Array, i: number) =>
     (a[3 * i] - b[3 * i]) ** 2 + (a[3 * i + 1] - b[3 * i + 1]) ** 2 + (a[3 * i + 2] - b[3 * i + 2]) ** 2;
+  // The fitted vertices' squared distances at every sample (kept as distances), sum and largest.
+  const { problem, model } = fitViews(data, true);
+  const distances = new Float32Array(T * nA);
+  const fitted = Array.from({ length: nA }, (_, a) => vertexErrors(problem, model, a, distances));
+  for (let k = 0; k < distances.length; k++) distances[k] = Math.sqrt(distances[k]);
   const kept = new Uint8Array(nA);
   const lbsSum = new Float64Array(nA);
   const lbsMax = new Float64Array(nA);
@@ -59,13 +62,9 @@ export function keepFittedWeights(
       lbsSum[a] += d;
       if (d > lbsMax[a]) lbsMax[a] = d;
     }
-    kept[a] = fitted.sum[a] <= lbsSum[a] && fitted.max[a] <= lbsMax[a] ? 1 : 0;
+    kept[a] = fitted[a].sum <= lbsSum[a] && fitted[a].max <= lbsMax[a] ? 1 : 0;
   });
   const overall = nA - kept.reduce((s, k) => s + k, 0);
-  const { problem, model } = fitViews(data, true);
-  const distances = new Float32Array(T * nA);
-  for (let a = 0; a < nA; a++) vertexErrors(problem, model, a, distances);
-  for (let k = 0; k < distances.length; k++) distances[k] = Math.sqrt(distances[k]);
   const lbsDistance = (t: number) => {
     const d = new Float32Array(n);
     for (let i = 0; i < n; i++) d[i] = Math.sqrt(squared(lbs[t], targets[t], i));

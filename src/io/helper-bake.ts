@@ -22,7 +22,7 @@
 import type { Accessor, Document, Node } from '@gltf-transform/core';
 import { CorskinError } from '../core/errors.js';
 import { quatFromMat4 } from '../core/math.js';
-import { helperFrames } from '../bake/helper-frames.js';
+import { helperFrames, SHORT } from '../bake/helper-frames.js';
 import { COR_ATTRIBUTE, helperJointExtras } from './schema.js';
 import type { Deformer } from '../deformers/contract.js';
 import { removeDeltaMush } from '../methods/ddm/storage.js';
@@ -201,13 +201,11 @@ export function* helperBakeSteps(
   // information); once it has converged, bone updates over every sample give the helpers'
   // transforms at all of them.
   const data = fitData(samples, model_, active, active.map(candidatesOf), helperRegion, fitSamples(T), shared);
-  const errors = function* (full: boolean): Generator<HelperBakeStep, FitErrors, FitErrors | undefined> {
-    const e = yield { data, task: { kind: 'errors', full } };
+  // The fit's total error over its samples.
+  const totalError = function* (): Generator<HelperBakeStep, number, FitErrors | undefined> {
+    const e = yield { data, task: { kind: 'errors', full: false } };
     if (e?.sum.length !== data.n) throw new Error('helperBakeSteps: an errors task was not answered with its errors');
-    return e;
-  };
-  const totalError = function* () {
-    return (yield* errors(false)).sum.reduce((s, x) => s + x, 0);
+    return e.sum.reduce((s, x) => s + x, 0);
   };
   let error = yield* totalError();
   let iterations = 0;
@@ -240,10 +238,9 @@ export function* helperBakeSteps(
         frames.key(samples.fixed[t], X, h, keys[h].translation.subarray(3 * t0), keys[h].rotation.subarray(4 * t0), s, short); // prettier-ignore
     }
   }
-  const fitted = yield* errors(true);
   // Never worse than LBS (`bake/never-worse.ts`): a vertex whose fitted weights would be keeps
   // its own influences. The fit back into the whole mesh's model; every other vertex keeps its own.
-  const { kept, givenBack } = keepFittedWeights(samples, active, data, fitted);
+  const { kept, givenBack } = keepFittedWeights(samples, active, data);
   model_.transforms = fitViews(data, true).model.transforms;
   const own = new Uint8Array(n).fill(1);
   active.forEach((i, a) => {
@@ -398,7 +395,7 @@ function writeHelpers(
     for (let h = 0; h < H; h++) {
       const translation = keys[h].translation.slice(3 * t0, 3 * (t0 + times.length));
       const part = keys[h].rotation.subarray(4 * t0, 4 * (t0 + times.length));
-      const rotation = short ? Int16Array.from(part, (v) => Math.round(v * 32767)) : part.slice();
+      const rotation = short ? Int16Array.from(part, (v) => Math.round(v * SHORT)) : part.slice();
       for (const [path, type, data] of [
         ['translation', 'VEC3', translation],
         ['rotation', 'VEC4', rotation],
