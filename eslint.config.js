@@ -25,6 +25,9 @@ const NODE_ONLY = [
   'src/cage/parallel.ts',
   'src/core/node-worker.ts',
   'src/cage/worker.ts',
+  'src/wasm/parallel-simd.ts',
+  'src/wasm/simd-worker.ts',
+  'src/wasm/kernels-shared-binary.ts',
   'src/evaluation/report.ts',
 ];
 
@@ -58,6 +61,7 @@ export default tseslint.config(
       'docs/api/',
       'asm/',
       'src/wasm/kernels-binary.ts',
+      'src/wasm/kernels-shared-binary.ts',
       'src/cor/web-worker-source.ts',
       'src/cage/web-worker-source.ts',
       'src/methods/templates/web-worker-source.ts',

@@ -8,7 +8,7 @@ import { fileURLToPath, URL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const stamp = join(root, 'dist', '.build-stamp');
-const GENERATED = new Set(['kernels-binary.ts', 'web-worker-source.ts']);
+const GENERATED = new Set(['kernels-binary.ts', 'kernels-shared-binary.ts', 'web-worker-source.ts']);
 
 /** Newest modification time under `dir` (generated files excluded). */
 function newest(dir) {

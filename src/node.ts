@@ -1,6 +1,7 @@
 /**
  * `corskin/node`: the parts of corskin that need Node — file I/O (glTF with the Draco and meshopt
- * codecs, libigl OBJ/TGF/DMAT), the CoR precomputation and cage binding on worker threads, the
+ * codecs, libigl OBJ/TGF/DMAT), the CoR precomputation, cage binding and the SIMD kernels of a
+ * frame on worker threads, the
  * glTF-Transform transform built on them ({@link centersOfRotation}, what `corskin precompute`
  * runs), the HTML report. Everything else is browser-safe: the skinning in `corskin`, the
  * document functions in `corskin/gltf`.
@@ -38,6 +39,13 @@ export {
 } from './methods/ddm/parallel.js';
 export type { DdmTask } from './methods/ddm/stages.js';
 export type { WorkerThreadPool } from './core/node-worker.js';
+export {
+  createParallelSimdDeformer,
+  PARALLEL_SIMD_FROM,
+  type ParallelSimdDeformer,
+  type ParallelSimdOptions,
+} from './wasm/parallel-simd.js';
+export type { SkinningKernelMethod } from './wasm/kernel-range.js';
 export { centersOfRotation, type BakeOptions } from './io/bake.js';
 export { bakePosedGeometry, type PosedGeometry } from './io/posed-geometry.js';
 export {

@@ -5,7 +5,10 @@
  * - LBS, DQS and CoR against skinning.cpp, a C++ port of asm/kernels.ts (same layout and
  *   arithmetic), built by g++ -O3 twice: `-msse4.2` (SSE) and `-march=native` (AVX2 and FMA where
  *   the CPU has them). Each kernel's vertices per second × its bytes per vertex is printed as a
- *   fraction of the triad bandwidth (McCalpin's STREAM, measured by the same program).
+ *   fraction of the triad bandwidth (McCalpin's STREAM, measured by the same program). corskin's
+ *   kernels also run with each frame's vertices shared between every core
+ *   (`createParallelSimdDeformer`; checked to give the one-thread floats), against the same
+ *   one-thread native figures.
  * - Direct Delta Mush (Le & Lewis 2019) against libigl's `igl::direct_delta_mush` and
  *   `direct_delta_mush_precomputation` (ddm.cpp) on the libigl elephant with its smooth weights,
  *   libigl's smoothing operator and threshold 0 (libigl's dense Ω), tutorial 408's p = 20, λ = 3,
@@ -18,7 +21,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { boundingBoxDiagonal, type SkinnedMesh } from '../../src/core/mesh.js';
 import { computeCentersOfRotation } from '../../src/cor/precompute.js';
@@ -29,12 +32,15 @@ import { readDmat, readObj, decodeBoneAnimation } from '../../src/io/libigl.js';
 import { computeDirectDeltaMush } from '../../src/methods/ddm/precompute.js';
 import { deformDdm } from '../../src/methods/ddm/deformer.js';
 import { createSimdDeformer, packInfluences } from '../../src/wasm/simd-skinning.js';
+import { createParallelSimdDeformer } from '../../src/wasm/parallel-simd.js';
 import { benchAsset, DATA, frameMs, median, printTable } from '../frames.js';
 
 const HERE = import.meta.dirname;
 const ROOT = join(HERE, '..', '..');
 const quick = process.argv.includes('--quick');
 const REPS = quick ? 2 : 10;
+/** Threads of the parallel SIMD column: every core. */
+const THREADS = availableParallelism();
 const work = mkdtempSync(join(tmpdir(), 'corskin-peers-'));
 
 /** Compiles `source` (in this folder) with g++ -O3 and `flags` into the work folder. */
@@ -72,10 +78,13 @@ interface SkinningRow {
   asset: string;
   vertices: number;
   influences: number;
-  /** Per method: corskin SIMD, native SSE, native best (AVX2) ms; bytes per vertex; port difference. */
+  /**
+   * Per method: corskin SIMD on one thread and on every core (createParallelSimdDeformer), native
+   * SSE, native best (AVX2) ms; bytes per vertex; port difference.
+   */
   methods: Record<
     string,
-    { simdMs: number; sseMs: number; nativeMs: number; bytesPerVertex: number; portError: number }
+    { simdMs: number; threadsMs: number; sseMs: number; nativeMs: number; bytesPerVertex: number; portError: number }
   >;
 }
 
@@ -136,12 +145,20 @@ async function skinningRow(
     const simdMs = frameMs(frames, (S) => simd.deform(S), REPS);
     simd.deform(frames[0]);
     const out = simd.output;
+    // The same kernels with the frame's vertices shared between every core (same floats).
+    const parallel = await createParallelSimdDeformer(mesh, method, { threads: THREADS });
+    const threadsMs = frameMs(frames, (S) => parallel.deform(S), REPS);
+    parallel.deform(frames[0]);
+    if (parallel.output.positions.some((x, i) => !Object.is(x, out.positions[i])))
+      throw new Error(`${name} ${method}: the ${THREADS}-thread SIMD deformer's positions differ from one thread's`);
+    await parallel.close();
     const port = new Float32Array(readFileSync(join(dir, `${method}.f32`)).buffer.slice(0));
     // Bytes a vertex moves: P, N (12 each), K joint slots (2) and weights (4), the count (1),
     // the center of rotation (12, CoR), the posed position and normal (12 each).
     const bytesPerVertex = 24 + 6 * K + 1 + (method === 'cor' ? 12 : 0) + 24;
     methods[method] = {
       simdMs,
+      threadsMs,
       sseMs: native.sse[method],
       nativeMs: Math.min(native.sse[method], native.avx[method]),
       bytesPerVertex,
@@ -257,13 +274,15 @@ try {
       x.nativeMs.toFixed(3),
       (x.simdMs / x.sseMs).toFixed(2),
       (x.simdMs / x.nativeMs).toFixed(2),
+      x.threadsMs.toFixed(3),
+      (x.threadsMs / x.nativeMs).toFixed(2),
       String(x.bytesPerVertex),
       ((((r.vertices / x.simdMs) * 1e3 * x.bytesPerVertex) / (triad * 1e9)) * 100).toFixed(0) + '%',
       x.portError.toExponential(1),
     ]),
   );
   console.log(
-    `\nLBS, DQS, CoR: corskin WebAssembly SIMD vs the native port (one thread); triad ${triad.toFixed(1)} GB/s`,
+    `\nLBS, DQS, CoR: corskin WebAssembly SIMD vs the native port (one thread; corskin also on ${THREADS} threads, createParallelSimdDeformer); triad ${triad.toFixed(1)} GB/s (of triad: one thread's)`,
   );
   printTable(
     [
@@ -275,6 +294,8 @@ try {
       'best native ms',
       'SIMD/SSE',
       'SIMD/native',
+      `SIMD ×${THREADS} threads ms`,
+      `×${THREADS}/native`,
       'B/vertex',
       'of triad',
       'port diff',

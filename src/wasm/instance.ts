@@ -14,6 +14,7 @@ import type { SkinnedMesh } from '../core/mesh.js';
 import { checkDeformArgs, skinningArray, type DeformTarget } from '../deformers/contract.js';
 import type { SimdDeformer, SimdSkinningMethod } from './simd-skinning.js';
 import { KERNELS_WASM_BASE64 } from './kernels-binary.js';
+import type { KernelExports } from './kernel-range.js';
 
 function decodeBase64(s: string): Uint8Array {
   const bin = atob(s);
@@ -41,20 +42,30 @@ export function kernelLayout(): { take(bytes: number): number; readonly size: nu
 }
 
 /**
- * Instantiates the kernels over a new memory of at least `bytes` bytes.
- * @returns the memory and the kernels' exports (functions taking byte offsets in it)
- * @throws CorskinError when the runtime has no WebAssembly SIMD
+ * Instantiates the kernels over a new memory of at least `bytes` bytes — or, given `sharedBinary`
+ * (base64 of a kernel module importing a shared memory: `kernels-shared-binary.ts`, which Node's
+ * `parallel-simd.ts` passes), that module over a new shared memory (a SharedArrayBuffer: worker
+ * threads instantiate the same module over it; browsers give one only to cross-origin isolated
+ * pages).
+ * @returns the memory, the compiled module and its instance's exports (functions taking byte offsets in it)
+ * @throws CorskinError when the runtime has no WebAssembly SIMD (or, for `sharedBinary`, no shared memory)
  */
 export async function instantiateKernels(
   bytes: number,
-): Promise<{ memory: WebAssembly.Memory; exports: Record<string, (...args: number[]) => void> }> {
+  sharedBinary?: string,
+): Promise<{ memory: WebAssembly.Memory; module: WebAssembly.Module; exports: KernelExports }> {
   try {
-    const memory = new WebAssembly.Memory({ initial: Math.ceil(bytes / 65536) });
-    const module = await WebAssembly.compile(decodeBase64(KERNELS_WASM_BASE64) as Uint8Array<ArrayBuffer>);
+    const initial = Math.ceil(bytes / 65536);
+    const memory = new WebAssembly.Memory(sharedBinary ? { initial, maximum: initial, shared: true } : { initial });
+    const module = await WebAssembly.compile(
+      decodeBase64(sharedBinary ?? KERNELS_WASM_BASE64) as Uint8Array<ArrayBuffer>,
+    );
     const instance = await WebAssembly.instantiate(module, { env: { memory } });
-    return { memory, exports: instance.exports as Record<string, (...args: number[]) => void> };
+    return { memory, module, exports: instance.exports as KernelExports };
   } catch (e) {
-    throw new CorskinError(`WebAssembly SIMD is not available here: ${(e as Error).message}`);
+    throw new CorskinError(
+      `WebAssembly SIMD${sharedBinary ? ' on a shared memory' : ''} is not available here: ${(e as Error).message}`,
+    );
   }
 }
 
@@ -73,7 +84,7 @@ let syncModule: WebAssembly.Module | null | undefined;
  */
 export function instantiateKernelsSync(
   bytes: number,
-): { memory: WebAssembly.Memory; exports: Record<string, (...args: number[]) => void> } | undefined {
+): { memory: WebAssembly.Memory; exports: KernelExports } | undefined {
   if (syncModule === undefined) {
     try {
       syncModule = new WebAssembly.Module(decodeBase64(KERNELS_WASM_BASE64) as Uint8Array<ArrayBuffer>);
@@ -89,7 +100,7 @@ export function instantiateKernelsSync(
     return undefined; // more than the runtime gives a memory
   }
   const instance = new WebAssembly.Instance(syncModule, { env: { memory } });
-  return { memory, exports: instance.exports as Record<string, (...args: number[]) => void> };
+  return { memory, exports: instance.exports as KernelExports };
 }
 
 /** Byte offsets of a mesh's vertex arrays in a kernel memory (0: the mesh lacks the array). */

@@ -29,6 +29,12 @@ import { dqsRigid, jointDualQuaternions } from '../deformers/dqs.js';
 import { sbsRigid } from '../deformers/sbs.js';
 import { lmsRigid, jointTwists } from '../deformers/lms.js';
 import * as wasm from './instance.js';
+import {
+  runKernelRange,
+  type KernelExports,
+  type SkinningKernelCall,
+  type SkinningKernelMethod,
+} from './kernel-range.js';
 
 /** Methods with a SIMD kernel: the registry's methods with `simd: true` ({@link SIMD_METHODS}). */
 export type SimdSkinningMethod = SimdMethodId;
@@ -157,15 +163,18 @@ export function packInfluences(
   }
 }
 
-/** The methods of asm/kernels.ts. */
-export type SkinningKernelMethod = 'lbs' | 'dqs' | 'sbs' | 'lms' | 'cor';
+export type { SkinningKernelMethod } from './kernel-range.js';
 
 /** {@link createSkinningKernels}' result: a prepared mesh on one of asm/kernels.ts' kernels. */
 export interface SkinningKernels<Extra> {
   /** The kernels' memory (see `instantiateKernels`). */
   memory: WebAssembly.Memory;
+  /** The compiled module. */
+  module: WebAssembly.Module;
   /** Every kernel of the module by name (functions taking byte offsets in `memory`). */
-  exports: Record<string, (...args: number[]) => void>;
+  exports: KernelExports;
+  /** The mesh's kernel and where its arrays are (what worker threads run it on). */
+  call: SkinningKernelCall;
   /** Where the mesh's vertex arrays and the posed ones are in it. */
   at: wasm.VertexArrays;
   /** The joints the mesh uses (1 + its largest joint of non-zero weight). */
@@ -174,20 +183,24 @@ export interface SkinningKernels<Extra> {
   extra: Extra;
   /**
    * Deforms the mesh by the skinning matrices (16·J or more, checked by the caller) into
-   * `output` (the posed arrays in the memory, {@link vertexArrays}).
+   * `output` (the posed arrays in the memory, {@link vertexArrays}): the frame's joint data into
+   * the memory, then `kernels(s)` — by default the kernel on every vertex, positions times s
+   * ({@link runKernelRange}) — then the JavaScript path for the vertices it does not take.
    */
-  run(skinning: Float64Array, output: DeformTarget): void;
+  run(skinning: Float64Array, output: DeformTarget, kernels?: (s: number) => void): void;
 }
 
 /**
  * Lays out and fills a kernel memory for `mesh` on `method`'s kernel of asm/kernels.ts, with room
  * for what `more` takes (a method that builds on one of them, as the skinning templates on DQS).
+ * @param sharedBinary as `instantiateKernels`' (a shared memory, for worker threads)
  * @throws CorskinError as {@link createSimdDeformer}
  */
 export async function createSkinningKernels<Extra>(
   mesh: SkinnedMesh,
   method: SkinningKernelMethod,
   more: (take: (bytes: number) => number) => Extra,
+  sharedBinary?: string,
 ): Promise<SkinningKernels<Extra>> {
   const { positions, influences: K } = mesh;
   const n = positions.length / 3;
@@ -210,7 +223,8 @@ export async function createSkinningKernels<Extra>(
   const M = take(64 * J);
   const Q = method === 'dqs' || method === 'lms' ? take(32 * J) : method === 'lbs' ? 0 : take(16 * J);
   const extra = more(take);
-  const { memory, exports: kernels } = await wasm.instantiateKernels(layout.size);
+  const { memory, module, exports } = await wasm.instantiateKernels(layout.size, sharedBinary);
+  const call: SkinningKernelCall = { method, n, K, P, N, T, C: Cp, JI, W, CNT, M, Q, OP, ON, OT };
   const f32 = new Float32Array(memory.buffer);
   const u16 = new Uint16Array(memory.buffer);
   const u8 = new Uint8Array(memory.buffer);
@@ -227,7 +241,8 @@ export async function createSkinningKernels<Extra>(
   const center = method === 'cor' ? 'cor' : 'vertex';
   const jointData = f32.subarray(Q >> 2, (Q >> 2) + (method === 'dqs' || method === 'lms' ? 8 : 4) * J);
   // The matrices go in below (divided by a uniform scale where there is one).
-  const run = (skinning: Float64Array, output: DeformTarget): void => {
+  const all = (s: number) => runKernelRange(exports, call, 0, n, s, 0, f32);
+  const run = (skinning: Float64Array, output: DeformTarget, kernels = all): void => {
     // A rig under one uniformly scaled node: the kernels on the matrices divided by s, the
     // positions times s (exact, see uniformScale; commonScale finds it without the split, the
     // split's uniformScale where commonScale's test, about a different reference, does not).
@@ -238,35 +253,27 @@ export async function createSkinningKernels<Extra>(
     if (split) s = uniformScale(split);
     if (split && !s) {
       const some = split.rigidJoints.includes(1);
-      if (some) runKernels(skinning, 1);
+      if (some) runKernels(skinning, 1, kernels);
       deformStretchedVertices(mesh, skinning, split, output, rigid, center, some ? 'stretched' : 'all');
-    } else runKernels(skinning, s);
+    } else runKernels(skinning, s, kernels);
   };
-  return { memory, exports: kernels, at: V, J, extra, run };
+  return { memory, module, exports, call, at: V, J, extra, run };
 
-  /** The kernels on the matrices divided by s, the posed positions (in the memory) times s. */
-  function runKernels(skinning: Float64Array, s: number): void {
+  /** The frame's data for the matrices divided by s, then `kernels(s)` (the posed positions times s). */
+  function runKernels(skinning: Float64Array, s: number, kernels: (s: number) => void): void {
     const m = M >> 2;
     const S = s === 1 ? skinning : skinning.map((x, k) => (k % 16 === 15 ? x : x / s));
     for (let j = 0; j < 16 * J; j++) f32[m + j] = S[j];
-    if (method === 'cor') {
-      jointQuaternions(S.subarray(0, 16 * J), jointData);
-      kernels.cor(n, K, P, N, T, Cp, JI, W, CNT, M, Q, OP, ON, OT);
-    } else if (method === 'lms') {
+    if (method === 'cor' || method === 'sbs') jointQuaternions(S.subarray(0, 16 * J), jointData);
+    else if (method === 'dqs') jointDualQuaternions(S.subarray(0, 16 * J), jointData);
+    else if (method === 'lms') {
       // The twists (ω, u) of the rigid matrices, padded to 8 floats a joint.
       const L = jointTwists(S.subarray(0, 16 * J));
       for (let j = 0; j < J; j++) {
         jointData.set(L.subarray(6 * j, 6 * j + 3), 8 * j);
         jointData.set(L.subarray(6 * j + 3, 6 * j + 6), 8 * j + 4);
       }
-      kernels.lms(n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);
-    } else if (method === 'sbs') {
-      jointQuaternions(S.subarray(0, 16 * J), jointData);
-      kernels.sbs(n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);
-    } else if (method === 'dqs') {
-      jointDualQuaternions(S.subarray(0, 16 * J), jointData);
-      kernels.dqs(n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);
-    } else kernels.lbs(n, K, P, N, T, JI, W, CNT, M, OP, ON, OT);
-    if (s !== 1) kernels.scale(OP, 3 * n, s);
+    }
+    kernels(s);
   }
 }

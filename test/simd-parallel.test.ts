@@ -1,0 +1,131 @@
+/**
+ * createParallelSimdDeformer: the SIMD kernels of one frame shared between worker threads over a
+ * shared memory must give the one-thread deformer's floats exactly (the same kernel on every
+ * vertex; each thread's last vertex written without touching the next thread's first), on every
+ * shared character, every skin — uniformly scaled rigs (the kernels' scale pass per share), rigs
+ * with stretched joints (the JavaScript two-phase path after the kernels), mirrored — and with
+ * as many threads as vertices.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { samplePose } from '../src/core/animation.js';
+import { CorskinError } from '../src/core/errors.js';
+import type { SkinnedMesh } from '../src/core/mesh.js';
+import { restPose, skinningMatrices } from '../src/core/pose.js';
+import { computeCentersOfRotation } from '../src/cor/precompute.js';
+import { stressPose } from '../src/evaluation/stress-pose.js';
+import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';
+import { readDocument } from '../src/io/node-io.js';
+import { createParallelSimdDeformer, type ParallelSimdDeformer } from '../src/wasm/parallel-simd.js';
+import { createSimdDeformer, type SimdDeformer } from '../src/wasm/simd-skinning.js';
+import type { SkinningKernelMethod } from '../src/wasm/kernel-range.js';
+import { cylinder } from './helpers/cylinder.js';
+import { CESIUM_MAN, SHARED } from './helpers/data.js';
+
+const CHARACTERS = [CESIUM_MAN, ...['Fox.glb', 'ShibaInu.gltf', 'Soldier.glb', 'Ybot.glb', 'chicken.glb', 'rpm-avatar.glb', 'skeleton.glb'].map((f) => join(SHARED, 'characters', f))]; // prettier-ignore
+
+/** Indices of the floats where the two deformers' outputs differ (NaN equal to NaN), at most 5. */
+function differences(a: SimdDeformer, b: SimdDeformer): string[] {
+  const found: string[] = [];
+  for (const k of ['positions', 'normals', 'tangents'] as const) {
+    const x = a.output[k],
+      y = b.output[k];
+    expect(!!x, k).toBe(!!y);
+    if (!x || !y) continue;
+    for (let i = 0; i < x.length && found.length < 5; i++)
+      if (!Object.is(x[i], y[i])) found.push(`${k}[${i}]: ${x[i]} vs ${y[i]}`);
+  }
+  return found;
+}
+
+/** Both deformers on every frame; the first difference found, if any. */
+async function compare(mesh: SkinnedMesh, method: SkinningKernelMethod, frames: Float64Array[], threads: number) {
+  const one = await createSimdDeformer(mesh, method);
+  const many = await createParallelSimdDeformer(mesh, method, { threads });
+  try {
+    expect(many.threads).toBe(Math.min(threads, mesh.positions.length / 3));
+    for (const S of frames) {
+      one.deform(S);
+      // Poisoned first: a vertex no thread writes would keep its NaN.
+      many.output.positions.fill(NaN);
+      many.deform(S);
+      const d = differences(one, many);
+      if (d.length) return d;
+    }
+    return [];
+  } finally {
+    await many.close();
+  }
+}
+
+const models = new Map<string, SkinnedModel[]>();
+beforeAll(async () => {
+  for (const file of CHARACTERS) models.set(file, extractSkinnedModels(await readDocument(file), file));
+  const [cesium] = models.get(CESIUM_MAN)!;
+  cesium.mesh.centersOfRotation = computeCentersOfRotation(cesium.mesh).centers;
+});
+
+/** A time in the first clip and the stress pose of every skin of `file`. */
+function frames(model: SkinnedModel): Float64Array[] {
+  const clip = model.animations[0];
+  const { skeleton } = model;
+  return [
+    skinningMatrices(skeleton, samplePose(skeleton, clip, 0.37 * (clip?.duration ?? 0))),
+    skinningMatrices(skeleton, stressPose(skeleton)),
+  ];
+}
+
+describe('createParallelSimdDeformer', () => {
+  it.each(['lbs', 'dqs', 'sbs', 'lms'] as const)(
+    '%s on 3 threads gives the one-thread floats on every skin of every shared character, clip and stress pose',
+    async (method) => {
+      for (const file of CHARACTERS)
+        for (const model of models.get(file)!)
+          expect(await compare(model.mesh, method, frames(model), 3), `${file} ${model.name}`).toEqual([]);
+    },
+  );
+
+  it('cor on CesiumMan, and every method on CesiumMan mirrored (a reflecting armature node)', async () => {
+    const [cesium] = models.get(CESIUM_MAN)!;
+    expect(await compare(cesium.mesh, 'cor', frames(cesium), 2)).toEqual([]);
+    const mirror = (S: Float64Array) => S.map((x, k) => (k % 4 === 0 ? -x : x)); // x ↦ −x in posed space
+    for (const method of ['lbs', 'dqs', 'cor'] as const)
+      expect(await compare(cesium.mesh, method, frames(cesium).map(mirror), 2), method).toEqual([]);
+  });
+
+  it('takes as many threads as vertices (every share one vertex, the last written through scratch), tangents too', async () => {
+    const { mesh: base } = cylinder();
+    const n = 7;
+    const mesh: SkinnedMesh = {
+      ...base,
+      positions: base.positions.slice(0, 3 * n),
+      normals: base.normals?.slice(0, 3 * n),
+      tangents: Float32Array.from({ length: 4 * n }, (_, k) => (k % 4 === 3 ? 1 : Math.sin(k))),
+      joints: base.joints.slice(0, 4 * n),
+      weights: base.weights.slice(0, 4 * n),
+      triangles: new Uint32Array(0),
+    };
+    const S = skinningMatrices(cylinder().skeleton, restPose(cylinder().skeleton));
+    S.set([0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 0.3, 0.1, 0, 1], 16); // joint 1 turned 90° about z and moved
+    expect(await compare(mesh, 'dqs', [S], 7)).toEqual([]);
+    expect(await compare(mesh, 'lbs', [S], 12)).toEqual([]); // capped at 7
+  });
+
+  let closed: ParallelSimdDeformer | undefined;
+  afterAll(() => closed?.close());
+  it('refuses frames once closed, and bad thread counts', async () => {
+    const [cesium] = models.get(CESIUM_MAN)!;
+    closed = await createParallelSimdDeformer(cesium.mesh, 'lbs', { threads: 2 });
+    const S = skinningMatrices(cesium.skeleton, restPose(cesium.skeleton));
+    closed.deform(S);
+    await closed.close();
+    await closed.close();
+    expect(() => closed!.deform(S)).toThrow(CorskinError);
+    await expect(createParallelSimdDeformer(cesium.mesh, 'lbs', { threads: 0 })).rejects.toThrow(/threads/);
+    await expect(createParallelSimdDeformer(cesium.mesh, 'lbs', { threads: 1.5 })).rejects.toThrow(/threads/);
+    // Too few matrices: the same error as the one-thread deformer's.
+    const one = await createParallelSimdDeformer(cesium.mesh, 'lbs', { threads: 2 });
+    expect(() => one.deform(new Float64Array(16))).toThrow(CorskinError);
+    await one.close();
+  });
+});
