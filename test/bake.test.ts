@@ -32,14 +32,14 @@ const tmp = scratch();
 afterAll(() => tmp.cleanup());
 
 /** Bakes `method` of the first skin of `input` as morphs into a file; returns the models and paths. */
-async function bake(input: string, method: 'cor' | 'dqs', out: string, dense = false) {
+async function bake(input: string, method: 'cor' | 'dqs', out: string, dense = false, targets?: 'samples' | 'basis') {
   const document = await readDocument(input);
   const [model] = extractSkinnedModels(document, input);
   if (method === 'cor' && !model.mesh.centersOfRotation)
     model.mesh.centersOfRotation = computeCentersOfRotation(model.mesh).centers;
   const result = dense
     ? bakeTemplateClips(document, model, deformers[method], { rate: 30 })
-    : bakeMorphTargets(document, model, deformers[method], { rate: 30 });
+    : bakeMorphTargets(document, model, deformers[method], { rate: 30, targets });
   await writeDocument(document, out);
   const [baked] = extractSkinnedModels(await readDocument(out), out);
   return { model, baked, result };
@@ -75,7 +75,7 @@ describe('bake --as morphs (library)', () => {
   it('CesiumMan, dqs: the sparse file is smaller than the dense bake (measured, not 3×)', async () => {
     const sparse = join(tmp.dir, 'cesium-sparse.glb');
     const dense = join(tmp.dir, 'cesium-dense.glb');
-    await bake(CESIUM_MAN, 'dqs', sparse);
+    await bake(CESIUM_MAN, 'dqs', sparse, false, 'samples');
     await bake(CESIUM_MAN, 'dqs', dense, true);
     const [s, d] = [statSync(sparse).size, statSync(dense).size];
     console.log(`CesiumMan dqs: dense ${d} bytes, sparse ${s} bytes (${(d / s).toFixed(2)}× smaller)`);
@@ -88,6 +88,34 @@ describe('bake --as morphs (library)', () => {
         .listAccessors()
         .some((a) => a.getSparse()),
     ).toBe(true);
+  });
+
+  it('CesiumMan and the Fox, dqs: a basis of the samples is exact at every sample, with fewer targets and a smaller file', async () => {
+    for (const [label, input] of [
+      ['CesiumMan', CESIUM_MAN],
+      ['Fox', FOX],
+    ] as const) {
+      const files = { samples: join(tmp.dir, `${label}-samples.glb`), basis: join(tmp.dir, `${label}-basis.glb`) };
+      const perSample = await bake(input, 'dqs', files.samples, false, 'samples');
+      const { model, baked, result } = await bake(input, 'dqs', files.basis, false, 'basis');
+      const m = measureBake(model, baked, deformers.dqs, 30);
+      const [s, b] = [statSync(files.samples).size, statSync(files.basis).size];
+      console.log(`${label} dqs: ${result.targets} basis targets for ${result.samples} samples, ${b} bytes (one per sample: ${s}); max ${m.max.toExponential(1)}`); // prettier-ignore
+      expect(perSample.result).toMatchObject({ targets: result.samples, samples: result.samples, basis: false });
+      expect(result.basis).toBe(true);
+      expect(result.targets).toBeLessThan(0.6 * result.samples); // measured 0.41 (CesiumMan), 0.2 (Fox)
+      expect(b).toBeLessThan(s);
+      expect(m.max).toBeLessThanOrEqual(1e-5);
+      // Each clip's weights channel holds the basis's weights: as many per key as targets.
+      const doc = await readDocument(files.basis);
+      const channel = doc
+        .getRoot()
+        .listAnimations()[0]
+        .listChannels()
+        .find((c) => c.getTargetPath() === 'weights')!;
+      const sampler = channel.getSampler()!;
+      expect(sampler.getOutput()!.getCount()).toBe(sampler.getInput()!.getCount() * result.targets);
+    }
   });
 
   it('CesiumMan with every vertex on one joint (DQS = LBS there): no targets, no weights channels, no helpers', async () => {
@@ -221,7 +249,10 @@ describe('corskin bake: bad input', () => {
     const out = join(tmp.dir, 'cli-dqs.glb');
     const r = await runCli('bake', CESIUM_MAN, '--method', 'dqs', '--as', 'morphs', '-o', out);
     expect([r.code, r.stderr]).toEqual([0, '']);
-    expect(r.stdout).toMatch(/61 morph targets/);
+    // A basis of the 61 samples (fewer targets, each sample within the tolerance).
+    const [, targets] = /(\d+) morph targets, a basis of the 61 samples/.exec(r.stdout) ?? [];
+    expect(Number(targets)).toBeGreaterThan(0);
+    expect(Number(targets)).toBeLessThan(61);
     expect(r.stdout).toMatch(/baked file by LBS vs DQS max \d\.\de-(6|7|8)/);
     expect(r.stdout).toMatch(/plain LBS vs DQS max/);
     expect(existsSync(out)).toBe(true);

@@ -54,6 +54,8 @@ export interface BakeCommandOptions {
   tolerance?: number;
   /** morphs: normal and tangent corrections of at most this angle (radians) are 0. */
   normalTolerance?: number;
+  /** morphs: one target per sample, a basis of the samples, or the smaller (`MorphBakeOptions.targets`). */
+  targets?: 'auto' | 'samples' | 'basis';
   /** helpers: keyframes reproduced within this by their neighbours are dropped; 0 keeps every sample. */
   keyframeTolerance?: number;
   /** helpers: the helpers' rotation keys, `short` (default) or `float`. */
@@ -105,6 +107,8 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   ] as const)
     if (!withHelpers && given !== undefined)
       io.err(`corskin: warning: ${flag} applies to the helpers; ignored with --as morphs`);
+  if (!withMorphs && o.targets !== undefined)
+    io.err('corskin: warning: --targets applies to the morph targets; ignored with --as helpers');
   const keyframeTolerance = o.keyframeTolerance ?? DEFAULT_KEYFRAME_TOLERANCE;
   if (!(keyframeTolerance >= 0 && Number.isFinite(keyframeTolerance)))
     throw new CorskinError(`--keyframe-tolerance must be a number ≥ 0, got ${o.keyframeTolerance}`, input);
@@ -195,7 +199,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   const skins = withHelpers && withMorphs ? extractSkinnedModels(document, input) : undefined;
   if (withMorphs)
     for (const { model, deform, lines } of baked) {
-      const options = { rate, tolerance, normalTolerance, file: input, skins };
+      const options = { rate, tolerance, normalTolerance, targets: o.targets, file: input, skins };
       const r = await phase(model, withHelpers ? 'residual morphs' : 'morphs', (onProgress) =>
         withHelpers
           ? bakeResidualMorphs(document, model, deform, { ...options, onProgress })
@@ -205,7 +209,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       lines.push(
         !r.targets
           ? `${model.name}: LBS already plays ${what} within the tolerance at every sample: no morph targets added`
-          : `${model.name}: ${r.targets} ${withHelpers ? 'residual ' : ''}morph targets over ${model.animations.length} clip(s) at ${rate} samples/s, ${(100 * r.nonZero).toFixed(1)}% of the displacements non-zero (tolerance ${tolerance} of the diagonal): ${mb(r.bytes)} of target data (dense ${mb(r.denseBytes)})`,
+          : `${model.name}: ${r.targets} ${withHelpers ? 'residual ' : ''}morph targets${r.basis ? `, a basis of the ${r.samples} samples' corrections (Kry, James & Pai 2002), each sample within the tolerances,` : ''} over ${model.animations.length} clip(s) at ${rate} samples/s, ${(100 * r.nonZero).toFixed(1)}% of the displacements non-zero (tolerance ${tolerance} of the diagonal): ${mb(r.bytes)} of target data (dense ${mb(r.denseBytes)}), ${mb(r.channelBytes)} of weights channels`,
       );
     }
   if (o.quantize) {

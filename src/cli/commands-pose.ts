@@ -103,6 +103,12 @@ export function addPoseCommands(program: Command, io: Io): void {
           'morphs: normal and tangent corrections that turn them by at most this angle, in radians, are dropped (default 1e-4)',
           Number,
         )
+        .addOption(
+          new Option(
+            '--targets <kind>',
+            'morphs: one target per sample (samples), a basis that every sample is a weighted sum of, each within the tolerances at every vertex (basis; EigenSkin, Kry, James & Pai 2002), or whichever makes the smaller file (auto, the default)',
+          ).choices(['auto', 'samples', 'basis']),
+        )
         .option(
           '--keyframe-tolerance <t>',
           `helpers: drop keyframes that their neighbours reproduce within this, on every channel (glTF-Transform's resample; smaller file, the rig's joints a little off the input's keys; 1e-4 takes the Fox 1.00 → 0.77 MB; default ${DEFAULT_KEYFRAME_TOLERANCE}: every sample kept)`,

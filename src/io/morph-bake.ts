@@ -16,6 +16,13 @@
  * mesh has tangents, a TANGENT displacement per target that the blended skinning matrix turns
  * into the deformer's direction).
  *
+ * As a basis (`targets: 'basis'`, or `'auto'` when the file is smaller): instead of one target
+ * per sample, a few fields that every sample's correction is a weighted sum of, each sample still
+ * within the tolerances at every vertex (`bake/morph-basis.ts`; Kry, James & Pai, "EigenSkin",
+ * SCA 2002); each key of a clip's weights channel then holds its sample's weights of the fields
+ * (in [0, 1], with a constant offset target), and blending two samples' weights blends their
+ * corrections as before.
+ *
  * Sparse targets: where the deformer and LBS agree (vertices bound to one joint, poses near the
  * bind pose) the correction is float noise. A position correction whose posed-space effect |M_3 d|
  * (M_3 the linear part of M) is at most `tolerance` × the bounding-box diagonal of the mesh as the
@@ -53,6 +60,7 @@ import { clipAnimation } from './gltf-skeleton.js';
 import { renormalizeWeightAccessors } from './gltf-weights.js';
 import { posedDiagonal } from '../bake/measure.js';
 import { bakeSampleTimes, checkBakeSize, DEFAULT_BAKE_RATE } from '../bake/samples.js';
+import { correctionBasis } from '../bake/morph-basis.js';
 
 /** Options of {@link bakeMorphTargets}. */
 export interface MorphBakeOptions {
@@ -76,6 +84,13 @@ export interface MorphBakeOptions {
   normalTolerance?: number;
   /** Write the target accessors as glTF sparse accessors where that is smaller; default true. */
   sparse?: boolean;
+  /**
+   * The targets: `'samples'`, one per sample; `'basis'`, a few fields that every sample is a
+   * weighted sum of, each sample reproduced within the tolerances at every vertex
+   * (`bake/morph-basis.ts`); `'auto'` (default), whichever file is smaller. With a tolerance of 0,
+   * one per sample.
+   */
+  targets?: 'auto' | 'samples' | 'basis';
   /** Called after each sample with (samples done, samples in all). */
   onProgress?: (done: number, total: number) => void;
   /** Stops the bake between samples (throws the signal's reason). */
@@ -94,10 +109,16 @@ export const DEFAULT_BAKE_NORMAL_TOLERANCE = 1e-4;
 
 /** What a bake wrote. */
 export interface MorphBakeResult {
-  /** Morph targets added (samples over all clips). */
+  /** Morph targets added: one per sample, or the basis's fields. */
   targets: number;
+  /** Samples over all clips. */
+  samples: number;
+  /** Whether the targets are a basis of the samples' corrections ({@link MorphBakeOptions.targets}). */
+  basis: boolean;
   /** Bytes of target data as stored (float32 values, and the indices of sparse accessors). */
   bytes: number;
+  /** Bytes of the clips' weights channels (their outputs). */
+  channelBytes: number;
   /** Bytes the same targets take dense (float32 positions, normals and tangents of every vertex). */
   denseBytes: number;
   /** Fraction of the per-vertex displacements (positions, normals, tangents) that are not 0. */
@@ -167,6 +188,7 @@ export function bakeMorphTargets(
   // Engines play weights that sum to 1 (three.js renormalises them on loading; glTF asks for
   // it): the corrections are for those, and the file gets them (below).
   const played = exactlyNormalized(mesh.weights, K);
+  const bounds: CorrectionBounds = { gain: new Float32Array(n), length: corrected.map(() => new Float32Array(n).fill(Infinity)) }; // prettier-ignore
   let done = 0;
   // Samples of every clip: its times and the corrections at each.
   const clips = model.animations.map((clip, c) => {
@@ -182,7 +204,7 @@ export function bakeMorphTargets(
         ...(withNormals ? [{ rest: summed.normals!, posed: out.normals!, stride: 3 }] : []),
         ...(withTangents ? [{ rest: summed.tangents!, posed: out.tangents!, stride: 4 }] : []),
       ];
-      const c = correction(morphed.positions, mesh.joints, played, K, S, out.positions, directions, limits);
+      const c = correction(morphed.positions, mesh.joints, played, K, S, out.positions, directions, limits, bounds);
       options.onProgress?.(++done, total);
       options.signal?.throwIfAborted();
       return c;
@@ -194,23 +216,61 @@ export function bakeMorphTargets(
     0,
     parts.map((p) => p.primitive),
   );
+  const samples = clips.flatMap((c) => c.corrections);
+  const N = samples.length;
   // A skin the method moves as LBS does (every vertex on one joint, say) needs no targets.
-  const isZero = (a: Float32Array) => a.every((x) => x === 0);
-  if (clips.every((c) => c.corrections.every((d) => isZero(d.positions) && d.directions.every(isZero))))
-    return { targets: 0, bytes: 0, denseBytes: 0, nonZero: 0 };
-  const N = clips.reduce((s, c) => s + c.times.length, 0);
+  if (samples.every((d) => d.under.every((u) => u.every(Boolean))))
+    return { targets: 0, samples: N, basis: false, bytes: 0, channelBytes: 0, denseBytes: 0, nonZero: 0 };
   const buffer = document.getRoot().listBuffers()[0] ?? document.createBuffer();
-  // Targets on every primitive of the skin (its slice of each correction), after its own.
+  // The corrected directions each primitive has (the merged mesh's may come from another).
+  const semantics = parts.map((part) =>
+    corrected
+      .map((semantic, slot) => ({ semantic, slot }))
+      .filter(({ semantic }) => part.primitive.getAttribute(semantic)),
+  );
+  /** Bytes of a VEC3 target accessor with `nonZero` of a part's vertices non-zero, as written. */
+  const accessorBytes = (nonZero: number, count: number) =>
+    sparse && nonZero * (12 + (count < 65535 ? 2 : 4)) < 12 * count ? nonZero * (12 + (count < 65535 ? 2 : 4)) : 12 * count; // prettier-ignore
+  /** Bytes of targets whose array `a` has `nonZero(a, from, to)` non-zero vertices in [from, to), on every part. */
+  const targetBytes = (nonZero: (a: number, from: number, to: number) => number) =>
+    parts.reduce((b, part, i) => {
+      const [from, to] = [part.vertexOffset, part.vertexOffset + part.vertexCount];
+      return b + [0, ...semantics[i].map(({ slot }) => slot + 1)].reduce((c, a) => c + accessorBytes(nonZero(a, from, to), part.vertexCount), 0); // prettier-ignore
+    }, 0);
+  const keyCounts = clips.map(({ clip, times }) => clipKeys(clip, times).length);
+  /** Bytes of the weights channels with `T` baked targets. */
+  const channelBytes = (T: number) => model.meshNodes.length * keyCounts.reduce((b, keys) => b + 4 * keys * T, 0);
+  // The targets: one per sample, or a basis of the samples' corrections when that is smaller.
+  const mode = options.targets ?? 'auto';
+  const canBasis = mode !== 'samples' && limits.position > 0 && (!corrected.length || limits.direction > 0);
+  const basis = canBasis
+    ? correctionBasis(
+        samples.map((d) => d.arrays),
+        [bounds.gain.map((g) => limits.position / g), ...bounds.length.map((l) => l.map((x) => limits.direction * x))],
+        mode === 'basis' ? N : N - 1,
+        () => options.signal?.throwIfAborted(),
+      )
+    : undefined;
+  const perSampleBytes = () =>
+    samples.reduce((b, d) => b + targetBytes((a, from, to) => countNonZero(d.arrays[a], d.under[a], from, to)), 0) + channelBytes(N); // prettier-ignore
+  const useBasis =
+    !!basis &&
+    (mode === 'basis' ||
+      basis.targets.reduce((b, t) => b + targetBytes((a, from, to) => countNonZero(t[a], undefined, from, to)), 0) + channelBytes(basis.targets.length) < perSampleBytes()); // prettier-ignore
+  const T = useBasis ? basis.targets.length : N;
+  /** Target t's arrays (positions, then each corrected direction), full length. */
+  const targetArrays = (t: number): readonly Float32Array[] =>
+    useBasis ? basis.targets[t] : samples[t].arrays.map((x, a) => zeroUnder(x, samples[t].under[a]));
+  const names = useBasis
+    ? Array.from({ length: T }, (_, k) => `corskin basis ${k} of ${N} samples`)
+    : clips.flatMap((c, i) => Array.from(c.times, (t, f) => `corskin sample ${clips.slice(0, i).reduce((s, d) => s + d.times.length, 0) + f}: ${c.clip.name} at ${t.toFixed(4)} s`)); // prettier-ignore
+  // Targets on every primitive of the skin (its slice of each), after its own.
   const meshes = new Set<Mesh>();
   let [stored, kept, all] = [0, 0, 0];
-  for (const part of parts) {
+  for (const [i, part] of parts.entries()) {
     const own = part.primitive.listTargets();
     const [a, b] = [3 * part.vertexOffset, 3 * (part.vertexOffset + part.vertexCount)];
-    // The corrected directions this primitive has (the merged mesh's may come from another).
-    const semantics = corrected
-      .map((semantic, slot) => ({ semantic, slot }))
-      .filter(({ semantic }) => part.primitive.getAttribute(semantic));
-    for (const { semantic } of semantics)
+    for (const { semantic } of semantics[i])
       if (own.some((t) => !t.getAttribute(semantic))) {
         // Every target gets the displacement (engines expect all or none): zeros for the file's.
         const zero = document.createAccessor().setType('VEC3').setArray(new Float32Array(b - a)).setBuffer(buffer); // prettier-ignore
@@ -218,48 +278,44 @@ export function bakeMorphTargets(
       }
     const vec3 = (data: Float32Array) => {
       const slice = data.slice(a, b);
-      let nonZero = 0;
-      for (let i = 0; i < slice.length; i += 3)
-        if (slice[i] !== 0 || slice[i + 1] !== 0 || slice[i + 2] !== 0) nonZero++;
-      // Sparse where the indices and values take less than the dense array (12 bytes a vertex).
-      const index = part.vertexCount < 65535 ? 2 : 4;
-      const asSparse = sparse && nonZero * (12 + index) < 12 * part.vertexCount;
-      stored += asSparse ? nonZero * (12 + index) : 12 * part.vertexCount;
+      const nonZero = countNonZero(slice, undefined, 0, part.vertexCount);
+      stored += accessorBytes(nonZero, part.vertexCount);
       [kept, all] = [kept + nonZero, all + part.vertexCount];
+      const asSparse = sparse && accessorBytes(nonZero, part.vertexCount) < 12 * part.vertexCount;
       return document.createAccessor().setType('VEC3').setArray(slice).setSparse(asSparse).setBuffer(buffer);
     };
-    let sample = 0;
-    for (const c of clips)
-      for (const [f, d] of c.corrections.entries()) {
-        // Named, uniquely (extras.targetNames): Blender 3.4's importer fails on a file whose
-        // targets are named "" (its shape keys are looked up by name).
-        const target = document
-          .createPrimitiveTarget(`corskin sample ${sample++}: ${c.clip.name} at ${c.times[f].toFixed(4)} s`)
-          .setAttribute('POSITION', vec3(d.positions));
-        for (const { semantic, slot } of semantics) target.setAttribute(semantic, vec3(d.directions[slot]));
-        part.primitive.addTarget(target);
-      }
+    for (let t = 0; t < T; t++) {
+      const arrays = targetArrays(t);
+      // Named, uniquely (extras.targetNames): Blender 3.4's importer fails on a file whose
+      // targets are named "" (its shape keys are looked up by name).
+      const target = document.createPrimitiveTarget(names[t]).setAttribute('POSITION', vec3(arrays[0]));
+      for (const { semantic, slot } of semantics[i]) target.setAttribute(semantic, vec3(arrays[slot + 1]));
+      part.primitive.addTarget(target);
+    }
     for (const parent of part.primitive.listParents()) if (parent.propertyType === 'Mesh') meshes.add(parent as Mesh);
   }
   // Default weights: the file's own, then zeros for the baked targets.
   for (const m of meshes) {
-    const [own, w] = [m.listPrimitives()[0].listTargets().length - N, m.getWeights()];
-    m.setWeights([...Array.from({ length: own }, (_, t) => w[t] ?? 0), ...new Array(N).fill(0)]);
+    const [own, w] = [m.listPrimitives()[0].listTargets().length - T, m.getWeights()];
+    m.setWeights([...Array.from({ length: own }, (_, t) => w[t] ?? 0), ...new Array(T).fill(0)]);
   }
   const nodes = model.meshNodes
     .map((node, i) => ({ node, group: model.meshNodeGroups[i] }))
     .filter(({ node }) => meshes.has(node.getMesh()!));
   for (const { node } of nodes)
-    if (node.getWeights().length) node.setWeights([...node.getWeights(), ...new Array(N).fill(0)]);
-  // One weights channel per clip and mesh node: the file's weights, then 1 on the clip's sample f
-  // at its time f (linear between samples).
+    if (node.getWeights().length) node.setWeights([...node.getWeights(), ...new Array(T).fill(0)]);
+  /** Adds `factor` × sample s's weights of the baked targets into `values` at `at`. */
+  const addSample = (values: Float32Array, at: number, s: number, factor: number) => {
+    if (!useBasis) values[at + s] += factor;
+    else basis.weights[s].forEach((w, k) => (values[at + k] += factor * w));
+  };
+  // One weights channel per clip and mesh node: the file's weights, then the weights of the clip's
+  // sample f at its time f (linear between samples).
   let first = 0;
+  let channels = 0;
   for (const { clip, times } of clips) {
     const animation = clipAnimation(document, model, clip, options.file);
-    // Keys: the samples, and the keys of the clip's own weights channels within it.
-    const keys = new Set<number>(times);
-    for (const ch of clip.morphChannels ?? []) for (const t of ch.times) if (t >= 0 && t <= clip.duration) keys.add(t);
-    const input = Float32Array.from([...keys].sort((x, y) => x - y));
+    const input = clipKeys(clip, times);
     const inputAccessor = document.createAccessor().setType('SCALAR').setArray(input).setBuffer(buffer);
     const fileWeights = Array.from(input, (t) => sampleMorphWeights(morphGroups, clip.morphChannels ?? [], t));
     for (const { node, group } of nodes) {
@@ -270,16 +326,17 @@ export function bakeMorphTargets(
           if (sampler && !sampler.listParents().some((p) => p.propertyType === 'AnimationChannel')) sampler.dispose();
         }
       const own = group >= 0 ? morphGroups[group].weights.length : 0;
-      const values = new Float32Array(input.length * (own + N));
+      const values = new Float32Array(input.length * (own + T));
+      channels += 4 * input.length * T;
       input.forEach((t, k) => {
-        const row = k * (own + N);
+        const row = k * (own + T);
         if (own) values.set(fileWeights[k][group], row);
         // The hat functions of the samples: t between samples f and f + 1.
         let f = 0;
         while (f + 1 < times.length && times[f + 1] <= t) f++;
         const u = f + 1 < times.length ? (t - times[f]) / (times[f + 1] - times[f]) : 0;
-        values[row + own + first + f] = 1 - u;
-        if (u > 0) values[row + own + first + f + 1] = u;
+        addSample(values, row + own, first + f, 1 - u);
+        if (u > 0) addSample(values, row + own, first + f + 1, u);
       });
       const output = document.createAccessor().setType('SCALAR').setArray(values).setBuffer(buffer);
       const sampler = document
@@ -294,7 +351,41 @@ export function bakeMorphTargets(
     }
     first += times.length;
   }
-  return { targets: N, bytes: stored, denseBytes: 12 * all, nonZero: all ? kept / all : 0 };
+  return { targets: T, samples: N, basis: useBasis, bytes: stored, channelBytes: channels, denseBytes: 12 * all, nonZero: all ? kept / all : 0 }; // prettier-ignore
+}
+
+/** A clip's weight keys: its samples, and the keys of its own weights channels within it. */
+function clipKeys(clip: SkinnedModel['animations'][number], times: ArrayLike<number>): Float32Array {
+  const keys = new Set<number>(Array.from(times));
+  for (const ch of clip.morphChannels ?? []) for (const t of ch.times) if (t >= 0 && t <= clip.duration) keys.add(t);
+  return Float32Array.from([...keys].sort((x, y) => x - y));
+}
+
+/** Vertices in [from, to) of the 3-vectors `x` that are not 0 (and, with `under`, not flagged). */
+function countNonZero(x: Float32Array, under: Uint8Array | undefined, from: number, to: number): number {
+  let count = 0;
+  for (let v = from; v < to; v++)
+    if (!under?.[v] && (x[3 * v] !== 0 || x[3 * v + 1] !== 0 || x[3 * v + 2] !== 0)) count++;
+  return count;
+}
+
+/** A copy of the 3-vectors `x` with the flagged vertices set to 0. */
+function zeroUnder(x: Float32Array, under: Uint8Array): Float32Array {
+  const out = x.slice();
+  for (let v = 0; v < under.length; v++) if (under[v]) out.fill(0, 3 * v, 3 * v + 3);
+  return out;
+}
+
+/**
+ * Per vertex, over the samples so far: `gain`, the largest bound on |M₃ d| / |d| (M₃ the linear
+ * part of its blended skinning matrix: Σ w_k ‖L_k‖₂, L_k the joints' linear parts), and per
+ * corrected direction `length`, its shortest length before skinning: a bind-space displacement
+ * within limit / gain (positions) or limit · length (directions) stays within the limit at every
+ * sample.
+ */
+interface CorrectionBounds {
+  gain: Float32Array;
+  length: Float32Array[];
 }
 
 /**
@@ -303,8 +394,10 @@ export function bakeMorphTargets(
  * M (m + e) ∥ ñ: m + e = |m| M⁻¹ñ / |M⁻¹ñ| (m the summed direction before skinning, ñ the posed
  * one; engines skin normals and tangents by the blended matrix and normalise). Where the linear
  * part is singular (|det| ≤ 1e-12 of its scale³) all are 0. A d with |M₃ d| ≤ `limits.position`
- * and an e with |e| ≤ `limits.direction` · |m| are set to 0 (sparse targets).
- * @returns positions (3·n) and one displacement (3·n) per direction
+ * and an e with |e| ≤ `limits.direction` · |m| are flagged `under` (0 in one target per sample);
+ * `bounds` grows to cover this sample.
+ * @returns `arrays`: the positions (3·n) and one displacement (3·n) per direction; `under`: per
+ *   array, n flags
  */
 function correction(
   x: ArrayLike<number>,
@@ -315,31 +408,42 @@ function correction(
   y: ArrayLike<number>,
   directions: readonly { rest: Float32Array; posed: Float32Array; stride: number }[],
   limits: { position: number; direction: number },
-): { positions: Float32Array; directions: Float32Array[] } {
+  bounds: CorrectionBounds,
+): { arrays: Float32Array[]; under: Uint8Array[] } {
   const n = x.length / 3;
   const d = new Float32Array(3 * n);
   const e = directions.map(() => new Float32Array(3 * n));
+  const under = [d, ...e].map(() => new Uint8Array(n));
   const M = new Float64Array(16);
   const inverse = new Float64Array(16);
+  const norms = jointNorms(S);
   for (let i = 0; i < n; i++) {
     M.fill(0);
+    let gain = 0;
     for (let k = K * i; k < K * i + K; k++) {
       const w = weights[k];
       if (!(w > 0)) continue;
       for (let c = 0; c < 16; c++) M[c] += w * S[16 * joints[k] + c];
+      gain += w * norms[joints[k]];
     }
+    bounds.gain[i] = Math.max(bounds.gain[i], gain);
+    directions.forEach(({ rest: m, stride }, slot) => {
+      const o = stride * i;
+      bounds.length[slot][i] = Math.min(bounds.length[slot][i], Math.hypot(m[o], m[o + 1], m[o + 2]));
+    });
     const det = M[0] * (M[5] * M[10] - M[9] * M[6]) - M[4] * (M[1] * M[10] - M[9] * M[2]) + M[8] * (M[1] * M[6] - M[5] * M[2]); // prettier-ignore
     let scale = 0;
     for (let c = 0; c < 3; c++) for (let r = 0; r < 3; r++) scale = Math.max(scale, Math.abs(M[4 * c + r]));
-    if (!(Math.abs(det) > 1e-12 * scale ** 3) || !mat4Invert(inverse, 0, M, 0)) continue;
+    if (!(Math.abs(det) > 1e-12 * scale ** 3) || !mat4Invert(inverse, 0, M, 0)) {
+      under.forEach((u) => (u[i] = 1));
+      continue;
+    }
     const [y0, y1, y2] = [y[3 * i], y[3 * i + 1], y[3 * i + 2]];
     for (let r = 0; r < 3; r++)
       d[3 * i + r] = inverse[r] * y0 + inverse[4 + r] * y1 + inverse[8 + r] * y2 + inverse[12 + r] - x[3 * i + r];
-    if (limits.position > 0) {
-      const [d0, d1, d2] = [d[3 * i], d[3 * i + 1], d[3 * i + 2]];
-      const moved = Math.hypot(M[0] * d0 + M[4] * d1 + M[8] * d2, M[1] * d0 + M[5] * d1 + M[9] * d2, M[2] * d0 + M[6] * d1 + M[10] * d2); // prettier-ignore
-      if (moved <= limits.position) d.fill(0, 3 * i, 3 * i + 3);
-    }
+    const [d0, d1, d2] = [d[3 * i], d[3 * i + 1], d[3 * i + 2]];
+    const moved = Math.hypot(M[0] * d0 + M[4] * d1 + M[8] * d2, M[1] * d0 + M[5] * d1 + M[9] * d2, M[2] * d0 + M[6] * d1 + M[10] * d2); // prettier-ignore
+    if (moved <= limits.position) under[0][i] = 1;
     directions.forEach(({ rest: m, posed, stride }, slot) => {
       const o = stride * i;
       const [n0, n1, n2] = [posed[o], posed[o + 1], posed[o + 2]];
@@ -348,10 +452,29 @@ function correction(
       const lm = Math.hypot(m[o], m[o + 1], m[o + 2]);
       if (lu > 0) for (let r = 0; r < 3; r++) e[slot][3 * i + r] = (lm * u[r]) / lu - m[o + r];
       const ei = e[slot].subarray(3 * i, 3 * i + 3);
-      if (Math.hypot(ei[0], ei[1], ei[2]) <= limits.direction * lm) ei.fill(0);
+      if (Math.hypot(ei[0], ei[1], ei[2]) <= limits.direction * lm) under[slot + 1][i] = 1;
     });
   }
-  return { positions: d, directions: e };
+  return { arrays: [d, ...e], under };
+}
+
+/** Each joint's ‖L_j‖₂ (L_j the linear part of its skinning matrix), bounded above: √ of the largest eigenvalue of LᵀL by Gershgorin. */
+function jointNorms(S: Float64Array): Float64Array {
+  const J = S.length / 16;
+  const out = new Float64Array(J);
+  for (let j = 0; j < J; j++) {
+    const o = 16 * j;
+    // G = LᵀL: G_ab = column a · column b.
+    const col = (a: number, b: number) => S[o + 4 * a] * S[o + 4 * b] + S[o + 4 * a + 1] * S[o + 4 * b + 1] + S[o + 4 * a + 2] * S[o + 4 * b + 2]; // prettier-ignore
+    let largest = 0;
+    for (let a = 0; a < 3; a++) {
+      let row = 0;
+      for (let b = 0; b < 3; b++) row += Math.abs(col(a, b));
+      largest = Math.max(largest, row);
+    }
+    out[j] = Math.sqrt(largest);
+  }
+  return out;
 }
 
 /** A copy of the weights (K per vertex) rescaled so each vertex's sum to exactly 1 (in double precision, then rounded). */

@@ -1,0 +1,261 @@
+/**
+ * Corrective morph targets as a basis: the corrections of all samples (one displacement field each)
+ * spanned by a few fields, each sample a weighted sum of them — the eigen-displacements of Kry,
+ * James and Pai, "EigenSkin: Real Time Large Deformation Character Skinning in Hardware", SCA
+ * 2002 — chosen so that every sample is reproduced within its tolerance at every vertex, not only
+ * on average. Two steps, both in units of the tolerances:
+ *
+ * 1. A greedy pivoted Gram–Schmidt (QR with column pivoting, Businger & Golub, "Linear least
+ *    squares solutions by Householder transformations", Numerische Mathematik 7, 1965): the next
+ *    field is the residual of the sample farthest off (largest residual among those off by more
+ *    than half a tolerance somewhere), until none is — a span that holds every sample to half
+ *    its tolerance, found at a cost of fields × samples × values, with no samples × samples matrix.
+ * 2. Its principal directions (the eigenvectors of the samples' weights' Gram matrix within that
+ *    span: the samples' singular vectors, as EigenSkin's PCA): taken by decreasing energy until
+ *    every sample is within its tolerance everywhere — usually far fewer than step 1 needed.
+ *
+ * Engines blend morph weights linearly, so between samples the result is the same linear blend of
+ * neighbouring samples as with one target per sample.
+ *
+ * @module
+ */
+
+/** One sample's correction: per array (positions, then each corrected direction), 3·n bind-space values. */
+export type SampleCorrection = readonly Float32Array[];
+
+/** A basis of the corrections ({@link correctionBasis}). */
+export interface CorrectionBasis {
+  /** The fields: per target, per array 3·n bind-space values (0 off the active vertices). */
+  targets: Float32Array[][];
+  /**
+   * Per sample, the weights of the targets (one per target), in [0, 1]; the last target is a
+   * constant offset, weighted 1 at every sample (see {@link correctionBasis}).
+   */
+  weights: Float64Array[];
+}
+
+/** The span step 1 builds holds every sample to this share of its tolerances. */
+const SPAN_SHARE = 0.5;
+
+/**
+ * A basis of `samples` (each as many arrays as `limits`) that reproduces every sample within its
+ * limits: at every sample s, vertex v and array a, |x_s,a(v) − Σ_k w_s,k B_k,a(v)| ≤ limits[a][v]
+ * (a 3-vector's length, bind space; before float32 rounding). Vertices whose every correction is
+ * within its limits get 0 in every field. The weights are in [0, 1]: the fields are stored doubled
+ * and weighted (w + 1) / 2 for their weight w in [-1, 1], and a last target, minus their sum, is
+ * weighted 1 at every sample (players such as Blender 3.4 clamp shape-key values to [0, 1]). See
+ * the module comment.
+ * @param limits per array, n bind-space lengths ≥ 0 (a vertex with a non-zero value over a zero
+ *   limit makes a basis impossible: undefined)
+ * @param maxTargets stop with undefined once more fields than this would be needed
+ * @param step called after each field of either step; may throw to stop
+ * @returns undefined when more than `maxTargets` fields are needed
+ */
+export function correctionBasis(
+  samples: readonly SampleCorrection[],
+  limits: readonly Float32Array[],
+  maxTargets: number,
+  step?: () => void,
+): CorrectionBasis | undefined {
+  const S = samples.length;
+  const A = limits.length;
+  const n = limits[0]?.length ?? 0;
+  // The active vertices: off by more than a limit at some sample.
+  const off = new Uint8Array(n);
+  for (const x of samples)
+    x.forEach((d, a) => {
+      const limit = limits[a];
+      for (let v = 0; v < n; v++) {
+        const dx = d[3 * v], dy = d[3 * v + 1], dz = d[3 * v + 2]; // prettier-ignore
+        if (dx * dx + dy * dy + dz * dz > limit[v] * limit[v]) off[v] = 1;
+      }
+    });
+  const active: number[] = [];
+  for (let v = 0; v < n; v++) if (off[v]) active.push(v);
+  const m = active.length;
+  const L = 3 * A * m;
+  for (const v of active) if (limits.some((l) => !(l[v] > 0))) return undefined;
+  /** Sample s in units of the limits, over the active vertices: array a of vertex j at 3(a·m + j). */
+  const scaled = (s: number): Float64Array => {
+    const r = new Float64Array(L);
+    for (let a = 0; a < A; a++)
+      active.forEach((v, j) => {
+        for (let c = 0; c < 3; c++) r[3 * (a * m + j) + c] = samples[s][a][3 * v + c] / limits[a][v];
+      });
+    return r;
+  };
+
+  // Step 1: a span holding every sample within SPAN_SHARE of its limits.
+  const residual = Array.from({ length: S }, (_, s) => scaled(s));
+  const state = measure(residual, SPAN_SHARE);
+  const span: Float64Array[] = [];
+  const coefficients = Array.from({ length: S }, () => [] as number[]);
+  const spanLimit = Math.min(S, maxTargets + Math.ceil(maxTargets / 2));
+  for (let p = farthest(state); p >= 0 && span.length < spanLimit; p = farthest(state)) {
+    // The residuals are orthogonal to the span already; once more against rounding.
+    const q = residual[p].slice();
+    for (const f of span) {
+      const c = dot(f, q);
+      for (let i = 0; i < L; i++) q[i] -= c * f[i];
+    }
+    const norm = Math.sqrt(dot(q, q));
+    if (!(norm > 0)) break;
+    for (let i = 0; i < L; i++) q[i] /= norm;
+    span.push(q);
+    projectOut(q, residual, coefficients, state, SPAN_SHARE);
+    step?.();
+  }
+  const K = span.length;
+
+  // Step 2: the span's principal directions, most energy first, until every sample is within its limits.
+  const gram = new Float64Array(K * K);
+  for (const c of coefficients) for (let a = 0; a < K; a++) for (let b = 0; b < K; b++) gram[a * K + b] += c[a] * c[b];
+  const { values, vectors } = symmetricEigen(gram, K);
+  const order = Array.from({ length: K }, (_, k) => k).sort((a, b) => values[b] - values[a]);
+  for (let s = 0; s < S; s++) residual[s] = scaled(s);
+  const within = measure(residual, 1);
+  const fields: Float64Array[] = [];
+  const weights = Array.from({ length: S }, () => [] as number[]);
+  for (const k of order) {
+    if (farthest(within) < 0) break;
+    if (fields.length >= maxTargets) return undefined;
+    const field = new Float64Array(L);
+    for (let a = 0; a < K; a++) {
+      const v = vectors[a * K + k];
+      if (v) for (let i = 0; i < L; i++) field[i] += v * span[a][i];
+    }
+    fields.push(field);
+    projectOut(field, residual, weights, within, 1);
+    step?.();
+  }
+  if (farthest(within) >= 0) return undefined; // the span fell short (it stopped at its size limit)
+  if (!fields.length) return { targets: [], weights: samples.map(() => new Float64Array(0)) };
+  // Weights in [0, 1] (players such as Blender 3.4 clamp shape-key values to [0, 1] by default):
+  // each field scaled so that its weights w span [-1, 1], then stored doubled with the weight
+  // (w + 1) / 2, and one more target, −Σ of the fields, weighted 1 at every sample —
+  // Σ w_k B_k = Σ ((w_k + 1) / 2) (2 B_k) − Σ B_k; linear in the weights, so blending samples
+  // still blends their corrections.
+  const scales = fields.map((_, k) => weights.reduce((x, w) => Math.max(x, Math.abs(w[k])), 0) || 1);
+  const arrays = (k: number, factor: number) =>
+    limits.map((limit, a) => {
+      const out = new Float64Array(3 * n);
+      active.forEach((v, j) => {
+        for (let c = 0; c < 3; c++) out[3 * v + c] = factor * fields[k][3 * (a * m + j) + c] * limit[v] * scales[k];
+      });
+      return out;
+    });
+  const offset = limits.map(() => new Float64Array(3 * n));
+  const targets = fields.map((_, k) => {
+    const field = arrays(k, 1);
+    field.forEach((x, a) => x.forEach((y, i) => (offset[a][i] -= y)));
+    return field.map((x) => Float32Array.from(x, (y) => 2 * y));
+  });
+  targets.push(offset.map((x) => Float32Array.from(x)));
+  return { targets, weights: weights.map((w) => Float64Array.from([...w.map((x, k) => (x / scales[k] + 1) / 2), 1])) };
+}
+
+/** Per sample: its residual's squared norm, and whether some vertex's 3-vector is off (longer than the limit). */
+interface ResidualState {
+  norms: Float64Array;
+  off: Uint8Array;
+}
+
+/** The {@link ResidualState} of `residual` against `limit`. */
+function measure(residual: readonly Float64Array[], limit: number): ResidualState {
+  const state = { norms: new Float64Array(residual.length), off: new Uint8Array(residual.length) };
+  residual.forEach((r, s) => {
+    let norm = 0;
+    for (let i = 0; i < r.length; i += 3) {
+      const d = r[i] * r[i] + r[i + 1] * r[i + 1] + r[i + 2] * r[i + 2];
+      norm += d;
+      if (d > limit * limit) state.off[s] = 1;
+    }
+    state.norms[s] = norm;
+  });
+  return state;
+}
+
+/** The sample with the largest residual among those off somewhere; -1 when none is. */
+function farthest({ norms, off }: ResidualState): number {
+  let best = -1;
+  for (let s = 0; s < norms.length; s++) if (off[s] && (best < 0 || norms[s] > norms[best])) best = s;
+  return best;
+}
+
+/**
+ * Takes the unit vector q out of every residual (r −= (q·r) q), appending q·r to its sample's
+ * `weights`, and updates `state` against `limit` in the same pass.
+ */
+function projectOut(
+  q: Float64Array,
+  residual: Float64Array[],
+  weights: number[][],
+  state: ResidualState,
+  limit: number,
+): void {
+  const l2 = limit * limit;
+  residual.forEach((r, s) => {
+    const c = dot(q, r);
+    weights[s].push(c);
+    let norm = 0;
+    let off = 0;
+    for (let i = 0; i < r.length; i += 3) {
+      const x = (r[i] -= c * q[i]);
+      const y = (r[i + 1] -= c * q[i + 1]);
+      const z = (r[i + 2] -= c * q[i + 2]);
+      const d = x * x + y * y + z * z;
+      norm += d;
+      if (d > l2) off = 1;
+    }
+    state.norms[s] = norm;
+    state.off[s] = off;
+  });
+}
+
+function dot(a: Float64Array, b: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
+
+/**
+ * Eigenvalues and eigenvectors of the symmetric K×K matrix `a` (row-major; destroyed), cyclic
+ * Jacobi rotations until the off-diagonal part is below 1e-15 of the matrix's norm.
+ * @returns `values` (K) and `vectors` (K×K, row-major, eigenvector k in column k)
+ */
+function symmetricEigen(a: Float64Array, K: number): { values: Float64Array; vectors: Float64Array } {
+  const vectors = new Float64Array(K * K);
+  for (let i = 0; i < K; i++) vectors[i * K + i] = 1;
+  let total = 0;
+  for (let i = 0; i < K * K; i++) total += a[i] * a[i];
+  for (let sweep = 0; sweep < 50; sweep++) {
+    let off = 0;
+    for (let p = 0; p < K; p++) for (let q = p + 1; q < K; q++) off += a[p * K + q] ** 2;
+    if (!(off > 1e-30 * total)) break;
+    for (let p = 0; p < K; p++)
+      for (let q = p + 1; q < K; q++) {
+        const apq = a[p * K + q];
+        if (apq === 0) continue;
+        const theta = (a[q * K + q] - a[p * K + p]) / (2 * apq);
+        const t = (theta >= 0 ? 1 : -1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
+        const c = 1 / Math.sqrt(t * t + 1);
+        const s = t * c;
+        for (let k = 0; k < K; k++) {
+          const [akp, akq] = [a[k * K + p], a[k * K + q]];
+          a[k * K + p] = c * akp - s * akq;
+          a[k * K + q] = s * akp + c * akq;
+        }
+        for (let k = 0; k < K; k++) {
+          const [apk, aqk] = [a[p * K + k], a[q * K + k]];
+          a[p * K + k] = c * apk - s * aqk;
+          a[q * K + k] = s * apk + c * aqk;
+        }
+        for (let k = 0; k < K; k++) {
+          const [vkp, vkq] = [vectors[k * K + p], vectors[k * K + q]];
+          vectors[k * K + p] = c * vkp - s * vkq;
+          vectors[k * K + q] = s * vkp + c * vkq;
+        }
+      }
+  }
+  return { values: Float64Array.from({ length: K }, (_, k) => a[k * K + k]), vectors };
+}
