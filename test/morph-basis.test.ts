@@ -41,7 +41,8 @@ function worst(
         const r = [0, 1, 2].map(
           (c) => d[3 * v + c] - basis.targets.reduce((y, t, k) => y + basis.weights[s][k] * t[a][3 * v + c], 0),
         );
-        worst = Math.max(worst, Math.hypot(r[0], r[1], r[2]) / limits[a][v]);
+        const off = Math.hypot(r[0], r[1], r[2]);
+        worst = Math.max(worst, limits[a][v] > 0 ? off / limits[a][v] : off > 0 ? Infinity : 0);
       }
     }),
   );
@@ -80,6 +81,9 @@ describe('correctionBasis', () => {
     expect(correctionBasis(samples, limits, 8)?.targets.length).toBeLessThanOrEqual(9);
     const zero = [limits[0].map((l, v) => (v === 7 ? 0 : l))];
     expect(correctionBasis(samples, zero, 30)).toBeUndefined();
+    // A zero limit where that array is 0 at every sample (a zero-length rest normal) is no obstacle.
+    for (const x of samples) x[0].fill(0, 21, 24);
+    expect(worst(samples, zero, correctionBasis(samples, zero, 30)!)).toBeLessThanOrEqual(1 + 1e-5);
   });
 
   it('gives an empty basis when every sample is within its limits', () => {

@@ -47,7 +47,7 @@ async function compare(mesh: SkinnedMesh, method: SkinningKernelMethod, frames: 
     for (const S of frames) {
       one.deform(S);
       // Poisoned first: a vertex no thread writes would keep its NaN.
-      many.output.positions.fill(NaN);
+      for (const a of [many.output.positions, many.output.normals, many.output.tangents]) a?.fill(NaN);
       many.deform(S);
       const d = differences(one, many);
       if (d.length) return d;

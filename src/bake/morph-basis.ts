@@ -45,8 +45,8 @@ const SPAN_SHARE = 0.5;
  * and weighted (w + 1) / 2 for their weight w in [-1, 1], and a last target, minus their sum, is
  * weighted 1 at every sample (players such as Blender 3.4 clamp shape-key values to [0, 1]). See
  * the module comment.
- * @param limits per array, n bind-space lengths ≥ 0 (a vertex with a non-zero value over a zero
- *   limit makes a basis impossible: undefined)
+ * @param limits per array, n bind-space lengths ≥ 0 (0 where the array is 0 at every sample; a
+ *   non-zero value over a zero limit makes a basis impossible: undefined)
  * @param maxTargets stop with undefined once more fields than this would be needed
  * @param step called after each field of either step; may throw to stop
  * @returns undefined when more than `maxTargets` fields are needed
@@ -74,13 +74,18 @@ export function correctionBasis(
   for (let v = 0; v < n; v++) if (off[v]) active.push(v);
   const m = active.length;
   const L = 3 * A * m;
-  for (const v of active) if (limits.some((l) => !(l[v] > 0))) return undefined;
+  // A zero limit (a zero-length rest normal or tangent) holds only where that array is 0 throughout.
+  for (const v of active)
+    for (let a = 0; a < A; a++)
+      if (!(limits[a][v] > 0) && samples.some((x) => x[a][3 * v] || x[a][3 * v + 1] || x[a][3 * v + 2]))
+        return undefined;
   /** Sample s in units of the limits, over the active vertices: array a of vertex j at 3(a·m + j). */
   const scaled = (s: number): Float64Array => {
     const r = new Float64Array(L);
     for (let a = 0; a < A; a++)
       active.forEach((v, j) => {
-        for (let c = 0; c < 3; c++) r[3 * (a * m + j) + c] = samples[s][a][3 * v + c] / limits[a][v];
+        for (let c = 0; c < 3; c++)
+          r[3 * (a * m + j) + c] = limits[a][v] > 0 ? samples[s][a][3 * v + c] / limits[a][v] : 0;
       });
     return r;
   };

@@ -205,6 +205,10 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
           ? bakeResidualMorphs(document, model, deform, { ...options, onProgress })
           : bakeMorphTargets(document, model, deform, { ...options, onProgress }),
       );
+      if (o.targets === 'basis' && r.targets && !r.basis)
+        io.err(
+          `corskin: warning: ${input}: ${model.name}: no basis smaller than the samples holds every one within the tolerances${tolerance ? '' : ' (--tolerance 0)'}: one target per sample`,
+        );
       const what = withHelpers ? `what the helpers leave of ${o.method.toUpperCase()}` : o.method.toUpperCase();
       lines.push(
         !r.targets

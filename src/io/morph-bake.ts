@@ -117,7 +117,7 @@ export interface MorphBakeResult {
   basis: boolean;
   /** Bytes of target data as stored (float32 values, and the indices of sparse accessors). */
   bytes: number;
-  /** Bytes of the clips' weights channels (their outputs). */
+  /** Bytes of the baked targets' weights in the clips' weights channels (the file's own weights not counted). */
   channelBytes: number;
   /** Bytes the same targets take dense (float32 positions, normals and tangents of every vertex). */
   denseBytes: number;
@@ -247,14 +247,14 @@ export function bakeMorphTargets(
     ? correctionBasis(
         samples.map((d) => d.arrays),
         [bounds.gain.map((g) => limits.position / g), ...bounds.length.map((l) => l.map((x) => limits.direction * x))],
-        mode === 'basis' ? N : N - 1,
+        N - 1,
         () => options.signal?.throwIfAborted(),
       )
     : undefined;
   const perSampleBytes = () =>
     samples.reduce((b, d) => b + targetBytes((a, from, to) => countNonZero(d.arrays[a], d.under[a], from, to)), 0) + channelBytes(N); // prettier-ignore
   const useBasis =
-    !!basis &&
+    !!basis?.targets.length &&
     (mode === 'basis' ||
       basis.targets.reduce((b, t) => b + targetBytes((a, from, to) => countNonZero(t[a], undefined, from, to)), 0) + channelBytes(basis.targets.length) < perSampleBytes()); // prettier-ignore
   const T = useBasis ? basis.targets.length : N;
@@ -263,7 +263,7 @@ export function bakeMorphTargets(
     useBasis ? basis.targets[t] : samples[t].arrays.map((x, a) => zeroUnder(x, samples[t].under[a]));
   const names = useBasis
     ? Array.from({ length: T }, (_, k) => `corskin basis ${k} of ${N} samples`)
-    : clips.flatMap((c, i) => Array.from(c.times, (t, f) => `corskin sample ${clips.slice(0, i).reduce((s, d) => s + d.times.length, 0) + f}: ${c.clip.name} at ${t.toFixed(4)} s`)); // prettier-ignore
+    : clips.flatMap((c) => Array.from(c.times, (t) => `${c.clip.name} at ${t.toFixed(4)} s`)).map((at, k) => `corskin sample ${k}: ${at}`); // prettier-ignore
   // Targets on every primitive of the skin (its slice of each), after its own.
   const meshes = new Set<Mesh>();
   let [stored, kept, all] = [0, 0, 0];

@@ -7,7 +7,7 @@
  * samples (within the morph bake's tolerance). It is not smaller than morphs alone: the helpers
  * leave about 6e-4 of the diagonal (CesiumMan, DQS, p99), far above the default 5e-6, so nearly
  * every correction is still needed, and what they leave is less alike from sample to sample (a
- * basis of it takes 31 targets on CesiumMan where morphs alone take 26; measured in the README).
+ * basis of it takes 32 targets on CesiumMan where morphs alone take 26; measured in the README).
  *
  * @module
  */

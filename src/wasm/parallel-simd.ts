@@ -45,11 +45,15 @@ export interface ParallelSimdOptions {
   threads?: number;
 }
 
-/** A {@link SimdDeformer} whose frames run on several threads; close it to stop its workers. */
+/**
+ * A {@link SimdDeformer} whose frames run on several threads; close it to stop its workers. Its
+ * `output` views a shared memory (a SharedArrayBuffer): `postMessage` and `structuredClone` share
+ * those arrays instead of copying them — copy them (`deform(S, out)`) to hand a frame on.
+ */
 export interface ParallelSimdDeformer extends SimdDeformer {
   /** Threads a frame runs on, this one included. */
   readonly threads: number;
-  /** Stops the worker threads; `deform` throws afterwards. */
+  /** Stops the worker threads; `deform` throws afterwards (as after a worker failed or was lost). */
   close(): Promise<void>;
 }
 
@@ -100,10 +104,8 @@ export async function createParallelSimdDeformer(
     runKernelRange(exports, call, bounds[0], bounds[1], s, scratch(0), f32);
     for (let done; (done = Atomics.load(counters, DONE)) < workers;)
       if (!awaitChange(counters, DONE, done, SPIN, FRAME_TIMEOUT_MS))
-        throw new CorskinError(
-          `a SIMD worker thread did not finish its share of a frame in ${FRAME_TIMEOUT_MS / 1000} s`,
-        );
-    if (Atomics.load(counters, FAILED)) throw new CorskinError('a SIMD worker thread failed on this frame');
+        fail(`a SIMD worker thread did not finish its share of a frame in ${FRAME_TIMEOUT_MS / 1000} s`);
+    if (Atomics.load(counters, FAILED)) fail('a SIMD worker thread failed on this frame');
   };
   const deformer = wasm.simdDeformer(
     method,
@@ -123,6 +125,14 @@ export async function createParallelSimdDeformer(
       await Promise.all(started.map((w) => w.terminate()));
     },
   };
+
+  /** Closes the deformer (its workers stopped: a lost one would stall or tear every later frame) and throws. */
+  function fail(message: string): never {
+    closed = true;
+    stop();
+    void Promise.all(started.map((w) => w.terminate()));
+    throw new CorskinError(`${message}; the deformer is closed`);
+  }
 
   /** Tells the workers to return. */
   function stop(): void {
