@@ -90,7 +90,7 @@ describe('bake --as morphs (library)', () => {
     ).toBe(true);
   });
 
-  it('CesiumMan and the Fox, dqs: a basis of the samples is exact at every sample, with fewer targets and a smaller file', async () => {
+  it('CesiumMan and the Fox, dqs: a basis of the samples is exact at every sample, with fewer, sparse targets and a smaller file', async () => {
     for (const [label, input] of [
       ['CesiumMan', CESIUM_MAN],
       ['Fox', FOX],
@@ -104,8 +104,10 @@ describe('bake --as morphs (library)', () => {
       expect(perSample.result).toMatchObject({ targets: result.samples, samples: result.samples, basis: false });
       expect(result.basis).toBe(true);
       expect(result.targets).toBeLessThan(0.6 * result.samples); // measured 0.43 (CesiumMan), 0.15 (Fox)
-      expect(b).toBeLessThan(s);
+      expect(b).toBeLessThan(0.7 * s); // measured 0.40 (CesiumMan), 0.16 (Fox)
       expect(m.max).toBeLessThanOrEqual(1e-5);
+      // The fields are 0 where every sample can do without them: sparse (measured 41% and 32% non-zero).
+      expect(result.nonZero).toBeLessThan(0.6);
       // Each clip's weights channel holds the basis's weights: as many per key as targets.
       const doc = await readDocument(files.basis);
       const channel = doc

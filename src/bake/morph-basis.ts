@@ -13,6 +13,10 @@
  * 2. Its principal directions (the eigenvectors of the samples' weights' Gram matrix within that
  *    span: the samples' singular vectors, as EigenSkin's PCA): taken by decreasing energy until
  *    every sample is within its tolerance everywhere — usually far fewer than step 1 needed.
+ * 3. Sparser fields: at each vertex, the values of the fields that every sample can do without
+ *    (staying within its tolerance there) set to 0, the weakest fields first — the targets are
+ *    then stored as sparse accessors where that is smaller (CesiumMan: 86% → 41% of the values
+ *    non-zero).
  *
  * Engines blend morph weights linearly, so between samples the result is the same linear blend of
  * neighbouring samples as with one target per sample.
@@ -135,6 +139,7 @@ export function correctionBasis(
   }
   if (farthest(within) >= 0) return undefined; // the span fell short (it stopped at its size limit)
   if (!fields.length) return { targets: [], weights: samples.map(() => new Float64Array(0)) };
+  dropUnneeded(fields, weights, residual);
   // Weights in [0, 1] (players such as Blender 3.4 clamp shape-key values to [0, 1] by default):
   // each field scaled so that its weights w span [-1, 1], then stored doubled with the weight
   // (w + 1) / 2, and one more target, −Σ of the fields, weighted 1 at every sample —
@@ -157,6 +162,39 @@ export function correctionBasis(
   });
   targets.push(offset.map((x) => Float32Array.from(x)));
   return { targets, weights: weights.map((w) => Float64Array.from([...w.map((x, k) => (x / scales[k] + 1) / 2), 1])) };
+}
+
+/**
+ * Sparser fields: at each active vertex and array, the fields' values that every sample can do
+ * without — its residual there staying within the limit (1) — set to 0, the weakest fields first
+ * (their values matter least); each sample's residual updated with what it lost. The samples stay
+ * within their limits; the targets, 0 at more vertices, are stored sparse where that is smaller.
+ */
+function dropUnneeded(fields: Float64Array[], weights: readonly number[][], residual: readonly Float64Array[]): void {
+  const S = residual.length;
+  const r = new Float64Array(3 * S);
+  for (let o = 0; o < (fields[0]?.length ?? 0); o += 3) {
+    for (let s = 0; s < S; s++) r.set(residual[s].subarray(o, o + 3), 3 * s);
+    for (let k = fields.length - 1; k >= 0; k--) {
+      const f = fields[k];
+      const f0 = f[o], f1 = f[o + 1], f2 = f[o + 2]; // prettier-ignore
+      if (!f0 && !f1 && !f2) continue;
+      let fits = true;
+      for (let s = 0; s < S && fits; s++) {
+        const w = weights[s][k];
+        const x = r[3 * s] + w * f0, y = r[3 * s + 1] + w * f1, z = r[3 * s + 2] + w * f2; // prettier-ignore
+        fits = x * x + y * y + z * z <= 1;
+      }
+      if (!fits) continue;
+      for (let s = 0; s < S; s++) {
+        const w = weights[s][k];
+        r[3 * s] += w * f0;
+        r[3 * s + 1] += w * f1;
+        r[3 * s + 2] += w * f2;
+      }
+      f.fill(0, o, o + 3);
+    }
+  }
 }
 
 /** Per sample: its residual's squared norm, and whether some vertex's 3-vector is off (longer than the limit). */
