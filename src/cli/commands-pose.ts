@@ -100,7 +100,7 @@ export function addPoseCommands(program: Command, io: Io): void {
         )
         .option(
           '--normal-tolerance <rad>',
-          'morphs: normal and tangent corrections that turn them by at most this angle, in radians, are dropped (default 1e-4)',
+          'morphs: normal and tangent corrections that turn them by at most this angle, in radians, are dropped (default 1e-3, about 0.06°)',
           Number,
         )
         .addOption(

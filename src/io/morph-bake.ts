@@ -104,8 +104,12 @@ export type TemplateBakeOptions = Pick<MorphBakeOptions, 'rate' | 'normals' | 'f
 
 /** Default {@link MorphBakeOptions.tolerance}: 5e-6 of the bounding-box diagonal. */
 export const DEFAULT_BAKE_TOLERANCE = 5e-6;
-/** Default {@link MorphBakeOptions.normalTolerance}: 1e-4 (≈ 0.006°). */
-export const DEFAULT_BAKE_NORMAL_TOLERANCE = 1e-4;
+/**
+ * Default {@link MorphBakeOptions.normalTolerance}: 1e-3 (≈ 0.06°, an eighth of the step of a
+ * normal stored in 8 bits). It was 1e-4 before the basis bake; 1e-3 takes CesiumMan's CoR
+ * helpers+morphs bake from 1.76 to 1.45 MB.
+ */
+export const DEFAULT_BAKE_NORMAL_TOLERANCE = 1e-3;
 
 /** What a bake wrote. */
 export interface MorphBakeResult {
