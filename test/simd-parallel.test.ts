@@ -113,7 +113,7 @@ describe('createParallelSimdDeformer', () => {
 
   let closed: ParallelSimdDeformer | undefined;
   afterAll(() => closed?.close());
-  it('refuses frames once closed, and bad thread counts', async () => {
+  it('refuses frames once closed, bad thread counts and methods without a kernel here', async () => {
     const [cesium] = models.get(CESIUM_MAN)!;
     closed = await createParallelSimdDeformer(cesium.mesh, 'lbs', { threads: 2 });
     const S = skinningMatrices(cesium.skeleton, restPose(cesium.skeleton));
@@ -123,6 +123,11 @@ describe('createParallelSimdDeformer', () => {
     expect(() => closed!.deform(S)).toThrow(CorskinError);
     await expect(createParallelSimdDeformer(cesium.mesh, 'lbs', { threads: 0 })).rejects.toThrow(/threads/);
     await expect(createParallelSimdDeformer(cesium.mesh, 'lbs', { threads: 1.5 })).rejects.toThrow(/threads/);
+    // Only asm/kernels.ts' methods, named up front (not a TypeError at the first frame).
+    for (const method of ['ddm', 'DQS', 'foo'])
+      await expect(createParallelSimdDeformer(cesium.mesh, method as 'lbs', { threads: 2 })).rejects.toThrow(
+        CorskinError,
+      );
     // Too few matrices: the same error as the one-thread deformer's.
     const one = await createParallelSimdDeformer(cesium.mesh, 'lbs', { threads: 2 });
     expect(() => one.deform(new Float64Array(16))).toThrow(CorskinError);

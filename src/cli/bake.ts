@@ -107,8 +107,13 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   ] as const)
     if (!withHelpers && given !== undefined)
       io.err(`corskin: warning: ${flag} applies to the helpers; ignored with --as morphs`);
-  if (!withMorphs && o.targets !== undefined)
-    io.err('corskin: warning: --targets applies to the morph targets; ignored with --as helpers');
+  for (const [given, flag] of [
+    [o.targets, '--targets'],
+    [o.tolerance, '--tolerance'],
+    [o.normalTolerance, '--normal-tolerance'],
+  ] as const)
+    if (!withMorphs && given !== undefined)
+      io.err(`corskin: warning: ${flag} applies to the morph targets; ignored with --as helpers`);
   const keyframeTolerance = o.keyframeTolerance ?? DEFAULT_KEYFRAME_TOLERANCE;
   if (!(keyframeTolerance >= 0 && Number.isFinite(keyframeTolerance)))
     throw new CorskinError(`--keyframe-tolerance must be a number ≥ 0, got ${o.keyframeTolerance}`, input);

@@ -25,7 +25,9 @@ export function nodeWorkerScript(script: string): string {
  */
 export function checkThreads(threads: number): void {
   if (!(Number.isInteger(threads) && threads >= 1))
-    throw new RangeError(`threads must be a whole number ≥ 1, got ${threads}`);
+    throw new RangeError(
+      `threads must be a whole number ≥ 1, got ${typeof threads === 'number' ? threads : JSON.stringify(threads)}`,
+    );
 }
 
 /** A pool of worker threads (workerpool) running one script, owned by whoever created it. */

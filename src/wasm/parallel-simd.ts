@@ -30,6 +30,9 @@ import {
   type KernelRangeShare,
 } from './thread-control.js';
 
+/** The methods it runs: asm/kernels.ts' kernels. */
+const KERNEL_METHODS: readonly SkinningKernelMethod[] = ['lbs', 'dqs', 'sbs', 'lms', 'cor'];
+
 /** Below this many vertices a frame is too short to share (starting the workers costs more than it saves). */
 export const PARALLEL_SIMD_FROM = 10_000;
 
@@ -65,7 +68,8 @@ export interface ParallelSimdDeformer extends SimdDeformer {
  * (run on this thread after the kernels). Worth it on large meshes: measured on a 2-core machine
  * in `npm run bench -- --peers`.
  * @param mesh bind-space mesh, as `createSimdDeformer`'s (for 'cor' with its centers of rotation)
- * @throws CorskinError as `createSimdDeformer`, or when a worker thread cannot start; RangeError
+ * @throws CorskinError for a method other than these five, as `createSimdDeformer`, or when a
+ *   worker thread cannot start; RangeError
  *   when threads is not a whole number ≥ 1
  */
 export async function createParallelSimdDeformer(
@@ -73,6 +77,10 @@ export async function createParallelSimdDeformer(
   method: SkinningKernelMethod,
   options: ParallelSimdOptions = {},
 ): Promise<ParallelSimdDeformer> {
+  if (!(KERNEL_METHODS as readonly string[]).includes(method))
+    throw new CorskinError(
+      `no shared-memory SIMD kernel for skinning method "${method}" (expected ${KERNEL_METHODS.join(', ')}; the others: createSimdDeformer)`,
+    );
   const n = mesh.positions.length / 3;
   const threads = Math.max(1, Math.min(options.threads ?? (n >= PARALLEL_SIMD_FROM ? availableParallelism() : 1), n));
   if (options.threads !== undefined) checkThreads(options.threads);
