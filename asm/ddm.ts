@@ -179,17 +179,18 @@ function polarBatches(buf: usize, sweeps: i32): void {
   order(buf, A_ + 3, A_ + 5, V_ + 3, V_ + 6);
   const root = f32x4.sqrt(f32x4.mul(ld(buf, A_), ld(buf, TRACE)));
   // u_a = S v_a / |S v_a| (v_a where S v_a = 0)
-  let ax = sv(buf, 0, V_), ay = sv(buf, 1, V_), az = sv(buf, 2, V_);
+  const ax = sv(buf, 0, V_), ay = sv(buf, 1, V_), az = sv(buf, 2, V_);
   const l = f32x4.sqrt(f32x4.add(f32x4.add(f32x4.mul(ax, ax), f32x4.mul(ay, ay)), f32x4.mul(az, az)));
   const ok = f32x4.gt(l, zero);
-  const il = f32x4.div(one, l);
-  ax = v128.bitselect(f32x4.mul(ax, il), ld(buf, V_), ok);
-  ay = v128.bitselect(f32x4.mul(ay, il), ld(buf, V_ + 1), ok);
-  az = v128.bitselect(f32x4.mul(az, il), ld(buf, V_ + 2), ok);
   st(buf, ROOT, root);
-  st(buf, UA, ax);
-  st(buf, UA + 1, ay);
-  st(buf, UA + 2, az);
+  storeUnitOr(buf, UA, ax, ay, az, f32x4.div(one, l), ok, ld(buf, V_), ld(buf, V_ + 1), ld(buf, V_ + 2));
+}
+
+/** Stores (x, y, z) · inverse into slots at `slot` where `ok`, the fallback (fx, fy, fz) elsewhere. */
+@inline function storeUnitOr(buf: usize, slot: i32, x: v128, y: v128, z: v128, inverse: v128, ok: v128, fx: v128, fy: v128, fz: v128): void {
+  st(buf, slot, v128.bitselect(f32x4.mul(x, inverse), fx, ok));
+  st(buf, slot + 1, v128.bitselect(f32x4.mul(y, inverse), fy, ok));
+  st(buf, slot + 2, v128.bitselect(f32x4.mul(z, inverse), fz, ok));
 }
 
 /** u_b = S v_b made orthogonal to u_a, normalised (slots UB); where that vanishes, a unit vector ⟂ u_a. */
@@ -210,14 +211,8 @@ function polarBatches(buf: usize, sweeps: i32): void {
   const fy = f32x4.neg(f32x4.mul(fx0, az));
   const fz = f32x4.sub(f32x4.mul(fx0, ay), f32x4.mul(fy0, ax));
   const fl = f32x4.sqrt(f32x4.add(f32x4.add(f32x4.mul(fx, fx), f32x4.mul(fy, fy)), f32x4.mul(fz, fz)));
-  const il = f32x4.div(one, l);
   const ifl = f32x4.div(one, fl);
-  bx = v128.bitselect(f32x4.mul(bx, il), f32x4.mul(fx, ifl), ok);
-  by = v128.bitselect(f32x4.mul(by, il), f32x4.mul(fy, ifl), ok);
-  bz = v128.bitselect(f32x4.mul(bz, il), f32x4.mul(fz, ifl), ok);
-  st(buf, UB, bx);
-  st(buf, UB + 1, by);
-  st(buf, UB + 2, bz);
+  storeUnitOr(buf, UB, bx, by, bz, f32x4.div(one, l), ok, f32x4.mul(fx, ifl), f32x4.mul(fy, ifl), f32x4.mul(fz, ifl));
 }
 
 /** u_c = ±u_a × u_b, R = Σ u_k v_kᵀ, then v' = q − σ R p (slots R_ and L_). */

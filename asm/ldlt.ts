@@ -65,15 +65,21 @@
   }
 }
 
+/** Multiplies each row k of Y (n rows of c f64) by the f64 at S + 8k. */
+@inline function scaleRows(Y: usize, S: usize, n: i32, c: usize): void {
+  const row = c << 3;
+  for (let k = <usize>0; k < <usize>n; k++) {
+    const s = load<f64>(S + (k << 3));
+    const y = Y + k * row;
+    for (let q: usize = 0; q < c; q++) store<f64>(y + (q << 3), load<f64>(y + (q << 3)) * s);
+  }
+}
+
 /** Scales row k by s_k, then solves L D Lᵀ Y' = Y in place (n rows, c columns). */
 export function ldltSmooth(n: i32, c: i32, LP: usize, LI: usize, LX: usize, DI: usize, SC: usize, Y: usize): void {
   const cc = <usize>c;
   const row = cc << 3;
-  for (let k = <usize>0; k < <usize>n; k++) {
-    const s = load<f64>(SC + (k << 3));
-    const y = Y + k * row;
-    for (let q: usize = 0; q < cc; q++) store<f64>(y + (q << 3), load<f64>(y + (q << 3)) * s);
-  }
+  scaleRows(Y, SC, n, cc);
   // L Z = Y
   for (let j = <usize>0; j < <usize>n; j++) {
     const from = Y + j * row;
@@ -87,11 +93,7 @@ export function ldltSmooth(n: i32, c: i32, LP: usize, LI: usize, LX: usize, DI: 
     if (p < p1) subtractScaled(Y + <usize>load<i32>(LI + (p << 2)) * row, from, load<f64>(LX + (p << 3)), cc);
   }
   // D W = Z
-  for (let j = <usize>0; j < <usize>n; j++) {
-    const d = load<f64>(DI + (j << 3));
-    const y = Y + j * row;
-    for (let q: usize = 0; q < cc; q++) store<f64>(y + (q << 3), load<f64>(y + (q << 3)) * d);
-  }
+  scaleRows(Y, DI, n, cc);
   // Lᵀ Y' = W
   for (let j = <usize>n; j-- > 0; ) {
     const to = Y + j * row;
