@@ -262,9 +262,10 @@ export function bakeMorphTargets(
     (mode === 'basis' ||
       basis.targets.reduce((b, t) => b + targetBytes((a, from, to) => countNonZero(t[a], undefined, from, to)), 0) + channelBytes(basis.targets.length) < perSampleBytes()); // prettier-ignore
   const T = useBasis ? basis.targets.length : N;
+  // One target per sample: the corrections within the tolerances set to 0, once, in place.
+  if (!useBasis) for (const d of samples) d.arrays.forEach((x, a) => zeroUnder(x, d.under[a]));
   /** Target t's arrays (positions, then each corrected direction), full length. */
-  const targetArrays = (t: number): readonly Float32Array[] =>
-    useBasis ? basis.targets[t] : samples[t].arrays.map((x, a) => zeroUnder(x, samples[t].under[a]));
+  const targetArrays = (t: number): readonly Float32Array[] => (useBasis ? basis.targets[t] : samples[t].arrays);
   const names = useBasis
     ? Array.from({ length: T }, (_, k) => `corskin basis ${k} of ${N} samples`)
     : clips.flatMap((c) => Array.from(c.times, (t) => `${c.clip.name} at ${t.toFixed(4)} s`)).map((at, k) => `corskin sample ${k}: ${at}`); // prettier-ignore
@@ -373,11 +374,9 @@ function countNonZero(x: Float32Array, under: Uint8Array | undefined, from: numb
   return count;
 }
 
-/** A copy of the 3-vectors `x` with the flagged vertices set to 0. */
-function zeroUnder(x: Float32Array, under: Uint8Array): Float32Array {
-  const out = x.slice();
-  for (let v = 0; v < under.length; v++) if (under[v]) out.fill(0, 3 * v, 3 * v + 3);
-  return out;
+/** Sets the flagged vertices' 3-vectors of `x` to 0, in place. */
+function zeroUnder(x: Float32Array, under: Uint8Array): void {
+  for (let v = 0; v < under.length; v++) if (under[v]) x.fill(0, 3 * v, 3 * v + 3);
 }
 
 /**

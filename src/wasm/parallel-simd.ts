@@ -21,7 +21,6 @@ import {
   awaitChange,
   CONTROL_BYTES,
   DONE,
-  SPIN,
   FAILED,
   GENERATION,
   READY,
@@ -111,7 +110,7 @@ export async function createParallelSimdDeformer(
     Atomics.notify(counters, GENERATION);
     runKernelRange(exports, call, bounds[0], bounds[1], s, scratch(0), f32);
     for (let done; (done = Atomics.load(counters, DONE)) < workers;)
-      if (!awaitChange(counters, DONE, done, SPIN, FRAME_TIMEOUT_MS))
+      if (!awaitChange(counters, DONE, done, FRAME_TIMEOUT_MS))
         fail(`a SIMD worker thread did not finish its share of a frame in ${FRAME_TIMEOUT_MS / 1000} s`);
     if (Atomics.load(counters, FAILED)) fail('a SIMD worker thread failed on this frame');
   };

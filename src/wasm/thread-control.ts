@@ -27,18 +27,12 @@ export const CONTROL_BYTES = 32;
 export const SPIN = 1 << 14;
 
 /**
- * Returns once `counters[slot]` is no longer `value`: checks it up to `spin` times, then sleeps on
- * it (`Atomics.wait`, at most `timeout` ms a time).
- * @returns false when a sleep timed out with the counter unchanged
+ * Returns once `counters[slot]` is no longer `value`: checks it up to {@link SPIN} times, then
+ * sleeps on it (`Atomics.wait`, at most `timeout` ms).
+ * @returns false when the sleep timed out with the counter unchanged
  */
-export function awaitChange(
-  counters: Int32Array,
-  slot: number,
-  value: number,
-  spin: number,
-  timeout = Infinity,
-): boolean {
-  for (let k = 0; k < spin; k++) if (Atomics.load(counters, slot) !== value) return true;
+export function awaitChange(counters: Int32Array, slot: number, value: number, timeout = Infinity): boolean {
+  for (let k = 0; k < SPIN; k++) if (Atomics.load(counters, slot) !== value) return true;
   return Atomics.wait(counters, slot, value, timeout) !== 'timed-out' || Atomics.load(counters, slot) !== value;
 }
 
@@ -71,7 +65,7 @@ export function serveKernelRange(share: KernelRangeShare): void {
   Atomics.add(counters, READY, 1);
   Atomics.notify(counters, READY);
   for (;;) {
-    awaitChange(counters, GENERATION, generation, SPIN);
+    awaitChange(counters, GENERATION, generation);
     if (Atomics.load(counters, STOP)) return;
     generation = Atomics.load(counters, GENERATION);
     try {
