@@ -193,6 +193,20 @@ describe('weights and outputs', () => {
     expect(lines.length).toBeLessThanOrEqual(2);
     expect(r.stderr).toContain('--help');
   });
+
+  it("bake's tolerances: what is not a number ≥ 0 is a usage error quoting it, and no file is written", async () => {
+    for (const [flag, value] of [
+      ['--tolerance', 'abc'],
+      ['--normal-tolerance', '-1'],
+      ['--keyframe-tolerance', ''],
+    ]) {
+      const out = join(tmp.dir, 'bad-tolerance.glb');
+      const r = await runCli('bake', CESIUM_MAN, '--method', 'dqs', '--as', 'morphs', flag, value, '-o', out);
+      expect(r.code, flag).toBe(2);
+      expect(r.stderr).toContain(`argument '${value}' is invalid. expected a number ≥ 0`);
+      expect(existsSync(out)).toBe(false);
+    }
+  });
 });
 
 describe('the installed binary', () => {

@@ -96,12 +96,12 @@ export function addPoseCommands(program: Command, io: Io): void {
         .option(
           '--tolerance <t>',
           'morphs: corrections that move a vertex by at most this fraction of the bounding-box diagonal are dropped (sparse targets; 5e-6 keeps the result within 1e-5 of the diagonal at the samples)',
-          Number,
+          nonNegativeNumber,
         )
         .option(
           '--normal-tolerance <rad>',
           'morphs: normal and tangent corrections that turn them by at most this angle, in radians, are dropped (default 1e-3, about 0.06°)',
-          Number,
+          nonNegativeNumber,
         )
         .addOption(
           new Option(
@@ -112,7 +112,7 @@ export function addPoseCommands(program: Command, io: Io): void {
         .option(
           '--keyframe-tolerance <t>',
           `helpers: drop keyframes that their neighbours reproduce within this, on every channel (glTF-Transform's resample; smaller file, the rig's joints a little off the input's keys; 1e-4 takes the Fox 1.00 → 0.77 MB; default ${DEFAULT_KEYFRAME_TOLERANCE}: every sample kept)`,
-          Number,
+          nonNegativeNumber,
         )
         .addOption(
           new Option(

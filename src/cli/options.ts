@@ -30,6 +30,7 @@ export function positiveInteger(value: string): number {
   return x;
 }
 
+/** Parses a finite number ≥ 0 (tolerances, times). */
 export function nonNegativeNumber(value: string): number {
   const x = numberOf(value);
   if (!(x >= 0) || !Number.isFinite(x)) throw new InvalidArgumentError('expected a number ≥ 0');
