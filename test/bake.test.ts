@@ -16,7 +16,7 @@ import { applyMorphTargets, sampleMorphWeights } from '../src/core/morph.js';
 import { skinningMatrices } from '../src/core/pose.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import { deform, deformers } from '../src/deformers/index.js';
-import { measureBake } from '../src/bake/measure.js';
+import { measureBake, posedDiagonal } from '../src/bake/measure.js';
 import { bakeMorphTargets, bakeTemplateClips } from '../src/io/morph-bake.js';
 import { bakeSampleTimes } from '../src/bake/samples.js';
 import { bakeHelperJoints } from '../src/io/helper-bake.js';
@@ -345,32 +345,33 @@ describe('corskin bake: bad input', () => {
   }, 120_000);
 });
 
-describe('bake --as helpers+morphs: the helpers, then what they leave as morph targets', () => {
-  /**
-   * The file played by three.js's stock loader and mixer at sample times, against the method on
-   * the original in corskin: the largest distance ÷ the diagonal of the posed method.
-   */
-  async function threeVsMethod(input: string, out: string, method: 'cor' | 'dqs', rate: number) {
-    const [original] = extractSkinnedModels(await readDocument(input), input);
-    if (method === 'cor') original.mesh.centersOfRotation = computeCentersOfRotation(original.mesh).centers;
-    const [baked] = extractSkinnedModels(await readDocument(out), out);
-    const player = await threePlayer(out, baked);
-    const clip = original.animations[0];
-    const times = bakeSampleTimes(clip.duration, rate);
-    let worst = 0;
-    for (const t of [times[1], times[Math.floor(times.length / 2)], times[times.length - 2]]) {
-      const S = skinningMatrices(original.skeleton, samplePose(original.skeleton, clip, t));
-      const morphed = applyMorphTargets(original.mesh, original.morphGroups, sampleMorphWeights(original.morphGroups, clip.morphChannels ?? [], t)); // prettier-ignore
-      const expected = { positions: new Float32Array(original.mesh.positions.length) };
-      deformers[method](morphed, S, expected);
-      const [three, y] = [player.positions(0, t), expected.positions];
-      const diag = boundingBoxDiagonal(y);
-      for (let i = 0; i < y.length; i += 3)
+/**
+ * The file played by three.js's stock loader and mixer at sample times (three of the first clip's,
+ * or all), against the method on the original in corskin: the largest distance ÷ the diagonal of
+ * the posed method.
+ */
+async function threeVsMethod(input: string, out: string, method: 'cor' | 'dqs', rate: number, every = false) {
+  const [original] = extractSkinnedModels(await readDocument(input), input);
+  if (method === 'cor') original.mesh.centersOfRotation = computeCentersOfRotation(original.mesh).centers;
+  const [baked] = extractSkinnedModels(await readDocument(out), out);
+  const player = await threePlayer(out, baked);
+  const clip = original.animations[0];
+  const times = bakeSampleTimes(clip.duration, rate);
+  let worst = 0;
+  for (const t of every ? times : [times[1], times[Math.floor(times.length / 2)], times[times.length - 2]]) {
+    const S = skinningMatrices(original.skeleton, samplePose(original.skeleton, clip, t));
+    const morphed = applyMorphTargets(original.mesh, original.morphGroups, sampleMorphWeights(original.morphGroups, clip.morphChannels ?? [], t)); // prettier-ignore
+    const expected = { positions: new Float32Array(original.mesh.positions.length) };
+    deformers[method](morphed, S, expected);
+    const [three, y] = [player.positions(0, t), expected.positions];
+    const diag = boundingBoxDiagonal(y);
+    for (let i = 0; i < y.length; i += 3)
         worst = Math.max(worst, Math.hypot(three[i] - y[i], three[i + 1] - y[i + 1], three[i + 2] - y[i + 2]) / diag); // prettier-ignore
-    }
-    return worst;
   }
+  return worst;
+}
 
+describe('bake --as helpers+morphs: the helpers, then what they leave as morph targets', () => {
   it.each([
     ['CesiumMan', 'cor', CESIUM_MAN, 5],
     // Its own morph targets play under the bake's (talking): the residual is on the morphed mesh.
@@ -396,4 +397,36 @@ describe('bake --as helpers+morphs: the helpers, then what they leave as morph t
     },
     120_000,
   );
+});
+
+describe('bake --influences 8 in an engine that skins 4 (three.js)', () => {
+  it("CesiumMan, cor: the report's figure for the first 4 influences is what three.js's stock loader plays, and it warns that this is worse than plain LBS", async () => {
+    const out = join(tmp.dir, 'eight-influences.glb');
+    const rate = 5;
+    const r = await runCli('bake', CESIUM_MAN, '--method', 'cor', '--as', 'helpers', '--influences', '8', '--rate', `${rate}`, '-o', out); // prettier-ignore
+    expect(r.code, r.stderr).toBe(0);
+    const reported = /first 4 influences only .*: max ([\d.e+-]+), p99/.exec(r.stdout);
+    expect(reported, r.stdout).not.toBeNull();
+    // three.js against CoR at every sample, ÷ the diagonal the report uses (CoR at the clip's start).
+    const [original] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
+    original.mesh.centersOfRotation = computeCentersOfRotation(original.mesh).centers;
+    const [baked] = extractSkinnedModels(await readDocument(out), out);
+    expect(baked.mesh.influences).toBe(8);
+    const player = await threePlayer(out, baked);
+    const clip = original.animations[0];
+    const diagonal = posedDiagonal(original, deformers.cor);
+    let worst = 0;
+    for (const t of bakeSampleTimes(clip.duration, rate)) {
+      const S = skinningMatrices(original.skeleton, samplePose(original.skeleton, clip, t));
+      const y = { positions: new Float32Array(original.mesh.positions.length) };
+      deformers.cor(original.mesh, S, y);
+      const three = player.positions(0, t);
+      for (let i = 0; i < three.length; i += 3)
+        worst = Math.max(worst, Math.hypot(three[i] - y.positions[i], three[i + 1] - y.positions[i + 1], three[i + 2] - y.positions[i + 2]) / diagonal); // prettier-ignore
+    }
+    console.log(`8-influence helper bake in three.js: max ${worst.toExponential(2)} (reported ${reported![1]})`);
+    // The report prints two digits.
+    expect(Math.abs(worst - Number(reported![1]))).toBeLessThanOrEqual(0.05 * worst);
+    expect(r.stderr).toMatch(/in an engine that skins 4 influences the baked file plays farther from COR than plain LBS at \d+ of \d+ samples: bake with --influences 4/); // prettier-ignore
+  });
 });

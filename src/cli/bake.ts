@@ -263,6 +263,16 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       );
     if (m.worseSamples)
       warn(`at ${m.worseSamples} of ${m.samples} samples the baked file plays farther from ${M} than plain LBS does (its max or p99 over the vertices, by more than ${NEVER_WORSE_MARGIN} of the diagonal)`); // prettier-ignore
+    if (m.firstSet) {
+      const f = m.firstSet;
+      io.out(
+        `  played with its first 4 influences only (JOINTS_0/WEIGHTS_0, renormalised: three.js's stock GLTFLoader; Babylon.js and Blender play all ${written.find((w) => w.name === baked[k].model.name)?.mesh.influences ?? 'of them'}): max ${e(f.max)}, p99 ${e(f.p99)}`,
+      );
+      if (f.worseSamples)
+        io.err(
+          `corskin: warning: ${input}: ${baked[k].model.name}: in an engine that skins 4 influences the baked file plays farther from ${M} than plain LBS at ${f.worseSamples} of ${m.samples} samples: bake with --influences 4 for such engines`,
+        );
+    }
     if (gap !== undefined && gap < 0.005) warn(`the bake could not bring LBS closer to ${M}`);
     else if (gap !== undefined && gap < 0.5)
       warn(`the bake removes less than half of plain LBS's p99 distance to ${M} (${(100 * gap).toFixed(0)}%)`);

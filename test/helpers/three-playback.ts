@@ -51,7 +51,11 @@ export async function threePlayer(
       mixer.stopAllAction();
       const animation = typeof clip === 'number' ? gltf.animations[clip] : gltf.animations.find((a) => a.name === clip);
       if (!animation) throw new Error(`no clip ${clip} in three.js`);
-      mixer.clipAction(animation).play();
+      // Played once and held at its end, so that t = duration is the clip's last pose (looping, the
+      // mixer would wrap it to the first).
+      const action = mixer.clipAction(animation).setLoop(THREE.LoopOnce, 1);
+      action.clampWhenFinished = true;
+      action.play();
       mixer.setTime(t);
       gltf.scene.updateMatrixWorld(true);
       const out = new Float32Array(3 * n);
