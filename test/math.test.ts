@@ -6,6 +6,7 @@ import {
   mat4Multiply,
   quatClosestRotation,
   quatFromMat4,
+  quatPolarRotation,
   quatSlerp,
 } from '../src/core/math.js';
 
@@ -132,6 +133,44 @@ describe('quatClosestRotation', () => {
         },
       ),
       { seed: 7, numRuns: 200 },
+    );
+  });
+});
+
+describe('quatPolarRotation (scaled Newton)', () => {
+  it('of R·Q·diag(s)·Qᵀ (any symmetric positive definite stretch, down to nearly singular) is R; det ≤ 0 is refused, leaving the output as it was', () => {
+    fc.assert(
+      fc.property(
+        unitQuat,
+        unitQuat,
+        fc.tuple(
+          fc.double({ min: 1e-3, max: 1e3, noNaN: true }),
+          fc.double({ min: 1e-3, max: 1e3, noNaN: true }),
+          fc.double({ min: 1e-4, max: 1e3, noNaN: true }),
+        ),
+        (q, p, s) => {
+          const R = mat4FromTRS(new Float64Array(16), 0, [0, 0, 0], 0, q, 0, [1, 1, 1], 0);
+          const Q = mat4FromTRS(new Float64Array(16), 0, [0, 0, 0], 0, p, 0, [1, 1, 1], 0);
+          const D = mat4FromTRS(new Float64Array(16), 0, [0, 0, 0], 0, [0, 0, 0, 1], 0, s, 0);
+          const Qt = new Float64Array(16);
+          for (let r = 0; r < 4; r++) for (let c = 0; c < 4; c++) Qt[4 * c + r] = Q[4 * r + c];
+          const P = mat4Multiply(new Float64Array(16), 0, mat4Multiply(new Float64Array(16), 0, Q, 0, D, 0), 0, Qt, 0);
+          const A = mat4Multiply(new Float64Array(16), 0, R, 0, P, 0);
+          const got = new Float64Array(4);
+          expect(quatPolarRotation(got, 0, A, 0)).toBe(true);
+          expect(got[3]).toBeGreaterThanOrEqual(0);
+          const dot = Math.abs(got[0] * q[0] + got[1] * q[1] + got[2] * q[2] + got[3] * q[3]);
+          expect(dot).toBeGreaterThan(1 - 1e-12);
+          // A reflection (det < 0) and a singular matrix are left to quatClosestRotation.
+          const mirrored = A.slice();
+          for (let r = 0; r < 3; r++) mirrored[r] = -mirrored[r];
+          const untouched = Float64Array.of(9, 9, 9, 9);
+          expect(quatPolarRotation(untouched, 0, mirrored, 0)).toBe(false);
+          expect(quatPolarRotation(untouched, 0, new Float64Array(16), 0)).toBe(false);
+          expect(Array.from(untouched)).toEqual([9, 9, 9, 9]);
+        },
+      ),
+      { seed: 11, numRuns: 300 },
     );
   });
 });

@@ -8,7 +8,7 @@
  * @module
  */
 import { CorskinError } from '../../core/errors.js';
-import { mat4LinearDeterminant, quatClosestRotation } from '../../core/math.js';
+import { mat4LinearDeterminant, quatClosestRotation, quatPolarRotation } from '../../core/math.js';
 import type { SkinnedMesh } from '../../core/mesh.js';
 import type { DeformTarget, Deformer } from '../../deformers/contract.js';
 import { deformDqs } from '../../deformers/dqs.js';
@@ -77,9 +77,11 @@ export function createCageCorrection(rig: TemplateRig): CageCorrection {
         }
         A.fill(0);
         for (let v = first; v < first + SIDES; v++) {
-          const base3 = [b[3 * v] - bx / SIDES, b[3 * v + 1] - by / SIDES, b[3 * v + 2] - bz / SIDES];
-          const pose3 = [posed[3 * v] - px / SIDES, posed[3 * v + 1] - py / SIDES, posed[3 * v + 2] - pz / SIDES];
-          for (let c = 0; c < 3; c++) for (let k = 0; k < 3; k++) A[4 * c + k] += pose3[k] * base3[c];
+          const b0 = b[3 * v] - bx / SIDES, b1 = b[3 * v + 1] - by / SIDES, b2 = b[3 * v + 2] - bz / SIDES; // prettier-ignore
+          const p0 = posed[3 * v] - px / SIDES, p1 = posed[3 * v + 1] - py / SIDES, p2 = posed[3 * v + 2] - pz / SIDES; // prettier-ignore
+          A[0] += p0 * b0; A[1] += p1 * b0; A[2] += p2 * b0; // prettier-ignore
+          A[4] += p0 * b1; A[5] += p1 * b1; A[6] += p2 * b1; // prettier-ignore
+          A[8] += p0 * b2; A[9] += p1 * b2; A[10] += p2 * b2; // prettier-ignore
         }
         // A ring's centred vertices are nearly coplanar, so A is nearly of rank 2 and the
         // rotation iteration converges slowly (about 37 steps). A + c·cof(A) (columns
@@ -87,7 +89,8 @@ export function createCageCorrection(rig: TemplateRig): CageCorrection {
         // (for any A; cof(A) = 0 at rank ≤ 1), its third singular value lifted to c·σ₁σ₂ with
         // c = √2/|A|_F ≈ 1/σ, of the others' size: about 15 steps.
         addScaledCofactor(A);
-        quatClosestRotation(q, 0, A, 0, false, { tolerance: ROTATION_TOLERANCE });
+        // Newton's polar iteration (5–8 steps); the fixed point where it does not apply (det ≤ 0).
+        if (!quatPolarRotation(q, 0, A, 0)) quatClosestRotation(q, 0, A, 0, false, { tolerance: ROTATION_TOLERANCE });
         for (let v = first; v < first + SIDES; v++) setCorrection(v);
         for (const v of apexes) setCorrection(v);
       }
