@@ -266,11 +266,11 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     if (m.firstSet) {
       const f = m.firstSet;
       io.out(
-        `  played with its first 4 influences only (JOINTS_0/WEIGHTS_0, renormalised: three.js's stock GLTFLoader; Babylon.js and Blender play all ${written.find((w) => w.name === baked[k].model.name)?.mesh.influences ?? 'of them'}): max ${e(f.max)}, p99 ${e(f.p99)}`,
+        `  in an engine that skins 4 influences (the first set, JOINTS_0/WEIGHTS_0, renormalised: three.js's stock GLTFLoader; Babylon.js plays 8, Blender all): baked file vs ${M} max ${e(f.max)}, p99 ${e(f.p99)}; the input there ${e(f.lbsMax)}, ${e(f.lbsP99)}`,
       );
       if (f.worseSamples)
         io.err(
-          `corskin: warning: ${input}: ${baked[k].model.name}: in an engine that skins 4 influences the baked file plays farther from ${M} than plain LBS at ${f.worseSamples} of ${m.samples} samples: bake with --influences 4 for such engines`,
+          `corskin: warning: ${input}: ${baked[k].model.name}: in an engine that skins 4 influences the baked file plays farther from ${M} than the input does there at ${f.worseSamples} of ${m.samples} samples${o.influences === 8 ? ': bake with --influences 4 for such engines' : ' (vertices that kept their own influences have more than 4)'}`,
         );
     }
     if (gap !== undefined && gap < 0.005) warn(`the bake could not bring LBS closer to ${M}`);
