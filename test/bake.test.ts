@@ -400,28 +400,34 @@ describe('bake --as helpers+morphs: the helpers, then what they leave as morph t
 });
 
 describe('a bake with more than 4 influences in an engine that skins 4 (three.js)', () => {
+  /** The largest value and the 99th percentile (Math.floor(0.99·n), as the bake's measure). */
+  const maxP99 = (a: number[]) => {
+    const sorted = a.slice().sort((x, y) => x - y);
+    return [sorted[sorted.length - 1], sorted[Math.min(a.length - 1, Math.floor(0.99 * a.length))]];
+  };
   it.each([
-    // The fit with 8 influences: three.js plays its heaviest 4, worse than plain LBS.
+    // The fit with 8 influences: three.js plays its heaviest 4, farther from CoR than the input there.
     ['CesiumMan', 'cor', CESIUM_MAN, ['--influences', '8']],
     // 16 influences, not heaviest first: three.js plays the input far off; vertices that keep
     // their own influences keep more than 4, so the file has 12.
     ['chicken', 'dqs', join(SHARED, 'characters/chicken.glb'), []],
   ] as const)(
-    "%s, %s: the report's figures for the baked file and the input there are what three.js's stock loader plays of each",
+    "%s, %s: the report's figures and count of worse samples, for the bake and for the input there, are what three.js's stock loader plays of each, over every clip",
     async (name, method, input, options) => {
       const out = join(tmp.dir, `${name}-more-than-4.glb`);
       const rate = 5;
       const r = await runCli('bake', input, '--method', method, '--as', 'helpers', ...options, '--rate', `${rate}`, '-o', out); // prettier-ignore
       expect(r.code, r.stderr).toBe(0);
       const M = method.toUpperCase();
-      const reported = new RegExp(`skins 4 influences .*: baked file vs ${M} max ([\\d.e+-]+), p99 [\\d.e+-]+; the input there ([\\d.e+-]+),`).exec(r.stdout); // prettier-ignore
-      expect(reported, r.stdout).not.toBeNull();
-      // three.js against the method at every sample, ÷ the diagonal the report uses (the method at the clip's start).
+      const x = '([\\d.e+-]+)';
+      const line = new RegExp(`skins 4 influences .*: baked file vs ${M} max ${x}, p99 ${x}; the input there max ${x}, p99 ${x}`).exec(r.stdout); // prettier-ignore
+      expect(line, r.stdout).not.toBeNull();
+      const reported = line!.slice(1).map(Number);
+      const worseReported = Number(/than the input does there at (\d+) of/.exec(r.stderr)?.[1] ?? 0);
+      // three.js against the method at every sample of every clip, ÷ the diagonal the report uses.
       const [original] = extractSkinnedModels(await readDocument(input), input);
       if (method === 'cor') original.mesh.centersOfRotation = computeCentersOfRotation(original.mesh).centers;
       const diagonal = posedDiagonal(original, deformers[method]);
-      const clip = original.animations[0];
-      const worst = [out, input].map(() => 0);
       const players = await Promise.all(
         [out, input].map(async (file) => {
           const [model] = extractSkinnedModels(await readDocument(file), file);
@@ -429,23 +435,30 @@ describe('a bake with more than 4 influences in an engine that skins 4 (three.js
         }),
       );
       expect(players[0].model.mesh.influences).toBeGreaterThan(4);
-      for (const t of bakeSampleTimes(clip.duration, rate)) {
-        const S = skinningMatrices(original.skeleton, samplePose(original.skeleton, clip, t));
-        const y = { positions: new Float32Array(original.mesh.positions.length) };
-        deformers[method](original.mesh, S, y);
-        players.forEach(({ player }, k) => {
-          const three = player.positions(0, t);
-          for (let i = 0; i < three.length; i += 3)
-            worst[k] = Math.max(worst[k], Math.hypot(three[i] - y.positions[i], three[i + 1] - y.positions[i + 1], three[i + 2] - y.positions[i + 2]) / diagonal); // prettier-ignore
-        });
-      }
-      console.log(`${name} in three.js: baked ${worst[0].toExponential(2)} (reported ${reported![1]}), input ${worst[1].toExponential(2)} (reported ${reported![2]})`); // prettier-ignore
+      const pooled: number[][] = [[], []];
+      let worse = 0;
+      original.animations.forEach((clip, c) => {
+        for (const t of bakeSampleTimes(clip.duration, rate)) {
+          const S = skinningMatrices(original.skeleton, samplePose(original.skeleton, clip, t));
+          const y = { positions: new Float32Array(original.mesh.positions.length) };
+          deformers[method](original.mesh, S, y);
+          const [baked, before] = players.map(({ player }, k) => {
+            const three = player.positions(c, t);
+            const d: number[] = [];
+            for (let i = 0; i < three.length; i += 3)
+              d.push(Math.hypot(three[i] - y.positions[i], three[i + 1] - y.positions[i + 1], three[i + 2] - y.positions[i + 2]) / diagonal); // prettier-ignore
+            pooled[k].push(...d);
+            return maxP99(d);
+          });
+          if (!(baked[0] <= before[0] + 1e-4 && baked[1] <= before[1] + 1e-4)) worse++;
+        }
+      });
+      const measured = [...maxP99(pooled[0]), ...maxP99(pooled[1])];
+      console.log(`${name} in three.js: baked max, p99, input max, p99 ${measured.map((v) => v.toExponential(2)).join(', ')} (reported ${reported.join(', ')}); worse at ${worse} samples (reported ${worseReported})`); // prettier-ignore
       // The report prints two digits.
-      expect(Math.abs(worst[0] - Number(reported![1]))).toBeLessThanOrEqual(0.05 * worst[0]);
-      expect(Math.abs(worst[1] - Number(reported![2]))).toBeLessThanOrEqual(0.05 * worst[1]);
-      // Worse than the input there: said, with what to do.
-      expect(/plays farther from \w+ than the input does there/.test(r.stderr)).toBe(worst[0] > worst[1]);
-      if (options.length) expect(r.stderr).toContain('bake with --influences 4 for such engines');
+      measured.forEach((v, k) => expect(Math.abs(v - reported[k]), `figure ${k}`).toBeLessThanOrEqual(0.05 * v));
+      expect(worseReported).toBe(worse);
+      if (worse && options.length) expect(r.stderr).toContain('bake with --influences 4 for such engines');
     },
   );
 });

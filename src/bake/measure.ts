@@ -117,28 +117,33 @@ export function measureBake(
     );
   const bakedErrors = new Float32Array(total * n);
   const lbsErrors = new Float32Array(total * n);
-  // What an engine that skins 4 influences plays: the baked file's first set, and the original's.
+  // What an engine that skins 4 influences plays: the baked file's first set, and the original's
+  // (its own first set where it has more than 4, else as plain LBS).
   const four = baked.mesh.influences > 4 ? firstInfluenceSet(baked.mesh) : undefined;
   const fourOriginal = four && original.mesh.influences > 4 ? firstInfluenceSet(original.mesh) : undefined;
-  const [fourErrors, fourLbsErrors] = four ? [new Float32Array(total * n), new Float32Array(total * n)] : [];
-  const [method, lbs, played] = [0, 1, 2].map(() => ({ positions: new Float32Array(3 * n) as Float32Array }));
+  const fourErrors = four && new Float32Array(total * n);
+  const fourLbsErrors = fourOriginal ? new Float32Array(total * n) : lbsErrors;
+  const [method, lbs, played, lbsFour] = [0, 1, 2, 3].map(() => ({
+    positions: new Float32Array(3 * n) as Float32Array,
+  }));
   let s = 0;
   let [worseSamples, fourWorse] = [0, 0];
   for (const { clip, other, times } of clips)
     for (const t of times) {
+      const S = skinningMatrices(original.skeleton, samplePose(original.skeleton, clip, t));
+      const morphed = () => applyMorphTargets(original.mesh, original.morphGroups, sampleMorphWeights(original.morphGroups, clip.morphChannels ?? [], t)); // prettier-ignore
       if (reference) {
         method.positions = reference.targets[s];
         lbs.positions = reference.lbs[s];
       } else {
-        const S = skinningMatrices(original.skeleton, samplePose(original.skeleton, clip, t));
-        const weights = sampleMorphWeights(original.morphGroups, clip.morphChannels ?? [], t);
-        const morphed = applyMorphTargets(original.mesh, original.morphGroups, weights);
-        deform(morphed, S, method);
-        deformLbs(morphed, S, lbs);
+        const m = morphed();
+        deform(m, S, method);
+        deformLbs(m, S, lbs);
       }
       const B = skinningMatrices(baked.skeleton, samplePose(baked.skeleton, other, t));
       const bakedWeights = sampleMorphWeights(baked.morphGroups, other.morphChannels ?? [], t);
       const morphedBaked = applyMorphTargets(baked.mesh, baked.morphGroups, bakedWeights);
+      /** The distances of positions P to the method's at this sample, into `errors`: their max and p99. */
       const distances = (errors: Float32Array, P: Float32Array) => {
         const M = method.positions;
         for (let i = 0, o = s * n; i < 3 * n; i += 3, o++)
@@ -146,23 +151,17 @@ export function measureBake(
         // In place: reordering a sample's values leaves the pooled figures below as they are.
         return maxAndP99(errors.subarray(s * n, s * n + n));
       };
-      const [lMax, lP99] = distances(lbsErrors, lbs.positions);
-      /** Whether a sample's largest and 99th-percentile distances are within the margin of plain LBS's. */
-      const holds = ([max, p99]: [number, number]) => max <= lMax + NEVER_WORSE_MARGIN && p99 <= lP99 + NEVER_WORSE_MARGIN; // prettier-ignore
+      const lbsAt = distances(lbsErrors, lbs.positions);
       deformLbs(morphedBaked, B, played);
-      if (!holds(distances(bakedErrors, played.positions))) worseSamples++;
-      if (four && fourErrors && fourLbsErrors) {
-        let reference = lbs.positions;
+      if (!withinMargin(distances(bakedErrors, played.positions), lbsAt)) worseSamples++;
+      if (four && fourErrors) {
+        let inputAt = lbsAt;
         if (fourOriginal) {
-          const S = skinningMatrices(original.skeleton, samplePose(original.skeleton, clip, t));
-          const weights = sampleMorphWeights(original.morphGroups, clip.morphChannels ?? [], t);
-          deformLbs({ ...applyMorphTargets(original.mesh, original.morphGroups, weights), ...fourOriginal }, S, played);
-          reference = played.positions.slice();
+          deformLbs({ ...morphed(), ...fourOriginal }, S, lbsFour);
+          inputAt = distances(fourLbsErrors, lbsFour.positions);
         }
-        const [rMax, rP99] = distances(fourLbsErrors, reference);
         deformLbs({ ...morphedBaked, ...four }, B, played);
-        const [fMax, fP99] = distances(fourErrors, played.positions);
-        if (!(fMax <= rMax + NEVER_WORSE_MARGIN && fP99 <= rP99 + NEVER_WORSE_MARGIN)) fourWorse++;
+        if (!withinMargin(distances(fourErrors, played.positions), inputAt)) fourWorse++;
       }
       s++;
       onProgress?.(s, total);
@@ -170,8 +169,8 @@ export function measureBake(
   const [max, p99] = maxAndP99(bakedErrors);
   const [lbsMax, lbsP99] = maxAndP99(lbsErrors);
   let firstSet: BakeMeasure['firstSet'];
-  if (fourErrors && fourLbsErrors) {
-    const [[fMax, fP99], [rMax, rP99]] = [maxAndP99(fourErrors), maxAndP99(fourLbsErrors)];
+  if (fourErrors) {
+    const [[fMax, fP99], [rMax, rP99]] = [maxAndP99(fourErrors), fourOriginal ? maxAndP99(fourLbsErrors) : [lbsMax, lbsP99]]; // prettier-ignore
     firstSet = { max: fMax, p99: fP99, lbsMax: rMax, lbsP99: rP99, worseSamples: fourWorse };
   }
   return { max, p99, lbsMax, lbsP99, samples: total, worseSamples, diagonal, ...(firstSet && { firstSet }) };
@@ -196,6 +195,11 @@ function firstInfluenceSet(mesh: SkinnedMesh): Pick<SkinnedMesh, 'influences' | 
     }
   }
   return { influences: 4, joints, weights };
+}
+
+/** Whether a sample's (max, p99) is within {@link NEVER_WORSE_MARGIN} of the reference's. */
+function withinMargin([max, p99]: [number, number], [refMax, refP99]: [number, number]): boolean {
+  return max <= refMax + NEVER_WORSE_MARGIN && p99 <= refP99 + NEVER_WORSE_MARGIN;
 }
 
 /**

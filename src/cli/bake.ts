@@ -104,6 +104,8 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   for (const [given, flag] of [
     [o.keyframeTolerance, '--keyframe-tolerance'],
     [o.rotations, '--rotations'],
+    [o.helpers, '--helpers'],
+    [o.influences, '--influences'],
   ] as const)
     if (!withHelpers && given !== undefined)
       io.err(`corskin: warning: ${flag} applies to the helpers; ignored with --as morphs`);
@@ -266,12 +268,19 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     if (m.firstSet) {
       const f = m.firstSet;
       io.out(
-        `  in an engine that skins 4 influences (the first set, JOINTS_0/WEIGHTS_0, renormalised: three.js's stock GLTFLoader; Babylon.js plays 8, Blender all): baked file vs ${M} max ${e(f.max)}, p99 ${e(f.p99)}; the input there ${e(f.lbsMax)}, ${e(f.lbsP99)}`,
+        `  in an engine that skins 4 influences (three.js's stock GLTFLoader: the first set, renormalised): baked file vs ${M} max ${e(f.max)}, p99 ${e(f.p99)}; the input there max ${e(f.lbsMax)}, p99 ${e(f.lbsP99)}`,
       );
-      if (f.worseSamples)
+      if (f.worseSamples) {
+        const why =
+          withHelpers && o.influences === 8
+            ? ': bake with --influences 4 for such engines'
+            : withHelpers
+              ? ' (vertices that kept their own influences have more than 4)'
+              : ' (the corrections are for all of its influences)';
         io.err(
-          `corskin: warning: ${input}: ${baked[k].model.name}: in an engine that skins 4 influences the baked file plays farther from ${M} than the input does there at ${f.worseSamples} of ${m.samples} samples${o.influences === 8 ? ': bake with --influences 4 for such engines' : ' (vertices that kept their own influences have more than 4)'}`,
+          `corskin: warning: ${input}: ${baked[k].model.name}: in an engine that skins 4 influences the baked file plays farther from ${M} than the input does there at ${f.worseSamples} of ${m.samples} samples (its max or p99 over the vertices, by more than ${NEVER_WORSE_MARGIN} of the diagonal)${why}`,
         );
+      }
     }
     if (gap !== undefined && gap < 0.005) warn(`the bake could not bring LBS closer to ${M}`);
     else if (gap !== undefined && gap < 0.5)

@@ -84,7 +84,7 @@ export function addPoseCommands(program: Command, io: Io): void {
         )
         .option(
           '--influences <k>',
-          "helpers: influences per vertex in the baked file, 4 or 8 (default 4; three.js's stock GLTFLoader skins 4, Blender and Babylon.js 8: the report says what a 4-influence engine plays of an 8-influence bake)",
+          "helpers: influences per vertex in the baked file, 4 or 8 (default 4; three.js's stock GLTFLoader skins 4, Babylon.js 8, Blender all: the report says what a 4-influence engine plays of a bake with more)",
           positiveInteger,
         )
         .option(

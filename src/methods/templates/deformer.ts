@@ -83,13 +83,13 @@ export function createCageCorrection(rig: TemplateRig): CageCorrection {
           A[4] += p0 * b1; A[5] += p1 * b1; A[6] += p2 * b1; // prettier-ignore
           A[8] += p0 * b2; A[9] += p1 * b2; A[10] += p2 * b2; // prettier-ignore
         }
-        // A ring's centred vertices are nearly coplanar, so A is nearly of rank 2 and the
-        // rotation iteration converges slowly (about 37 steps). A + c·cof(A) (columns
-        // a₁ × a₂, a₂ × a₀, a₀ × a₁) has A's singular vectors and the same closest rotation
-        // (for any A; cof(A) = 0 at rank ≤ 1), its third singular value lifted to c·σ₁σ₂ with
-        // c = √2/|A|_F ≈ 1/σ, of the others' size: about 15 steps.
+        // A ring's centred vertices are nearly coplanar, so A is nearly of rank 2: its
+        // determinant is rounding noise, and the polar iteration slow or undefined. A + c·cof(A)
+        // (columns a₁ × a₂, a₂ × a₀, a₀ × a₁) has A's singular vectors and the same closest
+        // rotation (for any A; cof(A) = 0 at rank ≤ 1), its third singular value lifted to
+        // c·σ₁σ₂ with c = √2/|A|_F ≈ 1/σ, of the others' size: well conditioned, det > 0 unless the ring flipped.
         addScaledCofactor(A);
-        // Newton's polar iteration (5–8 steps); the fixed point where it does not apply (det ≤ 0).
+        // Newton's polar iteration (5–8 steps); Müller et al.'s fixed point where det ≤ 0.
         if (!quatPolarRotation(q, 0, A, 0)) quatClosestRotation(q, 0, A, 0, false, { tolerance: ROTATION_TOLERANCE });
         for (let v = first; v < first + SIDES; v++) setCorrection(v);
         for (const v of apexes) setCorrection(v);
