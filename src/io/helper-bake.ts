@@ -197,10 +197,10 @@ export function* helperBakeSteps(
     for (const h of regionHelpers.get(regionOf[i]) ?? []) set.add(J + h);
     return [...set];
   };
-  // The alternation sees at most FIT_SAMPLES evenly spaced samples (more adds time, not
-  // information); once it has converged, bone updates over every sample give the helpers'
+  // The alternation sees at most 120 evenly spaced samples with 4 influences, 960 with 8
+  // (`fitSamples`); once it has converged, bone updates over every sample give the helpers'
   // transforms at all of them.
-  const data = fitData(samples, model_, active, active.map(candidatesOf), helperRegion, fitSamples(T), shared);
+  const data = fitData(samples, model_, active, active.map(candidatesOf), helperRegion, fitSamples(T, K), shared);
   // The fit's total error over its samples.
   const totalError = function* (): Generator<HelperBakeStep, number, FitErrors | undefined> {
     const e = yield { data, task: { kind: 'errors', full: false } };
