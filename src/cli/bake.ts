@@ -258,7 +258,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     // The share of LBS's p99 distance removed (where LBS is not already within the tolerance).
     const gap = m.lbsP99 > NEVER_WORSE_MARGIN ? 1 - m.p99 / m.lbsP99 : undefined;
     if (gap !== undefined)
-      io.out(`  removes ${(100 * gap).toFixed(0)}% of plain LBS's p99 distance to ${M}; max ${(m.max / m.lbsMax).toFixed(2)} of LBS's`); // prettier-ignore
+      io.out(`  removes ${(100 * gap).toFixed(1)}% of plain LBS's p99 distance to ${M}; max ${(m.max / m.lbsMax).toFixed(2)} of LBS's`); // prettier-ignore
     const warn = (what: string) =>
       io.err(
         `corskin: warning: ${input}: ${baked[k].model.name}: ${what}${o.as === 'helpers' ? '; --as helpers+morphs reproduces the method at the samples' : ''}`,
