@@ -87,9 +87,10 @@ export function createCageCorrection(rig: TemplateRig): CageCorrection {
         // determinant is rounding noise, and the polar iteration slow or undefined. A + c·cof(A)
         // (columns a₁ × a₂, a₂ × a₀, a₀ × a₁) has A's singular vectors and the same closest
         // rotation (for any A; cof(A) = 0 at rank ≤ 1), its third singular value lifted to
-        // c·σ₁σ₂ with c = √2/|A|_F ≈ 1/σ, of the others' size: well conditioned, det > 0 unless the ring flipped.
+        // c·σ₁σ₂ with c = √2/|A|_F ≈ 1/σ, of the others' size: well conditioned, det > 0
+        // unless the ring flipped.
         addScaledCofactor(A);
-        // Newton's polar iteration (5–8 steps); Müller et al.'s fixed point where det ≤ 0.
+        // Newton's polar iteration (2–5 steps); Müller et al.'s fixed point where det ≤ 0.
         if (!quatPolarRotation(q, 0, A, 0)) quatClosestRotation(q, 0, A, 0, false, { tolerance: ROTATION_TOLERANCE });
         for (let v = first; v < first + SIDES; v++) setCorrection(v);
         for (const v of apexes) setCorrection(v);
