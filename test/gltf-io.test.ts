@@ -4,6 +4,7 @@ import { Document, NodeIO } from '@gltf-transform/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boundingBoxDiagonal } from '../src/core/mesh.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
+import { quantizeWeightSets } from '../src/io/gltf-weights.js';
 import { readDocument } from '../src/io/node-io.js';
 import { runCli } from './helpers/cli.js';
 import { convertLibigl } from './helpers/convert.js';
@@ -123,5 +124,37 @@ describe('reading skinning attributes', () => {
     expect(existsSync(out)).toBe(true);
     const doc = await new NodeIO().read(out);
     expect(doc.getRoot().listMeshes()[0].listPrimitives()[0].getAttribute('_CENTER_OF_ROTATION')).toBeTruthy();
+  });
+});
+
+describe('skin weights as normalised 16-bit integers (quantizeWeightSets)', () => {
+  it('each integer within one step of its weight, zeros kept, and each vertex summing to round(65535 · its sum): exactly 65535 for weights summing to 1', () => {
+    const random = rng(5);
+    for (const sets of [1, 2]) {
+      const count = 500;
+      const floats = Array.from({ length: sets }, () => new Float32Array(4 * count));
+      const sums: number[] = [];
+      for (let v = 0; v < count; v++) {
+        // 1 to 4·sets non-zero weights, summing to 1 (or 0.9 for every fifth vertex, as read).
+        const k = 1 + Math.floor(random() * 4 * sets);
+        const w = Array.from({ length: 4 * sets }, (_, i) => (i < k ? random() ** 3 : 0));
+        const total = v % 5 === 0 ? 0.9 : 1;
+        const s = w.reduce((a, b) => a + b, 0);
+        w.forEach((x, i) => (floats[i >> 2][4 * v + (i & 3)] = (x / s) * total));
+        sums.push(w.reduce((a, x, i) => a + floats[i >> 2][4 * v + (i & 3)], 0));
+      }
+      const shorts = quantizeWeightSets(floats);
+      for (let v = 0; v < count; v++) {
+        let sum = 0;
+        for (let i = 0; i < 4 * sets; i++) {
+          const [x, q] = [floats[i >> 2][4 * v + (i & 3)], shorts[i >> 2][4 * v + (i & 3)]];
+          expect(Math.abs(q - 65535 * x)).toBeLessThan(1);
+          if (x === 0) expect(q).toBe(0);
+          sum += q;
+        }
+        expect(sum).toBe(Math.round(65535 * sums[v]));
+        if (v % 5) expect(sum).toBe(65535);
+      }
+    }
   });
 });

@@ -48,6 +48,9 @@ describe('bake --as helpers (smooth skinning decomposition, Le & Deng 2012)', ()
       await writeDocument(document, out);
       const report = await validate(out);
       expect(report.issues.numErrors, JSON.stringify(report.issues.messages.slice(0, 3))).toBe(0);
+      // Weights as normalised 16-bit integers (glTF 2.0's UNSIGNED_SHORT), half the bytes of floats.
+      const written = (await new NodeIO().read(out)).getRoot().listMeshes()[0].listPrimitives()[0].getAttribute('WEIGHTS_0')!; // prettier-ignore
+      expect([written.getComponentType(), written.getNormalized()]).toEqual([5123, true]);
       const [original] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
       original.mesh.centersOfRotation = model.mesh.centersOfRotation;
       const [baked] = extractSkinnedModels(await readDocument(out), out);

@@ -51,3 +51,45 @@ export function renormalizeWeightAccessors(
   }
   return count;
 }
+
+/** The largest value of a normalised unsigned 16-bit weight: it stands for 1. */
+const UNIT = 65535;
+
+/**
+ * Skin weights as normalised unsigned 16-bit integers (`WEIGHTS_n` as UNSIGNED_SHORT, allowed by
+ * glTF 2.0 itself: half the bytes of float weights): per vertex, over all its sets, the integers
+ * rounded so that they sum to round(65535 · its float sum) — exactly 65535 for weights summing to
+ * 1, so the glTF validator and engines see normalised weights — by largest remainder (each within
+ * one step, 1.5e-5, of its float weight; a zero weight stays 0).
+ * @param sets per set, 4 float weights per vertex (the same vertex count in each)
+ * @returns per set, 4 integers per vertex (decoded as value / 65535)
+ */
+export function quantizeWeightSets(sets: readonly Float32Array[]): Uint16Array[] {
+  const count = (sets[0]?.length ?? 0) / 4;
+  const out = sets.map((s) => new Uint16Array(s.length));
+  const K = 4 * sets.length;
+  const fraction = new Float64Array(K);
+  const order = Array.from({ length: K }, (_, k) => k);
+  for (let v = 0; v < count; v++) {
+    let sum = 0;
+    let assigned = 0;
+    for (let k = 0; k < K; k++) {
+      const x = Math.max(0, sets[k >> 2][4 * v + (k & 3)]) * UNIT;
+      sum += x;
+      const whole = Math.min(UNIT, Math.floor(x));
+      out[k >> 2][4 * v + (k & 3)] = whole;
+      assigned += whole;
+      fraction[k] = x - whole;
+    }
+    // The steps left to reach the rounded sum go to the largest remainders.
+    let left = Math.min(UNIT, Math.round(sum)) - assigned;
+    if (left <= 0) continue;
+    order.sort((a, b) => fraction[b] - fraction[a]);
+    for (const k of order) {
+      if (left <= 0 || !(fraction[k] > 0)) break;
+      out[k >> 2][4 * v + (k & 3)]++;
+      left--;
+    }
+  }
+  return out;
+}

@@ -9,7 +9,7 @@
  * method than plain LBS at some sample (`bake/never-worse.ts`); the helpers are child nodes of
  * skeleton joints with translation and rotation channels on every clip, fitted at their joint's
  * scale (a rig whose armature scale is not in its inverse bind matrices); the weights are
- * rewritten in `JOINTS_n`/`WEIGHTS_n`.
+ * rewritten in `JOINTS_n`/`WEIGHTS_n`, as normalised 16-bit integers.
  *
  * Where the helpers go: the vertices where the method departs from LBS (largest distance over
  * the samples above 1% of the largest, and above 1e-4 of the posed bounding-box diagonal) are grouped
@@ -24,6 +24,7 @@ import { CorskinError } from '../core/errors.js';
 import { quatFromMat4 } from '../core/math.js';
 import { helperFrames, SHORT } from '../bake/helper-frames.js';
 import { COR_ATTRIBUTE, helperJointExtras } from './schema.js';
+import { quantizeWeightSets } from './gltf-weights.js';
 import type { Deformer } from '../deformers/contract.js';
 import { removeDeltaMush } from '../methods/ddm/storage.js';
 import { bakeSampleTimes, DEFAULT_BAKE_RATE, MAX_HELPERS_PER_REGION } from '../bake/samples.js';
@@ -459,9 +460,11 @@ function writeHelpers(
         js[k >> 2][4 * v + (k & 3)] = j;
         ws[k >> 2][4 * v + (k & 3)] = w;
       });
+    // Weights as normalised 16-bit integers (half the bytes of floats, within 1.5e-5 each).
+    const shorts = quantizeWeightSets(ws);
     for (let set = 0; set < sets; set++) {
       p.setAttribute(`JOINTS_${set}`, document.createAccessor().setType('VEC4').setArray(js[set]).setBuffer(buffer));
-      p.setAttribute(`WEIGHTS_${set}`, document.createAccessor().setType('VEC4').setArray(ws[set]).setBuffer(buffer));
+      p.setAttribute(`WEIGHTS_${set}`, document.createAccessor().setType('VEC4').setArray(shorts[set]).setNormalized(true).setBuffer(buffer)); // prettier-ignore
     }
   }
 }
