@@ -93,3 +93,42 @@ export function quantizeWeightSets(sets: readonly Float32Array[]): Uint16Array[]
   }
   return out;
 }
+
+/**
+ * Reorders each vertex's influences over all the JOINTS_n/WEIGHTS_n sets of `primitives` so the
+ * heaviest come first (ties in their stored order), in place. Linear blend skinning over every
+ * influence is unchanged (the same pairs; only the float summation order differs); an engine that
+ * skins the first set only (three.js's stock GLTFLoader) then plays the 4 heaviest.
+ * @returns number of vertices reordered
+ */
+export function sortInfluencesHeaviestFirst(primitives: readonly Primitive[]): number {
+  let count = 0;
+  const el: number[] = [];
+  for (const p of primitives) {
+    const sets = influenceSets(p);
+    if (sets < 2) continue;
+    const joints = Array.from({ length: sets }, (_, k) => p.getAttribute(`JOINTS_${k}`)!);
+    const weights = Array.from({ length: sets }, (_, k) => p.getAttribute(`WEIGHTS_${k}`)!);
+    for (let i = 0; i < joints[0].getCount(); i++) {
+      const pairs = joints.flatMap((a, k) => {
+        const js = a.getElement(i, el).slice();
+        const ws = weights[k].getElement(i, el).slice();
+        return js.map((j, c) => ({ j, w: ws[c] }));
+      });
+      const sorted = pairs.map((x, k) => ({ ...x, k })).sort((a, b) => b.w - a.w || a.k - b.k);
+      if (sorted.every((x, k) => x.k === k)) continue;
+      for (let s = 0; s < sets; s++) {
+        joints[s].setElement(
+          i,
+          [0, 1, 2, 3].map((c) => sorted[4 * s + c].j),
+        );
+        weights[s].setElement(
+          i,
+          [0, 1, 2, 3].map((c) => sorted[4 * s + c].w),
+        );
+      }
+      count++;
+    }
+  }
+  return count;
+}

@@ -57,7 +57,7 @@ import { skinningMatrices } from '../core/pose.js';
 import type { Deformer } from '../deformers/contract.js';
 import type { SkinnedModel } from './gltf.js';
 import { clipAnimation } from './gltf-skeleton.js';
-import { renormalizeWeightAccessors } from './gltf-weights.js';
+import { renormalizeWeightAccessors, sortInfluencesHeaviestFirst } from './gltf-weights.js';
 import { posedDiagonal } from '../bake/measure.js';
 import { bakeSampleTimes, checkBakeSize, DEFAULT_BAKE_RATE } from '../bake/samples.js';
 import { correctionBasis } from '../bake/morph-basis.js';
@@ -215,11 +215,10 @@ export function bakeMorphTargets(
     });
     return { clip, times, corrections };
   });
-  renormalizeWeightAccessors(
-    document,
-    0,
-    parts.map((p) => p.primitive),
-  );
+  const primitives = parts.map((p) => p.primitive);
+  renormalizeWeightAccessors(document, 0, primitives);
+  // Heaviest first: an engine that skins 4 influences (three.js) plays the 4 heaviest.
+  sortInfluencesHeaviestFirst(primitives);
   const samples = clips.flatMap((c) => c.corrections);
   const N = samples.length;
   // A skin the method moves as LBS does (every vertex on one joint, say) needs no targets.
