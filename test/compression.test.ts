@@ -139,3 +139,25 @@ describe('method data under compression', () => {
     120_000,
   );
 });
+
+describe('a helper bake of a Draco copy of the Fox', () => {
+  it("Draco's edgebreaker welds and reorders the baked vertices: the bake says so and measures before compression, as --no-compress writes it; the file validates", async () => {
+    const extension = 'KHR_draco_mesh_compression';
+    const io = await createIO([extension]);
+    const doc = await io.read(join(SHARED, 'characters/Fox.glb'));
+    await doc.transform(draco());
+    const input = join(tmp.dir, 'fox-draco-for-bake.glb');
+    await io.write(input, doc);
+    const [kept, plain] = ['kept', 'plain'].map((k) => join(tmp.dir, `fox-draco-helpers-${k}.glb`));
+    const args = ['bake', input, '--method', 'dqs', '--as', 'helpers', '--rate', '5'];
+    const a = await runCli(...args, '-o', kept);
+    const b = await runCli(...args, '--no-compress', '-o', plain);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    expect(a.stderr).toMatch(/its compression welded \d+ vertices and reordered them: measured before compression/);
+    const report = (out: string) => out.split('\n').filter((l) => /baked file by LBS vs|removes/.test(l));
+    expect(report(a.stdout).length).toBe(2);
+    expect(report(a.stdout)).toEqual(report(b.stdout));
+    expect((await validate(kept)).issues.numErrors).toBe(0);
+  }, 60_000);
+});

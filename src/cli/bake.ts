@@ -234,11 +234,18 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   removeShadowedChannels(document);
   await writeDocument(document, o.output, { compress: o.compress, inputs: [input], force: o.force });
 
-  // The written file, read back and played by LBS, against the method on the original.
+  // The written file, read back and played by LBS, against the method on the original — or, where
+  // its codec reordered or welded the vertices (Draco's edgebreaker), the bake before compression.
   const written = extractSkinnedModels(await readDocument(o.output), o.output);
   const measures: BakeMeasure[] = [];
   for (const { model, deform, samples } of baked) {
-    const other = written.find((m) => m.name === model.name) ?? written[models.indexOf(model)];
+    let other = written.find((m) => m.name === model.name) ?? written[models.indexOf(model)];
+    if (other.mesh.positions.length !== model.mesh.positions.length) {
+      io.err(
+        `corskin: note: ${o.output}: ${model.name}: its compression welded ${(model.mesh.positions.length - other.mesh.positions.length) / 3} vertices and reordered them: measured before compression (--no-compress writes the file as measured)`,
+      );
+      other = extractSkinnedModels(document, o.output).find((m) => m.skin === model.skin) ?? other;
+    }
     const bar = progress(io, `${model.name}: measuring`);
     try {
       measures.push(measureBake(model, other, deform, rate, bar.update, samples));
