@@ -45,7 +45,7 @@ export {
   type ParallelSimdDeformer,
   type ParallelSimdOptions,
 } from './wasm/parallel-simd.js';
-export type { SkinningKernelMethod } from './wasm/kernel-range.js';
+export { SKINNING_KERNEL_METHODS, type SkinningKernelMethod } from './wasm/kernel-range.js';
 export { centersOfRotation, type BakeOptions } from './io/bake.js';
 export { bakePosedGeometry, type PosedGeometry } from './io/posed-geometry.js';
 export {

@@ -130,15 +130,16 @@ export function measureBake(
   let [worseSamples, fourWorse] = [0, 0];
   for (const { clip, other, times } of clips)
     for (const t of times) {
-      const S = skinningMatrices(original.skeleton, samplePose(original.skeleton, clip, t));
-      const morphed = () => applyMorphTargets(original.mesh, original.morphGroups, sampleMorphWeights(original.morphGroups, clip.morphChannels ?? [], t)); // prettier-ignore
+      // The original at this sample, posed and morphed once, where needed.
+      let [S, m]: [Float64Array?, SkinnedMesh?] = [];
+      const matrices = () => (S ??= skinningMatrices(original.skeleton, samplePose(original.skeleton, clip, t)));
+      const morphed = () => (m ??= applyMorphTargets(original.mesh, original.morphGroups, sampleMorphWeights(original.morphGroups, clip.morphChannels ?? [], t))); // prettier-ignore
       if (reference) {
         method.positions = reference.targets[s];
         lbs.positions = reference.lbs[s];
       } else {
-        const m = morphed();
-        deform(m, S, method);
-        deformLbs(m, S, lbs);
+        deform(morphed(), matrices(), method);
+        deformLbs(morphed(), matrices(), lbs);
       }
       const B = skinningMatrices(baked.skeleton, samplePose(baked.skeleton, other, t));
       const bakedWeights = sampleMorphWeights(baked.morphGroups, other.morphChannels ?? [], t);
@@ -157,7 +158,7 @@ export function measureBake(
       if (four && fourErrors) {
         let inputAt = lbsAt;
         if (fourOriginal) {
-          deformLbs({ ...morphed(), ...fourOriginal }, S, lbsFour);
+          deformLbs({ ...morphed(), ...fourOriginal }, matrices(), lbsFour);
           inputAt = distances(fourLbsErrors, lbsFour.positions);
         }
         deformLbs({ ...morphedBaked, ...four }, B, played);

@@ -146,17 +146,17 @@ export function correctionBasis(
   // Σ w_k B_k = Σ ((w_k + 1) / 2) (2 B_k) − Σ B_k; linear in the weights, so blending samples
   // still blends their corrections.
   const scales = fields.map((_, k) => weights.reduce((x, w) => Math.max(x, Math.abs(w[k])), 0) || 1);
-  const arrays = (k: number, factor: number) =>
+  const arrays = (k: number) =>
     limits.map((limit, a) => {
       const out = new Float64Array(3 * n);
       active.forEach((v, j) => {
-        for (let c = 0; c < 3; c++) out[3 * v + c] = factor * fields[k][3 * (a * m + j) + c] * limit[v] * scales[k];
+        for (let c = 0; c < 3; c++) out[3 * v + c] = fields[k][3 * (a * m + j) + c] * limit[v] * scales[k];
       });
       return out;
     });
   const offset = limits.map(() => new Float64Array(3 * n));
   const targets = fields.map((_, k) => {
-    const field = arrays(k, 1);
+    const field = arrays(k);
     field.forEach((x, a) => x.forEach((y, i) => (offset[a][i] -= y)));
     return field.map((x) => Float32Array.from(x, (y) => 2 * y));
   });

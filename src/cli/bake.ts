@@ -237,6 +237,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   // The written file, read back and played by LBS, against the method on the original — or, where
   // its codec reordered or welded the vertices (Draco's edgebreaker), the bake before compression.
   const written = extractSkinnedModels(await readDocument(o.output), o.output);
+  let unwritten: SkinnedModel[] | undefined; // the bake before compression, read where needed
   const measures: BakeMeasure[] = [];
   for (const { model, deform, samples } of baked) {
     let other = written.find((m) => m.name === model.name) ?? written[models.indexOf(model)];
@@ -244,7 +245,8 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       io.err(
         `corskin: note: ${o.output}: ${model.name}: its compression welded ${(model.mesh.positions.length - other.mesh.positions.length) / 3} vertices and reordered them: measured before compression (--no-compress writes the file as measured)`,
       );
-      other = extractSkinnedModels(document, o.output).find((m) => m.skin === model.skin) ?? other;
+      unwritten ??= extractSkinnedModels(document, o.output);
+      other = unwritten.find((m) => m.skin === model.skin) ?? other;
     }
     const bar = progress(io, `${model.name}: measuring`);
     try {

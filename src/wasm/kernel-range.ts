@@ -8,7 +8,9 @@
  */
 
 /** The methods of asm/kernels.ts. */
-export type SkinningKernelMethod = 'lbs' | 'dqs' | 'sbs' | 'lms' | 'cor';
+export const SKINNING_KERNEL_METHODS = ['lbs', 'dqs', 'sbs', 'lms', 'cor'] as const;
+/** One of {@link SKINNING_KERNEL_METHODS}. */
+export type SkinningKernelMethod = (typeof SKINNING_KERNEL_METHODS)[number];
 
 /**
  * A mesh prepared on one of asm/kernels.ts' kernels: its method, vertex count n, influence slots

@@ -14,7 +14,12 @@ import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
 import { checkThreads, nodeWorkerScript } from '../core/node-worker.js';
 import * as wasm from './instance.js';
-import { RANGE_SCRATCH_BYTES, runKernelRange, type SkinningKernelMethod } from './kernel-range.js';
+import {
+  RANGE_SCRATCH_BYTES,
+  runKernelRange,
+  SKINNING_KERNEL_METHODS,
+  type SkinningKernelMethod,
+} from './kernel-range.js';
 import { SHARED_KERNELS_WASM_BASE64 } from './kernels-shared-binary.js';
 import { createSkinningKernels, type SimdDeformer } from './simd-skinning.js';
 import {
@@ -28,9 +33,6 @@ import {
   STOP,
   type KernelRangeShare,
 } from './thread-control.js';
-
-/** The methods it runs: asm/kernels.ts' kernels. */
-const KERNEL_METHODS: readonly SkinningKernelMethod[] = ['lbs', 'dqs', 'sbs', 'lms', 'cor'];
 
 /** Below this many vertices a frame is too short to share (starting the workers costs more than it saves). */
 export const PARALLEL_SIMD_FROM = 10_000;
@@ -76,9 +78,9 @@ export async function createParallelSimdDeformer(
   method: SkinningKernelMethod,
   options: ParallelSimdOptions = {},
 ): Promise<ParallelSimdDeformer> {
-  if (!(KERNEL_METHODS as readonly string[]).includes(method))
+  if (!(SKINNING_KERNEL_METHODS as readonly string[]).includes(method))
     throw new CorskinError(
-      `no shared-memory SIMD kernel for skinning method "${method}" (expected ${KERNEL_METHODS.join(', ')}; the others: createSimdDeformer)`,
+      `no shared-memory SIMD kernel for skinning method "${method}" (expected ${SKINNING_KERNEL_METHODS.join(', ')}; the others: createSimdDeformer)`,
     );
   const n = mesh.positions.length / 3;
   const threads = Math.max(1, Math.min(options.threads ?? (n >= PARALLEL_SIMD_FROM ? availableParallelism() : 1), n));
@@ -126,18 +128,20 @@ export async function createParallelSimdDeformer(
     ...deformer,
     threads,
     async close() {
-      if (closed) return;
-      closed = true;
-      stop();
-      await Promise.all(started.map((w) => w.terminate()));
+      if (!closed) await shutdown();
     },
   };
 
-  /** Closes the deformer (its workers stopped: a lost one would stall or tear every later frame) and throws. */
-  function fail(message: string): never {
+  /** Marks the deformer closed, tells the workers to return and terminates them. */
+  function shutdown(): Promise<unknown> {
     closed = true;
     stop();
-    void Promise.all(started.map((w) => w.terminate()));
+    return Promise.all(started.map((w) => w.terminate()));
+  }
+
+  /** Closes the deformer (its workers stopped: a lost one would stall or tear every later frame) and throws. */
+  function fail(message: string): never {
+    void shutdown();
     throw new CorskinError(`${message}; the deformer is closed`);
   }
 
