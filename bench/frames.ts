@@ -49,6 +49,34 @@ export function frameMs(frames: Float64Array[], deform: (S: Float64Array) => voi
   return median(times);
 }
 
+/**
+ * The median over frames × reps of b's time over a's for the same frame, a and b timed one after
+ * the other: a ratio that a slower or busier moment of the machine moves less than a ratio of two
+ * medians taken apart.
+ */
+export function pairedRatio(
+  frames: Float64Array[],
+  a: (S: Float64Array) => void,
+  b: (S: Float64Array) => void,
+  reps: number,
+): number {
+  for (const S of frames) {
+    a(S);
+    b(S);
+  }
+  const ratios: number[] = [];
+  for (let r = 0; r < reps; r++)
+    for (const S of frames) {
+      let t = performance.now();
+      a(S);
+      const ta = performance.now() - t;
+      t = performance.now();
+      b(S);
+      ratios.push((performance.now() - t) / ta);
+    }
+  return median(ratios);
+}
+
 /** Prints `rows` under `head`, the first column left-aligned and the others right-aligned. */
 export function printTable(head: string[], rows: string[][]): void {
   const width = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));

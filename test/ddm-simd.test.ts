@@ -3,8 +3,8 @@
  * the JavaScript deformer (float64): every skin of every shared character at a time of its first
  * clip, the full and compact variants, positions within 1e-5 of the bounding-box diagonal,
  * normals and tangents within 1e-3; a character posed far from the origin (within float32's
- * storage of its positions); and a rig mirrored and scaled ×0.01 as a whole (the reflection kept
- * by the polar factor, σ the joints' scale).
+ * storage of its positions); a rig mirrored and scaled ×0.01 as a whole (the reflection kept
+ * by the polar factor, σ the joints' scale); and joints collapsed to a point (S singular).
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -122,6 +122,38 @@ describe('Direct Delta Mush, SIMD kernel = JavaScript deformer', () => {
       expect(maxDiff(got.normals!, expected.normals!)).toBeLessThan(1e-3);
     },
   );
+
+  it('joints collapsed to a point, then every matrix 0 (S = 0: the kernel leaves Newton for the Jacobi steps)', async () => {
+    // Joint k, then joints k and k + 1, then every joint with its 3×3 part zero (S singular or
+    // nearly so where they move the neighbourhood), then every matrix zero.
+    const [model] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
+    const mesh = { ...model.mesh };
+    setDdmModel(mesh, computeDirectDeltaMush(mesh));
+    const n = mesh.positions.length / 3;
+    const simd = await createSimdDeformer(mesh, 'ddm');
+    const J = model.skeleton.jointNames.length;
+    const sets = [
+      ...Array.from({ length: J - 1 }, (_, k) => [k]),
+      ...Array.from({ length: J - 1 }, (_, k) => [k, k + 1]),
+    ];
+    for (const collapsed of [...sets, Array.from({ length: J }, (_, k) => k), 'origin' as const]) {
+      const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, model.animations[0], 0.5));
+      // 'origin': every matrix 0, S = 0 exactly (Newton's first step divides 0 by 0).
+      if (collapsed === 'origin') S.fill(0);
+      else for (const k of collapsed) for (const c of [0, 1, 2, 4, 5, 6, 8, 9, 10]) S[16 * k + c] = 0;
+      const expected = { positions: new Float32Array(3 * n), normals: new Float32Array(3 * n) };
+      deformDdm(mesh, S, expected);
+      simd.deform(S);
+      const diagonal = boundingBoxDiagonal(mesh.positions);
+      const label =
+        collapsed === 'origin' ? collapsed : `joints ${collapsed.length > 2 ? 'all' : collapsed.join(', ')}`;
+      expect(maxDiff(simd.output.positions, expected.positions) / diagonal, label).toBeLessThan(1e-5);
+      // Normals where R is unique (S of rank 3): where S has rank 1 or less, a SᵀS eigenvector
+      // basis of its null space is any, and float32 picks another than float64.
+      if (collapsed === 'origin' || collapsed.length === 1)
+        expect(maxDiff(simd.output.normals!, expected.normals), label).toBeLessThan(1e-3);
+    }
+  });
 
   it.each(['full', 'compact'] as const)('CesiumMan under a node mirrored and scaled ×0.01 (%s)', async (variant) => {
     const file = CESIUM_MAN;

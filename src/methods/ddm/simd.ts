@@ -2,8 +2,9 @@
  * Direct Delta Mush on the WebAssembly SIMD kernels (Binh Huy Le and J. P. Lewis, "Direct Delta
  * Mush Skinning and Variants", ACM TOG 38(4), SIGGRAPH 2019, Alg. 1): the memory layout and
  * driver of the `ddm` kernel (asm/ddm.ts) — the JavaScript deformer's steps (`deformer.ts`) in
- * 32-bit floats, Q's columns one 128-bit register each, the polar factor (`polar.ts`'s fixed
- * steps, 3 Jacobi sweeps instead of 5: see below) four vertices at a time, one per lane.
+ * 32-bit floats, Q's columns one 128-bit register each, the polar factor four vertices at a time,
+ * one per lane, by Higham's scaled Newton iteration (`polar.ts`'s fixed steps where it does not
+ * converge, 3 Jacobi sweeps instead of 5: see below).
  *
  * @module
  */
@@ -14,21 +15,20 @@ import type { SimdDeformer } from '../../wasm/simd-skinning.js';
 import { ddmModelOf } from './data.js';
 
 /**
- * Jacobi sweeps of the kernel's polar factor: 3, not `polar.ts`'s 5 (`POLAR_JACOBI_SWEEPS`,
- * enough for double rounding). In 32-bit floats sweeps 4 and 5 change nothing measurable: on
- * every skin of every shared character the kernel is within the same 1.24e-6 of the diagonal
- * of the JavaScript deformer (normals 8.2e-5) with 3 sweeps as with 5, and fails the 1e-5 bound
- * with 2. The sweeps were 57% of the kernel's time on CesiumMan; with 3, and the rotation's
- * cheaper form (asm/ddm.ts `jacobi`), the kernel takes 0.7–0.8× its time with 5.
+ * Jacobi sweeps of the kernel's polar factor where Newton's iteration has not converged (asm/ddm.ts
+ * `newtonPolar`: S singular or nearly so): 3, not `polar.ts`'s 5 (`POLAR_JACOBI_SWEEPS`, enough
+ * for double rounding). In 32-bit floats sweeps 4 and 5 change nothing measurable: on every skin
+ * of every shared character the Jacobi path is within the same 1.24e-6 of the diagonal of the
+ * JavaScript deformer (normals 8.2e-5) with 3 sweeps as with 5, and fails the 1e-5 bound with 2.
  */
 const SIMD_JACOBI_SWEEPS = 3;
 
 /**
- * The kernel's scratch: two batches of four vertices (their polar factors computed side by side,
- * 0.81× the time of one batch at a time on CesiumMan ×3), 56 slots of 16 bytes each (asm/ddm.ts,
- * whose `ddmScratchBytes` is checked against it).
+ * The kernel's scratch: two batches of four vertices, 56 slots of 16 bytes each, and the group's
+ * eight vertices staged, 6 vectors of 16 bytes each (asm/ddm.ts, whose `ddmScratchBytes` is
+ * checked against it).
  */
-const SCRATCH_BYTES = 2 * 56 * 16;
+const SCRATCH_BYTES = 2 * 56 * 16 + 8 * 6 * 16;
 
 /**
  * Prepares `mesh` for Direct Delta Mush on the SIMD kernels. Inputs in bind space, outputs in
