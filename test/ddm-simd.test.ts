@@ -132,10 +132,7 @@ describe('Direct Delta Mush, SIMD kernel = JavaScript deformer', () => {
     const n = mesh.positions.length / 3;
     const simd = await createSimdDeformer(mesh, 'ddm');
     const J = model.skeleton.jointNames.length;
-    const sets = [
-      ...Array.from({ length: J - 1 }, (_, k) => [k]),
-      ...Array.from({ length: J - 1 }, (_, k) => [k, k + 1]),
-    ];
+    const sets = [...Array.from({ length: J }, (_, k) => [k]), ...Array.from({ length: J - 1 }, (_, k) => [k, k + 1])];
     for (const collapsed of [...sets, Array.from({ length: J }, (_, k) => k), 'origin' as const]) {
       const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, model.animations[0], 0.5));
       // 'origin': every matrix 0, S = 0 exactly (Newton's first step divides 0 by 0).
