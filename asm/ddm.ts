@@ -8,11 +8,10 @@
 //    the vertex's rest position v, one 128-bit register per column of Q's top three rows;
 //    S = Q[0:3, 0:3]/Q₃₃ − q pᵀ, σ the vertex's blend of the joints' uniform scales;
 // 2. the polar factor R of S, four vertices at a time, one vertex per lane, two such batches per
-//    group: by Higham's scaled Newton iteration (`newtonPolar`, the two batches side by side); a group where
-//    a lane's S is too near singular or rank 1, or has not converged, takes the steps of
-//    src/methods/ddm/polar.ts instead (Jacobi sweeps on SᵀS — the caller's
-//    count, 3 — with each rotation written as in `jacobi` below, descending eigenvalues,
-//    Gram–Schmidt, u_c's sign), the two batches side by side;
+//    group: by Higham's scaled Newton iteration (`newtonPolar`, the two batches side by side);
+//    where a lane's S is too near singular or rank 1, or has not converged, each vertex of the
+//    group by the JavaScript deformer's own steps in 64-bit floats (`vertexF64`: deformer.ts and
+//    polar.ts, from the same float32 inputs);
 // 3. v' = q − σ R p; normal and tangent turned by R.
 //
 // Translations are relative to a reference point near the result (the first entry's joint's
@@ -25,8 +24,8 @@
 // joints (u16); X the symmetric 4×4 matrices as 10 f32 (X00 X01 X02 X03 X11 X12 X13 X22 X23 X33)
 // per entry (full) or per vertex (compact: Π'); WE the entries' ω (compact; 0 for full); M the
 // skinning matrices (16 f32, column-major, 64·j); SC the joints' |det L_j|^(1/3) (f32);
-// BUF 2·56·16 bytes of scratch (two batches of four vertices), then 8·96 bytes where the group's
-// vertices are staged (`STAGED`).
+// BUF 2·34·16 bytes of scratch (two batches of four vertices), then 8·96 bytes where the group's
+// vertices are staged (`STAGED`), then the float64 path's 36 doubles.
 
 import { apply3, writeAffine } from './common';
 
@@ -35,18 +34,14 @@ const S_ = 0; // S row-major, 9 slots
 const Q_ = 9; // q, 3 slots
 const PP = 12; // p, 3 slots
 const SIG = 15; // σ
-const A_ = 16; // SᵀS: a00 a01 a02 a11 a12 a22
-const V_ = 22; // eigenvectors v0, v1, v2 (x, y, z each)
-const R_ = 31; // R row-major, 9 slots
-const L_ = 40; // v' = q − σ R p, 3 slots
-const IDX = 43; // the batch's vertex indices (i32)
-const O_ = 44; // the vertex's reference point r (posed space), 3 slots
-const ROOT = 47; // √ of the largest eigenvalue of SᵀS
-const UA = 48; // u_a, 3 slots
-const UB = 51; // u_b, 3 slots
-const TRACE = 54; // what SᵀS was divided by: its trace (or 1 where not scaled)
+const R_ = 16; // R row-major, 9 slots (Newton's X while it iterates)
+const L_ = 25; // v' − r = q − σ R p, 3 slots
+const IDX = 28; // the batch's vertex indices (i32)
+const O_ = 29; // the vertex's reference point r (posed space), 3 slots
+const OK_ = 32; // Newton's mask: S within its bounds (step 0)
+const MOVED = 33; // Newton's last step, squared
 /** Bytes of one batch's slots. */
-const BATCH: usize = 56 << 4;
+const BATCH: usize = 34 << 4;
 /** Batches of four vertices whose polar factors are computed side by side (BUF holds them). */
 const BATCHES: usize = 2;
 /**
@@ -56,9 +51,12 @@ const BATCHES: usize = 2;
 const STAGED: usize = 6 << 4;
 const LANES = <i32>(BATCHES << 2);
 
+/** Bytes of the float64 path's scratch, after the staged vertices: S, V, U, R, 9 f64 each. */
+const F64_BYTES: usize = 36 << 3;
+
 /** The bytes of BUF `ddm` uses (its caller checks its layout against this). */
 export function ddmScratchBytes(): i32 {
-  return <i32>(BATCHES * BATCH + 4 * BATCHES * STAGED);
+  return <i32>(BATCHES * BATCH + 4 * BATCHES * STAGED + F64_BYTES);
 }
 
 /**
@@ -95,90 +93,9 @@ export function ddmScratchBytes(): i32 {
 }
 
 /**
- * A Jacobi rotation zeroing a_pq of the symmetric SᵀS (r the third index), applied to the
- * eigenvectors vp and vq; no rotation where a_pq is already 0. With d = a_qq − a_pp, e = 2a_pq:
- * t = tan θ = sgn(d)·e / (|d| + √(d² + e²)) (Golub & Van Loan's t = sgn(τ)/(|τ| + √(1 + τ²)),
- * τ = d/e, times |e|/|e|), c = D/g and s = N/g with N, D that fraction's numerator and
- * denominator and g = √(D² + N²): two square roots and one division on the path to c and s
- * (t = N/D, the other division, is off it; τ's form has three on it). SᵀS is normalised by its trace first (symmetricSquare), so d² + e²
- * stays in range.
- */
-@inline function jacobi(buf: usize, app: i32, aqq: i32, apq: i32, apr: i32, aqr: i32, vp: i32, vq: i32): void {
-  const one = f32x4.splat(1);
-  const zero = f32x4.splat(0);
-  const pp = ld(buf, app), qq = ld(buf, aqq), pq = ld(buf, apq);
-  const d = f32x4.sub(qq, pp);
-  const e = f32x4.add(pq, pq);
-  const h = f32x4.sqrt(f32x4.add(f32x4.mul(d, d), f32x4.mul(e, e)));
-  const den = f32x4.add(f32x4.abs(d), h);
-  const num = v128.bitselect(e, f32x4.neg(e), f32x4.ge(d, zero));
-  const ig = f32x4.div(one, f32x4.sqrt(f32x4.add(f32x4.mul(den, den), f32x4.mul(num, num))));
-  // No rotation where a_pq = 0, or where d and e are so small (against SᵀS's trace, 1) that
-  // their squares would underflow: that part of SᵀS is already diagonal to float32 precision.
-  const none = v128.or(f32x4.eq(pq, zero), f32x4.le(h, f32x4.splat(1e-18)));
-  const t = v128.bitselect(zero, f32x4.div(num, den), none);
-  const c = v128.bitselect(one, f32x4.mul(den, ig), none);
-  const s = v128.bitselect(zero, f32x4.mul(num, ig), none);
-  const pr = ld(buf, apr), qr = ld(buf, aqr);
-  st(buf, app, f32x4.sub(pp, f32x4.mul(t, pq)));
-  st(buf, aqq, f32x4.add(qq, f32x4.mul(t, pq)));
-  st(buf, apq, zero);
-  st(buf, apr, f32x4.sub(f32x4.mul(c, pr), f32x4.mul(s, qr)));
-  st(buf, aqr, f32x4.add(f32x4.mul(s, pr), f32x4.mul(c, qr)));
-  for (let k = 0; k < 3; k++) {
-    const a = ld(buf, vp + k), b = ld(buf, vq + k);
-    st(buf, vp + k, f32x4.sub(f32x4.mul(c, a), f32x4.mul(s, b)));
-    st(buf, vq + k, f32x4.add(f32x4.mul(s, a), f32x4.mul(c, b)));
-  }
-}
-
-/** Swaps eigenpairs (e, v) and (f, w) in the lanes where e < f. */
-@inline function order(buf: usize, e: i32, f: i32, v: i32, w: i32): void {
-  const a = ld(buf, e), b = ld(buf, f);
-  const m = f32x4.lt(a, b);
-  st(buf, e, v128.bitselect(b, a, m));
-  st(buf, f, v128.bitselect(a, b, m));
-  for (let k = 0; k < 3; k++) {
-    const x = ld(buf, v + k), y = ld(buf, w + k);
-    st(buf, v + k, v128.bitselect(y, x, m));
-    st(buf, w + k, v128.bitselect(x, y, m));
-  }
-}
-
-/** Component r of S·v (v at slot v: x, y, z), four lanes. */
-@inline function sv(buf: usize, r: i32, v: i32): v128 {
-  return f32x4.add(
-    f32x4.add(f32x4.mul(ld(buf, S_ + 3 * r), ld(buf, v)), f32x4.mul(ld(buf, S_ + 3 * r + 1), ld(buf, v + 1))),
-    f32x4.mul(ld(buf, S_ + 3 * r + 2), ld(buf, v + 2)),
-  );
-}
-
-/**
- * The polar factor R of the S in BATCHES batches of four at BUF, then v' = q − σ R p, into each
- * batch: by Newton's iteration (`newtonPolar`) where every lane of every batch converges, else
- * by the JavaScript deformer's steps (src/methods/ddm/polar.ts: Jacobi sweeps on SᵀS, then the
- * axes). There each step runs for every batch in turn: a Jacobi rotation is a chain of dependent
- * square roots and divisions, and independent chains side by side keep the processor busy where
- * one leaves it waiting (the same operations per lane).
- */
-function polarBatches(buf: usize, sweeps: i32): void {
-  if (newtonPolar(buf)) return;
-  for (let b: usize = 0; b < BATCHES; b++) symmetricSquare(buf + b * BATCH);
-  // Slots: a00 16, a01 17, a02 18, a11 19, a12 20, a22 21; v0 22, v1 25, v2 28.
-  for (let sweep = 0; sweep < sweeps; sweep++) {
-    for (let b: usize = 0; b < BATCHES; b++) jacobi(buf + b * BATCH, A_, A_ + 3, A_ + 1, A_ + 2, A_ + 4, V_, V_ + 3);
-    for (let b: usize = 0; b < BATCHES; b++) jacobi(buf + b * BATCH, A_, A_ + 5, A_ + 2, A_ + 1, A_ + 4, V_, V_ + 6);
-    for (let b: usize = 0; b < BATCHES; b++) jacobi(buf + b * BATCH, A_ + 3, A_ + 5, A_ + 4, A_ + 1, A_ + 2, V_ + 3, V_ + 6);
-  }
-  for (let b: usize = 0; b < BATCHES; b++) firstAxis(buf + b * BATCH);
-  for (let b: usize = 0; b < BATCHES; b++) secondAxis(buf + b * BATCH);
-  for (let b: usize = 0; b < BATCHES; b++) thirdAxis(buf + b * BATCH);
-}
-
-/**
  * Steps of {@link newtonPolar}: the first SCALED_STEPS with Higham's scaling ζ, the later ones,
  * near convergence, with ζ = 1 (one division instead of five square roots and divisions). With
- * 3 + 2, over CesiumMan ×3's clip, 0 to 5 of its 19,634 groups leave for the Jacobi path; with
+ * 3 + 2, over CesiumMan ×3's clip, 0 to 5 of its 19,634 groups leave for the float64 path; with
  * 3 + 1, 3%; with 2 + 3, 1%; with 4 scaled steps and no others, 26%.
  */
 const NEWTON_STEPS = 5;
@@ -187,8 +104,8 @@ const SCALED_STEPS = 3;
  * The S that {@link newtonPolar} takes: its condition number ‖S‖_F‖S⁻¹‖_F at most MAX_CONDITION,
  * and its second singular value (through ‖cof S‖_F ≥ σ₁σ₂) at least MIN_SECOND of ‖S‖_F. Nearer
  * to rank 1, float32's det and cofactors lose the sign of S's smallest direction and Newton can
- * settle on the other reflection, its last step as small; the Jacobi path takes that sign from
- * S v_c. In a float32 simulation of these steps on 100,000 random S (singular values 1, σ₂ and
+ * settle on the other reflection, its last step as small (the float64 path then takes the
+ * vertex). In a float32 simulation of these steps on 100,000 random S (singular values 1, σ₂ and
  * ±σ₃ down to 1e-8), the accepted ones are within 1.9e-5 of the polar factor; without these
  * bounds, 3.6% are a reflection off. On the shared characters and CesiumMan ×3 no S is outside.
  */
@@ -202,8 +119,9 @@ const MIN_SECOND: f32 = 1e-3;
  * ζ_k = (‖X_k⁻¹‖_F/‖X_k‖_F)^½ and X⁻ᵀ = cof(X)/det X, {@link NEWTON_STEPS} steps, each step for
  * one batch, then the other (two independent chains of divisions and square roots side by side:
  * 0.92× the time of one batch's steps after the other's on CesiumMan ×3). R is the orthogonal
- * polar factor U·Vᵀ, the same as the Jacobi path's (a reflection where det S < 0). Then
- * v' = q − σ R p (slots R_ and L_). Returns false, leaving the group to the Jacobi path, where a
+ * polar factor U·Vᵀ, the same as `polar.ts`'s (a reflection where det S < 0). Then
+ * v' = q − σ R p (slots R_ and L_). Returns false, leaving the group to the float64 path
+ * ({@link vertexF64}), where a
  * lane's S is nearly singular or nearly of rank 1 ({@link MAX_CONDITION}), or has not converged
  * (its last step moved X by more than 1e-4 in the Frobenius norm; S = 0 or not finite): Newton's
  * quadratic convergence leaves about the square of the last step.
@@ -214,7 +132,7 @@ function newtonPolar(buf: usize): bool {
     for (let b: usize = 0; b < BATCHES; b++) newtonStep(buf + b * BATCH, step);
   // Every lane conditioned and converged (NaN compares false): the last step moved X by less than 1e-4.
   let ok = i32x4.splat(-1);
-  for (let b: usize = 0; b < BATCHES; b++) ok = v128.and(ok, v128.and(ld(buf + b * BATCH, A_), f32x4.lt(ld(buf + b * BATCH, A_ + 1), f32x4.splat(1e-8))));
+  for (let b: usize = 0; b < BATCHES; b++) ok = v128.and(ok, v128.and(ld(buf + b * BATCH, OK_), f32x4.lt(ld(buf + b * BATCH, MOVED), f32x4.splat(1e-8))));
   if (!i32x4.all_true(ok)) return false;
   for (let b: usize = 0; b < BATCHES; b++) {
     const o = buf + b * BATCH;
@@ -235,9 +153,8 @@ function newtonPolar(buf: usize): bool {
 }
 
 /**
- * One Newton step on the X in slots R_ of a batch; at step 0 the lanes' conditioning mask into
- * slot A_, at the last step how far X moved (squared) into slot A_ + 1 (the Jacobi path's slots,
- * which it fills afresh).
+ * One Newton step on the X in slots R_ of a batch; at step 0 the lanes' mask of S within the
+ * bounds into slot OK_, at the last step how far X moved (squared) into slot MOVED.
  */
 @inline function newtonStep(buf: usize, step: i32): void {
   const x00 = ld(buf, R_), x01 = ld(buf, R_ + 1), x02 = ld(buf, R_ + 2);
@@ -262,7 +179,7 @@ function newtonPolar(buf: usize): bool {
     if (step == 0)
       st(
         buf,
-        A_,
+        OK_,
         v128.and(
           f32x4.le(f32x4.mul(nx, nc), f32x4.mul(f32x4.mul(det, det), f32x4.splat(MAX_CONDITION * MAX_CONDITION))),
           f32x4.ge(nc, f32x4.mul(f32x4.mul(nx, nx), f32x4.splat(MIN_SECOND * MIN_SECOND))),
@@ -285,7 +202,7 @@ function newtonPolar(buf: usize): bool {
   if (step == NEWTON_STEPS - 1)
     st(
       buf,
-      A_ + 1,
+      MOVED,
       f32x4.add(
         f32x4.add(sq3(f32x4.sub(y00, x00), f32x4.sub(y01, x01), f32x4.sub(y02, x02)), sq3(f32x4.sub(y10, x10), f32x4.sub(y11, x11), f32x4.sub(y12, x12))),
         sq3(f32x4.sub(y20, x20), f32x4.sub(y21, x21), f32x4.sub(y22, x22)),
@@ -303,137 +220,241 @@ function newtonPolar(buf: usize): bool {
   return f32x4.add(f32x4.add(f32x4.mul(a, x), f32x4.mul(b, y)), f32x4.mul(c, z));
 }
 
+// ---- the float64 path: a vertex by the JavaScript deformer's own steps ----
+
+/** Slots of the float64 scratch F (f64 each): S, then V, U and R (row-major 3×3). */
+const FS = 0;
+const FV = 9;
+const FU = 18;
+const FR = 27;
+/** Jacobi sweeps of {@link polarF64}: `polar.ts`'s POLAR_JACOBI_SWEEPS. */
+const F64_SWEEPS = 5;
+
+@inline function fl(F: usize, k: i32): f64 {
+  return load<f64>(F + (<usize>k << 3));
+}
+@inline function fs(F: usize, k: i32, x: f64): void {
+  store<f64>(F + (<usize>k << 3), x);
+}
+
 /**
- * A = SᵀS of a batch, normalised by its trace (the factor that scales it back kept in slot TRACE),
- * and V = I: the Jacobi sweeps' start.
+ * Vertex i by the JavaScript deformer's steps in 64-bit floats (src/methods/ddm/deformer.ts, its
+ * polar factor src/methods/ddm/polar.ts, step for step) from the same float32 inputs: R into lane
+ * k of the batch at buf, and v' − r (r the lane's reference point, slot O_). For the vertices whose
+ * S Newton's float32 iteration does not take: near rank 1 or 2 (a bone twisted 170°, a joint
+ * squashed), float32 cannot resolve S's smallest direction, and a float32 eigen-decomposition
+ * picks either reflection; from the float32 inputs, float64 arithmetic is within 3e-7 of the
+ * diagonal of the JavaScript deformer there.
  */
-@inline function symmetricSquare(buf: usize): void {
-  const zero = f32x4.splat(0);
-  const one = f32x4.splat(1);
-  // A = SᵀS: a_ij = (column i of S)·(column j of S).
-  for (let i = 0; i < 3; i++)
-    for (let j = i; j < 3; j++) {
-      let a = zero;
-      for (let r = 0; r < 3; r++) a = f32x4.add(a, f32x4.mul(ld(buf, S_ + 3 * r + i), ld(buf, S_ + 3 * r + j)));
-      st(buf, A_ + (i == 0 ? j : i == 1 ? 2 + j : 5), a);
+function vertexF64(i: usize, compact: i32, P: usize, OFF: usize, JI: usize, Xs: usize, WE: usize, M: usize, SC: usize, F: usize, buf: usize, k: i32): void {
+  const e0 = <usize>load<u32>(OFF + (i << 2));
+  const e1 = <usize>load<u32>(OFF + (i << 2), 4);
+  const vx = <f64>load<f32>(P + i * 12), vy = <f64>load<f32>(P + i * 12, 4), vz = <f64>load<f32>(P + i * 12, 8);
+  // Q's top three rows (row-major 3×4) and bottom row (b0 b1 b2 c); compact: B = Σ ω M_j first.
+  let q00: f64 = 0, q01: f64 = 0, q02: f64 = 0, q03: f64 = 0;
+  let q10: f64 = 0, q11: f64 = 0, q12: f64 = 0, q13: f64 = 0;
+  let q20: f64 = 0, q21: f64 = 0, q22: f64 = 0, q23: f64 = 0;
+  let b0: f64 = 0, b1: f64 = 0, b2: f64 = 0, c: f64 = 0, sigma: f64 = 0, sw: f64 = 0;
+  let l00: f64 = 0, l10: f64 = 0, l20: f64 = 0, l01: f64 = 0, l11: f64 = 0, l21: f64 = 0;
+  let l02: f64 = 0, l12: f64 = 0, l22: f64 = 0, t0: f64 = 0, t1: f64 = 0, t2: f64 = 0;
+  for (let e = e0; e <= e1; e++) {
+    // e < e1: entry e (full: its joint's frame at the vertex times Ω'; compact: ω·M_j summed);
+    // e = e1 (compact): the sum, taken to the vertex's frame, times Π'.
+    let m00: f64, m01: f64, m02: f64, m03: f64, m10: f64, m11: f64, m12: f64, m13: f64, m20: f64, m21: f64, m22: f64, m23: f64;
+    let x: usize;
+    if (e < e1) {
+      const j = <usize>load<u16>(JI + (e << 1));
+      const m = M + (j << 6);
+      m00 = load<f32>(m); m10 = load<f32>(m, 4); m20 = load<f32>(m, 8);
+      m01 = load<f32>(m, 16); m11 = load<f32>(m, 20); m21 = load<f32>(m, 24);
+      m02 = load<f32>(m, 32); m12 = load<f32>(m, 36); m22 = load<f32>(m, 40);
+      const scale = <f64>load<f32>(SC + (j << 2));
+      if (compact) {
+        const w = <f64>load<f32>(WE + (e << 2));
+        sw += w;
+        sigma += w * scale;
+        l00 += w * m00; l10 += w * m10; l20 += w * m20;
+        l01 += w * m01; l11 += w * m11; l21 += w * m21;
+        l02 += w * m02; l12 += w * m12; l22 += w * m22;
+        t0 += w * load<f32>(m, 48); t1 += w * load<f32>(m, 52); t2 += w * load<f32>(m, 56);
+        continue;
+      }
+      m03 = m00 * vx + m01 * vy + m02 * vz + load<f32>(m, 48);
+      m13 = m10 * vx + m11 * vy + m12 * vz + load<f32>(m, 52);
+      m23 = m20 * vx + m21 * vy + m22 * vz + load<f32>(m, 56);
+      x = Xs + e * 40;
+      const x33 = <f64>load<f32>(x, 36);
+      sigma += x33 * scale;
+      b0 += load<f32>(x, 12);
+      b1 += load<f32>(x, 24);
+      b2 += load<f32>(x, 32);
+      c += x33;
+    } else {
+      if (!compact) break;
+      m00 = l00; m01 = l01; m02 = l02; m03 = l00 * vx + l01 * vy + l02 * vz + t0;
+      m10 = l10; m11 = l11; m12 = l12; m13 = l10 * vx + l11 * vy + l12 * vz + t1;
+      m20 = l20; m21 = l21; m22 = l22; m23 = l20 * vx + l21 * vy + l22 * vz + t2;
+      x = Xs + i * 40;
+      b0 = sw * load<f32>(x, 12);
+      b1 = sw * load<f32>(x, 24);
+      b2 = sw * load<f32>(x, 32);
+      c = sw * load<f32>(x, 36);
+      sigma /= sw;
     }
-  // Normalised by its trace (the eigenvectors stay; the eigenvalues are scaled back below), so
-  // the rotations' d² + e² stay within float32's range at any asset scale.
-  const trace = f32x4.add(f32x4.add(ld(buf, A_), ld(buf, A_ + 3)), ld(buf, A_ + 5));
-  // (Not where the trace is 0 or subnormal, 1/trace infinite: there SᵀS is left as it is.)
-  const scaled = f32x4.gt(trace, f32x4.splat(1.1754944e-38));
-  const inv = v128.bitselect(f32x4.div(one, trace), one, scaled);
-  for (let k = 0; k < 6; k++) st(buf, A_ + k, f32x4.mul(ld(buf, A_ + k), inv));
-  for (let k = 0; k < 9; k++) st(buf, V_ + k, k == 0 || k == 4 || k == 8 ? one : zero);
-  st(buf, TRACE, v128.bitselect(trace, one, scaled));
-}
-
-/**
- * From a batch's swept A and V: the eigenvalues in descending order, √a (slot ROOT) and
- * u_a = S v_a / |S v_a| (slots UA; v_a where S v_a = 0).
- */
-@inline function firstAxis(buf: usize): void {
-  const zero = f32x4.splat(0);
-  const one = f32x4.splat(1);
-  // Descending eigenvalues: a in slot a00 with v0, b in a11 with v1, c in a22 with v2.
-  order(buf, A_, A_ + 3, V_, V_ + 3);
-  order(buf, A_, A_ + 5, V_, V_ + 6);
-  order(buf, A_ + 3, A_ + 5, V_ + 3, V_ + 6);
-  const root = f32x4.sqrt(f32x4.mul(ld(buf, A_), ld(buf, TRACE)));
-  // u_a = S v_a / |S v_a| (v_a where S v_a = 0)
-  const ax = sv(buf, 0, V_), ay = sv(buf, 1, V_), az = sv(buf, 2, V_);
-  const l = f32x4.sqrt(f32x4.add(f32x4.add(f32x4.mul(ax, ax), f32x4.mul(ay, ay)), f32x4.mul(az, az)));
-  const ok = f32x4.gt(l, zero);
-  st(buf, ROOT, root);
-  storeUnitOr(buf, UA, ax, ay, az, f32x4.div(one, l), ok, ld(buf, V_), ld(buf, V_ + 1), ld(buf, V_ + 2));
-}
-
-/** Stores (x, y, z) · inverse into slots at `slot` where `ok`, the fallback (fx, fy, fz) elsewhere. */
-@inline function storeUnitOr(buf: usize, slot: i32, x: v128, y: v128, z: v128, inverse: v128, ok: v128, fx: v128, fy: v128, fz: v128): void {
-  st(buf, slot, v128.bitselect(f32x4.mul(x, inverse), fx, ok));
-  st(buf, slot + 1, v128.bitselect(f32x4.mul(y, inverse), fy, ok));
-  st(buf, slot + 2, v128.bitselect(f32x4.mul(z, inverse), fz, ok));
-}
-
-/** u_b = S v_b made orthogonal to u_a, normalised (slots UB); where that vanishes, a unit vector ⟂ u_a. */
-@inline function secondAxis(buf: usize): void {
-  const zero = f32x4.splat(0);
-  const one = f32x4.splat(1);
-  const ax = ld(buf, UA), ay = ld(buf, UA + 1), az = ld(buf, UA + 2);
-  let bx = sv(buf, 0, V_ + 3), by = sv(buf, 1, V_ + 3), bz = sv(buf, 2, V_ + 3);
-  const d = f32x4.add(f32x4.add(f32x4.mul(bx, ax), f32x4.mul(by, ay)), f32x4.mul(bz, az));
-  bx = f32x4.sub(bx, f32x4.mul(d, ax));
-  by = f32x4.sub(by, f32x4.mul(d, ay));
-  bz = f32x4.sub(bz, f32x4.mul(d, az));
-  const l = f32x4.sqrt(f32x4.add(f32x4.add(f32x4.mul(bx, bx), f32x4.mul(by, by)), f32x4.mul(bz, bz)));
-  const ok = f32x4.gt(l, f32x4.mul(ld(buf, ROOT), f32x4.splat(1e-12)));
-  const fx0 = v128.bitselect(one, zero, f32x4.lt(f32x4.abs(ax), f32x4.splat(0.6)));
-  const fy0 = f32x4.sub(one, fx0);
-  const fx = f32x4.mul(fy0, az);
-  const fy = f32x4.neg(f32x4.mul(fx0, az));
-  const fz = f32x4.sub(f32x4.mul(fx0, ay), f32x4.mul(fy0, ax));
-  const fl = f32x4.sqrt(f32x4.add(f32x4.add(f32x4.mul(fx, fx), f32x4.mul(fy, fy)), f32x4.mul(fz, fz)));
-  const ifl = f32x4.div(one, fl);
-  storeUnitOr(buf, UB, bx, by, bz, f32x4.div(one, l), ok, f32x4.mul(fx, ifl), f32x4.mul(fy, ifl), f32x4.mul(fz, ifl));
-}
-
-/** u_c = ±u_a × u_b, R = Σ u_k v_kᵀ, then v' = q − σ R p (slots R_ and L_). */
-@inline function thirdAxis(buf: usize): void {
-  const zero = f32x4.splat(0);
-  const one = f32x4.splat(1);
-  const ax = ld(buf, UA), ay = ld(buf, UA + 1), az = ld(buf, UA + 2);
-  const bx = ld(buf, UB), by = ld(buf, UB + 1), bz = ld(buf, UB + 2);
-  // u_c = ±u_a × u_b: the sign of (S v_c)·(u_a × u_b), or det[v_a v_b v_c] where S v_c vanishes.
-  const wx = f32x4.sub(f32x4.mul(ay, bz), f32x4.mul(az, by));
-  const wy = f32x4.sub(f32x4.mul(az, bx), f32x4.mul(ax, bz));
-  const wz = f32x4.sub(f32x4.mul(ax, by), f32x4.mul(ay, bx));
-  const dc = f32x4.add(
-    f32x4.add(f32x4.mul(sv(buf, 0, V_ + 6), wx), f32x4.mul(sv(buf, 1, V_ + 6), wy)),
-    f32x4.mul(sv(buf, 2, V_ + 6), wz),
-  );
-  const vax = ld(buf, V_), vay = ld(buf, V_ + 1), vaz = ld(buf, V_ + 2);
-  const vbx = ld(buf, V_ + 3), vby = ld(buf, V_ + 4), vbz = ld(buf, V_ + 5);
-  const vcx = ld(buf, V_ + 6), vcy = ld(buf, V_ + 7), vcz = ld(buf, V_ + 8);
-  const det = f32x4.add(
-    f32x4.add(
-      f32x4.mul(f32x4.sub(f32x4.mul(vay, vbz), f32x4.mul(vaz, vby)), vcx),
-      f32x4.mul(f32x4.sub(f32x4.mul(vaz, vbx), f32x4.mul(vax, vbz)), vcy),
-    ),
-    f32x4.mul(f32x4.sub(f32x4.mul(vax, vby), f32x4.mul(vay, vbx)), vcz),
-  );
-  const minus = f32x4.splat(-1);
-  const sign = v128.bitselect(
-    v128.bitselect(one, minus, f32x4.gt(dc, zero)),
-    v128.bitselect(one, minus, f32x4.gt(det, zero)),
-    f32x4.gt(f32x4.abs(dc), f32x4.mul(ld(buf, ROOT), f32x4.splat(1e-9))),
-  );
-  const cx = f32x4.mul(sign, wx), cy = f32x4.mul(sign, wy), cz = f32x4.mul(sign, wz);
-  // R = u_a v_aᵀ + u_b v_bᵀ + u_c v_cᵀ, row-major
-  rRow(buf, 0, ax, bx, cx);
-  rRow(buf, 1, ay, by, cy);
-  rRow(buf, 2, az, bz, cz);
-  // v' = q − σ R p
-  const sig = ld(buf, SIG);
+    // Q += T·X (X symmetric: X00 X01 X02 X03 X11 X12 X13 X22 X23 X33)
+    const x00 = <f64>load<f32>(x), x01 = <f64>load<f32>(x, 4), x02 = <f64>load<f32>(x, 8), x03 = <f64>load<f32>(x, 12);
+    const x11 = <f64>load<f32>(x, 16), x12 = <f64>load<f32>(x, 20), x13 = <f64>load<f32>(x, 24);
+    const x22 = <f64>load<f32>(x, 28), x23 = <f64>load<f32>(x, 32), x33 = <f64>load<f32>(x, 36);
+    q00 += m00 * x00 + m01 * x01 + m02 * x02 + m03 * x03;
+    q01 += m00 * x01 + m01 * x11 + m02 * x12 + m03 * x13;
+    q02 += m00 * x02 + m01 * x12 + m02 * x22 + m03 * x23;
+    q03 += m00 * x03 + m01 * x13 + m02 * x23 + m03 * x33;
+    q10 += m10 * x00 + m11 * x01 + m12 * x02 + m13 * x03;
+    q11 += m10 * x01 + m11 * x11 + m12 * x12 + m13 * x13;
+    q12 += m10 * x02 + m11 * x12 + m12 * x22 + m13 * x23;
+    q13 += m10 * x03 + m11 * x13 + m12 * x23 + m13 * x33;
+    q20 += m20 * x00 + m21 * x01 + m22 * x02 + m23 * x03;
+    q21 += m20 * x01 + m21 * x11 + m22 * x12 + m23 * x13;
+    q22 += m20 * x02 + m21 * x12 + m22 * x22 + m23 * x23;
+    q23 += m20 * x03 + m21 * x13 + m22 * x23 + m23 * x33;
+  }
+  if (!compact) sigma /= c;
+  const ic = 1 / c;
+  const px = b0 * ic, py = b1 * ic, pz = b2 * ic;
+  const qx = q03 * ic, qy = q13 * ic, qz = q23 * ic;
+  fs(F, FS, q00 * ic - qx * px); fs(F, FS + 1, q01 * ic - qx * py); fs(F, FS + 2, q02 * ic - qx * pz);
+  fs(F, FS + 3, q10 * ic - qy * px); fs(F, FS + 4, q11 * ic - qy * py); fs(F, FS + 5, q12 * ic - qy * pz);
+  fs(F, FS + 6, q20 * ic - qz * px); fs(F, FS + 7, q21 * ic - qz * py); fs(F, FS + 8, q22 * ic - qz * pz);
+  polarF64(F);
+  const o = buf + (<usize>k << 2);
   for (let r = 0; r < 3; r++) {
-    const rp = f32x4.add(
-      f32x4.add(f32x4.mul(ld(buf, R_ + 3 * r), ld(buf, PP)), f32x4.mul(ld(buf, R_ + 3 * r + 1), ld(buf, PP + 1))),
-      f32x4.mul(ld(buf, R_ + 3 * r + 2), ld(buf, PP + 2)),
-    );
-    st(buf, L_ + r, f32x4.sub(ld(buf, Q_ + r), f32x4.mul(sig, rp)));
+    const r0 = fl(F, FR + 3 * r), r1 = fl(F, FR + 3 * r + 1), r2 = fl(F, FR + 3 * r + 2);
+    store<f32>(o + (<usize>(R_ + 3 * r) << 4), <f32>r0);
+    store<f32>(o + (<usize>(R_ + 3 * r + 1) << 4), <f32>r1);
+    store<f32>(o + (<usize>(R_ + 3 * r + 2) << 4), <f32>r2);
+    // v' = q − σ R p (absolute), less the lane's reference point
+    const q = r == 0 ? qx : r == 1 ? qy : qz;
+    store<f32>(o + (<usize>(L_ + r) << 4), <f32>(q - sigma * (r0 * px + r1 * py + r2 * pz) - <f64>load<f32>(o + (<usize>(O_ + r) << 4))));
   }
 }
 
-/** Row r of R: components r of u_a, u_b, u_c times v_a, v_b, v_c. */
-@inline function rRow(buf: usize, r: i32, ua: v128, ub: v128, uc: v128): void {
-  for (let c = 0; c < 3; c++)
-    st(
-      buf,
-      R_ + 3 * r + c,
-      f32x4.add(
-        f32x4.add(f32x4.mul(ua, ld(buf, V_ + c)), f32x4.mul(ub, ld(buf, V_ + 3 + c))),
-        f32x4.mul(uc, ld(buf, V_ + 6 + c)),
-      ),
-    );
+/** {@link vertexF64} for lane k of the group at BUF (the vertex its IDX slot names). */
+@inline function laneF64(k: i32, compact: i32, P: usize, OFF: usize, JI: usize, Xs: usize, WE: usize, M: usize, SC: usize, F: usize, BUF: usize): void {
+  const buf = BUF + (<usize>(k >> 2)) * BATCH;
+  const i = <usize>load<i32>(buf + (<usize>IDX << 4) + (<usize>(k & 3) << 2));
+  vertexF64(i, compact, P, OFF, JI, Xs, WE, M, SC, F, buf, k & 3);
+}
+
+/**
+ * `polar.ts`'s polarFactor (not its `rotation` mode) in 64-bit floats, step for step: the S at
+ * F[FS..] to R at F[FR..] (V and U at F[FV..], F[FU..]).
+ */
+function polarF64(F: usize): void {
+  // A = SᵀS: a00 a01 a02 a11 a12 a22
+  const s0 = fl(F, 0), s1 = fl(F, 1), s2 = fl(F, 2), s3 = fl(F, 3), s4 = fl(F, 4), s5 = fl(F, 5), s6 = fl(F, 6), s7 = fl(F, 7), s8 = fl(F, 8);
+  let a00 = s0 * s0 + s3 * s3 + s6 * s6, a01 = s0 * s1 + s3 * s4 + s6 * s7, a02 = s0 * s2 + s3 * s5 + s6 * s8;
+  let a11 = s1 * s1 + s4 * s4 + s7 * s7, a12 = s1 * s2 + s4 * s5 + s7 * s8, a22 = s2 * s2 + s5 * s5 + s8 * s8;
+  for (let k = 0; k < 9; k++) fs(F, FV + k, k == 0 || k == 4 || k == 8 ? 1 : 0);
+  for (let sweep = 0; sweep < F64_SWEEPS; sweep++) {
+    for (let pair = 0; pair < 3; pair++) {
+      const p = pair == 2 ? 1 : 0;
+      const q = pair == 0 ? 1 : 2;
+      const apq = p == 0 ? (q == 1 ? a01 : a02) : a12;
+      if (apq == 0) continue;
+      const app = p == 0 ? a00 : a11;
+      const aqq = q == 1 ? a11 : a22;
+      // Rotation zeroing a_pq (Golub & Van Loan, Alg. 8.4.1).
+      const tau = (aqq - app) / (2 * apq);
+      const t = (tau >= 0 ? 1.0 : -1.0) / (Math.abs(tau) + Math.sqrt(1 + tau * tau));
+      const cs = 1 / Math.sqrt(1 + t * t);
+      const sn = t * cs;
+      const r = 3 - p - q;
+      const apr = r == 0 ? a01 : r == 1 ? (p == 0 ? a01 : a12) : p == 0 ? a02 : a12;
+      const aqr = r == 0 ? a02 : a12;
+      const nApp = app - t * apq, nAqq = aqq + t * apq;
+      const nApr = cs * apr - sn * aqr, nAqr = sn * apr + cs * aqr;
+      if (p == 0 && q == 1) {
+        a00 = nApp; a11 = nAqq; a01 = 0; a02 = nApr; a12 = nAqr;
+      } else if (p == 0) {
+        a00 = nApp; a22 = nAqq; a02 = 0; a01 = nApr; a12 = nAqr;
+      } else {
+        a11 = nApp; a22 = nAqq; a12 = 0; a01 = nApr; a02 = nAqr;
+      }
+      for (let k = 0; k < 3; k++) {
+        const vp = fl(F, FV + 3 * k + p), vq = fl(F, FV + 3 * k + q);
+        fs(F, FV + 3 * k + p, cs * vp - sn * vq);
+        fs(F, FV + 3 * k + q, sn * vp + cs * vq);
+      }
+    }
+  }
+  // Descending eigenvalue order a, b, c (a sorting network's three compare-and-swaps).
+  const swap01 = a00 < a11;
+  let ia = swap01 ? 1 : 0;
+  let ib = 1 - ia;
+  let ic = 2;
+  let ea = swap01 ? a11 : a00;
+  const eb = swap01 ? a00 : a11;
+  let ec = a22;
+  if (ea < ec) {
+    const t = ia; ia = ic; ic = t;
+    ec = ea; ea = a22;
+  }
+  if (eb < ec) {
+    const t = ib; ib = ic; ic = t;
+  }
+  // u_a = S v_a / |S v_a| (v_a where S = 0)
+  let ux = s0 * fl(F, FV + ia) + s1 * fl(F, FV + 3 + ia) + s2 * fl(F, FV + 6 + ia);
+  let uy = s3 * fl(F, FV + ia) + s4 * fl(F, FV + 3 + ia) + s5 * fl(F, FV + 6 + ia);
+  let uz = s6 * fl(F, FV + ia) + s7 * fl(F, FV + 3 + ia) + s8 * fl(F, FV + 6 + ia);
+  let l = Math.sqrt(ux * ux + uy * uy + uz * uz);
+  if (l > 0) {
+    fs(F, FU, ux / l); fs(F, FU + 1, uy / l); fs(F, FU + 2, uz / l);
+  } else {
+    fs(F, FU, fl(F, FV + ia)); fs(F, FU + 1, fl(F, FV + 3 + ia)); fs(F, FU + 2, fl(F, FV + 6 + ia));
+  }
+  const ax = fl(F, FU), ay = fl(F, FU + 1), az = fl(F, FU + 2);
+  // u_b ⟂ u_a
+  ux = s0 * fl(F, FV + ib) + s1 * fl(F, FV + 3 + ib) + s2 * fl(F, FV + 6 + ib);
+  uy = s3 * fl(F, FV + ib) + s4 * fl(F, FV + 3 + ib) + s5 * fl(F, FV + 6 + ib);
+  uz = s6 * fl(F, FV + ib) + s7 * fl(F, FV + 3 + ib) + s8 * fl(F, FV + 6 + ib);
+  const d = ux * ax + uy * ay + uz * az;
+  ux -= d * ax;
+  uy -= d * ay;
+  uz -= d * az;
+  l = Math.sqrt(ux * ux + uy * uy + uz * uz);
+  if (!(l > 1e-12 * Math.sqrt(ea))) {
+    // Rank ≤ 1: any unit vector orthogonal to u_a.
+    const px = Math.abs(ax) < 0.6 ? 1.0 : 0.0;
+    const py = px != 0 ? 0.0 : 1.0;
+    ux = py * az;
+    uy = -px * az;
+    uz = px * ay - py * ax;
+    l = Math.sqrt(ux * ux + uy * uy + uz * uz);
+  }
+  const bx = ux / l, by = uy / l, bz = uz / l;
+  // u_c = ±u_a × u_b
+  const wx = ay * bz - az * by, wy = az * bx - ax * bz, wz = ax * by - ay * bx;
+  const cx = s0 * fl(F, FV + ic) + s1 * fl(F, FV + 3 + ic) + s2 * fl(F, FV + 6 + ic);
+  const cy = s3 * fl(F, FV + ic) + s4 * fl(F, FV + 3 + ic) + s5 * fl(F, FV + 6 + ic);
+  const cz = s6 * fl(F, FV + ic) + s7 * fl(F, FV + 3 + ic) + s8 * fl(F, FV + 6 + ic);
+  const dc = cx * wx + cy * wy + cz * wz;
+  let sign: f64;
+  if (Math.abs(dc) > 1e-9 * Math.sqrt(ea)) sign = dc > 0 ? 1 : -1;
+  else {
+    // det[v_a v_b v_c] = ±1 (the order's parity); make det R = +1.
+    const v0 = fl(F, FV + 3 + ia) * fl(F, FV + 6 + ib) - fl(F, FV + 6 + ia) * fl(F, FV + 3 + ib);
+    const v1 = fl(F, FV + 6 + ia) * fl(F, FV + ib) - fl(F, FV + ia) * fl(F, FV + 6 + ib);
+    const v2 = fl(F, FV + ia) * fl(F, FV + 3 + ib) - fl(F, FV + 3 + ia) * fl(F, FV + ib);
+    sign = v0 * fl(F, FV + ic) + v1 * fl(F, FV + 3 + ic) + v2 * fl(F, FV + 6 + ic) > 0 ? 1 : -1;
+  }
+  // R = u_a v_aᵀ + u_b v_bᵀ + u_c v_cᵀ
+  for (let r = 0; r < 3; r++) {
+    const ua = r == 0 ? ax : r == 1 ? ay : az;
+    const ub = r == 0 ? bx : r == 1 ? by : bz;
+    const uc = sign * (r == 0 ? wx : r == 1 ? wy : wz);
+    for (let c = 0; c < 3; c++)
+      fs(F, FR + 3 * r + c, ua * fl(F, FV + 3 * c + ia) + ub * fl(F, FV + 3 * c + ib) + uc * fl(F, FV + 3 * c + ic));
+  }
 }
 
 @inline function lane(buf: usize, slot: i32, k: i32): f32 {
@@ -488,12 +509,11 @@ function writeBatch(buf: usize, count: i32, N: usize, T: usize, OP: usize, ON: u
 
 /**
  * Direct Delta Mush for n vertices (see the file comment for the layout). `compact` selects the
- * variant of X and WE; `sweeps` is the polar factor's Jacobi sweep count.
+ * variant of X and WE.
  */
 export function ddm(
   n: i32,
   compact: i32,
-  sweeps: i32,
   P: usize,
   N: usize,
   T: usize,
@@ -509,6 +529,7 @@ export function ddm(
   OT: usize,
 ): void {
   const STAGE = BUF + BATCHES * BATCH;
+  const F = STAGE + 4 * BATCHES * STAGED;
   let count = 0;
   for (let i = 0; i < n; i++) {
     const e0 = <usize>load<u32>(OFF + (<usize>i << 2));
@@ -589,7 +610,7 @@ export function ddm(
     store<i32>(BUF + (<usize>(count >> 2)) * BATCH + (<usize>IDX << 4) + (<usize>(count & 3) << 2), i);
     if (++count == LANES) {
       for (let b: usize = 0; b < BATCHES; b++) unstage(BUF + b * BATCH, STAGE + 4 * b * STAGED);
-      polarBatches(BUF, sweeps);
+      if (!newtonPolar(BUF)) for (let k = 0; k < LANES; k++) laneF64(k, compact, P, OFF, JI, Xs, WE, M, SC, F, BUF);
       for (let b: usize = 0; b < BATCHES; b++) writeBatch(BUF + b * BATCH, 4, N, T, OP, ON, OT);
       count = 0;
     }
@@ -601,7 +622,7 @@ export function ddm(
       for (let s = 0; s < 24; s++) store<f32>(o + (<usize>s << 2), s == 0 || s == 5 || s == 10 ? 1 : 0);
     }
     for (let b: usize = 0; b < BATCHES; b++) unstage(BUF + b * BATCH, STAGE + 4 * b * STAGED);
-    polarBatches(BUF, sweeps);
+    if (!newtonPolar(BUF)) for (let k = 0; k < count; k++) laneF64(k, compact, P, OFF, JI, Xs, WE, M, SC, F, BUF);
     for (let b = 0; b < (count + 3) >> 2; b++) writeBatch(BUF + <usize>b * BATCH, min(count - 4 * b, 4), N, T, OP, ON, OT);
   }
 }

@@ -3,8 +3,8 @@
  * Mush Skinning and Variants", ACM TOG 38(4), SIGGRAPH 2019, Alg. 1): the memory layout and
  * driver of the `ddm` kernel (asm/ddm.ts) — the JavaScript deformer's steps (`deformer.ts`) in
  * 32-bit floats, Q's columns one 128-bit register each, the polar factor four vertices at a time,
- * one per lane, by Higham's scaled Newton iteration (`polar.ts`'s fixed steps where it does not
- * converge, 3 Jacobi sweeps instead of 5: see below).
+ * one per lane, by Higham's scaled Newton iteration; where S is too near singular or rank 1 for
+ * it, the vertex by the JavaScript deformer's own steps in 64-bit floats.
  *
  * @module
  */
@@ -15,21 +15,11 @@ import type { SimdDeformer } from '../../wasm/simd-skinning.js';
 import { ddmModelOf } from './data.js';
 
 /**
- * Jacobi sweeps of the kernel's polar factor where Newton's iteration has not converged (asm/ddm.ts
- * `newtonPolar`: S singular or nearly so): 3, not `polar.ts`'s 5 (`POLAR_JACOBI_SWEEPS`, enough
- * for double rounding). In 32-bit floats sweeps 4 and 5 change nothing measurable: on every skin
- * of every shared character at a clip time, with the Jacobi path for every vertex, the kernel was
- * within the same 1.24e-6 of the diagonal of the JavaScript deformer (normals 8.2e-5) with 3
- * sweeps as with 5, and failed the 1e-5 bound with 2.
+ * The kernel's scratch: two batches of four vertices, 34 slots of 16 bytes each, the group's
+ * eight vertices staged, 6 vectors of 16 bytes each, and the float64 path's 36 doubles (asm/ddm.ts,
+ * whose `ddmScratchBytes` is checked against it).
  */
-const SIMD_JACOBI_SWEEPS = 3;
-
-/**
- * The kernel's scratch: two batches of four vertices, 56 slots of 16 bytes each, and the group's
- * eight vertices staged, 6 vectors of 16 bytes each (asm/ddm.ts, whose `ddmScratchBytes` is
- * checked against it).
- */
-const SCRATCH_BYTES = 2 * 56 * 16 + 8 * 6 * 16;
+const SCRATCH_BYTES = 2 * 34 * 16 + 8 * 6 * 16 + 36 * 8;
 
 /**
  * Prepares `mesh` for Direct Delta Mush on the SIMD kernels. Inputs in bind space, outputs in
@@ -80,6 +70,6 @@ export async function createDdmSimdDeformer(mesh: SkinnedMesh): Promise<SimdDefo
 
   return wasm.simdDeformer('ddm', mesh, memory, V, { J, owner: 'a model', M }, (skinning) => {
     wasm.storeJointScales(f32, SC, skinning, J, false); // σ's per-joint |det L_j|^(1/3) (deformer.ts)
-    kernels.ddm(n, compact ? 1 : 0, SIMD_JACOBI_SWEEPS, P, N, T, OFF, JI, X, WE, M, SC, BUF, OP, ON, OT);
+    kernels.ddm(n, compact ? 1 : 0, P, N, T, OFF, JI, X, WE, M, SC, BUF, OP, ON, OT);
   });
 }
