@@ -130,7 +130,8 @@ function run(ROOT, args, timeout, signal) {
           child.kill(signal.name);
         }, signal.after),
     ];
-    child.on('exit', (code, killedBy) => {
+    // 'close', not 'exit': at 'exit' the child's stderr may still hold unread lines.
+    child.on('close', (code, killedBy) => {
       for (const t of timers) if (t) clearTimeout(t);
       resolve({
         code,
