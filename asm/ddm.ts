@@ -25,7 +25,7 @@
 // per entry (full) or per vertex (compact: Π'); WE the entries' ω (compact; 0 for full); M the
 // skinning matrices (16 f32, column-major, 64·j); SC the joints' |det L_j|^(1/3) (f32);
 // BUF 2·34·16 bytes of scratch (two batches of four vertices), then 8·96 bytes where the group's
-// vertices are staged (`STAGED`), then the float64 path's 36 doubles.
+// vertices are staged (`STAGED`), then the float64 path's 51 doubles.
 
 import { apply3, writeAffine } from './common';
 
@@ -51,8 +51,8 @@ const BATCHES: usize = 2;
 const STAGED: usize = 6 << 4;
 const LANES = <i32>(BATCHES << 2);
 
-/** Bytes of the float64 path's scratch, after the staged vertices: S, V, U, R, 9 f64 each. */
-const F64_BYTES: usize = 36 << 3;
+/** Bytes of the float64 path's scratch, after the staged vertices: S, V, R, T, Q (`FS`…). */
+const F64_BYTES: usize = 51 << 3;
 
 /** The bytes of BUF `ddm` uses (its caller checks its layout against this). */
 export function ddmScratchBytes(): i32 {
@@ -121,10 +121,10 @@ const MIN_SECOND: f32 = 1e-3;
  * 0.92× the time of one batch's steps after the other's on CesiumMan ×3). R is the orthogonal
  * polar factor U·Vᵀ, the same as `polar.ts`'s (a reflection where det S < 0). Then
  * v' = q − σ R p (slots R_ and L_). Returns false, leaving the group to the float64 path
- * ({@link vertexF64}), where a
- * lane's S is nearly singular or nearly of rank 1 ({@link MAX_CONDITION}), or has not converged
- * (its last step moved X by more than 1e-4 in the Frobenius norm; S = 0 or not finite): Newton's
- * quadratic convergence leaves about the square of the last step.
+ * ({@link vertexF64}), where a lane's S is nearly singular or nearly of rank 1
+ * ({@link MAX_CONDITION}), or has not converged (its last step moved X by more than 1e-4 in the
+ * Frobenius norm; S = 0 or not finite): Newton's quadratic convergence leaves about the square of
+ * the last step.
  */
 function newtonPolar(buf: usize): bool {
   for (let b: usize = 0; b < BATCHES; b++) newtonStart(buf + b * BATCH);
@@ -222,11 +222,15 @@ function newtonPolar(buf: usize): bool {
 
 // ---- the float64 path: a vertex by the JavaScript deformer's own steps ----
 
-/** Slots of the float64 scratch F (f64 each): S, then V, U and R (row-major 3×3). */
+/**
+ * Slots of the float64 scratch F (f64 each): S, V and R (row-major 3×3), a joint's T = [L | M v]
+ * and Q's top rows (row-major 3×4).
+ */
 const FS = 0;
 const FV = 9;
-const FU = 18;
-const FR = 27;
+const FR = 18;
+const FT = 27;
+const FQ = 39;
 /** Jacobi sweeps of {@link polarF64}: `polar.ts`'s POLAR_JACOBI_SWEEPS. */
 const F64_SWEEPS = 5;
 
@@ -249,82 +253,62 @@ const F64_SWEEPS = 5;
 function vertexF64(i: usize, compact: i32, P: usize, OFF: usize, JI: usize, Xs: usize, WE: usize, M: usize, SC: usize, F: usize, buf: usize, k: i32): void {
   const e0 = <usize>load<u32>(OFF + (i << 2));
   const e1 = <usize>load<u32>(OFF + (i << 2), 4);
+  // (Locals, not arrays: the stub runtime never frees an allocation.)
   const vx = <f64>load<f32>(P + i * 12), vy = <f64>load<f32>(P + i * 12, 4), vz = <f64>load<f32>(P + i * 12, 8);
-  // Q's top three rows (row-major 3×4) and bottom row (b0 b1 b2 c); compact: B = Σ ω M_j first.
-  let q00: f64 = 0, q01: f64 = 0, q02: f64 = 0, q03: f64 = 0;
-  let q10: f64 = 0, q11: f64 = 0, q12: f64 = 0, q13: f64 = 0;
-  let q20: f64 = 0, q21: f64 = 0, q22: f64 = 0, q23: f64 = 0;
+  for (let c = 0; c < 12; c++) fs(F, FQ + c, 0);
+  // Q's bottom row (b0 b1 b2 c); compact: B = Σ ω M_j first (in T), taken to the vertex's frame.
   let b0: f64 = 0, b1: f64 = 0, b2: f64 = 0, c: f64 = 0, sigma: f64 = 0, sw: f64 = 0;
-  let l00: f64 = 0, l10: f64 = 0, l20: f64 = 0, l01: f64 = 0, l11: f64 = 0, l21: f64 = 0;
-  let l02: f64 = 0, l12: f64 = 0, l22: f64 = 0, t0: f64 = 0, t1: f64 = 0, t2: f64 = 0;
-  for (let e = e0; e <= e1; e++) {
-    // e < e1: entry e (full: its joint's frame at the vertex times Ω'; compact: ω·M_j summed);
-    // e = e1 (compact): the sum, taken to the vertex's frame, times Π'.
-    let m00: f64, m01: f64, m02: f64, m03: f64, m10: f64, m11: f64, m12: f64, m13: f64, m20: f64, m21: f64, m22: f64, m23: f64;
-    let x: usize;
-    if (e < e1) {
-      const j = <usize>load<u16>(JI + (e << 1));
-      const m = M + (j << 6);
-      m00 = load<f32>(m); m10 = load<f32>(m, 4); m20 = load<f32>(m, 8);
-      m01 = load<f32>(m, 16); m11 = load<f32>(m, 20); m21 = load<f32>(m, 24);
-      m02 = load<f32>(m, 32); m12 = load<f32>(m, 36); m22 = load<f32>(m, 40);
-      const scale = <f64>load<f32>(SC + (j << 2));
-      if (compact) {
-        const w = <f64>load<f32>(WE + (e << 2));
-        sw += w;
-        sigma += w * scale;
-        l00 += w * m00; l10 += w * m10; l20 += w * m20;
-        l01 += w * m01; l11 += w * m11; l21 += w * m21;
-        l02 += w * m02; l12 += w * m12; l22 += w * m22;
-        t0 += w * load<f32>(m, 48); t1 += w * load<f32>(m, 52); t2 += w * load<f32>(m, 56);
-        continue;
-      }
-      m03 = m00 * vx + m01 * vy + m02 * vz + load<f32>(m, 48);
-      m13 = m10 * vx + m11 * vy + m12 * vz + load<f32>(m, 52);
-      m23 = m20 * vx + m21 * vy + m22 * vz + load<f32>(m, 56);
-      x = Xs + e * 40;
-      const x33 = <f64>load<f32>(x, 36);
-      sigma += x33 * scale;
-      b0 += load<f32>(x, 12);
-      b1 += load<f32>(x, 24);
-      b2 += load<f32>(x, 32);
-      c += x33;
-    } else {
-      if (!compact) break;
-      m00 = l00; m01 = l01; m02 = l02; m03 = l00 * vx + l01 * vy + l02 * vz + t0;
-      m10 = l10; m11 = l11; m12 = l12; m13 = l10 * vx + l11 * vy + l12 * vz + t1;
-      m20 = l20; m21 = l21; m22 = l22; m23 = l20 * vx + l21 * vy + l22 * vz + t2;
-      x = Xs + i * 40;
-      b0 = sw * load<f32>(x, 12);
-      b1 = sw * load<f32>(x, 24);
-      b2 = sw * load<f32>(x, 32);
-      c = sw * load<f32>(x, 36);
-      sigma /= sw;
+  if (compact) for (let t = 0; t < 12; t++) fs(F, FT + t, 0);
+  for (let e = e0; e < e1; e++) {
+    const j = <usize>load<u16>(JI + (e << 1));
+    const m = M + (j << 6);
+    const scale = <f64>load<f32>(SC + (j << 2));
+    if (compact) {
+      // T += ω [L_j | t_j] (row-major 3×4; M column-major)
+      const w = <f64>load<f32>(WE + (e << 2));
+      sw += w;
+      sigma += w * scale;
+      for (let r = 0; r < 3; r++)
+        for (let col = 0; col < 4; col++) fs(F, FT + 4 * r + col, fl(F, FT + 4 * r + col) + w * <f64>load<f32>(m + (<usize>(4 * col + r) << 2)));
+      continue;
     }
-    // Q += T·X (X symmetric: X00 X01 X02 X03 X11 X12 X13 X22 X23 X33)
-    const x00 = <f64>load<f32>(x), x01 = <f64>load<f32>(x, 4), x02 = <f64>load<f32>(x, 8), x03 = <f64>load<f32>(x, 12);
-    const x11 = <f64>load<f32>(x, 16), x12 = <f64>load<f32>(x, 20), x13 = <f64>load<f32>(x, 24);
-    const x22 = <f64>load<f32>(x, 28), x23 = <f64>load<f32>(x, 32), x33 = <f64>load<f32>(x, 36);
-    q00 += m00 * x00 + m01 * x01 + m02 * x02 + m03 * x03;
-    q01 += m00 * x01 + m01 * x11 + m02 * x12 + m03 * x13;
-    q02 += m00 * x02 + m01 * x12 + m02 * x22 + m03 * x23;
-    q03 += m00 * x03 + m01 * x13 + m02 * x23 + m03 * x33;
-    q10 += m10 * x00 + m11 * x01 + m12 * x02 + m13 * x03;
-    q11 += m10 * x01 + m11 * x11 + m12 * x12 + m13 * x13;
-    q12 += m10 * x02 + m11 * x12 + m12 * x22 + m13 * x23;
-    q13 += m10 * x03 + m11 * x13 + m12 * x23 + m13 * x33;
-    q20 += m20 * x00 + m21 * x01 + m22 * x02 + m23 * x03;
-    q21 += m20 * x01 + m21 * x11 + m22 * x12 + m23 * x13;
-    q22 += m20 * x02 + m21 * x12 + m22 * x22 + m23 * x23;
-    q23 += m20 * x03 + m21 * x13 + m22 * x23 + m23 * x33;
+    // [L_j | M_j v]: the joint's matrix in the frame at the vertex
+    for (let r = 0; r < 3; r++) {
+      const l0 = <f64>load<f32>(m + (<usize>r << 2)), l1 = <f64>load<f32>(m + (<usize>(4 + r) << 2)), l2 = <f64>load<f32>(m + (<usize>(8 + r) << 2));
+      fs(F, FT + 4 * r, l0);
+      fs(F, FT + 4 * r + 1, l1);
+      fs(F, FT + 4 * r + 2, l2);
+      fs(F, FT + 4 * r + 3, l0 * vx + l1 * vy + l2 * vz + <f64>load<f32>(m + (<usize>(12 + r) << 2)));
+    }
+    const x = Xs + e * 40;
+    addTimesSymmetric(F, x);
+    const x33 = <f64>load<f32>(x, 36);
+    sigma += x33 * scale;
+    b0 += load<f32>(x, 12);
+    b1 += load<f32>(x, 24);
+    b2 += load<f32>(x, 32);
+    c += x33;
   }
-  if (!compact) sigma /= c;
+  if (compact) {
+    // Q = [B | B v] Π' (bottom row (0 0 0 Σω); Π'₃₃ = 1)
+    for (let r = 0; r < 3; r++)
+      fs(F, FT + 4 * r + 3, fl(F, FT + 4 * r) * vx + fl(F, FT + 4 * r + 1) * vy + fl(F, FT + 4 * r + 2) * vz + fl(F, FT + 4 * r + 3));
+    const x = Xs + i * 40;
+    addTimesSymmetric(F, x);
+    b0 = sw * load<f32>(x, 12);
+    b1 = sw * load<f32>(x, 24);
+    b2 = sw * load<f32>(x, 32);
+    c = sw * load<f32>(x, 36);
+    sigma /= sw;
+  } else sigma /= c;
   const ic = 1 / c;
   const px = b0 * ic, py = b1 * ic, pz = b2 * ic;
-  const qx = q03 * ic, qy = q13 * ic, qz = q23 * ic;
-  fs(F, FS, q00 * ic - qx * px); fs(F, FS + 1, q01 * ic - qx * py); fs(F, FS + 2, q02 * ic - qx * pz);
-  fs(F, FS + 3, q10 * ic - qy * px); fs(F, FS + 4, q11 * ic - qy * py); fs(F, FS + 5, q12 * ic - qy * pz);
-  fs(F, FS + 6, q20 * ic - qz * px); fs(F, FS + 7, q21 * ic - qz * py); fs(F, FS + 8, q22 * ic - qz * pz);
+  for (let r = 0; r < 3; r++) {
+    const q = fl(F, FQ + 4 * r + 3) * ic;
+    fs(F, FS + 3 * r, fl(F, FQ + 4 * r) * ic - q * px);
+    fs(F, FS + 3 * r + 1, fl(F, FQ + 4 * r + 1) * ic - q * py);
+    fs(F, FS + 3 * r + 2, fl(F, FQ + 4 * r + 2) * ic - q * pz);
+  }
   polarF64(F);
   const o = buf + (<usize>k << 2);
   for (let r = 0; r < 3; r++) {
@@ -333,8 +317,22 @@ function vertexF64(i: usize, compact: i32, P: usize, OFF: usize, JI: usize, Xs: 
     store<f32>(o + (<usize>(R_ + 3 * r + 1) << 4), <f32>r1);
     store<f32>(o + (<usize>(R_ + 3 * r + 2) << 4), <f32>r2);
     // v' = q − σ R p (absolute), less the lane's reference point
-    const q = r == 0 ? qx : r == 1 ? qy : qz;
+    const q = fl(F, FQ + 4 * r + 3) * ic;
     store<f32>(o + (<usize>(L_ + r) << 4), <f32>(q - sigma * (r0 * px + r1 * py + r2 * pz) - <f64>load<f32>(o + (<usize>(O_ + r) << 4))));
+  }
+}
+
+/** Q += T·X (F's slots; X symmetric, 10 f32 at x: X00 X01 X02 X03 X11 X12 X13 X22 X23 X33), as deformer.ts' addTimesSymmetric. */
+function addTimesSymmetric(F: usize, x: usize): void {
+  const x00 = <f64>load<f32>(x), x01 = <f64>load<f32>(x, 4), x02 = <f64>load<f32>(x, 8), x03 = <f64>load<f32>(x, 12);
+  const x11 = <f64>load<f32>(x, 16), x12 = <f64>load<f32>(x, 20), x13 = <f64>load<f32>(x, 24);
+  const x22 = <f64>load<f32>(x, 28), x23 = <f64>load<f32>(x, 32), x33 = <f64>load<f32>(x, 36);
+  for (let r = 0; r < 12; r += 4) {
+    const a = fl(F, FT + r), b = fl(F, FT + r + 1), c = fl(F, FT + r + 2), d = fl(F, FT + r + 3);
+    fs(F, FQ + r, fl(F, FQ + r) + (a * x00 + b * x01 + c * x02 + d * x03));
+    fs(F, FQ + r + 1, fl(F, FQ + r + 1) + (a * x01 + b * x11 + c * x12 + d * x13));
+    fs(F, FQ + r + 2, fl(F, FQ + r + 2) + (a * x02 + b * x12 + c * x22 + d * x23));
+    fs(F, FQ + r + 3, fl(F, FQ + r + 3) + (a * x03 + b * x13 + c * x23 + d * x33));
   }
 }
 
@@ -347,7 +345,7 @@ function vertexF64(i: usize, compact: i32, P: usize, OFF: usize, JI: usize, Xs: 
 
 /**
  * `polar.ts`'s polarFactor (not its `rotation` mode) in 64-bit floats, step for step: the S at
- * F[FS..] to R at F[FR..] (V and U at F[FV..], F[FU..]).
+ * F[FS..] to R at F[FR..] (V at F[FV..]).
  */
 function polarF64(F: usize): void {
   // A = SᵀS: a00 a01 a02 a11 a12 a22
@@ -407,12 +405,7 @@ function polarF64(F: usize): void {
   let uy = s3 * fl(F, FV + ia) + s4 * fl(F, FV + 3 + ia) + s5 * fl(F, FV + 6 + ia);
   let uz = s6 * fl(F, FV + ia) + s7 * fl(F, FV + 3 + ia) + s8 * fl(F, FV + 6 + ia);
   let l = Math.sqrt(ux * ux + uy * uy + uz * uz);
-  if (l > 0) {
-    fs(F, FU, ux / l); fs(F, FU + 1, uy / l); fs(F, FU + 2, uz / l);
-  } else {
-    fs(F, FU, fl(F, FV + ia)); fs(F, FU + 1, fl(F, FV + 3 + ia)); fs(F, FU + 2, fl(F, FV + 6 + ia));
-  }
-  const ax = fl(F, FU), ay = fl(F, FU + 1), az = fl(F, FU + 2);
+  const ax = l > 0 ? ux / l : fl(F, FV + ia), ay = l > 0 ? uy / l : fl(F, FV + 3 + ia), az = l > 0 ? uz / l : fl(F, FV + 6 + ia);
   // u_b ⟂ u_a
   ux = s0 * fl(F, FV + ib) + s1 * fl(F, FV + 3 + ib) + s2 * fl(F, FV + 6 + ib);
   uy = s3 * fl(F, FV + ib) + s4 * fl(F, FV + 3 + ib) + s5 * fl(F, FV + 6 + ib);

@@ -16,10 +16,10 @@ import { ddmModelOf } from './data.js';
 
 /**
  * The kernel's scratch: two batches of four vertices, 34 slots of 16 bytes each, the group's
- * eight vertices staged, 6 vectors of 16 bytes each, and the float64 path's 36 doubles (asm/ddm.ts,
+ * eight vertices staged, 6 vectors of 16 bytes each, and the float64 path's 51 doubles (asm/ddm.ts,
  * whose `ddmScratchBytes` is checked against it).
  */
-const SCRATCH_BYTES = 2 * 34 * 16 + 8 * 6 * 16 + 36 * 8;
+const SCRATCH_BYTES = 2 * 34 * 16 + 8 * 6 * 16 + 51 * 8;
 
 /**
  * Prepares `mesh` for Direct Delta Mush on the SIMD kernels. Inputs in bind space, outputs in
