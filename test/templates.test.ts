@@ -16,7 +16,7 @@ import { rng } from './helpers/data.js';
 const X = [1, 0, 0],
   Y = [0, 1, 0],
   Z = [0, 0, 1];
-const turn = (R: Float64Array, v: number[]) => {
+const turn = (R: ArrayLike<number>, v: number[]) => {
   const out = new Float64Array(3);
   apply3(R, 0, v, 0, out, 0);
   return Array.from(out);

@@ -76,7 +76,12 @@ export function splitScale(skinning: Float64Array): ScaleSplit | null {
   return { rotations, rotationMatrices, stretch, rigidJoints };
 }
 
-function isRigid(s: Float64Array, m: number): boolean {
+/**
+ * Whether the 4×4 column-major matrix at `s[m..m+16)` is rigid: its linear part orthonormal
+ * within 1e-5 (float32's tolerance) and not a reflection. {@link splitScale} returns null when
+ * every joint's is.
+ */
+export function isRigid(s: Float64Array, m: number): boolean {
   for (let a = 0; a < 3; a++)
     for (let b = a; b < 3; b++) if (!(Math.abs(gram(s, m, a, b) - (a === b ? 1 : 0)) <= 1e-5)) return false;
   return mat4LinearDeterminant(s, m) > 0;

@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { axisAngle, apply3 } from './rotation.js';
+import { axisAngle, apply3, type Writable } from './rotation.js';
 import { sphericalAverage } from './spherical-average.js';
 import type { TemplateKey } from './joint.js';
 
@@ -43,7 +43,7 @@ function bendTwist(bc: number[], rc: number[], bj: number[], rj: number[]) {
   }
   const n = [nx, ny, nz];
   const swing = axisAngle(n, alpha);
-  const s = new Float64Array(3);
+  const s = [0, 0, 0];
   apply3(swing, 0, rc, 0, s, 0);
   const cx = s[1] * rj[2] - s[2] * rj[1], cy = s[2] * rj[0] - s[0] * rj[2], cz = s[0] * rj[1] - s[1] * rj[0];
   const beta = Math.atan2(cx * bj[0] + cy * bj[1] + cz * bj[2], s[0] * rj[0] + s[1] * rj[1] + s[2] * rj[2]);
@@ -56,6 +56,9 @@ function endOf(t: BoneTemplateFrame, j: number): { origin: number[]; bc: number[
   const a = [t.axis[0], t.axis[1], t.axis[2]];
   return j === 0 ? { origin: [0, 0, 0], bc: a.map((x) => -x) } : { origin: a.map((x) => x * t.length), bc: a };
 }
+
+/** Six numbers of `frames` from `o` (one relevant bone's frame). */
+const sixFrom = (frames: ArrayLike<number>, o: number): number[] => [frames[o], frames[o + 1], frames[o + 2], frames[o + 3], frames[o + 4], frames[o + 5]];
 
 /** Eq. 4's parameters for one relevant bone at one pose: computed once, applied to many vertices. */
 interface EndMap {
@@ -75,7 +78,7 @@ function endMap(t: BoneTemplateFrame, j: number, frame: ArrayLike<number>): EndM
 }
 
 /** out = v turned by `angle` about the unit axis `k` (Rodrigues). */
-function rotateAbout(k: number[], angle: number, v: ArrayLike<number>, out: Float64Array): void {
+function rotateAbout(k: number[], angle: number, v: ArrayLike<number>, out: Writable): void {
   const c = Math.cos(angle), s = Math.sin(angle);
   const x = v[0], y = v[1], z = v[2];
   const d = (k[0] * x + k[1] * y + k[2] * z) * (1 - c);
@@ -85,7 +88,7 @@ function rotateAbout(k: number[], angle: number, v: ArrayLike<number>, out: Floa
 }
 
 /** Eq. 4 with prepared parameters: `v` → `out[o..o+3)` (template coordinates). */
-function mapForward(e: EndMap, v: ArrayLike<number>, out: Float64Array, o: number, scratch3: Float64Array): void {
+function mapForward(e: EndMap, v: ArrayLike<number>, out: Writable, o: number, scratch3: Writable): void {
   const { origin, bc, m, length } = e;
   const p0 = v[0] - origin[0], p1 = v[1] - origin[1], p2 = v[2] - origin[2];
   const s = Math.max(0, Math.min(1, -(p0 * bc[0] + p1 * bc[1] + p2 * bc[2]) / length));
@@ -97,7 +100,7 @@ function mapForward(e: EndMap, v: ArrayLike<number>, out: Float64Array, o: numbe
 }
 
 /** The inverse of {@link mapForward}. */
-function mapInverse(e: EndMap, x: ArrayLike<number>, out: Float64Array, o: number, scratch3: Float64Array): void {
+function mapInverse(e: EndMap, x: ArrayLike<number>, out: Writable, o: number, scratch3: Writable): void {
   const { origin, bc, m, length } = e;
   const q0 = x[0] - origin[0], q1 = x[1] - origin[1], q2 = x[2] - origin[2];
   const dt = clampSkew((q0 * m[0] + q1 * m[1] + q2 * m[2]) * e.tanHalf, length);
@@ -146,7 +149,7 @@ export function blendCylindrical(
   weights: ArrayLike<number>,
   out: Float64Array,
   o = 0,
-  dirs = new Float64Array(3 * weights.length),
+  dirs: Writable = new Float64Array(3 * weights.length),
 ): Float64Array {
   const p = weights.length;
   const ax = t.axis;
@@ -181,14 +184,15 @@ export function prepareBoneTemplate(
 ): (v: ArrayLike<number>, out: Float64Array, o?: number, memo?: Float64Array, mo?: number) => Float64Array {
   // The key pose's maps are needed only where a memo is fresh (or absent).
   let key: EndMap[] | undefined;
-  const keyMaps = () => (key ??= [0, 1].map((j) => endMap(t, j, Array.from({ length: 6 }, (_, k) => keyFrames[6 * j + k]))));
-  const now = [0, 1].map((j) => endMap(t, j, Array.from({ length: 6 }, (_, k) => frames[6 * j + k])));
-  const moved = new Float64Array(6);
-  const tmp = new Float64Array(3);
-  const dirs = new Float64Array(6);
-  const own = new Float64Array(9);
-  const canonical = new Float64Array(3);
-  const u = new Float64Array(2);
+  const keyMaps = () => (key ??= [endMap(t, 0, keyFrames), endMap(t, 1, sixFrom(keyFrames, 6))]);
+  const now = [endMap(t, 0, frames), endMap(t, 1, sixFrom(frames, 6))];
+  // Plain arrays: this runs per bone per frame (see Writable).
+  const moved = [0, 0, 0, 0, 0, 0];
+  const tmp = [0, 0, 0];
+  const dirs = [0, 0, 0, 0, 0, 0];
+  const own = [0, 0, 0, 0, 0, 0, 0, 0, 0];
+  const canonical = [0, 0, 0];
+  const u = [0, 0];
   return (v, out, o = 0, memo, mo = 0) => {
     // Key side (memo): canonical positions from both ends (6), u (2), the end the vertex is at (or −1).
     const k = memo ?? own;

@@ -17,14 +17,14 @@
  *
  * @module
  */
-import { axisAngle, apply3, mul3 } from './rotation.js';
+import { axisAngle, apply3, mat3, mul3, type Writable } from './rotation.js';
 import { sphericalAverage } from './spherical-average.js';
 
 /**
  * Eq. 3: the rotation (3×3 row-major) `R(b_j, β) · R(n, α)` taking the frame {bc, rc} to {bj, rj}
  * (unit vectors, b ⊥ r in each frame).
  */
-export function frameRotation(bc: ArrayLike<number>, rc: ArrayLike<number>, bj: ArrayLike<number>, rj: ArrayLike<number>, out = new Float64Array(9)): Float64Array {
+export function frameRotation<T extends Writable = number[]>(bc: ArrayLike<number>, rc: ArrayLike<number>, bj: ArrayLike<number>, rj: ArrayLike<number>, out: T = mat3() as T): T {
   // Swing: about n = bc × bj by α = angle(bc, bj).
   let nx = bc[1] * bj[2] - bc[2] * bj[1], ny = bc[2] * bj[0] - bc[0] * bj[2], nz = bc[0] * bj[1] - bc[1] * bj[0];
   const sinA = Math.hypot(nx, ny, nz), cosA = bc[0] * bj[0] + bc[1] * bj[1] + bc[2] * bj[2];
@@ -37,7 +37,7 @@ export function frameRotation(bc: ArrayLike<number>, rc: ArrayLike<number>, bj: 
   }
   const swing = axisAngle([nx, ny, nz], alpha);
   // Twist: about bj by β, the angle from the swung reference direction to rj.
-  const s = new Float64Array(3);
+  const s = [0, 0, 0];
   apply3(swing, 0, rc, 0, s, 0);
   const cx = s[1] * rj[2] - s[2] * rj[1], cy = s[2] * rj[0] - s[0] * rj[2], cz = s[0] * rj[1] - s[1] * rj[0];
   const beta = Math.atan2(cx * bj[0] + cy * bj[1] + cz * bj[2], s[0] * rj[0] + s[1] * rj[1] + s[2] * rj[2]);
@@ -71,9 +71,9 @@ export function prepareJointTemplate(
 ): (v: ArrayLike<number>, out: Float64Array, o?: number, memo?: Float64Array, mo?: number) => Float64Array {
   const r = frames.length / 6;
   const bc = [canonical[0], canonical[1], canonical[2]], rc = [canonical[3], canonical[4], canonical[5]];
-  const carry = new Float64Array(9 * r);
+  const carry: number[] = new Array(9 * r).fill(0);
   const keyDirs: (readonly number[])[] = [];
-  const Mi = new Float64Array(9), M = new Float64Array(9);
+  const Mi = mat3(), M = mat3(); // prettier-ignore
   for (let j = 0; j < r; j++) {
     const [bi, ri] = frameOf(keyFrames, j);
     const [b, rr] = frameOf(frames, j);
@@ -84,9 +84,9 @@ export function prepareJointTemplate(
       for (let y = 0; y < 3; y++) carry[9 * j + 3 * x + y] = M[3 * x] * Mi[3 * y] + M[3 * x + 1] * Mi[3 * y + 1] + M[3 * x + 2] * Mi[3 * y + 2];
     keyDirs.push(bi);
   }
-  const own = new Float64Array(r + 1);
-  const u = new Float64Array(r);
-  const dirs = new Float64Array(3 * r);
+  const own: number[] = new Array(r + 1).fill(0);
+  const u: number[] = new Array(r).fill(0);
+  const dirs: number[] = new Array(3 * r).fill(0);
   return (v, out, o = 0, memo, mo = 0) => {
     // Key side (memo): |v|, then u_j ∝ 1 / angle(v_i, b_j(B_i)) normalised; a vertex along a bone
     // follows that bone alone.

@@ -28,8 +28,8 @@ export function poseDistance(a: ArrayLike<number>, b: ArrayLike<number>): number
  * to 1, exactly δ at a key. φ(d) = d plus a constant; the (n+1)² system is solved once here.
  * @throws RangeError when two key poses coincide
  */
-export function createRbfWeights(n: number, distance: (i: number, j: number) => number): (d: ArrayLike<number>) => Float64Array {
-  if (n === 1) return () => Float64Array.of(1);
+export function createRbfWeights(n: number, distance: (i: number, j: number) => number): (d: ArrayLike<number>) => number[] {
+  if (n === 1) return () => [1];
   // [Φ 1; 1ᵀ 0] X = [I; 0]
   const N = n + 1;
   const A = Array.from({ length: N }, (_, i) =>
@@ -51,7 +51,7 @@ export function createRbfWeights(n: number, distance: (i: number, j: number) => 
   }
   const X = A.map((row, i) => row.slice(N).map((v) => v / row[i])); // (n+1) × n
   return (d) => {
-    const w = new Float64Array(n);
+    const w: number[] = new Array(n).fill(0);
     let sum = 0;
     for (let i = 0; i < n; i++) {
       let v = X[n][i];
@@ -69,7 +69,7 @@ export function createRbfWeights(n: number, distance: (i: number, j: number) => 
  * `weights(frames)` → Float64Array (one per key, ≥ 0, summing to 1; exactly δ at a key pose).
  * @throws RangeError when two key poses coincide
  */
-export function createKeyPoseWeights(keys: ArrayLike<number>[]): (frames: ArrayLike<number>) => Float64Array {
+export function createKeyPoseWeights(keys: ArrayLike<number>[]): (frames: ArrayLike<number>) => number[] {
   const weights = createRbfWeights(keys.length, (i, j) => poseDistance(keys[i], keys[j]));
   return (frames) => weights(keys.map((k) => poseDistance(frames, k)));
 }

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { splitScale } from '../../deformers/two-phase.js';
+import { isRigid } from '../../deformers/two-phase.js';
+import { mat3FromQuat, mat4LinearDeterminant, quatClosestRotation } from '../../core/math.js';
 import { cross, dot, normalize, point, sub } from '../../core/vec3.js';
 import { prepareBoneTemplate, type BoneTemplateFrame } from './bone.js';
 import { prepareJointTemplate } from './joint.js';
@@ -49,8 +50,8 @@ export function slotBones(rig: Pick<TemplateRig, 'limbs' | 'library'>, limb: Tem
  * included). Two key poses are |bend_i − bend_j| apart. A pure bend of θ from rest is |θ − bend_k|
  * from key k.
  */
-export function keyWeights(t: TemplateDefinition, relative: ArrayLike<number>, axis: ArrayLike<number>): Float64Array {
-  if (t.keyPoses.length === 1) return Float64Array.of(1);
+export function keyWeights(t: TemplateDefinition, relative: ArrayLike<number>, axis: ArrayLike<number>): number[] {
+  if (t.keyPoses.length === 1) return [1];
   let rbf = keyPoseRbf.get(t);
   if (!rbf || rbf.bends.length !== t.keyPoses.length || rbf.bends.some((b, i) => b !== (t.keyPoses[i].bend * Math.PI) / 180)) {
     const bends = t.keyPoses.map((k) => (k.bend * Math.PI) / 180);
@@ -61,7 +62,7 @@ export function keyWeights(t: TemplateDefinition, relative: ArrayLike<number>, a
 }
 
 /** Per template, its key bends and their radial basis solve (solved again when the bends change). */
-const keyPoseRbf = new WeakMap<TemplateDefinition, { bends: number[]; weights: (d: ArrayLike<number>) => Float64Array }>();
+const keyPoseRbf = new WeakMap<TemplateDefinition, { bends: number[]; weights: (d: ArrayLike<number>) => number[] }>();
 
 /** A key-pose value of template `t` blended by the key weights `w` (Eq. 2). */
 export function keyValue(t: TemplateDefinition, w: ArrayLike<number>, value: (k: BoneKeyPose) => number): number {
@@ -119,7 +120,7 @@ function locateOffsets(local: ArrayLike<number>, axis: ArrayLike<number>, inner:
 
 
 /** The smallest rotation (row-major 3×3) taking unit a to unit b. */
-function minimalRotation(a: number[], b: number[]): Float64Array {
+function minimalRotation(a: number[], b: number[]): number[] {
   const axis = cross(a, b);
   const s = Math.hypot(axis[0], axis[1], axis[2]);
   if (s < 1e-15) {
@@ -138,17 +139,27 @@ export const turn = (R: ArrayLike<number>, v: ArrayLike<number>): number[] => [
 ];
 
 
-/** Row-major rotation of each skinning matrix (its proper rotation when scaled or sheared). */
-export function boneRotations(skinning: Float64Array): Float64Array {
+/**
+ * Row-major rotation of each skinning matrix (its proper rotation when scaled or sheared, as
+ * `splitScale` (deformers/two-phase.ts) takes it: when any joint is not rigid, every joint's closest rotation), 9·J;
+ * only of `joints` when given (the others 0).
+ */
+export function boneRotations(skinning: Float64Array, joints?: Iterable<number>): Float64Array {
   const J = skinning.length / 16;
   const R = new Float64Array(9 * J);
-  const split = splitScale(skinning);
-  for (let j = 0; j < J; j++)
-    for (let r = 0; r < 3; r++)
-      for (let c = 0; c < 3; c++) R[9 * j + 3 * r + c] = split ? split.rotationMatrices[9 * j + 3 * c + r] : skinning[16 * j + 4 * c + r];
+  let rigid = true;
+  for (let j = 0; j < J && rigid; j++) rigid = isRigid(skinning, 16 * j);
+  const q = new Float64Array(4), M = new Float64Array(9); // prettier-ignore
+  for (const j of joints ?? Array.from({ length: J }, (_, j) => j)) {
+    const o = 16 * j;
+    if (!rigid) {
+      quatClosestRotation(q, 0, skinning, o, mat4LinearDeterminant(skinning, o) < 0);
+      mat3FromQuat(M, 0, q, 0);
+    }
+    for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) R[9 * j + 3 * r + c] = rigid ? skinning[o + 4 * c + r] : M[3 * c + r]; // prettier-ignore
+  }
   return R;
 }
-
 
 /**
  * Posed cage vertices of the rig (Eq. 1–4 per template) for the skinning matrices `skinning`
@@ -157,7 +168,7 @@ export function boneRotations(skinning: Float64Array): Float64Array {
  *   calls with the same rig (optional; the result is the same)
  */
 export function poseTemplates(rig: TemplateRig, skinning: Float64Array, out: Float64Array, memo: Float64Array = createTemplateMemo(rig)): Float64Array {
-  const R = boneRotations(skinning);
+  const R = boneRotations(skinning, new Set(rig.limbs.flatMap((l) => l.chain)));
   const junctions = new Map<number, JointPoser>();
   for (const limb of rig.limbs) poseLimb(limb, rig, skinning, R, out, memo, undefined, junctions);
   // The end caps of limbs branching off a joint with a template for all its incident bones move
@@ -220,7 +231,7 @@ export interface OffsetProbe {
     /** Units of the axial and the radial/tangential offsets (asset units). */
     units: readonly [number, number];
     axis: number[];
-    keyWeights: Float64Array;
+    keyWeights: number[];
     /** The bend the template's key poses are blended by (rad from the rest bend). */
     bend: number;
     /** The chain index of the bone or joint the template sits on. */
@@ -261,48 +272,52 @@ export function poseLimb(
   const { library } = rig;
   const { chain, points, axes, references, roles, first } = limb;
   const n = chain.length;
-  const Rb = (i: number) => R.subarray(9 * chain[i], 9 * chain[i] + 9);
+  // Per-frame temporaries are plain arrays here and below: a typed array's allocation costs V8
+  // about 20 times as much, and this runs per limb per frame.
+  const rotations = chain.map((j) => [R[9 * j], R[9 * j + 1], R[9 * j + 2], R[9 * j + 3], R[9 * j + 4], R[9 * j + 5], R[9 * j + 6], R[9 * j + 7], R[9 * j + 8]]); // prettier-ignore
+  const Rb = (i: number) => rotations[i];
   const linear = chain.map((j) => {
     const o = 16 * j;
-    return Float64Array.of(skinning[o], skinning[o + 4], skinning[o + 8], skinning[o + 1], skinning[o + 5], skinning[o + 9], skinning[o + 2], skinning[o + 6], skinning[o + 10]); // prettier-ignore
+    return [skinning[o], skinning[o + 4], skinning[o + 8], skinning[o + 1], skinning[o + 5], skinning[o + 9], skinning[o + 2], skinning[o + 6], skinning[o + 10]]; // prettier-ignore
   });
   const Lb = (i: number) => linear[i]; // row-major linear part of bone i's skinning matrix
   // Per bone, once per frame: where its start is, its template's relevant-bone frames at rest and
   // now (the parent in full, the child by its swing only), and its bulge.
   const origin: number[][] = [];
-  const boneRest: Float64Array[] = [], boneNow: Float64Array[] = [], jointRest: Float64Array[] = [], jointNow: Float64Array[] = [];
-  const bulge = new Float64Array(n); // signed: > 0 on the inner side of the child's bend, < 0 the outer
-  const slide = new Float64Array(n); // along the bone, a fraction of its length (mid-bone)
-  const twist = new Float64Array(n); // about the bone, radians (mid-bone)
-  const jointBulge = new Float64Array(n); // signed: > 0 on the inner side of joint i's bend, < 0 the outer
+  const boneRest: number[][] = [], boneNow: number[][] = [], jointRest: number[][] = [], jointNow: number[][] = [];
+  const zeros = () => new Array<number>(n).fill(0);
+  const bulge = zeros(); // signed: > 0 on the inner side of the child's bend, < 0 the outer
+  const slide = zeros(); // along the bone, a fraction of its length (mid-bone)
+  const twist = zeros(); // about the bone, radians (mid-bone)
+  const jointBulge = zeros(); // signed: > 0 on the inner side of joint i's bend, < 0 the outer
   // Drawn offsets (version 2), blended over the key poses; the key weights and bends for a probe.
   const boneOffsets: (Float64Array | undefined)[] = [], jointOffsets: (Float64Array | undefined)[] = [];
-  const boneKeys: Float64Array[] = [], jointKeys: Float64Array[] = [];
-  const bends = new Float64Array(n);
+  const boneKeys: number[][] = [], jointKeys: number[][] = [];
+  const bends = zeros();
   const blendsBranches: boolean[] = []; // per joint: its template blends limbs branching off it
   const inner: number[][] = [];
   for (let i = 0; i < n; i++) {
     const o = 16 * chain[i], p = point(points, i);
     origin.push([0, 1, 2].map((r) => skinning[o + r] * p[0] + skinning[o + 4 + r] * p[1] + skinning[o + 8 + r] * p[2] + skinning[o + 12 + r]));
     const a = point(axes, i), ref = point(references, i);
-    const rest = new Float64Array(12), now = new Float64Array(12);
+    let rest: number[], now: number[];
     if (i > 0) {
       const rel = mulT3(Rb(i), Rb(i - 1));
       const bp = point(axes, i - 1).map((x) => -x), rp = point(references, i - 1);
-      rest.set([...bp, ...rp], 0);
-      now.set([...turn(rel, bp), ...turn(rel, rp)], 0);
+      rest = [...bp, ...rp];
+      now = [...turn(rel, bp), ...turn(rel, rp)];
     } else {
-      rest.set([...a.map((x) => -x), ...ref], 0);
-      now.set(rest.subarray(0, 6), 0);
+      rest = [...a.map((x) => -x), ...ref];
+      now = rest.slice();
     }
     if (i + 1 < n) {
       const ac = point(axes, i + 1), rc = point(references, i + 1);
-      rest.set([...ac, ...rc], 6);
+      rest.push(...ac, ...rc);
       const b = turn(mulT3(Rb(i), Rb(i + 1)), ac);
-      now.set([...b, ...turn(minimalRotation(ac, b), rc)], 6);
+      now.push(...b, ...turn(minimalRotation(ac, b), rc));
     } else {
-      rest.set([...a, ...ref], 6);
-      now.set(rest.subarray(6, 12), 6);
+      rest.push(...a, ...ref);
+      now.push(...a, ...ref);
     }
     boneRest.push(rest);
     boneNow.push(now);
@@ -316,23 +331,23 @@ export function poseLimb(
       const branches = incidentBones(library.templates.find((x) => x.id === limb.jointTemplates[i])!) > 2 ? branchesAt(rig, limb, i) : [];
       blendsBranches[i] = branches.length > 0;
       const side = (s: TemplateLimb) => [point(s.axes, 0), point(s.references, 0)];
-      jointRest.push(Float64Array.from([...ap.map((x) => -x), ...rp, ...a, ...ref, ...branches.flatMap((s) => side(s).flat())]));
-      jointNow.push(Float64Array.from([...ap.map((x) => -x), ...rp, ...b, ...turn(minimalRotation(a, b), ref), ...branches.flatMap((s) => side(s).flatMap((d) => turn(rel, d)))]));
+      jointRest.push([...ap.map((x) => -x), ...rp, ...a, ...ref, ...branches.flatMap((s) => side(s).flat())]);
+      jointNow.push([...ap.map((x) => -x), ...rp, ...b, ...turn(minimalRotation(a, b), ref), ...branches.flatMap((s) => side(s).flatMap((d) => turn(rel, d)))]);
     } else {
-      jointRest.push(new Float64Array(0));
-      jointNow.push(new Float64Array(0));
+      jointRest.push([]);
+      jointNow.push([]);
     }
-    const b1 = now.subarray(6, 9);
+    const b1 = now.slice(6, 9);
     const template = library.templates.find((x) => x.id === limb.boneTemplates[i])!;
     // The child's bend from rest: the angle its direction turned (its swing); Eq. 2 weighs the key
     // poses over its whole rotation (twist included), the key poses bent about the axis the child
     // bends about now (any axis across it when it does not).
-    const ac = rest.subarray(6, 9);
+    const ac = rest.slice(6, 9);
     const bend = Math.acos(Math.max(-1, Math.min(1, dot(ac, b1))));
     bends[i] = bend;
     if (i + 1 < n) {
       let bendAxis = cross(ac, b1);
-      if (!(Math.hypot(bendAxis[0], bendAxis[1], bendAxis[2]) > 1e-9)) bendAxis = cross(ac, rest.subarray(9, 12));
+      if (!(Math.hypot(bendAxis[0], bendAxis[1], bendAxis[2]) > 1e-9)) bendAxis = cross(ac, rest.slice(9, 12));
       const relative = mulT3(Rb(i), Rb(i + 1));
       const w = (boneKeys[i] = keyWeights(template, relative, normalize(bendAxis)));
       bulge[i] = (template.side === 'outer' ? -1 : 1) * keyValue(template, w, (k) => k.bulge);
@@ -382,7 +397,7 @@ export function poseLimb(
         apply3(Lb(i - 1), 0, local, 0, local, 0);
         for (let k = 0; k < 3; k++) out[o + k] = origin[i][k] + local[k];
       });
-  const frame = offsetFrame();
+  let frame: OffsetFrame | undefined; // where drawn offsets are taken from (only where there are some)
   let jointStart = 0; // the first vertex of the joint template being posed
   for (let v = 0; v < roles.length; v++) {
     const role = roles[v];
@@ -418,7 +433,7 @@ export function poseLimb(
         const a = axes.subarray(3 * i, 3 * i + 3), rl = role.local;
         const x = rl[0] * a[0] + rl[1] * a[1] + rl[2] * a[2];
         const radius = Math.hypot(rl[0] - a[0] * x, rl[1] - a[1] * x, rl[2] - a[2] * x);
-        locateOffsets(local, a, inner[i], (4 * x) / lengths[i] - 1, frame);
+        locateOffsets(local, a, inner[i], (4 * x) / lengths[i] - 1, (frame ??= offsetFrame()));
         addOffsets(local, boneOffsets[i], frame, a, lengths[i], radius);
         if (probe?.vertex === first + v) probe.found = { frame: copyFrame(frame), units: [lengths[i], radius], axis: Array.from(a), keyWeights: boneKeys[i], bend: bends[i], slot: i, kind: 'bone' };
       }
@@ -431,7 +446,7 @@ export function poseLimb(
         const a = axes.subarray(3 * i - 3, 3 * i);
         const rl = roles[jointStart + SIDES].local;
         const radius = Math.hypot(rl[0], rl[1], rl[2]);
-        locateOffsets(local, a, inner[i - 1], Math.floor((v - jointStart) / SIDES), frame);
+        locateOffsets(local, a, inner[i - 1], Math.floor((v - jointStart) / SIDES), (frame ??= offsetFrame()));
         addOffsets(local, jointOffsets[i], frame, a, radius, radius);
         if (probe?.vertex === first + v) probe.found = { frame: copyFrame(frame), units: [radius, radius], axis: Array.from(a), keyWeights: jointKeys[i], bend: bends[i - 1], slot: i, kind: 'joint' };
       }
