@@ -48,12 +48,24 @@ export interface CageCorrection {
   readonly dualQuaternions: Float64Array;
 }
 
-/** The correction of a rig's cage ({@link CageCorrection}). */
-export function createCageCorrection(rig: TemplateRig): CageCorrection {
+/**
+ * The rig's cage as a skinned mesh of its own (no triangles; {@link TemplateRig.cageSkin}'s
+ * influences), bind space, for DQS of the cage.
+ */
+export function templateCageMesh(rig: TemplateRig): SkinnedMesh {
+  return { positions: Float32Array.from(rig.cage.positions), triangles: new Uint32Array(0), influences: CAGE_INFLUENCES, ...rig.cageSkin };
+}
+
+/**
+ * The correction of a rig's cage ({@link CageCorrection}).
+ * @param cageDqs DQS of the cage ({@link templateCageMesh}) for skinning matrices, into `out`
+ *   (3·m, posed space); default the JavaScript deformer
+ */
+export function createCageCorrection(rig: TemplateRig, cageDqs?: (skinning: Float64Array, out: Float32Array) => void): CageCorrection {
   const m = rig.cage.positions.length / 3;
   const posed = new Float64Array(3 * m);
   const memo = createTemplateMemo(rig);
-  const baseMesh: SkinnedMesh = { positions: Float32Array.from(rig.cage.positions), triangles: new Uint32Array(0), influences: CAGE_INFLUENCES, ...rig.cageSkin };
+  const baseMesh = templateCageMesh(rig);
   const base = { positions: new Float32Array(3 * m) };
   const dq = new Float64Array(8 * m);
   for (let v = 0; v < m; v++) dq[8 * v + 3] = 1;
@@ -67,7 +79,8 @@ export function createCageCorrection(rig: TemplateRig): CageCorrection {
     update(skinning) {
       if (!m) return;
       poseTemplates(rig, skinning, posed, memo);
-      deformDqs(baseMesh, skinning, base);
+      if (cageDqs) cageDqs(skinning, base.positions);
+      else deformDqs(baseMesh, skinning, base);
       const b = base.positions;
       for (const { first, apexes } of rings) {
         let bx = 0, by = 0, bz = 0, px = 0, py = 0, pz = 0; // prettier-ignore

@@ -1,8 +1,9 @@
 /**
  * Skinning templates (Ju, Zhou, van de Panne, Cohen-Or & Neumann, "Reusable Skinning Templates
  * Using Cage-based Deformations", SIGGRAPH Asia 2008) on the WebAssembly SIMD kernels: DQS of the
- * skin on the `dqs` kernel, the cage's corrections computed as the JavaScript deformer computes
- * them (`deformer.ts`: the posed template cages, a few hundred vertices, in 64-bit floats), and
+ * skin and of the cage on the `dqs` kernel, the cage's corrections computed as the JavaScript
+ * deformer computes them (`deformer.ts`: the posed template cages, a few hundred vertices, in
+ * 64-bit floats), and
  * each bound vertex's corrective dual quaternion blend on the `templates` kernel (asm/templates.ts)
  * in 32-bit floats, in place on DQS's result.
  *
@@ -10,17 +11,17 @@
  */
 import { CorskinError } from '../../core/errors.js';
 import type { SkinnedMesh } from '../../core/mesh.js';
-import { createSkinningKernels, type SimdDeformer } from '../../wasm/simd-skinning.js';
+import { createSimdDeformer, createSkinningKernels, type SimdDeformer } from '../../wasm/simd-skinning.js';
 import { simdDeformer } from '../../wasm/instance.js';
 import { meshTemplateRig } from './data.js';
-import { compactBinding, createCageCorrection, mirrorPosed, unmirroredSkinning } from './deformer.js';
+import { compactBinding, createCageCorrection, mirrorPosed, templateCageMesh, unmirroredSkinning } from './deformer.js';
 
 /**
  * Prepares skinning templates for `mesh` on the SIMD kernels, with the template rig the mesh
  * carries (read from its file or built by the method's `prepare`, template choices applied).
  * Inputs in bind space, outputs in the skinning matrices' posed space, asset units; within 1e-5
  * of the bounding-box diagonal of {@link createTemplateDeformer} (float32 instead of float64;
- * measured ≤ 4.1e-6 on the shared characters).
+ * measured ≤ 5.4e-6 on the shared characters).
  * @param mesh bind-space mesh with its template rig; the kernels work on a copy of its arrays
  * @throws CorskinError when the mesh has no template rig or one built for another vertex count,
  *   or as `createSimdDeformer` for DQS (influences, joints, no WebAssembly SIMD)
@@ -34,7 +35,9 @@ export async function createTemplateSimdDeformer(mesh: SkinnedMesh): Promise<Sim
   const n = mesh.positions.length / 3;
   const { bound, start, cage, weight } = compactBinding(rig, n);
   const m = rig.cage.positions.length / 3;
-  const correction = createCageCorrection(rig);
+  // DQS of the cage on the kernels too (its own instance: a few hundred vertices).
+  const cageDqs = m ? await createSimdDeformer(templateCageMesh(rig), 'dqs') : undefined;
+  const correction = createCageCorrection(rig, cageDqs && ((S, out) => (cageDqs.deform(S), out.set(cageDqs.output.positions))));
   const E = cage.length;
   const nb = bound.length;
   const dqs = await createSkinningKernels(mesh, 'dqs', (take) => ({
