@@ -5,8 +5,9 @@
  * skinning templates (Ju et al. 2008, the rig built around the skeleton) — as JavaScript
  * deformers and as WebAssembly SIMD kernels (asm/) on the same mesh and frames in the same run,
  * for the SIMD/JavaScript ratios, and each SIMD time over LBS SIMD's (templates: over DQS
- * SIMD's, the method they correct). Medians over 20 frames of each asset's first clip ×
- * repetitions, positions and normals. CesiumMan subdivided ×3 (157K vertices) is left out by
+ * SIMD's, the method they correct), paired frame by frame (`pairedRatio`). Medians over 20
+ * frames of each asset's first clip × repetitions, positions and normals. CesiumMan subdivided
+ * ×3 (157K vertices) is left out by
  * `--quick`. Then the per-vertex two-phase path (`deformStretchedVertices`, every vertex) of DQS,
  * SBS, LMS and CoR on CesiumMan with every joint stretched by 1.3 along its bind x axis: µs per
  * vertex.
@@ -28,7 +29,7 @@ import { sbsRigid } from '../src/deformers/sbs.js';
 import { lmsRigid } from '../src/deformers/lms.js';
 import { corRigid } from '../src/deformers/cor.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
-import { benchAsset, DATA, frameMs, printTable } from './frames.js';
+import { benchAsset, DATA, frameMs, pairedRatio, printTable } from './frames.js';
 
 const quick = process.argv.includes('--quick');
 const REPS = quick ? 2 : 5;
@@ -65,16 +66,27 @@ for (const [name, file, subdivisions] of ASSETS) {
   const { mesh, skeleton, frames, n, out } = await benchAsset(file, subdivisions);
   const rig = stretchRigFromSkeleton(skeleton);
   const row = [name, n.toLocaleString('en-US')];
-  const simdMs: number[] = [];
+  const simd: Partial<Record<(typeof METHODS)[number], { deform(S: Float64Array): void }>> = {};
+  const ratios: string[] = [];
   for (const method of METHODS) {
     const deform = jsDeformer(method, mesh, skeleton, rig);
-    const simd = await createSimdDeformer(mesh, method, method === 'stretch' ? { rig } : undefined);
+    const kernels = (simd[method] = await createSimdDeformer(mesh, method, method === 'stretch' ? { rig } : undefined));
     const js = frameMs(frames, (S) => deform(mesh, S, out), REPS);
-    const wasm = frameMs(frames, (S) => simd.deform(S), REPS);
-    simdMs.push(wasm);
+    const wasm = frameMs(frames, (S) => kernels.deform(S), REPS);
     row.push(js.toFixed(3), wasm.toFixed(3), (js / wasm).toFixed(1));
+    // Over LBS SIMD (templates: DQS SIMD), paired frame by frame (see pairedRatio).
+    const base = simd[method === 'templates' ? 'dqs' : 'lbs']!;
+    if (method !== 'lbs' && method !== 'dqs')
+      ratios.push(
+        pairedRatio(
+          frames,
+          (S) => base.deform(S),
+          (S) => kernels.deform(S),
+          REPS,
+        ).toFixed(1),
+      );
   }
-  row.push(...simdMs.slice(2).map((ms, m) => (ms / simdMs[METHODS[m + 2] === 'templates' ? 1 : 0]).toFixed(1)));
+  row.push(...ratios);
   rows.push(row);
   console.error(`${name}: done`);
 }
@@ -85,7 +97,9 @@ const head = [
   ...METHODS.slice(2).map((m) => `${m}/${m === 'templates' ? 'dqs' : 'lbs'} SIMD`),
 ];
 printTable(head, rows);
-console.log('\nmedians of one frame (positions + normals); ratios from the same run');
+console.log(
+  '\nmedians of one frame (positions + normals); X/lbs and templates/dqs: the median over frames of the ratio of the two timed one after the other',
+);
 
 // The per-vertex two-phase path: every joint stretched, every vertex through it.
 {
