@@ -235,7 +235,13 @@ export {
   dragTemplateKeyPose,
   setBoneTemplate,
 } from './methods/templates/edit.js';
-export { createTemplateDeformer, createCageCorrection, type CageCorrection } from './methods/templates/deformer.js';
+export {
+  createTemplateDeformer,
+  createCageCorrection,
+  templateCageMesh,
+  type CageCorrection,
+} from './methods/templates/deformer.js';
+export type { NumbersOut } from './methods/templates/rotation.js';
 export { createTemplateMemo, poseTemplates } from './methods/templates/pose.js';
 export { skinFlex, BLEND_THRESHOLD } from './methods/templates/share.js';
 export { skeletonChain, skeletonLimbs } from './core/limbs.js';

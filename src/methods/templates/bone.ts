@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { axisAngle, apply3, type Writable } from './rotation.js';
+import { axisAngle, apply3, type NumbersOut } from './rotation.js';
 import { sphericalAverage } from './spherical-average.js';
 import type { TemplateKey } from './joint.js';
 
@@ -78,7 +78,7 @@ function endMap(t: BoneTemplateFrame, j: number, frame: ArrayLike<number>): EndM
 }
 
 /** out = v turned by `angle` about the unit axis `k` (Rodrigues). */
-function rotateAbout(k: number[], angle: number, v: ArrayLike<number>, out: Writable): void {
+function rotateAbout(k: number[], angle: number, v: ArrayLike<number>, out: NumbersOut): void {
   const c = Math.cos(angle), s = Math.sin(angle);
   const x = v[0], y = v[1], z = v[2];
   const d = (k[0] * x + k[1] * y + k[2] * z) * (1 - c);
@@ -88,7 +88,7 @@ function rotateAbout(k: number[], angle: number, v: ArrayLike<number>, out: Writ
 }
 
 /** Eq. 4 with prepared parameters: `v` → `out[o..o+3)` (template coordinates). */
-function mapForward(e: EndMap, v: ArrayLike<number>, out: Writable, o: number, scratch3: Writable): void {
+function mapForward(e: EndMap, v: ArrayLike<number>, out: NumbersOut, o: number, scratch3: NumbersOut): void {
   const { origin, bc, m, length } = e;
   const p0 = v[0] - origin[0], p1 = v[1] - origin[1], p2 = v[2] - origin[2];
   const s = Math.max(0, Math.min(1, -(p0 * bc[0] + p1 * bc[1] + p2 * bc[2]) / length));
@@ -100,7 +100,7 @@ function mapForward(e: EndMap, v: ArrayLike<number>, out: Writable, o: number, s
 }
 
 /** The inverse of {@link mapForward}. */
-function mapInverse(e: EndMap, x: ArrayLike<number>, out: Writable, o: number, scratch3: Writable): void {
+function mapInverse(e: EndMap, x: ArrayLike<number>, out: NumbersOut, o: number, scratch3: NumbersOut): void {
   const { origin, bc, m, length } = e;
   const q0 = x[0] - origin[0], q1 = x[1] - origin[1], q2 = x[2] - origin[2];
   const dt = clampSkew((q0 * m[0] + q1 * m[1] + q2 * m[2]) * e.tanHalf, length);
@@ -149,7 +149,7 @@ export function blendCylindrical(
   weights: ArrayLike<number>,
   out: Float64Array,
   o = 0,
-  dirs: Writable = new Float64Array(3 * weights.length),
+  dirs: NumbersOut = new Float64Array(3 * weights.length),
 ): Float64Array {
   const p = weights.length;
   const ax = t.axis;
@@ -186,7 +186,7 @@ export function prepareBoneTemplate(
   let key: EndMap[] | undefined;
   const keyMaps = () => (key ??= [endMap(t, 0, keyFrames), endMap(t, 1, sixFrom(keyFrames, 6))]);
   const now = [endMap(t, 0, frames), endMap(t, 1, sixFrom(frames, 6))];
-  // Plain arrays: this runs per bone per frame (see Writable).
+  // Plain arrays: this runs per bone per frame (see NumbersOut).
   const moved = [0, 0, 0, 0, 0, 0];
   const tmp = [0, 0, 0];
   const dirs = [0, 0, 0, 0, 0, 0];

@@ -17,14 +17,14 @@
  *
  * @module
  */
-import { axisAngle, apply3, mat3, mul3, type Writable } from './rotation.js';
+import { axisAngle, apply3, mat3, mul3, type NumbersOut } from './rotation.js';
 import { sphericalAverage } from './spherical-average.js';
 
 /**
  * Eq. 3: the rotation (3×3 row-major) `R(b_j, β) · R(n, α)` taking the frame {bc, rc} to {bj, rj}
  * (unit vectors, b ⊥ r in each frame).
  */
-export function frameRotation<T extends Writable = number[]>(bc: ArrayLike<number>, rc: ArrayLike<number>, bj: ArrayLike<number>, rj: ArrayLike<number>, out: T = mat3() as T): T {
+export function frameRotation<T extends NumbersOut = number[]>(bc: ArrayLike<number>, rc: ArrayLike<number>, bj: ArrayLike<number>, rj: ArrayLike<number>, out: T = mat3() as T): T {
   // Swing: about n = bc × bj by α = angle(bc, bj).
   let nx = bc[1] * bj[2] - bc[2] * bj[1], ny = bc[2] * bj[0] - bc[0] * bj[2], nz = bc[0] * bj[1] - bc[1] * bj[0];
   const sinA = Math.hypot(nx, ny, nz), cosA = bc[0] * bj[0] + bc[1] * bj[1] + bc[2] * bj[2];

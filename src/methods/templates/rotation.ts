@@ -9,13 +9,13 @@
  * A 3×3 matrix or 3-vector the functions below write: a plain array by default, since per-frame
  * temporaries as plain arrays cost a small fraction of a typed array's allocation in V8.
  */
-export type Writable = number[] | Float64Array;
+export type NumbersOut = number[] | Float64Array;
 
-/** Nine zeros, a plain array (see {@link Writable}). */
+/** Nine zeros, a plain array (see {@link NumbersOut}). */
 export const mat3 = (): number[] => [0, 0, 0, 0, 0, 0, 0, 0, 0];
 
 /** Writes the rotation by `angle` (rad, right-handed) about the unit `axis` into `out[o..o+9)`. */
-export function axisAngle<T extends Writable = number[]>(axis: ArrayLike<number>, angle: number, out: T = mat3() as T, o = 0): T {
+export function axisAngle<T extends NumbersOut = number[]>(axis: ArrayLike<number>, angle: number, out: T = mat3() as T, o = 0): T {
   const x = axis[0], y = axis[1], z = axis[2]; // prettier-ignore
   const c = Math.cos(angle), s = Math.sin(angle), t = 1 - c;
   out[o] = c + t * x * x;     out[o + 1] = t * x * y - s * z; out[o + 2] = t * x * z + s * y;
@@ -25,21 +25,21 @@ export function axisAngle<T extends Writable = number[]>(axis: ArrayLike<number>
 }
 
 /** out = a · b (3×3, row-major; `out` may not alias `a` or `b`). */
-export function mul3<T extends Writable = number[]>(a: ArrayLike<number>, b: ArrayLike<number>, out: T = mat3() as T): T {
+export function mul3<T extends NumbersOut = number[]>(a: ArrayLike<number>, b: ArrayLike<number>, out: T = mat3() as T): T {
   for (let r = 0; r < 3; r++)
     for (let c = 0; c < 3; c++) out[3 * r + c] = a[3 * r] * b[c] + a[3 * r + 1] * b[3 + c] + a[3 * r + 2] * b[6 + c];
   return out;
 }
 
 /** out = aᵀ · b (3×3, row-major). */
-export function mulT3<T extends Writable = number[]>(a: ArrayLike<number>, b: ArrayLike<number>, out: T = mat3() as T): T {
+export function mulT3<T extends NumbersOut = number[]>(a: ArrayLike<number>, b: ArrayLike<number>, out: T = mat3() as T): T {
   for (let r = 0; r < 3; r++)
     for (let c = 0; c < 3; c++) out[3 * r + c] = a[r] * b[c] + a[3 + r] * b[3 + c] + a[6 + r] * b[6 + c];
   return out;
 }
 
 /** out[o..o+3) = R[ro..ro+9) · v[vo..vo+3) (out may alias v). */
-export function apply3(R: ArrayLike<number>, ro: number, v: ArrayLike<number>, vo: number, out: Writable, o: number): void {
+export function apply3(R: ArrayLike<number>, ro: number, v: ArrayLike<number>, vo: number, out: NumbersOut, o: number): void {
   const x = v[vo], y = v[vo + 1], z = v[vo + 2];
   out[o] = R[ro] * x + R[ro + 1] * y + R[ro + 2] * z;
   out[o + 1] = R[ro + 3] * x + R[ro + 4] * y + R[ro + 5] * z;
