@@ -66,7 +66,7 @@ export function createRbfWeights(n: number, distance: (i: number, j: number) => 
 
 /**
  * Prepares the key-pose weights of a template with key poses `keys` (each 6·r frames): returns
- * `weights(frames)` → Float64Array (one per key, ≥ 0, summing to 1; exactly δ at a key pose).
+ * `weights(frames)` → an array (one weight per key, ≥ 0, summing to 1; exactly δ at a key pose).
  * @throws RangeError when two key poses coincide
  */
 export function createKeyPoseWeights(keys: ArrayLike<number>[]): (frames: ArrayLike<number>) => number[] {

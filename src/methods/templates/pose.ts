@@ -140,9 +140,9 @@ export const turn = (R: ArrayLike<number>, v: ArrayLike<number>): number[] => [
 
 
 /**
- * Row-major rotation of each skinning matrix (its proper rotation when scaled or sheared, as
- * `splitScale` (deformers/two-phase.ts) takes it: when any joint is not rigid, every joint's closest rotation), 9·J;
- * only of `joints` when given (the others 0).
+ * Row-major rotation of each skinning matrix, 9·J: its linear part where every joint's matrix is
+ * rigid, else every joint's closest proper rotation (as two-phase skinning's `splitScale` takes
+ * them); only of `joints` when given (the others 0).
  */
 export function boneRotations(skinning: Float64Array, joints?: Iterable<number>): Float64Array {
   const J = skinning.length / 16;
