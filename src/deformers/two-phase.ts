@@ -263,7 +263,7 @@ export function deformStretchedVertices(
     tangents: T ? f64(4 * B) : undefined,
     triangles: new Uint32Array(0),
     influences: K,
-    joints: Uint32Array.from({ length: K * B }, (_, k) => k),
+    joints: identityIndices(K * B),
     weights: f64(K * B),
     centersOfRotation: f64(3 * B),
   };
@@ -396,3 +396,10 @@ export function deformStretchedVertices(
 
 /** Vertices per batch of the per-vertex two-phase path's rigid phase. */
 const BATCH = 2048;
+
+/** 0, 1, …, count − 1 (a loop: `Uint32Array.from` with a map function takes V8's slow generic path). */
+function identityIndices(count: number): Uint32Array {
+  const out = new Uint32Array(count);
+  for (let k = 0; k < count; k++) out[k] = k;
+  return out;
+}
