@@ -43,7 +43,8 @@ export interface ScaleSplit {
 
 /**
  * Splits the skinning matrices into rotations and stretches when any is not a proper rigid
- * transform (|LᵀL − I| > 1e-5 — glTF's float32 data stays within that — or det L ≤ 0).
+ * transform (|LᵀL − I| > 1e-5 — float32 rounding stays within that, though some exports carry
+ * scales of their own near 1: rpm-avatar's feet joints 0.99991–1.00003 per axis — or det L ≤ 0).
  * Defined for every finite input, singular matrices (zero scale) included.
  * @param skinning 4×4 column-major skinning matrices, length 16·J
  * @returns null when every matrix is rigid, else the split
