@@ -7,10 +7,9 @@
  * for the SIMD/JavaScript ratios, and each SIMD time over LBS SIMD's (templates: over DQS
  * SIMD's, the method they correct), paired frame by frame (`pairedRatio`). Medians over 20
  * frames of each asset's first clip × repetitions, positions and normals. CesiumMan subdivided
- * ×3 (157K vertices) is left out by
- * `--quick`. Then the per-vertex two-phase path (`deformStretchedVertices`, every vertex) of DQS,
- * SBS, LMS and CoR on CesiumMan with every joint stretched by 1.3 along its bind x axis: µs per
- * vertex.
+ * ×3 (157K vertices) is left out by `--quick`. Then the per-vertex two-phase path
+ * (`deformStretchedVertices`, every vertex) of DQS, SBS, LMS and CoR on CesiumMan with every
+ * joint stretched by 1.3 along its bind x axis: µs per vertex.
  *
  * Run: npm run bench:simd-frames [-- --quick]
  */
