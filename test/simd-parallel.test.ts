@@ -24,17 +24,34 @@ import { CESIUM_MAN, SHARED } from './helpers/data.js';
 
 const CHARACTERS = [CESIUM_MAN, ...['Fox.glb', 'ShibaInu.gltf', 'Soldier.glb', 'Ybot.glb', 'chicken.glb', 'rpm-avatar.glb', 'skeleton.glb'].map((f) => join(SHARED, 'characters', f))]; // prettier-ignore
 
-/** Indices of the floats where the two deformers' outputs differ (NaN equal to NaN), at most 5. */
-function differences(a: SimdDeformer, b: SimdDeformer): string[] {
+/**
+ * Indices of the floats where the two deformers' outputs differ (NaN equal to NaN), at most 5,
+ * then — to tell a share no thread wrote from a wrong value — per thread's share of the vertices
+ * (as parallel-simd.ts splits them) how many of its floats differ.
+ */
+function differences(a: SimdDeformer, b: SimdDeformer, threads: number): string[] {
   const found: string[] = [];
+  const n = a.output.positions.length / 3;
+  const perShare = new Array<number>(threads).fill(0);
+  const bounds = Array.from({ length: threads + 1 }, (_, t) => Math.round((t * n) / threads));
+  const shareOf = (v: number) => {
+    let t = 0;
+    while (t + 1 < threads && bounds[t + 1] <= v) t++;
+    return t;
+  };
   for (const k of ['positions', 'normals', 'tangents'] as const) {
     const x = a.output[k],
       y = b.output[k];
     expect(!!x, k).toBe(!!y);
     if (!x || !y) continue;
-    for (let i = 0; i < x.length && found.length < 5; i++)
-      if (!Object.is(x[i], y[i])) found.push(`${k}[${i}]: ${x[i]} vs ${y[i]}`);
+    const width = x.length / n;
+    for (let i = 0; i < x.length; i++)
+      if (!Object.is(x[i], y[i])) {
+        if (found.length < 5) found.push(`${k}[${i}]: ${x[i]} vs ${y[i]}`);
+        perShare[shareOf(Math.floor(i / width))]++;
+      }
   }
+  if (found.length) found.push(`floats that differ per share of ${n} vertices: ${perShare.join(', ')}`);
   return found;
 }
 
@@ -49,7 +66,7 @@ async function compare(mesh: SkinnedMesh, method: SkinningKernelMethod, frames: 
       // Poisoned first: a vertex no thread writes would keep its NaN.
       for (const a of [many.output.positions, many.output.normals, many.output.tangents]) a?.fill(NaN);
       many.deform(S);
-      const d = differences(one, many);
+      const d = differences(one, many, many.threads);
       if (d.length) return d;
     }
     return [];
