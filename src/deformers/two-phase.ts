@@ -50,12 +50,10 @@ export interface ScaleSplit {
  * @returns null when every matrix is rigid, else the split
  */
 export function splitScale(skinning: Float64Array): ScaleSplit | null {
+  if (allRigid(skinning)) return null;
   const J = skinning.length / 16;
-  let first = 0;
-  while (first < J && isRigid(skinning, 16 * first)) first++;
-  if (first === J) return null;
-  const rigidJoints = new Uint8Array(J).fill(1, 0, first);
-  for (let j = first + 1; j < J; j++) rigidJoints[j] = isRigid(skinning, 16 * j) ? 1 : 0;
+  const rigidJoints = new Uint8Array(J);
+  for (let j = 0; j < J; j++) rigidJoints[j] = isRigid(skinning, 16 * j) ? 1 : 0;
   const rotations = new Float64Array(4 * J);
   const rotationMatrices = new Float64Array(9 * J);
   const stretch = new Float64Array(9 * J);
@@ -78,11 +76,16 @@ export function splitScale(skinning: Float64Array): ScaleSplit | null {
 }
 
 /**
- * Whether the 4×4 column-major matrix at `s[m..m+16)` is rigid: its linear part orthonormal
- * within 1e-5 (float32's tolerance) and not a reflection. {@link splitScale} returns null when
- * every joint's is.
+ * Whether every skinning matrix (4×4 column-major, 16·J) is rigid — its linear part orthonormal
+ * within 1e-5 (float32's tolerance), not a reflection: {@link splitScale} returns null then.
  */
-export function isRigid(s: Float64Array, m: number): boolean {
+export function allRigid(skinning: Float64Array): boolean {
+  for (let m = 0; m < skinning.length; m += 16) if (!isRigid(skinning, m)) return false;
+  return true;
+}
+
+/** Whether the 4×4 column-major matrix at `s[m..m+16)` is rigid (see {@link allRigid}). */
+function isRigid(s: Float64Array, m: number): boolean {
   for (let a = 0; a < 3; a++)
     for (let b = a; b < 3; b++) if (!(Math.abs(gram(s, m, a, b) - (a === b ? 1 : 0)) <= 1e-5)) return false;
   return mat4LinearDeterminant(s, m) > 0;
@@ -119,12 +122,10 @@ export function uniformScale(split: ScaleSplit): number {
  * @param skinning 4×4 column-major skinning matrices, length 16·J
  */
 export function commonScale(skinning: Float64Array): number {
+  if (allRigid(skinning)) return 1;
   const J = skinning.length / 16;
-  let j = 0;
-  while (j < J && isRigid(skinning, 16 * j)) j++;
-  if (j === J) return 1;
   let s2 = 0;
-  for (j = 0; j < J; j++) {
+  for (let j = 0; j < J; j++) {
     const m = 16 * j;
     const t = s2 || (gram(skinning, m, 0, 0) + gram(skinning, m, 1, 1) + gram(skinning, m, 2, 2)) / 3;
     if (!(t > 0) || !(mat4LinearDeterminant(skinning, m) > 0)) return 0;

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { isRigid } from '../../deformers/two-phase.js';
+import { allRigid } from '../../deformers/two-phase.js';
 import { mat3FromQuat, mat4LinearDeterminant, quatClosestRotation } from '../../core/math.js';
 import { cross, dot, normalize, point, sub } from '../../core/vec3.js';
 import { prepareBoneTemplate, type BoneTemplateFrame } from './bone.js';
@@ -147,8 +147,7 @@ export const turn = (R: ArrayLike<number>, v: ArrayLike<number>): number[] => [
 export function boneRotations(skinning: Float64Array, joints?: Iterable<number>): Float64Array {
   const J = skinning.length / 16;
   const R = new Float64Array(9 * J);
-  let rigid = true;
-  for (let j = 0; j < J && rigid; j++) rigid = isRigid(skinning, 16 * j);
+  const rigid = allRigid(skinning);
   const q = new Float64Array(4), M = new Float64Array(9); // prettier-ignore
   for (const j of joints ?? Array.from({ length: J }, (_, j) => j)) {
     const o = 16 * j;
