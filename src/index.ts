@@ -73,7 +73,13 @@ export {
   type SimdMethodId,
   type MethodInfo,
 } from './deformers/registry.js';
-export type { Deformer, DeformTarget, RigidDeformer, SkinningMethod } from './deformers/contract.js';
+export type {
+  Deformer,
+  DeformTarget,
+  RigidDeformer,
+  RigidVertexDeformer,
+  SkinningMethod,
+} from './deformers/contract.js';
 export { deformLbs } from './deformers/lbs.js';
 export { deformDqs, jointDualQuaternions } from './deformers/dqs.js';
 export { deformCor } from './deformers/cor.js';

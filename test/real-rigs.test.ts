@@ -12,7 +12,9 @@ import { applyMorphTargets, sampleMorphWeights } from '../src/core/morph.js';
 import { restPose, skinningMatrices } from '../src/core/pose.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import { deform, deformers } from '../src/deformers/index.js';
-import { deformTwoPhase, splitScale, uniformScale } from '../src/deformers/two-phase.js';
+import { deformStretchedVertices, deformTwoPhase, splitScale, uniformScale } from '../src/deformers/two-phase.js';
+import { corRigid, corRigidVertex } from '../src/deformers/cor.js';
+import { dqsRigid, dqsRigidVertex } from '../src/deformers/dqs.js';
 import { stressPose } from '../src/evaluation/stress-pose.js';
 import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
@@ -433,6 +435,43 @@ describe('rigs where only some joints stretch: the rigid joints’ vertices take
       expect(maxDiff(simd.output.positions, reference.positions) / diag).toBeLessThan(1e-6);
       expect(maxDiff(js.normals!, reference.normals)).toBeLessThan(1e-5);
       expect(maxDiff(simd.output.normals!, reference.normals)).toBeLessThan(1e-4);
+    },
+  );
+
+  // The per-vertex rigid phase of DQS and CoR (no batch) against the batch path it replaces, on
+  // every vertex, with tangents, at a clip pose whose joints are each stretched differently and
+  // one of them mirrored.
+  it.each(['dqs', 'cor'] as const)(
+    'CesiumMan, %s: the per-vertex rigid phase gives the batched rigid phase’s numbers, bit for bit',
+    async (method) => {
+      const [model] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
+      const mesh = model.mesh;
+      if (method === 'cor') mesh.centersOfRotation = computeCentersOfRotation(mesh).centers;
+      const n = mesh.positions.length / 3;
+      const random = rng(7);
+      mesh.tangents = new Float32Array(4 * n);
+      for (let i = 0; i < n; i++) {
+        const t = [random() - 0.5, random() - 0.5, random() - 0.5];
+        const l = Math.hypot(...t);
+        mesh.tangents.set([t[0] / l, t[1] / l, t[2] / l, random() < 0.5 ? -1 : 1], 4 * i);
+      }
+      const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, model.animations[0], 0.7));
+      const J = S.length / 16;
+      for (let j = 0; j < J; j++) for (let c = 0; c < 3; c++) for (let r = 0; r < 3; r++) S[16 * j + 4 * c + r] *= 1 + 0.1 * (random() - 0.5); // prettier-ignore
+      for (let r = 0; r < 3; r++) S[16 * 5 + r] *= -1; // joint 5 mirrored
+      const split = splitScale(S)!;
+      expect(split.rigidJoints.includes(1)).toBe(false);
+      const target = () => ({ positions: new Float32Array(3 * n), normals: new Float32Array(3 * n), tangents: new Float32Array(4 * n) }); // prettier-ignore
+      const [batched, direct] = [target(), target()];
+      const [rigid, rigidVertex] = method === 'dqs' ? [dqsRigid, dqsRigidVertex] : [corRigid, corRigidVertex];
+      const center = method === 'cor' ? 'cor' : 'vertex';
+      deformStretchedVertices(mesh, S, split, batched, rigid, center, 'all');
+      deformStretchedVertices(mesh, S, split, direct, rigid, center, 'all', rigidVertex);
+      expect(Array.from(direct.positions)).toEqual(Array.from(batched.positions));
+      expect(Array.from(direct.normals)).toEqual(Array.from(batched.normals));
+      expect(Array.from(direct.tangents)).toEqual(Array.from(batched.tangents));
+      // Every vertex written: unit normals throughout.
+      for (let i = 0; i < n; i++) expect(Math.hypot(...direct.normals.subarray(3 * i, 3 * i + 3))).toBeCloseTo(1, 5);
     },
   );
 });

@@ -39,6 +39,26 @@ export type RigidDeformer = (
   rotations?: Float64Array,
 ) => void;
 
+/**
+ * The rigid phase of two-phase skinning for one vertex (`deformStretchedVertices`), for the
+ * methods whose blend needs no batch of vertices (DQS, CoR): `vertex` holds that one vertex
+ * (positions 3, normals 3, tangents 4; 64-bit), already stretched and centered at its center c
+ * (its center of rotation, for CoR, is the origin); its `count` influences are the rigid
+ * transforms `[R_a | t_a]` with unit quaternions `rotations` (4·count, w ≥ 0), translations
+ * `t_a = M_a(c) − c` (3·count) and `weights` (count, summing to 1, in increasing joint order: the
+ * pivot is the first of the largest weights). Writes the moved vertex, c not added back, into
+ * `out` (one vertex, 64-bit). The same numbers as the method's {@link RigidDeformer} on a batch
+ * holding this vertex.
+ */
+export type RigidVertexDeformer = (
+  vertex: SkinnedMesh,
+  out: DeformTarget,
+  rotations: Float64Array,
+  translations: Float64Array,
+  weights: Float64Array,
+  count: number,
+) => void;
+
 /** The rig-free deformers' names, as used on the CLI and in reports (see the registry). */
 export type SkinningMethod = Extract<(typeof SKINNING_METHODS)[number], { needsRig: false }>['id'];
 

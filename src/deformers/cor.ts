@@ -17,9 +17,9 @@
  */
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
-import type { DeformTarget } from './contract.js';
+import type { DeformTarget, RigidVertexDeformer } from './contract.js';
 import { pivotJoint, jointQuaternions } from './joint-rotations.js';
-import { writeAffine, writeTangent } from './vertex-writers.js';
+import { writeAffine, writeRotated, writeTangent } from './vertex-writers.js';
 import { deformRigidOrTwoPhase } from './two-phase.js';
 
 /**
@@ -36,7 +36,7 @@ export function deformCor(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
   if (!C || C.length !== mesh.positions.length) {
     throw new CorskinError('CoR skinning needs centers of rotation (run the CoR precomputation first)');
   }
-  deformRigidOrTwoPhase(mesh, skinning, out, corRigid, 'cor');
+  deformRigidOrTwoPhase(mesh, skinning, out, corRigid, 'cor', corRigidVertex);
 }
 
 /**
@@ -101,3 +101,27 @@ export function corRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformT
     if (OT) writeTangent(TI!, OT, i, r00, r10, r20, r01, r11, r21, r02, r12, r22);
   }
 }
+
+/**
+ * CoR skinning's rigid phase for one stretched vertex of two-phase skinning (see
+ * {@link RigidVertexDeformer}; its center of rotation is the origin there): the QLERP rotation
+ * R and `v' = R v + Σ_a w_a t_a`, as {@link corRigid}.
+ */
+export const corRigidVertex: RigidVertexDeformer = (vertex, out, rotations, translations, weights, count) => {
+  let pivot = 0;
+  for (let a = 1; a < count; a++) if (weights[a] > weights[pivot]) pivot = a;
+  const px = rotations[4 * pivot], py = rotations[4 * pivot + 1], pz = rotations[4 * pivot + 2], pw = rotations[4 * pivot + 3]; // prettier-ignore
+  let qx = 0, qy = 0, qz = 0, qw = 0, lx = 0, ly = 0, lz = 0; // prettier-ignore
+  for (let a = 0; a < count; a++) {
+    const w = weights[a];
+    if (w === 0) continue;
+    const x = rotations[4 * a], y = rotations[4 * a + 1], z = rotations[4 * a + 2], rw = rotations[4 * a + 3]; // prettier-ignore
+    lx += w * translations[3 * a];
+    ly += w * translations[3 * a + 1];
+    lz += w * translations[3 * a + 2];
+    const ws = px * x + py * y + pz * z + pw * rw < 0 ? -w : w;
+    qx += ws * x; qy += ws * y; qz += ws * z; qw += ws * rw; // prettier-ignore
+  }
+  const inv = 1 / Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
+  writeRotated(vertex, out, 0, qx * inv, qy * inv, qz * inv, qw * inv, 0, 0, 0, lx, ly, lz);
+};

@@ -17,7 +17,7 @@
  */
 import type { SkinnedMesh } from '../core/mesh.js';
 import { quatFromMat4 } from '../core/math.js';
-import type { DeformTarget } from './contract.js';
+import type { DeformTarget, RigidVertexDeformer } from './contract.js';
 import { pivotJoint } from './joint-rotations.js';
 import { writeAffine, writeDualQuaternion } from './vertex-writers.js';
 import { deformRigidOrTwoPhase } from './two-phase.js';
@@ -61,7 +61,7 @@ export function jointDualQuaternions<T extends Float32Array | Float64Array = Flo
  *   joint (fewer matrices than the influences name is checked by `deform`, not per frame)
  */
 export function deformDqs(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
-  deformRigidOrTwoPhase(mesh, skinning, out, dqsRigid, 'vertex');
+  deformRigidOrTwoPhase(mesh, skinning, out, dqsRigid, 'vertex', dqsRigidVertex);
 }
 
 /**
@@ -94,3 +94,28 @@ export function dqsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformT
     writeDualQuaternion(mesh, out, i, rx, ry, rz, rw, dx, dy, dz, dw);
   }
 }
+
+/**
+ * DQS's rigid phase for one stretched vertex of two-phase skinning (see {@link RigidVertexDeformer}):
+ * the blend of {@link dqsRigid}, per vertex, with each transform's dual quaternion formed here.
+ */
+export const dqsRigidVertex: RigidVertexDeformer = (vertex, out, rotations, translations, weights, count) => {
+  let pivot = 0;
+  for (let a = 1; a < count; a++) if (weights[a] > weights[pivot]) pivot = a;
+  const px = rotations[4 * pivot], py = rotations[4 * pivot + 1], pz = rotations[4 * pivot + 2], pw = rotations[4 * pivot + 3]; // prettier-ignore
+  let rx = 0, ry = 0, rz = 0, rw = 0, dx = 0, dy = 0, dz = 0, dw = 0; // prettier-ignore
+  for (let a = 0; a < count; a++) {
+    let w = weights[a];
+    if (w === 0) continue;
+    const x = rotations[4 * a], y = rotations[4 * a + 1], z = rotations[4 * a + 2], qw = rotations[4 * a + 3]; // prettier-ignore
+    const tx = translations[3 * a], ty = translations[3 * a + 1], tz = translations[3 * a + 2]; // prettier-ignore
+    if (px * x + py * y + pz * z + pw * qw < 0) w = -w;
+    rx += w * x; ry += w * y; rz += w * z; rw += w * qw; // prettier-ignore
+    // ½ (t, 0) ⊗ q, as jointDualQuaternions
+    dx += w * (0.5 * (tx * qw + ty * z - tz * y));
+    dy += w * (0.5 * (-tx * z + ty * qw + tz * x));
+    dz += w * (0.5 * (tx * y - ty * x + tz * qw));
+    dw += w * (-0.5 * (tx * x + ty * y + tz * z));
+  }
+  writeDualQuaternion(vertex, out, 0, rx, ry, rz, rw, dx, dy, dz, dw);
+};

@@ -24,8 +24,8 @@ import type { StretchRig } from '../deformers/stretch.js';
 import { commonScale, deformStretchedVertices, splitScale, uniformScale } from '../deformers/two-phase.js';
 import { createStretchSimdDeformer } from './stretch.js';
 import { methodModule } from '../methods/index.js';
-import { corRigid } from '../deformers/cor.js';
-import { dqsRigid, jointDualQuaternions } from '../deformers/dqs.js';
+import { corRigid, corRigidVertex } from '../deformers/cor.js';
+import { dqsRigid, dqsRigidVertex, jointDualQuaternions } from '../deformers/dqs.js';
 import { sbsRigid } from '../deformers/sbs.js';
 import { lmsRigid, jointTwists } from '../deformers/lms.js';
 import * as wasm from './instance.js';
@@ -238,6 +238,7 @@ export async function createSkinningKernels<Extra>(
 
   // The JavaScript deformer for the vertices the kernels do not take (LBS takes every rig).
   const rigid = { dqs: dqsRigid, sbs: sbsRigid, lms: lmsRigid }[method as string] ?? corRigid;
+  const rigidVertex = method === 'dqs' ? dqsRigidVertex : method === 'cor' ? corRigidVertex : undefined;
   const center = method === 'cor' ? 'cor' : 'vertex';
   const jointData = f32.subarray(Q >> 2, (Q >> 2) + (method === 'dqs' || method === 'lms' ? 8 : 4) * J);
   // The matrices go in below (divided by a uniform scale where there is one).
@@ -254,7 +255,7 @@ export async function createSkinningKernels<Extra>(
     if (split && !s) {
       const some = split.rigidJoints.includes(1);
       if (some) runKernels(skinning, 1, kernels);
-      deformStretchedVertices(mesh, skinning, split, output, rigid, center, some ? 'stretched' : 'all');
+      deformStretchedVertices(mesh, skinning, split, output, rigid, center, some ? 'stretched' : 'all', rigidVertex);
     } else runKernels(skinning, s, kernels);
   };
   return { memory, module, exports, call, at: V, J, extra, run };
