@@ -1,4 +1,5 @@
-// Compiles the SIMD skinning kernels (asm/kernels.ts: LBS, DQS, CoR, SBS; asm/ddm.ts: Direct Delta
+// Compiles the SIMD skinning kernels (asm/kernels.ts: LBS, DQS, CoR, SBS; asm/two-phase.ts: DQS's and
+// CoR's vertices bound to joints that stretch; asm/ddm.ts: Direct Delta
 // Mush; asm/dm.ts: Delta Mush; asm/stretch.ts: stretch skinning; asm/templates.ts: the skinning
 // templates' corrective blend; asm/ldlt.ts: the Direct Delta Mush precomputation's smoothing
 // solves; helpers in asm/common.ts; AssemblyScript) into one WebAssembly module, and
@@ -42,14 +43,14 @@ try {
   };
   const all = compile(
     'kernels',
-    ['kernels.ts', 'ddm.ts', 'dm.ts', 'stretch.ts', 'templates.ts', 'ldlt.ts'],
+    ['kernels.ts', 'two-phase.ts', 'ddm.ts', 'dm.ts', 'stretch.ts', 'templates.ts', 'ldlt.ts'],
     ['--enable', 'simd'],
   );
-  // asm/kernels.ts alone again over a shared memory (up to 4 GiB), for the worker threads of
+  // asm/kernels.ts and asm/two-phase.ts again over a shared memory (up to 4 GiB), for the worker threads of
   // src/wasm/parallel-simd.ts: a module importing a non-shared memory cannot take a shared one.
   const shared = compile(
     'kernels-shared',
-    ['kernels.ts'],
+    ['kernels.ts', 'two-phase.ts'],
     ['--enable', 'simd,threads', '--sharedMemory', '--maximumMemory', '65536'],
   );
   const write = (file, name, doc, base64) =>

@@ -395,7 +395,7 @@ describe('rigs where only some joints stretch: the rigid joints’ vertices take
     expect(maxDiff(js.positions, reference.positions) / boundingBoxDiagonal(reference.positions)).toBeLessThan(1e-6);
   });
 
-  // rpm-avatar's clip scales twelve finger joints by about 1e-4; CesiumMan with one forearm
+  // rpm-avatar's clip scales its twelve leg and foot joints by about 1e-4; CesiumMan with one forearm
   // joint scaled (1, 1.4, 0.7) in bind space.
   const cases = [
     ['rpm-avatar', join(SHARED, 'characters/rpm-avatar.glb'), -1],
@@ -442,7 +442,7 @@ describe('rigs where only some joints stretch: the rigid joints’ vertices take
   // every vertex, with tangents, at a clip pose whose joints are each stretched differently and
   // one of them mirrored.
   it.each(['dqs', 'cor'] as const)(
-    'CesiumMan, %s: the per-vertex rigid phase gives the batched rigid phase’s numbers, bit for bit',
+    'CesiumMan, %s: the per-vertex rigid phase gives the batched rigid phase’s numbers, bit for bit; SIMD within float32’s',
     async (method) => {
       const [model] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
       const mesh = model.mesh;
@@ -472,6 +472,14 @@ describe('rigs where only some joints stretch: the rigid joints’ vertices take
       expect(Array.from(direct.tangents)).toEqual(Array.from(batched.tangents));
       // Every vertex written: unit normals throughout.
       for (let i = 0; i < n; i++) expect(Math.hypot(...direct.normals.subarray(3 * i, 3 * i + 3))).toBeCloseTo(1, 5);
+      // The SIMD two-phase kernel (float32), tangents included.
+      const simd = await createSimdDeformer(mesh, method);
+      simd.deform(S);
+      expect(maxDiff(simd.output.positions, direct.positions) / boundingBoxDiagonal(direct.positions)).toBeLessThan(
+        1e-6,
+      );
+      expect(maxDiff(simd.output.normals!, direct.normals)).toBeLessThan(1e-4);
+      expect(maxDiff(simd.output.tangents!, direct.tangents)).toBeLessThan(1e-4);
     },
   );
 });

@@ -65,8 +65,8 @@ export interface ParallelSimdDeformer extends SimdDeformer {
  * Prepares `mesh` for `method` on the WebAssembly SIMD kernels as `createSimdDeformer` (`corskin`) does,
  * with each frame's vertices shared between `threads` threads (Node worker threads; this thread
  * takes a share too and blocks until the others are done, `Atomics.wait`). Same results as
- * `createSimdDeformer`, bit for bit, including the JavaScript two-phase path for scaled joints
- * (run on this thread after the kernels). Worth it on large meshes: measured on a 2-core machine
+ * `createSimdDeformer`, bit for bit, including the two-phase path for scaled joints (run on
+ * this thread after the kernels). Worth it on large meshes: measured on a 2-core machine
  * in `npm run bench -- --peers`.
  * @param mesh bind-space mesh, as `createSimdDeformer`'s (for 'cor' with its centers of rotation)
  * @throws CorskinError for a method other than these five, as `createSimdDeformer`, or when a

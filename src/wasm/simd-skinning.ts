@@ -21,11 +21,16 @@ import type { DeformTarget } from '../deformers/contract.js';
 import { jointQuaternions } from '../deformers/joint-rotations.js';
 import { SIMD_METHODS, type SimdMethodId } from '../deformers/registry.js';
 import type { StretchRig } from '../deformers/stretch.js';
-import { commonScale, deformStretchedVertices, splitScale, uniformScale } from '../deformers/two-phase.js';
+import {
+  commonScale,
+  deformStretchedVertices,
+  splitScale,
+  uniformScale,
+  type ScaleSplit,
+} from '../deformers/two-phase.js';
 import { createStretchSimdDeformer } from './stretch.js';
 import { methodModule } from '../methods/index.js';
-import { corRigid, corRigidVertex } from '../deformers/cor.js';
-import { dqsRigid, dqsRigidVertex, jointDualQuaternions } from '../deformers/dqs.js';
+import { jointDualQuaternions } from '../deformers/dqs.js';
 import { sbsRigid } from '../deformers/sbs.js';
 import { lmsRigid, jointTwists } from '../deformers/lms.js';
 import * as wasm from './instance.js';
@@ -52,9 +57,9 @@ export interface SimdDeformer {
    * Deforms the prepared mesh into {@link SimdDeformer.output}, and with `out` also copies the
    * result there (the shared deformer contract of `src/deformers`). Skinning matrices that all
    * carry one uniform scale (a rig under a scaled node) run on the kernels, divided by it; for
-   * any other scale, shear or reflection, the vertices bound to such joints take the JavaScript
-   * per-vertex two-phase path for DQS, SBS, LMS and CoR (the kernels blend rigid transforms
-   * only), the others stay on the kernels.
+   * any other scale, shear or reflection, the vertices bound to such joints take the per-vertex
+   * two-phase path (`deformTwoPhase`): DQS and CoR on their two-phase kernels, SBS and LMS in
+   * JavaScript; the others stay on the kernels.
    * @param skinning skinning matrices, 4×4 column-major, length ≥ 16·J (bind → posed space)
    * @throws CorskinError when `skinning` has fewer joints than the mesh uses, or `out` is too small
    */
@@ -222,6 +227,11 @@ export async function createSkinningKernels<Extra>(
   const CNT = take(n);
   const M = take(64 * J);
   const Q = method === 'dqs' || method === 'lms' ? take(32 * J) : method === 'lbs' ? 0 : take(16 * J);
+  // DQS's and CoR's two-phase kernels (asm/two-phase.ts): per joint its rotation and stretch, and
+  // whether it is rigid.
+  const twoPhase = method === 'dqs' || method === 'cor';
+  const QK = twoPhase ? take(64 * J) : 0;
+  const RIGID = twoPhase ? take(J) : 0;
   const extra = more(take);
   const { memory, module, exports } = await wasm.instantiateKernels(layout.size, sharedBinary);
   const call: SkinningKernelCall = { method, n, K, P, N, T, C: Cp, JI, W, CNT, M, Q, OP, ON, OT };
@@ -236,10 +246,8 @@ export async function createSkinningKernels<Extra>(
     u8.subarray(CNT, CNT + n),
   );
 
-  // The JavaScript deformer for the vertices the kernels do not take (LBS takes every rig).
-  const rigid = { dqs: dqsRigid, sbs: sbsRigid, lms: lmsRigid }[method as string] ?? corRigid;
-  const rigidVertex = method === 'dqs' ? dqsRigidVertex : method === 'cor' ? corRigidVertex : undefined;
-  const center = method === 'cor' ? 'cor' : 'vertex';
+  // The JavaScript deformer for the vertices the kernels do not take (LBS, DQS and CoR take every rig).
+  const rigid = { sbs: sbsRigid, lms: lmsRigid }[method as string];
   const jointData = f32.subarray(Q >> 2, (Q >> 2) + (method === 'dqs' || method === 'lms' ? 8 : 4) * J);
   // The matrices go in below (divided by a uniform scale where there is one).
   const all = (s: number) => runKernelRange(exports, call, 0, n, s, 0, f32);
@@ -248,14 +256,20 @@ export async function createSkinningKernels<Extra>(
     // positions times s (exact, see uniformScale; commonScale finds it without the split, the
     // split's uniformScale where commonScale's test, about a different reference, does not).
     // Other scale, shear or reflection: the kernels for the vertices bound to rigid joints only,
-    // JavaScript's two-phase path for the others — as deformRigidOrTwoPhase in JavaScript.
+    // the two-phase path for the others (DQS, CoR: their two-phase kernels; SBS, LMS:
+    // JavaScript's) — as deformRigidOrTwoPhase in JavaScript.
     let s = method === 'lbs' ? 1 : commonScale(skinning);
     const split = s ? null : splitScale(skinning)!;
     if (split) s = uniformScale(split);
     if (split && !s) {
       const some = split.rigidJoints.includes(1);
-      if (some) runKernels(skinning, 1, kernels);
-      deformStretchedVertices(mesh, skinning, split, output, rigid, center, some ? 'stretched' : 'all', rigidVertex);
+      if (twoPhase) {
+        runKernels(skinning, 1, some ? kernels : () => {});
+        stretchedKernel(split);
+      } else {
+        if (some) runKernels(skinning, 1, kernels);
+        deformStretchedVertices(mesh, skinning, split, output, rigid!, 'vertex', some ? 'stretched' : 'all');
+      }
     } else runKernels(skinning, s, kernels);
   };
   return { memory, module, exports, call, at: V, J, extra, run };
@@ -276,5 +290,22 @@ export async function createSkinningKernels<Extra>(
       }
     }
     kernels(s);
+  }
+
+  /**
+   * DQS's or CoR's two-phase kernel on this thread for the vertices bound to a joint that
+   * stretches (the frame's matrices already in the memory, the others already posed).
+   */
+  function stretchedKernel(split: ScaleSplit): void {
+    const { rotations, stretch, rigidJoints } = split;
+    for (let j = 0; j < J; j++) {
+      const g = (QK >> 2) + 16 * j;
+      for (let e = 0; e < 4; e++) f32[g + e] = rotations[4 * j + e];
+      for (let c = 0; c < 3; c++) for (let r = 0; r < 3; r++) f32[g + 4 + 4 * c + r] = stretch[9 * j + 3 * c + r];
+    }
+    u8.set(rigidJoints.subarray(0, J), RIGID);
+    const { P, N, T, C, JI, W, CNT, M, OP, ON, OT } = call;
+    if (method === 'dqs') exports.dqsStretched(n, K, P, N, T, JI, W, CNT, M, QK, RIGID, OP, ON, OT);
+    else exports.corStretched(n, K, P, N, T, C, JI, W, CNT, M, QK, RIGID, OP, ON, OT);
   }
 }

@@ -1,0 +1,155 @@
+// Two-phase skinning's stretched vertices for the DQS and CoR kernels (after Kavan, Collins, Žára,
+// O'Sullivan, "Geometric Skinning with Approximate Dual Quaternion Blending", ACM TOG 2008,
+// Sec. 4.2; corskin's form, about a per-vertex center c, is src/deformers/two-phase.ts): each
+// skinning matrix M_j = [L_j | τ_j] split into a proper rotation R_j and a stretch K_j = R_jᵀ L_j,
+// the stretches blended linearly about c, the rigid transforms [R_j | M_j(c) − c] by the method.
+//
+// Layout as asm/kernels.ts (P, N, T, C, JI, W, CNT, M, OP, ON, OT), plus per joint j at QK + 64·j
+// R_j's unit quaternion (x, y, z, w ≥ 0) then K_j's three columns (3 f32 and one of padding each),
+// and RIGID: one byte per joint, 1 where M_j is rigid (K_j = I). Only the vertices bound to a joint
+// that is not rigid are written — the others keep what the rigid kernel wrote — each through three
+// scalar stores (a 4-lane store would overwrite the next vertex's x).
+
+import { jointAt, weightAt, hsum, signedBy, cross, apply3, unitOr, rotate } from './common';
+
+/** Stores the xyz lanes of v at p (lane 3 not written). */
+@inline function store3(p: usize, v: v128): void {
+  store<f32>(p, f32x4.extract_lane(v, 0));
+  store<f32>(p, f32x4.extract_lane(v, 1), 4);
+  store<f32>(p, f32x4.extract_lane(v, 2), 8);
+}
+
+/** Whether vertex i (c packed influences from slot `base`) is bound to a joint that is not rigid. */
+@inline function stretched(c: i32, base: usize, JI: usize, RIGID: usize): bool {
+  for (let k = 0; k < c; k++) if (!load<u8>(RIGID + jointAt(JI, base + <usize>k))) return true;
+  return false;
+}
+
+/**
+ * Vertex i on one joint, whose matrix at m stretches: the affine map itself (normal by its
+ * cofactor matrix, tangent by its linear part, both renormalised), as the JavaScript writeAffine.
+ */
+@inline function writeStretchedAffine(i: i32, m: usize, P: usize, N: usize, T: usize, OP: usize, ON: usize, OT: usize): void {
+  const o = <usize>i;
+  const a0 = v128.load(m), a1 = v128.load(m, 16), a2 = v128.load(m, 32);
+  store3(OP + o * 12, f32x4.add(apply3(a0, a1, a2, v128.load(P + o * 12)), v128.load(m, 48)));
+  if (ON) store3(ON + o * 12, cofactorNormal(a0, a1, a2, v128.load(N + o * 12)));
+  if (OT) {
+    const t = v128.load(T + (o << 4));
+    v128.store(OT + (o << 4), f32x4.replace_lane(unitOr(apply3(a0, a1, a2, t), t), 3, f32x4.extract_lane(t, 3)));
+  }
+}
+
+/** The normal n under the linear map with columns a0, a1, a2: its cofactor matrix times n, unit, on n's side (n itself where the map lost it). */
+@inline function cofactorNormal(a0: v128, a1: v128, a2: v128, n: v128): v128 {
+  const c0 = cross(a1, a2);
+  const r = apply3(c0, cross(a2, a0), cross(a0, a1), n);
+  const l2 = hsum(f32x4.mul(r, r));
+  if (!(l2 > 0)) return n;
+  return f32x4.mul(r, f32x4.splat((hsum(f32x4.mul(a0, c0)) < 0 ? <f32>-1 : <f32>1) / Mathf.sqrt(l2)));
+}
+
+/**
+ * Writes vertex i's normal and tangent: stretched by K̄ (columns k0, k1, k2; any positive multiple),
+ * then rotated by the quaternion q of squared norm 2/s.
+ */
+@inline function writeFrame(i: i32, k0: v128, k1: v128, k2: v128, q: v128, s: v128, N: usize, T: usize, ON: usize, OT: usize): void {
+  const o = <usize>i;
+  const w = f32x4.shuffle(q, q, 3, 3, 3, 3);
+  if (ON) store3(ON + o * 12, rotate(q, w, s, cofactorNormal(k0, k1, k2, v128.load(N + o * 12))));
+  if (OT) {
+    const t = v128.load(T + (o << 4));
+    const r = rotate(q, w, s, f32x4.replace_lane(unitOr(apply3(k0, k1, k2, t), t), 3, 0));
+    v128.store(OT + (o << 4), f32x4.replace_lane(r, 3, f32x4.extract_lane(t, 3)));
+  }
+}
+
+/**
+ * DQS's two-phase path (center c = the vertex v, so K̄(v − c) = 0): the joints' dual quaternions
+ * of [R_j | M_j(v) − v] blended (signs fixed against the pivot, the first packed influence),
+ * v' = v + t; normal by K̄'s cofactor matrix, tangent by K̄, then both rotated.
+ */
+export function dqsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, M: usize, QK: usize, RIGID: usize, OP: usize, ON: usize, OT: usize): void {
+  const half = f32x4.splat(0.5);
+  for (let i = 0; i < n; i++) {
+    const c = <i32>load<u8>(CNT + <usize>i);
+    const base = <usize>(K * i);
+    if (!stretched(c, base, JI, RIGID)) continue;
+    if (c == 1) {
+      writeStretchedAffine(i, M + (jointAt(JI, base) << 6), P, N, T, OP, ON, OT);
+      continue;
+    }
+    const v = f32x4.replace_lane(v128.load(P + <usize>i * 12), 3, 1);
+    const pivot = v128.load(QK + (jointAt(JI, base) << 6));
+    let b0 = f32x4.splat(0), be = b0, k0 = b0, k1 = b0, k2 = b0;
+    for (let k = 0; k < c; k++) {
+      const s = base + <usize>k;
+      const j = jointAt(JI, s);
+      const w = f32x4.splat(weightAt(W, s));
+      const m = M + (j << 6);
+      const g = QK + (j << 6);
+      const q = v128.load(g);
+      // t = M_j(v) − v (lane 3: 1 − 1 = 0); d = ½ (t, 0) ⊗ q = ½ (q_w t + t × q, −t·q).
+      const t = f32x4.sub(f32x4.add(apply3(v128.load(m), v128.load(m, 16), v128.load(m, 32), v), v128.load(m, 48)), v);
+      const dv = f32x4.add(f32x4.mul(f32x4.shuffle(q, q, 3, 3, 3, 3), t), cross(t, q));
+      const d = f32x4.mul(half, f32x4.replace_lane(dv, 3, -hsum(f32x4.mul(t, q))));
+      const ws = signedBy(w, pivot, q);
+      b0 = f32x4.add(b0, f32x4.mul(ws, q));
+      be = f32x4.add(be, f32x4.mul(ws, d));
+      k0 = f32x4.add(k0, f32x4.mul(w, v128.load(g, 16)));
+      k1 = f32x4.add(k1, f32x4.mul(w, v128.load(g, 32)));
+      k2 = f32x4.add(k2, f32x4.mul(w, v128.load(g, 48)));
+    }
+    // As the dqs kernel: s = 2/|b0|², t = 2(w₀·e − e_w·q + q × e)/|b0|².
+    const s = f32x4.splat(2 / hsum(f32x4.mul(b0, b0)));
+    const qv = f32x4.replace_lane(b0, 3, 0);
+    const ev = f32x4.replace_lane(be, 3, 0);
+    const tr = f32x4.mul(
+      f32x4.add(f32x4.sub(f32x4.mul(ev, f32x4.shuffle(b0, b0, 3, 3, 3, 3)), f32x4.mul(qv, f32x4.shuffle(be, be, 3, 3, 3, 3))), cross(qv, ev)),
+      s,
+    );
+    store3(OP + <usize>i * 12, f32x4.add(v, tr));
+    writeFrame(i, k0, k1, k2, b0, s, N, T, ON, OT);
+  }
+}
+
+/**
+ * CoR skinning's two-phase path (center c = the vertex's center of rotation): R the QLERP of the
+ * joints' rotations R_j (signs fixed against the pivot), v' = R K̄ (v − c) + Σ w_j M_j(c), the
+ * weights divided by their sum (so that c cancels); normal and tangent as in {@link dqsStretched}.
+ */
+export function corStretched(n: i32, K: i32, P: usize, N: usize, T: usize, C: usize, JI: usize, W: usize, CNT: usize, M: usize, QK: usize, RIGID: usize, OP: usize, ON: usize, OT: usize): void {
+  for (let i = 0; i < n; i++) {
+    const c = <i32>load<u8>(CNT + <usize>i);
+    const base = <usize>(K * i);
+    if (!stretched(c, base, JI, RIGID)) continue;
+    if (c == 1) {
+      writeStretchedAffine(i, M + (jointAt(JI, base) << 6), P, N, T, OP, ON, OT);
+      continue;
+    }
+    const center = f32x4.replace_lane(v128.load(C + <usize>i * 12), 3, 1);
+    const pivot = v128.load(QK + (jointAt(JI, base) << 6));
+    let qa = f32x4.splat(0), l = qa, k0 = qa, k1 = qa, k2 = qa;
+    let sum: f32 = 0;
+    for (let k = 0; k < c; k++) {
+      const s = base + <usize>k;
+      const j = jointAt(JI, s);
+      const wt = weightAt(W, s);
+      const w = f32x4.splat(wt);
+      const m = M + (j << 6);
+      const g = QK + (j << 6);
+      const q = v128.load(g);
+      sum += wt;
+      l = f32x4.add(l, f32x4.mul(w, f32x4.add(apply3(v128.load(m), v128.load(m, 16), v128.load(m, 32), center), v128.load(m, 48))));
+      qa = f32x4.add(qa, f32x4.mul(signedBy(w, pivot, q), q));
+      k0 = f32x4.add(k0, f32x4.mul(w, v128.load(g, 16)));
+      k1 = f32x4.add(k1, f32x4.mul(w, v128.load(g, 32)));
+      k2 = f32x4.add(k2, f32x4.mul(w, v128.load(g, 48)));
+    }
+    const inv = f32x4.splat(1 / sum);
+    const u = f32x4.mul(inv, apply3(k0, k1, k2, f32x4.sub(v128.load(P + <usize>i * 12), center)));
+    const s = f32x4.splat(2 / hsum(f32x4.mul(qa, qa)));
+    store3(OP + <usize>i * 12, f32x4.add(rotate(qa, f32x4.shuffle(qa, qa, 3, 3, 3, 3), s, u), f32x4.mul(inv, l)));
+    writeFrame(i, k0, k1, k2, qa, s, N, T, ON, OT);
+  }
+}
