@@ -102,6 +102,19 @@
 }
 
 /**
+ * The translation of the blended dual quaternion (b0, be), b0 of squared norm 2/s (Kavan et al.
+ * 2008): t = 2(w₀·e − e_w·q + q × e)/|b0|², lane 3 zero.
+ */
+@inline export function dqTranslation(b0: v128, be: v128, s: v128): v128 {
+  const qv = f32x4.replace_lane(b0, 3, 0);
+  const ev = f32x4.replace_lane(be, 3, 0);
+  return f32x4.mul(
+    f32x4.add(f32x4.sub(f32x4.mul(ev, f32x4.shuffle(b0, b0, 3, 3, 3, 3)), f32x4.mul(qv, f32x4.shuffle(be, be, 3, 3, 3, 3))), cross(qv, ev)),
+    s,
+  );
+}
+
+/**
  * Writes vertex i rotated by the quaternion q (squared norm 2/s) about center c and moved to
  * l: R(p − c) + l; normal and tangent rotated by R (tangent handedness kept).
  */

@@ -12,7 +12,7 @@
 // x, y, z, w, dual x, y, z, w). Outputs: OP and ON 3 f32 at 12·i (each store writes 4 lanes;
 // the caller pads 4 bytes), OT 4 f32 at 16·i. A zero pointer N, T or ON/OT means "absent".
 
-import { jointAt, weightAt, lane0, lane1, lane2, hsum, signedBy, cross, apply3, normalized, writeAffine, writeRigid, rotate, writeRotated } from './common';
+import { jointAt, weightAt, lane0, lane1, lane2, hsum, signedBy, cross, apply3, normalized, writeAffine, writeRigid, rotate, writeRotated, dqTranslation } from './common';
 
 /** Linear blend skinning (Magnenat-Thalmann et al. 1988): v' = Σ w_j M_j v. */
 export function lbs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, M: usize, OP: usize, ON: usize, OT: usize): void {
@@ -68,15 +68,9 @@ export function dqs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: 
       b0 = f32x4.add(b0, f32x4.mul(ws, q));
       be = f32x4.add(be, f32x4.mul(ws, v128.load(d, 16)));
     }
-    // Unnormalised: R from b0 with s = 2/|b0|², t = 2(w₀·e − e_w·q + q × e)/|b0|².
+    // Unnormalised: R from b0 with s = 2/|b0|².
     const s = f32x4.splat(2 / hsum(f32x4.mul(b0, b0)));
-    const qv = f32x4.replace_lane(b0, 3, 0);
-    const ev = f32x4.replace_lane(be, 3, 0);
-    const t = f32x4.mul(
-      f32x4.add(f32x4.sub(f32x4.mul(ev, f32x4.shuffle(b0, b0, 3, 3, 3, 3)), f32x4.mul(qv, f32x4.shuffle(be, be, 3, 3, 3, 3))), cross(qv, ev)),
-      s,
-    );
-    writeRotated(i, b0, s, f32x4.splat(0), t, P, N, T, OP, ON, OT);
+    writeRotated(i, b0, s, f32x4.splat(0), dqTranslation(b0, be, s), P, N, T, OP, ON, OT);
   }
 }
 

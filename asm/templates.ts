@@ -9,7 +9,7 @@
 // x, y, z, w); OP, ON (3 f32 per vertex at 12·i) and OT (4 f32 at 16·i) the DQS-posed vertices,
 // corrected in place.
 
-import { cross, hsum, rotate } from './common';
+import { dqTranslation, hsum, rotate } from './common';
 
 /**
  * Per bound vertex, its cage entries' dual quaternions blended with the identity for the share
@@ -35,12 +35,7 @@ export function templates(nb: i32, BND: usize, ST: usize, EK: usize, EW: usize, 
     }
     b0 = f32x4.replace_lane(b0, 3, f32x4.extract_lane(b0, 3) + max<f32>(0, 1 - share));
     const s = f32x4.splat(2 / hsum(f32x4.mul(b0, b0)));
-    const qv = f32x4.replace_lane(b0, 3, 0);
-    const ev = f32x4.replace_lane(be, 3, 0);
-    const t = f32x4.mul(
-      f32x4.add(f32x4.sub(f32x4.mul(ev, f32x4.shuffle(b0, b0, 3, 3, 3, 3)), f32x4.mul(qv, f32x4.shuffle(be, be, 3, 3, 3, 3))), cross(qv, ev)),
-      s,
-    );
+    const t = dqTranslation(b0, be, s);
     // In place: a 4-lane store of position or normal also covers the next vertex's x, which is
     // put back as it was read (even where a degenerate blend gives NaN).
     const o = <usize>i;

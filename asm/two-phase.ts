@@ -10,7 +10,7 @@
 // that is not rigid are written — the others keep what the rigid kernel wrote — each through three
 // scalar stores (a 4-lane store would overwrite the next vertex's x).
 
-import { jointAt, weightAt, hsum, signedBy, cross, apply3, unitOr, rotate } from './common';
+import { jointAt, weightAt, hsum, signedBy, cross, apply3, unitOr, rotate, dqTranslation } from './common';
 
 /** Stores the xyz lanes of v at p (lane 3 not written). */
 @inline function store3(p: usize, v: v128): void {
@@ -19,10 +19,16 @@ import { jointAt, weightAt, hsum, signedBy, cross, apply3, unitOr, rotate } from
   store<f32>(p, f32x4.extract_lane(v, 2), 8);
 }
 
-/** Whether vertex i (c packed influences from slot `base`) is bound to a joint that is not rigid. */
-@inline function stretched(c: i32, base: usize, JI: usize, RIGID: usize): bool {
-  for (let k = 0; k < c; k++) if (!load<u8>(RIGID + jointAt(JI, base + <usize>k))) return true;
-  return false;
+/**
+ * Whether vertex i (c packed influences from slot `base`) needs no blend here: bound to rigid
+ * joints only (left as the rigid kernel wrote it), or to one joint (its affine map, written here).
+ */
+@inline function doneWithoutBlend(i: i32, c: i32, base: usize, JI: usize, RIGID: usize, M: usize, P: usize, N: usize, T: usize, OP: usize, ON: usize, OT: usize): bool {
+  let stretched = false;
+  for (let k = 0; k < c; k++) if (!load<u8>(RIGID + jointAt(JI, base + <usize>k))) stretched = true;
+  if (!stretched) return true;
+  if (c == 1) writeStretchedAffine(i, M + (jointAt(JI, base) << 6), P, N, T, OP, ON, OT);
+  return c == 1;
 }
 
 /**
@@ -74,11 +80,7 @@ export function dqsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: u
   for (let i = 0; i < n; i++) {
     const c = <i32>load<u8>(CNT + <usize>i);
     const base = <usize>(K * i);
-    if (!stretched(c, base, JI, RIGID)) continue;
-    if (c == 1) {
-      writeStretchedAffine(i, M + (jointAt(JI, base) << 6), P, N, T, OP, ON, OT);
-      continue;
-    }
+    if (doneWithoutBlend(i, c, base, JI, RIGID, M, P, N, T, OP, ON, OT)) continue;
     const v = f32x4.replace_lane(v128.load(P + <usize>i * 12), 3, 1);
     const pivot = v128.load(QK + (jointAt(JI, base) << 6));
     let b0 = f32x4.splat(0), be = b0, k0 = b0, k1 = b0, k2 = b0;
@@ -100,15 +102,8 @@ export function dqsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: u
       k1 = f32x4.add(k1, f32x4.mul(w, v128.load(g, 32)));
       k2 = f32x4.add(k2, f32x4.mul(w, v128.load(g, 48)));
     }
-    // As the dqs kernel: s = 2/|b0|², t = 2(w₀·e − e_w·q + q × e)/|b0|².
     const s = f32x4.splat(2 / hsum(f32x4.mul(b0, b0)));
-    const qv = f32x4.replace_lane(b0, 3, 0);
-    const ev = f32x4.replace_lane(be, 3, 0);
-    const tr = f32x4.mul(
-      f32x4.add(f32x4.sub(f32x4.mul(ev, f32x4.shuffle(b0, b0, 3, 3, 3, 3)), f32x4.mul(qv, f32x4.shuffle(be, be, 3, 3, 3, 3))), cross(qv, ev)),
-      s,
-    );
-    store3(OP + <usize>i * 12, f32x4.add(v, tr));
+    store3(OP + <usize>i * 12, f32x4.add(v, dqTranslation(b0, be, s)));
     writeFrame(i, k0, k1, k2, b0, s, N, T, ON, OT);
   }
 }
@@ -122,11 +117,7 @@ export function corStretched(n: i32, K: i32, P: usize, N: usize, T: usize, C: us
   for (let i = 0; i < n; i++) {
     const c = <i32>load<u8>(CNT + <usize>i);
     const base = <usize>(K * i);
-    if (!stretched(c, base, JI, RIGID)) continue;
-    if (c == 1) {
-      writeStretchedAffine(i, M + (jointAt(JI, base) << 6), P, N, T, OP, ON, OT);
-      continue;
-    }
+    if (doneWithoutBlend(i, c, base, JI, RIGID, M, P, N, T, OP, ON, OT)) continue;
     const center = f32x4.replace_lane(v128.load(C + <usize>i * 12), 3, 1);
     const pivot = v128.load(QK + (jointAt(JI, base) << 6));
     let qa = f32x4.splat(0), l = qa, k0 = qa, k1 = qa, k2 = qa;

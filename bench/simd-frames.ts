@@ -7,9 +7,10 @@
  * for the SIMD/JavaScript ratios, and each SIMD time over LBS SIMD's (templates: over DQS
  * SIMD's, the method they correct), paired frame by frame (`pairedRatio`). Medians over 20
  * frames of each asset's first clip × repetitions, positions and normals. CesiumMan subdivided
- * ×3 (157K vertices) is left out by `--quick`. Then the per-vertex two-phase path
- * (`deformStretchedVertices`, every vertex) of DQS, SBS, LMS and CoR on CesiumMan with every
- * joint stretched by 1.3 along its bind x axis: µs per vertex.
+ * ×3 (157K vertices) is left out by `--quick`. Then the per-vertex two-phase path on CesiumMan
+ * with every joint stretched by 1.3 along its bind x axis, µs per vertex: in JavaScript
+ * (`deformStretchedVertices`, every vertex) for DQS, SBS, LMS and CoR, and DQS's and CoR's SIMD
+ * two-phase kernels (`createSimdDeformer`).
  *
  * Run: npm run bench:simd-frames [-- --quick]
  */
@@ -23,10 +24,10 @@ import { prepareMethod } from '../src/methods/index.js';
 import type { Skeleton } from '../src/core/skeleton.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
 import { deformStretchedVertices, splitScale } from '../src/deformers/two-phase.js';
-import { dqsRigid } from '../src/deformers/dqs.js';
+import { dqsRigid, dqsRigidVertex } from '../src/deformers/dqs.js';
 import { sbsRigid } from '../src/deformers/sbs.js';
 import { lmsRigid } from '../src/deformers/lms.js';
-import { corRigid } from '../src/deformers/cor.js';
+import { corRigid, corRigidVertex } from '../src/deformers/cor.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import { benchAsset, DATA, frameMs, pairedRatio, printTable } from './frames.js';
 
@@ -106,19 +107,24 @@ console.log(
   mesh.centersOfRotation = computeCentersOfRotation(mesh).centers;
   const stretched = frames.map((S) => S.map((x, k) => (k % 16 < 3 ? 1.3 * x : x)));
   const row = ['CesiumMan', n.toLocaleString('en-US')];
-  for (const [rigid, center] of [
-    [dqsRigid, 'vertex'],
-    [sbsRigid, 'vertex'],
-    [lmsRigid, 'vertex'],
-    [corRigid, 'cor'],
+  const perVertex = (ms: number) => ((1000 * ms) / n).toFixed(2);
+  for (const [rigid, center, rigidVertex] of [
+    [dqsRigid, 'vertex', dqsRigidVertex],
+    [sbsRigid, 'vertex', undefined],
+    [lmsRigid, 'vertex', undefined],
+    [corRigid, 'cor', corRigidVertex],
   ] as const) {
     const ms = frameMs(
       stretched,
-      (S) => deformStretchedVertices(mesh, S, splitScale(S)!, out, rigid, center, 'all'),
+      (S) => deformStretchedVertices(mesh, S, splitScale(S)!, out, rigid, center, 'all', rigidVertex),
       REPS,
     );
-    row.push(((1000 * ms) / n).toFixed(2));
+    row.push(perVertex(ms));
   }
-  console.log('\ntwo-phase skinning, every vertex on the per-vertex path (JavaScript), µs per vertex (median frame)');
-  printTable(['asset', 'vertices', 'dqs', 'sbs', 'lms', 'cor'], [row]);
+  for (const method of ['dqs', 'cor'] as const) {
+    const simd = await createSimdDeformer(mesh, method);
+    row.push(perVertex(frameMs(stretched, (S) => simd.deform(S), REPS)));
+  }
+  console.log('\ntwo-phase skinning, every vertex on the per-vertex path, µs per vertex (median frame)');
+  printTable(['asset', 'vertices', 'dqs JS', 'sbs JS', 'lms JS', 'cor JS', 'dqs SIMD', 'cor SIMD'], [row]);
 }
