@@ -126,3 +126,53 @@
   if (OT) v128.store(OT + (o << 4), rotate(q, w, s, v128.load(T + (o << 4))));
 }
 
+// ---- the exponential of a twist (ω, u) of se(3), log-matrix skinning (Alexa 2002) ----
+
+const PI32: f32 = 3.14159265358979;
+const HALF_PI: f32 = 1.57079632679490;
+
+/** sin x for |x| ≤ π/2: its Taylor polynomial to x¹³ (error below 6e-9 there), in f32. */
+@inline function sinHalfPi(x: f32): f32 {
+  const x2 = x * x;
+  return x * (1 - (x2 / 6) * (1 - (x2 / 20) * (1 - (x2 / 42) * (1 - (x2 / 72) * (1 - (x2 / 110) * (1 - x2 / 156))))));
+}
+
+/**
+ * The coefficients of exp of a twist with |ω|² = t2: (A, B, C, 1 − B·t2), R = I + A[ω]× + B[ω]×²
+ * and V = I + B[ω]× + C[ω]×². In f32 without a library call: series below θ = 0.25, else sin and
+ * cos by odd polynomials on [−π/2, π/2] (error below 1e-7).
+ */
+@inline export function twistCoefficients(t2: f32): v128 {
+  let A: f32, B: f32, C: f32;
+  if (t2 < 0.0625) {
+    A = 1 - (t2 / 6) * (1 - (t2 / 20) * (1 - t2 / 42));
+    B = 0.5 - (t2 / 24) * (1 - (t2 / 30) * (1 - t2 / 56));
+    C = <f32>(1.0 / 6.0) - (t2 / 120) * (1 - (t2 / 42) * (1 - t2 / 72));
+  } else {
+    const theta = Mathf.sqrt(t2);
+    const sn = sinHalfPi(theta > HALF_PI ? PI32 - theta : theta);
+    const cs = sinHalfPi(HALF_PI - theta);
+    A = sn / theta;
+    B = (1 - cs) / t2;
+    C = (theta - sn) / (t2 * theta);
+  }
+  return f32x4(A, B, C, 1 - B * t2);
+}
+
+/**
+ * Column c of R = exp([ω]×) (coefficients from {@link twistCoefficients}): e_c + A ω×e_c +
+ * B ω×(ω×e_c), with ω×(ω×e_c) = ω_c ω − θ² e_c; `e` the unit vector e_c, `omc` ω_c in every lane.
+ */
+@inline export function twistColumn(om: v128, coef: v128, e: v128, omc: v128): v128 {
+  const bw = f32x4.mul(f32x4.shuffle(coef, coef, 1, 1, 1, 1), om);
+  return f32x4.add(
+    f32x4.add(f32x4.mul(f32x4.shuffle(coef, coef, 3, 3, 3, 3), e), f32x4.mul(omc, bw)),
+    f32x4.mul(f32x4.shuffle(coef, coef, 0, 0, 0, 0), cross(om, e)),
+  );
+}
+
+/** The translation V u of exp of the twist (ω, u): u + B ω×u + C ω×(ω×u). */
+@inline export function twistTranslation(om: v128, coef: v128, u: v128): v128 {
+  const cu = cross(om, u);
+  return f32x4.add(u, f32x4.add(f32x4.mul(f32x4.shuffle(coef, coef, 1, 1, 1, 1), cu), f32x4.mul(f32x4.shuffle(coef, coef, 2, 2, 2, 2), cross(om, cu))));
+}

@@ -12,7 +12,7 @@
 // x, y, z, w, dual x, y, z, w). Outputs: OP and ON 3 f32 at 12·i (each store writes 4 lanes;
 // the caller pads 4 bytes), OT 4 f32 at 16·i. A zero pointer N, T or ON/OT means "absent".
 
-import { jointAt, weightAt, lane0, lane1, lane2, hsum, signedBy, cross, apply3, normalized, writeAffine, writeRigid, rotate, writeRotated, dqTranslation } from './common';
+import { jointAt, weightAt, lane0, lane1, lane2, hsum, signedBy, cross, apply3, normalized, writeAffine, writeRigid, rotate, writeRotated, dqTranslation, twistCoefficients, twistColumn, twistTranslation } from './common';
 
 /** Linear blend skinning (Magnenat-Thalmann et al. 1988): v' = Σ w_j M_j v. */
 export function lbs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, M: usize, OP: usize, ON: usize, OT: usize): void {
@@ -188,15 +188,6 @@ export function sbs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: 
   }
 }
 
-const PI32: f32 = 3.14159265358979;
-const HALF_PI: f32 = 1.57079632679490;
-
-/** sin x for |x| ≤ π/2: its Taylor polynomial to x¹³ (error below 6e-9 there), in f32. */
-@inline function sinHalfPi(x: f32): f32 {
-  const x2 = x * x;
-  return x * (1 - (x2 / 6) * (1 - (x2 / 20) * (1 - (x2 / 42) * (1 - (x2 / 72) * (1 - (x2 / 110) * (1 - x2 / 156))))));
-}
-
 /**
  * Log-matrix skinning (Alexa 2002): blend the joints' se(3) twists (ω, u) — 8 f32 per joint at
  * 32·j: ω, 0, u, 0, the principal logarithms `jointTwists` computes — with the weights and
@@ -220,31 +211,11 @@ export function lms(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: 
       u = f32x4.add(u, f32x4.mul(w, v128.load(l, 16)));
     }
     const v = v128.load(P + <usize>i * 12);
-    // The coefficients in f32 without a library call: series below θ = 0.25, else sin and cos by
-    // odd polynomials on [−π/2, π/2] (error below 1e-7).
-    const t2 = hsum(f32x4.mul(om, om));
-    let A: f32, B: f32, C: f32;
-    if (t2 < 0.0625) {
-      A = 1 - (t2 / 6) * (1 - (t2 / 20) * (1 - t2 / 42));
-      B = 0.5 - (t2 / 24) * (1 - (t2 / 30) * (1 - t2 / 56));
-      C = <f32>(1.0 / 6.0) - (t2 / 120) * (1 - (t2 / 42) * (1 - t2 / 72));
-    } else {
-      const theta = Mathf.sqrt(t2);
-      const sn = sinHalfPi(theta > HALF_PI ? PI32 - theta : theta);
-      const cs = sinHalfPi(HALF_PI - theta);
-      A = sn / theta;
-      B = (1 - cs) / t2;
-      C = (theta - sn) / (t2 * theta);
-    }
-    // Columns of R: e_c + A ω×e_c + B ω×(ω×e_c), with ω×(ω×e_c) = ω_c ω − θ² e_c.
-    const a = f32x4.splat(A), b = f32x4.splat(B);
-    const d = f32x4.splat(1 - B * t2);
-    const bw = f32x4.mul(b, om);
-    const a0 = f32x4.add(f32x4.add(f32x4.mul(d, f32x4(1, 0, 0, 0)), f32x4.mul(lane0(om), bw)), f32x4.mul(a, cross(om, f32x4(1, 0, 0, 0))));
-    const a1 = f32x4.add(f32x4.add(f32x4.mul(d, f32x4(0, 1, 0, 0)), f32x4.mul(lane1(om), bw)), f32x4.mul(a, cross(om, f32x4(0, 1, 0, 0))));
-    const a2 = f32x4.add(f32x4.add(f32x4.mul(d, f32x4(0, 0, 1, 0)), f32x4.mul(lane2(om), bw)), f32x4.mul(a, cross(om, f32x4(0, 0, 1, 0))));
-    const cu = cross(om, u);
-    const t = f32x4.add(u, f32x4.add(f32x4.mul(b, cu), f32x4.mul(f32x4.splat(C), cross(om, cu))));
+    const coef = twistCoefficients(hsum(f32x4.mul(om, om)));
+    const a0 = twistColumn(om, coef, f32x4(1, 0, 0, 0), lane0(om));
+    const a1 = twistColumn(om, coef, f32x4(0, 1, 0, 0), lane1(om));
+    const a2 = twistColumn(om, coef, f32x4(0, 0, 1, 0), lane2(om));
+    const t = twistTranslation(om, coef, u);
     // A rotation: normals and tangents turn with it, no renormalisation.
     const o = <usize>i;
     v128.store(OP + o * 12, f32x4.add(apply3(a0, a1, a2, v), t));

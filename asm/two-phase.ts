@@ -1,16 +1,17 @@
-// Two-phase skinning's stretched vertices for the DQS and CoR kernels (after Kavan, Collins, Žára,
-// O'Sullivan, "Geometric Skinning with Approximate Dual Quaternion Blending", ACM TOG 2008,
+// Two-phase skinning's stretched vertices for the DQS, CoR and LMS kernels (after Kavan, Collins,
+// Žára, O'Sullivan, "Geometric Skinning with Approximate Dual Quaternion Blending", ACM TOG 2008,
 // Sec. 4.2; corskin's form, about a per-vertex center c, is src/deformers/two-phase.ts): each
 // skinning matrix M_j = [L_j | τ_j] split into a proper rotation R_j and a stretch K_j = R_jᵀ L_j,
 // the stretches blended linearly about c, the rigid transforms [R_j | M_j(c) − c] by the method.
 //
 // Layout as asm/kernels.ts (P, N, T, C, JI, W, CNT, M, OP, ON, OT), plus per joint j at QK + 64·j
-// R_j's unit quaternion (x, y, z, w ≥ 0) then K_j's three columns (3 f32 and one of padding each),
-// and RIGID: one byte per joint, 1 where M_j is rigid (K_j = I). Only the vertices bound to a joint
-// that is not rigid are written — the others keep what the rigid kernel wrote — each through three
-// scalar stores (a 4-lane store would overwrite the next vertex's x).
+// R_j's unit quaternion (x, y, z, w ≥ 0; LMS: its logarithm, see lmsStretched) then K_j's three
+// columns (3 f32 and one of padding each), and RIGID: one byte per joint, 1 where M_j is rigid
+// (K_j = I). Only the vertices bound to a joint that is not rigid are written — the others keep
+// what the rigid kernel wrote — each through three scalar stores (a 4-lane store would overwrite
+// the next vertex's x).
 
-import { jointAt, weightAt, hsum, signedBy, cross, apply3, unitOr, rotate, dqTranslation } from './common';
+import { jointAt, weightAt, lane0, lane1, lane2, hsum, signedBy, cross, apply3, unitOr, rotate, dqTranslation, twistCoefficients, twistColumn, twistTranslation } from './common';
 
 /** Stores the xyz lanes of v at p (lane 3 not written). */
 @inline function store3(p: usize, v: v128): void {
@@ -55,6 +56,11 @@ import { jointAt, weightAt, hsum, signedBy, cross, apply3, unitOr, rotate, dqTra
   return f32x4.mul(r, f32x4.splat((hsum(f32x4.mul(a0, c0)) < 0 ? <f32>-1 : <f32>1) / Mathf.sqrt(l2)));
 }
 
+/** The tangent t (x, y, z, w) under the linear map with columns k0, k1, k2: unit (t where the map lost it), lane 3 zero. */
+@inline function stretchedTangent(k0: v128, k1: v128, k2: v128, t: v128): v128 {
+  return f32x4.replace_lane(unitOr(apply3(k0, k1, k2, t), t), 3, 0);
+}
+
 /**
  * Writes vertex i's normal and tangent: stretched by K̄ (columns k0, k1, k2; any positive multiple),
  * then rotated by the quaternion q of squared norm 2/s.
@@ -65,8 +71,7 @@ import { jointAt, weightAt, hsum, signedBy, cross, apply3, unitOr, rotate, dqTra
   if (ON) store3(ON + o * 12, rotate(q, w, s, cofactorNormal(k0, k1, k2, v128.load(N + o * 12))));
   if (OT) {
     const t = v128.load(T + (o << 4));
-    const r = rotate(q, w, s, f32x4.replace_lane(unitOr(apply3(k0, k1, k2, t), t), 3, 0));
-    v128.store(OT + (o << 4), f32x4.replace_lane(r, 3, f32x4.extract_lane(t, 3)));
+    v128.store(OT + (o << 4), f32x4.replace_lane(rotate(q, w, s, stretchedTangent(k0, k1, k2, t)), 3, f32x4.extract_lane(t, 3)));
   }
 }
 
@@ -142,5 +147,57 @@ export function corStretched(n: i32, K: i32, P: usize, N: usize, T: usize, C: us
     const s = f32x4.splat(2 / hsum(f32x4.mul(qa, qa)));
     store3(OP + <usize>i * 12, f32x4.add(rotate(qa, f32x4.shuffle(qa, qa, 3, 3, 3, 3), s, u), f32x4.mul(inv, l)));
     writeFrame(i, k0, k1, k2, qa, s, N, T, ON, OT);
+  }
+}
+
+/**
+ * Log-matrix skinning's two-phase path (center c = the vertex v, so K̄(v − c) = 0): the twists
+ * (ω_j, u_j) of [R_j | M_j(v) − v] — per joint at QK + 64·j ω_j (the principal logarithm of R_j)
+ * and in lane 3 the coefficient c_j of V(ω_j)⁻¹ = I − ½[ω_j]× + c_j[ω_j]×², so that u_j =
+ * V(ω_j)⁻¹ (M_j(v) − v) — blended with the weights divided by their sum and exponentiated:
+ * v' = v + V(ω̄) ū; normal by K̄'s cofactor matrix, tangent by K̄, then both rotated by exp(ω̄).
+ */
+export function lmsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, M: usize, QK: usize, RIGID: usize, OP: usize, ON: usize, OT: usize): void {
+  const half = f32x4.splat(0.5);
+  for (let i = 0; i < n; i++) {
+    const c = <i32>load<u8>(CNT + <usize>i);
+    const base = <usize>(K * i);
+    if (doneWithoutBlend(i, c, base, JI, RIGID, M, P, N, T, OP, ON, OT)) continue;
+    const v = f32x4.replace_lane(v128.load(P + <usize>i * 12), 3, 1);
+    let om = f32x4.splat(0), u = om, k0 = om, k1 = om, k2 = om;
+    let sum: f32 = 0;
+    for (let k = 0; k < c; k++) {
+      const s = base + <usize>k;
+      const j = jointAt(JI, s);
+      const wt = weightAt(W, s);
+      const w = f32x4.splat(wt);
+      const m = M + (j << 6);
+      const g = QK + (j << 6);
+      const twist = v128.load(g);
+      // t = M_j(v) − v (lane 3: 1 − 1 = 0); u_j = t − ½ ω×t + c_j ω×(ω×t).
+      const t = f32x4.sub(f32x4.add(apply3(v128.load(m), v128.load(m, 16), v128.load(m, 32), v), v128.load(m, 48)), v);
+      const wt3 = cross(twist, t);
+      const uj = f32x4.add(f32x4.sub(t, f32x4.mul(half, wt3)), f32x4.mul(f32x4.shuffle(twist, twist, 3, 3, 3, 3), cross(twist, wt3)));
+      sum += wt;
+      om = f32x4.add(om, f32x4.mul(w, twist));
+      u = f32x4.add(u, f32x4.mul(w, uj));
+      k0 = f32x4.add(k0, f32x4.mul(w, v128.load(g, 16)));
+      k1 = f32x4.add(k1, f32x4.mul(w, v128.load(g, 32)));
+      k2 = f32x4.add(k2, f32x4.mul(w, v128.load(g, 48)));
+    }
+    const inv = f32x4.splat(1 / sum);
+    om = f32x4.replace_lane(f32x4.mul(inv, om), 3, 0);
+    u = f32x4.mul(inv, u);
+    const coef = twistCoefficients(hsum(f32x4.mul(om, om)));
+    const o = <usize>i;
+    store3(OP + o * 12, f32x4.add(v, twistTranslation(om, coef, u)));
+    const a0 = twistColumn(om, coef, f32x4(1, 0, 0, 0), lane0(om));
+    const a1 = twistColumn(om, coef, f32x4(0, 1, 0, 0), lane1(om));
+    const a2 = twistColumn(om, coef, f32x4(0, 0, 1, 0), lane2(om));
+    if (ON) store3(ON + o * 12, apply3(a0, a1, a2, cofactorNormal(k0, k1, k2, v128.load(N + o * 12))));
+    if (OT) {
+      const t = v128.load(T + (o << 4));
+      v128.store(OT + (o << 4), f32x4.replace_lane(apply3(a0, a1, a2, stretchedTangent(k0, k1, k2, t)), 3, f32x4.extract_lane(t, 3)));
+    }
   }
 }

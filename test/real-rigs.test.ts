@@ -438,30 +438,34 @@ describe('rigs where only some joints stretch: the rigid joints’ vertices take
     },
   );
 
-  // The per-vertex rigid phase of DQS and CoR (no batch) against the batch path it replaces, on
-  // every vertex, with tangents, at a clip pose whose joints are each stretched differently and
-  // one of them mirrored.
+  // CesiumMan at a clip pose whose joints are each stretched differently, one of them mirrored,
+  // with random unit tangents: every vertex takes the per-vertex two-phase path.
+  async function stretchedCesiumMan(method: 'dqs' | 'cor' | 'lms') {
+    const [model] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
+    const mesh = model.mesh;
+    if (method === 'cor') mesh.centersOfRotation = computeCentersOfRotation(mesh).centers;
+    const n = mesh.positions.length / 3;
+    const random = rng(7);
+    mesh.tangents = new Float32Array(4 * n);
+    for (let i = 0; i < n; i++) {
+      const t = [random() - 0.5, random() - 0.5, random() - 0.5];
+      const l = Math.hypot(...t);
+      mesh.tangents.set([t[0] / l, t[1] / l, t[2] / l, random() < 0.5 ? -1 : 1], 4 * i);
+    }
+    const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, model.animations[0], 0.7));
+    const J = S.length / 16;
+    for (let j = 0; j < J; j++) for (let c = 0; c < 3; c++) for (let r = 0; r < 3; r++) S[16 * j + 4 * c + r] *= 1 + 0.1 * (random() - 0.5); // prettier-ignore
+    for (let r = 0; r < 3; r++) S[16 * 5 + r] *= -1; // joint 5 mirrored
+    const split = splitScale(S)!;
+    expect(split.rigidJoints.includes(1)).toBe(false);
+    const target = () => ({ positions: new Float32Array(3 * n), normals: new Float32Array(3 * n), tangents: new Float32Array(4 * n) }); // prettier-ignore
+    return { mesh, S, split, target };
+  }
+
   it.each(['dqs', 'cor'] as const)(
-    'CesiumMan, %s: the per-vertex rigid phase gives the batched rigid phase’s numbers, bit for bit; SIMD within float32’s',
+    'CesiumMan stretched, %s: the per-vertex rigid phase gives the batched rigid phase’s numbers, bit for bit',
     async (method) => {
-      const [model] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
-      const mesh = model.mesh;
-      if (method === 'cor') mesh.centersOfRotation = computeCentersOfRotation(mesh).centers;
-      const n = mesh.positions.length / 3;
-      const random = rng(7);
-      mesh.tangents = new Float32Array(4 * n);
-      for (let i = 0; i < n; i++) {
-        const t = [random() - 0.5, random() - 0.5, random() - 0.5];
-        const l = Math.hypot(...t);
-        mesh.tangents.set([t[0] / l, t[1] / l, t[2] / l, random() < 0.5 ? -1 : 1], 4 * i);
-      }
-      const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, model.animations[0], 0.7));
-      const J = S.length / 16;
-      for (let j = 0; j < J; j++) for (let c = 0; c < 3; c++) for (let r = 0; r < 3; r++) S[16 * j + 4 * c + r] *= 1 + 0.1 * (random() - 0.5); // prettier-ignore
-      for (let r = 0; r < 3; r++) S[16 * 5 + r] *= -1; // joint 5 mirrored
-      const split = splitScale(S)!;
-      expect(split.rigidJoints.includes(1)).toBe(false);
-      const target = () => ({ positions: new Float32Array(3 * n), normals: new Float32Array(3 * n), tangents: new Float32Array(4 * n) }); // prettier-ignore
+      const { mesh, S, split, target } = await stretchedCesiumMan(method);
       const [batched, direct] = [target(), target()];
       const [rigid, rigidVertex] = method === 'dqs' ? [dqsRigid, dqsRigidVertex] : [corRigid, corRigidVertex];
       const center = method === 'cor' ? 'cor' : 'vertex';
@@ -471,15 +475,25 @@ describe('rigs where only some joints stretch: the rigid joints’ vertices take
       expect(Array.from(direct.normals)).toEqual(Array.from(batched.normals));
       expect(Array.from(direct.tangents)).toEqual(Array.from(batched.tangents));
       // Every vertex written: unit normals throughout.
-      for (let i = 0; i < n; i++) expect(Math.hypot(...direct.normals.subarray(3 * i, 3 * i + 3))).toBeCloseTo(1, 5);
-      // The SIMD two-phase kernel (float32), tangents included.
+      for (let i = 0; i < direct.normals.length / 3; i++)
+        expect(Math.hypot(...direct.normals.subarray(3 * i, 3 * i + 3))).toBeCloseTo(1, 5);
+    },
+  );
+
+  it.each(['dqs', 'cor', 'lms'] as const)(
+    'CesiumMan stretched, %s: the SIMD two-phase kernel as the JavaScript deformer, tangents and weight sums of 0.9 included (float32)',
+    async (method) => {
+      const { mesh, S, target } = await stretchedCesiumMan(method);
+      // Every other vertex's weights summing to 0.9: the two-phase path divides by the sum.
+      const K = mesh.influences;
+      for (let k = 0; k < mesh.weights.length; k++) if (Math.floor(k / K) % 2) mesh.weights[k] *= 0.9;
+      const js = target();
+      deformers[method](mesh, S, js);
       const simd = await createSimdDeformer(mesh, method);
       simd.deform(S);
-      expect(maxDiff(simd.output.positions, direct.positions) / boundingBoxDiagonal(direct.positions)).toBeLessThan(
-        1e-6,
-      );
-      expect(maxDiff(simd.output.normals!, direct.normals)).toBeLessThan(1e-4);
-      expect(maxDiff(simd.output.tangents!, direct.tangents)).toBeLessThan(1e-4);
+      expect(maxDiff(simd.output.positions, js.positions) / boundingBoxDiagonal(js.positions)).toBeLessThan(1e-6);
+      expect(maxDiff(simd.output.normals!, js.normals)).toBeLessThan(1e-4);
+      expect(maxDiff(simd.output.tangents!, js.tangents)).toBeLessThan(1e-4);
     },
   );
 });

@@ -35,21 +35,34 @@ export function jointTwists(skinning: Float64Array, rotations?: Float64Array): F
   const J = skinning.length / 16;
   const q = rotations ?? jointQuaternions(skinning);
   const out = new Float64Array(6 * J);
+  const omega = [0, 0, 0];
   for (let j = 0; j < J; j++) {
-    // w ≥ 0 (quatFromMat4), so θ ∈ [0, π]: the principal logarithm.
-    const x = q[4 * j], y = q[4 * j + 1], z = q[4 * j + 2], w = q[4 * j + 3]; // prettier-ignore
-    const s = Math.hypot(x, y, z);
-    const theta = 2 * Math.atan2(s, w);
-    const f = s > 1e-12 ? theta / s : 2; // ω = θ·k = f·(x, y, z)
-    const ox = f * x, oy = f * y, oz = f * z; // prettier-ignore
+    const c = rotationLogarithm(q, 4 * j, omega);
+    const [ox, oy, oz] = omega;
     const tx = skinning[16 * j + 12], ty = skinning[16 * j + 13], tz = skinning[16 * j + 14]; // prettier-ignore
-    // u = V⁻¹ t, V⁻¹ = I − ½[ω]× + c·[ω]×², c = (1 − θ sin θ / (2(1 − cos θ))) / θ²
-    const c = theta > 1e-6 ? (1 - (theta * Math.sin(theta)) / (2 * (1 - Math.cos(theta)))) / (theta * theta) : 1 / 12;
+    // u = V⁻¹ t, V⁻¹ = I − ½[ω]× + c·[ω]×²
     const wx = oy * tz - oz * ty, wy = oz * tx - ox * tz, wz = ox * ty - oy * tx; // ω × t
     const wwx = oy * wz - oz * wy, wwy = oz * wx - ox * wz, wwz = ox * wy - oy * wx; // ω × (ω × t)
     out.set([ox, oy, oz, tx - 0.5 * wx + c * wwx, ty - 0.5 * wy + c * wwy, tz - 0.5 * wz + c * wwz], 6 * j);
   }
   return out;
+}
+
+/**
+ * The principal logarithm of the rotation of the unit quaternion `q[o..o+4)` (x, y, z, w with
+ * w ≥ 0, so θ ∈ [0, π]): writes ω = θ·axis (radians) to `omega[0..3)` and returns the coefficient
+ * c of `V(ω)⁻¹ = I − ½[ω]× + c·[ω]×²`, `c = (1 − θ sin θ / (2(1 − cos θ))) / θ²` (1/12 near θ = 0),
+ * with which a translation t becomes the twist's u = V(ω)⁻¹ t.
+ */
+export function rotationLogarithm(q: ArrayLike<number>, o: number, omega: number[] | Float64Array): number {
+  const x = q[o], y = q[o + 1], z = q[o + 2], w = q[o + 3]; // prettier-ignore
+  const s = Math.hypot(x, y, z);
+  const theta = 2 * Math.atan2(s, w);
+  const f = s > 1e-12 ? theta / s : 2; // ω = θ·k = f·(x, y, z)
+  omega[0] = f * x;
+  omega[1] = f * y;
+  omega[2] = f * z;
+  return theta > 1e-6 ? (1 - (theta * Math.sin(theta)) / (2 * (1 - Math.cos(theta)))) / (theta * theta) : 1 / 12;
 }
 
 /**

@@ -32,7 +32,7 @@ import { createStretchSimdDeformer } from './stretch.js';
 import { methodModule } from '../methods/index.js';
 import { jointDualQuaternions } from '../deformers/dqs.js';
 import { sbsRigid } from '../deformers/sbs.js';
-import { lmsRigid, jointTwists } from '../deformers/lms.js';
+import { jointTwists, rotationLogarithm } from '../deformers/lms.js';
 import * as wasm from './instance.js';
 import {
   runKernelRange,
@@ -58,7 +58,7 @@ export interface SimdDeformer {
    * result there (the shared deformer contract of `src/deformers`). Skinning matrices that all
    * carry one uniform scale (a rig under a scaled node) run on the kernels, divided by it; for
    * any other scale, shear or reflection, the vertices bound to such joints take the per-vertex
-   * two-phase path (`deformTwoPhase`): DQS and CoR on their two-phase kernels, SBS and LMS in
+   * two-phase path (`deformTwoPhase`): DQS, CoR and LMS on their two-phase kernels, SBS in
    * JavaScript; the others stay on the kernels.
    * @param skinning skinning matrices, 4×4 column-major, length ≥ 16·J (bind → posed space)
    * @throws CorskinError when `skinning` has fewer joints than the mesh uses, or `out` is too small
@@ -227,9 +227,9 @@ export async function createSkinningKernels<Extra>(
   const CNT = take(n);
   const M = take(64 * J);
   const Q = method === 'dqs' || method === 'lms' ? take(32 * J) : method === 'lbs' ? 0 : take(16 * J);
-  // DQS's and CoR's two-phase kernels (asm/two-phase.ts): per joint its rotation and stretch, and
-  // whether it is rigid.
-  const twoPhase = method === 'dqs' || method === 'cor';
+  // DQS's, CoR's and LMS's two-phase kernels (asm/two-phase.ts): per joint its rotation (LMS: its
+  // logarithm) and stretch, and whether it is rigid.
+  const twoPhase = method === 'dqs' || method === 'cor' || method === 'lms';
   const QK = twoPhase ? take(64 * J) : 0;
   const RIGID = twoPhase ? take(J) : 0;
   const extra = more(take);
@@ -246,8 +246,6 @@ export async function createSkinningKernels<Extra>(
     u8.subarray(CNT, CNT + n),
   );
 
-  // The JavaScript deformer for the vertices the kernels do not take (LBS, DQS and CoR take every rig).
-  const rigid = { sbs: sbsRigid, lms: lmsRigid }[method as string];
   const jointData = f32.subarray(Q >> 2, (Q >> 2) + (method === 'dqs' || method === 'lms' ? 8 : 4) * J);
   // The matrices go in below (divided by a uniform scale where there is one).
   const all = (s: number) => runKernelRange(exports, call, 0, n, s, 0, f32);
@@ -256,7 +254,7 @@ export async function createSkinningKernels<Extra>(
     // positions times s (exact, see uniformScale; commonScale finds it without the split, the
     // split's uniformScale where commonScale's test, about a different reference, does not).
     // Other scale, shear or reflection: the kernels for the vertices bound to rigid joints only,
-    // the two-phase path for the others (DQS, CoR: their two-phase kernels; SBS, LMS:
+    // the two-phase path for the others (DQS, CoR, LMS: their two-phase kernels; SBS:
     // JavaScript's) — as deformRigidOrTwoPhase in JavaScript.
     let s = method === 'lbs' ? 1 : commonScale(skinning);
     const split = s ? null : splitScale(skinning)!;
@@ -268,7 +266,8 @@ export async function createSkinningKernels<Extra>(
         stretchedKernel(split);
       } else {
         if (some) runKernels(skinning, 1, kernels);
-        deformStretchedVertices(mesh, skinning, split, output, rigid!, 'vertex', some ? 'stretched' : 'all');
+        // SBS: the JavaScript two-phase path.
+        deformStretchedVertices(mesh, skinning, split, output, sbsRigid, 'vertex', some ? 'stretched' : 'all');
       }
     } else runKernels(skinning, s, kernels);
   };
@@ -293,19 +292,25 @@ export async function createSkinningKernels<Extra>(
   }
 
   /**
-   * DQS's or CoR's two-phase kernel on this thread for the vertices bound to a joint that
+   * DQS's, CoR's or LMS's two-phase kernel on this thread for the vertices bound to a joint that
    * stretches (the frame's matrices already in the memory, the others already posed).
    */
   function stretchedKernel(split: ScaleSplit): void {
     const { rotations, stretch, rigidJoints } = split;
+    const omega = [0, 0, 0];
     for (let j = 0; j < J; j++) {
       const g = (QK >> 2) + 16 * j;
-      for (let e = 0; e < 4; e++) f32[g + e] = rotations[4 * j + e];
+      if (method !== 'lms') for (let e = 0; e < 4; e++) f32[g + e] = rotations[4 * j + e];
+      else {
+        // The logarithm ω of R_j and V(ω)⁻¹'s coefficient (see asm/two-phase.ts' lmsStretched).
+        f32[g + 3] = rotationLogarithm(rotations, 4 * j, omega);
+        for (let e = 0; e < 3; e++) f32[g + e] = omega[e];
+      }
       for (let c = 0; c < 3; c++) for (let r = 0; r < 3; r++) f32[g + 4 + 4 * c + r] = stretch[9 * j + 3 * c + r];
     }
     u8.set(rigidJoints.subarray(0, J), RIGID);
     const { P, N, T, C, JI, W, CNT, M, OP, ON, OT } = call;
-    if (method === 'dqs') exports.dqsStretched(n, K, P, N, T, JI, W, CNT, M, QK, RIGID, OP, ON, OT);
-    else exports.corStretched(n, K, P, N, T, C, JI, W, CNT, M, QK, RIGID, OP, ON, OT);
+    if (method === 'cor') exports.corStretched(n, K, P, N, T, C, JI, W, CNT, M, QK, RIGID, OP, ON, OT);
+    else exports[`${method}Stretched`](n, K, P, N, T, JI, W, CNT, M, QK, RIGID, OP, ON, OT);
   }
 }
