@@ -176,3 +176,37 @@ const HALF_PI: f32 = 1.57079632679490;
   const cu = cross(om, u);
   return f32x4.add(u, f32x4.add(f32x4.mul(f32x4.shuffle(coef, coef, 1, 1, 1, 1), cu), f32x4.mul(f32x4.shuffle(coef, coef, 2, 2, 2, 2), cross(om, cu))));
 }
+
+// ---- spherical blend skinning's center of rotation (Kavan & Žára 2005) ----
+
+/** Component (r, c) of the 4×4 column-major matrix at m (16-byte columns; c = 3: the translation), widened to f64. */
+@inline export function at(m: usize, r: i32, c: i32): f64 {
+  return <f64>load<f32>(m + <usize>((c << 4) + (r << 2)));
+}
+
+/**
+ * SBS's center of rotation from the normal equations M r = b of its pairwise least squares
+ * (M symmetric: m00 … m22): the minimiser closest to v, r = v + δ with (M + λI) δ = b − M v and
+ * the Tikhonov term λ = 1e-8 + 1e-9·trace, in f64 as src/deformers/sbs.ts; v itself where the
+ * system is singular. Returned in f32 lanes 0–2, lane 3 zero.
+ */
+@inline export function sbsCenter(m00: f64, m01: f64, m02: f64, m11: f64, m12: f64, m22: f64, b0: f64, b1: f64, b2: f64, vx: f64, vy: f64, vz: f64): v128 {
+  const lambda = 1e-8 + 1e-9 * (m00 + m11 + m22);
+  const a00 = m00 + lambda, a11 = m11 + lambda, a22 = m22 + lambda;
+  const r0 = b0 - (m00 * vx + m01 * vy + m02 * vz);
+  const r1 = b1 - (m01 * vx + m11 * vy + m12 * vz);
+  const r2 = b2 - (m02 * vx + m12 * vy + m22 * vz);
+  const c00 = a11 * a22 - m12 * m12, c01 = m02 * m12 - m01 * a22, c02 = m01 * m12 - m02 * a11;
+  const det = a00 * c00 + m01 * c01 + m02 * c02;
+  let rx = vx, ry = vy, rz = vz;
+  if (det > 0) {
+    const c11 = a00 * a22 - m02 * m02, c12 = m01 * m02 - a00 * m12, c22 = a00 * a11 - m01 * m01;
+    rx += (c00 * r0 + c01 * r1 + c02 * r2) / det;
+    ry += (c01 * r0 + c11 * r1 + c12 * r2) / det;
+    rz += (c02 * r0 + c12 * r1 + c22 * r2) / det;
+  }
+  let center = f32x4.splat(0);
+  center = f32x4.replace_lane(center, 0, <f32>rx);
+  center = f32x4.replace_lane(center, 1, <f32>ry);
+  return f32x4.replace_lane(center, 2, <f32>rz);
+}

@@ -12,7 +12,7 @@
 // x, y, z, w, dual x, y, z, w). Outputs: OP and ON 3 f32 at 12·i (each store writes 4 lanes;
 // the caller pads 4 bytes), OT 4 f32 at 16·i. A zero pointer N, T or ON/OT means "absent".
 
-import { jointAt, weightAt, lane0, lane1, lane2, hsum, signedBy, cross, apply3, normalized, writeAffine, writeRigid, rotate, writeRotated, dqTranslation, twistCoefficients, twistColumn, twistTranslation } from './common';
+import { jointAt, weightAt, lane0, lane1, lane2, hsum, signedBy, cross, apply3, normalized, writeAffine, writeRigid, rotate, writeRotated, dqTranslation, twistCoefficients, twistColumn, twistTranslation, at, sbsCenter } from './common';
 
 /** Linear blend skinning (Magnenat-Thalmann et al. 1988): v' = Σ w_j M_j v. */
 export function lbs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, M: usize, OP: usize, ON: usize, OT: usize): void {
@@ -122,11 +122,6 @@ export function cor(n: i32, K: i32, P: usize, N: usize, T: usize, C: usize, JI: 
   writeRotated(i, qa, s, center, f32x4.add(apply3(a0, a1, a2, center), a3), P, N, T, OP, ON, OT);
 }
 
-/** Component (r, c) of the 3×3 linear part of the skinning matrix at m (column-major), widened to f64. */
-@inline function at(m: usize, r: i32, c: i32): f64 {
-  return <f64>load<f32>(m + <usize>((c << 4) + (r << 2)));
-}
-
 /**
  * Spherical blend skinning (Kavan & Žára 2005): R from the QLERP of the joints' quaternions (signs
  * fixed against the pivot, the first packed influence), the center of rotation r solved per vertex
@@ -165,26 +160,7 @@ export function sbs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: 
         b2 += d02 * e0 + d12 * e1 + d22 * e2;
       }
     }
-    // r = v + δ with (M + λI) δ = b − M v.
-    const lambda = 1e-8 + 1e-9 * (m00 + m11 + m22);
-    const a00 = m00 + lambda, a11 = m11 + lambda, a22 = m22 + lambda;
-    const r0 = b0 - (m00 * vx + m01 * vy + m02 * vz);
-    const r1 = b1 - (m01 * vx + m11 * vy + m12 * vz);
-    const r2 = b2 - (m02 * vx + m12 * vy + m22 * vz);
-    const c00 = a11 * a22 - m12 * m12, c01 = m02 * m12 - m01 * a22, c02 = m01 * m12 - m02 * a11;
-    const det = a00 * c00 + m01 * c01 + m02 * c02;
-    let rx = vx, ry = vy, rz = vz;
-    if (det > 0) {
-      const c11 = a00 * a22 - m02 * m02, c12 = m01 * m02 - a00 * m12, c22 = a00 * a11 - m01 * m01;
-      rx += (c00 * r0 + c01 * r1 + c02 * r2) / det;
-      ry += (c01 * r0 + c11 * r1 + c12 * r2) / det;
-      rz += (c02 * r0 + c12 * r1 + c22 * r2) / det;
-    }
-    let center = f32x4.splat(0);
-    center = f32x4.replace_lane(center, 0, <f32>rx);
-    center = f32x4.replace_lane(center, 1, <f32>ry);
-    center = f32x4.replace_lane(center, 2, <f32>rz);
-    rotateAbout(i, c, base, center, JI, W, M, Q, P, N, T, OP, ON, OT);
+    rotateAbout(i, c, base, sbsCenter(m00, m01, m02, m11, m12, m22, b0, b1, b2, vx, vy, vz), JI, W, M, Q, P, N, T, OP, ON, OT);
   }
 }
 

@@ -1,8 +1,9 @@
-// Two-phase skinning's stretched vertices for the DQS, CoR and LMS kernels (after Kavan, Collins,
-// Žára, O'Sullivan, "Geometric Skinning with Approximate Dual Quaternion Blending", ACM TOG 2008,
-// Sec. 4.2; corskin's form, about a per-vertex center c, is src/deformers/two-phase.ts): each
-// skinning matrix M_j = [L_j | τ_j] split into a proper rotation R_j and a stretch K_j = R_jᵀ L_j,
-// the stretches blended linearly about c, the rigid transforms [R_j | M_j(c) − c] by the method.
+// Two-phase skinning's stretched vertices for the DQS, CoR, SBS and LMS kernels (after Kavan,
+// Collins, Žára, O'Sullivan, "Geometric Skinning with Approximate Dual Quaternion Blending", ACM
+// TOG 2008, Sec. 4.2; corskin's form, about a per-vertex center c, is src/deformers/two-phase.ts):
+// each skinning matrix M_j = [L_j | τ_j] split into a proper rotation R_j and a stretch
+// K_j = R_jᵀ L_j, the stretches blended linearly about c, the rigid transforms [R_j | M_j(c) − c]
+// by the method.
 //
 // Layout as asm/kernels.ts (P, N, T, C, JI, W, CNT, M, OP, ON, OT), plus per joint j at QK + 64·j
 // R_j's unit quaternion (x, y, z, w ≥ 0; LMS: its logarithm, see lmsStretched) then K_j's three
@@ -11,7 +12,7 @@
 // what the rigid kernel wrote — each through three scalar stores (a 4-lane store would overwrite
 // the next vertex's x).
 
-import { jointAt, weightAt, lane0, lane1, lane2, hsum, signedBy, cross, apply3, unitOr, rotate, dqTranslation, twistCoefficients, twistColumn, twistTranslation } from './common';
+import { jointAt, weightAt, lane0, lane1, lane2, hsum, signedBy, cross, apply3, unitOr, rotate, dqTranslation, twistCoefficients, twistColumn, twistTranslation, at, sbsCenter } from './common';
 
 /** Stores the xyz lanes of v at p (lane 3 not written). */
 @inline function store3(p: usize, v: v128): void {
@@ -47,8 +48,21 @@ import { jointAt, weightAt, lane0, lane1, lane2, hsum, signedBy, cross, apply3, 
   }
 }
 
-/** The normal n under the linear map with columns a0, a1, a2: its cofactor matrix times n, unit, on n's side (n itself where the map lost it). */
+/**
+ * The normal n under the linear map with columns a0, a1, a2 (lane 3 zero): its cofactor matrix
+ * times n, unit, on n's side (n itself where the map lost it). The columns are first divided by
+ * their largest entry: the cofactors' squares grow as the map's fourth power, which in float32
+ * underflows for a map scaled by 1e-6 (a joint scaled to nearly 0 under a rig scaled 0.01).
+ */
 @inline function cofactorNormal(a0: v128, a1: v128, a2: v128, n: v128): v128 {
+  const big = f32x4.max(f32x4.max(f32x4.abs(a0), f32x4.abs(a1)), f32x4.abs(a2));
+  const mx = max<f32>(max<f32>(f32x4.extract_lane(big, 0), f32x4.extract_lane(big, 1)), f32x4.extract_lane(big, 2));
+  if (mx > 0) {
+    const f = f32x4.splat(1 / mx);
+    a0 = f32x4.mul(a0, f);
+    a1 = f32x4.mul(a1, f);
+    a2 = f32x4.mul(a2, f);
+  }
   const c0 = cross(a1, a2);
   const r = apply3(c0, cross(a2, a0), cross(a0, a1), n);
   const l2 = hsum(f32x4.mul(r, r));
@@ -78,7 +92,11 @@ import { jointAt, weightAt, lane0, lane1, lane2, hsum, signedBy, cross, apply3, 
 /**
  * DQS's two-phase path (center c = the vertex v, so K̄(v − c) = 0): the joints' dual quaternions
  * of [R_j | M_j(v) − v] blended (signs fixed against the pivot, the first packed influence),
- * v' = v + t; normal by K̄'s cofactor matrix, tangent by K̄, then both rotated.
+ * v' = v + t; normal by K̄'s cofactor matrix, tangent by K̄, then both rotated. The blend's
+ * translation is linear in the joints' translations and keeps a common one, so v' is computed as
+ * the translation of the blend of [R_j | M_j(v)]: the same number without the cancellation of
+ * v + (M_j(v) − v), which in float32 costs 6e-8·|v| — 1/s times the result's own rounding on a
+ * rig whose matrices scale by s (a Mixamo rig under a node scaled 0.01).
  */
 export function dqsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, M: usize, QK: usize, RIGID: usize, OP: usize, ON: usize, OT: usize): void {
   const half = f32x4.splat(0.5);
@@ -96,8 +114,8 @@ export function dqsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: u
       const m = M + (j << 6);
       const g = QK + (j << 6);
       const q = v128.load(g);
-      // t = M_j(v) − v (lane 3: 1 − 1 = 0); d = ½ (t, 0) ⊗ q = ½ (q_w t + t × q, −t·q).
-      const t = f32x4.sub(f32x4.add(apply3(v128.load(m), v128.load(m, 16), v128.load(m, 32), v), v128.load(m, 48)), v);
+      // t = M_j(v) (lane 3 zeroed); d = ½ (t, 0) ⊗ q = ½ (q_w t + t × q, −t·q).
+      const t = f32x4.replace_lane(f32x4.add(apply3(v128.load(m), v128.load(m, 16), v128.load(m, 32), v), v128.load(m, 48)), 3, 0);
       const dv = f32x4.add(f32x4.mul(f32x4.shuffle(q, q, 3, 3, 3, 3), t), cross(t, q));
       const d = f32x4.mul(half, f32x4.replace_lane(dv, 3, -hsum(f32x4.mul(t, q))));
       const ws = signedBy(w, pivot, q);
@@ -108,7 +126,7 @@ export function dqsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: u
       k2 = f32x4.add(k2, f32x4.mul(w, v128.load(g, 48)));
     }
     const s = f32x4.splat(2 / hsum(f32x4.mul(b0, b0)));
-    store3(OP + <usize>i * 12, f32x4.add(v, dqTranslation(b0, be, s)));
+    store3(OP + <usize>i * 12, dqTranslation(b0, be, s));
     writeFrame(i, k0, k1, k2, b0, s, N, T, ON, OT);
   }
 }
@@ -200,4 +218,79 @@ export function lmsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: u
       v128.store(OT + (o << 4), f32x4.replace_lane(apply3(a0, a1, a2, stretchedTangent(k0, k1, k2, t)), 3, f32x4.extract_lane(t, 3)));
     }
   }
+}
+
+/**
+ * Spherical blend skinning's two-phase path (center c = the vertex v, so K̄(v − c) = 0): the
+ * center of rotation r of the transforms [R_j | t_j], t_j = M_j(v) − v, solved as the sbs kernel
+ * solves it (pairwise least squares in f64, the minimiser closest to the stretched vertex, 0),
+ * R the QLERP of the R_j, v' = v − R r + Σ w_j (R_j r + t_j) / Σ w_j, computed without v (see
+ * {@link dqsStretched}); normal and tangent as there. RM: per joint at 64·j the columns of R_j (3 f32 and one of padding each).
+ */
+export function sbsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, M: usize, QK: usize, RM: usize, RIGID: usize, OP: usize, ON: usize, OT: usize): void {
+  for (let i = 0; i < n; i++) {
+    const c = <i32>load<u8>(CNT + <usize>i);
+    const base = <usize>(K * i);
+    if (doneWithoutBlend(i, c, base, JI, RIGID, M, P, N, T, OP, ON, OT)) continue;
+    const p = P + <usize>i * 12;
+    const vx = <f64>load<f32>(p), vy = <f64>load<f32>(p, 4), vz = <f64>load<f32>(p, 8);
+    // Normal equations M r = b of the pairwise least squares: D = R_a − R_b, e = t_b − t_a.
+    let m00: f64 = 0, m01: f64 = 0, m02: f64 = 0, m11: f64 = 0, m12: f64 = 0, m22: f64 = 0, b0: f64 = 0, b1: f64 = 0, b2: f64 = 0;
+    for (let a = 0; a < c; a++) {
+      const ja = jointAt(JI, base + <usize>a);
+      const A = RM + (ja << 6), MA = M + (ja << 6);
+      for (let e = a + 1; e < c; e++) {
+        const jb = jointAt(JI, base + <usize>e);
+        const B = RM + (jb << 6), MB = M + (jb << 6);
+        const d00 = at(A, 0, 0) - at(B, 0, 0), d10 = at(A, 1, 0) - at(B, 1, 0), d20 = at(A, 2, 0) - at(B, 2, 0);
+        const d01 = at(A, 0, 1) - at(B, 0, 1), d11 = at(A, 1, 1) - at(B, 1, 1), d21 = at(A, 2, 1) - at(B, 2, 1);
+        const d02 = at(A, 0, 2) - at(B, 0, 2), d12 = at(A, 1, 2) - at(B, 1, 2), d22 = at(A, 2, 2) - at(B, 2, 2);
+        // t_b − t_a = M_b(v) − M_a(v).
+        const e0 = affineRow(MB, 0, vx, vy, vz) - affineRow(MA, 0, vx, vy, vz);
+        const e1 = affineRow(MB, 1, vx, vy, vz) - affineRow(MA, 1, vx, vy, vz);
+        const e2 = affineRow(MB, 2, vx, vy, vz) - affineRow(MA, 2, vx, vy, vz);
+        m00 += d00 * d00 + d10 * d10 + d20 * d20;
+        m01 += d00 * d01 + d10 * d11 + d20 * d21;
+        m02 += d00 * d02 + d10 * d12 + d20 * d22;
+        m11 += d01 * d01 + d11 * d11 + d21 * d21;
+        m12 += d01 * d02 + d11 * d12 + d21 * d22;
+        m22 += d02 * d02 + d12 * d12 + d22 * d22;
+        b0 += d00 * e0 + d10 * e1 + d20 * e2;
+        b1 += d01 * e0 + d11 * e1 + d21 * e2;
+        b2 += d02 * e0 + d12 * e1 + d22 * e2;
+      }
+    }
+    const r = sbsCenter(m00, m01, m02, m11, m12, m22, b0, b1, b2, 0, 0, 0);
+    const v = f32x4.replace_lane(v128.load(p), 3, 1);
+    const pivot = v128.load(QK + (jointAt(JI, base) << 6));
+    let qa = f32x4.splat(0), l = qa, k0 = qa, k1 = qa, k2 = qa;
+    let sum: f32 = 0;
+    for (let k = 0; k < c; k++) {
+      const s = base + <usize>k;
+      const j = jointAt(JI, s);
+      const wt = weightAt(W, s);
+      const w = f32x4.splat(wt);
+      const m = M + (j << 6);
+      const g = QK + (j << 6);
+      const R = RM + (j << 6);
+      const q = v128.load(g);
+      sum += wt;
+      // R_j r + M_j(v) (the transform's image of r, plus v; see below).
+      const image = f32x4.add(apply3(v128.load(m), v128.load(m, 16), v128.load(m, 32), v), v128.load(m, 48));
+      l = f32x4.add(l, f32x4.mul(w, f32x4.add(apply3(v128.load(R), v128.load(R, 16), v128.load(R, 32), r), image)));
+      qa = f32x4.add(qa, f32x4.mul(signedBy(w, pivot, q), q));
+      k0 = f32x4.add(k0, f32x4.mul(w, v128.load(g, 16)));
+      k1 = f32x4.add(k1, f32x4.mul(w, v128.load(g, 32)));
+      k2 = f32x4.add(k2, f32x4.mul(w, v128.load(g, 48)));
+    }
+    const s = f32x4.splat(2 / hsum(f32x4.mul(qa, qa)));
+    // v' = v − R r + Σ ŵ_j (R_j r + M_j(v) − v) = −R r + Σ ŵ_j (R_j r + M_j(v)), ŵ = w / Σ w.
+    store3(OP + <usize>i * 12, f32x4.add(rotate(qa, f32x4.shuffle(qa, qa, 3, 3, 3, 3), s, f32x4.neg(r)), f32x4.mul(f32x4.splat(1 / sum), l)));
+    writeFrame(i, k0, k1, k2, qa, s, N, T, ON, OT);
+  }
+}
+
+/** Row r of the affine map of the 4×4 column-major matrix at m applied to (x, y, z), in f64. */
+@inline function affineRow(m: usize, r: i32, x: f64, y: f64, z: f64): f64 {
+  return at(m, r, 0) * x + at(m, r, 1) * y + at(m, r, 2) * z + at(m, r, 3);
 }

@@ -9,8 +9,8 @@
  * frames of each asset's first clip × repetitions, positions and normals. CesiumMan subdivided
  * ×3 (157K vertices) is left out by `--quick`. Then the per-vertex two-phase path on CesiumMan
  * with every joint stretched by 1.3 along its bind x axis, µs per vertex: in JavaScript
- * (`deformStretchedVertices`, every vertex) for DQS, SBS, LMS and CoR, and DQS's and CoR's SIMD
- * two-phase kernels (`createSimdDeformer`).
+ * (`deformStretchedVertices`, every vertex) and on the SIMD two-phase kernels (`createSimdDeformer`),
+ * for DQS, SBS, LMS and CoR.
  *
  * Run: npm run bench:simd-frames [-- --quick]
  */
@@ -121,10 +121,13 @@ console.log(
     );
     row.push(perVertex(ms));
   }
-  for (const method of ['dqs', 'cor'] as const) {
+  for (const method of ['dqs', 'sbs', 'lms', 'cor'] as const) {
     const simd = await createSimdDeformer(mesh, method);
     row.push(perVertex(frameMs(stretched, (S) => simd.deform(S), REPS)));
   }
   console.log('\ntwo-phase skinning, every vertex on the per-vertex path, µs per vertex (median frame)');
-  printTable(['asset', 'vertices', 'dqs JS', 'sbs JS', 'lms JS', 'cor JS', 'dqs SIMD', 'cor SIMD'], [row]);
+  printTable(
+    ['asset', 'vertices', 'dqs JS', 'sbs JS', 'lms JS', 'cor JS', 'dqs SIMD', 'sbs SIMD', 'lms SIMD', 'cor SIMD'],
+    [row],
+  );
 }

@@ -440,7 +440,7 @@ describe('rigs where only some joints stretch: the rigid joints’ vertices take
 
   // CesiumMan at a clip pose whose joints are each stretched differently, one of them mirrored,
   // with random unit tangents: every vertex takes the per-vertex two-phase path.
-  async function stretchedCesiumMan(method: 'dqs' | 'cor' | 'lms') {
+  async function stretchedCesiumMan(method: 'dqs' | 'cor' | 'lms' | 'sbs') {
     const [model] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
     const mesh = model.mesh;
     if (method === 'cor') mesh.centersOfRotation = computeCentersOfRotation(mesh).centers;
@@ -480,7 +480,7 @@ describe('rigs where only some joints stretch: the rigid joints’ vertices take
     },
   );
 
-  it.each(['dqs', 'cor', 'lms'] as const)(
+  it.each(['dqs', 'cor', 'lms', 'sbs'] as const)(
     'CesiumMan stretched, %s: the SIMD two-phase kernel as the JavaScript deformer, tangents and weight sums of 0.9 included (float32)',
     async (method) => {
       const { mesh, S, target } = await stretchedCesiumMan(method);

@@ -24,11 +24,18 @@ function decodeBase64(s: string): Uint8Array {
 }
 
 /**
- * A 16-byte-aligned bump layout of a kernel memory: `take(bytes)` returns the offset of a new
- * block; offset 0 stays unused (a zero pointer means "absent" to the kernels).
+ * Where {@link kernelLayout} starts: above the kernel modules' static data (the one data segment
+ * AssemblyScript emits, its 32-byte table of 2/π for the argument reduction of `Mathf.sin` and
+ * `Mathf.cos`, at 1024), which the layout's blocks must not overwrite (`test/wasm-layout.test.ts`).
+ */
+export const KERNEL_LAYOUT_START = 2048;
+
+/**
+ * A 16-byte-aligned bump layout of a kernel memory from {@link KERNEL_LAYOUT_START}: `take(bytes)`
+ * returns the offset of a new block (a zero pointer means "absent" to the kernels).
  */
 export function kernelLayout(): { take(bytes: number): number; readonly size: number } {
-  let top = 16;
+  let top = KERNEL_LAYOUT_START;
   return {
     take(bytes: number) {
       const at = top;

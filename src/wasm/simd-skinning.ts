@@ -21,17 +21,10 @@ import type { DeformTarget } from '../deformers/contract.js';
 import { jointQuaternions } from '../deformers/joint-rotations.js';
 import { SIMD_METHODS, type SimdMethodId } from '../deformers/registry.js';
 import type { StretchRig } from '../deformers/stretch.js';
-import {
-  commonScale,
-  deformStretchedVertices,
-  splitScale,
-  uniformScale,
-  type ScaleSplit,
-} from '../deformers/two-phase.js';
+import { commonScale, splitScale, uniformScale, type ScaleSplit } from '../deformers/two-phase.js';
 import { createStretchSimdDeformer } from './stretch.js';
 import { methodModule } from '../methods/index.js';
 import { jointDualQuaternions } from '../deformers/dqs.js';
-import { sbsRigid } from '../deformers/sbs.js';
 import { jointTwists, rotationLogarithm } from '../deformers/lms.js';
 import * as wasm from './instance.js';
 import {
@@ -58,8 +51,8 @@ export interface SimdDeformer {
    * result there (the shared deformer contract of `src/deformers`). Skinning matrices that all
    * carry one uniform scale (a rig under a scaled node) run on the kernels, divided by it; for
    * any other scale, shear or reflection, the vertices bound to such joints take the per-vertex
-   * two-phase path (`deformTwoPhase`): DQS, CoR and LMS on their two-phase kernels, SBS in
-   * JavaScript; the others stay on the kernels.
+   * two-phase path (`deformTwoPhase`) on their method's two-phase kernel (`asm/two-phase.ts`); the
+   * others stay on the kernels.
    * @param skinning skinning matrices, 4×4 column-major, length ≥ 16·J (bind → posed space)
    * @throws CorskinError when `skinning` has fewer joints than the mesh uses, or `out` is too small
    */
@@ -79,9 +72,7 @@ export interface SimdDeformer {
  * with the template rig `prepareMethod` left on the mesh, see `createTemplateSimdDeformer`). Inputs are in bind space, outputs in the skinning matrices' posed
  * space, both in asset units.
  * @param mesh bind-space mesh; for 'cor' it must carry `centersOfRotation` (3·n, bind space).
- *   Up to 255 influences per vertex. The kernels work on a copy of its arrays (the two-phase
- *   fallback for scaled joints reads `mesh` itself): keep it unchanged while the deformer is in
- *   use. A vertex with no non-zero weight follows joint 0 rigidly ('dm' and 'stretch': it goes to
+ *   Up to 255 influences per vertex. The kernels work on a copy of its arrays. A vertex with no non-zero weight follows joint 0 rigidly ('dm' and 'stretch': it goes to
  *   the origin, as in their JavaScript deformers).
  * @param parameters the method module's parameters, as its `prepare` takes them (Delta Mush's
  *   iterations, step, …; defaults where absent); for 'stretch' (Yang & Zhang 2006, see
@@ -190,7 +181,7 @@ export interface SkinningKernels<Extra> {
    * Deforms the mesh by the skinning matrices (16·J or more, checked by the caller) into
    * `output` (the posed arrays in the memory, {@link vertexArrays}): the frame's joint data into
    * the memory, then `kernels(s)` — by default the kernel on every vertex, positions times s
-   * ({@link runKernelRange}) — then the JavaScript path for the vertices it does not take.
+   * ({@link runKernelRange}) — then, where joints stretch, the two-phase kernel on this thread.
    */
   run(skinning: Float64Array, output: DeformTarget, kernels?: (s: number) => void): void;
 }
@@ -227,10 +218,11 @@ export async function createSkinningKernels<Extra>(
   const CNT = take(n);
   const M = take(64 * J);
   const Q = method === 'dqs' || method === 'lms' ? take(32 * J) : method === 'lbs' ? 0 : take(16 * J);
-  // DQS's, CoR's and LMS's two-phase kernels (asm/two-phase.ts): per joint its rotation (LMS: its
-  // logarithm) and stretch, and whether it is rigid.
-  const twoPhase = method === 'dqs' || method === 'cor' || method === 'lms';
+  // The two-phase kernels (asm/two-phase.ts): per joint its rotation (LMS: its logarithm) and
+  // stretch, and whether it is rigid.
+  const twoPhase = method !== 'lbs';
   const QK = twoPhase ? take(64 * J) : 0;
+  const RM = method === 'sbs' ? take(64 * J) : 0; // SBS: R_j's columns
   const RIGID = twoPhase ? take(J) : 0;
   const extra = more(take);
   const { memory, module, exports } = await wasm.instantiateKernels(layout.size, sharedBinary);
@@ -254,21 +246,13 @@ export async function createSkinningKernels<Extra>(
     // positions times s (exact, see uniformScale; commonScale finds it without the split, the
     // split's uniformScale where commonScale's test, about a different reference, does not).
     // Other scale, shear or reflection: the kernels for the vertices bound to rigid joints only,
-    // the two-phase path for the others (DQS, CoR, LMS: their two-phase kernels; SBS:
-    // JavaScript's) — as deformRigidOrTwoPhase in JavaScript.
+    // the method's two-phase kernel for the others — as deformRigidOrTwoPhase in JavaScript.
     let s = method === 'lbs' ? 1 : commonScale(skinning);
     const split = s ? null : splitScale(skinning)!;
     if (split) s = uniformScale(split);
     if (split && !s) {
-      const some = split.rigidJoints.includes(1);
-      if (twoPhase) {
-        runKernels(skinning, 1, some ? kernels : () => {});
-        stretchedKernel(split);
-      } else {
-        if (some) runKernels(skinning, 1, kernels);
-        // SBS: the JavaScript two-phase path.
-        deformStretchedVertices(mesh, skinning, split, output, sbsRigid, 'vertex', some ? 'stretched' : 'all');
-      }
+      runKernels(skinning, 1, split.rigidJoints.includes(1) ? kernels : () => {});
+      stretchedKernel(split);
     } else runKernels(skinning, s, kernels);
   };
   return { memory, module, exports, call, at: V, J, extra, run };
@@ -292,7 +276,7 @@ export async function createSkinningKernels<Extra>(
   }
 
   /**
-   * DQS's, CoR's or LMS's two-phase kernel on this thread for the vertices bound to a joint that
+   * The method's two-phase kernel on this thread for the vertices bound to a joint that
    * stretches (the frame's matrices already in the memory, the others already posed).
    */
   function stretchedKernel(split: ScaleSplit): void {
@@ -306,11 +290,17 @@ export async function createSkinningKernels<Extra>(
         f32[g + 3] = rotationLogarithm(rotations, 4 * j, omega);
         for (let e = 0; e < 3; e++) f32[g + e] = omega[e];
       }
-      for (let c = 0; c < 3; c++) for (let r = 0; r < 3; r++) f32[g + 4 + 4 * c + r] = stretch[9 * j + 3 * c + r];
+      // K_j's columns; their padding lanes 0 (the kernels' 4-lane sums read them).
+      for (let c = 0; c < 3; c++) for (let r = 0; r < 4; r++) f32[g + 4 + 4 * c + r] = r < 3 ? stretch[9 * j + 3 * c + r] : 0; // prettier-ignore
     }
     u8.set(rigidJoints.subarray(0, J), RIGID);
     const { P, N, T, C, JI, W, CNT, M, OP, ON, OT } = call;
     if (method === 'cor') exports.corStretched(n, K, P, N, T, C, JI, W, CNT, M, QK, RIGID, OP, ON, OT);
-    else exports[`${method}Stretched`](n, K, P, N, T, JI, W, CNT, M, QK, RIGID, OP, ON, OT);
+    else if (method === 'sbs') {
+      const R = split.rotationMatrices;
+      for (let j = 0; j < J; j++)
+        for (let c = 0; c < 3; c++) for (let r = 0; r < 4; r++) f32[(RM >> 2) + 16 * j + 4 * c + r] = r < 3 ? R[9 * j + 3 * c + r] : 0; // prettier-ignore
+      exports.sbsStretched(n, K, P, N, T, JI, W, CNT, M, QK, RM, RIGID, OP, ON, OT);
+    } else exports[`${method}Stretched`](n, K, P, N, T, JI, W, CNT, M, QK, RIGID, OP, ON, OT);
   }
 }
