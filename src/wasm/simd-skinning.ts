@@ -72,8 +72,9 @@ export interface SimdDeformer {
  * with the template rig `prepareMethod` left on the mesh, see `createTemplateSimdDeformer`). Inputs are in bind space, outputs in the skinning matrices' posed
  * space, both in asset units.
  * @param mesh bind-space mesh; for 'cor' it must carry `centersOfRotation` (3·n, bind space).
- *   Up to 255 influences per vertex. The kernels work on a copy of its arrays. A vertex with no non-zero weight follows joint 0 rigidly ('dm' and 'stretch': it goes to
- *   the origin, as in their JavaScript deformers).
+ *   Up to 255 influences per vertex. The kernels work on a copy of its arrays. A vertex with no
+ *   non-zero weight follows joint 0 rigidly ('dm' and 'stretch': it goes to the origin, as in
+ *   their JavaScript deformers).
  * @param parameters the method module's parameters, as its `prepare` takes them (Delta Mush's
  *   iterations, step, …; defaults where absent); for 'stretch' (Yang & Zhang 2006, see
  *   `createStretchSimdDeformer`) its `rig` (`stretchRigFromSkeleton`) and `twistCompensation`
