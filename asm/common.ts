@@ -184,13 +184,18 @@ const HALF_PI: f32 = 1.57079632679490;
   return <f64>load<f32>(m + <usize>((c << 4) + (r << 2)));
 }
 
+/** {@link sbsCenterF64}'s result, in f64 (module globals: AssemblyScript returns one value). */
+export let centerX: f64 = 0;
+export let centerY: f64 = 0;
+export let centerZ: f64 = 0;
+
 /**
  * SBS's center of rotation from the normal equations M r = b of its pairwise least squares
  * (M symmetric: m00 … m22): the minimiser closest to v, r = v + δ with (M + λI) δ = b − M v and
  * the Tikhonov term λ = 1e-8 + 1e-9·trace, in f64 as src/deformers/sbs.ts; v itself where the
- * system is singular. Returned in f32 lanes 0–2, lane 3 zero.
+ * system is singular. Written to {@link centerX}, {@link centerY}, {@link centerZ}.
  */
-@inline export function sbsCenter(m00: f64, m01: f64, m02: f64, m11: f64, m12: f64, m22: f64, b0: f64, b1: f64, b2: f64, vx: f64, vy: f64, vz: f64): v128 {
+@inline export function sbsCenterF64(m00: f64, m01: f64, m02: f64, m11: f64, m12: f64, m22: f64, b0: f64, b1: f64, b2: f64, vx: f64, vy: f64, vz: f64): void {
   const lambda = 1e-8 + 1e-9 * (m00 + m11 + m22);
   const a00 = m00 + lambda, a11 = m11 + lambda, a22 = m22 + lambda;
   const r0 = b0 - (m00 * vx + m01 * vy + m02 * vz);
@@ -205,8 +210,16 @@ const HALF_PI: f32 = 1.57079632679490;
     ry += (c01 * r0 + c11 * r1 + c12 * r2) / det;
     rz += (c02 * r0 + c12 * r1 + c22 * r2) / det;
   }
+  centerX = rx;
+  centerY = ry;
+  centerZ = rz;
+}
+
+/** {@link sbsCenterF64} in f32 lanes 0–2, lane 3 zero. */
+@inline export function sbsCenter(m00: f64, m01: f64, m02: f64, m11: f64, m12: f64, m22: f64, b0: f64, b1: f64, b2: f64, vx: f64, vy: f64, vz: f64): v128 {
+  sbsCenterF64(m00, m01, m02, m11, m12, m22, b0, b1, b2, vx, vy, vz);
   let center = f32x4.splat(0);
-  center = f32x4.replace_lane(center, 0, <f32>rx);
-  center = f32x4.replace_lane(center, 1, <f32>ry);
-  return f32x4.replace_lane(center, 2, <f32>rz);
+  center = f32x4.replace_lane(center, 0, <f32>centerX);
+  center = f32x4.replace_lane(center, 1, <f32>centerY);
+  return f32x4.replace_lane(center, 2, <f32>centerZ);
 }

@@ -12,7 +12,7 @@
 // what the rigid kernel wrote — each through three scalar stores (a 4-lane store would overwrite
 // the next vertex's x).
 
-import { jointAt, weightAt, lane0, lane1, lane2, hsum, signedBy, cross, apply3, unitOr, rotate, dqTranslation, twistCoefficients, twistColumn, twistTranslation, at, sbsCenter } from './common';
+import { jointAt, weightAt, lane0, lane1, lane2, hsum, signedBy, cross, apply3, unitOr, rotate, dqTranslation, twistCoefficients, twistColumn, at, sbsCenterF64, centerX, centerY, centerZ } from './common';
 
 /** Stores the xyz lanes of v at p (lane 3 not written). */
 @inline function store3(p: usize, v: v128): void {
@@ -173,17 +173,21 @@ export function corStretched(n: i32, K: i32, P: usize, N: usize, T: usize, C: us
  * (ω_j, u_j) of [R_j | M_j(v) − v] — per joint at QK + 64·j ω_j (the principal logarithm of R_j)
  * and in lane 3 the coefficient c_j of V(ω_j)⁻¹ = I − ½[ω_j]× + c_j[ω_j]×², so that u_j =
  * V(ω_j)⁻¹ (M_j(v) − v) — blended with the weights divided by their sum and exponentiated:
- * v' = v + V(ω̄) ū; normal by K̄'s cofactor matrix, tangent by K̄, then both rotated by exp(ω̄).
+ * v' = v + V(ω̄) ū (in f64); normal by K̄'s cofactor matrix, tangent by K̄, then both rotated by
+ * exp(ω̄).
  */
 export function lmsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, M: usize, QK: usize, RIGID: usize, OP: usize, ON: usize, OT: usize): void {
-  const half = f32x4.splat(0.5);
   for (let i = 0; i < n; i++) {
     const c = <i32>load<u8>(CNT + <usize>i);
     const base = <usize>(K * i);
     if (doneWithoutBlend(i, c, base, JI, RIGID, M, P, N, T, OP, ON, OT)) continue;
-    const v = f32x4.replace_lane(v128.load(P + <usize>i * 12), 3, 1);
-    let om = f32x4.splat(0), u = om, k0 = om, k1 = om, k2 = om;
-    let sum: f32 = 0;
+    // The position in f64: u_j holds M_j(v) − v, of the size of v, and v + V(ω̄)ū cancels it
+    // back to the posed size (float32 would lose 6e-8·|v| — 1/s times the result's rounding on
+    // a rig whose matrices scale by s).
+    const p = P + <usize>i * 12;
+    const vx = <f64>load<f32>(p), vy = <f64>load<f32>(p, 4), vz = <f64>load<f32>(p, 8);
+    let ox: f64 = 0, oy: f64 = 0, oz: f64 = 0, ux: f64 = 0, uy: f64 = 0, uz: f64 = 0, sum: f64 = 0;
+    let k0 = f32x4.splat(0), k1 = k0, k2 = k0;
     for (let k = 0; k < c; k++) {
       const s = base + <usize>k;
       const j = jointAt(JI, s);
@@ -191,24 +195,46 @@ export function lmsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: u
       const w = f32x4.splat(wt);
       const m = M + (j << 6);
       const g = QK + (j << 6);
-      const twist = v128.load(g);
-      // t = M_j(v) − v (lane 3: 1 − 1 = 0); u_j = t − ½ ω×t + c_j ω×(ω×t).
-      const t = f32x4.sub(f32x4.add(apply3(v128.load(m), v128.load(m, 16), v128.load(m, 32), v), v128.load(m, 48)), v);
-      const wt3 = cross(twist, t);
-      const uj = f32x4.add(f32x4.sub(t, f32x4.mul(half, wt3)), f32x4.mul(f32x4.shuffle(twist, twist, 3, 3, 3, 3), cross(twist, wt3)));
-      sum += wt;
-      om = f32x4.add(om, f32x4.mul(w, twist));
-      u = f32x4.add(u, f32x4.mul(w, uj));
+      // t = M_j(v) − v; u_j = t − ½ ω×t + c_j ω×(ω×t).
+      const tx = affineRow(m, 0, vx, vy, vz) - vx, ty = affineRow(m, 1, vx, vy, vz) - vy, tz = affineRow(m, 2, vx, vy, vz) - vz;
+      const wx = <f64>load<f32>(g), wy = <f64>load<f32>(g, 4), wz = <f64>load<f32>(g, 8), cj = <f64>load<f32>(g, 12);
+      const ax = wy * tz - wz * ty, ay = wz * tx - wx * tz, az = wx * ty - wy * tx;
+      const bx = wy * az - wz * ay, by = wz * ax - wx * az, bz = wx * ay - wy * ax;
+      const wd = <f64>wt;
+      sum += wd;
+      ox += wd * wx; oy += wd * wy; oz += wd * wz;
+      ux += wd * (tx - 0.5 * ax + cj * bx);
+      uy += wd * (ty - 0.5 * ay + cj * by);
+      uz += wd * (tz - 0.5 * az + cj * bz);
       k0 = f32x4.add(k0, f32x4.mul(w, v128.load(g, 16)));
       k1 = f32x4.add(k1, f32x4.mul(w, v128.load(g, 32)));
       k2 = f32x4.add(k2, f32x4.mul(w, v128.load(g, 48)));
     }
-    const inv = f32x4.splat(1 / sum);
-    om = f32x4.replace_lane(f32x4.mul(inv, om), 3, 0);
-    u = f32x4.mul(inv, u);
-    const coef = twistCoefficients(hsum(f32x4.mul(om, om)));
+    ox /= sum; oy /= sum; oz /= sum; ux /= sum; uy /= sum; uz /= sum;
+    // exp: t = V u = u + B ω×u + C ω×(ω×u), the coefficients as src/deformers/lms.ts.
+    const t2 = ox * ox + oy * oy + oz * oz;
+    const theta = Math.sqrt(t2);
+    let B: f64, C: f64;
+    if (theta > 1e-6) {
+      const sn = Math.sin(theta);
+      B = (1 - Math.cos(theta)) / t2;
+      C = (theta - sn) / (t2 * theta);
+    } else {
+      B = 0.5 - t2 / 24;
+      C = 1.0 / 6.0 - t2 / 120;
+    }
+    const cx = oy * uz - oz * uy, cy = oz * ux - ox * uz, cz = ox * uy - oy * ux;
+    const ccx = oy * cz - oz * cy, ccy = oz * cx - ox * cz, ccz = ox * cy - oy * cx;
     const o = <usize>i;
-    store3(OP + o * 12, f32x4.add(v, twistTranslation(om, coef, u)));
+    store<f32>(OP + o * 12, <f32>(vx + ux + B * cx + C * ccx));
+    store<f32>(OP + o * 12, <f32>(vy + uy + B * cy + C * ccy), 4);
+    store<f32>(OP + o * 12, <f32>(vz + uz + B * cz + C * ccz), 8);
+    // Normal and tangent: stretched by K̄, turned by exp([ω̄]×) in f32.
+    let om = f32x4.splat(0);
+    om = f32x4.replace_lane(om, 0, <f32>ox);
+    om = f32x4.replace_lane(om, 1, <f32>oy);
+    om = f32x4.replace_lane(om, 2, <f32>oz);
+    const coef = twistCoefficients(hsum(f32x4.mul(om, om)));
     const a0 = twistColumn(om, coef, f32x4(1, 0, 0, 0), lane0(om));
     const a1 = twistColumn(om, coef, f32x4(0, 1, 0, 0), lane1(om));
     const a2 = twistColumn(om, coef, f32x4(0, 0, 1, 0), lane2(om));
@@ -224,8 +250,12 @@ export function lmsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: u
  * Spherical blend skinning's two-phase path (center c = the vertex v, so K̄(v − c) = 0): the
  * center of rotation r of the transforms [R_j | t_j], t_j = M_j(v) − v, solved as the sbs kernel
  * solves it (pairwise least squares in f64, the minimiser closest to the stretched vertex, 0),
- * R the QLERP of the R_j, v' = v − R r + Σ w_j (R_j r + t_j) / Σ w_j, computed without v (see
- * {@link dqsStretched}); normal and tangent as there. RM: per joint at 64·j the columns of R_j (3 f32 and one of padding each).
+ * R the QLERP of the R_j, v' = v − R r + Σ w_j (R_j r + t_j) / Σ w_j = −R r + Σ ŵ_j (R_j r +
+ * M_j(v)); normal and tangent as in {@link dqsStretched}. Where two joints turn alike but
+ * stretch differently, r lies far from the vertex and R r and the R_j r cancel: the position is
+ * computed in f64 from each joint's rotation in f64 — RM: per joint at 128·j its unit
+ * quaternion (4 f64) then R_j (9 f64, column-major) — so that R and the R_j agree to f64's
+ * rounding (float32's would leave 6e-8·|r|).
  */
 export function sbsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, M: usize, QK: usize, RM: usize, RIGID: usize, OP: usize, ON: usize, OT: usize): void {
   for (let i = 0; i < n; i++) {
@@ -238,13 +268,13 @@ export function sbsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: u
     let m00: f64 = 0, m01: f64 = 0, m02: f64 = 0, m11: f64 = 0, m12: f64 = 0, m22: f64 = 0, b0: f64 = 0, b1: f64 = 0, b2: f64 = 0;
     for (let a = 0; a < c; a++) {
       const ja = jointAt(JI, base + <usize>a);
-      const A = RM + (ja << 6), MA = M + (ja << 6);
+      const A = RM + (ja << 7), MA = M + (ja << 6);
       for (let e = a + 1; e < c; e++) {
         const jb = jointAt(JI, base + <usize>e);
-        const B = RM + (jb << 6), MB = M + (jb << 6);
-        const d00 = at(A, 0, 0) - at(B, 0, 0), d10 = at(A, 1, 0) - at(B, 1, 0), d20 = at(A, 2, 0) - at(B, 2, 0);
-        const d01 = at(A, 0, 1) - at(B, 0, 1), d11 = at(A, 1, 1) - at(B, 1, 1), d21 = at(A, 2, 1) - at(B, 2, 1);
-        const d02 = at(A, 0, 2) - at(B, 0, 2), d12 = at(A, 1, 2) - at(B, 1, 2), d22 = at(A, 2, 2) - at(B, 2, 2);
+        const B = RM + (jb << 7), MB = M + (jb << 6);
+        const d00 = rot(A, 0, 0) - rot(B, 0, 0), d10 = rot(A, 1, 0) - rot(B, 1, 0), d20 = rot(A, 2, 0) - rot(B, 2, 0);
+        const d01 = rot(A, 0, 1) - rot(B, 0, 1), d11 = rot(A, 1, 1) - rot(B, 1, 1), d21 = rot(A, 2, 1) - rot(B, 2, 1);
+        const d02 = rot(A, 0, 2) - rot(B, 0, 2), d12 = rot(A, 1, 2) - rot(B, 1, 2), d22 = rot(A, 2, 2) - rot(B, 2, 2);
         // t_b − t_a = M_b(v) − M_a(v).
         const e0 = affineRow(MB, 0, vx, vy, vz) - affineRow(MA, 0, vx, vy, vz);
         const e1 = affineRow(MB, 1, vx, vy, vz) - affineRow(MA, 1, vx, vy, vz);
@@ -260,34 +290,54 @@ export function sbsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: u
         b2 += d02 * e0 + d12 * e1 + d22 * e2;
       }
     }
-    const r = sbsCenter(m00, m01, m02, m11, m12, m22, b0, b1, b2, 0, 0, 0);
-    const v = f32x4.replace_lane(v128.load(p), 3, 1);
-    const pivot = v128.load(QK + (jointAt(JI, base) << 6));
-    let qa = f32x4.splat(0), l = qa, k0 = qa, k1 = qa, k2 = qa;
-    let sum: f32 = 0;
+    sbsCenterF64(m00, m01, m02, m11, m12, m22, b0, b1, b2, 0, 0, 0);
+    const rx = centerX, ry = centerY, rz = centerZ;
+    const g0 = RM + (jointAt(JI, base) << 7);
+    const px = load<f64>(g0), py = load<f64>(g0, 8), pz = load<f64>(g0, 16), pw = load<f64>(g0, 24);
+    let k0 = f32x4.splat(0), k1 = k0, k2 = k0;
+    let qx: f64 = 0, qy: f64 = 0, qz: f64 = 0, qw: f64 = 0, lx: f64 = 0, ly: f64 = 0, lz: f64 = 0, sum: f64 = 0;
     for (let k = 0; k < c; k++) {
       const s = base + <usize>k;
       const j = jointAt(JI, s);
-      const wt = weightAt(W, s);
-      const w = f32x4.splat(wt);
+      const wt = <f64>weightAt(W, s);
       const m = M + (j << 6);
       const g = QK + (j << 6);
-      const R = RM + (j << 6);
-      const q = v128.load(g);
-      sum += wt;
-      // R_j r + M_j(v) (the transform's image of r, plus v; see below).
-      const image = f32x4.add(apply3(v128.load(m), v128.load(m, 16), v128.load(m, 32), v), v128.load(m, 48));
-      l = f32x4.add(l, f32x4.mul(w, f32x4.add(apply3(v128.load(R), v128.load(R, 16), v128.load(R, 32), r), image)));
-      qa = f32x4.add(qa, f32x4.mul(signedBy(w, pivot, q), q));
+      const R = RM + (j << 7);
+      const w = f32x4.splat(<f32>wt);
       k0 = f32x4.add(k0, f32x4.mul(w, v128.load(g, 16)));
       k1 = f32x4.add(k1, f32x4.mul(w, v128.load(g, 32)));
       k2 = f32x4.add(k2, f32x4.mul(w, v128.load(g, 48)));
+      // The QLERP sum (signs against the pivot), and Σ w_j (R_j r + M_j(v)).
+      const x = load<f64>(R), y = load<f64>(R, 8), z = load<f64>(R, 16), q3 = load<f64>(R, 24);
+      const ws = px * x + py * y + pz * z + pw * q3 < 0 ? -wt : wt;
+      qx += ws * x; qy += ws * y; qz += ws * z; qw += ws * q3;
+      sum += wt;
+      lx += wt * (rot(R, 0, 0) * rx + rot(R, 0, 1) * ry + rot(R, 0, 2) * rz + affineRow(m, 0, vx, vy, vz));
+      ly += wt * (rot(R, 1, 0) * rx + rot(R, 1, 1) * ry + rot(R, 1, 2) * rz + affineRow(m, 1, vx, vy, vz));
+      lz += wt * (rot(R, 2, 0) * rx + rot(R, 2, 1) * ry + rot(R, 2, 2) * rz + affineRow(m, 2, vx, vy, vz));
     }
-    const s = f32x4.splat(2 / hsum(f32x4.mul(qa, qa)));
-    // v' = v − R r + Σ ŵ_j (R_j r + M_j(v) − v) = −R r + Σ ŵ_j (R_j r + M_j(v)), ŵ = w / Σ w.
-    store3(OP + <usize>i * 12, f32x4.add(rotate(qa, f32x4.shuffle(qa, qa, 3, 3, 3, 3), s, f32x4.neg(r)), f32x4.mul(f32x4.splat(1 / sum), l)));
-    writeFrame(i, k0, k1, k2, qa, s, N, T, ON, OT);
+    // R r = r + 2 q_w (q × r) + 2 q × (q × r) for the unit q.
+    const l2 = qx * qx + qy * qy + qz * qz + qw * qw;
+    const inv = 1 / Math.sqrt(l2);
+    const ux = qx * inv, uy = qy * inv, uz = qz * inv, uw = qw * inv;
+    const tx = 2 * (uy * rz - uz * ry), ty = 2 * (uz * rx - ux * rz), tz = 2 * (ux * ry - uy * rx);
+    const o = OP + <usize>i * 12;
+    store<f32>(o, <f32>(lx / sum - (rx + uw * tx + (uy * tz - uz * ty))));
+    store<f32>(o, <f32>(ly / sum - (ry + uw * ty + (uz * tx - ux * tz))), 4);
+    store<f32>(o, <f32>(lz / sum - (rz + uw * tz + (ux * ty - uy * tx))), 8);
+    // Normal and tangent: the blended rotation in f32.
+    let qa = f32x4.splat(0);
+    qa = f32x4.replace_lane(qa, 0, <f32>ux);
+    qa = f32x4.replace_lane(qa, 1, <f32>uy);
+    qa = f32x4.replace_lane(qa, 2, <f32>uz);
+    qa = f32x4.replace_lane(qa, 3, <f32>uw);
+    writeFrame(i, k0, k1, k2, qa, f32x4.splat(2 / hsum(f32x4.mul(qa, qa))), N, T, ON, OT);
   }
+}
+
+/** Entry (r, c) of the f64 rotation matrix R_j of SBS's per-joint block at g (see {@link sbsStretched}). */
+@inline function rot(g: usize, r: i32, c: i32): f64 {
+  return load<f64>(g + 32 + (<usize>(3 * c + r) << 3));
 }
 
 /** Row r of the affine map of the 4×4 column-major matrix at m applied to (x, y, z), in f64. */

@@ -223,7 +223,7 @@ export async function createSkinningKernels<Extra>(
   // stretch, and whether it is rigid.
   const twoPhase = method !== 'lbs';
   const QK = twoPhase ? take(64 * J) : 0;
-  const RM = method === 'sbs' ? take(64 * J) : 0; // SBS: R_j's columns
+  const RM = method === 'sbs' ? take(128 * J) : 0; // SBS: R_j as a quaternion and a matrix, in f64
   const RIGID = twoPhase ? take(J) : 0;
   const extra = more(take);
   const { memory, module, exports } = await wasm.instantiateKernels(layout.size, sharedBinary);
@@ -231,6 +231,7 @@ export async function createSkinningKernels<Extra>(
   const f32 = new Float32Array(memory.buffer);
   const u16 = new Uint16Array(memory.buffer);
   const u8 = new Uint8Array(memory.buffer);
+  const f64 = new Float64Array(memory.buffer);
   if (C && Cp) f32.set(C, Cp >> 2);
   packInfluences(
     mesh,
@@ -298,9 +299,10 @@ export async function createSkinningKernels<Extra>(
     const { P, N, T, C, JI, W, CNT, M, OP, ON, OT } = call;
     if (method === 'cor') exports.corStretched(n, K, P, N, T, C, JI, W, CNT, M, QK, RIGID, OP, ON, OT);
     else if (method === 'sbs') {
-      const R = split.rotationMatrices;
-      for (let j = 0; j < J; j++)
-        for (let c = 0; c < 3; c++) for (let r = 0; r < 4; r++) f32[(RM >> 2) + 16 * j + 4 * c + r] = r < 3 ? R[9 * j + 3 * c + r] : 0; // prettier-ignore
+      for (let j = 0; j < J; j++) {
+        f64.set(rotations.subarray(4 * j, 4 * j + 4), (RM >> 3) + 16 * j);
+        f64.set(split.rotationMatrices.subarray(9 * j, 9 * j + 9), (RM >> 3) + 16 * j + 4);
+      }
       exports.sbsStretched(n, K, P, N, T, JI, W, CNT, M, QK, RM, RIGID, OP, ON, OT);
     } else exports[`${method}Stretched`](n, K, P, N, T, JI, W, CNT, M, QK, RIGID, OP, ON, OT);
   }
