@@ -172,18 +172,17 @@ export function corStretched(n: i32, K: i32, P: usize, N: usize, T: usize, C: us
  * Log-matrix skinning's two-phase path (center c = the vertex v, so K̄(v − c) = 0): the twists
  * (ω_j, u_j) of [R_j | M_j(v) − v] — per joint at QK + 64·j ω_j (the principal logarithm of R_j)
  * and in lane 3 the coefficient c_j of V(ω_j)⁻¹ = I − ½[ω_j]× + c_j[ω_j]×², so that u_j =
- * V(ω_j)⁻¹ (M_j(v) − v) — blended with the weights divided by their sum and exponentiated:
- * v' = v + V(ω̄) ū (in f64); normal by K̄'s cofactor matrix, tangent by K̄, then both rotated by
- * exp(ω̄).
+ * V(ω_j)⁻¹ (M_j(v) − v); the same four numbers in f64 at RM + 128·j — blended with the weights
+ * divided by their sum and exponentiated: v' = v + V(ω̄) ū; normal by K̄'s cofactor matrix,
+ * tangent by K̄, then both rotated by exp(ω̄). The position in f64 from the f64 logarithms: u_j
+ * is of the size of v, and v + V(ω̄)ū cancels it back to the posed size (float32 would lose
+ * 6e-8·|v|, 1/s times the result's rounding on a rig whose matrices scale by s).
  */
-export function lmsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, M: usize, QK: usize, RIGID: usize, OP: usize, ON: usize, OT: usize): void {
+export function lmsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, M: usize, QK: usize, RM: usize, RIGID: usize, OP: usize, ON: usize, OT: usize): void {
   for (let i = 0; i < n; i++) {
     const c = <i32>load<u8>(CNT + <usize>i);
     const base = <usize>(K * i);
     if (doneWithoutBlend(i, c, base, JI, RIGID, M, P, N, T, OP, ON, OT)) continue;
-    // The position in f64: u_j holds M_j(v) − v, of the size of v, and v + V(ω̄)ū cancels it
-    // back to the posed size (float32 would lose 6e-8·|v| — 1/s times the result's rounding on
-    // a rig whose matrices scale by s).
     const p = P + <usize>i * 12;
     const vx = <f64>load<f32>(p), vy = <f64>load<f32>(p, 4), vz = <f64>load<f32>(p, 8);
     let ox: f64 = 0, oy: f64 = 0, oz: f64 = 0, ux: f64 = 0, uy: f64 = 0, uz: f64 = 0, sum: f64 = 0;
@@ -197,7 +196,8 @@ export function lmsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: u
       const g = QK + (j << 6);
       // t = M_j(v) − v; u_j = t − ½ ω×t + c_j ω×(ω×t).
       const tx = affineRow(m, 0, vx, vy, vz) - vx, ty = affineRow(m, 1, vx, vy, vz) - vy, tz = affineRow(m, 2, vx, vy, vz) - vz;
-      const wx = <f64>load<f32>(g), wy = <f64>load<f32>(g, 4), wz = <f64>load<f32>(g, 8), cj = <f64>load<f32>(g, 12);
+      const L = RM + (j << 7);
+      const wx = load<f64>(L), wy = load<f64>(L, 8), wz = load<f64>(L, 16), cj = load<f64>(L, 24);
       const ax = wy * tz - wz * ty, ay = wz * tx - wx * tz, az = wx * ty - wy * tx;
       const bx = wy * az - wz * ay, by = wz * ax - wx * az, bz = wx * ay - wy * ax;
       const wd = <f64>wt;

@@ -223,7 +223,8 @@ export async function createSkinningKernels<Extra>(
   // stretch, and whether it is rigid.
   const twoPhase = method !== 'lbs';
   const QK = twoPhase ? take(64 * J) : 0;
-  const RM = method === 'sbs' ? take(128 * J) : 0; // SBS: R_j as a quaternion and a matrix, in f64
+  // In f64: SBS's rotations (quaternion and matrix), LMS's logarithms and V⁻¹ coefficients.
+  const RM = method === 'sbs' || method === 'lms' ? take(128 * J) : 0;
   const RIGID = twoPhase ? take(J) : 0;
   const extra = more(take);
   const { memory, module, exports } = await wasm.instantiateKernels(layout.size, sharedBinary);
@@ -283,14 +284,14 @@ export async function createSkinningKernels<Extra>(
    */
   function stretchedKernel(split: ScaleSplit): void {
     const { rotations, stretch, rigidJoints } = split;
-    const omega = [0, 0, 0];
+    const omega = [0, 0, 0, 0];
     for (let j = 0; j < J; j++) {
       const g = (QK >> 2) + 16 * j;
       if (method !== 'lms') for (let e = 0; e < 4; e++) f32[g + e] = rotations[4 * j + e];
       else {
         // The logarithm ω of R_j and V(ω)⁻¹'s coefficient (see asm/two-phase.ts' lmsStretched).
-        f32[g + 3] = rotationLogarithm(rotations, 4 * j, omega);
-        for (let e = 0; e < 3; e++) f32[g + e] = omega[e];
+        omega[3] = rotationLogarithm(rotations, 4 * j, omega);
+        for (let e = 0; e < 4; e++) f32[g + e] = f64[(RM >> 3) + 16 * j + e] = omega[e];
       }
       // K_j's columns; their padding lanes 0 (the kernels' 4-lane sums read them).
       for (let c = 0; c < 3; c++) for (let r = 0; r < 4; r++) f32[g + 4 + 4 * c + r] = r < 3 ? stretch[9 * j + 3 * c + r] : 0; // prettier-ignore
@@ -304,6 +305,7 @@ export async function createSkinningKernels<Extra>(
         f64.set(split.rotationMatrices.subarray(9 * j, 9 * j + 9), (RM >> 3) + 16 * j + 4);
       }
       exports.sbsStretched(n, K, P, N, T, JI, W, CNT, M, QK, RM, RIGID, OP, ON, OT);
-    } else exports[`${method}Stretched`](n, K, P, N, T, JI, W, CNT, M, QK, RIGID, OP, ON, OT);
+    } else if (method === 'lms') exports.lmsStretched(n, K, P, N, T, JI, W, CNT, M, QK, RM, RIGID, OP, ON, OT);
+    else exports.dqsStretched(n, K, P, N, T, JI, W, CNT, M, QK, RIGID, OP, ON, OT);
   }
 }
