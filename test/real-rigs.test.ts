@@ -480,10 +480,13 @@ describe('rigs where only some joints stretch: the rigid joints’ vertices take
     },
   );
 
-  it.each(['dqs', 'cor', 'lms', 'sbs'] as const)(
-    'CesiumMan stretched, %s: the SIMD two-phase kernel as the JavaScript deformer, tangents and weight sums of 0.9 included (float32)',
-    async (method) => {
+  // Also under a node scaled by 0.01 (every matrix × 0.01, as a Mixamo export's armature): the
+  // blends must not cancel bind-size terms down to the posed size in float32.
+  it.each((['dqs', 'cor', 'lms', 'sbs'] as const).flatMap((method) => [1, 0.01].map((scale) => ({ method, scale }))))(
+    'CesiumMan stretched, $method, rig × $scale: the SIMD two-phase kernel as the JavaScript deformer, tangents and weight sums of 0.9 included (float32)',
+    async ({ method, scale }) => {
       const { mesh, S, target } = await stretchedCesiumMan(method);
+      for (let k = 0; k < S.length; k++) if (k % 16 !== 15) S[k] *= scale;
       // Every other vertex's weights summing to 0.9: the two-phase path divides by the sum.
       const K = mesh.influences;
       for (let k = 0; k < mesh.weights.length; k++) if (Math.floor(k / K) % 2) mesh.weights[k] *= 0.9;
