@@ -7,8 +7,9 @@
 //
 // Layout as asm/kernels.ts (P, N, T, C, JI, W, CNT, M, OP, ON, OT), plus per joint j at QK + 64·j
 // R_j's unit quaternion (x, y, z, w ≥ 0; LMS: its logarithm, see lmsStretched) then K_j's three
-// columns (3 f32 and one of padding each), and RIGID: one byte per joint, 1 where M_j is rigid
-// (K_j = I). Only the vertices bound to a joint that is not rigid are written — the others keep
+// columns (3 f32 and one of padding each); for SBS and LMS, RM: per joint at 128·j its rotation
+// data in f64 (see sbsStretched, lmsStretched); and RIGID: one byte per joint, 1 where M_j is
+// rigid (K_j = I). Only the vertices bound to a joint that is not rigid are written — the others keep
 // what the rigid kernel wrote — each through three scalar stores (a 4-lane store would overwrite
 // the next vertex's x).
 
