@@ -184,7 +184,11 @@ const HALF_PI: f32 = 1.57079632679490;
   return <f64>load<f32>(m + <usize>((c << 4) + (r << 2)));
 }
 
-/** {@link sbsCenterF64}'s result, in f64 (module globals: AssemblyScript returns one value). */
+/**
+ * {@link sbsCenterF64}'s result, in f64: module globals, since AssemblyScript returns one value.
+ * They are WebAssembly globals, private to each instance (each deformer, each worker thread), not
+ * in the shared memory, and are read right after the call that writes them.
+ */
 export let centerX: f64 = 0;
 export let centerY: f64 = 0;
 export let centerZ: f64 = 0;

@@ -12,7 +12,7 @@
 // x, y, z, w, dual x, y, z, w). Outputs: OP and ON 3 f32 at 12·i (each store writes 4 lanes;
 // the caller pads 4 bytes), OT 4 f32 at 16·i. A zero pointer N, T or ON/OT means "absent".
 
-import { jointAt, weightAt, lane0, lane1, lane2, hsum, signedBy, cross, apply3, normalized, writeAffine, writeRigid, rotate, writeRotated, dqTranslation, twistCoefficients, twistColumn, twistTranslation, at, sbsCenter } from './common';
+import { jointAt, weightAt, lane0, lane1, lane2, hsum, signedBy, apply3, writeAffine, writeRigid, writeRotated, dqTranslation, twistCoefficients, twistColumn, twistTranslation, at, sbsCenter } from './common';
 
 /** Linear blend skinning (Magnenat-Thalmann et al. 1988): v' = Σ w_j M_j v. */
 export function lbs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, M: usize, OP: usize, ON: usize, OT: usize): void {

@@ -6,9 +6,9 @@
 // by the method.
 //
 // Layout as asm/kernels.ts (P, N, T, C, JI, W, CNT, M, OP, ON, OT), plus per joint j at QK + 64·j
-// R_j's unit quaternion (x, y, z, w ≥ 0; LMS: its logarithm, see lmsStretched) then K_j's three
-// columns (3 f32 and one of padding each); for SBS and LMS, RM: per joint at 128·j its rotation
-// data in f64 (see sbsStretched, lmsStretched); and RIGID: one byte per joint, 1 where M_j is
+// R_j's unit quaternion (x, y, z, w ≥ 0; DQS and CoR only) then K_j's three columns (3 f32 and one
+// of padding each); for SBS and LMS, RM: per joint at 128·j its rotation data in f64 (see
+// sbsStretched, lmsStretched); and RIGID: one byte per joint, 1 where M_j is
 // rigid (K_j = I). Only the vertices bound to a joint that is not rigid are written — the others keep
 // what the rigid kernel wrote — each through three scalar stores (a 4-lane store would overwrite
 // the next vertex's x).
@@ -126,9 +126,9 @@ export function dqsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: u
       k1 = f32x4.add(k1, f32x4.mul(w, v128.load(g, 32)));
       k2 = f32x4.add(k2, f32x4.mul(w, v128.load(g, 48)));
     }
-    const s = f32x4.splat(2 / hsum(f32x4.mul(b0, b0)));
-    store3(OP + <usize>i * 12, dqTranslation(b0, be, s));
-    writeFrame(i, k0, k1, k2, b0, s, N, T, ON, OT);
+    const s2 = f32x4.splat(2 / hsum(f32x4.mul(b0, b0)));
+    store3(OP + <usize>i * 12, dqTranslation(b0, be, s2));
+    writeFrame(i, k0, k1, k2, b0, s2, N, T, ON, OT);
   }
 }
 
@@ -163,17 +163,17 @@ export function corStretched(n: i32, K: i32, P: usize, N: usize, T: usize, C: us
     }
     const inv = f32x4.splat(1 / sum);
     const u = f32x4.mul(inv, apply3(k0, k1, k2, f32x4.sub(v128.load(P + <usize>i * 12), center)));
-    const s = f32x4.splat(2 / hsum(f32x4.mul(qa, qa)));
-    store3(OP + <usize>i * 12, f32x4.add(rotate(qa, f32x4.shuffle(qa, qa, 3, 3, 3, 3), s, u), f32x4.mul(inv, l)));
-    writeFrame(i, k0, k1, k2, qa, s, N, T, ON, OT);
+    const s2 = f32x4.splat(2 / hsum(f32x4.mul(qa, qa)));
+    store3(OP + <usize>i * 12, f32x4.add(rotate(qa, f32x4.shuffle(qa, qa, 3, 3, 3, 3), s2, u), f32x4.mul(inv, l)));
+    writeFrame(i, k0, k1, k2, qa, s2, N, T, ON, OT);
   }
 }
 
 /**
  * Log-matrix skinning's two-phase path (center c = the vertex v, so K̄(v − c) = 0): the twists
- * (ω_j, u_j) of [R_j | M_j(v) − v] — per joint at QK + 64·j ω_j (the principal logarithm of R_j)
- * and in lane 3 the coefficient c_j of V(ω_j)⁻¹ = I − ½[ω_j]× + c_j[ω_j]×², so that u_j =
- * V(ω_j)⁻¹ (M_j(v) − v); the same four numbers in f64 at RM + 128·j — blended with the weights
+ * (ω_j, u_j) of [R_j | M_j(v) − v] — per joint at RM + 128·j, in f64, ω_j (the principal
+ * logarithm of R_j) and the coefficient c_j of V(ω_j)⁻¹ = I − ½[ω_j]× + c_j[ω_j]×², so that u_j =
+ * V(ω_j)⁻¹ (M_j(v) − v) — blended with the weights
  * divided by their sum and exponentiated: v' = v + V(ω̄) ū; normal by K̄'s cofactor matrix,
  * tangent by K̄, then both rotated by exp(ω̄). The position in f64 from the f64 logarithms: u_j
  * is of the size of v, and v + V(ω̄)ū cancels it back to the posed size (float32 would lose

@@ -1,9 +1,9 @@
-// Compiles the SIMD skinning kernels (asm/kernels.ts: LBS, DQS, CoR, SBS; asm/two-phase.ts: DQS's and
-// CoR's vertices bound to joints that stretch; asm/ddm.ts: Direct Delta
+// Compiles the SIMD skinning kernels (asm/kernels.ts: LBS, DQS, CoR, SBS, LMS; asm/two-phase.ts:
+// DQS's, CoR's, SBS's and LMS's vertices bound to joints that stretch; asm/ddm.ts: Direct Delta
 // Mush; asm/dm.ts: Delta Mush; asm/stretch.ts: stretch skinning; asm/templates.ts: the skinning
 // templates' corrective blend; asm/ldlt.ts: the Direct Delta Mush precomputation's smoothing
 // solves; helpers in asm/common.ts; AssemblyScript) into one WebAssembly module, and
-// asm/kernels.ts alone into a second one over a shared memory (the worker threads of
+// asm/kernels.ts and asm/two-phase.ts into a second one over a shared memory (the worker threads of
 // src/wasm/parallel-simd.ts), and embeds the binaries as base64 in src/wasm/kernels-binary.ts and
 // kernels-shared-binary.ts (generated, not committed), so that Node and browser bundles load them without file or URL lookups. Run by `npm run build`.
 import { execFileSync } from 'node:child_process';
@@ -63,7 +63,7 @@ try {
   write(
     'kernels-shared-binary.ts',
     'SHARED_KERNELS_WASM_BASE64',
-    "asm/kernels.ts' kernels (LBS, DQS, SBS, LMS, CoR) importing a shared memory, WebAssembly binary, base64.",
+    "asm/kernels.ts' and asm/two-phase.ts' kernels (LBS, DQS, SBS, LMS, CoR) importing a shared memory, WebAssembly binary, base64.",
     shared,
   );
 } finally {

@@ -3,7 +3,7 @@
  * shared memory must give the one-thread deformer's floats exactly (the same kernel on every
  * vertex; each thread's last vertex written without touching the next thread's first), on every
  * shared character, every skin — uniformly scaled rigs (the kernels' scale pass per share), rigs
- * with stretched joints (the JavaScript two-phase path after the kernels), mirrored — and with
+ * with stretched joints (the two-phase kernel after the kernels), mirrored — and with
  * as many threads as vertices.
  */
 import { join } from 'node:path';

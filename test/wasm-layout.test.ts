@@ -1,7 +1,8 @@
 /**
  * The kernel memory layout against the kernel modules' own static data: every block
  * `kernelLayout` hands out lies above the modules' data segments, which instantiation writes into
- * the same memory (AssemblyScript's table for `Mathf`'s argument reduction). A block over them
+ * the same memory (AssemblyScript's tables for the argument reduction of `Math` and `Mathf`; every
+ * worker thread's instantiation writes them again into the shared memory). A block over them
  * would overwrite the table, and the table would show through any lane of a block the caller
  * never writes (a padding lane read by a 4-lane sum).
  */
@@ -60,7 +61,7 @@ describe('the kernel memory layout', () => {
   });
 
   it('finds the kernels module’s data (so that the check above is not vacuous)', () => {
-    // Its trigonometry (Mathf.sin, Mathf.cos) brings AssemblyScript's table of 2/π.
+    // Its trigonometry (Math.sin, Mathf.sin, …) brings AssemblyScript's tables of 2/π.
     const segments = dataSegments(Uint8Array.from(Buffer.from(KERNELS_WASM_BASE64, 'base64')));
     expect(segments.length).toBeGreaterThan(0);
     for (const [offset, length] of segments) expect(offset > 0 && length > 0).toBe(true);

@@ -41,7 +41,7 @@ export function deformCor(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
 
 /**
  * CoR skinning for proper rigid skinning matrices, unchecked (the second phase of
- * `deformTwoPhase`, and of the SIMD kernels' two-phase path); arguments as the checked deformer's,
+ * `deformTwoPhase`); arguments as the checked deformer's,
  * and the matrices' rotations when the caller has them (see `RigidDeformer`).
  */
 export function corRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget, rotations?: Float64Array): void {

@@ -66,7 +66,7 @@ export function deformDqs(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
 
 /**
  * DQS for proper rigid skinning matrices, unchecked (the second phase of
- * `deformTwoPhase`, and of the SIMD kernels' two-phase path); arguments as the checked deformer's,
+ * `deformTwoPhase`); arguments as the checked deformer's,
  * and the matrices' rotations when the caller has them (see `RigidDeformer`).
  */
 export function dqsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget, rotations?: Float64Array): void {

@@ -78,7 +78,7 @@ export function deformLms(mesh: SkinnedMesh, skinning: Float64Array, out: Deform
 
 /**
  * LMS for proper rigid skinning matrices, unchecked (the second phase of
- * `deformTwoPhase`, and of the SIMD kernels' two-phase path); arguments as the checked deformer's,
+ * `deformTwoPhase`); arguments as the checked deformer's,
  * and the matrices' rotations when the caller has them (see `RigidDeformer`).
  */
 export function lmsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget, rotations?: Float64Array): void {

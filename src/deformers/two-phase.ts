@@ -24,7 +24,7 @@
  *
  * @module
  */
-import { mat3FromQuat, mat4LinearDeterminant, quatClosestRotation, quatPolarRotation } from '../core/math.js';
+import { mat3FromQuat, mat4LinearDeterminant, quatRotationPart } from '../core/math.js';
 import type { SkinnedMesh } from '../core/mesh.js';
 import { writeAffine } from './vertex-writers.js';
 import {
@@ -66,12 +66,7 @@ export function splitScale(skinning: Float64Array): ScaleSplit | null {
   for (let j = 0; j < J; j++) {
     const m = 16 * j;
     const R = 9 * j;
-    // The polar rotation by scaled Newton, of L·diag(−1, 1, 1) for a mirrored joint (a few steps;
-    // quatClosestRotation's fixed point, the fallback, takes 11–20 on rpm-avatar's joints).
-    const reflect = mat4LinearDeterminant(skinning, m) < 0;
-    const L = [skinning[m], skinning[m + 1], skinning[m + 2], 0, skinning[m + 4], skinning[m + 5], skinning[m + 6], 0, skinning[m + 8], skinning[m + 9], skinning[m + 10]]; // prettier-ignore
-    if (reflect) for (let r = 0; r < 3; r++) L[r] = -L[r];
-    if (!quatPolarRotation(rotations, 4 * j, L, 0)) quatClosestRotation(rotations, 4 * j, skinning, m, reflect);
+    quatRotationPart(rotations, 4 * j, skinning, m);
     mat3FromQuat(rotationMatrices, R, rotations, 4 * j);
     // K = Rᵀ L
     for (let c = 0; c < 3; c++) {
@@ -230,7 +225,7 @@ export function deformTwoPhase(
 /**
  * The per-vertex two-phase path (see the module notes) for `vertices`: `all`, or only those
  * bound to a joint whose matrix stretches (`split.rigidJoints` 0) — the others are left as they
- * are in `out` (the caller has them from the rigid method, a JavaScript deformer or a SIMD kernel).
+ * are in `out` (the caller has them from the rigid method).
  * Each vertex with several joints becomes a vertex `K̄ (v − c)` of a scratch mesh whose joints are
  * its own transforms `[R_j | M_j(c) − c]` (with the split's rotations); `rigid` runs on batches of
  * up to 2,048 such vertices, then c is added back. With `rigidVertex` (DQS, CoR), the method's
@@ -243,6 +238,7 @@ export function deformTwoPhase(
  * @param vertices `all`, or `stretched`: those bound to a joint whose `split.rigidJoints` is 0
  *   (and those with no weight when joint 0 stretches: they follow joint 0)
  * @param rigidVertex the method's rigid phase for one vertex, in place of `rigid`'s batches
+ *   (`rigid` then unused)
  */
 export function deformStretchedVertices(
   mesh: SkinnedMesh,

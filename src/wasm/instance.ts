@@ -24,9 +24,10 @@ function decodeBase64(s: string): Uint8Array {
 }
 
 /**
- * Where {@link kernelLayout} starts: above the kernel modules' static data (the one data segment
- * AssemblyScript emits, its 32-byte table of 2/π for the argument reduction of `Mathf.sin` and
- * `Mathf.cos`, at 1024), which the layout's blocks must not overwrite (`test/wasm-layout.test.ts`).
+ * Where {@link kernelLayout} starts: above the kernel modules' static data (the data segments
+ * AssemblyScript emits, its tables of 2/π for the trigonometry of `Math` and `Mathf`: 1024–1248
+ * at present), which instantiation writes into the memory — each worker thread's instantiation
+ * too — and the layout's blocks must not overlap (`test/wasm-layout.test.ts`).
  */
 export const KERNEL_LAYOUT_START = 2048;
 

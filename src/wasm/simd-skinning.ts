@@ -5,12 +5,14 @@
  * `methods/dm/simd.ts`, asm/dm.ts; skinning templates: `methods/templates/simd.ts`, the DQS
  * kernel and asm/templates.ts) through its module's `simd`. The same equations as the
  * JavaScript deformers (`src/deformers`) in 32-bit floats, 4 lanes per operation: a vertex's
- * position, normal and matrix columns are one 128-bit register each.
+ * position, normal and matrix columns are one 128-bit register each (the two-phase kernels of
+ * SBS and LMS form their positions in f64, asm/two-phase.ts).
  *
  * Memory: one WebAssembly.Memory per prepared mesh, holding the bind-space data (positions,
  * normals, tangents, centers of rotation as 4 floats each; influences packed per vertex:
  * distinct joints, non-zero weights), the per-frame joint data and the outputs. Nothing is
- * allocated per frame. Works in Node and in browsers (WebAssembly SIMD: Node ≥ 16.4, Chrome
+ * allocated per frame but the joint data's small arrays (and, for joints that stretch, the
+ * rotation/stretch split of `splitScale`). Works in Node and in browsers (WebAssembly SIMD: Node ≥ 16.4, Chrome
  * 91, Firefox 89, Safari 16.4).
  *
  * @module
@@ -51,8 +53,8 @@ export interface SimdDeformer {
    * result there (the shared deformer contract of `src/deformers`). Skinning matrices that all
    * carry one uniform scale (a rig under a scaled node) run on the kernels, divided by it; for
    * any other scale, shear or reflection, the vertices bound to such joints take the per-vertex
-   * two-phase path (`deformTwoPhase`) on their method's two-phase kernel (`asm/two-phase.ts`); the
-   * others stay on the kernels.
+   * two-phase path (as `deformTwoPhase` in JavaScript) on their method's two-phase kernel
+   * (`asm/two-phase.ts`); the others stay on the kernels.
    * @param skinning skinning matrices, 4×4 column-major, length ≥ 16·J (bind → posed space)
    * @throws CorskinError when `skinning` has fewer joints than the mesh uses, or `out` is too small
    */
@@ -219,8 +221,8 @@ export async function createSkinningKernels<Extra>(
   const CNT = take(n);
   const M = take(64 * J);
   const Q = method === 'dqs' || method === 'lms' ? take(32 * J) : method === 'lbs' ? 0 : take(16 * J);
-  // The two-phase kernels (asm/two-phase.ts): per joint its rotation (LMS: its logarithm) and
-  // stretch, and whether it is rigid.
+  // The two-phase kernels (asm/two-phase.ts): per joint its rotation (DQS, CoR) and stretch, and
+  // whether it is rigid.
   const twoPhase = method !== 'lbs';
   const QK = twoPhase ? take(64 * J) : 0;
   // In f64: SBS's rotations (quaternion and matrix), LMS's logarithms and V⁻¹ coefficients.
@@ -254,7 +256,8 @@ export async function createSkinningKernels<Extra>(
     const split = s ? null : splitScale(skinning)!;
     if (split) s = uniformScale(split);
     if (split && !s) {
-      runKernels(skinning, 1, split.rigidJoints.includes(1) ? kernels : () => {});
+      if (split.rigidJoints.includes(1)) runKernels(skinning, 1, kernels);
+      else storeMatrices(skinning); // every vertex takes the two-phase kernel
       stretchedKernel(split);
     } else runKernels(skinning, s, kernels);
   };
@@ -262,9 +265,8 @@ export async function createSkinningKernels<Extra>(
 
   /** The frame's data for the matrices divided by s, then `kernels(s)` (the posed positions times s). */
   function runKernels(skinning: Float64Array, s: number, kernels: (s: number) => void): void {
-    const m = M >> 2;
     const S = s === 1 ? skinning : skinning.map((x, k) => (k % 16 === 15 ? x : x / s));
-    for (let j = 0; j < 16 * J; j++) f32[m + j] = S[j];
+    storeMatrices(S);
     if (method === 'cor' || method === 'sbs') jointQuaternions(S.subarray(0, 16 * J), jointData);
     else if (method === 'dqs') jointDualQuaternions(S.subarray(0, 16 * J), jointData);
     else if (method === 'lms') {
@@ -278,6 +280,11 @@ export async function createSkinningKernels<Extra>(
     kernels(s);
   }
 
+  /** The frame's first J skinning matrices into the memory (f32, at M). */
+  function storeMatrices(S: Float64Array): void {
+    for (let j = 0; j < 16 * J; j++) f32[(M >> 2) + j] = S[j];
+  }
+
   /**
    * The method's two-phase kernel on this thread for the vertices bound to a joint that
    * stretches (the frame's matrices already in the memory, the others already posed).
@@ -287,11 +294,15 @@ export async function createSkinningKernels<Extra>(
     const omega = [0, 0, 0, 0];
     for (let j = 0; j < J; j++) {
       const g = (QK >> 2) + 16 * j;
-      if (method !== 'lms') for (let e = 0; e < 4; e++) f32[g + e] = rotations[4 * j + e];
-      else {
+      const h = (RM >> 3) + 16 * j;
+      if (method === 'dqs' || method === 'cor') for (let e = 0; e < 4; e++) f32[g + e] = rotations[4 * j + e];
+      else if (method === 'sbs') {
+        f64.set(rotations.subarray(4 * j, 4 * j + 4), h);
+        f64.set(split.rotationMatrices.subarray(9 * j, 9 * j + 9), h + 4);
+      } else {
         // The logarithm ω of R_j and V(ω)⁻¹'s coefficient (see asm/two-phase.ts' lmsStretched).
         omega[3] = rotationLogarithm(rotations, 4 * j, omega);
-        for (let e = 0; e < 4; e++) f32[g + e] = f64[(RM >> 3) + 16 * j + e] = omega[e];
+        f64.set(omega, h);
       }
       // K_j's columns; their padding lanes 0 (the kernels' 4-lane sums read them).
       for (let c = 0; c < 3; c++) for (let r = 0; r < 4; r++) f32[g + 4 + 4 * c + r] = r < 3 ? stretch[9 * j + 3 * c + r] : 0; // prettier-ignore
@@ -299,13 +310,8 @@ export async function createSkinningKernels<Extra>(
     u8.set(rigidJoints.subarray(0, J), RIGID);
     const { P, N, T, C, JI, W, CNT, M, OP, ON, OT } = call;
     if (method === 'cor') exports.corStretched(n, K, P, N, T, C, JI, W, CNT, M, QK, RIGID, OP, ON, OT);
-    else if (method === 'sbs') {
-      for (let j = 0; j < J; j++) {
-        f64.set(rotations.subarray(4 * j, 4 * j + 4), (RM >> 3) + 16 * j);
-        f64.set(split.rotationMatrices.subarray(9 * j, 9 * j + 9), (RM >> 3) + 16 * j + 4);
-      }
-      exports.sbsStretched(n, K, P, N, T, JI, W, CNT, M, QK, RM, RIGID, OP, ON, OT);
-    } else if (method === 'lms') exports.lmsStretched(n, K, P, N, T, JI, W, CNT, M, QK, RM, RIGID, OP, ON, OT);
+    else if (method === 'sbs') exports.sbsStretched(n, K, P, N, T, JI, W, CNT, M, QK, RM, RIGID, OP, ON, OT);
+    else if (method === 'lms') exports.lmsStretched(n, K, P, N, T, JI, W, CNT, M, QK, RM, RIGID, OP, ON, OT);
     else exports.dqsStretched(n, K, P, N, T, JI, W, CNT, M, QK, RIGID, OP, ON, OT);
   }
 }

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { instantiateKernelsSync } from '../../wasm/instance.js';
+import { instantiateKernelsSync, KERNEL_LAYOUT_START } from '../../wasm/instance.js';
 import { solveLdlt, type LdltFactor } from './ldlt.js';
 
 /** p smoothing steps with one factorised system (see {@link createSmoother}). */
@@ -59,7 +59,7 @@ function simdSmoother(factor: LdltFactor, scale: Float64Array): Smoother | undef
   const nnz = Lp[n];
   // Layout: LP, LI (i32), then LX, DI, SC, Y (f64), each 16-byte aligned.
   const at16 = (bytes: number) => Math.ceil(bytes / 16) * 16;
-  const LP = 16;
+  const LP = KERNEL_LAYOUT_START; // above the module's static data
   const LI = at16(LP + 4 * (n + 1));
   const LX = at16(LI + 4 * nnz);
   const DI = at16(LX + 8 * nnz);

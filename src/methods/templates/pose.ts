@@ -7,7 +7,7 @@
  * @module
  */
 import { allRigid } from '../../deformers/two-phase.js';
-import { mat3FromQuat, mat4LinearDeterminant, quatClosestRotation } from '../../core/math.js';
+import { mat3FromQuat, quatRotationPart } from '../../core/math.js';
 import { cross, dot, normalize, point, sub } from '../../core/vec3.js';
 import { prepareBoneTemplate, type BoneTemplateFrame } from './bone.js';
 import { prepareJointTemplate } from './joint.js';
@@ -141,8 +141,8 @@ export const turn = (R: ArrayLike<number>, v: ArrayLike<number>): number[] => [
 
 /**
  * Row-major rotation of each skinning matrix, 9·J: its linear part where every joint's matrix is
- * rigid, else every joint's closest proper rotation (as two-phase skinning's `splitScale` takes
- * them); only of `joints` when given (the others 0).
+ * rigid, else every joint's closest proper rotation (`quatRotationPart`, as two-phase
+ * skinning's `splitScale` takes them); only of `joints` when given (the others 0).
  */
 export function boneRotations(skinning: Float64Array, joints?: Iterable<number>): Float64Array {
   const J = skinning.length / 16;
@@ -152,7 +152,7 @@ export function boneRotations(skinning: Float64Array, joints?: Iterable<number>)
   for (const j of joints ?? Array.from({ length: J }, (_, j) => j)) {
     const o = 16 * j;
     if (!rigid) {
-      quatClosestRotation(q, 0, skinning, o, mat4LinearDeterminant(skinning, o) < 0);
+      quatRotationPart(q, 0, skinning, o);
       mat3FromQuat(M, 0, q, 0);
     }
     for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) R[9 * j + 3 * r + c] = rigid ? skinning[o + 4 * c + r] : M[3 * c + r]; // prettier-ignore
