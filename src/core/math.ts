@@ -266,15 +266,14 @@ export function quatClosestRotation(
     x = y = z = 0;
     w = 1;
   }
+  // Plain arrays: a Float64Array costs V8 about 20 times an array literal's allocation.
+  const Q = [0, 0, 0, 0];
+  const R = [0, 0, 0, 0, 0, 0, 0, 0, 0];
   for (let it = 0; it < 100; it++) {
-    // Columns of R = rot(q), as mat3FromQuat (written out: no arrays per iteration, which cost
-    // more than the iteration itself).
-    const x2 = x + x, y2 = y + y, z2 = z + z; // prettier-ignore
-    const xx = x * x2, xy = x * y2, xz = x * z2, yy = y * y2, yz = y * z2, zz = z * z2; // prettier-ignore
-    const wx = w * x2, wy = w * y2, wz = w * z2; // prettier-ignore
-    const r0x = 1 - (yy + zz), r0y = xy + wz, r0z = xz - wy; // prettier-ignore
-    const r1x = xy - wz, r1y = 1 - (xx + zz), r1z = yz + wx; // prettier-ignore
-    const r2x = xz + wy, r2y = yz - wx, r2z = 1 - (xx + yy); // prettier-ignore
+    Q[0] = x; Q[1] = y; Q[2] = z; Q[3] = w; // prettier-ignore
+    mat3FromQuat(R, 0, Q, 0);
+    // Columns of R.
+    const r0x = R[0], r0y = R[1], r0z = R[2], r1x = R[3], r1y = R[4], r1z = R[5], r2x = R[6], r2y = R[7], r2z = R[8]; // prettier-ignore
     // ω = Σ r_i × a_i / (|Σ r_i · a_i| + ε)
     const ox = r0y * a0z - r0z * a0y + r1y * a1z - r1z * a1y + r2y * a2z - r2z * a2y;
     const oy = r0z * a0x - r0x * a0z + r1z * a1x - r1x * a1z + r2z * a2x - r2x * a2z;
