@@ -19,6 +19,7 @@ import {
   mat4LinearDeterminant,
   mat4Multiply,
   quatFromMat4,
+  type NumArray,
 } from '../core/math.js';
 
 /** The frames of H helpers ({@link helperFrames}); matrices 4×4 column-major. */
@@ -53,6 +54,21 @@ export interface HelperFrames {
     rotation: Float32Array,
     s: number,
     short: boolean,
+  ): void;
+  /**
+   * Writes to `X[16h..]` the skinning matrix a player makes of helper h's key with translation
+   * `translation[to..to+3)` and rotation `rotation[ro..ro+4)` (normalised here; the node's bind
+   * scale kept), under the joints' skinning matrices `S` (16·J) at that time: what {@link key}
+   * writes for a key it makes, and what a key interpolated between two (`key-reduction.ts`) plays.
+   */
+  play(
+    S: Float64Array,
+    X: Float64Array,
+    h: number,
+    translation: NumArray,
+    to: number,
+    rotation: NumArray,
+    ro: number,
   ): void;
 }
 
@@ -151,7 +167,6 @@ export function helperFrames(
     local,
     bind,
     key(S, X, h, translation, rotation, s, short) {
-      const j = helperJoint[h];
       const m = local(S, X, h);
       for (let c = 0; c < 3; c++) translation[3 * s + c] = m[12 + c];
       quatFromMat4(q, 0, m, 0);
@@ -159,13 +174,16 @@ export function helperFrames(
       for (let c = 0; c < 4; c++) q[c] = flip ? -q[c] : q[c];
       if (short) shortQuaternion(q, rotation, 4 * s);
       else rotation.set(q, 4 * s);
-      const n = Math.hypot(rotation[4 * s], rotation[4 * s + 1], rotation[4 * s + 2], rotation[4 * s + 3]);
-      for (let c = 0; c < 4; c++) q[c] = rotation[4 * s + c] / n;
-      mat4FromTRS(keyed, 0, translation, 3 * s, q, 0, bindScales[h], 0);
+      this.play(S, X, h, translation, 3 * s, rotation, 4 * s);
+    },
+    play(S, X, h, translation, to, rotation, ro) {
+      const n = Math.hypot(rotation[ro], rotation[ro + 1], rotation[ro + 2], rotation[ro + 3]);
+      for (let c = 0; c < 4; c++) q[c] = rotation[ro + c] / n;
+      mat4FromTRS(keyed, 0, translation, to, q, 0, bindScales[h], 0);
       // X = S_j · IBM_j⁻¹ · keyed · C_h⁻¹
       mat4Multiply(tmp, 0, keyed, 0, inverseBinds[h], 0);
       mat4Multiply(out, 0, ibmInverses[h], 0, tmp, 0);
-      mat4Multiply(X, 16 * h, S, 16 * j, out, 0);
+      mat4Multiply(X, 16 * h, S, 16 * helperJoint[h], out, 0);
     },
   };
 }

@@ -83,6 +83,10 @@ export function rigidFitScratch(): RigidFitScratch {
  * @param scale s; negative: R among the orthogonal matrices of determinant −1 instead (a rotation
  *   times the mirroring diag(−1, 1, 1)) at scale |s|, for targets mirrored by the rig
  * @param scratch room reused across calls ({@link rigidFitScratch}); a new one when absent
+ * @param prior where given, the column-major 4×4 at `prior[priorOffset..]` whose linear part (÷ its
+ *   uniform scale) the rotation leans towards where the points leave it free: `λ·prior` is added
+ *   to the cross-covariance, λ = {@link PRIOR_STRENGTH} · s · Σ u_i‖p_i − p̄‖² (a Tikhonov term
+ *   λ‖R − R₀‖² in the minimisation, small beside any direction the points fix)
  */
 export function rigidFit(
   P: Float64Array,
@@ -93,6 +97,8 @@ export function rigidFit(
   o: number,
   scale = 1,
   scratch: RigidFitScratch = rigidFitScratch(),
+  prior?: Float64Array,
+  priorOffset = 0,
 ): void {
   const mirrored = scale < 0;
   const s = Math.abs(scale);
@@ -118,10 +124,12 @@ export function rigidFit(
     qy /= su;
     qz /= su;
     let m0 = 0, m1 = 0, m2 = 0, m3 = 0, m4 = 0, m5 = 0, m6 = 0, m7 = 0, m8 = 0; // prettier-ignore
+    let spread = 0;
     for (let i = 0; i < count; i++) {
       const w = u[i];
       const ax = w * (Q[3 * i] - qx), ay = w * (Q[3 * i + 1] - qy), az = w * (Q[3 * i + 2] - qz); // prettier-ignore
       const bx = P[3 * i] - px, by = P[3 * i + 1] - py, bz = P[3 * i + 2] - pz; // prettier-ignore
+      spread += w * (bx * bx + by * by + bz * bz);
       m0 += ax * bx;
       m1 += ax * by;
       m2 += ax * bz;
@@ -141,6 +149,11 @@ export function rigidFit(
     M[6] = m6;
     M[7] = m7;
     M[8] = m8;
+    if (prior) {
+      const lambda =
+        (PRIOR_STRENGTH * s * spread) / (Math.cbrt(Math.abs(mat4LinearDeterminant(prior, priorOffset))) || 1);
+      for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) M[3 * r + c] += lambda * prior[priorOffset + 4 * c + r];
+    }
   }
   // Mirrored: R = R'·F with F = diag(−1, 1, 1), and tr(Rᵀ M) = tr(R'ᵀ M F): R' the rotation of M·F.
   if (mirrored) for (let r = 0; r < 3; r++) M[3 * r] = -M[3 * r];
@@ -156,6 +169,18 @@ export function rigidFit(
 }
 
 const IDENTITY3 = [1, 0, 0, 0, 1, 0, 0, 0, 1];
+
+/**
+ * How strongly a helper's rotation leans towards its joint's where its vertices leave it free
+ * (`rigidFit`'s prior), relative to their weighted spread: a helper whose vertices lie on a line
+ * or near one point is free to turn about it, and each sample's fit then lands anywhere on that
+ * freedom, up to 180° from the last sample's, which a player interpolates between samples.
+ * Measured on the Fox (DQS, 4 influences): the median helper turn from one sample to the next
+ * 2.7° → 1.2°, 90th percentile 89° → 21°, the gap removed at the samples 94.7% → 94.6% (1e-3: the
+ * same turns; 1e-2: 90.6% of the gap). Where the points fix the rotation, it moves by about
+ * 4e-4 rad at most (10 points in a cube, a prior anywhere).
+ */
+const PRIOR_STRENGTH = 1e-4;
 
 /**
  * Bone update (Le & Deng 2012, Sec. 3.3): each helper's transform at every sample, weights fixed.
@@ -256,7 +281,8 @@ export function updateHelpers(
           P[3 * a + 2] = x2;
         }
         const scale = problem.helperJoints ? jointScale(F, problem.helperJoints[h]) : 1;
-        rigidFit(P, Q, u[h], count, X, h << 4, scale, scratch);
+        const joint = problem.helperJoints?.[h];
+        rigidFit(P, Q, u[h], count, X, h << 4, scale, scratch, joint === undefined ? undefined : F, 16 * (joint ?? 0));
       }
     }
   }

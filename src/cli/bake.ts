@@ -58,6 +58,8 @@ export interface BakeCommandOptions {
   targets?: 'auto' | 'samples' | 'basis';
   /** helpers: keyframes reproduced within this by their neighbours are dropped; 0 keeps every sample. */
   keyframeTolerance?: number;
+  /** helpers: how much farther from the method a dropped helper key may put a vertex, ÷ the posed diagonal (`HelperBakeOptions.keyTolerance`). */
+  keyTolerance?: number;
   /** helpers: the helpers' rotation keys, `short` (default) or `float`. */
   rotations?: 'short' | 'float';
   /** Write with KHR_mesh_quantization (glTF-Transform's quantize). */
@@ -103,6 +105,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     throw new CorskinError(`--normal-tolerance must be a number ≥ 0, got ${o.normalTolerance}`, input);
   for (const [given, flag] of [
     [o.keyframeTolerance, '--keyframe-tolerance'],
+    [o.keyTolerance, '--key-tolerance'],
     [o.rotations, '--rotations'],
     [o.helpers, '--helpers'],
     [o.influences, '--influences'],
@@ -187,6 +190,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
         helpers: o.helpers,
         influences: o.influences as 4 | 8 | undefined,
         rotations: o.rotations,
+        keyTolerance: o.keyTolerance,
         rate,
         onProgress,
         file: input,

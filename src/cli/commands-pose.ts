@@ -14,6 +14,7 @@ import {
   AUTO_BAKE_THREADS_FROM,
   DEFAULT_BAKE_RATE,
   DEFAULT_KEYFRAME_TOLERANCE,
+  DEFAULT_HELPER_KEY_TOLERANCE,
   MAX_BAKE_SAMPLES,
   MAX_HELPERS_PER_REGION,
 } from '../bake/samples.js';
@@ -112,6 +113,11 @@ export function addPoseCommands(program: Command, io: Io): void {
         .option(
           '--keyframe-tolerance <t>',
           `helpers: drop keyframes that their neighbours reproduce within this, on every channel (glTF-Transform's resample; smaller file, the rig's joints a little off the input's keys; 1e-4 takes the Fox 1.00 → 0.77 MB; default ${DEFAULT_KEYFRAME_TOLERANCE}: every sample kept)`,
+          nonNegativeNumber,
+        )
+        .option(
+          '--key-tolerance <f>',
+          `helpers: drop the helpers' keys where interpolating their neighbours puts no vertex farther from the method by more than this fraction of the posed bounding-box diagonal (the clips' own keys untouched; default ${DEFAULT_HELPER_KEY_TOLERANCE}; 0 keeps every sample)`,
           nonNegativeNumber,
         )
         .addOption(

@@ -27,13 +27,19 @@ import { COR_ATTRIBUTE, helperJointExtras } from './schema.js';
 import { quantizeWeightSets } from './gltf-weights.js';
 import type { Deformer } from '../deformers/contract.js';
 import { removeDeltaMush } from '../methods/ddm/storage.js';
-import { bakeSampleTimes, DEFAULT_BAKE_RATE, MAX_HELPERS_PER_REGION } from '../bake/samples.js';
+import {
+  bakeSampleTimes,
+  DEFAULT_BAKE_RATE,
+  DEFAULT_HELPER_KEY_TOLERANCE,
+  MAX_HELPERS_PER_REGION,
+} from '../bake/samples.js';
 import { sampleMethod, type MethodSamples } from '../bake/sampling.js';
 import type { SkinnedModel } from './gltf.js';
 import { clipAnimation } from './gltf-skeleton.js';
 import { clusterStart, influencesOf, placeHelpers } from '../bake/placement.js';
 import type { SsdrModel } from '../bake/ssdr.js';
 import { keepFittedWeights } from '../bake/never-worse.js';
+import { reduceHelperKeys, type HelperKeys } from '../bake/key-reduction.js';
 import {
   fitData,
   fitSamples,
@@ -43,7 +49,7 @@ import {
   type FitErrors,
   type FitTask,
 } from '../bake/fit.js';
-import type { SkinnedMesh } from '../core/mesh.js';
+import { boundingBoxDiagonal, type SkinnedMesh } from '../core/mesh.js';
 
 /** Options of {@link bakeHelperJoints}. */
 export interface HelperBakeOptions {
@@ -59,6 +65,11 @@ export interface HelperBakeOptions {
    * stored either way.
    */
   rotations?: 'short' | 'float';
+  /**
+   * Keys dropped where interpolating their neighbours puts no vertex farther from the method by
+   * more than this fraction of the posed diagonal (`bake/key-reduction.ts`); default 1e-4.
+   */
+  keyTolerance?: number;
   /** Alternations at most (stops earlier when the error falls by less than 0.1%); default 30. */
   iterations?: number;
   /** Called now and then with (work done, total). */
@@ -101,7 +112,7 @@ export interface HelperBakeResult {
  * @param deform the method to bake, a deformer of `model.mesh` (bind space → posed space)
  * @throws CorskinError when the model has no animation, `helpers` is not a whole number from 1 to
  *   `MAX_HELPERS_PER_REGION` (16), `influences` is not 4 or 8, `rotations` is not short or float,
- *   the rate is not a positive number, a clip or the whole bake would take more samples than
+ *   `keyTolerance` is not a number ≥ 0, the rate is not a positive number, a clip or the whole bake would take more samples than
  *   `bake/samples.ts` allows, or `samples` are not this skin's at this rate
  * @throws the signal's reason when `signal` aborts
  */
@@ -150,6 +161,9 @@ export function* helperBakeSteps(
   if (K !== 4 && K !== 8) throw new CorskinError(`influences per vertex must be 4 or 8 (got ${K})`, file);
   if (options.rotations !== undefined && options.rotations !== 'short' && options.rotations !== 'float')
     throw new CorskinError(`rotations must be short or float (got ${String(options.rotations)})`, file);
+  const keyTolerance = options.keyTolerance ?? DEFAULT_HELPER_KEY_TOLERANCE;
+  if (!(keyTolerance >= 0 && Number.isFinite(keyTolerance)))
+    throw new CorskinError(`the helpers' key tolerance must be a number ≥ 0 (got ${options.keyTolerance})`, file);
   const { mesh, skeleton } = model;
   if (!model.animations.length)
     throw new CorskinError(`${model.name}: no animation to bake (helper joints are fitted to the file's clips)`, file);
@@ -239,6 +253,9 @@ export function* helperBakeSteps(
         frames.key(samples.fixed[t], X, h, keys[h].translation.subarray(3 * t0), keys[h].rotation.subarray(4 * t0), s, short); // prettier-ignore
     }
   }
+  // Fewer keys where interpolation holds (`bake/key-reduction.ts`); the transforms become what
+  // the file plays at every sample.
+  const keptKeys = reduceHelperKeys(frames, data, keys, clips, keyTolerance * boundingBoxDiagonal(targets[0]));
   // Never worse than LBS (`bake/never-worse.ts`): a vertex whose fitted weights would be keeps
   // its own influences. The fit back into the whole mesh's model; every other vertex keeps its own.
   const { kept, givenBack } = keepFittedWeights(samples, active, data);
@@ -264,6 +281,7 @@ export function* helperBakeSteps(
     model_,
     own,
     keys.filter((_, h) => used[h]),
+    keptKeys.filter((_, h) => used[h]),
     short,
     helperRegion.filter((_, h) => used[h]),
     helperCentre.filter((_, h) => used[h]),
@@ -329,7 +347,8 @@ function writeHelpers(
   model: SkinnedModel,
   fit: SsdrModel,
   own: Uint8Array,
-  keys: { translation: Float32Array; rotation: Float32Array }[],
+  keys: HelperKeys[],
+  keptKeys: Int32Array[][],
   short: boolean,
   helperRegion: number[],
   helperCentre: number[][],
@@ -387,16 +406,25 @@ function writeHelpers(
   for (let h = 0; h < H; h++) ibms.set(frames.inverseBind(h), 16 * (skinJoints + h));
   skin.setInverseBindMatrices(document.createAccessor().setType('MAT4').setArray(ibms).setBuffer(buffer));
   if (oldIbm && oldIbm.listParents().length <= 1) oldIbm.dispose();
-  // Channels: translation and rotation of every helper at each clip's samples (the keys the fit
-  // was measured with; rotations as normalized SHORT unless float was asked).
+  // Channels: translation and rotation of every helper at the samples its keys kept (the keys the
+  // fit was measured with; rotations as normalized SHORT unless float was asked), one input per
+  // set of kept times in a clip.
   let t0 = 0;
-  for (const { clip, times } of clips) {
+  clips.forEach(({ clip, times }, c) => {
     const animation = clipAnimation(document, model, clip, file);
-    const input = document.createAccessor().setType('SCALAR').setArray(times.slice()).setBuffer(buffer);
+    const inputs = new Map<string, Accessor>();
     for (let h = 0; h < H; h++) {
-      const translation = keys[h].translation.slice(3 * t0, 3 * (t0 + times.length));
-      const part = keys[h].rotation.subarray(4 * t0, 4 * (t0 + times.length));
-      const rotation = short ? Int16Array.from(part, (v) => Math.round(v * SHORT)) : part.slice();
+      const kept = keptKeys[h][c];
+      const key = kept.join();
+      const input = inputs.get(key) ?? document.createAccessor().setType('SCALAR').setArray(Float32Array.from(kept, (s) => times[s])).setBuffer(buffer); // prettier-ignore
+      inputs.set(key, input);
+      const translation = new Float32Array(3 * kept.length);
+      const part = new Float32Array(4 * kept.length);
+      kept.forEach((s, k) => {
+        translation.set(keys[h].translation.subarray(3 * (t0 + s), 3 * (t0 + s) + 3), 3 * k);
+        part.set(keys[h].rotation.subarray(4 * (t0 + s), 4 * (t0 + s) + 4), 4 * k);
+      });
+      const rotation = short ? Int16Array.from(part, (v) => Math.round(v * SHORT)) : part;
       for (const [path, type, data] of [
         ['translation', 'VEC3', translation],
         ['rotation', 'VEC4', rotation],
@@ -420,7 +448,7 @@ function writeHelpers(
       }
     }
     t0 += times.length;
-  }
+  });
   // Weights: JOINTS_n / WEIGHTS_n over the original joints and the helpers, as many sets as the
   // fit's influences or a vertex kept with its own needs; the old precomputed data (centers of
   // rotation, Direct Delta Mush) no longer fits them and is removed.
