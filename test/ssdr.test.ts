@@ -57,7 +57,7 @@ describe('skinning decomposition kernels (Le & Deng 2012)', () => {
     },
   );
 
-  it("rigidFit's prior: where the points leave the rotation free (on a line) it is the prior's; where they fix it, the prior moves it by about 4e-4 rad at most", () => {
+  it("rigidFit's prior: where the points leave the rotation free (on a line) it is the prior's; where they fix it, the prior moves it by about 4e-3 rad at most", () => {
     const random = rng(11);
     const linear = (M: Float64Array) => [0, 1, 2, 4, 5, 6, 8, 9, 10].map((k) => M[k]);
     for (let trial = 0; trial < 20; trial++) {
@@ -96,7 +96,7 @@ describe('skinning decomposition kernels (Le & Deng 2012)', () => {
       for (let i = 0; i < 10; i++) target.set(apply(truth, 0, spread, 3 * i), 3 * i);
       rigidFit(spread, target, new Float64Array(10).fill(1), 10, out, 0, 1, undefined, rigid(random, [0, 0, 0]), 0);
       const trace = linear(out).reduce((t, v, k) => t + v * linear(truth)[k], 0); // tr(Rᵀ R_true) = 1 + 2 cos θ
-      expect(Math.acos(Math.min(1, (trace - 1) / 2))).toBeLessThan(6e-4);
+      expect(Math.acos(Math.min(1, (trace - 1) / 2))).toBeLessThan(6e-3);
     }
   });
 

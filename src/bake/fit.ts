@@ -21,6 +21,12 @@ export interface FitData {
   K: number;
   /** The samples the alternation fits (ascending; see `io/helper-bake.ts`), the others only at the end. */
   fitSamples: Int32Array;
+  /**
+   * The samples the helpers are keyed at (ascending; all but the half-way check times,
+   * `bakeCheckTimes`): the bone updates over every sample run on these; the others play the
+   * interpolation of their keys (`key-reduction.ts`).
+   */
+  keyed: Int32Array;
   /** Bind-space positions: 3·n, or 3·n per sample (T·3·n) where morph targets move them (`restPerSample`). */
   rest: Float32Array;
   restPerSample: boolean;
@@ -99,9 +105,14 @@ export function fitViewsAt(data: FitData, samples: readonly number[]): { problem
   return { problem, model };
 }
 
+/** The samples a bone update runs on: the alternation's subset, or every keyed one. */
+function helperSamples(data: FitData, full: boolean): number[] {
+  return Array.from(full ? data.keyed : data.fitSamples);
+}
+
 /** How many independent items a task splits into: vertices (weights, errors) or samples (helpers). */
 export function taskItems(data: FitData, task: FitTask): number {
-  return task.kind === 'helpers' ? sampleList(data, task.full).length : data.n;
+  return task.kind === 'helpers' ? helperSamples(data, task.full).length : data.n;
 }
 
 /** Per helper, the vertices with a positive weight on it. */
@@ -122,7 +133,7 @@ function helperMembers(data: FitData): Int32Array[] {
  */
 export function runFitTask(data: FitData, task: FitTask, from: number, to: number): FitErrors | undefined {
   if (task.kind === 'helpers') {
-    const { problem, model } = fitViews(data, task.full);
+    const { problem, model } = fitViewsAt(data, helperSamples(data, task.full));
     const samples = Array.from({ length: to - from }, (_, s) => from + s);
     updateHelpers(problem, model, helperMembers(data), task.passes, samples);
     return undefined;
@@ -178,6 +189,7 @@ export function fitSamples(T: number, K: number): Int32Array {
  * @param helperJoints per helper, the fixed joint it hangs from
  * @param fitted the samples the alternation fits ({@link fitSamples})
  * @param shared in SharedArrayBuffers (for worker threads)
+ * @param keyed the samples the helpers are keyed at (default all)
  */
 export function fitData(
   samples: MethodSamples,
@@ -187,6 +199,7 @@ export function fitData(
   helperJoints: readonly number[],
   fitted: Int32Array,
   shared: boolean,
+  keyed?: Int32Array,
 ): FitData {
   const { rest, targets, fixed } = samples;
   const T = targets.length;
@@ -201,6 +214,7 @@ export function fitData(
     H,
     K,
     fitSamples: fitted,
+    keyed: allocate(Int32Array, keyed?.length ?? T, shared),
     rest: allocate(Float32Array, (restPerSample ? T : 1) * 3 * n, shared),
     restPerSample,
     targets: allocate(Float32Array, T * 3 * n, shared),
@@ -235,5 +249,7 @@ export function fitData(
     data.candidateStart[a + 1] = data.candidateStart[a] + candidates[a].length;
   });
   data.helperJoints.set(helperJoints);
+  if (keyed) data.keyed.set(keyed);
+  else for (let t = 0; t < T; t++) data.keyed[t] = t;
   return data;
 }

@@ -39,6 +39,9 @@ export interface HelperKeys {
  * @param clips each clip's sample times (seconds, increasing), clip after clip as the samples
  * @param tolerance how much farther from the method (posed units) a dropped key may put a vertex
  *   than the key did (0 keeps every key where the interpolation is farther at all)
+ * @param between the samples are the check times (`bakeCheckTimes`): only the even samples of a
+ *   clip are keys, the odd ones (half-way) play the interpolation of their neighbours' keys, which
+ *   is what a dropped key is compared with there
  * @returns per helper, per clip, the sample indices kept within the clip (ascending, both ends)
  */
 export function reduceHelperKeys(
@@ -47,6 +50,7 @@ export function reduceHelperKeys(
   keys: readonly HelperKeys[],
   clips: readonly { times: Float32Array }[],
   tolerance: number,
+  between = false,
 ): Int32Array[][] {
   const { H, J, K, n, fixed, transforms, targets, joints, weights } = data;
   const X = new Float64Array(16 * H);
@@ -116,12 +120,26 @@ export function reduceHelperKeys(
     return true;
   };
   const kept: Int32Array[][] = Array.from({ length: H }, () => []);
+  const step = between ? 2 : 1;
   let first = 0;
   for (const { times } of clips) {
     const F = times.length;
-    const at = (a: number, b: number, s: number, helpers: number[]) => {
-      for (const h of helpers) interpolate(h, first + a, first + b, first + s, (times[s] - times[a]) / (times[b] - times[a])); // prettier-ignore
+    // Plays the interpolation of keys a and b at s into X, and writes it to the transforms at s.
+    const at = (a: number, b: number, s: number, helpers: number[], write = false) => {
+      for (const h of helpers) {
+        interpolate(h, first + a, first + b, first + s, (times[s] - times[a]) / (times[b] - times[a]));
+        if (write) transforms.set(X.subarray(16 * h, 16 * h + 16), 16 * H * (first + s) + 16 * h);
+      }
     };
+    // Half-way: what every key kept plays there, the reference of a dropped key.
+    for (let s = 1; between && s < F; s += 2)
+      at(
+        s - 1,
+        s + 1,
+        s,
+        Array.from({ length: H }, (_, h) => h),
+        true,
+      );
     for (const { helpers, vertices } of groups.values()) {
       const list = [0];
       // Whether keys a and b (within the clip) hold every sample between.
@@ -133,8 +151,8 @@ export function reduceHelperKeys(
         return true;
       };
       for (let a = 0; a < F - 1;) {
-        let b = a + 1;
-        while (b + 1 < F && b + 1 - a <= MAX_SPAN && holds(a, b + 1)) b++;
+        let b = a + step;
+        while (b + step < F && b + step - a <= MAX_SPAN && holds(a, b + step)) b += step;
         list.push(b);
         a = b;
       }
@@ -142,10 +160,7 @@ export function reduceHelperKeys(
       for (const h of helpers) kept[h].push(indices);
       // What the file plays at the dropped samples (after the search, which compares with the keys).
       for (let k = 0; k + 1 < list.length; k++)
-        for (let s = list[k] + 1; s < list[k + 1]; s++) {
-          at(list[k], list[k + 1], s, helpers);
-          for (const h of helpers) transforms.set(X.subarray(16 * h, 16 * h + 16), 16 * H * (first + s) + 16 * h);
-        }
+        for (let s = list[k] + 1; s < list[k + 1]; s++) at(list[k], list[k + 1], s, helpers, true);
     }
     first += F;
   }

@@ -12,7 +12,7 @@ import { skinningMatrices } from '../core/pose.js';
 import type { Deformer } from '../deformers/contract.js';
 import { deformLbs } from '../deformers/lbs.js';
 import type { SkinnedModel } from '../io/gltf.js';
-import { bakeSampleTimes, DEFAULT_BAKE_RATE } from './samples.js';
+import { bakeCheckTimes, bakeSampleTimes, DEFAULT_BAKE_RATE } from './samples.js';
 import type { MethodSamples } from './sampling.js';
 
 /**
@@ -47,6 +47,11 @@ export interface BakeMeasure {
   /** Samples measured (over all clips). */
   samples: number;
   /**
+   * Measured half-way between the samples too (`between`): there, as {@link max}, {@link p99},
+   * {@link lbsMax}, {@link lbsP99} and {@link worseSamples} at the samples, over `times` times.
+   */
+  halfway?: { max: number; p99: number; lbsMax: number; lbsP99: number; times: number; worseSamples: number };
+  /**
    * Samples at which the baked file's largest or 99th-percentile distance (over the vertices)
    * is above plain LBS's there by more than {@link NEVER_WORSE_MARGIN}.
    */
@@ -77,15 +82,18 @@ export const NEVER_WORSE_MARGIN = 1e-4;
 /**
  * Plays `baked` (the skin as the baked file holds it: its joints, weights and morph targets) by
  * linear blend skinning, and `original` by `deform` and by plain LBS, at every sample of every clip
- * of `original` (the times {@link bakeSampleTimes} gives for `rate`; the baked clip of the same
- * name), and compares the posed positions vertex by vertex.
+ * of `original` (the times {@link bakeSampleTimes} gives for `rate`, or with `between` the check
+ * times `bakeCheckTimes` gives, half-way between them too; the baked clip of the same name), and
+ * compares the posed positions vertex by vertex.
  * @param original the skin before the bake (with whatever `deform` needs, e.g. its CoRs)
  * @param baked the same skin read back from the baked file (same vertices in the same order)
  * @param deform the deformer baked, for `original.mesh`
  * @param rate samples per second, as baked; default 30
  * @param onProgress called after each sample with (done, total)
  * @param reference the method and plain LBS on `original` already sampled at `rate` (what the bake
- *   fitted, `sampleMethod`): used instead of posing them again
+ *   fitted, `sampleMethod`): used instead of posing them again where it holds the time (a
+ *   reference at the sample times serves the sample times of a measure half-way between too)
+ * @param between measure half-way between the samples too (default: as `reference`, else false)
  * @throws CorskinError when the vertex counts differ, a clip is missing from the baked skin, or
  *   `reference` holds other samples
  */
@@ -96,6 +104,7 @@ export function measureBake(
   rate = DEFAULT_BAKE_RATE,
   onProgress?: (done: number, total: number) => void,
   reference?: MethodSamples,
+  between = reference?.between ?? false,
 ): BakeMeasure {
   const n = original.mesh.positions.length / 3;
   if (baked.mesh.positions.length !== 3 * n)
@@ -108,10 +117,19 @@ export function measureBake(
       clip.source !== undefined ? c.source === clip.source : c.name === clip.name,
     );
     if (!other) throw new CorskinError(`${original.name}: clip "${clip.name}" is not in the baked file`);
-    return { clip, other, times: bakeSampleTimes(clip.duration, rate, `clip "${clip.name}"`) };
+    return { clip, other, times: (between ? bakeCheckTimes : bakeSampleTimes)(clip.duration, rate, `clip "${clip.name}"`) }; // prettier-ignore
   });
   const total = clips.reduce((s, c) => s + c.times.length, 0);
-  if (reference && (reference.rate !== rate || reference.targets.length !== total))
+  // Each time's distances go to a slot: the samples' first, then the half-way times'.
+  const samplesTotal = between ? (total + clips.length) / 2 : total;
+  // The reference's sample at check s of a clip: all of them, or the even ones (its samples) when
+  // it holds the sample times alone and the measure goes half-way between too.
+  const halves = !!reference && between && !reference.between;
+  const referenceTotal = halves ? samplesTotal : total;
+  if (
+    reference &&
+    (reference.rate !== rate || (reference.between && !between) || reference.targets.length !== referenceTotal)
+  )
     throw new CorskinError(
       `${original.name}: the reference holds ${reference.targets.length} samples at ${reference.rate} samples/s, the measure takes ${total} at ${rate}`,
     );
@@ -126,18 +144,26 @@ export function measureBake(
   const [method, lbs, played, lbsFour] = [0, 1, 2, 3].map(() => ({
     positions: new Float32Array(3 * n) as Float32Array,
   }));
-  let s = 0;
-  let [worseSamples, fourWorse] = [0, 0];
+  const posed = [method.positions, lbs.positions];
+  let done = 0;
+  let [sample, half] = [0, 0]; // slots
+  let r = 0; // the reference's sample
+  let [worseSamples, fourWorse, halfWorse] = [0, 0, 0];
   for (const { clip, other, times } of clips)
-    for (const t of times) {
+    for (const [k, t] of times.entries()) {
+      const isHalf = between && k % 2 === 1;
+      const s = isHalf ? samplesTotal + half++ : sample++;
+      const fromReference = !!reference && (!halves || !isHalf);
       // The original at this sample, posed and morphed once, where needed.
       let [S, m]: [Float64Array?, SkinnedMesh?] = [];
       const matrices = () => (S ??= skinningMatrices(original.skeleton, samplePose(original.skeleton, clip, t)));
       const morphed = () => (m ??= applyMorphTargets(original.mesh, original.morphGroups, sampleMorphWeights(original.morphGroups, clip.morphChannels ?? [], t))); // prettier-ignore
-      if (reference) {
-        method.positions = reference.targets[s];
-        lbs.positions = reference.lbs[s];
+      if (fromReference) {
+        method.positions = reference.targets[r];
+        lbs.positions = reference.lbs[r++];
       } else {
+        // Into arrays of its own (not the reference's).
+        [method.positions, lbs.positions] = posed;
         deform(morphed(), matrices(), method);
         deformLbs(morphed(), matrices(), lbs);
       }
@@ -154,8 +180,11 @@ export function measureBake(
       };
       const lbsAt = distances(lbsErrors, lbs.positions);
       deformLbs(morphedBaked, B, played);
-      if (!withinMargin(distances(bakedErrors, played.positions), lbsAt)) worseSamples++;
-      if (four && fourErrors) {
+      if (!withinMargin(distances(bakedErrors, played.positions), lbsAt)) {
+        if (isHalf) halfWorse++;
+        else worseSamples++;
+      }
+      if (four && fourErrors && !isHalf) {
         let inputAt = lbsAt;
         if (fourOriginal) {
           deformLbs({ ...morphed(), ...fourOriginal }, matrices(), lbsFour);
@@ -164,17 +193,22 @@ export function measureBake(
         deformLbs({ ...morphedBaked, ...four }, B, played);
         if (!withinMargin(distances(fourErrors, played.positions), inputAt)) fourWorse++;
       }
-      s++;
-      onProgress?.(s, total);
+      onProgress?.(++done, total);
     }
-  const [max, p99] = maxAndP99(bakedErrors);
-  const [lbsMax, lbsP99] = maxAndP99(lbsErrors);
+  const split = samplesTotal * n;
+  const [max, p99] = maxAndP99(bakedErrors.subarray(0, split));
+  const [lbsMax, lbsP99] = maxAndP99(lbsErrors.subarray(0, split));
   let firstSet: BakeMeasure['firstSet'];
   if (fourErrors) {
-    const [[fMax, fP99], [rMax, rP99]] = [maxAndP99(fourErrors), fourOriginal ? maxAndP99(fourLbsErrors) : [lbsMax, lbsP99]]; // prettier-ignore
+    const [[fMax, fP99], [rMax, rP99]] = [maxAndP99(fourErrors.subarray(0, split)), fourOriginal ? maxAndP99(fourLbsErrors.subarray(0, split)) : [lbsMax, lbsP99]]; // prettier-ignore
     firstSet = { max: fMax, p99: fP99, lbsMax: rMax, lbsP99: rP99, worseSamples: fourWorse };
   }
-  return { max, p99, lbsMax, lbsP99, samples: total, worseSamples, diagonal, ...(firstSet && { firstSet }) };
+  let halfway: BakeMeasure['halfway'];
+  if (between) {
+    const [[hMax, hP99], [hLbsMax, hLbsP99]] = [maxAndP99(bakedErrors.subarray(split)), maxAndP99(lbsErrors.subarray(split))]; // prettier-ignore
+    halfway = { max: hMax, p99: hP99, lbsMax: hLbsMax, lbsP99: hLbsP99, times: total - samplesTotal, worseSamples: halfWorse }; // prettier-ignore
+  }
+  return { max, p99, lbsMax, lbsP99, samples: samplesTotal, worseSamples, diagonal, ...(firstSet && { firstSet }), ...(halfway && { halfway }) }; // prettier-ignore
 }
 
 /**

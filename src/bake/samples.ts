@@ -61,10 +61,31 @@ export function bakeSampleTimes(duration: number, rate: number, clip = 'the clip
 }
 
 /**
- * Most (sample, vertex) pairs a bake holds: the helper bake keeps every sample's posed mesh of
- * the method and of LBS (36 bytes a pair), so this bounds its memory to about 2 GB.
+ * The times a helper bake checks a clip at: its sample times ({@link bakeSampleTimes}, the keys'
+ * times) at the even indices, and half-way between each two at the odd ones (2F + 1 times for F
+ * intervals). A player interpolates the helpers' keys there — an engine at 60 frames per second
+ * plays every such time of a bake at 30 samples/s — so the bake's guard and its measure look there
+ * too: each sample's helpers are fitted on their own, and a helper free to turn about its
+ * vertices can turn far between two samples (the Fox: at 155 of 479 half-way times its bake played
+ * farther from the method than plain LBS, while at no sample).
+ * @throws CorskinError as {@link bakeSampleTimes}
  */
-export const MAX_BAKE_VERTEX_SAMPLES = 5e7;
+export function bakeCheckTimes(duration: number, rate: number, clip = 'the clip'): Float32Array {
+  const keys = bakeSampleTimes(duration, rate, clip);
+  const out = new Float32Array(2 * keys.length - 1);
+  for (let k = 0; k < keys.length; k++) {
+    out[2 * k] = keys[k];
+    if (k + 1 < keys.length) out[2 * k + 1] = (keys[k] + keys[k + 1]) / 2;
+  }
+  return out;
+}
+
+/**
+ * Most (sample, vertex) pairs a bake holds: the helper bake keeps every sample's posed mesh of
+ * the method and of LBS (36 bytes a pair), half-way between the samples too (`bakeCheckTimes`),
+ * so this bounds its memory to about 4 GB (Ybot's 811 samples of 35K vertices: 57M pairs).
+ */
+export const MAX_BAKE_VERTEX_SAMPLES = 1e8;
 
 /**
  * From this many (sample, vertex) pairs up, `corskin bake --as helpers` fits on every core by

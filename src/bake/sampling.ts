@@ -10,9 +10,12 @@ import { skinningMatrices } from '../core/pose.js';
 import type { Deformer } from '../deformers/contract.js';
 import { deformLbs } from '../deformers/lbs.js';
 import type { SkinnedModel } from '../io/gltf.js';
-import { bakeSampleTimes, checkBakeSize } from './samples.js';
+import { bakeCheckTimes, bakeSampleTimes, checkBakeSize } from './samples.js';
 
-/** A skin's clips sampled: per sample s (clip after clip, each at {@link bakeSampleTimes}), the method and LBS. */
+/**
+ * A skin's clips sampled: per sample s (clip after clip, each at `bakeSampleTimes`, or at
+ * `bakeCheckTimes` with {@link MethodSamples.between}), the method and LBS.
+ */
 export interface MethodSamples {
   /** Each clip and its sample times (seconds). */
   clips: { clip: AnimationClip; times: Float32Array }[];
@@ -26,6 +29,11 @@ export interface MethodSamples {
   fixed: Float64Array[];
   /** The sample rate (samples per second). */
   rate: number;
+  /**
+   * Whether the samples are the check times (`bakeCheckTimes`: the sample times at even indices
+   * of each clip, half-way between at odd ones) rather than the sample times alone.
+   */
+  between: boolean;
 }
 
 /**
@@ -34,7 +42,8 @@ export interface MethodSamples {
  * @param deform the method, a deformer of `model.mesh` (bind space → posed space)
  * @param rate samples per second of each clip
  * @param options `signal` stops between samples (throws its reason); `onProgress` is called after
- *   each sample with (done, total)
+ *   each sample with (done, total); `between`: at `bakeCheckTimes` (half-way between the sample
+ *   times too)
  * @throws CorskinError when the rate is not a positive number, or a clip or the whole bake would
  *   take more samples than `samples.ts` allows
  */
@@ -42,17 +51,18 @@ export function sampleMethod(
   model: SkinnedModel,
   deform: Deformer,
   rate: number,
-  options: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {},
+  options: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void; between?: boolean } = {},
 ): MethodSamples {
+  const between = !!options.between;
   const { mesh, skeleton, morphGroups } = model;
   const n = mesh.positions.length / 3;
   const clips = model.animations.map((clip) => ({
     clip,
-    times: bakeSampleTimes(clip.duration, rate, `clip "${clip.name}"`),
+    times: (between ? bakeCheckTimes : bakeSampleTimes)(clip.duration, rate, `clip "${clip.name}"`),
   }));
   const total = clips.reduce((t, c) => t + c.times.length, 0);
   checkBakeSize(total, n);
-  const out: MethodSamples = { clips, rest: [], targets: [], lbs: [], fixed: [], rate };
+  const out: MethodSamples = { clips, rest: [], targets: [], lbs: [], fixed: [], rate, between };
   for (const { clip, times } of clips)
     for (const t of times) {
       options.signal?.throwIfAborted();

@@ -58,6 +58,8 @@ export interface BakeCommandOptions {
   targets?: 'auto' | 'samples' | 'basis';
   /** helpers: keyframes reproduced within this by their neighbours are dropped; 0 keeps every sample. */
   keyframeTolerance?: number;
+  /** helpers: where the bake is held never worse than LBS (`HelperBakeOptions.guard`). */
+  guard?: 'samples' | 'between';
   /** helpers: how much farther from the method a dropped helper key may put a vertex, ÷ the posed diagonal (`HelperBakeOptions.keyTolerance`). */
   keyTolerance?: number;
   /** helpers: the helpers' rotation keys, `short` (default) or `float`. */
@@ -106,6 +108,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   for (const [given, flag] of [
     [o.keyframeTolerance, '--keyframe-tolerance'],
     [o.keyTolerance, '--key-tolerance'],
+    [o.guard, '--guard'],
     [o.rotations, '--rotations'],
     [o.helpers, '--helpers'],
     [o.influences, '--influences'],
@@ -176,7 +179,9 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       );
     // The method and LBS at the samples, taken once: fitted by the bake and (while what is kept
     // stays within one bake's bound) compared against after the file is written.
-    const samples = await phase(model, 'sampling', (onProgress) => sampleMethod(model, deform, rate, { onProgress }));
+    const samples = await phase(model, 'sampling', (onProgress) =>
+      sampleMethod(model, deform, rate, { onProgress, between: o.guard === 'between' }),
+    );
     const pairs = samples.targets.length * (model.mesh.positions.length / 3);
     if (held + pairs <= MAX_BAKE_VERTEX_SAMPLES) {
       entry.samples = samples;
@@ -254,7 +259,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     }
     const bar = progress(io, `${model.name}: measuring`);
     try {
-      measures.push(measureBake(model, other, deform, rate, bar.update, samples));
+      measures.push(measureBake(model, other, deform, rate, bar.update, samples, withHelpers));
       baked[measures.length - 1].samples = undefined; // not needed any more
     } finally {
       bar.stop();
@@ -278,6 +283,12 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       );
     if (m.worseSamples)
       warn(`at ${m.worseSamples} of ${m.samples} samples the baked file plays farther from ${M} than plain LBS does (its max or p99 over the vertices, by more than ${NEVER_WORSE_MARGIN} of the diagonal)`); // prettier-ignore
+    const h = m.halfway;
+    if (h) {
+      io.out(`  half-way between the samples (where a player at another frame rate interpolates the keys), at ${h.times} times: baked file by LBS vs ${M} max ${e(h.max)}, p99 ${e(h.p99)}; plain LBS vs ${M} max ${e(h.lbsMax)}, p99 ${e(h.lbsP99)}${h.lbsP99 > NEVER_WORSE_MARGIN ? `; removes ${(100 * (1 - h.p99 / h.lbsP99)).toFixed(1)}% of it, max ${(h.max / h.lbsMax).toFixed(2)} of LBS's` : ''}`); // prettier-ignore
+      if (h.worseSamples)
+        warn(`half-way between samples, at ${h.worseSamples} of ${h.times} times, the baked file plays farther from ${M} than plain LBS does (by more than ${NEVER_WORSE_MARGIN} of the diagonal)${o.guard === 'between' ? '' : ': --guard between holds the bake there too'}`); // prettier-ignore
+    }
     if (m.firstSet) {
       const f = m.firstSet;
       io.out(

@@ -17,17 +17,19 @@
  * upper arm and forearm); each such joint region gets up to `helpers` helpers, placed by k-means
  * on the region's bind positions weighted by the departure.
  *
+ * The keys: at every sample, then only where interpolating their neighbours would put a vertex
+ * farther from the method (`bake/key-reduction.ts`). With `guard: 'between'` the bake is held to
+ * plain LBS half-way between the samples too, where players interpolate the keys.
+ *
  * @module
  */
-import type { Accessor, Document, Node } from '@gltf-transform/core';
+import type { Document } from '@gltf-transform/core';
 import { CorskinError } from '../core/errors.js';
-import { quatFromMat4 } from '../core/math.js';
-import { helperFrames, SHORT } from '../bake/helper-frames.js';
-import { COR_ATTRIBUTE, helperJointExtras } from './schema.js';
-import { quantizeWeightSets } from './gltf-weights.js';
+import { helperFrames } from '../bake/helper-frames.js';
+import { writeHelpers } from './helper-bake-write.js';
 import type { Deformer } from '../deformers/contract.js';
-import { removeDeltaMush } from '../methods/ddm/storage.js';
 import {
+  bakeCheckTimes,
   bakeSampleTimes,
   DEFAULT_BAKE_RATE,
   DEFAULT_HELPER_KEY_TOLERANCE,
@@ -35,11 +37,10 @@ import {
 } from '../bake/samples.js';
 import { sampleMethod, type MethodSamples } from '../bake/sampling.js';
 import type { SkinnedModel } from './gltf.js';
-import { clipAnimation } from './gltf-skeleton.js';
 import { clusterStart, influencesOf, placeHelpers } from '../bake/placement.js';
 import type { SsdrModel } from '../bake/ssdr.js';
 import { keepFittedWeights } from '../bake/never-worse.js';
-import { reduceHelperKeys, type HelperKeys } from '../bake/key-reduction.js';
+import { reduceHelperKeys } from '../bake/key-reduction.js';
 import {
   fitData,
   fitSamples,
@@ -65,6 +66,13 @@ export interface HelperBakeOptions {
    * stored either way.
    */
   rotations?: 'short' | 'float';
+  /**
+   * Where the bake is held never worse than plain LBS (`bake/never-worse.ts`): at the `samples`
+   * (default), or also half-way `between` them, where players interpolate the helpers' keys (at
+   * twice the samples' time and memory; `bakeCheckTimes` says what it costs). Given `samples`,
+   * theirs (`MethodSamples.between`) decide.
+   */
+  guard?: 'samples' | 'between';
   /**
    * Keys dropped where interpolating their neighbours puts no vertex farther from the method by
    * more than this fraction of the posed diagonal (`bake/key-reduction.ts`); default 1e-4.
@@ -112,7 +120,7 @@ export interface HelperBakeResult {
  * @param deform the method to bake, a deformer of `model.mesh` (bind space → posed space)
  * @throws CorskinError when the model has no animation, `helpers` is not a whole number from 1 to
  *   `MAX_HELPERS_PER_REGION` (16), `influences` is not 4 or 8, `rotations` is not short or float,
- *   `keyTolerance` is not a number ≥ 0, the rate is not a positive number, a clip or the whole bake would take more samples than
+ *   `keyTolerance` is not a number ≥ 0, `guard` is not samples or between, the rate is not a positive number, a clip or the whole bake would take more samples than
  *   `bake/samples.ts` allows, or `samples` are not this skin's at this rate
  * @throws the signal's reason when `signal` aborts
  */
@@ -171,8 +179,14 @@ export function* helperBakeSteps(
   const J = skeleton.parents.length;
 
   // Samples of every clip: the method's posed mesh, plain LBS's and the fixed joints' matrices.
-  const samples = options.samples ?? sampleMethod(model, deform, rate, { signal: options.signal });
-  const expected = model.animations.reduce((t, clip) => t + bakeSampleTimes(clip.duration, rate).length, 0);
+  // With the guard between, at the check times (`bakeCheckTimes`): keyed at the sample times,
+  // and guarded half-way between them too, where players interpolate the keys.
+  if (options.guard !== undefined && options.guard !== 'samples' && options.guard !== 'between')
+    throw new CorskinError(`guard must be samples or between (got ${String(options.guard)})`, file);
+  const between = options.guard === 'between';
+  const samples = options.samples ?? sampleMethod(model, deform, rate, { signal: options.signal, between });
+  const times = samples.between ? bakeCheckTimes : bakeSampleTimes;
+  const expected = model.animations.reduce((t, clip) => t + times(clip.duration, rate).length, 0);
   if (samples.rate !== rate || samples.targets.length !== expected || samples.targets[0]?.length !== 3 * n)
     throw new CorskinError(
       `${model.name}: the samples given are not this skin's at ${rate} samples/s (${samples.targets.length} samples of ${(samples.targets[0]?.length ?? 0) / 3} vertices at ${samples.rate}/s; expected ${expected} of ${n})`,
@@ -180,6 +194,10 @@ export function* helperBakeSteps(
     );
   const { clips, lbs, targets } = samples;
   const T = targets.length;
+  // The samples keyed: every one, or the sample times among the check times (even in each clip).
+  const keyed: number[] = [];
+  for (let t = 0, c = 0; c < clips.length; t += clips[c++].times.length)
+    for (let s = 0; s < clips[c].times.length; s += samples.between ? 2 : 1) keyed.push(t + s);
 
   const placement = placeHelpers(mesh, skeleton.parents, targets, lbs, perRegion);
   const { regionOf, helperRegion, helperCentre, regionHelpers } = placement;
@@ -215,7 +233,8 @@ export function* helperBakeSteps(
   // The alternation sees at most 120 evenly spaced samples with 4 influences, 960 with 8
   // (`fitSamples`); once it has converged, bone updates over every sample give the helpers'
   // transforms at all of them.
-  const data = fitData(samples, model_, active, active.map(candidatesOf), helperRegion, fitSamples(T, K), shared);
+  const fitted = fitSamples(keyed.length, K).map((k) => keyed[k]);
+  const data = fitData(samples, model_, active, active.map(candidatesOf), helperRegion, fitted, shared, Int32Array.from(keyed)); // prettier-ignore
   // The fit's total error over its samples.
   const totalError = function* (): Generator<HelperBakeStep, number, FitErrors | undefined> {
     const e = yield { data, task: { kind: 'errors', full: false } };
@@ -239,23 +258,24 @@ export function* helperBakeSteps(
   }
   // The other samples start from the clusters' fits: a few passes let each sample's helpers
   // settle together (every pass is an exact block minimisation, so the error only falls).
-  if (data.fitSamples.length < T) yield { data, task: { kind: 'helpers', full: true, passes: FINAL_PASSES } };
+  if (data.fitSamples.length < keyed.length)
+    yield { data, task: { kind: 'helpers', full: true, passes: FINAL_PASSES } };
   // The helpers' keys, and the helpers as the file will play them from there on (`bake/helper-frames.ts`).
   const short = options.rotations !== 'float';
   const frames = helperFrames(skeleton.inverseBindMatrices, helperRegion, helperCentre, (j) => `${model.name}: ${skeleton.jointNames[j]}`, file); // prettier-ignore
   const keys = helperRegion.map(() => ({ translation: new Float32Array(3 * T), rotation: new Float32Array(4 * T) }));
-  let t = 0;
-  for (const { times } of clips) {
-    const t0 = t;
-    for (let s = 0; s < times.length; s++, t++) {
-      const X = data.transforms.subarray(16 * H * t, 16 * H * (t + 1));
+  // At the keyed samples (each on its previous one's hemisphere); the half-way ones are played
+  // from them (`reduceHelperKeys`).
+  const step = samples.between ? 2 : 1;
+  for (let c = 0, t0 = 0; c < clips.length; t0 += clips[c++].times.length)
+    for (let s = 0; s < clips[c].times.length; s += step) {
+      const X = data.transforms.subarray(16 * H * (t0 + s), 16 * H * (t0 + s + 1));
       for (let h = 0; h < H; h++)
-        frames.key(samples.fixed[t], X, h, keys[h].translation.subarray(3 * t0), keys[h].rotation.subarray(4 * t0), s, short); // prettier-ignore
+        frames.key(samples.fixed[t0 + s], X, h, keys[h].translation.subarray(3 * t0), keys[h].rotation.subarray(4 * t0), s, short, s - step); // prettier-ignore
     }
-  }
   // Fewer keys where interpolation holds (`bake/key-reduction.ts`); the transforms become what
   // the file plays at every sample.
-  const keptKeys = reduceHelperKeys(frames, data, keys, clips, keyTolerance * boundingBoxDiagonal(targets[0]));
+  const keptKeys = reduceHelperKeys(frames, data, keys, clips, keyTolerance * boundingBoxDiagonal(targets[0]), samples.between); // prettier-ignore
   // Never worse than LBS (`bake/never-worse.ts`): a vertex whose fitted weights would be keeps
   // its own influences. The fit back into the whole mesh's model; every other vertex keeps its own.
   const { kept, givenBack } = keepFittedWeights(samples, active, data);
@@ -292,7 +312,7 @@ export function* helperBakeSteps(
   return {
     helpers: helpersKept,
     regions,
-    samples: T,
+    samples: keyed.length,
     iterations,
     activeVertices: active.length,
     revertedVertices: givenBack,
@@ -337,162 +357,3 @@ function dropHelpers(model: SsdrModel, used: Uint8Array, J: number): number {
 
 /** Bone updates over every sample after the alternation. */
 const FINAL_PASSES = 6;
-
-/**
- * Writes the helpers (nodes, inverse bind matrices, channels) and the weights: the fit's where
- * `own[i]` is 0, the input's own influences as they are (all of them, weights unchanged) elsewhere.
- */
-function writeHelpers(
-  document: Document,
-  model: SkinnedModel,
-  fit: SsdrModel,
-  own: Uint8Array,
-  keys: HelperKeys[],
-  keptKeys: Int32Array[][],
-  short: boolean,
-  helperRegion: number[],
-  helperCentre: number[][],
-  clips: { clip: { name: string; source?: number }; times: Float32Array }[],
-  file?: string,
-): void {
-  const { skin, jointNodes, skeleton } = model;
-  const J = skeleton.parents.length;
-  const skinJoints = jointNodes.length;
-  const H = fit.helpers;
-  const K = fit.influences;
-  const buffer = document.getRoot().listBuffers()[0] ?? document.createBuffer();
-  const ibm = skeleton.inverseBindMatrices;
-  // Helper nodes: children of their region's joint, bound at their cluster's centre.
-  const names = new Set(
-    document
-      .getRoot()
-      .listNodes()
-      .map((x) => x.getName()),
-  );
-  const nodes: Node[] = [];
-  // A helper's bind world matrix is T(c)·s_j (s_j: its joint's signed uniform world scale at
-  // bind, det(IBM_j)^(−1/3), negative where the bind mirrors) and its inverse bind matrix
-  // (T(c)·s_j)⁻¹ (`bake/helper-frames.ts`): its skinning matrix is the fitted H either way, and its
-  // local transform from the joint is a rotation of unit scale, as the rig's own joints are. (With
-  // T(c) alone a helper under an armature scaled 0.01 gets a local scale of 100, which a client
-  // whose bones carry no rest scale, such as Blender's importer, cannot play; and under a
-  // mirrored bind a local transform of determinant −1, which no rotation and positive scale can
-  // hold.)
-  const frames = helperFrames(ibm, helperRegion, helperCentre, (j) => `${model.name}: ${skeleton.jointNames[j]}`, file); // prettier-ignore
-  for (let h = 0; h < H; h++) {
-    const j = helperRegion[h];
-    let name = `${skeleton.jointNames[j] || `joint${j}`}_helper${h}`;
-    while (names.has(name)) name += '_';
-    names.add(name);
-    const bind = frames.bind(h);
-    const node = document.createNode(name).setTranslation([bind[12], bind[13], bind[14]]);
-    const q = [0, 0, 0, 1];
-    quatFromMat4(q, 0, bind, 0);
-    node.setRotation(q as [number, number, number, number]);
-    node.setScale([
-      Math.hypot(bind[0], bind[1], bind[2]),
-      Math.hypot(bind[4], bind[5], bind[6]),
-      Math.hypot(bind[8], bind[9], bind[10]),
-    ]);
-    node.setExtras(helperJointExtras(jointNodes[j].getName()));
-    jointNodes[j].addChild(node);
-    skin.addJoint(node);
-    nodes.push(node);
-  }
-  // Inverse bind matrices: the old ones, then (T(c)·s)⁻¹ = s⁻¹·T(−c) per helper.
-  const oldIbm = skin.getInverseBindMatrices();
-  const ibms = new Float32Array(16 * (skinJoints + H));
-  ibms.set(Float32Array.from(ibm.subarray(0, 16 * skinJoints)));
-  for (let h = 0; h < H; h++) ibms.set(frames.inverseBind(h), 16 * (skinJoints + h));
-  skin.setInverseBindMatrices(document.createAccessor().setType('MAT4').setArray(ibms).setBuffer(buffer));
-  if (oldIbm && oldIbm.listParents().length <= 1) oldIbm.dispose();
-  // Channels: translation and rotation of every helper at the samples its keys kept (the keys the
-  // fit was measured with; rotations as normalized SHORT unless float was asked), one input per
-  // set of kept times in a clip.
-  let t0 = 0;
-  clips.forEach(({ clip, times }, c) => {
-    const animation = clipAnimation(document, model, clip, file);
-    const inputs = new Map<string, Accessor>();
-    for (let h = 0; h < H; h++) {
-      const kept = keptKeys[h][c];
-      const key = kept.join();
-      const input = inputs.get(key) ?? document.createAccessor().setType('SCALAR').setArray(Float32Array.from(kept, (s) => times[s])).setBuffer(buffer); // prettier-ignore
-      inputs.set(key, input);
-      const translation = new Float32Array(3 * kept.length);
-      const part = new Float32Array(4 * kept.length);
-      kept.forEach((s, k) => {
-        translation.set(keys[h].translation.subarray(3 * (t0 + s), 3 * (t0 + s) + 3), 3 * k);
-        part.set(keys[h].rotation.subarray(4 * (t0 + s), 4 * (t0 + s) + 4), 4 * k);
-      });
-      const rotation = short ? Int16Array.from(part, (v) => Math.round(v * SHORT)) : part;
-      for (const [path, type, data] of [
-        ['translation', 'VEC3', translation],
-        ['rotation', 'VEC4', rotation],
-      ] as const) {
-        const sampler = document
-          .createAnimationSampler()
-          .setInput(input)
-          .setOutput(
-            document
-              .createAccessor()
-              .setType(type)
-              .setArray(data)
-              .setNormalized(data instanceof Int16Array)
-              .setBuffer(buffer),
-          )
-          .setInterpolation('LINEAR');
-        animation.addSampler(sampler);
-        animation.addChannel(
-          document.createAnimationChannel().setTargetNode(nodes[h]).setTargetPath(path).setSampler(sampler),
-        );
-      }
-    }
-    t0 += times.length;
-  });
-  // Weights: JOINTS_n / WEIGHTS_n over the original joints and the helpers, as many sets as the
-  // fit's influences or a vertex kept with its own needs; the old precomputed data (centers of
-  // rotation, Direct Delta Mush) no longer fits them and is removed.
-  const { mesh } = model;
-  const influences = (i: number): { j: number; w: number }[] => {
-    const out: { j: number; w: number }[] = [];
-    if (own[i]) {
-      for (let k = mesh.influences * i; k < mesh.influences * (i + 1); k++)
-        if (mesh.weights[k] !== 0) out.push({ j: mesh.joints[k], w: mesh.weights[k] });
-    } else
-      for (let k = K * i; k < K * i + K; k++)
-        if (fit.weights[k] > 0) out.push({ j: fit.joints[k] < J ? fit.joints[k] : skinJoints + fit.joints[k] - J, w: fit.weights[k] }); // prettier-ignore
-    // Heaviest first: an engine that plays only the first set (three.js) plays the heaviest four.
-    return out.sort((a, b) => b.w - a.w);
-  };
-  let most = K;
-  for (let i = 0; i < own.length; i++) if (own[i]) most = Math.max(most, influences(i).length);
-  const sets = Math.ceil(most / 4);
-  const wide = skinJoints + H > 256;
-  for (const part of model.parts) {
-    const p = part.primitive;
-    for (let set = 0; ; set++) {
-      const ja = p.getAttribute(`JOINTS_${set}`);
-      const wa = p.getAttribute(`WEIGHTS_${set}`);
-      if (!ja && !wa) break;
-      p.setAttribute(`JOINTS_${set}`, null);
-      p.setAttribute(`WEIGHTS_${set}`, null);
-      for (const a of [ja, wa]) if (a && a.listParents().length <= 1) (a as Accessor).dispose();
-    }
-    p.setAttribute(COR_ATTRIBUTE, null);
-    removeDeltaMush(p);
-    const count = part.vertexCount;
-    const js = Array.from({ length: sets }, () => (wide ? new Uint16Array(4 * count) : new Uint8Array(4 * count)));
-    const ws = Array.from({ length: sets }, () => new Float32Array(4 * count));
-    for (let v = 0; v < count; v++)
-      influences(part.vertexOffset + v).forEach(({ j, w }, k) => {
-        js[k >> 2][4 * v + (k & 3)] = j;
-        ws[k >> 2][4 * v + (k & 3)] = w;
-      });
-    // Weights as normalised 16-bit integers (half the bytes of floats, within 1.5e-5 each).
-    const shorts = quantizeWeightSets(ws);
-    for (let set = 0; set < sets; set++) {
-      p.setAttribute(`JOINTS_${set}`, document.createAccessor().setType('VEC4').setArray(js[set]).setBuffer(buffer));
-      p.setAttribute(`WEIGHTS_${set}`, document.createAccessor().setType('VEC4').setArray(shorts[set]).setNormalized(true).setBuffer(buffer)); // prettier-ignore
-    }
-  }
-}
