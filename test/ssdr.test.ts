@@ -7,6 +7,7 @@
 import { mat4Multiply } from '../src/core/math.js';
 import { describe, expect, it } from 'vitest';
 import {
+  BETWEEN_PRIOR_STRENGTH,
   rigidFit,
   updateHelpers,
   vertexError,
@@ -87,14 +88,26 @@ describe('skinning decomposition kernels (Le & Deng 2012)', () => {
       mat4Multiply(prior, 0, truth, 0, turn, 0);
       for (let k = 0; k < 12; k++) prior[k] *= 3;
       const out = new Float64Array(16);
-      rigidFit(P, Q, u, count, out, 0, 1, undefined, prior, 0);
+      rigidFit(P, Q, u, count, out, 0, 1, undefined, prior, 0, BETWEEN_PRIOR_STRENGTH);
       linear(out).forEach((v, k) => expect(v).toBeCloseTo(linear(prior)[k] / 3, 9));
       for (let i = 0; i < count; i++) apply(out, 0, P, 3 * i).forEach((v, r) => expect(v).toBeCloseTo(Q[3 * i + r], 9));
       // Points spread in a cube fix the rotation: a prior far from it moves it a little.
       const spread = Float64Array.from({ length: 30 }, () => random() * 2 - 1);
       const target = new Float64Array(30);
       for (let i = 0; i < 10; i++) target.set(apply(truth, 0, spread, 3 * i), 3 * i);
-      rigidFit(spread, target, new Float64Array(10).fill(1), 10, out, 0, 1, undefined, rigid(random, [0, 0, 0]), 0);
+      rigidFit(
+        spread,
+        target,
+        new Float64Array(10).fill(1),
+        10,
+        out,
+        0,
+        1,
+        undefined,
+        rigid(random, [0, 0, 0]),
+        0,
+        BETWEEN_PRIOR_STRENGTH,
+      );
       const trace = linear(out).reduce((t, v, k) => t + v * linear(truth)[k], 0); // tr(Rᵀ R_true) = 1 + 2 cos θ
       expect(Math.acos(Math.min(1, (trace - 1) / 2))).toBeLessThan(6e-3);
     }

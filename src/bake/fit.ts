@@ -44,6 +44,8 @@ export interface FitData {
   candidateStart: Int32Array;
   /** The fixed joint each helper hangs from (`SsdrProblem.helperJoints`). */
   helperJoints: Int32Array;
+  /** How much the bone updates lean a helper towards its joint's rotation (`updateHelpers`; 0 none). */
+  priorStrength: number;
 }
 
 /**
@@ -135,7 +137,7 @@ export function runFitTask(data: FitData, task: FitTask, from: number, to: numbe
   if (task.kind === 'helpers') {
     const { problem, model } = fitViewsAt(data, helperSamples(data, task.full));
     const samples = Array.from({ length: to - from }, (_, s) => from + s);
-    updateHelpers(problem, model, helperMembers(data), task.passes, samples);
+    updateHelpers(problem, model, helperMembers(data), task.passes, samples, data.priorStrength);
     return undefined;
   }
   const { problem, model } = fitViews(data, task.kind === 'errors' && task.full);
@@ -190,6 +192,7 @@ export function fitSamples(T: number, K: number): Int32Array {
  * @param fitted the samples the alternation fits ({@link fitSamples})
  * @param shared in SharedArrayBuffers (for worker threads)
  * @param keyed the samples the helpers are keyed at (default all)
+ * @param priorStrength `FitData.priorStrength` (default 0)
  */
 export function fitData(
   samples: MethodSamples,
@@ -200,6 +203,7 @@ export function fitData(
   fitted: Int32Array,
   shared: boolean,
   keyed?: Int32Array,
+  priorStrength = 0,
 ): FitData {
   const { rest, targets, fixed } = samples;
   const T = targets.length;
@@ -229,6 +233,7 @@ export function fitData(
     ),
     candidateStart: allocate(Int32Array, n + 1, shared),
     helperJoints: allocate(Int32Array, H, shared),
+    priorStrength,
   };
   const gather = (from: ArrayLike<number>, to: Float32Array, o: number) =>
     active.forEach((i, a) => {

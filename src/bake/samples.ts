@@ -26,8 +26,8 @@ export const DEFAULT_KEYFRAME_TOLERANCE = 0;
 /**
  * Default tolerance of the helpers' key reduction (`key-reduction.ts`), a fraction of the posed
  * bounding-box diagonal: how much farther from the method a dropped key may put a vertex.
- * Measured on the Fox (DQS): 1.65× → 1.46× the input's size with the same p99 and max distance to
- * the method at the samples; 3e-4 gives 1.39× with a p99 3.6× larger (the guard then gives vertices
+ * Measured on the Fox (DQS): 1.65× → 1.52× the input's size with the same p99 and max distance to
+ * the method at the samples; 3e-4 gives 1.50× with a p99 2.3× larger (the guard then gives vertices
  * back their own influences).
  */
 export const DEFAULT_HELPER_KEY_TOLERANCE = 1e-4;

@@ -85,7 +85,7 @@ export function rigidFitScratch(): RigidFitScratch {
  * @param scratch room reused across calls ({@link rigidFitScratch}); a new one when absent
  * @param prior where given, the column-major 4×4 at `prior[priorOffset..]` whose linear part (÷ its
  *   uniform scale) the rotation leans towards where the points leave it free: `λ·prior` is added
- *   to the cross-covariance, λ = {@link PRIOR_STRENGTH} · s · Σ u_i‖p_i − p̄‖² (a Tikhonov term
+ *   to the cross-covariance, λ = `priorStrength` · s · Σ u_i‖p_i − p̄‖² (a Tikhonov term
  *   λ‖R − R₀‖² in the minimisation, small beside any direction the points fix)
  */
 export function rigidFit(
@@ -99,6 +99,7 @@ export function rigidFit(
   scratch: RigidFitScratch = rigidFitScratch(),
   prior?: Float64Array,
   priorOffset = 0,
+  priorStrength = 0,
 ): void {
   const mirrored = scale < 0;
   const s = Math.abs(scale);
@@ -149,9 +150,9 @@ export function rigidFit(
     M[6] = m6;
     M[7] = m7;
     M[8] = m8;
-    if (prior) {
+    if (prior && priorStrength > 0) {
       const lambda =
-        (PRIOR_STRENGTH * s * spread) / (Math.cbrt(Math.abs(mat4LinearDeterminant(prior, priorOffset))) || 1);
+        (priorStrength * s * spread) / (Math.cbrt(Math.abs(mat4LinearDeterminant(prior, priorOffset))) || 1);
       for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) M[3 * r + c] += lambda * prior[priorOffset + 4 * c + r];
     }
   }
@@ -172,15 +173,18 @@ const IDENTITY3 = [1, 0, 0, 0, 1, 0, 0, 0, 1];
 
 /**
  * How strongly a helper's rotation leans towards its joint's where its vertices leave it free
- * (`rigidFit`'s prior), relative to their weighted spread: a helper whose vertices lie on a line
- * or near one point is free to turn about it, and each sample's fit then lands anywhere on that
- * freedom, up to 180° from the last sample's, which a player interpolates between samples.
- * Measured on the Fox (DQS, 4 influences; the bake guarded half-way between samples too): the
- * share of LBS's p99 distance removed 69% without, 79% at 1e-4, 81% at 1e-3, 82% at 1e-2 (then
- * the alternation stops early); CesiumMan (CoR) 84% at each. Where the points fix the rotation, it
- * moves by about 4e-3 rad at most (10 points in a cube, a prior anywhere).
+ * (`rigidFit`'s prior) in a bake guarded half-way between its samples too (`HelperBakeOptions.guard`),
+ * relative to their weighted spread: a helper whose vertices lie on a line or near one point is
+ * free to turn about it, and each sample's fit then lands anywhere on that freedom, up to 180°
+ * from the last sample's, which a player interpolates between samples. Measured on the Fox (DQS,
+ * 4 influences, `--guard between`): the share of LBS's p99 distance removed 69% without, 79% at
+ * 1e-4, 81% at 1e-3, 82% at 1e-2 (where the alternation stops early). Not with the default guard:
+ * there it changes which least-squares minimum a sample lands in more than how far the bake
+ * comes (ShibaInu CoR: max 0.33 of LBS's without, 0.99 at 1e-4, 0.54 at 1e-3; the Fox 94.7% →
+ * 94.6%). Where the points fix the rotation, it moves it by about 4e-3 rad at most (10 points in
+ * a cube, a prior anywhere).
  */
-const PRIOR_STRENGTH = 1e-3;
+export const BETWEEN_PRIOR_STRENGTH = 1e-3;
 
 /**
  * Bone update (Le & Deng 2012, Sec. 3.3): each helper's transform at every sample, weights fixed.
@@ -190,6 +194,8 @@ const PRIOR_STRENGTH = 1e-3;
  * @param members per helper, the vertices with a positive weight on it
  * @param passes sweeps over the helpers at each sample (≥ 1)
  * @param samples the samples to update, default all
+ * @param priorStrength how much each helper leans towards its joint's rotation where its vertices
+ *   leave it free (`rigidFit`'s prior; default 0, none)
  */
 export function updateHelpers(
   problem: SsdrProblem,
@@ -197,6 +203,7 @@ export function updateHelpers(
   members: Int32Array[],
   passes = 1,
   samples: Iterable<number> = problem.targets.keys(),
+  priorStrength = 0,
 ): void {
   const { influences: K, joints, weights } = model;
   const H = model.helpers;
@@ -282,7 +289,7 @@ export function updateHelpers(
         }
         const scale = problem.helperJoints ? jointScale(F, problem.helperJoints[h]) : 1;
         const joint = problem.helperJoints?.[h];
-        rigidFit(P, Q, u[h], count, X, h << 4, scale, scratch, joint === undefined ? undefined : F, 16 * (joint ?? 0));
+        rigidFit(P, Q, u[h], count, X, h << 4, scale, scratch, joint === undefined ? undefined : F, 16 * (joint ?? 0), priorStrength); // prettier-ignore
       }
     }
   }

@@ -38,7 +38,7 @@ import {
 import { sampleMethod, type MethodSamples } from '../bake/sampling.js';
 import type { SkinnedModel } from './gltf.js';
 import { clusterStart, influencesOf, placeHelpers } from '../bake/placement.js';
-import type { SsdrModel } from '../bake/ssdr.js';
+import { BETWEEN_PRIOR_STRENGTH, type SsdrModel } from '../bake/ssdr.js';
 import { keepFittedWeights } from '../bake/never-worse.js';
 import { reduceHelperKeys } from '../bake/key-reduction.js';
 import {
@@ -234,7 +234,7 @@ export function* helperBakeSteps(
   // (`fitSamples`); once it has converged, bone updates over every sample give the helpers'
   // transforms at all of them.
   const fitted = fitSamples(keyed.length, K).map((k) => keyed[k]);
-  const data = fitData(samples, model_, active, active.map(candidatesOf), helperRegion, fitted, shared, Int32Array.from(keyed)); // prettier-ignore
+  const data = fitData(samples, model_, active, active.map(candidatesOf), helperRegion, fitted, shared, Int32Array.from(keyed), samples.between ? BETWEEN_PRIOR_STRENGTH : 0); // prettier-ignore
   // The fit's total error over its samples.
   const totalError = function* (): Generator<HelperBakeStep, number, FitErrors | undefined> {
     const e = yield { data, task: { kind: 'errors', full: false } };
