@@ -140,7 +140,7 @@ async function check(file: string, method: 'cor' | 'dqs', rate: number, guard: '
   );
   const sum = (k: 'baked' | 'lbs') => rows.reduce((s, r) => s + r[k][1], 0);
   const removed = 1 - sum('baked') / sum('lbs');
-  return { result, rows, worse, removed };
+  return { result, rows, worse, removed, clips: original.animations.length };
 }
 
 describe('bake --as helpers is never worse than plain LBS, at every sample', () => {
@@ -213,18 +213,18 @@ describe('bake --as helpers is never worse than plain LBS, at every sample', () 
 describe('bake --as helpers --guard between is never worse than plain LBS half-way between samples either', () => {
   // A player at another rate interpolates the helpers' keys; each sample's helpers are fitted on
   // their own and can turn far from one sample to the next. With the default guard the Fox's
-  // DQS bake at 30 samples/s is worse than plain LBS at about 150 of its 479 half-way times.
+  // DQS bake at 30 samples/s is worse than plain LBS at about 280 of its 479 half-way times.
   it.each([
     ['CesiumMan', CESIUM_MAN, 'cor', 10],
     ['the Fox', FOX, 'dqs', 30],
   ] as const)(
     '%s, %s, %s samples/s: at every sample and half-way between',
     async (_, file, method, rate) => {
-      const { result, rows, worse, removed } = await check(file, method, rate, 'between');
+      const { result, rows, worse, removed, clips } = await check(file, method, rate, 'between');
       console.log(
         `${_} ${method} --guard between: ${result.helpers} helpers, ${result.revertedVertices} of ${result.activeVertices} vertices given back; ${rows.length} times, ${worse.length} worse; ${(100 * removed).toFixed(0)}% of LBS's per-time p99 removed`,
       );
-      expect(rows.length).toBe(2 * result.samples - 1);
+      expect(rows.length).toBe(2 * result.samples - clips);
       expect(worse).toEqual([]);
       expect(removed).toBeGreaterThan(0.3);
     },

@@ -329,7 +329,7 @@ describe('corskin bake: bad input', () => {
     expect(Math.abs(dot)).toBeGreaterThan(1 - 1e-6);
   });
 
-  it('--keyframe-tolerance 1e-4 reduces the keyframes (the Fox, dqs): a smaller file, as close to DQS; by default every sample is kept', async () => {
+  it("--keyframe-tolerance 1e-4 reduces the keyframes (the Fox, dqs): a smaller file, as close to DQS; by default the rig's own keys are kept", async () => {
     const fox = join(SHARED, 'characters/Fox.glb');
     const [reduced, every] = [join(tmp.dir, 'fox-reduced.glb'), join(tmp.dir, 'fox-every.glb')];
     const a = await runCli('bake', fox, '--method', 'dqs', '--as', 'helpers', '--keyframe-tolerance', '1e-4', '-o', reduced); // prettier-ignore
@@ -339,9 +339,32 @@ describe('corskin bake: bad input', () => {
     console.log(
       `Fox helpers: ${statSync(reduced).size} bytes (every sample: ${statSync(every).size}); p99 ${p99(a.stdout)} and ${p99(b.stdout)}`,
     );
-    // Measured: 1.00 → 0.77 MB with the same p99 (to the report's two digits).
+    // Measured: 1.52× → 1.08× the input with the same p99 (to the report's two digits).
     expect(statSync(reduced).size).toBeLessThan(0.85 * statSync(every).size);
     expect(p99(a.stdout)).toBeLessThanOrEqual(1.05 * p99(b.stdout));
+  }, 120_000);
+
+  it('the report measures half-way between the samples; the Fox (dqs) is worse than LBS at some such times by default, at none with --guard between', async () => {
+    const fox = join(SHARED, 'characters/Fox.glb');
+    const halfway = /half-way between the samples .*at (\d+) times: baked file by LBS vs DQS max (\S+), p99 (\S+);/;
+    const worse = /half-way between samples, at (\d+) of (\d+) times/;
+    const results = [];
+    for (const guard of ['samples', 'between']) {
+      const out = join(tmp.dir, `fox-guard-${guard}.glb`);
+      const r = await runCli('bake', fox, '--method', 'dqs', '--as', 'helpers', '--rate', '10', '--guard', guard, '-o', out); // prettier-ignore
+      expect(r.code, r.stderr).toBe(0);
+      const line = halfway.exec(r.stdout);
+      expect(line, r.stdout).not.toBeNull();
+      results.push({ times: Number(line![1]), worse: Number(worse.exec(r.stderr)?.[1] ?? 0), stderr: r.stderr });
+    }
+    console.log(`the Fox at 10 samples/s: half-way times worse than LBS ${results.map((x) => x.worse).join(' (default), ')} (--guard between) of ${results[0].times}`); // prettier-ignore
+    // 16 s at 10 samples/s: 160 intervals, each with its half-way time.
+    expect(results.map((x) => x.times)).toEqual([160, 160]);
+    expect(results[0].worse).toBeGreaterThan(0);
+    expect(results[0].stderr).toContain('--guard between holds the bake there too');
+    expect(results[1].worse).toBe(0);
+    const morphs = await runCli('bake', fox, '--method', 'dqs', '--as', 'morphs', '--rate', '2', '--guard', 'between', '-o', join(tmp.dir, 'fox-morphs-guard.glb')); // prettier-ignore
+    expect(morphs.stderr).toContain('--guard applies to the helpers; ignored with --as morphs');
   }, 120_000);
 });
 

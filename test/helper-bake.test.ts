@@ -249,17 +249,18 @@ describe('bake --as helpers on a mirrored rig', () => {
   }
 
   it.each([
-    ['Fox', 'characters/Fox.glb', 5],
-    ['rpm-avatar (morph targets: bind positions per sample)', 'characters/rpm-avatar.glb', 2],
-  ])(
-    '%s, dqs: the fit on 2 worker threads writes the same bytes as on this thread',
-    async (_, path, rate) => {
+    ['Fox', 'characters/Fox.glb', 5, 'samples'],
+    ['Fox', 'characters/Fox.glb', 5, 'between'],
+    ['rpm-avatar (morph targets: bind positions per sample)', 'characters/rpm-avatar.glb', 2, 'samples'],
+  ] as const)(
+    '%s, dqs, guard %s: the fit on 2 worker threads writes the same bytes as on this thread',
+    async (_, path, rate, guard) => {
       const file = join(SHARED, path);
       const bytes: Uint8Array[] = [];
       for (const threads of [1, 2]) {
         const document = await readDocument(file);
         const [model] = extractSkinnedModels(document, file);
-        const r = await bakeHelperJointsParallel(document, model, deformers.dqs, { rate, threads });
+        const r = await bakeHelperJointsParallel(document, model, deformers.dqs, { rate, threads, guard });
         expect(r.helpers).toBeGreaterThan(0);
         bytes.push(await new NodeIO().writeBinary(document));
       }

@@ -4,17 +4,20 @@
  * ends of each clip, translation and rotation sharing their times — and plays, measured over
  * every sample by LBS from the written file, within the tolerance of the full keys' p99 and never
  * worse than plain LBS (the Fox, whose 16 s clip makes its helper channels outweigh its mesh).
+ * And the bake's measure half-way between the samples, with and without a reference sampled at
+ * the sample times.
  */
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NodeIO, type Document } from '@gltf-transform/core';
 import { deformers } from '../src/deformers/index.js';
 import { measureBake } from '../src/bake/measure.js';
-import { DEFAULT_HELPER_KEY_TOLERANCE } from '../src/bake/samples.js';
+import { bakeSampleTimes, DEFAULT_HELPER_KEY_TOLERANCE } from '../src/bake/samples.js';
+import { sampleMethod } from '../src/bake/sampling.js';
 import { bakeHelperJoints } from '../src/io/helper-bake.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument, writeDocument } from '../src/io/node-io.js';
-import { scratch, SHARED } from './helpers/data.js';
+import { CESIUM_MAN, scratch, SHARED } from './helpers/data.js';
 
 const tmp = scratch();
 afterAll(() => tmp.cleanup());
@@ -52,6 +55,8 @@ describe("the helpers' key reduction", () => {
       await writeDocument(document, files[keyTolerance]);
     }
     const full = helperChannels(await new NodeIO().read(files[0]));
+    const [fox] = extractSkinnedModels(await readDocument(FOX), FOX);
+    const sampleTimes = bakeSampleTimes(fox.animations[0].duration, 30);
     const reduced = helperChannels(await new NodeIO().read(files[DEFAULT_HELPER_KEY_TOLERANCE]));
     expect([...reduced.keys()].sort()).toEqual([...full.keys()].sort());
     let [fullKeys, keptKeys] = [0, 0];
@@ -60,11 +65,13 @@ describe("the helpers' key reduction", () => {
       // One input for both channels of a helper; the clip's ends kept.
       expect(translation.input).toBe(rotation.input);
       const all = full.get(name)!;
-      expect(translation.times[0]).toBe(all.translation.times[0]);
-      expect(translation.times.at(-1)).toBe(all.translation.times.at(-1));
+      expect(translation.times[0]).toBe(sampleTimes[0]);
+      expect(translation.times.at(-1)).toBe(sampleTimes.at(-1));
       fullKeys += all.translation.times.length;
       keptKeys += translation.times.length;
-      // Every kept key is the full bake's key at that time, value for value.
+      // Every kept key is the full bake's key at that time, value for value (a rotation up to its
+      // sign: each kept one is on the previous kept one's hemisphere, so that a player that
+      // interpolates components plays the short way).
       for (const [path, width] of [
         ['translation', 3],
         ['rotation', 4],
@@ -73,7 +80,14 @@ describe("the helpers' key reduction", () => {
         for (let k = 0; k < times.length; k++) {
           const s = all[path].times.indexOf(times[k]);
           expect(s).toBeGreaterThanOrEqual(0);
-          expect(values.slice(width * k, width * k + width)).toEqual(all[path].values.slice(width * s, width * s + width)); // prettier-ignore
+          const got = values.slice(width * k, width * k + width);
+          const want = all[path].values.slice(width * s, width * s + width);
+          const sign = path === 'rotation' && got[3] * want[3] + got[0] * want[0] < 0 ? -1 : 1;
+          expect(got.every((v, c) => v === sign * want[c])).toBe(true); // (0 and −0 alike)
+          if (path === 'rotation' && k) {
+            const before = values.slice(4 * k - 4, 4 * k);
+            expect(got.reduce((d, v, c) => d + v * before[c], 0)).toBeGreaterThanOrEqual(0);
+          }
         }
       }
     }
@@ -88,5 +102,28 @@ describe("the helpers' key reduction", () => {
     expect(b.worseSamples).toBe(0);
     expect(b.p99).toBeLessThanOrEqual(a.p99 + DEFAULT_HELPER_KEY_TOLERANCE);
     expect(b.max).toBeLessThanOrEqual(a.max + 2 * DEFAULT_HELPER_KEY_TOLERANCE);
+  }, 120_000);
+});
+
+describe('the measure half-way between samples', () => {
+  it('CesiumMan, dqs: with a reference at the sample times (posing only the half-way times) it gives what it gives posing every time itself', async () => {
+    const document = await readDocument(CESIUM_MAN);
+    const [model] = extractSkinnedModels(document, CESIUM_MAN);
+    bakeHelperJoints(document, model, deformers.dqs, { rate: 5 });
+    const out = join(tmp.dir, 'cesium-halfway.glb');
+    await writeDocument(document, out);
+    const [original] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
+    const [baked] = extractSkinnedModels(await readDocument(out), out);
+    const reference = sampleMethod(original, deformers.dqs, 5);
+    const a = measureBake(original, baked, deformers.dqs, 5, undefined, reference, true);
+    const b = measureBake(original, baked, deformers.dqs, 5, undefined, undefined, true);
+    expect(a).toEqual(b);
+    // The half-way block counts the times between samples (CesiumMan's one clip: samples − 1).
+    expect(a.halfway?.times).toBe(a.samples - 1);
+    expect(a.halfway!.lbsP99).toBeGreaterThan(0);
+    // Without it, the same figures at the samples and no half-way block.
+    const c = measureBake(original, baked, deformers.dqs, 5, undefined, reference);
+    expect(c.halfway).toBeUndefined();
+    expect([c.max, c.p99, c.worseSamples]).toEqual([a.max, a.p99, a.worseSamples]);
   }, 120_000);
 });

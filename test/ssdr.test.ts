@@ -75,7 +75,7 @@ describe('skinning decomposition kernels (Le & Deng 2012)', () => {
       const Q = new Float64Array(3 * count);
       for (let i = 0; i < count; i++) Q.set(apply(truth, 0, P, 3 * i), 3 * i);
       const u = Float64Array.from({ length: count }, () => 0.5 + random());
-      // The prior: the truth turned 70° about d (in bind space), at a uniform scale of 3.
+      // The prior: the truth turned 110° about d (in bind space), at a uniform scale of 3.
       const [x, y, z] = d.map((v) => v / l);
       const [s, co] = [Math.sin(0.61 * Math.PI), Math.cos(0.61 * Math.PI)];
       const turn = new Float64Array([

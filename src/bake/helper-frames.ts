@@ -162,6 +162,15 @@ export function helperFrames(
   });
   const q = [0, 0, 0, 1];
   const keyed = new Float64Array(16);
+  const play: HelperFrames['play'] = (S, X, h, translation, to, rotation, ro) => {
+    const n = Math.hypot(rotation[ro], rotation[ro + 1], rotation[ro + 2], rotation[ro + 3]);
+    for (let c = 0; c < 4; c++) q[c] = rotation[ro + c] / n;
+    mat4FromTRS(keyed, 0, translation, to, q, 0, bindScales[h], 0);
+    // X = S_j · IBM_j⁻¹ · keyed · C_h⁻¹
+    mat4Multiply(tmp, 0, keyed, 0, inverseBinds[h], 0);
+    mat4Multiply(out, 0, ibmInverses[h], 0, tmp, 0);
+    mat4Multiply(X, 16 * h, S, 16 * helperJoint[h], out, 0);
+  };
   return {
     centre,
     inverseBind,
@@ -176,16 +185,8 @@ export function helperFrames(
       for (let c = 0; c < 4; c++) q[c] = flip ? -q[c] : q[c];
       if (short) shortQuaternion(q, rotation, 4 * s);
       else rotation.set(q, 4 * s);
-      this.play(S, X, h, translation, 3 * s, rotation, 4 * s);
+      play(S, X, h, translation, 3 * s, rotation, 4 * s);
     },
-    play(S, X, h, translation, to, rotation, ro) {
-      const n = Math.hypot(rotation[ro], rotation[ro + 1], rotation[ro + 2], rotation[ro + 3]);
-      for (let c = 0; c < 4; c++) q[c] = rotation[ro + c] / n;
-      mat4FromTRS(keyed, 0, translation, to, q, 0, bindScales[h], 0);
-      // X = S_j · IBM_j⁻¹ · keyed · C_h⁻¹
-      mat4Multiply(tmp, 0, keyed, 0, inverseBinds[h], 0);
-      mat4Multiply(out, 0, ibmInverses[h], 0, tmp, 0);
-      mat4Multiply(X, 16 * h, S, 16 * helperJoint[h], out, 0);
-    },
+    play,
   };
 }

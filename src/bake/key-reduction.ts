@@ -27,11 +27,11 @@ export interface HelperKeys {
 }
 
 /**
- * Chooses the keys each group of helpers keeps in each clip, greedily: from a kept key, the next
- * kept is the farthest whose interpolation with it holds every sample between within
- * `tolerance` at every vertex of the group; then rewrites the fit's transforms at the dropped
- * samples with what the interpolation plays there. Helpers that bind no vertex keep only each
- * clip's ends.
+ * Chooses the keys each group of helpers keeps in each clip, greedily: from a kept key, the
+ * segment extends key by key while its interpolation holds every sample between within
+ * `tolerance` at every vertex of the group (up to {@link MAX_SPAN} keys), and its end is kept;
+ * then the fit's transforms at the dropped samples are rewritten with what the interpolation plays
+ * there. Helpers that bind no vertex keep only each clip's ends.
  * @param frames the helpers' frames (`helper-frames.ts`), whose `play` makes a key's skinning matrix
  * @param data the fit (`fit.ts`), over every sample: its `transforms` (16·H per sample) those the
  *   keys play (`HelperFrames.key`) on entry, those the file plays at every sample on return
@@ -71,25 +71,22 @@ export function reduceHelperKeys(
   // Groups: the helpers that share a vertex, transitively (union–find), and each group's vertices.
   const root = Int32Array.from({ length: H }, (_, h) => h);
   const find = (h: number): number => (root[h] === h ? h : (root[h] = find(root[h])));
-  const helpersOf = (i: number) => {
+  const helpersOf = Array.from({ length: n }, (_, i) => {
     const out: number[] = [];
     for (let k = K * i; k < K * i + K; k++) if (joints[k] >= J && weights[k] > 0) out.push(joints[k] - J);
     return out;
-  };
-  for (let i = 0; i < n; i++) {
-    const hs = helpersOf(i);
-    for (const h of hs.slice(1)) root[find(h)] = find(hs[0]);
-  }
+  });
+  for (const hs of helpersOf) for (const h of hs.slice(1)) root[find(h)] = find(hs[0]);
   const groups = new Map<number, { helpers: number[]; vertices: number[] }>();
   for (let h = 0; h < H; h++) {
     const r = find(h);
     if (!groups.has(r)) groups.set(r, { helpers: [], vertices: [] });
     groups.get(r)!.helpers.push(h);
   }
-  for (let i = 0; i < n; i++) {
-    const hs = helpersOf(i);
+  helpersOf.forEach((hs, i) => {
     if (hs.length) groups.get(find(hs[0]))!.vertices.push(i);
-  }
+  });
+  const every = Array.from({ length: H }, (_, h) => h);
   const p = new Float64Array(3);
   // Whether no vertex of the group is, at sample s, farther from the method by more than the
   // tolerance with the interpolation (D made for its helpers) than with the keys.
@@ -132,14 +129,7 @@ export function reduceHelperKeys(
       }
     };
     // Half-way: what every key kept plays there, the reference of a dropped key.
-    for (let s = 1; between && s < F; s += 2)
-      at(
-        s - 1,
-        s + 1,
-        s,
-        Array.from({ length: H }, (_, h) => h),
-        true,
-      );
+    for (let s = 1; between && s < F; s += 2) at(s - 1, s + 1, s, every, true);
     for (const { helpers, vertices } of groups.values()) {
       const list = [0];
       // Whether keys a and b (within the clip) hold every sample between.
@@ -152,7 +142,9 @@ export function reduceHelperKeys(
       };
       for (let a = 0; a < F - 1;) {
         let b = a + step;
-        while (b + step < F && b + step - a <= MAX_SPAN && holds(a, b + step)) b += step;
+        // A group that binds no vertex: nothing to hold, the clip's ends.
+        if (!vertices.length) b = F - 1;
+        while (b + step < F && (b + step - a) / step <= MAX_SPAN && holds(a, b + step)) b += step;
         list.push(b);
         a = b;
       }
@@ -168,7 +160,7 @@ export function reduceHelperKeys(
 }
 
 /**
- * Most samples one interpolated segment spans: bounds the search (each extension checks every
+ * Most keys one interpolated segment spans: bounds the search (each extension checks every
  * sample between again) where the helpers barely move.
  */
 const MAX_SPAN = 64;

@@ -131,7 +131,7 @@ export function measureBake(
     (reference.rate !== rate || (reference.between && !between) || reference.targets.length !== referenceTotal)
   )
     throw new CorskinError(
-      `${original.name}: the reference holds ${reference.targets.length} samples at ${reference.rate} samples/s, the measure takes ${total} at ${rate}`,
+      `${original.name}: the reference holds ${reference.targets.length} samples at ${reference.rate} samples/s, the measure takes ${referenceTotal} at ${rate}`,
     );
   const bakedErrors = new Float32Array(total * n);
   const lbsErrors = new Float32Array(total * n);
@@ -139,8 +139,8 @@ export function measureBake(
   // (its own first set where it has more than 4, else as plain LBS).
   const four = baked.mesh.influences > 4 ? firstInfluenceSet(baked.mesh) : undefined;
   const fourOriginal = four && original.mesh.influences > 4 ? firstInfluenceSet(original.mesh) : undefined;
-  const fourErrors = four && new Float32Array(total * n);
-  const fourLbsErrors = fourOriginal ? new Float32Array(total * n) : lbsErrors;
+  const fourErrors = four && new Float32Array(samplesTotal * n);
+  const fourLbsErrors = fourOriginal ? new Float32Array(samplesTotal * n) : lbsErrors;
   const [method, lbs, played, lbsFour] = [0, 1, 2, 3].map(() => ({
     positions: new Float32Array(3 * n) as Float32Array,
   }));
@@ -204,7 +204,7 @@ export function measureBake(
     firstSet = { max: fMax, p99: fP99, lbsMax: rMax, lbsP99: rP99, worseSamples: fourWorse };
   }
   let halfway: BakeMeasure['halfway'];
-  if (between) {
+  if (total > samplesTotal) {
     const [[hMax, hP99], [hLbsMax, hLbsP99]] = [maxAndP99(bakedErrors.subarray(split)), maxAndP99(lbsErrors.subarray(split))]; // prettier-ignore
     halfway = { max: hMax, p99: hP99, lbsMax: hLbsMax, lbsP99: hLbsP99, times: total - samplesTotal, worseSamples: halfWorse }; // prettier-ignore
   }

@@ -11,15 +11,13 @@ import { CorskinError } from '../core/errors.js';
 export const DEFAULT_BAKE_RATE = 30;
 
 /**
- * Default keyframe tolerance of a helper bake: 0, every sample kept. A tolerance t drops the
- * keyframes that linear interpolation of their neighbours reproduces within t (glTF-Transform's
+ * Default keyframe tolerance of a helper bake: 0, every key of the rig kept. A tolerance t drops
+ * the keyframes that linear interpolation of their neighbours reproduces within t (glTF-Transform's
  * `resample`: quaternion components, asset units of translation) on every channel, the clips' own
- * included — on the helpers' channels alone it gains nothing (the Fox, DQS: 1.00 → 1.02 MB; their own
- * reduction, measured in the vertices' distance to the method, is `DEFAULT_HELPER_KEY_TOLERANCE`). Measured
- * with 1e-4: the Fox 1.00 → 0.77 MB with the same p99 and max distance to the method, but the rig's
- * joints then play a little off the input's keys, and on CesiumMan (CoR) 2,184 of 3,273 vertices
- * play farther from the method than plain LBS at their worst sample (by up to 2.9e-4 of the
- * diagonal): so not by default. 1e-3 gives the Fox 0.69 MB with a p99 5.6× larger.
+ * included (the helpers' own keys are thinned by `DEFAULT_HELPER_KEY_TOLERANCE` anyway). Measured
+ * with 1e-4 after the helpers' reduction: the Fox's DQS bake 1.52× → 1.08× the input with the same
+ * p99 and max at the samples and none worse than plain LBS; but the rig's joints then play a
+ * little off the input's keys, so not by default. 1e-3 gives the Fox 1.03× with a p99 5.5× larger.
  */
 export const DEFAULT_KEYFRAME_TOLERANCE = 0;
 
@@ -66,7 +64,7 @@ export function bakeSampleTimes(duration: number, rate: number, clip = 'the clip
  * intervals). A player interpolates the helpers' keys there — an engine at 60 frames per second
  * plays every such time of a bake at 30 samples/s — so the bake's guard and its measure look there
  * too: each sample's helpers are fitted on their own, and a helper free to turn about its
- * vertices can turn far between two samples (the Fox: at 155 of 479 half-way times its bake played
+ * vertices can turn far between two samples (the Fox: at 278 of 479 half-way times its DQS bake played
  * farther from the method than plain LBS, while at no sample).
  * @throws CorskinError as {@link bakeSampleTimes}
  */
@@ -82,10 +80,11 @@ export function bakeCheckTimes(duration: number, rate: number, clip = 'the clip'
 
 /**
  * Most (sample, vertex) pairs a bake holds: the helper bake keeps every sample's posed mesh of
- * the method and of LBS (36 bytes a pair), half-way between the samples too (`bakeCheckTimes`),
- * so this bounds its memory to about 4 GB (Ybot's 811 samples of 35K vertices: 57M pairs).
+ * the method and of LBS (36 bytes a pair), so this bounds its memory to about 2 GB; twice that
+ * with the guard half-way between the samples (`bakeCheckTimes`, each time a pair: Ybot's 1,621
+ * check times of 35K vertices are 57M pairs).
  */
-export const MAX_BAKE_VERTEX_SAMPLES = 1e8;
+export const MAX_BAKE_VERTEX_SAMPLES = 5e7;
 
 /**
  * From this many (sample, vertex) pairs up, `corskin bake --as helpers` fits on every core by
@@ -98,11 +97,14 @@ export const MAX_HELPERS_PER_REGION = 16;
 
 /**
  * Checks the size of a bake before its samples are taken.
+ * @param between the samples are check times (`bakeCheckTimes`): the limit is doubled
  * @throws CorskinError when `samples` × `vertices` exceeds {@link MAX_BAKE_VERTEX_SAMPLES}
+ *   (doubled with `between`)
  */
-export function checkBakeSize(samples: number, vertices: number): void {
-  if (samples * vertices > MAX_BAKE_VERTEX_SAMPLES)
+export function checkBakeSize(samples: number, vertices: number, between = false): void {
+  const limit = (between ? 2 : 1) * MAX_BAKE_VERTEX_SAMPLES;
+  if (samples * vertices > limit)
     throw new CorskinError(
-      `the bake would hold ${samples.toLocaleString('en-US')} samples of ${vertices.toLocaleString('en-US')} vertices, above the limit of ${MAX_BAKE_VERTEX_SAMPLES.toExponential(0)} (sample, vertex) pairs (about 2 GB): lower the sample rate`,
+      `the bake would hold ${samples.toLocaleString('en-US')} ${between ? 'times' : 'samples'} of ${vertices.toLocaleString('en-US')} vertices, above the limit of ${limit.toExponential(0)} (time, vertex) pairs (about ${between ? 4 : 2} GB): lower the sample rate`,
     );
 }

@@ -61,7 +61,7 @@ export function sampleMethod(
     times: (between ? bakeCheckTimes : bakeSampleTimes)(clip.duration, rate, `clip "${clip.name}"`),
   }));
   const total = clips.reduce((t, c) => t + c.times.length, 0);
-  checkBakeSize(total, n);
+  checkBakeSize(total, n, between);
   const out: MethodSamples = { clips, rest: [], targets: [], lbs: [], fixed: [], rate, between };
   for (const { clip, times } of clips)
     for (const t of times) {

@@ -183,7 +183,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       sampleMethod(model, deform, rate, { onProgress, between: o.guard === 'between' }),
     );
     const pairs = samples.targets.length * (model.mesh.positions.length / 3);
-    if (held + pairs <= MAX_BAKE_VERTEX_SAMPLES) {
+    if (held + pairs <= (o.guard === 'between' ? 2 : 1) * MAX_BAKE_VERTEX_SAMPLES) {
       entry.samples = samples;
       held += pairs;
     }
@@ -196,6 +196,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
         influences: o.influences as 4 | 8 | undefined,
         rotations: o.rotations,
         keyTolerance: o.keyTolerance,
+        guard: o.guard,
         rate,
         onProgress,
         file: input,

@@ -112,18 +112,18 @@ export function addPoseCommands(program: Command, io: Io): void {
         )
         .option(
           '--keyframe-tolerance <t>',
-          `helpers: drop keyframes that their neighbours reproduce within this, on every channel (glTF-Transform's resample; smaller file, the rig's joints a little off the input's keys; 1e-4 takes the Fox 1.00 → 0.77 MB; default ${DEFAULT_KEYFRAME_TOLERANCE}: every sample kept)`,
+          `helpers: drop keyframes that their neighbours reproduce within this, on every channel (glTF-Transform's resample; smaller file, the rig's joints a little off the input's keys; 1e-4 takes the Fox's DQS bake from 1.52× to 1.08× the input; default ${DEFAULT_KEYFRAME_TOLERANCE}: every sample kept)`,
           nonNegativeNumber,
         )
         .addOption(
           new Option(
             '--guard <where>',
-            'helpers: hold the bake never worse than plain LBS at the samples (the default), or also half-way between them (between), where an engine playing at another rate interpolates the helpers; between costs twice the samples and, where helpers turn far from one sample to the next, gives more vertices back their own influences (the Fox: 95% → 81% of the gap removed)',
+            'helpers: hold the bake never worse than plain LBS at the samples (the default), or also half-way between them (between), where an engine playing at another rate interpolates the helpers; between costs twice the samples and, where helpers turn far from one sample to the next, gives more vertices back their own influences (the Fox, DQS: 94.7% → 82.2% of the gap removed at the samples)',
           ).choices(['samples', 'between']),
         )
         .option(
           '--key-tolerance <f>',
-          `helpers: drop the helpers' keys where interpolating their neighbours puts no vertex farther from the method by more than this fraction of the posed bounding-box diagonal (the clips' own keys untouched; default ${DEFAULT_HELPER_KEY_TOLERANCE}; 0 keeps every sample)`,
+          `helpers: drop the helpers' keys where interpolating their neighbours puts no vertex farther from the method by more than this fraction of the posed bounding-box diagonal (the clips' own keys untouched; default ${DEFAULT_HELPER_KEY_TOLERANCE}; 0 keeps every key whose interpolation would be farther at all)`,
           nonNegativeNumber,
         )
         .addOption(

@@ -99,9 +99,13 @@ export function writeHelpers(
       inputs.set(key, input);
       const translation = new Float32Array(3 * kept.length);
       const part = new Float32Array(4 * kept.length);
+      // Each kept rotation on the previous kept one's hemisphere (the keys between, dropped, kept
+      // them so sample to sample): a player that interpolates components plays the short way.
       kept.forEach((s, k) => {
         translation.set(keys[h].translation.subarray(3 * (t0 + s), 3 * (t0 + s) + 3), 3 * k);
-        part.set(keys[h].rotation.subarray(4 * (t0 + s), 4 * (t0 + s) + 4), 4 * k);
+        const q = keys[h].rotation.subarray(4 * (t0 + s), 4 * (t0 + s) + 4);
+        const dot = k ? q[0] * part[4 * k - 4] + q[1] * part[4 * k - 3] + q[2] * part[4 * k - 2] + q[3] * part[4 * k - 1] : 1; // prettier-ignore
+        for (let c = 0; c < 4; c++) part[4 * k + c] = dot < 0 ? -q[c] : q[c];
       });
       const rotation = short ? Int16Array.from(part, (v) => Math.round(v * SHORT)) : part;
       for (const [path, type, data] of [

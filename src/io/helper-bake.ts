@@ -69,8 +69,8 @@ export interface HelperBakeOptions {
   /**
    * Where the bake is held never worse than plain LBS (`bake/never-worse.ts`): at the `samples`
    * (default), or also half-way `between` them, where players interpolate the helpers' keys (at
-   * twice the samples' time and memory; `bakeCheckTimes` says what it costs). Given `samples`,
-   * theirs (`MethodSamples.between`) decide.
+   * twice the samples' memory and about 1.25× the time; `bakeCheckTimes` says why). Given
+   * `samples`, they must have been taken for it (`MethodSamples.between`).
    */
   guard?: 'samples' | 'between';
   /**
@@ -120,7 +120,8 @@ export interface HelperBakeResult {
  * @param deform the method to bake, a deformer of `model.mesh` (bind space → posed space)
  * @throws CorskinError when the model has no animation, `helpers` is not a whole number from 1 to
  *   `MAX_HELPERS_PER_REGION` (16), `influences` is not 4 or 8, `rotations` is not short or float,
- *   `keyTolerance` is not a number ≥ 0, `guard` is not samples or between, the rate is not a positive number, a clip or the whole bake would take more samples than
+ *   `keyTolerance` is not a number ≥ 0, `guard` is not samples or between or disagrees with
+ *   `samples`, the rate is not a positive number, a clip or the whole bake would take more samples than
  *   `bake/samples.ts` allows, or `samples` are not this skin's at this rate
  * @throws the signal's reason when `signal` aborts
  */
@@ -184,6 +185,11 @@ export function* helperBakeSteps(
   if (options.guard !== undefined && options.guard !== 'samples' && options.guard !== 'between')
     throw new CorskinError(`guard must be samples or between (got ${String(options.guard)})`, file);
   const between = options.guard === 'between';
+  if (options.samples && options.guard !== undefined && options.samples.between !== between)
+    throw new CorskinError(
+      `the samples given were taken ${options.samples.between ? 'half-way between the sample times too' : 'at the sample times only'}, but the guard asked is ${options.guard}`,
+      file,
+    );
   const samples = options.samples ?? sampleMethod(model, deform, rate, { signal: options.signal, between });
   const times = samples.between ? bakeCheckTimes : bakeSampleTimes;
   const expected = model.animations.reduce((t, clip) => t + times(clip.duration, rate).length, 0);
@@ -264,15 +270,13 @@ export function* helperBakeSteps(
   const short = options.rotations !== 'float';
   const frames = helperFrames(skeleton.inverseBindMatrices, helperRegion, helperCentre, (j) => `${model.name}: ${skeleton.jointNames[j]}`, file); // prettier-ignore
   const keys = helperRegion.map(() => ({ translation: new Float32Array(3 * T), rotation: new Float32Array(4 * T) }));
-  // At the keyed samples (each on its previous one's hemisphere); the half-way ones are played
+  // At the keyed samples (each on the previous one's hemisphere); the half-way ones are played
   // from them (`reduceHelperKeys`).
-  const step = samples.between ? 2 : 1;
-  for (let c = 0, t0 = 0; c < clips.length; t0 += clips[c++].times.length)
-    for (let s = 0; s < clips[c].times.length; s += step) {
-      const X = data.transforms.subarray(16 * H * (t0 + s), 16 * H * (t0 + s + 1));
-      for (let h = 0; h < H; h++)
-        frames.key(samples.fixed[t0 + s], X, h, keys[h].translation.subarray(3 * t0), keys[h].rotation.subarray(4 * t0), s, short, s - step); // prettier-ignore
-    }
+  keyed.forEach((t, k) => {
+    const X = data.transforms.subarray(16 * H * t, 16 * H * (t + 1));
+    for (let h = 0; h < H; h++)
+      frames.key(samples.fixed[t], X, h, keys[h].translation, keys[h].rotation, t, short, k ? keyed[k - 1] : -1);
+  });
   // Fewer keys where interpolation holds (`bake/key-reduction.ts`); the transforms become what
   // the file plays at every sample.
   const keptKeys = reduceHelperKeys(frames, data, keys, clips, keyTolerance * boundingBoxDiagonal(targets[0]), samples.between); // prettier-ignore
