@@ -7,6 +7,7 @@
  * And the bake's measure half-way between the samples, with and without a reference sampled at
  * the sample times.
  */
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NodeIO, type Document } from '@gltf-transform/core';
@@ -18,6 +19,7 @@ import { bakeHelperJoints } from '../src/io/helper-bake.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument, writeDocument } from '../src/io/node-io.js';
 import { CESIUM_MAN, scratch, SHARED } from './helpers/data.js';
+import { validate } from './helpers/gltf.js';
 
 const tmp = scratch();
 afterAll(() => tmp.cleanup());
@@ -125,5 +127,27 @@ describe('the measure half-way between samples', () => {
     const c = measureBake(original, baked, deformers.dqs, 5, undefined, reference);
     expect(c.halfway).toBeUndefined();
     expect([c.max, c.p99, c.worseSamples]).toEqual([a.max, a.p99, a.worseSamples]);
+  }, 120_000);
+});
+
+describe('what the key reduction and the weights write (the chicken: 16 influences, little to thin)', () => {
+  it('the default file is no larger than with every key kept, and no joint is left under a weight that rounds to 0', async () => {
+    const chicken = join(SHARED, 'characters', 'chicken.glb');
+    const sizes: number[] = [];
+    for (const keyTolerance of [0, DEFAULT_HELPER_KEY_TOLERANCE]) {
+      const document = await readDocument(chicken);
+      const [model] = extractSkinnedModels(document, chicken);
+      bakeHelperJoints(document, model, deformers.dqs, { rate: 10, keyTolerance });
+      const out = join(tmp.dir, `chicken-keys-${keyTolerance}.glb`);
+      await writeDocument(document, out);
+      sizes.push(statSync(out).size);
+      // The input has no joint under a zero weight (glTF: unused joints SHOULD be 0); the 16-bit
+      // weights round some small ones to 0, and their joints must go with them.
+      const report = await validate(out);
+      expect(report.issues.numErrors).toBe(0);
+      expect(report.issues.messages.filter((m) => m.code === 'ACCESSOR_JOINTS_USED_ZERO_WEIGHT')).toEqual([]);
+    }
+    console.log(`the chicken: ${sizes[1]} bytes with the default key tolerance, ${sizes[0]} with every key kept`);
+    expect(sizes[1]).toBeLessThanOrEqual(sizes[0]);
   }, 120_000);
 });

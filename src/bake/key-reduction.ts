@@ -31,7 +31,8 @@ export interface HelperKeys {
  * segment extends key by key while its interpolation holds every sample between within
  * `tolerance` at every vertex of the group (up to {@link MAX_SPAN} keys), and its end is kept;
  * then the fit's transforms at the dropped samples are rewritten with what the interpolation plays
- * there. Helpers that bind no vertex keep only each clip's ends.
+ * there. Helpers that bind no vertex keep only each clip's ends. A group keeps every key where
+ * thinning would save fewer bytes than the input accessor of its own that it needs.
  * @param frames the helpers' frames (`helper-frames.ts`), whose `play` makes a key's skinning matrix
  * @param data the fit (`fit.ts`), over every sample: its `transforms` (16·H per sample) those the
  *   keys play (`HelperFrames.key`) on entry, those the file plays at every sample on return
@@ -148,6 +149,13 @@ export function reduceHelperKeys(
         list.push(b);
         a = b;
       }
+      // Thinned keys need an input of their own: where they would save less than it costs, the
+      // group keeps every key (and shares the clip's input).
+      const keyable = Math.ceil(F / step);
+      if ((keyable - list.length) * helpers.length * KEY_BYTES <= list.length * 4 + INPUT_BYTES) {
+        list.length = 0;
+        for (let s = 0; s < F; s += step) list.push(s);
+      }
       const indices = Int32Array.from(list);
       for (const h of helpers) kept[h].push(indices);
       // What the file plays at the dropped samples (after the search, which compares with the keys).
@@ -158,6 +166,13 @@ export function reduceHelperKeys(
   }
   return kept;
 }
+
+/**
+ * Bytes of one helper's key (a float translation and a 16-bit rotation), and about what an input
+ * accessor of its own costs beside its times (its JSON and buffer view).
+ */
+const KEY_BYTES = 20;
+const INPUT_BYTES = 200;
 
 /**
  * Most keys one interpolated segment spans: bounds the search (each extension checks every

@@ -267,6 +267,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     }
   }
   const e = (x: number) => x.toExponential(1);
+  const percent = (x: number) => (Math.round(1000 * x) / 10 || 0).toFixed(1); // never "-0.0"
   baked.forEach(({ lines }, k) => {
     const m = measures[k];
     for (const line of lines) io.out(line);
@@ -277,7 +278,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     // The share of LBS's p99 distance removed (where LBS is not already within the tolerance).
     const gap = m.lbsP99 > NEVER_WORSE_MARGIN ? 1 - m.p99 / m.lbsP99 : undefined;
     if (gap !== undefined)
-      io.out(`  removes ${(100 * gap).toFixed(1)}% of plain LBS's p99 distance to ${M}; max ${(m.max / m.lbsMax).toFixed(2)} of LBS's`); // prettier-ignore
+      io.out(`  removes ${percent(gap)}% of plain LBS's p99 distance to ${M}; max ${(m.max / m.lbsMax).toFixed(2)} of LBS's`); // prettier-ignore
     const warn = (what: string) =>
       io.err(
         `corskin: warning: ${input}: ${baked[k].model.name}: ${what}${o.as === 'helpers' ? '; --as helpers+morphs reproduces the method at the samples' : ''}`,
@@ -286,7 +287,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       warn(`at ${m.worseSamples} of ${m.samples} samples the baked file plays farther from ${M} than plain LBS does (its max or p99 over the vertices, by more than ${NEVER_WORSE_MARGIN} of the diagonal)`); // prettier-ignore
     const h = m.halfway;
     if (h) {
-      io.out(`  half-way between the samples (where a player at another frame rate interpolates the keys), at ${h.times} times: baked file by LBS vs ${M} max ${e(h.max)}, p99 ${e(h.p99)}; plain LBS vs ${M} max ${e(h.lbsMax)}, p99 ${e(h.lbsP99)}${h.lbsP99 > NEVER_WORSE_MARGIN ? `; removes ${(100 * (1 - h.p99 / h.lbsP99)).toFixed(1)}% of it, max ${(h.max / h.lbsMax).toFixed(2)} of LBS's` : ''}`); // prettier-ignore
+      io.out(`  half-way between the samples (where a player at another frame rate interpolates the keys), at ${h.times} times: baked file by LBS vs ${M} max ${e(h.max)}, p99 ${e(h.p99)}; plain LBS vs ${M} max ${e(h.lbsMax)}, p99 ${e(h.lbsP99)}${h.lbsP99 > NEVER_WORSE_MARGIN ? `; removes ${percent(1 - h.p99 / h.lbsP99)}% of it, max ${(h.max / h.lbsMax).toFixed(2)} of LBS's` : ''}`); // prettier-ignore
       if (h.worseSamples)
         warn(`half-way between samples, at ${h.worseSamples} of ${h.times} times, the baked file plays farther from ${M} than plain LBS does (by more than ${NEVER_WORSE_MARGIN} of the diagonal)${o.guard === 'between' ? '' : ': --guard between holds the bake there too'}`); // prettier-ignore
     }
@@ -309,7 +310,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     }
     if (gap !== undefined && gap < 0.005) warn(`the bake could not bring LBS closer to ${M}`);
     else if (gap !== undefined && gap < 0.5)
-      warn(`the bake removes less than half of plain LBS's p99 distance to ${M} (${(100 * gap).toFixed(0)}%)`);
+      warn(`the bake removes less than half of plain LBS's p99 distance to ${M} (${Math.round(100 * gap) || 0}%)`);
   });
   if (inputErrors) {
     // The codes whose count grew (the bake adds no error of its own: a warning says if it did).

@@ -173,6 +173,8 @@ export function writeHelpers(
       });
     // Weights as normalised 16-bit integers (half the bytes of floats, within 1.5e-5 each).
     const shorts = quantizeWeightSets(ws);
+    // A weight that rounds to 0 leaves no joint behind (glTF: unused joints SHOULD be 0).
+    for (let set = 0; set < sets; set++) for (let k = 0; k < js[set].length; k++) if (!shorts[set][k]) js[set][k] = 0;
     for (let set = 0; set < sets; set++) {
       p.setAttribute(`JOINTS_${set}`, document.createAccessor().setType('VEC4').setArray(js[set]).setBuffer(buffer));
       p.setAttribute(`WEIGHTS_${set}`, document.createAccessor().setType('VEC4').setArray(shorts[set]).setNormalized(true).setBuffer(buffer)); // prettier-ignore
