@@ -39,9 +39,8 @@ export interface HelperFrames {
   bind(h: number): Float64Array;
   /**
    * Helper h's key at sample s of a clip: its local transform's translation (float32) and rotation
-   * (its columns normalised, as `quatFromMat4` takes it; on the hemisphere of key `previous`, by
-   * default s − 1, so that a player that interpolates components plays the short way too; on the signed 16-bit grid k/32767 when `short`, as a
-   * normalized SHORT accessor stores it) written to `translation[3s..]` and `rotation[4s..]`. Then
+   * (its columns normalised, as `quatFromMat4` takes it, either sign; on the signed 16-bit grid
+   * k/32767 when `short`, as a normalized SHORT accessor stores it, the grid alike for q and −q) written to `translation[3s..]` and `rotation[4s..]`. Then
    * `X[16h..]` is replaced by the skinning matrix a player makes of that key (the rotation
    * normalised, at the bind local's scale): what the file plays, which is the fit itself only
    * where the local transform was a rotation at that scale (not under a joint scaled unevenly).
@@ -54,7 +53,6 @@ export interface HelperFrames {
     rotation: Float32Array,
     s: number,
     short: boolean,
-    previous?: number,
   ): void;
   /**
    * Writes to `X[16h..]` the skinning matrix a player makes of helper h's key with translation
@@ -176,13 +174,10 @@ export function helperFrames(
     inverseBind,
     local,
     bind,
-    key(S, X, h, translation, rotation, s, short, previous = s - 1) {
+    key(S, X, h, translation, rotation, s, short) {
       const m = local(S, X, h);
       for (let c = 0; c < 3; c++) translation[3 * s + c] = m[12 + c];
       quatFromMat4(q, 0, m, 0);
-      const p = 4 * previous;
-      const flip = previous >= 0 && q[0] * rotation[p] + q[1] * rotation[p + 1] + q[2] * rotation[p + 2] + q[3] * rotation[p + 3] < 0; // prettier-ignore
-      for (let c = 0; c < 4; c++) q[c] = flip ? -q[c] : q[c];
       if (short) shortQuaternion(q, rotation, 4 * s);
       else rotation.set(q, 4 * s);
       play(S, X, h, translation, 3 * s, rotation, 4 * s);

@@ -99,8 +99,8 @@ export function writeHelpers(
       inputs.set(key, input);
       const translation = new Float32Array(3 * kept.length);
       const part = new Float32Array(4 * kept.length);
-      // Each kept rotation on the previous kept one's hemisphere (the keys between, dropped, kept
-      // them so sample to sample): a player that interpolates components plays the short way.
+      // Each kept rotation on the previous kept one's hemisphere: a player that interpolates
+      // components (Blender's importer) plays the short way, as slerp does.
       kept.forEach((s, k) => {
         translation.set(keys[h].translation.subarray(3 * (t0 + s), 3 * (t0 + s) + 3), 3 * k);
         const q = keys[h].rotation.subarray(4 * (t0 + s), 4 * (t0 + s) + 4);

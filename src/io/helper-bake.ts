@@ -270,13 +270,12 @@ export function* helperBakeSteps(
   const short = options.rotations !== 'float';
   const frames = helperFrames(skeleton.inverseBindMatrices, helperRegion, helperCentre, (j) => `${model.name}: ${skeleton.jointNames[j]}`, file); // prettier-ignore
   const keys = helperRegion.map(() => ({ translation: new Float32Array(3 * T), rotation: new Float32Array(4 * T) }));
-  // At the keyed samples (each on the previous one's hemisphere); the half-way ones are played
-  // from them (`reduceHelperKeys`).
-  keyed.forEach((t, k) => {
+  // At the keyed samples; the half-way ones are played from them (`reduceHelperKeys`, whose slerp
+  // takes the short way whatever the signs; the file's signs are the writer's).
+  for (const t of keyed) {
     const X = data.transforms.subarray(16 * H * t, 16 * H * (t + 1));
-    for (let h = 0; h < H; h++)
-      frames.key(samples.fixed[t], X, h, keys[h].translation, keys[h].rotation, t, short, k ? keyed[k - 1] : -1);
-  });
+    for (let h = 0; h < H; h++) frames.key(samples.fixed[t], X, h, keys[h].translation, keys[h].rotation, t, short);
+  }
   // Fewer keys where interpolation holds (`bake/key-reduction.ts`); the transforms become what
   // the file plays at every sample.
   const keptKeys = reduceHelperKeys(frames, data, keys, clips, keyTolerance * boundingBoxDiagonal(targets[0]), samples.between); // prettier-ignore
