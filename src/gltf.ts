@@ -54,7 +54,13 @@ export {
   type TemplateBakeOptions,
   type TemplateBakeResult,
 } from './io/morph-bake.js';
-export { measureBake, NEVER_WORSE_MARGIN, posedDiagonal, type BakeMeasure } from './bake/measure.js';
+export {
+  measureBake,
+  NEVER_WORSE_MARGIN,
+  posedDiagonal,
+  type BakeMeasure,
+  type MeasureOptions,
+} from './bake/measure.js';
 export { sampleMethod, type MethodSamples } from './bake/sampling.js';
 export { bakeSampleTimes, DEFAULT_BAKE_RATE, MAX_BAKE_SAMPLES } from './bake/samples.js';
 export { bakeHelperJoints, type HelperBakeOptions, type HelperBakeResult } from './io/helper-bake.js';

@@ -117,14 +117,14 @@ describe('the measure half-way between samples', () => {
     const [original] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
     const [baked] = extractSkinnedModels(await readDocument(out), out);
     const reference = sampleMethod(original, deformers.dqs, 5);
-    const a = measureBake(original, baked, deformers.dqs, 5, undefined, reference, true);
-    const b = measureBake(original, baked, deformers.dqs, 5, undefined, undefined, true);
+    const a = measureBake(original, baked, deformers.dqs, 5, { reference, between: true });
+    const b = measureBake(original, baked, deformers.dqs, 5, { between: true });
     expect(a).toEqual(b);
     // The half-way block counts the times between samples (CesiumMan's one clip: samples − 1).
     expect(a.halfway?.times).toBe(a.samples - 1);
     expect(a.halfway!.lbsP99).toBeGreaterThan(0);
     // Without it, the same figures at the samples and no half-way block.
-    const c = measureBake(original, baked, deformers.dqs, 5, undefined, reference);
+    const c = measureBake(original, baked, deformers.dqs, 5, { reference });
     expect(c.halfway).toBeUndefined();
     expect([c.max, c.p99, c.worseSamples]).toEqual([a.max, a.p99, a.worseSamples]);
   }, 120_000);

@@ -10,7 +10,7 @@ import { boundingBoxDiagonal, type SkinnedMesh } from '../core/mesh.js';
 import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
 import { skinningMatrices } from '../core/pose.js';
 import type { Deformer } from '../deformers/contract.js';
-import { deformLbs } from '../deformers/lbs.js';
+import { deformLbs as deformLbsJs } from '../deformers/lbs.js';
 import type { SkinnedModel } from '../io/gltf.js';
 import { bakeCheckTimes, bakeSampleTimes, DEFAULT_BAKE_RATE } from './samples.js';
 import type { MethodSamples } from './sampling.js';
@@ -69,6 +69,18 @@ export interface BakeMeasure {
   firstSet?: { max: number; p99: number; lbsMax: number; lbsP99: number; worseSamples: number };
 }
 
+/** Options of {@link measureBake}. */
+export interface MeasureOptions {
+  /** Called after each sample with (done, total). */
+  onProgress?: (done: number, total: number) => void;
+  /** The method and plain LBS on the original, already sampled (`sampleMethod`). */
+  reference?: MethodSamples;
+  /** Measure half-way between the samples too (default: as `reference`, else false). */
+  between?: boolean;
+  /** Linear blend skinning of both skins (default `deformLbs`). */
+  lbs?: Deformer;
+}
+
 /**
  * How far above plain LBS a bake's largest or 99th-percentile distance at a sample may be, ÷ the
  * posed diagonal ({@link BakeMeasure.worseSamples}; the helper bake holds it, `never-worse.ts`).
@@ -89,11 +101,13 @@ export const NEVER_WORSE_MARGIN = 1e-4;
  * @param baked the same skin read back from the baked file (same vertices in the same order)
  * @param deform the deformer baked, for `original.mesh`
  * @param rate samples per second, as baked; default 30
- * @param onProgress called after each sample with (done, total)
- * @param reference the method and plain LBS on `original` already sampled at `rate` (what the bake
- *   fitted, `sampleMethod`): used instead of posing them again where it holds the time (a
- *   reference at the sample times serves the sample times of a measure half-way between too)
- * @param between measure half-way between the samples too (default: as `reference`, else false)
+ * @param options `onProgress` is called after each sample with (done, total); `reference`, the
+ *   method and plain LBS on `original` already sampled at `rate` (what the bake fitted,
+ *   `sampleMethod`), is used instead of posing them again where it holds the time (a reference at
+ *   the sample times serves the sample times of a measure half-way between too); `between`
+ *   measures half-way between the samples too (default: as `reference`, else false); `lbs` plays
+ *   both skins by linear blend skinning (default `deformLbs`; the bake passes the SIMD kernels
+ *   bound to both meshes, `simdBoundDeformer`)
  * @throws CorskinError when the vertex counts differ, a clip is missing from the baked skin, or
  *   `reference` holds other samples
  */
@@ -102,10 +116,10 @@ export function measureBake(
   baked: SkinnedModel,
   deform: Deformer,
   rate = DEFAULT_BAKE_RATE,
-  onProgress?: (done: number, total: number) => void,
-  reference?: MethodSamples,
-  between = reference?.between ?? false,
+  options: MeasureOptions = {},
 ): BakeMeasure {
+  const { onProgress, reference, lbs: deformLbs = deformLbsJs } = options;
+  const between = options.between ?? reference?.between ?? false;
   const n = original.mesh.positions.length / 3;
   if (baked.mesh.positions.length !== 3 * n)
     throw new CorskinError(
@@ -172,11 +186,10 @@ export function measureBake(
       const morphedBaked = applyMorphTargets(baked.mesh, baked.morphGroups, bakedWeights);
       /** The distances of positions P to the method's at this sample, into `errors`: their max and p99. */
       const distances = (errors: Float32Array, P: Float32Array) => {
-        const M = method.positions;
-        for (let i = 0, o = s * n; i < 3 * n; i += 3, o++)
-          errors[o] = Math.sqrt((P[i] - M[i]) ** 2 + (P[i + 1] - M[i + 1]) ** 2 + (P[i + 2] - M[i + 2]) ** 2) / diagonal; // prettier-ignore
+        const at = errors.subarray(s * n, s * n + n);
+        scaledDistances(at, P, method.positions, 1 / diagonal);
         // In place: reordering a sample's values leaves the pooled figures below as they are.
-        return maxAndP99(errors.subarray(s * n, s * n + n));
+        return maxAndP99(at);
       };
       const lbsAt = distances(lbsErrors, lbs.positions);
       deformLbs(morphedBaked, B, played);
@@ -209,6 +222,16 @@ export function measureBake(
     halfway = { max: hMax, p99: hP99, lbsMax: hLbsMax, lbsP99: hLbsP99, times: total - samplesTotal, worseSamples: halfWorse }; // prettier-ignore
   }
   return { max, p99, lbsMax, lbsP99, samples: samplesTotal, worseSamples, diagonal, ...(firstSet && { firstSet }), ...(halfway && { halfway }) }; // prettier-ignore
+}
+
+/** `out[i]` = the distance between points i of `P` and `M` (3 floats each) × `scale`. */
+function scaledDistances(out: Float32Array, P: Float32Array, M: Float32Array, scale: number): void {
+  for (let v = 0, i = 0; v < out.length; v++, i += 3) {
+    const dx = P[i] - M[i];
+    const dy = P[i + 1] - M[i + 1];
+    const dz = P[i + 2] - M[i + 2];
+    out[v] = Math.sqrt(dx * dx + dy * dy + dz * dz) * scale;
+  }
 }
 
 /**

@@ -8,7 +8,7 @@ import { samplePose, type AnimationClip } from '../core/animation.js';
 import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
 import { skinningMatrices } from '../core/pose.js';
 import type { Deformer } from '../deformers/contract.js';
-import { deformLbs } from '../deformers/lbs.js';
+import { deformLbs as deformLbsJs } from '../deformers/lbs.js';
 import type { SkinnedModel } from '../io/gltf.js';
 import { bakeCheckTimes, bakeSampleTimes, checkBakeSize } from './samples.js';
 
@@ -43,7 +43,8 @@ export interface MethodSamples {
  * @param rate samples per second of each clip
  * @param options `signal` stops between samples (throws its reason); `onProgress` is called after
  *   each sample with (done, total); `between`: at `bakeCheckTimes` (half-way between the sample
- *   times too)
+ *   times too); `lbs` is the linear blend skinning deformer (default `deformLbs`; the bake passes
+ *   the SIMD kernels bound to the mesh, `simdBoundDeformer`)
  * @throws CorskinError when the rate is not a positive number, or a clip or the whole bake would
  *   take more samples than `samples.ts` allows
  */
@@ -51,8 +52,14 @@ export function sampleMethod(
   model: SkinnedModel,
   deform: Deformer,
   rate: number,
-  options: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void; between?: boolean } = {},
+  options: {
+    signal?: AbortSignal;
+    onProgress?: (done: number, total: number) => void;
+    between?: boolean;
+    lbs?: Deformer;
+  } = {},
 ): MethodSamples {
+  const deformLbs = options.lbs ?? deformLbsJs;
   const between = !!options.between;
   const { mesh, skeleton, morphGroups } = model;
   const n = mesh.positions.length / 3;

@@ -29,7 +29,9 @@ import { describeErrors, validatorErrors } from '../io/validate.js';
 import type { ValidatorMessage } from 'gltf-validator';
 import { removeCageRig } from '../io/cage-gltf.js';
 import { removeShadowedChannels } from '../io/gltf-skeleton.js';
-import { createMethodDeformer, type CliMethod } from './method-deformer.js';
+import { createMethodDeformer, withSimdKernels, type CliMethod } from './method-deformer.js';
+import { deformLbs } from '../deformers/lbs.js';
+import { simdBoundDeformer } from '../wasm/bound-deformer.js';
 import { progress, type Io } from './ui.js';
 
 export { BAKE_METHODS };
@@ -166,7 +168,8 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   };
   let held = 0; // (sample, vertex) pairs of the samples kept for the measurement
   for (const model of animated) {
-    const deform = createMethodDeformer(io, document, model, method, input, o);
+    // On the SIMD kernels where the mesh is posed unmorphed (the sampling and the measure).
+    const deform = await withSimdKernels(model, method, createMethodDeformer(io, document, model, method, input, o), o);
     const lines: string[] = [];
     const entry: (typeof baked)[number] = { model, deform, lines };
     baked.push(entry);
@@ -179,8 +182,9 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       );
     // The method and LBS at the samples, taken once: fitted by the bake and (while what is kept
     // stays within one bake's bound) compared against after the file is written.
+    const lbs = (await simdBoundDeformer('lbs', [model.mesh], deformLbs)).deform;
     const samples = await phase(model, 'sampling', (onProgress) =>
-      sampleMethod(model, deform, rate, { onProgress, between: o.guard === 'between' }),
+      sampleMethod(model, deform, rate, { onProgress, between: o.guard === 'between', lbs }),
     );
     const pairs = samples.targets.length * (model.mesh.positions.length / 3);
     if (held + pairs <= (o.guard === 'between' ? 2 : 1) * MAX_BAKE_VERTEX_SAMPLES) {
@@ -260,7 +264,8 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     }
     const bar = progress(io, `${model.name}: measuring`);
     try {
-      measures.push(measureBake(model, other, deform, rate, bar.update, samples, withHelpers));
+      const lbs = (await simdBoundDeformer('lbs', [model.mesh, other.mesh], deformLbs)).deform;
+      measures.push(measureBake(model, other, deform, rate, { onProgress: bar.update, reference: samples, between: withHelpers, lbs })); // prettier-ignore
       baked[measures.length - 1].samples = undefined; // not needed any more
     } finally {
       bar.stop();

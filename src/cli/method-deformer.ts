@@ -20,6 +20,8 @@ import { findJoint } from '../evaluation/standard-poses.js';
 import { jointBoneSegments, type SkinnedModel } from '../io/gltf.js';
 import { moduleParameters, warnForeignParameters } from './options.js';
 import { progress, type Io } from './ui.js';
+import { simdBoundDeformer } from '../wasm/bound-deformer.js';
+import type { SimdSkinningMethod } from '../wasm/simd-skinning.js';
 
 /** Every method a {@link createMethodDeformer} builds a deformer for: every registry method. */
 export type CliMethod = MethodId;
@@ -146,6 +148,25 @@ export function createMethodDeformer(
   if (!Object.hasOwn(deformers, method)) throw new CorskinError(`unknown method "${String(method)}"`, input);
   ensureMethodData(io, input, model, method, o);
   return deformers[method as keyof typeof deformers];
+}
+
+/**
+ * `deform`, the deformer {@link createMethodDeformer} built for `model`, on the WebAssembly SIMD
+ * kernels where it is called with `model.mesh` itself, in JavaScript elsewhere (morphed copies):
+ * `simdBoundDeformer`, for the methods with a kernel whose data the mesh carries (every one but
+ * stretch, whose rig the kernel would need again, and cage, which has none).
+ * @param o the method module's options, as `createMethodDeformer` took them
+ */
+export async function withSimdKernels(
+  model: SkinnedModel,
+  method: CliMethod,
+  deform: Deformer,
+  o: MethodDeformerOptions,
+): Promise<Deformer> {
+  if (!methodInfo(method).simd || method === 'stretch') return deform;
+  const module = methodModule(method);
+  const parameters = module && moduleParameters(module, o as unknown as Record<string, unknown>);
+  return (await simdBoundDeformer(method as SimdSkinningMethod, [model.mesh], deform, parameters)).deform;
 }
 
 /** Stretch smooth skinning of one model, with the rig read from its skin. */

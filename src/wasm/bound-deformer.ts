@@ -1,0 +1,73 @@
+/**
+ * A deformer of the shared signature that runs on the WebAssembly SIMD kernels for the meshes it
+ * was prepared for, and in JavaScript for any other: what the commands that pose one mesh at
+ * every sample of its clips (the bake's sampling and measurement) use to get the kernels' speed
+ * while morphed copies of the mesh, which no kernel was prepared for, still deform.
+ *
+ * @module
+ */
+import { CorskinError } from '../core/errors.js';
+import { boundingBoxDiagonal, type SkinnedMesh } from '../core/mesh.js';
+import type { Deformer, DeformTarget } from '../deformers/contract.js';
+import { createSimdDeformer, type SimdDeformer, type SimdSkinningMethod } from './simd-skinning.js';
+
+/**
+ * How far (÷ the bounding-box diagonal of the posed positions) the kernels may be from the
+ * JavaScript deformer at their first frame for a mesh before that mesh is left to JavaScript: the
+ * agreement the SIMD tests hold every method to on the shared characters.
+ */
+export const SIMD_AGREEMENT = 1e-5;
+
+/**
+ * Prepares `method`'s SIMD kernels ({@link createSimdDeformer}) for each of `meshes`, and returns
+ * a {@link Deformer} that runs them when it is called with one of those mesh objects (the same
+ * object: the kernels hold a copy of its bind-space arrays, which must not change after), and
+ * `fallback` — the same method in JavaScript, as configured — for any other mesh.
+ *
+ * The first frame of each mesh runs both and keeps the kernels only where their posed positions
+ * are within {@link SIMD_AGREEMENT} of the diagonal of `fallback`'s (32-bit floats against 64-bit;
+ * a method whose kernels were prepared with other parameters than `fallback` fails it). A mesh
+ * whose kernels cannot be prepared (the method has no kernel, or lacks its data on the mesh, or
+ * the runtime has no WebAssembly SIMD) is deformed by `fallback`.
+ * @param parameters the method's parameters, as `createSimdDeformer` takes them (those `fallback`
+ *   was prepared with)
+ * @returns the deformer, and how many of `meshes` run on the kernels so far (after their first frame: those that agreed)
+ */
+export async function simdBoundDeformer(
+  method: SimdSkinningMethod,
+  meshes: readonly SkinnedMesh[],
+  fallback: Deformer,
+  parameters?: Record<string, unknown>,
+): Promise<{ deform: Deformer; bound: () => number }> {
+  const kernels = new Map<SkinnedMesh, { simd: SimdDeformer; checked: boolean }>();
+  for (const mesh of meshes) {
+    if (kernels.has(mesh)) continue;
+    try {
+      kernels.set(mesh, { simd: await createSimdDeformer(mesh, method, parameters), checked: false });
+    } catch (e) {
+      if (!(e instanceof CorskinError)) throw e;
+    }
+  }
+  const deform: Deformer = (mesh, skinning, out) => {
+    const k = kernels.get(mesh);
+    if (!k) return fallback(mesh, skinning, out);
+    if (k.checked) return k.simd.deform(skinning, out);
+    // The first frame: both, compared.
+    fallback(mesh, skinning, out);
+    k.simd.deform(skinning);
+    if (maxDistance(k.simd.output, out) <= SIMD_AGREEMENT * boundingBoxDiagonal(out.positions)) k.checked = true;
+    else kernels.delete(mesh);
+  };
+  return { deform, bound: () => kernels.size };
+}
+
+/** The largest distance between two position arrays of the same length (Infinity where one is not finite). */
+function maxDistance(a: DeformTarget, b: DeformTarget): number {
+  const [p, q] = [a.positions, b.positions];
+  let max = 0;
+  for (let i = 0; i < p.length; i += 3) {
+    const d = (p[i] - q[i]) ** 2 + (p[i + 1] - q[i + 1]) ** 2 + (p[i + 2] - q[i + 2]) ** 2;
+    if (!(d <= max)) max = Number.isNaN(d) ? Infinity : d;
+  }
+  return Math.sqrt(max);
+}

@@ -1,0 +1,97 @@
+/**
+ * `simdBoundDeformer`: the SIMD kernels for the meshes they were prepared for, JavaScript for any
+ * other, and the first frame's agreement check, on a real character (CesiumMan, in its clip and
+ * morphed as the bake morphs a mesh).
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { samplePose } from '../src/core/animation.js';
+import { boundingBoxDiagonal, type SkinnedMesh } from '../src/core/mesh.js';
+import { skinningMatrices } from '../src/core/pose.js';
+import { computeCentersOfRotation } from '../src/cor/precompute.js';
+import type { Deformer } from '../src/deformers/contract.js';
+import { deformCor } from '../src/deformers/cor.js';
+import { deformDqs } from '../src/deformers/dqs.js';
+import { deformLbs } from '../src/deformers/lbs.js';
+import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';
+import { readDocument } from '../src/io/node-io.js';
+import { SIMD_AGREEMENT, simdBoundDeformer } from '../src/wasm/bound-deformer.js';
+import { CESIUM_MAN } from './helpers/data.js';
+
+let cesium: SkinnedModel;
+beforeAll(async () => {
+  [cesium] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
+  cesium.mesh.centersOfRotation = computeCentersOfRotation(cesium.mesh).centers;
+});
+
+/** The skinning matrices of CesiumMan's clip at time t. */
+const at = (t: number) => skinningMatrices(cesium.skeleton, samplePose(cesium.skeleton, cesium.animations[0], t));
+
+/** Posed positions of `mesh` by `deform` at time t. */
+function pose(deform: Deformer, mesh: SkinnedMesh, t: number): Float32Array {
+  const out = { positions: new Float32Array(mesh.positions.length) };
+  deform(mesh, at(t), out);
+  return out.positions;
+}
+
+/** The largest distance between corresponding points of `a` and `b`. */
+function maxDistance(a: Float32Array, b: Float32Array): number {
+  let max = 0;
+  for (let i = 0; i < a.length; i += 3) max = Math.max(max, Math.hypot(a[i] - b[i], a[i + 1] - b[i + 1], a[i + 2] - b[i + 2])); // prettier-ignore
+  return max;
+}
+
+describe('simdBoundDeformer', () => {
+  it.each([
+    ['lbs', deformLbs],
+    ['cor', deformCor],
+  ] as const)(
+    '%s: the kernels for the bound mesh, within the agreement of JavaScript at every frame',
+    async (method, js) => {
+      // JavaScript that counts its calls: only the first frame of the bound mesh runs it.
+      let calls = 0;
+      const counted: Deformer = (m, s, o) => {
+        calls++;
+        js(m, s, o);
+      };
+      const { deform, bound } = await simdBoundDeformer(method, [cesium.mesh], counted);
+      expect(bound()).toBe(1);
+      const diagonal = boundingBoxDiagonal(pose(js, cesium.mesh, 0));
+      for (const t of [0.5, 1, 1.5, 2]) {
+        const simd = pose(deform, cesium.mesh, t);
+        const ref = pose(js, cesium.mesh, t);
+        expect(maxDistance(simd, ref)).toBeLessThanOrEqual(SIMD_AGREEMENT * diagonal);
+        // Not JavaScript's numbers after the first frame: 32-bit kernels differ in the last bits.
+        if (t > 0.5) expect(maxDistance(simd, ref)).toBeGreaterThan(0);
+      }
+      expect(calls).toBe(1);
+      expect(bound()).toBe(1);
+    },
+  );
+
+  it('another mesh object (a morphed copy) is deformed by the fallback, bit for bit', async () => {
+    const { deform } = await simdBoundDeformer('dqs', [cesium.mesh], deformDqs);
+    // A copy with its vertices moved, as applyMorphTargets makes one.
+    const moved = { ...cesium.mesh, positions: cesium.mesh.positions.map((x, i) => x + (i % 3 === 1 ? 0.01 : 0)) };
+    expect(pose(deform, moved, 1)).toEqual(pose(deformDqs, moved, 1));
+  });
+
+  it('kernels that disagree with the fallback at the first frame are dropped for it', async () => {
+    // The DQS kernels under an LBS fallback (kernels prepared with other settings than the
+    // JavaScript deformer): CesiumMan's walk bends the knees and elbows, where they differ.
+    const { deform, bound } = await simdBoundDeformer('dqs', [cesium.mesh], deformLbs);
+    expect(bound()).toBe(1);
+    const dqs = pose(deformDqs, cesium.mesh, 1);
+    const lbs = pose(deformLbs, cesium.mesh, 1);
+    expect(maxDistance(dqs, lbs)).toBeGreaterThan(SIMD_AGREEMENT * boundingBoxDiagonal(lbs));
+    expect(pose(deform, cesium.mesh, 1)).toEqual(lbs);
+    expect(bound()).toBe(0);
+    expect(pose(deform, cesium.mesh, 1.5)).toEqual(pose(deformLbs, cesium.mesh, 1.5));
+  });
+
+  it('a mesh the kernels cannot take (CoR without centers of rotation) is left to the fallback', async () => {
+    const bare = { ...cesium.mesh, centersOfRotation: undefined };
+    const { deform, bound } = await simdBoundDeformer('cor', [bare], deformLbs);
+    expect(bound()).toBe(0);
+    expect(pose(deform, bare, 1)).toEqual(pose(deformLbs, bare, 1));
+  });
+});
