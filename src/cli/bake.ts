@@ -178,7 +178,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     const over = verticesOverInfluences(model, K);
     if (over)
       io.err(
-        `corskin: warning: ${input}: ${model.name}: ${count(over, 'vertex has', 'vertices have')} more than ${K} influences; where the helpers bring them closer to ${o.method.toUpperCase()} they get ${K} (${K === 4 ? '--influences 8 gives 8, which Babylon.js, Godot 4 and Blender play; three.js and Unity's glTF importers play 4' : 'at most'}), elsewhere they keep all theirs, so the baked file may hold more than ${K}`,
+        `corskin: warning: ${input}: ${model.name}: ${count(over, 'vertex has', 'vertices have')} more than ${K} influences; where the helpers bring them closer to ${o.method.toUpperCase()} they get ${K} (${K === 4 ? '--influences 8 gives 8, which Babylon.js, Godot 4 and Blender play; three.js, glTFast and UnityGLTF play 4' : 'at most'}), elsewhere they keep all theirs, so the baked file may hold more than ${K}`,
       );
     // The method and LBS at the samples, taken once: fitted by the bake and (while what is kept
     // stays within one bake's bound) compared against after the file is written.
