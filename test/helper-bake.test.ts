@@ -251,16 +251,17 @@ describe('bake --as helpers on a mirrored rig', () => {
   it.each([
     ['Fox', 'characters/Fox.glb', 5, 'samples'],
     ['Fox', 'characters/Fox.glb', 5, 'between'],
+    ['Fox, beyond the clips lbs', 'characters/Fox.glb', 5, 'samples', 'lbs'],
     ['rpm-avatar (morph targets: bind positions per sample)', 'characters/rpm-avatar.glb', 2, 'samples'],
   ] as const)(
     '%s, dqs, guard %s: the fit on 2 worker threads writes the same bytes as on this thread',
-    async (_, path, rate, guard) => {
+    async (_, path, rate, guard, beyondClips?: 'lbs') => {
       const file = join(SHARED, path);
       const bytes: Uint8Array[] = [];
       for (const threads of [1, 2]) {
         const document = await readDocument(file);
         const [model] = extractSkinnedModels(document, file);
-        const r = await bakeHelperJointsParallel(document, model, deformers.dqs, { rate, threads, guard });
+        const r = await bakeHelperJointsParallel(document, model, deformers.dqs, { rate, threads, guard, beyondClips }); // prettier-ignore
         expect(r.helpers).toBeGreaterThan(0);
         bytes.push(await new NodeIO().writeBinary(document));
       }

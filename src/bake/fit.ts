@@ -46,6 +46,12 @@ export interface FitData {
   helperJoints: Int32Array;
   /** How much the bone updates lean a helper towards its joint's rotation (`updateHelpers`; 0 none). */
   priorStrength: number;
+  /**
+   * The start's influences and weights (K per vertex), which each helper takes its weight from
+   * (`SsdrProblem.anchor`; `HelperBakeOptions.beyondClips` 'lbs'), or empty arrays.
+   */
+  anchorJoints: Uint32Array;
+  anchorWeights: Float32Array;
 }
 
 /**
@@ -96,6 +102,7 @@ export function fitViewsAt(data: FitData, samples: readonly number[]): { problem
     targets: samples.map((t) => part(data.targets, 3 * n, t)),
     fixed: samples.map((t) => part(data.fixed, 16 * J, t)),
     helperJoints: Array.from(data.helperJoints),
+    ...(data.anchorWeights.length && { anchor: { joints: data.anchorJoints, weights: data.anchorWeights } }),
   };
   const model: SsdrModel = {
     helpers: H,
@@ -193,6 +200,7 @@ export function fitSamples(T: number, K: number): Int32Array {
  * @param shared in SharedArrayBuffers (for worker threads)
  * @param keyed the samples the helpers are keyed at (default all)
  * @param priorStrength `FitData.priorStrength` (default 0)
+ * @param anchored each helper takes its weight from its joint's in `model` (`FitData.anchorWeights`)
  */
 export function fitData(
   samples: MethodSamples,
@@ -204,6 +212,7 @@ export function fitData(
   shared: boolean,
   keyed?: Int32Array,
   priorStrength = 0,
+  anchored = false,
 ): FitData {
   const { rest, targets, fixed } = samples;
   const T = targets.length;
@@ -234,6 +243,8 @@ export function fitData(
     candidateStart: allocate(Int32Array, n + 1, shared),
     helperJoints: allocate(Int32Array, H, shared),
     priorStrength,
+    anchorJoints: allocate(Uint32Array, anchored ? K * n : 0, shared),
+    anchorWeights: allocate(Float32Array, anchored ? K * n : 0, shared),
   };
   const gather = (from: ArrayLike<number>, to: Float32Array, o: number) =>
     active.forEach((i, a) => {
@@ -254,6 +265,10 @@ export function fitData(
     data.candidateStart[a + 1] = data.candidateStart[a] + candidates[a].length;
   });
   data.helperJoints.set(helperJoints);
+  if (anchored) {
+    data.anchorJoints.set(data.joints);
+    data.anchorWeights.set(data.weights);
+  }
   if (keyed) data.keyed.set(keyed);
   else for (let t = 0; t < T; t++) data.keyed[t] = t;
   return data;

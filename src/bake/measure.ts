@@ -14,6 +14,7 @@ import { deformLbs as deformLbsJs } from '../deformers/lbs.js';
 import type { SkinnedModel } from '../io/gltf.js';
 import { bakeCheckTimes, bakeSampleTimes, DEFAULT_BAKE_RATE } from './samples.js';
 import type { MethodSamples } from './sampling.js';
+import { stressPose } from '../evaluation/stress-pose.js';
 
 /**
  * The bounding-box diagonal of `model` as `deform` poses it at the start of its first clip (the
@@ -232,6 +233,53 @@ function scaledDistances(out: Float32Array, P: Float32Array, M: Float32Array, sc
     const dz = P[i + 2] - M[i + 2];
     out[v] = Math.sqrt(dx * dx + dy * dy + dz * dz) * scale;
   }
+}
+
+/** What {@link measureBeyondClips} found; distances ÷ the posed diagonal ({@link posedDiagonal}). */
+export interface BeyondClipsMeasure {
+  /** The stress pose's amplitude measured at (`stressPose`). */
+  amplitude: number;
+  /** Baked file by LBS, its helpers at rest on their joints, against the method: max and p99. */
+  max: number;
+  p99: number;
+  /** Plain LBS of the original against the method there. */
+  lbsMax: number;
+  lbsP99: number;
+}
+
+/**
+ * How a baked file plays at a pose that no clip holds: the evaluation's stress pose
+ * (`stressPose`, every limb bent and twisted at once) at `amplitude`, the original joints turned
+ * alike in both skins and the baked file's helpers (`Skeleton.helpers`) left at rest on the joints
+ * they hang from, as a player leaves them under an animation that does not key them; the
+ * bind-space meshes without morph targets. Compared with `deform` on the original, next to plain
+ * LBS there.
+ * @param lbs linear blend skinning of both skins (default `deformLbs`)
+ * @throws CorskinError when the vertex counts differ
+ */
+export function measureBeyondClips(
+  original: SkinnedModel,
+  baked: SkinnedModel,
+  deform: Deformer,
+  amplitude = 0.5,
+  lbs: Deformer = deformLbsJs,
+): BeyondClipsMeasure {
+  const n = original.mesh.positions.length / 3;
+  if (baked.mesh.positions.length !== 3 * n)
+    throw new CorskinError(`${original.name}: the baked skin has ${baked.mesh.positions.length / 3} vertices, the original ${n}`); // prettier-ignore
+  const diagonal = posedDiagonal(original, deform);
+  const S = skinningMatrices(original.skeleton, stressPose(original.skeleton, amplitude));
+  const B = skinningMatrices(baked.skeleton, stressPose(baked.skeleton, amplitude));
+  const [method, plain, played] = [0, 1, 2].map(() => ({ positions: new Float32Array(3 * n) }));
+  deform(original.mesh, S, method);
+  lbs(original.mesh, S, plain);
+  lbs(baked.mesh, B, played);
+  const errors = new Float32Array(n);
+  scaledDistances(errors, played.positions, method.positions, 1 / diagonal);
+  const [max, p99] = maxAndP99(errors);
+  scaledDistances(errors, plain.positions, method.positions, 1 / diagonal);
+  const [lbsMax, lbsP99] = maxAndP99(errors);
+  return { amplitude, max, p99, lbsMax, lbsP99 };
 }
 
 /**

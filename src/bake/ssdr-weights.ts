@@ -122,6 +122,7 @@ export function updateVertexWeights(
     b[a] += rho;
     for (let d = 0; d < c; d++) G[a * c + d] += rho;
   }
+  if (problem.anchor) holdJointShares(problem, i, K, J, candidates, G, b, (TRANSFER_WEIGHT * trace) / c || 1);
   const all = scratch.nnls.set;
   const m = nnls(G, b, c, candidates.keys(), w, scratch.nnls);
   if (m > K) {
@@ -131,7 +132,9 @@ export function updateVertexWeights(
       Int32Array.from(all.subarray(0, m))
         .sort((x, y) => w[y] - w[x])
         .subarray(0, K);
-    const subsets = c <= 9 ? kSubsets(scratch.subsets, c, K) : heaviest();
+    // With an anchor, its own joints are a subset too (where every subset is not tried): the start,
+    // which keeps each joint's share exactly.
+    const subsets = c <= 9 ? kSubsets(scratch.subsets, c, K) : problem.anchor ? anchorSubsets(heaviest(), w, problem, i, K, J, candidates) : heaviest(); // prettier-ignore
     const best = scratch.best;
     best.fill(0, 0, c);
     let bestValue = Infinity;
@@ -174,6 +177,88 @@ export function updateVertexWeights(
     model.joints.set(oldJoints, K * i);
     model.weights.set(oldWeights, K * i);
   }
+}
+
+/**
+ * How heavily, against the data term (relative to the mean of its Gram matrix's diagonal, as the
+ * affinity row), the rows of {@link holdJointShares} weigh: enough that a vertex's joint shares
+ * are its anchor's within the written 16-bit weights' precision (CesiumMan and the Fox:
+ * `test/bake-beyond-clips.test.ts`).
+ */
+const TRANSFER_WEIGHT = 1e3;
+
+/**
+ * Adds to the normal equations (G, b over `candidates`), for each fixed joint r among the
+ * candidates or that a candidate helper hangs from, the row ρ·(w_r + Σ_{h on r} w_h − a_r)² with
+ * a_r vertex i's weight on r in `problem.anchor` (0 where it has none): each helper takes its
+ * weight from its own joint, and the sum the vertex gives r and its helpers stays r's weight.
+ */
+function holdJointShares(
+  problem: SsdrProblem,
+  i: number,
+  K: number,
+  J: number,
+  candidates: readonly number[],
+  G: Float64Array,
+  b: Float64Array,
+  rho: number,
+): void {
+  const { anchor, helperJoints } = problem;
+  if (!anchor || !helperJoints)
+    throw new Error('updateVertexWeights: an anchor needs the joints the helpers hang from (helperJoints)');
+  const c = candidates.length;
+  const jointOf = (a: number) => (candidates[a] < J ? candidates[a] : helperJoints[candidates[a] - J]);
+  for (let a = 0; a < c; a++) {
+    const r = jointOf(a);
+    // Each joint's row once: at its first candidate.
+    let first = 0;
+    while (jointOf(first) !== r) first++;
+    if (first !== a) continue;
+    let share = 0;
+    for (let k = K * i; k < K * i + K; k++) if (anchor.joints[k] === r) share += anchor.weights[k];
+    for (let d = a; d < c; d++) {
+      if (jointOf(d) !== r) continue;
+      b[d] += rho * share;
+      for (let e = a; e < c; e++) if (jointOf(e) === r) G[d * c + e] += rho;
+    }
+  }
+}
+
+/**
+ * K-subsets of the candidates to try where there are too many to try all, for a vertex with an
+ * anchor (`SsdrProblem.anchor`): `heaviest` (the K heaviest of the unconstrained solution `w`);
+ * the anchor's own joints (the start, which keeps each joint's share exactly); and per anchor
+ * joint, heaviest share first, the heaviest in `w` of the joint and the helpers that hang from it
+ * (a helper that takes the whole of its joint's share frees no slot but moves otherwise) —
+ * each padded with the heaviest of `heaviest` not in it. K indices each, one after the other.
+ */
+function anchorSubsets(
+  heaviest: Int32Array,
+  w: Float64Array,
+  problem: SsdrProblem,
+  i: number,
+  K: number,
+  J: number,
+  candidates: readonly number[],
+): Int32Array {
+  const { anchor, helperJoints } = problem;
+  const jointOf = (a: number) => (candidates[a] < J ? candidates[a] : helperJoints![candidates[a] - J]);
+  const own: { r: number; share: number }[] = [];
+  for (let k = K * i; k < K * i + K; k++) if (anchor!.weights[k] > 0) own.push({ r: anchor!.joints[k], share: anchor!.weights[k] }); // prettier-ignore
+  own.sort((x, y) => y.share - x.share);
+  const pad = (chosen: number[]) => {
+    for (const a of heaviest) if (chosen.length < K && !chosen.includes(a)) chosen.push(a);
+    for (let a = 0; chosen.length < K; a++) if (!chosen.includes(a)) chosen.push(a);
+    return chosen;
+  };
+  const start = pad(own.map(({ r }) => candidates.indexOf(r)).filter((a) => a >= 0));
+  const groups: number[] = [];
+  for (const { r } of own) {
+    let best = -1;
+    for (let a = 0; a < candidates.length; a++) if (jointOf(a) === r && (best < 0 || w[a] > w[best])) best = a;
+    if (best >= 0) groups.push(best);
+  }
+  return Int32Array.from([...heaviest, ...start, ...pad(groups)]);
 }
 
 /**

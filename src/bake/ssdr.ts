@@ -38,6 +38,14 @@ export interface SsdrProblem {
    * stays a rotation of unit scale. Absent: every helper is a rotation.
    */
   helperJoints?: readonly number[];
+  /**
+   * Where given, each helper takes its weight only from the joint it hangs from
+   * ({@link helperJoints}): the weight update holds, per vertex and fixed joint r, the joint's
+   * weight plus its helpers' at r's weight here (`weights` over `joints`, K slots per vertex as
+   * the model's), so that where the helpers rest on their joints (a pose no clip holds) the
+   * vertex plays these weights' linear blend skinning (see `updateVertexWeights`).
+   */
+  anchor?: { joints: ArrayLike<number>; weights: ArrayLike<number> };
 }
 
 /**

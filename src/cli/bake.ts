@@ -10,7 +10,13 @@ import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { CorskinError } from '../core/errors.js';
 import type { Deformer } from '../deformers/contract.js';
-import { measureBake, NEVER_WORSE_MARGIN, type BakeMeasure } from '../bake/measure.js';
+import {
+  measureBake,
+  measureBeyondClips,
+  NEVER_WORSE_MARGIN,
+  type BakeMeasure,
+  type BeyondClipsMeasure,
+} from '../bake/measure.js';
 import { sampleMethod, type MethodSamples } from '../bake/sampling.js';
 import {
   AUTO_BAKE_THREADS_FROM,
@@ -62,6 +68,8 @@ export interface BakeCommandOptions {
   keyframeTolerance?: number;
   /** helpers: where the bake is held never worse than LBS (`HelperBakeOptions.guard`). */
   guard?: 'samples' | 'between';
+  /** helpers: what the file plays beyond the clips (`HelperBakeOptions.beyondClips`). */
+  beyondClips?: 'free' | 'lbs';
   /** helpers: how much farther from the method a dropped helper key may put a vertex, ÷ the posed diagonal (`HelperBakeOptions.keyTolerance`). */
   keyTolerance?: number;
   /** helpers: the helpers' rotation keys, `short` (default) or `float`. */
@@ -111,6 +119,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     [o.keyframeTolerance, '--keyframe-tolerance'],
     [o.keyTolerance, '--key-tolerance'],
     [o.guard, '--guard'],
+    [o.beyondClips, '--beyond-clips'],
     [o.rotations, '--rotations'],
     [o.helpers, '--helpers'],
     [o.influences, '--influences'],
@@ -201,6 +210,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
         rotations: o.rotations,
         keyTolerance: o.keyTolerance,
         guard: o.guard,
+        beyondClips: o.beyondClips,
         rate,
         onProgress,
         file: input,
@@ -253,6 +263,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   const written = extractSkinnedModels(await readDocument(o.output), o.output);
   let unwritten: SkinnedModel[] | undefined; // the bake before compression, read where needed
   const measures: BakeMeasure[] = [];
+  const beyond: (BeyondClipsMeasure | undefined)[] = [];
   for (const { model, deform, samples } of baked) {
     let other = written.find((m) => m.name === model.name) ?? written[models.indexOf(model)];
     if (other.mesh.positions.length !== model.mesh.positions.length) {
@@ -266,6 +277,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     try {
       const lbs = (await simdBoundDeformer('lbs', [model.mesh, other.mesh], deformLbs)).deform;
       measures.push(measureBake(model, other, deform, rate, { onProgress: bar.update, reference: samples, between: withHelpers, lbs })); // prettier-ignore
+      beyond.push(withHelpers ? measureBeyondClips(model, other, deform, 0.5, lbs) : undefined);
       baked[measures.length - 1].samples = undefined; // not needed any more
     } finally {
       bar.stop();
@@ -295,6 +307,12 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       io.out(`  half-way between the samples (where a player at another frame rate interpolates the keys), at ${h.times} times: baked file by LBS vs ${M} max ${e(h.max)}, p99 ${e(h.p99)}; plain LBS vs ${M} max ${e(h.lbsMax)}, p99 ${e(h.lbsP99)}${h.lbsP99 > NEVER_WORSE_MARGIN ? `; removes ${percent(1 - h.p99 / h.lbsP99)}% of it, max ${(h.max / h.lbsMax).toFixed(2)} of LBS's` : ''}`); // prettier-ignore
       if (h.worseSamples)
         warn(`half-way between samples, at ${h.worseSamples} of ${h.times} times, the baked file plays farther from ${M} than plain LBS does (by more than ${NEVER_WORSE_MARGIN} of the diagonal)${o.guard === 'between' ? '' : ': --guard between holds the bake there too'}`); // prettier-ignore
+    }
+    const b = beyond[k];
+    if (b) {
+      io.out(`  beyond the clips (the evaluation's stress pose at half amplitude, the helpers at rest on their joints, as under an animation that does not key them): baked file by LBS vs ${M} max ${e(b.max)}, p99 ${e(b.p99)}; plain LBS vs ${M} max ${e(b.lbsMax)}, p99 ${e(b.lbsP99)}`); // prettier-ignore
+      if (!(b.max <= b.lbsMax + NEVER_WORSE_MARGIN && b.p99 <= b.lbsP99 + NEVER_WORSE_MARGIN))
+        io.err(`corskin: warning: ${input}: ${baked[k].model.name}: beyond the clips the baked file plays farther from ${M} than plain LBS does (at the stress pose, p99 ${(b.p99 / b.lbsP99).toFixed(1)}× LBS's)${o.beyondClips === 'lbs' ? '' : ': --beyond-clips lbs plays the input\'s LBS there'}`); // prettier-ignore
     }
     if (m.firstSet) {
       const f = m.firstSet;

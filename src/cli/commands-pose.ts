@@ -121,6 +121,12 @@ export function addPoseCommands(program: Command, io: Io): void {
             'helpers: hold the bake never worse than plain LBS at the samples (the default), or also half-way between them (between), where an engine playing at another rate interpolates the helpers; between costs twice the samples and, where helpers turn far from one sample to the next, gives more vertices back their own influences (the Fox, DQS: 94.7% → 82.2% of the gap removed at the samples)',
           ).choices(['samples', 'between']),
         )
+        .addOption(
+          new Option(
+            '--beyond-clips <what>',
+            "helpers: what the file plays at poses no clip holds (other animations, poses set by hand), where the helpers rest on their joints: free (the default) fits each vertex's weights freely, closest to the method in the clips but farther than plain LBS beyond them (CesiumMan DQS at the stress pose: 3× LBS's p99 distance); lbs has each helper take weight only from the joint it hangs from, so that beyond the clips the file plays the input's LBS, with less of the gap removed in them (CesiumMan DQS: 89% → 64%)",
+          ).choices(['free', 'lbs']),
+        )
         .option(
           '--key-tolerance <f>',
           `helpers: drop the helpers' keys where interpolating their neighbours puts no vertex farther from the method by more than this fraction of the posed bounding-box diagonal (the clips' own keys untouched; default ${DEFAULT_HELPER_KEY_TOLERANCE}; 0 keeps every key whose interpolation would be farther at all)`,

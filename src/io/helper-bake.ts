@@ -74,6 +74,17 @@ export interface HelperBakeOptions {
    */
   guard?: 'samples' | 'between';
   /**
+   * What the file plays at a pose no clip holds (another animation, a pose set by hand), where no
+   * key moves the helpers and each rests on the joint it hangs from: `free` (default), the fitted
+   * weights, helpers taking weight from any of a vertex's joints — closest to the method at the
+   * samples, but there a vertex follows its helpers' joints in other proportions than the input's
+   * weights (CesiumMan DQS at the stress pose: 3× plain LBS's p99 distance); or `lbs`, each helper
+   * taking weight only from the joint it hangs from, so that there the file plays the input's
+   * linear blend skinning (its K heaviest weights), at the price of less of the gap removed at
+   * the samples (`SsdrProblem.anchor`).
+   */
+  beyondClips?: 'free' | 'lbs';
+  /**
    * Keys dropped where interpolating their neighbours puts no vertex farther from the method by
    * more than this fraction of the posed diagonal (`bake/key-reduction.ts`); default 1e-4.
    */
@@ -185,6 +196,8 @@ export function* helperBakeSteps(
   if (options.guard !== undefined && options.guard !== 'samples' && options.guard !== 'between')
     throw new CorskinError(`guard must be samples or between (got ${String(options.guard)})`, file);
   const between = options.guard === 'between';
+  if (options.beyondClips !== undefined && options.beyondClips !== 'free' && options.beyondClips !== 'lbs')
+    throw new CorskinError(`beyondClips must be free or lbs (got ${String(options.beyondClips)})`, file);
   if (options.samples && options.guard !== undefined && options.samples.between !== between)
     throw new CorskinError(
       `the samples given were taken ${options.samples.between ? 'half-way between the sample times too' : 'at the sample times only'}, but the guard asked is ${options.guard}`,
@@ -240,7 +253,7 @@ export function* helperBakeSteps(
   // (`fitSamples`); once it has converged, bone updates over every sample give the helpers'
   // transforms at all of them.
   const fitted = fitSamples(keyed.length, K).map((k) => keyed[k]);
-  const data = fitData(samples, model_, active, active.map(candidatesOf), helperRegion, fitted, shared, Int32Array.from(keyed), samples.between ? BETWEEN_PRIOR_STRENGTH : 0); // prettier-ignore
+  const data = fitData(samples, model_, active, active.map(candidatesOf), helperRegion, fitted, shared, Int32Array.from(keyed), samples.between ? BETWEEN_PRIOR_STRENGTH : 0, options.beyondClips === 'lbs'); // prettier-ignore
   // The fit's total error over its samples.
   const totalError = function* (): Generator<HelperBakeStep, number, FitErrors | undefined> {
     const e = yield { data, task: { kind: 'errors', full: false } };
