@@ -56,9 +56,11 @@ export {
 } from './io/morph-bake.js';
 export {
   measureBake,
+  measureBeyondClips,
   NEVER_WORSE_MARGIN,
   posedDiagonal,
   type BakeMeasure,
+  type BeyondClipsMeasure,
   type MeasureOptions,
 } from './bake/measure.js';
 export { sampleMethod, type MethodSamples } from './bake/sampling.js';
