@@ -4,7 +4,9 @@
  * `ssdr.ts`): transforms fixed, each vertex's weights over its candidate influences by
  * non-negative least squares (Lawson & Hanson's active set) with the affinity constraint Σ w = 1
  * as a heavily weighted row; where more than K are in use, the best K-subset (every one of up to
- * 9 candidates, else the K heaviest) solved again.
+ * 9 candidates, else the K heaviest) solved again. With an anchor (`SsdrProblem.anchor`, the
+ * helper bake's `beyondClips: 'lbs'`), one more heavily weighted row per joint holds the weight a
+ * vertex gives the joint and the helpers that hang from it at the anchor's.
  *
  * @module
  */
@@ -69,6 +71,8 @@ function growWeightScratch(s: WeightScratch, c: number): void {
  *   sample of `problem`; a weighted least squares). The update is kept if it lowers that weighted
  *   error — but where an influence the vertex holds is not a candidate, the error before is
  *   measured unweighted and compared with the unweighted error after.
+ * With `problem.anchor`, each joint's share is held at the anchor's (`holdJointShares`), and where
+ * there are too many K-subsets to try all, the anchor's own joints are tried too.
  */
 export function updateVertexWeights(
   problem: SsdrProblem,

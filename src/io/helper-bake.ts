@@ -78,7 +78,7 @@ export interface HelperBakeOptions {
    * key moves the helpers and each rests on the joint it hangs from: `free` (default), the fitted
    * weights, helpers taking weight from any of a vertex's joints — closest to the method at the
    * samples, but there a vertex follows its helpers' joints in other proportions than the input's
-   * weights (CesiumMan DQS at the stress pose: 3× plain LBS's p99 distance); or `lbs`, each helper
+   * weights (CesiumMan DQS at half the stress pose: 5.6× plain LBS's p99 distance); or `lbs`, each helper
    * taking weight only from the joint it hangs from, so that there the file plays the input's
    * linear blend skinning (its K heaviest weights), at the price of less of the gap removed at
    * the samples (`SsdrProblem.anchor`).
