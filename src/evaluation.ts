@@ -2,8 +2,9 @@
  * `corskin/evaluation`: the measures behind `corskin evaluate` and `npm run bench`, for comparing
  * skinning methods on a joint — volume, cross-section radius at a joint, rigidity distortion,
  * surface area and self-intersections (three-mesh-bvh) — and the bar and arm benchmarks of
- * Le & Hodgins 2016 (Fig. 2), which deform standard poses by every method and measure each.
- * Browser-safe; kept out of the `corskin` entry so that the core does not pull in three.js or
+ * Le & Hodgins 2016 (Fig. 2), which deform standard poses by every method and measure each, and
+ * the stress pose of `corskin evaluate --character` and `corskin render --pose stress` for any
+ * skeleton (`stressPose`). Browser-safe; kept out of the `corskin` entry so that the core does not pull in three.js or
  * three-mesh-bvh. The HTML report writer is in `corskin/node`.
  *
  * @example
@@ -24,6 +25,7 @@ export { measureJointQuality, formatRatio, type JointQuality } from './evaluatio
 export { rigidityDistortion, oneRings, type OneRings } from './metrics/distortion.js';
 export { surfaceArea, selfIntersections } from './metrics/surface.js';
 export { createBar, closedTube, type BarOptions } from './evaluation/bar.js';
+export { stressPose, STRESS_ANGLES } from './evaluation/stress-pose.js';
 export {
   jointCrossSection,
   type CrossSection,

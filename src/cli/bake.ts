@@ -312,7 +312,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     if (b) {
       io.out(`  beyond the clips (the evaluation's stress pose at half amplitude, the helpers at rest on their joints, as under an animation that does not key them): baked file by LBS vs ${M} max ${e(b.max)}, p99 ${e(b.p99)}; plain LBS vs ${M} max ${e(b.lbsMax)}, p99 ${e(b.lbsP99)}`); // prettier-ignore
       if (!(b.max <= b.lbsMax + NEVER_WORSE_MARGIN && b.p99 <= b.lbsP99 + NEVER_WORSE_MARGIN))
-        io.err(`corskin: warning: ${input}: ${baked[k].model.name}: beyond the clips the baked file plays farther from ${M} than plain LBS does (at the half stress pose, its max or p99 over the vertices by more than ${NEVER_WORSE_MARGIN} of the diagonal)${o.beyondClips !== 'lbs' ? ': --beyond-clips lbs plays the input\'s LBS there' : verticesOverInfluences(baked[k].model, o.influences ?? 4) ? ` (the vertices fitted with ${o.influences ?? 4} of their more influences play those there)` : ''}`); // prettier-ignore
+        io.err(`corskin: warning: ${input}: ${baked[k].model.name}: beyond the clips the baked file plays farther from ${M} than plain LBS does (at the half stress pose, its max or p99 over the vertices by more than ${NEVER_WORSE_MARGIN} of the diagonal)${o.beyondClips !== 'lbs' ? ': --beyond-clips lbs plays the input\'s LBS there' : verticesOverInfluences(baked[k].model, o.influences ?? 4) ? ` (its vertices with more than ${o.influences ?? 4} influences were fitted with their ${o.influences ?? 4} heaviest, and play those there)` : ''}`); // prettier-ignore
     }
     if (m.firstSet) {
       const f = m.firstSet;
