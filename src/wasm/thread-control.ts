@@ -28,12 +28,21 @@ export const SPIN = 1 << 14;
 
 /**
  * Returns once `counters[slot]` is no longer `value`: checks it up to {@link SPIN} times, then
- * sleeps on it (`Atomics.wait`, at most `timeout` ms).
- * @returns false when the sleep timed out with the counter unchanged
+ * sleeps on it (`Atomics.wait`, at most `timeout` ms in all) until it has changed. A wake-up
+ * alone is no change: a notify sent for an earlier change, which this thread had already seen
+ * while spinning, can wake it with the counter still at `value` (a worker thread then ran a frame
+ * that had not started, and its count of done let the owner read a share before it was written).
+ * @returns false when `timeout` ms passed with the counter unchanged
  */
 export function awaitChange(counters: Int32Array, slot: number, value: number, timeout = Infinity): boolean {
   for (let k = 0; k < SPIN; k++) if (Atomics.load(counters, slot) !== value) return true;
-  return Atomics.wait(counters, slot, value, timeout) !== 'timed-out' || Atomics.load(counters, slot) !== value;
+  const end = performance.now() + timeout;
+  for (;;) {
+    if (Atomics.load(counters, slot) !== value) return true;
+    const left = end - performance.now();
+    if (!(left > 0)) return false;
+    Atomics.wait(counters, slot, value, left);
+  }
 }
 
 /** What a worker thread serves: its share [from, to) of one prepared mesh, over a shared memory. */
