@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   mat4FromTRS,
   mat4Invert,
+  mat4InvertBlended,
   mat4Multiply,
   quatClosestRotation,
   quatFromMat4,
@@ -54,6 +55,37 @@ describe('4×4 and quaternion kernels', () => {
       const got = m[r] * v[0] + m[4 + r] * v[1] + m[8 + r] * v[2];
       expect(got).toBeCloseTo(expected[r], 12);
     }
+  });
+
+  it("mat4InvertBlended: mat4Invert's inverse of blended skinning matrices (weights summing to s), and of any other", () => {
+    const rand = (seed: number) => () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 2 - 1;
+    const r = rand(7);
+    const [a, b] = [new Float64Array(16), new Float64Array(16)];
+    for (let trial = 0; trial < 200; trial++) {
+      // A blend of two rigid-and-scaled matrices with weights w and v (w + v = s, not always 1).
+      const m = new Float64Array(16);
+      const [w, v] = [0.2 + Math.abs(r()), trial % 2 ? 1 : 0.5 * Math.abs(r())];
+      for (const [weight, k] of [
+        [w, 0],
+        [v, 1],
+      ] as const) {
+        const q = [r(), r(), r(), r() + 2];
+        const l = Math.hypot(...q);
+        const part = mat4FromTRS(new Float64Array(16), 0, [10 * r(), 10 * r(), 10 * r()], 0, q.map((x) => x / l), 0, [1 + k, 1, 0.01 + Math.abs(r())], 0); // prettier-ignore
+        for (let i = 0; i < 16; i++) m[i] += weight * part[i];
+      }
+      expect(mat4InvertBlended(a, m)).toBe(true);
+      expect(mat4Invert(b, 0, m, 0)).toBe(true);
+      const size = Math.max(...Array.from(b, Math.abs));
+      for (let i = 0; i < 16; i++) expect(Math.abs(a[i] - b[i])).toBeLessThan(1e-9 * size);
+    }
+    // Not of that form (a projective last row): mat4Invert's answer.
+    const p = [2, 0, 0, 0.5, 0, 3, 0, 0, 0, 0, 4, 0, 1, 2, 3, 1];
+    expect(mat4InvertBlended(a, p)).toBe(mat4Invert(b, 0, p, 0));
+    expect(Array.from(a)).toEqual(Array.from(b));
+    // A singular linear part, and a zero last entry.
+    expect(mat4InvertBlended(a, [1, 2, 3, 0, 2, 4, 6, 0, 0, 1, 0, 0, 5, 5, 5, 1])).toBe(false);
+    expect(mat4InvertBlended(a, [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 5, 5, 5, 0])).toBe(false);
   });
 
   it('mat4Invert gives the inverse and refuses singular matrices', () => {

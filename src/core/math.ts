@@ -56,6 +56,40 @@ export function mat4LinearDeterminant(m: NumArray, o = 0): number {
 }
 
 /**
+ * The inverse of a 4×4 column-major matrix whose last row is (0, 0, 0, s) with s ≠ 0 — a blend of
+ * skinning matrices with weights summing to s, [A t; 0 s] — into `out` (16, column-major):
+ * [A⁻¹ −A⁻¹t/s; 0 1/s], A⁻¹ by its adjugate; any other matrix by {@link mat4Invert}. The same
+ * inverse as `mat4Invert` to rounding, without its allocation and elimination (the morph bake
+ * inverts one per vertex and sample: 28M for Ybot).
+ * @returns false when A's determinant is 0 or not finite (or `mat4Invert` finds `a` singular)
+ */
+export function mat4InvertBlended(out: Float64Array, a: NumArray): boolean {
+  const s = a[15];
+  if (a[3] !== 0 || a[7] !== 0 || a[11] !== 0 || !(s !== 0)) return mat4Invert(out, 0, a, 0);
+  const [a00, a10, a20, a01, a11, a21, a02, a12, a22] = [a[0], a[1], a[2], a[4], a[5], a[6], a[8], a[9], a[10]];
+  const c00 = a11 * a22 - a12 * a21;
+  const c10 = a12 * a20 - a10 * a22;
+  const c20 = a10 * a21 - a11 * a20;
+  const det = a00 * c00 + a01 * c10 + a02 * c20;
+  if (!(det !== 0 && Number.isFinite(det))) return false;
+  const d = 1 / det;
+  out[0] = c00 * d;
+  out[1] = c10 * d;
+  out[2] = c20 * d;
+  out[4] = (a02 * a21 - a01 * a22) * d;
+  out[5] = (a00 * a22 - a02 * a20) * d;
+  out[6] = (a01 * a20 - a00 * a21) * d;
+  out[8] = (a01 * a12 - a02 * a11) * d;
+  out[9] = (a02 * a10 - a00 * a12) * d;
+  out[10] = (a00 * a11 - a01 * a10) * d;
+  const [t0, t1, t2] = [a[12] / s, a[13] / s, a[14] / s];
+  for (let r = 0; r < 3; r++) out[12 + r] = -(out[r] * t0 + out[4 + r] * t1 + out[8 + r] * t2);
+  out[3] = out[7] = out[11] = 0;
+  out[15] = 1 / s;
+  return true;
+}
+
+/**
  * Inverts the 4×4 matrix `a[ao..]` into `out[o..]`.
  * @returns false (and leaves `out` untouched) when the matrix is singular.
  */

@@ -52,7 +52,7 @@ import type { Document, Mesh } from '@gltf-transform/core';
 import { samplePose } from '../core/animation.js';
 import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
 import { CorskinError } from '../core/errors.js';
-import { mat4Invert } from '../core/math.js';
+import { mat4InvertBlended } from '../core/math.js';
 import { skinningMatrices } from '../core/pose.js';
 import type { Deformer } from '../deformers/contract.js';
 import type { SkinnedModel } from './gltf.js';
@@ -436,7 +436,7 @@ function correction(
     const det = M[0] * (M[5] * M[10] - M[9] * M[6]) - M[4] * (M[1] * M[10] - M[9] * M[2]) + M[8] * (M[1] * M[6] - M[5] * M[2]); // prettier-ignore
     let scale = 0;
     for (let c = 0; c < 3; c++) for (let r = 0; r < 3; r++) scale = Math.max(scale, Math.abs(M[4 * c + r]));
-    if (!(Math.abs(det) > 1e-12 * scale ** 3) || !mat4Invert(inverse, 0, M, 0)) {
+    if (!(Math.abs(det) > 1e-12 * scale ** 3) || !mat4InvertBlended(inverse, M)) {
       under.forEach((u) => (u[i] = 1));
       continue;
     }
