@@ -66,7 +66,7 @@ export function mat4LinearDeterminant(m: NumArray, o = 0): number {
 export function mat4InvertBlended(out: Float64Array, a: NumArray): boolean {
   const s = a[15];
   if (a[3] !== 0 || a[7] !== 0 || a[11] !== 0 || !(s !== 0)) return mat4Invert(out, 0, a, 0);
-  const [a00, a10, a20, a01, a11, a21, a02, a12, a22] = [a[0], a[1], a[2], a[4], a[5], a[6], a[8], a[9], a[10]];
+  const a00 = a[0], a10 = a[1], a20 = a[2], a01 = a[4], a11 = a[5], a21 = a[6], a02 = a[8], a12 = a[9], a22 = a[10]; // prettier-ignore
   const c00 = a11 * a22 - a12 * a21;
   const c10 = a12 * a20 - a10 * a22;
   const c20 = a10 * a21 - a11 * a20;
@@ -82,7 +82,7 @@ export function mat4InvertBlended(out: Float64Array, a: NumArray): boolean {
   out[8] = (a01 * a12 - a02 * a11) * d;
   out[9] = (a02 * a10 - a00 * a12) * d;
   out[10] = (a00 * a11 - a01 * a10) * d;
-  const [t0, t1, t2] = [a[12] / s, a[13] / s, a[14] / s];
+  const t0 = a[12] / s, t1 = a[13] / s, t2 = a[14] / s; // prettier-ignore
   for (let r = 0; r < 3; r++) out[12 + r] = -(out[r] * t0 + out[4 + r] * t1 + out[8 + r] * t2);
   out[3] = out[7] = out[11] = 0;
   out[15] = 1 / s;
