@@ -24,6 +24,11 @@ const tmp = scratch();
 afterAll(() => tmp.cleanup());
 
 const FOX = join(SHARED, 'characters', 'Fox.glb');
+/** The characters baked here: a humanoid and a quadruped. */
+const CHARACTERS: [string, string][] = [
+  ['CesiumMan', CESIUM_MAN],
+  ['the Fox', FOX],
+];
 
 /** The input and its helper bake (DQS, 5 samples/s), written and read back. */
 async function bake(
@@ -83,10 +88,7 @@ function distances(a: Float32Array, b: Float32Array): { max: number; p99: number
 }
 
 describe('the helper bake beyond the clips', () => {
-  it.each([
-    ['CesiumMan', CESIUM_MAN],
-    ['the Fox', FOX],
-  ])(
+  it.each(CHARACTERS)(
     '%s, lbs: each vertex gives a joint and its helpers the input’s weight; at stress poses the file plays the input’s LBS',
     async (_, file) => {
       const { original, baked } = await bake(file, 'lbs');
@@ -115,10 +117,7 @@ describe('the helper bake beyond the clips', () => {
     120_000,
   );
 
-  it.each([
-    ['CesiumMan', CESIUM_MAN],
-    ['the Fox', FOX],
-  ])(
+  it.each(CHARACTERS)(
     '%s, free (the default): at the half stress pose the file plays farther from DQS than plain LBS, as measureBeyondClips says',
     async (_, file) => {
       const { original, baked } = await bake(file, 'free');

@@ -197,10 +197,9 @@ export function fitSamples(T: number, K: number): Int32Array {
  * @param candidates per active vertex, its candidate influences (< J a joint, J + h helper h)
  * @param helperJoints per helper, the fixed joint it hangs from
  * @param fitted the samples the alternation fits ({@link fitSamples})
- * @param shared in SharedArrayBuffers (for worker threads)
- * @param keyed the samples the helpers are keyed at (default all)
- * @param priorStrength `FitData.priorStrength` (default 0)
- * @param anchored each helper takes its weight from its joint's in `model` (`FitData.anchorWeights`)
+ * @param options `shared`: in SharedArrayBuffers (for worker threads); `keyed`: the samples the
+ *   helpers are keyed at (default all); `priorStrength`: `FitData.priorStrength` (default 0);
+ *   `anchored`: each helper takes its weight from its joint's in `model` (`FitData.anchorWeights`)
  */
 export function fitData(
   samples: MethodSamples,
@@ -209,11 +208,9 @@ export function fitData(
   candidates: readonly number[][],
   helperJoints: readonly number[],
   fitted: Int32Array,
-  shared: boolean,
-  keyed?: Int32Array,
-  priorStrength = 0,
-  anchored = false,
+  options: { shared?: boolean; keyed?: Int32Array; priorStrength?: number; anchored?: boolean } = {},
 ): FitData {
+  const { shared = false, keyed, priorStrength = 0, anchored = false } = options;
   const { rest, targets, fixed } = samples;
   const T = targets.length;
   const n = active.length;

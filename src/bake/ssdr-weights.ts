@@ -211,7 +211,7 @@ function holdJointShares(
   if (!anchor || !helperJoints)
     throw new Error('updateVertexWeights: an anchor needs the joints the helpers hang from (helperJoints)');
   const c = candidates.length;
-  const jointOf = (a: number) => (candidates[a] < J ? candidates[a] : helperJoints[candidates[a] - J]);
+  const jointOf = candidateJoint(candidates, J, helperJoints);
   for (let a = 0; a < c; a++) {
     const r = jointOf(a);
     // Each joint's row once: at its first candidate.
@@ -226,6 +226,11 @@ function holdJointShares(
       for (let e = a; e < c; e++) if (jointOf(e) === r) G[d * c + e] += rho;
     }
   }
+}
+
+/** Candidate a's joint: itself for a fixed joint (< J), the joint it hangs from for a helper. */
+function candidateJoint(candidates: readonly number[], J: number, helperJoints: readonly number[]) {
+  return (a: number): number => (candidates[a] < J ? candidates[a] : helperJoints[candidates[a] - J]);
 }
 
 /**
@@ -246,7 +251,7 @@ function anchorSubsets(
   candidates: readonly number[],
 ): Int32Array {
   const { anchor, helperJoints } = problem;
-  const jointOf = (a: number) => (candidates[a] < J ? candidates[a] : helperJoints![candidates[a] - J]);
+  const jointOf = candidateJoint(candidates, J, helperJoints!);
   const own: { r: number; share: number }[] = [];
   for (let k = K * i; k < K * i + K; k++) if (anchor!.weights[k] > 0) own.push({ r: anchor!.joints[k], share: anchor!.weights[k] }); // prettier-ignore
   own.sort((x, y) => y.share - x.share);

@@ -157,7 +157,8 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     if (!model.animations.length)
       io.err(`corskin: warning: ${input}: ${model.name}: no animation moves it; left as is`);
   }
-  const baked: { model: SkinnedModel; deform: Deformer; lines: string[]; samples?: MethodSamples }[] = [];
+  // Per skin: with helpers, its vertices with more than the bake's influences (`over`).
+  const baked: { model: SkinnedModel; deform: Deformer; lines: string[]; samples?: MethodSamples; over?: number }[] = []; // prettier-ignore
   // Per skin, with progress: the helpers first, then (after the keyframe reduction) the morphs.
   const phase = async <T>(
     model: SkinnedModel,
@@ -184,7 +185,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     baked.push(entry);
     if (!withHelpers) continue;
     const K = o.influences ?? 4;
-    const over = verticesOverInfluences(model, K);
+    const over = (entry.over = verticesOverInfluences(model, K));
     if (over)
       io.err(
         `corskin: warning: ${input}: ${model.name}: ${count(over, 'vertex has', 'vertices have')} more than ${K} influences; where the helpers bring them closer to ${o.method.toUpperCase()} they get ${K} (${K === 4 ? '--influences 8 gives 8, which Babylon.js, Godot 4 and Blender play; three.js, glTFast and UnityGLTF play 4' : 'at most'}), elsewhere they keep all theirs, so the baked file may hold more than ${K}`,
@@ -312,7 +313,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     if (b) {
       io.out(`  beyond the clips (the evaluation's stress pose at half amplitude, the helpers at rest on their joints, as under an animation that does not key them): baked file by LBS vs ${M} max ${e(b.max)}, p99 ${e(b.p99)}; plain LBS vs ${M} max ${e(b.lbsMax)}, p99 ${e(b.lbsP99)}`); // prettier-ignore
       if (!(b.max <= b.lbsMax + NEVER_WORSE_MARGIN && b.p99 <= b.lbsP99 + NEVER_WORSE_MARGIN))
-        io.err(`corskin: warning: ${input}: ${baked[k].model.name}: beyond the clips the baked file plays farther from ${M} than plain LBS does (at the half stress pose, its max or p99 over the vertices by more than ${NEVER_WORSE_MARGIN} of the diagonal)${o.beyondClips !== 'lbs' ? ': --beyond-clips lbs plays the input\'s LBS there' : verticesOverInfluences(baked[k].model, o.influences ?? 4) ? ` (its vertices with more than ${o.influences ?? 4} influences were fitted with their ${o.influences ?? 4} heaviest, and play those there)` : ''}`); // prettier-ignore
+        io.err(`corskin: warning: ${input}: ${baked[k].model.name}: beyond the clips the baked file plays farther from ${M} than plain LBS does (at the half stress pose, its max or p99 over the vertices by more than ${NEVER_WORSE_MARGIN} of the diagonal)${o.beyondClips !== 'lbs' ? ': --beyond-clips lbs plays the input\'s LBS there' : baked[k].over ? ` (its vertices with more than ${o.influences ?? 4} influences were fitted with their ${o.influences ?? 4} heaviest, and play those there)` : ''}`); // prettier-ignore
     }
     if (m.firstSet) {
       const f = m.firstSet;

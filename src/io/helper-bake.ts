@@ -253,7 +253,12 @@ export function* helperBakeSteps(
   // (`fitSamples`); once it has converged, bone updates over every sample give the helpers'
   // transforms at all of them.
   const fitted = fitSamples(keyed.length, K).map((k) => keyed[k]);
-  const data = fitData(samples, model_, active, active.map(candidatesOf), helperRegion, fitted, shared, Int32Array.from(keyed), samples.between ? BETWEEN_PRIOR_STRENGTH : 0, options.beyondClips === 'lbs'); // prettier-ignore
+  const data = fitData(samples, model_, active, active.map(candidatesOf), helperRegion, fitted, {
+    shared,
+    keyed: Int32Array.from(keyed),
+    priorStrength: samples.between ? BETWEEN_PRIOR_STRENGTH : 0,
+    anchored: options.beyondClips === 'lbs',
+  });
   // The fit's total error over its samples.
   const totalError = function* (): Generator<HelperBakeStep, number, FitErrors | undefined> {
     const e = yield { data, task: { kind: 'errors', full: false } };
