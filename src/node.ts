@@ -33,7 +33,8 @@ export {
   computeDirectDeltaMushParallel,
   autoDdmThreads,
   createDdmWorkerPool,
-  shareDdmTasks,
+  ddmWorkUnits,
+  type DdmWorkUnit,
   type DdmWorkerPool,
   type ParallelDdmOptions,
 } from './methods/ddm/parallel.js';

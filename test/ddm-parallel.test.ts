@@ -2,15 +2,15 @@
  * Direct Delta Mush's precomputation on Node worker threads (`computeDirectDeltaMushParallel`):
  * every variant gives exactly `computeDirectDeltaMush`'s model (the entries are kept in task
  * order) on CesiumMan (one piece), the chicken (many pieces) and the Fox mirrored (a rig of
- * negative determinant), with progress reaching the total exactly; the tasks are shared out whole, each
- * once; an abort rejects with the signal's reason; and `corskin precompute --method ddm
+ * negative determinant), with progress reaching the total exactly; every task goes to one unit of
+ * work, a whole piece's together; an abort rejects with the signal's reason; and `corskin precompute --method ddm
  * --threads 2` writes the file `--threads 1` writes.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { computeDirectDeltaMush, type DdmModel } from '../src/methods/ddm/precompute.js';
-import { computeDirectDeltaMushParallel, createDdmWorkerPool, shareDdmTasks } from '../src/methods/ddm/parallel.js';
+import { computeDirectDeltaMushParallel, createDdmWorkerPool, ddmWorkUnits } from '../src/methods/ddm/parallel.js';
 import { resolveDdmParameters } from '../src/methods/ddm/parameters.js';
 import { setupDirectDeltaMush } from '../src/methods/ddm/stages.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
@@ -70,19 +70,31 @@ describe('Direct Delta Mush on worker threads', () => {
     );
   }, 120_000);
 
-  it('shares the tasks out whole, each once, the largest first to the least loaded thread', async () => {
+  it('puts every task in one unit: whole pieces together, largest first, a split piece in a unit per thread', async () => {
     const mesh = await load(join(SHARED, 'characters', 'chicken.glb'));
-    const setup = setupDirectDeltaMush(mesh, resolveDdmParameters({}), { variant: 'full', threshold: 1e-4 });
-    for (const threads of [1, 2, 3, 8]) {
-      const groups = shareDdmTasks(setup.tasks, threads);
-      expect(groups.length).toBeLessThanOrEqual(threads);
-      expect(groups.flat().sort((a, b) => a - b)).toEqual(setup.tasks.map((_, t) => t));
-      for (const g of groups) expect(g).toEqual([...g].sort((a, b) => a - b));
-      // Greedy largest-first: no thread carries more than the average plus the largest task.
-      const loads = groups.map((g) => g.reduce((s, t) => s + setup.tasks[t].work, 0));
-      const total = loads.reduce((s, l) => s + l, 0);
-      const largest = Math.max(...setup.tasks.map((t) => t.work));
-      expect(Math.max(...loads)).toBeLessThanOrEqual(total / groups.length + largest);
+    for (const threads of [2, 3, 8]) {
+      const setup = setupDirectDeltaMush(mesh, resolveDdmParameters({}), { variant: 'full', threshold: 1e-4 }, threads);
+      const { whole, split } = ddmWorkUnits(setup, threads);
+      const units = [...whole, ...[...split.values()].flat()];
+      expect(units.flatMap((u) => u.tasks).sort((a, b) => a - b)).toEqual(setup.tasks.map((_, t) => t));
+      for (const u of units) expect(u.tasks).toEqual([...u.tasks].sort((a, b) => a - b));
+      const pieceOf = (t: number) => setup.tasks[t].piece;
+      // A whole piece's tasks all in one unit; a split piece's only in its own units, one per thread.
+      for (const u of whole) for (const t of u.tasks) expect(setup.split[pieceOf(t)]).toBe(false);
+      const homes = new Map<number, Set<number>>();
+      whole.forEach((u, k) =>
+        u.tasks.forEach((t) => homes.set(pieceOf(t), (homes.get(pieceOf(t)) ?? new Set()).add(k))),
+      );
+      for (const h of homes.values()) expect(h.size).toBe(1);
+      expect(split.size).toBe(setup.split.filter(Boolean).length);
+      for (const [c, us] of split) {
+        expect(us.length).toBe(Math.min(threads, setup.tasks.filter((t) => t.piece === c).length));
+        for (const u of us) for (const t of u.tasks) expect(pieceOf(t)).toBe(c);
+      }
+      // Units of about a sixteenth of a thread's share of the whole pieces' work, largest first.
+      const total = whole.reduce((w, u) => w + u.work, 0);
+      for (const u of whole.slice(0, -1)) expect(u.work).toBeGreaterThanOrEqual(total / (16 * threads));
+      expect(whole.length).toBeLessThanOrEqual(16 * threads + 1);
     }
   });
 

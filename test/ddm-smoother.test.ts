@@ -3,7 +3,9 @@
  * kernel (asm/ldlt.ts) gives bit for bit the JavaScript solve's result, and each step solves its
  * system — S X' = s ∘ X checked by multiplying back with S, independently of the factorisation —
  * on real meshes' smoothing systems (CesiumMan welded, both smoothing operators; the libigl
- * elephant, libigl's operator), for 1, 3, 10 and 80 columns.
+ * elephant, libigl's operator), for 1, 3, 10 and 80 columns; the minimum degree ordering is the
+ * one a plain elimination graph in Sets gives; and a factor made with another system's ordering
+ * (κ's, for λ's) is the one made on its own.
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
@@ -12,17 +14,18 @@ import { readObj } from '../src/io/libigl.js';
 import { readDocument } from '../src/io/node-io.js';
 import { weldedVertices } from '../src/metrics/weld.js';
 import { cotangentLaplacian, smoothingSystem, type SymmetricCsr } from '../src/methods/ddm/laplacian.js';
-import { factorLdlt } from '../src/methods/ddm/ldlt.js';
+import { factorLdlt, minimumDegree } from '../src/methods/ddm/ldlt.js';
 import { createSmoother } from '../src/methods/ddm/smoother.js';
 import { instantiateKernelsSync } from '../src/wasm/instance.js';
-import { CESIUM_MAN, LIBIGL, rng } from './helpers/data.js';
+import { CESIUM_MAN, LIBIGL, rng, SHARED } from './helpers/data.js';
+import { subdivideMidpoint } from '../bench/subdivide-mesh.js';
 
-/** A mesh's smoothing system on its welded vertices, and the welded positions. */
-function system(positions: ArrayLike<number>, triangles: ArrayLike<number>, smoothing: 'normalized' | 'libigl') {
+/** A mesh's smoothing system (step s, default 3) on its welded vertices, and the welded positions. */
+function system(positions: ArrayLike<number>, triangles: ArrayLike<number>, smoothing: 'normalized' | 'libigl', s = 3) {
   const { vertexOf: rep, first } = weldedVertices(positions);
   const L = cotangentLaplacian(positions, triangles, rep, first.length, smoothing === 'normalized');
   const xyz = Float64Array.from(first.flatMap((i) => [positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]]));
-  return { ...smoothingSystem(L, 3, smoothing), xyz };
+  return { ...smoothingSystem(L, s, smoothing), xyz };
 }
 
 /** S X for row-major X with c columns (S stores both triangles). */
@@ -32,6 +35,70 @@ function multiply(S: SymmetricCsr, X: Float64Array, c: number): Float64Array {
     for (let p = S.offsets[r]; p < S.offsets[r + 1]; p++)
       for (let q = 0; q < c; q++) out[r * c + q] += S.values[p] * X[S.columns[p] * c + q];
   return out;
+}
+
+/** The minimum degree ordering written plainly, the elimination graph in JavaScript Sets (the reference). */
+function minimumDegreeBySets(S: SymmetricCsr, rows: Int32Array): Int32Array {
+  const m = rows.length;
+  const local = new Map<number, number>();
+  rows.forEach((r, a) => local.set(r, a));
+  const adjacent: Set<number>[] = [];
+  for (let a = 0; a < m; a++) {
+    const set = new Set<number>();
+    const r = rows[a];
+    for (let p = S.offsets[r]; p < S.offsets[r + 1]; p++) {
+      const b = local.get(S.columns[p]);
+      if (b !== undefined && b !== a) set.add(b);
+    }
+    adjacent.push(set);
+  }
+  // A binary heap of degree · m + row (the smallest degree, then the first row), stale entries skipped.
+  const heap: number[] = [];
+  const push = (x: number) => {
+    let i = heap.push(x) - 1;
+    while (i > 0 && heap[(i - 1) >> 1] > x) {
+      heap[i] = heap[(i - 1) >> 1];
+      i = (i - 1) >> 1;
+    }
+    heap[i] = x;
+  };
+  const pop = (): number => {
+    const top = heap[0];
+    const last = heap.pop()!;
+    if (heap.length) {
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const c = l + 1 < heap.length && heap[l + 1] < heap[l] ? l + 1 : l;
+        if (c >= heap.length || heap[c] >= last) break;
+        heap[i] = heap[c];
+        i = c;
+      }
+      heap[i] = last;
+    }
+    return top;
+  };
+  for (let a = 0; a < m; a++) push(adjacent[a].size * m + a);
+  const done = new Uint8Array(m);
+  const order = new Int32Array(m);
+  let k = 0;
+  while (heap.length) {
+    const x = pop();
+    const a = x % m;
+    if (done[a] || Math.floor(x / m) !== adjacent[a].size) continue;
+    const neighbours = [...adjacent[a]];
+    for (const b of neighbours) adjacent[b].delete(a);
+    for (let i = 0; i < neighbours.length; i++)
+      for (let j = i + 1; j < neighbours.length; j++) {
+        adjacent[neighbours[i]].add(neighbours[j]);
+        adjacent[neighbours[j]].add(neighbours[i]);
+      }
+    for (const b of neighbours) push(adjacent[b].size * m + b);
+    done[a] = 1;
+    adjacent[a].clear();
+    order[k++] = rows[a];
+  }
+  return order;
 }
 
 const cases = [
@@ -74,4 +141,34 @@ describe('DDM smoothing steps (SIMD kernel and JavaScript)', () => {
       }
     });
   }
+
+  it('the minimum degree ordering is the plain elimination graph’s, on whole systems and on subsets of rows (CesiumMan, the elephant, the Soldier)', async () => {
+    const soldier = join(SHARED, 'characters', 'Soldier.glb');
+    const meshes = [
+      extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN)[0].mesh,
+      await readObj(join(LIBIGL, 'elephant.obj')),
+      extractSkinnedModels(await readDocument(soldier), soldier)[0].mesh,
+    ];
+    const random = rng(3);
+    for (const mesh of meshes) {
+      const { matrix } = system(mesh.positions, mesh.triangles, 'normalized');
+      const all = Int32Array.from({ length: matrix.n }, (_, i) => i);
+      const some = all.filter(() => random() < 0.3);
+      for (const rows of [all, some]) expect(minimumDegree(matrix, rows)).toEqual(minimumDegreeBySets(matrix, rows));
+    }
+  });
+
+  it('λ factorised with κ’s ordering is the factor computed on its own, bit for bit (minimum degree: CesiumMan; nested dissection: CesiumMan subdivided twice)', async () => {
+    const cesiumMan = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN)[0].mesh;
+    for (const mesh of [cesiumMan, subdivideMidpoint(subdivideMidpoint(cesiumMan))]) {
+      const kappa = system(mesh.positions, mesh.triangles, 'normalized', 1);
+      const lambda = system(mesh.positions, mesh.triangles, 'normalized', 3);
+      if (mesh !== cesiumMan) expect(lambda.matrix.n).toBeGreaterThan(10_000); // nested dissection's size
+      const own = factorLdlt(lambda.matrix, lambda.xyz);
+      const reused = factorLdlt(lambda.matrix, lambda.xyz, false, factorLdlt(kappa.matrix, kappa.xyz).perm);
+      for (const key of ['perm', 'Lp', 'Li', 'Lx', 'D'] as const)
+        expect(Buffer.from(reused[key].buffer).equals(Buffer.from(own[key].buffer)), key).toBe(true);
+      expect(() => factorLdlt(lambda.matrix, lambda.xyz, false, own.perm.subarray(1))).toThrow(/ordering has/);
+    }
+  });
 });

@@ -38,6 +38,28 @@ describe('self-intersections', () => {
   });
 });
 
+describe('welding by position', () => {
+  /** The first vertex with the same coordinates as decimal strings (the definition, by brute force). */
+  const byStrings = (p: ArrayLike<number>) => {
+    const first = new Map<string, number>();
+    return Array.from({ length: p.length / 3 }, (_, i) => {
+      const key = `${p[3 * i]},${p[3 * i + 1]},${p[3 * i + 2]}`;
+      if (!first.has(key)) first.set(key, i);
+      return first.get(key)!;
+    });
+  };
+
+  it('finds what comparing decimal strings finds: CesiumMan, its copy doubled, and −0, NaN and near-equal cases', async () => {
+    const mesh = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN)[0].mesh;
+    const twice = new Float32Array([...mesh.positions, ...mesh.positions]);
+    const odd = [0, 0, 0, -0, 0, -0, NaN, 1, 2, NaN, 1, 2, 1, 1, 1, 1, 1, 1 + 2 ** -52, 1e-300, 0, 0, 1e-300, 0, 0];
+    for (const p of [mesh.positions, twice, odd]) expect(Array.from(weldByPosition(p))).toEqual(byStrings(p));
+    const seams = Array.from(weldByPosition(mesh.positions)).filter((f, i) => f !== i).length;
+    expect(seams).toBeGreaterThan(0); // CesiumMan's UV seams
+    expect(Array.from(weldByPosition(odd))).toEqual([0, 0, 2, 2, 4, 5, 6, 6]);
+  });
+});
+
 describe('volume', () => {
   it('of an open tube is not the cone from its centroid: capped, it is the cylinder’s (π r² h)', () => {
     const closed = closedTube(40, 64, 2, 0.5);

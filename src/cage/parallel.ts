@@ -8,7 +8,7 @@
 import { availableParallelism } from 'node:os';
 import workerpool from 'workerpool';
 import { checkThreads, nodeWorkerScript } from '../core/node-worker.js';
-import { toShared } from '../cor/shared-memory.js';
+import { toShared } from '../core/shared-memory.js';
 import { bindParameters, bindToCage, checkInside, type CageBindOptions, type CageBinding } from './bind.js';
 import { checkCage, type Cage } from './cage.js';
 

@@ -13,7 +13,7 @@ import { checkThreads, startWorkerPool, type WorkerThreadPool } from '../core/no
 import { fastResolution } from './fast.js';
 import { computeCentersOfRotation, corParameters, type CorOptions, type CorResult } from './precompute.js';
 import { corAlgorithm } from './parameters.js';
-import { toShared } from './shared-memory.js';
+import { toShared } from '../core/shared-memory.js';
 import { chunkRanges, PairSums, vertexPairs, type ChunkPart } from './stream.js';
 
 /** Options of {@link computeCentersOfRotationParallel}. */

@@ -6,21 +6,42 @@
  */
 
 /**
- * For every vertex, the index of the first vertex at exactly the same position.
+ * For every vertex, the index of the first vertex at exactly the same position (−0 is 0, and
+ * every NaN one value, as the positions' decimal strings compare), found by hashing the
+ * coordinates' bits in an open-addressing table.
  * @param positions length 3·n
  * @returns Uint32Array, length n; `map[i] ≤ i`, `map[map[i]] = map[i]`
  */
 export function weldByPosition(positions: ArrayLike<number>): Uint32Array {
   const n = positions.length / 3;
-  const first = new Map<string, number>();
   const map = new Uint32Array(n);
+  // Each vertex's coordinates with −0 → 0 and one NaN, read back as six 32-bit words.
+  const key = new Float64Array(3 * n);
+  for (let k = 0; k < 3 * n; k++) {
+    const v = positions[k];
+    key[k] = v === v ? v + 0 : NaN;
+  }
+  const bits = new Uint32Array(key.buffer);
+  let size = 16;
+  while (size < 2 * n) size *= 2;
+  const table = new Int32Array(size).fill(-1);
   for (let i = 0; i < n; i++) {
-    const key = `${positions[3 * i]},${positions[3 * i + 1]},${positions[3 * i + 2]}`;
-    const f = first.get(key);
-    if (f === undefined) {
-      first.set(key, i);
-      map[i] = i;
-    } else map[i] = f;
+    const b = 6 * i;
+    let h = 0x811c9dc5;
+    for (let w = 0; w < 6; w++) h = Math.imul(h ^ bits[b + w], 0x01000193);
+    for (let slot = (h ^ (h >>> 15)) & (size - 1); ; slot = (slot + 1) & (size - 1)) {
+      const j = table[slot];
+      if (j < 0) {
+        table[slot] = i;
+        map[i] = i;
+        break;
+      }
+      const c = 6 * j;
+      if (bits[c] === bits[b] && bits[c + 1] === bits[b + 1] && bits[c + 2] === bits[b + 2] && bits[c + 3] === bits[b + 3] && bits[c + 4] === bits[b + 4] && bits[c + 5] === bits[b + 5]) {
+        map[i] = j;
+        break;
+      }
+    }
   }
   return map;
 }

@@ -69,42 +69,46 @@ export function cotangentLaplacian(
   clampNegative = false,
 ): CotangentLaplacian {
   const t = triangles.length / 3;
-  // Off-diagonal entries as (row, col, value) triplets; summed per (row, col) below.
-  const rows: number[] = [];
-  const cols: number[] = [];
-  const vals: number[] = [];
+  // Off-diagonal entries as (row, col, value) triplets, `e` of them; summed per (row, col) below.
+  const rows = new Int32Array(6 * t);
+  const cols = new Int32Array(6 * t);
+  const vals = new Float64Array(6 * t);
+  let e = 0;
   const diagonal = new Float64Array(size);
+  const ids = [0, 0, 0];
   const corner = [0, 0, 0];
   const l2 = [0, 0, 0];
   for (let f = 0; f < t; f++) {
-    for (let c = 0; c < 3; c++) corner[c] = triangles[3 * f + c];
-    const v0 = vertexOf[corner[0]];
-    const v1 = vertexOf[corner[1]];
-    const v2 = vertexOf[corner[2]];
-    if (v0 === v1 || v1 === v2 || v0 === v2) continue;
-    for (let e = 0; e < 3; e++) {
-      const a = 3 * corner[(e + 1) % 3];
-      const b = 3 * corner[(e + 2) % 3];
+    for (let c = 0; c < 3; c++) {
+      corner[c] = triangles[3 * f + c];
+      ids[c] = vertexOf[corner[c]];
+    }
+    if (ids[0] === ids[1] || ids[1] === ids[2] || ids[0] === ids[2]) continue;
+    for (let k = 0; k < 3; k++) {
+      const a = 3 * corner[(k + 1) % 3];
+      const b = 3 * corner[(k + 2) % 3];
       const dx = positions[a] - positions[b];
       const dy = positions[a + 1] - positions[b + 1];
       const dz = positions[a + 2] - positions[b + 2];
-      l2[e] = dx * dx + dy * dy + dz * dz;
+      l2[k] = dx * dx + dy * dy + dz * dz;
     }
     const dblA = doubleArea(Math.sqrt(l2[0]), Math.sqrt(l2[1]), Math.sqrt(l2[2]));
     if (!(dblA > 0)) continue;
-    const ids = [v0, v1, v2];
-    for (let e = 0; e < 3; e++) {
-      const C = (l2[(e + 1) % 3] + l2[(e + 2) % 3] - l2[e]) / dblA / 4;
-      const s = ids[(e + 1) % 3];
-      const d = ids[(e + 2) % 3];
-      rows.push(s, d);
-      cols.push(d, s);
-      vals.push(-C, -C);
+    for (let k = 0; k < 3; k++) {
+      const C = (l2[(k + 1) % 3] + l2[(k + 2) % 3] - l2[k]) / dblA / 4;
+      const s = ids[(k + 1) % 3];
+      const d = ids[(k + 2) % 3];
+      rows[e] = s;
+      cols[e] = d;
+      vals[e++] = -C;
+      rows[e] = d;
+      cols[e] = s;
+      vals[e++] = -C;
       diagonal[s] += C;
       diagonal[d] += C;
     }
   }
-  const csr = assembleCsr(size, rows, cols, vals, diagonal);
+  const csr = assembleCsr(size, rows.subarray(0, e), cols.subarray(0, e), vals.subarray(0, e), diagonal);
   if (clampNegative) {
     // Off-diagonal entries are −(edge weight): clamp the positive ones, rebuild the diagonal.
     diagonal.fill(0);
@@ -135,12 +139,22 @@ function doubleArea(l0: number, l1: number, l2: number): number {
   return Number.isNaN(r) ? 0 : r;
 }
 
-/** Sums triplets into CSR with the diagonal `diagonal` (entries in ascending column order). */
-function assembleCsr(n: number, rows: number[], cols: number[], vals: number[], diagonal: Float64Array): SymmetricCsr {
+/**
+ * Sums triplets into CSR with the diagonal `diagonal` (entries in ascending column order; equal
+ * (row, column) pairs summed in the triplets' order).
+ */
+function assembleCsr(
+  n: number,
+  rows: Int32Array,
+  cols: Int32Array,
+  vals: Float64Array,
+  diagonal: Float64Array,
+): SymmetricCsr {
   const count = new Int32Array(n + 1);
-  for (const r of rows) count[r + 1]++;
+  for (let e = 0; e < rows.length; e++) count[rows[e] + 1]++;
   for (let i = 0; i < n; i++) count[i + 1] += count[i];
-  // Scatter, then sort and merge each row (with its diagonal).
+  // Scatter by row, then sort each row by column (an insertion sort: rows are short, and it keeps
+  // the triplets' order among equal columns) and merge it with its diagonal.
   const fill = count.slice(0, n);
   const tc = new Int32Array(rows.length);
   const tv = new Float64Array(rows.length);
@@ -150,33 +164,43 @@ function assembleCsr(n: number, rows: number[], cols: number[], vals: number[], 
     tv[p] = vals[e];
   }
   const offsets = new Int32Array(n + 1);
-  const columns: number[] = [];
-  const values: number[] = [];
-  const order: number[] = [];
+  const columns = new Int32Array(rows.length + n);
+  const values = new Float64Array(rows.length + n);
+  let q = 0;
   for (let i = 0; i < n; i++) {
-    order.length = 0;
-    for (let p = count[i]; p < count[i + 1]; p++) order.push(p);
-    order.sort((x, y) => tc[x] - tc[y] || x - y);
+    const lo = count[i];
+    const hi = count[i + 1];
+    for (let p = lo + 1; p < hi; p++) {
+      const c = tc[p];
+      const v = tv[p];
+      let r = p - 1;
+      for (; r >= lo && tc[r] > c; r--) {
+        tc[r + 1] = tc[r];
+        tv[r + 1] = tv[r];
+      }
+      tc[r + 1] = c;
+      tv[r + 1] = v;
+    }
     let diagonalDone = false;
-    for (let q = 0; q < order.length;) {
-      const col = tc[order[q]];
+    for (let p = lo; p < hi;) {
+      const col = tc[p];
       if (!diagonalDone && col > i) {
-        columns.push(i);
-        values.push(diagonal[i]);
+        columns[q] = i;
+        values[q++] = diagonal[i];
         diagonalDone = true;
       }
       let v = 0;
-      for (; q < order.length && tc[order[q]] === col; q++) v += tv[order[q]];
-      columns.push(col);
-      values.push(v);
+      for (; p < hi && tc[p] === col; p++) v += tv[p];
+      columns[q] = col;
+      values[q++] = v;
     }
     if (!diagonalDone) {
-      columns.push(i);
-      values.push(diagonal[i]);
+      columns[q] = i;
+      values[q++] = diagonal[i];
     }
-    offsets[i + 1] = columns.length;
+    offsets[i + 1] = q;
   }
-  return { n, offsets, columns: Int32Array.from(columns), values: Float64Array.from(values) };
+  return { n, offsets, columns: columns.slice(0, q), values: values.slice(0, q) };
 }
 
 /**

@@ -35,18 +35,21 @@ export interface LdltFactor {
  * @param coordinates 3 numbers per row (the vertex positions), for the nested-dissection ordering
  *   (systems of more than 10,000 rows)
  * @param shared the factor's arrays in SharedArrayBuffers (worker threads then read them without a copy)
- * @throws RangeError when a pivot is zero or not finite (S singular or not finite)
+ * @param ordering the fill-reducing ordering to use (`perm` of a factor of a matrix with the same
+ *   sparsity pattern: the ordering depends on the pattern and coordinates only, so the result is
+ *   the same bit for bit, without its cost); default: computed here
+ * @throws RangeError when a pivot is zero or not finite (S singular or not finite), or when
+ *   `ordering` has another length than S's rows
  */
-export function factorLdlt(S: SymmetricCsr, coordinates: ArrayLike<number>, shared = false): LdltFactor {
+export function factorLdlt(
+  S: SymmetricCsr,
+  coordinates: ArrayLike<number>,
+  shared = false,
+  ordering: ArrayLike<number> = fillReducingOrdering(S, coordinates),
+): LdltFactor {
   const { n, offsets: Ap, columns: Ai, values: Ax } = S;
+  if (ordering.length !== n) throw new RangeError(`the ordering has ${ordering.length} rows, the system ${n}`);
   const Buffer = shared ? SharedArrayBuffer : ArrayBuffer;
-  const ordering =
-    n <= MINIMUM_DEGREE_ROWS
-      ? minimumDegree(
-          S,
-          Int32Array.from({ length: n }, (_, i) => i),
-        )
-      : nestedDissection(S, coordinates);
   const perm = new Int32Array(new Buffer(4 * n));
   perm.set(ordering);
   const pinv = new Int32Array(n);
@@ -230,19 +233,39 @@ function nestedDissection(S: SymmetricCsr, xyz: ArrayLike<number>): Int32Array {
  * smaller index, its neighbours joined into a clique. On the explicit elimination graph (no
  * quotient graph): for systems of up to {@link MINIMUM_DEGREE_ROWS} rows and a dissection's leaves.
  */
-function minimumDegree(S: SymmetricCsr, rows: Int32Array): Int32Array {
+/** The fill-reducing ordering of {@link factorLdlt}: minimum degree up to 10,000 rows, nested dissection above. */
+function fillReducingOrdering(S: SymmetricCsr, coordinates: ArrayLike<number>): Int32Array {
+  return S.n <= MINIMUM_DEGREE_ROWS
+    ? minimumDegree(
+        S,
+        Int32Array.from({ length: S.n }, (_, i) => i),
+      )
+    : nestedDissection(S, coordinates);
+}
+
+/**
+ * Minimum degree ordering of the rows `rows` of S (the edges between them): repeatedly the row of
+ * least degree in the elimination graph (the lowest index among equal degrees) is eliminated, its
+ * neighbours joined into a clique. Exact degrees, adjacency in typed arrays (the row eliminated
+ * taken out of its neighbours' lists, the clique merged into each by marking what is there).
+ * @returns the rows of S in elimination order
+ */
+export function minimumDegree(S: SymmetricCsr, rows: Int32Array): Int32Array {
   const m = rows.length;
   const local = new Map<number, number>();
   rows.forEach((r, a) => local.set(r, a));
-  const adjacent: Set<number>[] = [];
+  const adjacent: Int32Array[] = [];
+  const degree = new Int32Array(m);
   for (let a = 0; a < m; a++) {
-    const set = new Set<number>();
     const r = rows[a];
+    const list = new Int32Array(Math.max(8, 2 * (S.offsets[r + 1] - S.offsets[r])));
+    let d = 0;
     for (let p = S.offsets[r]; p < S.offsets[r + 1]; p++) {
       const b = local.get(S.columns[p]);
-      if (b !== undefined && b !== a) set.add(b);
+      if (b !== undefined && b !== a) list[d++] = b; // a row's columns are distinct
     }
-    adjacent.push(set);
+    adjacent.push(list);
+    degree[a] = d;
   }
   // A binary heap of degree · m + row (the smallest degree, then the first row), stale entries skipped.
   const heap: number[] = [];
@@ -270,25 +293,53 @@ function minimumDegree(S: SymmetricCsr, rows: Int32Array): Int32Array {
     }
     return top;
   };
-  for (let a = 0; a < m; a++) push(adjacent[a].size * m + a);
+  for (let a = 0; a < m; a++) push(degree[a] * m + a);
   const done = new Uint8Array(m);
   const order = new Int32Array(m);
+  const mark = new Float64Array(m); // the stamp of the list being merged into (0: none)
+  let stamp = 0;
   let k = 0;
   while (heap.length) {
     const x = pop();
     const a = x % m;
-    if (done[a] || Math.floor(x / m) !== adjacent[a].size) continue;
-    const neighbours = [...adjacent[a]];
-    for (const b of neighbours) adjacent[b].delete(a);
-    for (let i = 0; i < neighbours.length; i++)
-      for (let j = i + 1; j < neighbours.length; j++) {
-        adjacent[neighbours[i]].add(neighbours[j]);
-        adjacent[neighbours[j]].add(neighbours[i]);
+    if (done[a] || Math.floor(x / m) !== degree[a]) continue;
+    const neighbours = adjacent[a];
+    const d = degree[a];
+    for (let i = 0; i < d; i++) {
+      const b = neighbours[i];
+      const list = adjacent[b];
+      const last = --degree[b];
+      for (let j = 0; j <= last; j++)
+        if (list[j] === a) {
+          list[j] = list[last];
+          break;
+        }
+    }
+    for (let i = 0; i < d; i++) {
+      const b = neighbours[i];
+      let list = adjacent[b];
+      let e = degree[b];
+      mark[b] = ++stamp;
+      for (let j = 0; j < e; j++) mark[list[j]] = stamp;
+      for (let t = 0; t < d; t++) {
+        const v = neighbours[t];
+        if (mark[v] === stamp) continue;
+        if (e === list.length) {
+          const grown = new Int32Array(2 * e);
+          grown.set(list);
+          adjacent[b] = list = grown;
+        }
+        list[e++] = v;
       }
-    for (const b of neighbours) push(adjacent[b].size * m + b);
+      degree[b] = e;
+    }
+    for (let i = 0; i < d; i++) push(degree[neighbours[i]] * m + neighbours[i]);
     done[a] = 1;
-    adjacent[a].clear();
+    degree[a] = 0;
+    adjacent[a] = EMPTY;
     order[k++] = rows[a];
   }
   return order;
 }
+
+const EMPTY = new Int32Array(0);

@@ -1,9 +1,9 @@
 /**
  * The Direct Delta Mush precomputation (Le & Lewis 2019) on worker threads (workerpool), in the
- * two phases of `solves.ts`: the pieces' factorisations (two per piece, one per smoothing
- * system), then the tasks (a connected piece and a block of its joints), each phase shared
- * between the threads by its estimated work, largest first; the factors go from one phase to the
- * next in shared memory. The entries are kept in task order, so the result is bit-identical to
+ * two phases of `solves.ts`: the factorisations of the pieces split between threads (two per
+ * piece, one per smoothing system), then the tasks (a connected piece and a block of its
+ * joints), in units the threads take in turn as they finish the last; the factors and the set-up
+ * go to them in shared memory. The entries are kept in task order, so the result is bit-identical to
  * {@link computeDirectDeltaMush} whatever the number of threads. Node only.
  *
  * @module
@@ -13,8 +13,9 @@ import { checkThreads, startWorkerPool, type WorkerThreadPool } from '../../core
 import { resolveDdmParameters } from './parameters.js';
 import { checkDdmOptions, computeDirectDeltaMush } from './precompute.js';
 import type { DdmInput, DdmModel, DdmOptions } from './precompute.js';
-import { solveDdmInThread, type DdmPieceFactor, type DdmSystem } from './solves.js';
-import { finishDirectDeltaMush, setupDirectDeltaMush, type DdmTask, type DdmTaskEntries } from './stages.js';
+import { toShared } from '../../core/shared-memory.js';
+import { solveDdmInThread, type DdmPieceFactor } from './solves.js';
+import { finishDirectDeltaMush, setupDirectDeltaMush, type DdmSetup, type DdmTaskEntries } from './stages.js';
 
 /** Options of {@link computeDirectDeltaMushParallel}. */
 export interface ParallelDdmOptions extends DdmOptions {
@@ -57,28 +58,73 @@ export function autoDdmThreads(mesh: DdmInput): number {
   return entries >= AUTO_THREADS_FROM ? availableParallelism() : 1;
 }
 
-/**
- * The tasks of each thread: largest first, each to the thread with the least work so far; every
- * thread's list in ascending order.
- */
-export function shareDdmTasks(tasks: readonly Pick<DdmTask, 'work'>[], threads: number): number[][] {
-  const groups: number[][] = Array.from({ length: threads }, () => []);
-  const load = new Float64Array(threads);
-  const order = tasks.map((_, t) => t).sort((a, b) => tasks[b].work - tasks[a].work || a - b);
-  for (const t of order) {
-    let w = 0;
-    for (let k = 1; k < threads; k++) if (load[k] < load[w]) w = k;
-    groups[w].push(t);
-    load[w] += tasks[t].work;
-  }
-  return groups.filter((g) => g.length).map((g) => g.sort((a, b) => a - b));
+/** One call on a worker thread: tasks (ascending) to solve, of one split piece or of whole pieces. */
+export interface DdmWorkUnit {
+  tasks: number[];
+  work: number;
 }
 
 /**
- * {@link computeDirectDeltaMush} on `threads` worker threads (bit-identical result): first the
- * two factorisations and shared solves (`factorDdmPiece`, in SharedArrayBuffers) of every piece
- * large enough to be split between threads, then the tasks' solves (`solveDdmTasks`) with them,
- * the smaller pieces each whole on one thread; each phase shared out by its estimated work.
+ * The solves of `setup` in units for worker threads to take in turn: every piece not split
+ * between threads whole (its factorisations and shared solves with it, done by the thread that
+ * solves its tasks), grouped largest first into units of about `1 / (16 · threads)` of their work
+ * (a larger piece alone); the tasks of a split piece, which wait for its factors, in `threads`
+ * units of consecutive tasks. Whole pieces come first, largest first.
+ */
+export function ddmWorkUnits(
+  setup: Pick<DdmSetup, 'tasks' | 'split' | 'pieces' | 'parameters'>,
+  threads: number,
+): { whole: DdmWorkUnit[]; split: Map<number, DdmWorkUnit[]> } {
+  const pieces = new Map<number, DdmWorkUnit>();
+  setup.tasks.forEach((t, k) => {
+    let unit = pieces.get(t.piece);
+    if (!unit) {
+      // A whole piece's factorisations and shared solves: 11 columns, p steps.
+      const own = setup.split[t.piece] ? 0 : setup.parameters.iterations * setup.pieces[t.piece].length * 11;
+      pieces.set(t.piece, (unit = { tasks: [], work: own }));
+    }
+    unit.tasks.push(k);
+    unit.work += t.work;
+  });
+  const split = new Map<number, DdmWorkUnit[]>();
+  const whole: DdmWorkUnit[] = [];
+  for (const [c, unit] of pieces) {
+    if (!setup.split[c]) {
+      whole.push(unit);
+      continue;
+    }
+    const shares = Array.from({ length: Math.min(threads, unit.tasks.length) }, (_, q) =>
+      unit.tasks.slice(
+        Math.floor((q * unit.tasks.length) / threads),
+        Math.floor(((q + 1) * unit.tasks.length) / threads),
+      ),
+    );
+    split.set(
+      c,
+      shares.map((tasks) => ({ tasks, work: tasks.reduce((w, t) => w + setup.tasks[t].work, 0) })),
+    );
+  }
+  whole.sort((a, b) => b.work - a.work || a.tasks[0] - b.tasks[0]);
+  const grain = whole.reduce((w, u) => w + u.work, 0) / (16 * threads);
+  const grouped: DdmWorkUnit[] = [];
+  for (const unit of whole) {
+    const last = grouped.at(-1);
+    if (last && last.work < grain) {
+      last.tasks.push(...unit.tasks);
+      last.work += unit.work;
+    } else grouped.push({ tasks: [...unit.tasks], work: unit.work });
+  }
+  for (const unit of grouped) unit.tasks.sort((a, b) => a - b);
+  return { whole: grouped, split };
+}
+
+/**
+ * {@link computeDirectDeltaMush} on `threads` worker threads (bit-identical result). The set-up
+ * goes to the threads in SharedArrayBuffers; the threads take units of work in turn
+ * ({@link ddmWorkUnits}): first the two factorisations and shared solves (`factorDdmPiece`, in
+ * SharedArrayBuffers) of every piece large enough to be split between threads, λ's (ten columns)
+ * before κ's, then the whole pieces, largest first, and a split piece's tasks as soon as both its
+ * factors are done — so no thread waits for another while work is left.
  * @throws as {@link computeDirectDeltaMush}; RangeError when threads < 1; the signal's reason
  *   when aborted (the workers are stopped)
  */
@@ -92,55 +138,43 @@ export async function computeDirectDeltaMushParallel(
   const checked = checkDdmOptions(options);
   if (threads === 1) return computeDirectDeltaMush(mesh, options);
   const setup = setupDirectDeltaMush(mesh, parameters, checked, threads);
-  // Phase 2's units: each task of a split piece alone, every other piece whole (with its
-  // factorisations and shared solves, done by the thread that solves its tasks).
-  const units: { tasks: number[]; work: number }[] = [];
-  const whole = new Map<number, { tasks: number[]; work: number }>();
-  setup.tasks.forEach((t, k) => {
-    if (setup.split[t.piece]) return void units.push({ tasks: [k], work: t.work });
-    let unit = whole.get(t.piece);
-    if (!unit) {
-      unit = { tasks: [], work: setup.parameters.iterations * setup.pieces[t.piece].length * 11 };
-      whole.set(t.piece, unit);
-      units.push(unit);
-    }
-    unit.tasks.push(k);
-    unit.work += t.work;
-  });
-  const groups = shareDdmTasks(units, threads).map((g) => g.flatMap((u) => units[u].tasks).sort((a, b) => a - b));
+  const { whole, split } = ddmWorkUnits(setup, threads);
   let done = 0;
   const onWork = (work: number) => options.onProgress?.((done += work), setup.totalWork);
-  if (groups.length <= 1) return finishDirectDeltaMush(setup, mesh, solveDdmInThread(setup, mesh, options, onWork));
-  const weights = { influences: mesh.influences, joints: mesh.joints, weights: mesh.weights };
-  // Phase 1's jobs: both systems of every split piece, their work ~ rows^1.5 (the factorisation).
-  const jobs: { piece: number; system: DdmSystem; work: number }[] = [];
-  for (const c of new Set(setup.tasks.map((t) => t.piece)))
-    if (setup.split[c])
-      for (const system of ['lambda', 'kappa'] as const)
-        jobs.push({ piece: c, system, work: setup.pieces[c].length ** 1.5 });
-  const owned = options.pool ? undefined : createDdmWorkerPool(groups.length);
+  if (split.size === 0 && whole.length <= 1)
+    return finishDirectDeltaMush(setup, mesh, solveDdmInThread(setup, mesh, options, onWork));
+  const shared = sharedSetup(setup);
+  const weights = {
+    influences: mesh.influences,
+    joints: toShared(Uint32Array.from(mesh.joints)),
+    weights: toShared(Float64Array.from(mesh.weights)),
+  };
+  const owned = options.pool ? undefined : createDdmWorkerPool(Math.min(threads, whole.length + 2 * split.size));
   const { pool } = options.pool ?? owned!;
   const stop = () => void pool.terminate(true).catch(() => undefined); // stopping: a failure to stop is not the error to report
   options.signal?.addEventListener('abort', stop);
+  const solved: DdmTaskEntries[] = [];
+  const solve =
+    (unit: DdmWorkUnit, factors: DdmPieceFactor[] = []) =>
+    async () =>
+      void solved.push(
+        ...((await pool.exec('solve', [shared, weights, unit.tasks, factors], { on: onWork })) as DdmTaskEntries[]),
+      );
+  // A split piece's factorisations (λ's first: ten columns to its shared solve); the second to
+  // finish makes the piece's tasks ready, ahead of the whole pieces left.
+  const factorJobs = [...split].flatMap(([c, units]) => {
+    const factors: DdmPieceFactor[] = [];
+    return (['lambda', 'kappa'] as const).map((system) => async () => {
+      factors.push(
+        ...((await pool.exec('factor', [shared, weights, [[c, system]]], { on: onWork })) as DdmPieceFactor[]),
+      );
+      return factors.length === 2 ? units.map((unit) => solve(unit, factors)) : [];
+    });
+  });
   try {
     options.signal?.throwIfAborted();
-    const factored = await Promise.all(
-      shareDdmTasks(jobs, groups.length).map(
-        (g) =>
-          pool.exec('factor', [setup, weights, g.map((k) => [jobs[k].piece, jobs[k].system])], {
-            on: onWork,
-          }) as Promise<DdmPieceFactor[]>,
-      ),
-    );
-    const factors = new Map(factored.flat().map((f) => [`${f.piece} ${f.system}`, f]));
-    const solved = await Promise.all(
-      groups.map((g) => {
-        const pieces = [...new Set(g.map((t) => setup.tasks[t].piece))].filter((c) => setup.split[c]);
-        const mine = pieces.flatMap((c) => [factors.get(`${c} kappa`)!, factors.get(`${c} lambda`)!]);
-        return pool.exec('solve', [setup, weights, g, mine], { on: onWork }) as Promise<DdmTaskEntries[]>;
-      }),
-    );
-    return finishDirectDeltaMush(setup, mesh, solved.flat());
+    await runInTurn(threads, [...factorJobs, ...whole.map((unit) => solve(unit))]);
+    return finishDirectDeltaMush(setup, mesh, solved);
   } catch (e) {
     options.signal?.throwIfAborted();
     throw e;
@@ -148,4 +182,74 @@ export async function computeDirectDeltaMushParallel(
     options.signal?.removeEventListener('abort', stop);
     await owned?.terminate();
   }
+}
+
+/** A call to a worker thread; it may make others ready (run before those waiting). */
+type Job = () => Promise<Job[] | void>;
+
+/**
+ * Runs `jobs` with at most `width` at a time, in order, each job's follow-ups ahead of the jobs
+ * still waiting; resolves when all have run, rejects with the first failure (starting no more).
+ */
+function runInTurn(width: number, jobs: Job[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const ready = [...jobs];
+    let running = 0;
+    let failed = false;
+    const next = () => {
+      if (failed) return;
+      if (running === 0 && ready.length === 0) return resolve();
+      while (running < width && ready.length) {
+        running++;
+        ready.shift()!().then(
+          (more) => {
+            running--;
+            if (more) ready.unshift(...more);
+            next();
+          },
+          (e: unknown) => {
+            failed = true;
+            reject(e);
+          },
+        );
+      }
+    };
+    next();
+  });
+}
+
+/**
+ * `setup` with its arrays in SharedArrayBuffers (the pieces' rows one buffer), so that each call
+ * to a worker thread carries it without a copy.
+ */
+function sharedSetup(setup: DdmSetup): DdmSetup {
+  const copies = new Map<unknown, unknown>();
+  const share = <T extends Float64Array | Int32Array | Uint32Array>(a: T): T => {
+    if (!copies.has(a)) copies.set(a, toShared(a));
+    return copies.get(a) as T;
+  };
+  const system = ({ matrix, scale }: DdmSetup['sysK']) => ({
+    matrix: {
+      n: matrix.n,
+      offsets: share(matrix.offsets),
+      columns: share(matrix.columns),
+      values: share(matrix.values),
+    },
+    scale: share(scale),
+  });
+  const rows = new Int32Array(new SharedArrayBuffer(4 * setup.m));
+  let at = 0;
+  const pieces = setup.pieces.map((p) => {
+    rows.set(p, at);
+    return rows.subarray(at, (at += p.length));
+  });
+  return {
+    ...setup,
+    repOf: share(setup.repOf),
+    firstOf: share(setup.firstOf),
+    x: share(setup.x),
+    sysK: system(setup.sysK),
+    sysL: system(setup.sysL),
+    pieces,
+  };
 }

@@ -84,7 +84,9 @@ function smoothWith(
  * Phase 1 for piece `c` and `system`: the system restricted to the piece's rows (no entry leaves
  * the piece), factorised, and the piece's shared solve on it.
  * @param shared the factor's arrays in SharedArrayBuffers (for other worker threads to read)
- * @param onWork called with the solves done since the last call
+ * @param ordering the fill-reducing ordering: the `perm` of the piece's other system's factor
+ *   (both systems have the Laplacian's pattern, so it is the ordering computed here; see
+ *   {@link factorLdlt}); default: computed
  * @throws the signal's reason when aborted; RangeError when the system is singular
  */
 export function factorDdmPiece(
@@ -95,6 +97,7 @@ export function factorDdmPiece(
   options: Pick<DdmOptions, 'signal'> = {},
   onWork?: (work: number) => void,
   shared = false,
+  ordering?: Int32Array,
 ): DdmPieceFactor {
   const rows = setup.pieces[c];
   const nb = rows.length;
@@ -114,7 +117,7 @@ export function factorDdmPiece(
     xyz.set(setup.x.subarray(3 * r, 3 * r + 3), 3 * a);
   });
   options.signal?.throwIfAborted();
-  const factor = factorLdlt({ n: nb, offsets: o, columns: col, values: val }, xyz, shared);
+  const factor = factorLdlt({ n: nb, offsets: o, columns: col, values: val }, xyz, shared, ordering);
   const W = pieceWeights(setup, mesh, c);
   const J = setup.jointsOf[c].length;
   const sums = new Float64Array(system === 'kappa' ? nb : 10 * nb);
@@ -127,6 +130,23 @@ export function factorDdmPiece(
   const smoother = pieceSmoother(setup, { piece: c, system, factor });
   smoothWith(setup, smoother, sums, system === 'kappa' ? 1 : 10, options, onWork);
   return { piece: c, system, factor, sums, smoother };
+}
+
+/**
+ * Both systems of piece `c` in this thread ({@link factorDdmPiece}), κ's then λ's with κ's
+ * ordering (one fill-reducing ordering per piece: its cost was about a third of the Soldier's
+ * solves).
+ * @throws as {@link factorDdmPiece}
+ */
+export function factorDdmPieceSystems(
+  setup: DdmSetup,
+  mesh: DdmWeights,
+  c: number,
+  options: Pick<DdmOptions, 'signal'> = {},
+  onWork?: (work: number) => void,
+): [kappa: DdmPieceFactor, lambda: DdmPieceFactor] {
+  const fK = factorDdmPiece(setup, mesh, c, 'kappa', options, onWork);
+  return [fK, factorDdmPiece(setup, mesh, c, 'lambda', options, onWork, false, fK.factor.perm)];
 }
 
 /**
@@ -259,8 +279,7 @@ export function solveDdmInThread(
     const c = tasks[t0].piece;
     let t1 = t0;
     while (t1 < tasks.length && tasks[t1].piece === c) t1++;
-    const fK = factorDdmPiece(setup, mesh, c, 'kappa', options, onWork);
-    const fL = factorDdmPiece(setup, mesh, c, 'lambda', options, onWork);
+    const [fK, fL] = factorDdmPieceSystems(setup, mesh, c, options, onWork);
     const ids = Array.from({ length: t1 - t0 }, (_, k) => t0 + k);
     out.push(...solveDdmTasks(setup, mesh, options, ids, (_, system) => (system === 'kappa' ? fK : fL), onWork));
     t0 = t1;

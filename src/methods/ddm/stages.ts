@@ -37,7 +37,7 @@ export interface DdmSetup {
   n: number;
   m: number;
   repOf: Uint32Array;
-  firstOf: number[];
+  firstOf: Int32Array;
   /** Welded positions about the box centre, 3·m. */
   x: Float64Array;
   sysK: ReturnType<typeof smoothingSystem>;
@@ -79,7 +79,8 @@ export function setupDirectDeltaMush(
     );
 
   // Weld by position: the Laplacian and the smoothing live on the welded vertices.
-  const { vertexOf: repOf, first: firstOf } = weldedVertices(positions);
+  const { vertexOf: repOf, first } = weldedVertices(positions);
+  const firstOf = Int32Array.from(first);
   const m = firstOf.length;
   const L = cotangentLaplacian(positions, mesh.triangles, repOf, m, smoothing === 'normalized');
   const sysK = smoothingSystem(L, kappa, smoothing);

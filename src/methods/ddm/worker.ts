@@ -1,15 +1,23 @@
 /**
  * Worker-thread side of {@link computeDirectDeltaMushParallel}: the two phases of the Direct
- * Delta Mush precomputation (`solves.ts`) for a share of its pieces or tasks, callable through
- * workerpool. The set-up comes from the caller (a copy); the factors are made and read in
- * SharedArrayBuffers (no structured-clone copy between threads; each thread's SIMD kernel copies
- * the factors it solves with into its own memory once); the rest goes back as transferred
- * buffers, and the solves done as workerpool events for the caller's progress.
+ * Delta Mush precomputation (`solves.ts`) for one unit of its work — a split piece's
+ * factorisation, or tasks to solve — callable through workerpool. The set-up, the weights and
+ * the split pieces' factors come in SharedArrayBuffers (no structured-clone copy between
+ * threads; each call's SIMD kernels copy the factors they solve with into their own memory);
+ * the entries go back as transferred buffers, and the solves done as workerpool events for the
+ * caller's progress.
  *
  * @module
  */
 import workerpool from 'workerpool';
-import { factorDdmPiece, solveDdmTasks, type DdmPieceFactor, type DdmSystem, type DdmWeights } from './solves.js';
+import {
+  factorDdmPiece,
+  factorDdmPieceSystems,
+  solveDdmTasks,
+  type DdmPieceFactor,
+  type DdmSystem,
+  type DdmWeights,
+} from './solves.js';
 import type { DdmSetup } from './stages.js';
 
 /** Solves reported at most this often (events cost a message each). */
@@ -42,14 +50,21 @@ workerpool.worker({
   },
   solve(setup: DdmSetup, mesh: DdmWeights, taskIds: number[], factors: DdmPieceFactor[]) {
     const byKey = new Map(factors.map((f) => [`${f.piece} ${f.system}`, f]));
+    // A piece not factorised in phase 1 is this thread's alone: factorised here (both systems with
+    // one ordering), kept while its tasks are solved.
+    let own: { piece: number; factors: [DdmPieceFactor, DdmPieceFactor] } | undefined;
     const solved = withProgress((onWork) =>
       solveDdmTasks(
         setup,
         mesh,
         {},
         taskIds,
-        // A piece not factorised in phase 1 is this thread's alone: factorised here.
-        (c, system) => byKey.get(`${c} ${system}`) ?? factorDdmPiece(setup, mesh, c, system, {}, onWork),
+        (c, system) => {
+          const f = byKey.get(`${c} ${system}`);
+          if (f) return f;
+          if (own?.piece !== c) own = { piece: c, factors: factorDdmPieceSystems(setup, mesh, c, {}, onWork) };
+          return own.factors[system === 'kappa' ? 0 : 1];
+        },
         onWork,
       ),
     );

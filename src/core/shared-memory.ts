@@ -1,6 +1,6 @@
 /**
- * Typed arrays in SharedArrayBuffers, for the CoR worker threads (they read them without a
- * copy).
+ * Typed arrays in SharedArrayBuffers, for the worker threads (CoR, cage binding, Direct Delta
+ * Mush): they read them without a copy.
  *
  * @module
  */
