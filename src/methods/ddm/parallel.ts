@@ -15,7 +15,13 @@ import { checkDdmOptions, computeDirectDeltaMush } from './precompute.js';
 import type { DdmInput, DdmModel, DdmOptions } from './precompute.js';
 import { toShared } from '../../core/shared-memory.js';
 import { solveDdmInThread, type DdmPieceFactor } from './solves.js';
-import { finishDirectDeltaMush, setupDirectDeltaMush, type DdmSetup, type DdmTaskEntries } from './stages.js';
+import {
+  finishDirectDeltaMush,
+  setupDirectDeltaMush,
+  type DdmSetup,
+  type DdmTask,
+  type DdmTaskEntries,
+} from './stages.js';
 
 /** Options of {@link computeDirectDeltaMushParallel}. */
 export interface ParallelDdmOptions extends DdmOptions {
@@ -70,9 +76,18 @@ export interface DdmWorkUnit {
  * solves its tasks), grouped largest first into units of about `1 / (16 · threads)` of their work
  * (a larger piece alone); the tasks of a split piece, which wait for its factors, in `threads`
  * units of consecutive tasks. Whole pieces come first, largest first.
+ * @param setup from `setupDirectDeltaMush` for `threads`: its tasks, which pieces are split, the
+ *   pieces' rows and p
+ * @param threads the threads that will share the units
+ * @returns the whole pieces' units, and each split piece's units by piece
  */
 export function ddmWorkUnits(
-  setup: Pick<DdmSetup, 'tasks' | 'split' | 'pieces' | 'parameters'>,
+  setup: {
+    tasks: readonly DdmTask[];
+    split: readonly boolean[];
+    pieces: readonly ArrayLike<number>[];
+    parameters: { iterations: number };
+  },
   threads: number,
 ): { whole: DdmWorkUnit[]; split: Map<number, DdmWorkUnit[]> } {
   const pieces = new Map<number, DdmWorkUnit>();
