@@ -56,6 +56,19 @@ describe('Direct Delta Mush on worker threads', () => {
     120_000,
   );
 
+  it('the skeleton, 40 skins with pieces of fewer joints than threads: 2 and 3 threads give the one-thread models exactly', async () => {
+    const skeleton = join(SHARED, 'characters', 'skeleton.glb');
+    const pool = createDdmWorkerPool(3);
+    try {
+      for (const { mesh } of extractSkinnedModels(await readDocument(skeleton), skeleton)) {
+        const one = computeDirectDeltaMush(mesh);
+        for (const threads of [2, 3]) same(one, await computeDirectDeltaMushParallel(mesh, { pool, threads }));
+      }
+    } finally {
+      await pool.terminate();
+    }
+  }, 120_000);
+
   it('the Fox mirrored (x → −x, triangles flipped), libigl smoothing, threshold 0: the same exactly', async () => {
     const mesh = await load(join(SHARED, 'characters', 'Fox.glb'));
     const positions = Float32Array.from(mesh.positions, (v, i) => (i % 3 === 0 ? -v : v));
@@ -71,31 +84,42 @@ describe('Direct Delta Mush on worker threads', () => {
   }, 120_000);
 
   it('puts every task in one unit: whole pieces together, largest first, a split piece in a unit per thread', async () => {
-    const mesh = await load(join(SHARED, 'characters', 'chicken.glb'));
-    for (const threads of [2, 3, 8]) {
-      const setup = setupDirectDeltaMush(mesh, resolveDdmParameters({}), { variant: 'full', threshold: 1e-4 }, threads);
-      const { whole, split } = ddmWorkUnits(setup, threads);
-      const units = [...whole, ...[...split.values()].flat()];
-      expect(units.flatMap((u) => u.tasks).sort((a, b) => a - b)).toEqual(setup.tasks.map((_, t) => t));
-      for (const u of units) expect(u.tasks).toEqual([...u.tasks].sort((a, b) => a - b));
-      const pieceOf = (t: number) => setup.tasks[t].piece;
-      // A whole piece's tasks all in one unit; a split piece's only in its own units, one per thread.
-      for (const u of whole) for (const t of u.tasks) expect(setup.split[pieceOf(t)]).toBe(false);
-      const homes = new Map<number, Set<number>>();
-      whole.forEach((u, k) =>
-        u.tasks.forEach((t) => homes.set(pieceOf(t), (homes.get(pieceOf(t)) ?? new Set()).add(k))),
-      );
-      for (const h of homes.values()) expect(h.size).toBe(1);
-      expect(split.size).toBe(setup.split.filter(Boolean).length);
-      for (const [c, us] of split) {
-        expect(us.length).toBe(Math.min(threads, setup.tasks.filter((t) => t.piece === c).length));
-        for (const u of us) for (const t of u.tasks) expect(pieceOf(t)).toBe(c);
+    const skeleton = join(SHARED, 'characters', 'skeleton.glb');
+    const meshes = [
+      await load(join(SHARED, 'characters', 'chicken.glb')),
+      // The skeleton's skins: split pieces weighted to fewer joints than there are threads.
+      ...extractSkinnedModels(await readDocument(skeleton), skeleton).map((m) => m.mesh),
+    ];
+    for (const mesh of meshes)
+      for (const threads of [2, 3, 8]) {
+        const setup = setupDirectDeltaMush(
+          mesh,
+          resolveDdmParameters({}),
+          { variant: 'full', threshold: 1e-4 },
+          threads,
+        );
+        const { whole, split } = ddmWorkUnits(setup, threads);
+        const units = [...whole, ...[...split.values()].flat()];
+        expect(units.flatMap((u) => u.tasks).sort((a, b) => a - b)).toEqual(setup.tasks.map((_, t) => t));
+        for (const u of units) expect(u.tasks).toEqual([...u.tasks].sort((a, b) => a - b));
+        const pieceOf = (t: number) => setup.tasks[t].piece;
+        // A whole piece's tasks all in one unit; a split piece's only in its own units, one per thread.
+        for (const u of whole) for (const t of u.tasks) expect(setup.split[pieceOf(t)]).toBe(false);
+        const homes = new Map<number, Set<number>>();
+        whole.forEach((u, k) =>
+          u.tasks.forEach((t) => homes.set(pieceOf(t), (homes.get(pieceOf(t)) ?? new Set()).add(k))),
+        );
+        for (const h of homes.values()) expect(h.size).toBe(1);
+        expect(split.size).toBe(setup.split.filter(Boolean).length);
+        for (const [c, us] of split) {
+          expect(us.length).toBe(Math.min(threads, setup.tasks.filter((t) => t.piece === c).length));
+          for (const u of us) for (const t of u.tasks) expect(pieceOf(t)).toBe(c);
+        }
+        // Units of about a sixteenth of a thread's share of the whole pieces' work, largest first.
+        const total = whole.reduce((w, u) => w + u.work, 0);
+        for (const u of whole.slice(0, -1)) expect(u.work).toBeGreaterThanOrEqual(total / (16 * threads));
+        expect(whole.length).toBeLessThanOrEqual(16 * threads + 1);
       }
-      // Units of about a sixteenth of a thread's share of the whole pieces' work, largest first.
-      const total = whole.reduce((w, u) => w + u.work, 0);
-      for (const u of whole.slice(0, -1)) expect(u.work).toBeGreaterThanOrEqual(total / (16 * threads));
-      expect(whole.length).toBeLessThanOrEqual(16 * threads + 1);
-    }
   });
 
   it('a warm pool serves several meshes (the one-thread models exactly) and stays up; blocks of joints split per thread', async () => {

@@ -108,11 +108,9 @@ export function ddmWorkUnits(
       whole.push(unit);
       continue;
     }
-    const shares = Array.from({ length: Math.min(threads, unit.tasks.length) }, (_, q) =>
-      unit.tasks.slice(
-        Math.floor((q * unit.tasks.length) / threads),
-        Math.floor(((q + 1) * unit.tasks.length) / threads),
-      ),
+    const count = Math.min(threads, unit.tasks.length);
+    const shares = Array.from({ length: count }, (_, q) =>
+      unit.tasks.slice(Math.floor((q * unit.tasks.length) / count), Math.floor(((q + 1) * unit.tasks.length) / count)),
     );
     split.set(
       c,

@@ -162,6 +162,10 @@ export function finishDirectDeltaMush(setup: DdmSetup, mesh: DdmInput, solved: r
   const width = variant === 'full' ? 10 : 1;
   // The entries of welded row r, in task order: [start[r], start[r + 1]) of jointAt, valueAt (width each).
   const ordered = [...solved].sort((a, b) => a.task - b.task);
+  if (ordered.length !== setup.tasks.length || ordered.some((s, k) => s.task !== k))
+    throw new Error(
+      `internal error: the Direct Delta Mush solves returned ${ordered.length} tasks for ${setup.tasks.length} (each must come once)`,
+    );
   const start = new Uint32Array(m + 1);
   for (const s of ordered) for (const r of s.rows) start[r + 1]++;
   for (let r = 0; r < m; r++) start[r + 1] += start[r];
