@@ -15,7 +15,7 @@ import { readDocument } from '../src/io/node-io.js';
 import { weldedVertices } from '../src/metrics/weld.js';
 import { cotangentLaplacian, smoothingSystem, type SymmetricCsr } from '../src/methods/ddm/laplacian.js';
 import { factorLdlt, minimumDegree } from '../src/methods/ddm/ldlt.js';
-import { createSmoother } from '../src/methods/ddm/smoother.js';
+import { createSmoother, SmootherKernels } from '../src/methods/ddm/smoother.js';
 import { instantiateKernelsSync } from '../src/wasm/instance.js';
 import { CESIUM_MAN, LIBIGL, rng, SHARED } from './helpers/data.js';
 import { subdivideMidpoint } from '../bench/subdivide-mesh.js';
@@ -141,6 +141,24 @@ describe('DDM smoothing steps (SIMD kernel and JavaScript)', () => {
       }
     });
   }
+
+  it('a kernel instance given back and taken by the next smoother gives what a fresh one gives; a released smoother refuses', async () => {
+    const mesh = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN)[0].mesh;
+    const big = system(mesh.positions, mesh.triangles, 'normalized', 3);
+    const small = system(mesh.positions.slice(0, 3 * 400), mesh.triangles.filter((_, k, t) => t[k - (k % 3)] < 400 && t[k - (k % 3) + 1] < 400 && t[k - (k % 3) + 2] < 400), 'normalized', 1); // prettier-ignore
+    expect(small.matrix.n).toBeGreaterThan(64); // on the kernel, not the JavaScript path
+    const kernels = new SmootherKernels();
+    const first = createSmoother(factorLdlt(big.matrix, big.xyz), big.scale, true, kernels);
+    const X = Float64Array.from({ length: big.matrix.n * 10 }, (_, k) => Math.sin(k));
+    first.smooth(X, 10, 2);
+    first.release();
+    expect(() => first.smooth(X, 10, 2)).toThrow(/released/);
+    const factor = factorLdlt(small.matrix, small.xyz);
+    const reused = createSmoother(factor, small.scale, true, kernels); // the first one's grown instance
+    const fresh = createSmoother(factor, small.scale);
+    const Y = Float64Array.from({ length: small.matrix.n * 3 }, (_, k) => Math.cos(k));
+    expect(reused.smooth(Y.slice(), 3, 4)).toEqual(fresh.smooth(Y.slice(), 3, 4));
+  });
 
   it('the minimum degree ordering is the plain elimination graph’s, on whole systems and on subsets of rows (CesiumMan, the elephant, the Soldier)', async () => {
     const soldier = join(SHARED, 'characters', 'Soldier.glb');

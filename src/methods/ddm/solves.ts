@@ -15,12 +15,18 @@
  * @module
  */
 import { factorLdlt, type LdltFactor } from './ldlt.js';
-import { createSmoother, type Smoother } from './smoother.js';
+import { createSmoother, SmootherKernels, type Smoother } from './smoother.js';
 import type { DdmInput, DdmOptions } from './precompute.js';
 import type { DdmSetup, DdmTaskEntries } from './stages.js';
 
 /** What the solves read of the mesh: its influences (the rest is in the set-up). */
 export type DdmWeights = Pick<DdmInput, 'influences' | 'joints' | 'weights'>;
+
+/**
+ * The solves' options: the abort signal, and the kernel instances the smoothers take and give
+ * back (one thread's, reused from piece to piece; default: a new instance per smoother).
+ */
+export type DdmSolveOptions = Pick<DdmOptions, 'signal'> & { kernels?: SmootherKernels };
 
 /** Which smoothing system: κ's (for w̃) or λ's (for Ψ). */
 export type DdmSystem = 'kappa' | 'lambda';
@@ -53,13 +59,14 @@ function pieceWeights(setup: DdmSetup, mesh: DdmWeights, c: number): Float64Arra
   return W;
 }
 
-/** The smoothing steps with a piece's factor (rows in the piece's order): its own, or a new one. */
-function pieceSmoother(setup: DdmSetup, f: Omit<DdmPieceFactor, 'sums'>): Smoother {
-  if (f.smoother) return f.smoother;
+/** New smoothing steps with a piece's factor (rows in the piece's order), on a kernel from `kernels`. */
+function pieceSmoother(setup: DdmSetup, f: Omit<DdmPieceFactor, 'sums'>, kernels?: SmootherKernels): Smoother {
   const sys = f.system === 'kappa' ? setup.sysK : setup.sysL;
   return createSmoother(
     f.factor,
     Float64Array.from(setup.pieces[f.piece], (r) => sys.scale[r]),
+    true,
+    kernels,
   );
 }
 
@@ -69,7 +76,7 @@ function smoothWith(
   smoother: Smoother,
   X: Float64Array,
   cols: number,
-  options: Pick<DdmOptions, 'signal'>,
+  options: DdmSolveOptions,
   onWork?: (work: number) => void,
 ): Float64Array {
   options.signal?.throwIfAborted();
@@ -94,7 +101,7 @@ export function factorDdmPiece(
   mesh: DdmWeights,
   c: number,
   system: DdmSystem,
-  options: Pick<DdmOptions, 'signal'> = {},
+  options: DdmSolveOptions = {},
   onWork?: (work: number) => void,
   shared = false,
   ordering?: Int32Array,
@@ -127,7 +134,7 @@ export function factorDdmPiece(
     if (system === 'kappa') sums[a] = sum;
     else outer(setup.x, r, sum, sums, 10 * a);
   });
-  const smoother = pieceSmoother(setup, { piece: c, system, factor });
+  const smoother = pieceSmoother(setup, { piece: c, system, factor }, options.kernels);
   smoothWith(setup, smoother, sums, system === 'kappa' ? 1 : 10, options, onWork);
   return { piece: c, system, factor, sums, smoother };
 }
@@ -142,7 +149,7 @@ export function factorDdmPieceSystems(
   setup: DdmSetup,
   mesh: DdmWeights,
   c: number,
-  options: Pick<DdmOptions, 'signal'> = {},
+  options: DdmSolveOptions = {},
   onWork?: (work: number) => void,
 ): [kappa: DdmPieceFactor, lambda: DdmPieceFactor] {
   const fK = factorDdmPiece(setup, mesh, c, 'kappa', options, onWork);
@@ -159,7 +166,7 @@ export function factorDdmPieceSystems(
 export function solveDdmTasks(
   setup: DdmSetup,
   mesh: DdmWeights,
-  options: Pick<DdmOptions, 'signal'>,
+  options: DdmSolveOptions,
   taskIds: readonly number[],
   factorOf: (piece: number, system: DdmSystem) => DdmPieceFactor,
   onWork?: (work: number) => void,
@@ -178,8 +185,9 @@ export function solveDdmTasks(
     const W = pieceWeights(setup, mesh, c);
     const fK = factorOf(c, 'kappa');
     const fL = factorOf(c, 'lambda');
-    const localK = pieceSmoother(setup, fK);
-    const localL = pieceSmoother(setup, fL);
+    // The factors' own smoothers, or new ones (given back after the piece's tasks).
+    const localK = fK.smoother ?? pieceSmoother(setup, fK, options.kernels);
+    const localL = fL.smoother ?? pieceSmoother(setup, fL, options.kernels);
     const wkSum = fK.sums;
     const sumPsi = fL.sums;
     // p_i, P_i and the totals Σ_j Ω_ij[3,3] every task's shares are taken of.
@@ -257,6 +265,8 @@ export function solveDdmTasks(
       result.values = Float64Array.from(eValues);
       out.push(result);
     }
+    if (localK !== fK.smoother) localK.release();
+    if (localL !== fL.smoother) localL.release();
     t0 = t1;
   }
   return out;
@@ -275,13 +285,16 @@ export function solveDdmInThread(
 ): DdmTaskEntries[] {
   const out: DdmTaskEntries[] = [];
   const { tasks } = setup;
+  const solve = { signal: options.signal, kernels: new SmootherKernels() };
   for (let t0 = 0; t0 < tasks.length;) {
     const c = tasks[t0].piece;
     let t1 = t0;
     while (t1 < tasks.length && tasks[t1].piece === c) t1++;
-    const [fK, fL] = factorDdmPieceSystems(setup, mesh, c, options, onWork);
+    const [fK, fL] = factorDdmPieceSystems(setup, mesh, c, solve, onWork);
     const ids = Array.from({ length: t1 - t0 }, (_, k) => t0 + k);
-    out.push(...solveDdmTasks(setup, mesh, options, ids, (_, system) => (system === 'kappa' ? fK : fL), onWork));
+    out.push(...solveDdmTasks(setup, mesh, solve, ids, (_, system) => (system === 'kappa' ? fK : fL), onWork));
+    fK.smoother?.release();
+    fL.smoother?.release();
     t0 = t1;
   }
   return out;

@@ -19,6 +19,7 @@ import {
   type DdmWeights,
 } from './solves.js';
 import type { DdmSetup } from './stages.js';
+import { SmootherKernels } from './smoother.js';
 
 /** Solves reported at most this often (events cost a message each). */
 const PROGRESS_EVERY = 1 << 16;
@@ -39,10 +40,11 @@ function withProgress<T>(f: (onWork: (work: number) => void) => T): T {
 
 workerpool.worker({
   factor(setup: DdmSetup, mesh: DdmWeights, jobs: [number, DdmSystem][]) {
+    const kernels = new SmootherKernels(); // the call's kernel instances, reused job to job
     // The smoothers stay here (the solving threads make their own from the shared factors).
     const factors = withProgress((onWork) =>
-      jobs.map(([c, system]) => factorDdmPiece(setup, mesh, c, system, {}, onWork, true)),
-    ).map(({ smoother: _, ...f }) => f);
+      jobs.map(([c, system]) => factorDdmPiece(setup, mesh, c, system, { kernels }, onWork, true)),
+    ).map(({ smoother, ...f }) => (smoother?.release(), f));
     return new workerpool.Transfer(
       factors,
       factors.map((f) => f.sums.buffer as ArrayBuffer),
@@ -50,24 +52,30 @@ workerpool.worker({
   },
   solve(setup: DdmSetup, mesh: DdmWeights, taskIds: number[], factors: DdmPieceFactor[]) {
     const byKey = new Map(factors.map((f) => [`${f.piece} ${f.system}`, f]));
+    const kernels = new SmootherKernels(); // the call's kernel instances, reused piece to piece
     // A piece not factorised in phase 1 is this thread's alone: factorised here (both systems with
     // one ordering), kept while its tasks are solved.
     let own: { piece: number; factors: [DdmPieceFactor, DdmPieceFactor] } | undefined;
+    const release = () => own?.factors.forEach((f) => f.smoother?.release());
     const solved = withProgress((onWork) =>
       solveDdmTasks(
         setup,
         mesh,
-        {},
+        { kernels },
         taskIds,
         (c, system) => {
           const f = byKey.get(`${c} ${system}`);
           if (f) return f;
-          if (own?.piece !== c) own = { piece: c, factors: factorDdmPieceSystems(setup, mesh, c, {}, onWork) };
+          if (own?.piece !== c) {
+            release();
+            own = { piece: c, factors: factorDdmPieceSystems(setup, mesh, c, { kernels }, onWork) };
+          }
           return own.factors[system === 'kappa' ? 0 : 1];
         },
         onWork,
       ),
     );
+    release();
     const buffers = solved.flatMap((s) => [
       s.rows.buffer,
       s.joints.buffer,
