@@ -174,6 +174,8 @@ export function solveDdmTasks(
   const { parameters, variant, threshold, x, pieces, jointsOf, tasks } = setup;
   const { alpha } = parameters;
   const out: DdmTaskEntries[] = [];
+  const bonesOf = (task: number) => tasks[task].bones;
+  let room = entryRoom(0, 1);
   for (let t0 = 0; t0 < taskIds.length;) {
     const c = tasks[taskIds[t0]].piece;
     let t1 = t0;
@@ -205,9 +207,10 @@ export function solveDdmTasks(
     };
 
     for (let t = t0; t < t1; t++) {
-      const eRows: number[] = [];
-      const eJoints: number[] = [];
-      const eValues: number[] = [];
+      // The entries found, in room kept from task to task (at most one per row and joint).
+      const width = variant === 'compact' ? 1 : 10;
+      if (room.rows.length < nb * bonesOf(taskIds[t])) room = entryRoom(nb * bonesOf(taskIds[t]), width);
+      let count = 0;
       const result: DdmTaskEntries = {
         task: taskIds[t],
         rows: new Int32Array(0),
@@ -236,9 +239,9 @@ export function solveDdmTasks(
           for (let b = 0; b < bones; b++) {
             const w = (1 - alpha) * W33[a * bones + b] + alpha * Wk[a * bones + b];
             if (w === 0 || w < threshold * total[a]) continue;
-            eRows.push(r);
-            eJoints.push(jointOf[j0 + b]);
-            eValues.push(w);
+            room.rows[count] = r;
+            room.joints[count] = jointOf[j0 + b];
+            room.values[count++] = w;
           }
         });
       } else {
@@ -254,15 +257,15 @@ export function solveDdmTasks(
             omegaOf(psi, a * cols + 10 * b, Wk[a * bones + b], a, omega, 0);
             if (omega[9] === 0 || omega[9] < threshold * total[a]) continue;
             shiftToVertex(omega, 0, x, r);
-            eRows.push(r);
-            eJoints.push(jointOf[j0 + b]);
-            for (let e = 0; e < 10; e++) eValues.push(omega[e]);
+            room.rows[count] = r;
+            room.joints[count] = jointOf[j0 + b];
+            room.values.set(omega, 10 * count++);
           }
         });
       }
-      result.rows = Int32Array.from(eRows);
-      result.joints = Int32Array.from(eJoints);
-      result.values = Float64Array.from(eValues);
+      result.rows = room.rows.slice(0, count);
+      result.joints = room.joints.slice(0, count);
+      result.values = room.values.slice(0, width * count);
       out.push(result);
     }
     if (localK !== fK.smoother) localK.release();
@@ -299,6 +302,13 @@ export function solveDdmInThread(
   }
   return out;
 }
+
+/** Room for `count` entries of `width` values each. */
+const entryRoom = (count: number, width: number) => ({
+  rows: new Int32Array(count),
+  joints: new Int32Array(count),
+  values: new Float64Array(width * count),
+});
 
 /** out[o … o+9] = s · (u uᵀ) for u = (x[3r … 3r+2], 1), as 10 numbers. */
 function outer(x: ArrayLike<number>, r: number, s: number, out: Float64Array, o: number): void {
