@@ -37,66 +37,33 @@ function multiply(S: SymmetricCsr, X: Float64Array, c: number): Float64Array {
   return out;
 }
 
-/** The minimum degree ordering written plainly, the elimination graph in JavaScript Sets (the reference). */
+/**
+ * The minimum degree ordering written plainly (the reference): the elimination graph in
+ * JavaScript Sets, and at each step a scan for the row of least degree, the first among equals.
+ */
 function minimumDegreeBySets(S: SymmetricCsr, rows: Int32Array): Int32Array {
   const m = rows.length;
   const local = new Map<number, number>();
   rows.forEach((r, a) => local.set(r, a));
-  const adjacent: Set<number>[] = [];
-  for (let a = 0; a < m; a++) {
+  const adjacent = Array.from(rows, (r, a) => {
     const set = new Set<number>();
-    const r = rows[a];
     for (let p = S.offsets[r]; p < S.offsets[r + 1]; p++) {
       const b = local.get(S.columns[p]);
       if (b !== undefined && b !== a) set.add(b);
     }
-    adjacent.push(set);
-  }
-  // A binary heap of degree · m + row (the smallest degree, then the first row), stale entries skipped.
-  const heap: number[] = [];
-  const push = (x: number) => {
-    let i = heap.push(x) - 1;
-    while (i > 0 && heap[(i - 1) >> 1] > x) {
-      heap[i] = heap[(i - 1) >> 1];
-      i = (i - 1) >> 1;
-    }
-    heap[i] = x;
-  };
-  const pop = (): number => {
-    const top = heap[0];
-    const last = heap.pop()!;
-    if (heap.length) {
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const c = l + 1 < heap.length && heap[l + 1] < heap[l] ? l + 1 : l;
-        if (c >= heap.length || heap[c] >= last) break;
-        heap[i] = heap[c];
-        i = c;
-      }
-      heap[i] = last;
-    }
-    return top;
-  };
-  for (let a = 0; a < m; a++) push(adjacent[a].size * m + a);
+    return set;
+  });
   const done = new Uint8Array(m);
   const order = new Int32Array(m);
-  let k = 0;
-  while (heap.length) {
-    const x = pop();
-    const a = x % m;
-    if (done[a] || Math.floor(x / m) !== adjacent[a].size) continue;
+  for (let k = 0; k < m; k++) {
+    let a = -1;
+    for (let b = 0; b < m; b++) if (!done[b] && (a < 0 || adjacent[b].size < adjacent[a].size)) a = b;
     const neighbours = [...adjacent[a]];
     for (const b of neighbours) adjacent[b].delete(a);
-    for (let i = 0; i < neighbours.length; i++)
-      for (let j = i + 1; j < neighbours.length; j++) {
-        adjacent[neighbours[i]].add(neighbours[j]);
-        adjacent[neighbours[j]].add(neighbours[i]);
-      }
-    for (const b of neighbours) push(adjacent[b].size * m + b);
+    for (const b of neighbours) for (const c of neighbours) if (b !== c) adjacent[b].add(c);
     done[a] = 1;
     adjacent[a].clear();
-    order[k++] = rows[a];
+    order[k] = rows[a];
   }
   return order;
 }
