@@ -154,6 +154,9 @@ describe('DDM smoothing steps (SIMD kernel and JavaScript)', () => {
       for (const key of ['perm', 'Lp', 'Li', 'Lx', 'D'] as const)
         expect(Buffer.from(reused[key].buffer).equals(Buffer.from(own[key].buffer)), key).toBe(true);
       expect(() => factorLdlt(lambda.matrix, lambda.xyz, false, own.perm.subarray(1))).toThrow(/ordering has/);
+      const twice = own.perm.slice();
+      twice[1] = twice[0];
+      expect(() => factorLdlt(lambda.matrix, lambda.xyz, false, twice)).toThrow(/not a permutation/);
     }
   });
 });

@@ -27,17 +27,22 @@ export function weldByPosition(positions: ArrayLike<number>): Uint32Array {
   const table = new Int32Array(size).fill(-1);
   for (let i = 0; i < n; i++) {
     const b = 6 * i;
+    // FNV-1a over the words, then MurmurHash3's finaliser (quantised coordinates differ in few bits).
     let h = 0x811c9dc5;
     for (let w = 0; w < 6; w++) h = Math.imul(h ^ bits[b + w], 0x01000193);
-    for (let slot = (h ^ (h >>> 15)) & (size - 1); ; slot = (slot + 1) & (size - 1)) {
+    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+    h ^= h >>> 16;
+    for (let slot = h & (size - 1); ; slot = (slot + 1) & (size - 1)) {
       const j = table[slot];
       if (j < 0) {
         table[slot] = i;
         map[i] = i;
         break;
       }
-      const c = 6 * j;
-      if (bits[c] === bits[b] && bits[c + 1] === bits[b + 1] && bits[c + 2] === bits[b + 2] && bits[c + 3] === bits[b + 3] && bits[c + 4] === bits[b + 4] && bits[c + 5] === bits[b + 5]) {
+      let same = true;
+      for (let w = 0; w < 6 && same; w++) same = bits[6 * j + w] === bits[b + w];
+      if (same) {
         map[i] = j;
         break;
       }

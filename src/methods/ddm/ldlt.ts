@@ -39,7 +39,7 @@ export interface LdltFactor {
  *   sparsity pattern: the ordering depends on the pattern and coordinates only, so the result is
  *   the same bit for bit, without its cost); default: computed here
  * @throws RangeError when a pivot is zero or not finite (S singular or not finite), or when
- *   `ordering` has another length than S's rows
+ *   `ordering` is not a permutation of S's rows
  */
 export function factorLdlt(
   S: SymmetricCsr,
@@ -52,8 +52,12 @@ export function factorLdlt(
   const Buffer = shared ? SharedArrayBuffer : ArrayBuffer;
   const perm = new Int32Array(new Buffer(4 * n));
   perm.set(ordering);
-  const pinv = new Int32Array(n);
-  for (let k = 0; k < n; k++) pinv[perm[k]] = k;
+  const pinv = new Int32Array(n).fill(-1);
+  for (let k = 0; k < n; k++) {
+    if (!(perm[k] >= 0 && perm[k] < n) || pinv[perm[k]] >= 0)
+      throw new RangeError(`the ordering is not a permutation of the system's ${n} rows (at ${k}: ${perm[k]})`);
+    pinv[perm[k]] = k;
+  }
   // Symbolic: elimination tree and column counts.
   const parent = new Int32Array(n);
   const flag = new Int32Array(n);
@@ -227,12 +231,6 @@ function nestedDissection(S: SymmetricCsr, xyz: ArrayLike<number>): Int32Array {
   return order;
 }
 
-/**
- * A minimum-degree ordering of the rows `rows` of S (their induced graph; Tinney & Walker's
- * scheme 2, George & Liu 1989): repeatedly eliminate a row of the fewest neighbours, ties to the
- * smaller index, its neighbours joined into a clique. On the explicit elimination graph (no
- * quotient graph): for systems of up to {@link MINIMUM_DEGREE_ROWS} rows and a dissection's leaves.
- */
 /** The fill-reducing ordering of {@link factorLdlt}: minimum degree up to 10,000 rows, nested dissection above. */
 function fillReducingOrdering(S: SymmetricCsr, coordinates: ArrayLike<number>): Int32Array {
   return S.n <= MINIMUM_DEGREE_ROWS
@@ -244,10 +242,13 @@ function fillReducingOrdering(S: SymmetricCsr, coordinates: ArrayLike<number>): 
 }
 
 /**
- * Minimum degree ordering of the rows `rows` of S (the edges between them): repeatedly the row of
- * least degree in the elimination graph (the lowest index among equal degrees) is eliminated, its
- * neighbours joined into a clique. Exact degrees, adjacency in typed arrays (the row eliminated
- * taken out of its neighbours' lists, the clique merged into each by marking what is there).
+ * A minimum-degree ordering of the rows `rows` of S (their induced graph; Tinney & Walker's
+ * scheme 2, George & Liu 1989): repeatedly the row of least degree in the elimination graph (the
+ * lowest index among equal degrees) is eliminated, its neighbours joined into a clique. On the
+ * explicit elimination graph with exact degrees (no quotient graph), for systems of up to
+ * {@link MINIMUM_DEGREE_ROWS} rows and a dissection's leaves; adjacency in typed arrays (the row
+ * eliminated taken out of its neighbours' lists, the clique merged into each by marking what is
+ * there). S's pattern must be symmetric (both triangles stored), each row's columns distinct.
  * @returns the rows of S in elimination order
  */
 export function minimumDegree(S: SymmetricCsr, rows: Int32Array): Int32Array {
@@ -296,7 +297,7 @@ export function minimumDegree(S: SymmetricCsr, rows: Int32Array): Int32Array {
   for (let a = 0; a < m; a++) push(degree[a] * m + a);
   const done = new Uint8Array(m);
   const order = new Int32Array(m);
-  const mark = new Float64Array(m); // the stamp of the list being merged into (0: none)
+  const mark = new Int32Array(m); // the stamp of the list being merged into (0: none)
   let stamp = 0;
   let k = 0;
   while (heap.length) {

@@ -13,11 +13,12 @@ import { checkThreads, startWorkerPool, type WorkerThreadPool } from '../../core
 import { resolveDdmParameters } from './parameters.js';
 import { checkDdmOptions, computeDirectDeltaMush } from './precompute.js';
 import type { DdmInput, DdmModel, DdmOptions } from './precompute.js';
-import { toShared } from '../../core/shared-memory.js';
+import { sharedCopy, toShared } from '../../core/shared-memory.js';
 import { solveDdmInThread, type DdmPieceFactor } from './solves.js';
 import {
   finishDirectDeltaMush,
   setupDirectDeltaMush,
+  sharedWork,
   type DdmSetup,
   type DdmTask,
   type DdmTaskEntries,
@@ -49,11 +50,12 @@ export function createDdmWorkerPool(threads = availableParallelism()): DdmWorker
 }
 
 /**
- * Below this many weighted influences one thread is as fast: on the 2-core reference machine a
- * 7,400-vertex character (the Soldier, rpm-avatar: 0.25–0.35 s on one thread) takes 0.5 s on two
- * fresh workers (starting them, and their code running cold) and 0.2–0.25 s on a warm pool, while
- * CesiumMan subdivided twice (41,154 vertices, 7.2 s) takes 0.63–0.66× on two fresh workers and
- * subdivided three times (157,070 vertices, 42.6 s) 0.59× (see the bench's DDM rows).
+ * Below this many weighted influences one thread is as fast: on the 2-core reference machine
+ * `corskin precompute --method ddm` on a 7,400-vertex character (the Soldier: 0.12 s of
+ * precomputation on one thread) takes 0.68 s with one thread and 0.78 s with two fresh workers
+ * (starting them, their code running cold), while CesiumMan subdivided twice (41,154 vertices,
+ * 4.3 s on one thread) takes 0.63–0.64× on two and subdivided three times (157,070 vertices,
+ * 42.6 s) 0.59× (see docs/ddm.md).
  */
 const AUTO_THREADS_FROM = 60_000;
 
@@ -64,9 +66,11 @@ export function autoDdmThreads(mesh: DdmInput): number {
   return entries >= AUTO_THREADS_FROM ? availableParallelism() : 1;
 }
 
-/** One call on a worker thread: tasks (ascending) to solve, of one split piece or of whole pieces. */
+/** One call on a worker thread: tasks to solve, of one split piece or of whole pieces. */
 export interface DdmWorkUnit {
+  /** Indices into the set-up's tasks, ascending. */
   tasks: number[];
+  /** The estimated work: the tasks' `work`, plus each whole piece's factorisations and shared solves (values smoothed). */
   work: number;
 }
 
@@ -74,8 +78,8 @@ export interface DdmWorkUnit {
  * The solves of `setup` in units for worker threads to take in turn: every piece not split
  * between threads whole (its factorisations and shared solves with it, done by the thread that
  * solves its tasks), grouped largest first into units of about `1 / (16 · threads)` of their work
- * (a larger piece alone); the tasks of a split piece, which wait for its factors, in `threads`
- * units of consecutive tasks. Whole pieces come first, largest first.
+ * (a larger piece alone); the tasks of a split piece, which wait for its factors, in
+ * min(threads, its tasks) units of consecutive tasks. Whole pieces come first, largest first.
  * @param setup from `setupDirectDeltaMush` for `threads`: its tasks, which pieces are split, the
  *   pieces' rows and p
  * @param threads the threads that will share the units
@@ -94,8 +98,7 @@ export function ddmWorkUnits(
   setup.tasks.forEach((t, k) => {
     let unit = pieces.get(t.piece);
     if (!unit) {
-      // A whole piece's factorisations and shared solves: 11 columns, p steps.
-      const own = setup.split[t.piece] ? 0 : setup.parameters.iterations * setup.pieces[t.piece].length * 11;
+      const own = setup.split[t.piece] ? 0 : sharedWork(setup.parameters.iterations, setup.pieces[t.piece].length);
       pieces.set(t.piece, (unit = { tasks: [], work: own }));
     }
     unit.tasks.push(k);
@@ -137,9 +140,11 @@ export function ddmWorkUnits(
  * ({@link ddmWorkUnits}): first the two factorisations and shared solves (`factorDdmPiece`, in
  * SharedArrayBuffers) of every piece large enough to be split between threads, λ's (ten columns)
  * before κ's, then the whole pieces, largest first, and a split piece's tasks as soon as both its
- * factors are done — so no thread waits for another while work is left.
+ * factors are done, ahead of the whole pieces left — so a thread waits only while a split piece
+ * is being factorised and no whole piece is left.
  * @throws as {@link computeDirectDeltaMush}; RangeError when threads < 1; the signal's reason
- *   when aborted (the workers are stopped)
+ *   when aborted (the workers are stopped); a worker's error, once the calls running with it
+ *   end (an owned pool is stopped at once)
  */
 export async function computeDirectDeltaMushParallel(
   mesh: DdmInput,
@@ -159,11 +164,15 @@ export async function computeDirectDeltaMushParallel(
   const shared = sharedSetup(setup);
   const weights = {
     influences: mesh.influences,
-    joints: toShared(Uint32Array.from(mesh.joints)),
-    weights: toShared(Float64Array.from(mesh.weights)),
+    joints: sharedCopy(Uint32Array, mesh.joints),
+    weights: sharedCopy(Float64Array, mesh.weights),
   };
-  const owned = options.pool ? undefined : createDdmWorkerPool(Math.min(threads, whole.length + 2 * split.size));
+  // As many threads as there are calls to take at once (a split piece: its two factorisations, then its units).
+  let calls = whole.length;
+  for (const units of split.values()) calls += Math.max(2, units.length);
+  const owned = options.pool ? undefined : createDdmWorkerPool(Math.min(threads, calls));
   const { pool } = options.pool ?? owned!;
+  const width = Math.min(threads, options.pool?.threads ?? threads);
   const stop = () => void pool.terminate(true).catch(() => undefined); // stopping: a failure to stop is not the error to report
   options.signal?.addEventListener('abort', stop);
   const solved: DdmTaskEntries[] = [];
@@ -178,18 +187,17 @@ export async function computeDirectDeltaMushParallel(
   const factorJobs = [...split].flatMap(([c, units]) => {
     const factors: DdmPieceFactor[] = [];
     return (['lambda', 'kappa'] as const).map((system) => async () => {
-      factors.push(
-        ...((await pool.exec('factor', [shared, weights, [[c, system]]], { on: onWork })) as DdmPieceFactor[]),
-      );
+      factors.push((await pool.exec('factor', [shared, weights, c, system], { on: onWork })) as DdmPieceFactor);
       return factors.length === 2 ? units.map((unit) => solve(unit, factors)) : [];
     });
   });
   try {
     options.signal?.throwIfAborted();
-    await runInTurn(threads, [...factorJobs, ...whole.map((unit) => solve(unit))]);
+    await runInTurn(width, [...factorJobs, ...whole.map((unit) => solve(unit))]);
     return finishDirectDeltaMush(setup, mesh, solved);
   } catch (e) {
     options.signal?.throwIfAborted();
+    await owned?.pool.terminate(true); // the calls still running are of no use now
     throw e;
   } finally {
     options.signal?.removeEventListener('abort', stop);
@@ -232,8 +240,9 @@ function runInTurn(width: number, jobs: Job[]): Promise<void> {
 }
 
 /**
- * `setup` with its arrays in SharedArrayBuffers (the pieces' rows one buffer), so that each call
- * to a worker thread carries it without a copy.
+ * `setup` with its arrays in SharedArrayBuffers (the pieces' rows one buffer, their joints
+ * another), so that each call to a worker thread copies only its small objects (the tasks, the
+ * split flags, the parameters).
  */
 function sharedSetup(setup: DdmSetup): DdmSetup {
   const copies = new Map<unknown, unknown>();
@@ -250,12 +259,15 @@ function sharedSetup(setup: DdmSetup): DdmSetup {
     },
     scale: share(scale),
   });
-  const rows = new Int32Array(new SharedArrayBuffer(4 * setup.m));
-  let at = 0;
-  const pieces = setup.pieces.map((p) => {
-    rows.set(p, at);
-    return rows.subarray(at, (at += p.length));
-  });
+  /** The arrays as views of one SharedArrayBuffer. */
+  const together = (arrays: Int32Array[]) => {
+    const all = new Int32Array(new SharedArrayBuffer(4 * arrays.reduce((t, a) => t + a.length, 0)));
+    let at = 0;
+    return arrays.map((a) => {
+      all.set(a, at);
+      return all.subarray(at, (at += a.length));
+    });
+  };
   return {
     ...setup,
     repOf: share(setup.repOf),
@@ -263,6 +275,7 @@ function sharedSetup(setup: DdmSetup): DdmSetup {
     x: share(setup.x),
     sysK: system(setup.sysK),
     sysL: system(setup.sysL),
-    pieces,
+    pieces: together(setup.pieces),
+    jointsOf: together(setup.jointsOf),
   };
 }

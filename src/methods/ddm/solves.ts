@@ -90,7 +90,9 @@ function smoothWith(
 /**
  * Phase 1 for piece `c` and `system`: the system restricted to the piece's rows (no entry leaves
  * the piece), factorised, and the piece's shared solve on it.
- * @param shared the factor's arrays in SharedArrayBuffers (for other worker threads to read)
+ * @param onWork called with the solves done since the last call
+ * @param shared the factor's arrays and the shared solve in SharedArrayBuffers (for other worker
+ *   threads to read)
  * @param ordering the fill-reducing ordering: the `perm` of the piece's other system's factor
  *   (both systems have the Laplacian's pattern, so it is the ordering computed here; see
  *   {@link factorLdlt}); default: computed
@@ -127,7 +129,8 @@ export function factorDdmPiece(
   const factor = factorLdlt({ n: nb, offsets: o, columns: col, values: val }, xyz, shared, ordering);
   const W = pieceWeights(setup, mesh, c);
   const J = setup.jointsOf[c].length;
-  const sums = new Float64Array(system === 'kappa' ? nb : 10 * nb);
+  const count = system === 'kappa' ? nb : 10 * nb;
+  const sums = shared ? new Float64Array(new SharedArrayBuffer(8 * count)) : new Float64Array(count);
   rows.forEach((r, a) => {
     let sum = 0;
     for (let j = 0; j < J; j++) sum += W[a * J + j];
@@ -174,8 +177,9 @@ export function solveDdmTasks(
   const { parameters, variant, threshold, x, pieces, jointsOf, tasks } = setup;
   const { alpha } = parameters;
   const out: DdmTaskEntries[] = [];
-  const bonesOf = (task: number) => tasks[task].bones;
-  let room = entryRoom(0, 1);
+  // The entries tasks find, in room kept from task to task (at most one per row and joint).
+  const width = variant === 'compact' ? 1 : 10;
+  let room = entryRoom(0, width);
   for (let t0 = 0; t0 < taskIds.length;) {
     const c = tasks[taskIds[t0]].piece;
     let t1 = t0;
@@ -207,9 +211,8 @@ export function solveDdmTasks(
     };
 
     for (let t = t0; t < t1; t++) {
-      // The entries found, in room kept from task to task (at most one per row and joint).
-      const width = variant === 'compact' ? 1 : 10;
-      if (room.rows.length < nb * bonesOf(taskIds[t])) room = entryRoom(nb * bonesOf(taskIds[t]), width);
+      const { first: j0, bones } = tasks[taskIds[t]];
+      if (room.rows.length < nb * bones) room = entryRoom(nb * bones, width);
       let count = 0;
       const result: DdmTaskEntries = {
         task: taskIds[t],
@@ -217,7 +220,6 @@ export function solveDdmTasks(
         joints: new Int32Array(0),
         values: new Float64Array(0),
       };
-      const { first: j0, bones } = tasks[taskIds[t]];
       // The block's weights, and w̃ = (I + κL̃)^-p w for them.
       const Wb = new Float64Array(nb * bones);
       for (let a = 0; a < nb; a++) for (let b = 0; b < bones; b++) Wb[a * bones + b] = W[a * J + j0 + b];

@@ -118,7 +118,7 @@ export function setupDirectDeltaMush(
       tasks.push({ piece, first, bones, work: p * rows.length * perJoint * bones });
     }
   });
-  const shared = pieces.reduce((t, rows, piece) => t + (jointsOf[piece].length ? p * rows.length * 11 : 0), 0);
+  const shared = pieces.reduce((t, rows, piece) => t + (jointsOf[piece].length ? sharedWork(p, rows.length) : 0), 0);
   const totalWork = shared + tasks.reduce((t, task) => t + task.work, 0);
   return {
     parameters,
@@ -291,6 +291,12 @@ function storable(values: ArrayLike<number>): boolean {
   for (let e = 0; e < values.length; e++) if (!(Math.abs(values[e]) < 1e30)) return false;
   return true;
 }
+
+/**
+ * The work of a piece's shared solves (Σ_j Ψ_ij, 10 columns, and Σ_j w̃_ij, one) in values
+ * smoothed: 11 columns of `rows` values, p steps. (Its factorisations come with them.)
+ */
+export const sharedWork = (p: number, rows: number): number => p * rows * 11;
 
 /** Joints whose Ψ columns are smoothed together at most (10 columns each). */
 const BONES_PER_BLOCK = 8;

@@ -39,16 +39,11 @@ function withProgress<T>(f: (onWork: (work: number) => void) => T): T {
 }
 
 workerpool.worker({
-  factor(setup: DdmSetup, mesh: DdmWeights, jobs: [number, DdmSystem][]) {
-    const kernels = new SmootherKernels(); // the call's kernel instances, reused job to job
-    // The smoothers stay here (the solving threads make their own from the shared factors).
-    const factors = withProgress((onWork) =>
-      jobs.map(([c, system]) => factorDdmPiece(setup, mesh, c, system, { kernels }, onWork, true)),
-    ).map(({ smoother, ...f }) => (smoother?.release(), f));
-    return new workerpool.Transfer(
-      factors,
-      factors.map((f) => f.sums.buffer as ArrayBuffer),
-    );
+  factor(setup: DdmSetup, mesh: DdmWeights, c: number, system: DdmSystem): DdmPieceFactor {
+    // Factor and shared solve in SharedArrayBuffers; the smoother is not sent (the solving
+    // threads make their own from the shared factor).
+    const f = withProgress((onWork) => factorDdmPiece(setup, mesh, c, system, {}, onWork, true));
+    return { piece: f.piece, system: f.system, factor: f.factor, sums: f.sums };
   },
   solve(setup: DdmSetup, mesh: DdmWeights, taskIds: number[], factors: DdmPieceFactor[]) {
     const byKey = new Map(factors.map((f) => [`${f.piece} ${f.system}`, f]));
