@@ -55,7 +55,7 @@ export function createDdmWorkerPool(threads = availableParallelism()): DdmWorker
  * precomputation on one thread) takes 0.68 s with one thread and 0.78 s with two fresh workers
  * (starting them, their code running cold), while CesiumMan subdivided twice (41,154 vertices,
  * 4.3 s on one thread) takes 0.63–0.64× on two and subdivided three times (157,070 vertices,
- * 42.6 s) 0.59× (see docs/ddm.md).
+ * 24.3 s) 0.58–0.62× (see docs/ddm.md).
  */
 const AUTO_THREADS_FROM = 60_000;
 
