@@ -3,7 +3,7 @@
  * every variant gives exactly `computeDirectDeltaMush`'s model (the entries are kept in task
  * order) on CesiumMan (one piece), the chicken (many pieces) and the Fox mirrored (a rig of
  * negative determinant), with progress reaching the total exactly; every task goes to one unit of
- * work, a whole piece's together; an abort rejects with the signal's reason; and `corskin precompute --method ddm
+ * work, a whole piece's together; a pool stopped during a call makes it reject; an abort rejects with the signal's reason; and `corskin precompute --method ddm
  * --threads 2` writes the file `--threads 1` writes.
  */
 import { readFileSync } from 'node:fs';
@@ -17,6 +17,7 @@ import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { runCli } from './helpers/cli.js';
 import { CESIUM_MAN, scratch, SHARED } from './helpers/data.js';
+import { subdivideMidpoint } from '../bench/subdivide-mesh.js';
 
 const load = async (file: string) => extractSkinnedModels(await readDocument(file), file)[0].mesh;
 const same = (a: DdmModel, b: DdmModel) => {
@@ -137,6 +138,20 @@ describe('Direct Delta Mush on worker threads', () => {
       }
     } finally {
       await pool.terminate();
+    }
+  }, 120_000);
+
+  it('a pool stopped during the call: the call rejects (no hang), and a new pool then gives the one-thread model', async () => {
+    const mesh = subdivideMidpoint(await load(CESIUM_MAN)); // ~1 s on two threads: stopped mid-way
+    const pool = createDdmWorkerPool(2);
+    const run = computeDirectDeltaMushParallel(mesh, { pool });
+    setTimeout(() => void pool.pool.terminate(true), 100);
+    await expect(run).rejects.toThrow();
+    const fresh = createDdmWorkerPool(2);
+    try {
+      same(computeDirectDeltaMush(mesh), await computeDirectDeltaMushParallel(mesh, { pool: fresh }));
+    } finally {
+      await fresh.terminate();
     }
   }, 120_000);
 
