@@ -2,7 +2,7 @@
  * Bounded work, clear errors, finite and valid outputs: each case a new user hit — a clip a
  * million seconds long, a sample rate of a million, 10⁷ smoothing iterations, λ = 1e308, a clip
  * of 3e38 s, positions of 1e30, two clips with one name, a joint scaled to 0, a stored cage with a
- * NaN, `--report` where it does nothing — ends in a `corskin: error:` line and no output within
+ * NaN, `--report` where it does nothing, 4,096 threads — ends in a `corskin: error:` line and no output within
  * seconds, or in a valid, finite file.
  */
 import { existsSync } from 'node:fs';
@@ -69,6 +69,13 @@ describe('unbounded work is refused before it starts, naming the value and what 
       out,
     );
     await refused(['templates', 'build', CESIUM_MAN, '--bake', '--bake-rate', '1e6'], /at 1000000 samples\/s/, out, 10);
+  });
+  it('--threads 4096 (each thread a V8 instance: out of memory before) and --jobs 1000', async () => {
+    const limit = /expected a whole number from 1 to 256/;
+    await refused(['precompute', '--method', 'ddm', CESIUM_MAN, '--threads', '4096'], limit, out);
+    await refused(['precompute', '--method', 'cor', CESIUM_MAN, '--threads', '257'], limit, out);
+    await refused(['bake', CESIUM_MAN, '--method', 'dqs', '--as', 'helpers', '--threads', '100000'], limit, out);
+    await refused(['precompute', '--method', 'cor', CESIUM_MAN, '--jobs', '1000'], limit, out);
   });
   it('precompute --method ddm --iterations 1e7, --lambda 1e308', async () => {
     await refused(

@@ -25,7 +25,8 @@ import {
   MAX_BAKE_VERTEX_SAMPLES,
   MAX_HELPERS_PER_REGION,
 } from '../bake/samples.js';
-import { bakeHelperJointsParallel } from '../io/helper-bake-parallel.js';
+import { bakeHelperJointsParallel, createHelperBakeWorkerPool } from '../io/helper-bake-parallel.js';
+import type { WorkerThreadPool } from '../core/node-worker.js';
 import { bakeMorphTargets, DEFAULT_BAKE_NORMAL_TOLERANCE, DEFAULT_BAKE_TOLERANCE } from '../io/morph-bake.js';
 import { bakeResidualMorphs } from '../io/residual-bake.js';
 import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
@@ -177,49 +178,62 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     }
   };
   let held = 0; // (sample, vertex) pairs of the samples kept for the measurement
-  for (const model of animated) {
-    // On the SIMD kernels where the mesh is posed unmorphed (the sampling and the measure).
-    const deform = await withSimdKernels(model, method, createMethodDeformer(io, document, model, method, input, o), o);
-    const lines: string[] = [];
-    const entry: (typeof baked)[number] = { model, deform, lines };
-    baked.push(entry);
-    if (!withHelpers) continue;
-    const K = o.influences ?? 4;
-    const over = (entry.over = verticesOverInfluences(model, K));
-    if (over)
-      io.err(
-        `corskin: warning: ${input}: ${model.name}: ${count(over, 'vertex has', 'vertices have')} more than ${K} influences; where the helpers bring them closer to ${o.method.toUpperCase()} they get ${K} (${K === 4 ? '--influences 8 gives 8, which Babylon.js, Godot 4 and Blender play; three.js, glTFast and UnityGLTF play 4' : 'at most'}), elsewhere they keep all theirs, so the baked file may hold more than ${K}`,
+  // One pool of fit workers for every skin that takes more than one thread.
+  let pool: WorkerThreadPool | undefined;
+  try {
+    for (const model of animated) {
+      // On the SIMD kernels where the mesh is posed unmorphed (the sampling and the measure).
+      const deform = await withSimdKernels(
+        model,
+        method,
+        createMethodDeformer(io, document, model, method, input, o),
+        o,
       );
-    // The method and LBS at the samples, taken once: fitted by the bake and (while what is kept
-    // stays within one bake's bound) compared against after the file is written.
-    const lbs = (await simdBoundDeformer('lbs', [model.mesh], deformLbs)).deform;
-    const samples = await phase(model, 'sampling', (onProgress) =>
-      sampleMethod(model, deform, rate, { onProgress, between: o.guard === 'between', lbs }),
-    );
-    const pairs = samples.targets.length * (model.mesh.positions.length / 3);
-    if (held + pairs <= (o.guard === 'between' ? 2 : 1) * MAX_BAKE_VERTEX_SAMPLES) {
-      entry.samples = samples;
-      held += pairs;
+      const lines: string[] = [];
+      const entry: (typeof baked)[number] = { model, deform, lines };
+      baked.push(entry);
+      if (!withHelpers) continue;
+      const K = o.influences ?? 4;
+      const over = (entry.over = verticesOverInfluences(model, K));
+      if (over)
+        io.err(
+          `corskin: warning: ${input}: ${model.name}: ${count(over, 'vertex has', 'vertices have')} more than ${K} influences; where the helpers bring them closer to ${o.method.toUpperCase()} they get ${K} (${K === 4 ? '--influences 8 gives 8, which Babylon.js, Godot 4 and Blender play; three.js, glTFast and UnityGLTF play 4' : 'at most'}), elsewhere they keep all theirs, so the baked file may hold more than ${K}`,
+        );
+      // The method and LBS at the samples, taken once: fitted by the bake and (while what is kept
+      // stays within one bake's bound) compared against after the file is written.
+      const lbs = (await simdBoundDeformer('lbs', [model.mesh], deformLbs)).deform;
+      const samples = await phase(model, 'sampling', (onProgress) =>
+        sampleMethod(model, deform, rate, { onProgress, between: o.guard === 'between', lbs }),
+      );
+      const pairs = samples.targets.length * (model.mesh.positions.length / 3);
+      if (held + pairs <= (o.guard === 'between' ? 2 : 1) * MAX_BAKE_VERTEX_SAMPLES) {
+        entry.samples = samples;
+        held += pairs;
+      }
+      const threads = o.threads ?? (pairs >= AUTO_BAKE_THREADS_FROM ? availableParallelism() : 1);
+      if (threads > 1) pool ??= createHelperBakeWorkerPool(threads);
+      const r = await phase(model, 'helpers', (onProgress) =>
+        bakeHelperJointsParallel(document, model, deform, {
+          threads,
+          pool: threads > 1 ? pool : undefined,
+          samples,
+          helpers: o.helpers,
+          influences: o.influences as 4 | 8 | undefined,
+          rotations: o.rotations,
+          keyTolerance: o.keyTolerance,
+          guard: o.guard,
+          beyondClips: o.beyondClips,
+          rate,
+          onProgress,
+          file: input,
+        }),
+      );
+      lines.push(
+        `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples, ${r.iterations} iterations${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own influences (with the helpers they would have played farther from ${o.method.toUpperCase()} than plain LBS: over the samples, or at one)` : ''}`,
+      );
     }
-    const threads = o.threads ?? (pairs >= AUTO_BAKE_THREADS_FROM ? availableParallelism() : 1);
-    const r = await phase(model, 'helpers', (onProgress) =>
-      bakeHelperJointsParallel(document, model, deform, {
-        threads,
-        samples,
-        helpers: o.helpers,
-        influences: o.influences as 4 | 8 | undefined,
-        rotations: o.rotations,
-        keyTolerance: o.keyTolerance,
-        guard: o.guard,
-        beyondClips: o.beyondClips,
-        rate,
-        onProgress,
-        file: input,
-      }),
-    );
-    lines.push(
-      `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples, ${r.iterations} iterations${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own influences (with the helpers they would have played farther from ${o.method.toUpperCase()} than plain LBS: over the samples, or at one)` : ''}`,
-    );
+  } finally {
+    await pool?.terminate();
   }
   if (withHelpers && keyframeTolerance > 0) {
     // Keyframe reduction of every channel, the clips' own included (the helpers' alone gain

@@ -22,6 +22,7 @@ import {
   finiteNumber,
   nonNegativeNumber,
   positiveInteger,
+  threadCount,
   positiveNumber,
   withBatchOutput,
   withMethodOptions,
@@ -142,7 +143,7 @@ export function addPoseCommands(program: Command, io: Io): void {
         .option(
           '--threads <n>',
           `helpers: worker threads for the fit; the file is identical for any count (default: all cores from ${AUTO_BAKE_THREADS_FROM.toExponential(0)} (sample, vertex) pairs up, else 1; 1 per file with --jobs above 1)`,
-          positiveInteger,
+          threadCount,
         ),
     ),
     '.glb or .gltf',

@@ -11,7 +11,7 @@ import { PRECOMPUTED_METHODS } from '../deformers/registry.js';
 import { DEFAULT_EPSILON, DEFAULT_MAX_SUBDIVIDED_TRIANGLES, DEFAULT_SIGMA } from '../cor/parameters.js';
 import { DEFAULT_CAGE_INFLUENCES } from '../cage/bind.js';
 import { DEFAULT_PMVC_RESOLUTION } from '../cage/pmvc.js';
-import { positiveInteger, positiveNumber, withBatchOutput, withMethodParameters } from './options.js';
+import { positiveInteger, positiveNumber, threadCount, withBatchOutput, withMethodParameters } from './options.js';
 
 /** Adds the commands that prepare a file to `program`; their actions write through `io`. */
 export function addPrepareCommands(program: Command, io: Io): void {
@@ -65,8 +65,8 @@ export function addPrepareCommands(program: Command, io: Io): void {
         )
         .option(
           '--threads <n>',
-          'worker threads; output is identical for any count (default: all cores from 100,000 vertices up for cor, from 60,000 weighted influences up for ddm, else 1: starting workers costs more than it saves on smaller meshes)',
-          positiveInteger,
+          'worker threads for cor and ddm (templates run on one); output is identical for any count (default: all cores from 100,000 vertices up for cor, from 60,000 weighted influences up for ddm, else 1: starting workers costs more than it saves on smaller meshes)',
+          threadCount,
         ),
       PRECOMPUTED_METHODS,
     ),
@@ -116,7 +116,7 @@ export function addPrepareCommands(program: Command, io: Io): void {
         'after keeping --influences: positive (PMVC weights stay ≥ 0) or linear (may go < 0; smoother over the skin)',
       ).choices(['positive', 'linear']),
     )
-    .option('--threads <n>', 'worker threads (default: all cores from 2,000 vertices up)', positiveInteger)
+    .option('--threads <n>', 'worker threads (default: all cores from 2,000 vertices up)', threadCount)
     .requiredOption('-o, --output <file>', 'output .glb or .gltf')
     .option('--no-compress', "write without the input's Draco/meshopt compression")
     .option('--force', 'allow overwriting an input')

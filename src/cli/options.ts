@@ -10,6 +10,7 @@ import type { MethodModule } from '../methods/module.js';
 import type { MethodParameter } from '../methods/parameter.js';
 import type { Io } from './ui.js';
 import { DEFAULT_EPSILON, DEFAULT_SIGMA } from '../cor/parameters.js';
+import { MAX_THREADS } from '../core/node-worker.js';
 
 /** A number as typed: an empty or blank string is not 0. */
 export function numberOf(value: string): number {
@@ -27,6 +28,16 @@ export function positiveNumber(value: string): number {
 export function positiveInteger(value: string): number {
   const x = numberOf(value);
   if (!Number.isInteger(x) || x < 1) throw new InvalidArgumentError('expected a whole number ≥ 1');
+  return x;
+}
+
+/** Parses a thread or job count: a whole number from 1 to {@link MAX_THREADS}. */
+export function threadCount(value: string): number {
+  const x = numberOf(value);
+  if (!Number.isInteger(x) || x < 1 || x > MAX_THREADS)
+    throw new InvalidArgumentError(
+      `expected a whole number from 1 to ${MAX_THREADS} (threads beyond the cores only add their start)`,
+    );
   return x;
 }
 
@@ -113,7 +124,7 @@ export function withBatchOutput(command: Command, formats: string): Command {
     .option(
       '--jobs <n>',
       'with --out-dir: files processed at a time, on worker threads (default: the number of cores)',
-      positiveInteger,
+      threadCount,
     )
     .option('--no-compress', "write without the input's Draco/meshopt compression")
     .option('--force', 'allow overwriting the input');

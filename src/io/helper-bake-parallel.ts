@@ -10,17 +10,31 @@
  */
 import { availableParallelism } from 'node:os';
 import type { Document } from '@gltf-transform/core';
-import workerpool from 'workerpool';
 import { taskItems, type FitErrors } from '../bake/fit.js';
-import { checkThreads, nodeWorkerScript } from '../core/node-worker.js';
+import { checkThreads, startWorkerPool, type WorkerThreadPool } from '../core/node-worker.js';
 import type { Deformer } from '../deformers/contract.js';
 import type { SkinnedModel } from './gltf.js';
 import { bakeHelperJoints, helperBakeSteps, type HelperBakeOptions, type HelperBakeResult } from './helper-bake.js';
 
 /** Options of {@link bakeHelperJointsParallel}. */
 export interface ParallelHelperBakeOptions extends HelperBakeOptions {
-  /** Worker threads; 1 runs in this thread. Default: every core. */
+  /** Worker threads; 1 runs in this thread. Default: every core (or the pool's size). */
   threads?: number;
+  /**
+   * A pool from {@link createHelperBakeWorkerPool} to reuse across calls (the skins of a file: a
+   * fresh pool per skin made the skeleton's 40 skins 1.5× slower on 2 threads than on 1); the
+   * caller terminates it (an abort during the call terminates it too).
+   */
+  pool?: WorkerThreadPool;
+}
+
+/**
+ * Starts `threads` worker threads for the helper bake's fit (default: every core), for several
+ * {@link bakeHelperJointsParallel} calls in a row.
+ * @throws RangeError as `checkThreads`
+ */
+export function createHelperBakeWorkerPool(threads = availableParallelism()): WorkerThreadPool {
+  return startWorkerPool('bake/fit-worker.js', threads);
 }
 
 /** Ranges per thread of a task: more than one, so that a thread done early takes another. */
@@ -37,17 +51,14 @@ export async function bakeHelperJointsParallel(
   deform: Deformer,
   options: ParallelHelperBakeOptions = {},
 ): Promise<HelperBakeResult> {
-  const threads = options.threads ?? availableParallelism();
+  const threads = options.threads ?? options.pool?.threads ?? availableParallelism();
   checkThreads(threads);
   if (threads === 1) return bakeHelperJoints(document, model, deform, options);
   const steps = helperBakeSteps(document, model, deform, options, true);
   let step = steps.next();
   if (step.done) return step.value;
-  const pool = workerpool.pool(nodeWorkerScript('bake/fit-worker.js'), {
-    maxWorkers: threads,
-    minWorkers: threads,
-    workerType: 'thread',
-  });
+  const owned = options.pool ? undefined : createHelperBakeWorkerPool(threads);
+  const { pool } = options.pool ?? owned!;
   const stop = () => void pool.terminate(true).catch(() => undefined); // stopping: a failure to stop is not the error to report
   options.signal?.addEventListener('abort', stop);
   try {
@@ -85,6 +96,6 @@ export async function bakeHelperJointsParallel(
     throw e;
   } finally {
     options.signal?.removeEventListener('abort', stop);
-    await pool.terminate();
+    await owned?.terminate();
   }
 }
