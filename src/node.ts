@@ -61,5 +61,9 @@ export {
 export { addTwistJoints, type TwistJointReport } from './io/twist-joints.js';
 export { renderReport } from './evaluation/report.js';
 export { bindToCageParallel, type ParallelCageBindOptions } from './cage/parallel.js';
-export { bakeHelperJointsParallel, type ParallelHelperBakeOptions } from './io/helper-bake-parallel.js';
+export {
+  bakeHelperJointsParallel,
+  createHelperBakeWorkerPool,
+  type ParallelHelperBakeOptions,
+} from './io/helper-bake-parallel.js';
 export { readCage } from './io/read-cage.js';
