@@ -61,9 +61,12 @@ export function mat4LinearDeterminant(m: NumArray, o = 0): number {
  * [A⁻¹ −A⁻¹t/s; 0 1/s], A⁻¹ by its adjugate; any other matrix by {@link mat4Invert}. The same
  * inverse as `mat4Invert` to rounding, without its allocation and elimination (the morph bake
  * inverts one per vertex and sample: 28M for Ybot).
- * @returns false when A's determinant is 0 or not finite (or `mat4Invert` finds `a` singular)
+ * @param minDeterminant a blended matrix whose |det A| is not above this is refused (its
+ *   determinant is computed here anyway; default 0)
+ * @returns false when |det A| ≤ `minDeterminant` or not finite (or `mat4Invert` finds another
+ *   matrix singular)
  */
-export function mat4InvertBlended(out: Float64Array, a: NumArray): boolean {
+export function mat4InvertBlended(out: Float64Array, a: NumArray, minDeterminant = 0): boolean {
   const s = a[15];
   if (a[3] !== 0 || a[7] !== 0 || a[11] !== 0 || !(s !== 0)) return mat4Invert(out, 0, a, 0);
   const a00 = a[0], a10 = a[1], a20 = a[2], a01 = a[4], a11 = a[5], a21 = a[6], a02 = a[8], a12 = a[9], a22 = a[10]; // prettier-ignore
@@ -71,7 +74,7 @@ export function mat4InvertBlended(out: Float64Array, a: NumArray): boolean {
   const c10 = a12 * a20 - a10 * a22;
   const c20 = a10 * a21 - a11 * a20;
   const det = a00 * c00 + a01 * c10 + a02 * c20;
-  if (!(det !== 0 && Number.isFinite(det))) return false;
+  if (!(Math.abs(det) > minDeterminant && Number.isFinite(det))) return false;
   const d = 1 / det;
   out[0] = c00 * d;
   out[1] = c10 * d;

@@ -433,10 +433,9 @@ function correction(
       const o = stride * i;
       bounds.length[slot][i] = Math.min(bounds.length[slot][i], Math.hypot(m[o], m[o + 1], m[o + 2]));
     });
-    const det = M[0] * (M[5] * M[10] - M[9] * M[6]) - M[4] * (M[1] * M[10] - M[9] * M[2]) + M[8] * (M[1] * M[6] - M[5] * M[2]); // prettier-ignore
     let scale = 0;
     for (let c = 0; c < 3; c++) for (let r = 0; r < 3; r++) scale = Math.max(scale, Math.abs(M[4 * c + r]));
-    if (!(Math.abs(det) > 1e-12 * scale ** 3) || !mat4InvertBlended(inverse, M)) {
+    if (!mat4InvertBlended(inverse, M, 1e-12 * scale ** 3)) {
       under.forEach((u) => (u[i] = 1));
       continue;
     }
