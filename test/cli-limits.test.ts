@@ -308,7 +308,7 @@ describe("a method's parameters given with another method", () => {
     expect(existsSync(join(tmp.dir, 'dm-zero.glb'))).toBe(false);
   });
 
-  it('precompute --method cor with a DDM option, bake --as morphs with --keyframe-tolerance: warned, ignored', async () => {
+  it('precompute --method cor with a DDM option, bake --as morphs with --keyframe-tolerance, --threads and --jobs for one file: warned, ignored', async () => {
     const cor = await runCli(
       'precompute',
       CESIUM_MAN,
@@ -322,9 +322,17 @@ describe("a method's parameters given with another method", () => {
     expect(cor.code).toBe(0);
     expect(cor.stderr).toMatch(/warning: --lambda is a parameter of --method ddm; ignored with --method cor/);
     const out = join(tmp.dir, 'morphs-kt.glb');
-    const bake = await runCli('bake', CESIUM_MAN, '--method', 'dqs', '--as', 'morphs', '--rate', '5', '--keyframe-tolerance', '0.1', '-o', out); // prettier-ignore
+    const bake = await runCli('bake', CESIUM_MAN, '--method', 'dqs', '--as', 'morphs', '--rate', '5', '--keyframe-tolerance', '0.1', '--threads', '2', '--jobs', '2', '-o', out); // prettier-ignore
     expect(bake.code).toBe(0);
     expect(bake.stderr).toMatch(/warning: --keyframe-tolerance applies to the helpers; ignored with --as morphs/);
+    // The morph bake runs on one thread; --jobs spreads files written with --out-dir.
+    expect(bake.stderr).toMatch(/warning: --threads applies to the helpers; ignored with --as morphs/);
+    expect(bake.stderr).toMatch(/warning: --jobs applies to files written with --out-dir; ignored for one file/);
+    // A batch of morph bakes on two threads: nothing said of --threads, which it does not give them.
+    const batch = await runCli('bake', CESIUM_MAN, out, '--method', 'dqs', '--as', 'morphs', '--rate', '5', '--jobs', '2', '--out-dir', join(tmp.dir, 'morphs-batch')); // prettier-ignore
+    expect(batch.code, batch.stderr).toBe(0);
+    expect(batch.stdout.match(/^ok /gm)).toHaveLength(2);
+    expect(batch.stderr).not.toMatch(/--threads|--jobs/);
   });
 
   it("DDM options with the file's stored DDM data: checked all the same, and said to be unused", async () => {

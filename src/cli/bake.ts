@@ -124,6 +124,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     [o.rotations, '--rotations'],
     [o.helpers, '--helpers'],
     [o.influences, '--influences'],
+    [o.threads, '--threads'],
   ] as const)
     if (!withHelpers && given !== undefined)
       io.err(`corskin: warning: ${flag} applies to the helpers; ignored with --as morphs`);

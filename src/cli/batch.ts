@@ -77,16 +77,21 @@ export async function runBatch(
 ): Promise<void> {
   if (o.output !== undefined && o.outDir !== undefined) throw new UsageError('give either -o or --out-dir, not both');
   const { output, outDir, jobs, ...opts } = o;
+  const single = (output: string) => {
+    if (jobs !== undefined)
+      io.err('corskin: warning: --jobs applies to files written with --out-dir; ignored for one file');
+    return runBatchCommand(io, { command, input: inputs[0], output, opts });
+  };
   if (output !== undefined) {
     if (inputs.length !== 1) throw new UsageError(`-o names one output for ${inputs.length} inputs; use --out-dir DIR`);
-    return runBatchCommand(io, { command, input: inputs[0], output, opts });
+    return single(output);
   }
   if (outDir === undefined) {
     // `corskin precompute in.glb out.glb` (glTF-Transform's positional output): a second path
     // that does not exist is the output; one that exists is ambiguous (an input to overwrite?).
     if (inputs.length === 2 && !existsSync(inputs[1])) {
       io.err(`corskin: note: writing ${inputs[1]} (the second path does not exist: taken as the output, as -o)`);
-      return runBatchCommand(io, { command, input: inputs[0], output: inputs[1], opts });
+      return single(inputs[1]);
     }
     const hint = inputs.length === 2 ? `; both paths exist, so "${inputs[1]}" was taken as a second input` : '';
     throw new UsageError(`give -o OUTPUT (one input) or --out-dir DIR${hint}`);
@@ -99,8 +104,8 @@ export async function runBatch(
   const failed: string[] = [];
   const run = async (input: string) => {
     const name = extension ? basename(input).replace(/\.[^.]*$/, '') + extension : basename(input);
-    // Files in parallel: each bake fits on one thread unless told otherwise (the cores are taken).
-    const threads = command === 'bake' && parallel > 1 ? { threads: opts.threads ?? 1 } : {};
+    // Files in parallel: each helper bake fits on one thread unless told otherwise (the cores are taken).
+    const threads = command === 'bake' && opts.as !== 'morphs' && parallel > 1 ? { threads: opts.threads ?? 1 } : {};
     const job: BatchJob = { command, input, output: join(outDir, name), opts: { ...opts, ...threads } };
     const start = performance.now();
     let error: string | undefined;
