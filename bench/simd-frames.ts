@@ -23,6 +23,8 @@ import { createDeltaMushDeformer } from '../src/methods/dm/deformer.js';
 import { prepareMethod } from '../src/methods/index.js';
 import type { Skeleton } from '../src/core/skeleton.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
+import { meshTemplateRig } from '../src/methods/templates/data.js';
+import { createCageCorrection, templateCageMesh } from '../src/methods/templates/deformer.js';
 import { deformStretchedVertices, splitScale } from '../src/deformers/two-phase.js';
 import { dqsRigid, dqsRigidVertex } from '../src/deformers/dqs.js';
 import { sbsRigid } from '../src/deformers/sbs.js';
@@ -100,6 +102,34 @@ printTable(head, rows);
 console.log(
   '\nmedians of one frame (positions + normals); X/lbs and templates/dqs: the median over frames of the ratio of the two timed one after the other',
 );
+
+// Where a templates frame goes (SIMD): DQS of the skin, the cage's correction (posing the template
+// cages, Eq. 1–4, and each ring's rotation: JavaScript, the same for any skin size) and what is
+// left (DQS of the cage, the corrective blend kernel over the bound vertices): the correction and
+// the blend are over DQS's time whatever the skin.
+{
+  const rows: string[][] = [];
+  for (const [name, file] of ASSETS.filter(([, , s]) => s === 0)) {
+    const { mesh, skeleton, frames } = await benchAsset(file, 0);
+    prepareMethod('templates', { mesh, skeleton });
+    const rig = meshTemplateRig(mesh)!;
+    const dqs = await createSimdDeformer(mesh, 'dqs');
+    const templates = await createSimdDeformer(mesh, 'templates');
+    const cage = await createSimdDeformer(templateCageMesh(rig), 'dqs');
+    const correction = createCageCorrection(rig, (S, out) => (cage.deform(S), out.set(cage.output.positions)));
+    const [d, c, t] = [(S: Float64Array) => dqs.deform(S), (S: Float64Array) => correction.update(S), (S: Float64Array) => templates.deform(S)].map((f) => frameMs(frames, f, REPS)); // prettier-ignore
+    rows.push([name, String(rig.cage.positions.length / 3), d.toFixed(3), c.toFixed(3), Math.max(0, t - d - c).toFixed(3), t.toFixed(3), (t / d).toFixed(1), ((t - c) / d).toFixed(1)]); // prettier-ignore
+  }
+  if (rows.length) {
+    console.log(
+      '\nskinning templates SIMD per frame, ms (medians): the correction is JavaScript; "without it" is the time over DQS the rest takes',
+    );
+    printTable(
+      ['asset', 'cage vertices', 'DQS', 'correction', 'cage DQS + blend', 'templates', '/DQS', 'without it /DQS'],
+      rows,
+    );
+  }
+}
 
 // The per-vertex two-phase path: every joint stretched, every vertex through it.
 {
