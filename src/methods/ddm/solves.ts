@@ -42,22 +42,36 @@ export interface DdmPieceFactor {
   smoother?: Smoother;
 }
 
-/** The weights of a piece's rows on its joints, row-major rows × joints. */
-function pieceWeights(setup: DdmSetup, mesh: DdmWeights, c: number): Float64Array {
+/**
+ * The weights of a piece's rows on its joints, row-major rows × joints; or, with `sums`, only each
+ * row's sum over its joints (summed as the full matrix's row would be), without the matrix.
+ */
+function pieceWeights(setup: DdmSetup, mesh: DdmWeights, c: number, sums = false): Float64Array {
   const rows = setup.pieces[c];
   const jointOf = setup.jointsOf[c];
   const J = jointOf.length;
   const K = mesh.influences;
   const col = new Map<number, number>();
   jointOf.forEach((j, q) => col.set(j, q));
-  const W = new Float64Array(rows.length * J);
+  const W = new Float64Array(sums ? J : rows.length * J);
+  const out = sums ? new Float64Array(rows.length) : W;
   rows.forEach((r, a) => {
     const i = setup.firstOf[r];
+    const o = sums ? 0 : a * J;
     for (let k = K * i; k < K * i + K; k++)
-      if (mesh.weights[k] !== 0) W[a * J + col.get(mesh.joints[k])!] += mesh.weights[k];
+      if (mesh.weights[k] !== 0) W[o + col.get(mesh.joints[k])!] += mesh.weights[k];
+    if (!sums) return;
+    let sum = 0;
+    for (let j = 0; j < J; j++) sum += W[j];
+    out[a] = sum;
+    W.fill(0);
   });
-  return W;
+  return out;
 }
+
+/** Each row's sum of its weights on the piece's joints ({@link pieceWeights}). */
+const pieceWeightSums = (setup: DdmSetup, mesh: DdmWeights, c: number): Float64Array =>
+  pieceWeights(setup, mesh, c, true);
 
 /** New smoothing steps with a piece's factor (rows in the piece's order), on a kernel from `kernels`. */
 function pieceSmoother(setup: DdmSetup, f: Omit<DdmPieceFactor, 'sums'>, kernels?: SmootherKernels): Smoother {
@@ -127,15 +141,12 @@ export function factorDdmPiece(
   });
   options.signal?.throwIfAborted();
   const factor = factorLdlt({ n: nb, offsets: o, columns: col, values: val }, xyz, shared, ordering);
-  const W = pieceWeights(setup, mesh, c);
-  const J = setup.jointsOf[c].length;
+  const weightSums = pieceWeightSums(setup, mesh, c);
   const count = system === 'kappa' ? nb : 10 * nb;
   const sums = shared ? new Float64Array(new SharedArrayBuffer(8 * count)) : new Float64Array(count);
   rows.forEach((r, a) => {
-    let sum = 0;
-    for (let j = 0; j < J; j++) sum += W[a * J + j];
-    if (system === 'kappa') sums[a] = sum;
-    else outer(setup.x, r, sum, sums, 10 * a);
+    if (system === 'kappa') sums[a] = weightSums[a];
+    else outer(setup.x, r, weightSums[a], sums, 10 * a);
   });
   const smoother = pieceSmoother(setup, { piece: c, system, factor }, options.kernels);
   smoothWith(setup, smoother, sums, system === 'kappa' ? 1 : 10, options, onWork);
