@@ -173,11 +173,12 @@ export function finishDirectDeltaMush(setup: DdmSetup, mesh: DdmInput, solved: r
   const jointAt = new Uint32Array(start[m]);
   const valueAt = new Float64Array(width * start[m]);
   for (const s of ordered) {
-    s.rows.forEach((r, q) => {
-      const k = fill[r]++;
-      jointAt[k] = s.joints[q];
-      valueAt.set(s.values.subarray(width * q, width * q + width), width * k);
-    });
+    const { rows, joints, values } = s;
+    for (let q = 0; q < rows.length; q++) {
+      const k = fill[rows[q]]++;
+      jointAt[k] = joints[q];
+      for (let e = 0; e < width; e++) valueAt[width * k + e] = values[width * q + e];
+    }
     if (moments && s.moments)
       pieces[setup.tasks[s.task].piece].forEach((r, a) =>
         moments.set(s.moments!.subarray(10 * a, 10 * a + 10), 10 * r),

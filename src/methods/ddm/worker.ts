@@ -38,16 +38,22 @@ function withProgress<T>(f: (onWork: (work: number) => void) => T): T {
   return out;
 }
 
+/**
+ * This thread's kernel instances, reused from piece to piece and call to call: a fresh instance
+ * (a fresh WebAssembly memory) per piece made each of two threads run slower than one alone.
+ */
+const kernels = new SmootherKernels();
+
 workerpool.worker({
   factor(setup: DdmSetup, mesh: DdmWeights, c: number, system: DdmSystem): DdmPieceFactor {
     // Factor and shared solve in SharedArrayBuffers; the smoother is not sent (the solving
     // threads make their own from the shared factor).
-    const f = withProgress((onWork) => factorDdmPiece(setup, mesh, c, system, {}, onWork, true));
+    const f = withProgress((onWork) => factorDdmPiece(setup, mesh, c, system, { kernels }, onWork, true));
+    f.smoother?.release();
     return { piece: f.piece, system: f.system, factor: f.factor, sums: f.sums };
   },
   solve(setup: DdmSetup, mesh: DdmWeights, taskIds: number[], factors: DdmPieceFactor[]) {
     const byKey = new Map(factors.map((f) => [`${f.piece} ${f.system}`, f]));
-    const kernels = new SmootherKernels(); // the call's kernel instances, reused piece to piece
     // A piece not factorised in phase 1 is this thread's alone: factorised here (both systems with
     // one ordering), kept while its tasks are solved.
     let own: { piece: number; factors: [DdmPieceFactor, DdmPieceFactor] } | undefined;
