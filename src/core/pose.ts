@@ -4,7 +4,7 @@
  * @module
  */
 import { CorskinError } from './errors.js';
-import { mat4FromTRS, mat4Multiply, quatFromAxisAngle, quatMultiply } from './math.js';
+import { mat4FromTRS, mat4LinearDeterminant, mat4Multiply, quatFromAxisAngle, quatMultiply } from './math.js';
 import { jointCount, type Skeleton } from './skeleton.js';
 
 /**
@@ -137,14 +137,16 @@ export function rotateJointWorld(
   if (!(joint >= 0 && joint < J)) throw new CorskinError(`joint index ${joint} out of range 0..${J - 1}`);
   if (Math.hypot(axis[0], axis[1], axis[2]) === 0) throw new CorskinError('rotation axis has zero length');
   // The joint's local rotation acts in the frame F = G_parent · P_joint; the world axis seen in
-  // that frame is F⁻¹·axis (linear part; exact for rotations and uniform scale).
+  // that frame is F⁻¹·axis (linear part; exact for rotations and uniform scale). A frame that
+  // reflects (an armature under a mirroring node) turns a local rotation by θ into a world one
+  // by −θ (F R(b, θ) F⁻¹ = R(F b, −θ) for a reflection F), so the angle is negated there.
   const g = globalMatrices(skeleton, pose);
   const frame = skeleton.preTransforms.slice(16 * joint, 16 * joint + 16);
   const p = skeleton.parents[joint];
   if (p >= 0) mat4Multiply(frame, 0, g, 16 * p, frame, 0);
   const inv = solve3(frame, axis);
   const q = new Float64Array(4);
-  quatFromAxisAngle(q, 0, inv[0], inv[1], inv[2], angle);
+  quatFromAxisAngle(q, 0, inv[0], inv[1], inv[2], mat4LinearDeterminant(frame, 0) < 0 ? -angle : angle);
   quatMultiply(pose.rotations, 4 * joint, q, 0, pose.rotations, 4 * joint);
 }
 

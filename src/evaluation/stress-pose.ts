@@ -19,7 +19,9 @@
  *
  * A joint bends further the way it already bends (about parent bone × own bone, in the current
  * pose), or — where the two are in line — about the trunk's up direction × the bone, so a
- * straight limb bends away from the head. The pose starts from the skeleton's rest pose (the
+ * straight limb bends away from the head; it twists right-handed about its bone in its own
+ * frame. So a mirrored rig (an armature under a node scaled −1 along an axis) takes the mirror
+ * image of the pose. The pose starts from the skeleton's rest pose (the
  * nodes' own transforms).
  *
  * @module
@@ -28,6 +30,7 @@ import { limbRoot, skeletonLimbs, trunkFirst } from '../core/limbs.js';
 import { globalMatrices, restPose, rotateJointWorld, type Pose } from '../core/pose.js';
 import { bindJointPositions, type Skeleton } from '../core/skeleton.js';
 import { cross, normalize, sub } from '../core/vec3.js';
+import { mat4LinearDeterminant } from '../core/math.js';
 
 /** The stress pose's angles in degrees (see the module comment), scaled by the amplitude. */
 export const STRESS_ANGLES = {
@@ -85,8 +88,10 @@ export function stressPose(skeleton: Skeleton, amplitude = 1): Pose {
       rotateJointWorld(skeleton, pose, m.joint, normalize(axis), (amplitude * m.bend * Math.PI) / 180);
     }
     if (m.twist) {
+      // About the bone, right-handed in the joint's own frame: a mirrored rig twists the mirror way.
       const b2 = normalize(sub(at(m.child), at(m.joint)));
-      rotateJointWorld(skeleton, pose, m.joint, b2, (amplitude * m.twist * Math.PI) / 180);
+      const hand = mat4LinearDeterminant(globalMatrices(skeleton, pose), 16 * m.joint) < 0 ? -1 : 1;
+      rotateJointWorld(skeleton, pose, m.joint, b2, (hand * amplitude * m.twist * Math.PI) / 180);
     }
   }
   return pose;

@@ -1,0 +1,72 @@
+/**
+ * Synthetic poses of mirrored rigs (an armature under a node scaled −1 along x): a rotation about
+ * a world axis is that rotation whatever the frame's handedness, and the stress pose of a
+ * mirrored character is the mirror image of the character's (found by a check on variants of the
+ * shared characters: the mirrored chicken threw its head up where the chicken bends it down).
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { globalMatrices, restPose, rotateJointWorld } from '../src/core/pose.js';
+import { createSkeleton } from '../src/core/skeleton.js';
+import { stressPose } from '../src/evaluation/stress-pose.js';
+import { extractSkinnedModels } from '../src/io/gltf.js';
+import { readDocument } from '../src/io/node-io.js';
+import { CESIUM_MAN, SHARED } from './helpers/data.js';
+
+/** The first skin's skeleton of `file`, and of the same file under a root node scaled (−1, 1, 1). */
+async function withMirror(file: string) {
+  const plain = await readDocument(file);
+  const mirrored = await readDocument(file);
+  for (const scene of mirrored.getRoot().listScenes()) {
+    const root = mirrored.createNode('mirror').setScale([-1, 1, 1]);
+    for (const child of scene.listChildren()) {
+      scene.removeChild(child);
+      root.addChild(child);
+    }
+    scene.addChild(root);
+  }
+  return [plain, mirrored].map((d) => extractSkinnedModels(d, file)[0].skeleton);
+}
+
+describe('rotateJointWorld in a reflecting frame', () => {
+  it('turns the subtree by the world rotation asked for (a reflection would reverse it)', () => {
+    // Joint 0 under a pre-transform diag(−1, 1, 1); joint 1 one unit along local +y, joint 2 one
+    // more along local +x: world (0, 1, 0) and (−1, 1, 0).
+    const preTransforms = new Float64Array(48);
+    for (let j = 0; j < 3; j++) for (let d = 0; d < 4; d++) preTransforms[16 * j + 5 * d] = 1;
+    preTransforms[0] = -1;
+    const s = createSkeleton({ parents: [-1, 0, 1], preTransforms, restTranslations: [0, 0, 0, 0, 1, 0, 1, 0, 0] });
+    const pose = restPose(s);
+    const g0 = globalMatrices(s, pose);
+    expect([g0[32 + 12], g0[32 + 13], g0[32 + 14]]).toEqual([-1, 1, 0]);
+    // +90° about world z at joint 1, (0, 1, 0): the offset (−1, 0, 0) turns to (0, −1, 0).
+    rotateJointWorld(s, pose, 1, [0, 0, 1], Math.PI / 2);
+    const g = globalMatrices(s, pose);
+    expect(g[32 + 12]).toBeCloseTo(0, 12);
+    expect(g[32 + 13]).toBeCloseTo(0, 12);
+    expect(g[32 + 14]).toBeCloseTo(0, 12);
+  });
+});
+
+describe('the stress pose of a mirrored character', () => {
+  const characters = [
+    CESIUM_MAN,
+    join(SHARED, 'characters', 'chicken.glb'),
+    join(SHARED, 'characters', 'ShibaInu.gltf'),
+  ];
+  it.each(characters)('is the mirror image of the character’s: %s', async (file) => {
+    const [plain, mirrored] = await withMirror(file);
+    for (const amplitude of [0.5, 1]) {
+      const a = globalMatrices(plain, stressPose(plain, amplitude));
+      const b = globalMatrices(mirrored, stressPose(mirrored, amplitude));
+      let size = 0;
+      for (let j = 0; j < plain.parents.length; j++) size = Math.max(size, Math.hypot(a[16 * j + 12], a[16 * j + 13], a[16 * j + 14])); // prettier-ignore
+      let worst = 0;
+      for (let j = 0; j < plain.parents.length; j++) {
+        const o = 16 * j + 12;
+        worst = Math.max(worst, Math.hypot(b[o] + a[o], b[o + 1] - a[o + 1], b[o + 2] - a[o + 2]));
+      }
+      expect(worst / size, `${file} at ${amplitude}`).toBeLessThan(1e-9);
+    }
+  });
+});
