@@ -31,8 +31,8 @@ export interface Smoother {
  * Kernel instances for the smoothers of one thread to reuse, each released one's for the next:
  * a new instance's memory is fresh pages, and two threads of one process fault pages in, and
  * give them back, in turn (measured: a loop allocating 4.8 MB buffers ran 1.6–2× slower on each of
- * two worker threads than alone; reusing them, not at all). Owned by one computation or worker
- * call, so what it holds goes with it.
+ * two worker threads than alone; reusing them, not at all). Owned by one computation, or by a
+ * worker thread for all its calls.
  */
 export class SmootherKernels {
   private readonly spare: KernelInstance[] = [];

@@ -69,10 +69,6 @@ function pieceWeights(setup: DdmSetup, mesh: DdmWeights, c: number, sums = false
   return out;
 }
 
-/** Each row's sum of its weights on the piece's joints ({@link pieceWeights}). */
-const pieceWeightSums = (setup: DdmSetup, mesh: DdmWeights, c: number): Float64Array =>
-  pieceWeights(setup, mesh, c, true);
-
 /** New smoothing steps with a piece's factor (rows in the piece's order), on a kernel from `kernels`. */
 function pieceSmoother(setup: DdmSetup, f: Omit<DdmPieceFactor, 'sums'>, kernels?: SmootherKernels): Smoother {
   const sys = f.system === 'kappa' ? setup.sysK : setup.sysL;
@@ -141,7 +137,7 @@ export function factorDdmPiece(
   });
   options.signal?.throwIfAborted();
   const factor = factorLdlt({ n: nb, offsets: o, columns: col, values: val }, xyz, shared, ordering);
-  const weightSums = pieceWeightSums(setup, mesh, c);
+  const weightSums = pieceWeights(setup, mesh, c, true);
   const count = system === 'kappa' ? nb : 10 * nb;
   const sums = shared ? new Float64Array(new SharedArrayBuffer(8 * count)) : new Float64Array(count);
   rows.forEach((r, a) => {
