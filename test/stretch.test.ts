@@ -11,12 +11,12 @@ import { deform } from '../src/deformers/index.js';
 import { createStretchDeformer, stretchRigFromSkeleton } from '../src/deformers/stretch.js';
 import { measureJointQuality } from '../src/evaluation/joint-quality.js';
 import { bendPose, findJoint, twistPose } from '../src/evaluation/standard-poses.js';
-import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';
+import { extractSkinnedModels, jointBoneSegments, type SkinnedModel } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { readObj, readTgf } from '../src/io/libigl.js';
 import { boneSegments, shepardWeights } from '../src/weights/shepard.js';
 import { runCli } from './helpers/cli.js';
-import { ARM_GLB, LIBIGL, scratch } from './helpers/data.js';
+import { ARM_GLB, LIBIGL, scratch, SHARED } from './helpers/data.js';
 import { validate } from './helpers/gltf.js';
 import { cylinder } from './helpers/cylinder.js';
 
@@ -260,6 +260,42 @@ describe('corskin weights and deform --method stretch', () => {
       for (let k = 0; k < 9; k++) expect(nrm[k]).toBeCloseTo(expectedN[k % 3], 6);
     }
     expect([...ys].sort()).toEqual([0, 1]);
+  });
+
+  it("replaces every influence set of a 16-influence character (the chicken's four), with 4 and with 8", async () => {
+    const input = join(SHARED, 'characters', 'chicken.glb');
+    const [original] = extractSkinnedModels(await readDocument(input), input);
+    expect(original.mesh.influences).toBe(16);
+    const inputErrors = (await validate(input)).issues.numErrors;
+    for (const K of [4, 8]) {
+      const out = join(tmp.dir, `chicken-shepard-${K}.glb`);
+      const r = await runCli('weights', input, '--influences', String(K), '-o', out);
+      expect([r.code, r.stderr]).toEqual([0, '']);
+      expect((await validate(out)).issues.numErrors).toBeLessThanOrEqual(inputErrors);
+      const document = await readDocument(out);
+      for (const p of document
+        .getRoot()
+        .listMeshes()
+        .flatMap((m) => m.listPrimitives()))
+        expect(
+          p
+            .listSemantics()
+            .filter((x) => /^(JOINTS|WEIGHTS)_/.test(x))
+            .sort(),
+        ).toEqual(
+          Array.from({ length: K / 4 }, (_, k) => [`JOINTS_${k}`, `WEIGHTS_${k}`])
+            .flat()
+            .sort(),
+        );
+      // The file's weights are the library's Shepard weights, nothing of the input's left.
+      const [model] = extractSkinnedModels(document, out);
+      const w = shepardWeights(original.mesh.positions, boneSegments(jointBoneSegments(original, input)), {
+        influences: K,
+      });
+      expect(model.mesh.influences).toBe(K);
+      expect(Array.from(model.mesh.joints)).toEqual(Array.from(w.joints));
+      expect(Array.from(model.mesh.weights)).toEqual(Array.from(Float32Array.from(w.weights)));
+    }
   });
 
   it('an OBJ without --skeleton is a clear error', async () => {

@@ -78,10 +78,9 @@ export async function weightsCommand(io: Io, input: string, o: WeightsOptions): 
     const buffer = document.getRoot().listBuffers()[0] ?? document.createBuffer();
     for (const part of model.parts) {
       const p = part.primitive;
-      for (let set = 0; set < 2; set++) {
-        p.setAttribute(`JOINTS_${set}`, null);
-        p.setAttribute(`WEIGHTS_${set}`, null);
-      }
+      // Every influence set of the input goes (a 16-influence character has four).
+      for (const semantic of p.listSemantics())
+        if (/^(JOINTS|WEIGHTS)_\d+$/.test(semantic)) p.setAttribute(semantic, null);
       p.setAttribute(COR_ATTRIBUTE, null);
       removeDeltaMush(p);
       const extras = { ...(p.getExtras() as Record<string, unknown>) };
