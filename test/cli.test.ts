@@ -308,4 +308,21 @@ describe('batch runs: several inputs with --out-dir', () => {
     for (const name of ['CesiumMan.glb', 'Fox.glb', 'chicken.glb'])
       expect(readFileSync(join(two, name)).equals(readFileSync(join(one, name)))).toBe(true);
   });
+
+  it('refuses, before writing anything, two inputs of one name (one output) and an input given twice', async () => {
+    const { copyFileSync, mkdirSync } = await import('node:fs');
+    const other = join(tmp.dir, 'same-name');
+    mkdirSync(other);
+    copyFileSync(CESIUM_MAN, join(other, 'CesiumMan.glb'));
+    const out = join(tmp.dir, 'same-name-out');
+    for (const [inputs, message] of [
+      [[CESIUM_MAN, join(other, 'CesiumMan.glb')], `would both be written to ${join(out, 'CesiumMan.glb')}`],
+      [[CESIUM_MAN, CESIUM_MAN], `${CESIUM_MAN} is given twice`],
+    ] as const) {
+      const r = await runCli('deform', ...inputs, '--method', 'lbs', '--out-dir', out, '--jobs', '2');
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(message);
+      expect(existsSync(out)).toBe(false);
+    }
+  });
 });

@@ -8,7 +8,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { CorskinError } from '../core/errors.js';
 import { nodeWorkerScript } from '../core/node-worker.js';
@@ -99,11 +99,26 @@ export async function runBatch(
   if (existsSync(outDir) && !statSync(outDir).isDirectory())
     throw new UsageError(`--out-dir ${outDir} is a file, not a folder`);
   if (!outDir) throw new UsageError('--out-dir needs a folder');
+  const outputName = (input: string) =>
+    extension ? basename(input).replace(/\.[^.]*$/, '') + extension : basename(input);
+  // Two inputs of one name would write one output, the second over the first.
+  const byName = new Map<string, string>();
+  for (const input of inputs) {
+    const name = outputName(input);
+    const other = byName.get(name);
+    if (other !== undefined)
+      throw new UsageError(
+        resolve(other) === resolve(input)
+          ? `${input} is given twice`
+          : `${other} and ${input} would both be written to ${join(outDir, name)}; give them different names or run them apart`,
+      );
+    byName.set(name, input);
+  }
   makeFolder(outDir, 'the --out-dir folder');
   const parallel = Math.min(jobs ?? availableParallelism(), inputs.length);
   const failed: string[] = [];
   const run = async (input: string) => {
-    const name = extension ? basename(input).replace(/\.[^.]*$/, '') + extension : basename(input);
+    const name = outputName(input);
     // Files in parallel: each helper bake fits on one thread unless told otherwise (the cores are taken).
     const threads = command === 'bake' && opts.as !== 'morphs' && parallel > 1 ? { threads: opts.threads ?? 1 } : {};
     const job: BatchJob = { command, input, output: join(outDir, name), opts: { ...opts, ...threads } };
