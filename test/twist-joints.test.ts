@@ -26,6 +26,19 @@ async function load(file: string): Promise<SkinnedModel> {
 }
 
 describe('corskin add-twist-joints on the arm', () => {
+  it('splits a bone split before with a twist joint of its own name (bone2_twist_2), the pose unchanged', async () => {
+    const once = join(tmp.dir, 'arm-twist-once.glb');
+    const twice = join(tmp.dir, 'arm-twist-twice.glb');
+    expect((await runCli('add-twist-joints', ARM_GLB, '--joints', 'bone2', '-o', once)).code).toBe(0);
+    const r = await runCli('add-twist-joints', once, '--joints', 'bone2', '-o', twice);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/added bone2_twist_2/);
+    const names = (await load(twice)).skeleton.jointNames;
+    expect(names.filter((x) => x.startsWith('bone2_twist')).sort()).toEqual(['bone2_twist', 'bone2_twist_2']);
+    expect(new Set(names).size).toBe(names.length);
+    expect((await validate(twice)).issues.numErrors).toBe(0);
+  });
+
   it('splits bone2: valid file, weights conserved, LBS candy wrapper reduced at 180°, rigid motion exact', async () => {
     const out = join(tmp.dir, 'arm-twist.glb');
     const r = await runCli('add-twist-joints', ARM_GLB, '--joints', 'bone2', '-o', out);

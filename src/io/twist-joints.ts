@@ -1,6 +1,6 @@
 /**
  * Adding twist joints to a glTF character (Le & Hodgins 2016, Sec. 4, Fig. 5): each named joint's bone is
- * split at its middle by a new joint `<name>_twist` that carries the bone's twist, the weights
+ * split at its middle by a new joint `<name>_twist` (`<name>_twist_2`, … where that name is taken) that carries the bone's twist, the weights
  * are split with the projection weight, the animations are rewritten so every pose is the same,
  * and the centers of rotation (when present) are recomputed.
  *
@@ -48,9 +48,8 @@ export async function addTwistJoints(document: Document, names: string[], file?:
       recompute = model.corParameters ?? { sigma: DEFAULT_SIGMA, epsilon: DEFAULT_EPSILON };
     for (const part of model.parts) removeDeltaMush(part.primitive); // the weights change
     for (const name of targets) {
-      splitJoint(document, model, name, report, file);
+      report.added.push(splitJoint(document, model, name, report, file));
       found.add(name);
-      report.added.push(`${name}_twist`);
     }
   }
   const missing = names.filter((n) => !found.has(n));
@@ -63,13 +62,14 @@ export async function addTwistJoints(document: Document, names: string[], file?:
   return report;
 }
 
+/** Splits joint `name`'s bone (see {@link addTwistJoints}); returns the twist joint's name, unique in the document. */
 function splitJoint(
   document: Document,
   model: SkinnedModel,
   name: string,
   report: TwistJointReport,
   file?: string,
-): void {
+): string {
   const joints = model.skin.listJoints();
   const j = joints.findIndex((n) => n.getName() === name);
   const node = joints[j];
@@ -107,9 +107,17 @@ function splitJoint(
   const twistIbm = new Float64Array(16);
   mat4Invert(twistIbm, 0, twistBind, 0);
 
-  // Node tree: joint → twist → child.
+  // Node tree: joint → twist → child. A bone split before keeps its twist joint's name for it.
+  const taken = new Set(
+    document
+      .getRoot()
+      .listNodes()
+      .map((n) => n.getName()),
+  );
+  let twistName = `${name}_twist`;
+  for (let k = 2; taken.has(twistName); k++) twistName = `${name}_twist_${k}`;
   const twist = document
-    .createNode(`${name}_twist`)
+    .createNode(twistName)
     .setTranslation(half)
     .setExtras({ corskin: { twistOf: name } });
   node.addChild(twist);
@@ -126,6 +134,7 @@ function splitJoint(
 
   splitWeights(document, model, j, J - 1, pj, pc, report);
   splitAnimations(document, node, twist, child, axis, half, file);
+  return twistName;
 }
 
 /** w_j' = w_j·e, w_j ← w_j − w_j' (e: clamped projection on the bone), per primitive. */
