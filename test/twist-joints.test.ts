@@ -15,7 +15,7 @@ import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { runCli } from './helpers/cli.js';
 import { convertLibigl } from './helpers/convert.js';
-import { ARM_GLB, scratch } from './helpers/data.js';
+import { ARM_GLB, scratch, SHARED } from './helpers/data.js';
 import { validate } from './helpers/gltf.js';
 
 const tmp = scratch();
@@ -24,6 +24,18 @@ afterAll(tmp.cleanup);
 async function load(file: string): Promise<SkinnedModel> {
   return extractSkinnedModels(await readDocument(file), file)[0];
 }
+
+describe('corskin add-twist-joints on the Fox', () => {
+  it('adds no validator issue the input does not have (a slot the split empties points at joint 0)', async () => {
+    const fox = join(SHARED, 'characters', 'Fox.glb');
+    const out = join(tmp.dir, 'fox-twist.glb');
+    const r = await runCli('add-twist-joints', fox, '--joints', 'b_LeftForeArm,b_RightForeArm,b_Tail01', '-o', out);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    const codes = async (file: string) => new Set((await validate(file)).issues.messages.map((m) => m.code));
+    const before = await codes(fox);
+    expect([...(await codes(out))].filter((c) => !before.has(c))).toEqual([]);
+  });
+});
 
 describe('corskin add-twist-joints on the arm', () => {
   it('splits a bone split before with a twist joint of its own name (bone2_twist_2), the pose unchanged', async () => {

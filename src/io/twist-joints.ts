@@ -7,7 +7,7 @@
  * @module
  */
 import { DEFAULT_EPSILON, DEFAULT_SIGMA } from '../cor/parameters.js';
-import type { Document, Node } from '@gltf-transform/core';
+import type { Accessor, AnimationSampler, Document, Node } from '@gltf-transform/core';
 import { CorskinError } from '../core/errors.js';
 import { mat4FromTRS, mat4Invert, mat4Multiply, quatFromAxisAngle, quatMultiply } from '../core/math.js';
 import { twistAngle } from '../core/twist.js';
@@ -130,7 +130,9 @@ function splitJoint(
   for (let k = 0; k < J - 1; k++) newIbm.set(ibm.subarray(16 * k, 16 * k + 16), 16 * k);
   newIbm.set(twistIbm, 16 * (J - 1));
   const buffer = document.getRoot().listBuffers()[0] ?? document.createBuffer();
+  const oldIbm = model.skin.getInverseBindMatrices();
   model.skin.setInverseBindMatrices(document.createAccessor().setType('MAT4').setArray(newIbm).setBuffer(buffer));
+  if (oldIbm && oldIbm.listParents().length <= 1) oldIbm.dispose(); // its only parent the root
 
   splitWeights(document, model, j, J - 1, pj, pc, report);
   splitAnimations(document, node, twist, child, axis, half, file);
@@ -196,6 +198,9 @@ function splitWeights(
       break;
     }
   }
+  // A slot the split emptied (the vertex past the child: all its weight to the twist joint) points
+  // at joint 0, as glTF asks of unused slots.
+  for (let s = 0; s < joints.length; s++) if (weights[s] === 0) joints[s] = 0;
   K = K2;
   report.influences = Math.max(report.influences, K);
   const buffer = document.getRoot().listBuffers()[0] ?? document.createBuffer();
@@ -211,8 +216,10 @@ function splitWeights(
           ws[4 * i + k] = weights[K * (part.vertexOffset + i) + 4 * set + k];
         }
       }
+      const old = [p.getAttribute(`JOINTS_${set}`), p.getAttribute(`WEIGHTS_${set}`)];
       p.setAttribute(`JOINTS_${set}`, document.createAccessor().setType('VEC4').setArray(js).setBuffer(buffer));
       p.setAttribute(`WEIGHTS_${set}`, document.createAccessor().setType('VEC4').setArray(ws).setBuffer(buffer));
+      for (const a of old) if (a && a.listParents().length <= 1) a.dispose();
     }
   }
   mesh.joints = joints;
@@ -250,7 +257,7 @@ function splitAnimations(
           if (cubic && k % 3 !== 1) continue; // tangents are unchanged by a constant offset
           for (let a = 0; a < 3; a++) v[3 * k + a] -= half[a];
         }
-        sampler.setOutput(document.createAccessor().setType('VEC3').setArray(v).setBuffer(buffer));
+        replaceOutput(sampler, document.createAccessor().setType('VEC3').setArray(v).setBuffer(buffer));
       }
       if (target !== node || ch.getTargetPath() !== 'rotation') continue;
       if (sampler.getInterpolation() === 'CUBICSPLINE') {
@@ -276,7 +283,7 @@ function splitAnimations(
         quatFromAxisAngle(h, 0, axis[0], axis[1], axis[2], tau / 2);
         tw.set(h, 4 * k);
       }
-      sampler.setOutput(document.createAccessor().setType('VEC4').setArray(own).setBuffer(buffer));
+      replaceOutput(sampler, document.createAccessor().setType('VEC4').setArray(own).setBuffer(buffer));
       const twistSampler = document
         .createAnimationSampler()
         .setInput(sampler.getInput())
@@ -289,4 +296,11 @@ function splitAnimations(
         );
     }
   }
+}
+
+/** Sets `sampler`'s output, disposing of the one it had where nothing else uses it (its only parent the root). */
+function replaceOutput(sampler: AnimationSampler, output: Accessor): void {
+  const old = sampler.getOutput();
+  sampler.setOutput(output);
+  if (old && old.listParents().length <= 1) old.dispose();
 }
