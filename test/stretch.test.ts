@@ -39,6 +39,26 @@ describe('Shepard weights', () => {
     }
   });
 
+  it('large drop rates tend to the nearest bone alone (m = 5,000 gave three bones a third each)', () => {
+    // Three bones at distances 1, 1.01 and 1.02 from the vertex (log-domain reference).
+    const three = boneSegments([[[0, 0, 0, 0, 0, 1]], [[1.01, 0, 0, 1.01, 0, 1]], [[0, 1.02, 0, 0, 1.02, 1]]]);
+    const p = [0, 0, 0.5]; // on bone 0
+    const q = [-1, 0, 0.5]; // 1, 2.01 and √(1 + 1.0404) from the bones
+    for (const m of [2, 50, 1000, 5000, 1e6]) {
+      const w = shepardWeights(q, three, { dropRate: m, influences: 3 });
+      const d = [1, 2.01, Math.hypot(1, 1.02)];
+      const logs = d.map((x) => -m * Math.log(x));
+      const top = Math.max(...logs);
+      const expected = logs.map((l) => Math.exp(l - top));
+      const total = expected.reduce((a, b) => a + b, 0);
+      for (let r = 0; r < 3; r++) expect(w.weights[r], `m = ${m}`).toBeCloseTo(expected[w.joints[r]] / total, 6);
+      expect(w.joints[0]).toBe(0);
+      // On a bone: that bone alone, at any drop rate.
+      const on = shepardWeights(p, three, { dropRate: m, influences: 3 });
+      expect([on.joints[0], on.weights[0]]).toEqual([0, 1]);
+    }
+  });
+
   it('on the cylinder: non-negative, sum to 1, continuous across the joint, 1 on a bone', () => {
     const { mesh } = cylinder({ rings: 81 });
     const segs = boneSegments([[[0, 0, 0, 1, 0, 0]], [[1, 0, 0, 2, 0, 0]]]);

@@ -77,7 +77,6 @@ export function shepardWeights(
   const D = new Float64Array(B);
   const order = Array.from({ length: B }, (_, b) => b);
   const k = Math.min(K, B);
-  const Dm = new Float64Array(k);
   const W = new Float64Array(k);
   const { segments, offsets } = bones;
   const a = [0, 0, 0];
@@ -97,23 +96,14 @@ export function shepardWeights(
       D[b] = d;
     }
     order.sort((p, q) => D[p] - D[q] || p - q);
-    // W_r = Π_{s≠r} D_s^m / Σ_t Π_{s≠t} D_s^m over the k nearest; the products are scaled by
-    // the k-th nearest distance first so they neither underflow nor overflow.
-    const scale = D[order[k - 1]] || 1;
-    for (let r = 0; r < k; r++) Dm[r] = Math.pow(D[order[r]] / scale, m);
+    // W_r = Π_{s≠r} D_s^m / Σ_t Π_{s≠t} D_s^m over the k nearest, = D_r^−m / Σ_t D_t^−m: taken as
+    // (D_nearest / D_r)^m, each in [0, 1] with the nearest's 1, so no drop rate overflows (the
+    // products, even scaled, underflowed to 0 from m ≈ 1,000 and the bones then shared equally).
+    const nearest = D[order[0]];
     let sum = 0;
     for (let r = 0; r < k; r++) {
-      let prod = 1;
-      for (let s = 0; s < k; s++) if (s !== r) prod *= Dm[s];
-      W[r] = prod;
-      sum += prod;
-    }
-    if (!(sum > 0)) {
-      // Two or more bones at distance 0 (the vertex lies where they meet): share equally.
-      let zeros = 0;
-      for (let r = 0; r < k; r++) if (Dm[r] === 0) zeros++;
-      for (let r = 0; r < k; r++) W[r] = Dm[r] === 0 ? 1 / zeros : 0;
-      sum = 1;
+      W[r] = nearest > 0 ? Math.pow(nearest / D[order[r]], m) : +(D[order[r]] === 0);
+      sum += W[r]; // ≥ 1: the nearest's 1 (at distance 0, 1 for each bone there: they share equally)
     }
     for (let r = 0; r < k; r++) {
       joints[K * i + r] = order[r];
