@@ -218,31 +218,31 @@ describe('a baked file in three.js (stock GLTFLoader + AnimationMixer)', () => {
 });
 
 describe('corskin bake: bad input', () => {
-  it('no animation, --helpers 99, an unknown method: a clear error naming the file, exit 1, no output', async () => {
+  it('no animation: a clear error naming the file, exit 1; --helpers 99, an unknown method or kind: usage errors, exit 2; no output', async () => {
     const still = join(tmp.dir, 'still.glb');
     const io = new NodeIO();
     const doc = await io.read(CESIUM_MAN);
     for (const a of doc.getRoot().listAnimations()) a.dispose();
     await io.write(still, doc);
-    const cases: [string[], RegExp][] = [
-      [[still, '--method', 'dqs', '--as', 'morphs'], /no animation/],
+    const cases: [string[], RegExp, number][] = [
+      [[still, '--method', 'dqs', '--as', 'morphs'], /no animation/, 1],
       [
         [CESIUM_MAN, '--method', 'dqs', '--as', 'helpers', '--helpers', '99'],
-        /--helpers must be a whole number from 1 to 16, got 99/, // said before any sampling
+        /'--helpers <n>' argument '99' is invalid\. expected a whole number from 1 to 16/,
+        2,
       ],
-      [[CESIUM_MAN, '--method', 'nope', '--as', 'morphs'], /unknown method "nope"/],
-      [
-        [CESIUM_MAN, '--method', 'dqs', '--as', 'pancakes'],
-        /--as must be helpers, morphs or helpers\+morphs, got "pancakes"/,
-      ],
+      [[CESIUM_MAN, '--method', 'nope', '--as', 'morphs'], /'--method <m>' argument 'nope' is invalid/, 2],
+      [[CESIUM_MAN, '--method', 'lbs', '--as', 'morphs'], /Allowed choices are dqs, sbs/, 2],
+      [[CESIUM_MAN, '--method', 'dqs', '--as', 'pancakes'], /'--as <kind>' argument 'pancakes' is invalid/, 2],
+      [[CESIUM_MAN, '--method', 'dqs', '--as', 'helpers', '--influences', '6'], /expected 4 or 8/, 2],
     ];
-    for (const [k, [args, message]] of cases.entries()) {
+    for (const [k, [args, message, code]] of cases.entries()) {
       const out = join(tmp.dir, `bad-${k}.glb`);
       const r = await runCli('bake', ...args, '-o', out);
-      expect(r.code).toBe(1);
+      expect(r.code).toBe(code);
       expect(r.stderr).toMatch(/^corskin: error: /m);
       expect(r.stderr).toMatch(message);
-      expect(r.stderr).toContain(args[0]);
+      if (code === 1) expect(r.stderr).toContain(args[0]); // the file's problem names the file
       expect(existsSync(out)).toBe(false);
     }
   });

@@ -308,7 +308,7 @@ describe("a method's parameters given with another method", () => {
     expect(existsSync(join(tmp.dir, 'dm-zero.glb'))).toBe(false);
   });
 
-  it('precompute --method cor with a DDM option, bake --as morphs with --keyframe-tolerance, --threads and --jobs for one file: warned, ignored', async () => {
+  it('precompute --method cor with a DDM option, bake --as morphs with --keyframe-tolerance, --threads and --jobs for one file, deform --time with --pose: warned, ignored', async () => {
     const cor = await runCli(
       'precompute',
       CESIUM_MAN,
@@ -328,6 +328,10 @@ describe("a method's parameters given with another method", () => {
     // The morph bake runs on one thread; --jobs spreads files written with --out-dir.
     expect(bake.stderr).toMatch(/warning: --threads applies to the helpers; ignored with --as morphs/);
     expect(bake.stderr).toMatch(/warning: --jobs applies to files written with --out-dir; ignored for one file/);
+    // deform poses a clip's frame or, without one, --pose's pose: both asked, --pose is said to be ignored.
+    const clip = await runCli('deform', CESIUM_MAN, '--method', 'dqs', '--time', '0.5', '--pose', 'stress', '-o', join(tmp.dir, 'clip.glb')); // prettier-ignore
+    expect(clip.code).toBe(0);
+    expect(clip.stderr).toMatch(/warning: --pose poses the character without an animation; ignored with --time/);
     // A batch of morph bakes on two threads: nothing said of --threads, which it does not give them.
     const batch = await runCli('bake', CESIUM_MAN, out, '--method', 'dqs', '--as', 'morphs', '--rate', '5', '--jobs', '2', '--out-dir', join(tmp.dir, 'morphs-batch')); // prettier-ignore
     expect(batch.code, batch.stderr).toBe(0);

@@ -24,6 +24,7 @@ import {
   positiveInteger,
   threadCount,
   positiveNumber,
+  wholeNumberUpTo,
   withBatchOutput,
   withMethodOptions,
 } from './options.js';
@@ -49,10 +50,8 @@ export function addPoseCommands(program: Command, io: Io): void {
         .addOption(
           new Option(
             '--pose <p>',
-            "without an animation: rest (the joints' node transforms), bind (where the inverse bind matrices put them), or the evaluation's stress pose (every limb bent, twisted and curled; stress-half: at half amplitude)",
-          )
-            .choices(['rest', 'bind', 'stress', 'stress-half'])
-            .default('rest'),
+            "without an animation: rest (the joints' node transforms; the default), bind (where the inverse bind matrices put them), or the evaluation's stress pose (every limb bent, twisted and curled; stress-half: at half amplitude)",
+          ).choices(['rest', 'bind', 'stress', 'stress-half']),
         )
         .option(
           '--influences <k>',
@@ -74,20 +73,27 @@ export function addPoseCommands(program: Command, io: Io): void {
           'bake a method into a standard glTF any engine plays with its own linear blend skinning: --as helpers, helper joints fitted by skinning decomposition (Le & Deng 2012, "Smooth Skinning Decomposition with Rigid Bones", ACM TOG 31(6), SIGGRAPH Asia 2012), or --as morphs, one sparse corrective morph target per sample of every clip (exact at the samples, blended linearly between), or --as helpers+morphs, the helpers and then what they leave as morph targets (exact at the samples; smaller than morphs alone only at a looser --tolerance); prints how closely the baked file\'s LBS plays the method, next to plain LBS',
         )
         .argument('<inputs...>', 'skinned, animated .glb or .gltf files')
-        .requiredOption('--method <m>', `method to bake: ${BAKE_METHODS.join(', ')}`)
-        .requiredOption(
-          '--as <kind>',
-          'helpers (helper joints, Le & Deng 2012), morphs (sparse corrective morph targets), or helpers+morphs (the helpers, then the residual as morph targets)',
+        .addOption(new Option('--method <m>', 'method to bake').choices([...BAKE_METHODS]).makeOptionMandatory())
+        .addOption(
+          new Option(
+            '--as <kind>',
+            'helpers (helper joints, Le & Deng 2012), morphs (sparse corrective morph targets), or helpers+morphs (the helpers, then the residual as morph targets)',
+          )
+            .choices(['helpers', 'morphs', 'helpers+morphs'])
+            .makeOptionMandatory(),
         )
         .option(
           '--helpers <n>',
           `helpers: helper joints per joint region, 1 to ${MAX_HELPERS_PER_REGION} (default 2)`,
-          positiveInteger,
+          (value: string) => wholeNumberUpTo(value, MAX_HELPERS_PER_REGION),
         )
         .option(
           '--influences <k>',
           "helpers: influences per vertex in the baked file, 4 or 8 (default 4; three.js's stock GLTFLoader skins 4, Babylon.js 8, Blender all: the report says what a 4-influence engine plays of a bake with more)",
-          positiveInteger,
+          (value: string) => {
+            if (value !== '4' && value !== '8') throw new InvalidArgumentError('expected 4 or 8');
+            return Number(value);
+          },
         )
         .option(
           '--rate <fps>',

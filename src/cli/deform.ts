@@ -56,6 +56,8 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
     .listAnimations()
     .map((a, i) => a.getName() || `animation ${i}`);
   let clipName: string | undefined;
+  if (o.pose !== undefined && (o.animation !== undefined || o.time !== undefined))
+    io.err(`corskin: warning: --pose poses the character without an animation; ignored with ${o.animation !== undefined ? '--animation' : '--time'}`); // prettier-ignore
   if (o.animation !== undefined) {
     const i = Number(o.animation);
     clipName = clipNames.includes(o.animation)

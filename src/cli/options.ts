@@ -31,14 +31,17 @@ export function positiveInteger(value: string): number {
   return x;
 }
 
+/** Parses a whole number from 1 to `most`; `why`, when given, follows the error's range. */
+export function wholeNumberUpTo(value: string, most: number, why = ''): number {
+  const x = numberOf(value);
+  if (!Number.isInteger(x) || x < 1 || x > most)
+    throw new InvalidArgumentError(`expected a whole number from 1 to ${most}${why}`);
+  return x;
+}
+
 /** Parses a thread or job count: a whole number from 1 to {@link MAX_THREADS}. */
 export function threadCount(value: string): number {
-  const x = numberOf(value);
-  if (!Number.isInteger(x) || x < 1 || x > MAX_THREADS)
-    throw new InvalidArgumentError(
-      `expected a whole number from 1 to ${MAX_THREADS} (threads beyond the cores only add their start)`,
-    );
-  return x;
+  return wholeNumberUpTo(value, MAX_THREADS, ' (threads beyond the cores only add their start)');
 }
 
 /** Parses a finite number ≥ 0 (tolerances, times). */
