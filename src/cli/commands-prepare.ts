@@ -87,7 +87,7 @@ export function addPrepareCommands(program: Command, io: Io): void {
     .argument('<input>', 'skinned .glb or .gltf file (one skin)')
     .requiredOption(
       '--cage <file>',
-      "closed, outward-facing triangle cage around the skin (.obj, .glb or .gltf), in the skin's bind space",
+      "closed, outward-facing triangle cage around the skin (.obj, .glb or .gltf), in the skin's bind space; or auto: a star-shaped 320-triangle cage built around the skin",
     )
     .addOption(
       new Option(
