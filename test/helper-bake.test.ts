@@ -23,7 +23,7 @@ import { bakeHelperJointsParallel } from '../src/io/helper-bake-parallel.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { stressPose } from '../src/evaluation/stress-pose.js';
 import { readDocument, writeDocument } from '../src/io/node-io.js';
-import { validate } from './helpers/gltf.js';
+import { underRoot, validate } from './helpers/gltf.js';
 import { BLENDER, matchVertices, runBlender } from './helpers/blender.js';
 import { CESIUM_MAN, scratch, SHARED } from './helpers/data.js';
 import { loadInThree, threePlayer } from './helpers/three-playback.js';
@@ -219,14 +219,7 @@ describe('bake --as helpers on a mirrored rig', () => {
   async function mirroredFox(bind: boolean): Promise<string> {
     const io = new NodeIO();
     const document = await io.read(join(SHARED, 'characters/Fox.glb'));
-    for (const scene of document.getRoot().listScenes()) {
-      const root = document.createNode('mirror').setScale([-1, 1, 1]);
-      for (const child of scene.listChildren()) {
-        scene.removeChild(child);
-        root.addChild(child);
-      }
-      scene.addChild(root);
-    }
+    await document.transform(underRoot({ scale: [-1, 1, 1] }));
     if (bind) {
       for (const skin of document.getRoot().listSkins()) {
         const ibm = skin.getInverseBindMatrices()!;

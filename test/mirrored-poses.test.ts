@@ -12,19 +12,13 @@ import { stressPose } from '../src/evaluation/stress-pose.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { CESIUM_MAN, SHARED } from './helpers/data.js';
+import { underRoot } from './helpers/gltf.js';
 
 /** The first skin's skeleton of `file`, and of the same file under a root node scaled (−1, 1, 1). */
 async function withMirror(file: string) {
   const plain = await readDocument(file);
   const mirrored = await readDocument(file);
-  for (const scene of mirrored.getRoot().listScenes()) {
-    const root = mirrored.createNode('mirror').setScale([-1, 1, 1]);
-    for (const child of scene.listChildren()) {
-      scene.removeChild(child);
-      root.addChild(child);
-    }
-    scene.addChild(root);
-  }
+  await mirrored.transform(underRoot({ scale: [-1, 1, 1] }));
   return [plain, mirrored].map((d) => extractSkinnedModels(d, file)[0].skeleton);
 }
 

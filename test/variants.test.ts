@@ -10,7 +10,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Document, Transform } from '@gltf-transform/core';
+import type { Transform } from '@gltf-transform/core';
 import { draco, meshopt, quantize, unweld } from '@gltf-transform/functions';
 import { MeshoptEncoder } from 'meshoptimizer';
 import { samplePose } from '../src/core/animation.js';
@@ -25,6 +25,7 @@ import { createIO, readDocument } from '../src/io/node-io.js';
 import { buildTemplateRig } from '../src/methods/templates/rig.js';
 import { createTemplateDeformer } from '../src/methods/templates/deformer.js';
 import { scratch, SHARED } from './helpers/data.js';
+import { underRoot } from './helpers/gltf.js';
 import { setDdmModel } from '../src/methods/ddm/data.js';
 
 const tmp = scratch();
@@ -101,22 +102,6 @@ function oneSided(a: Float32Array, b: Float32Array, h: number): number {
 function hausdorff(a: Float32Array, b: Float32Array, diag: number): number {
   const h = diag * 0.01;
   return Math.max(oneSided(a, b, h), oneSided(b, a, h)) / diag;
-}
-
-/** Puts every scene's top nodes under a new root with the given transform. */
-function underRoot(t: { translation?: [number, number, number]; scale?: [number, number, number] }): Transform {
-  return (doc: Document) => {
-    for (const scene of doc.getRoot().listScenes()) {
-      const root = doc.createNode('variant-root');
-      if (t.translation) root.setTranslation(t.translation);
-      if (t.scale) root.setScale(t.scale);
-      for (const child of scene.listChildren()) {
-        scene.removeChild(child);
-        root.addChild(child);
-      }
-      scene.addChild(root);
-    }
-  };
 }
 
 async function variant(file: string, name: string, transform: Transform): Promise<string> {

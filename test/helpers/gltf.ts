@@ -1,7 +1,23 @@
 /** Direct glTF-Transform access for tests (independent of corskin's reader) and validation. */
 import { readFileSync } from 'node:fs';
-import { NodeIO, type Document } from '@gltf-transform/core';
+import { NodeIO, type Document, type Transform } from '@gltf-transform/core';
 import { validateBytes, type ValidatorReport } from 'gltf-validator';
+
+/** Puts every scene's top nodes under a new root with the given transform (a variant of a character: mirrored, moved, scaled). */
+export function underRoot(t: { translation?: [number, number, number]; scale?: [number, number, number] }): Transform {
+  return (doc: Document) => {
+    for (const scene of doc.getRoot().listScenes()) {
+      const root = doc.createNode('variant-root');
+      if (t.translation) root.setTranslation(t.translation);
+      if (t.scale) root.setScale(t.scale);
+      for (const child of scene.listChildren()) {
+        scene.removeChild(child);
+        root.addChild(child);
+      }
+      scene.addChild(root);
+    }
+  };
+}
 
 export async function readRaw(path: string): Promise<Document> {
   return new NodeIO().read(path);
