@@ -313,10 +313,10 @@ describe('batch runs: several inputs with --out-dir', () => {
     const { copyFileSync, mkdirSync } = await import('node:fs');
     const other = join(tmp.dir, 'same-name');
     mkdirSync(other);
-    copyFileSync(CESIUM_MAN, join(other, 'CesiumMan.glb'));
+    copyFileSync(CESIUM_MAN, join(other, 'cesiumman.glb')); // one file where names ignore case
     const out = join(tmp.dir, 'same-name-out');
     for (const [inputs, message] of [
-      [[CESIUM_MAN, join(other, 'CesiumMan.glb')], `would both be written to ${join(out, 'CesiumMan.glb')}`],
+      [[CESIUM_MAN, join(other, 'cesiumman.glb')], `would both be written to ${join(out, 'cesiumman.glb')}`],
       [[CESIUM_MAN, CESIUM_MAN], `${CESIUM_MAN} is given twice`],
     ] as const) {
       const r = await runCli('deform', ...inputs, '--method', 'lbs', '--out-dir', out, '--jobs', '2');

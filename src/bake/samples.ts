@@ -108,3 +108,6 @@ export function checkBakeSize(samples: number, vertices: number, between = false
       `the bake would hold ${samples.toLocaleString('en-US')} ${between ? 'times' : 'samples'} of ${vertices.toLocaleString('en-US')} vertices, above the limit of ${limit.toExponential(0)} (time, vertex) pairs (about ${between ? 4 : 2} GB): lower the sample rate`,
     );
 }
+
+/** What `corskin bake --as` takes: helper joints, morph targets, or helpers and then the residual as morph targets. */
+export const BAKE_KINDS = ['helpers', 'morphs', 'helpers+morphs'] as const;

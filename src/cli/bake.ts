@@ -20,6 +20,7 @@ import {
 import { sampleMethod, type MethodSamples } from '../bake/sampling.js';
 import {
   AUTO_BAKE_THREADS_FROM,
+  BAKE_KINDS,
   DEFAULT_BAKE_RATE,
   DEFAULT_KEYFRAME_TOLERANCE,
   MAX_BAKE_VERTEX_SAMPLES,
@@ -42,9 +43,6 @@ import { simdBoundDeformer } from '../wasm/bound-deformer.js';
 import { progress, type Io } from './ui.js';
 
 export { BAKE_METHODS };
-
-/** What `--as` takes: helper joints, morph targets, or helpers and then the residual as morph targets. */
-export const BAKE_KINDS = ['helpers', 'morphs', 'helpers+morphs'] as const;
 
 /** Options of {@link bakeCommand}. */
 export interface BakeCommandOptions {
@@ -93,6 +91,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   const start = performance.now();
   checkOutputPath(o.output, ['.glb', '.gltf']);
   checkNotOverwritingInput(o.output, [input], !!o.force);
+  // The CLI's parser checks the method, kind, helpers and influences first; these guard direct calls.
   if (!(BAKE_METHODS as readonly string[]).includes(o.method))
     throw new CorskinError(`unknown method "${o.method}" (expected ${BAKE_METHODS.join(', ')})`, input);
   if (!(BAKE_KINDS as readonly string[]).includes(o.as))

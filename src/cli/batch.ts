@@ -64,8 +64,8 @@ function onWorker(job: BatchJob): Promise<{ out: string[]; err: string[]; error?
  * to `outDir` under its input's file name (`extension`, when given, replaces it), `jobs` files at
  * a time (default: the number of cores; 1 runs them in this thread, one after the other); a
  * missing `outDir` is made.
- * @throws UsageError for neither or both of -o and --out-dir, -o with several inputs, or an
- *   `outDir` that is a file
+ * @throws UsageError for neither or both of -o and --out-dir, -o with several inputs, an
+ *   `outDir` that is a file, or two inputs whose outputs would share a name (one given twice)
  * @throws CorskinError after the batch when any file failed
  */
 export async function runBatch(
@@ -101,18 +101,19 @@ export async function runBatch(
   if (!outDir) throw new UsageError('--out-dir needs a folder');
   const outputName = (input: string) =>
     extension ? basename(input).replace(/\.[^.]*$/, '') + extension : basename(input);
-  // Two inputs of one name would write one output, the second over the first.
+  // Two inputs of one name would write one output, the second over the first (names compared
+  // without case: one file on case-insensitive file systems).
   const byName = new Map<string, string>();
   for (const input of inputs) {
     const name = outputName(input);
-    const other = byName.get(name);
+    const other = byName.get(name.toLowerCase());
     if (other !== undefined)
       throw new UsageError(
         resolve(other) === resolve(input)
           ? `${input} is given twice`
           : `${other} and ${input} would both be written to ${join(outDir, name)}; give them different names or run them apart`,
       );
-    byName.set(name, input);
+    byName.set(name.toLowerCase(), input);
   }
   makeFolder(outDir, 'the --out-dir folder');
   const parallel = Math.min(jobs ?? availableParallelism(), inputs.length);

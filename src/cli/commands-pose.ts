@@ -12,6 +12,7 @@ import { BAKE_METHODS, CHARACTER_METHODS, SKINNING_METHODS, THREE_METHODS } from
 import { DEFAULT_INFLUENCES } from '../cor/parameters.js';
 import {
   AUTO_BAKE_THREADS_FROM,
+  BAKE_KINDS,
   DEFAULT_BAKE_RATE,
   DEFAULT_KEYFRAME_TOLERANCE,
   DEFAULT_HELPER_KEY_TOLERANCE,
@@ -79,7 +80,7 @@ export function addPoseCommands(program: Command, io: Io): void {
             '--as <kind>',
             'helpers (helper joints, Le & Deng 2012), morphs (sparse corrective morph targets), or helpers+morphs (the helpers, then the residual as morph targets)',
           )
-            .choices(['helpers', 'morphs', 'helpers+morphs'])
+            .choices([...BAKE_KINDS])
             .makeOptionMandatory(),
         )
         .option(

@@ -56,7 +56,10 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
     .listAnimations()
     .map((a, i) => a.getName() || `animation ${i}`);
   let clipName: string | undefined;
-  if (o.pose !== undefined && (o.animation !== undefined || o.time !== undefined))
+  // --pose poses the character where no animation is asked for; with one, a skin it does not move rests.
+  const withClip = o.animation !== undefined || o.time !== undefined;
+  const pose = withClip ? undefined : o.pose;
+  if (o.pose !== undefined && withClip)
     io.err(`corskin: warning: --pose poses the character without an animation; ignored with ${o.animation !== undefined ? '--animation' : '--time'}`); // prettier-ignore
   if (o.animation !== undefined) {
     const i = Number(o.animation);
@@ -110,14 +113,14 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
     let skinning: Float64Array;
     try {
       skinning =
-        !clip && o.pose === 'bind'
+        !clip && pose === 'bind'
           ? bindPoseSkinningMatrices(model.skeleton)
           : skinningMatrices(
               model.skeleton,
               clip
                 ? samplePose(model.skeleton, clip, time)
-                : o.pose === 'stress' || o.pose === 'stress-half'
-                  ? stressPose(model.skeleton, o.pose === 'stress' ? 1 : 0.5)
+                : pose === 'stress' || pose === 'stress-half'
+                  ? stressPose(model.skeleton, pose === 'stress' ? 1 : 0.5)
                   : restPose(model.skeleton),
             );
     } catch (e) {
@@ -185,10 +188,10 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
         )} at ${time} s${clipName === undefined ? `, the ${posedSkins > 1 ? "skins' first animations" : "skin's first animation"}` : ''}`
     : clipName !== undefined
       ? `rest pose: "${clipName}" moves no skin`
-      : o.pose === 'bind'
+      : pose === 'bind'
         ? 'bind pose: inverse bind matrices'
-        : o.pose === 'stress' || o.pose === 'stress-half'
-          ? `the evaluation's stress pose${o.pose === 'stress' ? '' : ' at half amplitude'}`
+        : pose === 'stress' || pose === 'stress-half'
+          ? `the evaluation's stress pose${pose === 'stress' ? '' : ' at half amplitude'}`
           : "rest pose: the nodes' own transforms";
   const morphed = models.some((m) => m.morphGroups.length) ? '; morph targets applied before skinning' : '';
   io.out(`wrote ${o.output}: ${vertices} vertices deformed by ${o.method.toUpperCase()} (${when}${morphed})`);

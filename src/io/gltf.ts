@@ -31,6 +31,7 @@ import { COR_ATTRIBUTE, isCageExtras } from './schema.js';
 import { readDeltaMush } from '../methods/ddm/storage.js';
 import { extractAnimations, extractSkeleton, readFloats, skeletonNodes } from './gltf-skeleton.js';
 import { influenceSets } from './gltf-weights.js';
+import { disposeIfUnused } from './unused.js';
 import { setDdmModel } from '../methods/ddm/data.js';
 
 export { COR_ATTRIBUTE };
@@ -397,7 +398,7 @@ export function setCentersOfRotation(
       .setArray(centers.slice(3 * part.vertexOffset, 3 * (part.vertexOffset + part.vertexCount)));
     const old = p.getAttribute(COR_ATTRIBUTE);
     p.setAttribute(COR_ATTRIBUTE, acc);
-    if (old && old.listParents().length <= 1) old.dispose();
+    disposeIfUnused(old);
     const extras = {
       ...(p.getExtras() as object),
       corskin: { sigma: params.sigma, epsilon: params.epsilon, method: params.method ?? 'fast', version: VERSION },

@@ -15,6 +15,7 @@ import { removeDeltaMush } from '../methods/ddm/storage.js';
 import { quantizeWeightSets } from './gltf-weights.js';
 import { clipAnimation } from './gltf-skeleton.js';
 import type { SkinnedModel } from './gltf.js';
+import { disposeIfUnused } from './unused.js';
 import { COR_ATTRIBUTE, helperJointExtras } from './schema.js';
 
 /**
@@ -84,7 +85,7 @@ export function writeHelpers(
   ibms.set(Float32Array.from(ibm.subarray(0, 16 * skinJoints)));
   for (let h = 0; h < H; h++) ibms.set(frames.inverseBind(h), 16 * (skinJoints + h));
   skin.setInverseBindMatrices(document.createAccessor().setType('MAT4').setArray(ibms).setBuffer(buffer));
-  if (oldIbm && oldIbm.listParents().length <= 1) oldIbm.dispose();
+  disposeIfUnused(oldIbm);
   // Channels: translation and rotation of every helper at the samples its keys kept (the keys the
   // fit was measured with; rotations as normalized SHORT unless float was asked), one input per
   // set of kept times in a clip.
@@ -159,7 +160,7 @@ export function writeHelpers(
       if (!ja && !wa) break;
       p.setAttribute(`JOINTS_${set}`, null);
       p.setAttribute(`WEIGHTS_${set}`, null);
-      for (const a of [ja, wa]) if (a && a.listParents().length <= 1) (a as Accessor).dispose();
+      for (const a of [ja, wa]) disposeIfUnused(a);
     }
     p.setAttribute(COR_ATTRIBUTE, null);
     removeDeltaMush(p);

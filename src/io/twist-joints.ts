@@ -14,6 +14,7 @@ import { twistAngle } from '../core/twist.js';
 import { centersOfRotation } from './bake.js';
 import { removeDeltaMush } from '../methods/ddm/storage.js';
 import { COR_ATTRIBUTE, extractSkinnedModels, type SkinnedModel } from './gltf.js';
+import { disposeIfUnused } from './unused.js';
 
 /** What {@link addTwistJoints} did. */
 export interface TwistJointReport {
@@ -132,7 +133,7 @@ function splitJoint(
   const buffer = document.getRoot().listBuffers()[0] ?? document.createBuffer();
   const oldIbm = model.skin.getInverseBindMatrices();
   model.skin.setInverseBindMatrices(document.createAccessor().setType('MAT4').setArray(newIbm).setBuffer(buffer));
-  if (oldIbm && oldIbm.listParents().length <= 1) oldIbm.dispose(); // its only parent the root
+  disposeIfUnused(oldIbm);
 
   splitWeights(document, model, j, J - 1, pj, pc, report);
   splitAnimations(document, node, twist, child, axis, half, file);
@@ -219,7 +220,7 @@ function splitWeights(
       const old = [p.getAttribute(`JOINTS_${set}`), p.getAttribute(`WEIGHTS_${set}`)];
       p.setAttribute(`JOINTS_${set}`, document.createAccessor().setType('VEC4').setArray(js).setBuffer(buffer));
       p.setAttribute(`WEIGHTS_${set}`, document.createAccessor().setType('VEC4').setArray(ws).setBuffer(buffer));
-      for (const a of old) if (a && a.listParents().length <= 1) a.dispose();
+      for (const a of old) disposeIfUnused(a);
     }
   }
   mesh.joints = joints;
@@ -298,9 +299,9 @@ function splitAnimations(
   }
 }
 
-/** Sets `sampler`'s output, disposing of the one it had where nothing else uses it (its only parent the root). */
+/** Sets `sampler`'s output, disposing of the one it had where nothing else uses it. */
 function replaceOutput(sampler: AnimationSampler, output: Accessor): void {
   const old = sampler.getOutput();
   sampler.setOutput(output);
-  if (old && old.listParents().length <= 1) old.dispose();
+  disposeIfUnused(old);
 }

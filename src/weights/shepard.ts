@@ -54,7 +54,7 @@ export interface ShepardOptions {
  * @param bones the bones as segments (bind space, same units)
  * @returns K = `influences` per vertex: `joints` (bone indices, nearest first) and `weights`
  *   (sum 1), length K·n each; unused slots (fewer bones than K) have weight 0
- * @throws CorskinError when there is no bone or a bone has no segment; RangeError for m ≤ 0 or
+ * @throws CorskinError when there is no bone or a bone has no segment; RangeError for m ≤ 0 or infinite, or
  *   influences < 1
  */
 export function shepardWeights(
@@ -64,7 +64,7 @@ export function shepardWeights(
 ): { influences: number; joints: Uint32Array; weights: Float32Array } {
   const m = options.dropRate ?? 2;
   const K = options.influences ?? 4;
-  if (!(m > 0)) throw new RangeError(`drop rate must be > 0, got ${m}`);
+  if (!(m > 0 && Number.isFinite(m))) throw new RangeError(`drop rate must be a finite number > 0, got ${m}`);
   if (!(Number.isInteger(K) && K >= 1)) throw new RangeError(`influences must be a whole number ≥ 1, got ${K}`);
   const B = bones.offsets.length - 1;
   if (B < 1) throw new CorskinError('the skeleton has no bone');

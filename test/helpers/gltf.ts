@@ -43,3 +43,17 @@ export type ValidationReport = ValidatorReport;
 export async function validate(path: string): Promise<ValidationReport> {
   return validateBytes(new Uint8Array(readFileSync(path)));
 }
+
+/**
+ * The validator codes (errors, warnings, infos, hints) that `output` has more of than `input`,
+ * with their counts in `output`: what a command added to its input's issues.
+ */
+export async function grownIssues(input: string, output: string): Promise<[code: string, count: number][]> {
+  const counts = async (file: string) => {
+    const n = new Map<string, number>();
+    for (const m of (await validate(file)).issues.messages) n.set(m.code, (n.get(m.code) ?? 0) + 1);
+    return n;
+  };
+  const before = await counts(input);
+  return [...(await counts(output))].filter(([code, n]) => n > (before.get(code) ?? 0));
+}

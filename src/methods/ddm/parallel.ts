@@ -42,8 +42,10 @@ export type DdmWorkerPool = WorkerThreadPool;
 
 /**
  * Starts `threads` Direct Delta Mush worker threads (default: every core), for several
- * {@link computeDirectDeltaMushParallel} calls in a row.
- * @throws RangeError when threads < 1
+ * {@link computeDirectDeltaMushParallel} calls in a row. Each thread keeps its WebAssembly kernel
+ * memory from call to call (about as large as the largest piece it solved; such memory never
+ * shrinks): terminate the pool to give it back.
+ * @throws RangeError when threads < 1 or above 256
  */
 export function createDdmWorkerPool(threads = availableParallelism()): DdmWorkerPool {
   return startWorkerPool('methods/ddm/worker.js', threads);

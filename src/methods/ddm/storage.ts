@@ -22,6 +22,7 @@ import type { DdmModel, DdmVariant } from './precompute.js';
 import { VERSION } from '../../version.js';
 import { DDM_EXTRAS_KEY } from '../../io/schema.js';
 import type { SkinnedModel } from '../../io/gltf.js';
+import { disposeIfUnused } from '../../io/unused.js';
 import { setDdmModel } from './data.js';
 
 /** The primitive extras key of the stored parameters ({@link DDM_EXTRAS_KEY}). */
@@ -37,7 +38,7 @@ export function removeDeltaMush(p: Primitive): void {
   for (const s of ddmAttributeNames(p)) {
     const old = p.getAttribute(s)!;
     p.setAttribute(s, null);
-    if (old.listParents().length <= 1) old.dispose();
+    disposeIfUnused(old);
   }
   const extras = { ...(p.getExtras() as Record<string, unknown>) };
   delete extras[DDM_EXTRAS];
