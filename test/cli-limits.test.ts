@@ -332,6 +332,37 @@ describe("a method's parameters given with another method", () => {
     const clip = await runCli('deform', CESIUM_MAN, '--method', 'dqs', '--time', '0.5', '--pose', 'stress', '-o', join(tmp.dir, 'clip.glb')); // prettier-ignore
     expect(clip.code).toBe(0);
     expect(clip.stderr).toMatch(/warning: --pose poses the character without an animation; ignored with --time/);
+    // A clip asked for that moves no skin: the skin rests (not at --pose's pose, which is ignored).
+    const doc = await readDocument(CESIUM_MAN);
+    const prop = doc.createNode('prop');
+    doc.getRoot().listScenes()[0].addChild(prop);
+    const buffer = doc.getRoot().listBuffers()[0];
+    const sampler = doc
+      .createAnimationSampler()
+      .setInput(
+        doc
+          .createAccessor()
+          .setType('SCALAR')
+          .setArray(new Float32Array([0, 1]))
+          .setBuffer(buffer),
+      )
+      .setOutput(
+        doc
+          .createAccessor()
+          .setType('VEC3')
+          .setArray(new Float32Array([0, 0, 0, 0, 1, 0]))
+          .setBuffer(buffer),
+      );
+    doc.createAnimation('prop only').addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetNode(prop).setTargetPath('translation').setSampler(sampler)); // prettier-ignore
+    const withProp = join(tmp.dir, 'prop-clip.glb');
+    await writeDocument(doc, withProp, { inputs: [CESIUM_MAN] });
+    const [rested, rest] = [join(tmp.dir, 'prop-stress.glb'), join(tmp.dir, 'prop-rest.glb')];
+    const asked = await runCli('deform', withProp, '--method', 'dqs', '--animation', 'prop only', '--pose', 'stress', '-o', rested); // prettier-ignore
+    expect(asked.stderr).toMatch(/--pose .* ignored with --animation/);
+    expect(asked.stdout).toMatch(/rest pose: "prop only" moves no skin/);
+    expect((await runCli('deform', withProp, '--method', 'dqs', '--pose', 'rest', '-o', rest)).code).toBe(0);
+    const positions = async (file: string) => (await readDocument(file)).getRoot().listMeshes()[0].listPrimitives()[0].getAttribute('POSITION')!.getArray(); // prettier-ignore
+    expect(Array.from((await positions(rested))!)).toEqual(Array.from((await positions(rest))!));
     // A batch of morph bakes on two threads: nothing said of --threads, which it does not give them.
     const batch = await runCli('bake', CESIUM_MAN, out, '--method', 'dqs', '--as', 'morphs', '--rate', '5', '--jobs', '2', '--out-dir', join(tmp.dir, 'morphs-batch')); // prettier-ignore
     expect(batch.code, batch.stderr).toBe(0);
