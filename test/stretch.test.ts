@@ -316,6 +316,10 @@ describe('corskin weights and deform --method stretch', () => {
       expect(Array.from(model.mesh.joints)).toEqual(Array.from(w.joints));
       expect(Array.from(model.mesh.weights)).toEqual(Array.from(Float32Array.from(w.weights)));
     }
+    // A drop rate that leaves most slots at weight 0: those point at joint 0, as glTF asks.
+    const steep = join(tmp.dir, 'chicken-shepard-steep.glb');
+    expect((await runCli('weights', input, '--drop-rate', '5000', '-o', steep)).code).toBe(0);
+    expect(await grownIssues(input, steep)).toEqual([]);
   });
 
   it('an OBJ without --skeleton is a clear error', async () => {

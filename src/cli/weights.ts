@@ -98,8 +98,8 @@ export async function weightsCommand(io: Io, input: string, o: WeightsOptions): 
         for (let i = 0; i < c; i++) {
           for (let k = 0; k < 4; k++) {
             const src = K * (part.vertexOffset + i) + 4 * set + k;
-            js[4 * i + k] = w.joints[src];
             ws[4 * i + k] = w.weights[src];
+            js[4 * i + k] = w.weights[src] === 0 ? 0 : w.joints[src]; // an unused slot points at joint 0
           }
         }
         p.setAttribute(`JOINTS_${set}`, document.createAccessor().setType('VEC4').setArray(js).setBuffer(buffer));

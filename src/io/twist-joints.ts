@@ -1,7 +1,8 @@
 /**
  * Adding twist joints to a glTF character (Le & Hodgins 2016, Sec. 4, Fig. 5): each named joint's bone is
  * split at its middle by a new joint `<name>_twist` (`<name>_twist_2`, … where that name is taken) that carries the bone's twist, the weights
- * are split with the projection weight, the animations are rewritten so every pose is the same,
+ * are split with the projection weight, the animations are rewritten so every joint keeps its pose
+ * (the skin of a split bone then follows its twist in two steps),
  * and the centers of rotation (when present) are recomputed.
  *
  * @module
