@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Document } from '@gltf-transform/core';
+import type { Animation, Document, Node } from '@gltf-transform/core';
 import { createIO, readDocument, writeDocument } from '../src/io/node-io.js';
 import { runCli } from './helpers/cli.js';
 import { CESIUM_MAN, scratch, SHARED } from './helpers/data.js';
@@ -25,6 +25,21 @@ async function variant(name: string, from: string, edit: (doc: Document) => void
   const path = join(tmp.dir, name);
   await writeDocument(doc, path, { force: true });
   return path;
+}
+
+/** Adds to `animation` a LINEAR channel moving `node`'s `path` through `values` (VEC3) at `times`. */
+function linearChannel(
+  doc: Document,
+  animation: Animation,
+  node: Node,
+  path: 'translation' | 'scale',
+  times: number[],
+  values: number[],
+): void {
+  const buffer = doc.getRoot().listBuffers()[0];
+  const accessor = (type: 'SCALAR' | 'VEC3', a: number[]) => doc.createAccessor().setType(type).setArray(Float32Array.from(a)).setBuffer(buffer); // prettier-ignore
+  const sampler = doc.createAnimationSampler().setInput(accessor('SCALAR', times)).setOutput(accessor('VEC3', values));
+  animation.addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler)); // prettier-ignore
 }
 
 /** The first clip's last key moved to `end` seconds. */
@@ -146,28 +161,9 @@ describe('outputs are finite and valid, or not written', () => {
     const zero = await variant('zero-scale.glb', CESIUM_MAN, (doc) => {
       const joint = doc.getRoot().listSkins()[0].listJoints()[3];
       const clip = doc.getRoot().listAnimations()[0];
-      const buffer = doc.getRoot().listBuffers()[0];
-      const sampler = doc
-        .createAnimationSampler()
-        .setInput(
-          doc
-            .createAccessor()
-            .setType('SCALAR')
-            .setArray(Float32Array.from([0, 2]))
-            .setBuffer(buffer),
-        )
-        .setOutput(
-          doc
-            .createAccessor()
-            .setType('VEC3')
-            .setArray(Float32Array.from([0, 0, 0, 0, 0, 0]))
-            .setBuffer(buffer),
-        );
       const old = clip.listChannels().find((c) => c.getTargetNode() === joint && c.getTargetPath() === 'scale');
       old?.dispose();
-      clip
-        .addSampler(sampler)
-        .addChannel(doc.createAnimationChannel().setTargetNode(joint).setTargetPath('scale').setSampler(sampler));
+      linearChannel(doc, clip, joint, 'scale', [0, 2], [0, 0, 0, 0, 0, 0]);
     });
     for (const method of ['cor', 'templates', 'lbs', 'dqs', 'sbs', 'lms', 'ddm', 'stretch']) {
       const out = join(tmp.dir, `zero-${method}.glb`);
@@ -333,29 +329,11 @@ describe("a method's parameters given with another method", () => {
     expect(clip.code).toBe(0);
     expect(clip.stderr).toMatch(/warning: --pose poses the character without an animation; ignored with --time/);
     // A clip asked for that moves no skin: the skin rests (not at --pose's pose, which is ignored).
-    const doc = await readDocument(CESIUM_MAN);
-    const prop = doc.createNode('prop');
-    doc.getRoot().listScenes()[0].addChild(prop);
-    const buffer = doc.getRoot().listBuffers()[0];
-    const sampler = doc
-      .createAnimationSampler()
-      .setInput(
-        doc
-          .createAccessor()
-          .setType('SCALAR')
-          .setArray(new Float32Array([0, 1]))
-          .setBuffer(buffer),
-      )
-      .setOutput(
-        doc
-          .createAccessor()
-          .setType('VEC3')
-          .setArray(new Float32Array([0, 0, 0, 0, 1, 0]))
-          .setBuffer(buffer),
-      );
-    doc.createAnimation('prop only').addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetNode(prop).setTargetPath('translation').setSampler(sampler)); // prettier-ignore
-    const withProp = join(tmp.dir, 'prop-clip.glb');
-    await writeDocument(doc, withProp, { inputs: [CESIUM_MAN] });
+    const withProp = await variant('prop-clip.glb', CESIUM_MAN, (doc) => {
+      const prop = doc.createNode('prop');
+      doc.getRoot().listScenes()[0].addChild(prop);
+      linearChannel(doc, doc.createAnimation('prop only'), prop, 'translation', [0, 1], [0, 0, 0, 0, 1, 0]);
+    });
     const [rested, rest] = [join(tmp.dir, 'prop-stress.glb'), join(tmp.dir, 'prop-rest.glb')];
     const asked = await runCli('deform', withProp, '--method', 'dqs', '--animation', 'prop only', '--pose', 'stress', '-o', rested); // prettier-ignore
     expect(asked.stderr).toMatch(/--pose .* ignored with --animation/);
