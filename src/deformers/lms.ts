@@ -24,6 +24,7 @@ import type { DeformTarget } from './contract.js';
 import { jointQuaternions } from './joint-rotations.js';
 import { writeAffine, writeRotatedBy } from './vertex-writers.js';
 import { deformRigidOrTwoPhase } from './two-phase.js';
+import { mirrorPosed, unmirroredSkinning } from './mirror.js';
 
 /**
  * se(3) logarithm of every skinning matrix: 6 numbers per joint (ω, u).
@@ -73,7 +74,10 @@ export function rotationLogarithm(q: ArrayLike<number>, o: number, omega: number
  *   joint (fewer matrices than the influences name is checked by `deform`, not per frame)
  */
 export function deformLms(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
-  deformRigidOrTwoPhase(mesh, skinning, out, lmsRigid, 'vertex');
+  // A mirrored rig: the unmirrored skeleton posed and the result mirrored back (see mirror.ts).
+  const { skinning: S, mirrored } = unmirroredSkinning(skinning);
+  deformRigidOrTwoPhase(mesh, S, out, lmsRigid, 'vertex');
+  if (mirrored) mirrorPosed({ positions: out.positions, normals: mesh.normals && out.normals, tangents: mesh.tangents && out.tangents }, mesh.positions.length / 3); // prettier-ignore
 }
 
 /**

@@ -26,6 +26,7 @@ import type { DeformTarget } from './contract.js';
 import { jointQuaternions } from './joint-rotations.js';
 import { writeAffine, writeRotated } from './vertex-writers.js';
 import { deformRigidOrTwoPhase } from './two-phase.js';
+import { mirrorPosed, unmirroredSkinning } from './mirror.js';
 
 /**
  * Deforms `mesh` by spherical blend skinning (see {@link Deformer} for the shared contract).
@@ -35,7 +36,10 @@ import { deformRigidOrTwoPhase } from './two-phase.js';
  *   joint (fewer matrices than the influences name is checked by `deform`, not per frame)
  */
 export function deformSbs(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
-  deformRigidOrTwoPhase(mesh, skinning, out, sbsRigid, 'vertex');
+  // A mirrored rig: the unmirrored skeleton posed and the result mirrored back (see mirror.ts).
+  const { skinning: S, mirrored } = unmirroredSkinning(skinning);
+  deformRigidOrTwoPhase(mesh, S, out, sbsRigid, 'vertex');
+  if (mirrored) mirrorPosed({ positions: out.positions, normals: mesh.normals && out.normals, tangents: mesh.tangents && out.tangents }, mesh.positions.length / 3); // prettier-ignore
 }
 
 /**

@@ -24,6 +24,7 @@ import { jointQuaternions } from '../deformers/joint-rotations.js';
 import { SIMD_METHODS, type SimdMethodId } from '../deformers/registry.js';
 import type { StretchRig } from '../deformers/stretch.js';
 import { commonScale, splitScale, uniformScale, type ScaleSplit } from '../deformers/two-phase.js';
+import { mirrorPosed, unmirroredSkinning } from '../deformers/mirror.js';
 import { createStretchSimdDeformer } from './stretch.js';
 import { methodModule } from '../methods/index.js';
 import { jointDualQuaternions } from '../deformers/dqs.js';
@@ -246,7 +247,18 @@ export async function createSkinningKernels<Extra>(
   const jointData = f32.subarray(Q >> 2, (Q >> 2) + (method === 'dqs' || method === 'lms' ? 8 : 4) * J);
   // The matrices go in below (divided by a uniform scale where there is one).
   const all = (s: number) => runKernelRange(exports, call, 0, n, s, 0, f32);
-  const run = (skinning: Float64Array, output: DeformTarget, kernels = all): void => {
+  // LMS and SBS of a mirrored rig: the unmirrored skeleton posed and the result mirrored back, as
+  // their JavaScript deformers do (deformers/mirror.ts).
+  const unmirrors = method === 'lms' || method === 'sbs';
+  let scratch = new Float64Array(0);
+  const run = (matrices: Float64Array, output: DeformTarget, kernels = all): void => {
+    if (unmirrors && scratch.length < matrices.length) scratch = new Float64Array(matrices.length);
+    const { skinning, mirrored } = unmirrors ? unmirroredSkinning(matrices, scratch) : { skinning: matrices, mirrored: false }; // prettier-ignore
+    pose(skinning, kernels);
+    if (mirrored) mirrorPosed({ positions: output.positions, normals: call.N ? output.normals : undefined, tangents: call.T ? output.tangents : undefined }, n); // prettier-ignore
+  };
+  /** The kernels for `skinning` (see run). */
+  const pose = (skinning: Float64Array, kernels: typeof all): void => {
     // A rig under one uniformly scaled node: the kernels on the matrices divided by s, the
     // positions times s (exact, see uniformScale; commonScale finds it without the split, the
     // split's uniformScale where commonScale's test, about a different reference, does not).

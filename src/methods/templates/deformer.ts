@@ -8,10 +8,11 @@
  * @module
  */
 import { CorskinError } from '../../core/errors.js';
-import { mat4LinearDeterminant, quatClosestRotation, quatPolarRotation } from '../../core/math.js';
+import { quatClosestRotation, quatPolarRotation } from '../../core/math.js';
 import type { SkinnedMesh } from '../../core/mesh.js';
 import type { DeformTarget, Deformer } from '../../deformers/contract.js';
 import { deformDqs } from '../../deformers/dqs.js';
+import { mirrorPosed, unmirroredSkinning } from '../../deformers/mirror.js';
 import { writeDualQuaternion } from '../../deformers/vertex-writers.js';
 import { SIDES } from './fit.js';
 import { createTemplateMemo, poseTemplates } from './pose.js';
@@ -186,26 +187,6 @@ export function compactBinding(rig: TemplateRig, n: number): CompactBinding {
 }
 
 /**
- * The skinning matrices the templates pose: `skinning` itself, or — when every joint reflects (an
- * armature under a mirroring node) — the unmirrored skeleton's (x ↦ −x in posed space, into
- * `scratch`), the result to be mirrored back with {@link mirrorPosed}.
- * @returns the matrices and whether they were unmirrored
- */
-export function unmirroredSkinning(skinning: Float64Array, scratch: Float64Array): { skinning: Float64Array; mirrored: boolean } {
-  if (!isMirrored(skinning)) return { skinning, mirrored: false };
-  scratch.set(skinning);
-  for (let o = 0; o < skinning.length; o += 4) scratch[o] = -skinning[o]; // row x of every column
-  return { skinning: scratch.subarray(0, skinning.length), mirrored: true };
-}
-
-/** Mirrors posed positions, normals and tangents of n vertices back (x ↦ −x; see {@link unmirroredSkinning}). */
-export function mirrorPosed(out: DeformTarget, n: number): void {
-  flipX(out.positions, 3, n);
-  if (out.normals) flipX(out.normals, 3, n);
-  if (out.tangents) flipX(out.tangents, 4, n);
-}
-
-/**
  * The registered `templates` method with corskin's deformer signature: DQS of the whole skin, then
  * each bound vertex's position, normal and tangent moved by its blend of the cage's corrections
  * (see the module comment). Skinning matrices that all reflect (an armature under a mirroring
@@ -256,23 +237,4 @@ export function createTemplateDeformer(rig: TemplateRig): Deformer {
       writeDualQuaternion(dqsPosed, out, i, rx, ry, rz, rw, dx, dy, dz, dw);
     }
   }
-}
-
-/** Negates the x of `count` vectors of `stride` numbers in place. */
-function flipX(v: Float32Array, stride: number, count: number): void {
-  for (let o = 0; o < stride * count; o += stride) v[o] = -v[o];
-}
-
-/**
- * Whether the skinning matrices (16·J, column-major) reflect: some determinant negative, none
- * positive (joints scaled to zero, which hide a part, have determinant 0 and do not count).
- */
-function isMirrored(skinning: Float64Array): boolean {
-  let negative = false;
-  for (let o = 0; o < skinning.length; o += 16) {
-    const det = mat4LinearDeterminant(skinning, o);
-    if (det > 0) return false;
-    if (det < 0) negative = true;
-  }
-  return negative;
 }

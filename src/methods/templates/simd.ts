@@ -14,7 +14,8 @@ import type { SkinnedMesh } from '../../core/mesh.js';
 import { createSimdDeformer, createSkinningKernels, type SimdDeformer } from '../../wasm/simd-skinning.js';
 import { simdDeformer } from '../../wasm/instance.js';
 import { meshTemplateRig } from './data.js';
-import { compactBinding, createCageCorrection, mirrorPosed, templateCageMesh, unmirroredSkinning } from './deformer.js';
+import { mirrorPosed, unmirroredSkinning } from '../../deformers/mirror.js';
+import { compactBinding, createCageCorrection, templateCageMesh } from './deformer.js';
 
 /**
  * Prepares skinning templates for `mesh` on the SIMD kernels, with the template rig the mesh
