@@ -11,7 +11,9 @@
  *
  * Scale, shear and reflection of the skinning matrices are handled in two phases
  * (`deformTwoPhase`: blended stretch about the vertex first), the logarithms taken of the
- * rigid parts. Known weakness, reproduced: the principal logarithm is not injective — a rotation past
+ * rigid parts; a mirrored rig (every joint reflects) poses the unmirrored skeleton and mirrors the
+ * result back (`mirror.ts`), since about the vertex its rigid parts are no conjugation of the
+ * character's and the blend of logarithms is not invariant under it. Known weakness, reproduced: the principal logarithm is not injective — a rotation past
  * 180° wraps to its shorter opposite, and rotations about different axes blend along paths that
  * are not the shortest, so LMS degrades for twists and bends well beyond 90° (Le & Hodgins 2016,
  * Figs. 8–9);
