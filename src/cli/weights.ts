@@ -8,7 +8,7 @@ import { buildSkinnedDocument } from '../io/convert.js';
 import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
 import { removeDeltaMush } from '../methods/ddm/storage.js';
 import { COR_ATTRIBUTE, extractSkinnedModels, jointBoneSegments } from '../io/gltf.js';
-import { disposeIfUnused } from '../io/unused.js';
+import { removeInfluenceSets } from '../io/gltf-weights.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { readObj, readTgf } from '../io/libigl.js';
 import { optionalDependency } from '../io/optional.js';
@@ -79,13 +79,7 @@ export async function weightsCommand(io: Io, input: string, o: WeightsOptions): 
     const buffer = document.getRoot().listBuffers()[0] ?? document.createBuffer();
     for (const part of model.parts) {
       const p = part.primitive;
-      // Every influence set of the input goes (a 16-influence character has four).
-      for (const semantic of p.listSemantics())
-        if (/^(JOINTS|WEIGHTS)_\d+$/.test(semantic)) {
-          const old = p.getAttribute(semantic);
-          p.setAttribute(semantic, null);
-          disposeIfUnused(old);
-        }
+      removeInfluenceSets(p); // all of them: a 16-influence character has four
       p.setAttribute(COR_ATTRIBUTE, null);
       removeDeltaMush(p);
       const extras = { ...(p.getExtras() as Record<string, unknown>) };

@@ -26,7 +26,7 @@ import type { DeformTarget } from './contract.js';
 import { jointQuaternions } from './joint-rotations.js';
 import { writeAffine, writeRotatedBy } from './vertex-writers.js';
 import { deformRigidOrTwoPhase } from './two-phase.js';
-import { mirrorPosed, unmirroredSkinning } from './mirror.js';
+import { poseUnmirrored } from './mirror.js';
 
 /**
  * se(3) logarithm of every skinning matrix: 6 numbers per joint (ω, u).
@@ -77,9 +77,7 @@ export function rotationLogarithm(q: ArrayLike<number>, o: number, omega: number
  */
 export function deformLms(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   // A mirrored rig: the unmirrored skeleton posed and the result mirrored back (see mirror.ts).
-  const { skinning: S, mirrored } = unmirroredSkinning(skinning);
-  deformRigidOrTwoPhase(mesh, S, out, lmsRigid, 'vertex');
-  if (mirrored) mirrorPosed({ positions: out.positions, normals: mesh.normals && out.normals, tangents: mesh.tangents && out.tangents }, mesh.positions.length / 3); // prettier-ignore
+  poseUnmirrored(mesh, skinning, out, (S) => deformRigidOrTwoPhase(mesh, S, out, lmsRigid, 'vertex'));
 }
 
 /**

@@ -7,6 +7,7 @@
  * @module
  */
 import { mat4LinearDeterminant } from '../core/math.js';
+import type { SkinnedMesh } from '../core/mesh.js';
 import type { DeformTarget } from './contract.js';
 
 /**
@@ -18,13 +19,30 @@ import type { DeformTarget } from './contract.js';
  */
 export function unmirroredSkinning(
   skinning: Float64Array,
-  scratch = new Float64Array(0),
+  scratch: Float64Array = new Float64Array(0),
 ): { skinning: Float64Array; mirrored: boolean } {
   if (!isMirrored(skinning)) return { skinning, mirrored: false };
   if (scratch.length < skinning.length) scratch = new Float64Array(skinning.length);
   scratch.set(skinning);
   for (let o = 0; o < skinning.length; o += 4) scratch[o] = -skinning[o]; // row x of every column
   return { skinning: scratch.subarray(0, skinning.length), mirrored: true };
+}
+
+/**
+ * Runs `pose` (a deformer of `mesh` into `out`) on the unmirrored skeleton's matrices where every
+ * joint reflects ({@link unmirroredSkinning}, into `scratch` when long enough), and mirrors the
+ * posed positions, normals and tangents the mesh has back; else on `skinning` itself.
+ */
+export function poseUnmirrored(
+  mesh: SkinnedMesh,
+  skinning: Float64Array,
+  out: DeformTarget,
+  pose: (skinning: Float64Array) => void,
+  scratch?: Float64Array,
+): void {
+  const { skinning: S, mirrored } = unmirroredSkinning(skinning, scratch);
+  pose(S);
+  if (mirrored) mirrorPosed({ positions: out.positions, normals: mesh.normals && out.normals, tangents: mesh.tangents && out.tangents }, mesh.positions.length / 3); // prettier-ignore
 }
 
 /** Mirrors posed positions, normals and tangents of n vertices back (x ↦ −x; see {@link unmirroredSkinning}). */

@@ -26,7 +26,7 @@ import type { DeformTarget } from './contract.js';
 import { jointQuaternions } from './joint-rotations.js';
 import { writeAffine, writeRotated } from './vertex-writers.js';
 import { deformRigidOrTwoPhase } from './two-phase.js';
-import { mirrorPosed, unmirroredSkinning } from './mirror.js';
+import { poseUnmirrored } from './mirror.js';
 
 /**
  * Deforms `mesh` by spherical blend skinning (see {@link Deformer} for the shared contract).
@@ -37,9 +37,7 @@ import { mirrorPosed, unmirroredSkinning } from './mirror.js';
  */
 export function deformSbs(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   // A mirrored rig: the unmirrored skeleton posed and the result mirrored back (see mirror.ts).
-  const { skinning: S, mirrored } = unmirroredSkinning(skinning);
-  deformRigidOrTwoPhase(mesh, S, out, sbsRigid, 'vertex');
-  if (mirrored) mirrorPosed({ positions: out.positions, normals: mesh.normals && out.normals, tangents: mesh.tangents && out.tangents }, mesh.positions.length / 3); // prettier-ignore
+  poseUnmirrored(mesh, skinning, out, (S) => deformRigidOrTwoPhase(mesh, S, out, sbsRigid, 'vertex'));
 }
 
 /**

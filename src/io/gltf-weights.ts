@@ -1,11 +1,25 @@
 /**
  * The skin weight accessors of glTF primitives: how many JOINTS_n/WEIGHTS_n sets a primitive
- * has, and renormalising float weights whose sums drifted (Draco quantisation, a bake's exact
+ * has, removing them before new ones are written, and renormalising float weights whose sums drifted (Draco quantisation, a bake's exact
  * normalisation).
  *
  * @module
  */
 import { Accessor, type Document, type Primitive } from '@gltf-transform/core';
+import { disposeIfUnused } from './unused.js';
+
+/**
+ * Removes every JOINTS_n/WEIGHTS_n attribute of `p` (before new influences are written), disposing
+ * of the accessors nothing else uses.
+ */
+export function removeInfluenceSets(p: Primitive): void {
+  for (const semantic of p.listSemantics())
+    if (/^(JOINTS|WEIGHTS)_\d+$/.test(semantic)) {
+      const old = p.getAttribute(semantic);
+      p.setAttribute(semantic, null);
+      disposeIfUnused(old);
+    }
+}
 
 /** Number of JOINTS_n/WEIGHTS_n pairs of a primitive (n = 0, 1, … without a gap). */
 export function influenceSets(p: Primitive): number {

@@ -12,7 +12,7 @@ import { helperFrames, SHORT } from '../bake/helper-frames.js';
 import type { HelperKeys } from '../bake/key-reduction.js';
 import type { SsdrModel } from '../bake/ssdr.js';
 import { removeDeltaMush } from '../methods/ddm/storage.js';
-import { quantizeWeightSets } from './gltf-weights.js';
+import { quantizeWeightSets, removeInfluenceSets } from './gltf-weights.js';
 import { clipAnimation } from './gltf-skeleton.js';
 import type { SkinnedModel } from './gltf.js';
 import { disposeIfUnused } from './unused.js';
@@ -154,14 +154,7 @@ export function writeHelpers(
   const wide = skinJoints + H > 256;
   for (const part of model.parts) {
     const p = part.primitive;
-    for (let set = 0; ; set++) {
-      const ja = p.getAttribute(`JOINTS_${set}`);
-      const wa = p.getAttribute(`WEIGHTS_${set}`);
-      if (!ja && !wa) break;
-      p.setAttribute(`JOINTS_${set}`, null);
-      p.setAttribute(`WEIGHTS_${set}`, null);
-      for (const a of [ja, wa]) disposeIfUnused(a);
-    }
+    removeInfluenceSets(p);
     p.setAttribute(COR_ATTRIBUTE, null);
     removeDeltaMush(p);
     const count = part.vertexCount;

@@ -15,6 +15,7 @@ import { twistAngle } from '../core/twist.js';
 import { centersOfRotation } from './bake.js';
 import { removeDeltaMush } from '../methods/ddm/storage.js';
 import { COR_ATTRIBUTE, extractSkinnedModels, type SkinnedModel } from './gltf.js';
+import { removeInfluenceSets } from './gltf-weights.js';
 import { disposeIfUnused } from './unused.js';
 
 /** What {@link addTwistJoints} did. */
@@ -209,6 +210,7 @@ function splitWeights(
   const J = t + 1;
   for (const part of model.parts) {
     const p = part.primitive;
+    removeInfluenceSets(p);
     for (let set = 0; set < K / 4; set++) {
       const js = J <= 256 ? new Uint8Array(4 * part.vertexCount) : new Uint16Array(4 * part.vertexCount);
       const ws = new Float32Array(4 * part.vertexCount);
@@ -218,10 +220,8 @@ function splitWeights(
           ws[4 * i + k] = weights[K * (part.vertexOffset + i) + 4 * set + k];
         }
       }
-      const old = [p.getAttribute(`JOINTS_${set}`), p.getAttribute(`WEIGHTS_${set}`)];
       p.setAttribute(`JOINTS_${set}`, document.createAccessor().setType('VEC4').setArray(js).setBuffer(buffer));
       p.setAttribute(`WEIGHTS_${set}`, document.createAccessor().setType('VEC4').setArray(ws).setBuffer(buffer));
-      for (const a of old) disposeIfUnused(a);
     }
   }
   mesh.joints = joints;

@@ -45,7 +45,7 @@ export type DdmWorkerPool = WorkerThreadPool;
  * {@link computeDirectDeltaMushParallel} calls in a row. Each thread keeps its WebAssembly kernel
  * memory from call to call (about as large as the largest piece it solved; such memory never
  * shrinks): terminate the pool to give it back.
- * @throws RangeError when threads < 1 or above 256
+ * @throws RangeError as `checkThreads` (threads from 1 to 256)
  */
 export function createDdmWorkerPool(threads = availableParallelism()): DdmWorkerPool {
   return startWorkerPool('methods/ddm/worker.js', threads);
