@@ -165,10 +165,12 @@ export function sbs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: 
 }
 
 /**
- * Log-matrix skinning (Alexa 2002): blend the joints' se(3) twists (ω, u) — 8 f32 per joint at
- * 32·j: ω, 0, u, 0, the principal logarithms `jointTwists` computes — with the weights and
+ * Log-matrix skinning (Alexa 2002): blend the joints' se(3) twists (ω, u) with the weights and
  * exponentiate: R̄ = I + A[ω̄]× + B[ω̄]×², t̄ = V(ω̄) ū = ū + B ω̄×ū + C ω̄×(ω̄×ū), v' = R̄ v + t̄;
- * normals and tangents turn by R̄, as src/deformers/lms.ts.
+ * normals and tangents turn by R̄, as src/deformers/lms.ts. 32 f32 per joint at 128·j: ω, 0, u, 0
+ * (the principal logarithm), ω', 0, u', 0 (the one on the other side of π, `jointTwists`), the
+ * quaternion (w ≥ 0); each influence's twist on the side of π of the pivot (the first packed
+ * influence, the largest weight): the other one where its quaternion · the pivot's < 0.
  */
 export function lms(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, M: usize, L: usize, OP: usize, ON: usize, OT: usize): void {
   for (let i = 0; i < n; i++) {
@@ -178,13 +180,16 @@ export function lms(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: 
       writeRigid(i, M + (jointAt(JI, base) << 6), P, N, T, OP, ON, OT);
       continue;
     }
+    const pivot = v128.load(L + (jointAt(JI, base) << 7), 64);
     let om = f32x4.splat(0), u = om;
     for (let k = 0; k < c; k++) {
       const s = base + <usize>k;
-      const l = L + (jointAt(JI, s) << 5);
+      const l = L + (jointAt(JI, s) << 7);
       const w = f32x4.splat(weightAt(W, s));
-      om = f32x4.add(om, f32x4.mul(w, v128.load(l)));
-      u = f32x4.add(u, f32x4.mul(w, v128.load(l, 16)));
+      // All lanes set where q_j · q_pivot < 0 (signedBy's sign, as a mask).
+      const across = i32x4.shr_s(signedBy(f32x4.splat(1), pivot, v128.load(l, 64)), 31);
+      om = f32x4.add(om, f32x4.mul(w, v128.bitselect(v128.load(l, 32), v128.load(l), across)));
+      u = f32x4.add(u, f32x4.mul(w, v128.bitselect(v128.load(l, 48), v128.load(l, 16), across)));
     }
     const v = v128.load(P + <usize>i * 12);
     const coef = twistCoefficients(hsum(f32x4.mul(om, om)));

@@ -173,7 +173,8 @@ export function corStretched(n: i32, K: i32, P: usize, N: usize, T: usize, C: us
  * Log-matrix skinning's two-phase path (center c = the vertex v, so K̄(v − c) = 0): the twists
  * (ω_j, u_j) of [R_j | M_j(v) − v] — per joint at RM + 128·j, in f64, ω_j (the principal
  * logarithm of R_j) and the coefficient c_j of V(ω_j)⁻¹ = I − ½[ω_j]× + c_j[ω_j]×², so that u_j =
- * V(ω_j)⁻¹ (M_j(v) − v) — blended with the weights
+ * V(ω_j)⁻¹ (M_j(v) − v), then the same for the logarithm on the other side of π, then R_j's
+ * quaternion (w ≥ 0); each influence's on the pivot's side (as `lms`) — blended with the weights
  * divided by their sum and exponentiated: v' = v + V(ω̄) ū; normal by K̄'s cofactor matrix,
  * tangent by K̄, then both rotated by exp(ω̄). The position in f64 from the f64 logarithms: u_j
  * is of the size of v, and v + V(ω̄)ū cancels it back to the posed size (float32 would lose
@@ -188,6 +189,7 @@ export function lmsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: u
     const vx = <f64>load<f32>(p), vy = <f64>load<f32>(p, 4), vz = <f64>load<f32>(p, 8);
     let ox: f64 = 0, oy: f64 = 0, oz: f64 = 0, ux: f64 = 0, uy: f64 = 0, uz: f64 = 0, sum: f64 = 0;
     let k0 = f32x4.splat(0), k1 = k0, k2 = k0;
+    const qp = RM + (jointAt(JI, base) << 7) + 64; // the pivot's quaternion
     for (let k = 0; k < c; k++) {
       const s = base + <usize>k;
       const j = jointAt(JI, s);
@@ -195,9 +197,11 @@ export function lmsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: u
       const w = f32x4.splat(wt);
       const m = M + (j << 6);
       const g = QK + (j << 6);
-      // t = M_j(v) − v; u_j = t − ½ ω×t + c_j ω×(ω×t).
+      // t = M_j(v) − v; u_j = t − ½ ω×t + c_j ω×(ω×t), with the logarithm on the pivot's side of π.
       const tx = affineRow(m, 0, vx, vy, vz) - vx, ty = affineRow(m, 1, vx, vy, vz) - vy, tz = affineRow(m, 2, vx, vy, vz) - vz;
-      const L = RM + (j << 7);
+      const q = RM + (j << 7) + 64;
+      const dot = load<f64>(q) * load<f64>(qp) + load<f64>(q, 8) * load<f64>(qp, 8) + load<f64>(q, 16) * load<f64>(qp, 16) + load<f64>(q, 24) * load<f64>(qp, 24);
+      const L = RM + (j << 7) + (dot < 0 ? 32 : 0);
       const wx = load<f64>(L), wy = load<f64>(L, 8), wz = load<f64>(L, 16), cj = load<f64>(L, 24);
       const ax = wy * tz - wz * ty, ay = wz * tx - wx * tz, az = wx * ty - wy * tx;
       const bx = wy * az - wz * ay, by = wz * ax - wx * az, bz = wx * ay - wy * ax;

@@ -1,10 +1,18 @@
 /**
- * Spherical blend skinning and log-matrix skinning against hand-computed two-bone cases.
+ * Spherical blend skinning and log-matrix skinning against hand-computed two-bone cases, and
+ * log-matrix skinning of real characters turned round.
  */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { samplePose } from '../src/core/animation.js';
 import { mat4FromTRS } from '../src/core/math.js';
-import type { SkinnedMesh } from '../src/core/mesh.js';
+import { boundingBoxDiagonal, type SkinnedMesh } from '../src/core/mesh.js';
+import { skinningMatrices } from '../src/core/pose.js';
 import { deform } from '../src/deformers/index.js';
+import { extractSkinnedModels } from '../src/io/gltf.js';
+import { readDocument } from '../src/io/node-io.js';
+import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
+import { CESIUM_MAN, SHARED } from './helpers/data.js';
 
 /** One vertex per entry, influenced 50/50 (or as given) by joints 0 and 1. */
 function mesh(points: number[][], w1 = 0.5): SkinnedMesh {
@@ -107,5 +115,69 @@ describe('log-matrix skinning (Alexa 2002)', () => {
     const out = deform('lms', mesh([[1, 0, 0]]), pair(identity, rotZAbout((4 * Math.PI) / 3, [0, 0, 0]))).positions;
     expect(out[0]).toBeCloseTo(Math.cos(-Math.PI / 3), 6);
     expect(out[1]).toBeCloseTo(Math.sin(-Math.PI / 3), 6);
+  });
+
+  // Each influence's logarithm on its pivot's side of π: 175° and 185° (−175° principal) about z
+  // blend 50/50 to 180°, where the principal logarithms would blend to no turn at all. In
+  // JavaScript and on the SIMD kernels, rigid and (a stretch along z, the two-phase path) not.
+  it.each([
+    ['rigid', 1],
+    ['stretched along z', 2],
+  ])('blends rotations on either side of 180° across it, not back through 0° (%s)', async (_, stretch) => {
+    const rot = (deg: number) => {
+      const m = rotZAbout((deg * Math.PI) / 180, [0, 0, 0]);
+      for (let r = 0; r < 3; r++) m[8 + r] *= stretch;
+      return m;
+    };
+    const m = mesh([
+      [1, 0, 0],
+      [0, 2, 0],
+    ]);
+    const S = pair(rot(175), rot(185));
+    const simd = await createSimdDeformer(m, 'lms');
+    const fromSimd = { positions: new Float32Array(6) };
+    simd.deform(S, fromSimd);
+    for (const out of [deform('lms', m, S).positions, fromSimd.positions]) {
+      for (const [i, x, y] of [
+        [0, -1, 0],
+        [1, 0, -2],
+      ]) {
+        expect(out[3 * i]).toBeCloseTo(x, 5);
+        expect(out[3 * i + 1]).toBeCloseTo(y, 5);
+        expect(out[3 * i + 2]).toBeCloseTo(0, 5);
+      }
+    }
+  });
+
+  // A character turned round about its up axis: every skinning rotation near 180°. The blend of
+  // logarithms is not invariant under a turn (the measure at 90°, where nothing wraps, is
+  // 2e-4 to 1.3e-2 of the diagonal), but wrapping broke the Soldier, CesiumMan and the Fox apart
+  // at 170°–190° (0.11 to 0.59 of the diagonal off the turned pose).
+  it('keeps a character turned round about its up axis in one piece (CesiumMan, the Fox, the Soldier)', async () => {
+    for (const file of [CESIUM_MAN, join(SHARED, 'characters/Fox.glb'), join(SHARED, 'characters/Soldier.glb')]) {
+      const [model] = extractSkinnedModels(await readDocument(file), file);
+      const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, model.animations[0], 0.5));
+      const base = deform('lms', model.mesh, S).positions;
+      const simd = await createSimdDeformer(model.mesh, 'lms');
+      const fromSimd = { positions: new Float32Array(base.length) };
+      /** Largest distance of the LMS of the turned matrices from the turned LMS, ÷ the diagonal. */
+      const offTurned = (deg: number) => {
+        const c = Math.cos((deg * Math.PI) / 180), s = Math.sin((deg * Math.PI) / 180); // prettier-ignore
+        const turned = S.map((x, k) => (k % 4 === 0 ? c * x + s * S[k + 2] : k % 4 === 2 ? c * x - s * S[k - 2] : x));
+        const out = deform('lms', model.mesh, turned).positions;
+        simd.deform(turned, fromSimd);
+        let worst = 0, simdOff = 0; // prettier-ignore
+        for (let i = 0; i < base.length; i += 3) {
+          const [x, y, z] = [c * base[i] + s * base[i + 2], base[i + 1], c * base[i + 2] - s * base[i]];
+          worst = Math.max(worst, Math.hypot(out[i] - x, out[i + 1] - y, out[i + 2] - z));
+          for (let e = 0; e < 3; e++) simdOff = Math.max(simdOff, Math.abs(fromSimd.positions[i + e] - out[i + e]));
+        }
+        const diag = boundingBoxDiagonal(out);
+        expect(simdOff / diag, `${file} SIMD at ${deg}°`).toBeLessThan(1e-5);
+        return worst / diag;
+      };
+      const quarter = offTurned(90);
+      for (const deg of [170, 180, 190]) expect(offTurned(deg), `${file} at ${deg}°`).toBeLessThan(6 * quarter);
+    }
   });
 });

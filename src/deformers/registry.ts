@@ -67,7 +67,8 @@ export interface MethodInfo<Id extends string = MethodId> {
  * Every method, in report order. Upload costs: LBS a 3×4 matrix; DQS as corskin/three uploads
  * it, the 3×4 matrix and the rotation quaternion (the two-phase path for scaled and mirrored
  * rigs needs both; a rigid-only dual quaternion would be 8); SBS the matrix (for the run-time
- * center) and a quaternion; LMS the se(3) logarithm; CoR the matrix and a quaternion per bone
+ * center) and a quaternion; LMS the se(3) logarithm (its other branch and its
+ * quaternion follow from it); CoR the matrix and a quaternion per bone
  * and the center of rotation per vertex (Bittner et al. 2019 count 20 per bone with a full 4×4
  * matrix); stretch the matrix, a quaternion, the bind joint position and bone axis.
  */

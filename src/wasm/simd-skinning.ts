@@ -221,7 +221,7 @@ export async function createSkinningKernels<Extra>(
   const W = take(4 * K * n);
   const CNT = take(n);
   const M = take(64 * J);
-  const Q = method === 'dqs' || method === 'lms' ? take(32 * J) : method === 'lbs' ? 0 : take(16 * J);
+  const Q = method === 'lms' ? take(128 * J) : method === 'dqs' ? take(32 * J) : method === 'lbs' ? 0 : take(16 * J);
   // The two-phase kernels (asm/two-phase.ts): per joint its rotation (DQS, CoR) and stretch, and
   // whether it is rigid.
   const twoPhase = method !== 'lbs';
@@ -244,7 +244,7 @@ export async function createSkinningKernels<Extra>(
     u8.subarray(CNT, CNT + n),
   );
 
-  const jointData = f32.subarray(Q >> 2, (Q >> 2) + (method === 'dqs' || method === 'lms' ? 8 : 4) * J);
+  const jointData = f32.subarray(Q >> 2, (Q >> 2) + (method === 'lms' ? 32 : method === 'dqs' ? 8 : 4) * J);
   // The matrices go in below (divided by a uniform scale where there is one).
   const all = (s: number) => runKernelRange(exports, call, 0, n, s, 0, f32);
   // LMS and SBS of a mirrored rig: the unmirrored skeleton posed and the result mirrored back, as
@@ -282,11 +282,13 @@ export async function createSkinningKernels<Extra>(
     if (method === 'cor' || method === 'sbs') jointQuaternions(S.subarray(0, 16 * J), jointData);
     else if (method === 'dqs') jointDualQuaternions(S.subarray(0, 16 * J), jointData);
     else if (method === 'lms') {
-      // The twists (ω, u) of the rigid matrices, padded to 8 floats a joint.
-      const L = jointTwists(S.subarray(0, 16 * J));
+      // The twists (ω, u) of the rigid matrices on both sides of π, then their quaternions,
+      // padded to 32 floats a joint (asm/kernels.ts' lms).
+      const q = jointQuaternions(S.subarray(0, 16 * J));
+      const L = jointTwists(S.subarray(0, 16 * J), q);
       for (let j = 0; j < J; j++) {
-        jointData.set(L.subarray(6 * j, 6 * j + 3), 8 * j);
-        jointData.set(L.subarray(6 * j + 3, 6 * j + 6), 8 * j + 4);
+        for (let e = 0; e < 4; e++) jointData.set(L.subarray(12 * j + 3 * e, 12 * j + 3 * e + 3), 32 * j + 4 * e);
+        jointData.set(q.subarray(4 * j, 4 * j + 4), 32 * j + 16);
       }
     }
     kernels(s);
@@ -312,9 +314,13 @@ export async function createSkinningKernels<Extra>(
         f64.set(rotations.subarray(4 * j, 4 * j + 4), h);
         f64.set(split.rotationMatrices.subarray(9 * j, 9 * j + 9), h + 4);
       } else {
-        // The logarithm ω of R_j and V(ω)⁻¹'s coefficient (see asm/two-phase.ts' lmsStretched).
-        omega[3] = rotationLogarithm(rotations, 4 * j, omega);
-        f64.set(omega, h);
+        // The logarithms ω of R_j on both sides of π with V(ω)⁻¹'s coefficients, then R_j's
+        // quaternion (see asm/two-phase.ts' lmsStretched).
+        for (let b = 0; b < 2; b++) {
+          omega[3] = rotationLogarithm(rotations, 4 * j, omega, b === 1);
+          f64.set(omega, h + 4 * b);
+        }
+        f64.set(rotations.subarray(4 * j, 4 * j + 4), h + 8);
       }
       // K_j's columns; their padding lanes 0 (the kernels' 4-lane sums read them).
       for (let c = 0; c < 3; c++) for (let r = 0; r < 4; r++) f32[g + 4 + 4 * c + r] = r < 3 ? stretch[9 * j + 3 * c + r] : 0; // prettier-ignore
