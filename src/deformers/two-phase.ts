@@ -384,7 +384,7 @@ export function deformStretchedVertices(
       const j = js[a];
       for (let e = 0; e < 9; e++) A[e] += w * stretch[9 * j + e];
       // [R_j | M_j(c) − c], the rotation's quaternion with w ≥ 0, as the deformers' own (LMS
-      // takes the principal logarithm).
+      // takes its logarithms from it).
       const sign = RQ[4 * j + 3] < 0 ? -1 : 1;
       const m = 16 * j;
       const tx = S[m] * cx + S[m + 4] * cy + S[m + 8] * cz + S[m + 12] - cx;
