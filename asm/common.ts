@@ -140,7 +140,7 @@ const HALF_PI: f32 = 1.57079632679490;
 /**
  * The coefficients of exp of a twist with |ω|² = t2: (A, B, C, 1 − B·t2), R = I + A[ω]× + B[ω]×²
  * and V = I + B[ω]× + C[ω]×². In f32 without a library call: series below θ = 0.25, else sin and
- * cos by odd polynomials on [−π/2, π/2] (error below 1e-7), for θ < 2π.
+ * cos by odd polynomials on [−π/2, π/2] (error below 1e-7).
  */
 @inline export function twistCoefficients(t2: f32): v128 {
   let A: f32, B: f32, C: f32;
@@ -150,10 +150,8 @@ const HALF_PI: f32 = 1.57079632679490;
     C = <f32>(1.0 / 6.0) - (t2 / 120) * (1 - (t2 / 42) * (1 - t2 / 72));
   } else {
     const theta = Mathf.sqrt(t2);
-    // θ < 2π (a blend of logarithms on both sides of π): x ≡ θ mod 2π in (−π, π].
-    const x = theta > PI32 ? theta - 2 * PI32 : theta;
-    const sn = sinHalfPi(x > HALF_PI ? PI32 - x : x < -HALF_PI ? -PI32 - x : x);
-    const cs = sinHalfPi(HALF_PI - Mathf.abs(x));
+    const sn = sinHalfPi(theta > HALF_PI ? PI32 - theta : theta);
+    const cs = sinHalfPi(HALF_PI - theta);
     A = sn / theta;
     B = (1 - cs) / t2;
     C = (theta - sn) / (t2 * theta);

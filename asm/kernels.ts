@@ -165,45 +165,49 @@ export function sbs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: 
 }
 
 /**
- * Log-matrix skinning (Alexa 2002): blend the joints' se(3) twists (ω, u) with the weights and
- * exponentiate: R̄ = I + A[ω̄]× + B[ω̄]×², t̄ = V(ω̄) ū = ū + B ω̄×ū + C ω̄×(ω̄×ū), v' = R̄ v + t̄;
- * normals and tangents turn by R̄, as src/deformers/lms.ts. 32 f32 per joint at 128·j: ω, 0, u, 0
- * (the principal logarithm), ω', 0, u', 0 (the one on the other side of π, `jointTwists`), the
- * quaternion (w ≥ 0); each influence's twist on the side of π of the pivot (the first packed
- * influence, the largest weight): the other one where its quaternion · the pivot's < 0.
+ * Log-matrix skinning (Alexa 2002) relative to the vertex's pivot p (the first packed influence,
+ * the largest weight), as src/deformers/lms.ts: v' = M_p (R̄ v + t̄) with (R̄, t̄) = exp(Σ w_j
+ * log(M_p⁻¹ M_j) / Σ w_j) — R̄ = I + A[ω̄]× + B[ω̄]×², t̄ = V(ω̄) ū = ū + B ω̄×ū + C ω̄×(ω̄×ū);
+ * normals and tangents turn by R_p R̄. L: per (pivot, joint) pair 8 f32 at 32·pair, ω, 0, u, 0
+ * (`relativeTwist`); PR: each slot's pair (u32, K per vertex; the pivot's own slot 0 unread).
  */
-export function lms(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, M: usize, L: usize, OP: usize, ON: usize, OT: usize): void {
+export function lms(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, M: usize, L: usize, PR: usize, OP: usize, ON: usize, OT: usize): void {
   for (let i = 0; i < n; i++) {
     const c = <i32>load<u8>(CNT + <usize>i);
     const base = <usize>(K * i);
+    const mp = M + (jointAt(JI, base) << 6);
     if (c == 1) {
-      writeRigid(i, M + (jointAt(JI, base) << 6), P, N, T, OP, ON, OT);
+      writeRigid(i, mp, P, N, T, OP, ON, OT);
       continue;
     }
-    const pivot = v128.load(L + (jointAt(JI, base) << 7), 64);
     let om = f32x4.splat(0), u = om;
-    for (let k = 0; k < c; k++) {
+    let sum = weightAt(W, base);
+    for (let k = 1; k < c; k++) {
       const s = base + <usize>k;
-      const l = L + (jointAt(JI, s) << 7);
-      const w = f32x4.splat(weightAt(W, s));
-      // All lanes set where q_j · q_pivot < 0 (signedBy's sign, as a mask).
-      const across = i32x4.shr_s(signedBy(f32x4.splat(1), pivot, v128.load(l, 64)), 31);
-      om = f32x4.add(om, f32x4.mul(w, v128.bitselect(v128.load(l, 32), v128.load(l), across)));
-      u = f32x4.add(u, f32x4.mul(w, v128.bitselect(v128.load(l, 48), v128.load(l, 16), across)));
+      const l = L + (<usize>load<u32>(PR + (s << 2)) << 5);
+      const wt = weightAt(W, s);
+      sum += wt;
+      const w = f32x4.splat(wt);
+      om = f32x4.add(om, f32x4.mul(w, v128.load(l)));
+      u = f32x4.add(u, f32x4.mul(w, v128.load(l, 16)));
     }
+    const inv = f32x4.splat(1 / sum);
+    om = f32x4.mul(om, inv);
+    u = f32x4.mul(u, inv);
     const v = v128.load(P + <usize>i * 12);
     const coef = twistCoefficients(hsum(f32x4.mul(om, om)));
     const a0 = twistColumn(om, coef, f32x4(1, 0, 0, 0), lane0(om));
     const a1 = twistColumn(om, coef, f32x4(0, 1, 0, 0), lane1(om));
     const a2 = twistColumn(om, coef, f32x4(0, 0, 1, 0), lane2(om));
     const t = twistTranslation(om, coef, u);
-    // A rotation: normals and tangents turn with it, no renormalisation.
+    // Then M_p, rigid: normals and tangents turn with it, no renormalisation.
+    const m0 = v128.load(mp), m1 = v128.load(mp, 16), m2 = v128.load(mp, 32);
     const o = <usize>i;
-    v128.store(OP + o * 12, f32x4.add(apply3(a0, a1, a2, v), t));
-    if (ON) v128.store(ON + o * 12, apply3(a0, a1, a2, v128.load(N + o * 12)));
+    v128.store(OP + o * 12, f32x4.add(apply3(m0, m1, m2, f32x4.add(apply3(a0, a1, a2, v), t)), v128.load(mp, 48)));
+    if (ON) v128.store(ON + o * 12, apply3(m0, m1, m2, apply3(a0, a1, a2, v128.load(N + o * 12))));
     if (OT) {
       const tg = v128.load(T + (o << 4));
-      v128.store(OT + (o << 4), f32x4.replace_lane(apply3(a0, a1, a2, tg), 3, f32x4.extract_lane(tg, 3)));
+      v128.store(OT + (o << 4), f32x4.replace_lane(apply3(m0, m1, m2, apply3(a0, a1, a2, tg)), 3, f32x4.extract_lane(tg, 3)));
     }
   }
 }

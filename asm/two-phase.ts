@@ -170,47 +170,56 @@ export function corStretched(n: i32, K: i32, P: usize, N: usize, T: usize, C: us
 }
 
 /**
- * Log-matrix skinning's two-phase path (center c = the vertex v, so K̄(v − c) = 0): the twists
- * (ω_j, u_j) of [R_j | M_j(v) − v] — per joint at RM + 128·j, in f64, ω_j (the principal
- * logarithm of R_j) and the coefficient c_j of V(ω_j)⁻¹ = I − ½[ω_j]× + c_j[ω_j]×², so that u_j =
- * V(ω_j)⁻¹ (M_j(v) − v), then the same for the logarithm on the other side of π, then R_j's
- * quaternion (w ≥ 0); each influence's on the pivot's side (as `lms`) — blended with the weights
- * divided by their sum and exponentiated: v' = v + V(ω̄) ū; normal by K̄'s cofactor matrix,
- * tangent by K̄, then both rotated by exp(ω̄). The position in f64 from the f64 logarithms: u_j
- * is of the size of v, and v + V(ω̄)ū cancels it back to the posed size (float32 would lose
- * 6e-8·|v|, 1/s times the result's rounding on a rig whose matrices scale by s).
+ * Log-matrix skinning's two-phase path (center c = the vertex v, so K̄(v − c) = 0), relative to
+ * the vertex's pivot p (the first packed influence) as the `lms` kernel: the twists (ω_j, u_j)
+ * of [R_p | t_p]⁻¹ [R_j | t_j], t_j = M_j(v) − v — ω_j the principal logarithm of R_pᵀ R_j and
+ * u_j = V(ω_j)⁻¹ R_pᵀ (t_j − t_p) — blended with the weights divided by their sum and
+ * exponentiated: v' = v + t_p + R_p V(ω̄) ū; normal by K̄'s cofactor matrix, tangent by K̄, then
+ * both rotated by R_p exp(ω̄). RM: per joint at 128·j its R_j (9 f64, column-major); PL: per
+ * (pivot, joint) pair at 32·pair ω (3 f64) and the coefficient c of V(ω)⁻¹ = I − ½[ω]× + c[ω]×²;
+ * PR: each slot's pair (u32). The position in f64: t_j is of the size of v, and v + t_p + …
+ * cancels it back to the posed size (float32 would lose 6e-8·|v|, 1/s times the result's
+ * rounding on a rig whose matrices scale by s).
  */
-export function lmsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, M: usize, QK: usize, RM: usize, RIGID: usize, OP: usize, ON: usize, OT: usize): void {
+export function lmsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, M: usize, QK: usize, RM: usize, PL: usize, PR: usize, RIGID: usize, OP: usize, ON: usize, OT: usize): void {
   for (let i = 0; i < n; i++) {
     const c = <i32>load<u8>(CNT + <usize>i);
     const base = <usize>(K * i);
     if (doneWithoutBlend(i, c, base, JI, RIGID, M, P, N, T, OP, ON, OT)) continue;
     const p = P + <usize>i * 12;
     const vx = <f64>load<f32>(p), vy = <f64>load<f32>(p, 4), vz = <f64>load<f32>(p, 8);
-    let ox: f64 = 0, oy: f64 = 0, oz: f64 = 0, ux: f64 = 0, uy: f64 = 0, uz: f64 = 0, sum: f64 = 0;
-    let k0 = f32x4.splat(0), k1 = k0, k2 = k0;
-    const qp = RM + (jointAt(JI, base) << 7) + 64; // the pivot's quaternion
-    for (let k = 0; k < c; k++) {
+    const jp = jointAt(JI, base);
+    const mp = M + (jp << 6);
+    const R = RM + (jp << 7);
+    const r00 = load<f64>(R), r10 = load<f64>(R, 8), r20 = load<f64>(R, 16);
+    const r01 = load<f64>(R, 24), r11 = load<f64>(R, 32), r21 = load<f64>(R, 40);
+    const r02 = load<f64>(R, 48), r12 = load<f64>(R, 56), r22 = load<f64>(R, 64);
+    const px = affineRow(mp, 0, vx, vy, vz) - vx, py = affineRow(mp, 1, vx, vy, vz) - vy, pz = affineRow(mp, 2, vx, vy, vz) - vz;
+    const w0 = weightAt(W, base);
+    let ox: f64 = 0, oy: f64 = 0, oz: f64 = 0, ux: f64 = 0, uy: f64 = 0, uz: f64 = 0, sum: f64 = <f64>w0;
+    const g0 = QK + (jp << 6);
+    const w0x4 = f32x4.splat(w0);
+    let k0 = f32x4.mul(w0x4, v128.load(g0, 16)), k1 = f32x4.mul(w0x4, v128.load(g0, 32)), k2 = f32x4.mul(w0x4, v128.load(g0, 48));
+    for (let k = 1; k < c; k++) {
       const s = base + <usize>k;
       const j = jointAt(JI, s);
       const wt = weightAt(W, s);
       const w = f32x4.splat(wt);
       const m = M + (j << 6);
       const g = QK + (j << 6);
-      // t = M_j(v) − v; u_j = t − ½ ω×t + c_j ω×(ω×t), with the logarithm on the pivot's side of π.
-      const tx = affineRow(m, 0, vx, vy, vz) - vx, ty = affineRow(m, 1, vx, vy, vz) - vy, tz = affineRow(m, 2, vx, vy, vz) - vz;
-      const q = RM + (j << 7) + 64;
-      const dot = load<f64>(q) * load<f64>(qp) + load<f64>(q, 8) * load<f64>(qp, 8) + load<f64>(q, 16) * load<f64>(qp, 16) + load<f64>(q, 24) * load<f64>(qp, 24);
-      const L = RM + (j << 7) + (dot < 0 ? 32 : 0);
+      // d = R_pᵀ (t_j − t_p), t_j = M_j(v) − v; u_j = d − ½ ω×d + c ω×(ω×d).
+      const ex = affineRow(m, 0, vx, vy, vz) - vx - px, ey = affineRow(m, 1, vx, vy, vz) - vy - py, ez = affineRow(m, 2, vx, vy, vz) - vz - pz;
+      const dx = r00 * ex + r10 * ey + r20 * ez, dy = r01 * ex + r11 * ey + r21 * ez, dz = r02 * ex + r12 * ey + r22 * ez;
+      const L = PL + (<usize>load<u32>(PR + (s << 2)) << 5);
       const wx = load<f64>(L), wy = load<f64>(L, 8), wz = load<f64>(L, 16), cj = load<f64>(L, 24);
-      const ax = wy * tz - wz * ty, ay = wz * tx - wx * tz, az = wx * ty - wy * tx;
+      const ax = wy * dz - wz * dy, ay = wz * dx - wx * dz, az = wx * dy - wy * dx;
       const bx = wy * az - wz * ay, by = wz * ax - wx * az, bz = wx * ay - wy * ax;
       const wd = <f64>wt;
       sum += wd;
       ox += wd * wx; oy += wd * wy; oz += wd * wz;
-      ux += wd * (tx - 0.5 * ax + cj * bx);
-      uy += wd * (ty - 0.5 * ay + cj * by);
-      uz += wd * (tz - 0.5 * az + cj * bz);
+      ux += wd * (dx - 0.5 * ax + cj * bx);
+      uy += wd * (dy - 0.5 * ay + cj * by);
+      uz += wd * (dz - 0.5 * az + cj * bz);
       k0 = f32x4.add(k0, f32x4.mul(w, v128.load(g, 16)));
       k1 = f32x4.add(k1, f32x4.mul(w, v128.load(g, 32)));
       k2 = f32x4.add(k2, f32x4.mul(w, v128.load(g, 48)));
@@ -230,11 +239,12 @@ export function lmsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: u
     }
     const cx = oy * uz - oz * uy, cy = oz * ux - ox * uz, cz = ox * uy - oy * ux;
     const ccx = oy * cz - oz * cy, ccy = oz * cx - ox * cz, ccz = ox * cy - oy * cx;
+    const tx = ux + B * cx + C * ccx, ty = uy + B * cy + C * ccy, tz = uz + B * cz + C * ccz;
     const o = <usize>i;
-    store<f32>(OP + o * 12, <f32>(vx + ux + B * cx + C * ccx));
-    store<f32>(OP + o * 12, <f32>(vy + uy + B * cy + C * ccy), 4);
-    store<f32>(OP + o * 12, <f32>(vz + uz + B * cz + C * ccz), 8);
-    // Normal and tangent: stretched by K̄, turned by exp([ω̄]×) in f32.
+    store<f32>(OP + o * 12, <f32>(vx + px + r00 * tx + r01 * ty + r02 * tz));
+    store<f32>(OP + o * 12, <f32>(vy + py + r10 * tx + r11 * ty + r12 * tz), 4);
+    store<f32>(OP + o * 12, <f32>(vz + pz + r20 * tx + r21 * ty + r22 * tz), 8);
+    // Normal and tangent: stretched by K̄, turned by exp([ω̄]×) then R_p, in f32.
     let om = f32x4.splat(0);
     om = f32x4.replace_lane(om, 0, <f32>ox);
     om = f32x4.replace_lane(om, 1, <f32>oy);
@@ -243,10 +253,11 @@ export function lmsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: u
     const a0 = twistColumn(om, coef, f32x4(1, 0, 0, 0), lane0(om));
     const a1 = twistColumn(om, coef, f32x4(0, 1, 0, 0), lane1(om));
     const a2 = twistColumn(om, coef, f32x4(0, 0, 1, 0), lane2(om));
-    if (ON) store3(ON + o * 12, apply3(a0, a1, a2, cofactorNormal(k0, k1, k2, v128.load(N + o * 12))));
+    const q0 = f32x4(<f32>r00, <f32>r10, <f32>r20, 0), q1 = f32x4(<f32>r01, <f32>r11, <f32>r21, 0), q2 = f32x4(<f32>r02, <f32>r12, <f32>r22, 0);
+    if (ON) store3(ON + o * 12, apply3(q0, q1, q2, apply3(a0, a1, a2, cofactorNormal(k0, k1, k2, v128.load(N + o * 12)))));
     if (OT) {
       const t = v128.load(T + (o << 4));
-      v128.store(OT + (o << 4), f32x4.replace_lane(apply3(a0, a1, a2, stretchedTangent(k0, k1, k2, t)), 3, f32x4.extract_lane(t, 3)));
+      v128.store(OT + (o << 4), f32x4.replace_lane(apply3(q0, q1, q2, apply3(a0, a1, a2, stretchedTangent(k0, k1, k2, t))), 3, f32x4.extract_lane(t, 3)));
     }
   }
 }

@@ -261,7 +261,7 @@ export {
 } from './deformers/stretch.js';
 export { shepardWeights, boneSegments, type BoneSegments, type ShepardOptions } from './weights/shepard.js';
 export { deformSbs } from './deformers/sbs.js';
-export { deformLms, jointTwists } from './deformers/lms.js';
+export { deformLms, relativeTwist } from './deformers/lms.js';
 export { distributeTwist, twistAngle, type TwistJoint } from './core/twist.js';
 export { skinningTemplatesMethod } from './methods/templates/index.js';
 export { applyTemplateChoices } from './methods/templates/choices.js';

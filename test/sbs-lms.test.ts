@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { samplePose } from '../src/core/animation.js';
-import { mat4FromTRS } from '../src/core/math.js';
+import { mat4FromTRS, mat4Multiply } from '../src/core/math.js';
 import { boundingBoxDiagonal, type SkinnedMesh } from '../src/core/mesh.js';
 import { skinningMatrices } from '../src/core/pose.js';
 import { deform } from '../src/deformers/index.js';
@@ -117,9 +117,10 @@ describe('log-matrix skinning (Alexa 2002)', () => {
     expect(out[1]).toBeCloseTo(Math.sin(-Math.PI / 3), 6);
   });
 
-  // Each influence's logarithm on its pivot's side of π: 175° and 185° (−175° principal) about z
-  // blend 50/50 to 180°, where the principal logarithms would blend to no turn at all. In
-  // JavaScript and on the SIMD kernels, rigid and (a stretch along z, the two-phase path) not.
+  // Relative to the pivot (joint 0, the tie's smaller index): 175° and 185° about z are 10° apart
+  // and blend 50/50 to 180°, where Alexa's blend of their principal logarithms (175° and −175°)
+  // gives no turn at all. In JavaScript and on the SIMD kernels, rigid and (a stretch along z,
+  // the two-phase path) not.
   it.each([
     ['rigid', 1],
     ['stretched along z', 2],
@@ -133,11 +134,7 @@ describe('log-matrix skinning (Alexa 2002)', () => {
       [1, 0, 0],
       [0, 2, 0],
     ]);
-    const S = pair(rot(175), rot(185));
-    const simd = await createSimdDeformer(m, 'lms');
-    const fromSimd = { positions: new Float32Array(6) };
-    simd.deform(S, fromSimd);
-    for (const out of [deform('lms', m, S).positions, fromSimd.positions]) {
+    for (const out of await bothPaths(m, pair(rot(175), rot(185))))
       for (const [i, x, y] of [
         [0, -1, 0],
         [1, 0, -2],
@@ -146,38 +143,90 @@ describe('log-matrix skinning (Alexa 2002)', () => {
         expect(out[3 * i + 1]).toBeCloseTo(y, 5);
         expect(out[3 * i + 2]).toBeCloseTo(0, 5);
       }
-    }
   });
 
-  // A character turned round about its up axis: every skinning rotation near 180°. The blend of
-  // logarithms is not invariant under a turn (the measure at 90°, where nothing wraps, is
-  // 2e-4 to 1.3e-2 of the diagonal), but wrapping broke the Soldier, CesiumMan and the Fox apart
-  // at 170°–190° (0.11 to 0.59 of the diagonal off the turned pose).
-  it('keeps a character turned round about its up axis in one piece (CesiumMan, the Fox, the Soldier)', async () => {
+  // The pivot (weight 0.6) at 170° about z, the other joint at −θ: relative to the pivot it is
+  // 190° − θ about z (principal), so the vertex turns by 170° + 0.4·(190° − θ) — continuously as
+  // θ crosses 90°, where the other joint's own principal logarithm does not change but a choice of
+  // branch by hemisphere would (a found discontinuity: 66° against 210°).
+  it('blends relative to the pivot: continuous where a joint or the pivot crosses 180°', async () => {
+    const m = mesh([[1, 0, 0]], 0.4);
+    for (const theta of [89.9, 90.1]) {
+      const expected = ((170 + 0.4 * (190 - theta)) * Math.PI) / 180;
+      for (const out of await bothPaths(
+        m,
+        pair(rotZAbout((170 * Math.PI) / 180, [0, 0, 0]), rotZAbout((-theta * Math.PI) / 180, [0, 0, 0])),
+      )) {
+        expect(out[0]).toBeCloseTo(Math.cos(expected), 5);
+        expect(out[1]).toBeCloseTo(Math.sin(expected), 5);
+      }
+    }
+    // The pivot crossing 180° about z, the other joint 20° about x from 160° about z: no jump
+    // (Alexa's blend jumps there: the pivot's own principal logarithm flips from +z to −z).
+    const other = mat4Multiply(new Float64Array(16), 0, rotZAbout((160 * Math.PI) / 180, [0, 0, 0]), 0, mat4FromTRS(new Float64Array(16), 0, [0, 0, 0], 0, [Math.sin(Math.PI / 18), 0, 0, Math.cos(Math.PI / 18)], 0, [1, 1, 1], 0), 0); // prettier-ignore
+    const [a, a2] = await bothPaths(m, pair(rotZAbout((179.9 * Math.PI) / 180, [0, 0, 0]), other));
+    const [b, b2] = await bothPaths(m, pair(rotZAbout((180.1 * Math.PI) / 180, [0, 0, 0]), other));
+    expect(Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2])).toBeLessThan(0.01);
+    expect(Math.hypot(a2[0] - b2[0], a2[1] - b2[1], a2[2] - b2[2])).toBeLessThan(0.01);
+  });
+
+  // Moving the whole character (a turn about its up axis, then a translation) moves the result
+  // by the same motion: M_p⁻¹ M_j does not change. Alexa's blend of the transforms' own
+  // logarithms was 2e-4 to 1.3e-2 of the diagonal off at a 90° turn and broke the Soldier,
+  // CesiumMan and the Fox apart at 170°–190° (0.11 to 0.59 of the diagonal).
+  it('moves with the character: LMS of a turned character is the turned LMS (CesiumMan, the Fox, the Soldier)', async () => {
     for (const file of [CESIUM_MAN, join(SHARED, 'characters/Fox.glb'), join(SHARED, 'characters/Soldier.glb')]) {
       const [model] = extractSkinnedModels(await readDocument(file), file);
       const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, model.animations[0], 0.5));
       const base = deform('lms', model.mesh, S).positions;
-      const simd = await createSimdDeformer(model.mesh, 'lms');
-      const fromSimd = { positions: new Float32Array(base.length) };
-      /** Largest distance of the LMS of the turned matrices from the turned LMS, ÷ the diagonal. */
-      const offTurned = (deg: number) => {
+      const diag = boundingBoxDiagonal(base);
+      for (const deg of [37, 170, 180, 190]) {
         const c = Math.cos((deg * Math.PI) / 180), s = Math.sin((deg * Math.PI) / 180); // prettier-ignore
-        const turned = S.map((x, k) => (k % 4 === 0 ? c * x + s * S[k + 2] : k % 4 === 2 ? c * x - s * S[k - 2] : x));
-        const out = deform('lms', model.mesh, turned).positions;
-        simd.deform(turned, fromSimd);
-        let worst = 0, simdOff = 0; // prettier-ignore
-        for (let i = 0; i < base.length; i += 3) {
-          const [x, y, z] = [c * base[i] + s * base[i + 2], base[i + 1], c * base[i + 2] - s * base[i]];
-          worst = Math.max(worst, Math.hypot(out[i] - x, out[i + 1] - y, out[i + 2] - z));
-          for (let e = 0; e < 3; e++) simdOff = Math.max(simdOff, Math.abs(fromSimd.positions[i + e] - out[i + e]));
+        const move = [0.3 * diag, -0.2 * diag, 0.5 * diag];
+        // G·M: rows x and z turned about y, then the translation added to column 3.
+        const moved = S.map((x, k) => {
+          const r = k % 4;
+          const turned = r === 0 ? c * x + s * S[k + 2] : r === 2 ? c * x - s * S[k - 2] : x;
+          return k % 16 >= 12 && r < 3 ? turned + move[r] : turned;
+        });
+        for (const out of await bothPaths(model.mesh, moved)) {
+          let worst = 0;
+          for (let i = 0; i < base.length; i += 3) {
+            const [x, y, z] = [
+              c * base[i] + s * base[i + 2] + move[0],
+              base[i + 1] + move[1],
+              c * base[i + 2] - s * base[i] + move[2],
+            ];
+            worst = Math.max(worst, Math.hypot(out[i] - x, out[i + 1] - y, out[i + 2] - z));
+          }
+          expect(worst / diag, `${file} turned ${deg}°`).toBeLessThan(2e-6);
         }
-        const diag = boundingBoxDiagonal(out);
-        expect(simdOff / diag, `${file} SIMD at ${deg}°`).toBeLessThan(1e-5);
-        return worst / diag;
-      };
-      const quarter = offTurned(90);
-      for (const deg of [170, 180, 190]) expect(offTurned(deg), `${file} at ${deg}°`).toBeLessThan(6 * quarter);
+      }
+    }
+  });
+
+  // The Soldier's Run clip: its fists' skinning rotations cross 180° at t = 0.40805 s, where the
+  // blend of principal logarithms popped 22 vertices by up to 0.11 of the diagonal in 20 µs.
+  it('plays the Soldier’s Run without a pop where its fists’ rotations cross 180°', async () => {
+    const file = join(SHARED, 'characters/Soldier.glb');
+    const [model] = extractSkinnedModels(await readDocument(file), file);
+    const run = model.animations.find((c) => c.name === 'Run')!;
+    const at = (t: number) =>
+      bothPaths(model.mesh, skinningMatrices(model.skeleton, samplePose(model.skeleton, run, t)));
+    const before = await at(0.40804), after = await at(0.40806); // prettier-ignore
+    const diag = boundingBoxDiagonal(before[0]);
+    for (const path of [0, 1]) {
+      let step = 0;
+      for (let i = 0; i < before[path].length; i++) step = Math.max(step, Math.abs(after[path][i] - before[path][i]));
+      expect(step / diag).toBeLessThan(1e-3);
     }
   });
 });
+
+/** LMS of `mesh` by `S` in JavaScript and on the SIMD kernels: both posed position arrays. */
+async function bothPaths(mesh: SkinnedMesh, S: Float64Array): Promise<ArrayLike<number>[]> {
+  const simd = await createSimdDeformer(mesh, 'lms');
+  const out = { positions: new Float32Array(mesh.positions.length) };
+  simd.deform(S, out);
+  return [deform('lms', mesh, S).positions, out.positions];
+}

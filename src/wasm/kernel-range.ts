@@ -33,6 +33,8 @@ export interface SkinningKernelCall {
   /** The frame's skinning matrices and its per-joint data (quaternions, dual quaternions, twists). */
   M: number;
   Q: number;
+  /** LMS: each influence slot's (pivot, joint) pair (0 for the other methods). */
+  PR: number;
   /** The posed positions, normals and tangents. */
   OP: number;
   ON: number;
@@ -89,5 +91,6 @@ function kernel(exports: KernelExports, c: SkinningKernelCall, from: number, to:
   const { K, M, Q } = c;
   if (c.method === 'cor') exports.cor(n, K, P, N, T, at(c.C, 12), JI, W, CNT, M, Q, OP, ON, OT);
   else if (c.method === 'lbs') exports.lbs(n, K, P, N, T, JI, W, CNT, M, OP, ON, OT);
+  else if (c.method === 'lms') exports.lms(n, K, P, N, T, JI, W, CNT, M, Q, at(c.PR, 4 * c.K), OP, ON, OT);
   else exports[c.method](n, K, P, N, T, JI, W, CNT, M, Q, OP, ON, OT);
 }

@@ -28,7 +28,7 @@ import { mirrorPosed, unmirroredSkinning } from '../deformers/mirror.js';
 import { createStretchSimdDeformer } from './stretch.js';
 import { methodModule } from '../methods/index.js';
 import { jointDualQuaternions } from '../deformers/dqs.js';
-import { jointTwists, rotationLogarithm } from '../deformers/lms.js';
+import { lmsPairs, writePairLogarithms, writePairTwists } from './lms-pairs.js';
 import * as wasm from './instance.js';
 import {
   runKernelRange,
@@ -217,34 +217,38 @@ export async function createSkinningKernels<Extra>(
   const V = wasm.takeVertexArrays(layout, mesh);
   const { P, N, T, OP, ON, OT } = V;
   const Cp = method === 'cor' ? take(12 * n + 4) : 0;
+  const packed = { joints: new Uint16Array(K * n), weights: new Float32Array(K * n), counts: new Uint8Array(n) };
+  packInfluences(mesh, packed.joints, packed.weights, packed.counts);
   const JI = take(2 * K * n);
   const W = take(4 * K * n);
   const CNT = take(n);
   const M = take(64 * J);
-  const Q = method === 'lms' ? take(128 * J) : method === 'dqs' ? take(32 * J) : method === 'lbs' ? 0 : take(16 * J);
+  // LMS: its (pivot, joint) pairs, each slot's pair, and per frame each pair's logarithm.
+  const pairs = method === 'lms' ? lmsPairs(packed.joints, packed.counts, K) : undefined;
+  const PR = pairs ? take(4 * K * n) : 0;
+  const Q = pairs ? take(32 * pairs.pivot.length) : method === 'dqs' ? take(32 * J) : method === 'lbs' ? 0 : take(16 * J); // prettier-ignore
   // The two-phase kernels (asm/two-phase.ts): per joint its rotation (DQS, CoR) and stretch, and
   // whether it is rigid.
   const twoPhase = method !== 'lbs';
   const QK = twoPhase ? take(64 * J) : 0;
-  // In f64: SBS's rotations (quaternion and matrix), LMS's logarithms and V⁻¹ coefficients.
+  // In f64: SBS's rotations (quaternion and matrix), LMS's rotation matrices and its pairs'
+  // logarithms with their V⁻¹ coefficients.
   const RM = method === 'sbs' || method === 'lms' ? take(128 * J) : 0;
+  const PL = pairs ? take(32 * pairs.pivot.length) : 0;
   const RIGID = twoPhase ? take(J) : 0;
   const extra = more(take);
   const { memory, module, exports } = await wasm.instantiateKernels(layout.size, sharedBinary);
-  const call: SkinningKernelCall = { method, n, K, P, N, T, C: Cp, JI, W, CNT, M, Q, OP, ON, OT };
+  const call: SkinningKernelCall = { method, n, K, P, N, T, C: Cp, JI, W, CNT, M, Q, PR, OP, ON, OT };
   const f32 = new Float32Array(memory.buffer);
-  const u16 = new Uint16Array(memory.buffer);
   const u8 = new Uint8Array(memory.buffer);
   const f64 = new Float64Array(memory.buffer);
   if (C && Cp) f32.set(C, Cp >> 2);
-  packInfluences(
-    mesh,
-    u16.subarray(JI >> 1, (JI >> 1) + K * n),
-    f32.subarray(W >> 2, (W >> 2) + K * n),
-    u8.subarray(CNT, CNT + n),
-  );
+  new Uint16Array(memory.buffer).set(packed.joints, JI >> 1);
+  f32.set(packed.weights, W >> 2);
+  u8.set(packed.counts, CNT);
+  if (pairs) new Uint32Array(memory.buffer).set(pairs.slotPair, PR >> 2);
 
-  const jointData = f32.subarray(Q >> 2, (Q >> 2) + (method === 'lms' ? 32 : method === 'dqs' ? 8 : 4) * J);
+  const jointData = f32.subarray(Q >> 2, (Q >> 2) + (pairs ? 8 * pairs.pivot.length : (method === 'dqs' ? 8 : 4) * J)); // prettier-ignore
   // The matrices go in below (divided by a uniform scale where there is one).
   const all = (s: number) => runKernelRange(exports, call, 0, n, s, 0, f32);
   // LMS and SBS of a mirrored rig: the unmirrored skeleton posed and the result mirrored back, as
@@ -281,16 +285,7 @@ export async function createSkinningKernels<Extra>(
     storeMatrices(S);
     if (method === 'cor' || method === 'sbs') jointQuaternions(S.subarray(0, 16 * J), jointData);
     else if (method === 'dqs') jointDualQuaternions(S.subarray(0, 16 * J), jointData);
-    else if (method === 'lms') {
-      // The twists (ω, u) of the rigid matrices on both sides of π, then their quaternions,
-      // padded to 32 floats a joint (asm/kernels.ts' lms).
-      const q = jointQuaternions(S.subarray(0, 16 * J));
-      const L = jointTwists(S.subarray(0, 16 * J), q);
-      for (let j = 0; j < J; j++) {
-        for (let e = 0; e < 4; e++) jointData.set(L.subarray(12 * j + 3 * e, 12 * j + 3 * e + 3), 32 * j + 4 * e);
-        jointData.set(q.subarray(4 * j, 4 * j + 4), 32 * j + 16);
-      }
-    }
+    else if (pairs) writePairTwists(pairs, S, jointQuaternions(S.subarray(0, 16 * J)), jointData);
     kernels(s);
   }
 
@@ -305,7 +300,6 @@ export async function createSkinningKernels<Extra>(
    */
   function stretchedKernel(split: ScaleSplit): void {
     const { rotations, stretch, rigidJoints } = split;
-    const omega = [0, 0, 0, 0];
     for (let j = 0; j < J; j++) {
       const g = (QK >> 2) + 16 * j;
       const h = (RM >> 3) + 16 * j;
@@ -313,15 +307,7 @@ export async function createSkinningKernels<Extra>(
       else if (method === 'sbs') {
         f64.set(rotations.subarray(4 * j, 4 * j + 4), h);
         f64.set(split.rotationMatrices.subarray(9 * j, 9 * j + 9), h + 4);
-      } else {
-        // The logarithms ω of R_j on both sides of π with V(ω)⁻¹'s coefficients, then R_j's
-        // quaternion (see asm/two-phase.ts' lmsStretched).
-        for (let b = 0; b < 2; b++) {
-          omega[3] = rotationLogarithm(rotations, 4 * j, omega, b === 1);
-          f64.set(omega, h + 4 * b);
-        }
-        f64.set(rotations.subarray(4 * j, 4 * j + 4), h + 8);
-      }
+      } else f64.set(split.rotationMatrices.subarray(9 * j, 9 * j + 9), h); // LMS
       // K_j's columns; their padding lanes 0 (the kernels' 4-lane sums read them).
       for (let c = 0; c < 3; c++) for (let r = 0; r < 4; r++) f32[g + 4 + 4 * c + r] = r < 3 ? stretch[9 * j + 3 * c + r] : 0; // prettier-ignore
     }
@@ -329,7 +315,9 @@ export async function createSkinningKernels<Extra>(
     const { P, N, T, C, JI, W, CNT, M, OP, ON, OT } = call;
     if (method === 'cor') exports.corStretched(n, K, P, N, T, C, JI, W, CNT, M, QK, RIGID, OP, ON, OT);
     else if (method === 'sbs') exports.sbsStretched(n, K, P, N, T, JI, W, CNT, M, QK, RM, RIGID, OP, ON, OT);
-    else if (method === 'lms') exports.lmsStretched(n, K, P, N, T, JI, W, CNT, M, QK, RM, RIGID, OP, ON, OT);
-    else exports.dqsStretched(n, K, P, N, T, JI, W, CNT, M, QK, RIGID, OP, ON, OT);
+    else if (pairs) {
+      writePairLogarithms(pairs, rotations, f64, PL >> 3);
+      exports.lmsStretched(n, K, P, N, T, JI, W, CNT, M, QK, RM, PL, PR, RIGID, OP, ON, OT);
+    } else exports.dqsStretched(n, K, P, N, T, JI, W, CNT, M, QK, RIGID, OP, ON, OT);
   }
 }
