@@ -45,8 +45,10 @@ import { deformRigidOrTwoPhase } from './two-phase.js';
 import { poseUnmirrored } from './mirror.js';
 
 /**
- * The se(3) logarithm (ω, u) of M_a⁻¹ M_b, the rigid transform of joint b relative to joint a:
- * ω the principal logarithm of R_aᵀ R_b (θ = |ω| ∈ [0, π]) and u = V(ω)⁻¹ R_aᵀ (t_b − t_a).
+ * The se(3) logarithm (ω, u) of M_a⁻¹ M_b, the rigid transform of joint b relative to joint a —
+ * what a vertex whose pivot is a blends for its influence b (Alexa 2002's logarithm, taken
+ * relative to the pivot: see the module comment): ω the principal logarithm of R_aᵀ R_b
+ * (θ = |ω| ∈ [0, π]) and u = V(ω)⁻¹ R_aᵀ (t_b − t_a). Unchecked: no argument is validated.
  * @param skinning rigid skinning matrices (rotation part orthonormal), 4×4 column-major, 16·J
  * @param rotations their unit quaternions (x, y, z, w), 4·J (either sign)
  * @param a the joint the logarithm is relative to (a vertex's pivot); @param b the other joint
@@ -101,7 +103,7 @@ export function relativeRotationLogarithm(q: ArrayLike<number>, a: number, b: nu
 export function rotationLogarithm(x: number, y: number, z: number, w: number, omega: Float64Array, o = 0): number {
   const s = Math.hypot(x, y, z);
   const theta = 2 * Math.atan2(s, Math.abs(w));
-  const f = s > 1e-12 ? (w < 0 ? -theta : theta) / s : 2; // ω = θ·k = f·(x, y, z)
+  const f = (w < 0 ? -1 : 1) * (s > 1e-12 ? theta / s : 2); // ω = θ·k = f·(x, y, z)
   omega[o] = f * x;
   omega[o + 1] = f * y;
   omega[o + 2] = f * z;
