@@ -67,8 +67,8 @@ export interface MethodInfo<Id extends string = MethodId> {
  * Every method, in report order. Upload costs: LBS a 3×4 matrix; DQS as corskin/three uploads
  * it, the 3×4 matrix and the rotation quaternion (the two-phase path for scaled and mirrored
  * rigs needs both; a rigid-only dual quaternion would be 8); SBS the matrix (for the run-time
- * center) and a quaternion; LMS the se(3) logarithm (its other branch and its
- * quaternion follow from it); CoR the matrix and a quaternion per bone
+ * center) and a quaternion; LMS the matrix and a quaternion (a vertex blends its joints'
+ * logarithms relative to its pivot's transform); CoR the matrix and a quaternion per bone
  * and the center of rotation per vertex (Bittner et al. 2019 count 20 per bone with a full 4×4
  * matrix); stretch the matrix, a quaternion, the bind joint position and bone axis.
  */
@@ -76,7 +76,7 @@ export const SKINNING_METHODS = [
   { id: 'lbs', label: 'LBS', citation: 'Magnenat-Thalmann et al. 1988', precomputes: null, needsRig: false, simd: true, gpu: true, floatsPerBone: 12, floatsPerVertex: 0 },
   { id: 'dqs', label: 'DQS', citation: 'Kavan et al. 2008', precomputes: null, needsRig: false, simd: true, gpu: true, floatsPerBone: 16, floatsPerVertex: 0 },
   { id: 'sbs', label: 'SBS', citation: 'Kavan & Žára 2005', precomputes: null, needsRig: false, simd: true, gpu: false, floatsPerBone: 16, floatsPerVertex: 0 },
-  { id: 'lms', label: 'LMS', citation: 'Alexa 2002', precomputes: null, needsRig: false, simd: true, gpu: false, floatsPerBone: 6, floatsPerVertex: 0 },
+  { id: 'lms', label: 'LMS', citation: 'Alexa 2002', precomputes: null, needsRig: false, simd: true, gpu: false, floatsPerBone: 16, floatsPerVertex: 0 },
   { id: 'cor', label: 'CoR', citation: 'Le & Hodgins 2016', precomputes: 'centers', needsRig: false, simd: true, gpu: true, floatsPerBone: 16, floatsPerVertex: 3 },
   { id: 'ddm', label: 'DDM', citation: 'Le & Lewis 2019', precomputes: 'ddm', needsRig: false, simd: true, gpu: true, floatsPerBone: 12, floatsPerVertex: 60, parameters: DDM_PARAMETERS, module: true }, // a method module (src/methods/ddm); full variant: 10 per (vertex, joint) entry, ≈ 6 entries per vertex on the shared humanoids (compact: 10 + 2 per entry); corskin/three packs them in a float texture (12 floats per entry, 2 per vertex for the range)
   { id: 'dm', label: 'DM', citation: 'Mancewicz et al. 2014', precomputes: null, needsRig: true, simd: true, gpu: false, floatsPerBone: 12, floatsPerVertex: 0, parameters: DELTA_MUSH_PARAMETERS, module: true }, // a method module (src/methods/dm): prepared per mesh, nothing stored
