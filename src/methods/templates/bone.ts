@@ -117,6 +117,11 @@ function mapInverse(e: EndMap, x: ArrayLike<number>, out: NumbersOut, o: number,
   for (let c = 0; c < 3; c++) out[o + c] = origin[c] + scratch3[c];
 }
 
+/** `a` less the whole turns that bring it into (−π, π]. */
+function wrapAngle(a: number): number {
+  return a - 2 * Math.PI * Math.round(a / (2 * Math.PI));
+}
+
 /** Eq. 4's skew clamped to ±0.9 L (see {@link boneMap}). */
 function clampSkew(k: number, length: number): number {
   return Math.max(-0.9 * length, Math.min(0.9 * length, k));
@@ -182,10 +187,14 @@ export function prepareBoneTemplate(
   keyFrames: ArrayLike<number>,
   frames: ArrayLike<number>,
 ): (v: ArrayLike<number>, out: Float64Array, o?: number, memo?: Float64Array, mo?: number) => Float64Array {
-  // The key pose's maps are needed only where a memo is fresh (or absent).
-  let key: EndMap[] | undefined;
-  const keyMaps = () => (key ??= [endMap(t, 0, keyFrames), endMap(t, 1, sixFrom(keyFrames, 6))]);
+  const key = [endMap(t, 0, keyFrames), endMap(t, 1, sixFrom(keyFrames, 6))];
   const now = [endMap(t, 0, frames), endMap(t, 1, sixFrom(frames, 6))];
+  // Each end's twist β on the key pose's side: the twist fades along the bone, (1 − s)·β, so the
+  // branch of β matters where a rotation by β would not; within half a turn of the key pose's β
+  // the canonical position (taken back by the key's β) turns continuously, where the principal
+  // value (−π, π] jumped by 2π·(1 − s) as a bone's twist crossed ±π (ShibaInu's front legs, whose
+  // bind β is ±110°: a ring of the cage 0.13 of the diagonal off between two frames).
+  for (let j = 0; j < 2; j++) now[j].beta = key[j].beta + wrapAngle(now[j].beta - key[j].beta);
   // Plain arrays: this runs per bone per frame (see NumbersOut).
   const moved = [0, 0, 0, 0, 0, 0];
   const tmp = [0, 0, 0];
@@ -199,7 +208,6 @@ export function prepareBoneTemplate(
     const b = memo ? mo : 0;
     if (!memo || Number.isNaN(k[b + 8])) {
       k[b + 8] = -1;
-      const key = keyMaps();
       for (let j = 0; j < 2; j++) {
         const { origin, bc } = key[j];
         const s = Math.max(0, Math.min(1, -((v[0] - origin[0]) * bc[0] + (v[1] - origin[1]) * bc[1] + (v[2] - origin[2]) * bc[2]) / t.length));
