@@ -100,7 +100,7 @@ export function relativeRotationLogarithm(q: ArrayLike<number>, a: number, b: nu
  * `V(ω)⁻¹ = I − ½[ω]× + c·[ω]×²`, `c = (1 − θ sin θ / (2(1 − cos θ))) / θ²` (1/12 near θ = 0),
  * with which a translation t becomes the twist's u = V(ω)⁻¹ t.
  */
-export function rotationLogarithm(x: number, y: number, z: number, w: number, omega: Float64Array, o = 0): number {
+function rotationLogarithm(x: number, y: number, z: number, w: number, omega: Float64Array, o = 0): number {
   const s = Math.hypot(x, y, z);
   const theta = 2 * Math.atan2(s, Math.abs(w));
   const f = (w < 0 ? -1 : 1) * (s > 1e-12 ? theta / s : 2); // ω = θ·k = f·(x, y, z)
