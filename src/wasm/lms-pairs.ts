@@ -46,19 +46,21 @@ export function lmsPairs(joints: Uint16Array, counts: Uint8Array, K: number): Lm
  * The frame's twist of each pair, log(M_pivot⁻¹ M_joint) ({@link relativeTwist}), as the `lms`
  * kernel reads them: 8 f32 per pair, ω, 0, u, 0.
  * @param skinning rigid skinning matrices, 16·J; @param rotations their quaternions, 4·J
- * @param out 8 per pair
+ * @param out 8 per pair; @param twist scratch, 6 numbers (the caller's, so a frame allocates nothing)
  */
 export function writePairTwists(
   pairs: LmsPairs,
   skinning: Float64Array,
   rotations: Float64Array,
   out: Float32Array,
+  twist: Float64Array,
 ): void {
-  const twist = new Float64Array(6);
   for (let x = 0; x < pairs.pivot.length; x++) {
     relativeTwist(skinning, rotations, pairs.pivot[x], pairs.joint[x], twist, 0);
-    out.set(twist.subarray(0, 3), 8 * x);
-    out.set(twist.subarray(3, 6), 8 * x + 4);
+    for (let e = 0; e < 3; e++) {
+      out[8 * x + e] = twist[e];
+      out[8 * x + 4 + e] = twist[3 + e];
+    }
   }
 }
 

@@ -248,6 +248,8 @@ export async function createSkinningKernels<Extra>(
   u8.set(packed.counts, CNT);
   if (pairs) new Uint32Array(memory.buffer).set(pairs.slotPair, PR >> 2);
 
+  // LMS's per-frame scratch: the matrices' quaternions and one pair's twist.
+  const lmsScratch = { rotations: new Float64Array(pairs ? 4 * J : 0), twist: new Float64Array(6) };
   const jointData = f32.subarray(Q >> 2, (Q >> 2) + (pairs ? 8 * pairs.pivot.length : (method === 'dqs' ? 8 : 4) * J)); // prettier-ignore
   // The matrices go in below (divided by a uniform scale where there is one).
   const all = (s: number) => runKernelRange(exports, call, 0, n, s, 0, f32);
@@ -285,7 +287,7 @@ export async function createSkinningKernels<Extra>(
     storeMatrices(S);
     if (method === 'cor' || method === 'sbs') jointQuaternions(S.subarray(0, 16 * J), jointData);
     else if (method === 'dqs') jointDualQuaternions(S.subarray(0, 16 * J), jointData);
-    else if (pairs) writePairTwists(pairs, S, jointQuaternions(S.subarray(0, 16 * J)), jointData);
+    else if (pairs) writePairTwists(pairs, S, jointQuaternions(S.subarray(0, 16 * J), lmsScratch.rotations), jointData, lmsScratch.twist); // prettier-ignore
     kernels(s);
   }
 

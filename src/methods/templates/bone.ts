@@ -117,7 +117,7 @@ function mapInverse(e: EndMap, x: ArrayLike<number>, out: NumbersOut, o: number,
   for (let c = 0; c < 3; c++) out[o + c] = origin[c] + scratch3[c];
 }
 
-/** `a` less the whole turns that bring it into (−π, π]. */
+/** `a` less the whole turns that bring it into [−π, π). */
 function wrapAngle(a: number): number {
   return a - 2 * Math.PI * Math.round(a / (2 * Math.PI));
 }
@@ -192,7 +192,7 @@ export function prepareBoneTemplate(
   // Each end's twist β on the key pose's side: the twist fades along the bone, (1 − s)·β, so the
   // branch of β matters where a rotation by β would not; within half a turn of the key pose's β
   // the canonical position (taken back by the key's β) turns continuously, where the principal
-  // value (−π, π] jumped by 2π·(1 − s) as a bone's twist crossed ±π (ShibaInu's front legs, whose
+  // value in (−π, π] jumped by 2π·(1 − s) as a bone's twist crossed ±π (ShibaInu's front legs, whose
   // bind β is ±110°: a ring of the cage 0.13 of the diagonal off between two frames).
   for (let j = 0; j < 2; j++) now[j].beta = key[j].beta + wrapAngle(now[j].beta - key[j].beta);
   // Plain arrays: this runs per bone per frame (see NumbersOut).
