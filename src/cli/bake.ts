@@ -53,6 +53,8 @@ export interface BakeCommandOptions {
   as: string;
   /** helpers: helper joints per joint region (≥ 1). */
   helpers?: number;
+  /** helpers: how the helpers are shared between joint regions (`HelperBakeOptions.placement`). */
+  placement?: 'even' | 'departure';
   /** helpers: influences per vertex in the baked file, 4 or 8. */
   influences?: number;
   /** Samples per second of each clip; default 30. */
@@ -122,6 +124,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     [o.beyondClips, '--beyond-clips'],
     [o.rotations, '--rotations'],
     [o.helpers, '--helpers'],
+    [o.placement, '--placement'],
     [o.influences, '--influences'],
     [o.threads, '--threads'],
   ] as const)
@@ -218,6 +221,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
           pool: threads > 1 ? pool : undefined,
           samples,
           helpers: o.helpers,
+          placement: o.placement,
           influences: o.influences as 4 | 8 | undefined,
           rotations: o.rotations,
           keyTolerance: o.keyTolerance,

@@ -88,6 +88,12 @@ export function addPoseCommands(program: Command, io: Io): void {
           `helpers: helper joints per joint region, 1 to ${MAX_HELPERS_PER_REGION} (default 2)`,
           (value: string) => wholeNumberUpTo(value, MAX_HELPERS_PER_REGION),
         )
+        .addOption(
+          new Option(
+            '--placement <how>',
+            'helpers: how the helpers are shared between joint regions: even (--helpers in each; the default) or departure (as many in all, more where the method departs most from LBS: the Soldier templates 82% → 90% of the gap removed, but the Fox CoR 93% → 72%; see the README)',
+          ).choices(['even', 'departure']),
+        )
         .option(
           '--influences <k>',
           "helpers: influences per vertex in the baked file, 4 or 8 (default 4; three.js's stock GLTFLoader skins 4, Babylon.js 8, Blender all: the report says what a 4-influence engine plays of a bake with more)",

@@ -54,8 +54,14 @@ import { boundingBoxDiagonal, type SkinnedMesh } from '../core/mesh.js';
 
 /** Options of {@link bakeHelperJoints}. */
 export interface HelperBakeOptions {
-  /** Helper joints per joint region (at most); default 2. */
+  /** Helper joints per joint region (at most; on average with `placement: 'departure'`); default 2. */
   helpers?: number;
+  /**
+   * How the helpers are shared between joint regions: `even` (default), `helpers` in each;
+   * `departure`, as many in all, shared out by how far the method departs from LBS there
+   * (`helperCounts` in `bake/placement.ts`).
+   */
+  placement?: 'even' | 'departure';
   /** Influences per vertex in the baked file: 4 or 8; default 4. */
   influences?: 4 | 8;
   /** Samples per second of each clip; default 30. */
@@ -218,7 +224,9 @@ export function* helperBakeSteps(
   for (let t = 0, c = 0; c < clips.length; t += clips[c++].times.length)
     for (let s = 0; s < clips[c].times.length; s += samples.between ? 2 : 1) keyed.push(t + s);
 
-  const placement = placeHelpers(mesh, skeleton.parents, targets, lbs, perRegion);
+  if (options.placement !== undefined && options.placement !== 'even' && options.placement !== 'departure')
+    throw new CorskinError(`placement must be even or departure (got ${String(options.placement)})`, file);
+  const placement = placeHelpers(mesh, skeleton.parents, targets, lbs, perRegion, options.placement === 'departure');
   const { regionOf, helperRegion, helperCentre, regionHelpers } = placement;
   const H = helperRegion.length;
 
