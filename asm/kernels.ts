@@ -9,7 +9,9 @@
 // (u8) are used: distinct joints, non-zero weights, in the mesh's order (a vertex with one
 // joint has weight exactly 1). Per joint j: skinning matrix M at 64·j (4 f32 columns,
 // column-major), rotation quaternion Q at 16·j (x, y, z, w), dual quaternion DQ at 32·j (real
-// x, y, z, w, dual x, y, z, w). Outputs: OP and ON 3 f32 at 12·i (each store writes 4 lanes;
+// x, y, z, w, dual x, y, z, w); LMS: per (pivot, joint) pair its twist L at 32·pair (ω, 0, u, 0)
+// and per slot its pair PR (u32, at 4·s), the pivot being slot 0 (packInfluences puts the
+// largest weight first). Outputs: OP and ON 3 f32 at 12·i (each store writes 4 lanes;
 // the caller pads 4 bytes), OT 4 f32 at 16·i. A zero pointer N, T or ON/OT means "absent".
 
 import { jointAt, weightAt, lane0, lane1, lane2, hsum, signedBy, apply3, writeAffine, writeRigid, writeRotated, dqTranslation, twistCoefficients, twistColumn, twistTranslation, at, sbsCenter } from './common';

@@ -94,11 +94,11 @@ describe('helperCounts: the helpers shared out by the departure', () => {
 
 describe('bake --placement departure on a real character', () => {
   it('CesiumMan, DQS: no more helpers than the even split, more of the gap removed and no larger a max', async () => {
+    const [original] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
     const bake = async (placement: 'even' | 'departure') => {
       const document = await readDocument(CESIUM_MAN);
       const [model] = extractSkinnedModels(document, CESIUM_MAN);
       const result = bakeHelperJoints(document, model, deformers.dqs, { placement });
-      const [original] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
       const [baked] = extractSkinnedModels(document, CESIUM_MAN);
       return { result, m: measureBake(original, baked, deformers.dqs) };
     };

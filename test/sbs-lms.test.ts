@@ -12,7 +12,7 @@ import { stressPose } from '../src/evaluation/stress-pose.js';
 import { deform } from '../src/deformers/index.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
-import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
+import { createSimdDeformer, type SimdDeformer } from '../src/wasm/simd-skinning.js';
 import { CESIUM_MAN, SHARED } from './helpers/data.js';
 
 /** One vertex per entry, influenced 50/50 (or as given) by joints 0 and 1. */
@@ -181,6 +181,7 @@ describe('log-matrix skinning (Alexa 2002)', () => {
       const S = skinningMatrices(model.skeleton, samplePose(model.skeleton, model.animations[0], 0.5));
       const base = deform('lms', model.mesh, S).positions;
       const diag = boundingBoxDiagonal(base);
+      const simd = await createSimdDeformer(model.mesh, 'lms');
       for (const deg of [37, 170, 180, 190]) {
         const c = Math.cos((deg * Math.PI) / 180), s = Math.sin((deg * Math.PI) / 180); // prettier-ignore
         const move = [0.3 * diag, -0.2 * diag, 0.5 * diag];
@@ -190,7 +191,7 @@ describe('log-matrix skinning (Alexa 2002)', () => {
           const turned = r === 0 ? c * x + s * S[k + 2] : r === 2 ? c * x - s * S[k - 2] : x;
           return k % 16 >= 12 && r < 3 ? turned + move[r] : turned;
         });
-        for (const out of await bothPaths(model.mesh, moved)) {
+        for (const out of await bothPaths(model.mesh, moved, simd)) {
           let worst = 0;
           for (let i = 0; i < base.length; i += 3) {
             const [x, y, z] = [
@@ -212,8 +213,9 @@ describe('log-matrix skinning (Alexa 2002)', () => {
     const file = join(SHARED, 'characters/Soldier.glb');
     const [model] = extractSkinnedModels(await readDocument(file), file);
     const run = model.animations.find((c) => c.name === 'Run')!;
+    const simd = await createSimdDeformer(model.mesh, 'lms');
     const at = (t: number) =>
-      bothPaths(model.mesh, skinningMatrices(model.skeleton, samplePose(model.skeleton, run, t)));
+      bothPaths(model.mesh, skinningMatrices(model.skeleton, samplePose(model.skeleton, run, t)), simd);
     const before = await at(0.40804), after = await at(0.40806); // prettier-ignore
     const diag = boundingBoxDiagonal(before[0]);
     for (const path of [0, 1]) {
@@ -244,9 +246,12 @@ describe('log-matrix skinning (Alexa 2002)', () => {
   });
 });
 
-/** LMS of `mesh` by `S` in JavaScript and on the SIMD kernels: both posed position arrays. */
-async function bothPaths(mesh: SkinnedMesh, S: Float64Array): Promise<ArrayLike<number>[]> {
-  const simd = await createSimdDeformer(mesh, 'lms');
+/**
+ * LMS of `mesh` by `S` in JavaScript and on the SIMD kernels (`simd`, the mesh's, or made here):
+ * both posed position arrays.
+ */
+async function bothPaths(mesh: SkinnedMesh, S: Float64Array, simd?: SimdDeformer): Promise<ArrayLike<number>[]> {
+  simd ??= await createSimdDeformer(mesh, 'lms');
   const out = { positions: new Float32Array(mesh.positions.length) };
   simd.deform(S, out);
   return [deform('lms', mesh, S).positions, out.positions];

@@ -74,7 +74,7 @@ export function placeHelpers(
   const clusterOf = new Int32Array(n).fill(-1);
   const counts = share ? helperCounts(regionVertices, departure, perRegion) : undefined;
   for (const [r, list] of regionVertices) {
-    const k = counts ? (counts.get(r) ?? 0) : Math.min(perRegion, Math.floor(list.length / 4));
+    const k = counts ? (counts.get(r) ?? 0) : evenCount(list.length, perRegion);
     if (k < 1) continue;
     const ids: number[] = [];
     for (const { centre, members } of kMeans(mesh.positions, list, departure, k)) {
@@ -227,32 +227,32 @@ export function helperCounts(
   perRegion: number,
 ): Map<number, number> {
   const counts = new Map<number, number>();
-  const energy = new Map<number, number>();
+  const open: { r: number; energy: number; cap: number }[] = []; // regions that may take more
   let top = 0;
   for (const list of regions.values()) for (const i of list) top = Math.max(top, departure[i]);
   let left = 0;
   for (const [r, list] of regions) {
-    const room = Math.floor(list.length / 4);
-    if (room < 1) continue;
-    let e = 0;
+    const even = evenCount(list.length, perRegion);
+    if (even < 1) continue;
+    let energy = 0;
     let most = 0;
     for (const i of list) {
-      e += departure[i] ** 2;
+      energy += departure[i] ** 2;
       most = Math.max(most, departure[i]);
     }
-    energy.set(r, e);
-    const k = most >= KEEP_FROM * top ? Math.min(perRegion, room) : 1;
+    const k = most >= KEEP_FROM * top ? even : 1;
     counts.set(r, k);
-    left += Math.min(perRegion, room) - k;
+    left += even - k;
+    open.push({ r, energy, cap: Math.min(MOST_PER_REGION * perRegion, Math.floor(list.length / 4)) });
   }
   for (; left > 0; left--) {
     let best = -1;
-    let gain = 0;
-    for (const [r, e] of energy) {
+    let most = 0;
+    for (const { r, energy, cap } of open) {
       const k = counts.get(r)!;
-      if (k >= Math.min(MOST_PER_REGION * perRegion, Math.floor(regions.get(r)!.length / 4))) continue;
-      if (e / (k * (k + 1)) > gain) {
-        gain = e / (k * (k + 1));
+      const gain = energy / (k * (k + 1));
+      if (k < cap && gain > most) {
+        most = gain;
         best = r;
       }
     }
@@ -261,3 +261,6 @@ export function helperCounts(
   }
   return counts;
 }
+
+/** The even split's helpers in a region of `size` vertices: `perRegion`, at most one per 4 vertices. */
+const evenCount = (size: number, perRegion: number): number => Math.min(perRegion, Math.floor(size / 4));

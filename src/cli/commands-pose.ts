@@ -91,7 +91,7 @@ export function addPoseCommands(program: Command, io: Io): void {
         .addOption(
           new Option(
             '--placement <how>',
-            'helpers: how the helpers are shared between joint regions: even (--helpers in each; the default) or departure (as many in all, more where the method departs most from LBS: the Soldier templates 82% → 90% of the gap removed, but the Fox CoR 93% → 72%; see the README)',
+            'helpers: how the helpers are shared between joint regions: even (--helpers in each; the default) or departure (as many in all, more where the method departs most from LBS; closer on most shared characters, farther on the Fox: see the README)',
           ).choices(['even', 'departure']),
         )
         .option(

@@ -62,14 +62,14 @@ export function relativeTwist(skinning: Float64Array, rotations: ArrayLike<numbe
   const dx = skinning[m] * ex + skinning[m + 1] * ey + skinning[m + 2] * ez;
   const dy = skinning[m + 4] * ex + skinning[m + 5] * ey + skinning[m + 6] * ez;
   const dz = skinning[m + 8] * ex + skinning[m + 9] * ey + skinning[m + 10] * ez;
-  twistTranslation(out, o, c, dx, dy, dz);
+  twistFromTranslation(out, o, c, dx, dy, dz);
 }
 
 /**
  * Writes u = V(ω)⁻¹ d = d − ½ ω×d + c·ω×(ω×d) to `out[o+3..o+6)`, ω at `out[o..o+3)` and c its
  * coefficient from {@link rotationLogarithm}.
  */
-function twistTranslation(out: Float64Array, o: number, c: number, dx: number, dy: number, dz: number): void {
+function twistFromTranslation(out: Float64Array, o: number, c: number, dx: number, dy: number, dz: number): void {
   const ox = out[o], oy = out[o + 1], oz = out[o + 2]; // prettier-ignore
   const wx = oy * dz - oz * dy, wy = oz * dx - ox * dz, wz = ox * dy - oy * dx; // ω × d
   const wwx = oy * wz - oz * wy, wwy = oz * wx - ox * wz, wwz = ox * wy - oy * wx; // ω × (ω × d)
@@ -131,7 +131,11 @@ export function lmsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformT
   const q = rotations ?? jointQuaternions<Float64Array>(skinning);
   const { joints: MJ, weights: MW, influences: K } = mesh;
   const n = mesh.positions.length / 3;
-  const twist = new Float64Array(6);
+  // Per joint j its logarithm relative to the pivot tagged (a mesh has few pivots per joint, and
+  // neighbouring vertices share them): computed once per (pivot, joint) run, not per influence.
+  const J = skinning.length / 16;
+  const twists = new Float64Array(6 * J);
+  const tag = new Int32Array(J).fill(-1);
   for (let i = 0; i < n; i++) {
     const p = pivotJoint(MJ, MW, K, i);
     if (p < 0) {
@@ -146,9 +150,13 @@ export function lmsRigid(mesh: SkinnedMesh, skinning: Float64Array, out: DeformT
       sum += w;
       const j = MJ[k];
       if (j === p) continue;
-      relativeTwist(skinning, q, p, j, twist, 0);
-      ox += w * twist[0]; oy += w * twist[1]; oz += w * twist[2]; // prettier-ignore
-      ux += w * twist[3]; uy += w * twist[4]; uz += w * twist[5]; // prettier-ignore
+      if (tag[j] !== p) {
+        relativeTwist(skinning, q, p, j, twists, 6 * j);
+        tag[j] = p;
+      }
+      const o = 6 * j;
+      ox += w * twists[o]; oy += w * twists[o + 1]; oz += w * twists[o + 2]; // prettier-ignore
+      ux += w * twists[o + 3]; uy += w * twists[o + 4]; uz += w * twists[o + 5]; // prettier-ignore
     }
     ox /= sum; oy /= sum; oz /= sum; ux /= sum; uy /= sum; uz /= sum; // prettier-ignore
     // exp: R = I + A[ω]× + B[ω]×², t = V u with V = I + B[ω]× + C[ω]×²

@@ -187,6 +187,8 @@ export function* helperBakeSteps(
   if (K !== 4 && K !== 8) throw new CorskinError(`influences per vertex must be 4 or 8 (got ${K})`, file);
   if (options.rotations !== undefined && options.rotations !== 'short' && options.rotations !== 'float')
     throw new CorskinError(`rotations must be short or float (got ${String(options.rotations)})`, file);
+  if (options.placement !== undefined && options.placement !== 'even' && options.placement !== 'departure')
+    throw new CorskinError(`placement must be even or departure (got ${String(options.placement)})`, file);
   const keyTolerance = options.keyTolerance ?? DEFAULT_HELPER_KEY_TOLERANCE;
   if (!(keyTolerance >= 0 && Number.isFinite(keyTolerance)))
     throw new CorskinError(`the helpers' key tolerance must be a number ≥ 0 (got ${options.keyTolerance})`, file);
@@ -224,8 +226,6 @@ export function* helperBakeSteps(
   for (let t = 0, c = 0; c < clips.length; t += clips[c++].times.length)
     for (let s = 0; s < clips[c].times.length; s += samples.between ? 2 : 1) keyed.push(t + s);
 
-  if (options.placement !== undefined && options.placement !== 'even' && options.placement !== 'departure')
-    throw new CorskinError(`placement must be even or departure (got ${String(options.placement)})`, file);
   const placement = placeHelpers(mesh, skeleton.parents, targets, lbs, perRegion, options.placement === 'departure');
   const { regionOf, helperRegion, helperCentre, regionHelpers } = placement;
   const H = helperRegion.length;

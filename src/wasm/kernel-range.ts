@@ -30,7 +30,7 @@ export interface SkinningKernelCall {
   JI: number;
   W: number;
   CNT: number;
-  /** The frame's skinning matrices and its per-joint data (quaternions, dual quaternions, twists). */
+  /** The frame's skinning matrices and its per-joint data (quaternions, dual quaternions; LMS: per (pivot, joint) pair, twists). */
   M: number;
   Q: number;
   /** LMS: each influence slot's (pivot, joint) pair (0 for the other methods). */

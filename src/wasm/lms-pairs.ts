@@ -26,9 +26,9 @@ export function lmsPairs(joints: Uint16Array, counts: Uint8Array, K: number): Lm
   const index = new Map<number, number>();
   const pivot: number[] = [];
   const joint: number[] = [];
-  for (let i = 0; i < counts.length; i++)
+  for (let i = 0; i < counts.length; i++) {
+    const a = joints[K * i];
     for (let k = 1; k < counts[i]; k++) {
-      const a = joints[K * i];
       const b = joints[K * i + k];
       const key = a * 65536 + b;
       let x = index.get(key);
@@ -39,6 +39,7 @@ export function lmsPairs(joints: Uint16Array, counts: Uint8Array, K: number): Lm
       }
       slotPair[K * i + k] = x;
     }
+  }
   return { slotPair, pivot: Uint32Array.from(pivot), joint: Uint32Array.from(joint) };
 }
 

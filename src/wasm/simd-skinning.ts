@@ -68,7 +68,7 @@ export interface SimdDeformer {
  * centers of rotation (Le & Hodgins 2016, Algorithm 1: QLERP rotation, t = LBS(p*) − R p*), 'sbs'
  * spherical blend skinning (Kavan & Žára 2005: QLERP rotation about a center solved per vertex
  * from its influences' transforms, in double precision), 'lms' log-matrix skinning (Alexa 2002:
- * the exponential of the blended se(3) twists), and a
+ * the exponential of the blended se(3) twists, relative to each vertex's pivot), and a
  * method module's kernel (its `simd` hook: Direct Delta Mush, Le & Lewis 2019, on the mesh with
  * its model, see `createDdmSimdDeformer`; Delta Mush, Mancewicz et al. 2014, prepared from the
  * mesh with `parameters`, see `createDeltaMushSimdDeformer`; skinning templates, Ju et al. 2008,
@@ -309,7 +309,7 @@ export async function createSkinningKernels<Extra>(
       else if (method === 'sbs') {
         f64.set(rotations.subarray(4 * j, 4 * j + 4), h);
         f64.set(split.rotationMatrices.subarray(9 * j, 9 * j + 9), h + 4);
-      } else f64.set(split.rotationMatrices.subarray(9 * j, 9 * j + 9), h); // LMS
+      } else for (let e = 0; e < 9; e++) f64[h + e] = split.rotationMatrices[9 * j + e]; // LMS
       // K_j's columns; their padding lanes 0 (the kernels' 4-lane sums read them).
       for (let c = 0; c < 3; c++) for (let r = 0; r < 4; r++) f32[g + 4 + 4 * c + r] = r < 3 ? stretch[9 * j + 3 * c + r] : 0; // prettier-ignore
     }

@@ -12,7 +12,7 @@ import { quatClosestRotation, quatPolarRotation } from '../../core/math.js';
 import type { SkinnedMesh } from '../../core/mesh.js';
 import type { DeformTarget, Deformer } from '../../deformers/contract.js';
 import { deformDqs } from '../../deformers/dqs.js';
-import { mirrorPosed, unmirroredSkinning } from '../../deformers/mirror.js';
+import { poseUnmirrored } from '../../deformers/mirror.js';
 import { writeDualQuaternion } from '../../deformers/vertex-writers.js';
 import { SIDES } from './fit.js';
 import { createTemplateMemo, poseTemplates } from './pose.js';
@@ -191,7 +191,7 @@ export function compactBinding(rig: TemplateRig, n: number): CompactBinding {
  * each bound vertex's position, normal and tangent moved by its blend of the cage's corrections
  * (see the module comment). Skinning matrices that all reflect (an armature under a mirroring
  * node) are posed unmirrored and the result mirrored back, so a mirrored character gets the mirror
- * image. Allocation-free per frame after the first call with a given mesh.
+ * image. Per frame it allocates nothing but a closure, after the first call with a given mesh.
  * @throws CorskinError (when called) for a mesh other than the one the rig was built for
  */
 export function createTemplateDeformer(rig: TemplateRig): Deformer {
@@ -207,10 +207,17 @@ export function createTemplateDeformer(rig: TemplateRig): Deformer {
       forMesh = mesh;
     }
     if (scratch.length < matrices.length) scratch = new Float64Array(matrices.length);
-    const { skinning, mirrored } = unmirroredSkinning(matrices, scratch);
-    deformDqs(mesh, skinning, out);
-    if (binding.bound.length) correct(mesh, skinning, out, binding);
-    if (mirrored) mirrorPosed({ positions: out.positions, normals: mesh.normals && out.normals, tangents: mesh.tangents && out.tangents }, n); // prettier-ignore
+    const current = binding;
+    poseUnmirrored(
+      mesh,
+      matrices,
+      out,
+      (skinning) => {
+        deformDqs(mesh, skinning, out);
+        if (current.bound.length) correct(mesh, skinning, out, current);
+      },
+      scratch,
+    );
   };
 
   function correct(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget, { bound, start, cage, weight }: CompactBinding): void {
