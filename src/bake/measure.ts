@@ -312,7 +312,7 @@ function withinMargin([max, p99]: [number, number], [refMax, refP99]: [number, n
  * The largest value and the 99th percentile (`percentileIndex`; reorders `a`, see
  * {@link select}); NaN counts as the largest.
  */
-function maxAndP99(a: Float32Array): [number, number] {
+export function maxAndP99(a: Float32Array): [number, number] {
   if (!a.length) return [0, 0];
   let max = -Infinity;
   for (let i = 0; i < a.length; i++) {

@@ -216,7 +216,8 @@ const MOST_PER_REGION = 3;
  * characters with 2 (4 influences, every clip; README): the same helpers in all, the p99 gap to
  * the method removed 84.5 → 86.6% (CesiumMan CoR), 82.4 → 90.0% (Soldier templates), 82.6 →
  * 85.7% (ShibaInu DQS), Ybot unchanged — but the Fox's CoR 92.9 → 72.3%, and its DQS with the
- * guard half-way between samples 82% → 15%: not the default.
+ * guard half-way between samples 82% → 15%: so the bake's default (`placement: 'auto'` in
+ * `io/helper-bake.ts`) fits both and keeps the closer.
  * @param regions each region's vertices
  * @param departure per vertex, its largest distance from LBS over the samples
  * @returns helpers per region (0 for a region of fewer than 4 vertices)

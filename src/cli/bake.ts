@@ -54,7 +54,7 @@ export interface BakeCommandOptions {
   /** helpers: helper joints per joint region (≥ 1). */
   helpers?: number;
   /** helpers: how the helpers are shared between joint regions (`HelperBakeOptions.placement`). */
-  placement?: 'even' | 'departure';
+  placement?: 'auto' | 'even' | 'departure';
   /** helpers: influences per vertex in the baked file, 4 or 8. */
   influences?: number;
   /** Samples per second of each clip; default 30. */
@@ -233,7 +233,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
         }),
       );
       lines.push(
-        `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples, ${r.iterations} iterations${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own influences (with the helpers they would have played farther from ${o.method.toUpperCase()} than plain LBS: over the samples, or at one)` : ''}`,
+        `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples, ${r.iterations} iterations, ${r.placement} placement${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own influences (with the helpers they would have played farther from ${o.method.toUpperCase()} than plain LBS: over the samples, or at one)` : ''}`,
       );
     }
   } finally {

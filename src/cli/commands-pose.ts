@@ -91,8 +91,8 @@ export function addPoseCommands(program: Command, io: Io): void {
         .addOption(
           new Option(
             '--placement <how>',
-            'helpers: how the helpers are shared between joint regions: even (--helpers in each; the default) or departure (as many in all, more where the method departs most from LBS; closer on most shared characters, farther on the Fox: see the README)',
-          ).choices(['even', 'departure']),
+            "helpers: how the helpers are shared between joint regions: even (--helpers in each), departure (as many in all, more where the method departs most from LBS; closer on most shared characters, farther on the Fox: see the README), or auto (the default: both fitted, the one closer to the method over the samples kept; about twice the fit's time)",
+          ).choices(['auto', 'even', 'departure']),
         )
         .option(
           '--influences <k>',

@@ -14,8 +14,9 @@
  * Where the helpers go: the vertices where the method departs from LBS (largest distance over
  * the samples above 1% of the largest, and above 1e-4 of the posed bounding-box diagonal) are grouped
  * by the joint between their two heaviest influences (the child of the pair: the elbow for the
- * upper arm and forearm); each such joint region gets up to `helpers` helpers, placed by k-means
- * on the region's bind positions weighted by the departure.
+ * upper arm and forearm); each such joint region gets up to `helpers` helpers (or as many in all
+ * shared out by the departure, `helperCounts`; by default both are fitted and the one closer to
+ * the method kept), placed by k-means on the region's bind positions weighted by the departure.
  *
  * The keys: at every sample, then only where interpolating their neighbours would put a vertex
  * farther from the method (`bake/key-reduction.ts`). With `guard: 'between'` the bake is held to
@@ -25,7 +26,6 @@
  */
 import type { Document } from '@gltf-transform/core';
 import { CorskinError } from '../core/errors.js';
-import { helperFrames } from '../bake/helper-frames.js';
 import { writeHelpers } from './helper-bake-write.js';
 import type { Deformer } from '../deformers/contract.js';
 import {
@@ -36,32 +36,24 @@ import {
   MAX_HELPERS_PER_REGION,
 } from '../bake/samples.js';
 import { sampleMethod, type MethodSamples } from '../bake/sampling.js';
+import { maxAndP99 } from '../bake/measure.js';
 import type { SkinnedModel } from './gltf.js';
-import { clusterStart, influencesOf, placeHelpers } from '../bake/placement.js';
-import { BETWEEN_PRIOR_STRENGTH, type SsdrModel } from '../bake/ssdr.js';
-import { keepFittedWeights } from '../bake/never-worse.js';
-import { reduceHelperKeys } from '../bake/key-reduction.js';
-import {
-  fitData,
-  fitSamples,
-  fitViews,
-  runFitTaskHere,
-  type FitData,
-  type FitErrors,
-  type FitTask,
-} from '../bake/fit.js';
-import { boundingBoxDiagonal, type SkinnedMesh } from '../core/mesh.js';
+import { placeHelpers, type HelperPlacement } from '../bake/placement.js';
+import { vertexErrors, type SsdrProblem } from '../bake/ssdr.js';
+import { runFitTaskHere, type FitErrors } from '../bake/fit.js';
+import { fitHelpers, type HelperCandidate, type HelperFitStep } from '../bake/helper-fit.js';
 
 /** Options of {@link bakeHelperJoints}. */
 export interface HelperBakeOptions {
   /** Helper joints per joint region (at most; on average with `placement: 'departure'`); default 2. */
   helpers?: number;
   /**
-   * How the helpers are shared between joint regions: `even` (default), `helpers` in each;
-   * `departure`, as many in all, shared out by how far the method departs from LBS there
-   * (`helperCounts` in `bake/placement.ts`).
+   * How the helpers are shared between joint regions: `even`, `helpers` in each; `departure`, as
+   * many in all, shared out by how far the method departs from LBS there (`helperCounts` in
+   * `bake/placement.ts`); `auto` (default), both fitted where they differ and the one closer to
+   * the method over the samples kept (`placementScore`; about twice the fit's time).
    */
-  placement?: 'even' | 'departure';
+  placement?: 'auto' | 'even' | 'departure';
   /** Influences per vertex in the baked file: 4 or 8; default 4. */
   influences?: 4 | 8;
   /** Samples per second of each clip; default 30. */
@@ -122,6 +114,8 @@ export interface HelperBakeResult {
   iterations: number;
   /** Vertices whose weights were solved (the others keep theirs). */
   activeVertices: number;
+  /** The placement written: the one asked, or the one `auto` kept. */
+  placement: 'even' | 'departure';
   /**
    * Of those, the vertices given back their own influences: those the helpers did not bring
    * closer to the method than plain LBS (summed over the samples, or at the worst one), and those
@@ -155,12 +149,6 @@ export function bakeHelperJoints(
   }
 }
 
-/** One task of a helper bake's fit for its caller to run: here, or split over worker threads. */
-export interface HelperBakeStep {
-  data: FitData;
-  task: FitTask;
-}
-
 /**
  * {@link bakeHelperJoints} as a sequence of fit tasks: each yielded task is run by the caller
  * (`runFitTask` over all its items, in any split) and its result passed back to `next`.
@@ -173,7 +161,7 @@ export function* helperBakeSteps(
   deform: Deformer,
   options: HelperBakeOptions,
   shared: boolean,
-): Generator<HelperBakeStep, HelperBakeResult, FitErrors | undefined> {
+): Generator<HelperFitStep, HelperBakeResult, FitErrors | undefined> {
   const perRegion = options.helpers ?? 2;
   const K = options.influences ?? 4;
   const rate = options.rate ?? DEFAULT_BAKE_RATE;
@@ -187,8 +175,8 @@ export function* helperBakeSteps(
   if (K !== 4 && K !== 8) throw new CorskinError(`influences per vertex must be 4 or 8 (got ${K})`, file);
   if (options.rotations !== undefined && options.rotations !== 'short' && options.rotations !== 'float')
     throw new CorskinError(`rotations must be short or float (got ${String(options.rotations)})`, file);
-  if (options.placement !== undefined && options.placement !== 'even' && options.placement !== 'departure')
-    throw new CorskinError(`placement must be even or departure (got ${String(options.placement)})`, file);
+  if (options.placement !== undefined && !['auto', 'even', 'departure'].includes(options.placement))
+    throw new CorskinError(`placement must be auto, even or departure (got ${String(options.placement)})`, file);
   const keyTolerance = options.keyTolerance ?? DEFAULT_HELPER_KEY_TOLERANCE;
   if (!(keyTolerance >= 0 && Number.isFinite(keyTolerance)))
     throw new CorskinError(`the helpers' key tolerance must be a number ≥ 0 (got ${options.keyTolerance})`, file);
@@ -220,110 +208,32 @@ export function* helperBakeSteps(
       file,
     );
   const { clips, lbs, targets } = samples;
-  const T = targets.length;
   // The samples keyed: every one, or the sample times among the check times (even in each clip).
   const keyed: number[] = [];
   for (let t = 0, c = 0; c < clips.length; t += clips[c++].times.length)
     for (let s = 0; s < clips[c].times.length; s += samples.between ? 2 : 1) keyed.push(t + s);
 
-  const placement = placeHelpers(mesh, skeleton.parents, targets, lbs, perRegion, options.placement === 'departure');
-  const { regionOf, helperRegion, helperCentre, regionHelpers } = placement;
-  const H = helperRegion.length;
-
-  // The model: the original weights (the K heaviest), helpers fitted to their clusters' motion.
-  const model_: SsdrModel = {
-    helpers: H,
-    // Start: each helper follows its cluster's motion (a helper of a mirrored joint mirrored).
-    transforms: clusterStart(placement, samples.rest, targets, samples.fixed),
-    influences: K,
-    joints: new Uint32Array(K * n),
-    weights: new Float32Array(K * n),
-  };
-  for (let i = 0; i < n; i++) setOwnWeights(model_, mesh, i);
-  // The vertices solved: where the method departs from LBS. Candidates of each: its own joints,
-  // its region's helpers and those of the regions of its other influences (at most its 2K
-  // heaviest joints and the helpers of its K heaviest: a 20-influence vertex would otherwise take
-  // ~40 candidates, and the weight update's time grows with their square).
-  const active: number[] = [];
-  for (let i = 0; i < n; i++) if (regionOf[i] >= 0) active.push(i);
-  const candidatesOf = (i: number): number[] => {
-    const set = new Set<number>();
-    influencesOf(mesh.joints, mesh.weights, mesh.influences, i)
-      .slice(0, 2 * K)
-      .forEach((e, k) => {
-        set.add(e.j);
-        if (k < K) for (const h of regionHelpers.get(e.j) ?? []) set.add(J + h);
-      });
-    for (const h of regionHelpers.get(regionOf[i]) ?? []) set.add(J + h);
-    return [...set];
-  };
-  // The alternation sees at most 120 evenly spaced samples with 4 influences, 960 with 8
-  // (`fitSamples`); once it has converged, bone updates over every sample give the helpers'
-  // transforms at all of them.
-  const fitted = fitSamples(keyed.length, K).map((k) => keyed[k]);
-  const data = fitData(samples, model_, active, active.map(candidatesOf), helperRegion, fitted, {
-    shared,
-    keyed: Int32Array.from(keyed),
-    priorStrength: samples.between ? BETWEEN_PRIOR_STRENGTH : 0,
-    anchored: options.beyondClips === 'lbs',
-  });
-  // The fit's total error over its samples.
-  const totalError = function* (): Generator<HelperBakeStep, number, FitErrors | undefined> {
-    const e = yield { data, task: { kind: 'errors', full: false } };
-    if (e?.sum.length !== data.n) throw new Error('helperBakeSteps: an errors task was not answered with its errors');
-    return e.sum.reduce((s, x) => s + x, 0);
-  };
-  let error = yield* totalError();
-  let iterations = 0;
-  for (; iterations < maxIterations; iterations++) {
-    options.onProgress?.(iterations, maxIterations);
-    options.signal?.throwIfAborted();
-    yield { data, task: { kind: 'weights' } };
-    yield { data, task: { kind: 'helpers', full: false, passes: 1 } };
-    const next = yield* totalError();
-    const falling = next < error * (1 - 1e-3);
-    error = Math.min(error, next);
-    if (!falling) {
-      iterations++;
-      break;
-    }
+  // The placements fitted: the one asked, or with `auto` both (the second only where it shares
+  // the helpers out otherwise), the closer to the method kept (`placementScore`).
+  const how = options.placement ?? 'auto';
+  const placements = (how === 'auto' ? (['even', 'departure'] as const) : [how])
+    .map((name) => ({
+      name,
+      placement: placeHelpers(mesh, skeleton.parents, targets, lbs, perRegion, name === 'departure'),
+    })) // prettier-ignore
+    .filter(({ placement }, k, all) => k === 0 || !sameHelpers(placement, all[0].placement));
+  const fit = { samples, keyed, K, J, maxIterations, fits: placements.length, keyTolerance, options };
+  let best: HelperCandidate | undefined;
+  let bestScore = Infinity;
+  for (const [k, { name, placement }] of placements.entries()) {
+    const candidate = yield* fitHelpers(model, placement, { ...fit, index: k, name }, shared);
+    const score = placements.length > 1 ? placementScore(samples, candidate) : 0;
+    if (!best || score < bestScore) [best, bestScore] = [candidate, score];
   }
-  // The other samples start from the clusters' fits: a few passes let each sample's helpers
-  // settle together (every pass is an exact block minimisation, so the error only falls).
-  if (data.fitSamples.length < keyed.length)
-    yield { data, task: { kind: 'helpers', full: true, passes: FINAL_PASSES } };
-  // The helpers' keys, and the helpers as the file will play them from there on (`bake/helper-frames.ts`).
-  const short = options.rotations !== 'float';
-  const frames = helperFrames(skeleton.inverseBindMatrices, helperRegion, helperCentre, (j) => `${model.name}: ${skeleton.jointNames[j]}`, file); // prettier-ignore
-  const keys = helperRegion.map(() => ({ translation: new Float32Array(3 * T), rotation: new Float32Array(4 * T) }));
-  // At the keyed samples; the half-way ones are played from them (`reduceHelperKeys`, whose slerp
-  // takes the short way whatever the signs; the file's signs are the writer's).
-  for (const t of keyed) {
-    const X = data.transforms.subarray(16 * H * t, 16 * H * (t + 1));
-    for (let h = 0; h < H; h++) frames.key(samples.fixed[t], X, h, keys[h].translation, keys[h].rotation, t, short);
-  }
-  // Fewer keys where interpolation holds (`bake/key-reduction.ts`); the transforms become what
-  // the file plays at every sample.
-  const keptKeys = reduceHelperKeys(frames, data, keys, clips, keyTolerance * boundingBoxDiagonal(targets[0]), samples.between); // prettier-ignore
-  // Never worse than LBS (`bake/never-worse.ts`): a vertex whose fitted weights would be keeps
-  // its own influences. The fit back into the whole mesh's model; every other vertex keeps its own.
-  const { kept, givenBack } = keepFittedWeights(samples, active, data);
-  model_.transforms = fitViews(data, true).model.transforms;
-  const own = new Uint8Array(n).fill(1);
-  active.forEach((i, a) => {
-    if (!kept[a]) return;
-    own[i] = 0;
-    model_.joints.set(data.joints.subarray(K * a, K * a + K), K * i);
-    model_.weights.set(data.weights.subarray(K * a, K * a + K), K * i);
-  });
-  // A helper no vertex kept is not written.
-  const used = new Uint8Array(H);
-  for (let i = 0; i < n; i++)
-    for (let k = K * i; k < K * i + K; k++)
-      if (!own[i] && model_.weights[k] > 0 && model_.joints[k] >= J) used[model_.joints[k] - J] = 1;
-  const helpersKept = dropHelpers(model_, used, J);
+  const { model_, own, keys, keptKeys, used, helpersKept, helperRegion, helperCentre } = best!;
   options.onProgress?.(maxIterations, maxIterations);
 
+  const short = options.rotations !== 'float';
   writeHelpers(
     document,
     model,
@@ -342,47 +252,47 @@ export function* helperBakeSteps(
     helpers: helpersKept,
     regions,
     samples: keyed.length,
-    iterations,
-    activeVertices: active.length,
-    revertedVertices: givenBack,
+    iterations: best!.iterations,
+    activeVertices: best!.active.length,
+    revertedVertices: best!.givenBack,
+    placement: best!.placement,
   };
 }
 
-/** Vertex i of `model` on its own joints: the mesh's K heaviest influences, normalised. */
-function setOwnWeights(model: SsdrModel, mesh: SkinnedMesh, i: number): void {
-  const K = model.influences;
-  const own = influencesOf(mesh.joints, mesh.weights, mesh.influences, i).slice(0, K);
-  const sum = own.reduce((s, e) => s + e.w, 0) || 1;
-  for (let k = 0; k < K; k++) {
-    model.joints[K * i + k] = own[k]?.j ?? 0;
-    model.weights[K * i + k] = own[k] ? own[k].w / sum : 0;
-  }
+/** Whether two placements give the same helpers to the same regions (then the same fit). */
+function sameHelpers(a: HelperPlacement, b: HelperPlacement): boolean {
+  return a.helperRegion.length === b.helperRegion.length && a.helperRegion.every((r, h) => r === b.helperRegion[h]);
 }
+
+/** How far a bake's p99 distance to the method over every (sample, vertex) may be, as a share of plain LBS's, in the bar {@link placementScore} measures against. */
+const P99_SHARE = 0.1;
+/** How far its largest distance may be, as a share of plain LBS's. */
+const MAX_SHARE = 0.25;
 
 /**
- * Removes the helpers not marked in `used` from `model` (its transforms and the joint indices of
- * its weights, J + h), in place.
- * @returns the helpers kept
+ * How far a candidate plays from the method over every sample, against plain LBS, in units of the
+ * bar a helper bake is held to in the README (90% of LBS's p99 distance removed, the max within
+ * a quarter of LBS's): its p99 distance over every (sample, vertex) ÷ plain LBS's ÷ 0.1, plus its
+ * largest ÷ plain LBS's ÷ 0.25 — both count, so that a candidate closer on one and as close on
+ * the other wins; lower is closer. Each vertex as the file plays it: its fitted weights, or its
+ * own influences (plain LBS) where it keeps them.
  */
-function dropHelpers(model: SsdrModel, used: Uint8Array, J: number): number {
-  const H = model.helpers;
-  const index = new Int32Array(H).fill(-1);
-  let kept = 0;
-  for (let h = 0; h < H; h++) if (used[h]) index[h] = kept++;
-  if (kept === H) return H;
-  model.transforms = model.transforms.map((M) => {
-    const out = new Float64Array(16 * kept);
-    for (let h = 0; h < H; h++) if (index[h] >= 0) out.set(M.subarray(16 * h, 16 * h + 16), 16 * index[h]);
-    return out;
-  });
-  for (let k = 0; k < model.joints.length; k++)
-    if (model.joints[k] >= J) {
-      const h = index[model.joints[k] - J];
-      model.joints[k] = h >= 0 ? J + h : 0; // a dropped helper's slots have weight 0
+function placementScore(samples: MethodSamples, candidate: HelperCandidate): number {
+  const { rest, targets, fixed, lbs } = samples;
+  const T = targets.length;
+  const n = targets[0].length / 3;
+  const problem: SsdrProblem = { n, rest, targets, fixed };
+  const baked = new Float32Array(T * n);
+  const plain = new Float32Array(T * n);
+  for (let t = 0; t < T; t++)
+    for (let i = 0; i < n; i++) {
+      const [a, b] = [lbs[t], targets[t]];
+      plain[t * n + i] = (a[3 * i] - b[3 * i]) ** 2 + (a[3 * i + 1] - b[3 * i + 1]) ** 2 + (a[3 * i + 2] - b[3 * i + 2]) ** 2; // prettier-ignore
     }
-  model.helpers = kept;
-  return kept;
+  baked.set(plain);
+  for (let i = 0; i < n; i++) if (!candidate.own[i]) vertexErrors(problem, candidate.model_, i, baked);
+  const [max, p99] = maxAndP99(baked);
+  const [lbsMax, lbsP99] = maxAndP99(plain);
+  const share = (x: number, of: number) => (x > 0 ? Math.sqrt(x / of) : 0);
+  return share(p99, lbsP99) / P99_SHARE + share(max, lbsMax) / MAX_SHARE;
 }
-
-/** Bone updates over every sample after the alternation. */
-const FINAL_PASSES = 6;

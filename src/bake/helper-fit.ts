@@ -1,0 +1,250 @@
+/**
+ * One placement's helper fit for a helper bake (`io/helper-bake.ts`): the helpers of a
+ * {@link HelperPlacement} fitted to a method's samples by smooth skinning decomposition with rigid
+ * bones (Le & Deng 2012), keyed, their keys thinned, and held never worse than plain LBS — a
+ * candidate the bake writes, or compares with another placement's.
+ *
+ * @module
+ */
+import { boundingBoxDiagonal, type SkinnedMesh } from '../core/mesh.js';
+import type { SkinnedModel } from '../io/gltf.js';
+import type { HelperBakeOptions } from '../io/helper-bake.js';
+import { fitData, fitSamples, fitViews, type FitData, type FitErrors, type FitTask } from './fit.js';
+import { helperFrames } from './helper-frames.js';
+import { reduceHelperKeys, type HelperKeys } from './key-reduction.js';
+import { keepFittedWeights } from './never-worse.js';
+import { clusterStart, influencesOf, type HelperPlacement } from './placement.js';
+import type { MethodSamples } from './sampling.js';
+import { BETWEEN_PRIOR_STRENGTH, type SsdrModel } from './ssdr.js';
+
+/** One task of a helper fit for its caller to run: here, or split over worker threads. */
+export interface HelperFitStep {
+  data: FitData;
+  task: FitTask;
+}
+
+/** One placement's fit ({@link fitHelpers}), as the bake writes it (`io/helper-bake.ts`). */
+export interface HelperCandidate {
+  placement: 'even' | 'departure';
+  /** The whole mesh's model: the kept helpers' transforms at every sample, each vertex's weights. */
+  model_: SsdrModel;
+  /** Per vertex, 1 where it keeps its own influences (all of them, as the input has them). */
+  own: Uint8Array;
+  /** Each fitted helper's keys at every sample (`key-reduction.ts`). */
+  keys: HelperKeys[];
+  /** Per fitted helper, per clip, the sample indices kept (`reduceHelperKeys`). */
+  keptKeys: Int32Array[][];
+  /** Per helper fitted, 1 where some vertex kept weight on it. */
+  used: Uint8Array;
+  /** Helpers written (those `used`). */
+  helpersKept: number;
+  /** Per fitted helper, its region's joint, and its cluster's bind centroid (x, y, z; `placement.ts`). */
+  helperRegion: number[];
+  helperCentre: number[][];
+  /** Alternations run. */
+  iterations: number;
+  /** The vertices fitted (indices into the mesh). */
+  active: number[];
+  /** Of those, the vertices given back their own influences (`never-worse.ts`). */
+  givenBack: number;
+}
+
+/** What {@link fitHelpers} needs of the bake (`io/helper-bake.ts`). */
+export interface HelperFitSettings {
+  /** The method and LBS sampled over every clip (`sampling.ts`). */
+  samples: MethodSamples;
+  /** The samples keyed (indices into `samples`): every one, or with the guard between the even ones of each clip. */
+  keyed: number[];
+  /** Influences per vertex in the baked file, and the skin's joints. */
+  K: number;
+  J: number;
+  /** Alternations at most. */
+  maxIterations: number;
+  /** Fits in this bake (placements tried), and this one's index: for the progress. */
+  fits: number;
+  index: number;
+  /** The placement fitted. */
+  name: 'even' | 'departure';
+  /** Key-reduction tolerance, as a fraction of the posed diagonal. */
+  keyTolerance: number;
+  /** The bake's options (progress, signal, rotations, beyond the clips, file). */
+  options: HelperBakeOptions;
+}
+
+/**
+ * The fit of one placement's helpers: smooth skinning decomposition with rigid bones (Le & Deng
+ * 2012, "Smooth Skinning Decomposition with Rigid Bones", ACM TOG 31(6), SIGGRAPH Asia 2012; the
+ * alternation of weight and bone updates until the error falls by less than 0.1%), the helpers'
+ * keys (`helper-frames.ts`) and their reduction (`key-reduction.ts`), then the vertices the
+ * helpers would put farther from the method than plain LBS given back their own influences
+ * (`never-worse.ts`). Each yielded task is run by the caller and its result passed back.
+ * @param model the skin (bind space; its joints' skinning matrices per sample in `settings.samples.fixed`)
+ * @param placement where the helpers go (`placeHelpers`)
+ * @param shared keep the fit's data in SharedArrayBuffers (for worker threads)
+ * @returns the candidate, its helpers' transforms at every sample (bind → posed space, asset units)
+ * @throws the signal's reason when `settings.options.signal` aborts; CorskinError as `helperFrames`
+ */
+export function* fitHelpers(
+  model: SkinnedModel,
+  placement: HelperPlacement,
+  settings: HelperFitSettings,
+  shared: boolean,
+): Generator<HelperFitStep, HelperCandidate, FitErrors | undefined> {
+  const { samples, keyed, K, J, maxIterations, keyTolerance, options } = settings;
+  const { mesh, skeleton } = model;
+  const { clips, targets } = samples;
+  const n = mesh.positions.length / 3;
+  const T = targets.length;
+  const file = options.file;
+  const progress = (done: number) =>
+    options.onProgress?.(settings.index * maxIterations + done, settings.fits * maxIterations);
+  const { regionOf, helperRegion, helperCentre, regionHelpers } = placement;
+  const H = helperRegion.length;
+
+  // The model: the original weights (the K heaviest), helpers fitted to their clusters' motion.
+  const model_: SsdrModel = {
+    helpers: H,
+    // Start: each helper follows its cluster's motion (a helper of a mirrored joint mirrored).
+    transforms: clusterStart(placement, samples.rest, targets, samples.fixed),
+    influences: K,
+    joints: new Uint32Array(K * n),
+    weights: new Float32Array(K * n),
+  };
+  for (let i = 0; i < n; i++) setOwnWeights(model_, mesh, i);
+  // The vertices solved: where the method departs from LBS. Candidates of each: its own joints,
+  // its region's helpers and those of the regions of its other influences (at most its 2K
+  // heaviest joints and the helpers of its K heaviest: a 20-influence vertex would otherwise take
+  // ~40 candidates, and the weight update's time grows with their square).
+  const active: number[] = [];
+  for (let i = 0; i < n; i++) if (regionOf[i] >= 0) active.push(i);
+  const candidatesOf = (i: number): number[] => {
+    const set = new Set<number>();
+    influencesOf(mesh.joints, mesh.weights, mesh.influences, i)
+      .slice(0, 2 * K)
+      .forEach((e, k) => {
+        set.add(e.j);
+        if (k < K) for (const h of regionHelpers.get(e.j) ?? []) set.add(J + h);
+      });
+    for (const h of regionHelpers.get(regionOf[i]) ?? []) set.add(J + h);
+    return [...set];
+  };
+  // The alternation sees at most 120 evenly spaced samples with 4 influences, 960 with 8
+  // (`fitSamples`); once it has converged, bone updates over every sample give the helpers'
+  // transforms at all of them.
+  const fitted = fitSamples(keyed.length, K).map((k) => keyed[k]);
+  const data = fitData(samples, model_, active, active.map(candidatesOf), helperRegion, fitted, {
+    shared,
+    keyed: Int32Array.from(keyed),
+    priorStrength: samples.between ? BETWEEN_PRIOR_STRENGTH : 0,
+    anchored: options.beyondClips === 'lbs',
+  });
+  // The fit's total error over its samples.
+  const totalError = function* (): Generator<HelperFitStep, number, FitErrors | undefined> {
+    const e = yield { data, task: { kind: 'errors', full: false } };
+    if (e?.sum.length !== data.n) throw new Error('fitHelpers: an errors task was not answered with its errors');
+    return e.sum.reduce((s, x) => s + x, 0);
+  };
+  let error = yield* totalError();
+  let iterations = 0;
+  for (; iterations < maxIterations; iterations++) {
+    progress(iterations);
+    options.signal?.throwIfAborted();
+    yield { data, task: { kind: 'weights' } };
+    yield { data, task: { kind: 'helpers', full: false, passes: 1 } };
+    const next = yield* totalError();
+    const falling = next < error * (1 - 1e-3);
+    error = Math.min(error, next);
+    if (!falling) {
+      iterations++;
+      break;
+    }
+  }
+  // The other samples start from the clusters' fits: a few passes let each sample's helpers
+  // settle together (every pass is an exact block minimisation, so the error only falls).
+  if (data.fitSamples.length < keyed.length)
+    yield { data, task: { kind: 'helpers', full: true, passes: FINAL_PASSES } };
+  // The helpers' keys, and the helpers as the file will play them from there on (`bake/helper-frames.ts`).
+  const short = options.rotations !== 'float';
+  const frames = helperFrames(skeleton.inverseBindMatrices, helperRegion, helperCentre, (j) => `${model.name}: ${skeleton.jointNames[j]}`, file); // prettier-ignore
+  const keys = helperRegion.map(() => ({ translation: new Float32Array(3 * T), rotation: new Float32Array(4 * T) }));
+  // At the keyed samples; the half-way ones are played from them (`reduceHelperKeys`, whose slerp
+  // takes the short way whatever the signs; the file's signs are the writer's).
+  for (const t of keyed) {
+    const X = data.transforms.subarray(16 * H * t, 16 * H * (t + 1));
+    for (let h = 0; h < H; h++) frames.key(samples.fixed[t], X, h, keys[h].translation, keys[h].rotation, t, short);
+  }
+  // Fewer keys where interpolation holds (`bake/key-reduction.ts`); the transforms become what
+  // the file plays at every sample.
+  const keptKeys = reduceHelperKeys(frames, data, keys, clips, keyTolerance * boundingBoxDiagonal(targets[0]), samples.between); // prettier-ignore
+  // Never worse than LBS (`bake/never-worse.ts`): a vertex whose fitted weights would be keeps
+  // its own influences. The fit back into the whole mesh's model; every other vertex keeps its own.
+  const { kept, givenBack } = keepFittedWeights(samples, active, data);
+  model_.transforms = fitViews(data, true).model.transforms;
+  const own = new Uint8Array(n).fill(1);
+  active.forEach((i, a) => {
+    if (!kept[a]) return;
+    own[i] = 0;
+    model_.joints.set(data.joints.subarray(K * a, K * a + K), K * i);
+    model_.weights.set(data.weights.subarray(K * a, K * a + K), K * i);
+  });
+  // A helper no vertex kept is not written.
+  const used = new Uint8Array(H);
+  for (let i = 0; i < n; i++)
+    for (let k = K * i; k < K * i + K; k++)
+      if (!own[i] && model_.weights[k] > 0 && model_.joints[k] >= J) used[model_.joints[k] - J] = 1;
+  const helpersKept = dropHelpers(model_, used, J);
+
+  return {
+    placement: settings.name,
+    model_,
+    own,
+    keys,
+    keptKeys,
+    used,
+    helpersKept,
+    helperRegion,
+    helperCentre,
+    iterations,
+    active,
+    givenBack,
+  };
+}
+
+/** Vertex i of `model` on its own joints: the mesh's K heaviest influences, normalised. */
+function setOwnWeights(model: SsdrModel, mesh: SkinnedMesh, i: number): void {
+  const K = model.influences;
+  const own = influencesOf(mesh.joints, mesh.weights, mesh.influences, i).slice(0, K);
+  const sum = own.reduce((s, e) => s + e.w, 0) || 1;
+  for (let k = 0; k < K; k++) {
+    model.joints[K * i + k] = own[k]?.j ?? 0;
+    model.weights[K * i + k] = own[k] ? own[k].w / sum : 0;
+  }
+}
+
+/**
+ * Removes the helpers not marked in `used` from `model` (its transforms and the joint indices of
+ * its weights, J + h), in place.
+ * @returns the helpers kept
+ */
+function dropHelpers(model: SsdrModel, used: Uint8Array, J: number): number {
+  const H = model.helpers;
+  const index = new Int32Array(H).fill(-1);
+  let kept = 0;
+  for (let h = 0; h < H; h++) if (used[h]) index[h] = kept++;
+  if (kept === H) return H;
+  model.transforms = model.transforms.map((M) => {
+    const out = new Float64Array(16 * kept);
+    for (let h = 0; h < H; h++) if (index[h] >= 0) out.set(M.subarray(16 * h, 16 * h + 16), 16 * index[h]);
+    return out;
+  });
+  for (let k = 0; k < model.joints.length; k++)
+    if (model.joints[k] >= J) {
+      const h = index[model.joints[k] - J];
+      model.joints[k] = h >= 0 ? J + h : 0; // a dropped helper's slots have weight 0
+    }
+  model.helpers = kept;
+  return kept;
+}
+
+/** Bone updates over every sample after the alternation. */
+const FINAL_PASSES = 6;
