@@ -25,9 +25,10 @@ export interface HelperFitStep {
 
 /** One placement's fit ({@link fitHelpers}), as the bake writes it (`io/helper-bake.ts`). */
 export interface HelperCandidate {
+  /** The placement fitted. */
   placement: 'even' | 'departure';
   /** The whole mesh's model: the kept helpers' transforms at every sample, each vertex's weights. */
-  model_: SsdrModel;
+  model: SsdrModel;
   /** Per vertex, 1 where it keeps its own influences (all of them, as the input has them). */
   own: Uint8Array;
   /** Each fitted helper's keys at every sample (`key-reduction.ts`). */
@@ -196,7 +197,7 @@ export function* fitHelpers(
 
   return {
     placement: settings.name,
-    model_,
+    model: model_,
     own,
     keys,
     keptKeys,

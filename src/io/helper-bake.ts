@@ -230,7 +230,7 @@ export function* helperBakeSteps(
     const score = placements.length > 1 ? placementScore(samples, candidate) : 0;
     if (!best || score < bestScore) [best, bestScore] = [candidate, score];
   }
-  const { model_, own, keys, keptKeys, used, helpersKept, helperRegion, helperCentre } = best!;
+  const { model: model_, own, keys, keptKeys, used, helpersKept, helperRegion, helperCentre } = best!;
   options.onProgress?.(maxIterations, maxIterations);
 
   const short = options.rotations !== 'float';
@@ -290,7 +290,7 @@ function placementScore(samples: MethodSamples, candidate: HelperCandidate): num
       plain[t * n + i] = (a[3 * i] - b[3 * i]) ** 2 + (a[3 * i + 1] - b[3 * i + 1]) ** 2 + (a[3 * i + 2] - b[3 * i + 2]) ** 2; // prettier-ignore
     }
   baked.set(plain);
-  for (let i = 0; i < n; i++) if (!candidate.own[i]) vertexErrors(problem, candidate.model_, i, baked);
+  for (let i = 0; i < n; i++) if (!candidate.own[i]) vertexErrors(problem, candidate.model, i, baked);
   const [max, p99] = maxAndP99(baked);
   const [lbsMax, lbsP99] = maxAndP99(plain);
   const share = (x: number, of: number) => (x > 0 ? Math.sqrt(x / of) : 0);
