@@ -10,7 +10,7 @@ import { boundingBoxDiagonal, type SkinnedMesh } from '../core/mesh.js';
 import type { SkinnedModel } from '../io/gltf.js';
 import type { HelperBakeOptions } from '../io/helper-bake.js';
 import { fitData, fitSamples, fitViews, type FitData, type FitErrors, type FitTask } from './fit.js';
-import { helperFrames } from './helper-frames.js';
+import { helperFrames, type HelperFrames } from './helper-frames.js';
 import { reduceHelperKeys, type HelperKeys } from './key-reduction.js';
 import { keepFittedWeights } from './never-worse.js';
 import { clusterStart, influencesOf, type HelperPlacement } from './placement.js';
@@ -31,6 +31,8 @@ export interface HelperCandidate {
   model: SsdrModel;
   /** Per vertex, 1 where it keeps its own influences (all of them, as the input has them). */
   own: Uint8Array;
+  /** The fitted helpers' frames: how a key plays (`helper-frames.ts`). */
+  frames: HelperFrames;
   /** Each fitted helper's keys at every sample (`key-reduction.ts`). */
   keys: HelperKeys[];
   /** Per fitted helper, per clip, the sample indices kept (`reduceHelperKeys`). */
@@ -199,6 +201,7 @@ export function* fitHelpers(
     placement: settings.name,
     model: model_,
     own,
+    frames,
     keys,
     keptKeys,
     used,

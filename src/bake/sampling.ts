@@ -44,7 +44,9 @@ export interface MethodSamples {
  * @param options `signal` stops between samples (throws its reason); `onProgress` is called after
  *   each sample with (done, total); `between`: at `bakeCheckTimes` (half-way between the sample
  *   times too); `lbs` is the linear blend skinning deformer (default `deformLbs`; the bake passes
- *   the SIMD kernels bound to the mesh, `simdBoundDeformer`)
+ *   the SIMD kernels bound to the mesh, `simdBoundDeformer`); `halfway`: only half-way between
+ *   the sample times (the odd check times; `between` is then false and each clip's `times` are
+ *   those)
  * @throws CorskinError when the rate is not a positive number, or a clip or the whole bake would
  *   take more samples than `samples.ts` allows
  */
@@ -57,15 +59,18 @@ export function sampleMethod(
     onProgress?: (done: number, total: number) => void;
     between?: boolean;
     lbs?: Deformer;
+    halfway?: boolean;
   } = {},
 ): MethodSamples {
   const deformLbs = options.lbs ?? deformLbsJs;
-  const between = !!options.between;
+  const between = !!options.between && !options.halfway;
   const { mesh, skeleton, morphGroups } = model;
   const n = mesh.positions.length / 3;
   const clips = model.animations.map((clip) => ({
     clip,
-    times: (between ? bakeCheckTimes : bakeSampleTimes)(clip.duration, rate, `clip "${clip.name}"`),
+    times: options.halfway
+      ? bakeCheckTimes(clip.duration, rate, `clip "${clip.name}"`).filter((_, k) => k % 2 === 1)
+      : (between ? bakeCheckTimes : bakeSampleTimes)(clip.duration, rate, `clip "${clip.name}"`),
   }));
   const total = clips.reduce((t, c) => t + c.times.length, 0);
   checkBakeSize(total, n, between);

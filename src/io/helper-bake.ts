@@ -36,10 +36,9 @@ import {
   MAX_HELPERS_PER_REGION,
 } from '../bake/samples.js';
 import { sampleMethod, type MethodSamples } from '../bake/sampling.js';
-import { maxAndP99 } from '../bake/measure.js';
 import type { SkinnedModel } from './gltf.js';
 import { placeHelpers, type HelperPlacement } from '../bake/placement.js';
-import { vertexErrors, type SsdrProblem } from '../bake/ssdr.js';
+import { placementScore } from '../bake/placement-score.js';
 import { runFitTaskHere, type FitErrors } from '../bake/fit.js';
 import { fitHelpers, type HelperCandidate, type HelperFitStep } from '../bake/helper-fit.js';
 
@@ -223,11 +222,16 @@ export function* helperBakeSteps(
     })) // prettier-ignore
     .filter(({ placement }, k, all) => k === 0 || !sameHelpers(placement, all[0].placement));
   const fit = { samples, keyed, K, J, maxIterations, fits: placements.length, keyTolerance, options };
+  // The candidates are compared half-way between the samples too, where players interpolate the keys.
+  const halfway =
+    placements.length > 1 && !samples.between
+      ? sampleMethod(model, deform, rate, { signal: options.signal, halfway: true })
+      : undefined;
   let best: HelperCandidate | undefined;
   let bestScore = Infinity;
   for (const [k, { name, placement }] of placements.entries()) {
     const candidate = yield* fitHelpers(model, placement, { ...fit, index: k, name }, shared);
-    const score = placements.length > 1 ? placementScore(samples, candidate) : 0;
+    const score = placements.length > 1 ? placementScore(samples, halfway, candidate, J) : 0;
     if (!best || score < bestScore) [best, bestScore] = [candidate, score];
   }
   const { model: model_, own, keys, keptKeys, used, helpersKept, helperRegion, helperCentre } = best!;
@@ -262,37 +266,4 @@ export function* helperBakeSteps(
 /** Whether two placements give the same helpers to the same regions (then the same fit). */
 function sameHelpers(a: HelperPlacement, b: HelperPlacement): boolean {
   return a.helperRegion.length === b.helperRegion.length && a.helperRegion.every((r, h) => r === b.helperRegion[h]);
-}
-
-/** How far a bake's p99 distance to the method over every (sample, vertex) may be, as a share of plain LBS's, in the bar {@link placementScore} measures against. */
-const P99_SHARE = 0.1;
-/** How far its largest distance may be, as a share of plain LBS's. */
-const MAX_SHARE = 0.25;
-
-/**
- * How far a candidate plays from the method over every sample, against plain LBS, in units of the
- * bar a helper bake is held to in the README (90% of LBS's p99 distance removed, the max within
- * a quarter of LBS's): its p99 distance over every (sample, vertex) ÷ plain LBS's ÷ 0.1, plus its
- * largest ÷ plain LBS's ÷ 0.25 — both count, so that a candidate closer on one and as close on
- * the other wins; lower is closer. Each vertex as the file plays it: its fitted weights, or its
- * own influences (plain LBS) where it keeps them.
- */
-function placementScore(samples: MethodSamples, candidate: HelperCandidate): number {
-  const { rest, targets, fixed, lbs } = samples;
-  const T = targets.length;
-  const n = targets[0].length / 3;
-  const problem: SsdrProblem = { n, rest, targets, fixed };
-  const baked = new Float32Array(T * n);
-  const plain = new Float32Array(T * n);
-  for (let t = 0; t < T; t++)
-    for (let i = 0; i < n; i++) {
-      const [a, b] = [lbs[t], targets[t]];
-      plain[t * n + i] = (a[3 * i] - b[3 * i]) ** 2 + (a[3 * i + 1] - b[3 * i + 1]) ** 2 + (a[3 * i + 2] - b[3 * i + 2]) ** 2; // prettier-ignore
-    }
-  baked.set(plain);
-  for (let i = 0; i < n; i++) if (!candidate.own[i]) vertexErrors(problem, candidate.model, i, baked);
-  const [max, p99] = maxAndP99(baked);
-  const [lbsMax, lbsP99] = maxAndP99(plain);
-  const share = (x: number, of: number) => (x > 0 ? Math.sqrt(x / of) : 0);
-  return share(p99, lbsP99) / P99_SHARE + share(max, lbsMax) / MAX_SHARE;
 }
