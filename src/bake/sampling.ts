@@ -94,3 +94,46 @@ export function sampleMethod(
     }
   return out;
 }
+
+/**
+ * `samples` (at the sample times) and `halfway` (half-way between them: {@link sampleMethod} with
+ * `halfway`) as one set at the check times (`bakeCheckTimes`, `between`), each clip's times
+ * interleaved: what the bake's measure takes as its reference (the same arrays, not copied).
+ * @throws RangeError when `halfway` is not half-way between `samples` (its clips' time counts)
+ */
+export function withHalfway(samples: MethodSamples, halfway: MethodSamples): MethodSamples {
+  const out: MethodSamples = {
+    clips: [],
+    rest: [],
+    targets: [],
+    lbs: [],
+    fixed: [],
+    rate: samples.rate,
+    between: true,
+  };
+  let [s, h] = [0, 0];
+  samples.clips.forEach(({ clip, times }, c) => {
+    const half = halfway.clips[c]?.times;
+    if (samples.between || half?.length !== Math.max(0, times.length - 1))
+      throw new RangeError(`withHalfway: clip "${clip.name}" has ${times.length} samples and ${half?.length} half-way times`); // prettier-ignore
+    const check = new Float32Array(times.length + half.length);
+    const push = (from: MethodSamples, k: number) => {
+      out.rest.push(from.rest[k]);
+      out.targets.push(from.targets[k]);
+      out.lbs.push(from.lbs[k]);
+      out.fixed.push(from.fixed[k]);
+    };
+    for (let k = 0; k < times.length; k++) {
+      check[2 * k] = times[k];
+      push(samples, s + k);
+      if (k < half.length) {
+        check[2 * k + 1] = half[k];
+        push(halfway, h + k);
+      }
+    }
+    out.clips.push({ clip, times: check });
+    s += times.length;
+    h += half.length;
+  });
+  return out;
+}

@@ -17,7 +17,7 @@ import {
   type BakeMeasure,
   type BeyondClipsMeasure,
 } from '../bake/measure.js';
-import { sampleMethod, type MethodSamples } from '../bake/sampling.js';
+import { sampleMethod, withHalfway, type MethodSamples } from '../bake/sampling.js';
 import {
   AUTO_BAKE_THREADS_FROM,
   BAKE_KINDS,
@@ -208,7 +208,8 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       const samples = await phase(model, 'sampling', (onProgress) =>
         sampleMethod(model, deform, rate, { onProgress, between: o.guard === 'between', lbs }),
       );
-      const pairs = samples.targets.length * (model.mesh.positions.length / 3);
+      const n = model.mesh.positions.length / 3;
+      const pairs = samples.targets.length * n;
       if (held + pairs <= (o.guard === 'between' ? 2 : 1) * MAX_BAKE_VERTEX_SAMPLES) {
         entry.samples = samples;
         held += pairs;
@@ -232,8 +233,13 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
           file: input,
         }),
       );
+      // The bake's half-way samples, where it took them, serve the measure there too.
+      if (r.halfway && entry.samples && held + r.halfway.targets.length * n <= MAX_BAKE_VERTEX_SAMPLES) {
+        entry.samples = withHalfway(samples, r.halfway);
+        held += r.halfway.targets.length * n;
+      }
       lines.push(
-        `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples, ${r.iterations} iterations, ${r.placement} placement${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own influences (with the helpers they would have played farther from ${o.method.toUpperCase()} than plain LBS: over the samples, or at one)` : ''}`,
+        `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples, ${r.iterations} iterations${r.helpers ? `, ${r.placement} placement` : ''}${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own influences (with the helpers they would have played farther from ${o.method.toUpperCase()} than plain LBS: over the samples, or at one)` : ''}`,
       );
     }
   } finally {

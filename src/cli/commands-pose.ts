@@ -91,7 +91,7 @@ export function addPoseCommands(program: Command, io: Io): void {
         .addOption(
           new Option(
             '--placement <how>',
-            "helpers: how the helpers are shared between joint regions: even (--helpers in each), departure (as many in all, more where the method departs most from LBS; closer on most shared characters, farther on the Fox: see the README), or auto (the default: both fitted, the one closer to the method over the samples kept; about twice the fit's time)",
+            "helpers: how the helpers are shared between joint regions: even (--helpers in each region), departure (the same total, fewer where the method departs little from LBS and more where it departs most), or auto (the default): per skin both are fitted, unless they come out the same, and the one whose file plays closer to the method is kept — the smaller p99 distance ÷ plain LBS's ÷ 0.1 plus max ÷ LBS's ÷ 0.25, over the samples and half-way between them (about twice the fit's time; the report names the one kept)",
           ).choices(['auto', 'even', 'departure']),
         )
         .option(

@@ -116,6 +116,12 @@ export interface HelperBakeResult {
   /** The placement written: the one asked, or the one `auto` kept. */
   placement: 'even' | 'departure';
   /**
+   * Where `auto` compared two fits half-way between the samples: the method and LBS sampled
+   * there ({@link sampleMethod} with `halfway`), for a caller that measures the bake there too
+   * (`withHalfway` joins them to the samples).
+   */
+  halfway?: MethodSamples;
+  /**
    * Of those, the vertices given back their own influences: those the helpers did not bring
    * closer to the method than plain LBS (summed over the samples, or at the worst one), and those
    * that would have put a sample's largest or 99th-percentile distance past plain LBS's
@@ -219,7 +225,7 @@ export function* helperBakeSteps(
     .map((name) => ({
       name,
       placement: placeHelpers(mesh, skeleton.parents, targets, lbs, perRegion, name === 'departure'),
-    })) // prettier-ignore
+    }))
     .filter(({ placement }, k, all) => k === 0 || !sameHelpers(placement, all[0].placement));
   const fit = { samples, keyed, K, J, maxIterations, fits: placements.length, keyTolerance, options };
   // The candidates are compared half-way between the samples too, where players interpolate the keys.
@@ -260,6 +266,7 @@ export function* helperBakeSteps(
     activeVertices: best!.active.length,
     revertedVertices: best!.givenBack,
     placement: best!.placement,
+    ...(halfway && { halfway }),
   };
 }
 
