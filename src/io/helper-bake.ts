@@ -237,7 +237,7 @@ export function* helperBakeSteps(
   let bestScore = Infinity;
   for (const [k, { name, placement }] of placements.entries()) {
     const candidate = yield* fitHelpers(model, placement, { ...fit, index: k, name }, shared);
-    const score = placements.length > 1 ? placementScore(samples, halfway, candidate, J) : 0;
+    const score = placements.length > 1 ? placementScore(samples, halfway, candidate) : 0;
     if (!best || score < bestScore) [best, bestScore] = [candidate, score];
   }
   const { model: model_, own, keys, keptKeys, used, helpersKept, helperRegion, helperCentre } = best!;
