@@ -22,9 +22,9 @@ export const DEFAULT_MAX_SUBDIVIDED_TRIANGLES = 5e7;
 
 /**
  * Default number of influences per vertex `corskin deform` keeps (the largest, renormalised;
- * CLI `--influences`): 8, as many as corskin/three's GPU path reads.
+ * CLI `--influences`): 16, as many as corskin/three's GPU path reads (`MAX_INFLUENCE_SETS`).
  */
-export const DEFAULT_INFLUENCES = 8;
+export const DEFAULT_INFLUENCES = 16;
 
 /** The CoR parameters {@link resolveCorOptions} fills in. */
 export interface CorParameterOptions {

@@ -29,7 +29,9 @@ const pars = (kernel: GlslKernel, o: KernelOptions) => /* glsl */ `
 #ifdef USE_SKINNING
 uniform highp sampler2D corskinJoints;
 uniform float corskinStretch;
-${o.eight ? 'in vec4 corskinIndex0;\nin vec4 corskinWeight0;\nin vec4 corskinIndex1;\nin vec4 corskinWeight1;' : ''}
+${corskinInfluenceAttributes(o)
+  .map((name) => `in vec4 ${name};`)
+  .join('\n')}
 vec4 corskinFetch( const in float joint, const in int k ) {
   int size = textureSize( corskinJoints, 0 ).x;
   int i = int( joint ) * ${TEXELS_PER_JOINT} + k;
@@ -65,18 +67,26 @@ ${kernel.pars?.(o) ?? ''}
 #endif
 `;
 
-/** The influences a vertex reads: 4, or 8 from the corskin attributes. */
-export const influenceCount = (o: KernelOptions) => (o.eight ? 8 : 4);
+/** The influences a vertex reads: 4 per set ({@link KernelOptions.influenceSets}). */
+export const influenceCount = (o: KernelOptions) => 4 * o.influenceSets;
+
+/**
+ * The vertex attributes of corskin's influence sets, `corskinIndex0`, `corskinWeight0`, … (none
+ * with one set: three's `skinIndex`/`skinWeight`).
+ */
+export const corskinInfluenceAttributes = (o: { influenceSets: number }): string[] =>
+  o.influenceSets > 1
+    ? Array.from({ length: o.influenceSets }, (_, s) => [`corskinIndex${s}`, `corskinWeight${s}`]).flat()
+    : [];
 
 /** Influences into csJ/csW, the pivot, the signed weights csS and quaternions csQs. */
 export const gather = (o: KernelOptions) => /* glsl */ `
   float csJ[${influenceCount(o)}];
   float csW[${influenceCount(o)}];
 ${
-  o.eight
+  o.influenceSets > 1
     ? `  for ( int k = 0; k < 4; k++ ) {
-    csJ[k] = corskinIndex0[k]; csW[k] = corskinWeight0[k];
-    csJ[k + 4] = corskinIndex1[k]; csW[k + 4] = corskinWeight1[k];
+${Array.from({ length: o.influenceSets }, (_, s) => `    csJ[k + ${4 * s}] = corskinIndex${s}[k]; csW[k + ${4 * s}] = corskinWeight${s}[k];`).join('\n')}
   }`
     : `  for ( int k = 0; k < 4; k++ ) { csJ[k] = skinIndex[k]; csW[k] = skinWeight[k]; }`
 }`;
@@ -145,7 +155,7 @@ export const dqsPosition = (o: KernelOptions) => /* glsl */ `
 
 const byQuaternion = (v: string) => `corskinRotate( csQ, ${v} )`;
 
-/** Linear blend skinning of the 8 largest influences (three skins 4): csL = Σ w_j L_j, csT = Σ w_j τ_j. */
+/** Linear blend skinning of up to the 16 largest influences (three skins 4): csL = Σ w_j L_j, csT = Σ w_j τ_j. */
 export const LBS_GLSL: GlslKernel = {
   base: (o) => /* glsl */ `${gather(o)}
   mat3 csL = mat3( 0.0 );

@@ -56,10 +56,11 @@ import { computeCentersOfRotationOnWorker } from '../cor/web-worker.js';
 import { methodInfo, type GpuMethodId, type ThreeMethodId } from '../deformers/registry.js';
 import { cpuMethodOf, restoreCpu, useCpuMethod } from './cpu.js';
 import type { TemplateRig } from '../methods/templates/rig.js';
-import { COR_GLSL, DQS_GLSL, LBS_GLSL, patchVertexShader } from './chunks.js';
+import { COR_GLSL, corskinInfluenceAttributes, DQS_GLSL, LBS_GLSL, patchVertexShader } from './chunks.js';
 import { influenceSets, meshFromGeometry, writeJointTexture } from './geometry.js';
 import {
   dataTexture,
+  MAX_INFLUENCE_SETS,
   STATE_KEY,
   TEXELS_PER_JOINT,
   type GpuBinding,
@@ -171,16 +172,13 @@ interface MeshState {
   texture: DataTexture;
   /** 1 while some skinning matrix has scale, shear or reflection (two-phase skinning). */
   stretch: { value: number };
-  /** Attributes corskin added to the geometry (8 influences, the method's), removed on restore. */
+  /** Attributes corskin added to the geometry (influence sets, the method's), removed on restore. */
   added: string[];
   /** The method's textures, disposed on restore. */
   textures: DataTexture[];
   /** The frame the textures were last filled for ({@link STATE_KEY}). */
   frame: number;
 }
-
-/** The geometry attributes of 8 influences (the largest, renormalised). */
-const EIGHT = ['corskinIndex0', 'corskinWeight0', 'corskinIndex1', 'corskinWeight1'];
 
 /** LBS: three's own skinning, or corskin's where a vertex has more than 4 influences. */
 const LBS_GPU: GpuMethod = { id: 'lbs', glsl: LBS_GLSL, threeNative: true };
@@ -211,7 +209,9 @@ export const GPU_KERNELS: readonly GpuMethod[] = [LBS_GPU, DQS_GPU, COR_GPU, TEM
  * Switches every `SkinnedMesh` under `object` (itself included) to `method` on the GPU.
  * `'lbs'` restores three's own skinning, except on meshes with more than 4 influences per
  * vertex (glTF `JOINTS_1`…, GLTFLoader's `joints_1`…), which three skins with the first 4 only:
- * those get corskin's LBS with the 8 largest, as DQS and CoR always do.
+ * those get corskin's LBS with every influence, up to the 16 largest (fewer where the geometry's
+ * other attributes leave less room in WebGL 2's 16: {@link influenceSetsRead}), as DQS and CoR
+ * always do.
  * Cage nodes written by corskin ({@link isCageObject}) keep three's skinning. A method without a
  * GPU kernel (`gpu: false` in the registry) runs on the CPU (`cpu.ts`).
  * Resolves once every mesh has switched (after CoR computations, template builds and Direct
@@ -250,12 +250,33 @@ export function skinningMethodOf(mesh: SkinnedMesh): ThreeSkinningMethod {
   );
 }
 
-/** The 8 largest influences of each vertex (renormalised) as two vec4 pairs of attributes ({@link EIGHT}). */
-function eightInfluences(mesh: SkinnedMesh): Record<string, BufferAttribute> {
-  const data = limitInfluences(meshFromGeometry(mesh), 8).mesh;
+/**
+ * The influence sets a kernel reads of `mesh` (`KernelOptions.influenceSets`): all of the
+ * geometry's, up to {@link MAX_INFLUENCE_SETS}, and no more than the vertex attributes left
+ * (WebGL 2 guarantees 16: the geometry's own other than its skin's, and `extra` of the method's,
+ * come first; at least 2, the 8 largest, as before); 1 where the mesh has 4 influences.
+ */
+function influenceSetsRead(mesh: SkinnedMesh, extra: number): number {
+  const sets = influenceSets(mesh);
+  if (sets === 1) return 1;
+  const own = Object.keys(mesh.geometry.attributes).filter((a) => !/^(skinIndex|skinWeight|joints_\d+|weights_\d+)$/.test(a)); // prettier-ignore
+  const room = Math.floor((MAX_VERTEX_ATTRIBUTES - own.length - extra) / 2);
+  return Math.max(2, Math.min(sets, MAX_INFLUENCE_SETS, room));
+}
+
+/** The vertex attributes WebGL 2 guarantees a shader. */
+const MAX_VERTEX_ATTRIBUTES = 16;
+
+/**
+ * The `sets` × 4 largest influences of each vertex (renormalised) as vec4 pairs of attributes
+ * (`corskinInfluenceAttributes`).
+ */
+function corskinInfluences(mesh: SkinnedMesh, sets: number): Record<string, BufferAttribute> {
+  const data = limitInfluences(meshFromGeometry(mesh), 4 * sets).mesh;
   const n = data.positions.length / 3;
+  const names = corskinInfluenceAttributes({ influenceSets: sets });
   const attributes: Record<string, BufferAttribute> = {};
-  for (let set = 0; set < 2; set++) {
+  for (let set = 0; set < sets; set++) {
     const idx = new Float32Array(4 * n);
     const wgt = new Float32Array(4 * n);
     for (let i = 0; i < n; i++) {
@@ -266,8 +287,8 @@ function eightInfluences(mesh: SkinnedMesh): Record<string, BufferAttribute> {
         wgt[4 * i + k] = data.weights[slot];
       }
     }
-    attributes[EIGHT[2 * set]] = new BufferAttribute(idx, 4);
-    attributes[EIGHT[2 * set + 1]] = new BufferAttribute(wgt, 4);
+    attributes[names[2 * set]] = new BufferAttribute(idx, 4);
+    attributes[names[2 * set + 1]] = new BufferAttribute(wgt, 4);
   }
   return attributes;
 }
@@ -281,9 +302,9 @@ async function switchMesh(
 ): Promise<void> {
   const binding: GpuBinding = (await kernel.bind?.(mesh, options, prepared)) ?? {};
   restore(mesh);
-  const eight = binding.influences !== false && influenceSets(mesh) > 1;
-  if (kernel.threeNative && !eight) return;
-  const attributes = { ...binding.attributes, ...(eight ? eightInfluences(mesh) : {}) };
+  const sets = binding.influences !== false ? influenceSetsRead(mesh, Object.keys(binding.attributes ?? {}).length) : 1; // prettier-ignore
+  if (kernel.threeNative && sets === 1) return;
+  const attributes = { ...binding.attributes, ...(sets > 1 ? corskinInfluences(mesh, sets) : {}) };
   for (const [name, attribute] of Object.entries(attributes)) mesh.geometry.setAttribute(name, attribute);
   const J = mesh.skeleton.bones.length;
   const size = Math.max(1, Math.ceil(Math.sqrt(J * TEXELS_PER_JOINT)));
@@ -302,8 +323,8 @@ async function switchMesh(
     textures: Object.values(textures),
     frame: -1,
   };
-  const o: KernelOptions = { eight, variant: binding.variant };
-  const key = `corskin-${kernel.id}${eight ? '-8' : ''}${binding.variant ? `-${binding.variant}` : ''}`;
+  const o: KernelOptions = { influenceSets: sets, variant: binding.variant };
+  const key = `corskin-${kernel.id}${sets > 1 ? `-${4 * sets}` : ''}${binding.variant ? `-${binding.variant}` : ''}`;
   const patch = (original: Material): Material => {
     const m = options.toNodeMaterial ? options.toNodeMaterial(original) : original;
     if ((m as Material & { isNodeMaterial?: boolean }).isNodeMaterial) {

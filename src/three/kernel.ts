@@ -27,6 +27,12 @@ import {
 } from 'three';
 import type { SkinningOptions } from './index.js';
 
+/**
+ * The most influence sets a kernel reads: 16 influences per vertex (the chicken's `JOINTS_0..3`),
+ * 8 vertex attributes — within WebGL 2's 16 beside position, normal, uv and a method's own.
+ */
+export const MAX_INFLUENCE_SETS = 4;
+
 /** Texels per joint in the joint texture: matrix rows (3) and rotation quaternion (1). */
 export const TEXELS_PER_JOINT = 4;
 
@@ -52,8 +58,12 @@ export function dataTexture(data: Float32Array, width: number, height: number): 
 
 /** What a kernel's shaders are built for (one shader program per distinct value). */
 export interface KernelOptions {
-  /** 8 influences from `corskinIndex0/1`, `corskinWeight0/1` instead of `skinIndex`/`skinWeight`. */
-  eight: boolean;
+  /**
+   * The influence sets (4 influences each) the kernel reads: 1, three's `skinIndex`/`skinWeight`;
+   * 2 to {@link MAX_INFLUENCE_SETS}, corskin's `corskinIndex0…`/`corskinWeight0…` (a vertex's
+   * 8, 12 or 16 largest influences).
+   */
+  influenceSets: number;
   /** The variant of the method's data, for a method whose data has variants ({@link GpuBinding.variant}). */
   variant?: string;
 }
@@ -81,7 +91,7 @@ export interface GpuBinding {
   attributes?: Record<string, BufferAttribute>;
   /** Textures the kernel samples, by uniform name (disposed on restore). */
   textures?: Record<string, DataTexture>;
-  /** Whether the kernel reads the skin's influences (the 8 largest where a vertex has more than 4): default true. */
+  /** Whether the kernel reads the skin's influences (up to the 16 largest where a vertex has more than 4): default true. */
   influences?: boolean;
   /** The variant of the method's data the shaders are built for ({@link KernelOptions.variant}). */
   variant?: string;

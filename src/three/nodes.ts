@@ -75,7 +75,7 @@ import {
 
 export type { TslContext, TslKernel } from './tsl.js';
 
-/** LBS of the 8 largest influences (three's own node skins 4). */
+/** LBS of up to the 16 largest influences (three's own node skins 4). */
 const LBS_TSL: TslKernel = {
   id: 'lbs',
   skin(c) {
@@ -152,7 +152,8 @@ export function patchNodeMaterial(material: Material, o: NodePatchOptions): Mate
     if (this.positionNode) positionLocal.assign(subBuild(this.positionNode, 'POSITION', 'vec3'));
     return positionLocal;
   };
-  m.customProgramCacheKey = () => `corskin-${o.method}${o.eight ? '-8' : ''}${o.variant ? `-${o.variant}` : ''}`;
+  m.customProgramCacheKey = () =>
+    `corskin-${o.method}${o.influenceSets > 1 ? `-${4 * o.influenceSets}` : ''}${o.variant ? `-${o.variant}` : ''}`;
   return m;
 }
 

@@ -128,14 +128,15 @@ export interface Influences {
   joints: ReturnType<typeof jointMatrix>[];
 }
 
-/** The vertex's 4 influences (`skinIndex`, `skinWeight`) or 8 (`corskinIndex0/1`, `corskinWeight0/1`). */
+/** The vertex's 4 influences (`skinIndex`, `skinWeight`) or 8 to 16 (`corskinIndex0…`, `corskinWeight0…`). */
 export function influences(c: TslContext): Influences {
-  const sets: Node[][] = c.o.eight
-    ? [
-        [attribute('corskinIndex0', 'vec4'), attribute('corskinWeight0', 'vec4')],
-        [attribute('corskinIndex1', 'vec4'), attribute('corskinWeight1', 'vec4')],
-      ]
-    : [[attribute('skinIndex', 'uvec4'), attribute('skinWeight', 'vec4')]];
+  const sets: Node[][] =
+    c.o.influenceSets > 1
+      ? Array.from({ length: c.o.influenceSets }, (_, s) => [
+          attribute(`corskinIndex${s}`, 'vec4'),
+          attribute(`corskinWeight${s}`, 'vec4'),
+        ])
+      : [[attribute('skinIndex', 'uvec4'), attribute('skinWeight', 'vec4')]];
   const J: Node[] = [];
   const W: Node[] = [];
   for (const [idx, wgt] of sets) {

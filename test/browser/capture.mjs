@@ -64,11 +64,12 @@ export function captureMesh(THREE, mesh, geometry, material) {
 
 /**
  * corskin's view of the mesh as the GPU skins it with `method`: for templates all its influences
- * (the rig's linear part names them), else the 8 largest; its centers of rotation if it has them;
+ * (the rig's linear part names them), else the 16 largest (every influence of the shared
+ * characters: the chicken has 16); its centers of rotation if it has them;
  * for Direct Delta Mush the model it renders with.
  */
 function cpuMesh(mesh, method) {
-  const data = method === 'templates' ? meshFromGeometry(mesh) : limitInfluences(meshFromGeometry(mesh), 8).mesh;
+  const data = method === 'templates' ? meshFromGeometry(mesh) : limitInfluences(meshFromGeometry(mesh), 16).mesh;
   const cor = mesh.geometry.getAttribute('_center_of_rotation');
   if (cor) data.centersOfRotation = Float32Array.from(cor.array);
   if (method === 'ddm') setDdmModel(data, deltaMushOf(mesh)); // the model the mesh renders with
