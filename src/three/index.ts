@@ -210,7 +210,7 @@ export const GPU_KERNELS: readonly GpuMethod[] = [LBS_GPU, DQS_GPU, COR_GPU, TEM
  * `'lbs'` restores three's own skinning, except on meshes with more than 4 influences per
  * vertex (glTF `JOINTS_1`…, GLTFLoader's `joints_1`…), which three skins with the first 4 only:
  * those get corskin's LBS with every influence, up to the 16 largest (fewer where the geometry's
- * other attributes leave less room in WebGL 2's 16: {@link influenceSetsRead}), as DQS and CoR
+ * other attributes leave less room in WebGL 2's 16: `influenceSetsRead`), as DQS and CoR
  * always do.
  * Cage nodes written by corskin ({@link isCageObject}) keep three's skinning. A method without a
  * GPU kernel (`gpu: false` in the registry) runs on the CPU (`cpu.ts`).

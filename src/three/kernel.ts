@@ -60,7 +60,7 @@ export function dataTexture(data: Float32Array, width: number, height: number): 
 export interface KernelOptions {
   /**
    * The influence sets (4 influences each) the kernel reads: 1, three's `skinIndex`/`skinWeight`;
-   * 2 to {@link MAX_INFLUENCE_SETS}, corskin's `corskinIndex0…`/`corskinWeight0…` (a vertex's
+   * 2 to `MAX_INFLUENCE_SETS` (4), corskin's `corskinIndex0…`/`corskinWeight0…` (a vertex's
    * 8, 12 or 16 largest influences).
    */
   influenceSets: number;
