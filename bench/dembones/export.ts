@@ -19,7 +19,7 @@ import { computeCentersOfRotation } from '../../src/cor/precompute.js';
 import { DEFAULT_EPSILON, DEFAULT_SIGMA } from '../../src/cor/parameters.js';
 import { deformers } from '../../src/deformers/index.js';
 import { measureBake } from '../../src/bake/measure.js';
-import { clusterStart, influencesOf, placeHelpers } from '../../src/bake/placement.js';
+import { clusterStart, helperRegions, influencesOf, placeHelpers } from '../../src/bake/placement.js';
 import { bakeHelperJoints } from '../../src/io/helper-bake.js';
 import { extractSkinnedModels, type SkinnedModel } from '../../src/io/gltf.js';
 import { readDocument, writeDocument } from '../../src/io/node-io.js';
@@ -89,7 +89,7 @@ async function exportProblem(file: string, dir: string): Promise<void> {
 
   // corskin's helper start (src/bake/placement.ts, as src/io/helper-bake.ts uses it): regions
   // where CoR departs from LBS, ≤ 2 helpers each by k-means, each helper a rigid fit of its cluster.
-  const placement = placeHelpers(mesh, skeleton.parents, targets, lbs, PER_REGION);
+  const placement = placeHelpers(mesh, helperRegions(mesh, skeleton.parents, targets, lbs), PER_REGION);
   const { clusterOf } = placement;
   const H = placement.helperRegion.length;
   const start = clusterStart(

@@ -19,6 +19,36 @@ const P99_SHARE = 0.1;
 /** The share of plain LBS's largest distance it may reach. */
 const MAX_SHARE = 0.25;
 
+/** Plain LBS against the method at the times a {@link placementScore} measures, computed once per bake. */
+export interface PlainLbs {
+  /** Squared distances, per time (the samples, then half-way) and vertex, n each. */
+  squared: Float32Array;
+  /** The largest and the 99th-percentile squared distance. */
+  max: number;
+  p99: number;
+}
+
+/**
+ * Plain LBS's squared distance to the method at every sample and, with `halfway`, at every time
+ * half-way between two (see {@link placementScore}), and their largest and 99th percentile.
+ */
+export function plainLbs(samples: MethodSamples, halfway: MethodSamples | undefined): PlainLbs {
+  const n = samples.targets[0].length / 3;
+  const sets = halfway ? [samples, halfway] : [samples];
+  const squared = new Float32Array(sets.reduce((t, at) => t + at.targets.length * n, 0));
+  let from = 0;
+  for (const at of sets) {
+    at.targets.forEach((b, t) => {
+      const a = at.lbs[t];
+      for (let i = 0; i < n; i++)
+        squared[from + t * n + i] = (a[3 * i] - b[3 * i]) ** 2 + (a[3 * i + 1] - b[3 * i + 1]) ** 2 + (a[3 * i + 2] - b[3 * i + 2]) ** 2; // prettier-ignore
+    });
+    from += at.targets.length * n;
+  }
+  const [max, p99] = maxAndP99(squared.slice()); // on a copy: it reorders
+  return { squared, max, p99 };
+}
+
 /**
  * How far a candidate plays from the method, against plain LBS, in units of the bar a helper bake
  * is held to in the README (90% of LBS's p99 distance removed, the max within a quarter of LBS's):
@@ -31,43 +61,29 @@ const MAX_SHARE = 0.25;
  * @param samples the samples the candidate was fitted to (`sampleMethod`)
  * @param halfway the method and LBS half-way between them (`sampleMethod` with `halfway`), or
  *   undefined where `samples` hold those times already (`between`) or are not to be measured
+ * @param plain plain LBS at the same times ({@link plainLbs})
  */
 export function placementScore(
   samples: MethodSamples,
   halfway: MethodSamples | undefined,
+  plain: PlainLbs,
   candidate: HelperCandidate,
 ): number {
   const n = samples.targets[0].length / 3;
   // The times measured: the samples (the fit's transforms), then half-way (the keys interpolated).
   const sets = [{ at: samples, transforms: candidate.model.transforms }];
   if (halfway) sets.push({ at: halfway, transforms: playedHalfway(samples, halfway, candidate) });
-  const total = sets.reduce((t, { at }) => t + at.targets.length * n, 0);
-  const [baked, plain] = [new Float32Array(total), new Float32Array(total)];
+  const baked = plain.squared.slice(); // a vertex that keeps its own influences plays plain LBS
   let from = 0;
   for (const { at, transforms } of sets) {
-    const to = from + at.targets.length * n;
-    const [b, p] = [baked.subarray(from, to), plain.subarray(from, to)];
-    from = to;
-    squaredDistances(at, p);
-    b.set(p); // a vertex that keeps its own influences plays plain LBS
     const problem: SsdrProblem = { n, rest: at.rest, targets: at.targets, fixed: at.fixed };
     const model = { ...candidate.model, transforms };
-    for (let i = 0; i < n; i++) if (!candidate.own[i]) vertexErrors(problem, model, i, b);
+    const out = baked.subarray(from, (from += at.targets.length * n));
+    for (let i = 0; i < n; i++) if (!candidate.own[i]) vertexErrors(problem, model, i, out);
   }
   const [max, p99] = maxAndP99(baked);
-  const [lbsMax, lbsP99] = maxAndP99(plain);
   const share = (x: number, of: number) => (x > 0 ? Math.sqrt(x / of) : 0);
-  return share(p99, lbsP99) / P99_SHARE + share(max, lbsMax) / MAX_SHARE;
-}
-
-/** Plain LBS's squared distance to the method at each of `samples`' times and vertices (time after time, n each), into `out`. */
-function squaredDistances(samples: MethodSamples, out: Float32Array): void {
-  const n = samples.targets[0].length / 3;
-  samples.targets.forEach((b, t) => {
-    const a = samples.lbs[t];
-    for (let i = 0; i < n; i++)
-      out[t * n + i] = (a[3 * i] - b[3 * i]) ** 2 + (a[3 * i + 1] - b[3 * i + 1]) ** 2 + (a[3 * i + 2] - b[3 * i + 2]) ** 2; // prettier-ignore
-  });
+  return share(p99, plain.p99) / P99_SHARE + share(max, plain.max) / MAX_SHARE;
 }
 
 /**

@@ -28,23 +28,28 @@ export interface HelperPlacement {
   clusterOf: Int32Array;
 }
 
+/** Where a method departs from LBS ({@link helperRegions}): what {@link placeHelpers} shares helpers out over. */
+export interface HelperRegions {
+  /** Per vertex, the largest distance between the method and LBS over the samples (asset units). */
+  departure: Float64Array;
+  /** Per vertex, its region's joint, or −1 where the method does not depart from LBS. */
+  regionOf: Int32Array;
+  /** Per region joint, its vertices. */
+  vertices: Map<number, number[]>;
+}
+
 /**
- * Places the helpers of a bake.
+ * The regions of a bake: the vertices where the method departs from LBS, each under the joint
+ * between its two heaviest influences (see the module comment).
  * @param targets the method's posed positions per sample, length 3·n each
  * @param lbs LBS's posed positions at the same samples
- * @param perRegion helpers per region (a region of fewer than 4 vertices gets none), at most or,
- *   with `share`, on average
- * @param share share the helpers out by the departure ({@link helperCounts}) instead of
- *   `perRegion` in each region
  */
-export function placeHelpers(
+export function helperRegions(
   mesh: SkinnedMesh,
   parents: Int32Array,
   targets: readonly Float32Array[],
   lbs: readonly Float32Array[],
-  perRegion: number,
-  share = false,
-): HelperPlacement {
+): HelperRegions {
   const n = mesh.positions.length / 3;
   const departure = new Float64Array(n);
   for (let t = 0; t < targets.length; t++) {
@@ -61,13 +66,31 @@ export function placeHelpers(
   // 1e-4 of the posed mesh's diagonal (its units are the departure's; the bind mesh's may differ).
   const threshold = Math.max(0.01 * most, 1e-4 * boundingBoxDiagonal(targets[0]));
   const regionOf = new Int32Array(n).fill(-1);
-  const regionVertices = new Map<number, number[]>();
+  const vertices = new Map<number, number[]>();
   for (let i = 0; i < n; i++) {
     if (!(departure[i] > threshold)) continue;
     const r = regionJoint(mesh.joints, mesh.weights, mesh.influences, i, parents);
     regionOf[i] = r;
-    (regionVertices.get(r) ?? regionVertices.set(r, []).get(r)!).push(i);
+    (vertices.get(r) ?? vertices.set(r, []).get(r)!).push(i);
   }
+  return { departure, regionOf, vertices };
+}
+
+/**
+ * Places the helpers of a bake in its regions ({@link helperRegions}).
+ * @param perRegion helpers per region (a region of fewer than 4 vertices gets none), at most or,
+ *   with `share`, on average
+ * @param share share the helpers out by the departure ({@link helperCounts}) instead of
+ *   `perRegion` in each region
+ */
+export function placeHelpers(
+  mesh: SkinnedMesh,
+  regions: HelperRegions,
+  perRegion: number,
+  share = false,
+): HelperPlacement {
+  const n = mesh.positions.length / 3;
+  const { departure, regionOf, vertices: regionVertices } = regions;
   const helperRegion: number[] = [];
   const helperCentre: number[][] = [];
   const regionHelpers = new Map<number, number[]>();

@@ -37,8 +37,8 @@ import {
 } from '../bake/samples.js';
 import { sampleMethod, type MethodSamples } from '../bake/sampling.js';
 import type { SkinnedModel } from './gltf.js';
-import { placeHelpers, type HelperPlacement } from '../bake/placement.js';
-import { placementScore } from '../bake/placement-score.js';
+import { helperRegions, placeHelpers, type HelperPlacement } from '../bake/placement.js';
+import { placementScore, plainLbs } from '../bake/placement-score.js';
 import { runFitTaskHere, type FitErrors } from '../bake/fit.js';
 import { fitHelpers, type HelperCandidate, type HelperFitStep } from '../bake/helper-fit.js';
 
@@ -221,11 +221,9 @@ export function* helperBakeSteps(
   // The placements fitted: the one asked, or with `auto` both (the second only where it shares
   // the helpers out otherwise), the closer to the method kept (`placementScore`).
   const how = options.placement ?? 'auto';
+  const departing = helperRegions(mesh, skeleton.parents, targets, lbs);
   const placements = (how === 'auto' ? (['even', 'departure'] as const) : [how])
-    .map((name) => ({
-      name,
-      placement: placeHelpers(mesh, skeleton.parents, targets, lbs, perRegion, name === 'departure'),
-    }))
+    .map((name) => ({ name, placement: placeHelpers(mesh, departing, perRegion, name === 'departure') }))
     .filter(({ placement }, k, all) => k === 0 || !sameHelpers(placement, all[0].placement));
   const fit = { samples, keyed, K, J, maxIterations, fits: placements.length, keyTolerance, options };
   // The candidates are compared half-way between the samples too, where players interpolate the keys.
@@ -233,11 +231,12 @@ export function* helperBakeSteps(
     placements.length > 1 && !samples.between
       ? sampleMethod(model, deform, rate, { signal: options.signal, halfway: true })
       : undefined;
+  const plain = placements.length > 1 ? plainLbs(samples, halfway) : undefined;
   let best: HelperCandidate | undefined;
   let bestScore = Infinity;
   for (const [k, { name, placement }] of placements.entries()) {
     const candidate = yield* fitHelpers(model, placement, { ...fit, index: k, name }, shared);
-    const score = placements.length > 1 ? placementScore(samples, halfway, candidate) : 0;
+    const score = plain ? placementScore(samples, halfway, plain, candidate) : 0;
     if (!best || score < bestScore) [best, bestScore] = [candidate, score];
   }
   const { model: model_, own, keys, keptKeys, used, helpersKept, helperRegion, helperCentre } = best!;
