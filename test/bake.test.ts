@@ -344,25 +344,30 @@ describe('corskin bake: bad input', () => {
     expect(p99(a.stdout)).toBeLessThanOrEqual(1.05 * p99(b.stdout));
   }, 120_000);
 
-  it('the report measures half-way between the samples; the Fox (dqs) is worse than LBS at some such times by default, at none with --guard between', async () => {
+  it('the report measures half-way between the samples; the Fox (dqs) guarded at the samples alone is worse than LBS at some such times, at none with --guard between or the default (auto)', async () => {
     const fox = join(SHARED, 'characters/Fox.glb');
     const halfway = /half-way between the samples .*at (\d+) times: baked file by LBS vs DQS max (\S+), p99 (\S+);/;
     const worse = /half-way between samples, at (\d+) of (\d+) times/;
     const results = [];
-    for (const guard of ['samples', 'between']) {
-      const out = join(tmp.dir, `fox-guard-${guard}.glb`);
-      const r = await runCli('bake', fox, '--method', 'dqs', '--as', 'helpers', '--rate', '10', '--guard', guard, '-o', out); // prettier-ignore
+    for (const guard of ['samples', 'between', undefined]) {
+      const out = join(tmp.dir, `fox-guard-${guard ?? 'default'}.glb`);
+      const r = await runCli('bake', fox, '--method', 'dqs', '--as', 'helpers', '--rate', '10', ...(guard ? ['--guard', guard] : []), '-o', out); // prettier-ignore
       expect(r.code, r.stderr).toBe(0);
       const line = halfway.exec(r.stdout);
       expect(line, r.stdout).not.toBeNull();
-      results.push({ times: Number(line![1]), worse: Number(worse.exec(r.stderr)?.[1] ?? 0), stderr: r.stderr });
+      results.push({ times: Number(line![1]), worse: Number(worse.exec(r.stderr)?.[1] ?? 0), stdout: r.stdout, stderr: r.stderr }); // prettier-ignore
     }
-    console.log(`the Fox at 10 samples/s: half-way times worse than LBS ${results.map((x) => x.worse).join(' (default), ')} (--guard between) of ${results[0].times}`); // prettier-ignore
+    console.log(`the Fox at 10 samples/s: half-way times worse than LBS ${results.map((x) => x.worse).join(' (--guard samples), ')} (--guard between), ${results[2].worse} (default) of ${results[0].times}`); // prettier-ignore
     // 16 s at 10 samples/s: 160 intervals, each with its half-way time.
-    expect(results.map((x) => x.times)).toEqual([160, 160]);
+    expect(results.map((x) => x.times)).toEqual([160, 160, 160]);
     expect(results[0].worse).toBeGreaterThan(0);
     expect(results[0].stderr).toContain('--guard between holds the bake there too');
     expect(results[1].worse).toBe(0);
+    // The default saw what the samples' guard leaves half-way, said so, and wrote the bake guarded between.
+    const [, times] = /at the samples alone it played farther from DQS there at (\d+) half-way times?\)/.exec(results[2].stdout) ?? []; // prettier-ignore
+    expect(Number(times), results[2].stdout).toBeGreaterThan(0);
+    expect(results[2].worse).toBe(0);
+    expect(results[2].stderr).not.toContain('--guard between holds the bake there too');
     const morphs = await runCli('bake', fox, '--method', 'dqs', '--as', 'morphs', '--rate', '2', '--guard', 'between', '-o', join(tmp.dir, 'fox-morphs-guard.glb')); // prettier-ignore
     expect(morphs.stderr).toContain('--guard applies to the helpers; ignored with --as morphs');
   }, 120_000);

@@ -214,6 +214,28 @@ export function* fitHelpers(
   };
 }
 
+/**
+ * Gives `vertices` (fitted ones) of a candidate back their own influences, in place, and drops the
+ * helpers no vertex plays any more (`model`, `used`, `helpersKept`).
+ * @param mesh the skin the candidate was fitted to; J its joints
+ */
+export function giveBack(candidate: HelperCandidate, vertices: readonly number[], mesh: SkinnedMesh, J: number): void {
+  const { model, own, used } = candidate;
+  for (const i of vertices) {
+    own[i] = 1;
+    setOwnWeights(model, mesh, i);
+  }
+  candidate.givenBack += vertices.length;
+  const K = model.influences;
+  const played = new Uint8Array(model.helpers);
+  for (let i = 0; i < own.length; i++)
+    for (let k = K * i; k < K * i + K; k++)
+      if (!own[i] && model.weights[k] > 0 && model.joints[k] >= J) played[model.joints[k] - J] = 1;
+  // `used` is over the helpers fitted, `played` over those kept so far.
+  for (let h = 0, k = 0; h < used.length; h++) if (used[h]) used[h] = played[k++];
+  candidate.helpersKept = dropHelpers(model, played, J);
+}
+
 /** Vertex i of `model` on its own joints: the mesh's K heaviest influences, normalised. */
 function setOwnWeights(model: SsdrModel, mesh: SkinnedMesh, i: number): void {
   const K = model.influences;

@@ -20,7 +20,7 @@ import { vertexErrors } from './ssdr.js';
  * (the distances are measured with the keys as stored, `helper-frames.ts`; a player that does not
  * normalise a 16-bit rotation key, as three.js, plays it within about 1e-6 of the diagonal).
  */
-const GUARD_MARGIN = NEVER_WORSE_MARGIN - 1e-5;
+export const GUARD_MARGIN = NEVER_WORSE_MARGIN - 1e-5;
 
 /**
  * How much a sample where a vertex is over weighs in its repair, tried in turn (beside the fit's
@@ -108,6 +108,30 @@ export function keepFittedWeights(
     return false;
   };
   return { kept, givenBack: overall + keepNeverWorse(bounds, distances, kept, repair) };
+}
+
+/**
+ * The guard of {@link keepFittedWeights} over any set of times (a fit's samples and the times
+ * half-way between them, say), without repairs: fitted vertices given back their own influences
+ * until, at every time, the baked mesh's largest and 99th-percentile distance to the method are
+ * within `GUARD_MARGIN` × `diagonal` of plain LBS's there.
+ * @param lbsDistance per time t (T), plain LBS's distance to the method at every vertex (n; posed
+ *   units); read once
+ * @param active the fitted vertices (nA, indices into n)
+ * @param fitted their distance to the method as baked, `fitted[t·nA + a]` (posed units)
+ * @param kept per active vertex, 1 where it plays its fitted weights (cleared where given back)
+ * @param diagonal the posed bounding-box diagonal the margin is a share of
+ * @returns the vertices given back
+ */
+export function holdNeverWorse(
+  lbsDistance: (t: number) => Float32Array,
+  T: number,
+  active: readonly number[],
+  fitted: Float32Array,
+  kept: Uint8Array,
+  diagonal: number,
+): number {
+  return keepNeverWorse(sampleBounds(lbsDistance, T, active, GUARD_MARGIN * diagonal), fitted, kept);
 }
 
 /** Per sample, what plain LBS allows ({@link sampleBounds}); nA active vertices. */

@@ -9,8 +9,10 @@
  * @module
  */
 import { quatSlerp } from '../core/math.js';
+import { boundingBoxDiagonal } from '../core/mesh.js';
 import type { HelperCandidate } from './helper-fit.js';
 import { maxAndP99 } from './measure.js';
+import { GUARD_MARGIN, holdNeverWorse } from './never-worse.js';
 import type { MethodSamples } from './sampling.js';
 import { vertexErrors, type SsdrProblem } from './ssdr.js';
 
@@ -26,6 +28,20 @@ export interface PlainLbs {
   /** The largest and the 99th-percentile squared distance. */
   max: number;
   p99: number;
+  /** Per half-way time, the largest and the 99th-percentile distance (not squared), 2 each. */
+  halfway: Float64Array;
+}
+
+/** What {@link placementScore} found. */
+export interface PlacementScore {
+  /** The score: lower is closer. */
+  score: number;
+  /**
+   * The half-way times at which the candidate's largest or 99th-percentile distance over the
+   * vertices is past plain LBS's there by more than the never-worse guard's margin (0 without
+   * half-way times).
+   */
+  worseHalfway: number;
 }
 
 /**
@@ -46,7 +62,19 @@ export function plainLbs(samples: MethodSamples, halfway: MethodSamples | undefi
     from += at.targets.length * n;
   }
   const [max, p99] = maxAndP99(squared.slice()); // on a copy: it reorders
-  return { squared, max, p99 };
+  return { squared, max, p99, halfway: halfwayFigures(squared, samples.targets.length, n) };
+}
+
+/** Per time after the first `skip` (the half-way ones), the largest and the 99th-percentile distance, from squared distances. */
+function halfwayFigures(squared: Float32Array, skip: number, n: number): Float64Array {
+  const times = squared.length / n - skip;
+  const out = new Float64Array(2 * times);
+  for (let t = 0; t < times; t++) {
+    const [max, p99] = maxAndP99(squared.slice((skip + t) * n, (skip + t + 1) * n));
+    out[2 * t] = Math.sqrt(max);
+    out[2 * t + 1] = Math.sqrt(p99);
+  }
+  return out;
 }
 
 /**
@@ -57,7 +85,9 @@ export function plainLbs(samples: MethodSamples, halfway: MethodSamples | undefi
  * closer. The times: every sample, and with `halfway` every time half-way between two samples of
  * a clip (the helpers there the LINEAR interpolation of their kept keys, as players play them).
  * Each vertex as the file plays it: its fitted weights, or its own influences (plain LBS) where it
- * keeps them.
+ * keeps them. Counts, too, the half-way times where the candidate plays farther from the method
+ * than plain LBS (its largest or 99th-percentile distance over the vertices, by more than the
+ * never-worse guard's margin of the samples' posed diagonal, as the bake's guard holds the samples).
  * @param samples the samples the candidate was fitted to (`sampleMethod`)
  * @param halfway the method and LBS half-way between them (`sampleMethod` with `halfway`), or
  *   undefined where `samples` hold those times already (`between`) or are not to be measured
@@ -68,7 +98,56 @@ export function placementScore(
   halfway: MethodSamples | undefined,
   plain: PlainLbs,
   candidate: HelperCandidate,
-): number {
+): PlacementScore {
+  const n = samples.targets[0].length / 3;
+  const baked = bakedSquared(samples, halfway, plain, candidate);
+  const margin = GUARD_MARGIN * boundingBoxDiagonal(samples.targets[0]);
+  const halves = halfwayFigures(baked, samples.targets.length, n);
+  let worseHalfway = 0;
+  for (let t = 0; t < halves.length; t += 2)
+    if (halves[t] > plain.halfway[t] + margin || halves[t + 1] > plain.halfway[t + 1] + margin) worseHalfway++;
+  const [max, p99] = maxAndP99(baked);
+  const share = (x: number, of: number) => (x > 0 ? Math.sqrt(x / of) : 0);
+  return { score: share(p99, plain.p99) / P99_SHARE + share(max, plain.max) / MAX_SHARE, worseHalfway };
+}
+
+/**
+ * What holds a candidate never worse than plain LBS half-way between the samples as well as at
+ * them: the never-worse guard (`holdNeverWorse`) over the samples and the half-way times together,
+ * the helpers there played from their kept keys. The fit is not redone.
+ * @returns the fitted vertices to give back their own influences (`giveBack`)
+ */
+export function holdHalfway(
+  samples: MethodSamples,
+  halfway: MethodSamples,
+  plain: PlainLbs,
+  candidate: HelperCandidate,
+): number[] {
+  const n = samples.targets[0].length / 3;
+  const baked = bakedSquared(samples, halfway, plain, candidate);
+  const T = baked.length / n;
+  const active: number[] = [];
+  for (let i = 0; i < n; i++) if (!candidate.own[i]) active.push(i);
+  const nA = active.length;
+  const fitted = new Float32Array(T * nA);
+  for (let t = 0; t < T; t++) active.forEach((i, a) => (fitted[t * nA + a] = Math.sqrt(baked[t * n + i])));
+  const lbsDistance = (t: number) => plain.squared.subarray(t * n, (t + 1) * n).map(Math.sqrt);
+  const kept = new Uint8Array(nA).fill(1);
+  holdNeverWorse(lbsDistance, T, active, fitted, kept, boundingBoxDiagonal(samples.targets[0]));
+  return active.filter((_, a) => !kept[a]);
+}
+
+/**
+ * The candidate's squared distance to the method at every sample and, with `halfway`, every
+ * half-way time (the helpers there played from their kept keys), per time and vertex as
+ * {@link PlainLbs.squared}; plain LBS's where a vertex keeps its own influences.
+ */
+function bakedSquared(
+  samples: MethodSamples,
+  halfway: MethodSamples | undefined,
+  plain: PlainLbs,
+  candidate: HelperCandidate,
+): Float32Array {
   const n = samples.targets[0].length / 3;
   // The times measured: the samples (the fit's transforms), then half-way (the keys interpolated).
   const sets = [{ at: samples, transforms: candidate.model.transforms }];
@@ -81,9 +160,7 @@ export function placementScore(
     const out = baked.subarray(from, (from += at.targets.length * n));
     for (let i = 0; i < n; i++) if (!candidate.own[i]) vertexErrors(problem, model, i, out);
   }
-  const [max, p99] = maxAndP99(baked);
-  const share = (x: number, of: number) => (x > 0 ? Math.sqrt(x / of) : 0);
-  return share(p99, plain.p99) / P99_SHARE + share(max, plain.max) / MAX_SHARE;
+  return baked;
 }
 
 /**

@@ -188,7 +188,7 @@ const IDENTITY3 = [1, 0, 0, 0, 1, 0, 0, 0, 1];
  * from the last sample's, which a player interpolates between samples. Measured on the Fox (DQS,
  * 4 influences, `--guard between`): the share of LBS's p99 distance removed at the samples 69.8%
  * without, 80.1% at 1e-4, 82.2% at 1e-3, 83.3% at 1e-2 (but a max 1.00 of LBS's); half-way
- * 68.4%, 77.5%, 79.3%, 80.7%. Not with the default guard:
+ * 68.4%, 77.5%, 79.3%, 80.7%. Not with the guard at the samples alone:
  * there it changes which least-squares minimum a sample lands in more than how far the bake
  * comes (ShibaInu CoR: max 0.33 of LBS's without, 0.99 at 1e-4, 0.54 at 1e-3; the Fox 94.7% →
  * 94.6%). Where the points fix the rotation, it moves it by about 4e-3 rad at most (10 points in

@@ -68,7 +68,7 @@ export interface BakeCommandOptions {
   /** helpers: keyframes reproduced within this by their neighbours are dropped; 0 keeps every sample. */
   keyframeTolerance?: number;
   /** helpers: where the bake is held never worse than LBS (`HelperBakeOptions.guard`). */
-  guard?: 'samples' | 'between';
+  guard?: 'auto' | 'samples' | 'between';
   /** helpers: what the file plays beyond the clips (`HelperBakeOptions.beyondClips`). */
   beyondClips?: 'free' | 'lbs';
   /** helpers: how much farther from the method a dropped helper key may put a vertex, ÷ the posed diagonal (`HelperBakeOptions.keyTolerance`). */
@@ -162,7 +162,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       io.err(`corskin: warning: ${input}: ${model.name}: no animation moves it; left as is`);
   }
   // Per skin: with helpers, its vertices with more than the bake's influences (`over`).
-  const baked: { model: SkinnedModel; deform: Deformer; lines: string[]; samples?: MethodSamples; over?: number }[] = []; // prettier-ignore
+  const baked: { model: SkinnedModel; deform: Deformer; lines: string[]; samples?: MethodSamples; over?: number; guard?: 'samples' | 'between' }[] = []; // prettier-ignore
   // Per skin, with progress: the helpers first, then (after the keyframe reduction) the morphs.
   const phase = async <T>(
     model: SkinnedModel,
@@ -238,8 +238,10 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
         entry.samples = withHalfway(samples, r.halfway);
         held += r.halfway.targets.length * n;
       }
+      entry.guard = r.guard;
+      const guarded = r.worseHalfway ? `; held never worse than plain LBS half-way between samples too (at the samples alone it played farther from ${o.method.toUpperCase()} there at ${count(r.worseHalfway, 'half-way time')}): ${r.halfwayGivenBack === undefined ? 'fitted again, guarded between' : `${count(r.halfwayGivenBack, 'more vertex', 'more vertices')} kept their own influences`}` : ''; // prettier-ignore
       lines.push(
-        `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples, ${r.iterations} iterations${r.helpers ? `, ${r.placement} placement` : ''}${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own influences (with the helpers they would have played farther from ${o.method.toUpperCase()} than plain LBS: over the samples, or at one)` : ''}`,
+        `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples, ${r.iterations} iterations${r.helpers ? `, ${r.placement} placement` : ''}${guarded}${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own influences (with the helpers they would have played farther from ${o.method.toUpperCase()} than plain LBS: over the samples, or at one)` : ''}`,
       );
     }
   } finally {
@@ -331,7 +333,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     if (h) {
       io.out(`  half-way between the samples (where a player at another frame rate interpolates the keys), at ${h.times} times: baked file by LBS vs ${M} max ${e(h.max)}, p99 ${e(h.p99)}; plain LBS vs ${M} max ${e(h.lbsMax)}, p99 ${e(h.lbsP99)}${h.lbsP99 > NEVER_WORSE_MARGIN ? `; removes ${percent(1 - h.p99 / h.lbsP99)}% of it, max ${(h.max / h.lbsMax).toFixed(2)} of LBS's` : ''}`); // prettier-ignore
       if (h.worseSamples)
-        warn(`half-way between samples, at ${h.worseSamples} of ${h.times} times, the baked file plays farther from ${M} than plain LBS does (by more than ${NEVER_WORSE_MARGIN} of the diagonal)${o.guard === 'between' ? '' : ': --guard between holds the bake there too'}`); // prettier-ignore
+        warn(`half-way between samples, at ${h.worseSamples} of ${h.times} times, the baked file plays farther from ${M} than plain LBS does (by more than ${NEVER_WORSE_MARGIN} of the diagonal)${baked[k].guard === 'between' ? '' : ': --guard between holds the bake there too'}`); // prettier-ignore
     }
     const b = beyond[k];
     if (b) {

@@ -20,7 +20,9 @@
  *
  * The keys: at every sample, then only where interpolating their neighbours would put a vertex
  * farther from the method (`bake/key-reduction.ts`). With `guard: 'between'` the bake is held to
- * plain LBS half-way between the samples too, where players interpolate the keys.
+ * plain LBS half-way between the samples too, where players interpolate the keys; by default
+ * (`auto`) only where held at the samples alone it would play farther from the method than plain
+ * LBS there.
  *
  * @module
  */
@@ -35,12 +37,12 @@ import {
   DEFAULT_HELPER_KEY_TOLERANCE,
   MAX_HELPERS_PER_REGION,
 } from '../bake/samples.js';
-import { sampleMethod, type MethodSamples } from '../bake/sampling.js';
+import { sampleMethod, withHalfway, type MethodSamples } from '../bake/sampling.js';
 import type { SkinnedModel } from './gltf.js';
 import { helperRegions, placeHelpers, type HelperPlacement } from '../bake/placement.js';
-import { placementScore, plainLbs } from '../bake/placement-score.js';
+import { holdHalfway, placementScore, plainLbs, type PlacementScore } from '../bake/placement-score.js';
 import { runFitTaskHere, type FitErrors } from '../bake/fit.js';
-import { fitHelpers, type HelperCandidate, type HelperFitStep } from '../bake/helper-fit.js';
+import { fitHelpers, giveBack, type HelperCandidate, type HelperFitStep } from '../bake/helper-fit.js';
 
 /** Options of {@link bakeHelperJoints}. */
 export interface HelperBakeOptions {
@@ -64,12 +66,16 @@ export interface HelperBakeOptions {
    */
   rotations?: 'short' | 'float';
   /**
-   * Where the bake is held never worse than plain LBS (`bake/never-worse.ts`): at the `samples`
-   * (default), or also half-way `between` them, where players interpolate the helpers' keys (at
-   * twice the samples' memory and about 1.25× the time; `bakeCheckTimes` says why). Given
-   * `samples`, they must have been taken for it (`MethodSamples.between`).
+   * Where the bake is held never worse than plain LBS (`bake/never-worse.ts`): at the `samples`,
+   * or also half-way `between` them, where players interpolate the helpers' keys (at twice the
+   * samples' memory and about 1.25× the time; `bakeCheckTimes` says why); `auto` (default), at
+   * the samples, then — where the result plays farther from the method than plain LBS at some
+   * half-way time (its largest or 99th-percentile distance, by more than the guard's margin) —
+   * held there too: the same fit with more vertices given back their own influences, or a fit
+   * guarded between, whichever plays closer to the method (`placementScore`). Given `samples`, they must have been taken for the guard
+   * (`MethodSamples.between`; with `auto`, at the sample times, or between them too for the guard between).
    */
-  guard?: 'samples' | 'between';
+  guard?: 'auto' | 'samples' | 'between';
   /**
    * What the file plays at a pose no clip holds (another animation, a pose set by hand), where no
    * key moves the helpers and each rests on the joint it hangs from: `free` (default), the fitted
@@ -115,6 +121,18 @@ export interface HelperBakeResult {
   activeVertices: number;
   /** The placement written: the one asked, or the one `auto` kept. */
   placement: 'even' | 'departure';
+  /** The guard the written bake was held to: the one asked, or the one `auto` kept. */
+  guard: 'samples' | 'between';
+  /**
+   * Where the guard `auto` held the bake half-way between samples too: the half-way times at
+   * which the fit guarded at the samples alone played farther from the method than plain LBS.
+   */
+  worseHalfway?: number;
+  /**
+   * Where it held the fit guarded at the samples there (rather than one guarded between, which
+   * {@link guard} then says): the vertices it gave back their own influences for that.
+   */
+  halfwayGivenBack?: number;
   /**
    * Where `auto` compared two fits half-way between the samples: the method and LBS sampled
    * there ({@link sampleMethod} with `halfway`), for a caller that measures the bake there too
@@ -136,7 +154,7 @@ export interface HelperBakeResult {
  * @param deform the method to bake, a deformer of `model.mesh` (bind space → posed space)
  * @throws CorskinError when the model has no animation, `helpers` is not a whole number from 1 to
  *   `MAX_HELPERS_PER_REGION` (16), `influences` is not 4 or 8, `rotations` is not short or float,
- *   `keyTolerance` is not a number ≥ 0, `guard` is not samples or between or disagrees with
+ *   `keyTolerance` is not a number ≥ 0, `guard` is not auto, samples or between or disagrees with
  *   `samples`, the rate is not a positive number, a clip or the whole bake would take more samples than
  *   `bake/samples.ts` allows, or `samples` are not this skin's at this rate
  * @throws the signal's reason when `signal` aborts
@@ -194,17 +212,17 @@ export function* helperBakeSteps(
   // Samples of every clip: the method's posed mesh, plain LBS's and the fixed joints' matrices.
   // With the guard between, at the check times (`bakeCheckTimes`): keyed at the sample times,
   // and guarded half-way between them too, where players interpolate the keys.
-  if (options.guard !== undefined && options.guard !== 'samples' && options.guard !== 'between')
-    throw new CorskinError(`guard must be samples or between (got ${String(options.guard)})`, file);
-  const between = options.guard === 'between';
+  const guard = options.guard ?? 'auto';
+  if (!['auto', 'samples', 'between'].includes(guard))
+    throw new CorskinError(`guard must be auto, samples or between (got ${String(options.guard)})`, file);
   if (options.beyondClips !== undefined && options.beyondClips !== 'free' && options.beyondClips !== 'lbs')
     throw new CorskinError(`beyondClips must be free or lbs (got ${String(options.beyondClips)})`, file);
-  if (options.samples && options.guard !== undefined && options.samples.between !== between)
+  if (options.samples && guard !== 'auto' && options.samples.between !== (guard === 'between'))
     throw new CorskinError(
-      `the samples given were taken ${options.samples.between ? 'half-way between the sample times too' : 'at the sample times only'}, but the guard asked is ${options.guard}`,
+      `the samples given were taken ${options.samples.between ? 'half-way between the sample times too' : 'at the sample times only'}, but the guard asked is ${guard}`,
       file,
     );
-  const samples = options.samples ?? sampleMethod(model, deform, rate, { signal: options.signal, between });
+  const samples = options.samples ?? sampleMethod(model, deform, rate, { signal: options.signal, between: guard === 'between' }); // prettier-ignore
   const times = samples.between ? bakeCheckTimes : bakeSampleTimes;
   const expected = model.animations.reduce((t, clip) => t + times(clip.duration, rate).length, 0);
   if (samples.rate !== rate || samples.targets.length !== expected || samples.targets[0]?.length !== 3 * n)
@@ -212,34 +230,58 @@ export function* helperBakeSteps(
       `${model.name}: the samples given are not this skin's at ${rate} samples/s (${samples.targets.length} samples of ${(samples.targets[0]?.length ?? 0) / 3} vertices at ${samples.rate}/s; expected ${expected} of ${n})`,
       file,
     );
-  const { clips, lbs, targets } = samples;
-  // The samples keyed: every one, or the sample times among the check times (even in each clip).
-  const keyed: number[] = [];
-  for (let t = 0, c = 0; c < clips.length; t += clips[c++].times.length)
-    for (let s = 0; s < clips[c].times.length; s += samples.between ? 2 : 1) keyed.push(t + s);
 
   // The placements fitted: the one asked, or with `auto` both (the second only where it shares
   // the helpers out otherwise), the closer to the method kept (`placementScore`).
   const how = options.placement ?? 'auto';
-  const departing = helperRegions(mesh, skeleton.parents, targets, lbs);
+  const departing = helperRegions(mesh, skeleton.parents, samples.targets, samples.lbs);
   const placements = (how === 'auto' ? (['even', 'departure'] as const) : [how])
     .map((name) => ({ name, placement: placeHelpers(mesh, departing, perRegion, name === 'departure') }))
     .filter(({ placement }, k, all) => k === 0 || !sameHelpers(placement, all[0].placement));
-  const fit = { samples, keyed, K, J, maxIterations, fits: placements.length, keyTolerance, options };
-  // The candidates are compared half-way between the samples too, where players interpolate the keys.
+  // The guard `auto` may fit again, guarded half-way too: the progress counts both rounds.
+  const rounds = guard === 'auto' && !samples.between ? 2 : 1;
+  const fit = { K, J, maxIterations, fits: rounds * placements.length, keyTolerance, options };
+  /** Each placement fitted to `at`, the closest kept; with `halfway`, compared there too. */
+  const fitBest = function* (at: MethodSamples, halfway: MethodSamples | undefined, round: number) {
+    // The samples keyed: every one, or the sample times among the check times (even in each clip).
+    const keyed: number[] = [];
+    for (let t = 0, c = 0; c < at.clips.length; t += at.clips[c++].times.length)
+      for (let s = 0; s < at.clips[c].times.length; s += at.between ? 2 : 1) keyed.push(t + s);
+    const plain = plainLbs(at, halfway);
+    let best: { candidate: HelperCandidate; score: PlacementScore } | undefined;
+    for (const [k, { name, placement }] of placements.entries()) {
+      const settings = { ...fit, samples: at, keyed, index: round * placements.length + k, name };
+      const candidate = yield* fitHelpers(model, placement, settings, shared);
+      const score = placementScore(at, halfway, plain, candidate);
+      if (!best || score.score < best.score.score) best = { candidate, score };
+    }
+    return { ...best!, keyed, clips: at.clips, plain };
+  };
+  // Compared half-way between the samples too, where players interpolate the keys: the
+  // placements, and with the guard `auto` whether the samples' guard holds there.
   const halfway =
-    placements.length > 1 && !samples.between
+    (placements.length > 1 || rounds > 1) && !samples.between
       ? sampleMethod(model, deform, rate, { signal: options.signal, halfway: true })
       : undefined;
-  const plain = placements.length > 1 ? plainLbs(samples, halfway) : undefined;
-  let best: HelperCandidate | undefined;
-  let bestScore = Infinity;
-  for (const [k, { name, placement }] of placements.entries()) {
-    const candidate = yield* fitHelpers(model, placement, { ...fit, index: k, name }, shared);
-    const score = plain ? placementScore(samples, halfway, plain, candidate) : 0;
-    if (!best || score < bestScore) [best, bestScore] = [candidate, score];
+  // With the guard `auto`, where the samples' guard leaves the bake farther from the method than
+  // plain LBS half-way somewhere, it is held there too, whichever way plays closer: the same fit
+  // with the vertices that push a time over given back their own influences (`holdHalfway`), or a
+  // fit guarded between (its helpers leaning towards their joints, `BETWEEN_PRIOR_STRENGTH`).
+  const first = yield* fitBest(samples, halfway, 0);
+  const { worseHalfway } = first.score;
+  let chosen = first;
+  let halfwayGivenBack: number | undefined;
+  if (rounds > 1 && worseHalfway > 0) {
+    const over = holdHalfway(samples, halfway!, first.plain, first.candidate);
+    giveBack(first.candidate, over, mesh, J);
+    halfwayGivenBack = over.length;
+    const held = placementScore(samples, halfway, first.plain, first.candidate).score;
+    const between = yield* fitBest(withHalfway(samples, halfway!), undefined, 1);
+    if (between.score.score < held) [chosen, halfwayGivenBack] = [between, undefined];
   }
-  const { model: model_, own, keys, keptKeys, used, helpersKept, helperRegion, helperCentre } = best!;
+  const { candidate: best, keyed, clips } = chosen;
+  const guarded = samples.between || chosen !== first ? 'between' : 'samples';
+  const { model: model_, own, keys, keptKeys, used, helpersKept, helperRegion, helperCentre } = best;
   options.onProgress?.(maxIterations, maxIterations);
 
   const short = options.rotations !== 'float';
@@ -261,10 +303,13 @@ export function* helperBakeSteps(
     helpers: helpersKept,
     regions,
     samples: keyed.length,
-    iterations: best!.iterations,
-    activeVertices: best!.active.length,
-    revertedVertices: best!.givenBack,
-    placement: best!.placement,
+    iterations: best.iterations,
+    activeVertices: best.active.length,
+    revertedVertices: best.givenBack,
+    placement: best.placement,
+    guard: guarded,
+    ...(rounds > 1 && worseHalfway > 0 && { worseHalfway }),
+    ...(halfwayGivenBack !== undefined && { halfwayGivenBack }),
     ...(halfway && { halfway }),
   };
 }
