@@ -132,7 +132,7 @@ export function addPoseCommands(program: Command, io: Io): void {
         .addOption(
           new Option(
             '--guard <where>',
-            'helpers: hold the bake never worse than plain LBS at the samples, or also half-way between them (between), where an engine playing at another rate interpolates the helpers; between costs twice the samples and, where helpers turn far from one sample to the next, gives more vertices back their own influences (the Fox, DQS: 94.7% → 82.2% of the gap removed at the samples); auto (the default) holds it at the samples, and fits again guarded between where that plays farther from the method than plain LBS at some half-way time',
+            'helpers: hold the bake never worse than plain LBS at the samples, or also half-way between them (between), where an engine playing at another rate interpolates the helpers; between costs twice the samples and, where helpers turn far from one sample to the next, gives more vertices back their own influences (the Fox, DQS: 94.7% → 82.2% of the gap removed at the samples); auto (the default) holds it at the samples and, where that plays farther from the method than plain LBS at some half-way time, there too: by giving more vertices their own influences or by a fit guarded between, whichever plays closer',
           ).choices(['auto', 'samples', 'between']),
         )
         .addOption(

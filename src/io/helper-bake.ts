@@ -72,8 +72,9 @@ export interface HelperBakeOptions {
    * the samples, then — where the result plays farther from the method than plain LBS at some
    * half-way time (its largest or 99th-percentile distance, by more than the guard's margin) —
    * held there too: the same fit with more vertices given back their own influences, or a fit
-   * guarded between, whichever plays closer to the method (`placementScore`). Given `samples`, they must have been taken for the guard
-   * (`MethodSamples.between`; with `auto`, at the sample times, or between them too for the guard between).
+   * guarded between, whichever plays closer to the method (`placementScore`). Given `samples`,
+   * they must have been taken for the guard (`MethodSamples.between`; with `auto`, at the sample
+   * times, or half-way between them too for the guard between).
    */
   guard?: 'auto' | 'samples' | 'between';
   /**
