@@ -1,6 +1,7 @@
 /**
  * How close a helper fit ({@link HelperCandidate}) plays a method, for a bake that fits two
- * placements and keeps one (`placement: 'auto'` in `io/helper-bake.ts`): measured as the file
+ * placements and keeps one (`placement: 'auto'` in `io/helper-bake.ts`), or holds a fit never
+ * worse than plain LBS half-way between samples too (`guard: 'auto'`): measured as the file
  * will play it, at the samples and half-way between them — where an engine at another frame rate
  * than the samples' interpolates the helpers' keys (an engine at 60 frames per second plays every
  * such time of a bake at 30 samples/s), and where a helper free to turn about its vertices can

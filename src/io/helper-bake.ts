@@ -242,18 +242,20 @@ export function* helperBakeSteps(
   // The guard `auto` may fit again, guarded half-way too: the progress counts both rounds.
   const rounds = guard === 'auto' && !samples.between ? 2 : 1;
   const fit = { K, J, maxIterations, fits: rounds * placements.length, keyTolerance, options };
+  // Fits are scored where one is chosen among several.
+  const scored = placements.length > 1 || rounds > 1;
   /** Each placement fitted to `at`, the closest kept; with `halfway`, compared there too. */
   const fitBest = function* (at: MethodSamples, halfway: MethodSamples | undefined, round: number) {
     // The samples keyed: every one, or the sample times among the check times (even in each clip).
     const keyed: number[] = [];
     for (let t = 0, c = 0; c < at.clips.length; t += at.clips[c++].times.length)
       for (let s = 0; s < at.clips[c].times.length; s += at.between ? 2 : 1) keyed.push(t + s);
-    const plain = plainLbs(at, halfway);
+    const plain = scored ? plainLbs(at, halfway) : undefined;
     let best: { candidate: HelperCandidate; score: PlacementScore } | undefined;
     for (const [k, { name, placement }] of placements.entries()) {
       const settings = { ...fit, samples: at, keyed, index: round * placements.length + k, name };
       const candidate = yield* fitHelpers(model, placement, settings, shared);
-      const score = placementScore(at, halfway, plain, candidate);
+      const score = plain ? placementScore(at, halfway, plain, candidate) : { score: 0, worseHalfway: 0 };
       if (!best || score.score < best.score.score) best = { candidate, score };
     }
     return { ...best!, keyed, clips: at.clips, plain };
@@ -273,10 +275,10 @@ export function* helperBakeSteps(
   let chosen = first;
   let halfwayGivenBack: number | undefined;
   if (rounds > 1 && worseHalfway > 0) {
-    const over = holdHalfway(samples, halfway!, first.plain, first.candidate);
+    const over = holdHalfway(samples, halfway!, first.plain!, first.candidate);
     giveBack(first.candidate, over, mesh, J);
     halfwayGivenBack = over.length;
-    const held = placementScore(samples, halfway, first.plain, first.candidate).score;
+    const held = placementScore(samples, halfway, first.plain!, first.candidate).score;
     const between = yield* fitBest(withHalfway(samples, halfway!), undefined, 1);
     if (between.score.score < held) [chosen, halfwayGivenBack] = [between, undefined];
   }
