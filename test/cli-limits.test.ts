@@ -320,9 +320,9 @@ describe("a method's parameters given with another method", () => {
     const out = join(tmp.dir, 'morphs-kt.glb');
     const bake = await runCli('bake', CESIUM_MAN, '--method', 'dqs', '--as', 'morphs', '--rate', '5', '--keyframe-tolerance', '0.1', '--threads', '2', '--jobs', '2', '-o', out); // prettier-ignore
     expect(bake.code).toBe(0);
-    expect(bake.stderr).toMatch(/warning: --keyframe-tolerance applies to the helpers; ignored with --as morphs/);
+    expect(bake.stderr).toMatch(/warning: \S+: --keyframe-tolerance applies to the helpers; ignored with --as morphs/);
     // The morph bake runs on one thread; --jobs spreads files written with --out-dir.
-    expect(bake.stderr).toMatch(/warning: --threads applies to the helpers; ignored with --as morphs/);
+    expect(bake.stderr).toMatch(/warning: \S+: --threads applies to the helpers; ignored with --as morphs/);
     expect(bake.stderr).toMatch(/warning: --jobs applies to files written with --out-dir; ignored for one file/);
     // deform poses a clip's frame or, without one, --pose's pose: both asked, --pose is said to be ignored.
     const clip = await runCli('deform', CESIUM_MAN, '--method', 'dqs', '--time', '0.5', '--pose', 'stress', '-o', join(tmp.dir, 'clip.glb')); // prettier-ignore

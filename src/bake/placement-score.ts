@@ -12,8 +12,8 @@
 import { quatSlerp } from '../core/math.js';
 import { boundingBoxDiagonal } from '../core/mesh.js';
 import type { HelperCandidate } from './helper-fit.js';
-import { maxAndP99 } from './measure.js';
-import { GUARD_MARGIN, holdNeverWorse } from './never-worse.js';
+import { maxAndP99, NEVER_WORSE_MARGIN } from './measure.js';
+import { holdNeverWorse } from './never-worse.js';
 import type { MethodSamples } from './sampling.js';
 import { vertexErrors, type SsdrProblem } from './ssdr.js';
 
@@ -39,8 +39,8 @@ export interface PlacementScore {
   score: number;
   /**
    * The half-way times at which the candidate's largest or 99th-percentile distance over the
-   * vertices is past plain LBS's there by more than the never-worse guard's margin (0 without
-   * half-way times).
+   * vertices is past plain LBS's there by more than `NEVER_WORSE_MARGIN` of the posed diagonal (0
+   * without half-way times).
    */
   worseHalfway: number;
 }
@@ -87,8 +87,8 @@ function halfwayFigures(squared: Float32Array, skip: number, n: number): Float64
  * a clip (the helpers there the LINEAR interpolation of their kept keys, as players play them).
  * Each vertex as the file plays it: its fitted weights, or its own influences (plain LBS) where it
  * keeps them. Counts, too, the half-way times where the candidate plays farther from the method
- * than plain LBS (its largest or 99th-percentile distance over the vertices, by more than the
- * never-worse guard's margin of the samples' posed diagonal, as the bake's guard holds the samples).
+ * than plain LBS (its largest or 99th-percentile distance over the vertices, by more than
+ * `NEVER_WORSE_MARGIN` of the samples' posed diagonal: where the bake's report would warn).
  * @param samples the samples the candidate was fitted to (`sampleMethod`)
  * @param halfway the method and LBS half-way between them (`sampleMethod` with `halfway`), or
  *   undefined where `samples` hold those times already (`between`) or are not to be measured
@@ -102,7 +102,7 @@ export function placementScore(
 ): PlacementScore {
   const n = samples.targets[0].length / 3;
   const baked = bakedSquared(samples, halfway, plain, candidate);
-  const margin = GUARD_MARGIN * boundingBoxDiagonal(samples.targets[0]);
+  const margin = NEVER_WORSE_MARGIN * boundingBoxDiagonal(samples.targets[0]);
   const halves = halfwayFigures(baked, samples.targets.length, n);
   let worseHalfway = 0;
   for (let t = 0; t < halves.length; t += 2)

@@ -132,7 +132,7 @@ export function addPoseCommands(program: Command, io: Io): void {
         .addOption(
           new Option(
             '--guard <where>',
-            'helpers: hold the bake never worse than plain LBS at the samples, or also half-way between them (between), where an engine playing at another rate interpolates the helpers; between costs twice the samples and, where helpers turn far from one sample to the next, gives more vertices back their own influences (the Fox, DQS: 94.7% → 82.2% of the gap removed at the samples); auto (the default) holds it at the samples and, where that plays farther from the method than plain LBS at some half-way time, there too: by giving more vertices their own influences or by a fit guarded between, whichever plays closer',
+            "helpers: where the bake is held never worse than plain LBS (its largest and 99th-percentile distance to the method within 1e-4 of the diagonal of LBS's), by giving the vertices that would be worse their input weights: samples, at the samples it is fitted to; between, also half-way between them, where an engine at another frame rate interpolates the helpers' keys (twice the samples' memory; where helpers turn far from one sample to the next it gives back more: the Fox, DQS, 94.7% → 82.2% of the gap removed at the samples); auto (the default), at the samples, then, only where that plays worse than LBS at some half-way time, there too: the same fit with more vertices given back, or a fit guarded between, whichever is closer to the method (about twice the time, and it can cost much of the gap: the Fox's templates bake, worse at 7 of 479 half-way times, 93% → 76%)",
           ).choices(['auto', 'samples', 'between']),
         )
         .addOption(
