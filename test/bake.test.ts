@@ -361,13 +361,13 @@ describe('corskin bake: bad input', () => {
     // 16 s at 10 samples/s: 160 intervals, each with its half-way time.
     expect(results.map((x) => x.times)).toEqual([160, 160, 160]);
     expect(results[0].worse).toBeGreaterThan(0);
-    expect(results[0].stderr).toContain('--guard between holds the bake there too');
+    expect(results[0].stderr).toContain('--guard auto (the default) or between holds the bake there too');
     expect(results[1].worse).toBe(0);
     // The default saw what the samples' guard leaves half-way, said so, and wrote the bake guarded between.
     const [, times] = /guarded at the samples alone, the closest fit played farther from DQS than plain LBS there at (\d+) half-way times?\)/.exec(results[2].stdout) ?? []; // prettier-ignore
     expect(Number(times), results[2].stdout).toBeGreaterThan(0);
     expect(results[2].worse).toBe(0);
-    expect(results[2].stderr).not.toContain('--guard between holds the bake there too');
+    expect(results[2].stderr).not.toContain('holds the bake there too');
     const morphs = await runCli('bake', fox, '--method', 'dqs', '--as', 'morphs', '--rate', '2', '--guard', 'between', '-o', join(tmp.dir, 'fox-morphs-guard.glb')); // prettier-ignore
     expect(morphs.stderr).toContain('--guard applies to the helpers; ignored with --as morphs');
   }, 120_000);
