@@ -191,10 +191,7 @@ export function* fitHelpers(
     model_.weights.set(data.weights.subarray(K * a, K * a + K), K * i);
   });
   // A helper no vertex kept is not written.
-  const used = new Uint8Array(H);
-  for (let i = 0; i < n; i++)
-    for (let k = K * i; k < K * i + K; k++)
-      if (!own[i] && model_.weights[k] > 0 && model_.joints[k] >= J) used[model_.joints[k] - J] = 1;
+  const used = playedHelpers(model_, own, J);
   const helpersKept = dropHelpers(model_, used, J);
 
   return {
@@ -226,14 +223,20 @@ export function giveBack(candidate: HelperCandidate, vertices: readonly number[]
     setOwnWeights(model, mesh, i);
   }
   candidate.givenBack += vertices.length;
+  const played = playedHelpers(model, own, J);
+  // `used` is over the helpers fitted, `played` over those kept so far.
+  for (let h = 0, k = 0; h < used.length; h++) if (used[h]) used[h] = played[k++];
+  candidate.helpersKept = dropHelpers(model, played, J);
+}
+
+/** Per helper of `model`, 1 where some vertex that plays its fitted weights (`own` 0) has weight on it. */
+function playedHelpers(model: SsdrModel, own: Uint8Array, J: number): Uint8Array {
   const K = model.influences;
   const played = new Uint8Array(model.helpers);
   for (let i = 0; i < own.length; i++)
     for (let k = K * i; k < K * i + K; k++)
       if (!own[i] && model.weights[k] > 0 && model.joints[k] >= J) played[model.joints[k] - J] = 1;
-  // `used` is over the helpers fitted, `played` over those kept so far.
-  for (let h = 0, k = 0; h < used.length; h++) if (used[h]) used[h] = played[k++];
-  candidate.helpersKept = dropHelpers(model, played, J);
+  return played;
 }
 
 /** Vertex i of `model` on its own joints: the mesh's K heaviest influences, normalised. */

@@ -61,6 +61,7 @@ import { influenceSets, meshFromGeometry, writeJointTexture } from './geometry.j
 import {
   dataTexture,
   MAX_INFLUENCE_SETS,
+  programKey,
   STATE_KEY,
   TEXELS_PER_JOINT,
   type GpuBinding,
@@ -324,7 +325,7 @@ async function switchMesh(
     frame: -1,
   };
   const o: KernelOptions = { influenceSets: sets, variant: binding.variant };
-  const key = `corskin-${kernel.id}${sets > 1 ? `-${4 * sets}` : ''}${binding.variant ? `-${binding.variant}` : ''}`;
+  const key = programKey(kernel.id, o);
   const patch = (original: Material): Material => {
     const m = options.toNodeMaterial ? options.toNodeMaterial(original) : original;
     if ((m as Material & { isNodeMaterial?: boolean }).isNodeMaterial) {

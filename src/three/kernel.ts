@@ -68,6 +68,10 @@ export interface KernelOptions {
   variant?: string;
 }
 
+/** The program cache key of `method`'s shaders built for `o`: one shader program per distinct key. */
+export const programKey = (method: string, o: KernelOptions): string =>
+  `corskin-${method}${o.influenceSets > 1 ? `-${4 * o.influenceSets}` : ''}${o.variant ? `-${o.variant}` : ''}`;
+
 /**
  * A method's GLSL ES 3.0 for three.js's skinning chunks (`chunks.ts` puts it in place): each
  * function returns the chunk's body for the options, inside `#ifdef USE_SKINNING`, and may use

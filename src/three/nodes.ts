@@ -64,6 +64,7 @@ import {
   type Node,
   type TslKernel,
 } from './tsl.js';
+import { programKey } from './kernel.js';
 import { DDM_TSL } from '../methods/ddm/three-webgpu.js';
 import { TEMPLATES_TSL } from '../methods/templates/three-webgpu.js';
 import {
@@ -152,8 +153,7 @@ export function patchNodeMaterial(material: Material, o: NodePatchOptions): Mate
     if (this.positionNode) positionLocal.assign(subBuild(this.positionNode, 'POSITION', 'vec3'));
     return positionLocal;
   };
-  m.customProgramCacheKey = () =>
-    `corskin-${o.method}${o.influenceSets > 1 ? `-${4 * o.influenceSets}` : ''}${o.variant ? `-${o.variant}` : ''}`;
+  m.customProgramCacheKey = () => programKey(o.method, o);
   return m;
 }
 
