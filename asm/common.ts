@@ -23,6 +23,15 @@
 @inline export function lane2(v: v128): v128 {
   return f32x4.shuffle(v, v, 2, 2, 2, 2);
 }
+/**
+ * a·b + c in every lane: one fused multiply-add where the module is built with relaxed SIMD and
+ * the CPU has it (`f32x4.relaxed_madd`: fused or not, by the hardware), else a multiply and an add
+ * (the same bits as writing them out).
+ */
+@inline export function madd(a: v128, b: v128, c: v128): v128 {
+  if (ASC_FEATURE_RELAXED_SIMD) return f32x4.relaxed_madd(a, b, c);
+  return f32x4.add(c, f32x4.mul(a, b));
+}
 @inline export function hsum(v: v128): f32 {
   const a = f32x4.add(v, f32x4.shuffle(v, v, 2, 3, 0, 1));
   return f32x4.extract_lane(f32x4.add(a, f32x4.shuffle(a, a, 1, 0, 3, 2)), 0);
@@ -42,7 +51,7 @@
 }
 /** c0·v.x + c1·v.y + c2·v.z */
 @inline export function apply3(c0: v128, c1: v128, c2: v128, v: v128): v128 {
-  return f32x4.add(f32x4.add(f32x4.mul(c0, lane0(v)), f32x4.mul(c1, lane1(v))), f32x4.mul(c2, lane2(v)));
+  return madd(c2, lane2(v), madd(c1, lane1(v), f32x4.mul(c0, lane0(v))));
 }
 @inline export function normalized(v: v128): v128 {
   const l2 = hsum(f32x4.mul(v, v));
@@ -98,7 +107,7 @@
  */
 @inline export function rotate(q: v128, w: v128, s: v128, v: v128): v128 {
   const t = cross(q, v);
-  return f32x4.add(v, f32x4.mul(s, f32x4.add(f32x4.mul(w, t), cross(q, t))));
+  return madd(s, madd(w, t, cross(q, t)), v);
 }
 
 /**
@@ -165,16 +174,13 @@ const HALF_PI: f32 = 1.57079632679490;
  */
 @inline export function twistColumn(om: v128, coef: v128, e: v128, omc: v128): v128 {
   const bw = f32x4.mul(f32x4.shuffle(coef, coef, 1, 1, 1, 1), om);
-  return f32x4.add(
-    f32x4.add(f32x4.mul(f32x4.shuffle(coef, coef, 3, 3, 3, 3), e), f32x4.mul(omc, bw)),
-    f32x4.mul(f32x4.shuffle(coef, coef, 0, 0, 0, 0), cross(om, e)),
-  );
+  return madd(f32x4.shuffle(coef, coef, 0, 0, 0, 0), cross(om, e), madd(omc, bw, f32x4.mul(f32x4.shuffle(coef, coef, 3, 3, 3, 3), e)));
 }
 
 /** The translation V u of exp of the twist (ω, u): u + B ω×u + C ω×(ω×u). */
 @inline export function twistTranslation(om: v128, coef: v128, u: v128): v128 {
   const cu = cross(om, u);
-  return f32x4.add(u, f32x4.add(f32x4.mul(f32x4.shuffle(coef, coef, 1, 1, 1, 1), cu), f32x4.mul(f32x4.shuffle(coef, coef, 2, 2, 2, 2), cross(om, cu))));
+  return f32x4.add(u, madd(f32x4.shuffle(coef, coef, 2, 2, 2, 2), cross(om, cu), f32x4.mul(f32x4.shuffle(coef, coef, 1, 1, 1, 1), cu)));
 }
 
 // ---- spherical blend skinning's center of rotation (Kavan & Žára 2005) ----

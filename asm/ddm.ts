@@ -27,7 +27,7 @@
 // BUF 2·34·16 bytes of scratch (two batches of four vertices), then 8·96 bytes where the group's
 // vertices are staged (`STAGED`), then the float64 path's 51 doubles.
 
-import { apply3, writeAffine } from './common';
+import { apply3, madd, writeAffine } from './common';
 
 // Scratch slots of BUF (16 bytes each, lane k = the k-th vertex of the batch).
 const S_ = 0; // S row-major, 9 slots
@@ -147,7 +147,7 @@ function newtonPolar(buf: usize): bool {
 /** X₀ = S/‖S‖_F (the same polar factor), so that the cofactors' squares stay in float32's range: slots R_. */
 @inline function newtonStart(buf: usize): void {
   let n = f32x4.splat(0);
-  for (let k = 0; k < 9; k++) n = f32x4.add(n, f32x4.mul(ld(buf, S_ + k), ld(buf, S_ + k)));
+  for (let k = 0; k < 9; k++) n = madd(ld(buf, S_ + k), ld(buf, S_ + k), n);
   const unit = f32x4.div(f32x4.splat(1), f32x4.sqrt(n));
   for (let k = 0; k < 9; k++) st(buf, R_ + k, f32x4.mul(ld(buf, S_ + k), unit));
 }
@@ -170,7 +170,7 @@ function newtonPolar(buf: usize): bool {
   const c20 = f32x4.sub(f32x4.mul(x01, x12), f32x4.mul(x02, x11));
   const c21 = f32x4.sub(f32x4.mul(x02, x10), f32x4.mul(x00, x12));
   const c22 = f32x4.sub(f32x4.mul(x00, x11), f32x4.mul(x01, x10));
-  const det = f32x4.add(f32x4.add(f32x4.mul(x00, c00), f32x4.mul(x01, c01)), f32x4.mul(x02, c02));
+  const det = madd(x02, c02, madd(x01, c01, f32x4.mul(x00, c00)));
   let a = half, b: v128;
   if (step < SCALED_STEPS) {
     const nx = f32x4.add(f32x4.add(sq3(x00, x01, x02), sq3(x10, x11, x12)), sq3(x20, x21, x22));
@@ -190,23 +190,20 @@ function newtonPolar(buf: usize): bool {
     a = f32x4.mul(half, zeta);
     b = f32x4.div(half, f32x4.mul(zeta, det));
   } else b = f32x4.div(half, det);
-  const y00 = f32x4.add(f32x4.mul(a, x00), f32x4.mul(b, c00));
-  const y01 = f32x4.add(f32x4.mul(a, x01), f32x4.mul(b, c01));
-  const y02 = f32x4.add(f32x4.mul(a, x02), f32x4.mul(b, c02));
-  const y10 = f32x4.add(f32x4.mul(a, x10), f32x4.mul(b, c10));
-  const y11 = f32x4.add(f32x4.mul(a, x11), f32x4.mul(b, c11));
-  const y12 = f32x4.add(f32x4.mul(a, x12), f32x4.mul(b, c12));
-  const y20 = f32x4.add(f32x4.mul(a, x20), f32x4.mul(b, c20));
-  const y21 = f32x4.add(f32x4.mul(a, x21), f32x4.mul(b, c21));
-  const y22 = f32x4.add(f32x4.mul(a, x22), f32x4.mul(b, c22));
+  const y00 = madd(b, c00, f32x4.mul(a, x00));
+  const y01 = madd(b, c01, f32x4.mul(a, x01));
+  const y02 = madd(b, c02, f32x4.mul(a, x02));
+  const y10 = madd(b, c10, f32x4.mul(a, x10));
+  const y11 = madd(b, c11, f32x4.mul(a, x11));
+  const y12 = madd(b, c12, f32x4.mul(a, x12));
+  const y20 = madd(b, c20, f32x4.mul(a, x20));
+  const y21 = madd(b, c21, f32x4.mul(a, x21));
+  const y22 = madd(b, c22, f32x4.mul(a, x22));
   if (step == NEWTON_STEPS - 1)
     st(
       buf,
       MOVED,
-      f32x4.add(
-        f32x4.add(sq3(f32x4.sub(y00, x00), f32x4.sub(y01, x01), f32x4.sub(y02, x02)), sq3(f32x4.sub(y10, x10), f32x4.sub(y11, x11), f32x4.sub(y12, x12))),
-        sq3(f32x4.sub(y20, x20), f32x4.sub(y21, x21), f32x4.sub(y22, x22)),
-      ),
+      f32x4.add(f32x4.add(sq3(f32x4.sub(y00, x00), f32x4.sub(y01, x01), f32x4.sub(y02, x02)), sq3(f32x4.sub(y10, x10), f32x4.sub(y11, x11), f32x4.sub(y12, x12))), sq3(f32x4.sub(y20, x20), f32x4.sub(y21, x21), f32x4.sub(y22, x22))),
     );
   st(buf, R_, y00); st(buf, R_ + 1, y01); st(buf, R_ + 2, y02);
   st(buf, R_ + 3, y10); st(buf, R_ + 4, y11); st(buf, R_ + 5, y12);
@@ -217,7 +214,7 @@ function newtonPolar(buf: usize): bool {
   return dot3(a, b, c, a, b, c);
 }
 @inline function dot3(a: v128, b: v128, c: v128, x: v128, y: v128, z: v128): v128 {
-  return f32x4.add(f32x4.add(f32x4.mul(a, x), f32x4.mul(b, y)), f32x4.mul(c, z));
+  return madd(c, z, madd(b, y, f32x4.mul(a, x)));
 }
 
 // ---- the float64 path: a vertex by the JavaScript deformer's own steps ----
@@ -550,20 +547,20 @@ export function ddm(
       if (compact) {
         const we = load<f32>(WE + (e << 2));
         const w = f32x4.splat(we);
-        c0 = f32x4.add(c0, f32x4.mul(w, a0));
-        c1 = f32x4.add(c1, f32x4.mul(w, a1));
-        c2 = f32x4.add(c2, f32x4.mul(w, a2));
-        c3 = f32x4.add(c3, f32x4.mul(w, t));
+        c0 = madd(w, a0, c0);
+        c1 = madd(w, a1, c1);
+        c2 = madd(w, a2, c2);
+        c3 = madd(w, t, c3);
         sigma += we * scale;
         sw += we;
         continue;
       }
       const x = Xs + e * 40;
       // Q column k += Σ_c A[:, c]·X[c][k] (X symmetric: X00 X01 X02 X03 X11 X12 X13 X22 X23 X33)
-      c0 = f32x4.add(c0, f32x4.add(f32x4.add(f32x4.mul(a0, X(x, 0)), f32x4.mul(a1, X(x, 1))), f32x4.add(f32x4.mul(a2, X(x, 2)), f32x4.mul(t, X(x, 3)))));
-      c1 = f32x4.add(c1, f32x4.add(f32x4.add(f32x4.mul(a0, X(x, 1)), f32x4.mul(a1, X(x, 4))), f32x4.add(f32x4.mul(a2, X(x, 5)), f32x4.mul(t, X(x, 6)))));
-      c2 = f32x4.add(c2, f32x4.add(f32x4.add(f32x4.mul(a0, X(x, 2)), f32x4.mul(a1, X(x, 5))), f32x4.add(f32x4.mul(a2, X(x, 7)), f32x4.mul(t, X(x, 8)))));
-      c3 = f32x4.add(c3, f32x4.add(f32x4.add(f32x4.mul(a0, X(x, 3)), f32x4.mul(a1, X(x, 6))), f32x4.add(f32x4.mul(a2, X(x, 8)), f32x4.mul(t, X(x, 9)))));
+      c0 = f32x4.add(c0, f32x4.add(madd(a1, X(x, 1), f32x4.mul(a0, X(x, 0))), madd(t, X(x, 3), f32x4.mul(a2, X(x, 2)))));
+      c1 = f32x4.add(c1, f32x4.add(madd(a1, X(x, 4), f32x4.mul(a0, X(x, 1))), madd(t, X(x, 6), f32x4.mul(a2, X(x, 5)))));
+      c2 = f32x4.add(c2, f32x4.add(madd(a1, X(x, 5), f32x4.mul(a0, X(x, 2))), madd(t, X(x, 8), f32x4.mul(a2, X(x, 7)))));
+      c3 = f32x4.add(c3, f32x4.add(madd(a1, X(x, 6), f32x4.mul(a0, X(x, 3))), madd(t, X(x, 9), f32x4.mul(a2, X(x, 8)))));
       const x33 = load<f32>(x, 36);
       b0 += load<f32>(x, 12);
       b1 += load<f32>(x, 24);
@@ -575,10 +572,10 @@ export function ddm(
       // Q = B Π (B's bottom row (0 0 0 Σω); Π₃₃ = 1)
       const x = Xs + <usize>i * 40;
       const m0 = c0, m1 = c1, m2 = c2, m3 = c3;
-      c0 = f32x4.add(f32x4.add(f32x4.mul(m0, X(x, 0)), f32x4.mul(m1, X(x, 1))), f32x4.add(f32x4.mul(m2, X(x, 2)), f32x4.mul(m3, X(x, 3))));
-      c1 = f32x4.add(f32x4.add(f32x4.mul(m0, X(x, 1)), f32x4.mul(m1, X(x, 4))), f32x4.add(f32x4.mul(m2, X(x, 5)), f32x4.mul(m3, X(x, 6))));
-      c2 = f32x4.add(f32x4.add(f32x4.mul(m0, X(x, 2)), f32x4.mul(m1, X(x, 5))), f32x4.add(f32x4.mul(m2, X(x, 7)), f32x4.mul(m3, X(x, 8))));
-      c3 = f32x4.add(f32x4.add(f32x4.mul(m0, X(x, 3)), f32x4.mul(m1, X(x, 6))), f32x4.add(f32x4.mul(m2, X(x, 8)), f32x4.mul(m3, X(x, 9))));
+      c0 = f32x4.add(madd(m1, X(x, 1), f32x4.mul(m0, X(x, 0))), madd(m3, X(x, 3), f32x4.mul(m2, X(x, 2))));
+      c1 = f32x4.add(madd(m1, X(x, 4), f32x4.mul(m0, X(x, 1))), madd(m3, X(x, 6), f32x4.mul(m2, X(x, 5))));
+      c2 = f32x4.add(madd(m1, X(x, 5), f32x4.mul(m0, X(x, 2))), madd(m3, X(x, 8), f32x4.mul(m2, X(x, 7))));
+      c3 = f32x4.add(madd(m1, X(x, 6), f32x4.mul(m0, X(x, 3))), madd(m3, X(x, 9), f32x4.mul(m2, X(x, 8))));
       b0 = sw * load<f32>(x, 12);
       b1 = sw * load<f32>(x, 24);
       b2 = sw * load<f32>(x, 32);

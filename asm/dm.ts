@@ -26,7 +26,7 @@
 // (f32) K influences per mesh vertex; M the skinning matrices (16 f32, column-major, 64·j); SC
 // the joints' signed det(L_j)^(1/3).
 
-import { apply3, cross, hsum, jointAt, unitOr, weightAt } from './common';
+import { apply3, cross, madd, hsum, jointAt, unitOr, weightAt } from './common';
 
 @inline function at16(base: usize, k: usize): usize {
   return base + (k << 4);
@@ -48,7 +48,7 @@ export function dmLbs(m: i32, K: i32, REP: usize, P: usize, JI: usize, W: usize,
       const o = M + (j << 6);
       const c3 = v128.load(o, 48);
       const moved = f32x4.add(apply3(v128.load(o), v128.load(o, 16), v128.load(o, 32), p), c3);
-      acc = f32x4.add(acc, f32x4.mul(f32x4.splat(wt), moved));
+      acc = madd(f32x4.splat(wt), moved, acc);
       s += wt * load<f32>(SC + (j << 2));
       sum += wt;
     }
@@ -96,7 +96,7 @@ export function dmSmooth(m: i32, E: i32, iterations: i32, lengthWeighted: i32, E
         if (!(l > 0)) continue;
         k /= l;
       }
-      v128.store(at16(Y, <usize>w), f32x4.add(v128.load(at16(Y, <usize>w)), f32x4.mul(f32x4.splat(k), v128.load(at16(ACC, <usize>w)))));
+      v128.store(at16(Y, <usize>w), madd(f32x4.splat(k), v128.load(at16(ACC, <usize>w)), v128.load(at16(Y, <usize>w))));
     }
   }
 }
@@ -140,7 +140,7 @@ export function dmCorners(m: i32, corners: i32, TRI: usize, X: usize, Y: usize, 
       const e: f32 = load<f32>(SIG + (<usize>w << 2)) < 0 ? -1 : 1;
       const d = v128.load(at16(DEL, <usize>c));
       const turned = apply3(t, bt, f32x4.mul(n, f32x4.splat(e)), d);
-      v128.store(at16(MOV, <usize>w), f32x4.add(v128.load(at16(MOV, <usize>w)), f32x4.mul(f32x4.splat(cw), turned)));
+      v128.store(at16(MOV, <usize>w), madd(f32x4.splat(cw), turned, v128.load(at16(MOV, <usize>w))));
       store<f32>(TOT + (<usize>w << 2), load<f32>(TOT + (<usize>w << 2)) + cw);
       if (!BL) continue;
       // F diag(1, 1, e) F̄ᵀ, column `col`: t·t̄[col] + b·b̄[col] + e·n·n̄[col], times the weight
@@ -169,7 +169,7 @@ export function dmWrite(n: i32, VOF: usize, X: usize, Y: usize, MOV: usize, TOT:
     const w = load<u32>(VOF + (o << 2));
     const tw = load<f32>(TOT + (<usize>w << 2));
     const k: f32 = tw > 0 ? Mathf.abs(load<f32>(SIG + (<usize>w << 2))) / tw : 0; // a vertex in no triangle: LBS
-    const fine = f32x4.add(v128.load(at16(Y, <usize>w)), f32x4.mul(f32x4.splat(k), v128.load(at16(MOV, <usize>w))));
+    const fine = madd(f32x4.splat(k), v128.load(at16(MOV, <usize>w)), v128.load(at16(Y, <usize>w)));
     v128.store(OP + o * 12, f32x4.add(v128.load(at16(X, <usize>w)), fine));
     if (!BL) continue;
     const B = at16(BL, 3 * <usize>w);

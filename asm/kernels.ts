@@ -14,7 +14,7 @@
 // largest weight first). Outputs: OP and ON 3 f32 at 12·i (each store writes 4 lanes;
 // the caller pads 4 bytes), OT 4 f32 at 16·i. A zero pointer N, T or ON/OT means "absent".
 
-import { jointAt, weightAt, lane0, lane1, lane2, hsum, signedBy, apply3, writeAffine, writeRigid, writeRotated, dqTranslation, twistCoefficients, twistColumn, twistTranslation, at, sbsCenter } from './common';
+import { madd, jointAt, weightAt, lane0, lane1, lane2, hsum, signedBy, apply3, writeAffine, writeRigid, writeRotated, dqTranslation, twistCoefficients, twistColumn, twistTranslation, at, sbsCenter } from './common';
 
 /** Linear blend skinning (Magnenat-Thalmann et al. 1988): v' = Σ w_j M_j v. */
 export function lbs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: usize, CNT: usize, M: usize, OP: usize, ON: usize, OT: usize): void {
@@ -26,10 +26,10 @@ export function lbs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: 
       const s = base + <usize>k;
       const w = f32x4.splat(weightAt(W, s));
       const m = M + (jointAt(JI, s) << 6);
-      a0 = f32x4.add(a0, f32x4.mul(w, v128.load(m)));
-      a1 = f32x4.add(a1, f32x4.mul(w, v128.load(m, 16)));
-      a2 = f32x4.add(a2, f32x4.mul(w, v128.load(m, 32)));
-      a3 = f32x4.add(a3, f32x4.mul(w, v128.load(m, 48)));
+      a0 = madd(w, v128.load(m), a0);
+      a1 = madd(w, v128.load(m, 16), a1);
+      a2 = madd(w, v128.load(m, 32), a2);
+      a3 = madd(w, v128.load(m, 48), a3);
     }
     writeAffine(i, a0, a1, a2, a3, P, N, T, OP, ON, OT);
   }
@@ -67,8 +67,8 @@ export function dqs(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: 
       const d = DQ + (jointAt(JI, s) << 5);
       const q = v128.load(d);
       const ws = signedBy(f32x4.splat(weightAt(W, s)), pivot, q);
-      b0 = f32x4.add(b0, f32x4.mul(ws, q));
-      be = f32x4.add(be, f32x4.mul(ws, v128.load(d, 16)));
+      b0 = madd(ws, q, b0);
+      be = madd(ws, v128.load(d, 16), be);
     }
     // Unnormalised: R from b0 with s = 2/|b0|².
     const s = f32x4.splat(2 / hsum(f32x4.mul(b0, b0)));
@@ -113,12 +113,12 @@ export function cor(n: i32, K: i32, P: usize, N: usize, T: usize, C: usize, JI: 
     const j = jointAt(JI, s);
     const ws = f32x4.splat(weightAt(W, s));
     const m = M + (j << 6);
-    a0 = f32x4.add(a0, f32x4.mul(ws, v128.load(m)));
-    a1 = f32x4.add(a1, f32x4.mul(ws, v128.load(m, 16)));
-    a2 = f32x4.add(a2, f32x4.mul(ws, v128.load(m, 32)));
-    a3 = f32x4.add(a3, f32x4.mul(ws, v128.load(m, 48)));
+    a0 = madd(ws, v128.load(m), a0);
+    a1 = madd(ws, v128.load(m, 16), a1);
+    a2 = madd(ws, v128.load(m, 32), a2);
+    a3 = madd(ws, v128.load(m, 48), a3);
     const q = v128.load(Q + (j << 4));
-    qa = f32x4.add(qa, f32x4.mul(signedBy(ws, pivot, q), q));
+    qa = madd(signedBy(ws, pivot, q), q, qa);
   }
   const s = f32x4.splat(2 / hsum(f32x4.mul(qa, qa)));
   writeRotated(i, qa, s, center, f32x4.add(apply3(a0, a1, a2, center), a3), P, N, T, OP, ON, OT);
@@ -190,8 +190,8 @@ export function lms(n: i32, K: i32, P: usize, N: usize, T: usize, JI: usize, W: 
       const wt = weightAt(W, s);
       sum += wt;
       const w = f32x4.splat(wt);
-      om = f32x4.add(om, f32x4.mul(w, v128.load(l)));
-      u = f32x4.add(u, f32x4.mul(w, v128.load(l, 16)));
+      om = madd(w, v128.load(l), om);
+      u = madd(w, v128.load(l, 16), u);
     }
     const inv = f32x4.splat(1 / sum);
     om = f32x4.mul(om, inv);

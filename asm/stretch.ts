@@ -18,11 +18,11 @@
 // joint, lane 3 = 0; CE the stretch joints' posed positions (16·j) and ST (i32) 1 for a stretch
 // joint; IMG (16·K) and AL (4·K) scratch.
 
-import { apply3, cross, hsum, jointAt, unitOr, weightAt } from './common';
+import { apply3, cross, madd, hsum, jointAt, unitOr, weightAt } from './common';
 
 /** v turned by `angle` about the unit axis a (Rodrigues): cos·v + sin·(a × v) + (1 − cos)·a (a·v). */
 @inline function turn(a: v128, c: v128, s: v128, t: v128, v: v128): v128 {
-  return f32x4.add(f32x4.add(f32x4.mul(c, v), f32x4.mul(s, cross(a, v))), f32x4.mul(a, f32x4.mul(t, f32x4.splat(hsum(f32x4.mul(a, v))))));
+  return madd(a, f32x4.mul(t, f32x4.splat(hsum(f32x4.mul(a, v)))), madd(s, cross(a, v), f32x4.mul(c, v)));
 }
 
 export function stretch(
@@ -89,9 +89,9 @@ export function stretch(
       const image = f32x4.add(apply3(c0, c1, c2, x), c3);
       v128.store(IMG + (<usize>k << 4), image);
       const ws = f32x4.splat(w);
-      p = f32x4.add(p, f32x4.mul(ws, image));
-      if (N) nr = f32x4.add(nr, f32x4.mul(ws, apply3(c0, c1, c2, nk)));
-      if (T) tg = f32x4.add(tg, f32x4.mul(ws, apply3(c0, c1, c2, tk)));
+      p = madd(ws, image, p);
+      if (N) nr = madd(ws, apply3(c0, c1, c2, nk), nr);
+      if (T) tg = madd(ws, apply3(c0, c1, c2, tk), tg);
     }
     // Collapse compensation around each stretch joint the vertex is partly bound to.
     for (let k = 0; k < K; k++) {
@@ -112,7 +112,7 @@ export function stretch(
         l1 += wr * Mathf.sqrt(hsum(f32x4.mul(e, e)));
       }
       const beta: f32 = 1 - 4 * (w - 0.5) * (w - 0.5);
-      p = f32x4.add(centre, f32x4.mul(d, f32x4.splat((beta * l1 + (1 - beta) * l2) / l2)));
+      p = madd(d, f32x4.splat((beta * l1 + (1 - beta) * l2) / l2), centre);
     }
     v128.store(OP + o * 12, p);
     if (N) v128.store(ON + o * 12, unitOr(f32x4.replace_lane(nr, 3, 0), nv));

@@ -13,7 +13,7 @@
 // what the rigid kernel wrote — each through three scalar stores (a 4-lane store would overwrite
 // the next vertex's x).
 
-import { jointAt, weightAt, lane0, lane1, lane2, hsum, signedBy, cross, apply3, unitOr, rotate, dqTranslation, twistCoefficients, twistColumn, at, sbsCenterF64, centerX, centerY, centerZ } from './common';
+import { madd, jointAt, weightAt, lane0, lane1, lane2, hsum, signedBy, cross, apply3, unitOr, rotate, dqTranslation, twistCoefficients, twistColumn, at, sbsCenterF64, centerX, centerY, centerZ } from './common';
 
 /** Stores the xyz lanes of v at p (lane 3 not written). */
 @inline function store3(p: usize, v: v128): void {
@@ -117,14 +117,14 @@ export function dqsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: u
       const q = v128.load(g);
       // t = M_j(v) (lane 3 zeroed); d = ½ (t, 0) ⊗ q = ½ (q_w t + t × q, −t·q).
       const t = f32x4.replace_lane(f32x4.add(apply3(v128.load(m), v128.load(m, 16), v128.load(m, 32), v), v128.load(m, 48)), 3, 0);
-      const dv = f32x4.add(f32x4.mul(f32x4.shuffle(q, q, 3, 3, 3, 3), t), cross(t, q));
+      const dv = madd(f32x4.shuffle(q, q, 3, 3, 3, 3), t, cross(t, q));
       const d = f32x4.mul(half, f32x4.replace_lane(dv, 3, -hsum(f32x4.mul(t, q))));
       const ws = signedBy(w, pivot, q);
-      b0 = f32x4.add(b0, f32x4.mul(ws, q));
-      be = f32x4.add(be, f32x4.mul(ws, d));
-      k0 = f32x4.add(k0, f32x4.mul(w, v128.load(g, 16)));
-      k1 = f32x4.add(k1, f32x4.mul(w, v128.load(g, 32)));
-      k2 = f32x4.add(k2, f32x4.mul(w, v128.load(g, 48)));
+      b0 = madd(ws, q, b0);
+      be = madd(ws, d, be);
+      k0 = madd(w, v128.load(g, 16), k0);
+      k1 = madd(w, v128.load(g, 32), k1);
+      k2 = madd(w, v128.load(g, 48), k2);
     }
     const s2 = f32x4.splat(2 / hsum(f32x4.mul(b0, b0)));
     store3(OP + <usize>i * 12, dqTranslation(b0, be, s2));
@@ -155,16 +155,16 @@ export function corStretched(n: i32, K: i32, P: usize, N: usize, T: usize, C: us
       const g = QK + (j << 6);
       const q = v128.load(g);
       sum += wt;
-      l = f32x4.add(l, f32x4.mul(w, f32x4.add(apply3(v128.load(m), v128.load(m, 16), v128.load(m, 32), center), v128.load(m, 48))));
-      qa = f32x4.add(qa, f32x4.mul(signedBy(w, pivot, q), q));
-      k0 = f32x4.add(k0, f32x4.mul(w, v128.load(g, 16)));
-      k1 = f32x4.add(k1, f32x4.mul(w, v128.load(g, 32)));
-      k2 = f32x4.add(k2, f32x4.mul(w, v128.load(g, 48)));
+      l = madd(w, f32x4.add(apply3(v128.load(m), v128.load(m, 16), v128.load(m, 32), center), v128.load(m, 48)), l);
+      qa = madd(signedBy(w, pivot, q), q, qa);
+      k0 = madd(w, v128.load(g, 16), k0);
+      k1 = madd(w, v128.load(g, 32), k1);
+      k2 = madd(w, v128.load(g, 48), k2);
     }
     const inv = f32x4.splat(1 / sum);
     const u = f32x4.mul(inv, apply3(k0, k1, k2, f32x4.sub(v128.load(P + <usize>i * 12), center)));
     const s2 = f32x4.splat(2 / hsum(f32x4.mul(qa, qa)));
-    store3(OP + <usize>i * 12, f32x4.add(rotate(qa, f32x4.shuffle(qa, qa, 3, 3, 3, 3), s2, u), f32x4.mul(inv, l)));
+    store3(OP + <usize>i * 12, madd(inv, l, rotate(qa, f32x4.shuffle(qa, qa, 3, 3, 3, 3), s2, u)));
     writeFrame(i, k0, k1, k2, qa, s2, N, T, ON, OT);
   }
 }
@@ -220,9 +220,9 @@ export function lmsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: u
       ux += wd * (dx - 0.5 * ax + cj * bx);
       uy += wd * (dy - 0.5 * ay + cj * by);
       uz += wd * (dz - 0.5 * az + cj * bz);
-      k0 = f32x4.add(k0, f32x4.mul(w, v128.load(g, 16)));
-      k1 = f32x4.add(k1, f32x4.mul(w, v128.load(g, 32)));
-      k2 = f32x4.add(k2, f32x4.mul(w, v128.load(g, 48)));
+      k0 = madd(w, v128.load(g, 16), k0);
+      k1 = madd(w, v128.load(g, 32), k1);
+      k2 = madd(w, v128.load(g, 48), k2);
     }
     ox /= sum; oy /= sum; oz /= sum; ux /= sum; uy /= sum; uz /= sum;
     // exp: t = V u = u + B ω×u + C ω×(ω×u), the coefficients as src/deformers/lms.ts.
@@ -320,9 +320,9 @@ export function sbsStretched(n: i32, K: i32, P: usize, N: usize, T: usize, JI: u
       const g = QK + (j << 6);
       const R = RM + (j << 7);
       const w = f32x4.splat(<f32>wt);
-      k0 = f32x4.add(k0, f32x4.mul(w, v128.load(g, 16)));
-      k1 = f32x4.add(k1, f32x4.mul(w, v128.load(g, 32)));
-      k2 = f32x4.add(k2, f32x4.mul(w, v128.load(g, 48)));
+      k0 = madd(w, v128.load(g, 16), k0);
+      k1 = madd(w, v128.load(g, 32), k1);
+      k2 = madd(w, v128.load(g, 48), k2);
       // The QLERP sum (signs against the pivot), and Σ w_j (R_j r + M_j(v)).
       const x = load<f64>(R), y = load<f64>(R, 8), z = load<f64>(R, 16), q3 = load<f64>(R, 24);
       const ws = px * x + py * y + pz * z + pw * q3 < 0 ? -wt : wt;

@@ -4,10 +4,13 @@
  * .tmp/bench-results.json (bench/results.json with `--save`). `npm run bench -- --quick` runs
  * CesiumMan only, once (a CI smoke run). `npm run bench -- --peers` runs bench/native/peers.ts
  * instead: corskin's SIMD kernels against native peers (a C++ port, libigl's Direct Delta Mush).
+ * `--relaxed-simd` runs the SIMD kernels' relaxed build (fused multiply-adds) on Node 20, as Node
+ * 22 and later run it by default (`simdKernelBuild`; `npm run bench:simd-builds` compares the two).
  *
  * Timings are medians; the machine is shared and noisy, so compare ratios, not absolute times.
  */
 import { execFileSync } from 'node:child_process';
+import { setFlagsFromString } from 'node:v8';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -685,5 +688,7 @@ async function main(): Promise<void> {
   }
 }
 
+// Before any kernel module is compiled (they compile when first instantiated).
+if (process.argv.includes('--relaxed-simd')) setFlagsFromString('--experimental-wasm-relaxed-simd');
 if (process.argv.includes('--peers')) await import('./native/peers.js');
 else await main();

@@ -7,8 +7,8 @@
  * never writes (a padding lane read by a 4-lane sum).
  */
 import { describe, expect, it } from 'vitest';
-import { KERNELS_WASM_BASE64 } from '../src/wasm/kernels-binary.js';
-import { SHARED_KERNELS_WASM_BASE64 } from '../src/wasm/kernels-shared-binary.js';
+import { KERNELS_RELAXED_WASM_BASE64, KERNELS_WASM_BASE64 } from '../src/wasm/kernels-binary.js';
+import { SHARED_KERNELS_RELAXED_WASM_BASE64, SHARED_KERNELS_WASM_BASE64 } from '../src/wasm/kernels-shared-binary.js';
 import { KERNEL_LAYOUT_START, kernelLayout } from '../src/wasm/instance.js';
 
 /** [offset, length] of each active data segment of a WebAssembly binary (its data section, id 11). */
@@ -51,6 +51,8 @@ describe('the kernel memory layout', () => {
   it.each([
     ['kernels', KERNELS_WASM_BASE64],
     ['kernels over a shared memory', SHARED_KERNELS_WASM_BASE64],
+    ['kernels, relaxed SIMD', KERNELS_RELAXED_WASM_BASE64],
+    ['kernels over a shared memory, relaxed SIMD', SHARED_KERNELS_RELAXED_WASM_BASE64],
   ])('%s: the data segments end below the first block', (_, base64) => {
     const segments = dataSegments(Uint8Array.from(Buffer.from(base64, 'base64')));
     for (const [offset, length] of segments) expect(offset + length).toBeLessThanOrEqual(KERNEL_LAYOUT_START);

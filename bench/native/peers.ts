@@ -16,7 +16,9 @@
  *   kernel. Needs libigl's source: LIBIGL=<checkout of https://github.com/libigl/libigl>; skipped
  *   (said so) without it.
  *
- * Needs g++ and Eigen 3 (`apt-get install g++ libeigen3-dev`). Writes .tmp/bench-peers.json.
+ * corskin's kernels run the build `simdKernelBuild` picks (relaxed SIMD on Node 22 and later; on
+ * Node 20 with `--relaxed-simd`). Needs g++ and Eigen 3 (`apt-get install g++ libeigen3-dev`).
+ * Writes .tmp/bench-peers.json.
  * `--quick`: CesiumMan only, fewer repetitions.
  */
 import { execFileSync } from 'node:child_process';
@@ -33,6 +35,7 @@ import { computeDirectDeltaMush } from '../../src/methods/ddm/precompute.js';
 import { deformDdm } from '../../src/methods/ddm/deformer.js';
 import { createSimdDeformer, packInfluences } from '../../src/wasm/simd-skinning.js';
 import { createParallelSimdDeformer } from '../../src/wasm/parallel-simd.js';
+import { simdKernelBuild } from '../../src/wasm/instance.js';
 import { benchAsset, DATA, frameMs, median, printTable } from '../frames.js';
 
 const HERE = import.meta.dirname;
@@ -282,7 +285,7 @@ try {
     ]),
   );
   console.log(
-    `\nLBS, DQS, CoR: corskin WebAssembly SIMD vs the native port (one thread; corskin also on ${THREADS} threads, createParallelSimdDeformer); triad ${triad.toFixed(1)} GB/s (of triad: one thread's)`,
+    `\nLBS, DQS, CoR: corskin WebAssembly SIMD (its ${simdKernelBuild()} build) vs the native port (one thread; corskin also on ${THREADS} threads, createParallelSimdDeformer); triad ${triad.toFixed(1)} GB/s (of triad: one thread's)`,
   );
   printTable(
     [
@@ -345,7 +348,7 @@ try {
     '\nmedians of one frame (positions + normals for LBS/DQS/CoR, positions for DDM); ratios from the same run',
   );
   mkdirSync(join(ROOT, '.tmp'), { recursive: true });
-  writeFileSync(join(ROOT, '.tmp', 'bench-peers.json'), JSON.stringify({ triadGBs: triad, skinning, ddm }, null, 2));
+  writeFileSync(join(ROOT, '.tmp', 'bench-peers.json'), JSON.stringify({ build: simdKernelBuild(), triadGBs: triad, skinning, ddm }, null, 2)); // prettier-ignore
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

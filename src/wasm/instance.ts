@@ -13,7 +13,7 @@ import { mat4LinearDeterminant } from '../core/math.js';
 import type { SkinnedMesh } from '../core/mesh.js';
 import { checkDeformArgs, skinningArray, type DeformTarget } from '../deformers/contract.js';
 import type { SimdDeformer, SimdSkinningMethod } from './simd-skinning.js';
-import { KERNELS_WASM_BASE64 } from './kernels-binary.js';
+import { KERNELS_RELAXED_WASM_BASE64, KERNELS_WASM_BASE64 } from './kernels-binary.js';
 import type { KernelExports } from './kernel-range.js';
 
 function decodeBase64(s: string): Uint8Array {
@@ -50,24 +50,49 @@ export function kernelLayout(): { take(bytes: number): number; readonly size: nu
 }
 
 /**
- * Instantiates the kernels over a new memory of at least `bytes` bytes — or, given `sharedBinary`
- * (base64 of a kernel module importing a shared memory: `kernels-shared-binary.ts`, which Node's
- * `parallel-simd.ts` passes), that module over a new shared memory (a SharedArrayBuffer: worker
- * threads instantiate the same module over it; browsers give one only to cross-origin isolated
- * pages).
+ * The smallest module using relaxed SIMD: `(func (param v128 v128 v128) (result v128)
+ * f32x4.relaxed_madd)`.
+ */
+const RELAXED_SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 8, 1, 96, 3, 123, 123, 123, 1, 123, 3, 2, 1, 0, 10, 13, 1, 11, 0, 32, 0, 32, 1, 32, 2,
+  253, 133, 2, 11,
+]);
+
+/** Which build of the kernels runs here (see {@link simdKernelBuild}). */
+export type SimdKernelBuild = 'relaxed' | 'standard';
+
+/**
+ * Which build of the SIMD kernels this runtime runs: 'relaxed' where it validates WebAssembly
+ * relaxed SIMD (Node 22 and later, Chromium 114 and later; Node 20 with
+ * `--experimental-wasm-relaxed-simd`), whose multiply-adds are fused where the CPU has FMA —
+ * measured 7–13% less time per frame for LBS, DQS, CoR and log-matrix skinning on CesiumMan
+ * subdivided ×3 (`npm run bench:simd-frames`), and results within 1.2e-6 of the bounding-box
+ * diagonal of the 'standard' build's, which may differ in the last bits from one CPU to another
+ * (fused or not) — else 'standard' (WebAssembly SIMD, the same bits everywhere). The runtime's
+ * answer, the same for every call.
+ */
+export function simdKernelBuild(): SimdKernelBuild {
+  return WebAssembly.validate(RELAXED_SIMD_PROBE) ? 'relaxed' : 'standard';
+}
+
+/**
+ * Instantiates the kernels ({@link simdKernelBuild}'s build) over a new memory of at least
+ * `bytes` bytes — or, given `sharedBinary` (a kernel module importing a shared memory, both
+ * builds, base64: `kernels-shared-binary.ts`, which Node's `parallel-simd.ts` passes), that module
+ * over a new shared memory (a SharedArrayBuffer: worker threads instantiate the same module over
+ * it; browsers give one only to cross-origin isolated pages).
  * @returns the memory, the compiled module and its instance's exports (functions taking byte offsets in it)
  * @throws CorskinError when the runtime has no WebAssembly SIMD (or, for `sharedBinary`, no shared memory)
  */
 export async function instantiateKernels(
   bytes: number,
-  sharedBinary?: string,
+  sharedBinary?: Record<SimdKernelBuild, string>,
 ): Promise<{ memory: WebAssembly.Memory; module: WebAssembly.Module; exports: KernelExports }> {
   try {
     const initial = Math.ceil(bytes / 65536);
     const memory = new WebAssembly.Memory(sharedBinary ? { initial, maximum: initial, shared: true } : { initial });
-    const module = await WebAssembly.compile(
-      decodeBase64(sharedBinary ?? KERNELS_WASM_BASE64) as Uint8Array<ArrayBuffer>,
-    );
+    const binaries = sharedBinary ?? { standard: KERNELS_WASM_BASE64, relaxed: KERNELS_RELAXED_WASM_BASE64 };
+    const module = await WebAssembly.compile(decodeBase64(binaries[simdKernelBuild()]) as Uint8Array<ArrayBuffer>);
     const instance = await WebAssembly.instantiate(module, { env: { memory } });
     return { memory, module, exports: instance.exports as KernelExports };
   } catch (e) {
@@ -84,7 +109,8 @@ export async function instantiateKernels(
 let syncModule: WebAssembly.Module | null | undefined;
 
 /**
- * {@link instantiateKernels} for synchronous callers (the precomputations): the module compiled
+ * {@link instantiateKernels} for synchronous callers (the precomputations: Direct Delta Mush's
+ * smoothing solves, in f64, the same code in both builds): the standard build's module compiled
  * once per thread, then instantiated over a new memory of at least `bytes` bytes.
  * @returns undefined where the runtime cannot (no WebAssembly SIMD, a browser's main thread
  *   refusing to compile synchronously, no memory of that size): the caller then runs its

@@ -20,7 +20,7 @@ import {
   SKINNING_KERNEL_METHODS,
   type SkinningKernelMethod,
 } from './kernel-range.js';
-import { SHARED_KERNELS_WASM_BASE64 } from './kernels-shared-binary.js';
+import { SHARED_KERNELS_RELAXED_WASM_BASE64, SHARED_KERNELS_WASM_BASE64 } from './kernels-shared-binary.js';
 import { createSkinningKernels, type SimdDeformer } from './simd-skinning.js';
 import {
   awaitChange,
@@ -85,12 +85,10 @@ export async function createParallelSimdDeformer(
   const n = mesh.positions.length / 3;
   const threads = Math.max(1, Math.min(options.threads ?? (n >= PARALLEL_SIMD_FROM ? availableParallelism() : 1), n));
   if (options.threads !== undefined) checkThreads(options.threads);
-  const kernels = await createSkinningKernels(
-    mesh,
-    method,
-    (take) => take(RANGE_SCRATCH_BYTES * threads),
-    SHARED_KERNELS_WASM_BASE64,
-  );
+  const kernels = await createSkinningKernels(mesh, method, (take) => take(RANGE_SCRATCH_BYTES * threads), {
+    standard: SHARED_KERNELS_WASM_BASE64,
+    relaxed: SHARED_KERNELS_RELAXED_WASM_BASE64,
+  });
   const { memory, module, exports, call } = kernels;
   const f32 = new Float32Array(memory.buffer);
   const bounds = Array.from({ length: threads + 1 }, (_, t) => Math.round((t * n) / threads));

@@ -200,7 +200,7 @@ export async function createSkinningKernels<Extra>(
   mesh: SkinnedMesh,
   method: SkinningKernelMethod,
   more: (take: (bytes: number) => number) => Extra,
-  sharedBinary?: string,
+  sharedBinary?: Parameters<typeof wasm.instantiateKernels>[1],
 ): Promise<SkinningKernels<Extra>> {
   const { positions, influences: K } = mesh;
   const n = positions.length / 3;
