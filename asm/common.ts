@@ -32,6 +32,11 @@
   if (ASC_FEATURE_RELAXED_SIMD) return f32x4.relaxed_madd(a, b, c);
   return f32x4.add(c, f32x4.mul(a, b));
 }
+/** c − a·b in every lane, fused as {@link madd}. */
+@inline export function nmadd(a: v128, b: v128, c: v128): v128 {
+  if (ASC_FEATURE_RELAXED_SIMD) return f32x4.relaxed_nmadd(a, b, c);
+  return f32x4.sub(c, f32x4.mul(a, b));
+}
 @inline export function hsum(v: v128): f32 {
   const a = f32x4.add(v, f32x4.shuffle(v, v, 2, 3, 0, 1));
   return f32x4.extract_lane(f32x4.add(a, f32x4.shuffle(a, a, 1, 0, 3, 2)), 0);
@@ -44,9 +49,10 @@
 }
 /** a × b of the xyz lanes (lane 3 of the result is 0). */
 @inline export function cross(a: v128, b: v128): v128 {
-  return f32x4.sub(
+  return nmadd(
+    f32x4.shuffle(a, a, 2, 0, 1, 3),
+    f32x4.shuffle(b, b, 1, 2, 0, 3),
     f32x4.mul(f32x4.shuffle(a, a, 1, 2, 0, 3), f32x4.shuffle(b, b, 2, 0, 1, 3)),
-    f32x4.mul(f32x4.shuffle(a, a, 2, 0, 1, 3), f32x4.shuffle(b, b, 1, 2, 0, 3)),
   );
 }
 /** c0·v.x + c1·v.y + c2·v.z */
