@@ -65,7 +65,7 @@ export type SimdKernelBuild = 'relaxed' | 'standard';
  * Which build of the SIMD kernels this runtime runs: 'relaxed' where it validates WebAssembly
  * relaxed SIMD (Node 22 and later, Chromium 114 and later; Node 20 with
  * `--experimental-wasm-relaxed-simd`), whose multiply-adds are fused where the CPU has FMA —
- * measured 8–13% less time per frame for LBS, DQS, CoR and log-matrix skinning on CesiumMan
+ * measured 6–17% less time per frame for LBS, DQS, CoR and log-matrix skinning on CesiumMan
  * subdivided ×3 (`npm run bench:simd-builds`), and results within 1.2e-6 of the bounding-box
  * diagonal of the 'standard' build's, which may differ in the last bits from one CPU to another
  * (fused or not) — else 'standard' (WebAssembly SIMD, the same bits everywhere). The runtime's
