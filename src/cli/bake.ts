@@ -41,6 +41,7 @@ import { createMethodDeformer, withSimdKernels, type CliMethod } from './method-
 import { deformLbs } from '../deformers/lbs.js';
 import { simdBoundDeformer } from '../wasm/bound-deformer.js';
 import { progress, type Io } from './ui.js';
+import { skinWarnings } from './skin-warnings.js';
 
 export { BAKE_METHODS };
 
@@ -161,6 +162,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     if (!model.animations.length)
       io.err(`corskin: warning: ${input}: ${model.name}: no animation moves it; left as is`);
   }
+  const warnings = skinWarnings(io, input, models.length);
   // Per skin: with helpers, its vertices with more than the bake's influences (`over`).
   const baked: { model: SkinnedModel; deform: Deformer; lines: string[]; samples?: MethodSamples; over?: number; guard?: 'samples' | 'between' }[] = []; // prettier-ignore
   // Per skin, with progress: the helpers first, then (after the keyframe reduction) the morphs.
@@ -198,10 +200,10 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       if (!withHelpers) continue;
       const K = o.influences ?? 4;
       const over = (entry.over = verticesOverInfluences(model, K));
-      if (over)
-        io.err(
-          `corskin: warning: ${input}: ${model.name}: ${count(over, 'vertex has', 'vertices have')} more than ${K} influences; where the helpers bring them closer to ${o.method.toUpperCase()} they get ${K} (${K === 4 ? '--influences 8 gives 8, which Babylon.js, Godot 4 and Blender play; three.js, glTFast and UnityGLTF play 4' : 'at most'}), elsewhere they keep all theirs, so the baked file may hold more than ${K}`,
-        );
+      if (over) {
+        const where = `where the helpers bring them closer to ${o.method.toUpperCase()} they get ${K} (${K === 4 ? '--influences 8 gives 8, which Babylon.js, Godot 4 and Blender play; three.js, glTFast and UnityGLTF play 4' : 'at most'}), elsewhere they keep all theirs, so the baked file may hold more than ${K}`; // prettier-ignore
+        warnings.add(model.name, `vertices with more than ${K} influences; ${where}`, `${count(over, 'vertex has', 'vertices have')} more than ${K} influences; ${where}`, count(over, 'vertex', 'vertices')); // prettier-ignore
+      }
       // The method and LBS at the samples, taken once: fitted by the bake and (while what is kept
       // stays within one bake's bound) compared against after the file is written.
       const lbs = (await simdBoundDeformer('lbs', [model.mesh], deformLbs)).deform;
@@ -323,23 +325,25 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     const gap = m.lbsP99 > NEVER_WORSE_MARGIN ? 1 - m.p99 / m.lbsP99 : undefined;
     if (gap !== undefined)
       io.out(`  removes ${percent(gap)}% of plain LBS's p99 distance to ${M}; max ${(m.max / m.lbsMax).toFixed(2)} of LBS's`); // prettier-ignore
-    const warn = (what: string) =>
-      io.err(
-        `corskin: warning: ${input}: ${baked[k].model.name}: ${what}${o.as === 'helpers' ? '; --as helpers+morphs reproduces the method at the samples' : ''}`,
-      );
+    const name = baked[k].model.name;
+    const morphs = o.as === 'helpers' ? '; --as helpers+morphs reproduces the method at the samples' : '';
     if (m.worseSamples)
-      warn(`at ${m.worseSamples} of ${m.samples} samples the baked file plays farther from ${M} than plain LBS does (its max or p99 over the vertices, by more than ${NEVER_WORSE_MARGIN} of the diagonal)`); // prettier-ignore
+      warnings.add(name, `the baked file plays farther from ${M} than plain LBS does at some samples (its max or p99 over the vertices, by more than ${NEVER_WORSE_MARGIN} of the diagonal)${morphs}`, `at ${m.worseSamples} of ${m.samples} samples the baked file plays farther from ${M} than plain LBS does (its max or p99 over the vertices, by more than ${NEVER_WORSE_MARGIN} of the diagonal)${morphs}`, `${m.worseSamples} of ${m.samples}`); // prettier-ignore
     const h = m.halfway;
     if (h) {
       io.out(`  half-way between the samples (where a player at another frame rate interpolates the keys), at ${h.times} times: baked file by LBS vs ${M} max ${e(h.max)}, p99 ${e(h.p99)}; plain LBS vs ${M} max ${e(h.lbsMax)}, p99 ${e(h.lbsP99)}${h.lbsP99 > NEVER_WORSE_MARGIN ? `; removes ${percent(1 - h.p99 / h.lbsP99)}% of it, max ${(h.max / h.lbsMax).toFixed(2)} of LBS's` : ''}`); // prettier-ignore
-      if (h.worseSamples)
-        warn(`half-way between samples, at ${h.worseSamples} of ${h.times} times, the baked file plays farther from ${M} than plain LBS does (by more than ${NEVER_WORSE_MARGIN} of the diagonal)${baked[k].guard === 'between' ? '' : o.guard === 'samples' ? ': --guard auto (the default) or between holds the bake there too' : ': --guard between holds the bake there too'}`); // prettier-ignore
+      if (h.worseSamples) {
+        const hold = baked[k].guard === 'between' ? '' : o.guard === 'samples' ? ': --guard auto (the default) or between holds the bake there too' : ': --guard between holds the bake there too'; // prettier-ignore
+        warnings.add(name, `half-way between samples, at some times, the baked file plays farther from ${M} than plain LBS does (by more than ${NEVER_WORSE_MARGIN} of the diagonal)${hold}${morphs}`, `half-way between samples, at ${h.worseSamples} of ${h.times} times, the baked file plays farther from ${M} than plain LBS does (by more than ${NEVER_WORSE_MARGIN} of the diagonal)${hold}${morphs}`, `${h.worseSamples} of ${h.times} times`); // prettier-ignore
+      }
     }
     const b = beyond[k];
     if (b) {
       io.out(`  beyond the clips (the evaluation's stress pose at half amplitude, the helpers at rest on their joints, as under an animation that does not key them): baked file by LBS vs ${M} max ${e(b.max)}, p99 ${e(b.p99)}; plain LBS vs ${M} max ${e(b.lbsMax)}, p99 ${e(b.lbsP99)}`); // prettier-ignore
-      if (!(b.max <= b.lbsMax + NEVER_WORSE_MARGIN && b.p99 <= b.lbsP99 + NEVER_WORSE_MARGIN))
-        io.err(`corskin: warning: ${input}: ${baked[k].model.name}: beyond the clips the baked file plays farther from ${M} than plain LBS does (at the half stress pose, its max or p99 over the vertices by more than ${NEVER_WORSE_MARGIN} of the diagonal)${o.beyondClips !== 'lbs' ? ': --beyond-clips lbs plays the input\'s LBS there' : baked[k].over ? ` (its vertices with more than ${o.influences ?? 4} influences were fitted with their ${o.influences ?? 4} heaviest, and play those there)` : ''}`); // prettier-ignore
+      if (!(b.max <= b.lbsMax + NEVER_WORSE_MARGIN && b.p99 <= b.lbsP99 + NEVER_WORSE_MARGIN)) {
+        const text = `beyond the clips the baked file plays farther from ${M} than plain LBS does (at the half stress pose, its max or p99 over the vertices by more than ${NEVER_WORSE_MARGIN} of the diagonal)${o.beyondClips !== 'lbs' ? ': --beyond-clips lbs plays the input\'s LBS there' : baked[k].over ? ` (its vertices with more than ${o.influences ?? 4} influences were fitted with their ${o.influences ?? 4} heaviest, and play those there)` : ''}`; // prettier-ignore
+        warnings.add(name, text, text);
+      }
     }
     if (m.firstSet) {
       const f = m.firstSet;
@@ -353,15 +357,15 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
             : withHelpers
               ? ' (vertices that kept their own influences have more than 4)'
               : ' (the corrections are for all of its influences)';
-        io.err(
-          `corskin: warning: ${input}: ${baked[k].model.name}: in an engine that skins 4 influences the baked file plays farther from ${M} than the input does there at ${f.worseSamples} of ${m.samples} samples (its max or p99 over the vertices, by more than ${NEVER_WORSE_MARGIN} of the diagonal)${why}`,
-        );
+        warnings.add(name, `in an engine that skins 4 influences the baked file plays farther from ${M} than the input does there at some samples (its max or p99 over the vertices, by more than ${NEVER_WORSE_MARGIN} of the diagonal)${why}`, `in an engine that skins 4 influences the baked file plays farther from ${M} than the input does there at ${f.worseSamples} of ${m.samples} samples (its max or p99 over the vertices, by more than ${NEVER_WORSE_MARGIN} of the diagonal)${why}`, `${f.worseSamples} of ${m.samples}`); // prettier-ignore
       }
     }
-    if (gap !== undefined && gap < 0.005) warn(`the bake could not bring LBS closer to ${M}`);
+    if (gap !== undefined && gap < 0.005)
+      warnings.add(name, `the bake could not bring LBS closer to ${M}${morphs}`, `the bake could not bring LBS closer to ${M}${morphs}`); // prettier-ignore
     else if (gap !== undefined && gap < 0.5)
-      warn(`the bake removes less than half of plain LBS's p99 distance to ${M} (${Math.round(100 * gap) || 0}%)`);
+      warnings.add(name, `the bake removes less than half of plain LBS's p99 distance to ${M}${morphs}`, `the bake removes less than half of plain LBS's p99 distance to ${M} (${Math.round(100 * gap) || 0}%)${morphs}`, `${Math.round(100 * gap) || 0}%`); // prettier-ignore
   });
+  warnings.flush();
   if (inputErrors) {
     // The codes whose count grew (the bake adds no error of its own: a warning says if it did).
     let outputErrors: ValidatorMessage[] = [];
