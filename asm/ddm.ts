@@ -203,7 +203,10 @@ function newtonPolar(buf: usize): bool {
     st(
       buf,
       MOVED,
-      f32x4.add(f32x4.add(sq3(f32x4.sub(y00, x00), f32x4.sub(y01, x01), f32x4.sub(y02, x02)), sq3(f32x4.sub(y10, x10), f32x4.sub(y11, x11), f32x4.sub(y12, x12))), sq3(f32x4.sub(y20, x20), f32x4.sub(y21, x21), f32x4.sub(y22, x22))),
+      f32x4.add(
+        f32x4.add(sq3(f32x4.sub(y00, x00), f32x4.sub(y01, x01), f32x4.sub(y02, x02)), sq3(f32x4.sub(y10, x10), f32x4.sub(y11, x11), f32x4.sub(y12, x12))),
+        sq3(f32x4.sub(y20, x20), f32x4.sub(y21, x21), f32x4.sub(y22, x22)),
+      ),
     );
   st(buf, R_, y00); st(buf, R_ + 1, y01); st(buf, R_ + 2, y02);
   st(buf, R_ + 3, y10); st(buf, R_ + 4, y11); st(buf, R_ + 5, y12);

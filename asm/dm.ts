@@ -132,7 +132,10 @@ export function dmCorners(m: i32, corners: i32, TRI: usize, X: usize, Y: usize, 
       if (!(ln > 1e-12)) continue; // a degenerate corner: no weight
       n = f32x4.mul(n, f32x4.splat(1 / ln));
       let t = f32x4.add(a, b);
-      t = f32x4.mul(t, f32x4.splat(1 / Mathf.sqrt(hsum(f32x4.mul(t, t)))));
+      // Opposite edges: relaxed SIMD's fused cross product leaves n rounding noise, not 0.
+      const lt = Mathf.sqrt(hsum(f32x4.mul(t, t)));
+      if (!(lt > 0)) continue;
+      t = f32x4.mul(t, f32x4.splat(1 / lt));
       const bt = cross(n, t);
       const cw = Mathf.acos(Mathf.max(-1, Mathf.min(1, hsum(f32x4.mul(a, b))))); // π − the corner's angle
       if (cw == 0) continue;

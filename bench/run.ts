@@ -5,7 +5,7 @@
  * CesiumMan only, once (a CI smoke run). `npm run bench -- --peers` runs bench/native/peers.ts
  * instead: corskin's SIMD kernels against native peers (a C++ port, libigl's Direct Delta Mush).
  * `--relaxed-simd` runs the SIMD kernels' relaxed build (fused multiply-adds) on Node 20, as Node
- * 22 and later run it by default (`simdKernelBuild`; `npm run bench:simd-builds` compares the two).
+ * 21 and later run it by default (`simdKernelBuild`; `npm run bench:simd-builds` compares the two).
  *
  * Timings are medians; the machine is shared and noisy, so compare ratios, not absolute times.
  */

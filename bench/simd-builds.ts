@@ -1,12 +1,11 @@
 /**
  * `npm run bench:simd-builds`: the SIMD kernels' two builds (src/wasm/instance.ts'
  * `simdKernelBuild`) side by side — WebAssembly SIMD, and relaxed SIMD, whose multiply-adds are
- * fused where the CPU has FMA. Each build runs in a child process of its own, in turn (Node 20
- * runs the relaxed build only with `--experimental-wasm-relaxed-simd`, which this script passes
- * it; Node 22 and later cannot be made to run the standard build, so there both children run the
- * relaxed one and the script says so). Every SIMD method on CesiumMan subdivided ×3 and Ybot,
- * medians of one frame (positions + normals) over the rounds, and relaxed/standard ratios from
- * the same run. `--quick`: CesiumMan ×1, one round.
+ * fused where the CPU has FMA. Each build runs in a child process of its own, in turn: the
+ * standard one with `CORSKIN_SIMD_BUILD=standard`, the relaxed one with relaxed SIMD on (Node 20:
+ * `--experimental-wasm-relaxed-simd`; Node 21 and later have it). Every SIMD method on CesiumMan
+ * subdivided ×3 and Ybot, medians of one frame (positions + normals) over the rounds, and
+ * relaxed/standard ratios from the same run. `--quick`: CesiumMan ×1, one round.
  *
  * As a child (`--child`): prints the median of one frame per method as JSON.
  */
@@ -53,13 +52,13 @@ if (process.argv.includes('--child')) {
     };
     for (let r = 0; r < rounds; r++)
       for (const build of ['standard', 'relaxed'] as const) {
-        const flags = build === 'relaxed' ? ['--experimental-wasm-relaxed-simd'] : [];
-        const out = execFileSync(process.execPath, [...flags, '--import', 'tsx', import.meta.filename, ...(quick ? ['--quick'] : []), '--child', name], { encoding: 'utf8' }); // prettier-ignore
+        const flags = build === 'relaxed' && Number(process.versions.node.split('.')[0]) < 21 ? ['--experimental-wasm-relaxed-simd'] : []; // prettier-ignore
+        const env = { ...process.env, CORSKIN_SIMD_BUILD: build };
+        const out = execFileSync(process.execPath, [...flags, '--import', 'tsx', import.meta.filename, ...(quick ? ['--quick'] : []), '--child', name], { encoding: 'utf8', env }); // prettier-ignore
         runs[build].push(JSON.parse(out.trim().split('\n').at(-1)!));
       }
-    const ran = (build: 'standard' | 'relaxed') => [...new Set(runs[build].map((x) => x.build))].join('/');
-    if (ran('standard') !== 'standard')
-      console.log(`note: this runtime runs the ${ran('standard')} build without the flag too`);
+    for (const build of ['standard', 'relaxed'] as const)
+      if (runs[build].some((x) => x.build !== build)) throw new Error(`the ${build} child ran another build`);
     for (const method of METHODS) {
       const [s, x] = (['standard', 'relaxed'] as const).map((b) => median(runs[b].map((run) => run.ms[method])));
       rows.push([name, method, s.toFixed(3), x.toFixed(3), (x / s).toFixed(2)]);

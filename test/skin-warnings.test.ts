@@ -23,7 +23,8 @@ describe('skin warnings', () => {
 
   it('prints a kind that several skins meet once, counted, the first eight named with their details, kinds in order', () => {
     const { lines, warnings } = collect(40);
-    for (let s = 0; s < 10; s++) warnings.add(`skin ${s}`, 'worse beyond the clips', `worse beyond the clips (skin ${s})`);
+    for (let s = 0; s < 10; s++)
+      warnings.add(`skin ${s}`, 'worse beyond the clips', `worse beyond the clips (skin ${s})`);
     warnings.add('skin 3', 'less than half', 'less than half (12%)', '12%');
     warnings.add('skin 4', 'less than half', 'less than half (30%)', '30%');
     warnings.flush();

@@ -16,7 +16,7 @@
  *   kernel. Needs libigl's source: LIBIGL=<checkout of https://github.com/libigl/libigl>; skipped
  *   (said so) without it.
  *
- * corskin's kernels run the build `simdKernelBuild` picks (relaxed SIMD on Node 22 and later; on
+ * corskin's kernels run the build `simdKernelBuild` picks (relaxed SIMD on Node 21 and later; on
  * Node 20 with `--relaxed-simd`). Needs g++ and Eigen 3 (`apt-get install g++ libeigen3-dev`).
  * Writes .tmp/bench-peers.json.
  * `--quick`: CesiumMan only, fewer repetitions.

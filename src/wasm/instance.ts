@@ -62,17 +62,34 @@ const RELAXED_SIMD_PROBE = new Uint8Array([
 export type SimdKernelBuild = 'relaxed' | 'standard';
 
 /**
- * Which build of the SIMD kernels this runtime runs: 'relaxed' where it validates WebAssembly
- * relaxed SIMD (Node 22 and later, Chromium 114 and later; Node 20 with
+ * Which build of the SIMD kernels runs here: 'relaxed' where the runtime validates WebAssembly
+ * relaxed SIMD (Node 21 and later, Chromium 114 and later; Node 20 with
  * `--experimental-wasm-relaxed-simd`), whose multiply-adds are fused where the CPU has FMA —
  * measured 6–17% less time per frame for LBS, DQS, CoR and log-matrix skinning on CesiumMan
- * subdivided ×3 (`npm run bench:simd-builds`), and results within 1.2e-6 of the bounding-box
- * diagonal of the 'standard' build's, which may differ in the last bits from one CPU to another
- * (fused or not) — else 'standard' (WebAssembly SIMD, the same bits everywhere). The runtime's
- * answer, the same for every call.
+ * subdivided ×3 (`npm run bench:simd-builds`); its results differ from the standard build's in
+ * the last bits (measured within 1.3e-6 of the bounding-box diagonal on CesiumMan, the Soldier and
+ * the chicken) and may differ from one CPU to another (fused or not) — else 'standard' (WebAssembly
+ * SIMD, the same bits everywhere). The environment variable `CORSKIN_SIMD_BUILD=standard` (Node)
+ * asks for the standard build everywhere: the same bits on every machine.
+ * @returns 'relaxed' or 'standard', as the runtime is when called (undefined where it has no
+ *   WebAssembly at all)
  */
-export function simdKernelBuild(): SimdKernelBuild {
-  return WebAssembly.validate(RELAXED_SIMD_PROBE) ? 'relaxed' : 'standard';
+export function simdKernelBuild(): SimdKernelBuild | undefined {
+  if (typeof WebAssembly === 'undefined') return undefined;
+  const asked = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env
+    ?.CORSKIN_SIMD_BUILD;
+  return asked !== 'standard' && WebAssembly.validate(RELAXED_SIMD_PROBE) ? 'relaxed' : 'standard';
+}
+
+/** The kernel module: the relaxed build where it runs and compiles here, else the standard one. */
+async function compileKernels(binaries: Record<SimdKernelBuild, string>): Promise<WebAssembly.Module> {
+  if (simdKernelBuild() === 'relaxed')
+    try {
+      return await WebAssembly.compile(decodeBase64(binaries.relaxed) as Uint8Array<ArrayBuffer>);
+    } catch {
+      // validated but not compiled (a runtime's limit): the standard build
+    }
+  return WebAssembly.compile(decodeBase64(binaries.standard) as Uint8Array<ArrayBuffer>);
 }
 
 /**
@@ -91,8 +108,7 @@ export async function instantiateKernels(
   try {
     const initial = Math.ceil(bytes / 65536);
     const memory = new WebAssembly.Memory(sharedBinary ? { initial, maximum: initial, shared: true } : { initial });
-    const binaries = sharedBinary ?? { standard: KERNELS_WASM_BASE64, relaxed: KERNELS_RELAXED_WASM_BASE64 };
-    const module = await WebAssembly.compile(decodeBase64(binaries[simdKernelBuild()]) as Uint8Array<ArrayBuffer>);
+    const module = await compileKernels(sharedBinary ?? { standard: KERNELS_WASM_BASE64, relaxed: KERNELS_RELAXED_WASM_BASE64 }); // prettier-ignore
     const instance = await WebAssembly.instantiate(module, { env: { memory } });
     return { memory, module, exports: instance.exports as KernelExports };
   } catch (e) {
