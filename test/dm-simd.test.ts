@@ -17,6 +17,7 @@ import type { DeltaMushParameters } from '../src/methods/dm/parameters.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
 import { CESIUM_MAN, SHARED } from './helpers/data.js';
 import { simdDifferences } from './helpers/simd-compare.js';
+import { KERNELS_RELAXED_WASM_BASE64, KERNELS_WASM_BASE64 } from '../src/wasm/kernels-binary.js';
 
 const FILES = [
   CESIUM_MAN,
@@ -78,5 +79,39 @@ describe('Delta Mush on the SIMD kernels', () => {
     await expect(createSimdDeformer(model.mesh, 'dm', { iterations: -1 })).rejects.toThrow(/iterations/);
     const simd = await createSimdDeformer(model.mesh, 'dm');
     expect(() => simd.deform(new Float64Array(16))).toThrow(CorskinError);
+  });
+});
+
+describe("Delta Mush's corner kernel, both builds", () => {
+  // A triangle two of whose (smoothed) corners coincide: at the third, the two edges are
+  // opposite unit vectors, a corner with no frame. The JavaScript deformer gives it no weight;
+  // the relaxed build's fused cross product left its normal rounding noise instead of 0, and the
+  // kernel turned the corner's zero bisector into NaN.
+  it.each([
+    ['standard', KERNELS_WASM_BASE64],
+    ['relaxed SIMD', KERNELS_RELAXED_WASM_BASE64],
+  ])('%s: a corner whose two edges are opposite moves nothing and weighs nothing', (_, base64) => {
+    const binary = Uint8Array.from(Buffer.from(base64, 'base64'));
+    if (!WebAssembly.validate(binary)) return; // relaxed SIMD: its project runs it (vitest.config.ts)
+    const memory = new WebAssembly.Memory({ initial: 2 });
+    const kernels = new WebAssembly.Instance(new WebAssembly.Module(binary), { env: { memory } }).exports as {
+      dmCorners: (...args: number[]) => void;
+    };
+    const f32 = new Float32Array(memory.buffer);
+    const u32 = new Uint32Array(memory.buffer);
+    // Byte offsets above the module's static data: triangles, X, Y, deltas, signs, MOV, TOT.
+    const [TRI, X, Y, DEL, SIG, MOV, TOT] = [4096, 4160, 4224, 4288, 4352, 4416, 4480];
+    u32.set([0, 1, 2], TRI >> 2);
+    const far = [1.3, -0.1, 1.6];
+    for (const [v, p] of [[0.2, -0.4, 0.9], far, far].entries()) f32.set([...p, 0], (X >> 2) + 4 * v);
+    for (let c = 0; c < 3; c++) f32.set([0.01, 0.02, 0.03, 0], (DEL >> 2) + 4 * c);
+    f32.set([1, 1, 1], SIG >> 2);
+    kernels.dmCorners(3, 3, TRI, X, Y, DEL, 0, SIG, MOV, TOT, 0);
+    for (let v = 0; v < 3; v++) {
+      expect(Array.from(f32.subarray((MOV >> 2) + 4 * v, (MOV >> 2) + 4 * v + 3)), `moved at vertex ${v}`).toEqual([
+        0, 0, 0,
+      ]);
+      expect(f32[(TOT >> 2) + v], `weight at vertex ${v}`).toBe(0);
+    }
   });
 });
