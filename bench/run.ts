@@ -28,6 +28,7 @@ import { extractSkinnedModels } from '../src/io/gltf.js';
 import { createIO, readDocument } from '../src/io/node-io.js';
 import { formatTable } from '../src/cli/ui.js';
 import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
+import { simdKernelBuild } from '../src/wasm/instance.js';
 import { subdivideMidpoint } from './subdivide-mesh.js';
 import { measureCage, measureTemplates, type CageRow, type TemplateRow } from './cage.js';
 import { measureDdm, type DdmRow } from './ddm.js';
@@ -595,6 +596,8 @@ async function main(): Promise<void> {
     cpu: cpus()[0]?.model,
     cores: cpus().length,
     node: process.version,
+    // The SIMD kernels' build the figures come from (relaxed SIMD on Node 21+, or with --relaxed-simd).
+    simdBuild: simdKernelBuild(),
     date: new Date().toISOString(),
   };
   console.log(
