@@ -21,7 +21,8 @@ export function sphericalAverage(points: ArrayLike<number>, weights: ArrayLike<n
     const t = weights[1] / (weights[0] + weights[1]);
     const omega = Math.acos(Math.max(-1, Math.min(1, c)));
     if (omega > 1e-7 && omega < Math.PI - 1e-7) {
-      const a = Math.sin((1 - t) * omega) / Math.sin(omega), b = Math.sin(t * omega) / Math.sin(omega);
+      const sinOmega = Math.sin(omega);
+      const a = Math.sin((1 - t) * omega) / sinOmega, b = Math.sin(t * omega) / sinOmega;
       for (let k = 0; k < 3; k++) out[o + k] = a * points[k] + b * points[3 + k];
       return out;
     }
