@@ -243,7 +243,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       entry.guard = r.guard;
       const guarded = r.worseHalfway ? `; held never worse than plain LBS half-way between samples too (guarded at the samples alone, the closest fit played farther from ${o.method.toUpperCase()} than plain LBS there at ${count(r.worseHalfway, 'half-way time')}): ${r.halfwayGivenBack === undefined ? 'fitted again, guarded between' : `${count(r.halfwayGivenBack, 'more vertex', 'more vertices')} kept their own influences`}` : ''; // prettier-ignore
       lines.push(
-        `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples, ${r.iterations} iterations${r.helpers ? `, ${r.placement} placement` : ''}${guarded}${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own influences (with the helpers they would have played farther from ${o.method.toUpperCase()} than plain LBS: over the samples, or at one)` : ''}`,
+        `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples at ${rate} samples/s, ${r.iterations} iterations${r.helpers ? `, ${r.placement} placement` : ''}${guarded}${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own influences (with the helpers they would have played farther from ${o.method.toUpperCase()} than plain LBS: over the samples, or at one)` : ''}`,
       );
     }
   } finally {
