@@ -21,7 +21,7 @@ describe('skin warnings', () => {
     expect(lines).toHaveLength(1); // flushed once
   });
 
-  it('prints a kind that several skins meet once, counted, the first eight named with their details, kinds in order', () => {
+  it('prints a kind that several skins meet once, counted, every one named with its detail, kinds in order', () => {
     const { lines, warnings } = collect(40);
     for (let s = 0; s < 10; s++)
       warnings.add(`skin ${s}`, 'worse beyond the clips', `worse beyond the clips (skin ${s})`);
@@ -29,7 +29,7 @@ describe('skin warnings', () => {
     warnings.add('skin 4', 'less than half', 'less than half (30%)', '30%');
     warnings.flush();
     expect(lines).toEqual([
-      'corskin: warning: a.glb: 10 of 40 skins (skin 0, skin 1, skin 2, skin 3, skin 4, skin 5, skin 6, skin 7, …): worse beyond the clips',
+      'corskin: warning: a.glb: 10 of 40 skins (skin 0, skin 1, skin 2, skin 3, skin 4, skin 5, skin 6, skin 7, skin 8, skin 9): worse beyond the clips',
       'corskin: warning: a.glb: 2 of 40 skins (skin 3: 12%, skin 4: 30%): less than half',
     ]);
   });

@@ -243,7 +243,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       entry.guard = r.guard;
       const guarded = r.worseHalfway ? `; held never worse than plain LBS half-way between samples too (guarded at the samples alone, the closest fit played farther from ${o.method.toUpperCase()} than plain LBS there at ${count(r.worseHalfway, 'half-way time')}): ${r.halfwayGivenBack === undefined ? 'fitted again, guarded between' : `${count(r.halfwayGivenBack, 'more vertex', 'more vertices')} kept their own influences`}` : ''; // prettier-ignore
       lines.push(
-        `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples at ${rate} samples/s, ${r.iterations} iterations${r.helpers ? `, ${r.placement} placement` : ''}${guarded}${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own influences (with the helpers they would have played farther from ${o.method.toUpperCase()} than plain LBS: over the samples, or at one)` : ''}`,
+        `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples at ${rate} samples/s, ${count(r.iterations, 'iteration')}${r.helpers ? `, ${r.placement} placement` : ''}${guarded}${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own influences (with the helpers they would have played farther from ${o.method.toUpperCase()} than plain LBS: over the samples, or at one)` : ''}`,
       );
     }
   } finally {
@@ -328,7 +328,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     const name = baked[k].model.name;
     const morphs = o.as === 'helpers' ? '; --as helpers+morphs reproduces the method at the samples' : '';
     if (m.worseSamples)
-      warnings.add(name, `the baked file plays farther from ${M} than plain LBS does at some samples (its max or p99 over the vertices, by more than ${NEVER_WORSE_MARGIN} of the diagonal)${morphs}`, `at ${m.worseSamples} of ${m.samples} samples the baked file plays farther from ${M} than plain LBS does (its max or p99 over the vertices, by more than ${NEVER_WORSE_MARGIN} of the diagonal)${morphs}`, `${m.worseSamples} of ${m.samples}`); // prettier-ignore
+      warnings.add(name, `the baked file plays farther from ${M} than plain LBS does at some samples (its max or p99 over the vertices, by more than ${NEVER_WORSE_MARGIN} of the diagonal)${morphs}`, `at ${m.worseSamples} of ${m.samples} samples the baked file plays farther from ${M} than plain LBS does (its max or p99 over the vertices, by more than ${NEVER_WORSE_MARGIN} of the diagonal)${morphs}`, `${m.worseSamples} of ${m.samples} samples`); // prettier-ignore
     const h = m.halfway;
     if (h) {
       io.out(`  half-way between the samples (where a player at another frame rate interpolates the keys), at ${h.times} times: baked file by LBS vs ${M} max ${e(h.max)}, p99 ${e(h.p99)}; plain LBS vs ${M} max ${e(h.lbsMax)}, p99 ${e(h.lbsP99)}${h.lbsP99 > NEVER_WORSE_MARGIN ? `; removes ${percent(1 - h.p99 / h.lbsP99)}% of it, max ${(h.max / h.lbsMax).toFixed(2)} of LBS's` : ''}`); // prettier-ignore
@@ -357,13 +357,15 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
             : withHelpers
               ? ' (vertices that kept their own influences have more than 4)'
               : ' (the corrections are for all of its influences)';
-        warnings.add(name, `in an engine that skins 4 influences the baked file plays farther from ${M} than the input does there at some samples (its max or p99 over the vertices, by more than ${NEVER_WORSE_MARGIN} of the diagonal)${why}`, `in an engine that skins 4 influences the baked file plays farther from ${M} than the input does there at ${f.worseSamples} of ${m.samples} samples (its max or p99 over the vertices, by more than ${NEVER_WORSE_MARGIN} of the diagonal)${why}`, `${f.worseSamples} of ${m.samples}`); // prettier-ignore
+        warnings.add(name, `in an engine that skins 4 influences the baked file plays farther from ${M} than the input does there at some samples (its max or p99 over the vertices, by more than ${NEVER_WORSE_MARGIN} of the diagonal)${why}`, `in an engine that skins 4 influences the baked file plays farther from ${M} than the input does there at ${f.worseSamples} of ${m.samples} samples (its max or p99 over the vertices, by more than ${NEVER_WORSE_MARGIN} of the diagonal)${why}`, `${f.worseSamples} of ${m.samples} samples`); // prettier-ignore
       }
     }
+    // One kind for several skins, worst included: "could not" is none of it removed.
+    const lessThanHalf = `the bake removes less than half of plain LBS's p99 distance to ${M}${morphs}`;
     if (gap !== undefined && gap < 0.005)
-      warnings.add(name, `the bake could not bring LBS closer to ${M}${morphs}`, `the bake could not bring LBS closer to ${M}${morphs}`); // prettier-ignore
+      warnings.add(name, lessThanHalf, `the bake could not bring LBS closer to ${M}${morphs}`, 'removes none'); // prettier-ignore
     else if (gap !== undefined && gap < 0.5)
-      warnings.add(name, `the bake removes less than half of plain LBS's p99 distance to ${M}${morphs}`, `the bake removes less than half of plain LBS's p99 distance to ${M} (${Math.round(100 * gap) || 0}%)${morphs}`, `${Math.round(100 * gap) || 0}%`); // prettier-ignore
+      warnings.add(name, lessThanHalf, `the bake removes less than half of plain LBS's p99 distance to ${M} (${Math.round(100 * gap) || 0}%)${morphs}`, `removes ${Math.round(100 * gap) || 0}%`); // prettier-ignore
   });
   warnings.flush();
   if (inputErrors) {

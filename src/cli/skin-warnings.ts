@@ -1,14 +1,11 @@
 /**
  * A command's warnings about the skins of one file, one line per kind: a kind that one skin
- * meets prints as it is; one that several meet prints once, naming them (the skeleton's 40 skins
- * gave 40 lines of one warning each).
+ * meets prints as it is; one that several meet prints once, naming every one of them with its
+ * figure (the skeleton's 40 skins gave 40 lines of one warning each).
  *
  * @module
  */
 import type { Io } from './ui.js';
-
-/** Skins named in a grouped warning before "…". */
-const NAMED = 8;
 
 /** Collects warnings per skin ({@link SkinWarnings.add}), then prints them ({@link SkinWarnings.flush}). */
 export interface SkinWarnings {
@@ -23,7 +20,7 @@ export interface SkinWarnings {
 
 /**
  * Warnings about the `skins` skins of `file`, printed through `io` as `corskin: warning: FILE:
- * SKIN: text`, or `FILE: 3 of 40 skins (skin 0: detail, …): kind`.
+ * SKIN: text`, or `FILE: 3 of 40 skins (skin 0: detail, skin 4: detail, skin 9: detail): kind`.
  */
 export function skinWarnings(io: Io, file: string, skins: number): SkinWarnings {
   const kinds = new Map<string, { name: string; text: string; detail?: string }[]>();
@@ -35,8 +32,8 @@ export function skinWarnings(io: Io, file: string, skins: number): SkinWarnings 
       for (const [kind, list] of kinds) {
         if (list.length === 1) io.err(`corskin: warning: ${file}: ${list[0].name}: ${list[0].text}`);
         else {
-          const named = list.slice(0, NAMED).map((s) => (s.detail ? `${s.name}: ${s.detail}` : s.name));
-          io.err(`corskin: warning: ${file}: ${list.length} of ${skins} skins (${named.join(', ')}${list.length > NAMED ? ', …' : ''}): ${kind}`); // prettier-ignore
+          const named = list.map((s) => (s.detail ? `${s.name}: ${s.detail}` : s.name));
+          io.err(`corskin: warning: ${file}: ${list.length} of ${skins} skins (${named.join(', ')}): ${kind}`);
         }
       }
       kinds.clear();

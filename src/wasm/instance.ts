@@ -62,23 +62,28 @@ const RELAXED_SIMD_PROBE = new Uint8Array([
 export type SimdKernelBuild = 'relaxed' | 'standard';
 
 /**
- * Which build of the SIMD kernels runs here: 'relaxed' where the runtime validates WebAssembly
- * relaxed SIMD (Node 21 and later, Chromium 114 and later; Node 20 with
- * `--experimental-wasm-relaxed-simd`), whose multiply-adds are fused where the CPU has FMA —
- * measured 6–17% less time per frame for LBS, DQS, CoR and log-matrix skinning on CesiumMan
- * subdivided ×3 (`npm run bench:simd-builds`); its results differ from the standard build's in
- * the last bits (measured within 1.3e-6 of the bounding-box diagonal on CesiumMan, the Soldier and
- * the chicken) and may differ from one CPU to another (fused or not) — else 'standard' (WebAssembly
- * SIMD, the same bits everywhere). The environment variable `CORSKIN_SIMD_BUILD=standard` (Node)
- * asks for the standard build everywhere: the same bits on every machine.
- * @returns 'relaxed' or 'standard', as the runtime is when called (undefined where it has no
- *   WebAssembly at all)
+ * Which build of the SIMD kernels runs here.
+ *
+ * - 'relaxed' where the runtime validates WebAssembly relaxed SIMD (Node 21 and later, Chromium
+ *   114 and later; Node 20 with `--experimental-wasm-relaxed-simd`): its multiply-adds are fused
+ *   where the CPU has FMA, 6–17% less time per frame for LBS, DQS, CoR and log-matrix skinning on
+ *   CesiumMan subdivided ×3 (`npm run bench:simd-builds`). Its results differ from the standard
+ *   build's in the last bits (within 1.3e-6 of the bounding-box diagonal on CesiumMan, the
+ *   Soldier and the chicken), and may differ from one CPU to another (fused or not). Should the
+ *   relaxed module fail to compile, the kernels quietly run the standard one.
+ * - 'standard' elsewhere, and wherever the environment variable `CORSKIN_SIMD_BUILD` is
+ *   `standard` (Node; any case): WebAssembly SIMD, the same bits on every machine.
+ *
+ * Whether the runtime has WebAssembly SIMD at all is another question: where it has not, the
+ * kernels throw (`createSimdDeformer`) whatever this says.
+ * @returns the build, as the runtime and the environment are when called; undefined where there
+ *   is no WebAssembly
  */
 export function simdKernelBuild(): SimdKernelBuild | undefined {
   if (typeof WebAssembly === 'undefined') return undefined;
   const asked = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env
     ?.CORSKIN_SIMD_BUILD;
-  return asked !== 'standard' && WebAssembly.validate(RELAXED_SIMD_PROBE) ? 'relaxed' : 'standard';
+  return asked?.toLowerCase() !== 'standard' && WebAssembly.validate(RELAXED_SIMD_PROBE) ? 'relaxed' : 'standard';
 }
 
 /** The kernel module: the relaxed build where it runs and compiles here, else the standard one. */
