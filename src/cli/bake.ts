@@ -327,21 +327,26 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       io.out(`  removes ${percent(gap)}% of plain LBS's p99 distance to ${M}; max ${(m.max / m.lbsMax).toFixed(2)} of LBS's`); // prettier-ignore
     const name = baked[k].model.name;
     const morphs = o.as === 'helpers' ? '; --as helpers+morphs reproduces the method at the samples' : '';
+    // The warnings' common words.
+    const farther = `the baked file plays farther from ${M} than`;
+    const margin = `by more than ${NEVER_WORSE_MARGIN} of the diagonal`;
+    const overVertices = `(its max or p99 over the vertices, ${margin})`;
     if (m.worseSamples)
-      warnings.add(name, `the baked file plays farther from ${M} than plain LBS does at some samples (its max or p99 over the vertices, by more than ${NEVER_WORSE_MARGIN} of the diagonal)${morphs}`, `at ${m.worseSamples} of ${m.samples} samples the baked file plays farther from ${M} than plain LBS does (its max or p99 over the vertices, by more than ${NEVER_WORSE_MARGIN} of the diagonal)${morphs}`, `${m.worseSamples} of ${m.samples} samples`); // prettier-ignore
+      warnings.add(name, `${farther} plain LBS does at some samples ${overVertices}${morphs}`, `at ${m.worseSamples} of ${m.samples} samples ${farther} plain LBS does ${overVertices}${morphs}`, `${m.worseSamples} of ${m.samples} samples`); // prettier-ignore
     const h = m.halfway;
     if (h) {
       io.out(`  half-way between the samples (where a player at another frame rate interpolates the keys), at ${h.times} times: baked file by LBS vs ${M} max ${e(h.max)}, p99 ${e(h.p99)}; plain LBS vs ${M} max ${e(h.lbsMax)}, p99 ${e(h.lbsP99)}${h.lbsP99 > NEVER_WORSE_MARGIN ? `; removes ${percent(1 - h.p99 / h.lbsP99)}% of it, max ${(h.max / h.lbsMax).toFixed(2)} of LBS's` : ''}`); // prettier-ignore
       if (h.worseSamples) {
         const hold = baked[k].guard === 'between' ? '' : o.guard === 'samples' ? ': --guard auto (the default) or between holds the bake there too' : ': --guard between holds the bake there too'; // prettier-ignore
-        warnings.add(name, `half-way between samples, at some times, the baked file plays farther from ${M} than plain LBS does (by more than ${NEVER_WORSE_MARGIN} of the diagonal)${hold}${morphs}`, `half-way between samples, at ${h.worseSamples} of ${h.times} times, the baked file plays farther from ${M} than plain LBS does (by more than ${NEVER_WORSE_MARGIN} of the diagonal)${hold}${morphs}`, `${h.worseSamples} of ${h.times} times`); // prettier-ignore
+        const rest = `${farther} plain LBS does (${margin})${hold}${morphs}`;
+        warnings.add(name, `half-way between samples, at some times, ${rest}`, `half-way between samples, at ${h.worseSamples} of ${h.times} times, ${rest}`, `${h.worseSamples} of ${h.times} times`); // prettier-ignore
       }
     }
     const b = beyond[k];
     if (b) {
       io.out(`  beyond the clips (the evaluation's stress pose at half amplitude, the helpers at rest on their joints, as under an animation that does not key them): baked file by LBS vs ${M} max ${e(b.max)}, p99 ${e(b.p99)}; plain LBS vs ${M} max ${e(b.lbsMax)}, p99 ${e(b.lbsP99)}`); // prettier-ignore
       if (!(b.max <= b.lbsMax + NEVER_WORSE_MARGIN && b.p99 <= b.lbsP99 + NEVER_WORSE_MARGIN)) {
-        const text = `beyond the clips the baked file plays farther from ${M} than plain LBS does (at the half stress pose, its max or p99 over the vertices by more than ${NEVER_WORSE_MARGIN} of the diagonal)${o.beyondClips !== 'lbs' ? ': --beyond-clips lbs plays the input\'s LBS there' : baked[k].over ? ` (its vertices with more than ${o.influences ?? 4} influences were fitted with their ${o.influences ?? 4} heaviest, and play those there)` : ''}`; // prettier-ignore
+        const text = `beyond the clips ${farther} plain LBS does (at the half stress pose, its max or p99 over the vertices ${margin})${o.beyondClips !== 'lbs' ? ': --beyond-clips lbs plays the input\'s LBS there' : baked[k].over ? ` (its vertices with more than ${o.influences ?? 4} influences were fitted with their ${o.influences ?? 4} heaviest, and play those there)` : ''}`; // prettier-ignore
         warnings.add(name, text, text);
       }
     }
@@ -357,7 +362,8 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
             : withHelpers
               ? ' (vertices that kept their own influences have more than 4)'
               : ' (the corrections are for all of its influences)';
-        warnings.add(name, `in an engine that skins 4 influences the baked file plays farther from ${M} than the input does there at some samples (its max or p99 over the vertices, by more than ${NEVER_WORSE_MARGIN} of the diagonal)${why}`, `in an engine that skins 4 influences the baked file plays farther from ${M} than the input does there at ${f.worseSamples} of ${m.samples} samples (its max or p99 over the vertices, by more than ${NEVER_WORSE_MARGIN} of the diagonal)${why}`, `${f.worseSamples} of ${m.samples} samples`); // prettier-ignore
+        const where = `in an engine that skins 4 influences ${farther} the input does there`;
+        warnings.add(name, `${where} at some samples ${overVertices}${why}`, `${where} at ${f.worseSamples} of ${m.samples} samples ${overVertices}${why}`, `${f.worseSamples} of ${m.samples} samples`); // prettier-ignore
       }
     }
     // One kind for several skins, worst included: "could not" is none of it removed.

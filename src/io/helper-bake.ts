@@ -263,7 +263,7 @@ export function* helperBakeSteps(
   // Compared half-way between the samples too, where players interpolate the keys: the
   // placements, and with the guard `auto` whether the samples' guard holds there.
   const halfway =
-    (placements.length > 1 || rounds > 1) && !samples.between
+    scored && !samples.between
       ? sampleMethod(model, deform, rate, { signal: options.signal, halfway: true })
       : undefined;
   // With the guard `auto`, where the samples' guard leaves the bake farther from the method than
