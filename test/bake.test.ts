@@ -260,6 +260,23 @@ describe('corskin bake: bad input', () => {
     expect(existsSync(out)).toBe(true);
   });
 
+  it('the CLI warns when a helper bake removes less than half of the gap, with the figure its report gives', async () => {
+    // One helper per region at 2 samples/s cannot follow spherical blend skinning's departure.
+    const out = join(tmp.dir, 'cli-sbs-half.glb');
+    const r = await runCli('bake', CESIUM_MAN, '--method', 'sbs', '--as', 'helpers', '--helpers', '1', '--rate', '2', '-o', out); // prettier-ignore
+    expect(r.code).toBe(0);
+    // The report's own p99 figures (two significant digits) give the removed share independently.
+    const [, baked, plain] = /at the \d+ samples[^\n]*baked file by LBS vs SBS max [^,]+, p99 ([\d.e-]+); plain LBS vs SBS max [^,]+, p99 ([\d.e-]+)/.exec(r.stdout) ?? []; // prettier-ignore
+    const removed = 1 - Number(baked) / Number(plain);
+    const [, percent] = /removes ([\d.]+)% of plain LBS's p99 distance to SBS/.exec(r.stdout) ?? [];
+    expect(Math.abs(Number(percent) / 100 - removed)).toBeLessThan(0.05);
+    expect(Number(percent)).toBeLessThan(50);
+    expect(r.stderr).toContain(
+      `corskin: warning: ${CESIUM_MAN}: Armature: the bake removes less than half of plain LBS's p99 distance to SBS (${Math.round(Number(percent))}%)`,
+    );
+    expect(existsSync(out)).toBe(true); // a warning, not an error: the file is written
+  });
+
   it('a clip of length 0 (a T-pose, as the Soldier has): sampled once; every kind of bake writes valid glTF', async () => {
     expect(Array.from(bakeSampleTimes(0, 30))).toEqual([0]);
     const io = new NodeIO();
