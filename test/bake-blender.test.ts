@@ -4,7 +4,8 @@
  * morph targets (Blender's shape keys, driven by the clip's weights channel), and both — as
  * corskin's linear blend skinning plays them (morph targets applied first), at three clip times;
  * morph targets one per sample and as a basis (the Fox's bake picks a basis; CesiumMan's is asked
- * for one), whose weights stay in [0, 1], the range Blender's shape keys take.
+ * for one), whose weights stay in [0, 1], the range Blender's shape keys take; and targets whose
+ * positions are 16-bit integers (KHR_mesh_quantization), their scale in the weights.
  * CesiumMan (rest ≠ bind), the Soldier (armature scaled 0.01, a clip of length 0 among its three)
  * and the Fox (armature scaled 0.0254). The times are samples of the bake: between samples Blender
  * interpolates a rotation channel component by component (then normalises), where glTF asks for
@@ -66,9 +67,9 @@ describe("every kind of bake in Blender 3.4's importer", () => {
       'CesiumMan',
       'cor',
       CESIUM_MAN,
-      ['helpers', 'helpers --influences 8', 'morphs', 'helpers+morphs', 'morphs --targets basis'],
+      ['helpers', 'helpers --influences 8', 'morphs', 'helpers+morphs', 'morphs --targets basis', 'helpers+morphs --target-positions short'], // prettier-ignore
     ],
-    ['Soldier', 'dqs', join(SHARED, 'characters/Soldier.glb'), ['helpers', 'morphs', 'helpers+morphs']],
+    ['Soldier', 'dqs', join(SHARED, 'characters/Soldier.glb'), ['helpers', 'morphs', 'helpers+morphs', 'morphs --target-positions short']], // prettier-ignore
     ['Fox', 'dqs', join(SHARED, 'characters/Fox.glb'), ['helpers', 'morphs', 'helpers+morphs']],
   ] as const)(
     '%s, %s: Blender plays each kind as corskin does, within 1e-4 of the diagonal',

@@ -17,7 +17,7 @@ import { skinningMatrices } from '../src/core/pose.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import { deform, deformers } from '../src/deformers/index.js';
 import { measureBake, posedDiagonal } from '../src/bake/measure.js';
-import { bakeMorphTargets, bakeTemplateClips } from '../src/io/morph-bake.js';
+import { bakeMorphTargets, bakeTemplateClips, quantizeTargets } from '../src/io/morph-bake.js';
 import { bakeSampleTimes } from '../src/bake/samples.js';
 import { bakeHelperJoints } from '../src/io/helper-bake.js';
 import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';
@@ -442,6 +442,60 @@ describe('bake --as helpers+morphs: the helpers, then what they leave as morph t
     },
     120_000,
   );
+});
+
+describe('bake --target-positions short: 16-bit target positions, the scale in the weights', () => {
+  it.each([
+    ['CesiumMan', 'cor', 'helpers+morphs', CESIUM_MAN, 5],
+    // Its armature is scaled 0.0254: the targets are in the mesh's units, the tolerance posed.
+    ['Fox', 'dqs', 'morphs', FOX, 2],
+  ] as const)(
+    '%s, %s, %s: three.js plays the method within 1e-5 of the diagonal at every sample; the file requires KHR_mesh_quantization and is smaller',
+    async (name, method, kind, input, rate) => {
+      const files = { float: join(tmp.dir, `${name}-float.glb`), short: join(tmp.dir, `${name}-short.glb`) };
+      for (const [type, out] of Object.entries(files)) {
+        const r = await runCli('bake', input, '--method', method, '--as', kind, '--rate', `${rate}`, '--target-positions', type, '-o', out); // prettier-ignore
+        expect(r.code, r.stderr).toBe(0);
+      }
+      const report = await validate(files.short);
+      expect(report.issues.numErrors, JSON.stringify(report.issues.messages.slice(0, 3))).toBe(0);
+      const json = (await new NodeIO().readAsJSON(files.short)).json;
+      expect(json.extensionsRequired).toContain('KHR_mesh_quantization');
+      const targets = json.meshes!.flatMap((m) => m.primitives.flatMap((p) => p.targets ?? []));
+      const types = targets.map((t) => json.accessors![t.POSITION].componentType);
+      expect(types.filter((c) => c === 5122).length).toBeGreaterThan(types.length / 2); // SHORT
+      const worst = await threeVsMethod(input, files.short, method, rate, true);
+      const [a, b] = [statSync(files.float).size, statSync(files.short).size];
+      console.log(`${name} ${method} ${kind}, short target positions: ${worst.toExponential(1)} of the diagonal in three.js; ${b} bytes (float: ${a})`); // prettier-ignore
+      expect(worst).toBeLessThan(1e-5);
+      expect(b).toBeLessThan(a);
+    },
+    120_000,
+  );
+
+  it('quantizeTargets keeps the rounding within the budget at every sample, the largest contributions in float first', () => {
+    // Three targets on two vertices; sample s weighs target t by W[s][t].
+    const positions = [
+      Float32Array.of(1, 0, 0, 0, 0, 0), // largest 1
+      Float32Array.of(0, 0, 0, 0.5, 0, 0), // largest 0.5
+      Float32Array.of(0, 0.25, 0, 0, 0, 0), // largest 0.25
+    ];
+    const W = [
+      [1, 0, 1],
+      [0, 1, 1],
+    ];
+    const gain = Float32Array.of(2, 2);
+    const bound = (t: number) => ((2 * Math.sqrt(3)) / 2) * (positions[t].reduce((m, x) => Math.max(m, Math.abs(x)), 0) / 32767); // prettier-ignore
+    // Budget for all three at both samples: every target quantized, step = largest / 32767.
+    let steps = quantizeTargets(positions, (s, t) => W[s][t], 2, gain, 1);
+    expect(Array.from(steps)).toEqual([1, 0.5, 0.25].map((x) => x / 32767));
+    // Sample 0's bound with all three is bound(0) + bound(2): just below it, target 0 goes float.
+    steps = quantizeTargets(positions, (s, t) => W[s][t], 2, gain, bound(0) + bound(2) - 1e-12);
+    expect(Array.from(steps)).toEqual([0, 0.5 / 32767, 0.25 / 32767]);
+    // Below target 2's own bound: nothing is quantized.
+    steps = quantizeTargets(positions, (s, t) => W[s][t], 2, gain, bound(2) / 2);
+    expect(Array.from(steps)).toEqual([0, 0, 0]);
+  });
 });
 
 describe('a bake with more than 4 influences in an engine that skins 4 (three.js)', () => {

@@ -74,6 +74,8 @@ export interface BakeCommandOptions {
   beyondClips?: 'free' | 'lbs';
   /** helpers: how much farther from the method a dropped helper key may put a vertex, ÷ the posed diagonal (`HelperBakeOptions.keyTolerance`). */
   keyTolerance?: number;
+  /** morphs: the targets' positions, `float` (default) or `short` (`MorphBakeOptions.positions`). */
+  targetPositions?: 'float' | 'short';
   /** helpers: the helpers' rotation keys, `short` (default) or `float`. */
   rotations?: 'short' | 'float';
   /** Write with KHR_mesh_quantization (glTF-Transform's quantize). */
@@ -135,6 +137,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     [o.targets, '--targets'],
     [o.tolerance, '--tolerance'],
     [o.normalTolerance, '--normal-tolerance'],
+    [o.targetPositions, '--target-positions'],
   ] as const)
     if (!withMorphs && given !== undefined)
       io.err(`corskin: warning: ${flag} applies to the morph targets; ignored with --as helpers`);
@@ -259,7 +262,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   const skins = withHelpers && withMorphs ? extractSkinnedModels(document, input) : undefined;
   if (withMorphs)
     for (const { model, deform, lines } of baked) {
-      const options = { rate, tolerance, normalTolerance, targets: o.targets, file: input, skins };
+      const options = { rate, tolerance, normalTolerance, targets: o.targets, positions: o.targetPositions, file: input, skins }; // prettier-ignore
       const r = await phase(model, withHelpers ? 'residual morphs' : 'morphs', (onProgress) =>
         withHelpers
           ? bakeResidualMorphs(document, model, deform, { ...options, onProgress })
@@ -273,7 +276,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       lines.push(
         !r.targets
           ? `${model.name}: LBS already plays ${what} within the tolerance at every sample: no morph targets added`
-          : `${model.name}: ${r.targets} ${withHelpers ? 'residual ' : ''}morph targets${r.basis ? `, a basis of the ${r.samples} samples' corrections (Kry, James & Pai 2002), each sample within the tolerances,` : ''} over ${model.animations.length} clip(s) at ${rate} samples/s, ${(100 * r.nonZero).toFixed(1)}% of the displacements non-zero (tolerance ${tolerance} of the diagonal): ${mb(r.bytes)} of target data (dense ${mb(r.denseBytes)}), ${mb(r.channelBytes)} of weights channels`,
+          : `${model.name}: ${r.targets} ${withHelpers ? 'residual ' : ''}morph targets${r.basis ? `, a basis of the ${r.samples} samples' corrections (Kry, James & Pai 2002), each sample within the tolerances,` : ''} over ${model.animations.length} clip(s) at ${rate} samples/s, ${(100 * r.nonZero).toFixed(1)}% of the displacements non-zero (tolerance ${tolerance} of the diagonal): ${mb(r.bytes)} of target data (dense ${mb(r.denseBytes)})${r.shortTargets ? `, the positions of ${r.shortTargets === r.targets ? 'every target' : `${r.shortTargets} of them`} as 16-bit integers (KHR_mesh_quantization)` : ''}, ${mb(r.channelBytes)} of weights channels`,
       );
     }
   if (o.quantize) {

@@ -124,6 +124,12 @@ export function addPoseCommands(program: Command, io: Io): void {
             'morphs: one target per sample (samples), a basis that every sample is a weighted sum of, each within the tolerances at every vertex (basis; EigenSkin, Kry, James & Pai 2002), or whichever makes the smaller file (auto, the default)',
           ).choices(['auto', 'samples', 'basis']),
         )
+        .addOption(
+          new Option(
+            '--target-positions <type>',
+            "morphs: the targets' position displacements as float (the default) or short: 16-bit integers, each target scaled to its largest displacement and its weights by that scale, so that the rounding adds at most half the tolerance at any sample (a target that could add more stays float; the file then requires KHR_mesh_quantization, which three.js, Babylon.js and Blender read; CesiumMan's CoR helpers+morphs bake: 1.44 → 1.2 MB)",
+          ).choices(['float', 'short']),
+        )
         .option(
           '--keyframe-tolerance <t>',
           `helpers: drop keyframes that their neighbours reproduce within this, on every channel (glTF-Transform's resample; smaller file, the rig's joints a little off the input's keys; 1e-4 takes the Fox's DQS bake from 1.52× to 1.08× the input; default ${DEFAULT_KEYFRAME_TOLERANCE}: every sample kept)`,

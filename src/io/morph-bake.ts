@@ -49,6 +49,7 @@
  * @module
  */
 import type { Document, Mesh } from '@gltf-transform/core';
+import { KHRMeshQuantization } from '@gltf-transform/extensions';
 import { samplePose } from '../core/animation.js';
 import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
 import { CorskinError } from '../core/errors.js';
@@ -91,6 +92,13 @@ export interface MorphBakeOptions {
    * one per sample.
    */
   targets?: 'auto' | 'samples' | 'basis';
+  /**
+   * How the targets' position displacements are stored: `'float'` (default; core glTF) or
+   * `'short'` — 16-bit integers, each target scaled to its largest value, the scale carried by its
+   * weights (KHR_mesh_quantization, then required; see {@link quantizeTargets}), a target kept in
+   * float where the rounding could take a sample past half the tolerance.
+   */
+  positions?: 'float' | 'short';
   /** Called after each sample with (samples done, samples in all). */
   onProgress?: (done: number, total: number) => void;
   /** Stops the bake between samples (throws the signal's reason). */
@@ -119,8 +127,10 @@ export interface MorphBakeResult {
   samples: number;
   /** Whether the targets are a basis of the samples' corrections ({@link MorphBakeOptions.targets}). */
   basis: boolean;
-  /** Bytes of target data as stored (float32 values, and the indices of sparse accessors). */
+  /** Bytes of target data as stored (values, and the indices of sparse accessors). */
   bytes: number;
+  /** Targets whose positions are stored as 16-bit integers ({@link MorphBakeOptions.positions}). */
+  shortTargets: number;
   /** Bytes of the baked targets' weights in the clips' weights channels (the file's own weights not counted). */
   channelBytes: number;
   /** Bytes the same targets take dense (float32 positions, normals and tangents of every vertex). */
@@ -223,7 +233,16 @@ export function bakeMorphTargets(
   const N = samples.length;
   // A skin the method moves as LBS does (every vertex on one joint, say) needs no targets.
   if (samples.every((d) => d.under.every((u) => u.every(Boolean))))
-    return { targets: 0, samples: N, basis: false, bytes: 0, channelBytes: 0, denseBytes: 0, nonZero: 0 };
+    return {
+      targets: 0,
+      samples: N,
+      basis: false,
+      bytes: 0,
+      shortTargets: 0,
+      channelBytes: 0,
+      denseBytes: 0,
+      nonZero: 0,
+    };
   const buffer = document.getRoot().listBuffers()[0] ?? document.createBuffer();
   // The corrected directions each primitive has (the merged mesh's may come from another).
   const semantics = parts.map((part) =>
@@ -231,9 +250,16 @@ export function bakeMorphTargets(
       .map((semantic, slot) => ({ semantic, slot }))
       .filter(({ semantic }) => part.primitive.getAttribute(semantic)),
   );
-  /** Bytes of a VEC3 target accessor with `nonZero` of a part's vertices non-zero, as written. */
-  const accessorBytes = (nonZero: number, count: number) =>
-    sparse && nonZero * (12 + (count < 65535 ? 2 : 4)) < 12 * count ? nonZero * (12 + (count < 65535 ? 2 : 4)) : 12 * count; // prettier-ignore
+  /**
+   * Bytes of a VEC3 target accessor of `size`-byte components with `nonZero` of a part's vertices
+   * non-zero, as written: sparse (packed values and their indices) where allowed and smaller, else
+   * dense (each element padded to 4 bytes, as glTF asks of vertex attributes).
+   */
+  const accessorBytes = (nonZero: number, count: number, size = 4, allowSparse = sparse) => {
+    const dense = count * 4 * Math.ceil((3 * size) / 4);
+    const packed = nonZero * (3 * size + (count < 65535 ? 2 : 4));
+    return allowSparse && packed < dense ? packed : dense;
+  };
   /** Bytes of targets whose array `a` has `nonZero(a, from, to)` non-zero vertices in [from, to), on every part. */
   const targetBytes = (nonZero: (a: number, from: number, to: number) => number) =>
     parts.reduce((b, part, i) => {
@@ -268,6 +294,18 @@ export function bakeMorphTargets(
   const names = useBasis
     ? Array.from({ length: T }, (_, k) => `corskin basis ${k} of ${N} samples`)
     : clips.flatMap((c) => Array.from(c.times, (t) => `${c.clip.name} at ${t.toFixed(4)} s`)).map((at, k) => `corskin sample ${k}: ${at}`); // prettier-ignore
+  // Per target, the step of its 16-bit positions (0: float), and its arrays as stored.
+  const steps =
+    options.positions === 'short'
+      ? quantizeTargets(Array.from({ length: T }, (_, t) => targetArrays(t)[0]), (s, t) => (useBasis ? basis.weights[s][t] : +(s === t)), N, bounds.gain, limits.position / 2) // prettier-ignore
+      : new Float64Array(T);
+  const shortTargets = steps.reduce((c, q) => c + (q > 0 ? 1 : 0), 0);
+  if (shortTargets) document.createExtension(KHRMeshQuantization).setRequired(true);
+  // Positions as integers of the step, directions divided by it (the weights carry the step).
+  const storedArrays = Array.from({ length: T }, (_, t): readonly (Float32Array | Int16Array)[] => {
+    const [q, arrays] = [steps[t], targetArrays(t)];
+    return q > 0 ? [Int16Array.from(arrays[0], (x) => Math.round(x / q)), ...arrays.slice(1).map((x) => x.map((y) => y / q))] : arrays; // prettier-ignore
+  });
   // Targets on every primitive of the skin (its slice of each), after its own.
   const meshes = new Set<Mesh>();
   let [stored, kept, all] = [0, 0, 0];
@@ -280,16 +318,18 @@ export function bakeMorphTargets(
         const zero = document.createAccessor().setType('VEC3').setArray(new Float32Array(b - a)).setBuffer(buffer); // prettier-ignore
         for (const t of own) if (!t.getAttribute(semantic)) t.setAttribute(semantic, zero);
       }
-    const vec3 = (data: Float32Array) => {
+    const vec3 = (data: Float32Array | Int16Array) => {
       const slice = data.slice(a, b);
       const nonZero = countNonZero(slice, undefined, 0, part.vertexCount);
-      stored += accessorBytes(nonZero, part.vertexCount);
+      const bytes = accessorBytes(nonZero, part.vertexCount, slice.BYTES_PER_ELEMENT);
+      stored += bytes;
       [kept, all] = [kept + nonZero, all + part.vertexCount];
-      const asSparse = sparse && accessorBytes(nonZero, part.vertexCount) < 12 * part.vertexCount;
+      const asSparse =
+        sparse && bytes < accessorBytes(part.vertexCount, part.vertexCount, slice.BYTES_PER_ELEMENT, false);
       return document.createAccessor().setType('VEC3').setArray(slice).setSparse(asSparse).setBuffer(buffer);
     };
     for (let t = 0; t < T; t++) {
-      const arrays = targetArrays(t);
+      const arrays = storedArrays[t];
       // Named, uniquely (extras.targetNames): Blender 3.4's importer fails on a file whose
       // targets are named "" (its shape keys are looked up by name).
       const target = document.createPrimitiveTarget(names[t]).setAttribute('POSITION', vec3(arrays[0]));
@@ -310,8 +350,8 @@ export function bakeMorphTargets(
     if (node.getWeights().length) node.setWeights([...node.getWeights(), ...new Array(T).fill(0)]);
   /** Adds `factor` × sample s's weights of the baked targets into `values` at `at`. */
   const addSample = (values: Float32Array, at: number, s: number, factor: number) => {
-    if (!useBasis) values[at + s] += factor;
-    else basis.weights[s].forEach((w, k) => (values[at + k] += factor * w));
+    if (!useBasis) values[at + s] += factor * (steps[s] || 1);
+    else basis.weights[s].forEach((w, k) => (values[at + k] += factor * w * (steps[k] || 1)));
   };
   // One weights channel per clip and mesh node: the file's weights, then the weights of the clip's
   // sample f at its time f (linear between samples).
@@ -355,7 +395,7 @@ export function bakeMorphTargets(
     }
     first += times.length;
   }
-  return { targets: T, samples: N, basis: useBasis, bytes: stored, channelBytes: channels, denseBytes: 12 * all, nonZero: all ? kept / all : 0 }; // prettier-ignore
+  return { targets: T, samples: N, basis: useBasis, bytes: stored, shortTargets, channelBytes: channels, denseBytes: 12 * all, nonZero: all ? kept / all : 0 }; // prettier-ignore
 }
 
 /** A clip's weight keys: its samples, and the keys of its own weights channels within it. */
@@ -366,11 +406,58 @@ function clipKeys(clip: SkinnedModel['animations'][number], times: ArrayLike<num
 }
 
 /** Vertices in [from, to) of the 3-vectors `x` that are not 0 (and, with `under`, not flagged). */
-function countNonZero(x: Float32Array, under: Uint8Array | undefined, from: number, to: number): number {
+function countNonZero(x: ArrayLike<number>, under: Uint8Array | undefined, from: number, to: number): number {
   let count = 0;
   for (let v = from; v < to; v++)
     if (!under?.[v] && (x[3 * v] !== 0 || x[3 * v + 1] !== 0 || x[3 * v + 2] !== 0)) count++;
   return count;
+}
+
+/**
+ * The step of each target's positions stored as 16-bit integers (`MorphBakeOptions.positions`):
+ * q_t = max |x_t| / 32767, so that round(x_t / q_t) fits, with its weights multiplied by q_t
+ * (engines then play w·q_t · round(x_t / q_t)). Rounding moves a vertex by at most √3/2 · q_t in
+ * bind space, gain_v · √3/2 · q_t once posed (`CorrectionBounds.gain`); a target is stored in
+ * float (step 0) where the sum of that over the targets, weighted by a sample's |weights|, could
+ * exceed `budget` at some sample and vertex — the largest contributions first.
+ * @param positions per target, its position displacements (3·n, bind space)
+ * @param weight sample s's weight of target t
+ * @param gain per vertex, the bound on |M₃ d| / |d| over the samples
+ * @param budget posed-space distance the rounding may add (asset units)
+ * @returns per target, its step (0: float)
+ */
+export function quantizeTargets(
+  positions: readonly Float32Array[],
+  weight: (s: number, t: number) => number,
+  samples: number,
+  gain: ArrayLike<number>,
+  budget: number,
+): Float64Array {
+  const T = positions.length;
+  const steps = new Float64Array(T);
+  let largestGain = 0;
+  positions.forEach((x, t) => {
+    let largest = 0;
+    for (let i = 0; i < x.length; i++) largest = Math.max(largest, Math.abs(x[i]));
+    for (let v = 0; v < x.length / 3; v++)
+      if (x[3 * v] || x[3 * v + 1] || x[3 * v + 2]) largestGain = Math.max(largestGain, gain[v]);
+    steps[t] = largest > 0 ? largest / 32767 : 0;
+  });
+  // Per sample, the rounding's bound over all vertices; per target, its largest part of it.
+  const part = (s: number, t: number) => ((largestGain * Math.sqrt(3)) / 2) * steps[t] * Math.abs(weight(s, t));
+  const order = Array.from({ length: T }, (_, t) => t).sort((a, b) => {
+    let pa = 0, pb = 0; // prettier-ignore
+    for (let s = 0; s < samples; s++) [pa, pb] = [Math.max(pa, part(s, a)), Math.max(pb, part(s, b))];
+    return pb - pa;
+  });
+  const total = new Float64Array(samples);
+  for (let s = 0; s < samples; s++) for (let t = 0; t < T; t++) total[s] += part(s, t);
+  for (const t of order) {
+    if (total.every((x) => x <= budget)) break;
+    for (let s = 0; s < samples; s++) total[s] -= part(s, t);
+    steps[t] = 0;
+  }
+  return steps;
 }
 
 /** Sets the flagged vertices' 3-vectors of `x` to 0, in place. */
