@@ -95,7 +95,7 @@ export interface MorphBakeOptions {
   /**
    * How the targets' position displacements are stored: `'float'` (default; core glTF) or
    * `'short'` — 16-bit integers, each target scaled to its largest value, the scale carried by its
-   * weights (KHR_mesh_quantization, then required; see {@link quantizeTargets}), a target kept in
+   * weights (KHR_mesh_quantization, then required; see `quantizeTargets`), a target kept in
    * float where the rounding could take a sample past half the tolerance.
    */
   positions?: 'float' | 'short';
