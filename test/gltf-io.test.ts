@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Document, NodeIO } from '@gltf-transform/core';
+import { KHRMeshQuantization } from '@gltf-transform/extensions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boundingBoxDiagonal } from '../src/core/mesh.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { quantizeWeightSets } from '../src/io/gltf-weights.js';
-import { readDocument } from '../src/io/node-io.js';
+import { glbBytes, readDocument } from '../src/io/node-io.js';
 import { runCli } from './helpers/cli.js';
 import { convertLibigl } from './helpers/convert.js';
 import { CESIUM_MAN, rng, scratch } from './helpers/data.js';
@@ -155,6 +156,56 @@ describe('skin weights as normalised 16-bit integers (quantizeWeightSets)', () =
         expect(sum).toBe(Math.round(65535 * sums[v]));
         if (v % 5) expect(sum).toBe(65535);
       }
+    }
+  });
+});
+
+describe('writing sparse accessors (glbBytes)', () => {
+  /**
+   * A primitive of 1,000 vertices with one morph target of `nonZero` non-zero displacements,
+   * stored sparse, in `Type`; the target accessor as written (its JSON) and read back.
+   */
+  async function written(nonZero: number, Type: Float32ArrayConstructor | Int16ArrayConstructor) {
+    const document = new Document();
+    const buffer = document.createBuffer();
+    const n = 1000;
+    const delta = new Type(3 * n);
+    for (let v = 0; v < nonZero; v++) delta[3 * ((v * 7) % n) + 1] = v + 1; // spread over the vertices
+    const target = document.createAccessor().setType('VEC3').setArray(delta).setSparse(true).setBuffer(buffer);
+    const prim = document
+      .createPrimitive()
+      .setAttribute(
+        'POSITION',
+        document
+          .createAccessor()
+          .setType('VEC3')
+          .setArray(new Float32Array(3 * n))
+          .setBuffer(buffer),
+      ) // prettier-ignore
+      .addTarget(document.createPrimitiveTarget('t').setAttribute('POSITION', target));
+    document.createMesh().addPrimitive(prim);
+    if (Type === Int16Array) document.createExtension(KHRMeshQuantization).setRequired(true);
+    const bytes = await glbBytes(document);
+    const io = new NodeIO().registerExtensions([KHRMeshQuantization]);
+    const { json } = await io.binaryToJSON(bytes);
+    const back = (await io.readBinary(bytes)).getRoot().listMeshes()[0].listPrimitives()[0].listTargets()[0];
+    return { def: json.accessors![json.meshes![0].primitives[0].targets![0].POSITION], array: back.getAttribute('POSITION')!.getArray()!, delta }; // prettier-ignore
+  }
+
+  it('keeps them sparse where that is smaller, packed values and 2-byte indices against padded dense elements', async () => {
+    // float VEC3: 12 bytes dense, 14 sparse: sparse pays below 6/7 non-zero (857 of 1,000).
+    // short VEC3: 8 bytes dense (padded to 4), 8 sparse: sparse pays below all of them.
+    for (const [nonZero, Type, sparse] of [
+      [700, Float32Array, true],
+      [850, Float32Array, true],
+      [870, Float32Array, false],
+      [990, Int16Array, true],
+      [1000, Int16Array, false],
+    ] as const) {
+      const { def, array, delta } = await written(nonZero, Type);
+      expect(!!def.sparse, `${nonZero} ${Type.name}`).toBe(sparse);
+      if (sparse) expect(def.sparse!.count).toBe(nonZero);
+      expect(Array.from(array)).toEqual(Array.from(delta)); // the same values either way
     }
   });
 });

@@ -102,9 +102,12 @@ export async function glbBytes(document: Document): Promise<Uint8Array> {
 }
 
 /**
- * Makes sparse accessors dense in `document` where more than half their elements are non-zero (a
- * morph target a file stored sparse, then moved by corskin) — glTF-Transform's threshold for
- * warning that sparse storage no longer pays (it modifies the document being written).
+ * Makes sparse accessors dense in `document` where that is smaller (a morph target a file stored
+ * sparse, then moved by corskin): dense, each element padded to 4 bytes where it is a vertex
+ * attribute (as glTF asks); sparse, its non-zero elements packed with a 1-, 2- or 4-byte index
+ * (glTF-Transform's choice for the largest index it writes). It modifies the document being
+ * written. (glTF-Transform warns above half the elements non-zero, where float sparse still pays
+ * up to 6/7; its logger is quiet here.)
  */
 function denseWhereSmaller(document: Document): void {
   for (const accessor of document.getRoot().listAccessors()) {
@@ -113,13 +116,19 @@ function denseWhereSmaller(document: Document): void {
     if (!array) continue;
     const size = accessor.getElementSize();
     let nonZero = 0;
+    let last = 0;
     for (let i = 0; i < array.length; i += size)
       for (let c = 0; c < size; c++)
         if (array[i + c] !== 0) {
           nonZero++;
+          last = i / size;
           break;
         }
-    if (nonZero > accessor.getCount() / 2) accessor.setSparse(false);
+    const element = size * accessor.getComponentSize();
+    const attribute = accessor.listParents().some((p) => p.propertyType === 'Primitive' || p.propertyType === 'PrimitiveTarget'); // prettier-ignore
+    const dense = accessor.getCount() * (attribute ? 4 * Math.ceil(element / 4) : element);
+    const sparse = nonZero * (element + (last < 255 ? 1 : last < 65535 ? 2 : 4));
+    if (sparse >= dense) accessor.setSparse(false);
   }
 }
 
