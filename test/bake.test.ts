@@ -487,14 +487,17 @@ describe('bake --target-positions short: 16-bit target positions, the scale in t
     const gain = Float32Array.of(2, 2);
     const bound = (t: number) => ((2 * Math.sqrt(3)) / 2) * (positions[t].reduce((m, x) => Math.max(m, Math.abs(x)), 0) / 32767); // prettier-ignore
     // Budget for all three at both samples: every target quantized, step = largest / 32767.
-    let steps = quantizeTargets(positions, (s, t) => W[s][t], 2, gain, 1);
+    let steps = quantizeTargets(positions, W, gain, 1);
     expect(Array.from(steps)).toEqual([1, 0.5, 0.25].map((x) => x / 32767));
     // Sample 0's bound with all three is bound(0) + bound(2): just below it, target 0 goes float.
-    steps = quantizeTargets(positions, (s, t) => W[s][t], 2, gain, bound(0) + bound(2) - 1e-12);
+    steps = quantizeTargets(positions, W, gain, bound(0) + bound(2) - 1e-12);
     expect(Array.from(steps)).toEqual([0, 0.5 / 32767, 0.25 / 32767]);
     // Below target 2's own bound: nothing is quantized.
-    steps = quantizeTargets(positions, (s, t) => W[s][t], 2, gain, bound(2) / 2);
+    steps = quantizeTargets(positions, W, gain, bound(2) / 2);
     expect(Array.from(steps)).toEqual([0, 0, 0]);
+    // One target per sample (no weights): each sample has its own target's bound alone.
+    steps = quantizeTargets(positions, undefined, gain, bound(1));
+    expect(Array.from(steps)).toEqual([0, 0.5 / 32767, 0.25 / 32767]);
   });
 });
 

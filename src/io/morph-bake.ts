@@ -297,11 +297,15 @@ export function bakeMorphTargets(
   // Per target, the step of its 16-bit positions (0: float), and its arrays as stored.
   const steps =
     options.positions === 'short'
-      ? quantizeTargets(Array.from({ length: T }, (_, t) => targetArrays(t)[0]), (s, t) => (useBasis ? basis.weights[s][t] : +(s === t)), N, bounds.gain, limits.position / 2) // prettier-ignore
+      ? quantizeTargets(Array.from({ length: T }, (_, t) => targetArrays(t)[0]), useBasis ? basis.weights : undefined, bounds.gain, limits.position / 2) // prettier-ignore
       : new Float64Array(T);
   const shortTargets = steps.reduce((c, q) => c + (q > 0 ? 1 : 0), 0);
   if (shortTargets) document.createExtension(KHRMeshQuantization).setRequired(true);
   // Positions as integers of the step, directions divided by it (the weights carry the step).
+  // Not normalized integers, which would keep the weights near 1 instead of near the step:
+  // glTF-Transform 4.5 writes a sparse normalized accessor's values decoded, then truncated to
+  // integers (its sparse writer reads them with getElement), and three.js read them wrongly
+  // before r169.
   const storedArrays = Array.from({ length: T }, (_, t): readonly (Float32Array | Int16Array)[] => {
     const [q, arrays] = [steps[t], targetArrays(t)];
     return q > 0 ? [Int16Array.from(arrays[0], (x) => Math.round(x / q)), ...arrays.slice(1).map((x) => x.map((y) => y / q))] : arrays; // prettier-ignore
@@ -421,15 +425,15 @@ function countNonZero(x: ArrayLike<number>, under: Uint8Array | undefined, from:
  * float (step 0) where the sum of that over the targets, weighted by a sample's |weights|, could
  * exceed `budget` at some sample and vertex — the largest contributions first.
  * @param positions per target, its position displacements (3·n, bind space)
- * @param weight sample s's weight of target t
+ * @param weights per sample, its weight of each target; omitted: one target per sample, target s
+ *   weighted 1 at sample s alone
  * @param gain per vertex, the bound on |M₃ d| / |d| over the samples
  * @param budget posed-space distance the rounding may add (asset units)
  * @returns per target, its step (0: float)
  */
 export function quantizeTargets(
   positions: readonly Float32Array[],
-  weight: (s: number, t: number) => number,
-  samples: number,
+  weights: readonly ArrayLike<number>[] | undefined,
   gain: ArrayLike<number>,
   budget: number,
 ): Float64Array {
@@ -443,18 +447,29 @@ export function quantizeTargets(
       if (x[3 * v] || x[3 * v + 1] || x[3 * v + 2]) largestGain = Math.max(largestGain, gain[v]);
     steps[t] = largest > 0 ? largest / 32767 : 0;
   });
-  // Per sample, the rounding's bound over all vertices; per target, its largest part of it.
-  const part = (s: number, t: number) => ((largestGain * Math.sqrt(3)) / 2) * steps[t] * Math.abs(weight(s, t));
-  const order = Array.from({ length: T }, (_, t) => t).sort((a, b) => {
-    let pa = 0, pb = 0; // prettier-ignore
-    for (let s = 0; s < samples; s++) [pa, pb] = [Math.max(pa, part(s, a)), Math.max(pb, part(s, b))];
-    return pb - pa;
-  });
-  const total = new Float64Array(samples);
-  for (let s = 0; s < samples; s++) for (let t = 0; t < T; t++) total[s] += part(s, t);
+  const perStep = (largestGain * Math.sqrt(3)) / 2; // the bound per unit of step and weight
+  const S = weights?.length ?? T;
+  // Per sample, the bound over all vertices; per target, the largest part of it it makes.
+  const total = new Float64Array(S);
+  const peak = new Float64Array(T);
+  const parts = (t: number, add: (s: number, part: number) => void) => {
+    if (!weights) return add(t, perStep * steps[t]);
+    for (let s = 0; s < S; s++) add(s, perStep * steps[t] * Math.abs(weights[s][t]));
+  };
+  for (let t = 0; t < T; t++)
+    parts(t, (s, part) => {
+      total[s] += part;
+      peak[t] = Math.max(peak[t], part);
+    });
+  const order = Array.from({ length: T }, (_, t) => t).sort((a, b) => peak[b] - peak[a]);
+  let over = total.reduce((c, x) => c + (x > budget ? 1 : 0), 0);
   for (const t of order) {
-    if (total.every((x) => x <= budget)) break;
-    for (let s = 0; s < samples; s++) total[s] -= part(s, t);
+    if (!over) break;
+    parts(t, (s, part) => {
+      const before = total[s] > budget;
+      total[s] -= part;
+      if (before && !(total[s] > budget)) over--;
+    });
     steps[t] = 0;
   }
   return steps;
