@@ -165,13 +165,13 @@ describe('writing sparse accessors (glbBytes)', () => {
    * A primitive of 1,000 vertices with one morph target of `nonZero` non-zero displacements,
    * stored sparse, in `Type`; the target accessor as written (its JSON) and read back.
    */
-  async function written(nonZero: number, Type: Float32ArrayConstructor | Int16ArrayConstructor) {
+  async function written(nonZero: number, Type: Float32ArrayConstructor | Int16ArrayConstructor, normalized = false) {
     const document = new Document();
     const buffer = document.createBuffer();
     const n = 1000;
     const delta = new Type(3 * n);
     for (let v = 0; v < nonZero; v++) delta[3 * ((v * 7) % n) + 1] = v + 1; // spread over the vertices
-    const target = document.createAccessor().setType('VEC3').setArray(delta).setSparse(true).setBuffer(buffer);
+    const target = document.createAccessor().setType('VEC3').setArray(delta).setSparse(true).setNormalized(normalized).setBuffer(buffer); // prettier-ignore
     const prim = document
       .createPrimitive()
       .setAttribute(
@@ -207,5 +207,12 @@ describe('writing sparse accessors (glbBytes)', () => {
       if (sparse) expect(def.sparse!.count).toBe(nonZero);
       expect(Array.from(array)).toEqual(Array.from(delta)); // the same values either way
     }
+  });
+
+  it('writes normalized ones dense, with their values (glTF-Transform 4.5 writes them sparse as zeros)', async () => {
+    const { def, array, delta } = await written(10, Int16Array, true);
+    expect(def.sparse).toBeUndefined();
+    expect(def.normalized).toBe(true);
+    expect(Array.from(array)).toEqual(Array.from(delta));
   });
 });

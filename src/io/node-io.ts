@@ -105,7 +105,8 @@ export async function glbBytes(document: Document): Promise<Uint8Array> {
  * Makes sparse accessors dense in `document` where that is smaller (a morph target a file stored
  * sparse, then moved by corskin): dense, each element padded to 4 bytes where it is a vertex
  * attribute (as glTF asks); sparse, its non-zero elements packed with a 1-, 2- or 4-byte index
- * (glTF-Transform's choice for the largest index it writes). It modifies the document being
+ * (glTF-Transform's choice for the largest index it writes); normalized ones always dense (see
+ * below). It modifies the document being
  * written. (glTF-Transform warns above half the elements non-zero, where float sparse still pays
  * up to 6/7; its logger is quiet here.)
  */
@@ -114,6 +115,12 @@ function denseWhereSmaller(document: Document): void {
     if (!accessor.getSparse()) continue;
     const array = accessor.getArray();
     if (!array) continue;
+    // glTF-Transform 4.5 writes a sparse normalized accessor's values decoded (i / 32767), then
+    // truncated back into integers: all but ±1 become 0. Dense, they are written as they are.
+    if (accessor.getNormalized()) {
+      accessor.setSparse(false);
+      continue;
+    }
     const size = accessor.getElementSize();
     let nonZero = 0;
     let last = 0;
