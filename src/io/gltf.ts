@@ -111,8 +111,16 @@ export function vertexLayoutFor(document: Document): VertexLayout {
   return wide ? VertexLayout.SEPARATE : VertexLayout.INTERLEAVED;
 }
 
-/** glTF-Transform's logger, limited to warnings and errors (no "prune: removed …" chatter). */
-export const quietLogger = new Logger(Logger.Verbosity.WARN);
+/**
+ * glTF-Transform's logger, limited to warnings and errors (no "prune: removed …" chatter), less
+ * its warning that sparse accessors more than half non-zero may grow the file: corskin writes an
+ * accessor sparse only where that is smaller (`node-io.ts`, `morph-bake.ts`).
+ */
+export const quietLogger: Logger = new (class extends Logger {
+  override warn(text: string): void {
+    if (!text.startsWith('Some sparse accessors have >50% non-zero elements')) super.warn(text);
+  }
+})(Logger.Verbosity.WARN);
 
 /**
  * Weight sums within 1 ± this are read as they are; others are renormalised (with a warning):
