@@ -104,26 +104,22 @@ export async function glbBytes(document: Document): Promise<Uint8Array> {
 /**
  * Makes sparse accessors dense in `document` where that is smaller (a morph target a file stored
  * sparse, then moved by corskin): dense, each element padded to 4 bytes where it is a vertex
- * attribute (as glTF asks); sparse, its non-zero elements packed with a 1-, 2- or 4-byte index
- * (glTF-Transform's choice for the largest index it writes); normalized ones always dense (see
- * below). It modifies the document being
- * written. (glTF-Transform warns above half the elements non-zero, where float sparse still pays
- * up to 6/7; its logger is quiet here.)
+ * attribute (as glTF asks); sparse, its non-zero elements packed, each with an index of 1, 2 or 4
+ * bytes (glTF-Transform's choice for the largest index among all the sparse accessors it writes).
+ * Normalized ones always go dense (see below). It modifies the document being written.
+ * (glTF-Transform warns above half the elements non-zero, where float sparse still pays up to
+ * 6/7; `quietLogger` leaves that warning out.)
  */
 function denseWhereSmaller(document: Document): void {
-  for (const accessor of document.getRoot().listAccessors()) {
-    if (!accessor.getSparse()) continue;
-    const array = accessor.getArray();
-    if (!array) continue;
-    // glTF-Transform 4.5 writes a sparse normalized accessor's values decoded (i / 32767), then
-    // truncated back into integers: all but ±1 become 0. Dense, they are written as they are.
-    if (accessor.getNormalized()) {
-      accessor.setSparse(false);
-      continue;
-    }
+  const sparse = document
+    .getRoot()
+    .listAccessors()
+    .filter((a) => a.getSparse() && a.getArray());
+  const counts = sparse.map((accessor) => {
+    const array = accessor.getArray()!;
     const size = accessor.getElementSize();
     let nonZero = 0;
-    let last = 0;
+    let last = -1;
     for (let i = 0; i < array.length; i += size)
       for (let c = 0; c < size; c++)
         if (array[i + c] !== 0) {
@@ -131,12 +127,19 @@ function denseWhereSmaller(document: Document): void {
           last = i / size;
           break;
         }
-    const element = size * accessor.getComponentSize();
+    return { nonZero, last };
+  });
+  const largest = counts.reduce((m, c) => Math.max(m, c.last), -1);
+  const index = largest < 255 ? 1 : largest < 65535 ? 2 : 4;
+  sparse.forEach((accessor, k) => {
+    // glTF-Transform 4.5 writes a sparse normalized accessor's values decoded (i / 32767), then
+    // truncated back into integers: all but ±1 become 0. Dense, they are written as they are.
+    if (accessor.getNormalized()) return accessor.setSparse(false);
+    const element = accessor.getElementSize() * accessor.getComponentSize();
     const attribute = accessor.listParents().some((p) => p.propertyType === 'Primitive' || p.propertyType === 'PrimitiveTarget'); // prettier-ignore
     const dense = accessor.getCount() * (attribute ? 4 * Math.ceil(element / 4) : element);
-    const sparse = nonZero * (element + (last < 255 ? 1 : last < 65535 ? 2 : 4));
-    if (sparse >= dense) accessor.setSparse(false);
-  }
+    if (counts[k].nonZero * (element + index) >= dense) accessor.setSparse(false);
+  });
 }
 
 /** The compression extensions a glTF file's JSON mentions (a cheap scan before parsing). */
