@@ -112,6 +112,22 @@ export function vertexLayoutFor(document: Document): VertexLayout {
 }
 
 /**
+ * Bytes an accessor of `count` elements of `element` bytes, `nonZero` of them not 0, takes as
+ * glTF-Transform writes it: dense, each element padded to 4 bytes where it is a vertex attribute
+ * (as glTF asks of those); sparse, the non-zero elements packed, each with an `index`-byte index.
+ */
+export function accessorBytes(
+  count: number,
+  nonZero: number,
+  element: number,
+  attribute: boolean,
+  index: number,
+): { dense: number; sparse: number } {
+  // prettier-ignore
+  return { dense: count * (attribute ? 4 * Math.ceil(element / 4) : element), sparse: nonZero * (element + index) };
+}
+
+/**
  * glTF-Transform's logger, limited to warnings and errors (no "prune: removed …" chatter), less
  * its warning that sparse accessors more than half non-zero may grow the file: corskin writes an
  * accessor sparse only where that is smaller (`node-io.ts`, `morph-bake.ts`).

@@ -53,15 +53,16 @@ import { KHRMeshQuantization } from '@gltf-transform/extensions';
 import { samplePose } from '../core/animation.js';
 import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
 import { CorskinError } from '../core/errors.js';
-import { mat4InvertBlended } from '../core/math.js';
 import { skinningMatrices } from '../core/pose.js';
 import type { Deformer } from '../deformers/contract.js';
-import type { SkinnedModel } from './gltf.js';
+import { accessorBytes, type SkinnedModel } from './gltf.js';
 import { clipAnimation } from './gltf-skeleton.js';
 import { renormalizeWeightAccessors, sortInfluencesHeaviestFirst } from './gltf-weights.js';
 import { posedDiagonal } from '../bake/measure.js';
 import { bakeSampleTimes, checkBakeSize, DEFAULT_BAKE_RATE } from '../bake/samples.js';
 import { correctionBasis } from '../bake/morph-basis.js';
+import { correction, type CorrectionBounds } from '../bake/morph-correction.js';
+import { quantizeTargets } from '../bake/target-quantization.js';
 
 /** Options of {@link bakeMorphTargets}. */
 export interface MorphBakeOptions {
@@ -250,21 +251,16 @@ export function bakeMorphTargets(
       .map((semantic, slot) => ({ semantic, slot }))
       .filter(({ semantic }) => part.primitive.getAttribute(semantic)),
   );
-  /**
-   * Bytes of a VEC3 target accessor of `size`-byte components with `nonZero` of a part's vertices
-   * non-zero, as written: sparse (packed values and their indices) where allowed and smaller, else
-   * dense (each element padded to 4 bytes, as glTF asks of vertex attributes).
-   */
-  const accessorBytes = (nonZero: number, count: number, size = 4, allowSparse = sparse) => {
-    const dense = count * 4 * Math.ceil((3 * size) / 4);
-    const packed = nonZero * (3 * size + (count < 65535 ? 2 : 4));
-    return allowSparse && packed < dense ? packed : dense;
+  /** Bytes of a VEC3 target accessor of `size`-byte components with `nonZero` of a part's vertices non-zero, as written. */
+  const targetAccessorBytes = (nonZero: number, count: number, size = 4) => {
+    const bytes = accessorBytes(count, nonZero, 3 * size, true, count < 65535 ? 2 : 4);
+    return sparse && bytes.sparse < bytes.dense ? bytes.sparse : bytes.dense;
   };
   /** Bytes of targets whose array `a` has `nonZero(a, from, to)` non-zero vertices in [from, to), on every part. */
   const targetBytes = (nonZero: (a: number, from: number, to: number) => number) =>
     parts.reduce((b, part, i) => {
       const [from, to] = [part.vertexOffset, part.vertexOffset + part.vertexCount];
-      return b + [0, ...semantics[i].map(({ slot }) => slot + 1)].reduce((c, a) => c + accessorBytes(nonZero(a, from, to), part.vertexCount), 0); // prettier-ignore
+      return b + [0, ...semantics[i].map(({ slot }) => slot + 1)].reduce((c, a) => c + targetAccessorBytes(nonZero(a, from, to), part.vertexCount), 0); // prettier-ignore
     }, 0);
   const keyCounts = clips.map(({ clip, times }) => clipKeys(clip, times).length);
   /** Bytes of the weights channels with `T` baked targets. */
@@ -325,11 +321,10 @@ export function bakeMorphTargets(
     const vec3 = (data: Float32Array | Int16Array) => {
       const slice = data.slice(a, b);
       const nonZero = countNonZero(slice, undefined, 0, part.vertexCount);
-      const bytes = accessorBytes(nonZero, part.vertexCount, slice.BYTES_PER_ELEMENT);
+      const bytes = targetAccessorBytes(nonZero, part.vertexCount, slice.BYTES_PER_ELEMENT);
       stored += bytes;
       [kept, all] = [kept + nonZero, all + part.vertexCount];
-      const asSparse =
-        sparse && bytes < accessorBytes(part.vertexCount, part.vertexCount, slice.BYTES_PER_ELEMENT, false);
+      const asSparse = bytes < targetAccessorBytes(part.vertexCount, part.vertexCount, slice.BYTES_PER_ELEMENT);
       return document.createAccessor().setType('VEC3').setArray(slice).setSparse(asSparse).setBuffer(buffer);
     };
     for (let t = 0; t < T; t++) {
@@ -417,167 +412,9 @@ function countNonZero(x: ArrayLike<number>, under: Uint8Array | undefined, from:
   return count;
 }
 
-/**
- * The step of each target's positions stored as 16-bit integers (`MorphBakeOptions.positions`):
- * q_t = max |x_t| / 32767, so that round(x_t / q_t) fits, with its weights multiplied by q_t
- * (engines then play w·q_t · round(x_t / q_t)). Rounding moves a vertex by at most √3/2 · q_t in
- * bind space, gain_v · √3/2 · q_t once posed (`CorrectionBounds.gain`); a target is stored in
- * float (step 0) where the sum of that over the targets, weighted by a sample's |weights|, could
- * exceed `budget` at some sample and vertex — the largest contributions first.
- * @param positions per target, its position displacements (3·n, bind space)
- * @param weights per sample, its weight of each target; omitted: one target per sample, target s
- *   weighted 1 at sample s alone
- * @param gain per vertex, the bound on |M₃ d| / |d| over the samples
- * @param budget posed-space distance the rounding may add (asset units)
- * @returns per target, its step (0: float)
- */
-export function quantizeTargets(
-  positions: readonly Float32Array[],
-  weights: readonly ArrayLike<number>[] | undefined,
-  gain: ArrayLike<number>,
-  budget: number,
-): Float64Array {
-  const T = positions.length;
-  const steps = new Float64Array(T);
-  let largestGain = 0;
-  positions.forEach((x, t) => {
-    let largest = 0;
-    for (let i = 0; i < x.length; i++) largest = Math.max(largest, Math.abs(x[i]));
-    for (let v = 0; v < x.length / 3; v++)
-      if (x[3 * v] || x[3 * v + 1] || x[3 * v + 2]) largestGain = Math.max(largestGain, gain[v]);
-    steps[t] = largest > 0 ? largest / 32767 : 0;
-  });
-  const perStep = (largestGain * Math.sqrt(3)) / 2; // the bound per unit of step and weight
-  const S = weights?.length ?? T;
-  // Per sample, the bound over all vertices; per target, the largest part of it it makes.
-  const total = new Float64Array(S);
-  const peak = new Float64Array(T);
-  const parts = (t: number, add: (s: number, part: number) => void) => {
-    if (!weights) return add(t, perStep * steps[t]);
-    for (let s = 0; s < S; s++) add(s, perStep * steps[t] * Math.abs(weights[s][t]));
-  };
-  for (let t = 0; t < T; t++)
-    parts(t, (s, part) => {
-      total[s] += part;
-      peak[t] = Math.max(peak[t], part);
-    });
-  const order = Array.from({ length: T }, (_, t) => t).sort((a, b) => peak[b] - peak[a]);
-  let over = total.reduce((c, x) => c + (x > budget ? 1 : 0), 0);
-  for (const t of order) {
-    if (!over) break;
-    parts(t, (s, part) => {
-      const before = total[s] > budget;
-      total[s] -= part;
-      if (before && !(total[s] > budget)) over--;
-    });
-    steps[t] = 0;
-  }
-  return steps;
-}
-
 /** Sets the flagged vertices' 3-vectors of `x` to 0, in place. */
 function zeroUnder(x: Float32Array, under: Uint8Array): void {
   for (let v = 0; v < under.length; v++) if (under[v]) x.fill(0, 3 * v, 3 * v + 3);
-}
-
-/**
- * Per vertex, over the samples so far: `gain`, the largest bound on |M₃ d| / |d| (M₃ the linear
- * part of its blended skinning matrix: Σ w_k ‖L_k‖₂, L_k the joints' linear parts), and per
- * corrected direction `length`, its shortest length before skinning: a bind-space displacement
- * within limit / gain (positions) or limit · length (directions) stays within the limit at every
- * sample.
- */
-interface CorrectionBounds {
-  gain: Float32Array;
-  length: Float32Array[];
-}
-
-/**
- * Per vertex, the bind-space d with LBS(x + d) = y: x + d = M⁻¹ y, M the vertex's blended skinning
- * matrix (Σ w_k S_k); and for each direction (normals, tangents' x, y, z) the displacement e with
- * M (m + e) ∥ ñ: m + e = |m| M⁻¹ñ / |M⁻¹ñ| (m the summed direction before skinning, ñ the posed
- * one; engines skin normals and tangents by the blended matrix and normalise). Where the linear
- * part is singular (|det| ≤ 1e-12 of its scale³) all are 0. A d with |M₃ d| ≤ `limits.position`
- * and an e with |e| ≤ `limits.direction` · |m| are flagged `under` (0 in one target per sample);
- * `bounds` grows to cover this sample.
- * @returns `arrays`: the positions (3·n) and one displacement (3·n) per direction; `under`: per
- *   array, n flags
- */
-function correction(
-  x: ArrayLike<number>,
-  joints: ArrayLike<number>,
-  weights: ArrayLike<number>,
-  K: number,
-  S: Float64Array,
-  y: ArrayLike<number>,
-  directions: readonly { rest: Float32Array; posed: Float32Array; stride: number }[],
-  limits: { position: number; direction: number },
-  bounds: CorrectionBounds,
-): { arrays: Float32Array[]; under: Uint8Array[] } {
-  const n = x.length / 3;
-  const d = new Float32Array(3 * n);
-  const e = directions.map(() => new Float32Array(3 * n));
-  const under = [d, ...e].map(() => new Uint8Array(n));
-  const M = new Float64Array(16);
-  const inverse = new Float64Array(16);
-  const norms = jointNorms(S);
-  for (let i = 0; i < n; i++) {
-    M.fill(0);
-    let gain = 0;
-    for (let k = K * i; k < K * i + K; k++) {
-      const w = weights[k];
-      if (!(w > 0)) continue;
-      for (let c = 0; c < 16; c++) M[c] += w * S[16 * joints[k] + c];
-      gain += w * norms[joints[k]];
-    }
-    bounds.gain[i] = Math.max(bounds.gain[i], gain);
-    directions.forEach(({ rest: m, stride }, slot) => {
-      const o = stride * i;
-      bounds.length[slot][i] = Math.min(bounds.length[slot][i], Math.hypot(m[o], m[o + 1], m[o + 2]));
-    });
-    let scale = 0;
-    for (let c = 0; c < 3; c++) for (let r = 0; r < 3; r++) scale = Math.max(scale, Math.abs(M[4 * c + r]));
-    if (!mat4InvertBlended(inverse, M, 1e-12 * scale ** 3)) {
-      under.forEach((u) => (u[i] = 1));
-      continue;
-    }
-    const [y0, y1, y2] = [y[3 * i], y[3 * i + 1], y[3 * i + 2]];
-    for (let r = 0; r < 3; r++)
-      d[3 * i + r] = inverse[r] * y0 + inverse[4 + r] * y1 + inverse[8 + r] * y2 + inverse[12 + r] - x[3 * i + r];
-    const [d0, d1, d2] = [d[3 * i], d[3 * i + 1], d[3 * i + 2]];
-    const moved = Math.hypot(M[0] * d0 + M[4] * d1 + M[8] * d2, M[1] * d0 + M[5] * d1 + M[9] * d2, M[2] * d0 + M[6] * d1 + M[10] * d2); // prettier-ignore
-    if (moved <= limits.position) under[0][i] = 1;
-    directions.forEach(({ rest: m, posed, stride }, slot) => {
-      const o = stride * i;
-      const [n0, n1, n2] = [posed[o], posed[o + 1], posed[o + 2]];
-      const u = [0, 1, 2].map((r) => inverse[r] * n0 + inverse[4 + r] * n1 + inverse[8 + r] * n2);
-      const lu = Math.hypot(u[0], u[1], u[2]);
-      const lm = Math.hypot(m[o], m[o + 1], m[o + 2]);
-      if (lu > 0) for (let r = 0; r < 3; r++) e[slot][3 * i + r] = (lm * u[r]) / lu - m[o + r];
-      const ei = e[slot].subarray(3 * i, 3 * i + 3);
-      if (Math.hypot(ei[0], ei[1], ei[2]) <= limits.direction * lm) under[slot + 1][i] = 1;
-    });
-  }
-  return { arrays: [d, ...e], under };
-}
-
-/** Each joint's ‖L_j‖₂ (L_j the linear part of its skinning matrix), bounded above: √ of the largest eigenvalue of LᵀL by Gershgorin. */
-function jointNorms(S: Float64Array): Float64Array {
-  const J = S.length / 16;
-  const out = new Float64Array(J);
-  for (let j = 0; j < J; j++) {
-    const o = 16 * j;
-    // G = LᵀL: G_ab = column a · column b.
-    const col = (a: number, b: number) => S[o + 4 * a] * S[o + 4 * b] + S[o + 4 * a + 1] * S[o + 4 * b + 1] + S[o + 4 * a + 2] * S[o + 4 * b + 2]; // prettier-ignore
-    let largest = 0;
-    for (let a = 0; a < 3; a++) {
-      let row = 0;
-      for (let b = 0; b < 3; b++) row += Math.abs(col(a, b));
-      largest = Math.max(largest, row);
-    }
-    out[j] = Math.sqrt(largest);
-  }
-  return out;
 }
 
 /** A copy of the weights (K per vertex) rescaled so each vertex's sum to exactly 1 (in double precision, then rounded). */

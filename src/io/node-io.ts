@@ -10,7 +10,7 @@ import { CorskinError } from '../core/errors.js';
 import { checkNotOverwritingInput, readBytes, writeFileAtomic, writeFilesAtomic } from './files.js';
 import { checkGltfJson, checkSparseIndices } from './check-json.js';
 import { checkStructure } from './check-structure.js';
-import { quietLogger, vertexLayoutFor } from './gltf.js';
+import { accessorBytes, quietLogger, vertexLayoutFor } from './gltf.js';
 import { renormalizeWeightAccessors } from './gltf-weights.js';
 import { optionalDependency } from './optional.js';
 
@@ -102,10 +102,9 @@ export async function glbBytes(document: Document): Promise<Uint8Array> {
 }
 
 /**
- * Makes sparse accessors dense in `document` where that is smaller (a morph target a file stored
- * sparse, then moved by corskin): dense, each element padded to 4 bytes where it is a vertex
- * attribute (as glTF asks); sparse, its non-zero elements packed, each with an index of 1, 2 or 4
- * bytes (glTF-Transform's choice for the largest index among all the sparse accessors it writes).
+ * Makes sparse accessors dense in `document` where that is smaller ({@link accessorBytes}; a morph
+ * target a file stored sparse, then moved by corskin), the indices of 1, 2 or 4 bytes as
+ * glTF-Transform chooses them for the largest index among all the sparse accessors it writes.
  * Normalized ones always go dense (see below). It modifies the document being written.
  * (glTF-Transform warns above half the elements non-zero, where float sparse still pays up to
  * 6/7; `quietLogger` leaves that warning out.)
@@ -137,8 +136,8 @@ function denseWhereSmaller(document: Document): void {
     if (accessor.getNormalized()) return accessor.setSparse(false);
     const element = accessor.getElementSize() * accessor.getComponentSize();
     const attribute = accessor.listParents().some((p) => p.propertyType === 'Primitive' || p.propertyType === 'PrimitiveTarget'); // prettier-ignore
-    const dense = accessor.getCount() * (attribute ? 4 * Math.ceil(element / 4) : element);
-    if (counts[k].nonZero * (element + index) >= dense) accessor.setSparse(false);
+    const bytes = accessorBytes(accessor.getCount(), counts[k].nonZero, element, attribute, index);
+    if (bytes.sparse >= bytes.dense) accessor.setSparse(false);
   });
 }
 
