@@ -11,7 +11,7 @@ import { mat3FromQuat, quatRotationPart } from '../../core/math.js';
 import { cross, dot, normalize, point, sub } from '../../core/vec3.js';
 import { prepareBoneTemplate, type BoneTemplateFrame } from './bone.js';
 import { prepareJointTemplate } from './joint.js';
-import { axisAngle, apply3, mulT3, rotationAngle } from './rotation.js';
+import { axisAngle, mulT3, rotationAngle } from './rotation.js';
 import { createRbfWeights } from './key-poses.js';
 import { designSamples, noOffsets } from './design.js';
 import { incidentBones, type BoneKeyPose, type TemplateDefinition } from './library.js';
@@ -372,6 +372,13 @@ export function poseLimb(
     i > 0 ? prepareJointTemplate([...point(axes, i - 1), ...point(references, i - 1)], jointRest[i], jointNow[i]) : undefined,
   );
   const local = new Float64Array(3);
+  /** local ← L · local (L row-major 3×3): `apply3` written for this call alone, so V8 sees one array type here (7–10% of a templates frame). */
+  const carry = (L: number[]) => {
+    const x = local[0], y = local[1], z = local[2]; // prettier-ignore
+    local[0] = L[0] * x + L[1] * y + L[2] * z;
+    local[1] = L[3] * x + L[4] * y + L[5] * z;
+    local[2] = L[6] * x + L[7] * y + L[8] * z;
+  };
   /** Joint template i (Eq. 1 and its bulge) at rest position `rest` (bind orientation, from the joint) into `local`. */
   const jointLocal = (i: number, rest: ArrayLike<number>, memo?: Float64Array, mo?: number) => {
     jointPrepared[i]!(rest, local, 0, memo, mo);
@@ -393,7 +400,7 @@ export function poseLimb(
     if (blendsBranches[i])
       junctions.set(chain[i], (rest, out, o, memo, mo) => {
         jointLocal(i, rest, memo, mo);
-        apply3(Lb(i - 1), 0, local, 0, local, 0);
+        carry(Lb(i - 1));
         for (let k = 0; k < 3; k++) out[o + k] = origin[i][k] + local[k];
       });
   let frame: OffsetFrame | undefined; // where drawn offsets are taken from (only where there are some)
@@ -405,7 +412,7 @@ export function poseLimb(
     // (its rotation, and its scale where the armature scales).
     if (role.kind === 'cap') {
       local.set(role.local);
-      apply3(Lb(i), 0, local, 0, local, 0);
+      carry(Lb(i));
     } else if (role.kind === 'bone') {
       bonePrepared[i](role.local, local, 0, memo, 9 * (first + v));
       if (bulge[i] !== 0 || slide[i] !== 0 || twist[i] !== 0) {
@@ -436,7 +443,7 @@ export function poseLimb(
         addOffsets(local, boneOffsets[i], frame, a, lengths[i], radius);
         if (probe?.vertex === first + v) probe.found = { frame: copyFrame(frame), units: [lengths[i], radius], axis: Array.from(a), keyWeights: boneKeys[i], bend: bends[i], slot: i, kind: 'bone' };
       }
-      apply3(Lb(i), 0, local, 0, local, 0);
+      carry(Lb(i));
     } else {
       jointLocal(i, role.local, memo, 9 * (first + v));
       if (role.index !== roles[v - 1]?.index || roles[v - 1]?.kind !== 'joint') jointStart = v;
@@ -449,7 +456,7 @@ export function poseLimb(
         addOffsets(local, jointOffsets[i], frame, a, radius, radius);
         if (probe?.vertex === first + v) probe.found = { frame: copyFrame(frame), units: [radius, radius], axis: Array.from(a), keyWeights: jointKeys[i], bend: bends[i - 1], slot: i, kind: 'joint' };
       }
-      apply3(Lb(i - 1), 0, local, 0, local, 0);
+      carry(Lb(i - 1));
     }
     const o = origin[i];
     for (let k = 0; k < 3; k++) out[3 * (first + v) + k] = o[k] + local[k];
