@@ -34,6 +34,7 @@ import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { describeErrors, validatorErrors } from '../io/validate.js';
+import { UsageError } from './batch.js';
 import type { ValidatorMessage } from 'gltf-validator';
 import { removeCageRig } from '../io/cage-gltf.js';
 import { removeShadowedChannels } from '../io/gltf-skeleton.js';
@@ -103,6 +104,10 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     throw new CorskinError(`--as must be helpers, morphs or helpers+morphs, got "${o.as}"`, input);
   const withHelpers = o.as !== 'morphs';
   const withMorphs = o.as !== 'helpers';
+  // glTF-Transform's quantize() would take the 16-bit targets' integers for displacements: it
+  // sizes the mesh's box by them (±32767) and clamps the normals scaled by the step.
+  if (o.quantize && o.targetPositions === 'short' && withMorphs)
+    throw new UsageError('--quantize quantizes the whole file again; it cannot go with --target-positions short');
   if (
     o.helpers !== undefined &&
     !(Number.isInteger(o.helpers) && o.helpers >= 1 && o.helpers <= MAX_HELPERS_PER_REGION)

@@ -31,7 +31,8 @@
  * direction before skinning; about the angle, in radians, it turns the skinned direction by) too;
  * the target accessors are then written as glTF sparse accessors (indices of the non-zero
  * vertices and their values) where that is smaller. The default tolerance, 5e-6 of the diagonal,
- * leaves half of a 1e-5 budget to float32 rounding: the played result stays within 1e-5 of the
+ * leaves half of a 1e-5 budget to float32 rounding, and to the 16-bit positions'
+ * (`positions: 'short'`, at most half of that half): the played result stays within 1e-5 of the
  * diagonal of the deformer's at the samples.
  *
  * Files with morph targets of their own keep them: the baked targets come after them, and each
@@ -44,7 +45,7 @@
  * sample, 24 bytes per vertex (CesiumMan: 3,273 vertices, a 2 s clip at 30 fps → 61 targets,
  * 4.8 MB; 12 bytes and half that without normals, 36 with tangents); halving the rate halves it
  * and doubles the time between exact samples. Sparse: 12 bytes plus a 2- or 4-byte index per
- * non-zero displacement.
+ * non-zero displacement; 16-bit positions take 6 bytes sparse and 8 dense (padded to 4).
  *
  * @module
  */
@@ -251,16 +252,23 @@ export function bakeMorphTargets(
       .map((semantic, slot) => ({ semantic, slot }))
       .filter(({ semantic }) => part.primitive.getAttribute(semantic)),
   );
-  /** Bytes of a VEC3 target accessor of `size`-byte components with `nonZero` of a part's vertices non-zero, as written. */
-  const targetAccessorBytes = (nonZero: number, count: number, size = 4) => {
+  /**
+   * A VEC3 target accessor of `size`-byte components with `nonZero` of a part's vertices non-zero:
+   * whether it is written sparse, and its bytes (an estimate: the writer takes the index size
+   * from the largest index of all sparse accessors, `io/node-io.ts`).
+   */
+  const targetAccessor = (nonZero: number, count: number, size: number) => {
     const bytes = accessorBytes(count, nonZero, 3 * size, true, count < 65535 ? 2 : 4);
-    return sparse && bytes.sparse < bytes.dense ? bytes.sparse : bytes.dense;
+    const asSparse = sparse && bytes.sparse < bytes.dense;
+    return { asSparse, bytes: asSparse ? bytes.sparse : bytes.dense };
   };
+  /** Position components' bytes (an estimate with 16-bit positions: some targets may stay float). */
+  const positionSize = options.positions === 'short' ? 2 : 4;
   /** Bytes of targets whose array `a` has `nonZero(a, from, to)` non-zero vertices in [from, to), on every part. */
   const targetBytes = (nonZero: (a: number, from: number, to: number) => number) =>
     parts.reduce((b, part, i) => {
       const [from, to] = [part.vertexOffset, part.vertexOffset + part.vertexCount];
-      return b + [0, ...semantics[i].map(({ slot }) => slot + 1)].reduce((c, a) => c + targetAccessorBytes(nonZero(a, from, to), part.vertexCount), 0); // prettier-ignore
+      return b + [0, ...semantics[i].map(({ slot }) => slot + 1)].reduce((c, a) => c + targetAccessor(nonZero(a, from, to), part.vertexCount, a ? 4 : positionSize).bytes, 0); // prettier-ignore
     }, 0);
   const keyCounts = clips.map(({ clip, times }) => clipKeys(clip, times).length);
   /** Bytes of the weights channels with `T` baked targets. */
@@ -321,10 +329,9 @@ export function bakeMorphTargets(
     const vec3 = (data: Float32Array | Int16Array) => {
       const slice = data.slice(a, b);
       const nonZero = countNonZero(slice, undefined, 0, part.vertexCount);
-      const bytes = targetAccessorBytes(nonZero, part.vertexCount, slice.BYTES_PER_ELEMENT);
+      const { asSparse, bytes } = targetAccessor(nonZero, part.vertexCount, slice.BYTES_PER_ELEMENT);
       stored += bytes;
       [kept, all] = [kept + nonZero, all + part.vertexCount];
-      const asSparse = bytes < targetAccessorBytes(part.vertexCount, part.vertexCount, slice.BYTES_PER_ELEMENT);
       return document.createAccessor().setType('VEC3').setArray(slice).setSparse(asSparse).setBuffer(buffer);
     };
     for (let t = 0; t < T; t++) {

@@ -7,8 +7,8 @@
  * samples (within the morph bake's tolerance). It is hardly smaller than morphs alone: the
  * helpers leave about 6e-4 of the diagonal (CesiumMan, DQS, p99), far above the default 5e-6, so
  * nearly every correction is still needed, and what they leave is less alike from sample to
- * sample (a basis of it takes 32 targets on CesiumMan where morphs alone take 26; the files
- * 1.74 MB against 1.77 MB, measured in the README).
+ * sample (a basis of it takes 31 targets on CesiumMan, DQS, where morphs alone take 26; the files
+ * 1.40 MB against 1.42 MB, measured in the README).
  *
  * @module
  */

@@ -10,14 +10,14 @@ import { NodeIO } from '@gltf-transform/core';
 import { KHRMeshQuantization } from '@gltf-transform/extensions';
 import * as THREE from 'three';
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
-import type { SkinnedModel } from '../../src/io/gltf.js';
+import { quietLogger, type SkinnedModel } from '../../src/io/gltf.js';
 
 /**
  * The file in three.js (textures dropped first: GLTFLoader needs a DOM for images; its quantized
  * attributes kept, as GLTFLoader reads KHR_mesh_quantization).
  */
 export async function loadInThree(path: string): Promise<GLTF> {
-  const io = new NodeIO().registerExtensions([KHRMeshQuantization]);
+  const io = new NodeIO().registerExtensions([KHRMeshQuantization]).setLogger(quietLogger);
   const doc = await io.read(path);
   for (const t of doc.getRoot().listTextures()) t.dispose();
   const bytes = await io.writeBinary(doc);
