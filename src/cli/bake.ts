@@ -376,10 +376,11 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     }
     // One kind for several skins, worst included: "could not" is none of it removed.
     const lessThanHalf = `the bake removes less than half of plain LBS's p99 distance to ${M}${morphs}`;
+    const removed = Math.round(100 * (gap ?? 0)) || 0;
     if (gap !== undefined && gap < 0.005)
       warnings.add(name, lessThanHalf, `the bake could not bring LBS closer to ${M}${morphs}`, 'removes none'); // prettier-ignore
     else if (gap !== undefined && gap < 0.5)
-      warnings.add(name, lessThanHalf, `the bake removes less than half of plain LBS's p99 distance to ${M} (${Math.round(100 * gap) || 0}%)${morphs}`, `removes ${Math.round(100 * gap) || 0}%`); // prettier-ignore
+      warnings.add(name, lessThanHalf, `the bake removes less than half of plain LBS's p99 distance to ${M} (${removed}%)${morphs}`, `removes ${removed}%`); // prettier-ignore
   });
   warnings.flush();
   if (inputErrors) {

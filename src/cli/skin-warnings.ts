@@ -26,7 +26,9 @@ export function skinWarnings(io: Io, file: string, skins: number): SkinWarnings 
   const kinds = new Map<string, { name: string; text: string; detail?: string }[]>();
   return {
     add(name, kind, text, detail) {
-      kinds.set(kind, [...(kinds.get(kind) ?? []), { name, text, detail }]);
+      const list = kinds.get(kind) ?? [];
+      list.push({ name, text, detail });
+      kinds.set(kind, list);
     },
     flush() {
       for (const [kind, list] of kinds) {

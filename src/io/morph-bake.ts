@@ -298,51 +298,57 @@ export function bakeMorphTargets(
   const names = useBasis
     ? Array.from({ length: T }, (_, k) => `corskin basis ${k} of ${N} samples`)
     : clips.flatMap((c) => Array.from(c.times, (t) => `${c.clip.name} at ${t.toFixed(4)} s`)).map((at, k) => `corskin sample ${k}: ${at}`); // prettier-ignore
-  // Per target, the step of its 16-bit positions (0: float), and its arrays as stored.
+  // Per target, the step of its 16-bit positions (0: float).
   const steps =
     options.positions === 'short'
       ? quantizeTargets(Array.from({ length: T }, (_, t) => targetArrays(t)[0]), useBasis ? basis.weights : undefined, bounds.gain, limits.position / 2) // prettier-ignore
       : new Float64Array(T);
   const shortTargets = steps.reduce((c, q) => c + (q > 0 ? 1 : 0), 0);
   if (shortTargets) document.createExtension(KHRMeshQuantization).setRequired(true);
-  // Positions as integers of the step, directions divided by it (the weights carry the step).
-  // Not normalized integers, which would keep the weights near 1 instead of near the step:
-  // glTF-Transform 4.5 writes a sparse normalized accessor's values decoded, then truncated to
-  // integers (its sparse writer reads them with getElement), and three.js read them wrongly
-  // before r169.
-  const storedArrays = Array.from({ length: T }, (_, t): readonly (Float32Array | Int16Array)[] => {
+  // Each target's weights are multiplied by its step (1 for a float target).
+  const weightScale = Array.from(steps, (q) => q || 1);
+  /**
+   * Target t's arrays as stored: positions as integers of the step, directions divided by it.
+   * Not normalized integers, which would keep the weights near 1 instead of near the step:
+   * glTF-Transform 4.5 writes a sparse normalized accessor's values decoded, then truncated to
+   * integers (its sparse writer reads them with getElement), and three.js read them wrongly before
+   * r169. Made target by target (a copy of them all would double a large bake's memory).
+   */
+  const storedArrays = (t: number): readonly (Float32Array | Int16Array)[] => {
     const [q, arrays] = [steps[t], targetArrays(t)];
     return q > 0 ? [Int16Array.from(arrays[0], (x) => Math.round(x / q)), ...arrays.slice(1).map((x) => x.map((y) => y / q))] : arrays; // prettier-ignore
-  });
+  };
   // Targets on every primitive of the skin (its slice of each), after its own.
   const meshes = new Set<Mesh>();
-  let [stored, kept, all] = [0, 0, 0];
   for (const [i, part] of parts.entries()) {
     const own = part.primitive.listTargets();
-    const [a, b] = [3 * part.vertexOffset, 3 * (part.vertexOffset + part.vertexCount)];
     for (const { semantic } of semantics[i])
       if (own.some((t) => !t.getAttribute(semantic))) {
         // Every target gets the displacement (engines expect all or none): zeros for the file's.
-        const zero = document.createAccessor().setType('VEC3').setArray(new Float32Array(b - a)).setBuffer(buffer); // prettier-ignore
+        const zero = document.createAccessor().setType('VEC3').setArray(new Float32Array(3 * part.vertexCount)).setBuffer(buffer); // prettier-ignore
         for (const t of own) if (!t.getAttribute(semantic)) t.setAttribute(semantic, zero);
       }
-    const vec3 = (data: Float32Array | Int16Array) => {
-      const slice = data.slice(a, b);
-      const nonZero = countNonZero(slice, undefined, 0, part.vertexCount);
-      const { asSparse, bytes } = targetAccessor(nonZero, part.vertexCount, slice.BYTES_PER_ELEMENT);
-      stored += bytes;
-      [kept, all] = [kept + nonZero, all + part.vertexCount];
-      return document.createAccessor().setType('VEC3').setArray(slice).setSparse(asSparse).setBuffer(buffer);
-    };
-    for (let t = 0; t < T; t++) {
-      const arrays = storedArrays[t];
+    for (const parent of part.primitive.listParents()) if (parent.propertyType === 'Mesh') meshes.add(parent as Mesh);
+  }
+  let [stored, kept, all] = [0, 0, 0];
+  /** Part `part`'s slice of the 3-vectors `data` as a target accessor. */
+  const vec3 = (data: Float32Array | Int16Array, part: (typeof parts)[number]) => {
+    const slice = data.slice(3 * part.vertexOffset, 3 * (part.vertexOffset + part.vertexCount));
+    const nonZero = countNonZero(slice, undefined, 0, part.vertexCount);
+    const { asSparse, bytes } = targetAccessor(nonZero, part.vertexCount, slice.BYTES_PER_ELEMENT);
+    stored += bytes;
+    [kept, all] = [kept + nonZero, all + part.vertexCount];
+    return document.createAccessor().setType('VEC3').setArray(slice).setSparse(asSparse).setBuffer(buffer);
+  };
+  for (let t = 0; t < T; t++) {
+    const arrays = storedArrays(t);
+    for (const [i, part] of parts.entries()) {
       // Named, uniquely (extras.targetNames): Blender 3.4's importer fails on a file whose
       // targets are named "" (its shape keys are looked up by name).
-      const target = document.createPrimitiveTarget(names[t]).setAttribute('POSITION', vec3(arrays[0]));
-      for (const { semantic, slot } of semantics[i]) target.setAttribute(semantic, vec3(arrays[slot + 1]));
+      const target = document.createPrimitiveTarget(names[t]).setAttribute('POSITION', vec3(arrays[0], part));
+      for (const { semantic, slot } of semantics[i]) target.setAttribute(semantic, vec3(arrays[slot + 1], part));
       part.primitive.addTarget(target);
     }
-    for (const parent of part.primitive.listParents()) if (parent.propertyType === 'Mesh') meshes.add(parent as Mesh);
   }
   // Default weights: the file's own, then zeros for the baked targets.
   for (const m of meshes) {
@@ -356,8 +362,8 @@ export function bakeMorphTargets(
     if (node.getWeights().length) node.setWeights([...node.getWeights(), ...new Array(T).fill(0)]);
   /** Adds `factor` × sample s's weights of the baked targets into `values` at `at`. */
   const addSample = (values: Float32Array, at: number, s: number, factor: number) => {
-    if (!useBasis) values[at + s] += factor * (steps[s] || 1);
-    else basis.weights[s].forEach((w, k) => (values[at + k] += factor * w * (steps[k] || 1)));
+    if (!useBasis) values[at + s] += factor * weightScale[s];
+    else basis.weights[s].forEach((w, k) => (values[at + k] += factor * w * weightScale[k]));
   };
   // One weights channel per clip and mesh node: the file's weights, then the weights of the clip's
   // sample f at its time f (linear between samples).
