@@ -6,7 +6,7 @@
  * @module
  */
 import { BAKE_METHODS } from '../deformers/registry.js';
-import { statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { CorskinError } from '../core/errors.js';
 import type { Deformer } from '../deformers/contract.js';
@@ -293,7 +293,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   // A clip that targets a node twice is invalid glTF that players play differently: the bake
   // writes the channel corskin played (the last; see extractAnimations' warning).
   removeShadowedChannels(document);
-  await writeDocument(document, o.output, { compress: o.compress, inputs: [input], force: o.force });
+  const files = await writeDocument(document, o.output, { compress: o.compress, inputs: [input], force: o.force });
 
   // The written file, read back and played by LBS, against the method on the original — or, where
   // its codec reordered or welded the vertices (Draco's edgebreaker), the bake before compression.
@@ -384,7 +384,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   });
   warnings.flush();
   if (inputErrors) {
-    // The codes whose count grew (the bake adds no error of its own: a warning says if it did).
+    // The codes whose count grew (the bake adds no error of its own: it fails if it did).
     let outputErrors: ValidatorMessage[] = [];
     try {
       outputErrors = (await validatorErrors(o.output)) ?? [];
@@ -400,11 +400,14 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       inInput.set(e.code, left - 1);
       return left <= 0;
     });
-    if (added.length)
-      io.err(
-        `corskin: warning: ${o.output}: the baked file has ${count(added.length, 'glTF validator error')} the input does not have: ${describeErrors(added)} (please report it)`,
+    if (added.length) {
+      // An invalid file is not a bake: removed, as if never written (the measurements above stand).
+      for (const f of files) rmSync(f, { force: true });
+      throw new CorskinError(
+        `the baked file had ${count(added.length, 'glTF validator error')} the input does not have: ${describeErrors(added)}; nothing written (a bake adds no error: please report it)`,
+        o.output,
       );
-    else if (inputErrors.length)
+    } else if (inputErrors.length)
       io.out(
         outputErrors.length
           ? `glTF validator: the baked file keeps ${count(outputErrors.length, 'error')} of the input's: ${describeErrors(outputErrors)}`

@@ -346,11 +346,12 @@ export interface WriteOptions {
  * matrices, cage bindings — as exact floats; meshopt is lossless here), unless
  * `compress` is false (then Draco-quantised float weights are renormalised to sum 1, as the
  * validator checks once they are visible).
+ * @returns the paths written: `path`, then a `.gltf`'s resources
  * @throws CorskinError naming the file when the output (or one of its resources) would
  *   overwrite an input or one of its resources and `force` is not set, the extension is not
  *   .glb/.gltf, or a file cannot be written
  */
-export async function writeDocument(document: Document, path: string, options: WriteOptions = {}): Promise<void> {
+export async function writeDocument(document: Document, path: string, options: WriteOptions = {}): Promise<string[]> {
   checkFinite(document, path);
   if (options.compress === false) {
     for (const ext of document.getRoot().listExtensionsUsed()) {
@@ -378,7 +379,7 @@ export async function writeDocument(document: Document, path: string, options: W
       throw new CorskinError(`the output would not read back (${e.message}); nothing written`, path);
     });
     await writeFileAtomic(path, bytes);
-    return;
+    return [path];
   }
   // Resources get names of their own, next to the output: never the input's (which would
   // overwrite them) nor a path outside the output's folder.
@@ -407,4 +408,5 @@ export async function writeDocument(document: Document, path: string, options: W
     ...Object.entries(resources).map(([uri, data]): [string, Uint8Array] => [join(dirname(path), uri), data]),
     [path, new TextEncoder().encode(JSON.stringify(json, null, 2))],
   ]);
+  return [path, ...targets];
 }
