@@ -194,10 +194,13 @@ describe('writing sparse accessors (glbBytes)', () => {
 
   it('keeps them sparse where that is smaller, packed values and 2-byte indices against padded dense elements', async () => {
     // float VEC3: 12 bytes dense, 14 sparse: sparse pays below 6/7 non-zero (857 of 1,000).
-    // short VEC3: 8 bytes dense (padded to 4), 8 sparse: sparse pays below all of them.
+    // short VEC3: 8 bytes dense (padded to 4), 8 sparse: sparse pays below all of them. The
+    // indices are padded to 4 bytes: 857 sparse floats take 1,716 + 10,284 bytes, as dense ones.
     for (const [nonZero, Type, sparse] of [
       [700, Float32Array, true],
       [850, Float32Array, true],
+      [856, Float32Array, true],
+      [857, Float32Array, false],
       [870, Float32Array, false],
       [990, Int16Array, true],
       [1000, Int16Array, false],

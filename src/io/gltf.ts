@@ -114,7 +114,8 @@ export function vertexLayoutFor(document: Document): VertexLayout {
 /**
  * Bytes an accessor of `count` elements of `element` bytes, `nonZero` of them not 0, takes as
  * glTF-Transform writes it: dense, each element padded to 4 bytes where it is a vertex attribute
- * (as glTF asks of those); sparse, the non-zero elements packed, each with an `index`-byte index.
+ * (as glTF asks of those); sparse, the non-zero elements packed, each with an `index`-byte index,
+ * the indices and the values each padded to 4 bytes.
  */
 export function accessorBytes(
   count: number,
@@ -123,8 +124,9 @@ export function accessorBytes(
   attribute: boolean,
   index: number,
 ): { dense: number; sparse: number } {
+  const padded = (bytes: number) => 4 * Math.ceil(bytes / 4);
   // prettier-ignore
-  return { dense: count * (attribute ? 4 * Math.ceil(element / 4) : element), sparse: nonZero * (element + index) };
+  return { dense: count * (attribute ? padded(element) : element), sparse: padded(nonZero * index) + padded(nonZero * element) };
 }
 
 /**
