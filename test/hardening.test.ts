@@ -399,6 +399,18 @@ describe('degenerate numbers: a finite result or a clear error, never garbage or
       (doc: import('@gltf-transform/core').Document) => firstRotation(doc).getOutput()!.setElement(1, [0, 0, 0, 0]),
       'is zero',
     ],
+    [
+      'an all-zero CUBICSPLINE rotation key value (its tangents are not checked: flat is valid)',
+      (doc: import('@gltf-transform/core').Document) => {
+        const s = firstRotation(doc);
+        const keys = s.getOutput()!.getArray()!;
+        const cubic = new Float32Array(3 * keys.length); // tangents 0
+        for (let k = 0; k < keys.length / 4; k++)
+          cubic.set(k === 1 ? [0, 0, 0, 0] : keys.subarray(4 * k, 4 * k + 4), 4 * (3 * k + 1));
+        s.setInterpolation('CUBICSPLINE').setOutput(doc.createAccessor().setType('VEC4').setArray(cubic).setBuffer(doc.getRoot().listBuffers()[0])); // prettier-ignore
+      },
+      'rotation key 1 is zero',
+    ],
   ])('%s is refused by name', async (name, edit, message) => {
     const input = await edited(name.replace(/\W+/g, '-'), edit);
     const out = join(tmp.dir, 'never.glb');

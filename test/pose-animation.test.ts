@@ -81,6 +81,32 @@ describe('animation sampling', () => {
     expect(2 * Math.atan2(p.rotations[2], p.rotations[3])).toBeCloseTo(a / 4, 6);
   });
 
+  it('reads CUBICSPLINE rotations with zero tangents (a flat curve) and plays their keys', async () => {
+    // Every rotation channel of CesiumMan as CUBICSPLINE with the same key values and zero
+    // tangents: valid glTF (the tangents of a flat curve), played at the keys as the LINEAR file.
+    const doc = await readDocument(CESIUM_MAN);
+    const [linear] = extractSkinnedModels(doc, CESIUM_MAN);
+    for (const sampler of doc
+      .getRoot()
+      .listAnimations()
+      .flatMap((a) => a.listSamplers())) {
+      const out = sampler.getOutput()!;
+      if (out.getElementSize() !== 4) continue;
+      const keys = out.getArray()!;
+      const cubic = new Float32Array(3 * keys.length);
+      for (let k = 0; k < keys.length / 4; k++) cubic.set(keys.subarray(4 * k, 4 * k + 4), 4 * (3 * k + 1));
+      sampler.setInterpolation('CUBICSPLINE').setOutput(doc.createAccessor().setType('VEC4').setArray(cubic));
+    }
+    const [cubic] = extractSkinnedModels(doc, CESIUM_MAN);
+    const clip = linear.animations[0];
+    const times = clip.channels.find((c) => c.path === 'rotation')!.times;
+    expect(cubic.animations[0].channels.filter((c) => c.interpolation === 'CUBICSPLINE').length).toBeGreaterThan(10);
+    for (const t of [times[0], times[7], times[times.length - 1]]) {
+      const [a, b] = [samplePose(linear.skeleton, clip, t), samplePose(cubic.skeleton, cubic.animations[0], t)];
+      for (let k = 0; k < a.rotations.length; k++) expect(Math.abs(b.rotations[k] - a.rotations[k])).toBeLessThan(1e-6);
+    }
+  });
+
   it('CUBICSPLINE follows the Hermite curve: x(t) = t³ from tangents 0 and 3·dt', () => {
     // keys at 0 and 2 with values 0 and 8; x(t) = t³ has x'(0) = 0, x'(2) = 12.
     const values = [0, 0, 0, 0, 0, 0, 0, 0, 0, /* key 1: in-tangent */ 12, 0, 0, 8, 0, 0, 0, 0, 0];

@@ -176,10 +176,15 @@ export function extractAnimations(
             `${where}: ${interpolation} needs ${need} output values for ${times.length} keys, has ${values.length}`,
             file,
           );
+        // The key values only: a CUBICSPLINE key is (in-tangent, value, out-tangent), and a zero
+        // tangent (a flat curve) is valid.
+        const cubic = interpolation === 'CUBICSPLINE';
         if (path === 'rotation')
-          for (let k = 0; k < values.length; k += 4)
-            if (Math.hypot(values[k], values[k + 1], values[k + 2], values[k + 3]) < 1e-6)
-              throw new CorskinError(`${where}: rotation key ${k / 4} is zero, not a rotation`, file);
+          for (let k = 0; k < times.length; k++) {
+            const o = 4 * (cubic ? 3 * k + 1 : k);
+            if (Math.hypot(values[o], values[o + 1], values[o + 2], values[o + 3]) < 1e-6)
+              throw new CorskinError(`${where}: rotation key ${k} is zero, not a rotation`, file);
+          }
       }
       if (group !== undefined) {
         // Weights outputs are scalars: T per key (3·T for CUBICSPLINE).
