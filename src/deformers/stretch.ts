@@ -33,6 +33,7 @@ import type { Skeleton } from '../core/skeleton.js';
 import { bindJointPositions, jointCount } from '../core/skeleton.js';
 import { checkDeformArgs, type DeformTarget, type Deformer } from './contract.js';
 import { jointQuaternions } from './joint-rotations.js';
+import { poseUnmirrored } from './mirror.js';
 
 /** What the stretch deformer needs to know of the rig, bind space. */
 export interface StretchRig {
@@ -91,7 +92,9 @@ export function stretchRigFromSkeleton(
 }
 
 /**
- * A {@link Deformer} (shared signature) doing stretch smooth skinning on `rig`.
+ * A {@link Deformer} (shared signature) doing stretch smooth skinning on `rig`. Skinning
+ * matrices that all reflect (an armature under a mirroring node) are posed unmirrored and the
+ * result mirrored back (`poseUnmirrored`): a mirrored character gets the mirror image.
  * @throws CorskinError (when called) on size mismatches
  */
 export function createStretchDeformer(rig: StretchRig, options: StretchOptions = {}): Deformer {
@@ -101,10 +104,17 @@ export function createStretchDeformer(rig: StretchRig, options: StretchOptions =
   const isStretch = new Int32Array(J).fill(-1);
   stretchJoints.forEach((j, s) => (isStretch[j] = s));
 
+  let scratch = new Float64Array(0);
+  // A mirrored rig (every joint reflects): the unmirrored skeleton posed and the result mirrored
+  // back (deformers/mirror.ts): a reflection has no twist about a bone to compensate.
   return function deformStretch(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
     checkDeformArgs(mesh, skinning, out);
     if (skinning.length < 16 * J) throw new CorskinError(`stretch rig has ${J} joints, ${skinning.length / 16} skinning matrices given`);
-    const S = skinning;
+    if (scratch.length < skinning.length) scratch = new Float64Array(skinning.length);
+    poseUnmirrored(mesh, skinning, out, (S) => pose(mesh, S, out), scratch);
+  };
+
+  function pose(mesh: SkinnedMesh, S: Float64Array, out: DeformTarget): void {
     // Per frame: every joint's rotation quaternion, posed stretch-joint centres.
     const Q = jointQuaternions(S);
     const centres = new Float64Array(3 * stretchJoints.length);
@@ -237,5 +247,5 @@ export function createStretchDeformer(rig: StretchRig, options: StretchOptions =
         OT[4 * i + 3] = TI![4 * i + 3];
       }
     }
-  };
+  }
 }

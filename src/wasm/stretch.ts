@@ -9,6 +9,7 @@
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh } from '../core/mesh.js';
 import { jointQuaternions } from '../deformers/joint-rotations.js';
+import { mirrorPosed, unmirroredSkinning } from '../deformers/mirror.js';
 import type { StretchOptions, StretchRig } from '../deformers/stretch.js';
 import * as wasm from './instance.js';
 import type { SimdDeformer } from './simd-skinning.js';
@@ -71,7 +72,13 @@ export async function createStretchSimdDeformer(
   const quaternions = new Float64Array(4 * J);
 
   const JPos = rig.jointPositions;
-  return wasm.simdDeformer('stretch', mesh, memory, V, { J, owner: 'a stretch rig', M }, (S) => {
+  let scratch = new Float64Array(16 * J);
+  // A mirrored rig: the unmirrored skeleton posed and the result mirrored back, as the JavaScript
+  // deformer does (the twists of reflections are not defined); the matrices copied in here.
+  return wasm.simdDeformer('stretch', mesh, memory, V, { J, owner: 'a stretch rig', M: 0 }, (matrices, output) => {
+    if (scratch.length < matrices.length) scratch = new Float64Array(matrices.length);
+    const { skinning: S, mirrored } = unmirroredSkinning(matrices, scratch);
+    f32.set(S.subarray(0, 16 * J), M >> 2);
     jointQuaternions(S.subarray(0, 16 * J), quaternions);
     for (let j = 0; j < J; j++) f32.set(quaternions.subarray(4 * j, 4 * j + 4), (Q >> 2) + 4 * j);
     // the stretch joints' posed centres
@@ -81,5 +88,6 @@ export async function createStretchSimdDeformer(
         f32[(CE >> 2) + 4 * j + r] = S[m + r] * x + S[m + 4 + r] * y + S[m + 8 + r] * z + S[m + 12 + r];
     }
     kernels.stretch(n, K, twist ? 1 : 0, P, N, T, JI, W, M, Q, JP, AX, CE, ST, IMG, AL, OP, ON, OT);
+    if (mirrored) mirrorPosed(output, n);
   });
 }
