@@ -129,17 +129,18 @@ describe('reading skinning attributes', () => {
 });
 
 describe('skin weights as normalised 16-bit integers (quantizeWeightSets)', () => {
-  it('each integer within one step of its weight, zeros kept, and each vertex summing to round(65535 · its sum): exactly 65535 for weights summing to 1', () => {
+  it('each integer within one step of its weight, zeros kept, and each vertex summing to round(65535 · its sum): exactly 65535 for weights summing to 1 within 2e-3', () => {
     const random = rng(5);
     for (const sets of [1, 2]) {
       const count = 500;
       const floats = Array.from({ length: sets }, () => new Float32Array(4 * count));
       const sums: number[] = [];
       for (let v = 0; v < count; v++) {
-        // 1 to 4·sets non-zero weights, summing to 1 (or 0.9 for every fifth vertex, as read).
+        // 1 to 4·sets non-zero weights, summing to 1 (or 0.9 for every fifth vertex, as read; or,
+        // every fifth from the third, 1 + 1e-4, as Draco quantises them: read as they are).
         const k = 1 + Math.floor(random() * 4 * sets);
         const w = Array.from({ length: 4 * sets }, (_, i) => (i < k ? random() ** 3 : 0));
-        const total = v % 5 === 0 ? 0.9 : 1;
+        const total = v % 5 === 0 ? 0.9 : v % 5 === 3 ? 1 + 1e-4 : 1;
         const s = w.reduce((a, b) => a + b, 0);
         w.forEach((x, i) => (floats[i >> 2][4 * v + (i & 3)] = (x / s) * total));
         sums.push(w.reduce((a, x, i) => a + floats[i >> 2][4 * v + (i & 3)], 0));
@@ -149,12 +150,12 @@ describe('skin weights as normalised 16-bit integers (quantizeWeightSets)', () =
         let sum = 0;
         for (let i = 0; i < 4 * sets; i++) {
           const [x, q] = [floats[i >> 2][4 * v + (i & 3)], shorts[i >> 2][4 * v + (i & 3)]];
-          expect(Math.abs(q - 65535 * x)).toBeLessThan(1);
+          // Within a step of the weight (rescaled to sum 1 where its sum is within 2e-3 of 1).
+          expect(Math.abs(q - (65535 * x) / (v % 5 ? sums[v] : 1))).toBeLessThan(1);
           if (x === 0) expect(q).toBe(0);
           sum += q;
         }
-        expect(sum).toBe(Math.round(65535 * sums[v]));
-        if (v % 5) expect(sum).toBe(65535);
+        expect(sum).toBe(v % 5 ? 65535 : Math.round(65535 * sums[v]));
       }
     }
   });

@@ -30,7 +30,7 @@ import { VERSION } from '../version.js';
 import { COR_ATTRIBUTE, isCageExtras } from './schema.js';
 import { readDeltaMush } from '../methods/ddm/storage.js';
 import { extractAnimations, extractSkeleton, readFloats, skeletonNodes } from './gltf-skeleton.js';
-import { influenceSets } from './gltf-weights.js';
+import { influenceSets, WEIGHT_SUM_TOLERANCE } from './gltf-weights.js';
 import { disposeIfUnused } from './unused.js';
 import { setDdmModel } from '../methods/ddm/data.js';
 
@@ -139,12 +139,6 @@ export const quietLogger: Logger = new (class extends Logger {
     if (!text.startsWith('Some sparse accessors have >50% non-zero elements')) super.warn(text);
   }
 })(Logger.Verbosity.WARN);
-
-/**
- * Weight sums within 1 ± this are read as they are; others are renormalised (with a warning):
- * glTF's own tolerance for normalized integer weights.
- */
-export const WEIGHT_SUM_TOLERANCE = 2e-3;
 
 /**
  * Extracts every skin of `document` with the primitives bound to it.
