@@ -7,7 +7,7 @@
  * after Ctrl+C and replaced its input.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NodeIO } from '@gltf-transform/core';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -115,4 +115,22 @@ describe('long commands stop when told', () => {
     },
     90_000,
   );
+});
+
+describe('a bake stopped once its file is written', () => {
+  it('leaves the output as it was: the file waits in a staging folder while it is measured and validated', async () => {
+    const out = join(tmp.dir, 'kept.glb');
+    writeFileSync(out, 'the previous output');
+    const child = spawn(process.execPath, [join(ROOT, 'bin/corskin.js'), 'bake', YBOT, '--method', 'dqs', '--as', 'helpers', '-o', out], { stdio: 'ignore' }); // prettier-ignore
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    // The staged file exists (`.kept.glb.xxxxxxxx.tmp/kept.glb`): the bake is measuring it.
+    const staged = () => readdirSync(tmp.dir).some((f) => f.startsWith('.kept.glb.') && f.endsWith('.tmp') && existsSync(join(tmp.dir, f, 'kept.glb'))); // prettier-ignore
+    let polls = 0;
+    while (!staged() && child.exitCode === null && polls++ < 3000) await new Promise((r) => setTimeout(r, 10));
+    expect(child.exitCode, 'the bake ended before its file was staged').toBeNull();
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(readFileSync(out, 'utf8')).toBe('the previous output');
+    expect(readdirSync(tmp.dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  }, 60_000);
 });

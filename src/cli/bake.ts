@@ -6,7 +6,8 @@
  * @module
  */
 import { BAKE_METHODS } from '../deformers/registry.js';
-import { rmSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { CorskinError } from '../core/errors.js';
 import type { Deformer } from '../deformers/contract.js';
@@ -30,12 +31,20 @@ import { bakeHelperJointsParallel, createHelperBakeWorkerPool } from '../io/help
 import type { WorkerThreadPool } from '../core/node-worker.js';
 import { bakeMorphTargets, DEFAULT_BAKE_NORMAL_TOLERANCE, DEFAULT_BAKE_TOLERANCE } from '../io/morph-bake.js';
 import { bakeResidualMorphs } from '../io/residual-bake.js';
-import { checkNotOverwritingInput, checkOutputPath } from '../io/files.js';
+import {
+  checkNotOverwritingInput,
+  checkOutputPath,
+  createStaging,
+  inputFiles,
+  keepStaged,
+  removeStaged,
+} from '../io/files.js';
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { describeErrors, validatorErrors } from '../io/validate.js';
 import { UsageError } from './batch.js';
 import type { ValidatorMessage } from 'gltf-validator';
+import type { Document } from '@gltf-transform/core';
 import { removeCageRig } from '../io/cage-gltf.js';
 import { removeShadowedChannels } from '../io/gltf-skeleton.js';
 import { createMethodDeformer, withSimdKernels, type CliMethod } from './method-deformer.js';
@@ -172,7 +181,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   }
   const warnings = skinWarnings(io, input, models.length);
   // Per skin: with helpers, its vertices with more than the bake's influences (`over`).
-  const baked: { model: SkinnedModel; deform: Deformer; lines: string[]; samples?: MethodSamples; over?: number; guard?: 'samples' | 'between' }[] = []; // prettier-ignore
+  const baked: BakedSkin[] = [];
   // Per skin, with progress: the helpers first, then (after the keyframe reduction) the morphs.
   const phase = async <T>(
     model: SkinnedModel,
@@ -293,11 +302,59 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   // A clip that targets a node twice is invalid glTF that players play differently: the bake
   // writes the channel corskin played (the last; see extractAnimations' warning).
   removeShadowedChannels(document);
-  const files = await writeDocument(document, o.output, { compress: o.compress, inputs: [input], force: o.force });
+  // Written to a staging folder beside the output, measured and validated there, and only then
+  // moved into place: a stop or a failure before that leaves the output as it was.
+  const stage = createStaging(o.output);
+  try {
+    await checkStaged(io, o, input, document, baked, inputErrors, warnings, { models, method, rate, withHelpers, stage, start }); // prettier-ignore
+  } finally {
+    removeStaged(stage);
+  }
+}
+
+/** A skin being baked: its deformer by the method, the report's lines, its samples while needed. */
+interface BakedSkin {
+  model: SkinnedModel;
+  deform: Deformer;
+  lines: string[];
+  samples?: MethodSamples;
+  /** With helpers: its vertices with more than the bake's influences. */
+  over?: number;
+  guard?: 'samples' | 'between';
+}
+
+/** What {@link checkStaged} takes of {@link bakeCommand}'s state. */
+interface StagedBake {
+  models: SkinnedModel[];
+  method: CliMethod;
+  rate: number;
+  withHelpers: boolean;
+  stage: string;
+  /** When the command started (`performance.now()`). */
+  start: number;
+}
+
+/**
+ * Writes the bake into its staging folder, reads it back and reports how closely it plays the
+ * method, validates it, and moves it into place.
+ * @throws CorskinError when the baked file has validator errors the input does not have (nothing kept)
+ */
+async function checkStaged(
+  io: Io,
+  o: BakeCommandOptions,
+  input: string,
+  document: Document,
+  baked: BakedSkin[],
+  inputErrors: ValidatorMessage[] | undefined,
+  warnings: ReturnType<typeof skinWarnings>,
+  { models, method, rate, withHelpers, stage, start }: StagedBake,
+): Promise<void> {
+  const staged = join(stage, basename(o.output));
+  const files = await writeDocument(document, staged, { compress: o.compress, inputs: [input], force: true });
 
   // The written file, read back and played by LBS, against the method on the original — or, where
   // its codec reordered or welded the vertices (Draco's edgebreaker), the bake before compression.
-  const written = extractSkinnedModels(await readDocument(o.output), o.output);
+  const written = extractSkinnedModels(await readDocument(staged), o.output);
   let unwritten: SkinnedModel[] | undefined; // the bake before compression, read where needed
   const measures: BakeMeasure[] = [];
   const beyond: (BeyondClipsMeasure | undefined)[] = [];
@@ -387,7 +444,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     // The codes whose count grew (the bake adds no error of its own: it fails if it did).
     let outputErrors: ValidatorMessage[] = [];
     try {
-      outputErrors = (await validatorErrors(o.output)) ?? [];
+      outputErrors = (await validatorErrors(staged)) ?? [];
     } catch (e) {
       io.err(
         `corskin: warning: ${o.output}: the glTF validator could not read the baked file (${(e as Error).message})`,
@@ -400,21 +457,25 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       inInput.set(e.code, left - 1);
       return left <= 0;
     });
-    if (added.length) {
-      // An invalid file is not a bake: removed, as if never written (the measurements above stand).
-      for (const f of files) rmSync(f, { force: true });
+    if (added.length)
+      // An invalid file is not a bake: not kept (the measurements above stand).
       throw new CorskinError(
         `the baked file had ${count(added.length, 'glTF validator error')} the input does not have: ${describeErrors(added)}; nothing written (a bake adds no error: please report it)`,
         o.output,
       );
-    } else if (inputErrors.length)
+    else if (inputErrors.length)
       io.out(
         outputErrors.length
           ? `glTF validator: the baked file keeps ${count(outputErrors.length, 'error')} of the input's: ${describeErrors(outputErrors)}`
           : `glTF validator: the baked file has none of the input's errors`,
       );
   } else io.err('corskin: note: gltf-validator is not installed: the input and the baked file were not validated');
-  const [before, after] = [fileSize(input), fileSize(o.output)];
+  // A .gltf's buffers and images beside it: they must not replace the input's.
+  const folder = dirname(resolve(o.output));
+  for (const f of files.slice(1)) checkNotOverwritingInput(join(folder, basename(f)), [input], !!o.force);
+  const before = inputFiles(input).reduce((t, f) => t + fileSize(f), 0);
+  const after = files.reduce((t, f) => t + fileSize(f), 0);
+  keepStaged(stage, files, folder);
   io.out(
     `wrote ${o.output}: ${mb(after)} (input ${mb(before)}, ${(after / before).toFixed(2)}×)${o.quantize ? ', KHR_mesh_quantization' : ''} in ${((performance.now() - start) / 1000).toFixed(2)} s`,
   );

@@ -77,7 +77,7 @@ export async function runProcess(argv: string[]): Promise<number> {
     if (stopping || code !== undefined) return; // finished: the command exits with its own code
     stopping = true;
     const exit = () => {
-      for (const tmp of temporary) rmSync(tmp, { force: true });
+      for (const tmp of temporary) rmSync(tmp, { recursive: true, force: true });
       for (const output of writtenElsewhere) removeTempFilesOf(output);
       for (const bar of bars.values()) bar.stop();
       if (process.stderr.isTTY) process.stderr.write('\x1b[?25h\x1b[?7h\n');

@@ -5,6 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
+  accessSync,
+  constants,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -48,7 +50,7 @@ const pendingTempFiles = new Set<string>();
  * renamed its temporary file into place already, or never will.
  */
 export function removePendingTempFiles(): void {
-  for (const tmp of pendingTempFiles) rmSync(tmp, { force: true });
+  for (const tmp of pendingTempFiles) rmSync(tmp, { recursive: true, force: true });
   pendingTempFiles.clear();
   for (const path of outputsWrittenElsewhere) removeTempFilesOf(path);
 }
@@ -66,7 +68,46 @@ export function removeTempFilesOf(output: string): void {
     return; // the folder is gone: nothing to remove
   }
   for (const name of names)
-    if (name.startsWith(prefix) && name.endsWith('.tmp')) rmSync(join(dirname(output), name), { force: true });
+    if (name.startsWith(prefix) && name.endsWith('.tmp'))
+      rmSync(join(dirname(output), name), { recursive: true, force: true });
+}
+
+/**
+ * A staging folder beside `output` (`.NAME.xxxxxxxx.tmp`, removed by a signal handler as a
+ * temporary file is), for an output that is checked before it is kept: write it there under its
+ * own name, read it back, then {@link keepStaged} or {@link removeStaged}.
+ * @throws CorskinError naming `output` when its folder refuses it
+ */
+export function createStaging(output: string): string {
+  const stage = join(dirname(output), `.${basename(output)}.${randomBytes(4).toString('hex')}.tmp`);
+  pendingTempFiles.add(stage);
+  tempFileObserver?.(stage, true, 'temporary');
+  try {
+    mkdirSync(stage);
+  } catch (e) {
+    removeStaged(stage);
+    throw new CorskinError(`cannot write: ${(e as Error).message}`, output, { cause: e });
+  }
+  return stage;
+}
+
+/**
+ * Moves the staged `files` (paths in a folder from {@link createStaging}) into `folder`, each
+ * renamed in place (no partial file), and removes the staging folder.
+ * @returns the files' paths in `folder`
+ */
+export function keepStaged(stage: string, files: readonly string[], folder: string): string[] {
+  const kept = files.map((f) => join(folder, basename(f)));
+  files.forEach((f, k) => renameSync(f, kept[k]));
+  removeStaged(stage);
+  return kept;
+}
+
+/** Removes a staging folder from {@link createStaging} and what is left in it. */
+export function removeStaged(stage: string): void {
+  rmSync(stage, { recursive: true, force: true });
+  pendingTempFiles.delete(stage);
+  tempFileObserver?.(stage, false, 'temporary');
 }
 
 /** What a {@link observeTempFiles} observer is told of: a temporary file, or an output a nested thread writes. */
@@ -233,6 +274,11 @@ export function checkOutputPath(path: string, extensions: readonly string[]): vo
   const folder = dirname(resolve(path));
   if (!existsSync(folder)) throw new CorskinError('cannot write: folder does not exist', path);
   if (!statSync(folder).isDirectory()) throw new CorskinError(`cannot write: ${folder} is a file, not a folder`, path);
+  try {
+    accessSync(folder, constants.W_OK);
+  } catch {
+    throw new CorskinError('cannot write: permission denied (its folder)', path);
+  }
 }
 
 /**
