@@ -10,12 +10,9 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { ValidatorMessage } from 'gltf-validator';
 
-/** At most this many issues are reported per file (the validator stops counting there). */
-const MAX_ISSUES = 500;
-
 /**
- * The validator's errors (severity 0) on the `.glb` or `.gltf` file at `path`, its external
- * buffers and images read beside it; undefined when `gltf-validator` is not installed.
+ * The validator's errors (severity 0) on the `.glb` or `.gltf` file at `path`, every one of them,
+ * its external buffers and images read beside it; undefined when `gltf-validator` is not installed.
  * @throws when the file cannot be read
  */
 export async function validatorErrors(path: string): Promise<ValidatorMessage[] | undefined> {
@@ -27,7 +24,7 @@ export async function validatorErrors(path: string): Promise<ValidatorMessage[] 
   }
   const report = await validateBytes(new Uint8Array(await readFile(path)), {
     uri: basename(path),
-    maxIssues: MAX_ISSUES,
+    maxIssues: 0, // every issue: a cap would cut the errors' counts (warnings count towards it)
     writeTimestamp: false,
     externalResourceFunction: async (uri) =>
       new Uint8Array(await readFile(resolve(dirname(path), decodeURIComponent(uri)))),

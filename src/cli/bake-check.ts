@@ -1,0 +1,217 @@
+/**
+ * The end of `corskin bake` (`bake.ts`): the baked file written to a staging folder beside the
+ * output, read back and played by LBS against the method (the report's figures), validated, and
+ * only then moved into place.
+ * @module
+ */
+import { statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { Document } from '@gltf-transform/core';
+import type { ValidatorMessage } from 'gltf-validator';
+import { CorskinError } from '../core/errors.js';
+import type { Deformer } from '../deformers/contract.js';
+import { deformLbs } from '../deformers/lbs.js';
+import {
+  measureBake,
+  measureBeyondClips,
+  NEVER_WORSE_MARGIN,
+  type BakeMeasure,
+  type BeyondClipsMeasure,
+} from '../bake/measure.js';
+import type { MethodSamples } from '../bake/sampling.js';
+import { checkNotOverwritingInput, inputFiles, keepStaged } from '../io/files.js';
+import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
+import { readDocument, writeDocument } from '../io/node-io.js';
+import { describeErrors, validatorErrors } from '../io/validate.js';
+import { simdBoundDeformer } from '../wasm/bound-deformer.js';
+import type { BakeCommandOptions } from './bake.js';
+import type { CliMethod } from './method-deformer.js';
+import type { skinWarnings } from './skin-warnings.js';
+import { progress, type Io } from './ui.js';
+
+/** A skin being baked: its deformer by the method, the report's lines, its samples while needed. */
+export interface BakedSkin {
+  model: SkinnedModel;
+  deform: Deformer;
+  lines: string[];
+  samples?: MethodSamples;
+  /** With helpers: its vertices with more than the bake's influences. */
+  over?: number;
+  guard?: 'samples' | 'between';
+}
+
+/** What {@link checkStaged} takes of the bake's state. */
+export interface StagedBake {
+  models: SkinnedModel[];
+  method: CliMethod;
+  rate: number;
+  withHelpers: boolean;
+  stage: string;
+  /** When the command started (`performance.now()`). */
+  start: number;
+}
+
+/**
+ * Writes the bake into its staging folder, reads it back and reports how closely it plays the
+ * method, validates it, and moves it into place.
+ * @throws CorskinError when the baked file has validator errors the input does not have (nothing kept)
+ */
+export async function checkStaged(
+  io: Io,
+  o: BakeCommandOptions,
+  input: string,
+  document: Document,
+  baked: BakedSkin[],
+  inputErrors: ValidatorMessage[] | undefined,
+  warnings: ReturnType<typeof skinWarnings>,
+  { models, method, rate, withHelpers, stage, start }: StagedBake,
+): Promise<void> {
+  const staged = join(stage, basename(o.output));
+  const files = await writeDocument(document, staged, { compress: o.compress, inputs: [input], force: true });
+
+  // The written file, read back and played by LBS, against the method on the original — or, where
+  // its codec reordered or welded the vertices (Draco's edgebreaker), the bake before compression.
+  const written = extractSkinnedModels(await readDocument(staged), o.output);
+  let unwritten: SkinnedModel[] | undefined; // the bake before compression, read where needed
+  const measures: BakeMeasure[] = [];
+  const beyond: (BeyondClipsMeasure | undefined)[] = [];
+  for (const { model, deform, samples } of baked) {
+    let other = written.find((m) => m.name === model.name) ?? written[models.indexOf(model)];
+    if (other.mesh.positions.length !== model.mesh.positions.length) {
+      io.err(
+        `corskin: note: ${o.output}: ${model.name}: its compression welded ${(model.mesh.positions.length - other.mesh.positions.length) / 3} vertices and reordered them: measured before compression (--no-compress writes the file as measured)`,
+      );
+      unwritten ??= extractSkinnedModels(document, o.output);
+      other = unwritten.find((m) => m.skin === model.skin) ?? other;
+    }
+    const bar = progress(io, `${model.name}: measuring`);
+    try {
+      const lbs = (await simdBoundDeformer('lbs', [model.mesh, other.mesh], deformLbs)).deform;
+      measures.push(measureBake(model, other, deform, rate, { onProgress: bar.update, reference: samples, between: withHelpers, lbs })); // prettier-ignore
+      beyond.push(withHelpers ? measureBeyondClips(model, other, deform, 0.5, lbs) : undefined);
+      baked[measures.length - 1].samples = undefined; // not needed any more
+    } finally {
+      bar.stop();
+    }
+  }
+  const e = (x: number) => x.toExponential(1);
+  const percent = (x: number) => (Math.round(1000 * x) / 10 || 0).toFixed(1); // never "-0.0"
+  baked.forEach(({ lines }, k) => {
+    const m = measures[k];
+    for (const line of lines) io.out(line);
+    const M = method.toUpperCase();
+    io.out(
+      `  at the ${m.samples} samples, per-vertex distance ÷ bounding-box diagonal of the posed mesh: baked file by LBS vs ${M} max ${e(m.max)}, p99 ${e(m.p99)}; plain LBS vs ${M} max ${e(m.lbsMax)}, p99 ${e(m.lbsP99)}`,
+    );
+    // The share of LBS's p99 distance removed (where LBS is not already within the tolerance).
+    const gap = m.lbsP99 > NEVER_WORSE_MARGIN ? 1 - m.p99 / m.lbsP99 : undefined;
+    if (gap !== undefined)
+      io.out(`  removes ${percent(gap)}% of plain LBS's p99 distance to ${M}; max ${(m.max / m.lbsMax).toFixed(2)} of LBS's`); // prettier-ignore
+    const name = baked[k].model.name;
+    const morphs = o.as === 'helpers' ? '; --as helpers+morphs reproduces the method at the samples' : '';
+    // The warnings' common words.
+    const farther = `the baked file plays farther from ${M} than`;
+    const margin = `by more than ${NEVER_WORSE_MARGIN} of the diagonal`;
+    const overVertices = `(its max or p99 over the vertices, ${margin})`;
+    if (m.worseSamples)
+      warnings.add(name, `${farther} plain LBS does at some samples ${overVertices}${morphs}`, `at ${m.worseSamples} of ${m.samples} samples ${farther} plain LBS does ${overVertices}${morphs}`, `${m.worseSamples} of ${m.samples} samples`); // prettier-ignore
+    const h = m.halfway;
+    if (h) {
+      io.out(`  half-way between the samples (where a player at another frame rate interpolates the keys), at ${h.times} times: baked file by LBS vs ${M} max ${e(h.max)}, p99 ${e(h.p99)}; plain LBS vs ${M} max ${e(h.lbsMax)}, p99 ${e(h.lbsP99)}${h.lbsP99 > NEVER_WORSE_MARGIN ? `; removes ${percent(1 - h.p99 / h.lbsP99)}% of it, max ${(h.max / h.lbsMax).toFixed(2)} of LBS's` : ''}`); // prettier-ignore
+      if (h.worseSamples) {
+        const hold = baked[k].guard === 'between' ? '' : o.guard === 'samples' ? ': --guard auto (the default) or between holds the bake there too' : ': --guard between holds the bake there too'; // prettier-ignore
+        const rest = `${farther} plain LBS does (${margin})${hold}${morphs}`;
+        warnings.add(name, `half-way between samples, at some times, ${rest}`, `half-way between samples, at ${h.worseSamples} of ${h.times} times, ${rest}`, `${h.worseSamples} of ${h.times} times`); // prettier-ignore
+      }
+    }
+    const b = beyond[k];
+    if (b) {
+      io.out(`  beyond the clips (the evaluation's stress pose at half amplitude, the helpers at rest on their joints, as under an animation that does not key them): baked file by LBS vs ${M} max ${e(b.max)}, p99 ${e(b.p99)}; plain LBS vs ${M} max ${e(b.lbsMax)}, p99 ${e(b.lbsP99)}`); // prettier-ignore
+      if (!(b.max <= b.lbsMax + NEVER_WORSE_MARGIN && b.p99 <= b.lbsP99 + NEVER_WORSE_MARGIN)) {
+        const text = `beyond the clips ${farther} plain LBS does (at the half stress pose, its max or p99 over the vertices ${margin})${o.beyondClips !== 'lbs' ? ': --beyond-clips lbs plays the input\'s LBS there' : baked[k].over ? ` (its vertices with more than ${o.influences ?? 4} influences were fitted with their ${o.influences ?? 4} heaviest, and play those there)` : ''}`; // prettier-ignore
+        warnings.add(name, text, text);
+      }
+    }
+    if (m.firstSet) {
+      const f = m.firstSet;
+      io.out(
+        `  in an engine that skins 4 influences (three.js's stock GLTFLoader: the first set, renormalised): baked file vs ${M} max ${e(f.max)}, p99 ${e(f.p99)}; the input there max ${e(f.lbsMax)}, p99 ${e(f.lbsP99)}`,
+      );
+      if (f.worseSamples) {
+        const why =
+          withHelpers && o.influences === 8
+            ? ': bake with --influences 4 for such engines'
+            : withHelpers
+              ? ' (vertices that kept their own influences have more than 4)'
+              : ' (the corrections are for all of its influences)';
+        const where = `in an engine that skins 4 influences ${farther} the input does there`;
+        warnings.add(name, `${where} at some samples ${overVertices}${why}`, `${where} at ${f.worseSamples} of ${m.samples} samples ${overVertices}${why}`, `${f.worseSamples} of ${m.samples} samples`); // prettier-ignore
+      }
+    }
+    // One kind for several skins, worst included: "could not" is none of it removed.
+    const lessThanHalf = `the bake removes less than half of plain LBS's p99 distance to ${M}${morphs}`;
+    const removed = Math.round(100 * (gap ?? 0)) || 0;
+    if (gap !== undefined && gap < 0.005)
+      warnings.add(name, lessThanHalf, `the bake could not bring LBS closer to ${M}${morphs}`, 'removes none'); // prettier-ignore
+    else if (gap !== undefined && gap < 0.5)
+      warnings.add(name, lessThanHalf, `the bake removes less than half of plain LBS's p99 distance to ${M} (${removed}%)${morphs}`, `removes ${removed}%`); // prettier-ignore
+  });
+  warnings.flush();
+  if (inputErrors) {
+    // The codes whose count grew (the bake adds no error of its own: it fails if it did).
+    let outputErrors: ValidatorMessage[] = [];
+    try {
+      outputErrors = (await validatorErrors(staged)) ?? [];
+    } catch (e) {
+      io.err(
+        `corskin: warning: ${o.output}: the glTF validator could not read the baked file (${(e as Error).message})`,
+      );
+    }
+    const inInput = new Map<string, number>();
+    for (const e of inputErrors) inInput.set(e.code, (inInput.get(e.code) ?? 0) + 1);
+    const added = outputErrors.filter((e) => {
+      const left = inInput.get(e.code) ?? 0;
+      inInput.set(e.code, left - 1);
+      return left <= 0;
+    });
+    if (added.length)
+      // An invalid file is not a bake: not kept (the measurements above stand).
+      throw new CorskinError(
+        `the baked file had ${count(added.length, 'glTF validator error')} the input does not have: ${describeErrors(added)}; nothing written (a bake adds no error: please report it)`,
+        o.output,
+      );
+    else if (inputErrors.length)
+      io.out(
+        outputErrors.length
+          ? `glTF validator: the baked file keeps ${count(outputErrors.length, 'error')} of the input's: ${describeErrors(outputErrors)}`
+          : `glTF validator: the baked file has none of the input's errors`,
+      );
+  } else io.err('corskin: note: gltf-validator is not installed: the input and the baked file were not validated');
+  // A .gltf's buffers and images beside it: they must not replace the input's.
+  const folder = dirname(resolve(o.output));
+  for (const f of files.slice(1)) checkNotOverwritingInput(join(folder, basename(f)), [input], !!o.force);
+  const before = inputFiles(input).reduce((t, f) => t + fileSize(f), 0);
+  const after = files.reduce((t, f) => t + fileSize(f), 0);
+  keepStaged(stage, files, folder);
+  io.out(
+    `wrote ${o.output}: ${mb(after)} (input ${mb(before)}, ${(after / before).toFixed(2)}×)${o.quantize ? ', KHR_mesh_quantization' : ''} in ${((performance.now() - start) / 1000).toFixed(2)} s`,
+  );
+}
+
+/** Bytes as MB with 2 decimals. */
+export function mb(bytes: number): string {
+  return `${(bytes / 1e6).toFixed(2)} MB`;
+}
+
+/** Size of a file in bytes (0 when unreadable). */
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** `n` things, singular or plural, with thousands separators: "1 helper joint", "1,270 vertices". */
+export const count = (n: number, one: string, many = `${one}s`) =>
+  `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
