@@ -482,6 +482,17 @@ describe('bake --target-positions short: 16-bit target positions, the scale in t
     expect(existsSync(out)).toBe(false);
   });
 
+  it('--quantize with morphs says the targets go dense: the file is larger than the sparse float one', async () => {
+    const [plain, quantized] = ['morphs-float.glb', 'morphs-quantized.glb'].map((f) => join(tmp.dir, f));
+    const args = ['bake', CESIUM_MAN, '--method', 'dqs', '--as', 'morphs', '--rate', '10'];
+    const a = await runCli(...args, '-o', plain);
+    const b = await runCli(...args, '--quantize', '-o', quantized);
+    expect([a.code, b.code]).toEqual([0, 0]);
+    expect(a.stderr).not.toContain('--quantize');
+    expect(b.stderr).toContain('--quantize stores the morph targets dense');
+    expect(statSync(quantized).size).toBeGreaterThan(statSync(plain).size);
+  });
+
   it('quantizeTargets keeps the rounding within the budget at every sample, the largest contributions in float first', () => {
     // Three targets on two vertices (targets 0 and 2 on vertex 0, target 1 on vertex 1, whose
     // skinning stretches farther); sample s weighs target t by W[s][t].

@@ -158,7 +158,10 @@ export function addPoseCommands(program: Command, io: Io): void {
             "helpers: the helpers' rotation keys as short (signed 16-bit normalized, half the bytes; the bake measures and guards the keys as stored; the default) or float",
           ).choices(['short', 'float']),
         )
-        .option('--quantize', 'write with KHR_mesh_quantization (smaller; no longer exact to 1e-5)')
+        .option(
+          '--quantize',
+          'write with KHR_mesh_quantization (a smaller mesh and helper bake; no longer exact to 1e-5; morph targets go dense, larger: for those, --target-positions short)',
+        )
         .option(
           '--threads <n>',
           `helpers: worker threads for the fit; the file is identical for any count (default: all cores from ${AUTO_BAKE_THREADS_FROM.toExponential(0)} (sample, vertex) pairs up, else 1; 1 per file with --jobs above 1)`,
