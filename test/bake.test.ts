@@ -482,6 +482,18 @@ describe('bake --target-positions short: 16-bit target positions, the scale in t
     expect(existsSync(out)).toBe(false);
   });
 
+  it('says when its input is already a corskin bake (its helpers and targets counted)', async () => {
+    const [once, twice] = ['baked-once.glb', 'baked-twice.glb'].map((f) => join(tmp.dir, f));
+    const args = ['--method', 'dqs', '--as', 'helpers+morphs', '--helpers', '1', '--rate', '2'];
+    const a = await runCli('bake', CESIUM_MAN, ...args, '-o', once);
+    expect(a.code, a.stderr).toBe(0);
+    expect(a.stderr).not.toContain('already a corskin bake');
+    const helpers = Number(/(\d+) helper joints? added/.exec(a.stdout)![1]);
+    const targets = Number(/(\d+) residual morph targets/.exec(a.stdout)![1]);
+    const b = await runCli('bake', once, ...args, '-o', twice);
+    expect(b.stderr).toContain(`the input is already a corskin bake (${helpers} helper joints, ${targets} corrective morph targets)`); // prettier-ignore
+  });
+
   it('--quantize with morphs says the targets go dense: the file is larger than the sparse float one', async () => {
     const [plain, quantized] = ['morphs-float.glb', 'morphs-quantized.glb'].map((f) => join(tmp.dir, f));
     const args = ['bake', CESIUM_MAN, '--method', 'dqs', '--as', 'morphs', '--rate', '10'];

@@ -26,6 +26,7 @@ import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
 import { readDocument } from '../io/node-io.js';
 import { describeErrors, validatorErrors } from '../io/validate.js';
 import { UsageError } from './batch.js';
+import type { Document } from '@gltf-transform/core';
 import { removeCageRig } from '../io/cage-gltf.js';
 import { removeShadowedChannels } from '../io/gltf-skeleton.js';
 import { createMethodDeformer, withSimdKernels, type CliMethod } from './method-deformer.js';
@@ -155,6 +156,11 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   if (inputErrors?.length)
     io.err(
       `corskin: warning: ${input}: the input has ${count(inputErrors.length, 'glTF validator error')}: ${describeErrors(inputErrors)}; the bake plays and writes what corskin reads of it`,
+    );
+  const earlier = earlierBake(document);
+  if (earlier)
+    io.err(
+      `corskin: warning: ${input}: the input is already a corskin bake (${earlier}): this bakes the method on the baked rig, not on the original character (bake the original instead)`,
     );
   const animated = models.filter((m) => m.animations.length);
   if (!animated.length)
@@ -310,4 +316,14 @@ function verticesOverInfluences(model: SkinnedModel, k: number): number {
     if (used > k) over++;
   }
   return over;
+}
+
+/** What an earlier `corskin bake` left in `document` (its helper joints, its corrective targets), or undefined. */
+function earlierBake(document: Document): string | undefined {
+  const root = document.getRoot();
+  const helpers = root.listNodes().filter((n) => (n.getExtras() as { corskin?: { helperOf?: unknown } }).corskin?.helperOf !== undefined).length; // prettier-ignore
+  const names = root.listMeshes().flatMap((m) => (m.getExtras() as { targetNames?: unknown }).targetNames);
+  const targets = names.filter((t) => typeof t === 'string' && /^corskin (basis|sample) /.test(t)).length;
+  const parts = [helpers && count(helpers, 'helper joint'), targets && count(targets, 'corrective morph target')].filter(Boolean); // prettier-ignore
+  return parts.length ? parts.join(', ') : undefined;
 }
