@@ -26,7 +26,7 @@ import { readDocument, writeDocument } from '../src/io/node-io.js';
 import { runCli } from './helpers/cli.js';
 import { CESIUM_MAN, SHARED, scratch } from './helpers/data.js';
 import { threePlayer } from './helpers/three-playback.js';
-import { validate } from './helpers/gltf.js';
+import { underRoot, validate } from './helpers/gltf.js';
 
 const FOX = join(SHARED, 'characters', 'Fox.glb');
 const tmp = scratch();
@@ -492,6 +492,24 @@ describe('bake --target-positions short: 16-bit target positions, the scale in t
     const targets = Number(/(\d+) residual morph targets/.exec(a.stdout)![1]);
     const b = await runCli('bake', once, ...args, '-o', twice);
     expect(b.stderr).toContain(`the input is already a corskin bake (${helpers} helper joints, ${targets} corrective morph targets)`); // prettier-ignore
+  });
+
+  it('says when morph targets cannot hold the samples within their 1e-5: a character posed 10,000 units from the origin', async () => {
+    const io = new NodeIO();
+    const doc = await io.read(CESIUM_MAN);
+    await doc.transform(underRoot({ translation: [1e4, 0, 1e4] }));
+    const far = join(tmp.dir, 'far.glb');
+    await io.write(far, doc);
+    const args = ['--method', 'dqs', '--as', 'morphs', '--rate', '10'];
+    const max = (stdout: string) => Number(/baked file by LBS vs DQS max ([\d.e+-]+)/.exec(stdout)![1]);
+    const near = await runCli('bake', CESIUM_MAN, ...args, '-o', join(tmp.dir, 'near-morphs.glb'));
+    const away = await runCli('bake', far, ...args, '-o', join(tmp.dir, 'far-morphs.glb'));
+    expect([near.code, away.code]).toEqual([0, 0]);
+    expect(max(near.stdout)).toBeLessThanOrEqual(1e-5);
+    expect(near.stderr).not.toContain('its morph targets hold');
+    // 32-bit floats 1.4e4 units out step by 1e-3: the method's own result is that coarse there.
+    expect(max(away.stdout)).toBeGreaterThan(1e-4);
+    expect(away.stderr).toMatch(/plays up to [\d.e+-]+ of the diagonal from DQS at the samples, more than the 1\.0e-5 its morph targets hold: the character is posed so far from the origin that 32-bit floats resolve only [\d.e+-]+ of its diagonal/); // prettier-ignore
   });
 
   it('--quantize with morphs says the targets go dense: the file is larger than the sparse float one', async () => {

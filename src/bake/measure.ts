@@ -8,7 +8,7 @@ import { samplePose } from '../core/animation.js';
 import { CorskinError } from '../core/errors.js';
 import { boundingBoxDiagonal, type SkinnedMesh } from '../core/mesh.js';
 import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
-import { skinningMatrices } from '../core/pose.js';
+import { restPose, skinningMatrices } from '../core/pose.js';
 import type { Deformer } from '../deformers/contract.js';
 import { deformLbs as deformLbsJs } from '../deformers/lbs.js';
 import type { SkinnedModel } from '../io/gltf.js';
@@ -33,6 +33,24 @@ export function posedDiagonal(model: SkinnedModel, deform: Deformer): number {
   deform(morphed, S, out);
   const d = boundingBoxDiagonal(out.positions);
   return d > 0 && Number.isFinite(d) ? d : bind;
+}
+
+/**
+ * Half the spacing of 32-bit floats at the largest coordinate of `model` as `deform` poses it at
+ * its first clip's start, ÷ the posed diagonal: how finely posed positions (and so the deformers'
+ * results and the baked file) can be resolved there. About 3e-8 for a character near the origin;
+ * a character posed 10,000 of its diagonals away resolves only about 3e-4.
+ */
+export function posedFloat32Resolution(model: SkinnedModel, deform: Deformer): number {
+  const { mesh, skeleton } = model;
+  const clip = model.animations[0];
+  const S = skinningMatrices(skeleton, clip ? samplePose(skeleton, clip, 0) : restPose(skeleton));
+  const out = { positions: new Float32Array(mesh.positions.length) };
+  deform(mesh, S, out);
+  let reach = 0;
+  for (const x of out.positions) reach = Math.max(reach, Math.abs(x));
+  const diagonal = boundingBoxDiagonal(out.positions);
+  return diagonal > 0 ? (reach * 2 ** -24) / diagonal : 0;
 }
 
 /** What {@link measureBake} found; distances ÷ the diagonal of the original as the method poses it ({@link posedDiagonal}). */

@@ -15,10 +15,12 @@ import {
   measureBake,
   measureBeyondClips,
   NEVER_WORSE_MARGIN,
+  posedFloat32Resolution,
   type BakeMeasure,
   type BeyondClipsMeasure,
 } from '../bake/measure.js';
 import type { MethodSamples } from '../bake/sampling.js';
+import { DEFAULT_BAKE_TOLERANCE } from '../io/morph-bake.js';
 import { checkNotOverwritingInput, inputFiles, keepStaged } from '../io/files.js';
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
@@ -109,6 +111,15 @@ export async function checkStaged(
       io.out(`  removes ${percent(gap)}% of plain LBS's p99 distance to ${M}; max ${(m.max / m.lbsMax).toFixed(2)} of LBS's`); // prettier-ignore
     const name = baked[k].model.name;
     const morphs = o.as === 'helpers' ? '; --as helpers+morphs reproduces the method at the samples' : '';
+    // Morph targets hold every sample within twice their tolerance (1e-5 by default); where the
+    // measure says otherwise, what may be the cause.
+    const hold = 2 * (o.tolerance ?? DEFAULT_BAKE_TOLERANCE);
+    if (o.as !== 'helpers' && !o.quantize && m.max > 1.5 * hold) {
+      const r = posedFloat32Resolution(baked[k].model, baked[k].deform);
+      const why = r > hold / 8 ? `: the character is posed so far from the origin that 32-bit floats resolve only ${e(r)} of its diagonal there, in the method's own result as in the file (moved nearer the origin it bakes exactly)` : ''; // prettier-ignore
+      const text = `the baked file plays up to ${e(m.max)} of the diagonal from ${M} at the samples, more than the ${e(hold)} its morph targets hold${why}`; // prettier-ignore
+      warnings.add(name, text, text);
+    }
     // The warnings' common words.
     const farther = `the baked file plays farther from ${M} than`;
     const margin = `by more than ${NEVER_WORSE_MARGIN} of the diagonal`;
