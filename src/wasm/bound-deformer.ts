@@ -10,6 +10,7 @@ import { CorskinError } from '../core/errors.js';
 import { boundingBoxDiagonal, type SkinnedMesh } from '../core/mesh.js';
 import type { Deformer, DeformTarget } from '../deformers/contract.js';
 import { createSimdDeformer, type SimdDeformer, type SimdSkinningMethod } from './simd-skinning.js';
+import { copyPosed } from './instance.js';
 
 /**
  * How far (÷ the bounding-box diagonal of the posed positions) the kernels may be from the
@@ -52,11 +53,16 @@ export async function simdBoundDeformer(
     const k = kernels.get(mesh);
     if (!k) return fallback(mesh, skinning, out);
     if (k.checked) return k.simd.deform(skinning, out);
-    // The first frame: both, compared.
+    // The first frame: both, compared; where they agree, the kernels' result, as every later
+    // frame's (a static clip's first sample would otherwise differ from the rest by float32
+    // rounding, and a helper bake fitted an ill-determined helper differently there).
     fallback(mesh, skinning, out);
     k.simd.deform(skinning);
-    if (maxDistance(k.simd.output, out) <= SIMD_AGREEMENT * boundingBoxDiagonal(out.positions)) k.checked = true;
-    else kernels.delete(mesh);
+    if (maxDistance(k.simd.output, out) > SIMD_AGREEMENT * boundingBoxDiagonal(out.positions)) kernels.delete(mesh);
+    else {
+      k.checked = true;
+      copyPosed(k.simd.output, out);
+    }
   };
   return { deform, bound: () => kernels.size };
 }
