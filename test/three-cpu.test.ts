@@ -4,7 +4,7 @@
  * stand-in's per-frame hook is called as a renderer calls it), the stand-in's positions at a clip
  * time are the method as corskin's own reader, pose and JavaScript deformer compute it then.
  */
-import { NodeIO } from '@gltf-transform/core';
+import { NodeIO, type Transform } from '@gltf-transform/core';
 import * as THREE from 'three';
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { describe, expect, it } from 'vitest';
@@ -16,28 +16,52 @@ import { createDeltaMushDeformer } from '../src/methods/dm/deformer.js';
 import type { Deformer } from '../src/deformers/contract.js';
 import { deform } from '../src/deformers/index.js';
 import { createStretchDeformer, stretchRigFromSkeleton } from '../src/deformers/stretch.js';
-import { cpuStandIn, useSkinningMethod, type ThreeSkinningMethod } from '../src/three/index.js';
+import { cpuStandIn, skeletonFromThree, useSkinningMethod, type ThreeSkinningMethod } from '../src/three/index.js';
+import { stressPose } from '../src/evaluation/stress-pose.js';
 import { CESIUM_MAN } from './helpers/data.js';
+import { underRoot } from './helpers/gltf.js';
 
 /**
  * The world positions of CesiumMan's stand-in under `method` (three.js's GLTFLoader, the clip at
  * `time`, the stand-in's per-frame hook called as WebGLRenderer calls it).
  */
-async function standInPositions(method: ThreeSkinningMethod, parameters: Record<string, unknown>, time: number) {
+async function standInPositions(
+  method: ThreeSkinningMethod,
+  parameters: Record<string, unknown>,
+  time: number,
+  variant?: Transform,
+): Promise<Float32Array> {
+  return (await posedStandIn(method, parameters, time, variant)).world;
+}
+
+/** {@link standInPositions}, with the stand-in itself. */
+async function posedStandIn(
+  method: ThreeSkinningMethod,
+  parameters: Record<string, unknown>,
+  time: number,
+  variant?: Transform,
+): Promise<{ world: Float32Array; standIn: THREE.Mesh }> {
   const io = new NodeIO();
   const doc = await io.read(CESIUM_MAN);
+  if (variant) await doc.transform(variant);
   for (const t of doc.getRoot().listTextures()) t.dispose(); // no image decoding in Node
   const bytes = await io.writeBinary(doc);
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   const gltf = await new Promise<GLTF>((res, rej) => new GLTFLoader().parse(buffer, '', res, rej));
-  const mixer = new THREE.AnimationMixer(gltf.scene);
-  mixer.clipAction(gltf.animations[0]).play();
-  mixer.setTime(time);
-  gltf.scene.updateMatrixWorld(true);
   let mesh: THREE.SkinnedMesh | undefined;
   gltf.scene.traverse((o) => {
     if ((o as THREE.SkinnedMesh).isSkinnedMesh) mesh = o as THREE.SkinnedMesh;
   });
+  if (time >= 0) {
+    const mixer = new THREE.AnimationMixer(gltf.scene);
+    mixer.clipAction(gltf.animations[0]).play();
+    mixer.setTime(time);
+  } else {
+    // The evaluation's stress pose at amplitude −time, as the viewer poses it.
+    const rotations = stressPose(skeletonFromThree(mesh!), -time).rotations;
+    mesh!.skeleton.bones.forEach((b, j) => b.quaternion.fromArray(rotations, 4 * j));
+  }
+  gltf.scene.updateMatrixWorld(true);
   await useSkinningMethod(gltf.scene, method, { parameters });
   const standIn = cpuStandIn(mesh!)!;
   expect(standIn).toBeDefined();
@@ -52,7 +76,7 @@ async function standInPositions(method: ThreeSkinningMethod, parameters: Record<
     v.fromBufferAttribute(local, i)
       .applyMatrix4(standIn.matrixWorld)
       .toArray(world, 3 * i);
-  return world;
+  return { world, standIn };
 }
 
 /** The positions `deformer` poses `mesh` at (skinning matrices S). */
@@ -110,6 +134,39 @@ describe('corskin/three, a method on the CPU', () => {
       expect(relativeError(actual, deform('dqs', model.mesh, S).positions)).toBeGreaterThan(1e-4);
     },
   );
+
+  it.each(['sbs', 'lms', 'stretch'] as const)(
+    '%s on CesiumMan under a mirroring node: the stand-in is the mirror image of the plain one',
+    async (method) => {
+      for (const time of [0.8, -1]) {
+        const plain = await standInPositions(method, {}, time);
+        const mirrored = await standInPositions(method, {}, time, underRoot({ scale: [-1, 1, 1] }));
+        for (let i = 0; i < plain.length; i += 3) plain[i] = -plain[i];
+        expect(relativeError(mirrored, plain), `${time}`).toBeLessThan(1e-5);
+      }
+    },
+  );
+
+  it('the stand-in of a mirrored mesh shows its outside: its triangles turn the way its posed normals point', async () => {
+    // Posed in world space under the identity, a mirrored mesh's triangles would face inwards
+    // (three.js turns them over only by the model matrix's determinant): drawn inside out.
+    for (const variant of [undefined, underRoot({ scale: [-1, 1, 1] })]) {
+      const { world, standIn } = await posedStandIn('sbs', {}, 0.8, variant);
+      const index = standIn.geometry.getIndex()!;
+      const normals = standIn.geometry.getAttribute('normal');
+      let agree = 0;
+      const [a, b, c, n, e, f] = Array.from({ length: 6 }, () => new THREE.Vector3());
+      for (let k = 0; k < index.count; k += 3) {
+        a.fromArray(world, 3 * index.getX(k));
+        b.fromArray(world, 3 * index.getX(k + 1));
+        c.fromArray(world, 3 * index.getX(k + 2));
+        f.crossVectors(e.subVectors(b, a), n.subVectors(c, a));
+        n.fromBufferAttribute(normals, index.getX(k));
+        if (f.dot(n) > 0) agree++;
+      }
+      expect(agree / (index.count / 3), variant ? 'mirrored' : 'plain').toBeGreaterThan(0.95);
+    }
+  });
 
   it('two switches in a row (the first still being prepared): one stand-in, the later switch’s', async () => {
     const io = new NodeIO();

@@ -12,7 +12,14 @@
  *
  * @module
  */
-import { BufferAttribute, DynamicDrawUsage, Mesh, type SkinnedMesh, type WebGLRenderer } from 'three';
+import {
+  BufferAttribute,
+  DynamicDrawUsage,
+  Mesh,
+  type BufferGeometry,
+  type SkinnedMesh,
+  type WebGLRenderer,
+} from 'three';
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh as CorskinMesh } from '../core/mesh.js';
 import type { Skeleton } from '../core/skeleton.js';
@@ -58,6 +65,11 @@ export async function useCpuMethod(
   if (mesh.userData[SWITCH_KEY] !== switchNumber) return;
   if (!mesh.parent) throw needsParent();
   const geometry = mesh.geometry.clone();
+  // A mesh under a mirroring node: three.js turns its triangles' winding over by its model
+  // matrix's determinant, and the stand-in, posed in world space under the identity, would show
+  // its inside; its triangles are turned over instead.
+  mesh.updateWorldMatrix(true, false);
+  if (mesh.matrixWorld.determinant() < 0) turnTrianglesOver(geometry);
   const out: DeformTarget = { positions: new Float32Array(data.positions.length) };
   const position = new BufferAttribute(out.positions, 3).setUsage(DynamicDrawUsage);
   geometry.setAttribute('position', position);
@@ -182,4 +194,17 @@ export function restoreCpu(mesh: SkinnedMesh): void {
   state.proxy.geometry.dispose();
   mesh.visible = state.visible;
   delete mesh.userData[CPU_KEY];
+}
+
+/** Reverses the winding of every triangle of `geometry` (indexed or not), in place. */
+function turnTrianglesOver(geometry: BufferGeometry): void {
+  const index = geometry.getIndex();
+  const count = index ? index.count : geometry.getAttribute('position').count;
+  const flipped = new Uint32Array(count);
+  for (let k = 0; k + 2 < count; k += 3) {
+    flipped[k] = index ? index.getX(k) : k;
+    flipped[k + 1] = index ? index.getX(k + 2) : k + 2;
+    flipped[k + 2] = index ? index.getX(k + 1) : k + 1;
+  }
+  geometry.setIndex(new BufferAttribute(flipped, 1));
 }
