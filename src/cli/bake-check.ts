@@ -113,11 +113,11 @@ export async function checkStaged(
     const morphs = o.as === 'helpers' ? '; --as helpers+morphs reproduces the method at the samples' : '';
     // Morph targets hold every sample within twice their tolerance (1e-5 by default); where the
     // measure says otherwise, what may be the cause.
-    const hold = 2 * (o.tolerance ?? DEFAULT_BAKE_TOLERANCE);
-    if (o.as !== 'helpers' && !o.quantize && m.max > 1.5 * hold) {
+    const promised = 2 * (o.tolerance ?? DEFAULT_BAKE_TOLERANCE);
+    if (o.as !== 'helpers' && !o.quantize && m.max > 1.5 * promised) {
       const r = posedFloat32Resolution(baked[k].model, baked[k].deform);
-      const why = r > hold / 8 ? `: the character is posed so far from the origin that 32-bit floats resolve only ${e(r)} of its diagonal there, in the method's own result as in the file (moved nearer the origin it bakes exactly)` : ''; // prettier-ignore
-      const text = `the baked file plays up to ${e(m.max)} of the diagonal from ${M} at the samples, more than the ${e(hold)} its morph targets hold${why}`; // prettier-ignore
+      const why = r > promised / 8 ? `: the character is posed so far from the origin that 32-bit floats resolve only ${e(r)} of its diagonal there, in the method's own result as in the file (moved nearer the origin it bakes exactly)` : ''; // prettier-ignore
+      const text = `the baked file plays up to ${e(m.max)} of the diagonal from ${M} at the samples, more than the ${e(promised)} its morph targets hold${why}`; // prettier-ignore
       warnings.add(name, text, text);
     }
     // The warnings' common words.
@@ -185,13 +185,13 @@ export async function checkStaged(
       inInput.set(e.code, left - 1);
       return left <= 0;
     });
+    // An invalid file is not a bake: not kept (the measurements above stand).
     if (added.length)
-      // An invalid file is not a bake: not kept (the measurements above stand).
       throw new CorskinError(
         `the baked file had ${count(added.length, 'glTF validator error')} the input does not have: ${describeErrors(added)}; nothing written (a bake adds no error: please report it)`,
         o.output,
       );
-    else if (inputErrors.length)
+    if (inputErrors.length)
       io.out(
         outputErrors.length
           ? `glTF validator: the baked file keeps ${count(outputErrors.length, 'error')} of the input's: ${describeErrors(outputErrors)}`
