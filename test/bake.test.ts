@@ -8,7 +8,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { NodeIO } from '@gltf-transform/core';
+import { NodeIO, type Document } from '@gltf-transform/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { samplePose } from '../src/core/animation.js';
 import { boundingBoxDiagonal } from '../src/core/mesh.js';
@@ -494,22 +494,44 @@ describe('bake --target-positions short: 16-bit target positions, the scale in t
     expect(b.stderr).toContain(`the input is already a corskin bake (${helpers} helper joints, ${targets} corrective morph targets)`); // prettier-ignore
   });
 
-  it('says when morph targets cannot hold the samples within their 1e-5: a character posed 10,000 units from the origin', async () => {
+  it('bakes a character animated 10,000 units from the origin as at the origin, and says when a mesh stored that far cannot be', async () => {
     const io = new NodeIO();
-    const doc = await io.read(CESIUM_MAN);
-    await doc.transform(underRoot({ translation: [1e4, 0, 1e4] }));
-    const far = join(tmp.dir, 'far.glb');
-    await io.write(far, doc);
+    const write = async (name: string, edit: (doc: Document) => unknown) => {
+      const doc = await io.read(CESIUM_MAN);
+      await edit(doc);
+      const path = join(tmp.dir, name);
+      await io.write(path, doc);
+      return path;
+    };
+    // Posed far away: a root node 10,000 units out.
+    const far = await write('far.glb', (doc) => doc.transform(underRoot({ translation: [1e4, 0, 1e4] })));
+    // Stored far away: the vertices 10,000 units out in bind space, the inverse bind matrices
+    // taking them back (IBM · T(−d)): the same posed character, its positions resolved to ~1e-3.
+    const stored = await write('stored-far.glb', (doc) => {
+      const d = 1e4;
+      const prim = doc.getRoot().listMeshes()[0].listPrimitives()[0];
+      const positions = prim.getAttribute('POSITION')!.getArray()!.slice();
+      for (let i = 0; i < positions.length; i += 3) positions[i] += d;
+      prim.getAttribute('POSITION')!.setArray(positions);
+      const ibm = doc.getRoot().listSkins()[0].getInverseBindMatrices()!;
+      const m = ibm.getArray()!.slice();
+      for (let o = 0; o < m.length; o += 16) for (let r = 0; r < 3; r++) m[o + 12 + r] -= m[o + r] * d;
+      ibm.setArray(m);
+    });
     const args = ['--method', 'dqs', '--as', 'morphs', '--rate', '10'];
     const max = (stdout: string) => Number(/baked file by LBS vs DQS max ([\d.e+-]+)/.exec(stdout)![1]);
-    const near = await runCli('bake', CESIUM_MAN, ...args, '-o', join(tmp.dir, 'near-morphs.glb'));
-    const away = await runCli('bake', far, ...args, '-o', join(tmp.dir, 'far-morphs.glb'));
-    expect([near.code, away.code]).toEqual([0, 0]);
-    expect(max(near.stdout)).toBeLessThanOrEqual(1e-5);
-    expect(near.stderr).not.toContain('its morph targets hold');
-    // 32-bit floats 1.4e4 units out step by 1e-3: the method's own result is that coarse there.
-    expect(max(away.stdout)).toBeGreaterThan(1e-4);
-    expect(away.stderr).toMatch(/plays up to [\d.e+-]+ of the diagonal from DQS at the samples, more than the 1\.0e-5 its morph targets hold: the character is posed so far from the origin that 32-bit floats resolve only [\d.e+-]+ of its diagonal/); // prettier-ignore
+    const [near, away, kept] = [CESIUM_MAN, far, stored].map((f, k) => join(tmp.dir, `distance-${k}.glb`));
+    const runs = [await runCli('bake', CESIUM_MAN, ...args, '-o', near), await runCli('bake', far, ...args, '-o', away), await runCli('bake', stored, ...args, '-o', kept)]; // prettier-ignore
+    expect(runs.map((r) => r.code)).toEqual([0, 0, 0]);
+    // The bake samples about the first joint: the far character's targets are the near one's.
+    for (const r of runs.slice(0, 2)) {
+      expect(max(r.stdout)).toBeLessThanOrEqual(1e-5);
+      expect(r.stderr).not.toContain('its morph targets hold');
+    }
+    expect(Math.abs(statSync(away).size / statSync(near).size - 1)).toBeLessThan(0.02);
+    // 32-bit floats 10,000 units out step by 1e-3: the method's own result is that coarse there.
+    expect(max(runs[2].stdout)).toBeGreaterThan(1e-4);
+    expect(runs[2].stderr).toMatch(/plays up to [\d.e+-]+ of the diagonal from DQS at the samples, more than the 1\.0e-5 its morph targets hold: its vertices lie so far from the origin of their space that 32-bit floats resolve only [\d.e+-]+ of its diagonal/); // prettier-ignore
   });
 
   it('--quantize with morphs says the targets go dense: the file is larger than the sparse float one', async () => {

@@ -12,7 +12,7 @@ import { restPose, skinningMatrices } from '../core/pose.js';
 import type { Deformer } from '../deformers/contract.js';
 import { deformLbs as deformLbsJs } from '../deformers/lbs.js';
 import type { SkinnedModel } from '../io/gltf.js';
-import { bakeCheckTimes, bakeSampleTimes, DEFAULT_BAKE_RATE } from './samples.js';
+import { bakeCheckTimes, bakeSampleTimes, bakeSkinningMatrices, DEFAULT_BAKE_RATE } from './samples.js';
 import type { MethodSamples } from './sampling.js';
 import { stressPose } from '../evaluation/stress-pose.js';
 
@@ -36,19 +36,21 @@ export function posedDiagonal(model: SkinnedModel, deform: Deformer): number {
 }
 
 /**
- * Half the spacing of 32-bit floats at the largest coordinate of `model` as `deform` poses it at
- * its first clip's start, ÷ the posed diagonal: how finely posed positions (and so the deformers'
- * results and the baked file) can be resolved there. About 3e-8 for a character near the origin;
- * a character posed 10,000 of its diagonals away resolves only about 3e-4.
+ * Half the spacing of 32-bit floats at the largest coordinate of `model`, in bind space or as
+ * the bake samples it posed at its first clip's start (`bakeSkinningMatrices`: about its first
+ * joint), ÷ the posed diagonal: how finely its positions, and so the methods' results and the
+ * baked file, are resolved. About 3e-8 for a mesh stored about its origin; CesiumMan's vertices
+ * stored 10,000 units from theirs resolve only about 3e-4.
  */
-export function posedFloat32Resolution(model: SkinnedModel, deform: Deformer): number {
+export function float32Resolution(model: SkinnedModel, deform: Deformer): number {
   const { mesh, skeleton } = model;
   const clip = model.animations[0];
-  const S = skinningMatrices(skeleton, clip ? samplePose(skeleton, clip, 0) : restPose(skeleton));
+  const S = bakeSkinningMatrices(skeleton, clip ? samplePose(skeleton, clip, 0) : restPose(skeleton), boundingBoxDiagonal(mesh.positions)); // prettier-ignore
   const out = { positions: new Float32Array(mesh.positions.length) };
   deform(mesh, S, out);
   let reach = 0;
   for (const x of out.positions) reach = Math.max(reach, Math.abs(x));
+  for (const x of mesh.positions) reach = Math.max(reach, Math.abs(x));
   const diagonal = boundingBoxDiagonal(out.positions);
   return diagonal > 0 ? (reach * 2 ** -24) / diagonal : 0;
 }
@@ -145,6 +147,7 @@ export function measureBake(
       `${original.name}: the baked skin has ${baked.mesh.positions.length / 3} vertices, the original ${n}`,
     );
   const diagonal = posedDiagonal(original, deform);
+  const extent = boundingBoxDiagonal(original.mesh.positions); // one for both skeletons (bakeSkinningMatrices)
   const clips = original.animations.map((clip) => {
     const other = baked.animations.find((c) =>
       clip.source !== undefined ? c.source === clip.source : c.name === clip.name,
@@ -189,7 +192,8 @@ export function measureBake(
       const fromReference = !!reference && (!halves || !isHalf);
       // The original at this sample, posed and morphed once, where needed.
       let [S, m]: [Float64Array?, SkinnedMesh?] = [];
-      const matrices = () => (S ??= skinningMatrices(original.skeleton, samplePose(original.skeleton, clip, t)));
+      const matrices = () =>
+        (S ??= bakeSkinningMatrices(original.skeleton, samplePose(original.skeleton, clip, t), extent));
       const morphed = () => (m ??= applyMorphTargets(original.mesh, original.morphGroups, sampleMorphWeights(original.morphGroups, clip.morphChannels ?? [], t))); // prettier-ignore
       if (fromReference) {
         method.positions = reference.targets[r];
@@ -200,7 +204,7 @@ export function measureBake(
         deform(morphed(), matrices(), method);
         deformLbs(morphed(), matrices(), lbs);
       }
-      const B = skinningMatrices(baked.skeleton, samplePose(baked.skeleton, other, t));
+      const B = bakeSkinningMatrices(baked.skeleton, samplePose(baked.skeleton, other, t), extent);
       const bakedWeights = sampleMorphWeights(baked.morphGroups, other.morphChannels ?? [], t);
       const morphedBaked = applyMorphTargets(baked.mesh, baked.morphGroups, bakedWeights);
       /** The distances of positions P to the method's at this sample, into `errors`: their max and p99. */
@@ -286,8 +290,9 @@ export function measureBeyondClips(
   if (baked.mesh.positions.length !== 3 * n)
     throw new CorskinError(`${original.name}: the baked skin has ${baked.mesh.positions.length / 3} vertices, the original ${n}`); // prettier-ignore
   const diagonal = posedDiagonal(original, deform);
-  const S = skinningMatrices(original.skeleton, stressPose(original.skeleton, amplitude));
-  const B = skinningMatrices(baked.skeleton, stressPose(baked.skeleton, amplitude));
+  const extent = boundingBoxDiagonal(original.mesh.positions);
+  const S = bakeSkinningMatrices(original.skeleton, stressPose(original.skeleton, amplitude), extent);
+  const B = bakeSkinningMatrices(baked.skeleton, stressPose(baked.skeleton, amplitude), extent);
   const [method, plain, played] = [0, 1, 2].map(() => ({ positions: new Float32Array(3 * n) }));
   deform(original.mesh, S, method);
   lbs(original.mesh, S, plain);

@@ -6,11 +6,11 @@
  */
 import { samplePose, type AnimationClip } from '../core/animation.js';
 import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
-import { skinningMatrices } from '../core/pose.js';
+import { boundingBoxDiagonal } from '../core/mesh.js';
 import type { Deformer } from '../deformers/contract.js';
 import { deformLbs as deformLbsJs } from '../deformers/lbs.js';
 import type { SkinnedModel } from '../io/gltf.js';
-import { bakeCheckTimes, bakeSampleTimes, checkBakeSize } from './samples.js';
+import { bakeCheckTimes, bakeSampleTimes, bakeSkinningMatrices, checkBakeSize } from './samples.js';
 
 /**
  * A skin's clips sampled: per sample s (clip after clip, each at `bakeSampleTimes`, or at
@@ -75,10 +75,11 @@ export function sampleMethod(
   const total = clips.reduce((t, c) => t + c.times.length, 0);
   checkBakeSize(total, n, between);
   const out: MethodSamples = { clips, rest: [], targets: [], lbs: [], fixed: [], rate, between };
+  const extent = boundingBoxDiagonal(mesh.positions);
   for (const { clip, times } of clips)
     for (const t of times) {
       options.signal?.throwIfAborted();
-      const S = skinningMatrices(skeleton, samplePose(skeleton, clip, t));
+      const S = bakeSkinningMatrices(skeleton, samplePose(skeleton, clip, t), extent);
       const morphed = morphGroups.length
         ? applyMorphTargets(mesh, morphGroups, sampleMorphWeights(morphGroups, clip.morphChannels ?? [], t))
         : mesh;

@@ -15,7 +15,7 @@ import {
   measureBake,
   measureBeyondClips,
   NEVER_WORSE_MARGIN,
-  posedFloat32Resolution,
+  float32Resolution,
   type BakeMeasure,
   type BeyondClipsMeasure,
 } from '../bake/measure.js';
@@ -115,8 +115,8 @@ export async function checkStaged(
     // measure says otherwise, what may be the cause.
     const promised = 2 * (o.tolerance ?? DEFAULT_BAKE_TOLERANCE);
     if (o.as !== 'helpers' && !o.quantize && m.max > 1.5 * promised) {
-      const r = posedFloat32Resolution(baked[k].model, baked[k].deform);
-      const why = r > promised / 8 ? `: the character is posed so far from the origin that 32-bit floats resolve only ${e(r)} of its diagonal there, in the method's own result as in the file (moved nearer the origin it bakes exactly)` : ''; // prettier-ignore
+      const r = float32Resolution(baked[k].model, baked[k].deform);
+      const why = r > promised / 8 ? `: its vertices lie so far from the origin of their space that 32-bit floats resolve only ${e(r)} of its diagonal there, in the method's own result as in the file (stored about their origin, they bake exactly)` : ''; // prettier-ignore
       const text = `the baked file plays up to ${e(m.max)} of the diagonal from ${M} at the samples, more than the ${e(promised)} its morph targets hold${why}`; // prettier-ignore
       warnings.add(name, text, text);
     }

@@ -54,13 +54,13 @@ import { KHRMeshQuantization } from '@gltf-transform/extensions';
 import { samplePose } from '../core/animation.js';
 import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
 import { CorskinError } from '../core/errors.js';
-import { skinningMatrices } from '../core/pose.js';
+import { boundingBoxDiagonal } from '../core/mesh.js';
 import type { Deformer } from '../deformers/contract.js';
 import { accessorBytes, type SkinnedModel } from './gltf.js';
 import { clipAnimation } from './gltf-skeleton.js';
 import { renormalizeWeightAccessors, sortInfluencesHeaviestFirst } from './gltf-weights.js';
 import { posedDiagonal } from '../bake/measure.js';
-import { bakeSampleTimes, checkBakeSize, DEFAULT_BAKE_RATE } from '../bake/samples.js';
+import { bakeSampleTimes, bakeSkinningMatrices, checkBakeSize, DEFAULT_BAKE_RATE } from '../bake/samples.js';
 import { correctionBasis } from '../bake/morph-basis.js';
 import { correction, type CorrectionBounds } from '../bake/morph-correction.js';
 import { quantizeTargets } from '../bake/target-quantization.js';
@@ -198,6 +198,7 @@ export function bakeMorphTargets(
     tangents: withTangents ? new Float32Array(4 * n) : undefined,
   };
   const limits = { position: tolerance * posedDiagonal(model, deform), direction: normalTolerance };
+  const extent = boundingBoxDiagonal(mesh.positions);
   const sampleTimes = model.animations.map((clip) => bakeSampleTimes(clip.duration, rate, `clip "${clip.name}"`));
   const total = sampleTimes.reduce((s, times) => s + times.length, 0);
   checkBakeSize(total, n);
@@ -210,7 +211,7 @@ export function bakeMorphTargets(
   const clips = model.animations.map((clip, c) => {
     const times = sampleTimes[c];
     const corrections = Array.from(times, (t) => {
-      const S = skinningMatrices(skeleton, samplePose(skeleton, clip, t));
+      const S = bakeSkinningMatrices(skeleton, samplePose(skeleton, clip, t), extent);
       const weights = sampleMorphWeights(morphGroups, clip.morphChannels ?? [], t);
       const morphed = applyMorphTargets(mesh, morphGroups, weights);
       deform(morphed, S, out);
