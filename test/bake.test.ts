@@ -529,6 +529,10 @@ describe('bake --target-positions short: 16-bit target positions, the scale in t
       expect(r.stderr).not.toContain('its morph targets hold');
     }
     expect(Math.abs(statSync(away).size / statSync(near).size - 1)).toBeLessThan(0.02);
+    // --quantize rewrites the inverse bind matrices: the baked skeleton is moved as the original.
+    const quantized = [await runCli('bake', CESIUM_MAN, ...args, '--quantize', '-o', join(tmp.dir, 'q-near.glb')), await runCli('bake', far, ...args, '--quantize', '-o', join(tmp.dir, 'q-far.glb'))]; // prettier-ignore
+    expect(quantized.map((r) => r.code)).toEqual([0, 0]);
+    expect(max(quantized[1].stdout)).toBeLessThan(2 * max(quantized[0].stdout));
     // 32-bit floats 10,000 units out step by 1e-3: the method's own result is that coarse there.
     expect(max(runs[2].stdout)).toBeGreaterThan(1e-4);
     expect(runs[2].stderr).toMatch(/plays up to [\d.e+-]+ of the diagonal from DQS at the samples, more than the 1\.0e-5 its morph targets hold: its vertices lie so far from the origin of their space that 32-bit floats resolve only [\d.e+-]+ of its diagonal/); // prettier-ignore

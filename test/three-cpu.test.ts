@@ -168,6 +168,33 @@ describe('corskin/three, a method on the CPU', () => {
     }
   });
 
+  it('a stand-in whose mesh is mirrored after the switch turns its triangles over on the next frame', async () => {
+    const { world, standIn } = await posedStandIn('sbs', {}, 0.8);
+    const root = standIn.parent!;
+    const faced = (positions: Float32Array) => {
+      const index = standIn.geometry.getIndex()!;
+      const normals = standIn.geometry.getAttribute('normal');
+      const [a, b, c, n, e, f] = Array.from({ length: 6 }, () => new THREE.Vector3());
+      let agree = 0;
+      for (let k = 0; k < index.count; k += 3) {
+        a.fromArray(positions, 3 * index.getX(k));
+        b.fromArray(positions, 3 * index.getX(k + 1));
+        c.fromArray(positions, 3 * index.getX(k + 2));
+        f.crossVectors(e.subVectors(b, a), n.subVectors(c, a));
+        if (f.dot(n.fromBufferAttribute(normals, index.getX(k))) > 0) agree++;
+      }
+      return agree / (index.count / 3);
+    };
+    expect(faced(world)).toBeGreaterThan(0.95);
+    // The character turned to face the other way by a mirroring parent, as a game may do.
+    root.scale.x = -1;
+    root.updateMatrixWorld(true);
+    const renderer = { info: { render: { frame: 2 }, autoReset: true } } as unknown as THREE.WebGLRenderer;
+    standIn.onBeforeRender(renderer, new THREE.Scene(), new THREE.Camera(), standIn.geometry, standIn.material as THREE.Material, null as never); // prettier-ignore
+    const mirrored = Float32Array.from(standIn.geometry.getAttribute('position').array as Float32Array);
+    expect(faced(mirrored)).toBeGreaterThan(0.95);
+  });
+
   it('two switches in a row (the first still being prepared): one stand-in, the later switch’s', async () => {
     const io = new NodeIO();
     const doc = await io.read(CESIUM_MAN);

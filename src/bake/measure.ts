@@ -12,7 +12,14 @@ import { restPose, skinningMatrices } from '../core/pose.js';
 import type { Deformer } from '../deformers/contract.js';
 import { deformLbs as deformLbsJs } from '../deformers/lbs.js';
 import type { SkinnedModel } from '../io/gltf.js';
-import { bakeCheckTimes, bakeSampleTimes, bakeSkinningMatrices, DEFAULT_BAKE_RATE } from './samples.js';
+import {
+  bakeCheckTimes,
+  bakeSampleTimes,
+  bakeSkinningMatrices,
+  DEFAULT_BAKE_RATE,
+  farShift,
+  shiftSkinning,
+} from './samples.js';
 import type { MethodSamples } from './sampling.js';
 import { stressPose } from '../evaluation/stress-pose.js';
 
@@ -190,10 +197,13 @@ export function measureBake(
       const isHalf = between && k % 2 === 1;
       const s = isHalf ? samplesTotal + half++ : sample++;
       const fromReference = !!reference && (!halves || !isHalf);
-      // The original at this sample, posed and morphed once, where needed.
-      let [S, m]: [Float64Array?, SkinnedMesh?] = [];
-      const matrices = () =>
-        (S ??= bakeSkinningMatrices(original.skeleton, samplePose(original.skeleton, clip, t), extent));
+      // The original at this sample, posed and morphed once, where needed; its move
+      // (`bakeSkinningMatrices`) is the baked skeleton's too.
+      let m: SkinnedMesh | undefined;
+      const S = skinningMatrices(original.skeleton, samplePose(original.skeleton, clip, t));
+      const shift = farShift(S, extent);
+      shiftSkinning(S, shift);
+      const matrices = () => S;
       const morphed = () => (m ??= applyMorphTargets(original.mesh, original.morphGroups, sampleMorphWeights(original.morphGroups, clip.morphChannels ?? [], t))); // prettier-ignore
       if (fromReference) {
         method.positions = reference.targets[r];
@@ -204,7 +214,7 @@ export function measureBake(
         deform(morphed(), matrices(), method);
         deformLbs(morphed(), matrices(), lbs);
       }
-      const B = bakeSkinningMatrices(baked.skeleton, samplePose(baked.skeleton, other, t), extent);
+      const B = shiftSkinning(skinningMatrices(baked.skeleton, samplePose(baked.skeleton, other, t)), shift);
       const bakedWeights = sampleMorphWeights(baked.morphGroups, other.morphChannels ?? [], t);
       const morphedBaked = applyMorphTargets(baked.mesh, baked.morphGroups, bakedWeights);
       /** The distances of positions P to the method's at this sample, into `errors`: their max and p99. */
@@ -291,8 +301,10 @@ export function measureBeyondClips(
     throw new CorskinError(`${original.name}: the baked skin has ${baked.mesh.positions.length / 3} vertices, the original ${n}`); // prettier-ignore
   const diagonal = posedDiagonal(original, deform);
   const extent = boundingBoxDiagonal(original.mesh.positions);
-  const S = bakeSkinningMatrices(original.skeleton, stressPose(original.skeleton, amplitude), extent);
-  const B = bakeSkinningMatrices(baked.skeleton, stressPose(baked.skeleton, amplitude), extent);
+  const S = skinningMatrices(original.skeleton, stressPose(original.skeleton, amplitude));
+  const shift = farShift(S, extent);
+  shiftSkinning(S, shift);
+  const B = shiftSkinning(skinningMatrices(baked.skeleton, stressPose(baked.skeleton, amplitude)), shift);
   const [method, plain, played] = [0, 1, 2].map(() => ({ positions: new Float32Array(3 * n) }));
   deform(original.mesh, S, method);
   lbs(original.mesh, S, plain);

@@ -130,12 +130,28 @@ export const BAKE_KINDS = ['helpers', 'morphs', 'helpers+morphs'] as const;
  */
 export function bakeSkinningMatrices(skeleton: Skeleton, pose: Pose, extent: number): Float64Array {
   const S = skinningMatrices(skeleton, pose);
+  return shiftSkinning(S, farShift(S, extent));
+}
+
+/**
+ * The move {@link bakeSkinningMatrices} gives skinning matrices `S` (16·J): the first joint's
+ * image of the bind-space origin, where that is more than {@link FAR_FROM_ORIGIN} × `extent` from
+ * the origin; else undefined (no move). A bake comparing two skeletons at a sample (the original
+ * and the baked file, whose inverse bind matrices `--quantize` may have changed) takes the
+ * original's move for both.
+ */
+export function farShift(S: Float64Array, extent: number): [number, number, number] | undefined {
   const [x, y, z] = [S[12], S[13], S[14]];
-  if (!(Math.hypot(x, y, z) > FAR_FROM_ORIGIN * extent)) return S;
+  return Math.hypot(x, y, z) > FAR_FROM_ORIGIN * extent ? [x, y, z] : undefined;
+}
+
+/** Skinning matrices `S` (16·J) moved by −`shift` in posed space, in place (none: as they are). */
+export function shiftSkinning(S: Float64Array, shift: readonly number[] | undefined): Float64Array {
+  if (!shift) return S;
   for (let o = 0; o < S.length; o += 16) {
-    S[o + 12] -= x;
-    S[o + 13] -= y;
-    S[o + 14] -= z;
+    S[o + 12] -= shift[0];
+    S[o + 13] -= shift[1];
+    S[o + 14] -= shift[2];
   }
   return S;
 }

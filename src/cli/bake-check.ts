@@ -69,7 +69,14 @@ export async function checkStaged(
   { models, method, rate, withHelpers, stage, start }: StagedBake,
 ): Promise<void> {
   const staged = join(stage, basename(o.output));
-  const files = await writeDocument(document, staged, { compress: o.compress, inputs: [input], force: true });
+  const files = await writeDocument(document, staged, { compress: o.compress, inputs: [input], force: true }).catch(
+    (e: unknown) => {
+      // Named as the user named the output, not by its staging path (removed on the way out).
+      if (!(e instanceof CorskinError) || !e.file?.startsWith(stage)) throw e;
+      const file = join(dirname(o.output), basename(e.file));
+      throw new CorskinError(e.message.slice(e.file.length + 2), file, { cause: e });
+    },
+  );
 
   // The written file, read back and played by LBS, against the method on the original — or, where
   // its codec reordered or welded the vertices (Draco's edgebreaker), the bake before compression.

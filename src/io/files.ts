@@ -67,8 +67,9 @@ export function removeTempFilesOf(output: string): void {
   } catch {
     return; // the folder is gone: nothing to remove
   }
+  // Exactly the names corskin gives them (`.NAME.` + 8 hex digits + `.tmp`), never a user's.
   for (const name of names)
-    if (name.startsWith(prefix) && name.endsWith('.tmp'))
+    if (name.startsWith(prefix) && /^[0-9a-f]{8}\.tmp$/.test(name.slice(prefix.length)))
       rmSync(join(dirname(output), name), { recursive: true, force: true });
 }
 
@@ -92,15 +93,22 @@ export function createStaging(output: string): string {
 }
 
 /**
- * Moves the staged `files` (paths in a folder from {@link createStaging}) into `folder`, each
- * renamed in place (no partial file), and removes the staging folder.
- * @returns the files' paths in `folder`
+ * Moves the staged `files` (paths in a folder from {@link createStaging}: the output first, then
+ * its resources) into `folder`, each renamed in place (no partial file), the resources before
+ * the output (a `.gltf` never names buffers that are not there yet), and removes the staging
+ * folder.
+ * @throws CorskinError naming the file that could not be moved
  */
-export function keepStaged(stage: string, files: readonly string[], folder: string): string[] {
-  const kept = files.map((f) => join(folder, basename(f)));
-  files.forEach((f, k) => renameSync(f, kept[k]));
+export function keepStaged(stage: string, files: readonly string[], folder: string): void {
+  for (const f of [...files.slice(1), files[0]]) {
+    const to = join(folder, basename(f));
+    try {
+      renameSync(f, to);
+    } catch (e) {
+      throw new CorskinError(`cannot write: ${(e as Error).message}`, to, { cause: e });
+    }
+  }
   removeStaged(stage);
-  return kept;
 }
 
 /** Removes a staging folder from {@link createStaging} and what is left in it. */
@@ -276,8 +284,9 @@ export function checkOutputPath(path: string, extensions: readonly string[]): vo
   if (!statSync(folder).isDirectory()) throw new CorskinError(`cannot write: ${folder} is a file, not a folder`, path);
   try {
     accessSync(folder, constants.W_OK);
-  } catch {
-    throw new CorskinError('cannot write: permission denied (its folder)', path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new CorskinError(`cannot write: ${code === 'EROFS' ? 'read-only file system' : 'permission denied'} (its folder)`, path); // prettier-ignore
   }
 }
 

@@ -69,7 +69,8 @@ export async function useCpuMethod(
   // matrix's determinant, and the stand-in, posed in world space under the identity, would show
   // its inside; its triangles are turned over instead.
   mesh.updateWorldMatrix(true, false);
-  if (mesh.matrixWorld.determinant() < 0) turnTrianglesOver(geometry);
+  let turnedOver = mesh.matrixWorld.determinant() < 0;
+  if (turnedOver) turnTrianglesOver(geometry);
   const out: DeformTarget = { positions: new Float32Array(data.positions.length) };
   const position = new BufferAttribute(out.positions, 3).setUsage(DynamicDrawUsage);
   geometry.setAttribute('position', position);
@@ -99,6 +100,11 @@ export async function useCpuMethod(
     if (frame === last && renderer.info.autoReset) return;
     last = frame;
     mesh.skeleton.update();
+    // Mirrored (or no longer) since the last frame: the triangles follow.
+    if (mesh.matrixWorld.determinant() < 0 !== turnedOver) {
+      turnTrianglesOver(geometry);
+      turnedOver = !turnedOver;
+    }
     deformer(data, worldSkinningMatrices(mesh, matrices), out);
     position.needsUpdate = true;
     if (normal) normal.needsUpdate = true;
