@@ -25,7 +25,7 @@ describe('keepStaged', () => {
     files.forEach((f) => writeFileSync(f, `new ${f}`));
     let error: unknown;
     try {
-      keepStaged(stage, files, folder);
+      keepStaged(files, folder);
     } catch (e) {
       error = e;
     }

@@ -17,8 +17,7 @@ import {
   bakeSampleTimes,
   bakeSkinningMatrices,
   DEFAULT_BAKE_RATE,
-  farShift,
-  shiftSkinning,
+  bakeSkinningPair,
 } from './samples.js';
 import type { MethodSamples } from './sampling.js';
 import { stressPose } from '../evaluation/stress-pose.js';
@@ -197,13 +196,9 @@ export function measureBake(
       const isHalf = between && k % 2 === 1;
       const s = isHalf ? samplesTotal + half++ : sample++;
       const fromReference = !!reference && (!halves || !isHalf);
-      // The original at this sample, posed and morphed once, where needed; its move
-      // (`bakeSkinningMatrices`) is the baked skeleton's too.
+      // The original and the baked file at this sample (one move for both), the original morphed once, where needed.
       let m: SkinnedMesh | undefined;
-      const S = skinningMatrices(original.skeleton, samplePose(original.skeleton, clip, t));
-      const shift = farShift(S, extent);
-      shiftSkinning(S, shift);
-      const matrices = () => S;
+      const [S, B] = bakeSkinningPair(original.skeleton, samplePose(original.skeleton, clip, t), baked.skeleton, samplePose(baked.skeleton, other, t), extent); // prettier-ignore
       const morphed = () => (m ??= applyMorphTargets(original.mesh, original.morphGroups, sampleMorphWeights(original.morphGroups, clip.morphChannels ?? [], t))); // prettier-ignore
       if (fromReference) {
         method.positions = reference.targets[r];
@@ -211,10 +206,9 @@ export function measureBake(
       } else {
         // Into arrays of its own (not the reference's).
         [method.positions, lbs.positions] = posed;
-        deform(morphed(), matrices(), method);
-        deformLbs(morphed(), matrices(), lbs);
+        deform(morphed(), S, method);
+        deformLbs(morphed(), S, lbs);
       }
-      const B = shiftSkinning(skinningMatrices(baked.skeleton, samplePose(baked.skeleton, other, t)), shift);
       const bakedWeights = sampleMorphWeights(baked.morphGroups, other.morphChannels ?? [], t);
       const morphedBaked = applyMorphTargets(baked.mesh, baked.morphGroups, bakedWeights);
       /** The distances of positions P to the method's at this sample, into `errors`: their max and p99. */
@@ -233,7 +227,7 @@ export function measureBake(
       if (four && fourErrors && !isHalf) {
         let inputAt = lbsAt;
         if (fourOriginal) {
-          deformLbs({ ...morphed(), ...fourOriginal }, matrices(), lbsFour);
+          deformLbs({ ...morphed(), ...fourOriginal }, S, lbsFour);
           inputAt = distances(fourLbsErrors, lbsFour.positions);
         }
         deformLbs({ ...morphedBaked, ...four }, B, played);
@@ -301,10 +295,7 @@ export function measureBeyondClips(
     throw new CorskinError(`${original.name}: the baked skin has ${baked.mesh.positions.length / 3} vertices, the original ${n}`); // prettier-ignore
   const diagonal = posedDiagonal(original, deform);
   const extent = boundingBoxDiagonal(original.mesh.positions);
-  const S = skinningMatrices(original.skeleton, stressPose(original.skeleton, amplitude));
-  const shift = farShift(S, extent);
-  shiftSkinning(S, shift);
-  const B = shiftSkinning(skinningMatrices(baked.skeleton, stressPose(baked.skeleton, amplitude)), shift);
+  const [S, B] = bakeSkinningPair(original.skeleton, stressPose(original.skeleton, amplitude), baked.skeleton, stressPose(baked.skeleton, amplitude), extent); // prettier-ignore
   const [method, plain, played] = [0, 1, 2].map(() => ({ positions: new Float32Array(3 * n) }));
   deform(original.mesh, S, method);
   lbs(original.mesh, S, plain);

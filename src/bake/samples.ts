@@ -145,6 +145,23 @@ export function farShift(S: Float64Array, extent: number): [number, number, numb
   return Math.hypot(x, y, z) > FAR_FROM_ORIGIN * extent ? [x, y, z] : undefined;
 }
 
+/**
+ * {@link bakeSkinningMatrices} of the original skeleton at `pose` and of the baked one at
+ * `bakedPose`, both moved by the original's move (the baked file's inverse bind matrices may differ:
+ * `--quantize`), for comparing them at one sample.
+ */
+export function bakeSkinningPair(
+  original: Skeleton,
+  pose: Pose,
+  baked: Skeleton,
+  bakedPose: Pose,
+  extent: number,
+): [Float64Array, Float64Array] {
+  const S = skinningMatrices(original, pose);
+  const shift = farShift(S, extent);
+  return [shiftSkinning(S, shift), shiftSkinning(skinningMatrices(baked, bakedPose), shift)];
+}
+
 /** Skinning matrices `S` (16·J) moved by −`shift` in posed space, in place (none: as they are). */
 export function shiftSkinning(S: Float64Array, shift: readonly number[] | undefined): Float64Array {
   if (!shift) return S;

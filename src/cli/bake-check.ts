@@ -210,7 +210,7 @@ export async function checkStaged(
   for (const f of files.slice(1)) checkNotOverwritingInput(join(folder, basename(f)), [input], !!o.force);
   const before = inputFiles(input).reduce((t, f) => t + fileSize(f), 0);
   const after = files.reduce((t, f) => t + fileSize(f), 0);
-  keepStaged(stage, files, folder);
+  keepStaged(files, folder);
   io.out(
     `wrote ${o.output}: ${mb(after)} (input ${mb(before)}, ${(after / before).toFixed(2)}×)${o.quantize ? ', KHR_mesh_quantization' : ''} in ${((performance.now() - start) / 1000).toFixed(2)} s`,
   );

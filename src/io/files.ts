@@ -95,11 +95,11 @@ export function createStaging(output: string): string {
 /**
  * Moves the staged `files` (paths in a folder from {@link createStaging}: the output first, then
  * its resources) into `folder`, each renamed in place (no partial file), the resources before
- * the output (a `.gltf` never names buffers that are not there yet), and removes the staging
- * folder.
+ * the output (a `.gltf` never names buffers that are not there yet); the caller then
+ * {@link removeStaged}s the folder, as after a failure.
  * @throws CorskinError naming the file that could not be moved
  */
-export function keepStaged(stage: string, files: readonly string[], folder: string): void {
+export function keepStaged(files: readonly string[], folder: string): void {
   for (const f of [...files.slice(1), files[0]]) {
     const to = join(folder, basename(f));
     try {
@@ -108,7 +108,6 @@ export function keepStaged(stage: string, files: readonly string[], folder: stri
       throw new CorskinError(`cannot write: ${(e as Error).message}`, to, { cause: e });
     }
   }
-  removeStaged(stage);
 }
 
 /** Removes a staging folder from {@link createStaging} and what is left in it. */
