@@ -4,8 +4,9 @@
  * mirrored character is the mirror image of the character's (found by a check on variants of the
  * shared characters: the mirrored chicken threw its head up where the chicken bends it down).
  */
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { samplePose } from '../src/core/animation.js';
 import { boundingBoxDiagonal } from '../src/core/mesh.js';
 import { globalMatrices, restPose, rotateJointWorld, skinningMatrices } from '../src/core/pose.js';
@@ -16,8 +17,9 @@ import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
 import { createSkeleton } from '../src/core/skeleton.js';
 import { stressPose } from '../src/evaluation/stress-pose.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
-import { readDocument } from '../src/io/node-io.js';
-import { CESIUM_MAN, SHARED } from './helpers/data.js';
+import { readDocument, writeDocument } from '../src/io/node-io.js';
+import { runCli } from './helpers/cli.js';
+import { CESIUM_MAN, scratch, SHARED } from './helpers/data.js';
 import { underRoot } from './helpers/gltf.js';
 
 /** The first skin's skeleton of `file`, and of the same file under a root node scaled (−1, 1, 1). */
@@ -103,4 +105,79 @@ describe('log-matrix, spherical blend and stretch skinning of a mirrored rig', (
       }
     }
   });
+});
+
+describe('corskin deform of a mirrored character', () => {
+  // The posed geometry is written under an identity node: a mirrored character's triangles must
+  // be turned over there (renderers turned them over for the mirroring node it no longer has), and
+  // its tangents' handedness negated. Found by a new user's check: inside-out outputs, every method.
+  const tmp = scratch();
+  afterAll(() => tmp.cleanup());
+
+  /** Per triangle, its unnormalised normal from the order of its vertices. */
+  const faceNormals = (P: ArrayLike<number>, I: ArrayLike<number>) =>
+    Array.from({ length: I.length / 3 }, (_, t) => {
+      const [a, b, c] = [I[3 * t], I[3 * t + 1], I[3 * t + 2]];
+      const u = [0, 1, 2].map((k) => P[3 * b + k] - P[3 * a + k]);
+      const v = [0, 1, 2].map((k) => P[3 * c + k] - P[3 * a + k]);
+      return [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
+    });
+  /** Triangles of the output's primitives, each [positions, indices, tangents?]. */
+  const read = async (file: string) =>
+    (await readDocument(file))
+      .getRoot()
+      .listMeshes()
+      .flatMap((m) => m.listPrimitives())
+      .map((p) => ({
+        P: p.getAttribute('POSITION')!.getArray()!,
+        I:
+          p.getIndices()?.getArray() ??
+          Uint32Array.from({ length: p.getAttribute('POSITION')!.getCount() }, (_, i) => i),
+        T: p.getAttribute('TANGENT')?.getArray() ?? undefined,
+      }));
+  const objFaces = (file: string) => {
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const P = lines.filter((l) => l.startsWith('v ')).flatMap((l) => l.split(/\s+/).slice(1, 4).map(Number));
+    const I = lines.filter((l) => l.startsWith('f ')).flatMap((l) => l.split(/\s+/).slice(1, 4).map((f) => Number(f.split('/')[0]) - 1)); // prettier-ignore
+    return { P, I };
+  };
+  /** The largest |M n_plain − n_mirrored| over triangles, ÷ the largest |n|: 0 when each faces as its mirror image should. */
+  const facing = (plain: { P: ArrayLike<number>; I: ArrayLike<number> }, mirrored: typeof plain) => {
+    const [a, b] = [faceNormals(plain.P, plain.I), faceNormals(mirrored.P, mirrored.I)];
+    let [worst, size] = [0, 0];
+    a.forEach((n, t) => {
+      size = Math.max(size, Math.hypot(...n));
+      worst = Math.max(worst, Math.hypot(-n[0] - b[t][0], n[1] - b[t][1], n[2] - b[t][2]));
+    });
+    return worst / size;
+  };
+
+  it.each([
+    [CESIUM_MAN, 'dqs'],
+    [CESIUM_MAN, 'sbs'],
+    [join(SHARED, 'characters', 'chicken.glb'), 'cor'],
+  ])(
+    '%s by %s: each triangle faces as the mirror image of the character’s (.glb and .obj), tangents’ w negated',
+    async (file, method) => {
+      const mirrored = join(tmp.dir, `mirrored-${method}-${basename(file)}`.replace(/\.gltf$/, '.glb'));
+      const doc = await readDocument(file);
+      await doc.transform(underRoot({ scale: [-1, 1, 1] }));
+      await writeDocument(doc, mirrored);
+      const out = (input: string, ext: string) => join(tmp.dir, `${basename(input)}-${method}.${ext}`);
+      for (const input of [file, mirrored])
+      for (const ext of ['glb', 'obj'])
+        expect((await runCli('deform', input, '--method', method, '--pose', 'stress', '-o', out(input, ext), '-q')).code).toBe(0); // prettier-ignore
+      const [plain, mirror] = [await read(out(file, 'glb')), await read(out(mirrored, 'glb'))];
+      expect(mirror.length).toBe(plain.length);
+      plain.forEach((p, k) => {
+        expect(facing(p, mirror[k]), `primitive ${k}`).toBeLessThan(1e-4);
+        if (!p.T) return;
+        let worst = 0;
+        for (let i = 0; i < p.T.length; i += 4)
+          worst = Math.max(worst, Math.abs(p.T[i] + mirror[k].T![i]), Math.abs(p.T[i + 3] + mirror[k].T![i + 3]));
+        expect(worst, `tangents of primitive ${k}`).toBeLessThan(1e-5);
+      });
+      expect(facing(objFaces(out(file, 'obj')), objFaces(out(mirrored, 'obj')))).toBeLessThan(1e-4);
+    },
+  );
 });

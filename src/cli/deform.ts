@@ -11,6 +11,7 @@ import { firstNonFinite, limitInfluences } from '../core/mesh.js';
 import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
 import { bindPoseSkinningMatrices, restPose, skinningMatrices } from '../core/pose.js';
 import { deform } from '../deformers/index.js';
+import { skinningReflects } from '../deformers/mirror.js';
 import { deformInto } from '../deformers/contract.js';
 import { checkNotOverwritingInput, checkOutputPath, writeFileAtomic } from '../io/files.js';
 import { extractSkinnedModels } from '../io/gltf.js';
@@ -151,7 +152,7 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
           input,
         );
     }
-    posed.push(result);
+    posed.push({ ...result, reflected: skinningReflects(skinning) });
   }
   if (lower.endsWith('.obj')) {
     const groups = models.flatMap((model, m) =>
@@ -161,6 +162,8 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
         const tris = model.mesh.triangles
           .subarray(part.triangleOffset, part.triangleOffset + part.triangleLength)
           .map((v) => v - a);
+        // A reflecting pose turns the triangles over (see PosedGeometry.reflected).
+        if (posed[m].reflected) for (let t = 0; t < tris.length; t += 3) [tris[t + 1], tris[t + 2]] = [tris[t + 2], tris[t + 1]]; // prettier-ignore
         return {
           name: `${model.name}_primitive${k}`,
           positions: posed[m].positions.subarray(3 * a, 3 * b),

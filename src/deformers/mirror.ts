@@ -21,7 +21,7 @@ export function unmirroredSkinning(
   skinning: Float64Array,
   scratch: Float64Array = new Float64Array(0),
 ): { skinning: Float64Array; mirrored: boolean } {
-  if (!isMirrored(skinning)) return { skinning, mirrored: false };
+  if (!skinningReflects(skinning)) return { skinning, mirrored: false };
   if (scratch.length < skinning.length) scratch = new Float64Array(skinning.length);
   scratch.set(skinning);
   for (let o = 0; o < skinning.length; o += 4) scratch[o] = -skinning[o]; // row x of every column
@@ -58,10 +58,12 @@ function flipX(v: Float32Array, stride: number, count: number): void {
 }
 
 /**
- * Whether the skinning matrices (16·J, column-major) reflect: some determinant negative, none
- * positive (joints scaled to zero, which hide a part, have determinant 0 and do not count).
+ * Whether the skinning matrices (16·J, column-major, bind space → posed space) reflect: some
+ * determinant of their linear parts negative, none positive (joints scaled to zero, which hide a
+ * part, have determinant 0 and do not count). A posed mesh then faces the other way round: its
+ * triangles' order of vertices is reversed to the posed space's orientation.
  */
-function isMirrored(skinning: Float64Array): boolean {
+export function skinningReflects(skinning: Float64Array): boolean {
   let negative = false;
   for (let o = 0; o < skinning.length; o += 16) {
     const det = mat4LinearDeterminant(skinning, o);

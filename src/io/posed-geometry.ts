@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { PropertyType, type Document, type Node } from '@gltf-transform/core';
+import { Primitive, PropertyType, type Document, type Node } from '@gltf-transform/core';
 import { quietLogger, type SkinnedModel } from './gltf.js';
 import { optionalDependency } from './optional.js';
 import { isCageNode } from './cage-gltf.js';
@@ -18,6 +18,13 @@ export interface PosedGeometry {
   positions: Float32Array;
   normals?: Float32Array;
   tangents?: Float32Array;
+  /**
+   * The pose reflects (`skinningReflects`: an armature under a mirroring node): the static
+   * triangles are written with their vertices in the opposite order, and the tangents' w
+   * negated, so that the geometry faces outwards, and its bitangents point, as the posed mesh's do
+   * (its node loses the mirroring transform that made renderers turn the triangles over).
+   */
+  reflected?: boolean;
 }
 
 /**
@@ -61,7 +68,16 @@ export async function bakePosedGeometry(
         );
       set('POSITION', 'VEC3', g.positions, 3);
       if (part.hasNormals && g.normals) set('NORMAL', 'VEC3', g.normals, 3);
-      if (part.hasTangents && g.tangents) set('TANGENT', 'VEC4', g.tangents, 4);
+      if (part.hasTangents && g.tangents)
+        set('TANGENT', 'VEC4', g.reflected ? g.tangents.map((x, i) => (i % 4 === 3 ? -x : x)) : g.tangents, 4);
+      if (g.reflected && p.getMode() >= Primitive.Mode.TRIANGLES) {
+        // The part's triangles (strips and fans as lists), each in the opposite order.
+        const tris = model.mesh.triangles.slice(part.triangleOffset, part.triangleOffset + part.triangleLength);
+        for (let t = 0; t < tris.length; t += 3) [tris[t], tris[t + 1], tris[t + 2]] = [tris[t] - a, tris[t + 2] - a, tris[t + 1] - a]; // prettier-ignore
+        const indices = part.vertexCount > 65535 ? Uint32Array.from(tris) : Uint16Array.from(tris);
+        p.setIndices(document.createAccessor().setType('SCALAR').setBuffer(buffer).setArray(indices));
+        p.setMode(Primitive.Mode.TRIANGLES);
+      }
       // Static geometry: what draws it, nothing of the skin or of a method's precomputed data.
       for (const attr of p.listSemantics()) if (!STATIC_ATTRIBUTE.test(attr)) p.setAttribute(attr, null);
       const extras = { ...(p.getExtras() as Record<string, unknown>) };
