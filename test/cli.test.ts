@@ -48,6 +48,22 @@ describe('corskin info', () => {
     expect(text).toContain(`morph targets: ${targets} in `);
   });
 
+  it('counts the skins that bind a mesh, and says how many the file holds when some bind none (skeleton.glb)', async () => {
+    const file = join(SHARED, 'characters', 'skeleton.glb');
+    const root = (await readDocument(file)).getRoot();
+    const binding = new Set(
+      root
+        .listNodes()
+        .filter((n) => n.getSkin() && n.getMesh())
+        .map((n) => n.getSkin()),
+    );
+    expect(binding.size).toBeLessThan(root.listSkins().length);
+    const text = (await runCli('info', file)).stdout;
+    expect(text.split('\n')[0]).toBe(`${file}: ${binding.size} skins binding a mesh (of the file's ${root.listSkins().length}, numbered as in the file)`); // prettier-ignore
+    // Numbered as in the file: each named skin is the file's skin of that index, and binds a mesh.
+    for (const [, k] of text.matchAll(/^skin (\d+):/gm)) expect(binding.has(root.listSkins()[Number(k)])).toBe(true);
+  });
+
   it("says what the file stores for each method module that precomputes: absent in the plain file, DDM's after precompute --method ddm", async () => {
     const stored = (json: string) =>
       Object.fromEntries(

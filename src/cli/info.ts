@@ -99,6 +99,9 @@ export async function infoCommand(io: Io, input: string, o: { json?: boolean; br
       }),
     ),
   );
+  // A file may hold skins that bind no mesh: those are not counted, and skins keep the file's numbers.
+  const inFile = document.getRoot().listSkins().length;
+  const counted = `${skins.length} skin${skins.length === 1 ? '' : 's'}${inFile > skins.length ? ` binding a mesh (of the file's ${inFile}, numbered as in the file)` : ''}`; // prettier-ignore
   if (o.json) {
     io.out(JSON.stringify({ file: input, skins }, null, o.brief ? undefined : 2));
     return;
@@ -109,11 +112,11 @@ export async function infoCommand(io: Io, input: string, o: { json?: boolean; br
     const clips = new Set(skins.flatMap((s) => s.animations.map((a) => a.name)));
     const cors = skins.filter((s) => s.centersOfRotation.present).length;
     io.out(
-      `${input}: ${skins.length} skin${skins.length === 1 ? '' : 's'}, ${Math.max(...skins.map((s) => s.joints))} joints, ${sum((s) => s.vertices)} vertices, ${sum((s) => s.triangles)} triangles, up to ${Math.max(...skins.map((s) => s.influencesPerVertex))} influences, CoRs ${cors === skins.length ? 'present' : cors ? `in ${cors} of ${skins.length} skins` : 'absent'}, ${clips.size} animation${clips.size === 1 ? '' : 's'}`,
+      `${input}: ${counted}, ${Math.max(...skins.map((s) => s.joints))} joints, ${sum((s) => s.vertices)} vertices, ${sum((s) => s.triangles)} triangles, up to ${Math.max(...skins.map((s) => s.influencesPerVertex))} influences, CoRs ${cors === skins.length ? 'present' : cors ? `in ${cors} of ${skins.length} skins` : 'absent'}, ${clips.size} animation${clips.size === 1 ? '' : 's'}`,
     );
     return;
   }
-  io.out(`${input}: ${skins.length} skin${skins.length === 1 ? '' : 's'}`);
+  io.out(`${input}: ${counted}`);
   for (const s of skins) {
     io.out('');
     io.out(
