@@ -138,8 +138,9 @@ export function createStretchDeformer(rig: StretchRig, options: StretchOptions =
       let blended = 0;
       alpha.fill(0);
       if (twist) {
+        // The heaviest influence (of equal ones, the lowest joint: whatever order the slots are in).
         let ref = K * i;
-        for (let k = K * i + 1; k < K * i + K; k++) if (MW[k] > MW[ref]) ref = k;
+        for (let k = K * i + 1; k < K * i + K; k++) if (MW[k] > MW[ref] || (MW[k] === MW[ref] && MJ[k] < MJ[ref])) ref = k; // prettier-ignore
         const r = 4 * MJ[ref];
         const rx = -Q[r], ry = -Q[r + 1], rz = -Q[r + 2], rw = Q[r + 3]; // q_r⁻¹ // prettier-ignore
         for (let k = 0; k < K; k++) {
@@ -210,11 +211,23 @@ export function createStretchDeformer(rig: StretchRig, options: StretchOptions =
           tz += w * (M[2] * a + M[5] * b + M[8] * c);
         }
       }
-      // Collapse compensation around each stretch joint the vertex is partly bound to.
-      for (let k = 0; k < K; k++) {
-        const w = MW[K * i + k];
-        const s = isStretch[MJ[K * i + k]];
-        if (s < 0 || !(w > 0 && w < 1)) continue;
+      // Collapse compensation around each stretch joint the vertex is partly bound to (its weight
+      // on the joint in (0, 1)), the heaviest first (of equal weights, the rig's first): each
+      // moves the vertex, so their order matters, and the order of a vertex's influence slots is
+      // the file's (quantize() sorts them by weight).
+      for (let lastW = Infinity, last = -1; ; ) {
+        let [s, w] = [-1, 0];
+        for (let k = K * i; k < K * i + K; k++) {
+          const sk = isStretch[MJ[k]];
+          if (sk < 0 || !(MW[k] > 0)) continue;
+          let wk = 0;
+          for (let q = K * i; q < K * i + K; q++) if (MJ[q] === MJ[k]) wk += MW[q];
+          const after = wk < lastW || (wk === lastW && sk > last);
+          if (after && (s < 0 || wk > w || (wk === w && sk < s))) [s, w] = [sk, wk];
+        }
+        if (s < 0) break;
+        [lastW, last] = [w, s];
+        if (!(w < 1)) continue;
         const cx = centres[3 * s], cy = centres[3 * s + 1], cz = centres[3 * s + 2]; // prettier-ignore
         const l2 = Math.hypot(px - cx, py - cy, pz - cz);
         if (l2 === 0) continue;

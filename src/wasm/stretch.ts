@@ -65,10 +65,10 @@ export async function createStretchSimdDeformer(
     f32.set(rig.boneAxes.subarray(3 * j, 3 * j + 3), (AX >> 2) + 4 * j);
   }
   const isStretch = new Int32Array(memory.buffer, ST, J);
-  for (const j of rig.stretchJoints) {
+  rig.stretchJoints.forEach((j, s) => {
     if (!(j >= 0 && j < J)) throw new CorskinError(`stretch joint ${j} out of range 0..${J - 1}`);
-    isStretch[j] = 1;
-  }
+    isStretch[j] = s + 1; // the rig's order, which the compensation follows between equal weights
+  });
   const quaternions = new Float64Array(4 * J);
 
   const JPos = rig.jointPositions;
