@@ -304,6 +304,32 @@ describe('GPU normals with WebGLRenderer against the CPU deformers', () => {
 });
 
 describe('corskin/three with WebGLRenderer', () => {
+  // Found by a new user's check: WebGLRenderer uploads a mesh's geometry before its
+  // onBeforeRender, where the stand-in was posed, so each frame showed the last frame's pose and
+  // the first frame after a switch showed nothing.
+  it.each(['sbs', 'lms', 'dm', 'stretch'])(
+    '%s on the CPU: each frame shows its own pose, the first after the switch too',
+    async (method) => {
+      const t = await openTestPage('/test/browser/parity.html');
+      try {
+        const r = await t.page.evaluate(
+          ([m]) =>
+            (
+              window as unknown as {
+                cpuFrames: (u: string, m: string, t: number[]) => Promise<{ covered: number; sameTime: number[]; moved: number[] }>; // prettier-ignore
+              }
+            ).cpuFrames('/shared/data/gltf/CesiumMan.glb', m, [0.2, 1.0, 1.6]),
+          [method],
+        );
+        expect(r.covered).toBeGreaterThan(400);
+        expect(r.sameTime).toEqual([0, 0, 0]);
+        for (const d of r.moved) expect(d).toBeGreaterThan(200);
+      } finally {
+        await t.close();
+      }
+    },
+  );
+
   it("switching back to 'lbs' restores the original materials", async () => {
     const t = await openTestPage('/test/browser/parity.html');
     try {

@@ -1,7 +1,7 @@
 /**
  * `corskin/three` on the CPU (src/three/cpu.ts): a method without a GPU kernel — Delta Mush,
  * SBS, LMS, stretch skinning — is drawn by a posed stand-in mesh. In Node (three.js's GLTFLoader, no renderer: the
- * stand-in's per-frame hook is called as a renderer calls it), the stand-in's positions at a clip
+ * stand-in's frustum test, where it is posed, is called as a renderer calls it), the stand-in's positions at a clip
  * time are the method as corskin's own reader, pose and JavaScript deformer compute it then.
  */
 import { NodeIO, type Transform } from '@gltf-transform/core';
@@ -23,7 +23,7 @@ import { underRoot } from './helpers/gltf.js';
 
 /**
  * The world positions of CesiumMan's stand-in under `method` (three.js's GLTFLoader, the clip at
- * `time`, the stand-in's per-frame hook called as WebGLRenderer calls it).
+ * `time`, the stand-in's frustum test called as WebGLRenderer calls it).
  */
 async function standInPositions(
   method: ThreeSkinningMethod,
@@ -66,9 +66,8 @@ async function posedStandIn(
   const standIn = cpuStandIn(mesh!)!;
   expect(standIn).toBeDefined();
   expect(mesh!.visible).toBe(false); // the stand-in is drawn in its place
-  // what WebGLRenderer does before drawing it
-  const renderer = { info: { render: { frame: 1 }, autoReset: true } } as unknown as THREE.WebGLRenderer;
-  standIn.onBeforeRender(renderer, new THREE.Scene(), new THREE.Camera(), standIn.geometry, standIn.material as THREE.Material, null as never); // prettier-ignore
+  // What WebGLRenderer and WebGPURenderer do first with it in a frame: its frustum test (which poses it).
+  expect(standIn.intersectsFrustum(new THREE.Frustum())).toBe(true);
   const local = standIn.geometry.getAttribute('position');
   const world = new Float32Array(3 * local.count);
   const v = new THREE.Vector3();
@@ -189,8 +188,7 @@ describe('corskin/three, a method on the CPU', () => {
     // The character turned to face the other way by a mirroring parent, as a game may do.
     root.scale.x = -1;
     root.updateMatrixWorld(true);
-    const renderer = { info: { render: { frame: 2 }, autoReset: true } } as unknown as THREE.WebGLRenderer;
-    standIn.onBeforeRender(renderer, new THREE.Scene(), new THREE.Camera(), standIn.geometry, standIn.material as THREE.Material, null as never); // prettier-ignore
+    standIn.intersectsFrustum(new THREE.Frustum());
     const mirrored = Float32Array.from(standIn.geometry.getAttribute('position').array as Float32Array);
     expect(faced(mirrored)).toBeGreaterThan(0.95);
   });

@@ -1,8 +1,8 @@
 /**
  * Skinning methods without a GPU kernel in `corskin/three`, on the CPU: the method is prepared
  * once per mesh — on its WebAssembly SIMD kernel where it has one and the browser runs
- * WebAssembly SIMD, else through its method module (`prepareMethod`) — and per rendered frame its
- * deformer poses the mesh in world space. The posed mesh is drawn by a plain `Mesh`
+ * WebAssembly SIMD, else through its method module (`prepareMethod`) — and in each frame where
+ * the skeleton moved its deformer poses the mesh in world space. The posed mesh is drawn by a plain `Mesh`
  * beside the `SkinnedMesh` (same material, identity model matrix; the `SkinnedMesh` is hidden
  * meanwhile), so no material is patched and every renderer and material draws it as they draw
  * any mesh. Delta Mush is such a method: its smoothing passes run over the whole mesh,
@@ -12,14 +12,7 @@
  *
  * @module
  */
-import {
-  BufferAttribute,
-  DynamicDrawUsage,
-  Mesh,
-  type BufferGeometry,
-  type SkinnedMesh,
-  type WebGLRenderer,
-} from 'three';
+import { BufferAttribute, DynamicDrawUsage, Mesh, type BufferGeometry, type SkinnedMesh } from 'three';
 import { CorskinError } from '../core/errors.js';
 import type { SkinnedMesh as CorskinMesh } from '../core/mesh.js';
 import type { Skeleton } from '../core/skeleton.js';
@@ -86,31 +79,41 @@ export async function useCpuMethod(
   proxy.castShadow = mesh.castShadow;
   proxy.receiveShadow = mesh.receiveShadow;
   proxy.renderOrder = mesh.renderOrder;
-  proxy.frustumCulled = false; // its bounds move with the pose
   // Posed in world space (worldSkinningMatrices), as corskin's glTF reader poses a skin: its
   // model matrix stays the identity (three's shadow pass takes it before onBeforeShadow).
   proxy.matrixAutoUpdate = false;
   proxy.matrixWorldAutoUpdate = false;
   const matrices = new Float64Array(16 * mesh.skeleton.bones.length);
-  let last = -1;
-  const pose = (renderer: WebGLRenderer) => {
-    // once per rendered frame (WebGLRenderer counts them in info.render.frame, WebGPURenderer in info.frame)
-    const info = renderer.info as WebGLRenderer['info'] & { frame?: number };
-    const frame = info.frame ?? info.render.frame;
-    if (frame === last && renderer.info.autoReset) return;
-    last = frame;
+  const posedWith = new Float64Array(matrices.length).fill(NaN);
+  /** Poses the stand-in where the skeleton (or the mesh's place) moved since it was last posed. */
+  const pose = () => {
     mesh.skeleton.update();
-    // Mirrored (or no longer) since the last frame: the triangles follow.
-    if (mesh.matrixWorld.determinant() < 0 !== turnedOver) {
+    worldSkinningMatrices(mesh, matrices);
+    // Mirrored (or no longer) since the last pose: the triangles follow.
+    const mirrored = mesh.matrixWorld.determinant() < 0;
+    if (mirrored === turnedOver && matrices.every((x, k) => x === posedWith[k])) return;
+    if (mirrored !== turnedOver) {
       turnTrianglesOver(geometry);
-      turnedOver = !turnedOver;
+      turnedOver = mirrored;
     }
-    deformer(data, worldSkinningMatrices(mesh, matrices), out);
+    posedWith.set(matrices);
+    deformer(data, matrices, out);
     position.needsUpdate = true;
     if (normal) normal.needsUpdate = true;
   };
-  proxy.onBeforeRender = (renderer) => pose(renderer);
-  proxy.onBeforeShadow = (renderer) => pose(renderer);
+  // Posed where the renderers first meet it in a frame: their frustum test, which WebGLRenderer
+  // and WebGPURenderer make while they list what to draw — WebGLRenderer uploads a mesh's
+  // geometry right after it, before onBeforeRender, where the pose came a frame late (the first
+  // frame after a switch drew nothing). Never culled (its bounds move with the pose), and always
+  // tested, even when an application turns frustum culling off throughout its scene.
+  Object.defineProperty(proxy, 'frustumCulled', { get: () => true, set: () => undefined });
+  proxy.intersectsFrustum = () => {
+    pose();
+    return true;
+  };
+  // And before drawing it (a renderer or pass that draws it without a frustum test).
+  proxy.onBeforeRender = pose;
+  proxy.onBeforeShadow = pose;
   mesh.parent.add(proxy);
   mesh.userData[CPU_KEY] = { method, proxy, visible: mesh.visible } satisfies CpuState;
   mesh.visible = false;

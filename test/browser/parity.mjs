@@ -115,4 +115,53 @@ window.restoreCheck = async (url) => {
   await useSkinningMethod(gltf.scene, 'lbs');
   return { patched, restored: mesh.material === original && mesh.customDepthMaterial === undefined };
 };
+/**
+ * A CPU method's stand-in drawn by WebGLRenderer, frame by frame (animation 0 of the glTF at
+ * `url`, frustum culling turned off throughout the scene, as applications do for skinned meshes):
+ * the pixels the character covers in the first frame after the switch, and how many pixels
+ * differ between the first frame at a time and a second frame at the same time (0 when each
+ * frame shows its own pose, not the last frame's), and between two times.
+ */
+window.cpuFrames = async (url, method, times) => {
+  const { gltf } = await loadSkinned(GLTFLoader, url);
+  const scene = new THREE.Scene();
+  scene.add(gltf.scene);
+  await useSkinningMethod(gltf.scene, method);
+  gltf.scene.traverse((o) => (o.frustumCulled = false));
+  const mixer = new THREE.AnimationMixer(gltf.scene);
+  mixer.clipAction(gltf.animations[0]).play();
+  gltf.scene.updateMatrixWorld(true);
+  const box = new THREE.Box3().setFromObject(gltf.scene);
+  const centre = box.getCenter(new THREE.Vector3());
+  const size = box.getSize(new THREE.Vector3()).length();
+  const camera = new THREE.PerspectiveCamera(45, 1, size / 100, size * 10);
+  camera.position.copy(centre).add(new THREE.Vector3(0, 0, 1.5 * size));
+  camera.lookAt(centre);
+  const S = 256;
+  const rt = new THREE.WebGLRenderTarget(S, S);
+  const frame = (time) => {
+    mixer.setTime(time);
+    renderer.setRenderTarget(rt);
+    renderer.setClearColor(0x000000, 0);
+    renderer.render(scene, camera);
+    const px = new Uint8Array(4 * S * S);
+    renderer.readRenderTargetPixels(rt, 0, 0, S, S, px);
+    renderer.setRenderTarget(null);
+    return px;
+  };
+  const differ = (a, b) => {
+    let d = 0;
+    for (let i = 0; i < a.length; i += 4)
+      if (a[i] !== b[i] || a[i + 1] !== b[i + 1] || a[i + 2] !== b[i + 2] || a[i + 3] !== b[i + 3]) d++;
+    return d;
+  };
+  const frames = times.map((t) => [frame(t), frame(t)]);
+  let covered = 0;
+  for (let i = 3; i < frames[0][0].length; i += 4) if (frames[0][0][i] > 0) covered++;
+  return {
+    covered,
+    sameTime: frames.map(([a, b]) => differ(a, b)),
+    moved: frames.slice(1).map(([a], k) => differ(frames[k][1], a)),
+  };
+};
 window.ready = true;
