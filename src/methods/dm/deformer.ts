@@ -86,7 +86,9 @@ export function prepareDeltaMushRest(mesh: SkinnedMesh, parameters: DeltaMushPar
  * O(n) memory (about 450 bytes per vertex on a closed mesh); per frame O(nK + iterations·edges).
  * @param mesh bind-space mesh (positions 3·n, triangles 3·t); its rest shape is the bind shape
  * @throws CorskinError naming the parameter when one is invalid (see {@link resolveDeltaMushParameters});
- *   the deformer throws as every deformer does when `out` or the matrices are too small
+ *   the deformer throws as every deformer does when `out` is too small or the matrices' length
+ *   is not a positive multiple of 16 (fewer matrices than the influences name is checked by
+ *   `deform`, not per frame)
  */
 export function createDeltaMushDeformer(mesh: SkinnedMesh, parameters: DeltaMushParameters = {}): Deformer {
   const rest = prepareDeltaMushRest(mesh, parameters);
