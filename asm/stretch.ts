@@ -4,20 +4,21 @@
 // (src/deformers/stretch.ts, where the equations are reconstructed) in 32-bit floats, one
 // 3-vector per 128-bit register:
 //
-// 1. twist compensation: each influence's twist α_k about its bone axis relative to the
-//    heaviest influence (swing–twist of q_r⁻¹ ⊗ q_j), their weighted blend α', and each
+// 1. twist compensation: each influence's twist α_k about its bone axis relative to the blend
+//    of the influences' rotations (swing–twist of q̄⁻¹ ⊗ q_j, q̄ their QLERP on the heaviest
+//    one's side), their weighted blend α', and each
 //    influence's map S_j · Rot(a_j, α' − α_k; about joint j);
 // 2. LBS of those maps (positions; normals and tangents by their linear parts, renormalised);
-// 3. collapse compensation around each stretch joint the vertex is partly bound to, the heaviest
-//    first (not in the order of its influence slots, which is the file's).
+// 3. collapse compensation around each stretch joint the vertex is partly bound to, in the
+//    rig's order (not the order of its influence slots, which is the file's).
 //
 // Layout (byte offsets): P, N, OP, ON 3 f32 per vertex at 12·i (4-lane loads and stores, the
 // caller pads), T and OT 4 f32 at 16·i; JI (u16) and W (f32) K influence slots per vertex; M the
 // skinning matrices (16 f32, column-major, 64·j); Q the joints' rotation quaternions (x, y, z, w,
 // 16·j); JP the joints' bind positions and AX their unit bone axes (zero: no twist), 16 bytes per
 // joint, lane 3 = 0; CE the stretch joints' posed positions (16·j) and ST (i32) per joint its
-// place in the rig's order of stretch joints plus one (0: not one; equal weights go in that
-// order); IMG (16·K) and AL (4·K) scratch.
+// place in the rig's order of stretch joints plus one (0: not one); IMG (16·K) and AL (4·K)
+// scratch.
 
 import { apply3, cross, madd, hsum, jointAt, unitOr, weightAt } from './common';
 
@@ -45,8 +46,17 @@ export function stretch(
         const wk = weightAt(W, k), wr = weightAt(W, ref);
         if (wk > wr || (wk == wr && jointAt(JI, k) < jointAt(JI, ref))) ref = k;
       }
-      const r = Q + (jointAt(JI, ref) << 4);
-      const rx = -load<f32>(r), ry = -load<f32>(r, 4), rz = -load<f32>(r, 8), rw = load<f32>(r, 12); // q_r⁻¹
+      // q̄⁻¹: the influences' rotations blended on the heaviest one's side, normalised
+      const h = v128.load(Q + (jointAt(JI, ref) << 4));
+      let m = f32x4.splat(0);
+      for (let k = base; k < base + <usize>K; k++) {
+        const q = v128.load(Q + (jointAt(JI, k) << 4));
+        const w = weightAt(W, k);
+        m = madd(f32x4.splat(hsum(f32x4.mul(q, h)) < 0 ? -w : w), q, m);
+      }
+      const l = Mathf.sqrt(hsum(f32x4.mul(m, m)));
+      m = l > 0 ? f32x4.div(m, f32x4.splat(l)) : h;
+      const rx = -f32x4.extract_lane(m, 0), ry = -f32x4.extract_lane(m, 1), rz = -f32x4.extract_lane(m, 2), rw = f32x4.extract_lane(m, 3); // q̄⁻¹
       for (let k = 0; k < K; k++) {
         const slot = base + <usize>k;
         store<f32>(AL + (<usize>k << 2), 0);
@@ -99,29 +109,25 @@ export function stretch(
       if (T) tg = madd(ws, apply3(c0, c1, c2, tk), tg);
     }
     // Collapse compensation around each stretch joint the vertex is partly bound to (its weight
-    // on the joint in (0, 1)), the heaviest first (of equal weights, the rig's first).
-    for (let lastW = f32.POSITIVE_INFINITY, last: i32 = 0; ; ) {
+    // on the joint in (0, 1)), in the rig's order.
+    for (let last: i32 = 0; ; ) {
       let next: i32 = 0;
+      for (let k = 0; k < K; k++) {
+        const slot = base + <usize>k;
+        const rank = load<i32>(ST + (jointAt(JI, slot) << 2));
+        if (rank > last && weightAt(W, slot) > 0 && (next == 0 || rank < next)) next = rank;
+      }
+      if (next == 0) break;
+      last = next;
       let w: f32 = 0;
       let j: usize = 0;
       for (let k = 0; k < K; k++) {
         const slot = base + <usize>k;
-        const jk = jointAt(JI, slot);
-        const rank = load<i32>(ST + (jk << 2));
-        if (!rank || !(weightAt(W, slot) > 0)) continue;
-        let wk: f32 = 0;
-        for (let q = 0; q < K; q++) if (jointAt(JI, base + <usize>q) == jk) wk += weightAt(W, base + <usize>q);
-        const after = wk < lastW || (wk == lastW && rank > last);
-        if (after && (next == 0 || wk > w || (wk == w && rank < next))) {
-          next = rank;
-          w = wk;
-          j = jk;
-        }
+        if (load<i32>(ST + (jointAt(JI, slot) << 2)) != next) continue;
+        w += weightAt(W, slot);
+        j = jointAt(JI, slot);
       }
-      if (next == 0) break;
-      lastW = w;
-      last = next;
-      if (!(w < 1)) continue;
+      if (!(w > 0 && w < 1)) continue;
       const centre = f32x4.replace_lane(v128.load(CE + (j << 4)), 3, 0);
       const d = f32x4.sub(f32x4.replace_lane(p, 3, 0), centre);
       const l2 = Mathf.sqrt(hsum(f32x4.mul(d, d)));

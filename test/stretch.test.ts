@@ -136,7 +136,8 @@ describe('stretch smooth skinning on the arm', () => {
     const noTwist = quality(pose, run(pose, false).positions);
     expect(lbs.minRadiusRatio).toBeLessThan(0.2);
     expect(stretch.minRadiusRatio).toBeGreaterThan(0.65);
-    expect(noTwist.minRadiusRatio).toBeLessThan(0.5 * stretch.minRadiusRatio); // the twist step is what fixes the candy wrapper
+    // The twist step is what fixes the candy wrapper: without it, a fifth of the rest radius less.
+    expect(stretch.minRadiusRatio - noTwist.minRadiusRatio).toBeGreaterThan(0.2);
   });
 
   it('126° bend: collapses less than LBS', () => {

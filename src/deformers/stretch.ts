@@ -10,11 +10,17 @@
  * the skinning weights (Eq. 8), and gives each influence the extra local rotation
  * `Δα_i = α' − α_i` about its axis before its skinning matrix (Eq. 9–11), so every influence
  * carries the same twist and the blend contains none — no candy wrapper. corskin measures the
- * twists relative to the vertex's heaviest influence r instead of the parent: `α_i` is the twist
- * of `q_r⁻¹ ⊗ q_i` about `a_i` (swing–twist decomposition, `α = 2·atan2(q_v·a_i, q_w)`; a_i the
- * bind-space unit axis from joint i to its first child). For the usual parent–child pair this is
- * the paper's local angle, and a rigid motion of the whole skeleton has no relative twist, so it
- * stays exact. Then `α' = Σ_i w_i α_i` and `v_i = S_i · Rot(a_i, α' − α_i; about joint i) · v`.
+ * twists relative to the blend of the vertex's influences' rotations instead of each joint's
+ * parent: `α_i` is the twist of `q̄⁻¹ ⊗ q_i` about `a_i`, q̄ = Σ_i w_i q_i normalised (QLERP, each
+ * q_i on the heaviest influence's side; swing–twist decomposition, `α = 2·atan2(q_v·a_i, q_w)`;
+ * a_i the bind-space unit axis from joint i to its first child). For influences twisting about one
+ * axis the Δα_i are the paper's (a common reference shifts every α_i alike, and α' with them); a
+ * rigid motion of the whole skeleton has no relative twist, so it stays exact; and q̄ changes
+ * continuously with the weights — measured against one influence (the heaviest, or the one nearest
+ * a root) the result jumped where the choice changed: on a copy of the Soldier with 8-bit weights,
+ * by 2.3e-2 of the diagonal at the stress pose where two weights tie, and by 5e-2 where a weight
+ * of 0.001 on an ancestor rounds to 0. Then `α' = Σ_i w_i α_i` and
+ * `v_i = S_i · Rot(a_i, α' − α_i; about joint i) · v`.
  *
  * Collapse compensation (Eq. 5–6), for each stretch joint J (posed position) with vertex weight
  * w on J: `l₂ = |JP|` (the skinned distance), `l₁ = Σ_i w_i |J v_i|` (the weighted distance of the
@@ -22,14 +28,12 @@
  * w ∈ {0, 1}), `l' = β·l₁ + (1 − β)·l₂`, and `P' = J + l'·JP/|JP|`. Vertices with w ∈ {0, 1} do
  * not move, so the deformation stays continuous.
  *
- * The compensations around a vertex's stretch joints are applied one after the other, the
- * heaviest joint first (of equal weights, the rig's first), whatever the order of its influence
- * slots (a file's: glTF-Transform's quantize() sorts them). Known weakness, measured and left: where
- * two of those weights cross, the order swaps and the result jumps (a copy of the Soldier with
- * 8-bit weights, which tie a vertex's two heaviest, moves it by 4e-2 of the diagonal at the
- * stress pose), as the twists' reference, the heaviest influence, does. Applied at once (each from
- * the skinned position, their moves added) they are continuous, but count the collapse twice: the
- * libigl arm twisted 180° keeps 70% of its cross-section instead of 87%.
+ * The compensations around a vertex's stretch joints are applied one after the other, in the rig's
+ * order ({@link StretchRig.stretchJoints}): not in the order of the vertex's influence slots, which
+ * is the file's (glTF-Transform's quantize() sorts them by weight: CesiumMan with 8-bit weights
+ * moved 3.8e-2 of the diagonal at the stress pose), nor by weight (the order then swaps, and the
+ * result jumps, where two weights cross). Applied at once (each from the skinned position, their
+ * moves added), they would count the collapse twice.
  *
  * Normals: the blend of the influences' rotated normals, renormalised (the stretch step moves
  * vertices along J→P and leaves normals as they are — an approximation). Tangents likewise.
@@ -150,8 +154,17 @@ export function createStretchDeformer(rig: StretchRig, options: StretchOptions =
         // The heaviest influence (of equal ones, the lowest joint: whatever order the slots are in).
         let ref = K * i;
         for (let k = K * i + 1; k < K * i + K; k++) if (MW[k] > MW[ref] || (MW[k] === MW[ref] && MJ[k] < MJ[ref])) ref = k; // prettier-ignore
-        const r = 4 * MJ[ref];
-        const rx = -Q[r], ry = -Q[r + 1], rz = -Q[r + 2], rw = Q[r + 3]; // q_r⁻¹ // prettier-ignore
+        // q̄⁻¹: the influences' rotations blended on the heaviest one's side, normalised.
+        const h = 4 * MJ[ref];
+        let rx = 0, ry = 0, rz = 0, rw = 0; // prettier-ignore
+        for (let k = K * i; k < K * i + K; k++) {
+          const o = 4 * MJ[k];
+          const w = Q[o] * Q[h] + Q[o + 1] * Q[h + 1] + Q[o + 2] * Q[h + 2] + Q[o + 3] * Q[h + 3] < 0 ? -MW[k] : MW[k];
+          rx -= w * Q[o]; ry -= w * Q[o + 1]; rz -= w * Q[o + 2]; rw += w * Q[o + 3]; // prettier-ignore
+        }
+        const l = Math.hypot(rx, ry, rz, rw);
+        if (l > 0) [rx, ry, rz, rw] = [rx / l, ry / l, rz / l, rw / l];
+        else [rx, ry, rz, rw] = [-Q[h], -Q[h + 1], -Q[h + 2], Q[h + 3]];
         for (let k = 0; k < K; k++) {
           const w = MW[K * i + k];
           const j = MJ[K * i + k];
@@ -221,22 +234,19 @@ export function createStretchDeformer(rig: StretchRig, options: StretchOptions =
         }
       }
       // Collapse compensation around each stretch joint the vertex is partly bound to (its weight
-      // on the joint in (0, 1)), the heaviest first (of equal weights, the rig's first): each
-      // moves the vertex, so their order matters, and the order of a vertex's influence slots is
-      // the file's (quantize() sorts them by weight).
-      for (let lastW = Infinity, last = -1; ; ) {
-        let [s, w] = [-1, 0];
+      // on the joint in (0, 1)), in the rig's order: each moves the vertex, so their order
+      // matters, and the order of a vertex's influence slots is the file's (quantize() sorts them).
+      for (let last = -1; ; ) {
+        let s = -1;
         for (let k = K * i; k < K * i + K; k++) {
           const sk = isStretch[MJ[k]];
-          if (sk < 0 || !(MW[k] > 0)) continue;
-          let wk = 0;
-          for (let q = K * i; q < K * i + K; q++) if (MJ[q] === MJ[k]) wk += MW[q];
-          const after = wk < lastW || (wk === lastW && sk > last);
-          if (after && (s < 0 || wk > w || (wk === w && sk < s))) [s, w] = [sk, wk];
+          if (sk > last && MW[k] > 0 && (s < 0 || sk < s)) s = sk;
         }
         if (s < 0) break;
-        [lastW, last] = [w, s];
-        if (!(w < 1)) continue;
+        last = s;
+        let w = 0;
+        for (let k = K * i; k < K * i + K; k++) if (MJ[k] === stretchJoints[s]) w += MW[k];
+        if (!(w > 0 && w < 1)) continue;
         const cx = centres[3 * s], cy = centres[3 * s + 1], cz = centres[3 * s + 2]; // prettier-ignore
         const l2 = Math.hypot(px - cx, py - cy, pz - cz);
         if (l2 === 0) continue;

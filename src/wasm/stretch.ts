@@ -67,7 +67,7 @@ export async function createStretchSimdDeformer(
   const isStretch = new Int32Array(memory.buffer, ST, J);
   rig.stretchJoints.forEach((j, s) => {
     if (!(j >= 0 && j < J)) throw new CorskinError(`stretch joint ${j} out of range 0..${J - 1}`);
-    isStretch[j] = s + 1; // the rig's order, which the compensation follows between equal weights
+    isStretch[j] = s + 1; // the rig's order, which the compensation follows
   });
   const quaternions = new Float64Array(4 * J);
 
