@@ -60,8 +60,8 @@ function flipX(v: Float32Array, stride: number, count: number): void {
 /**
  * Whether the skinning matrices (16·J, column-major, bind space → posed space) reflect: some
  * determinant of their linear parts negative, none positive (joints scaled to zero, which hide a
- * part, have determinant 0 and do not count). A posed mesh then faces the other way round: its
- * triangles' order of vertices is reversed to the posed space's orientation.
+ * part, have determinant 0 and do not count). A mesh posed by them is turned inside out: in
+ * posed space its triangles wind the other way round.
  */
 export function skinningReflects(skinning: Float64Array): boolean {
   let negative = false;

@@ -2,8 +2,8 @@
  * Skinning methods without a GPU kernel in `corskin/three`, on the CPU: the method is prepared
  * once per mesh — on its WebAssembly SIMD kernel where it has one and the browser runs
  * WebAssembly SIMD, else through its method module (`prepareMethod`) — and in each frame where
- * the skeleton moved its deformer poses the mesh in world space. The posed mesh is drawn by a plain `Mesh`
- * beside the `SkinnedMesh` (same material, identity model matrix; the `SkinnedMesh` is hidden
+ * the skeleton moved its deformer poses the mesh in world space. The posed mesh is drawn by a
+ * plain `Mesh` beside the `SkinnedMesh` (same material, identity model matrix; the `SkinnedMesh` is hidden
  * meanwhile), so no material is patched and every renderer and material draws it as they draw
  * any mesh. Delta Mush is such a method: its smoothing passes run over the whole mesh,
  * which a vertex shader cannot do alone; spherical blend skinning (Kavan & Žára 2005),
