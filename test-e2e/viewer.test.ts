@@ -2,7 +2,7 @@
  * The viewer, end to end in headless Chromium: load CesiumMan, switch methods, play, pose a
  * joint, precompute CoRs in the browser and export a valid .glb, frame times per method.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NodeIO } from '@gltf-transform/core';
 import { draco, meshopt } from '@gltf-transform/functions';
@@ -189,6 +189,54 @@ describe('the viewer', () => {
       null,
       { timeout: 120_000 },
     );
+    expect(errors).toEqual([]);
+  });
+
+  // Found by a new user's check: three.js's loader named a typed array or a JSON token, a mesh
+  // without a skin loaded as "ready" with nothing to compare, a file opened while another was
+  // being computed was told "ready" by the first, and the stress pose was not framed.
+  it('names what is wrong with a file that is not a skinned glTF, and keeps the character shown', async () => {
+    const status = () => page.evaluate(() => document.getElementById('status')?.textContent ?? '');
+    const cases: [string, Uint8Array | string, string][] = [
+      ['truncated.glb', new Uint8Array(readFileSync(CESIUM_MAN)).subarray(0, 4000), 'truncated GLB: header declares'],
+      ['text.glb', 'hello, this is not a model', 'not a glTF file (neither GLB nor JSON)'],
+      ['empty.glb', new Uint8Array(0), 'empty file'],
+    ];
+    const noSkin = new NodeIO();
+    const doc = await noSkin.read(CESIUM_MAN);
+    for (const node of doc.getRoot().listNodes()) node.setSkin(null);
+    cases.push(['noskin.glb', await noSkin.writeBinary(doc), 'no skinned mesh']);
+    for (const [name, bytes, message] of cases) {
+      const file = join(tmp.dir, name);
+      writeFileSync(file, bytes);
+      await page.setInputFiles('#file', file);
+      await page.waitForFunction((n) => document.getElementById('status')?.textContent?.startsWith(`could not load ${n}`), name); // prettier-ignore
+      expect(await status()).toContain(message);
+    }
+    expect(await viewer(page)(() => (window as unknown as { viewer: Viewer }).viewer.ready)).toBe(true);
+    expect(errors).toEqual([]);
+  });
+
+  it('frames the stress pose when it is picked, as it frames the character on loading', async () => {
+    const camera = () => page.evaluate(() => (window as unknown as { viewer: { cameraPosition: () => number[] } }).viewer.cameraPosition()); // prettier-ignore
+    await set('pose', 'rest');
+    const before = await camera();
+    await page.locator('.lil-gui select').nth(2).selectOption({ label: 'stress pose' });
+    await page.waitForTimeout(300);
+    const after = await camera();
+    expect(Math.hypot(...after.map((x, k) => x - before[k]))).toBeGreaterThan(1e-3);
+    await page.locator('.lil-gui select').nth(2).selectOption({ label: 'rest' });
+  });
+
+  it('a file opened while another is being computed is the one shown, and only it is told ready', async () => {
+    await page.setInputFiles('#file', join(SHARED, 'characters/Soldier.glb'));
+    await page.waitForFunction(() =>
+      document.getElementById('status')?.textContent?.startsWith('Soldier.glb: '),
+    );
+    await page.setInputFiles('#file', ARM_GLB);
+    await page.waitForFunction(() => document.getElementById('status')?.textContent?.startsWith('arm.glb: ready'), null, { timeout: 120_000 }); // prettier-ignore
+    await page.waitForTimeout(3000); // what the Soldier's computations would have written by now
+    expect(await page.evaluate(() => document.getElementById('status')?.textContent)).toMatch(/^arm\.glb: ready/);
     expect(errors).toEqual([]);
   });
 

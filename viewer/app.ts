@@ -252,10 +252,11 @@ export function skinnedMeshes(view: View): THREE.SkinnedMesh[] {
   return list;
 }
 
-/** Centers of rotation on corskin's Web Worker, with progress in the status line. */
-export function centersWithProgress(mesh: CorskinMesh, label: string): Promise<Float32Array> {
+/** Centers of rotation on corskin's Web Worker, with progress in the status line (none once `signal` aborts, which stops the worker). */
+export function centersWithProgress(mesh: CorskinMesh, label: string, signal?: AbortSignal): Promise<Float32Array> {
   return computeCentersOfRotationOnWorker(mesh, {
-    onProgress: (done, total) => showProgress(`${label}: centers of rotation`, done, total),
+    onProgress: (done, total) => signal?.aborted || showProgress(`${label}: centers of rotation`, done, total),
+    signal,
   });
 }
 

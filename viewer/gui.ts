@@ -33,6 +33,8 @@ export function rebuildGui(bones: string[]): void {
       // The stress pose lies under the clip: stop the clip so it shows.
       if (pose !== 'rest') settings.animation = '';
       state.gui?.controllersRecursive().forEach((c) => c.updateDisplay());
+      // Framed again on the new pose, as on loading (unless the user moved the camera).
+      if (state.autoFramed && state.views[0]) frame(state.views[0]);
     });
   state.gui.add(settings, 'exportGlb').name('precompute CoRs & export .glb');
   if (state.gltf?.animations.length) {

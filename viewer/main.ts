@@ -109,9 +109,54 @@ window.addEventListener('drop', async (e) => {
   await openFile(e.dataTransfer?.files[0]);
 });
 
+/**
+ * What is wrong with bytes that are not a glTF 2.0 file (checked before three.js's loader, whose
+ * errors name a typed array or a JSON token): undefined when they look like one.
+ */
+function notGltf(data: ArrayBuffer): string | undefined {
+  const bytes = new Uint8Array(data);
+  if (bytes.length >= 4 && new TextDecoder().decode(bytes.subarray(0, 4)) === 'glTF') {
+    if (bytes.length < 20) return 'truncated GLB (shorter than its header)';
+    const view = new DataView(data);
+    const [version, length] = [view.getUint32(4, true), view.getUint32(8, true)];
+    if (version !== 2) return `unsupported GLB version ${version} (only glTF 2.0)`;
+    if (length > bytes.length) return `truncated GLB: header declares ${length} bytes, file has ${bytes.length}`;
+    return undefined;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return bytes.length ? 'not a glTF file (neither GLB nor JSON)' : 'empty file';
+  }
+  return json && typeof json === 'object' && 'asset' in json
+    ? undefined
+    : 'not a glTF file (JSON without an "asset" property)';
+}
+
+/** The load in progress: a newer one stops its computations and drops what it would show. */
+let currentLoad: AbortController | undefined;
+
 async function loadBytes(data: ArrayBuffer, name: string): Promise<void> {
+  const [previous, load] = [currentLoad, new AbortController()];
+  currentLoad = load;
+  const live = () => currentLoad === load;
   setStatus(`loading ${name}…`);
-  const parsed = await loader.parseAsync(data, ''); // a file that does not parse changes nothing
+  let parsed: Awaited<ReturnType<typeof loader.parseAsync>>;
+  try {
+    const bad = notGltf(data);
+    if (bad) throw new Error(bad);
+    parsed = await loader.parseAsync(data, '');
+    let skinned = false;
+    parsed.scene.traverse((o) => (skinned ||= (o as THREE.SkinnedMesh).isSkinnedMesh === true));
+    if (!skinned) throw new Error('no skinned mesh (no node has both a mesh and a skin): nothing to compare');
+  } catch (e) {
+    // A file that does not load changes nothing: the one being loaded goes on.
+    if (live()) currentLoad = previous;
+    throw e;
+  }
+  if (!live()) return;
+  previous?.abort();
   state.corsReady = false;
   state.bytes = data;
   state.fileName = name;
@@ -140,23 +185,30 @@ async function loadBytes(data: ArrayBuffer, name: string): Promise<void> {
   frame(state.views[0]);
   setStatus(`${name}: switching to DQS, CoR, DDM and templates…`);
   const warnings: string[] = [];
-  await Promise.all(
-    state.views.map((v) =>
-      useSkinningMethod(v.root, v.method, {
-        computeCenters: (m) => centersWithProgress(meshFromGeometry(m), name),
-        // Direct Delta Mush the file lacks: computed on corskin's Web Worker, with progress.
-        computeDeltaMush: (m) => {
-          const what = `${name}: no Direct Delta Mush data in the file (corskin precompute --method ddm stores it): computing it`;
-          setStatus(`${what}…`);
-          return computeDirectDeltaMushOnWorker(meshFromGeometry(m), {
-            onProgress: (done, total) => showProgress(what, done, total),
-          });
-        },
-        onProgress: (_, done, total, what) => showProgress(`${name}: ${what}`, done, total),
-        onWarning: (_, message) => warnings.push(message),
-      }),
-    ),
-  );
+  const { signal } = load;
+  try {
+    await Promise.all(
+      state.views.map((v) =>
+        useSkinningMethod(v.root, v.method, {
+          computeCenters: (m) => centersWithProgress(meshFromGeometry(m), name, signal),
+          // Direct Delta Mush the file lacks: computed on corskin's Web Worker, with progress.
+          computeDeltaMush: (m) => {
+            const what = `${name}: no Direct Delta Mush data in the file (corskin precompute --method ddm stores it): computing it`;
+            if (live()) setStatus(`${what}…`);
+            return computeDirectDeltaMushOnWorker(meshFromGeometry(m), {
+              onProgress: (done, total) => live() && showProgress(what, done, total),
+              signal,
+            });
+          },
+          onProgress: (_, done, total, what) => live() && showProgress(`${name}: ${what}`, done, total),
+          onWarning: (_, message) => warnings.push(message),
+        }),
+      ),
+    );
+  } catch (e) {
+    if (live()) throw e;
+  }
+  if (!live()) return; // another file was opened meanwhile: it is the one shown
   applyTemplateParam();
   selectTemplates();
   if (params.get('frame') === 'joint') {
@@ -287,6 +339,8 @@ const api = {
   get ready() {
     return state.corsReady;
   },
+  /** The camera's position (world space), as the viewer framed it or the user moved it. */
+  cameraPosition: () => camera.position.toArray(),
   /** Why the last load failed (shown in the status line), or undefined. */
   error: undefined as string | undefined,
   settings,
