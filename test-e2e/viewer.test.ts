@@ -230,9 +230,7 @@ describe('the viewer', () => {
 
   it('a file opened while another is being computed is the one shown, and only it is told ready', async () => {
     await page.setInputFiles('#file', join(SHARED, 'characters/Soldier.glb'));
-    await page.waitForFunction(() =>
-      document.getElementById('status')?.textContent?.startsWith('Soldier.glb: '),
-    );
+    await page.waitForFunction(() => document.getElementById('status')?.textContent?.startsWith('Soldier.glb: '));
     await page.setInputFiles('#file', ARM_GLB);
     await page.waitForFunction(() => document.getElementById('status')?.textContent?.startsWith('arm.glb: ready'), null, { timeout: 120_000 }); // prettier-ignore
     await page.waitForTimeout(3000); // what the Soldier's computations would have written by now
