@@ -39,9 +39,13 @@ export function rebuildGui(bones: string[]): void {
   state.gui.add(settings, 'exportGlb').name('precompute CoRs & export .glb');
   if (state.gltf?.animations.length) {
     const anim = state.gui.addFolder('animation');
-    anim.add(settings, 'animation', ['', ...state.gltf.animations.map((a) => a.name)]);
+    const clips = state.gltf.animations;
+    /** The time slider spans the clip chosen (every clip's longest with none). */
+    const span = () => Math.max(clips.find((a) => a.name === settings.animation)?.duration ?? state.duration, 0.001);
+    const clip = anim.add(settings, 'animation', ['', ...clips.map((a) => a.name)]);
     anim.add(settings, 'playing').name('play').listen();
-    anim.add(settings, 'time', 0, Math.max(state.duration, 0.001), 0.001).listen();
+    const time = anim.add(settings, 'time', 0, span(), 0.001).listen();
+    clip.onChange(() => time.max(span()).updateDisplay());
   } else {
     const none = state.gui.addFolder('animation: none in this file');
     none.close();
