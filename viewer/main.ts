@@ -11,6 +11,7 @@
  * ui=0.
  */
 import { COR_ATTRIBUTE_THREE } from '../src/io/schema.js';
+import { glbHeaderProblem, isGlb } from '../src/io/glb-header.js';
 import * as THREE from 'three';
 import { computeDirectDeltaMushOnWorker } from '../src/methods/ddm/web-worker.js';
 import { meshFromGeometry, skinningMethodOf, useSkinningMethod, type ThreeSkinningMethod } from '../src/three/index.js';
@@ -115,14 +116,7 @@ window.addEventListener('drop', async (e) => {
  */
 function notGltf(data: ArrayBuffer): string | undefined {
   const bytes = new Uint8Array(data);
-  if (bytes.length >= 4 && new TextDecoder().decode(bytes.subarray(0, 4)) === 'glTF') {
-    if (bytes.length < 20) return 'truncated GLB (shorter than its header)';
-    const view = new DataView(data);
-    const [version, length] = [view.getUint32(4, true), view.getUint32(8, true)];
-    if (version !== 2) return `unsupported GLB version ${version} (only glTF 2.0)`;
-    if (length > bytes.length) return `truncated GLB: header declares ${length} bytes, file has ${bytes.length}`;
-    return undefined;
-  }
+  if (isGlb(bytes)) return glbHeaderProblem(bytes);
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder().decode(bytes));

@@ -16,7 +16,7 @@ import { deformInto } from '../deformers/contract.js';
 import { checkNotOverwritingInput, checkOutputPath, writeFileAtomic } from '../io/files.js';
 import { extractSkinnedModels } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
-import { bakePosedGeometry, type PosedGeometry } from '../io/posed-geometry.js';
+import { bakePosedGeometry, partTriangles, type PosedGeometry } from '../io/posed-geometry.js';
 import { stressPose } from '../evaluation/stress-pose.js';
 import { formatObj } from '../io/obj.js';
 import type { Io } from './ui.js';
@@ -159,11 +159,7 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
       model.parts.map((part, k) => {
         const a = part.vertexOffset,
           b = a + part.vertexCount;
-        const tris = model.mesh.triangles
-          .subarray(part.triangleOffset, part.triangleOffset + part.triangleLength)
-          .map((v) => v - a);
-        // A reflecting pose turns the triangles over (see PosedGeometry.reflected).
-        if (posed[m].reflected) for (let t = 0; t < tris.length; t += 3) [tris[t + 1], tris[t + 2]] = [tris[t + 2], tris[t + 1]]; // prettier-ignore
+        const tris = partTriangles(model, part, posed[m].reflected);
         return {
           name: `${model.name}_primitive${k}`,
           positions: posed[m].positions.subarray(3 * a, 3 * b),

@@ -7,6 +7,7 @@ import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 
 import { NodeIO, type Document, type Primitive } from '@gltf-transform/core';
 import { ALL_EXTENSIONS, KHRDracoMeshCompression } from '@gltf-transform/extensions';
 import { CorskinError } from '../core/errors.js';
+import { glbHeaderProblem, isGlb } from './glb-header.js';
 import { checkNotOverwritingInput, readBytes, writeFileAtomic, writeFilesAtomic } from './files.js';
 import { checkGltfJson, checkSparseIndices } from './check-json.js';
 import { checkStructure } from './check-structure.js';
@@ -142,9 +143,9 @@ function denseWhereSmaller(document: Document): void {
 }
 
 /** The compression extensions a glTF file's JSON mentions (a cheap scan before parsing). */
-function compressionOf(bytes: Uint8Array, isGlb: boolean): string[] {
+function compressionOf(bytes: Uint8Array, glb: boolean): string[] {
   let json = bytes;
-  if (isGlb && bytes.length >= 20) {
+  if (glb && bytes.length >= 20) {
     const length = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(12, true);
     json = bytes.subarray(20, Math.min(bytes.length, 20 + length));
   }
@@ -179,7 +180,7 @@ function glbChunks(view: DataView, length: number, path: string): { json: unknow
 async function bufferBytes(
   json: unknown,
   path: string,
-  isGlb: boolean,
+  glb: boolean,
   bin?: Uint8Array,
 ): Promise<(Uint8Array | undefined)[]> {
   const buffers = ((json as GltfResources).buffers ?? []) as {
@@ -196,7 +197,7 @@ async function bufferBytes(
         if (b.byteLength === 0) return new Uint8Array(0);
         if (i !== 0 || !bin)
           throw new CorskinError(
-            i === 0 && isGlb
+            i === 0 && glb
               ? 'buffer 0 has no uri, but the GLB has no binary chunk to hold its data'
               : `buffer ${i} has no uri (only a .glb's first buffer, held in its binary chunk, may omit it)`,
             path,
@@ -284,19 +285,14 @@ function checkResourceUris(json: GltfResources, path: string, allowOutside: bool
  */
 export async function readDocument(path: string, options: ReadOptions = {}): Promise<Document> {
   const bytes: Uint8Array = await readBytes(path);
-  const isGlb = bytes.length >= 4 && bytes[0] === 0x67 && bytes[1] === 0x6c && bytes[2] === 0x54 && bytes[3] === 0x46;
-  const io = await createIO(compressionOf(bytes, isGlb));
+  const glb = isGlb(bytes);
+  const io = await createIO(compressionOf(bytes, glb));
   try {
-    if (isGlb) {
-      if (bytes.length < 20) throw new CorskinError('truncated GLB (shorter than its header)', path);
+    if (glb) {
+      const problem = glbHeaderProblem(bytes);
+      if (problem) throw new CorskinError(problem, path);
       const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      const version = view.getUint32(4, true);
-      const length = view.getUint32(8, true);
-      if (version !== 2) throw new CorskinError(`unsupported GLB version ${version} (only glTF 2.0)`, path);
-      if (length > bytes.length) {
-        throw new CorskinError(`truncated GLB: header declares ${length} bytes, file has ${bytes.length}`, path);
-      }
-      const { json, bin } = glbChunks(view, length, path);
+      const { json, bin } = glbChunks(view, view.getUint32(8, true), path);
       checkStructure(json, path);
       checkResourceUris(json as GltfResources, path, !!options.allowOutsideResources);
       checkGltfJson(json, path, bin?.length);

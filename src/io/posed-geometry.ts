@@ -53,6 +53,7 @@ export async function bakePosedGeometry(
   const buffer = root.listBuffers()[0] ?? document.createBuffer();
   models.forEach((model, m) => {
     const g = posed[m];
+    const tangents = g.reflected ? g.tangents?.map((x, i) => (i % 4 === 3 ? -x : x)) : g.tangents;
     for (const part of model.parts) {
       const p = part.primitive;
       const a = part.vertexOffset,
@@ -68,13 +69,11 @@ export async function bakePosedGeometry(
         );
       set('POSITION', 'VEC3', g.positions, 3);
       if (part.hasNormals && g.normals) set('NORMAL', 'VEC3', g.normals, 3);
-      if (part.hasTangents && g.tangents)
-        set('TANGENT', 'VEC4', g.reflected ? g.tangents.map((x, i) => (i % 4 === 3 ? -x : x)) : g.tangents, 4);
+      if (part.hasTangents && tangents) set('TANGENT', 'VEC4', tangents, 4);
       if (g.reflected && p.getMode() >= Primitive.Mode.TRIANGLES) {
         // The part's triangles (strips and fans as lists), each in the opposite order.
-        const tris = model.mesh.triangles.slice(part.triangleOffset, part.triangleOffset + part.triangleLength);
-        for (let t = 0; t < tris.length; t += 3) [tris[t], tris[t + 1], tris[t + 2]] = [tris[t] - a, tris[t + 2] - a, tris[t + 1] - a]; // prettier-ignore
-        const indices = part.vertexCount > 65535 ? Uint32Array.from(tris) : Uint16Array.from(tris);
+        const tris = partTriangles(model, part, true);
+        const indices = part.vertexCount > 65535 ? tris : Uint16Array.from(tris);
         p.setIndices(document.createAccessor().setType('SCALAR').setBuffer(buffer).setArray(indices));
         p.setMode(Primitive.Mode.TRIANGLES);
       }
@@ -148,4 +147,23 @@ function removeEmptyNodes(document: Document): void {
       if (empty(parent)) stack.push(parent);
     }
   }
+}
+
+/**
+ * A part's triangles (strips and fans as lists; `SkinnedModel.mesh.triangles`), indices local to
+ * the part, 3·t; with `turnedOver`, each in the opposite order (a reflecting pose, see
+ * {@link PosedGeometry.reflected}).
+ */
+export function partTriangles(
+  model: SkinnedModel,
+  part: SkinnedModel['parts'][number],
+  turnedOver = false,
+): Uint32Array {
+  const a = part.vertexOffset;
+  const tris = model.mesh.triangles.slice(part.triangleOffset, part.triangleOffset + part.triangleLength);
+  for (let t = 0; t < tris.length; t += 3) {
+    const [u, v, w] = [tris[t] - a, tris[t + 1] - a, tris[t + 2] - a];
+    [tris[t], tris[t + 1], tris[t + 2]] = turnedOver ? [u, w, v] : [u, v, w];
+  }
+  return tris;
 }
