@@ -1,8 +1,8 @@
 /**
- * The bake's 99th percentile by selection (`select` in src/bake/measure.ts) against sorting.
+ * The bake's order statistics (src/bake/percentile.ts) against sorting a copy.
  */
 import { describe, expect, it } from 'vitest';
-import { select } from '../src/bake/measure.js';
+import { kthSmallest, maxAndP99, maxAndP99Within, percentileIndex, select } from '../src/bake/percentile.js';
 import { rng } from '../scripts/rng.mjs';
 
 describe('select: the k-th smallest without sorting', () => {
@@ -19,5 +19,65 @@ describe('select: the k-th smallest without sorting', () => {
       const k = Math.floor(random() * n);
       expect(select(a.slice(), k)).toBe(sorted[k]);
     }
+  });
+});
+
+describe('kthSmallest: a sample brackets the k-th value, one pass finds it', () => {
+  const random = rng(11);
+  // Layouts the bake's distances take (blocks of one sample's vertices, a few far outliers,
+  // many exact zeros where vertices keep their influences) and ones that defeat a bracket.
+  const layouts: Record<string, (n: number) => Float32Array> = {
+    uniform: (n) => Float32Array.from({ length: n }, () => random()),
+    'heavy tail': (n) => Float32Array.from({ length: n }, () => random() ** 8),
+    'mostly zero': (n) => Float32Array.from({ length: n }, () => (random() < 0.995 ? 0 : random())),
+    'four values': (n) => Float32Array.from({ length: n }, () => Math.floor(random() * 4)),
+    constant: (n) => new Float32Array(n).fill(0.25),
+    sorted: (n) => Float32Array.from({ length: n }, (_, i) => i),
+    reversed: (n) => Float32Array.from({ length: n }, (_, i) => n - i),
+    'blocks of 997': (n) => Float32Array.from({ length: n }, (_, i) => (i % 997) / 997 + Math.floor(i / 997) * 1e-6),
+    'one huge value': (n) => Float32Array.from({ length: n }, (_, i) => (i === n >> 1 ? 1e30 : random())),
+  };
+  for (const [name, make] of Object.entries(layouts))
+    it(`equals a sorted copy at the 99th percentile and elsewhere, and leaves the array as it was: ${name}`, () => {
+      for (const n of [4097, 50_000, 1_200_000]) {
+        const a = make(n);
+        const before = a.slice();
+        const sorted = a.slice().sort();
+        for (const k of [percentileIndex(n), 0, n - 1, n >> 1, Math.floor(random() * n)])
+          expect(kthSmallest(a, k)).toBe(sorted[k]);
+        expect(a.every((x, i) => Object.is(x, before[i]))).toBe(true);
+        const [max, p99] = maxAndP99(a);
+        expect([max, p99]).toEqual([sorted[n - 1], sorted[percentileIndex(n)]]);
+      }
+    });
+
+  it('maxAndP99: NaN counts as the largest; empty gives zeros', () => {
+    const a = new Float32Array(10_000).fill(1);
+    a[5] = NaN;
+    expect(maxAndP99(a)).toEqual([NaN, NaN]);
+    expect(maxAndP99(new Float32Array(0))).toEqual([0, 0]);
+  });
+});
+
+describe('maxAndP99Within: the bounds checked by counting, as comparing the selected figures', () => {
+  it('agrees with maxAndP99 compared to the bounds, of the values and of their square roots', () => {
+    const random = rng(5);
+    for (let trial = 0; trial < 2000; trial++) {
+      const n = 1 + Math.floor(random() * 400);
+      const a = Float32Array.from({ length: n }, () => (trial % 3 === 0 ? Math.floor(random() * 5) : random()));
+      const [max, p99] = maxAndP99(a);
+      // Bounds at, just above and just below the figures, and at random.
+      const pick = (x: number) => [x, x + 1e-9, x - 1e-9, random()][trial % 4];
+      const [maxBound, p99Bound] = [pick(max), pick(p99)];
+      expect(maxAndP99Within(a, maxBound, p99Bound)).toBe(max <= maxBound && p99 <= p99Bound);
+      const [rootMax, rootP99] = [Math.sqrt(max), Math.sqrt(p99)];
+      const [rMaxBound, rP99Bound] = [pick(rootMax), pick(rootP99)];
+      expect(maxAndP99Within(a, rMaxBound, rP99Bound, true)).toBe(rootMax <= rMaxBound && rootP99 <= rP99Bound);
+    }
+  });
+
+  it('NaN is past any bound; an empty array is within', () => {
+    expect(maxAndP99Within(Float32Array.of(0, NaN, 0), Infinity, Infinity)).toBe(false);
+    expect(maxAndP99Within(new Float32Array(0), 0, 0)).toBe(true);
   });
 });

@@ -16,7 +16,9 @@ import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import { stressPose } from '../src/evaluation/stress-pose.js';
 import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
-import { createParallelSimdDeformer, type ParallelSimdDeformer } from '../src/wasm/parallel-simd.js';
+import { createParallelSimdDeformer, parallelSimdFactory, type ParallelSimdDeformer } from '../src/wasm/parallel-simd.js';
+import { simdBoundDeformer } from '../src/wasm/bound-deformer.js';
+import { deformLbs } from '../src/deformers/lbs.js';
 import { createSimdDeformer, type SimdDeformer } from '../src/wasm/simd-skinning.js';
 import type { SkinningKernelMethod } from '../src/wasm/kernel-range.js';
 import { cylinder } from './helpers/cylinder.js';
@@ -149,5 +151,31 @@ describe('createParallelSimdDeformer', () => {
     const one = await createParallelSimdDeformer(cesium.mesh, 'lbs', { threads: 2 });
     expect(() => one.deform(new Float64Array(16))).toThrow(CorskinError);
     await one.close();
+  });
+});
+
+describe('parallelSimdFactory: the kernels the bake samples and measures large meshes with', () => {
+  it('shares the frames of a mesh of 10,000 vertices up (Ybot) between threads, bit for bit as one thread; smaller ones (CesiumMan) and other methods on one', async () => {
+    const [ybot] = models.get(join(SHARED, 'characters', 'Ybot.glb'))!;
+    const [cesium] = models.get(CESIUM_MAN)!;
+    const factory = parallelSimdFactory(2);
+    try {
+      const shared = await factory.create(ybot.mesh, 'lbs');
+      expect((shared as ParallelSimdDeformer).threads).toBe(2);
+      expect('threads' in (await factory.create(cesium.mesh, 'lbs'))).toBe(false);
+      expect('threads' in (await parallelSimdFactory(1).create(ybot.mesh, 'lbs'))).toBe(false);
+      // Through simdBoundDeformer, as the bake calls it: the same floats as the one-thread kernels'.
+      const bound = (await simdBoundDeformer('lbs', [ybot.mesh], deformLbs, undefined, factory.create)).deform;
+      const one = await createSimdDeformer(ybot.mesh, 'lbs');
+      const n = ybot.mesh.positions.length / 3;
+      for (const S of frames(ybot).slice(0, 4)) {
+        const out = { positions: new Float32Array(3 * n) };
+        bound(ybot.mesh, S, out);
+        one.deform(S);
+        expect(out.positions.every((x, i) => Object.is(x, one.output.positions[i]))).toBe(true);
+      }
+    } finally {
+      await factory.close();
+    }
   });
 });

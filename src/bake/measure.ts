@@ -21,6 +21,7 @@ import {
 } from './samples.js';
 import type { MethodSamples } from './sampling.js';
 import { stressPose } from '../evaluation/stress-pose.js';
+import { maxAndP99, maxAndP99Within } from './percentile.js';
 
 /**
  * The bounding-box diagonal of `model` as `deform` poses it at the start of its first clip (the
@@ -211,14 +212,13 @@ export function measureBake(
       }
       const bakedWeights = sampleMorphWeights(baked.morphGroups, other.morphChannels ?? [], t);
       const morphedBaked = applyMorphTargets(baked.mesh, baked.morphGroups, bakedWeights);
-      /** The distances of positions P to the method's at this sample, into `errors`: their max and p99. */
+      /** The distances of positions P to the method's at this sample, into `errors`: that sample's slot. */
       const distances = (errors: Float32Array, P: Float32Array) => {
         const at = errors.subarray(s * n, s * n + n);
         scaledDistances(at, P, method.positions, 1 / diagonal);
-        // In place: reordering a sample's values leaves the pooled figures below as they are.
-        return maxAndP99(at);
+        return at;
       };
-      const lbsAt = distances(lbsErrors, lbs.positions);
+      const lbsAt = maxAndP99(distances(lbsErrors, lbs.positions));
       deformLbs(morphedBaked, B, played);
       if (!withinMargin(distances(bakedErrors, played.positions), lbsAt)) {
         if (isHalf) halfWorse++;
@@ -228,7 +228,7 @@ export function measureBake(
         let inputAt = lbsAt;
         if (fourOriginal) {
           deformLbs({ ...morphed(), ...fourOriginal }, S, lbsFour);
-          inputAt = distances(fourLbsErrors, lbsFour.positions);
+          inputAt = maxAndP99(distances(fourLbsErrors, lbsFour.positions));
         }
         deformLbs({ ...morphedBaked, ...four }, B, played);
         if (!withinMargin(distances(fourErrors, played.positions), inputAt)) fourWorse++;
@@ -329,59 +329,7 @@ function firstInfluenceSet(mesh: SkinnedMesh): Pick<SkinnedMesh, 'influences' | 
   return { influences: 4, joints, weights };
 }
 
-/** Whether a sample's (max, p99) is within {@link NEVER_WORSE_MARGIN} of the reference's. */
-function withinMargin([max, p99]: [number, number], [refMax, refP99]: [number, number]): boolean {
-  return max <= refMax + NEVER_WORSE_MARGIN && p99 <= refP99 + NEVER_WORSE_MARGIN;
-}
-
-/**
- * The largest value and the 99th percentile (`percentileIndex`; reorders `a`, see
- * {@link select}); NaN counts as the largest.
- */
-export function maxAndP99(a: Float32Array): [number, number] {
-  if (!a.length) return [0, 0];
-  let max = -Infinity;
-  for (let i = 0; i < a.length; i++) {
-    if (Number.isNaN(a[i])) return [NaN, NaN];
-    if (a[i] > max) max = a[i];
-  }
-  return [max, select(a, percentileIndex(a.length))];
-}
-
-/**
- * The index of the 99th percentile among n sorted values (0-based: `Math.floor(0.99·n)`, at most
- * n − 1), as the bake's measure and its never-worse guard (`never-worse.ts`) take it.
- */
-export function percentileIndex(n: number): number {
-  return Math.min(n - 1, Math.floor(0.99 * n));
-}
-
-/**
- * The k-th smallest of `a` (0-based; what `a.sort()[k]` is), by Hoare's selection (Hoare 1961) with the median
- * of three as the pivot: linear time on average, where sorting the bake's errors (samples ×
- * vertices, 35M numbers for Ybot) took seconds. Reorders `a`; no NaN.
- */
-export function select(a: Float32Array, k: number): number {
-  let lo = 0;
-  let hi = a.length - 1;
-  while (hi > lo) {
-    const mid = (lo + hi) >> 1;
-    const x = a[lo], y = a[mid], z = a[hi]; // prettier-ignore
-    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (a[i] < pivot) i++;
-      while (a[j] > pivot) j--;
-      if (i <= j) {
-        const t = a[i];
-        a[i++] = a[j];
-        a[j--] = t;
-      }
-    }
-    if (k <= j) hi = j;
-    else if (k >= i) lo = i;
-    else return a[k];
-  }
-  return a[k];
+/** Whether a sample's distances have their largest and 99th percentile within {@link NEVER_WORSE_MARGIN} of the reference's. */
+function withinMargin(at: Float32Array, [refMax, refP99]: [number, number]): boolean {
+  return maxAndP99Within(at, refMax + NEVER_WORSE_MARGIN, refP99 + NEVER_WORSE_MARGIN);
 }

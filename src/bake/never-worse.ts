@@ -10,7 +10,8 @@
 import { boundingBoxDiagonal } from '../core/mesh.js';
 import { fitViews, fitViewsAt, type FitData } from './fit.js';
 import { updateVertexWeights, weightScratch } from './ssdr-weights.js';
-import { NEVER_WORSE_MARGIN, percentileIndex, select } from './measure.js';
+import { NEVER_WORSE_MARGIN } from './measure.js';
+import { kthSmallest, percentileIndex } from './percentile.js';
 import type { MethodSamples } from './sampling.js';
 import { vertexErrors } from './ssdr.js';
 
@@ -179,7 +180,7 @@ function sampleBounds(
     let max = 0;
     for (let i = 0; i < n; i++) if (d[i] > max) max = d[i];
     b.maxBound[t] = max + tolerance;
-    b.pBound[t] = select(d.slice(), percentileIndex(n)) + tolerance;
+    b.pBound[t] = kthSmallest(d, percentileIndex(n)) + tolerance;
     // The vertices the bake never touches that are past the percentile's bound take room.
     let outside = 0;
     for (let i = 0; i < n; i++) if (!isActive[i] && d[i] > b.pBound[t]) outside++;

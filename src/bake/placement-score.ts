@@ -12,7 +12,8 @@
 import { quatSlerp } from '../core/math.js';
 import { boundingBoxDiagonal } from '../core/mesh.js';
 import type { HelperCandidate } from './helper-fit.js';
-import { maxAndP99, NEVER_WORSE_MARGIN } from './measure.js';
+import { NEVER_WORSE_MARGIN } from './measure.js';
+import { maxAndP99, maxAndP99Within } from './percentile.js';
 import { holdNeverWorse } from './never-worse.js';
 import type { MethodSamples } from './sampling.js';
 import { vertexErrors, type SsdrProblem } from './ssdr.js';
@@ -62,7 +63,7 @@ export function plainLbs(samples: MethodSamples, halfway: MethodSamples | undefi
     });
     from += at.targets.length * n;
   }
-  const [max, p99] = maxAndP99(squared.slice()); // on a copy: it reorders
+  const [max, p99] = maxAndP99(squared);
   return { squared, max, p99, halfway: halfwayFigures(squared, samples.targets.length, n) };
 }
 
@@ -71,7 +72,7 @@ function halfwayFigures(squared: Float32Array, skip: number, n: number): Float64
   const times = squared.length / n - skip;
   const out = new Float64Array(2 * times);
   for (let t = 0; t < times; t++) {
-    const [max, p99] = maxAndP99(squared.slice((skip + t) * n, (skip + t + 1) * n));
+    const [max, p99] = maxAndP99(squared.subarray((skip + t) * n, (skip + t + 1) * n));
     out[2 * t] = Math.sqrt(max);
     out[2 * t + 1] = Math.sqrt(p99);
   }
@@ -103,10 +104,12 @@ export function placementScore(
   const n = samples.targets[0].length / 3;
   const baked = bakedSquared(samples, halfway, plain, candidate);
   const margin = NEVER_WORSE_MARGIN * boundingBoxDiagonal(samples.targets[0]);
-  const halves = halfwayFigures(baked, samples.targets.length, n);
+  const skip = samples.targets.length;
   let worseHalfway = 0;
-  for (let t = 0; t < halves.length; t += 2)
-    if (halves[t] > plain.halfway[t] + margin || halves[t + 1] > plain.halfway[t + 1] + margin) worseHalfway++;
+  for (let t = 0; t < plain.halfway.length / 2; t++) {
+    const at = baked.subarray((skip + t) * n, (skip + t + 1) * n);
+    if (!maxAndP99Within(at, plain.halfway[2 * t] + margin, plain.halfway[2 * t + 1] + margin, true)) worseHalfway++;
+  }
   const [max, p99] = maxAndP99(baked);
   const share = (x: number, of: number) => (x > 0 ? Math.sqrt(x / of) : 0);
   return { score: share(p99, plain.p99) / P99_SHARE + share(max, plain.max) / MAX_SHARE, worseHalfway };

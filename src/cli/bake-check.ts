@@ -25,7 +25,7 @@ import { checkNotOverwritingInput, inputFiles, keepStaged } from '../io/files.js
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { describeErrors, validatorErrors } from '../io/validate.js';
-import { simdBoundDeformer } from '../wasm/bound-deformer.js';
+import { simdBoundDeformer, type SimdDeformerFactory } from '../wasm/bound-deformer.js';
 import type { BakeCommandOptions } from './bake.js';
 import type { CliMethod } from './method-deformer.js';
 import type { skinWarnings } from './skin-warnings.js';
@@ -51,6 +51,8 @@ export interface StagedBake {
   stage: string;
   /** When the command started (`performance.now()`). */
   start: number;
+  /** What prepares the SIMD kernels the measure plays the written file with. */
+  kernels: SimdDeformerFactory;
 }
 
 /**
@@ -66,7 +68,7 @@ export async function checkStaged(
   baked: BakedSkin[],
   inputErrors: ValidatorMessage[] | undefined,
   warnings: ReturnType<typeof skinWarnings>,
-  { models, method, rate, withHelpers, stage, start }: StagedBake,
+  { models, method, rate, withHelpers, stage, start, kernels }: StagedBake,
 ): Promise<void> {
   const staged = join(stage, basename(o.output));
   const files = await writeDocument(document, staged, { compress: o.compress, inputs: [input], force: true }).catch(
@@ -95,7 +97,7 @@ export async function checkStaged(
     }
     const bar = progress(io, `${model.name}: measuring`);
     try {
-      const lbs = (await simdBoundDeformer('lbs', [model.mesh, other.mesh], deformLbs)).deform;
+      const lbs = (await simdBoundDeformer('lbs', [model.mesh, other.mesh], deformLbs, undefined, kernels)).deform;
       measures.push(measureBake(model, other, deform, rate, { onProgress: bar.update, reference: samples, between: withHelpers, lbs })); // prettier-ignore
       beyond.push(withHelpers ? measureBeyondClips(model, other, deform, 0.5, lbs) : undefined);
       baked[measures.length - 1].samples = undefined; // not needed any more

@@ -31,7 +31,8 @@ import { removeCageRig } from '../io/cage-gltf.js';
 import { removeShadowedChannels } from '../io/gltf-skeleton.js';
 import { createMethodDeformer, withSimdKernels, type CliMethod } from './method-deformer.js';
 import { deformLbs } from '../deformers/lbs.js';
-import { simdBoundDeformer } from '../wasm/bound-deformer.js';
+import { simdBoundDeformer, type SimdDeformerFactory } from '../wasm/bound-deformer.js';
+import { parallelSimdFactory } from '../wasm/parallel-simd.js';
 import { progress, type Io } from './ui.js';
 import { skinWarnings } from './skin-warnings.js';
 import { checkStaged, count, mb, type BakedSkin } from './bake-check.js';
@@ -86,6 +87,18 @@ export interface BakeCommandOptions {
 
 /** Runs `corskin bake` on one file. @throws CorskinError on bad input (nothing written) */
 export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions): Promise<void> {
+  // The sampling and the measure pose a large mesh on the SIMD kernels with its frames shared
+  // between threads: as many as the helpers' fit (which runs between them, not alongside).
+  const kernels = parallelSimdFactory(o.as === 'morphs' ? 1 : (o.threads ?? availableParallelism()));
+  try {
+    await bake(io, input, o, kernels.create);
+  } finally {
+    await kernels.close();
+  }
+}
+
+/** {@link bakeCommand}, its SIMD kernels prepared by `kernels`. */
+async function bake(io: Io, input: string, o: BakeCommandOptions, kernels: SimdDeformerFactory): Promise<void> {
   const start = performance.now();
   checkOutputPath(o.output, ['.glb', '.gltf']);
   checkNotOverwritingInput(o.output, [input], !!o.force);
@@ -204,6 +217,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
         method,
         createMethodDeformer(io, document, model, method, input, o),
         o,
+        kernels,
       );
       const lines: string[] = [];
       const entry: (typeof baked)[number] = { model, deform, lines };
@@ -217,7 +231,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       }
       // The method and LBS at the samples, taken once: fitted by the bake and (while what is kept
       // stays within one bake's bound) compared against after the file is written.
-      const lbs = (await simdBoundDeformer('lbs', [model.mesh], deformLbs)).deform;
+      const lbs = (await simdBoundDeformer('lbs', [model.mesh], deformLbs, undefined, kernels)).deform;
       const samples = await phase(model, 'sampling', (onProgress) =>
         sampleMethod(model, deform, rate, { onProgress, between: o.guard === 'between', lbs }),
       );
@@ -242,6 +256,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
           guard: o.guard,
           beyondClips: o.beyondClips,
           rate,
+          lbs,
           onProgress,
           file: input,
         }),
@@ -300,7 +315,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   // moved into place: a stop or a failure before that leaves the output as it was.
   const stage = createStaging(o.output);
   try {
-    await checkStaged(io, o, input, document, baked, inputErrors, warnings, { models, method, rate, withHelpers, stage, start }); // prettier-ignore
+    await checkStaged(io, o, input, document, baked, inputErrors, warnings, { models, method, rate, withHelpers, stage, start, kernels }); // prettier-ignore
   } finally {
     removeStaged(stage);
   }

@@ -106,6 +106,11 @@ export interface HelperBakeOptions {
    * bake afterwards passes the same to `measureBake`). Taken here when absent.
    */
   samples?: MethodSamples;
+  /**
+   * Linear blend skinning of `model.mesh`, where the bake samples plain LBS itself (default
+   * `deformLbs`; the CLI passes the SIMD kernels bound to the mesh, `simdBoundDeformer`).
+   */
+  lbs?: Deformer;
 }
 
 /** What {@link bakeHelperJoints} added. */
@@ -223,7 +228,7 @@ export function* helperBakeSteps(
       `the samples given were taken ${options.samples.between ? 'half-way between the sample times too' : 'at the sample times only'}, but the guard asked is ${guard}`,
       file,
     );
-  const samples = options.samples ?? sampleMethod(model, deform, rate, { signal: options.signal, between: guard === 'between' }); // prettier-ignore
+  const samples = options.samples ?? sampleMethod(model, deform, rate, { signal: options.signal, between: guard === 'between', lbs: options.lbs }); // prettier-ignore
   const times = samples.between ? bakeCheckTimes : bakeSampleTimes;
   const expected = model.animations.reduce((t, clip) => t + times(clip.duration, rate).length, 0);
   if (samples.rate !== rate || samples.targets.length !== expected || samples.targets[0]?.length !== 3 * n)
@@ -264,7 +269,7 @@ export function* helperBakeSteps(
   // placements, and with the guard `auto` whether the samples' guard holds there.
   const halfway =
     scored && !samples.between
-      ? sampleMethod(model, deform, rate, { signal: options.signal, halfway: true })
+      ? sampleMethod(model, deform, rate, { signal: options.signal, halfway: true, lbs: options.lbs })
       : undefined;
   // With the guard `auto`, where the samples' guard leaves the bake farther from the method than
   // plain LBS half-way somewhere, it is held there too, whichever way plays closer: the same fit

@@ -19,6 +19,13 @@ import { copyPosed } from './instance.js';
  */
 export const SIMD_AGREEMENT = 1e-5;
 
+/** Prepares a method's SIMD kernels for a mesh, as {@link createSimdDeformer} (throws CorskinError where it cannot). */
+export type SimdDeformerFactory = (
+  mesh: SkinnedMesh,
+  method: SimdSkinningMethod,
+  parameters?: Record<string, unknown>,
+) => Promise<SimdDeformer>;
+
 /**
  * Prepares `method`'s SIMD kernels ({@link createSimdDeformer}) for each of `meshes`, and returns
  * a {@link Deformer} that runs them when it is called with one of those mesh objects (the same
@@ -32,6 +39,8 @@ export const SIMD_AGREEMENT = 1e-5;
  * the runtime has no WebAssembly SIMD) is deformed by `fallback`.
  * @param parameters the method's parameters, as `createSimdDeformer` takes them (those `fallback`
  *   was prepared with)
+ * @param create what prepares the kernels for a mesh (default `createSimdDeformer`; the bake in
+ *   Node passes one that shares large meshes' frames between threads, `createParallelSimdDeformer`)
  * @returns the deformer, and how many of `meshes` run on the kernels so far (after their first frame: those that agreed)
  */
 export async function simdBoundDeformer(
@@ -39,12 +48,13 @@ export async function simdBoundDeformer(
   meshes: readonly SkinnedMesh[],
   fallback: Deformer,
   parameters?: Record<string, unknown>,
+  create: SimdDeformerFactory = createSimdDeformer,
 ): Promise<{ deform: Deformer; bound: () => number }> {
   const kernels = new Map<SkinnedMesh, { simd: SimdDeformer; checked: boolean }>();
   for (const mesh of meshes) {
     if (kernels.has(mesh)) continue;
     try {
-      kernels.set(mesh, { simd: await createSimdDeformer(mesh, method, parameters), checked: false });
+      kernels.set(mesh, { simd: await create(mesh, method, parameters), checked: false });
     } catch (e) {
       if (!(e instanceof CorskinError)) throw e;
     }

@@ -21,7 +21,8 @@ import {
   type SkinningKernelMethod,
 } from './kernel-range.js';
 import { SHARED_KERNELS_RELAXED_WASM_BASE64, SHARED_KERNELS_WASM_BASE64 } from './kernels-shared-binary.js';
-import { createSkinningKernels, type SimdDeformer } from './simd-skinning.js';
+import type { SimdDeformerFactory } from './bound-deformer.js';
+import { createSimdDeformer, createSkinningKernels, type SimdDeformer } from './simd-skinning.js';
 import {
   awaitChange,
   CONTROL_BYTES,
@@ -180,4 +181,29 @@ export async function createParallelSimdDeformer(
     }
     return started;
   }
+}
+
+/**
+ * A {@link SimdDeformerFactory} for `simdBoundDeformer` that shares each frame between `threads`
+ * threads ({@link createParallelSimdDeformer}) for the five skinning kernels' methods on meshes of
+ * {@link PARALLEL_SIMD_FROM} vertices up, and prepares `createSimdDeformer` otherwise (one
+ * thread; bit for bit the same results either way); `close` stops the worker threads of every
+ * deformer it made. What the bake samples and measures large meshes with.
+ * @param threads threads a shared frame runs on, this one included (1: never shared)
+ */
+export function parallelSimdFactory(threads: number): { create: SimdDeformerFactory; close: () => Promise<void> } {
+  const made: ParallelSimdDeformer[] = [];
+  return {
+    async create(mesh, method, parameters) {
+      const shared = (SKINNING_KERNEL_METHODS as readonly string[]).includes(method);
+      if (threads < 2 || !shared || mesh.positions.length / 3 < PARALLEL_SIMD_FROM)
+        return createSimdDeformer(mesh, method, parameters);
+      const deformer = await createParallelSimdDeformer(mesh, method as SkinningKernelMethod, { threads });
+      made.push(deformer);
+      return deformer;
+    },
+    async close() {
+      await Promise.all(made.splice(0).map((d) => d.close()));
+    },
+  };
 }
