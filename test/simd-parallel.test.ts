@@ -16,7 +16,11 @@ import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import { stressPose } from '../src/evaluation/stress-pose.js';
 import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
-import { createParallelSimdDeformer, parallelSimdFactory, type ParallelSimdDeformer } from '../src/wasm/parallel-simd.js';
+import {
+  createParallelSimdDeformer,
+  parallelSimdFactory,
+  type ParallelSimdDeformer,
+} from '../src/wasm/parallel-simd.js';
 import { simdBoundDeformer } from '../src/wasm/bound-deformer.js';
 import { deformLbs } from '../src/deformers/lbs.js';
 import { createSimdDeformer, type SimdDeformer } from '../src/wasm/simd-skinning.js';
