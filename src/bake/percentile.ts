@@ -52,8 +52,9 @@ const BRACKET_FROM = 4096;
  * the bracket and gathers those in it, and {@link select} finds the value among those (the
  * sampling idea of Floyd & Rivest, "Expected time bounds for selection", CACM 18(3), 1975). Where
  * the bracket misses it (rare: the sample is drawn at random positions, with 4 standard
- * deviations of room each side), {@link select} on a copy of all. Sorting Ybot's 28M bake
- * distances took seconds; Hoare's selection on them about 0.3 s; this about a tenth of that.
+ * deviations of room each side), {@link select} on a copy of all. On 28M distances (Ybot's
+ * clips) 0.06 s against Hoare's selection's 0.24 s with its copy; on one sample's 35K, 0.14 ms
+ * against 0.39 ms.
  * @param a the values (no NaN); not modified
  * @param k 0 ≤ k < a.length
  */
