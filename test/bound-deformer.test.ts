@@ -98,4 +98,20 @@ describe('simdBoundDeformer', () => {
     expect(bound()).toBe(0);
     expect(pose(deform, bare, 1)).toEqual(pose(deformLbs, bare, 1));
   });
+
+  it('positionsOnly: the same positions as the full kernels, bit for bit; a target with normals goes to the fallback', async () => {
+    for (const method of ['lbs', 'cor'] as const) {
+      const js = method === 'lbs' ? deformLbs : deformCor;
+      const full = (await simdBoundDeformer(method, [cesium.mesh], js)).deform;
+      const { deform, bound } = await simdBoundDeformer(method, [cesium.mesh], js, { positionsOnly: true });
+      for (const t of [0, 0.7, 1.9]) expect(pose(deform, cesium.mesh, t)).toEqual(pose(full, cesium.mesh, t));
+      expect(bound()).toBe(1);
+      const n = cesium.mesh.positions.length / 3;
+      const withNormals = { positions: new Float32Array(3 * n), normals: new Float32Array(3 * n) };
+      const reference = { positions: new Float32Array(3 * n), normals: new Float32Array(3 * n) };
+      deform(cesium.mesh, at(1.2), withNormals);
+      js(cesium.mesh, at(1.2), reference);
+      expect(withNormals).toEqual(reference);
+    }
+  });
 });

@@ -169,7 +169,7 @@ describe('parallelSimdFactory: the kernels the bake samples and measures large m
       expect('threads' in (await factory.create(cesium.mesh, 'lbs'))).toBe(false);
       expect('threads' in (await parallelSimdFactory(1).create(ybot.mesh, 'lbs'))).toBe(false);
       // Through simdBoundDeformer, as the bake calls it: the same floats as the one-thread kernels'.
-      const bound = (await simdBoundDeformer('lbs', [ybot.mesh], deformLbs, undefined, factory.create)).deform;
+      const bound = (await simdBoundDeformer('lbs', [ybot.mesh], deformLbs, { create: factory.create })).deform;
       const one = await createSimdDeformer(ybot.mesh, 'lbs');
       const n = ybot.mesh.positions.length / 3;
       for (const S of frames(ybot).slice(0, 4)) {

@@ -97,7 +97,9 @@ export async function checkStaged(
     }
     const bar = progress(io, `${model.name}: measuring`);
     try {
-      const lbs = (await simdBoundDeformer('lbs', [model.mesh, other.mesh], deformLbs, undefined, kernels)).deform;
+      const lbs = (
+        await simdBoundDeformer('lbs', [model.mesh, other.mesh], deformLbs, { create: kernels, positionsOnly: true })
+      ).deform;
       measures.push(measureBake(model, other, deform, rate, { onProgress: bar.update, reference: samples, between: withHelpers, lbs })); // prettier-ignore
       beyond.push(withHelpers ? measureBeyondClips(model, other, deform, 0.5, lbs) : undefined);
       baked[measures.length - 1].samples = undefined; // not needed any more

@@ -231,7 +231,8 @@ async function bake(io: Io, input: string, o: BakeCommandOptions, kernels: SimdD
       }
       // The method and LBS at the samples, taken once: fitted by the bake and (while what is kept
       // stays within one bake's bound) compared against after the file is written.
-      const lbs = (await simdBoundDeformer('lbs', [model.mesh], deformLbs, undefined, kernels)).deform;
+      const lbs = (await simdBoundDeformer('lbs', [model.mesh], deformLbs, { create: kernels, positionsOnly: true }))
+        .deform;
       const samples = await phase(model, 'sampling', (onProgress) =>
         sampleMethod(model, deform, rate, { onProgress, between: o.guard === 'between', lbs }),
       );

@@ -168,7 +168,7 @@ export async function withSimdKernels(
   if (!methodInfo(method).simd || method === 'stretch') return deform;
   const module = methodModule(method);
   const parameters = module && moduleParameters(module, o as unknown as Record<string, unknown>);
-  return (await simdBoundDeformer(method as SimdSkinningMethod, [model.mesh], deform, parameters, create)).deform;
+  return (await simdBoundDeformer(method as SimdSkinningMethod, [model.mesh], deform, { parameters, create })).deform;
 }
 
 /** Stretch smooth skinning of one model, with the rig read from its skin. */

@@ -37,31 +37,34 @@ export type SimdDeformerFactory = (
  * a method whose kernels were prepared with other parameters than `fallback` fails it). A mesh
  * whose kernels cannot be prepared (the method has no kernel, or lacks its data on the mesh, or
  * the runtime has no WebAssembly SIMD) is deformed by `fallback`.
- * @param parameters the method's parameters, as `createSimdDeformer` takes them (those `fallback`
- *   was prepared with)
- * @param create what prepares the kernels for a mesh (default `createSimdDeformer`; the bake in
- *   Node passes one that shares large meshes' frames between threads, `createParallelSimdDeformer`)
+ * @param options `parameters`, the method's parameters, as `createSimdDeformer` takes them (those
+ *   `fallback` was prepared with); `create`, what prepares the kernels for a mesh (default
+ *   `createSimdDeformer`; the bake in Node passes one that shares large meshes' frames between
+ *   threads, `parallelSimdFactory`); `positionsOnly`, kernels that pose the positions alone, for
+ *   a caller that never asks for normals or tangents (the bake's LBS: about 3× faster on Ybot) —
+ *   a call whose target has normals or tangents then runs `fallback`
  * @returns the deformer, and how many of `meshes` run on the kernels so far (after their first frame: those that agreed)
  */
 export async function simdBoundDeformer(
   method: SimdSkinningMethod,
   meshes: readonly SkinnedMesh[],
   fallback: Deformer,
-  parameters?: Record<string, unknown>,
-  create: SimdDeformerFactory = createSimdDeformer,
+  options: { parameters?: Record<string, unknown>; create?: SimdDeformerFactory; positionsOnly?: boolean } = {},
 ): Promise<{ deform: Deformer; bound: () => number }> {
+  const { parameters, create = createSimdDeformer, positionsOnly = false } = options;
   const kernels = new Map<SkinnedMesh, { simd: SimdDeformer; checked: boolean }>();
   for (const mesh of meshes) {
     if (kernels.has(mesh)) continue;
+    const prepared = positionsOnly ? { ...mesh, normals: undefined, tangents: undefined } : mesh;
     try {
-      kernels.set(mesh, { simd: await create(mesh, method, parameters), checked: false });
+      kernels.set(mesh, { simd: await create(prepared, method, parameters), checked: false });
     } catch (e) {
       if (!(e instanceof CorskinError)) throw e;
     }
   }
   const deform: Deformer = (mesh, skinning, out) => {
     const k = kernels.get(mesh);
-    if (!k) return fallback(mesh, skinning, out);
+    if (!k || (positionsOnly && (out.normals || out.tangents))) return fallback(mesh, skinning, out);
     if (k.checked) return k.simd.deform(skinning, out);
     // The first frame: both, compared; where they agree, the kernels' result, as every later
     // frame's (a static clip's first sample would otherwise differ from the rest by float32
