@@ -23,6 +23,7 @@ import { bakeHelperJoints } from '../src/io/helper-bake.js';
 import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';
 import { readDocument, writeDocument } from '../src/io/node-io.js';
 import { CESIUM_MAN, scratch, SHARED } from './helpers/data.js';
+import { runCli } from './helpers/cli.js';
 
 const tmp = scratch();
 afterAll(() => tmp.cleanup());
@@ -230,4 +231,26 @@ describe('bake --as helpers --guard between is never worse than plain LBS half-w
     },
     180_000,
   );
+});
+
+describe('a morph bake says where it plays worse than plain LBS half-way between samples', () => {
+  it('the Fox, CoR, 5 samples/s: the reported half-way times are those a brute-force replay finds', async () => {
+    const out = join(tmp.dir, 'fox-cor-morphs.glb');
+    const r = await runCli('bake', FOX, '--method', 'cor', '--as', 'morphs', '--rate', '5', '-o', out);
+    expect(r.code, r.stderr).toBe(0);
+    const reported = /half-way between samples, at (\d+) of (\d+) times, the baked file plays farther from COR than plain LBS/.exec(r.stderr); // prettier-ignore
+    expect(reported, r.stderr).not.toBeNull();
+    // Replayed here in JavaScript: the input by CoR and by LBS, the baked file by LBS, at every
+    // check time (samples and half-way, alternating in the clip).
+    const [original] = extractSkinnedModels(await readDocument(FOX), FOX);
+    original.mesh.centersOfRotation = computeCentersOfRotation(original.mesh).centers;
+    const [baked] = extractSkinnedModels(await readDocument(out), out);
+    const rows = perSample(original, baked, deformers.cor, 5, true);
+    const halfway = rows.filter((_, k) => k % 2 === 1);
+    const worse = halfway.filter(
+      (w) => w.baked[0] > w.lbs[0] + NEVER_WORSE_MARGIN || w.baked[1] > w.lbs[1] + NEVER_WORSE_MARGIN,
+    );
+    expect(worse.length).toBeGreaterThan(0);
+    expect([Number(reported![1]), Number(reported![2])]).toEqual([worse.length, halfway.length]);
+  }, 120_000);
 });

@@ -156,6 +156,33 @@ describe('bake --as morphs (library)', () => {
     const nodes = again.document.getRoot().listNodes().length;
     expect(bakeHelperJoints(again.document, again.model, deformers.dqs, { rate: 5 }).helpers).toBe(0);
     expect(again.document.getRoot().listNodes().length).toBe(nodes);
+    // The CLI says so plainly, for each kind.
+    const file = join(tmp.dir, 'cesium-one-influence.glb');
+    const edited = await readDocument(CESIUM_MAN);
+    for (const mesh of edited.getRoot().listMeshes())
+      for (const primitive of mesh.listPrimitives()) {
+        const J = primitive.getAttribute('JOINTS_0')!;
+        const W = primitive.getAttribute('WEIGHTS_0')!;
+        const [joints, weights] = [J.getArray()!.slice(), W.getArray()!.slice()];
+        for (let i = 0; i < weights.length / 4; i++) {
+          let heaviest = 4 * i;
+          for (let k = 4 * i; k < 4 * i + 4; k++) if (weights[k] > weights[heaviest]) heaviest = k;
+          joints.fill(joints[heaviest], 4 * i, 4 * i + 4);
+          weights.fill(0, 4 * i, 4 * i + 4);
+          weights[4 * i] = 1;
+        }
+        J.setArray(joints);
+        W.setArray(weights);
+      }
+    await writeDocument(edited, file, { force: true });
+    const helpers = await runCli('bake', file, '--method', 'dqs', '--as', 'helpers', '--rate', '5', '-o', join(tmp.dir, 'one-h.glb')); // prettier-ignore
+    expect(helpers.code, helpers.stderr).toBe(0);
+    expect(helpers.stdout).toMatch(
+      /Armature: no helper joints added: none brought LBS closer to DQS over the \d+ samples/,
+    );
+    const morphs = await runCli('bake', file, '--method', 'dqs', '--as', 'morphs', '--rate', '5', '-o', join(tmp.dir, 'one-m.glb')); // prettier-ignore
+    expect(morphs.code, morphs.stderr).toBe(0);
+    expect(morphs.stdout).toMatch(/LBS already plays DQS within the tolerance at every sample: no morph targets added/);
   });
 });
 
@@ -416,6 +443,39 @@ async function threeVsMethod(input: string, out: string, method: 'cor' | 'dqs', 
   }
   return worst;
 }
+
+describe("a morph bake and the file's own morph targets", () => {
+  it('says that the clips now key them at their default weights (one weights channel per mesh), and they do', async () => {
+    // CesiumMan with one morph target of its own (no clip animates it), weight 0 by default.
+    const file = join(tmp.dir, 'cesium-own-target.glb');
+    const document = await readDocument(CESIUM_MAN);
+    for (const primitive of document.getRoot().listMeshes()[0].listPrimitives()) {
+      const n = primitive.getAttribute('POSITION')!.getCount();
+      const offsets = document
+        .createAccessor()
+        .setType('VEC3')
+        .setArray(new Float32Array(3 * n).fill(0.01));
+      primitive.addTarget(document.createPrimitiveTarget('own').setAttribute('POSITION', offsets));
+    }
+    document.getRoot().listMeshes()[0].setWeights([0]);
+    await writeDocument(document, file, { force: true });
+    const out = join(tmp.dir, 'cesium-own-target-morphs.glb');
+    const r = await runCli('bake', file, '--method', 'dqs', '--as', 'morphs', '--rate', '5', '-o', out);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/Armature: the file's own 1 morph target \(Cesium_Man\) is keyed at its default weight in the clips that did not animate them/); // prettier-ignore
+    // The file's first target (its own) keyed at 0 at every key of the clip's weights channel.
+    const baked = await readDocument(out);
+    const channel = baked
+      .getRoot()
+      .listAnimations()[0]
+      .listChannels()
+      .find((c) => c.getTargetPath() === 'weights')!;
+    const targets = baked.getRoot().listMeshes()[0].listPrimitives()[0].listTargets().length;
+    const values = channel.getSampler()!.getOutput()!.getArray()!;
+    expect(targets).toBeGreaterThan(1);
+    for (let k = 0; k < values.length; k += targets) expect(values[k]).toBe(0);
+  });
+});
 
 describe('bake --as helpers+morphs: the helpers, then what they leave as morph targets', () => {
   it.each([

@@ -299,7 +299,7 @@ describe("a method's parameters given with another method", () => {
       '-o',
       join(tmp.dir, 'dm-zero.glb'),
     );
-    expect(zero.code).toBe(1);
+    expect(zero.code).toBe(2); // bad usage, whatever the file
     expect(zero.stderr).toMatch(/Delta Mush step must lie in \(0, 1\] \(got 0\)$/m);
     expect(existsSync(join(tmp.dir, 'dm-zero.glb'))).toBe(false);
   });
@@ -353,7 +353,7 @@ describe("a method's parameters given with another method", () => {
     expect((await runCli('precompute', CESIUM_MAN, '--method', 'ddm', '-o', stored)).code).toBe(0);
     const bad = join(tmp.dir, 'ddm-bad.glb');
     const r = await runCli('deform', stored, '--method', 'ddm', '--kappa', '9', '-o', bad);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/DDM kappa must be smaller than lambda \(got kappa 9, lambda 3\)/);
     expect(existsSync(bad)).toBe(false);
     const ok = await runCli('deform', stored, '--method', 'ddm', '--lambda', '5', '-o', join(tmp.dir, 'ddm-ok.glb'));
@@ -371,7 +371,12 @@ describe("a method's parameters given with another method", () => {
       '-o',
       join(tmp.dir, 'p.glb'),
     );
-    expect(fresh.code).toBe(1);
-    expect(fresh.stderr).toMatch(/CesiumMan\.glb: DDM kappa must be smaller than lambda/); // names the file
+    // Bad usage whatever the file: refused before any file is read, with the CLI's usage code.
+    expect(fresh.code).toBe(2);
+    expect(fresh.stderr).toMatch(/^corskin: error: DDM kappa must be smaller than lambda/m);
+    for (const command of [['bake', '--as', 'morphs'], ['deform']]) {
+      const r = await runCli(command[0], CESIUM_MAN, ...command.slice(1), '--method', 'ddm', '--alpha', '1', '-o', join(tmp.dir, 'a.glb')); // prettier-ignore
+      expect([r.code, r.stderr.trim()]).toEqual([2, 'corskin: error: DDM alpha must lie in [0, 1) (got 1)']);
+    }
   });
 });

@@ -272,7 +272,7 @@ describe('batch runs: several inputs with --out-dir', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(`ok      ${CESIUM_MAN} → ${join(dir, 'CesiumMan.glb')}`);
     expect(r.stdout).toContain(`ok      ${fox} → ${join(dir, 'Fox.glb')}`);
-    expect(r.stderr).toContain(`corskin: error: failed  ${bad}: not a glTF file`);
+    expect(r.stderr).toContain(`corskin: error: failed: ${bad}: not a glTF file`);
     expect(r.stdout).toContain('2 of 3 files done, 1 failed');
     expect(existsSync(join(dir, 'CesiumMan.glb')) && existsSync(join(dir, 'Fox.glb'))).toBe(true);
     const ok = await runCli('deform', CESIUM_MAN, fox, '--method', 'dqs', '--out-dir', dir, '--force');
@@ -320,7 +320,7 @@ describe('batch runs: several inputs with --out-dir', () => {
     const b = await runCli('precompute', ...inputs, '--out-dir', two, '--jobs', '2');
     expect([a.code, b.code]).toEqual([1, 1]);
     expect(b.stdout).toContain('3 of 4 files done, 1 failed');
-    expect(b.stderr).toContain(`corskin: error: failed  ${bad}: not a glTF file`);
+    expect(b.stderr).toContain(`corskin: error: failed: ${bad}: not a glTF file`);
     for (const name of ['CesiumMan.glb', 'Fox.glb', 'chicken.glb'])
       expect(readFileSync(join(two, name)).equals(readFileSync(join(one, name)))).toBe(true);
   });

@@ -100,7 +100,7 @@ export async function checkStaged(
       const lbs = (
         await simdBoundDeformer('lbs', [model.mesh, other.mesh], deformLbs, { create: kernels, positionsOnly: true })
       ).deform;
-      measures.push(measureBake(model, other, deform, rate, { onProgress: bar.update, reference: samples, between: withHelpers, lbs })); // prettier-ignore
+      measures.push(measureBake(model, other, deform, rate, { onProgress: bar.update, reference: samples, between: true, lbs })); // prettier-ignore
       beyond.push(withHelpers ? measureBeyondClips(model, other, deform, 0.5, lbs) : undefined);
       baked[measures.length - 1].samples = undefined; // not needed any more
     } finally {
@@ -127,7 +127,7 @@ export async function checkStaged(
     const promised = 2 * (o.tolerance ?? DEFAULT_BAKE_TOLERANCE);
     if (o.as !== 'helpers' && !o.quantize && m.max > 1.5 * promised) {
       const r = float32Resolution(baked[k].model, baked[k].deform);
-      const why = r > promised / 8 ? `: its vertices lie so far from the origin of their space that 32-bit floats resolve only ${e(r)} of its diagonal there, in the method's own result as in the file (stored about their origin, they bake exactly)` : ''; // prettier-ignore
+      const why = promised === 0 ? `: a tolerance of 0 asks for more than 32-bit floats hold (they resolve about ${e(r)} of the diagonal here)` : r > promised / 8 ? `: its vertices lie so far from the origin of their space that 32-bit floats resolve only ${e(r)} of its diagonal there, in the method's own result as in the file (stored about their origin, they bake exactly)` : ''; // prettier-ignore
       const text = `the baked file plays up to ${e(m.max)} of the diagonal from ${M} at the samples, more than the ${e(promised)} its morph targets hold${why}`; // prettier-ignore
       warnings.add(name, text, text);
     }
@@ -139,9 +139,9 @@ export async function checkStaged(
       warnings.add(name, `${farther} plain LBS does at some samples ${overVertices}${morphs}`, `at ${m.worseSamples} of ${m.samples} samples ${farther} plain LBS does ${overVertices}${morphs}`, `${m.worseSamples} of ${m.samples} samples`); // prettier-ignore
     const h = m.halfway;
     if (h) {
-      io.out(`  half-way between the samples (where a player at another frame rate interpolates the keys), at ${h.times} times: baked file by LBS vs ${M} max ${e(h.max)}, p99 ${e(h.p99)}; plain LBS vs ${M} max ${e(h.lbsMax)}, p99 ${e(h.lbsP99)}${h.lbsP99 > NEVER_WORSE_MARGIN ? `; removes ${percent(1 - h.p99 / h.lbsP99)}% of it, max ${(h.max / h.lbsMax).toFixed(2)} of LBS's` : ''}`); // prettier-ignore
+      io.out(`  half-way between the samples (where a player at another frame rate interpolates the keys), at ${count(h.times, 'time')}: baked file by LBS vs ${M} max ${e(h.max)}, p99 ${e(h.p99)}; plain LBS vs ${M} max ${e(h.lbsMax)}, p99 ${e(h.lbsP99)}${h.lbsP99 > NEVER_WORSE_MARGIN ? `; removes ${percent(1 - h.p99 / h.lbsP99)}% of it, max ${(h.max / h.lbsMax).toFixed(2)} of LBS's` : ''}`); // prettier-ignore
       if (h.worseSamples) {
-        const hold = baked[k].guard === 'between' ? '' : o.guard === 'samples' ? ': --guard auto (the default) or between holds the bake there too' : ': --guard between holds the bake there too'; // prettier-ignore
+        const hold = o.as !== 'helpers' ? ': a higher --rate brings the samples closer together (morph targets blend linearly between them)' : baked[k].guard === 'between' ? '' : o.guard === 'samples' ? ': --guard auto (the default) or between holds the bake there too' : ': --guard between holds the bake there too'; // prettier-ignore
         const rest = `${farther} plain LBS does (${margin})${hold}${morphs}`;
         warnings.add(name, `half-way between samples, at some times, ${rest}`, `half-way between samples, at ${h.worseSamples} of ${h.times} times, ${rest}`, `${h.worseSamples} of ${h.times} times`); // prettier-ignore
       }

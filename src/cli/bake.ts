@@ -156,7 +156,7 @@ async function bake(io: Io, input: string, o: BakeCommandOptions, kernels: SimdD
     [o.targetPositions, '--target-positions'],
   ] as const)
     if (!withMorphs && given !== undefined)
-      io.err(`corskin: warning: ${flag} applies to the morph targets; ignored with --as helpers`);
+      io.err(`corskin: warning: ${input}: ${flag} applies to the morph targets; ignored with --as helpers`);
   const keyframeTolerance = o.keyframeTolerance ?? DEFAULT_KEYFRAME_TOLERANCE;
   if (!(keyframeTolerance >= 0 && Number.isFinite(keyframeTolerance)))
     throw new CorskinError(`--keyframe-tolerance must be a number ≥ 0, got ${o.keyframeTolerance}`, input);
@@ -268,9 +268,12 @@ async function bake(io: Io, input: string, o: BakeCommandOptions, kernels: SimdD
         held += r.halfway.targets.length * n;
       }
       entry.guard = r.guard;
-      const guarded = r.worseHalfway ? `; held never worse than plain LBS half-way between samples too (guarded at the samples alone, the closest fit played farther from ${o.method.toUpperCase()} than plain LBS there at ${count(r.worseHalfway, 'half-way time')}): ${r.halfwayGivenBack === undefined ? 'fitted again, guarded between' : `${count(r.halfwayGivenBack, 'more vertex', 'more vertices')} kept their own influences`}` : ''; // prettier-ignore
+      const helpersAlone = withMorphs ? ' (the helpers alone: the residual morph targets, blended linearly between samples, are measured below)' : ''; // prettier-ignore
+      const guarded = r.worseHalfway ? `; held never worse than plain LBS half-way between samples too${helpersAlone} (guarded at the samples alone, the closest fit played farther from ${o.method.toUpperCase()} than plain LBS there at ${count(r.worseHalfway, 'half-way time')}): ${r.halfwayGivenBack === undefined ? 'fitted again, guarded between' : `${count(r.halfwayGivenBack, 'more vertex', 'more vertices')} kept their own influences`}` : ''; // prettier-ignore
       lines.push(
-        `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples at ${rate} samples/s, ${count(r.iterations, 'iteration')}${r.helpers ? `, ${r.placement} placement` : ''}${guarded}${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own influences (with the helpers they would have played farther from ${o.method.toUpperCase()} than plain LBS: over the samples, or at one)` : ''}`,
+        r.helpers === 0
+          ? `${model.name}: no helper joints added: none brought LBS closer to ${o.method.toUpperCase()} over the ${r.samples} samples at ${rate} samples/s`
+          : `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples at ${rate} samples/s, ${count(r.iterations, 'iteration')}${r.helpers ? `, ${r.placement} placement` : ''}${guarded}${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own influences (with the helpers they would have played farther from ${o.method.toUpperCase()} than plain LBS: over the samples, or at one)` : ''}`,
       );
     }
   } finally {
@@ -292,6 +295,14 @@ async function bake(io: Io, input: string, o: BakeCommandOptions, kernels: SimdD
           ? bakeResidualMorphs(document, model, deform, { ...options, onProgress })
           : bakeMorphTargets(document, model, deform, { ...options, onProgress }),
       );
+      // glTF keys all of a mesh's morph weights in one channel: the bake's keys the input's own
+      // targets too, at their default weights, in the clips that did not animate them.
+      const pinned = model.morphGroups.filter((g, k) => g.weights.length && model.animations.some((c) => !c.morphChannels?.some((ch) => ch.group === k))); // prettier-ignore
+      if (r.targets && pinned.length) {
+        const own = pinned.reduce((t, g) => t + g.weights.length, 0);
+        const text = `the file's own ${count(own, 'morph target')} (${pinned.map((g) => g.name).join(', ')}) ${own === 1 ? 'is keyed at its default weight' : 'are keyed at their default weights'} in the clips that did not animate them (glTF keys all of a mesh's morph weights in one channel): an engine that sets them from code (expressions, lip-sync) has them overwritten while such a clip plays`; // prettier-ignore
+        warnings.add(model.name, "the skins' own morph targets are keyed at their default weights in the clips that did not animate them: an engine that sets them from code has them overwritten while such a clip plays", text, count(own, 'morph target')); // prettier-ignore
+      }
       if (o.targets === 'basis' && r.targets && !r.basis)
         io.err(
           `corskin: warning: ${input}: ${model.name}: no basis smaller than the samples holds every one within the tolerances${tolerance ? '' : ' (--tolerance 0)'}: one target per sample`,

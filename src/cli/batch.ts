@@ -14,10 +14,27 @@ import { CorskinError } from '../core/errors.js';
 import { nodeWorkerScript } from '../core/node-worker.js';
 import { makeFolder, trackOutputWrittenElsewhere } from '../io/files.js';
 import type { Io } from './ui.js';
+import { methodModule } from '../methods/index.js';
+import { moduleParameters } from './options.js';
 
 /** Bad usage found after commander's parsing (the CLI exits with 2). */
 export class UsageError extends Error {
   override name = 'UsageError';
+}
+
+/**
+ * The parameters of the method module `o.method` names (DDM's --iterations, --alpha, …), checked
+ * before any file is read: out of range is bad usage, whatever the file.
+ * @throws UsageError with the module's message
+ */
+function checkMethodParameters(o: Record<string, unknown>): void {
+  const module = typeof o.method === 'string' ? methodModule(o.method) : undefined;
+  if (!module) return;
+  try {
+    module.check(moduleParameters(module, o));
+  } catch (e) {
+    throw e instanceof CorskinError ? new UsageError(e.message) : e;
+  }
 }
 
 /** One file of a batch: the command, its input and output, and the command's options. */
@@ -76,6 +93,7 @@ export async function runBatch(
   extension?: string,
 ): Promise<void> {
   if (o.output !== undefined && o.outDir !== undefined) throw new UsageError('give either -o or --out-dir, not both');
+  checkMethodParameters(o);
   const { output, outDir, jobs, ...opts } = o;
   const single = (output: string) => {
     if (jobs !== undefined)
@@ -144,7 +162,7 @@ export async function runBatch(
       io.out(`ok      ${input} → ${job.output} (${((performance.now() - start) / 1000).toFixed(2)} s)`);
     else {
       failed.push(input);
-      io.err(`corskin: error: failed  ${error}`);
+      io.err(`corskin: error: failed: ${error}`);
     }
   };
   const queue = [...inputs];

@@ -71,7 +71,7 @@ export function addPoseCommands(program: Command, io: Io): void {
       program
         .command('bake')
         .description(
-          'bake a method into a standard glTF any engine plays with its own linear blend skinning: --as helpers, helper joints fitted by skinning decomposition (Le & Deng 2012, "Smooth Skinning Decomposition with Rigid Bones", ACM TOG 31(6), SIGGRAPH Asia 2012), or --as morphs, one sparse corrective morph target per sample of every clip (exact at the samples, blended linearly between), or --as helpers+morphs, the helpers and then what they leave as morph targets (exact at the samples; smaller than morphs alone only at a looser --tolerance); prints how closely the baked file\'s LBS plays the method, next to plain LBS',
+          'bake a method into a standard glTF any engine plays with its own linear blend skinning: --as helpers, helper joints fitted by skinning decomposition (Le & Deng 2012, "Smooth Skinning Decomposition with Rigid Bones", ACM TOG 31(6), SIGGRAPH Asia 2012), or --as morphs, sparse corrective morph targets, one per sample of every clip or a smaller basis of them (--targets; exact at the samples, blended linearly between), or --as helpers+morphs, the helpers and then what they leave as morph targets (exact at the samples; smaller than morphs alone only at a looser --tolerance); prints how closely the baked file\'s LBS plays the method, next to plain LBS',
         )
         .argument('<inputs...>', 'skinned, animated .glb or .gltf files')
         .addOption(new Option('--method <m>', 'method to bake').choices([...BAKE_METHODS]).makeOptionMandatory())

@@ -173,7 +173,13 @@ export async function withSimdKernels(
 
 /** Stretch smooth skinning of one model, with the rig read from its skin. */
 function stretchDeformer(model: SkinnedModel, o: MethodDeformerOptions, input: string): Deformer {
-  const stretchJoints = o.stretchJoints?.split(',').map((name) => findJoint(model.skeleton, name.trim()));
+  const stretchJoints = o.stretchJoints?.split(',').map((name) => {
+    try {
+      return findJoint(model.skeleton, name.trim());
+    } catch (e) {
+      throw e instanceof CorskinError ? new CorskinError(`--stretch-joints: ${model.name}: ${e.message}`, input) : e;
+    }
+  });
   // Leaf joints' bones end at their non-joint children (e.g. the `_end` nodes of corskin convert).
   const hasChild = new Uint8Array(model.skeleton.parents.length);
   for (const p of model.skeleton.parents) if (p >= 0) hasChild[p] = 1;

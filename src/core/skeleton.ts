@@ -145,7 +145,9 @@ export function findJoint(skeleton: Skeleton, name: string): number {
   if (byName >= 0) return byName;
   const i = Number(name);
   if (Number.isInteger(i) && i >= 0 && i < jointCount(skeleton)) return i;
-  throw new CorskinError(`no joint named "${name}" (joints: ${skeleton.jointNames.join(', ')})`);
+  const names = skeleton.jointNames;
+  const listed = names.length > 24 ? `${names.slice(0, 24).join(', ')}, … (${names.length} in all; corskin info lists them)` : names.join(', '); // prettier-ignore
+  throw new CorskinError(`no joint named "${name}" (joints: ${listed})`);
 }
 
 /**
