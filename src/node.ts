@@ -43,6 +43,7 @@ export type { WorkerThreadPool } from './core/node-worker.js';
 export {
   createParallelSimdDeformer,
   PARALLEL_SIMD_FROM,
+  parallelSimdFactory,
   type ParallelSimdDeformer,
   type ParallelSimdOptions,
 } from './wasm/parallel-simd.js';
