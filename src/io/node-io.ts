@@ -6,6 +6,7 @@
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { NodeIO, type Document, type Primitive } from '@gltf-transform/core';
 import { ALL_EXTENSIONS, KHRDracoMeshCompression } from '@gltf-transform/extensions';
+import { isCageExtras } from './schema.js';
 import { CorskinError } from '../core/errors.js';
 import { glbHeaderProblem, isGlb } from './glb-header.js';
 import { checkNotOverwritingInput, readBytes, writeFileAtomic, writeFilesAtomic } from './files.js';
@@ -70,10 +71,21 @@ function checkFinite(document: Document, path: string): void {
  * data (centers of rotation, Direct Delta Mush matrices, cage bindings: a DDM bind pose 3e-2 of
  * the diagonal off). corskin writes them losslessly: Draco still quantises positions (14 bits),
  * normals (10), texture coordinates (12) and colours (8), and stores the rest as exact floats.
+ * A file with a cage (bind-cage, templates) is encoded sequentially: Draco's edgebreaker
+ * reorders a mesh's vertices, which the skin's cage binding (`_CAGE_INDICES_*`) names by index
+ * in the cage (the skin's own vertices travel with their binding either way).
  */
 function dracoKeepsGenericExact(document: Document): void {
+  const cage = document
+    .getRoot()
+    .listNodes()
+    .some((node) => isCageExtras(node.getExtras()));
   for (const ext of document.getRoot().listExtensionsUsed()) {
-    if (ext instanceof KHRDracoMeshCompression) ext.setEncoderOptions({ quantizationBits: { GENERIC: 0 } });
+    if (ext instanceof KHRDracoMeshCompression)
+      ext.setEncoderOptions({
+        quantizationBits: { GENERIC: 0 },
+        ...(cage && { method: KHRDracoMeshCompression.EncoderMethod.SEQUENTIAL }),
+      });
   }
 }
 
