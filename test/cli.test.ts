@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SKINNING_METHODS } from '../src/deformers/registry.js';
 import { runCli } from './helpers/cli.js';
 import { CESIUM_MAN, ROOT, scratch, SHARED } from './helpers/data.js';
-import { validate } from './helpers/gltf.js';
+import { underRoot, validate } from './helpers/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 
 const tmp = scratch();
@@ -341,4 +341,27 @@ describe('batch runs: several inputs with --out-dir', () => {
       expect(existsSync(out)).toBe(false);
     }
   });
+});
+
+describe('corskin evaluate --character on scaled and moved copies', () => {
+  it('the same figures for the Soldier under a root scaled ×100 and moved 50 units: the rigid gap in units of the posed diagonal', async () => {
+    const io = new NodeIO();
+    const rows = async (name: string, t: Parameters<typeof underRoot>[0]) => {
+      const doc = await io.read(join(SHARED, 'characters/Soldier.glb'));
+      await doc.transform(underRoot(t));
+      const file = join(tmp.dir, `${name}.glb`);
+      await io.write(file, doc);
+      const r = await runCli('evaluate', '--character', file, '--methods', 'dqs,ddm', '--json');
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as { pose: string; method: string; rigidGap: number; flippedAgainstDqs: number }[];
+    };
+    const [plain, copy] = [await rows('plain', {}), await rows('scaled-moved', { scale: [100, 100, 100], translation: [0, 50, 0] })]; // prettier-ignore
+    expect(copy.length).toBe(plain.length);
+    const ddm = plain.filter((r) => r.method === 'ddm');
+    expect(Math.max(...ddm.map((r) => r.rigidGap))).toBeGreaterThan(1e-4); // DDM leaves the rigid pieces: a gap to compare
+    plain.forEach((r, k) => {
+      expect([copy[k].pose, copy[k].method]).toEqual([r.pose, r.method]);
+      expect(copy[k].rigidGap).toBeCloseTo(r.rigidGap, 5); // 100× before
+    });
+  }, 120_000);
 });

@@ -182,4 +182,5 @@ const CHARACTER_LEGEND =
   'poses: the stress pose (every limb bent, twisted and curled at once), at half amplitude, and ¼ ½ ¾ of every clip; ' +
   'flipped vs DQS: triangles whose normal turns away from its DQS normal; creased edges: edges whose dihedral angle ' +
   'changes by more than 30° from rest; rigid gap: largest distance from DQS on skin whose weights do not blend ÷ the ' +
-  'bounding-box diagonal (rigid pieces: every method should move them as DQS does); ms: median time of one deformation.';
+  'bounding-box diagonal of the skin at rest (rigid pieces: every method should move them as DQS does); ms: one ' +
+  "deformation's time, the median over the row's poses (after 5 untimed calls of each method).";
