@@ -3,7 +3,7 @@
  * glTF file (validator-clean) deforms exactly as the rig built in memory with the same choices;
  * branching skeletons, bad libraries and unknown templates are clear errors with no output file.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { skinningMatrices } from '../src/core/pose.js';
@@ -105,13 +105,14 @@ describe('corskin templates', () => {
     expect((await validate(baked)).issues.numErrors).toBe(0);
     // Choices: a joint template where a limb starts, and a joint given twice, are errors naming the joint.
     const first = extractSkinnedModels(doc, baked)[0].skeleton.jointNames[b.limbs[0].chain[0]];
-    for (const [choice, message] of [
-      [`${first}=radial-joint`, `"${first}" starts its limb`],
-      [`${first}=radial-bone,${first}=muscle-bulge`, `"${first}" is given twice`],
-    ]) {
+    // (A joint given twice is bad usage whatever the file: exit 2, before the file is read.)
+    for (const [choice, message, code] of [
+      [`${first}=radial-joint`, `"${first}" starts its limb`, 1],
+      [`${first}=radial-bone,${first}=muscle-bulge`, `"${first}" is given twice`, 2],
+    ] as const) {
       const out = join(tmp.dir, 'cm-choice.glb');
       const bad = await runCli('deform', stored, '--method', 'templates', '--template', choice, '-o', out);
-      expect(bad.code).toBe(1);
+      expect(bad.code).toBe(code);
       expect(bad.stderr).toContain(message);
       expect(existsSync(out)).toBe(false);
     }
@@ -130,6 +131,30 @@ describe('corskin templates', () => {
     const bad = await runCli('templates', 'build', CESIUM_MAN, '--rings', 'fitted', '-o', join(tmp.dir, 'bad.glb'));
     expect(bad.code).toBe(2); // a usage error
     expect(existsSync(join(tmp.dir, 'bad.glb'))).toBe(false);
+  });
+
+  it('built again on its own output (templates build, precompute, bind-cage), a file keeps no earlier cage data: the same size, no unused accessor', async () => {
+    const files = [join(tmp.dir, 'again-0.glb')];
+    expect((await runCli('templates', 'build', CESIUM_MAN, '-o', files[0])).code).toBe(0);
+    const steps = [
+      ['templates', 'build'],
+      ['precompute', '--method', 'templates'],
+      ['templates', 'build'],
+    ];
+    for (const [k, step] of steps.entries()) {
+      files.push(join(tmp.dir, `again-${k + 1}.glb`));
+      const r = await runCli(step[0], ...step.slice(1), files[k], '-o', files[k + 1]);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const sizes = files.map((f) => statSync(f).size);
+    expect(new Set(sizes).size, sizes.join(', ')).toBe(1); // 1.9 MB more per build before
+    for (const f of files) {
+      const report = await validate(f);
+      expect(
+        report.issues.messages.filter((m) => m.code === 'UNUSED_OBJECT'),
+        f,
+      ).toEqual([]);
+    }
   });
 
   it('a stored cage edited so that skin lies outside it: templates list and deform warn, naming how many', async () => {

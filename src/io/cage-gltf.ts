@@ -16,7 +16,7 @@
  *
  * @module
  */
-import type { Document, Node } from '@gltf-transform/core';
+import type { Accessor, Document, Material, Node } from '@gltf-transform/core';
 import type { CageBinding, CageCoordinates } from '../cage/bind.js';
 import type { Cage } from '../cage/cage.js';
 import type { CageRig } from '../cage/rig.js';
@@ -128,20 +128,36 @@ export function writeCageRig(document: Document, model: SkinnedModel, rig: CageR
   scene.addChild(node);
 }
 
-/** Removes `model`'s cage node and binding attributes, if any. */
+/**
+ * Removes `model`'s cage node and binding attributes, if any, with the accessors and material
+ * that only they used (a file built again keeps no dead data).
+ */
 export function removeCageRig(document: Document, model: SkinnedModel): void {
+  const dropped = new Set<Accessor | Material>();
   for (const node of document.getRoot().listNodes())
     if (isCageNode(node) && node.getSkin() === model.skin) {
+      for (const primitive of node.getMesh()?.listPrimitives() ?? []) {
+        for (const a of [...primitive.listAttributes(), primitive.getIndices()]) if (a) dropped.add(a);
+        const material = primitive.getMaterial();
+        if (material) dropped.add(material);
+        primitive.dispose();
+      }
       node.getMesh()?.dispose();
       node.dispose();
     }
   for (const part of model.parts) {
     for (const name of part.primitive.listSemantics())
-      if (name.startsWith(INDICES) || name.startsWith(WEIGHTS)) part.primitive.setAttribute(name, null);
+      if (name.startsWith(INDICES) || name.startsWith(WEIGHTS)) {
+        dropped.add(part.primitive.getAttribute(name)!);
+        part.primitive.setAttribute(name, null);
+      }
     const extras = { ...part.primitive.getExtras() };
     delete extras[CAGE_BINDING_EXTRAS_KEY];
     part.primitive.setExtras(extras);
   }
+  // Disposed where nothing but the document's root lists them any more.
+  for (const property of dropped)
+    if (property.listParents().every((p) => p.propertyType === 'Root')) property.dispose();
 }
 
 function cageInfo(node: Node): { id?: unknown } {
