@@ -288,6 +288,9 @@ describe('corskin render: bad requests fail fast and clearly (no browser started
     [['--joint', 'nope'], 'no joint named "nope"'],
     [['--animation', 'nope'], 'no animation "nope"'],
     [['--time', '99'], 'past the end'],
+    [['--method', 'templates', '--template', 'garbage'], '"garbage" is not JOINT=ID'],
+    [['--method', 'templates', '--template', 'foo=bulge-joint'], 'no template bone starts at "foo"'],
+    [['--template', 'leg_joint_L_2=nosuch'], 'no template "nosuch"'],
   ])('%j', async (args, message) => {
     const out = join(tmp.dir, 'r.png');
     const r = await runCli('render', CESIUM_MAN, ...args, '-o', out);
