@@ -119,7 +119,7 @@ async function evaluateCharacterCommand(io: Io, file: string, o: EvaluateOptions
   const methods = o.methods ?? CHARACTER_METHODS;
   const unknown = methods.filter((m) => !(CHARACTER_METHODS as readonly string[]).includes(m));
   if (unknown.length)
-    throw new CorskinError(`--methods: ${unknown.join(', ')} is not one of ${CHARACTER_METHODS.join(', ')}`);
+    throw new UsageError(`--methods: ${unknown.join(', ')} is not one of ${CHARACTER_METHODS.join(', ')}`);
   const document = await readDocument(file);
   const models = extractSkinnedModels(document, file);
   const rows: (CharacterRow & { skin: string })[] = [];
