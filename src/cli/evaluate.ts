@@ -20,7 +20,6 @@ import { bakePosedGeometry } from '../io/posed-geometry.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { buildSkinnedDocument } from '../io/convert.js';
 import { DEMO_ASSET } from './demo.js';
-import { CorskinError } from '../core/errors.js';
 import { UsageError } from './batch.js';
 import { measureCharacter, poseBattery, summarizeCharacter, type CharacterRow } from '../evaluation/character.js';
 import { computeCentersOfRotationParallel } from '../cor/parallel.js';
