@@ -22,6 +22,7 @@ import {
 } from '../src/methods/templates/edit.js';
 import { rebindTemplateRig, type TemplateRig } from '../src/methods/templates/rig.js';
 import { poseTemplates } from '../src/methods/templates/pose.js';
+import { TEMPLATES_METHOD_ID } from '../src/methods/templates/parameters.js';
 import {
   parseTemplateLibrary,
   withTemplates,
@@ -92,7 +93,7 @@ export function cagedMeshes(view: View): { mesh: THREE.SkinnedMesh; rig: Templat
 
 /** Draws the templates view's posed cages (the same template functions its meshes render with this frame). */
 export function updateCage(view: View): void {
-  view.cage.visible = settings.cage && view.method === 'templates';
+  view.cage.visible = settings.cage && view.method === TEMPLATES_METHOD_ID;
   if (!view.cage.visible) return;
   const positions: number[] = [];
   const colors: number[] = [];
@@ -193,7 +194,7 @@ export async function dragCageVertex(x0: number, y0: number, x1: number, y1: num
     return false;
   }
   const view = templatesView()!;
-  await useSkinningMethod(view.root, 'templates');
+  await useSkinningMethod(view.root, TEMPLATES_METHOD_ID);
   view.cpu.clear();
   setStatus(
     `${state.fileName}: cage vertex ${vertex} moved; skin bound again in ${((performance.now() - t0) / 1000).toFixed(2)} s`,
@@ -229,7 +230,7 @@ export function drawKeyPose(x0: number, y0: number, x1: number, y1: number): boo
 }
 
 /** The templates view, if the viewer has one. */
-export const templatesView = () => state.views.find((v) => v.method === 'templates');
+export const templatesView = () => state.views.find((v) => v.method === TEMPLATES_METHOD_ID);
 
 /** The choices at the selected joint and the templates each of its slots takes (of the first mesh whose limbs hold it). */
 export function templateSlot():

@@ -8,12 +8,9 @@ import type { ThreeMethodId } from '../deformers/registry.js';
 import { existsSync } from 'node:fs';
 import { CorskinError } from '../core/errors.js';
 import { checkNotOverwritingInput, checkOutputPath, writeFileAtomic } from '../io/files.js';
-import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
-import type { Document } from '@gltf-transform/core';
-import { applyTemplateChoices } from '../methods/templates/choices.js';
-import { parseTemplateChoices } from '../methods/templates/parameters.js';
-import { buildTemplateRig } from '../methods/templates/rig.js';
-import { readTemplateRig } from '../methods/templates/storage.js';
+import { extractSkinnedModels } from '../io/gltf.js';
+import { parseTemplateChoices, TEMPLATES_METHOD_ID } from '../methods/templates/parameters.js';
+import { checkStoredOrBuiltChoices } from '../methods/templates/storage.js';
 import { glbBytes, readDocument } from '../io/node-io.js';
 import type { Io } from './ui.js';
 import { serveViewer } from './viewer-server.js';
@@ -93,31 +90,15 @@ async function checkedGlb(input: string, o: Partial<RenderOptions> = {}): Promis
         input,
       );
   }
-  if (o.template) checkTemplateChoices(document, models, input, o.template);
+  if (o.template) {
+    try {
+      parseTemplateChoices(o.template);
+    } catch (e) {
+      throw e instanceof CorskinError ? new UsageError(`--template: ${e.message}`) : e;
+    }
+    checkStoredOrBuiltChoices(document, models, o.template, input);
+  }
   return glbBytes(document);
-}
-
-/**
- * `--template`'s choices checked as `deform --method templates` checks them, before a browser
- * starts: each `JOINT=ID` on a joint that starts a templated bone of some skin's rig (the file's
- * stored one, else the rig the viewer builds) with a template of the library.
- * @throws UsageError for a malformed list; CorskinError naming the file for a choice no rig takes
- */
-function checkTemplateChoices(document: Document, models: SkinnedModel[], input: string, choices: string): void {
-  try {
-    parseTemplateChoices(choices);
-  } catch (e) {
-    throw e instanceof CorskinError ? new UsageError(`--template: ${e.message}`) : e;
-  }
-  const rigs = models.map((m) => ({
-    rig: readTemplateRig(document, m, input) ?? buildTemplateRig(m.mesh, m.skeleton),
-    jointNames: m.skeleton.jointNames,
-  }));
-  try {
-    applyTemplateChoices(rigs, choices);
-  } catch (e) {
-    throw e instanceof CorskinError ? new CorskinError(`--template: ${e.message}`, input) : e;
-  }
 }
 
 /** Options of {@link renderCommand}. */
@@ -159,10 +140,10 @@ export async function renderCommand(io: Io, input: string, o: RenderOptions): Pr
   // Read and check the file here (clear errors, no browser for a bad file, also where there is
   // no browser), and hand the viewer a self-contained GLB (a .gltf's external buffers and images
   // included).
-  if (o.method && o.method !== 'templates')
+  if (o.method && o.method !== TEMPLATES_METHOD_ID)
     for (const [given, flag] of [[o.template, '--template'], [o.cage, '--cage']] as const)
       if (given) io.err(`corskin: warning: ${input}: ${flag} applies to the templates view; ignored with --method ${o.method}`); // prettier-ignore
-  const glb = await checkedGlb(input, { ...o, template: !o.method || o.method === 'templates' ? o.template : undefined }); // prettier-ignore
+  const glb = await checkedGlb(input, { ...o, template: !o.method || o.method === TEMPLATES_METHOD_ID ? o.template : undefined }); // prettier-ignore
   const executablePath = chromiumPath();
   const server = await serveViewer(glb);
   const { chromium } = await optionalDependency(import('playwright-core'), 'playwright-core', 'corskin render');

@@ -14,7 +14,7 @@
 import { DDM_PARAMETERS } from '../methods/ddm/parameters.js';
 import { DELTA_MUSH_PARAMETERS } from '../methods/dm/parameters.js';
 import type { MethodParameter } from '../methods/parameter.js';
-import { TEMPLATE_PARAMETERS } from '../methods/templates/parameters.js';
+import { TEMPLATE_PARAMETERS, TEMPLATES_METHOD_ID } from '../methods/templates/parameters.js';
 
 /** A skinning method's descriptor. */
 export interface MethodInfo<Id extends string = MethodId> {
@@ -30,7 +30,7 @@ export interface MethodInfo<Id extends string = MethodId> {
    * Ju et al. 2008), or null. A method module that precomputes has a `node.ts` in its folder
    * (`MethodPrecompute`), which that command loads.
    */
-  precomputes: 'centers' | 'ddm' | 'templates' | null;
+  precomputes: 'centers' | 'ddm' | typeof TEMPLATES_METHOD_ID | null;
   /** Needs rig data beyond the skinning matrices (a factory builds its deformer). */
   needsRig: boolean;
   /** Has a WebAssembly SIMD kernel (`createSimdDeformer`). */
@@ -82,7 +82,7 @@ export const SKINNING_METHODS = [
   { id: 'dm', label: 'DM', citation: 'Mancewicz et al. 2014', precomputes: null, needsRig: true, simd: true, gpu: false, floatsPerBone: 12, floatsPerVertex: 0, parameters: DELTA_MUSH_PARAMETERS, module: true }, // a method module (src/methods/dm): prepared per mesh, nothing stored
   { id: 'stretch', label: 'Stretch', citation: 'Yang & Zhang 2006', precomputes: null, needsRig: true, simd: true, gpu: false, floatsPerBone: 22, floatsPerVertex: 0 },
   { id: 'cage', label: 'Cage', citation: 'Ju et al. 2008', precomputes: null, needsRig: true, simd: false, gpu: false, floatsPerBone: 12, floatsPerVertex: 48 }, // k = 24 cage vertices and weights; and 3 floats per cage vertex per frame
-  { id: 'templates', label: 'Templates', citation: 'Ju et al. 2008', precomputes: 'templates', needsRig: true, simd: true, gpu: true, floatsPerBone: 16, floatsPerVertex: 50, parameters: TEMPLATE_PARAMETERS, module: true, commands: true }, // a method module (src/methods/templates); corskin/three: the joint texture as DQS, the binding run (k = 24 cage vertices and weights, and the range) per vertex; and 4 floats per cage vertex per frame (posed on the CPU)
+  { id: TEMPLATES_METHOD_ID, label: 'Templates', citation: 'Ju et al. 2008', precomputes: TEMPLATES_METHOD_ID, needsRig: true, simd: true, gpu: true, floatsPerBone: 16, floatsPerVertex: 50, parameters: TEMPLATE_PARAMETERS, module: true, commands: true }, // a method module (src/methods/templates); corskin/three: the joint texture as DQS, the binding run (k = 24 cage vertices and weights, and the range) per vertex; and 4 floats per cage vertex per frame (posed on the CPU)
 ] as const satisfies readonly MethodInfo<string>[]; // prettier-ignore
 
 /** The id of every skinning method (CLI `--method`, report rows): the ids of {@link SKINNING_METHODS}. */

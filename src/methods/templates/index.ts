@@ -14,7 +14,7 @@ import { applyTemplateChoices } from './choices.js';
 import { setMeshTemplateRig, meshTemplateRig } from './data.js';
 import { createTemplateDeformer } from './deformer.js';
 import { skinOutsideMessage, templateSkinOutside } from './outside.js';
-import { parseTemplateChoices, TEMPLATE_PARAMETERS } from './parameters.js';
+import { parseTemplateChoices, TEMPLATE_PARAMETERS, TEMPLATES_METHOD_ID } from './parameters.js';
 import { buildTemplateRig, emptyTemplateRig, NO_LIMB_TO_TEMPLATE } from './rig.js';
 import { hasStoredTemplates, readTemplateRig } from './storage.js';
 
@@ -24,7 +24,7 @@ import { hasStoredTemplates, readTemplateRig } from './storage.js';
  * vertices (morphed or influence-limited copies of the mesh).
  */
 export const skinningTemplatesMethod: MethodModule = {
-  id: 'templates',
+  id: TEMPLATES_METHOD_ID,
   parameters: TEMPLATE_PARAMETERS,
   check: (parameters) => void parseTemplateChoices(parameters.choices),
   missing: (mesh) => (meshTemplateRig(mesh) ? undefined : 'template rig'),

@@ -17,6 +17,9 @@ export interface TemplateParameters {
   choices?: string;
 }
 
+/** The skinning templates method's id: in the method registry, the CLI's `--method` and the viewer. */
+export const TEMPLATES_METHOD_ID = 'templates' as const;
+
 /** The options surfaces offer for {@link TemplateParameters}. */
 export const TEMPLATE_PARAMETERS: readonly MethodParameter[] = [
   {

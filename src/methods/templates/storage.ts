@@ -10,7 +10,9 @@ import type { Document } from '@gltf-transform/core';
 import { isCageNode, readCageRig, writeCageRig } from '../../io/cage-gltf.js';
 import type { SkinnedModel } from '../../io/gltf.js';
 import { CAGE_EXTRAS_KEY } from '../../io/schema.js';
-import { CAGE_INFLUENCES, type TemplateRig } from './rig.js';
+import { CorskinError } from '../../core/errors.js';
+import { applyTemplateChoices } from './choices.js';
+import { buildTemplateRig, CAGE_INFLUENCES, type TemplateRig } from './rig.js';
 import { restoreTemplateRig, storeTemplates, type StoredTemplates } from './stored.js';
 
 /**
@@ -67,4 +69,28 @@ export function hasStoredTemplates(document: Document): boolean {
     .getRoot()
     .listNodes()
     .some((n) => isCageNode(n) && !!(n.getExtras() as Record<string, Record<string, unknown>>)[CAGE_EXTRAS_KEY].templates);
+}
+
+/**
+ * Template choices `JOINT=ID,…` checked against every skin of `document` before anything is
+ * drawn: on each skin's stored rig, else on the rig the viewer would build for it
+ * ({@link buildTemplateRig}), as `deform --method templates` applies them (`applyTemplateChoices`;
+ * the rigs are read or built for the check alone).
+ * @throws CorskinError naming `file` and `--template` for a choice no rig takes or an unknown template
+ */
+export function checkStoredOrBuiltChoices(
+  document: Document,
+  models: readonly SkinnedModel[],
+  choices: string,
+  file?: string,
+): void {
+  const rigs = models.map((m) => ({
+    rig: readTemplateRig(document, m, file) ?? buildTemplateRig(m.mesh, m.skeleton),
+    jointNames: m.skeleton.jointNames,
+  }));
+  try {
+    applyTemplateChoices(rigs, choices);
+  } catch (e) {
+    throw e instanceof CorskinError ? new CorskinError(`--template: ${e.message}`, file) : e;
+  }
 }
