@@ -548,3 +548,40 @@ describe('more inputs refused or handled by name', () => {
     expect((await io.read(out)).getRoot().listBuffers().length).toBe(1);
   });
 });
+
+describe('options that do nothing with the others given say so (and change nothing)', () => {
+  it('precompute --method ddm --sigma --epsilon: warned, the same bytes as without them', async () => {
+    const [a, b] = [join(tmp.dir, 'ddm-plain.glb'), join(tmp.dir, 'ddm-sigma.glb')];
+    const plain = await runCli('precompute', CESIUM_MAN, '--method', 'ddm', '-o', a);
+    const given = await runCli('precompute', CESIUM_MAN, '--method', 'ddm', '--sigma', '0.3', '--epsilon', '0.2', '-o', b); // prettier-ignore
+    expect([plain.code, given.code]).toEqual([0, 0]);
+    expect(plain.stderr).not.toContain('warning');
+    expect(given.stderr).toMatch(
+      /--sigma applies to the centers of rotation \(--method cor\); ignored with --method ddm/,
+    );
+    expect(given.stderr).toMatch(/--epsilon applies to the centers of rotation/);
+    expect(sha(b)).toBe(sha(a));
+  });
+
+  it('templates build --bake-rate and --no-bake-normals without --bake: warned, the same bytes as without them', async () => {
+    const [a, b] = [join(tmp.dir, 'tpl-plain.glb'), join(tmp.dir, 'tpl-rate.glb')];
+    const plain = await runCli('templates', 'build', CESIUM_MAN, '-o', a);
+    const given = await runCli('templates', 'build', CESIUM_MAN, '--bake-rate', '10', '--no-bake-normals', '-o', b);
+    expect([plain.code, given.code]).toEqual([0, 0]);
+    expect(plain.stderr).not.toContain('warning');
+    expect(given.stderr).toMatch(/--bake-rate applies to --bake; ignored without it/);
+    expect(given.stderr).toMatch(/--no-bake-normals applies to --bake; ignored without it/);
+    expect(sha(b)).toBe(sha(a));
+  });
+
+  it('evaluate --benchmark with --character, and --methods without it', async () => {
+    const character = await runCli('evaluate', '--character', CESIUM_MAN, '--benchmark', 'arm', '--methods', 'lbs,dqs', '--json'); // prettier-ignore
+    expect(character.code).toBe(0);
+    expect(character.stderr).toMatch(/--benchmark picks a benchmark; ignored with --character/);
+    expect(new Set(JSON.parse(character.stdout).map((r: { method: string }) => r.method))).toEqual(new Set(['lbs', 'dqs'])); // prettier-ignore
+    const bench = await runCli('evaluate', '--methods', 'lbs', '--json');
+    expect(bench.code).toBe(0);
+    expect(bench.stderr).toMatch(/--methods applies to --character .*; ignored/);
+    expect(new Set(JSON.parse(bench.stdout).map((r: { method: string }) => r.method)).size).toBeGreaterThan(1);
+  });
+});

@@ -218,6 +218,8 @@ async function bake(io: Io, input: string, o: BakeCommandOptions, kernels: SimdD
         createMethodDeformer(io, document, model, method, input, o),
         o,
         kernels,
+        // A helper bake poses the method's positions alone (its morph targets correct normals too).
+        !withMorphs,
       );
       const lines: string[] = [];
       const entry: (typeof baked)[number] = { model, deform, lines };

@@ -234,8 +234,14 @@ export function addPoseCommands(program: Command, io: Io): void {
       ).argParser((v: string) => v.split(',').map((x) => x.trim())),
     )
     .option('--json', 'print the rows as one JSON array')
-    .option('--report <dir>', 'also write an HTML report with charts and the deformed meshes')
-    .action(async (opts) => (await import('./evaluate.js')).evaluateCommand(io, opts));
+    .option('--report <dir>', 'benchmarks: also write an HTML report with charts and the deformed meshes')
+    .action(async (opts, command: Command) => {
+      if (opts.character && command.getOptionValueSource('benchmark') === 'cli')
+        io.err('corskin: warning: --benchmark picks a benchmark; ignored with --character');
+      if (!opts.character && opts.methods)
+        io.err('corskin: warning: --methods applies to --character (the benchmarks run every method); ignored');
+      await (await import('./evaluate.js')).evaluateCommand(io, opts);
+    });
 
   program
     .command('view')

@@ -71,7 +71,14 @@ export function addPrepareCommands(program: Command, io: Io): void {
       PRECOMPUTED_METHODS,
     ),
     '.glb or .gltf',
-  ).action(async (inputs: string[], opts) => {
+  ).action(async (inputs: string[], opts, command: Command) => {
+    // The centers of rotation's own options, given for another method's data.
+    if (opts.method !== 'cor')
+      for (const flag of ['sigma', 'epsilon', 'algorithm', 'maxSubdivided', 'exact'])
+        if (command.getOptionValueSource(flag) === 'cli')
+          io.err(
+            `corskin: warning: --${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to the centers of rotation (--method cor); ignored with --method ${opts.method}`,
+          );
     if (opts.exact) {
       io.err('corskin: note: --exact is deprecated and will be removed in the next release; use --algorithm exact');
       opts.algorithm = 'exact';

@@ -157,6 +157,8 @@ export function createMethodDeformer(
  * stretch, whose rig the kernel would need again, and cage, which has none).
  * @param o the method module's options, as `createMethodDeformer` took them
  * @param create what prepares the kernels (`simdBoundDeformer`'s default, one thread, where absent)
+ * @param positionsOnly kernels that pose the positions alone, for a caller that never asks for
+ *   normals or tangents (a call that does runs `deform` in JavaScript)
  */
 export async function withSimdKernels(
   model: SkinnedModel,
@@ -164,11 +166,14 @@ export async function withSimdKernels(
   deform: Deformer,
   o: MethodDeformerOptions,
   create?: SimdDeformerFactory,
+  positionsOnly = false,
 ): Promise<Deformer> {
   if (!methodInfo(method).simd || method === 'stretch') return deform;
   const module = methodModule(method);
   const parameters = module && moduleParameters(module, o as unknown as Record<string, unknown>);
-  return (await simdBoundDeformer(method as SimdSkinningMethod, [model.mesh], deform, { parameters, create })).deform;
+  return (
+    await simdBoundDeformer(method as SimdSkinningMethod, [model.mesh], deform, { parameters, create, positionsOnly })
+  ).deform;
 }
 
 /** Stretch smooth skinning of one model, with the rig read from its skin. */

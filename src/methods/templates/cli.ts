@@ -60,6 +60,12 @@ export async function templatesBuildCommand(
   const document = await readDocument(input);
   const rigs = buildTemplateRigs(document, { library, trunk: o.trunk, choices: o.template, file: input });
   const elapsed = () => ((performance.now() - start) / 1000).toFixed(2);
+  if (!o.bake)
+    for (const [given, flag] of [
+      [o.bakeRate !== undefined, '--bake-rate'],
+      [o.bakeNormals === false, '--no-bake-normals'],
+    ] as const)
+      if (given) io.err(`corskin: warning: ${input}: ${flag} applies to --bake; ignored without it`);
   if (o.bake) {
     const lines: string[] = [];
     for (const { model, rig } of rigs) {

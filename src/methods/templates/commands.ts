@@ -39,9 +39,8 @@ export default function addTemplatesCommands(program: Command, io: Io): void {
     )
     .option(
       '--bake-rate <n>',
-      `samples per second of each clip for --bake (size grows with it; at most ${MAX_BAKE_SAMPLES.toLocaleString('en-US')} per clip)`,
+      `samples per second of each clip for --bake (size grows with it; at most ${MAX_BAKE_SAMPLES.toLocaleString('en-US')} per clip; default ${DEFAULT_BAKE_RATE})`,
       positiveNumber,
-      DEFAULT_BAKE_RATE,
     )
     .option('--no-bake-normals', 'with --bake, leave normals and tangents to LBS (positions only)')
     .requiredOption('-o, --output <file>', 'output .glb or .gltf')
