@@ -17,6 +17,7 @@ import type { Deformer } from '../src/deformers/contract.js';
 import { deform } from '../src/deformers/index.js';
 import { createStretchDeformer, stretchRigFromSkeleton } from '../src/deformers/stretch.js';
 import { cpuStandIn, skeletonFromThree, useSkinningMethod, type ThreeSkinningMethod } from '../src/three/index.js';
+import { THREE_METHODS } from '../src/deformers/registry.js';
 import { stressPose } from '../src/evaluation/stress-pose.js';
 import { CESIUM_MAN } from './helpers/data.js';
 import { underRoot } from './helpers/gltf.js';
@@ -210,5 +211,26 @@ describe('corskin/three, a method on the CPU', () => {
     const standIns = mesh!.parent!.children.filter((o) => o.name.endsWith('(dm, CPU)'));
     expect(standIns).toEqual([cpuStandIn(mesh!)]);
     expect(mesh!.visible).toBe(false);
+  });
+
+  it('a method corskin/three does not run (cage: CPU-only data; DQS: ids are lower case) is refused before any mesh changes', async () => {
+    const io = new NodeIO();
+    const doc = await io.read(CESIUM_MAN);
+    for (const t of doc.getRoot().listTextures()) t.dispose();
+    const bytes = await io.writeBinary(doc);
+    const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    const gltf = await new Promise<GLTF>((res, rej) => new GLTFLoader().parse(buffer, '', res, rej));
+    const children = () => {
+      const all: THREE.Object3D[] = [];
+      gltf.scene.traverse((o) => all.push(o));
+      return all;
+    };
+    const before = children();
+    for (const method of ['cage', 'DQS'])
+      await expect(useSkinningMethod(gltf.scene, method as ThreeSkinningMethod)).rejects.toThrow(
+        new RegExp(`runs no skinning method "${method}" \\(expected ${THREE_METHODS.join(', ')}\\)`),
+      );
+    expect(THREE_METHODS).not.toContain('cage');
+    expect(children()).toEqual(before);
   });
 });

@@ -105,6 +105,7 @@ describe('deltaMushFromGeometry', () => {
     const mesh = meshWith(true);
     mesh.geometry.deleteAttribute('_ddm_omega_7');
     expect(() => deltaMushFromGeometry(mesh)).toThrow(/body.*_ddm_omega_7|_ddm_omega_7.*body/s);
+    expect(() => deltaMushFromGeometry(mesh)).toThrow(/store them again with corskin precompute --method ddm/);
     mesh.geometry.deleteAttribute('_ddm_joints_0');
     expect(deltaMushFromGeometry(mesh)).toBeUndefined();
   });

@@ -12,8 +12,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readTemplateRig } from '../src/methods/templates/storage.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { isCageObject, storedTemplateRig } from '../src/methods/templates/three.js';
+import { useSkinningMethod } from '../src/three/index.js';
 import { runCli } from './helpers/cli.js';
-import { SHARED, scratch } from './helpers/data.js';
+import { CESIUM_MAN, SHARED, scratch } from './helpers/data.js';
 
 const tmp = scratch();
 afterAll(() => tmp.cleanup());
@@ -52,5 +53,36 @@ describe('stored template rigs in three.js', () => {
       const rig = storedTemplateRig(gltf.scene, mesh);
       expect(rig ? rig.cage.positions.length / 3 : 0, mesh.name).toBe(expected.get(key));
     }
+  });
+
+  it('useSkinningMethod hides the stored cage (rig data), and only it', async () => {
+    const out = join(tmp.dir, 'cesium-templates.glb');
+    const r = await runCli('templates', 'build', CESIUM_MAN, '-o', out);
+    expect(r.code, r.stderr).toBe(0);
+    const io = new NodeIO();
+    const doc = await io.read(out);
+    for (const t of doc.getRoot().listTextures()) t.dispose();
+    const bytes = await io.writeBinary(doc);
+    const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    const gltf = await new Promise<GLTF>((res, rej) => new GLTFLoader().parse(buffer, '', res, rej));
+    const drawn = () => {
+      const seen: { cage: boolean; visible: boolean }[] = [];
+      gltf.scene.traverse((o) => {
+        if (!(o as THREE.Mesh).isMesh) return;
+        let visible = true;
+        o.traverseAncestors((a) => (visible &&= a.visible));
+        let cage = false;
+        for (let a: THREE.Object3D | null = o; a; a = a.parent) cage ||= isCageObject(a);
+        seen.push({ cage, visible: visible && o.visible });
+      });
+      return seen;
+    };
+    // As GLTFLoader gives it: the cage is a mesh drawn with the character.
+    expect(drawn().filter((m) => m.cage && m.visible).length).toBeGreaterThan(0);
+    await useSkinningMethod(gltf.scene, 'lbs');
+    const after = drawn();
+    expect(after.filter((m) => m.cage).every((m) => !m.visible)).toBe(true);
+    expect(after.filter((m) => !m.cage).length).toBeGreaterThan(0);
+    expect(after.filter((m) => !m.cage).every((m) => m.visible)).toBe(true);
   });
 });

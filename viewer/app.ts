@@ -39,10 +39,9 @@ export const VIEW_METHODS = SKINNING_METHODS.filter((m) => (THREE_METHODS as rea
 export const METHODS: readonly ThreeSkinningMethod[] = THREE_METHODS;
 /** Whether a method is in the side-by-side and grid layouts (those on the GPU); the others show in the single view. */
 export const sideBySide = (method: string): boolean => SKINNING_METHODS.some((m) => m.id === method && m.gpu);
-// Compressed files (KHR_draco_mesh_compression, EXT_meshopt_compression) load like any other.
-export const loader = new GLTFLoader()
-  .setDRACOLoader(new DRACOLoader().setDecoderPath(new URL('./draco/', location.href).href))
-  .setMeshoptDecoder(MeshoptDecoder);
+// Compressed files (KHR_draco_mesh_compression, EXT_meshopt_compression) load like any other; the
+// Draco decoder is three.js's, which the build emits next to the bundle (DRACOLoader's default path).
+export const loader = new GLTFLoader().setDRACOLoader(new DRACOLoader()).setMeshoptDecoder(MeshoptDecoder);
 /** A glTF node name as three.js's GLTFLoader names its object (PropertyBinding's reserved characters removed). */
 export function threeName(name: string): string {
   return THREE.PropertyBinding.sanitizeNodeName(name);

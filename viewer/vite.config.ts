@@ -1,18 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createLogger, defineConfig, type Plugin } from 'vite';
-
-/** three.js's Draco decoder (JS wrapper + WebAssembly), served next to the viewer as draco/. */
-function dracoDecoder(): Plugin {
-  const dir = fileURLToPath(new URL('../node_modules/three/examples/jsm/libs/draco/gltf/', import.meta.url));
-  return {
-    name: 'corskin-draco-decoder',
-    generateBundle() {
-      for (const file of ['draco_wasm_wrapper.js', 'draco_decoder.wasm', 'draco_decoder.js'])
-        this.emitFile({ type: 'asset', fileName: `draco/${file}`, source: readFileSync(dir + file) });
-    },
-  };
-}
+import { createLogger, defineConfig } from 'vite';
 
 /**
  * Vite's logger without the "node:fs / node:path has been externalized" notices: glTF-Transform's
@@ -39,6 +26,5 @@ export default defineConfig({
     chunkSizeWarningLimit: 2000,
   },
   worker: { format: 'es' },
-  plugins: [dracoDecoder()],
   customLogger: quietLogger(),
 });

@@ -37,7 +37,8 @@
  *
  * @module corskin/three
  */
-import { COR_ATTRIBUTE_THREE } from '../io/schema.js';
+import { COR_ATTRIBUTE, COR_ATTRIBUTE_THREE } from '../io/schema.js';
+import { CorskinError } from '../core/errors.js';
 import {
   BufferAttribute,
   MeshDepthMaterial,
@@ -53,7 +54,7 @@ import type { DdmModel } from '../methods/ddm/precompute.js';
 import { limitInfluences, type SkinnedMesh as CorskinMesh } from '../core/mesh.js';
 import type { Skeleton } from '../core/skeleton.js';
 import { computeCentersOfRotationOnWorker } from '../cor/web-worker.js';
-import { methodInfo, type GpuMethodId, type ThreeMethodId } from '../deformers/registry.js';
+import { methodInfo, THREE_METHODS, type GpuMethodId, type ThreeMethodId } from '../deformers/registry.js';
 import { cpuMethodOf, restoreCpu, useCpuMethod } from './cpu.js';
 import type { TemplateRig } from '../methods/templates/rig.js';
 import { COR_GLSL, corskinInfluenceAttributes, DQS_GLSL, LBS_GLSL, patchVertexShader } from './chunks.js';
@@ -199,6 +200,13 @@ const COR_GPU: GpuMethod = {
       centers = new BufferAttribute(await compute(mesh), 3);
       mesh.geometry.setAttribute(COR_ATTRIBUTE_THREE, centers);
     }
+    // Stored ones as the CLI reads them (`io/gltf.ts`): a center that is not finite is refused.
+    for (let i = 0; i < centers.count; i++)
+      if (!(Number.isFinite(centers.getX(i)) && Number.isFinite(centers.getY(i)) && Number.isFinite(centers.getZ(i))))
+        throw new CorskinError(
+          `${COR_ATTRIBUTE} of vertex ${i} is not finite: store the centers of rotation again with corskin precompute, or delete the geometry's ${COR_ATTRIBUTE_THREE} attribute to have them computed`,
+          mesh.name || 'SkinnedMesh',
+        );
     return {};
   },
 };
@@ -213,10 +221,13 @@ export const GPU_KERNELS: readonly GpuMethod[] = [LBS_GPU, DQS_GPU, COR_GPU, TEM
  * those get corskin's LBS with every influence, up to the 16 largest (fewer where the geometry's
  * other attributes leave less room in WebGL 2's 16: `influenceSetsRead`), as DQS and CoR
  * always do.
- * Cage nodes written by corskin ({@link isCageObject}) keep three's skinning. A method without a
+ * Cage nodes written by corskin ({@link isCageObject}: a stored template cage, rig data read by
+ * the templates method) keep three's skinning and are hidden (`visible = false`; set it back to
+ * draw the cage). A method without a
  * GPU kernel (`gpu: false` in the registry) runs on the CPU (`cpu.ts`).
  * Resolves once every mesh has switched (after CoR computations, template builds and Direct
  * Delta Mush precomputations, if any).
+ * @throws RangeError when `method` is not one of `THREE_METHODS` (before any mesh changes)
  * @throws Error naming the mesh when its geometry lacks position, skinIndex or skinWeight, or
  *   the CoR computation or template build fails; CorskinError naming the mesh when its Direct
  *   Delta Mush attributes are incomplete or do not fit it
@@ -226,9 +237,12 @@ export async function useSkinningMethod(
   method: ThreeSkinningMethod,
   options: SkinningOptions = {},
 ): Promise<void> {
+  if (!THREE_METHODS.includes(method))
+    throw new RangeError(`corskin/three runs no skinning method "${String(method)}" (expected ${THREE_METHODS.join(', ')})`); // prettier-ignore
   const meshes: SkinnedMesh[] = [];
   object.traverse((o) => {
-    if ((o as SkinnedMesh).isSkinnedMesh && !isCageObject(o)) meshes.push(o as SkinnedMesh);
+    if (isCageObject(o)) o.visible = false;
+    else if ((o as SkinnedMesh).isSkinnedMesh) meshes.push(o as SkinnedMesh);
   });
   const kernel = methodInfo(method).gpu ? GPU_KERNELS.find((k) => k.id === method) : undefined;
   if (!kernel) {

@@ -118,7 +118,8 @@ export function readDeltaMush(
     (p) => (p.primitive.getExtras() as Record<string, unknown>)[DDM_EXTRAS] as StoredParameters | undefined,
   );
   if (stored.every((s) => !s)) return undefined;
-  const bad = (why: string) => new CorskinError(`${name}: the Direct Delta Mush data (${DDM_EXTRAS}) ${why}`, file);
+  const bad = (why: string) =>
+    new CorskinError(`${name}: the Direct Delta Mush data (${DDM_EXTRAS}) ${why}: store it again with corskin precompute --method ddm`, file); // prettier-ignore
   if (stored.some((s) => !s)) throw bad('is on some of the skin’s primitives only');
   const variant = stored[0]!.variant;
   if (variant !== 'full' && variant !== 'compact') throw bad(`has an unknown variant "${String(variant)}"`);

@@ -56,7 +56,8 @@ export function deltaMushFromGeometry(mesh: SkinnedMesh): DdmModel | undefined {
   const S = 4 * sets;
   const full = !!g.getAttribute('_ddm_omega_0');
   const variant: DdmVariant = full ? 'full' : 'compact';
-  const bad = (why: string) => new CorskinError(`the Direct Delta Mush attributes ${why}`, where);
+  const bad = (why: string) =>
+    new CorskinError(`the Direct Delta Mush attributes ${why}: store them again with corskin precompute --method ddm`, where); // prettier-ignore
   const read = (prefix: string, attributes: number) => {
     const list = Array.from({ length: attributes }, (_, a) => {
       const attr = g.getAttribute(`${prefix}_${a}`);

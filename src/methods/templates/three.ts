@@ -42,7 +42,7 @@ import { restoreTemplateRig, type StoredTemplates } from './stored.js';
 const CAGE_KEY = CAGE_EXTRAS_KEY;
 /** The primitive extras key (GLTFLoader: geometry `userData`) naming the cage of a binding. */
 const BINDING_KEY = CAGE_BINDING_EXTRAS_KEY;
-/** Whether `object` is a cage node written by corskin (drawn as it is, never skinned by templates). */
+/** Whether `object` is a cage node written by corskin (never skinned by templates; `useSkinningMethod` hides it). */
 export function isCageObject(object: Object3D): boolean {
   return typeof object.userData?.[CAGE_KEY] === 'object';
 }
