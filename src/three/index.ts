@@ -229,8 +229,9 @@ export const GPU_KERNELS: readonly GpuMethod[] = [LBS_GPU, DQS_GPU, COR_GPU, TEM
  * Delta Mush precomputations, if any).
  * @throws RangeError when `method` is not one of `THREE_METHODS` (before any mesh changes)
  * @throws Error naming the mesh when its geometry lacks position, skinIndex or skinWeight, or
- *   the CoR computation or template build fails; CorskinError naming the mesh when its Direct
- *   Delta Mush attributes are incomplete or do not fit it
+ *   the CoR computation or template build fails; CorskinError naming the mesh when a stored
+ *   center of rotation is not finite, or its Direct Delta Mush attributes are incomplete or do
+ *   not fit it
  */
 export async function useSkinningMethod(
   object: Object3D,
