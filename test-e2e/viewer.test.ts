@@ -23,6 +23,7 @@ type Viewer = {
   frameTimes: () => Record<string, number>;
   methodOf: (m: string) => string | undefined;
   methods: () => Record<string, string>;
+  medianDistortion: (m: string) => number | undefined;
 };
 const viewer = (page: Page) => page.evaluate.bind(page);
 
@@ -182,6 +183,31 @@ describe('the viewer', () => {
     }
   });
 
+  // Found by a new user's check: the heat map read stored centers from their interleaved
+  // attribute's whole array, threw in the frame loop, and the viewer froze until reloaded.
+  it('draws the heat map and the centers of a file with stored (interleaved) centers of rotation', async () => {
+    const file = join(tmp.dir, 'cesium-cor.glb');
+    expect((await runCli('precompute', CESIUM_MAN, '-o', file, '--threads', '1')).code).toBe(0);
+    await page.setInputFiles('#file', file);
+    await page.waitForFunction(
+      () => document.getElementById('status')?.textContent?.startsWith('cesium-cor.glb: ready'),
+      null,
+      { timeout: 120_000 },
+    );
+    const plain = await shot();
+    await set('centers', true);
+    await set('heatmap', true);
+    const overlays = await shot();
+    expect(plain.equals(overlays)).toBe(false);
+    // Still on (an overlay that throws is turned off, with a console error and a status line).
+    const on = await viewer(page)(() => (window as unknown as { viewer: Viewer }).viewer.settings.heatmap);
+    expect(on).toBe(true);
+    expect(await page.evaluate(() => document.getElementById('status')?.textContent)).not.toMatch(/failed/);
+    await set('heatmap', false);
+    await set('centers', false);
+    expect(errors).toEqual([]);
+  });
+
   it('loads another character from the file picker, locally', async () => {
     await page.setInputFiles('#file', ARM_GLB);
     await page.waitForFunction(
@@ -254,6 +280,20 @@ describe('the viewer', () => {
       `soldier-${name}.glb`,
       { timeout: 120_000 },
     );
+    expect(errors).toEqual([]);
+  });
+
+  // Found by a new user's check: the Soldier's skin is drawn 838× its mesh node's scale, and the
+  // heat map compared it unscaled with its geometry: every vertex saturated red.
+  it('the heat map of the Soldier (its scale in its joints) is cool where the skin is rigid', async () => {
+    await page.setInputFiles('#file', join(SHARED, 'characters/Soldier.glb'));
+    await page.waitForFunction(() => document.getElementById('status')?.textContent?.startsWith('Soldier.glb: ready'), null, { timeout: 120_000 }); // prettier-ignore
+    await set('heatmap', true);
+    await shot();
+    const median = await viewer(page)(() => (window as unknown as { viewer: Viewer }).viewer.medianDistortion('lbs'));
+    await set('heatmap', false);
+    expect(median).toBeGreaterThanOrEqual(0);
+    expect(median).toBeLessThan(0.05); // red from 0.5
     expect(errors).toEqual([]);
   });
 });

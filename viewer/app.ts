@@ -89,6 +89,8 @@ export interface CpuMesh {
   rings: OneRings;
   posed: Float32Array;
   colors: THREE.BufferAttribute;
+  /** The heat map's last rigidity distortion per vertex (dimensionless), once drawn. */
+  distortion?: Float64Array;
 }
 
 /**
@@ -120,7 +122,8 @@ export function cpuOf(view: View, mesh: THREE.SkinnedMesh): CpuMesh | undefined 
   }
   const cor = mesh.geometry.getAttribute(COR_ATTRIBUTE_THREE);
   if (cor && !c.centers) {
-    c.data.centersOfRotation = Float32Array.from(cor.array as Float32Array);
+    // Element by element: a stored attribute is often interleaved (its array holds the others).
+    c.data.centersOfRotation = Float32Array.from({ length: 3 * cor.count }, (_, k) => cor.getComponent(Math.floor(k / 3), k % 3)); // prettier-ignore
     c.centers = { ...c.data, positions: c.data.centersOfRotation };
   }
   return c;

@@ -35,6 +35,7 @@ import {
   status,
   statusLog,
   viewCells,
+  type View,
 } from './app.js';
 import {
   applyTemplateParam,
@@ -59,6 +60,8 @@ import {
   paintEdits,
   paintSeconds,
   paintUndo,
+  beginStroke,
+  endStroke,
   resetPainting,
   sessions,
   smoothAroundJoint,
@@ -244,9 +247,13 @@ function render(): void {
   renderer.setScissorTest(true);
   cells.forEach(({ view: v, cell }) => {
     updatePose(v);
-    updateCenters(v);
-    updateCage(v);
-    updateHeatmap(v);
+    try {
+      updateCenters(v);
+      updateCage(v);
+      updateHeatmap(v);
+    } catch (e) {
+      overlayFailed(v, e as Error); // the view is still drawn, and the next frame comes
+    }
     // WebGL's viewport counts from the bottom-left corner.
     renderer.setViewport(cell.x, h - cell.y - cell.h, cell.w, cell.h);
     renderer.setScissor(cell.x, h - cell.y - cell.h, cell.w, cell.h);
@@ -260,6 +267,17 @@ function render(): void {
     v.label.textContent = `${VIEW_METHODS.find((m) => m.id === v.method)!.label} — ${median(v.times).toFixed(2)} ms`;
   });
   requestAnimationFrame(render);
+}
+
+/** An overlay that threw: said in the status line, and the overlays computed on the CPU turned off. */
+function overlayFailed(view: View, e: Error): void {
+  const label = VIEW_METHODS.find((m) => m.id === view.method)!.label;
+  setStatus(`${label} view: an overlay failed (${e.message}); the heat map and the centers of rotation are off`);
+  console.error(e);
+  settings.heatmap = false;
+  settings.centers = false;
+  settings.corCheck = false;
+  state.gui?.controllersRecursive().forEach((c) => c.updateDisplay());
 }
 
 function median(xs: number[]): number {
@@ -279,6 +297,7 @@ renderer.domElement.addEventListener('pointerdown', (e) => {
     return;
   }
   if (!settings.paint || !sessions.length) return;
+  beginStroke();
   painting = paintAt(e.clientX, e.clientY);
   controls.enabled = !painting;
 });
@@ -300,6 +319,7 @@ window.addEventListener('pointerup', (e) => {
     pickJoint(e.clientX, e.clientY);
   pressed = undefined;
   painting = false;
+  endStroke();
   controls.enabled = true;
 });
 window.addEventListener('keydown', (e) => {
@@ -449,12 +469,20 @@ const api = {
   /** One brush stroke from (x0, y0) to (x1, y1), page pixels, in `steps` dabs (as the mouse would paint). */
   stroke: async (x0: number, y0: number, x1: number, y1: number, steps = 8) => {
     await startPainting();
+    beginStroke();
     for (let k = 0; k <= steps; k++) paintAt(x0 + ((x1 - x0) * k) / steps, y0 + ((y1 - y0) * k) / steps);
+    endStroke();
     return paintEdits;
   },
   /** The methods the viewer offers (label → id), as its method menu lists them. */
   methods: () => Object.fromEntries(VIEW_METHODS.map((m) => [m.label, m.id])),
   /** Median frame time (ms) of each view drawn so far (a view the layout hides has none). */
+  /** The median over the vertices of the heat map's distortion in `method`'s view (its first skinned mesh), once drawn. */
+  medianDistortion: (method: ThreeSkinningMethod) => {
+    const v = state.views.find((x) => x.method === method);
+    const d = v && v.cpu.get(skinnedMeshes(v)[0])?.distortion;
+    return d && d.slice().sort()[d.length >> 1];
+  },
   frameTimes: () =>
     Object.fromEntries(state.views.filter((v) => v.times.length).map((v) => [v.method, median(v.times)])),
   methodOf: (method: ThreeSkinningMethod) => {

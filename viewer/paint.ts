@@ -17,8 +17,24 @@ export let rings: number[][][] = [];
 export let paintEdits = 0;
 /** Seconds each dab's CoR update took (the session's own timing), for the bench. */
 export const paintSeconds: number[] = [];
-export const undoStack: number[] = [];
-export const redoStack: number[] = [];
+/** Undo steps: each a stroke (a drag, or one click's edit), the meshes of its dabs in order. */
+export const undoStack: number[][] = [];
+export const redoStack: number[][] = [];
+/** The stroke being painted (dabs join it until {@link endStroke}); undefined between strokes. */
+let stroke: number[] | undefined;
+let strokeOpen = false;
+
+/** Starts a stroke: the dabs until {@link endStroke} are one undo step. */
+export function beginStroke(): void {
+  strokeOpen = true;
+  stroke = undefined;
+}
+
+/** Ends the stroke {@link beginStroke} started. */
+export function endStroke(): void {
+  strokeOpen = false;
+  stroke = undefined;
+}
 
 let starting: Promise<void> | undefined;
 /** Starts the CoR sessions (once per loaded file) when paint mode is on; a second call waits for the first. */
@@ -126,27 +142,34 @@ export function paintAt(x: number, y: number): boolean {
   return true;
 }
 
+/** Undoes (or redoes) the last stroke: each of its dabs, in reverse order (or in order). */
 export function paintUndo(redo: boolean): void {
-  const m = (redo ? redoStack : undoStack).pop();
-  if (m === undefined) return;
-  const s = sessions[m]!;
-  const before = s.mesh.weights.slice(),
-    beforeJ = s.mesh.joints.slice();
-  const u = redo ? s.redo() : s.undo();
-  if (!u) return;
-  (redo ? undoStack : redoStack).push(m);
-  const changed: number[] = [];
-  for (let i = 0; i < before.length / s.mesh.influences; i++)
-    for (let k = 0; k < s.mesh.influences; k++)
-      if (
-        before[s.mesh.influences * i + k] !== s.mesh.weights[s.mesh.influences * i + k] ||
-        beforeJ[s.mesh.influences * i + k] !== s.mesh.joints[s.mesh.influences * i + k]
-      ) {
-        changed.push(i);
-        break;
-      }
-  pushToViews(m, changed, u.recomputed);
+  const step = (redo ? redoStack : undoStack).pop();
+  if (!step) {
+    setStatus(`${state.fileName}: nothing to ${redo ? 'redo' : 'undo'}`);
+    return;
+  }
+  let vertices = 0;
+  for (const m of redo ? step : step.slice().reverse()) {
+    const s = sessions[m]!;
+    const { influences: K } = s.mesh;
+    const [before, beforeJ] = [s.mesh.weights.slice(), s.mesh.joints.slice()];
+    const u = redo ? s.redo() : s.undo();
+    if (!u) continue;
+    const changed: number[] = [];
+    for (let i = 0; i < before.length / K; i++)
+      for (let k = K * i; k < K * i + K; k++)
+        if (before[k] !== s.mesh.weights[k] || beforeJ[k] !== s.mesh.joints[k]) {
+          changed.push(i);
+          break;
+        }
+    vertices += changed.length;
+    pushToViews(m, changed, u.recomputed);
+  }
+  (redo ? undoStack : redoStack).push(step);
   paintEdits++;
+  const dabs = step.length === 1 ? 'one dab' : `a stroke of ${step.length} dabs`;
+  setStatus(`${state.fileName}: ${redo ? 'redid' : 'undid'} ${dabs} (${vertices} vertex weights changed)`);
 }
 
 /**
@@ -196,7 +219,9 @@ export function applyEdit(m: number, edit: { vertices: Int32Array; joints: Uint3
   const u = sessions[m]!.setWeights(edit.vertices, edit.joints, edit.weights);
   paintSeconds.push(u.seconds);
   pushToViews(m, edit.vertices, u.recomputed);
-  undoStack.push(m);
+  if (stroke) stroke.push(m);
+  else undoStack.push((stroke = [m]));
+  if (!strokeOpen) stroke = undefined; // an edit outside a stroke is a step of its own
   redoStack.length = 0;
   paintEdits++;
   setStatus(
@@ -300,4 +325,5 @@ export function resetPainting(): void {
   sessions = [];
   rings = [];
   undoStack.length = redoStack.length = 0;
+  endStroke();
 }

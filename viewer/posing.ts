@@ -128,11 +128,16 @@ export function updateHeatmap(view: View): void {
     if (!c || (view.method === 'cor' && !c.centers)) return; // still being read or computed
     // The shape the view draws: posed in world space, as the CPU stand-in poses it (log-matrix
     // skinning depends on the space), then back in the mesh's space to compare with its rest.
-    c.deform(c.data, worldSkinningMatrices(mesh, skinningOf(mesh)), { positions: c.posed });
+    const S = worldSkinningMatrices(mesh, skinningOf(mesh));
+    c.deform(c.data, S, { positions: c.posed });
+    // Back in the mesh's space, at the geometry's scale: a rig whose joints carry a scale its mesh
+    // node does not (the Soldier: the skin drawn 838× its node's scale) is not distortion.
     const toMesh = new THREE.Matrix4().copy(mesh.matrixWorld).invert();
+    const k = 1 / skinScale(toMesh, S);
+    toMesh.premultiply(new THREE.Matrix4().makeScale(k, k, k));
     const v = new THREE.Vector3();
     for (let k = 0; k < c.posed.length; k += 3) v.fromArray(c.posed, k).applyMatrix4(toMesh).toArray(c.posed, k);
-    const d = rigidityDistortion(c.data.positions, c.posed, c.data.triangles, c.rings);
+    const d = (c.distortion = rigidityDistortion(c.data.positions, c.posed, c.data.triangles, c.rings));
     const color = new THREE.Color();
     for (let i = 0; i < d.length; i++) {
       color.setHSL(0.66 * (1 - Math.min(1, d[i] / 0.5)), 0.9, 0.5);
@@ -143,6 +148,20 @@ export function updateHeatmap(view: View): void {
     if (drawn.getAttribute('color') !== c.colors) drawn.setAttribute('color', c.colors);
     mesh.userData.corskinColours = undefined; // the paint colours must be redrawn
   });
+}
+
+/**
+ * The median over the joints of the uniform scale (cube root of the determinant) of `toMesh · S_j`:
+ * how much larger than its geometry the skin is drawn, in the mesh's space (1 where the scales
+ * are not finite or not positive).
+ */
+function skinScale(toMesh: THREE.Matrix4, S: Float64Array): number {
+  const m = new THREE.Matrix4();
+  const scales: number[] = [];
+  for (let o = 0; o < S.length; o += 16) scales.push(Math.cbrt(m.fromArray(S, o).premultiply(toMesh).determinant()));
+  scales.sort((a, b) => a - b);
+  const s = scales[scales.length >> 1];
+  return s > 0 && Number.isFinite(s) ? s : 1;
 }
 
 /** Posed centers of rotation of the CoR view: LBS of the bind-space centers (Algorithm 1, line 7). */

@@ -35,6 +35,7 @@ export function makeView(method: ThreeSkinningMethod, g: GLTF): View {
     new THREE.PointsMaterial({ color: 0xff3030, size: 3, sizeAttenuation: false, depthTest: false }),
   );
   cors.visible = false;
+  cors.renderOrder = 1; // after the skin, which would otherwise hide the centers inside it
   scene.add(cors);
   const cage = new THREE.LineSegments(
     new THREE.BufferGeometry(),
