@@ -208,6 +208,24 @@ describe('the viewer', () => {
     expect(errors).toEqual([]);
   });
 
+  // Found by a new user's check: the stress pose stopped the clip, and the rest pose left it stopped.
+  it('the stress pose stops the clip, and the rest pose brings it back', async () => {
+    const setting = (key: string) =>
+      viewer(page)((k) => (window as unknown as { viewer: Viewer }).viewer.settings[k], key);
+    const clips = await page.evaluate(() =>
+      Array.from(document.querySelectorAll('.lil-gui select')[3]?.querySelectorAll('option') ?? [], (o) => o.value),
+    );
+    const clip = clips.find((c) => c !== '');
+    expect(clip).toBeDefined();
+    await set('animation', clip);
+    await set('playing', true);
+    await page.locator('.lil-gui select').nth(2).selectOption({ label: 'stress pose' });
+    expect([await setting('animation'), await setting('playing')]).toEqual(['', false]);
+    await page.locator('.lil-gui select').nth(2).selectOption({ label: 'rest' });
+    expect(await setting('animation')).toBe(clip);
+    expect(errors).toEqual([]);
+  });
+
   it('loads another character from the file picker, locally', async () => {
     await page.setInputFiles('#file', ARM_GLB);
     await page.waitForFunction(

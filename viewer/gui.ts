@@ -10,7 +10,11 @@ import { startPainting } from './paint.js';
 import { fillTemplateControls, selectTemplates } from './templates-ui.js';
 import { frame } from './views.js';
 
+/** The clip the stress pose stopped (restored with the rest pose). */
+let clipBeforeStress = '';
+
 export function rebuildGui(bones: string[]): void {
+  clipBeforeStress = '';
   state.gui?.destroy();
   if (params.get('ui') === '0') return;
   state.gui = new GUI({ title: 'corskin' });
@@ -20,7 +24,7 @@ export function rebuildGui(bones: string[]): void {
     .add(settings, 'layout', {
       'auto (largest)': 'auto',
       'side by side': 'side',
-      '2 × 2': 'grid',
+      'grid (2 × 2; 3 × 2 for five)': 'grid',
       'one view': 'single',
     })
     .onChange(() => state.autoFramed && state.views[0] && frame(state.views[0]));
@@ -30,8 +34,13 @@ export function rebuildGui(bones: string[]): void {
   state.gui
     .add(settings, 'pose', { rest: 'rest', 'stress pose': 'stress', 'stress, half': 'stress-half' })
     .onChange((pose: string) => {
-      // The stress pose lies under the clip: stop the clip so it shows.
-      if (pose !== 'rest') settings.animation = '';
+      // The stress pose lies under the clip: the clip stops so that it shows, and comes back
+      // with the rest pose.
+      if (pose !== 'rest') {
+        if (settings.animation) clipBeforeStress = settings.animation;
+        settings.animation = '';
+        settings.playing = false;
+      } else if (!settings.animation) settings.animation = clipBeforeStress;
       state.gui?.controllersRecursive().forEach((c) => c.updateDisplay());
       // Framed again on the new pose, as on loading (unless the user moved the camera).
       if (state.autoFramed && state.views[0]) frame(state.views[0]);

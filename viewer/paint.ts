@@ -58,8 +58,21 @@ async function startSessions(): Promise<void> {
     rings[m] = ring; // by mesh, as sessions (a mesh with 8 influences has neither)
     return createCorSession(data, { jointCount: mesh.skeleton.bones.length });
   });
-  if (!settings.paintJoint) settings.paintJoint = settings.joint;
+  // The joint painted: the one asked, else the posed one, else the one with the most weight.
+  const first = skinnedMeshes(state.views[0])[0];
+  const named = (name: string) => first?.skeleton.bones.some((b) => b.name === name);
+  if (!named(settings.paintJoint)) settings.paintJoint = named(settings.joint) ? settings.joint : heaviestJoint(first);
+  state.gui?.controllersRecursive().forEach((c) => c.updateDisplay());
   setStatus(`${state.fileName}: paint mode — drag on the character (CoRs update as you paint)`);
+}
+
+/** The name of the bone that carries the most skin weight of `mesh` ('' without one). */
+function heaviestJoint(mesh: THREE.SkinnedMesh | undefined): string {
+  if (!mesh) return '';
+  const { joints, weights } = meshFromGeometry(mesh);
+  const total = new Float64Array(mesh.skeleton.bones.length);
+  for (let k = 0; k < joints.length; k++) total[joints[k]] += weights[k];
+  return mesh.skeleton.bones[total.indexOf(Math.max(...total))]?.name ?? '';
 }
 
 /** Writes a session's current weights and centers into every view's copy of mesh `m`. */
