@@ -21,6 +21,7 @@ import { THREE_METHODS } from '../src/deformers/registry.js';
 import { stressPose } from '../src/evaluation/stress-pose.js';
 import { CESIUM_MAN } from './helpers/data.js';
 import { underRoot } from './helpers/gltf.js';
+import { loadInThree } from './helpers/three-playback.js';
 
 /**
  * The world positions of CesiumMan's stand-in under `method` (three.js's GLTFLoader, the clip at
@@ -214,12 +215,7 @@ describe('corskin/three, a method on the CPU', () => {
   });
 
   it('a method corskin/three does not run (cage: CPU-only data; DQS: ids are lower case) is refused before any mesh changes', async () => {
-    const io = new NodeIO();
-    const doc = await io.read(CESIUM_MAN);
-    for (const t of doc.getRoot().listTextures()) t.dispose();
-    const bytes = await io.writeBinary(doc);
-    const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-    const gltf = await new Promise<GLTF>((res, rej) => new GLTFLoader().parse(buffer, '', res, rej));
+    const gltf = await loadInThree(CESIUM_MAN);
     const children = () => {
       const all: THREE.Object3D[] = [];
       gltf.scene.traverse((o) => all.push(o));

@@ -3,12 +3,11 @@
  * center that is not finite refused with the vertex named, as the CLI refuses it.
  */
 import { join } from 'node:path';
-import { NodeIO } from '@gltf-transform/core';
 import type * as THREE from 'three';
-import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { skinningMethodOf, useSkinningMethod } from '../src/three/index.js';
 import { runCli } from './helpers/cli.js';
+import { loadInThree } from './helpers/three-playback.js';
 import { CESIUM_MAN, scratch } from './helpers/data.js';
 
 const tmp = scratch();
@@ -19,12 +18,7 @@ describe('stored centers of rotation in three.js', () => {
     const out = join(tmp.dir, 'cesium-cor.glb');
     const r = await runCli('precompute', CESIUM_MAN, '-o', out);
     expect(r.code, r.stderr).toBe(0);
-    const io = new NodeIO();
-    const doc = await io.read(out);
-    for (const t of doc.getRoot().listTextures()) t.dispose();
-    const bytes = await io.writeBinary(doc);
-    const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-    const gltf = await new Promise<GLTF>((res, rej) => new GLTFLoader().parse(buffer, '', res, rej));
+    const gltf = await loadInThree(out);
     let mesh: THREE.SkinnedMesh | undefined;
     gltf.scene.traverse((o) => {
       if ((o as THREE.SkinnedMesh).isSkinnedMesh) mesh = o as THREE.SkinnedMesh;

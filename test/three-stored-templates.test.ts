@@ -14,6 +14,7 @@ import { extractSkinnedModels } from '../src/io/gltf.js';
 import { isCageObject, storedTemplateRig } from '../src/methods/templates/three.js';
 import { useSkinningMethod } from '../src/three/index.js';
 import { runCli } from './helpers/cli.js';
+import { loadInThree } from './helpers/three-playback.js';
 import { CESIUM_MAN, SHARED, scratch } from './helpers/data.js';
 
 const tmp = scratch();
@@ -59,12 +60,7 @@ describe('stored template rigs in three.js', () => {
     const out = join(tmp.dir, 'cesium-templates.glb');
     const r = await runCli('templates', 'build', CESIUM_MAN, '-o', out);
     expect(r.code, r.stderr).toBe(0);
-    const io = new NodeIO();
-    const doc = await io.read(out);
-    for (const t of doc.getRoot().listTextures()) t.dispose();
-    const bytes = await io.writeBinary(doc);
-    const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-    const gltf = await new Promise<GLTF>((res, rej) => new GLTFLoader().parse(buffer, '', res, rej));
+    const gltf = await loadInThree(out);
     const drawn = () => {
       const seen: { cage: boolean; visible: boolean }[] = [];
       gltf.scene.traverse((o) => {

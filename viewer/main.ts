@@ -476,13 +476,13 @@ const api = {
   },
   /** The methods the viewer offers (label → id), as its method menu lists them. */
   methods: () => Object.fromEntries(VIEW_METHODS.map((m) => [m.label, m.id])),
-  /** Median frame time (ms) of each view drawn so far (a view the layout hides has none). */
   /** The median over the vertices of the heat map's distortion in `method`'s view (its first skinned mesh), once drawn. */
   medianDistortion: (method: ThreeSkinningMethod) => {
     const v = state.views.find((x) => x.method === method);
     const d = v && v.cpu.get(skinnedMeshes(v)[0])?.distortion;
     return d && d.slice().sort()[d.length >> 1];
   },
+  /** Median frame time (ms) of each view drawn so far (a view the layout hides has none). */
   frameTimes: () =>
     Object.fromEntries(state.views.filter((v) => v.times.length).map((v) => [v.method, median(v.times)])),
   methodOf: (method: ThreeSkinningMethod) => {

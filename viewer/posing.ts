@@ -133,8 +133,8 @@ export function updateHeatmap(view: View): void {
     // Back in the mesh's space, at the geometry's scale: a rig whose joints carry a scale its mesh
     // node does not (the Soldier: the skin drawn 838× its node's scale) is not distortion.
     const toMesh = new THREE.Matrix4().copy(mesh.matrixWorld).invert();
-    const k = 1 / skinScale(toMesh, S);
-    toMesh.premultiply(new THREE.Matrix4().makeScale(k, k, k));
+    const unscale = 1 / skinScale(toMesh, S);
+    toMesh.premultiply(new THREE.Matrix4().makeScale(unscale, unscale, unscale));
     const v = new THREE.Vector3();
     for (let k = 0; k < c.posed.length; k += 3) v.fromArray(c.posed, k).applyMatrix4(toMesh).toArray(c.posed, k);
     const d = (c.distortion = rigidityDistortion(c.data.positions, c.posed, c.data.triangles, c.rings));
@@ -151,14 +151,14 @@ export function updateHeatmap(view: View): void {
 }
 
 /**
- * The median over the joints of the uniform scale (cube root of the determinant) of `toMesh · S_j`:
+ * The median over the joints of the uniform scale (cube root of |determinant|) of `toMesh · S_j`:
  * how much larger than its geometry the skin is drawn, in the mesh's space (1 where the scales
  * are not finite or not positive).
  */
 function skinScale(toMesh: THREE.Matrix4, S: Float64Array): number {
   const m = new THREE.Matrix4();
   const scales: number[] = [];
-  for (let o = 0; o < S.length; o += 16) scales.push(Math.cbrt(m.fromArray(S, o).premultiply(toMesh).determinant()));
+  for (let o = 0; o < S.length; o += 16) scales.push(Math.cbrt(Math.abs(m.fromArray(S, o).premultiply(toMesh).determinant()))); // prettier-ignore
   scales.sort((a, b) => a - b);
   const s = scales[scales.length >> 1];
   return s > 0 && Number.isFinite(s) ? s : 1;
