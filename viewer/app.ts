@@ -144,6 +144,8 @@ export const state = {
   templateControls: undefined as GUI | undefined,
   /** The character's box when loaded (framing and the automatic layout; computed once, not per frame). */
   bounds: new THREE.Box3(new THREE.Vector3(-1, -1, -1), new THREE.Vector3(1, 1, 1)),
+  /** Per kind of work (the status line's label), each job's share done: `showProgress`. */
+  progress: new Map<string, Map<unknown, number>>(),
   /** Whether the camera is still where `frame` put it (then a resize or a layout change frames again). */
   autoFramed: true,
 };
@@ -202,11 +204,26 @@ export const settings = {
 };
 
 /** Progress of a long computation in the status line and its bar. */
-export function showProgress(what: string, done: number, total: number): void {
+export function showProgress(what: string, done: number, total: number, job?: unknown): void {
+  // Several jobs of one kind (a file's skins, each on its worker, registered when asked for: see
+  // `progressJob`): the mean of their shares done, which does not fall back when one starts.
+  if (job !== undefined) {
+    const jobs = progressJob(what, job);
+    jobs.set(job, total > 0 ? done / total : 1);
+    [done, total] = [0, jobs.size];
+    for (const share of jobs.values()) done += share;
+  }
   setStatus(`${what} ${Math.round((100 * done) / total)}%`);
   progressBar.style.display = done === total ? 'none' : 'inline-block';
   progressBar.max = total;
   progressBar.value = done;
+}
+
+/** Registers `job` as work of kind `what` not yet started (share 0), once; returns the kind's jobs. */
+export function progressJob(what: string, job: unknown): Map<unknown, number> {
+  const jobs = state.progress.get(what) ?? state.progress.set(what, new Map()).get(what)!;
+  if (!jobs.has(job)) jobs.set(job, 0);
+  return jobs;
 }
 
 /** The box around a view's character: its meshes, not a stored template cage (hidden, and wider). */
@@ -256,8 +273,9 @@ export function skinnedMeshes(view: View): THREE.SkinnedMesh[] {
 
 /** Centers of rotation on corskin's Web Worker, with progress in the status line (none once `signal` aborts, which stops the worker). */
 export function centersWithProgress(mesh: CorskinMesh, label: string, signal?: AbortSignal): Promise<Float32Array> {
+  progressJob(`${label}: centers of rotation`, mesh);
   return computeCentersOfRotationOnWorker(mesh, {
-    onProgress: (done, total) => signal?.aborted || showProgress(`${label}: centers of rotation`, done, total),
+    onProgress: (done, total) => signal?.aborted || showProgress(`${label}: centers of rotation`, done, total, mesh),
     signal,
   });
 }

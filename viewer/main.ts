@@ -30,6 +30,7 @@ import {
   setStatus,
   settings,
   showProgress,
+  progressJob,
   skinnedMeshes,
   state,
   status,
@@ -155,6 +156,7 @@ async function loadBytes(data: ArrayBuffer, name: string): Promise<void> {
   if (!live()) return;
   previous?.abort();
   state.corsReady = false;
+  state.progress.clear();
   state.bytes = data;
   state.fileName = name;
   state.gltf = parsed;
@@ -192,12 +194,13 @@ async function loadBytes(data: ArrayBuffer, name: string): Promise<void> {
           computeDeltaMush: (m) => {
             const what = `${name}: no Direct Delta Mush data in the file (corskin precompute --method ddm stores it): computing it`;
             if (live()) setStatus(`${what}…`);
+            progressJob(what, m);
             return computeDirectDeltaMushOnWorker(meshFromGeometry(m), {
-              onProgress: (done, total) => live() && showProgress(what, done, total),
+              onProgress: (done, total) => live() && showProgress(what, done, total, m),
               signal,
             });
           },
-          onProgress: (_, done, total, what) => live() && showProgress(`${name}: ${what}`, done, total),
+          onProgress: (mesh, done, total, what) => live() && showProgress(`${name}: ${what}`, done, total, mesh),
           onWarning: (_, message) => warnings.push(message),
         }),
       ),
