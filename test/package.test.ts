@@ -21,6 +21,7 @@ describe('the corskin package', () => {
         },
       );
       expect(out).toContain("await import('corskin')");
+      expect(out).toContain("await import('corskin/three')"); // and how a subpath is imported
     },
   );
 
