@@ -66,6 +66,25 @@ describe('weight painting in the viewer', () => {
     tmp.cleanup();
   });
 
+  // Found by a new user's check: paint mode started with an empty joint menu.
+  it('paint mode, turned on in the panel, starts on the posed joint and shows it in the joint menu', async () => {
+    const posed = await api((v) => v.settings.joint as string);
+    expect(posed).not.toBe('');
+    await page.evaluate(() => {
+      const row = [...document.querySelectorAll('.lil-gui .lil-controller')].find((c) => c.querySelector('.lil-name')?.textContent === 'paint mode'); // prettier-ignore
+      (row?.querySelector('input') as HTMLInputElement).click();
+    });
+    await page.waitForFunction(() => (window as unknown as { viewer: Viewer }).viewer.settings.paintJoint !== '');
+    expect(await api((v) => v.settings.paintJoint as string)).toBe(posed);
+    const shown = await page.evaluate(() => {
+      const paint = [...document.querySelectorAll('.lil-gui .lil-controller')].find((c) => c.querySelector('.lil-name')?.textContent === 'paint mode'); // prettier-ignore
+      const row = [...(paint?.parentElement?.children ?? [])].find((c) => c.querySelector('.lil-name')?.textContent === 'joint'); // prettier-ignore
+      return (row?.querySelector('select') as HTMLSelectElement | null)?.selectedIndex ?? -1;
+    });
+    expect(shown).toBeGreaterThanOrEqual(0);
+    expect(errors).toEqual([]);
+  });
+
   it('a stroke over the elbow changes its weights and the centers of rotation; undo restores them; the export re-opens painted', async () => {
     await set('paint', true);
     await set('paintJoint', JOINT);
