@@ -11,26 +11,19 @@
  * ui=0.
  */
 import { COR_ATTRIBUTE_THREE } from '../src/io/schema.js';
-import { glbHeaderProblem, isGlb } from '../src/io/glb-header.js';
 import * as THREE from 'three';
-import { computeDirectDeltaMushOnWorker } from '../src/methods/ddm/web-worker.js';
-import { meshFromGeometry, skinningMethodOf, useSkinningMethod, type ThreeSkinningMethod } from '../src/three/index.js';
+import { skinningMethodOf, type ThreeSkinningMethod } from '../src/three/index.js';
 import {
   VIEW_METHODS,
-  METHODS,
   app,
   camera,
-  centersWithProgress,
   controls,
   currentLayout,
   jointScreen,
-  loader,
   params,
   renderer,
   setStatus,
   settings,
-  showProgress,
-  progressJob,
   skinnedMeshes,
   state,
   status,
@@ -39,7 +32,6 @@ import {
   type View,
 } from './app.js';
 import {
-  applyTemplateParam,
   cageVertexPixels,
   cagedMeshes,
   cycleTemplate,
@@ -49,7 +41,6 @@ import {
   libraryPicker,
   pickJoint,
   saveTemplate,
-  selectTemplates,
   switchTemplate,
   templatesView,
   updateCage,
@@ -63,15 +54,15 @@ import {
   paintUndo,
   beginStroke,
   endStroke,
-  resetPainting,
   sessions,
   smoothAroundJoint,
   startPainting,
 } from './paint.js';
 import { exportTemplates, exportWithCenters, save } from './export.js';
 import { frameJoint, updateCenters, updateHeatmap, updatePose } from './posing.js';
-import { frame, makeView, posedPoints } from './views.js';
-import { fitToPanel, rebuildGui } from './gui.js';
+import { frame, posedPoints } from './views.js';
+import { loadBytes } from './loading.js';
+import { fitToPanel } from './gui.js';
 
 // The panel's buttons.
 Object.assign(settings, {
@@ -113,115 +104,6 @@ window.addEventListener('drop', async (e) => {
   document.getElementById('drop')!.style.display = 'none';
   await openFile(e.dataTransfer?.files[0]);
 });
-
-/**
- * What is wrong with bytes that are not a glTF 2.0 file (checked before three.js's loader, whose
- * errors name a typed array or a JSON token): undefined when they look like one.
- */
-function notGltf(data: ArrayBuffer): string | undefined {
-  const bytes = new Uint8Array(data);
-  if (isGlb(bytes)) return glbHeaderProblem(bytes);
-  let json: unknown;
-  try {
-    json = JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    return bytes.length ? 'not a glTF file (neither GLB nor JSON)' : 'empty file';
-  }
-  return json && typeof json === 'object' && 'asset' in json
-    ? undefined
-    : 'not a glTF file (JSON without an "asset" property)';
-}
-
-/** The load in progress: a newer one stops its computations and drops what it would show. */
-let currentLoad: AbortController | undefined;
-
-async function loadBytes(data: ArrayBuffer, name: string): Promise<void> {
-  const [previous, load] = [currentLoad, new AbortController()];
-  currentLoad = load;
-  const live = () => currentLoad === load;
-  setStatus(`loading ${name}…`);
-  let parsed: Awaited<ReturnType<typeof loader.parseAsync>>;
-  try {
-    const bad = notGltf(data);
-    if (bad) throw new Error(bad);
-    parsed = await loader.parseAsync(data, '');
-    let skinned = false;
-    parsed.scene.traverse((o) => (skinned ||= (o as THREE.SkinnedMesh).isSkinnedMesh === true));
-    if (!skinned) throw new Error('no skinned mesh (no node has both a mesh and a skin): nothing to compare');
-  } catch (e) {
-    // A file that does not load changes nothing: the one being loaded goes on.
-    if (live()) currentLoad = previous;
-    throw e;
-  }
-  if (!live()) return;
-  previous?.abort();
-  state.corsReady = false;
-  state.progress.clear();
-  state.bytes = data;
-  state.fileName = name;
-  state.gltf = parsed;
-  resetPainting();
-  for (const v of state.views) {
-    v.label.remove();
-    v.scene.clear();
-  }
-  state.views = METHODS.map((method) => makeView(method, state.gltf!));
-  state.restQuaternions = new Map();
-  state.views[0].root.traverse((o) => state.restQuaternions.set(o, o.quaternion.clone()));
-  state.duration = Math.max(0, ...state.gltf.animations.map((a) => a.duration));
-  // An index names a clip (`--animation 0`); an empty name is no clip, not clip 0.
-  const byIndex = settings.animation.trim() === '' ? undefined : state.gltf.animations[Number(settings.animation)];
-  if (byIndex && !state.gltf.animations.some((a) => a.name === settings.animation)) settings.animation = byIndex.name;
-  // The first clip plays unless a pose was asked for without a clip (the stress pose lies under
-  // the clip: with one playing, it would not show).
-  const clipAsked = params.has('animation') || params.has('time');
-  if (!state.gltf.animations.some((a) => a.name === settings.animation))
-    settings.animation = settings.pose === 'rest' || clipAsked ? (state.gltf.animations[0]?.name ?? '') : '';
-  const bones: string[] = [];
-  state.views[0].root.traverse((o) => (o as THREE.Bone).isBone && bones.push(o.name));
-  if (!bones.includes(settings.joint)) settings.joint = bones[Math.min(2, bones.length - 1)] ?? '';
-  rebuildGui(bones);
-  frame(state.views[0]);
-  setStatus(`${name}: switching to DQS, CoR, DDM and templates…`);
-  const warnings: string[] = [];
-  const { signal } = load;
-  try {
-    await Promise.all(
-      state.views.map((v) =>
-        useSkinningMethod(v.root, v.method, {
-          computeCenters: (m) => centersWithProgress(meshFromGeometry(m), name, signal),
-          // Direct Delta Mush the file lacks: computed on corskin's Web Worker, with progress.
-          computeDeltaMush: (m) => {
-            const what = `${name}: no Direct Delta Mush data in the file (corskin precompute --method ddm stores it): computing it`;
-            if (live()) setStatus(`${what}…`);
-            progressJob(what, m);
-            return computeDirectDeltaMushOnWorker(meshFromGeometry(m), {
-              onProgress: (done, total) => live() && showProgress(what, done, total, m),
-              signal,
-            });
-          },
-          onProgress: (mesh, done, total, what) => live() && showProgress(`${name}: ${what}`, done, total, mesh),
-          onWarning: (_, message) => warnings.push(message),
-        }),
-      ),
-    );
-  } catch (e) {
-    if (live()) throw e;
-  }
-  if (!live()) return; // another file was opened meanwhile: it is the one shown
-  applyTemplateParam();
-  selectTemplates();
-  if (params.get('frame') === 'joint') {
-    state.views.forEach(updatePose);
-    frameJoint();
-  }
-  state.corsReady = true;
-  setStatus(
-    warnings.length
-      ? `${name}: ready — ⚠ ${warnings.join('; ')}: drag cage vertices out around them`
-      : `${name}: ready — drop another .glb to compare on it`,
-  );
-}
 
 window.addEventListener('resize', () => {
   fitToPanel();
