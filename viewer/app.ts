@@ -19,6 +19,7 @@ import { setDdmModel } from '../src/methods/ddm/data.js';
 import { methodModule } from '../src/methods/index.js';
 import { oneRings, type OneRings } from '../src/metrics/distortion.js';
 import {
+  attributeValues,
   bindSpaceSkinningMatrices,
   cpuJavaScriptDeformer,
   deltaMushOf,
@@ -122,8 +123,7 @@ export function cpuOf(view: View, mesh: THREE.SkinnedMesh): CpuMesh | undefined 
   }
   const cor = mesh.geometry.getAttribute(COR_ATTRIBUTE_THREE);
   if (cor && !c.centers) {
-    // Element by element: a stored attribute is often interleaved (its array holds the others).
-    c.data.centersOfRotation = Float32Array.from({ length: 3 * cor.count }, (_, k) => cor.getComponent(Math.floor(k / 3), k % 3)); // prettier-ignore
+    c.data.centersOfRotation = attributeValues(cor, Float32Array); // a stored attribute is often interleaved
     c.centers = { ...c.data, positions: c.data.centersOfRotation };
   }
   return c;

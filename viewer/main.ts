@@ -12,7 +12,7 @@
  */
 import { COR_ATTRIBUTE_THREE } from '../src/io/schema.js';
 import * as THREE from 'three';
-import { skinningMethodOf, type ThreeSkinningMethod } from '../src/three/index.js';
+import { attributeValues, skinningMethodOf, type ThreeSkinningMethod } from '../src/three/index.js';
 import {
   VIEW_METHODS,
   app,
@@ -290,7 +290,7 @@ const api = {
     const corView = state.views.find((v) => v.method === 'cor');
     const cor = corView && skinnedMeshes(corView)[0].geometry.getAttribute(COR_ATTRIBUTE_THREE);
     let sum = 0;
-    if (cor) for (let i = 0; i < cor.array.length; i++) sum += (cor.array[i] as number) * ((i % 7) + 1);
+    if (cor) attributeValues(cor, Float64Array).forEach((x, i) => (sum += x * ((i % 7) + 1)));
     return { total, centers: sum, edits: paintEdits };
   },
   frameJoint: () => frameJoint(),

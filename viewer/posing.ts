@@ -105,6 +105,9 @@ export function restQuaternionOf(view: View, o: THREE.Object3D): THREE.Quaternio
   return twin ? state.restQuaternions.get(twin) : undefined;
 }
 
+/** Room reused by every frame's heat map (no allocation per mesh and frame). */
+const heatScratch = { toMesh: new THREE.Matrix4(), unscale: new THREE.Matrix4(), joint: new THREE.Matrix4(), v: new THREE.Vector3() }; // prettier-ignore
+
 /**
  * Heat map of the local rigidity distortion (corskin's metric: normalised ARAP residual of each
  * one-ring against the rest pose), computed on the CPU with the view's method; blue 0 → red ≥ 0.5.
@@ -132,10 +135,10 @@ export function updateHeatmap(view: View): void {
     c.deform(c.data, S, { positions: c.posed });
     // Back in the mesh's space, at the geometry's scale: a rig whose joints carry a scale its mesh
     // node does not (the Soldier: the skin drawn 838× its node's scale) is not distortion.
-    const toMesh = new THREE.Matrix4().copy(mesh.matrixWorld).invert();
+    const { toMesh, unscale: U, v } = heatScratch;
+    toMesh.copy(mesh.matrixWorld).invert();
     const unscale = 1 / skinScale(toMesh, S);
-    toMesh.premultiply(new THREE.Matrix4().makeScale(unscale, unscale, unscale));
-    const v = new THREE.Vector3();
+    toMesh.premultiply(U.makeScale(unscale, unscale, unscale));
     for (let k = 0; k < c.posed.length; k += 3) v.fromArray(c.posed, k).applyMatrix4(toMesh).toArray(c.posed, k);
     const d = (c.distortion = rigidityDistortion(c.data.positions, c.posed, c.data.triangles, c.rings));
     const color = new THREE.Color();
@@ -156,7 +159,7 @@ export function updateHeatmap(view: View): void {
  * are not finite or not positive).
  */
 function skinScale(toMesh: THREE.Matrix4, S: Float64Array): number {
-  const m = new THREE.Matrix4();
+  const m = heatScratch.joint;
   const scales: number[] = [];
   for (let o = 0; o < S.length; o += 16) scales.push(Math.cbrt(Math.abs(m.fromArray(S, o).premultiply(toMesh).determinant()))); // prettier-ignore
   scales.sort((a, b) => a - b);

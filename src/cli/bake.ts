@@ -33,7 +33,7 @@ import { createMethodDeformer, withSimdKernels, type CliMethod } from './method-
 import { deformLbs } from '../deformers/lbs.js';
 import { simdBoundDeformer, type SimdDeformerFactory } from '../wasm/bound-deformer.js';
 import { parallelSimdFactory } from '../wasm/parallel-simd.js';
-import { progress, type Io } from './ui.js';
+import { progress, warnIgnored, type Io } from './ui.js';
 import { skinWarnings } from './skin-warnings.js';
 import { checkStaged, count, mb, type BakedSkin } from './bake-check.js';
 
@@ -147,16 +147,14 @@ async function bake(io: Io, input: string, o: BakeCommandOptions, kernels: SimdD
     [o.influences, '--influences'],
     [o.threads, '--threads'],
   ] as const)
-    if (!withHelpers && given !== undefined)
-      io.err(`corskin: warning: ${input}: ${flag} applies to the helpers; ignored with --as morphs`);
+    if (!withHelpers && given !== undefined) warnIgnored(io, flag, 'the helpers', 'with --as morphs', input);
   for (const [given, flag] of [
     [o.targets, '--targets'],
     [o.tolerance, '--tolerance'],
     [o.normalTolerance, '--normal-tolerance'],
     [o.targetPositions, '--target-positions'],
   ] as const)
-    if (!withMorphs && given !== undefined)
-      io.err(`corskin: warning: ${input}: ${flag} applies to the morph targets; ignored with --as helpers`);
+    if (!withMorphs && given !== undefined) warnIgnored(io, flag, 'the morph targets', 'with --as helpers', input);
   const keyframeTolerance = o.keyframeTolerance ?? DEFAULT_KEYFRAME_TOLERANCE;
   if (!(keyframeTolerance >= 0 && Number.isFinite(keyframeTolerance)))
     throw new CorskinError(`--keyframe-tolerance must be a number ≥ 0, got ${o.keyframeTolerance}`, input);

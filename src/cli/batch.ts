@@ -13,7 +13,7 @@ import { Worker } from 'node:worker_threads';
 import { CorskinError } from '../core/errors.js';
 import { nodeWorkerScript } from '../core/node-worker.js';
 import { makeFolder, trackOutputWrittenElsewhere } from '../io/files.js';
-import type { Io } from './ui.js';
+import { warnIgnored, type Io } from './ui.js';
 import { methodModule } from '../methods/index.js';
 import { moduleParameters } from './options.js';
 
@@ -96,8 +96,7 @@ export async function runBatch(
   checkMethodParameters(o);
   const { output, outDir, jobs, ...opts } = o;
   const single = (output: string) => {
-    if (jobs !== undefined)
-      io.err('corskin: warning: --jobs applies to files written with --out-dir; ignored for one file');
+    if (jobs !== undefined) warnIgnored(io, '--jobs', 'files written with --out-dir', 'for one file');
     return runBatchCommand(io, { command, input: inputs[0], output, opts });
   };
   if (output !== undefined) {

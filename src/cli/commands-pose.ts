@@ -7,7 +7,7 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { CorskinError } from '../core/errors.js';
-import type { Io } from './ui.js';
+import { warnIgnored, type Io } from './ui.js';
 import { BAKE_METHODS, CHARACTER_METHODS, SKINNING_METHODS, THREE_METHODS } from '../deformers/registry.js';
 import { DEFAULT_INFLUENCES } from '../cor/parameters.js';
 import {
@@ -239,7 +239,7 @@ export function addPoseCommands(program: Command, io: Io): void {
       if (opts.character && command.getOptionValueSource('benchmark') === 'cli')
         io.err('corskin: warning: --benchmark picks a benchmark; ignored with --character');
       if (!opts.character && opts.methods)
-        io.err('corskin: warning: --methods applies to --character (the benchmarks run every method); ignored');
+        warnIgnored(io, '--methods', '--character (the benchmarks run every method)', '');
       await (await import('./evaluate.js')).evaluateCommand(io, opts);
     });
 

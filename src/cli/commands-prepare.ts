@@ -6,7 +6,7 @@
  * @module
  */
 import { Option, type Command } from 'commander';
-import type { Io } from './ui.js';
+import { warnIgnored, type Io } from './ui.js';
 import { PRECOMPUTED_METHODS } from '../deformers/registry.js';
 import { DEFAULT_EPSILON, DEFAULT_MAX_SUBDIVIDED_TRIANGLES, DEFAULT_SIGMA } from '../cor/parameters.js';
 import { DEFAULT_CAGE_INFLUENCES } from '../cage/bind.js';
@@ -76,9 +76,7 @@ export function addPrepareCommands(program: Command, io: Io): void {
     if (opts.method !== 'cor')
       for (const flag of ['sigma', 'epsilon', 'algorithm', 'maxSubdivided', 'exact'])
         if (command.getOptionValueSource(flag) === 'cli')
-          io.err(
-            `corskin: warning: --${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to the centers of rotation (--method cor); ignored with --method ${opts.method}`,
-          );
+          warnIgnored(io, `--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, 'the centers of rotation (--method cor)', `with --method ${opts.method}`); // prettier-ignore
     if (opts.exact) {
       io.err('corskin: note: --exact is deprecated and will be removed in the next release; use --algorithm exact');
       opts.algorithm = 'exact';

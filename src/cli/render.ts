@@ -12,7 +12,7 @@ import { extractSkinnedModels } from '../io/gltf.js';
 import { parseTemplateChoices, TEMPLATES_METHOD_ID } from '../methods/templates/parameters.js';
 import { checkStoredOrBuiltChoices } from '../methods/templates/storage.js';
 import { glbBytes, readDocument } from '../io/node-io.js';
-import type { Io } from './ui.js';
+import { warnIgnored, type Io } from './ui.js';
 import { serveViewer } from './viewer-server.js';
 import { optionalDependency } from '../io/optional.js';
 import { basename } from 'node:path';
@@ -141,8 +141,11 @@ export async function renderCommand(io: Io, input: string, o: RenderOptions): Pr
   // no browser), and hand the viewer a self-contained GLB (a .gltf's external buffers and images
   // included).
   if (o.method && o.method !== TEMPLATES_METHOD_ID)
-    for (const [given, flag] of [[o.template, '--template'], [o.cage, '--cage']] as const)
-      if (given) io.err(`corskin: warning: ${input}: ${flag} applies to the templates view; ignored with --method ${o.method}`); // prettier-ignore
+    for (const [given, flag] of [
+      [o.template, '--template'],
+      [o.cage, '--cage'],
+    ] as const)
+      if (given) warnIgnored(io, flag, 'the templates view', `with --method ${o.method}`, input);
   const glb = await checkedGlb(input, { ...o, template: !o.method || o.method === TEMPLATES_METHOD_ID ? o.template : undefined }); // prettier-ignore
   const executablePath = chromiumPath();
   const server = await serveViewer(glb);

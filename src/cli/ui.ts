@@ -25,6 +25,14 @@ export interface ProgressBar {
   stop: () => void;
 }
 
+/**
+ * Warns that `flag` was given where it does nothing: it applies to `scope` and is ignored `when`
+ * ("with --as morphs"; empty: in every case here), naming `file` where given.
+ */
+export function warnIgnored(io: Io, flag: string, scope: string, when: string, file?: string): void {
+  io.err(`corskin: warning: ${file ? `${file}: ` : ''}${flag} applies to ${scope}; ignored${when ? ` ${when}` : ''}`);
+}
+
 /** The process's own stdout/stderr. */
 export const processIo: Io = {
   out: (line) => process.stdout.write(line + '\n'),

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Matrix4, type SkinnedMesh } from 'three';
+import { Matrix4, type BufferAttribute, type InterleavedBufferAttribute, type SkinnedMesh } from 'three';
 import type { SkinnedMesh as CorskinMesh } from '../core/mesh.js';
 import { jointQuaternions } from '../deformers/joint-rotations.js';
 import { splitScale } from '../deformers/two-phase.js';
@@ -53,6 +53,22 @@ export function worldSkinningMatrices(mesh: SkinnedMesh, out?: Float64Array): Fl
 }
 
 /**
+ * A geometry attribute's values, `itemSize` per vertex in vertex order, in a new array of `type`:
+ * read element by element, so that an interleaved attribute (whose `array` is its whole buffer,
+ * the other attributes' values included) gives its own values alone.
+ */
+export function attributeValues<T extends Float32Array | Float64Array | Uint32Array>(
+  attribute: BufferAttribute | InterleavedBufferAttribute,
+  type: new (length: number) => T,
+): T {
+  const { count, itemSize } = attribute;
+  const out = new type(count * itemSize);
+  for (let i = 0; i < count; i++)
+    for (let c = 0; c < itemSize; c++) out[itemSize * i + c] = attribute.getComponent(i, c);
+  return out;
+}
+
+/**
  * corskin's view of a three.js skinned geometry (bind space = the geometry's own space), for
  * the CPU deformers and the CoR precomputation.
  * @throws Error when the geometry lacks position, skinIndex or skinWeight
@@ -87,9 +103,7 @@ export function meshFromGeometry(mesh: SkinnedMesh): CorskinMesh {
   const index = g.getIndex();
   const triangles = index ? Uint32Array.from(index.array) : Uint32Array.from({ length: n - (n % 3) }, (_, i) => i);
   const nrm = g.getAttribute('normal');
-  const normals = nrm
-    ? Float32Array.from({ length: 3 * n }, (_, k) => nrm.getComponent(Math.floor(k / 3), k % 3))
-    : undefined;
+  const normals = nrm ? attributeValues(nrm, Float32Array) : undefined;
   return { positions, normals, triangles, influences: K, joints, weights };
 }
 

@@ -85,7 +85,13 @@ export {
 } from '../methods/templates/three.js';
 export { TEXTURE_WIDTH, type GpuBinding, type GpuMethod, type GlslKernel, type KernelOptions } from './kernel.js';
 export { deltaMushFromGeometry, deltaMushOf, packDeltaMush, setDeltaMushModel } from '../methods/ddm/three.js';
-export { bindSpaceSkinningMatrices, meshFromGeometry, worldSkinningMatrices, writeJointTexture } from './geometry.js';
+export {
+  attributeValues,
+  bindSpaceSkinningMatrices,
+  meshFromGeometry,
+  worldSkinningMatrices,
+  writeJointTexture,
+} from './geometry.js';
 export { cpuJavaScriptDeformer, cpuStandIn } from './cpu.js';
 
 /**

@@ -23,7 +23,7 @@ import {
   type TemplateDefinition,
   type TemplateLibrary,
 } from './library.js';
-import type { Io } from '../../cli/ui.js';
+import { warnIgnored, type Io } from '../../cli/ui.js';
 
 /** Reads a template library file (JSON). @throws CorskinError naming the file */
 export async function readTemplateLibrary(file: string): Promise<TemplateLibrary> {
@@ -65,7 +65,7 @@ export async function templatesBuildCommand(
       [o.bakeRate !== undefined, '--bake-rate'],
       [o.bakeNormals === false, '--no-bake-normals'],
     ] as const)
-      if (given) io.err(`corskin: warning: ${input}: ${flag} applies to --bake; ignored without it`);
+      if (given) warnIgnored(io, flag, '--bake', 'without it', input);
   if (o.bake) {
     const lines: string[] = [];
     for (const { model, rig } of rigs) {

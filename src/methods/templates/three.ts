@@ -27,7 +27,7 @@ import { CorskinError } from '../../core/errors.js';
 import { CAGE_BINDING_EXTRAS_KEY, CAGE_EXTRAS_KEY, isHelperJointExtras } from '../../io/schema.js';
 import { mergeSkinnedMeshes, type SkinnedMesh as CorskinMesh } from '../../core/mesh.js';
 import type { SkinningOptions } from '../../three/index.js';
-import { meshFromGeometry } from '../../three/geometry.js';
+import { attributeValues, meshFromGeometry } from '../../three/geometry.js';
 import { dataTexture, STATE_KEY, TEXTURE_WIDTH, type GpuMethod } from '../../three/kernel.js';
 import { TEMPLATES_GLSL } from './three-glsl.js';
 import { skinOutsideMessage, templateSkinOutside } from './outside.js';
@@ -158,12 +158,12 @@ export function templateRigFromCage(cage: SkinnedMesh, mesh: SkinnedMesh): Templ
   const pos = cage.geometry.getAttribute('position');
   const index = cage.geometry.getIndex();
   if (!index) throw new CorskinError('the cage mesh has no triangles', where);
-  const positions = Float64Array.from({ length: 3 * pos.count }, (_, c) => pos.getComponent(Math.floor(c / 3), c % 3));
+  const positions = attributeValues(pos, Float64Array);
   const skinIndex = cage.geometry.getAttribute('skinIndex'), skinWeight = cage.geometry.getAttribute('skinWeight'); // prettier-ignore
   if (!skinIndex || !skinWeight) throw new CorskinError('the cage mesh has no skinning attributes', where);
   const cageSkin = {
-    joints: Uint32Array.from({ length: 4 * pos.count }, (_, c) => skinIndex.getComponent(Math.floor(c / 4), c % 4)),
-    weights: Float32Array.from({ length: 4 * pos.count }, (_, c) => skinWeight.getComponent(Math.floor(c / 4), c % 4)),
+    joints: attributeValues(skinIndex, Uint32Array),
+    weights: attributeValues(skinWeight, Float32Array),
   };
   return restoreTemplateRig(
     info.templates,
