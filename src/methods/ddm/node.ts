@@ -8,7 +8,8 @@
 import type { MethodPrecompute } from '../module.js';
 import { autoDdmThreads, computeDirectDeltaMushParallel, createDdmWorkerPool, type DdmWorkerPool } from './parallel.js';
 import { resolveDdmParameters } from './parameters.js';
-import { ddmBytesPerVertex, type DdmOptions } from './precompute.js';
+import { ddmBytesPerVertex, type DdmModel, type DdmOptions } from './precompute.js';
+import { ELEPHANT_RESOLUTION } from './resolution.js';
 import { directDeltaMush } from './transform.js';
 
 /** Direct Delta Mush's precomputation for `corskin precompute` (see {@link MethodPrecompute}). */
@@ -33,7 +34,7 @@ const precompute: MethodPrecompute = {
           onSkin: (model, ddm, seconds) => {
             const n = ddm.offsets.length - 1;
             onSkin?.(
-              `${model.name}: ${n} vertices, ${(ddm.offsets[n] / n).toFixed(2)} joints per vertex, ${ddmBytesPerVertex(ddm).toFixed(0)} bytes per vertex (${variant}), ${seconds.toFixed(2)} s${ddm.fallbacks ? `; ${ddm.fallbacks} vertices whose smoothed weights cancelled out follow their joints' blend (LBS, turned rigidly)` : ''}`,
+              `${model.name}: ${n} vertices, ${(ddm.offsets[n] / n).toFixed(2)} joints per vertex, ${ddmBytesPerVertex(ddm).toFixed(0)} bytes per vertex (${variant}), ${seconds.toFixed(2)} s${adapted(ddm)}${ddm.fallbacks ? `; ${ddm.fallbacks} vertices whose smoothed weights cancelled out follow their joints' blend (LBS, turned rigidly)` : ''}`,
               model.warnings,
             );
           },
@@ -43,7 +44,15 @@ const precompute: MethodPrecompute = {
       await pool?.terminate();
     }
     const p = resolveDdmParameters(options);
-    return `Direct Delta Mush ${variant}: p = ${p.iterations}, λ = ${p.lambda}, κ = ${p.kappa}, α = ${p.alpha}, ${p.smoothing} Laplacian`;
+    const scaled = p.resolution === 'adaptive' ? ", scaled to each mesh's resolution" : '';
+    return `Direct Delta Mush ${variant}: p = ${p.iterations}, λ = ${p.lambda}, κ = ${p.kappa}${scaled}, α = ${p.alpha}, ${p.smoothing} Laplacian`;
   },
 };
+
+/** How a skin's λ and κ were scaled to its resolution (`resolution.ts`), for its line. */
+function adapted(ddm: DdmModel): string {
+  if (ddm.resolution === undefined) return '';
+  const { lambda, kappa } = ddm.parameters;
+  return `; λ = ${lambda.toPrecision(2)}, κ = ${kappa.toPrecision(2)} at its resolution (${ddm.resolution.toFixed(1)} edges across a joint region, libigl's elephant ${ELEPHANT_RESOLUTION})`;
+}
 export default precompute;

@@ -9,6 +9,13 @@ import { CorskinError } from '../../core/errors.js';
 import type { MethodParameter } from '../parameter.js';
 import type { DdmSmoothing } from './laplacian.js';
 
+/**
+ * How λ and κ meet the mesh: `adaptive` scales both to the mesh's resolution (`resolution.ts`:
+ * by min(1, (ρ/ρ₀)²), the same reach in joint regions as libigl's parameters on its elephant);
+ * `fixed` uses them as given, as libigl does.
+ */
+export type DdmResolution = 'adaptive' | 'fixed';
+
 /** Default smoothing iterations p (libigl tutorial 408). */
 export const DEFAULT_DDM_ITERATIONS = 20;
 /** Default rotational smoothing λ (libigl tutorial 408). */
@@ -43,6 +50,12 @@ export interface DdmParameters {
   alpha?: number;
   /** Laplacian normalisation (see {@link DdmSmoothing}); default `normalized`. */
   smoothing?: DdmSmoothing;
+  /**
+   * λ and κ scaled to the mesh's resolution or as given (see {@link DdmResolution}); default
+   * `adaptive` with the `normalized` smoothing, `fixed` with `libigl` (to reproduce libigl). A
+   * model holds the λ and κ it was solved with, and `fixed`.
+   */
+  resolution?: DdmResolution;
 }
 
 /**
@@ -57,6 +70,7 @@ export function resolveDdmParameters(options: DdmParameters = {}): Required<DdmP
   const kappa = options.kappa ?? DEFAULT_DDM_KAPPA;
   const alpha = options.alpha ?? DEFAULT_DDM_ALPHA;
   const smoothing = options.smoothing ?? 'normalized';
+  const resolution = options.resolution ?? (smoothing === 'libigl' ? 'fixed' : 'adaptive');
   if (!Number.isInteger(p) || p < 1 || p > MAX_DDM_ITERATIONS)
     throw new CorskinError(
       `DDM iterations p must be a whole number from 1 to ${MAX_DDM_ITERATIONS} (got ${p}): the precomputation's time grows with p`,
@@ -71,7 +85,9 @@ export function resolveDdmParameters(options: DdmParameters = {}): Required<DdmP
   if (smoothing !== 'normalized' && smoothing !== 'libigl') {
     throw new CorskinError(`DDM smoothing must be "normalized" or "libigl" (got "${smoothing}")`);
   }
-  return { iterations: p, lambda, kappa, alpha, smoothing };
+  if (resolution !== 'adaptive' && resolution !== 'fixed')
+    throw new CorskinError(`DDM resolution must be "adaptive" or "fixed" (got "${resolution}")`);
+  return { iterations: p, lambda, kappa, alpha, smoothing, resolution };
 }
 
 /**
@@ -86,5 +102,6 @@ export const DDM_PARAMETERS: readonly MethodParameter[] = [
   { key: 'alpha', flag: 'alpha', kind: 'number', default: DEFAULT_DDM_ALPHA, description: `blend α of the translational term, in [0, 1) (default ${DEFAULT_DDM_ALPHA})` },
   { key: 'variant', flag: 'variant', kind: 'choice', choices: ['full', 'compact'], default: 'full', description: 'full (variant 0, Ω per joint; default) or compact (one moment matrix per vertex)' },
   { key: 'smoothing', flag: 'smoothing', kind: 'choice', choices: ['normalized', 'libigl'], default: 'normalized', description: "Laplacian normalisation: normalized (D⁻¹L; default) or libigl (libigl's operator, to reproduce it)" },
+  { key: 'resolution', flag: 'resolution', kind: 'choice', choices: ['adaptive', 'fixed'], default: 'adaptive', description: "adaptive (default; fixed with --smoothing libigl): λ and κ scaled to the mesh's resolution, the same reach in joint regions as libigl's parameters on its elephant; fixed: as given" },
   { key: 'threshold', flag: 'threshold', kind: 'number', default: DEFAULT_DDM_THRESHOLD, description: `drop a joint from a vertex below this share of Q₃₃, in [0, 1) (default ${DEFAULT_DDM_THRESHOLD})` },
 ]; // prettier-ignore

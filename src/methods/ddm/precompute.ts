@@ -92,6 +92,11 @@ export interface DdmModel {
    * on a model read back from a file.
    */
   fallbacks?: number;
+  /**
+   * The mesh's resolution ρ (edges across a joint region, `resolution.ts`) when λ and κ were
+   * scaled to it (the `adaptive` resolution); absent on a model read back from a file.
+   */
+  resolution?: number;
 }
 
 /**

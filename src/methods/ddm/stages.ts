@@ -15,6 +15,7 @@ import { addToBlock, covarianceFloor } from './covariance.js';
 import { cotangentLaplacian, smoothingSystem, type SymmetricCsr } from './laplacian.js';
 import type { DdmParameters } from './parameters.js';
 import type { DdmInput, DdmModel, DdmVariant } from './precompute.js';
+import { meshResolution, smoothingScale } from './resolution.js';
 
 /**
  * One unit of the precomputation's solves: connected piece `piece`, and the block of `bones` of
@@ -30,7 +31,10 @@ export interface DdmTask {
 
 /** What every stage of the precomputation shares (see {@link setupDirectDeltaMush}). */
 export interface DdmSetup {
+  /** The parameters solved with: λ and κ as scaled to the mesh (`resolution` then `fixed`). */
   parameters: Required<DdmParameters>;
+  /** With the `adaptive` resolution: the mesh's ρ (`meshResolution`), when it has one. */
+  resolution?: number;
   variant: DdmVariant;
   threshold: number;
   /** Vertices n, welded vertices m, the welded vertex of each vertex and the first vertex of each welded one. */
@@ -65,7 +69,7 @@ export function setupDirectDeltaMush(
   { variant, threshold }: { variant: DdmVariant; threshold: number },
   threads = 1,
 ): DdmSetup {
-  const { iterations: p, lambda, kappa, smoothing } = parameters;
+  const { iterations: p, smoothing } = parameters;
   const { positions, influences: K } = mesh;
   const n = positions.length / 3;
   if (mesh.triangles.length === 0)
@@ -83,8 +87,12 @@ export function setupDirectDeltaMush(
   const firstOf = Int32Array.from(first);
   const m = firstOf.length;
   const L = cotangentLaplacian(positions, mesh.triangles, repOf, m, smoothing === 'normalized');
-  const sysK = smoothingSystem(L, kappa, smoothing);
-  const sysL = smoothingSystem(L, lambda, smoothing);
+  // λ and κ scaled to the mesh's resolution (`resolution.ts`), both by the same factor.
+  const resolution = parameters.resolution === 'adaptive' ? meshResolution(mesh, repOf) : undefined;
+  const scale = smoothingScale(resolution);
+  const solved = { ...parameters, lambda: parameters.lambda * scale, kappa: parameters.kappa * scale, resolution: 'fixed' as const }; // prettier-ignore
+  const sysK = smoothingSystem(L, solved.kappa, smoothing);
+  const sysL = smoothingSystem(L, solved.lambda, smoothing);
   // Coordinates about the box centre (the result does not depend on it; the moments stay small).
   const centre = boxCentre(positions);
   const x = new Float64Array(3 * m);
@@ -121,7 +129,8 @@ export function setupDirectDeltaMush(
   const shared = pieces.reduce((t, rows, piece) => t + (jointsOf[piece].length ? sharedWork(p, rows.length) : 0), 0);
   const totalWork = shared + tasks.reduce((t, task) => t + task.work, 0);
   return {
-    parameters,
+    parameters: solved,
+    ...(resolution !== undefined && { resolution }),
     variant,
     threshold,
     n,
@@ -156,7 +165,7 @@ export interface DdmTaskEntries {
  * fallbacks, the per-vertex layout.
  */
 export function finishDirectDeltaMush(setup: DdmSetup, mesh: DdmInput, solved: readonly DdmTaskEntries[]): DdmModel {
-  const { parameters, variant, n, m, repOf, firstOf, pieces } = setup;
+  const { parameters, variant, n, m, repOf, firstOf, pieces, resolution } = setup;
   const K = mesh.influences;
   const moments = variant === 'compact' ? new Float64Array(10 * m) : undefined;
   const width = variant === 'full' ? 10 : 1;
@@ -249,11 +258,11 @@ export function finishDirectDeltaMush(setup: DdmSetup, mesh: DdmInput, solved: r
       values.set(valueAt.subarray(width * start[r], width * start[r + 1]), width * offsets[i]);
     }
   }
-  const fallbacks = fallback.size;
-  if (!moments) return { variant, offsets, joints, matrices: values, parameters, fallbacks };
+  const common = { variant, offsets, joints, parameters, fallbacks: fallback.size, ...(resolution !== undefined && { resolution }) }; // prettier-ignore
+  if (!moments) return { ...common, matrices: values };
   const matrices = new Float64Array(10 * n);
   for (let i = 0; i < n; i++) matrices.set(moments.subarray(10 * repOf[i], 10 * repOf[i] + 10), 10 * i);
-  return { variant, offsets, joints, matrices, weights: values, parameters, fallbacks };
+  return { ...common, matrices, weights: values };
 }
 
 /** The connected pieces of the Laplacian's graph, each its rows in ascending order. */

@@ -126,7 +126,7 @@ export function readDeltaMush(
   if (stored.some((s) => s!.variant !== variant)) throw bad('mixes the full and compact variants');
   let parameters: Required<DdmParameters>;
   try {
-    parameters = resolveDdmParameters(stored[0]!);
+    parameters = resolveDdmParameters({ ...stored[0]!, resolution: stored[0]!.resolution ?? 'fixed' }); // a file from before the field: λ and κ as solved
   } catch (e) {
     throw bad(`has bad parameters: ${(e as Error).message}`);
   }
