@@ -70,7 +70,11 @@ export function meshResolution(mesh: ResolutionInput, weldOf: ArrayLike<number>)
   for (let i = 0; i < n; i++) if (weldOf[i] + 1 > m) m = weldOf[i] + 1;
   const seen = new Uint8Array(m);
   const vertices: number[] = [];
-  for (let i = 0; i < n; i++) if (!seen[weldOf[i]]) ((seen[weldOf[i]] = 1), vertices.push(i));
+  for (let i = 0; i < n; i++)
+    if (!seen[weldOf[i]]) {
+      seen[weldOf[i]] = 1;
+      vertices.push(i);
+    }
   const each = (visit: (j: number, w: number, i: number) => void) => {
     for (const i of vertices)
       for (let k = K * i; k < K * i + K; k++) if (weights[k] > 0) visit(joints[k], weights[k], i);
