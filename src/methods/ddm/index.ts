@@ -26,7 +26,7 @@ export const directDeltaMushMethod: MethodModule = {
     if (!model) return undefined;
     const n = model.offsets.length - 1;
     const p = model.parameters;
-    return `${model.variant}, ${(model.offsets[n] / n).toFixed(2)} joints per vertex; p = ${p.iterations}, λ = ${p.lambda}, κ = ${p.kappa}, α = ${p.alpha}`;
+    return `${model.variant}, ${(model.offsets[n] / n).toFixed(2)} joints per vertex; p = ${p.iterations}, λ = ${+p.lambda.toPrecision(3)}, κ = ${+p.kappa.toPrecision(3)}, α = ${p.alpha}`;
   },
   prepare: ({ mesh, parameters = {}, onProgress }) => {
     checkDdmOptions(parameters as DdmOptions); // also when the model is the file's
