@@ -135,7 +135,14 @@ export {
   MAX_DDM_SMOOTHING,
   resolveDdmParameters,
   type DdmParameters,
+  type DdmResolution,
 } from './methods/ddm/parameters.js';
+export {
+  ELEPHANT_RESOLUTION,
+  meshResolution,
+  smoothingScale,
+  type ResolutionInput,
+} from './methods/ddm/resolution.js';
 export type { DdmSmoothing } from './methods/ddm/laplacian.js';
 export { polarFactor } from './methods/ddm/polar.js';
 export {
