@@ -195,6 +195,19 @@ describe('corskin/three, a method on the CPU', () => {
     expect(faced(mirrored)).toBeGreaterThan(0.95);
   });
 
+  it('the stand-in is drawn under the identity even where three (r160–r165) gave it its parent’s world matrix', async () => {
+    const { standIn } = await posedStandIn('sbs', {}, 0.8);
+    const root = standIn.parent!;
+    root.position.set(3, 0, 1);
+    root.scale.setScalar(0.5);
+    root.updateMatrixWorld(true);
+    // What three r160's forced update did to every child, whatever its matrixWorldAutoUpdate.
+    standIn.matrixWorld.multiplyMatrices(root.matrixWorld, standIn.matrix);
+    expect(standIn.matrixWorld.equals(new THREE.Matrix4())).toBe(false);
+    standIn.intersectsFrustum(new THREE.Frustum()); // the renderers' frustum test, before drawing
+    expect(standIn.matrixWorld.equals(new THREE.Matrix4())).toBe(true);
+  });
+
   it('two switches in a row (the first still being prepared): one stand-in, the later switch’s', async () => {
     const io = new NodeIO();
     const doc = await io.read(CESIUM_MAN);

@@ -86,14 +86,26 @@ Object.assign(settings, {
 const picker = Object.assign(document.createElement('input'), { type: 'file', accept: '.glb,.gltf', id: 'file' });
 picker.style.display = 'none';
 document.body.appendChild(picker);
-/** Opens a file the user picked or dropped; one that does not parse leaves the loaded one as it was. */
-async function openFile(f: File | undefined): Promise<void> {
-  if (f)
-    await loadBytes(await f.arrayBuffer(), f.name).catch((e: Error) =>
-      setStatus(`could not load ${f.name}: ${e.message}`),
-    );
+/** The files picked or dropped so far: the last one chosen wins, even if an earlier one is still being read. */
+let chosen = 0;
+/**
+ * Opens a file the user picked or dropped (the first of several, saying so); one that does not
+ * parse leaves the loaded one as it was.
+ */
+async function openFile(files: FileList | null | undefined): Promise<void> {
+  const f = files?.[0];
+  if (!f) return;
+  const turn = ++chosen;
+  const others = files.length > 1 ? ` (the first of the ${files.length} files given; one at a time)` : '';
+  setStatus(`reading ${f.name}${others}…`);
+  try {
+    const data = await f.arrayBuffer();
+    if (turn === chosen) await loadBytes(data, f.name);
+  } catch (e) {
+    if (turn === chosen) setStatus(`could not load ${f.name}: ${(e as Error).message}`);
+  }
 }
-picker.onchange = () => void openFile(picker.files?.[0]);
+picker.onchange = () => void openFile(picker.files);
 window.addEventListener('dragover', (e) => {
   e.preventDefault();
   document.getElementById('drop')!.style.display = 'flex';
@@ -102,7 +114,7 @@ window.addEventListener('dragleave', () => (document.getElementById('drop')!.sty
 window.addEventListener('drop', async (e) => {
   e.preventDefault();
   document.getElementById('drop')!.style.display = 'none';
-  await openFile(e.dataTransfer?.files[0]);
+  await openFile(e.dataTransfer?.files);
 });
 
 window.addEventListener('resize', () => {

@@ -87,6 +87,9 @@ export async function useCpuMethod(
   const posedWith = new Float64Array(matrices.length).fill(NaN);
   /** Poses the stand-in where the skeleton (or the mesh's place) moved since it was last posed. */
   const pose = () => {
+    // three r160–r165 recompute every child's world matrix in a forced update (the scene's, each
+    // frame), whatever its matrixWorldAutoUpdate, which would apply the parent's transform twice.
+    proxy.matrixWorld.identity();
     mesh.skeleton.update();
     worldSkinningMatrices(mesh, matrices);
     // Mirrored (or no longer) since the last pose: the triangles follow.
