@@ -153,7 +153,11 @@ export function patchNodeMaterial(material: Material, o: NodePatchOptions): Mate
     if (this.positionNode) positionLocal.assign(subBuild(this.positionNode, 'POSITION', 'vec3'));
     return positionLocal;
   };
-  m.customProgramCacheKey = () => programKey(o.method, o);
+  // The textures are baked into the node graph, which WebGPURenderer shares between render
+  // objects of one cache key: each mesh's own (its joints, its method's data) must be in the key,
+  // or a second skin drew with the first one's data (the Soldier's visor with its body's DDM).
+  const own = [o.jointTexture, ...Object.values(o.textures)].map((t) => t.id).join('-');
+  m.customProgramCacheKey = () => `${programKey(o.method, o)}-${own}`;
   return m;
 }
 
