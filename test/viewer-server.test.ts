@@ -33,21 +33,38 @@ function get(url: string, options: { method?: string; host?: string; path?: stri
 describe('the viewer server', () => {
   let server: Awaited<ReturnType<typeof serveViewer>>;
   beforeAll(async () => {
-    server = await serveViewer(CESIUM_MAN);
+    server = await serveViewer(CESIUM_MAN, 0, 'CesiumMan.glb');
   });
   afterAll(() => server?.close());
 
   it('answers a malformed percent-escape with 400 and keeps serving', async () => {
     expect(await get(server.url, { path: '/%E0%A4%A' })).toBe(400);
-    expect(await get(server.url)).toBe(200);
+    expect(await get(server.url, { path: '/index.html' })).toBe(200);
   });
 
   it('refuses a foreign Host header (DNS rebinding) and any method but GET and HEAD', async () => {
     expect(await get(server.url, { host: 'evil.example:80' })).toBe(403);
     expect(await get(server.url, { method: 'POST' })).toBe(405);
     expect(await get(server.url, { method: 'DELETE' })).toBe(405);
-    expect(await get(server.url, { method: 'HEAD' })).toBe(200);
+    expect(await get(server.url, { method: 'HEAD', path: '/index.html' })).toBe(200);
     expect(await get(new URL('model.glb', server.url).href)).toBe(200);
+  });
+
+  it('sends a visit to its address without the query (typed, bookmarked) to the model’s page', async () => {
+    const bare = await fetch(server.url, { redirect: 'manual' });
+    expect(bare.status).toBe(302);
+    const to = new URL(bare.headers.get('location')!, server.url);
+    expect(to.searchParams.get('model')).toBe('/model.glb');
+    expect(to.searchParams.get('name')).toBe('CesiumMan.glb');
+    expect((await fetch(to)).status).toBe(200);
+    const kept = new URL((await fetch(`${server.url}?layout=single&method=cor`, { redirect: 'manual' })).headers.get('location')!, server.url); // prettier-ignore
+    expect(Object.fromEntries(kept.searchParams)).toEqual({ layout: 'single', method: 'cor', model: '/model.glb', name: 'CesiumMan.glb' }); // prettier-ignore
+    const bundled = await serveViewer(); // no model: the bundled arm's page, as it is
+    try {
+      expect((await fetch(bundled.url, { redirect: 'manual' })).status).toBe(200);
+    } finally {
+      await bundled.close();
+    }
   });
 
   it('serves 200 concurrent requests from localhost', async () => {

@@ -49,7 +49,7 @@ export function chromiumPath(): string {
 
 /** Runs `corskin view`: serves the viewer until interrupted. */
 export async function viewCommand(io: Io, file: string | undefined, o: { port: number }): Promise<void> {
-  const server = await serveViewer(file ? await checkedGlb(file) : undefined, o.port);
+  const server = await serveViewer(file ? await checkedGlb(file) : undefined, o.port, file && basename(file));
   io.out(
     `corskin viewer: ${server.url}${file ? `?${new URLSearchParams({ model: '/model.glb', name: basename(file) })}` : ''}  (Ctrl-C to stop; files stay on this computer)`,
   );

@@ -27,11 +27,14 @@ const TYPES: Record<string, string> = {
  * @param model path of a .glb to serve as `/model.glb`, or its bytes (what `render` and `view`
  *   serve: the checked file as one self-contained GLB)
  * @param port 0 for any free port
+ * @param name the model's file name, for the page (a visit to `/` without a `model` parameter is
+ *   sent to the model's page)
  * @throws CorskinError when the viewer has not been built or the model cannot be read
  */
 export async function serveViewer(
   model?: string | Uint8Array,
   port = 0,
+  name?: string,
 ): Promise<{ url: string; close: () => Promise<void> }> {
   if (!existsSync(join(VIEWER_DIST, 'index.html')))
     throw new CorskinError(`the viewer is not built (${VIEWER_DIST}); run npm run build`);
@@ -43,11 +46,20 @@ export async function serveViewer(
     if (req.method !== 'GET' && req.method !== 'HEAD')
       return void res.writeHead(405, { allow: 'GET, HEAD' }).end('method not allowed');
     if (!hosts.has(req.headers.host ?? '')) return void res.writeHead(403).end('forbidden host');
+    let url: URL;
     let path: string;
     try {
-      path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+      url = new URL(req.url ?? '/', 'http://x');
+      path = decodeURIComponent(url.pathname);
     } catch {
       return void res.writeHead(400).end('bad request');
+    }
+    // The address without its query (typed, or bookmarked): the model's page, not the bundled arm.
+    if (path === '/' && model && !url.searchParams.has('model')) {
+      const query = new URLSearchParams(url.search); // the page's other parameters kept
+      query.set('model', '/model.glb');
+      if (name && !query.has('name')) query.set('name', name);
+      return void res.writeHead(302, { location: `/?${query}` }).end();
     }
     if (path === '/model.glb' && model instanceof Uint8Array) {
       res.writeHead(200, { 'content-type': TYPES['.glb'] });
