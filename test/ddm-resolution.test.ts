@@ -85,7 +85,7 @@ describe('Direct Delta Mush: the mesh resolution ρ', () => {
     expect(model.parameters.lambda).toBeCloseTo(2 * (r / ELEPHANT_RESOLUTION) ** 2, 12);
     expect(model.parameters.kappa).toBeCloseTo(0.5 * (r / ELEPHANT_RESOLUTION) ** 2, 12);
     expect(model.parameters.resolution).toBe('fixed');
-    expect(model.resolution).toBeCloseTo(r, 12);
+    expect(model.edgesPerRegion).toBeCloseTo(r, 12);
     // As given: with `fixed`, and by default with libigl's operator (to reproduce libigl).
     expect(computeDirectDeltaMush(mesh, { lambda: 2, kappa: 0.5, resolution: 'fixed' }).parameters.lambda).toBe(2);
     expect(resolveDdmParameters({ smoothing: 'libigl' }).resolution).toBe('fixed');

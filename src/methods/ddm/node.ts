@@ -51,8 +51,8 @@ const precompute: MethodPrecompute = {
 
 /** How a skin's λ and κ were scaled to its resolution (`resolution.ts`), for its line. */
 function adapted(ddm: DdmModel): string {
-  if (ddm.resolution === undefined) return '';
+  if (ddm.edgesPerRegion === undefined) return '';
   const { lambda, kappa } = ddm.parameters;
-  return `; λ = ${lambda.toPrecision(2)}, κ = ${kappa.toPrecision(2)} at its resolution (${ddm.resolution.toFixed(1)} edges across a joint region, libigl's elephant ${ELEPHANT_RESOLUTION})`;
+  return `; λ = ${lambda.toPrecision(2)}, κ = ${kappa.toPrecision(2)} at its resolution (${ddm.edgesPerRegion.toFixed(1)} edges across a joint region, libigl's elephant ${ELEPHANT_RESOLUTION})`;
 }
 export default precompute;

@@ -96,7 +96,7 @@ export interface DdmModel {
    * The mesh's resolution ρ (edges across a joint region, `resolution.ts`) when λ and κ were
    * scaled to it (the `adaptive` resolution); absent on a model read back from a file.
    */
-  resolution?: number;
+  edgesPerRegion?: number;
 }
 
 /**

@@ -34,7 +34,7 @@ export interface DdmSetup {
   /** The parameters solved with: λ and κ as scaled to the mesh (`resolution` then `fixed`). */
   parameters: Required<DdmParameters>;
   /** With the `adaptive` resolution: the mesh's ρ (`meshResolution`), when it has one. */
-  resolution?: number;
+  edgesPerRegion?: number;
   variant: DdmVariant;
   threshold: number;
   /** Vertices n, welded vertices m, the welded vertex of each vertex and the first vertex of each welded one. */
@@ -88,8 +88,8 @@ export function setupDirectDeltaMush(
   const m = firstOf.length;
   const L = cotangentLaplacian(positions, mesh.triangles, repOf, m, smoothing === 'normalized');
   // λ and κ scaled to the mesh's resolution (`resolution.ts`), both by the same factor.
-  const resolution = parameters.resolution === 'adaptive' ? meshResolution(mesh, repOf) : undefined;
-  const scale = smoothingScale(resolution);
+  const edgesPerRegion = parameters.resolution === 'adaptive' ? meshResolution(mesh, repOf) : undefined;
+  const scale = smoothingScale(edgesPerRegion);
   const solved = { ...parameters, lambda: parameters.lambda * scale, kappa: parameters.kappa * scale, resolution: 'fixed' as const }; // prettier-ignore
   const sysK = smoothingSystem(L, solved.kappa, smoothing);
   const sysL = smoothingSystem(L, solved.lambda, smoothing);
@@ -130,7 +130,7 @@ export function setupDirectDeltaMush(
   const totalWork = shared + tasks.reduce((t, task) => t + task.work, 0);
   return {
     parameters: solved,
-    ...(resolution !== undefined && { resolution }),
+    ...(edgesPerRegion !== undefined && { edgesPerRegion }),
     variant,
     threshold,
     n,
@@ -165,7 +165,7 @@ export interface DdmTaskEntries {
  * fallbacks, the per-vertex layout.
  */
 export function finishDirectDeltaMush(setup: DdmSetup, mesh: DdmInput, solved: readonly DdmTaskEntries[]): DdmModel {
-  const { parameters, variant, n, m, repOf, firstOf, pieces, resolution } = setup;
+  const { parameters, variant, n, m, repOf, firstOf, pieces, edgesPerRegion } = setup;
   const K = mesh.influences;
   const moments = variant === 'compact' ? new Float64Array(10 * m) : undefined;
   const width = variant === 'full' ? 10 : 1;
@@ -258,7 +258,7 @@ export function finishDirectDeltaMush(setup: DdmSetup, mesh: DdmInput, solved: r
       values.set(valueAt.subarray(width * start[r], width * start[r + 1]), width * offsets[i]);
     }
   }
-  const common = { variant, offsets, joints, parameters, fallbacks: fallback.size, ...(resolution !== undefined && { resolution }) }; // prettier-ignore
+  const common = { variant, offsets, joints, parameters, fallbacks: fallback.size, ...(edgesPerRegion !== undefined && { edgesPerRegion }) }; // prettier-ignore
   if (!moments) return { ...common, matrices: values };
   const matrices = new Float64Array(10 * n);
   for (let i = 0; i < n; i++) matrices.set(moments.subarray(10 * repOf[i], 10 * repOf[i] + 10), 10 * i);
