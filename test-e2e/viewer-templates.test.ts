@@ -16,6 +16,7 @@ import { CESIUM_MAN, ROOT, SHARED } from '../test/helpers/data.js';
 import { validate } from '../test/helpers/gltf.js';
 import { pinchStoredCageRing } from '../test/helpers/templates.js';
 import { NodeIO } from '@gltf-transform/core';
+import { PNG } from 'pngjs';
 
 /** What this file writes (pictures to look at, exported files): its own folder, made here. */
 const OUT = join(ROOT, '.tmp', 'viewer-templates');
@@ -361,5 +362,32 @@ describe('skinning templates in the viewer', () => {
     } finally {
       await fresh.close();
     }
+  });
+
+  it('draws the cage overlay, its vertices marked, on a page opened at the stress pose (it was culled there)', async () => {
+    const query = 'model=/model.glb&name=CesiumMan.glb&layout=single&method=templates&pose=stress';
+    const shot = async (q: string) => {
+      const tab = await viewer.open(q);
+      try {
+        await tab.waitForFunction(() => !/fitting|binding/.test(document.getElementById('status')?.textContent ?? ''));
+        await tab.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        return PNG.sync.read(await tab.locator('canvas').screenshot());
+      } finally {
+        await tab.close();
+      }
+    };
+    const without = await shot(query);
+    const drawn = await shot(`${query}&cage=1`);
+    // Pure white: the vertex handles (the skin is shaded, the cage's edges red and blue).
+    let changed = 0;
+    let handles = 0;
+    for (let k = 0; k < drawn.data.length; k += 4) {
+      if (Math.abs(drawn.data[k] - without.data[k]) + Math.abs(drawn.data[k + 2] - without.data[k + 2]) > 60) changed++;
+      if (drawn.data[k] === 255 && drawn.data[k + 1] === 255 && drawn.data[k + 2] === 255 && without.data[k] !== 255)
+        handles++;
+    }
+    expect(changed / (drawn.data.length / 4)).toBeGreaterThan(0.01);
+    expect(handles).toBeGreaterThan(100);
+    expect(errors).toEqual([]);
   });
 });

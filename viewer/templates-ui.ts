@@ -97,6 +97,7 @@ export function updateCage(view: View): void {
   if (!view.cage.visible) return;
   const positions: number[] = [];
   const colors: number[] = [];
+  const handles: number[] = [];
   const v = new THREE.Vector3();
   for (const { mesh, rig } of cagedMeshes(view)) {
     const e = edgesOf(rig);
@@ -105,10 +106,16 @@ export function updateCage(view: View): void {
       v.fromArray(e.posed, 3 * i).applyMatrix4(mesh.matrixWorld);
       positions.push(v.x, v.y, v.z);
     }
+    for (let i = 0; i < e.posed.length; i += 3) {
+      v.fromArray(e.posed, i).applyMatrix4(mesh.matrixWorld);
+      handles.push(v.x, v.y, v.z);
+    }
     colors.push(...e.colors);
   }
   view.cage.geometry.setAttribute('position', new THREE.Float32BufferAttribute(positions, 3));
   view.cage.geometry.setAttribute('color', new THREE.Float32BufferAttribute(colors, 3));
+  const points = view.cage.children[0] as THREE.Points;
+  points.geometry.setAttribute('position', new THREE.Float32BufferAttribute(handles, 3));
 }
 
 /** Page pixel of each posed cage vertex of the templates view's meshes (as the overlay draws them). */

@@ -36,6 +36,9 @@ export function makeView(method: ThreeSkinningMethod, g: GLTF): View {
   );
   cors.visible = false;
   cors.renderOrder = 1; // after the skin, which would otherwise hide the centers inside it
+  // The overlays' geometry changes every frame, their bounding spheres do not: never culled
+  // (the cage at the stress pose was culled by the sphere of its first frame's pose).
+  cors.frustumCulled = false;
   scene.add(cors);
   const cage = new THREE.LineSegments(
     new THREE.BufferGeometry(),
@@ -43,6 +46,15 @@ export function makeView(method: ThreeSkinningMethod, g: GLTF): View {
   );
   cage.visible = false;
   cage.renderOrder = 1;
+  cage.frustumCulled = false;
+  // The cage's vertices as handles: where a drag grabs one (within 10 px).
+  const handles = new THREE.Points(
+    new THREE.BufferGeometry(),
+    new THREE.PointsMaterial({ size: 5, sizeAttenuation: false, color: 0xffffff, depthTest: false, transparent: true }),
+  );
+  handles.renderOrder = 1;
+  handles.frustumCulled = false;
+  cage.add(handles);
   scene.add(cage);
   const label = Object.assign(document.createElement('div'), { className: 'label' });
   document.body.appendChild(label);
