@@ -137,7 +137,7 @@ export {
   type DdmParameters,
   type DdmResolution,
 } from './methods/ddm/parameters.js';
-export { ELEPHANT_RESOLUTION, meshResolution, smoothingScale, type ResolutionInput } from './methods/ddm/resolution.js';
+export { ELEPHANT_RESOLUTION, meshResolution, smoothingScale } from './methods/ddm/resolution.js';
 export type { DdmSmoothing } from './methods/ddm/laplacian.js';
 export { polarFactor } from './methods/ddm/polar.js';
 export {

@@ -23,7 +23,7 @@ import { convertLibigl } from './helpers/convert.js';
 import { CESIUM_MAN, SHARED, scratch } from './helpers/data.js';
 
 const character = (f: string) => join(SHARED, 'characters', f);
-const rho = (mesh: SkinnedMesh) => meshResolution(mesh, weldedVertices(mesh.positions).vertexOf)!;
+const rho = (mesh: SkinnedMesh) => meshResolution(mesh, weldedVertices(mesh.positions))!;
 
 async function firstSkin(file: string) {
   return extractSkinnedModels(await readDocument(file), file)[0];

@@ -16,6 +16,7 @@
  *
  * @module
  */
+import type { DdmInput } from './precompute.js';
 
 /**
  * ρ₀: the resolution ({@link meshResolution}) of libigl's elephant with its own weights
@@ -24,31 +25,20 @@
  */
 export const ELEPHANT_RESOLUTION = 15.8;
 
-/** What {@link meshResolution} needs: a skinned mesh's rest positions, triangles and weights. */
-export interface ResolutionInput {
-  /** Rest (bind-space) positions, length 3·n, any units. */
-  positions: ArrayLike<number>;
-  /** Triangles, length 3·t. */
-  triangles: ArrayLike<number>;
-  /** Influences per vertex K. */
-  influences: number;
-  /** Joint of each influence, length K·n. */
-  joints: ArrayLike<number>;
-  /** Weight of each influence, length K·n. */
-  weights: ArrayLike<number>;
-}
-
 /**
  * The mesh's resolution ρ: edges across a joint region. A joint's region radius is the weighted
  * RMS distance of the vertices from their weighted centroid, weights w_ij; ρ is the median over
  * the vertices of their heaviest joint's radius, divided by the mean length of the mesh's edges;
  * vertices welded by position (`weldOf`) count once, and the zero-length edges between them not.
- * @param weldOf the welded vertex of each vertex (length n), as the precomputation welds
+ * @param welded the mesh welded by position (`weldedVertices`): the welded vertex of each vertex
+ *   (length n) and the first vertex of each welded one
  * @returns ρ, or undefined when the mesh has no edge of non-zero length or no weight
  */
-export function meshResolution(mesh: ResolutionInput, weldOf: ArrayLike<number>): number | undefined {
+export function meshResolution(
+  mesh: DdmInput,
+  { vertexOf: weldOf, first: vertices }: { vertexOf: ArrayLike<number>; first: ArrayLike<number> },
+): number | undefined {
   const { positions: P, triangles: T, influences: K, joints, weights } = mesh;
-  const n = P.length / 3;
   let edgeSum = 0;
   let edges = 0;
   for (let t = 0; t + 2 < T.length; t += 3)
@@ -66,18 +56,11 @@ export function meshResolution(mesh: ResolutionInput, weldOf: ArrayLike<number>)
   const centre = new Float64Array(3 * J);
   const spread = new Float64Array(J);
   // Each welded vertex once (its first vertex), so that splitting seams changes nothing.
-  let m = 0;
-  for (let i = 0; i < n; i++) if (weldOf[i] + 1 > m) m = weldOf[i] + 1;
-  const seen = new Uint8Array(m);
-  const vertices: number[] = [];
-  for (let i = 0; i < n; i++)
-    if (!seen[weldOf[i]]) {
-      seen[weldOf[i]] = 1;
-      vertices.push(i);
-    }
   const each = (visit: (j: number, w: number, i: number) => void) => {
-    for (const i of vertices)
+    for (let v = 0; v < vertices.length; v++) {
+      const i = vertices[v];
       for (let k = K * i; k < K * i + K; k++) if (weights[k] > 0) visit(joints[k], weights[k], i);
+    }
   };
   each((j, w, i) => {
     mass[j] += w;
@@ -90,7 +73,8 @@ export function meshResolution(mesh: ResolutionInput, weldOf: ArrayLike<number>)
     spread[j] += w * d;
   });
   const radii: number[] = [];
-  for (const i of vertices) {
+  for (let v = 0; v < vertices.length; v++) {
+    const i = vertices[v];
     let heaviest = -1;
     let most = 0;
     for (let k = K * i; k < K * i + K; k++)

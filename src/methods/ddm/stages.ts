@@ -88,7 +88,8 @@ export function setupDirectDeltaMush(
   const m = firstOf.length;
   const L = cotangentLaplacian(positions, mesh.triangles, repOf, m, smoothing === 'normalized');
   // λ and κ scaled to the mesh's resolution (`resolution.ts`), both by the same factor.
-  const edgesPerRegion = parameters.resolution === 'adaptive' ? meshResolution(mesh, repOf) : undefined;
+  const edgesPerRegion =
+    parameters.resolution === 'adaptive' ? meshResolution(mesh, { vertexOf: repOf, first }) : undefined;
   const scale = smoothingScale(edgesPerRegion);
   const solved = { ...parameters, lambda: parameters.lambda * scale, kappa: parameters.kappa * scale, resolution: 'fixed' as const }; // prettier-ignore
   const sysK = smoothingSystem(L, solved.kappa, smoothing);
