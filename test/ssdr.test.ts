@@ -12,6 +12,7 @@ import {
   updateHelpers,
   vertexError,
   vertexErrors,
+  verticesErrors,
   type SsdrModel,
   type SsdrProblem,
 } from '../src/bake/ssdr.js';
@@ -197,6 +198,22 @@ describe('skinning decomposition kernels (Le & Deng 2012)', () => {
       });
       expect(eHeavy).toBeLessThanOrEqual(ePlain * (1 + 1e-6) + 1e-12);
     }
+  });
+
+  it('verticesErrors, sample by sample, gives what vertexErrors gives vertex by vertex, bit for bit', () => {
+    const { p, model } = problem(rng(31), 40, 7, 0.3);
+    const vertices = [3, 0, 39, 17, 18, 5];
+    const [sum, max] = [new Float64Array(6), new Float64Array(6)];
+    const [together, one] = [new Float32Array(7 * 40).fill(-1), new Float32Array(7 * 40).fill(-1)];
+    verticesErrors(p, model, vertices, sum, max, together);
+    vertices.forEach((i, a) => {
+      const e = vertexErrors(p, model, i, one);
+      expect([sum[a], max[a]]).toEqual([e.sum, e.max]);
+      expect(e.sum).toBeGreaterThan(0);
+    });
+    expect(together).toEqual(one);
+    // Vertices not listed are left as they were.
+    expect(together[7]).toBe(-1);
   });
 
   it('the weight update never raises a vertex’s error (measured point by point), and finds the weights that made exact targets', () => {

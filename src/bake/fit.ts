@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { updateHelpers, vertexErrors, type SsdrModel, type SsdrProblem } from './ssdr.js';
+import { updateHelpers, verticesErrors, type SsdrModel, type SsdrProblem } from './ssdr.js';
 import type { MethodSamples } from './sampling.js';
 import { updateVertexWeights, weightScratch } from './ssdr-weights.js';
 
@@ -158,11 +158,7 @@ export function runFitTask(data: FitData, task: FitTask, from: number, to: numbe
   }
   const sum = new Float64Array(to - from);
   const max = new Float64Array(to - from);
-  for (let i = from; i < to; i++) {
-    const e = vertexErrors(problem, model, i);
-    sum[i - from] = e.sum;
-    max[i - from] = e.max;
-  }
+  verticesErrors(problem, model, Int32Array.from({ length: to - from }, (_, a) => from + a), sum, max);
   return { sum, max };
 }
 

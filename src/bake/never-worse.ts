@@ -13,7 +13,7 @@ import { updateVertexWeights, weightScratch } from './ssdr-weights.js';
 import { NEVER_WORSE_MARGIN } from './measure.js';
 import { kthSmallest, percentileIndex } from './percentile.js';
 import type { MethodSamples } from './sampling.js';
-import { vertexErrors } from './ssdr.js';
+import { vertexErrors, verticesErrors } from './ssdr.js';
 
 /**
  * How far above plain LBS the guard lets a sample's largest or 99th-percentile distance be, ÷ the
@@ -52,19 +52,20 @@ export function keepFittedWeights(
   // The fitted vertices' squared distances at every sample (kept as distances), sum and largest.
   const { problem, model } = fitViews(data, true);
   const distances = new Float32Array(T * nA);
-  const fitted = Array.from({ length: nA }, (_, a) => vertexErrors(problem, model, a, distances));
+  const [fittedSum, fittedMax] = [new Float64Array(nA), new Float64Array(nA)];
+  verticesErrors(problem, model, Int32Array.from({ length: nA }, (_, a) => a), fittedSum, fittedMax, distances);
   for (let k = 0; k < distances.length; k++) distances[k] = Math.sqrt(distances[k]);
   const kept = new Uint8Array(nA);
   const lbsSum = new Float64Array(nA);
   const lbsMax = new Float64Array(nA);
-  active.forEach((i, a) => {
-    for (let t = 0; t < T; t++) {
+  // Sample by sample (each sample's arrays read in order).
+  for (let t = 0; t < T; t++)
+    active.forEach((i, a) => {
       const d = squared(lbs[t], targets[t], i);
       lbsSum[a] += d;
       if (d > lbsMax[a]) lbsMax[a] = d;
-    }
-    kept[a] = fitted[a].sum <= lbsSum[a] && fitted[a].max <= lbsMax[a] ? 1 : 0;
-  });
+    });
+  for (let a = 0; a < nA; a++) kept[a] = fittedSum[a] <= lbsSum[a] && fittedMax[a] <= lbsMax[a] ? 1 : 0;
   const overall = nA - kept.reduce((s, k) => s + k, 0);
   const lbsDistance = (t: number) => {
     const d = new Float32Array(n);

@@ -16,7 +16,7 @@ import { NEVER_WORSE_MARGIN } from './measure.js';
 import { maxAndP99, maxAndP99Within } from './percentile.js';
 import { holdNeverWorse } from './never-worse.js';
 import type { MethodSamples } from './sampling.js';
-import { vertexErrors, type SsdrProblem } from './ssdr.js';
+import { verticesErrors, type SsdrProblem } from './ssdr.js';
 
 /** The share of plain LBS's p99 distance a bake may keep, in the bar {@link placementScore} measures against. */
 const P99_SHARE = 0.1;
@@ -158,11 +158,14 @@ function bakedSquared(
   if (halfway) sets.push({ at: halfway, transforms: playedHalfway(samples, halfway, candidate) });
   const baked = plain.squared.slice(); // a vertex that keeps its own influences plays plain LBS
   let from = 0;
+  const fitted: number[] = [];
+  for (let i = 0; i < n; i++) if (!candidate.own[i]) fitted.push(i);
+  const [sum, max] = [new Float64Array(fitted.length), new Float64Array(fitted.length)];
   for (const { at, transforms } of sets) {
     const problem: SsdrProblem = { n, rest: at.rest, targets: at.targets, fixed: at.fixed };
     const model = { ...candidate.model, transforms };
     const out = baked.subarray(from, (from += at.targets.length * n));
-    for (let i = 0; i < n; i++) if (!candidate.own[i]) vertexErrors(problem, model, i, out);
+    verticesErrors(problem, model, fitted, sum, max, out);
   }
   return baked;
 }

@@ -352,3 +352,55 @@ export function vertexErrors(
   }
   return { sum: e, max };
 }
+
+/**
+ * {@link vertexErrors} of many vertices at once, sample by sample (each sample's arrays read in
+ * order, where one vertex at a time strides across them all: CesiumMan to Ybot's samples are
+ * hundreds of MB): the same sums, largest and per-sample errors, bit for bit.
+ * @param vertices the vertices (indices into `problem.n`)
+ * @param sum receives vertex `vertices[a]`'s squared error summed over the samples at `sum[a]`
+ * @param max receives its largest at one sample at `max[a]`
+ * @param perSample where given, receives the squared error at sample t of vertex i at
+ *   `perSample[t·n + i]` (n: `problem.n`; T·n long)
+ */
+export function verticesErrors(
+  problem: SsdrProblem,
+  model: SsdrModel,
+  vertices: ArrayLike<number>,
+  sum: Float64Array,
+  max: Float64Array,
+  perSample?: Float32Array,
+): void {
+  const K = model.influences;
+  const J = problem.fixed[0].length >> 4;
+  const { joints, weights } = model;
+  const count = vertices.length;
+  sum.fill(0, 0, count);
+  max.fill(0, 0, count);
+  for (let t = 0; t < problem.targets.length; t++) {
+    const rest = problem.rest[t];
+    const F = problem.fixed[t];
+    const X = model.transforms[t];
+    const Y = problem.targets[t];
+    const row = t * problem.n;
+    for (let a = 0; a < count; a++) {
+      const i = vertices[a];
+      const x0 = rest[3 * i], x1 = rest[3 * i + 1], x2 = rest[3 * i + 2]; // prettier-ignore
+      let x = 0, y = 0, z = 0; // prettier-ignore
+      for (let k = K * i; k < K * i + K; k++) {
+        const w = weights[k];
+        if (w === 0) continue;
+        const j = joints[k];
+        const M = j < J ? F : X;
+        const o = j < J ? j << 4 : (j - J) << 4;
+        x += w * (M[o] * x0 + M[o + 4] * x1 + M[o + 8] * x2 + M[o + 12]);
+        y += w * (M[o + 1] * x0 + M[o + 5] * x1 + M[o + 9] * x2 + M[o + 13]);
+        z += w * (M[o + 2] * x0 + M[o + 6] * x1 + M[o + 10] * x2 + M[o + 14]);
+      }
+      const d = (x - Y[3 * i]) ** 2 + (y - Y[3 * i + 1]) ** 2 + (z - Y[3 * i + 2]) ** 2;
+      sum[a] += d;
+      if (d > max[a]) max[a] = d;
+      if (perSample) perSample[row + i] = d;
+    }
+  }
+}
