@@ -65,6 +65,21 @@ describe('the viewer at 1280×720 and up', () => {
         for (const v of rects.views) expect(overlap(v, rects.panel!), JSON.stringify(rects)).toBe(false);
         expect(await page.evaluate(() => (window as unknown as { viewer: Viewer }).viewer.status())).toContain(name);
         expect(rects.panel!.bottom).toBeLessThanOrEqual(height);
+        // The panel's rows (folder titles, controls) one below the other: a title that wraps (the
+        // templates folder's) grows its row instead of running into the next.
+        const rows = await page.evaluate(() =>
+          [...document.querySelectorAll('.lil-gui .lil-title, .lil-gui .lil-controller')]
+            .map((e) => ({
+              text: e.textContent?.trim().slice(0, 40),
+              ...e.getBoundingClientRect().toJSON(),
+              overflow: e.scrollHeight - e.clientHeight,
+            }))
+            .filter((r) => r.height > 0),
+        );
+        expect(rows.length).toBeGreaterThan(8);
+        for (const r of rows) expect(r.overflow, r.text).toBeLessThanOrEqual(1);
+        for (const [k, r] of rows.entries())
+          for (const q of rows.slice(k + 1)) expect(overlap(r, { ...q, top: q.top + 0.5, bottom: q.bottom - 0.5 }), `${r.text} / ${q.text}`).toBe(false); // prettier-ignore
         // The character (its posed vertices as drawn) inside the first view, filling most of its height or width.
         const first = rects.views[0];
         const body = await page.evaluate(() => (window as unknown as { viewer: Viewer }).viewer.characterScreen());
