@@ -246,27 +246,28 @@ function fillReducingOrdering(S: SymmetricCsr, coordinates: ArrayLike<number>): 
  * scheme 2, George & Liu 1989): repeatedly the row of least degree in the elimination graph (the
  * lowest index among equal degrees) is eliminated, its neighbours joined into a clique. On the
  * explicit elimination graph with exact degrees (no quotient graph), for systems of up to
- * {@link MINIMUM_DEGREE_ROWS} rows and a dissection's leaves; adjacency in typed arrays (the row
- * eliminated taken out of its neighbours' lists, the clique merged into each by marking what is
- * there). S's pattern must be symmetric (both triangles stored), each row's columns distinct.
+ * {@link MINIMUM_DEGREE_ROWS} rows and a dissection's leaves; each row's neighbours a bit set
+ * (m² bits: 12.5 MB at 10,000 rows), so that joining the eliminated row's neighbours into each of
+ * theirs reads only the words where it has some (rpm-avatar's 2,060-row piece: 24 → 4 ms against
+ * lists merged by marking). S's pattern must be symmetric (both triangles stored).
  * @returns the rows of S in elimination order
  */
 export function minimumDegree(S: SymmetricCsr, rows: Int32Array): Int32Array {
   const m = rows.length;
+  const W = (m + 31) >>> 5;
+  // Row r of S is row a here: the identity where `rows` are all of S in order (a system's own ordering).
+  const identity = m === S.n && rows.every((r, a) => r === a);
   const local = new Map<number, number>();
-  rows.forEach((r, a) => local.set(r, a));
-  const adjacent: Int32Array[] = [];
+  if (!identity) rows.forEach((r, a) => local.set(r, a));
+  const bits = new Int32Array(m * W);
   const degree = new Int32Array(m);
   for (let a = 0; a < m; a++) {
     const r = rows[a];
-    const list = new Int32Array(Math.max(8, 2 * (S.offsets[r + 1] - S.offsets[r])));
-    let d = 0;
     for (let p = S.offsets[r]; p < S.offsets[r + 1]; p++) {
-      const b = local.get(S.columns[p]);
-      if (b !== undefined && b !== a) list[d++] = b; // a row's columns are distinct
+      const b = identity ? S.columns[p] : local.get(S.columns[p]);
+      if (b !== undefined && b !== a) bits[a * W + (b >>> 5)] |= 1 << (b & 31);
     }
-    adjacent.push(list);
-    degree[a] = d;
+    for (let w = a * W; w < a * W + W; w++) degree[a] += popcount(bits[w]);
   }
   // A binary heap of degree · m + row (the smallest degree, then the first row), stale entries skipped.
   const heap: number[] = [];
@@ -297,50 +298,58 @@ export function minimumDegree(S: SymmetricCsr, rows: Int32Array): Int32Array {
   for (let a = 0; a < m; a++) push(degree[a] * m + a);
   const done = new Uint8Array(m);
   const order = new Int32Array(m);
-  const mark = new Int32Array(m); // the stamp of the list being merged into (0: none)
-  let stamp = 0;
+  const neighbours = new Int32Array(m);
+  const words = new Int32Array(W); // the words of the eliminated row that are not 0
   let k = 0;
   while (heap.length) {
     const x = pop();
     const a = x % m;
     if (done[a] || Math.floor(x / m) !== degree[a]) continue;
-    const neighbours = adjacent[a];
-    const d = degree[a];
-    for (let i = 0; i < d; i++) {
-      const b = neighbours[i];
-      const list = adjacent[b];
-      const last = --degree[b];
-      for (let j = 0; j <= last; j++)
-        if (list[j] === a) {
-          list[j] = list[last];
-          break;
-        }
-    }
-    for (let i = 0; i < d; i++) {
-      const b = neighbours[i];
-      let list = adjacent[b];
-      let e = degree[b];
-      mark[b] = ++stamp;
-      for (let j = 0; j < e; j++) mark[list[j]] = stamp;
-      for (let t = 0; t < d; t++) {
-        const v = neighbours[t];
-        if (mark[v] === stamp) continue;
-        if (e === list.length) {
-          const grown = new Int32Array(2 * e);
-          grown.set(list);
-          adjacent[b] = list = grown;
-        }
-        list[e++] = v;
+    const rowA = a * W;
+    let d = 0;
+    let nw = 0;
+    for (let w = 0; w < W; w++) {
+      let y = bits[rowA + w];
+      if (!y) continue;
+      words[nw++] = w;
+      while (y) {
+        const low = y & -y;
+        neighbours[d++] = (w << 5) + 31 - Math.clz32(low);
+        y ^= low;
       }
-      degree[b] = e;
     }
-    for (let i = 0; i < d; i++) push(degree[neighbours[i]] * m + neighbours[i]);
+    // Each neighbour b joins a's other neighbours: its degree grows by those it lacked, less a
+    // (eliminated) and itself (a neighbour of a).
+    for (let i = 0; i < d; i++) {
+      const b = neighbours[i];
+      const rowB = b * W;
+      let added = 0;
+      for (let q = 0; q < nw; q++) {
+        const w = words[q];
+        const missing = bits[rowA + w] & ~bits[rowB + w];
+        if (missing) {
+          added += popcount(missing);
+          bits[rowB + w] |= missing;
+        }
+      }
+      bits[rowB + (b >>> 5)] &= ~(1 << (b & 31));
+      bits[rowB + (a >>> 5)] &= ~(1 << (a & 31));
+      // A degree unchanged keeps its entry in the heap.
+      if (added !== 2) push((degree[b] += added - 2) * m + b);
+    }
     done[a] = 1;
     degree[a] = 0;
-    adjacent[a] = EMPTY;
+    bits.fill(0, rowA, rowA + W);
     order[k++] = rows[a];
   }
   return order;
 }
 
-const EMPTY = new Int32Array(0);
+/** The set bits of a 32-bit word. */
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  x = (x + (x >>> 4)) & 0x0f0f0f0f;
+  return Math.imul(x, 0x01010101) >>> 24;
+}
+

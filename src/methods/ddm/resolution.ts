@@ -46,7 +46,8 @@ export function meshResolution(
       const a = T[t + e];
       const b = T[t + ((e + 1) % 3)];
       if (weldOf[a] === weldOf[b]) continue;
-      edgeSum += Math.hypot(P[3 * a] - P[3 * b], P[3 * a + 1] - P[3 * b + 1], P[3 * a + 2] - P[3 * b + 2]);
+      const dx = P[3 * a] - P[3 * b], dy = P[3 * a + 1] - P[3 * b + 1], dz = P[3 * a + 2] - P[3 * b + 2]; // prettier-ignore
+      edgeSum += Math.sqrt(dx * dx + dy * dy + dz * dz);
       edges++;
     }
   if (!(edgeSum > 0)) return undefined;
@@ -72,7 +73,8 @@ export function meshResolution(
     for (let c = 0; c < 3; c++) d += (P[3 * i + c] - centre[3 * j + c]) ** 2;
     spread[j] += w * d;
   });
-  const radii: number[] = [];
+  const radii = new Float64Array(vertices.length);
+  let count = 0;
   for (let v = 0; v < vertices.length; v++) {
     const i = vertices[v];
     let heaviest = -1;
@@ -82,11 +84,10 @@ export function meshResolution(
         most = weights[k];
         heaviest = joints[k];
       }
-    if (heaviest >= 0) radii.push(Math.sqrt(spread[heaviest] / mass[heaviest]));
+    if (heaviest >= 0) radii[count++] = Math.sqrt(spread[heaviest] / mass[heaviest]);
   }
-  if (!radii.length) return undefined;
-  radii.sort((a, b) => a - b);
-  return radii[radii.length >> 1] / (edgeSum / edges);
+  if (!count) return undefined;
+  return radii.subarray(0, count).sort()[count >> 1] / (edgeSum / edges);
 }
 
 /**
