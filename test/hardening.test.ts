@@ -309,6 +309,36 @@ describe('corskin render: bad requests fail fast and clearly (no browser started
     expect(r.stderr).toContain(`${text}: not a glTF file`);
   });
 
+  it('a Chromium that does not start: a clear error, and the process exits (nothing left serving the viewer)', async () => {
+    const { spawn } = await import('node:child_process');
+    const { ROOT } = await import('./helpers/data.js');
+    const out = join(tmp.dir, 'never.png');
+    const child = spawn(process.execPath, [join(ROOT, 'bin/corskin.js'), 'render', CESIUM_MAN, '-o', out], {
+      env: { ...process.env, CORSKIN_CHROMIUM: '/bin/false' },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    clearTimeout(killer);
+    expect(code, stderr).toBe(1); // not killed (null)
+    expect(stderr).toContain('Chromium (/bin/false) did not start');
+    expect(stderr).not.toContain('internal error');
+    expect(existsSync(out)).toBe(false);
+  }, 60_000);
+
+  it('--twist or --bend without --joint, and a malformed --size, are bad usage (exit 2)', async () => {
+    for (const args of [
+      ['--twist', '30'],
+      ['--bend', '40'],
+      ['--size', '10x'],
+      ['--size', '0x100'],
+    ]) {
+      const r = await runCli('render', CESIUM_MAN, ...args, '-o', join(tmp.dir, 'u.png'));
+      expect(r.code, args.join(' ')).toBe(2);
+    }
+  });
+
   it('refuses a CORSKIN_CHROMIUM that does not exist instead of replacing it', async () => {
     const saved = process.env.CORSKIN_CHROMIUM;
     process.env.CORSKIN_CHROMIUM = '/nonexistent/chromium';

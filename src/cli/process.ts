@@ -62,7 +62,11 @@ export async function runProcess(argv: string[]): Promise<number> {
         bars.get(m.bar)!.stop();
         bars.delete(m.bar);
       } else bars.get(m.bar)!.update(m.done, m.total);
-    } else code = m.code; // done: a signal from now on changes nothing
+    } else {
+      code = m.code; // done: a signal from now on changes nothing
+      // Whatever the command left open (a server, a timer) does not keep the process alive.
+      setTimeout(() => void worker.terminate(), STOP_GRACE_MS).unref();
+    }
   });
   const stopped = new Promise<number>((resolve) => {
     worker.on('error', (e) => {

@@ -133,10 +133,16 @@ export async function renderCommand(io: Io, input: string, o: RenderOptions): Pr
   if (o.method && o.layout && o.layout !== 'single')
     throw new UsageError(`--method shows one view: it goes with --layout single (or no --layout), not ${o.layout}`);
   const m = /^(\d+)x(\d+)$/.exec(o.size);
-  if (!m) throw new CorskinError(`--size must be WIDTHxHEIGHT, got "${o.size}"`);
+  if (!m) throw new UsageError(`--size must be WIDTHxHEIGHT, got "${o.size}"`);
   const [width, height] = [Number(m[1]), Number(m[2])];
   if (![width, height].every((x) => x >= 16 && x <= 8192))
-    throw new CorskinError(`--size: width and height must be 16 to 8192 pixels, got ${o.size}`);
+    throw new UsageError(`--size: width and height must be 16 to 8192 pixels, got ${o.size}`);
+  for (const [given, flag] of [
+    [o.twist, '--twist'],
+    [o.bend, '--bend'],
+  ] as const)
+    if (given !== undefined && !o.joint)
+      throw new UsageError(`${flag} turns the joint --joint names: give --joint too`);
   // Read and check the file here (clear errors, no browser for a bad file, also where there is
   // no browser), and hand the viewer a self-contained GLB (a .gltf's external buffers and images
   // included).
@@ -148,10 +154,16 @@ export async function renderCommand(io: Io, input: string, o: RenderOptions): Pr
       if (given) warnIgnored(io, flag, 'the templates view', `with --method ${o.method}`, input);
   const glb = await checkedGlb(input, { ...o, template: !o.method || o.method === TEMPLATES_METHOD_ID ? o.template : undefined }); // prettier-ignore
   const executablePath = chromiumPath();
-  const server = await serveViewer(glb);
   const { chromium } = await optionalDependency(import('playwright-core'), 'playwright-core', 'corskin render');
-  const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+  const server = await serveViewer(glb);
+  let browser: Awaited<ReturnType<typeof chromium.launch>> | undefined;
   try {
+    browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS }).catch((e: unknown) => {
+      const first = String((e as Error).message ?? e).split('\n')[0];
+      throw new CorskinError(
+        `Chromium (${executablePath}) did not start: ${first} (set CORSKIN_CHROMIUM to another Chromium)`,
+      );
+    });
     const page = await browser.newPage({ viewport: { width, height } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(String(e)));
@@ -201,7 +213,8 @@ export async function renderCommand(io: Io, input: string, o: RenderOptions): Pr
     await writeFileAtomic(o.output, png);
     io.out(`wrote ${o.output} (${width}×${height})`);
   } finally {
-    await browser.close();
+    // Whatever failed (Chromium not starting included), nothing is left running: the command exits.
+    await browser?.close();
     await server.close();
   }
 }
