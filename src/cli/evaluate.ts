@@ -13,7 +13,8 @@ import {
   type PosedMeshes,
 } from '../evaluation/benchmark.js';
 import { formatRatio, QUALITY_LEGEND } from '../evaluation/joint-quality.js';
-import { renderReport } from '../evaluation/report.js';
+import { chartJsPath, renderReport } from '../evaluation/report.js';
+import { optionalDependency } from '../io/optional.js';
 import { makeFolder, writeFileAtomic } from '../io/files.js';
 import { extractSkinnedModels } from '../io/gltf.js';
 import { bakePosedGeometry } from '../io/posed-geometry.js';
@@ -46,7 +47,12 @@ export { CHARACTER_METHODS };
 /** Runs `corskin evaluate`. @throws CorskinError when the report folder cannot be written, or for a bad character file */
 export async function evaluateCommand(io: Io, o: EvaluateOptions): Promise<void> {
   if (o.character) return evaluateCharacterCommand(io, o.character, o);
-  if (o.report) makeFolder(join(o.report, 'meshes'), 'the --report folder'); // before the work
+  if (o.report) {
+    // Before the work, and before the folder is made: what the report needs is installed.
+    chartJsPath();
+    await optionalDependency(import('@gltf-transform/functions'), '@gltf-transform/functions', 'The HTML report');
+    makeFolder(join(o.report, 'meshes'), 'the --report folder');
+  }
   const bench =
     o.benchmark === 'arm'
       ? armBenchmark(extractSkinnedModels(await readDocument(DEMO_ASSET), DEMO_ASSET)[0])

@@ -25,19 +25,26 @@ const escape = (s: string) =>
   s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
 /**
- * Renders the report page.
- * @param title e.g. "bar benchmark"
- * @param meshes relative links of the posed meshes by `case|method`
+ * The path of chart.js's UMD build, which the report page embeds (it sits beside the package's
+ * CommonJS entry; it is not in its "exports").
+ * @throws CorskinError when chart.js (an optional dependency) is not installed
  */
-export function renderReport(title: string, rows: BenchmarkRow[], meshes: Map<string, string>): string {
-  // The UMD build sits beside the package's CommonJS entry (it is not in its "exports").
-  let entry: string;
+export function chartJsPath(): string {
   try {
-    entry = createRequire(import.meta.url).resolve('chart.js');
+    return join(dirname(createRequire(import.meta.url).resolve('chart.js')), 'chart.umd.min.js');
   } catch {
     throw new CorskinError('The HTML report needs the optional dependency chart.js: npm install chart.js');
   }
-  const chartJs = readFileSync(join(dirname(entry), 'chart.umd.min.js'), 'utf8');
+}
+
+/**
+ * Renders the report page.
+ * @param title e.g. "bar benchmark"
+ * @param meshes relative links of the posed meshes by `case|method`
+ * @throws CorskinError when chart.js is not installed ({@link chartJsPath})
+ */
+export function renderReport(title: string, rows: BenchmarkRow[], meshes: Map<string, string>): string {
+  const chartJs = readFileSync(chartJsPath(), 'utf8');
   const cases = [...new Set(rows.map((r) => r.case))];
   const methods = [...new Set(rows.map((r) => r.method))];
   const palette = ['#d62728', '#1f77b4', '#9467bd', '#8c564b', '#2ca02c', '#ff7f0e'];
