@@ -95,7 +95,7 @@ describe('unbounded work is refused before it starts, naming the value and what 
   it('precompute --method ddm --iterations 1e7, --lambda 1e308', async () => {
     await refused(
       ['precompute', '--method', 'ddm', CESIUM_MAN, '--iterations', '1e7'],
-      /iterations p must be a whole number from 1 to 1000/,
+      /iterations p \(--iterations\) must be a whole number from 1 to 1000/,
       out,
     );
     await refused(

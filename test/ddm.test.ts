@@ -109,9 +109,9 @@ describe('Direct Delta Mush on the shared characters', () => {
       [{ kappa: 4 }, /kappa must be smaller than lambda/],
       [{ alpha: 1 }, /alpha must lie in \[0, 1\)/],
       [{ alpha: -0.1 }, /alpha must lie in \[0, 1\)/],
-      [{ iterations: 0 }, /iterations p must be a whole number from 1 to 1000 \(got 0\)/],
-      [{ iterations: 2.5 }, /iterations p must be a whole number from 1 to 1000/],
-      [{ iterations: 1e7 }, /iterations p must be a whole number from 1 to 1000 \(got 10000000\)/],
+      [{ iterations: 0 }, /iterations p \(--iterations\) must be a whole number from 1 to 1000 \(got 0\)/],
+      [{ iterations: 2.5 }, /iterations p \(--iterations\) must be a whole number from 1 to 1000/],
+      [{ iterations: 1e7 }, /iterations p \(--iterations\) must be a whole number from 1 to 1000 \(got 10000000\)/],
       [{ lambda: -1 }, /lambda must be a positive number/],
       [{ lambda: 1e308 }, /lambda must be a positive number up to 1000000 \(got 1e\+308\)/],
     ];

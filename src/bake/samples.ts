@@ -55,7 +55,7 @@ export function bakeSampleTimes(duration: number, rate: number, clip = 'the clip
   const F = duration > 0 ? Math.max(1, Math.ceil(duration * rate)) : 0;
   if (!(F + 1 <= MAX_BAKE_SAMPLES))
     throw new CorskinError(
-      `${clip} is ${duration.toPrecision(4)} s long: at ${rate} samples/s a bake would take ${(F + 1).toPrecision(3)} samples of it, above the limit of ${MAX_BAKE_SAMPLES.toLocaleString('en-US')} per clip (lower the sample rate)`,
+      `${clip} is ${duration.toPrecision(4)} s long: at ${rate} samples/s a bake would take ${(F + 1).toPrecision(3)} samples of it, above the limit of ${MAX_BAKE_SAMPLES.toLocaleString('en-US')} per clip (lower the sample rate: --rate)`,
     );
   return Float32Array.from({ length: F + 1 }, (_, f) => (F ? (f / F) * duration : 0));
 }
@@ -107,7 +107,7 @@ export function checkBakeSize(samples: number, vertices: number, between = false
   const limit = (between ? 2 : 1) * MAX_BAKE_VERTEX_SAMPLES;
   if (samples * vertices > limit)
     throw new CorskinError(
-      `the bake would hold ${samples.toLocaleString('en-US')} ${between ? 'times' : 'samples'} of ${vertices.toLocaleString('en-US')} vertices, above the limit of ${limit.toExponential(0)} (time, vertex) pairs (about ${between ? 4 : 2} GB): lower the sample rate`,
+      `the bake would hold ${samples.toLocaleString('en-US')} ${between ? 'times' : 'samples'} of ${vertices.toLocaleString('en-US')} vertices, above the limit of ${limit.toExponential(0)} (time, vertex) pairs (about ${between ? 4 : 2} GB): lower the sample rate (--rate)`,
     );
 }
 

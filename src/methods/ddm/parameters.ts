@@ -73,7 +73,7 @@ export function resolveDdmParameters(options: DdmParameters = {}): Required<DdmP
   const resolution = options.resolution ?? (smoothing === 'libigl' ? 'fixed' : 'adaptive');
   if (!Number.isInteger(p) || p < 1 || p > MAX_DDM_ITERATIONS)
     throw new CorskinError(
-      `DDM iterations p must be a whole number from 1 to ${MAX_DDM_ITERATIONS} (got ${p}): the precomputation's time grows with p`,
+      `DDM iterations p (--iterations) must be a whole number from 1 to ${MAX_DDM_ITERATIONS} (got ${p}): the precomputation's time grows with p`,
     );
   if (!(lambda > 0) || !(lambda <= MAX_DDM_SMOOTHING))
     throw new CorskinError(`DDM lambda must be a positive number up to ${MAX_DDM_SMOOTHING} (got ${lambda})`);
