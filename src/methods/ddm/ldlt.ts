@@ -248,7 +248,7 @@ function fillReducingOrdering(S: SymmetricCsr, coordinates: ArrayLike<number>): 
  * explicit elimination graph with exact degrees (no quotient graph), for systems of up to
  * {@link MINIMUM_DEGREE_ROWS} rows and a dissection's leaves; each row's neighbours a bit set
  * (m² bits: 12.5 MB at 10,000 rows), so that joining the eliminated row's neighbours into each of
- * theirs reads only the words where it has some (rpm-avatar's 2,060-row piece: 24 → 4 ms against
+ * theirs reads only the words where it has some (rpm-avatar's 2,060-row piece: 24 → 10 ms against
  * lists merged by marking). S's pattern must be symmetric (both triangles stored).
  * @returns the rows of S in elimination order
  */
