@@ -158,7 +158,13 @@ export function runFitTask(data: FitData, task: FitTask, from: number, to: numbe
   }
   const sum = new Float64Array(to - from);
   const max = new Float64Array(to - from);
-  verticesErrors(problem, model, Int32Array.from({ length: to - from }, (_, a) => from + a), sum, max);
+  verticesErrors(
+    problem,
+    model,
+    Int32Array.from({ length: to - from }, (_, a) => from + a),
+    sum,
+    max,
+  );
   return { sum, max };
 }
 

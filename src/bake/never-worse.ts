@@ -53,7 +53,14 @@ export function keepFittedWeights(
   const { problem, model } = fitViews(data, true);
   const distances = new Float32Array(T * nA);
   const [fittedSum, fittedMax] = [new Float64Array(nA), new Float64Array(nA)];
-  verticesErrors(problem, model, Int32Array.from({ length: nA }, (_, a) => a), fittedSum, fittedMax, distances);
+  verticesErrors(
+    problem,
+    model,
+    Int32Array.from({ length: nA }, (_, a) => a),
+    fittedSum,
+    fittedMax,
+    distances,
+  );
   for (let k = 0; k < distances.length; k++) distances[k] = Math.sqrt(distances[k]);
   const kept = new Uint8Array(nA);
   const lbsSum = new Float64Array(nA);

@@ -41,7 +41,7 @@ export function chartJsPath(): string {
  * Renders the report page.
  * @param title e.g. "bar benchmark"
  * @param meshes relative links of the posed meshes by `case|method`
- * @throws CorskinError when chart.js is not installed ({@link chartJsPath})
+ * @throws CorskinError when chart.js is not installed (`chartJsPath`)
  */
 export function renderReport(title: string, rows: BenchmarkRow[], meshes: Map<string, string>): string {
   const chartJs = readFileSync(chartJsPath(), 'utf8');

@@ -352,4 +352,3 @@ function popcount(x: number): number {
   x = (x + (x >>> 4)) & 0x0f0f0f0f;
   return Math.imul(x, 0x01010101) >>> 24;
 }
-
