@@ -2,7 +2,7 @@
  * The quality benchmark: the paper's qualitative claims (seed 000, Fig. 2 and Sec. 4) as
  * measured numbers on the bar and the arm, and the HTML report in a real browser.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, chromiumPath } from '../src/cli/render.js';
@@ -83,6 +83,10 @@ describe('the HTML report', () => {
     const { barBenchmark } = await import('../src/evaluation/benchmark.js');
     expect(meshes).toHaveLength(barBenchmark().cases.length * SKINNING_METHODS.length); // every case × method
     expect((await validate(join(dir, 'meshes', meshes[0]))).issues.numErrors).toBe(0);
+    // Each method's bars in a colour of their own.
+    const page = readFileSync(join(dir, 'index.html'), 'utf8');
+    const charts = JSON.parse(/const charts = (.*);\n/.exec(page)![1]) as { datasets: { backgroundColor: string }[] }[];
+    expect(new Set(charts[0].datasets.map((d) => d.backgroundColor)).size).toBe(SKINNING_METHODS.length);
     const { chromium: pw } = await import('playwright-core');
     const browser = await pw.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
     try {

@@ -47,7 +47,8 @@ export function renderReport(title: string, rows: BenchmarkRow[], meshes: Map<st
   const chartJs = readFileSync(chartJsPath(), 'utf8');
   const cases = [...new Set(rows.map((r) => r.case))];
   const methods = [...new Set(rows.map((r) => r.method))];
-  const palette = ['#d62728', '#1f77b4', '#9467bd', '#8c564b', '#2ca02c', '#ff7f0e'];
+  // One colour per method (Tableau 10): the registry has ten.
+  const palette = ['#d62728', '#1f77b4', '#9467bd', '#8c564b', '#2ca02c', '#ff7f0e', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf']; // prettier-ignore
   const data = METRICS.map(([key, label, ideal]) => ({
     key,
     label,
