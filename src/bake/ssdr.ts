@@ -324,39 +324,15 @@ export function vertexErrors(
   i: number,
   perSample?: Float32Array,
 ): { sum: number; max: number } {
-  const K = model.influences;
-  const J = problem.fixed[0].length >> 4;
-  let e = 0;
-  let max = 0;
-  for (let t = 0; t < problem.targets.length; t++) {
-    const rest = problem.rest[t];
-    const F = problem.fixed[t];
-    const X = model.transforms[t];
-    const x0 = rest[3 * i], x1 = rest[3 * i + 1], x2 = rest[3 * i + 2]; // prettier-ignore
-    let x = 0, y = 0, z = 0; // prettier-ignore
-    for (let k = K * i; k < K * i + K; k++) {
-      const w = model.weights[k];
-      if (w === 0) continue;
-      const j = model.joints[k];
-      const M = j < J ? F : X;
-      const o = j < J ? j << 4 : (j - J) << 4;
-      x += w * (M[o] * x0 + M[o + 4] * x1 + M[o + 8] * x2 + M[o + 12]);
-      y += w * (M[o + 1] * x0 + M[o + 5] * x1 + M[o + 9] * x2 + M[o + 13]);
-      z += w * (M[o + 2] * x0 + M[o + 6] * x1 + M[o + 10] * x2 + M[o + 14]);
-    }
-    const Y = problem.targets[t];
-    const d = (x - Y[3 * i]) ** 2 + (y - Y[3 * i + 1]) ** 2 + (z - Y[3 * i + 2]) ** 2;
-    e += d;
-    if (d > max) max = d;
-    if (perSample) perSample[t * problem.n + i] = d;
-  }
-  return { sum: e, max };
+  const [sum, max] = [new Float64Array(1), new Float64Array(1)];
+  verticesErrors(problem, model, [i], sum, max, perSample);
+  return { sum: sum[0], max: max[0] };
 }
 
 /**
  * {@link vertexErrors} of many vertices at once, sample by sample (each sample's arrays read in
- * order, where one vertex at a time strides across them all: CesiumMan to Ybot's samples are
- * hundreds of MB): the same sums, largest and per-sample errors, bit for bit.
+ * order, where one vertex at a time would stride across them all: CesiumMan to Ybot's samples
+ * are hundreds of MB).
  * @param vertices the vertices (indices into `problem.n`)
  * @param sum receives vertex `vertices[a]`'s squared error summed over the samples at `sum[a]`
  * @param max receives its largest at one sample at `max[a]`
