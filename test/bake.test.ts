@@ -24,7 +24,7 @@ import { bakeHelperJoints } from '../src/io/helper-bake.js';
 import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';
 import { readDocument, writeDocument } from '../src/io/node-io.js';
 import { runCli } from './helpers/cli.js';
-import { CESIUM_MAN, SHARED, scratch } from './helpers/data.js';
+import { CESIUM_MAN, rng, SHARED, scratch } from './helpers/data.js';
 import { threePlayer } from './helpers/three-playback.js';
 import { underRoot, validate } from './helpers/gltf.js';
 
@@ -609,44 +609,56 @@ describe('bake --target-positions short: 16-bit target positions, the scale in t
     expect(statSync(quantized).size).toBeGreaterThan(statSync(plain).size);
   });
 
-  it('quantizeTargets keeps the rounding within the budget at every sample, the largest contributions in float first', () => {
-    // Three targets on two vertices (targets 0 and 2 on vertex 0, target 1 on vertex 1, whose
-    // skinning stretches farther); sample s weighs target t by W[s][t].
-    const positions = [
-      Float32Array.of(1, 0, 0, 0, 0, 0), // largest 1
-      Float32Array.of(0, 0, 0, 0.5, 0, 0), // largest 0.5
-      Float32Array.of(0, 0.25, 0, 0, 0, 0), // largest 0.25
-    ];
-    const W = [
-      [1, 0, 1],
-      [0, 1, 1],
-    ];
-    const gain = Float32Array.of(2, 3);
-    const [largest, gainOf] = [[1, 0.5, 0.25], [2, 3, 2]]; // prettier-ignore
-    // A target's rounding bound at weight 1: √3/2 · its vertices' largest gain · its step.
-    const bound = (t: number) => (Math.sqrt(3) / 2) * gainOf[t] * (largest[t] / 32767);
-    const step = (t: number) => largest[t] / 32767;
-    // Budget for all three at both samples: every target quantized, step = largest / 32767.
-    let steps = quantizeTargets(positions, W, gain, 0.4);
-    expect(Array.from(steps)).toEqual([0, 1, 2].map(step));
-    // Sample 0's bound is bound(0) + bound(2), each with its own vertices' gain (2; one largest
-    // gain for all, 3, would make it 1.5× that): at that budget all three are still quantized …
-    expect(bound(1) + bound(2)).toBeLessThan(bound(0) + bound(2)); // sample 1's
-    steps = quantizeTargets(positions, W, gain, bound(0) + bound(2));
-    expect(Array.from(steps)).toEqual([0, 1, 2].map(step));
-    // … and just below it, target 0 (the largest part) goes float.
-    steps = quantizeTargets(positions, W, gain, bound(0) + bound(2) - 1e-12);
-    expect(Array.from(steps)).toEqual([0, step(1), step(2)]);
-    // Below target 2's own bound: nothing is quantized.
-    steps = quantizeTargets(positions, W, gain, bound(2) / 2);
-    expect(Array.from(steps)).toEqual([0, 0, 0]);
-    // One target per sample (no weights): each sample has its own target's bound alone.
-    steps = quantizeTargets(positions, undefined, gain, bound(0) - 1e-12);
-    expect(Array.from(steps)).toEqual([0, step(1), step(2)]);
-    // A target whose whole posed displacement (gain · largest: 0.5 for target 2) is within the
-    // budget stays float: no step, nor weight scaled by it, far below the tolerance.
-    steps = quantizeTargets(positions, W, gain, 0.6);
-    expect(Array.from(steps)).toEqual([step(0), step(1), 0]);
+  it("quantizeTargets keeps the played rounding within each vertex's budget at every sample (brute force), the heaviest part in float first", () => {
+    const random = rng(11);
+    const [T, n, S] = [6, 40, 10];
+    const positions = Array.from({ length: T }, (_, t) => Float32Array.from({ length: 3 * n }, () => (random() < 0.3 ? 0 : (t + 1) * (random() - 0.5)))); // prettier-ignore
+    const W = Array.from({ length: S }, () => Array.from({ length: T }, () => random()));
+    const gain = Float32Array.from({ length: n }, () => 1 + random());
+    /** The posed rounding engines play at sample s, vertex v (w·q·round(x/q) against w·x). */
+    const played = (steps: Float64Array, s: number, v: number, weights = W) => {
+      const d = [0, 1, 2].map((c) => positions.reduce((y, x, t) => { const q = steps[t]; return q ? y + weights[s][t] * (q * Math.round(x[3 * v + c] / q) - x[3 * v + c]) : y; }, 0)); // prettier-ignore
+      return gain[v] * Math.hypot(d[0], d[1], d[2]);
+    };
+    const largest = positions.map((x) => Math.max(...x.map(Math.abs)));
+    let mixed = false; // some budget keeps some targets short and some float
+    for (const scale of [1e-3, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6, 1e-8]) {
+      const budget = Float32Array.from({ length: n }, () => scale * (0.5 + random()));
+      const steps = quantizeTargets(positions, W, gain, budget);
+      for (let s = 0; s < S; s++) for (let v = 0; v < n; v++) expect(played(steps, s, v)).toBeLessThanOrEqual(budget[v] * (1 + 1e-9)); // prettier-ignore
+      steps.forEach((q, t) => expect(q === 0 || q === largest[t] / 32767).toBe(true));
+      mixed ||= steps.some((q) => q > 0) && steps.some((q) => q === 0);
+    }
+    expect(mixed).toBe(true);
+    // A generous budget: all short; one below every rounding: all float.
+    expect(Array.from(quantizeTargets(positions, W, gain, new Float32Array(n).fill(1e-3))).every((q) => q > 0)).toBe(true); // prettier-ignore
+    expect(Array.from(quantizeTargets(positions, W, gain, new Float32Array(n).fill(1e-9)))).toEqual(new Array(T).fill(0)); // prettier-ignore
+    // A target whose posed displacement is within the budget everywhere stays float.
+    const tiny = [...positions, positions[0].map((x) => x * 1e-6)];
+    expect(
+      quantizeTargets(
+        tiny,
+        W.map((w) => [...w, 1]),
+        gain,
+        new Float32Array(n).fill(1e-5),
+      )[T],
+    ).toBe(0);
+    // One target per sample: each on its own, at weight 1.
+    const alone = quantizeTargets(positions, undefined, gain, new Float32Array(n).fill(3e-5));
+    const identity = positions.map((_, s) => positions.map((_, t) => (s === t ? 1 : 0)));
+    alone.forEach((q, t) => {
+      const each = Array.from({ length: n }, (_, v) => played(Float64Array.from(positions, (_, u) => (u === t ? largest[t] / 32767 : 0)), t, v, identity)); // prettier-ignore
+      expect(q > 0).toBe(Math.max(...each) <= 3e-5);
+    });
+    // Two targets on one vertex, over the budget only together: the one weighing more there goes float.
+    const two = [Float32Array.of(1, 0, 0, 0.3, 0.2, 0.1), Float32Array.of(0.5, 0, 0, 0.123456, 0.2, 0.1)];
+    const g1 = Float32Array.of(1, 1);
+    const r = two.map((x) => { const q = Math.max(...x) / 32767; return Math.hypot(...[3, 4, 5].map((c) => q * Math.round(x[c] / q) - x[c])); }); // prettier-ignore
+    const [w0, w1] = [0.4, 1];
+    const budget2 = Float32Array.of(1, (w0 * r[0] + w1 * r[1]) * 0.99);
+    const steps2 = quantizeTargets(two, [[w0, w1]], g1, budget2);
+    expect(steps2[w0 * r[0] > w1 * r[1] ? 0 : 1]).toBe(0);
+    expect(steps2[w0 * r[0] > w1 * r[1] ? 1 : 0]).toBeGreaterThan(0);
   });
 });
 

@@ -176,6 +176,6 @@ export function shiftSkinning(S: Float64Array, shift: readonly number[] | undefi
 /**
  * How many times its own size from the origin a posed character is sampled about its first joint
  * instead ({@link bakeSkinningMatrices}): there 32-bit floats resolve about 4e-6 of its size, near
- * the morph bake's 5e-6 tolerance.
+ * the share of the morph bake's 1e-5 tolerance that the targets hold.
  */
 export const FAR_FROM_ORIGIN = 64;

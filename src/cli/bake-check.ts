@@ -122,9 +122,9 @@ export async function checkStaged(
       io.out(`  removes ${percent(gap)}% of plain LBS's p99 distance to ${M}; max ${(m.max / m.lbsMax).toFixed(2)} of LBS's`); // prettier-ignore
     const name = baked[k].model.name;
     const morphs = o.as === 'helpers' ? '; --as helpers+morphs reproduces the method at the samples' : '';
-    // Morph targets hold every sample within twice their tolerance (1e-5 by default); where the
+    // Morph targets hold every sample within their tolerance (1e-5 by default); where the
     // measure says otherwise, what may be the cause.
-    const promised = 2 * (o.tolerance ?? DEFAULT_BAKE_TOLERANCE);
+    const promised = o.tolerance ?? DEFAULT_BAKE_TOLERANCE;
     if (o.as !== 'helpers' && !o.quantize && m.max > 1.5 * promised) {
       const r = float32Resolution(baked[k].model, baked[k].deform);
       const why = promised === 0 ? `: a tolerance of 0 asks for more than 32-bit floats hold (they resolve about ${e(r)} of the diagonal here)` : r > promised / 8 ? `: its vertices lie so far from the origin of their space that 32-bit floats resolve only ${e(r)} of its diagonal there, in the method's own result as in the file (stored about their origin, they bake exactly)` : ''; // prettier-ignore

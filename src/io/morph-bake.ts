@@ -24,16 +24,15 @@
  * corrections as before.
  *
  * Sparse targets: where the deformer and LBS agree (vertices bound to one joint, poses near the
- * bind pose) the correction is float noise. A position correction whose posed-space effect |M_3 d|
- * (M_3 the linear part of M) is at most `tolerance` × the bounding-box diagonal of the mesh as the
- * deformer poses it at the start of the first clip (`posedDiagonal`: the units it plays in) is set
- * to exactly 0, and a direction correction e with |e| ≤ `normalTolerance` × |m| (m the
- * direction before skinning; about the angle, in radians, it turns the skinned direction by) too;
- * the target accessors are then written as glTF sparse accessors (indices of the non-zero
- * vertices and their values) where that is smaller. The default tolerance, 5e-6 of the diagonal,
- * leaves half of a 1e-5 budget to float32 rounding, and to the 16-bit positions'
- * (`positions: 'short'`, at most half of that half): the played result stays within 1e-5 of the
- * diagonal of the deformer's at the samples.
+ * bind pose) the correction is float noise. Every sample is held within `tolerance` × the
+ * bounding-box diagonal of the mesh as the deformer poses it at the start of the first clip
+ * (`posedDiagonal`: the units it plays in), in posed space (|M_3 d|, M_3 the linear part of M):
+ * 90% of it for what the targets leave out ({@link FLOAT_SHARE} is left to a player's float32
+ * arithmetic), shared between the corrections set to exactly 0 and, with `positions: 'short'`, the
+ * 16-bit rounding, vertex by vertex. A direction correction e with |e| ≤ `normalTolerance` × |m|
+ * (m the direction before skinning; about the angle, in radians, it turns the skinned direction
+ * by) is set to 0 too. The target accessors are then written as glTF sparse accessors (indices of
+ * the non-zero vertices and their values) where that is smaller.
  *
  * Files with morph targets of their own keep them: the baked targets come after them, and each
  * clip's weights channel carries the file's weights first — its own weights channel on that node
@@ -75,9 +74,10 @@ export interface MorphBakeOptions {
    */
   normals?: boolean;
   /**
-   * Position corrections whose posed-space effect is at most this fraction of the posed
-   * bounding-box diagonal are set to 0 (see the module comment); default
-   * {@link DEFAULT_BAKE_TOLERANCE}; 0 keeps every non-zero one.
+   * How far from the deformer's result the file may play at the samples, as a fraction of the
+   * posed bounding-box diagonal: position corrections are set to 0, and 16-bit positions rounded,
+   * within it (see the module comment); default {@link DEFAULT_BAKE_TOLERANCE}; 0 keeps every
+   * non-zero correction.
    */
   tolerance?: number;
   /**
@@ -112,14 +112,28 @@ export interface MorphBakeOptions {
 /** Options of {@link bakeTemplateClips}: dense, every correction kept, as before sparse targets. */
 export type TemplateBakeOptions = Pick<MorphBakeOptions, 'rate' | 'normals' | 'file'>;
 
-/** Default {@link MorphBakeOptions.tolerance}: 5e-6 of the bounding-box diagonal. */
-export const DEFAULT_BAKE_TOLERANCE = 5e-6;
 /**
- * Default {@link MorphBakeOptions.normalTolerance}: 1e-3 (≈ 0.06°, an eighth of the step of a
- * normal stored in 8 bits). It was 1e-4 before the basis bake; 1e-3 takes CesiumMan's CoR
- * helpers+morphs bake from 1.76 to 1.45 MB.
+ * Default {@link MorphBakeOptions.tolerance}: 1e-5 of the bounding-box diagonal. It was 5e-6 for
+ * the corrections dropped alone, the rest of 1e-5 left to rounding.
  */
-export const DEFAULT_BAKE_NORMAL_TOLERANCE = 1e-3;
+export const DEFAULT_BAKE_TOLERANCE = 1e-5;
+/**
+ * Share of the tolerance left to a player's float32 arithmetic (three.js adds up to 8e-7 of the
+ * diagonal to corskin's playback of CesiumMan's bakes): the targets hold the rest.
+ */
+const FLOAT_SHARE = 0.1;
+/**
+ * Share of the targets' part of the tolerance that a basis is fitted to (`BasisOptions.fit`):
+ * its sparsification then takes values up to that part itself, less the 16-bit positions'
+ * rounding where they are short.
+ */
+const FIT_SHARE = 0.95;
+/**
+ * Default {@link MorphBakeOptions.normalTolerance}: 4e-3 (≈ 0.23°, half the step of a normal
+ * stored in 8 bits, as KHR_mesh_quantization allows). It was 1e-4 before the basis bake, then
+ * 1e-3; 4e-3 takes CesiumMan's CoR helpers+morphs bake (16-bit positions) from 1.10 to 1.03 MB.
+ */
+export const DEFAULT_BAKE_NORMAL_TOLERANCE = 4e-3;
 
 /** What a bake wrote. */
 export interface MorphBakeResult {
@@ -197,7 +211,8 @@ export function bakeMorphTargets(
     normals: withNormals ? new Float32Array(3 * n) : undefined,
     tangents: withTangents ? new Float32Array(4 * n) : undefined,
   };
-  const limits = { position: tolerance * posedDiagonal(model, deform), direction: normalTolerance };
+  const diagonal = posedDiagonal(model, deform);
+  const limits = { position: (1 - FLOAT_SHARE) * tolerance * diagonal, direction: normalTolerance };
   const extent = boundingBoxDiagonal(mesh.positions);
   const sampleTimes = model.animations.map((clip) => bakeSampleTimes(clip.duration, rate, `clip "${clip.name}"`));
   const total = sampleTimes.reduce((s, times) => s + times.length, 0);
@@ -283,6 +298,7 @@ export function bakeMorphTargets(
         [bounds.gain.map((g) => limits.position / g), ...bounds.length.map((l) => l.map((x) => limits.direction * x))],
         N - 1,
         () => options.signal?.throwIfAborted(),
+        { fit: FIT_SHARE, shortPositions: options.positions === 'short' },
       )
     : undefined;
   const perSampleBytes = () =>
@@ -300,9 +316,13 @@ export function bakeMorphTargets(
     ? Array.from({ length: T }, (_, k) => `corskin basis ${k} of ${N} samples`)
     : clips.flatMap((c) => Array.from(c.times, (t) => `${c.clip.name} at ${t.toFixed(4)} s`)).map((at, k) => `corskin sample ${k}: ${at}`); // prettier-ignore
   // Per target, the step of its 16-bit positions (0: float).
+  // What the rounding may add at each vertex: the tolerance less what the basis left there (one
+  // target per sample leaves nothing where it keeps a vertex, and rounds nothing where it drops it).
+  const roundingBudget = () =>
+    useBasis ? bounds.gain.map((g, v) => Math.max(0, limits.position - g * basis.positionResidual[v])) : new Float32Array(n).fill(limits.position); // prettier-ignore
   const steps =
     options.positions === 'short'
-      ? quantizeTargets(Array.from({ length: T }, (_, t) => targetArrays(t)[0]), useBasis ? basis.weights : undefined, bounds.gain, limits.position / 2) // prettier-ignore
+      ? quantizeTargets(Array.from({ length: T }, (_, t) => targetArrays(t)[0]), useBasis ? basis.weights : undefined, bounds.gain, roundingBudget()) // prettier-ignore
       : new Float64Array(T);
   const shortTargets = steps.reduce((c, q) => c + (q > 0 ? 1 : 0), 0);
   if (shortTargets) document.createExtension(KHRMeshQuantization).setRequired(true);
