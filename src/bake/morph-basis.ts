@@ -59,8 +59,8 @@ export interface BasisOptions {
   fit?: number;
   /**
    * The positions (array 0) will be stored as 16-bit integers of each target's largest value
-   * (`quantizeTargets`): step 4 leaves at each vertex room for the largest rounding of the
-   * targets it keeps there (half a step per coordinate of each, at weight 1).
+   * (`quantizeTargets`): step 4 leaves at each vertex room for the rounding of the fields' values
+   * there and of the offset target (half a step per coordinate), at weight 1.
    */
   shortPositions?: boolean;
 }
@@ -184,9 +184,7 @@ export function correctionBasis(
   // Σ w_k B_k = Σ ((w_k − c_k) / s_k) (s_k B_k) + Σ c_k B_k, linear in the weights, so blending
   // samples still blends their corrections. A field whose weights keep one sign needs no part of
   // that target (c = 0; s = lo where they are ≤ 0), which is then sparser, or not written.
-  const range = fields.map((_, k) => weights.reduce(([lo, hi], w) => [Math.min(lo, w[k]), Math.max(hi, w[k])], [0, 0])); // prettier-ignore
-  const c = range.map(([lo, hi]) => (hi > 0 ? lo : 0));
-  const s = range.map(([lo, hi]) => (hi > 0 ? hi - lo : lo) || 1);
+  const { c, s } = storedScales(weights, fields.length);
   const arrays = (k: number, scale: number) =>
     limits.map((limit, a) => {
       const out = new Float64Array(3 * n);
@@ -206,6 +204,19 @@ export function correctionBasis(
     for (const w of stored) w.push(1);
   }
   return { targets, weights: stored.map((w) => Float64Array.from(w)), positionResidual };
+}
+
+/**
+ * Per field k, how {@link correctionBasis} stores it: its weights w span [lo, hi] ∋ 0; it is
+ * stored scaled by s_k and weighted (w − c_k) / s_k, c_k = lo and s_k = hi − lo, or c_k = 0 and
+ * s_k = lo where the weights are ≤ 0 (s_k = 1 where they are all 0).
+ */
+function storedScales(weights: readonly number[][], K: number): { c: number[]; s: number[] } {
+  const range = Array.from({ length: K }, (_, k) => weights.reduce(([lo, hi], w) => [Math.min(lo, w[k]), Math.max(hi, w[k])], [0, 0])); // prettier-ignore
+  return {
+    c: range.map(([lo, hi]) => (hi > 0 ? lo : 0)),
+    s: range.map(([lo, hi]) => (hi > 0 ? hi - lo : lo) || 1),
+  };
 }
 
 /** Per vertex not `active`, its position correction's largest length over the samples (0 at the others). */
@@ -269,10 +280,12 @@ function varimax(fields: Float64Array[], weights: number[][]): void {
 
 /**
  * Sparser fields: at each active vertex and array, the fields' values that every sample can do
- * without — its residual there staying within `room` (units of the limit) — set to 0, the weakest fields first
- * (their values matter least); each sample's residual updated with what it lost. The samples stay
- * within their limits; the targets, 0 at more vertices, are stored sparse where that is smaller.
- * @returns per 3-vector of the fields, the largest residual left there over the samples (units of the limit)
+ * without — its residual there staying within `room` (units of the limit) — set to 0, the weakest
+ * fields first (their values matter least); each sample's residual updated with what it lost. The
+ * samples stay within their limits; the targets, 0 at more vertices, are stored sparse where that
+ * is smaller.
+ * @returns per 3-vector of the fields, the largest residual left there over the samples (units of
+ *   the limit)
  */
 function dropUnneeded(
   fields: Float64Array[],
@@ -324,29 +337,28 @@ function reserveRounding(
   active: readonly number[],
   room: Float64Array,
 ): void {
-  // Each field's scale as stored, and its largest stored coordinate (bind space); the offset's
-  // largest, at most Σ |lo| × the field's largest.
+  // Each field's 16-bit step as stored (bind space), and the offset's largest coordinate, at most
+  // Σ |c_k| × field k's largest.
+  const { c, s } = storedScales(weights, fields.length);
   let offset = 0;
-  const stored = fields.map((f, k) => {
-    const [lo, hi] = weights.reduce(([a, b], w) => [Math.min(a, w[k]), Math.max(b, w[k])], [0, 0]);
-    const scale = hi > 0 ? hi - lo : -lo;
+  const steps = fields.map((f, k) => {
     let largest = 0;
     active.forEach((v, j) => {
-      for (let c = 0; c < 3; c++) largest = Math.max(largest, Math.abs(f[3 * j + c]) * limit[v]);
+      for (let i = 3 * j; i < 3 * j + 3; i++) largest = Math.max(largest, Math.abs(f[i]) * limit[v]);
     });
-    if (hi > 0) offset -= lo * largest;
-    return { scale, step: (scale * largest) / 32767 };
+    offset -= c[k] * largest;
+    return (Math.abs(s[k]) * largest) / 32767;
   });
   const offsetRounding = ((Math.sqrt(3) / 2) * offset) / 32767;
   active.forEach((v, j) => {
     let r = offsetRounding;
     fields.forEach((f, k) => {
-      const { scale, step } = stored[k];
-      if (!step) return;
+      const q = steps[k];
+      if (!q) return;
       let d = 0;
-      for (let c = 3 * j; c < 3 * j + 3; c++) {
-        const x = scale * f[c] * limit[v];
-        d += (step * Math.round(x / step) - x) ** 2;
+      for (let i = 3 * j; i < 3 * j + 3; i++) {
+        const x = s[k] * f[i] * limit[v];
+        d += (q * Math.round(x / q) - x) ** 2;
       }
       r += Math.sqrt(d);
     });

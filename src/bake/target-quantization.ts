@@ -59,8 +59,14 @@ export function quantizeTargets(
       const r = rounding(t, v);
       if (r > 0) at[v].push({ t, r });
     }
-  /** Vertex v's largest rounding over the samples, and the target that weighs most in it. */
+  const heaviest = Array.from({ length: T }, (_, t) => weights.reduce((x, w) => Math.max(x, Math.abs(w[t])), 0));
+  /**
+   * Vertex v's largest rounding over the samples, and the target that weighs most in it; where
+   * its bound at every target's heaviest weight is within the budget, that bound (no target).
+   */
   const worst = (v: number) => {
+    const bound = at[v].reduce((x, e) => x + heaviest[e.t] * e.r, 0);
+    if (bound <= budget[v]) return { largest: bound, target: -1 };
     let [largest, target] = [0, -1];
     for (const w of weights) {
       let [sum, part, t] = [0, 0, -1];

@@ -211,8 +211,7 @@ export function bakeMorphTargets(
     normals: withNormals ? new Float32Array(3 * n) : undefined,
     tangents: withTangents ? new Float32Array(4 * n) : undefined,
   };
-  const diagonal = posedDiagonal(model, deform);
-  const limits = { position: (1 - FLOAT_SHARE) * tolerance * diagonal, direction: normalTolerance };
+  const limits = { position: (1 - FLOAT_SHARE) * tolerance * posedDiagonal(model, deform), direction: normalTolerance }; // prettier-ignore
   const extent = boundingBoxDiagonal(mesh.positions);
   const sampleTimes = model.animations.map((clip) => bakeSampleTimes(clip.duration, rate, `clip "${clip.name}"`));
   const total = sampleTimes.reduce((s, times) => s + times.length, 0);
@@ -315,11 +314,11 @@ export function bakeMorphTargets(
   const names = useBasis
     ? Array.from({ length: T }, (_, k) => `corskin basis ${k} of ${N} samples`)
     : clips.flatMap((c) => Array.from(c.times, (t) => `${c.clip.name} at ${t.toFixed(4)} s`)).map((at, k) => `corskin sample ${k}: ${at}`); // prettier-ignore
-  // Per target, the step of its 16-bit positions (0: float).
   // What the rounding may add at each vertex: the tolerance less what the basis left there (one
   // target per sample leaves nothing where it keeps a vertex, and rounds nothing where it drops it).
   const roundingBudget = () =>
     useBasis ? bounds.gain.map((g, v) => Math.max(0, limits.position - g * basis.positionResidual[v])) : new Float32Array(n).fill(limits.position); // prettier-ignore
+  // Per target, the step of its 16-bit positions (0: float).
   const steps =
     options.positions === 'short'
       ? quantizeTargets(Array.from({ length: T }, (_, t) => targetArrays(t)[0]), useBasis ? basis.weights : undefined, bounds.gain, roundingBudget()) // prettier-ignore
