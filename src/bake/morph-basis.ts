@@ -231,12 +231,19 @@ function largestCorrection(samples: readonly SampleCorrection[], active: Uint8Ar
 /** Sweeps of {@link varimax} at most, and the angle (radians) below which a sweep ends it. */
 const VARIMAX_SWEEPS = 12;
 const VARIMAX_CONVERGED = 1e-4;
+/**
+ * Pairs of fields × vertices (about 25 ns each here) that {@link varimax} may visit in all: a
+ * basis too large for its sweeps over every pair within it rotates pairs of fields close in
+ * energy (within a window of the principal order: those that mix most) and sweeps fewer times.
+ */
+const VARIMAX_WORK = 1e8;
 
 /**
  * Rotates `fields` (orthonormal, weighted by `weights`) in place to the varimax rotation of their
  * loadings (each field scaled by its weights' norm), then orders them by decreasing energy:
  * pairwise plane rotations (Kaiser 1958), sweeping every pair until no angle exceeds
- * {@link VARIMAX_CONVERGED} radians, the loading of a vertex being its 3-vector's squared length.
+ * {@link VARIMAX_CONVERGED} radians, the loading of a vertex being its 3-vector's squared length
+ * (within {@link VARIMAX_WORK}: fields given in decreasing energy, as step 2 takes them).
  * `weights` get the same rotation (the fields' scale divided out), so that Σ_k w_s,k F_k is
  * unchanged for every sample s.
  */
@@ -247,10 +254,13 @@ function varimax(fields: Float64Array[], weights: number[][]): void {
   const norm = fields.map((_, k) => Math.sqrt(weights.reduce((x, w) => x + w[k] * w[k], 0)) || 1);
   fields.forEach((f, k) => f.forEach((x, i) => (f[i] = x * norm[k])));
   for (const w of weights) for (let k = 0; k < K; k++) w[k] /= norm[k];
-  for (let sweep = 0; sweep < VARIMAX_SWEEPS; sweep++) {
+  const window = Math.min(K - 1, Math.max(1, Math.floor(VARIMAX_WORK / (K * groups))));
+  const pairs = window * K - (window * (window + 1)) / 2;
+  const sweeps = Math.min(VARIMAX_SWEEPS, Math.max(1, Math.floor(VARIMAX_WORK / (pairs * groups))));
+  for (let sweep = 0; sweep < sweeps; sweep++) {
     let largest = 0;
     for (let j = 0; j < K; j++)
-      for (let k = j + 1; k < K; k++) {
+      for (let k = j + 1; k <= Math.min(K - 1, j + window); k++) {
         const [a, b] = [fields[j], fields[k]];
         // The angle that maximizes the variance of the two fields' squared vertex lengths.
         let A = 0, B = 0, C = 0, D = 0; // prettier-ignore
@@ -266,8 +276,18 @@ function varimax(fields: Float64Array[], weights: number[][]): void {
         if (!(Math.abs(phi) > 1e-12)) continue;
         largest = Math.max(largest, Math.abs(phi));
         const [c, s] = [Math.cos(phi), Math.sin(phi)];
-        for (let i = 0; i < L; i++) [a[i], b[i]] = [c * a[i] + s * b[i], c * b[i] - s * a[i]];
-        for (const w of weights) [w[j], w[k]] = [c * w[j] + s * w[k], c * w[k] - s * w[j]];
+        for (let i = 0; i < L; i++) {
+          const x = a[i];
+          const y = b[i];
+          a[i] = c * x + s * y;
+          b[i] = c * y - s * x;
+        }
+        for (const w of weights) {
+          const x = w[j];
+          const y = w[k];
+          w[j] = c * x + s * y;
+          w[k] = c * y - s * x;
+        }
       }
     if (largest < VARIMAX_CONVERGED) break;
   }
