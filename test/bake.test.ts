@@ -16,7 +16,7 @@ import { applyMorphTargets, sampleMorphWeights } from '../src/core/morph.js';
 import { skinningMatrices } from '../src/core/pose.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import { deform, deformers } from '../src/deformers/index.js';
-import { measureBake, posedDiagonal } from '../src/bake/measure.js';
+import { float32Resolution, measureBake, posedDiagonal } from '../src/bake/measure.js';
 import { bakeMorphTargets, bakeTemplateClips } from '../src/io/morph-bake.js';
 import { quantizeTargets } from '../src/bake/target-quantization.js';
 import { bakeSampleTimes } from '../src/bake/samples.js';
@@ -596,6 +596,26 @@ describe('bake --target-positions short: 16-bit target positions, the scale in t
     // 32-bit floats 10,000 units out step by 1e-3: the method's own result is that coarse there.
     expect(max(runs[2].stdout)).toBeGreaterThan(1e-4);
     expect(runs[2].stderr).toMatch(/plays up to [\d.e+-]+ of the diagonal from DQS at the samples, more than the 1\.0e-5 its morph targets hold: its vertices lie so far from the origin of their space that 32-bit floats resolve only [\d.e+-]+ of its diagonal/); // prettier-ignore
+  });
+
+  it('bakes a character stored in other units than it plays in (the chicken: centimetres under a 0.01 root) 1,000 units out as at the origin; its float32 resolution in its own units', async () => {
+    const io = new NodeIO();
+    const doc = await io.read(join(SHARED, 'characters/chicken.glb'));
+    await doc.transform(underRoot({ translation: [1000, 0, 0] }));
+    const far = join(tmp.dir, 'chicken-far.glb');
+    await io.write(far, doc);
+    // 1,000 m is 1,250 of its posed diagonals (0.8 m), 12 of its bind-space ones (81 cm): it must
+    // be sampled about its first joint, or 32-bit floats resolve it to about 3e-5 of its size.
+    const r = await runCli('bake', far, '--method', 'dqs', '--as', 'morphs', '--rate', '10', '-o', join(tmp.dir, 'chicken-far-baked.glb')); // prettier-ignore
+    expect(r.code).toBe(0);
+    expect(Number(/baked file by LBS vs DQS max ([\d.e+-]+)/.exec(r.stdout)![1])).toBeLessThanOrEqual(1e-5);
+    expect(r.stdout).toContain("a basis of the 99 samples' corrections");
+    expect(r.stderr).not.toContain('its morph targets hold');
+    // At the origin, stored and posed each resolved to about 6e-8 of its size (2^-24 × reach ÷ diagonal).
+    const [chicken] = extractSkinnedModels(await readDocument(join(SHARED, 'characters/chicken.glb')));
+    const resolution = float32Resolution(chicken, deformers.lbs);
+    expect(resolution).toBeGreaterThan(1e-8);
+    expect(resolution).toBeLessThan(2e-7);
   });
 
   it('--quantize with morphs says the targets go dense: the file is larger than the sparse float one', async () => {

@@ -327,6 +327,25 @@ describe('corskin render: bad requests fail fast and clearly (no browser started
     expect(existsSync(out)).toBe(false);
   }, 60_000);
 
+  it('a closed stdout (`bake … -o out.glb | head -1`) stops the printing, not the command: the file is written, exit 0', async () => {
+    const { spawn } = await import('node:child_process');
+    const { ROOT } = await import('./helpers/data.js');
+    const out = join(tmp.dir, 'piped.glb');
+    const args = ['bake', CESIUM_MAN, '--method', 'dqs', '--as', 'morphs', '--rate', '5', '-o', out];
+    const child = spawn(process.execPath, [join(ROOT, 'bin/corskin.js'), ...args]);
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    // As `head -1` does: read the first line, then close the pipe.
+    child.stdout.once('data', () => child.stdout.destroy());
+    const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    clearTimeout(killer);
+    expect(code, stderr).toBe(0);
+    expect(stderr).not.toContain('internal error');
+    expect(existsSync(out)).toBe(true);
+    expect(readdirSync(tmp.dir).filter((f) => f.includes('piped.glb.') && f.endsWith('.tmp'))).toEqual([]);
+  }, 90_000);
+
   it('--twist or --bend without --joint, and a malformed --size, are bad usage (exit 2)', async () => {
     for (const args of [
       ['--twist', '30'],

@@ -43,10 +43,10 @@ export function posedDiagonal(model: SkinnedModel, deform: Deformer): number {
 }
 
 /**
- * Half the spacing of 32-bit floats at the largest coordinate of `model`, in bind space or as
- * the bake samples it posed at its first clip's start (`bakeSkinningMatrices`: about its first
- * joint), ÷ the posed diagonal: how finely its positions, and so the methods' results and the
- * baked file, are resolved. About 3e-8 for a mesh stored about its origin; CesiumMan's vertices
+ * Half the spacing of 32-bit floats at the largest coordinate of `model`, in bind space ÷ its
+ * bind-space diagonal or as the bake samples it posed at its first clip's start
+ * (`bakeSkinningMatrices`: about its first joint) ÷ the posed diagonal, whichever is coarser:
+ * how finely its positions, and so the methods' results and the baked file, are resolved. About 3e-8 for a mesh stored about its origin; CesiumMan's vertices
  * stored 10,000 units from theirs resolve only about 3e-4.
  */
 export function float32Resolution(model: SkinnedModel, deform: Deformer): number {
@@ -55,11 +55,12 @@ export function float32Resolution(model: SkinnedModel, deform: Deformer): number
   const S = bakeSkinningMatrices(skeleton, clip ? samplePose(skeleton, clip, 0) : restPose(skeleton), boundingBoxDiagonal(mesh.positions)); // prettier-ignore
   const out = { positions: new Float32Array(mesh.positions.length) };
   deform(mesh, S, out);
-  let reach = 0;
-  for (const x of out.positions) reach = Math.max(reach, Math.abs(x));
-  for (const x of mesh.positions) reach = Math.max(reach, Math.abs(x));
-  const diagonal = boundingBoxDiagonal(out.positions);
-  return diagonal > 0 ? (reach * 2 ** -24) / diagonal : 0;
+  // Stored and posed, each against its own size (a mesh may be stored in other units than it plays in).
+  const resolution = (positions: Float32Array) => {
+    const diagonal = boundingBoxDiagonal(positions);
+    return diagonal > 0 ? (positions.reduce((r, x) => Math.max(r, Math.abs(x)), 0) * 2 ** -24) / diagonal : 0;
+  };
+  return Math.max(resolution(out.positions), resolution(mesh.positions));
 }
 
 /** What {@link measureBake} found; distances ÷ the diagonal of the original as the method poses it ({@link posedDiagonal}). */

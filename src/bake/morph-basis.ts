@@ -358,15 +358,18 @@ function reserveRounding(
   room: Float64Array,
 ): void {
   // Each field's 16-bit step as stored (bind space), and the offset's largest coordinate, at most
-  // Σ |c_k| × field k's largest.
+  // that of Σ |c_k| |field k| (which zeroing values can only lower).
   const { c, s } = storedScales(weights, fields.length);
   let offset = 0;
+  active.forEach((v, j) => {
+    for (let i = 3 * j; i < 3 * j + 3; i++)
+      offset = Math.max(offset, fields.reduce((x, f, k) => x - c[k] * Math.abs(f[i]), 0) * limit[v]);
+  });
   const steps = fields.map((f, k) => {
     let largest = 0;
     active.forEach((v, j) => {
       for (let i = 3 * j; i < 3 * j + 3; i++) largest = Math.max(largest, Math.abs(f[i]) * limit[v]);
     });
-    offset -= c[k] * largest;
     return (Math.abs(s[k]) * largest) / 32767;
   });
   const offsetRounding = ((Math.sqrt(3) / 2) * offset) / 32767;

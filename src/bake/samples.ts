@@ -135,14 +135,17 @@ export function bakeSkinningMatrices(skeleton: Skeleton, pose: Pose, extent: num
 
 /**
  * The move {@link bakeSkinningMatrices} gives skinning matrices `S` (16·J): the first joint's
- * image of the bind-space origin, where that is more than {@link FAR_FROM_ORIGIN} × `extent` from
- * the origin; else undefined (no move). A bake comparing two skeletons at a sample (the original
+ * image of the bind-space origin, where that is more than {@link FAR_FROM_ORIGIN} times the mesh's
+ * posed size from the origin — `extent` (bind space) times the first joint's largest scale, for a
+ * mesh stored in other units than it plays in (the chicken: centimetres under a 0.01 root); else
+ * undefined (no move). A bake comparing two skeletons at a sample (the original
  * and the baked file, whose inverse bind matrices `--quantize` may have changed) takes the
  * original's move for both.
  */
 export function farShift(S: Float64Array, extent: number): [number, number, number] | undefined {
   const [x, y, z] = [S[12], S[13], S[14]];
-  return Math.hypot(x, y, z) > FAR_FROM_ORIGIN * extent ? [x, y, z] : undefined;
+  const scale = Math.max(Math.hypot(S[0], S[1], S[2]), Math.hypot(S[4], S[5], S[6]), Math.hypot(S[8], S[9], S[10]));
+  return Math.hypot(x, y, z) > FAR_FROM_ORIGIN * extent * scale ? [x, y, z] : undefined;
 }
 
 /**

@@ -49,9 +49,11 @@ export async function runProcess(argv: string[]): Promise<number> {
   const writtenElsewhere = new Set<string>(); // a parallel batch's outputs, written by nested threads
   const bars = new Map<string, ProgressBar>();
   let code: number | undefined;
+  let stdoutClosed = false;
   worker.on('message', (m: WorkerMessage) => {
-    if ('out' in m) processIo.out(m.out);
-    else if ('err' in m) processIo.err(m.err);
+    if ('out' in m) {
+      if (!stdoutClosed) processIo.out(m.out);
+    } else if ('err' in m) processIo.err(m.err);
     else if ('tmp' in m) {
       const set = m.kind === 'temporary' ? temporary : writtenElsewhere;
       if (m.active) set.add(m.tmp);
@@ -92,10 +94,13 @@ export async function runProcess(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', () => stop(130));
   process.on('SIGTERM', () => stop(143));
-  // `corskin info x.glb | head` closes the pipe early: not an error, but the command stops as cleanly.
+  // `corskin info x.glb | head` closes the pipe early: not an error. The command goes on without
+  // its printed lines: its file (`bake … -o out.glb | head -1`) is still written, and the exit code
+  // is its own. Another failure to print (a full disk) is said once, on stderr.
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code !== 'EPIPE') throw e;
-    stop(0);
+    if (!stdoutClosed && e.code !== 'EPIPE')
+      processIo.err(`corskin: cannot write to standard output (${e.code ?? e.message}); the command goes on without printing`); // prettier-ignore
+    stdoutClosed = true;
   });
   return stopped;
 }
