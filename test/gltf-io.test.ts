@@ -4,9 +4,9 @@ import { Document, NodeIO } from '@gltf-transform/core';
 import { KHRMeshQuantization } from '@gltf-transform/extensions';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { boundingBoxDiagonal } from '../src/core/mesh.js';
-import { extractSkinnedModels } from '../src/io/gltf.js';
+import { extractSkinnedModels, shortestFloat32 } from '../src/io/gltf.js';
 import { quantizeWeightSets } from '../src/io/gltf-weights.js';
-import { glbBytes, readDocument } from '../src/io/node-io.js';
+import { glbBytes, readDocument, writeDocument } from '../src/io/node-io.js';
 import { runCli } from './helpers/cli.js';
 import { convertLibigl } from './helpers/convert.js';
 import { CESIUM_MAN, rng, scratch } from './helpers/data.js';
@@ -222,5 +222,54 @@ describe('writing sparse accessors (glbBytes)', () => {
     expect(def.sparse).toBeUndefined();
     expect(def.normalized).toBe(true);
     expect(Array.from(array)).toEqual(Array.from(delta));
+  });
+});
+
+describe('the JSON corskin writes', () => {
+  it("leaves out an animation sampler's default LINEAR interpolation, .glb and .gltf alike; read back, each sampler interpolates as before, and the .glb validates", async () => {
+    const document = new Document();
+    const buffer = document.createBuffer();
+    const node = document.createNode('n');
+    document.createScene().addChild(node);
+    const animation = document.createAnimation('a');
+    const input = document.createAccessor().setType('SCALAR').setArray(new Float32Array([0, 1])).setBuffer(buffer);
+    for (const [path, interpolation] of [['translation', 'LINEAR'], ['scale', 'STEP']] as const) {
+      const output = document.createAccessor().setType('VEC3').setArray(new Float32Array([0, 0, 0, 1, 1, 1])).setBuffer(buffer); // prettier-ignore
+      const sampler = document.createAnimationSampler().setInput(input).setOutput(output).setInterpolation(interpolation);
+      animation.addSampler(sampler).addChannel(document.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler)); // prettier-ignore
+    }
+    for (const out of ['defaults.glb', 'defaults.gltf'].map((f) => join(tmp.dir, f))) {
+      await writeDocument(document, out);
+      const { json } = await new NodeIO().readAsJSON(out);
+      expect(json.animations![0].samplers.map((s) => s.interpolation)).toEqual([undefined, 'STEP']);
+      const back = (await readDocument(out)).getRoot().listAnimations()[0].listSamplers();
+      expect(back.map((s) => s.getInterpolation())).toEqual(['LINEAR', 'STEP']);
+      if (!out.endsWith('.glb')) continue;
+      const report = await validate(out);
+      expect(report.issues.numErrors, JSON.stringify(report.issues.messages.slice(0, 3))).toBe(0);
+    }
+  });
+
+  it('writes a float32 in its fewest digits: the shortest decimal that rounds to the same float32', () => {
+    // Known shortest forms of float32 values (as C's printf("%.9g") shortened by hand would give).
+    expect(shortestFloat32(0.1)).toBe(0.1);
+    expect(shortestFloat32(Math.fround(0.1))).toBe(0.1);
+    expect(shortestFloat32(1 / 3)).toBe(0.33333334);
+    expect(shortestFloat32(-0.004972442958020684)).toBe(-0.004972443);
+    expect(shortestFloat32(16777217)).toBe(16777216); // not a float32: rounds to its neighbour
+    expect(shortestFloat32(0)).toBe(0);
+    const random = rng(7);
+    for (let k = 0; k < 10_000; k++) {
+      const x = (random() - 0.5) * 10 ** Math.round(random() * 20 - 10);
+      const y = shortestFloat32(x);
+      expect(Math.fround(y)).toBe(Math.fround(x));
+      const digits = y.toExponential().replace(/^-?|e.*$/g, '').replace('.', '').length;
+      expect(digits).toBeLessThanOrEqual(9);
+      // One digit fewer, rounded either way, is another float32: it was the fewest.
+      if (digits > 1) {
+        const fewer = Number(y.toPrecision(digits - 1));
+        expect(Math.fround(fewer) === Math.fround(x) && fewer !== y).toBe(false);
+      }
+    }
   });
 });

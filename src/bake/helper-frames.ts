@@ -4,19 +4,19 @@
  * for it — a glTF node keyed by translation and rotation only, at its bind scale and with the
  * keys' precision, cannot hold the shear a fitted transform gets under a joint scaled unevenly.
  *
- * Helper h hangs from joint j and is bound at `C_h = T(c_h)·s_j` (its cluster's centre c_h, s_j
- * the joint's signed uniform scale at bind, det(IBM_j)^(−1/3)); its skinning matrix X_h maps bind
- * space to posed space, and its local transform is `IBM_j · S_j⁻¹ · X_h · C_h` (S_j the joint's
- * skinning matrix at the sample).
+ * Helper h hangs from joint j and is bound at `C_h = IBM_j⁻¹ · T(o_h)`, its joint's bind frame moved
+ * to its cluster's centre c_h (o_h = IBM_j · c_h, the centre in the joint's frame): its local
+ * transform at bind is the translation o_h alone, of unit scale and no rotation, under a scaled or
+ * mirrored armature as under any, the convention of the rig's own joints. Its skinning matrix X_h
+ * maps bind space to posed space, and its local transform is `IBM_j · S_j⁻¹ · X_h · C_h` (S_j the
+ * joint's skinning matrix at the sample).
  *
  * @module
  */
 import { CorskinError } from '../core/errors.js';
 import {
   mat4FromTRS,
-  mat4Identity,
   mat4Invert,
-  mat4LinearDeterminant,
   mat4Multiply,
   quatFromMat4,
   type NumArray,
@@ -24,7 +24,7 @@ import {
 
 /** The frames of H helpers ({@link helperFrames}); matrices 4×4 column-major. */
 export interface HelperFrames {
-  /** `C_h = T(c_h)·s_j`: the helper's bind world matrix (made once; not to be modified). */
+  /** `C_h = IBM_j⁻¹ · T(o_h)`: the helper's bind world matrix (made once; not to be modified). */
   centre(h: number): Float64Array;
   /** The inverse bind matrix of helper h, `C_h⁻¹` (made once; not to be modified). */
   inverseBind(h: number): Float64Array;
@@ -35,14 +35,14 @@ export interface HelperFrames {
    * @throws CorskinError when the joint's skinning matrix is singular there
    */
   local(S: Float64Array, X: Float64Array, h: number): Float64Array;
-  /** The local transform at bind: its translation, rotation and scale are the node's. */
+  /** The local transform at bind, the translation o_h (rotation and scale are the identity's). */
   bind(h: number): Float64Array;
   /**
    * Helper h's key at sample s of a clip: its local transform's translation (float32) and rotation
    * (its columns normalised, as `quatFromMat4` takes it, either sign; on the signed 16-bit grid
    * k/32767 when `short`, as a normalized SHORT accessor stores it, the grid alike for q and −q) written to `translation[3s..]` and `rotation[4s..]`. Then
    * `X[16h..]` is replaced by the skinning matrix a player makes of that key (the rotation
-   * normalised, at the bind local's scale): what the file plays, which is the fit itself only
+   * normalised, at unit scale): what the file plays, which is the fit itself only
    * where the local transform was a rotation at that scale (not under a joint scaled unevenly).
    */
   key(
@@ -56,8 +56,8 @@ export interface HelperFrames {
   ): void;
   /**
    * Writes to `X[16h..]` the skinning matrix a player makes of helper h's key with translation
-   * `translation[to..to+3)` and rotation `rotation[ro..ro+4)` (normalised here; the node's bind
-   * scale kept), under the joints' skinning matrices `S` (16·J) at that time: what {@link key}
+   * `translation[to..to+3)` and rotation `rotation[ro..ro+4)` (normalised here; unit scale, the
+   * node's), under the joints' skinning matrices `S` (16·J) at that time: what {@link key}
    * writes for a key it makes, and what a key interpolated between two (`key-reduction.ts`) plays.
    */
   play(
@@ -116,20 +116,27 @@ export function helperFrames(
   jointName: (j: number) => string,
   file?: string,
 ): HelperFrames {
-  // Per helper, made once: C_h, C_h⁻¹ and its joint's IBM⁻¹ (the keys use them at every sample).
-  const centres = helperJoint.map((j, h) => {
-    const s = 1 / Math.cbrt(mat4LinearDeterminant(ibm, 16 * j)) || 1;
-    const m = new Float64Array([s, 0, 0, 0, 0, s, 0, 0, 0, 0, s, 0, 0, 0, 0, 1]);
-    m.set(helperCentre[h], 12);
-    return m;
-  });
-  const inverseBinds = centres.map((c) => {
-    const r = 1 / c[0];
-    return new Float64Array([r, 0, 0, 0, 0, r, 0, 0, 0, 0, r, 0, -r * c[12], -r * c[13], -r * c[14], 1]);
-  });
+  // Per helper, made once: its joint's IBM⁻¹, C_h and C_h⁻¹ = T(−o_h) · IBM_j (the keys use them
+  // at every sample).
   const ibmInverses = helperJoint.map((j) => {
     const m = new Float64Array(16);
-    mat4Invert(m, 0, ibm, 16 * j);
+    if (!mat4Invert(m, 0, ibm, 16 * j)) throw new CorskinError(`joint "${jointName(j)}" has a singular inverse bind matrix`, file); // prettier-ignore
+    return m;
+  });
+  const offsets = helperJoint.map((j, h) => {
+    const [c, o] = [helperCentre[h], new Float64Array(3)];
+    for (let r = 0; r < 3; r++) o[r] = ibm[16 * j + r] * c[0] + ibm[16 * j + 4 + r] * c[1] + ibm[16 * j + 8 + r] * c[2] + ibm[16 * j + 12 + r]; // prettier-ignore
+    return o;
+  });
+  const translation = (o: ArrayLike<number>, sign: number) => new Float64Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, sign * o[0], sign * o[1], sign * o[2], 1]); // prettier-ignore
+  const centres = helperJoint.map((_, h) => {
+    const m = new Float64Array(16);
+    mat4Multiply(m, 0, ibmInverses[h], 0, translation(offsets[h], 1), 0);
+    return m;
+  });
+  const inverseBinds = helperJoint.map((j, h) => {
+    const m = new Float64Array(16);
+    mat4Multiply(m, 0, translation(offsets[h], -1), 0, ibm, 16 * j);
     return m;
   });
   const centre = (h: number) => centres[h];
@@ -146,24 +153,14 @@ export function helperFrames(
     mat4Multiply(tmp, 0, ibm, 16 * j, out, 0);
     return tmp;
   };
-  const identity = (count: number) => {
-    const m = new Float64Array(16 * count);
-    for (let k = 0; k < count; k++) mat4Identity(m, 16 * k);
-    return m;
-  };
-  const bindS = identity(ibm.length / 16);
-  const bindX = identity(helperJoint.length);
-  const bind = (h: number) => local(bindS, bindX, h);
-  const bindScales = helperJoint.map((_, h) => {
-    const m = bind(h);
-    return [Math.hypot(m[0], m[1], m[2]), Math.hypot(m[4], m[5], m[6]), Math.hypot(m[8], m[9], m[10])];
-  });
+  const bind = (h: number) => translation(offsets[h], 1);
+  const unit = [1, 1, 1];
   const q = [0, 0, 0, 1];
   const keyed = new Float64Array(16);
   const play: HelperFrames['play'] = (S, X, h, translation, to, rotation, ro) => {
     const n = Math.hypot(rotation[ro], rotation[ro + 1], rotation[ro + 2], rotation[ro + 3]);
     for (let c = 0; c < 4; c++) q[c] = rotation[ro + c] / n;
-    mat4FromTRS(keyed, 0, translation, to, q, 0, bindScales[h], 0);
+    mat4FromTRS(keyed, 0, translation, to, q, 0, unit, 0);
     // X = S_j · IBM_j⁻¹ · keyed · C_h⁻¹
     mat4Multiply(tmp, 0, keyed, 0, inverseBinds[h], 0);
     mat4Multiply(out, 0, ibmInverses[h], 0, tmp, 0);

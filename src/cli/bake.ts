@@ -26,7 +26,7 @@ import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
 import { readDocument } from '../io/node-io.js';
 import { describeErrors, validatorErrors } from '../io/validate.js';
 import { UsageError } from './batch.js';
-import type { Document } from '@gltf-transform/core';
+import { PropertyType, type Document } from '@gltf-transform/core';
 import { removeCageRig } from '../io/cage-gltf.js';
 import { removeShadowedChannels } from '../io/gltf-skeleton.js';
 import { createMethodDeformer, withSimdKernels, type CliMethod } from './method-deformer.js';
@@ -323,6 +323,10 @@ async function bake(io: Io, input: string, o: BakeCommandOptions, kernels: SimdD
   // A clip that targets a node twice is invalid glTF that players play differently: the bake
   // writes the channel corskin played (the last; see extractAnimations' warning).
   removeShadowedChannels(document);
+  // Identical accessors stored once (the input's own repeated keyframe times, a clip's helpers and
+  // weights channels keyed at the same times): glTF-Transform's dedup, accessors alone.
+  const { dedup } = await import('@gltf-transform/functions');
+  await document.transform(dedup({ propertyTypes: [PropertyType.ACCESSOR] }));
   // Written to a staging folder beside the output, measured and validated there, and only then
   // moved into place: a stop or a failure before that leaves the output as it was.
   const stage = createStaging(o.output);

@@ -130,6 +130,22 @@ export function accessorBytes(
 }
 
 /**
+ * The number with the fewest significant digits that is `x` once rounded to float32 (what a glTF
+ * player holds of a node's translation, rotation or scale): for values corskin writes into the JSON,
+ * which would otherwise take 17 digits each.
+ * @param x any finite number
+ * @returns y with `Math.fround(y) === Math.fround(x)`, of at most 9 significant digits
+ */
+export function shortestFloat32(x: number): number {
+  const f = Math.fround(x);
+  for (let digits = 1; digits < 9; digits++) {
+    const y = Number(f.toPrecision(digits));
+    if (Math.fround(y) === f) return y;
+  }
+  return Number(f.toPrecision(9));
+}
+
+/**
  * glTF-Transform's logger, limited to warnings and errors (no "prune: removed …" chatter), less
  * its warning that sparse accessors more than half non-zero may grow the file: corskin writes an
  * accessor sparse only where that is smaller (`node-io.ts`, `morph-bake.ts`).

@@ -7,14 +7,13 @@
  * @module
  */
 import type { Accessor, Document, Node } from '@gltf-transform/core';
-import { quatFromMat4 } from '../core/math.js';
 import { helperFrames, SHORT } from '../bake/helper-frames.js';
 import type { HelperKeys } from '../bake/key-reduction.js';
 import type { SsdrModel } from '../bake/ssdr.js';
 import { removeDeltaMush } from '../methods/ddm/storage.js';
 import { quantizeWeightSets, removeInfluenceSets } from './gltf-weights.js';
 import { clipAnimation } from './gltf-skeleton.js';
-import type { SkinnedModel } from './gltf.js';
+import { shortestFloat32, type SkinnedModel } from './gltf.js';
 import { disposeIfUnused } from './unused.js';
 import { COR_ATTRIBUTE, helperJointExtras } from './schema.js';
 
@@ -50,14 +49,13 @@ export function writeHelpers(
       .map((x) => x.getName()),
   );
   const nodes: Node[] = [];
-  // A helper's bind world matrix is T(c)·s_j (s_j: its joint's signed uniform world scale at
-  // bind, det(IBM_j)^(−1/3), negative where the bind mirrors) and its inverse bind matrix
-  // (T(c)·s_j)⁻¹ (`bake/helper-frames.ts`): its skinning matrix is the fitted H either way, and its
-  // local transform from the joint is a rotation of unit scale, as the rig's own joints are. (With
-  // T(c) alone a helper under an armature scaled 0.01 gets a local scale of 100, which a client
-  // whose bones carry no rest scale, such as Blender's importer, cannot play; and under a
-  // mirrored bind a local transform of determinant −1, which no rotation and positive scale can
-  // hold.)
+  // A helper's bind world matrix is its joint's moved to its cluster's centre, IBM_j⁻¹·T(o) (o:
+  // the centre in the joint's frame; `bake/helper-frames.ts`): its skinning matrix is the fitted H
+  // either way, and its local transform from the joint at bind is the translation o alone, of unit
+  // scale, as the rig's own joints are, and no rotation to write. (Bound at T(c), a helper under an
+  // armature scaled 0.01 gets a local scale of 100, which a client whose bones carry no rest scale,
+  // such as Blender's importer, cannot play; and under a mirrored bind a local transform of
+  // determinant −1, which no rotation and positive scale can hold.)
   const frames = helperFrames(ibm, helperRegion, helperCentre, (j) => `${model.name}: ${skeleton.jointNames[j]}`, file); // prettier-ignore
   for (let h = 0; h < H; h++) {
     const j = helperRegion[h];
@@ -65,21 +63,14 @@ export function writeHelpers(
     while (names.has(name)) name += '_';
     names.add(name);
     const bind = frames.bind(h);
-    const node = document.createNode(name).setTranslation([bind[12], bind[13], bind[14]]);
-    const q = [0, 0, 0, 1];
-    quatFromMat4(q, 0, bind, 0);
-    node.setRotation(q as [number, number, number, number]);
-    node.setScale([
-      Math.hypot(bind[0], bind[1], bind[2]),
-      Math.hypot(bind[4], bind[5], bind[6]),
-      Math.hypot(bind[8], bind[9], bind[10]),
-    ]);
+    // At the keys' precision (float32, as every player holds a node's transform), in its fewest digits.
+    const node = document.createNode(name).setTranslation([shortestFloat32(bind[12]), shortestFloat32(bind[13]), shortestFloat32(bind[14])]); // prettier-ignore
     node.setExtras(helperJointExtras(jointNodes[j].getName()));
     jointNodes[j].addChild(node);
     skin.addJoint(node);
     nodes.push(node);
   }
-  // Inverse bind matrices: the old ones, then (T(c)·s)⁻¹ = s⁻¹·T(−c) per helper.
+  // Inverse bind matrices: the old ones, then T(−o)·IBM_j per helper.
   const oldIbm = skin.getInverseBindMatrices();
   const ibms = new Float32Array(16 * (skinJoints + H));
   ibms.set(Float32Array.from(ibm.subarray(0, 16 * skinJoints)));

@@ -131,7 +131,7 @@ const FIT_SHARE = 0.95;
 /**
  * Default {@link MorphBakeOptions.normalTolerance}: 4e-3 (≈ 0.23°, half the step of a normal
  * stored in 8 bits, as KHR_mesh_quantization allows). It was 1e-4 before the basis bake, then
- * 1e-3; 4e-3 takes CesiumMan's CoR helpers+morphs bake (16-bit positions) from 1.09 to 1.01 MB.
+ * 1e-3; 4e-3 takes CesiumMan's CoR helpers+morphs bake (16-bit positions) from 1.07 to 1.00 MB.
  */
 export const DEFAULT_BAKE_NORMAL_TOLERANCE = 4e-3;
 

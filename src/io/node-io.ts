@@ -4,7 +4,7 @@
  * @module
  */
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
-import { NodeIO, type Document, type Primitive } from '@gltf-transform/core';
+import { NodeIO, type Document, type GLTF, type Primitive } from '@gltf-transform/core';
 import { ALL_EXTENSIONS, KHRDracoMeshCompression } from '@gltf-transform/extensions';
 import { isCageExtras } from './schema.js';
 import { CorskinError } from '../core/errors.js';
@@ -111,7 +111,38 @@ export async function glbBytes(document: Document): Promise<Uint8Array> {
       .listExtensionsUsed()
       .map((e) => e.extensionName),
   );
-  return io.setVertexLayout(vertexLayoutFor(document)).writeBinary(document);
+  return withoutDefaults(await io.setVertexLayout(vertexLayoutFor(document)).writeBinary(document));
+}
+
+/**
+ * Leaves out of glTF JSON what the specification defaults and glTF-Transform writes all the same:
+ * an animation sampler's `"interpolation": "LINEAR"` (25 bytes a channel). Modifies `json`.
+ */
+function omitDefaults(json: GLTF.IGLTF): void {
+  for (const animation of json.animations ?? [])
+    for (const sampler of animation.samplers) if (sampler.interpolation === 'LINEAR') delete sampler.interpolation;
+}
+
+/** GLB bytes with their JSON chunk less its defaults ({@link omitDefaults}), the BIN chunk as it was. */
+function withoutDefaults(glb: Uint8Array): Uint8Array {
+  const view = new DataView(glb.buffer, glb.byteOffset, glb.byteLength);
+  const length = view.getUint32(12, true);
+  const json = JSON.parse(new TextDecoder().decode(glb.subarray(20, 20 + length))) as GLTF.IGLTF;
+  omitDefaults(json);
+  const text = new TextEncoder().encode(JSON.stringify(json));
+  const padded = 4 * Math.ceil(text.length / 4);
+  const rest = glb.subarray(20 + length);
+  const out = new Uint8Array(20 + padded + rest.length);
+  const header = new DataView(out.buffer);
+  header.setUint32(0, 0x46546c67, true); // "glTF"
+  header.setUint32(4, 2, true);
+  header.setUint32(8, out.length, true);
+  header.setUint32(12, padded, true);
+  header.setUint32(16, 0x4e4f534a, true); // "JSON"
+  out.set(text, 20);
+  out.fill(0x20, 20 + text.length, 20 + padded);
+  out.set(rest, 20 + padded);
+  return out;
 }
 
 /**
@@ -409,6 +440,7 @@ export async function writeDocument(document: Document, path: string, options: W
       t.setURI(`${base}_texture${i}.${ext}`);
     });
   const { json, resources } = await io.writeJSON(document, { basename: base });
+  omitDefaults(json);
   const targets = Object.keys(resources).map((uri) => join(dirname(path), uri));
   for (const target of [path, ...targets]) checkNotOverwritingInput(target, options.inputs ?? [], !!options.force);
   // The JSON and its resources as one write: all or none of them.
