@@ -232,10 +232,21 @@ describe('the JSON corskin writes', () => {
     const node = document.createNode('n');
     document.createScene().addChild(node);
     const animation = document.createAnimation('a');
-    const input = document.createAccessor().setType('SCALAR').setArray(new Float32Array([0, 1])).setBuffer(buffer);
-    for (const [path, interpolation] of [['translation', 'LINEAR'], ['scale', 'STEP']] as const) {
+    const input = document
+      .createAccessor()
+      .setType('SCALAR')
+      .setArray(new Float32Array([0, 1]))
+      .setBuffer(buffer);
+    for (const [path, interpolation] of [
+      ['translation', 'LINEAR'],
+      ['scale', 'STEP'],
+    ] as const) {
       const output = document.createAccessor().setType('VEC3').setArray(new Float32Array([0, 0, 0, 1, 1, 1])).setBuffer(buffer); // prettier-ignore
-      const sampler = document.createAnimationSampler().setInput(input).setOutput(output).setInterpolation(interpolation);
+      const sampler = document
+        .createAnimationSampler()
+        .setInput(input)
+        .setOutput(output)
+        .setInterpolation(interpolation);
       animation.addSampler(sampler).addChannel(document.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler)); // prettier-ignore
     }
     for (const out of ['defaults.glb', 'defaults.gltf'].map((f) => join(tmp.dir, f))) {
@@ -263,7 +274,10 @@ describe('the JSON corskin writes', () => {
       const x = (random() - 0.5) * 10 ** Math.round(random() * 20 - 10);
       const y = shortestFloat32(x);
       expect(Math.fround(y)).toBe(Math.fround(x));
-      const digits = y.toExponential().replace(/^-?|e.*$/g, '').replace('.', '').length;
+      const digits = y
+        .toExponential()
+        .replace(/^-?|e.*$/g, '')
+        .replace('.', '').length;
       expect(digits).toBeLessThanOrEqual(9);
       // One digit fewer, rounded either way, is another float32: it was the fewest.
       if (digits > 1) {

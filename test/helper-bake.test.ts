@@ -302,7 +302,10 @@ describe('bake --as helpers on a mirrored rig', () => {
     const out = join(tmp.dir, basename(input).replace(/\.glb$/, '-helpers.glb')); // never beside a shared input
     await writeDocument(document, out);
     // Each helper at rest: its joint's frame moved, a translation alone (mirrored bind or not).
-    const written = (await readDocument(out)).getRoot().listNodes().filter((n) => n.getExtras().corskin);
+    const written = (await readDocument(out))
+      .getRoot()
+      .listNodes()
+      .filter((n) => n.getExtras().corskin);
     expect(written.length).toBeGreaterThan(0);
     for (const node of written) {
       expect(node.getRotation(), node.getName()).toEqual([0, 0, 0, 1]);

@@ -1,7 +1,7 @@
 /**
  * A helper joint's frames (the helper bake, `io/helper-bake.ts`): where it is bound, its local
  * transform from its joint at a sample, its keys, and the skinning matrix the written file plays
- * for it — a glTF node keyed by translation and rotation only, at its bind scale and with the
+ * for it — a glTF node keyed by translation and rotation only, at unit scale and with the
  * keys' precision, cannot hold the shear a fitted transform gets under a joint scaled unevenly.
  *
  * Helper h hangs from joint j and is bound at `C_h = IBM_j⁻¹ · T(o_h)`, its joint's bind frame moved
@@ -14,13 +14,7 @@
  * @module
  */
 import { CorskinError } from '../core/errors.js';
-import {
-  mat4FromTRS,
-  mat4Invert,
-  mat4Multiply,
-  quatFromMat4,
-  type NumArray,
-} from '../core/math.js';
+import { mat4FromTRS, mat4Invert, mat4Multiply, quatFromMat4, type NumArray } from '../core/math.js';
 
 /** The frames of H helpers ({@link helperFrames}); matrices 4×4 column-major. */
 export interface HelperFrames {
@@ -128,15 +122,15 @@ export function helperFrames(
     for (let r = 0; r < 3; r++) o[r] = ibm[16 * j + r] * c[0] + ibm[16 * j + 4 + r] * c[1] + ibm[16 * j + 8 + r] * c[2] + ibm[16 * j + 12 + r]; // prettier-ignore
     return o;
   });
-  const translation = (o: ArrayLike<number>, sign: number) => new Float64Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, sign * o[0], sign * o[1], sign * o[2], 1]); // prettier-ignore
+  const translate = (o: ArrayLike<number>, sign: number) => new Float64Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, sign * o[0], sign * o[1], sign * o[2], 1]); // prettier-ignore
   const centres = helperJoint.map((_, h) => {
     const m = new Float64Array(16);
-    mat4Multiply(m, 0, ibmInverses[h], 0, translation(offsets[h], 1), 0);
+    mat4Multiply(m, 0, ibmInverses[h], 0, translate(offsets[h], 1), 0);
     return m;
   });
   const inverseBinds = helperJoint.map((j, h) => {
     const m = new Float64Array(16);
-    mat4Multiply(m, 0, translation(offsets[h], -1), 0, ibm, 16 * j);
+    mat4Multiply(m, 0, translate(offsets[h], -1), 0, ibm, 16 * j);
     return m;
   });
   const centre = (h: number) => centres[h];
@@ -153,7 +147,7 @@ export function helperFrames(
     mat4Multiply(tmp, 0, ibm, 16 * j, out, 0);
     return tmp;
   };
-  const bind = (h: number) => translation(offsets[h], 1);
+  const bind = (h: number) => translate(offsets[h], 1);
   const unit = [1, 1, 1];
   const q = [0, 0, 0, 1];
   const keyed = new Float64Array(16);

@@ -92,7 +92,8 @@ function dracoKeepsGenericExact(document: Document): void {
 /**
  * `document` as GLB bytes: its buffers merged into one (a valid .gltf may have several), vertex
  * attributes interleaved unless a primitive's would exceed glTF's 252-byte stride
- * ({@link vertexLayoutFor}: a template rig's cage binding), its compression extensions encoded.
+ * ({@link vertexLayoutFor}: a template rig's cage binding), its compression extensions encoded,
+ * the JSON without the defaults glTF-Transform writes ({@link omitDefaults}).
  */
 export async function glbBytes(document: Document): Promise<Uint8Array> {
   denseWhereSmaller(document);
