@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Document, NodeIO } from '@gltf-transform/core';
+import { Document, NodeIO, PropertyType } from '@gltf-transform/core';
+import { dedup } from '@gltf-transform/functions';
 import { KHRMeshQuantization } from '@gltf-transform/extensions';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { boundingBoxDiagonal } from '../src/core/mesh.js';
 import { extractSkinnedModels, shortestFloat32 } from '../src/io/gltf.js';
 import { quantizeWeightSets } from '../src/io/gltf-weights.js';
-import { glbBytes, readDocument, writeDocument } from '../src/io/node-io.js';
+import { glbBytes, readDocument, storeAccessorsOnce, writeDocument } from '../src/io/node-io.js';
 import { runCli } from './helpers/cli.js';
 import { convertLibigl } from './helpers/convert.js';
 import { CESIUM_MAN, rng, scratch } from './helpers/data.js';
@@ -285,5 +286,55 @@ describe('the JSON corskin writes', () => {
         expect(Math.fround(fewer) === Math.fround(x) && fewer !== y).toBe(false);
       }
     }
+  });
+});
+
+describe('identical accessors stored once (storeAccessorsOnce)', () => {
+  /** Two primitives with equal POSITION arrays; `sharedWithTarget`: the second's is also its morph target's. */
+  function twoPrimitives(sharedWithTarget: boolean) {
+    const document = new Document();
+    const buffer = document.createBuffer();
+    const positions = () => document.createAccessor().setType('VEC3').setArray(new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0])).setBuffer(buffer); // prettier-ignore
+    const [a, b] = [positions(), positions()];
+    const mesh = document.createMesh();
+    mesh.addPrimitive(document.createPrimitive().setAttribute('POSITION', a));
+    const second = document.createPrimitive().setAttribute('POSITION', b);
+    if (sharedWithTarget) second.addTarget(document.createPrimitiveTarget('t').setAttribute('POSITION', b));
+    mesh.addPrimitive(second);
+    // Two samplers keyed at equal times.
+    const node = document.createNode('n');
+    const animation = document.createAnimation();
+    for (const path of ['translation', 'scale'] as const) {
+      const input = document
+        .createAccessor()
+        .setType('SCALAR')
+        .setArray(new Float32Array([0, 1]))
+        .setBuffer(buffer);
+      const output = document.createAccessor().setType('VEC3').setArray(new Float32Array([1, 1, 1, 2, 2, 2])).setBuffer(buffer); // prettier-ignore
+      const sampler = document.createAnimationSampler().setInput(input).setOutput(output);
+      animation.addSampler(sampler).addChannel(document.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler)); // prettier-ignore
+    }
+    return { document, second };
+  }
+
+  it('stores equal attributes and keyframe times once', async () => {
+    const { document } = twoPrimitives(false);
+    expect(await storeAccessorsOnce(document)).toBe(true);
+    const root = document.getRoot();
+    expect(root.listAccessors().length).toBe(3); // one POSITION, one input, one output
+    const [p, q] = root.listMeshes()[0].listPrimitives();
+    expect(p.getAttribute('POSITION')).toBe(q.getAttribute('POSITION'));
+  });
+
+  it("leaves a document alone where an attribute is a morph target's too (glTF-Transform's dedup would take it from the target)", async () => {
+    // What dedup does there: the target loses its displacement.
+    const raw = twoPrimitives(true);
+    await raw.document.transform(dedup({ propertyTypes: [PropertyType.ACCESSOR] }));
+    expect(raw.second.listTargets()[0].getAttribute('POSITION')).toBeNull();
+    const { document, second } = twoPrimitives(true);
+    const before = document.getRoot().listAccessors().length;
+    expect(await storeAccessorsOnce(document)).toBe(false);
+    expect(document.getRoot().listAccessors().length).toBe(before);
+    expect(second.listTargets()[0].getAttribute('POSITION')).toBe(second.getAttribute('POSITION'));
   });
 });

@@ -23,10 +23,10 @@ import { bakeMorphTargets, DEFAULT_BAKE_NORMAL_TOLERANCE, DEFAULT_BAKE_TOLERANCE
 import { bakeResidualMorphs } from '../io/residual-bake.js';
 import { checkNotOverwritingInput, checkOutputPath, createStaging, removeStaged } from '../io/files.js';
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
-import { readDocument } from '../io/node-io.js';
+import { readDocument, storeAccessorsOnce } from '../io/node-io.js';
 import { describeErrors, validatorErrors } from '../io/validate.js';
 import { UsageError } from './batch.js';
-import { PropertyType, type Document } from '@gltf-transform/core';
+import type { Document } from '@gltf-transform/core';
 import { removeCageRig } from '../io/cage-gltf.js';
 import { removeShadowedChannels } from '../io/gltf-skeleton.js';
 import { createMethodDeformer, withSimdKernels, type CliMethod } from './method-deformer.js';
@@ -323,10 +323,7 @@ async function bake(io: Io, input: string, o: BakeCommandOptions, kernels: SimdD
   // A clip that targets a node twice is invalid glTF that players play differently: the bake
   // writes the channel corskin played (the last; see extractAnimations' warning).
   removeShadowedChannels(document);
-  // Identical accessors stored once (the input's own repeated keyframe times, a clip's helpers and
-  // weights channels keyed at the same times): glTF-Transform's dedup, accessors alone.
-  const { dedup } = await import('@gltf-transform/functions');
-  await document.transform(dedup({ propertyTypes: [PropertyType.ACCESSOR] }));
+  await storeAccessorsOnce(document);
   // Written to a staging folder beside the output, measured and validated there, and only then
   // moved into place: a stop or a failure before that leaves the output as it was.
   const stage = createStaging(o.output);
