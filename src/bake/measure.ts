@@ -46,8 +46,9 @@ export function posedDiagonal(model: SkinnedModel, deform: Deformer): number {
  * Half the spacing of 32-bit floats at the largest coordinate of `model`, in bind space ÷ its
  * bind-space diagonal or as the bake samples it posed at its first clip's start
  * (`bakeSkinningMatrices`: about its first joint) ÷ the posed diagonal, whichever is coarser:
- * how finely its positions, and so the methods' results and the baked file, are resolved. About 3e-8 for a mesh stored about its origin; CesiumMan's vertices
- * stored 10,000 units from theirs resolve only about 3e-4.
+ * how finely its positions, and so the methods' results and the baked file, are resolved. About
+ * 3e-8 for a mesh stored about its origin; CesiumMan's vertices stored 10,000 units from theirs
+ * resolve only about 3e-4.
  */
 export function float32Resolution(model: SkinnedModel, deform: Deformer): number {
   const { mesh, skeleton } = model;

@@ -315,7 +315,8 @@ export function bakeMorphTargets(
     ? Array.from({ length: T }, (_, k) => `corskin basis ${k} of ${N} samples`)
     : clips.flatMap((c) => Array.from(c.times, (t) => `${c.clip.name} at ${t.toFixed(4)} s`)).map((at, k) => `corskin sample ${k}: ${at}`); // prettier-ignore
   // What the rounding may add at each vertex: the tolerance less what the basis left there (one
-  // target per sample leaves nothing where it keeps a vertex, and rounds nothing where it drops it).
+  // target per sample leaves nothing where it keeps a vertex, and rounds nothing where it drops it);
+  // made only for 16-bit positions.
   const roundingBudget = () =>
     useBasis ? bounds.gain.map((g, v) => Math.max(0, limits.position - g * basis.positionResidual[v])) : new Float32Array(n).fill(limits.position); // prettier-ignore
   // Per target, the step of its 16-bit positions (0: float).
