@@ -18,26 +18,18 @@ import { mat4FromTRS, mat4Invert, mat4Multiply, quatFromMat4, type NumArray } fr
 
 /** The frames of H helpers ({@link helperFrames}); matrices 4×4 column-major. */
 export interface HelperFrames {
-  /** `C_h = IBM_j⁻¹ · T(o_h)`: the helper's bind world matrix (made once; not to be modified). */
-  centre(h: number): Float64Array;
-  /** The inverse bind matrix of helper h, `C_h⁻¹` (made once; not to be modified). */
+  /** The inverse bind matrix of helper h, `C_h⁻¹ = T(−o_h) · IBM_j` (made once; not to be modified). */
   inverseBind(h: number): Float64Array;
-  /**
-   * The local transform of helper h from its joint, `IBM_j · S_j⁻¹ · X_h · C_h`, at the sample whose
-   * joints' skinning matrices are `S` (16·J) and helpers' `X` (16·H). Returns scratch, valid until
-   * the next call.
-   * @throws CorskinError when the joint's skinning matrix is singular there
-   */
-  local(S: Float64Array, X: Float64Array, h: number): Float64Array;
-  /** The local transform at bind, the translation o_h (rotation and scale are the identity's). */
-  bind(h: number): Float64Array;
+  /** The translation o_h of helper h's local transform at bind (3; its rotation and scale are the identity's). */
+  offset(h: number): Float64Array;
   /**
    * Helper h's key at sample s of a clip: its local transform's translation (float32) and rotation
    * (its columns normalised, as `quatFromMat4` takes it, either sign; on the signed 16-bit grid
-   * k/32767 when `short`, as a normalized SHORT accessor stores it, the grid alike for q and −q) written to `translation[3s..]` and `rotation[4s..]`. Then
-   * `X[16h..]` is replaced by the skinning matrix a player makes of that key (the rotation
-   * normalised, at unit scale): what the file plays, which is the fit itself only
-   * where the local transform was a rotation at that scale (not under a joint scaled unevenly).
+   * k/32767 when `short`, as a normalized SHORT accessor stores it, the grid alike for q and −q)
+   * written to `translation[3s..]` and `rotation[4s..]`. Then `X[16h..]` is replaced by the
+   * skinning matrix a player makes of that key (the rotation normalised, at unit scale): what the
+   * file plays, which is the fit itself only where the local transform was a rotation at that
+   * scale (not under a joint scaled unevenly).
    */
   key(
     S: Float64Array,
@@ -133,21 +125,23 @@ export function helperFrames(
     mat4Multiply(m, 0, translate(offsets[h], -1), 0, ibm, 16 * j);
     return m;
   });
-  const centre = (h: number) => centres[h];
-  const inverseBind = (h: number) => inverseBinds[h];
   const inv = new Float64Array(16);
   const tmp = new Float64Array(16);
   const out = new Float64Array(16);
+  /**
+   * The local transform of helper h from its joint, `IBM_j · S_j⁻¹ · X_h · C_h`, at the sample whose
+   * joints' skinning matrices are `S` (16·J) and helpers' `X` (16·H): scratch, valid until the next call.
+   * @throws CorskinError when the joint's skinning matrix is singular there
+   */
   const local = (S: Float64Array, X: Float64Array, h: number) => {
     const j = helperJoint[h];
     if (!mat4Invert(inv, 0, S, 16 * j))
       throw new CorskinError(`joint "${jointName(j)}" has a singular matrix in a clip`, file);
-    mat4Multiply(tmp, 0, X, 16 * h, centre(h), 0);
+    mat4Multiply(tmp, 0, X, 16 * h, centres[h], 0);
     mat4Multiply(out, 0, inv, 0, tmp, 0);
     mat4Multiply(tmp, 0, ibm, 16 * j, out, 0);
     return tmp;
   };
-  const bind = (h: number) => translate(offsets[h], 1);
   const unit = [1, 1, 1];
   const q = [0, 0, 0, 1];
   const keyed = new Float64Array(16);
@@ -161,10 +155,8 @@ export function helperFrames(
     mat4Multiply(X, 16 * h, S, 16 * helperJoint[h], out, 0);
   };
   return {
-    centre,
-    inverseBind,
-    local,
-    bind,
+    inverseBind: (h) => inverseBinds[h],
+    offset: (h) => offsets[h],
     key(S, X, h, translation, rotation, s, short) {
       const m = local(S, X, h);
       for (let c = 0; c < 3; c++) translation[3 * s + c] = m[12 + c];

@@ -62,9 +62,9 @@ export function writeHelpers(
     let name = `${skeleton.jointNames[j] || `joint${j}`}_helper${h}`;
     while (names.has(name)) name += '_';
     names.add(name);
-    const bind = frames.bind(h);
     // At the keys' precision (float32, as every player holds a node's transform), in its fewest digits.
-    const node = document.createNode(name).setTranslation([shortestFloat32(bind[12]), shortestFloat32(bind[13]), shortestFloat32(bind[14])]); // prettier-ignore
+    const [x, y, z] = Array.from(frames.offset(h), shortestFloat32);
+    const node = document.createNode(name).setTranslation([x, y, z]);
     node.setExtras(helperJointExtras(jointNodes[j].getName()));
     jointNodes[j].addChild(node);
     skin.addJoint(node);
