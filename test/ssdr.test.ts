@@ -16,7 +16,7 @@ import {
   type SsdrModel,
   type SsdrProblem,
 } from '../src/bake/ssdr.js';
-import { updateVertexWeights } from '../src/bake/ssdr-weights.js';
+import { influenceProducts, updateVertexWeights } from '../src/bake/ssdr-weights.js';
 import { rng } from './helpers/data.js';
 
 /** A random rotation (unit quaternion) as a 4×4 column-major matrix with translation t. */
@@ -198,6 +198,35 @@ describe('skinning decomposition kernels (Le & Deng 2012)', () => {
       });
       expect(eHeavy).toBeLessThanOrEqual(ePlain * (1 + 1e-6) + 1e-12);
     }
+  });
+
+  it("the weight update from shared influence products writes what summing each vertex's samples writes (6 and 10 candidates, noisy targets)", () => {
+    for (const J of [4, 8]) {
+      const { p, model } = problem(rng(40 + J), 50, 9, 0.3, J);
+      const candidates = Array.from({ length: J + 2 }, (_, k) => k);
+      const [summed, shared] = [0, 1].map(() => ({ ...model, joints: model.joints.slice(), weights: model.weights.slice() })); // prettier-ignore
+      const products = influenceProducts(p, model);
+      // The products against a brute-force sum over the samples, for one pair and one point.
+      const x = [0.3, -0.7, 0.2];
+      let direct = 0;
+      for (let t = 0; t < 9; t++) {
+        const a = apply(p.fixed[t], 16 * 1, x, 0);
+        const b = apply(model.transforms[t], 16 * 1, x, 0);
+        direct += a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+      }
+      const P = products(J + 1, 1);
+      const form = [0, 1, 2, 3].reduce((f, k) => f + [0, 1, 2, 3].reduce((g, l) => g + [...x, 1][k] * P[4 * k + l] * [...x, 1][l], 0), 0); // prettier-ignore
+      expect(form).toBeCloseTo(direct, 10);
+      for (let i = 0; i < 50; i++) {
+        updateVertexWeights(p, summed, i, candidates);
+        updateVertexWeights(p, shared, i, candidates, undefined, undefined, products);
+        expect(Array.from(shared.joints.subarray(4 * i, 4 * i + 4))).toEqual(Array.from(summed.joints.subarray(4 * i, 4 * i + 4))); // prettier-ignore
+        for (let k = 4 * i; k < 4 * i + 4; k++) expect(shared.weights[k]).toBeCloseTo(summed.weights[k], 6);
+      }
+    }
+    // Morph targets (rest positions per sample): no shared products.
+    const { p, model } = problem(rng(1), 4, 2, 0);
+    expect(() => influenceProducts({ ...p, rest: [p.rest[0], p.rest[0].slice()] }, model)).toThrow(RangeError);
   });
 
   it('verticesErrors, sample by sample, gives what vertexErrors gives vertex by vertex, bit for bit', () => {

@@ -10,7 +10,7 @@
  */
 import { updateHelpers, verticesErrors, type SsdrModel, type SsdrProblem } from './ssdr.js';
 import type { MethodSamples } from './sampling.js';
-import { updateVertexWeights, weightScratch } from './ssdr-weights.js';
+import { influenceProducts, updateVertexWeights, weightScratch } from './ssdr-weights.js';
 
 /** The fit's data: n vertices (the ones it solves), T samples, J fixed joints, H helpers, K influences. */
 export interface FitData {
@@ -150,9 +150,11 @@ export function runFitTask(data: FitData, task: FitTask, from: number, to: numbe
   const { problem, model } = fitViews(data, task.kind === 'errors' && task.full);
   if (task.kind === 'weights') {
     const scratch = weightScratch();
+    // Without morph targets, each pair of influences' products over the samples, shared by the range's vertices.
+    const products = data.restPerSample ? undefined : influenceProducts(problem, model);
     for (let i = from; i < to; i++) {
       const list = Array.from(data.candidates.subarray(data.candidateStart[i], data.candidateStart[i + 1]));
-      updateVertexWeights(problem, model, i, list, scratch);
+      updateVertexWeights(problem, model, i, list, scratch, undefined, products);
     }
     return undefined;
   }

@@ -76,6 +76,9 @@ export function sampleMethod(
   checkBakeSize(total, n, between);
   const out: MethodSamples = { clips, rest: [], targets: [], lbs: [], fixed: [], rate, between };
   const extent = boundingBoxDiagonal(mesh.positions);
+  // Every sample's positions in one array each (views per sample): hundreds of fresh arrays of
+  // a large mesh cost more, allocated one by one, than the skinning itself.
+  const [targets, lbs] = [0, 1].map(() => new Float32Array(total * 3 * n));
   for (const { clip, times } of clips)
     for (const t of times) {
       options.signal?.throwIfAborted();
@@ -83,9 +86,10 @@ export function sampleMethod(
       const morphed = morphGroups.length
         ? applyMorphTargets(mesh, morphGroups, sampleMorphWeights(morphGroups, clip.morphChannels ?? [], t))
         : mesh;
-      const method = { positions: new Float32Array(3 * n) };
+      const at = 3 * n * out.targets.length;
+      const method = { positions: targets.subarray(at, at + 3 * n) };
       deform(morphed, S, method);
-      const plain = { positions: new Float32Array(3 * n) };
+      const plain = { positions: lbs.subarray(at, at + 3 * n) };
       deformLbs(morphed, S, plain);
       out.rest.push(morphed.positions);
       out.targets.push(method.positions);

@@ -49,6 +49,51 @@ export function weightScratch(): WeightScratch {
   };
 }
 
+/**
+ * Per pair of influences (p, q), Σ_t Σ_r M_p(t)[r, k] · M_q(t)[r, l] over a problem's samples
+ * (4×4, k and l the homogeneous rest coordinates; M a fixed joint's skinning matrix or a helper's
+ * transform, rows 0–2), made on first use and kept. Where a vertex's rest position x̃ = (x, 1) is
+ * the same at every sample (no morph targets), its Gram matrix entry over the samples is the
+ * quadratic form x̃ᵀ P_pq x̃ — one product for every vertex that has both influences, instead of a
+ * sum over the samples per vertex. Valid while the helpers' transforms stay as they were.
+ */
+export type InfluenceProducts = (p: number, q: number) => Float64Array;
+
+/**
+ * {@link InfluenceProducts} of `problem` and `model` over every sample of the problem.
+ * @throws RangeError when the rest positions differ between samples (morph targets)
+ */
+export function influenceProducts(problem: SsdrProblem, model: SsdrModel): InfluenceProducts {
+  if (problem.rest.some((r) => r !== problem.rest[0]))
+    throw new RangeError('influenceProducts: the rest positions differ between samples');
+  const J = problem.fixed[0].length >> 4;
+  const N = J + model.helpers;
+  const kept = new Map<number, Float64Array>();
+  return (p, q) => {
+    if (p > q) [p, q] = [q, p]; // the quadratic form of P_qp = P_pqᵀ is the same
+    const key = p * N + q;
+    let P = kept.get(key);
+    if (P) return P;
+    P = new Float64Array(16);
+    for (let t = 0; t < problem.fixed.length; t++) {
+      const [A, a] = p < J ? [problem.fixed[t], p << 4] : [model.transforms[t], (p - J) << 4];
+      const [B, b] = q < J ? [problem.fixed[t], q << 4] : [model.transforms[t], (q - J) << 4];
+      for (let k = 0; k < 4; k++)
+        for (let l = 0; l < 4; l++)
+          P[4 * k + l] +=
+            A[a + 4 * k] * B[b + 4 * l] + A[a + 4 * k + 1] * B[b + 4 * l + 1] + A[a + 4 * k + 2] * B[b + 4 * l + 2];
+    }
+    kept.set(key, P);
+    return P;
+  };
+}
+
+/** x̃ᵀ P x̃ with x̃ = (x0, x1, x2, 1) and P 4×4 (row k, column l at 4k + l). */
+function homogeneousForm(P: Float64Array, x0: number, x1: number, x2: number): number {
+  const r = (k: number) => P[4 * k] * x0 + P[4 * k + 1] * x1 + P[4 * k + 2] * x2 + P[4 * k + 3];
+  return x0 * r(0) + x1 * r(1) + x2 * r(2) + r(3);
+}
+
 /** Grows `s` to hold c candidates. */
 function growWeightScratch(s: WeightScratch, c: number): void {
   if (s.b.length >= c) return;
@@ -71,6 +116,9 @@ function growWeightScratch(s: WeightScratch, c: number): void {
  *   sample of `problem`; a weighted least squares). The update is kept if it lowers that weighted
  *   error — but where an influence the vertex holds is not a candidate, the error before is
  *   measured unweighted and compared with the unweighted error after.
+ * @param products where given, the Gram matrix from these ({@link influenceProducts} of the same
+ *   problem and model: the same sums, each in another order) instead of summed per vertex
+ * @throws RangeError when given both `sampleWeights` and `products`
  * With `problem.anchor`, each joint's share is held at the anchor's (`holdJointShares`), and where
  * there are too many K-subsets to try all, the anchor's own joints are tried too.
  */
@@ -81,7 +129,9 @@ export function updateVertexWeights(
   candidates: readonly number[],
   scratch: WeightScratch = weightScratch(),
   sampleWeights?: ArrayLike<number>,
+  products?: InfluenceProducts,
 ): void {
+  if (sampleWeights && products) throw new RangeError('updateVertexWeights: sample weights with influence products');
   const c = candidates.length;
   const K = model.influences;
   const J = problem.fixed[0].length >> 4;
@@ -108,8 +158,16 @@ export function updateVertexWeights(
     for (let a = 0; a < c; a++) {
       const ax = cols[3 * a], ay = cols[3 * a + 1], az = cols[3 * a + 2]; // prettier-ignore
       b[a] += ax * y0 + ay * y1 + az * y2;
-      for (let d = a; d < c; d++) G[a * c + d] += s * (ax * cols[3 * d] + ay * cols[3 * d + 1] + az * cols[3 * d + 2]);
+      if (!products)
+        for (let d = a; d < c; d++)
+          G[a * c + d] += s * (ax * cols[3 * d] + ay * cols[3 * d + 1] + az * cols[3 * d + 2]);
     }
+  }
+  if (products) {
+    const rest = problem.rest[0];
+    const x0 = rest[3 * i], x1 = rest[3 * i + 1], x2 = rest[3 * i + 2]; // prettier-ignore
+    for (let a = 0; a < c; a++)
+      for (let d = a; d < c; d++) G[a * c + d] = homogeneousForm(products(candidates[a], candidates[d]), x0, x1, x2);
   }
   for (let a = 0; a < c; a++) for (let d = 0; d < a; d++) G[a * c + d] = G[d * c + a];
   gram.set(G.subarray(0, c * c));

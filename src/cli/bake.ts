@@ -262,8 +262,9 @@ async function bake(io: Io, input: string, o: BakeCommandOptions, kernels: SimdD
           file: input,
         }),
       );
-      // The bake's half-way samples, where it took them, serve the measure there too.
-      if (r.halfway && entry.samples && held + r.halfway.targets.length * n <= MAX_BAKE_VERTEX_SAMPLES) {
+      // The bake's half-way samples, where it took them, serve the measure there too (held within
+      // the bound of a bake guarded between, which holds as many: they are in memory already).
+      if (r.halfway && entry.samples && held + r.halfway.targets.length * n <= 2 * MAX_BAKE_VERTEX_SAMPLES) {
         entry.samples = withHalfway(samples, r.halfway);
         held += r.halfway.targets.length * n;
       }
