@@ -158,7 +158,7 @@ describe('createParallelSimdDeformer', () => {
   });
 });
 
-describe('parallelSimdFactory: the kernels the bake samples and measures large meshes with', () => {
+describe("parallelSimdFactory: kernels that share large meshes' frames between threads", () => {
   it('shares the frames of a mesh of 10,000 vertices up (Ybot) between threads, bit for bit as one thread; smaller ones (CesiumMan) and other methods on one', async () => {
     const [ybot] = models.get(join(SHARED, 'characters', 'Ybot.glb'))!;
     const [cesium] = models.get(CESIUM_MAN)!;
@@ -168,7 +168,7 @@ describe('parallelSimdFactory: the kernels the bake samples and measures large m
       expect((shared as ParallelSimdDeformer).threads).toBe(2);
       expect('threads' in (await factory.create(cesium.mesh, 'lbs'))).toBe(false);
       expect('threads' in (await parallelSimdFactory(1).create(ybot.mesh, 'lbs'))).toBe(false);
-      // Through simdBoundDeformer, as the bake calls it: the same floats as the one-thread kernels'.
+      // Through simdBoundDeformer: the same floats as the one-thread kernels'.
       const bound = (await simdBoundDeformer('lbs', [ybot.mesh], deformLbs, { create: factory.create })).deform;
       const one = await createSimdDeformer(ybot.mesh, 'lbs');
       const n = ybot.mesh.positions.length / 3;

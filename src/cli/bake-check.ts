@@ -25,7 +25,7 @@ import { checkNotOverwritingInput, inputFiles, keepStaged } from '../io/files.js
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { describeErrors, validatorErrors } from '../io/validate.js';
-import { simdBoundDeformer, type SimdDeformerFactory } from '../wasm/bound-deformer.js';
+import { simdBoundDeformer } from '../wasm/bound-deformer.js';
 import type { BakeCommandOptions } from './bake.js';
 import type { CliMethod } from './method-deformer.js';
 import type { skinWarnings } from './skin-warnings.js';
@@ -51,8 +51,6 @@ export interface StagedBake {
   stage: string;
   /** When the command started (`performance.now()`). */
   start: number;
-  /** What prepares the SIMD kernels the measure plays the written file with. */
-  kernels: SimdDeformerFactory;
 }
 
 /**
@@ -68,7 +66,7 @@ export async function checkStaged(
   baked: BakedSkin[],
   inputErrors: ValidatorMessage[] | undefined,
   warnings: ReturnType<typeof skinWarnings>,
-  { models, method, rate, withHelpers, stage, start, kernels }: StagedBake,
+  { models, method, rate, withHelpers, stage, start }: StagedBake,
 ): Promise<void> {
   const staged = join(stage, basename(o.output));
   const files = await writeDocument(document, staged, { compress: o.compress, inputs: [input], force: true }).catch(
@@ -97,9 +95,7 @@ export async function checkStaged(
     }
     const bar = progress(io, `${model.name}: measuring`);
     try {
-      const lbs = (
-        await simdBoundDeformer('lbs', [model.mesh, other.mesh], deformLbs, { create: kernels, positionsOnly: true })
-      ).deform;
+      const lbs = (await simdBoundDeformer('lbs', [model.mesh, other.mesh], deformLbs, { positionsOnly: true })).deform;
       measures.push(measureBake(model, other, deform, rate, { onProgress: bar.update, reference: samples, between: true, lbs })); // prettier-ignore
       beyond.push(withHelpers ? measureBeyondClips(model, other, deform, 0.5, lbs) : undefined);
       baked[measures.length - 1].samples = undefined; // not needed any more

@@ -31,8 +31,7 @@ import { removeCageRig } from '../io/cage-gltf.js';
 import { removeShadowedChannels } from '../io/gltf-skeleton.js';
 import { createMethodDeformer, withSimdKernels, type CliMethod } from './method-deformer.js';
 import { deformLbs } from '../deformers/lbs.js';
-import { simdBoundDeformer, type SimdDeformerFactory } from '../wasm/bound-deformer.js';
-import { parallelSimdFactory } from '../wasm/parallel-simd.js';
+import { simdBoundDeformer } from '../wasm/bound-deformer.js';
 import { progress, warnIgnored, type Io } from './ui.js';
 import { skinWarnings } from './skin-warnings.js';
 import { checkStaged, count, mb, type BakedSkin } from './bake-check.js';
@@ -87,18 +86,6 @@ export interface BakeCommandOptions {
 
 /** Runs `corskin bake` on one file. @throws CorskinError on bad input (nothing written) */
 export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions): Promise<void> {
-  // The sampling and the measure pose a large mesh on the SIMD kernels with its frames shared
-  // between threads: as many as the helpers' fit (which runs between them, not alongside).
-  const kernels = parallelSimdFactory(o.as === 'morphs' ? 1 : (o.threads ?? availableParallelism()));
-  try {
-    await bake(io, input, o, kernels.create);
-  } finally {
-    await kernels.close();
-  }
-}
-
-/** {@link bakeCommand}, its SIMD kernels prepared by `kernels`. */
-async function bake(io: Io, input: string, o: BakeCommandOptions, kernels: SimdDeformerFactory): Promise<void> {
   const start = performance.now();
   checkOutputPath(o.output, ['.glb', '.gltf']);
   checkNotOverwritingInput(o.output, [input], !!o.force);
@@ -209,13 +196,15 @@ async function bake(io: Io, input: string, o: BakeCommandOptions, kernels: SimdD
   let pool: WorkerThreadPool | undefined;
   try {
     for (const model of animated) {
-      // On the SIMD kernels where the mesh is posed unmorphed (the sampling and the measure).
+      // On the SIMD kernels where the mesh is posed unmorphed (the sampling and the measure), one
+      // thread: they write every frame into fresh memory, and a frame shared with a second thread
+      // (`parallelSimdFactory`) made Ybot's bake slower (26.0 s against 24.1 s on two threads,
+      // medians of 3 alternated).
       const deform = await withSimdKernels(
         model,
         method,
         createMethodDeformer(io, document, model, method, input, o),
         o,
-        kernels,
         // A helper bake poses the method's positions alone (its morph targets correct normals too).
         !withMorphs,
       );
@@ -231,8 +220,7 @@ async function bake(io: Io, input: string, o: BakeCommandOptions, kernels: SimdD
       }
       // The method and LBS at the samples, taken once: fitted by the bake and (while what is kept
       // stays within one bake's bound) compared against after the file is written.
-      const lbs = (await simdBoundDeformer('lbs', [model.mesh], deformLbs, { create: kernels, positionsOnly: true }))
-        .deform;
+      const lbs = (await simdBoundDeformer('lbs', [model.mesh], deformLbs, { positionsOnly: true })).deform;
       const samples = await phase(model, 'sampling', (onProgress) =>
         sampleMethod(model, deform, rate, { onProgress, between: o.guard === 'between', lbs }),
       );
@@ -329,7 +317,7 @@ async function bake(io: Io, input: string, o: BakeCommandOptions, kernels: SimdD
   // moved into place: a stop or a failure before that leaves the output as it was.
   const stage = createStaging(o.output);
   try {
-    await checkStaged(io, o, input, document, baked, inputErrors, warnings, { models, method, rate, withHelpers, stage, start, kernels }); // prettier-ignore
+    await checkStaged(io, o, input, document, baked, inputErrors, warnings, { models, method, rate, withHelpers, stage, start }); // prettier-ignore
   } finally {
     removeStaged(stage);
   }

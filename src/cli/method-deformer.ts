@@ -20,7 +20,7 @@ import { findJoint } from '../evaluation/standard-poses.js';
 import { jointBoneSegments, type SkinnedModel } from '../io/gltf.js';
 import { moduleParameters, warnForeignParameters } from './options.js';
 import { progress, type Io } from './ui.js';
-import { simdBoundDeformer, type SimdDeformerFactory } from '../wasm/bound-deformer.js';
+import { simdBoundDeformer } from '../wasm/bound-deformer.js';
 import type { SimdSkinningMethod } from '../wasm/simd-skinning.js';
 
 /** Every method a {@link createMethodDeformer} builds a deformer for: every registry method. */
@@ -156,7 +156,6 @@ export function createMethodDeformer(
  * `simdBoundDeformer`, for the methods with a kernel whose data the mesh carries (every one but
  * stretch, whose rig the kernel would need again, and cage, which has none).
  * @param o the method module's options, as `createMethodDeformer` took them
- * @param create what prepares the kernels (`simdBoundDeformer`'s default, one thread, where absent)
  * @param positionsOnly kernels that pose the positions alone, for a caller that never asks for
  *   normals or tangents (a call that does runs `deform` in JavaScript)
  */
@@ -165,15 +164,13 @@ export async function withSimdKernels(
   method: CliMethod,
   deform: Deformer,
   o: MethodDeformerOptions,
-  create?: SimdDeformerFactory,
   positionsOnly = false,
 ): Promise<Deformer> {
   if (!methodInfo(method).simd || method === 'stretch') return deform;
   const module = methodModule(method);
   const parameters = module && moduleParameters(module, o as unknown as Record<string, unknown>);
-  return (
-    await simdBoundDeformer(method as SimdSkinningMethod, [model.mesh], deform, { parameters, create, positionsOnly })
-  ).deform;
+  return (await simdBoundDeformer(method as SimdSkinningMethod, [model.mesh], deform, { parameters, positionsOnly }))
+    .deform;
 }
 
 /** Stretch smooth skinning of one model, with the rig read from its skin. */

@@ -39,8 +39,8 @@ export type SimdDeformerFactory = (
  * the runtime has no WebAssembly SIMD) is deformed by `fallback`.
  * @param options `parameters`, the method's parameters, as `createSimdDeformer` takes them (those
  *   `fallback` was prepared with); `create`, what prepares the kernels for a mesh (default
- *   `createSimdDeformer`; the bake in Node passes one that shares large meshes' frames between
- *   threads, `parallelSimdFactory`); `positionsOnly`, kernels that pose the positions alone, for
+ *   `createSimdDeformer`; `parallelSimdFactory` shares large meshes' frames between threads);
+ *   `positionsOnly`, kernels that pose the positions alone, for
  *   a caller that never asks for normals or tangents (the bake's LBS: about 3× faster on Ybot) —
  *   a call whose target has normals or tangents then runs `fallback`
  * @returns the deformer, and how many of `meshes` run on the kernels so far (after their first frame: those that agreed)
