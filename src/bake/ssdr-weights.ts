@@ -110,6 +110,8 @@ function growWeightScratch(s: WeightScratch, c: number): void {
  * the K largest. Writes the vertex's K slots of `model` — unless that is worse than what they
  * hold (the truncation to K can be), so the alternation never raises the error. Both errors come
  * from the normal equations' quadratic form (exact: the error is wᵀGw − 2bᵀw + Σ‖y‖²).
+ * With `problem.anchor`, each joint's share is held at the anchor's (`holdJointShares`), and where
+ * there are too many K-subsets to try all, the anchor's own joints are tried too.
  * @param candidates influence indices (fixed joints < J, helpers J + h)
  * @param scratch room reused across vertices ({@link weightScratch}); a new one when absent
  * @param sampleWeights where given, each sample's squared error weighs this much (≥ 0, one per
@@ -119,8 +121,6 @@ function growWeightScratch(s: WeightScratch, c: number): void {
  * @param products where given, the Gram matrix from these ({@link influenceProducts} of the same
  *   problem and model: the same sums, each in another order) instead of summed per vertex
  * @throws RangeError when given both `sampleWeights` and `products`
- * With `problem.anchor`, each joint's share is held at the anchor's (`holdJointShares`), and where
- * there are too many K-subsets to try all, the anchor's own joints are tried too.
  */
 export function updateVertexWeights(
   problem: SsdrProblem,

@@ -197,9 +197,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   try {
     for (const model of animated) {
       // On the SIMD kernels where the mesh is posed unmorphed (the sampling and the measure), one
-      // thread: they write every frame into fresh memory, and a frame shared with a second thread
-      // (`parallelSimdFactory`) made Ybot's bake slower (26.0 s against 24.1 s on two threads,
-      // medians of 3 alternated).
+      // thread (frames shared between threads made the bake slower: `parallelSimdFactory`).
       const deform = await withSimdKernels(
         model,
         method,
