@@ -118,7 +118,7 @@ describe('bake --placement on a real character', () => {
     expect(shared.m.max).toBeLessThanOrEqual(even.m.max * 1.01);
   }, 120_000);
 
-  it('the chicken, CoR: auto keeps the placement whose written file plays closer at the samples and half-way between them (here even: the departure is closer at the samples, farther between)', async () => {
+  it('the chicken, CoR: auto keeps the placement whose written file plays closer at the samples and half-way between them, as an independent replay of both files scores them', async () => {
     const file = join(SHARED, 'characters/chicken.glb');
     const [original] = extractSkinnedModels(await readDocument(file), file);
     original.mesh.centersOfRotation = computeCentersOfRotation(original.mesh).centers;
@@ -129,15 +129,18 @@ describe('bake --placement on a real character', () => {
       model.mesh.centersOfRotation = original.mesh.centersOfRotation;
       const result = bakeHelperJoints(document, model, deform, { placement, guard: 'samples' });
       const [baked] = extractSkinnedModels(document, file);
-      return { result, samples: played(original, baked, deform, false), all: played(original, baked, deform, true) };
+      return { result, all: played(original, baked, deform, true) };
     };
     const even = await bake('even');
     const shared = await bake('departure');
     const auto = await bake('auto');
-    expect(shared.samples.score).toBeLessThan(even.samples.score);
-    expect(even.all.score).toBeLessThan(shared.all.score);
-    expect(auto.result.placement).toBe('even');
-    expect(auto.all).toEqual(even.all);
+    // A real choice: the two placements' files play measurably apart (2026-12-02: the departure's
+    // score 4.53, the even split's 5.32; before the bone update's sums over members, whose
+    // rounding differs, 13.7 and 6.47).
+    const [best, other] = even.all.score <= shared.all.score ? [even, shared] : [shared, even];
+    expect(other.all.score).toBeGreaterThan(1.05 * best.all.score);
+    expect(auto.result.placement).toBe(best.result.placement);
+    expect(auto.all).toEqual(best.all);
   }, 180_000);
 });
 

@@ -4,7 +4,7 @@
  * recovers helpers that generated the targets, and the weight update never raises a vertex's
  * error — measured directly, point by point, not through the normal equations it uses.
  */
-import { mat4Multiply } from '../src/core/math.js';
+import { mat4LinearDeterminant, mat4Multiply } from '../src/core/math.js';
 import { describe, expect, it } from 'vitest';
 import {
   BETWEEN_PRIOR_STRENGTH,
@@ -167,6 +167,31 @@ describe('skinning decomposition kernels (Le & Deng 2012)', () => {
     updateHelpers(p, model, members, 40, [1, 3, 4]);
     for (const t of [1, 3, 4]) for (let k = 0; k < 32; k++) expect(model.transforms[t][k]).toBeCloseTo(truth[t][k], 4);
     for (const t of [0, 2, 5]) expect(model.transforms[t]).toEqual(before[t]); // the others untouched
+  });
+
+  it("the bone update at one rest for every sample (from sums over each helper's members) gives the per-sample fits' transforms, mirrored and leaning on a prior too", () => {
+    for (const [mirror, strength] of [
+      [false, 0],
+      [true, 0],
+      [false, 1e-3],
+      [true, 1e-3],
+    ] as const) {
+      const random = rng(mirror ? 71 : 72);
+      const { p, model } = problem(random, 40, 6, 0.2, 3);
+      // Joint 0 mirrored (its helpers fit mirrored, jointScale < 0); the helpers hang from joints 0 and 2.
+      if (mirror) for (const F of p.fixed) for (let r = 0; r < 3; r++) F[4 * r] = -F[4 * r];
+      const hung: SsdrProblem = { ...p, helperJoints: [0, 2] };
+      for (const X of model.transforms)
+        for (let k = 0; k < X.length; k++) if (k % 4 !== 3) X[k] += 0.05 * (random() - 0.5);
+      const members = [0, 1].map(() => Int32Array.from({ length: 40 }, (_, i) => i));
+      const [shared, own] = [0, 1].map(() => ({ ...model, transforms: model.transforms.map((X) => X.slice()) }));
+      updateHelpers(hung, shared, members, 3, [0, 2, 5], strength);
+      // The same rest positions in an array per sample: the per-sample path.
+      updateHelpers({ ...hung, rest: hung.rest.map((r) => r.slice()) }, own, members, 3, [0, 2, 5], strength);
+      for (const t of [0, 2, 5])
+        for (let k = 0; k < 32; k++) expect(shared.transforms[t][k]).toBeCloseTo(own.transforms[t][k], 9);
+      if (mirror) expect(mat4LinearDeterminant(shared.transforms[0], 0)).toBeLessThan(0);
+    }
   });
 
   it('the weight update with sample weights equals the update over the samples repeated that many times, and fits a heavy sample closer', () => {

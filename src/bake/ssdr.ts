@@ -76,11 +76,14 @@ export interface RigidFitScratch {
   M: Float64Array;
   R: Float64Array;
   work: Float64Array;
+  /** The centroids p̄ and q̄. */
+  p: Float64Array;
+  q: Float64Array;
 }
 
 /** Room for {@link rigidFit}'s intermediate values, reused across calls. */
 export function rigidFitScratch(): RigidFitScratch {
-  return { M: new Float64Array(9), R: new Float64Array(9), work: new Float64Array(18) };
+  return { M: new Float64Array(9), R: new Float64Array(9), work: new Float64Array(18), p: new Float64Array(3), q: new Float64Array(3) }; // prettier-ignore
 }
 
 /**
@@ -110,8 +113,6 @@ export function rigidFit(
   priorOffset = 0,
   priorStrength = 0,
 ): void {
-  const mirrored = scale < 0;
-  const s = Math.abs(scale);
   let su = 0;
   let px = 0, py = 0, pz = 0, qx = 0, qy = 0, qz = 0; // prettier-ignore
   for (let i = 0; i < count; i++) {
@@ -124,8 +125,9 @@ export function rigidFit(
     qy += w * Q[3 * i + 1];
     qz += w * Q[3 * i + 2];
   }
-  const { M, R, work } = scratch;
+  const { M } = scratch;
   M.fill(0); // Σ u (q − q̄)(p − p̄)ᵀ, row-major
+  let spread = 0;
   if (su > 0) {
     px /= su;
     py /= su;
@@ -134,7 +136,6 @@ export function rigidFit(
     qy /= su;
     qz /= su;
     let m0 = 0, m1 = 0, m2 = 0, m3 = 0, m4 = 0, m5 = 0, m6 = 0, m7 = 0, m8 = 0; // prettier-ignore
-    let spread = 0;
     for (let i = 0; i < count; i++) {
       const w = u[i];
       const ax = w * (Q[3 * i] - qx), ay = w * (Q[3 * i + 1] - qy), az = w * (Q[3 * i + 2] - qz); // prettier-ignore
@@ -159,11 +160,41 @@ export function rigidFit(
     M[6] = m6;
     M[7] = m7;
     M[8] = m8;
-    if (prior && priorStrength > 0) {
-      const lambda =
-        (priorStrength * s * spread) / (Math.cbrt(Math.abs(mat4LinearDeterminant(prior, priorOffset))) || 1);
-      for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) M[3 * r + c] += lambda * prior[priorOffset + 4 * c + r];
-    }
+  }
+  scratch.p[0] = px;
+  scratch.p[1] = py;
+  scratch.p[2] = pz;
+  scratch.q[0] = qx;
+  scratch.q[1] = qy;
+  scratch.q[2] = qz;
+  rigidFromCovariance(scratch, su, spread, out, o, scale, prior, priorOffset, priorStrength);
+}
+
+/**
+ * The tail of {@link rigidFit}: from the weighted cross-covariance `scratch.M` (Σ u (q − q̄)(p − p̄)ᵀ,
+ * row-major), the centroids `scratch.p` (p̄) and `scratch.q` (q̄), the weights' sum `su` and the
+ * points' weighted spread Σ u ‖p − p̄‖², writes s R | T at out[o..] as `rigidFit` does (`scale`,
+ * `prior` as there). Overwrites `scratch.M`.
+ */
+function rigidFromCovariance(
+  scratch: RigidFitScratch,
+  su: number,
+  spread: number,
+  out: Float64Array,
+  o: number,
+  scale: number,
+  prior: Float64Array | undefined,
+  priorOffset: number,
+  priorStrength: number,
+): void {
+  const mirrored = scale < 0;
+  const s = Math.abs(scale);
+  const { M, R, work } = scratch;
+  const px = scratch.p[0], py = scratch.p[1], pz = scratch.p[2]; // prettier-ignore
+  const qx = scratch.q[0], qy = scratch.q[1], qz = scratch.q[2]; // prettier-ignore
+  if (su > 0 && prior && priorStrength > 0) {
+    const lambda = (priorStrength * s * spread) / (Math.cbrt(Math.abs(mat4LinearDeterminant(prior, priorOffset))) || 1);
+    for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) M[3 * r + c] += lambda * prior[priorOffset + 4 * c + r];
   }
   // Mirrored: R = R'·F with F = diag(−1, 1, 1), and tr(Rᵀ M) = tr(R'ᵀ M F): R' the rotation of M·F.
   if (mirrored) for (let r = 0; r < 3; r++) M[3 * r] = -M[3 * r];
@@ -215,6 +246,8 @@ export function updateHelpers(
   samples: Iterable<number> = problem.targets.keys(),
   priorStrength = 0,
 ): void {
+  if (problem.rest.every((r) => r === problem.rest[0]))
+    return updateHelpersAtOneRest(problem, model, members, passes, samples, priorStrength);
   const { influences: K, joints, weights } = model;
   const H = model.helpers;
   const J = problem.fixed[0].length >> 4;
@@ -300,6 +333,128 @@ export function updateHelpers(
         const scale = problem.helperJoints ? jointScale(F, problem.helperJoints[h]) : 1;
         const joint = problem.helperJoints?.[h];
         rigidFit(P, Q, u[h], count, X, h << 4, scale, scratch, joint === undefined ? undefined : F, 16 * (joint ?? 0), priorStrength); // prettier-ignore
+      }
+    }
+  }
+}
+
+/**
+ * {@link updateHelpers} where every sample has the same rest positions (no morph targets): the
+ * same fits, each helper's cross-covariance and centroid assembled from sums over its members
+ * made once for all samples. With d_i = p_i − p̄ (p̄ the members' centroid, weights u_i = w_ih²),
+ * Σ_i u_i q_i d_iᵀ / w_ih = Σ_i w_ih y_i(t) d_iᵀ − Σ_k M_k(t) Σ_i w_ih w_ik p̃_i d_iᵀ over the other
+ * influences k of the members (p̃ = (p, 1), M_k(t) a fixed joint's skinning matrix or another
+ * helper's latest transform): per sample one pass over the members for the targets' term, and one
+ * 3×4 by 4×3 product per (helper, influence) pair, instead of every influence of every member.
+ */
+function updateHelpersAtOneRest(
+  problem: SsdrProblem,
+  model: SsdrModel,
+  members: Int32Array[],
+  passes: number,
+  samples: Iterable<number>,
+  priorStrength: number,
+): void {
+  const { influences: K, joints, weights } = model;
+  const H = model.helpers;
+  const J = problem.fixed[0].length >> 4;
+  const rest = problem.rest[0];
+  /** Per helper: its members' weight on it and offsets d (3 each), Σ u, p̄, the spread, and per other influence its sums. */
+  const helpers = members.map((list, h) => {
+    const count = list.length;
+    const wh = new Float64Array(count);
+    let su = 0;
+    const p = [0, 0, 0];
+    list.forEach((i, a) => {
+      for (let k = K * i; k < K * i + K; k++) if (joints[k] === J + h) wh[a] = weights[k];
+      const u = wh[a] * wh[a];
+      su += u;
+      for (let c = 0; c < 3; c++) p[c] += u * rest[3 * i + c];
+    });
+    if (su > 0) for (let c = 0; c < 3; c++) p[c] /= su;
+    const d = new Float64Array(3 * count);
+    let spread = 0;
+    list.forEach((i, a) => {
+      for (let c = 0; c < 3; c++) d[3 * a + c] = rest[3 * i + c] - p[c];
+      spread += wh[a] * wh[a] * (d[3 * a] ** 2 + d[3 * a + 1] ** 2 + d[3 * a + 2] ** 2);
+    });
+    // Per other influence j: C = Σ w_ih w_ij p̃_i d_iᵀ (4×3, row k of p̃) and c = Σ w_ih w_ij p̃_i (4).
+    const slot = new Map<number, number>();
+    const sums: number[] = [];
+    list.forEach((i, a) => {
+      for (let k = K * i; k < K * i + K; k++) {
+        const j = joints[k];
+        if (weights[k] === 0 || j === J + h) continue;
+        let at = slot.get(j);
+        if (at === undefined) slot.set(j, (at = sums.push(...new Array<number>(16).fill(0)) - 16));
+        const f = wh[a] * weights[k];
+        const x = [rest[3 * i], rest[3 * i + 1], rest[3 * i + 2], 1];
+        for (let r = 0; r < 4; r++) {
+          for (let c = 0; c < 3; c++) sums[at + 3 * r + c] += f * x[r] * d[3 * a + c];
+          sums[at + 12 + r] += f * x[r];
+        }
+      }
+    });
+    return { list, wh, su, p, d, spread, others: Int32Array.from(slot.keys()), sums: Float64Array.from(sums) };
+  });
+  const Y = new Float64Array(12 * H); // per helper at a sample: Σ w_ih y_i d_iᵀ (row-major 3×3), Σ w_ih y_i (3)
+  const scratch = rigidFitScratch();
+  const { M } = scratch;
+  for (const t of samples) {
+    const y = problem.targets[t];
+    const F = problem.fixed[t];
+    const X = model.transforms[t];
+    for (let h = 0; h < H; h++) {
+      const { list, wh, d } = helpers[h];
+      let m0 = 0, m1 = 0, m2 = 0, m3 = 0, m4 = 0, m5 = 0, m6 = 0, m7 = 0, m8 = 0, s0 = 0, s1 = 0, s2 = 0; // prettier-ignore
+      for (let a = 0; a < list.length; a++) {
+        const i = list[a];
+        const w = wh[a];
+        const y0 = w * y[3 * i], y1 = w * y[3 * i + 1], y2 = w * y[3 * i + 2]; // prettier-ignore
+        const d0 = d[3 * a], d1 = d[3 * a + 1], d2 = d[3 * a + 2]; // prettier-ignore
+        m0 += y0 * d0;
+        m1 += y0 * d1;
+        m2 += y0 * d2;
+        m3 += y1 * d0;
+        m4 += y1 * d1;
+        m5 += y1 * d2;
+        m6 += y2 * d0;
+        m7 += y2 * d1;
+        m8 += y2 * d2;
+        s0 += y0;
+        s1 += y1;
+        s2 += y2;
+      }
+      Y.set([m0, m1, m2, m3, m4, m5, m6, m7, m8, s0, s1, s2], 12 * h);
+    }
+    for (let pass = 0; pass < passes; pass++) {
+      for (let h = 0; h < H; h++) {
+        const { list, su, p, spread, others, sums } = helpers[h];
+        if (!list.length) continue;
+        for (let e = 0; e < 9; e++) M[e] = Y[12 * h + e];
+        let q0 = Y[12 * h + 9], q1 = Y[12 * h + 10], q2 = Y[12 * h + 11]; // prettier-ignore
+        for (let e = 0; e < others.length; e++) {
+          const j = others[e];
+          const [A, o] = j < J ? [F, j << 4] : [X, (j - J) << 4];
+          const S = 16 * e;
+          // M −= A (rows 0–2, 3×4) · C (4×3); q −= A · c.
+          for (let r = 0; r < 3; r++) {
+            const a0 = A[o + r], a1 = A[o + 4 + r], a2 = A[o + 8 + r], a3 = A[o + 12 + r]; // prettier-ignore
+            for (let c = 0; c < 3; c++)
+              M[3 * r + c] -= a0 * sums[S + c] + a1 * sums[S + 3 + c] + a2 * sums[S + 6 + c] + a3 * sums[S + 9 + c];
+          }
+          const c0 = sums[S + 12], c1 = sums[S + 13], c2 = sums[S + 14], c3 = sums[S + 15]; // prettier-ignore
+          q0 -= A[o] * c0 + A[o + 4] * c1 + A[o + 8] * c2 + A[o + 12] * c3;
+          q1 -= A[o + 1] * c0 + A[o + 5] * c1 + A[o + 9] * c2 + A[o + 13] * c3;
+          q2 -= A[o + 2] * c0 + A[o + 6] * c1 + A[o + 10] * c2 + A[o + 14] * c3;
+        }
+        scratch.p.set(p);
+        scratch.q[0] = su > 0 ? q0 / su : 0;
+        scratch.q[1] = su > 0 ? q1 / su : 0;
+        scratch.q[2] = su > 0 ? q2 / su : 0;
+        const scale = problem.helperJoints ? jointScale(F, problem.helperJoints[h]) : 1;
+        const joint = problem.helperJoints?.[h];
+        rigidFromCovariance(scratch, su, spread, X, h << 4, scale, joint === undefined ? undefined : F, 16 * (joint ?? 0), priorStrength); // prettier-ignore
       }
     }
   }
