@@ -18,6 +18,7 @@ import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import { deform, deformers } from '../src/deformers/index.js';
 import { measureBake } from '../src/bake/measure.js';
 import { bakeSampleTimes } from '../src/bake/samples.js';
+import { sampleMethod } from '../src/bake/sampling.js';
 import { bakeHelperJoints } from '../src/io/helper-bake.js';
 import { bakeHelperJointsParallel } from '../src/io/helper-bake-parallel.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
@@ -245,15 +246,28 @@ describe('bake --as helpers on a mirrored rig', () => {
     ['Fox', 'characters/Fox.glb', 5, 'samples'],
     ['Fox', 'characters/Fox.glb', 5, 'between'],
     ['Fox, beyond the clips lbs', 'characters/Fox.glb', 5, 'samples', 'lbs'],
-    ['rpm-avatar (morph targets: bind positions per sample)', 'characters/rpm-avatar.glb', 2, 'samples'],
+    // Its clip keys no morph weight: with a morph target weighted 0.6 by default, the bind positions
+    // differ from the mesh's at every sample (the fit's per-sample path).
+    ['rpm-avatar (a morph target weighted 0.6: bind positions per sample)', 'characters/rpm-avatar.glb', 2, 'samples', undefined, 0.6], // prettier-ignore
   ] as const)(
     '%s, dqs, guard %s: the fit on 2 worker threads writes the same bytes as on this thread',
-    async (_, path, rate, guard, beyondClips?: 'lbs') => {
+    async (_, path, rate, guard, beyondClips?: 'lbs', morphWeight?: number) => {
       const file = join(SHARED, path);
       const bytes: Uint8Array[] = [];
       for (const threads of [1, 2]) {
         const document = await readDocument(file);
+        if (morphWeight) {
+          const mesh = document
+            .getRoot()
+            .listMeshes()
+            .find((m) => m.getWeights().length)!;
+          mesh.setWeights(mesh.getWeights().map((w, k) => (k === 0 ? morphWeight : w)));
+        }
         const [model] = extractSkinnedModels(document, file);
+        if (morphWeight) {
+          const { rest } = sampleMethod(model, deformers.lbs, rate);
+          expect(rest.every((r) => r !== model.mesh.positions)).toBe(true);
+        }
         const r = await bakeHelperJointsParallel(document, model, deformers.dqs, { rate, threads, guard, beyondClips }); // prettier-ignore
         expect(r.helpers).toBeGreaterThan(0);
         bytes.push(await new NodeIO().writeBinary(document));

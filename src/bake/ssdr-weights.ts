@@ -50,17 +50,22 @@ export function weightScratch(): WeightScratch {
 }
 
 /**
- * Per pair of influences (p, q), Σ_t Σ_r M_p(t)[r, k] · M_q(t)[r, l] over a problem's samples
- * (4×4, k and l the homogeneous rest coordinates; M a fixed joint's skinning matrix or a helper's
- * transform, rows 0–2), made on first use and kept. Where a vertex's rest position x̃ = (x, 1) is
- * the same at every sample (no morph targets), its Gram matrix entry over the samples is the
- * quadratic form x̃ᵀ P_pq x̃ — one product for every vertex that has both influences, instead of a
- * sum over the samples per vertex. Valid while the helpers' transforms stay as they were.
+ * Per pair of influences (p, q), P_pq = Σ_t Σ_r M_p(t)[r, k] · M_q(t)[r, l] over a problem's
+ * samples (4×4, k and l the homogeneous rest coordinates; M a fixed joint's skinning matrix or a
+ * helper's transform, rows 0–2), made on first use and kept. Where a vertex's rest position
+ * x̃ = (x, 1) is the same at every sample (no morph targets), its Gram matrix entry over the
+ * samples is the quadratic form x̃ᵀ P_pq x̃ — one product for every vertex that has both
+ * influences, instead of a sum over the samples per vertex. Valid while the helpers' transforms
+ * stay as they were.
  */
-export type InfluenceProducts = (p: number, q: number) => Float64Array;
+export interface InfluenceProducts {
+  /** x̃ᵀ P_pq x̃ with x̃ = (x0, x1, x2, 1), bind space (asset units). */
+  form(p: number, q: number, x0: number, x1: number, x2: number): number;
+}
 
 /**
- * {@link InfluenceProducts} of `problem` and `model` over every sample of the problem.
+ * {@link InfluenceProducts} of `problem` and `model` over every sample of the problem (all pairs
+ * in one growing array).
  * @throws RangeError when the rest positions differ between samples (morph targets)
  */
 export function influenceProducts(problem: SsdrProblem, model: SsdrModel): InfluenceProducts {
@@ -68,30 +73,38 @@ export function influenceProducts(problem: SsdrProblem, model: SsdrModel): Influ
     throw new RangeError('influenceProducts: the rest positions differ between samples');
   const J = problem.fixed[0].length >> 4;
   const N = J + model.helpers;
-  const kept = new Map<number, Float64Array>();
-  return (p, q) => {
-    if (p > q) [p, q] = [q, p]; // the quadratic form of P_qp = P_pqᵀ is the same
+  const offsets = new Map<number, number>();
+  let store = new Float64Array(16 * 64);
+  /** P_pq's offset in `store`, p ≤ q (the quadratic form of P_qp = P_pqᵀ is the same). */
+  const offset = (p: number, q: number): number => {
     const key = p * N + q;
-    let P = kept.get(key);
-    if (P) return P;
-    P = new Float64Array(16);
+    let o = offsets.get(key);
+    if (o !== undefined) return o;
+    o = 16 * offsets.size;
+    if (o + 16 > store.length) {
+      const grown = new Float64Array(2 * store.length);
+      grown.set(store);
+      store = grown;
+    }
     for (let t = 0; t < problem.fixed.length; t++) {
       const [A, a] = p < J ? [problem.fixed[t], p << 4] : [model.transforms[t], (p - J) << 4];
       const [B, b] = q < J ? [problem.fixed[t], q << 4] : [model.transforms[t], (q - J) << 4];
       for (let k = 0; k < 4; k++)
         for (let l = 0; l < 4; l++)
-          P[4 * k + l] +=
+          store[o + 4 * k + l] +=
             A[a + 4 * k] * B[b + 4 * l] + A[a + 4 * k + 1] * B[b + 4 * l + 1] + A[a + 4 * k + 2] * B[b + 4 * l + 2];
     }
-    kept.set(key, P);
-    return P;
+    offsets.set(key, o);
+    return o;
   };
-}
-
-/** x̃ᵀ P x̃ with x̃ = (x0, x1, x2, 1) and P 4×4 (row k, column l at 4k + l). */
-function homogeneousForm(P: Float64Array, x0: number, x1: number, x2: number): number {
-  const r = (k: number) => P[4 * k] * x0 + P[4 * k + 1] * x1 + P[4 * k + 2] * x2 + P[4 * k + 3];
-  return x0 * r(0) + x1 * r(1) + x2 * r(2) + r(3);
+  return {
+    form(p, q, x0, x1, x2) {
+      const o = p <= q ? offset(p, q) : offset(q, p);
+      const P = store;
+      const r = (k: number) => P[o + 4 * k] * x0 + P[o + 4 * k + 1] * x1 + P[o + 4 * k + 2] * x2 + P[o + 4 * k + 3];
+      return x0 * r(0) + x1 * r(1) + x2 * r(2) + r(3);
+    },
+  };
 }
 
 /** Grows `s` to hold c candidates. */
@@ -167,7 +180,7 @@ export function updateVertexWeights(
     const rest = problem.rest[0];
     const x0 = rest[3 * i], x1 = rest[3 * i + 1], x2 = rest[3 * i + 2]; // prettier-ignore
     for (let a = 0; a < c; a++)
-      for (let d = a; d < c; d++) G[a * c + d] = homogeneousForm(products(candidates[a], candidates[d]), x0, x1, x2);
+      for (let d = a; d < c; d++) G[a * c + d] = products.form(candidates[a], candidates[d], x0, x1, x2);
   }
   for (let a = 0; a < c; a++) for (let d = 0; d < a; d++) G[a * c + d] = G[d * c + a];
   gram.set(G.subarray(0, c * c));

@@ -164,7 +164,7 @@ export function addPoseCommands(program: Command, io: Io): void {
         )
         .option(
           '--threads <n>',
-          `helpers: threads for the fit, and for the frames of meshes of 10,000 vertices up in the sampling and the measure; the file is identical for any count (default: all cores from ${AUTO_BAKE_THREADS_FROM.toExponential(0)} (sample, vertex) pairs up, else 1; 1 per file with --jobs above 1)`,
+          `helpers: threads for the fit (the sampling and the measure run on one); the file is identical for any count (default: all cores from ${AUTO_BAKE_THREADS_FROM.toExponential(0)} (sample, vertex) pairs up, else 1; 1 per file with --jobs above 1)`,
           threadCount,
         ),
     ),
