@@ -231,7 +231,10 @@ export const BETWEEN_PRIOR_STRENGTH = 1e-3;
  * Bone update (Le & Deng 2012, Sec. 3.3): each helper's transform at every sample, weights fixed.
  * The samples are independent: at each, `passes` sweeps over the helpers in order (each fit sees
  * the others' latest transforms; every fit is an exact block minimisation, so the error over the
- * members never rises), the fixed joints' share of every member computed once per sample.
+ * members never rises), the fixed joints' share of every member computed once per sample —
+ * or, where every sample has the same rest positions (no morph targets), each fit's
+ * cross-covariance assembled from sums over the helper's members made once
+ * (`updateHelpersAtOneRest`; the same fits up to rounding).
  * @param members per helper, the vertices with a positive weight on it
  * @param passes sweeps over the helpers at each sample (≥ 1)
  * @param samples the samples to update, default all
