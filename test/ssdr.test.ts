@@ -6,16 +6,8 @@
  */
 import { mat4LinearDeterminant, mat4Multiply } from '../src/core/math.js';
 import { describe, expect, it } from 'vitest';
-import {
-  BETWEEN_PRIOR_STRENGTH,
-  rigidFit,
-  updateHelpers,
-  vertexError,
-  vertexErrors,
-  verticesErrors,
-  type SsdrModel,
-  type SsdrProblem,
-} from '../src/bake/ssdr.js';
+import { vertexError, vertexErrors, verticesErrors, type SsdrModel, type SsdrProblem } from '../src/bake/ssdr.js';
+import { BETWEEN_PRIOR_STRENGTH, rigidFit, updateHelpers } from '../src/bake/ssdr-helpers.js';
 import { influenceProducts, updateVertexWeights } from '../src/bake/ssdr-weights.js';
 import { rng } from './helpers/data.js';
 

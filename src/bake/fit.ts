@@ -8,7 +8,8 @@
  *
  * @module
  */
-import { updateHelpers, verticesErrors, type SsdrModel, type SsdrProblem } from './ssdr.js';
+import { verticesErrors, type SsdrModel, type SsdrProblem } from './ssdr.js';
+import { updateHelpers } from './ssdr-helpers.js';
 import type { MethodSamples } from './sampling.js';
 import { influenceProducts, updateVertexWeights, weightScratch } from './ssdr-weights.js';
 

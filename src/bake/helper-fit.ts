@@ -15,7 +15,8 @@ import { reduceHelperKeys, type HelperKeys } from './key-reduction.js';
 import { keepFittedWeights } from './never-worse.js';
 import { clusterStart, influencesOf, type HelperPlacement } from './placement.js';
 import type { MethodSamples } from './sampling.js';
-import { BETWEEN_PRIOR_STRENGTH, type SsdrModel } from './ssdr.js';
+import type { SsdrModel } from './ssdr.js';
+import { BETWEEN_PRIOR_STRENGTH } from './ssdr-helpers.js';
 
 /** One task of a helper fit for its caller to run: here, or split over worker threads. */
 export interface HelperFitStep {

@@ -10,7 +10,8 @@
  * @module
  */
 import { boundingBoxDiagonal, type SkinnedMesh } from '../core/mesh.js';
-import { jointScale, rigidFit } from './ssdr.js';
+import { jointScale } from './ssdr.js';
+import { rigidFit } from './ssdr-helpers.js';
 
 /** What {@link placeHelpers} decides. */
 export interface HelperPlacement {
