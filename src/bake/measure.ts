@@ -203,24 +203,28 @@ export function measureBake(
       let m: SkinnedMesh | undefined;
       const [S, B] = bakeSkinningPair(original.skeleton, samplePose(original.skeleton, clip, t), baked.skeleton, samplePose(baked.skeleton, other, t), extent); // prettier-ignore
       const morphed = () => (m ??= applyMorphTargets(original.mesh, original.morphGroups, sampleMorphWeights(original.morphGroups, clip.morphChannels ?? [], t))); // prettier-ignore
+      const bakedWeights = sampleMorphWeights(baked.morphGroups, other.morphChannels ?? [], t);
+      const morphedBaked = applyMorphTargets(baked.mesh, baked.morphGroups, bakedWeights);
+      /** This sample's slot of `errors`. */
+      const slot = (errors: Float32Array) => errors.subarray(s * n, s * n + n);
+      /** The distances of positions P to the method's at this sample, into that sample's slot of `errors`. */
+      const distances = (errors: Float32Array, P: Float32Array) => {
+        scaledDistances(slot(errors), P, method.positions, 1 / diagonal);
+        return slot(errors);
+      };
+      let lbsAt: [number, number];
       if (fromReference) {
         method.positions = reference.targets[r];
-        lbs.positions = reference.lbs[r++];
+        const [at, squared] = [slot(lbsErrors), reference.lbsSquared[r++]];
+        for (let i = 0; i < n; i++) at[i] = Math.sqrt(squared[i]) / diagonal;
+        lbsAt = maxAndP99(at);
       } else {
         // Into arrays of its own (not the reference's).
         [method.positions, lbs.positions] = posed;
         deform(morphed(), S, method);
         deformLbs(morphed(), S, lbs);
+        lbsAt = maxAndP99(distances(lbsErrors, lbs.positions));
       }
-      const bakedWeights = sampleMorphWeights(baked.morphGroups, other.morphChannels ?? [], t);
-      const morphedBaked = applyMorphTargets(baked.mesh, baked.morphGroups, bakedWeights);
-      /** The distances of positions P to the method's at this sample, into `errors`: that sample's slot. */
-      const distances = (errors: Float32Array, P: Float32Array) => {
-        const at = errors.subarray(s * n, s * n + n);
-        scaledDistances(at, P, method.positions, 1 / diagonal);
-        return at;
-      };
-      const lbsAt = maxAndP99(distances(lbsErrors, lbs.positions));
       deformLbs(morphedBaked, B, played);
       if (!withinMargin(distances(bakedErrors, played.positions), lbsAt)) {
         if (isHalf) halfWorse++;

@@ -43,12 +43,9 @@ export function keepFittedWeights(
   active: readonly number[],
   data: FitData,
 ): { kept: Uint8Array; givenBack: number } {
-  const { lbs, targets } = samples;
+  const { lbsSquared, targets } = samples;
   const T = targets.length;
-  const n = targets[0].length / 3;
   const nA = data.n;
-  const squared = (a: Float32Array, b: Float32Array, i: number) =>
-    (a[3 * i] - b[3 * i]) ** 2 + (a[3 * i + 1] - b[3 * i + 1]) ** 2 + (a[3 * i + 2] - b[3 * i + 2]) ** 2;
   // The fitted vertices' squared distances at every sample (kept as distances), sum and largest.
   const { problem, model } = fitViews(data, true);
   const distances = new Float32Array(T * nA);
@@ -68,17 +65,13 @@ export function keepFittedWeights(
   // Sample by sample (each sample's arrays read in order).
   for (let t = 0; t < T; t++)
     active.forEach((i, a) => {
-      const d = squared(lbs[t], targets[t], i);
+      const d = lbsSquared[t][i];
       lbsSum[a] += d;
       if (d > lbsMax[a]) lbsMax[a] = d;
     });
   for (let a = 0; a < nA; a++) kept[a] = fittedSum[a] <= lbsSum[a] && fittedMax[a] <= lbsMax[a] ? 1 : 0;
   const overall = nA - kept.reduce((s, k) => s + k, 0);
-  const lbsDistance = (t: number) => {
-    const d = new Float32Array(n);
-    for (let i = 0; i < n; i++) d[i] = Math.sqrt(squared(lbs[t], targets[t], i));
-    return d;
-  };
+  const lbsDistance = (t: number) => roots(lbsSquared[t]);
   const bounds = sampleBounds(lbsDistance, T, active, GUARD_MARGIN * boundingBoxDiagonal(targets[0]));
   // A vertex over at some samples first gets its weights solved again by weighted least squares,
   // those samples weighing more and more (REPAIR_WEIGHTS) beside the fit's own, the helpers as
@@ -264,4 +257,11 @@ function keepNeverWorse(
     }
   }
   return given;
+}
+
+/** The square roots of `squared`, a new array. */
+export function roots(squared: Float32Array): Float32Array {
+  const out = new Float32Array(squared.length);
+  for (let i = 0; i < out.length; i++) out[i] = Math.sqrt(squared[i]);
+  return out;
 }

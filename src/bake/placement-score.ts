@@ -14,7 +14,7 @@ import { boundingBoxDiagonal } from '../core/mesh.js';
 import type { HelperCandidate } from './helper-fit.js';
 import { NEVER_WORSE_MARGIN } from './measure.js';
 import { maxAndP99, maxAndP99Within } from './percentile.js';
-import { holdNeverWorse } from './never-worse.js';
+import { holdNeverWorse, roots } from './never-worse.js';
 import type { MethodSamples } from './sampling.js';
 import { verticesErrors, type SsdrProblem } from './ssdr.js';
 
@@ -32,6 +32,8 @@ export interface PlainLbs {
   p99: number;
   /** Per half-way time, the largest and the 99th-percentile distance (not squared), 2 each. */
   halfway: Float64Array;
+  /** Room for a candidate's squared distances, as {@link squared}: one array for every candidate scored. */
+  scratch: Float32Array;
 }
 
 /** What {@link placementScore} found. */
@@ -52,19 +54,11 @@ export interface PlacementScore {
  */
 export function plainLbs(samples: MethodSamples, halfway: MethodSamples | undefined): PlainLbs {
   const n = samples.targets[0].length / 3;
-  const sets = halfway ? [samples, halfway] : [samples];
-  const squared = new Float32Array(sets.reduce((t, at) => t + at.targets.length * n, 0));
-  let from = 0;
-  for (const at of sets) {
-    at.targets.forEach((b, t) => {
-      const a = at.lbs[t];
-      for (let i = 0; i < n; i++)
-        squared[from + t * n + i] = (a[3 * i] - b[3 * i]) ** 2 + (a[3 * i + 1] - b[3 * i + 1]) ** 2 + (a[3 * i + 2] - b[3 * i + 2]) ** 2; // prettier-ignore
-    });
-    from += at.targets.length * n;
-  }
+  const times = [...samples.lbsSquared, ...(halfway?.lbsSquared ?? [])];
+  const squared = new Float32Array(times.length * n);
+  times.forEach((at, t) => squared.set(at, t * n));
   const [max, p99] = maxAndP99(squared);
-  return { squared, max, p99, halfway: halfwayFigures(squared, samples.targets.length, n) };
+  return { squared, max, p99, halfway: halfwayFigures(squared, samples.targets.length, n), scratch: new Float32Array(squared.length) }; // prettier-ignore
 }
 
 /** Per time after the first `skip` (the half-way ones), the largest and the 99th-percentile distance, from squared distances. */
@@ -135,7 +129,7 @@ export function holdHalfway(
   const nA = active.length;
   const fitted = new Float32Array(T * nA);
   for (let t = 0; t < T; t++) active.forEach((i, a) => (fitted[t * nA + a] = Math.sqrt(baked[t * n + i])));
-  const lbsDistance = (t: number) => plain.squared.subarray(t * n, (t + 1) * n).map(Math.sqrt);
+  const lbsDistance = (t: number) => roots(plain.squared.subarray(t * n, (t + 1) * n));
   const kept = new Uint8Array(nA).fill(1);
   holdNeverWorse(lbsDistance, T, active, fitted, kept, boundingBoxDiagonal(samples.targets[0]));
   return active.filter((_, a) => !kept[a]);
@@ -144,7 +138,8 @@ export function holdHalfway(
 /**
  * The candidate's squared distance to the method at every sample and, with `halfway`, every
  * half-way time (the helpers there played from their kept keys), per time and vertex as
- * {@link PlainLbs.squared}; plain LBS's where a vertex keeps its own influences.
+ * {@link PlainLbs.squared}; plain LBS's where a vertex keeps its own influences. Written into
+ * `plain.scratch` (and returned): valid until the next candidate is measured.
  */
 function bakedSquared(
   samples: MethodSamples,
@@ -156,7 +151,8 @@ function bakedSquared(
   // The times measured: the samples (the fit's transforms), then half-way (the keys interpolated).
   const sets = [{ at: samples, transforms: candidate.model.transforms }];
   if (halfway) sets.push({ at: halfway, transforms: playedHalfway(samples, halfway, candidate) });
-  const baked = plain.squared.slice(); // a vertex that keeps its own influences plays plain LBS
+  const baked = plain.scratch; // a vertex that keeps its own influences plays plain LBS
+  baked.set(plain.squared);
   let from = 0;
   const fitted: number[] = [];
   for (let i = 0; i < n; i++) if (!candidate.own[i]) fitted.push(i);

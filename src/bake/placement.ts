@@ -43,24 +43,19 @@ export interface HelperRegions {
  * The regions of a bake: the vertices where the method departs from LBS, each under the joint
  * between its two heaviest influences (see the module comment).
  * @param targets the method's posed positions per sample, length 3·n each
- * @param lbs LBS's posed positions at the same samples
+ * @param lbsSquared plain LBS's squared distance to the method at every vertex at the same
+ *   samples, length n each (`MethodSamples.lbsSquared`)
  */
 export function helperRegions(
   mesh: SkinnedMesh,
   parents: Int32Array,
   targets: readonly Float32Array[],
-  lbs: readonly Float32Array[],
+  lbsSquared: readonly Float32Array[],
 ): HelperRegions {
   const n = mesh.positions.length / 3;
   const departure = new Float64Array(n);
-  for (let t = 0; t < targets.length; t++) {
-    const a = targets[t];
-    const b = lbs[t];
-    for (let i = 0; i < n; i++) {
-      const d = (a[3 * i] - b[3 * i]) ** 2 + (a[3 * i + 1] - b[3 * i + 1]) ** 2 + (a[3 * i + 2] - b[3 * i + 2]) ** 2;
-      if (d > departure[i]) departure[i] = d;
-    }
-  }
+  for (const squared of lbsSquared)
+    for (let i = 0; i < n; i++) if (squared[i] > departure[i]) departure[i] = squared[i];
   for (let i = 0; i < n; i++) departure[i] = Math.sqrt(departure[i]);
   let most = 0;
   for (let i = 0; i < n; i++) most = Math.max(most, departure[i]);

@@ -23,8 +23,11 @@ export interface MethodSamples {
   rest: Float32Array[];
   /** The method's posed positions at sample s, length 3·n (posed space, asset units). */
   targets: Float32Array[];
-  /** Plain LBS's posed positions at sample s, length 3·n. */
-  lbs: Float32Array[];
+  /**
+   * Plain LBS's squared distance to the method at every vertex at sample s, length n (posed
+   * units squared): all that the bake reads of plain LBS, a third of its positions' memory.
+   */
+  lbsSquared: Float32Array[];
   /** The joints' skinning matrices at sample s, 4×4 column-major, length 16·J. */
   fixed: Float64Array[];
   /** The sample rate (samples per second). */
@@ -74,11 +77,15 @@ export function sampleMethod(
   }));
   const total = clips.reduce((t, c) => t + c.times.length, 0);
   checkBakeSize(total, n, between);
-  const out: MethodSamples = { clips, rest: [], targets: [], lbs: [], fixed: [], rate, between };
+  const out: MethodSamples = { clips, rest: [], targets: [], lbsSquared: [], fixed: [], rate, between };
   const extent = boundingBoxDiagonal(mesh.positions);
   // Every sample's positions in one array each (views per sample): hundreds of fresh arrays of
   // a large mesh cost more, allocated one by one, than the skinning itself.
-  const [targets, lbs] = [0, 1].map(() => new Float32Array(total * 3 * n));
+  // (Fresh memory is slow to touch the first time: on this project's 2-core VMs about 2.7 ns a
+  // byte, which is why plain LBS is kept as its distances and posed into one array.)
+  const targets = new Float32Array(total * 3 * n);
+  const lbsSquared = new Float32Array(total * n);
+  const plain = { positions: new Float32Array(3 * n) };
   for (const { clip, times } of clips)
     for (const t of times) {
       options.signal?.throwIfAborted();
@@ -89,11 +96,12 @@ export function sampleMethod(
       const at = 3 * n * out.targets.length;
       const method = { positions: targets.subarray(at, at + 3 * n) };
       deform(morphed, S, method);
-      const plain = { positions: lbs.subarray(at, at + 3 * n) };
       deformLbs(morphed, S, plain);
+      const squared = lbsSquared.subarray(at / 3, at / 3 + n);
+      squaredDistances(squared, plain.positions, method.positions);
       out.rest.push(morphed.positions);
       out.targets.push(method.positions);
-      out.lbs.push(plain.positions);
+      out.lbsSquared.push(squared);
       out.fixed.push(S);
       options.onProgress?.(out.targets.length, total);
     }
@@ -111,7 +119,7 @@ export function withHalfway(samples: MethodSamples, halfway: MethodSamples): Met
     clips: [],
     rest: [],
     targets: [],
-    lbs: [],
+    lbsSquared: [],
     fixed: [],
     rate: samples.rate,
     between: true,
@@ -125,7 +133,7 @@ export function withHalfway(samples: MethodSamples, halfway: MethodSamples): Met
     const push = (from: MethodSamples, k: number) => {
       out.rest.push(from.rest[k]);
       out.targets.push(from.targets[k]);
-      out.lbs.push(from.lbs[k]);
+      out.lbsSquared.push(from.lbsSquared[k]);
       out.fixed.push(from.fixed[k]);
     };
     for (let k = 0; k < times.length; k++) {
@@ -141,4 +149,10 @@ export function withHalfway(samples: MethodSamples, halfway: MethodSamples): Met
     h += half.length;
   });
   return out;
+}
+
+/** `out[i]` = the squared distance between points i of `a` and `b` (3 floats each), summed in 64 bits. */
+export function squaredDistances(out: Float32Array, a: Float32Array, b: Float32Array): void {
+  for (let i = 0, j = 0; i < out.length; i++, j += 3)
+    out[i] = (a[j] - b[j]) ** 2 + (a[j + 1] - b[j + 1]) ** 2 + (a[j + 2] - b[j + 2]) ** 2;
 }

@@ -240,7 +240,7 @@ export function* helperBakeSteps(
   // The placements fitted: the one asked, or with `auto` both (the second only where it shares
   // the helpers out otherwise), the closer to the method kept (`placementScore`).
   const how = options.placement ?? 'auto';
-  const departing = helperRegions(mesh, skeleton.parents, samples.targets, samples.lbs);
+  const departing = helperRegions(mesh, skeleton.parents, samples.targets, samples.lbsSquared);
   const placements = (how === 'auto' ? (['even', 'departure'] as const) : [how])
     .map((name) => ({ name, placement: placeHelpers(mesh, departing, perRegion, name === 'departure') }))
     .filter(({ placement }, k, all) => k === 0 || !sameHelpers(placement, all[0].placement));
