@@ -7,7 +7,8 @@
  * place only when complete: nothing partial is left, and an input is never replaced), and exits
  * with 128 + the signal number (130, 143), within a fraction of a second.
  *
- * `corskin view` (a server until Ctrl+C) runs on the main thread.
+ * `corskin view` (a server until Ctrl+C) runs on the main thread; `corskin bake` first starts
+ * again in a child process on huge pages where it can (`huge-pages.ts`).
  *
  * @module
  */
@@ -17,6 +18,7 @@ import { nodeWorkerScript } from '../core/node-worker.js';
 import { installSignalCleanup, main } from './main.js';
 import { processIo, progress, type ProgressBar } from './ui.js';
 import { removeTempFilesOf, type TempFileKind } from '../io/files.js';
+import { relaunchOnHugePages, stopsWithParent, wantsHugePages } from './huge-pages.js';
 
 /** What the command's worker thread posts. */
 export type WorkerMessage =
@@ -42,6 +44,8 @@ export async function runProcess(argv: string[]): Promise<number> {
     installSignalCleanup();
     return main(argv);
   }
+  // A bake holds every sample in memory: on huge pages where the platform offers them.
+  if (command === 'bake' && wantsHugePages()) return relaunchOnHugePages(argv);
   const worker = new Worker(nodeWorkerScript('cli/process-worker.js'), {
     workerData: { argv, tty: processIo.tty },
   });
@@ -94,6 +98,7 @@ export async function runProcess(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', () => stop(130));
   process.on('SIGTERM', () => stop(143));
+  stopsWithParent(() => stop(143));
   // `corskin info x.glb | head` closes the pipe early: not an error. The command goes on without
   // its printed lines: its file (`bake … -o out.glb | head -1`) is still written, and the exit code
   // is its own. Another failure to print (a full disk) is said once, on stderr.

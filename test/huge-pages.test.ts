@@ -1,0 +1,89 @@
+/**
+ * `corskin bake` on transparent huge pages (src/cli/huge-pages.ts): on Linux with glibc ≥ 2.35
+ * the bake runs in a child process whose `GLIBC_TUNABLES` asks glibc's malloc for huge pages
+ * (the child's memory on them, where the kernel's transparent huge pages are on); a user's own
+ * `glibc.malloc.hugetlb` is kept; the child stops, leaving no output, when its parent is killed
+ * outright (no signal passed on). The signals passed on are `interrupts.test.ts`'s.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { wantsHugePages } from '../src/cli/huge-pages.js';
+import { ROOT, scratch, SHARED } from './helpers/data.js';
+
+const tmp = scratch();
+afterAll(tmp.cleanup);
+
+/** glibc's version as `ldd --version` prints it (not as Node reports it), or undefined. */
+function lddGlibc(): [number, number] | undefined {
+  try {
+    const line = execFileSync('ldd', ['--version'], { encoding: 'utf8' }).split('\n')[0];
+    const m = /GLIBC[^)]*\)\s+(\d+)\.(\d+)/i.exec(line) ?? /(\d+)\.(\d+)\s*$/.exec(line);
+    return m ? [Number(m[1]), Number(m[2])] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The process ids whose parent is `pid` (Linux /proc). */
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return Number(readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1].split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+const glibc = process.platform === 'linux' ? lddGlibc() : undefined;
+const offered = !!glibc && (glibc[0] > 2 || (glibc[0] === 2 && glibc[1] >= 35));
+
+describe('huge pages for the bake', () => {
+  it('are asked for exactly where glibc ≥ 2.35 runs Linux, unless the user set glibc.malloc.hugetlb', () => {
+    expect(wantsHugePages({})).toBe(offered);
+    expect(wantsHugePages({ GLIBC_TUNABLES: 'glibc.malloc.check=0' })).toBe(offered);
+    expect(wantsHugePages({ GLIBC_TUNABLES: 'glibc.malloc.hugetlb=0' })).toBe(false);
+    expect(wantsHugePages({ GLIBC_TUNABLES: 'glibc.malloc.check=0:glibc.malloc.hugetlb=1' })).toBe(false);
+  });
+
+  it.skipIf(!offered)(
+    'the bake runs in a child on huge pages, which stops and leaves nothing when its parent is killed outright',
+    async () => {
+      const input = join(tmp.dir, 'ybot.glb');
+      copyFileSync(join(SHARED, 'characters/Ybot.glb'), input);
+      const out = join(tmp.dir, 'out.glb');
+      const parent = spawn(process.execPath, [join(ROOT, 'bin/corskin.js'), 'bake', input, '--method', 'dqs', '--as', 'helpers', '-o', out], { stdio: 'ignore', env: { ...process.env, GLIBC_TUNABLES: 'glibc.malloc.check=0' } }); // prettier-ignore
+      let child: number | undefined;
+      try {
+        for (let polls = 0; child === undefined && polls < 500; polls++) {
+          await new Promise((r) => setTimeout(r, 10));
+          child = childrenOf(parent.pid!)[0];
+        }
+        expect(child, 'no child process started').toBeDefined();
+        // A few seconds in, the samples are taken: on huge pages where the kernel offers them.
+        await new Promise((r) => setTimeout(r, 4000));
+        const mode = /\[(\w+)\]/.exec(readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8'))?.[1];
+        if (mode === 'madvise' || mode === 'always') {
+          const huge = Number(/AnonHugePages:\s+(\d+)/.exec(readFileSync(`/proc/${child}/smaps_rollup`, 'utf8'))?.[1]);
+          expect(huge, 'kB on huge pages').toBeGreaterThan(100_000);
+        }
+      } finally {
+        parent.kill('SIGKILL');
+      }
+      let alive = true;
+      for (let polls = 0; alive && polls < 300; polls++) {
+        await new Promise((r) => setTimeout(r, 10));
+        alive = existsSync(`/proc/${child}`) && !readFileSync(`/proc/${child}/stat`, 'utf8').includes(') Z ');
+      }
+      expect(alive, 'the child ran on for 3 s after its parent was killed').toBe(false);
+      expect(existsSync(out)).toBe(false);
+      expect(readdirSync(tmp.dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    },
+    30_000,
+  );
+});
