@@ -414,11 +414,21 @@ async function main(): Promise<void> {
   }
   if (bakeRows.length) {
     console.log(
-      '\ncorskin bake --as helpers, every clip, the whole command in a fresh process (median; 1 and 2 threads alternated)',
+      '\ncorskin bake --as helpers, every clip, the whole command in a fresh process (median; 1 and 2 threads, and 2 in 4 KB pages, alternated)',
     );
     console.log(
       formatTable(
-        ['asset', 'method', 'samples', '1 thread s', '2 threads s', '2 / 1', 'same file'],
+        [
+          'asset',
+          'method',
+          'samples',
+          '1 thread s',
+          '2 threads s',
+          '2 / 1',
+          '2, 4 KB pages s',
+          'huge / 4 KB',
+          'same file',
+        ],
         bakeRows.map((r) => [
           r.asset,
           r.method,
@@ -426,6 +436,8 @@ async function main(): Promise<void> {
           f(r.oneThreadSeconds),
           f(r.twoThreadSeconds),
           f(r.twoThreadSeconds / r.oneThreadSeconds),
+          f(r.smallPagesSeconds),
+          f(r.twoThreadSeconds / r.smallPagesSeconds),
           r.identical ? 'yes' : 'NO',
         ]),
       ),
