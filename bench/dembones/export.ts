@@ -89,7 +89,11 @@ async function exportProblem(file: string, dir: string): Promise<void> {
 
   // corskin's helper start (src/bake/placement.ts, as src/io/helper-bake.ts uses it): regions
   // where CoR departs from LBS, ≤ 2 helpers each by k-means, each helper a rigid fit of its cluster.
-  const placement = placeHelpers(mesh, helperRegions(mesh, skeleton.parents, targets, lbs), PER_REGION);
+  const lbsSquared = lbs.map((a, t) => {
+    const b = targets[t];
+    return Float64Array.from({ length: n }, (_, i) => (a[3 * i] - b[3 * i]) ** 2 + (a[3 * i + 1] - b[3 * i + 1]) ** 2 + (a[3 * i + 2] - b[3 * i + 2]) ** 2); // prettier-ignore
+  });
+  const placement = placeHelpers(mesh, helperRegions(mesh, skeleton.parents, targets, lbsSquared), PER_REGION);
   const { clusterOf } = placement;
   const H = placement.helperRegion.length;
   const start = clusterStart(

@@ -216,7 +216,7 @@ export function measureBake(
       if (fromReference) {
         method.positions = reference.targets[r];
         const [at, squared] = [slot(lbsErrors), reference.lbsSquared[r++]];
-        for (let i = 0; i < n; i++) at[i] = Math.sqrt(squared[i]) / diagonal;
+        for (let i = 0; i < n; i++) at[i] = Math.sqrt(squared[i]) * (1 / diagonal); // as scaledDistances
         lbsAt = maxAndP99(at);
       } else {
         // Into arrays of its own (not the reference's).

@@ -260,7 +260,7 @@ function keepNeverWorse(
 }
 
 /** The square roots of `squared`, a new array. */
-export function roots(squared: Float32Array): Float32Array {
+export function roots(squared: Float32Array | Float64Array): Float32Array {
   const out = new Float32Array(squared.length);
   for (let i = 0; i < out.length; i++) out[i] = Math.sqrt(squared[i]);
   return out;

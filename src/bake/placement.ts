@@ -50,7 +50,7 @@ export function helperRegions(
   mesh: SkinnedMesh,
   parents: Int32Array,
   targets: readonly Float32Array[],
-  lbsSquared: readonly Float32Array[],
+  lbsSquared: readonly Float64Array[],
 ): HelperRegions {
   const n = mesh.positions.length / 3;
   const departure = new Float64Array(n);

@@ -25,9 +25,10 @@ export interface MethodSamples {
   targets: Float32Array[];
   /**
    * Plain LBS's squared distance to the method at every vertex at sample s, length n (posed
-   * units squared): all that the bake reads of plain LBS, a third of its positions' memory.
+   * units squared; in 64 bits, as computed from the 32-bit positions): all that the bake reads
+   * of plain LBS, in two thirds of its positions' memory.
    */
-  lbsSquared: Float32Array[];
+  lbsSquared: Float64Array[];
   /** The joints' skinning matrices at sample s, 4×4 column-major, length 16·J. */
   fixed: Float64Array[];
   /** The sample rate (samples per second). */
@@ -81,10 +82,10 @@ export function sampleMethod(
   const extent = boundingBoxDiagonal(mesh.positions);
   // Every sample's positions in one array each (views per sample): hundreds of fresh arrays of
   // a large mesh cost more, allocated one by one, than the skinning itself.
-  // (Fresh memory is slow to touch the first time: on this project's 2-core VMs about 2.7 ns a
-  // byte, which is why plain LBS is kept as its distances and posed into one array.)
+  // Plain LBS posed into one array, kept as its distances: fresh memory is slow to touch the first
+  // time (on this project's 2-core VMs about 2.7 ns a byte, `cli/huge-pages.ts`).
   const targets = new Float32Array(total * 3 * n);
-  const lbsSquared = new Float32Array(total * n);
+  const lbsSquared = new Float64Array(total * n);
   const plain = { positions: new Float32Array(3 * n) };
   for (const { clip, times } of clips)
     for (const t of times) {
@@ -151,8 +152,8 @@ export function withHalfway(samples: MethodSamples, halfway: MethodSamples): Met
   return out;
 }
 
-/** `out[i]` = the squared distance between points i of `a` and `b` (3 floats each), summed in 64 bits. */
-export function squaredDistances(out: Float32Array, a: Float32Array, b: Float32Array): void {
+/** `out[i]` = the squared distance between points i of `a` and `b` (3 floats each). */
+function squaredDistances(out: Float64Array, a: Float32Array, b: Float32Array): void {
   for (let i = 0, j = 0; i < out.length; i++, j += 3)
     out[i] = (a[j] - b[j]) ** 2 + (a[j + 1] - b[j + 1]) ** 2 + (a[j + 2] - b[j + 2]) ** 2;
 }
