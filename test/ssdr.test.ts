@@ -8,7 +8,13 @@ import { mat4LinearDeterminant, mat4Multiply } from '../src/core/math.js';
 import { describe, expect, it } from 'vitest';
 import { vertexError, vertexErrors, verticesErrors, type SsdrModel, type SsdrProblem } from '../src/bake/ssdr.js';
 import { BETWEEN_PRIOR_STRENGTH, rigidFit, updateHelpers } from '../src/bake/ssdr-helpers.js';
-import { influenceProducts, updateVertexWeights } from '../src/bake/ssdr-weights.js';
+import {
+  addPairProduct,
+  influenceProducts,
+  rightHandSides,
+  storedInfluenceProducts,
+  updateVertexWeights,
+} from '../src/bake/ssdr-weights.js';
 import { rng } from './helpers/data.js';
 
 /** A random rotation (unit quaternion) as a 4×4 column-major matrix with translation t. */
@@ -243,6 +249,50 @@ describe('skinning decomposition kernels (Le & Deng 2012)', () => {
     // Morph targets (rest positions per sample): no shared products.
     const { p, model } = problem(rng(1), 4, 2, 0);
     expect(() => influenceProducts({ ...p, rest: [p.rest[0], p.rest[0].slice()] }, model)).toThrow(RangeError);
+  });
+
+  it('products made beforehand in any split, and right-hand sides summed across vertices, give the weight update the same bits', () => {
+    const J = 6;
+    const { p, model } = problem(rng(77), 30, 8, 0.3, J);
+    const N = J + model.helpers;
+    // Each vertex's candidates: a varying subset of the influences (helpers always in).
+    const lists = Array.from({ length: 30 }, (_, i) => [0, 1, 2, 3, 4, 5, J, J + 1].filter((k, a) => a > 5 || (i + a) % 3 !== 0)); // prettier-ignore
+    const candidates = Int32Array.from(lists.flat());
+    const candidateStart = Int32Array.from([0, ...lists.map((_, i) => lists.slice(0, i + 1).flat().length)]);
+    // Every pair, its products made in two ranges (as two threads would) into one store.
+    const index = new Int32Array(N * N).fill(-1);
+    const pairs: [number, number][] = [];
+    for (let a = 0; a < N; a++) for (let b = a; b < N; b++) index[a * N + b] = pairs.push([a, b]) - 1;
+    const store = new Float64Array(16 * pairs.length);
+    for (const [from, to] of [
+      [0, 7],
+      [7, pairs.length],
+    ])
+      for (let k = from; k < to; k++) addPairProduct(p, model, pairs[k][0], pairs[k][1], store, 16 * k);
+    const lazy = influenceProducts(p, model);
+    const stored = storedInfluenceProducts(store, index, N);
+    for (const [a, b] of [
+      [0, 0],
+      [2, J + 1],
+      [J + 1, 2],
+      [J, J + 1],
+    ])
+      expect(stored.form(a, b, 0.3, -0.2, 0.9)).toBe(lazy.form(a, b, 0.3, -0.2, 0.9));
+    // The right-hand sides of vertices 5…24 against those the update sums itself: the same weights, bit for bit.
+    const rhs = rightHandSides(p, model, 5, 25, candidates, candidateStart);
+    const [own, given] = [0, 1].map(() => ({ ...model, joints: model.joints.slice(), weights: model.weights.slice() })); // prettier-ignore
+    for (let i = 5; i < 25; i++) {
+      const [start, end] = [candidateStart[i] - candidateStart[5], candidateStart[i + 1] - candidateStart[5]];
+      updateVertexWeights(p, own, i, lists[i], undefined, undefined, lazy);
+      updateVertexWeights(p, given, i, lists[i], undefined, undefined, stored, rhs.subarray(start, end));
+    }
+    expect(given.joints).toEqual(own.joints);
+    expect(given.weights).toEqual(own.weights);
+    expect(given.weights).not.toEqual(model.weights); // the update moved them
+    // Right-hand sides need the products; neither takes rest positions per sample.
+    expect(() => updateVertexWeights(p, given, 0, lists[0], undefined, undefined, undefined, rhs)).toThrow(RangeError);
+    const perSample = { ...p, rest: p.rest.map((r) => r.slice()) };
+    expect(() => rightHandSides(perSample, model, 0, 2, candidates, candidateStart)).toThrow(RangeError);
   });
 
   it('verticesErrors, sample by sample, gives what vertexErrors gives vertex by vertex, bit for bit', () => {

@@ -11,7 +11,13 @@
 import { verticesErrors, type SsdrModel, type SsdrProblem } from './ssdr.js';
 import { updateHelpers } from './ssdr-helpers.js';
 import type { MethodSamples } from './sampling.js';
-import { influenceProducts, updateVertexWeights, weightScratch } from './ssdr-weights.js';
+import {
+  addPairProduct,
+  rightHandSides,
+  storedInfluenceProducts,
+  updateVertexWeights,
+  weightScratch,
+} from './ssdr-weights.js';
 
 /** The fit's data: n vertices (the ones it solves), T samples, J fixed joints, H helpers, K influences. */
 export interface FitData {
@@ -53,16 +59,33 @@ export interface FitData {
    */
   anchorJoints: Uint32Array;
   anchorWeights: Float32Array;
+  /**
+   * Without morph targets (`restPerSample` false): the pairs of influences (p, q), p ≤ q, that
+   * some vertex has both as candidates, 2 per pair; else empty.
+   */
+  pairs: Int32Array;
+  /** Each pair's number in {@link pairs} at p·(J + H) + q, p ≤ q (−1 for the others). */
+  pairIndex: Int32Array;
+  /**
+   * Each pair's products over the fit's samples (16 per pair, `addPairProduct`), written by the
+   * `products` task before each `weights` task, which reads them.
+   */
+  products: Float64Array;
 }
 
 /**
- * One task of the alternation: `weights` updates every vertex's weights over the subset of
- * samples (Sec. 3.2); `helpers` every helper's transform at each sample of the subset or of all
- * (`full`), `passes` sweeps (Sec. 3.3); `errors` gives each vertex's squared error summed over
- * the samples and its largest (the subset's or all).
+ * One task of the alternation: `products` makes each pair of influences' products over the
+ * subset of samples ({@link FitData.products}: where no vertex moves with morph targets, the
+ * Gram matrices of the weight update that follows); `weights` updates every vertex's weights over
+ * the subset of samples (Sec. 3.2); `helpers` every helper's transform at each sample of the
+ * subset or of all (`full`), `passes` sweeps (Sec. 3.3); `errors` gives each vertex's squared
+ * error summed over the samples and its largest (the subset's or all).
  */
 export type FitTask =
-  { kind: 'weights' } | { kind: 'helpers'; full: boolean; passes: number } | { kind: 'errors'; full: boolean };
+  | { kind: 'products' }
+  | { kind: 'weights' }
+  | { kind: 'helpers'; full: boolean; passes: number }
+  | { kind: 'errors'; full: boolean };
 
 /** What an `errors` task gives per vertex (posed units²); nothing for the others. */
 export interface FitErrors {
@@ -120,8 +143,9 @@ function helperSamples(data: FitData, full: boolean): number[] {
   return Array.from(full ? data.keyed : data.fitSamples);
 }
 
-/** How many independent items a task splits into: vertices (weights, errors) or samples (helpers). */
+/** How many independent items a task splits into: pairs (products), vertices (weights, errors) or samples (helpers). */
 export function taskItems(data: FitData, task: FitTask): number {
+  if (task.kind === 'products') return data.pairs.length / 2;
   return task.kind === 'helpers' ? helperSamples(data, task.full).length : data.n;
 }
 
@@ -149,13 +173,27 @@ export function runFitTask(data: FitData, task: FitTask, from: number, to: numbe
     return undefined;
   }
   const { problem, model } = fitViews(data, task.kind === 'errors' && task.full);
+  if (task.kind === 'products') {
+    for (let k = from; k < to; k++) {
+      data.products.fill(0, 16 * k, 16 * k + 16);
+      addPairProduct(problem, model, data.pairs[2 * k], data.pairs[2 * k + 1], data.products, 16 * k);
+    }
+    return undefined;
+  }
   if (task.kind === 'weights') {
     const scratch = weightScratch();
-    // Without morph targets, each pair of influences' products over the samples, shared by the range's vertices.
-    const products = data.restPerSample ? undefined : influenceProducts(problem, model);
+    // Without morph targets, the Gram matrices from the pairs' products (the task before), and
+    // the right-hand sides summed sample by sample across the range.
+    const { candidates, candidateStart } = data;
+    const products = data.restPerSample
+      ? undefined
+      : storedInfluenceProducts(data.products, data.pairIndex, data.J + data.H);
+    const rhs = products && rightHandSides(problem, model, from, to, candidates, candidateStart);
     for (let i = from; i < to; i++) {
-      const list = Array.from(data.candidates.subarray(data.candidateStart[i], data.candidateStart[i + 1]));
-      updateVertexWeights(problem, model, i, list, scratch, undefined, products);
+      const [start, end] = [candidateStart[i], candidateStart[i + 1]];
+      const list = Array.from(candidates.subarray(start, end));
+      const b = rhs?.subarray(start - candidateStart[from], end - candidateStart[from]);
+      updateVertexWeights(problem, model, i, list, scratch, undefined, products, b);
     }
     return undefined;
   }
@@ -222,6 +260,18 @@ export function fitData(
   const { helpers: H, influences: K } = model;
   const J = fixed[0].length >> 4;
   const restPerSample = rest.some((r) => r !== rest[0]);
+  // The pairs of candidates the weight update's Gram matrices take, where they come from products.
+  const N = J + H;
+  const pairIndex = new Int32Array(restPerSample ? 0 : N * N).fill(-1);
+  const pairs: number[] = [];
+  if (!restPerSample)
+    for (const list of candidates)
+      for (const p of list)
+        for (const q of list)
+          if (p <= q && pairIndex[p * N + q] < 0) {
+            pairIndex[p * N + q] = pairs.length / 2;
+            pairs.push(p, q);
+          }
   const data: FitData = {
     n,
     T,
@@ -247,7 +297,12 @@ export function fitData(
     priorStrength,
     anchorJoints: allocate(Uint32Array, anchored ? K * n : 0, shared),
     anchorWeights: allocate(Float32Array, anchored ? K * n : 0, shared),
+    pairs: allocate(Int32Array, pairs.length, shared),
+    pairIndex: allocate(Int32Array, pairIndex.length, shared),
+    products: allocate(Float64Array, 8 * pairs.length, shared),
   };
+  data.pairs.set(pairs);
+  data.pairIndex.set(pairIndex);
   const gather = (from: ArrayLike<number>, to: Float32Array, o: number) =>
     active.forEach((i, a) => {
       to[o + 3 * a] = from[3 * i];

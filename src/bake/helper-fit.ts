@@ -153,6 +153,7 @@ export function* fitHelpers(
   for (; iterations < maxIterations; iterations++) {
     progress(iterations);
     options.signal?.throwIfAborted();
+    if (!data.restPerSample) yield { data, task: { kind: 'products' } };
     yield { data, task: { kind: 'weights' } };
     yield { data, task: { kind: 'helpers', full: false, passes: 1 } };
     const next = yield* totalError();

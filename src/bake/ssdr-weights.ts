@@ -64,8 +64,8 @@ export interface InfluenceProducts {
 }
 
 /**
- * {@link InfluenceProducts} of `problem` and `model` over every sample of the problem (all pairs
- * in one growing array).
+ * {@link InfluenceProducts} of `problem` and `model` over every sample of the problem, each pair's
+ * made on first use (all pairs in one growing array).
  * @throws RangeError when the rest positions differ between samples (morph targets)
  */
 export function influenceProducts(problem: SsdrProblem, model: SsdrModel): InfluenceProducts {
@@ -86,25 +86,95 @@ export function influenceProducts(problem: SsdrProblem, model: SsdrModel): Influ
       grown.set(store);
       store = grown;
     }
-    for (let t = 0; t < problem.fixed.length; t++) {
-      const [A, a] = p < J ? [problem.fixed[t], p << 4] : [model.transforms[t], (p - J) << 4];
-      const [B, b] = q < J ? [problem.fixed[t], q << 4] : [model.transforms[t], (q - J) << 4];
-      for (let k = 0; k < 4; k++)
-        for (let l = 0; l < 4; l++)
-          store[o + 4 * k + l] +=
-            A[a + 4 * k] * B[b + 4 * l] + A[a + 4 * k + 1] * B[b + 4 * l + 1] + A[a + 4 * k + 2] * B[b + 4 * l + 2];
-    }
+    addPairProduct(problem, model, p, q, store, o);
     offsets.set(key, o);
     return o;
   };
-  return {
-    form(p, q, x0, x1, x2) {
-      const o = p <= q ? offset(p, q) : offset(q, p);
-      const P = store;
-      const r = (k: number) => P[o + 4 * k] * x0 + P[o + 4 * k + 1] * x1 + P[o + 4 * k + 2] * x2 + P[o + 4 * k + 3];
-      return x0 * r(0) + x1 * r(1) + x2 * r(2) + r(3);
-    },
-  };
+  return { form: (p, q, x0, x1, x2) => quadraticForm(store, p <= q ? offset(p, q) : offset(q, p), x0, x1, x2) };
+}
+
+/**
+ * {@link InfluenceProducts} made beforehand ({@link addPairProduct} over the same problem and
+ * model): P_pq at `16 · index[p·N + q]` of `store` for p ≤ q.
+ * @param N fixed joints and helpers (J + H)
+ */
+export function storedInfluenceProducts(store: Float64Array, index: Int32Array, N: number): InfluenceProducts {
+  return { form: (p, q, x0, x1, x2) => quadraticForm(store, 16 * index[p <= q ? p * N + q : q * N + p], x0, x1, x2) };
+}
+
+/**
+ * Adds P_pq of {@link InfluenceProducts} (influences p and q: < J a fixed joint, J + h helper h)
+ * over the problem's samples, in order, to `store` at `o` (16 entries, P[k][l] at o + 4k + l).
+ */
+export function addPairProduct(
+  problem: SsdrProblem,
+  model: SsdrModel,
+  p: number,
+  q: number,
+  store: Float64Array,
+  o: number,
+): void {
+  const J = problem.fixed[0].length >> 4;
+  for (let t = 0; t < problem.fixed.length; t++) {
+    const [A, a] = p < J ? [problem.fixed[t], p << 4] : [model.transforms[t], (p - J) << 4];
+    const [B, b] = q < J ? [problem.fixed[t], q << 4] : [model.transforms[t], (q - J) << 4];
+    for (let k = 0; k < 4; k++)
+      for (let l = 0; l < 4; l++)
+        store[o + 4 * k + l] +=
+          A[a + 4 * k] * B[b + 4 * l] + A[a + 4 * k + 1] * B[b + 4 * l + 1] + A[a + 4 * k + 2] * B[b + 4 * l + 2];
+  }
+}
+
+/** x̃ᵀ P x̃ with x̃ = (x0, x1, x2, 1), P the 4×4 at `o` of `P`. */
+function quadraticForm(P: Float64Array, o: number, x0: number, x1: number, x2: number): number {
+  const r = (k: number) => P[o + 4 * k] * x0 + P[o + 4 * k + 1] * x1 + P[o + 4 * k + 2] * x2 + P[o + 4 * k + 3];
+  return x0 * r(0) + x1 * r(1) + x2 * r(2) + r(3);
+}
+
+/**
+ * The weight update's right-hand sides b_a = Σ_t (M_a(t) x̃_i) · y_i(t) (Sec. 3.2's normal
+ * equations, M_a the skinning matrix or transform of candidate a) of vertices `from`…`to − 1`,
+ * each over its candidates, where the rest positions x̃ are the same at every sample (no morph
+ * targets). Summed sample by sample across the vertices, each sample's targets read in order
+ * (per vertex they lie a sample's 3·n floats apart): the same sums, term for term in the same
+ * order, as {@link updateVertexWeights} makes them for one vertex.
+ * @param candidates vertex i's candidate influences at `candidates[candidateStart[i] … candidateStart[i + 1])`
+ * @returns vertex i's c entries from `candidateStart[i] − candidateStart[from]`
+ * @throws RangeError when the rest positions differ between samples (morph targets)
+ */
+export function rightHandSides(
+  problem: SsdrProblem,
+  model: SsdrModel,
+  from: number,
+  to: number,
+  candidates: Int32Array,
+  candidateStart: Int32Array,
+): Float64Array {
+  if (problem.rest.some((r) => r !== problem.rest[0]))
+    throw new RangeError('rightHandSides: the rest positions differ between samples');
+  const J = problem.fixed[0].length >> 4;
+  const rest = problem.rest[0];
+  const base = candidateStart[from];
+  const out = new Float64Array(candidateStart[to] - base);
+  for (let t = 0; t < problem.targets.length; t++) {
+    const y = problem.targets[t];
+    const F = problem.fixed[t];
+    const X = model.transforms[t];
+    for (let i = from; i < to; i++) {
+      const x0 = rest[3 * i], x1 = rest[3 * i + 1], x2 = rest[3 * i + 2]; // prettier-ignore
+      const y0 = y[3 * i], y1 = y[3 * i + 1], y2 = y[3 * i + 2]; // prettier-ignore
+      for (let e = candidateStart[i]; e < candidateStart[i + 1]; e++) {
+        const j = candidates[e];
+        const M = j < J ? F : X;
+        const o = j < J ? j << 4 : (j - J) << 4;
+        const ax = M[o] * x0 + M[o + 4] * x1 + M[o + 8] * x2 + M[o + 12];
+        const ay = M[o + 1] * x0 + M[o + 5] * x1 + M[o + 9] * x2 + M[o + 13];
+        const az = M[o + 2] * x0 + M[o + 6] * x1 + M[o + 10] * x2 + M[o + 14];
+        out[e - base] += ax * y0 + ay * y1 + az * y2;
+      }
+    }
+  }
+  return out;
 }
 
 /** Grows `s` to hold c candidates. */
@@ -133,7 +203,10 @@ function growWeightScratch(s: WeightScratch, c: number): void {
  *   measured unweighted and compared with the unweighted error after.
  * @param products where given, the Gram matrix from these ({@link influenceProducts} of the same
  *   problem and model: the same sums, each in another order) instead of summed per vertex
- * @throws RangeError when given both `sampleWeights` and `products`
+ * @param rhs with `products`, the normal equations' right-hand side over the candidates (c,
+ *   {@link rightHandSides} of the same problem and model) instead of summed here: then the
+ *   update reads no sample
+ * @throws RangeError when given both `sampleWeights` and `products`, or `rhs` without `products`
  */
 export function updateVertexWeights(
   problem: SsdrProblem,
@@ -143,8 +216,10 @@ export function updateVertexWeights(
   scratch: WeightScratch = weightScratch(),
   sampleWeights?: ArrayLike<number>,
   products?: InfluenceProducts,
+  rhs?: ArrayLike<number>,
 ): void {
   if (sampleWeights && products) throw new RangeError('updateVertexWeights: sample weights with influence products');
+  if (rhs && !products) throw new RangeError('updateVertexWeights: right-hand sides without influence products');
   const c = candidates.length;
   const K = model.influences;
   const J = problem.fixed[0].length >> 4;
@@ -152,7 +227,8 @@ export function updateVertexWeights(
   const { G, gram, bGram, b, cols, w, trial } = scratch;
   G.fill(0, 0, c * c);
   b.fill(0, 0, c);
-  for (let t = 0; t < problem.targets.length; t++) {
+  for (let a = 0; rhs && a < c; a++) b[a] = rhs[a];
+  for (let t = 0; !rhs && t < problem.targets.length; t++) {
     const rest = problem.rest[t];
     const y = problem.targets[t];
     const F = problem.fixed[t];
