@@ -289,6 +289,16 @@ describe('skinning decomposition kernels (Le & Deng 2012)', () => {
     expect(given.joints).toEqual(own.joints);
     expect(given.weights).toEqual(own.weights);
     expect(given.weights).not.toEqual(model.weights); // the update moved them
+    // The fixed joints' entries kept between calls: summed the first time (the same), read the next.
+    const fixedTerms = new Float64Array(candidates.length).fill(NaN);
+    expect(rightHandSides(p, model, 5, 25, candidates, candidateStart, fixedTerms)).toEqual(rhs);
+    const e = candidateStart[5]; // vertex 5's first candidate, a fixed joint
+    expect(fixedTerms[e]).toBe(rhs[0]);
+    expect(Number.isNaN(fixedTerms[candidateStart[6] - 1])).toBe(true); // its last, a helper: not kept
+    fixedTerms[e] = 42;
+    const again = rightHandSides(p, model, 5, 25, candidates, candidateStart, fixedTerms);
+    expect(again[0]).toBe(42);
+    expect(again.subarray(1)).toEqual(rhs.subarray(1));
     // Right-hand sides need the products; neither takes rest positions per sample.
     expect(() => updateVertexWeights(p, given, 0, lists[0], undefined, undefined, undefined, rhs)).toThrow(RangeError);
     const perSample = { ...p, rest: p.rest.map((r) => r.slice()) };

@@ -71,6 +71,13 @@ export interface FitData {
    * `products` task before each `weights` task, which reads them.
    */
   products: Float64Array;
+  /**
+   * Without morph targets, the weight update's right-hand-side entries of the fixed joints among
+   * each vertex's candidates (indexed as {@link candidates}; `rightHandSides`' `fixedTerms`):
+   * the fit does not change them, so the first weight update sums them and the others read them.
+   * NaN until then, and for the helpers' entries.
+   */
+  fixedTerms: Float64Array;
 }
 
 /**
@@ -188,7 +195,7 @@ export function runFitTask(data: FitData, task: FitTask, from: number, to: numbe
     const products = data.restPerSample
       ? undefined
       : storedInfluenceProducts(data.products, data.pairIndex, data.J + data.H);
-    const rhs = products && rightHandSides(problem, model, from, to, candidates, candidateStart);
+    const rhs = products && rightHandSides(problem, model, from, to, candidates, candidateStart, data.fixedTerms);
     for (let i = from; i < to; i++) {
       const [start, end] = [candidateStart[i], candidateStart[i + 1]];
       const list = Array.from(candidates.subarray(start, end));
@@ -300,6 +307,7 @@ export function fitData(
     pairs: allocate(Int32Array, pairs.length, shared),
     pairIndex: allocate(Int32Array, pairIndex.length, shared),
     products: allocate(Float64Array, 8 * pairs.length, shared),
+    fixedTerms: allocate(Float64Array, restPerSample ? 0 : candidates.reduce((s, c) => s + c.length, 0), shared).fill(NaN), // prettier-ignore
   };
   data.pairs.set(pairs);
   data.pairIndex.set(pairIndex);

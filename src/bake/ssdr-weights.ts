@@ -139,6 +139,9 @@ function quadraticForm(P: Float64Array, o: number, x0: number, x1: number, x2: n
  * (per vertex they lie a sample's 3·n floats apart): the same sums, term for term in the same
  * order, as {@link updateVertexWeights} makes them for one vertex.
  * @param candidates vertex i's candidate influences at `candidates[candidateStart[i] … candidateStart[i + 1])`
+ * @param fixedTerms where given (indexed as `candidates`), the entries of fixed joints, which
+ *   stay as they are while the helpers' transforms change: read where known (not NaN), else
+ *   summed and written there
  * @returns vertex i's c entries from `candidateStart[i] − candidateStart[from]`
  * @throws RangeError when the rest positions differ between samples (morph targets)
  */
@@ -149,6 +152,7 @@ export function rightHandSides(
   to: number,
   candidates: Int32Array,
   candidateStart: Int32Array,
+  fixedTerms?: Float64Array,
 ): Float64Array {
   if (problem.rest.some((r) => r !== problem.rest[0]))
     throw new RangeError('rightHandSides: the rest positions differ between samples');
@@ -156,6 +160,13 @@ export function rightHandSides(
   const rest = problem.rest[0];
   const base = candidateStart[from];
   const out = new Float64Array(candidateStart[to] - base);
+  // The entries summed here: all but the fixed joints' that `fixedTerms` holds.
+  const known = new Uint8Array(out.length);
+  for (let e = base; fixedTerms && e < candidateStart[to]; e++)
+    if (candidates[e] < J && !Number.isNaN(fixedTerms[e])) {
+      known[e - base] = 1;
+      out[e - base] = fixedTerms[e];
+    }
   for (let t = 0; t < problem.targets.length; t++) {
     const y = problem.targets[t];
     const F = problem.fixed[t];
@@ -164,6 +175,7 @@ export function rightHandSides(
       const x0 = rest[3 * i], x1 = rest[3 * i + 1], x2 = rest[3 * i + 2]; // prettier-ignore
       const y0 = y[3 * i], y1 = y[3 * i + 1], y2 = y[3 * i + 2]; // prettier-ignore
       for (let e = candidateStart[i]; e < candidateStart[i + 1]; e++) {
+        if (known[e - base]) continue;
         const j = candidates[e];
         const M = j < J ? F : X;
         const o = j < J ? j << 4 : (j - J) << 4;
@@ -174,6 +186,7 @@ export function rightHandSides(
       }
     }
   }
+  for (let e = base; fixedTerms && e < candidateStart[to]; e++) if (candidates[e] < J) fixedTerms[e] = out[e - base];
   return out;
 }
 
