@@ -41,7 +41,16 @@ function childrenOf(pid: number): number[] {
 }
 
 const glibc = process.platform === 'linux' ? lddGlibc() : undefined;
-const offered = !!glibc && (glibc[0] > 2 || (glibc[0] === 2 && glibc[1] >= 35));
+/** The kernel's transparent huge pages mode, read here (not through the module). */
+const mode = (() => {
+  try {
+    return /\[(\w+)\]/.exec(readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8'))?.[1];
+  } catch {
+    return undefined;
+  }
+})();
+const offered =
+  !!glibc && (glibc[0] > 2 || (glibc[0] === 2 && glibc[1] >= 35)) && (mode === 'always' || mode === 'madvise');
 
 describe('huge pages for the bake', () => {
   it('are asked for exactly where glibc ≥ 2.35 runs Linux, unless the user set glibc.malloc.hugetlb', () => {
@@ -67,11 +76,8 @@ describe('huge pages for the bake', () => {
         expect(child, 'no child process started').toBeDefined();
         // A few seconds in, the samples are taken: on huge pages where the kernel offers them.
         await new Promise((r) => setTimeout(r, 4000));
-        const mode = /\[(\w+)\]/.exec(readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8'))?.[1];
-        if (mode === 'madvise' || mode === 'always') {
-          const huge = Number(/AnonHugePages:\s+(\d+)/.exec(readFileSync(`/proc/${child}/smaps_rollup`, 'utf8'))?.[1]);
-          expect(huge, 'kB on huge pages').toBeGreaterThan(100_000);
-        }
+        const huge = Number(/AnonHugePages:\s+(\d+)/.exec(readFileSync(`/proc/${child}/smaps_rollup`, 'utf8'))?.[1]);
+        expect(huge, 'kB on huge pages').toBeGreaterThan(100_000);
       } finally {
         parent.kill('SIGKILL');
       }
@@ -85,5 +91,26 @@ describe('huge pages for the bake', () => {
       expect(readdirSync(tmp.dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     },
     30_000,
+  );
+
+  it.skipIf(!offered)(
+    'a parent killed outright while its child starts: the child stops all the same, leaving nothing',
+    async () => {
+      const input = join(tmp.dir, 'cesium.glb');
+      copyFileSync(join(SHARED, 'gltf/CesiumMan.glb'), input);
+      const out = join(tmp.dir, 'early.glb');
+      for (const ms of [150, 250, 350, 450]) {
+        const parent = spawn(process.execPath, [join(ROOT, 'bin/corskin.js'), 'bake', input, '--method', 'dqs', '--as', 'helpers', '-o', out], { stdio: 'ignore' }); // prettier-ignore
+        await new Promise((r) => setTimeout(r, ms));
+        const children = childrenOf(parent.pid!);
+        parent.kill('SIGKILL');
+        // CesiumMan's bake takes about 5 s: a child left running would write its file by then.
+        await new Promise((r) => setTimeout(r, 8000));
+        for (const child of children) expect(existsSync(`/proc/${child}`), `${ms} ms: child ${child} still running`).toBe(false); // prettier-ignore
+        expect(existsSync(out), `${ms} ms: the output was written`).toBe(false);
+        expect(readdirSync(tmp.dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+      }
+    },
+    60_000,
   );
 });

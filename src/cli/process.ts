@@ -37,15 +37,25 @@ const STOP_GRACE_MS = 1000;
  * @returns the exit code
  */
 export async function runProcess(argv: string[]): Promise<number> {
-  // The start-up's handlers (bin/corskin.js: exit at once) give way to these.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.removeAllListeners(signal);
+  // The start-up's handlers (bin/corskin.js: exit at once) give way to these once they are in
+  // place, in the same synchronous run: never no listener at all (a signal pending then would be
+  // dropped, or one arriving met by the default action).
+  const startup = (['SIGINT', 'SIGTERM'] as const).map((s) => [s, process.listeners(s)] as const);
+  const handOver = () => {
+    for (const [s, listeners] of startup) for (const l of listeners) process.removeListener(s, l as () => void);
+  };
   const command = argv.slice(2).find((a) => !a.startsWith('-'));
   if (command === 'view') {
     installSignalCleanup();
+    handOver();
     return main(argv);
   }
   // A bake holds every sample in memory: on huge pages where the platform offers them.
-  if (command === 'bake' && wantsHugePages()) return relaunchOnHugePages(argv);
+  if (command === 'bake' && wantsHugePages()) {
+    const exited = relaunchOnHugePages(argv);
+    handOver();
+    return exited;
+  }
   const worker = new Worker(nodeWorkerScript('cli/process-worker.js'), {
     workerData: { argv, tty: processIo.tty },
   });
@@ -98,6 +108,7 @@ export async function runProcess(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', () => stop(130));
   process.on('SIGTERM', () => stop(143));
+  handOver();
   stopsWithParent(() => stop(143));
   // `corskin info x.glb | head` closes the pipe early: not an error. The command goes on without
   // its printed lines: its file (`bake … -o out.glb | head -1`) is still written, and the exit code
