@@ -13,8 +13,8 @@ import {
   influenceProducts,
   rightHandSides,
   storedInfluenceProducts,
-  updateVertexWeights,
-} from '../src/bake/ssdr-weights.js';
+} from '../src/bake/ssdr-normal-equations.js';
+import { updateVertexWeights } from '../src/bake/ssdr-weights.js';
 import { rng } from './helpers/data.js';
 
 /** A random rotation (unit quaternion) as a 4×4 column-major matrix with translation t. */

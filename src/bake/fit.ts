@@ -11,13 +11,8 @@
 import { verticesErrors, type SsdrModel, type SsdrProblem } from './ssdr.js';
 import { updateHelpers } from './ssdr-helpers.js';
 import type { MethodSamples } from './sampling.js';
-import {
-  addPairProduct,
-  rightHandSides,
-  storedInfluenceProducts,
-  updateVertexWeights,
-  weightScratch,
-} from './ssdr-weights.js';
+import { addPairProduct, rightHandSides, storedInfluenceProducts } from './ssdr-normal-equations.js';
+import { updateVertexWeights, weightScratch } from './ssdr-weights.js';
 
 /** The fit's data: n vertices (the ones it solves), T samples, J fixed joints, H helpers, K influences. */
 export interface FitData {
@@ -267,6 +262,7 @@ export function fitData(
   const { helpers: H, influences: K } = model;
   const J = fixed[0].length >> 4;
   const restPerSample = rest.some((r) => r !== rest[0]);
+  const entries = candidates.reduce((s, c) => s + c.length, 0);
   // The pairs of candidates the weight update's Gram matrices take, where they come from products.
   const N = J + H;
   const pairIndex = new Int32Array(restPerSample ? 0 : N * N).fill(-1);
@@ -294,11 +290,7 @@ export function fitData(
     transforms: allocate(Float64Array, T * 16 * H, shared),
     joints: allocate(Uint32Array, K * n, shared),
     weights: allocate(Float32Array, K * n, shared),
-    candidates: allocate(
-      Int32Array,
-      candidates.reduce((s, c) => s + c.length, 0),
-      shared,
-    ),
+    candidates: allocate(Int32Array, entries, shared),
     candidateStart: allocate(Int32Array, n + 1, shared),
     helperJoints: allocate(Int32Array, H, shared),
     priorStrength,
@@ -307,7 +299,7 @@ export function fitData(
     pairs: allocate(Int32Array, pairs.length, shared),
     pairIndex: allocate(Int32Array, pairIndex.length, shared),
     products: allocate(Float64Array, 8 * pairs.length, shared),
-    fixedTerms: allocate(Float64Array, restPerSample ? 0 : candidates.reduce((s, c) => s + c.length, 0), shared).fill(NaN), // prettier-ignore
+    fixedTerms: allocate(Float64Array, restPerSample ? 0 : entries, shared).fill(NaN),
   };
   data.pairs.set(pairs);
   data.pairIndex.set(pairIndex);
