@@ -40,6 +40,13 @@ function childrenOf(pid: number): number[] {
     .map(Number);
 }
 
+/** `corskin bake` of a copy of shared asset `asset` (DQS helpers) into `out`, in a process of its own. */
+function startBake(asset: string, out: string, env: NodeJS.ProcessEnv = {}) {
+  const input = join(tmp.dir, asset.replace('/', '-'));
+  copyFileSync(join(SHARED, asset), input);
+  return spawn(process.execPath, [join(ROOT, 'bin/corskin.js'), 'bake', input, '--method', 'dqs', '--as', 'helpers', '-o', out], { stdio: 'ignore', env: { ...process.env, ...env } }); // prettier-ignore
+}
+
 const glibc = process.platform === 'linux' ? lddGlibc() : undefined;
 /** The kernel's transparent huge pages mode, read here (not through the module). */
 const mode = (() => {
@@ -63,10 +70,8 @@ describe('huge pages for the bake', () => {
   it.skipIf(!offered)(
     'the bake runs in a child on huge pages, which stops and leaves nothing when its parent is killed outright',
     async () => {
-      const input = join(tmp.dir, 'ybot.glb');
-      copyFileSync(join(SHARED, 'characters/Ybot.glb'), input);
       const out = join(tmp.dir, 'out.glb');
-      const parent = spawn(process.execPath, [join(ROOT, 'bin/corskin.js'), 'bake', input, '--method', 'dqs', '--as', 'helpers', '-o', out], { stdio: 'ignore', env: { ...process.env, GLIBC_TUNABLES: 'glibc.malloc.check=0' } }); // prettier-ignore
+      const parent = startBake('characters/Ybot.glb', out, { GLIBC_TUNABLES: 'glibc.malloc.check=0' });
       let child: number | undefined;
       try {
         for (let polls = 0; child === undefined && polls < 500; polls++) {
@@ -96,11 +101,9 @@ describe('huge pages for the bake', () => {
   it.skipIf(!offered)(
     'a parent killed outright while its child starts: the child stops all the same, leaving nothing',
     async () => {
-      const input = join(tmp.dir, 'cesium.glb');
-      copyFileSync(join(SHARED, 'gltf/CesiumMan.glb'), input);
       const out = join(tmp.dir, 'early.glb');
       for (const ms of [150, 250, 350, 450]) {
-        const parent = spawn(process.execPath, [join(ROOT, 'bin/corskin.js'), 'bake', input, '--method', 'dqs', '--as', 'helpers', '-o', out], { stdio: 'ignore' }); // prettier-ignore
+        const parent = startBake('gltf/CesiumMan.glb', out);
         await new Promise((r) => setTimeout(r, ms));
         const children = childrenOf(parent.pid!);
         parent.kill('SIGKILL');
