@@ -263,7 +263,7 @@ function assemble(stations: Station[], radius: ArrayLike<number>, apex: number) 
       const p = centre.map((c, k) => c + radius[group] * (Math.cos(a) * ref[k] + Math.sin(a) * other[k]));
       ids.push(positions.length / 3);
       positions.push(...p);
-      roles.push({ ...role, local: sub(p, origin) });
+      roles.push({ kind: role.kind, index: role.index, local: sub(p, origin) });
     }
     return ids;
   });
