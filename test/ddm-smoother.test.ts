@@ -7,7 +7,7 @@
  * one a plain elimination graph in Sets gives; and a factor made with another system's ordering
  * (κ's, for λ's) is the one made on its own.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { join } from 'node:path';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readObj } from '../src/io/libigl.js';
@@ -125,6 +125,27 @@ describe('DDM smoothing steps (SIMD kernel and JavaScript)', () => {
     const fresh = createSmoother(factor, small.scale);
     const Y = Float64Array.from({ length: small.matrix.n * 3 }, (_, k) => Math.cos(k));
     expect(reused.smooth(Y.slice(), 3, 4)).toEqual(fresh.smooth(Y.slice(), 3, 4));
+  });
+
+  it('a system of under 64 rows goes to the kernel only with reused instances, and gives the JavaScript solve bit for bit (the Soldier’s small pieces)', async () => {
+    const mesh = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN)[0].mesh;
+    const keep = (k: number, t: Uint32Array) => t[k - (k % 3)] < 40 && t[k - (k % 3) + 1] < 40 && t[k - (k % 3) + 2] < 40;
+    const tiny = system(mesh.positions.slice(0, 3 * 40), mesh.triangles.filter((_, k, t) => keep(k, t)), 'normalized', 1);
+    expect(tiny.matrix.n).toBeLessThan(64);
+    const factor = factorLdlt(tiny.matrix, tiny.xyz);
+    const kernels = new SmootherKernels();
+    const take = vi.spyOn(kernels, 'take');
+    const reused = createSmoother(factor, tiny.scale, true, kernels);
+    expect(take).toHaveBeenCalledTimes(1); // on the kernel
+    const alone = vi.spyOn(SmootherKernels.prototype, 'take');
+    const fresh = createSmoother(factor, tiny.scale); // no instance to reuse: JavaScript
+    expect(alone).not.toHaveBeenCalled();
+    alone.mockRestore();
+    const X = Float64Array.from({ length: tiny.matrix.n * 11 }, (_, k) => Math.sin(3 * k));
+    const a = reused.smooth(X.slice(), 11, 20);
+    const b = fresh.smooth(X.slice(), 11, 20);
+    expect(Buffer.from(a.buffer).equals(Buffer.from(b.buffer))).toBe(true);
+    reused.release();
   });
 
   it('the minimum degree ordering is the plain elimination graph’s, on whole systems and on subsets of rows (CesiumMan, the elephant, the Soldier)', async () => {

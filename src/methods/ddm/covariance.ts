@@ -36,70 +36,59 @@ export function covarianceFloor(sum: ArrayLike<number>, out: Float64Array): bool
   const px = sum[3] / c;
   const py = sum[6] / c;
   const pz = sum[8] / c;
-  // Symmetric C: a00 a01 a02 a11 a12 a22, and its eigenvectors V (columns) by cyclic Jacobi.
-  const A = [
-    [sum[0] / c - px * px, sum[1] / c - px * py, sum[2] / c - px * pz],
-    [0, sum[4] / c - py * py, sum[5] / c - py * pz],
-    [0, 0, sum[7] / c - pz * pz],
-  ];
-  A[1][0] = A[0][1];
-  A[2][0] = A[0][2];
-  A[2][1] = A[1][2];
-  const V = [
-    [1, 0, 0],
-    [0, 1, 0],
-    [0, 0, 1],
-  ];
+  // Symmetric C (row-major 3×3, A[3r + c]) and its eigenvectors V (columns) by cyclic Jacobi.
+  // Flat arrays and the pairs by index: this runs once per vertex of the precomputation.
+  const a01 = sum[1] / c - px * py, a02 = sum[2] / c - px * pz, a12 = sum[5] / c - py * pz; // prettier-ignore
+  const A = [sum[0] / c - px * px, a01, a02, a01, sum[4] / c - py * py, a12, a02, a12, sum[7] / c - pz * pz]; // prettier-ignore
+  const V = [1, 0, 0, 0, 1, 0, 0, 0, 1];
   for (let sweep = 0; sweep < 12; sweep++) {
-    const off = Math.abs(A[0][1]) + Math.abs(A[0][2]) + Math.abs(A[1][2]);
-    if (off <= 1e-30 * (Math.abs(A[0][0]) + Math.abs(A[1][1]) + Math.abs(A[2][2]))) break;
-    for (const [p, q] of PAIRS) {
-      if (A[p][q] === 0) continue;
-      const tau = (A[q][q] - A[p][p]) / (2 * A[p][q]);
+    const off = Math.abs(A[1]) + Math.abs(A[2]) + Math.abs(A[5]);
+    if (off <= 1e-30 * (Math.abs(A[0]) + Math.abs(A[4]) + Math.abs(A[8]))) break;
+    for (let pair = 0; pair < 3; pair++) {
+      const p = pair === 2 ? 1 : 0, q = pair === 0 ? 1 : 2; // (0, 1), (0, 2), (1, 2)
+      const apq = A[3 * p + q];
+      if (apq === 0) continue;
+      const tau = (A[3 * q + q] - A[3 * p + p]) / (2 * apq);
       const t = (tau >= 0 ? 1 : -1) / (Math.abs(tau) + Math.sqrt(1 + tau * tau));
       const cs = 1 / Math.sqrt(1 + t * t);
       const sn = t * cs;
       for (let k = 0; k < 3; k++) {
-        const akp = A[k][p];
-        const akq = A[k][q];
-        A[k][p] = cs * akp - sn * akq;
-        A[k][q] = sn * akp + cs * akq;
+        const akp = A[3 * k + p];
+        const akq = A[3 * k + q];
+        A[3 * k + p] = cs * akp - sn * akq;
+        A[3 * k + q] = sn * akp + cs * akq;
       }
       for (let k = 0; k < 3; k++) {
-        const apk = A[p][k];
-        const aqk = A[q][k];
-        A[p][k] = cs * apk - sn * aqk;
-        A[q][k] = sn * apk + cs * aqk;
-        const vkp = V[k][p];
-        const vkq = V[k][q];
-        V[k][p] = cs * vkp - sn * vkq;
-        V[k][q] = sn * vkp + cs * vkq;
+        const apk = A[3 * p + k];
+        const aqk = A[3 * q + k];
+        A[3 * p + k] = cs * apk - sn * aqk;
+        A[3 * q + k] = sn * apk + cs * aqk;
+        const vkp = V[3 * k + p];
+        const vkq = V[3 * k + q];
+        V[3 * k + p] = cs * vkp - sn * vkq;
+        V[3 * k + q] = sn * vkp + cs * vkq;
       }
     }
   }
-  const lambda = [A[0][0], A[1][1], A[2][2]];
-  const floor = COVARIANCE_FLOOR * Math.max(Math.abs(lambda[0]), Math.abs(lambda[1]), Math.abs(lambda[2]));
+  const l0 = A[0], l1 = A[4], l2 = A[8]; // prettier-ignore
+  const floor = COVARIANCE_FLOOR * Math.max(Math.abs(l0), Math.abs(l1), Math.abs(l2));
   if (!(floor > 0)) return false;
   let any = false;
-  const o = [0, 1, 2, 4, 5, 8]; // (r, c) of D's 6 numbers as r·3 + c
   for (let k = 0; k < 3; k++) {
-    const lift = floor - lambda[k];
+    const lift = floor - (k === 0 ? l0 : k === 1 ? l1 : l2);
     if (!(lift > 0)) continue;
     any = true;
-    for (let e = 0; e < 6; e++) {
-      const r = Math.floor(o[e] / 3);
-      const col = o[e] % 3;
-      out[e] += lift * V[r][k] * V[col][k];
-    }
+    const x = V[k], y = V[3 + k], z = V[6 + k]; // column k
+    // D's 6 numbers: (0,0) (0,1) (0,2) (1,1) (1,2) (2,2).
+    out[0] += lift * x * x;
+    out[1] += lift * x * y;
+    out[2] += lift * x * z;
+    out[3] += lift * y * y;
+    out[4] += lift * y * z;
+    out[5] += lift * z * z;
   }
   return any;
 }
-
-const PAIRS = [
-  [0, 1],
-  [0, 2],
-  [1, 2],
-] as const;
 
 /**
  * Adds `scale`·D (from {@link covarianceFloor}) to the 3×3 block of a 10-number symmetric 4×4.

@@ -270,24 +270,26 @@ export function finishDirectDeltaMush(setup: DdmSetup, mesh: DdmInput, solved: r
 function connectedPieces(L: SymmetricCsr): Int32Array[] {
   const label = new Int32Array(L.n).fill(-1);
   const pieces: Int32Array[] = [];
-  const stack: number[] = [];
+  const stack = new Int32Array(L.n);
+  const rows = new Int32Array(L.n);
   for (let s = 0; s < L.n; s++) {
     if (label[s] >= 0) continue;
-    const rows: number[] = [];
+    let count = 0;
+    let top = 0;
     label[s] = pieces.length;
-    stack.push(s);
-    while (stack.length) {
-      const r = stack.pop()!;
-      rows.push(r);
+    stack[top++] = s;
+    while (top) {
+      const r = stack[--top];
+      rows[count++] = r;
       for (let q = L.offsets[r]; q < L.offsets[r + 1]; q++) {
         const k = L.columns[q];
         if (label[k] < 0) {
           label[k] = pieces.length;
-          stack.push(k);
+          stack[top++] = k;
         }
       }
     }
-    pieces.push(Int32Array.from(rows.sort((a, b) => a - b)));
+    pieces.push(rows.slice(0, count).sort());
   }
   return pieces;
 }
