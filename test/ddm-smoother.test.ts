@@ -129,8 +129,14 @@ describe('DDM smoothing steps (SIMD kernel and JavaScript)', () => {
 
   it('a system of under 64 rows goes to the kernel only with reused instances, and gives the JavaScript solve bit for bit (the Soldier’s small pieces)', async () => {
     const mesh = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN)[0].mesh;
-    const keep = (k: number, t: Uint32Array) => t[k - (k % 3)] < 40 && t[k - (k % 3) + 1] < 40 && t[k - (k % 3) + 2] < 40;
-    const tiny = system(mesh.positions.slice(0, 3 * 40), mesh.triangles.filter((_, k, t) => keep(k, t)), 'normalized', 1);
+    const keep = (k: number, t: Uint32Array) =>
+      t[k - (k % 3)] < 40 && t[k - (k % 3) + 1] < 40 && t[k - (k % 3) + 2] < 40;
+    const tiny = system(
+      mesh.positions.slice(0, 3 * 40),
+      mesh.triangles.filter((_, k, t) => keep(k, t)),
+      'normalized',
+      1,
+    );
     expect(tiny.matrix.n).toBeLessThan(64);
     const factor = factorLdlt(tiny.matrix, tiny.xyz);
     const kernels = new SmootherKernels();

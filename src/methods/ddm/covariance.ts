@@ -45,7 +45,8 @@ export function covarianceFloor(sum: ArrayLike<number>, out: Float64Array): bool
     const off = Math.abs(A[1]) + Math.abs(A[2]) + Math.abs(A[5]);
     if (off <= 1e-30 * (Math.abs(A[0]) + Math.abs(A[4]) + Math.abs(A[8]))) break;
     for (let pair = 0; pair < 3; pair++) {
-      const p = pair === 2 ? 1 : 0, q = pair === 0 ? 1 : 2; // (0, 1), (0, 2), (1, 2)
+      const p = pair === 2 ? 1 : 0,
+        q = pair === 0 ? 1 : 2; // (0, 1), (0, 2), (1, 2)
       const apq = A[3 * p + q];
       if (apq === 0) continue;
       const tau = (A[3 * q + q] - A[3 * p + p]) / (2 * apq);
@@ -78,7 +79,9 @@ export function covarianceFloor(sum: ArrayLike<number>, out: Float64Array): bool
     const lift = floor - (k === 0 ? l0 : k === 1 ? l1 : l2);
     if (!(lift > 0)) continue;
     any = true;
-    const x = V[k], y = V[3 + k], z = V[6 + k]; // column k
+    const x = V[k],
+      y = V[3 + k],
+      z = V[6 + k]; // column k
     // D's 6 numbers: (0,0) (0,1) (0,2) (1,1) (1,2) (2,2).
     out[0] += lift * x * x;
     out[1] += lift * x * y;
