@@ -4,8 +4,7 @@
  * X ← S⁻¹ (s ∘ X) for a block of columns, S factorised once (`ldlt.ts`). On the WebAssembly
  * SIMD kernel (asm/ldlt.ts, two columns per instruction, the block kept in the kernel's memory
  * for all p steps; the factor copied into that memory once) where the runtime compiles it
- * synchronously (on a system of fewer than {@link SIMD_ROWS} rows only with kernel instances
- * reused from system to system), else in JavaScript
+ * synchronously, else in JavaScript
  * (`solveLdlt`); both do the same floating-point operations in the same order, so the result is
  * bit-identical either way.
  *
@@ -67,26 +66,18 @@ function growTo(memory: WebAssembly.Memory, bytes: number): boolean {
  * A {@link Smoother} for S = `factor` (P S Pᵀ = L D Lᵀ) and row scales s = `scale` (length n).
  * @param simd false: always the JavaScript path (tests compare the two)
  * @param kernels where to take the kernel instance from and give it back on `release` (default:
- *   a new instance each time, and systems of fewer than {@link SIMD_ROWS} rows in JavaScript)
+ *   a new instance each time). Reused from system to system, an instance pays on every piece: on
+ *   the Soldier's 35 pieces of 16–50 rows (buttons, straps) 0.09–0.11 ms each against
+ *   0.26–1.5 ms in JavaScript.
  */
 export function createSmoother(
   factor: LdltFactor,
   scale: Float64Array,
   simd = true,
-  kernels?: SmootherKernels,
+  kernels = new SmootherKernels(),
 ): Smoother {
-  const onKernel = simd && (kernels !== undefined || factor.n >= SIMD_ROWS);
-  return (onKernel && simdSmoother(factor, scale, kernels ?? new SmootherKernels())) || jsSmoother(factor, scale);
+  return (simd && simdSmoother(factor, scale, kernels)) || jsSmoother(factor, scale);
 }
-
-/**
- * Systems smaller than this run in JavaScript when each has a kernel instance of its own: a new
- * instance (its memory, its compilation) costs more than it saves on the small pieces of a
- * character (eyes, buttons, hair cards). With instances reused from piece to piece (the
- * precomputation's own threads) the kernel pays on every piece: on the Soldier's 24 pieces of
- * 16–50 rows, 0.09–0.11 ms each against 0.26–1.5 ms in JavaScript.
- */
-const SIMD_ROWS = 64;
 
 function jsSmoother(factor: LdltFactor, scale: Float64Array): Smoother {
   const n = factor.n;

@@ -14,6 +14,25 @@ import { cross, dot, normalize, point, sub } from '../../core/vec3.js';
 import { minimalAreaBridge } from './bridge.js';
 import type { TemplateLimb, VertexRole } from './rig.js';
 
+/**
+ * A cage vertex's role, made the one way every role is made (fitted, read from a file, or handed
+ * back by a worker), so that V8 gives all roles one hidden class and each `local` unboxed doubles:
+ * posing the cage reads these fields for every cage vertex every frame, and a role of a shape of
+ * its own (as `{ ...role, local }` gave nearly every one) turns each read into a slow lookup.
+ */
+export function vertexRole(kind: VertexRole['kind'], index: number, local: ArrayLike<number>): VertexRole {
+  return { kind, index, local: [+local[0], +local[1], +local[2]] };
+}
+
+/**
+ * `rig` with every cage vertex role made again by {@link vertexRole}: for a rig that came through a
+ * structured clone (a worker's result), whose roles share a hidden class but hold their numbers
+ * boxed. The limbs are new objects; everything else is the rig's own.
+ */
+export function withRolesRemade<T extends { limbs: TemplateLimb[] }>(rig: T): T {
+  return { ...rig, limbs: rig.limbs.map((limb) => ({ ...limb, roles: limb.roles.map((r) => vertexRole(r.kind, r.index, r.local)) })) };
+}
+
 /** Ring sides of the chain templates. */
 export const SIDES = 8;
 
@@ -249,7 +268,7 @@ function assemble(stations: Station[], radius: ArrayLike<number>, apex: number) 
   const roles: VertexRole[] = [];
   const tip = (p: number[], bone: number, origin: number[]) => {
     positions.push(...p);
-    roles.push({ kind: 'cap', index: bone, local: sub(p, origin) });
+    roles.push(vertexRole('cap', bone, sub(p, origin)));
     return positions.length / 3 - 1;
   };
   // Root cap apex: moves with bone 0, or with the template of the joint the limb branches off (poseTemplates).
@@ -263,7 +282,7 @@ function assemble(stations: Station[], radius: ArrayLike<number>, apex: number) 
       const p = centre.map((c, k) => c + radius[group] * (Math.cos(a) * ref[k] + Math.sin(a) * other[k]));
       ids.push(positions.length / 3);
       positions.push(...p);
-      roles.push({ kind: role.kind, index: role.index, local: sub(p, origin) });
+      roles.push(vertexRole(role.kind, role.index, sub(p, origin)));
     }
     return ids;
   });

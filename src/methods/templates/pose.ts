@@ -311,7 +311,8 @@ export function poseLimb(
     const o = 16 * chain[i], p = point(points, i);
     origin.push([0, 1, 2].map((r) => skinning[o + r] * p[0] + skinning[o + 4 + r] * p[1] + skinning[o + 8 + r] * p[2] + skinning[o + 12 + r]));
     const a = point(axes, i), ref = point(references, i);
-    const rest: number[] = [], now: number[] = []; // prettier-ignore
+    const rest: number[] = [];
+    const now: number[] = [];
     if (i > 0) {
       const rel = mulT3(Rb(i), Rb(i - 1));
       const bp = negated(point(axes, i - 1)), rp = point(references, i - 1);
@@ -341,14 +342,15 @@ export function poseLimb(
       const b = turn(rel, a);
       const branches = incidentBones(library.templates.find((x) => x.id === limb.jointTemplates[i])!) > 2 ? branchesAt(rig, limb, i) : [];
       blendsBranches[i] = branches.length > 0;
-      const rest = append([], negated(ap), rp, a, ref), now = append([], negated(ap), rp, b, turn(minimalRotation(a, b), ref)); // prettier-ignore
+      const restFrames = append([], negated(ap), rp, a, ref);
+      const nowFrames = append([], negated(ap), rp, b, turn(minimalRotation(a, b), ref));
       for (const s of branches) {
         const d = point(s.axes, 0), r = point(s.references, 0); // prettier-ignore
-        append(rest, d, r);
-        append(now, turn(rel, d), turn(rel, r));
+        append(restFrames, d, r);
+        append(nowFrames, turn(rel, d), turn(rel, r));
       }
-      jointRest.push(rest);
-      jointNow.push(now);
+      jointRest.push(restFrames);
+      jointNow.push(nowFrames);
     } else {
       jointRest.push([]);
       jointNow.push([]);

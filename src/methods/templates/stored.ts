@@ -9,6 +9,7 @@ import type { CageBinding } from '../../cage/bind.js';
 import type { Cage } from '../../cage/cage.js';
 import { CorskinError } from '../../core/errors.js';
 import { parseTemplateLibrary, type TemplateLibrary } from './library.js';
+import { vertexRole } from './fit.js';
 import { CAGE_INFLUENCES, type TemplateLimb, type TemplateRig } from './rig.js';
 
 /**
@@ -104,11 +105,7 @@ export function restoreTemplateRig(stored: StoredTemplates, parts: TemplateRigPa
       axes: Float64Array.from(s.axes),
       references: Float64Array.from(s.references),
       first,
-      roles: Array.from({ length: m }, (_, v) => ({
-        kind: KINDS[s.vertices[5 * v]],
-        index: s.vertices[5 * v + 1],
-        local: s.vertices.slice(5 * v + 2, 5 * v + 5),
-      })),
+      roles: Array.from({ length: m }, (_, v) => vertexRole(KINDS[s.vertices[5 * v]], s.vertices[5 * v + 1], s.vertices.slice(5 * v + 2, 5 * v + 5))),
       boneTemplates: [...s.boneTemplates],
       jointTemplates: [...s.jointTemplates],
     };

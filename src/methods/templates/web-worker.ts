@@ -7,6 +7,7 @@
 import { runWorkerScript } from '../../core/web-worker.js';
 import type { SkinnedMesh } from '../../core/mesh.js';
 import type { Skeleton } from '../../core/skeleton.js';
+import { withRolesRemade } from './fit.js';
 import { DEFAULT_TEMPLATE_LIBRARY, type TemplateLibrary } from './library.js';
 import { buildTemplateRig, type TemplateBuildOptions, type TemplateRig } from './rig.js';
 import { TEMPLATE_WORKER_SOURCE } from './web-worker-source.js';
@@ -35,10 +36,11 @@ export function buildTemplateRigOnWorker(
   options: TemplateBuildOptions = {},
 ): Promise<TemplateRig> {
   const request: TemplateWorkerRequest = { mesh, skeleton, library };
-  return runWorkerScript(TEMPLATE_WORKER_SOURCE, request, {
+  const built = runWorkerScript<TemplateRig>(TEMPLATE_WORKER_SOURCE, request, {
     label: 'skinning templates',
     fallback: () => buildTemplateRig(mesh, skeleton, library, options),
     onProgress: options.onProgress,
     signal: options.signal,
   });
+  return built.then(withRolesRemade);
 }
