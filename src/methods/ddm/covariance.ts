@@ -37,16 +37,16 @@ export function covarianceFloor(sum: ArrayLike<number>, out: Float64Array): bool
   const py = sum[6] / c;
   const pz = sum[8] / c;
   // Symmetric C (row-major 3×3, A[3r + c]) and its eigenvectors V (columns) by cyclic Jacobi.
-  // Flat arrays and the pairs by index: this runs once per vertex of the precomputation.
+  // Flat arrays: this runs once per vertex of the precomputation.
   const a01 = sum[1] / c - px * py, a02 = sum[2] / c - px * pz, a12 = sum[5] / c - py * pz; // prettier-ignore
   const A = [sum[0] / c - px * px, a01, a02, a01, sum[4] / c - py * py, a12, a02, a12, sum[7] / c - pz * pz]; // prettier-ignore
   const V = [1, 0, 0, 0, 1, 0, 0, 0, 1];
   for (let sweep = 0; sweep < 12; sweep++) {
     const off = Math.abs(A[1]) + Math.abs(A[2]) + Math.abs(A[5]);
     if (off <= 1e-30 * (Math.abs(A[0]) + Math.abs(A[4]) + Math.abs(A[8]))) break;
-    for (let pair = 0; pair < 3; pair++) {
-      const p = pair === 2 ? 1 : 0,
-        q = pair === 0 ? 1 : 2; // (0, 1), (0, 2), (1, 2)
+    for (let pair = 0; pair < 6; pair += 2) {
+      const p = PAIRS[pair];
+      const q = PAIRS[pair + 1];
       const apq = A[3 * p + q];
       if (apq === 0) continue;
       const tau = (A[3 * q + q] - A[3 * p + p]) / (2 * apq);
@@ -71,17 +71,17 @@ export function covarianceFloor(sum: ArrayLike<number>, out: Float64Array): bool
       }
     }
   }
-  const l0 = A[0], l1 = A[4], l2 = A[8]; // prettier-ignore
-  const floor = COVARIANCE_FLOOR * Math.max(Math.abs(l0), Math.abs(l1), Math.abs(l2));
+  // The eigenvalues are A's diagonal (A[4k]), the eigenvectors V's columns.
+  const floor = COVARIANCE_FLOOR * Math.max(Math.abs(A[0]), Math.abs(A[4]), Math.abs(A[8]));
   if (!(floor > 0)) return false;
   let any = false;
   for (let k = 0; k < 3; k++) {
-    const lift = floor - (k === 0 ? l0 : k === 1 ? l1 : l2);
+    const lift = floor - A[4 * k];
     if (!(lift > 0)) continue;
     any = true;
-    const x = V[k],
-      y = V[3 + k],
-      z = V[6 + k]; // column k
+    const x = V[k];
+    const y = V[3 + k];
+    const z = V[6 + k];
     // D's 6 numbers: (0,0) (0,1) (0,2) (1,1) (1,2) (2,2).
     out[0] += lift * x * x;
     out[1] += lift * x * y;
@@ -92,6 +92,9 @@ export function covarianceFloor(sum: ArrayLike<number>, out: Float64Array): bool
   }
   return any;
 }
+
+/** The Jacobi sweep's pairs (p, q): (0, 1), (0, 2), (1, 2). */
+const PAIRS = [0, 1, 0, 2, 1, 2];
 
 /**
  * Adds `scale`·D (from {@link covarianceFloor}) to the 3×3 block of a 10-number symmetric 4×4.
