@@ -203,27 +203,29 @@ export function finishDirectDeltaMush(setup: DdmSetup, mesh: DdmInput, solved: r
   const sum = new Float64Array(10);
   const fallback = new Map<number, { joints: number[]; values: number[] }>();
   for (let r = 0; r < m; r++) {
-    const [k0, k1] = [start[r], start[r + 1]];
-    const entries = valueAt.subarray(width * k0, width * k1);
-    const row = moments?.subarray(10 * r, 10 * r + 10);
-    if (k1 - k0 === 1 && (!row || storable(row)) && storable(entries)) continue; // moved rigidly by its one joint (its matrix is not used, but must be stored)
+    const k0 = start[r];
+    const k1 = start[r + 1];
+    // Row r's entries are valueAt[width·k0, width·k1), its moments (compact) moments[10r, 10r + 10).
+    const rigid = k1 - k0 === 1 && (!moments || storable(moments, 10 * r, 10 * r + 10));
+    if (rigid && storable(valueAt, width * k0, width * k1)) continue; // moved rigidly by its one joint (its matrix is not used, but must be stored)
     let c = 0;
     let cAbs = 0;
-    for (let k = 0; k < k1 - k0; k++) {
-      const w = entries[width * k + (moments ? 0 : 9)];
+    for (let k = k0; k < k1; k++) {
+      const w = valueAt[width * k + (moments ? 0 : 9)];
       c += w;
       cAbs += Math.abs(w);
     }
     let healthy = k1 - k0 > 1 && c > TOTAL_CANCELLATION * cAbs;
-    if (healthy && row) {
+    if (healthy && moments) {
+      const row = moments.subarray(10 * r, 10 * r + 10);
       if (covarianceFloor(row, D)) addToBlock(row, 0, D, 1);
-      healthy = storable(row) && storable(entries);
+      healthy = storable(row, 0, 10) && storable(valueAt, k0, k1);
     } else if (healthy) {
       sum.fill(0);
-      for (let k = 0; k < entries.length; k += 10) for (let e = 0; e < 10; e++) sum[e] += entries[k + e];
+      for (let k = 10 * k0; k < 10 * k1; k += 10) for (let e = 0; e < 10; e++) sum[e] += valueAt[k + e];
       if (covarianceFloor(sum, D))
-        for (let k = 0; k < entries.length; k += 10) addToBlock(entries, k, D, entries[k + 9]);
-      healthy = storable(entries);
+        for (let k = 10 * k0; k < 10 * k1; k += 10) addToBlock(valueAt, k, D, valueAt[k + 9]);
+      healthy = storable(valueAt, 10 * k0, 10 * k1);
     }
     if (healthy) continue;
     const i = firstOf[r];
@@ -236,7 +238,7 @@ export function finishDirectDeltaMush(setup: DdmSetup, mesh: DdmInput, solved: r
       }
     }
     fallback.set(r, own);
-    if (row) row.set(IDENTITY_10);
+    if (moments) moments.set(IDENTITY_10, 10 * r);
   }
 
   // Per input vertex (welded duplicates share their data), in vertex order.
@@ -250,19 +252,20 @@ export function finishDirectDeltaMush(setup: DdmSetup, mesh: DdmInput, solved: r
   const values = new Float64Array(width * e);
   for (let i = 0; i < n; i++) {
     const r = repOf[i];
-    const own = fallback.get(r);
+    const own = fallback.size ? fallback.get(r) : undefined;
     if (own) {
       joints.set(own.joints, offsets[i]);
       values.set(own.values, width * offsets[i]);
-    } else {
-      joints.set(jointAt.subarray(start[r], start[r + 1]), offsets[i]);
-      values.set(valueAt.subarray(width * start[r], width * start[r + 1]), width * offsets[i]);
+      continue;
     }
+    // Plain loops: a view per vertex cost more than the copy.
+    for (let k = start[r], o = offsets[i]; k < start[r + 1]; k++, o++) joints[o] = jointAt[k];
+    for (let k = width * start[r], o = width * offsets[i]; k < width * start[r + 1]; k++, o++) values[o] = valueAt[k];
   }
   const common = { variant, offsets, joints, parameters, fallbacks: fallback.size, ...(edgesPerRegion !== undefined && { edgesPerRegion }) }; // prettier-ignore
   if (!moments) return { ...common, matrices: values };
   const matrices = new Float64Array(10 * n);
-  for (let i = 0; i < n; i++) matrices.set(moments.subarray(10 * repOf[i], 10 * repOf[i] + 10), 10 * i);
+  for (let i = 0; i < n; i++) for (let e = 0; e < 10; e++) matrices[10 * i + e] = moments[10 * repOf[i] + e];
   return { ...common, matrices, weights: values };
 }
 
@@ -299,9 +302,9 @@ const TOTAL_CANCELLATION = 1e-2;
 /** The symmetric 4×4 identity as 10 numbers. */
 const IDENTITY_10 = [1, 0, 0, 0, 1, 0, 0, 1, 0, 1];
 
-/** Whether every number is finite and stays finite (with room for the run time's sums) in float32. */
-function storable(values: ArrayLike<number>): boolean {
-  for (let e = 0; e < values.length; e++) if (!(Math.abs(values[e]) < 1e30)) return false;
+/** Whether values[from, to) are finite and stay finite (with room for the run time's sums) in float32. */
+function storable(values: ArrayLike<number>, from: number, to: number): boolean {
+  for (let e = from; e < to; e++) if (!(Math.abs(values[e]) < 1e30)) return false;
   return true;
 }
 

@@ -45,10 +45,10 @@ function withProgress<T>(f: (onWork: (work: number) => void) => T): T {
 const kernels = new SmootherKernels();
 
 workerpool.worker({
-  factor(setup: DdmSetup, mesh: DdmWeights, c: number, system: DdmSystem): DdmPieceFactor {
+  factor(setup: DdmSetup, mesh: DdmWeights, c: number, system: DdmSystem, ordering?: Int32Array): DdmPieceFactor {
     // Factor and shared solve in SharedArrayBuffers; the smoother is not sent (the solving
     // threads make their own from the shared factor).
-    const f = withProgress((onWork) => factorDdmPiece(setup, mesh, c, system, { kernels }, onWork, true));
+    const f = withProgress((onWork) => factorDdmPiece(setup, mesh, c, system, { kernels }, onWork, true, ordering));
     f.smoother?.release();
     return { piece: f.piece, system: f.system, factor: f.factor, sums: f.sums };
   },
