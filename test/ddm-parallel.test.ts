@@ -3,7 +3,7 @@
  * every variant gives exactly `computeDirectDeltaMush`'s model (the entries are kept in task
  * order) on CesiumMan (one piece), the chicken (many pieces) and the Fox mirrored (a rig of
  * negative determinant), with progress reaching the total exactly; every task goes to one unit of
- * work, a whole piece's together; a pool stopped during a call makes it reject; an abort rejects with the signal's reason; and `corskin precompute --method ddm
+ * work, a whole piece's together; one fill-reducing ordering per piece serves both its systems; a pool stopped during a call makes it reject; an abort rejects with the signal's reason; and `corskin precompute --method ddm
  * --threads 2` writes the file `--threads 1` writes.
  */
 import { readFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { computeDirectDeltaMush, type DdmModel } from '../src/methods/ddm/precom
 import { computeDirectDeltaMushParallel, createDdmWorkerPool, ddmWorkUnits } from '../src/methods/ddm/parallel.js';
 import { resolveDdmParameters } from '../src/methods/ddm/parameters.js';
 import { setupDirectDeltaMush } from '../src/methods/ddm/stages.js';
+import { factorDdmPiece, pieceOrdering } from '../src/methods/ddm/solves.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { runCli } from './helpers/cli.js';
@@ -121,6 +122,29 @@ describe('Direct Delta Mush on worker threads', () => {
         for (const u of whole.slice(0, -1)) expect(u.work).toBeGreaterThanOrEqual(total / (16 * threads));
         expect(whole.length).toBeLessThanOrEqual(16 * threads + 1);
       }
+  });
+
+  it('one fill-reducing ordering per piece serves both systems: pieceOrdering is each factor’s own ordering, small pieces and large', async () => {
+    // CesiumMan subdivided twice: one piece of 37,000 rows (nested dissection); the chicken: many small pieces (minimum degree).
+    for (const mesh of [
+      subdivideMidpoint(subdivideMidpoint(await load(CESIUM_MAN))),
+      await load(join(SHARED, 'characters', 'chicken.glb')),
+    ]) {
+      const setup = setupDirectDeltaMush(mesh, resolveDdmParameters({}), { variant: 'full', threshold: 1e-4 }, 2);
+      const pieces = [...setup.pieces.keys()]
+        .sort((a, b) => setup.pieces[b].length - setup.pieces[a].length)
+        .slice(0, 3);
+      for (const c of pieces) {
+        const ordering = pieceOrdering(setup, c);
+        expect(ordering.buffer).toBeInstanceOf(SharedArrayBuffer);
+        expect([...ordering].sort((a, b) => a - b)).toEqual([...setup.pieces[c].keys()]);
+        for (const system of ['kappa', 'lambda'] as const) {
+          const own = factorDdmPiece(setup, mesh, c, system); // its ordering computed from its own matrix
+          expect(own.factor.perm).toEqual(ordering);
+          own.smoother?.release();
+        }
+      }
+    }
   });
 
   it('a warm pool serves several meshes (the one-thread models exactly) and stays up; blocks of joints split per thread', async () => {

@@ -231,8 +231,14 @@ function nestedDissection(S: SymmetricCsr, xyz: ArrayLike<number>): Int32Array {
   return order;
 }
 
-/** The fill-reducing ordering of {@link factorLdlt}: minimum degree up to 10,000 rows, nested dissection above. */
-function fillReducingOrdering(S: SymmetricCsr, coordinates: ArrayLike<number>): Int32Array {
+/**
+ * The fill-reducing ordering of {@link factorLdlt}: minimum degree up to 10,000 rows, nested
+ * dissection above. It depends on S's pattern (symmetric, both triangles stored) and the
+ * coordinates only.
+ * @param coordinates 3 numbers per row
+ * @returns the rows of S in elimination order
+ */
+export function fillReducingOrdering(S: SymmetricCsr, coordinates: ArrayLike<number>): Int32Array {
   return S.n <= MINIMUM_DEGREE_ROWS
     ? minimumDegree(
         S,

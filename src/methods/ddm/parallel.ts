@@ -139,12 +139,12 @@ export function ddmWorkUnits(
 /**
  * {@link computeDirectDeltaMush} on `threads` worker threads (bit-identical result). The set-up
  * goes to the threads in SharedArrayBuffers; the threads take units of work in turn
- * ({@link ddmWorkUnits}): first the factorisations and shared solves (`factorDdmPiece`, in
- * SharedArrayBuffers) of every piece large enough to be split between threads, κ's (which finds
- * the piece's fill-reducing ordering) then λ's with its ordering, while the other threads take the
- * whole pieces, largest first; a split piece's tasks as soon as both its factors are done, ahead
- * of the whole pieces left — so a thread waits only while a split piece is being factorised and
- * no whole piece is left.
+ * ({@link ddmWorkUnits}): first, for every piece large enough to be split between threads, its
+ * fill-reducing ordering (`pieceOrdering`, once for both systems) while the other threads take
+ * whole pieces, then its two factorisations and shared solves at once (`factorDdmPiece`, in
+ * SharedArrayBuffers; λ's, ten columns, before κ's); the whole pieces largest first, and a split
+ * piece's tasks as soon as both its factors are done, ahead of the whole pieces left — so a
+ * thread waits only while a split piece is being ordered or factorised and no whole piece is left.
  * @throws as {@link computeDirectDeltaMush}; RangeError when threads < 1; the signal's reason
  *   when aborted (the workers are stopped); a worker's error, once the calls running with it
  *   end (an owned pool is stopped at once)
@@ -170,9 +170,9 @@ export async function computeDirectDeltaMushParallel(
     joints: sharedCopy(Uint32Array, mesh.joints),
     weights: sharedCopy(Float64Array, mesh.weights),
   };
-  // As many threads as there are calls to take at once (a split piece: its factorisations, then its units).
+  // As many threads as there are calls to take at once (a split piece: its two factorisations, then its units).
   let calls = whole.length;
-  for (const units of split.values()) calls += units.length;
+  for (const units of split.values()) calls += Math.max(2, units.length);
   const owned = options.pool ? undefined : createDdmWorkerPool(Math.min(threads, calls));
   const { pool } = options.pool ?? owned!;
   const width = Math.min(threads, options.pool?.threads ?? threads);
@@ -185,18 +185,18 @@ export async function computeDirectDeltaMushParallel(
       void solved.push(
         ...((await pool.exec('solve', [shared, weights, unit.tasks, factors], { on: onWork })) as DdmTaskEntries[]),
       );
-  // A split piece's factorisations: κ's with the piece's fill-reducing ordering, then λ's with the
-  // same ordering (one ordering per piece, as in one thread), which makes the piece's tasks ready
-  // ahead of the whole pieces left; the other threads take whole pieces meanwhile.
+  // A split piece: its fill-reducing ordering (one for both systems, as on one thread) while the
+  // other threads take whole pieces, then its two factorisations at once (λ's first: ten columns
+  // to its shared solve); the second to finish makes the piece's tasks ready, ahead of the whole
+  // pieces left.
   const factorJobs = [...split].map(([c, units]): Job => async () => {
-    const kappa = (await pool.exec('factor', [shared, weights, c, 'kappa'], { on: onWork })) as DdmPieceFactor;
-    return [
-      async () => {
-        const args = [shared, weights, c, 'lambda', kappa.factor.perm];
-        const lambda = (await pool.exec('factor', args, { on: onWork })) as DdmPieceFactor;
-        return units.map((unit) => solve(unit, [kappa, lambda]));
-      },
-    ];
+    const ordering = (await pool.exec('order', [shared, c])) as Int32Array;
+    const factors: DdmPieceFactor[] = [];
+    return (['lambda', 'kappa'] as const).map((system) => async () => {
+      const args = [shared, weights, c, system, ordering];
+      factors.push((await pool.exec('factor', args, { on: onWork })) as DdmPieceFactor);
+      return factors.length === 2 ? units.map((unit) => solve(unit, factors)) : [];
+    });
   });
   try {
     options.signal?.throwIfAborted();

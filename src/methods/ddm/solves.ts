@@ -14,7 +14,8 @@
  *
  * @module
  */
-import { factorLdlt, type LdltFactor } from './ldlt.js';
+import { factorLdlt, fillReducingOrdering, type LdltFactor } from './ldlt.js';
+import type { SymmetricCsr } from './laplacian.js';
 import { createSmoother, SmootherKernels, type Smoother } from './smoother.js';
 import type { DdmInput, DdmOptions } from './precompute.js';
 import type { DdmSetup, DdmTaskEntries } from './stages.js';
@@ -97,27 +98,8 @@ function smoothWith(
   });
 }
 
-/**
- * Phase 1 for piece `c` and `system`: the system restricted to the piece's rows (no entry leaves
- * the piece), factorised, and the piece's shared solve on it.
- * @param onWork called with the solves done since the last call
- * @param shared the factor's arrays and the shared solve in SharedArrayBuffers (for other worker
- *   threads to read)
- * @param ordering the fill-reducing ordering: the `perm` of the piece's other system's factor
- *   (both systems have the Laplacian's pattern, so it is the ordering computed here; see
- *   {@link factorLdlt}); default: computed
- * @throws the signal's reason when aborted; RangeError when the system is singular
- */
-export function factorDdmPiece(
-  setup: DdmSetup,
-  mesh: DdmWeights,
-  c: number,
-  system: DdmSystem,
-  options: DdmSolveOptions = {},
-  onWork?: (work: number) => void,
-  shared = false,
-  ordering?: Int32Array,
-): DdmPieceFactor {
+/** Piece `c`'s rows of a smoothing system (no entry leaves the piece) and their welded positions. */
+function pieceSystem(setup: DdmSetup, c: number, system: DdmSystem): { matrix: SymmetricCsr; xyz: Float64Array } {
   const rows = setup.pieces[c];
   const nb = rows.length;
   const { offsets, columns, values } = (system === 'kappa' ? setup.sysK : setup.sysL).matrix;
@@ -135,8 +117,47 @@ export function factorDdmPiece(
     }
     xyz.set(setup.x.subarray(3 * r, 3 * r + 3), 3 * a);
   });
+  return { matrix: { n: nb, offsets: o, columns: col, values: val }, xyz };
+}
+
+/**
+ * The fill-reducing ordering of piece `c`'s systems (both have the Laplacian's pattern, so one
+ * ordering serves both: pass it to {@link factorDdmPiece}), in a SharedArrayBuffer.
+ */
+export function pieceOrdering(setup: DdmSetup, c: number): Int32Array {
+  const { matrix, xyz } = pieceSystem(setup, c, 'kappa');
+  const ordering = fillReducingOrdering(matrix, xyz);
+  const out = new Int32Array(new SharedArrayBuffer(4 * ordering.length));
+  out.set(ordering);
+  return out;
+}
+
+/**
+ * Phase 1 for piece `c` and `system`: the system restricted to the piece's rows (no entry leaves
+ * the piece), factorised, and the piece's shared solve on it.
+ * @param onWork called with the solves done since the last call
+ * @param shared the factor's arrays and the shared solve in SharedArrayBuffers (for other worker
+ *   threads to read)
+ * @param ordering the fill-reducing ordering: {@link pieceOrdering}'s, or the `perm` of the
+ *   piece's other system's factor (both systems have the Laplacian's pattern, so it is the
+ *   ordering computed here; see {@link factorLdlt}); default: computed
+ * @throws the signal's reason when aborted; RangeError when the system is singular
+ */
+export function factorDdmPiece(
+  setup: DdmSetup,
+  mesh: DdmWeights,
+  c: number,
+  system: DdmSystem,
+  options: DdmSolveOptions = {},
+  onWork?: (work: number) => void,
+  shared = false,
+  ordering?: Int32Array,
+): DdmPieceFactor {
+  const rows = setup.pieces[c];
+  const nb = rows.length;
+  const { matrix, xyz } = pieceSystem(setup, c, system);
   options.signal?.throwIfAborted();
-  const factor = factorLdlt({ n: nb, offsets: o, columns: col, values: val }, xyz, shared, ordering);
+  const factor = factorLdlt(matrix, xyz, shared, ordering);
   const weightSums = pieceWeights(setup, mesh, c, true);
   const count = system === 'kappa' ? nb : 10 * nb;
   const sums = shared ? new Float64Array(new SharedArrayBuffer(8 * count)) : new Float64Array(count);

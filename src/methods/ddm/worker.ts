@@ -1,6 +1,6 @@
 /**
  * Worker-thread side of {@link computeDirectDeltaMushParallel}: the two phases of the Direct
- * Delta Mush precomputation (`solves.ts`) for one unit of its work — a split piece's
+ * Delta Mush precomputation (`solves.ts`) for one unit of its work — a split piece's ordering or
  * factorisation, or tasks to solve — callable through workerpool. The set-up, the weights and
  * the split pieces' factors come in SharedArrayBuffers (no structured-clone copy between
  * threads; each call's SIMD kernels copy the factors they solve with into their own memory);
@@ -13,6 +13,7 @@ import workerpool from 'workerpool';
 import {
   factorDdmPiece,
   factorDdmPieceSystems,
+  pieceOrdering,
   solveDdmTasks,
   type DdmPieceFactor,
   type DdmSystem,
@@ -45,6 +46,9 @@ function withProgress<T>(f: (onWork: (work: number) => void) => T): T {
 const kernels = new SmootherKernels();
 
 workerpool.worker({
+  order(setup: DdmSetup, c: number): Int32Array {
+    return pieceOrdering(setup, c);
+  },
   factor(setup: DdmSetup, mesh: DdmWeights, c: number, system: DdmSystem, ordering?: Int32Array): DdmPieceFactor {
     // Factor and shared solve in SharedArrayBuffers; the smoother is not sent (the solving
     // threads make their own from the shared factor).
