@@ -141,8 +141,8 @@ export function ddmWorkUnits(
  * goes to the threads in SharedArrayBuffers; the threads take units of work in turn
  * ({@link ddmWorkUnits}): first, for every piece large enough to be split between threads, its
  * fill-reducing ordering (`pieceOrdering`, once for both systems) while the other threads take
- * whole pieces, then its two factorisations and shared solves at once (`factorDdmPiece`, in
- * SharedArrayBuffers; λ's, ten columns, before κ's); the whole pieces largest first, and a split
+ * whole pieces, then its two factorisations and shared solves (`factorDdmPiece`, in
+ * SharedArrayBuffers; λ's, ten columns, first, κ's as soon as a thread is free); the whole pieces largest first, and a split
  * piece's tasks as soon as both its factors are done, ahead of the whole pieces left — so a
  * thread waits only while a split piece is being ordered or factorised and no whole piece is left.
  * @throws as {@link computeDirectDeltaMush}; RangeError when threads < 1; the signal's reason
@@ -186,9 +186,9 @@ export async function computeDirectDeltaMushParallel(
         ...((await pool.exec('solve', [shared, weights, unit.tasks, factors], { on: onWork })) as DdmTaskEntries[]),
       );
   // A split piece: its fill-reducing ordering (one for both systems, as on one thread) while the
-  // other threads take whole pieces, then its two factorisations at once (λ's first: ten columns
-  // to its shared solve); the second to finish makes the piece's tasks ready, ahead of the whole
-  // pieces left.
+  // other threads take whole pieces, then its two factorisations (λ's first: ten columns to its
+  // shared solve; κ's as soon as a thread is free); the second to finish makes the piece's tasks
+  // ready, ahead of the whole pieces left.
   const factorJobs = [...split].map(([c, units]): Job => async () => {
     const ordering = (await pool.exec('order', [shared, c])) as Int32Array;
     const factors: DdmPieceFactor[] = [];

@@ -122,14 +122,11 @@ function pieceSystem(setup: DdmSetup, c: number, system: DdmSystem): { matrix: S
 
 /**
  * The fill-reducing ordering of piece `c`'s systems (both have the Laplacian's pattern, so one
- * ordering serves both: pass it to {@link factorDdmPiece}), in a SharedArrayBuffer.
+ * ordering serves both: pass it to {@link factorDdmPiece}).
  */
 export function pieceOrdering(setup: DdmSetup, c: number): Int32Array {
   const { matrix, xyz } = pieceSystem(setup, c, 'kappa');
-  const ordering = fillReducingOrdering(matrix, xyz);
-  const out = new Int32Array(new SharedArrayBuffer(4 * ordering.length));
-  out.set(ordering);
-  return out;
+  return fillReducingOrdering(matrix, xyz);
 }
 
 /**

@@ -206,8 +206,8 @@ export function finishDirectDeltaMush(setup: DdmSetup, mesh: DdmInput, solved: r
     const k0 = start[r];
     const k1 = start[r + 1];
     // Row r's entries are valueAt[width·k0, width·k1), its moments (compact) moments[10r, 10r + 10).
-    const rigid = k1 - k0 === 1 && (!moments || storable(moments, 10 * r, 10 * r + 10));
-    if (rigid && storable(valueAt, width * k0, width * k1)) continue; // moved rigidly by its one joint (its matrix is not used, but must be stored)
+    const single = k1 - k0 === 1 && (!moments || storable(moments, 10 * r, 10 * r + 10));
+    if (single && storable(valueAt, width * k0, width * k1)) continue; // moved rigidly by its one joint (its matrix is not used, but must be stored)
     let c = 0;
     let cAbs = 0;
     for (let k = k0; k < k1; k++) {
@@ -219,7 +219,7 @@ export function finishDirectDeltaMush(setup: DdmSetup, mesh: DdmInput, solved: r
     if (healthy && moments) {
       const row = moments.subarray(10 * r, 10 * r + 10);
       if (covarianceFloor(row, D)) addToBlock(row, 0, D, 1);
-      healthy = storable(row, 0, 10) && storable(valueAt, k0, k1);
+      healthy = storable(row, 0, 10) && storable(valueAt, width * k0, width * k1);
     } else if (healthy) {
       sum.fill(0);
       for (let k = 10 * k0; k < 10 * k1; k += 10) for (let e = 0; e < 10; e++) sum[e] += valueAt[k + e];
@@ -252,7 +252,7 @@ export function finishDirectDeltaMush(setup: DdmSetup, mesh: DdmInput, solved: r
   const values = new Float64Array(width * e);
   for (let i = 0; i < n; i++) {
     const r = repOf[i];
-    const own = fallback.size ? fallback.get(r) : undefined;
+    const own = fallback.get(r);
     if (own) {
       joints.set(own.joints, offsets[i]);
       values.set(own.values, width * offsets[i]);
