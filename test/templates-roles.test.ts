@@ -12,6 +12,8 @@ import { readDocument } from '../src/io/node-io.js';
 import { buildTemplateRig, type TemplateRig, type VertexRole } from '../src/methods/templates/rig.js';
 import { readTemplateRig, writeTemplateRig } from '../src/methods/templates/storage.js';
 import { withRolesRemade } from '../src/methods/templates/fit.js';
+import { buildTemplateRigOnWorker } from '../src/methods/templates/web-worker.js';
+import { TEMPLATE_WORKER_SOURCE } from '../src/methods/templates/web-worker-source.js';
 import { CESIUM_MAN } from './helpers/data.js';
 
 setFlagsFromString('--allow-natives-syntax');
@@ -41,5 +43,42 @@ describe('template cage roles (CesiumMan)', () => {
     expect(layout(cloned).boxed).toBeGreaterThan(0); // what a worker's result holds
     expect(layout(withRolesRemade(cloned))).toEqual({ maps: 1, boxed: 0, roles: 656 });
     expect(withRolesRemade(cloned).limbs.map((l) => l.roles)).toEqual(built.limbs.map((l) => l.roles));
+  });
+
+  it('buildTemplateRigOnWorker: the bundled worker’s rig (structured-cloned back) and the fallback’s, both one hidden class and unboxed', async () => {
+    const [model] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
+    const built = buildTemplateRig(model.mesh, model.skeleton);
+    /** A Worker running the bundled script in this realm, its messages structured-cloned. */
+    class StandInWorker {
+      onmessage: ((e: { data: unknown }) => void) | null = null;
+      onerror: ((e: unknown) => void) | null = null;
+      private scope: {
+        onmessage?: (e: { data: unknown }) => void;
+        postMessage: (m: unknown, t?: Transferable[]) => void;
+      };
+      constructor() {
+        this.scope = { postMessage: (m, t = []) => this.onmessage?.({ data: structuredClone(m, { transfer: t }) }) };
+        new Function('self', TEMPLATE_WORKER_SOURCE)(this.scope);
+      }
+      postMessage(m: unknown): void {
+        const data = structuredClone(m);
+        setTimeout(() => this.scope.onmessage?.({ data }));
+      }
+      terminate(): void {}
+    }
+    const global = globalThis as { Worker?: unknown };
+    global.Worker = StandInWorker;
+    try {
+      const fromWorker = await buildTemplateRigOnWorker(model.mesh, model.skeleton);
+      expect(layout(fromWorker)).toEqual({ maps: 1, boxed: 0, roles: 656 });
+      expect(fromWorker.limbs.map((l) => l.roles)).toEqual(built.limbs.map((l) => l.roles));
+    } finally {
+      delete global.Worker;
+    }
+    expect(layout(await buildTemplateRigOnWorker(model.mesh, model.skeleton))).toEqual({
+      maps: 1,
+      boxed: 0,
+      roles: 656,
+    });
   });
 });

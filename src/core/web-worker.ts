@@ -21,6 +21,12 @@ export interface WorkerScriptOptions<T> {
   signal?: AbortSignal;
   /** Buffers of `message` to transfer rather than copy (they become unusable here). */
   transfer?: Transferable[];
+  /**
+   * Applied to the worker's result before it resolves (not to the fallback's, which never left
+   * this thread): to rebuild what a structured clone gives back differently, e.g. objects whose
+   * numbers come back boxed.
+   */
+  revive?: (result: T) => T;
 }
 
 const warnedLabels = new Set<string>();
@@ -35,7 +41,7 @@ const warnedLabels = new Set<string>();
  * signal's reason when aborted
  */
 export function runWorkerScript<T>(source: string, message: unknown, options: WorkerScriptOptions<T>): Promise<T> {
-  const { label, fallback, onProgress, signal, transfer = [] } = options;
+  const { label, fallback, onProgress, signal, transfer = [], revive } = options;
   const here = () => new Promise<T>((resolve) => resolve(fallback()));
   if (signal?.aborted) return Promise.reject(signal.reason);
   if (typeof Worker === 'undefined' || typeof Blob === 'undefined' || typeof URL.createObjectURL !== 'function') {
@@ -75,7 +81,11 @@ export function runWorkerScript<T>(source: string, message: unknown, options: Wo
         reject(new Error(`corskin: computing the ${label} failed: ${data.error}`));
       } else if (data.result !== undefined) {
         finish();
-        resolve(data.result);
+        try {
+          resolve(revive ? revive(data.result) : data.result);
+        } catch (e) {
+          reject(e);
+        }
       } else if (data.done !== undefined) onProgress?.(data.done, data.total!);
     };
     worker.onerror = (e) => {

@@ -27,19 +27,20 @@ export const COVARIANCE_FLOOR = 1e-4;
  * @param sum the 10-number symmetric 4×4 Σ_j Ω_ij (upper triangle, row-major: X00 X01 X02 X03
  *   X11 X12 X13 X22 X23 X33), about any origin
  * @param out written: D's 6 numbers D00 D01 D02 D11 D12 D22 (zeros when none is needed)
+ * @param o where the 10 numbers start in `sum`
  * @returns true when D is not zero
  */
-export function covarianceFloor(sum: ArrayLike<number>, out: Float64Array): boolean {
+export function covarianceFloor(sum: ArrayLike<number>, out: Float64Array, o = 0): boolean {
   out.fill(0, 0, 6);
-  const c = sum[9];
+  const c = sum[o + 9];
   if (!(Math.abs(c) > 0) || !Number.isFinite(c)) return false;
-  const px = sum[3] / c;
-  const py = sum[6] / c;
-  const pz = sum[8] / c;
+  const px = sum[o + 3] / c;
+  const py = sum[o + 6] / c;
+  const pz = sum[o + 8] / c;
   // Symmetric C (row-major 3×3, A[3r + c]) and its eigenvectors V (columns) by cyclic Jacobi.
   // Flat arrays: this runs once per vertex of the precomputation.
-  const a01 = sum[1] / c - px * py, a02 = sum[2] / c - px * pz, a12 = sum[5] / c - py * pz; // prettier-ignore
-  const A = [sum[0] / c - px * px, a01, a02, a01, sum[4] / c - py * py, a12, a02, a12, sum[7] / c - pz * pz]; // prettier-ignore
+  const a01 = sum[o + 1] / c - px * py, a02 = sum[o + 2] / c - px * pz, a12 = sum[o + 5] / c - py * pz; // prettier-ignore
+  const A = [sum[o] / c - px * px, a01, a02, a01, sum[o + 4] / c - py * py, a12, a02, a12, sum[o + 7] / c - pz * pz]; // prettier-ignore
   const V = [1, 0, 0, 0, 1, 0, 0, 0, 1];
   for (let sweep = 0; sweep < 12; sweep++) {
     const off = Math.abs(A[1]) + Math.abs(A[2]) + Math.abs(A[5]);

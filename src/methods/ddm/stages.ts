@@ -217,9 +217,8 @@ export function finishDirectDeltaMush(setup: DdmSetup, mesh: DdmInput, solved: r
     }
     let healthy = k1 - k0 > 1 && c > TOTAL_CANCELLATION * cAbs;
     if (healthy && moments) {
-      const row = moments.subarray(10 * r, 10 * r + 10);
-      if (covarianceFloor(row, D)) addToBlock(row, 0, D, 1);
-      healthy = storable(row, 0, 10) && storable(valueAt, width * k0, width * k1);
+      if (covarianceFloor(moments, D, 10 * r)) addToBlock(moments, 10 * r, D, 1);
+      healthy = storable(moments, 10 * r, 10 * r + 10) && storable(valueAt, width * k0, width * k1);
     } else if (healthy) {
       sum.fill(0);
       for (let k = 10 * k0; k < 10 * k1; k += 10) for (let e = 0; e < 10; e++) sum[e] += valueAt[k + e];

@@ -26,8 +26,8 @@ export function vertexRole(kind: VertexRole['kind'], index: number, local: Array
 
 /**
  * `rig` with every cage vertex role made again by {@link vertexRole}: for a rig that came through a
- * structured clone (a worker's result), whose roles share a hidden class but hold their numbers
- * boxed. The limbs are new objects; everything else is the rig's own.
+ * structured clone (a worker's result: `runWorkerScript`'s `revive`), whose roles share a hidden
+ * class but hold their numbers boxed. The limbs are new objects; everything else is the rig's own.
  */
 export function withRolesRemade<T extends { limbs: TemplateLimb[] }>(rig: T): T {
   return { ...rig, limbs: rig.limbs.map((limb) => ({ ...limb, roles: limb.roles.map((r) => vertexRole(r.kind, r.index, r.local)) })) };

@@ -36,11 +36,11 @@ export function buildTemplateRigOnWorker(
   options: TemplateBuildOptions = {},
 ): Promise<TemplateRig> {
   const request: TemplateWorkerRequest = { mesh, skeleton, library };
-  const built = runWorkerScript<TemplateRig>(TEMPLATE_WORKER_SOURCE, request, {
+  return runWorkerScript(TEMPLATE_WORKER_SOURCE, request, {
     label: 'skinning templates',
     fallback: () => buildTemplateRig(mesh, skeleton, library, options),
+    revive: withRolesRemade,
     onProgress: options.onProgress,
     signal: options.signal,
   });
-  return built.then(withRolesRemade);
 }
