@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { length3 } from './vec3.js';
 
 /** Any flat numeric array the kernels read from. */
 export type NumArray = Float32Array | Float64Array | number[];
@@ -176,7 +177,7 @@ export function quatFromMat4(out: NumArray, oo: number, m: NumArray, mo: number)
   let m00 = m[mo], m10 = m[mo + 1], m20 = m[mo + 2];
   let m01 = m[mo + 4], m11 = m[mo + 5], m21 = m[mo + 6];
   let m02 = m[mo + 8], m12 = m[mo + 9], m22 = m[mo + 10];
-  const l0 = Math.hypot(m00, m10, m20) || 1, l1 = Math.hypot(m01, m11, m21) || 1, l2 = Math.hypot(m02, m12, m22) || 1;
+  const l0 = length3(m00, m10, m20) || 1, l1 = length3(m01, m11, m21) || 1, l2 = length3(m02, m12, m22) || 1;
   m00 /= l0; m10 /= l0; m20 /= l0; m01 /= l1; m11 /= l1; m21 /= l1; m02 /= l2; m12 /= l2; m22 /= l2;
   const tr = m00 + m11 + m22;
   let x: number, y: number, z: number, w: number;
@@ -210,7 +211,7 @@ export function quatFromMat4(out: NumArray, oo: number, m: NumArray, mo: number)
 
 /** Writes (x, y, z, w)·sign normalised to unit length at `out[o..o+4)`. */
 function writeUnitQuaternion(out: NumArray, o: number, x: number, y: number, z: number, w: number, sign = 1): void {
-  const n = sign / Math.hypot(x, y, z, w);
+  const n = sign / Math.sqrt(x * x + y * y + z * z + w * w);
   out[o] = x * n;
   out[o + 1] = y * n;
   out[o + 2] = z * n;

@@ -18,6 +18,7 @@
  *
  * @module
  */
+import { length3 } from '../../core/vec3.js';
 import { axisAngle, apply3, type NumbersOut } from './rotation.js';
 import { sphericalAverage } from './spherical-average.js';
 import type { TemplateKey } from './joint.js';
@@ -32,7 +33,7 @@ export interface BoneTemplateFrame {
 /** α, β, n and m̂ = n × b_c of relevant bone {bj, rj} against {bc, rc} (Eq. 3's angles). */
 function bendTwist(bc: number[], rc: number[], bj: number[], rj: number[]) {
   let nx = bc[1] * bj[2] - bc[2] * bj[1], ny = bc[2] * bj[0] - bc[0] * bj[2], nz = bc[0] * bj[1] - bc[1] * bj[0];
-  const sinA = Math.hypot(nx, ny, nz), cosA = bc[0] * bj[0] + bc[1] * bj[1] + bc[2] * bj[2];
+  const sinA = length3(nx, ny, nz), cosA = bc[0] * bj[0] + bc[1] * bj[1] + bc[2] * bj[2];
   const alpha = Math.atan2(sinA, cosA);
   if (sinA > 1e-15) {
     nx /= sinA; ny /= sinA; nz /= sinA;

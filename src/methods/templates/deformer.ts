@@ -131,7 +131,7 @@ export function createCageCorrection(rig: TemplateRig, cageDqs?: (skinning: Floa
 /** A += c·cof(A) for the 3×3 linear part of the column-major 4×4 A, c = √2 / |A|_F (see its use). */
 function addScaledCofactor(A: Float64Array): void {
   const a0x = A[0], a0y = A[1], a0z = A[2], a1x = A[4], a1y = A[5], a1z = A[6], a2x = A[8], a2y = A[9], a2z = A[10]; // prettier-ignore
-  const norm = Math.hypot(a0x, a0y, a0z, a1x, a1y, a1z, a2x, a2y, a2z);
+  const norm = Math.sqrt(a0x * a0x + a0y * a0y + a0z * a0z + a1x * a1x + a1y * a1y + a1z * a1z + a2x * a2x + a2y * a2y + a2z * a2z); // prettier-ignore
   if (!(norm > 0)) return;
   const c = Math.SQRT2 / norm;
   A[0] += c * (a1y * a2z - a1z * a2y); A[1] += c * (a1z * a2x - a1x * a2z); A[2] += c * (a1x * a2y - a1y * a2x); // prettier-ignore

@@ -17,6 +17,7 @@
  *
  * @module
  */
+import { length3 } from '../../core/vec3.js';
 import { axisAngle, apply3, mat3, mul3, type NumbersOut } from './rotation.js';
 import { sphericalAverage } from './spherical-average.js';
 
@@ -27,7 +28,7 @@ import { sphericalAverage } from './spherical-average.js';
 export function frameRotation<T extends NumbersOut = number[]>(bc: ArrayLike<number>, rc: ArrayLike<number>, bj: ArrayLike<number>, rj: ArrayLike<number>, out: T = mat3() as T): T {
   // Swing: about n = bc × bj by α = angle(bc, bj).
   let nx = bc[1] * bj[2] - bc[2] * bj[1], ny = bc[2] * bj[0] - bc[0] * bj[2], nz = bc[0] * bj[1] - bc[1] * bj[0];
-  const sinA = Math.hypot(nx, ny, nz), cosA = bc[0] * bj[0] + bc[1] * bj[1] + bc[2] * bj[2];
+  const sinA = length3(nx, ny, nz), cosA = bc[0] * bj[0] + bc[1] * bj[1] + bc[2] * bj[2];
   const alpha = Math.atan2(sinA, cosA);
   if (sinA > 1e-15) {
     nx /= sinA; ny /= sinA; nz /= sinA;

@@ -8,7 +8,7 @@
  */
 import { allRigid } from '../../deformers/two-phase.js';
 import { mat3FromQuat, quatRotationPart } from '../../core/math.js';
-import { cross, dot, normalize, point, sub } from '../../core/vec3.js';
+import { cross, dot, length3, normalize, point, sub } from '../../core/vec3.js';
 import { prepareBoneTemplate, type BoneTemplateFrame } from './bone.js';
 import { prepareJointTemplate } from './joint.js';
 import { axisAngle, mulT3, rotationAngle } from './rotation.js';
@@ -105,7 +105,7 @@ function locateOffsets(local: ArrayLike<number>, axis: ArrayLike<number>, inner:
   f.count = 0;
   const x = local[0] * axis[0] + local[1] * axis[1] + local[2] * axis[2];
   for (let c = 0; c < 3; c++) f.radial[c] = local[c] - axis[c] * x;
-  const lr = Math.hypot(f.radial[0], f.radial[1], f.radial[2]);
+  const lr = length3(f.radial[0], f.radial[1], f.radial[2]);
   if (!(lr > 0) || (inner[0] === 0 && inner[1] === 0 && inner[2] === 0)) return;
   for (let c = 0; c < 3; c++) f.radial[c] /= lr;
   const u = f.radial;
@@ -122,7 +122,7 @@ function locateOffsets(local: ArrayLike<number>, axis: ArrayLike<number>, inner:
 /** The smallest rotation (row-major 3×3) taking unit a to unit b. */
 function minimalRotation(a: number[], b: number[]): number[] {
   const axis = cross(a, b);
-  const s = Math.hypot(axis[0], axis[1], axis[2]);
+  const s = length3(axis[0], axis[1], axis[2]);
   if (s < 1e-15) {
     if (dot(a, b) > 0) return axisAngle([1, 0, 0], 0);
     const p = Math.abs(a[0]) < 0.9 ? [1, 0, 0] : [0, 1, 0];
@@ -365,7 +365,7 @@ export function poseLimb(
     bends[i] = bend;
     if (i + 1 < n) {
       let bendAxis = cross(ac, b1);
-      if (!(Math.hypot(bendAxis[0], bendAxis[1], bendAxis[2]) > 1e-9)) bendAxis = cross(ac, rest.slice(9, 12));
+      if (!(length3(bendAxis[0], bendAxis[1], bendAxis[2]) > 1e-9)) bendAxis = cross(ac, rest.slice(9, 12));
       const relative = mulT3(Rb(i), Rb(i + 1));
       const w = (boneKeys[i] = keyWeights(template, relative, normalize(bendAxis)));
       bulge[i] = (template.side === 'outer' ? -1 : 1) * keyValue(template, w, (k) => k.bulge);
@@ -378,11 +378,11 @@ export function poseLimb(
       jointOffsets[i + 1] = blendedOffsets(jt, wj);
     }
     const side = sub(b1, a.map((x) => x * dot(b1, a)));
-    const ls = Math.hypot(side[0], side[1], side[2]);
+    const ls = length3(side[0], side[1], side[2]);
     inner.push(ls > 1e-12 ? side.map((x) => x / ls) : [0, 0, 0]);
   }
   // The template functions prepared once per bone and joint for this pose.
-  const lengths = Array.from({ length: n }, (_, i) => Math.hypot(points[3 * i + 3] - points[3 * i], points[3 * i + 4] - points[3 * i + 1], points[3 * i + 5] - points[3 * i + 2])); // prettier-ignore
+  const lengths = Array.from({ length: n }, (_, i) => length3(points[3 * i + 3] - points[3 * i], points[3 * i + 4] - points[3 * i + 1], points[3 * i + 5] - points[3 * i + 2])); // prettier-ignore
   const bonePrepared = Array.from({ length: n }, (_, i) => {
     const t: BoneTemplateFrame = { axis: point(axes, i), length: lengths[i], reference: point(references, i) };
     return prepareBoneTemplate(t, boneRest[i], boneNow[i]);
@@ -457,7 +457,7 @@ export function poseLimb(
         // Drawn offsets: along the bone in bone lengths, across it in the vertex's rest radius.
         const a = axes.subarray(3 * i, 3 * i + 3), rl = role.local;
         const x = rl[0] * a[0] + rl[1] * a[1] + rl[2] * a[2];
-        const radius = Math.hypot(rl[0] - a[0] * x, rl[1] - a[1] * x, rl[2] - a[2] * x);
+        const radius = length3(rl[0] - a[0] * x, rl[1] - a[1] * x, rl[2] - a[2] * x);
         locateOffsets(local, a, inner[i], (4 * x) / lengths[i] - 1, (frame ??= offsetFrame()));
         addOffsets(local, boneOffsets[i], frame, a, lengths[i], radius);
         if (probe?.vertex === first + v) probe.found = { frame: copyFrame(frame), units: [lengths[i], radius], axis: Array.from(a), keyWeights: boneKeys[i], bend: bends[i], slot: i, kind: 'bone' };
@@ -470,7 +470,7 @@ export function poseLimb(
         // Drawn offsets: in the joint's radius (its middle ring's), about the parent bone.
         const a = axes.subarray(3 * i - 3, 3 * i);
         const rl = roles[jointStart + SIDES].local;
-        const radius = Math.hypot(rl[0], rl[1], rl[2]);
+        const radius = length3(rl[0], rl[1], rl[2]);
         locateOffsets(local, a, inner[i - 1], Math.floor((v - jointStart) / SIDES), (frame ??= offsetFrame()));
         addOffsets(local, jointOffsets[i], frame, a, radius, radius);
         if (probe?.vertex === first + v) probe.found = { frame: copyFrame(frame), units: [radius, radius], axis: Array.from(a), keyWeights: jointKeys[i], bend: bends[i - 1], slot: i, kind: 'joint' };

@@ -42,7 +42,7 @@ export function sphericalAverage(points: ArrayLike<number>, weights: ArrayLike<n
     qy += weights[i] * points[3 * i + 1];
     qz += weights[i] * points[3 * i + 2];
   }
-  let l = Math.hypot(qx, qy, qz);
+  let l = Math.sqrt(qx * qx + qy * qy + qz * qz);
   if (l === 0) {
     // No linear mean (e.g. two antipodal points of equal weight): start at the heaviest point.
     let best = 0;
