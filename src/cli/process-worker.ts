@@ -21,5 +21,6 @@ const code = await main(argv, {
     update: (done, total) => post({ bar, done, total }),
     stop: () => post({ bar, stop: true }),
   }),
+  spawned: (pid, running) => post({ pid, running }),
 });
 post({ code });
