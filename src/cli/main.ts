@@ -95,7 +95,6 @@ function filteredIo(io: Io, quiet: boolean, verbose: boolean, command: string): 
     tty: io.tty && !quiet,
     verbose,
     bar: io.bar,
-    spawned: io.spawned,
   };
 }
 

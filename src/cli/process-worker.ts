@@ -21,6 +21,5 @@ const code = await main(argv, {
     update: (done, total) => post({ bar, done, total }),
     stop: () => post({ bar, stop: true }),
   }),
-  spawned: (pid, running) => post({ pid, running }),
 });
 post({ code });

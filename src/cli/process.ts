@@ -27,7 +27,6 @@ export type WorkerMessage =
   | { bar: string; done: number; total: number }
   | { bar: string; stop: true }
   | { tmp: string; active: boolean; kind: TempFileKind }
-  | { pid: number; running: boolean }
   | { code: number };
 
 /** How long the worker may take to stop after a signal before the process exits regardless. */
@@ -63,7 +62,6 @@ export async function runProcess(argv: string[]): Promise<number> {
   const temporary = new Set<string>();
   const writtenElsewhere = new Set<string>(); // a parallel batch's outputs, written by nested threads
   const bars = new Map<string, ProgressBar>();
-  const spawned = new Set<number>(); // process groups the command leads (render's Chromium)
   let code: number | undefined;
   let stdoutClosed = false;
   worker.on('message', (m: WorkerMessage) => {
@@ -74,9 +72,6 @@ export async function runProcess(argv: string[]): Promise<number> {
       const set = m.kind === 'temporary' ? temporary : writtenElsewhere;
       if (m.active) set.add(m.tmp);
       else set.delete(m.tmp);
-    } else if ('pid' in m) {
-      if (m.running) spawned.add(m.pid);
-      else spawned.delete(m.pid);
     } else if ('bar' in m) {
       if (!bars.has(m.bar)) bars.set(m.bar, progress(processIo, m.bar));
       if ('stop' in m) {
@@ -102,18 +97,7 @@ export async function runProcess(argv: string[]): Promise<number> {
     if (stopping || code !== undefined) return; // finished: the command exits with its own code
     stopping = true;
     const exit = () => {
-      // First what would write on into the temporary files (Chromium into its profile): killed,
-      // given a moment to be gone (a kill is not instant), and the removal retried while a
-      // folder still fills.
-      for (const pid of spawned) {
-        try {
-          process.kill(-pid, 'SIGKILL');
-        } catch {
-          // gone already
-        }
-      }
-      if (spawned.size) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
-      for (const tmp of temporary) rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+      for (const tmp of temporary) rmSync(tmp, { recursive: true, force: true });
       for (const output of writtenElsewhere) removeTempFilesOf(output);
       for (const bar of bars.values()) bar.stop();
       if (process.stderr.isTTY) process.stderr.write('\x1b[?25h\x1b[?7h\n');

@@ -8,7 +8,6 @@ import type { ThreeMethodId } from '../deformers/registry.js';
 import { existsSync } from 'node:fs';
 import { CorskinError } from '../core/errors.js';
 import { checkNotOverwritingInput, checkOutputPath, writeFileAtomic } from '../io/files.js';
-import { startChromium, type StartedChromium } from './chromium.js';
 import { extractSkinnedModels } from '../io/gltf.js';
 import { parseTemplateChoices, TEMPLATES_METHOD_ID } from '../methods/templates/parameters.js';
 import { checkStoredOrBuiltChoices } from '../methods/templates/storage.js';
@@ -157,10 +156,15 @@ export async function renderCommand(io: Io, input: string, o: RenderOptions): Pr
   const executablePath = chromiumPath();
   const { chromium } = await optionalDependency(import('playwright-core'), 'playwright-core', 'corskin render');
   const server = await serveViewer(glb);
-  let started: StartedChromium | undefined;
+  let browser: Awaited<ReturnType<typeof chromium.launch>> | undefined;
   try {
-    started = await startChromium(io, chromium, executablePath, CHROMIUM_ARGS);
-    const page = await (await started.browser.newContext({ viewport: { width, height } })).newPage();
+    browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS }).catch((e: unknown) => {
+      const first = String((e as Error).message ?? e).split('\n')[0];
+      throw new CorskinError(
+        `Chromium (${executablePath}) did not start: ${first} (set CORSKIN_CHROMIUM to another Chromium)`,
+      );
+    });
+    const page = await browser.newPage({ viewport: { width, height } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(String(e)));
     const q = new URLSearchParams({
@@ -210,7 +214,7 @@ export async function renderCommand(io: Io, input: string, o: RenderOptions): Pr
     io.out(`wrote ${o.output} (${width}×${height})`);
   } finally {
     // Whatever failed (Chromium not starting included), nothing is left running: the command exits.
-    await started?.stop();
+    await browser?.close();
     await server.close();
   }
 }

@@ -17,13 +17,6 @@ export interface Io {
   verbose?: boolean;
   /** Draws progress bars elsewhere (a CLI run on a worker thread: the main thread draws them). */
   bar?: (label: string) => ProgressBar;
-  /**
-   * Told of a process the command started and leads a process group of (`render`'s Chromium),
-   * `running` true when started and false once it has exited: a CLI run on a worker thread, whose
-   * main thread kills the group when a signal stops the command, before it removes the temporary
-   * files (the process would write on into them).
-   */
-  spawned?: (pid: number, running: boolean) => void;
 }
 
 /** A progress callback `(done, total)` and `stop()` to clear the bar. */

@@ -9,7 +9,6 @@ import {
   constants,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   realpathSync,
@@ -19,7 +18,6 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CorskinError } from '../core/errors.js';
 
@@ -112,24 +110,11 @@ export function keepStaged(files: readonly string[], folder: string): void {
   }
 }
 
-/** Removes a folder from {@link createStaging} or {@link createTempFolder} and what is left in it. */
+/** Removes a staging folder from {@link createStaging} and what is left in it. */
 export function removeStaged(stage: string): void {
   rmSync(stage, { recursive: true, force: true });
   pendingTempFiles.delete(stage);
   tempFileObserver?.(stage, false, 'temporary');
-}
-
-/**
- * A new folder in the system's temporary folder (`os.tmpdir()`, named `prefix` + 6 characters)
- * for a tool's own files — Chromium's profile for `corskin render` — removed by a signal handler
- * as a temporary file is, and by {@link removeStaged} once done.
- * @throws as `mkdtempSync` when the temporary folder refuses it
- */
-export function createTempFolder(prefix: string): string {
-  const folder = mkdtempSync(join(tmpdir(), prefix));
-  pendingTempFiles.add(folder);
-  tempFileObserver?.(folder, true, 'temporary');
-  return folder;
 }
 
 /** What a {@link observeTempFiles} observer is told of: a temporary file, or an output a nested thread writes. */
