@@ -7,7 +7,7 @@
  * after Ctrl+C and replaced its input.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NodeIO } from '@gltf-transform/core';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -132,5 +132,44 @@ describe('a bake stopped once its file is written', () => {
     expect(await exited).toBe(130);
     expect(readFileSync(out, 'utf8')).toBe('the previous output');
     expect(readdirSync(tmp.dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  }, 60_000);
+});
+
+describe('a render stopped while Chromium runs', () => {
+  it('stops Chromium and leaves nothing in the temporary folder: no profile, no Playwright folder, no image', async () => {
+    // Before, Playwright's profile and artifacts folders were left in the temporary folder at each
+    // interrupted render, and Chromium, alive until the process exited, wrote on into them.
+    const temp = join(tmp.dir, 'render-tmp');
+    mkdirSync(temp);
+    const out = join(tmp.dir, 'render.png');
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'bin/corskin.js'), 'render', SOLDIER, '--pose', 'stress', '-o', out],
+      {
+        stdio: 'ignore',
+        env: { ...process.env, TMPDIR: temp },
+      },
+    );
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    // Chromium is up: its profile's lock names its process (HOST-PID).
+    const lock = () => readdirSync(temp, { recursive: true }).find((p) => String(p).endsWith('SingletonLock'));
+    let polls = 0;
+    while (lock() === undefined && child.exitCode === null && polls++ < 3000)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(child.exitCode, 'the render ended before Chromium started').toBeNull();
+    const pid = Number(/-(\d+)$/.exec(readlinkSync(join(temp, String(lock()))))?.[1]);
+    const sentAt = performance.now();
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(performance.now() - sentAt).toBeLessThan(2000);
+    await new Promise((r) => setTimeout(r, 500)); // a Chromium still running would write on
+    expect(readdirSync(temp)).toEqual([]);
+    expect(existsSync(out)).toBe(false);
+    // Gone, or a zombie waiting for init to reap it (Linux: /proc/PID/stat's state Z).
+    expect(pid, 'Chromium named no process in its lock').toBeGreaterThan(1);
+    const state = existsSync(`/proc/${pid}/stat`)
+      ? /\) (\S)/.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1]
+      : 'gone';
+    expect(['gone', 'Z', 'X']).toContain(state);
   }, 60_000);
 });

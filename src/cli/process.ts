@@ -17,7 +17,7 @@ import { Worker } from 'node:worker_threads';
 import { nodeWorkerScript } from '../core/node-worker.js';
 import { installSignalCleanup, main } from './main.js';
 import { processIo, progress, type ProgressBar } from './ui.js';
-import { removeTempFilesOf, type TempFileKind } from '../io/files.js';
+import { removeTempFilesOf, stopChromiumIn, type TempFileKind } from '../io/files.js';
 import { relaunchOnHugePages, stopsWithParent, wantsHugePages } from './huge-pages.js';
 
 /** What the command's worker thread posts. */
@@ -97,7 +97,19 @@ export async function runProcess(argv: string[]): Promise<number> {
     if (stopping || code !== undefined) return; // finished: the command exits with its own code
     stopping = true;
     const exit = () => {
-      for (const tmp of temporary) rmSync(tmp, { recursive: true, force: true });
+      // First the Chromium a render started, alive until this process exits, which would write
+      // on into its profile there: killed and given a moment to be gone; the removal is retried
+      // (for about a second) while a folder still fills — a Chromium closing has dropped its
+      // lock, and stops writing once closed — and what still fails to go is left, not an error.
+      let killed = false;
+      for (const tmp of temporary) killed = stopChromiumIn(tmp) || killed;
+      if (killed) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+      for (const tmp of temporary)
+        try {
+          rmSync(tmp, { recursive: true, force: true, maxRetries: 8, retryDelay: 30 });
+        } catch {
+          // left in the temporary folder
+        }
       for (const output of writtenElsewhere) removeTempFilesOf(output);
       for (const bar of bars.values()) bar.stop();
       if (process.stderr.isTTY) process.stderr.write('\x1b[?25h\x1b[?7h\n');

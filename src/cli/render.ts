@@ -7,7 +7,13 @@ import { UsageError } from './batch.js';
 import type { ThreeMethodId } from '../deformers/registry.js';
 import { existsSync } from 'node:fs';
 import { CorskinError } from '../core/errors.js';
-import { checkNotOverwritingInput, checkOutputPath, writeFileAtomic } from '../io/files.js';
+import {
+  checkNotOverwritingInput,
+  checkOutputPath,
+  createTempFolder,
+  removeStaged,
+  writeFileAtomic,
+} from '../io/files.js';
 import { extractSkinnedModels } from '../io/gltf.js';
 import { parseTemplateChoices, TEMPLATES_METHOD_ID } from '../methods/templates/parameters.js';
 import { checkStoredOrBuiltChoices } from '../methods/templates/storage.js';
@@ -156,14 +162,24 @@ export async function renderCommand(io: Io, input: string, o: RenderOptions): Pr
   const executablePath = chromiumPath();
   const { chromium } = await optionalDependency(import('playwright-core'), 'playwright-core', 'corskin render');
   const server = await serveViewer(glb);
+  // Playwright makes Chromium's profile and its own artifacts folder in os.tmpdir() and removes
+  // them on close(), which a command stopped on its worker thread never reaches: they go into a
+  // folder of ours (this thread's TMPDIR, which os.tmpdir() reads), removed by the signal handler
+  // once it has stopped that Chromium (`stopChromiumIn`).
+  const scratch = createTempFolder('corskin-render-');
+  const tmpdir = process.env.TMPDIR;
   let browser: Awaited<ReturnType<typeof chromium.launch>> | undefined;
   try {
-    browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS }).catch((e: unknown) => {
-      const first = String((e as Error).message ?? e).split('\n')[0];
-      throw new CorskinError(
-        `Chromium (${executablePath}) did not start: ${first} (set CORSKIN_CHROMIUM to another Chromium)`,
-      );
-    });
+    process.env.TMPDIR = scratch;
+    browser = await chromium
+      .launch({ executablePath, args: CHROMIUM_ARGS })
+      .catch((e: unknown) => {
+        const first = String((e as Error).message ?? e).split('\n')[0];
+        throw new CorskinError(
+          `Chromium (${executablePath}) did not start: ${first} (set CORSKIN_CHROMIUM to another Chromium)`,
+        );
+      })
+      .finally(() => (tmpdir === undefined ? delete process.env.TMPDIR : (process.env.TMPDIR = tmpdir)));
     const page = await browser.newPage({ viewport: { width, height } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(String(e)));
@@ -216,5 +232,6 @@ export async function renderCommand(io: Io, input: string, o: RenderOptions): Pr
     // Whatever failed (Chromium not starting included), nothing is left running: the command exits.
     await browser?.close();
     await server.close();
+    removeStaged(scratch);
   }
 }

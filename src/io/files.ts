@@ -9,8 +9,10 @@ import {
   constants,
   existsSync,
   mkdirSync,
+  mkdtempSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   realpathSync,
   renameSync,
   rmSync,
@@ -18,6 +20,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CorskinError } from '../core/errors.js';
 
@@ -110,11 +113,60 @@ export function keepStaged(files: readonly string[], folder: string): void {
   }
 }
 
-/** Removes a staging folder from {@link createStaging} and what is left in it. */
+/** Removes a folder from {@link createStaging} or {@link createTempFolder} and what is left in it. */
 export function removeStaged(stage: string): void {
   rmSync(stage, { recursive: true, force: true });
   pendingTempFiles.delete(stage);
   tempFileObserver?.(stage, false, 'temporary');
+}
+
+/**
+ * A new folder in the system's temporary folder (`os.tmpdir()`, named `prefix` + 6 characters)
+ * for a tool's own files — Chromium's profile for `corskin render` — removed by a signal handler
+ * as a temporary file is, and by {@link removeStaged} once done.
+ * @throws as `mkdtempSync` when the temporary folder refuses it
+ */
+export function createTempFolder(prefix: string): string {
+  const folder = mkdtempSync(join(tmpdir(), prefix));
+  pendingTempFiles.add(folder);
+  tempFileObserver?.(folder, true, 'temporary');
+  return folder;
+}
+
+/**
+ * Kills the Chromium whose profile is a folder directly inside `folder`, if any is running: the
+ * process its profile's `SingletonLock` names (a link to `HOST-PID`, which Chromium makes as it
+ * starts, on Linux and macOS), with its process group (Playwright starts Chromium as a group's
+ * leader: renderer and GPU processes too). For a signal handler about to remove `folder`, where
+ * a Chromium alive until the process exits would write on into it.
+ * @returns whether it signalled a process (then give it a moment to be gone)
+ */
+export function stopChromiumIn(folder: string): boolean {
+  let stopped = false;
+  let entries: string[];
+  try {
+    entries = readdirSync(folder);
+  } catch {
+    return false;
+  }
+  for (const entry of entries) {
+    let pid: number;
+    try {
+      pid = Number(/-(\d+)$/.exec(readlinkSync(join(folder, entry, 'SingletonLock')))?.[1]);
+    } catch {
+      continue; // not a profile, or no lock (yet)
+    }
+    if (!(pid > 1)) continue;
+    for (const target of [-pid, pid])
+      try {
+        process.kill(target, 'SIGKILL');
+        stopped = true;
+        break;
+      } catch {
+        // not a group leader, or gone already
+      }
+  }
+  return stopped;
 }
 
 /** What a {@link observeTempFiles} observer is told of: a temporary file, or an output a nested thread writes. */
