@@ -17,7 +17,8 @@ import { Worker } from 'node:worker_threads';
 import { nodeWorkerScript } from '../core/node-worker.js';
 import { installSignalCleanup, main } from './main.js';
 import { processIo, progress, type ProgressBar } from './ui.js';
-import { removeTempFilesOf, stopChromiumIn, type TempFileKind } from '../io/files.js';
+import { removeTempFilesOf, type TempFileKind } from '../io/files.js';
+import { stopChromiumIn } from './chromium-profile.js';
 import { relaunchOnHugePages, stopsWithParent, wantsHugePages } from './huge-pages.js';
 
 /** What the command's worker thread posts. */
