@@ -1,6 +1,7 @@
 /**
- * Small 3-vector helpers on plain arrays, for set-up code (cage and template construction), not
- * for per-vertex hot loops.
+ * Small 3-vector helpers on plain arrays, for set-up code (cage and template construction): those
+ * that return a vector allocate it, so not for per-vertex hot loops ({@link length3} allocates
+ * nothing and is meant for them).
  *
  * @module
  */

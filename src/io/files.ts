@@ -83,8 +83,7 @@ export function removeTempFilesOf(output: string): void {
  */
 export function createStaging(output: string): string {
   const stage = join(dirname(output), `.${basename(output)}.${randomBytes(4).toString('hex')}.tmp`);
-  pendingTempFiles.add(stage);
-  tempFileObserver?.(stage, true, 'temporary');
+  trackTemporary(stage, true);
   try {
     mkdirSync(stage);
   } catch (e) {
@@ -115,8 +114,7 @@ export function keepStaged(files: readonly string[], folder: string): void {
 /** Removes a folder from {@link createStaging} or {@link createTempFolder} and what is left in it. */
 export function removeStaged(stage: string): void {
   rmSync(stage, { recursive: true, force: true });
-  pendingTempFiles.delete(stage);
-  tempFileObserver?.(stage, false, 'temporary');
+  trackTemporary(stage, false);
 }
 
 /**
@@ -127,9 +125,15 @@ export function removeStaged(stage: string): void {
  */
 export function createTempFolder(prefix: string): string {
   const folder = mkdtempSync(join(tmpdir(), prefix));
-  pendingTempFiles.add(folder);
-  tempFileObserver?.(folder, true, 'temporary');
+  trackTemporary(folder, true);
   return folder;
+}
+
+/** Marks `path` as a temporary file or folder being written (`active`) or no longer, here and for the observer. */
+function trackTemporary(path: string, active: boolean): void {
+  if (active) pendingTempFiles.add(path);
+  else pendingTempFiles.delete(path);
+  tempFileObserver?.(path, active, 'temporary');
 }
 
 /** What a {@link observeTempFiles} observer is told of: a temporary file, or an output a nested thread writes. */
@@ -176,10 +180,7 @@ export async function writeFileAtomic(path: string, data: Uint8Array | string): 
  */
 export async function writeFilesAtomic(files: [path: string, data: Uint8Array | string][]): Promise<void> {
   const tmps = files.map(([path]) => join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`));
-  for (const tmp of tmps) {
-    pendingTempFiles.add(tmp);
-    tempFileObserver?.(tmp, true, 'temporary');
-  }
+  for (const tmp of tmps) trackTemporary(tmp, true);
   let current = files[0]?.[0] ?? '';
   try {
     // Synchronous: a signal handler runs before or after the whole write and rename, never
@@ -210,8 +211,7 @@ export async function writeFilesAtomic(files: [path: string, data: Uint8Array | 
       } catch {
         // never made (its folder is a file): nothing to remove
       }
-      pendingTempFiles.delete(tmp);
-      tempFileObserver?.(tmp, false, 'temporary');
+      trackTemporary(tmp, false);
     }
   }
 }

@@ -94,7 +94,7 @@ export function prepareJointTemplate(
     const k = memo ?? own;
     const b = memo ? mo : 0;
     if (!memo || Number.isNaN(k[b])) {
-      const len = Math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+      const len = length3(v[0], v[1], v[2]);
       let sum = 0;
       let only = -1;
       for (let j = 0; j < r && len > 0; j++) {
