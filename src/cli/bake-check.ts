@@ -27,6 +27,7 @@ import { readDocument, writeDocument } from '../io/node-io.js';
 import { describeErrors, validatorErrors } from '../io/validate.js';
 import { simdBoundDeformer } from '../wasm/bound-deformer.js';
 import type { BakeCommandOptions } from './bake.js';
+import type { CollapsedChannels } from '../io/constant-channels.js';
 import type { CliMethod } from './method-deformer.js';
 import type { skinWarnings } from './skin-warnings.js';
 import { progress, type Io } from './ui.js';
@@ -51,6 +52,8 @@ export interface StagedBake {
   stage: string;
   /** When the command started (`performance.now()`). */
   start: number;
+  /** The input's constant channels stored as two keys (`collapseConstantChannels`), where any were. */
+  collapsed?: CollapsedChannels;
 }
 
 /**
@@ -66,7 +69,7 @@ export async function checkStaged(
   baked: BakedSkin[],
   inputErrors: ValidatorMessage[] | undefined,
   warnings: ReturnType<typeof skinWarnings>,
-  { models, method, rate, withHelpers, stage, start }: StagedBake,
+  { models, method, rate, withHelpers, stage, start, collapsed }: StagedBake,
 ): Promise<void> {
   const staged = join(stage, basename(o.output));
   const files = await writeDocument(document, staged, { compress: o.compress, inputs: [input], force: true }).catch(
@@ -212,7 +215,7 @@ export async function checkStaged(
   const after = files.reduce((t, f) => t + fileSize(f), 0);
   keepStaged(files, folder);
   io.out(
-    `wrote ${o.output}: ${mb(after)} (input ${mb(before)}, ${(after / before).toFixed(2)}×)${o.quantize ? ', KHR_mesh_quantization' : ''} in ${((performance.now() - start) / 1000).toFixed(2)} s`,
+    `wrote ${o.output}: ${mb(after)} (input ${mb(before)}, ${(after / before).toFixed(2)}×${collapsed?.channels ? `; the input's ${count(collapsed.channels, 'constant channel')} stored as 2 keys each, ${mb(collapsed.bytes)} of key values less` : ''})${o.quantize ? ', KHR_mesh_quantization' : ''} in ${((performance.now() - start) / 1000).toFixed(2)} s`,
   );
 }
 

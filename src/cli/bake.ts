@@ -23,6 +23,7 @@ import { bakeMorphTargets, DEFAULT_BAKE_NORMAL_TOLERANCE, DEFAULT_BAKE_TOLERANCE
 import { bakeResidualMorphs } from '../io/residual-bake.js';
 import { checkNotOverwritingInput, checkOutputPath, createStaging, removeStaged } from '../io/files.js';
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
+import { CONSTANT_CHANNEL_TOLERANCE, collapseConstantChannels } from '../io/constant-channels.js';
 import { readDocument, storeAccessorsOnce } from '../io/node-io.js';
 import { describeErrors, validatorErrors } from '../io/validate.js';
 import { UsageError } from './batch.js';
@@ -61,6 +62,8 @@ export interface BakeCommandOptions {
   targets?: 'auto' | 'samples' | 'basis';
   /** helpers: keyframes reproduced within this by their neighbours are dropped; 0 keeps every sample. */
   keyframeTolerance?: number;
+  /** helpers: the input's channels constant within this, relative, are stored as two keys (`collapseConstantChannels`). */
+  constantTolerance?: number;
   /** helpers: where the bake is held never worse than LBS (`HelperBakeOptions.guard`). */
   guard?: 'auto' | 'samples' | 'between';
   /** helpers: what the file plays beyond the clips (`HelperBakeOptions.beyondClips`). */
@@ -125,6 +128,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     throw new CorskinError(`--normal-tolerance must be a number ≥ 0, got ${o.normalTolerance}`, input);
   for (const [given, flag] of [
     [o.keyframeTolerance, '--keyframe-tolerance'],
+    [o.constantTolerance, '--constant-tolerance'],
     [o.keyTolerance, '--key-tolerance'],
     [o.guard, '--guard'],
     [o.beyondClips, '--beyond-clips'],
@@ -145,6 +149,9 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   const keyframeTolerance = o.keyframeTolerance ?? DEFAULT_KEYFRAME_TOLERANCE;
   if (!(keyframeTolerance >= 0 && Number.isFinite(keyframeTolerance)))
     throw new CorskinError(`--keyframe-tolerance must be a number ≥ 0, got ${o.keyframeTolerance}`, input);
+  const constantTolerance = o.constantTolerance ?? CONSTANT_CHANNEL_TOLERANCE;
+  if (!(constantTolerance >= 0 && Number.isFinite(constantTolerance)))
+    throw new CorskinError(`--constant-tolerance must be a number ≥ 0, got ${o.constantTolerance}`, input);
   const method = o.method as CliMethod;
 
   const document = await readDocument(input);
@@ -266,6 +273,9 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   } finally {
     await pool?.terminate();
   }
+  // The input's constant channels (an exporter's rounding) as two keys: where a helper bake
+  // saves what it adds; before the residual morphs, which then correct what it moved.
+  const collapsed = withHelpers ? collapseConstantChannels(document, constantTolerance) : undefined;
   if (withHelpers && keyframeTolerance > 0) {
     // Keyframe reduction of every channel, the clips' own included (the helpers' alone gain
     // nothing); before the residual morphs, which then correct what it moved at the samples.
@@ -315,7 +325,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   // moved into place: a stop or a failure before that leaves the output as it was.
   const stage = createStaging(o.output);
   try {
-    await checkStaged(io, o, input, document, baked, inputErrors, warnings, { models, method, rate, withHelpers, stage, start }); // prettier-ignore
+    await checkStaged(io, o, input, document, baked, inputErrors, warnings, { models, method, rate, withHelpers, stage, start, collapsed }); // prettier-ignore
   } finally {
     removeStaged(stage);
   }

@@ -19,6 +19,7 @@ import {
   MAX_BAKE_SAMPLES,
   MAX_HELPERS_PER_REGION,
 } from '../bake/samples.js';
+import { CONSTANT_CHANNEL_TOLERANCE } from '../io/constant-channels.js';
 import {
   finiteNumber,
   nonNegativeNumber,
@@ -129,6 +130,11 @@ export function addPoseCommands(program: Command, io: Io): void {
             '--target-positions <type>',
             "morphs: the targets' position displacements as float (the default) or short: 16-bit integers, each target scaled to its largest displacement and its weights by that scale, the rounding within each vertex's share of the tolerance at every sample (a target that would take more stays float; the file then requires KHR_mesh_quantization, which three.js, Babylon.js and Blender read; CesiumMan's CoR helpers+morphs bake: 1.17 → 1.00 MB)",
           ).choices(['float', 'short']),
+        )
+        .option(
+          '--constant-tolerance <t>',
+          `helpers: the input's translation, rotation and scale channels whose keys all lie within t × their magnitude of one value (an exporter's float rounding) are stored as 2 keys: the Fox's bakes 1.40× → 1.00× the input; 0 only those exactly constant (default ${CONSTANT_CHANNEL_TOLERANCE})`,
+          nonNegativeNumber,
         )
         .option(
           '--keyframe-tolerance <t>',

@@ -1,0 +1,105 @@
+/**
+ * The input's constant channels stored as two keys (`io/constant-channels.ts`): on the Fox, whose
+ * exporter keyed every scale and bone length at every frame, every joint's skinned pose at every
+ * key time and half-way between stays within 1e-6 of the diagonal of the original's, each clip
+ * keeps its length and the file validates; and on small synthetic channels, what collapses and
+ * what does not (motion, a cubic spline, morph weights, an input shared with a moving channel).
+ */
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Document, type Accessor } from '@gltf-transform/core';
+import { samplePose } from '../src/core/animation.js';
+import { boundingBoxDiagonal } from '../src/core/mesh.js';
+import { skinningMatrices } from '../src/core/pose.js';
+import { deformLbs } from '../src/deformers/lbs.js';
+import { collapseConstantChannels, CONSTANT_CHANNEL_TOLERANCE } from '../src/io/constant-channels.js';
+import { extractSkinnedModels } from '../src/io/gltf.js';
+import { readDocument, writeDocument } from '../src/io/node-io.js';
+import { scratch, SHARED } from './helpers/data.js';
+import { validate } from './helpers/gltf.js';
+
+const tmp = scratch();
+afterAll(() => tmp.cleanup());
+const FOX = join(SHARED, 'characters', 'Fox.glb');
+
+describe('constant channels stored as two keys', () => {
+  it('the Fox: its scale channels and fixed bone lengths collapse, every pose within 1e-6 of the diagonal, clips as long, valid', async () => {
+    const before = await readDocument(FOX);
+    const after = await readDocument(FOX);
+    const outputs = (d: Document) => d.getRoot().listAnimations().flatMap((a) => a.listChannels());
+    const moving = outputs(before).filter((c) => c.getSampler()!.getOutput()!.getCount() > 2);
+    const { channels, bytes } = collapseConstantChannels(after);
+    // Measured on the file: 23 scale channels (keys within 7.2e-7 of 1) and most bone-length translations.
+    const scales = moving.filter((c) => c.getTargetPath() === 'scale').length;
+    const collapsedScales = outputs(after).filter((c) => c.getTargetPath() === 'scale' && c.getSampler()!.getInput()!.getCount() === 2).length; // prettier-ignore
+    expect(collapsedScales).toBe(scales);
+    expect(channels).toBeGreaterThan(scales);
+    const hip = outputs(after).find((c) => c.getTargetNode()!.getName() === 'b_Hip' && c.getTargetPath() === 'translation'); // prettier-ignore
+    expect(hip!.getSampler()!.getInput()!.getCount()).toBeGreaterThan(2); // the hips travel
+    const animationBytes = (d: Document) => outputs(d).reduce((t, c) => t + c.getSampler()!.getOutput()!.getArray()!.byteLength, 0); // prettier-ignore
+    expect(animationBytes(before) - animationBytes(after)).toBe(bytes);
+    expect(bytes / animationBytes(before)).toBeGreaterThan(0.3);
+
+    const [original] = extractSkinnedModels(before, FOX);
+    const [collapsed] = extractSkinnedModels(after, FOX);
+    const n = original.mesh.positions.length / 3;
+    const a = { positions: new Float32Array(3 * n) };
+    const b = { positions: new Float32Array(3 * n) };
+    let worst = 0;
+    let diagonal = 0;
+    original.animations.forEach((clip, k) => {
+      expect(collapsed.animations[k].duration).toBe(clip.duration);
+      for (let t = 0; t <= clip.duration; t += 0.02) {
+        deformLbs(original.mesh, skinningMatrices(original.skeleton, samplePose(original.skeleton, clip, t)), a);
+        deformLbs(collapsed.mesh, skinningMatrices(collapsed.skeleton, samplePose(collapsed.skeleton, collapsed.animations[k], t)), b); // prettier-ignore
+        diagonal = Math.max(diagonal, boundingBoxDiagonal(a.positions));
+        for (let i = 0; i < 3 * n; i += 3)
+          worst = Math.max(worst, Math.hypot(a.positions[i] - b.positions[i], a.positions[i + 1] - b.positions[i + 1], a.positions[i + 2] - b.positions[i + 2])); // prettier-ignore
+      }
+    });
+    console.log(`the Fox: ${channels} channels collapsed, ${bytes} of ${animationBytes(before)} bytes of key values; poses within ${(worst / diagonal).toExponential(1)} of the diagonal`); // prettier-ignore
+    expect(worst).toBeGreaterThan(0); // rounding moved, not nothing
+    expect(worst / diagonal).toBeLessThan(1e-6);
+
+    const out = join(tmp.dir, 'fox-collapsed.glb');
+    await writeDocument(after, out);
+    expect((await validate(out)).issues.numErrors).toBe(0);
+  });
+
+  it('synthetic channels: rounding collapses, motion, cubic splines and morph weights do not, a shared input stays', async () => {
+    const document = new Document();
+    const buffer = document.createBuffer();
+    const accessor = (type: 'SCALAR' | 'VEC3' | 'VEC4', array: Float32Array): Accessor =>
+      document.createAccessor().setType(type).setArray(array).setBuffer(buffer);
+    const times = accessor('SCALAR', Float32Array.from([0, 0.5, 1, 1.5, 2]));
+    const animation = document.createAnimation('clip');
+    const add = (path: 'translation' | 'rotation' | 'scale' | 'weights', values: number[], type: 'VEC3' | 'VEC4' | 'SCALAR', interpolation: 'LINEAR' | 'STEP' | 'CUBICSPLINE' = 'LINEAR', input = times) => { // prettier-ignore
+      const sampler = document.createAnimationSampler().setInput(input).setOutput(accessor(type, Float32Array.from(values))).setInterpolation(interpolation); // prettier-ignore
+      animation.addSampler(sampler).addChannel(document.createAnimationChannel().setTargetNode(document.createNode(path)).setTargetPath(path).setSampler(sampler)); // prettier-ignore
+      return sampler;
+    };
+    const length = 20;
+    const noise = CONSTANT_CHANNEL_TOLERANCE * length * 0.5;
+    const rounded = add('translation', [0, 1, 2, 3, 4].flatMap((k) => [length + (k % 2) * noise, 0, k % 2 ? -noise : 0]), 'VEC3'); // prettier-ignore
+    const step = add('scale', [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], 'VEC3', 'STEP');
+    const moving = add('translation', [0, 1, 2, 3, 4].flatMap((k) => [length + k * 1e-3, 0, 0]), 'VEC3');
+    const spin = add('rotation', [0, 1, 2, 3, 4].flatMap((k) => [0, Math.sin(k * 1e-4), 0, Math.cos(k * 1e-4)]), 'VEC4'); // prettier-ignore
+    const cubic = add('scale', Array.from({ length: 45 }, (_, k) => (k % 3 === 1 ? 1 : 0)), 'VEC3', 'CUBICSPLINE');
+    const weights = add('weights', [0.5, 0.5, 0.5, 0.5, 0.5], 'SCALAR');
+    const shortTimes = accessor('SCALAR', Float32Array.from([0, 1]));
+    const two = add('scale', [1, 1, 1, 1, 1, 1], 'VEC3', 'LINEAR', shortTimes);
+
+    expect(collapseConstantChannels(document, 0).channels).toBe(1); // only the exactly constant STEP scale
+    expect(step.getInput()!.getArray()).toEqual(Float32Array.from([0, 2]));
+    const result = collapseConstantChannels(document);
+    expect(result.channels).toBe(1); // the rounded translation
+    expect(Array.from(rounded.getInput()!.getArray()!)).toEqual([0, 2]);
+    expect(Array.from(rounded.getOutput()!.getArray()!)).toEqual([length, 0, 0, length, 0, 0]);
+    expect(result.bytes).toBe(4 * 3 * 3);
+    for (const [sampler, keys] of [[moving, 5], [spin, 5], [cubic, 5], [weights, 5], [two, 2]] as const)
+      expect(sampler.getInput()!.getCount()).toBe(keys);
+    expect(moving.getInput()).toBe(times); // still used: kept
+    expect(times.isDisposed()).toBe(false);
+    expect(() => collapseConstantChannels(document, -1)).toThrow(/≥ 0/);
+  });
+});
