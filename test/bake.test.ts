@@ -374,20 +374,27 @@ describe('corskin bake: bad input', () => {
     expect(Math.abs(dot)).toBeGreaterThan(1 - 1e-6);
   });
 
-  it("--keyframe-tolerance 1e-4 reduces the keyframes (the Fox, dqs): a smaller file, as close to DQS; by default the rig's own keys are kept", async () => {
+  it("--keyframe-tolerance 1e-4 reduces the keyframes (the Fox, dqs): a smaller file, as close to DQS; by default the rig's moving keys are kept and its constant channels take two keys, smaller still", async () => {
     const fox = join(SHARED, 'characters/Fox.glb');
-    const [reduced, every] = [join(tmp.dir, 'fox-reduced.glb'), join(tmp.dir, 'fox-every.glb')];
-    const a = await runCli('bake', fox, '--method', 'dqs', '--as', 'helpers', '--keyframe-tolerance', '1e-4', '-o', reduced); // prettier-ignore
-    const b = await runCli('bake', fox, '--method', 'dqs', '--as', 'helpers', '-o', every);
-    expect([a.code, b.code]).toEqual([0, 0]);
-    const p99 = (out: string) => Number(/baked file by LBS vs DQS max \S+, p99 (\S+);/.exec(out)![1]);
-    console.log(
-      `Fox helpers: ${statSync(reduced).size} bytes (every sample: ${statSync(every).size}); p99 ${p99(a.stdout)} and ${p99(b.stdout)}`,
+    const [reduced, every, collapsed] = ['reduced', 'every', 'collapsed'].map((name) =>
+      join(tmp.dir, `fox-${name}.glb`),
     );
-    // Measured: 1.52× → 1.08× the input with the same p99 (to the report's two digits).
-    expect(statSync(reduced).size).toBeLessThan(0.85 * statSync(every).size);
+    const a = await runCli('bake', fox, '--method', 'dqs', '--as', 'helpers', '--constant-tolerance', '0', '--keyframe-tolerance', '1e-4', '-o', reduced); // prettier-ignore
+    const b = await runCli('bake', fox, '--method', 'dqs', '--as', 'helpers', '--constant-tolerance', '0', '-o', every);
+    const c = await runCli('bake', fox, '--method', 'dqs', '--as', 'helpers', '-o', collapsed);
+    expect([a.code, b.code, c.code]).toEqual([0, 0, 0]);
+    const p99 = (out: string) => Number(/baked file by LBS vs DQS max \S+, p99 (\S+);/.exec(out)![1]);
+    const size = (file: string) => statSync(file).size;
+    console.log(
+      `Fox helpers: ${size(reduced)} bytes (every key: ${size(every)}; the default, constant channels as two keys: ${size(collapsed)}); p99 ${p99(a.stdout)}, ${p99(b.stdout)}, ${p99(c.stdout)}`,
+    );
+    // Measured: 1.41× → 0.99× the input with the same p99 (to the report's two digits); the default 0.97×.
+    expect(size(reduced)).toBeLessThan(0.85 * size(every));
     expect(p99(a.stdout)).toBeLessThanOrEqual(1.05 * p99(b.stdout));
-  }, 120_000);
+    expect(size(collapsed)).toBeLessThanOrEqual(size(reduced));
+    expect(p99(c.stdout)).toBeLessThanOrEqual(1.05 * p99(b.stdout));
+    expect(c.stdout).toMatch(/the input's \d+ constant channels stored as 2 keys each/);
+  }, 180_000);
 
   it('the report measures half-way between the samples; the Fox (dqs) guarded at the samples alone is worse than LBS at some such times, at none with --guard between or the default (auto)', async () => {
     const fox = join(SHARED, 'characters/Fox.glb');

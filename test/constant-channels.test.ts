@@ -26,7 +26,11 @@ describe('constant channels stored as two keys', () => {
   it('the Fox: its scale channels and fixed bone lengths collapse, every pose within 1e-6 of the diagonal, clips as long, valid', async () => {
     const before = await readDocument(FOX);
     const after = await readDocument(FOX);
-    const outputs = (d: Document) => d.getRoot().listAnimations().flatMap((a) => a.listChannels());
+    const outputs = (d: Document) =>
+      d
+        .getRoot()
+        .listAnimations()
+        .flatMap((a) => a.listChannels());
     const moving = outputs(before).filter((c) => c.getSampler()!.getOutput()!.getCount() > 2);
     const { channels, bytes } = collapseConstantChannels(after);
     // Measured on the file: 23 scale channels (keys within 7.2e-7 of 1) and most bone-length translations.
@@ -73,7 +77,14 @@ describe('constant channels stored as two keys', () => {
       document.createAccessor().setType(type).setArray(array).setBuffer(buffer);
     const times = accessor('SCALAR', Float32Array.from([0, 0.5, 1, 1.5, 2]));
     const animation = document.createAnimation('clip');
-    const add = (path: 'translation' | 'rotation' | 'scale' | 'weights', values: number[], type: 'VEC3' | 'VEC4' | 'SCALAR', interpolation: 'LINEAR' | 'STEP' | 'CUBICSPLINE' = 'LINEAR', input = times) => { // prettier-ignore
+    const add = (
+      path: 'translation' | 'rotation' | 'scale' | 'weights',
+      values: number[],
+      type: 'VEC3' | 'VEC4' | 'SCALAR',
+      interpolation: 'LINEAR' | 'STEP' | 'CUBICSPLINE' = 'LINEAR',
+      input = times,
+    ) => {
+      // prettier-ignore
       const sampler = document.createAnimationSampler().setInput(input).setOutput(accessor(type, Float32Array.from(values))).setInterpolation(interpolation); // prettier-ignore
       animation.addSampler(sampler).addChannel(document.createAnimationChannel().setTargetNode(document.createNode(path)).setTargetPath(path).setSampler(sampler)); // prettier-ignore
       return sampler;
@@ -82,9 +93,18 @@ describe('constant channels stored as two keys', () => {
     const noise = CONSTANT_CHANNEL_TOLERANCE * length * 0.5;
     const rounded = add('translation', [0, 1, 2, 3, 4].flatMap((k) => [length + (k % 2) * noise, 0, k % 2 ? -noise : 0]), 'VEC3'); // prettier-ignore
     const step = add('scale', [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], 'VEC3', 'STEP');
-    const moving = add('translation', [0, 1, 2, 3, 4].flatMap((k) => [length + k * 1e-3, 0, 0]), 'VEC3');
+    const moving = add(
+      'translation',
+      [0, 1, 2, 3, 4].flatMap((k) => [length + k * 1e-3, 0, 0]),
+      'VEC3',
+    );
     const spin = add('rotation', [0, 1, 2, 3, 4].flatMap((k) => [0, Math.sin(k * 1e-4), 0, Math.cos(k * 1e-4)]), 'VEC4'); // prettier-ignore
-    const cubic = add('scale', Array.from({ length: 45 }, (_, k) => (k % 3 === 1 ? 1 : 0)), 'VEC3', 'CUBICSPLINE');
+    const cubic = add(
+      'scale',
+      Array.from({ length: 45 }, (_, k) => (k % 3 === 1 ? 1 : 0)),
+      'VEC3',
+      'CUBICSPLINE',
+    );
     const weights = add('weights', [0.5, 0.5, 0.5, 0.5, 0.5], 'SCALAR');
     const shortTimes = accessor('SCALAR', Float32Array.from([0, 1]));
     const two = add('scale', [1, 1, 1, 1, 1, 1], 'VEC3', 'LINEAR', shortTimes);
@@ -96,7 +116,13 @@ describe('constant channels stored as two keys', () => {
     expect(Array.from(rounded.getInput()!.getArray()!)).toEqual([0, 2]);
     expect(Array.from(rounded.getOutput()!.getArray()!)).toEqual([length, 0, 0, length, 0, 0]);
     expect(result.bytes).toBe(4 * 3 * 3);
-    for (const [sampler, keys] of [[moving, 5], [spin, 5], [cubic, 5], [weights, 5], [two, 2]] as const)
+    for (const [sampler, keys] of [
+      [moving, 5],
+      [spin, 5],
+      [cubic, 5],
+      [weights, 5],
+      [two, 2],
+    ] as const)
       expect(sampler.getInput()!.getCount()).toBe(keys);
     expect(moving.getInput()).toBe(times); // still used: kept
     expect(times.isDisposed()).toBe(false);

@@ -71,7 +71,8 @@ export function collapseConstantChannels(
       bytes += values.byteLength - value.byteLength;
       channels++;
     }
-  for (const accessor of replaced) if (accessor.listParents().every((p) => p.propertyType === 'Root')) accessor.dispose();
+  for (const accessor of replaced)
+    if (accessor.listParents().every((p) => p.propertyType === 'Root')) accessor.dispose();
   return { channels, bytes };
 }
 
@@ -98,7 +99,11 @@ function isConstant(channel: AnimationChannel, output: Accessor, tolerance: numb
 }
 
 /** A new accessor of `array`, typed, normalised and stored as `like` is. */
-function copyAccessor(document: Document, like: Accessor, array: NonNullable<ReturnType<Accessor['getArray']>>): Accessor {
+function copyAccessor(
+  document: Document,
+  like: Accessor,
+  array: NonNullable<ReturnType<Accessor['getArray']>>,
+): Accessor {
   return document
     .createAccessor()
     .setType(like.getType())
