@@ -70,6 +70,29 @@ describe('constant channels stored as two keys', () => {
     expect((await validate(out)).issues.numErrors).toBe(0);
   });
 
+  it('the Fox at other scales (its translations ×0.01 and ×100): the same channels collapse', async () => {
+    const collapsedNodes = async (factor: number) => {
+      const document = await readDocument(FOX);
+      for (const animation of document.getRoot().listAnimations())
+        for (const channel of animation.listChannels())
+          if (channel.getTargetPath() === 'translation') {
+            const output = channel.getSampler()!.getOutput()!;
+            output.setArray(output.getArray()!.map((v) => v * factor));
+          }
+      collapseConstantChannels(document);
+      return document
+        .getRoot()
+        .listAnimations()
+        .flatMap((a) => a.listChannels())
+        .filter((c) => c.getSampler()!.getInput()!.getCount() === 2)
+        .map((c) => `${c.getTargetNode()!.getName()} ${c.getTargetPath()}`);
+    };
+    const [small, same, large] = await Promise.all([0.01, 1, 100].map(collapsedNodes));
+    expect(same.length).toBeGreaterThan(40);
+    expect(small).toEqual(same);
+    expect(large).toEqual(same);
+  });
+
   it('synthetic channels: rounding collapses, motion, cubic splines and morph weights do not, a shared input stays', async () => {
     const document = new Document();
     const buffer = document.createBuffer();
