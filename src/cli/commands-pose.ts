@@ -133,7 +133,7 @@ export function addPoseCommands(program: Command, io: Io): void {
         )
         .option(
           '--constant-tolerance <t>',
-          `helpers: the input's translation, rotation and scale channels whose keys all lie within t × their magnitude of one value (an exporter's float rounding) are stored as 2 keys: the Fox's bakes 1.40× → 1.00× the input; 0 only those exactly constant (default ${CONSTANT_CHANNEL_TOLERANCE})`,
+          `helpers: the input's translation, rotation and scale channels whose keys all lie within t × their magnitude of one value (an exporter's float rounding) are stored as 2 keys: the Fox's CoR bake 1.40× → 0.96× the input; 0 only those exactly constant (default ${CONSTANT_CHANNEL_TOLERANCE})`,
           nonNegativeNumber,
         )
         .option(
@@ -155,7 +155,7 @@ export function addPoseCommands(program: Command, io: Io): void {
         )
         .option(
           '--key-tolerance <f>',
-          `helpers: drop the helpers' keys where interpolating their neighbours puts no vertex farther from the method by more than this fraction of the posed bounding-box diagonal (the clips' own keys untouched; default ${DEFAULT_HELPER_KEY_TOLERANCE}; 0 keeps every key whose interpolation would be farther at all)`,
+          `helpers: drop the helpers' keys where interpolating their neighbours puts no vertex farther from the method by more than this fraction of the posed bounding-box diagonal (the clips' own keys are not; default ${DEFAULT_HELPER_KEY_TOLERANCE}; 0 keeps every key whose interpolation would be farther at all)`,
           nonNegativeNumber,
         )
         .addOption(

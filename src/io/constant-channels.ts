@@ -3,7 +3,7 @@
  * often keys every joint's scale and bone-length translation at every frame, each key the same
  * value give or take float32 rounding (the Fox: its scale keys within 7.2e-7 of 1, its bone
  * translations within 1.0e-6 of their length relative). A helper bake adds channels; these are
- * where it can save what it adds (the Fox: 205 of its 519 KB).
+ * where it can save what it adds (the Fox: 229 of its 367 KB of key values, in a 519 KB file).
  *
  * Not glTF-Transform's `resample`, which compares every path's components with one absolute
  * tolerance: a translation's rounding grows with the rig's units, a rotation's does not.
