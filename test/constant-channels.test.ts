@@ -77,7 +77,7 @@ describe('constant channels stored as two keys', () => {
         for (const channel of animation.listChannels())
           if (channel.getTargetPath() === 'translation') {
             const output = channel.getSampler()!.getOutput()!;
-            output.setArray(output.getArray()!.map((v) => v * factor));
+            output.setArray(Float32Array.from(output.getArray() as Float32Array, (v) => v * factor));
           }
       collapseConstantChannels(document);
       return document
