@@ -87,7 +87,9 @@ function isConstant(channel: AnimationChannel, output: Accessor, tolerance: numb
   if (path !== 'rotation')
     for (let k = 0; k < count; k++) {
       output.getElement(k, key);
-      magnitude = Math.max(magnitude, path === 'scale' ? Math.max(...key.slice(0, m).map(Math.abs)) : Math.hypot(...key.slice(0, m))); // prettier-ignore
+      let size = 0; // a scale's largest component, a translation's squared length
+      for (let c = 0; c < m; c++) size = path === 'scale' ? Math.max(size, Math.abs(key[c])) : size + key[c] * key[c];
+      magnitude = Math.max(magnitude, path === 'scale' ? size : Math.sqrt(size));
     }
   const first = output.getElement(0, [0, 0, 0, 0]);
   const bound = tolerance * magnitude;
