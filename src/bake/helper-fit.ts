@@ -16,7 +16,6 @@ import { keepFittedWeights } from './never-worse.js';
 import { clusterStart, influencesOf, type HelperPlacement } from './placement.js';
 import type { MethodSamples } from './sampling.js';
 import type { SsdrModel } from './ssdr.js';
-import { BETWEEN_PRIOR_STRENGTH } from './ssdr-helpers.js';
 
 /** One task of a helper fit for its caller to run: here, or split over worker threads. */
 export interface HelperFitStep {
@@ -42,7 +41,7 @@ export interface HelperCandidate {
   used: Uint8Array;
   /** Helpers written (those `used`). */
   helpersKept: number;
-  /** Per fitted helper, its region's joint, and its cluster's bind centroid (x, y, z; `placement.ts`). */
+  /** Per fitted helper, its region's joint, and where it is bound: its members' centre (x, y, z, bind space; `membersCentres`). */
   helperRegion: number[];
   helperCentre: number[][];
   /** Alternations run. */
@@ -57,8 +56,19 @@ export interface HelperCandidate {
 export interface HelperFitSettings {
   /** The method and LBS sampled over every clip (`sampling.ts`). */
   samples: MethodSamples;
-  /** The samples keyed (indices into `samples`): every one, or with the guard between the even ones of each clip. */
+  /**
+   * The samples keyed (indices into `samples`, ascending): every one, or with the guard between
+   * the even ones of each clip, and the half-way ones that `halfwayKeys` adds.
+   */
   keyed: number[];
+  /**
+   * Of `keyed`, the samples the alternation picks its own from (`fitSamples`; default all): the
+   * sample times alone where half-way times are keyed too, so that the fit there is the fit
+   * without them.
+   */
+  fitFrom?: number[];
+  /** How far each helper leans towards its joint's rotation (`FitData.priorStrength`). */
+  priorStrength: number;
   /** Influences per vertex in the baked file, and the skin's joints. */
   K: number;
   J: number;
@@ -135,11 +145,12 @@ export function* fitHelpers(
   // The alternation sees at most 120 evenly spaced samples with 4 influences, 960 with 8
   // (`fitSamples`); once it has converged, bone updates over every sample give the helpers'
   // transforms at all of them.
-  const fitted = fitSamples(keyed.length, K).map((k) => keyed[k]);
+  const from = settings.fitFrom ?? keyed;
+  const fitted = fitSamples(from.length, K).map((k) => from[k]);
   const data = fitData(samples, model_, active, active.map(candidatesOf), helperRegion, fitted, {
     shared,
     keyed: Int32Array.from(keyed),
-    priorStrength: samples.between ? BETWEEN_PRIOR_STRENGTH : 0,
+    priorStrength: settings.priorStrength,
     anchored: options.beyondClips === 'lbs',
   });
   // The fit's total error over its samples.
@@ -170,7 +181,11 @@ export function* fitHelpers(
     yield { data, task: { kind: 'helpers', full: true, passes: FINAL_PASSES } };
   // The helpers' keys, and the helpers as the file will play them from there on (`bake/helper-frames.ts`).
   const short = options.rotations !== 'float';
-  const frames = helperFrames(skeleton.inverseBindMatrices, helperRegion, helperCentre, (j) => `${model.name}: ${skeleton.jointNames[j]}`, file); // prettier-ignore
+  // Each helper bound at its members' centre, not its cluster's: the point a player's keys carry
+  // on a straight line between two samples (translation lerped, rotation slerped), so that a
+  // helper that turns far between them, free to turn about its vertices, moves them least there.
+  const centres = membersCentres(data, active, mesh.positions, helperCentre);
+  const frames = helperFrames(skeleton.inverseBindMatrices, helperRegion, centres, (j) => `${model.name}: ${skeleton.jointNames[j]}`, file); // prettier-ignore
   const keys = helperRegion.map(() => ({ translation: new Float32Array(3 * T), rotation: new Float32Array(4 * T) }));
   // At the keyed samples; the half-way ones are played from them (`reduceHelperKeys`, whose slerp
   // takes the short way whatever the signs; the file's signs are the writer's).
@@ -180,7 +195,7 @@ export function* fitHelpers(
   }
   // Fewer keys where interpolation holds (`bake/key-reduction.ts`); the transforms become what
   // the file plays at every sample.
-  const keptKeys = reduceHelperKeys(frames, data, keys, clips, keyTolerance * boundingBoxDiagonal(targets[0]), samples.between); // prettier-ignore
+  const keptKeys = reduceHelperKeys(frames, data, keys, clips, keyTolerance * boundingBoxDiagonal(targets[0]));
   // Never worse than LBS (`bake/never-worse.ts`): a vertex whose fitted weights would be keeps
   // its own influences. The fit back into the whole mesh's model; every other vertex keeps its own.
   const { kept, givenBack } = keepFittedWeights(samples, active, data);
@@ -206,7 +221,7 @@ export function* fitHelpers(
     used,
     helpersKept,
     helperRegion,
-    helperCentre,
+    helperCentre: centres,
     iterations,
     active,
     givenBack,
@@ -279,3 +294,37 @@ function dropHelpers(model: SsdrModel, used: Uint8Array, J: number): number {
 
 /** Bone updates over every sample after the alternation. */
 const FINAL_PASSES = 6;
+
+/**
+ * Per helper, the centroid of its members' bind positions weighted by their squared weight on it
+ * (the point its rigid fit pivots about, `rigidFit`'s p̄), where it is bound: a player
+ * interpolates a key's translation linearly and its rotation by slerp, so half-way through a turn
+ * θ between two keys that both place a point right, the point is off by up to r·(1 − cos(θ/2)) ≈
+ * r·θ²/8, r its distance from the helper's origin: there the members' spread about their centroid
+ * rather than their distance from their cluster's centre. A helper with no member keeps
+ * `fallback`'s centre.
+ * @param data the fit (its active vertices' joints and weights; helpers are joints J + h)
+ * @param active the fitted vertices, indices into `positions` (nA)
+ * @param positions bind-space positions (3·n, asset units)
+ * @param fallback per helper, its cluster's centre (3 each)
+ * @returns per helper, the centre (3 each, bind space)
+ */
+function membersCentres(
+  data: FitData,
+  active: readonly number[],
+  positions: Float32Array,
+  fallback: readonly number[][],
+): number[][] {
+  const { K, J, H } = data;
+  const sums = new Float64Array(4 * H); // Σ u·p (3) and Σ u, u = w²
+  active.forEach((i, a) => {
+    for (let k = K * a; k < K * a + K; k++) {
+      const h = data.joints[k] - J;
+      const u = data.weights[k] ** 2;
+      if (h < 0 || !(u > 0)) continue;
+      for (let c = 0; c < 3; c++) sums[4 * h + c] += u * positions[3 * i + c];
+      sums[4 * h + 3] += u;
+    }
+  });
+  return fallback.map((f, h) => (sums[4 * h + 3] > 0 ? [0, 1, 2].map((c) => sums[4 * h + c] / sums[4 * h + 3]) : f));
+}

@@ -5,7 +5,7 @@
  * keys' precision, cannot hold the shear a fitted transform gets under a joint scaled unevenly.
  *
  * Helper h hangs from joint j and is bound at `C_h = IBM_j⁻¹ · T(o_h)`, its joint's bind frame moved
- * to its cluster's centre c_h (o_h = IBM_j · c_h, the centre in the joint's frame): its local
+ * to its members' centre c_h (`helper-fit.ts`) (o_h = IBM_j · c_h, the centre in the joint's frame): its local
  * transform at bind is the translation o_h alone, of unit scale and no rotation, under a scaled or
  * mirrored armature as under any, the convention of the rig's own joints. Its skinning matrix X_h
  * maps bind space to posed space, and its local transform is `IBM_j · S_j⁻¹ · X_h · C_h` (S_j the

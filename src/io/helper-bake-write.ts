@@ -41,7 +41,7 @@ export function writeHelpers(
   const K = fit.influences;
   const buffer = document.getRoot().listBuffers()[0] ?? document.createBuffer();
   const ibm = skeleton.inverseBindMatrices;
-  // Helper nodes: children of their region's joint, bound at their cluster's centre.
+  // Helper nodes: children of their region's joint, bound at their members' centre (`bake/helper-fit.ts`).
   const names = new Set(
     document
       .getRoot()
@@ -49,7 +49,7 @@ export function writeHelpers(
       .map((x) => x.getName()),
   );
   const nodes: Node[] = [];
-  // A helper's bind world matrix is its joint's moved to its cluster's centre, IBM_j⁻¹·T(o) (o:
+  // A helper's bind world matrix is its joint's moved to its members' centre, IBM_j⁻¹·T(o) (o:
   // the centre in the joint's frame; `bake/helper-frames.ts`): its skinning matrix is the fitted H
   // either way, and its local transform from the joint at bind is the translation o alone, of unit
   // scale, as the rig's own joints are, and no rotation to write. (Bound at T(c), a helper under an
