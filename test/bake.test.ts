@@ -289,9 +289,11 @@ describe('corskin bake: bad input', () => {
   });
 
   it('the CLI warns when a helper bake removes less than half of the gap, with the figure its report gives', async () => {
-    // One helper per region at 2 samples/s cannot follow spherical blend skinning's departure.
+    // One helper per region at 2 samples/s, held never worse than plain LBS half-way between
+    // the samples too, keeps little of spherical blend skinning's departure (measured: 35%; 80%
+    // guarded at the samples alone).
     const out = join(tmp.dir, 'cli-sbs-half.glb');
-    const r = await runCli('bake', CESIUM_MAN, '--method', 'sbs', '--as', 'helpers', '--helpers', '1', '--rate', '2', '-o', out); // prettier-ignore
+    const r = await runCli('bake', CESIUM_MAN, '--method', 'sbs', '--as', 'helpers', '--helpers', '1', '--rate', '2', '--guard', 'between', '-o', out); // prettier-ignore
     expect(r.code).toBe(0);
     // The report's own p99 figures (two significant digits) give the removed share independently.
     const [, baked, plain] = /at the \d+ samples[^\n]*baked file by LBS vs SBS max [^,]+, p99 ([\d.e-]+); plain LBS vs SBS max [^,]+, p99 ([\d.e-]+)/.exec(r.stdout) ?? []; // prettier-ignore
