@@ -291,7 +291,7 @@ describe('corskin bake: bad input', () => {
   it('the CLI warns when a helper bake removes less than half of the gap, with the figure its report gives', async () => {
     // One helper per region at 2 samples/s, held never worse than plain LBS half-way between
     // the samples too, keeps little of spherical blend skinning's departure (measured: 35%; 80%
-    // guarded at the samples alone).
+    // guarded at the samples alone, its helpers bound at their members' centres).
     const out = join(tmp.dir, 'cli-sbs-half.glb');
     const r = await runCli('bake', CESIUM_MAN, '--method', 'sbs', '--as', 'helpers', '--helpers', '1', '--rate', '2', '--guard', 'between', '-o', out); // prettier-ignore
     expect(r.code).toBe(0);

@@ -53,7 +53,7 @@ describe("the helpers' key reduction", () => {
       const document = await readDocument(FOX);
       const [model] = extractSkinnedModels(document, FOX);
       // Guarded at the samples alone: the same fit at both tolerances (the guard `auto` may hold
-      // each differently half-way between the samples, keying some of those times).
+      // each differently half-way between the samples).
       bakeHelperJoints(document, model, deformers.dqs, { keyTolerance, guard: 'samples' });
       files[keyTolerance] = join(tmp.dir, `fox-keys-${keyTolerance}.glb`);
       await writeDocument(document, files[keyTolerance]);

@@ -16,6 +16,7 @@ import { keepFittedWeights } from './never-worse.js';
 import { clusterStart, influencesOf, type HelperPlacement } from './placement.js';
 import type { MethodSamples } from './sampling.js';
 import type { SsdrModel } from './ssdr.js';
+import { BETWEEN_PRIOR_STRENGTH } from './ssdr-helpers.js';
 
 /** One task of a helper fit for its caller to run: here, or split over worker threads. */
 export interface HelperFitStep {
@@ -56,19 +57,8 @@ export interface HelperCandidate {
 export interface HelperFitSettings {
   /** The method and LBS sampled over every clip (`sampling.ts`). */
   samples: MethodSamples;
-  /**
-   * The samples keyed (indices into `samples`, ascending): every one, or with the guard between
-   * the even ones of each clip, and the half-way ones that `halfwayKeys` adds.
-   */
+  /** The samples keyed (indices into `samples`): every one, or with the guard between the even ones of each clip. */
   keyed: number[];
-  /**
-   * Of `keyed`, the samples the alternation picks its own from (`fitSamples`; default all): the
-   * sample times alone where half-way times are keyed too, so that the fit there is the fit
-   * without them.
-   */
-  fitFrom?: number[];
-  /** How far each helper leans towards its joint's rotation (`FitData.priorStrength`). */
-  priorStrength: number;
   /** Influences per vertex in the baked file, and the skin's joints. */
   K: number;
   J: number;
@@ -145,12 +135,11 @@ export function* fitHelpers(
   // The alternation sees at most 120 evenly spaced samples with 4 influences, 960 with 8
   // (`fitSamples`); once it has converged, bone updates over every sample give the helpers'
   // transforms at all of them.
-  const from = settings.fitFrom ?? keyed;
-  const fitted = fitSamples(from.length, K).map((k) => from[k]);
+  const fitted = fitSamples(keyed.length, K).map((k) => keyed[k]);
   const data = fitData(samples, model_, active, active.map(candidatesOf), helperRegion, fitted, {
     shared,
     keyed: Int32Array.from(keyed),
-    priorStrength: settings.priorStrength,
+    priorStrength: samples.between ? BETWEEN_PRIOR_STRENGTH : 0,
     anchored: options.beyondClips === 'lbs',
   });
   // The fit's total error over its samples.
@@ -195,7 +184,7 @@ export function* fitHelpers(
   }
   // Fewer keys where interpolation holds (`bake/key-reduction.ts`); the transforms become what
   // the file plays at every sample.
-  const keptKeys = reduceHelperKeys(frames, data, keys, clips, keyTolerance * boundingBoxDiagonal(targets[0]));
+  const keptKeys = reduceHelperKeys(frames, data, keys, clips, keyTolerance * boundingBoxDiagonal(targets[0]), samples.between); // prettier-ignore
   // Never worse than LBS (`bake/never-worse.ts`): a vertex whose fitted weights would be keeps
   // its own influences. The fit back into the whole mesh's model; every other vertex keeps its own.
   const { kept, givenBack } = keepFittedWeights(samples, active, data);

@@ -33,9 +33,6 @@ export interface HelperKeys {
  * then the fit's transforms at the dropped samples are rewritten with what the interpolation plays
  * there. Helpers that bind no vertex keep only each clip's ends. A group keeps every key where
  * thinning would save fewer bytes than the input accessor of its own that it needs.
- * Only the samples in `data.keyed` are keys (each clip's ends among them): the others (the
- * half-way check times of a bake guarded between, `bakeCheckTimes`) play the interpolation of
- * the keys on either side, which is what a dropped key is compared with there.
  * @param frames the helpers' frames (`helper-frames.ts`), whose `play` makes a key's skinning matrix
  * @param data the fit (`fit.ts`), over every sample: its `transforms` (16·H per sample) those the
  *   keys play (`HelperFrames.key`) on entry, those the file plays at every sample on return
@@ -43,8 +40,10 @@ export interface HelperKeys {
  * @param clips each clip's sample times (seconds, increasing), clip after clip as the samples
  * @param tolerance how much farther from the method (posed units) a dropped key may put a vertex
  *   than the key did (0 keeps every key where the interpolation is farther at all)
+ * @param between the samples are the check times (`bakeCheckTimes`): only the even samples of a
+ *   clip are keys, the odd ones (half-way) play the interpolation of their neighbours' keys, which
+ *   is what a dropped key is compared with there
  * @returns per helper, per clip, the sample indices kept within the clip (ascending, both ends)
- * @throws RangeError where a clip's first or last sample is not among `data.keyed`
  */
 export function reduceHelperKeys(
   frames: HelperFrames,
@@ -52,8 +51,9 @@ export function reduceHelperKeys(
   keys: readonly HelperKeys[],
   clips: readonly { times: Float32Array }[],
   tolerance: number,
+  between = false,
 ): Int32Array[][] {
-  const { H, J, K, n, fixed, transforms, targets, joints, weights, keyed } = data;
+  const { H, J, K, n, fixed, transforms, targets, joints, weights } = data;
   const X = new Float64Array(16 * H);
   const D = new Float64Array(12 * H);
   const translation = new Float64Array(3);
@@ -118,15 +118,10 @@ export function reduceHelperKeys(
     return true;
   };
   const kept: Int32Array[][] = Array.from({ length: H }, () => []);
+  const step = between ? 2 : 1;
   let first = 0;
-  let next = 0; // the first of `keyed` in this clip
   for (const { times } of clips) {
     const F = times.length;
-    // The clip's samples that are keys (indices within the clip, both ends).
-    const keyable: number[] = [];
-    for (; next < keyed.length && keyed[next] < first + F; next++) keyable.push(keyed[next] - first);
-    if (keyable[0] !== 0 || keyable[keyable.length - 1] !== F - 1)
-      throw new RangeError("reduceHelperKeys: a clip's first and last samples must be keyed");
     // Plays the interpolation of keys a and b at s into X, and writes it to the transforms at s.
     const at = (a: number, b: number, s: number, helpers: number[], write = false) => {
       for (const h of helpers) {
@@ -134,9 +129,8 @@ export function reduceHelperKeys(
         if (write) transforms.set(X.subarray(16 * h, 16 * h + 16), 16 * H * (first + s) + 16 * h);
       }
     };
-    // Between keys: what every key kept plays there, the reference of a dropped key.
-    for (let k = 0; k + 1 < keyable.length; k++)
-      for (let s = keyable[k] + 1; s < keyable[k + 1]; s++) at(keyable[k], keyable[k + 1], s, every, true);
+    // Half-way: what every key kept plays there, the reference of a dropped key.
+    for (let s = 1; between && s < F; s += 2) at(s - 1, s + 1, s, every, true);
     for (const { helpers, vertices } of groups.values()) {
       const list = [0];
       // Whether keys a and b (within the clip) hold every sample between.
@@ -147,19 +141,21 @@ export function reduceHelperKeys(
         }
         return true;
       };
-      // From each key kept, the farthest keyable sample whose segment holds (positions in `keyable`).
-      for (let a = 0; a < keyable.length - 1;) {
-        let b = a + 1;
+      for (let a = 0; a < F - 1;) {
+        let b = a + step;
         // A group that binds no vertex: nothing to hold, the clip's ends.
-        if (!vertices.length) b = keyable.length - 1;
-        while (b + 1 < keyable.length && b + 1 - a <= MAX_SPAN && holds(keyable[a], keyable[b + 1])) b++;
-        list.push(keyable[b]);
+        if (!vertices.length) b = F - 1;
+        while (b + step < F && (b + step - a) / step <= MAX_SPAN && holds(a, b + step)) b += step;
+        list.push(b);
         a = b;
       }
       // Thinned keys need an input of their own: where they would save less than it costs, the
       // group keeps every key (and shares the clip's input).
-      if ((keyable.length - list.length) * helpers.length * KEY_BYTES <= list.length * 4 + INPUT_BYTES)
-        list.splice(0, list.length, ...keyable);
+      const keyable = Math.ceil(F / step);
+      if ((keyable - list.length) * helpers.length * KEY_BYTES <= list.length * 4 + INPUT_BYTES) {
+        list.length = 0;
+        for (let s = 0; s < F; s += step) list.push(s);
+      }
       const indices = Int32Array.from(list);
       for (const h of helpers) kept[h].push(indices);
       // What the file plays at the dropped samples (after the search, which compares with the keys).

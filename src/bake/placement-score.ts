@@ -46,8 +46,6 @@ export interface PlacementScore {
    * without half-way times).
    */
   worseHalfway: number;
-  /** Those half-way times, as indices into the half-way samples (ascending). */
-  worseAt: number[];
 }
 
 /**
@@ -101,15 +99,14 @@ export function placementScore(
   const baked = bakedSquared(samples, halfway, plain, candidate);
   const margin = NEVER_WORSE_MARGIN * boundingBoxDiagonal(samples.targets[0]);
   const skip = samples.targets.length;
-  const worseAt: number[] = [];
+  let worseHalfway = 0;
   for (let t = 0; t < plain.halfway.length / 2; t++) {
     const at = baked.subarray((skip + t) * n, (skip + t + 1) * n);
-    if (!maxAndP99Within(at, plain.halfway[2 * t] + margin, plain.halfway[2 * t + 1] + margin, true)) worseAt.push(t);
+    if (!maxAndP99Within(at, plain.halfway[2 * t] + margin, plain.halfway[2 * t + 1] + margin, true)) worseHalfway++;
   }
   const [max, p99] = maxAndP99(baked);
   const share = (x: number, of: number) => (x > 0 ? Math.sqrt(x / of) : 0);
-  const score = share(p99, plain.p99) / P99_SHARE + share(max, plain.max) / MAX_SHARE;
-  return { score, worseHalfway: worseAt.length, worseAt };
+  return { score: share(p99, plain.p99) / P99_SHARE + share(max, plain.max) / MAX_SHARE, worseHalfway };
 }
 
 /**

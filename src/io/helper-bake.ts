@@ -22,9 +22,8 @@
  * farther from the method (`bake/key-reduction.ts`). With `guard: 'between'` the bake is held to
  * plain LBS half-way between the samples too, where players interpolate the keys; by default
  * (`auto`) only where held at the samples alone it would play farther from the method than plain
- * LBS there — then, where that plays closest, keyed at those half-way times too. Each helper is
- * bound at its members' centre, the point its keys carry on a straight line between two samples
- * (`bake/helper-fit.ts`).
+ * LBS there. Each helper is bound at its members' centre, the point its keys carry on a straight
+ * line between two samples (`bake/helper-fit.ts`).
  *
  * @module
  */
@@ -45,7 +44,6 @@ import { helperRegions, placeHelpers, type HelperPlacement } from '../bake/place
 import { holdHalfway, placementScore, plainLbs, type PlacementScore } from '../bake/placement-score.js';
 import { runFitTaskHere, type FitErrors } from '../bake/fit.js';
 import { fitHelpers, giveBack, type HelperCandidate, type HelperFitStep } from '../bake/helper-fit.js';
-import { BETWEEN_PRIOR_STRENGTH } from '../bake/ssdr-helpers.js';
 
 /** Options of {@link bakeHelperJoints}. */
 export interface HelperBakeOptions {
@@ -74,9 +72,8 @@ export interface HelperBakeOptions {
    * samples' memory and about 1.25× the time; `bakeCheckTimes` says why); `auto` (default), at
    * the samples, then — where the result plays farther from the method than plain LBS at some
    * half-way time (its largest or 99th-percentile distance, by more than the guard's margin) —
-   * held there too: the same fit with its helpers keyed at those half-way times too (fitted
-   * there, guarded between), the same fit with more vertices given back their own influences, or
-   * a fit guarded between, whichever plays closer to the method (`placementScore`). Given `samples`,
+   * held there too: the same fit with more vertices given back their own influences, or a fit
+   * guarded between, whichever plays closer to the method (`placementScore`). Given `samples`,
    * they must have been taken for the guard (`MethodSamples.between`; with `auto`, at the sample
    * times, or half-way between them too for the guard between).
    */
@@ -143,12 +140,6 @@ export interface HelperBakeResult {
    * {@link guard} then says): the vertices it gave back their own influences for that.
    */
   halfwayGivenBack?: number;
-  /**
-   * Where it kept the fit guarded at the samples keyed at the half-way times where that played
-   * worse than plain LBS too (its keys there fitted, guarded between; {@link guard} says
-   * between): how many half-way times it keyed.
-   */
-  halfwayKeys?: number;
   /**
    * Where `auto` compared two fits half-way between the samples: the method and LBS sampled
    * there ({@link sampleMethod} with `halfway`), for a caller that measures the bake there too
@@ -254,49 +245,26 @@ export function* helperBakeSteps(
   const placements = (how === 'auto' ? (['even', 'departure'] as const) : [how])
     .map((name) => ({ name, placement: placeHelpers(mesh, departing, perRegion, name === 'departure') }))
     .filter(({ placement }, k, all) => k === 0 || !sameHelpers(placement, all[0].placement));
-  // The guard `auto` may fit twice again, guarded half-way too: the progress counts every round.
-  const rounds = guard === 'auto' && !samples.between ? 3 : 1;
+  // The guard `auto` may fit again, guarded half-way too: the progress counts both rounds.
+  const rounds = guard === 'auto' && !samples.between ? 2 : 1;
   const fit = { K, J, maxIterations, fits: rounds * placements.length, keyTolerance, options };
   // Fits are scored where one is chosen among several.
   const scored = placements.length > 1 || rounds > 1;
-  /**
-   * Each placement fitted to `at` (or the one named `only`), the closest kept; with `halfway`,
-   * compared there too. With `halfwayKeys` (indices into the half-way times; `at` at the check
-   * times), the helpers are keyed at those half-way times too, and fitted as at the samples alone.
-   */
-  const fitBest = function* (
-    at: MethodSamples,
-    halfway: MethodSamples | undefined,
-    round: number,
-    { only, halfwayKeys }: { only?: string; halfwayKeys?: readonly number[] } = {},
-  ) {
-    // The samples keyed: every one, or the sample times among the check times (even in each
-    // clip), and the half-way times asked (odd); the alternation's own among the sample times.
+  /** Each placement fitted to `at`, the closest kept; with `halfway`, compared there too. */
+  const fitBest = function* (at: MethodSamples, halfway: MethodSamples | undefined, round: number) {
+    // The samples keyed: every one, or the sample times among the check times (even in each clip).
     const keyed: number[] = [];
-    const sampleTimes: number[] = [];
-    const extra = new Set(halfwayKeys);
-    for (let t = 0, half = 0, c = 0; c < at.clips.length; t += at.clips[c++].times.length) {
-      const F = at.clips[c].times.length;
-      for (let s = 0; s < F; s++) {
-        const sampleTime = !at.between || s % 2 === 0;
-        if (sampleTime) sampleTimes.push(t + s);
-        if (sampleTime || extra.has(half + (s - 1) / 2)) keyed.push(t + s);
-      }
-      if (at.between) half += (F - 1) / 2;
-    }
+    for (let t = 0, c = 0; c < at.clips.length; t += at.clips[c++].times.length)
+      for (let s = 0; s < at.clips[c].times.length; s += at.between ? 2 : 1) keyed.push(t + s);
     const plain = scored ? plainLbs(at, halfway) : undefined;
-    // Leaning towards the joints where guarded between alone (`BETWEEN_PRIOR_STRENGTH`).
-    const priorStrength = at.between && !halfwayKeys ? BETWEEN_PRIOR_STRENGTH : 0;
-    const fitFrom = halfwayKeys ? sampleTimes : undefined;
     let best: { candidate: HelperCandidate; score: PlacementScore } | undefined;
     for (const [k, { name, placement }] of placements.entries()) {
-      if (only !== undefined && name !== only) continue;
-      const settings = { ...fit, samples: at, keyed, fitFrom, priorStrength, index: round * placements.length + k, name }; // prettier-ignore
+      const settings = { ...fit, samples: at, keyed, index: round * placements.length + k, name };
       const candidate = yield* fitHelpers(model, placement, settings, shared);
-      const score = plain ? placementScore(at, halfway, plain, candidate) : { score: 0, worseHalfway: 0, worseAt: [] };
+      const score = plain ? placementScore(at, halfway, plain, candidate) : { score: 0, worseHalfway: 0 };
       if (!best || score.score < best.score.score) best = { candidate, score };
     }
-    return { ...best!, samples: sampleTimes.length, clips: at.clips, plain };
+    return { ...best!, keyed, clips: at.clips, plain };
   };
   // Compared half-way between the samples too, where players interpolate the keys: the
   // placements, and with the guard `auto` whether the samples' guard holds there.
@@ -305,32 +273,22 @@ export function* helperBakeSteps(
       ? sampleMethod(model, deform, rate, { signal: options.signal, halfway: true, lbs: options.lbs })
       : undefined;
   // With the guard `auto`, where the samples' guard leaves the bake farther from the method than
-  // plain LBS half-way somewhere, it is held there too, whichever way plays closest: the same fit
-  // keyed at those half-way times too (its keys there fitted, guarded between), the same fit with
-  // the vertices that push a time over given back their own influences (`holdHalfway`), or a fit
-  // guarded between (its helpers leaning towards their joints, `BETWEEN_PRIOR_STRENGTH`).
+  // plain LBS half-way somewhere, it is held there too, whichever way plays closer: the same fit
+  // with the vertices that push a time over given back their own influences (`holdHalfway`), or a
+  // fit guarded between (its helpers leaning towards their joints, `BETWEEN_PRIOR_STRENGTH`).
   const first = yield* fitBest(samples, halfway, 0);
-  const { worseHalfway, worseAt } = first.score;
+  const { worseHalfway } = first.score;
   let chosen = first;
   let halfwayGivenBack: number | undefined;
-  let halfwayKeys: number | undefined;
   if (rounds > 1 && worseHalfway > 0) {
-    const checkTimes = withHalfway(samples, halfway!);
-    const only = first.candidate.placement;
-    const keyedThere = yield* fitBest(checkTimes, undefined, 1, { only, halfwayKeys: worseAt });
     const over = holdHalfway(samples, halfway!, first.plain!, first.candidate);
     giveBack(first.candidate, over, mesh, J);
     halfwayGivenBack = over.length;
     const held = placementScore(samples, halfway, first.plain!, first.candidate).score;
-    const between = yield* fitBest(checkTimes, undefined, 2);
-    const closest = [keyedThere, between].reduce((a, b) => (b.score.score < a.score.score ? b : a));
-    if (closest.score.score < held) {
-      chosen = closest;
-      halfwayGivenBack = undefined;
-      if (closest === keyedThere) halfwayKeys = worseAt.length;
-    }
+    const between = yield* fitBest(withHalfway(samples, halfway!), undefined, 1);
+    if (between.score.score < held) [chosen, halfwayGivenBack] = [between, undefined];
   }
-  const { candidate: best, clips } = chosen;
+  const { candidate: best, keyed, clips } = chosen;
   const guarded = samples.between || chosen !== first ? 'between' : 'samples';
   const { model: model_, own, keys, keptKeys, used, helpersKept, helperRegion, helperCentre } = best;
   options.onProgress?.(maxIterations, maxIterations);
@@ -353,7 +311,7 @@ export function* helperBakeSteps(
   return {
     helpers: helpersKept,
     regions,
-    samples: chosen.samples,
+    samples: keyed.length,
     iterations: best.iterations,
     activeVertices: best.active.length,
     revertedVertices: best.givenBack,
@@ -361,7 +319,6 @@ export function* helperBakeSteps(
     guard: guarded,
     ...(rounds > 1 && worseHalfway > 0 && { worseHalfway }),
     ...(halfwayGivenBack !== undefined && { halfwayGivenBack }),
-    ...(halfwayKeys !== undefined && { halfwayKeys }),
     ...(halfway && { halfway }),
   };
 }
