@@ -13,6 +13,7 @@ import { fitData, fitSamples, fitViews, type FitData, type FitErrors, type FitTa
 import { helperFrames, type HelperFrames } from './helper-frames.js';
 import { reduceHelperKeys, type HelperKeys } from './key-reduction.js';
 import { keepFittedWeights } from './never-worse.js';
+import { turnedNormals } from './normal-guard.js';
 import { clusterStart, influencesOf, type HelperPlacement } from './placement.js';
 import type { MethodSamples } from './sampling.js';
 import type { SsdrModel } from './ssdr.js';
@@ -51,6 +52,8 @@ export interface HelperCandidate {
   active: number[];
   /** Of those, the vertices given back their own influences (`never-worse.ts`). */
   givenBack: number;
+  /** Of those, the vertices given back for their normals (`normal-guard.ts`), before the positions' guard. */
+  normalsGivenBack: number;
 }
 
 /** What {@link fitHelpers} needs of the bake (`io/helper-bake.ts`). */
@@ -73,6 +76,8 @@ export interface HelperFitSettings {
   keyTolerance: number;
   /** The bake's options (progress, signal, rotations, beyond the clips, file). */
   options: HelperBakeOptions;
+  /** The method's posed normals at sample t of `samples` (3·n), where the mesh has normals (`turnedNormals`). */
+  methodNormals?: (t: number) => Float32Array;
 }
 
 /**
@@ -185,9 +190,27 @@ export function* fitHelpers(
   // Fewer keys where interpolation holds (`bake/key-reduction.ts`); the transforms become what
   // the file plays at every sample.
   const keptKeys = reduceHelperKeys(frames, data, keys, clips, keyTolerance * boundingBoxDiagonal(targets[0]), samples.between); // prettier-ignore
-  // Never worse than LBS (`bake/never-worse.ts`): a vertex whose fitted weights would be keeps
-  // its own influences. The fit back into the whole mesh's model; every other vertex keeps its own.
-  const { kept, givenBack } = keepFittedWeights(samples, active, data);
+  // Never worse than LBS in the normals (`bake/normal-guard.ts`) and the positions
+  // (`bake/never-worse.ts`): a vertex whose fitted weights would be keeps its own influences. The
+  // fit back into the whole mesh's model; every other vertex keeps its own.
+  const turned = settings.methodNormals && mesh.normals ? turnedNormals(data, active, mesh, settings.methodNormals) : []; // prettier-ignore
+  for (const a of turned) {
+    const own = influencesOf(mesh.joints, mesh.weights, mesh.influences, active[a]).slice(0, K);
+    const sum = own.reduce((t, e) => t + e.w, 0) || 1;
+    for (let k = 0; k < K; k++) {
+      data.joints[K * a + k] = own[k]?.j ?? 0;
+      data.weights[K * a + k] = own[k] ? own[k].w / sum : 0;
+    }
+  }
+  const guarded = keepFittedWeights(samples, active, data);
+  const { kept } = guarded;
+  // Those given back for their normals count as given back whatever the positions' guard found.
+  let givenBack = guarded.givenBack;
+  for (const a of turned)
+    if (kept[a]) {
+      kept[a] = 0;
+      givenBack++;
+    }
   model_.transforms = fitViews(data, true).model.transforms;
   const own = new Uint8Array(n).fill(1);
   active.forEach((i, a) => {
@@ -214,6 +237,7 @@ export function* fitHelpers(
     iterations,
     active,
     givenBack,
+    normalsGivenBack: turned.length,
   };
 }
 

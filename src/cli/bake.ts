@@ -205,14 +205,10 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     for (const model of animated) {
       // On the SIMD kernels where the mesh is posed unmorphed (the sampling and the measure), one
       // thread (frames shared between threads made the bake slower: `parallelSimdFactory`).
-      const deform = await withSimdKernels(
-        model,
-        method,
-        createMethodDeformer(io, document, model, method, input, o),
-        o,
-        // A helper bake poses the method's positions alone (its morph targets correct normals too).
-        !withMorphs,
-      );
+      const methodJs = createMethodDeformer(io, document, model, method, input, o);
+      // A helper bake poses the method's positions alone (its morph targets correct normals too);
+      // its normals' guard takes them from the JavaScript deformer.
+      const deform = await withSimdKernels(model, method, methodJs, o, !withMorphs);
       const lines: string[] = [];
       const entry: (typeof baked)[number] = { model, deform, lines };
       baked.push(entry);
@@ -251,6 +247,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
           beyondClips: o.beyondClips,
           rate,
           lbs,
+          normalDeformer: methodJs,
           onProgress,
           file: input,
         }),
@@ -267,7 +264,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       lines.push(
         r.helpers === 0
           ? `${model.name}: no helper joints added: none brought LBS closer to ${o.method.toUpperCase()} over the ${r.samples} samples at ${rate} samples/s`
-          : `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples at ${rate} samples/s, ${count(r.iterations, 'iteration')}, ${r.placement} placement${guarded}${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own influences (with the helpers they would have played farther from ${o.method.toUpperCase()} than plain LBS: over the samples, or at one)` : ''}`,
+          : `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples at ${rate} samples/s, ${count(r.iterations, 'iteration')}, ${r.placement} placement${guarded}${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own influences (with the helpers they would have played farther from ${o.method.toUpperCase()} than plain LBS: over the samples, or at one${r.normalsGivenBack ? `; ${r.normalsGivenBack.toLocaleString('en-US')} of them for their normals, which the helpers would have turned more than 30° farther from ${o.method.toUpperCase()}'s than plain LBS's` : ''})` : ''}`,
       );
     }
   } finally {

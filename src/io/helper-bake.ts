@@ -112,6 +112,13 @@ export interface HelperBakeOptions {
    * `deformLbs`; the CLI passes the SIMD kernels bound to the mesh, `simdBoundDeformer`).
    */
   lbs?: Deformer;
+  /**
+   * The method as a deformer that writes normals, where `deform` poses positions alone (the CLI's
+   * SIMD kernels; default `deform`): the bake gives back their own influences the vertices whose
+   * normals the helpers would turn farther from the method's than plain LBS's
+   * (`bake/normal-guard.ts`). Without mesh normals, not used.
+   */
+  normalDeformer?: Deformer;
 }
 
 /** What {@link bakeHelperJoints} added. */
@@ -153,6 +160,12 @@ export interface HelperBakeResult {
    * (`bake/never-worse.ts`).
    */
   revertedVertices: number;
+  /**
+   * Of those, the vertices given back because the helpers would have turned their normal, at some
+   * sample, more than `NORMAL_MARGIN` farther from the method's than plain LBS's
+   * (`bake/normal-guard.ts`).
+   */
+  normalsGivenBack: number;
 }
 
 /**
@@ -250,6 +263,17 @@ export function* helperBakeSteps(
   const fit = { K, J, maxIterations, fits: rounds * placements.length, keyTolerance, options };
   // Fits are scored where one is chosen among several.
   const scored = placements.length > 1 || rounds > 1;
+  // The method's normals at a set of samples, one sample at a time (the normals' guard).
+  const normalDeformer = options.normalDeformer ?? deform;
+  const methodNormals =
+    mesh.normals &&
+    ((at: MethodSamples) => {
+      const out = { positions: new Float32Array(3 * n), normals: new Float32Array(3 * n) };
+      return (t: number) => {
+        normalDeformer(at.rest[t] === mesh.positions ? mesh : { ...mesh, positions: at.rest[t] }, at.fixed[t], out);
+        return out.normals;
+      };
+    });
   /** Each placement fitted to `at`, the closest kept; with `halfway`, compared there too. */
   const fitBest = function* (at: MethodSamples, halfway: MethodSamples | undefined, round: number) {
     // The samples keyed: every one, or the sample times among the check times (even in each clip).
@@ -259,7 +283,7 @@ export function* helperBakeSteps(
     const plain = scored ? plainLbs(at, halfway) : undefined;
     let best: { candidate: HelperCandidate; score: PlacementScore } | undefined;
     for (const [k, { name, placement }] of placements.entries()) {
-      const settings = { ...fit, samples: at, keyed, index: round * placements.length + k, name };
+      const settings = { ...fit, samples: at, keyed, index: round * placements.length + k, name, methodNormals: methodNormals?.(at) }; // prettier-ignore
       const candidate = yield* fitHelpers(model, placement, settings, shared);
       const score = plain ? placementScore(at, halfway, plain, candidate) : { score: 0, worseHalfway: 0 };
       if (!best || score.score < best.score.score) best = { candidate, score };
@@ -315,6 +339,7 @@ export function* helperBakeSteps(
     iterations: best.iterations,
     activeVertices: best.active.length,
     revertedVertices: best.givenBack,
+    normalsGivenBack: best.normalsGivenBack,
     placement: best.placement,
     guard: guarded,
     ...(rounds > 1 && worseHalfway > 0 && { worseHalfway }),
