@@ -87,7 +87,7 @@ describe('bake --as helpers (smooth skinning decomposition, Le & Deng 2012)', ()
     expect(worst).toBeLessThan(1e-5);
   });
 
-  it('ShibaInu, dqs, 8 influences, 215 samples, guarded at the samples: the fit sees every sample, and meets the bar (≥ 90% of the p99 gap, max ≤ 0.25 of LBS’s)', async () => {
+  it('ShibaInu, dqs, 8 influences, 215 samples, guarded at the samples: the fit sees every sample, and removes most of the p99 gap (≥ 85%), never past LBS’s max', async () => {
     const input = join(SHARED, 'characters/ShibaInu.gltf');
     const document = await readDocument(input);
     const [model] = extractSkinnedModels(document, input);
@@ -101,9 +101,11 @@ describe('bake --as helpers (smooth skinning decomposition, Le & Deng 2012)', ()
     const m = measureBake(original, baked, deformers.dqs, rate);
     const [gap, max] = [1 - m.p99 / m.lbsP99, m.max / m.lbsMax];
     console.log(`ShibaInu dqs, 8 influences: ${(100 * gap).toFixed(0)}% of the gap, max ${max.toFixed(2)} of LBS's`);
-    // Measured: 91%, 0.19; fitted to 120 of the 215 samples (as with 4 influences), 84% and 0.73.
-    expect(gap).toBeGreaterThanOrEqual(0.9);
-    expect(max).toBeLessThanOrEqual(0.25);
+    // Measured: 90%, 0.93 (before the normals' guard 91%, 0.19: the vertex at the max is one
+    // whose normal the helpers turned, now given back); fitted to 120 of the 215 samples (as
+    // with 4 influences), 84% and 0.73 before the guard.
+    expect(gap).toBeGreaterThanOrEqual(0.85);
+    expect(max).toBeLessThanOrEqual(1);
   }, 120_000);
 });
 
@@ -338,9 +340,10 @@ describe('bake --as helpers on a mirrored rig', () => {
       );
       // The same character: LBS as far from DQS. The fits are not mirror images bit for bit (the
       // weight update's choices turn on float rounding, and the alternation then takes another
-      // path: measured 93–95% removed either way).
+      // path): measured 74% removed on the Fox, 60% mirrored, since the normals' guard gives back
+      // the vertices whose normals the helpers turned (93–95% either way before, counting them).
       expect(mirrored.lbsP99).toBeCloseTo(plain.lbsP99, 6);
-      for (const m of [plain, mirrored]) expect(1 - m.p99 / m.lbsP99).toBeGreaterThan(0.85);
+      for (const m of [plain, mirrored]) expect(1 - m.p99 / m.lbsP99).toBeGreaterThan(0.5);
       expect(mirrored.max).toBeLessThan(0.5 * mirrored.lbsMax);
     }
   }, 180_000);
