@@ -119,7 +119,7 @@ export function* fitHelpers(
     joints: new Uint32Array(K * n),
     weights: new Float32Array(K * n),
   };
-  for (let i = 0; i < n; i++) setOwnWeights(model_, mesh, i);
+  for (let i = 0; i < n; i++) setOwnWeights(model_.joints, model_.weights, K, i, mesh, i);
   // The vertices solved: where the method departs from LBS. Candidates of each: its own joints,
   // its region's helpers and those of the regions of its other influences (at most its 2K
   // heaviest joints and the helpers of its K heaviest: a 20-influence vertex would otherwise take
@@ -194,14 +194,7 @@ export function* fitHelpers(
   // (`bake/never-worse.ts`): a vertex whose fitted weights would be keeps its own influences. The
   // fit back into the whole mesh's model; every other vertex keeps its own.
   const turned = settings.methodNormals && mesh.normals ? turnedNormals(data, active, mesh, settings.methodNormals) : []; // prettier-ignore
-  for (const a of turned) {
-    const own = influencesOf(mesh.joints, mesh.weights, mesh.influences, active[a]).slice(0, K);
-    const sum = own.reduce((t, e) => t + e.w, 0) || 1;
-    for (let k = 0; k < K; k++) {
-      data.joints[K * a + k] = own[k]?.j ?? 0;
-      data.weights[K * a + k] = own[k] ? own[k].w / sum : 0;
-    }
-  }
+  for (const a of turned) setOwnWeights(data.joints, data.weights, K, a, mesh, active[a]);
   const guarded = keepFittedWeights(samples, active, data);
   const { kept } = guarded;
   // Those given back for their normals count as given back whatever the positions' guard found.
@@ -250,7 +243,7 @@ export function giveBack(candidate: HelperCandidate, vertices: readonly number[]
   const { model, own, used } = candidate;
   for (const i of vertices) {
     own[i] = 1;
-    setOwnWeights(model, mesh, i);
+    setOwnWeights(model.joints, model.weights, model.influences, i, mesh, i);
   }
   candidate.givenBack += vertices.length;
   const played = playedHelpers(model, own, J);
@@ -269,14 +262,23 @@ function playedHelpers(model: SsdrModel, own: Uint8Array, J: number): Uint8Array
   return played;
 }
 
-/** Vertex i of `model` on its own joints: the mesh's K heaviest influences, normalised. */
-function setOwnWeights(model: SsdrModel, mesh: SkinnedMesh, i: number): void {
-  const K = model.influences;
+/**
+ * Vertex i on its own joints, the mesh's K heaviest influences normalised, written to row `row`
+ * of `joints`/`weights` (K each: the whole mesh's model, or the fit's active vertices).
+ */
+function setOwnWeights(
+  joints: Uint32Array,
+  weights: Float32Array,
+  K: number,
+  row: number,
+  mesh: SkinnedMesh,
+  i: number,
+): void {
   const own = influencesOf(mesh.joints, mesh.weights, mesh.influences, i).slice(0, K);
   const sum = own.reduce((s, e) => s + e.w, 0) || 1;
   for (let k = 0; k < K; k++) {
-    model.joints[K * i + k] = own[k]?.j ?? 0;
-    model.weights[K * i + k] = own[k] ? own[k].w / sum : 0;
+    joints[K * row + k] = own[k]?.j ?? 0;
+    weights[K * row + k] = own[k] ? own[k].w / sum : 0;
   }
 }
 
