@@ -215,7 +215,7 @@ export async function checkStaged(
   const after = files.reduce((t, f) => t + fileSize(f), 0);
   keepStaged(files, folder);
   io.out(
-    `wrote ${o.output}: ${mb(after)} (input ${mb(before)}, ${(after / before).toFixed(2)}×${collapsed?.channels ? `; the input's ${count(collapsed.channels, 'constant channel')} stored as 2 keys each, ${mb(collapsed.bytes)} of key values less` : ''})${o.quantize ? ', KHR_mesh_quantization' : ''} in ${((performance.now() - start) / 1000).toFixed(2)} s`,
+    `wrote ${o.output}: ${mb(after)} (input ${mb(before)}, ${(after / before).toFixed(2)}×${collapsed?.channels ? `; ${count(collapsed.channels, 'constant channel')} stored as 2 keys each, ${mb(collapsed.bytes)} less` : ''})${o.quantize ? ', KHR_mesh_quantization' : ''} in ${((performance.now() - start) / 1000).toFixed(2)} s`,
   );
 }
 

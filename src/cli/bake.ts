@@ -32,6 +32,7 @@ import { removeCageRig } from '../io/cage-gltf.js';
 import { removeShadowedChannels } from '../io/gltf-skeleton.js';
 import { createMethodDeformer, withSimdKernels, type CliMethod } from './method-deformer.js';
 import { deformLbs } from '../deformers/lbs.js';
+import { posedDiagonal } from '../bake/measure.js';
 import { simdBoundDeformer } from '../wasm/bound-deformer.js';
 import { progress, warnIgnored, type Io } from './ui.js';
 import { skinWarnings } from './skin-warnings.js';
@@ -150,8 +151,11 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   if (!(keyframeTolerance >= 0 && Number.isFinite(keyframeTolerance)))
     throw new CorskinError(`--keyframe-tolerance must be a number ≥ 0, got ${o.keyframeTolerance}`, input);
   const constantTolerance = o.constantTolerance ?? CONSTANT_CHANNEL_TOLERANCE;
-  if (!(constantTolerance >= 0 && Number.isFinite(constantTolerance)))
-    throw new CorskinError(`--constant-tolerance must be a number ≥ 0, got ${o.constantTolerance}`, input);
+  if (!(constantTolerance >= 0 && constantTolerance <= 1e-3))
+    throw new CorskinError(
+      `--constant-tolerance must be a number from 0 to 1e-3 (larger freezes motion, not rounding), got ${o.constantTolerance}`,
+      input,
+    );
   const method = o.method as CliMethod;
 
   const document = await readDocument(input);
@@ -272,7 +276,8 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   }
   // The input's constant channels (an exporter's rounding) as two keys: where a helper bake
   // saves what it adds; before the residual morphs, which then correct what it moved.
-  const collapsed = withHelpers ? collapseConstantChannels(document, constantTolerance) : undefined;
+  const size = Math.min(...animated.map((m) => posedDiagonal(m, deformLbs)));
+  const collapsed = withHelpers ? collapseConstantChannels(document, size, constantTolerance) : undefined;
   if (withHelpers && keyframeTolerance > 0) {
     // Keyframe reduction of every channel, the clips' own included (the helpers' alone gain
     // nothing); before the residual morphs, which then correct what it moved at the samples.

@@ -133,7 +133,7 @@ export function addPoseCommands(program: Command, io: Io): void {
         )
         .option(
           '--constant-tolerance <t>',
-          `helpers: the input's translation, rotation and scale channels whose keys all lie within t × their magnitude of one value (an exporter's float rounding) are stored as 2 keys: the Fox's CoR bake 1.40× → 0.96× the input; 0 only those exactly constant (default ${CONSTANT_CHANNEL_TOLERANCE})`,
+          `helpers: translation, rotation and scale channels (the input's, and the helpers' own) whose keys all lie within t of their first — relative to 1 for a rotation, to its largest component for a scale, to the posed mesh's bounding-box diagonal for a translation: an exporter's float rounding — are stored as 2 keys: the Fox's CoR bake 1.40× → 0.94× the input; 0 only those exactly constant; at most 1e-3 (default ${CONSTANT_CHANNEL_TOLERANCE})`,
           nonNegativeNumber,
         )
         .option(

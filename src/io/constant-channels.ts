@@ -11,11 +11,14 @@
  * @module
  */
 import type { Accessor, AnimationChannel, Document } from '@gltf-transform/core';
+import { mat4LinearDeterminant } from '../core/math.js';
+import { disposeIfUnused } from './unused.js';
 
 /**
- * How far, relative to a channel's magnitude, its keys may lie from its first key for the channel
- * to count as constant: about 17 float32 rounding steps (2⁻²³ each), so that an exporter's
- * rounding collapses (the Fox's translations reach 1.0e-6 relative) and motion never does.
+ * How far its keys may lie from its first key for a channel to count as constant, relative (to 1
+ * for a rotation, to its largest component for a scale, to the meshes' size for a translation):
+ * about 17 float32 rounding steps (2⁻²³ each), so that an exporter's rounding collapses (the
+ * Fox's scales reach 7.2e-7) and motion does not.
  */
 export const CONSTANT_CHANNEL_TOLERANCE = 2e-6;
 
@@ -23,29 +26,39 @@ export const CONSTANT_CHANNEL_TOLERANCE = 2e-6;
 export interface CollapsedChannels {
   /** Channels now stored as two keys. */
   channels: number;
-  /** Bytes of key values no longer stored (their times are often shared with other channels). */
+  /** Bytes no longer stored: the accessors disposed of (keys and times), less the two-key ones made. */
   bytes: number;
 }
 
 /**
  * Stores every translation, rotation and scale channel (LINEAR or STEP, more than two keys) whose
- * keys all lie within `tolerance` × its magnitude of its first key, component by component, as
- * two keys of that first value, at its first and last times (the clip keeps its length). The
- * magnitude: a translation's largest length over its keys, a scale's largest component, 1 for a
- * rotation (unit quaternion). A pose then moves by at most `tolerance` times the bind pose's lever
- * arms (rotations and scales) and the bone lengths along a chain (translations). CUBICSPLINE
- * channels and morph weights are left as they are. Accessors no longer used are disposed of; those
- * another sampler or property still uses are kept.
+ * keys all lie within a bound of its first key, component by component, as two keys of that first
+ * value, at the channel's own first and last times (the clip keeps its length). The bound: for a
+ * rotation (a unit quaternion) `tolerance`; for a scale `tolerance` × its largest |component|; for
+ * a translation `tolerance` × `size` in the node's parent's units (÷ the parent's world scale at
+ * rest), whatever the translation's own length — a root far from the origin keeps a sway the size
+ * of its mesh's detail, a short bone's rounding collapses. A pose then moves by at most about
+ * `tolerance` × `size` per collapsed translation along a chain, and 2 × `tolerance` (rotations) or
+ * `tolerance` (scales) times the lever arms. CUBICSPLINE channels and morph weights are left as
+ * they are. Accessors no longer used are disposed of; those another sampler or property still
+ * uses are kept.
  * @param document modified in place
+ * @param size the skinned meshes' size, posed, in world units (their bounding-box diagonal; the
+ *   smallest where there are several)
  * @param tolerance relative, ≥ 0 (0: channels whose keys are all equal)
- * @throws RangeError when `tolerance` is negative or not finite
+ * @returns how many channels were collapsed, and the bytes of the accessors disposed of less those
+ *   of the two-key ones made
+ * @throws RangeError when `tolerance` is negative or not finite, or `size` not positive and finite
  */
 export function collapseConstantChannels(
   document: Document,
+  size: number,
   tolerance = CONSTANT_CHANNEL_TOLERANCE,
 ): CollapsedChannels {
   if (!(tolerance >= 0 && Number.isFinite(tolerance)))
     throw new RangeError(`the constant-channel tolerance must be a number ≥ 0 (got ${tolerance})`);
+  if (!(size > 0 && Number.isFinite(size)))
+    throw new RangeError(`the meshes' size must be a positive number (got ${size})`);
   let channels = 0;
   let bytes = 0;
   const replaced = new Set<Accessor>();
@@ -59,8 +72,9 @@ export function collapseConstantChannels(
       const values = output.getArray();
       const m = output.getElementSize();
       const count = output.getCount();
-      if (!times || !values || count <= 2 || input.getCount() !== count || !isConstant(channel, output, tolerance))
-        continue;
+      if (!times || !values || count <= 2 || input.getCount() !== count) continue;
+      const bound = channelBound(channel, output, tolerance, size);
+      if (bound === undefined || !withinOfFirst(output, bound)) continue;
       const ends = new (times.constructor as new (n: number) => typeof times)(2);
       ends[0] = times[0];
       ends[1] = times[count - 1];
@@ -68,32 +82,50 @@ export function collapseConstantChannels(
       for (let c = 0; c < m; c++) value[c] = value[m + c] = values[c];
       sampler.setInput(copyAccessor(document, input, ends)).setOutput(copyAccessor(document, output, value));
       replaced.add(input).add(output);
-      bytes += values.byteLength - value.byteLength;
+      bytes -= ends.byteLength + value.byteLength;
       channels++;
     }
-  for (const accessor of replaced)
-    if (accessor.listParents().every((p) => p.propertyType === 'Root')) accessor.dispose();
+  for (const accessor of replaced) {
+    const held = accessor.getArray()?.byteLength ?? 0;
+    disposeIfUnused(accessor);
+    if (accessor.isDisposed()) bytes += held;
+  }
   return { channels, bytes };
 }
 
-/** Whether every key of `output` lies within `tolerance` × the channel's magnitude of its first key. */
-function isConstant(channel: AnimationChannel, output: Accessor, tolerance: number): boolean {
+/**
+ * How far a channel's keys may lie from its first, per component (see
+ * {@link collapseConstantChannels}); undefined for a path that is not collapsed (morph weights).
+ */
+function channelBound(
+  channel: AnimationChannel,
+  output: Accessor,
+  tolerance: number,
+  size: number,
+): number | undefined {
   const path = channel.getTargetPath();
-  if (path !== 'translation' && path !== 'rotation' && path !== 'scale') return false;
-  const count = output.getCount();
-  const m = output.getElementSize();
-  const key = [0, 0, 0, 0];
-  let magnitude = path === 'rotation' ? 1 : 0;
-  if (path !== 'rotation')
-    for (let k = 0; k < count; k++) {
-      output.getElement(k, key);
-      let size = 0; // a scale's largest component, a translation's squared length
-      for (let c = 0; c < m; c++) size = path === 'scale' ? Math.max(size, Math.abs(key[c])) : size + key[c] * key[c];
-      magnitude = Math.max(magnitude, path === 'scale' ? size : Math.sqrt(size));
-    }
+  if (path === 'rotation') return tolerance;
+  if (path === 'translation') {
+    const parent = channel.getTargetNode()?.getParentNode();
+    const scale = parent ? Math.cbrt(Math.abs(mat4LinearDeterminant(parent.getWorldMatrix(), 0))) : 1;
+    return (tolerance * size) / (scale || 1);
+  }
+  if (path !== 'scale') return undefined;
+  const key = [0, 0, 0];
+  let largest = 0;
+  for (let k = 0; k < output.getCount(); k++) {
+    output.getElement(k, key);
+    for (const x of key) largest = Math.max(largest, Math.abs(x));
+  }
+  return tolerance * largest;
+}
+
+/** Whether every key of `output` lies within `bound` of its first key, component by component. */
+function withinOfFirst(output: Accessor, bound: number): boolean {
   const first = output.getElement(0, [0, 0, 0, 0]);
-  const bound = tolerance * magnitude;
-  for (let k = 1; k < count; k++) {
+  const key = [0, 0, 0, 0];
+  const m = output.getElementSize();
+  for (let k = 1; k < output.getCount(); k++) {
     output.getElement(k, key);
     for (let c = 0; c < m; c++) if (!(Math.abs(key[c] - first[c]) <= bound)) return false;
   }
