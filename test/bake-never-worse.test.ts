@@ -214,7 +214,7 @@ describe('bake --as helpers is never worse than plain LBS, at every sample', () 
 describe('bake --as helpers --guard between is never worse than plain LBS half-way between samples either', () => {
   // A player at another rate interpolates the helpers' keys; each sample's helpers are fitted on
   // their own and can turn far from one sample to the next. Guarded at the samples alone, the
-  // Fox's DQS bake at 30 samples/s is worse than plain LBS at 6 of its 479 half-way times (140
+  // Fox's DQS bake at 30 samples/s is worse than plain LBS at 5–6 of its 479 half-way times (140
   // with its helpers bound at their clusters' centres rather than their members').
   it.each([
     ['CesiumMan', CESIUM_MAN, 'cor', 10],
