@@ -6,7 +6,8 @@
  * centroid of the vertices the file weights on it), and by what it is for: on the Fox, whose
  * helpers with few distinct vertices (flat shading repeats them) turn up to 180° from one sample
  * to the next, the bake guarded at the samples plays farther from the method than plain LBS at
- * few of the 479 times half-way between samples (bound at their clusters' centres: 140).
+ * fewer of the 479 times half-way between samples (10, against 22 bound at their clusters'
+ * centres; 140 before the normals' guard).
  */
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -60,7 +61,7 @@ describe("bake --as helpers: each helper bound at its members' centre", () => {
     expect(worst).toBeLessThan(0.1);
   }, 60_000);
 
-  it('the Fox, dqs: guarded at the samples, the bake plays worse than plain LBS at under 5% of the half-way times', async () => {
+  it('the Fox, dqs: guarded at the samples, the bake plays worse than plain LBS at under 3% of the half-way times', async () => {
     const input = join(SHARED, 'characters', 'Fox.glb');
     const document = await readDocument(input);
     const [model] = extractSkinnedModels(document, input);
@@ -69,7 +70,8 @@ describe("bake --as helpers: each helper bound at its members' centre", () => {
     const r = bakeHelperJoints(document, model, deformers.dqs, { guard: 'auto' });
     const halfway = r.halfway!.targets.length;
     expect(halfway).toBe(479);
-    // Measured: 5–6 (bound at their clusters' centres, 140).
-    expect(r.worseHalfway ?? 0).toBeLessThan(0.05 * halfway);
+    // Measured: 10 (bound at their clusters' centres, 22; 140 before the normals' guard gave back
+    // the vertices of the helpers free to turn, which turn farthest between samples).
+    expect(r.worseHalfway ?? 0).toBeLessThan(0.03 * halfway);
   }, 120_000);
 });
