@@ -209,10 +209,9 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     for (const model of animated) {
       // On the SIMD kernels where the mesh is posed unmorphed (the sampling and the measure), one
       // thread (frames shared between threads made the bake slower: `parallelSimdFactory`).
-      const methodJs = createMethodDeformer(io, document, model, method, input, o);
-      // A helper bake poses the method's positions alone (its morph targets correct normals too);
-      // its normals' guard takes them from the JavaScript deformer.
-      const deform = await withSimdKernels(model, method, methodJs, o, !withMorphs);
+      // A helper bake poses the method's positions alone (its morph targets correct normals too;
+      // its normals' guard asks for normals, which the JavaScript deformer then gives).
+      const deform = await withSimdKernels(model, method, createMethodDeformer(io, document, model, method, input, o), o, !withMorphs); // prettier-ignore
       const lines: string[] = [];
       const entry: (typeof baked)[number] = { model, deform, lines };
       baked.push(entry);
@@ -251,7 +250,6 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
           beyondClips: o.beyondClips,
           rate,
           lbs,
-          normalDeformer: methodJs,
           onProgress,
           file: input,
         }),

@@ -112,13 +112,6 @@ export interface HelperBakeOptions {
    * `deformLbs`; the CLI passes the SIMD kernels bound to the mesh, `simdBoundDeformer`).
    */
   lbs?: Deformer;
-  /**
-   * The method as a deformer that writes normals, where `deform` poses positions alone (the CLI's
-   * SIMD kernels; default `deform`): the bake gives back their own influences the vertices whose
-   * normals the helpers would turn farther from the method's than plain LBS's
-   * (`bake/normal-guard.ts`). Without mesh normals, not used.
-   */
-  normalDeformer?: Deformer;
 }
 
 /** What {@link bakeHelperJoints} added. */
@@ -263,14 +256,14 @@ export function* helperBakeSteps(
   const fit = { K, J, maxIterations, fits: rounds * placements.length, keyTolerance, options };
   // Fits are scored where one is chosen among several.
   const scored = placements.length > 1 || rounds > 1;
-  // The method's normals at a set of samples, one sample at a time (the normals' guard).
-  const normalDeformer = options.normalDeformer ?? deform;
+  // The method's normals at a set of samples, one sample at a time (the normals' guard; a
+  // deformer bound to SIMD kernels that pose positions alone runs its JavaScript one for them).
   const methodNormals =
     mesh.normals &&
     ((at: MethodSamples) => {
       const out = { positions: new Float32Array(3 * n), normals: new Float32Array(3 * n) };
       return (t: number) => {
-        normalDeformer(at.rest[t] === mesh.positions ? mesh : { ...mesh, positions: at.rest[t] }, at.fixed[t], out);
+        deform(at.rest[t] === mesh.positions ? mesh : { ...mesh, positions: at.rest[t] }, at.fixed[t], out);
         return out.normals;
       };
     });
