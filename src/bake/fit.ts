@@ -36,6 +36,14 @@ export interface FitData {
   targets: Float32Array;
   /** The fixed joints' skinning matrices, 16·J per sample (4×4 column-major). */
   fixed: Float64Array;
+  /**
+   * The normals the fit matches besides the positions (`SsdrProblem.normals`), or empty arrays
+   * (none; always with morph targets): bind-space unit normals 3·n, and the target normals 3·n
+   * per sample (T·3·n); λ_i² per vertex, their weight (posed units², n).
+   */
+  restNormals: Float32Array;
+  targetNormals: Float32Array;
+  normalWeights: Float32Array;
   /** The helpers' skinning matrices, 16·H per sample (written by the fit). */
   transforms: Float64Array;
   /** K influences per vertex (< J a fixed joint, J + h helper h) and their weights (written by the fit). */
@@ -129,6 +137,13 @@ export function fitViewsAt(data: FitData, samples: readonly number[]): { problem
     fixed: samples.map((t) => part(data.fixed, 16 * J, t)),
     helperJoints: Array.from(data.helperJoints),
     ...(data.anchorWeights.length && { anchor: { joints: data.anchorJoints, weights: data.anchorWeights } }),
+    ...(data.restNormals.length && {
+      normals: {
+        rest: data.restNormals,
+        targets: samples.map((t) => part(data.targetNormals, 3 * n, t)),
+        weights: data.normalWeights,
+      },
+    }),
   };
   const model: SsdrModel = {
     helpers: H,
@@ -244,7 +259,10 @@ export function fitSamples(T: number, K: number): Int32Array {
  * @param fitted the samples the alternation fits ({@link fitSamples})
  * @param options `shared`: in SharedArrayBuffers (for worker threads); `keyed`: the samples the
  *   helpers are keyed at (default all); `priorStrength`: `FitData.priorStrength` (default 0);
- *   `anchored`: each helper takes its weight from its joint's in `model` (`FitData.anchorWeights`)
+ *   `anchored`: each helper takes its weight from its joint's in `model` (`FitData.anchorWeights`);
+ *   `normals`: the whole mesh's bind normals (3 per vertex), its target normals at sample t (read
+ *   once per sample, in order) and λ_i² per vertex, read after them (`FitData.restNormals`;
+ *   ignored with morph targets)
  */
 export function fitData(
   samples: MethodSamples,
@@ -253,7 +271,13 @@ export function fitData(
   candidates: readonly number[][],
   helperJoints: readonly number[],
   fitted: Int32Array,
-  options: { shared?: boolean; keyed?: Int32Array; priorStrength?: number; anchored?: boolean } = {},
+  options: {
+    shared?: boolean;
+    keyed?: Int32Array;
+    priorStrength?: number;
+    anchored?: boolean;
+    normals?: { rest: Float32Array; targets: (t: number) => Float32Array; weights: Float32Array };
+  } = {},
 ): FitData {
   const { shared = false, keyed, priorStrength = 0, anchored = false } = options;
   const { rest, targets, fixed } = samples;
@@ -262,6 +286,7 @@ export function fitData(
   const { helpers: H, influences: K } = model;
   const J = fixed[0].length >> 4;
   const restPerSample = rest.some((r) => r !== rest[0]);
+  const normals = restPerSample ? undefined : options.normals;
   const entries = candidates.reduce((s, c) => s + c.length, 0);
   // The pairs of candidates the weight update's Gram matrices take, where they come from products.
   const N = J + H;
@@ -287,6 +312,9 @@ export function fitData(
     restPerSample,
     targets: allocate(Float32Array, T * 3 * n, shared),
     fixed: allocate(Float64Array, T * 16 * J, shared),
+    restNormals: allocate(Float32Array, normals ? 3 * n : 0, shared),
+    targetNormals: allocate(Float32Array, normals ? T * 3 * n : 0, shared),
+    normalWeights: allocate(Float32Array, normals ? n : 0, shared),
     transforms: allocate(Float64Array, T * 16 * H, shared),
     joints: allocate(Uint32Array, K * n, shared),
     weights: allocate(Float32Array, K * n, shared),
@@ -309,12 +337,15 @@ export function fitData(
       to[o + 3 * a + 1] = from[3 * i + 1];
       to[o + 3 * a + 2] = from[3 * i + 2];
     });
+  if (normals) gather(normals.rest, data.restNormals, 0);
   for (let t = 0; t < T; t++) {
     if (restPerSample || t === 0) gather(rest[t], data.rest, restPerSample ? 3 * n * t : 0);
     gather(targets[t], data.targets, 3 * n * t);
+    if (normals) gather(normals.targets(t), data.targetNormals, 3 * n * t);
     data.fixed.set(fixed[t], 16 * J * t);
     data.transforms.set(model.transforms[t], 16 * H * t);
   }
+  if (normals) active.forEach((i, a) => (data.normalWeights[a] = normals.weights[i]));
   active.forEach((i, a) => {
     data.joints.set(model.joints.subarray(K * i, K * i + K), K * a);
     data.weights.set(model.weights.subarray(K * i, K * i + K), K * a);

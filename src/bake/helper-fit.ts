@@ -18,6 +18,7 @@ import { clusterStart, influencesOf, type HelperPlacement } from './placement.js
 import type { MethodSamples } from './sampling.js';
 import type { SsdrModel } from './ssdr.js';
 import { BETWEEN_PRIOR_STRENGTH } from './ssdr-helpers.js';
+import { fitTargetNormals } from './fit-normals.js';
 
 /** One task of a helper fit for its caller to run: here, or split over worker threads. */
 export interface HelperFitStep {
@@ -141,11 +142,17 @@ export function* fitHelpers(
   // (`fitSamples`); once it has converged, bone updates over every sample give the helpers'
   // transforms at all of them.
   const fitted = fitSamples(keyed.length, K).map((k) => keyed[k]);
+  // The method's normals, matched by the fit (`bake/fit-normals.ts`) and read by the normals' guard.
+  const normals =
+    settings.methodNormals && mesh.normals
+      ? fitTargetNormals(mesh, samples, settings.methodNormals, active, boundingBoxDiagonal(targets[0]))
+      : undefined;
   const data = fitData(samples, model_, active, active.map(candidatesOf), helperRegion, fitted, {
     shared,
     keyed: Int32Array.from(keyed),
     priorStrength: samples.between ? BETWEEN_PRIOR_STRENGTH : 0,
     anchored: options.beyondClips === 'lbs',
+    normals,
   });
   // The fit's total error over its samples.
   const totalError = function* (): Generator<HelperFitStep, number, FitErrors | undefined> {
@@ -193,7 +200,7 @@ export function* fitHelpers(
   // Never worse than LBS in the normals (`bake/normal-guard.ts`) and the positions
   // (`bake/never-worse.ts`): a vertex whose fitted weights would be keeps its own influences. The
   // fit back into the whole mesh's model; every other vertex keeps its own.
-  const turned = settings.methodNormals && mesh.normals ? turnedNormals(data, active, mesh, settings.methodNormals) : []; // prettier-ignore
+  const turned = normals ? turnedNormals(data, active, mesh, fittedNormals(data, active, normals.targets)) : [];
   for (const a of turned) setOwnWeights(data.joints, data.weights, K, a, mesh, active[a]);
   const guarded = keepFittedWeights(samples, active, data);
   const { kept } = guarded;
@@ -342,4 +349,19 @@ function membersCentres(
     }
   });
   return fallback.map((f, h) => (sums[4 * h + 3] > 0 ? [0, 1, 2].map((c) => sums[4 * h + c] / sums[4 * h + 3]) : f));
+}
+
+/**
+ * The target normals of the fitted vertices at sample t (3 per vertex of `active`): the fit's own
+ * where it holds them (`FitData.targetNormals`; none with morph targets), else gathered.
+ */
+function fittedNormals(data: FitData, active: readonly number[], targets: (t: number) => Float32Array): (t: number) => Float32Array {
+  const n = active.length;
+  if (data.targetNormals.length) return (t) => data.targetNormals.subarray(3 * n * t, 3 * n * (t + 1));
+  const out = new Float32Array(3 * n);
+  return (t) => {
+    const all = targets(t);
+    active.forEach((i, a) => out.set(all.subarray(3 * i, 3 * i + 3), 3 * a));
+    return out;
+  };
 }

@@ -13,7 +13,7 @@ import { updateVertexWeights, weightScratch } from './ssdr-weights.js';
 import { NEVER_WORSE_MARGIN } from './measure.js';
 import { kthSmallest, percentileIndex } from './percentile.js';
 import type { MethodSamples } from './sampling.js';
-import { vertexErrors, verticesErrors } from './ssdr.js';
+import { vertexErrors, verticesErrors, type SsdrProblem } from './ssdr.js';
 
 /**
  * How far above plain LBS the guard lets a sample's largest or 99th-percentile distance be, ÷ the
@@ -46,8 +46,9 @@ export function keepFittedWeights(
   const { lbsSquared, targets } = samples;
   const T = targets.length;
   const nA = data.n;
-  // The fitted vertices' squared distances at every sample (kept as distances), sum and largest.
-  const { problem, model } = fitViews(data, true);
+  // The fitted vertices' squared distances at every sample (kept as distances), sum and largest:
+  // the positions' alone (the fit's normals, `SsdrProblem.normals`, left out here and in the repairs).
+  const { problem, model } = positionsOnly(fitViews(data, true));
   const distances = new Float32Array(T * nA);
   const [fittedSum, fittedMax] = [new Float64Array(nA), new Float64Array(nA)];
   verticesErrors(
@@ -87,7 +88,7 @@ export function keepFittedWeights(
       (j) => j < data.J || before.joints.some((k, c) => k === j && before.weights[c] > 0),
     );
     for (let t = 0; t < T; t++) old[t] = distances[t * nA + a];
-    const views = fitViewsAt(data, [...data.fitSamples, ...over]);
+    const views = positionsOnly(fitViewsAt(data, [...data.fitSamples, ...over]));
     const sampleWeights: number[] = [...data.fitSamples, ...over].map((_, k) => (k < data.fitSamples.length ? 1 : 0));
     for (const weight of REPAIR_WEIGHTS) {
       sampleWeights.fill(weight, data.fitSamples.length);
@@ -264,4 +265,9 @@ export function roots(squared: Float32Array | Float64Array): Float32Array {
   const out = new Float32Array(squared.length);
   for (let i = 0; i < out.length; i++) out[i] = Math.sqrt(squared[i]);
   return out;
+}
+
+/** The decomposition's views without the normals the fit matches (the guard measures positions). */
+function positionsOnly<V extends { problem: SsdrProblem }>(views: V): V {
+  return { ...views, problem: { ...views.problem, normals: undefined } };
 }

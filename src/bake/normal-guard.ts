@@ -28,8 +28,9 @@ export const NORMAL_MARGIN = (30 * Math.PI) / 180;
  *   matrices (4×4 column-major, bind → posed space) and its active vertices' weights as played
  * @param active the fitted vertices (data.n, indices into `mesh`)
  * @param mesh the skin (bind-space unit normals 3·n; its own influences are plain LBS's)
- * @param methodNormals the method's posed normals at sample t (3·n; the mesh at that sample's
- *   rest positions, under its joints' matrices); read once per sample, in order
+ * @param methodNormals the method's posed normals at sample t, 3 per vertex of `active` (each
+ *   any length: only its direction counts; the mesh at that sample's rest positions, under its
+ *   joints' matrices); read once per sample, in order
  * @returns indices into `active`, ascending
  * @throws RangeError when `mesh` has no normals
  */
@@ -66,7 +67,7 @@ export function turnedNormals(
         else add(bake, w, transforms, 16 * H * t + 16 * (j - J), i);
       }
       for (let k = Km * i; k < Km * i + Km; k++) if (mesh.weights[k] > 0) add(lbs, mesh.weights[k], fixed, F + 16 * mesh.joints[k], i); // prettier-ignore
-      const d = angle(bake, method, i) - angle(lbs, method, i);
+      const d = angle(bake, method, a) - angle(lbs, method, a);
       if (d > excess[a]) excess[a] = d;
     }
   }
@@ -75,7 +76,7 @@ export function turnedNormals(
   return out;
 }
 
-/** The angle (radians) between `v` and the normal i of `normals` (0 where either is zero). */
+/** The angle (radians) between `v` and the vector i of `normals` (0 where either is zero). */
 function angle(v: Float64Array, normals: Float32Array, i: number): number {
   const x = normals[3 * i], y = normals[3 * i + 1], z = normals[3 * i + 2]; // prettier-ignore
   const dot = v[0] * x + v[1] * y + v[2] * z;

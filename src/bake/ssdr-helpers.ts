@@ -9,7 +9,7 @@
  */
 import { mat4LinearDeterminant } from '../core/math.js';
 import { polarFactor } from '../methods/ddm/polar.js';
-import { jointScale, type SsdrModel, type SsdrProblem } from './ssdr.js';
+import { jointScale, type SsdrModel, type SsdrNormals, type SsdrProblem } from './ssdr.js';
 
 /** Scratch of {@link rigidFit}: the cross-covariance, the rotation and the polar factor's room. */
 export interface RigidFitScratch {
@@ -302,7 +302,11 @@ function updateHelpersAtOneRest(
   const H = model.helpers;
   const J = problem.fixed[0].length >> 4;
   const rest = problem.rest[0];
-  /** Per helper: its members' weight on it and offsets d (3 each), Σ u, p̄, the spread, and per other influence its sums. */
+  const { normals } = problem;
+  /**
+   * Per helper: its members' weight on it and offsets d (3 each), Σ u, p̄, the spread, and per
+   * other influence its sums (and its normals' sums).
+   */
   const helpers = members.map((list, h) => {
     const count = list.length;
     const wh = new Float64Array(count);
@@ -338,7 +342,21 @@ function updateHelpersAtOneRest(
         }
       }
     });
-    return { list, wh, su, p, d, spread, others: Int32Array.from(slot.keys()), sums: Float64Array.from(sums) };
+    const others = Int32Array.from(slot.keys());
+    // With normals: per other influence j, Σ λ_i² w_ih w_ij n_i n_iᵀ (3×3 row-major).
+    const normalSums = new Float64Array(normals ? 9 * others.length : 0);
+    list.forEach((i, a) => {
+      if (!normals) return;
+      const n = normals.rest;
+      for (let k = K * i; k < K * i + K; k++) {
+        const j = joints[k];
+        if (weights[k] === 0 || j === J + h) continue;
+        const at = 9 * ((slot.get(j) as number) / 16);
+        const f = normals.weights[i] * wh[a] * weights[k];
+        for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) normalSums[at + 3 * r + c] += f * n[3 * i + r] * n[3 * i + c];
+      }
+    });
+    return { list, wh, su, p, d, spread, others, sums: Float64Array.from(sums), normalSums };
   });
   const Y = new Float64Array(12 * H); // per helper at a sample: Σ w_ih y_i d_iᵀ (row-major 3×3), Σ w_ih y_i (3)
   const scratch = rigidFitScratch();
@@ -369,10 +387,11 @@ function updateHelpersAtOneRest(
         s2 += y2;
       }
       Y.set([m0, m1, m2, m3, m4, m5, m6, m7, m8, s0, s1, s2], 12 * h);
+      if (normals) addTargetNormals(Y, 12 * h, list, wh, normals, t);
     }
     for (let pass = 0; pass < passes; pass++) {
       for (let h = 0; h < H; h++) {
-        const { list, su, p, spread, others, sums } = helpers[h];
+        const { list, su, p, spread, others, sums, normalSums } = helpers[h];
         if (!list.length) continue;
         for (let e = 0; e < 9; e++) M[e] = Y[12 * h + e];
         let q0 = Y[12 * h + 9], q1 = Y[12 * h + 10], q2 = Y[12 * h + 11]; // prettier-ignore
@@ -390,6 +409,13 @@ function updateHelpersAtOneRest(
           q0 -= A[o] * c0 + A[o + 4] * c1 + A[o + 8] * c2 + A[o + 12] * c3;
           q1 -= A[o + 1] * c0 + A[o + 5] * c1 + A[o + 9] * c2 + A[o + 13] * c3;
           q2 -= A[o + 2] * c0 + A[o + 6] * c1 + A[o + 10] * c2 + A[o + 14] * c3;
+          // With normals: M −= L (A's linear part) · N.
+          if (normals) {
+            const N = 9 * e;
+            for (let r = 0; r < 3; r++)
+              for (let c = 0; c < 3; c++)
+                M[3 * r + c] -= (A[o + r] * normalSums[N + c] + A[o + 4 + r] * normalSums[N + 3 + c] + A[o + 8 + r] * normalSums[N + 6 + c]); // prettier-ignore
+          }
         }
         scratch.p.set(p);
         scratch.q[0] = su > 0 ? q0 / su : 0;
@@ -400,5 +426,24 @@ function updateHelpersAtOneRest(
         rigidFromCovariance(scratch, su, spread, X, h << 4, scale, joint === undefined ? undefined : F, 16 * (joint ?? 0), priorStrength); // prettier-ignore
       }
     }
+  }
+}
+
+/**
+ * Adds Σ_a λ_i² w_a m_i(t) n_iᵀ (row-major 3×3; i = list[a], w_a its weight on the helper, m the
+ * target normals at sample t, n the bind normals: `SsdrProblem.normals`) to Y[o..o + 9], a
+ * helper's cross-covariance term from its targets at the sample.
+ */
+function addTargetNormals(Y: Float64Array, o: number, list: Int32Array, wh: Float64Array, normals: SsdrNormals, t: number): void {
+  const n = normals.rest;
+  const m = normals.targets[t];
+  for (let a = 0; a < list.length; a++) {
+    const i = list[a];
+    const f = normals.weights[i] * wh[a];
+    const m0 = f * m[3 * i], m1 = f * m[3 * i + 1], m2 = f * m[3 * i + 2]; // prettier-ignore
+    const n0 = n[3 * i], n1 = n[3 * i + 1], n2 = n[3 * i + 2]; // prettier-ignore
+    Y[o] += m0 * n0; Y[o + 1] += m0 * n1; Y[o + 2] += m0 * n2; // prettier-ignore
+    Y[o + 3] += m1 * n0; Y[o + 4] += m1 * n1; Y[o + 5] += m1 * n2; // prettier-ignore
+    Y[o + 6] += m2 * n0; Y[o + 7] += m2 * n1; Y[o + 8] += m2 * n2; // prettier-ignore
   }
 }

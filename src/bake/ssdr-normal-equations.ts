@@ -22,6 +22,11 @@ import type { SsdrModel, SsdrProblem } from './ssdr.js';
 export interface InfluenceProducts {
   /** x̃ᵀ P_pq x̃ with x̃ = (x0, x1, x2, 1), bind space (asset units). */
   form(p: number, q: number, x0: number, x1: number, x2: number): number;
+  /**
+   * nᵀ (Σ_t L_pᵀ L_q) n, L the matrices' linear parts (P_pq's upper-left 3×3): the Gram matrix
+   * entry of a bind-space normal n (`SsdrProblem.normals`).
+   */
+  linearForm(p: number, q: number, n0: number, n1: number, n2: number): number;
 }
 
 /**
@@ -51,7 +56,10 @@ export function influenceProducts(problem: SsdrProblem, model: SsdrModel): Influ
     offsets.set(key, o);
     return o;
   };
-  return { form: (p, q, x0, x1, x2) => quadraticForm(store, p <= q ? offset(p, q) : offset(q, p), x0, x1, x2) };
+  return {
+    form: (p, q, x0, x1, x2) => quadraticForm(store, p <= q ? offset(p, q) : offset(q, p), x0, x1, x2),
+    linearForm: (p, q, n0, n1, n2) => linearForm(store, p <= q ? offset(p, q) : offset(q, p), n0, n1, n2),
+  };
 }
 
 /**
@@ -60,7 +68,11 @@ export function influenceProducts(problem: SsdrProblem, model: SsdrModel): Influ
  * @param N fixed joints and helpers (J + H)
  */
 export function storedInfluenceProducts(store: Float64Array, index: Int32Array, N: number): InfluenceProducts {
-  return { form: (p, q, x0, x1, x2) => quadraticForm(store, 16 * index[p <= q ? p * N + q : q * N + p], x0, x1, x2) };
+  const at = (p: number, q: number) => 16 * index[p <= q ? p * N + q : q * N + p];
+  return {
+    form: (p, q, x0, x1, x2) => quadraticForm(store, at(p, q), x0, x1, x2),
+    linearForm: (p, q, n0, n1, n2) => linearForm(store, at(p, q), n0, n1, n2),
+  };
 }
 
 /**
@@ -92,13 +104,20 @@ function quadraticForm(P: Float64Array, o: number, x0: number, x1: number, x2: n
   return x0 * r(0) + x1 * r(1) + x2 * r(2) + r(3);
 }
 
+/** nᵀ P₃ n, P₃ the upper-left 3×3 of the 4×4 at `o` of `P`. */
+function linearForm(P: Float64Array, o: number, n0: number, n1: number, n2: number): number {
+  const r = (k: number) => P[o + 4 * k] * n0 + P[o + 4 * k + 1] * n1 + P[o + 4 * k + 2] * n2;
+  return n0 * r(0) + n1 * r(1) + n2 * r(2);
+}
+
 /**
  * The weight update's right-hand sides b_a = Σ_t (M_a(t) x̃_i) · y_i(t) (Sec. 3.2's normal
  * equations, M_a the skinning matrix or transform of candidate a) of vertices `from`…`to − 1`,
  * each over its candidates, where the rest positions x̃ are the same at every sample (no morph
  * targets). Summed sample by sample across the vertices, each sample's targets read in order
  * (per vertex they lie a sample's 3·n floats apart): the same sums, term for term in the same
- * order, as {@link updateVertexWeights} makes them for one vertex.
+ * order, as {@link updateVertexWeights} makes them for one vertex. With `problem.normals`, each
+ * entry adds λ_i² Σ_t (L_a(t) n_i) · m_i(t) (`SsdrProblem.normals`).
  * @param candidates vertex i's candidate influences at `candidates[candidateStart[i] … candidateStart[i + 1])`
  * @param fixedTerms where given (indexed as `candidates`), the entries of fixed joints, which
  *   stay as they are while the helpers' transforms change: read where known (not NaN), else
@@ -128,10 +147,12 @@ export function rightHandSides(
       known[e - base] = 1;
       out[e - base] = fixedTerms[e];
     }
+  const { normals } = problem;
   for (let t = 0; t < problem.targets.length; t++) {
     const y = problem.targets[t];
     const F = problem.fixed[t];
     const X = model.transforms[t];
+    const m = normals?.targets[t];
     for (let i = from; i < to; i++) {
       const x0 = rest[3 * i], x1 = rest[3 * i + 1], x2 = rest[3 * i + 2]; // prettier-ignore
       const y0 = y[3 * i], y1 = y[3 * i + 1], y2 = y[3 * i + 2]; // prettier-ignore
@@ -144,9 +165,20 @@ export function rightHandSides(
         const ay = M[o + 1] * x0 + M[o + 5] * x1 + M[o + 9] * x2 + M[o + 13];
         const az = M[o + 2] * x0 + M[o + 6] * x1 + M[o + 10] * x2 + M[o + 14];
         out[e - base] += ax * y0 + ay * y1 + az * y2;
+        if (m) out[e - base] += normals.weights[i] * normalTerm(M, o, normals.rest, m, i);
       }
     }
   }
   for (let e = base; fixedTerms && e < candidateStart[to]; e++) if (candidates[e] < J) fixedTerms[e] = out[e - base];
   return out;
+}
+
+/** (L n_i) · m_i, L the linear part of the 4×4 at `o` of `M` (see {@link rightHandSides}). */
+export function normalTerm(M: Float64Array, o: number, n: Float32Array, m: Float32Array, i: number): number {
+  const n0 = n[3 * i], n1 = n[3 * i + 1], n2 = n[3 * i + 2]; // prettier-ignore
+  return (
+    (M[o] * n0 + M[o + 4] * n1 + M[o + 8] * n2) * m[3 * i] +
+    (M[o + 1] * n0 + M[o + 5] * n1 + M[o + 9] * n2) * m[3 * i + 1] +
+    (M[o + 2] * n0 + M[o + 6] * n1 + M[o + 10] * n2) * m[3 * i + 2]
+  );
 }

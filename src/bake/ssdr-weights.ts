@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { vertexError, type SsdrModel, type SsdrProblem } from './ssdr.js';
+import { vertexError, type SsdrModel, type SsdrNormals, type SsdrProblem } from './ssdr.js';
 import type { InfluenceProducts } from './ssdr-normal-equations.js';
 
 /** Room for {@link updateVertexWeights}, reused across vertices (sized for up to `c` candidates as it grows). */
@@ -61,11 +61,50 @@ function growWeightScratch(s: WeightScratch, c: number): void {
 }
 
 /**
+ * The normals' rows of vertex i at sample t (`SsdrProblem.normals`) added to the normal
+ * equations in `scratch` (b, and G's upper triangle where `gram`), weighed by λ_i² times `s`:
+ * columns L_a n_i (L_a candidate a's linear part), target m_i.
+ */
+function addNormalRows(
+  normals: SsdrNormals,
+  t: number,
+  F: Float64Array,
+  X: Float64Array,
+  J: number,
+  i: number,
+  candidates: readonly number[],
+  s: number,
+  gram: boolean,
+  scratch: WeightScratch,
+): void {
+  const { G, b, cols } = scratch;
+  const c = candidates.length;
+  const n = normals.rest, m = normals.targets[t]; // prettier-ignore
+  const n0 = n[3 * i], n1 = n[3 * i + 1], n2 = n[3 * i + 2]; // prettier-ignore
+  const f = normals.weights[i] * s;
+  const m0 = f * m[3 * i], m1 = f * m[3 * i + 1], m2 = f * m[3 * i + 2]; // prettier-ignore
+  for (let a = 0; a < c; a++) {
+    const j = candidates[a];
+    const M = j < J ? F : X;
+    const o = j < J ? j << 4 : (j - J) << 4;
+    cols[3 * a] = M[o] * n0 + M[o + 4] * n1 + M[o + 8] * n2;
+    cols[3 * a + 1] = M[o + 1] * n0 + M[o + 5] * n1 + M[o + 9] * n2;
+    cols[3 * a + 2] = M[o + 2] * n0 + M[o + 6] * n1 + M[o + 10] * n2;
+  }
+  for (let a = 0; a < c; a++) {
+    const ax = cols[3 * a], ay = cols[3 * a + 1], az = cols[3 * a + 2]; // prettier-ignore
+    b[a] += ax * m0 + ay * m1 + az * m2;
+    if (gram) for (let d = a; d < c; d++) G[a * c + d] += f * (ax * cols[3 * d] + ay * cols[3 * d + 1] + az * cols[3 * d + 2]);
+  }
+}
+
+/**
  * Weight update (Le & Deng 2012, Sec. 3.2) of one vertex: non-negative least squares over its
  * candidate influences with Σ w = 1 as a row of weight `affinity`·(the problem's scale), keeping
  * the K largest. Writes the vertex's K slots of `model` — unless that is worse than what they
  * hold (the truncation to K can be), so the alternation never raises the error. Both errors come
- * from the normal equations' quadratic form (exact: the error is wᵀGw − 2bᵀw + Σ‖y‖²).
+ * from the normal equations' quadratic form (exact: the error is wᵀGw − 2bᵀw + Σ‖y‖²). With
+ * `problem.normals`, the vertex's normal rows join its position rows (the error is theirs summed).
  * With `problem.anchor`, each joint's share is held at the anchor's (`holdJointShares`), and where
  * there are too many K-subsets to try all, the anchor's own joints are tried too.
  * @param candidates influence indices (fixed joints < J, helpers J + h)
@@ -98,6 +137,7 @@ export function updateVertexWeights(
   const J = problem.fixed[0].length >> 4;
   growWeightScratch(scratch, c);
   const { G, gram, bGram, b, cols, w, trial } = scratch;
+  const { normals } = problem;
   G.fill(0, 0, c * c);
   b.fill(0, 0, c);
   for (let a = 0; rhs && a < c; a++) b[a] = rhs[a];
@@ -124,12 +164,20 @@ export function updateVertexWeights(
         for (let d = a; d < c; d++)
           G[a * c + d] += s * (ax * cols[3 * d] + ay * cols[3 * d + 1] + az * cols[3 * d + 2]);
     }
+    if (normals) addNormalRows(normals, t, F, X, J, i, candidates, s, !products, scratch);
   }
   if (products) {
     const rest = problem.rest[0];
     const x0 = rest[3 * i], x1 = rest[3 * i + 1], x2 = rest[3 * i + 2]; // prettier-ignore
     for (let a = 0; a < c; a++)
       for (let d = a; d < c; d++) G[a * c + d] = products.form(candidates[a], candidates[d], x0, x1, x2);
+    if (normals) {
+      const { rest: nr } = normals;
+      const weight = normals.weights[i];
+      const n0 = nr[3 * i], n1 = nr[3 * i + 1], n2 = nr[3 * i + 2]; // prettier-ignore
+      for (let a = 0; a < c; a++)
+        for (let d = a; d < c; d++) G[a * c + d] += weight * products.linearForm(candidates[a], candidates[d], n0, n1, n2);
+    }
   }
   for (let a = 0; a < c; a++) for (let d = 0; d < a; d++) G[a * c + d] = G[d * c + a];
   gram.set(G.subarray(0, c * c));

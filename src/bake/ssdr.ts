@@ -45,6 +45,32 @@ export interface SsdrProblem {
    * vertex plays these weights' linear blend skinning (see `updateVertexWeights`).
    */
   anchor?: { joints: ArrayLike<number>; weights: ArrayLike<number> };
+  /**
+   * Where given (every sample with the same rest positions), the fit matches the normals as an
+   * engine skins them too ({@link SsdrNormals}): each vertex's squared error at a sample adds
+   * λ²‖Σ_k w_k L_k n − m‖² to its positions' (L_k the linear part of influence k's matrix).
+   */
+  normals?: SsdrNormals;
+}
+
+/**
+ * The normals a decomposition matches besides the positions: a player skins a vertex's normal n
+ * by its blended matrix's linear part (Σ_k w_k L_k) n — three.js, Babylon.js and Blender alike —
+ * so a helper that places its vertices right but turns about them (free where they lie near a
+ * line or a point) turns their normals, which positions alone never see. With the normals in the
+ * least squares, both the bone update (their term in the cross-covariance) and the weight update
+ * (their rows in the normal equations) hold them.
+ */
+export interface SsdrNormals {
+  /** Bind-space unit normals, 3·n. */
+  rest: Float32Array;
+  /**
+   * The target normals at sample t, 3·n each: the method's posed unit normals times the scale the
+   * vertex's heaviest joint carries at t (|det L|^⅓; 1 on a rig whose skinning matrices are rigid).
+   */
+  targets: Float32Array[];
+  /** λ_i² per vertex (n), posed units²: vertex i's normal's squared error weighs as a position's of λ_i² times it. */
+  weights: Float32Array;
 }
 
 /**
@@ -115,6 +141,7 @@ export function verticesErrors(
   const K = model.influences;
   const J = problem.fixed[0].length >> 4;
   const { joints, weights } = model;
+  const { normals } = problem;
   const count = vertices.length;
   sum.fill(0, 0, count);
   max.fill(0, 0, count);
@@ -138,10 +165,41 @@ export function verticesErrors(
         y += w * (M[o + 1] * x0 + M[o + 5] * x1 + M[o + 9] * x2 + M[o + 13]);
         z += w * (M[o + 2] * x0 + M[o + 6] * x1 + M[o + 10] * x2 + M[o + 14]);
       }
-      const d = (x - Y[3 * i]) ** 2 + (y - Y[3 * i + 1]) ** 2 + (z - Y[3 * i + 2]) ** 2;
+      let d = (x - Y[3 * i]) ** 2 + (y - Y[3 * i + 1]) ** 2 + (z - Y[3 * i + 2]) ** 2;
+      if (normals) d += normals.weights[i] * normalError(normals.rest, normals.targets[t], F, X, J, K, joints, weights, i);
       sum[a] += d;
       if (d > max[a]) max[a] = d;
       if (perSample) perSample[row + i] = d;
     }
   }
+}
+
+/**
+ * ‖Σ_k w_k L_k n_i − m_i‖² at one sample (see {@link SsdrNormals}): n the bind normals, m the
+ * target normals at the sample, F and X the fixed joints' and the helpers' matrices there.
+ */
+function normalError(
+  n: Float32Array,
+  m: Float32Array,
+  F: Float64Array,
+  X: Float64Array,
+  J: number,
+  K: number,
+  joints: Uint32Array,
+  weights: Float32Array,
+  i: number,
+): number {
+  const n0 = n[3 * i], n1 = n[3 * i + 1], n2 = n[3 * i + 2]; // prettier-ignore
+  let x = -m[3 * i], y = -m[3 * i + 1], z = -m[3 * i + 2]; // prettier-ignore
+  for (let k = K * i; k < K * i + K; k++) {
+    const w = weights[k];
+    if (w === 0) continue;
+    const j = joints[k];
+    const M = j < J ? F : X;
+    const o = j < J ? j << 4 : (j - J) << 4;
+    x += w * (M[o] * n0 + M[o + 4] * n1 + M[o + 8] * n2);
+    y += w * (M[o + 1] * n0 + M[o + 5] * n1 + M[o + 9] * n2);
+    z += w * (M[o + 2] * n0 + M[o + 6] * n1 + M[o + 10] * n2);
+  }
+  return x * x + y * y + z * z;
 }
