@@ -72,11 +72,15 @@ export function fitTargetNormals(
   const weights = new Float32Array(mesh.positions.length / 3);
   for (const i of vertices) weights[i] = lambda2;
   const out = new Float32Array(mesh.positions.length);
+  const J = samples.fixed[0].length >> 4;
+  const scale = new Float64Array(J);
+  const trusted = Math.cos(NORMAL_FIT_TRUST);
   const targets = (t: number) => {
     const normals = methodNormals(t);
     const F = samples.fixed[t];
+    for (let j = 0; j < J; j++) scale[j] = Math.abs(jointScale(F, j));
     vertices.forEach((i, a) => {
-      const s = Math.abs(jointScale(F, heaviest[a]));
+      const s = scale[heaviest[a]];
       for (let c = 0; c < 3; c++) out[3 * i + c] = s * normals[3 * i + c];
       // Plain LBS's normal, Σ w L n, and the method's angle from it.
       let x = 0, y = 0, z = 0; // prettier-ignore
@@ -90,8 +94,11 @@ export function fitTargetNormals(
         z += w * (F[o + 2] * n0 + F[o + 6] * n1 + F[o + 10] * n2);
       }
       const m0 = normals[3 * i], m1 = normals[3 * i + 1], m2 = normals[3 * i + 2]; // prettier-ignore
-      const angle = Math.atan2(Math.hypot(y * m2 - z * m1, z * m0 - x * m2, x * m1 - y * m0), x * m0 + y * m1 + z * m2);
-      if (angle > NORMAL_FIT_TRUST) weights[i] = Math.min(weights[i], lambda2 * (NORMAL_FIT_TRUST / angle) ** 2);
+      const cos = (x * m0 + y * m1 + z * m2) / Math.sqrt((x * x + y * y + z * z) * (m0 * m0 + m1 * m1 + m2 * m2));
+      if (cos < trusted) {
+        const angle = Math.acos(Math.max(-1, cos));
+        weights[i] = Math.min(weights[i], lambda2 * (NORMAL_FIT_TRUST / angle) ** 2);
+      }
     });
     return out;
   };
