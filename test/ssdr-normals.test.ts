@@ -81,14 +81,18 @@ function problem(random: () => number, n: number, T: number, J: number, H: numbe
     rest: fixed.map(() => rest),
     targets: fixed.map((_, t) => made(t, rest, false)),
     fixed,
-    normals: { rest: restNormals, targets: fixed.map((_, t) => made(t, restNormals, true)), weights: Float32Array.from({ length: n }, () => 0.2 + random()) },
+    normals: {
+      rest: restNormals,
+      targets: fixed.map((_, t) => made(t, restNormals, true)),
+      weights: Float32Array.from({ length: n }, () => 0.2 + random()),
+    },
   };
   const model: SsdrModel = { helpers: H, transforms: truth.map((X) => X.slice()), influences: 4, joints, weights };
   return { p, model, truth };
 }
 
 describe('normals in the skinning decomposition (Le & Deng 2012, positions and normals)', () => {
-  it("a helper whose vertices lie on a line: the positions leave its turn about the line free, the normals fix it at the turn that made them", () => {
+  it('a helper whose vertices lie on a line: the positions leave its turn about the line free, the normals fix it at the turn that made them', () => {
     const random = rng(5);
     const n = 8;
     const axis = unit(random);
@@ -101,11 +105,16 @@ describe('normals in the skinning decomposition (Le & Deng 2012, positions and n
       const R = turn(axis, (i * Math.PI) / 4);
       const v = apply(R, 0, across, 0, true);
       const l = Math.hypot(...v);
-      normals.set(v.map((x) => x / l), 3 * i);
+      normals.set(
+        v.map((x) => x / l),
+        3 * i,
+      );
     }
     const truth = [turn(unit(random), 2.1, [0.2, -0.4, 1]), turn(unit(random), 0.7, [1, 0, 0])];
     const fixed = truth.map(() => turn([1, 0, 0], 0));
-    const targets = truth.map((X) => Float32Array.from({ length: 3 * n }, (_, k) => apply(X, 0, rest, 3 * Math.floor(k / 3))[k % 3]));
+    const targets = truth.map((X) =>
+      Float32Array.from({ length: 3 * n }, (_, k) => apply(X, 0, rest, 3 * Math.floor(k / 3))[k % 3]),
+    );
     const targetNormals = truth.map((X) => Float32Array.from({ length: 3 * n }, (_, k) => apply(X, 0, normals, 3 * Math.floor(k / 3), true)[k % 3])); // prettier-ignore
     const base: SsdrProblem = { n, rest: truth.map(() => rest), targets, fixed };
     const members = [Int32Array.from({ length: n }, (_, i) => i)];
@@ -133,22 +142,33 @@ describe('normals in the skinning decomposition (Le & Deng 2012, positions and n
         return Math.acos(Math.min(1, (v[0] * m[0] + v[1] * m[1] + v[2] * m[2]) / Math.hypot(...v)));
       }))); // prettier-ignore
     const positionsOnly = fit(base);
-    const withNormals = fit({ ...base, normals: { rest: normals, targets: targetNormals, weights: new Float32Array(n).fill(0.01) } });
+    const withNormals = fit({
+      ...base,
+      normals: { rest: normals, targets: targetNormals, weights: new Float32Array(n).fill(0.01) },
+    });
     // Both place the vertices (the line) exactly; only the fit with normals turns them as the truth did.
     for (const model of [positionsOnly, withNormals]) {
       const sum = new Float64Array(n);
-      verticesErrors(base, model, Int32Array.from({ length: n }, (_, i) => i), sum, new Float64Array(n));
+      verticesErrors(
+        base,
+        model,
+        Int32Array.from({ length: n }, (_, i) => i),
+        sum,
+        new Float64Array(n),
+      );
       expect(Math.max(...sum)).toBeLessThan(1e-10);
     }
     expect(normalsOff(positionsOnly)).toBeGreaterThan(0.5); // the premise: positions leave the turn
     expect(normalsOff(withNormals)).toBeLessThan(1e-3); // float32 targets: acos near 1 resolves about 2e-4 rad
-    for (let t = 0; t < 2; t++) for (let k = 0; k < 16; k++) expect(withNormals.transforms[t][k]).toBeCloseTo(truth[t][k], 5);
+    for (let t = 0; t < 2; t++)
+      for (let k = 0; k < 16; k++) expect(withNormals.transforms[t][k]).toBeCloseTo(truth[t][k], 5);
   });
 
   it('the bone update with normals lands on a minimum of the positions and normals error, measured point by point (no turn or shift of a helper lowers it)', () => {
     const random = rng(17);
     const { p, model } = problem(random, 30, 4, 2, 2, 0.3);
-    for (const X of model.transforms) for (let k = 0; k < X.length; k++) if (k % 4 !== 3) X[k] += 0.1 * (random() - 0.5);
+    for (const X of model.transforms)
+      for (let k = 0; k < X.length; k++) if (k % 4 !== 3) X[k] += 0.1 * (random() - 0.5);
     const members = [0, 1].map(() => Int32Array.from({ length: 30 }, (_, i) => i));
     updateHelpers(p, model, members, 1, [2]); // helper 0 then 1; helper 1's fit is its exact block minimum
     const all = Int32Array.from({ length: 30 }, (_, i) => i);
@@ -180,7 +200,14 @@ describe('normals in the skinning decomposition (Le & Deng 2012, positions and n
     const [summed, shared] = [0, 1].map(() => ({ ...model, joints: model.joints.slice(), weights: model.weights.slice() })); // prettier-ignore
     const products = influenceProducts(p, model);
     const starts = Int32Array.from({ length: 41 }, (_, i) => 6 * i);
-    const rhs = rightHandSides(p, model, 0, 40, Int32Array.from({ length: 240 }, (_, e) => e % 6), starts);
+    const rhs = rightHandSides(
+      p,
+      model,
+      0,
+      40,
+      Int32Array.from({ length: 240 }, (_, e) => e % 6),
+      starts,
+    );
     let changed = 0;
     for (let i = 0; i < 40; i++) {
       updateVertexWeights(p, summed, i, candidates);

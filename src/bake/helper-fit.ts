@@ -355,7 +355,11 @@ function membersCentres(
  * The target normals of the fitted vertices at sample t (3 per vertex of `active`): the fit's own
  * where it holds them (`FitData.targetNormals`; none with morph targets), else gathered.
  */
-function fittedNormals(data: FitData, active: readonly number[], targets: (t: number) => Float32Array): (t: number) => Float32Array {
+function fittedNormals(
+  data: FitData,
+  active: readonly number[],
+  targets: (t: number) => Float32Array,
+): (t: number) => Float32Array {
   const n = active.length;
   if (data.targetNormals.length) return (t) => data.targetNormals.subarray(3 * n * t, 3 * n * (t + 1));
   const out = new Float32Array(3 * n);

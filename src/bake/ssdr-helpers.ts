@@ -353,7 +353,8 @@ function updateHelpersAtOneRest(
         if (weights[k] === 0 || j === J + h) continue;
         const at = 9 * ((slot.get(j) as number) / 16);
         const f = normals.weights[i] * wh[a] * weights[k];
-        for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) normalSums[at + 3 * r + c] += f * n[3 * i + r] * n[3 * i + c];
+        for (let r = 0; r < 3; r++)
+          for (let c = 0; c < 3; c++) normalSums[at + 3 * r + c] += f * n[3 * i + r] * n[3 * i + c];
       }
     });
     return { list, wh, su, p, d, spread, others, sums: Float64Array.from(sums), normalSums };
@@ -434,7 +435,14 @@ function updateHelpersAtOneRest(
  * target normals at sample t, n the bind normals: `SsdrProblem.normals`) to Y[o..o + 9], a
  * helper's cross-covariance term from its targets at the sample.
  */
-function addTargetNormals(Y: Float64Array, o: number, list: Int32Array, wh: Float64Array, normals: SsdrNormals, t: number): void {
+function addTargetNormals(
+  Y: Float64Array,
+  o: number,
+  list: Int32Array,
+  wh: Float64Array,
+  normals: SsdrNormals,
+  t: number,
+): void {
   const n = normals.rest;
   const m = normals.targets[t];
   for (let a = 0; a < list.length; a++) {
@@ -442,8 +450,14 @@ function addTargetNormals(Y: Float64Array, o: number, list: Int32Array, wh: Floa
     const f = normals.weights[i] * wh[a];
     const m0 = f * m[3 * i], m1 = f * m[3 * i + 1], m2 = f * m[3 * i + 2]; // prettier-ignore
     const n0 = n[3 * i], n1 = n[3 * i + 1], n2 = n[3 * i + 2]; // prettier-ignore
-    Y[o] += m0 * n0; Y[o + 1] += m0 * n1; Y[o + 2] += m0 * n2; // prettier-ignore
-    Y[o + 3] += m1 * n0; Y[o + 4] += m1 * n1; Y[o + 5] += m1 * n2; // prettier-ignore
-    Y[o + 6] += m2 * n0; Y[o + 7] += m2 * n1; Y[o + 8] += m2 * n2; // prettier-ignore
+    Y[o] += m0 * n0;
+    Y[o + 1] += m0 * n1;
+    Y[o + 2] += m0 * n2; // prettier-ignore
+    Y[o + 3] += m1 * n0;
+    Y[o + 4] += m1 * n1;
+    Y[o + 5] += m1 * n2; // prettier-ignore
+    Y[o + 6] += m2 * n0;
+    Y[o + 7] += m2 * n1;
+    Y[o + 8] += m2 * n2; // prettier-ignore
   }
 }

@@ -94,7 +94,8 @@ function addNormalRows(
   for (let a = 0; a < c; a++) {
     const ax = cols[3 * a], ay = cols[3 * a + 1], az = cols[3 * a + 2]; // prettier-ignore
     b[a] += ax * m0 + ay * m1 + az * m2;
-    if (gram) for (let d = a; d < c; d++) G[a * c + d] += f * (ax * cols[3 * d] + ay * cols[3 * d + 1] + az * cols[3 * d + 2]);
+    if (gram)
+      for (let d = a; d < c; d++) G[a * c + d] += f * (ax * cols[3 * d] + ay * cols[3 * d + 1] + az * cols[3 * d + 2]);
   }
 }
 
@@ -176,7 +177,8 @@ export function updateVertexWeights(
       const weight = normals.weights[i];
       const n0 = nr[3 * i], n1 = nr[3 * i + 1], n2 = nr[3 * i + 2]; // prettier-ignore
       for (let a = 0; a < c; a++)
-        for (let d = a; d < c; d++) G[a * c + d] += weight * products.linearForm(candidates[a], candidates[d], n0, n1, n2);
+        for (let d = a; d < c; d++)
+          G[a * c + d] += weight * products.linearForm(candidates[a], candidates[d], n0, n1, n2);
     }
   }
   for (let a = 0; a < c; a++) for (let d = 0; d < a; d++) G[a * c + d] = G[d * c + a];

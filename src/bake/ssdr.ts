@@ -166,7 +166,8 @@ export function verticesErrors(
         z += w * (M[o + 2] * x0 + M[o + 6] * x1 + M[o + 10] * x2 + M[o + 14]);
       }
       let d = (x - Y[3 * i]) ** 2 + (y - Y[3 * i + 1]) ** 2 + (z - Y[3 * i + 2]) ** 2;
-      if (normals) d += normals.weights[i] * normalError(normals.rest, normals.targets[t], F, X, J, K, joints, weights, i);
+      if (normals)
+        d += normals.weights[i] * normalError(normals.rest, normals.targets[t], F, X, J, K, joints, weights, i);
       sum[a] += d;
       if (d > max[a]) max[a] = d;
       if (perSample) perSample[row + i] = d;
