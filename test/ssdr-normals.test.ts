@@ -11,6 +11,9 @@ import { updateHelpers } from '../src/bake/ssdr-helpers.js';
 import { influenceProducts, rightHandSides } from '../src/bake/ssdr-normal-equations.js';
 import { updateVertexWeights } from '../src/bake/ssdr-weights.js';
 import { rng } from './helpers/data.js';
+import type { SkinnedMesh } from '../src/core/mesh.js';
+import type { MethodSamples } from '../src/bake/sampling.js';
+import { fitTargetNormals, NORMAL_FIT_LENGTH, NORMAL_FIT_TRUST } from '../src/bake/fit-normals.js';
 
 /** The rotation by `angle` about the unit axis a, with translation t, 4×4 column-major. */
 function turn(a: number[], angle: number, t = [0, 0, 0]): Float64Array {
@@ -222,5 +225,55 @@ describe('normals in the skinning decomposition (Le & Deng 2012, positions and n
       if (plain.weights.some((w, k) => Math.abs(w - summed.weights[k]) > 1e-4)) changed++;
     }
     expect(changed).toBeGreaterThan(20);
+  });
+});
+
+describe('fitTargetNormals', () => {
+  it('scales each method normal by its joint scale, weighs λ², and gives a zero or NaN normal weight 0 and a finite target', () => {
+    // Three vertices on one joint that scales by 2 and turns 90° about z; vertex 1's bind normal
+    // is zero, and vertex 2's method normal is NaN at the second sample.
+    const mesh: SkinnedMesh = {
+      positions: new Float32Array(9),
+      normals: new Float32Array([1, 0, 0, 0, 0, 0, 0, 1, 0]),
+      triangles: new Uint32Array([0, 1, 2]),
+      influences: 1,
+      joints: new Uint32Array(3),
+      weights: new Float32Array([1, 1, 1]),
+    };
+    const M = turn([0, 0, 1], Math.PI / 2);
+    for (let k = 0; k < 12; k++) M[k] *= 2;
+    const samples = { fixed: [M, M] } as unknown as MethodSamples;
+    const method = [
+      new Float32Array([0, 1, 0, 1, 0, 0, -1, 0, 0]),
+      new Float32Array([0, 1, 0, 1, 0, 0, NaN, NaN, NaN]),
+    ];
+    const diagonal = 3;
+    const fit = fitTargetNormals(mesh, samples, (t) => method[t], [0, 1, 2], diagonal);
+    const targets = [0, 1].map((t) => Array.from(fit.targets(t)));
+    // Each target is the method's normal times the joint's scale, 2 (the length a player's Σ w L n has).
+    expect(targets[0].slice(0, 3)).toEqual([0, 2, 0]);
+    expect(targets[0].slice(6, 9)).toEqual([-2, 0, 0]);
+    for (const t of targets) expect(t.every(Number.isFinite)).toBe(true);
+    expect(fit.weights[0] / (NORMAL_FIT_LENGTH * diagonal) ** 2).toBeCloseTo(1, 6); // float32
+    expect(fit.weights[1]).toBe(0);
+    expect(fit.weights[2]).toBe(0);
+    expect(Array.from(fit.rest).every(Number.isFinite)).toBe(true);
+  });
+
+  it('weighs a vertex whose method normal turns θ > 30° from plain LBS’s by (30°/θ)²', () => {
+    const mesh: SkinnedMesh = {
+      positions: new Float32Array(3),
+      normals: new Float32Array([1, 0, 0]),
+      triangles: new Uint32Array(0),
+      influences: 1,
+      joints: new Uint32Array(1),
+      weights: new Float32Array([1]),
+    };
+    const I = turn([0, 0, 1], 0);
+    const angle = (60 * Math.PI) / 180; // the method's normal 60° from LBS's (1, 0, 0)
+    const method = new Float32Array([Math.cos(angle), Math.sin(angle), 0]);
+    const fit = fitTargetNormals(mesh, { fixed: [I] } as unknown as MethodSamples, () => method, [0], 1);
+    fit.targets(0);
+    expect(fit.weights[0] / (NORMAL_FIT_LENGTH ** 2 * (NORMAL_FIT_TRUST / angle) ** 2)).toBeCloseTo(1, 6);
   });
 });

@@ -45,7 +45,7 @@ export interface FitTargetNormals {
  * (|det L|^⅓; 1 on a rig whose skinning matrices are rigid), so that the target is what a
  * player's Σ w L n would be at that scale; each vertex weighed λ² = ({@link NORMAL_FIT_LENGTH} ·
  * `diagonal`)², less where the method's normal turns from plain LBS's by more than
- * {@link NORMAL_FIT_TRUST}.
+ * {@link NORMAL_FIT_TRUST}, and 0 (target 0) where either normal is zero or not finite at some sample.
  * @param mesh the skin (bind-space unit normals; its own influences are plain LBS's)
  * @param samples the method and LBS sampled (`samples.fixed[t]`: the joints' skinning matrices)
  * @param methodNormals the method's posed normals at sample t (3 per mesh vertex); read once per t
@@ -60,8 +60,12 @@ export function fitTargetNormals(
   vertices: readonly number[],
   diagonal: number,
 ): FitTargetNormals {
-  const rest = mesh.normals;
-  if (!rest) throw new RangeError('fitTargetNormals: the mesh has no normals');
+  if (!mesh.normals) throw new RangeError('fitTargetNormals: the mesh has no normals');
+  // A bind normal that is not finite is matched as 0 (its vertex weighs 0 below): 0 · NaN would
+  // still be NaN in the fit's sums.
+  const rest = mesh.normals.every(Number.isFinite)
+    ? mesh.normals
+    : mesh.normals.map((v) => (Number.isFinite(v) ? v : 0));
   const K = mesh.influences;
   const heaviest = vertices.map((i) => {
     let best = K * i;
@@ -95,7 +99,11 @@ export function fitTargetNormals(
       }
       const m0 = normals[3 * i], m1 = normals[3 * i + 1], m2 = normals[3 * i + 2]; // prettier-ignore
       const cos = (x * m0 + y * m1 + z * m2) / Math.sqrt((x * x + y * y + z * z) * (m0 * m0 + m1 * m1 + m2 * m2));
-      if (cos < trusted) {
+      if (!Number.isFinite(cos) || !Number.isFinite(s)) {
+        // A zero or degenerate normal (the method's or plain LBS's) has no direction to match.
+        weights[i] = 0;
+        out.fill(0, 3 * i, 3 * i + 3);
+      } else if (cos < trusted) {
         const angle = Math.acos(Math.max(-1, cos));
         weights[i] = Math.min(weights[i], lambda2 * (NORMAL_FIT_TRUST / angle) ** 2);
       }

@@ -174,7 +174,9 @@ export const BETWEEN_PRIOR_STRENGTH = 1e-3;
  * members never rises), the fixed joints' share of every member computed once per sample —
  * or, where every sample has the same rest positions (no morph targets), each fit's
  * cross-covariance assembled from sums over the helper's members made once
- * (`updateHelpersAtOneRest`; the same fits up to rounding).
+ * (`updateHelpersAtOneRest`; the same fits up to rounding). `problem.normals` is matched only on
+ * that one-rest path: where the rest positions differ per sample the bind normals would too, and
+ * `fitData` leaves the normals out of such a problem, so this path fits positions alone.
  * @param members per helper, the vertices with a positive weight on it
  * @param passes sweeps over the helpers at each sample (≥ 1)
  * @param samples the samples to update, default all

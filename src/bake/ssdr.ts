@@ -46,7 +46,8 @@ export interface SsdrProblem {
    */
   anchor?: { joints: ArrayLike<number>; weights: ArrayLike<number> };
   /**
-   * Where given (every sample with the same rest positions), the fit matches the normals as an
+   * Where given (every sample with the same rest positions; the bone update ignores it
+   * otherwise), the fit matches the normals as an
    * engine skins them too ({@link SsdrNormals}): each vertex's squared error at a sample adds
    * λ²‖Σ_k w_k L_k n − m‖² to its positions' (L_k the linear part of influence k's matrix).
    */
