@@ -114,4 +114,35 @@ describe('simdBoundDeformer', () => {
       expect(withNormals).toEqual(reference);
     }
   });
+
+  it('positionsOnly with normalKernels: positions on the positions-only kernels; a target with normals on the full kernels, as the full deformer poses them', async () => {
+    const n = cesium.mesh.positions.length / 3;
+    const target = () => ({ positions: new Float32Array(3 * n), normals: new Float32Array(3 * n) });
+    let calls = 0;
+    const counted: Deformer = (m, s, o) => {
+      calls++;
+      deformCor(m, s, o);
+    };
+    const full = (await simdBoundDeformer('cor', [cesium.mesh], deformCor)).deform;
+    const { deform } = await simdBoundDeformer('cor', [cesium.mesh], counted, {
+      positionsOnly: true,
+      normalKernels: true,
+    });
+    const diagonal = boundingBoxDiagonal(pose(deformCor, cesium.mesh, 0));
+    for (const t of [0, 0.7, 1.9]) {
+      const [a, b, js] = [target(), target(), target()];
+      full(cesium.mesh, at(t), a);
+      deform(cesium.mesh, at(t), b);
+      deformCor(cesium.mesh, at(t), js);
+      // The full kernels' numbers, bit for bit, from the first frame on.
+      expect(b).toEqual(a);
+      // Within the kernels' agreement of JavaScript: unit normals to 1e-5, not JavaScript's own bits.
+      expect(maxDistance(b.positions, js.positions)).toBeLessThanOrEqual(SIMD_AGREEMENT * diagonal);
+      expect(maxDistance(b.normals, js.normals)).toBeLessThan(1e-5);
+      expect(maxDistance(b.normals, js.normals)).toBeGreaterThan(0);
+    }
+    // JavaScript ran once per set of kernels, at its first frame (the check), never after.
+    pose(deform, cesium.mesh, 1.2);
+    expect(calls).toBe(2);
+  });
 });

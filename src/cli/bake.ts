@@ -209,9 +209,10 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     for (const model of animated) {
       // On the SIMD kernels where the mesh is posed unmorphed (the sampling and the measure), one
       // thread (frames shared between threads made the bake slower: `parallelSimdFactory`).
-      // A helper bake poses the method's positions alone (its morph targets correct normals too;
-      // its normals' guard asks for normals, which the JavaScript deformer then gives).
-      const deform = await withSimdKernels(model, method, createMethodDeformer(io, document, model, method, input, o), o, !withMorphs); // prettier-ignore
+      // A helper bake poses the method's positions alone, and its normals on a second set of
+      // kernels where its fit and its normals' guard ask for them (its morph targets correct
+      // normals too: a bake with morphs poses both everywhere).
+      const deform = await withSimdKernels(model, method, createMethodDeformer(io, document, model, method, input, o), o, !withMorphs, !withMorphs); // prettier-ignore
       const lines: string[] = [];
       const entry: (typeof baked)[number] = { model, deform, lines };
       baked.push(entry);

@@ -158,6 +158,9 @@ export function createMethodDeformer(
  * @param o the method module's options, as `createMethodDeformer` took them
  * @param positionsOnly kernels that pose the positions alone, for a caller that never asks for
  *   normals or tangents (a call that does runs `deform` in JavaScript)
+ * @param normalKernels with `positionsOnly`, a second set of kernels for the whole mesh that the
+ *   calls asking for normals or tangents run (the helper bake's method: its fit reads the method's
+ *   normals at every sample)
  */
 export async function withSimdKernels(
   model: SkinnedModel,
@@ -165,12 +168,18 @@ export async function withSimdKernels(
   deform: Deformer,
   o: MethodDeformerOptions,
   positionsOnly = false,
+  normalKernels = false,
 ): Promise<Deformer> {
   if (!methodInfo(method).simd || method === 'stretch') return deform;
   const module = methodModule(method);
   const parameters = module && moduleParameters(module, o as unknown as Record<string, unknown>);
-  return (await simdBoundDeformer(method as SimdSkinningMethod, [model.mesh], deform, { parameters, positionsOnly }))
-    .deform;
+  return (
+    await simdBoundDeformer(method as SimdSkinningMethod, [model.mesh], deform, {
+      parameters,
+      positionsOnly,
+      normalKernels,
+    })
+  ).deform;
 }
 
 /** Stretch smooth skinning of one model, with the rig read from its skin. */

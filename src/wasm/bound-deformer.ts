@@ -42,42 +42,59 @@ export type SimdDeformerFactory = (
  *   `createSimdDeformer`; `parallelSimdFactory` shares large meshes' frames between threads);
  *   `positionsOnly`, kernels that pose the positions alone, for
  *   a caller that never asks for normals or tangents (the bake's LBS: about 3× faster on Ybot) —
- *   a call whose target has normals or tangents then runs `fallback`
+ *   a call whose target has normals or tangents then runs `fallback`, or with `normalKernels` a
+ *   second set of kernels prepared for the whole mesh (for a caller that asks for normals at some
+ *   frames: the helper bake's method, whose fit matches the method's normals at every sample)
  * @returns the deformer, and how many of `meshes` run on the kernels so far (after their first frame: those that agreed)
  */
 export async function simdBoundDeformer(
   method: SimdSkinningMethod,
   meshes: readonly SkinnedMesh[],
   fallback: Deformer,
-  options: { parameters?: Record<string, unknown>; create?: SimdDeformerFactory; positionsOnly?: boolean } = {},
+  options: {
+    parameters?: Record<string, unknown>;
+    create?: SimdDeformerFactory;
+    positionsOnly?: boolean;
+    normalKernels?: boolean;
+  } = {},
 ): Promise<{ deform: Deformer; bound: () => number }> {
-  const { parameters, create = createSimdDeformer, positionsOnly = false } = options;
-  const kernels = new Map<SkinnedMesh, { simd: SimdDeformer; checked: boolean }>();
-  for (const mesh of meshes) {
-    if (kernels.has(mesh)) continue;
-    const prepared = positionsOnly ? { ...mesh, normals: undefined, tangents: undefined } : mesh;
+  const { parameters, create = createSimdDeformer, positionsOnly = false, normalKernels = false } = options;
+  type Bound = { simd: SimdDeformer; checked: boolean };
+  /** The kernels of each mesh: positions alone where asked, and those for the whole mesh. */
+  const kernels = new Map<SkinnedMesh, Bound>();
+  const whole = new Map<SkinnedMesh, Bound>();
+  const prepare = async (into: Map<SkinnedMesh, Bound>, mesh: SkinnedMesh, prepared: SkinnedMesh) => {
     try {
-      kernels.set(mesh, { simd: await create(prepared, method, parameters), checked: false });
+      into.set(mesh, { simd: await create(prepared, method, parameters), checked: false });
     } catch (e) {
       if (!(e instanceof CorskinError)) throw e;
     }
+  };
+  for (const mesh of meshes) {
+    if (kernels.has(mesh) || whole.has(mesh)) continue;
+    if (!positionsOnly) await prepare(whole, mesh, mesh);
+    else {
+      await prepare(kernels, mesh, { ...mesh, normals: undefined, tangents: undefined });
+      if (normalKernels && (mesh.normals || mesh.tangents)) await prepare(whole, mesh, mesh);
+    }
   }
   const deform: Deformer = (mesh, skinning, out) => {
-    const k = kernels.get(mesh);
-    if (!k || (positionsOnly && (out.normals || out.tangents))) return fallback(mesh, skinning, out);
+    const set = positionsOnly && !out.normals && !out.tangents ? kernels : whole;
+    const k = set.get(mesh);
+    if (!k) return fallback(mesh, skinning, out);
     if (k.checked) return k.simd.deform(skinning, out);
     // The first frame: both, compared; where they agree, the kernels' result, as every later
     // frame's (a static clip's first sample would otherwise differ from the rest by float32
     // rounding, and a helper bake fitted an ill-determined helper differently there).
     fallback(mesh, skinning, out);
     k.simd.deform(skinning);
-    if (maxDistance(k.simd.output, out) > SIMD_AGREEMENT * boundingBoxDiagonal(out.positions)) kernels.delete(mesh);
+    if (maxDistance(k.simd.output, out) > SIMD_AGREEMENT * boundingBoxDiagonal(out.positions)) set.delete(mesh);
     else {
       k.checked = true;
       copyPosed(k.simd.output, out);
     }
   };
-  return { deform, bound: () => kernels.size };
+  return { deform, bound: () => new Set([...kernels.keys(), ...whole.keys()]).size };
 }
 
 /** The largest distance between two position arrays of the same length (Infinity where one is not finite). */
