@@ -164,7 +164,7 @@ describe.each(CHARACTERS)('every registry method on every CPU surface it claims:
       // the defaults is helper-bake.test.ts's. Guarded at the samples alone: half a second apart,
       // the helpers cannot follow the method half-way between samples, and the default guard
       // (auto) holds them never worse than plain LBS there too, which leaves little of the gap
-      // (CesiumMan DQS: 25% of LBS's p99 distance removed; bake.test.ts tests that guard).
+      // (CesiumMan DQS: 25% of LBS's p99 distance removed; bake-cli.test.ts tests that guard).
       const r = await runCli(
         'bake',
         file,
