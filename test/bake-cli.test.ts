@@ -80,6 +80,8 @@ describe('corskin bake: bad input', () => {
     expect(r.stderr).toContain(`corskin: warning: ${CESIUM_MAN}: Armature: the bake removes less than half of plain LBS's p99 distance to SBS (`); // prettier-ignore
     const [, warned] = /less than half of plain LBS's p99 distance to SBS \((\d+)%\)/.exec(r.stderr) ?? [];
     expect(Math.abs(Number(warned) - Number(percent))).toBeLessThanOrEqual(0.5); // the same figure, rounded
+    // Held half-way between samples half a second apart: the warning says the rate is the cause.
+    expect(r.stderr).toContain("at 2 samples/s the helpers' keys are too far apart to follow the motion half-way between them: a higher --rate (the default is 30) keys them closer"); // prettier-ignore
     expect(existsSync(out)).toBe(true); // a warning, not an error: the file is written
   });
 
