@@ -14,7 +14,14 @@ import { deformDqs } from '../src/deformers/dqs.js';
 import { deformLbs } from '../src/deformers/lbs.js';
 import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
-import { SIMD_AGREEMENT, simdBoundDeformer } from '../src/wasm/bound-deformer.js';
+import {
+  SIMD_AGREEMENT,
+  SIMD_NORMAL_AGREEMENT,
+  simdBoundDeformer,
+  type SimdDeformerFactory,
+} from '../src/wasm/bound-deformer.js';
+import { copyPosed } from '../src/wasm/instance.js';
+import { createSimdDeformer } from '../src/wasm/simd-skinning.js';
 import { CESIUM_MAN } from './helpers/data.js';
 
 let cesium: SkinnedModel;
@@ -144,5 +151,45 @@ describe('simdBoundDeformer', () => {
     // JavaScript ran once per set of kernels, at its first frame (the check), never after.
     pose(deform, cesium.mesh, 1.2);
     expect(calls).toBe(2);
+  });
+
+  it('kernels whose positions agree but whose normals do not are dropped for the fallback where normals are asked', async () => {
+    // The CoR kernels with their normals turned 1° about x (their positions untouched), by a
+    // wrapper around them: the positions pass the check, the normals must not.
+    const turn = Math.PI / 180;
+    const [c, s] = [Math.cos(turn), Math.sin(turn)];
+    const turned: SimdDeformerFactory = async (mesh, method, parameters) => {
+      const kernels = await createSimdDeformer(mesh, method, parameters);
+      return {
+        method,
+        output: kernels.output,
+        deform(skinning, out) {
+          kernels.deform(skinning);
+          const N = kernels.output.normals!;
+          for (let i = 0; i < N.length; i += 3) [N[i + 1], N[i + 2]] = [c * N[i + 1] - s * N[i + 2], s * N[i + 1] + c * N[i + 2]]; // prettier-ignore
+          if (out) copyPosed(kernels.output, out);
+        },
+      };
+    };
+    const n = cesium.mesh.positions.length / 3;
+    const target = () => ({ positions: new Float32Array(3 * n), normals: new Float32Array(3 * n) });
+    for (const options of [{}, { positionsOnly: true, normalKernels: true }]) {
+      const { deform, bound } = await simdBoundDeformer('cor', [cesium.mesh], deformCor, { ...options, create: turned }); // prettier-ignore
+      const [b, js] = [target(), target()];
+      deform(cesium.mesh, at(1), b);
+      deformCor(cesium.mesh, at(1), js);
+      expect(b).toEqual(js);
+      // Dropped: a later frame is JavaScript's, bit for bit (positions alone stay on their kernels).
+      deform(cesium.mesh, at(1.5), b);
+      deformCor(cesium.mesh, at(1.5), js);
+      expect(b).toEqual(js);
+      expect(bound()).toBe('positionsOnly' in options ? 1 : 0);
+    }
+    // Not turned, the same kernels pass: the check's bound is wider than float32 normals' noise.
+    const { deform, bound } = await simdBoundDeformer('cor', [cesium.mesh], deformCor);
+    const b = target();
+    deform(cesium.mesh, at(1), b);
+    expect(bound()).toBe(1);
+    expect(SIMD_NORMAL_AGREEMENT).toBeLessThan(2 * Math.sin(turn / 2));
   });
 });

@@ -8,7 +8,7 @@
  */
 import { CorskinError } from '../core/errors.js';
 import { boundingBoxDiagonal, type SkinnedMesh } from '../core/mesh.js';
-import type { Deformer, DeformTarget } from '../deformers/contract.js';
+import type { Deformer } from '../deformers/contract.js';
 import { createSimdDeformer, type SimdDeformer, type SimdSkinningMethod } from './simd-skinning.js';
 import { copyPosed } from './instance.js';
 
@@ -18,6 +18,14 @@ import { copyPosed } from './instance.js';
  * agreement the SIMD tests hold every method to on the shared characters.
  */
 export const SIMD_AGREEMENT = 1e-5;
+
+/**
+ * How far the kernels' posed normals and tangents' directions (unit vectors) may be from the
+ * JavaScript deformer's at the first frame, where both are asked: about 0.6°, a kernel's error
+ * rather than 32-bit rounding (the kernels' normals are within 5e-5 of JavaScript's, 0.0005°, on
+ * the shared characters; Direct Delta Mush's 32-bit polar factor is tested to 1e-3).
+ */
+export const SIMD_NORMAL_AGREEMENT = 1e-2;
 
 /** Prepares a method's SIMD kernels for a mesh, as {@link createSimdDeformer} (throws CorskinError where it cannot). */
 export type SimdDeformerFactory = (
@@ -34,7 +42,9 @@ export type SimdDeformerFactory = (
  *
  * The first frame of each mesh runs both and keeps the kernels only where their posed positions
  * are within {@link SIMD_AGREEMENT} of the diagonal of `fallback`'s (32-bit floats against 64-bit;
- * a method whose kernels were prepared with other parameters than `fallback` fails it). A mesh
+ * a method whose kernels were prepared with other parameters than `fallback` fails it), and the
+ * normals and tangents asked within {@link SIMD_NORMAL_AGREEMENT} (the first frame of each set of
+ * kernels: with `normalKernels`, the first call that asks for normals checks those). A mesh
  * whose kernels cannot be prepared (the method has no kernel, or lacks its data on the mesh, or
  * the runtime has no WebAssembly SIMD) is deformed by `fallback`.
  * @param options `parameters`, the method's parameters, as `createSimdDeformer` takes them (those
@@ -88,7 +98,11 @@ export async function simdBoundDeformer(
     // rounding, and a helper bake fitted an ill-determined helper differently there).
     fallback(mesh, skinning, out);
     k.simd.deform(skinning);
-    if (maxDistance(k.simd.output, out) > SIMD_AGREEMENT * boundingBoxDiagonal(out.positions)) set.delete(mesh);
+    const apart =
+      maxDistance(k.simd.output.positions, out.positions, 3) > SIMD_AGREEMENT * boundingBoxDiagonal(out.positions) ||
+      maxDistance(k.simd.output.normals, out.normals, 3) > SIMD_NORMAL_AGREEMENT ||
+      maxDistance(k.simd.output.tangents, out.tangents, 4) > SIMD_NORMAL_AGREEMENT;
+    if (apart) set.delete(mesh);
     else {
       k.checked = true;
       copyPosed(k.simd.output, out);
@@ -97,12 +111,16 @@ export async function simdBoundDeformer(
   return { deform, bound: () => new Set([...kernels.keys(), ...whole.keys()]).size };
 }
 
-/** The largest distance between two position arrays of the same length (Infinity where one is not finite). */
-function maxDistance(a: DeformTarget, b: DeformTarget): number {
-  const [p, q] = [a.positions, b.positions];
+/**
+ * The largest distance between the first three components of each `stride`-float element of the
+ * kernels' array `a` and the same elements of `b` (Infinity where one is not finite; 0 where
+ * either is absent: normals not asked, or a mesh without them).
+ */
+function maxDistance(a: Float32Array | undefined, b: Float32Array | undefined, stride: number): number {
+  if (!a || !b) return 0;
   let max = 0;
-  for (let i = 0; i < p.length; i += 3) {
-    const d = (p[i] - q[i]) ** 2 + (p[i + 1] - q[i + 1]) ** 2 + (p[i + 2] - q[i + 2]) ** 2;
+  for (let i = 0; i < a.length; i += stride) {
+    const d = (a[i] - b[i]) ** 2 + (a[i + 1] - b[i + 1]) ** 2 + (a[i + 2] - b[i + 2]) ** 2;
     if (!(d <= max)) max = Number.isNaN(d) ? Infinity : d;
   }
   return Math.sqrt(max);
