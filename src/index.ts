@@ -101,7 +101,12 @@ export {
 export { deltaMushMethod } from './methods/dm/index.js';
 export { mushSurface, smoothSurface, cornerFrames, type MushSurface } from './methods/dm/surface.js';
 export { createSimdDeformer, type SimdDeformer, type SimdSkinningMethod } from './wasm/simd-skinning.js';
-export { simdBoundDeformer, SIMD_AGREEMENT, type SimdDeformerFactory } from './wasm/bound-deformer.js';
+export {
+  simdBoundDeformer,
+  SIMD_AGREEMENT,
+  SIMD_NORMAL_AGREEMENT,
+  type SimdDeformerFactory,
+} from './wasm/bound-deformer.js';
 export { simdKernelBuild, type SimdKernelBuild } from './wasm/instance.js';
 export { subdivideByWeights, type SubdividedTriangles } from './cor/subdivide.js';
 export { buildPairTable, countPairs, fillPairs, type PairTable } from './cor/centers.js';
