@@ -174,12 +174,13 @@ export async function checkStaged(
     // Held half-way between samples slower than the default: the helpers' keys too far apart
     // for the motion (the Fox at 10 samples/s: 23% of the gap, at 30: 83%).
     const slow = withHelpers && baked[k].guard === 'between' && rate < DEFAULT_BAKE_RATE ? `; at ${rate} samples/s the helpers' keys are too far apart to follow the motion half-way between them: a higher --rate (the default is ${DEFAULT_BAKE_RATE}) keys them closer` : ''; // prettier-ignore
-    const lessThanHalf = `the bake removes less than half of plain LBS's p99 distance to ${M}${morphs}${slow}`;
+    const remedies = `${morphs}${slow}`;
+    const lessThanHalf = `the bake removes less than half of plain LBS's p99 distance to ${M}${remedies}`;
     const removed = Math.round(100 * (gap ?? 0)) || 0;
     if (gap !== undefined && gap < 0.005)
-      warnings.add(name, lessThanHalf, `the bake could not bring LBS closer to ${M}${morphs}`, 'removes none'); // prettier-ignore
+      warnings.add(name, lessThanHalf, `the bake could not bring LBS closer to ${M}${remedies}`, 'removes none'); // prettier-ignore
     else if (gap !== undefined && gap < 0.5)
-      warnings.add(name, lessThanHalf, `the bake removes less than half of plain LBS's p99 distance to ${M} (${removed}%)${morphs}${slow}`, `removes ${removed}%`); // prettier-ignore
+      warnings.add(name, lessThanHalf, `the bake removes less than half of plain LBS's p99 distance to ${M} (${removed}%)${remedies}`, `removes ${removed}%`); // prettier-ignore
   });
   warnings.flush();
   if (inputErrors) {
