@@ -176,19 +176,31 @@ export function blendCylindrical(
   return out;
 }
 
+/** What a bone template's evaluation keeps of its key pose (Eq. 4's parameters at both ends): {@link boneTemplateKey}. */
+export interface BoneTemplateKey {
+  readonly template: BoneTemplateFrame;
+  readonly ends: readonly [EndMap, EndMap];
+}
+
+/** A bone template's key pose `keyFrames` (12 numbers: both relevant bones), prepared once for any number of poses. */
+export function boneTemplateKey(t: BoneTemplateFrame, keyFrames: ArrayLike<number>): BoneTemplateKey {
+  return { template: t, ends: [endMap(t, 0, keyFrames), endMap(t, 1, sixFrom(keyFrames, 6))] };
+}
+
 /**
  * A bone template prepared for one pose: Eq. 1 for any number of its vertices, each from the key
  * pose `keyFrames` to `frames` (12 numbers each), with the per-pose parameters computed once.
  * The returned function's optional `memo` (9 numbers from `mo`, NaN-filled when fresh) keeps the part of a
  * vertex's evaluation that depends on the key pose only — its canonical position seen from each
  * end and its blend weights — so later poses of the same key pose skip it.
+ * @param keyFrames the key pose's frames, or the key pose prepared by {@link boneTemplateKey} (for `t`)
  */
 export function prepareBoneTemplate(
   t: BoneTemplateFrame,
-  keyFrames: ArrayLike<number>,
+  keyFrames: ArrayLike<number> | BoneTemplateKey,
   frames: ArrayLike<number>,
 ): (v: ArrayLike<number>, out: Float64Array, o?: number, memo?: Float64Array, mo?: number) => Float64Array {
-  const key = [endMap(t, 0, keyFrames), endMap(t, 1, sixFrom(keyFrames, 6))];
+  const key = 'ends' in keyFrames ? keyFrames.ends : boneTemplateKey(t, keyFrames).ends;
   const now = [endMap(t, 0, frames), endMap(t, 1, sixFrom(frames, 6))];
   // Each end's twist β on the key pose's side: the twist fades along the bone, (1 − s)·β, so the
   // branch of β matters where a rotation by β would not; within half a turn of the key pose's β

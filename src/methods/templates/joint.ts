@@ -58,32 +58,60 @@ const frameOf = (frames: ArrayLike<number>, j: number) =>
     [frames[6 * j + 3], frames[6 * j + 4], frames[6 * j + 5]],
   ] as const;
 
+/** What a joint template's evaluation keeps of its key pose: {@link jointTemplateKey}. */
+export interface JointTemplateKey {
+  /** The canonical frame {b_c, r_c}. */
+  readonly bc: readonly number[];
+  readonly rc: readonly number[];
+  /** Per relevant bone, the rotation from the canonical frame to its key-pose frame (Eq. 3, 9 numbers each). */
+  readonly rotations: readonly number[][];
+  /** Per relevant bone, its key-pose direction b_j(B_i). */
+  readonly directions: readonly (readonly number[])[];
+}
+
 /**
- * A joint template prepared for one pose: Eq. 1 for any number of its vertices, from the key pose
- * `keyFrames` to `frames` (6·r each). Each relevant bone's carry M_j(·, B)·M_j⁻¹(·, B_i) is one
- * rotation, computed once. The returned function's optional `memo` (r + 1 numbers from `mo`, NaN-filled
- * when fresh) keeps what depends on the key pose only (|v| and the blend weights u_j).
+ * A joint template's key pose `keyFrames` (6·r numbers), prepared once for any number of poses.
  * @param canonical the template's canonical frame {b_c, r_c} (6 numbers)
  */
+export function jointTemplateKey(canonical: ArrayLike<number>, keyFrames: ArrayLike<number>): JointTemplateKey {
+  const bc = [canonical[0], canonical[1], canonical[2]], rc = [canonical[3], canonical[4], canonical[5]]; // prettier-ignore
+  const rotations: number[][] = [], directions: number[][] = []; // prettier-ignore
+  for (let j = 0; j < keyFrames.length / 6; j++) {
+    const [bi, ri] = frameOf(keyFrames, j);
+    rotations.push(frameRotation(bc, rc, bi, ri));
+    directions.push([bi[0], bi[1], bi[2]]);
+  }
+  return { bc, rc, rotations, directions };
+}
+
+/**
+ * A joint template prepared for one pose: Eq. 1 for any number of its vertices, from the key pose
+ * to `frames` (6·r each, as many bones as the key pose). Each relevant bone's carry
+ * M_j(·, B)·M_j⁻¹(·, B_i) is one rotation, computed once. The returned function's optional `memo`
+ * (r + 1 numbers from `mo`, NaN-filled when fresh) keeps what depends on the key pose only (|v|
+ * and the blend weights u_j).
+ * @param canonical the template's canonical frame {b_c, r_c} (6 numbers), or the key pose prepared
+ *   by {@link jointTemplateKey} (then `keyFrames` is not read)
+ * @param keyFrames the key pose's frames (6·r)
+ */
 export function prepareJointTemplate(
-  canonical: ArrayLike<number>,
-  keyFrames: ArrayLike<number>,
+  canonical: ArrayLike<number> | JointTemplateKey,
+  keyFrames: ArrayLike<number> | undefined,
   frames: ArrayLike<number>,
 ): (v: ArrayLike<number>, out: Float64Array, o?: number, memo?: Float64Array, mo?: number) => Float64Array {
   const r = frames.length / 6;
-  const bc = [canonical[0], canonical[1], canonical[2]], rc = [canonical[3], canonical[4], canonical[5]];
+  const key = 'rotations' in canonical ? canonical : jointTemplateKey(canonical, keyFrames!);
+  const { bc, rc } = key;
+  const keyDirs = key.directions;
   const carry: number[] = new Array(9 * r).fill(0);
-  const keyDirs: (readonly number[])[] = [];
-  const Mi = mat3(), M = mat3(); // prettier-ignore
+  const M = mat3();
   for (let j = 0; j < r; j++) {
-    const [bi, ri] = frameOf(keyFrames, j);
     const [b, rr] = frameOf(frames, j);
-    frameRotation(bc, rc, bi, ri, Mi);
+    const Mi = key.rotations[j];
     frameRotation(bc, rc, b, rr, M);
     // carry = M · Miᵀ
     for (let x = 0; x < 3; x++)
       for (let y = 0; y < 3; y++) carry[9 * j + 3 * x + y] = M[3 * x] * Mi[3 * y] + M[3 * x + 1] * Mi[3 * y + 1] + M[3 * x + 2] * Mi[3 * y + 2];
-    keyDirs.push(bi);
   }
   const own: number[] = new Array(r + 1).fill(0);
   const u: number[] = new Array(r).fill(0);

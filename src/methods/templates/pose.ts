@@ -9,8 +9,8 @@
 import { allRigid } from '../../deformers/two-phase.js';
 import { mat3FromQuat, quatRotationPart } from '../../core/math.js';
 import { cross, dot, length3, normalize, point, sub } from '../../core/vec3.js';
-import { prepareBoneTemplate, type BoneTemplateFrame } from './bone.js';
-import { prepareJointTemplate } from './joint.js';
+import { boneTemplateKey, prepareBoneTemplate, type BoneTemplateKey } from './bone.js';
+import { jointTemplateKey, prepareJointTemplate, type JointTemplateKey } from './joint.js';
 import { axisAngle, mulT3, rotationAngle } from './rotation.js';
 import { createRbfWeights } from './key-poses.js';
 import { designSamples, noOffsets } from './design.js';
@@ -266,6 +266,61 @@ function addOffsets(local: Float64Array, D: Float64Array | undefined, f: OffsetF
 }
 
 
+/** What posing a limb keeps of its rest pose: {@link limbRest}. */
+interface LimbRest {
+  /** Per bone, its length (asset units, bind space). */
+  lengths: number[];
+  /** Per bone, its template's relevant-bone frames at rest (12 numbers) and its key pose prepared. */
+  boneRest: number[][];
+  boneKeys: BoneTemplateKey[];
+  /**
+   * Per chain joint i > 0, its joint template's relevant-bone frames at rest and its key pose
+   * prepared: [0] over the parent and the child, [1] over the limbs branching off it too (made
+   * when a template for more incident bones is first chosen there).
+   */
+  joints: { rest: number[]; key: JointTemplateKey; branches: TemplateLimb[] }[][];
+}
+
+/**
+ * Per limb, what {@link poseLimb} computes of the rest pose alone (its bones' frames and
+ * lengths, the templates' key poses): limbs' geometry is never changed in place (an edited rig is
+ * a rebuilt one), their template choices may be, so nothing here depends on the choices.
+ */
+const limbRests = new WeakMap<TemplateLimb, LimbRest>();
+
+/** {@link LimbRest} of `limb` in `rig`, computed on first use. */
+function limbRest(rig: Pick<TemplateRig, 'limbs'>, limb: TemplateLimb): LimbRest {
+  let rest = limbRests.get(limb);
+  if (rest) return rest;
+  const { points, axes, references } = limb;
+  const n = limb.chain.length;
+  const lengths = Array.from({ length: n }, (_, i) => length3(points[3 * i + 3] - points[3 * i], points[3 * i + 4] - points[3 * i + 1], points[3 * i + 5] - points[3 * i + 2])); // prettier-ignore
+  const boneRest = Array.from({ length: n }, (_, i) =>
+    append(
+      [],
+      ...(i > 0 ? [negated(point(axes, i - 1)), point(references, i - 1)] : [negated(point(axes, i)), point(references, i)]),
+      ...(i + 1 < n ? [point(axes, i + 1), point(references, i + 1)] : [point(axes, i), point(references, i)]),
+    ),
+  );
+  const boneKeys = boneRest.map((frames, i) => boneTemplateKey({ axis: point(axes, i), length: lengths[i], reference: point(references, i) }, frames)); // prettier-ignore
+  rest = { lengths, boneRest, boneKeys, joints: [] };
+  limbRests.set(limb, rest);
+  return rest;
+}
+
+/** Joint i's rest frames and key pose in `rest` ({@link LimbRest.joints}), with the branching limbs' bones or without. */
+function jointRest(rig: Pick<TemplateRig, 'limbs'>, limb: TemplateLimb, rest: LimbRest, i: number, withBranches: boolean) {
+  const slot = (rest.joints[i] ??= []);
+  const mode = +withBranches;
+  if (slot[mode]) return slot[mode];
+  const { axes, references } = limb;
+  const branches = withBranches ? branchesAt(rig, limb, i) : [];
+  const frames = append([], negated(point(axes, i - 1)), point(references, i - 1), point(axes, i), point(references, i));
+  for (const s of branches) append(frames, point(s.axes, 0), point(s.references, 0));
+  const key = jointTemplateKey(append([], point(axes, i - 1), point(references, i - 1)), frames);
+  return (slot[mode] = { rest: frames, key, branches });
+}
+
 /**
  * One limb's posed cage vertices into `out` at the limb's place; `junctions` receives the joint
  * templates of its joints that blend the bones of limbs branching off them ({@link slotBones}).
@@ -292,10 +347,12 @@ export function poseLimb(
     return [skinning[o], skinning[o + 4], skinning[o + 8], skinning[o + 1], skinning[o + 5], skinning[o + 9], skinning[o + 2], skinning[o + 6], skinning[o + 10]]; // prettier-ignore
   });
   const Lb = (i: number) => linear[i]; // row-major linear part of bone i's skinning matrix
-  // Per bone, once per frame: where its start is, its template's relevant-bone frames at rest and
-  // now (the parent in full, the child by its swing only), and its bulge.
+  // Per bone, once per frame: where its start is, its template's relevant-bone frames now (the
+  // parent in full, the child by its swing only; at rest: `limbRest`), and its bulge.
+  const restOf = limbRest(rig, limb);
+  const { lengths, boneRest, boneKeys } = restOf;
   const origin: number[][] = [];
-  const boneRest: number[][] = [], boneNow: number[][] = [], jointRest: number[][] = [], jointNow: number[][] = [];
+  const boneNow: number[][] = [];
   const zeros = () => new Array<number>(n).fill(0);
   const bulge = zeros(); // signed: > 0 on the inner side of the child's bend, < 0 the outer
   const slide = zeros(); // along the bone, a fraction of its length (mid-bone)
@@ -303,71 +360,53 @@ export function poseLimb(
   const jointBulge = zeros(); // signed: > 0 on the inner side of joint i's bend, < 0 the outer
   // Drawn offsets (version 2), blended over the key poses; the key weights and bends for a probe.
   const boneOffsets: (Float64Array | undefined)[] = [], jointOffsets: (Float64Array | undefined)[] = [];
-  const boneKeys: number[][] = [], jointKeys: number[][] = [];
+  const boneKeys_: number[][] = [], jointKeys: number[][] = [];
   const bends = zeros();
   const blendsBranches: boolean[] = []; // per joint: its template blends limbs branching off it
   const inner: number[][] = [];
+  const jointPrepared: (JointPoser | undefined)[] = [undefined];
   for (let i = 0; i < n; i++) {
     const o = 16 * chain[i], p = point(points, i);
     origin.push([0, 1, 2].map((r) => skinning[o + r] * p[0] + skinning[o + 4 + r] * p[1] + skinning[o + 8 + r] * p[2] + skinning[o + 12 + r]));
-    const a = point(axes, i), ref = point(references, i);
-    const rest: number[] = [];
+    const a = point(axes, i);
+    const rest = boneRest[i];
     const now: number[] = [];
     if (i > 0) {
       const rel = mulT3(Rb(i), Rb(i - 1));
-      const bp = negated(point(axes, i - 1)), rp = point(references, i - 1);
-      append(rest, bp, rp);
+      const bp = rest.slice(0, 3), rp = rest.slice(3, 6); // prettier-ignore
       append(now, turn(rel, bp), turn(rel, rp));
-    } else {
-      append(rest, negated(a), ref);
-      append(now, rest);
-    }
+    } else append(now, rest.slice(0, 6));
+    const ac = rest.slice(6, 9);
     if (i + 1 < n) {
-      const ac = point(axes, i + 1), rc = point(references, i + 1);
-      append(rest, ac, rc);
+      const rc = rest.slice(9, 12);
       const b = turn(mulT3(Rb(i), Rb(i + 1)), ac);
       append(now, b, turn(minimalRotation(ac, b), rc));
-    } else {
-      append(rest, a, ref);
-      append(now, a, ref);
-    }
-    boneRest.push(rest);
+    } else append(now, rest.slice(6, 12));
     boneNow.push(now);
     // The joint at the start of bone i (i > 0): in the parent's frame, the parent and the child's
     // swing; with a template for more incident bones, the first bones of the limbs branching off
     // it too, turned in full (they carry no twist of their own along the bone that goes on).
     if (i > 0) {
-      const ap = point(axes, i - 1), rp = point(references, i - 1);
       const rel = mulT3(Rb(i - 1), Rb(i));
       const b = turn(rel, a);
-      const branches = incidentBones(library.templates.find((x) => x.id === limb.jointTemplates[i])!) > 2 ? branchesAt(rig, limb, i) : [];
-      blendsBranches[i] = branches.length > 0;
-      const restFrames = append([], negated(ap), rp, a, ref);
-      const nowFrames = append([], negated(ap), rp, b, turn(minimalRotation(a, b), ref));
-      for (const s of branches) {
-        const d = point(s.axes, 0), r = point(s.references, 0); // prettier-ignore
-        append(restFrames, d, r);
-        append(nowFrames, turn(rel, d), turn(rel, r));
-      }
-      jointRest.push(restFrames);
-      jointNow.push(nowFrames);
-    } else {
-      jointRest.push([]);
-      jointNow.push([]);
+      const joint = jointRest(rig, limb, restOf, i, incidentBones(library.templates.find((x) => x.id === limb.jointTemplates[i])!) > 2); // prettier-ignore
+      blendsBranches[i] = joint.branches.length > 0;
+      const nowFrames = append([], joint.rest.slice(0, 6), b, turn(minimalRotation(a, b), point(references, i)));
+      for (let k = 0; k < joint.branches.length; k++) append(nowFrames, turn(rel, joint.rest.slice(12 + 6 * k, 15 + 6 * k)), turn(rel, joint.rest.slice(15 + 6 * k, 18 + 6 * k))); // prettier-ignore
+      jointPrepared.push(prepareJointTemplate(joint.key, undefined, nowFrames));
     }
     const b1 = now.slice(6, 9);
     const template = library.templates.find((x) => x.id === limb.boneTemplates[i])!;
     // The child's bend from rest: the angle its direction turned (its swing); Eq. 2 weighs the key
-    // poses over its whole rotation (twist included), the key poses bent about the axis the child
-    // bends about now (any axis across it when it does not).
-    const ac = rest.slice(6, 9);
+    // poses over its whole rotation (twist included), the key poses bent about the axis it bends
+    // about now (any axis across it when it does not).
     const bend = Math.acos(Math.max(-1, Math.min(1, dot(ac, b1))));
     bends[i] = bend;
     if (i + 1 < n) {
       let bendAxis = cross(ac, b1);
       if (!(length3(bendAxis[0], bendAxis[1], bendAxis[2]) > 1e-9)) bendAxis = cross(ac, rest.slice(9, 12));
       const relative = mulT3(Rb(i), Rb(i + 1));
-      const w = (boneKeys[i] = keyWeights(template, relative, normalize(bendAxis)));
+      const w = (boneKeys_[i] = keyWeights(template, relative, normalize(bendAxis)));
       bulge[i] = (template.side === 'outer' ? -1 : 1) * keyValue(template, w, (k) => k.bulge);
       slide[i] = keyValue(template, w, (k) => k.slide ?? 0);
       twist[i] = (keyValue(template, w, (k) => k.twist ?? 0) * Math.PI) / 180;
@@ -381,15 +420,8 @@ export function poseLimb(
     const ls = length3(side[0], side[1], side[2]);
     inner.push(ls > 1e-12 ? side.map((x) => x / ls) : [0, 0, 0]);
   }
-  // The template functions prepared once per bone and joint for this pose.
-  const lengths = Array.from({ length: n }, (_, i) => length3(points[3 * i + 3] - points[3 * i], points[3 * i + 4] - points[3 * i + 1], points[3 * i + 5] - points[3 * i + 2])); // prettier-ignore
-  const bonePrepared = Array.from({ length: n }, (_, i) => {
-    const t: BoneTemplateFrame = { axis: point(axes, i), length: lengths[i], reference: point(references, i) };
-    return prepareBoneTemplate(t, boneRest[i], boneNow[i]);
-  });
-  const jointPrepared = Array.from({ length: n }, (_, i) =>
-    i > 0 ? prepareJointTemplate(append([], point(axes, i - 1), point(references, i - 1)), jointRest[i], jointNow[i]) : undefined,
-  );
+  // The template functions prepared once per bone for this pose.
+  const bonePrepared = Array.from({ length: n }, (_, i) => prepareBoneTemplate(boneKeys[i].template, boneKeys[i], boneNow[i]));
   const local = new Float64Array(3);
   /** local ← L · local (L row-major 3×3): `apply3` written for this call alone, so V8 sees one array type here (7–10% of a templates frame). */
   const carry = (L: number[]) => {
@@ -460,7 +492,7 @@ export function poseLimb(
         const radius = length3(rl[0] - a[0] * x, rl[1] - a[1] * x, rl[2] - a[2] * x);
         locateOffsets(local, a, inner[i], (4 * x) / lengths[i] - 1, (frame ??= offsetFrame()));
         addOffsets(local, boneOffsets[i], frame, a, lengths[i], radius);
-        if (probe?.vertex === first + v) probe.found = { frame: copyFrame(frame), units: [lengths[i], radius], axis: Array.from(a), keyWeights: boneKeys[i], bend: bends[i], slot: i, kind: 'bone' };
+        if (probe?.vertex === first + v) probe.found = { frame: copyFrame(frame), units: [lengths[i], radius], axis: Array.from(a), keyWeights: boneKeys_[i], bend: bends[i], slot: i, kind: 'bone' };
       }
       carry(Lb(i));
     } else {

@@ -44,17 +44,24 @@ export async function createTemplateSimdDeformer(mesh: SkinnedMesh): Promise<Sim
   const dqs = await createSkinningKernels(mesh, 'dqs', (take) => ({
     BND: take(4 * nb),
     ST: take(4 * (nb + 1)),
-    EK: take(4 * E),
-    EW: take(4 * E),
+    EN: take(8 * E),
+    ID: take(4 * nb),
     DQ: take(32 * m),
   }));
-  const { BND, ST, EK, EW, DQ } = dqs.extra;
+  const { BND, ST, EN, ID, DQ } = dqs.extra;
   const u32 = new Uint32Array(dqs.memory.buffer);
   const f32 = new Float32Array(dqs.memory.buffer);
   u32.set(bound, BND >> 2);
   u32.set(start, ST >> 2);
-  u32.set(cage, EK >> 2);
-  f32.set(weight, EW >> 2);
+  for (let b = 0; b < nb; b++) {
+    let share = 0;
+    for (let e = start[b]; e < start[b + 1]; e++) {
+      u32[(EN >> 2) + 2 * e] = cage[e];
+      f32[(EN >> 2) + 2 * e + 1] = weight[e];
+      share += weight[e];
+    }
+    f32[(ID >> 2) + b] = Math.max(0, 1 - share);
+  }
   const corrections = f32.subarray(DQ >> 2, (DQ >> 2) + 8 * m);
   // The joints the rig poses, besides those the skin uses.
   let J = dqs.J;
@@ -69,7 +76,7 @@ export async function createTemplateSimdDeformer(mesh: SkinnedMesh): Promise<Sim
     if (nb) {
       correction.update(skinning);
       corrections.set(correction.dualQuaternions);
-      dqs.exports.templates(nb, BND, ST, EK, EW, DQ, OP, ON, OT);
+      dqs.exports.templates(nb, BND, ST, EN, ID, DQ, OP, ON, OT);
     }
     if (mirrored) mirrorPosed(output, n);
   });
