@@ -205,3 +205,25 @@ function playedHalfway(samples: MethodSamples, halfway: MethodSamples, candidate
   });
   return out;
 }
+
+/**
+ * Per region joint of `regionOf`, the candidate's squared distance to the method summed over its
+ * vertices and every time scored (the samples and, with `halfway`, the half-way times): where
+ * its helpers fall short.
+ */
+export function regionResiduals(
+  samples: MethodSamples,
+  halfway: MethodSamples | undefined,
+  plain: PlainLbs,
+  candidate: HelperCandidate,
+  regionOf: Int32Array,
+): Map<number, number> {
+  const n = regionOf.length;
+  const baked = bakedSquared(samples, halfway, plain, candidate);
+  const out = new Map<number, number>();
+  for (let k = 0; k < baked.length; k++) {
+    const r = regionOf[k % n];
+    if (r >= 0) out.set(r, (out.get(r) ?? 0) + baked[k]);
+  }
+  return out;
+}

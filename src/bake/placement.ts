@@ -78,12 +78,15 @@ export function helperRegions(
  *   with `share`, on average
  * @param share share the helpers out by the departure ({@link helperCounts}) instead of
  *   `perRegion` in each region
+ * @param given helpers per region joint, instead of either (a region not in it gets none; a
+ *   refinement's, {@link refinedCounts})
  */
 export function placeHelpers(
   mesh: SkinnedMesh,
   regions: HelperRegions,
   perRegion: number,
   share = false,
+  given?: ReadonlyMap<number, number>,
 ): HelperPlacement {
   const n = mesh.positions.length / 3;
   const { departure, regionOf, vertices: regionVertices } = regions;
@@ -91,7 +94,7 @@ export function placeHelpers(
   const helperCentre: number[][] = [];
   const regionHelpers = new Map<number, number[]>();
   const clusterOf = new Int32Array(n).fill(-1);
-  const counts = share ? helperCounts(regionVertices, departure, perRegion) : undefined;
+  const counts = given ?? (share ? helperCounts(regionVertices, departure, perRegion) : undefined);
   for (const [r, list] of regionVertices) {
     const k = counts ? (counts.get(r) ?? 0) : evenCount(list.length, perRegion);
     if (k < 1) continue;
@@ -284,3 +287,36 @@ export function helperCounts(
 
 /** The even split's helpers in a region of `size` vertices: `perRegion`, at most one per 4 vertices. */
 const evenCount = (size: number, perRegion: number): number => Math.min(perRegion, Math.floor(size / 4));
+
+/** The share of the largest region's remaining error from which a region takes one more helper in a refinement ({@link refinedCounts}). */
+export const REFINE_FROM = 0.1;
+
+/**
+ * One refinement of a fitted placement (`HelperBakeOptions.refine`, after Le & Deng 2012's
+ * suggestion of more bones where the error stays large): one more helper in each region whose
+ * remaining error — the fit's squared distance to the method summed over the region's vertices
+ * and the times scored — is at least {@link REFINE_FROM} of the largest region's, up to one
+ * helper per 4 of its vertices; every other region keeps its count.
+ * @param regions the regions the placement was made over ({@link helperRegions})
+ * @param placement the placement fitted
+ * @param residual per region joint, the fit's remaining error (`regionResiduals`)
+ * @returns helpers per region joint for {@link placeHelpers}, and how many were added; none
+ *   added where no region can take one more
+ */
+export function refinedCounts(
+  regions: HelperRegions,
+  placement: HelperPlacement,
+  residual: ReadonlyMap<number, number>,
+): { counts: Map<number, number>; added: number } {
+  let top = 0;
+  for (const e of residual.values()) top = Math.max(top, e);
+  const counts = new Map<number, number>();
+  let added = 0;
+  for (const [r, list] of regions.vertices) {
+    const k = placement.regionHelpers.get(r)?.length ?? 0;
+    const more = k > 0 && top > 0 && (residual.get(r) ?? 0) >= REFINE_FROM * top && k < Math.floor(list.length / 4);
+    counts.set(r, k + +more);
+    added += +more;
+  }
+  return { counts, added };
+}

@@ -51,6 +51,8 @@ export interface BakeCommandOptions {
   helpers?: number;
   /** helpers: how the helpers are shared between joint regions (`HelperBakeOptions.placement`). */
   placement?: 'auto' | 'even' | 'departure';
+  /** helpers: refinement rounds at most (`HelperBakeOptions.refine`). */
+  refine?: number;
   /** helpers: influences per vertex in the baked file, 4 or 8. */
   influences?: number;
   /** Samples per second of each clip; default 30. */
@@ -136,6 +138,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
     [o.rotations, '--rotations'],
     [o.helpers, '--helpers'],
     [o.placement, '--placement'],
+    [o.refine, '--refine'],
     [o.influences, '--influences'],
     [o.threads, '--threads'],
   ] as const)
@@ -244,6 +247,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
           samples,
           helpers: o.helpers,
           placement: o.placement,
+          refine: o.refine,
           influences: o.influences as 4 | 8 | undefined,
           rotations: o.rotations,
           keyTolerance: o.keyTolerance,
@@ -267,7 +271,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       lines.push(
         r.helpers === 0
           ? `${model.name}: no helper joints added: none brought LBS closer to ${o.method.toUpperCase()} over the ${r.samples} samples at ${rate} samples/s`
-          : `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples at ${rate} samples/s, ${count(r.iterations, 'iteration')}, ${r.placement} placement${guarded}${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own influences (with the helpers they would have played farther from ${o.method.toUpperCase()} than plain LBS: over the samples, or at one${r.normalsGivenBack ? `; ${r.normalsGivenBack.toLocaleString('en-US')} of them for their normals, which the helpers would have turned more than 30° farther from ${o.method.toUpperCase()}'s than plain LBS's` : ''})` : ''}`,
+          : `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples at ${rate} samples/s, ${count(r.iterations, 'iteration')}, ${r.placement} placement${r.refined ? `, ${r.refined.rounds ? `${count(r.refined.rounds, 'refinement round')} kept (${count(r.refined.helpers, 'more helper')} where the fit left most)` : 'no refinement kept (none played closer)'}` : ''}${guarded}${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own influences (with the helpers they would have played farther from ${o.method.toUpperCase()} than plain LBS: over the samples, or at one${r.normalsGivenBack ? `; ${r.normalsGivenBack.toLocaleString('en-US')} of them for their normals, which the helpers would have turned more than 30° farther from ${o.method.toUpperCase()}'s than plain LBS's` : ''})` : ''}`,
       );
     }
   } finally {

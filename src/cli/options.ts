@@ -31,11 +31,11 @@ export function positiveInteger(value: string): number {
   return x;
 }
 
-/** Parses a whole number from 1 to `most`; `why`, when given, follows the error's range. */
-export function wholeNumberUpTo(value: string, most: number, why = ''): number {
+/** Parses a whole number from `least` (default 1) to `most`; `why`, when given, follows the error's range. */
+export function wholeNumberUpTo(value: string, most: number, why = '', least = 1): number {
   const x = numberOf(value);
-  if (!Number.isInteger(x) || x < 1 || x > most)
-    throw new InvalidArgumentError(`expected a whole number from 1 to ${most}${why}`);
+  if (!Number.isInteger(x) || x < least || x > most)
+    throw new InvalidArgumentError(`expected a whole number from ${least} to ${most}${why}`);
   return x;
 }
 

@@ -37,11 +37,18 @@ import {
   DEFAULT_BAKE_RATE,
   DEFAULT_HELPER_KEY_TOLERANCE,
   MAX_HELPERS_PER_REGION,
+  MAX_REFINE_ROUNDS,
 } from '../bake/samples.js';
 import { sampleMethod, withHalfway, type MethodSamples } from '../bake/sampling.js';
 import type { SkinnedModel } from './gltf.js';
-import { helperRegions, placeHelpers, type HelperPlacement } from '../bake/placement.js';
-import { holdHalfway, placementScore, plainLbs, type PlacementScore } from '../bake/placement-score.js';
+import { helperRegions, placeHelpers, refinedCounts, type HelperPlacement } from '../bake/placement.js';
+import {
+  holdHalfway,
+  placementScore,
+  plainLbs,
+  regionResiduals,
+  type PlacementScore,
+} from '../bake/placement-score.js';
 import { runFitTaskHere, type FitErrors } from '../bake/fit.js';
 import { fitHelpers, giveBack, type HelperCandidate, type HelperFitStep } from '../bake/helper-fit.js';
 
@@ -56,6 +63,14 @@ export interface HelperBakeOptions {
    * the method over the samples kept (`placementScore`; about twice the fit's time).
    */
   placement?: 'auto' | 'even' | 'departure';
+  /**
+   * Refinement rounds at most, 0 to 5 (`MAX_REFINE_ROUNDS` in `bake/samples.ts`); default 0. Each fits again with one
+   * more helper in every region where the fit kept leaves much of its error
+   * (`refinedCounts` in `bake/placement.ts`: at least a tenth of the worst region's), and is kept
+   * only where its file plays closer to the method (`placementScore`, as `auto` compares); the
+   * rounds stop at the first that is not. Each costs about one fit's time.
+   */
+  refine?: number;
   /** Influences per vertex in the baked file: 4 or 8; default 4. */
   influences?: 4 | 8;
   /** Samples per second of each clip; default 30. */
@@ -128,6 +143,8 @@ export interface HelperBakeResult {
   activeVertices: number;
   /** The placement written: the one asked, or the one `auto` kept. */
   placement: 'even' | 'departure';
+  /** With `refine`: the refinement rounds kept and the helpers they added (in the written bake's fit, before helpers no vertex kept are dropped). */
+  refined?: { rounds: number; helpers: number };
   /** The guard the written bake was held to: the one asked, or the one `auto` kept. */
   guard: 'samples' | 'between';
   /**
@@ -166,7 +183,7 @@ export interface HelperBakeResult {
  * over every clip (see the module comment), in place.
  * @param deform the method to bake, a deformer of `model.mesh` (bind space → posed space)
  * @throws CorskinError when the model has no animation, `helpers` is not a whole number from 1 to
- *   `MAX_HELPERS_PER_REGION` (16), `influences` is not 4 or 8, `rotations` is not short or float,
+ *   `MAX_HELPERS_PER_REGION` (16), `refine` is not a whole number from 0 to `MAX_REFINE_ROUNDS` (5), `influences` is not 4 or 8, `rotations` is not short or float,
  *   `keyTolerance` is not a number ≥ 0, `guard` is not auto, samples or between or disagrees with
  *   `samples`, the rate is not a positive number, a clip or the whole bake would take more samples than
  *   `bake/samples.ts` allows, or `samples` are not this skin's at this rate
@@ -213,6 +230,12 @@ export function* helperBakeSteps(
     throw new CorskinError(`rotations must be short or float (got ${String(options.rotations)})`, file);
   if (options.placement !== undefined && !['auto', 'even', 'departure'].includes(options.placement))
     throw new CorskinError(`placement must be auto, even or departure (got ${String(options.placement)})`, file);
+  const refine = options.refine ?? 0;
+  if (!(Number.isInteger(refine) && refine >= 0 && refine <= MAX_REFINE_ROUNDS))
+    throw new CorskinError(
+      `refinement rounds must be a whole number from 0 to ${MAX_REFINE_ROUNDS} (got ${options.refine})`,
+      file,
+    );
   const keyTolerance = options.keyTolerance ?? DEFAULT_HELPER_KEY_TOLERANCE;
   if (!(keyTolerance >= 0 && Number.isFinite(keyTolerance)))
     throw new CorskinError(`the helpers' key tolerance must be a number ≥ 0 (got ${options.keyTolerance})`, file);
@@ -253,9 +276,11 @@ export function* helperBakeSteps(
     .filter(({ placement }, k, all) => k === 0 || !sameHelpers(placement, all[0].placement));
   // The guard `auto` may fit again, guarded half-way too: the progress counts both rounds.
   const rounds = guard === 'auto' && !samples.between ? 2 : 1;
-  const fit = { K, J, maxIterations, fits: rounds * placements.length, keyTolerance, options };
+  // Per round, the placements' fits and the refinements' (at most).
+  const perRound = placements.length + refine;
+  const fit = { K, J, maxIterations, fits: rounds * perRound, keyTolerance, options };
   // Fits are scored where one is chosen among several.
-  const scored = placements.length > 1 || rounds > 1;
+  const scored = placements.length > 1 || rounds > 1 || refine > 0;
   // The method's normals at a set of samples, one sample at a time (the normals' guard; a
   // deformer bound to SIMD kernels that pose positions alone runs its JavaScript one for them).
   const methodNormals =
@@ -274,14 +299,26 @@ export function* helperBakeSteps(
     for (let t = 0, c = 0; c < at.clips.length; t += at.clips[c++].times.length)
       for (let s = 0; s < at.clips[c].times.length; s += at.between ? 2 : 1) keyed.push(t + s);
     const plain = scored ? plainLbs(at, halfway) : undefined;
-    let best: { candidate: HelperCandidate; score: PlacementScore } | undefined;
-    for (const [k, { name, placement }] of placements.entries()) {
-      const settings = { ...fit, samples: at, keyed, index: round * placements.length + k, name, methodNormals: methodNormals?.(at) }; // prettier-ignore
+    let best: { candidate: HelperCandidate; score: PlacementScore; placement: HelperPlacement } | undefined;
+    const fitOne = function* (k: number, name: 'even' | 'departure', placement: HelperPlacement) {
+      const settings = { ...fit, samples: at, keyed, index: round * perRound + k, name, methodNormals: methodNormals?.(at) }; // prettier-ignore
       const candidate = yield* fitHelpers(model, placement, settings, shared);
       const score = plain ? placementScore(at, halfway, plain, candidate) : { score: 0, worseHalfway: 0 };
-      if (!best || score.score < best.score.score) best = { candidate, score };
+      const better = !best || score.score < best.score.score;
+      if (better) best = { candidate, score, placement };
+      return better;
+    };
+    for (const [k, { name, placement }] of placements.entries()) yield* fitOne(k, name, placement);
+    // Refinements: one more helper where the kept fit leaves most, kept while the file plays closer.
+    const refined = { rounds: 0, helpers: 0 };
+    for (let r = 0; r < refine; r++) {
+      const { candidate, placement } = best!;
+      const { counts, added } = refinedCounts(departing, placement, regionResiduals(at, halfway, plain!, candidate, placement.regionOf)); // prettier-ignore
+      if (!added || !(yield* fitOne(placements.length + r, candidate.placement, placeHelpers(mesh, departing, perRegion, false, counts)))) break; // prettier-ignore
+      refined.rounds++;
+      refined.helpers += added;
     }
-    return { ...best!, keyed, clips: at.clips, plain };
+    return { ...best!, keyed, clips: at.clips, plain, refined };
   };
   // Compared half-way between the samples too, where players interpolate the keys: the
   // placements, and with the guard `auto` whether the samples' guard holds there.
@@ -334,6 +371,7 @@ export function* helperBakeSteps(
     revertedVertices: best.givenBack,
     normalsGivenBack: best.normalsGivenBack,
     placement: best.placement,
+    ...(refine > 0 && { refined: chosen.refined }),
     guard: guarded,
     ...(rounds > 1 && worseHalfway > 0 && { worseHalfway }),
     ...(halfwayGivenBack !== undefined && { halfwayGivenBack }),
