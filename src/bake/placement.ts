@@ -292,11 +292,11 @@ const evenCount = (size: number, perRegion: number): number => Math.min(perRegio
 export const REFINE_FROM = 0.1;
 
 /**
- * One refinement of a fitted placement (`HelperBakeOptions.refine`, after Le & Deng 2012's
- * suggestion of more bones where the error stays large): one more helper in each region whose
- * remaining error — the fit's squared distance to the method summed over the region's vertices
- * and the times scored — is at least {@link REFINE_FROM} of the largest region's, up to one
- * helper per 4 of its vertices; every other region keeps its count.
+ * One refinement of a fitted placement (`HelperBakeOptions.refine`): more helpers only where the
+ * fit falls short. One more helper in each region whose remaining error — the fit's squared
+ * distance to the method summed over the region's vertices and the times scored — is at least
+ * {@link REFINE_FROM} of the largest region's, up to one helper per 4 of its vertices; every
+ * other region keeps its count.
  * @param regions the regions the placement was made over ({@link helperRegions})
  * @param placement the placement fitted
  * @param residual per region joint, the fit's remaining error (`regionResiduals`)
