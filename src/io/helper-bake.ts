@@ -64,11 +64,11 @@ export interface HelperBakeOptions {
    */
   placement?: 'auto' | 'even' | 'departure';
   /**
-   * Refinement rounds at most, 0 to 5 (`MAX_REFINE_ROUNDS` in `bake/samples.ts`); default 0. Each fits again with one
-   * more helper in every region where the fit kept leaves much of its error
-   * (`refinedCounts` in `bake/placement.ts`: at least a tenth of the worst region's), and is kept
-   * only where its file plays closer to the method (`placementScore`, as `auto` compares); the
-   * rounds stop at the first that is not. Each costs about one fit's time.
+   * Refinement rounds at most, 0 to 5 (`MAX_REFINE_ROUNDS` in `bake/samples.ts`); default 0.
+   * Each fits again with one more helper in every region where the fit kept leaves much of its
+   * error (`refinedCounts` in `bake/placement.ts`: at least a tenth of the worst region's), and
+   * is kept only where its file plays closer to the method (`placementScore`, as `auto`
+   * compares); the rounds stop at the first that is not. Each costs about one fit's time.
    */
   refine?: number;
   /** Influences per vertex in the baked file: 4 or 8; default 4. */
@@ -143,7 +143,10 @@ export interface HelperBakeResult {
   activeVertices: number;
   /** The placement written: the one asked, or the one `auto` kept. */
   placement: 'even' | 'departure';
-  /** With `refine`: the refinement rounds kept and the helpers they added (in the written bake's fit, before helpers no vertex kept are dropped). */
+  /**
+   * With `refine`: the refinement rounds kept and the helpers they added (to the fit written,
+   * before the helpers no vertex kept are dropped).
+   */
   refined?: { rounds: number; helpers: number };
   /** The guard the written bake was held to: the one asked, or the one `auto` kept. */
   guard: 'samples' | 'between';
@@ -183,8 +186,8 @@ export interface HelperBakeResult {
  * over every clip (see the module comment), in place.
  * @param deform the method to bake, a deformer of `model.mesh` (bind space → posed space)
  * @throws CorskinError when the model has no animation, `helpers` is not a whole number from 1 to
- *   `MAX_HELPERS_PER_REGION` (16), `refine` is not a whole number from 0 to `MAX_REFINE_ROUNDS` (5), `influences` is not 4 or 8, `rotations` is not short or float,
- *   `keyTolerance` is not a number ≥ 0, `guard` is not auto, samples or between or disagrees with
+ *   `MAX_HELPERS_PER_REGION` (16), `refine` is not a whole number from 0 to `MAX_REFINE_ROUNDS`
+ *   (5), `influences` is not 4 or 8, `rotations` is not short or float, `keyTolerance` is not a number ≥ 0, `guard` is not auto, samples or between or disagrees with
  *   `samples`, the rate is not a positive number, a clip or the whole bake would take more samples than
  *   `bake/samples.ts` allows, or `samples` are not this skin's at this rate
  * @throws the signal's reason when `signal` aborts
