@@ -187,8 +187,9 @@ export interface HelperBakeResult {
  * @param deform the method to bake, a deformer of `model.mesh` (bind space → posed space)
  * @throws CorskinError when the model has no animation, `helpers` is not a whole number from 1 to
  *   `MAX_HELPERS_PER_REGION` (16), `refine` is not a whole number from 0 to `MAX_REFINE_ROUNDS`
- *   (5), `influences` is not 4 or 8, `rotations` is not short or float, `keyTolerance` is not a number ≥ 0, `guard` is not auto, samples or between or disagrees with
- *   `samples`, the rate is not a positive number, a clip or the whole bake would take more samples than
+ *   (5), `influences` is not 4 or 8, `rotations` is not short or float, `keyTolerance` is not a
+ *   number ≥ 0, `guard` is not auto, samples or between or disagrees with `samples`, the rate is
+ *   not a positive number, a clip or the whole bake would take more samples than
  *   `bake/samples.ts` allows, or `samples` are not this skin's at this rate
  * @throws the signal's reason when `signal` aborts
  */
