@@ -193,7 +193,7 @@ describe('bake --placement on a real character', () => {
     const plain = await bake(0);
     const refined = await bake(1);
     // Measured (2026-12-04): 7 more helpers would have scored 4.80 against 2.87 (the max 0.90 of
-    // LBS's against 0.45): more helpers fitted to the Fox's samples play worse at the others.
+    // LBS's against 0.45).
     expect(refined.result.refined).toEqual({ rounds: 0, helpers: 0 });
     expect(refined.result.helpers).toBe(plain.result.helpers);
     expect(refined.all).toEqual(plain.all);
