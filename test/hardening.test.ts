@@ -346,6 +346,22 @@ describe('corskin render: bad requests fail fast and clearly (no browser started
     expect(readdirSync(tmp.dir).filter((f) => f.includes('piped.glb.') && f.endsWith('.tmp'))).toEqual([]);
   }, 90_000);
 
+  it('a closed stderr (`bake … 2>&1 | head -3`) stops the warnings, not the command: the file is written, exit 0', async () => {
+    const { spawn } = await import('node:child_process');
+    const { ROOT } = await import('./helpers/data.js');
+    const out = join(tmp.dir, 'piped-err.glb');
+    // --refine with --as morphs: a warning on stderr, for certain, before the bake.
+    const args = ['bake', CESIUM_MAN, '--method', 'dqs', '--as', 'morphs', '--rate', '5', '--refine', '1', '-o', out];
+    const child = spawn(process.execPath, [join(ROOT, 'bin/corskin.js'), ...args]);
+    child.stderr.destroy();
+    const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    clearTimeout(killer);
+    expect(code).toBe(0);
+    expect(existsSync(out)).toBe(true);
+    expect(readdirSync(tmp.dir).filter((f) => f.includes('piped-err.glb.') && f.endsWith('.tmp'))).toEqual([]);
+  }, 90_000);
+
   it('--twist or --bend without --joint, and a malformed --size, are bad usage (exit 2)', async () => {
     for (const args of [
       ['--twist', '30'],

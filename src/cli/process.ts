@@ -131,5 +131,9 @@ export async function runProcess(argv: string[]): Promise<number> {
       processIo.err(`corskin: cannot write to standard output (${e.code ?? e.message}); the command goes on without printing`); // prettier-ignore
     stdoutClosed = true;
   });
+  // A closed stderr (`bake … 2>&1 | head -3`) likewise: its warnings and progress are lost, not
+  // the command (an EPIPE there ended the process after the file was written, before it was
+  // moved into place). There is nowhere left to say anything.
+  process.stderr.on('error', () => {});
   return stopped;
 }

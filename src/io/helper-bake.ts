@@ -68,7 +68,8 @@ export interface HelperBakeOptions {
    * Each fits again with one more helper in every region where the fit kept leaves much of its
    * error (`refinedCounts` in `bake/placement.ts`: at least a tenth of the worst region's), and
    * is kept only where its file plays closer to the method (`placementScore`, as `auto`
-   * compares); the rounds stop at the first that is not. Each costs about one fit's time.
+   * compares); the rounds stop at the first that is not. Each costs about one fit's time, twice
+   * where the guard `auto` fits again guarded between.
    */
   refine?: number;
   /** Influences per vertex in the baked file: 4 or 8; default 4. */
@@ -349,7 +350,8 @@ export function* helperBakeSteps(
   const { candidate: best, keyed, clips } = chosen;
   const guarded = samples.between || chosen !== first ? 'between' : 'samples';
   const { model: model_, own, keys, keptKeys, used, helpersKept, helperRegion, helperCentre } = best;
-  options.onProgress?.(maxIterations, maxIterations);
+  // Done: the whole of the total the fits counted (rounds and refinements stopped early included).
+  options.onProgress?.(fit.fits * maxIterations, fit.fits * maxIterations);
 
   const short = options.rotations !== 'float';
   writeHelpers(
