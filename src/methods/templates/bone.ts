@@ -188,19 +188,17 @@ export function boneTemplateKey(t: BoneTemplateFrame, keyFrames: ArrayLike<numbe
 }
 
 /**
- * A bone template prepared for one pose: Eq. 1 for any number of its vertices, each from the key
- * pose `keyFrames` to `frames` (12 numbers each), with the per-pose parameters computed once.
- * The returned function's optional `memo` (9 numbers from `mo`, NaN-filled when fresh) keeps the part of a
- * vertex's evaluation that depends on the key pose only — its canonical position seen from each
- * end and its blend weights — so later poses of the same key pose skip it.
- * @param keyFrames the key pose's frames, or the key pose prepared by {@link boneTemplateKey} (for `t`)
+ * A bone template prepared for one pose: Eq. 1 for any number of its vertices, each from its key
+ * pose (`key`, {@link boneTemplateKey}) to `frames` (12 numbers), with the per-pose parameters
+ * computed once. The returned function's optional `memo` (9 numbers from `mo`, NaN-filled when
+ * fresh) keeps the part of a vertex's evaluation that depends on the key pose only — its
+ * canonical position seen from each end and its blend weights — so later poses of the same key
+ * pose skip it.
  */
 export function prepareBoneTemplate(
-  t: BoneTemplateFrame,
-  keyFrames: ArrayLike<number> | BoneTemplateKey,
+  { template: t, ends: key }: BoneTemplateKey,
   frames: ArrayLike<number>,
 ): (v: ArrayLike<number>, out: Float64Array, o?: number, memo?: Float64Array, mo?: number) => Float64Array {
-  const key = 'ends' in keyFrames ? keyFrames.ends : boneTemplateKey(t, keyFrames).ends;
   const now = [endMap(t, 0, frames), endMap(t, 1, sixFrom(frames, 6))];
   // Each end's twist β on the key pose's side: the twist fades along the bone, (1 − s)·β, so the
   // branch of β matters where a rotation by β would not; within half a turn of the key pose's β
@@ -256,5 +254,5 @@ export function prepareBoneTemplate(
  * more; at an end, that end alone).
  */
 export function boneKeyPosition(t: BoneTemplateFrame, key: TemplateKey, frames: ArrayLike<number>, out: Float64Array, o = 0): Float64Array {
-  return prepareBoneTemplate(t, key.frames, frames)(key.position, out, o);
+  return prepareBoneTemplate(boneTemplateKey(t, key.frames), frames)(key.position, out, o);
 }

@@ -85,22 +85,17 @@ export function jointTemplateKey(canonical: ArrayLike<number>, keyFrames: ArrayL
 }
 
 /**
- * A joint template prepared for one pose: Eq. 1 for any number of its vertices, from the key pose
- * to `frames` (6·r each, as many bones as the key pose). Each relevant bone's carry
- * M_j(·, B)·M_j⁻¹(·, B_i) is one rotation, computed once. The returned function's optional `memo`
- * (r + 1 numbers from `mo`, NaN-filled when fresh) keeps what depends on the key pose only (|v|
- * and the blend weights u_j).
- * @param canonical the template's canonical frame {b_c, r_c} (6 numbers), or the key pose prepared
- *   by {@link jointTemplateKey} (then `keyFrames` is not read)
- * @param keyFrames the key pose's frames (6·r)
+ * A joint template prepared for one pose: Eq. 1 for any number of its vertices, from its key pose
+ * (`key`, {@link jointTemplateKey}) to `frames` (6·r, as many bones as the key pose). Each
+ * relevant bone's carry M_j(·, B)·M_j⁻¹(·, B_i) is one rotation, computed once. The returned
+ * function's optional `memo` (r + 1 numbers from `mo`, NaN-filled when fresh) keeps what depends
+ * on the key pose only (|v| and the blend weights u_j).
  */
 export function prepareJointTemplate(
-  canonical: ArrayLike<number> | JointTemplateKey,
-  keyFrames: ArrayLike<number> | undefined,
+  key: JointTemplateKey,
   frames: ArrayLike<number>,
 ): (v: ArrayLike<number>, out: Float64Array, o?: number, memo?: Float64Array, mo?: number) => Float64Array {
   const r = frames.length / 6;
-  const key = 'rotations' in canonical ? canonical : jointTemplateKey(canonical, keyFrames!);
   const { bc, rc } = key;
   const keyDirs = key.directions;
   const carry: number[] = new Array(9 * r).fill(0);
@@ -157,7 +152,7 @@ export function prepareJointTemplate(
  * @param canonical the template's canonical frame {b_c, r_c} (6 numbers)
  */
 export function jointKeyPosition(canonical: ArrayLike<number>, key: TemplateKey, frames: ArrayLike<number>, out: Float64Array, o = 0): Float64Array {
-  return prepareJointTemplate(canonical, key.frames, frames)(key.position, out, o);
+  return prepareJointTemplate(jointTemplateKey(canonical, key.frames), frames)(key.position, out, o);
 }
 
 /**

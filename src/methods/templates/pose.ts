@@ -9,23 +9,15 @@
 import { allRigid } from '../../deformers/two-phase.js';
 import { mat3FromQuat, quatRotationPart } from '../../core/math.js';
 import { cross, dot, length3, normalize, point, sub } from '../../core/vec3.js';
-import { boneTemplateKey, prepareBoneTemplate, type BoneTemplateKey } from './bone.js';
-import { jointTemplateKey, prepareJointTemplate, type JointTemplateKey } from './joint.js';
+import { prepareBoneTemplate } from './bone.js';
+import { prepareJointTemplate } from './joint.js';
+import { append, branchesAt, jointRest, limbRest } from './limb-rest.js';
 import { axisAngle, mulT3, rotationAngle } from './rotation.js';
 import { createRbfWeights } from './key-poses.js';
 import { designSamples, noOffsets } from './design.js';
 import { incidentBones, type BoneKeyPose, type TemplateDefinition } from './library.js';
 import type { TemplateLimb, TemplateRig } from './rig.js';
 import { SIDES } from './fit.js';
-
-/**
- * The limbs that branch off chain joint `i` of `limb` (they start at that joint, which `limb` goes
- * through): with the parent bone and the bone that goes on, the joint's incident bones.
- */
-function branchesAt(rig: Pick<TemplateRig, 'limbs'>, limb: TemplateLimb, i: number): TemplateLimb[] {
-  return i > 0 ? rig.limbs.filter((s) => s !== limb && s.chain[0] === limb.chain[i]) : [];
-}
-
 
 /**
  * How many incident bones the joint template at chain joint `i` of `limb` blends: the joint's
@@ -129,18 +121,6 @@ function minimalRotation(a: number[], b: number[]): number[] {
     return axisAngle(normalize(cross(a, p)), Math.PI);
   }
   return axisAngle(axis.map((x) => x / s), Math.atan2(s, dot(a, b)));
-}
-
-/** −v. */
-const negated = (v: number[]): number[] => [-v[0], -v[1], -v[2]];
-
-/**
- * `out` with the numbers of `parts` appended, in order (what `[...a, ...b]` builds; element by
- * element, which V8 runs several times faster than spreading, and this runs per bone per frame).
- */
-function append(out: number[], ...parts: ArrayLike<number>[]): number[] {
-  for (const part of parts) for (let k = 0; k < part.length; k++) out.push(part[k]);
-  return out;
 }
 
 /** R · v (R row-major 3×3). */
@@ -266,61 +246,6 @@ function addOffsets(local: Float64Array, D: Float64Array | undefined, f: OffsetF
 }
 
 
-/** What posing a limb keeps of its rest pose: {@link limbRest}. */
-interface LimbRest {
-  /** Per bone, its length (asset units, bind space). */
-  lengths: number[];
-  /** Per bone, its template's relevant-bone frames at rest (12 numbers) and its key pose prepared. */
-  boneRest: number[][];
-  boneKeys: BoneTemplateKey[];
-  /**
-   * Per chain joint i > 0, its joint template's relevant-bone frames at rest and its key pose
-   * prepared: [0] over the parent and the child, [1] over the limbs branching off it too (made
-   * when a template for more incident bones is first chosen there).
-   */
-  joints: { rest: number[]; key: JointTemplateKey; branches: TemplateLimb[] }[][];
-}
-
-/**
- * Per limb, what {@link poseLimb} computes of the rest pose alone (its bones' frames and
- * lengths, the templates' key poses): limbs' geometry is never changed in place (an edited rig is
- * a rebuilt one), their template choices may be, so nothing here depends on the choices.
- */
-const limbRests = new WeakMap<TemplateLimb, LimbRest>();
-
-/** {@link LimbRest} of `limb` in `rig`, computed on first use. */
-function limbRest(rig: Pick<TemplateRig, 'limbs'>, limb: TemplateLimb): LimbRest {
-  let rest = limbRests.get(limb);
-  if (rest) return rest;
-  const { points, axes, references } = limb;
-  const n = limb.chain.length;
-  const lengths = Array.from({ length: n }, (_, i) => length3(points[3 * i + 3] - points[3 * i], points[3 * i + 4] - points[3 * i + 1], points[3 * i + 5] - points[3 * i + 2])); // prettier-ignore
-  const boneRest = Array.from({ length: n }, (_, i) =>
-    append(
-      [],
-      ...(i > 0 ? [negated(point(axes, i - 1)), point(references, i - 1)] : [negated(point(axes, i)), point(references, i)]),
-      ...(i + 1 < n ? [point(axes, i + 1), point(references, i + 1)] : [point(axes, i), point(references, i)]),
-    ),
-  );
-  const boneKeys = boneRest.map((frames, i) => boneTemplateKey({ axis: point(axes, i), length: lengths[i], reference: point(references, i) }, frames)); // prettier-ignore
-  rest = { lengths, boneRest, boneKeys, joints: [] };
-  limbRests.set(limb, rest);
-  return rest;
-}
-
-/** Joint i's rest frames and key pose in `rest` ({@link LimbRest.joints}), with the branching limbs' bones or without. */
-function jointRest(rig: Pick<TemplateRig, 'limbs'>, limb: TemplateLimb, rest: LimbRest, i: number, withBranches: boolean) {
-  const slot = (rest.joints[i] ??= []);
-  const mode = +withBranches;
-  if (slot[mode]) return slot[mode];
-  const { axes, references } = limb;
-  const branches = withBranches ? branchesAt(rig, limb, i) : [];
-  const frames = append([], negated(point(axes, i - 1)), point(references, i - 1), point(axes, i), point(references, i));
-  for (const s of branches) append(frames, point(s.axes, 0), point(s.references, 0));
-  const key = jointTemplateKey(append([], point(axes, i - 1), point(references, i - 1)), frames);
-  return (slot[mode] = { rest: frames, key, branches });
-}
-
 /**
  * One limb's posed cage vertices into `out` at the limb's place; `junctions` receives the joint
  * templates of its joints that blend the bones of limbs branching off them ({@link slotBones}).
@@ -350,7 +275,7 @@ export function poseLimb(
   // Per bone, once per frame: where its start is, its template's relevant-bone frames now (the
   // parent in full, the child by its swing only; at rest: `limbRest`), and its bulge.
   const restOf = limbRest(rig, limb);
-  const { lengths, boneRest, boneKeys } = restOf;
+  const { lengths, boneRest, boneTemplates } = restOf;
   const origin: number[][] = [];
   const boneNow: number[][] = [];
   const zeros = () => new Array<number>(n).fill(0);
@@ -360,7 +285,7 @@ export function poseLimb(
   const jointBulge = zeros(); // signed: > 0 on the inner side of joint i's bend, < 0 the outer
   // Drawn offsets (version 2), blended over the key poses; the key weights and bends for a probe.
   const boneOffsets: (Float64Array | undefined)[] = [], jointOffsets: (Float64Array | undefined)[] = [];
-  const boneKeys_: number[][] = [], jointKeys: number[][] = [];
+  const boneKeys: number[][] = [], jointKeys: number[][] = [];
   const bends = zeros();
   const blendsBranches: boolean[] = []; // per joint: its template blends limbs branching off it
   const inner: number[][] = [];
@@ -393,7 +318,7 @@ export function poseLimb(
       blendsBranches[i] = joint.branches.length > 0;
       const nowFrames = append([], joint.rest.slice(0, 6), b, turn(minimalRotation(a, b), point(references, i)));
       for (let k = 0; k < joint.branches.length; k++) append(nowFrames, turn(rel, joint.rest.slice(12 + 6 * k, 15 + 6 * k)), turn(rel, joint.rest.slice(15 + 6 * k, 18 + 6 * k))); // prettier-ignore
-      jointPrepared.push(prepareJointTemplate(joint.key, undefined, nowFrames));
+      jointPrepared.push(prepareJointTemplate(joint.key, nowFrames));
     }
     const b1 = now.slice(6, 9);
     const template = library.templates.find((x) => x.id === limb.boneTemplates[i])!;
@@ -406,7 +331,7 @@ export function poseLimb(
       let bendAxis = cross(ac, b1);
       if (!(length3(bendAxis[0], bendAxis[1], bendAxis[2]) > 1e-9)) bendAxis = cross(ac, rest.slice(9, 12));
       const relative = mulT3(Rb(i), Rb(i + 1));
-      const w = (boneKeys_[i] = keyWeights(template, relative, normalize(bendAxis)));
+      const w = (boneKeys[i] = keyWeights(template, relative, normalize(bendAxis)));
       bulge[i] = (template.side === 'outer' ? -1 : 1) * keyValue(template, w, (k) => k.bulge);
       slide[i] = keyValue(template, w, (k) => k.slide ?? 0);
       twist[i] = (keyValue(template, w, (k) => k.twist ?? 0) * Math.PI) / 180;
@@ -421,7 +346,7 @@ export function poseLimb(
     inner.push(ls > 1e-12 ? side.map((x) => x / ls) : [0, 0, 0]);
   }
   // The template functions prepared once per bone for this pose.
-  const bonePrepared = Array.from({ length: n }, (_, i) => prepareBoneTemplate(boneKeys[i].template, boneKeys[i], boneNow[i]));
+  const bonePrepared = Array.from({ length: n }, (_, i) => prepareBoneTemplate(boneTemplates[i], boneNow[i]));
   const local = new Float64Array(3);
   /** local ← L · local (L row-major 3×3): `apply3` written for this call alone, so V8 sees one array type here (7–10% of a templates frame). */
   const carry = (L: number[]) => {
@@ -492,7 +417,7 @@ export function poseLimb(
         const radius = length3(rl[0] - a[0] * x, rl[1] - a[1] * x, rl[2] - a[2] * x);
         locateOffsets(local, a, inner[i], (4 * x) / lengths[i] - 1, (frame ??= offsetFrame()));
         addOffsets(local, boneOffsets[i], frame, a, lengths[i], radius);
-        if (probe?.vertex === first + v) probe.found = { frame: copyFrame(frame), units: [lengths[i], radius], axis: Array.from(a), keyWeights: boneKeys_[i], bend: bends[i], slot: i, kind: 'bone' };
+        if (probe?.vertex === first + v) probe.found = { frame: copyFrame(frame), units: [lengths[i], radius], axis: Array.from(a), keyWeights: boneKeys[i], bend: bends[i], slot: i, kind: 'bone' };
       }
       carry(Lb(i));
     } else {
