@@ -55,6 +55,21 @@ export interface HelperCandidate {
   givenBack: number;
   /** Of those, the vertices given back for their normals (`normal-guard.ts`), before the positions' guard. */
   normalsGivenBack: number;
+  /** The fit before its guards, for a refinement to start from (`HelperFitSettings.start`). */
+  start: HelperFitStart;
+}
+
+/**
+ * Where a fit starts besides its placement's clusters: an earlier fit of the same vertices, whose
+ * helpers are the first of the placement's (`splitHelpers`) — their transforms as that fit played
+ * them at every sample (16·H each, H = `helpers`), and the fitted vertices' influences (K each,
+ * in the order of `HelperCandidate.active`, helpers numbered J + h).
+ */
+export interface HelperFitStart {
+  helpers: number;
+  transforms: Float64Array;
+  joints: Uint32Array;
+  weights: Float32Array;
 }
 
 /** What {@link fitHelpers} needs of the bake (`io/helper-bake.ts`). */
@@ -79,6 +94,8 @@ export interface HelperFitSettings {
   options: HelperBakeOptions;
   /** The method's posed normals at sample t of `samples` (3·n), where the mesh has normals (`turnedNormals`). */
   methodNormals?: (t: number) => Float32Array;
+  /** An earlier fit to start from: its helpers and weights instead of their clusters' start and the vertices' own influences. */
+  start?: HelperFitStart;
 }
 
 /**
@@ -127,6 +144,17 @@ export function* fitHelpers(
   // ~40 candidates, and the weight update's time grows with their square).
   const active: number[] = [];
   for (let i = 0; i < n; i++) if (regionOf[i] >= 0) active.push(i);
+  const { start } = settings;
+  if (start) {
+    if (start.joints.length !== K * active.length || start.helpers > H)
+      throw new Error('fitHelpers: the start was fitted to other vertices or more helpers');
+    const size = 16 * start.helpers;
+    model_.transforms.forEach((X, t) => X.set(start.transforms.subarray(size * t, size * (t + 1))));
+    active.forEach((i, a) => {
+      model_.joints.set(start.joints.subarray(K * a, K * a + K), K * i);
+      model_.weights.set(start.weights.subarray(K * a, K * a + K), K * i);
+    });
+  }
   const candidatesOf = (i: number): number[] => {
     const set = new Set<number>();
     influencesOf(mesh.joints, mesh.weights, mesh.influences, i)
@@ -197,6 +225,7 @@ export function* fitHelpers(
   // Fewer keys where interpolation holds (`bake/key-reduction.ts`); the transforms become what
   // the file plays at every sample.
   const keptKeys = reduceHelperKeys(frames, data, keys, clips, keyTolerance * boundingBoxDiagonal(targets[0]), samples.between); // prettier-ignore
+  const unguarded: HelperFitStart = { helpers: H, transforms: data.transforms.slice(), joints: data.joints.slice(), weights: data.weights.slice() }; // prettier-ignore
   // Never worse than LBS in the normals (`bake/normal-guard.ts`) and the positions
   // (`bake/never-worse.ts`): a vertex whose fitted weights would be keeps its own influences. The
   // fit back into the whole mesh's model; every other vertex keeps its own.
@@ -238,6 +267,7 @@ export function* fitHelpers(
     active,
     givenBack,
     normalsGivenBack: turned.length,
+    start: unguarded,
   };
 }
 

@@ -207,23 +207,28 @@ function playedHalfway(samples: MethodSamples, halfway: MethodSamples, candidate
 }
 
 /**
- * Per region joint of `regionOf`, the candidate's squared distance to the method summed over its
- * vertices and every time scored (the samples and, with `halfway`, the half-way times): where
- * its helpers fall short.
+ * Per vertex, the candidate's squared distance to the method summed over every time scored (the
+ * samples and, with `halfway`, the half-way times): where its helpers fall short (n).
  */
-export function regionResiduals(
+export function vertexResiduals(
   samples: MethodSamples,
   halfway: MethodSamples | undefined,
   plain: PlainLbs,
   candidate: HelperCandidate,
-  regionOf: Int32Array,
-): Map<number, number> {
-  const n = regionOf.length;
+): Float64Array {
+  const n = samples.targets[0].length / 3;
   const baked = bakedSquared(samples, halfway, plain, candidate);
+  const out = new Float64Array(n);
+  for (let k = 0; k < baked.length; k++) out[k % n] += baked[k];
+  return out;
+}
+
+/** Per region joint of `regionOf`, the sum of `residual` (per vertex, {@link vertexResiduals}) over its vertices. */
+export function regionResiduals(residual: Float64Array, regionOf: Int32Array): Map<number, number> {
   const out = new Map<number, number>();
-  for (let k = 0; k < baked.length; k++) {
-    const r = regionOf[k % n];
-    if (r >= 0) out.set(r, (out.get(r) ?? 0) + baked[k]);
+  for (let i = 0; i < regionOf.length; i++) {
+    const r = regionOf[i];
+    if (r >= 0) out.set(r, (out.get(r) ?? 0) + residual[i]);
   }
   return out;
 }

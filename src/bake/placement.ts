@@ -78,15 +78,12 @@ export function helperRegions(
  *   with `share`, on average
  * @param share share the helpers out by the departure ({@link helperCounts}) instead of
  *   `perRegion` in each region
- * @param given helpers per region joint, instead of either (a region not in it gets none; a
- *   refinement's, {@link refinedCounts})
  */
 export function placeHelpers(
   mesh: SkinnedMesh,
   regions: HelperRegions,
   perRegion: number,
   share = false,
-  given?: ReadonlyMap<number, number>,
 ): HelperPlacement {
   const n = mesh.positions.length / 3;
   const { departure, regionOf, vertices: regionVertices } = regions;
@@ -94,7 +91,7 @@ export function placeHelpers(
   const helperCentre: number[][] = [];
   const regionHelpers = new Map<number, number[]>();
   const clusterOf = new Int32Array(n).fill(-1);
-  const counts = given ?? (share ? helperCounts(regionVertices, departure, perRegion) : undefined);
+  const counts = share ? helperCounts(regionVertices, departure, perRegion) : undefined;
   for (const [r, list] of regionVertices) {
     const k = counts ? (counts.get(r) ?? 0) : evenCount(list.length, perRegion);
     if (k < 1) continue;
@@ -300,7 +297,7 @@ export const REFINE_FROM = 0.1;
  * @param regions the regions the placement was made over ({@link helperRegions})
  * @param placement the placement fitted
  * @param residual per region joint, the fit's remaining error (`regionResiduals`)
- * @returns helpers per region joint for {@link placeHelpers}, and how many were added; none
+ * @returns helpers per region joint for {@link splitHelpers}, and how many were added; none
  *   added where no region can take one more
  */
 export function refinedCounts(
@@ -319,4 +316,43 @@ export function refinedCounts(
     added += +more;
   }
   return { counts, added };
+}
+
+/**
+ * A refinement's placement grown from a fitted one (`HelperBakeOptions.refine`): in each region
+ * whose count `counts` raises, the helper whose members leave the most `residual` is split in two
+ * by 2-means on their bind positions — the part holding more of that residual goes to a new
+ * helper, numbered after the placement's; every other helper keeps its number and its members, so
+ * the fit can start from the fitted one (`HelperFitSettings.start`).
+ * @param counts helpers per region joint ({@link refinedCounts})
+ * @param residual per vertex, the fit's remaining error (`vertexResiduals`)
+ */
+export function splitHelpers(
+  mesh: SkinnedMesh,
+  placement: HelperPlacement,
+  counts: ReadonlyMap<number, number>,
+  residual: Float64Array,
+): HelperPlacement {
+  const helperRegion = placement.helperRegion.slice();
+  const helperCentre = placement.helperCentre.map((c) => c.slice());
+  const regionHelpers = new Map([...placement.regionHelpers].map(([r, ids]) => [r, ids.slice()]));
+  const clusterOf = placement.clusterOf.slice();
+  const members = helperRegion.map((): number[] => []);
+  for (let i = 0; i < clusterOf.length; i++) if (clusterOf[i] >= 0) members[clusterOf[i]].push(i);
+  const left = (list: number[]) => list.reduce((s, i) => s + residual[i], 0);
+  for (const [r, ids] of regionHelpers) {
+    if ((counts.get(r) ?? 0) <= ids.length) continue;
+    let worst = ids[0];
+    for (const h of ids) if (left(members[h]) > left(members[worst])) worst = h;
+    const parts = kMeans(mesh.positions, members[worst], residual, 2);
+    if (parts.length < 2) continue;
+    const [keep, part] = left(parts[0].members) >= left(parts[1].members) ? [parts[1], parts[0]] : parts;
+    const h = helperRegion.length;
+    helperRegion.push(r);
+    helperCentre.push(part.centre);
+    helperCentre[worst] = keep.centre;
+    ids.push(h);
+    for (const i of part.members) clusterOf[i] = h;
+  }
+  return { ...placement, helperRegion, helperCentre, regionHelpers, clusterOf };
 }

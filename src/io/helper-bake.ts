@@ -41,16 +41,23 @@ import {
 } from '../bake/samples.js';
 import { sampleMethod, withHalfway, type MethodSamples } from '../bake/sampling.js';
 import type { SkinnedModel } from './gltf.js';
-import { helperRegions, placeHelpers, refinedCounts, type HelperPlacement } from '../bake/placement.js';
+import { helperRegions, placeHelpers, refinedCounts, splitHelpers, type HelperPlacement } from '../bake/placement.js';
 import {
   holdHalfway,
   placementScore,
   plainLbs,
   regionResiduals,
+  vertexResiduals,
   type PlacementScore,
 } from '../bake/placement-score.js';
 import { runFitTaskHere, type FitErrors } from '../bake/fit.js';
-import { fitHelpers, giveBack, type HelperCandidate, type HelperFitStep } from '../bake/helper-fit.js';
+import {
+  fitHelpers,
+  giveBack,
+  type HelperCandidate,
+  type HelperFitStart,
+  type HelperFitStep,
+} from '../bake/helper-fit.js';
 
 /** Options of {@link bakeHelperJoints}. */
 export interface HelperBakeOptions {
@@ -66,10 +73,11 @@ export interface HelperBakeOptions {
   /**
    * Refinement rounds at most, 0 to 5 (`MAX_REFINE_ROUNDS` in `bake/samples.ts`); default 0.
    * Each fits again with one more helper in every region where the fit kept leaves much of its
-   * error (`refinedCounts` in `bake/placement.ts`: at least a tenth of the worst region's), and
-   * is kept only where its file plays closer to the method (`placementScore`, as `auto`
-   * compares); the rounds stop at the first that is not. Each costs about one fit's time, twice
-   * where the guard `auto` fits again guarded between.
+   * error (`refinedCounts` in `bake/placement.ts`: at least a tenth of the worst region's) — the
+   * region's helper that leaves most split in two (`splitHelpers`) — starting from the fit kept
+   * (its helpers' transforms and its weights), and is kept only where its file plays closer to
+   * the method (`placementScore`, as `auto` compares); the rounds stop at the first that is not.
+   * Each costs at most one fit's time, twice where the guard `auto` fits again guarded between.
    */
   refine?: number;
   /** Influences per vertex in the baked file: 4 or 8; default 4. */
@@ -305,8 +313,13 @@ export function* helperBakeSteps(
       for (let s = 0; s < at.clips[c].times.length; s += at.between ? 2 : 1) keyed.push(t + s);
     const plain = scored ? plainLbs(at, halfway) : undefined;
     let best: { candidate: HelperCandidate; score: PlacementScore; placement: HelperPlacement } | undefined;
-    const fitOne = function* (k: number, name: 'even' | 'departure', placement: HelperPlacement) {
-      const settings = { ...fit, samples: at, keyed, index: round * perRound + k, name, methodNormals: methodNormals?.(at) }; // prettier-ignore
+    const fitOne = function* (
+      k: number,
+      name: 'even' | 'departure',
+      placement: HelperPlacement,
+      start?: HelperFitStart,
+    ) {
+      const settings = { ...fit, samples: at, keyed, index: round * perRound + k, name, methodNormals: methodNormals?.(at), start }; // prettier-ignore
       const candidate = yield* fitHelpers(model, placement, settings, shared);
       const score = plain ? placementScore(at, halfway, plain, candidate) : { score: 0, worseHalfway: 0 };
       const better = !best || score.score < best.score.score;
@@ -318,8 +331,11 @@ export function* helperBakeSteps(
     const refined = { rounds: 0, helpers: 0 };
     for (let r = 0; r < refine; r++) {
       const { candidate, placement } = best!;
-      const { counts, added } = refinedCounts(departing, placement, regionResiduals(at, halfway, plain!, candidate, placement.regionOf)); // prettier-ignore
-      if (!added || !(yield* fitOne(placements.length + r, candidate.placement, placeHelpers(mesh, departing, perRegion, false, counts)))) break; // prettier-ignore
+      const residual = vertexResiduals(at, halfway, plain!, candidate);
+      const { counts } = refinedCounts(departing, placement, regionResiduals(residual, placement.regionOf));
+      const grown = splitHelpers(mesh, placement, counts, residual);
+      const added = grown.helperRegion.length - placement.helperRegion.length;
+      if (!added || !(yield* fitOne(placements.length + r, candidate.placement, grown, candidate.start))) break;
       refined.rounds++;
       refined.helpers += added;
     }
