@@ -78,12 +78,15 @@ export function helperRegions(
  *   with `share`, on average
  * @param share share the helpers out by the departure ({@link helperCounts}) instead of
  *   `perRegion` in each region
+ * @param given helpers per region joint, instead of either (a region not in it gets none; a
+ *   refinement's, {@link refinedCounts})
  */
 export function placeHelpers(
   mesh: SkinnedMesh,
   regions: HelperRegions,
   perRegion: number,
   share = false,
+  given?: ReadonlyMap<number, number>,
 ): HelperPlacement {
   const n = mesh.positions.length / 3;
   const { departure, regionOf, vertices: regionVertices } = regions;
@@ -91,7 +94,7 @@ export function placeHelpers(
   const helperCentre: number[][] = [];
   const regionHelpers = new Map<number, number[]>();
   const clusterOf = new Int32Array(n).fill(-1);
-  const counts = share ? helperCounts(regionVertices, departure, perRegion) : undefined;
+  const counts = given ?? (share ? helperCounts(regionVertices, departure, perRegion) : undefined);
   for (const [r, list] of regionVertices) {
     const k = counts ? (counts.get(r) ?? 0) : evenCount(list.length, perRegion);
     if (k < 1) continue;
@@ -297,7 +300,7 @@ export const REFINE_FROM = 0.1;
  * @param regions the regions the placement was made over ({@link helperRegions})
  * @param placement the placement fitted
  * @param residual per region joint, the fit's remaining error (`regionResiduals`)
- * @returns helpers per region joint for {@link splitHelpers}, and how many were added; none
+ * @returns helpers per region joint for {@link splitHelpers} or {@link placeHelpers}, and how many were added; none
  *   added where no region can take one more
  */
 export function refinedCounts(

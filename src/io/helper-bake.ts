@@ -72,12 +72,14 @@ export interface HelperBakeOptions {
   placement?: 'auto' | 'even' | 'departure';
   /**
    * Refinement rounds at most, 0 to 5 (`MAX_REFINE_ROUNDS` in `bake/samples.ts`); default 0.
-   * Each fits again with one more helper in every region where the fit kept leaves much of its
-   * error (`refinedCounts` in `bake/placement.ts`: at least a tenth of the worst region's) — the
-   * region's helper that leaves most split in two (`splitHelpers`) — starting from the fit kept
-   * (its helpers' transforms and its weights), and is kept only where its file plays closer to
-   * the method (`placementScore`, as `auto` compares); the rounds stop at the first that is not.
-   * Each costs at most one fit's time, twice where the guard `auto` fits again guarded between.
+   * Each adds one helper in every region where the fit kept leaves much of its error
+   * (`refinedCounts` in `bake/placement.ts`: at least a tenth of the worst region's) two ways
+   * and keeps the closer, where its file plays closer to the method than the fit kept
+   * (`placementScore`, as `auto` compares): the fit kept grown — the region's helper that
+   * leaves most split in two (`splitHelpers`), the fit starting from the kept one's helpers and
+   * weights — and every helper fitted afresh from new clusters (`placeHelpers`). The rounds stop
+   * at the first that keeps neither. Each costs at most two fits' time (the grown one usually
+   * far less), twice that where the guard `auto` fits again guarded between.
    */
   refine?: number;
   /** Influences per vertex in the baked file: 4 or 8; default 4. */
@@ -153,8 +155,9 @@ export interface HelperBakeResult {
   /** The placement written: the one asked, or the one `auto` kept. */
   placement: 'even' | 'departure';
   /**
-   * With `refine`: the refinement rounds kept and the helpers they added (to the fit written,
-   * before the helpers no vertex kept are dropped).
+   * With `refine`: the refinement rounds kept and the helpers they added: those the refined fit
+   * writes beyond those the fit it started from would have (before a guard half-way between
+   * samples gives vertices back, which may drop some of either).
    */
   refined?: { rounds: number; helpers: number };
   /** The guard the written bake was held to: the one asked, or the one `auto` kept. */
@@ -289,8 +292,8 @@ export function* helperBakeSteps(
     .filter(({ placement }, k, all) => k === 0 || !sameHelpers(placement, all[0].placement));
   // The guard `auto` may fit again, guarded half-way too: the progress counts both rounds.
   const rounds = guard === 'auto' && !samples.between ? 2 : 1;
-  // Per round, the placements' fits and the refinements' (at most).
-  const perRound = placements.length + refine;
+  // Per round, the placements' fits and the refinements' (two each, at most).
+  const perRound = placements.length + 2 * refine;
   const fit = { K, J, maxIterations, fits: rounds * perRound, keyTolerance, options };
   // Fits are scored where one is chosen among several.
   const scored = placements.length > 1 || rounds > 1 || refine > 0;
@@ -329,15 +332,21 @@ export function* helperBakeSteps(
     for (const [k, { name, placement }] of placements.entries()) yield* fitOne(k, name, placement);
     // Refinements: one more helper where the kept fit leaves most, kept while the file plays closer.
     const refined = { rounds: 0, helpers: 0 };
+    const unrefined = best!.candidate.helpersKept;
     for (let r = 0; r < refine; r++) {
       const { candidate, placement } = best!;
       const residual = vertexResiduals(at, halfway, plain!, candidate);
-      const { counts } = refinedCounts(departing, placement, regionResiduals(residual, placement.regionOf));
-      const grown = splitHelpers(mesh, placement, counts, residual);
-      const added = grown.helperRegion.length - placement.helperRegion.length;
-      if (!added || !(yield* fitOne(placements.length + r, candidate.placement, grown, candidate.start))) break;
+      const { counts, added } = refinedCounts(departing, placement, regionResiduals(residual, placement.regionOf));
+      if (!added) break;
+      // The helpers added two ways, the closer kept where it plays closer than the fit kept: the
+      // fit kept grown (its helpers that leave most split, the fit starting from it), and every
+      // helper fitted afresh from new clusters (where the fit kept sits in a poor minimum).
+      const k = placements.length + 2 * r;
+      const grown = yield* fitOne(k, candidate.placement, splitHelpers(mesh, placement, counts, residual), candidate.start); // prettier-ignore
+      const fresh = yield* fitOne(k + 1, candidate.placement, placeHelpers(mesh, departing, perRegion, false, counts));
+      if (!grown && !fresh) break;
       refined.rounds++;
-      refined.helpers += added;
+      refined.helpers = best!.candidate.helpersKept - unrefined;
     }
     return { ...best!, keyed, clips: at.clips, plain, refined };
   };
