@@ -78,8 +78,8 @@ export interface HelperBakeOptions {
    * (`placementScore`, as `auto` compares): the fit kept grown — the region's helper that
    * leaves most split in two (`splitHelpers`), the fit starting from the kept one's helpers and
    * weights — and every helper fitted afresh from new clusters (`placeHelpers`). The rounds stop
-   * at the first that keeps neither. Each costs at most two fits' time (the grown one usually
-   * far less), twice that where the guard `auto` fits again guarded between.
+   * at the first that keeps neither. Each costs at most two fits' time (the grown one often
+   * less), twice that where the guard `auto` fits again guarded between.
    */
   refine?: number;
   /** Influences per vertex in the baked file: 4 or 8; default 4. */
