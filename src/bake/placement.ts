@@ -345,8 +345,8 @@ export function splitHelpers(
   const left = (list: number[]) => list.reduce((s, i) => s + residual[i], 0);
   for (const [r, ids] of regionHelpers) {
     if ((counts.get(r) ?? 0) <= ids.length) continue;
-    let worst = ids[0];
-    for (const h of ids) if (left(members[h]) > left(members[worst])) worst = h;
+    const leaves = ids.map((h) => left(members[h]));
+    const worst = ids[leaves.indexOf(Math.max(...leaves))];
     const parts = kMeans(mesh.positions, members[worst], residual, 2);
     if (parts.length < 2) continue;
     const [keep, part] = left(parts[0].members) >= left(parts[1].members) ? [parts[1], parts[0]] : parts;

@@ -346,8 +346,8 @@ export function* helperBakeSteps(
       const fresh = yield* fitOne(k + 1, candidate.placement, placeHelpers(mesh, departing, perRegion, false, counts));
       if (!grown && !fresh) break;
       refined.rounds++;
-      refined.helpers = best!.candidate.helpersKept - unrefined;
     }
+    refined.helpers = best!.candidate.helpersKept - unrefined;
     return { ...best!, keyed, clips: at.clips, plain, refined };
   };
   // Compared half-way between the samples too, where players interpolate the keys: the
