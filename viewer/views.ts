@@ -7,7 +7,7 @@
 import * as THREE from 'three';
 import { type GLTF } from 'three/addons/loaders/GLTFLoader.js';
 import * as SkeletonUtils from 'three/addons/utils/SkeletonUtils.js';
-import { isCageObject, type ThreeSkinningMethod } from '../src/three/index.js';
+import { isCageObject, linearBlendVertex, type ThreeSkinningMethod } from '../src/three/index.js';
 import { View, camera, characterBox, controls, settings, state, viewCells } from './app.js';
 import { fitPoints, THREE_QUARTER } from './layout.js';
 import { updatePose } from './posing.js';
@@ -99,8 +99,12 @@ export function posedPoints(view: View): Float32Array {
   const v = new THREE.Vector3();
   for (const mesh of meshes) {
     const count = mesh.geometry.getAttribute('position')?.count ?? 0;
+    // Skinned (LBS) and morphed, in the mesh's space, as drawn: with every influence where a vertex
+    // has more than 4 (three's own skins the first 4: the chicken's 16 framed off its pose).
+    const skinned = (mesh as THREE.SkinnedMesh).isSkinnedMesh && mesh.geometry.getAttribute('joints_1');
+    const skin = skinned ? linearBlendVertex(mesh as THREE.SkinnedMesh) : (i: number, v: THREE.Vector3) => mesh.getVertexPosition(i, v); // prettier-ignore
     for (let i = 0; i < count; i += step) {
-      mesh.getVertexPosition(i, v); // skinned (LBS) and morphed, in the mesh's space
+      skin(i, v);
       v.applyMatrix4(mesh.matrixWorld);
       if (Number.isFinite(v.x + v.y + v.z)) out.push(v.x, v.y, v.z);
     }

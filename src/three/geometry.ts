@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Matrix4, type BufferAttribute, type InterleavedBufferAttribute, type SkinnedMesh } from 'three';
+import { Matrix4, Mesh, Vector3, type BufferAttribute, type InterleavedBufferAttribute, type SkinnedMesh } from 'three';
 import type { SkinnedMesh as CorskinMesh } from '../core/mesh.js';
 import { jointQuaternions } from '../deformers/joint-rotations.js';
 import { splitScale } from '../deformers/two-phase.js';
@@ -69,6 +69,38 @@ export function attributeValues<T extends Float32Array | Float64Array | Uint32Ar
 }
 
 /**
+ * three.js's GLTFLoader scales every skinned mesh's first influence set (`skinWeight`) to sum 1
+ * on its own (`SkinnedMesh.normalizeSkinWeights`), whatever the other sets hold: on a vertex with
+ * more than 4 influences the sets then sum to 1 + r, r the other sets' share, and the first set
+ * weighs 1 / (1 − r) times what the file says (the chicken's 16 influences: LBS up to 4% of the
+ * diagonal from the file's). Where vertex `i`'s first set sums to 1 and the others to r > 0,
+ * this scales the first set by 1 − r, which gives back the file's weights wherever they summed
+ * to 1 (as glTF asks); a first set of zeros that the loader made (1, 0, 0, 0) goes back to zeros.
+ * @param weights K per vertex, the first 4 the first set (in place)
+ * @param tolerance how close to 1 the first set's sum counts as normalised ({@link firstSetTolerance})
+ */
+function undoFirstSetNormalization(weights: Float32Array, K: number, i: number, tolerance: number): void {
+  const o = K * i;
+  const first = weights[o] + weights[o + 1] + weights[o + 2] + weights[o + 3];
+  let rest = 0;
+  for (let k = o + 4; k < o + K; k++) rest += weights[k];
+  if (!(rest > 0) || Math.abs(first - 1) > tolerance) return;
+  const scale = Math.max(0, 1 - rest);
+  for (let k = o; k < o + 4; k++) weights[k] *= scale;
+}
+
+/**
+ * How close to 1 a first influence set's sum counts as the loader's normalisation: float weights
+ * come out within float32 rounding; normalised 8- or 16-bit ones, written back quantized, within
+ * 4 steps.
+ */
+function firstSetTolerance(weights: BufferAttribute | InterleavedBufferAttribute): number {
+  const a = weights.array;
+  if (!weights.normalized || a instanceof Float32Array) return 1e-5;
+  return 4 / (a instanceof Uint8Array ? 255 : 65535);
+}
+
+/**
  * corskin's view of a three.js skinned geometry (bind space = the geometry's own space), for
  * the CPU deformers and the CoR precomputation.
  * @throws Error when the geometry lacks position, skinIndex or skinWeight
@@ -94,8 +126,10 @@ export function meshFromGeometry(mesh: SkinnedMesh): CorskinMesh {
       }
     }
   }
+  const tolerance = firstSetTolerance(g.getAttribute('skinWeight'));
   for (let i = 0; i < n; i++) {
     positions.set([pos.getX(i), pos.getY(i), pos.getZ(i)], 3 * i);
+    if (sets > 1) undoFirstSetNormalization(weights, K, i, tolerance);
     let s = 0;
     for (let k = 0; k < K; k++) s += weights[K * i + k];
     if (s > 0 && Math.abs(s - 1) > 1e-6) for (let k = 0; k < K; k++) weights[K * i + k] /= s;
@@ -136,4 +170,30 @@ export function writeJointTexture(mesh: SkinnedMesh, out: Float32Array, scratch?
     out[o + 15] = q[4 * j + 3];
   }
   return split !== null;
+}
+
+/**
+ * Vertex positions of `mesh` at its skeleton's current pose as corskin's LBS computes them: morph
+ * targets first, then linear blend skinning with every influence {@link meshFromGeometry} reads
+ * (three's `getVertexPosition` skins the first 4 alone). The returned function writes vertex i
+ * (mesh space, the units of the geometry) into `out` and returns it, at the pose of the call to
+ * this function (it updates the skeleton's bone matrices from the bones' world matrices then).
+ * @throws Error as {@link meshFromGeometry}
+ */
+export function linearBlendVertex(mesh: SkinnedMesh): (i: number, out: Vector3) => Vector3 {
+  const { influences: K, joints, weights } = meshFromGeometry(mesh);
+  mesh.skeleton.update();
+  const S = bindSpaceSkinningMatrices(mesh);
+  const p = new Vector3();
+  return (i, out) => {
+    Mesh.prototype.getVertexPosition.call(mesh, i, p); // morphed, not skinned
+    out.set(0, 0, 0);
+    for (let k = K * i; k < K * i + K; k++) {
+      const o = 16 * joints[k], w = weights[k]; // prettier-ignore
+      out.x += w * (S[o] * p.x + S[o + 4] * p.y + S[o + 8] * p.z + S[o + 12]);
+      out.y += w * (S[o + 1] * p.x + S[o + 5] * p.y + S[o + 9] * p.z + S[o + 13]);
+      out.z += w * (S[o + 2] * p.x + S[o + 6] * p.y + S[o + 10] * p.z + S[o + 14]);
+    }
+    return out;
+  };
 }

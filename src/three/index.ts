@@ -88,6 +88,7 @@ export { deltaMushFromGeometry, deltaMushOf, packDeltaMush, setDeltaMushModel } 
 export {
   attributeValues,
   bindSpaceSkinningMatrices,
+  linearBlendVertex,
   meshFromGeometry,
   worldSkinningMatrices,
   writeJointTexture,

@@ -11,6 +11,7 @@ import { KHRMeshQuantization } from '@gltf-transform/extensions';
 import * as THREE from 'three';
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { quietLogger, type SkinnedModel } from '../../src/io/gltf.js';
+import { linearBlendVertex } from '../../src/three/geometry.js';
 
 /**
  * The file in three.js (textures dropped first: GLTFLoader needs a DOM for images; its quantized
@@ -29,10 +30,13 @@ export async function loadInThree(path: string): Promise<GLTF> {
  * A player of `path` in three.js: `positions(clip, t)` poses the scene with the mixer at time t
  * of the clip (its name, or its index in the file) and returns the positions of `model`'s vertices (`model` read by corskin from
  * the same file: its parts name the primitives), world space.
+ * @param every skin every influence of a vertex as corskin/three reads them from the geometry
+ *   (`linearBlendVertex`) instead of three's first 4
  */
 export async function threePlayer(
   path: string,
   model: SkinnedModel,
+  every = false,
 ): Promise<{ positions: (clip: string | number, t: number) => Float32Array }> {
   const gltf = await loadInThree(path);
   const mixer = new THREE.AnimationMixer(gltf.scene);
@@ -66,8 +70,9 @@ export async function threePlayer(
       model.parts.forEach((part, k) => {
         const s = meshes[k];
         s.skeleton.update();
+        const all = every ? linearBlendVertex(s) : undefined;
         for (let i = 0; i < part.vertexCount; i++) {
-          s.getVertexPosition(i, v).applyMatrix4(s.matrixWorld);
+          (all ? all(i, v) : s.getVertexPosition(i, v)).applyMatrix4(s.matrixWorld);
           out.set([v.x, v.y, v.z], 3 * (part.vertexOffset + i));
         }
       });
