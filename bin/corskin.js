@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 for (const [signal, code] of [
   ['SIGINT', 130],
   ['SIGTERM', 143],
+  ['SIGHUP', 129],
 ])
   process.once(signal, () => process.exit(code));
 
@@ -31,7 +32,7 @@ if (missing.length) {
 
 const { runProcess } = await import('../dist/cli/process.js');
 
-// The command runs on a worker thread; this thread answers SIGINT/SIGTERM (src/cli/process.ts).
+// The command runs on a worker thread; this thread answers SIGINT/SIGTERM/SIGHUP (src/cli/process.ts).
 runProcess(process.argv).then((code) => {
   process.exitCode = code;
 });

@@ -75,14 +75,18 @@ const COMMANDS: [string, string[], string][] = [
   ],
 ];
 
-/** (signal, seconds into the run): both signals at 1, 2 and 4 s, for every command. */
-const SCHEDULE: [NodeJS.Signals, number][] = (['SIGINT', 'SIGTERM'] as const).flatMap((signal) =>
-  [1, 2, 4].map((seconds) => [signal, seconds] as [NodeJS.Signals, number]),
-);
+/** (signal, seconds into the run): SIGINT and SIGTERM at 1, 2 and 4 s, SIGHUP (a closed terminal) at 2 s, for every command. */
+const SCHEDULE: [NodeJS.Signals, number][] = [
+  ...(['SIGINT', 'SIGTERM'] as const).flatMap((signal) =>
+    [1, 2, 4].map((seconds) => [signal, seconds] as [NodeJS.Signals, number]),
+  ),
+  ['SIGHUP', 2],
+];
+const EXIT_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 
 describe('long commands stop when told', () => {
   it.each(COMMANDS)(
-    '%s: exit 130/143 within 2 s of SIGINT or SIGTERM at 1, 2 and 4 s, no output, input untouched',
+    '%s: exit 130/143/129 within 2 s of SIGINT or SIGTERM at 1, 2 and 4 s and SIGHUP at 2 s, no output, input untouched',
     async (_, args, watched) => {
       const before = readFileSync(watched);
       for (const [signal, seconds] of SCHEDULE) {
@@ -102,7 +106,7 @@ describe('long commands stop when told', () => {
         console.log(
           `${args.slice(0, 3).join(' ')} …: ${label} → exit ${code} after ${((at - sentAt) / 1000).toFixed(2)} s`,
         );
-        expect(code, label).toBe(signal === 'SIGINT' ? 130 : 143);
+        expect(code, label).toBe(EXIT_CODES[signal]);
         expect(at - sentAt, label).toBeLessThan(2000);
         expect(existsSync(OUT), label).toBe(false);
         expect(readdirSync(BATCH), label).toEqual([]);

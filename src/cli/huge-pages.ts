@@ -50,7 +50,7 @@ export function transparentHugePages(): string | undefined {
 /**
  * Runs the command line `argv` (as `process.argv`) in a child Node process with
  * `glibc.malloc.hugetlb=1` added to `GLIBC_TUNABLES`, its standard streams this process's;
- * SIGINT and SIGTERM are passed on (the child stops as the command does, `process.ts`), and the
+ * SIGINT, SIGTERM and SIGHUP are passed on (the child stops as the command does, `process.ts`), and the
  * child stops too if this process is killed outright (the IPC channel closes).
  * @returns the child's exit code (128 + the signal number where a signal ended it)
  */
@@ -61,7 +61,7 @@ export function relaunchOnHugePages(argv: string[]): Promise<number> {
     env: { ...process.env, [VARIABLE]: tunables, [CHILD]: '1' },
   });
   let passedOn = false;
-  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
     process.on(signal, () => {
       passedOn = true;
       child.kill(signal);

@@ -53,7 +53,7 @@ async function buildProgram(io: Io): Promise<Command> {
 }
 
 /**
- * On SIGINT or SIGTERM: remove the temporary files of writes in progress (no partial output is
+ * On SIGINT, SIGTERM or SIGHUP: remove the temporary files of writes in progress (no partial output is
  * ever left), give the terminal back its cursor and line wrapping (a progress bar hides them),
  * and exit with 128 + the signal number. For the `corskin` process itself.
  */
@@ -61,6 +61,7 @@ export function installSignalCleanup(): void {
   for (const [signal, code] of [
     ['SIGINT', 130],
     ['SIGTERM', 143],
+    ['SIGHUP', 129],
   ] as const) {
     process.once(signal, () => {
       removePendingTempFiles();

@@ -2,7 +2,7 @@
  * The `corskin` process: the command runs on a worker thread while the main thread stays free
  * to answer signals. A command's work is long and synchronous (a bake, a precomputation), so on
  * the main thread no signal handler could run until it ended — Ctrl+C would be ignored and the
- * output written anyway. Here SIGINT or SIGTERM stops the worker at once (V8 stops even a
+ * output written anyway. Here SIGINT, SIGTERM or SIGHUP stops the worker at once (V8 stops even a
  * running loop), removes the temporary files of writes in progress (outputs are renamed into
  * place only when complete: nothing partial is left, and an input is never replaced), and exits
  * with 128 + the signal number (130, 143), within a fraction of a second.
@@ -41,7 +41,7 @@ export async function runProcess(argv: string[]): Promise<number> {
   // The start-up's handlers (bin/corskin.js: exit at once) give way to these once they are in
   // place, in the same synchronous run: never no listener at all (a signal pending then would be
   // dropped, or one arriving met by the default action).
-  const startup = (['SIGINT', 'SIGTERM'] as const).map((s) => [s, process.listeners(s)] as const);
+  const startup = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((s) => [s, process.listeners(s)] as const);
   const handOver = () => {
     for (const [s, listeners] of startup) for (const l of listeners) process.removeListener(s, l as () => void);
   };
@@ -121,6 +121,7 @@ export async function runProcess(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', () => stop(130));
   process.on('SIGTERM', () => stop(143));
+  process.on('SIGHUP', () => stop(129)); // its terminal closed
   handOver();
   stopsWithParent(() => stop(143));
   // `corskin info x.glb | head` closes the pipe early: not an error. The command goes on without
