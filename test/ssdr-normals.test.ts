@@ -229,7 +229,7 @@ describe('normals in the skinning decomposition (Le & Deng 2012, positions and n
 });
 
 describe('fitTargetNormals', () => {
-  it('scales each method normal by its joint scale, weighs λ², and gives a zero or NaN normal weight 0 and a finite target', () => {
+  it('scales each method normal by its joint scale, weighs λ²/s², and gives a zero or NaN normal weight 0 and a finite target', () => {
     // Three vertices on one joint that scales by 2 and turns 90° about z; vertex 1's bind normal
     // is zero, and vertex 2's method normal is NaN at the second sample.
     const mesh: SkinnedMesh = {
@@ -254,7 +254,9 @@ describe('fitTargetNormals', () => {
     expect(targets[0].slice(0, 3)).toEqual([0, 2, 0]);
     expect(targets[0].slice(6, 9)).toEqual([-2, 0, 0]);
     for (const t of targets) expect(t.every(Number.isFinite)).toBe(true);
-    expect(fit.weights[0] / (NORMAL_FIT_LENGTH * diagonal) ** 2).toBeCloseTo(1, 6); // float32
+    // λ²/s²: the residual ‖Σ w L n − s m‖ is s times the normal's angle, so an angle weighs as
+    // at scale 1 (float32).
+    expect(fit.weights[0] / ((NORMAL_FIT_LENGTH * diagonal) / 2) ** 2).toBeCloseTo(1, 6);
     expect(fit.weights[1]).toBe(0);
     expect(fit.weights[2]).toBe(0);
     expect(Array.from(fit.rest).every(Number.isFinite)).toBe(true);

@@ -35,7 +35,7 @@ export interface FitTargetNormals {
   rest: Float32Array;
   /** At sample t, 3 per mesh vertex (one array, overwritten at each call): see {@link fitTargetNormals}. */
   targets: (t: number) => Float32Array;
-  /** λ_i² per mesh vertex (posed units²); complete once `targets` has been read at every sample. */
+  /** λ_i²/s_i² per mesh vertex (posed units² ÷ its joint's scale²); complete once `targets` has been read at every sample. */
   weights: Float32Array;
 }
 
@@ -43,8 +43,9 @@ export interface FitTargetNormals {
  * The fit's target normals (`SsdrProblem.normals`): at sample t, each listed vertex's normal as
  * the method poses it (unit), times the scale its heaviest joint's skinning matrix carries there
  * (|det L|^⅓; 1 on a rig whose skinning matrices are rigid), so that the target is what a
- * player's Σ w L n would be at that scale; each vertex weighed λ² = ({@link NORMAL_FIT_LENGTH} ·
- * `diagonal`)², less where the method's normal turns from plain LBS's by more than
+ * player's Σ w L n would be at that scale; each vertex weighed λ²/s² (λ = {@link NORMAL_FIT_LENGTH}
+ * · `diagonal`, s that scale: at its smallest weight over the samples), so that an angle weighs
+ * alike whatever the rig's scale, less where the method's normal turns from plain LBS's by more than
  * {@link NORMAL_FIT_TRUST}, and 0 (target 0) where either normal is zero or not finite at some sample.
  * @param mesh the skin (bind-space unit normals; its own influences are plain LBS's)
  * @param samples the method and LBS sampled (`samples.fixed[t]`: the joints' skinning matrices)
@@ -73,18 +74,26 @@ export function fitTargetNormals(
     return mesh.joints[best];
   });
   const lambda2 = (NORMAL_FIT_LENGTH * diagonal) ** 2;
-  const weights = new Float32Array(mesh.positions.length / 3);
-  for (const i of vertices) weights[i] = lambda2;
-  const out = new Float32Array(mesh.positions.length);
   const J = samples.fixed[0].length >> 4;
   const scale = new Float64Array(J);
+  const scales = (F: Float64Array) => {
+    for (let j = 0; j < J; j++) scale[j] = Math.abs(jointScale(F, j));
+  };
+  // A normal's residual ‖Σ w L n − s m‖ is s times its angle (s its joint's scale), the positions'
+  // are asset units: λ²/s² weighs an angle alike at any scale of the rig (a root node scaled 0.01
+  // or 100 above the skeleton made the normals weigh 10⁻⁴ or 10⁴ times as much).
+  const weights = new Float32Array(mesh.positions.length / 3);
+  scales(samples.fixed[0]);
+  vertices.forEach((i, a) => (weights[i] = lambda2 / scale[heaviest[a]] ** 2));
+  const out = new Float32Array(mesh.positions.length);
   const trusted = Math.cos(NORMAL_FIT_TRUST);
   const targets = (t: number) => {
     const normals = methodNormals(t);
     const F = samples.fixed[t];
-    for (let j = 0; j < J; j++) scale[j] = Math.abs(jointScale(F, j));
+    scales(F);
     vertices.forEach((i, a) => {
       const s = scale[heaviest[a]];
+      weights[i] = Math.min(weights[i], lambda2 / (s * s));
       for (let c = 0; c < 3; c++) out[3 * i + c] = s * normals[3 * i + c];
       // Plain LBS's normal, Σ w L n, and the method's angle from it.
       let x = 0, y = 0, z = 0; // prettier-ignore
@@ -99,13 +108,13 @@ export function fitTargetNormals(
       }
       const m0 = normals[3 * i], m1 = normals[3 * i + 1], m2 = normals[3 * i + 2]; // prettier-ignore
       const cos = (x * m0 + y * m1 + z * m2) / Math.sqrt((x * x + y * y + z * z) * (m0 * m0 + m1 * m1 + m2 * m2));
-      if (!Number.isFinite(cos) || !Number.isFinite(s)) {
+      if (!Number.isFinite(cos) || !(s > 0 && Number.isFinite(s))) {
         // A zero or degenerate normal (the method's or plain LBS's) has no direction to match.
         weights[i] = 0;
         out.fill(0, 3 * i, 3 * i + 3);
       } else if (cos < trusted) {
         const angle = Math.acos(Math.max(-1, cos));
-        weights[i] = Math.min(weights[i], lambda2 * (NORMAL_FIT_TRUST / angle) ** 2);
+        weights[i] = Math.min(weights[i], (lambda2 / (s * s)) * (NORMAL_FIT_TRUST / angle) ** 2);
       }
     });
     return out;

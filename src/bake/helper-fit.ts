@@ -231,7 +231,8 @@ export function* fitHelpers(
   // fit back into the whole mesh's model; every other vertex keeps its own.
   const turned = normals ? turnedNormals(data, active, mesh, fittedNormals(data, active, normals.targets)) : [];
   for (const a of turned) setOwnWeights(data.joints, data.weights, K, a, mesh, active[a]);
-  const guarded = keepFittedWeights(samples, active, data);
+  const own_ = ownInfluences(mesh, K);
+  const guarded = keepFittedWeights(samples, active, data, (a, joints, weights) => own_(active[a], joints, weights));
   const { kept } = guarded;
   // Those given back for their normals count as given back whatever the positions' guard found.
   let givenBack = guarded.givenBack;
@@ -297,6 +298,17 @@ function playedHelpers(model: SsdrModel, own: Uint8Array, J: number): Uint8Array
     for (let k = K * i; k < K * i + K; k++)
       if (!own[i] && model.weights[k] > 0 && model.joints[k] >= J) played[model.joints[k] - J] = 1;
   return played;
+}
+
+/**
+ * Vertex i's own influences as a bake plays them given back (the mesh's K heaviest, normalised),
+ * written into the first K entries of `joints`/`weights`: for the guards' blends (`blendBack`).
+ */
+export function ownInfluences(
+  mesh: SkinnedMesh,
+  K: number,
+): (i: number, joints: Uint32Array, weights: Float32Array) => void {
+  return (i, joints, weights) => setOwnWeights(joints, weights, K, 0, mesh, i);
 }
 
 /**

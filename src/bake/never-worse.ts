@@ -29,6 +29,37 @@ const GUARD_MARGIN = NEVER_WORSE_MARGIN - 1e-5;
  */
 const REPAIR_WEIGHTS = [16, 256, 4096, 65536];
 
+/** The shares of its fitted weights a vertex the repairs leave over is tried on, blended with its own (`keepFittedWeights`). */
+const BLEND_SHARES = [0.75, 0.5, 0.25, 0.125];
+
+/**
+ * α·a + (1 − α)·b of two sets of K influences (joints and weights), the K heaviest of their
+ * union kept and scaled to the blend's whole sum, into `joints`/`weights` at `at`.
+ */
+export function blendWeights(
+  a: { joints: ArrayLike<number>; weights: ArrayLike<number> },
+  b: { joints: ArrayLike<number>; weights: ArrayLike<number> },
+  alpha: number,
+  joints: Uint32Array,
+  weights: Float32Array,
+  at: number,
+): void {
+  const K = a.joints.length;
+  const sum = new Map<number, number>();
+  for (let k = 0; k < K; k++) {
+    if (a.weights[k] > 0) sum.set(a.joints[k], (sum.get(a.joints[k]) ?? 0) + alpha * a.weights[k]);
+    if (b.weights[k] > 0) sum.set(b.joints[k], (sum.get(b.joints[k]) ?? 0) + (1 - alpha) * b.weights[k]);
+  }
+  const all = [...sum].sort((x, y) => y[1] - x[1] || x[0] - y[0]);
+  const total = all.reduce((s, [, w]) => s + w, 0);
+  const kept = all.slice(0, K);
+  const keptSum = kept.reduce((s, [, w]) => s + w, 0);
+  for (let k = 0; k < K; k++) {
+    joints[at + k] = kept[k]?.[0] ?? 0;
+    weights[at + k] = kept[k] ? (kept[k][1] * total) / keptSum : 0;
+  }
+}
+
 /**
  * Which fitted vertices keep their fitted weights: not those the helpers do not bring closer to
  * the method than plain LBS (their squared distance summed over the samples, or at their worst
@@ -36,12 +67,16 @@ const REPAIR_WEIGHTS = [16, 256, 4096, 65536];
  * @param samples the method and LBS at every sample (whole mesh; `sampleMethod`)
  * @param active the fitted vertices (nA, indices into the whole mesh), as in `data`
  * @param data the fit, converged (`fit.ts`)
+ * @param own writes active vertex a's own influences (K joints and weights, as it plays them
+ *   given back); where given, a vertex the weighted repairs leave over is tried on blends of its
+ *   fitted weights with them before it is given back
  * @returns per active vertex, 1 where its fitted weights are kept; how many were given back
  */
 export function keepFittedWeights(
   samples: MethodSamples,
   active: readonly number[],
   data: FitData,
+  own?: (a: number, joints: Uint32Array, weights: Float32Array) => void,
 ): { kept: Uint8Array; givenBack: number } {
   const { lbsSquared, targets } = samples;
   const T = targets.length;
@@ -71,7 +106,6 @@ export function keepFittedWeights(
       if (d > lbsMax[a]) lbsMax[a] = d;
     });
   for (let a = 0; a < nA; a++) kept[a] = fittedSum[a] <= lbsSum[a] && fittedMax[a] <= lbsMax[a] ? 1 : 0;
-  const overall = nA - kept.reduce((s, k) => s + k, 0);
   const lbsDistance = (t: number) => roots(lbsSquared[t]);
   const bounds = sampleBounds(lbsDistance, T, active, GUARD_MARGIN * boundingBoxDiagonal(targets[0]));
   // A vertex over at some samples first gets its weights solved again by weighted least squares,
@@ -80,8 +114,14 @@ export function keepFittedWeights(
   // percentile at no sample where it was not, and closer than LBS overall.
   const scratch = weightScratch();
   const old = new Float32Array(T);
+  // Vertex a's distances at every sample as its weights are now, into its column of `distances`.
+  const measure = (a: number): void => {
+    vertexErrors(problem, model, a, distances);
+    for (let t = 0; t < T; t++) distances[t * nA + a] = Math.sqrt(distances[t * nA + a]);
+  };
+  const { K } = data;
+  const blend = own && blendBack(data.joints, data.weights, K, own, measure);
   const repair = (a: number, over: number[]): boolean => {
-    const { K } = data;
     const before = { joints: data.joints.slice(K * a, K * a + K), weights: data.weights.slice(K * a, K * a + K) };
     // Its own joints (the fixed joints among its candidates) and the helpers it has.
     const candidates = Array.from(data.candidates.subarray(data.candidateStart[a], data.candidateStart[a + 1])).filter(
@@ -93,37 +133,43 @@ export function keepFittedWeights(
     for (const weight of REPAIR_WEIGHTS) {
       sampleWeights.fill(weight, data.fitSamples.length);
       updateVertexWeights(views.problem, views.model, a, candidates, scratch, sampleWeights);
-      // Its distances at every sample, written in place (its column of `distances`).
-      const e = vertexErrors(problem, model, a, distances);
-      let within = e.sum <= lbsSum[a] && e.max <= lbsMax[a];
-      for (let t = 0; t < T; t++) {
-        const o = t * nA + a;
-        distances[o] = Math.sqrt(distances[o]);
-        // Within LBS's largest everywhere, and past its percentile nowhere it was not already.
-        const past = distances[o] > bounds.pBound[t] && old[t] <= bounds.pBound[t] && bounds.lbsActive[o] <= bounds.pBound[t]; // prettier-ignore
-        if (distances[o] > bounds.maxBound[t] || past) within = false;
-      }
-      if (within) return true;
+      measure(a);
+      if (withinBounds(bounds, distances, a, old)) return true;
     }
-    for (let t = 0; t < T; t++) distances[t * nA + a] = old[t];
     data.joints.set(before.joints, K * a);
     data.weights.set(before.weights, K * a);
+    if (blend?.(a, bounds, distances, old)) return true;
+    for (let t = 0; t < T; t++) distances[t * nA + a] = old[t];
     return false;
   };
+  // A vertex farther than LBS overall (its sum or its worst sample) gets the same repair first,
+  // the samples where it is farther than LBS weighing more: given back whole, it plays LBS's
+  // error, and that is where the bake's largest distance often is (the Soldier's DDM: its two
+  // worst vertices, 0.26 of LBS's largest, were given back).
+  let overall = 0;
+  for (let a = 0; a < nA; a++) {
+    if (kept[a]) continue;
+    const over: number[] = [];
+    for (let t = 0; t < T; t++) if (distances[t * nA + a] > bounds.lbsActive[t * nA + a]) over.push(t);
+    if (over.length && repair(a, over)) kept[a] = 1;
+    else overall++;
+  }
   return { kept, givenBack: overall + keepNeverWorse(bounds, distances, kept, repair) };
 }
 
 /**
  * The guard of {@link keepFittedWeights} over any set of times (a fit's samples and the times
- * half-way between them, say), without repairs: fitted vertices given back their own influences
- * until, at every time, the baked mesh's largest and 99th-percentile distance to the method are
- * within `GUARD_MARGIN` × `diagonal` of plain LBS's there.
+ * half-way between them, say), without its weighted repairs: fitted vertices given back their own
+ * influences until, at every time, the baked mesh's largest and 99th-percentile distance to the
+ * method are within `GUARD_MARGIN` × `diagonal` of plain LBS's there — each first tried on
+ * blends of its fitted weights with its own ({@link blendBack}) where `blend` is given.
  * @param lbsDistance per time t (T), plain LBS's distance to the method at every vertex (n; posed
  *   units); read once
  * @param active the fitted vertices (nA, indices into n)
  * @param fitted their distance to the method as baked, `fitted[t·nA + a]` (posed units)
  * @param kept per active vertex, 1 where it plays its fitted weights (cleared where given back)
  * @param diagonal the posed bounding-box diagonal the margin is a share of
+ * @param blend from {@link blendBack}, over the same active vertices and times
  * @returns the vertices given back
  */
 export function holdNeverWorse(
@@ -133,12 +179,85 @@ export function holdNeverWorse(
   fitted: Float32Array,
   kept: Uint8Array,
   diagonal: number,
+  blend?: BlendBack,
 ): number {
-  return keepNeverWorse(sampleBounds(lbsDistance, T, active, GUARD_MARGIN * diagonal), fitted, kept);
+  const bounds = sampleBounds(lbsDistance, T, active, GUARD_MARGIN * diagonal);
+  const old = new Float32Array(T);
+  const repair =
+    blend &&
+    ((a: number): boolean => {
+      for (let t = 0; t < T; t++) old[t] = fitted[t * active.length + a];
+      if (blend(a, bounds, fitted, old)) return true;
+      for (let t = 0; t < T; t++) fitted[t * active.length + a] = old[t];
+      return false;
+    });
+  return keepNeverWorse(bounds, fitted, kept, repair);
+}
+
+/**
+ * Tries vertex a part of the way back to its own influences: α·fitted + (1 − α)·own for α in
+ * `BLEND_SHARES` ({@link blendWeights}), kept with the first within the bounds
+ * ({@link withinBounds}, `old` its distances with its fitted weights) — where a fit is farther
+ * than LBS at a few times and far closer at the others, a blend can be within LBS at every time
+ * and still closer at most, where given back whole the vertex plays LBS's distance at its worst.
+ * Returns false with its fitted weights back (its column of `fitted` as the last blend left it).
+ */
+export type BlendBack = (a: number, bounds: SampleBounds, fitted: Float32Array, old: Float32Array) => boolean;
+
+/**
+ * A {@link BlendBack} for the weights `joints`/`weights` (K per active vertex, from row `row(a)`,
+ * default a: the fit's arrays, or the whole mesh's model with `row` the vertex's index).
+ * @param own writes active vertex a's own K influences (as it plays them given back)
+ * @param measure writes active vertex a's distance at every time, as its weights are now, into
+ *   its column of the `fitted` array the guard reads
+ */
+export function blendBack(
+  joints: Uint32Array,
+  weights: Float32Array,
+  K: number,
+  own: (a: number, joints: Uint32Array, weights: Float32Array) => void,
+  measure: (a: number) => void,
+  row: (a: number) => number = (a) => a,
+): BlendBack {
+  const [ownJoints, ownWeights] = [new Uint32Array(K), new Float32Array(K)];
+  return (a, bounds, fitted, old) => {
+    const at = K * row(a);
+    const fit = { joints: joints.slice(at, at + K), weights: weights.slice(at, at + K) };
+    own(a, ownJoints, ownWeights);
+    for (const alpha of BLEND_SHARES) {
+      blendWeights(fit, { joints: ownJoints, weights: ownWeights }, alpha, joints, weights, at);
+      measure(a);
+      if (withinBounds(bounds, fitted, a, old)) return true;
+    }
+    joints.set(fit.joints, at);
+    weights.set(fit.weights, at);
+    return false;
+  };
+}
+
+/**
+ * Whether active vertex a's distances to the method (its column of `fitted`, posed units) are
+ * within plain LBS's at the vertex — their squares summed over the times, and at its worst time
+ * — and within `bounds` at every time: LBS's largest over the mesh, and past LBS's percentile at
+ * no time where its distances before (`old`) and LBS's were not.
+ */
+function withinBounds(bounds: SampleBounds, fitted: Float32Array, a: number, old: Float32Array): boolean {
+  const { nA, maxBound, pBound, lbsActive } = bounds;
+  let [sum, lbsSum, max, lbsMax] = [0, 0, 0, 0];
+  for (let t = 0; t < maxBound.length; t++) {
+    const o = t * nA + a;
+    const d = fitted[o], l = lbsActive[o]; // prettier-ignore
+    sum += d * d;
+    lbsSum += l * l;
+    max = Math.max(max, d);
+    lbsMax = Math.max(lbsMax, l);
+    if (d > maxBound[t] || (d > pBound[t] && old[t] <= pBound[t] && l <= pBound[t])) return false;
+  }
+  return sum <= lbsSum && max <= lbsMax;
 }
 
 /** Per sample, what plain LBS allows ({@link sampleBounds}); nA active vertices. */
-interface SampleBounds {
+export interface SampleBounds {
   nA: number;
   /** LBS's largest distance plus the tolerance, per sample. */
   maxBound: Float64Array;

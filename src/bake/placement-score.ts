@@ -14,7 +14,7 @@ import { boundingBoxDiagonal } from '../core/mesh.js';
 import type { HelperCandidate } from './helper-fit.js';
 import { NEVER_WORSE_MARGIN } from './measure.js';
 import { maxAndP99, maxAndP99Within } from './percentile.js';
-import { holdNeverWorse, roots } from './never-worse.js';
+import { blendBack, holdNeverWorse, roots } from './never-worse.js';
 import type { MethodSamples } from './sampling.js';
 import { verticesErrors, type SsdrProblem } from './ssdr.js';
 
@@ -112,7 +112,10 @@ export function placementScore(
 /**
  * What holds a candidate never worse than plain LBS half-way between the samples as well as at
  * them: the never-worse guard (`holdNeverWorse`) over the samples and the half-way times together,
- * the helpers there played from their kept keys. The fit is not redone.
+ * the helpers there played from their kept keys, each vertex first tried on blends of its fitted
+ * weights with its own (`blendBack`: the candidate's weights changed in place where one holds).
+ * The fit is not redone.
+ * @param own writes vertex i's own K influences (as it plays them given back)
  * @returns the fitted vertices to give back their own influences (`giveBack`)
  */
 export function holdHalfway(
@@ -120,6 +123,7 @@ export function holdHalfway(
   halfway: MethodSamples,
   plain: PlainLbs,
   candidate: HelperCandidate,
+  own: (i: number, joints: Uint32Array, weights: Float32Array) => void,
 ): number[] {
   const n = samples.targets[0].length / 3;
   const baked = bakedSquared(samples, halfway, plain, candidate);
@@ -131,8 +135,38 @@ export function holdHalfway(
   for (let t = 0; t < T; t++) active.forEach((i, a) => (fitted[t * nA + a] = Math.sqrt(baked[t * n + i])));
   const lbsDistance = (t: number) => roots(plain.squared.subarray(t * n, (t + 1) * n));
   const kept = new Uint8Array(nA).fill(1);
-  holdNeverWorse(lbsDistance, T, active, fitted, kept, boundingBoxDiagonal(samples.targets[0]));
+  const { model } = candidate;
+  const times = playedTimes(samples, halfway, candidate);
+  const [sum, max] = [new Float64Array(1), new Float64Array(1)];
+  // Vertex active[a]'s distances at every time into its column of `fitted` (through `baked`).
+  const measure = (a: number) => {
+    const i = active[a];
+    let from = 0;
+    for (const { problem, transforms } of times) {
+      const out = baked.subarray(from, (from += problem.targets.length * n));
+      verticesErrors(problem, { ...model, transforms }, [i], sum, max, out);
+    }
+    for (let t = 0; t < T; t++) fitted[t * nA + a] = Math.sqrt(baked[t * n + i]);
+  };
+  const blend = blendBack(model.joints, model.weights, model.influences, (a, j, w) => own(active[a], j, w), measure, (a) => active[a]); // prettier-ignore
+  holdNeverWorse(lbsDistance, T, active, fitted, kept, boundingBoxDiagonal(samples.targets[0]), blend);
   return active.filter((_, a) => !kept[a]);
+}
+
+/**
+ * The times a candidate is measured at: the samples (the fit's transforms), then with `halfway`
+ * the half-way times (the keys interpolated), each as the decomposition's problem there and the
+ * helpers' transforms.
+ */
+function playedTimes(
+  samples: MethodSamples,
+  halfway: MethodSamples | undefined,
+  candidate: HelperCandidate,
+): { problem: SsdrProblem; transforms: Float64Array[] }[] {
+  const n = samples.targets[0].length / 3;
+  const sets = [{ at: samples, transforms: candidate.model.transforms }];
+  if (halfway) sets.push({ at: halfway, transforms: playedHalfway(samples, halfway, candidate) });
+  return sets.map(({ at, transforms }) => ({ problem: { n, rest: at.rest, targets: at.targets, fixed: at.fixed }, transforms })); // prettier-ignore
 }
 
 /**
@@ -148,20 +182,15 @@ function bakedSquared(
   candidate: HelperCandidate,
 ): Float32Array {
   const n = samples.targets[0].length / 3;
-  // The times measured: the samples (the fit's transforms), then half-way (the keys interpolated).
-  const sets = [{ at: samples, transforms: candidate.model.transforms }];
-  if (halfway) sets.push({ at: halfway, transforms: playedHalfway(samples, halfway, candidate) });
   const baked = plain.scratch; // a vertex that keeps its own influences plays plain LBS
   baked.set(plain.squared);
   let from = 0;
   const fitted: number[] = [];
   for (let i = 0; i < n; i++) if (!candidate.own[i]) fitted.push(i);
   const [sum, max] = [new Float64Array(fitted.length), new Float64Array(fitted.length)];
-  for (const { at, transforms } of sets) {
-    const problem: SsdrProblem = { n, rest: at.rest, targets: at.targets, fixed: at.fixed };
-    const model = { ...candidate.model, transforms };
-    const out = baked.subarray(from, (from += at.targets.length * n));
-    verticesErrors(problem, model, fitted, sum, max, out);
+  for (const { problem, transforms } of playedTimes(samples, halfway, candidate)) {
+    const out = baked.subarray(from, (from += problem.targets.length * n));
+    verticesErrors(problem, { ...candidate.model, transforms }, fitted, sum, max, out);
   }
   return baked;
 }

@@ -54,6 +54,7 @@ import { runFitTaskHere, type FitErrors } from '../bake/fit.js';
 import {
   fitHelpers,
   giveBack,
+  ownInfluences,
   type HelperCandidate,
   type HelperFitStart,
   type HelperFitStep,
@@ -365,7 +366,7 @@ export function* helperBakeSteps(
   let chosen = first;
   let halfwayGivenBack: number | undefined;
   if (rounds > 1 && worseHalfway > 0) {
-    const over = holdHalfway(samples, halfway!, first.plain!, first.candidate);
+    const over = holdHalfway(samples, halfway!, first.plain!, first.candidate, ownInfluences(mesh, first.candidate.model.influences)); // prettier-ignore
     giveBack(first.candidate, over, mesh, J);
     halfwayGivenBack = over.length;
     const held = placementScore(samples, halfway, first.plain!, first.candidate).score;
