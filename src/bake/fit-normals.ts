@@ -3,8 +3,8 @@
  * skins a vertex's normal by its blended matrix's linear part, so a helper that places its
  * vertices right while turning about them — free to, where they lie near a line or a point —
  * turns their normals, which a fit of positions alone (Le & Deng 2012, "Smooth Skinning
- * Decomposition with Rigid Bones", ACM TOG 31(6), SIGGRAPH Asia 2012) never sees. With λ² ‖Σ w L n
- * − m‖² added to each vertex's squared error at each sample, the bone update's rotation and the
+ * Decomposition with Rigid Bones", ACM TOG 31(6), SIGGRAPH Asia 2012) never sees. With λ²/s² ‖Σ w L n
+ * − s·m‖² (s the joint's scale) added to each vertex's squared error at each sample, the bone update's rotation and the
  * weight update's weights hold the method's normals too, and fewer vertices are left for the
  * normals' guard (`normal-guard.ts`) to give back.
  *

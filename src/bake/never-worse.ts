@@ -29,12 +29,13 @@ const GUARD_MARGIN = NEVER_WORSE_MARGIN - 1e-5;
  */
 const REPAIR_WEIGHTS = [16, 256, 4096, 65536];
 
-/** The shares of its fitted weights a vertex the repairs leave over is tried on, blended with its own (`keepFittedWeights`). */
+/** The shares of its fitted weights a vertex the guard would give back is tried on, blended with its own ({@link blendBack}). */
 const BLEND_SHARES = [0.75, 0.5, 0.25, 0.125];
 
 /**
- * α·a + (1 − α)·b of two sets of K influences (joints and weights), the K heaviest of their
- * union kept and scaled to the blend's whole sum, into `joints`/`weights` at `at`.
+ * α·a + (1 − α)·b of two sets of K influences (joints and weights, K each; a joint index < J a
+ * fixed joint, else a helper), the K heaviest of their union kept and scaled to the blend's whole
+ * sum, into `joints`/`weights` from element `at` (K·row) on.
  */
 export function blendWeights(
   a: { joints: ArrayLike<number>; weights: ArrayLike<number> },
@@ -61,9 +62,10 @@ export function blendWeights(
 }
 
 /**
- * Which fitted vertices keep their fitted weights: not those the helpers do not bring closer to
- * the method than plain LBS (their squared distance summed over the samples, or at their worst
- * sample); then not those {@link keepNeverWorse} gives back, sample by sample.
+ * Which fitted vertices keep their fitted weights: those the helpers bring closer to the method
+ * than plain LBS (their squared distance summed over the samples, and at their worst sample), or
+ * that a repair or a blend back towards their own weights brings there; then not those
+ * {@link keepNeverWorse} gives back, sample by sample.
  * @param samples the method and LBS at every sample (whole mesh; `sampleMethod`)
  * @param active the fitted vertices (nA, indices into the whole mesh), as in `data`
  * @param data the fit, converged (`fit.ts`)
@@ -319,7 +321,7 @@ function sampleBounds(
  * most farther than LBS first, as many as it takes — each first repaired once by `repair` where
  * given (kept if that returns true, its distances in `fitted` updated). A vertex's distance
  * changes at every sample, so the sweep repeats until no sample is over (it ends: each vertex is
- * repaired at most once and given back at most once, and with none fitted the bound holds).
+ * repaired at most once here and given back at most once, and with none fitted the bound holds).
  * @param fitted the fitted weights' distance to the method at active vertex a and sample t,
  *   `fitted[t·nA + a]` (posed units)
  * @param kept per active vertex, 1 where its fitted weights are kept (cleared here where given

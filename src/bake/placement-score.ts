@@ -96,7 +96,7 @@ export function placementScore(
   candidate: HelperCandidate,
 ): PlacementScore {
   const n = samples.targets[0].length / 3;
-  const baked = bakedSquared(samples, halfway, plain, candidate);
+  const baked = bakedSquared(playedTimes(samples, halfway, candidate), plain, candidate);
   const margin = NEVER_WORSE_MARGIN * boundingBoxDiagonal(samples.targets[0]);
   const skip = samples.targets.length;
   let worseHalfway = 0;
@@ -126,7 +126,8 @@ export function holdHalfway(
   own: (i: number, joints: Uint32Array, weights: Float32Array) => void,
 ): number[] {
   const n = samples.targets[0].length / 3;
-  const baked = bakedSquared(samples, halfway, plain, candidate);
+  const times = playedTimes(samples, halfway, candidate);
+  const baked = bakedSquared(times, plain, candidate);
   const T = baked.length / n;
   const active: number[] = [];
   for (let i = 0; i < n; i++) if (!candidate.own[i]) active.push(i);
@@ -136,7 +137,6 @@ export function holdHalfway(
   const lbsDistance = (t: number) => roots(plain.squared.subarray(t * n, (t + 1) * n));
   const kept = new Uint8Array(nA).fill(1);
   const { model } = candidate;
-  const times = playedTimes(samples, halfway, candidate);
   const [sum, max] = [new Float64Array(1), new Float64Array(1)];
   // Vertex active[a]'s distances at every time into its column of `fitted` (through `baked`).
   const measure = (a: number) => {
@@ -170,25 +170,24 @@ function playedTimes(
 }
 
 /**
- * The candidate's squared distance to the method at every sample and, with `halfway`, every
- * half-way time (the helpers there played from their kept keys), per time and vertex as
+ * The candidate's squared distance to the method at the times `times` ({@link playedTimes}: every
+ * sample, then any half-way times, the helpers there played from their kept keys), per time and vertex as
  * {@link PlainLbs.squared}; plain LBS's where a vertex keeps its own influences. Written into
  * `plain.scratch` (and returned): valid until the next candidate is measured.
  */
 function bakedSquared(
-  samples: MethodSamples,
-  halfway: MethodSamples | undefined,
+  times: { problem: SsdrProblem; transforms: Float64Array[] }[],
   plain: PlainLbs,
   candidate: HelperCandidate,
 ): Float32Array {
-  const n = samples.targets[0].length / 3;
+  const { n } = times[0].problem;
   const baked = plain.scratch; // a vertex that keeps its own influences plays plain LBS
   baked.set(plain.squared);
   let from = 0;
   const fitted: number[] = [];
   for (let i = 0; i < n; i++) if (!candidate.own[i]) fitted.push(i);
   const [sum, max] = [new Float64Array(fitted.length), new Float64Array(fitted.length)];
-  for (const { problem, transforms } of playedTimes(samples, halfway, candidate)) {
+  for (const { problem, transforms } of times) {
     const out = baked.subarray(from, (from += problem.targets.length * n));
     verticesErrors(problem, { ...candidate.model, transforms }, fitted, sum, max, out);
   }
@@ -246,7 +245,7 @@ export function vertexResiduals(
   candidate: HelperCandidate,
 ): Float64Array {
   const n = samples.targets[0].length / 3;
-  const baked = bakedSquared(samples, halfway, plain, candidate);
+  const baked = bakedSquared(playedTimes(samples, halfway, candidate), plain, candidate);
   const out = new Float64Array(n);
   for (let k = 0; k < baked.length; k++) out[k % n] += baked[k];
   return out;

@@ -5,7 +5,7 @@
  * output written anyway. Here SIGINT, SIGTERM or SIGHUP stops the worker at once (V8 stops even a
  * running loop), removes the temporary files of writes in progress (outputs are renamed into
  * place only when complete: nothing partial is left, and an input is never replaced), and exits
- * with 128 + the signal number (130, 143), within a fraction of a second.
+ * with 128 + the signal number (130, 143, 129), within a fraction of a second.
  *
  * `corskin view` (a server until Ctrl+C) runs on the main thread; `corskin bake` first starts
  * again in a child process on huge pages where it can (`huge-pages.ts`).

@@ -47,8 +47,8 @@ export async function readBytes(path: string): Promise<Buffer> {
 const pendingTempFiles = new Set<string>();
 
 /**
- * Removes the temporary files of writes still in progress, synchronously — for a SIGINT or
- * SIGTERM handler that is about to exit. The final files are untouched: a write either
+ * Removes the temporary files of writes still in progress, synchronously — for a SIGINT,
+ * SIGTERM or SIGHUP handler that is about to exit. The final files are untouched: a write either
  * renamed its temporary file into place already, or never will.
  */
 export function removePendingTempFiles(): void {

@@ -190,6 +190,7 @@ export function linearBlendVertex(mesh: SkinnedMesh): (i: number, out: Vector3) 
     out.set(0, 0, 0);
     for (let k = K * i; k < K * i + K; k++) {
       const o = 16 * joints[k], w = weights[k]; // prettier-ignore
+      if (w === 0) continue; // an empty slot's joint may be any index
       out.x += w * (S[o] * p.x + S[o + 4] * p.y + S[o + 8] * p.z + S[o + 12]);
       out.y += w * (S[o + 1] * p.x + S[o + 5] * p.y + S[o + 9] * p.z + S[o + 13]);
       out.z += w * (S[o + 2] * p.x + S[o + 6] * p.y + S[o + 10] * p.z + S[o + 14]);
