@@ -6,7 +6,13 @@
  * spherical average of two points is slerp; Eq. 3's swing–twist is the frame-to-frame rotation.
  */
 import { describe, expect, it } from 'vitest';
-import { boneKeyPosition, boneMap, boneMapInverse, type BoneTemplateFrame } from '../src/methods/templates/bone.js';
+import {
+  blendCylindrical,
+  boneKeyPosition,
+  boneMap,
+  boneMapInverse,
+  type BoneTemplateFrame,
+} from '../src/methods/templates/bone.js';
 import { frameRotation, jointKeyPosition, blendMagnitudeDirection } from '../src/methods/templates/joint.js';
 import { createKeyPoseWeights } from '../src/methods/templates/key-poses.js';
 import { apply3, axisAngle } from '../src/methods/templates/rotation.js';
@@ -258,5 +264,70 @@ describe('key poses (Eq. 2)', () => {
     const between = weights([...rest.slice(0, 6), ...bentFrame(X, Y, Math.PI / 4, Math.PI / 6)]);
     expect(between.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 14);
     expect(Math.min(...between)).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('the closed forms of Eq. 1 against their definitions', () => {
+  // Random bends (about z) and twists of both relevant bones, at the key pose and at the pose; the
+  // twists kept within ±80° so that principal angles and the evaluation's branch of β agree.
+  const random = rng(11);
+  const angle = (max: number) => (2 * random() - 1) * max;
+  const frames = (bend: number) => [
+    ...bentFrame([-1, 0, 0], [0, 1, 0], angle(bend), angle((4 * Math.PI) / 9)),
+    ...bentFrame([1, 0, 0], [0, 1, 0], angle(bend), angle((4 * Math.PI) / 9)),
+  ];
+
+  it('a bone template vertex is Eq. 4 inverted at the key pose, applied at the pose from each end and ⊕-blended (u ∝ 1/s)', () => {
+    const t: BoneTemplateFrame = { axis: X, length: 1.3, reference: Y };
+    let worst = 0;
+    for (let trial = 0; trial < 40; trial++) {
+      const key = frames(0.6);
+      const pose = frames(1.4);
+      for (let p = 0; p < 25; p++) {
+        const v = [1.3 * random(), 0.3 * (random() - 0.5), 0.3 * (random() - 0.5)];
+        const moved = new Float64Array(6);
+        const canonical = new Float64Array(3);
+        const s = [v[0] / 1.3, 1 - v[0] / 1.3]; // distance from each end along the bone, in lengths
+        for (let j = 0; j < 2; j++) {
+          boneMapInverse(t, j, key.slice(6 * j, 6 * j + 6), v, canonical);
+          boneMap(t, j, pose.slice(6 * j, 6 * j + 6), canonical, moved, 3 * j);
+        }
+        const u = [1 / s[0], 1 / s[1]].map((x, _, a) => x / (a[0] + a[1]));
+        const expected = blendCylindrical(t, moved, u, new Float64Array(3));
+        const got = boneKeyPosition(t, { position: v, frames: key }, pose, new Float64Array(3));
+        worst = Math.max(worst, Math.hypot(got[0] - expected[0], got[1] - expected[1], got[2] - expected[2]));
+      }
+    }
+    expect(worst).toBeLessThan(1e-12);
+  });
+
+  it('a two-bone joint template vertex is the spherical average of v carried by each bone (u ∝ 1/angle)', () => {
+    const canonical = [...X, ...Y];
+    let worst = 0;
+    for (let trial = 0; trial < 40; trial++) {
+      const key = frames(0.6);
+      const pose = frames(1.4);
+      for (let p = 0; p < 25; p++) {
+        const v = [random() - 0.5, random() - 0.5, random() - 0.5].map((x) => 0.4 * x);
+        const len = Math.hypot(...v);
+        const dirs: number[] = [];
+        const u: number[] = [];
+        for (let j = 0; j < 2; j++) {
+          const b = key.slice(6 * j, 6 * j + 3);
+          u.push(1 / Math.acos((v[0] * b[0] + v[1] * b[1] + v[2] * b[2]) / len));
+          // M_j(pose) · M_j(key)ᵀ · v
+          const atKey = frameRotation(X, Y, key.slice(6 * j, 6 * j + 3), key.slice(6 * j + 3, 6 * j + 6));
+          const atPose = frameRotation(X, Y, pose.slice(6 * j, 6 * j + 3), pose.slice(6 * j + 3, 6 * j + 6));
+          const back = [0, 1, 2].map((c) => atKey[c] * v[0] + atKey[3 + c] * v[1] + atKey[6 + c] * v[2]);
+          dirs.push(...turn(atPose, back).map((x) => x / len));
+        }
+        const expected = sphericalAverage(dirs, [u[0] / (u[0] + u[1]), u[1] / (u[0] + u[1])], new Float64Array(3)).map(
+          (x) => x * len,
+        );
+        const got = jointKeyPosition(canonical, { position: v, frames: key }, pose, new Float64Array(3));
+        worst = Math.max(worst, Math.hypot(got[0] - expected[0], got[1] - expected[1], got[2] - expected[2]));
+      }
+    }
+    expect(worst).toBeLessThan(1e-12);
   });
 });

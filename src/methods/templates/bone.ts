@@ -191,9 +191,16 @@ export function boneTemplateKey(t: BoneTemplateFrame, keyFrames: ArrayLike<numbe
  * A bone template prepared for one pose: Eq. 1 for any number of its vertices, each from its key
  * pose (`key`, {@link boneTemplateKey}) to `frames` (12 numbers), with the per-pose parameters
  * computed once. The returned function's optional `memo` (9 numbers from `mo`, NaN-filled when
- * fresh) keeps the part of a vertex's evaluation that depends on the key pose only — its
- * canonical position seen from each end and its blend weights — so later poses of the same key
- * pose skip it.
+ * fresh) keeps the part of a vertex's evaluation that depends on the key pose only — Eq. 4's
+ * inverse at each end and the blend weights — so later poses of the same key pose skip it.
+ *
+ * Evaluated in closed form rather than by {@link boneMapInverse}, {@link boneMap} and
+ * {@link blendCylindrical} (which define it, and which the tests compare it with): both ends turn
+ * a point about the template bone's axis and shift it along it, so each end's candidate keeps the
+ * vertex's distance ρ to the axis, its direction about the axis is the rest direction turned by
+ * φ_j = ±(1 − s_j)·(β_j − β_j^key), and ⊕'s spherical mean of two such directions (slerp) is the
+ * rest direction turned by φ₀ + u₁·(φ₁ − φ₀) (the difference taken in (−π, π], slerp's shorter
+ * arc). Per vertex that is three sine–cosine pairs and no allocation.
  */
 export function prepareBoneTemplate(
   { template: t, ends: key }: BoneTemplateKey,
@@ -205,47 +212,79 @@ export function prepareBoneTemplate(
   // the canonical position (taken back by the key's β) turns continuously, where the principal
   // value in (−π, π] jumped by 2π·(1 − s) as a bone's twist crossed ±π (ShibaInu's front legs, whose
   // bind β is ±110°: a ring of the cage 0.13 of the diagonal off between two frames).
-  for (let j = 0; j < 2; j++) now[j].beta = key[j].beta + wrapAngle(now[j].beta - key[j].beta);
-  // Plain arrays: this runs per bone per frame (see NumbersOut).
-  const moved = [0, 0, 0, 0, 0, 0];
-  const tmp = [0, 0, 0];
-  const dirs = [0, 0, 0, 0, 0, 0];
+  const turn0 = wrapAngle(now[0].beta - key[0].beta), turn1 = wrapAngle(now[1].beta - key[1].beta); // prettier-ignore
+  const a0 = t.axis[0], a1 = t.axis[1], a2 = t.axis[2]; // prettier-ignore
+  const L = t.length;
+  const m0 = now[0].m, m1 = now[1].m; // prettier-ignore
+  const tan0 = now[0].tanHalf, tan1 = now[1].tanHalf; // prettier-ignore
   const own = [0, 0, 0, 0, 0, 0, 0, 0, 0];
-  const canonical = [0, 0, 0];
-  const u = [0, 0];
+  const tmp = [0, 0, 0];
   return (v, out, o = 0, memo, mo = 0) => {
-    // Key side (memo): canonical positions from both ends (6), u (2), the end the vertex is at (or −1).
+    // Key side (memo): per end j, 1 − s_j and (1 − s_j)·dt_j of Eq. 4's inverse (the turn's and the
+    // skew's share, dt_j the key pose's skew; {@link mapInverse}); u₁; the end the vertex is at (or −1).
     const k = memo ?? own;
     const b = memo ? mo : 0;
     if (!memo || Number.isNaN(k[b + 8])) {
       k[b + 8] = -1;
+      let u0 = 0, u1 = 0; // prettier-ignore
       for (let j = 0; j < 2; j++) {
-        const { origin, bc } = key[j];
-        const s = Math.max(0, Math.min(1, -((v[0] - origin[0]) * bc[0] + (v[1] - origin[1]) * bc[1] + (v[2] - origin[2]) * bc[2]) / t.length));
+        const e = key[j];
+        const { origin, bc } = e;
+        const q0 = v[0] - origin[0], q1 = v[1] - origin[1], q2 = v[2] - origin[2]; // prettier-ignore
+        const s = Math.max(0, Math.min(1, -(q0 * bc[0] + q1 * bc[1] + q2 * bc[2]) / L));
         if (s === 0) k[b + 8] = j;
-        k[b + 6 + j] = s === 0 ? 0 : 1 / s;
-        mapInverse(key[j], v, k, b + 3 * j, tmp);
+        if (j === 0) u0 = s === 0 ? 0 : 1 / s;
+        else u1 = s === 0 ? 0 : 1 / s;
+        const dt = inverseShare(e, q0, q1, q2, tmp);
+        k[b + j] = tmp[0];
+        k[b + 2 + j] = dt;
       }
-      const sum = k[b + 6] + k[b + 7];
-      k[b + 6] /= sum;
-      k[b + 7] /= sum;
+      k[b + 4] = u1 / (u0 + u1);
     }
     const at = k[b + 8];
-    for (let j = 0; j < 2; j++) {
-      if (at >= 0 && at !== j) continue;
-      canonical[0] = k[b + 3 * j];
-      canonical[1] = k[b + 3 * j + 1];
-      canonical[2] = k[b + 3 * j + 2];
-      mapForward(now[j], canonical, moved, 3 * j, tmp);
+    // The vertex's axial coordinate x and radial part r (⊥ axis), and a × r.
+    const x = v[0] * a0 + v[1] * a1 + v[2] * a2;
+    const r0 = v[0] - a0 * x, r1 = v[1] - a1 * x, r2 = v[2] - a2 * x; // prettier-ignore
+    const c0 = a1 * r2 - a2 * r1, c1 = a2 * r0 - a0 * r2, c2 = a0 * r1 - a1 * r0; // prettier-ignore
+    // Per end: the turn φ_j about the axis (bc₀ = −axis, bc₁ = +axis) and the axial coordinate.
+    let phi0 = 0, phi1 = 0, x0 = 0, x1 = 0; // prettier-ignore
+    if (at !== 1) {
+      phi0 = -k[b] * turn0;
+      const c = Math.cos(phi0), s = Math.sin(phi0); // prettier-ignore
+      const d = c * (r0 * m0[0] + r1 * m0[1] + r2 * m0[2]) + s * (c0 * m0[0] + c1 * m0[1] + c2 * m0[2]);
+      x0 = x - (k[b + 2] - k[b] * clampSkew(d * tan0, L));
     }
-    if (at >= 0) {
-      for (let c = 0; c < 3; c++) out[o + c] = moved[3 * at + c];
-      return out;
+    if (at !== 0) {
+      phi1 = k[b + 1] * turn1;
+      const c = Math.cos(phi1), s = Math.sin(phi1); // prettier-ignore
+      const d = c * (r0 * m1[0] + r1 * m1[1] + r2 * m1[2]) + s * (c0 * m1[0] + c1 * m1[1] + c2 * m1[2]);
+      x1 = x + (k[b + 3] - k[b + 1] * clampSkew(d * tan1, L));
     }
-    u[0] = k[b + 6];
-    u[1] = k[b + 7];
-    return blendCylindrical(t, moved, u, out, o, dirs);
+    const u1 = at < 0 ? k[b + 4] : at; // ⊕ reduces to the end the vertex is at
+    const axial = (1 - u1) * x0 + u1 * x1;
+    const psi = phi0 + u1 * wrapAngle(phi1 - phi0);
+    const c = Math.cos(psi), s = Math.sin(psi); // prettier-ignore
+    out[o] = axial * a0 + c * r0 + s * c0;
+    out[o + 1] = axial * a1 + c * r1 + s * c1;
+    out[o + 2] = axial * a2 + c * r2 + s * c2;
+    return out;
   };
+}
+
+/**
+ * Eq. 4's inverse at end `e` (key pose) of the point q (from the end's origin): writes 1 − s into
+ * `share[0]` and returns (1 − s)·dt — s and the skew dt as {@link mapInverse} finds them.
+ */
+function inverseShare(e: EndMap, q0: number, q1: number, q2: number, share: number[]): number {
+  const { bc, m, length } = e;
+  const dt = clampSkew((q0 * m[0] + q1 * m[1] + q2 * m[2]) * e.tanHalf, length);
+  const xa = q0 * bc[0] + q1 * bc[1] + q2 * bc[2];
+  let a = (xa + dt) / (1 - dt / length);
+  if (a > 0) a = xa + dt;
+  else if (a < -length) a = xa;
+  const s = Math.max(0, Math.min(1, -a / length));
+  share[0] = 1 - s;
+  return (1 - s) * dt;
 }
 
 /**
