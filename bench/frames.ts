@@ -36,9 +36,20 @@ export function median(xs: number[]): number {
   return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
-/** Median ms of one call over the frames × `reps` (one warm-up pass first). */
+/**
+ * Passes over the frames until `run` has taken at least 250 ms (at least one pass, at most 100):
+ * a real-time deformer plays thousands of frames, so its steady state is what is timed — V8
+ * optimises a function after some hundreds of calls, and one pass of 20 frames left JavaScript-heavy
+ * methods (the templates' cage posing) timed at up to twice their steady-state cost.
+ */
+function warmUp(frames: Float64Array[], run: (S: Float64Array) => void): void {
+  const start = performance.now();
+  for (let pass = 0; pass < 100 && (pass === 0 || performance.now() - start < 250); pass++) for (const S of frames) run(S);
+}
+
+/** Median ms of one call over the frames × `reps`, after {@link warmUp}. */
 export function frameMs(frames: Float64Array[], deform: (S: Float64Array) => void, reps: number): number {
-  for (const S of frames) deform(S);
+  warmUp(frames, deform);
   const times: number[] = [];
   for (let r = 0; r < reps; r++)
     for (const S of frames) {
@@ -51,8 +62,8 @@ export function frameMs(frames: Float64Array[], deform: (S: Float64Array) => voi
 
 /**
  * The median over frames × reps of b's time over a's for the same frame, a and b timed one after
- * the other: a ratio that a slower or busier moment of the machine moves less than a ratio of two
- * medians taken apart.
+ * the other, after {@link warmUp}: a ratio that a slower or busier moment of the machine moves less
+ * than a ratio of two medians taken apart.
  */
 export function pairedRatio(
   frames: Float64Array[],
@@ -60,10 +71,7 @@ export function pairedRatio(
   b: (S: Float64Array) => void,
   reps: number,
 ): number {
-  for (const S of frames) {
-    a(S);
-    b(S);
-  }
+  warmUp(frames, (S) => (a(S), b(S)));
   const ratios: number[] = [];
   for (let r = 0; r < reps; r++)
     for (const S of frames) {
