@@ -44,7 +44,8 @@ export function median(xs: number[]): number {
  */
 function warmUp(frames: Float64Array[], run: (S: Float64Array) => void): void {
   const start = performance.now();
-  for (let pass = 0; pass < 100 && (pass === 0 || performance.now() - start < 250); pass++) for (const S of frames) run(S);
+  for (let pass = 0; pass < 100 && (pass === 0 || performance.now() - start < 250); pass++)
+    for (const S of frames) run(S);
 }
 
 /** Median ms of one call over the frames × `reps`, after {@link warmUp}. */
