@@ -183,6 +183,49 @@ describe('the viewer', () => {
     }
   });
 
+  // A helper bake adds joints that hang off the rig's joints: the viewer's joint picker, joint list
+  // and sliders are about the rig's joints and pass over them.
+  it('never selects a helper joint a bake added: a click on a helper picks a joint of the rig', async () => {
+    const baked = join(tmp.dir, 'CesiumMan-helpers.glb');
+    const r = await runCli('bake', CESIUM_MAN, '--method', 'dqs', '--as', 'helpers', '--rate', '5', '-o', baked);
+    expect(r.code, r.stderr).toBe(0);
+    const document = await (await createIO()).read(baked);
+    const helpers = document
+      .getRoot()
+      .listNodes()
+      .filter((n) => (n.getExtras() as { corskin?: { helperOf?: string } }).corskin?.helperOf)
+      .map((n) => n.getName());
+    expect(helpers.length).toBeGreaterThan(0);
+    const served = await serveViewer(baked);
+    const other = await browser.newPage({ viewport: { width: 640, height: 480 } });
+    try {
+      await other.goto(`${served.url}?model=/model.glb`);
+      type V = {
+        ready: boolean;
+        settings: Record<string, unknown>;
+        jointScreen: (n: string) => { x: number; y: number } | undefined;
+        pickJoint: (x: number, y: number) => boolean;
+      };
+      await other.waitForFunction(() => (window as unknown as { viewer?: V }).viewer?.ready === true, null, {
+        timeout: 120_000,
+      });
+      const picked = await other.evaluate((names) => {
+        const v = (window as unknown as { viewer: V }).viewer;
+        const out = [String(v.settings.joint)];
+        for (const name of names) {
+          const p = v.jointScreen(name.replace(/[\s[\].:/]/g, ''));
+          if (p && v.pickJoint(p.x, p.y)) out.push(String(v.settings.joint));
+        }
+        return out;
+      }, helpers);
+      expect(picked.length).toBeGreaterThan(1); // helpers on screen were clicked
+      for (const joint of picked) expect(joint.includes('_helper')).toBe(false);
+    } finally {
+      await other.close();
+      await served.close();
+    }
+  });
+
   // Found by a new user's check: the heat map read stored centers from their interleaved
   // attribute's whole array, threw in the frame loop, and the viewer froze until reloaded.
   it('draws the heat map and the centers of a file with stored (interleaved) centers of rotation', async () => {

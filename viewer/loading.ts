@@ -21,7 +21,7 @@ import {
 } from './app.js';
 import { rebuildGui } from './gui.js';
 import { resetPainting } from './paint.js';
-import { frameJoint, updatePose } from './posing.js';
+import { frameJoint, isRigJoint, updatePose } from './posing.js';
 import { applyTemplateParam, selectTemplates } from './templates-ui.js';
 import { frame, makeView } from './views.js';
 
@@ -96,7 +96,7 @@ export async function loadBytes(data: ArrayBuffer, name: string): Promise<void> 
   if (!state.gltf.animations.some((a) => a.name === settings.animation))
     settings.animation = settings.pose === 'rest' || clipAsked ? (state.gltf.animations[0]?.name ?? '') : '';
   const bones: string[] = [];
-  state.views[0].root.traverse((o) => (o as THREE.Bone).isBone && bones.push(o.name));
+  state.views[0].root.traverse((o) => isRigJoint(o) && bones.push(o.name));
   if (!bones.includes(settings.joint)) settings.joint = bones[Math.min(2, bones.length - 1)] ?? '';
   rebuildGui(bones);
   frame(state.views[0]);

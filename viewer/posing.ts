@@ -9,10 +9,15 @@ import * as THREE from 'three';
 import { deformLbs } from '../src/deformers/lbs.js';
 import { stressPose } from '../src/evaluation/stress-pose.js';
 import { rigidityDistortion } from '../src/metrics/distortion.js';
+import { isHelperJointExtras } from '../src/io/schema.js';
 import { cpuStandIn, isCageObject, skeletonFromThree, worldSkinningMatrices } from '../src/three/index.js';
 import { View, camera, controls, cpuOf, settings, skinnedMeshes, skinningOf, state, viewCells } from './app.js';
 import { fitDistance } from './layout.js';
 import { corCheckColors, paintWeightColors } from './paint.js';
+
+/** A joint of the character's rig: a bone, not a helper joint a bake added (it hangs off a joint, last among its children). */
+export const isRigJoint = (o: THREE.Object3D | null | undefined): o is THREE.Bone =>
+  !!o && (o as THREE.Bone).isBone && !isHelperJointExtras(o.userData);
 
 /**
  * Points the camera at the posed joint of the sliders, keeping its limb in view: the box of the
@@ -25,11 +30,10 @@ export function frameJoint(): void {
   if (!view || !bone) return;
   view.root.updateMatrixWorld(true);
   const box = new THREE.Box3().expandByPoint(bone.getWorldPosition(new THREE.Vector3()));
-  const isBone = (o: THREE.Object3D | null): o is THREE.Bone => !!o && (o as THREE.Bone).isBone;
-  if (isBone(bone.parent)) box.expandByPoint(bone.parent.getWorldPosition(new THREE.Vector3()));
-  for (const child of bone.children.filter(isBone)) {
+  if (isRigJoint(bone.parent)) box.expandByPoint(bone.parent.getWorldPosition(new THREE.Vector3()));
+  for (const child of bone.children.filter(isRigJoint)) {
     box.expandByPoint(child.getWorldPosition(new THREE.Vector3()));
-    for (const grandchild of child.children.filter(isBone))
+    for (const grandchild of child.children.filter(isRigJoint))
       box.expandByPoint(grandchild.getWorldPosition(new THREE.Vector3()));
   }
   box.expandByScalar(0.06 * (state.bounds.getSize(new THREE.Vector3()).length() || 1));
@@ -51,9 +55,9 @@ export function poseJoint(root: THREE.Object3D): void {
   if (!settings.joint || (!twist && !bend)) return;
   // A bone template's slot is selected: its key poses are the bends of the bone's child joint.
   const selected = root.getObjectByName(settings.joint);
-  const bone = settings.slot === 'bone' ? selected?.children.find((c) => (c as THREE.Bone).isBone) : selected;
+  const bone = settings.slot === 'bone' ? selected?.children.find(isRigJoint) : selected;
   if (!bone) return;
-  const child = bone.children.find((c) => (c as THREE.Bone).isBone);
+  const child = bone.children.find(isRigJoint);
   const axis = child && child.position.lengthSq() > 0 ? child.position.clone().normalize() : new THREE.Vector3(0, 1, 0);
   const side = Math.abs(axis.z) < 0.9 ? new THREE.Vector3(0, 0, 1) : new THREE.Vector3(1, 0, 0);
   const bendAxis = side.sub(axis.clone().multiplyScalar(side.dot(axis))).normalize();

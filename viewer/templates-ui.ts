@@ -22,6 +22,7 @@ import {
 } from '../src/methods/templates/edit.js';
 import { rebindTemplateRig, type TemplateRig } from '../src/methods/templates/rig.js';
 import { poseTemplates } from '../src/methods/templates/pose.js';
+import { isRigJoint } from './posing.js';
 import { TEMPLATES_METHOD_ID } from '../src/methods/templates/parameters.js';
 import {
   parseTemplateLibrary,
@@ -423,12 +424,12 @@ export function pickJoint(x: number, y: number): boolean {
   let bestD = 24;
   let slot: 'bone' | 'joint' = 'joint';
   state.views[0]?.root.traverse((o) => {
-    if (!(o as THREE.Bone).isBone) return;
+    if (!isRigJoint(o)) return;
     const p = jointScreen(o.name);
     const d = p ? Math.hypot(p.x - x, p.y - y) : Infinity;
     if (d < bestD) [best, bestD, slot] = [o.name, d, 'joint'];
     for (const child of o.children) {
-      const q = (child as THREE.Bone).isBone ? jointScreen(child.name) : undefined;
+      const q = isRigJoint(child) ? jointScreen(child.name) : undefined;
       const m = p && q ? Math.hypot((p.x + q.x) / 2 - x, (p.y + q.y) / 2 - y) : Infinity;
       if (m < bestD) [best, bestD, slot] = [o.name, m, 'bone'];
     }
