@@ -100,21 +100,34 @@ function mapForward(e: EndMap, v: ArrayLike<number>, out: NumbersOut, o: number,
   for (let c = 0; c < 3; c++) out[o + c] = origin[c] + scratch3[c] - k * bc[c];
 }
 
-/** The inverse of {@link mapForward}. */
-function mapInverse(e: EndMap, x: ArrayLike<number>, out: NumbersOut, o: number, scratch3: NumbersOut): void {
-  const { origin, bc, m, length } = e;
-  const q0 = x[0] - origin[0], q1 = x[1] - origin[1], q2 = x[2] - origin[2];
+/**
+ * Eq. 4's inverse at end `e` (key pose) of the point q (from the end's origin): writes 1 − s into
+ * `share[0]` and returns (1 − s)·dt — s(a) and dt = d tan(α/2) the
+ * key pose's skew (clamped), a the axial coordinate before the skew.
+ */
+function inverseShare(e: EndMap, q0: number, q1: number, q2: number, share: NumbersOut): number {
+  const { bc, m, length } = e;
   const dt = clampSkew((q0 * m[0] + q1 * m[1] + q2 * m[2]) * e.tanHalf, length);
-  const xa = q0 * bc[0] + q1 * bc[1] + q2 * bc[2];
   // x_a = a − (1 − s(a)) d tan(α/2), s(a) = clamp(−a/L): piecewise linear and increasing in a.
+  const xa = q0 * bc[0] + q1 * bc[1] + q2 * bc[2];
   let a = (xa + dt) / (1 - dt / length);
   if (a > 0) a = xa + dt;
   else if (a < -length) a = xa;
   const s = Math.max(0, Math.min(1, -a / length));
-  scratch3[0] = q0 + (1 - s) * dt * bc[0];
-  scratch3[1] = q1 + (1 - s) * dt * bc[1];
-  scratch3[2] = q2 + (1 - s) * dt * bc[2];
-  rotateAbout(bc, -(1 - s) * e.beta, scratch3, scratch3);
+  share[0] = 1 - s;
+  return (1 - s) * dt;
+}
+
+/** The inverse of {@link mapForward}. */
+function mapInverse(e: EndMap, x: ArrayLike<number>, out: NumbersOut, o: number, scratch3: NumbersOut): void {
+  const { origin, bc } = e;
+  const q0 = x[0] - origin[0], q1 = x[1] - origin[1], q2 = x[2] - origin[2];
+  const shift = inverseShare(e, q0, q1, q2, scratch3);
+  const turn = -scratch3[0] * e.beta;
+  scratch3[0] = q0 + shift * bc[0];
+  scratch3[1] = q1 + shift * bc[1];
+  scratch3[2] = q2 + shift * bc[2];
+  rotateAbout(bc, turn, scratch3, scratch3);
   for (let c = 0; c < 3; c++) out[o + c] = origin[c] + scratch3[c];
 }
 
@@ -269,22 +282,6 @@ export function prepareBoneTemplate(
     out[o + 2] = axial * a2 + c * r2 + s * c2;
     return out;
   };
-}
-
-/**
- * Eq. 4's inverse at end `e` (key pose) of the point q (from the end's origin): writes 1 − s into
- * `share[0]` and returns (1 − s)·dt — s and the skew dt as {@link mapInverse} finds them.
- */
-function inverseShare(e: EndMap, q0: number, q1: number, q2: number, share: number[]): number {
-  const { bc, m, length } = e;
-  const dt = clampSkew((q0 * m[0] + q1 * m[1] + q2 * m[2]) * e.tanHalf, length);
-  const xa = q0 * bc[0] + q1 * bc[1] + q2 * bc[2];
-  let a = (xa + dt) / (1 - dt / length);
-  if (a > 0) a = xa + dt;
-  else if (a < -length) a = xa;
-  const s = Math.max(0, Math.min(1, -a / length));
-  share[0] = 1 - s;
-  return (1 - s) * dt;
 }
 
 /**
