@@ -353,6 +353,7 @@ describe('corskin evaluate --character on scaled and moved copies', () => {
       await io.write(file, doc);
       const r = await runCli('evaluate', '--character', file, '--methods', 'dqs,ddm', '--json');
       expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).not.toContain('float32'); // near the origin: no rounding warning
       return JSON.parse(r.stdout) as { pose: string; method: string; rigidGap: number; flippedAgainstDqs: number }[];
     };
     const [plain, copy] = [await rows('plain', {}), await rows('scaled-moved', { scale: [100, 100, 100], translation: [0, 50, 0] })]; // prettier-ignore
@@ -363,5 +364,23 @@ describe('corskin evaluate --character on scaled and moved copies', () => {
       expect([copy[k].pose, copy[k].method]).toEqual([r.pose, r.method]);
       expect(copy[k].rigidGap).toBeCloseTo(r.rigidGap, 5); // 100× before
     });
+  }, 120_000);
+
+  it('warns when the character is posed so far from the origin that float32 rounding is what the rigid gap measures', async () => {
+    const io = new NodeIO();
+    const doc = await io.read(join(SHARED, 'characters/Soldier.glb'));
+    await doc.transform(underRoot({ translation: [2e5, 0, 0] }));
+    const file = join(tmp.dir, 'far.glb');
+    await io.write(file, doc);
+    const r = await runCli('evaluate', '--character', file, '--methods', 'dqs,lbs', '--json');
+    expect(r.code, r.stderr).toBe(0);
+    const rows = JSON.parse(r.stdout) as { method: string; rigidGap: number; rounding: number }[];
+    // float32 spacing at 2e5 (2^17): 2^-6 units; the rows' rounding is that ÷ the posed diagonal.
+    const diagonal = 2 ** -6 / rows[0].rounding;
+    expect(Math.abs(diagonal - 0.249)).toBeLessThan(0.001); // the Soldier's posed diagonal, measured: 0.249 units
+    expect(r.stderr).toMatch(/float32 positions are .* of the diagonal apart/);
+    // LBS moves the rigid pieces as DQS does: its gap there is rounding, within a few spacings.
+    const lbs = rows.filter((x) => x.method === 'lbs');
+    expect(Math.max(...lbs.map((x) => x.rigidGap))).toBeLessThan(8 * lbs[0].rounding);
   }, 120_000);
 });

@@ -148,11 +148,13 @@ async function evaluateCharacterCommand(io: Io, file: string, o: EvaluateOptions
         deformers.set(id, (_, S, out) => deformers_.cor(withCenters, S, out));
       } else deformers.set(id, deformers_[id as SkinningMethod]);
     }
-    rows.push(
-      ...measureCharacter(model.mesh, model.skeleton, poseBattery(model.skeleton, model.animations), deformers).map(
-        (r) => ({ skin: model.name, ...r }),
-      ),
-    );
+    const measured = measureCharacter(model.mesh, model.skeleton, poseBattery(model.skeleton, model.animations), deformers); // prettier-ignore
+    const rounding = Math.max(0, ...measured.map((r) => r.rounding));
+    if (rounding > ROUNDING_WARNING)
+      io.err(
+        `corskin: warning: ${file}: ${model.name}: posed this far from the origin, float32 positions are ${rounding.toExponential(1)} of the diagonal apart: rigid gaps of about that size are rounding, not the method`,
+      );
+    rows.push(...measured.map((r) => ({ skin: model.name, ...r })));
   }
   if (o.json) return io.out(JSON.stringify(rows, null, 2));
   // What the method modules prepared, then the table and its legend.
@@ -182,6 +184,13 @@ async function evaluateCharacterCommand(io: Io, file: string, o: EvaluateOptions
   );
   io.out(`\n${CHARACTER_LEGEND}`);
 }
+
+/**
+ * The float32 rounding of posed positions (÷ the diagonal) above which `evaluate --character` warns:
+ * the rigid gap of a method that moves rigid pieces rigidly is float32 rounding, about 1e-7 near
+ * the origin.
+ */
+const ROUNDING_WARNING = 1e-6;
 
 const CHARACTER_LEGEND =
   'poses: the stress pose (every limb bent, twisted and curled at once), at half amplitude, and ¼ ½ ¾ of every clip; ' +

@@ -62,6 +62,12 @@ export interface CharacterRow {
   rigidGap: number;
   /** Time of one deformation (ms). */
   ms: number;
+  /**
+   * The spacing of float32 numbers at the skin's largest coordinate at this pose (posed by DQS),
+   * ÷ the diagonal as `rigidGap`: the rounding of the posed positions every method writes, so a
+   * rigid gap of about this size is rounding, not the method (a character far from the origin).
+   */
+  rounding: number;
 }
 
 /** Untimed calls of each method before {@link measureCharacter} times them. */
@@ -96,6 +102,7 @@ export function measureCharacter(
   for (const { name, kind, pose } of poses) {
     const S = skinningMatrices(skeleton, pose);
     deformDqs(mesh, S, dqs);
+    const rounding = float32Spacing(dqs.positions) / diag;
     for (const [method, deformer] of methods) {
       const t0 = performance.now();
       deformer(mesh, S, out);
@@ -108,10 +115,18 @@ export function measureCharacter(
         creasedEdges: creasedEdges(edges, mesh.triangles, mesh.positions, out.positions),
         rigidGap: largestGap(rigid, dqs.positions, out.positions) / diag,
         ms,
+        rounding,
       });
     }
   }
   return rows;
+}
+
+/** The spacing of float32 numbers (asset units) at the largest absolute coordinate of `positions` (3·n); 0 for none. */
+export function float32Spacing(positions: Float32Array): number {
+  let m = 0;
+  for (let i = 0; i < positions.length; i++) m = Math.max(m, Math.abs(positions[i]));
+  return m > 0 ? 2 ** (Math.floor(Math.log2(m)) - 23) : 0;
 }
 
 /** The rows of each method summed (counts; the largest gap; the median time) over each kind of pose and over all. */
@@ -138,6 +153,7 @@ export function summarizeCharacter(
           creasedEdges: mine.reduce((t, r) => t + r.creasedEdges, 0),
           rigidGap: Math.max(...mine.map((r) => r.rigidGap)),
           ms: times[Math.floor(times.length / 2)],
+          rounding: Math.max(...mine.map((r) => r.rounding)),
         },
       ];
     }),
