@@ -213,7 +213,7 @@ describe('the viewer', () => {
         const v = (window as unknown as { viewer: V }).viewer;
         const out = [String(v.settings.joint)];
         for (const name of names) {
-          const p = v.jointScreen(name.replace(/[\s[\].:/]/g, ''));
+          const p = v.jointScreen(name.replace(/\s/g, '_').replace(/[[\].:/]/g, '')); // sanitizeNodeName
           if (p && v.pickJoint(p.x, p.y)) out.push(String(v.settings.joint));
         }
         return out;

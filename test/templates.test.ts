@@ -11,12 +11,20 @@ import {
   boneKeyPosition,
   boneMap,
   boneMapInverse,
+  boneTemplateKey,
+  prepareBoneTemplate,
   type BoneTemplateFrame,
 } from '../src/methods/templates/bone.js';
-import { frameRotation, jointKeyPosition, blendMagnitudeDirection } from '../src/methods/templates/joint.js';
+import {
+  frameRotation,
+  jointKeyPosition,
+  jointTemplateKey,
+  blendMagnitudeDirection,
+  prepareJointTemplate,
+} from '../src/methods/templates/joint.js';
 import { createKeyPoseWeights } from '../src/methods/templates/key-poses.js';
 import { apply3, axisAngle } from '../src/methods/templates/rotation.js';
-import { sphericalAverage } from '../src/methods/templates/spherical-average.js';
+import { slerpScaled, sphericalAverage } from '../src/methods/templates/spherical-average.js';
 import { rng } from './helpers/data.js';
 
 const X = [1, 0, 0],
@@ -207,14 +215,16 @@ describe('bone templates (Eq. 1, Eq. 4)', () => {
       cylinder.push([i / 10, 0.2 * Math.cos(a), 0.2 * Math.sin(a)]);
     }
 
-  it('M_j⁻¹ inverts M_j', () => {
+  it('M_j⁻¹ inverts M_j at both ends', () => {
     const out = new Float64Array(3),
       back = new Float64Array(3);
-    for (const v of cylinder) {
-      boneMap(t, 1, pose.slice(6), v, out);
-      boneMapInverse(t, 1, pose.slice(6), out, back);
-      expect(Math.hypot(back[0] - v[0], back[1] - v[1], back[2] - v[2])).toBeLessThan(1e-12);
-    }
+    const start = [...bentFrame([-1, 0, 0], [0, 1, 0], -Math.PI / 3, Math.PI / 4), ...pose.slice(6)];
+    for (const j of [0, 1])
+      for (const v of cylinder) {
+        boneMap(t, j, start.slice(6 * j, 6 * j + 6), v, out);
+        boneMapInverse(t, j, start.slice(6 * j, 6 * j + 6), out, back);
+        expect(Math.hypot(back[0] - v[0], back[1] - v[1], back[2] - v[2])).toBeLessThan(1e-12);
+      }
   });
 
   it('reproduces the key pose, keeps the cylinder radius under a 90° bend plus 90° twist, and lays the end ring on the bisecting plane', () => {
@@ -329,5 +339,43 @@ describe('the closed forms of Eq. 1 against their definitions', () => {
       }
     }
     expect(worst).toBeLessThan(1e-12);
+  });
+
+  it('a memo kept from another pose gives what a fresh evaluation gives (what posing a cage keeps between frames)', () => {
+    const t: BoneTemplateFrame = { axis: X, length: 1.3, reference: Y };
+    const key = frames(0.6);
+    const [poseA, poseB] = [frames(1.4), frames(1.4)];
+    const bone = boneTemplateKey(t, key);
+    const joint = jointTemplateKey([...X, ...Y], key);
+    const points = Array.from({ length: 50 }, () => [1.3 * random(), 0.3 * (random() - 0.5), 0.3 * (random() - 0.5)]);
+    const memo = new Float64Array(9 * points.length).fill(NaN);
+    const [a, b] = [new Float64Array(3), new Float64Array(3)];
+    for (const [prepare, name] of [
+      [(f: number[]) => prepareBoneTemplate(bone, f), 'bone'],
+      [(f: number[]) => prepareJointTemplate(joint, f), 'joint'],
+    ] as const) {
+      memo.fill(NaN);
+      const [atA, atB] = [prepare(poseA), prepare(poseB)];
+      points.forEach((v, i) => atA(v, a, 0, memo, 9 * i)); // fills the memo at pose A
+      points.forEach((v, i) => {
+        atB(v, a, 0, memo, 9 * i);
+        atB(v, b);
+        expect(Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]), name).toBe(0);
+      });
+    }
+  });
+
+  it('slerp keeps the length and halves the angle within 1e-9 near opposite directions (from the arc cosine of the dot product: 1e-8)', () => {
+    const out = new Float64Array(3);
+    for (const gap of [1e-3, 1e-5, 1e-6, 3e-7, 1.5e-7]) {
+      const theta = Math.PI - gap;
+      for (const t of [0, 0.3, 0.5, 1]) {
+        expect(slerpScaled(0.3, 0, 0, 0.3 * Math.cos(theta), 0.3 * Math.sin(theta), 0, t, 0.3, out, 0)).toBe(true);
+        const want = [0.3 * Math.cos(t * theta), 0.3 * Math.sin(t * theta), 0];
+        expect(Math.hypot(out[0] - want[0], out[1] - want[1], out[2] - want[2])).toBeLessThan(1e-9);
+      }
+    }
+    // Within 1e-7 rad of opposite there is no shorter arc: nothing written.
+    expect(slerpScaled(1, 0, 0, Math.cos(Math.PI - 5e-8), Math.sin(Math.PI - 5e-8), 0, 0.5, 1, out, 0)).toBe(false);
   });
 });

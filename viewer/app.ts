@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { COR_ATTRIBUTE_THREE } from '../src/io/schema.js';
+import { COR_ATTRIBUTE_THREE, isHelperJointExtras } from '../src/io/schema.js';
 import { autoLayout, layoutCells, type Cell, type Layout } from './layout.js';
 import GUI from 'lil-gui';
 import * as THREE from 'three';
@@ -43,6 +43,10 @@ export const sideBySide = (method: string): boolean => SKINNING_METHODS.some((m)
 // Compressed files (KHR_draco_mesh_compression, EXT_meshopt_compression) load like any other; the
 // Draco decoder is three.js's, which the build emits next to the bundle (DRACOLoader's default path).
 export const loader = new GLTFLoader().setDRACOLoader(new DRACOLoader()).setMeshoptDecoder(MeshoptDecoder);
+/** A joint of the character's rig: a bone, not a helper joint a bake added. */
+export const isRigJoint = (o: THREE.Object3D | null | undefined): o is THREE.Bone =>
+  !!o && (o as THREE.Bone).isBone && !isHelperJointExtras(o.userData);
+
 /** A glTF node name as three.js's GLTFLoader names its object (PropertyBinding's reserved characters removed). */
 export function threeName(name: string): string {
   return THREE.PropertyBinding.sanitizeNodeName(name);

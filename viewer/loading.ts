@@ -11,6 +11,7 @@ import { meshFromGeometry, useSkinningMethod } from '../src/three/index.js';
 import {
   METHODS,
   centersWithProgress,
+  isRigJoint,
   loader,
   params,
   progressJob,
@@ -21,7 +22,7 @@ import {
 } from './app.js';
 import { rebuildGui } from './gui.js';
 import { resetPainting } from './paint.js';
-import { frameJoint, isRigJoint, updatePose } from './posing.js';
+import { frameJoint, updatePose } from './posing.js';
 import { applyTemplateParam, selectTemplates } from './templates-ui.js';
 import { frame, makeView } from './views.js';
 

@@ -10,7 +10,7 @@ import { meshFromGeometry, skeletonFromThree } from '../src/three/index.js';
 import { bindJointPositions } from '../src/core/skeleton.js';
 import { createCorSession, type CorSession } from '../src/cor/session.js';
 import { brushDab, mirrorJoints } from '../src/weights/brush.js';
-import { camera, renderer, setStatus, settings, skinnedMeshes, state, viewCells } from './app.js';
+import { camera, isRigJoint, renderer, setStatus, settings, skinnedMeshes, state, viewCells } from './app.js';
 
 export let sessions: (CorSession | undefined)[] = [];
 export let rings: number[][][] = [];
@@ -60,19 +60,21 @@ async function startSessions(): Promise<void> {
   });
   // The joint painted: the one asked, else the posed one, else the one with the most weight.
   const first = skinnedMeshes(state.views[0])[0];
-  const named = (name: string) => first?.skeleton.bones.some((b) => b.name === name);
+  const named = (name: string) => first?.skeleton.bones.some((b) => b.name === name && isRigJoint(b));
   if (!named(settings.paintJoint)) settings.paintJoint = named(settings.joint) ? settings.joint : heaviestJoint(first);
   state.gui?.controllersRecursive().forEach((c) => c.updateDisplay());
   setStatus(`${state.fileName}: paint mode — drag on the character (CoRs update as you paint)`);
 }
 
-/** The name of the bone that carries the most skin weight of `mesh` ('' without one). */
+/** The name of the rig's joint (no helper a bake added) that carries the most skin weight of `mesh` ('' without one). */
 function heaviestJoint(mesh: THREE.SkinnedMesh | undefined): string {
   if (!mesh) return '';
   const { joints, weights } = meshFromGeometry(mesh);
-  const total = new Float64Array(mesh.skeleton.bones.length);
+  const { bones } = mesh.skeleton;
+  const total = new Float64Array(bones.length);
   for (let k = 0; k < joints.length; k++) total[joints[k]] += weights[k];
-  return mesh.skeleton.bones[total.indexOf(Math.max(...total))]?.name ?? '';
+  bones.forEach((b, j) => isRigJoint(b) || (total[j] = -1));
+  return bones[total.indexOf(Math.max(...total))]?.name ?? '';
 }
 
 /** Writes a session's current weights and centers into every view's copy of mesh `m`. */

@@ -9,15 +9,21 @@ import * as THREE from 'three';
 import { deformLbs } from '../src/deformers/lbs.js';
 import { stressPose } from '../src/evaluation/stress-pose.js';
 import { rigidityDistortion } from '../src/metrics/distortion.js';
-import { isHelperJointExtras } from '../src/io/schema.js';
 import { cpuStandIn, isCageObject, skeletonFromThree, worldSkinningMatrices } from '../src/three/index.js';
-import { View, camera, controls, cpuOf, settings, skinnedMeshes, skinningOf, state, viewCells } from './app.js';
+import {
+  View,
+  camera,
+  controls,
+  cpuOf,
+  isRigJoint,
+  settings,
+  skinnedMeshes,
+  skinningOf,
+  state,
+  viewCells,
+} from './app.js';
 import { fitDistance } from './layout.js';
 import { corCheckColors, paintWeightColors } from './paint.js';
-
-/** A joint of the character's rig: a bone, not a helper joint a bake added (it hangs off a joint, last among its children). */
-export const isRigJoint = (o: THREE.Object3D | null | undefined): o is THREE.Bone =>
-  !!o && (o as THREE.Bone).isBone && !isHelperJointExtras(o.userData);
 
 /**
  * Points the camera at the posed joint of the sliders, keeping its limb in view: the box of the

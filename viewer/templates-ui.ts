@@ -22,7 +22,6 @@ import {
 } from '../src/methods/templates/edit.js';
 import { rebindTemplateRig, type TemplateRig } from '../src/methods/templates/rig.js';
 import { poseTemplates } from '../src/methods/templates/pose.js';
-import { isRigJoint } from './posing.js';
 import { TEMPLATES_METHOD_ID } from '../src/methods/templates/parameters.js';
 import {
   parseTemplateLibrary,
@@ -34,6 +33,7 @@ import {
 import {
   View,
   camera,
+  isRigJoint,
   jointScreen,
   params,
   renderer,

@@ -101,9 +101,9 @@ function mapForward(e: EndMap, v: ArrayLike<number>, out: NumbersOut, o: number,
 }
 
 /**
- * Eq. 4's inverse at end `e` (key pose) of the point q (from the end's origin): writes 1 − s into
- * `share[0]` and returns (1 − s)·dt — s(a) and dt = d tan(α/2) the
- * key pose's skew (clamped), a the axial coordinate before the skew.
+ * Eq. 4's inverse at end `e` (at the pose `e` was made for) of the point q (from the end's
+ * origin): writes 1 − s(a) into `share[0]` and returns (1 − s(a))·dt, dt = d·tan(α/2) the skew at
+ * q (clamped) and a q's axial coordinate before the skew.
  */
 function inverseShare(e: EndMap, q0: number, q1: number, q2: number, share: NumbersOut): number {
   const { bc, m, length } = e;
@@ -211,20 +211,19 @@ export function boneTemplateKey(t: BoneTemplateFrame, keyFrames: ArrayLike<numbe
  * {@link blendCylindrical} (which define it, and which the tests compare it with): both ends turn
  * a point about the template bone's axis and shift it along it, so each end's candidate keeps the
  * vertex's distance ρ to the axis, its direction about the axis is the rest direction turned by
- * φ_j = ±(1 − s_j)·(β_j − β_j^key), and ⊕'s spherical mean of two such directions (slerp) is the
- * rest direction turned by φ₀ + u₁·(φ₁ − φ₀) (the difference taken in (−π, π], slerp's shorter
- * arc). Per vertex that is three sine–cosine pairs and no allocation.
+ * φ_j = ±(1 − s_j)·(β_j − β_j^key) (that difference taken in [−π, π)), and ⊕'s spherical mean of
+ * two such directions (slerp) is the rest direction turned by φ₀ + u₁·(φ₁ − φ₀) (the difference
+ * taken in [−π, π), slerp's shorter arc). Per vertex that is three sine–cosine pairs and no allocation.
  */
 export function prepareBoneTemplate(
   { template: t, ends: key }: BoneTemplateKey,
   frames: ArrayLike<number>,
 ): (v: ArrayLike<number>, out: Float64Array, o?: number, memo?: Float64Array, mo?: number) => Float64Array {
   const now = [endMap(t, 0, frames), endMap(t, 1, sixFrom(frames, 6))];
-  // Each end's twist β on the key pose's side: the twist fades along the bone, (1 − s)·β, so the
-  // branch of β matters where a rotation by β would not; within half a turn of the key pose's β
-  // the canonical position (taken back by the key's β) turns continuously, where the principal
-  // value in (−π, π] jumped by 2π·(1 − s) as a bone's twist crossed ±π (ShibaInu's front legs, whose
-  // bind β is ±110°: a ring of the cage 0.13 of the diagonal off between two frames).
+  // Each end's turn from the key pose, β − β^key taken within half a turn (wrapAngle): the twist
+  // fades along the bone, (1 − s)·(β − β^key), so its branch matters where a rotation by it would
+  // not; the principal value of β jumped by 2π·(1 − s) as a bone's twist crossed ±π (ShibaInu's
+  // front legs, whose bind β is ±110°: a ring of the cage 0.13 of the diagonal off between frames).
   const turn0 = wrapAngle(now[0].beta - key[0].beta), turn1 = wrapAngle(now[1].beta - key[1].beta); // prettier-ignore
   const a0 = t.axis[0], a1 = t.axis[1], a2 = t.axis[2]; // prettier-ignore
   const L = t.length;
@@ -233,8 +232,10 @@ export function prepareBoneTemplate(
   const own = [0, 0, 0, 0, 0, 0, 0, 0, 0];
   const tmp = [0, 0, 0];
   return (v, out, o = 0, memo, mo = 0) => {
-    // Key side (memo): per end j, 1 − s_j and (1 − s_j)·dt_j of Eq. 4's inverse (the turn's and the
-    // skew's share, dt_j the key pose's skew; {@link mapInverse}); u₁; the end the vertex is at (or −1).
+    // Key side (memo, 9 numbers): [1 − s₀, 1 − s₁, (1 − s₀)·dt₀, (1 − s₁)·dt₁, u₁, –, –, –, at] —
+    // per end j Eq. 4's inverse at the key pose (inverseShare: s_j of the axial coordinate before
+    // the skew dt_j), u₁ the blend weight of end 1 (u ∝ 1/s of v itself), and the end the vertex is
+    // at (or −1).
     const k = memo ?? own;
     const b = memo ? mo : 0;
     if (!memo || Number.isNaN(k[b + 8])) {

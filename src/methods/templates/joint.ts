@@ -19,7 +19,7 @@
  */
 import { length3 } from '../../core/vec3.js';
 import { axisAngle, apply3, mat3, mul3, type NumbersOut } from './rotation.js';
-import { sphericalAverage } from './spherical-average.js';
+import { slerpScaled, sphericalAverage } from './spherical-average.js';
 
 /**
  * Eq. 3: the rotation (3×3 row-major) `R(b_j, β) · R(n, α)` taking the frame {bc, rc} to {bj, rj}
@@ -135,7 +135,12 @@ export function prepareJointTemplate(
       out.fill(0, o, o + 3);
       return out;
     }
-    if (r === 2) return slerpCarried(carry, v, k[b + 2] / (k[b + 1] + k[b + 2]), out, o, len);
+    if (r === 2) {
+      // Eq. 1 over two bones in closed form: the slerp of v carried by each (length |v| kept).
+      const v0 = v[0], v1 = v[1], v2 = v[2]; // prettier-ignore
+      const t = k[b + 2] / (k[b + 1] + k[b + 2]);
+      if (slerpScaled(carry[0] * v0 + carry[1] * v1 + carry[2] * v2, carry[3] * v0 + carry[4] * v1 + carry[5] * v2, carry[6] * v0 + carry[7] * v1 + carry[8] * v2, carry[9] * v0 + carry[10] * v1 + carry[11] * v2, carry[12] * v0 + carry[13] * v1 + carry[14] * v2, carry[15] * v0 + carry[16] * v1 + carry[17] * v2, t, len, out, o)) return out; // prettier-ignore
+    }
     for (let j = 0; j < r; j++) {
       u[j] = k[b + 1 + j];
       apply3(carry, 9 * j, v, 0, dirs, 3 * j);
@@ -145,44 +150,6 @@ export function prepareJointTemplate(
     for (let c = 0; c < 3; c++) out[o + c] *= len;
     return out;
   };
-}
-
-/**
- * Eq. 1 over two relevant bones in closed form: the slerp by `t` of v carried by each bone's
- * rotation (`carry`, two row-major 3×3), |v| = `len` > 0 kept — what {@link sphericalAverage}
- * computes for two points, without normalising them (each carried v has length |v|). Writes
- * `out[o..o+3)`.
- */
-function slerpCarried(carry: number[], v: ArrayLike<number>, t: number, out: Float64Array, o: number, len: number): Float64Array {
-  const v0 = v[0], v1 = v[1], v2 = v[2]; // prettier-ignore
-  const p0 = carry[0] * v0 + carry[1] * v1 + carry[2] * v2, p1 = carry[3] * v0 + carry[4] * v1 + carry[5] * v2, p2 = carry[6] * v0 + carry[7] * v1 + carry[8] * v2; // prettier-ignore
-  const q0 = carry[9] * v0 + carry[10] * v1 + carry[11] * v2, q1 = carry[12] * v0 + carry[13] * v1 + carry[14] * v2, q2 = carry[15] * v0 + carry[16] * v1 + carry[17] * v2; // prettier-ignore
-  const l2 = len * len;
-  // The angle as sphericalAverage takes it (from the dot product alone: the carries are rotations
-  // to rounding, of frames orthonormal to a few 1e-6 in the rigs' data).
-  const omega = Math.acos(Math.max(-1, Math.min(1, (p0 * q0 + p1 * q1 + p2 * q2) / l2)));
-  let a: number, c: number; // prettier-ignore
-  if (omega > 1e-7 && omega < Math.PI - 1e-7) {
-    const sin = Math.sin(omega);
-    a = Math.sin((1 - t) * omega) / sin;
-    c = Math.sin(t * omega) / sin;
-  } else if (omega <= 1e-7) {
-    // (Nearly) the same direction: the normalised linear blend, slerp to within 1e-14.
-    const bx = (1 - t) * p0 + t * q0, by = (1 - t) * p1 + t * q1, bz = (1 - t) * p2 + t * q2; // prettier-ignore
-    const f = len / Math.sqrt(bx * bx + by * by + bz * bz);
-    a = (1 - t) * f;
-    c = t * f;
-  } else {
-    // Opposite directions: no shorter arc; the spherical mean as the general case finds it.
-    const dirs = [p0 / len, p1 / len, p2 / len, q0 / len, q1 / len, q2 / len];
-    sphericalAverage(dirs, [1 - t, t], out, o);
-    for (let i = 0; i < 3; i++) out[o + i] *= len;
-    return out;
-  }
-  out[o] = a * p0 + c * q0;
-  out[o + 1] = a * p1 + c * q1;
-  out[o + 2] = a * p2 + c * q2;
-  return out;
 }
 
 /**

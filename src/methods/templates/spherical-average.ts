@@ -15,27 +15,8 @@
  */
 export function sphericalAverage(points: ArrayLike<number>, weights: ArrayLike<number>, out: Float64Array, o = 0): Float64Array {
   const p = weights.length;
-  if (p === 2) {
-    // Two points: slerp, in closed form (what the iteration converges to).
-    const c = points[0] * points[3] + points[1] * points[4] + points[2] * points[5];
-    const t = weights[1] / (weights[0] + weights[1]);
-    const omega = Math.acos(Math.max(-1, Math.min(1, c)));
-    if (omega > 1e-7 && omega < Math.PI - 1e-7) {
-      const sinOmega = Math.sin(omega);
-      const a = Math.sin((1 - t) * omega) / sinOmega, b = Math.sin(t * omega) / sinOmega;
-      for (let k = 0; k < 3; k++) out[o + k] = a * points[k] + b * points[3 + k];
-      return out;
-    }
-    if (omega <= 1e-7) {
-      // (Nearly) the same point: slerp is the normalised linear blend to within 1e-14.
-      const x = (1 - t) * points[0] + t * points[3], y = (1 - t) * points[1] + t * points[4], z = (1 - t) * points[2] + t * points[5]; // prettier-ignore
-      const l = Math.sqrt(x * x + y * y + z * z);
-      out[o] = x / l;
-      out[o + 1] = y / l;
-      out[o + 2] = z / l;
-      return out;
-    }
-  }
+  // Two points: slerp, in closed form (what the iteration converges to); opposite ones iterate.
+  if (p === 2 && slerpScaled(points[0], points[1], points[2], points[3], points[4], points[5], weights[1] / (weights[0] + weights[1]), 1, out, o)) return out; // prettier-ignore
   let qx = 0, qy = 0, qz = 0;
   for (let i = 0; i < p; i++) {
     qx += weights[i] * points[3 * i];
@@ -77,4 +58,32 @@ export function sphericalAverage(points: ArrayLike<number>, weights: ArrayLike<n
   out[o + 1] = qy;
   out[o + 2] = qz;
   return out;
+}
+
+/**
+ * Slerp by `t` ∈ [0, 1] from p to q, 3-vectors of one length `len` > 0 (to rounding), into
+ * `out[o..o+3)` (of that length): the angle between them ω = atan2(|p × q|, p·q), accurate at
+ * every angle (the arc cosine of the dot product loses digits near 0 and π: 3e-3 of the length at
+ * π − 1e-7), and within 1e-7 rad of each other the normalised linear blend (slerp to within 1e-14).
+ * @returns false, writing nothing, where p and q are within 1e-7 rad of opposite (no shorter arc)
+ */
+export function slerpScaled(px: number, py: number, pz: number, qx: number, qy: number, qz: number, t: number, len: number, out: Float64Array, o: number): boolean {
+  const x = py * qz - pz * qy, y = pz * qx - px * qz, z = px * qy - py * qx; // prettier-ignore
+  const omega = Math.atan2(Math.sqrt(x * x + y * y + z * z), px * qx + py * qy + pz * qz);
+  if (omega >= Math.PI - 1e-7) return false;
+  let a: number, b: number; // prettier-ignore
+  if (omega > 1e-7) {
+    const sin = Math.sin(omega);
+    a = Math.sin((1 - t) * omega) / sin;
+    b = Math.sin(t * omega) / sin;
+  } else {
+    const bx = (1 - t) * px + t * qx, by = (1 - t) * py + t * qy, bz = (1 - t) * pz + t * qz; // prettier-ignore
+    const f = len / Math.sqrt(bx * bx + by * by + bz * bz);
+    a = (1 - t) * f;
+    b = t * f;
+  }
+  out[o] = a * px + b * qx;
+  out[o + 1] = a * py + b * qy;
+  out[o + 2] = a * pz + b * qz;
+  return true;
 }
