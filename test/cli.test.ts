@@ -375,10 +375,10 @@ describe('corskin evaluate --character on scaled and moved copies', () => {
     const r = await runCli('evaluate', '--character', file, '--methods', 'dqs,lbs', '--json');
     expect(r.code, r.stderr).toBe(0);
     const rows = JSON.parse(r.stdout) as { method: string; rigidGap: number; rounding: number }[];
-    // float32 spacing at 2e5 (2^17): 2^-6 units; the rows' rounding is that ÷ the posed diagonal.
+    // float32 spacing at 2e5 (2^17): 2^-6 units; the rows' rounding is that ÷ the diagonal of the skin posed at rest.
     const diagonal = 2 ** -6 / rows[0].rounding;
-    expect(Math.abs(diagonal - 0.249)).toBeLessThan(0.001); // the Soldier's posed diagonal, measured: 0.249 units
-    expect(r.stderr).toMatch(/float32 positions are .* of the diagonal apart/);
+    expect(Math.abs(diagonal - 0.249)).toBeLessThan(0.001); // the Soldier's diagonal posed at rest, measured: 0.249 units
+    expect(r.stderr).toMatch(/float32 numbers there are .* of its diagonal apart/);
     // LBS moves the rigid pieces as DQS does: its gap there is rounding, within a few spacings.
     const lbs = rows.filter((x) => x.method === 'lbs');
     expect(Math.max(...lbs.map((x) => x.rigidGap))).toBeLessThan(8 * lbs[0].rounding);

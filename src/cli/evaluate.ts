@@ -152,7 +152,7 @@ async function evaluateCharacterCommand(io: Io, file: string, o: EvaluateOptions
     const rounding = Math.max(0, ...measured.map((r) => r.rounding));
     if (rounding > ROUNDING_WARNING)
       io.err(
-        `corskin: warning: ${file}: ${model.name}: posed this far from the origin, float32 positions are ${rounding.toExponential(1)} of the diagonal apart: rigid gaps of about that size are rounding, not the method`,
+        `corskin: warning: ${file}: ${model.name}: the skin is posed so far from the origin that float32 numbers there are ${rounding.toExponential(1)} of its diagonal apart: rigid gaps up to a few times that are rounding, not the method`,
       );
     rows.push(...measured.map((r) => ({ skin: model.name, ...r })));
   }

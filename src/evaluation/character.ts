@@ -129,7 +129,7 @@ export function float32Spacing(positions: Float32Array): number {
   return m > 0 ? 2 ** (Math.floor(Math.log2(m)) - 23) : 0;
 }
 
-/** The rows of each method summed (counts; the largest gap; the median time) over each kind of pose and over all. */
+/** The rows of each method summed (counts; the largest gap and rounding; the median time) over each kind of pose and over all. */
 export function summarizeCharacter(
   rows: readonly CharacterRow[],
 ): (Omit<CharacterRow, 'pose' | 'kind'> & { poses: string })[] {
