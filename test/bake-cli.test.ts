@@ -16,7 +16,7 @@ import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { runCli } from './helpers/cli.js';
 import { CESIUM_MAN, SHARED, scratch } from './helpers/data.js';
-import { underRoot, validate } from './helpers/gltf.js';
+import { underRoot, validate, writeUnderRoot } from './helpers/gltf.js';
 
 const tmp = scratch();
 afterAll(() => tmp.cleanup());
@@ -264,11 +264,7 @@ describe('corskin bake: inputs already baked, or far from the origin', () => {
   });
 
   it('bakes a character stored in other units than it plays in (the chicken: centimetres under a 0.01 root) 1,000 units out as at the origin; its float32 resolution in its own units', async () => {
-    const io = new NodeIO();
-    const doc = await io.read(join(SHARED, 'characters/chicken.glb'));
-    await doc.transform(underRoot({ translation: [1000, 0, 0] }));
-    const far = join(tmp.dir, 'chicken-far.glb');
-    await io.write(far, doc);
+    const far = await writeUnderRoot(join(SHARED, 'characters/chicken.glb'), { translation: [1000, 0, 0] }, join(tmp.dir, 'chicken-far.glb')); // prettier-ignore
     // 1,000 m is 1,250 of its posed diagonals (0.8 m), 12 of its bind-space ones (81 cm): it must
     // be sampled about its first joint, or 32-bit floats resolve it to about 3e-5 of its size.
     const r = await runCli('bake', far, '--method', 'dqs', '--as', 'morphs', '--rate', '10', '-o', join(tmp.dir, 'chicken-far-baked.glb')); // prettier-ignore

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SKINNING_METHODS } from '../src/deformers/registry.js';
 import { runCli } from './helpers/cli.js';
 import { CESIUM_MAN, ROOT, scratch, SHARED } from './helpers/data.js';
-import { underRoot, validate } from './helpers/gltf.js';
+import { underRoot, validate, writeUnderRoot } from './helpers/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 
 const tmp = scratch();
@@ -345,12 +345,8 @@ describe('batch runs: several inputs with --out-dir', () => {
 
 describe('corskin evaluate --character on scaled and moved copies', () => {
   it('the same figures for the Soldier under a root scaled ×100 and moved 50 units: the rigid gap in units of the posed diagonal', async () => {
-    const io = new NodeIO();
     const rows = async (name: string, t: Parameters<typeof underRoot>[0]) => {
-      const doc = await io.read(join(SHARED, 'characters/Soldier.glb'));
-      await doc.transform(underRoot(t));
-      const file = join(tmp.dir, `${name}.glb`);
-      await io.write(file, doc);
+      const file = await writeUnderRoot(join(SHARED, 'characters/Soldier.glb'), t, join(tmp.dir, `${name}.glb`));
       const r = await runCli('evaluate', '--character', file, '--methods', 'dqs,ddm', '--json');
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).not.toContain('float32'); // near the origin: no rounding warning
@@ -367,11 +363,7 @@ describe('corskin evaluate --character on scaled and moved copies', () => {
   }, 120_000);
 
   it('warns when the character is posed so far from the origin that float32 rounding is what the rigid gap measures', async () => {
-    const io = new NodeIO();
-    const doc = await io.read(join(SHARED, 'characters/Soldier.glb'));
-    await doc.transform(underRoot({ translation: [2e5, 0, 0] }));
-    const file = join(tmp.dir, 'far.glb');
-    await io.write(file, doc);
+    const file = await writeUnderRoot(join(SHARED, 'characters/Soldier.glb'), { translation: [2e5, 0, 0] }, join(tmp.dir, 'far.glb')); // prettier-ignore
     const r = await runCli('evaluate', '--character', file, '--methods', 'dqs,lbs', '--json');
     expect(r.code, r.stderr).toBe(0);
     const rows = JSON.parse(r.stdout) as { method: string; rigidGap: number; rounding: number }[];

@@ -123,7 +123,7 @@ export function measureCharacter(
 }
 
 /** The spacing of float32 numbers (asset units) at the largest absolute coordinate of `positions` (3·n); 0 for none. */
-export function float32Spacing(positions: Float32Array): number {
+function float32Spacing(positions: Float32Array): number {
   let m = 0;
   for (let i = 0; i < positions.length; i++) m = Math.max(m, Math.abs(positions[i]));
   return m > 0 ? 2 ** (Math.floor(Math.log2(m)) - 23) : 0;

@@ -19,6 +19,15 @@ export function underRoot(t: { translation?: [number, number, number]; scale?: [
   };
 }
 
+/** Writes `source` with {@link underRoot}`(t)` applied to `out` (read and written by glTF-Transform); returns `out`. */
+export async function writeUnderRoot(source: string, t: Parameters<typeof underRoot>[0], out: string): Promise<string> {
+  const io = new NodeIO();
+  const doc = await io.read(source);
+  await doc.transform(underRoot(t));
+  await io.write(out, doc);
+  return out;
+}
+
 export async function readRaw(path: string): Promise<Document> {
   return new NodeIO().read(path);
 }

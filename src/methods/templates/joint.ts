@@ -137,9 +137,9 @@ export function prepareJointTemplate(
     }
     if (r === 2) {
       // Eq. 1 over two bones in closed form: the slerp of v carried by each (length |v| kept).
-      const v0 = v[0], v1 = v[1], v2 = v[2]; // prettier-ignore
-      const t = k[b + 2] / (k[b + 1] + k[b + 2]);
-      if (slerpScaled(carry[0] * v0 + carry[1] * v1 + carry[2] * v2, carry[3] * v0 + carry[4] * v1 + carry[5] * v2, carry[6] * v0 + carry[7] * v1 + carry[8] * v2, carry[9] * v0 + carry[10] * v1 + carry[11] * v2, carry[12] * v0 + carry[13] * v1 + carry[14] * v2, carry[15] * v0 + carry[16] * v1 + carry[17] * v2, t, len, out, o)) return out; // prettier-ignore
+      apply3(carry, 0, v, 0, dirs, 0);
+      apply3(carry, 9, v, 0, dirs, 3);
+      if (slerpScaled(dirs[0], dirs[1], dirs[2], dirs[3], dirs[4], dirs[5], k[b + 2] / (k[b + 1] + k[b + 2]), len, out, o)) return out; // prettier-ignore
     }
     for (let j = 0; j < r; j++) {
       u[j] = k[b + 1 + j];

@@ -63,8 +63,8 @@ export function sphericalAverage(points: ArrayLike<number>, weights: ArrayLike<n
 /**
  * Slerp by `t` ∈ [0, 1] from p to q, 3-vectors of one length `len` > 0 (to rounding), into
  * `out[o..o+3)` (of that length): the angle between them ω = atan2(|p × q|, p·q), accurate at
- * every angle (the arc cosine of the dot product loses digits near 0 and π: 3e-3 of the length at
- * π − 1e-7), and within 1e-7 rad of each other the normalised linear blend (slerp to within 1e-14).
+ * every angle (the arc cosine of the dot product loses digits near 0 and π: 1e-8 of the length
+ * 1.5e-7 rad from opposite, where this keeps 1e-9), and within 1e-7 rad of each other the normalised linear blend (slerp to within 1e-14).
  * @returns false, writing nothing, where p and q are within 1e-7 rad of opposite (no shorter arc)
  */
 export function slerpScaled(px: number, py: number, pz: number, qx: number, qy: number, qz: number, t: number, len: number, out: Float64Array, o: number): boolean {
