@@ -29,6 +29,16 @@ const GUARD_MARGIN = NEVER_WORSE_MARGIN - 1e-5;
  */
 const REPAIR_WEIGHTS = [16, 256, 4096, 65536];
 
+/**
+ * The share of plain LBS's largest distance over the mesh past which a kept vertex's samples weigh
+ * more in a second solve (the peaks of {@link keepFittedWeights}); the bar the helper bake is read
+ * against is a quarter of it.
+ */
+const PEAK_SHARE = 0.2;
+
+/** How much a peak's second solve may raise the vertex's squared distances summed over the samples. */
+const PEAK_COST = 1.5;
+
 /** The shares of its fitted weights a vertex the guard would give back is tried on, blended with its own ({@link blendBack}). */
 const BLEND_SHARES = [0.75, 0.5, 0.25, 0.125];
 
@@ -123,25 +133,45 @@ export function keepFittedWeights(
   };
   const { K } = data;
   const blend = own && blendBack(data.joints, data.weights, K, own, measure);
-  const repair = (a: number, over: number[]): boolean => {
-    const before = { joints: data.joints.slice(K * a, K * a + K), weights: data.weights.slice(K * a, K * a + K) };
-    // Its own joints (the fixed joints among its candidates) and the helpers it has.
+  // Solves vertex a's weights again by weighted least squares, the samples `over` weighing
+  // REPAIR_WEIGHTS in turn beside the fit's own (1 each), over its own joints (the fixed joints
+  // among its candidates) and the helpers it has, the helpers as they are; stops at the first
+  // solve `accept` takes (its distances in `distances`, its weights in the fit's arrays) and
+  // returns true, else leaves the last solve's and returns false.
+  const solveWeighted = (a: number, over: number[], accept: () => boolean): boolean => {
+    const at = K * a;
     const candidates = Array.from(data.candidates.subarray(data.candidateStart[a], data.candidateStart[a + 1])).filter(
-      (j) => j < data.J || before.joints.some((k, c) => k === j && before.weights[c] > 0),
+      (j) => j < data.J || data.joints.subarray(at, at + K).some((k, c) => k === j && data.weights[at + c] > 0),
     );
-    for (let t = 0; t < T; t++) old[t] = distances[t * nA + a];
     const views = positionsOnly(fitViewsAt(data, [...data.fitSamples, ...over]));
     const sampleWeights: number[] = [...data.fitSamples, ...over].map((_, k) => (k < data.fitSamples.length ? 1 : 0));
     for (const weight of REPAIR_WEIGHTS) {
       sampleWeights.fill(weight, data.fitSamples.length);
       updateVertexWeights(views.problem, views.model, a, candidates, scratch, sampleWeights);
       measure(a);
-      if (withinBounds(bounds, distances, a, old)) return true;
+      if (accept()) return true;
     }
-    data.joints.set(before.joints, K * a);
-    data.weights.set(before.weights, K * a);
-    if (blend?.(a, bounds, distances, old)) return true;
+    return false;
+  };
+  // Vertex a's fitted weights and distances, to restore.
+  const saved = { joints: new Uint32Array(K), weights: new Float32Array(K) };
+  const save = (a: number): void => {
+    saved.joints.set(data.joints.subarray(K * a, K * a + K));
+    saved.weights.set(data.weights.subarray(K * a, K * a + K));
+    for (let t = 0; t < T; t++) old[t] = distances[t * nA + a];
+  };
+  const restore = (a: number): void => {
+    data.joints.set(saved.joints, K * a);
+    data.weights.set(saved.weights, K * a);
     for (let t = 0; t < T; t++) distances[t * nA + a] = old[t];
+  };
+  const repair = (a: number, over: number[]): boolean => {
+    save(a);
+    if (solveWeighted(a, over, () => withinBounds(bounds, distances, a, old))) return true;
+    data.joints.set(saved.joints, K * a);
+    data.weights.set(saved.weights, K * a);
+    if (blend?.(a, bounds, distances, old)) return true;
+    restore(a);
     return false;
   };
   // A vertex farther than LBS overall (its sum or its worst sample) gets the same repair first,
@@ -156,7 +186,42 @@ export function keepFittedWeights(
     if (over.length && repair(a, over)) kept[a] = 1;
     else overall++;
   }
-  return { kept, givenBack: overall + keepNeverWorse(bounds, distances, kept, repair) };
+  const givenBack = overall + keepNeverWorse(bounds, distances, kept, repair);
+  // Peaks: a kept vertex whose largest distance is past PEAK_SHARE of plain LBS's largest over
+  // the mesh (the bake's max is read against LBS's) is solved again with the samples where it is
+  // past that share weighing more, and keeps the solve with the lowest largest distance among
+  // those within the bounds that add at most PEAK_COST to its squared distances summed. The
+  // least-squares fit lets a vertex be far off at a few samples unlike the others (Ybot's `dance`
+  // opens on two frames far from the rest: its worst vertex was 0.26 of LBS's largest there).
+  const peak = PEAK_SHARE * Math.sqrt(Math.max(...lbsSquared.map((d) => d.reduce((m, x) => (x > m ? x : m), 0))));
+  for (let a = 0; a < nA; a++) {
+    if (!kept[a]) continue;
+    const over: number[] = [];
+    let sum = 0;
+    for (let t = 0; t < T; t++) {
+      const d = distances[t * nA + a];
+      sum += d * d;
+      if (d > peak) over.push(t);
+    }
+    if (!over.length) continue;
+    save(a);
+    let best = { max: Math.max(...over.map((t) => old[t])), weight: -1 };
+    let tried = 0;
+    solveWeighted(a, over, () => {
+      let [max, s] = [0, 0];
+      for (let t = 0; t < T; t++) {
+        const d = distances[t * nA + a];
+        max = Math.max(max, d);
+        s += d * d;
+      }
+      if (max < best.max && s <= PEAK_COST * sum && withinBounds(bounds, distances, a, old)) best = { max, weight: tried };
+      tried++;
+      return false;
+    });
+    restore(a);
+    if (best.weight >= 0) solveWeighted(a, over, () => best.weight-- === 0);
+  }
+  return { kept, givenBack };
 }
 
 /**
