@@ -57,6 +57,12 @@ export interface HelperCandidate {
   normalsGivenBack: number;
   /** The fit before its guards, for a refinement to start from (`HelperFitSettings.start`). */
   start: HelperFitStart;
+  /**
+   * The kept vertices farthest from the method solved again (`keepFittedWeights`' peaks): per
+   * vertex (an index into the mesh), its K joints (helpers numbered as in `model`) and weights, to
+   * play instead of `model`'s ({@link applyPeaks}).
+   */
+  peaks: { vertex: number; joints: Uint32Array; weights: Float32Array }[];
 }
 
 /**
@@ -251,7 +257,18 @@ export function* fitHelpers(
   });
   // A helper no vertex kept is not written.
   const used = playedHelpers(model_, own, J);
-  const helpersKept = dropHelpers(model_, used, J);
+  const index = dropHelpers(model_, used, J);
+  // The peaks' second solves (`keepFittedWeights`), set aside: the bake plays the kept fit's
+  // ({@link applyPeaks}); a refinement steers by the fits without them.
+  const peaks = guarded
+    .peaks()
+    .filter((a) => kept[a])
+    .map((a) => {
+      const joints = data.joints.slice(K * a, K * a + K);
+      for (let k = 0; k < K; k++)
+        if (joints[k] >= J) joints[k] = index[joints[k] - J] >= 0 ? J + index[joints[k] - J] : 0;
+      return { vertex: active[a], joints, weights: data.weights.slice(K * a, K * a + K) };
+    });
 
   return {
     placement: settings.name,
@@ -261,7 +278,7 @@ export function* fitHelpers(
     keys,
     keptKeys,
     used,
-    helpersKept,
+    helpersKept: model_.helpers,
     helperRegion,
     helperCentre: centres,
     iterations,
@@ -269,7 +286,23 @@ export function* fitHelpers(
     givenBack,
     normalsGivenBack: turned.length,
     start: unguarded,
+    peaks,
   };
+}
+
+/**
+ * Plays a fit's peaks ({@link HelperCandidate.peaks}) in its model, once: returns how many
+ * vertices took new weights.
+ */
+export function applyPeaks(candidate: HelperCandidate): number {
+  const { model, peaks } = candidate;
+  const K = model.influences;
+  for (const { vertex, joints, weights } of peaks) {
+    model.joints.set(joints, K * vertex);
+    model.weights.set(weights, K * vertex);
+  }
+  candidate.peaks = [];
+  return peaks.length;
 }
 
 /**
@@ -287,7 +320,10 @@ export function giveBack(candidate: HelperCandidate, vertices: readonly number[]
   const played = playedHelpers(model, own, J);
   // `used` is over the helpers fitted, `played` over those kept so far.
   for (let h = 0, k = 0; h < used.length; h++) if (used[h]) used[h] = played[k++];
-  candidate.helpersKept = dropHelpers(model, played, J);
+  dropHelpers(model, played, J);
+  candidate.helpersKept = model.helpers;
+  // Numbered before the drop, peaks not yet played are dropped too.
+  candidate.peaks = [];
 }
 
 /** Per helper of `model`, 1 where some vertex that plays its fitted weights (`own` 0) has weight on it. */
@@ -334,14 +370,14 @@ function setOwnWeights(
 /**
  * Removes the helpers not marked in `used` from `model` (its transforms and the joint indices of
  * its weights, J + h), in place.
- * @returns the helpers kept
+ * @returns per helper, its index among those kept (−1 where dropped)
  */
-function dropHelpers(model: SsdrModel, used: Uint8Array, J: number): number {
+function dropHelpers(model: SsdrModel, used: Uint8Array, J: number): Int32Array {
   const H = model.helpers;
   const index = new Int32Array(H).fill(-1);
   let kept = 0;
   for (let h = 0; h < H; h++) if (used[h]) index[h] = kept++;
-  if (kept === H) return H;
+  if (kept === H) return index;
   model.transforms = model.transforms.map((M) => {
     const out = new Float64Array(16 * kept);
     for (let h = 0; h < H; h++) if (index[h] >= 0) out.set(M.subarray(16 * h, 16 * h + 16), 16 * index[h]);
@@ -353,7 +389,7 @@ function dropHelpers(model: SsdrModel, used: Uint8Array, J: number): number {
       model.joints[k] = h >= 0 ? J + h : 0; // a dropped helper's slots have weight 0
     }
   model.helpers = kept;
-  return kept;
+  return index;
 }
 
 /** Bone updates over every sample after the alternation. */

@@ -82,14 +82,17 @@ export function blendWeights(
  * @param own writes active vertex a's own influences (K joints and weights, as it plays them
  *   given back); where given, a vertex the weighted repairs leave over is tried on blends of its
  *   fitted weights with them before it is given back
- * @returns per active vertex, 1 where its fitted weights are kept; how many were given back
+ * @returns per active vertex, 1 where its fitted weights are kept; how many were given back; and
+ *   `peaks`, which solves again the kept vertices farthest from the method (see its comment; to
+ *   run once, on the fit a bake keeps — its changes would steer a refinement as noise does) and
+ *   returns them, their new weights in `data`
  */
 export function keepFittedWeights(
   samples: MethodSamples,
   active: readonly number[],
   data: FitData,
   own?: (a: number, joints: Uint32Array, weights: Float32Array) => void,
-): { kept: Uint8Array; givenBack: number } {
+): { kept: Uint8Array; givenBack: number; peaks: () => number[] } {
   const { lbsSquared, targets } = samples;
   const T = targets.length;
   const nA = data.n;
@@ -187,41 +190,66 @@ export function keepFittedWeights(
     else overall++;
   }
   const givenBack = overall + keepNeverWorse(bounds, distances, kept, repair);
-  // Peaks: a kept vertex whose largest distance is past PEAK_SHARE of plain LBS's largest over
-  // the mesh (the bake's max is read against LBS's) is solved again with the samples where it is
-  // past that share weighing more, and keeps the solve with the lowest largest distance among
-  // those within the bounds that add at most PEAK_COST to its squared distances summed. The
+  // Peaks: the bake's largest distance is read against plain LBS's largest over the mesh, and the
   // least-squares fit lets a vertex be far off at a few samples unlike the others (Ybot's `dance`
-  // opens on two frames far from the rest: its worst vertex was 0.26 of LBS's largest there).
-  const peak = PEAK_SHARE * Math.sqrt(Math.max(...lbsSquared.map((d) => d.reduce((m, x) => (x > m ? x : m), 0))));
-  for (let a = 0; a < nA; a++) {
-    if (!kept[a]) continue;
-    const over: number[] = [];
-    let sum = 0;
-    for (let t = 0; t < T; t++) {
-      const d = distances[t * nA + a];
-      sum += d * d;
-      if (d > peak) over.push(t);
-    }
-    if (!over.length) continue;
-    save(a);
-    let best = { max: Math.max(...over.map((t) => old[t])), weight: -1 };
-    let tried = 0;
-    solveWeighted(a, over, () => {
-      let [max, s] = [0, 0];
+  // opens on two frames far from the rest: its worst vertex was 0.26 of LBS's largest there). The
+  // kept vertices, farthest first, while past both PEAK_SHARE of LBS's largest and what the mesh
+  // cannot go below (the vertices playing LBS, the peaks already tried), are solved again with
+  // their samples past that weighing more, each keeping the solve with the lowest largest distance
+  // among those within the bounds that add at most PEAK_COST to its squared distances summed.
+  // Returns the active vertices it solved again (their weights in the fit's arrays).
+  const peaks = (): number[] => {
+    const changed: number[] = [];
+    let [largest, ceiling] = [0, 0];
+    const isActive = new Uint8Array(lbsSquared[0].length);
+    for (const i of active) isActive[i] = 1;
+    for (let t = 0; t < T; t++)
+      lbsSquared[t].forEach((d, i) => {
+        largest = Math.max(largest, d);
+        if (!isActive[i]) ceiling = Math.max(ceiling, d);
+      });
+    ceiling = Math.max(PEAK_SHARE * Math.sqrt(largest), Math.sqrt(ceiling));
+    const vertexMax = new Float64Array(nA);
+    for (let a = 0; a < nA; a++)
+      for (let t = 0; t < T; t++)
+        vertexMax[a] = Math.max(vertexMax[a], kept[a] ? distances[t * nA + a] : bounds.lbsActive[t * nA + a]);
+    for (let a = 0; a < nA; a++) if (!kept[a]) ceiling = Math.max(ceiling, vertexMax[a]);
+    const peaks = [...vertexMax.keys()]
+      .filter((a) => kept[a] && vertexMax[a] > ceiling)
+      .sort((a, b) => vertexMax[b] - vertexMax[a]);
+    for (const a of peaks) {
+      if (vertexMax[a] <= ceiling) break;
+      const over: number[] = [];
+      let sum = 0;
       for (let t = 0; t < T; t++) {
         const d = distances[t * nA + a];
-        max = Math.max(max, d);
-        s += d * d;
+        sum += d * d;
+        if (d > ceiling) over.push(t);
       }
-      if (max < best.max && s <= PEAK_COST * sum && withinBounds(bounds, distances, a, old)) best = { max, weight: tried };
-      tried++;
-      return false;
-    });
-    restore(a);
-    if (best.weight >= 0) solveWeighted(a, over, () => best.weight-- === 0);
-  }
-  return { kept, givenBack };
+      save(a);
+      let best = { max: vertexMax[a], solve: -1 };
+      let solve = 0;
+      solveWeighted(a, over, () => {
+        let [max, s] = [0, 0];
+        for (let t = 0; t < T; t++) {
+          const d = distances[t * nA + a];
+          max = Math.max(max, d);
+          s += d * d;
+        }
+        if (max < best.max && s <= PEAK_COST * sum && withinBounds(bounds, distances, a, old)) best = { max, solve };
+        solve++;
+        return false;
+      });
+      restore(a);
+      if (best.solve >= 0) {
+        solveWeighted(a, over, () => best.solve-- === 0);
+        changed.push(a);
+      }
+      ceiling = Math.max(ceiling, best.max);
+    }
+    return changed;
+  };
+  return { kept, givenBack, peaks };
 }
 
 /**

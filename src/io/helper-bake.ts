@@ -52,6 +52,7 @@ import {
 } from '../bake/placement-score.js';
 import { runFitTaskHere, type FitErrors } from '../bake/fit.js';
 import {
+  applyPeaks,
   fitHelpers,
   giveBack,
   ownInfluences,
@@ -349,6 +350,8 @@ export function* helperBakeSteps(
       refined.rounds++;
     }
     refined.helpers = best!.candidate.helpersKept - unrefined;
+    // The kept fit's peaks, played now that no refinement steers by it.
+    if (applyPeaks(best!.candidate) && plain) best!.score = placementScore(at, halfway, plain, best!.candidate);
     return { ...best!, keyed, clips: at.clips, plain, refined };
   };
   // Compared half-way between the samples too, where players interpolate the keys: the
