@@ -85,15 +85,15 @@ export interface FitData {
 
 /**
  * One task of the alternation: `products` makes each pair of influences' products over the
- * subset of samples ({@link FitData.products}: where no vertex moves with morph targets, the
- * Gram matrices of the weight update that follows); `weights` updates every vertex's weights over
- * the subset of samples (Sec. 3.2); `helpers` every helper's transform at each sample of the
+ * subset of samples, or every keyed one (`full`) ({@link FitData.products}: where no vertex moves
+ * with morph targets, the Gram matrices of the weight update that follows); `weights` updates
+ * every vertex's weights over the same samples (Sec. 3.2); `helpers` every helper's transform at each sample of the
  * subset or of all (`full`), `passes` sweeps (Sec. 3.3); `errors` gives each vertex's squared
  * error summed over the samples and its largest (the subset's or all).
  */
 export type FitTask =
-  | { kind: 'products' }
-  | { kind: 'weights' }
+  | { kind: 'products'; full?: boolean }
+  | { kind: 'weights'; full?: boolean }
   | { kind: 'helpers'; full: boolean; passes: number }
   | { kind: 'errors'; full: boolean };
 
@@ -189,7 +189,11 @@ export function runFitTask(data: FitData, task: FitTask, from: number, to: numbe
     updateHelpers(problem, model, helperMembers(data), task.passes, samples, data.priorStrength);
     return undefined;
   }
-  const { problem, model } = fitViews(data, task.kind === 'errors' && task.full);
+  // Products and weights over the keyed samples where `full` (`FitData.fixedTerms` holds the subset's).
+  const full = (task.kind === 'products' || task.kind === 'weights') && task.full;
+  const { problem, model } = full
+    ? fitViewsAt(data, helperSamples(data, true))
+    : fitViews(data, task.kind === 'errors' && task.full);
   if (task.kind === 'products') {
     for (let k = from; k < to; k++) {
       data.products.fill(0, 16 * k, 16 * k + 16);
@@ -205,7 +209,7 @@ export function runFitTask(data: FitData, task: FitTask, from: number, to: numbe
     const products = data.restPerSample
       ? undefined
       : storedInfluenceProducts(data.products, data.pairIndex, data.J + data.H);
-    const rhs = products && rightHandSides(problem, model, from, to, candidates, candidateStart, data.fixedTerms);
+    const rhs = products && rightHandSides(problem, model, from, to, candidates, candidateStart, full ? undefined : data.fixedTerms); // prettier-ignore
     for (let i = from; i < to; i++) {
       const [start, end] = [candidateStart[i], candidateStart[i + 1]];
       const list = Array.from(candidates.subarray(start, end));
