@@ -18,9 +18,7 @@ import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import { deformers } from '../src/deformers/index.js';
 import type { Deformer } from '../src/deformers/contract.js';
 import { NEVER_WORSE_MARGIN } from '../src/bake/measure.js';
-import { fitData } from '../src/bake/fit.js';
-import { blendWeights, keepFittedWeights } from '../src/bake/never-worse.js';
-import type { MethodSamples } from '../src/bake/sampling.js';
+import { blendWeights } from '../src/bake/never-worse.js';
 import { bakeCheckTimes, bakeSampleTimes } from '../src/bake/samples.js';
 import { bakeHelperJoints } from '../src/io/helper-bake.js';
 import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';
@@ -173,67 +171,6 @@ describe('a vertex the repairs leave farther than LBS', () => {
     expect(worse).toEqual([]);
     expect(largest('baked')).toBeLessThan(0.5 * largest('lbs'));
   }, 180_000);
-});
-
-describe('a vertex far off at a few samples unlike the others (a peak)', () => {
-  it('is solved again with those samples weighing more, where that lowers its largest distance at little cost; others are left alone', () => {
-    // Three joints: 0 at rest, 1 moving the mesh by d = (0, 1, 0) at every sample, 2 by d at
-    // sample 0 alone (a pose unlike the rest, as Ybot's `dance` opens on). A vertex with weights
-    // (w0, w1, w2) plays x + (w1 + [t = 0]·w2)·d; the method's target is x + a_i(t)·d, so its
-    // distance is |w1 + [t = 0]·w2 − a_i(t)|. Every vertex starts fitted to samples 1–19 only, at
-    // (0.5, 0.5, 0), and plays LBS with its own weights (1, 0, 0): LBS's largest over the mesh is
-    // 1, at sample 0, and a peak is past 0.2 of it.
-    const T = 20;
-    const targetAt = [1.0, 0.6, 0.9]; // a_i(0); a_i(t) = 0.5 at every other sample
-    const positions = new Float32Array([0, 0, 0, 1, 0, 0, 2, 0, 0]);
-    const n = 3;
-    const fixed = Array.from({ length: T }, (_, t) => {
-      const m = new Float64Array(48);
-      for (const j of [0, 1, 2]) [0, 5, 10, 15].forEach((k) => (m[16 * j + k] = 1));
-      m[16 + 13] = 1;
-      if (t === 0) m[32 + 13] = 1;
-      return m;
-    });
-    const a = (i: number, t: number) => (t === 0 ? targetAt[i] : 0.5);
-    const samples: MethodSamples = {
-      clips: [],
-      rest: Array.from({ length: T }, () => positions),
-      targets: Array.from({ length: T }, (_, t) => positions.map((x, k) => (k % 3 === 1 ? x + a(Math.floor(k / 3), t) : x))),
-      lbsSquared: Array.from({ length: T }, (_, t) => Float64Array.from({ length: n }, (_, i) => a(i, t) ** 2)),
-      fixed,
-      rate: 30,
-      between: false,
-    };
-    const K = 4;
-    const joints = new Uint32Array(K * n);
-    const weights = new Float32Array(K * n);
-    for (let i = 0; i < n; i++) {
-      joints.set([0, 1, 2, 0], K * i);
-      weights.set([0.5, 0.5, 0, 0], K * i);
-    }
-    const model = { helpers: 0, transforms: Array.from({ length: T }, () => new Float64Array(0)), influences: K, joints, weights };
-    // Vertex 0 may take joint 2; vertex 1 too, but is within the share (0.1 off at sample 0);
-    // vertex 2 may not (joints 0 and 1 only): lowering its peak costs more than it may.
-    const candidates = [[0, 1, 2], [0, 1, 2], [0, 1]];
-    const fitted = Int32Array.from({ length: T - 1 }, (_, k) => k + 1);
-    const data = fitData(samples, model, [0, 1, 2], candidates, [], fitted);
-    const { kept, givenBack, peaks } = keepFittedWeights(samples, [0, 1, 2], data);
-    expect(Array.from(kept)).toEqual([1, 1, 1]);
-    expect(givenBack).toBe(0);
-    expect(peaks()).toEqual([0]);
-    const played = (i: number) => {
-      const w = new Map<number, number>();
-      for (let k = 0; k < K; k++) w.set(data.joints[K * i + k], (w.get(data.joints[K * i + k]) ?? 0) + data.weights[K * i + k]);
-      return [0, 1, 2].map((j) => w.get(j) ?? 0);
-    };
-    // Vertex 0: the exact fit at every sample is (0, 0.5, 0.5): w1 = 0.5, w1 + w2 = 1.
-    const [w0, w1, w2] = played(0);
-    expect(w0).toBeCloseTo(0, 3);
-    expect(w1).toBeCloseTo(0.5, 3);
-    expect(w2).toBeCloseTo(0.5, 3);
-    // Vertices 1 and 2 keep their start, bit for bit.
-    for (const i of [1, 2]) expect(played(i)).toEqual([0.5, 0.5, 0]);
-  });
 });
 
 describe('a helper bake does not depend on the rig’s scale', () => {

@@ -1,0 +1,85 @@
+/**
+ * The helper fit's last steps (`src/bake/fit.ts`, `src/bake/never-worse.ts`) on a synthetic
+ * problem with known answers, one pose unlike the others (as Ybot's `dance` opens on): the weight
+ * update over every keyed sample after the alternation on a subset, and the peaks' second solves.
+ *
+ * Three joints: 0 at rest, 1 moving the mesh by d = (0, 1, 0) at every sample, 2 by d at sample 0
+ * alone. A vertex with weights (w0, w1, w2) plays x + (w1 + [t = 0]·w2)·d; the method's target is
+ * x + a_i(t)·d, so its distance is |w1 + [t = 0]·w2 − a_i(t)|, with a_i(t) = 0.5 at every sample
+ * but 0, where it is `atZero[i]`. Every vertex starts at (0.5, 0.5, 0) (the fit of samples 1–19,
+ * which leave w2 free) and plays LBS with its own weights (1, 0, 0).
+ */
+import { describe, expect, it } from 'vitest';
+import { fitData, runFitTaskHere } from '../src/bake/fit.js';
+import { keepFittedWeights } from '../src/bake/never-worse.js';
+import type { MethodSamples } from '../src/bake/sampling.js';
+
+const T = 20;
+const K = 4;
+
+/** The problem's samples and the fit's data: vertex i's candidates `candidates[i]`, the alternation's subset samples 1–19. */
+function problem(atZero: number[], candidates: number[][]) {
+  const n = atZero.length;
+  const positions = Float32Array.from({ length: 3 * n }, (_, k) => (k % 3 === 0 ? k / 3 : 0));
+  const a = (i: number, t: number) => (t === 0 ? atZero[i] : 0.5);
+  const samples: MethodSamples = {
+    clips: [],
+    rest: Array.from({ length: T }, () => positions),
+    targets: Array.from({ length: T }, (_, t) => positions.map((x, k) => (k % 3 === 1 ? x + a(Math.floor(k / 3), t) : x))), // prettier-ignore
+    lbsSquared: Array.from({ length: T }, (_, t) => Float64Array.from({ length: n }, (_, i) => a(i, t) ** 2)),
+    fixed: Array.from({ length: T }, (_, t) => {
+      const m = new Float64Array(48);
+      for (const j of [0, 1, 2]) [0, 5, 10, 15].forEach((k) => (m[16 * j + k] = 1));
+      m[16 + 13] = 1;
+      if (t === 0) m[32 + 13] = 1;
+      return m;
+    }),
+    rate: 30,
+    between: false,
+  };
+  const joints = new Uint32Array(K * n);
+  const weights = new Float32Array(K * n);
+  for (let i = 0; i < n; i++) {
+    joints.set([0, 1, 2, 0], K * i);
+    weights.set([0.5, 0.5, 0, 0], K * i);
+  }
+  const model = { helpers: 0, transforms: Array.from({ length: T }, () => new Float64Array(0)), influences: K, joints, weights }; // prettier-ignore
+  const subset = Int32Array.from({ length: T - 1 }, (_, k) => k + 1);
+  const active = Array.from({ length: n }, (_, i) => i);
+  const data = fitData(samples, model, active, candidates, [], subset);
+  /** Vertex i's weight on joints 0, 1 and 2 as the fit holds them. */
+  const played = (i: number) =>
+    [0, 1, 2].map((j) => {
+      let w = 0;
+      for (let k = 0; k < K; k++) if (data.joints[K * i + k] === j) w += data.weights[K * i + k];
+      return w;
+    });
+  return { samples, data, active, played };
+}
+
+describe("the helper fit's last steps, on a pose unlike the others", () => {
+  it('the weight update over every keyed sample fits the pose the subset left out; over the subset it cannot', () => {
+    const { data, played } = problem([1.0], [[0, 1, 2]]);
+    runFitTaskHere(data, { kind: 'products' });
+    runFitTaskHere(data, { kind: 'weights' });
+    // Samples 1–19 alone: w2 is free and the weights already fit them exactly: kept as they are.
+    expect(played(0)).toEqual([0.5, 0.5, 0]);
+    runFitTaskHere(data, { kind: 'products', full: true });
+    runFitTaskHere(data, { kind: 'weights', full: true });
+    // Every sample: w1 = 0.5, w1 + w2 = 1 is the only exact fit.
+    played(0).forEach((w, j) => expect(w).toBeCloseTo([0, 0.5, 0.5][j], 3));
+  });
+
+  it('a kept vertex past 0.2 of LBS’s largest distance is solved again where that lowers its largest at little cost; others are left alone', () => {
+    // LBS's largest over the mesh is 1 (vertex 0 at sample 0): a peak is past 0.2. Vertex 0 may
+    // take joint 2; vertex 1 too, but is within the share (0.1 off at sample 0); vertex 2 may not
+    // (joints 0 and 1 only): lowering its largest (0.4) costs more than 1.5× its summed squares.
+    const { samples, data, active, played } = problem([1.0, 0.6, 0.9], [[0, 1, 2], [0, 1, 2], [0, 1]]);
+    const { kept, givenBack, peaks } = keepFittedWeights(samples, active, data);
+    expect(Array.from(kept)).toEqual([1, 1, 1]);
+    expect(givenBack).toBe(0);
+    expect(peaks()).toEqual([0]);
+    played(0).forEach((w, j) => expect(w).toBeCloseTo([0, 0.5, 0.5][j], 3));
+    for (const i of [1, 2]) expect(played(i)).toEqual([0.5, 0.5, 0]);
+  });
+});
