@@ -74,7 +74,14 @@ describe("the helper fit's last steps, on a pose unlike the others", () => {
     // LBS's largest over the mesh is 1 (vertex 0 at sample 0): a peak is past 0.2. Vertex 0 may
     // take joint 2; vertex 1 too, but is within the share (0.1 off at sample 0); vertex 2 may not
     // (joints 0 and 1 only): lowering its largest (0.4) costs more than 1.5× its summed squares.
-    const { samples, data, active, played } = problem([1.0, 0.6, 0.9], [[0, 1, 2], [0, 1, 2], [0, 1]]);
+    const { samples, data, active, played } = problem(
+      [1.0, 0.6, 0.9],
+      [
+        [0, 1, 2],
+        [0, 1, 2],
+        [0, 1],
+      ],
+    );
     const { kept, givenBack, peaks } = keepFittedWeights(samples, active, data);
     expect(Array.from(kept)).toEqual([1, 1, 1]);
     expect(givenBack).toBe(0);
