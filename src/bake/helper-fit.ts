@@ -30,7 +30,7 @@ export interface HelperFitStep {
 export interface HelperCandidate {
   /** The placement fitted. */
   placement: 'even' | 'departure';
-  /** The whole mesh's model: the kept helpers' transforms at every sample, each vertex's weights. */
+  /** The whole mesh's model: the kept helpers' transforms at every sample, each vertex's weights (without {@link peaks} until played). */
   model: SsdrModel;
   /** Per vertex, 1 where it keeps its own influences (all of them, as the input has them). */
   own: Uint8Array;
@@ -107,10 +107,12 @@ export interface HelperFitSettings {
 /**
  * The fit of one placement's helpers: smooth skinning decomposition with rigid bones (Le & Deng
  * 2012, "Smooth Skinning Decomposition with Rigid Bones", ACM TOG 31(6), SIGGRAPH Asia 2012; the
- * alternation of weight and bone updates until the error falls by less than 0.1%), the helpers'
+ * alternation of weight and bone updates until the error falls by less than 0.1%, on a subset of
+ * the samples; then one weight update and bone updates over every keyed sample), the helpers'
  * keys (`helper-frames.ts`) and their reduction (`key-reduction.ts`), then the vertices the
  * helpers would put farther from the method than plain LBS given back their own influences
- * (`never-worse.ts`). Each yielded task is run by the caller and its result passed back.
+ * (`never-worse.ts`), and the peaks' second solves set aside (`HelperCandidate.peaks`). Each
+ * yielded task is run by the caller and its result passed back.
  * @param model the skin (bind space; its joints' skinning matrices per sample in `settings.samples.fixed`)
  * @param placement where the helpers go (`placeHelpers`)
  * @param shared keep the fit's data in SharedArrayBuffers (for worker threads)
@@ -268,15 +270,12 @@ export function* fitHelpers(
   const index = dropHelpers(model_, used, J);
   // The peaks' second solves (`keepFittedWeights`), set aside: the bake plays the kept fit's
   // ({@link applyPeaks}); a refinement steers by the fits without them.
-  const peaks = guarded
-    .peaks()
-    .filter((a) => kept[a])
-    .map((a) => {
-      const joints = data.joints.slice(K * a, K * a + K);
-      for (let k = 0; k < K; k++)
-        if (joints[k] >= J) joints[k] = index[joints[k] - J] >= 0 ? J + index[joints[k] - J] : 0;
-      return { vertex: active[a], joints, weights: data.weights.slice(K * a, K * a + K) };
-    });
+  const peaks = guarded.peaks().map((a) => {
+    const joints = data.joints.slice(K * a, K * a + K);
+    for (let k = 0; k < K; k++)
+      if (joints[k] >= J) joints[k] = index[joints[k] - J] >= 0 ? J + index[joints[k] - J] : 0;
+    return { vertex: active[a], joints, weights: data.weights.slice(K * a, K * a + K) };
+  });
 
   return {
     placement: settings.name,
@@ -299,39 +298,60 @@ export function* fitHelpers(
 }
 
 /**
- * Plays a fit's peaks ({@link HelperCandidate.peaks}) in its model, once: returns how many
- * vertices took new weights.
+ * Plays a fit's peaks ({@link HelperCandidate.peaks}) in its model, once, and drops the helpers
+ * no vertex plays any more (a peak may leave one) — unless `keep`, given the candidate with them,
+ * says no: then the model is as before.
+ * @param J the skin's joints
+ * @returns how many vertices took new weights (0 where none or not kept)
  */
-export function applyPeaks(candidate: HelperCandidate): number {
+export function applyPeaks(candidate: HelperCandidate, J: number, keep: () => boolean = () => true): number {
   const { model, peaks } = candidate;
-  const K = model.influences;
-  for (const { vertex, joints, weights } of peaks) {
-    model.joints.set(joints, K * vertex);
-    model.weights.set(weights, K * vertex);
-  }
   candidate.peaks = [];
+  const K = model.influences;
+  const before = peaks.map(({ vertex }) => ({
+    vertex,
+    joints: model.joints.slice(K * vertex, K * vertex + K),
+    weights: model.weights.slice(K * vertex, K * vertex + K),
+  }));
+  const play = (rows: typeof peaks) =>
+    rows.forEach(({ vertex, joints, weights }) => {
+      model.joints.set(joints, K * vertex);
+      model.weights.set(weights, K * vertex);
+    });
+  play(peaks);
+  if (!peaks.length || !keep()) {
+    play(before);
+    return 0;
+  }
+  dropUnplayed(candidate, J);
   return peaks.length;
 }
 
 /**
  * Gives `vertices` (fitted ones) of a candidate back their own influences, in place, and drops the
- * helpers no vertex plays any more (`model`, `used`, `helpersKept`).
+ * helpers no vertex plays any more ({@link dropUnplayed}); peaks not yet played are dropped too
+ * (numbered before).
  * @param mesh the skin the candidate was fitted to; J its joints
  */
 export function giveBack(candidate: HelperCandidate, vertices: readonly number[], mesh: SkinnedMesh, J: number): void {
-  const { model, own, used } = candidate;
+  const { model, own } = candidate;
   for (const i of vertices) {
     own[i] = 1;
     setOwnWeights(model.joints, model.weights, model.influences, i, mesh, i);
   }
   candidate.givenBack += vertices.length;
+  dropUnplayed(candidate, J);
+  candidate.peaks = [];
+}
+
+/** Drops the helpers of a candidate that no vertex plays (`model`, `used`, `helpersKept`), in place. */
+function dropUnplayed(candidate: HelperCandidate, J: number): void {
+  const { model, own, used } = candidate;
   const played = playedHelpers(model, own, J);
   // `used` is over the helpers fitted, `played` over those kept so far.
   for (let h = 0, k = 0; h < used.length; h++) if (used[h]) used[h] = played[k++];
   dropHelpers(model, played, J);
   candidate.helpersKept = model.helpers;
-  // Numbered before the drop, peaks not yet played are dropped too.
-  candidate.peaks = [];
 }
 
 /** Per helper of `model`, 1 where some vertex that plays its fitted weights (`own` 0) has weight on it. */

@@ -83,9 +83,10 @@ export function blendWeights(
  *   given back); where given, a vertex the weighted repairs leave over is tried on blends of its
  *   fitted weights with them before it is given back
  * @returns per active vertex, 1 where its fitted weights are kept; how many were given back; and
- *   `peaks`, which solves again the kept vertices farthest from the method (see its comment; to
- *   run once, on the fit a bake keeps — its changes would steer a refinement as noise does) and
- *   returns them, their new weights in `data`
+ *   `peaks`, to call once after the guard (and after clearing `kept` where a caller gives vertices
+ *   back): it solves again the kept vertices farthest from the method (the peaks, see its comment)
+ *   and returns them, their new weights in `data` (the helper bake plays them on the fit it keeps
+ *   alone: on every fit they would steer its refinements as noise does)
  */
 export function keepFittedWeights(
   samples: MethodSamples,
@@ -137,19 +138,19 @@ export function keepFittedWeights(
   const { K } = data;
   const blend = own && blendBack(data.joints, data.weights, K, own, measure);
   // Solves vertex a's weights again by weighted least squares, the samples `over` weighing
-  // REPAIR_WEIGHTS in turn beside the fit's own (1 each), over its own joints (the fixed joints
-  // among its candidates) and the helpers it has, the helpers as they are; stops at the first
-  // solve `accept` takes (its distances in `distances`, its weights in the fit's arrays) and
+  // REPAIR_WEIGHTS in turn beside the samples `base` (1 each), over its own joints (the fixed
+  // joints among its candidates) and the helpers it has, the helpers as they are; stops at the
+  // first solve `accept` takes (its distances in `distances`, its weights in the fit's arrays) and
   // returns true, else leaves the last solve's and returns false.
-  const solveWeighted = (a: number, over: number[], accept: () => boolean): boolean => {
+  const solveWeighted = (a: number, over: number[], base: Int32Array, accept: () => boolean): boolean => {
     const at = K * a;
     const candidates = Array.from(data.candidates.subarray(data.candidateStart[a], data.candidateStart[a + 1])).filter(
       (j) => j < data.J || data.joints.subarray(at, at + K).some((k, c) => k === j && data.weights[at + c] > 0),
     );
-    const views = positionsOnly(fitViewsAt(data, [...data.fitSamples, ...over]));
-    const sampleWeights: number[] = [...data.fitSamples, ...over].map((_, k) => (k < data.fitSamples.length ? 1 : 0));
+    const views = positionsOnly(fitViewsAt(data, [...base, ...over]));
+    const sampleWeights: number[] = [...base, ...over].map((_, k) => (k < base.length ? 1 : 0));
     for (const weight of REPAIR_WEIGHTS) {
-      sampleWeights.fill(weight, data.fitSamples.length);
+      sampleWeights.fill(weight, base.length);
       updateVertexWeights(views.problem, views.model, a, candidates, scratch, sampleWeights);
       measure(a);
       if (accept()) return true;
@@ -168,11 +169,11 @@ export function keepFittedWeights(
     data.weights.set(saved.weights, K * a);
     for (let t = 0; t < T; t++) distances[t * nA + a] = old[t];
   };
+  // The fit's own samples as the base (the weights the alternation fitted to them).
   const repair = (a: number, over: number[]): boolean => {
     save(a);
-    if (solveWeighted(a, over, () => withinBounds(bounds, distances, a, old))) return true;
-    data.joints.set(saved.joints, K * a);
-    data.weights.set(saved.weights, K * a);
+    if (solveWeighted(a, over, data.fitSamples, () => withinBounds(bounds, distances, a, old))) return true;
+    restore(a);
     if (blend?.(a, bounds, distances, old)) return true;
     restore(a);
     return false;
@@ -194,30 +195,31 @@ export function keepFittedWeights(
   // least-squares fit lets a vertex be far off at a few samples unlike the others (Ybot's `dance`
   // opens on two frames far from the rest: its worst vertex was 0.26 of LBS's largest there). The
   // kept vertices, farthest first, while past both PEAK_SHARE of LBS's largest and what the mesh
-  // cannot go below (the vertices playing LBS, the peaks already tried), are solved again with
-  // their samples past that weighing more, each keeping the solve with the lowest largest distance
-  // among those within the bounds that add at most PEAK_COST to its squared distances summed.
-  // Returns the active vertices it solved again (their weights in the fit's arrays).
+  // cannot go below (the vertices playing LBS, the peaks already tried), are solved again over
+  // every keyed sample (the weights' last update's), their samples past that weighing more, each
+  // keeping the solve with the lowest largest distance among those within the bounds — past
+  // LBS's percentile at no sample where it was not, whatever LBS does there: the sweep above no
+  // longer counts — that add at most PEAK_COST to its squared distances summed.
   const peaks = (): number[] => {
-    const changed: number[] = [];
-    let [largest, ceiling] = [0, 0];
+    const solved: number[] = [];
     const isActive = new Uint8Array(lbsSquared[0].length);
     for (const i of active) isActive[i] = 1;
-    for (let t = 0; t < T; t++)
-      lbsSquared[t].forEach((d, i) => {
-        largest = Math.max(largest, d);
-        if (!isActive[i]) ceiling = Math.max(ceiling, d);
-      });
+    let [largest, ceiling] = [0, 0];
+    for (const d of lbsSquared)
+      for (let i = 0; i < d.length; i++) {
+        largest = Math.max(largest, d[i]);
+        if (!isActive[i]) ceiling = Math.max(ceiling, d[i]);
+      }
     ceiling = Math.max(PEAK_SHARE * Math.sqrt(largest), Math.sqrt(ceiling));
     const vertexMax = new Float64Array(nA);
-    for (let a = 0; a < nA; a++)
-      for (let t = 0; t < T; t++)
-        vertexMax[a] = Math.max(vertexMax[a], kept[a] ? distances[t * nA + a] : bounds.lbsActive[t * nA + a]);
-    for (let a = 0; a < nA; a++) if (!kept[a]) ceiling = Math.max(ceiling, vertexMax[a]);
-    const peaks = [...vertexMax.keys()]
-      .filter((a) => kept[a] && vertexMax[a] > ceiling)
-      .sort((a, b) => vertexMax[b] - vertexMax[a]);
-    for (const a of peaks) {
+    for (let a = 0; a < nA; a++) {
+      const from = kept[a] ? distances : bounds.lbsActive;
+      for (let t = 0; t < T; t++) vertexMax[a] = Math.max(vertexMax[a], from[t * nA + a]);
+      if (!kept[a]) ceiling = Math.max(ceiling, vertexMax[a]);
+    }
+    const best = { max: 0, joints: new Uint32Array(K), weights: new Float32Array(K) };
+    const farthest = [...vertexMax.keys()].filter((a) => kept[a]).sort((a, b) => vertexMax[b] - vertexMax[a]);
+    for (const a of farthest) {
       if (vertexMax[a] <= ceiling) break;
       const over: number[] = [];
       let sum = 0;
@@ -227,27 +229,33 @@ export function keepFittedWeights(
         if (d > ceiling) over.push(t);
       }
       save(a);
-      let best = { max: vertexMax[a], solve: -1 };
-      let solve = 0;
-      solveWeighted(a, over, () => {
+      best.max = vertexMax[a];
+      let found = false;
+      solveWeighted(a, over, data.keyed, () => {
         let [max, s] = [0, 0];
         for (let t = 0; t < T; t++) {
           const d = distances[t * nA + a];
           max = Math.max(max, d);
           s += d * d;
         }
-        if (max < best.max && s <= PEAK_COST * sum && withinBounds(bounds, distances, a, old)) best = { max, solve };
-        solve++;
+        if (max < best.max && s <= PEAK_COST * sum && withinBounds(bounds, distances, a, old, true)) {
+          best.max = max;
+          best.joints.set(data.joints.subarray(K * a, K * a + K));
+          best.weights.set(data.weights.subarray(K * a, K * a + K));
+          found = true;
+        }
         return false;
       });
       restore(a);
-      if (best.solve >= 0) {
-        solveWeighted(a, over, () => best.solve-- === 0);
-        changed.push(a);
+      if (found) {
+        data.joints.set(best.joints, K * a);
+        data.weights.set(best.weights, K * a);
+        measure(a);
+        solved.push(a);
       }
       ceiling = Math.max(ceiling, best.max);
     }
-    return changed;
+    return solved;
   };
   return { kept, givenBack, peaks };
 }
@@ -334,9 +342,16 @@ export function blendBack(
  * Whether active vertex a's distances to the method (its column of `fitted`, posed units) are
  * within plain LBS's at the vertex — their squares summed over the times, and at its worst time
  * — and within `bounds` at every time: LBS's largest over the mesh, and past LBS's percentile at
- * no time where its distances before (`old`) and LBS's were not.
+ * no time where its distances before (`old`) and LBS's were not (`strict`: where its distances
+ * before were not, whatever LBS's: for a change no later sweep counts against `room`).
  */
-function withinBounds(bounds: SampleBounds, fitted: Float32Array, a: number, old: Float32Array): boolean {
+function withinBounds(
+  bounds: SampleBounds,
+  fitted: Float32Array,
+  a: number,
+  old: Float32Array,
+  strict = false,
+): boolean {
   const { nA, maxBound, pBound, lbsActive } = bounds;
   let [sum, lbsSum, max, lbsMax] = [0, 0, 0, 0];
   for (let t = 0; t < maxBound.length; t++) {
@@ -346,7 +361,7 @@ function withinBounds(bounds: SampleBounds, fitted: Float32Array, a: number, old
     lbsSum += l * l;
     max = Math.max(max, d);
     lbsMax = Math.max(lbsMax, l);
-    if (d > maxBound[t] || (d > pBound[t] && old[t] <= pBound[t] && l <= pBound[t])) return false;
+    if (d > maxBound[t] || (d > pBound[t] && old[t] <= pBound[t] && (strict || l <= pBound[t]))) return false;
   }
   return sum <= lbsSum && max <= lbsMax;
 }

@@ -350,8 +350,16 @@ export function* helperBakeSteps(
       refined.rounds++;
     }
     refined.helpers = best!.candidate.helpersKept - unrefined;
-    // The kept fit's peaks, played now that no refinement steers by it.
-    if (applyPeaks(best!.candidate) && plain) best!.score = placementScore(at, halfway, plain, best!.candidate);
+    // The kept fit's peaks, played now that no refinement steers by it, where the file then
+    // plays no farther from the method (the score, and the half-way times worse than LBS).
+    const kept = best!;
+    applyPeaks(kept.candidate, J, () => {
+      if (!plain) return true;
+      const score = placementScore(at, halfway, plain, kept.candidate);
+      if (score.score > kept.score.score || score.worseHalfway > kept.score.worseHalfway) return false;
+      kept.score = score;
+      return true;
+    });
     return { ...best!, keyed, clips: at.clips, plain, refined };
   };
   // Compared half-way between the samples too, where players interpolate the keys: the
