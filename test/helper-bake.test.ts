@@ -87,6 +87,25 @@ describe('bake --as helpers (smooth skinning decomposition, Le & Deng 2012)', ()
     expect(worst).toBeLessThan(1e-5);
   });
 
+  it('ShibaInu, dqs, 4 influences, 645 samples, guarded at the samples: the alternation fits 120, then the helpers settle over all 645', async () => {
+    const input = join(SHARED, 'characters/ShibaInu.gltf');
+    const document = await readDocument(input);
+    const [model] = extractSkinnedModels(document, input);
+    const rate = 30;
+    bakeHelperJoints(document, model, deformers.dqs, { rate, guard: 'samples' });
+    const out = join(tmp.dir, 'shiba-4.glb');
+    await writeDocument(document, out);
+    const [original] = extractSkinnedModels(await readDocument(input), input);
+    const [baked] = extractSkinnedModels(await readDocument(out), out);
+    const m = measureBake(original, baked, deformers.dqs, rate);
+    const [gap, max] = [1 - m.p99 / m.lbsP99, m.max / m.lbsMax];
+    console.log(`ShibaInu dqs, 4 influences: ${(100 * gap).toFixed(1)}% of the gap, max ${max.toFixed(2)} of LBS's`);
+    // Measured (2026-12-04): 84.0%, 0.37 with 12 bone updates over every sample after the
+    // alternation; with 6, the samples between the subset's unsettled: 78.3% and 0.80.
+    expect(gap).toBeGreaterThan(0.81);
+    expect(max).toBeLessThan(0.5);
+  }, 120_000);
+
   it('ShibaInu, dqs, 8 influences, 215 samples, guarded at the samples: the fit sees every sample, and removes most of the p99 gap (≥ 85%), never past LBS’s max', async () => {
     const input = join(SHARED, 'characters/ShibaInu.gltf');
     const document = await readDocument(input);

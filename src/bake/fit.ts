@@ -70,32 +70,31 @@ export interface FitData {
   /** Each pair's number in {@link pairs} at p·(J + H) + q, p ≤ q (−1 for the others). */
   pairIndex: Int32Array;
   /**
-   * Each pair's products over the fit's samples, or every keyed one (16 per pair,
-   * `addPairProduct`), written by the `products` task before each `weights` task, which reads them.
+   * Each pair's products over the fit's samples (16 per pair, `addPairProduct`), written by the
+   * `products` task before each `weights` task, which reads them.
    */
   products: Float64Array;
   /**
    * Without morph targets, the weight update's right-hand-side entries of the fixed joints among
    * each vertex's candidates (indexed as {@link candidates}; `rightHandSides`' `fixedTerms`):
-   * the fit does not change them, so the first weight update over the fit's samples sums them and
-   * the others over them read them (one over every keyed sample sums its own). NaN until then, and
-   * for the helpers' entries.
+   * the fit does not change them, so the first weight update sums them and the others read them.
+   * NaN until then, and for the helpers' entries.
    */
   fixedTerms: Float64Array;
 }
 
 /**
  * One task of the alternation: `products` makes each pair of influences' products over the
- * subset of samples, or every keyed one (`full`) ({@link FitData.products}: where no vertex moves
- * with morph targets, the Gram matrices of the weight update that follows); `weights` updates
- * every vertex's weights over the same samples (Sec. 3.2); `helpers` every helper's transform at
- * each sample of the subset or every keyed one (`full`), `passes` sweeps (Sec. 3.3); `errors`
- * gives each vertex's squared error summed over the samples and its largest (the subset's, or
- * with `full` every sample, the half-way times among them included).
+ * subset of samples ({@link FitData.products}: where no vertex moves with morph targets, the
+ * Gram matrices of the weight update that follows); `weights` updates every vertex's weights over
+ * the subset of samples (Sec. 3.2); `helpers` every helper's transform at each sample of the
+ * subset or every keyed one (`full`), `passes` sweeps (Sec. 3.3); `errors` gives each vertex's
+ * squared error summed over the samples and its largest (the subset's, or with `full` every
+ * sample, the half-way times among them included).
  */
 export type FitTask =
-  | { kind: 'products'; full?: boolean }
-  | { kind: 'weights'; full?: boolean }
+  | { kind: 'products' }
+  | { kind: 'weights' }
   | { kind: 'helpers'; full: boolean; passes: number }
   | { kind: 'errors'; full: boolean };
 
@@ -191,11 +190,7 @@ export function runFitTask(data: FitData, task: FitTask, from: number, to: numbe
     updateHelpers(problem, model, helperMembers(data), task.passes, samples, data.priorStrength);
     return undefined;
   }
-  // Products and weights over the keyed samples where `full` (`FitData.fixedTerms` holds the subset's).
-  const full = (task.kind === 'products' || task.kind === 'weights') && task.full;
-  const { problem, model } = full
-    ? fitViewsAt(data, helperSamples(data, true))
-    : fitViews(data, task.kind === 'errors' && task.full);
+  const { problem, model } = fitViews(data, task.kind === 'errors' && task.full);
   if (task.kind === 'products') {
     for (let k = from; k < to; k++) {
       data.products.fill(0, 16 * k, 16 * k + 16);
@@ -211,8 +206,7 @@ export function runFitTask(data: FitData, task: FitTask, from: number, to: numbe
     const products = data.restPerSample
       ? undefined
       : storedInfluenceProducts(data.products, data.pairIndex, data.J + data.H);
-    const fixedTerms = full ? undefined : data.fixedTerms;
-    const rhs = products && rightHandSides(problem, model, from, to, candidates, candidateStart, fixedTerms);
+    const rhs = products && rightHandSides(problem, model, from, to, candidates, candidateStart, data.fixedTerms);
     for (let i = from; i < to; i++) {
       const [start, end] = [candidateStart[i], candidateStart[i + 1]];
       const list = Array.from(candidates.subarray(start, end));
