@@ -287,7 +287,7 @@ describe('bake --placement on a real character', () => {
 
 /**
  * The baked file played by LBS (its own clips, sampled as corskin samples glTF) and the original by
- * plain LBS against `deform` on the original, at every bake sample of every clip (30/s) or, with
+ * plain LBS against `deform` on the original, at every bake sample of every clip (`rate` a second) or, with
  * `between`, half-way between each two too: the largest and 99th-percentile distance over every
  * (time, vertex), by sorting, and the score the bake's `auto` compares: p99 ÷ LBS's ÷ 0.1 + max ÷
  * LBS's ÷ 0.25.
