@@ -415,9 +415,9 @@ function dropHelpers(model: SsdrModel, used: Uint8Array, J: number): Int32Array 
 
 /**
  * Bone updates over every keyed sample after the alternation (where it saw a subset): 12, where 6
- * left the samples between the subset's unsettled (ShibaInu's DQS at the defaults: 77.2% → 84.3%
- * of the gap removed, max 0.74 → 0.37 of LBS's; Ybot's 82.8% → 84.9%, 0.91 → 0.43; 24 passes:
- * 84.4% and 85.1%; about the time of one more iteration).
+ * left the samples between the subset's unsettled (ShibaInu's DQS at the defaults: 77.2% → 84.2%
+ * of the gap removed, max 0.74 → 0.37 of LBS's; Ybot's 82.8% → 84.2%, 0.91 → 0.43; 24 passes:
+ * 84.3% and 84.9%, 48: 84.4% and 85.1%; 12 cost about one more iteration).
  */
 const FINAL_PASSES = 12;
 

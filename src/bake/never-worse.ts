@@ -196,7 +196,7 @@ export function keepFittedWeights(
   // opens on two frames far from the rest: its worst vertex was 0.26 of LBS's largest there). The
   // kept vertices, farthest first, while past both PEAK_SHARE of LBS's largest and what the mesh
   // cannot go below (the vertices playing LBS, the peaks already tried), are solved again over
-  // every keyed sample (the weights' last update's), their samples past that weighing more, each
+  // every keyed sample (not the alternation's subset alone), their samples past that weighing more, each
   // keeping the solve with the lowest largest distance among those within the bounds — past
   // LBS's percentile at no sample where it was not, whatever LBS does there: the sweep above no
   // longer counts — that add at most PEAK_COST to its squared distances summed.
