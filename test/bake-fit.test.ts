@@ -1,6 +1,7 @@
 /**
  * The helper fit's peaks (`src/bake/never-worse.ts`) on a synthetic problem with known answers,
- * one pose unlike the others (as Ybot's `dance` opens on).
+ * one pose unlike the others (as Ybot's `dance` opens on), and how a fit plays them
+ * (`applyPeaks`, `src/bake/helper-fit.ts`).
  *
  * Three joints: 0 at rest, 1 moving the mesh by d = (0, 1, 0) at every sample, 2 by d at sample 0
  * alone. A vertex with weights (w0, w1, w2) plays x + (w1 + [t = 0]·w2)·d; the method's target is
@@ -10,6 +11,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fitData } from '../src/bake/fit.js';
+import { applyPeaks, type HelperCandidate } from '../src/bake/helper-fit.js';
 import { keepFittedWeights } from '../src/bake/never-worse.js';
 import type { MethodSamples } from '../src/bake/sampling.js';
 
@@ -76,5 +78,39 @@ describe("the helper fit's peaks, on a pose unlike the others", () => {
     expect(peaks()).toEqual([0]);
     played(0).forEach((w, j) => expect(w).toBeCloseTo([0, 0.5, 0.5][j], 3));
     for (const i of [1, 2]) expect(played(i)).toEqual([0.5, 0.5, 0]);
+  });
+
+  it('applyPeaks plays the rows on the kept fit, drops a helper no vertex plays any more, and leaves the model as it was when told not to keep them', () => {
+    // J = 2 joints, helpers 2 and 3 (H = 2), K = 2: vertex 0 on joint 0 and helper 2, vertex 1 on
+    // joint 1 and helper 3; vertex 1's peak row takes it off helper 3, which no one else plays.
+    const J = 2;
+    const candidate = () =>
+      ({
+        model: {
+          helpers: 2,
+          transforms: [Float64Array.from({ length: 32 }, (_, k) => k)],
+          influences: 2,
+          joints: new Uint32Array([0, 2, 1, 3]),
+          weights: new Float32Array([0.5, 0.5, 0.6, 0.4]),
+        },
+        own: new Uint8Array([0, 0]),
+        used: new Uint8Array([1, 1]),
+        helpersKept: 2,
+        peaks: [{ vertex: 1, joints: new Uint32Array([1, 0]), weights: new Float32Array([1, 0]) }],
+      }) as unknown as HelperCandidate;
+    const refused = candidate();
+    expect(applyPeaks(refused, J, () => false)).toBe(0);
+    expect(Array.from(refused.model.joints)).toEqual([0, 2, 1, 3]);
+    expect(Array.from(refused.model.weights)).toEqual([0.5, 0.5, 0.6, 0.4].map(Math.fround));
+    expect(refused.helpersKept).toBe(2);
+    expect(refused.peaks).toEqual([]); // played once at most
+    const kept = candidate();
+    expect(applyPeaks(kept, J)).toBe(1);
+    expect(Array.from(kept.model.joints)).toEqual([0, 2, 1, 0]);
+    expect(Array.from(kept.model.weights)).toEqual([0.5, 0.5, 1, 0]);
+    expect(kept.helpersKept).toBe(1);
+    expect(kept.model.helpers).toBe(1);
+    expect(Array.from(kept.used)).toEqual([1, 0]);
+    expect(Array.from(kept.model.transforms[0])).toEqual(Array.from({ length: 16 }, (_, k) => k)); // helper 2's
   });
 });
