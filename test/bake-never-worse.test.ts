@@ -18,7 +18,7 @@ import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import { deformers } from '../src/deformers/index.js';
 import type { Deformer } from '../src/deformers/contract.js';
 import { NEVER_WORSE_MARGIN } from '../src/bake/measure.js';
-import { blendWeights } from '../src/bake/never-worse.js';
+import { blendWeights } from '../src/bake/weight-blend.js';
 import { bakeCheckTimes, bakeSampleTimes } from '../src/bake/samples.js';
 import { bakeHelperJoints } from '../src/io/helper-bake.js';
 import { extractSkinnedModels, type SkinnedModel } from '../src/io/gltf.js';

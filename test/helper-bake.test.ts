@@ -34,6 +34,24 @@ import { skeletonFromThree } from '../src/methods/templates/three.js';
 const tmp = scratch();
 afterAll(() => tmp.cleanup());
 
+/**
+ * ShibaInu baked by DQS helpers with `influences` per vertex at `rate` samples/s, guarded at the
+ * samples, written and read back: the file, and its share of plain LBS's p99 gap removed and its
+ * max ÷ LBS's at those samples.
+ */
+async function bakeShibaInu(influences: 4 | 8, rate: number) {
+  const input = join(SHARED, 'characters/ShibaInu.gltf');
+  const document = await readDocument(input);
+  const [model] = extractSkinnedModels(document, input);
+  bakeHelperJoints(document, model, deformers.dqs, { influences, rate, guard: 'samples' });
+  const out = join(tmp.dir, `shiba-${influences}.glb`);
+  await writeDocument(document, out);
+  const [original] = extractSkinnedModels(await readDocument(input), input);
+  const [baked] = extractSkinnedModels(await readDocument(out), out);
+  const m = measureBake(original, baked, deformers.dqs, rate);
+  return { baked, gap: 1 - m.p99 / m.lbsP99, max: m.max / m.lbsMax };
+}
+
 describe('bake --as helpers (smooth skinning decomposition, Le & Deng 2012)', () => {
   it.each(['cor', 'dqs'] as const)(
     'CesiumMan, %s: plain glTF with ≤ 2 helpers per region and 4 influences; its LBS removes most of the gap to the method',
@@ -88,17 +106,7 @@ describe('bake --as helpers (smooth skinning decomposition, Le & Deng 2012)', ()
   });
 
   it('ShibaInu, dqs, 4 influences, 645 samples, guarded at the samples: the alternation fits 120, then the helpers settle over all 645', async () => {
-    const input = join(SHARED, 'characters/ShibaInu.gltf');
-    const document = await readDocument(input);
-    const [model] = extractSkinnedModels(document, input);
-    const rate = 30;
-    bakeHelperJoints(document, model, deformers.dqs, { rate, guard: 'samples' });
-    const out = join(tmp.dir, 'shiba-4.glb');
-    await writeDocument(document, out);
-    const [original] = extractSkinnedModels(await readDocument(input), input);
-    const [baked] = extractSkinnedModels(await readDocument(out), out);
-    const m = measureBake(original, baked, deformers.dqs, rate);
-    const [gap, max] = [1 - m.p99 / m.lbsP99, m.max / m.lbsMax];
+    const { gap, max } = await bakeShibaInu(4, 30);
     console.log(`ShibaInu dqs, 4 influences: ${(100 * gap).toFixed(1)}% of the gap, max ${max.toFixed(2)} of LBS's`);
     // Measured (2026-12-04): 84.0%, 0.37 with 12 bone updates over every sample after the
     // alternation; with 6, the samples between the subset's unsettled: 78.3% and 0.80.
@@ -107,18 +115,8 @@ describe('bake --as helpers (smooth skinning decomposition, Le & Deng 2012)', ()
   }, 120_000);
 
   it('ShibaInu, dqs, 8 influences, 215 samples, guarded at the samples: the fit sees every sample, and removes most of the p99 gap (≥ 85%), never past LBS’s max', async () => {
-    const input = join(SHARED, 'characters/ShibaInu.gltf');
-    const document = await readDocument(input);
-    const [model] = extractSkinnedModels(document, input);
-    const rate = 10;
-    bakeHelperJoints(document, model, deformers.dqs, { influences: 8, rate, guard: 'samples' });
-    const out = join(tmp.dir, 'shiba-8.glb');
-    await writeDocument(document, out);
-    const [original] = extractSkinnedModels(await readDocument(input), input);
-    const [baked] = extractSkinnedModels(await readDocument(out), out);
+    const { baked, gap, max } = await bakeShibaInu(8, 10);
     expect(baked.mesh.influences).toBe(8);
-    const m = measureBake(original, baked, deformers.dqs, rate);
-    const [gap, max] = [1 - m.p99 / m.lbsP99, m.max / m.lbsMax];
     console.log(`ShibaInu dqs, 8 influences: ${(100 * gap).toFixed(0)}% of the gap, max ${max.toFixed(2)} of LBS's`);
     // Measured: 90%, 0.93 (before the normals' guard 91%, 0.19: the vertex at the max is one
     // whose normal the helpers turned, now given back); fitted to 120 of the 215 samples (as
