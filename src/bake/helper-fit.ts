@@ -263,12 +263,14 @@ export function* fitHelpers(
   const index = dropHelpers(model_, used, J);
   // The peaks' second solves (`keepFittedWeights`), set aside: the bake plays the kept fit's
   // ({@link applyPeaks}); a refinement steers by the fits without them.
-  const peaks = guarded.peaks().map((a) => {
-    const joints = data.joints.slice(K * a, K * a + K);
-    for (let k = 0; k < K; k++)
-      if (joints[k] >= J) joints[k] = index[joints[k] - J] >= 0 ? J + index[joints[k] - J] : 0;
-    return { vertex: active[a], joints, weights: data.weights.slice(K * a, K * a + K) };
-  });
+  const peaks = guarded
+    .peaks((h) => used[h] === 1)
+    .map((a) => {
+      const joints = data.joints.slice(K * a, K * a + K);
+      for (let k = 0; k < K; k++)
+        if (joints[k] >= J) joints[k] = index[joints[k] - J] >= 0 ? J + index[joints[k] - J] : 0;
+      return { vertex: active[a], joints, weights: data.weights.slice(K * a, K * a + K) };
+    });
 
   return {
     placement: settings.name,

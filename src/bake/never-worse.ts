@@ -37,6 +37,12 @@ const REPAIR_WEIGHTS = [16, 256, 4096, 65536];
  */
 const PEAK_SHARE = 0.2;
 
+/** How many times a peak is solved again, the samples where the solve before broke the bounds weighing more too. */
+const PEAK_ATTEMPTS = 3;
+
+/** How much more than all its `over` samples together a sample pinned in a weighted solve weighs. */
+const PIN_WEIGHT = 64;
+
 /** How much a peak's second solve may raise the vertex's squared distances summed over the samples. */
 const PEAK_COST = 1.5;
 
@@ -65,7 +71,7 @@ export function keepFittedWeights(
   active: readonly number[],
   data: FitData,
   own?: (a: number, joints: Uint32Array, weights: Float32Array) => void,
-): { kept: Uint8Array; givenBack: number; peaks: () => number[] } {
+): { kept: Uint8Array; givenBack: number; peaks: (addable?: (h: number) => boolean) => number[] } {
   const { lbsSquared, targets } = samples;
   const T = targets.length;
   const nA = data.n;
@@ -114,15 +120,26 @@ export function keepFittedWeights(
   // joints among its candidates) and the helpers it has, the helpers as they are; stops at the
   // first solve `accept` takes (its distances in `distances`, its weights in the fit's arrays) and
   // returns true, else leaves the last solve's and returns false.
-  const solveWeighted = (a: number, over: number[], base: Int32Array, accept: () => boolean): boolean => {
+  const solveWeighted = (
+    a: number,
+    over: number[],
+    base: Int32Array,
+    accept: () => boolean,
+    addable: (h: number) => boolean = () => false,
+    pinned: readonly number[] = [],
+  ): boolean => {
     const at = K * a;
     const candidates = Array.from(data.candidates.subarray(data.candidateStart[a], data.candidateStart[a + 1])).filter(
-      (j) => j < data.J || data.joints.subarray(at, at + K).some((k, c) => k === j && data.weights[at + c] > 0),
+      (j) =>
+        j < data.J ||
+        addable(j - data.J) ||
+        data.joints.subarray(at, at + K).some((k, c) => k === j && data.weights[at + c] > 0),
     );
-    const views = positionsOnly(fitViewsAt(data, [...base, ...over]));
-    const sampleWeights: number[] = [...base, ...over].map((_, k) => (k < base.length ? 1 : 0));
+    const views = positionsOnly(fitViewsAt(data, [...base, ...over, ...pinned]));
+    const sampleWeights = new Float64Array(base.length + over.length + pinned.length).fill(1, 0, base.length);
     for (const weight of REPAIR_WEIGHTS) {
       sampleWeights.fill(weight, base.length);
+      sampleWeights.fill(weight * PIN_WEIGHT * Math.max(1, over.length), base.length + over.length);
       updateVertexWeights(views.problem, views.model, a, candidates, scratch, sampleWeights);
       measure(a);
       if (accept()) return true;
@@ -168,11 +185,13 @@ export function keepFittedWeights(
   // opens on two frames far from the rest: its worst vertex was 0.26 of LBS's largest there). The
   // kept vertices, farthest first, while past both PEAK_SHARE of LBS's largest and what the mesh
   // cannot go below (the vertices playing LBS, the peaks already tried), are solved again over
-  // every keyed sample (not the alternation's subset alone), their samples past that weighing more, each
-  // keeping the solve with the lowest largest distance among those within the bounds — past
-  // LBS's percentile at no sample where it was not, whatever LBS does there: the sweep above no
-  // longer counts — that add at most PEAK_COST to its squared distances summed.
-  const peaks = (): number[] => {
+  // every keyed sample (not the alternation's subset alone), their samples past that weighing
+  // more, over its own joints and any helper among its candidates that some vertex plays (`addable`,
+  // by helper number), each keeping the solve with the lowest largest distance among those within
+  // the bounds — newly past LBS's percentile only at samples with room left for one more vertex
+  // past it, counted as the peaks go (no sweep follows) — that add at most PEAK_COST to its
+  // squared distances summed.
+  const peaks = (addable?: (h: number) => boolean): number[] => {
     const solved: number[] = [];
     const isActive = new Uint8Array(lbsSquared[0].length);
     for (const i of active) isActive[i] = 1;
@@ -189,6 +208,11 @@ export function keepFittedWeights(
       for (let t = 0; t < T; t++) vertexMax[a] = Math.max(vertexMax[a], from[t * nA + a]);
       if (!kept[a]) ceiling = Math.max(ceiling, vertexMax[a]);
     }
+    // Per sample, the vertices past LBS's percentile there (the fitted, or LBS's where given back).
+    const past = new Int32Array(T);
+    for (let t = 0; t < T; t++)
+      for (let a = 0; a < nA; a++)
+        past[t] += +((kept[a] ? distances : bounds.lbsActive)[t * nA + a] > bounds.pBound[t]);
     const best = { max: 0, joints: new Uint32Array(K), weights: new Float32Array(K) };
     const farthest = [...vertexMax.keys()].filter((a) => kept[a]).sort((a, b) => vertexMax[b] - vertexMax[a]);
     for (const a of farthest) {
@@ -203,27 +227,38 @@ export function keepFittedWeights(
       save(a);
       best.max = vertexMax[a];
       let found = false;
-      solveWeighted(a, over, data.keyed, () => {
-        let [max, s] = [0, 0];
-        for (let t = 0; t < T; t++) {
-          const d = distances[t * nA + a];
-          max = Math.max(max, d);
-          s += d * d;
-        }
-        if (max < best.max && s <= PEAK_COST * sum && withinBounds(bounds, distances, a, old, true)) {
-          best.max = max;
-          best.joints.set(data.joints.subarray(K * a, K * a + K));
-          best.weights.set(data.weights.subarray(K * a, K * a + K));
-          found = true;
-        }
-        return false;
-      });
+      // The samples where a solve breaks the bounds are pinned in the next attempt: they weigh
+      // more than all of `over` together.
+      const pinned = new Set<number>();
+      for (let attempt = 0; attempt < PEAK_ATTEMPTS && !found; attempt++) {
+        const broken: number[] = [];
+        solveWeighted(a, over, data.keyed, () => {
+          let [max, s] = [0, 0];
+          for (let t = 0; t < T; t++) {
+            const d = distances[t * nA + a];
+            max = Math.max(max, d);
+            s += d * d;
+          }
+          if (max < best.max && s <= PEAK_COST * sum && withinBounds(bounds, distances, a, old, past, broken)) {
+            best.max = max;
+            best.joints.set(data.joints.subarray(K * a, K * a + K));
+            best.weights.set(data.weights.subarray(K * a, K * a + K));
+            found = true;
+          }
+          return false;
+        }, addable, [...pinned]); // prettier-ignore
+        const size = pinned.size;
+        for (const t of broken) pinned.add(t);
+        if (pinned.size === size) break;
+      }
       restore(a);
       if (found) {
         data.joints.set(best.joints, K * a);
         data.weights.set(best.weights, K * a);
         measure(a);
         solved.push(a);
+        for (let t = 0; t < T; t++)
+          past[t] += +(distances[t * nA + a] > bounds.pBound[t]) - +(old[t] > bounds.pBound[t]);
       }
       ceiling = Math.max(ceiling, best.max);
     }
@@ -314,17 +349,19 @@ export function blendBack(
  * Whether active vertex a's distances to the method (its column of `fitted`, posed units) are
  * within plain LBS's at the vertex — their squares summed over the times, and at its worst time
  * — and within `bounds` at every time: LBS's largest over the mesh, and past LBS's percentile at
- * no time where its distances before (`old`) and LBS's were not (`strict`: where its distances
- * before were not, whatever LBS's: for a change no later sweep counts against `room`).
+ * no time where its distances before (`old`) and LBS's were not — or, given `past` (per time, how
+ * many active vertices are past it now), at no time where its distances before were not and
+ * `room` is taken: for a change no later sweep counts against `room`.
  */
 function withinBounds(
   bounds: SampleBounds,
   fitted: Float32Array,
   a: number,
   old: Float32Array,
-  strict = false,
+  past?: Int32Array,
+  over?: number[],
 ): boolean {
-  const { nA, maxBound, pBound, lbsActive } = bounds;
+  const { nA, maxBound, pBound, room, lbsActive } = bounds;
   let [sum, lbsSum, max, lbsMax] = [0, 0, 0, 0];
   for (let t = 0; t < maxBound.length; t++) {
     const o = t * nA + a;
@@ -333,9 +370,12 @@ function withinBounds(
     lbsSum += l * l;
     max = Math.max(max, d);
     lbsMax = Math.max(lbsMax, l);
-    if (d > maxBound[t] || (d > pBound[t] && old[t] <= pBound[t] && (strict || l <= pBound[t]))) return false;
+    if (d > maxBound[t] || (d > pBound[t] && old[t] <= pBound[t] && (past ? past[t] >= room[t] : l <= pBound[t]))) {
+      if (!over) return false;
+      over.push(t);
+    }
   }
-  return sum <= lbsSum && max <= lbsMax;
+  return !over?.length && sum <= lbsSum && max <= lbsMax;
 }
 
 /** Per sample, what plain LBS allows ({@link sampleBounds}); nA active vertices. */

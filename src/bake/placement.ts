@@ -292,11 +292,17 @@ const evenCount = (size: number, perRegion: number): number => Math.min(perRegio
 export const REFINE_FROM = 0.1;
 
 /**
+ * The share from which a round that kept neither way is tried once more ({@link refinedCounts}'
+ * `from`), before the rounds stop: a helper more in the regions that leave the most alone.
+ */
+export const REFINE_FOCUSED_FROM = 0.5;
+
+/**
  * One refinement of a fitted placement (`HelperBakeOptions.refine`): more helpers only where the
  * fit falls short. One more helper in each region whose remaining error — the fit's squared
  * distance to the method summed over the region's vertices and the times scored — is at least
- * {@link REFINE_FROM} of the largest region's, up to one helper per 4 of its vertices; every
- * other region keeps its count.
+ * `from` ({@link REFINE_FROM} unless given) of the largest region's, up to one helper per 4 of its
+ * vertices; every other region keeps its count.
  * @param regions the regions the placement was made over ({@link helperRegions})
  * @param placement the placement fitted
  * @param residual per region joint, the fit's remaining error (`regionResiduals`)
@@ -307,6 +313,7 @@ export function refinedCounts(
   regions: HelperRegions,
   placement: HelperPlacement,
   residual: ReadonlyMap<number, number>,
+  from = REFINE_FROM,
 ): { counts: Map<number, number>; added: number } {
   let top = 0;
   for (const e of residual.values()) top = Math.max(top, e);
@@ -314,7 +321,7 @@ export function refinedCounts(
   let added = 0;
   for (const [r, list] of regions.vertices) {
     const k = placement.regionHelpers.get(r)?.length ?? 0;
-    const more = k > 0 && top > 0 && (residual.get(r) ?? 0) >= REFINE_FROM * top && k < Math.floor(list.length / 4);
+    const more = k > 0 && top > 0 && (residual.get(r) ?? 0) >= from * top && k < Math.floor(list.length / 4);
     counts.set(r, k + +more);
     added += +more;
   }

@@ -98,7 +98,7 @@ export const AUTO_BAKE_THREADS_FROM = 5e6;
 export const MAX_HELPERS_PER_REGION = 16;
 
 /** Most refinement rounds of a helper bake (`HelperBakeOptions.refine`): each costs about one fit. */
-export const MAX_REFINE_ROUNDS = 5;
+export const MAX_REFINE_ROUNDS = 10;
 
 /**
  * Checks the size of a bake before its samples are taken.

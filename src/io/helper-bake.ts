@@ -41,7 +41,15 @@ import {
 } from '../bake/samples.js';
 import { sampleMethod, withHalfway, type MethodSamples } from '../bake/sampling.js';
 import type { SkinnedModel } from './gltf.js';
-import { helperRegions, placeHelpers, refinedCounts, splitHelpers, type HelperPlacement } from '../bake/placement.js';
+import {
+  helperRegions,
+  placeHelpers,
+  REFINE_FOCUSED_FROM,
+  REFINE_FROM,
+  refinedCounts,
+  splitHelpers,
+  type HelperPlacement,
+} from '../bake/placement.js';
 import {
   holdHalfway,
   placementScore,
@@ -61,6 +69,9 @@ import {
   type HelperFitStep,
 } from '../bake/helper-fit.js';
 
+/** Fits a refinement round runs at most: grown and afresh, then both again focused where neither is kept. */
+const FITS_PER_REFINEMENT = 4;
+
 /** Options of {@link bakeHelperJoints}. */
 export interface HelperBakeOptions {
   /** Helper joints per joint region (at most; on average with `placement: 'departure'`); default 2. */
@@ -73,15 +84,17 @@ export interface HelperBakeOptions {
    */
   placement?: 'auto' | 'even' | 'departure';
   /**
-   * Refinement rounds at most, 0 to 5 (`MAX_REFINE_ROUNDS` in `bake/samples.ts`); default 0.
+   * Refinement rounds at most, 0 to 10 (`MAX_REFINE_ROUNDS` in `bake/samples.ts`); default 0.
    * Each adds one helper in every region where the fit kept leaves much of its error
    * (`refinedCounts` in `bake/placement.ts`: at least a tenth of the worst region's) two ways
    * and keeps the closer, where its file plays closer to the method than the fit kept
    * (`placementScore`, as `auto` compares): the fit kept grown — the region's helper that
    * leaves most split in two (`splitHelpers`), the fit starting from the kept one's helpers and
-   * weights — and every helper fitted afresh from new clusters (`placeHelpers`). The rounds stop
-   * at the first that keeps neither. Each costs at most two fits' time (the grown one often
-   * less), twice that where the guard `auto` fits again guarded between.
+   * weights — and every helper fitted afresh from new clusters (`placeHelpers`); where neither
+   * is kept, both again with one more helper only where the fit leaves at least half the worst
+   * region's error (`REFINE_FOCUSED_FROM`). The rounds stop at the first that keeps none. Each
+   * costs at most four fits' time (the grown ones often less), twice that where the guard `auto`
+   * fits again guarded between.
    */
   refine?: number;
   /** Influences per vertex in the baked file: 4 or 8; default 4. */
@@ -294,8 +307,8 @@ export function* helperBakeSteps(
     .filter(({ placement }, k, all) => k === 0 || !sameHelpers(placement, all[0].placement));
   // The guard `auto` may fit again, guarded half-way too: the progress counts both rounds.
   const rounds = guard === 'auto' && !samples.between ? 2 : 1;
-  // Per round, the placements' fits and the refinements' (two each, at most).
-  const perRound = placements.length + 2 * refine;
+  // Per round, the placements' fits and the refinements' (FITS_PER_REFINEMENT each, at most).
+  const perRound = placements.length + FITS_PER_REFINEMENT * refine;
   const fit = { K, J, maxIterations, fits: rounds * perRound, keyTolerance, options };
   // Fits are scored where one is chosen among several.
   const scored = placements.length > 1 || rounds > 1 || refine > 0;
@@ -336,17 +349,27 @@ export function* helperBakeSteps(
     const refined = { rounds: 0, helpers: 0 };
     const unrefined = best!.candidate.helpersKept;
     for (let r = 0; r < refine; r++) {
-      const { candidate, placement } = best!;
-      const residual = vertexResiduals(at, halfway, plain!, candidate);
-      const { counts, added } = refinedCounts(departing, placement, regionResiduals(residual, placement.regionOf));
-      if (!added) break;
       // The helpers added two ways, the closer kept where it plays closer than the fit kept: the
       // fit kept grown (its helpers that leave most split, the fit starting from it), and every
-      // helper fitted afresh from new clusters (where the fit kept sits in a poor minimum).
-      const k = placements.length + 2 * r;
-      const grown = yield* fitOne(k, candidate.placement, splitHelpers(mesh, placement, counts, residual), candidate.start); // prettier-ignore
-      const fresh = yield* fitOne(k + 1, candidate.placement, placeHelpers(mesh, departing, perRegion, false, counts));
-      if (!grown && !fresh) break;
+      // helper fitted afresh from new clusters (where the fit kept sits in a poor minimum); where
+      // neither is kept, the same with a helper more only where the fit leaves most.
+      let kept = false;
+      for (const [attempt, from] of [REFINE_FROM, REFINE_FOCUSED_FROM].entries()) {
+        const { candidate, placement } = best!;
+        const residual = vertexResiduals(at, halfway, plain!, candidate);
+        const { counts, added } = refinedCounts(departing, placement, regionResiduals(residual, placement.regionOf), from); // prettier-ignore
+        if (!added) break;
+        const k = placements.length + FITS_PER_REFINEMENT * r + 2 * attempt;
+        const grown = yield* fitOne(k, candidate.placement, splitHelpers(mesh, placement, counts, residual), candidate.start); // prettier-ignore
+        const fresh = yield* fitOne(
+          k + 1,
+          candidate.placement,
+          placeHelpers(mesh, departing, perRegion, false, counts),
+        );
+        kept = grown || fresh;
+        if (kept) break;
+      }
+      if (!kept) break;
       refined.rounds++;
     }
     refined.helpers = best!.candidate.helpersKept - unrefined;
