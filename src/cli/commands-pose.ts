@@ -98,7 +98,7 @@ export function addPoseCommands(program: Command, io: Io): void {
         )
         .option(
           '--refine <rounds>',
-          `helpers: up to this many refinement rounds (0 to ${MAX_REFINE_ROUNDS}, default 0), each adding one helper in every region where the fit leaves at least a tenth of the worst region's error two ways — the fit kept grown (the helper that leaves most split in two, the fit starting from the kept one) and every helper fitted afresh — and keeping the closer where the file then plays closer to the method (the score --placement auto compares); the rounds stop at the first that keeps neither. Each costs up to two fits' time, twice that where the guard fits again half-way between samples (CesiumMan's DDM: 87.0% of the gap removed in 6.4 s; 93.0% in 26 s with 3)`,
+          `helpers: up to this many refinement rounds (0 to ${MAX_REFINE_ROUNDS}, default 0), each adding one helper in every region where the fit leaves at least a tenth of the worst region's error two ways — the fit kept grown (the helper that leaves most split in two, the fit starting from the kept one) and every helper fitted afresh — and keeping the closer where the file then plays closer to the method (the score --placement auto compares); where neither is kept, both again with one more helper only where the fit leaves at least half the worst region's error; the rounds stop at the first that keeps none. Each costs up to four fits' time, twice that where the guard fits again half-way between samples (CesiumMan's DDM: 87.0% of the gap removed in 6.4 s; 93.0% in 26 s with 3)`,
           (value: string) => wholeNumberUpTo(value, MAX_REFINE_ROUNDS, '', 0),
         )
         .option(
