@@ -9,6 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   helperCounts,
+  REFINE_FOCUSED_FROM,
   refinedCounts,
   REFINE_FROM,
   splitHelpers,
@@ -139,6 +140,11 @@ describe('refinedCounts: one more helper where the fit leaves most', () => {
     expect(REFINE_FROM).toBe(0.1);
     expect(spec.map((_, r) => counts.get(r))).toEqual([3, 3, 2, 2, 0, 2]);
     expect(added).toBe(3);
+    // Focused (a round that kept neither way, tried again): only from half the worst region's.
+    const focused = refinedCounts(regions, { regionHelpers } as HelperPlacement, residual, REFINE_FOCUSED_FROM);
+    expect(REFINE_FOCUSED_FROM).toBe(0.5);
+    expect(spec.map((_, r) => focused.counts.get(r))).toEqual([3, 2, 2, 2, 0, 1]);
+    expect(focused.added).toBe(1);
     // Nothing left to add: every region full or without helpers.
     const none = refinedCounts(regions, { regionHelpers: new Map([[3, [0, 1]]]) } as HelperPlacement, residual);
     expect(none.added).toBe(0);
