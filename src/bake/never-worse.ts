@@ -351,7 +351,8 @@ export function blendBack(
  * — and within `bounds` at every time: LBS's largest over the mesh, and past LBS's percentile at
  * no time where its distances before (`old`) and LBS's were not — or, given `past` (per time, how
  * many active vertices are past it now), at no time where its distances before were not and
- * `room` is taken: for a change no later sweep counts against `room`.
+ * `room` is taken: for a change no later sweep counts against `room`. Given `over`, every time
+ * out of those bounds is pushed to it (rather than returning at the first).
  */
 function withinBounds(
   bounds: SampleBounds,

@@ -97,7 +97,7 @@ export const AUTO_BAKE_THREADS_FROM = 5e6;
 /** Most helper joints per joint region (Le & Deng 2012 use a handful; each costs a bone per sample). */
 export const MAX_HELPERS_PER_REGION = 16;
 
-/** Most refinement rounds of a helper bake (`HelperBakeOptions.refine`): each costs about one fit. */
+/** Most refinement rounds of a helper bake (`HelperBakeOptions.refine`): each costs up to four fits. */
 export const MAX_REFINE_ROUNDS = 10;
 
 /**

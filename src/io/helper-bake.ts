@@ -353,11 +353,12 @@ export function* helperBakeSteps(
       // fit kept grown (its helpers that leave most split, the fit starting from it), and every
       // helper fitted afresh from new clusters (where the fit kept sits in a poor minimum); where
       // neither is kept, the same with a helper more only where the fit leaves most.
+      const { candidate, placement } = best!;
+      const residual = vertexResiduals(at, halfway, plain!, candidate);
+      const regional = regionResiduals(residual, placement.regionOf);
       let kept = false;
       for (const [attempt, from] of [REFINE_FROM, REFINE_FOCUSED_FROM].entries()) {
-        const { candidate, placement } = best!;
-        const residual = vertexResiduals(at, halfway, plain!, candidate);
-        const { counts, added } = refinedCounts(departing, placement, regionResiduals(residual, placement.regionOf), from); // prettier-ignore
+        const { counts, added } = refinedCounts(departing, placement, regional, from);
         if (!added) break;
         const k = placements.length + FITS_PER_REFINEMENT * r + 2 * attempt;
         const grown = yield* fitOne(k, candidate.placement, splitHelpers(mesh, placement, counts, residual), candidate.start); // prettier-ignore
