@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  helperCandidates,
   helperCounts,
   REFINE_FOCUSED_FROM,
   refinedCounts,
@@ -148,6 +149,32 @@ describe('refinedCounts: one more helper where the fit leaves most', () => {
     // Nothing left to add: every region full or without helpers.
     const none = refinedCounts(regions, { regionHelpers: new Map([[3, [0, 1]]]) } as HelperPlacement, residual);
     expect(none.added).toBe(0);
+  });
+});
+
+describe('helperCandidates: what each fitted vertex may play', () => {
+  it("its joints and their regions' helpers; where those have none, the helpers of its joints' parents' and children's regions", () => {
+    // Joints 0 → 1 → 2 and 0 → 3 (J = 4); helpers 0 and 1 in region 2, helper 2 in region 1,
+    // none in regions 0 and 3. Vertex 0 on joint 0 alone (a hip), vertex 1 on joints 1 and 2
+    // (region 2), vertex 2 on joint 3 alone, whose parent's region has none either.
+    const mesh = {
+      positions: new Float32Array(9),
+      influences: 4,
+      joints: new Uint32Array([0, 0, 0, 0, 1, 2, 0, 0, 3, 0, 0, 0]),
+      weights: new Float32Array([1, 0, 0, 0, 0.6, 0.4, 0, 0, 1, 0, 0, 0]),
+    } as unknown as SkinnedMesh;
+    const placement = {
+      regionOf: new Int32Array([0, 2, 3]),
+      regionHelpers: new Map([
+        [2, [0, 1]],
+        [1, [2]],
+      ]),
+    };
+    const of = helperCandidates(mesh, placement, new Int32Array([-1, 0, 1, 0]), 4);
+    const sorted = (i: number) => of(i).sort((a, b) => a - b);
+    expect(sorted(0)).toEqual([0, 4 + 2]); // child 1's region's helper; child 3's region has none
+    expect(sorted(1)).toEqual([1, 2, 4 + 0, 4 + 1, 4 + 2]); // none from joint 0's children
+    expect(sorted(2)).toEqual([3]);
   });
 });
 

@@ -14,7 +14,7 @@ import { helperFrames, type HelperFrames } from './helper-frames.js';
 import { reduceHelperKeys, type HelperKeys } from './key-reduction.js';
 import { keepFittedWeights } from './never-worse.js';
 import { turnedNormals } from './normal-guard.js';
-import { clusterStart, influencesOf, type HelperPlacement } from './placement.js';
+import { clusterStart, helperCandidates, influencesOf, type HelperPlacement } from './placement.js';
 import type { MethodSamples } from './sampling.js';
 import type { SsdrModel } from './ssdr.js';
 import { BETWEEN_PRIOR_STRENGTH } from './ssdr-helpers.js';
@@ -133,7 +133,7 @@ export function* fitHelpers(
   const file = options.file;
   const progress = (done: number) =>
     options.onProgress?.(settings.index * maxIterations + done, settings.fits * maxIterations);
-  const { regionOf, helperRegion, helperCentre, regionHelpers } = placement;
+  const { regionOf, helperRegion, helperCentre } = placement;
   const H = helperRegion.length;
 
   // The model: the original weights (the K heaviest), helpers fitted to their clusters' motion.
@@ -146,10 +146,7 @@ export function* fitHelpers(
     weights: new Float32Array(K * n),
   };
   for (let i = 0; i < n; i++) setOwnWeights(model_.joints, model_.weights, K, i, mesh, i);
-  // The vertices solved: where the method departs from LBS. Candidates of each: its own joints,
-  // its region's helpers and those of the regions of its other influences (at most its 2K
-  // heaviest joints and the helpers of its K heaviest: a 20-influence vertex would otherwise take
-  // ~40 candidates, and the weight update's time grows with their square).
+  // The vertices solved: where the method departs from LBS (`helperCandidates` names what each may play).
   const active: number[] = [];
   for (let i = 0; i < n; i++) if (regionOf[i] >= 0) active.push(i);
   const { start } = settings;
@@ -163,17 +160,6 @@ export function* fitHelpers(
       model_.weights.set(start.weights.subarray(K * a, K * a + K), K * i);
     });
   }
-  const candidatesOf = (i: number): number[] => {
-    const set = new Set<number>();
-    influencesOf(mesh.joints, mesh.weights, mesh.influences, i)
-      .slice(0, 2 * K)
-      .forEach((e, k) => {
-        set.add(e.j);
-        if (k < K) for (const h of regionHelpers.get(e.j) ?? []) set.add(J + h);
-      });
-    for (const h of regionHelpers.get(regionOf[i]) ?? []) set.add(J + h);
-    return [...set];
-  };
   // The alternation sees at most 120 evenly spaced samples with 4 influences, 960 with 8
   // (`fitSamples`); once it has converged, bone updates over every sample give the helpers'
   // transforms at all of them.
@@ -183,13 +169,21 @@ export function* fitHelpers(
     settings.methodNormals && mesh.normals
       ? fitTargetNormals(mesh, samples, settings.methodNormals, active, boundingBoxDiagonal(targets[0]))
       : undefined;
-  const data = fitData(samples, model_, active, active.map(candidatesOf), helperRegion, fitted, {
-    shared,
-    keyed: Int32Array.from(keyed),
-    priorStrength: samples.between ? BETWEEN_PRIOR_STRENGTH : 0,
-    anchored: options.beyondClips === 'lbs',
-    normals,
-  });
+  const data = fitData(
+    samples,
+    model_,
+    active,
+    active.map(helperCandidates(mesh, placement, skeleton.parents, K)),
+    helperRegion,
+    fitted,
+    {
+      shared,
+      keyed: Int32Array.from(keyed),
+      priorStrength: samples.between ? BETWEEN_PRIOR_STRENGTH : 0,
+      anchored: options.beyondClips === 'lbs',
+      normals,
+    },
+  );
   // The fit's total error over its samples.
   const totalError = function* (): Generator<HelperFitStep, number, FitErrors | undefined> {
     const e = yield { data, task: { kind: 'errors', full: false } };

@@ -161,6 +161,43 @@ export function influencesOf(
   return out.sort((a, b) => b.w - a.w);
 }
 
+/**
+ * What each fitted vertex may play in the weight update (Le & Deng 2012's, over a few candidates
+ * near the vertex rather than every bone): its own joints and the helpers of its region and of the regions
+ * of its other influences — at most its 2K heaviest joints and the helpers of its K heaviest (a
+ * 20-influence vertex would otherwise take ~40 candidates, and the weight update's time grows
+ * with their square). A vertex none of whose regions has a helper (one influence on a joint whose
+ * own region has none: the Soldier's hips, which Direct Delta Mush's smoothing moves with the
+ * thighs) takes the helpers of the regions of its K heaviest joints' parents and children
+ * instead: without them it could only play LBS.
+ * @param parents the skin's joint hierarchy (−1 at a root), J joints
+ * @param K influences per vertex in the bake
+ * @returns for vertex i, its candidates: joints as their index, helper h as J + h
+ */
+export function helperCandidates(
+  mesh: SkinnedMesh,
+  placement: Pick<HelperPlacement, 'regionOf' | 'regionHelpers'>,
+  parents: Int32Array,
+  K: number,
+): (i: number) => number[] {
+  const { regionOf, regionHelpers } = placement;
+  const J = parents.length;
+  const adjacent = Array.from({ length: J }, (_, j) => (parents[j] >= 0 ? [parents[j]] : []));
+  parents.forEach((p, j) => p >= 0 && adjacent[p].push(j));
+  return (i) => {
+    const joints = influencesOf(mesh.joints, mesh.weights, mesh.influences, i).slice(0, 2 * K);
+    const set = new Set(joints.map((e) => e.j));
+    const size = set.size;
+    const helpersOf = (r: number) => {
+      for (const h of regionHelpers.get(r) ?? []) set.add(J + h);
+    };
+    for (const e of joints.slice(0, K)) helpersOf(e.j);
+    helpersOf(regionOf[i]);
+    if (set.size === size) for (const e of joints.slice(0, K)) adjacent[e.j].forEach(helpersOf);
+    return [...set];
+  };
+}
+
 /** The joint between a vertex's two heaviest influences (the child of the pair; else the heaviest). */
 function regionJoint(joints: Uint32Array, weights: Float32Array, K: number, i: number, parents: Int32Array): number {
   const [a, b] = influencesOf(joints, weights, K, i);
