@@ -4,7 +4,8 @@
  * allocation, and on CesiumMan's DQS bake against the even split; which of the two `--placement
  * auto` keeps, against the written files played by a reference written here; and the refinement
  * rounds (`refinedCounts` and `splitHelpers`, `--refine`), against a direct count, a placement
- * made by hand and the same reference.
+ * made by hand and the same reference; and each fitted vertex's candidates (`helperCandidates`)
+ * on a skeleton made by hand.
  */
 import { describe, expect, it } from 'vitest';
 import {

@@ -163,13 +163,13 @@ export function influencesOf(
 
 /**
  * What each fitted vertex may play in the weight update (Le & Deng 2012's, over a few candidates
- * near the vertex rather than every bone): its own joints and the helpers of its region and of the regions
- * of its other influences — at most its 2K heaviest joints and the helpers of its K heaviest (a
- * 20-influence vertex would otherwise take ~40 candidates, and the weight update's time grows
- * with their square). A vertex none of whose regions has a helper (one influence on a joint whose
- * own region has none: the Soldier's hips, which Direct Delta Mush's smoothing moves with the
- * thighs) takes the helpers of the regions of its K heaviest joints' parents and children
- * instead: without them it could only play LBS.
+ * near the vertex rather than every bone): its own joints and the helpers of its region and of
+ * the regions of its other influences — at most its 2K heaviest joints and the helpers of its K
+ * heaviest (a 20-influence vertex would otherwise take ~40 candidates, and the weight update's
+ * time grows with their square). A vertex none of whose regions has a helper (one influence on a
+ * joint whose own region has none: the Soldier's hips, which Direct Delta Mush's smoothing moves
+ * with the thighs) takes the helpers of the regions of its K heaviest joints' parents and
+ * children instead: without them it could only play LBS.
  * @param parents the skin's joint hierarchy (−1 at a root), J joints
  * @param K influences per vertex in the bake
  * @returns for vertex i, its candidates: joints as their index, helper h as J + h
