@@ -92,6 +92,28 @@ describe("the helper fit's peaks, on a pose unlike the others", () => {
     for (const i of [1, 2]) expect(played(i)).toEqual([0.5, 0.5, 0]);
   });
 
+  it('a peak’s solve is kept only where `holds` passes it too (the normals’ guard): refused, the vertex keeps its fitted weights', () => {
+    // As above; `holds` refuses every weights of vertex 0 but those it was fitted with.
+    const { samples, data, active, played } = problem(
+      [1.0, 0.6, 0.9],
+      [
+        [0, 1, 2],
+        [0, 1, 2],
+        [0, 1],
+      ],
+    );
+    const asked: number[] = [];
+    const holds = (a: number) => {
+      asked.push(a);
+      return a !== 0 || played(0)[2] === 0;
+    };
+    const { kept, peaks } = keepFittedWeights(samples, active, data, undefined, holds);
+    expect(Array.from(kept)).toEqual([1, 1, 1]);
+    expect(peaks()).toEqual([]);
+    expect(asked).toContain(0);
+    expect(played(0)).toEqual([0.5, 0.5, 0]);
+  });
+
   it('a peak whose solve breaks LBS’s largest at a quiet sample is solved again with that sample pinned', () => {
     // Joint 1 moves d at every sample but 10 (0.2 d there), where the method and every vertex
     // move 0.1 d: LBS's largest at sample 10 is 0.1. Joint 2 moves d at sample 0 and 0.4 d at

@@ -20,8 +20,9 @@ import { bakeSampleTimes } from '../src/bake/samples.js';
 import { bakeHelperJoints } from '../src/io/helper-bake.js';
 import { computeCentersOfRotation } from '../src/cor/precompute.js';
 import type { SkinnedMesh } from '../src/core/mesh.js';
-import type { FitData } from '../src/bake/fit.js';
-import { turnedNormals } from '../src/bake/normal-guard.js';
+import { fitData, type FitData } from '../src/bake/fit.js';
+import { normalHolds, repairTurnedNormals, turnedNormals } from '../src/bake/normal-guard.js';
+import type { MethodSamples } from '../src/bake/sampling.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument, writeDocument } from '../src/io/node-io.js';
 import { scratch, SHARED } from './helpers/data.js';
@@ -74,6 +75,77 @@ describe('the normals guard (turnedNormals)', () => {
     expect(turned(31)).toEqual([0]);
     expect(turned(90)).toEqual([0]);
     expect(turned(20)).toEqual([]);
+  });
+});
+
+describe('repairTurnedNormals: a turned vertex tried on other weights before it is given back', () => {
+  // One vertex at (0, 1, 0), normal +z, on joint 0 (the identity at both samples); helper 1 turns
+  // 40° about x at sample 1. The method places the vertex where the helper does and keeps its
+  // normal +z: the helper alone fits the position exactly and turns the normal 40° (plain LBS's
+  // turn: 0°), past the 30° margin.
+  const identity = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
+  const [c, s] = [Math.cos((40 * Math.PI) / 180), Math.sin((40 * Math.PI) / 180)];
+  const about = [1, 0, 0, 0, 0, c, s, 0, 0, -s, c, 0, 0, 0, 0, 1];
+  const mesh = {
+    positions: Float32Array.of(0, 1, 0),
+    normals: Float32Array.of(0, 0, 1),
+    joints: Uint16Array.of(0, 0),
+    weights: Float32Array.of(1, 0),
+    influences: 2,
+  } as unknown as SkinnedMesh;
+  const samples = {
+    clips: [],
+    rest: [mesh.positions, mesh.positions],
+    targets: [Float32Array.of(0, 1, 0), Float32Array.of(0, c, s)],
+    lbsSquared: [Float64Array.of(0), Float64Array.of((c - 1) ** 2 + s ** 2)],
+    fixed: [Float64Array.from(identity), Float64Array.from(identity)],
+    rate: 1,
+    between: false,
+  } as MethodSamples;
+  /** The fit, its vertex on the helper alone; the normals weighing λ² = `weight`. */
+  const fitted = (weight: number) =>
+    fitData(
+      samples,
+      { helpers: 1, influences: 2, transforms: [Float64Array.from(identity), Float64Array.from(about)], joints: Uint32Array.of(1, 0), weights: Float32Array.of(1, 0) }, // prettier-ignore
+      [0],
+      [[0, 1]],
+      [0],
+      Int32Array.of(0, 1),
+      { normals: { rest: mesh.normals!, targets: () => Float32Array.of(0, 0, 1), weights: Float32Array.of(weight) } },
+    );
+  const own = (_: number, joints: Uint32Array, weights: Float32Array) => {
+    joints.set([0, 0]);
+    weights.set([1, 0]);
+  };
+  const weightOf = (data: FitData, j: number) => (data.joints[0] === j ? data.weights[0] : 0) + (data.joints[1] === j ? data.weights[1] : 0); // prettier-ignore
+
+  it('blends the fitted weights with its own where no solve can turn the normal back: half each (three quarters turn it 30.3°)', () => {
+    // λ = 0: the normal weighs nothing in the solves, which keep the helper alone.
+    const data = fitted(0);
+    expect(turnedNormals(data, [0], mesh, () => mesh.normals!)).toEqual([0]);
+    expect(normalHolds(data, [0], mesh, 0)).toBe(false);
+    expect(repairTurnedNormals(data, [0], mesh, [0], own)).toEqual([0]);
+    expect(weightOf(data, 1)).toBeCloseTo(0.5, 6);
+    expect(weightOf(data, 0)).toBeCloseTo(0.5, 6);
+    expect(normalHolds(data, [0], mesh, 0)).toBe(true);
+  });
+
+  it('solves the weights again with the normal weighing more where that holds it, nearer the fitted weights than the first blend that holds', () => {
+    const data = fitted(1e-4);
+    expect(repairTurnedNormals(data, [0], mesh, [0], own)).toEqual([0]);
+    expect(normalHolds(data, [0], mesh, 0)).toBe(true);
+    // Not a blend of the shares tried (¾ turns it 30.3°, ½ would be the first to hold): the
+    // solve's own weights, which still favour the helper's position.
+    const w = weightOf(data, 1);
+    expect(w).toBeGreaterThan(0.5);
+    expect(w).toBeLessThan(0.75);
+    expect(weightOf(data, 0) + w).toBeCloseTo(1, 5);
+  });
+
+  it('repairs nothing in a fit that holds no target normals', () => {
+    const data = { ...fitted(0), targetNormals: new Float32Array(0) };
+    expect(repairTurnedNormals(data, [0], mesh, [0], own)).toEqual([]);
+    expect(weightOf(data, 1)).toBe(1);
   });
 });
 

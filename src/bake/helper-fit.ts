@@ -13,7 +13,7 @@ import { fitData, fitSamples, fitViews, type FitData, type FitErrors, type FitTa
 import { helperFrames, type HelperFrames } from './helper-frames.js';
 import { reduceHelperKeys, type HelperKeys } from './key-reduction.js';
 import { keepFittedWeights } from './never-worse.js';
-import { turnedNormals } from './normal-guard.js';
+import { normalHolds, repairTurnedNormals, turnedNormals } from './normal-guard.js';
 import { clusterStart, helperCandidates, influencesOf, type HelperPlacement } from './placement.js';
 import type { MethodSamples } from './sampling.js';
 import type { SsdrModel } from './ssdr.js';
@@ -232,10 +232,16 @@ export function* fitHelpers(
   // Never worse than LBS in the normals (`bake/normal-guard.ts`) and the positions
   // (`bake/never-worse.ts`): a vertex whose fitted weights would be keeps its own influences. The
   // fit back into the whole mesh's model; every other vertex keeps its own.
-  const turned = normals ? turnedNormals(data, active, mesh, fittedNormals(data, active, normals.targets)) : [];
-  for (const a of turned) setOwnWeights(data.joints, data.weights, K, a, mesh, active[a]);
+  // A vertex whose normal turns is first tried on other weights (`repairTurnedNormals`).
   const own_ = ownInfluences(mesh, K);
-  const guarded = keepFittedWeights(samples, active, data, (a, joints, weights) => own_(active[a], joints, weights));
+  const ownActive = (a: number, joints: Uint32Array, weights: Float32Array) => own_(active[a], joints, weights);
+  const found = normals ? turnedNormals(data, active, mesh, fittedNormals(data, active, normals.targets)) : [];
+  const repaired = repairTurnedNormals(data, active, mesh, found, ownActive);
+  const turned = found.filter((a) => !repaired.includes(a));
+  for (const a of turned) setOwnWeights(data.joints, data.weights, K, a, mesh, active[a]);
+  // Every weights the positions' guard solves or blends again hold the normals too.
+  const holds = data.targetNormals.length ? (a: number) => normalHolds(data, active, mesh, a) : undefined;
+  const guarded = keepFittedWeights(samples, active, data, ownActive, holds);
   const { kept } = guarded;
   // Those given back for their normals count as given back whatever the positions' guard found.
   let givenBack = guarded.givenBack;

@@ -10,7 +10,7 @@
 import { boundingBoxDiagonal } from '../core/mesh.js';
 import { fitViews, fitViewsAt, type FitData } from './fit.js';
 import { updateVertexWeights, weightScratch } from './ssdr-weights.js';
-import { blendWeights } from './weight-blend.js';
+import { BLEND_SHARES, blendWeights } from './weight-blend.js';
 import { NEVER_WORSE_MARGIN } from './measure.js';
 import { keepNeverWorse, sampleBounds, withinBounds, type SampleBounds } from './sample-bounds.js';
 import type { MethodSamples } from './sampling.js';
@@ -46,9 +46,6 @@ const PIN_WEIGHT = 64;
 /** How much a peak's second solve may raise the vertex's squared distances summed over the samples. */
 const PEAK_COST = 1.5;
 
-/** The shares of its fitted weights a vertex the guard would give back is tried on, blended with its own ({@link blendBack}). */
-const BLEND_SHARES = [0.75, 0.5, 0.25, 0.125];
-
 /**
  * Which fitted vertices keep their fitted weights: those the helpers bring closer to the method
  * than plain LBS (their squared distance summed over the samples, and at their worst sample), or
@@ -60,6 +57,9 @@ const BLEND_SHARES = [0.75, 0.5, 0.25, 0.125];
  * @param own writes active vertex a's own influences (K joints and weights, as it plays them
  *   given back); where given, a vertex the weighted repairs leave over is tried on blends of its
  *   fitted weights with them before it is given back
+ * @param holds what else a vertex's weights must pass where a repair, a blend or a peak's solve
+ *   changes them (the normals' guard, `normalHolds` in `normal-guard.ts`): a test of active vertex a as
+ *   `data` holds it now
  * @returns per active vertex, 1 where its fitted weights are kept; how many were given back; and
  *   `peaks`, to call once after the guard (and after clearing `kept` where a caller gives vertices
  *   back): it solves again the kept vertices farthest from the method (the peaks, see its comment)
@@ -71,6 +71,7 @@ export function keepFittedWeights(
   active: readonly number[],
   data: FitData,
   own?: (a: number, joints: Uint32Array, weights: Float32Array) => void,
+  holds: (a: number) => boolean = () => true,
 ): { kept: Uint8Array; givenBack: number; peaks: (addable?: (h: number) => boolean) => number[] } {
   const { lbsSquared, targets } = samples;
   const T = targets.length;
@@ -114,7 +115,7 @@ export function keepFittedWeights(
     for (let t = 0; t < T; t++) distances[t * nA + a] = Math.sqrt(distances[t * nA + a]);
   };
   const { K } = data;
-  const blend = own && blendBack(data.joints, data.weights, K, own, measure);
+  const blend = own && blendBack(data.joints, data.weights, K, own, measure, undefined, holds);
   // Solves vertex a's weights again by weighted least squares, the samples `over` weighing
   // REPAIR_WEIGHTS in turn beside the samples `base` (1 each), over its own joints (the fixed
   // joints among its candidates) and the helpers it has, the helpers as they are; stops at the
@@ -161,7 +162,7 @@ export function keepFittedWeights(
   // The fit's own samples as the base (the weights the alternation fitted to them).
   const repair = (a: number, over: number[]): boolean => {
     save(a);
-    if (solveWeighted(a, over, data.fitSamples, () => withinBounds(bounds, distances, a, old))) return true;
+    if (solveWeighted(a, over, data.fitSamples, () => withinBounds(bounds, distances, a, old) && holds(a))) return true;
     restore(a);
     if (blend?.(a, bounds, distances, old)) return true;
     restore(a);
@@ -239,7 +240,7 @@ export function keepFittedWeights(
             max = Math.max(max, d);
             s += d * d;
           }
-          if (max < best.max && s <= PEAK_COST * sum && withinBounds(bounds, distances, a, old, past, broken)) {
+          if (max < best.max && s <= PEAK_COST * sum && withinBounds(bounds, distances, a, old, past, broken) && holds(a)) {
             best.max = max;
             best.joints.set(data.joints.subarray(K * a, K * a + K));
             best.weights.set(data.weights.subarray(K * a, K * a + K));
@@ -320,6 +321,7 @@ export type BlendBack = (a: number, bounds: SampleBounds, fitted: Float32Array, 
  * @param own writes active vertex a's own K influences (as it plays them given back)
  * @param measure writes active vertex a's distance at every time, as its weights are now, into
  *   its column of the `fitted` array the guard reads
+ * @param holds what else the blend must pass (as `keepFittedWeights`' `holds`)
  */
 export function blendBack(
   joints: Uint32Array,
@@ -328,6 +330,7 @@ export function blendBack(
   own: (a: number, joints: Uint32Array, weights: Float32Array) => void,
   measure: (a: number) => void,
   row: (a: number) => number = (a) => a,
+  holds: (a: number) => boolean = () => true,
 ): BlendBack {
   const [ownJoints, ownWeights] = [new Uint32Array(K), new Float32Array(K)];
   return (a, bounds, fitted, old) => {
@@ -337,7 +340,7 @@ export function blendBack(
     for (const alpha of BLEND_SHARES) {
       blendWeights(fit, { joints: ownJoints, weights: ownWeights }, alpha, joints, weights, at);
       measure(a);
-      if (withinBounds(bounds, fitted, a, old)) return true;
+      if (withinBounds(bounds, fitted, a, old) && holds(a)) return true;
     }
     joints.set(fit.joints, at);
     weights.set(fit.weights, at);

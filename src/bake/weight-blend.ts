@@ -6,6 +6,12 @@
  */
 
 /**
+ * The shares of its fitted weights a vertex a guard would give back is tried on, blended with its
+ * own, in turn (`blendBack` in `never-worse.ts`, `repairTurnedNormals` in `normal-guard.ts`).
+ */
+export const BLEND_SHARES = [0.75, 0.5, 0.25, 0.125];
+
+/**
  * α·a + (1 − α)·b of two sets of K influences (joints and weights, K each; a joint index < J a
  * fixed joint, else a helper), the K heaviest of their union kept and scaled to the blend's whole
  * sum, into `joints`/`weights` from element `at` (K·row) on.
