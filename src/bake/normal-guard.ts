@@ -7,11 +7,13 @@
  * helper: on the Fox (CoR, guarded at the samples alone) 5.5% of its (time, vertex) normals were
  * more than 15° from CoR's, up to 180°, where plain LBS's never were. Here a fitted vertex whose
  * normal, at some sample, is farther from the method's than plain LBS's by more than
- * {@link NORMAL_MARGIN} is given its own influences back. The margin is wide enough for the turns
- * a fit that follows the method leaves (CesiumMan's and the Soldier's bakes lose nothing to it;
- * at 10° CesiumMan's DQS bake gave back the vertices at its worst and kept 0.55 of LBS's max
- * distance rather than 0.15) and narrow enough for a free helper's (the Fox's CoR bake: no normal
- * more than 34° from CoR's, 0.10% of them past 15°, against 0.76% and up to 180° without).
+ * {@link NORMAL_MARGIN} is given its own influences back — after trying other weights that hold
+ * it ({@link repairTurnedNormals}), since given back whole it plays plain LBS's distance. The
+ * margin is wide enough for the turns a fit that follows the method leaves (CesiumMan's and the
+ * Soldier's bakes lose nothing to it; at 10° CesiumMan's DQS bake gave back the vertices at its
+ * worst and kept 0.55 of LBS's max distance rather than 0.15) and narrow enough for a free
+ * helper's (the Fox's CoR bake: no normal more than 34° from CoR's, 0.10% of them past 15°,
+ * against 0.76% and up to 180° without).
  *
  * @module
  */
