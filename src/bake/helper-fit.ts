@@ -53,7 +53,7 @@ export interface HelperCandidate {
   active: number[];
   /** Of those, the vertices given back their own influences (`never-worse.ts`). */
   givenBack: number;
-  /** Of those, the vertices given back for their normals (`normal-guard.ts`), before the positions' guard. */
+  /** Of those, the vertices given back for their normals (`normal-guard.ts`: no repair held them), before the positions' guard. */
   normalsGivenBack: number;
   /** The fit before its guards, for a refinement to start from (`HelperFitSettings.start`). */
   start: HelperFitStart;
