@@ -6,6 +6,8 @@
  * and normals skinned by the file's weights and matrices, as an engine does), against the method
  * and the input's plain LBS: no vertex's normal is, at any sample, more than the guard's 30°
  * farther from the method's than plain LBS's (2° left for the file's 16-bit weights and keys).
+ * A turned vertex is first tried on other weights (`repairTurnedNormals`), checked here on one
+ * vertex worked out by hand.
  * And since the fit matches the method's normals too (`bake/fit-normals.ts`), its helpers hold
  * them themselves: the Fox's CoR bake needs the guard for (almost) no vertex and keeps more of
  * the positions' gap than the fit of positions alone did.
