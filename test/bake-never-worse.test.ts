@@ -286,7 +286,7 @@ describe('a morph bake says where it plays worse than plain LBS half-way between
     const out = join(tmp.dir, 'fox-cor-morphs.glb');
     const r = await runCli('bake', FOX, '--method', 'cor', '--as', 'morphs', '--rate', '5', '-o', out);
     expect(r.code, r.stderr).toBe(0);
-    const reported = /half-way between samples, at (\d+) of (\d+) times, the baked file plays farther from COR than plain LBS/.exec(r.stderr); // prettier-ignore
+    const reported = /half-way between samples, at (\d+) of (\d+) times, the baked file plays farther from CoR than plain LBS/.exec(r.stderr); // prettier-ignore
     expect(reported, r.stderr).not.toBeNull();
     // Replayed here in JavaScript: the input by CoR and by LBS, the baked file by LBS, at every
     // check time (samples and half-way, alternating in the clip).

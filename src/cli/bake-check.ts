@@ -9,6 +9,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Document } from '@gltf-transform/core';
 import type { ValidatorMessage } from 'gltf-validator';
 import { CorskinError } from '../core/errors.js';
+import { methodInfo } from '../deformers/registry.js';
 import type { Deformer } from '../deformers/contract.js';
 import { deformLbs } from '../deformers/lbs.js';
 import {
@@ -112,7 +113,7 @@ export async function checkStaged(
   baked.forEach(({ lines }, k) => {
     const m = measures[k];
     for (const line of lines) io.out(line);
-    const M = method.toUpperCase();
+    const M = methodInfo(method).label;
     io.out(
       `  at the ${m.samples} samples, per-vertex distance ÷ bounding-box diagonal of the posed mesh: baked file by LBS vs ${M} max ${e(m.max)}, p99 ${e(m.p99)}; plain LBS vs ${M} max ${e(m.lbsMax)}, p99 ${e(m.lbsP99)}`,
     );

@@ -193,5 +193,5 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
           ? `the evaluation's stress pose${pose === 'stress' ? '' : ' at half amplitude'}`
           : "rest pose: the nodes' own transforms";
   const morphed = models.some((m) => m.morphGroups.length) ? '; morph targets applied before skinning' : '';
-  io.out(`wrote ${o.output}: ${vertices} vertices deformed by ${o.method.toUpperCase()} (${when}${morphed})`);
+  io.out(`wrote ${o.output}: ${vertices} vertices deformed by ${methodInfo(o.method).label} (${when}${morphed})`);
 }
