@@ -92,6 +92,7 @@ export interface BakeCommandOptions {
 
 /** Runs `corskin bake` on one file. @throws CorskinError on bad input (nothing written) */
 export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions): Promise<void> {
+  const label = methodInfo(o.method).label; // the report names the method by its label
   const start = performance.now();
   checkOutputPath(o.output, ['.glb', '.gltf']);
   checkNotOverwritingInput(o.output, [input], !!o.force);
@@ -223,7 +224,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       const K = o.influences ?? 4;
       const over = (entry.over = verticesOverInfluences(model, K));
       if (over) {
-        const where = `where the helpers bring them closer to ${methodInfo(o.method).label} they get ${K} (${K === 4 ? '--influences 8 gives 8, which Babylon.js, Godot 4 and Blender play; three.js, glTFast and UnityGLTF play 4' : 'at most'}), elsewhere they keep all theirs, so the baked file may hold more than ${K}`; // prettier-ignore
+        const where = `where the helpers bring them closer to ${label} they get ${K} (${K === 4 ? '--influences 8 gives 8, which Babylon.js, Godot 4 and Blender play; three.js, glTFast and UnityGLTF play 4' : 'at most'}), elsewhere they keep all theirs, so the baked file may hold more than ${K}`; // prettier-ignore
         warnings.add(model.name, `vertices with more than ${K} influences; ${where}`, `${count(over, 'vertex has', 'vertices have')} more than ${K} influences; ${where}`, count(over, 'vertex', 'vertices')); // prettier-ignore
       }
       // The method and LBS at the samples, taken once: fitted by the bake and (while what is kept
@@ -267,11 +268,11 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       }
       entry.guard = r.guard;
       const helpersAlone = withMorphs ? ' (the helpers alone: the residual morph targets, blended linearly between samples, are measured below)' : ''; // prettier-ignore
-      const guarded = r.worseHalfway ? `; held never worse than plain LBS half-way between samples too${helpersAlone} (guarded at the samples alone, the closest fit played farther from ${methodInfo(o.method).label} than plain LBS there at ${count(r.worseHalfway, 'half-way time')}): ${r.halfwayGivenBack === undefined ? 'fitted again, guarded between' : `${count(r.halfwayGivenBack, 'more vertex', 'more vertices')} kept their own influences`}` : ''; // prettier-ignore
+      const guarded = r.worseHalfway ? `; held never worse than plain LBS half-way between samples too${helpersAlone} (guarded at the samples alone, the closest fit played farther from ${label} than plain LBS there at ${count(r.worseHalfway, 'half-way time')}): ${r.halfwayGivenBack === undefined ? 'fitted again, guarded between' : `${count(r.halfwayGivenBack, 'more vertex', 'more vertices')} kept their own influences`}` : ''; // prettier-ignore
       lines.push(
         r.helpers === 0
-          ? `${model.name}: no helper joints added: none brought LBS closer to ${methodInfo(o.method).label} over the ${r.samples} samples at ${rate} samples/s`
-          : `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples at ${rate} samples/s, ${count(r.iterations, 'iteration')}, ${r.placement} placement${r.refined ? `, ${r.refined.rounds ? `${count(r.refined.rounds, 'refinement round')} kept (${count(r.refined.helpers, 'more helper')} where the fit left most)` : 'no refinement kept (the first round did not play closer)'}` : ''}${guarded}${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own influences (with the helpers they would have played farther from ${methodInfo(o.method).label} than plain LBS: over the samples, or at one${r.normalsGivenBack ? `; ${r.normalsGivenBack.toLocaleString('en-US')} of them for their normals, which the helpers would have turned more than 30° farther from ${methodInfo(o.method).label}'s than plain LBS's` : ''})` : ''}`,
+          ? `${model.name}: no helper joints added: none brought LBS closer to ${label} over the ${r.samples} samples at ${rate} samples/s`
+          : `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples at ${rate} samples/s, ${count(r.iterations, 'iteration')}, ${r.placement} placement${r.refined ? `, ${r.refined.rounds ? `${count(r.refined.rounds, 'refinement round')} kept (${count(r.refined.helpers, 'more helper')} where the fit left most)` : 'no refinement kept (the first round did not play closer)'}` : ''}${guarded}${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own influences (with the helpers they would have played farther from ${label} than plain LBS: over the samples, or at one${r.normalsGivenBack ? `; ${r.normalsGivenBack.toLocaleString('en-US')} of them for their normals, which the helpers would have turned more than 30° farther from ${label}'s than plain LBS's` : ''})` : ''}`,
       );
     }
   } finally {
@@ -309,7 +310,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
         io.err(
           `corskin: warning: ${input}: ${model.name}: no basis smaller than the samples holds every one within the tolerances${tolerance ? '' : ' (--tolerance 0)'}: one target per sample`,
         );
-      const what = withHelpers ? `what the helpers leave of ${methodInfo(o.method).label}` : methodInfo(o.method).label;
+      const what = withHelpers ? `what the helpers leave of ${label}` : label;
       lines.push(
         !r.targets
           ? `${model.name}: LBS already plays ${what} within the tolerance at every sample: no morph targets added`
