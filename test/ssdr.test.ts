@@ -345,7 +345,7 @@ describe('skinning decomposition kernels (Le & Deng 2012)', () => {
 
   it.each([
     ['6 candidates (every 4-subset tried)', 4],
-    ['10 candidates (every 4-subset of the 9 heaviest)', 8],
+    ['10 candidates (the 4 heaviest)', 8],
   ])(
     'the weight update over %s never raises a vertex’s error, from its own start or from joints that are not candidates',
     (_, J) => {
@@ -369,71 +369,12 @@ describe('skinning decomposition kernels (Le & Deng 2012)', () => {
     },
   );
 
-  it('over 12 candidates the weight update reaches the best of every ≤ 4-subset (brute force, Σ w = 1 solved exactly) on nearly every vertex', () => {
-    const random = rng(12);
-    const n = 100;
-    const { p, model, J } = problem(random, n, 8, 0.3, 10);
-    const candidates = Array.from({ length: J + 2 }, (_, k) => k);
-    const T = p.targets.length;
-    // Vertex i's column for candidate j at sample t: M_j x_i (fixed joints, then the helpers).
-    const column = (t: number, j: number, i: number) =>
-      j < J ? apply(p.fixed[t], 16 * j, p.rest[t], 3 * i) : apply(model.transforms[t], 16 * (j - J), p.rest[t], 3 * i);
-    const subsets: number[][] = [];
-    const pick = (from: number, chosen: number[]) => {
-      if (chosen.length) subsets.push(chosen);
-      if (chosen.length < 4) for (let a = from; a < candidates.length; a++) pick(a + 1, [...chosen, a]);
-    };
-    pick(0, []);
-    let reached = 0;
-    for (let i = 0; i < n; i++) {
-      // Reference: min ‖A w − y‖² with 1ᵀw = 1 on each subset by its KKT system, kept where w ≥ 0.
-      let best = Infinity;
-      for (const S of subsets) {
-        const m = S.length;
-        const K = Array.from({ length: m + 1 }, () => new Array<number>(m + 2).fill(0));
-        for (let t = 0; t < T; t++) {
-          const cols = S.map((j) => column(t, j, i));
-          for (let a = 0; a < m; a++) {
-            for (let d = 0; d < m; d++) for (let c = 0; c < 3; c++) K[a][d] += 2 * cols[a][c] * cols[d][c];
-            for (let c = 0; c < 3; c++) K[a][m + 1] += 2 * cols[a][c] * p.targets[t][3 * i + c];
-          }
-        }
-        for (let a = 0; a < m; a++) K[a][m] = K[m][a] = 1;
-        K[m][m + 1] = 1;
-        // Gauss–Jordan with partial pivoting on the augmented (m + 1) × (m + 2) system.
-        for (let c = 0; c <= m; c++) {
-          let r = c;
-          for (let q = c + 1; q <= m; q++) if (Math.abs(K[q][c]) > Math.abs(K[r][c])) r = q;
-          [K[c], K[r]] = [K[r], K[c]];
-          for (let q = 0; q <= m; q++)
-            if (q !== c) {
-              const f = K[q][c] / K[c][c];
-              for (let e = c; e <= m + 1; e++) K[q][e] -= f * K[c][e];
-            }
-        }
-        const w = S.map((_, a) => K[a][m + 1] / K[a][a]);
-        if (w.some((x) => !(x >= 0))) continue;
-        const trial: SsdrModel = { ...model, joints: model.joints.slice(), weights: model.weights.slice() };
-        trial.joints.set([...S.map((a) => candidates[a]), 0, 0, 0, 0].slice(0, 4), 4 * i);
-        trial.weights.set([...w, 0, 0, 0, 0].slice(0, 4), 4 * i);
-        best = Math.min(best, vertexError(p, trial, i));
-      }
-      updateVertexWeights(p, model, i, candidates);
-      const got = vertexError(p, model, i);
-      expect(got).toBeGreaterThanOrEqual(best * (1 - 1e-3)); // nothing beats the exhaustive search
-      if (got <= best * (1 + 1e-3)) reached++;
-    }
-    console.log(`reached the exhaustive best: ${reached} of ${n}`);
-    expect(reached).toBeGreaterThanOrEqual(0.95 * n);
-  });
-
-  it('a truncation to 4 of 24 candidates that would be worse than the weights the vertex has is not written', () => {
+  it('a truncation to the 4 heaviest of 10 that would be worse than the weights the vertex has is not written', () => {
     const random = rng(3);
-    // Start from the weights that made the targets (noisy): the best 4 there are. With 3 samples
-    // for 24 candidates the unconstrained solution spreads over decoys, and the 4-subsets of its
-    // 9 heaviest often miss the true joints.
-    const { p, model } = problem(random, 200, 3, 0.5, 22);
-    const candidates = Array.from({ length: 24 }, (_, k) => k);
+    // Start from the weights that made the targets (noisy): the best 4 there are, which the 4
+    // heaviest of the unconstrained solution over 10 candidates often are not.
+    const { p, model } = problem(random, 200, 8, 0.5, 8);
+    const candidates = Array.from({ length: 10 }, (_, k) => k);
     let kept = 0;
     for (let i = 0; i < 200; i++) {
       const before = vertexError(p, model, i);

@@ -4,7 +4,7 @@
  * `ssdr.ts`): transforms fixed, each vertex's weights over its candidate influences by
  * non-negative least squares (Lawson & Hanson's active set) with the affinity constraint Σ w = 1
  * as a heavily weighted row; where more than K are in use, the best K-subset (every one of up to
- * 9 candidates, else every one of the 9 heaviest in the unconstrained solution) solved again. With an anchor (`SsdrProblem.anchor`, the
+ * 9 candidates, else the K heaviest) solved again. With an anchor (`SsdrProblem.anchor`, the
  * helper bake's `beyondClips: 'lbs'`), one more heavily weighted row per joint holds the weight a
  * vertex gives the joint and the helpers that hang from it at the anchor's.
  *
@@ -101,8 +101,8 @@ function addNormalRows(
 
 /**
  * Weight update (Le & Deng 2012, Sec. 3.2) of one vertex: non-negative least squares over its
- * candidate influences with Σ w = 1 as a row of weight `affinity`·(the problem's scale); where
- * more than K are in use, the best of the K-subsets tried (the module comment). Writes the vertex's K slots of `model` — unless that is worse than what they
+ * candidate influences with Σ w = 1 as a row of weight `affinity`·(the problem's scale), keeping
+ * the K largest. Writes the vertex's K slots of `model` — unless that is worse than what they
  * hold (the truncation to K can be), so the alternation never raises the error. Both errors come
  * from the normal equations' quadratic form (exact: the error is wᵀGw − 2bᵀw + Σ‖y‖²). With
  * `problem.normals`, the vertex's normal rows join its position rows (the error is theirs summed).
@@ -200,16 +200,15 @@ export function updateVertexWeights(
   const all = scratch.nnls.set;
   const m = nnls(G, b, c, candidates.keys(), w, scratch.nnls);
   if (m > K) {
-    // More than K in use: the best K-subset (every subset of up to 9 candidates, else every
-    // subset of the 9 heaviest of the unconstrained solution: 126 for K = 4; the K heaviest alone
-    // missed the best subset on 15 of 100 vertices in `test/ssdr.test.ts`).
+    // More than K in use: the best K-subset (every subset of up to 9 candidates, else the K
+    // heaviest of the unconstrained solution).
     const heaviest = () =>
       Int32Array.from(all.subarray(0, m))
         .sort((x, y) => w[y] - w[x])
         .subarray(0, K);
     // With an anchor, its own joints are a subset too (where every subset is not tried): the start,
     // which keeps each joint's share exactly.
-    const subsets = c <= 9 ? kSubsets(scratch.subsets, c, K) : heaviestSubsets(scratch.subsets, all, m, w, K, problem.anchor ? anchorSubsets(heaviest(), w, problem, i, K, J, candidates) : undefined); // prettier-ignore
+    const subsets = c <= 9 ? kSubsets(scratch.subsets, c, K) : problem.anchor ? anchorSubsets(heaviest(), w, problem, i, K, J, candidates) : heaviest(); // prettier-ignore
     const best = scratch.best;
     best.fill(0, 0, c);
     let bestValue = Infinity;
@@ -339,29 +338,6 @@ function anchorSubsets(
     if (best >= 0) groups.push(best);
   }
   return Int32Array.from([...heaviest, ...start, ...pad(groups)]);
-}
-
-/**
- * K-subsets to try where a vertex has more than 9 candidates: every K-subset of the (up to) 9
- * heaviest of the unconstrained solution's `m` used candidates (`used`, weights `w`), then
- * `extra` (K indices each) where given.
- */
-function heaviestSubsets(
-  cache: Map<string, Int32Array>,
-  used: Int32Array,
-  m: number,
-  w: Float64Array,
-  K: number,
-  extra?: Int32Array,
-): Int32Array {
-  const top = Int32Array.from(used.subarray(0, m))
-    .sort((x, y) => w[y] - w[x])
-    .subarray(0, Math.min(m, 9));
-  const local = kSubsets(cache, top.length, K);
-  const out = new Int32Array(local.length + (extra?.length ?? 0));
-  for (let o = 0; o < local.length; o++) out[o] = top[local[o]];
-  if (extra) out.set(extra, local.length);
-  return out;
 }
 
 /**
