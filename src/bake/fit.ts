@@ -167,8 +167,8 @@ export function taskItems(data: FitData, task: FitTask): number {
   return task.kind === 'helpers' ? helperSamples(data, task.full).length : data.n;
 }
 
-/** Per helper, the vertices with a positive weight on it. */
-function helperMembers(data: FitData): Int32Array[] {
+/** Per helper, the vertices with a positive weight on it (indices into the fit's vertices). */
+export function helperMembers(data: FitData): Int32Array[] {
   const { n, K, J, H, joints, weights } = data;
   const members: number[][] = Array.from({ length: H }, () => []);
   for (let i = 0; i < n; i++)

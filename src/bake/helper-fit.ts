@@ -12,7 +12,8 @@ import type { HelperBakeOptions } from '../io/helper-bake.js';
 import { fitData, fitSamples, fitViews, type FitData, type FitErrors, type FitTask } from './fit.js';
 import { helperFrames, type HelperFrames } from './helper-frames.js';
 import { reduceHelperKeys, type HelperKeys } from './key-reduction.js';
-import { keepFittedWeights } from './never-worse.js';
+import { GUARD_MARGIN, keepFittedWeights } from './never-worse.js';
+import { refitOverSamples } from './over-refit.js';
 import { normalHolds, repairTurnedNormals, turnedNormals } from './normal-guard.js';
 import { clusterStart, helperCandidates, influencesOf, type HelperPlacement } from './placement.js';
 import type { MethodSamples } from './sampling.js';
@@ -211,6 +212,9 @@ export function* fitHelpers(
   // falls).
   if (data.fitSamples.length < keyed.length)
     yield { data, task: { kind: 'helpers', full: true, passes: FINAL_PASSES } };
+  // Where a fitted vertex is past LBS's largest over the mesh, the helpers there refitted with it
+  // weighing more (`bake/over-refit.ts`), before the keys are taken and the guard judges.
+  refitOverSamples(data, samples.lbsSquared, keyed, GUARD_MARGIN * boundingBoxDiagonal(targets[0]), FINAL_PASSES);
   // The helpers' keys, and the helpers as the file will play them from there on (`bake/helper-frames.ts`).
   const short = options.rotations !== 'float';
   // Each helper bound at its members' centre, not its cluster's: the point a player's keys carry

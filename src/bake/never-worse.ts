@@ -22,7 +22,7 @@ import { vertexErrors, verticesErrors, type SsdrProblem } from './ssdr.js';
  * (the distances are measured with the keys as stored, `helper-frames.ts`; a player that does not
  * normalise a 16-bit rotation key, as three.js, plays it within about 1e-6 of the diagonal).
  */
-const GUARD_MARGIN = NEVER_WORSE_MARGIN - 1e-5;
+export const GUARD_MARGIN = NEVER_WORSE_MARGIN - 1e-5;
 
 /**
  * How much a sample where a vertex is over weighs in its repair, tried in turn (beside the fit's
