@@ -72,6 +72,16 @@ import {
 /** Fits a refinement round runs at most: grown and afresh, then both again focused where neither is kept. */
 const FITS_PER_REFINEMENT = 4;
 
+/**
+ * Refinement rounds in a row that may keep no fit before the refinements stop, each growing from
+ * the closest fit of the round before: a round's fits can be farther from the method than the fit
+ * kept and the next round's closer than any (Ybot's CoR, once the helpers were refitted where a
+ * vertex is past LBS's largest, `bake/over-refit.ts`: its first round's fits scored 4.6 and 5.4
+ * against the kept fit's 3.8 and stopped it at 81.1% / 0.46; before that refit, the rounds went
+ * on from a first round scoring 5.4 against 5.7, to 90.7% / 0.19).
+ */
+const REFINE_PATIENCE = 1;
+
 /** Options of {@link bakeHelperJoints}. */
 export interface HelperBakeOptions {
   /** Helper joints per joint region (at most; on average with `placement: 'departure'`); default 2. */
@@ -92,7 +102,8 @@ export interface HelperBakeOptions {
    * leaves most split in two (`splitHelpers`), the fit starting from the kept one's helpers and
    * weights — and every helper fitted afresh from new clusters (`placeHelpers`); where neither
    * is kept, both again with one more helper only where the fit leaves at least half the worst
-   * region's error (`REFINE_FOCUSED_FROM`). The rounds stop at the first that keeps none. Each
+   * region's error (`REFINE_FOCUSED_FROM`). After a round that keeps none, the next grows from
+   * that round's closest fit; the rounds stop at the second in a row that keeps none. Each
    * costs at most four fits' time (the grown ones often less), twice that where the guard `auto`
    * fits again guarded between.
    */
@@ -340,38 +351,44 @@ export function* helperBakeSteps(
       const settings = { ...fit, samples: at, keyed, index: round * perRound + k, name, methodNormals: methodNormals?.(at), start }; // prettier-ignore
       const candidate = yield* fitHelpers(model, placement, settings, shared);
       const score = plain ? placementScore(at, halfway, plain, candidate) : { score: 0, worseHalfway: 0 };
+      const result = { candidate, score, placement };
       const better = !best || score.score < best.score.score;
-      if (better) best = { candidate, score, placement };
-      return better;
+      if (better) best = result;
+      return { result, better };
     };
     for (const [k, { name, placement }] of placements.entries()) yield* fitOne(k, name, placement);
-    // Refinements: one more helper where the kept fit leaves most, kept while the file plays closer.
+    // Refinements: one more helper where the fit grown from leaves most, kept where the file plays
+    // closer; after a round that keeps none, the next grows from that round's closest fit
+    // (REFINE_PATIENCE rounds in a row at most), the closest of all kept.
     const refined = { rounds: 0, helpers: 0 };
     const unrefined = best!.candidate.helpersKept;
-    for (let r = 0; r < refine; r++) {
+    let from = best!;
+    for (let r = 0, idle = 0; r < refine; r++) {
       // The helpers added two ways, the closer kept where it plays closer than the fit kept: the
-      // fit kept grown (its helpers that leave most split, the fit starting from it), and every
-      // helper fitted afresh from new clusters (where the fit kept sits in a poor minimum); where
-      // neither is kept, the same with a helper more only where the fit leaves most.
-      const { candidate, placement } = best!;
+      // fit grown from split (its helpers that leave most split, the fit starting from it), and
+      // every helper fitted afresh from new clusters (where that fit sits in a poor minimum);
+      // where neither is kept, the same with a helper more only where the fit leaves most.
+      const { candidate, placement } = from;
       const residual = vertexResiduals(at, halfway, plain!, candidate);
       const regional = regionResiduals(residual, placement.regionOf);
       let kept = false;
-      for (const [attempt, from] of [REFINE_FROM, REFINE_FOCUSED_FROM].entries()) {
-        const { counts, added } = refinedCounts(departing, placement, regional, from);
+      let closest: typeof from | undefined;
+      for (const [attempt, share] of [REFINE_FROM, REFINE_FOCUSED_FROM].entries()) {
+        const { counts, added } = refinedCounts(departing, placement, regional, share);
         if (!added) break;
         const k = placements.length + FITS_PER_REFINEMENT * r + 2 * attempt;
-        const grown = yield* fitOne(k, candidate.placement, splitHelpers(mesh, placement, counts, residual), candidate.start); // prettier-ignore
-        const fresh = yield* fitOne(
-          k + 1,
-          candidate.placement,
-          placeHelpers(mesh, departing, perRegion, false, counts),
-        );
-        kept = grown || fresh;
+        for (const fitted of [
+          yield* fitOne(k, candidate.placement, splitHelpers(mesh, placement, counts, residual), candidate.start),
+          yield* fitOne(k + 1, candidate.placement, placeHelpers(mesh, departing, perRegion, false, counts)),
+        ]) {
+          kept ||= fitted.better;
+          if (!closest || fitted.result.score.score < closest.score.score) closest = fitted.result;
+        }
         if (kept) break;
       }
-      if (!kept) break;
-      refined.rounds++;
+      if (kept) [idle, refined.rounds] = [0, r + 1];
+      if (!closest || (!kept && ++idle > REFINE_PATIENCE)) break;
+      from = closest;
     }
     refined.helpers = best!.candidate.helpersKept - unrefined;
     // The kept fit's peaks, played now that no refinement steers by it, where the file then
