@@ -275,8 +275,8 @@ describe('bake --placement on a real character', () => {
       return { result, all: played(original, baked, deformers.cor, true, 10) };
     };
     const plain = await bake(0);
-    // The rounds stop at the first that keeps neither way: as many as the most allowed kept, the
-    // same file.
+    // The rounds stop at the second in a row that keeps neither way: as many as the most allowed
+    // kept, the same file.
     const most = await bake(MAX_REFINE_ROUNDS);
     const rounds = most.result.refined!.rounds;
     const kept = await bake(rounds);
