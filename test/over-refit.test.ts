@@ -73,19 +73,14 @@ describe('refitOverSamples: the helpers refitted where a fitted vertex is past L
     expect(Array.from(data.transforms.subarray(0, 16))).toEqual(Array.from(rest0));
   });
 
-  it('a bound of 0.05: weighing 4 puts all five at 0.1, 16 and 64 the four past 0.05 — none kept, the transforms restored', () => {
+  it.each([
+    { bound: 0.05, past: 1, why: 'weighing 4 puts all five at 0.1, 16 and 64 the four past 0.05' },
+    { bound: 0.01, past: 5, why: 'below every vertex’s distance, no weight leaves fewer past' },
+  ])('a bound of $bound ($why): none kept, the transforms restored', ({ bound, past }) => {
     const data = fitted();
     const saved = data.transforms.slice();
-    const done = refitOverSamples(data, lbsSquared(0.05), [0, 1], 1e-9, 4);
-    expect(done).toEqual({ samples: 1, refitted: 0, before: 1, after: 1 });
-    expect(Array.from(data.transforms)).toEqual(Array.from(saved));
-  });
-
-  it('a bound below every vertex’s distance: no weight leaves fewer past, the transforms restored', () => {
-    const data = fitted();
-    const saved = data.transforms.slice();
-    const done = refitOverSamples(data, lbsSquared(0.01), [0, 1], 1e-9, 4);
-    expect(done).toEqual({ samples: 1, refitted: 0, before: 5, after: 5 });
+    const done = refitOverSamples(data, lbsSquared(bound), [0, 1], 1e-9, 4);
+    expect(done).toEqual({ samples: 1, refitted: 0, before: past, after: past });
     expect(Array.from(data.transforms)).toEqual(Array.from(saved));
   });
 });

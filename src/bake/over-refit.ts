@@ -58,6 +58,7 @@ export function refitOverSamples(
   const all = Int32Array.from({ length: n }, (_, a) => a);
   const [sum, max, squared] = [new Float64Array(n), new Float64Array(n), new Float32Array(n)];
   const members = helperMembers(data);
+  const isOver = new Uint8Array(n);
   const done: OverRefit = { samples: 0, refitted: 0, before: 0, after: 0 };
   for (const t of listed) {
     let largest = 0;
@@ -74,7 +75,6 @@ export function refitOverSamples(
     if (!over.length) continue;
     done.samples++;
     done.before += over.length;
-    const isOver = new Uint8Array(n);
     for (const a of over) isOver[a] = 1;
     const at = 16 * H * t;
     const saved = data.transforms.slice(at, at + 16 * H);
@@ -91,6 +91,7 @@ export function refitOverSamples(
     }
     if (left < over.length) done.refitted++;
     done.after += left;
+    for (const a of over) isOver[a] = 0;
   }
   return done;
 }
