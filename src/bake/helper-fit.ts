@@ -231,7 +231,7 @@ export function* fitHelpers(
   }
   // Fewer keys where interpolation holds (`bake/key-reduction.ts`); the transforms become what
   // the file plays at every sample.
-  const keptKeys = reduceHelperKeys(frames, data, keys, clips, keyTolerance * boundingBoxDiagonal(targets[0]), samples.between); // prettier-ignore
+  const keptKeys = reduceHelperKeys(frames, data, keys, clips, keyTolerance * boundingBoxDiagonal(targets[0])); // prettier-ignore
   const unguarded: HelperFitStart = { helpers: H, transforms: data.transforms.slice(), joints: data.joints.slice(), weights: data.weights.slice() }; // prettier-ignore
   // Never worse than LBS in the normals (`bake/normal-guard.ts`) and the positions
   // (`bake/never-worse.ts`): a vertex whose fitted weights would be keeps its own influences. The

@@ -40,9 +40,6 @@ export interface HelperKeys {
  * @param clips each clip's sample times (seconds, increasing), clip after clip as the samples
  * @param tolerance how much farther from the method (posed units) a dropped key may put a vertex
  *   than the key did (0 keeps every key where the interpolation is farther at all)
- * @param between the samples are the check times (`bakeCheckTimes`): only the even samples of a
- *   clip are keys, the odd ones (half-way) play the interpolation of their neighbours' keys, which
- *   is what a dropped key is compared with there
  * @returns per helper, per clip, the sample indices kept within the clip (ascending, both ends)
  */
 export function reduceHelperKeys(
@@ -51,9 +48,13 @@ export function reduceHelperKeys(
   keys: readonly HelperKeys[],
   clips: readonly { times: Float32Array }[],
   tolerance: number,
-  between = false,
 ): Int32Array[][] {
   const { H, J, K, n, fixed, transforms, targets, joints, weights } = data;
+  // The samples keyed (`FitData.keyed`: every one, or with the guard between the sample times and
+  // the half-way times keyed too); the others (half-way) play the interpolation of the keys on
+  // either side, which is what a dropped key is compared with there.
+  const isKey = new Uint8Array(fixed.length / (16 * J));
+  for (const t of data.keyed) isKey[t] = 1;
   const X = new Float64Array(16 * H);
   const D = new Float64Array(12 * H);
   const translation = new Float64Array(3);
@@ -118,10 +119,13 @@ export function reduceHelperKeys(
     return true;
   };
   const kept: Int32Array[][] = Array.from({ length: H }, () => []);
-  const step = between ? 2 : 1;
   let first = 0;
   for (const { times } of clips) {
     const F = times.length;
+    const keyable: number[] = [];
+    for (let s = 0; s < F; s++) if (isKey[first + s]) keyable.push(s);
+    if (keyable[0] !== 0 || keyable[keyable.length - 1] !== F - 1)
+      throw new Error('reduceHelperKeys: a clip whose first or last sample is not keyed');
     // Plays the interpolation of keys a and b at s into X, and writes it to the transforms at s.
     const at = (a: number, b: number, s: number, helpers: number[], write = false) => {
       for (const h of helpers) {
@@ -129,8 +133,9 @@ export function reduceHelperKeys(
         if (write) transforms.set(X.subarray(16 * h, 16 * h + 16), 16 * H * (first + s) + 16 * h);
       }
     };
-    // Half-way: what every key kept plays there, the reference of a dropped key.
-    for (let s = 1; between && s < F; s += 2) at(s - 1, s + 1, s, every, true);
+    // Between the keys: what every key kept plays there, the reference of a dropped key.
+    for (let k = 0; k + 1 < keyable.length; k++)
+      for (let s = keyable[k] + 1; s < keyable[k + 1]; s++) at(keyable[k], keyable[k + 1], s, every, true);
     for (const { helpers, vertices } of groups.values()) {
       const list = [0];
       // Whether keys a and b (within the clip) hold every sample between.
@@ -141,20 +146,20 @@ export function reduceHelperKeys(
         }
         return true;
       };
-      for (let a = 0; a < F - 1;) {
-        let b = a + step;
+      // Greedily over the keys (indices into `keyable`).
+      for (let a = 0; a < keyable.length - 1;) {
+        let b = a + 1;
         // A group that binds no vertex: nothing to hold, the clip's ends.
-        if (!vertices.length) b = F - 1;
-        while (b + step < F && (b + step - a) / step <= MAX_SPAN && holds(a, b + step)) b += step;
-        list.push(b);
+        if (!vertices.length) b = keyable.length - 1;
+        while (b + 1 < keyable.length && b + 1 - a <= MAX_SPAN && holds(keyable[a], keyable[b + 1])) b++;
+        list.push(keyable[b]);
         a = b;
       }
       // Thinned keys need an input of their own: where they would save less than it costs, the
       // group keeps every key (and shares the clip's input).
-      const keyable = Math.ceil(F / step);
-      if ((keyable - list.length) * helpers.length * KEY_BYTES <= list.length * 4 + INPUT_BYTES) {
+      if ((keyable.length - list.length) * helpers.length * KEY_BYTES <= list.length * 4 + INPUT_BYTES) {
         list.length = 0;
-        for (let s = 0; s < F; s += step) list.push(s);
+        list.push(...keyable);
       }
       const indices = Int32Array.from(list);
       for (const h of helpers) kept[h].push(indices);

@@ -46,6 +46,12 @@ export interface PlacementScore {
    * without half-way times).
    */
   worseHalfway: number;
+  /**
+   * The half-way times (indices over every clip's, ascending) that a guard between would hold:
+   * those counted in {@link worseHalfway}, and those where a vertex plays farther from the method
+   * than plain LBS puts it at any time scored (`keepFittedWeights`' test of each vertex).
+   */
+  overTimes: number[];
 }
 
 /**
@@ -59,6 +65,13 @@ export function plainLbs(samples: MethodSamples, halfway: MethodSamples | undefi
   times.forEach((at, t) => squared.set(at, t * n));
   const [max, p99] = maxAndP99(squared);
   return { squared, max, p99, halfway: halfwayFigures(squared, samples.targets.length, n), scratch: new Float32Array(squared.length) }; // prettier-ignore
+}
+
+/** Per vertex, its largest over the times of `squared` (n per time). */
+function vertexMaxima(squared: Float32Array, n: number): Float32Array {
+  const out = new Float32Array(n);
+  for (let k = 0; k < squared.length; k++) if (squared[k] > out[k % n]) out[k % n] = squared[k];
+  return out;
 }
 
 /** Per time after the first `skip` (the half-way ones), the largest and the 99th-percentile distance, from squared distances. */
@@ -100,13 +113,17 @@ export function placementScore(
   const margin = NEVER_WORSE_MARGIN * boundingBoxDiagonal(samples.targets[0]);
   const skip = samples.targets.length;
   let worseHalfway = 0;
+  const overTimes: number[] = [];
+  const own = plain.halfway.length ? vertexMaxima(plain.squared, n) : undefined;
   for (let t = 0; t < plain.halfway.length / 2; t++) {
     const at = baked.subarray((skip + t) * n, (skip + t + 1) * n);
-    if (!maxAndP99Within(at, plain.halfway[2 * t] + margin, plain.halfway[2 * t + 1] + margin, true)) worseHalfway++;
+    const worse = !maxAndP99Within(at, plain.halfway[2 * t] + margin, plain.halfway[2 * t + 1] + margin, true);
+    if (worse) worseHalfway++;
+    if (worse || at.some((d, i) => d > own![i])) overTimes.push(t);
   }
   const [max, p99] = maxAndP99(baked);
   const share = (x: number, of: number) => (x > 0 ? Math.sqrt(x / of) : 0);
-  return { score: share(p99, plain.p99) / P99_SHARE + share(max, plain.max) / MAX_SHARE, worseHalfway };
+  return { score: share(p99, plain.p99) / P99_SHARE + share(max, plain.max) / MAX_SHARE, worseHalfway, overTimes };
 }
 
 /**

@@ -268,7 +268,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       }
       entry.guard = r.guard;
       const helpersAlone = withMorphs ? ' (the helpers alone: the residual morph targets, blended linearly between samples, are measured below)' : ''; // prettier-ignore
-      const guarded = r.worseHalfway ? `; held never worse than plain LBS half-way between samples too${helpersAlone} (guarded at the samples alone, the closest fit played farther from ${label} than plain LBS there at ${count(r.worseHalfway, 'half-way time')}): ${r.halfwayGivenBack === undefined ? 'fitted again, guarded between' : `${count(r.halfwayGivenBack, 'more vertex', 'more vertices')} kept their own influences`}` : ''; // prettier-ignore
+      const guarded = r.worseHalfway ? `; held never worse than plain LBS half-way between samples too${helpersAlone} (guarded at the samples alone, the closest fit played farther from ${label} than plain LBS there at ${count(r.worseHalfway, 'half-way time')}): ${r.halfwayGivenBack === undefined ? `fitted again, guarded between${r.halfwayKeys ? ` and keyed at ${count(r.halfwayKeys, 'half-way time')} too` : ''}` : `${count(r.halfwayGivenBack, 'more vertex', 'more vertices')} kept their own influences`}` : ''; // prettier-ignore
       lines.push(
         r.helpers === 0
           ? `${model.name}: no helper joints added: none brought LBS closer to ${label} over the ${r.samples} samples at ${rate} samples/s`

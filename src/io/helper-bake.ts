@@ -125,7 +125,8 @@ export interface HelperBakeOptions {
    * the samples, then — where the result plays farther from the method than plain LBS at some
    * half-way time (its largest or 99th-percentile distance, by more than the guard's margin) —
    * held there too: the same fit with more vertices given back their own influences, or a fit
-   * guarded between, whichever plays closer to the method (`placementScore`). Given `samples`,
+   * guarded between and keyed at those half-way times too ({@link HelperBakeResult.halfwayKeys}),
+   * whichever plays closer to the method (`placementScore`). Given `samples`,
    * they must have been taken for the guard (`MethodSamples.between`; with `auto`, at the sample
    * times, or half-way between them too for the guard between).
    */
@@ -193,6 +194,12 @@ export interface HelperBakeResult {
    * which the fit guarded at the samples alone played farther from the method than plain LBS.
    */
   worseHalfway?: number;
+  /**
+   * Where the guard `auto` kept a fit guarded between: the half-way times keyed besides the
+   * sample times (those where the fit guarded at the samples alone played farther from the method
+   * than plain LBS, or put a vertex farther than plain LBS puts it at any time).
+   */
+  halfwayKeys?: number;
   /**
    * Where it held the fit guarded at the samples there (rather than one guarded between, which
    * {@link guard} then says): the vertices it gave back their own influences for that.
@@ -335,11 +342,18 @@ export function* helperBakeSteps(
       };
     });
   /** Each placement fitted to `at`, the closest kept; with `halfway`, compared there too. */
-  const fitBest = function* (at: MethodSamples, halfway: MethodSamples | undefined, round: number) {
-    // The samples keyed: every one, or the sample times among the check times (even in each clip).
-    const keyed: number[] = [];
+  const fitBest = function* (
+    at: MethodSamples,
+    halfway: MethodSamples | undefined,
+    round: number,
+    halfwayKeyed: readonly number[] = [],
+  ) {
+    // The samples keyed: every one, or the sample times among the check times (even in each clip)
+    // and the half-way times listed.
+    const keyed: number[] = [...halfwayKeyed];
     for (let t = 0, c = 0; c < at.clips.length; t += at.clips[c++].times.length)
       for (let s = 0; s < at.clips[c].times.length; s += at.between ? 2 : 1) keyed.push(t + s);
+    keyed.sort((a, b) => a - b);
     const plain = scored ? plainLbs(at, halfway) : undefined;
     let best: { candidate: HelperCandidate; score: PlacementScore; placement: HelperPlacement } | undefined;
     const fitOne = function* (
@@ -350,7 +364,9 @@ export function* helperBakeSteps(
     ) {
       const settings = { ...fit, samples: at, keyed, index: round * perRound + k, name, methodNormals: methodNormals?.(at), start }; // prettier-ignore
       const candidate = yield* fitHelpers(model, placement, settings, shared);
-      const score = plain ? placementScore(at, halfway, plain, candidate) : { score: 0, worseHalfway: 0 };
+      const score = plain
+        ? placementScore(at, halfway, plain, candidate)
+        : { score: 0, worseHalfway: 0, overTimes: [] };
       const result = { candidate, score, placement };
       const better = !best || score.score < best.score.score;
       if (better) best = result;
@@ -412,18 +428,22 @@ export function* helperBakeSteps(
   // With the guard `auto`, where the samples' guard leaves the bake farther from the method than
   // plain LBS half-way somewhere, it is held there too, whichever way plays closer: the same fit
   // with the vertices that push a time over given back their own influences (`holdHalfway`), or a
-  // fit guarded between (its helpers leaning towards their joints, `BETWEEN_PRIOR_STRENGTH`).
+  // fit guarded between and keyed, besides the sample times, at the half-way times where the
+  // first played farther than plain LBS (`PlacementScore.overTimes`: an interpolation of two keys
+  // that each fit well can turn a helper far off between them; keyed there, it plays its fit).
   const first = yield* fitBest(samples, halfway, 0);
   const { worseHalfway } = first.score;
   let chosen = first;
   let halfwayGivenBack: number | undefined;
+  let halfwayKeys: number | undefined;
   if (rounds > 1 && worseHalfway > 0) {
     const over = holdHalfway(samples, halfway!, first.plain!, first.candidate, ownInfluences(mesh, first.candidate.model.influences)); // prettier-ignore
     giveBack(first.candidate, over, mesh, J);
     halfwayGivenBack = over.length;
     const held = placementScore(samples, halfway, first.plain!, first.candidate).score;
-    const between = yield* fitBest(withHalfway(samples, halfway!), undefined, 1);
-    if (between.score.score < held) [chosen, halfwayGivenBack] = [between, undefined];
+    const keys = halfwayIndices(samples, first.score.overTimes);
+    const between = yield* fitBest(withHalfway(samples, halfway!), undefined, 1, keys);
+    if (between.score.score < held) [chosen, halfwayGivenBack, halfwayKeys] = [between, undefined, keys.length];
   }
   const { candidate: best, keyed, clips } = chosen;
   const guarded = samples.between || chosen !== first ? 'between' : 'samples';
@@ -449,7 +469,7 @@ export function* helperBakeSteps(
   return {
     helpers: helpersKept,
     regions,
-    samples: keyed.length,
+    samples: keyed.length - (halfwayKeys ?? 0),
     iterations: best.iterations,
     activeVertices: best.active.length,
     revertedVertices: best.givenBack,
@@ -459,8 +479,25 @@ export function* helperBakeSteps(
     guard: guarded,
     ...(rounds > 1 && worseHalfway > 0 && { worseHalfway }),
     ...(halfwayGivenBack !== undefined && { halfwayGivenBack }),
+    ...(halfwayKeys !== undefined && { halfwayKeys }),
     ...(halfway && { halfway }),
   };
+}
+
+/**
+ * The indices, among the samples merged with the half-way times (`withHalfway`), of the listed
+ * half-way times (indices over every clip's half-way times, ascending).
+ */
+function halfwayIndices(samples: MethodSamples, times: readonly number[]): number[] {
+  const out: number[] = [];
+  let [h0, m0, i] = [0, 0, 0];
+  for (const { times: T } of samples.clips) {
+    const halves = Math.max(0, T.length - 1);
+    for (; i < times.length && times[i] < h0 + halves; i++) out.push(m0 + 2 * (times[i] - h0) + 1);
+    h0 += halves;
+    m0 += T.length + halves;
+  }
+  return out;
 }
 
 /** Whether two placements give the same helpers to the same regions (then the same fit). */
