@@ -32,6 +32,8 @@ export interface PlainLbs {
   p99: number;
   /** Per half-way time, the largest and the 99th-percentile distance (not squared), 2 each. */
   halfway: Float64Array;
+  /** Per vertex, its largest squared distance over every time (n). */
+  vertexMax: Float32Array;
   /** Room for a candidate's squared distances, as {@link squared}: one array for every candidate scored. */
   scratch: Float32Array;
 }
@@ -64,14 +66,10 @@ export function plainLbs(samples: MethodSamples, halfway: MethodSamples | undefi
   const squared = new Float32Array(times.length * n);
   times.forEach((at, t) => squared.set(at, t * n));
   const [max, p99] = maxAndP99(squared);
-  return { squared, max, p99, halfway: halfwayFigures(squared, samples.targets.length, n), scratch: new Float32Array(squared.length) }; // prettier-ignore
-}
-
-/** Per vertex, its largest over the times of `squared` (n per time). */
-function vertexMaxima(squared: Float32Array, n: number): Float32Array {
-  const out = new Float32Array(n);
-  for (let k = 0; k < squared.length; k++) if (squared[k] > out[k % n]) out[k % n] = squared[k];
-  return out;
+  const vertexMax = new Float32Array(n);
+  for (let k = 0; k < squared.length; k += n)
+    for (let i = 0; i < n; i++) if (squared[k + i] > vertexMax[i]) vertexMax[i] = squared[k + i];
+  return { squared, max, p99, halfway: halfwayFigures(squared, samples.targets.length, n), vertexMax, scratch: new Float32Array(squared.length) }; // prettier-ignore
 }
 
 /** Per time after the first `skip` (the half-way ones), the largest and the 99th-percentile distance, from squared distances. */
@@ -114,12 +112,11 @@ export function placementScore(
   const skip = samples.targets.length;
   let worseHalfway = 0;
   const overTimes: number[] = [];
-  const own = plain.halfway.length ? vertexMaxima(plain.squared, n) : undefined;
   for (let t = 0; t < plain.halfway.length / 2; t++) {
     const at = baked.subarray((skip + t) * n, (skip + t + 1) * n);
     const worse = !maxAndP99Within(at, plain.halfway[2 * t] + margin, plain.halfway[2 * t + 1] + margin, true);
     if (worse) worseHalfway++;
-    if (worse || at.some((d, i) => d > own![i])) overTimes.push(t);
+    if (worse || at.some((d, i) => d > plain.vertexMax[i])) overTimes.push(t);
   }
   const [max, p99] = maxAndP99(baked);
   const share = (x: number, of: number) => (x > 0 ? Math.sqrt(x / of) : 0);

@@ -173,7 +173,7 @@ export interface HelperBakeResult {
   helpers: number;
   /** Joint regions that got helpers. */
   regions: number;
-  /** Samples fitted (over all clips). */
+  /** Sample times fitted (over all clips; the half-way times keyed too, {@link halfwayKeys}, not counted). */
   samples: number;
   /** SSDR iterations run. */
   iterations: number;
