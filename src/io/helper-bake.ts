@@ -378,6 +378,9 @@ export function* helperBakeSteps(
     // (REFINE_PATIENCE rounds in a row at most), the closest of all kept.
     const refined = { rounds: 0, helpers: 0 };
     const unrefined = best!.candidate.helpersKept;
+    // Where the placements' closest fit plays farther than plain LBS half-way (before any
+    // refinement, which the second round repeats on its own fits).
+    const { overTimes } = best!.score;
     let from = best!;
     for (let r = 0, idle = 0; r < refine; r++) {
       // The helpers added two ways, the closer kept where it plays closer than the fit kept: the
@@ -417,7 +420,7 @@ export function* helperBakeSteps(
       kept.score = score;
       return true;
     });
-    return { ...best!, keyed, clips: at.clips, plain, refined };
+    return { ...best!, keyed, clips: at.clips, plain, refined, overTimes };
   };
   // Compared half-way between the samples too, where players interpolate the keys: the
   // placements, and with the guard `auto` whether the samples' guard holds there.
@@ -441,7 +444,7 @@ export function* helperBakeSteps(
     giveBack(first.candidate, over, mesh, J);
     halfwayGivenBack = over.length;
     const held = placementScore(samples, halfway, first.plain!, first.candidate).score;
-    const keys = halfwayIndices(samples, first.score.overTimes);
+    const keys = halfwayIndices(samples, first.overTimes);
     const between = yield* fitBest(withHalfway(samples, halfway!), undefined, 1, keys);
     if (between.score.score < held) [chosen, halfwayGivenBack, halfwayKeys] = [between, undefined, keys.length];
   }
