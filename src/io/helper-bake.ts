@@ -196,8 +196,9 @@ export interface HelperBakeResult {
   worseHalfway?: number;
   /**
    * Where the guard `auto` kept a fit guarded between: the half-way times keyed besides the
-   * sample times (those where the fit guarded at the samples alone played farther from the method
-   * than plain LBS, or put a vertex farther than plain LBS puts it at any time).
+   * sample times (those where the closest placement's fit guarded at the samples alone, before any
+   * refinement, played farther from the method than plain LBS, or put a vertex farther than plain
+   * LBS puts it at any time).
    */
   halfwayKeys?: number;
   /**
@@ -380,7 +381,7 @@ export function* helperBakeSteps(
     const unrefined = best!.candidate.helpersKept;
     // Where the placements' closest fit plays farther than plain LBS half-way (before any
     // refinement, which the second round repeats on its own fits).
-    const { overTimes } = best!.score;
+    const placedOverTimes = best!.score.overTimes;
     let from = best!;
     for (let r = 0, idle = 0; r < refine; r++) {
       // The helpers added two ways, the closer kept where it plays closer than the fit kept: the
@@ -420,7 +421,7 @@ export function* helperBakeSteps(
       kept.score = score;
       return true;
     });
-    return { ...best!, keyed, clips: at.clips, plain, refined, overTimes };
+    return { ...best!, keyed, clips: at.clips, plain, refined, placedOverTimes };
   };
   // Compared half-way between the samples too, where players interpolate the keys: the
   // placements, and with the guard `auto` whether the samples' guard holds there.
@@ -432,8 +433,9 @@ export function* helperBakeSteps(
   // plain LBS half-way somewhere, it is held there too, whichever way plays closer: the same fit
   // with the vertices that push a time over given back their own influences (`holdHalfway`), or a
   // fit guarded between and keyed, besides the sample times, at the half-way times where the
-  // first played farther than plain LBS (`PlacementScore.overTimes`: an interpolation of two keys
-  // that each fit well can turn a helper far off between them; keyed there, it plays its fit).
+  // first round's closest placement (before refinements) played farther than plain LBS
+  // (`PlacementScore.overTimes`: an interpolation of two keys that each fit well can turn a
+  // helper far off between them; keyed there, it plays its fit).
   const first = yield* fitBest(samples, halfway, 0);
   const { worseHalfway } = first.score;
   let chosen = first;
@@ -444,7 +446,7 @@ export function* helperBakeSteps(
     giveBack(first.candidate, over, mesh, J);
     halfwayGivenBack = over.length;
     const held = placementScore(samples, halfway, first.plain!, first.candidate).score;
-    const keys = halfwayIndices(samples, first.overTimes);
+    const keys = halfwayIndices(samples, first.placedOverTimes);
     const between = yield* fitBest(withHalfway(samples, halfway!), undefined, 1, keys);
     if (between.score.score < held) [chosen, halfwayGivenBack, halfwayKeys] = [between, undefined, keys.length];
   }
