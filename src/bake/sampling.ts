@@ -152,6 +152,23 @@ export function withHalfway(samples: MethodSamples, halfway: MethodSamples): Met
   return out;
 }
 
+/**
+ * The indices, among the samples merged with the half-way times (`withHalfway`), of the listed
+ * half-way times (indices over every clip's half-way times, ascending; `samples` at the sample
+ * times alone, as `withHalfway` takes them).
+ */
+export function halfwayIndices(samples: MethodSamples, times: readonly number[]): number[] {
+  const out: number[] = [];
+  let [h0, m0, i] = [0, 0, 0];
+  for (const { times: T } of samples.clips) {
+    const halves = Math.max(0, T.length - 1);
+    for (; i < times.length && times[i] < h0 + halves; i++) out.push(m0 + 2 * (times[i] - h0) + 1);
+    h0 += halves;
+    m0 += T.length + halves;
+  }
+  return out;
+}
+
 /** `out[i]` = the squared distance between points i of `a` and `b` (3 floats each). */
 function squaredDistances(out: Float64Array, a: Float32Array, b: Float32Array): void {
   for (let i = 0, j = 0; i < out.length; i++, j += 3)

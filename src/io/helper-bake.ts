@@ -39,7 +39,7 @@ import {
   MAX_HELPERS_PER_REGION,
   MAX_REFINE_ROUNDS,
 } from '../bake/samples.js';
-import { sampleMethod, withHalfway, type MethodSamples } from '../bake/sampling.js';
+import { halfwayIndices, sampleMethod, withHalfway, type MethodSamples } from '../bake/sampling.js';
 import type { SkinnedModel } from './gltf.js';
 import {
   helperRegions,
@@ -487,22 +487,6 @@ export function* helperBakeSteps(
     ...(halfwayKeys !== undefined && { halfwayKeys }),
     ...(halfway && { halfway }),
   };
-}
-
-/**
- * The indices, among the samples merged with the half-way times (`withHalfway`), of the listed
- * half-way times (indices over every clip's half-way times, ascending).
- */
-function halfwayIndices(samples: MethodSamples, times: readonly number[]): number[] {
-  const out: number[] = [];
-  let [h0, m0, i] = [0, 0, 0];
-  for (const { times: T } of samples.clips) {
-    const halves = Math.max(0, T.length - 1);
-    for (; i < times.length && times[i] < h0 + halves; i++) out.push(m0 + 2 * (times[i] - h0) + 1);
-    h0 += halves;
-    m0 += T.length + halves;
-  }
-  return out;
 }
 
 /** Whether two placements give the same helpers to the same regions (then the same fit). */
