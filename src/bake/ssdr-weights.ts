@@ -2,7 +2,7 @@
  * The weight update of the smooth skinning decomposition (Binh Huy Le and Zhigang Deng, "Smooth
  * Skinning Decomposition with Rigid Bones", ACM TOG 31(6), SIGGRAPH Asia 2012, Sec. 3.2; see
  * `ssdr.ts`): transforms fixed, each vertex's weights over its candidate influences by
- * non-negative least squares (Lawson & Hanson's active set) with the affinity constraint Σ w = 1
+ * non-negative least squares (a drop-only active set after Lawson & Hanson 1974) with the affinity constraint Σ w = 1
  * as a heavily weighted row; where more than K are in use, the best K-subset (every one of up to
  * 9 candidates, else the K heaviest) solved again. With an anchor (`SsdrProblem.anchor`, the
  * helper bake's `beyondClips: 'lbs'`), one more heavily weighted row per joint holds the weight a
@@ -401,8 +401,11 @@ function kSubsets(cache: Map<string, Int32Array>, c: number, k: number): Int32Ar
 }
 
 /**
- * Non-negative least squares of the normal equations G w = b restricted to `active` (Lawson &
- * Hanson's active set, small systems): solve on the passive set, drop the most negative, repeat.
+ * Non-negative least squares of the normal equations G w = b restricted to `active`, by a
+ * drop-only active set (after Lawson & Hanson 1974, Ch. 23, for small systems): solve on the
+ * passive set, drop the most negative weight, repeat. A dropped weight never comes back, so the
+ * result is not always the NNLS minimum (an exact Lawson–Hanson solve and an exhaustive support
+ * search were measured on 2026-12-06 and not kept: README, Baking for any engine).
  * Writes w (length c; zero outside the final passive set) and that set into `scratch.set`.
  * @param scratch room for c numbers (`x`, `set`) and a c × c system (`A`)
  * @returns the size of the final passive set
