@@ -2,11 +2,12 @@
  * The weight update of the smooth skinning decomposition (Binh Huy Le and Zhigang Deng, "Smooth
  * Skinning Decomposition with Rigid Bones", ACM TOG 31(6), SIGGRAPH Asia 2012, Sec. 3.2; see
  * `ssdr.ts`): transforms fixed, each vertex's weights over its candidate influences by
- * non-negative least squares (a drop-only active set after Lawson & Hanson 1974) with the affinity constraint Σ w = 1
- * as a heavily weighted row; where more than K are in use, the best K-subset (every one of up to
- * 9 candidates, else the K heaviest) solved again. With an anchor (`SsdrProblem.anchor`, the
- * helper bake's `beyondClips: 'lbs'`), one more heavily weighted row per joint holds the weight a
- * vertex gives the joint and the helpers that hang from it at the anchor's.
+ * non-negative least squares (a drop-only active set after Lawson & Hanson 1974) with the
+ * affinity constraint Σ w = 1 as a heavily weighted row; where more than K are in use, the best
+ * K-subset (every one of up to 9 candidates, else the K heaviest) solved again. With an anchor
+ * (`SsdrProblem.anchor`, the helper bake's `beyondClips: 'lbs'`), one more heavily weighted row
+ * per joint holds the weight a vertex gives the joint and the helpers that hang from it at the
+ * anchor's.
  *
  * @module
  */
