@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { boundingBoxDiagonal } from '../src/core/mesh.js';
 import { extractSkinnedModels, shortestFloat32 } from '../src/io/gltf.js';
 import { quantizeWeightSets } from '../src/io/gltf-weights.js';
+import { roundToStoredWeights, roundToStoredWeightsBest } from '../src/core/weight-quantization.js';
 import { glbBytes, readDocument, storeAccessorsOnce, writeDocument } from '../src/io/node-io.js';
 import { runCli } from './helpers/cli.js';
 import { convertLibigl } from './helpers/convert.js';
@@ -157,6 +158,68 @@ describe('skin weights as normalised 16-bit integers (quantizeWeightSets)', () =
           sum += q;
         }
         expect(sum).toBe(v % 5 ? 65535 : Math.round(65535 * sums[v]));
+      }
+    }
+  });
+});
+
+describe('weights rounded as the file stores them (roundToStoredWeights)', () => {
+  it('lands on the 16-bit grid the writer stores exactly, idempotently, a weight under half a step dropped, and sums of 1 kept', () => {
+    const random = rng(11);
+    const count = 400;
+    const floats = new Float32Array(4 * count);
+    for (let v = 0; v < count; v++) {
+      // 1 to 4 weights; every third vertex one of them under half a step (3e-6 to 7e-6).
+      const w = Array.from({ length: 4 }, (_, i) => (i <= v % 4 ? random() : 0));
+      if (v % 3 === 0) w[v % 4] = 3e-6 + 4e-6 * random();
+      const s = w.reduce((a, b) => a + b, 0);
+      w.forEach((x, i) => (floats[4 * v + i] = x / s));
+    }
+    const rounded = floats.slice();
+    for (let v = 0; v < count; v++) roundToStoredWeights(rounded, 4 * v, 4);
+    const [stored] = quantizeWeightSets([rounded]);
+    const [direct] = quantizeWeightSets([floats]);
+    for (let v = 0; v < count; v++) {
+      let sum = 0;
+      for (let k = 4 * v; k < 4 * v + 4; k++) {
+        // On the grid, as the writer stores it from the rounded weights and from the floats alike.
+        expect(rounded[k]).toBe(Math.fround(stored[k] / 65535));
+        expect(stored[k]).toBe(direct[k]);
+        if (floats[k] < 0.5 / 65535) expect(rounded[k]).toBe(0);
+        sum += stored[k];
+      }
+      expect(sum).toBe(65535);
+    }
+    const again = rounded.slice();
+    for (let v = 0; v < count; v++) roundToStoredWeights(again, 4 * v, 4);
+    expect(again).toEqual(rounded);
+  });
+});
+
+describe('the rounding of least cost next to the weights (roundToStoredWeightsBest)', () => {
+  it('of every rounding within a step of each weight that sums to 65535 steps (brute force), the cheapest; stored as it is', () => {
+    const random = rng(12);
+    for (const K of [4, 8]) {
+      for (let trial = 0; trial < 200; trial++) {
+        const w = Array.from({ length: K }, (_, k) => (k < 1 + (trial % K) ? random() ** 2 : 0));
+        const s = w.reduce((a, b) => a + b, 0);
+        const weights = Float32Array.from(w, (x) => x / s);
+        // A cost the writer's largest remainders do not know: a random quadratic in the steps.
+        const target = Array.from({ length: K }, () => random() * 2 - 1);
+        const cost = (x: ArrayLike<number>) =>
+          target.reduce((a, t, k) => a + (x[k] * 65535 - Math.floor(weights[k] * 65535) - t) ** 2, 0);
+        // Brute force: each weight its floor or one step more (a zero stays 0), 65535 steps in all.
+        let best = Infinity;
+        for (let up = 0; up < 1 << K; up++) {
+          const steps = Array.from(weights, (x, k) => Math.floor(x * 65535) + (x > 0 && (up >> k) & 1 ? 1 : 0));
+          if (steps.reduce((a, b) => a + b, 0) !== 65535) continue;
+          best = Math.min(best, cost(steps.map((q) => Math.fround(q / 65535))));
+        }
+        const rounded = weights.slice();
+        roundToStoredWeightsBest(rounded, 0, K, () => cost(rounded));
+        expect(cost(rounded)).toBeCloseTo(best, 6);
+        const back = quantizeWeightSets([rounded.subarray(0, 4), rounded.subarray(4)].slice(0, K / 4)).flatMap((q) => Array.from(q)); // prettier-ignore
+        for (let k = 0; k < K; k++) expect(back[k]).toBe(Math.round(rounded[k] * 65535));
       }
     }
   });

@@ -326,13 +326,17 @@ describe('skinning decomposition kernels (Le & Deng 2012)', () => {
     for (const noise of [0, 0.2]) {
       const { p, model, J } = problem(random, 60, 8, noise);
       const exact = model.weights.slice();
-      // Start from other weights: the vertex's two joints only.
-      for (let i = 0; i < 60; i++) model.weights.set([0.5, 0.5, 0, 0], 4 * i);
+      // Start from other weights: the vertex's two joints only (halves on the 16-bit grid).
+      for (let i = 0; i < 60; i++) model.weights.set([32768 / 65535, 32767 / 65535, 0, 0], 4 * i);
       for (let i = 0; i < 60; i++) {
         const before = vertexError(p, model, i);
         updateVertexWeights(p, model, i, [0, 1, J, J + 1]);
         const after = vertexError(p, model, i);
         expect(after).toBeLessThanOrEqual(before * (1 + 1e-12) + 1e-18);
+        // As the file stores them: each weight a whole number of 16-bit steps, summing to 1.
+        const steps = Array.from(model.weights.subarray(4 * i, 4 * i + 4), (w) => w * 65535);
+        for (const x of steps) expect(Math.abs(x - Math.round(x))).toBeLessThan(1e-2); // float32: 4e-3 near 1
+        expect(steps.reduce((a, x) => a + Math.round(x), 0)).toBe(65535);
         if (noise === 0) {
           // The exact weights, whatever slot order the update wrote them in.
           const got = new Map<number, number>();

@@ -10,6 +10,7 @@
 import { boundingBoxDiagonal } from '../core/mesh.js';
 import { fitViews, fitViewsAt, type FitData } from './fit.js';
 import { updateVertexWeights, weightScratch } from './ssdr-weights.js';
+import { roundToStoredWeights } from '../core/weight-quantization.js';
 import { BLEND_SHARES, blendWeights } from './weight-blend.js';
 import { NEVER_WORSE_MARGIN } from './measure.js';
 import { keepNeverWorse, sampleBounds, withinBounds, type SampleBounds } from './sample-bounds.js';
@@ -78,6 +79,13 @@ export function keepFittedWeights(
   const nA = data.n;
   // The fitted vertices' squared distances at every sample (kept as distances), sum and largest:
   // the positions' alone (the fit's normals, `SsdrProblem.normals`, left out here and in the repairs).
+  const { K } = data;
+  // Weights as the file stores them (16-bit steps), where a vertex holds a helper: what is
+  // guarded is what plays (a weight of 5e-8 on a helper that moves the vertex far plays as 0). A
+  // vertex on its fixed joints alone is left as plain LBS, which the guard measures unrounded too.
+  for (let a = 0; a < nA; a++)
+    if (data.joints.subarray(K * a, K * a + K).some((j, k) => j >= data.J && data.weights[K * a + k] > 0))
+      roundToStoredWeights(data.weights, K * a, K);
   const { problem, model } = positionsOnly(fitViews(data, true));
   const distances = new Float32Array(T * nA);
   const [fittedSum, fittedMax] = [new Float64Array(nA), new Float64Array(nA)];
@@ -114,7 +122,6 @@ export function keepFittedWeights(
     vertexErrors(problem, model, a, distances);
     for (let t = 0; t < T; t++) distances[t * nA + a] = Math.sqrt(distances[t * nA + a]);
   };
-  const { K } = data;
   const blend = own && blendBack(data.joints, data.weights, K, own, measure, undefined, holds);
   // Solves vertex a's weights again by weighted least squares, the samples `over` weighing
   // REPAIR_WEIGHTS in turn beside the samples `base` (1 each), over its own joints (the fixed

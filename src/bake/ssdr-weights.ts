@@ -13,6 +13,7 @@
  */
 import { vertexError, type SsdrModel, type SsdrNormals, type SsdrProblem } from './ssdr.js';
 import type { InfluenceProducts } from './ssdr-normal-equations.js';
+import { roundToStoredWeightsBest, storedWeightRoom, type StoredWeightRoom } from '../core/weight-quantization.js';
 
 /** Room for {@link updateVertexWeights}, reused across vertices (sized for up to `c` candidates as it grows). */
 export interface WeightScratch {
@@ -30,6 +31,8 @@ export interface WeightScratch {
   before: Float64Array;
   after: Float64Array;
   nnls: { A: Float64Array; x: Float64Array; set: Int32Array };
+  /** Room for rounding a vertex's K weights as the file stores them. */
+  stored: StoredWeightRoom;
 }
 
 /** A fresh {@link WeightScratch}. */
@@ -48,6 +51,7 @@ export function weightScratch(): WeightScratch {
     before: room(0),
     after: room(0),
     nnls: { A: room(0), x: room(0), set: new Int32Array(0) },
+    stored: storedWeightRoom(8),
   };
 }
 
@@ -103,7 +107,9 @@ function addNormalRows(
 /**
  * Weight update (Le & Deng 2012, Sec. 3.2) of one vertex: non-negative least squares over its
  * candidate influences with Σ w = 1 as a row of weight `affinity`·(the problem's scale), keeping
- * the K largest. Writes the vertex's K slots of `model` — unless that is worse than what they
+ * the K largest, rounded as the file stores them (normalised 16-bit steps: of the roundings next
+ * to the solution, the one of least error, `roundToStoredWeightsBest`).
+ * Writes the vertex's K slots of `model` — unless that is worse than what they
  * hold (the truncation to K can be), so the alternation never raises the error. Both errors come
  * from the normal equations' quadratic form (exact: the error is wᵀGw − 2bᵀw + Σ‖y‖²). With
  * `problem.normals`, the vertex's normal rows join its position rows (the error is theirs summed).
@@ -243,6 +249,10 @@ export function updateVertexWeights(
     model.joints[K * i] = candidates[0];
     model.weights[K * i] = 1;
   }
+  // As the file stores them (16-bit steps): what is measured, kept or compared is what plays.
+  if (scratch.stored.q.length < K) scratch.stored = storedWeightRoom(K);
+  const rounded = () => (weightsOver(model, i, candidates, scratch.after), objective(gram, bGram, c, scratch.after));
+  roundToStoredWeightsBest(model.weights, K * i, K, rounded, scratch.stored);
   weightsOver(model, i, candidates, scratch.after);
   // f(w₁) − f(w₀) = (w₁ − w₀)ᵀ G (w₁ + w₀) − 2 bᵀ (w₁ − w₀), G and b without the affinity row.
   const worse = before

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { roundToStoredWeights } from '../core/weight-quantization.js';
+
 /**
  * The shares of its fitted weights a vertex a guard would give back is tried on, blended with its
  * own, in turn (`blendBack` in `never-worse.ts`, `repairTurnedNormals` in `normal-guard.ts`).
@@ -14,7 +16,8 @@ export const BLEND_SHARES = [0.75, 0.5, 0.25, 0.125];
 /**
  * α·a + (1 − α)·b of two sets of K influences (joints and weights, K each; a joint index < J a
  * fixed joint, else a helper), the K heaviest of their union kept and scaled to the blend's whole
- * sum, into `joints`/`weights` from element `at` (K·row) on.
+ * sum, into `joints`/`weights` from element `at` (K·row) on, rounded as the file stores them
+ * (`roundToStoredWeights`).
  */
 export function blendWeights(
   a: { joints: ArrayLike<number>; weights: ArrayLike<number> },
@@ -38,4 +41,5 @@ export function blendWeights(
     joints[at + k] = kept[k]?.[0] ?? 0;
     weights[at + k] = kept[k] ? (kept[k][1] * total) / keptSum : 0;
   }
+  roundToStoredWeights(weights, at, K);
 }

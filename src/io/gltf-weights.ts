@@ -7,6 +7,7 @@
  */
 import { Accessor, type Document, type Primitive } from '@gltf-transform/core';
 import { disposeIfUnused } from './unused.js';
+import { quantizeVertexWeights, WEIGHT_SUM_TOLERANCE } from '../core/weight-quantization.js';
 
 /**
  * Removes every JOINTS_n/WEIGHTS_n attribute of `p` (before new influences are written), disposing
@@ -67,21 +68,11 @@ export function renormalizeWeightAccessors(
 }
 
 /**
- * Weight sums within 1 ± this are read as they are (`extractSkinnedModels`); others are
- * renormalised (with a warning): glTF's own tolerance for normalized integer weights.
- */
-export const WEIGHT_SUM_TOLERANCE = 2e-3;
-
-/** The largest value of a normalised unsigned 16-bit weight: it stands for 1. */
-const UNIT = 65535;
-
-/**
  * Skin weights as normalised unsigned 16-bit integers (`WEIGHTS_n` as UNSIGNED_SHORT, allowed by
- * glTF 2.0 itself: half the bytes of float weights): per vertex, over all its sets, the integers
- * rounded so that they sum to round(65535 · its float sum) — exactly 65535 for weights summing to
- * 1 within {@link WEIGHT_SUM_TOLERANCE} (such as Draco's quantised weights, off by about 1e-4:
- * first rescaled to sum 1), so the glTF validator and engines see normalised weights — by largest
- * remainder (each within one step, 1.5e-5, of its float weight, rescaled; a zero weight stays 0).
+ * glTF 2.0 itself: half the bytes of float weights): per vertex, over all its sets, the integers of
+ * {@link quantizeVertexWeights} — summing to exactly 65535 for weights summing to 1 within
+ * {@link WEIGHT_SUM_TOLERANCE} (such as Draco's quantised weights, off by about 1e-4), so the glTF
+ * validator and engines see normalised weights; each within one step, 1.5e-5, of its float weight.
  * @param sets per set, 4 float weights per vertex (the same vertex count in each)
  * @returns per set, 4 integers per vertex (decoded as value / 65535)
  */
@@ -90,30 +81,11 @@ export function quantizeWeightSets(sets: readonly Float32Array[]): Uint16Array[]
   const out = sets.map((s) => new Uint16Array(s.length));
   const K = 4 * sets.length;
   const fraction = new Float64Array(K);
-  const order = Array.from({ length: K }, (_, k) => k);
+  const order = new Int32Array(K);
+  const row = new Uint16Array(K);
   for (let v = 0; v < count; v++) {
-    let total = 0;
-    for (let k = 0; k < K; k++) total += Math.max(0, sets[k >> 2][4 * v + (k & 3)]);
-    const scale = Math.abs(total - 1) <= WEIGHT_SUM_TOLERANCE ? UNIT / total : UNIT;
-    let sum = 0;
-    let assigned = 0;
-    for (let k = 0; k < K; k++) {
-      const x = Math.max(0, sets[k >> 2][4 * v + (k & 3)]) * scale;
-      sum += x;
-      const whole = Math.min(UNIT, Math.floor(x));
-      out[k >> 2][4 * v + (k & 3)] = whole;
-      assigned += whole;
-      fraction[k] = x - whole;
-    }
-    // The steps left to reach the rounded sum go to the largest remainders.
-    let left = Math.min(UNIT, Math.round(sum)) - assigned;
-    if (left <= 0) continue;
-    order.sort((a, b) => fraction[b] - fraction[a]);
-    for (const k of order) {
-      if (left <= 0 || !(fraction[k] > 0)) break;
-      out[k >> 2][4 * v + (k & 3)]++;
-      left--;
-    }
+    quantizeVertexWeights((k) => sets[k >> 2][4 * v + (k & 3)], K, row, 0, fraction, order);
+    for (let k = 0; k < K; k++) out[k >> 2][4 * v + (k & 3)] = row[k];
   }
   return out;
 }

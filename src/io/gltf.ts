@@ -30,7 +30,8 @@ import { VERSION } from '../version.js';
 import { COR_ATTRIBUTE, isCageExtras } from './schema.js';
 import { readDeltaMush } from '../methods/ddm/storage.js';
 import { extractAnimations, extractSkeleton, readFloats, skeletonNodes } from './gltf-skeleton.js';
-import { influenceSets, WEIGHT_SUM_TOLERANCE } from './gltf-weights.js';
+import { influenceSets } from './gltf-weights.js';
+import { WEIGHT_SUM_TOLERANCE } from '../core/weight-quantization.js';
 import { disposeIfUnused } from './unused.js';
 import { setDdmModel } from '../methods/ddm/data.js';
 
