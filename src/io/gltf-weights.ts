@@ -7,7 +7,7 @@
  */
 import { Accessor, type Document, type Primitive } from '@gltf-transform/core';
 import { disposeIfUnused } from './unused.js';
-import { quantizeVertexWeights, WEIGHT_SUM_TOLERANCE } from '../core/weight-quantization.js';
+import { quantizeVertexWeights } from '../core/weight-quantization.js';
 
 /**
  * Removes every JOINTS_n/WEIGHTS_n attribute of `p` (before new influences are written), disposing
@@ -71,7 +71,7 @@ export function renormalizeWeightAccessors(
  * Skin weights as normalised unsigned 16-bit integers (`WEIGHTS_n` as UNSIGNED_SHORT, allowed by
  * glTF 2.0 itself: half the bytes of float weights): per vertex, over all its sets, the integers of
  * {@link quantizeVertexWeights} — summing to exactly 65535 for weights summing to 1 within
- * {@link WEIGHT_SUM_TOLERANCE} (such as Draco's quantised weights, off by about 1e-4), so the glTF
+ * `WEIGHT_SUM_TOLERANCE` (such as Draco's quantised weights, off by about 1e-4), so the glTF
  * validator and engines see normalised weights; each within one step, 1.5e-5, of its float weight.
  * @param sets per set, 4 float weights per vertex (the same vertex count in each)
  * @returns per set, 4 integers per vertex (decoded as value / 65535)
