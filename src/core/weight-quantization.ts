@@ -36,6 +36,35 @@ export function quantizeVertexWeights(
   fraction: Float64Array,
   order: Int32Array,
 ): void {
+  let left = floorSteps(weight, K, out, at, fraction);
+  if (left <= 0) return;
+  // The steps left to reach the rounded sum go to the largest remainders (ties: the first), a
+  // weight under half a step last: the others' remainders always have room for them (they sum to
+  // more than `left` − 1/2), so such a weight stays 0.
+  for (let k = 0; k < K; k++) order[k] = k;
+  const key = (k: number) => (out[at + k] === 0 && fraction[k] < 0.5 ? fraction[k] - 1 : fraction[k]);
+  order.subarray(0, K).sort((a, b) => key(b) - key(a) || a - b);
+  for (let i = 0; i < K && left > 0; i++) {
+    const k = order[i];
+    if (!(fraction[k] > 0)) break;
+    out[at + k]++;
+    left--;
+  }
+}
+
+/**
+ * Each of one vertex's K weights as whole 16-bit steps, rounded down, into `out[at + k]`, its
+ * remainder into `fraction[k]` (the weights rescaled to sum 1 where their sum is within
+ * {@link WEIGHT_SUM_TOLERANCE} of it; a negative weight as 0).
+ * @returns how many steps more make the rounded sum: round(65535 · their sum) (65535 where rescaled)
+ */
+function floorSteps(
+  weight: (k: number) => number,
+  K: number,
+  out: { [k: number]: number },
+  at: number,
+  fraction: Float64Array,
+): number {
   let total = 0;
   for (let k = 0; k < K; k++) total += Math.max(0, weight(k));
   const scale = Math.abs(total - 1) <= WEIGHT_SUM_TOLERANCE ? WEIGHT_UNIT / total : WEIGHT_UNIT;
@@ -48,21 +77,8 @@ export function quantizeVertexWeights(
     out[at + k] = whole;
     assigned += whole;
     fraction[k] = x - whole;
-    order[k] = k;
   }
-  // The steps left to reach the rounded sum go to the largest remainders (ties: the first), a
-  // weight under half a step last: the others' remainders always have room for them (they sum to
-  // more than `left` − 1/2), so such a weight stays 0.
-  let left = Math.min(WEIGHT_UNIT, Math.round(sum)) - assigned;
-  if (left <= 0) return;
-  const key = (k: number) => (out[at + k] === 0 && fraction[k] < 0.5 ? fraction[k] - 1 : fraction[k]);
-  order.subarray(0, K).sort((a, b) => key(b) - key(a) || a - b);
-  for (let i = 0; i < K && left > 0; i++) {
-    const k = order[i];
-    if (!(fraction[k] > 0)) break;
-    out[at + k]++;
-    left--;
-  }
+  return Math.min(WEIGHT_UNIT, Math.round(sum)) - assigned;
 }
 
 /** Room for {@link roundToStoredWeights}, reused across vertices (for up to `K` weights each). */
@@ -101,7 +117,7 @@ export function roundToStoredWeights(
  * or one step more, the steps summing as {@link quantizeVertexWeights} sums them) the one of least
  * `cost`: least squares over the grid near the solution, where largest remainders alone can leave
  * a vertex that the fit held within a bound a step outside it. On the grid, a writer's
- * {@link quantizeWeightSets}-style rounding stores the result as it is.
+ * rounding (`quantizeWeightSets` in `io/gltf-weights.ts`) stores the result as it is.
  * @param cost the cost of the vertex's weights as `weights` holds them now (called once per
  *   rounding tried: at most C(K, K/2), 6 for K = 4)
  * @param room reused across calls ({@link storedWeightRoom}, for at least K weights)
@@ -114,21 +130,9 @@ export function roundToStoredWeightsBest(
   room: StoredWeightRoom = storedWeightRoom(K),
 ): void {
   const { q, fraction } = room;
-  let total = 0;
-  for (let k = 0; k < K; k++) total += Math.max(0, weights[at + k]);
-  const scale = Math.abs(total - 1) <= WEIGHT_SUM_TOLERANCE ? WEIGHT_UNIT / total : WEIGHT_UNIT;
-  let sum = 0;
-  let assigned = 0;
+  const left = floorSteps((k) => weights[at + k], K, q, 0, fraction);
   let open = 0; // the weights with a remainder, as bits
-  for (let k = 0; k < K; k++) {
-    const x = Math.max(0, weights[at + k]) * scale;
-    sum += x;
-    q[k] = Math.min(WEIGHT_UNIT, Math.floor(x));
-    assigned += q[k];
-    fraction[k] = x - q[k];
-    if (fraction[k] > 0) open |= 1 << k;
-  }
-  const left = Math.min(WEIGHT_UNIT, Math.round(sum)) - assigned;
+  for (let k = 0; k < K; k++) if (fraction[k] > 0) open |= 1 << k;
   const play = (up: number) => {
     for (let k = 0; k < K; k++) weights[at + k] = (q[k] + ((up >> k) & 1)) / WEIGHT_UNIT;
   };
