@@ -10,7 +10,7 @@
 import { boundingBoxDiagonal } from '../core/mesh.js';
 import { fitViews, fitViewsAt, type FitData } from './fit.js';
 import { updateVertexWeights, weightScratch } from './ssdr-weights.js';
-import { roundToStoredWeights } from '../core/weight-quantization.js';
+import { roundToStoredWeights, storedWeightRoom } from '../core/weight-quantization.js';
 import { BLEND_SHARES, blendWeights } from './weight-blend.js';
 import { NEVER_WORSE_MARGIN } from './measure.js';
 import { keepNeverWorse, sampleBounds, withinBounds, type SampleBounds } from './sample-bounds.js';
@@ -83,9 +83,12 @@ export function keepFittedWeights(
   // Weights as the file stores them (16-bit steps), where a vertex holds a helper: what is
   // guarded is what plays (a weight of 5e-8 on a helper that moves the vertex far plays as 0). A
   // vertex on its fixed joints alone is left as plain LBS, which the guard measures unrounded too.
-  for (let a = 0; a < nA; a++)
-    if (data.joints.subarray(K * a, K * a + K).some((j, k) => j >= data.J && data.weights[K * a + k] > 0))
-      roundToStoredWeights(data.weights, K * a, K);
+  const room = storedWeightRoom(K);
+  for (let a = 0; a < nA; a++) {
+    let helper = false;
+    for (let k = K * a; k < K * a + K; k++) helper ||= data.joints[k] >= data.J && data.weights[k] > 0;
+    if (helper) roundToStoredWeights(data.weights, K * a, K, room);
+  }
   const { problem, model } = positionsOnly(fitViews(data, true));
   const distances = new Float32Array(T * nA);
   const [fittedSum, fittedMax] = [new Float64Array(nA), new Float64Array(nA)];
