@@ -25,8 +25,11 @@ const RELAXED_FLAG = Number(process.versions.node.split('.')[0]) >= 21 ? [] : ['
 
 export default defineConfig({
   test: {
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
+    // Timeouts catch a hang, not slowness: a whole bake (ShibaInu, 8 influences) took 122 s of a
+    // 120 s timeout on a slower 2-core machine (2026-12-06); tests that name their own timeout
+    // name 3× what they took there at most.
+    testTimeout: 360_000,
+    hookTimeout: 360_000,
     // Vitest's default is one worker fewer than the cores: on a 2-core machine, one file at a
     // time. The unit files are independent (each writes into its own scratch folder) and mostly
     // single-threaded: two at a time nearly halve the suite's wall time there.

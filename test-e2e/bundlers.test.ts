@@ -148,7 +148,7 @@ beforeAll(() => {
   npm(['install', '--prefer-offline', join(work, tarball), `three@${three}`], app);
   for (const f of ['capture.mjs', 'parity.mjs', 'webgpu.mjs'])
     copyFileSync(join(ROOT, 'test/browser', f), join(app, 'src', f));
-}, 600_000);
+}, 900_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('npm install of the packed package in a blank project', () => {
@@ -175,7 +175,7 @@ describe.each(Object.keys(BUNDLERS))('bundled with %s', (bundler) => {
     const messages = await BUNDLERS[bundler]();
     expect(messages).toEqual([]); // no error, no Node built-in warning
     root = join(out, bundler);
-  }, 300_000);
+  }, 900_000);
 
   it('WebGLRenderer: CesiumMan without baked CoRs switches to CoR on the bundled worker', async () => {
     const t = await openTestPage('/webgl.html', bundler === 'vite' ? join(root, 'webgl') : root);
@@ -229,5 +229,5 @@ describe('the corskin command in the blank project', () => {
     const r = spawnSync(join(app, 'node_modules/.bin/corskin'), ['--help'], { encoding: 'utf8' });
     expect(r.status).toBe(0);
     for (const command of ['precompute', 'deform', 'info', 'evaluate']) expect(r.stdout).toContain(command);
-  }, 300_000);
+  }, 900_000);
 });

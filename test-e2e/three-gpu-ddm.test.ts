@@ -132,7 +132,7 @@ describe.each([
   beforeAll(async () => {
     await precompute();
     t = await openTestPage(page);
-  }, 300_000);
+  }, 900_000);
   afterAll(async () => t?.close());
   const parity = (url: string, time: number) =>
     t.page.evaluate(([f, u, at]) => (window as unknown as Record<string, Parity>)[f](u, 'ddm', at), [
@@ -193,7 +193,7 @@ describe('Direct Delta Mush normals with WebGLRenderer against the CPU deformer'
   beforeAll(async () => {
     await precompute();
     t = await openTestPage('/test/browser/parity.html');
-  }, 300_000);
+  }, 900_000);
   afterAll(async () => t?.close());
 
   it.each(CHARACTERS.slice(0, 4))('%s: every normal within 1e-3 rad of the CPU deformer', async (file, time) => {

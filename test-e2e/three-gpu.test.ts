@@ -217,7 +217,7 @@ describe.each([
       rpm: '/shared/data/characters/rpm-avatar.glb',
       rpmStored: `${OUT_URL}/rpm-avatar-templates.glb`,
     };
-  }, 120_000);
+  }, 360_000);
   afterAll(async () => t?.close());
   /** Parity of `file` at `time` after template switches written as the CLI's `--template JOINT=ID,…`. */
   const parity = (file: string, time: number, switches = '') =>
@@ -259,7 +259,7 @@ describe.each([
     expect(after.error).toBeLessThan(1e-4);
     // The bulging thigh moves the skin's mean distance from LBS by far more than rounding.
     expect(Math.abs(after.meanVsLbs - before.meanVsLbs)).toBeGreaterThan(1e-6);
-  }, 120_000);
+  }, 360_000);
 });
 
 describe('GPU normals with WebGLRenderer against the CPU deformers', () => {

@@ -69,7 +69,7 @@ describe('skinning templates in the viewer', () => {
       'model=/model.glb&name=CesiumMan.glb&time=0.5&layout=single&method=templates&cage=1',
     );
     ({ page, errors } = viewer);
-  }, 200_000);
+  }, 600_000);
   afterAll(async () => viewer?.close());
 
   it('builds the cages of a file without one on a worker, showing progress', async () => {
@@ -320,7 +320,7 @@ describe('skinning templates in the viewer', () => {
     } finally {
       await rpm.close();
     }
-  }, 300_000);
+  }, 900_000);
 
   it('a fresh viewer imports the library and puts the new template on the other arm', async () => {
     const fresh = await viewer.open('model=/model.glb&name=CesiumMan.glb&time=0.5&layout=single&method=templates');

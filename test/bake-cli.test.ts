@@ -109,7 +109,7 @@ describe('corskin bake: bad input', () => {
       const report = await validate(out);
       expect(report.issues.numErrors, `${kind}: ${JSON.stringify(report.issues.messages.slice(0, 2))}`).toBe(0);
     }
-  }, 120_000);
+  }, 360_000);
 
   it('a clip that targets a joint twice: said (naming the node and the validator error), played as its last channel, baked into valid glTF', async () => {
     // CesiumMan with a second rotation channel on one animated joint, after the first: a
@@ -175,7 +175,7 @@ describe('corskin bake: bad input', () => {
     expect(size(collapsed)).toBeLessThanOrEqual(size(reduced));
     expect(p99(c.stdout)).toBeLessThanOrEqual(1.05 * p99(b.stdout));
     expect(c.stdout).toMatch(/; \d+ constant channels stored as 2 keys each, [\d.]+ MB less\)/);
-  }, 180_000);
+  }, 540_000);
 
   it('the report measures half-way between the samples; the Fox (dqs) guarded at the samples alone is worse than LBS at some such times, at none with --guard between or the default (auto)', async () => {
     const fox = join(SHARED, 'characters/Fox.glb');
@@ -203,7 +203,7 @@ describe('corskin bake: bad input', () => {
     expect(results[2].stderr).not.toContain('holds the bake there too');
     const morphs = await runCli('bake', fox, '--method', 'dqs', '--as', 'morphs', '--rate', '2', '--guard', 'between', '-o', join(tmp.dir, 'fox-morphs-guard.glb')); // prettier-ignore
     expect(morphs.stderr).toContain('--guard applies to the helpers; ignored with --as morphs');
-  }, 120_000);
+  }, 360_000);
 });
 
 describe('corskin bake: inputs already baked, or far from the origin', () => {

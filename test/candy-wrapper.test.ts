@@ -18,7 +18,7 @@ beforeAll(async () => {
   [arm] = extractSkinnedModels(await readDocument(ARM_GLB), ARM_GLB);
   arm.mesh.centersOfRotation = computeCentersOfRotation(arm.mesh).centers;
   joint = findJoint(arm.skeleton, 'bone2'); // base of TGF edge "3 4"
-}, 300_000);
+}, 900_000);
 
 function measure(pose: Pose): Record<'lbs' | 'dqs' | 'cor', JointQuality> {
   const S = skinningMatrices(arm.skeleton, pose);

@@ -44,7 +44,7 @@ describe.each([
     const r = await runCli('deform', kept, '--method', 'cor', '--time', '1', '-o', deformed);
     expect(r.code).toBe(0);
     expect(await used(deformed)).toContain(extension);
-  }, 60_000);
+  }, 180_000);
 });
 
 /**
@@ -179,5 +179,5 @@ describe('a helper bake of a Draco copy of the Fox', () => {
     // the helpers would not improve (sums off by ~1e-4), as normalised integers summing to 65535.
     expect((await validate(kept)).issues.numErrors).toBe(0);
     expect((await validate(plain)).issues.numErrors).toBe(0);
-  }, 60_000);
+  }, 180_000);
 });

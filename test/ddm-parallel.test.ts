@@ -70,7 +70,7 @@ describe('Direct Delta Mush on worker threads', () => {
     } finally {
       await pool.terminate();
     }
-  }, 120_000);
+  }, 360_000);
 
   it('the Fox mirrored (x → −x, triangles flipped), libigl smoothing, threshold 0: the same exactly', async () => {
     const mesh = await load(join(SHARED, 'characters', 'Fox.glb'));
@@ -84,7 +84,7 @@ describe('Direct Delta Mush on worker threads', () => {
       computeDirectDeltaMush(mirrored, options),
       await computeDirectDeltaMushParallel(mirrored, { ...options, threads: 3 }),
     );
-  }, 120_000);
+  }, 360_000);
 
   it('puts every task in one unit: whole pieces together, largest first, a split piece in a unit per thread', async () => {
     const skeleton = join(SHARED, 'characters', 'skeleton.glb');
@@ -163,7 +163,7 @@ describe('Direct Delta Mush on worker threads', () => {
     } finally {
       await pool.terminate();
     }
-  }, 120_000);
+  }, 360_000);
 
   it('a pool stopped during the call: the call rejects (no hang), and a new pool then gives the one-thread model', async () => {
     const mesh = subdivideMidpoint(await load(CESIUM_MAN)); // ~1 s on two threads: stopped mid-way
@@ -177,7 +177,7 @@ describe('Direct Delta Mush on worker threads', () => {
     } finally {
       await fresh.terminate();
     }
-  }, 120_000);
+  }, 360_000);
 
   it('an abort rejects with the signal’s reason', async () => {
     const mesh = await load(CESIUM_MAN);
@@ -185,7 +185,7 @@ describe('Direct Delta Mush on worker threads', () => {
     const run = computeDirectDeltaMushParallel(mesh, { threads: 2, signal: controller.signal });
     setTimeout(() => controller.abort(new Error('stop')), 50);
     await expect(run).rejects.toThrow('stop');
-  }, 60_000);
+  }, 180_000);
 
   it('corskin precompute --method ddm --threads 2 writes what --threads 1 writes', async () => {
     const outs = [1, 2].map((t) => join(tmp.dir, `cm-ddm-${t}.glb`));
@@ -194,5 +194,5 @@ describe('Direct Delta Mush on worker threads', () => {
       expect(r.code, r.stderr).toBe(0);
     }
     expect(readFileSync(outs[1]).equals(readFileSync(outs[0]))).toBe(true);
-  }, 120_000);
+  }, 360_000);
 });

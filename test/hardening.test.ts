@@ -182,7 +182,7 @@ describe('corskin precompute killed by SIGINT or SIGTERM', () => {
       }
     }
     expect(outcomes.has('none')).toBe(true); // some runs were interrupted
-  }, 120_000);
+  }, 360_000);
 });
 
 describe('libigl inputs', () => {
@@ -325,7 +325,7 @@ describe('corskin render: bad requests fail fast and clearly (no browser started
     expect(stderr).toContain('Chromium (/bin/false) did not start');
     expect(stderr).not.toContain('internal error');
     expect(existsSync(out)).toBe(false);
-  }, 60_000);
+  }, 180_000);
 
   it('a closed stdout (`bake … -o out.glb | head -1`) stops the printing, not the command: the file is written, exit 0', async () => {
     const { spawn } = await import('node:child_process');
@@ -344,7 +344,7 @@ describe('corskin render: bad requests fail fast and clearly (no browser started
     expect(stderr).not.toContain('internal error');
     expect(existsSync(out)).toBe(true);
     expect(readdirSync(tmp.dir).filter((f) => f.includes('piped.glb.') && f.endsWith('.tmp'))).toEqual([]);
-  }, 90_000);
+  }, 270_000);
 
   it('a closed stderr (`bake … 2>&1 | head -3`) stops the warnings, not the command: the file is written, exit 0', async () => {
     const { spawn } = await import('node:child_process');
@@ -360,7 +360,7 @@ describe('corskin render: bad requests fail fast and clearly (no browser started
     expect(code).toBe(0);
     expect(existsSync(out)).toBe(true);
     expect(readdirSync(tmp.dir).filter((f) => f.includes('piped-err.glb.') && f.endsWith('.tmp'))).toEqual([]);
-  }, 90_000);
+  }, 270_000);
 
   it('--twist or --bend without --joint, and a malformed --size, are bad usage (exit 2)', async () => {
     for (const args of [

@@ -112,7 +112,7 @@ describe('bake --as helpers (smooth skinning decomposition, Le & Deng 2012)', ()
     // alternation; with 6, the samples between the subset's unsettled: 78.3% and 0.80.
     expect(gap).toBeGreaterThan(0.81);
     expect(max).toBeLessThan(0.5);
-  }, 120_000);
+  }, 360_000);
 
   it('ShibaInu, dqs, 8 influences, 215 samples, guarded at the samples: the fit sees every sample, and removes most of the p99 gap (≥ 85%), never past LBS’s max', async () => {
     const { baked, gap, max } = await bakeShibaInu(8, 10);
@@ -123,7 +123,7 @@ describe('bake --as helpers (smooth skinning decomposition, Le & Deng 2012)', ()
     // with 4 influences), 84% and 0.73 before the guard.
     expect(gap).toBeGreaterThanOrEqual(0.85);
     expect(max).toBeLessThanOrEqual(1);
-  }, 120_000);
+  }, 360_000);
 });
 
 describe("bake --as helpers: the helpers' rotation keys", () => {
@@ -164,7 +164,7 @@ describe("bake --as helpers: the helpers' rotation keys", () => {
     // than the bake's own distance to DQS.
     expect(Math.abs(measures.short.p99 - measures.float.p99)).toBeLessThan(0.02 * measures.float.p99);
     expect(measures.short.worseSamples).toBe(0);
-  }, 120_000);
+  }, 360_000);
 });
 
 describe('the bakes stop when their AbortSignal says so', () => {
@@ -228,7 +228,7 @@ describe('bake --as helpers is never worse than plain LBS', () => {
     );
     expect(result.helpers).toBeGreaterThan(10);
     expect(worse).toBe(0);
-  }, 120_000);
+  }, 360_000);
 });
 
 describe('bake --as helpers on a mirrored rig', () => {
@@ -363,7 +363,7 @@ describe('bake --as helpers on a mirrored rig', () => {
       for (const m of [plain, mirrored]) expect(1 - m.p99 / m.lbsP99).toBeGreaterThan(0.5);
       expect(mirrored.max).toBeLessThan(0.5 * mirrored.lbsMax);
     }
-  }, 180_000);
+  }, 540_000);
 });
 
 describe("bake --as helpers in another client: Blender 3.4's importer", () => {

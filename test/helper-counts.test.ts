@@ -242,7 +242,7 @@ describe('bake --placement on a real character', () => {
     expect(shared.result.helpers).toBeLessThanOrEqual(even.result.helpers);
     expect(1 - shared.m.p99 / shared.m.lbsP99).toBeGreaterThan(1 - even.m.p99 / even.m.lbsP99);
     expect(shared.m.max).toBeLessThanOrEqual(even.m.max * 1.01);
-  }, 120_000);
+  }, 360_000);
 
   it('CesiumMan, DQS: a refinement round adds helpers where the fit left most and is kept only where the written file plays closer, as an independent replay scores it', async () => {
     const [original] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
@@ -260,7 +260,7 @@ describe('bake --placement on a real character', () => {
     expect(refined.result.refined).toEqual({ rounds: 1, helpers: expect.any(Number) });
     expect(refined.result.helpers).toBeGreaterThan(plain.result.helpers);
     expect(refined.all.score).toBeLessThan(plain.all.score);
-  }, 180_000);
+  }, 540_000);
 
   it('the Fox, CoR, 10 samples/s: refinement rounds are kept while the written file plays closer as an independent replay scores it, and a round that plays farther leaves the file as it was', async () => {
     const file = join(SHARED, 'characters/Fox.glb');
@@ -291,7 +291,7 @@ describe('bake --placement on a real character', () => {
     expect(most.all.score).toBeLessThan(plain.all.score);
     expect(kept.result.refined).toEqual(most.result.refined);
     expect(kept.all).toEqual(most.all);
-  }, 300_000);
+  }, 900_000);
 
   it('the chicken, CoR: auto keeps the placement whose written file plays closer at the samples and half-way between them, as an independent replay of both files scores them', async () => {
     const file = join(SHARED, 'characters/chicken.glb');
@@ -316,7 +316,7 @@ describe('bake --placement on a real character', () => {
     expect(other.all.score).toBeGreaterThan(1.05 * best.all.score);
     expect(auto.result.placement).toBe(best.result.placement);
     expect(auto.all).toEqual(best.all);
-  }, 180_000);
+  }, 540_000);
 });
 
 /**

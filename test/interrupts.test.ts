@@ -136,7 +136,7 @@ describe('a bake stopped once its file is written', () => {
     expect(await exited).toBe(130);
     expect(readFileSync(out, 'utf8')).toBe('the previous output');
     expect(readdirSync(tmp.dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('a render stopped while Chromium runs', () => {
@@ -175,5 +175,5 @@ describe('a render stopped while Chromium runs', () => {
       ? /\) (\S)/.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1]
       : 'gone';
     expect(['gone', 'Z', 'X']).toContain(state);
-  }, 60_000);
+  }, 180_000);
 });

@@ -116,7 +116,7 @@ describe('corskin templates', () => {
       expect(bad.stderr).toContain(message);
       expect(existsSync(out)).toBe(false);
     }
-  }, 180_000);
+  }, 540_000);
 
   it("--trunk reaches the build (CesiumMan: a fifth limb, the trunk, with the chest's 4-bone template); an unknown option is a usage error", async () => {
     const out = join(tmp.dir, 'cesium-trunk.glb');

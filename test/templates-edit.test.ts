@@ -21,7 +21,7 @@ let rig: TemplateRig;
 beforeAll(async () => {
   [model] = extractSkinnedModels(await readDocument(CESIUM_MAN), CESIUM_MAN);
   rig = buildTemplateRig(model.mesh, model.skeleton);
-}, 60_000);
+}, 180_000);
 
 /** Max |a − b| over two deformations of CesiumMan by `rigs` at `S`, relative to the diagonal. */
 function gap(a: TemplateRig, b: TemplateRig, S: Float64Array): number {
