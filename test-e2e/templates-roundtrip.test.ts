@@ -82,6 +82,6 @@ describe('templates build → render, every method', () => {
       for (const count of views) expect(count).toBeGreaterThan(0.5 * pane);
       expect(lbsDifference(after, before)).toBeLessThanOrEqual(0.01 * pane);
     },
-    300_000,
+    900_000,
   );
 });

@@ -250,7 +250,7 @@ describe.each([
       // One cage per skin: rpm-avatar's 9 meshes (one skin) share the one built in the page or stored.
       expect(r.cages).toBe(1);
     },
-    120_000,
+    360_000,
   );
 
   it('a template switch changes the next frame', async () => {

@@ -424,6 +424,6 @@ describe('corskin render --pose stress on animated characters', () => {
         cleanup();
       }
     },
-    180_000,
+    540_000,
   );
 });

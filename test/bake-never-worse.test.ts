@@ -214,7 +214,7 @@ describe('bake --as helpers is never worse than plain LBS, at every sample', () 
       expect(result.helpers).toBeGreaterThan(0);
       expect(removed).toBeGreaterThan(0.3); // the bake still does its work
     },
-    180_000,
+    540_000,
   );
 
   const variants: [string, (document: Document) => void][] = [
@@ -256,7 +256,7 @@ describe('bake --as helpers is never worse than plain LBS, at every sample', () 
       // gives nearly every vertex back (the report says it could not help).
       if (!name.includes('unevenly')) expect(removed).toBeGreaterThan(0.3);
     },
-    120_000,
+    360_000,
   );
 });
 
@@ -279,7 +279,7 @@ describe('bake --as helpers --guard between is never worse than plain LBS half-w
       expect(worse).toEqual([]);
       expect(removed).toBeGreaterThan(0.3);
     },
-    180_000,
+    540_000,
   );
 });
 

@@ -329,7 +329,7 @@ describe('bake --as helpers+morphs: the helpers, then what they leave as morph t
       );
       expect(worst).toBeLessThan(1e-5);
     },
-    120_000,
+    360_000,
   );
 });
 
@@ -359,7 +359,7 @@ describe('bake --target-positions short: 16-bit target positions, the scale in t
       expect(worst).toBeLessThan(1e-5);
       expect(b).toBeLessThan(a);
     },
-    120_000,
+    360_000,
   );
 
   it('--quantize with --target-positions short: a usage error, exit 2, nothing written (quantize would read the integers as displacements)', async () => {

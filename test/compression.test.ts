@@ -152,7 +152,7 @@ describe('method data under compression', () => {
         }
       }
     },
-    120_000,
+    360_000,
   );
 });
 

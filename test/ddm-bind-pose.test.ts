@@ -236,6 +236,6 @@ describe('Direct Delta Mush at the bind pose, on the shared characters and varia
         expect(models.filter((m) => ddmModelOf(m.mesh)).length, v.name).toBeGreaterThan(0);
       }
     },
-    180_000,
+    540_000,
   );
 });

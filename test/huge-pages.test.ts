@@ -95,7 +95,7 @@ describe('huge pages for the bake', () => {
       expect(existsSync(out)).toBe(false);
       expect(readdirSync(tmp.dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     },
-    30_000,
+    90_000,
   );
 
   it.skipIf(!offered)(
@@ -114,6 +114,6 @@ describe('huge pages for the bake', () => {
         expect(readdirSync(tmp.dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
       }
     },
-    60_000,
+    180_000,
   );
 });

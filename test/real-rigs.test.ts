@@ -232,7 +232,7 @@ describe('morph targets before skinning: the Ready Player Me avatar talking', ()
       const worst = referenceError(model, ours, method, sampleScene(doc, 0, time), diag);
       expect(worst).toBeLessThan(1e-5);
     },
-    30_000,
+    90_000,
   );
 });
 

@@ -94,7 +94,7 @@ describe('the pose battery on every shared character and CesiumMan', () => {
       expect(totals.templates.creases).toBeLessThanOrEqual(1.25 * totals.dqs.creases);
       expect(totals.templates.rigid).toBeLessThan(1e-6); // rigid pieces: DQS, to float precision
     },
-    240_000,
+    720_000,
   );
 });
 
@@ -278,7 +278,7 @@ describe('designed effects on real humanoids', () => {
       }
       expect(strongest).toBeGreaterThanOrEqual(0.005 * diag);
     },
-    120_000,
+    360_000,
   );
 
   it('Ybot: its limbs are rigid pieces (single influences), so the templates leave them to DQS: no cage, switching nothing', async () => {
@@ -337,7 +337,7 @@ describe('locality', () => {
       );
       expect(worst).toBeLessThanOrEqual(1e-4 * diag);
     },
-    120_000,
+    360_000,
   );
 });
 

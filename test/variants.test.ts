@@ -141,7 +141,7 @@ describe.each(CHARACTERS)('variants of %s', (file, time) => {
         expect(hausdorff(a, b, boundingBoxDiagonal(a)), `${method}`).toBeLessThan(tolerance);
       }
     },
-    60_000,
+    180_000,
   );
 
   it.each([
@@ -176,6 +176,6 @@ describe.each(CHARACTERS)('variants of %s', (file, time) => {
         expect(worst, method).toBeLessThan(1e-5);
       }
     },
-    60_000,
+    180_000,
   );
 });
