@@ -1,13 +1,14 @@
 /**
  * The weight update of the smooth skinning decomposition (Binh Huy Le and Zhigang Deng, "Smooth
  * Skinning Decomposition with Rigid Bones", ACM TOG 31(6), SIGGRAPH Asia 2012, Sec. 3.2; see
- * `ssdr.ts`): transforms fixed, each vertex's weights over its candidate influences by
- * non-negative least squares (a drop-only active set after Lawson & Hanson 1974) with the
- * affinity constraint Σ w = 1 as a heavily weighted row; where more than K are in use, the best
- * K-subset (every one of up to 9 candidates, else the K heaviest) solved again. With an anchor
- * (`SsdrProblem.anchor`, the helper bake's `beyondClips: 'lbs'`), one more heavily weighted row
- * per joint holds the weight a vertex gives the joint and the helpers that hang from it at the
- * anchor's.
+ * `ssdr.ts`): transforms fixed, each vertex's weights over its candidate influences by sparse
+ * non-negative least squares — the least error over w ≥ 0 with at most K weights in use, every
+ * support of at most K candidates solved (of the 9 heaviest of a drop-only active-set solve, after
+ * Lawson & Hanson 1974, where a vertex has more) — with the affinity constraint Σ w = 1 as a
+ * heavily weighted row. With an anchor (`SsdrProblem.anchor`, the helper bake's `beyondClips:
+ * 'lbs'`), one more heavily weighted row per joint holds the weight a vertex gives the joint and
+ * the helpers that hang from it at the anchor's (and past 9 candidates the drop-only solve and a
+ * few K-subsets, the anchor's own joints among them).
  *
  * @module
  */
@@ -17,8 +18,6 @@ import { roundToStoredWeightsBest, storedWeightRoom, type StoredWeightRoom } fro
 
 /** Room for {@link updateVertexWeights}, reused across vertices (sized for up to `c` candidates as it grows). */
 export interface WeightScratch {
-  /** The K-subsets of c candidates, by `${c},${K}`. */
-  subsets: Map<string, Int32Array>;
   G: Float64Array;
   /** The Gram matrix G without the affinity row (c × c), and b likewise (c). */
   gram: Float64Array;
@@ -39,7 +38,6 @@ export interface WeightScratch {
 export function weightScratch(): WeightScratch {
   const room = (c: number) => new Float64Array(c);
   return {
-    subsets: new Map(),
     G: room(0),
     gram: room(0),
     bGram: room(0),
@@ -105,16 +103,16 @@ function addNormalRows(
 }
 
 /**
- * Weight update (Le & Deng 2012, Sec. 3.2) of one vertex: non-negative least squares over its
- * candidate influences with Σ w = 1 as a row of weight `affinity`·(the problem's scale), keeping
- * the K largest, rounded as the file stores them (normalised 16-bit steps: of the roundings next
- * to the solution, the one of least error, `roundToStoredWeightsBest`).
- * Writes the vertex's K slots of `model` — unless that is worse than what they
- * hold (the truncation to K can be), so the alternation never raises the error. Both errors come
+ * Weight update (Le & Deng 2012, Sec. 3.2) of one vertex: the least-squares weights over its
+ * candidate influences, ≥ 0 and at most K of them (`sparseLeastSquares`, see the module comment),
+ * with Σ w = 1 as a heavily weighted row, rounded as the file stores them (normalised 16-bit
+ * steps: of the roundings next to the solution, the one of least error, `roundToStoredWeightsBest`).
+ * Writes the vertex's K slots of `model` — unless that is worse than what they hold (the rounding,
+ * or a start outside the candidates searched, can be), so the alternation never raises the error. Both errors come
  * from the normal equations' quadratic form (exact: the error is wᵀGw − 2bᵀw + Σ‖y‖²). With
  * `problem.normals`, the vertex's normal rows join its position rows (the error is theirs summed).
- * With `problem.anchor`, each joint's share is held at the anchor's (`holdJointShares`), and where
- * there are too many K-subsets to try all, the anchor's own joints are tried too.
+ * With `problem.anchor`, each joint's share is held at the anchor's (`holdJointShares`), and past 9
+ * candidates the anchor's own joints are tried among a few K-subsets.
  * @param candidates influence indices (fixed joints < J, helpers J + h)
  * @param scratch room reused across vertices ({@link weightScratch}); a new one when absent
  * @param sampleWeights where given, each sample's squared error weighs this much (≥ 0, one per
@@ -126,7 +124,8 @@ function addNormalRows(
  * @param rhs with `products`, the normal equations' right-hand side over the candidates (c,
  *   `rightHandSides` of the same problem and model) instead of summed here: then the
  *   update reads no sample
- * @throws RangeError when given both `sampleWeights` and `products`, or `rhs` without `products`
+ * @throws RangeError when given both `sampleWeights` and `products`, or `rhs` without `products`,
+ *   or no candidate
  */
 export function updateVertexWeights(
   problem: SsdrProblem,
@@ -144,7 +143,7 @@ export function updateVertexWeights(
   const K = model.influences;
   const J = problem.fixed[0].length >> 4;
   growWeightScratch(scratch, c);
-  const { G, gram, bGram, b, cols, w, trial } = scratch;
+  const { G, gram, bGram, b, cols, w } = scratch;
   const { normals } = problem;
   G.fill(0, 0, c * c);
   b.fill(0, 0, c);
@@ -204,31 +203,18 @@ export function updateVertexWeights(
     for (let d = 0; d < c; d++) G[a * c + d] += rho;
   }
   if (problem.anchor) holdJointShares(problem, i, K, J, candidates, G, b, (TRANSFER_WEIGHT * trace) / c || 1);
-  const all = scratch.nnls.set;
-  const m = nnls(G, b, c, candidates.keys(), w, scratch.nnls);
-  if (m > K) {
-    // More than K in use: the best K-subset (every subset of up to 9 candidates, else the K
-    // heaviest of the unconstrained solution).
-    const heaviest = () =>
-      Int32Array.from(all.subarray(0, m))
-        .sort((x, y) => w[y] - w[x])
-        .subarray(0, K);
-    // With an anchor, its own joints are a subset too (where every subset is not tried): the start,
-    // which keeps each joint's share exactly.
-    const subsets = c <= 9 ? kSubsets(scratch.subsets, c, K) : problem.anchor ? anchorSubsets(heaviest(), w, problem, i, K, J, candidates) : heaviest(); // prettier-ignore
-    const best = scratch.best;
-    best.fill(0, 0, c);
-    let bestValue = Infinity;
-    for (let o = 0; o < subsets.length; o += K) {
-      nnls(G, b, c, subsets.subarray(o, o + K), trial, scratch.nnls);
-      const f = objective(G, b, c, trial);
-      if (f < bestValue) {
-        bestValue = f;
-        best.set(trial.subarray(0, c));
-      }
+  if (!c) throw new RangeError('updateVertexWeights: a vertex without candidates');
+  if (c <= EXACT_FROM || !problem.anchor) {
+    // The exact minimum over every support of at most K candidates (of the EXACT_FROM heaviest
+    // of the drop-only solve where there are more).
+    let pool = Int32Array.from({ length: c }, (_, a) => a);
+    if (c > EXACT_FROM) {
+      nnls(G, b, c, candidates.keys(), w, scratch.nnls);
+      pool = pool.sort((x, y) => w[y] - w[x] || x - y).subarray(0, EXACT_FROM);
     }
-    w.set(best.subarray(0, c));
-  }
+    sparseLeastSquares(G, b, c, pool, K, w, scratch);
+  } else
+    anchoredWeights(G, b, c, K, w, scratch, (heaviest) => anchorSubsets(heaviest, w, problem, i, K, J, candidates));
   const oldJoints = model.joints.slice(K * i, K * i + K);
   const oldWeights = model.weights.slice(K * i, K * i + K);
   let sum = 0;
@@ -315,6 +301,47 @@ function candidateJoint(candidates: readonly number[], J: number, helperJoints: 
 }
 
 /**
+ * The weights of an anchored vertex with more than {@link EXACT_FROM} candidates (into w): the
+ * drop-only solve over all of them; where it uses more than K, the best of the K-subsets
+ * `subsets` gives for its K heaviest ({@link anchorSubsets}), each solved drop-only.
+ */
+function anchoredWeights(
+  G: Float64Array,
+  b: Float64Array,
+  c: number,
+  K: number,
+  w: Float64Array,
+  scratch: WeightScratch,
+  subsetsOf: (heaviest: Int32Array) => Int32Array,
+): void {
+  const m = nnls(
+    G,
+    b,
+    c,
+    Array.from({ length: c }, (_, a) => a),
+    w,
+    scratch.nnls,
+  );
+  if (m <= K) return;
+  const heaviest = Int32Array.from(scratch.nnls.set.subarray(0, m))
+    .sort((x, y) => w[y] - w[x])
+    .subarray(0, K);
+  const subsets = subsetsOf(heaviest);
+  const { best, trial } = scratch;
+  best.fill(0, 0, c);
+  let bestValue = Infinity;
+  for (let o = 0; o < subsets.length; o += K) {
+    nnls(G, b, c, subsets.subarray(o, o + K), trial, scratch.nnls);
+    const f = objective(G, b, c, trial);
+    if (f < bestValue) {
+      bestValue = f;
+      best.set(trial.subarray(0, c));
+    }
+  }
+  w.set(best.subarray(0, c));
+}
+
+/**
  * K-subsets of the candidates to try where there are too many to try all, for a vertex with an
  * anchor (`SsdrProblem.anchor`): `heaviest` (the K heaviest of the unconstrained solution `w`);
  * the anchor's own joints (the start, which keeps each joint's share exactly); and per anchor
@@ -394,29 +421,71 @@ function objective(G: Float64Array, b: Float64Array, c: number, w: Float64Array)
 }
 
 /**
- * Every k-element subset of 0 … c − 1 in lexicographic order, k numbers each, one after the
- * other (computed once per (c, k) into `cache`).
+ * Candidates up to which the weight update tries every support of at most K of them (255 for 9
+ * and K = 4, 793 for 12); where a vertex has more, those of the EXACT_FROM heaviest of the drop-only solve.
  */
-function kSubsets(cache: Map<string, Int32Array>, c: number, k: number): Int32Array {
-  const key = `${c},${k}`;
-  let subsets = cache.get(key);
-  if (subsets) return subsets;
-  const out: number[] = [];
-  const pick = (from: number, chosen: number[]) => {
-    if (chosen.length === k) return void out.push(...chosen);
-    for (let a = from; a <= c - (k - chosen.length); a++) pick(a + 1, [...chosen, a]);
-  };
-  pick(0, []);
-  cache.set(key, (subsets = Int32Array.from(out)));
-  return subsets;
+const EXACT_FROM = 9;
+
+/**
+ * The minimum of wᵀGw − 2bᵀw over w ≥ 0 with at most K non-zero weights, all among `pool`
+ * (indices into the c candidates): every support of 1 … K of them solved unconstrained, the least
+ * objective among the solutions with no weight < 0 kept. Exact: at the minimum, the weights on its
+ * support solve the system restricted to it (where one is 0, a smaller support holds the same).
+ * Writes w (the first c numbers).
+ */
+function sparseLeastSquares(
+  G: Float64Array,
+  b: Float64Array,
+  c: number,
+  pool: Int32Array,
+  K: number,
+  w: Float64Array,
+  scratch: WeightScratch,
+): void {
+  const { A, x, set: support } = scratch.nnls;
+  const trial = scratch.trial;
+  w.fill(0, 0, c);
+  let bestValue = Infinity;
+  const p = pool.length;
+  const depth = Math.min(K, p);
+  // Supports in lexicographic order of their positions in `pool`: `at` holds them, size by size.
+  const at = new Int32Array(depth);
+  let size = 1;
+  at[0] = 0;
+  while (size > 0) {
+    for (let r = 0; r < size; r++) support[r] = pool[at[r]];
+    for (let r = 0; r < size; r++) {
+      x[r] = b[support[r]];
+      for (let q = 0; q < size; q++) A[r * size + q] = G[support[r] * c + support[q]];
+    }
+    solveInPlace(A, x, size);
+    let feasible = true;
+    for (let r = 0; r < size && feasible; r++) feasible = x[r] >= 0;
+    if (feasible) {
+      trial.fill(0, 0, c);
+      for (let r = 0; r < size; r++) trial[support[r]] = x[r];
+      const f = objective(G, b, c, trial);
+      if (f < bestValue) {
+        bestValue = f;
+        w.set(trial.subarray(0, c));
+      }
+    }
+    // The next support: one more position where there is room, else the last one moved on.
+    if (size < depth && at[size - 1] + 1 < p) {
+      at[size] = at[size - 1] + 1;
+      size++;
+      continue;
+    }
+    while (size > 0 && ++at[size - 1] >= p) size--;
+  }
 }
 
 /**
  * Non-negative least squares of the normal equations G w = b restricted to `active`, by a
  * drop-only active set (after Lawson & Hanson 1974, Ch. 23, for small systems): solve on the
  * passive set, drop the most negative weight, repeat. A dropped weight never comes back, so the
- * result is not always the NNLS minimum (an exact Lawson–Hanson solve and an exhaustive support
- * search were measured on 2026-12-06 and not kept: README, Baking for any engine).
+ * result is not always the NNLS minimum: it only picks which candidates the exact sparse solve
+ * ({@link sparseLeastSquares}) searches among where a vertex has many.
  * Writes w (length c; zero outside the final passive set) and that set into `scratch.set`.
  * @param scratch room for c numbers (`x`, `set`) and a c × c system (`A`)
  * @returns the size of the final passive set
