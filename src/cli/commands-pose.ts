@@ -117,7 +117,7 @@ export function addPoseCommands(program: Command, io: Io): void {
         )
         .option(
           '--tolerance <t>',
-          "morphs: how far from the method the file may play at the samples, as a fraction of the bounding-box diagonal: corrections within it are dropped (sparse targets) and 16-bit positions rounded (default 1e-5; 10% of it is left to the player's 32-bit floats)",
+          "morphs: how far from the method the file may play at the samples, as a fraction of the bounding-box diagonal: corrections within it are dropped (sparse targets) and 16-bit positions rounded (default 1e-5; 20% of it is left to the player's 32-bit floats and its reading of 16-bit keys)",
           nonNegativeNumber,
         )
         .option(

@@ -27,7 +27,7 @@
  * bind pose) the correction is float noise. Every sample is held within `tolerance` × the
  * bounding-box diagonal of the mesh as the deformer poses it at the start of the first clip
  * (`posedDiagonal`: the units it plays in), in posed space (|M_3 d|, M_3 the linear part of M):
- * 90% of it for what the targets leave out ({@link FLOAT_SHARE} is left to a player's float32
+ * 80% of it for what the targets leave out ({@link FLOAT_SHARE} is left to a player's float32
  * arithmetic), shared between the corrections set to exactly 0 and, with `positions: 'short'`, the
  * 16-bit rounding, vertex by vertex. A direction correction e with |e| ≤ `normalTolerance` × |m|
  * (m the direction before skinning; about the angle, in radians, it turns the skinned direction
@@ -118,10 +118,12 @@ export type TemplateBakeOptions = Pick<MorphBakeOptions, 'rate' | 'normals' | 'f
  */
 export const DEFAULT_BAKE_TOLERANCE = 1e-5;
 /**
- * Share of the tolerance left to a player's float32 arithmetic (three.js adds up to 8e-7 of the
- * diagonal to corskin's playback of CesiumMan's bakes): the targets hold the rest.
+ * Share of the tolerance left to a player's float32 arithmetic and its reading of the helpers'
+ * 16-bit rotation keys (three.js added up to 8e-7 of the diagonal to corskin's playback of
+ * CesiumMan's bakes; over 1e-6 to its CoR helpers+morphs bake with 16-bit target positions once
+ * the weight update was exact, when this share was 0.1): the targets hold the rest.
  */
-const FLOAT_SHARE = 0.1;
+const FLOAT_SHARE = 0.2;
 /**
  * Share of the targets' part of the tolerance that a basis is fitted to (`BasisOptions.fit`):
  * its sparsification then takes values up to that part itself, less the 16-bit positions'
