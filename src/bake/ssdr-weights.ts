@@ -302,8 +302,8 @@ function candidateJoint(candidates: readonly number[], J: number, helperJoints: 
 
 /**
  * The weights of an anchored vertex with more than {@link EXACT_FROM} candidates (into w): the
- * drop-only solve over all of them; where it uses more than K, the best of the K-subsets
- * `subsets` gives for its K heaviest ({@link anchorSubsets}), each solved drop-only.
+ * drop-only solve over all of them; where it uses more than K, the best of the K-subsets that
+ * `subsetsOf` gives for its K heaviest ({@link anchorSubsets}), each solved drop-only.
  */
 function anchoredWeights(
   G: Float64Array,
