@@ -422,7 +422,7 @@ function objective(G: Float64Array, b: Float64Array, c: number, w: Float64Array)
 
 /**
  * Candidates up to which the weight update tries every support of at most K of them (255 for 9
- * and K = 4, 793 for 12); where a vertex has more, those of the EXACT_FROM heaviest of the drop-only solve.
+ * and K = 4); where a vertex has more, the supports among the 9 heaviest of the drop-only solve.
  */
 const EXACT_FROM = 9;
 
