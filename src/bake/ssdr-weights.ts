@@ -15,6 +15,14 @@
 import { vertexError, type SsdrModel, type SsdrNormals, type SsdrProblem } from './ssdr.js';
 import type { InfluenceProducts } from './ssdr-normal-equations.js';
 import { roundToStoredWeightsBest, storedWeightRoom, type StoredWeightRoom } from '../core/weight-quantization.js';
+import {
+  nnls,
+  objective,
+  quadraticChange,
+  solveRoom,
+  sparseLeastSquares,
+  type SolveRoom,
+} from './small-least-squares.js';
 
 /** Room for {@link updateVertexWeights}, reused across vertices (sized for up to `c` candidates as it grows). */
 export interface WeightScratch {
@@ -25,11 +33,11 @@ export interface WeightScratch {
   b: Float64Array;
   cols: Float64Array;
   w: Float64Array;
-  trial: Float64Array;
   best: Float64Array;
   before: Float64Array;
   after: Float64Array;
-  nnls: { A: Float64Array; x: Float64Array; set: Int32Array };
+  /** Room for the small solves (`small-least-squares.ts`). */
+  solve: SolveRoom;
   /** Room for rounding a vertex's K weights as the file stores them. */
   stored: StoredWeightRoom;
 }
@@ -44,11 +52,10 @@ export function weightScratch(): WeightScratch {
     b: room(0),
     cols: room(0),
     w: room(0),
-    trial: room(0),
     best: room(0),
     before: room(0),
     after: room(0),
-    nnls: { A: room(0), x: room(0), set: new Int32Array(0) },
+    solve: solveRoom(0),
     stored: storedWeightRoom(8),
   };
 }
@@ -56,11 +63,11 @@ export function weightScratch(): WeightScratch {
 /** Grows `s` to hold c candidates. */
 function growWeightScratch(s: WeightScratch, c: number): void {
   if (s.b.length >= c) return;
-  for (const key of ['b', 'bGram', 'w', 'trial', 'best', 'before', 'after'] as const) s[key] = new Float64Array(c);
+  for (const key of ['b', 'bGram', 'w', 'best', 'before', 'after'] as const) s[key] = new Float64Array(c);
   s.G = new Float64Array(c * c);
   s.gram = new Float64Array(c * c);
   s.cols = new Float64Array(3 * c);
-  s.nnls = { A: new Float64Array(c * c), x: new Float64Array(c), set: new Int32Array(c) };
+  s.solve = solveRoom(c);
 }
 
 /**
@@ -209,12 +216,14 @@ export function updateVertexWeights(
     // of the drop-only solve where there are more).
     let pool = Int32Array.from({ length: c }, (_, a) => a);
     if (c > EXACT_FROM) {
-      nnls(G, b, c, candidates.keys(), w, scratch.nnls);
+      nnls(G, b, c, candidates.keys(), w, scratch.solve);
       pool = pool.sort((x, y) => w[y] - w[x] || x - y).subarray(0, EXACT_FROM);
     }
-    sparseLeastSquares(G, b, c, pool, K, w, scratch);
+    sparseLeastSquares(G, b, c, pool, K, w, scratch.solve);
   } else
-    anchoredWeights(G, b, c, K, w, scratch, (heaviest) => anchorSubsets(heaviest, w, problem, i, K, J, candidates));
+    anchoredWeights(G, b, candidates, K, w, scratch, (heaviest) =>
+      anchorSubsets(heaviest, w, problem, i, K, J, candidates),
+    );
   const oldJoints = model.joints.slice(K * i, K * i + K);
   const oldWeights = model.weights.slice(K * i, K * i + K);
   let sum = 0;
@@ -308,30 +317,26 @@ function candidateJoint(candidates: readonly number[], J: number, helperJoints: 
 function anchoredWeights(
   G: Float64Array,
   b: Float64Array,
-  c: number,
+  candidates: readonly number[],
   K: number,
   w: Float64Array,
   scratch: WeightScratch,
   subsetsOf: (heaviest: Int32Array) => Int32Array,
 ): void {
-  const m = nnls(
-    G,
-    b,
-    c,
-    Array.from({ length: c }, (_, a) => a),
-    w,
-    scratch.nnls,
-  );
+  const c = candidates.length;
+  const room = scratch.solve;
+  const m = nnls(G, b, c, candidates.keys(), w, room);
   if (m <= K) return;
-  const heaviest = Int32Array.from(scratch.nnls.set.subarray(0, m))
+  const heaviest = Int32Array.from(room.set.subarray(0, m))
     .sort((x, y) => w[y] - w[x])
     .subarray(0, K);
   const subsets = subsetsOf(heaviest);
-  const { best, trial } = scratch;
+  const { best } = scratch;
+  const { trial } = room;
   best.fill(0, 0, c);
   let bestValue = Infinity;
   for (let o = 0; o < subsets.length; o += K) {
-    nnls(G, b, c, subsets.subarray(o, o + K), trial, scratch.nnls);
+    nnls(G, b, c, subsets.subarray(o, o + K), trial, room);
     const f = objective(G, b, c, trial);
     if (f < bestValue) {
       bestValue = f;
@@ -395,162 +400,8 @@ function weightsOver(model: SsdrModel, i: number, candidates: readonly number[],
   return true;
 }
 
-/** (w₁ − w₀)ᵀ G (w₁ + w₀) − 2 bᵀ (w₁ − w₀): the change of wᵀGw − 2bᵀw from w₀ to w₁ (G symmetric c × c). */
-function quadraticChange(G: Float64Array, b: Float64Array, c: number, w0: Float64Array, w1: Float64Array): number {
-  let f = 0;
-  for (let a = 0; a < c; a++) {
-    const d = w1[a] - w0[a];
-    if (d === 0) continue;
-    let g = 0;
-    for (let e = 0; e < c; e++) g += G[a * c + e] * (w1[e] + w0[e]);
-    f += d * (g - 2 * b[a]);
-  }
-  return f;
-}
-
-/** wᵀGw − 2bᵀw: the least-squares objective up to a constant. */
-function objective(G: Float64Array, b: Float64Array, c: number, w: Float64Array): number {
-  let f = 0;
-  for (let a = 0; a < c; a++) {
-    if (w[a] === 0) continue;
-    let g = 0;
-    for (let d = 0; d < c; d++) g += G[a * c + d] * w[d];
-    f += w[a] * (g - 2 * b[a]);
-  }
-  return f;
-}
-
 /**
  * Candidates up to which the weight update tries every support of at most K of them (255 for 9
  * and K = 4); where a vertex has more, the supports among the 9 heaviest of the drop-only solve.
  */
 const EXACT_FROM = 9;
-
-/**
- * The minimum of wᵀGw − 2bᵀw over w ≥ 0 with at most K non-zero weights, all among `pool`
- * (indices into the c candidates): every support of 1 … K of them solved unconstrained, the least
- * objective among the solutions with no weight < 0 kept. Exact: at the minimum, the weights on its
- * support solve the system restricted to it (where one is 0, a smaller support holds the same).
- * Writes w (the first c numbers).
- */
-function sparseLeastSquares(
-  G: Float64Array,
-  b: Float64Array,
-  c: number,
-  pool: Int32Array,
-  K: number,
-  w: Float64Array,
-  scratch: WeightScratch,
-): void {
-  const { A, x, set: support } = scratch.nnls;
-  const trial = scratch.trial;
-  w.fill(0, 0, c);
-  let bestValue = Infinity;
-  const p = pool.length;
-  const depth = Math.min(K, p);
-  // Supports in lexicographic order of their positions in `pool`: `at` holds them, size by size.
-  const at = new Int32Array(depth);
-  let size = 1;
-  at[0] = 0;
-  while (size > 0) {
-    for (let r = 0; r < size; r++) support[r] = pool[at[r]];
-    for (let r = 0; r < size; r++) {
-      x[r] = b[support[r]];
-      for (let q = 0; q < size; q++) A[r * size + q] = G[support[r] * c + support[q]];
-    }
-    solveInPlace(A, x, size);
-    let feasible = true;
-    for (let r = 0; r < size && feasible; r++) feasible = x[r] >= 0;
-    if (feasible) {
-      trial.fill(0, 0, c);
-      for (let r = 0; r < size; r++) trial[support[r]] = x[r];
-      const f = objective(G, b, c, trial);
-      if (f < bestValue) {
-        bestValue = f;
-        w.set(trial.subarray(0, c));
-      }
-    }
-    // The next support: one more position where there is room, else the last one moved on.
-    if (size < depth && at[size - 1] + 1 < p) {
-      at[size] = at[size - 1] + 1;
-      size++;
-      continue;
-    }
-    while (size > 0 && ++at[size - 1] >= p) size--;
-  }
-}
-
-/**
- * Non-negative least squares of the normal equations G w = b restricted to `active`, by a
- * drop-only active set (after Lawson & Hanson 1974, Ch. 23, for small systems): solve on the
- * passive set, drop the most negative weight, repeat. A dropped weight never comes back, so the
- * result is not always the NNLS minimum: it only picks which candidates the exact sparse solve
- * ({@link sparseLeastSquares}) searches among where a vertex has many.
- * Writes w (length c; zero outside the final passive set) and that set into `scratch.set`.
- * @param scratch room for c numbers (`x`, `set`) and a c × c system (`A`)
- * @returns the size of the final passive set
- */
-function nnls(
-  G: Float64Array,
-  b: Float64Array,
-  c: number,
-  active: Iterable<number>,
-  w: Float64Array,
-  scratch: { A: Float64Array; x: Float64Array; set: Int32Array },
-): number {
-  const { A, x: sol, set } = scratch;
-  let m = 0;
-  for (const a of active) set[m++] = a;
-  w.fill(0);
-  while (m) {
-    for (let x = 0; x < m; x++) {
-      sol[x] = b[set[x]];
-      for (let y = 0; y < m; y++) A[x * m + y] = G[set[x] * c + set[y]];
-    }
-    solveInPlace(A, sol, m);
-    let worst = -1;
-    for (let x = 0; x < m; x++) if (!(sol[x] >= 0) && (worst < 0 || sol[x] < sol[worst])) worst = x;
-    if (worst < 0) {
-      for (let x = 0; x < m; x++) w[set[x]] = sol[x];
-      break;
-    }
-    set.copyWithin(worst, worst + 1, m--);
-  }
-  return m;
-}
-
-/**
- * Solves the small symmetric system a x = r, m × m (row-major, the first m² numbers of `a`), by
- * Gaussian elimination with partial pivoting, in place: `a` is overwritten, `x` holds r in and the
- * solution out.
- */
-function solveInPlace(a: Float64Array, x: Float64Array, m: number): void {
-  for (let k = 0; k < m; k++) {
-    let p = k;
-    for (let i = k + 1; i < m; i++) if (Math.abs(a[i * m + k]) > Math.abs(a[p * m + k])) p = i;
-    if (p !== k) {
-      for (let j = 0; j < m; j++) {
-        const t = a[k * m + j];
-        a[k * m + j] = a[p * m + j];
-        a[p * m + j] = t;
-      }
-      const t = x[k];
-      x[k] = x[p];
-      x[p] = t;
-    }
-    const d = a[k * m + k];
-    if (Math.abs(d) < 1e-300) continue;
-    for (let i = k + 1; i < m; i++) {
-      const f = a[i * m + k] / d;
-      if (f === 0) continue;
-      for (let j = k; j < m; j++) a[i * m + j] -= f * a[k * m + j];
-      x[i] -= f * x[k];
-    }
-  }
-  for (let k = m - 1; k >= 0; k--) {
-    let s = x[k];
-    for (let j = k + 1; j < m; j++) s -= a[k * m + j] * x[j];
-    const d = a[k * m + k];
-    x[k] = Math.abs(d) < 1e-300 ? 0 : s / d;
-  }
-}
