@@ -36,8 +36,9 @@ export interface WeightScratch {
   best: Float64Array;
   before: Float64Array;
   after: Float64Array;
-  /** Room for the small solves (`small-least-squares.ts`). */
+  /** Room for the small solves (`small-least-squares.ts`), and the candidates they search (c). */
   solve: SolveRoom;
+  pool: Int32Array;
   /** Room for rounding a vertex's K weights as the file stores them. */
   stored: StoredWeightRoom;
 }
@@ -56,6 +57,7 @@ export function weightScratch(): WeightScratch {
     before: room(0),
     after: room(0),
     solve: solveRoom(0),
+    pool: new Int32Array(0),
     stored: storedWeightRoom(8),
   };
 }
@@ -68,6 +70,7 @@ function growWeightScratch(s: WeightScratch, c: number): void {
   s.gram = new Float64Array(c * c);
   s.cols = new Float64Array(3 * c);
   s.solve = solveRoom(c);
+  s.pool = new Int32Array(c);
 }
 
 /**
@@ -146,6 +149,7 @@ export function updateVertexWeights(
 ): void {
   if (sampleWeights && products) throw new RangeError('updateVertexWeights: sample weights with influence products');
   if (rhs && !products) throw new RangeError('updateVertexWeights: right-hand sides without influence products');
+  if (!candidates.length) throw new RangeError('updateVertexWeights: a vertex without candidates');
   const c = candidates.length;
   const K = model.influences;
   const J = problem.fixed[0].length >> 4;
@@ -210,20 +214,17 @@ export function updateVertexWeights(
     for (let d = 0; d < c; d++) G[a * c + d] += rho;
   }
   if (problem.anchor) holdJointShares(problem, i, K, J, candidates, G, b, (TRANSFER_WEIGHT * trace) / c || 1);
-  if (!c) throw new RangeError('updateVertexWeights: a vertex without candidates');
   if (c <= EXACT_FROM || !problem.anchor) {
     // The exact minimum over every support of at most K candidates (of the EXACT_FROM heaviest
     // of the drop-only solve where there are more).
-    let pool = Int32Array.from({ length: c }, (_, a) => a);
+    let pool = scratch.pool.subarray(0, c);
+    for (let a = 0; a < c; a++) pool[a] = a;
     if (c > EXACT_FROM) {
       nnls(G, b, c, candidates.keys(), w, scratch.solve);
       pool = pool.sort((x, y) => w[y] - w[x] || x - y).subarray(0, EXACT_FROM);
     }
     sparseLeastSquares(G, b, c, pool, K, w, scratch.solve);
-  } else
-    anchoredWeights(G, b, candidates, K, w, scratch, (heaviest) =>
-      anchorSubsets(heaviest, w, problem, i, K, J, candidates),
-    );
+  } else anchoredWeights(G, b, candidates, w, scratch, problem, i, K, J);
   const oldJoints = model.joints.slice(K * i, K * i + K);
   const oldWeights = model.weights.slice(K * i, K * i + K);
   let sum = 0;
@@ -311,17 +312,19 @@ function candidateJoint(candidates: readonly number[], J: number, helperJoints: 
 
 /**
  * The weights of an anchored vertex with more than {@link EXACT_FROM} candidates (into w): the
- * drop-only solve over all of them; where it uses more than K, the best of the K-subsets that
- * `subsetsOf` gives for its K heaviest ({@link anchorSubsets}), each solved drop-only.
+ * drop-only solve over all of them; where it uses more than K, the best of the K-subsets
+ * {@link anchorSubsets} gives for its K heaviest (vertex i of `problem`), each solved drop-only.
  */
 function anchoredWeights(
   G: Float64Array,
   b: Float64Array,
   candidates: readonly number[],
-  K: number,
   w: Float64Array,
   scratch: WeightScratch,
-  subsetsOf: (heaviest: Int32Array) => Int32Array,
+  problem: SsdrProblem,
+  i: number,
+  K: number,
+  J: number,
 ): void {
   const c = candidates.length;
   const room = scratch.solve;
@@ -330,7 +333,7 @@ function anchoredWeights(
   const heaviest = Int32Array.from(room.set.subarray(0, m))
     .sort((x, y) => w[y] - w[x])
     .subarray(0, K);
-  const subsets = subsetsOf(heaviest);
+  const subsets = anchorSubsets(heaviest, w, problem, i, K, J, candidates);
   const { best } = scratch;
   const { trial } = room;
   best.fill(0, 0, c);
