@@ -15,6 +15,7 @@ import {
   storedInfluenceProducts,
 } from '../src/bake/ssdr-normal-equations.js';
 import { updateVertexWeights } from '../src/bake/ssdr-weights.js';
+import { solveRoom, sparseLeastSquares } from '../src/bake/small-least-squares.js';
 import { rng } from './helpers/data.js';
 
 /** A random rotation (unit quaternion) as a 4×4 column-major matrix with translation t. */
@@ -412,6 +413,73 @@ describe('skinning decomposition kernels (Le & Deng 2012)', () => {
     expect(worse).toBe(0);
   });
 });
+
+describe('sparseLeastSquares (the exact sparse non-negative solve)', () => {
+  it('matches projected gradient on every K-subset, where candidates are combinations of others too', () => {
+    const random = rng(5);
+    const [c, m] = [7, 12];
+    for (let problem = 0; problem < 30; problem++) {
+      const K = 2 + (problem % 3);
+      const columns = Array.from({ length: c }, () => Array.from({ length: m }, () => random() - 0.3));
+      // Candidates that span nothing new: a convex and a signed combination of others.
+      if (problem % 2 === 0) columns[6] = columns[0].map((v, r) => 0.5 * v + 0.5 * columns[1][r]);
+      if (problem % 3 === 0) columns[5] = columns[2].map((v, r) => v - columns[3][r]);
+      const y = Array.from({ length: m }, () => 2 * random() - 0.5);
+      const G = new Float64Array(c * c);
+      const b = new Float64Array(c);
+      for (let a = 0; a < c; a++) {
+        b[a] = columns[a].reduce((s, v, r) => s + v * y[r], 0);
+        for (let e = 0; e < c; e++) G[a * c + e] = columns[a].reduce((s, v, r) => s + v * columns[e][r], 0);
+      }
+      const error = (w: ArrayLike<number>) =>
+        y.reduce((s, v, r) => s + (columns.reduce((t, col, a) => t + w[a] * col[r], 0) - v) ** 2, 0);
+      let reference = Infinity;
+      for (const S of subsets(c, K)) {
+        const wS = nonNegativeLeastSquares(
+          S.map((a) => columns[a]),
+          y,
+        );
+        const w = new Float64Array(c);
+        S.forEach((a, k) => (w[a] = wS[k]));
+        reference = Math.min(reference, error(w));
+      }
+      const w = new Float64Array(c);
+      sparseLeastSquares(
+        G,
+        b,
+        c,
+        Int32Array.from({ length: c }, (_, k) => k),
+        K,
+        w,
+        solveRoom(c),
+      );
+      expect(w.every((v) => v >= 0)).toBe(true);
+      expect(w.filter((v) => v > 0).length).toBeLessThanOrEqual(K);
+      const got = error(w);
+      expect(got).toBeGreaterThanOrEqual(reference - 1e-9);
+      expect(got).toBeLessThanOrEqual(reference + 1e-6 * (1 + reference));
+    }
+  });
+});
+
+/** min ‖Σ_k w_k columns[k] − y‖² over w ≥ 0, by accelerated projected gradient (Beck & Teboulle's FISTA). */
+function nonNegativeLeastSquares(columns: number[][], y: number[]): number[] {
+  const m = columns.length;
+  const H = columns.map((a) => columns.map((b) => a.reduce((s, v, r) => s + v * b[r], 0)));
+  const g = columns.map((a) => a.reduce((s, v, r) => s + v * y[r], 0));
+  const L = 2 * H.reduce((s, row, k) => s + row[k], 0); // ≥ the gradient's Lipschitz constant
+  let w = new Array<number>(m).fill(0);
+  let z = w.slice();
+  let s = 1;
+  for (let it = 0; it < 20000; it++) {
+    const next = z.map((zk, k) => Math.max(0, zk - (2 * (H[k].reduce((t, h, l) => t + h * z[l], 0) - g[k])) / L));
+    const sNext = (1 + Math.sqrt(1 + 4 * s * s)) / 2;
+    z = next.map((v, k) => v + ((s - 1) / sNext) * (v - w[k]));
+    w = next;
+    s = sNext;
+  }
+  return w;
+}
 
 /** Every k-element subset of 0 … n − 1. */
 function subsets(n: number, k: number): number[][] {

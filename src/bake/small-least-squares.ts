@@ -1,9 +1,10 @@
 /**
  * The small least-squares systems of the helper bake's weight update (`ssdr-weights.ts`: one per
  * vertex, over its few candidate influences), as normal equations G w = b: the objective
- * wᵀGw − 2bᵀw, the exact sparse non-negative minimum over every support of at most K, the
- * drop-only active set that picks which candidates a large vertex searches (after Lawson &
- * Hanson, "Solving Least Squares Problems", 1974, Ch. 23), and Gaussian elimination.
+ * wᵀGw − 2bᵀw, the exact sparse non-negative minimum over every support of at most K (by
+ * Cholesky factors grown one candidate at a time), the drop-only active set that picks which
+ * candidates a large vertex searches (after Lawson & Hanson, "Solving Least Squares Problems",
+ * 1974, Ch. 23), and Gaussian elimination.
  *
  * @module
  */
@@ -18,11 +19,13 @@ export interface SolveRoom {
   /** A set of unknowns, and a support's positions in its pool (c each). */
   set: Int32Array;
   at: Int32Array;
+  /** |y|² of each prefix of a support's forward substitution (c + 1). */
+  norm: Float64Array;
 }
 
 /** A {@link SolveRoom} for up to c unknowns. */
 export function solveRoom(c: number): SolveRoom {
-  return { A: new Float64Array(c * c), x: new Float64Array(c), trial: new Float64Array(c), set: new Int32Array(c), at: new Int32Array(c) }; // prettier-ignore
+  return { A: new Float64Array(c * c), x: new Float64Array(c), trial: new Float64Array(c), set: new Int32Array(c), at: new Int32Array(c), norm: new Float64Array(c + 1) }; // prettier-ignore
 }
 
 /** (w₁ − w₀)ᵀ G (w₁ + w₀) − 2 bᵀ (w₁ − w₀): the change of wᵀGw − 2bᵀw from w₀ to w₁ (G symmetric c × c). */
@@ -61,7 +64,14 @@ export function objective(G: Float64Array, b: Float64Array, c: number, w: Float6
  * (indices into the c candidates): every support of 1 … K of them solved unconstrained, the least
  * objective among the solutions with no weight < 0 kept. Exact: at the minimum, the weights on its
  * support solve the system restricted to it (where one is 0, a smaller support holds the same).
- * Writes w (the first c numbers). G is c × c, row-major, symmetric; `room` from {@link solveRoom}(c).
+ * The supports are visited depth first, each extending its parent by one candidate, so each
+ * costs one new row of the Cholesky factor L Lᵀ = G restricted to it and one step of the forward
+ * substitution L y = b: its objective at its unconstrained minimum is −|y|², and only a support
+ * that would beat the best so far is solved back (Lᵀ w = y) for its signs. A candidate that is a
+ * combination of its support's others (a pivot ≤ 1e-14 of its diagonal) spans nothing new there:
+ * that support and those it would lead to are the smaller ones', and are skipped.
+ * Writes w (the first c numbers). G is c × c, row-major, symmetric positive semi-definite; `room`
+ * from {@link solveRoom}(c).
  */
 export function sparseLeastSquares(
   G: Float64Array,
@@ -72,39 +82,60 @@ export function sparseLeastSquares(
   w: Float64Array,
   room: SolveRoom,
 ): void {
-  const { A, x, set: support, trial, at } = room;
+  const { A: L, x, trial: y, set: support, at, norm } = room;
   w.fill(0, 0, c);
-  let bestValue = Infinity;
+  let best = Infinity;
   const p = pool.length;
   const depth = Math.min(K, p);
-  // Supports in lexicographic order of their positions in `pool`: `at` holds them, size by size.
-  let size = 1;
+  // The support's r-th candidate is pool[at[r]]; row r of L (stride `depth`) and y[r] are its.
+  let r = 0;
   at[0] = 0;
-  while (size > 0) {
-    for (let r = 0; r < size; r++) support[r] = pool[at[r]];
-    for (let r = 0; r < size; r++) {
-      x[r] = b[support[r]];
-      for (let q = 0; q < size; q++) A[r * size + q] = G[support[r] * c + support[q]];
-    }
-    solveInPlace(A, x, size);
-    let feasible = true;
-    for (let r = 0; r < size && feasible; r++) feasible = x[r] >= 0;
-    if (feasible) {
-      trial.fill(0, 0, c);
-      for (let r = 0; r < size; r++) trial[support[r]] = x[r];
-      const f = objective(G, b, c, trial);
-      if (f < bestValue) {
-        bestValue = f;
-        w.set(trial.subarray(0, c));
-      }
-    }
-    // The next support: one more position where there is room, else the last one moved on.
-    if (size < depth && at[size - 1] + 1 < p) {
-      at[size] = at[size - 1] + 1;
-      size++;
+  norm[0] = 0;
+  while (r >= 0) {
+    if (at[r] >= p) {
+      if (--r >= 0) at[r]++;
       continue;
     }
-    while (size > 0 && ++at[size - 1] >= p) size--;
+    const j = pool[at[r]];
+    support[r] = j;
+    const row = r * depth;
+    let d = G[j * c + j];
+    for (let q = 0; q < r; q++) {
+      let s = G[j * c + support[q]];
+      for (let t = 0; t < q; t++) s -= L[row + t] * L[q * depth + t];
+      s /= L[q * depth + q];
+      L[row + q] = s;
+      d -= s * s;
+    }
+    if (!(d > 1e-14 * G[j * c + j])) {
+      at[r]++;
+      continue;
+    }
+    const l = Math.sqrt(d);
+    L[row + r] = l;
+    let s = b[j];
+    for (let q = 0; q < r; q++) s -= L[row + q] * y[q];
+    y[r] = s / l;
+    norm[r + 1] = norm[r] + y[r] * y[r];
+    if (-norm[r + 1] < best) {
+      let feasible = true;
+      for (let k = r; k >= 0 && feasible; k--) {
+        let t = y[k];
+        for (let q = k + 1; q <= r; q++) t -= L[q * depth + k] * x[q];
+        x[k] = t / L[k * depth + k];
+        feasible = x[k] >= 0;
+      }
+      if (feasible) {
+        best = -norm[r + 1];
+        w.fill(0, 0, c);
+        for (let k = 0; k <= r; k++) w[support[k]] = x[k];
+      }
+    }
+    // The next support: one more candidate where there is room, else this one moved on.
+    if (r + 1 < depth && at[r] + 1 < p) {
+      at[r + 1] = at[r] + 1;
+      r++;
+    } else at[r]++;
   }
 }
 
