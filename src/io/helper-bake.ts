@@ -147,7 +147,7 @@ export interface HelperBakeOptions {
    * more than this fraction of the posed diagonal (`bake/key-reduction.ts`); default 1e-4.
    */
   keyTolerance?: number;
-  /** Alternations at most (stops earlier when the error falls by less than 0.1%); default 30. */
+  /** Alternations at most (stops earlier when the error falls by less than 0.1%); default 50. */
   iterations?: number;
   /** Called now and then with (work done, total). */
   onProgress?: (done: number, total: number) => void;
@@ -268,7 +268,7 @@ export function* helperBakeSteps(
   const perRegion = options.helpers ?? 2;
   const K = options.influences ?? 4;
   const rate = options.rate ?? DEFAULT_BAKE_RATE;
-  const maxIterations = options.iterations ?? 30;
+  const maxIterations = options.iterations ?? 50;
   const file = options.file;
   if (!Number.isInteger(perRegion) || perRegion < 1 || perRegion > MAX_HELPERS_PER_REGION)
     throw new CorskinError(
