@@ -397,9 +397,11 @@ describe('skinning decomposition kernels (Le & Deng 2012)', () => {
           reference,
           error(
             S,
-            simplexLeastSquares(
+            projectedLeastSquares(
               S.map((a) => columns[a]),
               y,
+              true,
+              3000,
             ),
           ),
         );
@@ -435,9 +437,11 @@ describe('sparseLeastSquares (the exact sparse non-negative solve)', () => {
         y.reduce((s, v, r) => s + (columns.reduce((t, col, a) => t + w[a] * col[r], 0) - v) ** 2, 0);
       let reference = Infinity;
       for (const S of subsets(c, K)) {
-        const wS = nonNegativeLeastSquares(
+        const wS = projectedLeastSquares(
           S.map((a) => columns[a]),
           y,
+          false,
+          20000,
         );
         const w = new Float64Array(c);
         S.forEach((a, k) => (w[a] = wS[k]));
@@ -462,25 +466,6 @@ describe('sparseLeastSquares (the exact sparse non-negative solve)', () => {
   });
 });
 
-/** min ‖Σ_k w_k columns[k] − y‖² over w ≥ 0, by accelerated projected gradient (Beck & Teboulle's FISTA). */
-function nonNegativeLeastSquares(columns: number[][], y: number[]): number[] {
-  const m = columns.length;
-  const H = columns.map((a) => columns.map((b) => a.reduce((s, v, r) => s + v * b[r], 0)));
-  const g = columns.map((a) => a.reduce((s, v, r) => s + v * y[r], 0));
-  const L = 2 * H.reduce((s, row, k) => s + row[k], 0); // ≥ the gradient's Lipschitz constant
-  let w = new Array<number>(m).fill(0);
-  let z = w.slice();
-  let s = 1;
-  for (let it = 0; it < 20000; it++) {
-    const next = z.map((zk, k) => Math.max(0, zk - (2 * (H[k].reduce((t, h, l) => t + h * z[l], 0) - g[k])) / L));
-    const sNext = (1 + Math.sqrt(1 + 4 * s * s)) / 2;
-    z = next.map((v, k) => v + ((s - 1) / sNext) * (v - w[k]));
-    w = next;
-    s = sNext;
-  }
-  return w;
-}
-
 /** Every k-element subset of 0 … n − 1. */
 function subsets(n: number, k: number): number[][] {
   if (k === 0) return [[]];
@@ -490,29 +475,33 @@ function subsets(n: number, k: number): number[][] {
 }
 
 /**
- * min ‖Σ_k w_k columns[k] − y‖² over w ≥ 0 with Σ w = 1, by accelerated projected gradient
- * (Beck & Teboulle's FISTA; the projection onto the simplex by sorting, Duchi et al. 2008).
+ * min ‖Σ_k w_k columns[k] − y‖² over w ≥ 0 with Σ w = 1 (or, `simplex` false, over w ≥ 0 alone), by
+ * accelerated projected gradient (Beck & Teboulle's FISTA; the projection onto the simplex by
+ * sorting, Duchi et al. 2008).
  */
-function simplexLeastSquares(columns: number[][], y: number[]): number[] {
+function projectedLeastSquares(columns: number[][], y: number[], simplex: boolean, iterations: number): number[] {
   const m = columns.length;
   const H = columns.map((a) => columns.map((b) => a.reduce((s, v, r) => s + v * b[r], 0)));
   const g = columns.map((a) => a.reduce((s, v, r) => s + v * y[r], 0));
   const L = 2 * H.reduce((s, row, k) => s + row[k], 0); // ≥ the gradient's Lipschitz constant
   const project = (v: Float64Array) => {
-    const u = Array.from(v).sort((a, b) => b - a);
-    let [sum, theta] = [0, 0];
-    for (let k = 0; k < m; k++) {
-      sum += u[k];
-      const t = (sum - 1) / (k + 1);
-      if (u[k] - t > 0) theta = t;
+    let theta = 0;
+    if (simplex) {
+      const u = Array.from(v).sort((a, b) => b - a);
+      let sum = 0;
+      for (let k = 0; k < m; k++) {
+        sum += u[k];
+        const t = (sum - 1) / (k + 1);
+        if (u[k] - t > 0) theta = t;
+      }
     }
     for (let k = 0; k < m; k++) v[k] = Math.max(0, v[k] - theta);
   };
-  let w = new Float64Array(m).fill(1 / m);
+  let w = new Float64Array(m).fill(simplex ? 1 / m : 0);
   const z = w.slice();
   const next = new Float64Array(m);
   let s = 1;
-  for (let it = 0; it < 3000; it++) {
+  for (let it = 0; it < iterations; it++) {
     for (let k = 0; k < m; k++) {
       let hz = 0;
       for (let l = 0; l < m; l++) hz += H[k][l] * z[l];
