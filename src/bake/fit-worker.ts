@@ -10,6 +10,6 @@ import { runFitTask, type FitData, type FitTask } from './fit.js';
 workerpool.worker({
   run(data: FitData, task: FitTask, from: number, to: number) {
     const errors = runFitTask(data, task, from, to);
-    return errors ? new workerpool.Transfer(errors, [errors.sum.buffer, errors.max.buffer] as ArrayBuffer[]) : null;
+    return errors ? new workerpool.Transfer(errors, [errors.buffer] as ArrayBuffer[]) : null;
   },
 });

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { verticesErrors, type SsdrModel, type SsdrProblem } from './ssdr.js';
+import type { SsdrModel, SsdrProblem } from './ssdr.js';
 import { updateHelpers } from './ssdr-helpers.js';
 import type { MethodSamples } from './sampling.js';
 import { addPairProduct, rightHandSides, storedInfluenceProducts } from './ssdr-normal-equations.js';
@@ -44,6 +44,12 @@ export interface FitData {
   restNormals: Float32Array;
   targetNormals: Float32Array;
   normalWeights: Float32Array;
+  /**
+   * Per vertex, Σ_t ‖y_i(t)‖² + λ_i² Σ_t ‖m_i(t)‖² over {@link fitSamples} (posed units²): the
+   * term of its error that no weight changes, which the `weights` task adds to the quadratic form
+   * to give each vertex's error (`updateVertexWeights`' `constant`).
+   */
+  targetNorms: Float64Array;
   /** The helpers' skinning matrices, 16·H per sample (written by the fit). */
   transforms: Float64Array;
   /** K influences per vertex (< J a fixed joint, J + h helper h) and their weights (written by the fit). */
@@ -88,21 +94,16 @@ export interface FitData {
  * subset of samples ({@link FitData.products}: where no vertex moves with morph targets, the
  * Gram matrices of the weight update that follows); `weights` updates every vertex's weights over
  * the subset of samples (Sec. 3.2); `helpers` every helper's transform at each sample of the
- * subset or every keyed one (`full`), `passes` sweeps (Sec. 3.3); `errors` gives each vertex's
- * squared error summed over the samples and its largest (the subset's, or with `full` every
- * sample, the half-way times among them included).
+ * subset or every keyed one (`full`), `passes` sweeps (Sec. 3.3).
  */
-export type FitTask =
-  | { kind: 'products' }
-  | { kind: 'weights' }
-  | { kind: 'helpers'; full: boolean; passes: number }
-  | { kind: 'errors'; full: boolean };
+export type FitTask = { kind: 'products' } | { kind: 'weights' } | { kind: 'helpers'; full: boolean; passes: number };
 
-/** What an `errors` task gives per vertex (posed units²); nothing for the others. */
-export interface FitErrors {
-  sum: Float64Array;
-  max: Float64Array;
-}
+/**
+ * What a `weights` task gives: per vertex, its squared error summed over the subset's samples
+ * with the weights the update leaves (posed units², positions and normals as `verticesErrors`
+ * measures it); nothing for the others.
+ */
+export type FitErrors = Float64Array;
 
 /** A typed array of `length`, in a SharedArrayBuffer when `shared`. */
 export function allocate<T extends Float32Array | Float64Array | Int32Array | Uint32Array>(
@@ -161,7 +162,7 @@ function helperSamples(data: FitData, full: boolean): number[] {
   return Array.from(full ? data.keyed : data.fitSamples);
 }
 
-/** How many independent items a task splits into: pairs (products), vertices (weights, errors) or samples (helpers). */
+/** How many independent items a task splits into: pairs (products), vertices (weights) or samples (helpers). */
 export function taskItems(data: FitData, task: FitTask): number {
   if (task.kind === 'products') return data.pairs.length / 2;
   return task.kind === 'helpers' ? helperSamples(data, task.full).length : data.n;
@@ -181,7 +182,7 @@ export function helperMembers(data: FitData): Int32Array[] {
  * transforms it updates into `data`. Calls that run at once on one task (worker threads on
  * shared `data`) must take disjoint ranges, and no call may run another task meanwhile: each
  * item writes only its own vertex's weights or its own sample's transforms, but reads the others'.
- * @returns for `errors`, the items' errors (length to − from each)
+ * @returns for `weights`, the items' errors ({@link FitErrors}, to − from)
  */
 export function runFitTask(data: FitData, task: FitTask, from: number, to: number): FitErrors | undefined {
   if (task.kind === 'helpers') {
@@ -190,7 +191,7 @@ export function runFitTask(data: FitData, task: FitTask, from: number, to: numbe
     updateHelpers(problem, model, helperMembers(data), task.passes, samples, data.priorStrength);
     return undefined;
   }
-  const { problem, model } = fitViews(data, task.kind === 'errors' && task.full);
+  const { problem, model } = fitViews(data, false);
   if (task.kind === 'products') {
     for (let k = from; k < to; k++) {
       data.products.fill(0, 16 * k, 16 * k + 16);
@@ -198,33 +199,22 @@ export function runFitTask(data: FitData, task: FitTask, from: number, to: numbe
     }
     return undefined;
   }
-  if (task.kind === 'weights') {
-    const scratch = weightScratch();
-    // Without morph targets, the Gram matrices from the pairs' products (the task before), and
-    // the right-hand sides summed sample by sample across the range.
-    const { candidates, candidateStart } = data;
-    const products = data.restPerSample
-      ? undefined
-      : storedInfluenceProducts(data.products, data.pairIndex, data.J + data.H);
-    const rhs = products && rightHandSides(problem, model, from, to, candidates, candidateStart, data.fixedTerms);
-    for (let i = from; i < to; i++) {
-      const [start, end] = [candidateStart[i], candidateStart[i + 1]];
-      const list = Array.from(candidates.subarray(start, end));
-      const b = rhs?.subarray(start - candidateStart[from], end - candidateStart[from]);
-      updateVertexWeights(problem, model, i, list, scratch, undefined, products, b);
-    }
-    return undefined;
+  const scratch = weightScratch();
+  // Without morph targets, the Gram matrices from the pairs' products (the task before), and
+  // the right-hand sides summed sample by sample across the range.
+  const { candidates, candidateStart } = data;
+  const products = data.restPerSample
+    ? undefined
+    : storedInfluenceProducts(data.products, data.pairIndex, data.J + data.H);
+  const rhs = products && rightHandSides(problem, model, from, to, candidates, candidateStart, data.fixedTerms);
+  const errors = new Float64Array(to - from);
+  for (let i = from; i < to; i++) {
+    const [start, end] = [candidateStart[i], candidateStart[i + 1]];
+    const list = Array.from(candidates.subarray(start, end));
+    const b = rhs?.subarray(start - candidateStart[from], end - candidateStart[from]);
+    errors[i - from] = updateVertexWeights(problem, model, i, list, scratch, undefined, products, b, data.targetNorms[i]); // prettier-ignore
   }
-  const sum = new Float64Array(to - from);
-  const max = new Float64Array(to - from);
-  verticesErrors(
-    problem,
-    model,
-    Int32Array.from({ length: to - from }, (_, a) => from + a),
-    sum,
-    max,
-  );
-  return { sum, max };
+  return errors;
 }
 
 /** Runs the whole of `task` in this thread. */
@@ -316,6 +306,7 @@ export function fitData(
     restNormals: allocate(Float32Array, normals ? 3 * n : 0, shared),
     targetNormals: allocate(Float32Array, normals ? T * 3 * n : 0, shared),
     normalWeights: allocate(Float32Array, normals ? n : 0, shared),
+    targetNorms: allocate(Float64Array, n, shared),
     transforms: allocate(Float64Array, T * 16 * H, shared),
     joints: allocate(Uint32Array, K * n, shared),
     weights: allocate(Float32Array, K * n, shared),
@@ -347,6 +338,11 @@ export function fitData(
     data.transforms.set(model.transforms[t], 16 * H * t);
   }
   if (normals) active.forEach((i, a) => (data.normalWeights[a] = normals.weights[i]));
+  const { targetNorms, normalWeights, targetNormals } = data;
+  for (const t of fitted)
+    for (let a = 0; a < n; a++)
+      for (let c = 3 * n * t + 3 * a; c < 3 * n * t + 3 * a + 3; c++)
+        targetNorms[a] += data.targets[c] ** 2 + (normals ? normalWeights[a] * targetNormals[c] ** 2 : 0);
   active.forEach((i, a) => {
     data.joints.set(model.joints.subarray(K * i, K * i + K), K * a);
     data.weights.set(model.weights.subarray(K * i, K * i + K), K * a);

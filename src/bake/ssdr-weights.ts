@@ -134,8 +134,14 @@ function addNormalRows(
  * @param rhs with `products`, the normal equations' right-hand side over the candidates (c,
  *   `rightHandSides` of the same problem and model) instead of summed here: then the
  *   update reads no sample
- * @throws RangeError when given both `sampleWeights` and `products`, or `rhs` without `products`,
- *   or no candidate
+ * @param constant where given, the vertex's Σ_t ‖y_i(t)‖² over the samples of `problem` (plus
+ *   λ_i² Σ_t ‖m_i(t)‖² with `problem.normals`), the error's term no weight changes
+ *   (`FitData.targetNorms`)
+ * @returns with `constant`, the vertex's squared error over the samples with the weights it leaves
+ *   (posed units², as `vertexError` measures it, from the quadratic form: no sample read where
+ *   `rhs` is given); else NaN
+ * @throws RangeError when given `sampleWeights` with `products` or `constant`, or `rhs` without
+ *   `products`, or no candidate
  */
 export function updateVertexWeights(
   problem: SsdrProblem,
@@ -146,8 +152,10 @@ export function updateVertexWeights(
   sampleWeights?: ArrayLike<number>,
   products?: InfluenceProducts,
   rhs?: ArrayLike<number>,
-): void {
-  if (sampleWeights && products) throw new RangeError('updateVertexWeights: sample weights with influence products');
+  constant?: number,
+): number {
+  if (sampleWeights && (products || constant !== undefined))
+    throw new RangeError('updateVertexWeights: sample weights with influence products or an error to return');
   if (rhs && !products) throw new RangeError('updateVertexWeights: right-hand sides without influence products');
   if (!candidates.length) throw new RangeError('updateVertexWeights: a vertex without candidates');
   const c = candidates.length;
@@ -251,13 +259,15 @@ export function updateVertexWeights(
   roundToStoredWeightsBest(model.weights, K * i, K, rounded, scratch.stored);
   weightsOver(model, i, candidates, scratch.after);
   // f(w₁) − f(w₀) = (w₁ − w₀)ᵀ G (w₁ + w₀) − 2 bᵀ (w₁ − w₀), G and b without the affinity row.
-  const worse = before
-    ? quadraticChange(gram, bGram, c, scratch.before, scratch.after) > 0
-    : vertexError(problem, model, i) > errorBefore;
+  const errorAfter = before ? 0 : vertexError(problem, model, i);
+  const worse = before ? quadraticChange(gram, bGram, c, scratch.before, scratch.after) > 0 : errorAfter > errorBefore;
   if (worse) {
     model.joints.set(oldJoints, K * i);
     model.weights.set(oldWeights, K * i);
   }
+  if (constant === undefined) return NaN;
+  if (!before) return worse ? errorBefore : errorAfter;
+  return objective(gram, bGram, c, worse ? scratch.before : scratch.after) + constant;
 }
 
 /**

@@ -79,13 +79,12 @@ export async function bakeHelperJointsParallel(
         ),
       );
       let errors: FitErrors | undefined;
-      if (task.kind === 'errors') {
-        errors = { sum: new Float64Array(items), max: new Float64Array(items) };
+      if (task.kind === 'weights') {
+        errors = new Float64Array(items);
         let o = 0;
         for (const part of parts) {
-          errors.sum.set(part!.sum, o);
-          errors.max.set(part!.max, o);
-          o += part!.sum.length;
+          errors.set(part!, o);
+          o += part!.length;
         }
       }
       step = steps.next(errors);
