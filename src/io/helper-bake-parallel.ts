@@ -1,8 +1,9 @@
 /**
  * The helper-joint bake (Le & Deng 2012, "Smooth Skinning Decomposition with Rigid Bones", ACM
  * TOG 31(6), SIGGRAPH Asia 2012; `helper-bake.ts`) with its fit on worker threads (workerpool):
- * each of the alternation's tasks — every vertex's weight update, every sample's bone update,
- * the errors — split into ranges over the threads, the fit's data in SharedArrayBuffers. Each
+ * each of the alternation's tasks — every pair of influences' products, every vertex's weight
+ * update (and the error it leaves), every sample's bone update — split into ranges over the
+ * threads, the fit's data in SharedArrayBuffers. Each
  * item is computed as on one thread, so the file is byte-identical whatever the number of
  * threads. Node only.
  *
