@@ -12,18 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { fitData, fitViews, runFitTaskHere, type FitData } from '../src/bake/fit.js';
 import type { MethodSamples } from '../src/bake/sampling.js';
 import { verticesErrors } from '../src/bake/ssdr.js';
-
-/** A seeded uniform generator in [0, 1) (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from './helpers/data.js';
 
 /** A rotation about a random axis by up to 1 rad, then a translation of up to 0.5: 4×4 column-major. */
 function rigid(next: () => number): number[] {
@@ -49,7 +38,7 @@ const [n, T, J, H, K] = [40, 12, 3, 2, 2];
  * and the helpers, its start joints 0 and 1 — but every fifth vertex's candidates lack joint 1.
  */
 function problem(seed: number, options: { normals?: boolean; morphs?: boolean }): FitData {
-  const next = random(seed);
+  const next = rng(seed);
   const point = () => Float32Array.from({ length: 3 * n }, () => next() - 0.5);
   const base = point();
   const rest = Array.from({ length: T }, () => (options.morphs ? base.map((x) => x + 0.05 * (next() - 0.5)) : base));
