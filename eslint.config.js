@@ -14,6 +14,7 @@ const NODE_ONLY = [
   'src/io/twist-joints.ts',
   'src/io/helper-bake-parallel.ts',
   'src/io/validate.ts',
+  'src/io/validate-worker.ts',
   'src/bake/fit-worker.ts',
   'src/cor/parallel.ts',
   'src/cor/worker.ts',

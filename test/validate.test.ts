@@ -1,6 +1,7 @@
 /**
  * The Khronos validator's errors as corskin reads them (`io/validate.ts`): every one, not the
- * first few hundred — CesiumMan with its weights scaled by 0.9 has one error per vertex.
+ * first few hundred — CesiumMan with its weights scaled by 0.9 has one error per vertex — on this
+ * thread or on one of its own.
  */
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -24,5 +25,14 @@ describe('validatorErrors', () => {
     const errors = (await validatorErrors(file))!;
     expect(errors.filter((e) => e.code === 'ACCESSOR_WEIGHTS_NON_NORMALIZED').length).toBe(weights.getCount());
     expect(weights.getCount()).toBeGreaterThan(500);
+    // On a worker thread of its own: the same errors, in the same order.
+    expect(await validatorErrors(file, { thread: true })).toEqual(errors);
+    expect(await validatorErrors(CESIUM_MAN, { thread: true })).toEqual([]);
+  });
+
+  it('rejects a file it cannot read, on a thread as here', async () => {
+    const missing = join(tmp.dir, 'missing.glb');
+    await expect(validatorErrors(missing)).rejects.toThrow(/ENOENT/);
+    await expect(validatorErrors(missing, { thread: true })).rejects.toThrow(/ENOENT/);
   });
 });

@@ -305,6 +305,8 @@ function updateHelpersAtOneRest(
   const J = problem.fixed[0].length >> 4;
   const rest = problem.rest[0];
   const { normals } = problem;
+  // Each other influence's slot in the helper's sums while they are made (−1: none yet).
+  const slotOf = new Int32Array(J + H).fill(-1);
   /**
    * Per helper: its members' weight on it and offsets d (3 each), Σ u, p̄, the spread, and per
    * other influence its sums (and its normals' sums).
@@ -314,52 +316,54 @@ function updateHelpersAtOneRest(
     const wh = new Float64Array(count);
     let su = 0;
     const p = [0, 0, 0];
-    list.forEach((i, a) => {
+    for (let a = 0; a < count; a++) {
+      const i = list[a];
       for (let k = K * i; k < K * i + K; k++) if (joints[k] === J + h) wh[a] = weights[k];
       const u = wh[a] * wh[a];
       su += u;
       for (let c = 0; c < 3; c++) p[c] += u * rest[3 * i + c];
-    });
+    }
     if (su > 0) for (let c = 0; c < 3; c++) p[c] /= su;
     const d = new Float64Array(3 * count);
     let spread = 0;
-    list.forEach((i, a) => {
+    for (let a = 0; a < count; a++) {
+      const i = list[a];
       for (let c = 0; c < 3; c++) d[3 * a + c] = rest[3 * i + c] - p[c];
       spread += wh[a] * wh[a] * (d[3 * a] ** 2 + d[3 * a + 1] ** 2 + d[3 * a + 2] ** 2);
-    });
-    // Per other influence j: C = Σ w_ih w_ij p̃_i d_iᵀ (4×3, row k of p̃) and c = Σ w_ih w_ij p̃_i (4).
-    const slot = new Map<number, number>();
-    const sums: number[] = [];
-    list.forEach((i, a) => {
-      for (let k = K * i; k < K * i + K; k++) {
+    }
+    // Per other influence j (slot e, in the order the members first name them): C = Σ w_ih w_ij
+    // p̃_i d_iᵀ (4×3, row k of p̃) and c = Σ w_ih w_ij p̃_i (4), at 16·e of `sums`.
+    const others: number[] = [];
+    for (let a = 0; a < count; a++)
+      for (let k = K * list[a]; k < K * list[a] + K; k++) {
         const j = joints[k];
-        if (weights[k] === 0 || j === J + h) continue;
-        let at = slot.get(j);
-        if (at === undefined) slot.set(j, (at = sums.push(...new Array<number>(16).fill(0)) - 16));
-        const f = wh[a] * weights[k];
-        const x = [rest[3 * i], rest[3 * i + 1], rest[3 * i + 2], 1];
-        for (let r = 0; r < 4; r++) {
-          for (let c = 0; c < 3; c++) sums[at + 3 * r + c] += f * x[r] * d[3 * a + c];
-          sums[at + 12 + r] += f * x[r];
-        }
+        if (weights[k] !== 0 && j !== J + h && slotOf[j] < 0) slotOf[j] = others.push(j) - 1;
       }
-    });
-    const others = Int32Array.from(slot.keys());
-    // With normals: per other influence j, Σ λ_i² w_ih w_ij n_i n_iᵀ (3×3 row-major).
+    const sums = new Float64Array(16 * others.length);
+    // With normals: per other influence, Σ λ_i² w_ih w_ij n_i n_iᵀ (3×3 row-major) at 9·e.
     const normalSums = new Float64Array(normals ? 9 * others.length : 0);
-    list.forEach((i, a) => {
-      if (!normals) return;
-      const n = normals.rest;
+    for (let a = 0; a < count; a++) {
+      const i = list[a];
       for (let k = K * i; k < K * i + K; k++) {
         const j = joints[k];
         if (weights[k] === 0 || j === J + h) continue;
-        const at = 9 * ((slot.get(j) as number) / 16);
-        const f = normals.weights[i] * wh[a] * weights[k];
+        const at = 16 * slotOf[j];
+        const f = wh[a] * weights[k];
+        for (let r = 0; r < 4; r++) {
+          const x = r < 3 ? rest[3 * i + r] : 1;
+          for (let c = 0; c < 3; c++) sums[at + 3 * r + c] += f * x * d[3 * a + c];
+          sums[at + 12 + r] += f * x;
+        }
+        if (!normals) continue;
+        const n = normals.rest;
+        const g = normals.weights[i] * wh[a] * weights[k];
+        const N = 9 * slotOf[j];
         for (let r = 0; r < 3; r++)
-          for (let c = 0; c < 3; c++) normalSums[at + 3 * r + c] += f * n[3 * i + r] * n[3 * i + c];
+          for (let c = 0; c < 3; c++) normalSums[N + 3 * r + c] += g * n[3 * i + r] * n[3 * i + c];
       }
-    });
-    return { list, wh, su, p, d, spread, others, sums: Float64Array.from(sums), normalSums };
+    }
+    for (const j of others) slotOf[j] = -1;
+    return { list, wh, su, p, d, spread, others: Int32Array.from(others), sums, normalSums };
   });
   const Y = new Float64Array(12 * H); // per helper at a sample: Σ w_ih y_i d_iᵀ (row-major 3×3), Σ w_ih y_i (3)
   const scratch = rigidFitScratch();

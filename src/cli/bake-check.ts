@@ -83,6 +83,9 @@ export async function checkStaged(
     },
   );
 
+  // The validator on the written file, on a thread of its own while it is measured.
+  const outputValidation = inputErrors && validatorErrors(staged, { thread: true });
+  outputValidation?.catch(() => undefined); // awaited below
   // The written file, read back and played by LBS, against the method on the original — or, where
   // its codec reordered or welded the vertices (Draco's edgebreaker), the bake before compression.
   const written = extractSkinnedModels(await readDocument(staged), o.output);
@@ -184,11 +187,11 @@ export async function checkStaged(
       warnings.add(name, lessThanHalf, `the bake removes less than half of plain LBS's p99 distance to ${M} (${removed}%)${remedies}`, `removes ${removed}%`); // prettier-ignore
   });
   warnings.flush();
-  if (inputErrors) {
+  if (inputErrors && outputValidation) {
     // The codes whose count grew (the bake adds no error of its own: it fails if it did).
     let outputErrors: ValidatorMessage[] = [];
     try {
-      outputErrors = (await validatorErrors(staged)) ?? [];
+      outputErrors = (await outputValidation) ?? [];
     } catch (e) {
       io.err(
         `corskin: warning: ${o.output}: the glTF validator could not read the baked file (${(e as Error).message})`,

@@ -164,12 +164,10 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
 
   const document = await readDocument(input);
   const models = extractSkinnedModels(document, input);
-  // The Khronos validator on the input: its errors said now, and the baked file checked for new ones.
-  const inputErrors = await validatorErrors(input);
-  if (inputErrors?.length)
-    io.err(
-      `corskin: warning: ${input}: the input has ${count(inputErrors.length, 'glTF validator error')}: ${describeErrors(inputErrors)}; the bake plays and writes what corskin reads of it`,
-    );
+  // The Khronos validator on the input, on a thread of its own while the bake runs: its errors
+  // said before the report, and the baked file checked for new ones.
+  const inputValidation = validatorErrors(input, { thread: true });
+  inputValidation.catch(() => undefined); // awaited below; a bake that fails first reports its own error
   const earlier = earlierBake(document);
   if (earlier)
     io.err(
@@ -329,6 +327,11 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   await storeAccessorsOnce(document);
   // Written to a staging folder beside the output, measured and validated there, and only then
   // moved into place: a stop or a failure before that leaves the output as it was.
+  const inputErrors = await inputValidation;
+  if (inputErrors?.length)
+    io.err(
+      `corskin: warning: ${input}: the input has ${count(inputErrors.length, 'glTF validator error')}: ${describeErrors(inputErrors)}; the bake plays and writes what corskin reads of it`,
+    );
   const stage = createStaging(o.output);
   try {
     await checkStaged(io, o, input, document, baked, inputErrors, warnings, { models, method, rate, withHelpers, stage, start, collapsed }); // prettier-ignore
