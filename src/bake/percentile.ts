@@ -15,16 +15,21 @@ export function percentileIndex(n: number): number {
 
 /**
  * The largest value of `a` and its 99th percentile ({@link percentileIndex}, {@link kthSmallest});
- * NaN counts as the largest. `a` is left as it is; [0, 0] when empty.
+ * NaN counts as the largest. `a` is left as it is; [0, 0] when empty. Above a few thousand values
+ * the largest is found in {@link kthSmallest}'s one pass, not in a pass of its own.
  */
 export function maxAndP99(a: Float32Array): [number, number] {
-  if (!a.length) return [0, 0];
+  const n = a.length;
+  if (!n) return [0, 0];
+  const k = percentileIndex(n);
+  const bracket = n > BRACKET_FROM ? bracketed(a, k) : undefined;
+  if (bracket) return bracket.nan ? [NaN, NaN] : [bracket.max, bracket.value];
   let max = -Infinity;
-  for (let i = 0; i < a.length; i++) {
+  for (let i = 0; i < n; i++) {
     if (Number.isNaN(a[i])) return [NaN, NaN];
     if (a[i] > max) max = a[i];
   }
-  return [max, kthSmallest(a, percentileIndex(a.length))];
+  return [max, select(a.slice(), k)];
 }
 
 /**
@@ -59,8 +64,16 @@ const BRACKET_FROM = 4096;
  * @param k 0 ≤ k < a.length
  */
 export function kthSmallest(a: Float32Array, k: number): number {
+  return (a.length > BRACKET_FROM ? bracketed(a, k)?.value : undefined) ?? select(a.slice(), k);
+}
+
+/**
+ * {@link kthSmallest}'s bracket and pass (more than {@link BRACKET_FROM} values), which finds the
+ * largest value and whether any is NaN on the way: undefined where the bracket misses the k-th
+ * value and no value is NaN (the caller then selects on a copy of all).
+ */
+function bracketed(a: Float32Array, k: number): { value: number; max: number; nan: boolean } | undefined {
   const n = a.length;
-  if (n <= BRACKET_FROM) return select(a.slice(), k);
   const m = n > 1 << 20 ? 16384 : 512;
   const sample = new Float32Array(m);
   // Positions from a fixed-seed xorshift32: the same result each run, no stride that could
@@ -81,16 +94,23 @@ export function kthSmallest(a: Float32Array, k: number): number {
   const between = new Float32Array(capacity);
   let below = 0;
   let count = 0;
+  let max = -Infinity; // of the values above the bracket
+  let nan = false;
+  let overflow = false;
   for (let i = 0; i < n; i++) {
     const x = a[i];
     if (x < lo) below++;
     else if (x <= hi) {
-      if (count === capacity) return select(a.slice(), k);
-      between[count++] = x;
-    }
+      if (count < capacity) between[count++] = x;
+      else overflow = true;
+    } else if (x > max) max = x;
+    else if (x !== x) nan = true;
   }
-  if (k < below || k >= below + count) return select(a.slice(), k);
-  return select(between.subarray(0, count), k - below);
+  if (nan) return { value: NaN, max: NaN, nan };
+  if (overflow || k < below || k >= below + count) return undefined;
+  const inside = between.subarray(0, count);
+  if (max === -Infinity) for (let j = 0; j < count; j++) if (inside[j] > max) max = inside[j];
+  return { value: select(inside, k - below), max, nan };
 }
 
 /**
