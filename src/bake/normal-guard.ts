@@ -137,7 +137,10 @@ export function normalHolds(data: FitData, active: readonly number[], mesh: Skin
 /**
  * By how much (radians) active vertex a's normal at sample t, as `data` plays it, is farther from
  * the method's (`method`, 3 per active vertex, any length) than plain LBS's is (negative where
- * closer): a player skins a normal by its blended skinning matrix's linear part.
+ * closer): a player skins a normal by its blended skinning matrix's linear part. Where the
+ * played normal is itself within {@link NORMAL_MARGIN} of the method's, that angle instead (an
+ * upper bound, as plain LBS's angle is not negative, and within the margin as the exact figure
+ * is: all that the callers compare), without posing plain LBS's normal.
  */
 function normalTurn(
   data: FitData,
@@ -164,8 +167,10 @@ function normalTurn(
       if (j < J) add(bake, w, fixed, F + 16 * j, i);
       else add(bake, w, transforms, 16 * H * t + 16 * (j - J), i);
     }
+    const played = angle(bake, method, a);
+    if (played <= NORMAL_MARGIN) return played;
     for (let k = Km * i; k < Km * i + Km; k++) if (mesh.weights[k] > 0) add(lbs, mesh.weights[k], fixed, F + 16 * mesh.joints[k], i); // prettier-ignore
-    return angle(bake, method, a) - angle(lbs, method, a);
+    return played - angle(lbs, method, a);
   };
 }
 
