@@ -325,13 +325,13 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   // writes the channel corskin played (the last; see extractAnimations' warning).
   removeShadowedChannels(document);
   await storeAccessorsOnce(document);
-  // Written to a staging folder beside the output, measured and validated there, and only then
-  // moved into place: a stop or a failure before that leaves the output as it was.
   const inputErrors = await inputValidation;
   if (inputErrors?.length)
     io.err(
       `corskin: warning: ${input}: the input has ${count(inputErrors.length, 'glTF validator error')}: ${describeErrors(inputErrors)}; the bake plays and writes what corskin reads of it`,
     );
+  // Written to a staging folder beside the output, measured and validated there, and only then
+  // moved into place: a stop or a failure before that leaves the output as it was.
   const stage = createStaging(o.output);
   try {
     await checkStaged(io, o, input, document, baked, inputErrors, warnings, { models, method, rate, withHelpers, stage, start, collapsed }); // prettier-ignore

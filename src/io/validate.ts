@@ -33,6 +33,7 @@ export async function validatorErrors(
         m.error ? fail(m.error) : done(m.errors),
       );
       worker.once('error', fail);
+      worker.once('exit', (code) => fail(new Error(`the validator's thread stopped (exit code ${code})`)));
     });
   let validateBytes: typeof import('gltf-validator').validateBytes;
   try {
