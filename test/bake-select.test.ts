@@ -56,6 +56,14 @@ describe('kthSmallest: a sample brackets the k-th value, one pass finds it', () 
     a[5] = NaN;
     expect(maxAndP99(a)).toEqual([NaN, NaN]);
     expect(maxAndP99(new Float32Array(0))).toEqual([0, 0]);
+    // Above the bracket's threshold too, where the largest comes from the bracketing pass; the
+    // k-th smallest there is the one among the other values (NaN is outside every bracket).
+    const random = rng(3);
+    const b = Float32Array.from({ length: 50_000 }, () => random());
+    b[777] = NaN;
+    expect(maxAndP99(b)).toEqual([NaN, NaN]);
+    const others = b.filter((x) => !Number.isNaN(x)).sort();
+    expect(kthSmallest(b, percentileIndex(b.length))).toBe(others[percentileIndex(b.length)]);
   });
 });
 

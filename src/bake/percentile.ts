@@ -69,8 +69,9 @@ export function kthSmallest(a: Float32Array, k: number): number {
 
 /**
  * {@link kthSmallest}'s bracket and pass (more than {@link BRACKET_FROM} values), which finds the
- * largest value and whether any is NaN on the way: undefined where the bracket misses the k-th
- * value and no value is NaN (the caller then selects on a copy of all).
+ * largest value and whether any is NaN on the way (NaN falls outside the bracket: the value is
+ * the one selected among the others, as before): undefined where the bracket misses the k-th
+ * value (the caller then selects on a copy of all).
  */
 function bracketed(a: Float32Array, k: number): { value: number; max: number; nan: boolean } | undefined {
   const n = a.length;
@@ -106,7 +107,6 @@ function bracketed(a: Float32Array, k: number): { value: number; max: number; na
     } else if (x > max) max = x;
     else if (x !== x) nan = true;
   }
-  if (nan) return { value: NaN, max: NaN, nan };
   if (overflow || k < below || k >= below + count) return undefined;
   const inside = between.subarray(0, count);
   if (max === -Infinity) for (let j = 0; j < count; j++) if (inside[j] > max) max = inside[j];

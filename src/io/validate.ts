@@ -17,8 +17,8 @@ import { nodeWorkerScript } from '../core/node-worker.js';
  * its external buffers and images read beside it; undefined when `gltf-validator` is not installed.
  * @param options `thread`: validate on a worker thread of its own (`validate-worker.ts`), so that
  *   this thread goes on meanwhile (the bake validates its input while it samples the clips, and
- *   its output while it measures it: 0.4–0.5 s each on Ybot); the thread does not keep the
- *   process alive
+ *   its output while it measures it: 0.4–0.5 s each on Ybot); the thread runs to its end (a
+ *   caller that stops first waits for it, or terminates its own thread: the CLI's commands do)
  * @throws when the file cannot be read
  */
 export async function validatorErrors(
@@ -28,7 +28,6 @@ export async function validatorErrors(
   if (options.thread)
     return new Promise((done, fail) => {
       const worker = new Worker(nodeWorkerScript('io/validate-worker.js'), { workerData: path });
-      worker.unref();
       worker.once('message', (m: { errors?: ValidatorMessage[]; error?: Error }) =>
         m.error ? fail(m.error) : done(m.errors),
       );
