@@ -2,7 +2,14 @@
  * The bake's order statistics (src/bake/percentile.ts) against sorting a copy.
  */
 import { describe, expect, it } from 'vitest';
-import { kthSmallest, maxAndP99, maxAndP99Within, percentileIndex, select } from '../src/bake/percentile.js';
+import {
+  kthSmallest,
+  maxAndP99,
+  MaxAndP99Stream,
+  maxAndP99Within,
+  percentileIndex,
+  select,
+} from '../src/bake/percentile.js';
 import { rng } from '../scripts/rng.mjs';
 
 describe('select: the k-th smallest without sorting', () => {
@@ -87,5 +94,47 @@ describe('maxAndP99Within: the bounds checked by counting, as comparing the sele
   it('NaN is past any bound; an empty array is within', () => {
     expect(maxAndP99Within(Float32Array.of(0, NaN, 0), Infinity, Infinity)).toBe(false);
     expect(maxAndP99Within(new Float32Array(0), 0, 0)).toBe(true);
+  });
+});
+
+describe('MaxAndP99Stream: the figures of values given a block at a time, without holding them', () => {
+  const random = rng(13);
+  /** Blocks of the bake's sizes and of odd ones, in layouts that cut often or never. */
+  const layouts: Record<string, (n: number) => Float32Array> = {
+    uniform: (n) => Float32Array.from({ length: n }, () => random()),
+    rising: (n) => Float32Array.from({ length: n }, (_, i) => i + random()), // every block past the cut
+    falling: (n) => Float32Array.from({ length: n }, (_, i) => n - i),
+    'mostly zero': (n) => Float32Array.from({ length: n }, () => (random() < 0.995 ? 0 : random())),
+    'two values': (n) => Float32Array.from({ length: n }, () => (random() < 0.5 ? 1 : 2)), // ties at the cut
+    constant: (n) => new Float32Array(n).fill(0.125),
+  };
+  for (const [name, make] of Object.entries(layouts))
+    it(`equals a sorted copy's largest and 99th percentile: ${name}`, () => {
+      for (const [n, block] of [
+        [1, 1],
+        [777, 100],
+        [65_537, 4096],
+        [400_000, 35_000],
+        [1_000_003, 997],
+      ]) {
+        const a = make(n);
+        const stream = new MaxAndP99Stream(n);
+        for (let i = 0; i < n; i += block) stream.push(a.subarray(i, i + block));
+        const sorted = a.slice().sort();
+        expect(stream.result()).toEqual([sorted[n - 1], sorted[percentileIndex(n)]]);
+      }
+    });
+
+  it('NaN makes both NaN, as maxAndP99; none gives zeros; a wrong count throws', () => {
+    const withNan = new MaxAndP99Stream(200_000);
+    const a = Float32Array.from({ length: 200_000 }, () => random());
+    a[123_456] = NaN;
+    withNan.push(a);
+    expect(withNan.result()).toEqual([NaN, NaN]);
+    expect(new MaxAndP99Stream(0).result()).toEqual([0, 0]);
+    const short = new MaxAndP99Stream(10);
+    short.push(new Float32Array(9));
+    expect(() => short.result()).toThrow(/10 values expected, 9 given/);
+    expect(() => new MaxAndP99Stream(-1)).toThrow(RangeError);
   });
 });

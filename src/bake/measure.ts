@@ -21,7 +21,7 @@ import {
 } from './samples.js';
 import type { MethodSamples } from './sampling.js';
 import { stressPose } from '../evaluation/stress-pose.js';
-import { maxAndP99, maxAndP99Within } from './percentile.js';
+import { maxAndP99, maxAndP99Within, MaxAndP99Stream } from './percentile.js';
 
 /**
  * The bounding-box diagonal of `model` as `deform` poses it at the start of its first clip (the
@@ -165,7 +165,7 @@ export function measureBake(
     return { clip, other, times: (between ? bakeCheckTimes : bakeSampleTimes)(clip.duration, rate, `clip "${clip.name}"`) }; // prettier-ignore
   });
   const total = clips.reduce((s, c) => s + c.times.length, 0);
-  // Each time's distances go to a slot: the samples' first, then the half-way times'.
+  // The sample times (the even check times with `between`), then the half-way times.
   const samplesTotal = between ? (total + clips.length) / 2 : total;
   // The reference's sample at check s of a clip: all of them, or the even ones (its samples) when
   // it holds the sample times alone and the measure goes half-way between too.
@@ -178,26 +178,28 @@ export function measureBake(
     throw new CorskinError(
       `${original.name}: the reference holds ${reference.targets.length} samples at ${reference.rate} samples/s, the measure takes ${referenceTotal} at ${rate}`,
     );
-  const bakedErrors = new Float32Array(total * n);
-  const lbsErrors = new Float32Array(total * n);
+  // Each time's distances, n each, into the streams of the samples' or the half-way times'
+  // figures (not held: Ybot's clips would take 0.45 GB).
+  const streams = () => [new MaxAndP99Stream(samplesTotal * n), new MaxAndP99Stream((total - samplesTotal) * n)];
+  const [bakedStream, lbsStream] = [streams(), streams()];
   // What an engine that skins 4 influences plays: the baked file's first set, and the original's
   // (its own first set where it has more than 4, else as plain LBS).
   const four = baked.mesh.influences > 4 ? firstInfluenceSet(baked.mesh) : undefined;
   const fourOriginal = four && original.mesh.influences > 4 ? firstInfluenceSet(original.mesh) : undefined;
-  const fourErrors = four && new Float32Array(samplesTotal * n);
-  const fourLbsErrors = fourOriginal ? new Float32Array(samplesTotal * n) : lbsErrors;
+  const fourStream = four && new MaxAndP99Stream(samplesTotal * n);
+  const fourLbsStream = fourOriginal && new MaxAndP99Stream(samplesTotal * n);
   const [method, lbs, played, lbsFour] = [0, 1, 2, 3].map(() => ({
     positions: new Float32Array(3 * n) as Float32Array,
   }));
   const posed = [method.positions, lbs.positions];
+  const [bakedAt, lbsAt, fourAt, fourLbsAt] = [0, 1, 2, 3].map(() => new Float32Array(n));
   let done = 0;
-  let [sample, half] = [0, 0]; // slots
   let r = 0; // the reference's sample
   let [worseSamples, fourWorse, halfWorse] = [0, 0, 0];
   for (const { clip, other, times } of clips)
     for (const [k, t] of times.entries()) {
       const isHalf = between && k % 2 === 1;
-      const s = isHalf ? samplesTotal + half++ : sample++;
+      const h = isHalf ? 1 : 0;
       const fromReference = !!reference && (!halves || !isHalf);
       // The original and the baked file at this sample (one move for both), the original morphed once, where needed.
       let m: SkinnedMesh | undefined;
@@ -205,53 +207,54 @@ export function measureBake(
       const morphed = () => (m ??= applyMorphTargets(original.mesh, original.morphGroups, sampleMorphWeights(original.morphGroups, clip.morphChannels ?? [], t))); // prettier-ignore
       const bakedWeights = sampleMorphWeights(baked.morphGroups, other.morphChannels ?? [], t);
       const morphedBaked = applyMorphTargets(baked.mesh, baked.morphGroups, bakedWeights);
-      /** This sample's slot of `errors`. */
-      const slot = (errors: Float32Array) => errors.subarray(s * n, s * n + n);
-      /** The distances of positions P to the method's at this sample, into that sample's slot of `errors`. */
-      const distances = (errors: Float32Array, P: Float32Array) => {
-        scaledDistances(slot(errors), P, method.positions, 1 / diagonal);
-        return slot(errors);
+      /** The distances of positions P to the method's at this time, into `out`. */
+      const distances = (out: Float32Array, P: Float32Array) => {
+        scaledDistances(out, P, method.positions, 1 / diagonal);
+        return out;
       };
-      let lbsAt: [number, number];
+      let lbsFigures: [number, number];
       if (fromReference) {
         method.positions = reference.targets[r];
-        const [at, squared] = [slot(lbsErrors), reference.lbsSquared[r++]];
-        for (let i = 0; i < n; i++) at[i] = Math.sqrt(squared[i]) * (1 / diagonal); // as scaledDistances
-        lbsAt = maxAndP99(at);
+        const squared = reference.lbsSquared[r++];
+        for (let i = 0; i < n; i++) lbsAt[i] = Math.sqrt(squared[i]) * (1 / diagonal); // as scaledDistances
+        lbsFigures = maxAndP99(lbsAt);
       } else {
         // Into arrays of its own (not the reference's).
         [method.positions, lbs.positions] = posed;
         deform(morphed(), S, method);
         deformLbs(morphed(), S, lbs);
-        lbsAt = maxAndP99(distances(lbsErrors, lbs.positions));
+        lbsFigures = maxAndP99(distances(lbsAt, lbs.positions));
       }
+      lbsStream[h].push(lbsAt);
       deformLbs(morphedBaked, B, played);
-      if (!withinMargin(distances(bakedErrors, played.positions), lbsAt)) {
+      bakedStream[h].push(distances(bakedAt, played.positions));
+      if (!withinMargin(bakedAt, lbsFigures)) {
         if (isHalf) halfWorse++;
         else worseSamples++;
       }
-      if (four && fourErrors && !isHalf) {
-        let inputAt = lbsAt;
-        if (fourOriginal) {
+      if (fourStream && !isHalf) {
+        let inputFigures = lbsFigures;
+        if (fourLbsStream) {
           deformLbs({ ...morphed(), ...fourOriginal }, S, lbsFour);
-          inputAt = maxAndP99(distances(fourLbsErrors, lbsFour.positions));
+          fourLbsStream.push(distances(fourLbsAt, lbsFour.positions));
+          inputFigures = maxAndP99(fourLbsAt);
         }
         deformLbs({ ...morphedBaked, ...four }, B, played);
-        if (!withinMargin(distances(fourErrors, played.positions), inputAt)) fourWorse++;
+        fourStream.push(distances(fourAt, played.positions));
+        if (!withinMargin(fourAt, inputFigures)) fourWorse++;
       }
       onProgress?.(++done, total);
     }
-  const split = samplesTotal * n;
-  const [max, p99] = maxAndP99(bakedErrors.subarray(0, split));
-  const [lbsMax, lbsP99] = maxAndP99(lbsErrors.subarray(0, split));
+  const [max, p99] = bakedStream[0].result();
+  const [lbsMax, lbsP99] = lbsStream[0].result();
   let firstSet: BakeMeasure['firstSet'];
-  if (fourErrors) {
-    const [[fMax, fP99], [rMax, rP99]] = [maxAndP99(fourErrors.subarray(0, split)), fourOriginal ? maxAndP99(fourLbsErrors.subarray(0, split)) : [lbsMax, lbsP99]]; // prettier-ignore
+  if (fourStream) {
+    const [[fMax, fP99], [rMax, rP99]] = [fourStream.result(), fourLbsStream ? fourLbsStream.result() : [lbsMax, lbsP99]]; // prettier-ignore
     firstSet = { max: fMax, p99: fP99, lbsMax: rMax, lbsP99: rP99, worseSamples: fourWorse };
   }
   let halfway: BakeMeasure['halfway'];
   if (total > samplesTotal) {
-    const [[hMax, hP99], [hLbsMax, hLbsP99]] = [maxAndP99(bakedErrors.subarray(split)), maxAndP99(lbsErrors.subarray(split))]; // prettier-ignore
+    const [[hMax, hP99], [hLbsMax, hLbsP99]] = [bakedStream[1].result(), lbsStream[1].result()];
     halfway = { max: hMax, p99: hP99, lbsMax: hLbsMax, lbsP99: hLbsP99, times: total - samplesTotal, worseSamples: halfWorse }; // prettier-ignore
   }
   return { max, p99, lbsMax, lbsP99, samples: samplesTotal, worseSamples, diagonal, ...(firstSet && { firstSet }), ...(halfway && { halfway }) }; // prettier-ignore

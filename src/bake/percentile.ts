@@ -142,3 +142,80 @@ export function select(a: Float32Array, k: number): number {
   }
   return a[k];
 }
+
+/**
+ * {@link maxAndP99} of values given a block at a time, without holding them: the largest, and
+ * the 99th percentile of the `total` values as the rank-th largest (rank = total −
+ * {@link percentileIndex}(total)), kept exactly by holding only the values that can still be among
+ * the rank largest — a buffer of at least twice that many, cut back to the rank largest when full
+ * (those above the rank-th, and as many copies of it as make up the rank), after which a value not
+ * above the cut cannot change the top rank. The same two numbers as {@link maxAndP99} on all the
+ * values at once, in about 2% of their memory (the bake's measure: 28M distances on Ybot's clips).
+ */
+export class MaxAndP99Stream {
+  private readonly rank: number;
+  private readonly buffer: Float32Array;
+  private count = 0;
+  private seen = 0;
+  /** Values not above it cannot be among the rank largest. */
+  private floor = -Infinity;
+  private max = -Infinity;
+  private nan = false;
+
+  /**
+   * @param total how many values will be given ({@link result} checks it)
+   * @throws RangeError when total is not a whole number ≥ 0
+   */
+  constructor(readonly total: number) {
+    if (!(Number.isInteger(total) && total >= 0)) throw new RangeError(`MaxAndP99Stream: total must be a whole number ≥ 0, got ${total}`); // prettier-ignore
+    this.rank = total ? total - percentileIndex(total) : 0;
+    this.buffer = new Float32Array(Math.min(total, Math.max(2 * this.rank, 1 << 16)));
+  }
+
+  /** Takes the values of `a` (not kept; NaN makes both results NaN, as {@link maxAndP99}). */
+  push(a: Float32Array): void {
+    this.seen += a.length;
+    const { buffer } = this;
+    let { count, floor, max } = this;
+    for (let i = 0; i < a.length; i++) {
+      const x = a[i];
+      if (x > floor) {
+        if (count === buffer.length) {
+          this.count = count;
+          floor = this.cut();
+          count = this.count;
+          if (!(x > floor)) continue;
+        }
+        buffer[count++] = x;
+        if (x > max) max = x;
+      } else if (x !== x) this.nan = true;
+    }
+    this.count = count;
+    this.floor = floor;
+    this.max = max;
+  }
+
+  /** Keeps the rank largest values of the buffer; returns the rank-th (the new floor). */
+  private cut(): number {
+    const { buffer, rank } = this;
+    const v = select(buffer, this.count - rank);
+    let kept = 0;
+    for (let i = 0; i < this.count; i++) if (buffer[i] > v) buffer[kept++] = buffer[i];
+    buffer.fill(v, kept, rank);
+    this.count = rank;
+    this.floor = v;
+    return v;
+  }
+
+  /**
+   * The largest value and the 99th percentile ({@link maxAndP99}): [0, 0] when `total` is 0.
+   * @throws RangeError when other than `total` values were given
+   */
+  result(): [number, number] {
+    if (this.seen !== this.total) throw new RangeError(`MaxAndP99Stream: ${this.total} values expected, ${this.seen} given`); // prettier-ignore
+    if (!this.total) return [0, 0];
+    if (this.nan) return [NaN, NaN];
+    if (this.count < this.rank) return [this.max, -Infinity]; // the others were -Infinity
+    return [this.max, select(this.buffer.subarray(0, this.count), this.count - this.rank)];
+  }
+}
