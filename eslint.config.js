@@ -15,6 +15,8 @@ const NODE_ONLY = [
   'src/io/helper-bake-parallel.ts',
   'src/io/validate.ts',
   'src/io/validate-worker.ts',
+  'src/io/measure-parallel.ts',
+  'src/io/measure-worker.ts',
   'src/bake/fit-worker.ts',
   'src/cor/parallel.ts',
   'src/cor/worker.ts',

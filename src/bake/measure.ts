@@ -29,7 +29,7 @@ import { maxAndP99, maxAndP99Within, MaxAndP99Stream } from './percentile.js';
  * the units it plays in, which differ from its stored positions' when the armature is scaled
  * (a mesh stored in centimetres under an armature scaled 0.01 plays in metres).
  */
-export function posedDiagonal(model: SkinnedModel, deform: Deformer): number {
+export function posedDiagonal(model: MeasuredSkin, deform: Deformer): number {
   const { mesh, skeleton, morphGroups } = model;
   const clip = model.animations[0];
   const bind = boundingBoxDiagonal(mesh.positions) || 1;
@@ -148,21 +148,57 @@ export function measureBake(
   rate = DEFAULT_BAKE_RATE,
   options: MeasureOptions = {},
 ): BakeMeasure {
-  const { onProgress, reference, lbs: deformLbs = deformLbsJs } = options;
+  const plan = measurePlan(original, baked, deform, rate, options);
+  const tally = measureTally(plan, original, baked);
+  measureTimes(plan, original, baked, deform, options.lbs ?? deformLbsJs, options.reference, tally, options.onProgress);
+  return measureResult(plan, tally);
+}
+
+/** A skin as {@link measureTimes} plays it: plain data, for a worker thread. */
+export type MeasuredSkin = Pick<SkinnedModel, 'name' | 'mesh' | 'skeleton' | 'animations' | 'morphGroups'>;
+
+/** What {@link measureBake} plays, in order: each time's clips, time and reference sample. */
+export interface MeasurePlan {
+  /** Vertices. */
+  n: number;
+  /** The posed diagonal the distances are divided by, and the bind-space one `bakeSkinningPair` takes. */
+  diagonal: number;
+  extent: number;
+  /** Sample times (the even check times with `between`) over every clip, and all times. */
+  samplesTotal: number;
+  total: number;
+  /**
+   * Per time: its clip in the original and in the baked skin (indices into their `animations`),
+   * the time (seconds), whether it is half-way between two samples, and the reference's sample
+   * there (an index into its arrays; −1 where the method is posed here).
+   */
+  times: { clip: number; other: number; t: number; half: boolean; reference: number }[];
+}
+
+/**
+ * The times {@link measureBake} plays, checked.
+ * @throws as {@link measureBake}
+ */
+export function measurePlan(
+  original: MeasuredSkin,
+  baked: MeasuredSkin,
+  deform: Deformer,
+  rate: number,
+  options: Pick<MeasureOptions, 'reference' | 'between'>,
+): MeasurePlan {
+  const { reference } = options;
   const between = options.between ?? reference?.between ?? false;
   const n = original.mesh.positions.length / 3;
   if (baked.mesh.positions.length !== 3 * n)
     throw new CorskinError(
       `${original.name}: the baked skin has ${baked.mesh.positions.length / 3} vertices, the original ${n}`,
     );
-  const diagonal = posedDiagonal(original, deform);
-  const extent = boundingBoxDiagonal(original.mesh.positions); // one for both skeletons (bakeSkinningMatrices)
   const clips = original.animations.map((clip) => {
-    const other = baked.animations.find((c) =>
+    const other = baked.animations.findIndex((c) =>
       clip.source !== undefined ? c.source === clip.source : c.name === clip.name,
     );
-    if (!other) throw new CorskinError(`${original.name}: clip "${clip.name}" is not in the baked file`);
-    return { clip, other, times: (between ? bakeCheckTimes : bakeSampleTimes)(clip.duration, rate, `clip "${clip.name}"`) }; // prettier-ignore
+    if (other < 0) throw new CorskinError(`${original.name}: clip "${clip.name}" is not in the baked file`);
+    return { other, times: (between ? bakeCheckTimes : bakeSampleTimes)(clip.duration, rate, `clip "${clip.name}"`) }; // prettier-ignore
   });
   const total = clips.reduce((s, c) => s + c.times.length, 0);
   // The sample times (the even check times with `between`), then the half-way times.
@@ -178,83 +214,132 @@ export function measureBake(
     throw new CorskinError(
       `${original.name}: the reference holds ${reference.targets.length} samples at ${reference.rate} samples/s, the measure takes ${referenceTotal} at ${rate}`,
     );
-  // Each time's distances, n each, into the streams of the samples' or the half-way times'
-  // figures (not held: Ybot's clips would take 0.45 GB).
+  const times: MeasurePlan['times'] = [];
+  let r = 0;
+  clips.forEach(({ other, times: at }, clip) =>
+    at.forEach((t, k) => {
+      const half = between && k % 2 === 1;
+      times.push({ clip, other, t, half, reference: reference && (!halves || !half) ? r++ : -1 });
+    }),
+  );
+  const diagonal = posedDiagonal(original, deform);
+  const extent = boundingBoxDiagonal(original.mesh.positions); // one for both skeletons (bakeSkinningMatrices)
+  return { n, diagonal, extent, samplesTotal, total, times };
+}
+
+/**
+ * {@link measureTimes}' running figures: the distances' streams (at the sample times and
+ * half-way; of the baked file and of plain LBS; of the first sets where measured) and the times
+ * farther than plain LBS (at the samples, half-way, by the first sets).
+ */
+export interface MeasureTally {
+  baked: MaxAndP99Stream[];
+  lbs: MaxAndP99Stream[];
+  four?: MaxAndP99Stream;
+  fourLbs?: MaxAndP99Stream;
+  worse: Int32Array;
+}
+
+/** An empty {@link MeasureTally} for `plan`, measuring the first sets where `baked` has more than 4 influences. */
+export function measureTally(plan: MeasurePlan, original: MeasuredSkin, baked: MeasuredSkin): MeasureTally {
+  const { n, samplesTotal, total } = plan;
   const streams = () => [new MaxAndP99Stream(samplesTotal * n), new MaxAndP99Stream((total - samplesTotal) * n)];
-  const [bakedStream, lbsStream] = [streams(), streams()];
+  const four = baked.mesh.influences > 4;
+  return {
+    baked: streams(),
+    lbs: streams(),
+    ...(four && { four: new MaxAndP99Stream(samplesTotal * n) }),
+    ...(four && original.mesh.influences > 4 && { fourLbs: new MaxAndP99Stream(samplesTotal * n) }),
+    worse: new Int32Array(3),
+  };
+}
+
+/**
+ * Plays the times of `plan` ({@link measurePlan}; all of them, or those a caller sliced) into
+ * `tally`: `baked` by `lbs`, `original` by `deform` and by `lbs` — or, where the plan names its
+ * sample, the method and LBS as `reference` holds them there.
+ * @param onProgress called after each time with (done, times in the plan)
+ */
+export function measureTimes(
+  plan: MeasurePlan,
+  original: MeasuredSkin,
+  baked: MeasuredSkin,
+  deform: Deformer,
+  deformLbs: Deformer,
+  reference: Pick<MethodSamples, 'targets' | 'lbsSquared'> | undefined,
+  tally: MeasureTally,
+  onProgress?: (done: number, total: number) => void,
+): void {
+  const { n, diagonal, extent } = plan;
   // What an engine that skins 4 influences plays: the baked file's first set, and the original's
   // (its own first set where it has more than 4, else as plain LBS).
-  const four = baked.mesh.influences > 4 ? firstInfluenceSet(baked.mesh) : undefined;
-  const fourOriginal = four && original.mesh.influences > 4 ? firstInfluenceSet(original.mesh) : undefined;
-  const fourStream = four && new MaxAndP99Stream(samplesTotal * n);
-  const fourLbsStream = fourOriginal && new MaxAndP99Stream(samplesTotal * n);
+  const four = tally.four && firstInfluenceSet(baked.mesh);
+  const fourOriginal = tally.fourLbs && firstInfluenceSet(original.mesh);
   const [method, lbs, played, lbsFour] = [0, 1, 2, 3].map(() => ({
     positions: new Float32Array(3 * n) as Float32Array,
   }));
   const posed = [method.positions, lbs.positions];
   const [bakedAt, lbsAt, fourAt, fourLbsAt] = [0, 1, 2, 3].map(() => new Float32Array(n));
-  let done = 0;
-  let r = 0; // the reference's sample
-  let [worseSamples, fourWorse, halfWorse] = [0, 0, 0];
-  for (const { clip, other, times } of clips)
-    for (const [k, t] of times.entries()) {
-      const isHalf = between && k % 2 === 1;
-      const h = isHalf ? 1 : 0;
-      const fromReference = !!reference && (!halves || !isHalf);
-      // The original and the baked file at this sample (one move for both), the original morphed once, where needed.
-      let m: SkinnedMesh | undefined;
-      const [S, B] = bakeSkinningPair(original.skeleton, samplePose(original.skeleton, clip, t), baked.skeleton, samplePose(baked.skeleton, other, t), extent); // prettier-ignore
-      const morphed = () => (m ??= applyMorphTargets(original.mesh, original.morphGroups, sampleMorphWeights(original.morphGroups, clip.morphChannels ?? [], t))); // prettier-ignore
-      const bakedWeights = sampleMorphWeights(baked.morphGroups, other.morphChannels ?? [], t);
-      const morphedBaked = applyMorphTargets(baked.mesh, baked.morphGroups, bakedWeights);
-      /** The distances of positions P to the method's at this time, into `out`. */
-      const distances = (out: Float32Array, P: Float32Array) => {
-        scaledDistances(out, P, method.positions, 1 / diagonal);
-        return out;
-      };
-      let lbsFigures: [number, number];
-      if (fromReference) {
-        method.positions = reference.targets[r];
-        const squared = reference.lbsSquared[r++];
-        for (let i = 0; i < n; i++) lbsAt[i] = Math.sqrt(squared[i]) * (1 / diagonal); // as scaledDistances
-        lbsFigures = maxAndP99(lbsAt);
-      } else {
-        // Into arrays of its own (not the reference's).
-        [method.positions, lbs.positions] = posed;
-        deform(morphed(), S, method);
-        deformLbs(morphed(), S, lbs);
-        lbsFigures = maxAndP99(distances(lbsAt, lbs.positions));
-      }
-      lbsStream[h].push(lbsAt);
-      deformLbs(morphedBaked, B, played);
-      bakedStream[h].push(distances(bakedAt, played.positions));
-      if (!withinMargin(bakedAt, lbsFigures)) {
-        if (isHalf) halfWorse++;
-        else worseSamples++;
-      }
-      if (fourStream && !isHalf) {
-        let inputFigures = lbsFigures;
-        if (fourLbsStream) {
-          deformLbs({ ...morphed(), ...fourOriginal }, S, lbsFour);
-          fourLbsStream.push(distances(fourLbsAt, lbsFour.positions));
-          inputFigures = maxAndP99(fourLbsAt);
-        }
-        deformLbs({ ...morphedBaked, ...four }, B, played);
-        fourStream.push(distances(fourAt, played.positions));
-        if (!withinMargin(fourAt, inputFigures)) fourWorse++;
-      }
-      onProgress?.(++done, total);
+  /** The distances of positions P to the method's at this time, into `out`. */
+  const distances = (out: Float32Array, P: Float32Array) => {
+    scaledDistances(out, P, method.positions, 1 / diagonal);
+    return out;
+  };
+  for (const [done, { clip: c, other: o, t, half, reference: r }] of plan.times.entries()) {
+    const [clip, other] = [original.animations[c], baked.animations[o]];
+    const h = half ? 1 : 0;
+    // The original and the baked file at this time (one move for both), the original morphed once, where needed.
+    let m: SkinnedMesh | undefined;
+    const [S, B] = bakeSkinningPair(original.skeleton, samplePose(original.skeleton, clip, t), baked.skeleton, samplePose(baked.skeleton, other, t), extent); // prettier-ignore
+    const morphed = () => (m ??= applyMorphTargets(original.mesh, original.morphGroups, sampleMorphWeights(original.morphGroups, clip.morphChannels ?? [], t))); // prettier-ignore
+    const bakedWeights = sampleMorphWeights(baked.morphGroups, other.morphChannels ?? [], t);
+    const morphedBaked = applyMorphTargets(baked.mesh, baked.morphGroups, bakedWeights);
+    let lbsFigures: [number, number];
+    if (reference && r >= 0) {
+      method.positions = reference.targets[r];
+      const squared = reference.lbsSquared[r];
+      for (let i = 0; i < n; i++) lbsAt[i] = Math.sqrt(squared[i]) * (1 / diagonal); // as scaledDistances
+      lbsFigures = maxAndP99(lbsAt);
+    } else {
+      // Into arrays of its own (not the reference's).
+      [method.positions, lbs.positions] = posed;
+      deform(morphed(), S, method);
+      deformLbs(morphed(), S, lbs);
+      lbsFigures = maxAndP99(distances(lbsAt, lbs.positions));
     }
-  const [max, p99] = bakedStream[0].result();
-  const [lbsMax, lbsP99] = lbsStream[0].result();
+    tally.lbs[h].push(lbsAt);
+    deformLbs(morphedBaked, B, played);
+    tally.baked[h].push(distances(bakedAt, played.positions));
+    if (!withinMargin(bakedAt, lbsFigures)) tally.worse[h]++;
+    if (four && !half) {
+      let inputFigures = lbsFigures;
+      if (fourOriginal) {
+        deformLbs({ ...morphed(), ...fourOriginal }, S, lbsFour);
+        tally.fourLbs!.push(distances(fourLbsAt, lbsFour.positions));
+        inputFigures = maxAndP99(fourLbsAt);
+      }
+      deformLbs({ ...morphedBaked, ...four }, B, played);
+      tally.four!.push(distances(fourAt, played.positions));
+      if (!withinMargin(fourAt, inputFigures)) tally.worse[2]++;
+    }
+    onProgress?.(done + 1, plan.times.length);
+  }
+}
+
+/** The figures of a {@link MeasureTally} that every time of `plan` went into. */
+export function measureResult(plan: MeasurePlan, tally: MeasureTally): BakeMeasure {
+  const { samplesTotal, total, diagonal } = plan;
+  const [max, p99] = tally.baked[0].result();
+  const [lbsMax, lbsP99] = tally.lbs[0].result();
+  const [worseSamples, halfWorse, fourWorse] = tally.worse;
   let firstSet: BakeMeasure['firstSet'];
-  if (fourStream) {
-    const [[fMax, fP99], [rMax, rP99]] = [fourStream.result(), fourLbsStream ? fourLbsStream.result() : [lbsMax, lbsP99]]; // prettier-ignore
+  if (tally.four) {
+    const [[fMax, fP99], [rMax, rP99]] = [tally.four.result(), tally.fourLbs ? tally.fourLbs.result() : [lbsMax, lbsP99]]; // prettier-ignore
     firstSet = { max: fMax, p99: fP99, lbsMax: rMax, lbsP99: rP99, worseSamples: fourWorse };
   }
   let halfway: BakeMeasure['halfway'];
   if (total > samplesTotal) {
-    const [[hMax, hP99], [hLbsMax, hLbsP99]] = [bakedStream[1].result(), lbsStream[1].result()];
+    const [[hMax, hP99], [hLbsMax, hLbsP99]] = [tally.baked[1].result(), tally.lbs[1].result()];
     halfway = { max: hMax, p99: hP99, lbsMax: hLbsMax, lbsP99: hLbsP99, times: total - samplesTotal, worseSamples: halfWorse }; // prettier-ignore
   }
   return { max, p99, lbsMax, lbsP99, samples: samplesTotal, worseSamples, diagonal, ...(firstSet && { firstSet }), ...(halfway && { halfway }) }; // prettier-ignore

@@ -208,6 +208,27 @@ export class MaxAndP99Stream {
   }
 
   /**
+   * What the stream holds, as plain data (for another thread's {@link merge}): the values kept
+   * (a copy), how many were given, the largest, and whether one was NaN.
+   */
+  state(): MaxAndP99StreamState {
+    return { total: this.total, values: this.buffer.slice(0, this.count), seen: this.seen, max: this.max, nan: this.nan }; // prettier-ignore
+  }
+
+  /**
+   * Takes in another stream's values by its {@link state} (a stream of the same `total` given
+   * the others): as if they had been given here.
+   * @throws RangeError when its `total` differs
+   */
+  merge(other: MaxAndP99StreamState): void {
+    if (other.total !== this.total) throw new RangeError(`MaxAndP99Stream: cannot merge a stream of ${other.total} values into one of ${this.total}`); // prettier-ignore
+    this.push(other.values);
+    this.seen += other.seen - other.values.length;
+    this.nan ||= other.nan;
+    this.max = Math.max(this.max, other.max);
+  }
+
+  /**
    * The largest value and the 99th percentile ({@link maxAndP99}): [0, 0] when `total` is 0.
    * @throws RangeError when other than `total` values were given
    */
@@ -218,4 +239,13 @@ export class MaxAndP99Stream {
     if (this.count < this.rank) return [this.max, -Infinity]; // the others were -Infinity
     return [this.max, select(this.buffer.subarray(0, this.count), this.count - this.rank)];
   }
+}
+
+/** A {@link MaxAndP99Stream}'s {@link MaxAndP99Stream.state | state}. */
+export interface MaxAndP99StreamState {
+  total: number;
+  values: Float32Array;
+  seen: number;
+  max: number;
+  nan: boolean;
 }

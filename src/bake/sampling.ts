@@ -10,6 +10,7 @@ import { boundingBoxDiagonal } from '../core/mesh.js';
 import type { Deformer } from '../deformers/contract.js';
 import { deformLbs as deformLbsJs } from '../deformers/lbs.js';
 import type { SkinnedModel } from '../io/gltf.js';
+import { allocate } from './fit.js';
 import { bakeCheckTimes, bakeSampleTimes, bakeSkinningMatrices, checkBakeSize } from './samples.js';
 
 /**
@@ -50,7 +51,8 @@ export interface MethodSamples {
  *   times too); `lbs` is the linear blend skinning deformer (default `deformLbs`; the bake passes
  *   the SIMD kernels bound to the mesh, `simdBoundDeformer`); `halfway`: only half-way between
  *   the sample times (the odd check times; `between` is then false and each clip's `times` are
- *   those)
+ *   those); `shared`: the method's positions and LBS's distances in SharedArrayBuffers (worker
+ *   threads read them without a copy: the bake's measure, `io/measure-parallel.ts`)
  * @throws CorskinError when the rate is not a positive number, or a clip or the whole bake would
  *   take more samples than `samples.ts` allows
  */
@@ -64,6 +66,7 @@ export function sampleMethod(
     between?: boolean;
     lbs?: Deformer;
     halfway?: boolean;
+    shared?: boolean;
   } = {},
 ): MethodSamples {
   const deformLbs = options.lbs ?? deformLbsJs;
@@ -84,8 +87,8 @@ export function sampleMethod(
   // a large mesh cost more, allocated one by one, than the skinning itself.
   // Plain LBS posed into one array, kept as its distances: fresh memory is slow to touch the first
   // time (on this project's 2-core VMs about 2.7 ns a byte, `cli/huge-pages.ts`).
-  const targets = new Float32Array(total * 3 * n);
-  const lbsSquared = new Float64Array(total * n);
+  const targets = allocate(Float32Array, total * 3 * n, !!options.shared);
+  const lbsSquared = allocate(Float64Array, total * n, !!options.shared);
   const plain = { positions: new Float32Array(3 * n) };
   for (const { clip, times } of clips)
     for (const t of times) {

@@ -11,9 +11,7 @@ import type { ValidatorMessage } from 'gltf-validator';
 import { CorskinError } from '../core/errors.js';
 import { methodInfo } from '../deformers/registry.js';
 import type { Deformer } from '../deformers/contract.js';
-import { deformLbs } from '../deformers/lbs.js';
 import {
-  measureBake,
   measureBeyondClips,
   NEVER_WORSE_MARGIN,
   float32Resolution,
@@ -25,9 +23,14 @@ import type { MethodSamples } from '../bake/sampling.js';
 import { DEFAULT_BAKE_TOLERANCE } from '../io/morph-bake.js';
 import { checkNotOverwritingInput, inputFiles, keepStaged } from '../io/files.js';
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
+import {
+  createMeasureWorkerPool,
+  measureBakeParallel,
+  PARALLEL_MEASURE_FROM,
+  simdLbs,
+} from '../io/measure-parallel.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { describeErrors, validatorErrors } from '../io/validate.js';
-import { simdBoundDeformer } from '../wasm/bound-deformer.js';
 import type { BakeCommandOptions } from './bake.js';
 import type { CollapsedChannels } from '../io/constant-channels.js';
 import type { CliMethod } from './method-deformer.js';
@@ -43,6 +46,8 @@ export interface BakedSkin {
   /** With helpers: its vertices with more than the bake's influences. */
   over?: number;
   guard?: 'samples' | 'between';
+  /** Threads its fit ran on: its measure shares its times between two where more than one. */
+  threads?: number;
 }
 
 /** What {@link checkStaged} takes of the bake's state. */
@@ -74,42 +79,52 @@ export async function checkStaged(
   { models, method, rate, withHelpers, stage, start, collapsed }: StagedBake,
 ): Promise<void> {
   const staged = join(stage, basename(o.output));
-  const files = await writeDocument(document, staged, { compress: o.compress, inputs: [input], force: true }).catch(
-    (e: unknown) => {
-      // Named as the user named the output, not by its staging path (removed on the way out).
-      if (!(e instanceof CorskinError) || !e.file?.startsWith(stage)) throw e;
-      const file = join(dirname(o.output), basename(e.file));
-      throw new CorskinError(e.message.slice(e.file.length + 2), file, { cause: e });
-    },
-  );
-
-  // The validator on the written file, on a thread of its own while it is measured.
-  const outputValidation = inputErrors && validatorErrors(staged, { thread: true });
-  outputValidation?.catch(() => undefined); // awaited below
-  // The written file, read back and played by LBS, against the method on the original — or, where
-  // its codec reordered or welded the vertices (Draco's edgebreaker), the bake before compression.
-  const written = extractSkinnedModels(await readDocument(staged), o.output);
-  let unwritten: SkinnedModel[] | undefined; // the bake before compression, read where needed
+  // The measure's worker thread, starting while the file is written, where a skin's measure
+  // will share its times (`measureBakeParallel`: from PARALLEL_MEASURE_FROM pairs up).
+  const shares = ({ threads, samples, model }: BakedSkin) => (threads ?? 1) > 1 && !!samples && (samples.targets.length * model.mesh.positions.length) / 3 >= PARALLEL_MEASURE_FROM; // prettier-ignore
+  const pool = baked.some(shares) ? createMeasureWorkerPool() : undefined;
   const measures: BakeMeasure[] = [];
   const beyond: (BeyondClipsMeasure | undefined)[] = [];
-  for (const { model, deform, samples } of baked) {
-    let other = written.find((m) => m.name === model.name) ?? written[models.indexOf(model)];
-    if (other.mesh.positions.length !== model.mesh.positions.length) {
-      io.err(
-        `corskin: note: ${o.output}: ${model.name}: its compression welded ${(model.mesh.positions.length - other.mesh.positions.length) / 3} vertices and reordered them: measured before compression (--no-compress writes the file as measured)`,
-      );
-      unwritten ??= extractSkinnedModels(document, o.output);
-      other = unwritten.find((m) => m.skin === model.skin) ?? other;
+  let files: string[];
+  let outputValidation: Promise<ValidatorMessage[] | undefined> | undefined;
+  try {
+    files = await writeDocument(document, staged, { compress: o.compress, inputs: [input], force: true }).catch(
+      (e: unknown) => {
+        // Named as the user named the output, not by its staging path (removed on the way out).
+        if (!(e instanceof CorskinError) || !e.file?.startsWith(stage)) throw e;
+        const file = join(dirname(o.output), basename(e.file));
+        throw new CorskinError(e.message.slice(e.file.length + 2), file, { cause: e });
+      },
+    );
+    // The validator on the written file, on a thread of its own while it is measured.
+    outputValidation = inputErrors && validatorErrors(staged, { thread: true });
+    outputValidation?.catch(() => undefined); // awaited below
+    // The written file, read back and played by LBS, against the method on the original — or, where
+    // its codec reordered or welded the vertices (Draco's edgebreaker), the bake before compression.
+    const written = extractSkinnedModels(await readDocument(staged), o.output);
+    let unwritten: SkinnedModel[] | undefined; // the bake before compression, read where needed
+    for (const { model, deform, samples, threads } of baked) {
+      let other = written.find((m) => m.name === model.name) ?? written[models.indexOf(model)];
+      if (other.mesh.positions.length !== model.mesh.positions.length) {
+        io.err(
+          `corskin: note: ${o.output}: ${model.name}: its compression welded ${(model.mesh.positions.length - other.mesh.positions.length) / 3} vertices and reordered them: measured before compression (--no-compress writes the file as measured)`,
+        );
+        unwritten ??= extractSkinnedModels(document, o.output);
+        other = unwritten.find((m) => m.skin === model.skin) ?? other;
+      }
+      const bar = progress(io, `${model.name}: measuring`);
+      try {
+        measures.push(await measureBakeParallel(model, other, deform, rate, { onProgress: bar.update, reference: samples, between: true, threads, pool })); // prettier-ignore
+        beyond.push(
+          withHelpers ? measureBeyondClips(model, other, deform, 0.5, await simdLbs(model, other)) : undefined,
+        );
+        baked[measures.length - 1].samples = undefined; // not needed any more
+      } finally {
+        bar.stop();
+      }
     }
-    const bar = progress(io, `${model.name}: measuring`);
-    try {
-      const lbs = (await simdBoundDeformer('lbs', [model.mesh, other.mesh], deformLbs, { positionsOnly: true })).deform;
-      measures.push(measureBake(model, other, deform, rate, { onProgress: bar.update, reference: samples, between: true, lbs })); // prettier-ignore
-      beyond.push(withHelpers ? measureBeyondClips(model, other, deform, 0.5, lbs) : undefined);
-      baked[measures.length - 1].samples = undefined; // not needed any more
-    } finally {
-      bar.stop();
-    }
+  } finally {
+    await pool?.terminate();
   }
   const e = (x: number) => x.toExponential(1);
   const percent = (x: number) => (Math.round(1000 * x) / 10 || 0).toFixed(1); // never "-0.0"

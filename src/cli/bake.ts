@@ -229,7 +229,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       // stays within one bake's bound) compared against after the file is written.
       const lbs = (await simdBoundDeformer('lbs', [model.mesh], deformLbs, { positionsOnly: true })).deform;
       const samples = await phase(model, 'sampling', (onProgress) =>
-        sampleMethod(model, deform, rate, { onProgress, between: o.guard === 'between', lbs }),
+        sampleMethod(model, deform, rate, { onProgress, between: o.guard === 'between', lbs, shared: true }),
       );
       const n = model.mesh.positions.length / 3;
       const pairs = samples.targets.length * n;
@@ -239,6 +239,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       }
       const threads = o.threads ?? (pairs >= AUTO_BAKE_THREADS_FROM ? availableParallelism() : 1);
       if (threads > 1) pool ??= createHelperBakeWorkerPool(threads);
+      entry.threads = threads;
       const r = await phase(model, 'helpers', (onProgress) =>
         bakeHelperJointsParallel(document, model, deform, {
           threads,

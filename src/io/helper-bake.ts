@@ -427,7 +427,7 @@ export function* helperBakeSteps(
   // placements, and with the guard `auto` whether the samples' guard holds there.
   const halfway =
     scored && !samples.between
-      ? sampleMethod(model, deform, rate, { signal: options.signal, halfway: true, lbs: options.lbs })
+      ? sampleMethod(model, deform, rate, { signal: options.signal, halfway: true, lbs: options.lbs, shared })
       : undefined;
   // With the guard `auto`, where the samples' guard leaves the bake farther from the method than
   // plain LBS half-way somewhere, it is held there too, whichever way plays closer: the same fit
