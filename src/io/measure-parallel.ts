@@ -84,7 +84,8 @@ export function tallyState(tally: MeasureTally): MeasureTallyState {
  * {@link PARALLEL_MEASURE_FROM});
  * otherwise, or with `threads` 1, on this thread alone. The same result either way: both skins played by linear blend skinning on the SIMD
  * kernels on both threads ({@link simdLbs}; `measureBake` with those as `lbs` gives the same).
- * @param threads 1 or 2 (more are taken as 2: the times are split in two)
+ * @param options as `measureBake`'s but `lbs`; `threads`, 1 or more (more than 2 are taken as 2:
+ *   the times are split in two); `pool` and `parallelFrom` as above
  * @throws as `measureBake`; Error when the worker thread fails
  */
 export async function measureBakeParallel(
