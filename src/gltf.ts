@@ -62,6 +62,7 @@ export {
   type BakeMeasure,
   type BeyondClipsMeasure,
   type MeasureOptions,
+  type MeasuredSkin,
 } from './bake/measure.js';
 export { sampleMethod, type MethodSamples } from './bake/sampling.js';
 export { bakeSampleTimes, DEFAULT_BAKE_RATE, MAX_BAKE_SAMPLES } from './bake/samples.js';

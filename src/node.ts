@@ -67,10 +67,5 @@ export {
   createHelperBakeWorkerPool,
   type ParallelHelperBakeOptions,
 } from './io/helper-bake-parallel.js';
-export {
-  measureBakeParallel,
-  createMeasureWorkerPool,
-  PARALLEL_MEASURE_FROM,
-  simdLbs,
-} from './io/measure-parallel.js';
+export { measureBakeParallel, createMeasureWorkerPool, PARALLEL_MEASURE_FROM, simdLbs } from './io/measure-parallel.js';
 export { readCage } from './io/read-cage.js';
