@@ -154,7 +154,7 @@ export function measureBake(
   return measureResult(plan, tally);
 }
 
-/** A skin as {@link measureTimes} plays it: plain data, for a worker thread. */
+/** A skin as the bake's measure plays it (`measureTimes`): plain data, for a worker thread. */
 export type MeasuredSkin = Pick<SkinnedModel, 'name' | 'mesh' | 'skeleton' | 'animations' | 'morphGroups'>;
 
 /** What {@link measureBake} plays, in order: each time's clips, time and reference sample. */
