@@ -111,7 +111,13 @@ function halfwayFigures(squared: Float32Array, skip: number, n: number): Float64
 }
 
 /** {@link OutsideFigures} of `active` (those of `plain` when made for the same set and margin). */
-function outsideFigures(plain: PlainLbs, active: readonly number[], margin: number, skip: number, n: number): OutsideFigures {
+function outsideFigures(
+  plain: PlainLbs,
+  active: readonly number[],
+  margin: number,
+  skip: number,
+  n: number,
+): OutsideFigures {
   const cached = plain.outside;
   if (cached && cached.margin === margin && cached.active.length === active.length && cached.active.every((i, a) => i === active[a])) return cached; // prettier-ignore
   const inside = new Uint8Array(n);
