@@ -176,7 +176,7 @@ export function addPoseCommands(program: Command, io: Io): void {
         )
         .option(
           '--threads <n>',
-          `helpers: threads for the fit (the sampling and the measure run on one); the file is identical for any count (default: all cores from ${AUTO_BAKE_THREADS_FROM.toExponential(0)} (sample, vertex) pairs up, else 1; 1 per file with --jobs above 1)`,
+          `helpers: threads for the fit (the sampling runs on one; the measure shares its times with a worker thread from 1e7 (time, vertex) pairs up when this is above 1); the file is identical for any count (default: all cores from ${AUTO_BAKE_THREADS_FROM.toExponential(0)} (sample, vertex) pairs up, else 1; 1 per file with --jobs above 1)`,
           threadCount,
         ),
     ),
