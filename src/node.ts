@@ -67,5 +67,6 @@ export {
   createHelperBakeWorkerPool,
   type ParallelHelperBakeOptions,
 } from './io/helper-bake-parallel.js';
-export { measureBakeParallel, createMeasureWorkerPool, PARALLEL_MEASURE_FROM, simdLbs } from './io/measure-parallel.js';
+export { measureBakeParallel, createMeasureWorkerPool, sharesMeasure, simdLbs } from './io/measure-parallel.js';
+export { PARALLEL_MEASURE_FROM } from './bake/samples.js';
 export { readCage } from './io/read-cage.js';

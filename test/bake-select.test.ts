@@ -125,6 +125,35 @@ describe('MaxAndP99Stream: the figures of values given a block at a time, withou
       }
     });
 
+  it('two streams merged by their states give the figures of all their values (as two threads do)', () => {
+    const n = 1_000_003;
+    for (const [name, make] of Object.entries(layouts)) {
+      const a = make(n);
+      const sorted = a.slice().sort();
+      // Uneven shares, each stream given its share in blocks (both cut before the merge).
+      for (const share of [0.13, 0.5, 0.91]) {
+        const k = Math.floor(share * n);
+        const [mine, theirs] = [new MaxAndP99Stream(n), new MaxAndP99Stream(n)];
+        for (let i = 0; i < k; i += 35_000) mine.push(a.subarray(i, Math.min(k, i + 35_000)));
+        for (let i = k; i < n; i += 35_000) theirs.push(a.subarray(i, i + 35_000));
+        mine.merge(theirs.state());
+        expect(mine.result(), `${name}, ${share}`).toEqual([sorted[n - 1], sorted[percentileIndex(n)]]);
+      }
+    }
+    // A NaN on the merged side only; values that are all −∞; a stream of another total.
+    const [mine, theirs] = [new MaxAndP99Stream(100_000), new MaxAndP99Stream(100_000)];
+    mine.push(new Float32Array(60_000).fill(1));
+    theirs.push(Float32Array.from({ length: 40_000 }, (_, i) => (i === 7 ? NaN : 2)));
+    mine.merge(theirs.state());
+    expect(mine.result()).toEqual([NaN, NaN]);
+    const [low, lower] = [new MaxAndP99Stream(1000), new MaxAndP99Stream(1000)];
+    low.push(new Float32Array(500).fill(-Infinity));
+    lower.push(new Float32Array(500).fill(-Infinity));
+    low.merge(lower.state());
+    expect(low.result()).toEqual([-Infinity, -Infinity]);
+    expect(() => low.merge(new MaxAndP99Stream(999).state())).toThrow(/of 999 values into one of 1000/);
+  });
+
   it('NaN makes both NaN, as maxAndP99; none gives zeros; a wrong count throws', () => {
     const withNan = new MaxAndP99Stream(200_000);
     const a = Float32Array.from({ length: 200_000 }, () => random());

@@ -101,7 +101,7 @@ export interface BakeMeasure {
 
 /** Options of {@link measureBake}. */
 export interface MeasureOptions {
-  /** Called after each sample with (done, total). */
+  /** Called after each time measured with (done, total). */
   onProgress?: (done: number, total: number) => void;
   /** The method and plain LBS on the original, already sampled (`sampleMethod`). */
   reference?: MethodSamples;
@@ -161,11 +161,13 @@ export type MeasuredSkin = Pick<SkinnedModel, 'name' | 'mesh' | 'skeleton' | 'an
 export interface MeasurePlan {
   /** Vertices. */
   n: number;
-  /** The posed diagonal the distances are divided by, and the bind-space one `bakeSkinningPair` takes. */
+  /** The posed diagonal the distances are divided by ({@link posedDiagonal}). */
   diagonal: number;
+  /** The bind-space diagonal `bakeSkinningPair` takes. */
   extent: number;
-  /** Sample times (the even check times with `between`) over every clip, and all times. */
+  /** Sample times (the even check times with `between`) over every clip. */
   samplesTotal: number;
+  /** All times: the samples and, with `between`, the half-way times. */
   total: number;
   /**
    * Per time: its clip in the original and in the baked skin (indices into their `animations`),

@@ -147,7 +147,8 @@ export function select(a: Float32Array, k: number): number {
  * {@link maxAndP99} of values given a block at a time, without holding them: the largest, and
  * the 99th percentile of the `total` values as the rank-th largest (rank = total −
  * {@link percentileIndex}(total)), kept exactly by holding only the values that can still be among
- * the rank largest — a buffer of at least twice that many, cut back to the rank largest when full
+ * the rank largest — a buffer of at least twice that many (or all of them, when fewer), cut back to
+ * the rank largest when full
  * (those above the rank-th, and as many copies of it as make up the rank), after which a value not
  * above the cut cannot change the top rank. The same two numbers as {@link maxAndP99} on all the
  * values at once, in about 2% of their memory (the bake's measure: 28M distances on Ybot's clips).

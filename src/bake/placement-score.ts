@@ -35,8 +35,9 @@ export interface PlainLbs {
   /** Per vertex, its largest squared distance over every time (n). */
   vertexMax: Float32Array;
   /**
-   * Room for a candidate's squared distances, as {@link squared}: one array for every candidate
-   * scored, written at the candidate's active vertices only (every other vertex plays plain LBS).
+   * Room for a candidate's squared distances, laid out as {@link squared}: one array for every
+   * candidate scored, written at the candidate's active vertices only (the others hold whatever
+   * an earlier candidate left: read through {@link OutsideFigures} instead).
    */
   scratch: Float32Array;
   /** The figures of the vertices outside a candidate's active ones, for the last set asked ({@link outsideFigures}). */
@@ -233,8 +234,7 @@ export function holdHalfway(
   const times = playedTimes(samples, halfway, candidate);
   const baked = bakedSquared(times, plain, candidate);
   const T = baked.length / n;
-  const active: number[] = [];
-  for (let i = 0; i < n; i++) if (!candidate.own[i]) active.push(i);
+  const active = candidate.active.filter((i) => !candidate.own[i]); // the fitted vertices
   const nA = active.length;
   const fitted = new Float32Array(T * nA);
   for (let t = 0; t < T; t++) active.forEach((i, a) => (fitted[t * nA + a] = Math.sqrt(baked[t * n + i])));
@@ -275,9 +275,10 @@ function playedTimes(
 
 /**
  * The candidate's squared distance to the method at the times `times` ({@link playedTimes}: every
- * sample, then any half-way times, the helpers there played from their kept keys), per time and vertex as
- * {@link PlainLbs.squared}; plain LBS's where a vertex keeps its own influences. Written into
- * `plain.scratch` (and returned): valid until the next candidate is measured.
+ * sample, then any half-way times, the helpers there played from their kept keys), per time and
+ * vertex as {@link PlainLbs.squared}, at the candidate's active vertices only (plain LBS's where
+ * one keeps its own influences; every other vertex plays plain LBS and is left as it was). Written
+ * into `plain.scratch` (and returned): valid until the next candidate is measured.
  */
 function bakedSquared(
   times: { problem: SsdrProblem; transforms: Float64Array[] }[],

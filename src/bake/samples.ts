@@ -94,6 +94,13 @@ export const MAX_BAKE_VERTEX_SAMPLES = 5e7;
  */
 export const AUTO_BAKE_THREADS_FROM = 5e6;
 
+/**
+ * Below this many (time, vertex) pairs the measure stays on one thread: its worker takes about
+ * half a second to start (its modules and kernels), and the measure plays about 25M pairs a second
+ * on this project's 2-core machines.
+ */
+export const PARALLEL_MEASURE_FROM = 1e7;
+
 /** Most helper joints per joint region (Le & Deng 2012 use a handful; each costs a bone per sample). */
 export const MAX_HELPERS_PER_REGION = 16;
 

@@ -23,12 +23,7 @@ import type { MethodSamples } from '../bake/sampling.js';
 import { DEFAULT_BAKE_TOLERANCE } from '../io/morph-bake.js';
 import { checkNotOverwritingInput, inputFiles, keepStaged } from '../io/files.js';
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
-import {
-  createMeasureWorkerPool,
-  measureBakeParallel,
-  PARALLEL_MEASURE_FROM,
-  simdLbs,
-} from '../io/measure-parallel.js';
+import { createMeasureWorkerPool, measureBakeParallel, sharesMeasure, simdLbs } from '../io/measure-parallel.js';
 import { readDocument, writeDocument } from '../io/node-io.js';
 import { describeErrors, validatorErrors } from '../io/validate.js';
 import type { BakeCommandOptions } from './bake.js';
@@ -80,8 +75,8 @@ export async function checkStaged(
 ): Promise<void> {
   const staged = join(stage, basename(o.output));
   // The measure's worker thread, starting while the file is written, where a skin's measure
-  // will share its times (`measureBakeParallel`: from PARALLEL_MEASURE_FROM pairs up).
-  const shares = ({ threads, samples, model }: BakedSkin) => (threads ?? 1) > 1 && !!samples && (samples.targets.length * model.mesh.positions.length) / 3 >= PARALLEL_MEASURE_FROM; // prettier-ignore
+  // will share its times (`sharesMeasure`).
+  const shares = (b: BakedSkin) => sharesMeasure(b.samples, b.model.mesh.positions.length / 3, b.threads ?? 1);
   const pool = baked.some(shares) ? createMeasureWorkerPool() : undefined;
   const measures: BakeMeasure[] = [];
   const beyond: (BeyondClipsMeasure | undefined)[] = [];
@@ -114,10 +109,9 @@ export async function checkStaged(
       }
       const bar = progress(io, `${model.name}: measuring`);
       try {
-        measures.push(await measureBakeParallel(model, other, deform, rate, { onProgress: bar.update, reference: samples, between: true, threads, pool })); // prettier-ignore
-        beyond.push(
-          withHelpers ? measureBeyondClips(model, other, deform, 0.5, await simdLbs(model, other)) : undefined,
-        );
+        const lbs = await simdLbs(model, other);
+        measures.push(await measureBakeParallel(model, other, deform, rate, { onProgress: bar.update, reference: samples, between: true, threads, pool, lbs })); // prettier-ignore
+        beyond.push(withHelpers ? measureBeyondClips(model, other, deform, 0.5, lbs) : undefined);
         baked[measures.length - 1].samples = undefined; // not needed any more
       } finally {
         bar.stop();

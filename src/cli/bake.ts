@@ -209,8 +209,8 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   let pool: WorkerThreadPool | undefined;
   try {
     for (const model of animated) {
-      // On the SIMD kernels where the mesh is posed unmorphed (the sampling and the measure), one
-      // thread (frames shared between threads made the bake slower: `parallelSimdFactory`).
+      // On the SIMD kernels where the mesh is posed unmorphed (the sampling and the measure), whole
+      // frames per thread (frames shared between threads made the bake slower: `parallelSimdFactory`).
       // A helper bake poses the method's positions alone, and its normals on a second set of
       // kernels where its fit and its normals' guard ask for them (its morph targets correct
       // normals too: a bake with morphs poses both everywhere).

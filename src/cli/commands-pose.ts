@@ -12,6 +12,7 @@ import { BAKE_METHODS, CHARACTER_METHODS, SKINNING_METHODS, THREE_METHODS } from
 import { DEFAULT_INFLUENCES } from '../cor/parameters.js';
 import {
   AUTO_BAKE_THREADS_FROM,
+  PARALLEL_MEASURE_FROM,
   BAKE_KINDS,
   DEFAULT_BAKE_RATE,
   DEFAULT_KEYFRAME_TOLERANCE,
@@ -176,7 +177,7 @@ export function addPoseCommands(program: Command, io: Io): void {
         )
         .option(
           '--threads <n>',
-          `helpers: threads for the fit (the sampling runs on one; the measure shares its times with a worker thread from 1e7 (time, vertex) pairs up when this is above 1); the file is identical for any count (default: all cores from ${AUTO_BAKE_THREADS_FROM.toExponential(0)} (sample, vertex) pairs up, else 1; 1 per file with --jobs above 1)`,
+          `helpers: threads for the fit (the sampling runs on one; the measure shares its times with a worker thread from ${PARALLEL_MEASURE_FROM.toExponential(0)} (time, vertex) pairs up when this is above 1 and the half-way samples are held); the file is identical for any count (default: all cores from ${AUTO_BAKE_THREADS_FROM.toExponential(0)} (sample, vertex) pairs up, else 1; 1 per file with --jobs above 1)`,
           threadCount,
         ),
     ),

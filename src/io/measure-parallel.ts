@@ -20,7 +20,7 @@ import {
   type MeasureTally,
 } from '../bake/measure.js';
 import type { MaxAndP99StreamState } from '../bake/percentile.js';
-import { DEFAULT_BAKE_RATE } from '../bake/samples.js';
+import { DEFAULT_BAKE_RATE, PARALLEL_MEASURE_FROM } from '../bake/samples.js';
 import type { MethodSamples } from '../bake/sampling.js';
 import { startWorkerPool, type WorkerThreadPool } from '../core/node-worker.js';
 import { simdBoundDeformer } from '../wasm/bound-deformer.js';
@@ -28,13 +28,6 @@ import type { SkinnedModel } from './gltf.js';
 
 /** Times this thread measures between two looks at its messages (about 30 ms on Ybot). */
 const RUN = 16;
-
-/**
- * Below this many (time, vertex) pairs the measure stays on one thread: its worker takes about
- * half a second to start (its modules and kernels), and the measure plays about 25M pairs a second
- * on this project's 2-core machines.
- */
-export const PARALLEL_MEASURE_FROM = 1e7;
 
 /**
  * Starts the measure's worker thread ahead of {@link measureBakeParallel} (its start then overlaps
@@ -77,50 +70,76 @@ export function tallyState(tally: MeasureTally): MeasureTallyState {
 }
 
 /**
+ * Whether {@link measureBakeParallel} shares a skin's measure against `reference` between two
+ * threads: more than one asked, every time in the reference (sampled half-way between the
+ * samples too, `between`), its arrays in SharedArrayBuffers, and at least `from` (time, vertex)
+ * pairs ({@link PARALLEL_MEASURE_FROM} by default).
+ * @param n the skin's vertices
+ */
+export function sharesMeasure(
+  reference: MethodSamples | undefined,
+  n: number,
+  threads: number,
+  from = PARALLEL_MEASURE_FROM,
+): boolean {
+  const shared = (a: ArrayBufferView) => a.buffer instanceof SharedArrayBuffer;
+  return (
+    threads > 1 &&
+    !!reference?.between &&
+    reference.targets.length * n >= from &&
+    reference.targets.every(shared) &&
+    reference.lbsSquared.every(shared)
+  );
+}
+
+/**
  * `measureBake` with the times shared between this thread and one worker thread (`pool`, one
- * started by {@link createMeasureWorkerPool}, else started here), where every time is in
- * `options.reference` and its arrays are in SharedArrayBuffers (the worker reads them without a
- * copy: `sampleMethod` with `shared`), from `parallelFrom` (time, vertex) pairs up (default
- * {@link PARALLEL_MEASURE_FROM});
- * otherwise, or with `threads` 1, on this thread alone. The same result either way: both skins played by linear blend skinning on the SIMD
- * kernels on both threads ({@link simdLbs}; `measureBake` with those as `lbs` gives the same).
- * @param options as `measureBake`'s but `lbs`; `threads`, 1 or more (more than 2 are taken as 2:
- *   the times are split in two); `pool` and `parallelFrom` as above
- * @throws as `measureBake`; Error when the worker thread fails
+ * started by {@link createMeasureWorkerPool}, else started here) where {@link sharesMeasure}
+ * (`threads`, `parallelFrom`); otherwise on this thread alone. The same result either way: both
+ * skins played by linear blend skinning on the SIMD kernels ({@link simdLbs}, prepared on each
+ * thread; each keeps them where its first frame agrees with JavaScript's, as `simdBoundDeformer`
+ * checks, which they do but where a mesh's kernels fail), so `measureBake` with those as `lbs`
+ * gives the same.
+ * @param options as `measureBake`'s — `lbs`, where given, from {@link simdLbs} on the same skins
+ *   (made here otherwise); `onProgress` estimates the worker's share as this thread's — and
+ *   `threads` (1 or more; the times split in two), `pool`, `parallelFrom`
+ * @throws as `measureBake`; Error when the worker thread fails (the pool is then stopped)
  */
 export async function measureBakeParallel(
   original: SkinnedModel,
   baked: SkinnedModel,
   deform: Deformer,
   rate = DEFAULT_BAKE_RATE,
-  options: Omit<MeasureOptions, 'lbs'> & { threads?: number; pool?: WorkerThreadPool; parallelFrom?: number } = {},
+  options: MeasureOptions & { threads?: number; pool?: WorkerThreadPool; parallelFrom?: number } = {},
 ): Promise<BakeMeasure> {
   const { reference, onProgress } = options;
   const plan = measurePlan(original, baked, deform, rate, options);
-  const lbs = await simdLbs(original, baked);
+  const lbs = options.lbs ?? (await simdLbs(original, baked));
   const tally = measureTally(plan, original, baked);
-  const shared = (a: ArrayBufferView) => a.buffer instanceof SharedArrayBuffer;
   const split =
-    (options.threads ?? 1) > 1 &&
-    reference !== undefined &&
-    plan.times.length * plan.n >= (options.parallelFrom ?? PARALLEL_MEASURE_FROM) &&
-    plan.times.every((x) => x.reference >= 0) &&
-    reference.targets.every(shared) &&
-    reference.lbsSquared.every(shared);
+    sharesMeasure(reference, plan.n, options.threads ?? 1, options.parallelFrom) &&
+    plan.times.every((x) => x.reference >= 0);
   if (!split) {
     measureTimes(plan, original, baked, deform, lbs, reference, tally, onProgress);
     return measureResult(plan, tally);
   }
   const half = Math.floor(plan.times.length / 2);
   const [mine, theirs] = [plan.times.slice(0, half), plan.times.slice(half)];
-  const skin = ({ name, mesh, skeleton, animations, morphGroups }: MeasuredSkin): MeasuredSkin => ({ name, mesh, skeleton, animations, morphGroups }); // prettier-ignore
+  // What the worker plays: the skins' positions and influences, morph targets and clips.
+  const skin = ({ name, mesh, skeleton, animations, morphGroups }: MeasuredSkin): MeasuredSkin => ({
+    name,
+    mesh: { ...mesh, normals: undefined, tangents: undefined, centersOfRotation: undefined, methodData: undefined },
+    skeleton,
+    animations,
+    morphGroups,
+  });
   const job: MeasureJob = {
     plan: { ...plan, times: theirs.map((x, k) => ({ ...x, reference: k })) },
     original: skin(original),
     baked: skin(baked),
     reference: {
-      targets: theirs.map((x) => reference.targets[x.reference]),
-      lbsSquared: theirs.map((x) => reference.lbsSquared[x.reference]),
+      targets: theirs.map((x) => reference!.targets[x.reference]),
+      lbsSquared: theirs.map((x) => reference!.lbsSquared[x.reference]),
     },
   };
   const owned = options.pool ? undefined : createMeasureWorkerPool();
@@ -133,11 +152,15 @@ export async function measureBakeParallel(
     for (let from = 0; from < mine.length; from += RUN) {
       measureTimes({ ...plan, times: mine.slice(from, from + RUN) }, original, baked, deform, lbs, reference, tally);
       onProgress?.(Math.min(2 * (from + RUN), plan.times.length), plan.times.length);
-      await new Promise(setImmediate);
+      await new Promise((resolve) => setImmediate(resolve));
     }
     const state = await answer;
     streamsOf(tally).forEach((s, k) => s.merge(state.streams[k]));
     state.worse.forEach((w, k) => (tally.worse[k] += w));
+    onProgress?.(plan.times.length, plan.times.length);
+  } catch (e) {
+    await pool.terminate(true).catch(() => undefined); // its share is not waited for
+    throw e;
   } finally {
     await owned?.terminate();
   }
