@@ -272,6 +272,23 @@ export function measureTimes(
   tally: MeasureTally,
   onProgress?: (done: number, total: number) => void,
 ): void {
+  for (const done of measureSteps(plan, original, baked, deform, deformLbs, reference, tally))
+    onProgress?.(done, plan.times.length);
+}
+
+/**
+ * {@link measureTimes} one time a step, its scratch arrays made once: yields the times done after
+ * each (so that a caller can look at its messages between steps, `measureBakeParallel`).
+ */
+export function* measureSteps(
+  plan: MeasurePlan,
+  original: MeasuredSkin,
+  baked: MeasuredSkin,
+  deform: Deformer,
+  deformLbs: Deformer,
+  reference: Pick<MethodSamples, 'targets' | 'lbsSquared'> | undefined,
+  tally: MeasureTally,
+): Generator<number, void, void> {
   const { n, diagonal, extent } = plan;
   // What an engine that skins 4 influences plays: the baked file's first set, and the original's
   // (its own first set where it has more than 4, else as plain LBS).
@@ -324,7 +341,7 @@ export function measureTimes(
       tally.four!.push(distances(fourAt, played.positions));
       if (!withinMargin(fourAt, inputFigures)) tally.worse[2]++;
     }
-    onProgress?.(done + 1, plan.times.length);
+    yield done + 1;
   }
 }
 

@@ -61,6 +61,18 @@ function ancestorsUntil(node: Node, stop: Set<Node>, file?: string): Node[] {
   return chain;
 }
 
+/**
+ * The skeleton of a glTF skin: per node of `nodes` ({@link skeletonNodes}: the skin's J joints
+ * first, then the animated ancestors that drive them), its rest translation, rotation (x, y, z, w)
+ * and scale as the file stores them (local space), its parent (an index into `nodes`, −1 at a
+ * root), the fixed pre-transform of the non-skeleton ancestors between it and that parent (4×4
+ * column-major), and its inverse bind matrix (4×4 column-major, from the skin's accessor; the
+ * identity where the skin has none, and for the ancestors after the joints).
+ * @param jointNodes the skin's joints, in its order (J)
+ * @param file named in errors
+ * @throws CorskinError when the inverse bind matrices are not J MAT4 elements or one is not
+ *   finite, or the node hierarchy has a cycle
+ */
 export function extractSkeleton(skin: Skin, jointNodes: Node[], nodes: Node[], file?: string): Skeleton {
   const J = jointNodes.length;
   const N = nodes.length;
@@ -117,6 +129,20 @@ export function extractSkeleton(skin: Skin, jointNodes: Node[], nodes: Node[], f
   });
 }
 
+/**
+ * The clips of `document` restricted to what moves the skin: per animation, the translation,
+ * rotation and scale channels of `skeletonNodes` (joint indices into it; key times in seconds,
+ * values as stored, local space) and the morph-weight channels of the meshes in `groupOfNode`; an
+ * animation with none of those is left out. Channels of other nodes and paths are counted in
+ * `ignored.channels` (weights channels of meshes outside the skin not counted).
+ * @param groupOfNode per mesh node, its morph group (an index into `groups`)
+ * @param warnings receives a line per animation that targets a node and path more than once
+ *   (corskin plays the last channel), and per weights channel of the wrong length (then ignored)
+ * @param file named in errors
+ * @throws CorskinError naming the animation, node and path when key times are not finite and
+ *   ascending, a key value is not finite, a channel's output count does not match its keys and
+ *   interpolation, or a rotation key is zero
+ */
 export function extractAnimations(
   document: Document,
   skeletonNodes: Node[],

@@ -11,6 +11,7 @@ import { deformLbs } from '../deformers/lbs.js';
 import {
   measurePlan,
   measureResult,
+  measureSteps,
   measureTally,
   measureTimes,
   type BakeMeasure,
@@ -149,9 +150,9 @@ export async function measureBakeParallel(
     answer.catch(() => undefined); // awaited below, after this thread's share
     // This thread's share in runs of a few times, between which the task reaches the worker once
     // it has started (its messages wait for this thread's event loop).
-    for (let from = 0; from < mine.length; from += RUN) {
-      measureTimes({ ...plan, times: mine.slice(from, from + RUN) }, original, baked, deform, lbs, reference, tally);
-      onProgress?.(Math.min(2 * (from + RUN), plan.times.length), plan.times.length);
+    for (const done of measureSteps({ ...plan, times: mine }, original, baked, deform, lbs, reference, tally)) {
+      if (done % RUN && done < mine.length) continue;
+      onProgress?.(Math.min(2 * done, plan.times.length), plan.times.length);
       await new Promise((resolve) => setImmediate(resolve));
     }
     const state = await answer;
