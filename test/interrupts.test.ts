@@ -122,11 +122,13 @@ describe('long commands stop when told', () => {
 });
 
 describe('a bake stopped once its file is written', () => {
-  it('leaves the output as it was: the file waits in a staging folder while it is measured and validated', async () => {
+  it('leaves the output as it was (the file waits in a staging folder while it is measured and validated) and says it stopped', async () => {
     const out = join(tmp.dir, 'kept.glb');
     writeFileSync(out, 'the previous output');
-    const child = spawn(process.execPath, [join(ROOT, 'bin/corskin.js'), 'bake', YBOT, '--method', 'dqs', '--as', 'helpers', '-o', out], { stdio: 'ignore' }); // prettier-ignore
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const child = spawn(process.execPath, [join(ROOT, 'bin/corskin.js'), 'bake', YBOT, '--method', 'dqs', '--as', 'helpers', '-o', out], { stdio: ['ignore', 'ignore', 'pipe'] }); // prettier-ignore
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     // The staged file exists (`.kept.glb.xxxxxxxx.tmp/kept.glb`): the bake is measuring it.
     const staged = () => readdirSync(tmp.dir).some((f) => f.startsWith('.kept.glb.') && f.endsWith('.tmp') && existsSync(join(tmp.dir, f, 'kept.glb'))); // prettier-ignore
     let polls = 0;
@@ -134,6 +136,7 @@ describe('a bake stopped once its file is written', () => {
     expect(child.exitCode, 'the bake ended before its file was staged').toBeNull();
     child.kill('SIGINT');
     expect(await exited).toBe(130);
+    expect(stderr).toContain('corskin: stopped (SIGINT); no file was left partly written');
     expect(readFileSync(out, 'utf8')).toBe('the previous output');
     expect(readdirSync(tmp.dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   }, 180_000);

@@ -127,7 +127,7 @@ export async function checkStaged(
     for (const line of lines) io.out(line);
     const M = methodInfo(method).label;
     io.out(
-      `  at the ${m.samples} samples, per-vertex distance ÷ bounding-box diagonal of the posed mesh: baked file by LBS vs ${M} max ${e(m.max)}, p99 ${e(m.p99)}; plain LBS vs ${M} max ${e(m.lbsMax)}, p99 ${e(m.lbsP99)}`,
+      `  at the ${num(m.samples)} samples, per-vertex distance ÷ bounding-box diagonal of the posed mesh: baked file by LBS vs ${M} max ${e(m.max)}, p99 ${e(m.p99)}; plain LBS vs ${M} max ${e(m.lbsMax)}, p99 ${e(m.lbsP99)}`,
     );
     // The share of LBS's p99 distance removed (where LBS is not already within the tolerance).
     const gap = m.lbsP99 > NEVER_WORSE_MARGIN ? 1 - m.p99 / m.lbsP99 : undefined;
@@ -149,14 +149,14 @@ export async function checkStaged(
     const margin = `by more than ${NEVER_WORSE_MARGIN} of the diagonal`;
     const overVertices = `(its max or p99 over the vertices, ${margin})`;
     if (m.worseSamples)
-      warnings.add(name, `${farther} plain LBS does at some samples ${overVertices}${morphs}`, `at ${m.worseSamples} of ${m.samples} samples ${farther} plain LBS does ${overVertices}${morphs}`, `${m.worseSamples} of ${m.samples} samples`); // prettier-ignore
+      warnings.add(name, `${farther} plain LBS does at some samples ${overVertices}${morphs}`, `at ${num(m.worseSamples)} of ${count(m.samples, 'sample')} ${farther} plain LBS does ${overVertices}${morphs}`, `${num(m.worseSamples)} of ${count(m.samples, 'sample')}`); // prettier-ignore
     const h = m.halfway;
     if (h) {
       io.out(`  half-way between the samples (where a player at another frame rate interpolates the keys), at ${count(h.times, 'time')}: baked file by LBS vs ${M} max ${e(h.max)}, p99 ${e(h.p99)}; plain LBS vs ${M} max ${e(h.lbsMax)}, p99 ${e(h.lbsP99)}${h.lbsP99 > NEVER_WORSE_MARGIN ? `; removes ${percent(1 - h.p99 / h.lbsP99)}% of it, max ${(h.max / h.lbsMax).toFixed(2)} of LBS's` : ''}`); // prettier-ignore
       if (h.worseSamples) {
         const hold = o.as !== 'helpers' ? ': a higher --rate brings the samples closer together (morph targets blend linearly between them)' : baked[k].guard === 'between' ? '' : o.guard === 'samples' ? ': --guard auto (the default) or between holds the bake there too' : ': --guard between holds the bake there too'; // prettier-ignore
         const rest = `${farther} plain LBS does (${margin})${hold}${morphs}`;
-        warnings.add(name, `half-way between samples, at some times, ${rest}`, `half-way between samples, at ${h.worseSamples} of ${h.times} times, ${rest}`, `${h.worseSamples} of ${h.times} times`); // prettier-ignore
+        warnings.add(name, `half-way between samples, at some times, ${rest}`, `half-way between samples, at ${num(h.worseSamples)} of ${count(h.times, 'time')}, ${rest}`, `${num(h.worseSamples)} of ${count(h.times, 'time')}`); // prettier-ignore
       }
     }
     const b = beyond[k];
@@ -180,7 +180,7 @@ export async function checkStaged(
               ? ' (vertices that kept their own influences have more than 4)'
               : ' (the corrections are for all of its influences)';
         const where = `in an engine that skins 4 influences ${farther} the input does there`;
-        warnings.add(name, `${where} at some samples ${overVertices}${why}`, `${where} at ${f.worseSamples} of ${m.samples} samples ${overVertices}${why}`, `${f.worseSamples} of ${m.samples} samples`); // prettier-ignore
+        warnings.add(name, `${where} at some samples ${overVertices}${why}`, `${where} at ${num(f.worseSamples)} of ${count(m.samples, 'sample')} ${overVertices}${why}`, `${num(f.worseSamples)} of ${count(m.samples, 'sample')}`); // prettier-ignore
       }
     }
     // One kind for several skins, worst included: "could not" is none of it removed.
@@ -233,13 +233,13 @@ export async function checkStaged(
   const after = files.reduce((t, f) => t + fileSize(f), 0);
   keepStaged(files, folder);
   io.out(
-    `wrote ${o.output}: ${mb(after)} (input ${mb(before)}, ${(after / before).toFixed(2)}×${collapsed?.channels ? `; ${count(collapsed.channels, 'constant channel')} stored as 2 keys each, ${mb(collapsed.bytes)} less` : ''})${o.quantize ? ', KHR_mesh_quantization' : ''} in ${((performance.now() - start) / 1000).toFixed(2)} s`,
+    `wrote ${o.output}: ${mb(after)} (input ${mb(before)}, ${(after / before).toFixed(2)}×${collapsed?.channels ? `; ${count(collapsed.channels, 'constant channel')} stored as 2 keys${collapsed.channels > 1 ? ' each' : ''}, ${mb(collapsed.bytes)} less` : ''})${o.quantize ? ', KHR_mesh_quantization' : ''} in ${((performance.now() - start) / 1000).toFixed(2)} s`,
   );
 }
 
-/** Bytes as MB with 2 decimals. */
+/** Bytes as MB with 2 decimals (as KB with 1 below 5 KB, where 2 decimals of a MB would say 0.00). */
 export function mb(bytes: number): string {
-  return `${(bytes / 1e6).toFixed(2)} MB`;
+  return bytes > 0 && bytes < 5e3 ? `${(bytes / 1e3).toFixed(1)} KB` : `${(bytes / 1e6).toFixed(2)} MB`;
 }
 
 /** Size of a file in bytes (0 when unreadable). */
@@ -250,6 +250,9 @@ function fileSize(path: string): number {
     return 0;
   }
 }
+
+/** `n` with thousands separators: "1,270". */
+export const num = (n: number) => n.toLocaleString('en-US');
 
 /** `n` things, singular or plural, with thousands separators: "1 helper joint", "1,270 vertices". */
 export const count = (n: number, one: string, many = `${one}s`) =>

@@ -36,7 +36,7 @@ import { posedDiagonal } from '../bake/measure.js';
 import { simdBoundDeformer } from '../wasm/bound-deformer.js';
 import { progress, warnIgnored, type Io } from './ui.js';
 import { skinWarnings } from './skin-warnings.js';
-import { checkStaged, count, mb, type BakedSkin } from './bake-check.js';
+import { checkStaged, count, mb, num, type BakedSkin } from './bake-check.js';
 
 export { BAKE_METHODS };
 
@@ -267,11 +267,11 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       }
       entry.guard = r.guard;
       const helpersAlone = withMorphs ? ' (the helpers alone: the residual morph targets, blended linearly between samples, are measured below)' : ''; // prettier-ignore
-      const guarded = r.worseHalfway ? `; held never worse than plain LBS half-way between samples too${helpersAlone} (guarded at the samples alone, the closest fit played farther from ${label} than plain LBS there at ${count(r.worseHalfway, 'half-way time')}): ${r.halfwayGivenBack === undefined ? `fitted again, guarded between${r.halfwayKeys ? ` and keyed at ${count(r.halfwayKeys, 'half-way time')} too` : ''}` : `${count(r.halfwayGivenBack, 'more vertex', 'more vertices')} kept their own influences`}` : ''; // prettier-ignore
+      const guarded = r.worseHalfway ? `; held never worse than plain LBS half-way between samples too${helpersAlone} (guarded at the samples alone, the closest fit played farther from ${label} than plain LBS there at ${count(r.worseHalfway, 'half-way time')}): ${r.halfwayGivenBack === undefined ? `fitted again, guarded between${r.halfwayKeys ? ` and keyed too at the ${count(r.halfwayKeys, 'half-way time')} where the first fit (before refinements), or a vertex of it, played farther than plain LBS` : ''}` : `${count(r.halfwayGivenBack, 'more vertex', 'more vertices')} kept their own influences`}` : ''; // prettier-ignore
       lines.push(
         r.helpers === 0
-          ? `${model.name}: no helper joints added: none brought LBS closer to ${label} over the ${r.samples} samples at ${rate} samples/s`
-          : `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${r.samples} samples at ${rate} samples/s, ${count(r.iterations, 'iteration')}, ${r.placement} placement${r.refined ? `, ${r.refined.rounds ? `${count(r.refined.rounds, 'refinement round')} kept (${count(r.refined.helpers, 'more helper')} where the fit left most)` : 'no refinement kept (the first round did not play closer)'}` : ''}${guarded}${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own influences (with the helpers they would have played farther from ${label} than plain LBS: over the samples, or at one${r.normalsGivenBack ? `; ${r.normalsGivenBack.toLocaleString('en-US')} of them for their normals, which the helpers would have turned more than 30° farther from ${label}'s than plain LBS's` : ''})` : ''}`,
+          ? `${model.name}: no helper joints added: none brought LBS closer to ${label} over the ${count(r.samples, 'sample')} at ${rate} samples/s`
+          : `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${count(r.samples, 'sample')} at ${rate} samples/s, ${count(r.iterations, 'iteration')}, ${r.placement} placement${r.refined ? `, ${r.refined.rounds ? `${count(r.refined.rounds, 'refinement round')} kept (${count(r.refined.helpers, 'more helper')} where the fit left most)` : 'no refinement kept (the first round did not play closer)'}` : ''}${guarded}${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own influences (with the helpers they would have played farther from ${label} than plain LBS: over the samples, or at one${r.normalsGivenBack ? `; ${r.normalsGivenBack.toLocaleString('en-US')} of them for their normals, which the helpers would have turned more than 30° farther from ${label}'s than plain LBS's` : ''})` : ''}`,
       );
     }
   } finally {
@@ -313,7 +313,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       lines.push(
         !r.targets
           ? `${model.name}: LBS already plays ${what} within the tolerance at every sample: no morph targets added`
-          : `${model.name}: ${r.targets} ${withHelpers ? 'residual ' : ''}morph targets${r.basis ? `, a basis of the ${r.samples} samples' corrections (Kry, James & Pai 2002), each sample within the tolerances,` : ''} over ${model.animations.length} clip(s) at ${rate} samples/s, ${(100 * r.nonZero).toFixed(1)}% of the displacements non-zero (tolerance ${tolerance} of the diagonal): ${mb(r.bytes)} of target data (dense ${mb(r.denseBytes)})${r.shortTargets ? `, the positions of ${r.shortTargets === r.targets ? 'every target' : `${r.shortTargets} of them`} as 16-bit integers (KHR_mesh_quantization)` : ''}, ${mb(r.channelBytes)} of weights channels`,
+          : `${model.name}: ${num(r.targets)} ${withHelpers ? 'residual ' : ''}morph targets${r.basis ? `, a basis of the ${num(r.samples)} samples' corrections (Kry, James & Pai 2002), each sample within the tolerances,` : ''} over ${model.animations.length} clip(s) at ${rate} samples/s, ${(100 * r.nonZero).toFixed(1)}% of the displacements non-zero (tolerance ${tolerance} of the diagonal): ${mb(r.bytes)} of target data (dense ${mb(r.denseBytes)})${r.shortTargets ? `, the positions of ${r.shortTargets === r.targets ? 'every target' : `${num(r.shortTargets)} of them`} as 16-bit integers (KHR_mesh_quantization)` : ''}, ${mb(r.channelBytes)} of weights channels`,
       );
     }
   if (o.quantize) {

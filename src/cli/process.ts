@@ -4,8 +4,8 @@
  * the main thread no signal handler could run until it ended — Ctrl+C would be ignored and the
  * output written anyway. Here SIGINT, SIGTERM or SIGHUP stops the worker at once (V8 stops even a
  * running loop), removes the temporary files of writes in progress (outputs are renamed into
- * place only when complete: nothing partial is left, and an input is never replaced), and exits
- * with 128 + the signal number (130, 143, 129), within a fraction of a second.
+ * place only when complete: nothing partial is left, and an input is never replaced), says so on
+ * stderr, and exits with 128 + the signal number (130, 143, 129), within a fraction of a second.
  *
  * `corskin view` (a server until Ctrl+C) runs on the main thread; `corskin bake` first starts
  * again in a child process on huge pages where it can (`huge-pages.ts`).
@@ -92,9 +92,9 @@ export async function runProcess(argv: string[]): Promise<number> {
     });
     worker.on('exit', () => resolve(code ?? 1));
   });
-  // Stops the command (once, whatever asks again), cleans up and exits with `exitCode`.
+  // Stops the command (once, whatever asks again), cleans up, says so and exits with `exitCode`.
   let stopping = false;
-  const stop = (exitCode: number) => {
+  const stop = (exitCode: number, why: string) => {
     if (stopping || code !== undefined) return; // finished: the command exits with its own code
     stopping = true;
     const exit = () => {
@@ -114,16 +114,17 @@ export async function runProcess(argv: string[]): Promise<number> {
       for (const output of writtenElsewhere) removeTempFilesOf(output);
       for (const bar of bars.values()) bar.stop();
       if (process.stderr.isTTY) process.stderr.write('\x1b[?25h\x1b[?7h\n');
+      process.stderr.write(`corskin: stopped (${why}); no file was left partly written\n`);
       process.exit(exitCode);
     };
     setTimeout(exit, STOP_GRACE_MS).unref();
     void worker.terminate().then(exit, exit);
   };
-  process.on('SIGINT', () => stop(130));
-  process.on('SIGTERM', () => stop(143));
-  process.on('SIGHUP', () => stop(129)); // its terminal closed
+  process.on('SIGINT', () => stop(130, 'SIGINT'));
+  process.on('SIGTERM', () => stop(143, 'SIGTERM'));
+  process.on('SIGHUP', () => stop(129, 'SIGHUP')); // its terminal closed
   handOver();
-  stopsWithParent(() => stop(143));
+  stopsWithParent(() => stop(143, 'the parent process is gone'));
   // `corskin info x.glb | head` closes the pipe early: not an error. The command goes on without
   // its printed lines: its file (`bake … -o out.glb | head -1`) is still written, and the exit code
   // is its own. Another failure to print (a full disk) is said once, on stderr.

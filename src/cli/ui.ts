@@ -1,6 +1,7 @@
 /**
  * Terminal output of the CLI: results to stdout, progress, warnings and errors to stderr.
- * A progress bar is drawn only when stderr is a terminal.
+ * A progress bar is drawn when stderr is a terminal; otherwise (a log, a pipe) long work says
+ * where it is in a line every {@link PROGRESS_LINE_EVERY_S} seconds.
  *
  * @module
  */
@@ -11,7 +12,7 @@ import cliProgress from 'cli-progress';
 export interface Io {
   out: (line: string) => void;
   err: (line: string) => void;
-  /** Whether progress bars may be drawn. */
+  /** Whether progress bars may be drawn (else long work prints progress lines, `err`). */
   tty: boolean;
   /** `--verbose`: say the notes that are left out otherwise (details, repeats). */
   verbose?: boolean;
@@ -40,35 +41,69 @@ export const processIo: Io = {
   tty: !!process.stderr.isTTY,
 };
 
+/** Seconds between two progress lines where stderr is not a terminal (none for shorter work). */
+export const PROGRESS_LINE_EVERY_S = 10;
+
 /**
- * A progress callback `(done, total)` that draws a bar labelled `label` on a TTY (nothing
- * otherwise), and `stop()` to clear it.
+ * A progress callback `(done, total)` that draws a bar labelled `label` on a TTY, and `stop()` to
+ * clear it. Elsewhere (a log, a pipe) it prints, through `io.err`, a line such as
+ * "corskin: CesiumMan: helpers 25% (50/200), about 30s left" every {@link PROGRESS_LINE_EVERY_S}
+ * seconds of the work (so none for shorter work, and none at its end).
+ * @param now the clock, in milliseconds (for tests)
  */
-export function progress(io: Io, label: string): ProgressBar {
-  if (!io.tty) return { update: () => {}, stop: () => {} };
+export function progress(io: Io, label: string, now: () => number = () => performance.now()): ProgressBar {
+  if (!io.tty) {
+    let start: number | undefined;
+    let last = 0;
+    return {
+      update: (done, total) => {
+        const t = now();
+        if (start === undefined) start = last = t;
+        if (t - last < 1000 * PROGRESS_LINE_EVERY_S || !(done < total)) return;
+        last = t;
+        const left = remainingTime((t - start) / 1000, done, total);
+        io.err(`corskin: ${label} ${Math.floor((100 * done) / total)}% (${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')})${left === '…' ? '' : `, about ${left} left`}`); // prettier-ignore
+      },
+      stop: () => (start = undefined),
+    };
+  }
   if (io.bar) return io.bar(label);
   const bar = new cliProgress.SingleBar(
     {
-      format: `${label} [{bar}] {percentage}% | {value}/{total} | ETA {eta}s`,
+      format: `${label} [{bar}] {percentage}% | {value}/{total} | ETA {remaining}`,
+      formatValue: (v, options, type) =>
+        type === 'value' || type === 'total' ? Number(v).toLocaleString('en-US') : String(v),
       stream: process.stderr,
       clearOnComplete: true,
     },
     cliProgress.Presets.shades_classic,
   );
-  let started = false;
+  let started = 0;
   return {
     update: (done, total) => {
       if (!started) {
-        bar.start(total, 0);
-        started = true;
+        bar.start(total, 0, { remaining: '…' });
+        started = performance.now();
       }
-      bar.update(done);
+      bar.setTotal(total);
+      bar.update(done, { remaining: remainingTime((performance.now() - started) / 1000, done, total) });
     },
     stop: () => {
       if (started) bar.stop();
-      started = false;
+      started = 0;
     },
   };
+}
+
+/**
+ * The time a piece of work has left, as a progress bar shows it: the time so far (`elapsed`,
+ * seconds) times the share left over the share done — the whole run's rate, steadier than the last
+ * few steps' where steps differ in cost — or "…" until 1% and a second are done.
+ */
+export function remainingTime(elapsed: number, done: number, total: number): string {
+  if (!(done > 0 && total > 0 && done >= 0.01 * total && elapsed >= 1)) return '…';
+  const left = Math.max(0, Math.round((elapsed * (total - done)) / done));
+  return left >= 60 ? `${Math.floor(left / 60)}m${String(left % 60).padStart(2, '0')}s` : `${left}s`;
 }
 
 /** Formats a table with left-aligned first column and right-aligned others. */
