@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { placementScore, plainLbs, vertexResiduals } from '../src/bake/placement-score.js';
 import type { HelperCandidate } from '../src/bake/helper-fit.js';
 import type { MethodSamples } from '../src/bake/sampling.js';
-import { quatSlerp } from '../src/core/math.js';
+import type { SkinnedMesh } from '../src/core/mesh.js';
 import { deformers } from '../src/deformers/index.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
@@ -75,9 +75,8 @@ function reference(samples: MethodSamples, halfway: MethodSamples, c: HelperCand
         const p = [0, 1, 2].map(
           (r) => tr[3 * (first + a) + r] + u * (tr[3 * (first + b) + r] - tr[3 * (first + a) + r]),
         );
-        const q = new Float64Array(4);
-        quatSlerp(q, 0, ro, 4 * (first + a), ro, 4 * (first + b), u);
-        X.set(rigid(q, 0, p, 0), 16 * k);
+        const q = slerp(ro, 4 * (first + a), ro, 4 * (first + b), u);
+        X.set(hung(halfway.fixed[halfTransforms.length], (c.frames as unknown as { hang: number[] }).hang[h], rigid(q, 0, p, 0)), 16 * k); // prettier-ignore
       });
       halfTransforms.push(X);
       if (s === halfway.clips[ci].times.length - 1) first += times.length;
@@ -137,28 +136,49 @@ function reference(samples: MethodSamples, halfway: MethodSamples, c: HelperCand
 }
 
 /**
- * A candidate on `active` (the others keep their own influences): K = 3 influences per fitted
- * vertex, two fixed joints and a written helper; `fitted` helpers of which those at odd indices
- * are unused; transforms and keys rotations near the identity; kept keys each clip's ends and
- * about a third of the rest.
+ * A candidate on `active` (the others keep their own influences), its fitted helpers (those at
+ * odd indices unused) each hanging from a fixed joint: at a sample it plays that joint's matrix
+ * times a rigid motion near the identity, and a key plays likewise (the mock `frames.play`, under
+ * the joints' matrices at that time). Each fitted vertex: two random fixed joints and a helper
+ * (random weights); or with `mesh`, its own influences (0.98 of their weight) and the helper
+ * hanging from its heaviest joint (0.02), whose motions grow from none at the first sample to
+ * `spread` at the last. Kept keys: each clip's ends and about a third of the rest.
  */
 function candidateOn(
   samples: MethodSamples,
   active: number[],
   rand: () => number,
-  fitted = 3,
-  ownShare = 0.1,
+  { fitted = 3, ownShare = 0.1, mesh, spread = 0.3 }: { fitted?: number; ownShare?: number; mesh?: SkinnedMesh; spread?: number } = {}, // prettier-ignore
 ): HelperCandidate {
   const n = samples.targets[0].length / 3;
   const J = samples.fixed[0].length / 16;
+  const heaviest = (i: number) => {
+    const M = mesh!.influences;
+    let best = M * i;
+    for (let k = M * i + 1; k < M * i + M; k++) if (mesh!.weights[k] > mesh!.weights[best]) best = k;
+    return mesh!.joints[best];
+  };
+  // With a mesh, one helper per heaviest joint among the fitted vertices, and one unused.
+  const hangs = mesh ? [...new Set(active.map(heaviest))] : [];
+  if (mesh) fitted = 2 * hangs.length;
+  const hang = Array.from({ length: fitted }, (_, h) => (mesh ? hangs[h >> 1] : Math.floor(rand() * J)));
   const used = Uint8Array.from({ length: fitted }, (_, h) => (h % 2 === 0 ? 1 : 0));
-  const H = used.reduce((s, u) => s + u, 0);
-  const K = 3;
+  const written = [...used.keys()].filter((h) => used[h]);
+  const H = written.length;
+  const K = mesh ? mesh.influences + 1 : 3;
   const joints = new Uint32Array(K * n);
   const weights = new Float32Array(K * n);
   const own = new Uint8Array(n).fill(1);
   for (const i of active) {
     own[i] = rand() < ownShare ? 1 : 0;
+    if (mesh) {
+      const M = mesh.influences;
+      joints.set(mesh.joints.subarray(M * i, M * i + M), K * i);
+      for (let k = 0; k < M; k++) weights[K * i + k] = 0.98 * mesh.weights[M * i + k];
+      joints[K * i + M] = J + hangs.indexOf(heaviest(i)); // written helper m is fitted helper 2m
+      weights[K * i + M] = 0.02;
+      continue;
+    }
     const w = [rand(), rand(), rand()];
     const sum = w[0] + w[1] + w[2];
     joints.set([Math.floor(rand() * J), Math.floor(rand() * J), J + Math.floor(rand() * H)], K * i);
@@ -168,15 +188,18 @@ function candidateOn(
     );
   }
   const T = samples.targets.length;
-  const transforms = Array.from({ length: T }, () => {
+  const amplitude = (t: number) => (mesh ? (spread * t) / (T - 1) : spread);
+  const transforms = Array.from({ length: T }, (_, t) => {
     const X = new Float64Array(16 * H);
-    for (let h = 0; h < H; h++) X.set(rigid(nearIdentity(rand, 0.3), 0, [0, 1, 2].map(() => (rand() - 0.5) * 0.05), 0), 16 * h); // prettier-ignore
+    written.forEach((h, k) => X.set(hung(samples.fixed[t], hang[h], rigid(nearIdentity(rand, amplitude(t)), 0, [0, 1, 2].map(() => (rand() - 0.5) * 0.1 * amplitude(t)), 0)), 16 * k)); // prettier-ignore
     return X;
   });
   const keys = Array.from({ length: fitted }, () => {
-    const translation = Float32Array.from({ length: 3 * T }, () => (rand() - 0.5) * 0.05);
+    const translation = Float32Array.from({ length: 3 * T }, (_, c) => (rand() - 0.5) * 0.1 * amplitude(Math.floor(c / 3))); // prettier-ignore
     const rotation = new Float32Array(4 * T);
-    for (let s = 0; s < T; s++) rotation.set(nearIdentity(rand, 0.4), 4 * s);
+    for (let s = 0; s < T; s++) rotation.set(nearIdentity(rand, amplitude(s)), 4 * s);
+    // A key stored as −q (the same rotation): the interpolation must take the shorter arc.
+    for (let s = 1; s < T; s += 3) for (let c = 0; c < 4; c++) rotation[4 * s + c] *= -1;
     return { translation, rotation };
   });
   const keptKeys = Array.from({ length: fitted }, () =>
@@ -187,7 +210,7 @@ function candidateOn(
   );
   const frames = {
     play(
-      _S: Float64Array,
+      S: Float64Array,
       X: Float64Array,
       h: number,
       tr: ArrayLike<number>,
@@ -195,8 +218,9 @@ function candidateOn(
       ro: ArrayLike<number>,
       rof: number,
     ) {
-      X.set(rigid(ro, rof, tr, to), 16 * h);
+      X.set(hung(S, hang[h], rigid(ro, rof, tr, to)), 16 * h);
     },
+    hang,
   };
   return {
     model: { helpers: H, transforms, influences: K, joints, weights },
@@ -207,6 +231,33 @@ function candidateOn(
     keptKeys,
     frames,
   } as unknown as HelperCandidate;
+}
+
+/** Fixed joint j's matrix in `F` (16·J, 4×4 column-major) times `local`. */
+function hung(F: Float64Array, j: number, local: Float64Array): Float64Array {
+  const out = new Float64Array(16);
+  for (let c = 0; c < 4; c++)
+    for (let r = 0; r < 4; r++) {
+      let x = 0;
+      for (let k = 0; k < 4; k++) x += F[16 * j + 4 * k + r] * local[4 * c + k];
+      out[4 * c + r] = x;
+    }
+  return out;
+}
+
+/**
+ * Spherical linear interpolation of unit quaternions a and b (x, y, z, w) at u along the shorter
+ * arc (b negated where a·b < 0), written here apart from the library's.
+ */
+function slerp(a: ArrayLike<number>, ao: number, b: ArrayLike<number>, bo: number, u: number): number[] {
+  const qa = [0, 1, 2, 3].map((c) => a[ao + c]);
+  let qb = [0, 1, 2, 3].map((c) => b[bo + c]);
+  let dot = qa.reduce((s, x, c) => s + x * qb[c], 0);
+  if (dot < 0) [qb, dot] = [qb.map((x) => -x), -dot];
+  if (dot > 0.9995) return qa.map((x, c) => x + u * (qb[c] - x));
+  const theta = Math.acos(Math.min(1, dot));
+  const [wa, wb] = [Math.sin((1 - u) * theta) / Math.sin(theta), Math.sin(u * theta) / Math.sin(theta)];
+  return qa.map((x, c) => wa * x + wb * qb[c]);
 }
 
 /** Random samples: `clips` clips of the given sample counts over unit-cube points, targets the rest moved by up to `noise`. */
@@ -242,13 +293,17 @@ function expectReference(
 ) {
   const want = reference(samples, halfway, c);
   const got = placementScore(samples, halfway, plain, c);
-  // The same float32 distances up to the last bit of a sum's rounding: the score to 1e-6.
+  // The same float32 distances up to a few roundings: the score to 1e-6.
   expect(got.score).toBeCloseTo(want.score, 6);
   expect(got.worseHalfway).toBe(want.worseHalfway);
   expect(got.overTimes).toEqual(want.overTimes);
+  // Per vertex: the half-way keys interpolated by another slerp than the library's (a few float
+  // roundings apart), so within 1e-5 of the sum.
   const residuals = vertexResiduals(samples, halfway, plain, c);
+  let off = 0;
   for (let i = 0; i < residuals.length; i++)
-    expect(Math.abs(residuals[i] - want.residuals[i])).toBeLessThanOrEqual(1e-6 * (want.residuals[i] + 1e-12));
+    off = Math.max(off, Math.abs(residuals[i] - want.residuals[i]) / (want.residuals[i] + 1e-30));
+  expect(off).toBeLessThan(1e-5);
   return want;
 }
 
@@ -270,7 +325,11 @@ describe('placementScore: the fitted vertices only, as every vertex brute force'
     }
     const plain = plainLbs(samples, halfway);
     const seen = { worse: new Set<number>(), over: 0 };
-    for (const c of [first, candidateOn(samples, active, rand), candidateOn(samples, active, rand, 5, 0.3)]) {
+    for (const c of [
+      first,
+      candidateOn(samples, active, rand),
+      candidateOn(samples, active, rand, { fitted: 5, ownShare: 0.3 }),
+    ]) {
       const want = expectReference(samples, halfway, plain, c);
       seen.worse.add(want.worseHalfway);
       seen.over = Math.max(seen.over, want.overTimes.length - want.worseHalfway);
@@ -349,7 +408,9 @@ describe('placementScore: the fitted vertices only, as every vertex brute force'
     const active = byDistance.slice(0, Math.round(0.4 * n)).sort((a, b) => a - b);
     const plain = plainLbs(samples, halfway);
     expect((samples.targets.length + halfway.targets.length) * n).toBeGreaterThan(100 * 1024);
-    for (const c of [candidateOn(samples, active, rand, 3, 0.5), candidateOn(samples, active, rand, 3, 0.95)])
-      expectReference(samples, halfway, plain, c);
+    const worse = [0.5, 0.95].map((ownShare) => expectReference(samples, halfway, plain, candidateOn(samples, active, rand, { mesh: model.mesh, ownShare })).worseHalfway); // prettier-ignore
+    // Some half-way times worse than plain LBS, not all (the helpers' motions grow over the clip).
+    console.log(`CesiumMan: half-way times worse than plain LBS ${worse.join(', ')} of ${halfway.targets.length}`);
+    expect(worse.some((w) => w > 0 && w < halfway.targets.length)).toBe(true);
   });
 });

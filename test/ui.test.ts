@@ -38,5 +38,14 @@ describe('progress where stderr is not a terminal', () => {
     const short = progress(io, 'short', () => (clock += 500));
     for (let done = 0; done <= 10; done++) short.update(done, 10);
     expect(lines).toHaveLength(2);
+    // The end, however long after the last line, says nothing (the command's result follows).
+    const ending = progress(io, 'ending', () => (clock += 30_000));
+    ending.update(0, 5);
+    ending.update(5, 5);
+    expect(lines).toHaveLength(2);
+    // Where the lines would be held until the work ends (a parallel batch's file): none.
+    const held = progress({ ...io, progressLines: false }, 'held', () => (clock += 30_000));
+    for (let done = 0; done < 5; done++) held.update(done, 5);
+    expect(lines).toHaveLength(2);
   });
 });

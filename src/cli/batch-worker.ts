@@ -11,7 +11,9 @@ import { runBatchCommand, type BatchJob } from './batch.js';
 const job = workerData as BatchJob;
 const post = (m: unknown) => parentPort!.postMessage(m);
 try {
-  await runBatchCommand({ out: (line) => post({ out: line }), err: (line) => post({ err: line }), tty: false }, job);
+  // Its lines are printed when the file is done: no progress lines (they would say what is over).
+  const io = { out: (line: string) => post({ out: line }), err: (line: string) => post({ err: line }), tty: false, progressLines: false }; // prettier-ignore
+  await runBatchCommand(io, job);
   post({ done: true });
 } catch (e) {
   post({ error: (e as Error).message, input: e instanceof CorskinError });

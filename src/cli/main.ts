@@ -94,6 +94,7 @@ function filteredIo(io: Io, quiet: boolean, verbose: boolean, command: string): 
       io.err(line);
     },
     tty: io.tty && !quiet,
+    progressLines: io.progressLines,
     verbose,
     bar: io.bar,
   };

@@ -5,7 +5,7 @@
  * output written anyway. Here SIGINT, SIGTERM or SIGHUP stops the worker at once (V8 stops even a
  * running loop), removes the temporary files of writes in progress (outputs are renamed into
  * place only when complete: nothing partial is left, and an input is never replaced), says so on
- * stderr, and exits with 128 + the signal number (130, 143, 129), within a fraction of a second.
+ * stderr (not with `-q`), and exits with 128 + the signal number (130, 143, 129), within a fraction of a second.
  *
  * `corskin view` (a server until Ctrl+C) runs on the main thread; `corskin bake` first starts
  * again in a child process on huge pages where it can (`huge-pages.ts`).
@@ -92,7 +92,8 @@ export async function runProcess(argv: string[]): Promise<number> {
     });
     worker.on('exit', () => resolve(code ?? 1));
   });
-  // Stops the command (once, whatever asks again), cleans up, says so and exits with `exitCode`.
+  // Stops the command (once, whatever asks again), cleans up, says so (not with -q) and exits with `exitCode`.
+  const quiet = argv.slice(2).some((a) => a === '-q' || a === '--quiet');
   let stopping = false;
   const stop = (exitCode: number, why: string) => {
     if (stopping || code !== undefined) return; // finished: the command exits with its own code
@@ -114,7 +115,7 @@ export async function runProcess(argv: string[]): Promise<number> {
       for (const output of writtenElsewhere) removeTempFilesOf(output);
       for (const bar of bars.values()) bar.stop();
       if (process.stderr.isTTY) process.stderr.write('\x1b[?25h\x1b[?7h\n');
-      process.stderr.write(`corskin: stopped (${why}); no file was left partly written\n`);
+      if (!quiet) process.stderr.write(`corskin: stopped (${why}); no file was left partly written\n`);
       process.exit(exitCode);
     };
     setTimeout(exit, STOP_GRACE_MS).unref();

@@ -14,6 +14,8 @@ export interface Io {
   err: (line: string) => void;
   /** Whether progress bars may be drawn (else long work prints progress lines, `err`). */
   tty: boolean;
+  /** Without a terminal, whether long work prints progress lines (default true; false where `err` is held until the work ends). */
+  progressLines?: boolean;
   /** `--verbose`: say the notes that are left out otherwise (details, repeats). */
   verbose?: boolean;
   /** Draws progress bars elsewhere (a CLI run on a worker thread: the main thread draws them). */
@@ -52,6 +54,7 @@ export const PROGRESS_LINE_EVERY_S = 10;
  * @param now the clock, in milliseconds (for tests)
  */
 export function progress(io: Io, label: string, now: () => number = () => performance.now()): ProgressBar {
+  if (!io.tty && io.progressLines === false) return { update: () => {}, stop: () => {} };
   if (!io.tty) {
     let start: number | undefined;
     let last = 0;

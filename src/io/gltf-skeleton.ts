@@ -70,8 +70,8 @@ function ancestorsUntil(node: Node, stop: Set<Node>, file?: string): Node[] {
  * identity where the skin has none, and for the ancestors after the joints).
  * @param jointNodes the skin's joints, in its order (J)
  * @param file named in errors
- * @throws CorskinError when the inverse bind matrices are not J MAT4 elements or one is not
- *   finite, or the node hierarchy has a cycle
+ * @throws CorskinError when the inverse bind matrices are fewer than J or not MAT4, or one is
+ *   not finite, or the node hierarchy has a cycle
  */
 export function extractSkeleton(skin: Skin, jointNodes: Node[], nodes: Node[], file?: string): Skeleton {
   const J = jointNodes.length;
