@@ -150,11 +150,12 @@ export function measureBake(
 ): BakeMeasure {
   const plan = measurePlan(original, baked, deform, rate, options);
   const tally = measureTally(plan, original, baked);
-  measureTimes(plan, original, baked, deform, options.lbs ?? deformLbsJs, options.reference, tally, options.onProgress);
+  for (const done of measureSteps(plan, original, baked, deform, options.lbs ?? deformLbsJs, options.reference, tally))
+    options.onProgress?.(done, plan.times.length);
   return measureResult(plan, tally);
 }
 
-/** A skin as the bake's measure plays it (`measureTimes`): plain data, for a worker thread. */
+/** A skin as the bake's measure plays it (`measureSteps`): plain data, for a worker thread. */
 export type MeasuredSkin = Pick<SkinnedModel, 'name' | 'mesh' | 'skeleton' | 'animations' | 'morphGroups'>;
 
 /** What {@link measureBake} plays, in order: each time's clips, time and reference sample. */
@@ -230,7 +231,7 @@ export function measurePlan(
 }
 
 /**
- * {@link measureTimes}' running figures: the distances' streams (at the sample times and
+ * {@link measureSteps}' running figures: the distances' streams (at the sample times and
  * half-way; of the baked file and of plain LBS; of the first sets where measured) and the times
  * farther than plain LBS (at the samples, half-way, by the first sets).
  */
@@ -258,27 +259,10 @@ export function measureTally(plan: MeasurePlan, original: MeasuredSkin, baked: M
 
 /**
  * Plays the times of `plan` ({@link measurePlan}; all of them, or those a caller sliced) into
- * `tally`: `baked` by `lbs`, `original` by `deform` and by `lbs` — or, where the plan names its
- * sample, the method and LBS as `reference` holds them there.
- * @param onProgress called after each time with (done, times in the plan)
- */
-export function measureTimes(
-  plan: MeasurePlan,
-  original: MeasuredSkin,
-  baked: MeasuredSkin,
-  deform: Deformer,
-  deformLbs: Deformer,
-  reference: Pick<MethodSamples, 'targets' | 'lbsSquared'> | undefined,
-  tally: MeasureTally,
-  onProgress?: (done: number, total: number) => void,
-): void {
-  for (const done of measureSteps(plan, original, baked, deform, deformLbs, reference, tally))
-    onProgress?.(done, plan.times.length);
-}
-
-/**
- * {@link measureTimes} one time a step, its scratch arrays made once: yields the times done after
- * each (so that a caller can look at its messages between steps, `measureBakeParallel`).
+ * `tally`, one time a step: `baked` by `lbs`, `original` by `deform` and by `lbs` — or, where the
+ * plan names its sample, the method and LBS as `reference` holds them there. Yields the times
+ * done after each (a caller reports progress, or looks at its messages between steps:
+ * `measureBakeParallel`).
  */
 export function* measureSteps(
   plan: MeasurePlan,

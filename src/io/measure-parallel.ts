@@ -13,7 +13,6 @@ import {
   measureResult,
   measureSteps,
   measureTally,
-  measureTimes,
   type BakeMeasure,
   type MeasuredSkin,
   type MeasureOptions,
@@ -121,7 +120,8 @@ export async function measureBakeParallel(
     sharesMeasure(reference, plan.n, options.threads ?? 1, options.parallelFrom) &&
     plan.times.every((x) => x.reference >= 0);
   if (!split) {
-    measureTimes(plan, original, baked, deform, lbs, reference, tally, onProgress);
+    for (const done of measureSteps(plan, original, baked, deform, lbs, reference, tally))
+      onProgress?.(done, plan.times.length);
     return measureResult(plan, tally);
   }
   const half = Math.floor(plan.times.length / 2);
