@@ -30,7 +30,7 @@ import type { BakeCommandOptions } from './bake.js';
 import type { CollapsedChannels } from '../io/constant-channels.js';
 import type { CliMethod } from './method-deformer.js';
 import type { skinWarnings } from './skin-warnings.js';
-import { progress, type Io } from './ui.js';
+import { count, num, progress, type Io } from './ui.js';
 
 /** A skin being baked: its deformer by the method, the report's lines, its samples while needed. */
 export interface BakedSkin {
@@ -250,10 +250,3 @@ function fileSize(path: string): number {
     return 0;
   }
 }
-
-/** `n` with thousands separators: "1,270". */
-export const num = (n: number) => n.toLocaleString('en-US');
-
-/** `n` things, singular or plural, with thousands separators: "1 helper joint", "1,270 vertices". */
-export const count = (n: number, one: string, many = `${one}s`) =>
-  `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;

@@ -34,9 +34,9 @@ import { createMethodDeformer, withSimdKernels, type CliMethod } from './method-
 import { deformLbs } from '../deformers/lbs.js';
 import { posedDiagonal } from '../bake/measure.js';
 import { simdBoundDeformer } from '../wasm/bound-deformer.js';
-import { progress, warnIgnored, type Io } from './ui.js';
+import { count, num, progress, warnIgnored, type Io } from './ui.js';
 import { skinWarnings } from './skin-warnings.js';
-import { checkStaged, count, mb, num, type BakedSkin } from './bake-check.js';
+import { checkStaged, mb, type BakedSkin } from './bake-check.js';
 
 export { BAKE_METHODS };
 
@@ -271,7 +271,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       lines.push(
         r.helpers === 0
           ? `${model.name}: no helper joints added: none brought LBS closer to ${label} over the ${count(r.samples, 'sample')} at ${rate} samples/s`
-          : `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${count(r.samples, 'sample')} at ${rate} samples/s, ${count(r.iterations, 'iteration')}, ${r.placement} placement${r.refined ? `, ${r.refined.rounds ? `${count(r.refined.rounds, 'refinement round')} kept (${count(r.refined.helpers, 'more helper')} where the fit left most)` : 'no refinement kept (the first round did not play closer)'}` : ''}${guarded}${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${r.revertedVertices.toLocaleString('en-US')} kept their own influences (with the helpers they would have played farther from ${label} than plain LBS: over the samples, or at one${r.normalsGivenBack ? `; ${r.normalsGivenBack.toLocaleString('en-US')} of them for their normals, which the helpers would have turned more than 30° farther from ${label}'s than plain LBS's` : ''})` : ''}`,
+          : `${model.name}: ${count(r.helpers, 'helper joint')} added (Le & Deng 2012), ${count(r.samples, 'sample')} at ${rate} samples/s, ${count(r.iterations, 'iteration')}, ${r.placement} placement${r.refined ? `, ${r.refined.rounds ? `${count(r.refined.rounds, 'refinement round')} kept (${count(r.refined.helpers, 'more helper')} where the fit left most)` : 'no refinement kept (the first round did not play closer)'}` : ''}${guarded}${r.revertedVertices ? `; of the ${count(r.activeVertices, 'vertex', 'vertices')} near the joints it fitted, ${num(r.revertedVertices)} kept their own influences (with the helpers they would have played farther from ${label} than plain LBS: over the samples, or at one${r.normalsGivenBack ? `; ${num(r.normalsGivenBack)} of them for their normals, which the helpers would have turned more than 30° farther from ${label}'s than plain LBS's` : ''})` : ''}`,
       );
     }
   } finally {

@@ -8,7 +8,7 @@ import { Command, CommanderError } from 'commander';
 import { CorskinError } from '../core/errors.js';
 import { VERSION } from '../version.js';
 import { removePendingTempFiles } from '../io/files.js';
-import { processIo, resourceLine, type Io } from './ui.js';
+import { processIo, quietFlag, resourceLine, type Io } from './ui.js';
 import { addPoseCommands } from './commands-pose.js';
 import { addPrepareCommands } from './commands-prepare.js';
 import { SKINNING_METHODS } from '../deformers/registry.js';
@@ -108,7 +108,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   // -q/--quiet, anywhere on the line: no progress bars, no warnings or notes, errors only.
   // --verbose, anywhere: every note, repeats included, and details such as ignored channels.
   const flag = (...names: string[]) => argv.slice(2).some((a) => names.includes(a));
-  const quiet = flag('-q', '--quiet');
+  const quiet = quietFlag(argv);
   const verbose = !quiet && flag('--verbose');
   const resources = flag('--resources');
   argv = argv.filter((a, i) => i < 2 || !['-q', '--quiet', '--verbose', '--resources'].includes(a));

@@ -16,7 +16,7 @@ import { rmSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { nodeWorkerScript } from '../core/node-worker.js';
 import { installSignalCleanup, main } from './main.js';
-import { processIo, progress, type ProgressBar } from './ui.js';
+import { processIo, progress, quietFlag, type ProgressBar } from './ui.js';
 import { removeTempFilesOf, type TempFileKind } from '../io/files.js';
 import { stopChromiumIn } from './chromium-profile.js';
 import { relaunchOnHugePages, stopsWithParent, wantsHugePages } from './huge-pages.js';
@@ -93,7 +93,7 @@ export async function runProcess(argv: string[]): Promise<number> {
     worker.on('exit', () => resolve(code ?? 1));
   });
   // Stops the command (once, whatever asks again), cleans up, says so (not with -q) and exits with `exitCode`.
-  const quiet = argv.slice(2).some((a) => a === '-q' || a === '--quiet');
+  const quiet = quietFlag(argv);
   let stopping = false;
   const stop = (exitCode: number, why: string) => {
     if (stopping || code !== undefined) return; // finished: the command exits with its own code

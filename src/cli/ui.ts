@@ -8,6 +8,15 @@
 import { readFileSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 
+/** `n` with thousands separators: "1,270". */
+export const num = (n: number) => n.toLocaleString('en-US');
+
+/** `n` things, singular or plural, with thousands separators: "1 helper joint", "1,270 vertices". */
+export const count = (n: number, one: string, many = `${one}s`) => `${num(n)} ${n === 1 ? one : many}`;
+
+/** Whether `argv` (as `process.argv`) asks for `-q`/`--quiet` anywhere on the line. */
+export const quietFlag = (argv: readonly string[]) => argv.slice(2).some((a) => a === '-q' || a === '--quiet');
+
 /** Where the CLI writes; injectable so tests can capture it. */
 export interface Io {
   out: (line: string) => void;
@@ -65,7 +74,7 @@ export function progress(io: Io, label: string, now: () => number = () => perfor
         if (t - last < 1000 * PROGRESS_LINE_EVERY_S || !(done < total)) return;
         last = t;
         const left = remainingTime((t - start) / 1000, done, total);
-        io.err(`corskin: ${label} ${Math.floor((100 * done) / total)}% (${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')})${left === '…' ? '' : `, about ${left} left`}`); // prettier-ignore
+        io.err(`corskin: ${label} ${Math.floor((100 * done) / total)}% (${num(done)}/${num(total)})${left === '…' ? '' : `, about ${left} left`}`); // prettier-ignore
       },
       stop: () => (start = undefined),
     };
@@ -74,8 +83,7 @@ export function progress(io: Io, label: string, now: () => number = () => perfor
   const bar = new cliProgress.SingleBar(
     {
       format: `${label} [{bar}] {percentage}% | {value}/{total} | ETA {remaining}`,
-      formatValue: (v, options, type) =>
-        type === 'value' || type === 'total' ? Number(v).toLocaleString('en-US') : String(v),
+      formatValue: (v, options, type) => (type === 'value' || type === 'total' ? num(Number(v)) : String(v)),
       stream: process.stderr,
       clearOnComplete: true,
     },
