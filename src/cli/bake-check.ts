@@ -20,6 +20,8 @@ import {
 } from '../bake/measure.js';
 import { DEFAULT_BAKE_RATE } from '../bake/samples.js';
 import type { MethodSamples } from '../bake/sampling.js';
+import type { HelperBakeResult } from '../io/helper-bake.js';
+import type { MorphBakeResult } from '../io/morph-bake.js';
 import { DEFAULT_BAKE_TOLERANCE } from '../io/morph-bake.js';
 import { checkNotOverwritingInput, inputFiles, keepStaged } from '../io/files.js';
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
@@ -43,6 +45,77 @@ export interface BakedSkin {
   guard?: 'samples' | 'between';
   /** Threads its fit ran on: its measure shares its times between two where more than one. */
   threads?: number;
+  /** What its helper bake wrote (`--as helpers`, `helpers+morphs`), for the JSON report. */
+  helpers?: HelperBakeResult;
+  /** What its morph bake wrote (`--as morphs`, `helpers+morphs`), for the JSON report. */
+  morphs?: MorphBakeResult;
+}
+
+/** Distances ÷ the posed mesh's bounding-box diagonal: the baked file by LBS and plain LBS, each against the method. */
+export interface BakeDistances {
+  max: number;
+  p99: number;
+  lbsMax: number;
+  lbsP99: number;
+  /** The share of plain LBS's p99 distance removed (1 − p99 / lbsP99); null where LBS is within `NEVER_WORSE_MARGIN`. */
+  gapRemoved: number | null;
+  /** max / lbsMax (null where lbsMax is 0). */
+  maxOfLbs: number | null;
+}
+
+/**
+ * `corskin bake --json`: the report of one file, printed as one line of JSON. Distances are
+ * per-vertex Euclidean distances divided by the bounding-box diagonal of the posed mesh.
+ */
+export interface BakeReport {
+  input: string;
+  output: string;
+  method: string;
+  as: string;
+  /** Samples per second of each clip. */
+  rate: number;
+  skins: {
+    name: string;
+    /** Samples measured over all clips, and the distances there. */
+    samples: BakeDistances & { count: number; worseThanLbs: number };
+    /** Half-way between the samples (null where not measured). */
+    halfway: (BakeDistances & { count: number; worseThanLbs: number }) | null;
+    /** Beyond the clips: the evaluation's stress pose at half amplitude (helpers only, else null). */
+    beyondClips: (BakeDistances & { worseThanLbs: boolean }) | null;
+    /** Played with its first 4 influences only (where the bake has more, else null). */
+    fourInfluences: (BakeDistances & { worseThanLbs: number }) | null;
+    /** Threads the measure ran on (2 where it shared its times with a worker thread). */
+    measureThreads: number;
+    helpers: Pick<HelperBakeResult, (typeof HELPER_FIELDS)[number]> | null;
+    morphs: Pick<MorphBakeResult, (typeof MORPH_FIELDS)[number]> | null;
+  }[];
+  /** The glTF validator's errors: the input's, and those the baked file keeps (null where not validated). */
+  validatorErrors: { input: number; output: number } | null;
+  bytes: number;
+  inputBytes: number;
+  seconds: number;
+}
+
+/** What the JSON report gives of a helper bake's result (its figures, not its samples). */
+const HELPER_FIELDS = ['helpers', 'regions', 'samples', 'iterations', 'activeVertices', 'placement', 'refined', 'guard', 'worseHalfway', 'halfwayKeys', 'halfwayGivenBack', 'revertedVertices', 'normalsGivenBack'] as const; // prettier-ignore
+/** What the JSON report gives of a morph bake's result. */
+const MORPH_FIELDS = ['targets', 'samples', 'basis', 'bytes', 'shortTargets', 'channelBytes', 'denseBytes', 'nonZero'] as const; // prettier-ignore
+
+/** `keys` of `o`. */
+function pick<T extends object, K extends keyof T>(o: T, keys: readonly K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((k) => [k, o[k]])) as Pick<T, K>;
+}
+
+/** {@link BakeDistances} of a measure's figures. */
+function distances(m: { max: number; p99: number; lbsMax: number; lbsP99: number }): BakeDistances {
+  return {
+    max: m.max,
+    p99: m.p99,
+    lbsMax: m.lbsMax,
+    lbsP99: m.lbsP99,
+    gapRemoved: m.lbsP99 > NEVER_WORSE_MARGIN ? 1 - m.p99 / m.lbsP99 : null,
+    maxOfLbs: m.lbsMax > 0 ? m.max / m.lbsMax : null,
+  };
 }
 
 /** What {@link checkStaged} takes of the bake's state. */
@@ -74,12 +147,15 @@ export async function checkStaged(
   { models, method, rate, withHelpers, stage, start, collapsed }: StagedBake,
 ): Promise<void> {
   const staged = join(stage, basename(o.output));
+  // The text report on stdout, or (--json) one JSON line at the end.
+  const out = o.json ? () => undefined : io.out;
   // The measure's worker thread, starting while the file is written, where a skin's measure
   // will share its times (`sharesMeasure`).
   const shares = (b: BakedSkin) => sharesMeasure(b.samples, b.model.mesh.positions.length / 3, b.threads ?? 1);
   const pool = baked.some(shares) ? createMeasureWorkerPool() : undefined;
   const measures: BakeMeasure[] = [];
   const beyond: (BeyondClipsMeasure | undefined)[] = [];
+  const measureThreads: number[] = [];
   let files: string[];
   let outputValidation: Promise<ValidatorMessage[] | undefined> | undefined;
   try {
@@ -98,7 +174,9 @@ export async function checkStaged(
     // its codec reordered or welded the vertices (Draco's edgebreaker), the bake before compression.
     const written = extractSkinnedModels(await readDocument(staged), o.output);
     let unwritten: SkinnedModel[] | undefined; // the bake before compression, read where needed
-    for (const { model, deform, samples, threads } of baked) {
+    for (const skin of baked) {
+      const { model, deform, samples, threads } = skin;
+      measureThreads.push(shares(skin) ? 2 : 1);
       let other = written.find((m) => m.name === model.name) ?? written[models.indexOf(model)];
       if (other.mesh.positions.length !== model.mesh.positions.length) {
         io.err(
@@ -124,15 +202,15 @@ export async function checkStaged(
   const percent = (x: number) => (Math.round(1000 * x) / 10 || 0).toFixed(1); // never "-0.0"
   baked.forEach(({ lines }, k) => {
     const m = measures[k];
-    for (const line of lines) io.out(line);
+    for (const line of lines) out(line);
     const M = methodInfo(method).label;
-    io.out(
+    out(
       `  at the ${num(m.samples)} samples, per-vertex distance ÷ bounding-box diagonal of the posed mesh: baked file by LBS vs ${M} max ${e(m.max)}, p99 ${e(m.p99)}; plain LBS vs ${M} max ${e(m.lbsMax)}, p99 ${e(m.lbsP99)}`,
     );
     // The share of LBS's p99 distance removed (where LBS is not already within the tolerance).
     const gap = m.lbsP99 > NEVER_WORSE_MARGIN ? 1 - m.p99 / m.lbsP99 : undefined;
     if (gap !== undefined)
-      io.out(`  removes ${percent(gap)}% of plain LBS's p99 distance to ${M}; max ${(m.max / m.lbsMax).toFixed(2)} of LBS's`); // prettier-ignore
+      out(`  removes ${percent(gap)}% of plain LBS's p99 distance to ${M}; max ${(m.max / m.lbsMax).toFixed(2)} of LBS's`); // prettier-ignore
     const name = baked[k].model.name;
     const morphs = o.as === 'helpers' ? '; --as helpers+morphs reproduces the method at the samples' : '';
     // Morph targets hold every sample within their tolerance (1e-5 by default); where the
@@ -152,7 +230,7 @@ export async function checkStaged(
       warnings.add(name, `${farther} plain LBS does at some samples ${overVertices}${morphs}`, `at ${num(m.worseSamples)} of ${count(m.samples, 'sample')} ${farther} plain LBS does ${overVertices}${morphs}`, `${num(m.worseSamples)} of ${count(m.samples, 'sample')}`); // prettier-ignore
     const h = m.halfway;
     if (h) {
-      io.out(`  half-way between the samples (where a player at another frame rate interpolates the keys), at ${count(h.times, 'time')}: baked file by LBS vs ${M} max ${e(h.max)}, p99 ${e(h.p99)}; plain LBS vs ${M} max ${e(h.lbsMax)}, p99 ${e(h.lbsP99)}${h.lbsP99 > NEVER_WORSE_MARGIN ? `; removes ${percent(1 - h.p99 / h.lbsP99)}% of it, max ${(h.max / h.lbsMax).toFixed(2)} of LBS's` : ''}`); // prettier-ignore
+      out(`  half-way between the samples (where a player at another frame rate interpolates the keys), at ${count(h.times, 'time')}: baked file by LBS vs ${M} max ${e(h.max)}, p99 ${e(h.p99)}; plain LBS vs ${M} max ${e(h.lbsMax)}, p99 ${e(h.lbsP99)}${h.lbsP99 > NEVER_WORSE_MARGIN ? `; removes ${percent(1 - h.p99 / h.lbsP99)}% of it, max ${(h.max / h.lbsMax).toFixed(2)} of LBS's` : ''}`); // prettier-ignore
       if (h.worseSamples) {
         const hold = o.as !== 'helpers' ? ': a higher --rate brings the samples closer together (morph targets blend linearly between them)' : baked[k].guard === 'between' ? '' : o.guard === 'samples' ? ': --guard auto (the default) or between holds the bake there too' : ': --guard between holds the bake there too'; // prettier-ignore
         const rest = `${farther} plain LBS does (${margin})${hold}${morphs}`;
@@ -161,7 +239,7 @@ export async function checkStaged(
     }
     const b = beyond[k];
     if (b) {
-      io.out(`  beyond the clips (the evaluation's stress pose at half amplitude, the helpers at rest on their joints, as under an animation that does not key them): baked file by LBS vs ${M} max ${e(b.max)}, p99 ${e(b.p99)}; plain LBS vs ${M} max ${e(b.lbsMax)}, p99 ${e(b.lbsP99)}`); // prettier-ignore
+      out(`  beyond the clips (the evaluation's stress pose at half amplitude, the helpers at rest on their joints, as under an animation that does not key them): baked file by LBS vs ${M} max ${e(b.max)}, p99 ${e(b.p99)}; plain LBS vs ${M} max ${e(b.lbsMax)}, p99 ${e(b.lbsP99)}`); // prettier-ignore
       if (!(b.max <= b.lbsMax + NEVER_WORSE_MARGIN && b.p99 <= b.lbsP99 + NEVER_WORSE_MARGIN)) {
         const text = `beyond the clips ${farther} plain LBS does (at the half stress pose, its max or p99 over the vertices ${margin})${o.beyondClips !== 'lbs' ? ': --beyond-clips lbs plays the input\'s LBS there' : baked[k].over ? ` (its vertices with more than ${o.influences ?? 4} influences were fitted with their ${o.influences ?? 4} heaviest, and play those there)` : ''}`; // prettier-ignore
         warnings.add(name, text, text);
@@ -169,7 +247,7 @@ export async function checkStaged(
     }
     if (m.firstSet) {
       const f = m.firstSet;
-      io.out(
+      out(
         `  in an engine that skins 4 influences (three.js's stock GLTFLoader: the first set, renormalised): baked file vs ${M} max ${e(f.max)}, p99 ${e(f.p99)}; the input there max ${e(f.lbsMax)}, p99 ${e(f.lbsP99)}`,
       );
       if (f.worseSamples) {
@@ -196,9 +274,9 @@ export async function checkStaged(
       warnings.add(name, lessThanHalf, `the bake removes less than half of plain LBS's p99 distance to ${M} (${removed}%)${remedies}`, `removes ${removed}%`); // prettier-ignore
   });
   warnings.flush();
+  let outputErrors: ValidatorMessage[] = [];
   if (inputErrors && outputValidation) {
     // The codes whose count grew (the bake adds no error of its own: it fails if it did).
-    let outputErrors: ValidatorMessage[] = [];
     try {
       outputErrors = (await outputValidation) ?? [];
     } catch (e) {
@@ -220,7 +298,7 @@ export async function checkStaged(
         o.output,
       );
     if (inputErrors.length)
-      io.out(
+      out(
         outputErrors.length
           ? `glTF validator: the baked file keeps ${count(outputErrors.length, 'error')} of the input's: ${describeErrors(outputErrors)}`
           : `glTF validator: the baked file has none of the input's errors`,
@@ -232,8 +310,37 @@ export async function checkStaged(
   const before = inputFiles(input).reduce((t, f) => t + fileSize(f), 0);
   const after = files.reduce((t, f) => t + fileSize(f), 0);
   keepStaged(files, folder);
-  io.out(
-    `wrote ${o.output}: ${mb(after)} (input ${mb(before)}, ${(after / before).toFixed(2)}×${collapsed?.channels ? `; ${count(collapsed.channels, 'constant channel')} stored as 2 keys${collapsed.channels > 1 ? ' each' : ''}, ${mb(collapsed.bytes)} less` : ''})${o.quantize ? ', KHR_mesh_quantization' : ''} in ${((performance.now() - start) / 1000).toFixed(2)} s`,
+  const seconds = (performance.now() - start) / 1000;
+  if (o.json) {
+    const report: BakeReport = {
+      input,
+      output: o.output,
+      method,
+      as: o.as,
+      rate,
+      skins: baked.map((b, k) => {
+        const { halfway: h, firstSet: f, ...m } = measures[k];
+        const beyondClips = beyond[k];
+        return {
+          name: b.model.name,
+          samples: { count: m.samples, ...distances(m), worseThanLbs: m.worseSamples },
+          halfway: h ? { count: h.times, ...distances(h), worseThanLbs: h.worseSamples } : null,
+          beyondClips: beyondClips ? { ...distances(beyondClips), worseThanLbs: !(beyondClips.max <= beyondClips.lbsMax + NEVER_WORSE_MARGIN && beyondClips.p99 <= beyondClips.lbsP99 + NEVER_WORSE_MARGIN) } : null, // prettier-ignore
+          fourInfluences: f ? { ...distances(f), worseThanLbs: f.worseSamples } : null,
+          measureThreads: measureThreads[k],
+          helpers: b.helpers ? pick(b.helpers, HELPER_FIELDS) : null,
+          morphs: b.morphs ? pick(b.morphs, MORPH_FIELDS) : null,
+        };
+      }),
+      validatorErrors: inputErrors && outputValidation ? { input: inputErrors.length, output: outputErrors.length } : null, // prettier-ignore
+      bytes: after,
+      inputBytes: before,
+      seconds,
+    };
+    io.out(JSON.stringify(report));
+  }
+  out(
+    `wrote ${o.output}: ${mb(after)} (input ${mb(before)}, ${(after / before).toFixed(2)}×${collapsed?.channels ? `; ${count(collapsed.channels, 'constant channel')} stored as 2 keys${collapsed.channels > 1 ? ' each' : ''}, ${mb(collapsed.bytes)} less` : ''})${o.quantize ? ', KHR_mesh_quantization' : ''} in ${seconds.toFixed(2)} s`,
   );
 }
 

@@ -88,6 +88,8 @@ export interface BakeCommandOptions {
   template?: string;
   force?: boolean;
   compress?: boolean;
+  /** Print the report as one JSON line ({@link BakeReport}) instead of its text. */
+  json?: boolean;
 }
 
 /** Runs `corskin bake` on one file. @throws CorskinError on bad input (nothing written) */
@@ -266,6 +268,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
         held += r.halfway.targets.length * n;
       }
       entry.guard = r.guard;
+      entry.helpers = { ...r, halfway: undefined }; // the half-way samples not held
       const helpersAlone = withMorphs ? ' (the helpers alone: the residual morph targets, blended linearly between samples, are measured below)' : ''; // prettier-ignore
       const guarded = r.worseHalfway ? `; held never worse than plain LBS half-way between samples too${helpersAlone} (guarded at the samples alone, the closest fit played farther from ${label} than plain LBS there at ${count(r.worseHalfway, 'half-way time')}): ${r.halfwayGivenBack === undefined ? `fitted again, guarded between${r.halfwayKeys ? ` and keyed too at the half-way times (${num(r.halfwayKeys)}) where the placements' closest fit before refinements played farther than plain LBS, or put a vertex farther than plain LBS puts it at any time` : ''}` : `${count(r.halfwayGivenBack, 'more vertex', 'more vertices')} kept their own influences`}` : ''; // prettier-ignore
       lines.push(
@@ -290,7 +293,8 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   // The skins as the helpers left them, read once for the residual morphs of every skin.
   const skins = withHelpers && withMorphs ? extractSkinnedModels(document, input) : undefined;
   if (withMorphs)
-    for (const { model, deform, lines } of baked) {
+    for (const entry of baked) {
+      const { model, deform, lines } = entry;
       const options = { rate, tolerance, normalTolerance, targets: o.targets, positions: o.targetPositions, file: input, skins }; // prettier-ignore
       const r = await phase(model, withHelpers ? 'residual morphs' : 'morphs', (onProgress) =>
         withHelpers
@@ -309,6 +313,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
         io.err(
           `corskin: warning: ${input}: ${model.name}: no basis smaller than the samples holds every one within the tolerances${tolerance ? '' : ' (--tolerance 0)'}: one target per sample`,
         );
+      entry.morphs = r;
       const what = withHelpers ? `what the helpers leave of ${label}` : label;
       lines.push(
         !r.targets

@@ -135,6 +135,8 @@ export async function runBatch(
   makeFolder(outDir, 'the --out-dir folder');
   const parallel = Math.min(jobs ?? availableParallelism(), inputs.length);
   const failed: string[] = [];
+  // With --json, stdout holds the JSON lines alone: the batch's own lines go to stderr.
+  const say = opts.json ? io.err : io.out;
   const run = async (input: string) => {
     const name = outputName(input);
     // Files in parallel: each helper bake fits on one thread unless told otherwise (the cores are taken).
@@ -158,7 +160,7 @@ export async function runBatch(
       }
     }
     if (error === undefined)
-      io.out(`ok      ${input} → ${job.output} (${((performance.now() - start) / 1000).toFixed(2)} s)`);
+      say(`ok      ${input} → ${job.output} (${((performance.now() - start) / 1000).toFixed(2)} s)`);
     else {
       failed.push(input);
       io.err(`corskin: error: failed: ${error}`);
@@ -170,7 +172,7 @@ export async function runBatch(
       for (let input = queue.shift(); input !== undefined; input = queue.shift()) await run(input);
     }),
   );
-  io.out(
+  say(
     `${inputs.length - failed.length} of ${inputs.length} files done${failed.length ? `, ${failed.length} failed` : ''}`,
   );
   if (failed.length) throw new CorskinError(`${failed.length} of ${inputs.length} files failed: ${failed.join(', ')}`);

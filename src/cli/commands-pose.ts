@@ -176,6 +176,10 @@ export function addPoseCommands(program: Command, io: Io): void {
           'write with KHR_mesh_quantization (a smaller mesh and helper bake; no longer exact to 1e-5; morph targets go dense, larger: for those, --target-positions short)',
         )
         .option(
+          '--json',
+          'print the report as JSON on stdout, one line per file (its figures per skin: at the samples, half-way between them, beyond the clips; warnings still go to stderr)',
+        )
+        .option(
           '--threads <n>',
           `helpers: threads for the fit (the sampling runs on one; the measure shares its times with a worker thread from ${PARALLEL_MEASURE_FROM.toExponential(0)} (time, vertex) pairs up when this is above 1 and the half-way samples are held); the file is identical for any count (default: all cores from ${AUTO_BAKE_THREADS_FROM.toExponential(0)} (sample, vertex) pairs up, else 1; 1 per file with --jobs above 1)`,
           threadCount,

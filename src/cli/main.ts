@@ -71,7 +71,7 @@ export function installSignalCleanup(): void {
   }
 }
 
-/** Commands whose stdout is their result (a table, a report, a URL): `--quiet` keeps it. */
+/** Commands whose stdout is their result (a table, a report, a URL): `--quiet` keeps it (and any command's `--json`). */
 const READERS = new Set(['info', 'evaluate', 'view', 'templates list']);
 
 /**
@@ -79,9 +79,9 @@ const READERS = new Set(['info', 'evaluate', 'view', 'templates list']);
  * with `quiet`, none of them and no progress bars: only errors (lines `corskin: error: …`); the
  * commands that write files then print nothing on stdout either (not even `wrote …`).
  */
-function filteredIo(io: Io, quiet: boolean, verbose: boolean, command: string): Io {
+function filteredIo(io: Io, quiet: boolean, verbose: boolean, command: string, json: boolean): Io {
   const said = new Set<string>();
-  const silent = quiet && !READERS.has(command) && !READERS.has(command.split(' ')[0]);
+  const silent = quiet && !json && !READERS.has(command) && !READERS.has(command.split(' ')[0]);
   return {
     out: (line) => {
       if (silent || (quiet && line.startsWith('wrote '))) return;
@@ -114,7 +114,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   argv = argv.filter((a, i) => i < 2 || !['-q', '--quiet', '--verbose', '--resources'].includes(a));
   const words = argv.slice(2).filter((a) => !a.startsWith('-'));
   const command = words.slice(0, 2).join(' '); // `info`'s first word, or a group's command: `templates list`
-  const program = await buildProgram(filteredIo(io, quiet, verbose, command));
+  const program = await buildProgram(filteredIo(io, quiet, verbose, command, argv.includes('--json')));
   if (argv.length <= 2) {
     io.err(program.helpInformation().trimEnd());
     io.err('corskin: error: a command is required');
