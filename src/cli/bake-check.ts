@@ -106,6 +106,10 @@ function pick<T extends object, K extends keyof T>(o: T, keys: readonly K[]): Pi
   return Object.fromEntries(keys.map((k) => [k, o[k]])) as Pick<T, K>;
 }
 
+/** Whether the baked file plays farther than plain LBS from the method beyond the clips (max or p99, by more than `NEVER_WORSE_MARGIN`). */
+const worseBeyond = (b: BeyondClipsMeasure) =>
+  !(b.max <= b.lbsMax + NEVER_WORSE_MARGIN && b.p99 <= b.lbsP99 + NEVER_WORSE_MARGIN);
+
 /** {@link BakeDistances} of a measure's figures. */
 function distances(m: { max: number; p99: number; lbsMax: number; lbsP99: number }): BakeDistances {
   return {
@@ -208,8 +212,8 @@ export async function checkStaged(
       `  at the ${num(m.samples)} samples, per-vertex distance ÷ bounding-box diagonal of the posed mesh: baked file by LBS vs ${M} max ${e(m.max)}, p99 ${e(m.p99)}; plain LBS vs ${M} max ${e(m.lbsMax)}, p99 ${e(m.lbsP99)}`,
     );
     // The share of LBS's p99 distance removed (where LBS is not already within the tolerance).
-    const gap = m.lbsP99 > NEVER_WORSE_MARGIN ? 1 - m.p99 / m.lbsP99 : undefined;
-    if (gap !== undefined)
+    const gap = distances(m).gapRemoved;
+    if (gap !== null)
       out(`  removes ${percent(gap)}% of plain LBS's p99 distance to ${M}; max ${(m.max / m.lbsMax).toFixed(2)} of LBS's`); // prettier-ignore
     const name = baked[k].model.name;
     const morphs = o.as === 'helpers' ? '; --as helpers+morphs reproduces the method at the samples' : '';
@@ -240,7 +244,7 @@ export async function checkStaged(
     const b = beyond[k];
     if (b) {
       out(`  beyond the clips (the evaluation's stress pose at half amplitude, the helpers at rest on their joints, as under an animation that does not key them): baked file by LBS vs ${M} max ${e(b.max)}, p99 ${e(b.p99)}; plain LBS vs ${M} max ${e(b.lbsMax)}, p99 ${e(b.lbsP99)}`); // prettier-ignore
-      if (!(b.max <= b.lbsMax + NEVER_WORSE_MARGIN && b.p99 <= b.lbsP99 + NEVER_WORSE_MARGIN)) {
+      if (worseBeyond(b)) {
         const text = `beyond the clips ${farther} plain LBS does (at the half stress pose, its max or p99 over the vertices ${margin})${o.beyondClips !== 'lbs' ? ': --beyond-clips lbs plays the input\'s LBS there' : baked[k].over ? ` (its vertices with more than ${o.influences ?? 4} influences were fitted with their ${o.influences ?? 4} heaviest, and play those there)` : ''}`; // prettier-ignore
         warnings.add(name, text, text);
       }
@@ -268,9 +272,9 @@ export async function checkStaged(
     const remedies = `${morphs}${slow}`;
     const lessThanHalf = `the bake removes less than half of plain LBS's p99 distance to ${M}${remedies}`;
     const removed = Math.round(100 * (gap ?? 0)) || 0;
-    if (gap !== undefined && gap < 0.005)
+    if (gap !== null && gap < 0.005)
       warnings.add(name, lessThanHalf, `the bake could not bring LBS closer to ${M}${remedies}`, 'removes none'); // prettier-ignore
-    else if (gap !== undefined && gap < 0.5)
+    else if (gap !== null && gap < 0.5)
       warnings.add(name, lessThanHalf, `the bake removes less than half of plain LBS's p99 distance to ${M} (${removed}%)${remedies}`, `removes ${removed}%`); // prettier-ignore
   });
   warnings.flush();
@@ -325,7 +329,7 @@ export async function checkStaged(
           name: b.model.name,
           samples: { count: m.samples, ...distances(m), worseThanLbs: m.worseSamples },
           halfway: h ? { count: h.times, ...distances(h), worseThanLbs: h.worseSamples } : null,
-          beyondClips: beyondClips ? { ...distances(beyondClips), worseThanLbs: !(beyondClips.max <= beyondClips.lbsMax + NEVER_WORSE_MARGIN && beyondClips.p99 <= beyondClips.lbsP99 + NEVER_WORSE_MARGIN) } : null, // prettier-ignore
+          beyondClips: beyondClips ? { ...distances(beyondClips), worseThanLbs: worseBeyond(beyondClips) } : null,
           fourInfluences: f ? { ...distances(f), worseThanLbs: f.worseSamples } : null,
           measureThreads: measureThreads[k],
           helpers: b.helpers ? pick(b.helpers, HELPER_FIELDS) : null,
