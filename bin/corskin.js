@@ -4,6 +4,7 @@
 // optional dependencies of the corskin package (a library user's install stays light): say which
 // to install when they are missing.
 import { createRequire } from 'node:module';
+import { fileURLToPath, URL } from 'node:url';
 
 // A signal during start-up (nothing begun, nothing to clean): exit as the command would.
 for (const [signal, code] of [
@@ -30,7 +31,15 @@ if (missing.length) {
   process.exit(1);
 }
 
-const { runProcess } = await import('../dist/cli/process.js');
+// A checkout that is not built (or is being rebuilt: `npm run build` empties dist/ first).
+const compiled = new URL('../dist/cli/process.js', import.meta.url);
+const { runProcess } = await import(compiled.href).catch((e) => {
+  if (e?.code !== 'ERR_MODULE_NOT_FOUND' || !String(e.message).includes(fileURLToPath(compiled))) throw e;
+  console.error(
+    `corskin: the compiled CLI is missing (${fileURLToPath(compiled)}): run npm run build in ${fileURLToPath(new URL('..', import.meta.url))} (or wait for a build under way to finish)`,
+  );
+  process.exit(1);
+});
 
 // The command runs on a worker thread; this thread answers SIGINT/SIGTERM/SIGHUP (src/cli/process.ts).
 runProcess(process.argv).then((code) => {

@@ -288,6 +288,7 @@ describe('the viewer', () => {
       ['truncated.glb', new Uint8Array(readFileSync(CESIUM_MAN)).subarray(0, 4000), 'truncated GLB: header declares'],
       ['text.glb', 'hello, this is not a model', 'not a glTF file (neither GLB nor JSON)'],
       ['empty.glb', new Uint8Array(0), 'empty file'],
+      ['half.gltf', '{"asset": {"version": "2.0"}, "nodes": [', 'invalid glTF JSON: '],
     ];
     const noSkin = new NodeIO();
     const doc = await noSkin.read(CESIUM_MAN);

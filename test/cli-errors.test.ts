@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { Document, NodeIO } from '@gltf-transform/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
-import { CESIUM_MAN, LIBIGL, ROOT, scratch } from './helpers/data.js';
+import { CESIUM_MAN, LIBIGL, ROOT, scratch, SHARED } from './helpers/data.js';
 
 const tmp = scratch();
 afterAll(tmp.cleanup);
@@ -30,6 +30,10 @@ const bad: Record<string, string> = {};
 beforeAll(async () => {
   bad.text = path('notgltf.glb');
   writeFileSync(bad.text, 'this is not a glTF file\n');
+  bad.empty = path('empty.glb');
+  writeFileSync(bad.empty, '');
+  bad.halfGltf = path('half.gltf');
+  writeFileSync(bad.halfGltf, readFileSync(join(SHARED, 'characters/ShibaInu.gltf')).subarray(0, 5000));
   const bytes = readFileSync(CESIUM_MAN);
   bad.truncated = path('truncated.glb');
   writeFileSync(bad.truncated, bytes.subarray(0, bytes.length >> 1));
@@ -80,7 +84,9 @@ describe.each(['precompute', 'deform'])('corskin %s on bad input', (command) => 
   const run = (input: string, name: string, message: RegExp | string) =>
     expectFailure([command, input, ...extra, '-o', path(name)], path(name), message);
 
-  it('not a glTF', () => run(bad.text, 'o1.glb', `${bad.text}: not a glTF file`));
+  it('not a glTF', () => run(bad.text, 'o1.glb', `${bad.text}: not a glTF file (neither GLB nor JSON)`));
+  it('an empty file', () => run(bad.empty, 'o8.glb', `${bad.empty}: empty file (0 bytes): not a glTF file`));
+  it('a .gltf cut short', () => run(bad.halfGltf, 'o9.glb', `${bad.halfGltf}: invalid glTF JSON: `));
   it('truncated GLB', () =>
     run(
       bad.truncated,

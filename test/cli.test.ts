@@ -362,17 +362,34 @@ describe('corskin evaluate --character on scaled and moved copies', () => {
     });
   }, 360_000);
 
-  it('warns when the character is posed so far from the origin that float32 rounding is what the rigid gap measures', async () => {
-    const file = await writeUnderRoot(join(SHARED, 'characters/Soldier.glb'), { translation: [2e5, 0, 0] }, join(tmp.dir, 'far.glb')); // prettier-ignore
-    const r = await runCli('evaluate', '--character', file, '--methods', 'dqs,lbs', '--json');
-    expect(r.code, r.stderr).toBe(0);
-    const rows = JSON.parse(r.stdout) as { method: string; rigidGap: number; rounding: number }[];
-    // float32 spacing at 2e5 (2^17): 2^-6 units; the rows' rounding is that ÷ the diagonal of the skin posed at rest.
-    const diagonal = 2 ** -6 / rows[0].rounding;
-    expect(Math.abs(diagonal - 0.249)).toBeLessThan(0.001); // the Soldier's diagonal posed at rest, measured: 0.249 units
-    expect(r.stderr).toMatch(/float32 numbers there are .* of its diagonal apart/);
-    // LBS moves the rigid pieces as DQS does: its gap there is rounding, within a few spacings.
-    const lbs = rows.filter((x) => x.method === 'lbs');
-    expect(Math.max(...lbs.map((x) => x.rigidGap))).toBeLessThan(8 * lbs[0].rounding);
+  it('measures a character posed far from the origin about its first joint (as at the origin); warns where float32 rounding is what the rigid gap measures', async () => {
+    const soldier = join(SHARED, 'characters/Soldier.glb');
+    type Row = { pose: string; method: string; rigidGap: number; rounding: number; flippedAgainstDqs: number; creasedEdges: number }; // prettier-ignore
+    const evaluate = async (file: string) => {
+      const r = await runCli('evaluate', '--character', file, '--methods', 'dqs,lbs,cor,stretch', '--json');
+      expect(r.code, r.stderr).toBe(0);
+      return { rows: JSON.parse(r.stdout) as Row[], stderr: r.stderr };
+    };
+    const here = await evaluate(soldier);
+    expect(new Set(here.rows.map((x) => x.method))).toEqual(new Set(['dqs', 'lbs', 'cor', 'stretch']));
+    // 2e5 units out, 800,000 of its diagonals: float32 spacing there is 2^-6 units, 0.06 of its size.
+    const far = await evaluate(await writeUnderRoot(soldier, { translation: [2e5, 0, 0] }, join(tmp.dir, 'far.glb'))); // prettier-ignore
+    expect(far.rows.map((x) => [x.pose, x.method, x.flippedAgainstDqs, x.creasedEdges])).toEqual(here.rows.map((x) => [x.pose, x.method, x.flippedAgainstDqs, x.creasedEdges])); // prettier-ignore
+    far.rows.forEach((x, k) => expect(Math.abs(x.rigidGap - here.rows[k].rigidGap)).toBeLessThan(1e-6));
+    expect(Math.max(...far.rows.map((x) => x.rounding))).toBeLessThan(1e-5);
+    expect(far.stderr).not.toContain('float32 numbers there');
+    // 10 units out (40 diagonals): posed there, float32 spacing 2^-20 units.
+    const near = await evaluate(await writeUnderRoot(soldier, { translation: [10, 0, 0] }, join(tmp.dir, 'ten.glb'))); // prettier-ignore
+    const diagonal = 2 ** -20 / near.rows[0].rounding;
+    expect(Math.abs(diagonal - 0.2475)).toBeLessThan(0.001); // the Soldier's diagonal posed at rest, measured: 0.2475 units
+    expect(near.stderr).toMatch(/float32 numbers there are .* of its diagonal apart/);
+    // What posing there adds to each gap is rounding, within a few spacings.
+    near.rows.forEach((x, k) => expect(Math.abs(x.rigidGap - here.rows[k].rigidGap)).toBeLessThan(8 * x.rounding));
   }, 360_000);
+
+  it('--methods names what it takes: stretch too, not by default', async () => {
+    const r = await runCli('evaluate', '--character', CESIUM_MAN, '--methods', 'lbs,nope');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--methods: nope is not one of lbs, dqs, sbs, lms, cor, ddm, dm, templates, stretch');
+  });
 });

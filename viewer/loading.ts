@@ -5,7 +5,7 @@
  * @module
  */
 import * as THREE from 'three';
-import { glbHeaderProblem, isGlb } from '../src/io/glb-header.js';
+import { glbHeaderProblem, isGlb, parseGltfJson } from '../src/io/glb-header.js';
 import { computeDirectDeltaMushOnWorker } from '../src/methods/ddm/web-worker.js';
 import { meshFromGeometry, useSkinningMethod } from '../src/three/index.js';
 import {
@@ -33,15 +33,11 @@ import { frame, makeView } from './views.js';
 function notGltf(data: ArrayBuffer): string | undefined {
   const bytes = new Uint8Array(data);
   if (isGlb(bytes)) return glbHeaderProblem(bytes);
-  let json: unknown;
   try {
-    json = JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    return bytes.length ? 'not a glTF file (neither GLB nor JSON)' : 'empty file';
+    parseGltfJson(bytes);
+  } catch (e) {
+    return (e as Error).message;
   }
-  return json && typeof json === 'object' && 'asset' in json
-    ? undefined
-    : 'not a glTF file (JSON without an "asset" property)';
 }
 
 /** The load in progress: a newer one stops its computations and drops what it would show. */

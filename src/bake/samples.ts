@@ -6,7 +6,7 @@
  * @module
  */
 import { CorskinError } from '../core/errors.js';
-import { skinningMatrices, type Pose } from '../core/pose.js';
+import { farShift, shiftSkinning, skinningMatrices, type Pose } from '../core/pose.js';
 import type { Skeleton } from '../core/skeleton.js';
 
 /** Samples per second of each clip, unless asked otherwise (the usual frame rate of clips). */
@@ -127,7 +127,7 @@ export const BAKE_KINDS = ['helpers', 'morphs', 'helpers+morphs'] as const;
 /**
  * The skinning matrices the bake samples `pose` with (16·J, column-major, bind space → posed
  * space, asset units): `skinningMatrices`, and — where the first joint takes the bind-space origin
- * more than {@link FAR_FROM_ORIGIN} times `extent` away — every matrix then moved by the one
+ * more than `FAR_FROM_ORIGIN` times `extent` away ({@link farShift}) — every matrix then moved by the one
  * translation that takes that point back to the origin. The methods move with a rigid motion of
  * the whole skeleton (weights summing to 1), so the bake sampled this way is the bake, while the
  * posed positions stay where 32-bit floats resolve them finely: CesiumMan animated 10,000 units
@@ -141,21 +141,6 @@ export const BAKE_KINDS = ['helpers', 'morphs', 'helpers+morphs'] as const;
 export function bakeSkinningMatrices(skeleton: Skeleton, pose: Pose, extent: number): Float64Array {
   const S = skinningMatrices(skeleton, pose);
   return shiftSkinning(S, farShift(S, extent));
-}
-
-/**
- * The move {@link bakeSkinningMatrices} gives skinning matrices `S` (16·J): the first joint's
- * image of the bind-space origin, where that is more than {@link FAR_FROM_ORIGIN} times the mesh's
- * posed size from the origin — `extent` (bind space) times the first joint's largest scale, for a
- * mesh stored in other units than it plays in (the chicken: centimetres under a 0.01 root); else
- * undefined (no move). A bake comparing two skeletons at a sample (the original
- * and the baked file, whose inverse bind matrices `--quantize` may have changed) takes the
- * original's move for both.
- */
-export function farShift(S: Float64Array, extent: number): [number, number, number] | undefined {
-  const [x, y, z] = [S[12], S[13], S[14]];
-  const scale = Math.max(Math.hypot(S[0], S[1], S[2]), Math.hypot(S[4], S[5], S[6]), Math.hypot(S[8], S[9], S[10]));
-  return Math.hypot(x, y, z) > FAR_FROM_ORIGIN * extent * scale ? [x, y, z] : undefined;
 }
 
 /**
@@ -174,21 +159,3 @@ export function bakeSkinningPair(
   const shift = farShift(S, extent);
   return [shiftSkinning(S, shift), shiftSkinning(skinningMatrices(baked, bakedPose), shift)];
 }
-
-/** Skinning matrices `S` (16·J) moved by −`shift` in posed space, in place (none: as they are). */
-export function shiftSkinning(S: Float64Array, shift: readonly number[] | undefined): Float64Array {
-  if (!shift) return S;
-  for (let o = 0; o < S.length; o += 16) {
-    S[o + 12] -= shift[0];
-    S[o + 13] -= shift[1];
-    S[o + 14] -= shift[2];
-  }
-  return S;
-}
-
-/**
- * How many times its own size from the origin a posed character is sampled about its first joint
- * instead ({@link bakeSkinningMatrices}): there 32-bit floats resolve about 4e-6 of its size, near
- * the share of the morph bake's 1e-5 tolerance that the targets hold.
- */
-export const FAR_FROM_ORIGIN = 64;

@@ -216,7 +216,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       // A helper bake poses the method's positions alone, and its normals on a second set of
       // kernels where its fit and its normals' guard ask for them (its morph targets correct
       // normals too: a bake with morphs poses both everywhere).
-      const deform = await withSimdKernels(model, method, createMethodDeformer(io, document, model, method, input, o), o, !withMorphs, !withMorphs); // prettier-ignore
+      const deform = await withSimdKernels(model, method, createMethodDeformer(io, document, model, method, input, { ...o, skins: models.length }), o, !withMorphs, !withMorphs); // prettier-ignore
       const lines: string[] = [];
       const entry: (typeof baked)[number] = { model, deform, lines };
       baked.push(entry);

@@ -247,7 +247,7 @@ export function addPoseCommands(program: Command, io: Io): void {
     .addOption(
       new Option(
         '--methods <ids>',
-        `with --character: the methods, comma-separated (default: ${CHARACTER_METHODS.join(',')})`,
+        `with --character: the methods, comma-separated (default: ${CHARACTER_METHODS.join(',')}; stretch too, with every joint where two or more bones meet compensated)`,
       ).argParser((v: string) => v.split(',').map((x) => x.trim())),
     )
     .option('--json', 'print the rows as one JSON array')

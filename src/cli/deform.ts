@@ -7,9 +7,9 @@ import type { AnimationClip } from '../core/animation.js';
 import { samplePose } from '../core/animation.js';
 import { CorskinError } from '../core/errors.js';
 import { DEFAULT_INFLUENCES } from '../cor/parameters.js';
-import { firstNonFinite, limitInfluences } from '../core/mesh.js';
+import { boundingBoxDiagonal, firstNonFinite, limitInfluences } from '../core/mesh.js';
 import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
-import { bindPoseSkinningMatrices, restPose, skinningMatrices } from '../core/pose.js';
+import { bindPoseSkinningMatrices, farShift, restPose, shiftSkinning, skinningMatrices } from '../core/pose.js';
 import { deform } from '../deformers/index.js';
 import { skinningReflects } from '../deformers/mirror.js';
 import { deformInto } from '../deformers/contract.js';
@@ -95,7 +95,7 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
       io.err(
         `corskin: note: ${input}: ${model.name}: ${model.ignoredAnimationChannels} animation channels on nodes that do not move the skin, ignored`,
       );
-    ensureMethodData(io, input, model, o.method, o);
+    ensureMethodData(io, input, model, o.method, { ...o, skins: models.length });
     const clip: AnimationClip | undefined =
       clipName !== undefined
         ? model.animations.find((c) => c.name === clipName)
@@ -130,6 +130,10 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
         throw new CorskinError(`${model.name}: ${e.message}; nothing written`, input, { cause: e });
       throw e;
     }
+    // Posed far from the origin, about its first joint instead, the move written as the node's
+    // translation: 32-bit floats resolve the positions as near the origin.
+    const origin = farShift(skinning, boundingBoxDiagonal(model.mesh.positions));
+    shiftSkinning(skinning, origin);
     const weights = sampleMorphWeights(model.morphGroups, clip?.morphChannels ?? [], time);
     const limited = limitInfluences(model.mesh, o.influences ?? DEFAULT_INFLUENCES);
     if (limited.verticesAffected) {
@@ -139,7 +143,11 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
     }
     const mesh = applyMorphTargets(limited.mesh, model.morphGroups, weights);
     const result = methodInfo(o.method).needsRig
-      ? deformInto(createMethodDeformer(io, document, model, o.method, input, o), mesh, skinning)
+      ? deformInto(
+          createMethodDeformer(io, document, model, o.method, input, { ...o, skins: models.length }),
+          mesh,
+          skinning,
+        )
       : deform(o.method as SkinningMethod, mesh, skinning);
     for (const [what, a] of [
       ['position', result.positions],
@@ -152,17 +160,19 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
           input,
         );
     }
-    posed.push({ ...result, reflected: skinningReflects(skinning) });
+    posed.push({ ...result, reflected: skinningReflects(skinning), origin });
   }
   if (lower.endsWith('.obj')) {
     const groups = models.flatMap((model, m) =>
       model.parts.map((part, k) => {
         const a = part.vertexOffset,
           b = a + part.vertexCount;
-        const tris = partTriangles(model, part, posed[m].reflected);
+        const { positions, origin, reflected } = posed[m];
+        const tris = partTriangles(model, part, reflected);
+        const at = positions.subarray(3 * a, 3 * b);
         return {
           name: `${model.name}_primitive${k}`,
-          positions: posed[m].positions.subarray(3 * a, 3 * b),
+          positions: origin ? Float64Array.from(at, (x, i) => x + origin[i % 3]) : at,
           normals: part.hasNormals ? posed[m].normals?.subarray(3 * a, 3 * b) : undefined,
           triangles: tris,
         };

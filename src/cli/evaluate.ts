@@ -29,6 +29,8 @@ import type { Deformer, SkinningMethod } from '../deformers/contract.js';
 import { CHARACTER_METHODS, methodInfo } from '../deformers/registry.js';
 import { formatTable, type Io } from './ui.js';
 import { methodModule, prepareMethod } from '../methods/index.js';
+import { createMethodDeformer } from './method-deformer.js';
+import { DEFAULT_EPSILON, DEFAULT_SIGMA } from '../cor/parameters.js';
 
 /** Options of {@link evaluateCommand}. */
 export interface EvaluateOptions {
@@ -122,9 +124,9 @@ async function evaluateCharacterCommand(io: Io, file: string, o: EvaluateOptions
       '--report writes the HTML report of the benchmarks (--benchmark bar|arm); with --character, the table (or --json) is the report',
     );
   const methods = o.methods ?? CHARACTER_METHODS;
-  const unknown = methods.filter((m) => !(CHARACTER_METHODS as readonly string[]).includes(m));
-  if (unknown.length)
-    throw new UsageError(`--methods: ${unknown.join(', ')} is not one of ${CHARACTER_METHODS.join(', ')}`);
+  const accepted: readonly string[] = [...CHARACTER_METHODS, 'stretch'];
+  const unknown = methods.filter((m) => !accepted.includes(m));
+  if (unknown.length) throw new UsageError(`--methods: ${unknown.join(', ')} is not one of ${accepted.join(', ')}`);
   const document = await readDocument(file);
   const models = extractSkinnedModels(document, file);
   const rows: (CharacterRow & { skin: string })[] = [];
@@ -146,7 +148,10 @@ async function evaluateCharacterCommand(io: Io, file: string, o: EvaluateOptions
         const { centers } = await computeCentersOfRotationParallel(model.mesh);
         const withCenters = { ...model.mesh, centersOfRotation: centers };
         deformers.set(id, (_, S, out) => deformers_.cor(withCenters, S, out));
-      } else deformers.set(id, deformers_[id as SkinningMethod]);
+      } else if (id === 'stretch')
+        // Its default rig: every joint where two or more bones meet compensated, twist compensation on.
+        deformers.set(id, createMethodDeformer(io, document, model, 'stretch', file, { sigma: DEFAULT_SIGMA, epsilon: DEFAULT_EPSILON })); // prettier-ignore
+      else deformers.set(id, deformers_[id as SkinningMethod]);
     }
     const measured = measureCharacter(model.mesh, model.skeleton, poseBattery(model.skeleton, model.animations), deformers); // prettier-ignore
     const rounding = Math.max(0, ...measured.map((r) => r.rounding));

@@ -35,6 +35,8 @@ export interface MethodDeformerOptions {
   stretchJoints?: string;
   /** stretch: twist compensation before skinning (default true). */
   twistCompensation?: boolean;
+  /** The skins of the file (default 1): above one, what a computation found per skin is said with `--verbose` only. */
+  skins?: number;
 }
 
 /**
@@ -58,10 +60,9 @@ function prepareModule(io: Io, input: string, model: SkinnedModel, module: Metho
     io.err(
       `corskin: warning: ${input}: ${model.name}: the file's stored ${module.id.toUpperCase()} data is used; ${given.join(', ')} ${given.length > 1 ? 'apply' : 'applies'} only when it is computed (corskin precompute --method ${module.id} recomputes it)`,
     );
+  // Said once per file (the io says a line once), not once per skin: the skeleton's 40 skins.
   if (missing)
-    io.err(
-      `corskin: ${input}: ${model.name} has no ${missing}; computing it (corskin precompute --method ${module.id} stores it)`,
-    );
+    io.err(`corskin: ${input}: no ${missing} in the file; computing it (corskin precompute --method ${module.id} stores it)`); // prettier-ignore
   const bar = missing ? progress(io, missing) : undefined;
   let deformer: Deformer;
   try {
@@ -77,7 +78,7 @@ function prepareModule(io: Io, input: string, model: SkinnedModel, module: Metho
   } finally {
     bar?.stop();
   }
-  const summary = missing && module.summary?.(model.mesh);
+  const summary = missing && (io.verbose || !((o as MethodDeformerOptions).skins! > 1)) && module.summary?.(model.mesh); // prettier-ignore
   if (summary) io.err(`corskin: ${input}: ${model.name}: ${summary}`);
   return deformer;
 }
@@ -92,7 +93,7 @@ export function ensureMethodData(
   input: string,
   model: SkinnedModel,
   method: CliMethod,
-  o: Pick<MethodDeformerOptions, 'sigma' | 'epsilon'>,
+  o: Pick<MethodDeformerOptions, 'sigma' | 'epsilon' | 'skins'>,
 ): void {
   warnForeignParameters(io, method, o as Record<string, unknown>);
   const module = methodModule(method);
@@ -100,9 +101,7 @@ export function ensureMethodData(
   // with what it reads from the document): checked, and computed when the file lacks it.
   if (module?.missing && !methodInfo(method).needsRig) prepareModule(io, input, model, module, o);
   if (method === 'cor' && !model.mesh.centersOfRotation) {
-    io.err(
-      `corskin: ${input}: ${model.name} has no centers of rotation; computing them (σ = ${o.sigma}, ε = ${o.epsilon})`,
-    );
+    io.err(`corskin: ${input}: no centers of rotation in the file; computing them (σ = ${o.sigma}, ε = ${o.epsilon}; corskin precompute stores them)`); // prettier-ignore
     const bar = progress(io, 'centers of rotation');
     try {
       model.mesh.centersOfRotation = computeCentersOfRotation(model.mesh, {

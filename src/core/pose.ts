@@ -162,3 +162,38 @@ function solve3(m: Float64Array, b: ArrayLike<number>): number[] {
     (a * (e * z - y * h) - bb * (d * z - y * g) + x * (d * h - e * g)) / det,
   ];
 }
+
+/**
+ * Where posed positions would lose their precision in 32-bit floats, the move that brings them back near the origin, for skinning matrices `S` (16·J): the first joint's
+ * image of the bind-space origin, where that is more than {@link FAR_FROM_ORIGIN} times the mesh's
+ * posed size from the origin — `extent` (bind space) times the first joint's largest scale, for a
+ * mesh stored in other units than it plays in (the chicken: centimetres under a 0.01 root); else
+ * undefined (no move). Every method moves with a rigid motion of the whole skeleton (weights
+ * summing to 1), so posing with {@link shiftSkinning}`(S, shift)` and adding `shift` back in 64-bit
+ * floats gives the same pose, resolved finely (`corskin bake` samples this way, `corskin deform`
+ * writes the shift as its node's translation, the character evaluation measures about it). A
+ * comparison of two skeletons at one pose takes the first's move for both.
+ */
+export function farShift(S: Float64Array, extent: number): [number, number, number] | undefined {
+  const [x, y, z] = [S[12], S[13], S[14]];
+  const scale = Math.max(Math.hypot(S[0], S[1], S[2]), Math.hypot(S[4], S[5], S[6]), Math.hypot(S[8], S[9], S[10]));
+  return Math.hypot(x, y, z) > FAR_FROM_ORIGIN * extent * scale ? [x, y, z] : undefined;
+}
+
+/** Skinning matrices `S` (16·J) moved by −`shift` in posed space, in place (none: as they are). */
+export function shiftSkinning(S: Float64Array, shift: readonly number[] | undefined): Float64Array {
+  if (!shift) return S;
+  for (let o = 0; o < S.length; o += 16) {
+    S[o + 12] -= shift[0];
+    S[o + 13] -= shift[1];
+    S[o + 14] -= shift[2];
+  }
+  return S;
+}
+
+/**
+ * How many times its own size from the origin a posed character is posed about its first joint
+ * instead ({@link farShift}): there 32-bit floats resolve about 4e-6 of its size, near
+ * the share of the morph bake's 1e-5 tolerance that the targets hold.
+ */
+export const FAR_FROM_ORIGIN = 64;

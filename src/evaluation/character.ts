@@ -10,7 +10,7 @@
  */
 import { samplePose, type AnimationClip } from '../core/animation.js';
 import { boundingBoxDiagonal, type SkinnedMesh } from '../core/mesh.js';
-import { restPose, skinningMatrices, type Pose } from '../core/pose.js';
+import { farShift, restPose, shiftSkinning, skinningMatrices, type Pose } from '../core/pose.js';
 import { bindJointPositions, type Skeleton } from '../core/skeleton.js';
 import type { Deformer } from '../deformers/contract.js';
 import { deformDqs } from '../deformers/dqs.js';
@@ -65,7 +65,8 @@ export interface CharacterRow {
   /**
    * The spacing of float32 numbers at the skin's largest coordinate at this pose (posed by DQS),
    * ÷ the diagonal as `rigidGap`: the rounding of the posed positions every method writes, so a
-   * rigid gap of about this size is rounding, not the method (a character far from the origin).
+   * rigid gap of about this size is rounding, not the method (a mesh stored far from the origin
+   * of its bind space; one posed far from the origin is measured about its first joint, `farShift`).
    */
   rounding: number;
 }
@@ -92,15 +93,22 @@ export function measureCharacter(
   deformDqs(mesh, skinningMatrices(skeleton, restPose(skeleton)), dqs);
   const diag = boundingBoxDiagonal(dqs.positions) || boundingBoxDiagonal(mesh.positions) || 1;
   const out = { positions: new Float32Array(3 * n) };
+  // Each pose about the first joint where it lies far from the origin (`farShift`): the same
+  // shape, resolved as near the origin.
+  const extent = boundingBoxDiagonal(mesh.positions);
+  const posed = (pose: Pose) => {
+    const S = skinningMatrices(skeleton, pose);
+    return shiftSkinning(S, farShift(S, extent));
+  };
   const rows: CharacterRow[] = [];
   // Untimed calls first, over the first poses: the first ones compile code and check kernels
   // (a cold call took 12.6 ms where CesiumMan's LBS takes 0.24 ms).
   for (let k = 0; k < WARM_UP_CALLS && poses.length; k++) {
-    const S = skinningMatrices(skeleton, poses[k % poses.length].pose);
+    const S = posed(poses[k % poses.length].pose);
     for (const deformer of methods.values()) deformer(mesh, S, out);
   }
   for (const { name, kind, pose } of poses) {
-    const S = skinningMatrices(skeleton, pose);
+    const S = posed(pose);
     deformDqs(mesh, S, dqs);
     const rounding = float32Spacing(dqs.positions) / diag;
     for (const [method, deformer] of methods) {

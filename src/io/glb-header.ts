@@ -1,6 +1,6 @@
 /**
- * The checks of a GLB's 12-byte header (glTF 2.0 §4.4.2) that name what is wrong in the file's
- * terms, shared by the Node reader (`node-io.ts`) and the viewer (before three.js's loader, whose
+ * The checks of a GLB's 12-byte header (glTF 2.0 §4.4.2), and of a .gltf's JSON, that name what
+ * is wrong in the file's terms, shared by the Node reader (`node-io.ts`) and the viewer (before three.js's loader, whose
  * errors name a typed array). Browser-safe.
  *
  * @module
@@ -24,4 +24,25 @@ export function glbHeaderProblem(bytes: Uint8Array): string | undefined {
   if (version !== 2) return `unsupported GLB version ${version} (only glTF 2.0)`;
   if (length > bytes.length) return `truncated GLB: header declares ${length} bytes, file has ${bytes.length}`;
   return undefined;
+}
+
+/**
+ * The JSON of a file that is not a GLB (`bytes`, UTF-8), parsed.
+ * @throws Error naming the problem: an empty file; text that opens as JSON does (`{`) but does
+ *   not parse (a .gltf cut short: JSON.parse's own words); anything else, neither GLB nor JSON;
+ *   JSON without glTF's required `asset` property
+ */
+export function parseGltfJson(bytes: Uint8Array): object {
+  if (!bytes.length) throw new Error('empty file (0 bytes): not a glTF file');
+  const text = new TextDecoder().decode(bytes);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    if (/^\s*\{/.test(text)) throw new Error(`invalid glTF JSON: ${(e as Error).message}`);
+    throw new Error('not a glTF file (neither GLB nor JSON)');
+  }
+  if (!json || typeof json !== 'object' || !('asset' in json))
+    throw new Error('not a glTF file (JSON without an "asset" property)');
+  return json;
 }

@@ -8,7 +8,7 @@ import { NodeIO, PropertyType, type Document, type GLTF, type Primitive } from '
 import { ALL_EXTENSIONS, KHRDracoMeshCompression } from '@gltf-transform/extensions';
 import { isCageExtras } from './schema.js';
 import { CorskinError } from '../core/errors.js';
-import { glbHeaderProblem, isGlb } from './glb-header.js';
+import { glbHeaderProblem, isGlb, parseGltfJson } from './glb-header.js';
 import { checkNotOverwritingInput, readBytes, writeFileAtomic, writeFilesAtomic } from './files.js';
 import { checkGltfJson, checkSparseIndices } from './check-json.js';
 import { checkStructure } from './check-structure.js';
@@ -369,15 +369,11 @@ export async function readDocument(path: string, options: ReadOptions = {}): Pro
       const document = hasExternalResources(json as GltfResources) ? await io.read(path) : await io.readBinary(bytes);
       return document.setLogger(quietLogger);
     }
-    const text = new TextDecoder().decode(bytes);
-    let json: unknown;
+    let json: object;
     try {
-      json = JSON.parse(text);
-    } catch {
-      throw new CorskinError('not a glTF file (neither GLB nor JSON)', path);
-    }
-    if (!json || typeof json !== 'object' || !('asset' in json)) {
-      throw new CorskinError('not a glTF file (JSON without an "asset" property)', path);
+      json = parseGltfJson(bytes);
+    } catch (e) {
+      throw new CorskinError((e as Error).message, path);
     }
     checkStructure(json, path);
     checkResourceUris(json as GltfResources, path, !!options.allowOutsideResources);

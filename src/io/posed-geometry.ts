@@ -25,6 +25,11 @@ export interface PosedGeometry {
    * (its node loses the mirroring transform that made renderers turn the triangles over).
    */
   reflected?: boolean;
+  /**
+   * Where the pose was taken about a point far from the origin (`farShift`): that point (posed
+   * space), which the positions are relative to; written as their nodes' translation.
+   */
+  origin?: readonly number[];
 }
 
 /**
@@ -34,7 +39,7 @@ export interface PosedGeometry {
  * matrices, cage bindings, the application's own), corskin's extras and their morph targets (the
  * posed geometry has them applied at the pose's weights), their nodes lose the skin and
  * move to the scene root with an identity transform (posed positions are already in world
- * space); skins and animations are removed and what nothing references any more is pruned.
+ * space; relative to {@link PosedGeometry.origin} where given, their translation); skins and animations are removed and what nothing references any more is pruned.
  * Primitive order and vertex order are kept. Uses `@gltf-transform/functions` (an optional
  * dependency, loaded on demand).
  * @throws CorskinError when `@gltf-transform/functions` is not installed
@@ -98,7 +103,7 @@ export async function bakePosedGeometry(
       if (!scenes.length && root.listScenes().length) scenes.push(root.listScenes()[0]);
       node.getParentNode()?.removeChild(node);
       for (const scene of scenes) scene.addChild(node);
-      node.setTranslation([0, 0, 0]).setRotation([0, 0, 0, 1]).setScale([1, 1, 1]);
+      node.setTranslation([g.origin?.[0] ?? 0, g.origin?.[1] ?? 0, g.origin?.[2] ?? 0]).setRotation([0, 0, 0, 1]).setScale([1, 1, 1]); // prettier-ignore
     }
   });
   // A cage rig (corskin bind-cage) drives the skin: no part of the posed geometry.
