@@ -78,7 +78,7 @@ function prepareModule(io: Io, input: string, model: SkinnedModel, module: Metho
   } finally {
     bar?.stop();
   }
-  const summary = missing && (io.verbose || !((o as MethodDeformerOptions).skins! > 1)) && module.summary?.(model.mesh); // prettier-ignore
+  const summary = missing && (io.verbose || ((o as MethodDeformerOptions).skins ?? 1) <= 1) && module.summary?.(model.mesh); // prettier-ignore
   if (summary) io.err(`corskin: ${input}: ${model.name}: ${summary}`);
   return deformer;
 }
