@@ -128,7 +128,7 @@ describe('corskin deform', () => {
     const out = join(tmp.dir, 'cm-cor.glb');
     const r = await runCli('deform', CESIUM_MAN, '--method', 'cor', '--time', '1', '-o', out);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/no centers of rotation; computing them/);
+    expect(r.stderr).toContain(`${CESIUM_MAN}: no centers of rotation in the file; computing them`);
     const report = await validate(out);
     expect(report.issues.numErrors).toBe(0);
   });
