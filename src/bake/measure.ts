@@ -8,17 +8,11 @@ import { samplePose } from '../core/animation.js';
 import { CorskinError } from '../core/errors.js';
 import { boundingBoxDiagonal, type SkinnedMesh } from '../core/mesh.js';
 import { applyMorphTargets, sampleMorphWeights } from '../core/morph.js';
-import { restPose, skinningMatrices } from '../core/pose.js';
+import { nearOriginSkinningMatrices, restPose, skinningMatrices } from '../core/pose.js';
 import type { Deformer } from '../deformers/contract.js';
 import { deformLbs as deformLbsJs } from '../deformers/lbs.js';
 import type { SkinnedModel } from '../io/gltf.js';
-import {
-  bakeCheckTimes,
-  bakeSampleTimes,
-  bakeSkinningMatrices,
-  DEFAULT_BAKE_RATE,
-  bakeSkinningPair,
-} from './samples.js';
+import { bakeCheckTimes, bakeSampleTimes, DEFAULT_BAKE_RATE, bakeSkinningPair } from './samples.js';
 import type { MethodSamples } from './sampling.js';
 import { stressPose } from '../evaluation/stress-pose.js';
 import { maxAndP99, maxAndP99Within, MaxAndP99Stream } from './percentile.js';
@@ -45,7 +39,7 @@ export function posedDiagonal(model: MeasuredSkin, deform: Deformer): number {
 /**
  * Half the spacing of 32-bit floats at the largest coordinate of `model`, in bind space ÷ its
  * bind-space diagonal or as the bake samples it posed at its first clip's start
- * (`bakeSkinningMatrices`: about its first joint) ÷ the posed diagonal, whichever is coarser:
+ * (`nearOriginSkinningMatrices`: about its first joint) ÷ the posed diagonal, whichever is coarser:
  * how finely its positions, and so the methods' results and the baked file, are resolved. About
  * 3e-8 for a mesh stored about its origin; CesiumMan's vertices stored 10,000 units from theirs
  * resolve only about 3e-4.
@@ -53,7 +47,7 @@ export function posedDiagonal(model: MeasuredSkin, deform: Deformer): number {
 export function float32Resolution(model: SkinnedModel, deform: Deformer): number {
   const { mesh, skeleton } = model;
   const clip = model.animations[0];
-  const S = bakeSkinningMatrices(skeleton, clip ? samplePose(skeleton, clip, 0) : restPose(skeleton), boundingBoxDiagonal(mesh.positions)); // prettier-ignore
+  const S = nearOriginSkinningMatrices(skeleton, clip ? samplePose(skeleton, clip, 0) : restPose(skeleton), boundingBoxDiagonal(mesh.positions)); // prettier-ignore
   const out = { positions: new Float32Array(mesh.positions.length) };
   deform(mesh, S, out);
   // Stored and posed, each against its own size (a mesh may be stored in other units than it plays in).
@@ -226,7 +220,7 @@ export function measurePlan(
     }),
   );
   const diagonal = posedDiagonal(original, deform);
-  const extent = boundingBoxDiagonal(original.mesh.positions); // one for both skeletons (bakeSkinningMatrices)
+  const extent = boundingBoxDiagonal(original.mesh.positions); // one for both skeletons (nearOriginSkinningMatrices)
   return { n, diagonal, extent, samplesTotal, total, times };
 }
 

@@ -125,26 +125,7 @@ export function checkBakeSize(samples: number, vertices: number, between = false
 export const BAKE_KINDS = ['helpers', 'morphs', 'helpers+morphs'] as const;
 
 /**
- * The skinning matrices the bake samples `pose` with (16·J, column-major, bind space → posed
- * space, asset units): `skinningMatrices`, and — where the first joint takes the bind-space origin
- * more than `FAR_FROM_ORIGIN` times `extent` away ({@link farShift}) — every matrix then moved by the one
- * translation that takes that point back to the origin. The methods move with a rigid motion of
- * the whole skeleton (weights summing to 1), so the bake sampled this way is the bake, while the
- * posed positions stay where 32-bit floats resolve them finely: CesiumMan animated 10,000 units
- * from the origin was sampled to about 3e-4 of its diagonal, and its morph targets stored that
- * rounding (3.27 MB instead of 1.42 for its DQS bake). Helper keys are relative to their joints,
- * and the corrections lie in bind space: neither sees the move. Near the origin nothing moves (a
- * bake there is as before, bit for bit; weights that do not sum to 1 would feel the move).
- * @param extent the mesh's size (its bind-space bounding-box diagonal), the same for every
- *   skeleton a bake compares at a sample
- */
-export function bakeSkinningMatrices(skeleton: Skeleton, pose: Pose, extent: number): Float64Array {
-  const S = skinningMatrices(skeleton, pose);
-  return shiftSkinning(S, farShift(S, extent));
-}
-
-/**
- * {@link bakeSkinningMatrices} of the original skeleton at `pose` and of the baked one at
+ * `nearOriginSkinningMatrices` of the original skeleton at `pose` and of the baked one at
  * `bakedPose`, both moved by the original's move (the baked file's inverse bind matrices may differ:
  * `--quantize`), for comparing them at one sample.
  */

@@ -11,7 +11,8 @@ import type { Deformer } from '../deformers/contract.js';
 import { deformLbs as deformLbsJs } from '../deformers/lbs.js';
 import type { SkinnedModel } from '../io/gltf.js';
 import { allocate } from './fit.js';
-import { bakeCheckTimes, bakeSampleTimes, bakeSkinningMatrices, checkBakeSize } from './samples.js';
+import { bakeCheckTimes, bakeSampleTimes, checkBakeSize } from './samples.js';
+import { nearOriginSkinningMatrices } from '../core/pose.js';
 
 /**
  * A skin's clips sampled: per sample s (clip after clip, each at `bakeSampleTimes`, or at
@@ -93,7 +94,7 @@ export function sampleMethod(
   for (const { clip, times } of clips)
     for (const t of times) {
       options.signal?.throwIfAborted();
-      const S = bakeSkinningMatrices(skeleton, samplePose(skeleton, clip, t), extent);
+      const S = nearOriginSkinningMatrices(skeleton, samplePose(skeleton, clip, t), extent);
       const morphed = morphGroups.length
         ? applyMorphTargets(mesh, morphGroups, sampleMorphWeights(morphGroups, clip.morphChannels ?? [], t))
         : mesh;

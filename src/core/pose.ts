@@ -164,6 +164,24 @@ function solve3(m: Float64Array, b: ArrayLike<number>): number[] {
 }
 
 /**
+ * Skinning matrices of `pose` (16·J, column-major, bind space → posed space, asset units) posed
+ * about the first joint where the character lies far from the origin: `skinningMatrices`, then
+ * moved by {@link farShift}'s translation where there is one. The shape is the same (every method
+ * moves with a rigid motion of the whole skeleton, weights summing to 1), the positions resolved
+ * by 32-bit floats as near the origin. The bake samples this way (CesiumMan animated 10,000 units
+ * from the origin was otherwise sampled to about 3e-4 of its diagonal, and its morph targets
+ * stored that rounding; helper keys are relative to their joints and the corrections lie in bind
+ * space, so neither sees the move), as does the character evaluation. Near the origin nothing
+ * moves (bit for bit as `skinningMatrices`).
+ * @param extent the mesh's size (its bind-space bounding-box diagonal), the same for every
+ *   skeleton compared at one pose
+ */
+export function nearOriginSkinningMatrices(skeleton: Skeleton, pose: Pose, extent: number): Float64Array {
+  const S = skinningMatrices(skeleton, pose);
+  return shiftSkinning(S, farShift(S, extent));
+}
+
+/**
  * Where posed positions would lose their precision in 32-bit floats, the move that brings them back near the origin, for skinning matrices `S` (16·J): the first joint's
  * image of the bind-space origin, where that is more than {@link FAR_FROM_ORIGIN} times the mesh's
  * posed size from the origin — `extent` (bind space) times the first joint's largest scale, for a

@@ -10,7 +10,7 @@
  */
 import { samplePose, type AnimationClip } from '../core/animation.js';
 import { boundingBoxDiagonal, type SkinnedMesh } from '../core/mesh.js';
-import { farShift, restPose, shiftSkinning, skinningMatrices, type Pose } from '../core/pose.js';
+import { nearOriginSkinningMatrices, restPose, skinningMatrices, type Pose } from '../core/pose.js';
 import { bindJointPositions, type Skeleton } from '../core/skeleton.js';
 import type { Deformer } from '../deformers/contract.js';
 import { deformDqs } from '../deformers/dqs.js';
@@ -66,7 +66,8 @@ export interface CharacterRow {
    * The spacing of float32 numbers at the skin's largest coordinate at this pose (posed by DQS),
    * ÷ the diagonal as `rigidGap`: the rounding of the posed positions every method writes, so a
    * rigid gap of about this size is rounding, not the method (a mesh stored far from the origin
-   * of its bind space; one posed far from the origin is measured about its first joint, `farShift`).
+   * of its bind space; one posed far from the origin is measured about its first joint,
+   * `nearOriginSkinningMatrices`).
    */
   rounding: number;
 }
@@ -96,10 +97,7 @@ export function measureCharacter(
   // Each pose about the first joint where it lies far from the origin (`farShift`): the same
   // shape, resolved as near the origin.
   const extent = boundingBoxDiagonal(mesh.positions);
-  const posed = (pose: Pose) => {
-    const S = skinningMatrices(skeleton, pose);
-    return shiftSkinning(S, farShift(S, extent));
-  };
+  const posed = (pose: Pose) => nearOriginSkinningMatrices(skeleton, pose, extent);
   const rows: CharacterRow[] = [];
   // Untimed calls first, over the first poses: the first ones compile code and check kernels
   // (a cold call took 12.6 ms where CesiumMan's LBS takes 0.24 ms).

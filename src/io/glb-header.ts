@@ -1,7 +1,7 @@
 /**
  * The checks of a GLB's 12-byte header (glTF 2.0 §4.4.2), and of a .gltf's JSON, that name what
- * is wrong in the file's terms, shared by the Node reader (`node-io.ts`) and the viewer (before three.js's loader, whose
- * errors name a typed array). Browser-safe.
+ * is wrong in the file's terms, shared by the Node reader (`node-io.ts`) and the viewer (before
+ * three.js's loader, whose errors name a typed array). Browser-safe.
  *
  * @module
  */

@@ -59,7 +59,8 @@ import { accessorBytes, type SkinnedModel } from './gltf.js';
 import { clipAnimation } from './gltf-skeleton.js';
 import { renormalizeWeightAccessors, sortInfluencesHeaviestFirst } from './gltf-weights.js';
 import { posedDiagonal } from '../bake/measure.js';
-import { bakeSampleTimes, bakeSkinningMatrices, checkBakeSize, DEFAULT_BAKE_RATE } from '../bake/samples.js';
+import { bakeSampleTimes, checkBakeSize, DEFAULT_BAKE_RATE } from '../bake/samples.js';
+import { nearOriginSkinningMatrices } from '../core/pose.js';
 import { correctionBasis } from '../bake/morph-basis.js';
 import { correction, type CorrectionBounds } from '../bake/morph-correction.js';
 import { quantizeTargets } from '../bake/target-quantization.js';
@@ -227,7 +228,7 @@ export function bakeMorphTargets(
   const clips = model.animations.map((clip, c) => {
     const times = sampleTimes[c];
     const corrections = Array.from(times, (t) => {
-      const S = bakeSkinningMatrices(skeleton, samplePose(skeleton, clip, t), extent);
+      const S = nearOriginSkinningMatrices(skeleton, samplePose(skeleton, clip, t), extent);
       const weights = sampleMorphWeights(morphGroups, clip.morphChannels ?? [], t);
       const morphed = applyMorphTargets(mesh, morphGroups, weights);
       deform(morphed, S, out);
