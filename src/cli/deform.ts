@@ -89,13 +89,14 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
   const posed: PosedGeometry[] = [];
   /** The clip each skin was posed with, for the report: the skins of each clip. */
   const used = new Map<string, string[]>();
+  const methodOptions = { ...o, skins: models.length };
   for (const model of models) {
     for (const w of model.warnings) io.err(`corskin: warning: ${input}: ${w}`);
     if (io.verbose && model.ignoredAnimationChannels)
       io.err(
         `corskin: note: ${input}: ${model.name}: ${model.ignoredAnimationChannels} animation channels on nodes that do not move the skin, ignored`,
       );
-    ensureMethodData(io, input, model, o.method, { ...o, skins: models.length });
+    ensureMethodData(io, input, model, o.method, methodOptions);
     const clip: AnimationClip | undefined =
       clipName !== undefined
         ? model.animations.find((c) => c.name === clipName)
@@ -144,7 +145,7 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
     const mesh = applyMorphTargets(limited.mesh, model.morphGroups, weights);
     const result = methodInfo(o.method).needsRig
       ? deformInto(
-          createMethodDeformer(io, document, model, o.method, input, { ...o, skins: models.length }),
+          createMethodDeformer(io, document, model, o.method, input, methodOptions),
           mesh,
           skinning,
         )
