@@ -144,11 +144,7 @@ export async function deformCommand(io: Io, input: string, o: DeformOptions): Pr
     }
     const mesh = applyMorphTargets(limited.mesh, model.morphGroups, weights);
     const result = methodInfo(o.method).needsRig
-      ? deformInto(
-          createMethodDeformer(io, document, model, o.method, input, methodOptions),
-          mesh,
-          skinning,
-        )
+      ? deformInto(createMethodDeformer(io, document, model, o.method, input, methodOptions), mesh, skinning)
       : deform(o.method as SkinningMethod, mesh, skinning);
     for (const [what, a] of [
       ['position', result.positions],
