@@ -169,6 +169,31 @@ describe('npm install of the packed package in a blank project', () => {
   });
 });
 
+describe('from CommonJS in the blank project', () => {
+  it('require() gives every entry point, and the same skinning as import', () => {
+    // Two one-vertex skins, the second joint turned 90° about z: LBS blends its half-way point.
+    const script = `
+      const corskin = require('corskin');
+      for (const entry of ['corskin/gltf', 'corskin/node', 'corskin/evaluation', 'corskin/three', 'corskin/three/webgpu'])
+        if (!Object.keys(require(entry)).length) throw new Error(entry + ' exports nothing');
+      const mesh = { positions: new Float32Array([1, 0, 0]), triangles: new Uint32Array(0), influences: 2,
+        joints: new Uint32Array([0, 1]), weights: new Float32Array([0.5, 0.5]) };
+      const S = new Float64Array(32);
+      S.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], 0);
+      S.set([0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], 16);
+      const required = Array.from(corskin.deform('lbs', mesh, S).positions);
+      import('corskin').then((m) => console.log(JSON.stringify([required, Array.from(m.deform('lbs', mesh, S).positions)])));
+    `;
+    writeFileSync(join(app, 'require.cjs'), script);
+    const r = spawnSync(process.execPath, ['require.cjs'], { cwd: app, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const [required, imported] = JSON.parse(r.stdout) as number[][];
+    expect(required).toEqual(imported);
+    // (1, 0, 0) half by the identity and half by the quarter turn (to (0, 1, 0)).
+    [0.5, 0.5, 0].forEach((x, k) => expect(required[k]).toBeCloseTo(x, 6));
+  });
+});
+
 describe.each(Object.keys(BUNDLERS))('bundled with %s', (bundler) => {
   let root = '';
   beforeAll(async () => {

@@ -375,6 +375,29 @@ describe('corskin render', () => {
       cleanup();
     }
   });
+
+  // Found by a new user's check: the heat map was multiplied by the Fox's orange texture, so the
+  // body (weight 0, blue) drew near black (5% of the character's pixels blue, now 73%).
+  it('--paint on a textured character draws the weights’ colours, not tinted by its texture', async () => {
+    const { dir, cleanup } = scratch();
+    try {
+      const out = join(dir, 'paint.png');
+      const r = await runCli('render', join(SHARED, 'characters/Fox.glb'), '--paint', 'b_LeftForeArm', '--method', 'dqs', '--size', '400x300', '-o', out); // prettier-ignore
+      expect(r.code, r.stderr).toBe(0);
+      const { PNG } = await import('pngjs');
+      const { data } = PNG.sync.read(readFileSync(out));
+      let drawn = 0, blue = 0; // prettier-ignore
+      for (let o = 0; o < data.length; o += 4) {
+        if (Math.abs(data[o] - data[0]) + Math.abs(data[o + 1] - data[1]) + Math.abs(data[o + 2] - data[2]) < 24)
+          continue;
+        drawn++;
+        if (data[o + 2] > 90 && data[o + 2] > data[o] + data[o + 1]) blue++;
+      }
+      expect(blue / drawn).toBeGreaterThan(0.5);
+    } finally {
+      cleanup();
+    }
+  });
 });
 
 describe('corskin render --pose stress on animated characters', () => {

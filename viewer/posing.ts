@@ -131,6 +131,17 @@ export function updateHeatmap(view: View): void {
       const colored = settings.heatmap || settings.paint || settings.corCheck;
       if (m.vertexColors !== colored) {
         m.vertexColors = colored;
+        // The map's colours alone: the texture and base colour would tint them (the Fox's orange
+        // texture drew zero weight's blue near black). Kept on the material and put back after.
+        if (colored && m.color) {
+          m.userData.corskinBase = { map: m.map, color: m.color.clone() };
+          m.map = null;
+          m.color.set(0xffffff);
+        } else if (m.userData.corskinBase) {
+          m.map = m.userData.corskinBase.map;
+          m.color.copy(m.userData.corskinBase.color);
+          delete m.userData.corskinBase;
+        }
         m.needsUpdate = true;
       }
     }

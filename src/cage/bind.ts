@@ -119,7 +119,15 @@ export function bindToCage(positions: ArrayLike<number>, cage: Cage, options: Ca
 }
 
 /**
- * @throws CorskinError when `outside` (vertex indices) is not empty: how many, the first few
+ * The check {@link bindToCage} ends with: every skin vertex must lie inside the cage (generalised
+ * winding number ≥ ½; Jacobson, Kavan, Sorkine-Hornung, "Robust Inside-Outside Segmentation
+ * using Generalized Winding Numbers", ACM TOG 32(4), SIGGRAPH 2013), as positive mean value
+ * coordinates (Lipman et al. 2007) bind only the points a cage encloses. For callers that bind
+ * in parts (a worker pool's ranges) and check once.
+ * @param outside indices of the vertices found outside (any order; shown as given)
+ * @param positions the skin's positions, 3·n (the space the cage was given in), to show the first five
+ * @param file the input named in the error
+ * @throws CorskinError when `outside` is not empty: how many, the first five with their positions
  */
 export function checkInside(outside: number[], positions: ArrayLike<number>, file?: string): void {
   if (!outside.length) return;

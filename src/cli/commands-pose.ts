@@ -262,7 +262,7 @@ export function addPoseCommands(program: Command, io: Io): void {
 
   program
     .command('view')
-    .description('open the viewer (LBS | DQS | CoR side by side) on a local web server')
+    .description('open the viewer (LBS, DQS, CoR, DDM and templates side by side) on a local web server')
     .argument('[file]', '.glb or .gltf to open (default: the bundled arm)')
     .option('--port <n>', 'port, 1–65535 (default: any free one)', (v: string) => {
       const x = positiveInteger(v);

@@ -23,7 +23,7 @@ export default function addTemplatesCommands(program: Command, io: Io): void {
     .description(
       "build the template cages around the skeleton's limbs (arms, legs, tails; the trunk and fingers stay DQS), bind the skin with PMVC, store both — the templates then correct DQS where the skin bends; or, with --bake, bake the templates over every animation clip into a standard glTF (morph targets any engine plays)",
     )
-    .argument('<input>', 'skinned .glb or .gltf file (one skin)')
+    .argument('<input>', 'skinned .glb or .gltf file (every skin gets its rig)')
     .option('--library <file>', 'template library (corskin-templates JSON; default: the built-in one)')
     .option(
       '--template <choices>',
@@ -35,7 +35,7 @@ export default function addTemplatesCommands(program: Command, io: Io): void {
     )
     .option(
       '--bake',
-      'write a standard glTF: per clip, the template deformation sampled as corrective morph targets on LBS (no cage)',
+      'write a standard glTF: per clip, the template deformation sampled as corrective morph targets on LBS, one per sample (no cage; corskin bake --method templates writes smaller files and measures them)',
     )
     .option(
       '--bake-rate <n>',
