@@ -61,8 +61,11 @@ export const texelAddress = (i: Node): Node =>
 
 /** What a kernel builds a vertex's skinning from. */
 export interface TslContext {
+  /** The mesh's patch options (its joint texture, the method's data textures and uniforms). */
   o: NodePatchOptions;
+  /** Whether the geometry has normals (the kernel assigns `normalLocal` only then). */
   hasNormal: boolean;
+  /** Whether the geometry has tangents (the kernel assigns `tangentLocal` only then). */
   hasTangent: boolean;
   /** Texel k (0–2: the skinning matrix's rows, 3: its rotation quaternion) of a joint (float node). */
   fetch(joint: Node, k: number): Node;
@@ -77,6 +80,7 @@ export interface TslContext {
 export interface TslKernel {
   /** The method's id (one of the registry's methods with `gpu: true`). */
   id: string;
+  /** Builds the vertex's skinning in the node graph (called once per material, not per frame). */
   skin(c: TslContext): void;
 }
 
