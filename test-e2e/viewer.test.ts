@@ -279,6 +279,28 @@ describe('the viewer', () => {
     expect(errors).toEqual([]);
   });
 
+  // Found by a new user's check: the exports read the picked file as a GLB ("Invalid glTF 2.0 binary").
+  it('exports a .gltf opened from the file picker (its buffers embedded) as a .glb with its centers', async () => {
+    await page.setInputFiles('#file', join(SHARED, 'characters/ShibaInu.gltf'));
+    await page.waitForFunction(
+      () => document.getElementById('status')?.textContent?.startsWith('ShibaInu.gltf: ready'),
+      null,
+      { timeout: 120_000 },
+    );
+    const bytes = await viewer(page)(() => (window as unknown as { viewer: Viewer }).viewer.exportGlb());
+    const file = join(tmp.dir, 'shiba.glb');
+    writeFileSync(file, Buffer.from(bytes, 'base64'));
+    expect((await validate(file)).issues.numErrors).toBe(0);
+    const primitives = (await new NodeIO().read(file))
+      .getRoot()
+      .listMeshes()
+      .flatMap((m) => m.listPrimitives());
+    expect(primitives.length).toBeGreaterThan(0);
+    for (const p of primitives)
+      expect(p.getAttribute('_CENTER_OF_ROTATION')?.getCount()).toBe(p.getAttribute('POSITION')!.getCount());
+    expect(errors).toEqual([]);
+  });
+
   // Found by a new user's check: three.js's loader named a typed array or a JSON token, a mesh
   // without a skin loaded as "ready" with nothing to compare, a file opened while another was
   // being computed was told "ready" by the first, and the stress pose was not framed.

@@ -4,10 +4,11 @@
  * requests from localhost all succeed.
  */
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveViewer } from '../src/cli/viewer-server.js';
 import { runCli } from './helpers/cli.js';
-import { CESIUM_MAN } from './helpers/data.js';
+import { CESIUM_MAN, ROOT } from './helpers/data.js';
 
 function get(url: string, options: { method?: string; host?: string; path?: string } = {}): Promise<number> {
   const u = new URL(url);
@@ -76,6 +77,29 @@ describe('the viewer server', () => {
     const r = await runCli('view', '--port', '70000');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('65535');
+  });
+
+  // Found by a new user's check: 0, the usual way to ask for any free port, was refused.
+  it('--port 0 serves on a free port and stops on Ctrl-C', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [join(ROOT, 'bin/corskin.js'), 'view', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] }); // prettier-ignore
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d;
+          const m = /corskin viewer: (http:\/\/\S+)/.exec(out);
+          if (m) resolve(m[1]);
+        });
+        child.once('exit', (code) => reject(new Error(`exited ${code} before serving`)));
+      });
+      expect(Number(new URL(url).port)).toBeGreaterThan(0);
+      expect((await fetch(url, { redirect: 'manual' })).status).toBe(200);
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGINT');
+      expect(await exited).toBe(130); // interrupted, as every command
+    }
   });
 });
 

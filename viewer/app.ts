@@ -207,20 +207,24 @@ export const settings = {
   editSymmetric: true,
 };
 
-/** Progress of a long computation in the status line and its bar. */
+/**
+ * Progress of a long computation in the status line and its bar. Several jobs of one kind (a
+ * file's skins, each on its worker, registered when asked for: see `progressJob`) show the mean of
+ * their shares done, which does not fall back when one starts; several kinds at once (centers of
+ * rotation, Direct Delta Mush, template cages) show every kind not yet done, so one that finishes
+ * does not leave "100%" on the line while the others still run (the 40 skins of a skeleton: 85 s).
+ */
 export function showProgress(what: string, done: number, total: number, job?: unknown): void {
-  // Several jobs of one kind (a file's skins, each on its worker, registered when asked for: see
-  // `progressJob`): the mean of their shares done, which does not fall back when one starts.
-  if (job !== undefined) {
-    const jobs = progressJob(what, job);
-    jobs.set(job, total > 0 ? done / total : 1);
-    [done, total] = [0, jobs.size];
-    for (const share of jobs.values()) done += share;
-  }
-  setStatus(`${what} ${Math.round((100 * done) / total)}%`);
-  progressBar.style.display = done === total ? 'none' : 'inline-block';
-  progressBar.max = total;
-  progressBar.value = done;
+  const share = (jobs: Map<unknown, number>) => [...jobs.values()].reduce((a, b) => a + b, 0) / Math.max(1, jobs.size);
+  const own = job === undefined ? (total > 0 ? done / total : 1) : share(progressJob(what, job).set(job, total > 0 ? done / total : 1)); // prettier-ignore
+  const running = [...state.progress].filter(([w]) => w !== what).map(([w, jobs]) => [w, share(jobs)] as const);
+  const shown = [[what, own] as const, ...running].filter(([, s]) => s < 1);
+  if (!shown.length) shown.push([what, own]);
+  setStatus(shown.map(([w, s]) => `${w} ${Math.round(100 * s)}%`).join(' · '));
+  const least = Math.min(...shown.map(([, s]) => s));
+  progressBar.style.display = least >= 1 ? 'none' : 'inline-block';
+  progressBar.max = 1;
+  progressBar.value = least;
 }
 
 /** Registers `job` as work of kind `what` not yet started (share 0), once; returns the kind's jobs. */

@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { WebIO } from '@gltf-transform/core';
+import { WebIO, type GLTF } from '@gltf-transform/core';
+import { isGlb, parseGltfJson } from '../src/io/glb-header.js';
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
 import { MeshoptDecoder as MeshoptDecoderIO, MeshoptEncoder } from 'meshoptimizer';
 import { extractSkinnedModels, setCentersOfRotation, vertexLayoutFor } from '../src/io/gltf.js';
@@ -57,7 +58,7 @@ export async function exportWithCenters(download: boolean): Promise<Uint8Array> 
   return out;
 }
 
-/** The loaded file as a glTF-Transform document (for exports). @throws Error for Draco files (no encoder here) */
+/** The loaded file (.glb, or .gltf with embedded buffers) as a glTF-Transform document (for exports). @throws Error for Draco files (no encoder here) */
 export async function readLoaded(): Promise<{ io: WebIO; doc: Awaited<ReturnType<WebIO['readBinary']>> }> {
   if (!state.bytes) throw new Error('nothing loaded');
   const json = new TextDecoder().decode(new Uint8Array(state.bytes, 0, Math.min(state.bytes.byteLength, 1 << 20)));
@@ -67,7 +68,13 @@ export async function readLoaded(): Promise<{ io: WebIO; doc: Awaited<ReturnType
   const io = new WebIO()
     .registerExtensions(ALL_EXTENSIONS)
     .registerDependencies({ 'meshopt.decoder': MeshoptDecoderIO, 'meshopt.encoder': MeshoptEncoder });
-  return { io, doc: await io.readBinary(new Uint8Array(state.bytes)) };
+  const bytes = new Uint8Array(state.bytes);
+  // A .gltf opened from the file picker holds its buffers as data URIs (one with files beside it
+  // does not load here at all).
+  const doc = isGlb(bytes)
+    ? await io.readBinary(bytes)
+    : await io.readJSON({ json: parseGltfJson(bytes) as GLTF.IGLTF, resources: {} });
+  return { io, doc };
 }
 
 /** Downloads `data` as a file. */

@@ -54,7 +54,11 @@ export function rebuildGui(bones: string[]): void {
     const clip = anim.add(settings, 'animation', ['', ...clips.map((a) => a.name)]);
     anim.add(settings, 'playing').name('play').listen();
     const time = anim.add(settings, 'time', 0, span(), 0.001).listen();
-    clip.onChange(() => time.max(span()).updateDisplay());
+    clip.onChange(() => {
+      time.max(span()).updateDisplay();
+      // Framed again on the clip's pose (or the rest pose, with none), as the pose menu does.
+      if (state.autoFramed && state.views[0]) frame(state.views[0]);
+    });
   } else {
     const none = state.gui.addFolder('animation: none in this file');
     none.close();

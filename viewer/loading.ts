@@ -131,6 +131,7 @@ export async function loadBytes(data: ArrayBuffer, name: string): Promise<void> 
     frameJoint();
   }
   state.corsReady = true;
+  state.progress.clear(); // the load's jobs: none of them is shown after it
   setStatus(
     warnings.length
       ? `${name}: ready — ⚠ ${warnings.join('; ')}: drag cage vertices out around them`

@@ -63,7 +63,17 @@ async function startSessions(): Promise<void> {
   const named = (name: string) => first?.skeleton.bones.some((b) => b.name === name && isRigJoint(b));
   if (!named(settings.paintJoint)) settings.paintJoint = named(settings.joint) ? settings.joint : heaviestJoint(first);
   state.gui?.controllersRecursive().forEach((c) => c.updateDisplay());
-  setStatus(`${state.fileName}: paint mode — drag on the character (CoRs update as you paint)`);
+  // Painting edits 4 influences per vertex (JOINTS_0/WEIGHTS_0); a mesh with more is left as it is.
+  const skipped = sessions.filter((x) => !x).length;
+  const meshes = sessions.length;
+  if (skipped === meshes)
+    setStatus(
+      `${state.fileName}: paint mode: ${meshes > 1 ? 'every mesh has' : 'the mesh has'} more than 4 influences per vertex (JOINTS_1), which painting does not edit: nothing here can be painted`,
+    );
+  else
+    setStatus(
+      `${state.fileName}: paint mode — drag on the character (CoRs update as you paint)${skipped ? `; ${skipped} of ${meshes} meshes have more than 4 influences per vertex and are not painted` : ''}`,
+    );
 }
 
 /** The name of the rig's joint (no helper a bake added) that carries the most skin weight of `mesh` ('' without one). */

@@ -22,8 +22,9 @@ import {
   state,
   viewCells,
 } from './app.js';
-import { fitDistance } from './layout.js';
+import { fitDistance, fitPoints } from './layout.js';
 import { corCheckColors, paintWeightColors } from './paint.js';
+import { posedPoints } from './views.js';
 
 /**
  * Points the camera at the posed joint of the sliders, keeping its limb in view: the box of the
@@ -45,9 +46,19 @@ export function frameJoint(): void {
   box.expandByScalar(0.06 * (state.bounds.getSize(new THREE.Vector3()).length() || 1));
   const direction = camera.position.clone().sub(controls.target).normalize();
   const { w, h } = viewCells()[0].cell;
-  const center = box.getCenter(new THREE.Vector3());
-  controls.target.copy(center);
-  camera.position.copy(center).addScaledVector(direction, fitDistance(box, direction, camera.fov, w / Math.max(1, h)));
+  const aspect = w / Math.max(1, h);
+  // Fitted to the posed skin inside the box (the box's corners, seen from three-quarters in a
+  // narrow view, fitted farther than the whole character: "frame the joint" zoomed out).
+  const all = posedPoints(view);
+  const inside: number[] = [];
+  const p = new THREE.Vector3();
+  for (let k = 0; k < all.length; k += 3)
+    if (box.containsPoint(p.fromArray(all, k))) inside.push(all[k], all[k + 1], all[k + 2]);
+  const fit = inside.length
+    ? fitPoints(inside, direction, camera.fov, aspect)
+    : { target: box.getCenter(new THREE.Vector3()), distance: fitDistance(box, direction, camera.fov, aspect) };
+  controls.target.copy(fit.target);
+  camera.position.copy(fit.target).addScaledVector(direction, fit.distance);
   controls.update();
   state.autoFramed = false;
 }

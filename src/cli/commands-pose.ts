@@ -24,6 +24,7 @@ import {
 import { CONSTANT_CHANNEL_TOLERANCE } from '../io/constant-channels.js';
 import {
   finiteNumber,
+  nonNegativeInteger,
   nonNegativeNumber,
   positiveInteger,
   threadCount,
@@ -264,9 +265,9 @@ export function addPoseCommands(program: Command, io: Io): void {
     .command('view')
     .description('open the viewer (LBS, DQS, CoR, DDM and templates side by side) on a local web server')
     .argument('[file]', '.glb or .gltf to open (default: the bundled arm)')
-    .option('--port <n>', 'port, 1–65535 (default: any free one)', (v: string) => {
-      const x = positiveInteger(v);
-      if (x > 65535) throw new InvalidArgumentError('expected a port number 1–65535');
+    .option('--port <n>', 'port, 1–65535, or 0 for any free one (the default)', (v: string) => {
+      const x = nonNegativeInteger(v);
+      if (x > 65535) throw new InvalidArgumentError('expected a port number 0–65535');
       return x;
     })
     .action(async (file, opts) => (await import('./render.js')).viewCommand(io, file, { port: opts.port ?? 0 }));
