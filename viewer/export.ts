@@ -4,9 +4,9 @@
  * @module
  */
 import { WebIO, type GLTF } from '@gltf-transform/core';
-import { isGlb, parseGltfJson } from '../src/io/glb-header.js';
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
 import { MeshoptDecoder as MeshoptDecoderIO, MeshoptEncoder } from 'meshoptimizer';
+import { isGlb, parseGltfJson } from '../src/io/glb-header.js';
 import { extractSkinnedModels, setCentersOfRotation, vertexLayoutFor } from '../src/io/gltf.js';
 import { templateRigOf } from '../src/three/index.js';
 import { createTemplateDeformer } from '../src/methods/templates/deformer.js';

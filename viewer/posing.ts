@@ -29,7 +29,7 @@ import { posedPoints } from './views.js';
 /**
  * Points the camera at the posed joint of the sliders, keeping its limb in view: the box of the
  * joint, its parent and its bones two levels down, widened by a little of the character's size
- * for the flesh around them, fitted to a view from the current direction.
+ * for the flesh around them; the posed skin inside it fitted to a view from the current direction.
  */
 export function frameJoint(): void {
   const view = viewCells()[0]?.view;
@@ -47,8 +47,8 @@ export function frameJoint(): void {
   const direction = camera.position.clone().sub(controls.target).normalize();
   const { w, h } = viewCells()[0].cell;
   const aspect = w / Math.max(1, h);
-  // Fitted to the posed skin inside the box (the box's corners, seen from three-quarters in a
-  // narrow view, fitted farther than the whole character: "frame the joint" zoomed out).
+  // The skin, not the box's corners: seen from three-quarters in a narrow view, those fitted
+  // farther than the whole character ("frame the joint" zoomed out).
   const all = posedPoints(view);
   const inside: number[] = [];
   const p = new THREE.Vector3();
