@@ -42,7 +42,22 @@ export const METHODS: readonly ThreeSkinningMethod[] = THREE_METHODS;
 export const sideBySide = (method: string): boolean => SKINNING_METHODS.some((m) => m.id === method && m.gpu);
 // Compressed files (KHR_draco_mesh_compression, EXT_meshopt_compression) load like any other; the
 // Draco decoder is three.js's, which the build emits next to the bundle (DRACOLoader's default path).
-export const loader = new GLTFLoader().setDRACOLoader(new DRACOLoader()).setMeshoptDecoder(MeshoptDecoder);
+const draco = new DRACOLoader();
+/**
+ * A glTF loader whose requests for the URIs in `files` (external buffers and images, as the
+ * glTF writes them) read those bytes instead: the files picked or dropped with a `.gltf`.
+ * @returns the loader, and `done` to call when its parse has ended (frees the object URLs)
+ */
+export function gltfLoader(files: Readonly<Record<string, Uint8Array<ArrayBuffer>>> = {}): {
+  loader: GLTFLoader;
+  done: () => void;
+} {
+  const urls = new Map(Object.entries(files).map(([uri, bytes]) => [uri, URL.createObjectURL(new Blob([bytes]))]));
+  const manager = new THREE.LoadingManager();
+  manager.setURLModifier((url) => urls.get(url) ?? url);
+  const loader = new GLTFLoader(manager).setDRACOLoader(draco).setMeshoptDecoder(MeshoptDecoder);
+  return { loader, done: () => urls.forEach((url) => URL.revokeObjectURL(url)) };
+}
 /** A joint of the character's rig: a bone, not a helper joint a bake added. */
 export const isRigJoint = (o: THREE.Object3D | null | undefined): o is THREE.Bone =>
   !!o && (o as THREE.Bone).isBone && !isHelperJointExtras(o.userData);
@@ -137,6 +152,8 @@ export function cpuOf(view: View, mesh: THREE.SkinnedMesh): CpuMesh | undefined 
 export const state = {
   gltf: undefined as GLTF | undefined,
   bytes: undefined as ArrayBuffer | undefined,
+  /** The files a `.gltf`'s URIs name (its buffers and images), by URI as written: loaded with it. */
+  resources: {} as Record<string, Uint8Array<ArrayBuffer>>,
   fileName: 'model.glb',
   views: [] as View[],
   restQuaternions: new Map<THREE.Object3D, THREE.Quaternion>(),

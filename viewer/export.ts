@@ -58,7 +58,7 @@ export async function exportWithCenters(download: boolean): Promise<Uint8Array> 
   return out;
 }
 
-/** The loaded file (.glb, or .gltf with embedded buffers) as a glTF-Transform document (for exports). @throws Error for Draco files (no encoder here) */
+/** The loaded file (.glb, or .gltf with its buffers and images embedded or given with it) as a glTF-Transform document (for exports). @throws Error for Draco files (no encoder here) */
 export async function readLoaded(): Promise<{ io: WebIO; doc: Awaited<ReturnType<WebIO['readBinary']>> }> {
   if (!state.bytes) throw new Error('nothing loaded');
   const json = new TextDecoder().decode(new Uint8Array(state.bytes, 0, Math.min(state.bytes.byteLength, 1 << 20)));
@@ -69,11 +69,10 @@ export async function readLoaded(): Promise<{ io: WebIO; doc: Awaited<ReturnType
     .registerExtensions(ALL_EXTENSIONS)
     .registerDependencies({ 'meshopt.decoder': MeshoptDecoderIO, 'meshopt.encoder': MeshoptEncoder });
   const bytes = new Uint8Array(state.bytes);
-  // A .gltf opened from the file picker holds its buffers as data URIs (one with files beside it
-  // does not load here at all).
+  // A .gltf holds its buffers and images as data URIs, or came with the files its URIs name.
   const doc = isGlb(bytes)
     ? await io.readBinary(bytes)
-    : await io.readJSON({ json: parseGltfJson(bytes) as GLTF.IGLTF, resources: {} });
+    : await io.readJSON({ json: parseGltfJson(bytes) as GLTF.IGLTF, resources: { ...state.resources } });
   return { io, doc };
 }
 

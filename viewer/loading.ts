@@ -5,14 +5,15 @@
  * @module
  */
 import * as THREE from 'three';
+import type { GLTF } from 'three/addons/loaders/GLTFLoader.js';
 import { glbHeaderProblem, isGlb, parseGltfJson } from '../src/io/glb-header.js';
 import { computeDirectDeltaMushOnWorker } from '../src/methods/ddm/web-worker.js';
 import { meshFromGeometry, useSkinningMethod } from '../src/three/index.js';
 import {
   METHODS,
   centersWithProgress,
+  gltfLoader,
   isRigJoint,
-  loader,
   params,
   progressJob,
   setStatus,
@@ -20,6 +21,7 @@ import {
   showProgress,
   state,
 } from './app.js';
+import { externalUris } from './files.js';
 import { rebuildGui } from './gui.js';
 import { resetPainting } from './paint.js';
 import { frameJoint, updatePose } from './posing.js';
@@ -28,15 +30,29 @@ import { frame, makeView } from './views.js';
 
 /**
  * What is wrong with bytes that are not a glTF 2.0 file (checked before three.js's loader, whose
- * errors name a typed array or a JSON token): undefined when they look like one.
+ * errors name a typed array or a JSON token), or with a `.gltf` whose buffers or images are
+ * neither embedded nor among `resources`: undefined when they look right.
  */
-function notGltf(data: ArrayBuffer): string | undefined {
+function notGltf(data: ArrayBuffer, resources: Readonly<Record<string, Uint8Array>>): string | undefined {
   const bytes = new Uint8Array(data);
   if (isGlb(bytes)) return glbHeaderProblem(bytes);
+  let json: object;
   try {
-    parseGltfJson(bytes);
+    json = parseGltfJson(bytes);
   } catch (e) {
     return (e as Error).message;
+  }
+  const missing = externalUris(json).filter((uri) => !(uri in resources));
+  if (missing.length)
+    return `it refers to ${missing.length === 1 ? 'a file' : 'files'} not given (${missing.map(decodeUri).join(', ')}): pick ${missing.length === 1 ? 'it' : 'them'} together with the .gltf, or drop the folder that holds them`;
+}
+
+/** A URI as a file name (percent-escapes decoded where they are valid). */
+function decodeUri(uri: string): string {
+  try {
+    return decodeURIComponent(uri);
+  } catch {
+    return uri;
   }
 }
 
@@ -48,18 +64,30 @@ let currentLoad: AbortController | undefined;
  * rebuilt, then each view switched to its method (CoRs, Direct Delta Mush and template rigs
  * computed on workers, with progress). A newer call stops this one's computations and drops what
  * it would show.
- * @throws Error when the bytes are not a glTF file with a skinned mesh (the loaded one stays shown)
+ * @param resources a `.gltf`'s external buffers and images, by URI as the glTF writes them
+ *   ({@link externalUris}; none for a .glb or a .gltf whose buffers are embedded)
+ * @throws Error when the bytes are not a glTF file with a skinned mesh, or a `.gltf` names a
+ *   file not in `resources` (the loaded one stays shown)
  */
-export async function loadBytes(data: ArrayBuffer, name: string): Promise<void> {
+export async function loadBytes(
+  data: ArrayBuffer,
+  name: string,
+  resources: Readonly<Record<string, Uint8Array<ArrayBuffer>>> = {},
+): Promise<void> {
   const [previous, load] = [currentLoad, new AbortController()];
   currentLoad = load;
   const live = () => currentLoad === load;
   setStatus(`loading ${name}…`);
-  let parsed: Awaited<ReturnType<typeof loader.parseAsync>>;
+  let parsed: GLTF;
   try {
-    const bad = notGltf(data);
+    const bad = notGltf(data, resources);
     if (bad) throw new Error(bad);
-    parsed = await loader.parseAsync(data, '');
+    const { loader, done } = gltfLoader(resources);
+    try {
+      parsed = await loader.parseAsync(data, '');
+    } finally {
+      done();
+    }
     let skinned = false;
     parsed.scene.traverse((o) => (skinned ||= (o as THREE.SkinnedMesh).isSkinnedMesh === true));
     if (!skinned) throw new Error('no skinned mesh (no node has both a mesh and a skin): nothing to compare');
@@ -73,6 +101,7 @@ export async function loadBytes(data: ArrayBuffer, name: string): Promise<void> 
   state.corsReady = false;
   state.progress.clear();
   state.bytes = data;
+  state.resources = { ...resources };
   state.fileName = name;
   state.gltf = parsed;
   resetPainting();

@@ -62,6 +62,8 @@ import { exportTemplates, exportWithCenters, save } from './export.js';
 import { frameJoint, updateCenters, updateHeatmap, updatePose } from './posing.js';
 import { frame, posedPoints } from './views.js';
 import { loadBytes } from './loading.js';
+import { externalUris, matchUris, pickModel, walkEntries, type EntryLike, type GivenFile } from './files.js';
+import { isGlb, parseGltfJson } from '../src/io/glb-header.js';
 import { fitToPanel } from './gui.js';
 
 // The panel's buttons.
@@ -83,29 +85,48 @@ Object.assign(settings, {
   editSave: () => saveTemplate(),
 });
 
-const picker = Object.assign(document.createElement('input'), { type: 'file', accept: '.glb,.gltf', id: 'file' });
+// Several files at once: a .gltf with the .bin and textures its URIs name.
+const picker = Object.assign(document.createElement('input'), { type: 'file', multiple: true, id: 'file' });
 picker.style.display = 'none';
 document.body.appendChild(picker);
 /** The files picked or dropped so far: the last one chosen wins, even if an earlier one is still being read. */
 let chosen = 0;
 /**
- * Opens a file the user picked or dropped (the first of several, saying so); one that does not
- * parse leaves the loaded one as it was.
+ * Opens the model among the files the user picked or dropped (a .glb, or a .gltf with the files
+ * its URIs name; of several models the first, saying so); one that does not load leaves the
+ * loaded one as it was.
  */
-async function openFile(files: FileList | null | undefined): Promise<void> {
-  const f = files?.[0];
-  if (!f) return;
+async function openFiles(files: GivenFile[]): Promise<void> {
   const turn = ++chosen;
-  const others = files.length > 1 ? ` (the first of the ${files.length} files given; one at a time)` : '';
-  setStatus(`reading ${f.name}${others}…`);
+  const picked = pickModel(files);
+  if (!picked) {
+    if (files.length) setStatus(`could not load ${files.map((f) => f.path).join(', ')}: no .glb or .gltf among them`);
+    return;
+  }
+  const { model, note } = picked;
+  const name = model.path.slice(model.path.lastIndexOf('/') + 1);
+  setStatus(`reading ${name}${note ? ` (${note})` : ''}…`);
   try {
-    const data = await f.arrayBuffer();
-    if (turn === chosen) await loadBytes(data, f.name);
+    const data = await model.file.arrayBuffer();
+    const resources: Record<string, Uint8Array<ArrayBuffer>> = {};
+    if (!isGlb(new Uint8Array(data))) {
+      // A .gltf that does not parse is named by loadBytes; one whose files are missing too.
+      const json = (() => {
+        try {
+          return parseGltfJson(new Uint8Array(data));
+        } catch {
+          return {};
+        }
+      })();
+      const { found } = matchUris(externalUris(json), model.path, files);
+      for (const [uri, f] of found) resources[uri] = new Uint8Array(await f.file.arrayBuffer());
+    }
+    if (turn === chosen) await loadBytes(data, name, resources);
   } catch (e) {
-    if (turn === chosen) setStatus(`could not load ${f.name}: ${(e as Error).message}`);
+    if (turn === chosen) setStatus(`could not load ${name}: ${(e as Error).message}`);
   }
 }
-picker.onchange = () => void openFile(picker.files);
+picker.onchange = () => void openFiles(Array.from(picker.files ?? [], (file) => ({ path: file.name, file })));
 window.addEventListener('dragover', (e) => {
   e.preventDefault();
   document.getElementById('drop')!.style.display = 'flex';
@@ -114,7 +135,18 @@ window.addEventListener('dragleave', () => (document.getElementById('drop')!.sty
 window.addEventListener('drop', async (e) => {
   e.preventDefault();
   document.getElementById('drop')!.style.display = 'none';
-  await openFile(e.dataTransfer?.files);
+  // Folders walked (a dropped download's folder); the items are read before the first await,
+  // while the drop's data is still there.
+  const items = Array.from(e.dataTransfer?.items ?? []).filter((i) => i.kind === 'file');
+  const entries = items.map((i) => i.webkitGetAsEntry?.() as EntryLike | null);
+  const files = entries.every((x) => x)
+    ? walkEntries(entries as EntryLike[])
+    : Promise.resolve(Array.from(e.dataTransfer?.files ?? [], (file) => ({ path: file.name, file })));
+  try {
+    await openFiles(await files);
+  } catch (err) {
+    setStatus(`could not read the dropped files: ${(err as Error).message}`);
+  }
 });
 
 window.addEventListener('resize', () => {
@@ -256,13 +288,23 @@ const api = {
   error: undefined as string | undefined,
   settings,
   load: async (url: string) => {
-    const r = await fetch(url);
-    if (!r.ok) throw new Error(`${url}: ${r.status}`);
+    const get = async (u: string) => {
+      const r = await fetch(u);
+      if (!r.ok) throw new Error(`${u}: ${r.status}`);
+      return r.arrayBuffer();
+    };
+    const data = await get(url);
+    // A .gltf's buffers and images, fetched from beside it.
+    const resources: Record<string, Uint8Array<ArrayBuffer>> = {};
+    if (!isGlb(new Uint8Array(data)))
+      for (const uri of externalUris(parseGltfJson(new Uint8Array(data))))
+        resources[uri] = new Uint8Array(await get(new URL(uri, new URL(url, location.href)).href));
     await loadBytes(
-      await r.arrayBuffer(),
+      data,
       url === params.get('model')
         ? (params.get('name') ?? url.split('/').pop()!)
         : (url.split('/').pop() ?? 'model.glb'),
+      resources,
     );
   },
   /** The export with centers of rotation, base64 (files cross page.evaluate as strings: far faster than number arrays). */
