@@ -71,6 +71,28 @@
 }
 
 /**
+ * The normal n under the linear map with columns a0, a1, a2 (lane 3 zero): its cofactor matrix
+ * times n, unit, on n's side (n itself where the map lost it). The columns are first divided by
+ * their largest entry: the cofactors' squares grow as the map's fourth power, which in float32
+ * underflows for a map scaled by 1e-6 (a joint scaled to nearly 0 under a rig scaled 0.01).
+ */
+@inline export function cofactorNormal(a0: v128, a1: v128, a2: v128, n: v128): v128 {
+  const big = f32x4.max(f32x4.max(f32x4.abs(a0), f32x4.abs(a1)), f32x4.abs(a2));
+  const mx = max<f32>(max<f32>(f32x4.extract_lane(big, 0), f32x4.extract_lane(big, 1)), f32x4.extract_lane(big, 2));
+  if (mx > 0) {
+    const f = f32x4.splat(1 / mx);
+    a0 = f32x4.mul(a0, f);
+    a1 = f32x4.mul(a1, f);
+    a2 = f32x4.mul(a2, f);
+  }
+  const c0 = cross(a1, a2);
+  const r = apply3(c0, cross(a2, a0), cross(a0, a1), n);
+  const l2 = hsum(f32x4.mul(r, r));
+  if (!(l2 > 0)) return n;
+  return f32x4.mul(r, f32x4.splat((hsum(f32x4.mul(a0, c0)) < 0 ? <f32>-1 : <f32>1) / Mathf.sqrt(l2)));
+}
+
+/**
  * Writes vertex i moved by the affine map with columns a0, a1, a2 (linear part) and a3
  * (translation): position a·p, normal by the cofactor matrix (inverse transpose up to scale,
  * sign fixed by det), tangent by the linear part; both renormalised.

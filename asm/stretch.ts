@@ -8,7 +8,8 @@
 //    of the influences' rotations (swing–twist of q̄⁻¹ ⊗ q_j, q̄ their QLERP on the heaviest
 //    one's side), their weighted blend α', and each
 //    influence's map S_j · Rot(a_j, α' − α_k; about joint j);
-// 2. LBS of those maps (positions; normals and tangents by their linear parts, renormalised);
+// 2. LBS of those maps (positions; normals by the blend of their linear parts' cofactor matrix,
+//    tangents by that blend, renormalised: LBS's);
 // 3. collapse compensation around each stretch joint the vertex is partly bound to, in the
 //    rig's order (not the order of its influence slots, which is the file's).
 //
@@ -20,7 +21,7 @@
 // place in the rig's order of stretch joints plus one (0: not one); IMG (16·K) and AL (4·K)
 // scratch.
 
-import { apply3, cross, madd, hsum, jointAt, unitOr, weightAt } from './common';
+import { apply3, cofactorNormal, cross, madd, hsum, jointAt, unitOr, weightAt } from './common';
 
 /** v turned by `angle` about the unit axis a (Rodrigues): cos·v + sin·(a × v) + (1 − cos)·a (a·v). */
 @inline function turn(a: v128, c: v128, s: v128, t: v128, v: v128): v128 {
@@ -79,9 +80,8 @@ export function stretch(
         blended += w * alpha;
       }
     }
-    const nv = N ? v128.load(N + o * 12) : zero;
-    const tv = T ? v128.load(T + (o << 4)) : zero;
-    let p = zero, nr = zero, tg = zero;
+    const frame = N || T;
+    let p = zero, a0 = zero, a1 = zero, a2 = zero; // the position and the maps' linear parts, blended
     for (let k = 0; k < K; k++) {
       const slot = base + <usize>k;
       const w = weightAt(W, slot);
@@ -91,22 +91,28 @@ export function stretch(
       const c0 = v128.load(m), c1 = v128.load(m, 16), c2 = v128.load(m, 32), c3 = v128.load(m, 48);
       const a = v128.load(AX + (j << 4));
       const delta: f32 = twist && hsum(f32x4.mul(a, a)) != 0 ? blended - load<f32>(AL + (<usize>k << 2)) : 0;
-      let x = v, nk = nv, tk = tv;
+      let x = v, l0 = c0, l1 = c1, l2 = c2;
       if (delta != 0) {
         // the influence's extra twist about its joint: Rot(a_j, Δ) (bind space)
         const cs = Mathf.cos(delta), sn = Mathf.sin(delta);
         const c = f32x4.splat(cs), s = f32x4.splat(sn), t = f32x4.splat(1 - cs);
         const origin = v128.load(JP + (j << 4));
         x = f32x4.add(origin, turn(a, c, s, t, f32x4.sub(v, origin)));
-        if (N) nk = turn(a, c, s, t, nv);
-        if (T) tk = turn(a, c, s, t, tv);
+        if (frame) {
+          l0 = apply3(c0, c1, c2, turn(a, c, s, t, f32x4(1, 0, 0, 0)));
+          l1 = apply3(c0, c1, c2, turn(a, c, s, t, f32x4(0, 1, 0, 0)));
+          l2 = apply3(c0, c1, c2, turn(a, c, s, t, f32x4(0, 0, 1, 0)));
+        }
       }
       const image = f32x4.add(apply3(c0, c1, c2, x), c3);
       v128.store(IMG + (<usize>k << 4), image);
       const ws = f32x4.splat(w);
       p = madd(ws, image, p);
-      if (N) nr = madd(ws, apply3(c0, c1, c2, nk), nr);
-      if (T) tg = madd(ws, apply3(c0, c1, c2, tk), tg);
+      if (frame) {
+        a0 = madd(ws, l0, a0);
+        a1 = madd(ws, l1, a1);
+        a2 = madd(ws, l2, a2);
+      }
     }
     // Collapse compensation around each stretch joint the vertex is partly bound to (its weight
     // on the joint in (0, 1)), in the rig's order.
@@ -143,7 +149,11 @@ export function stretch(
       p = madd(d, f32x4.splat((beta * l1 + (1 - beta) * l2) / l2), centre);
     }
     v128.store(OP + o * 12, p);
-    if (N) v128.store(ON + o * 12, unitOr(f32x4.replace_lane(nr, 3, 0), nv));
-    if (T) v128.store(OT + (o << 4), f32x4.replace_lane(unitOr(f32x4.replace_lane(tg, 3, 0), tv), 3, f32x4.extract_lane(tv, 3)));
+    if (N) v128.store(ON + o * 12, cofactorNormal(a0, a1, a2, f32x4.replace_lane(v128.load(N + o * 12), 3, 0)));
+    if (T) {
+      const tv = v128.load(T + (o << 4));
+      const tg = unitOr(apply3(a0, a1, a2, tv), f32x4.replace_lane(tv, 3, 0));
+      v128.store(OT + (o << 4), f32x4.replace_lane(tg, 3, f32x4.extract_lane(tv, 3)));
+    }
   }
 }

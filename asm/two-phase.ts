@@ -13,7 +13,7 @@
 // what the rigid kernel wrote — each through three scalar stores (a 4-lane store would overwrite
 // the next vertex's x).
 
-import { madd, jointAt, weightAt, lane0, lane1, lane2, hsum, signedBy, cross, apply3, unitOr, rotate, dqTranslation, twistCoefficients, twistColumn, at, sbsCenterF64, centerX, centerY, centerZ } from './common';
+import { madd, jointAt, weightAt, lane0, lane1, lane2, hsum, signedBy, cross, apply3, unitOr, rotate, dqTranslation, twistCoefficients, twistColumn, at, sbsCenterF64, centerX, centerY, centerZ, cofactorNormal } from './common';
 
 /** Stores the xyz lanes of v at p (lane 3 not written). */
 @inline function store3(p: usize, v: v128): void {
@@ -47,28 +47,6 @@ import { madd, jointAt, weightAt, lane0, lane1, lane2, hsum, signedBy, cross, ap
     const t = v128.load(T + (o << 4));
     v128.store(OT + (o << 4), f32x4.replace_lane(unitOr(apply3(a0, a1, a2, t), t), 3, f32x4.extract_lane(t, 3)));
   }
-}
-
-/**
- * The normal n under the linear map with columns a0, a1, a2 (lane 3 zero): its cofactor matrix
- * times n, unit, on n's side (n itself where the map lost it). The columns are first divided by
- * their largest entry: the cofactors' squares grow as the map's fourth power, which in float32
- * underflows for a map scaled by 1e-6 (a joint scaled to nearly 0 under a rig scaled 0.01).
- */
-@inline function cofactorNormal(a0: v128, a1: v128, a2: v128, n: v128): v128 {
-  const big = f32x4.max(f32x4.max(f32x4.abs(a0), f32x4.abs(a1)), f32x4.abs(a2));
-  const mx = max<f32>(max<f32>(f32x4.extract_lane(big, 0), f32x4.extract_lane(big, 1)), f32x4.extract_lane(big, 2));
-  if (mx > 0) {
-    const f = f32x4.splat(1 / mx);
-    a0 = f32x4.mul(a0, f);
-    a1 = f32x4.mul(a1, f);
-    a2 = f32x4.mul(a2, f);
-  }
-  const c0 = cross(a1, a2);
-  const r = apply3(c0, cross(a2, a0), cross(a0, a1), n);
-  const l2 = hsum(f32x4.mul(r, r));
-  if (!(l2 > 0)) return n;
-  return f32x4.mul(r, f32x4.splat((hsum(f32x4.mul(a0, c0)) < 0 ? <f32>-1 : <f32>1) / Mathf.sqrt(l2)));
 }
 
 /** The tangent t (x, y, z, w) under the linear map with columns k0, k1, k2: unit (t where the map lost it), lane 3 zero. */

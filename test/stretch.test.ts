@@ -11,6 +11,7 @@ import { deform } from '../src/deformers/index.js';
 import { createStretchDeformer, stretchRigFromSkeleton } from '../src/deformers/stretch.js';
 import { measureJointQuality } from '../src/evaluation/joint-quality.js';
 import { bendPose, findJoint, twistPose } from '../src/evaluation/standard-poses.js';
+import { stressPose } from '../src/evaluation/stress-pose.js';
 import { extractSkinnedModels, jointBoneSegments, type SkinnedModel } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { readObj, readTgf } from '../src/io/libigl.js';
@@ -174,6 +175,66 @@ describe('stretch smooth skinning on the arm', () => {
     for (let i = 0; i < out.positions.length; i++)
       err = Math.max(err, Math.abs(out.positions[i] - arm.mesh.positions[i]));
     expect(err).toBeLessThan(1e-6);
+  });
+});
+
+// Found by an independent review: the normals were the blend of the influences' rotated normals,
+// where LBS maps them by the blended matrix's inverse transpose (18.75° apart at a 90° bend, w = ½).
+describe('stretch skinning without its two compensations is LBS', () => {
+  it.each(['Fox.glb', 'Soldier.glb', 'rpm-avatar.glb', 'chicken.glb'])(
+    '%s at the stress pose: positions, normals and tangents as the LBS deformer gives them',
+    async (name) => {
+      const file = join(SHARED, 'characters', name);
+      for (const model of extractSkinnedModels(await readDocument(file), file)) {
+        const S = skinningMatrices(model.skeleton, stressPose(model.skeleton));
+        const n = model.mesh.positions.length / 3;
+        const out: DeformTarget = {
+          positions: new Float32Array(3 * n),
+          normals: model.mesh.normals && new Float32Array(3 * n),
+          tangents: model.mesh.tangents && new Float32Array(4 * n),
+        };
+        const rig = { ...stretchRigFromSkeleton(model.skeleton), stretchJoints: new Int32Array(0) };
+        createStretchDeformer(rig, { twistCompensation: false })(model.mesh, S, out);
+        const lbs = deform('lbs', model.mesh, S);
+        const apart = (a?: Float32Array, b?: Float32Array) => {
+          let e = 0;
+          for (let k = 0; a && b && k < a.length; k++) e = Math.max(e, Math.abs(a[k] - b[k]));
+          return e;
+        };
+        expect(model.mesh.normals).toBeDefined();
+        expect(apart(out.positions, lbs.positions) / boundingBoxDiagonal(lbs.positions)).toBeLessThan(1e-6);
+        expect(apart(out.normals, lbs.normals), model.name).toBeLessThan(1e-5);
+        expect(apart(out.tangents, lbs.tangents), model.name).toBeLessThan(1e-5);
+      }
+    },
+  );
+
+  it('a 90° bend at weight ½: the normal by the blended matrix’s inverse transpose (analytic)', () => {
+    // Two joints at the origin, the second turned 90° about z; a vertex on x with weight ½ each.
+    const S = new Float64Array(32);
+    S.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
+    S.set([0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], 16);
+    const mesh = {
+      positions: new Float32Array([1, 0, 0]),
+      normals: new Float32Array([0, 0.6, 0.8]),
+      joints: new Uint32Array([0, 1]),
+      weights: new Float32Array([0.5, 0.5]),
+      influences: 2,
+      triangles: new Uint32Array(0),
+    };
+    const rig = {
+      jointPositions: new Float64Array(6),
+      boneAxes: new Float64Array([1, 0, 0, 1, 0, 0]),
+      stretchJoints: new Int32Array(0),
+    };
+    const out: DeformTarget = { positions: new Float32Array(3), normals: new Float32Array(3) };
+    createStretchDeformer(rig, { twistCompensation: false })(mesh, S, out);
+    // A = ½(I + Rz90) = [[½, −½, 0], [½, ½, 0], [0, 0, 1]]: its xy block is (√2/2)·Rz45, so
+    // A⁻ᵀ n = (√2·Rz45 (0, 0.6), 0.8) = (−0.6, 0.6, 0.8); the blended rotated normal A n was
+    // (−0.3, 0.3, 0.8), 18.7° from it.
+    const expected = [-0.6, 0.6, 0.8].map((x) => x / Math.hypot(0.6, 0.6, 0.8));
+    for (let d = 0; d < 3; d++) expect(out.normals![d]).toBeCloseTo(expected[d], 6);
+    expect(Array.from(out.positions)).toEqual([0.5, 0.5, 0]);
   });
 });
 

@@ -35,8 +35,11 @@
  * result jumps, where two weights cross). Applied at once (each from the skinned position, their
  * moves added), they would count the collapse twice.
  *
- * Normals: the blend of the influences' rotated normals, renormalised (the stretch step moves
- * vertices along J→P and leaves normals as they are — an approximation). Tangents likewise.
+ * Normals and tangents: as LBS's, under the blend A = Σ_i w_i L_i of the influences' linear parts
+ * (L_i = the skinning matrix's times the twist compensation's rotation): the normal by A's
+ * inverse transpose (its cofactor matrix), the tangent by A, both renormalised; with no twist and
+ * no stretch joint they are LBS's. The stretch step moves vertices along J→P and leaves normals as
+ * they are — an approximation.
  *
  * @module
  */
@@ -47,6 +50,7 @@ import { bindJointPositions, jointCount } from '../core/skeleton.js';
 import { checkDeformArgs, type DeformTarget, type Deformer } from './contract.js';
 import { jointQuaternions } from './joint-rotations.js';
 import { poseUnmirrored } from './mirror.js';
+import { writeNormal, writeTangent } from './vertex-writers.js';
 
 /** What the stretch deformer needs to know of the rig, bind space. */
 export interface StretchRig {
@@ -182,7 +186,9 @@ export function createStretchDeformer(rig: StretchRig, options: StretchOptions =
           blended += w * alpha[k];
         }
       }
-      let px = 0, py = 0, pz = 0, nx = 0, ny = 0, nz = 0, tx = 0, ty = 0, tz = 0; // prettier-ignore
+      // The position blended, and the linear parts (for the normal and tangent, as LBS's).
+      let px = 0, py = 0, pz = 0; // prettier-ignore
+      let a00 = 0, a10 = 0, a20 = 0, a01 = 0, a11 = 0, a21 = 0, a02 = 0, a12 = 0, a22 = 0; // prettier-ignore
       for (let k = 0; k < K; k++) {
         const w = MW[K * i + k];
         if (w === 0) continue;
@@ -220,18 +226,9 @@ export function createStretchDeformer(rig: StretchRig, options: StretchOptions =
         px += w * ix;
         py += w * iy;
         pz += w * iz;
-        if (ON) {
-          const a = N![3 * i], b = N![3 * i + 1], c = N![3 * i + 2]; // prettier-ignore
-          nx += w * (M[0] * a + M[3] * b + M[6] * c);
-          ny += w * (M[1] * a + M[4] * b + M[7] * c);
-          nz += w * (M[2] * a + M[5] * b + M[8] * c);
-        }
-        if (OT) {
-          const a = TI![4 * i], b = TI![4 * i + 1], c = TI![4 * i + 2]; // prettier-ignore
-          tx += w * (M[0] * a + M[3] * b + M[6] * c);
-          ty += w * (M[1] * a + M[4] * b + M[7] * c);
-          tz += w * (M[2] * a + M[5] * b + M[8] * c);
-        }
+        a00 += w * M[0]; a10 += w * M[1]; a20 += w * M[2]; // prettier-ignore
+        a01 += w * M[3]; a11 += w * M[4]; a21 += w * M[5]; // prettier-ignore
+        a02 += w * M[6]; a12 += w * M[7]; a22 += w * M[8]; // prettier-ignore
       }
       // Collapse compensation around each stretch joint the vertex is partly bound to (its weight
       // on the joint in (0, 1)), in the rig's order: each moves the vertex, so their order
@@ -264,20 +261,10 @@ export function createStretchDeformer(rig: StretchRig, options: StretchOptions =
       OP[3 * i] = px;
       OP[3 * i + 1] = py;
       OP[3 * i + 2] = pz;
-      // Renormalised; where the map lost the direction (joints scaled to 0), the rest one.
-      if (ON) {
-        const l = Math.hypot(nx, ny, nz);
-        ON[3 * i] = l > 0 ? nx / l : N![3 * i];
-        ON[3 * i + 1] = l > 0 ? ny / l : N![3 * i + 1];
-        ON[3 * i + 2] = l > 0 ? nz / l : N![3 * i + 2];
-      }
-      if (OT) {
-        const l = Math.hypot(tx, ty, tz);
-        OT[4 * i] = l > 0 ? tx / l : TI![4 * i];
-        OT[4 * i + 1] = l > 0 ? ty / l : TI![4 * i + 1];
-        OT[4 * i + 2] = l > 0 ? tz / l : TI![4 * i + 2];
-        OT[4 * i + 3] = TI![4 * i + 3];
-      }
+      // The normal by the blended map's inverse transpose, the tangent by the map, as LBS's
+      // (the collapse compensation moves positions only).
+      if (ON) writeNormal(N!, ON, i, a00, a10, a20, a01, a11, a21, a02, a12, a22);
+      if (OT) writeTangent(TI!, OT, i, a00, a10, a20, a01, a11, a21, a02, a12, a22);
     }
   }
 }

@@ -36,25 +36,7 @@ function writeTransformed(
   op[3 * i] = a00 * x + a01 * y + a02 * z + tx;
   op[3 * i + 1] = a10 * x + a11 * y + a12 * z + ty;
   op[3 * i + 2] = a20 * x + a21 * y + a22 * z + tz;
-  const nIn = mesh.normals, nOut = out.normals;
-  if (nIn && nOut) {
-    // Cofactor matrix C = det(A)·A⁻ᵀ; its sign is fixed so that C·n keeps the normal's side.
-    const c00 = a11 * a22 - a21 * a12, c10 = a21 * a02 - a01 * a22, c20 = a01 * a12 - a11 * a02;
-    const c01 = a20 * a12 - a10 * a22, c11 = a00 * a22 - a20 * a02, c21 = a10 * a02 - a00 * a12;
-    const c02 = a10 * a21 - a20 * a11, c12 = a20 * a01 - a00 * a21, c22 = a00 * a11 - a10 * a01;
-    const det = a00 * c00 + a01 * c01 + a02 * c02;
-    const nx = nIn[3 * i], ny = nIn[3 * i + 1], nz = nIn[3 * i + 2];
-    const rx = c00 * nx + c01 * ny + c02 * nz;
-    const ry = c10 * nx + c11 * ny + c12 * nz;
-    const rz = c20 * nx + c21 * ny + c22 * nz;
-    const len = Math.sqrt(rx * rx + ry * ry + rz * rz);
-    if (len > 0) {
-      const l = (det < 0 ? -1 : 1) / len;
-      nOut[3 * i] = rx * l;
-      nOut[3 * i + 1] = ry * l;
-      nOut[3 * i + 2] = rz * l;
-    } else copyRest(nIn, nOut, 3 * i, 3); // a degenerate map (a joint scaled to 0): the rest normal
-  }
+  if (mesh.normals && out.normals) writeNormal(mesh.normals, out.normals, i, a00, a10, a20, a01, a11, a21, a02, a12, a22);
   if (mesh.tangents && out.tangents) writeTangent(mesh.tangents, out.tangents, i, a00, a10, a20, a01, a11, a21, a02, a12, a22);
 }
 
@@ -130,6 +112,32 @@ export function writeRotatedBy(
       copyRest(N, ON, p, 3);
   }
   if (mesh.tangents && out.tangents) writeTangent(mesh.tangents, out.tangents, i, r00, r10, r20, r01, r11, r21, r02, r12, r22);
+}
+
+/**
+ * Writes normal i (x, y, z) transformed by the linear map A (column-major): by its cofactor
+ * matrix C = det(A)·A⁻ᵀ (the inverse transpose up to scale, so that the normal stays normal to the
+ * mapped surface), its sign fixed so that C·n keeps the normal's side, renormalised; where the map
+ * loses it (a joint scaled to 0), the rest normal.
+ */
+export function writeNormal(
+  nIn: Float32Array, nOut: Float32Array, i: number,
+  a00: number, a10: number, a20: number, a01: number, a11: number, a21: number, a02: number, a12: number, a22: number,
+): void { // prettier-ignore
+  const c00 = a11 * a22 - a21 * a12, c10 = a21 * a02 - a01 * a22, c20 = a01 * a12 - a11 * a02;
+  const c01 = a20 * a12 - a10 * a22, c11 = a00 * a22 - a20 * a02, c21 = a10 * a02 - a00 * a12;
+  const c02 = a10 * a21 - a20 * a11, c12 = a20 * a01 - a00 * a21, c22 = a00 * a11 - a10 * a01;
+  const det = a00 * c00 + a01 * c01 + a02 * c02;
+  const nx = nIn[3 * i], ny = nIn[3 * i + 1], nz = nIn[3 * i + 2];
+  const rx = c00 * nx + c01 * ny + c02 * nz;
+  const ry = c10 * nx + c11 * ny + c12 * nz;
+  const rz = c20 * nx + c21 * ny + c22 * nz;
+  const len = Math.sqrt(rx * rx + ry * ry + rz * rz);
+  if (!(len > 0)) return copyRest(nIn, nOut, 3 * i, 3); // a degenerate map: the rest normal
+  const l = (det < 0 ? -1 : 1) / len;
+  nOut[3 * i] = rx * l;
+  nOut[3 * i + 1] = ry * l;
+  nOut[3 * i + 2] = rz * l;
 }
 
 /**
