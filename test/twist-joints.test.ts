@@ -7,6 +7,10 @@ import { samplePose } from '../src/core/animation.js';
 import { boundingBoxDiagonal } from '../src/core/mesh.js';
 import { globalMatrices, restPose, skinningMatrices } from '../src/core/pose.js';
 import { distributeTwist } from '../src/core/twist.js';
+import { quatMultiply } from '../src/core/math.js';
+import { addTwistJoints } from '../src/io/twist-joints.js';
+import type { Node, vec3, vec4 } from '@gltf-transform/core';
+import { Matrix4 } from 'three';
 import { deform } from '../src/deformers/index.js';
 import { rigidCase } from '../src/evaluation/benchmark.js';
 import { measureJointQuality } from '../src/evaluation/joint-quality.js';
@@ -126,6 +130,90 @@ describe('corskin add-twist-joints on the arm', () => {
     const r = await runCli('add-twist-joints', ARM_GLB, '--joints', 'elbow', '-o', join(tmp.dir, 'x.glb'));
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch('no joint named "elbow" in any skin');
+  });
+});
+
+// Found by an independent review: the twist was measured from the nodes' rest rotations, which on
+// the Soldier differ from the bind pose by up to 65° (its arms): a pose at the bind pose no longer
+// gave the bind mesh once its arms were split.
+describe('twist joints on a rig whose rest pose is not its bind pose (the Soldier)', () => {
+  it('a clip keyed at the bind pose still gives the bind mesh after the split, and distributeTwist agrees', async () => {
+    const file = join(SHARED, 'characters', 'Soldier.glb');
+    const doc = await readDocument(file);
+    // A clip "bind" keyed at the bind pose: each joint's world matrix its inverse bind matrix's
+    // inverse (glTF-Transform's world matrices and TRS decomposition, joints parents first).
+    const skin = doc.getRoot().listSkins()[0];
+    const joints = skin.listJoints();
+    const ibm = skin.getInverseBindMatrices()!.getArray()!;
+    const depth = (n: Node): number => (n.getParentNode() ? 1 + depth(n.getParentNode()!) : 0);
+    const saved = joints.map((n) => [n.getTranslation(), n.getRotation(), n.getScale()] as const);
+    const bind = new Map<Node, { t: vec3; r: vec4; s: vec3 }>();
+    for (const node of [...joints].sort((a, b) => depth(a) - depth(b))) {
+      const k = joints.indexOf(node);
+      const world = new Matrix4().fromArray(Array.from(ibm), 16 * k).invert();
+      const parent = node.getParentNode();
+      const local = parent ? new Matrix4().fromArray(parent.getWorldMatrix()).invert().multiply(world) : world;
+      node.setMatrix(local.toArray() as Parameters<Node['setMatrix']>[0]);
+      bind.set(node, { t: node.getTranslation(), r: node.getRotation(), s: node.getScale() });
+    }
+    joints.forEach((n, k) => n.setTranslation(saved[k][0]).setRotation(saved[k][1]).setScale(saved[k][2]));
+    const buffer = doc.getRoot().listBuffers()[0];
+    const clip = doc.createAnimation('bind');
+    const times = doc
+      .createAccessor()
+      .setType('SCALAR')
+      .setArray(new Float32Array([0, 1]))
+      .setBuffer(buffer);
+    for (const [node, trs] of bind)
+      for (const [path, value, type] of [
+        ['translation', trs.t, 'VEC3'],
+        ['rotation', trs.r, 'VEC4'],
+        ['scale', trs.s, 'VEC3'],
+      ] as const) {
+        const output = doc
+          .createAccessor()
+          .setType(type)
+          .setArray(new Float32Array([...value, ...value]))
+          .setBuffer(buffer);
+        const sampler = doc.createAnimationSampler().setInput(times).setOutput(output);
+        clip
+          .addSampler(sampler)
+          .addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler));
+      }
+    const atBind = (m: SkinnedModel) =>
+      samplePose(
+        m.skeleton,
+        m.animations.find((a) => a.name === 'bind')!,
+        0.5,
+      );
+    const offBind = (m: SkinnedModel, S: Float64Array) => {
+      const posed = deform('lbs', m.mesh, S).positions;
+      let e = 0;
+      for (let i = 0; i < posed.length; i++) e = Math.max(e, Math.abs(posed[i] - m.mesh.positions[i]));
+      return e / boundingBoxDiagonal(m.mesh.positions);
+    };
+    const [before] = extractSkinnedModels(doc, file);
+    expect(offBind(before, skinningMatrices(before.skeleton, atBind(before)))).toBeLessThan(1e-6); // the clip is the bind pose
+    // The rest pose is far from it (what the split must not measure from).
+    expect(offBind(before, skinningMatrices(before.skeleton, restPose(before.skeleton)))).toBeGreaterThan(0.05);
+
+    await addTwistJoints(
+      doc,
+      ['mixamorig:LeftArm', 'mixamorig:LeftForeArm', 'mixamorig:RightArm', 'mixamorig:RightUpLeg'],
+      file,
+    );
+    const [after] = extractSkinnedModels(doc, file);
+    expect(after.twistJoints).toHaveLength(4);
+    const pose = atBind(after);
+    expect(offBind(after, skinningMatrices(after.skeleton, pose))).toBeLessThan(1e-6);
+    // The same pose as a pose of the unsplit rig (each split joint holding its whole rotation):
+    // distributeTwist splits it as the clip's rewrite did.
+    for (const { joint, twist } of after.twistJoints) {
+      quatMultiply(pose.rotations, 4 * joint, pose.rotations, 4 * joint, pose.rotations, 4 * twist);
+      pose.rotations.set([0.3, 0.1, 0.2, 0.9], 4 * twist); // overwritten
+    }
+    distributeTwist(after.skeleton, pose, after.twistJoints);
+    expect(offBind(after, skinningMatrices(after.skeleton, pose))).toBeLessThan(1e-6);
   });
 });
 

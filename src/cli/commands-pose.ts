@@ -228,7 +228,9 @@ export function addPoseCommands(program: Command, io: Io): void {
 
   program
     .command('add-twist-joints')
-    .description('split bones with mid "twist" joints that spread twists along the bone (CoR paper, Sec. 4)')
+    .description(
+      'split bones with mid "twist" joints that spread twists along the bone (Le & Hodgins 2016, "Real-time Skeletal Skinning with Optimized Centers of Rotation", ACM TOG 35(4), Sec. 4); the twist is measured from the bind pose',
+    )
     .argument('<input>', 'skinned .glb or .gltf')
     .requiredOption('--joints <names>', 'comma-separated joint names whose bone (to its first child joint) is split')
     .requiredOption('-o, --output <file>', 'output .glb or .gltf')

@@ -20,7 +20,7 @@ export interface Pose {
   scales: Float64Array;
 }
 
-/** A fresh copy of the skeleton's bind (rest) pose. */
+/** A fresh copy of the skeleton's rest pose (its joints' own transforms; not always the bind pose). */
 export function restPose(skeleton: Skeleton): Pose {
   return {
     translations: skeleton.restTranslations.slice(),

@@ -3,8 +3,10 @@
  *
  * Terms: a *joint* (glTF) is what the papers call a *bone*; joint `j`'s *skinning matrix* is
  * its global (world) matrix times its inverse bind matrix, and maps bind-space points to posed
- * space. The *bind pose* (= rest pose) is the pose in which every skinning matrix is the
- * identity.
+ * space. The *bind pose* is the pose in which every skinning matrix is the identity. The *rest
+ * pose* is the joints' own transforms (glTF: the nodes' translation, rotation and scale, shown
+ * when no clip plays); in many real files it differs from the bind pose (the Soldier's arms by
+ * 65°), in others the two are the same.
  *
  * @module
  */
@@ -36,11 +38,11 @@ export interface Skeleton {
   readonly inverseBindMatrices: Float64Array;
   /** Fixed pre-transforms `P_j`, 4×4 column-major, length 16·J (identity for most joints). */
   readonly preTransforms: Float64Array;
-  /** Bind-pose local translations (x, y, z per joint), length 3·J, asset units. */
+  /** Rest-pose local translations (x, y, z per joint), length 3·J, asset units. */
   readonly restTranslations: Float64Array;
-  /** Bind-pose local rotations as unit quaternions (x, y, z, w per joint), length 4·J. */
+  /** Rest-pose local rotations as unit quaternions (x, y, z, w per joint), length 4·J. */
   readonly restRotations: Float64Array;
-  /** Bind-pose local scales (x, y, z per joint), length 3·J. */
+  /** Rest-pose local scales (x, y, z per joint), length 3·J. */
   readonly restScales: Float64Array;
   /**
    * Per joint, 1 for a helper joint a bake added (`corskin bake --as helpers`): a bone of the skin

@@ -3,16 +3,18 @@
  * of the bone's twist, so a twist is spread along the bone instead of happening at the joint.
  *
  * Pose side ({@link distributeTwist}): with `a` the bone axis (unit direction of the child's
- * offset in j's local frame) and `τ` the twist of j's local rotation relative to its rest
- * rotation about `a` (swing–twist decomposition), j keeps `R_j · Rot(a, −τ/2)` and j' (at half
- * the bone, identity rest) gets `Rot(a, τ/2)`. Since rotations about `a` commute with the
+ * offset in j's local frame) and `τ` the twist of j's local rotation relative to its rotation in
+ * the bind pose (swing–twist decomposition), j keeps `R_j · Rot(a, −τ/2)` and j' (at half the
+ * bone, identity in the bind pose) gets `Rot(a, τ/2)`. The reference is the bind pose, where the
+ * skin is undeformed, not the nodes' rest rotations: in real files they differ (the Soldier's
+ * arm by 65°), and a twist measured from the rest pose would deform the skin at the bind pose. Since rotations about `a` commute with the
  * translation along `a`, j·j' = the old j, so the child and everything below it is unchanged:
  * j carries half the twist, j' the whole.
  *
  * @module
  */
-import { quatFromAxisAngle, quatMultiply } from './math.js';
-import type { Pose } from './pose.js';
+import { mat4Invert, mat4Multiply, quatFromAxisAngle, quatMultiply, quatRotationPart } from './math.js';
+import { globalMatrices, restPose, type Pose } from './pose.js';
 import type { Skeleton } from './skeleton.js';
 
 /** A twist joint: `twist` splits the bone from `joint` to its child, along local `axis`. */
@@ -36,18 +38,54 @@ export function twistAngle(q: ArrayLike<number>, o: number, a: ArrayLike<number>
 }
 
 /**
- * Moves half of each split joint's twist (relative to its rest rotation) to its twist joint, in
- * place. The twist joints' own rotations are overwritten.
+ * Joint j's local rotation in the bind pose (where the inverse bind matrices put the joints): the
+ * rotation part of `(B_p · P_j)⁻¹ · B_j`, with `B_j = IBM_j⁻¹` and `B_p` the parent joint's (a
+ * parent that is not one of the skin's joints — an armature node animations move — at its rest
+ * global matrix; a root's parent is in `P_j`). Writes a unit quaternion (x, y, z, w) to `out[o..]`.
+ * @param restGlobals {@link globalMatrices} of the rest pose, needed only when j's parent is not a
+ *   skin joint
+ */
+export function bindLocalRotation(
+  out: Float64Array,
+  o: number,
+  skeleton: Skeleton,
+  j: number,
+  restGlobals?: Float64Array,
+): void {
+  const m = new Float64Array(48);
+  const p = skeleton.parents[j];
+  if (p < 0) m.set(skeleton.preTransforms.subarray(16 * j, 16 * j + 16));
+  else {
+    if (p < skeleton.skinJoints) mat4Invert(m, 16, skeleton.inverseBindMatrices, 16 * p);
+    else m.set((restGlobals ?? globalMatrices(skeleton, restPose(skeleton))).subarray(16 * p, 16 * p + 16), 16);
+    mat4Multiply(m, 0, m, 16, skeleton.preTransforms, 16 * j);
+  }
+  mat4Invert(m, 16, m, 0); // (B_p · P_j)⁻¹
+  mat4Invert(m, 32, skeleton.inverseBindMatrices, 16 * j); // B_j
+  mat4Multiply(m, 0, m, 16, m, 32);
+  quatRotationPart(out, o, m, 0);
+}
+
+/**
+ * Moves half of each split joint's twist (relative to its rotation in the bind pose,
+ * {@link bindLocalRotation}) to its twist joint, in place: `pose` holds each split joint's whole
+ * rotation (as a pose of the skeleton before the split would); the twist joints' own rotations are
+ * overwritten. At the bind pose nothing moves, so the skin is the bind mesh there.
  */
 export function distributeTwist(skeleton: Skeleton, pose: Pose, twists: readonly TwistJoint[]): void {
   const rel = new Float64Array(4);
-  const rest = new Float64Array(4);
+  const bind = new Float64Array(4);
   const half = new Float64Array(4);
+  let restGlobals: Float64Array | undefined;
   for (const { joint: j, twist: t, axis } of twists) {
-    // Δ = R_rest⁻¹ ⊗ R
-    const r = skeleton.restRotations;
-    rest.set([-r[4 * j], -r[4 * j + 1], -r[4 * j + 2], r[4 * j + 3]]);
-    quatMultiply(rel, 0, rest, 0, pose.rotations, 4 * j);
+    const p = skeleton.parents[j];
+    if (p >= skeleton.skinJoints) restGlobals ??= globalMatrices(skeleton, restPose(skeleton));
+    // Δ = R_bind⁻¹ ⊗ R
+    bindLocalRotation(bind, 0, skeleton, j, restGlobals);
+    bind[0] = -bind[0];
+    bind[1] = -bind[1];
+    bind[2] = -bind[2];
+    quatMultiply(rel, 0, bind, 0, pose.rotations, 4 * j);
     const tau = twistAngle(rel, 0, axis);
     quatFromAxisAngle(half, 0, axis[0], axis[1], axis[2], -tau / 2);
     quatMultiply(pose.rotations, 4 * j, pose.rotations, 4 * j, half, 0);

@@ -11,7 +11,7 @@ import { DEFAULT_EPSILON, DEFAULT_SIGMA } from '../cor/parameters.js';
 import type { Accessor, AnimationSampler, Document, Node } from '@gltf-transform/core';
 import { CorskinError } from '../core/errors.js';
 import { mat4FromTRS, mat4Invert, mat4Multiply, quatFromAxisAngle, quatMultiply } from '../core/math.js';
-import { twistAngle } from '../core/twist.js';
+import { bindLocalRotation, twistAngle } from '../core/twist.js';
 import { centersOfRotation } from './bake.js';
 import { removeDeltaMush } from '../methods/ddm/storage.js';
 import { COR_ATTRIBUTE, extractSkinnedModels, type SkinnedModel } from './gltf.js';
@@ -33,9 +33,13 @@ export interface TwistJointReport {
 /**
  * Splits the bone of every joint named in `names` (from the joint to its first child joint).
  * Weight split (Le & Hodgins 2016, Fig. 5): with `e` the vertex's projection parameter on the bone,
- * clamped to [0, 1] (0 at the joint, 1 at the child), `w_j' = w_j · e` and `w_j ← w_j − w_j'`.
- * @throws CorskinError when a name is not a joint, the joint has no child joint or a non-uniform
- *   scale, or an animation rotates it with CUBICSPLINE interpolation
+ * clamped to [0, 1] (0 at the joint, 1 at the child: the projection weight of Jacobson & Sorkine
+ * 2011, Eq. 8), `w_j' = w_j · e` and `w_j ← w_j − w_j'`. The clips' rotations of the joint are
+ * split by their twist from the joint's rotation in the bind pose ({@link bindLocalRotation}); the
+ * nodes' own (rest) transforms are left as they were, so the file's rest pose is the input's.
+ * @throws CorskinError when a name is not a joint or is named twice, the joint has no child joint,
+ *   coincides with its child (in its node or in the bind pose) or has a non-uniform scale, or an
+ *   animation rotates it with CUBICSPLINE interpolation
  */
 export async function addTwistJoints(document: Document, names: string[], file?: string): Promise<TwistJointReport> {
   const twice = names.find((n, i) => names.indexOf(n) !== i);
@@ -138,7 +142,11 @@ function splitJoint(
   disposeIfUnused(oldIbm);
 
   splitWeights(document, model, j, J - 1, pj, pc, report);
-  splitAnimations(document, node, twist, child, axis, half, file);
+  // The twist is measured from j's rotation in the bind pose (where the skin is undeformed), not
+  // from its node's rest rotation: they differ in real files (the Soldier's arm by 65°).
+  const bindRotation = new Float64Array(4);
+  bindLocalRotation(bindRotation, 0, model.skeleton, j);
+  splitAnimations(document, node, twist, child, axis, half, bindRotation, file);
   return twistName;
 }
 
@@ -231,8 +239,8 @@ function splitWeights(
 
 /**
  * Rewrites every animation so poses are unchanged: the joint's rotation keys lose half their
- * twist (relative to the rest rotation), which the twist joint gets; the child's translation keys
- * move by the half bone the twist joint now holds.
+ * twist (relative to its rotation in the bind pose, `bindRotation`), which the twist joint gets;
+ * the child's translation keys move by the half bone the twist joint now holds.
  */
 function splitAnimations(
   document: Document,
@@ -241,10 +249,10 @@ function splitAnimations(
   child: Node,
   axis: [number, number, number],
   half: [number, number, number],
+  bindRotation: Float64Array,
   file?: string,
 ): void {
-  const restInv = node.getRotation();
-  const rInv = [-restInv[0], -restInv[1], -restInv[2], restInv[3]];
+  const rInv = [-bindRotation[0], -bindRotation[1], -bindRotation[2], bindRotation[3]];
   const buffer = document.getRoot().listBuffers()[0] ?? document.createBuffer();
   for (const anim of document.getRoot().listAnimations()) {
     for (const ch of anim.listChannels()) {
