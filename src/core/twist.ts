@@ -28,8 +28,9 @@ export interface TwistJoint {
 }
 
 /**
- * The twist of unit quaternion q (x, y, z, w) about unit axis a, radians in (−π, π]: the angle of
- * its swing–twist decomposition `q = swing ⊗ twist(a)`.
+ * The twist of unit quaternion q (x, y, z, w) about unit axis a, radians in [−π, π] (±π both for
+ * a half turn): the angle of its swing–twist decomposition `q = swing ⊗ twist(a)`. A quaternion
+ * knows a rotation, not how it was reached: a twist of 200° reads as −160°.
  */
 export function twistAngle(q: ArrayLike<number>, o: number, a: ArrayLike<number>): number {
   const d = q[o] * a[0] + q[o + 1] * a[1] + q[o + 2] * a[2];

@@ -35,6 +35,10 @@
  * result jumps, where two weights cross). Applied at once (each from the skinned position, their
  * moves added), they would count the collapse twice.
  *
+ * The twists are read from the joints' rotations (quaternions), which know a rotation but not how
+ * it was reached: past ±180° from the blended rotation a twist wraps (200° reads as −160°, and the
+ * compensation then turns the short way), where the paper reads the animation's Euler angles.
+ *
  * Normals and tangents: as LBS's, under the blend A = Σ_i w_i L_i of the influences' linear parts
  * (L_i = the skinning matrix's times the twist compensation's rotation): the normal by A's
  * inverse transpose (its cofactor matrix), the tangent by A, both renormalised; with no twist and
@@ -76,6 +80,7 @@ export interface StretchOptions {
  *   (a parent bone and a child bone, or several child bones)
  * @param childPositions bind-space end points of leaf joints' bones (3 numbers or undefined per
  *   joint)
+ * @throws CorskinError when a stretch joint is not a joint index (a whole number in 0..J−1)
  */
 export function stretchRigFromSkeleton(
   skeleton: Skeleton,
@@ -97,7 +102,9 @@ export function stretchRigFromSkeleton(
   let stretch: number[];
   if (stretchJoints) {
     stretch = Array.from(stretchJoints);
-    for (const j of stretch) if (!(j >= 0 && j < J)) throw new CorskinError(`stretch joint ${j} out of range 0..${J - 1}`);
+    for (const j of stretch)
+      if (!(Number.isInteger(j) && j >= 0 && j < J))
+        throw new CorskinError(`stretch joint ${j} is not a joint index (a whole number in 0..${J - 1})`);
   } else {
     stretch = [];
     for (let j = 0; j < J; j++) {
@@ -147,7 +154,7 @@ export function createStretchDeformer(rig: StretchRig, options: StretchOptions =
     const ON = N ? out.normals : undefined;
     const OT = TI ? out.tangents : undefined;
     const img = new Float64Array(3 * K); // the influences' images of the vertex
-    const alpha = new Float64Array(K); // the influences' twists relative to the heaviest one
+    const alpha = new Float64Array(K); // the influences' twists relative to their blended rotation
     const M = new Float64Array(9); // linear part of the current influence's map
     const n = P.length / 3;
     for (let i = 0; i < n; i++) {

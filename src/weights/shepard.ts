@@ -10,7 +10,9 @@
  * - Eq. 3–4, Shepard's inverse-distance weights with drop rate m over the n influencing bones:
  *   `W_i(P) = Π_{j≠i} D_j^m / Σ_k Π_{j≠k} D_j^m` — the same as `D_i^{−m} / Σ_k D_k^{−m}` when
  *   no distance is zero, and exactly 1 on a bone (D_i = 0). Properties: W_i ≥ 0, Σ W_i = 1,
- *   continuous (C⁰) in P.
+ *   continuous (C⁰) in P except where two bones' distances vanish together (at a joint, where
+ *   the formula is 0/0): there corskin shares the weight equally among the bones at distance 0,
+ *   while nearby points go to whichever bone is nearer.
  *
  * corskin keeps the n nearest bones of each vertex (n = 4 by default, the influences a glTF
  * `JOINTS_0` set holds); dropping the farther ones is continuous wherever their weights are
@@ -54,8 +56,8 @@ export interface ShepardOptions {
  * @param bones the bones as segments (bind space, same units)
  * @returns K = `influences` per vertex: `joints` (bone indices, nearest first) and `weights`
  *   (sum 1), length K·n each; unused slots (fewer bones than K) have weight 0
- * @throws CorskinError when there is no bone or a bone has no segment; RangeError for m ≤ 0 or infinite, or
- *   influences < 1
+ * @throws CorskinError when there is no bone or a bone has no segment; RangeError for m ≤ 0 or
+ *   infinite, influences not a whole number ≥ 1, or positions whose length is not a multiple of 3
  */
 export function shepardWeights(
   positions: ArrayLike<number>,
@@ -66,6 +68,7 @@ export function shepardWeights(
   const K = options.influences ?? 4;
   if (!(m > 0 && Number.isFinite(m))) throw new RangeError(`drop rate must be a finite number > 0, got ${m}`);
   if (!(Number.isInteger(K) && K >= 1)) throw new RangeError(`influences must be a whole number ≥ 1, got ${K}`);
+  if (positions.length % 3 !== 0) throw new RangeError(`positions: length ${positions.length} is not a multiple of 3`);
   const B = bones.offsets.length - 1;
   if (B < 1) throw new CorskinError('the skeleton has no bone');
   for (let b = 0; b < B; b++) {
