@@ -323,6 +323,7 @@ export function jointScreen(name: string): { x: number; y: number } | undefined 
   const { view: v, cell } = viewCells()[0];
   const bone = v.root.getObjectByName(threeName(name));
   if (!bone) return undefined;
+  camera.updateMatrixWorld(); // moved since the last frame (frameJoint), its matrices not yet
   const p = bone.getWorldPosition(new THREE.Vector3()).project(camera);
   const r = renderer.domElement.getBoundingClientRect();
   return { x: r.left + cell.x + ((p.x + 1) / 2) * cell.w, y: r.top + cell.y + ((1 - p.y) / 2) * cell.h };

@@ -27,9 +27,10 @@ import { corCheckColors, paintWeightColors } from './paint.js';
 import { posedPoints } from './views.js';
 
 /**
- * Points the camera at the posed joint of the sliders, keeping its limb in view: the box of the
- * joint, its parent and its bones two levels down, widened by a little of the character's size
- * for the flesh around them; the posed skin inside it fitted to a view from the current direction.
+ * Points the camera at the posed joint of the sliders, keeping its limb in view: the posed skin
+ * that follows the joint, its parent or its children most, fitted to a view from the current
+ * direction (where no vertex does, the skin inside the box of those joints and the next ones
+ * down, widened by a little of the character's size).
  */
 export function frameJoint(): void {
   const view = viewCells()[0]?.view;
@@ -44,16 +45,35 @@ export function frameJoint(): void {
       box.expandByPoint(grandchild.getWorldPosition(new THREE.Vector3()));
   }
   box.expandByScalar(0.06 * (state.bounds.getSize(new THREE.Vector3()).length() || 1));
-  const direction = camera.position.clone().sub(controls.target).normalize();
   const { w, h } = viewCells()[0].cell;
   const aspect = w / Math.max(1, h);
-  // The skin, not the box's corners: seen from three-quarters in a narrow view, those fitted
-  // farther than the whole character ("frame the joint" zoomed out).
-  const all = posedPoints(view);
-  const inside: number[] = [];
-  const p = new THREE.Vector3();
-  for (let k = 0; k < all.length; k += 3)
-    if (box.containsPoint(p.fromArray(all, k))) inside.push(all[k], all[k + 1], all[k + 2]);
+  // The skin, not the box's corners (seen from three-quarters in a narrow view, those fitted
+  // farther than the whole character), and of the skin the limb: the vertices that follow the
+  // joint, its parent or its children most (the box of an arm hanging down also holds half the
+  // chest, and framed it: the Soldier's forearm).
+  const limb = new Set<THREE.Object3D>([bone, ...bone.children.filter(isRigJoint)]);
+  if (isRigJoint(bone.parent)) limb.add(bone.parent);
+  const inside = Array.from(posedPoints(view, (mesh, i) => limb.has(mesh.skeleton.bones[dominantInfluence(mesh, i)])));
+  // The joints themselves too (a shoulder joint deep in the body, away from the skin it moves most).
+  if (inside.length) for (const j of limb) inside.push(...j.getWorldPosition(new THREE.Vector3()).toArray());
+  else {
+    const all = posedPoints(view);
+    const p = new THREE.Vector3();
+    for (let k = 0; k < all.length; k += 3)
+      if (box.containsPoint(p.fromArray(all, k))) inside.push(all[k], all[k + 1], all[k + 2]);
+  }
+  // Seen from the limb's side: a limb on the far side of the character (the Soldier's left arm
+  // from the three-quarter view of its right) is hidden behind the body, so the view turns to the
+  // mirror direction about the vertical plane through the character's middle and the limb.
+  const direction = camera.position.clone().sub(controls.target).normalize();
+  const limbCentre = new THREE.Vector3();
+  for (let k = 0; k < inside.length; k += 3) limbCentre.add(new THREE.Vector3().fromArray(inside, k));
+  const side = limbCentre.divideScalar(Math.max(1, inside.length / 3)).sub(state.bounds.getCenter(new THREE.Vector3()));
+  side.y = 0;
+  if (inside.length && side.lengthSq() > 0 && side.dot(direction) < 0) {
+    side.normalize();
+    direction.addScaledVector(side, -2 * side.dot(direction));
+  }
   const fit = inside.length
     ? fitPoints(inside, direction, camera.fov, aspect)
     : { target: box.getCenter(new THREE.Vector3()), distance: fitDistance(box, direction, camera.fov, aspect) };
@@ -61,6 +81,16 @@ export function frameJoint(): void {
   camera.position.copy(fit.target).addScaledVector(direction, fit.distance);
   controls.update();
   state.autoFramed = false;
+}
+
+/** The bone index of vertex i's largest influence (its first four, as three.js reads them). */
+function dominantInfluence(mesh: THREE.SkinnedMesh, i: number): number {
+  const index = mesh.geometry.getAttribute('skinIndex');
+  const weight = mesh.geometry.getAttribute('skinWeight');
+  if (!index || !weight) return -1;
+  let best = 0;
+  for (let k = 1; k < 4; k++) if (weight.getComponent(i, k) > weight.getComponent(i, best)) best = k;
+  return index.getComponent(i, best);
 }
 
 /** The rotation a joint gets from the twist/bend sliders, about its bone (twist) and local z. */

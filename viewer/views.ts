@@ -89,8 +89,11 @@ export function frame(view: View): void {
   state.autoFramed = true;
 }
 
-/** World positions of the view's drawn vertices as posed now (at most about 20,000 of them). */
-export function posedPoints(view: View): Float32Array {
+/**
+ * World positions of the view's drawn vertices as posed now (at most about 20,000 of them);
+ * with `keep`, only the skinned meshes' vertices it keeps.
+ */
+export function posedPoints(view: View, keep?: (mesh: THREE.SkinnedMesh, vertex: number) => boolean): Float32Array {
   const meshes: THREE.Mesh[] = [];
   view.root.traverse((o) => (o as THREE.Mesh).isMesh && !isCageObject(o) && meshes.push(o as THREE.Mesh));
   const total = meshes.reduce((t, m) => t + (m.geometry.getAttribute('position')?.count ?? 0), 0);
@@ -103,7 +106,9 @@ export function posedPoints(view: View): Float32Array {
     // has more than 4 (three's own skins the first 4: the chicken's 16 framed off its pose).
     const skinned = (mesh as THREE.SkinnedMesh).isSkinnedMesh && mesh.geometry.getAttribute('joints_1');
     const skin = skinned ? linearBlendVertex(mesh as THREE.SkinnedMesh) : (i: number, v: THREE.Vector3) => mesh.getVertexPosition(i, v); // prettier-ignore
+    if (keep && !(mesh as THREE.SkinnedMesh).isSkinnedMesh) continue;
     for (let i = 0; i < count; i += step) {
+      if (keep && !keep(mesh as THREE.SkinnedMesh, i)) continue;
       skin(i, v);
       v.applyMatrix4(mesh.matrixWorld);
       if (Number.isFinite(v.x + v.y + v.z)) out.push(v.x, v.y, v.z);
