@@ -26,6 +26,31 @@ describe('corskin info', () => {
     expect(skin.animations).toHaveLength(1);
   });
 
+  // Found by a new user's check: the joint names --joint takes were printed only with --json.
+  it('--joints prints the joint tree: every joint once, indented by its depth among the skin’s joints (the Soldier)', async () => {
+    const file = join(SHARED, 'characters', 'Soldier.glb');
+    const r = await runCli('info', file, '--joints');
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n');
+    const start = lines.indexOf('joints (the names --joint takes):');
+    expect(start).toBeGreaterThan(0);
+    // Independently: the skin's joints and their depth along glTF-Transform's node parents.
+    const joints = (await new NodeIO().read(file)).getRoot().listSkins()[0].listJoints();
+    const depth = (n: Node): number => {
+      const p = n.getParentNode();
+      return p && joints.includes(p) ? 1 + depth(p) : 0;
+    };
+    const tree = lines.slice(start + 1, start + 1 + joints.length);
+    expect(tree.map((l) => l.trim()).sort()).toEqual(joints.map((j) => j.getName()).sort());
+    for (const line of tree) {
+      const joint = joints.find((j) => j.getName() === line.trim())!;
+      expect(line.length - line.trimStart().length, line).toBe(2 + 2 * depth(joint));
+    }
+    // A child line follows its parent's, deeper.
+    const at = (name: string) => tree.findIndex((l) => l.trim() === name);
+    expect(at('mixamorig:LeftForeArm')).toBeGreaterThan(at('mixamorig:LeftArm'));
+  });
+
   it("counts the morph targets (rpm-avatar's) and every channel of a clip: on joints, on morph weights, or ignored", async () => {
     const file = join(SHARED, 'characters', 'rpm-avatar.glb');
     const doc = await new NodeIO().read(file);

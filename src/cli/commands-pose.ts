@@ -210,6 +210,7 @@ export function addPoseCommands(program: Command, io: Io): void {
     .description('describe the skins of a glTF file: joints, influences, CoRs, animations')
     .argument('<inputs...>', '.glb or .gltf files')
     .option('--json', 'print JSON')
+    .option('--joints', "print each skin's joint tree (the names --joint takes)")
     .action(async (inputs: string[], opts) => {
       const { infoCommand } = await import('./info.js');
       const failed: string[] = [];
@@ -300,7 +301,7 @@ export function addPoseCommands(program: Command, io: Io): void {
     )
     .option('--animation <name|index>', 'animation clip')
     .option('--time <seconds>', 'time in the clip', nonNegativeNumber)
-    .option('--joint <name>', 'joint to pose')
+    .option('--joint <name>', 'joint to pose (the names: corskin info --joints)')
     .option('--twist <degrees>', 'twist of --joint about its bone', finiteNumber)
     .option('--bend <degrees>', 'bend of --joint', finiteNumber)
     .option('--paint <joint>', "show the viewer's paint mode: this joint's weights as a heat map")

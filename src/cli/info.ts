@@ -13,6 +13,8 @@ export interface SkinInfo {
   name: string;
   joints: number;
   jointNames: string[];
+  /** Each joint's parent among `jointNames` (an index), or -1 for a joint whose parent is not a joint of the skin. */
+  jointParents: number[];
   primitives: number;
   vertices: number;
   triangles: number;
@@ -53,6 +55,9 @@ export function describeModel(model: SkinnedModel, methodData: SkinInfo['methodD
     name: model.name,
     joints: model.jointNodes.length,
     jointNames: model.skeleton.jointNames.slice(0, model.skeleton.skinJoints),
+    jointParents: Array.from(model.skeleton.parents.subarray(0, model.skeleton.skinJoints), (p) =>
+      p < model.skeleton.skinJoints ? p : -1,
+    ),
     primitives: model.parts.length,
     vertices: n,
     triangles: mesh.triangles.length / 3,
@@ -75,10 +80,32 @@ export function describeModel(model: SkinnedModel, methodData: SkinInfo['methodD
   };
 }
 
+/**
+ * The joint tree as lines: each joint's name under its parent's, indented two spaces a level,
+ * depth first in the skin's order (roots: the joints whose parent is not a joint of the skin).
+ * @param parents per joint, its parent's index in `names` or -1
+ */
+export function jointTree(names: readonly string[], parents: readonly number[]): string[] {
+  const children = names.map(() => [] as number[]);
+  const roots: number[] = [];
+  parents.forEach((p, j) => (p >= 0 ? children[p] : roots).push(j));
+  const lines: string[] = [];
+  const visit = (j: number, depth: number): void => {
+    lines.push(`${'  '.repeat(depth)}${names[j]}`);
+    for (const c of children[j]) visit(c, depth + 1);
+  };
+  for (const r of roots) visit(r, 0);
+  return lines;
+}
+
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** Runs `corskin info`. @throws CorskinError on bad input */
-export async function infoCommand(io: Io, input: string, o: { json?: boolean; brief?: boolean }): Promise<void> {
+export async function infoCommand(
+  io: Io,
+  input: string,
+  o: { json?: boolean; brief?: boolean; joints?: boolean },
+): Promise<void> {
   const document = await readDocument(input);
   const models = extractSkinnedModels(document, input);
   // The method modules' stored data, read as deform reads it (loaded only here).
@@ -122,6 +149,7 @@ export async function infoCommand(io: Io, input: string, o: { json?: boolean; br
     io.out(
       `${s.name}: ${s.joints} joints, ${s.primitives} primitives, ${s.vertices} vertices, ${s.triangles} triangles, ${s.influencesPerVertex} influence slots per vertex`,
     );
+    if (o.joints) io.out(['joints (the names --joint takes):', ...jointTree(s.jointNames, s.jointParents).map((l) => `  ${l}`)].join('\n')); // prettier-ignore
     io.out(
       formatTable(
         ['influences', 'vertices'],
