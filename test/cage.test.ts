@@ -96,6 +96,20 @@ describe('mean value coordinates', () => {
           .every((v) => Math.abs(v) < 1e-15),
       ).toBe(true);
     }
+    // Found by an independent review: a point on an edge two triangles share (a face's diagonal)
+    // was on neither, by the arcs' rounding, and both were left out (0.34 off on a cube).
+    // Every edge of the cage, at three places along it: the edge's linear interpolation.
+    for (let f = 0; f < cage.triangles.length; f += 3)
+      for (let k = 0; k < 3; k++) {
+        const [a, b2] = [cage.triangles[f + k], cage.triangles[f + ((k + 1) % 3)]];
+        for (const s of [0.25, 0.5, 0.8]) {
+          const y = [0, 1, 2].map((d) => (1 - s) * cage.positions[3 * a + d] + s * cage.positions[3 * b2 + d]);
+          meanValueCoordinates(cage, y, 0, out);
+          expect(out[a], `edge ${a}–${b2} at ${s}`).toBeCloseTo(1 - s, 12);
+          expect(out[b2], `edge ${a}–${b2} at ${s}`).toBeCloseTo(s, 12);
+          expect(identities(cage, out, y).linear).toBeLessThan(1e-12);
+        }
+      }
     // A point on triangle 7: its barycentric coordinates, exactly linear.
     const t = cage.triangles.subarray(21, 24);
     const b = [0.2, 0.3, 0.5];

@@ -15,6 +15,20 @@ import type { Cage } from './cage.js';
 const EPS = 1e-12;
 
 /**
+ * The angle between unit vectors u and v, accurate near 0 and near π: from the chord |u − v|
+ * below a right angle, from |u + v| above it (2·asin(|u − v|/2) alone lost 1.5e-8 next to π, so a
+ * point on an edge two cage triangles share — u = −v — was not found on either of them, and both
+ * were left out: 0.34 off on a cube's face diagonal).
+ */
+function arc(ux: number, uy: number, uz: number, vx: number, vy: number, vz: number): number {
+  const dx = ux - vx, dy = uy - vy, dz = uz - vz; // prettier-ignore
+  const chord2 = dx * dx + dy * dy + dz * dz;
+  if (chord2 <= 2) return 2 * Math.asin(Math.sqrt(chord2) / 2);
+  const sx = ux + vx, sy = uy + vy, sz = uz + vz; // prettier-ignore
+  return Math.PI - 2 * Math.asin(Math.min(1, Math.sqrt(sx * sx + sy * sy + sz * sz) / 2));
+}
+
+/**
  * Writes the mean value coordinates of the point `x[xo..xo+3)` into `out` (length m, the cage's
  * vertex count; overwritten). A point at a cage vertex gets that vertex's unit coordinate, a
  * point on a triangle its barycentric coordinates (the limit of MVC there). Cost O(m + f).
@@ -58,13 +72,10 @@ export function meanValueCoordinates(
     const ax = u[i0], ay = u[i0 + 1], az = u[i0 + 2], da = u[i0 + 3];
     const bx = u[i1], by = u[i1 + 1], bz = u[i1 + 2], db = u[i1 + 3];
     const cx = u[i2], cy = u[i2 + 1], cz = u[i2 + 2], dc = u[i2 + 3];
-    // θ_k: the arc opposite vertex k, from the chord (stable near 0 and π).
-    let l = Math.sqrt((bx - cx) * (bx - cx) + (by - cy) * (by - cy) + (bz - cz) * (bz - cz));
-    const t0 = 2 * Math.asin(l < 2 ? l / 2 : 1);
-    l = Math.sqrt((cx - ax) * (cx - ax) + (cy - ay) * (cy - ay) + (cz - az) * (cz - az));
-    const t1 = 2 * Math.asin(l < 2 ? l / 2 : 1);
-    l = Math.sqrt((ax - bx) * (ax - bx) + (ay - by) * (ay - by) + (az - bz) * (az - bz));
-    const t2 = 2 * Math.asin(l < 2 ? l / 2 : 1);
+    // θ_k: the arc opposite vertex k (stable near 0 and π: see arc).
+    const t0 = arc(bx, by, bz, cx, cy, cz);
+    const t1 = arc(cx, cy, cz, ax, ay, az);
+    const t2 = arc(ax, ay, az, bx, by, bz);
     if (Math.PI - (t0 + t1 + t2) / 2 < 1e-9) {
       // x lies on this triangle: its barycentric coordinates (Ju et al. 2005, with distances).
       const w0 = Math.sin(t0) * db * dc, w1 = Math.sin(t1) * dc * da, w2 = Math.sin(t2) * da * db;
