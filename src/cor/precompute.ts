@@ -65,10 +65,25 @@ export interface CorResult {
 
 const CHUNK = 4096;
 
-/** Validated parameters. @throws RangeError for σ or ε ≤ 0; CorskinError for an empty mesh */
+/**
+ * Validated parameters and mesh arrays.
+ * @throws RangeError for σ or ε ≤ 0; CorskinError for an empty mesh, arrays whose lengths do not
+ *   fit (positions 3·n, joints and weights K·n, triangles 3·t) or a triangle index ≥ n
+ */
 export function corParameters(mesh: SkinnedMesh, options: CorOptions): { sigma: number; epsilon: number; J: number } {
   const { sigma, epsilon, maxSubdividedTriangles: limit } = resolveCorOptions(options);
   if (mesh.positions.length === 0) throw new CorskinError('the mesh has no vertices');
+  const n = mesh.positions.length / 3;
+  const K = mesh.influences;
+  if (!Number.isInteger(n)) throw new CorskinError(`mesh positions: length ${mesh.positions.length} is not a multiple of 3`);
+  if (!(Number.isInteger(K) && K >= 1) || mesh.joints.length !== K * n || mesh.weights.length !== K * n)
+    throw new CorskinError(
+      `mesh joints and weights must hold ${K} influences for each of the ${n} vertices, got ${mesh.joints.length} and ${mesh.weights.length} numbers`,
+    );
+  const T = mesh.triangles;
+  if (T.length % 3) throw new CorskinError(`mesh triangles: length ${T.length} is not a multiple of 3`);
+  for (let k = 0; k < T.length; k++)
+    if (!(T[k] < n)) throw new CorskinError(`mesh triangle ${Math.floor(k / 3)} names vertex ${T[k]}, the mesh has ${n}`);
   const estimate = estimateSubdividedTriangles(mesh, epsilon);
   if (estimate > limit) {
     throw new CorskinError(
@@ -85,9 +100,10 @@ export function corParameters(mesh: SkinnedMesh, options: CorOptions): { sigma: 
  * the mesh's own triangles, after subdividing them to weight-space edge length ≤ ε, in this
  * thread.
  * @param mesh bind-space mesh with weights summing to 1 per vertex; every triangle primitive
- *   bound to the same skin belongs in it (that is the integration domain)
+ *   bound to the same skin belongs in it (that is the integration domain: a mesh without
+ *   triangles has none, and every vertex keeps its bind position)
  * @throws RangeError for σ or ε ≤ 0; the abort reason when `signal` aborts
- * @throws CorskinError when the mesh has no vertices
+ * @throws CorskinError when the mesh has no vertices, or its arrays do not fit (see corParameters)
  */
 export function computeCentersOfRotation(mesh: SkinnedMesh, options: CorOptions = {}): CorResult {
   const { sigma, epsilon, J } = corParameters(mesh, options);

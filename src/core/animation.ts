@@ -45,12 +45,15 @@ export interface AnimationClip {
 
 /**
  * Samples `clip` at `time` seconds (clamped to the clip's keys) into a pose: unanimated
- * properties keep their bind-pose values. Rotations use slerp (LINEAR), the previous key (STEP)
- * or the cubic Hermite spline of glTF Appendix C (CUBICSPLINE), renormalised.
+ * properties keep their rest-pose values (the joints' own transforms, `restPose`; not always the
+ * bind pose). Rotations use slerp (LINEAR), the previous key (STEP) or the cubic Hermite spline
+ * of glTF Appendix C (CUBICSPLINE), renormalised.
  * @param out pose to overwrite (allocated when omitted)
- * @throws CorskinError when a channel targets a joint outside the skeleton
+ * @throws CorskinError when a channel targets a joint outside the skeleton; RangeError when
+ *   `time` is not a finite number
  */
 export function samplePose(skeleton: Skeleton, clip: AnimationClip, time: number, out?: Pose): Pose {
+  if (!Number.isFinite(time)) throw new RangeError(`time must be a finite number of seconds, got ${time}`);
   const pose = out ?? restPose(skeleton);
   if (out) {
     out.translations.set(skeleton.restTranslations);

@@ -124,7 +124,8 @@ export function bindPoseSkinningMatrices(skeleton: Skeleton): Float64Array {
  * through the joint's own position: its subtree follows rigidly (forward kinematics). This is
  * how the standard test poses (twist about a bone's axis, bend about a world axis) are made.
  * @param axis world-space direction (need not be unit length)
- * @throws CorskinError when the joint index is out of range or the axis has zero length
+ * @throws CorskinError when the joint is not an index of the skeleton, the axis has zero or
+ *   non-finite length, or the angle is not finite
  */
 export function rotateJointWorld(
   skeleton: Skeleton,
@@ -134,8 +135,12 @@ export function rotateJointWorld(
   angle: number,
 ): void {
   const J = jointCount(skeleton);
-  if (!(joint >= 0 && joint < J)) throw new CorskinError(`joint index ${joint} out of range 0..${J - 1}`);
-  if (Math.hypot(axis[0], axis[1], axis[2]) === 0) throw new CorskinError('rotation axis has zero length');
+  if (!(Number.isInteger(joint) && joint >= 0 && joint < J))
+    throw new CorskinError(`joint index ${joint} is not a whole number in 0..${J - 1}`);
+  const length = Math.hypot(axis[0], axis[1], axis[2]);
+  if (!(length > 0 && Number.isFinite(length))) throw new CorskinError(`rotation axis must have a finite, non-zero length, got ${length}`); // prettier-ignore
+  if (!Number.isFinite(angle))
+    throw new CorskinError(`rotation angle must be a finite number of radians, got ${angle}`);
   // The joint's local rotation acts in the frame F = G_parent · P_joint; the world axis seen in
   // that frame is F⁻¹·axis (linear part; exact for rotations and uniform scale). A frame that
   // reflects (an armature under a mirroring node) turns a local rotation by θ into a world one

@@ -14,6 +14,7 @@
  * @module
  */
 import { mat4Invert, mat4Multiply, quatFromAxisAngle, quatMultiply, quatRotationPart } from './math.js';
+import { CorskinError } from './errors.js';
 import { globalMatrices, restPose, type Pose } from './pose.js';
 import type { Skeleton } from './skeleton.js';
 
@@ -72,13 +73,17 @@ export function bindLocalRotation(
  * {@link bindLocalRotation}) to its twist joint, in place: `pose` holds each split joint's whole
  * rotation (as a pose of the skeleton before the split would); the twist joints' own rotations are
  * overwritten. At the bind pose nothing moves, so the skin is the bind mesh there.
+ * @throws CorskinError when a twist joint or its split joint is not a joint of the skeleton
  */
 export function distributeTwist(skeleton: Skeleton, pose: Pose, twists: readonly TwistJoint[]): void {
   const rel = new Float64Array(4);
   const bind = new Float64Array(4);
   const half = new Float64Array(4);
   let restGlobals: Float64Array | undefined;
+  const J = skeleton.parents.length;
   for (const { joint: j, twist: t, axis } of twists) {
+    if (!(Number.isInteger(j) && Number.isInteger(t) && j >= 0 && j < J && t >= 0 && t < J))
+      throw new CorskinError(`twist joint ${t} of joint ${j}: not joints of the skeleton (0..${J - 1})`);
     const p = skeleton.parents[j];
     if (p >= skeleton.skinJoints) restGlobals ??= globalMatrices(skeleton, restPose(skeleton));
     // Δ = R_bind⁻¹ ⊗ R

@@ -74,12 +74,22 @@ export function skinningArray(skinning: ArrayLike<number>): Float64Array {
 }
 
 /**
- * Checks that `out` fits `mesh` (O(1): the per-vertex data is checked once, by
- * {@link validateSkinnedMesh}, when the mesh is read — influences must reference joints < J).
- * @throws CorskinError on a size mismatch
+ * Checks that the mesh's arrays fit one another and `out` fits `mesh` (O(1): the per-vertex data
+ * is checked once, by {@link validateSkinnedMesh}, when the mesh is read — influences must
+ * reference joints < J).
+ * @throws CorskinError on a size mismatch: positions not 3·n long, influences per vertex not a
+ *   whole number ≥ 1, joints or weights not influences·n long, an output too short, skinning
+ *   matrices not a positive multiple of 16 long
  */
 export function checkDeformArgs(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   const n = mesh.positions.length / 3;
+  const K = mesh.influences;
+  if (!Number.isInteger(n)) throw new CorskinError(`mesh positions: length ${mesh.positions.length} is not a multiple of 3`);
+  if (!(Number.isInteger(K) && K >= 1)) throw new CorskinError(`mesh influences per vertex must be a whole number ≥ 1, got ${K}`);
+  if (mesh.joints.length !== K * n || mesh.weights.length !== K * n)
+    throw new CorskinError(
+      `mesh joints and weights must hold ${K} influences for each of the ${n} vertices (${K * n} each), got ${mesh.joints.length} and ${mesh.weights.length}`,
+    );
   if (out.positions.length < 3 * n) throw new CorskinError(`output positions hold fewer than ${n} vertices`);
   if (out.normals && mesh.normals && out.normals.length < 3 * n) throw new CorskinError(`output normals hold fewer than ${n} vertices`);
   if (out.tangents && mesh.tangents && out.tangents.length < 4 * n) throw new CorskinError(`output tangents hold fewer than ${n} vertices`);

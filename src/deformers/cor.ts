@@ -33,9 +33,11 @@ import { deformRigidOrTwoPhase } from './two-phase.js';
  */
 export function deformCor(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
   const C = mesh.centersOfRotation;
-  if (!C || C.length !== mesh.positions.length) {
-    throw new CorskinError('CoR skinning needs centers of rotation (run the CoR precomputation first)');
-  }
+  if (!C) throw new CorskinError('CoR skinning needs centers of rotation (run the CoR precomputation first)');
+  if (C.length !== mesh.positions.length)
+    throw new CorskinError(
+      `CoR skinning: ${C.length} numbers of centers of rotation for ${mesh.positions.length / 3} vertices (3 each expected)`,
+    );
   deformRigidOrTwoPhase(mesh, skinning, out, corRigid, 'cor', corRigidVertex);
 }
 

@@ -418,6 +418,7 @@ function triangleIndices(p: Primitive): Uint32Array {
  * Stores centers of rotation on every primitive of `model` as the `_CENTER_OF_ROTATION`
  * attribute (VEC3 float, bind space) and records the parameters in `extras.corskin`.
  * @param centers bind-space centers for the merged mesh, length 3·n
+ * @throws CorskinError when `centers` is not 3·n long (n: the model's vertices)
  */
 export function setCentersOfRotation(
   document: Document,
@@ -425,6 +426,10 @@ export function setCentersOfRotation(
   centers: Float32Array,
   params: { sigma: number; epsilon: number; method?: 'fast' | 'exact' },
 ): void {
+  if (centers.length !== model.mesh.positions.length)
+    throw new CorskinError(
+      `centers of rotation: ${centers.length} numbers for ${model.mesh.positions.length / 3} vertices (3 each expected)`,
+    );
   const buffer = document.getRoot().listBuffers()[0] ?? document.createBuffer();
   for (const part of model.parts) {
     const p = part.primitive;

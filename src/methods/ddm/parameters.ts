@@ -42,9 +42,12 @@ export const MAX_DDM_SMOOTHING = 1e6;
 export interface DdmParameters {
   /** Smoothing iterations p ≥ 1 (integer); default 20. */
   iterations?: number;
-  /** Rotational smoothing λ > 0; default 3. */
+  /**
+   * Rotational smoothing λ > 0; default 3 (libigl's), which the default `adaptive` resolution
+   * then scales to the mesh (CesiumMan: 0.483; the model records the λ it was solved with).
+   */
   lambda?: number;
-  /** Translational smoothing κ, 0 < κ < λ; default 1. */
+  /** Translational smoothing κ, 0 < κ < λ; default 1, scaled with λ (CesiumMan: 0.161). */
   kappa?: number;
   /** Blend α ∈ [0, 1) of the translational term (Eq. 11); default 0.8. */
   alpha?: number;
