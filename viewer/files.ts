@@ -86,6 +86,15 @@ export function externalUris(json: {
   return [...new Set(uris)];
 }
 
+/** A URI as a file path: percent-escapes decoded (as written where they are not valid). */
+export function decodeUri(uri: string): string {
+  try {
+    return decodeURIComponent(uri);
+  } catch {
+    return uri;
+  }
+}
+
 /** `a/./b/../c` → `a/c` (the parts of a relative path, resolved). */
 function normalize(path: string): string {
   const parts: string[] = [];
@@ -119,12 +128,7 @@ export function matchUris(
   const found = new Map<string, GivenFile>();
   const missing: string[] = [];
   for (const uri of uris) {
-    let decoded = uri;
-    try {
-      decoded = decodeURIComponent(uri);
-    } catch {
-      // not percent-encoded as a URI should be: matched as written
-    }
+    const decoded = decodeUri(uri);
     const name = decoded.slice(decoded.lastIndexOf('/') + 1);
     const sameName = byName.get(name) ?? [];
     const file = byPath.get(normalize(folder + decoded)) ?? (sameName.length === 1 ? sameName[0] : undefined);

@@ -21,7 +21,7 @@ import {
   showProgress,
   state,
 } from './app.js';
-import { externalUris } from './files.js';
+import { decodeUri, externalUris } from './files.js';
 import { rebuildGui } from './gui.js';
 import { resetPainting } from './paint.js';
 import { frameJoint, updatePose } from './posing.js';
@@ -45,15 +45,6 @@ function notGltf(data: ArrayBuffer, resources: Readonly<Record<string, Uint8Arra
   const missing = externalUris(json).filter((uri) => !(uri in resources));
   if (missing.length)
     return `it refers to ${missing.length === 1 ? 'a file' : 'files'} not given (${missing.map(decodeUri).join(', ')}): pick ${missing.length === 1 ? 'it' : 'them'} together with the .gltf, or drop the folder that holds them`;
-}
-
-/** A URI as a file name (percent-escapes decoded where they are valid). */
-function decodeUri(uri: string): string {
-  try {
-    return decodeURIComponent(uri);
-  } catch {
-    return uri;
-  }
 }
 
 /** The load in progress: a newer one stops its computations and drops what it would show. */

@@ -5,11 +5,11 @@
  * Pose side ({@link distributeTwist}): with `a` the bone axis (unit direction of the child's
  * offset in j's local frame) and `τ` the twist of j's local rotation relative to its rotation in
  * the bind pose (swing–twist decomposition), j keeps `R_j · Rot(a, −τ/2)` and j' (at half the
- * bone, identity in the bind pose) gets `Rot(a, τ/2)`. The reference is the bind pose, where the
+ * bone, identity in the bind pose) gets `Rot(a, τ/2)`. Since rotations about `a` commute with
+ * the translation along `a`, j·j' = the old j, so the child and everything below it is
+ * unchanged: j carries half the twist, j' the whole. The reference is the bind pose, where the
  * skin is undeformed, not the nodes' rest rotations: in real files they differ (the Soldier's
- * arm by 65°), and a twist measured from the rest pose would deform the skin at the bind pose. Since rotations about `a` commute with the
- * translation along `a`, j·j' = the old j, so the child and everything below it is unchanged:
- * j carries half the twist, j' the whole.
+ * arm by 65°), and a twist measured from the rest pose would deform the skin at the bind pose.
  *
  * @module
  */
