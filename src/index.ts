@@ -270,7 +270,7 @@ export {
 export { shepardWeights, boneSegments, type BoneSegments, type ShepardOptions } from './weights/shepard.js';
 export { deformSbs } from './deformers/sbs.js';
 export { deformLms, relativeTwist } from './deformers/lms.js';
-export { distributeTwist, twistAngle, type TwistJoint } from './core/twist.js';
+export { bindLocalRotation, distributeTwist, twistAngle, type TwistJoint } from './core/twist.js';
 export { skinningTemplatesMethod } from './methods/templates/index.js';
 export { applyTemplateChoices } from './methods/templates/choices.js';
 export { meshTemplateRig, setMeshTemplateRig } from './methods/templates/data.js';

@@ -89,6 +89,9 @@ describe('the viewer given a .gltf with separate files', () => {
     expect(errors).toEqual([]); // three.js logs a texture it cannot load as an error
   });
 
+  // A DataTransfer made by a script has no entries (webkitGetAsEntry gives null), so this is the
+  // drop of files without folders; the walk of a dropped folder is tested on a fake entry tree
+  // (test/viewer-files.test.ts).
   it('dropped with its files, it loads', async () => {
     await page.setInputFiles('#file', ARM_GLB);
     await readyAs('arm.glb');

@@ -25,6 +25,9 @@ import { grownIssues, validate } from './helpers/gltf.js';
 const tmp = scratch();
 afterAll(tmp.cleanup);
 
+/** The largest entry of a − b. */
+const maxDifference = (a: Float64Array, b: Float64Array) => a.reduce((m, x, k) => Math.max(m, Math.abs(x - b[k])), 0);
+
 async function load(file: string): Promise<SkinnedModel> {
   return extractSkinnedModels(await readDocument(file), file)[0];
 }
@@ -206,14 +209,23 @@ describe('twist joints on a rig whose rest pose is not its bind pose (the Soldie
     expect(after.twistJoints).toHaveLength(4);
     const pose = atBind(after);
     expect(offBind(after, skinningMatrices(after.skeleton, pose))).toBeLessThan(1e-6);
-    // The same pose as a pose of the unsplit rig (each split joint holding its whole rotation):
-    // distributeTwist splits it as the clip's rewrite did.
+    // distributeTwist leaves the split pose as it is (the two joints hold the twist), and splits
+    // the same pose written for the unsplit rig (each split joint holding its whole rotation,
+    // its twist joint none) as the clip's rewrite did.
+    const S = skinningMatrices(after.skeleton, pose);
+    distributeTwist(after.skeleton, pose, after.twistJoints);
+    expect(maxDifference(skinningMatrices(after.skeleton, pose), S)).toBeLessThan(1e-9);
     for (const { joint, twist } of after.twistJoints) {
       quatMultiply(pose.rotations, 4 * joint, pose.rotations, 4 * joint, pose.rotations, 4 * twist);
-      pose.rotations.set([0.3, 0.1, 0.2, 0.9], 4 * twist); // overwritten
+      pose.rotations.set([0, 0, 0, 1], 4 * twist);
     }
     distributeTwist(after.skeleton, pose, after.twistJoints);
     expect(offBind(after, skinningMatrices(after.skeleton, pose))).toBeLessThan(1e-6);
+    // The file's rest pose is split as a clip frame at that pose would be.
+    const rest = restPose(after.skeleton);
+    const Srest = skinningMatrices(after.skeleton, rest);
+    distributeTwist(after.skeleton, rest, after.twistJoints);
+    expect(maxDifference(skinningMatrices(after.skeleton, rest), Srest)).toBeLessThan(1e-9);
   });
 });
 

@@ -118,6 +118,15 @@ describe('the files given to the viewer', () => {
     expect(missing).toEqual(['b.png']);
   });
 
+  it('copies’ clutter is neither the model nor a match; a query, a backslash or a name’s case does not hide a file', () => {
+    const files = given('m/._scene.gltf', 'm/scene.gltf', '__MACOSX/m/._a.png', 'm/tex/Skin.PNG', 'm/scene.bin');
+    expect(pickModel(files)?.model.path).toBe('m/scene.gltf');
+    const { found, missing } = matchUris(['scene.bin?v=2', 'tex\\skin.png', 'a.png'], 'm/scene.gltf', files);
+    expect(found.get('scene.bin?v=2')?.path).toBe('m/scene.bin');
+    expect(found.get('tex\\skin.png')?.path).toBe('m/tex/Skin.PNG');
+    expect(missing).toEqual(['a.png']); // only macOS's ._a.png was given
+  });
+
   it('a .gltf with embedded buffers and images names no other file (ShibaInu)', () => {
     const json = JSON.parse(readFileSync(join(SHARED, 'characters/ShibaInu.gltf'), 'utf8'));
     expect(json.buffers.length).toBeGreaterThan(0);

@@ -10,8 +10,12 @@
 export interface GivenFile {
   /** `/`-separated, relative to what was dropped or picked: `scene.gltf`, `shiba/textures/a.png`. */
   path: string;
+  /** The file's bytes (a `File` from the picker or the drop). */
   file: Blob;
 }
+
+/** Files a copy leaves beside the real ones: macOS's `._name` and `__MACOSX/`, `.DS_Store`. */
+const isClutter = (path: string) => path.split('/').some((part) => part.startsWith('.') || part === '__MACOSX');
 
 /**
  * The parts of the File and Directory Entries API (`DataTransferItem.webkitGetAsEntry`) that a
@@ -52,6 +56,8 @@ export async function walkEntries(entries: readonly EntryLike[], prefix = ''): P
   return out;
 }
 
+export { externalUris } from '../src/io/glb-header.js';
+
 /** A name ends in .glb or .gltf. */
 const isModel = (path: string) => /\.(glb|gltf)$/i.test(path);
 
@@ -61,7 +67,7 @@ const isModel = (path: string) => /\.(glb|gltf)$/i.test(path);
  * @returns the file, and a note naming how many models were given when there were several
  */
 export function pickModel(files: readonly GivenFile[]): { model: GivenFile; note?: string } | undefined {
-  const models = files.filter((f) => isModel(f.path));
+  const models = files.filter((f) => isModel(f.path) && !isClutter(f.path));
   if (models.length === 0) return undefined;
   const depth = (f: GivenFile) => f.path.split('/').length;
   const [model] = [...models].sort((a, b) => depth(a) - depth(b) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -69,21 +75,6 @@ export function pickModel(files: readonly GivenFile[]): { model: GivenFile; note
     model,
     note: models.length > 1 ? `the first of the ${models.length} models given; one at a time` : undefined,
   };
-}
-
-/**
- * The URIs of `json`'s buffers and images that name other files (not `data:` URIs), in order,
- * each once.
- * @param json a parsed glTF 2.0 JSON
- */
-export function externalUris(json: {
-  buffers?: readonly { uri?: string }[];
-  images?: readonly { uri?: string }[];
-}): string[] {
-  const uris = [...(json.buffers ?? []), ...(json.images ?? [])]
-    .map((x) => x.uri)
-    .filter((u): u is string => typeof u === 'string' && !u.startsWith('data:'));
-  return [...new Set(uris)];
 }
 
 /** A URI as a file path: percent-escapes decoded (as written where they are not valid). */
@@ -107,8 +98,9 @@ function normalize(path: string): string {
 
 /**
  * Which given file each of the model's external URIs names: the file at the URI's path from the
- * model's folder, else the one file of that name anywhere among them (a file picker gives names
- * without folders: `textures/a.png` is then `a.png`).
+ * model's folder, else the one file of that name, in any case, anywhere among them (a file picker
+ * gives names without folders: `textures/a.png` is then `a.png`); a query or fragment is not part
+ * of the name, a backslash is a folder separator, and copies' clutter (`._a.png`) never matches.
  * @param uris from {@link externalUris}, as the glTF writes them (percent-encoded)
  * @param modelPath the model's {@link GivenFile.path}
  * @returns the matched files by URI, and the URIs no given file matches (decoded, for messages)
@@ -119,21 +111,23 @@ export function matchUris(
   files: readonly GivenFile[],
 ): { found: Map<string, GivenFile>; missing: string[] } {
   const folder = modelPath.includes('/') ? modelPath.slice(0, modelPath.lastIndexOf('/') + 1) : '';
-  const byPath = new Map(files.map((f) => [normalize(f.path), f]));
+  const real = files.filter((f) => !isClutter(f.path));
+  const byPath = new Map(real.map((f) => [normalize(f.path), f]));
   const byName = new Map<string, GivenFile[]>();
-  for (const f of files) {
-    const name = f.path.slice(f.path.lastIndexOf('/') + 1);
+  for (const f of real) {
+    const name = f.path.slice(f.path.lastIndexOf('/') + 1).toLowerCase();
     byName.set(name, [...(byName.get(name) ?? []), f]);
   }
   const found = new Map<string, GivenFile>();
   const missing: string[] = [];
   for (const uri of uris) {
-    const decoded = decodeUri(uri);
-    const name = decoded.slice(decoded.lastIndexOf('/') + 1);
+    // A query or fragment names no other file; Windows tools write backslashes.
+    const decoded = decodeUri(uri.replace(/[?#].*$/, '')).replace(/\\/g, '/');
+    const name = decoded.slice(decoded.lastIndexOf('/') + 1).toLowerCase();
     const sameName = byName.get(name) ?? [];
     const file = byPath.get(normalize(folder + decoded)) ?? (sameName.length === 1 ? sameName[0] : undefined);
     if (file) found.set(uri, file);
-    else missing.push(decoded);
+    else missing.push(decodeUri(uri));
   }
   return { found, missing };
 }

@@ -42,7 +42,7 @@ function notGltf(data: ArrayBuffer, resources: Readonly<Record<string, Uint8Arra
   } catch (e) {
     return (e as Error).message;
   }
-  const missing = externalUris(json).filter((uri) => !(uri in resources));
+  const missing = externalUris(json).filter((uri) => !Object.hasOwn(resources, uri));
   if (missing.length)
     return `it refers to ${missing.length === 1 ? 'a file' : 'files'} not given (${missing.map(decodeUri).join(', ')}): pick ${missing.length === 1 ? 'it' : 'them'} together with the .gltf, or drop the folder that holds them`;
 }

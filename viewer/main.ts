@@ -94,10 +94,9 @@ let chosen = 0;
 /**
  * Opens the model among the files the user picked or dropped (a .glb, or a .gltf with the files
  * its URIs name; of several models the first, saying so); one that does not load leaves the
- * loaded one as it was.
+ * loaded one as it was. `turn`: the choice's place (a drop takes it before its folder is walked).
  */
-async function openFiles(files: GivenFile[]): Promise<void> {
-  const turn = ++chosen;
+async function openFiles(files: GivenFile[], turn = ++chosen): Promise<void> {
   const picked = pickModel(files);
   if (!picked) {
     if (files.length) setStatus(`could not load ${files.map((f) => f.path).join(', ')}: no .glb or .gltf among them`);
@@ -108,7 +107,7 @@ async function openFiles(files: GivenFile[]): Promise<void> {
   setStatus(`reading ${name}${note ? ` (${note})` : ''}…`);
   try {
     const data = await model.file.arrayBuffer();
-    const resources: Record<string, Uint8Array<ArrayBuffer>> = {};
+    const resources: Record<string, Uint8Array<ArrayBuffer>> = Object.create(null); // any URI a key
     if (!isGlb(new Uint8Array(data))) {
       // A .gltf that does not parse is named by loadBytes; one whose files are missing too.
       const json = (() => {
@@ -120,6 +119,7 @@ async function openFiles(files: GivenFile[]): Promise<void> {
       })();
       const { found } = matchUris(externalUris(json), model.path, files);
       for (const [uri, f] of found) resources[uri] = new Uint8Array(await f.file.arrayBuffer());
+      if (turn !== chosen) return;
     }
     if (turn === chosen) await loadBytes(data, name, resources);
   } catch (e) {
@@ -137,15 +137,16 @@ window.addEventListener('drop', async (e) => {
   document.getElementById('drop')!.style.display = 'none';
   // Folders walked (a dropped download's folder); the items are read before the first await,
   // while the drop's data is still there.
+  const turn = ++chosen; // a choice made while a large folder is walked wins over it
   const items = Array.from(e.dataTransfer?.items ?? []).filter((i) => i.kind === 'file');
   const entries = items.map((i) => i.webkitGetAsEntry?.() as EntryLike | null);
   const files = entries.every((x) => x)
     ? walkEntries(entries as EntryLike[])
     : Promise.resolve(Array.from(e.dataTransfer?.files ?? [], (file) => ({ path: file.name, file })));
   try {
-    await openFiles(await files);
+    await openFiles(await files, turn);
   } catch (err) {
-    setStatus(`could not read the dropped files: ${(err as Error).message}`);
+    if (turn === chosen) setStatus(`could not read the dropped files: ${(err as Error).message}`);
   }
 });
 
@@ -295,7 +296,7 @@ const api = {
     };
     const data = await get(url);
     // A .gltf's buffers and images, fetched from beside it.
-    const resources: Record<string, Uint8Array<ArrayBuffer>> = {};
+    const resources: Record<string, Uint8Array<ArrayBuffer>> = Object.create(null); // any URI a key
     if (!isGlb(new Uint8Array(data)))
       for (const uri of externalUris(parseGltfJson(new Uint8Array(data))))
         resources[uri] = new Uint8Array(await get(new URL(uri, new URL(url, location.href)).href));

@@ -70,7 +70,10 @@ export function frameJoint(): void {
   for (let k = 0; k < inside.length; k += 3) limbCentre.add(new THREE.Vector3().fromArray(inside, k));
   const side = limbCentre.divideScalar(Math.max(1, inside.length / 3)).sub(state.bounds.getCenter(new THREE.Vector3()));
   side.y = 0;
-  if (inside.length && side.lengthSq() > 0 && side.dot(direction) < 0) {
+  // Only a limb well off the middle (not the spine, the neck, the hips: there it would swing the
+  // view round for nothing): more than 15% of the character's half-width.
+  const halfWidth = 0.5 * Math.max(state.bounds.max.x - state.bounds.min.x, state.bounds.max.z - state.bounds.min.z);
+  if (inside.length && side.length() > 0.15 * halfWidth && side.dot(direction) < 0) {
     side.normalize();
     direction.addScaledVector(side, -2 * side.dot(direction));
   }

@@ -13,7 +13,7 @@ export interface SkinInfo {
   name: string;
   joints: number;
   jointNames: string[];
-  /** Each joint's parent among `jointNames` (an index), or -1 for a joint whose parent is not a joint of the skin. */
+  /** Each joint's nearest ancestor among `jointNames` (an index), or -1 for a joint with none. */
   jointParents: number[];
   primitives: number;
   vertices: number;
@@ -37,6 +37,15 @@ export interface SkinInfo {
   warnings: string[];
 }
 
+/** Each skin joint's nearest ancestor among the skin's joints (past non-joint nodes), or -1. */
+function skinJointParents(skeleton: SkinnedModel['skeleton']): number[] {
+  return Array.from({ length: skeleton.skinJoints }, (_, j) => {
+    let p = skeleton.parents[j];
+    while (p >= skeleton.skinJoints) p = skeleton.parents[p];
+    return p;
+  });
+}
+
 /**
  * Describes one skinned model.
  * @param methodData what the file stores for the method modules (see {@link SkinInfo.methodData})
@@ -55,9 +64,7 @@ export function describeModel(model: SkinnedModel, methodData: SkinInfo['methodD
     name: model.name,
     joints: model.jointNodes.length,
     jointNames: model.skeleton.jointNames.slice(0, model.skeleton.skinJoints),
-    jointParents: Array.from(model.skeleton.parents.subarray(0, model.skeleton.skinJoints), (p) =>
-      p < model.skeleton.skinJoints ? p : -1,
-    ),
+    jointParents: skinJointParents(model.skeleton),
     primitives: model.parts.length,
     vertices: n,
     triangles: mesh.triangles.length / 3,

@@ -7,7 +7,7 @@
  * @module
  */
 import { CorskinError } from '../core/errors.js';
-import type { SkinnedMesh } from '../core/mesh.js';
+import { checkMeshShape, type SkinnedMesh } from '../core/mesh.js';
 import { centersOfRotationPlanned, fastResolution, type FastCorResolution } from './fast.js';
 import { corAlgorithm, resolveCorOptions } from './parameters.js';
 import { binChunk, chunkRanges, PairSums, vertexPairs } from './stream.js';
@@ -73,13 +73,8 @@ const CHUNK = 4096;
 export function corParameters(mesh: SkinnedMesh, options: CorOptions): { sigma: number; epsilon: number; J: number } {
   const { sigma, epsilon, maxSubdividedTriangles: limit } = resolveCorOptions(options);
   if (mesh.positions.length === 0) throw new CorskinError('the mesh has no vertices');
+  checkMeshShape(mesh);
   const n = mesh.positions.length / 3;
-  const K = mesh.influences;
-  if (!Number.isInteger(n)) throw new CorskinError(`mesh positions: length ${mesh.positions.length} is not a multiple of 3`);
-  if (!(Number.isInteger(K) && K >= 1) || mesh.joints.length !== K * n || mesh.weights.length !== K * n)
-    throw new CorskinError(
-      `mesh joints and weights must hold ${K} influences for each of the ${n} vertices, got ${mesh.joints.length} and ${mesh.weights.length} numbers`,
-    );
   const T = mesh.triangles;
   if (T.length % 3) throw new CorskinError(`mesh triangles: length ${T.length} is not a multiple of 3`);
   for (let k = 0; k < T.length; k++)

@@ -83,6 +83,23 @@ export function normalizeWeights(mesh: SkinnedMesh, tolerance = 1e-3, file?: str
 }
 
 /**
+ * Checks, in O(1), that the mesh's arrays fit one another: positions 3·n long, a whole number
+ * K ≥ 1 of influences per vertex, joints and weights K·n long.
+ * @throws CorskinError naming the mismatch (and `file`)
+ */
+export function checkMeshShape(mesh: SkinnedMesh, file?: string): void {
+  const { positions, joints, weights, influences: K } = mesh;
+  if (positions.length % 3) throw new CorskinError(`mesh positions: length ${positions.length} is not a multiple of 3`, file); // prettier-ignore
+  const n = positions.length / 3;
+  if (!(Number.isInteger(K) && K >= 1)) throw new CorskinError(`mesh influences per vertex must be a whole number ≥ 1, got ${K}`, file); // prettier-ignore
+  if (joints.length !== K * n || weights.length !== K * n)
+    throw new CorskinError(
+      `mesh joints and weights must hold ${K} influences for each of the ${n} vertices (${K * n} each), got ${joints.length} and ${weights.length}`,
+      file,
+    );
+}
+
+/**
  * Checks a skinned mesh for the problems that would make any deformer produce garbage.
  * @param jointCount number of joints J of the skeleton the mesh is bound to
  * @param file the file the mesh came from, for the error message
@@ -91,11 +108,8 @@ export function normalizeWeights(mesh: SkinnedMesh, tolerance = 1e-3, file?: str
  */
 export function validateSkinnedMesh(mesh: SkinnedMesh, jointCount: number, file?: string): void {
   const { positions, joints, weights, influences: K, triangles } = mesh;
-  if (positions.length % 3) throw new CorskinError('positions length is not a multiple of 3', file);
+  checkMeshShape(mesh, file);
   const n = positions.length / 3;
-  if (!(K >= 1) || joints.length !== K * n || weights.length !== K * n) {
-    throw new CorskinError(`influence arrays do not match ${n} vertices × ${K} influences`, file);
-  }
   for (let i = 0; i < 3 * n; i++) {
     if (!Number.isFinite(positions[i])) {
       throw new CorskinError(`vertex ${Math.floor(i / 3)} has a non-finite position (NaN or Inf)`, file);

@@ -69,10 +69,11 @@ export function bindLocalRotation(
 }
 
 /**
- * Moves half of each split joint's twist (relative to its rotation in the bind pose,
- * {@link bindLocalRotation}) to its twist joint, in place: `pose` holds each split joint's whole
- * rotation (as a pose of the skeleton before the split would); the twist joints' own rotations are
- * overwritten. At the bind pose nothing moves, so the skin is the bind mesh there.
+ * Spreads each split joint's twist over it and its twist joint, in place: the two together hold
+ * the rotation `R = R_j ⊗ R_j'` (a pose of the unsplit rig has R_j' = identity; a rest pose or a
+ * clip frame of a file `addTwistJoints` wrote, the two halves), and afterwards j' holds half of
+ * R's twist relative to j's rotation in the bind pose ({@link bindLocalRotation}) and j the rest,
+ * so calling it again changes nothing. At the bind pose nothing moves: the skin is the bind mesh.
  * @throws CorskinError when a twist joint or its split joint is not a joint of the skeleton
  */
 export function distributeTwist(skeleton: Skeleton, pose: Pose, twists: readonly TwistJoint[]): void {
@@ -86,6 +87,8 @@ export function distributeTwist(skeleton: Skeleton, pose: Pose, twists: readonly
       throw new CorskinError(`twist joint ${t} of joint ${j}: not joints of the skeleton (0..${J - 1})`);
     const p = skeleton.parents[j];
     if (p >= skeleton.skinJoints) restGlobals ??= globalMatrices(skeleton, restPose(skeleton));
+    // R = R_j ⊗ R_j' (exact for a twist about the bone: it commutes with the half bone between)
+    quatMultiply(pose.rotations, 4 * j, pose.rotations, 4 * j, pose.rotations, 4 * t);
     // Δ = R_bind⁻¹ ⊗ R
     bindLocalRotation(bind, 0, skeleton, j, restGlobals);
     bind[0] = -bind[0];

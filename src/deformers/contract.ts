@@ -5,7 +5,7 @@
  * @module
  */
 import { CorskinError } from '../core/errors.js';
-import type { SkinnedMesh } from '../core/mesh.js';
+import { checkMeshShape, type SkinnedMesh } from '../core/mesh.js';
 import type { SKINNING_METHODS } from './registry.js';
 
 /**
@@ -82,14 +82,8 @@ export function skinningArray(skinning: ArrayLike<number>): Float64Array {
  *   matrices not a positive multiple of 16 long
  */
 export function checkDeformArgs(mesh: SkinnedMesh, skinning: Float64Array, out: DeformTarget): void {
+  checkMeshShape(mesh);
   const n = mesh.positions.length / 3;
-  const K = mesh.influences;
-  if (!Number.isInteger(n)) throw new CorskinError(`mesh positions: length ${mesh.positions.length} is not a multiple of 3`);
-  if (!(Number.isInteger(K) && K >= 1)) throw new CorskinError(`mesh influences per vertex must be a whole number ≥ 1, got ${K}`);
-  if (mesh.joints.length !== K * n || mesh.weights.length !== K * n)
-    throw new CorskinError(
-      `mesh joints and weights must hold ${K} influences for each of the ${n} vertices (${K * n} each), got ${mesh.joints.length} and ${mesh.weights.length}`,
-    );
   if (out.positions.length < 3 * n) throw new CorskinError(`output positions hold fewer than ${n} vertices`);
   if (out.normals && mesh.normals && out.normals.length < 3 * n) throw new CorskinError(`output normals hold fewer than ${n} vertices`);
   if (out.tangents && mesh.tangents && out.tangents.length < 4 * n) throw new CorskinError(`output tangents hold fewer than ${n} vertices`);

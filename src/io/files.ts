@@ -22,6 +22,7 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CorskinError } from '../core/errors.js';
+import { externalUris } from './glb-header.js';
 
 /**
  * Reads a whole file.
@@ -241,14 +242,8 @@ export function inputFiles(path: string): string[] {
   const files = [realPathOf(path)];
   if (!/\.gltf$/i.test(path)) return files;
   try {
-    const json = JSON.parse(readFileSync(path, 'utf8')) as {
-      buffers?: { uri?: string }[];
-      images?: { uri?: string }[];
-    };
-    for (const r of [...(json.buffers ?? []), ...(json.images ?? [])]) {
-      if (typeof r?.uri !== 'string' || r.uri.startsWith('data:')) continue;
-      files.push(realPathOf(join(dirname(path), decodeURIComponent(r.uri))));
-    }
+    for (const uri of externalUris(JSON.parse(readFileSync(path, 'utf8'))))
+      files.push(realPathOf(join(dirname(path), decodeURIComponent(uri))));
   } catch {
     // Not readable JSON: reading it will say so.
   }

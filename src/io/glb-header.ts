@@ -1,7 +1,8 @@
 /**
  * The checks of a GLB's 12-byte header (glTF 2.0 §4.4.2), and of a .gltf's JSON, that name what
  * is wrong in the file's terms, shared by the Node reader (`node-io.ts`) and the viewer (before
- * three.js's loader, whose errors name a typed array). Browser-safe.
+ * three.js's loader, whose errors name a typed array), and the other files a .gltf names.
+ * Browser-safe.
  *
  * @module
  */
@@ -45,4 +46,19 @@ export function parseGltfJson(bytes: Uint8Array): object {
   if (!json || typeof json !== 'object' || !('asset' in json))
     throw new Error('not a glTF file (JSON without an "asset" property)');
   return json;
+}
+
+/**
+ * The URIs of `json`'s buffers and images that name other files (not `data:` URIs), in order,
+ * each once.
+ * @param json a parsed glTF 2.0 JSON
+ */
+export function externalUris(json: {
+  buffers?: readonly { uri?: string }[];
+  images?: readonly { uri?: string }[];
+}): string[] {
+  const uris = [...(json.buffers ?? []), ...(json.images ?? [])]
+    .map((x) => x?.uri)
+    .filter((u): u is string => typeof u === 'string' && !u.startsWith('data:'));
+  return [...new Set(uris)];
 }

@@ -35,8 +35,9 @@ export interface TwistJointReport {
  * Weight split (Le & Hodgins 2016, Fig. 5): with `e` the vertex's projection parameter on the bone,
  * clamped to [0, 1] (0 at the joint, 1 at the child: the projection weight of Jacobson & Sorkine
  * 2011, Eq. 8), `w_j' = w_j · e` and `w_j ← w_j − w_j'`. The clips' rotations of the joint are
- * split by their twist from the joint's rotation in the bind pose ({@link bindLocalRotation}); the
- * nodes' own (rest) transforms are left as they were, so the file's rest pose is the input's.
+ * split by their twist from the joint's rotation in the bind pose ({@link bindLocalRotation}), and
+ * so is its node's own (rest) rotation: the file's rest pose spreads the twist as a clip frame at
+ * that pose does, and a frame at the bind pose gives the bind mesh.
  * @throws CorskinError when a name is not a joint or is named twice, the joint has no child joint,
  *   coincides with its child (in its node or in the bind pose) or has a non-uniform scale, or an
  *   animation rotates it with CUBICSPLINE interpolation
@@ -146,6 +147,11 @@ function splitJoint(
   // from its node's rest rotation: they differ in real files (the Soldier's arm by 65°).
   const bindRotation = new Float64Array(4);
   bindLocalRotation(bindRotation, 0, model.skeleton, j);
+  // The node's own (rest) rotation split the same way, so that the file's rest pose — what an
+  // engine shows without a clip, and what a clip leaves unanimated — is split as the clips are.
+  const [own, half2] = splitTwist(node.getRotation(), bindRotation, axis);
+  node.setRotation(own);
+  twist.setRotation(half2);
   splitAnimations(document, node, twist, child, axis, half, bindRotation, file);
   return twistName;
 }
@@ -252,7 +258,6 @@ function splitAnimations(
   bindRotation: Float64Array,
   file?: string,
 ): void {
-  const rInv = [-bindRotation[0], -bindRotation[1], -bindRotation[2], bindRotation[3]];
   const buffer = document.getRoot().listBuffers()[0] ?? document.createBuffer();
   for (const anim of document.getRoot().listAnimations()) {
     for (const ch of anim.listChannels()) {
@@ -279,19 +284,11 @@ function splitAnimations(
       const count = output.getCount();
       const own = new Float32Array(4 * count);
       const tw = new Float32Array(4 * count);
-      const q = new Float64Array(4);
-      const rel = new Float64Array(4);
-      const h = new Float64Array(4);
       const el: number[] = [];
       for (let k = 0; k < count; k++) {
-        q.set(output.getElement(k, el));
-        quatMultiply(rel, 0, rInv, 0, q, 0);
-        const tau = twistAngle(rel, 0, axis);
-        quatFromAxisAngle(h, 0, axis[0], axis[1], axis[2], -tau / 2);
-        quatMultiply(q, 0, q, 0, h, 0);
-        own.set(q, 4 * k);
-        quatFromAxisAngle(h, 0, axis[0], axis[1], axis[2], tau / 2);
-        tw.set(h, 4 * k);
+        const [j, t] = splitTwist(output.getElement(k, el), bindRotation, axis);
+        own.set(j, 4 * k);
+        tw.set(t, 4 * k);
       }
       replaceOutput(sampler, document.createAccessor().setType('VEC4').setArray(own).setBuffer(buffer));
       const twistSampler = document
@@ -306,6 +303,29 @@ function splitAnimations(
         );
     }
   }
+}
+
+/**
+ * A split joint's rotation q (x, y, z, w) as the joint's and its twist joint's: with τ the twist
+ * of `bind⁻¹ ⊗ q` about `axis`, `q ⊗ Rot(axis, −τ/2)` and `Rot(axis, τ/2)` (their product is q).
+ */
+function splitTwist(
+  q: readonly number[],
+  bind: Float64Array,
+  axis: [number, number, number],
+): [[number, number, number, number], [number, number, number, number]] {
+  const rel = new Float64Array(4);
+  quatMultiply(rel, 0, [-bind[0], -bind[1], -bind[2], bind[3]], 0, [...q], 0);
+  const tau = twistAngle(rel, 0, axis);
+  const h = new Float64Array(4);
+  const own = new Float64Array(4);
+  quatFromAxisAngle(h, 0, axis[0], axis[1], axis[2], -tau / 2);
+  quatMultiply(own, 0, [...q], 0, h, 0);
+  quatFromAxisAngle(h, 0, axis[0], axis[1], axis[2], tau / 2);
+  return [
+    [own[0], own[1], own[2], own[3]],
+    [h[0], h[1], h[2], h[3]],
+  ];
 }
 
 /** Sets `sampler`'s output, disposing of the one it had where nothing else uses it. */
