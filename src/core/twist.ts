@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { mat4Invert, mat4Multiply, quatFromAxisAngle, quatMultiply, quatRotationPart } from './math.js';
+import { mat4Invert, mat4Multiply, quatFromAxisAngle, quatMultiply, quatRotationPart, type NumArray } from './math.js';
 import { CorskinError } from './errors.js';
 import { globalMatrices, restPose, type Pose } from './pose.js';
 import type { Skeleton } from './skeleton.js';
@@ -77,9 +77,7 @@ export function bindLocalRotation(
  * @throws CorskinError when a twist joint or its split joint is not a joint of the skeleton
  */
 export function distributeTwist(skeleton: Skeleton, pose: Pose, twists: readonly TwistJoint[]): void {
-  const rel = new Float64Array(4);
   const bind = new Float64Array(4);
-  const half = new Float64Array(4);
   let restGlobals: Float64Array | undefined;
   const J = skeleton.parents.length;
   for (const { joint: j, twist: t, axis } of twists) {
@@ -89,15 +87,30 @@ export function distributeTwist(skeleton: Skeleton, pose: Pose, twists: readonly
     if (p >= skeleton.skinJoints) restGlobals ??= globalMatrices(skeleton, restPose(skeleton));
     // R = R_j ⊗ R_j' (exact for a twist about the bone: it commutes with the half bone between)
     quatMultiply(pose.rotations, 4 * j, pose.rotations, 4 * j, pose.rotations, 4 * t);
-    // Δ = R_bind⁻¹ ⊗ R
     bindLocalRotation(bind, 0, skeleton, j, restGlobals);
-    bind[0] = -bind[0];
-    bind[1] = -bind[1];
-    bind[2] = -bind[2];
-    quatMultiply(rel, 0, bind, 0, pose.rotations, 4 * j);
-    const tau = twistAngle(rel, 0, axis);
-    quatFromAxisAngle(half, 0, axis[0], axis[1], axis[2], -tau / 2);
-    quatMultiply(pose.rotations, 4 * j, pose.rotations, 4 * j, half, 0);
-    quatFromAxisAngle(pose.rotations, 4 * t, axis[0], axis[1], axis[2], tau / 2);
+    splitTwist(pose.rotations, 4 * j, bind, axis, pose.rotations, 4 * t);
   }
+}
+
+/**
+ * Splits the rotation `q[o..o+4)` (x, y, z, w) of a split joint between it and its twist joint:
+ * with τ the twist of `bind⁻¹ ⊗ q` about the unit bone `axis` ({@link twistAngle}; `bind` the
+ * joint's rotation in the bind pose), `q ← q ⊗ Rot(axis, −τ/2)` in place and
+ * `twist[to..to+4) = Rot(axis, τ/2)`: their product is q.
+ */
+export function splitTwist(
+  q: NumArray,
+  o: number,
+  bind: ArrayLike<number>,
+  axis: ArrayLike<number>,
+  twist: NumArray,
+  to: number,
+): void {
+  const rel = [-bind[0], -bind[1], -bind[2], bind[3]]; // bind⁻¹
+  quatMultiply(rel, 0, rel, 0, q, o);
+  const tau = twistAngle(rel, 0, axis);
+  const half = new Float64Array(4);
+  quatFromAxisAngle(half, 0, axis[0], axis[1], axis[2], -tau / 2);
+  quatMultiply(q, o, q, o, half, 0);
+  quatFromAxisAngle(twist, to, axis[0], axis[1], axis[2], tau / 2);
 }

@@ -8,10 +8,10 @@
  * @module
  */
 import { DEFAULT_EPSILON, DEFAULT_SIGMA } from '../cor/parameters.js';
-import type { Accessor, AnimationSampler, Document, Node } from '@gltf-transform/core';
+import type { Accessor, AnimationSampler, Document, Node, vec4 } from '@gltf-transform/core';
 import { CorskinError } from '../core/errors.js';
-import { mat4FromTRS, mat4Invert, mat4Multiply, quatFromAxisAngle, quatMultiply } from '../core/math.js';
-import { bindLocalRotation, twistAngle } from '../core/twist.js';
+import { mat4FromTRS, mat4Invert, mat4Multiply } from '../core/math.js';
+import { bindLocalRotation, splitTwist } from '../core/twist.js';
 import { centersOfRotation } from './bake.js';
 import { removeDeltaMush } from '../methods/ddm/storage.js';
 import { COR_ATTRIBUTE, extractSkinnedModels, type SkinnedModel } from './gltf.js';
@@ -149,9 +149,11 @@ function splitJoint(
   bindLocalRotation(bindRotation, 0, model.skeleton, j);
   // The node's own (rest) rotation split the same way, so that the file's rest pose — what an
   // engine shows without a clip, and what a clip leaves unanimated — is split as the clips are.
-  const [own, half2] = splitTwist(node.getRotation(), bindRotation, axis);
-  node.setRotation(own);
-  twist.setRotation(half2);
+  const rest = [...node.getRotation()];
+  const restTwist = [0, 0, 0, 1];
+  splitTwist(rest, 0, bindRotation, axis, restTwist, 0);
+  node.setRotation(rest as vec4);
+  twist.setRotation(restTwist as vec4);
   splitAnimations(document, node, twist, child, axis, half, bindRotation, file);
   return twistName;
 }
@@ -284,11 +286,10 @@ function splitAnimations(
       const count = output.getCount();
       const own = new Float32Array(4 * count);
       const tw = new Float32Array(4 * count);
-      const el: number[] = [];
+      const q: number[] = [];
       for (let k = 0; k < count; k++) {
-        const [j, t] = splitTwist(output.getElement(k, el), bindRotation, axis);
-        own.set(j, 4 * k);
-        tw.set(t, 4 * k);
+        splitTwist(output.getElement(k, q), 0, bindRotation, axis, tw, 4 * k);
+        own.set(q, 4 * k);
       }
       replaceOutput(sampler, document.createAccessor().setType('VEC4').setArray(own).setBuffer(buffer));
       const twistSampler = document
@@ -303,29 +304,6 @@ function splitAnimations(
         );
     }
   }
-}
-
-/**
- * A split joint's rotation q (x, y, z, w) as the joint's and its twist joint's: with τ the twist
- * of `bind⁻¹ ⊗ q` about `axis`, `q ⊗ Rot(axis, −τ/2)` and `Rot(axis, τ/2)` (their product is q).
- */
-function splitTwist(
-  q: readonly number[],
-  bind: Float64Array,
-  axis: [number, number, number],
-): [[number, number, number, number], [number, number, number, number]] {
-  const rel = new Float64Array(4);
-  quatMultiply(rel, 0, [-bind[0], -bind[1], -bind[2], bind[3]], 0, [...q], 0);
-  const tau = twistAngle(rel, 0, axis);
-  const h = new Float64Array(4);
-  const own = new Float64Array(4);
-  quatFromAxisAngle(h, 0, axis[0], axis[1], axis[2], -tau / 2);
-  quatMultiply(own, 0, [...q], 0, h, 0);
-  quatFromAxisAngle(h, 0, axis[0], axis[1], axis[2], tau / 2);
-  return [
-    [own[0], own[1], own[2], own[3]],
-    [h[0], h[1], h[2], h[3]],
-  ];
 }
 
 /** Sets `sampler`'s output, disposing of the one it had where nothing else uses it. */
