@@ -49,7 +49,7 @@ describe('checked input', () => {
     const triangles = model.mesh.triangles.slice();
     triangles[7] = 999_999;
     expect(() => computeCentersOfRotation({ ...model.mesh, triangles })).toThrow(
-      `mesh triangle 2 names vertex 999999, the mesh has ${n}`,
+      `triangle 2 references vertex 999999 ≥ ${n}`,
     );
   });
 

@@ -7,7 +7,7 @@
  * @module
  */
 import { CorskinError } from '../core/errors.js';
-import { checkMeshShape, type SkinnedMesh } from '../core/mesh.js';
+import { checkMeshShape, checkTriangles, type SkinnedMesh } from '../core/mesh.js';
 import { centersOfRotationPlanned, fastResolution, type FastCorResolution } from './fast.js';
 import { corAlgorithm, resolveCorOptions } from './parameters.js';
 import { binChunk, chunkRanges, PairSums, vertexPairs } from './stream.js';
@@ -74,11 +74,7 @@ export function corParameters(mesh: SkinnedMesh, options: CorOptions): { sigma: 
   const { sigma, epsilon, maxSubdividedTriangles: limit } = resolveCorOptions(options);
   if (mesh.positions.length === 0) throw new CorskinError('the mesh has no vertices');
   checkMeshShape(mesh);
-  const n = mesh.positions.length / 3;
-  const T = mesh.triangles;
-  if (T.length % 3) throw new CorskinError(`mesh triangles: length ${T.length} is not a multiple of 3`);
-  for (let k = 0; k < T.length; k++)
-    if (!(T[k] < n)) throw new CorskinError(`mesh triangle ${Math.floor(k / 3)} names vertex ${T[k]}, the mesh has ${n}`);
+  checkTriangles(mesh);
   const estimate = estimateSubdividedTriangles(mesh, epsilon);
   if (estimate > limit) {
     throw new CorskinError(

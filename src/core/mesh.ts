@@ -107,7 +107,7 @@ export function checkMeshShape(mesh: SkinnedMesh, file?: string): void {
  *   negative weights, joint indices ≥ J (with a non-zero weight) or triangle indices ≥ n
  */
 export function validateSkinnedMesh(mesh: SkinnedMesh, jointCount: number, file?: string): void {
-  const { positions, joints, weights, influences: K, triangles } = mesh;
+  const { positions, joints, weights, influences: K } = mesh;
   checkMeshShape(mesh, file);
   const n = positions.length / 3;
   for (let i = 0; i < 3 * n; i++) {
@@ -135,8 +135,19 @@ export function validateSkinnedMesh(mesh: SkinnedMesh, jointCount: number, file?
       );
     }
   }
+  checkTriangles(mesh, file);
+}
+
+/**
+ * Checks, in O(t), that the mesh's triangles are whole (3 indices each) and name its vertices.
+ * @throws CorskinError naming the first triangle that does not (and `file`)
+ */
+export function checkTriangles(mesh: SkinnedMesh, file?: string): void {
+  const { triangles } = mesh;
+  const n = mesh.positions.length / 3;
+  if (triangles.length % 3) throw new CorskinError(`mesh triangles: length ${triangles.length} is not a multiple of 3`, file); // prettier-ignore
   for (let i = 0; i < triangles.length; i++) {
-    if (triangles[i] >= n) throw new CorskinError(`triangle ${Math.floor(i / 3)} references vertex ${triangles[i]} ≥ ${n}`, file);
+    if (!(triangles[i] < n)) throw new CorskinError(`triangle ${Math.floor(i / 3)} references vertex ${triangles[i]} ≥ ${n}`, file); // prettier-ignore
   }
 }
 
