@@ -28,23 +28,30 @@ import { frameJoint, updatePose } from './posing.js';
 import { applyTemplateParam, selectTemplates } from './templates-ui.js';
 import { frame, makeView } from './views.js';
 
+/** Reads the files a `.gltf`'s URIs name (as the glTF writes them), by URI: those it finds. */
+export type ReadFiles = (uris: string[]) => Promise<Record<string, Uint8Array<ArrayBuffer>>>;
+
 /**
- * What is wrong with bytes that are not a glTF 2.0 file (checked before three.js's loader, whose
- * errors name a typed array or a JSON token), or with a `.gltf` whose buffers or images are
- * neither embedded nor among `resources`: undefined when they look right.
+ * The files a `.gltf` names, read by `read` (none for a .glb or a .gltf whose buffers and images
+ * are embedded), after the checks that name what is wrong with bytes that are not a glTF 2.0
+ * file (before three.js's loader, whose errors name a typed array or a JSON token).
+ * @throws Error naming the problem, or the files a `.gltf` names that `read` did not find
  */
-function notGltf(data: ArrayBuffer, resources: Readonly<Record<string, Uint8Array>>): string | undefined {
+async function resourcesOf(data: ArrayBuffer, read?: ReadFiles): Promise<Record<string, Uint8Array<ArrayBuffer>>> {
   const bytes = new Uint8Array(data);
-  if (isGlb(bytes)) return glbHeaderProblem(bytes);
-  let json: object;
-  try {
-    json = parseGltfJson(bytes);
-  } catch (e) {
-    return (e as Error).message;
+  if (isGlb(bytes)) {
+    const problem = glbHeaderProblem(bytes);
+    if (problem) throw new Error(problem);
+    return {};
   }
-  const missing = externalUris(json).filter((uri) => !Object.hasOwn(resources, uri));
+  const uris = externalUris(parseGltfJson(bytes));
+  const resources = uris.length && read ? await read(uris) : {};
+  const missing = uris.filter((uri) => !Object.hasOwn(resources, uri));
   if (missing.length)
-    return `it refers to ${missing.length === 1 ? 'a file' : 'files'} not given (${missing.map(decodeUri).join(', ')}): pick ${missing.length === 1 ? 'it' : 'them'} together with the .gltf, or drop the folder that holds them`;
+    throw new Error(
+      `it refers to ${missing.length === 1 ? 'a file' : 'files'} not given (${missing.map(decodeUri).join(', ')}): pick ${missing.length === 1 ? 'it' : 'them'} together with the .gltf, or drop the folder that holds them`,
+    );
+  return resources;
 }
 
 /** The load in progress: a newer one stops its computations and drops what it would show. */
@@ -55,24 +62,19 @@ let currentLoad: AbortController | undefined;
  * rebuilt, then each view switched to its method (CoRs, Direct Delta Mush and template rigs
  * computed on workers, with progress). A newer call stops this one's computations and drops what
  * it would show.
- * @param resources a `.gltf`'s external buffers and images, by URI as the glTF writes them
- *   ({@link externalUris}; none for a .glb or a .gltf whose buffers are embedded)
+ * @param read reads the files a `.gltf`'s URIs name (its buffers and images), when it names any
  * @throws Error when the bytes are not a glTF file with a skinned mesh, or a `.gltf` names a
- *   file not in `resources` (the loaded one stays shown)
+ *   file `read` does not find (the loaded one stays shown); what `read` throws
  */
-export async function loadBytes(
-  data: ArrayBuffer,
-  name: string,
-  resources: Readonly<Record<string, Uint8Array<ArrayBuffer>>> = {},
-): Promise<void> {
+export async function loadBytes(data: ArrayBuffer, name: string, read?: ReadFiles): Promise<void> {
   const [previous, load] = [currentLoad, new AbortController()];
   currentLoad = load;
   const live = () => currentLoad === load;
   setStatus(`loading ${name}…`);
   let parsed: GLTF;
+  let resources: Record<string, Uint8Array<ArrayBuffer>>;
   try {
-    const bad = notGltf(data, resources);
-    if (bad) throw new Error(bad);
+    resources = await resourcesOf(data, read);
     const { loader, done } = gltfLoader(resources);
     try {
       parsed = await loader.parseAsync(data, '');
@@ -92,7 +94,7 @@ export async function loadBytes(
   state.corsReady = false;
   state.progress.clear();
   state.bytes = data;
-  state.resources = { ...resources };
+  state.resources = resources;
   state.fileName = name;
   state.gltf = parsed;
   resetPainting();

@@ -62,8 +62,7 @@ import { exportTemplates, exportWithCenters, save } from './export.js';
 import { frameJoint, updateCenters, updateHeatmap, updatePose } from './posing.js';
 import { frame, posedPoints } from './views.js';
 import { loadBytes } from './loading.js';
-import { externalUris, matchUris, pickModel, walkEntries, type EntryLike, type GivenFile } from './files.js';
-import { isGlb, parseGltfJson } from '../src/io/glb-header.js';
+import { matchUris, pickModel, walkEntries, type EntryLike, type GivenFile } from './files.js';
 import { fitToPanel } from './gui.js';
 
 // The panel's buttons.
@@ -105,23 +104,20 @@ async function openFiles(files: GivenFile[], turn = ++chosen): Promise<void> {
   const { model, note } = picked;
   const name = model.path.slice(model.path.lastIndexOf('/') + 1);
   setStatus(`reading ${name}${note ? ` (${note})` : ''}…`);
+  // A choice made meanwhile wins: this one stops (its status line is not written).
+  const check = () => {
+    if (turn !== chosen) throw new Error('a newer choice');
+  };
   try {
     const data = await model.file.arrayBuffer();
-    const resources: Record<string, Uint8Array<ArrayBuffer>> = Object.create(null); // any URI a key
-    if (!isGlb(new Uint8Array(data))) {
-      // A .gltf that does not parse is named by loadBytes; one whose files are missing too.
-      const json = (() => {
-        try {
-          return parseGltfJson(new Uint8Array(data));
-        } catch {
-          return {};
-        }
-      })();
-      const { found } = matchUris(externalUris(json), model.path, files);
-      for (const [uri, f] of found) resources[uri] = new Uint8Array(await f.file.arrayBuffer());
-      if (turn !== chosen) return;
-    }
-    if (turn === chosen) await loadBytes(data, name, resources);
+    check();
+    await loadBytes(data, name, async (uris) => {
+      const resources: Record<string, Uint8Array<ArrayBuffer>> = Object.create(null); // any URI a key
+      for (const [uri, f] of matchUris(uris, model.path, files).found)
+        resources[uri] = new Uint8Array(await f.file.arrayBuffer());
+      check();
+      return resources;
+    });
   } catch (e) {
     if (turn === chosen) setStatus(`could not load ${name}: ${(e as Error).message}`);
   }
@@ -294,18 +290,18 @@ const api = {
       if (!r.ok) throw new Error(`${u}: ${r.status}`);
       return r.arrayBuffer();
     };
-    const data = await get(url);
-    // A .gltf's buffers and images, fetched from beside it.
-    const resources: Record<string, Uint8Array<ArrayBuffer>> = Object.create(null); // any URI a key
-    if (!isGlb(new Uint8Array(data)))
-      for (const uri of externalUris(parseGltfJson(new Uint8Array(data))))
-        resources[uri] = new Uint8Array(await get(new URL(uri, new URL(url, location.href)).href));
     await loadBytes(
-      data,
+      await get(url),
       url === params.get('model')
         ? (params.get('name') ?? url.split('/').pop()!)
         : (url.split('/').pop() ?? 'model.glb'),
-      resources,
+      // A .gltf's buffers and images, fetched from beside it.
+      async (uris) => {
+        const resources: Record<string, Uint8Array<ArrayBuffer>> = Object.create(null); // any URI a key
+        for (const uri of uris)
+          resources[uri] = new Uint8Array(await get(new URL(uri, new URL(url, location.href)).href));
+        return resources;
+      },
     );
   },
   /** The export with centers of rotation, base64 (files cross page.evaluate as strings: far faster than number arrays). */
