@@ -111,7 +111,7 @@ describe('bake --as helpers (smooth skinning decomposition, Le & Deng 2012)', ()
     // Measured (2026-12-04): 84.0%, 0.37 with 12 bone updates over every sample after the
     // alternation; with 6, the samples between the subset's unsettled: 78.3% and 0.80. With the
     // weight update exact over its supports (2026-12-06): 84.6%, 0.56 (the largest distance moves
-    // with the fit's local minimum; README, "The weight update exact over its supports").
+    // with the fit's local minimum; docs/bake.md, "The weight update exact over its supports").
     expect(gap).toBeGreaterThan(0.81);
     expect(max).toBeLessThan(0.6);
   }, 360_000);

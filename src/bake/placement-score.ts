@@ -152,7 +152,7 @@ function outsideFigures(
 
 /**
  * How far a candidate plays from the method, against plain LBS, in units of the bar a helper bake
- * is held to in the README (90% of LBS's p99 distance removed, the max within a quarter of LBS's):
+ * is held to in docs/bake.md (90% of LBS's p99 distance removed, the max within a quarter of LBS's):
  * its p99 distance over every (time, vertex) ÷ plain LBS's ÷ 0.1, plus its largest ÷ plain LBS's
  * ÷ 0.25 — both count, so that a candidate closer on one and as close on the other wins; lower is
  * closer. The times: every sample, and with `halfway` every time half-way between two samples of

@@ -272,7 +272,7 @@ const MOST_PER_REGION = 3;
  * every other one 1; what that leaves goes one helper at a time to the region where it lowers
  * the most a k-means cluster error E_r / k (E_r = Σ departure², k its helpers), that is to the
  * largest E_r / (k (k + 1)), up to 3·`perRegion`. Measured against the even split on the shared
- * characters with 2 (4 influences, every clip; README): the same helpers in all, the p99 gap to
+ * characters with 2 (4 influences, every clip; docs/bake.md): the same helpers in all, the p99 gap to
  * the method removed 84.5 → 86.6% (CesiumMan CoR), 82.4 → 90.0% (Soldier templates), 82.6 →
  * 85.7% (ShibaInu DQS), Ybot unchanged — but the Fox's CoR 92.9 → 72.3%, and its DQS with the
  * guard half-way between samples 82% → 15%: so the bake's default (`placement: 'auto'` in

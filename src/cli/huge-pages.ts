@@ -9,7 +9,7 @@
  * again in a child process with it set (not where transparent huge pages are off, nor under
  * `--inspect` or a profiler's flag, which belong to the process the user started). Measured,
  * Ybot's CoR helper bake on 2 threads: 14.7 s against 17.7 s in 4 KB pages (medians of 3,
- * alternated; README).
+ * alternated; docs/bake.md).
  *
  * @module
  */

@@ -7,7 +7,7 @@
  * samples (within the morph bake's tolerance). It is no smaller than morphs alone: the helpers
  * leave about 6e-4 of the diagonal (CesiumMan, DQS, p99), far above the default 1e-5, so nearly
  * every correction is still needed, and their channels cost about what they save (CesiumMan CoR,
- * 16-bit positions: 1.00 MB against 0.99 MB, measured in the README).
+ * 16-bit positions: 1.00 MB against 0.99 MB, measured in docs/bake.md).
  *
  * @module
  */
