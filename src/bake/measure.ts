@@ -74,7 +74,20 @@ export interface BakeMeasure {
    * Measured half-way between the samples too (`between`): there, as {@link max}, {@link p99},
    * {@link lbsMax}, {@link lbsP99} and {@link worseSamples} at the samples, over `times` times.
    */
-  halfway?: { max: number; p99: number; lbsMax: number; lbsP99: number; times: number; worseSamples: number };
+  halfway?: {
+    /** Baked file by LBS against the deformer: the largest per-vertex distance. */
+    max: number;
+    /** Baked file by LBS against the deformer: the 99th percentile over every (time, vertex). */
+    p99: number;
+    /** Plain LBS of the original against the deformer: the largest per-vertex distance. */
+    lbsMax: number;
+    /** Plain LBS of the original against the deformer: the 99th percentile. */
+    lbsP99: number;
+    /** Half-way times measured. */
+    times: number;
+    /** Half-way times at which the baked file is farther than plain LBS by more than the margin. */
+    worseSamples: number;
+  };
   /**
    * Samples at which the baked file's largest or 99th-percentile distance (over the vertices)
    * is above plain LBS's there by more than {@link NEVER_WORSE_MARGIN}.
@@ -90,7 +103,18 @@ export interface BakeMeasure {
    * influences, else as plain LBS), as {@link lbsMax} and {@link lbsP99}; and the samples where
    * the first is farther than the second, as {@link worseSamples}.
    */
-  firstSet?: { max: number; p99: number; lbsMax: number; lbsP99: number; worseSamples: number };
+  firstSet?: {
+    /** The baked file's first set against the deformer: the largest per-vertex distance. */
+    max: number;
+    /** The baked file's first set against the deformer: the 99th percentile. */
+    p99: number;
+    /** The original as a 4-influence engine plays it against the deformer: the largest distance. */
+    lbsMax: number;
+    /** The original as a 4-influence engine plays it against the deformer: the 99th percentile. */
+    lbsP99: number;
+    /** Samples at which the first is farther than the second by more than the margin. */
+    worseSamples: number;
+  };
 }
 
 /** Options of {@link measureBake}. */
@@ -358,9 +382,11 @@ export interface BeyondClipsMeasure {
   amplitude: number;
   /** Baked file by LBS, its helpers at rest on their joints, against the method: max and p99. */
   max: number;
+  /** Baked file by LBS against the method: the 99th percentile over the vertices. */
   p99: number;
   /** Plain LBS of the original against the method there. */
   lbsMax: number;
+  /** Plain LBS of the original against the method there: the 99th percentile. */
   lbsP99: number;
 }
 

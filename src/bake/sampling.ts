@@ -20,7 +20,12 @@ import { nearOriginSkinningMatrices } from '../core/pose.js';
  */
 export interface MethodSamples {
   /** Each clip and its sample times (seconds). */
-  clips: { clip: AnimationClip; times: Float32Array }[];
+  clips: {
+    /** The clip. */
+    clip: AnimationClip;
+    /** Its sample times, seconds, ascending. */
+    times: Float32Array;
+  }[];
   /** Bind-space positions at sample s (the mesh's own array at every s without morph targets), length 3·n. */
   rest: Float32Array[];
   /** The method's posed positions at sample s, length 3·n (posed space, asset units). */

@@ -67,6 +67,7 @@ export interface CageBindOptions {
 
 /** A skin bound to a cage (see the module comment for the deformation it drives). */
 export interface CageBinding {
+  /** The coordinates used: `pmvc` (positive mean value coordinates) or `mvc`. */
   method: CageCoordinates;
   /** PMVC resolution used (0 for MVC). */
   resolution: number;
@@ -79,7 +80,17 @@ export interface CageBinding {
 }
 
 /** Validated options with their defaults. */
-export function bindParameters(cage: Cage, o: CageBindOptions): { method: CageCoordinates; resolution: number; influences: number } {
+export function bindParameters(
+  cage: Cage,
+  o: CageBindOptions,
+): {
+  /** The coordinates; default `pmvc`. */
+  method: CageCoordinates;
+  /** PMVC cube-map resolution; default 32, 0 for MVC. */
+  resolution: number;
+  /** Cage vertices kept per skin vertex (k); default 24, at most the cage's vertex count. */
+  influences: number;
+} {
   const method = o.method ?? 'pmvc';
   if (method !== 'pmvc' && method !== 'mvc') throw new RangeError(`cage coordinates must be "pmvc" or "mvc", got "${method}"`);
   const m = cage.positions.length / 3;

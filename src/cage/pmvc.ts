@@ -31,6 +31,7 @@ export const DEFAULT_PMVC_RESOLUTION = 32;
 
 /** Per-resolution tables of a cube map: texel solid angles and centre directions. */
 export interface CubeMap {
+  /** Texels per face side R. */
   resolution: number;
   /** Solid angle of texel (i, j) of a face, R², the same on every face. */
   solidAngles: Float64Array;
@@ -59,6 +60,7 @@ export function createCubeMap(resolution = DEFAULT_PMVC_RESOLUTION): CubeMap {
 
 /** A cage prepared for {@link positiveMeanValueCoordinates}: outward triangle normals (unnormalised). */
 export interface PreparedCage {
+  /** The cage the normals are of. */
   cage: Cage;
   /** Outward normal of each triangle, (p1 − p0) × (p2 − p0), 3·f. */
   normals: Float64Array;
@@ -82,16 +84,21 @@ export function prepareCage(cage: Cage): PreparedCage {
 
 /** Scratch buffers of {@link positiveMeanValueCoordinates} (one per thread). */
 export interface PmvcScratch {
+  /** The cube-map tables the scratch is sized for. */
   cube: CubeMap;
   /** Per texel of the 6 faces: nearest hit distance, triangle, barycentrics. */
   depth: Float64Array;
+  /** Per texel (6·R²), the nearest triangle hit, or −1. */
   triangle: Int32Array;
+  /** Per texel (6·R²), the hit's barycentric weight of the triangle's second vertex. */
   b1: Float64Array;
+  /** Per texel (6·R²), the hit's barycentric weight of the triangle's third vertex. */
   b2: Float64Array;
   /** Candidate triangles of the current point. */
   candidates: Int32Array;
   /** Vertex offsets from the point (9) and the clipped, projected polygon (≤ 4 × (u, v)). */
   e: Float64Array;
+  /** The clipped, projected polygon, up to 4 (u, v) pairs (8). */
   poly: Float64Array;
 }
 

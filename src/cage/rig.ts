@@ -16,12 +16,15 @@ import { createCageDeformer, type CageDeformer } from './deform.js';
 
 /** A cage skinned to a skeleton, with a skin bound to it. */
 export interface CageRig {
+  /** The cage, bind space. */
   cage: Cage;
   /** The skin's binding to the cage (`bindToCage`). */
   binding: CageBinding;
   /** The cage vertices' influences: count per vertex, joints and weights (K·m each). */
   cageInfluences: number;
+  /** Joint of each cage influence, K·m. */
   cageJoints: Uint32Array;
+  /** Weight of each cage influence, K·m, summing to 1 per cage vertex. */
   cageWeights: Float32Array;
 }
 
@@ -34,7 +37,14 @@ export function skinCageToSkeleton(
   cage: Cage,
   skeleton: Skeleton,
   influences = 4,
-): { influences: number; joints: Uint32Array; weights: Float32Array } {
+): {
+  /** K: slots per cage vertex (`influences`). */
+  influences: number;
+  /** Joint of each slot, nearest bone first, K·m. */
+  joints: Uint32Array;
+  /** Weight of each slot, K·m, summing to 1 per cage vertex. */
+  weights: Float32Array;
+} {
   const P = bindJointPositions(skeleton);
   const J = jointCount(skeleton);
   const at = (j: number) => Array.from(P.subarray(3 * j, 3 * j + 3));

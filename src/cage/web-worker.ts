@@ -13,8 +13,11 @@ export type WorkerCageBindOptions = Omit<CageBindOptions, 'onProgress' | 'signal
 
 /** The message the cage worker receives. */
 export interface CageWorkerRequest {
+  /** Skin positions to bind, bind space, 3·n. */
   positions: ArrayLike<number>;
+  /** The cage, same space. */
   cage: Cage;
+  /** Binding options (no callbacks). */
   options: WorkerCageBindOptions;
 }
 

@@ -65,7 +65,15 @@ export function buildPairTable(tris: SubdividedTriangles, jointCount: number): P
  * zero for the others). First pass of {@link buildPairTable}.
  * @returns keys and counts, same length (the number of pairs)
  */
-export function countPairs(tris: SubdividedTriangles, jointCount: number): { keys: number[]; counts: number[] } {
+export function countPairs(
+  tris: SubdividedTriangles,
+  jointCount: number,
+): {
+  /** Pair keys j·J + k (j < k), in order of first appearance. */
+  keys: number[];
+  /** Per pair, its number of entries (sub-triangles carrying both joints). */
+  counts: number[];
+} {
   const { count, stride, joints } = tris;
   const lookup = pairLookup(jointCount);
   const keys: number[] = [];

@@ -58,8 +58,11 @@ export type PairStrategy = 'exact' | 'bins' | 'grid';
  * shared with workers.
  */
 export interface PairPlan {
+  /** The sub-triangles bucketed by joint pair; pair p is bucket p. */
   table: PairTable;
+  /** Kernel width σ of the similarity. */
   sigma: number;
+  /** Per pair: how it is evaluated. */
   strategy: PairStrategy[];
   /**
    * Per pair: bins as 12 numbers each — ξ̄, mean s², mass M, the centroid sums M·c (3)
@@ -75,12 +78,19 @@ export interface PairPlan {
  * 4 numbers per node, α fastest.
  */
 export interface Lattice {
+  /** First α node. */
   a0: number;
+  /** Node spacing along α. */
   ha: number;
+  /** Number of nodes along α. */
   na: number;
+  /** First s node. */
   s0: number;
+  /** Node spacing along s. */
   hs: number;
+  /** Number of nodes along s. */
   ns: number;
+  /** Per node G, then its 3 centroid sums; length 4·na·ns, α fastest. */
   values: Float64Array;
 }
 

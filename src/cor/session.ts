@@ -39,6 +39,7 @@ export interface CorSessionOptions {
   algorithm?: 'fast' | 'exact';
   /** @deprecated the old name of {@link CorSessionOptions.algorithm}; removed in the next release */
   method?: 'fast' | 'exact';
+  /** Bins and lattice of the `fast` algorithm; each defaults as in `FastCorResolution`. */
   resolution?: FastCorResolution;
   /** Number of joints J of the skeleton (joints painted later must be < J); default: as the weights need. */
   jointCount?: number;
@@ -50,7 +51,9 @@ export interface CorUpdate {
   recomputed: Int32Array;
   /** Input triangles re-subdivided, pairs re-planned. */
   triangles: number;
+  /** Number of joint pairs re-planned. */
   pairs: number;
+  /** Wall-clock time of the edit, seconds. */
   seconds: number;
 }
 

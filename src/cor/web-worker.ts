@@ -15,7 +15,9 @@ export type WorkerCorOptions = Omit<CorOptions, 'onProgress' | 'signal'>;
 
 /** The message the CoR worker receives. */
 export interface CorWorkerRequest {
+  /** The skinned mesh, bind space. */
   mesh: SkinnedMesh;
+  /** CoR options (no callbacks). */
   options: WorkerCorOptions;
 }
 

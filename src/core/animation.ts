@@ -18,6 +18,7 @@ export interface AnimationChannel {
   joint: number;
   /** Animated property. */
   path: 'translation' | 'rotation' | 'scale';
+  /** How values are interpolated between keys (glTF sampler mode). */
   interpolation: Interpolation;
   /** Key times in seconds, ascending, length K. */
   times: Float32Array | Float64Array;
@@ -30,6 +31,7 @@ export interface AnimationChannel {
 
 /** A named clip: the channels that target joints of one skeleton. */
 export interface AnimationClip {
+  /** Clip name: the glTF animation's, or `animation <index>` when it has none. */
   name: string;
   /**
    * Index of the glTF animation the clip was read from (names may repeat: two clips can share
@@ -38,6 +40,7 @@ export interface AnimationClip {
   source?: number;
   /** Last key time over all channels, seconds. */
   duration: number;
+  /** Channels that animate the skeleton's joints. */
   channels: AnimationChannel[];
   /** Channels that animate the morph weights of the skin's meshes (see `morph.ts`). */
   morphChannels?: MorphChannel[];

@@ -14,6 +14,7 @@ import type { SkinnedMesh } from './mesh.js';
 export interface MorphTarget {
   /** First vertex of the range in the merged mesh. */
   vertexOffset: number;
+  /** Number of vertices in the range. */
   vertexCount: number;
   /** Position displacements, length 3·vertexCount, asset units. */
   positions?: Float32Array;
@@ -32,6 +33,7 @@ export interface MorphGroup {
   name: string;
   /** Default weights (the node's, else the mesh's; zeros when neither), length T. */
   weights: Float64Array;
+  /** Per target t (length T), the vertex ranges that weight t displaces (one per primitive that has it). */
   targets: MorphTarget[][];
 }
 
@@ -39,6 +41,7 @@ export interface MorphGroup {
 export interface MorphChannel {
   /** Index of the {@link MorphGroup} it drives. */
   group: number;
+  /** How values are interpolated between keys (glTF sampler mode). */
   interpolation: Interpolation;
   /** Key times in seconds, ascending, length K. */
   times: Float32Array | Float64Array;

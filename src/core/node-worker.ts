@@ -39,7 +39,9 @@ export function checkThreads(threads: number): void {
 
 /** A pool of worker threads (workerpool) running one script, owned by whoever created it. */
 export interface WorkerThreadPool {
+  /** Number of worker threads, all started. */
   readonly threads: number;
+  /** The workerpool pool running the script. */
   readonly pool: workerpool.Pool;
   /** Stops the workers. */
   terminate(): Promise<void>;

@@ -54,15 +54,23 @@ export interface Skeleton {
 
 /** Input of {@link createSkeleton}; omitted arrays default to identities. */
 export interface SkeletonInit {
+  /** Joint names, length J; default `joint0`, `joint1`, …. */
   jointNames?: readonly string[];
   /** Default: every joint. */
   skinJoints?: number;
+  /** Parent joint index of each joint, or -1 for a root; its length is J. */
   parents: ArrayLike<number>;
+  /** Inverse bind matrices, 4×4 column-major, length 16·J; default identities. */
   inverseBindMatrices?: ArrayLike<number>;
+  /** Fixed pre-transforms `P_j`, 4×4 column-major, length 16·J; default identities. */
   preTransforms?: ArrayLike<number>;
+  /** Rest-pose local translations, length 3·J, asset units; default zero. */
   restTranslations?: ArrayLike<number>;
+  /** Rest-pose local rotations as unit quaternions (x, y, z, w), length 4·J; default identity. */
   restRotations?: ArrayLike<number>;
+  /** Rest-pose local scales, length 3·J; default 1. */
   restScales?: ArrayLike<number>;
+  /** Per joint, 1 for a helper joint a bake added; length J (dropped when none is set). */
   helpers?: Uint8Array;
 }
 

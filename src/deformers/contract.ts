@@ -14,8 +14,11 @@ import type { SKINNING_METHODS } from './registry.js';
  * the target have them.
  */
 export interface DeformTarget {
+  /** Deformed positions, posed space, 3·n. */
   positions: Float32Array;
+  /** Deformed unit normals, posed space, 3·n. */
   normals?: Float32Array;
+  /** Deformed tangents (x, y, z, w), posed space, 4·n. */
   tangents?: Float32Array;
 }
 

@@ -18,6 +18,7 @@ import { TEMPLATE_PARAMETERS, TEMPLATES_METHOD_ID } from '../methods/templates/p
 
 /** A skinning method's descriptor. */
 export interface MethodInfo<Id extends string = MethodId> {
+  /** The method's id (CLI `--method`, report rows). */
   id: Id;
   /** Name in tables and the viewer. */
   label: string;
@@ -45,6 +46,7 @@ export interface MethodInfo<Id extends string = MethodId> {
    * accounting): floats per bone per frame, floats per vertex precomputed once.
    */
   floatsPerBone: number;
+  /** Floats per vertex precomputed once (see {@link MethodInfo.floatsPerBone}). */
   floatsPerVertex: number;
   /**
    * The method's parameters as every surface offers them (the CLI adds an option per entry);

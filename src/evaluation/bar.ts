@@ -32,7 +32,12 @@ export function closedTube(
   segments: number,
   length: number,
   radius: number,
-): { positions: Float32Array; triangles: Uint32Array } {
+): {
+  /** Vertex positions, 3·n: the rings, then the two cap centres. */
+  positions: Float32Array;
+  /** Triangles, outward-facing, 3·t. */
+  triangles: Uint32Array;
+} {
   const pos: number[] = [];
   const tri: number[] = [];
   for (let r = 0; r < rings; r++) {
@@ -64,7 +69,12 @@ export function closedTube(
  * neighbouring bones with a smoothstep over ±blend around each inner joint (at most two
  * influences per vertex); the caps are closed, so the enclosed volume is well defined.
  */
-export function createBar(options: BarOptions = {}): { mesh: SkinnedMesh; skeleton: Skeleton } {
+export function createBar(options: BarOptions = {}): {
+  /** The bar's skin, bind space (the bind pose is the straight bar). */
+  mesh: SkinnedMesh;
+  /** Its four joints: `bone0`, `bone1`, `bone2` and `end`. */
+  skeleton: Skeleton;
+} {
   const rings = options.rings ?? 97;
   const segments = options.segments ?? 32;
   const L = options.boneLength ?? 1;

@@ -30,14 +30,25 @@ export const BENCHMARK_METHODS: readonly MethodId[] = SKINNING_METHODS.map((m) =
 export type BenchmarkMethod = MethodId;
 
 /** What each method uploads to a GPU, from the registry (`deformers/registry.ts`). */
-export const METHOD_COST: Readonly<Record<BenchmarkMethod, { floatsPerBone: number; floatsPerVertex: number }>> =
-  Object.fromEntries(
-    SKINNING_METHODS.map((m) => [m.id, { floatsPerBone: m.floatsPerBone, floatsPerVertex: m.floatsPerVertex }]),
-  ) as Record<BenchmarkMethod, { floatsPerBone: number; floatsPerVertex: number }>;
+export const METHOD_COST: Readonly<
+  Record<
+    BenchmarkMethod,
+    {
+      /** Floats uploaded per bone per frame. */
+      floatsPerBone: number;
+      /** Floats precomputed per vertex, uploaded once. */
+      floatsPerVertex: number;
+    }
+  >
+> = Object.fromEntries(
+  SKINNING_METHODS.map((m) => [m.id, { floatsPerBone: m.floatsPerBone, floatsPerVertex: m.floatsPerVertex }]),
+) as Record<BenchmarkMethod, { floatsPerBone: number; floatsPerVertex: number }>;
 
 /** One joint manipulation. */
 export interface BenchmarkCase {
+  /** Row label, e.g. `twist 135°`. */
   name: string;
+  /** The pose deformed to. */
   pose: Pose;
   /** The manipulated joint, where the cross-section is measured. */
   joint: number;
@@ -45,15 +56,21 @@ export interface BenchmarkCase {
 
 /** A rig and its cases. */
 export interface Benchmark {
+  /** The rig's name (`bar`, `arm`). */
   name: string;
+  /** The skin, bind space. */
   mesh: SkinnedMesh;
+  /** Its skeleton. */
   skeleton: Skeleton;
+  /** The joint manipulations measured. */
   cases: BenchmarkCase[];
 }
 
 /** One row of the result: a case deformed by a method, measured. */
 export interface BenchmarkRow {
+  /** The case's name. */
   case: string;
+  /** The skinning method. */
   method: BenchmarkMethod;
   /** Volume posed / rest, welded and capped (NaN: not comparable; see {@link measureJointQuality}). */
   volumeRatio: number;

@@ -66,5 +66,12 @@ export function jointChain(skeleton: Skeleton, pose: Pose, j: number) {
   const c = firstChildJoint(skeleton, j);
   if (p < 0 || c < 0) throw new CorskinError(`joint ${skeleton.jointNames[j]} needs a parent and a child joint`);
   const x = jointPositions(skeleton, pose);
-  return { parent: x.slice(3 * p, 3 * p + 3), joint: x.slice(3 * j, 3 * j + 3), child: x.slice(3 * c, 3 * c + 3) };
+  return {
+    /** The parent joint's position (x, y, z). */
+    parent: x.slice(3 * p, 3 * p + 3),
+    /** Joint j's position (x, y, z). */
+    joint: x.slice(3 * j, 3 * j + 3),
+    /** The first child joint's position (x, y, z). */
+    child: x.slice(3 * c, 3 * c + 3),
+  };
 }

@@ -34,16 +34,27 @@ import { mat4LinearDeterminant } from '../core/math.js';
 
 /** The stress pose's angles in degrees (see the module comment), scaled by the amplitude. */
 export const STRESS_ANGLES = {
+  /** Twist of the spine, shared over its joints. */
   spineTwist: 30,
+  /** Bend of the spine, shared over its joints. */
   spineBend: 30,
+  /** Turn (twist) of the neck. */
   neckTurn: 45,
+  /** Nod (bend) of the head. */
   headNod: 20,
+  /** Bend of a clavicle, where a limb has one before its shoulder. */
   clavicle: 15,
+  /** Bend of a shoulder (the root of a limb that is not a leg). */
   shoulder: 60,
+  /** Bend of a hip (the root of a leg). */
   hip: 70,
+  /** Bend of a limb's middle joint: elbow or knee. */
   elbow: 100,
+  /** Twist at the elbow (none at the knee). */
   forearmTwist: 70,
+  /** Bend of each end joint before a hand: wrist, ankle. */
   wrist: 30,
+  /** Curl of every finger (or toe) joint. */
   finger: 60,
 } as const;
 

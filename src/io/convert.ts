@@ -21,6 +21,7 @@ import type { DenseMatrix, ObjMesh, TgfSkeleton } from './libigl.js';
 
 /** Input of {@link buildSkinnedDocument}. */
 export interface ConvertInput {
+  /** The mesh: positions (3·n) and triangles, rest pose. */
   mesh: ObjMesh;
   /** n × m weights (rows = vertices, columns = bones or handles). */
   weights: DenseMatrix;
@@ -35,14 +36,27 @@ export interface ConvertInput {
   /** Name of the mesh and its node; default "mesh". */
   name?: string;
   /** File names for error messages. */
-  files?: { mesh?: string; weights?: string; skeleton?: string; animation?: string };
+  files?: {
+    /** The mesh's file. */
+    mesh?: string;
+    /** The weights' file. */
+    weights?: string;
+    /** The skeleton's file. */
+    skeleton?: string;
+    /** The animation's file. */
+    animation?: string;
+  };
 }
 
 /** What the influence reduction dropped. */
 export interface ConvertReport {
+  /** Number of vertices n. */
   vertices: number;
+  /** Number of triangles. */
   triangles: number;
+  /** Number of joints: one per bone, or per point handle. */
   joints: number;
+  /** Influences kept per vertex (4 or 8). */
   influences: number;
   /** Vertices that lost at least one positive weight (beyond the K largest) or had a negative one. */
   verticesAffected: number;
@@ -50,6 +64,7 @@ export interface ConvertReport {
   largestDroppedWeight: number;
   /** Negative weights clamped to zero. */
   negativeWeights: number;
+  /** Number of animation frames written (0 without an animation). */
   frames: number;
 }
 
@@ -59,7 +74,12 @@ export interface ConvertReport {
  * @throws CorskinError (naming the file) when sizes disagree: weight rows ≠ vertices, weight
  *   columns ≠ bones, animation bones ≠ columns; or when a vertex has no positive weight
  */
-export function buildSkinnedDocument(input: ConvertInput): { document: Document; report: ConvertReport } {
+export function buildSkinnedDocument(input: ConvertInput): {
+  /** The skinned glTF document. */
+  document: Document;
+  /** What the influence reduction dropped. */
+  report: ConvertReport;
+} {
   const { mesh, weights: W, skeleton } = input;
   const K = input.influences ?? 4;
   const files = input.files ?? {};

@@ -39,31 +39,41 @@ export { COR_ATTRIBUTE };
 
 /** Parameters recorded in `primitive.extras.corskin` next to the CoRs. */
 export interface CorParameters {
+  /** Kernel width σ of the similarity the CoRs were computed with. */
   sigma: number;
+  /** Weight-space subdivision bound ε the CoRs were computed with. */
   epsilon: number;
   /** `fast` (binned, error ≤ 1e-3 of the bbox diagonal) or `exact`. */
   method?: 'fast' | 'exact';
+  /** corskin version that wrote the CoRs (`unknown` when not recorded). */
   version: string;
 }
 
 /** Where one glTF primitive's vertices sit inside the merged mesh of its skin. */
 export interface SkinnedPart {
+  /** The glTF primitive. */
   primitive: Primitive;
   /** First vertex in the merged mesh. */
   vertexOffset: number;
+  /** Number of the primitive's vertices. */
   vertexCount: number;
   /** First triangle index entry in the merged `triangles` (a multiple of 3) and entry count. */
   triangleOffset: number;
+  /** Number of index entries (3 per triangle). */
   triangleLength: number;
+  /** Whether the primitive has a NORMAL attribute. */
   hasNormals: boolean;
+  /** Whether the primitive has a TANGENT attribute. */
   hasTangents: boolean;
 }
 
 /** One skin of a glTF document with every primitive bound to it. */
 export interface SkinnedModel {
+  /** The glTF skin. */
   skin: Skin;
   /** The skin's name, or `skin N`. */
   name: string;
+  /** The skin's joints as a skeleton (non-joint ancestors that animations move appended). */
   skeleton: Skeleton;
   /** `jointNodes[j]` is joint j (= `skin.joints[j]`). */
   jointNodes: Node[];
@@ -71,6 +81,7 @@ export interface SkinnedModel {
   meshNodes: Node[];
   /** All primitives merged (bind space); carries the CoRs when every primitive has them. */
   mesh: SkinnedMesh;
+  /** Where each primitive's vertices and triangles sit in {@link SkinnedModel.mesh}, in merge order. */
   parts: SkinnedPart[];
   /**
    * The document's animations, restricted to channels that target this skin's joints (and the

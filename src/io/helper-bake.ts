@@ -186,7 +186,12 @@ export interface HelperBakeResult {
    * writes beyond those the fit it started from would have (before a guard half-way between
    * samples gives vertices back, which may drop some of either).
    */
-  refined?: { rounds: number; helpers: number };
+  refined?: {
+    /** Refinement rounds kept. */
+    rounds: number;
+    /** Helpers those rounds added. */
+    helpers: number;
+  };
   /** The guard the written bake was held to: the one asked, or the one `auto` kept. */
   guard: 'samples' | 'between';
   /**

@@ -26,8 +26,11 @@ export interface TgfSkeleton {
 
 /** A dense matrix, column-major: element (r, c) is `data[r + rows·c]`. */
 export interface DenseMatrix {
+  /** Number of rows. */
   rows: number;
+  /** Number of columns. */
   cols: number;
+  /** The elements, column-major, length rows·cols. */
   data: Float64Array;
 }
 

@@ -392,6 +392,7 @@ export interface WriteOptions {
   compress?: boolean;
   /** Files the output must not overwrite (with their `.gltf` resources) unless `force`. */
   inputs?: string[];
+  /** Overwrite the files of `inputs` too; default false. */
   force?: boolean;
 }
 

@@ -6,9 +6,13 @@
 
 /** One mesh to write: positions (3·n), optional normals (3·n), triangles (3·t, 0-based). */
 export interface ObjGroup {
+  /** Object name (`o` line; whitespace becomes `_`, empty: `mesh`). */
   name: string;
+  /** Vertex positions, 3·n. */
   positions: ArrayLike<number>;
+  /** Vertex normals, 3·n. */
   normals?: ArrayLike<number>;
+  /** Triangles, 0-based vertex indices, 3·t. */
   triangles: ArrayLike<number>;
 }
 

@@ -15,8 +15,11 @@ const STATIC_ATTRIBUTE = /^(POSITION|NORMAL|TANGENT|TEXCOORD_\d+|COLOR_\d+)$/;
 
 /** Posed geometry of one model, merged layout (see {@link SkinnedModel.parts}). */
 export interface PosedGeometry {
+  /** Posed positions, 3·n (relative to `origin` when set). */
   positions: Float32Array;
+  /** Posed normals, 3·n. */
   normals?: Float32Array;
+  /** Posed tangents (x, y, z, w), 4·n. */
   tangents?: Float32Array;
   /**
    * The pose reflects (`skinningReflects`: an armature under a mirroring node): the static

@@ -8,8 +8,11 @@ import { segmentDistance } from '../core/math.js';
 
 /** Three points of a joint: the parent joint, the joint itself, the child joint (x, y, z each). */
 export interface JointChain {
+  /** The parent joint's position. */
   parent: ArrayLike<number>;
+  /** The joint's position. */
   joint: ArrayLike<number>;
+  /** The child joint's position. */
   child: ArrayLike<number>;
 }
 

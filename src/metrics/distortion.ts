@@ -9,7 +9,9 @@
 
 /** One-rings in compressed rows: vertex i's distinct neighbours are `neighbours[offsets[i] .. offsets[i+1])`. */
 export interface OneRings {
+  /** Row starts, length n + 1. */
   offsets: Int32Array;
+  /** Every vertex's neighbours, row after row. */
   neighbours: Int32Array;
 }
 

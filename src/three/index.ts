@@ -113,9 +113,16 @@ export type ThreeSkinningMethod = ThreeMethodId;
 export interface NodePatchOptions extends KernelOptions {
   /** The GPU method's id (`GPU_METHODS` in `corskin`). */
   method: GpuSkinningMethod;
+  /**
+   * The mesh's joint texture: per joint 4 RGBA texels, its bind-space skinning matrix's three rows
+   * and its rotation quaternion ({@link writeJointTexture}).
+   */
   jointTexture: DataTexture;
   /** `value` is 1 while the two-phase path is needed (updated every frame). */
-  stretch: { value: number };
+  stretch: {
+    /** 1 while the two-phase path is needed, else 0. */
+    value: number;
+  };
   /** The method's data textures by uniform name ({@link GpuBinding.textures}). */
   textures: Record<string, DataTexture>;
 }

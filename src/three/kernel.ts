@@ -111,7 +111,9 @@ export interface GpuBinding {
  * `gpu: true`), its GLSL, and what a mesh needs before its shaders run.
  */
 export interface GpuMethod {
+  /** The method's id in the registry (`GPU_METHODS` in `corskin`). */
   id: string;
+  /** Its GLSL for three's skinning chunks (WebGLRenderer). */
   glsl: GlslKernel;
   /**
    * three.js's own skinning computes the method (LBS): a mesh with at most four influences per

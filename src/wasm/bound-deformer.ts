@@ -67,7 +67,12 @@ export async function simdBoundDeformer(
     positionsOnly?: boolean;
     normalKernels?: boolean;
   } = {},
-): Promise<{ deform: Deformer; bound: () => number }> {
+): Promise<{
+  /** Deforms a mesh: on its kernels once their first frame agreed with `fallback`, else by `fallback`. */
+  deform: Deformer;
+  /** How many of `meshes` run on the kernels so far. */
+  bound: () => number;
+}> {
   const { parameters, create = createSimdDeformer, positionsOnly = false, normalKernels = false } = options;
   type Bound = { simd: SimdDeformer; checked: boolean };
   /** The kernels of each mesh: positions alone where asked, and those for the whole mesh. */

@@ -193,7 +193,12 @@ export async function createParallelSimdDeformer(
  * against 24.1 s with one.)
  * @param threads threads a shared frame runs on, this one included (1: never shared)
  */
-export function parallelSimdFactory(threads: number): { create: SimdDeformerFactory; close: () => Promise<void> } {
+export function parallelSimdFactory(threads: number): {
+  /** Prepares a mesh's deformer: shared between threads when large enough, else `createSimdDeformer`'s. */
+  create: SimdDeformerFactory;
+  /** Stops the worker threads of every deformer `create` made. */
+  close: () => Promise<void>;
+} {
   const made: ParallelSimdDeformer[] = [];
   return {
     async create(mesh, method, parameters) {

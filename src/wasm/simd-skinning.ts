@@ -42,6 +42,7 @@ export type SimdSkinningMethod = SimdMethodId;
 
 /** A mesh prepared for one skinning method on the SIMD kernels. */
 export interface SimdDeformer {
+  /** The skinning method the deformer runs. */
   readonly method: SimdSkinningMethod;
   /**
    * The posed arrays of the last {@link SimdDeformer.deform}, as views of the kernels' memory

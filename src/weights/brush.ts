@@ -22,9 +22,11 @@ export type BrushMode = 'add' | 'subtract' | 'replace' | 'smooth';
 
 /** One brush dab, in the mesh's bind space. */
 export interface BrushDab {
+  /** How the dab changes the weights. */
   mode: BrushMode;
   /** The painted joint (not used by `smooth`). */
   joint: number;
+  /** Centre (x, y, z), bind space. */
   centre: ArrayLike<number>;
   /** Radius, mesh units (> 0). */
   radius: number;
@@ -38,13 +40,23 @@ export interface BrushDab {
    */
   fallbackJoint?: number;
   /** Paint the mirrored dab too: the centre reflected across `axis` = `plane`, joints mapped by `joints`. */
-  mirror?: { axis: 0 | 1 | 2; plane?: number; joints: ArrayLike<number> };
+  mirror?: {
+    /** The axis normal to the mirror plane: 0 x, 1 y, 2 z. */
+    axis: 0 | 1 | 2;
+    /** The plane's coordinate on `axis`; default 0. */
+    plane?: number;
+    /** Per joint, its mirror's index ({@link mirrorJoints}). */
+    joints: ArrayLike<number>;
+  };
 }
 
 /** New influences of the vertices a dab touches (K slots each), for `CorSession.setWeights`. */
 export interface BrushEdit {
+  /** The vertices the dab touches, ascending. */
   vertices: Int32Array;
+  /** Their new joints, K per vertex, in `vertices`' order. */
   joints: Uint32Array;
+  /** Their new weights, K per vertex, summing to 1 (0 in unused slots). */
   weights: Float32Array;
 }
 

@@ -29,7 +29,9 @@ import { segmentDistance } from '../core/math.js';
  * zero-length segment is a point (a leaf joint).
  */
 export interface BoneSegments {
+  /** Segment range of each bone, length B + 1. */
   offsets: Int32Array;
+  /** The segments, 6 numbers each (start, end), bind space. */
   segments: Float64Array;
 }
 
@@ -63,7 +65,14 @@ export function shepardWeights(
   positions: ArrayLike<number>,
   bones: BoneSegments,
   options: ShepardOptions = {},
-): { influences: number; joints: Uint32Array; weights: Float32Array } {
+): {
+  /** K: slots per vertex. */
+  influences: number;
+  /** Bone of each slot, nearest first, K·n. */
+  joints: Uint32Array;
+  /** Weight of each slot, K·n, summing to 1 per vertex (0 in unused slots). */
+  weights: Float32Array;
+} {
   const m = options.dropRate ?? 2;
   const K = options.influences ?? 4;
   if (!(m > 0 && Number.isFinite(m))) throw new RangeError(`drop rate must be a finite number > 0, got ${m}`);

@@ -95,7 +95,12 @@ export function ddmWorkUnits(
     parameters: { iterations: number };
   },
   threads: number,
-): { whole: DdmWorkUnit[]; split: Map<number, DdmWorkUnit[]> } {
+): {
+  /** Units of whole pieces, largest first. */
+  whole: DdmWorkUnit[];
+  /** Per split piece (by piece index), its tasks in consecutive units. */
+  split: Map<number, DdmWorkUnit[]>;
+} {
   const pieces = new Map<number, DdmWorkUnit>();
   setup.tasks.forEach((t, k) => {
     let unit = pieces.get(t.piece);

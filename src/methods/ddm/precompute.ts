@@ -74,6 +74,7 @@ export interface DdmInput {
  * rest pose's units.
  */
 export interface DdmModel {
+  /** `full` (an Ω' per entry) or `compact` (a Π' per vertex and an ω per entry). */
   variant: DdmVariant;
   /** Entry range of vertex i: `[offsets[i], offsets[i+1])`, length n + 1. */
   offsets: Uint32Array;

@@ -23,9 +23,13 @@ import { meshResolution, smoothingScale } from './resolution.js';
  * shared solves (`factorDdmPiece`); `work` estimates their solves.
  */
 export interface DdmTask {
+  /** Index of the connected piece (in `DdmSetup.pieces`). */
   piece: number;
+  /** First of the block's joints, an index into the piece's joints (`DdmSetup.jointsOf[piece]`). */
   first: number;
+  /** Number of joints in the block. */
   bones: number;
+  /** Estimated cost of the task's solves (relative units, for load balancing). */
   work: number;
 }
 

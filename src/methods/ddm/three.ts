@@ -130,7 +130,16 @@ export function setDeltaMushModel(mesh: SkinnedMesh, model: DdmModel): void {
 export function packDeltaMush(
   model: DdmModel,
   n: number,
-): { range: Float32Array; data: Float32Array; width: number; height: number } {
+): {
+  /** Per vertex its first texel and entry count, length 2·n. */
+  range: Float32Array;
+  /** The texels, RGBA, length 4·width·height. */
+  data: Float32Array;
+  /** Texture width in texels ({@link TEXTURE_WIDTH}). */
+  width: number;
+  /** Texture height in texels (at least 1). */
+  height: number;
+} {
   const { offsets, joints, matrices: X, weights: w } = model;
   if (offsets.length !== n + 1)
     throw new CorskinError(`the Direct Delta Mush data is for ${offsets.length - 1} vertices, the mesh has ${n}`);

@@ -14,7 +14,9 @@ export type WorkerDdmOptions = Omit<DdmOptions, 'onProgress' | 'signal'>;
 
 /** The message the DDM worker receives. */
 export interface DdmWorkerRequest {
+  /** Rest positions, triangles and influences (only these arrays are sent). */
   mesh: DdmInput;
+  /** Precomputation options (no callbacks). */
   options: WorkerDdmOptions;
 }
 

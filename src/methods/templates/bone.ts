@@ -25,8 +25,11 @@ import type { TemplateKey } from './joint.js';
 
 /** A bone template's geometry: the template bone and the reference direction r_c ⊥ axis. */
 export interface BoneTemplateFrame {
+  /** Unit direction of the template bone from its start at the origin (3 numbers). */
   axis: ArrayLike<number>;
+  /** Length L of the template bone (template coordinates). */
   length: number;
+  /** Unit reference direction r_c ⊥ axis (3 numbers). */
   reference: ArrayLike<number>;
 }
 

@@ -47,7 +47,9 @@ export function frameRotation<T extends NumbersOut = number[]>(bc: ArrayLike<num
 
 /** A joint template vertex at one key pose: its position (template coordinates) and the pose's frames (6·r). */
 export interface TemplateKey {
+  /** The vertex's position v_i at the key pose, template coordinates (3 numbers). */
   position: ArrayLike<number>;
+  /** The key pose B_i: per relevant bone its b_j and r_j, 6·r numbers. */
   frames: ArrayLike<number>;
 }
 

@@ -70,8 +70,11 @@ export const DESIGN_VERTICES = 24;
 
 /** A template of a library. */
 export interface TemplateDefinition {
+  /** Unique name within the library: letters, digits, `_`, `.`, `-`. */
   id: string;
+  /** A bone template, a joint template, or (version 3) an end cap. */
   kind: 'bone' | 'joint' | 'cap';
+  /** What the template does, shown in listings. */
   description?: string;
   /** Key poses, the first at bend 0 with bulge 0 (the fitted rest); a cap has only that one. */
   keyPoses: BoneKeyPose[];
@@ -91,9 +94,11 @@ export const MAX_INCIDENT_BONES = 8;
 
 /** A validated template library. */
 export interface TemplateLibrary {
+  /** Format tag, always `corskin-templates`. */
   format: 'corskin-templates';
   /** 1; 2 where a key pose has `offsets`; 3 where a template has `bones` or is a cap. */
   version: 1 | 2 | 3;
+  /** The templates, at least one. */
   templates: TemplateDefinition[];
 }
 

@@ -89,6 +89,7 @@ const SHARE_SMOOTHING = 10;
 
 /** What each cage vertex is: part of which template, with its rest position in that template's frame. */
 export interface VertexRole {
+  /** The kind of template the vertex belongs to. */
   kind: 'bone' | 'joint' | 'cap';
   /** The chain bone (bone templates, caps) or the joint's index in the chain (joint templates). */
   index: number;
@@ -104,9 +105,11 @@ export interface TemplateLimb {
   points: Float64Array;
   /** Unit bone directions and reference directions (⊥, carried along), 3·n each. */
   axes: Float64Array;
+  /** Unit reference directions ⊥ each bone, carried along the chain, 3·n. */
   references: Float64Array;
   /** The limb's cage vertices are the rig cage's `[first, first + roles.length)`. */
   first: number;
+  /** The role of each of the limb's cage vertices, in cage order. */
   roles: VertexRole[];
   /** The bone template of each chain bone (an id of the rig's library); change with {@link setBoneTemplate}. */
   boneTemplates: string[];
@@ -116,6 +119,7 @@ export interface TemplateLimb {
 
 /** A skeleton's template cages (one closed component per templated limb), the skin's binding and the library. */
 export interface TemplateRig {
+  /** The templated limbs, their cage vertices in this order. */
   limbs: TemplateLimb[];
   /** All limbs' cages as one cage (closed components, one per limb). */
   cage: Cage;
@@ -129,7 +133,12 @@ export interface TemplateRig {
    * those of the skin around it (`transferCageWeights`), so DQS moves the cage as it moves
    * that skin — the base the templates' correction is measured from.
    */
-  cageSkin: { joints: Uint32Array; weights: Float32Array };
+  cageSkin: {
+    /** Joint of each slot, 4·m (m cage vertices). */
+    joints: Uint32Array;
+    /** Weight of each slot, 4·m, summing to 1 per cage vertex. */
+    weights: Float32Array;
+  };
   /** The template library the choices come from. */
   library: TemplateLibrary;
 }
@@ -158,7 +167,16 @@ export interface TemplateBuildOptions {
  * @returns the chains, and whether the trunk is among them (then a limb's joints after its first
  *   are templated, `templatedJoints`)
  */
-export function templateLimbChains(skeleton: Skeleton, P: ArrayLike<number>, trunk = false): { chains: number[][]; trunk: boolean } {
+export function templateLimbChains(
+  skeleton: Skeleton,
+  P: ArrayLike<number>,
+  trunk = false,
+): {
+  /** Per templated limb, its joints root to leaf (at least 3), the trunk first when included. */
+  chains: number[][];
+  /** Whether the trunk is among the chains. */
+  trunk: boolean;
+} {
   const all = trunkFirst(skeleton, skeletonLimbs(skeleton, P));
   const withTrunk = trunk || all.length === 1;
   const count = new Map<number, number>();

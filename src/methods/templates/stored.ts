@@ -20,18 +20,26 @@ import { CAGE_INFLUENCES, type TemplateLimb, type TemplateRig } from './rig.js';
  * binding are stored beside it (the cage mesh, the skin's `_CAGE_INDICES_n`/`_CAGE_WEIGHTS_n`).
  */
 export interface StoredTemplates {
+  /** Layout version, 3. */
   version: 3;
+  /** Per templated limb, in cage order ({@link TemplateLimb}). */
   limbs: {
+    /** Joint names of the chain, root to leaf. */
     chain: string[];
+    /** Bind-space bone start points and the end point of the last bone, 3·(n + 1). */
     points: number[];
+    /** Unit bone directions, 3·n. */
     axes: number[];
+    /** Unit reference directions ⊥ each bone, 3·n. */
     references: number[];
     /** Per cage vertex of the limb: kind (0 bone, 1 joint, 2 cap), index, local x, y, z. */
     vertices: number[];
+    /** Per chain bone, its bone template's id. */
     boneTemplates: string[];
     /** Per chain joint, its joint template ('' for the first). */
     jointTemplates: string[];
   }[];
+  /** The template library the choices come from. */
   library: TemplateLibrary;
 }
 

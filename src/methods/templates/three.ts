@@ -188,7 +188,16 @@ export function templateRigFromCage(cage: SkinnedMesh, mesh: SkinnedMesh): Templ
 export function packTemplateBinding(
   rig: TemplateRig,
   skin: CorskinMesh,
-): { range: Float32Array; data: Float32Array; width: number; height: number } {
+): {
+  /** Per vertex its first texel and texel count, length 2·n. */
+  range: Float32Array;
+  /** The texels, two (cage vertex, weight) entries each, length 4·width·height. */
+  data: Float32Array;
+  /** Texture width in texels ({@link TEXTURE_WIDTH}). */
+  width: number;
+  /** Texture height in texels (at least 1). */
+  height: number;
+} {
   const n = skin.positions.length / 3;
   const k = rig.binding.influences;
   if (rig.binding.indices.length !== k * n)
@@ -220,10 +229,13 @@ export function packTemplateBinding(
 
 /** What a mesh skinned with templates keeps: its rig, the cage texture and the per-frame workspace. */
 export interface TemplateGpuState {
+  /** The template rig the mesh is skinned with. */
   rig: TemplateRig;
   /** Two texels per cage vertex: its correction as a unit dual quaternion, real part (w ≥ 0), then dual part. */
   cage: DataTexture;
+  /** The packed binding ({@link packTemplateBinding}). */
   binding: DataTexture;
+  /** Poses the cage per frame and computes each cage vertex's correction. */
   correction: CageCorrection;
 }
 

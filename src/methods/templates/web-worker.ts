@@ -14,8 +14,11 @@ import { TEMPLATE_WORKER_SOURCE } from './web-worker-source.js';
 
 /** The message the template worker receives. */
 export interface TemplateWorkerRequest {
+  /** The skin, bind space. */
   mesh: SkinnedMesh;
+  /** Its skeleton. */
   skeleton: Skeleton;
+  /** The templates to fit. */
   library: TemplateLibrary;
 }
 
