@@ -181,6 +181,7 @@ export {
   createCubeMap,
   createPmvcScratch,
   DEFAULT_PMVC_RESOLUTION,
+  MAX_PMVC_RESOLUTION,
   type CubeMap,
   type PmvcScratch,
   type PmvcOptions,

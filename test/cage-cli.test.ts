@@ -113,6 +113,18 @@ describe('corskin bind-cage and deform --method cage', () => {
     expect(existsSync(join(tmp.dir, 'x.glb'))).toBe(false);
   });
 
+  it.each(['1', '1025'])(
+    '--resolution %s (outside the cube maps built): exit 2, no stack trace, no file',
+    async (r) => {
+      const out = join(tmp.dir, 'res.glb');
+      const run = await runCli('bind-cage', CESIUM_MAN, '--cage', 'auto', '--resolution', r, '-o', out);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/--resolution.*expected a whole number from 2 to 1024/);
+      expect(run.stderr).not.toContain('internal error');
+      expect(existsSync(out)).toBe(false);
+    },
+  );
+
   it('deform --method cage without a cage says to bind one', async () => {
     const r = await runCli('deform', CESIUM_MAN, '--method', 'cage', '-o', join(tmp.dir, 'nocage.glb'));
     expect(r.code).toBe(1);

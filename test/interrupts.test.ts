@@ -6,7 +6,7 @@
  * command runs on a worker thread (src/cli/process.ts); before that, a bake ran on for 15 s
  * after Ctrl+C and replaced its input.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NodeIO } from '@gltf-transform/core';
@@ -179,4 +179,38 @@ describe('a render stopped while Chromium runs', () => {
       : 'gone';
     expect(['gone', 'Z', 'X']).toContain(state);
   }, 180_000);
+});
+
+// Found by an independent check: an input that is a FIFO no process writes blocks the command's
+// thread in the kernel (opening it waits for a writer), where V8 cannot stop it; the process then
+// ignored SIGINT and SIGTERM (`timeout 5 corskin info p.glb` still waited 10 minutes later),
+// since exiting waits for every thread.
+describe.skipIf(process.platform === 'win32')('a command blocked in the kernel', () => {
+  it.each(['SIGINT', 'SIGTERM'] as const)('still stops on %s, by the signal, and says so', async (signal) => {
+    const fifo = join(tmp.dir, `${signal}.glb`);
+    execFileSync('mkfifo', [fifo]);
+    const child = spawn(process.execPath, [join(ROOT, 'bin/corskin.js'), 'info', fifo], { stdio: ['ignore', 'ignore', 'pipe'] }); // prettier-ignore
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d));
+    const exited = new Promise<[number | null, NodeJS.Signals | null, number]>((resolve) =>
+      child.on('close', (code, sig) => resolve([code, sig, performance.now()])),
+    );
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(child.exitCode, 'the command ended before the signal').toBeNull();
+    const sentAt = performance.now();
+    child.kill(signal);
+    const [code, by, at] = await Promise.race([
+      exited,
+      new Promise<never>((_, reject) =>
+        setTimeout(() => {
+          child.kill('SIGKILL');
+          reject(new Error(`still running 5 s after ${signal}`));
+        }, 5000),
+      ),
+    ]);
+    // A shell sees 128 + the signal number either way.
+    expect(code === EXIT_CODES[signal] || by === signal, `exit ${code}, signal ${by}`).toBe(true);
+    expect(at - sentAt).toBeLessThan(3000);
+    expect(stderr).toContain(`corskin: stopped (${signal}); no file was left partly written`);
+  });
 });

@@ -1,6 +1,7 @@
 /**
  * Twist joints (seed 000, Sec. 4, Fig. 5).
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { samplePose } from '../src/core/animation.js';
@@ -133,6 +134,14 @@ describe('corskin add-twist-joints on the arm', () => {
     const r = await runCli('add-twist-joints', ARM_GLB, '--joints', 'elbow', '-o', join(tmp.dir, 'x.glb'));
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch('no joint named "elbow" in any skin');
+  });
+
+  it.each(['', ' , ,'])('refuses an empty joint list (%j): exit 2, no file', async (joints) => {
+    const out = join(tmp.dir, 'none.glb');
+    const r = await runCli('add-twist-joints', ARM_GLB, '--joints', joints, '-o', out);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--joints.*expected one or more comma-separated names/);
+    expect(existsSync(out)).toBe(false);
   });
 });
 

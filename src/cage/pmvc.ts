@@ -29,6 +29,9 @@ import { meanValueCoordinates } from './mvc.js';
 /** Default cube-map resolution R (texels per face side): within ~5e-5 of MVC in a convex cage. */
 export const DEFAULT_PMVC_RESOLUTION = 32;
 
+/** The largest cube-map resolution R: 6·R² texels (6.3M at 1024) are rasterized per skin vertex. */
+export const MAX_PMVC_RESOLUTION = 1024;
+
 /** Per-resolution tables of a cube map: texel solid angles and centre directions. */
 export interface CubeMap {
   /** Texels per face side R. */
@@ -39,10 +42,13 @@ export interface CubeMap {
   centres: Float64Array;
 }
 
-/** The cube-map tables for resolution R (exact texel solid angles, texel centres). */
+/**
+ * The cube-map tables for resolution R (exact texel solid angles, texel centres).
+ * @throws RangeError unless R is a whole number from 2 to {@link MAX_PMVC_RESOLUTION}
+ */
 export function createCubeMap(resolution = DEFAULT_PMVC_RESOLUTION): CubeMap {
-  if (!(Number.isInteger(resolution) && resolution >= 2 && resolution <= 1024))
-    throw new RangeError(`PMVC resolution must be a whole number from 2 to 1024, got ${resolution}`);
+  if (!(Number.isInteger(resolution) && resolution >= 2 && resolution <= MAX_PMVC_RESOLUTION))
+    throw new RangeError(`PMVC resolution must be a whole number from 2 to ${MAX_PMVC_RESOLUTION}, got ${resolution}`);
   const R = resolution;
   const A = (x: number, y: number) => Math.atan2(x * y, Math.sqrt(x * x + y * y + 1));
   const solidAngles = new Float64Array(R * R);

@@ -11,16 +11,12 @@ import type { Io } from './ui.js';
 export async function addTwistJointsCommand(
   io: Io,
   input: string,
-  o: { joints: string; output: string; force?: boolean },
+  o: { joints: string[]; output: string; force?: boolean },
 ): Promise<void> {
   checkOutputPath(o.output, ['.glb', '.gltf']);
   checkNotOverwritingInput(o.output, [input], !!o.force);
   const document = await readDocument(input);
-  const names = o.joints
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const r = await addTwistJoints(document, names, input);
+  const r = await addTwistJoints(document, o.joints, input);
   await writeDocument(document, o.output, { inputs: [input], force: o.force });
   io.out(
     `wrote ${o.output}: added ${r.added.join(', ')}; ${r.influences} influence slots per vertex` +

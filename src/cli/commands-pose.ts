@@ -30,6 +30,7 @@ import {
   threadCount,
   positiveNumber,
   wholeNumberUpTo,
+  nameList,
   withBatchOutput,
   withMethodOptions,
 } from './options.js';
@@ -233,7 +234,11 @@ export function addPoseCommands(program: Command, io: Io): void {
       'split bones with mid "twist" joints that spread twists along the bone (Le & Hodgins 2016, "Real-time Skeletal Skinning with Optimized Centers of Rotation", ACM TOG 35(4), Sec. 4); the twist is measured from the bind pose',
     )
     .argument('<input>', 'skinned .glb or .gltf')
-    .requiredOption('--joints <names>', 'comma-separated joint names whose bone (to its first child joint) is split')
+    .requiredOption(
+      '--joints <names>',
+      'comma-separated joint names whose bone (to its first child joint) is split',
+      nameList,
+    )
     .requiredOption('-o, --output <file>', 'output .glb or .gltf')
     .option('--force', 'allow overwriting the input')
     .action(async (input, opts) => (await import('./add-twist-joints.js')).addTwistJointsCommand(io, input, opts));

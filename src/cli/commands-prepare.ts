@@ -10,8 +10,15 @@ import { warnIgnored, type Io } from './ui.js';
 import { PRECOMPUTED_METHODS } from '../deformers/registry.js';
 import { DEFAULT_EPSILON, DEFAULT_MAX_SUBDIVIDED_TRIANGLES, DEFAULT_SIGMA } from '../cor/parameters.js';
 import { DEFAULT_CAGE_INFLUENCES } from '../cage/bind.js';
-import { DEFAULT_PMVC_RESOLUTION } from '../cage/pmvc.js';
-import { positiveInteger, positiveNumber, threadCount, withBatchOutput, withMethodParameters } from './options.js';
+import { DEFAULT_PMVC_RESOLUTION, MAX_PMVC_RESOLUTION } from '../cage/pmvc.js';
+import {
+  positiveInteger,
+  positiveNumber,
+  threadCount,
+  wholeNumberUpTo,
+  withBatchOutput,
+  withMethodParameters,
+} from './options.js';
 
 /** Adds the commands that prepare a file to `program`; their actions write through `io`. */
 export function addPrepareCommands(program: Command, io: Io): void {
@@ -105,8 +112,8 @@ export function addPrepareCommands(program: Command, io: Io): void {
     .addOption(new Option('--method <m>', 'deprecated: --coordinates').choices(['pmvc', 'mvc']).hideHelp())
     .option(
       '--resolution <r>',
-      'PMVC cube-map texels per face side (error falls as 1/r²)',
-      positiveInteger,
+      `PMVC cube-map texels per face side, 2 to ${MAX_PMVC_RESOLUTION} (error falls as 1/r²)`,
+      (value: string) => wholeNumberUpTo(value, MAX_PMVC_RESOLUTION, '', 2),
       DEFAULT_PMVC_RESOLUTION,
     )
     .option(

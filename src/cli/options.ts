@@ -39,6 +39,16 @@ export function wholeNumberUpTo(value: string, most: number, why = '', least = 1
   return x;
 }
 
+/** Parses a comma-separated list of names (joints), spaces around each trimmed; at least one. */
+export function nameList(value: string): string[] {
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!names.length) throw new InvalidArgumentError('expected one or more comma-separated names');
+  return names;
+}
+
 /** Parses a thread or job count: a whole number from 1 to {@link MAX_THREADS}. */
 export function threadCount(value: string): number {
   return wholeNumberUpTo(value, MAX_THREADS, ' (threads beyond the cores only add their start)');

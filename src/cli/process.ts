@@ -95,10 +95,17 @@ export async function runProcess(argv: string[]): Promise<number> {
   // Stops the command (once, whatever asks again), cleans up, says so (not with -q) and exits with `exitCode`.
   const quiet = quietFlag(argv);
   let stopping = false;
-  const stop = (exitCode: number, why: string) => {
+  const stop = (exitCode: number, why: string, signal: NodeJS.Signals) => {
     if (stopping || code !== undefined) return; // finished: the command exits with its own code
     stopping = true;
-    const exit = () => {
+    // `terminated`: the worker thread is gone. Where it is not (blocked in the kernel, as on
+    // opening a FIFO that no process writes: V8 cannot stop a thread there), `process.exit` would
+    // wait for it forever, so the process ends by the signal's default action instead (the
+    // shell then sees the same 128 + signal number).
+    let exiting = false;
+    const exit = (terminated: boolean) => {
+      if (exiting) return;
+      exiting = true;
       // First the Chromium a render started, alive until this process exits, which would write
       // on into its profile there: killed and given a moment to be gone; the removal is retried
       // (for about a second) while a folder still fills — a Chromium closing has dropped its
@@ -116,16 +123,21 @@ export async function runProcess(argv: string[]): Promise<number> {
       for (const bar of bars.values()) bar.stop();
       if (process.stderr.isTTY) process.stderr.write('\x1b[?25h\x1b[?7h\n');
       if (!quiet) process.stderr.write(`corskin: stopped (${why}); no file was left partly written\n`);
-      process.exit(exitCode);
+      if (terminated) process.exit(exitCode);
+      for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeAllListeners(s);
+      process.kill(process.pid, signal);
     };
-    setTimeout(exit, STOP_GRACE_MS).unref();
-    void worker.terminate().then(exit, exit);
+    setTimeout(() => exit(false), STOP_GRACE_MS).unref();
+    void worker.terminate().then(
+      () => exit(true),
+      () => exit(true),
+    );
   };
-  process.on('SIGINT', () => stop(130, 'SIGINT'));
-  process.on('SIGTERM', () => stop(143, 'SIGTERM'));
-  process.on('SIGHUP', () => stop(129, 'SIGHUP')); // its terminal closed
+  process.on('SIGINT', () => stop(130, 'SIGINT', 'SIGINT'));
+  process.on('SIGTERM', () => stop(143, 'SIGTERM', 'SIGTERM'));
+  process.on('SIGHUP', () => stop(129, 'SIGHUP', 'SIGHUP')); // its terminal closed
   handOver();
-  stopsWithParent(() => stop(143, 'the parent process is gone'));
+  stopsWithParent(() => stop(143, 'the parent process is gone', 'SIGTERM'));
   // `corskin info x.glb | head` closes the pipe early: not an error. The command goes on without
   // its printed lines: its file (`bake … -o out.glb | head -1`) is still written, and the exit code
   // is its own. Another failure to print (a full disk) is said once, on stderr.

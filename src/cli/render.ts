@@ -71,8 +71,12 @@ export async function viewCommand(io: Io, file: string | undefined, o: { port: n
 async function checkedGlb(input: string, o: Partial<RenderOptions> = {}): Promise<Uint8Array> {
   const document = await readDocument(input);
   const models = extractSkinnedModels(document, input);
-  if (o.joint && !models.some((m) => m.skeleton.jointNames.slice(0, m.skeleton.skinJoints).includes(o.joint!)))
-    throw new CorskinError(`--joint: no joint named "${o.joint}"`, input);
+  for (const [name, flag] of [
+    [o.joint, '--joint'],
+    [o.paint, '--paint'],
+  ] as const)
+    if (name && !models.some((m) => m.skeleton.jointNames.slice(0, m.skeleton.skinJoints).includes(name)))
+      throw new CorskinError(`${flag}: no joint named "${name}" (corskin info --joints lists them)`, input);
   const clips = document.getRoot().listAnimations();
   const names = clips.map((a, i) => a.getName() || `animation ${i}`);
   let clip = o.time !== undefined ? 0 : -1;
