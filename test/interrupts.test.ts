@@ -7,10 +7,20 @@
  * after Ctrl+C and replaced its input.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { NodeIO } from '@gltf-transform/core';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from './helpers/cli.js';
 import { ROOT, scratch, SHARED } from './helpers/data.js';
 
 const tmp = scratch();
@@ -212,5 +222,24 @@ describe.skipIf(process.platform === 'win32')('a command blocked in the kernel',
     expect(code === EXIT_CODES[signal] || by === signal, `exit ${code}, signal ${by}`).toBe(true);
     expect(at - sentAt).toBeLessThan(3000);
     expect(stderr).toContain(`corskin: stopped (${signal}); no file was left partly written`);
+  });
+});
+
+describe.skipIf(process.platform === 'win32')('inputs that are not regular files', () => {
+  it('reads a glTF piped through a FIFO (`cat x.glb | corskin info /dev/stdin`)', async () => {
+    const fifo = join(tmp.dir, 'piped.glb');
+    execFileSync('mkfifo', [fifo]);
+    const writer = createWriteStream(fifo);
+    writer.end(readFileSync(SOLDIER));
+    const r = await runCli('info', fifo);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/7,?434 vertices/);
+  });
+
+  it('refuses a device at once, by name (/dev/zero was read until memory ran out)', async () => {
+    const r = await runCli('info', '/dev/zero');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('/dev/zero: cannot read: a device or socket, not a file');
   });
 });

@@ -18,20 +18,25 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CorskinError } from '../core/errors.js';
 import { externalUris } from './glb-header.js';
 
 /**
- * Reads a whole file.
- * @throws CorskinError naming `path`: no such file, is a directory, permission denied, …
+ * Reads a whole file: a regular file, or a FIFO (`/dev/stdin` when a file is piped in).
+ * @throws CorskinError naming `path`: no such file, is a directory, permission denied, a device
+ *   or a socket (`/dev/zero` would be read until memory ran out), …
  */
 export async function readBytes(path: string): Promise<Buffer> {
   try {
+    const kind = await stat(path);
+    if (kind.isCharacterDevice() || kind.isBlockDevice() || kind.isSocket())
+      throw new CorskinError('cannot read: a device or socket, not a file', path);
     return await readFile(path);
   } catch (e) {
+    if (e instanceof CorskinError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     const why =
       { ENOENT: 'no such file', EISDIR: 'is a directory', EACCES: 'permission denied' }[code ?? ''] ??
