@@ -243,3 +243,23 @@ describe.skipIf(process.platform === 'win32')('inputs that are not regular files
     expect(r.stderr).toContain('/dev/zero: cannot read: a device or socket, not a file');
   });
 });
+
+// Found by an independent check: `evaluate --report` and `demo -o` make their folders before the
+// work, and a stop before the first file left them behind, empty.
+describe('a command stopped before its first output', () => {
+  it('removes the folders it made for its outputs, and only those', async () => {
+    const parent = join(tmp.dir, 'kept-parent');
+    mkdirSync(parent);
+    const report = join(parent, 'new', 'report');
+    const child = spawn(process.execPath, [join(ROOT, 'bin/corskin.js'), 'evaluate', '--report', report], { stdio: 'ignore' }); // prettier-ignore
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    let polls = 0;
+    while (!existsSync(join(report, 'meshes')) && child.exitCode === null && polls++ < 1000)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(readdirSync(join(report, 'meshes')), 'the report already has meshes').toEqual([]);
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(existsSync(join(parent, 'new'))).toBe(false);
+    expect(existsSync(parent)).toBe(true);
+  });
+});

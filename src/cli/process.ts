@@ -17,7 +17,7 @@ import { Worker } from 'node:worker_threads';
 import { nodeWorkerScript } from '../core/node-worker.js';
 import { installSignalCleanup, main } from './main.js';
 import { processIo, progress, quietFlag, type ProgressBar } from './ui.js';
-import { removeTempFilesOf, type TempFileKind } from '../io/files.js';
+import { removeEmptyFolders, removeTempFilesOf, type TempFileKind } from '../io/files.js';
 import { stopChromiumIn } from './chromium-profile.js';
 import { relaunchOnHugePages, stopsWithParent, wantsHugePages } from './huge-pages.js';
 
@@ -62,6 +62,7 @@ export async function runProcess(argv: string[]): Promise<number> {
   });
   const temporary = new Set<string>();
   const writtenElsewhere = new Set<string>(); // a parallel batch's outputs, written by nested threads
+  const madeFolders = new Set<string>(); // folders made for outputs: removed on a stop if still empty
   const bars = new Map<string, ProgressBar>();
   let code: number | undefined;
   let stdoutClosed = false;
@@ -70,7 +71,7 @@ export async function runProcess(argv: string[]): Promise<number> {
       if (!stdoutClosed) processIo.out(m.out);
     } else if ('err' in m) processIo.err(m.err);
     else if ('tmp' in m) {
-      const set = m.kind === 'temporary' ? temporary : writtenElsewhere;
+      const set = m.kind === 'temporary' ? temporary : m.kind === 'new-folder' ? madeFolders : writtenElsewhere;
       if (m.active) set.add(m.tmp);
       else set.delete(m.tmp);
     } else if ('bar' in m) {
@@ -120,6 +121,7 @@ export async function runProcess(argv: string[]): Promise<number> {
           // left in the temporary folder
         }
       for (const output of writtenElsewhere) removeTempFilesOf(output);
+      removeEmptyFolders(madeFolders);
       for (const bar of bars.values()) bar.stop();
       if (process.stderr.isTTY) process.stderr.write('\x1b[?25h\x1b[?7h\n');
       if (!quiet) process.stderr.write(`corskin: stopped (${why}); no file was left partly written\n`);

@@ -14,6 +14,7 @@ import {
   readFileSync,
   realpathSync,
   renameSync,
+  rmdirSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -61,6 +62,24 @@ export function removePendingTempFiles(): void {
   for (const tmp of pendingTempFiles) rmSync(tmp, { recursive: true, force: true });
   pendingTempFiles.clear();
   for (const path of outputsWrittenElsewhere) removeTempFilesOf(path);
+  removeEmptyFolders(madeFolders);
+}
+
+/** Folders {@link makeFolder} made in this thread, for {@link removePendingTempFiles}. */
+const madeFolders = new Set<string>();
+
+/**
+ * Removes those of `folders` that are empty, deepest first (a parent emptied by its child's
+ * removal goes too): what a command stopped before its first output leaves of the folders it
+ * made for them. A folder with anything in it stays.
+ */
+export function removeEmptyFolders(folders: Iterable<string>): void {
+  for (const folder of [...folders].sort((a, b) => b.length - a.length))
+    try {
+      rmdirSync(folder);
+    } catch {
+      // not empty, or already gone
+    }
 }
 
 /**
@@ -142,8 +161,11 @@ function trackTemporary(path: string, active: boolean): void {
   tempFileObserver?.(path, active, 'temporary');
 }
 
-/** What a {@link observeTempFiles} observer is told of: a temporary file, or an output a nested thread writes. */
-export type TempFileKind = 'temporary' | 'output-elsewhere';
+/**
+ * What a {@link observeTempFiles} observer is told of: a temporary file, an output a nested thread
+ * writes, or a folder {@link makeFolder} made (removed on a stop if still empty).
+ */
+export type TempFileKind = 'temporary' | 'output-elsewhere' | 'new-folder';
 
 /** Told of each temporary file (and each output written elsewhere) as its write starts and ends, when set. */
 let tempFileObserver: ((path: string, active: boolean, kind: TempFileKind) => void) | undefined;
@@ -307,7 +329,8 @@ export function checkOutputPath(path: string, extensions: readonly string[]): vo
 /**
  * Makes folder `dir` and its missing parents, one at a time (Node's `mkdirSync(dir, { recursive:
  * true })` never returns where a parent refuses new entries with ENOENT, as under /proc); a folder
- * that another process makes meanwhile is fine.
+ * that another process makes meanwhile is fine. The folders made are removed again by a signal's
+ * clean-up where they are still empty ({@link removeEmptyFolders}).
  * @param what the folder as the message names it (`the --out-dir folder`)
  * @throws CorskinError naming `dir`: a folder of the path is a file, or the system's reason
  */
@@ -320,6 +343,8 @@ export function makeFolder(dir: string, what = 'the folder'): void {
   for (const d of missing.reverse()) {
     try {
       mkdirSync(d);
+      madeFolders.add(d);
+      tempFileObserver?.(d, true, 'new-folder');
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'EEXIST' && statSync(d).isDirectory()) continue;
