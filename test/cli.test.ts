@@ -318,6 +318,10 @@ describe('batch runs: several inputs with --out-dir', () => {
       const proc = await runCli('deform', CESIUM_MAN, fox, '--method', 'lbs', '--out-dir', '/proc/corskin-out/sub');
       expect(proc.code).toBe(1);
       expect(proc.stderr).toContain('cannot make the --out-dir folder');
+      // One output there: its folder exists, and refuses the file (it said the folder did not exist).
+      const one = await runCli('deform', CESIUM_MAN, '--method', 'lbs', '-o', '/proc/corskin-out.glb');
+      expect(one.code).toBe(1);
+      expect(one.stderr).toContain('/proc/corskin-out.glb: cannot write: its folder (/proc) takes no new files');
     }
     // evaluate --report and demo likewise, before any work.
     for (const args of [
@@ -416,5 +420,13 @@ describe('corskin evaluate --character on scaled and moved copies', () => {
     const r = await runCli('evaluate', '--character', CESIUM_MAN, '--methods', 'lbs,nope');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--methods: nope is not one of lbs, dqs, sbs, lms, cor, ddm, dm, templates, stretch');
+  });
+});
+
+describe('empty name lists', () => {
+  it('evaluate --methods "" is a usage error that says what it expects', async () => {
+    const r = await runCli('evaluate', '--character', CESIUM_MAN, '--methods', ' , ');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--methods.*expected one or more comma-separated names/);
   });
 });

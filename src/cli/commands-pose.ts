@@ -257,7 +257,7 @@ export function addPoseCommands(program: Command, io: Io): void {
       new Option(
         '--methods <ids>',
         `with --character: the methods, comma-separated (default: ${CHARACTER_METHODS.join(',')}; stretch too, with every joint where two or more bones meet compensated)`,
-      ).argParser((v: string) => v.split(',').map((x) => x.trim())),
+      ).argParser(nameList),
     )
     .option('--json', 'print the rows as one JSON array')
     .option('--report <dir>', 'benchmarks: also write an HTML report with charts and the deformed meshes')

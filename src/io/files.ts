@@ -225,7 +225,9 @@ export async function writeFilesAtomic(files: [path: string, data: Uint8Array | 
     const code = (e as NodeJS.ErrnoException).code;
     const why =
       code === 'ENOENT'
-        ? 'folder does not exist'
+        ? existsSync(dirname(resolve(current)))
+          ? `its folder (${dirname(resolve(current))}) takes no new files`
+          : 'folder does not exist'
         : code === 'ENOTDIR'
           ? 'a folder of the path is a file'
           : code === 'EACCES'
