@@ -18,7 +18,7 @@ import { nodeWorkerScript } from '../core/node-worker.js';
 import { installSignalCleanup, main } from './main.js';
 import { processIo, progress, quietFlag, type ProgressBar } from './ui.js';
 import { removeEmptyFolders, removeTempFilesOf, type TempFileKind } from '../io/files.js';
-import { stopChromiumIn } from './chromium-profile.js';
+import { stopChromiumIn, waitGone } from './chromium-profile.js';
 import { relaunchOnHugePages, stopsWithParent, wantsHugePages } from './huge-pages.js';
 
 /** What the command's worker thread posts. */
@@ -108,12 +108,10 @@ export async function runProcess(argv: string[]): Promise<number> {
       if (exiting) return;
       exiting = true;
       // First the Chromium a render started, alive until this process exits, which would write
-      // on into its profile there: killed and given a moment to be gone; the removal is retried
-      // (for about a second) while a folder still fills — a Chromium closing has dropped its
-      // lock, and stops writing once closed — and what still fails to go is left, not an error.
-      let killed = false;
-      for (const tmp of temporary) killed = stopChromiumIn(tmp) || killed;
-      if (killed) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+      // on into its profile there: killed (found from its start, before it locks its profile)
+      // and waited for, up to a second; the removal is retried (for about a second) while a
+      // folder still fills, and what still fails to go is left, not an error.
+      waitGone([...temporary].flatMap(stopChromiumIn), 1000);
       for (const tmp of temporary)
         try {
           rmSync(tmp, { recursive: true, force: true, maxRetries: 8, retryDelay: 30 });
