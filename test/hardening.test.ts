@@ -592,6 +592,12 @@ describe('more inputs refused or handled by name', () => {
     expect(r.stderr).toMatch(/would make up to .* sub-triangles .*GB.*--max-subdivided/);
   });
 
+  it('a small job over a small limit is estimated in seconds, not "≈ 1 min"', async () => {
+    const r = await runCli('precompute', CESIUM_MAN, '--max-subdivided', '10', '-o', join(tmp.dir, 'never.glb'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/with the exact algorithm ≈ 1 s and ≈ 0\.0 GB/);
+  });
+
   it('an empty output name writes nothing anywhere', async () => {
     const before = readdirSync(process.cwd()).sort();
     const r = await runCli('precompute', CESIUM_MAN, '-o', '');

@@ -78,7 +78,7 @@ export function corParameters(mesh: SkinnedMesh, options: CorOptions): { sigma: 
   const estimate = estimateSubdividedTriangles(mesh, epsilon);
   if (estimate > limit) {
     throw new CorskinError(
-      `subdividing to ε = ${epsilon} would make up to ${estimate.toExponential(1)} sub-triangles (≈ ${Math.ceil(estimate / 6e7)} min; ≈ ${((estimate * 120) / 1e9).toFixed(1)} GB with the exact algorithm); use a larger ε or raise the limit (${limit.toExponential(1)}, --max-subdivided)`,
+      `subdividing to ε = ${epsilon} would make up to ${estimate.toExponential(1)} sub-triangles (with the exact algorithm ≈ ${aboutSeconds(estimate / 1e6)} and ≈ ${((estimate * 120) / 1e9).toFixed(1)} GB); use a larger ε or raise the limit (${limit.toExponential(1)}, --max-subdivided)`,
     );
   }
   let J = 0;
@@ -130,4 +130,9 @@ export function computeCentersOfRotation(mesh: SkinnedMesh, options: CorOptions 
     subdividedTriangles: subTriangles,
     seconds: (performance.now() - start) / 1000,
   };
+}
+
+/** A duration for a message: whole seconds up to 90 s, else whole minutes. */
+function aboutSeconds(seconds: number): string {
+  return seconds < 90 ? `${Math.max(1, Math.round(seconds))} s` : `${Math.round(seconds / 60)} min`;
 }
