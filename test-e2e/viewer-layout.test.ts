@@ -60,7 +60,7 @@ describe('the viewer at 1280×720 and up', () => {
         });
         const rects = await page.evaluate(() => (window as unknown as { viewer: Viewer }).viewer.layoutRects());
         const { SKINNING_METHODS } = await import('../src/deformers/registry.js');
-        expect(rects.views).toHaveLength(SKINNING_METHODS.filter((m) => m.gpu).length); // LBS | DQS | CoR | templates
+        expect(rects.views).toHaveLength(SKINNING_METHODS.filter((m) => m.gpu).length); // LBS | DQS | CoR | DDM | templates
         expect(rects.panel).toBeDefined();
         for (const v of rects.views) expect(overlap(v, rects.panel!), JSON.stringify(rects)).toBe(false);
         expect(await page.evaluate(() => (window as unknown as { viewer: Viewer }).viewer.status())).toContain(name);

@@ -27,3 +27,16 @@ describe('corskin/three/webgpu: program cache keys', () => {
     expect(key(body)).toBe(key(body));
   });
 });
+
+// Found by a new user following docs/three.md: `setSkinningTemplate` was documented for both
+// renderers but only `corskin/three` exported it.
+describe('corskin/three/webgpu: the per-object calls of docs/three.md', () => {
+  it('exports the same setSkinningTemplate, setDeltaMushModel and isCageObject as corskin/three', async () => {
+    const webgpu = await import('../src/three/nodes.js');
+    const webgl = await import('../src/three/index.js');
+    for (const name of ['setSkinningTemplate', 'setDeltaMushModel', 'isCageObject'] as const) {
+      expect(typeof webgpu[name], name).toBe('function');
+      expect(webgpu[name], name).toBe(webgl[name]);
+    }
+  });
+});

@@ -1,5 +1,5 @@
 /**
- * corskin's viewer: LBS | DQS | CoR | skinning templates in a row, a 2×2 grid or one view with a
+ * corskin's viewer: LBS | DQS | CoR | Direct Delta Mush | skinning templates in a row, a grid or one view with a
  * method switch (by default whichever shows the character largest) on any glTF character, with animation playback, joint posing, skeleton, center-of-rotation
  * and template-cage overlays, template switching (Tab), a per-method frame-time readout, and
  * in-browser CoR precomputation with export. Files dropped or picked are read locally; nothing is

@@ -12,6 +12,7 @@ import { sampleMethod, withHalfway } from '../bake/sampling.js';
 import {
   AUTO_BAKE_THREADS_FROM,
   BAKE_KINDS,
+  bakeSampleTimes,
   DEFAULT_BAKE_RATE,
   DEFAULT_KEYFRAME_TOLERANCE,
   MAX_BAKE_VERTEX_SAMPLES,
@@ -26,6 +27,7 @@ import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
 import { CONSTANT_CHANNEL_TOLERANCE, collapseConstantChannels } from '../io/constant-channels.js';
 import { readDocument, storeAccessorsOnce } from '../io/node-io.js';
 import { describeErrors, validatorErrors } from '../io/validate.js';
+import { optionalDependency } from '../io/optional.js';
 import { UsageError } from './batch.js';
 import type { Document } from '@gltf-transform/core';
 import { removeCageRig } from '../io/cage-gltf.js';
@@ -98,6 +100,8 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   const start = performance.now();
   checkOutputPath(o.output, ['.glb', '.gltf']);
   checkNotOverwritingInput(o.output, [input], !!o.force);
+  // Before the work: writing the bake stores identical accessors once (glTF-Transform's `dedup`).
+  await optionalDependency(import('@gltf-transform/functions'), '@gltf-transform/functions', 'corskin bake');
   // The CLI's parser checks the method, kind, helpers and influences first; these guard direct calls.
   if (!(BAKE_METHODS as readonly string[]).includes(o.method))
     throw new CorskinError(`unknown method "${o.method}" (expected ${BAKE_METHODS.join(', ')})`, input);
@@ -181,6 +185,9 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       `no animation moves ${models.length > 1 ? 'any skin' : models[0].name}: nothing to bake (the bake samples the file's clips); nothing written`,
       input,
     );
+  // Before the method is prepared: every clip's samples within the limit at this rate.
+  for (const model of animated)
+    for (const clip of model.animations) bakeSampleTimes(clip.duration, rate, `clip "${clip.name}"`);
   for (const model of models) {
     for (const w of model.warnings) io.err(`corskin: warning: ${input}: ${w}`);
     if (!model.animations.length)

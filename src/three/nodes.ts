@@ -75,6 +75,8 @@ import {
 } from './index.js';
 
 export type { TslContext, TslKernel } from './tsl.js';
+// What acts on the objects `useSkinningMethod` prepared, whichever renderer draws them.
+export { isCageObject, setDeltaMushModel, setSkinningTemplate } from './index.js';
 
 /** LBS of up to the 16 largest influences (three's own node skins 4). */
 const LBS_TSL: TslKernel = {
