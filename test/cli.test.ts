@@ -427,6 +427,6 @@ describe('empty name lists', () => {
   it('evaluate --methods "" is a usage error that says what it expects', async () => {
     const r = await runCli('evaluate', '--character', CESIUM_MAN, '--methods', ' , ');
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--methods.*expected one or more comma-separated names/);
+    expect(r.stderr).toMatch(/--methods.*expected one or more names, comma-separated/);
   });
 });

@@ -498,6 +498,24 @@ describe('degenerate numbers: a finite result or a clear error, never garbage or
     expect(existsSync(out)).toBe(false);
   });
 
+  it('a singular inverse bind matrix of a joint that weights no vertex is a warning (players never read it)', async () => {
+    const input = await edited('unweighted-singular', (doc) => {
+      const skin = doc.getRoot().listSkins()[0];
+      const extra = doc.createNode('unweighted');
+      skin.listJoints()[0].addChild(extra);
+      skin.addJoint(extra);
+      const ibm = skin.getInverseBindMatrices()!;
+      const matrices = new Float32Array(16 * (ibm.getCount() + 1));
+      matrices.set(ibm.getArray() as Float32Array);
+      ibm.setArray(matrices); // the new joint's matrix all zero
+    });
+    const out = join(tmp.dir, 'unweighted-singular-lbs.glb');
+    const r = await runCli('deform', input, '--method', 'lbs', '-o', out);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('the inverse bind matrix of joint(s) "unweighted" is singular; they weight no vertex');
+    expect(existsSync(out)).toBe(true);
+  });
+
   it('NaN in _CENTER_OF_ROTATION is refused', async () => {
     const withCor = join(tmp.dir, 'cor-for-nan.glb');
     expect((await runCli('precompute', CESIUM_MAN, '-o', withCor)).code).toBe(0);

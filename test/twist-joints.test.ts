@@ -140,7 +140,7 @@ describe('corskin add-twist-joints on the arm', () => {
     const out = join(tmp.dir, 'none.glb');
     const r = await runCli('add-twist-joints', ARM_GLB, '--joints', joints, '-o', out);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--joints.*expected one or more comma-separated names/);
+    expect(r.stderr).toMatch(/--joints.*expected one or more names, comma-separated/);
     expect(existsSync(out)).toBe(false);
   });
 });

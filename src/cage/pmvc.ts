@@ -102,7 +102,7 @@ export interface PmvcScratch {
   b2: Float64Array;
   /** Candidate triangles of the current point. */
   candidates: Int32Array;
-  /** Vertex offsets from the point (9) and the clipped, projected polygon (≤ 4 × (u, v)). */
+  /** The current triangle's vertex offsets from the point, 3 × (x, y, z) (9). */
   e: Float64Array;
   /** The clipped, projected polygon, up to 4 (u, v) pairs (8). */
   poly: Float64Array;

@@ -39,13 +39,13 @@ export function wholeNumberUpTo(value: string, most: number, why = '', least = 1
   return x;
 }
 
-/** Parses a comma-separated list of names (joints), spaces around each trimmed; at least one. */
+/** Parses a comma-separated list of names (joints, methods), spaces around each trimmed; at least one. */
 export function nameList(value: string): string[] {
   const names = value
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  if (!names.length) throw new InvalidArgumentError('expected one or more comma-separated names');
+  if (!names.length) throw new InvalidArgumentError('expected one or more names, comma-separated');
   return names;
 }
 

@@ -99,10 +99,11 @@ export async function runProcess(argv: string[]): Promise<number> {
   const stop = (exitCode: number, why: string, signal: NodeJS.Signals) => {
     if (stopping || code !== undefined) return; // finished: the command exits with its own code
     stopping = true;
-    // `terminated`: the worker thread is gone. Where it is not (blocked in the kernel, as on
-    // opening a FIFO that no process writes: V8 cannot stop a thread there), `process.exit` would
-    // wait for it forever, so the process ends by the signal's default action instead (the
-    // shell then sees the same 128 + signal number).
+    // `terminated`: the worker thread is gone. Where it is not within the grace (its teardown
+    // waits for a file-system request still pending in libuv's thread pool, as the open of a
+    // FIFO that no process writes, which never ends), `process.exit` would wait for it forever,
+    // so the process ends by the signal's default action instead (the shell then sees the same
+    // 128 + signal number).
     let exiting = false;
     const exit = (terminated: boolean) => {
       if (exiting) return;
@@ -125,7 +126,11 @@ export async function runProcess(argv: string[]): Promise<number> {
       if (!quiet) process.stderr.write(`corskin: stopped (${why}); no file was left partly written\n`);
       if (terminated) process.exit(exitCode);
       for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeAllListeners(s);
-      process.kill(process.pid, signal);
+      try {
+        process.kill(process.pid, signal);
+      } catch {
+        process.kill(process.pid, 'SIGKILL'); // a signal the platform cannot send itself (SIGHUP on Windows)
+      }
     };
     setTimeout(() => exit(false), STOP_GRACE_MS).unref();
     void worker.terminate().then(

@@ -423,3 +423,14 @@ export function segmentDistance(p: ArrayLike<number>, i: number, a: ArrayLike<nu
   const t = len2 > 0 ? Math.min(1, Math.max(0, (px * dx + py * dy + pz * dz) / len2)) : 0;
   return Math.hypot(px - t * dx, py - t * dy, pz - t * dz);
 }
+
+/**
+ * Whether the 3×3 linear part of the column-major 4×4 matrix at `m[o..o+16)` is singular: its
+ * determinant at most 1e-12 of the product of its columns' lengths (a zero column included), so
+ * a matrix that scales, even unevenly and by any amount, is not.
+ */
+export function mat4LinearPartSingular(m: ArrayLike<number>, o = 0): boolean {
+  const [a, b, c, d, e, f, g, h, k] = [m[o], m[o + 1], m[o + 2], m[o + 4], m[o + 5], m[o + 6], m[o + 8], m[o + 9], m[o + 10]]; // prettier-ignore
+  const det = a * (e * k - f * h) - d * (b * k - c * h) + g * (b * f - c * e);
+  return !(Math.abs(det) > 1e-12 * Math.hypot(a, b, c) * Math.hypot(d, e, f) * Math.hypot(g, h, k));
+}

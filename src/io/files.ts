@@ -227,7 +227,7 @@ export async function writeFilesAtomic(files: [path: string, data: Uint8Array | 
       code === 'ENOENT'
         ? existsSync(dirname(resolve(current)))
           ? `its folder (${dirname(resolve(current))}) takes no new files`
-          : 'folder does not exist'
+          : `its folder (${dirname(resolve(current))}) does not exist`
         : code === 'ENOTDIR'
           ? 'a folder of the path is a file'
           : code === 'EACCES'
@@ -318,7 +318,7 @@ export function checkOutputPath(path: string, extensions: readonly string[]): vo
     throw new CorskinError(`output must end in ${extensions.join(', ').replace(/, ([^,]*)$/, ' or $1')}`, path);
   if (existsSync(path) && statSync(path).isDirectory()) throw new CorskinError('output is a folder', path);
   const folder = dirname(resolve(path));
-  if (!existsSync(folder)) throw new CorskinError('cannot write: folder does not exist', path);
+  if (!existsSync(folder)) throw new CorskinError(`cannot write: its folder (${folder}) does not exist`, path);
   if (!statSync(folder).isDirectory()) throw new CorskinError(`cannot write: ${folder} is a file, not a folder`, path);
   try {
     accessSync(folder, constants.W_OK);

@@ -114,12 +114,6 @@ export function extractSkeleton(skin: Skin, jointNodes: Node[], nodes: Node[], f
           file,
         );
     }
-    for (let j = 0; j < J; j++)
-      if (singularLinearPart(ibm, 16 * j))
-        throw new CorskinError(
-          `skin "${skin.getName()}": the inverse bind matrix of joint "${jointNodes[j].getName()}" is singular (glTF requires it invertible: it places the joint in the bind pose)`,
-          file,
-        );
     for (let j = J; j < N; j++) ibm.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], 16 * j);
   }
   return createSkeleton({
@@ -318,15 +312,4 @@ export function clipAnimation(
     .find((a, i) => (clip.source !== undefined ? i === clip.source : (a.getName() || `animation ${i}`) === clip.name));
   if (!animation) throw new CorskinError(`${model.name}: clip "${clip.name}" not found in the document`, file);
   return animation;
-}
-
-/**
- * Whether the 3×3 linear part of the column-major 4×4 matrix at `m[o..o+16)` is singular: its
- * determinant at most 1e-12 of the product of its columns' lengths (a zero column included), so
- * a uniformly scaled matrix of any scale is not.
- */
-function singularLinearPart(m: ArrayLike<number>, o: number): boolean {
-  const [a, b, c, d, e, f, g, h, k] = [m[o], m[o + 1], m[o + 2], m[o + 4], m[o + 5], m[o + 6], m[o + 8], m[o + 9], m[o + 10]]; // prettier-ignore
-  const det = a * (e * k - f * h) - d * (b * k - c * h) + g * (b * f - c * e);
-  return !(Math.abs(det) > 1e-12 * Math.hypot(a, b, c) * Math.hypot(d, e, f) * Math.hypot(g, h, k));
 }

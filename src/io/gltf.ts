@@ -21,7 +21,7 @@ import {
 } from '@gltf-transform/core';
 import type { AnimationClip } from '../core/animation.js';
 import { CorskinError } from '../core/errors.js';
-import { mat4FromTRS, mat4Invert, mat4Multiply } from '../core/math.js';
+import { mat4FromTRS, mat4Invert, mat4LinearPartSingular, mat4Multiply } from '../core/math.js';
 import { normalizeWeights, validateSkinnedMesh, type SkinnedMesh, type WeightNormalization } from '../core/mesh.js';
 import type { MorphGroup, MorphTarget } from '../core/morph.js';
 import type { Skeleton } from '../core/skeleton.js';
@@ -317,6 +317,7 @@ function extractModel(
     if (!parts.some((p) => p.hasNormals)) delete mesh.normals;
   }
   validateSkinnedMesh(mesh, J, file);
+  checkInverseBindMatrices(name, skeleton, mesh, warnings, file);
   const deltaMush = readDeltaMush(parts, J, name, file);
   if (deltaMush) setDdmModel(mesh, deltaMush);
   const weightNormalization = normalizeWeights(mesh, WEIGHT_SUM_TOLERANCE, file);
@@ -497,4 +498,35 @@ export function jointBoneSegments(model: SkinnedModel, file?: string): number[][
     });
     return segments.length ? segments : [[...head, ...head]];
   });
+}
+
+/**
+ * Refuses a skin joint whose inverse bind matrix is singular (its linear part not invertible:
+ * {@link mat4LinearPartSingular}; an exporter's all-zero matrix) where it weights a vertex, since
+ * it has no bind pose to skin from (LBS put every such vertex at the origin; the Khronos
+ * validator reports such matrices too); warns where it weights none, as players never read it.
+ * @throws CorskinError naming the file, the skin, the joint and how many vertices it weights
+ */
+function checkInverseBindMatrices(
+  name: string,
+  skeleton: Skeleton,
+  mesh: SkinnedMesh,
+  warnings: string[],
+  file?: string,
+): void {
+  const singular = new Set<number>();
+  for (let j = 0; j < skeleton.skinJoints; j++)
+    if (mat4LinearPartSingular(skeleton.inverseBindMatrices, 16 * j)) singular.add(j);
+  if (!singular.size) return;
+  const weighted = new Map<number, number>();
+  for (let e = 0; e < mesh.joints.length; e++)
+    if (mesh.weights[e] > 0 && singular.has(mesh.joints[e]))
+      weighted.set(mesh.joints[e], (weighted.get(mesh.joints[e]) ?? 0) + 1);
+  const jointName = (j: number) => `"${skeleton.jointNames[j]}"`;
+  for (const [j, count] of weighted)
+    throw new CorskinError(
+      `${name}: the inverse bind matrix of joint ${jointName(j)} is singular (not invertible), and the joint weights ${count} vertices: it has no bind pose to skin them from`,
+      file,
+    );
+  warnings.push(`the inverse bind matrix of joint(s) ${[...singular].map(jointName).join(', ')} is singular; they weight no vertex, so nothing is skinned by them`); // prettier-ignore
 }

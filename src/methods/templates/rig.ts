@@ -103,7 +103,7 @@ export interface TemplateLimb {
   chain: number[];
   /** Bind-space bone start points (the joints) and the end point of the last bone, 3·(n + 1). */
   points: Float64Array;
-  /** Unit bone directions and reference directions (⊥, carried along), 3·n each. */
+  /** Unit bone directions, bind space, 3·n. */
   axes: Float64Array;
   /** Unit reference directions ⊥ each bone, carried along the chain, 3·n. */
   references: Float64Array;
