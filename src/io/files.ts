@@ -49,7 +49,7 @@ export async function readBytes(path: string): Promise<Buffer> {
 /**
  * Temporary files of writes in progress, process-wide: what a signal handler must remove
  * ({@link removePendingTempFiles}). A process has one file system and one set of signals, so
- * this is the one piece of module state corskin keeps.
+ * this, the outputs written elsewhere and the folders made are the module state corskin keeps.
  */
 const pendingTempFiles = new Set<string>();
 
