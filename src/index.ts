@@ -236,13 +236,12 @@ export {
   templateLimbChains,
   templateShares,
   rebindTemplateRig,
-  templateRigPart,
-  joinTemplateRigParts,
   type TemplateLimb,
   type TemplateRig,
   type TemplateBuildOptions,
   type VertexRole,
 } from './methods/templates/rig.js';
+export { templateRigPart, joinTemplateRigParts } from './methods/templates/rig-parts.js';
 export { templateSkinOutside, skinOutsideMessage } from './methods/templates/outside.js';
 export {
   compatibleTemplates,

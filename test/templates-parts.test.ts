@@ -11,7 +11,8 @@ import { skinningMatrices } from '../src/core/pose.js';
 import { extractSkinnedModels } from '../src/io/gltf.js';
 import { readDocument } from '../src/io/node-io.js';
 import { samplePose } from '../src/core/animation.js';
-import { buildTemplateRig, joinTemplateRigParts, templateRigPart } from '../src/methods/templates/rig.js';
+import { buildTemplateRig } from '../src/methods/templates/rig.js';
+import { joinTemplateRigParts, templateRigPart } from '../src/methods/templates/rig-parts.js';
 import { createTemplateDeformer } from '../src/methods/templates/deformer.js';
 import { SHARED } from './helpers/data.js';
 

@@ -13,7 +13,8 @@ import type { SsdrModel } from '../bake/ssdr.js';
 import { removeDeltaMush } from '../methods/ddm/storage.js';
 import { quantizeWeightSets, removeInfluenceSets } from './gltf-weights.js';
 import { clipAnimation } from './gltf-skeleton.js';
-import { shortestFloat32, type SkinnedModel } from './gltf.js';
+import type { SkinnedModel } from './gltf.js';
+import { shortestFloat32 } from './gltf-write.js';
 import { disposeIfUnused } from './unused.js';
 import { COR_ATTRIBUTE, helperJointExtras } from './schema.js';
 

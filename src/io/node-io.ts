@@ -12,7 +12,7 @@ import { glbHeaderProblem, isGlb, parseGltfJson } from './glb-header.js';
 import { checkNotOverwritingInput, readBytes, writeFileAtomic, writeFilesAtomic } from './files.js';
 import { checkGltfJson, checkSparseIndices } from './check-json.js';
 import { checkStructure } from './check-structure.js';
-import { accessorBytes, quietLogger, vertexLayoutFor } from './gltf.js';
+import { accessorBytes, quietLogger, vertexLayoutFor } from './gltf-write.js';
 import { renormalizeWeightAccessors } from './gltf-weights.js';
 import { optionalDependency } from './optional.js';
 

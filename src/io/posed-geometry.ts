@@ -6,7 +6,8 @@
  * @module
  */
 import { Primitive, PropertyType, type Document, type Node } from '@gltf-transform/core';
-import { quietLogger, type SkinnedModel } from './gltf.js';
+import type { SkinnedModel } from './gltf.js';
+import { quietLogger } from './gltf-write.js';
 import { optionalDependency } from './optional.js';
 import { isCageNode } from './cage-gltf.js';
 

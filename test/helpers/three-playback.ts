@@ -10,7 +10,8 @@ import { NodeIO } from '@gltf-transform/core';
 import { KHRMeshQuantization } from '@gltf-transform/extensions';
 import * as THREE from 'three';
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
-import { quietLogger, type SkinnedModel } from '../../src/io/gltf.js';
+import type { SkinnedModel } from '../../src/io/gltf.js';
+import { quietLogger } from '../../src/io/gltf-write.js';
 import { linearBlendVertex } from '../../src/three/geometry.js';
 
 /**

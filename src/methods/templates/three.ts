@@ -35,7 +35,8 @@ import { buildTemplateRigOnWorker } from './web-worker.js';
 import { createSkeleton, type Skeleton } from '../../core/skeleton.js';
 import { createCageCorrection, type CageCorrection } from './deformer.js';
 import { setBoneTemplate } from './edit.js';
-import { templateRigPart, type TemplateRig } from './rig.js';
+import type { TemplateRig } from './rig.js';
+import { templateRigPart } from './rig-parts.js';
 import { restoreTemplateRig, type StoredTemplates } from './stored.js';
 
 /** The extras key (GLTFLoader: `userData`) of a cage node written by `corskin templates build`. */
