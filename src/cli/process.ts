@@ -13,6 +13,7 @@
  * @module
  */
 import { rmSync } from 'node:fs';
+import { constants as osConstants } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { nodeWorkerScript } from '../core/node-worker.js';
 import { installSignalCleanup, main } from './main.js';
@@ -93,12 +94,13 @@ export async function runProcess(argv: string[]): Promise<number> {
     });
     worker.on('exit', () => resolve(code ?? 1));
   });
-  // Stops the command (once, whatever asks again), cleans up, says so (not with -q) and exits with `exitCode`.
+  // Stops the command (once, whatever asks again), cleans up, says so (not with -q) and exits with 128 + the signal number.
   const quiet = quietFlag(argv);
   let stopping = false;
-  const stop = (exitCode: number, why: string, signal: NodeJS.Signals) => {
+  const stop = (signal: NodeJS.Signals, why: string = signal) => {
     if (stopping || code !== undefined) return; // finished: the command exits with its own code
     stopping = true;
+    const exitCode = 128 + osConstants.signals[signal]; // 130, 143, 129
     // `terminated`: the worker thread is gone. Where it is not within the grace (its teardown
     // waits for a file-system request still pending in libuv's thread pool, as the open of a
     // FIFO that no process writes, which never ends), `process.exit` would wait for it forever,
@@ -138,11 +140,11 @@ export async function runProcess(argv: string[]): Promise<number> {
       () => exit(true),
     );
   };
-  process.on('SIGINT', () => stop(130, 'SIGINT', 'SIGINT'));
-  process.on('SIGTERM', () => stop(143, 'SIGTERM', 'SIGTERM'));
-  process.on('SIGHUP', () => stop(129, 'SIGHUP', 'SIGHUP')); // its terminal closed
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGHUP', () => stop('SIGHUP')); // its terminal closed
   handOver();
-  stopsWithParent(() => stop(143, 'the parent process is gone', 'SIGTERM'));
+  stopsWithParent(() => stop('SIGTERM', 'the parent process is gone'));
   // `corskin info x.glb | head` closes the pipe early: not an error. The command goes on without
   // its printed lines: its file (`bake … -o out.glb | head -1`) is still written, and the exit code
   // is its own. Another failure to print (a full disk) is said once, on stderr.

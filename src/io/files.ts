@@ -223,11 +223,10 @@ export async function writeFilesAtomic(files: [path: string, data: Uint8Array | 
     });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
+    const folder = dirname(resolve(current));
     const why =
       code === 'ENOENT'
-        ? existsSync(dirname(resolve(current)))
-          ? `its folder (${dirname(resolve(current))}) takes no new files`
-          : `its folder (${dirname(resolve(current))}) does not exist`
+        ? `its folder (${folder}) ${existsSync(folder) ? 'takes no new files' : 'does not exist'}`
         : code === 'ENOTDIR'
           ? 'a folder of the path is a file'
           : code === 'EACCES'

@@ -454,10 +454,13 @@ function checkInverseBindMatrices(
     if (mesh.weights[e] > 0 && singular.has(mesh.joints[e]))
       weighted.set(mesh.joints[e], (weighted.get(mesh.joints[e]) ?? 0) + 1);
   const jointName = (j: number) => `"${skeleton.jointNames[j]}"`;
-  for (const [j, count] of weighted)
+  const [first] = weighted;
+  if (first) {
+    const [j, count] = first;
     throw new CorskinError(
       `${name}: the inverse bind matrix of joint ${jointName(j)} is singular (not invertible), and the joint weights ${count} vertices: it has no bind pose to skin them from`,
       file,
     );
+  }
   warnings.push(`the inverse bind matrix of joint(s) ${[...singular].map(jointName).join(', ')} is singular; they weight no vertex, so nothing is skinned by them`); // prettier-ignore
 }
