@@ -83,12 +83,15 @@ describe('baked files in Babylon.js against three.js', () => {
         '<body style="margin:0"><script type="module" src="./page.js"></script></body></html>',
     );
     const input = join(SHARED, 'gltf/CesiumMan.glb');
-    for (const [method, as] of [
+    for (const [method, as, ...more] of [
       ['dqs', 'morphs'],
       ['cor', 'helpers'],
+      // 8- and 16-bit target positions (KHR_mesh_quantization), the scale in the weights.
+      ['cor', 'helpers+morphs', '--target-positions', 'short'],
     ]) {
-      const r = await runCli('bake', input, '--method', method, '--as', as, '--rate', '10', '-o', join(OUT, `CesiumMan-${method}-${as}.glb`), '--force'); // prettier-ignore
+      const r = await runCli('bake', input, '--method', method, '--as', as, ...more, '--rate', '10', '-o', join(OUT, `CesiumMan-${method}-${as}.glb`), '--force'); // prettier-ignore
       expect(r.code, r.stderr).toBe(0);
+      if (more.length) console.log(r.stdout.match(/the positions as integers[^:]*: [^,]*(, \d+ in 16 bits)?/)?.[0]);
     }
     t = await openTestPage(`${OUT_URL}/index.html`);
   });
@@ -116,6 +119,10 @@ describe('baked files in Babylon.js against three.js', () => {
     ['the original CesiumMan', ORIGINAL],
     ['CesiumMan baked --method dqs --as morphs', `${OUT_URL}/CesiumMan-dqs-morphs.glb`],
     ['CesiumMan baked --method cor --as helpers', `${OUT_URL}/CesiumMan-cor-helpers.glb`],
+    [
+      'CesiumMan baked --method cor --as helpers+morphs --target-positions short',
+      `${OUT_URL}/CesiumMan-cor-helpers+morphs.glb`,
+    ],
   ])('%s: Babylon loads it without complaint and draws the silhouette three.js draws', async (name, url) => {
     t.errors.length = 0;
     t.warnings.length = 0;

@@ -352,7 +352,9 @@ describe('bake --target-positions short: 16-bit target positions, the scale in t
       expect(json.extensionsRequired).toContain('KHR_mesh_quantization');
       const targets = json.meshes!.flatMap((m) => m.primitives.flatMap((p) => p.targets ?? []));
       const types = targets.map((t) => json.accessors![t.POSITION].componentType);
-      expect(types.filter((c) => c === 5122).length).toBeGreaterThan(types.length / 2); // SHORT
+      const [short, byte] = [5122, 5120].map((type) => types.filter((c) => c === type).length);
+      console.log(`${name}: of ${types.length} targets, ${short} in 16 bits and ${byte} in 8`);
+      expect(short + byte).toBeGreaterThan(types.length / 2);
       const worst = await threeVsMethod(input, files.short, method, rate, true);
       const [a, b] = [statSync(files.float).size, statSync(files.short).size];
       console.log(`${name} ${method} ${kind}, short target positions: ${worst.toExponential(1)} of the diagonal in three.js; ${b} bytes (float: ${a})`); // prettier-ignore
@@ -383,7 +385,7 @@ describe('bake --quantize with morphs', () => {
     expect(statSync(quantized).size).toBeGreaterThan(statSync(plain).size);
   });
 
-  it("quantizeTargets keeps the played rounding within each vertex's budget at every sample (brute force), the heaviest part in float first", () => {
+  it("quantizeTargets keeps the played rounding within each vertex's budget at every sample (brute force), the heaviest part in float first, then 8 bits where they hold", () => {
     const random = rng(11);
     const [T, n, S] = [6, 40, 10];
     const positions = Array.from({ length: T }, (_, t) => Float32Array.from({ length: 3 * n }, () => (random() < 0.3 ? 0 : (t + 1) * (random() - 0.5)))); // prettier-ignore
@@ -395,18 +397,20 @@ describe('bake --quantize with morphs', () => {
       return gain[v] * Math.hypot(d[0], d[1], d[2]);
     };
     const largest = positions.map((x) => Math.max(...x.map(Math.abs)));
-    let mixed = false; // some budget keeps some targets short and some float
-    for (const scale of [1e-3, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6, 1e-8]) {
+    const widths = new Set<string>(); // the widths one budget mixes
+    for (const scale of [1e-1, 3e-2, 1e-2, 1e-3, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6, 1e-8]) {
       const budget = Float32Array.from({ length: n }, () => scale * (0.5 + random()));
-      const steps = quantizeTargets(positions, W, gain, budget);
+      const { steps, bits } = quantizeTargets(positions, W, gain, budget);
       for (let s = 0; s < S; s++) for (let v = 0; v < n; v++) expect(played(steps, s, v)).toBeLessThanOrEqual(budget[v] * (1 + 1e-9)); // prettier-ignore
-      steps.forEach((q, t) => expect(q === 0 || q === largest[t] / 32767).toBe(true));
-      mixed ||= steps.some((q) => q > 0) && steps.some((q) => q === 0);
+      steps.forEach((q, t) => expect(q).toBe(bits[t] === 8 ? largest[t] / 127 : bits[t] === 16 ? largest[t] / 32767 : 0)); // prettier-ignore
+      widths.add([...new Set(bits)].sort().join());
     }
-    expect(mixed).toBe(true);
-    // A generous budget: all short; one below every rounding: all float.
-    expect(Array.from(quantizeTargets(positions, W, gain, new Float32Array(n).fill(1e-3))).every((q) => q > 0)).toBe(true); // prettier-ignore
-    expect(Array.from(quantizeTargets(positions, W, gain, new Float32Array(n).fill(1e-9)))).toEqual(new Array(T).fill(0)); // prettier-ignore
+    expect(widths).toContain('16,8');
+    expect(widths).toContain('0,16');
+    // A generous budget: all 8 bits; one that 16 bits hold: all integers; one below every rounding: all float.
+    expect(Array.from(quantizeTargets(positions, W, gain, new Float32Array(n).fill(0.3)).bits)).toEqual(new Array(T).fill(8)); // prettier-ignore
+    expect(Array.from(quantizeTargets(positions, W, gain, new Float32Array(n).fill(1e-3)).steps).every((q) => q > 0)).toBe(true); // prettier-ignore
+    expect(Array.from(quantizeTargets(positions, W, gain, new Float32Array(n).fill(1e-9)).steps)).toEqual(new Array(T).fill(0)); // prettier-ignore
     // A target whose posed displacement is within the budget everywhere stays float.
     const tiny = [...positions, positions[0].map((x) => x * 1e-6)];
     expect(
@@ -415,23 +419,24 @@ describe('bake --quantize with morphs', () => {
         W.map((w) => [...w, 1]),
         gain,
         new Float32Array(n).fill(1e-5),
-      )[T],
+      ).steps[T],
     ).toBe(0);
     // One target per sample: each on its own, at weight 1.
-    const alone = quantizeTargets(positions, undefined, gain, new Float32Array(n).fill(3e-5));
     const identity = positions.map((_, s) => positions.map((_, t) => (s === t ? 1 : 0)));
-    alone.forEach((q, t) => {
-      const each = Array.from({ length: n }, (_, v) => played(Float64Array.from(positions, (_, u) => (u === t ? largest[t] / 32767 : 0)), t, v, identity)); // prettier-ignore
-      expect(q > 0).toBe(Math.max(...each) <= 3e-5);
-    });
+    for (const limit of [3e-5, 3e-3]) {
+      const alone = quantizeTargets(positions, undefined, gain, new Float32Array(n).fill(limit));
+      /** Whether target t alone, in `bits`, stays within the budget at every vertex. */
+      const holds = (t: number, bits: number) => Array.from({ length: n }, (_, v) => played(Float64Array.from(positions, (_, u) => (u === t ? largest[t] / (bits === 8 ? 127 : 32767) : 0)), t, v, identity)).every((r) => r <= limit); // prettier-ignore
+      alone.bits.forEach((b, t) => expect(b).toBe(holds(t, 8) ? 8 : holds(t, 16) ? 16 : 0));
+    }
     // Two targets on one vertex, over the budget only together: the one weighing more there goes float.
     const two = [Float32Array.of(1, 0, 0, 0.3, 0.2, 0.1), Float32Array.of(0.5, 0, 0, 0.123456, 0.2, 0.1)];
     const g1 = Float32Array.of(1, 1);
     const r = two.map((x) => { const q = Math.max(...x) / 32767; return Math.hypot(...[3, 4, 5].map((c) => q * Math.round(x[c] / q) - x[c])); }); // prettier-ignore
     const [w0, w1] = [0.4, 1];
     const budget2 = Float32Array.of(1, (w0 * r[0] + w1 * r[1]) * 0.99);
-    const steps2 = quantizeTargets(two, [[w0, w1]], g1, budget2);
-    expect(steps2[w0 * r[0] > w1 * r[1] ? 0 : 1]).toBe(0);
-    expect(steps2[w0 * r[0] > w1 * r[1] ? 1 : 0]).toBeGreaterThan(0);
+    const { bits: bits2 } = quantizeTargets(two, [[w0, w1]], g1, budget2);
+    expect(bits2[w0 * r[0] > w1 * r[1] ? 0 : 1]).toBe(0);
+    expect(bits2[w0 * r[0] > w1 * r[1] ? 1 : 0]).toBe(16);
   });
 });

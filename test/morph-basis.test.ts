@@ -167,7 +167,7 @@ describe('correctionBasis', () => {
     for (const shortPositions of [false, true]) {
       const basis = correctionBasis(samples, limits, 39, undefined, { fit: 0.9, shortPositions })!;
       const budget = limits[0].map((l, v) => l - basis.positionResidual[v]);
-      const steps = quantizeTargets(
+      const { steps } = quantizeTargets(
         basis.targets.map((t) => t[0]),
         basis.weights,
         gain,

@@ -99,7 +99,7 @@ export interface BakeReport {
 /** What the JSON report gives of a helper bake's result (its figures, not its samples). */
 const HELPER_FIELDS = ['helpers', 'regions', 'samples', 'iterations', 'activeVertices', 'placement', 'refined', 'guard', 'worseHalfway', 'halfwayKeys', 'halfwayGivenBack', 'revertedVertices', 'normalsGivenBack'] as const; // prettier-ignore
 /** What the JSON report gives of a morph bake's result. */
-const MORPH_FIELDS = ['targets', 'samples', 'basis', 'bytes', 'shortTargets', 'channelBytes', 'denseBytes', 'nonZero'] as const; // prettier-ignore
+const MORPH_FIELDS = ['targets', 'samples', 'basis', 'bytes', 'shortTargets', 'byteTargets', 'channelBytes', 'denseBytes', 'nonZero'] as const; // prettier-ignore
 
 /** `keys` of `o`. */
 function pick<T extends object, K extends keyof T>(o: T, keys: readonly K[]): Pick<T, K> {

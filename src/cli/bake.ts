@@ -20,7 +20,12 @@ import {
 } from '../bake/samples.js';
 import { bakeHelperJointsParallel, createHelperBakeWorkerPool } from '../io/helper-bake-parallel.js';
 import type { WorkerThreadPool } from '../core/node-worker.js';
-import { bakeMorphTargets, DEFAULT_BAKE_NORMAL_TOLERANCE, DEFAULT_BAKE_TOLERANCE } from '../io/morph-bake.js';
+import {
+  bakeMorphTargets,
+  DEFAULT_BAKE_NORMAL_TOLERANCE,
+  DEFAULT_BAKE_TOLERANCE,
+  type MorphBakeResult,
+} from '../io/morph-bake.js';
 import { bakeResidualMorphs } from '../io/residual-bake.js';
 import { checkNotOverwritingInput, checkOutputPath, createStaging, removeStaged } from '../io/files.js';
 import { extractSkinnedModels, type SkinnedModel } from '../io/gltf.js';
@@ -325,7 +330,7 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
       lines.push(
         !r.targets
           ? `${model.name}: LBS already plays ${what} within the tolerance at every sample: no morph targets added`
-          : `${model.name}: ${num(r.targets)} ${withHelpers ? 'residual ' : ''}morph targets${r.basis ? `, a basis of the ${num(r.samples)} samples' corrections (Kry, James & Pai 2002), each sample within the tolerances,` : ''} over ${model.animations.length} clip(s) at ${rate} samples/s, ${(100 * r.nonZero).toFixed(1)}% of the displacements non-zero (tolerance ${tolerance} of the diagonal): ${mb(r.bytes)} of target data (dense ${mb(r.denseBytes)})${r.shortTargets ? `, the positions of ${r.shortTargets === r.targets ? 'every target' : `${num(r.shortTargets)} of them`} as 16-bit integers (KHR_mesh_quantization)` : ''}, ${mb(r.channelBytes)} of weights channels`,
+          : `${model.name}: ${num(r.targets)} ${withHelpers ? 'residual ' : ''}morph targets${r.basis ? `, a basis of the ${num(r.samples)} samples' corrections (Kry, James & Pai 2002), each sample within the tolerances,` : ''} over ${model.animations.length} clip(s) at ${rate} samples/s, ${(100 * r.nonZero).toFixed(1)}% of the displacements non-zero (tolerance ${tolerance} of the diagonal): ${mb(r.bytes)} of target data (dense ${mb(r.denseBytes)})${integerPositions(r)}, ${mb(r.channelBytes)} of weights channels`,
       );
     }
   if (o.quantize) {
@@ -351,6 +356,18 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
   } finally {
     removeStaged(stage);
   }
+}
+
+/** The report's words on a morph bake's positions stored as integers (`--target-positions short`). */
+function integerPositions(r: MorphBakeResult): string {
+  const widths = (
+    [
+      [r.byteTargets, 8],
+      [r.shortTargets, 16],
+    ] as const
+  ).filter(([c]) => c > 0);
+  const each = widths.map(([c, bits]) => `${c === r.targets ? 'every target' : num(c)} in ${bits} bits`);
+  return each.length ? `, the positions as integers (KHR_mesh_quantization): ${each.join(', ')}` : '';
 }
 
 /** The vertices of `model` with more than `k` non-zero weights. */

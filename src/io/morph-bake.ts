@@ -29,7 +29,7 @@
  * (`posedDiagonal`: the units it plays in), in posed space (|M_3 d|, M_3 the linear part of M):
  * 80% of it for what the targets leave out ({@link FLOAT_SHARE} is left to a player's float32
  * arithmetic), shared between the corrections set to exactly 0 and, with `positions: 'short'`, the
- * 16-bit rounding, vertex by vertex. A direction correction e with |e| ≤ `normalTolerance` × |m|
+ * integers' rounding, vertex by vertex. A direction correction e with |e| ≤ `normalTolerance` × |m|
  * (m the direction before skinning; about the angle, in radians, it turns the skinned direction
  * by) is set to 0 too. The target accessors are then written as glTF sparse accessors (indices of
  * the non-zero vertices and their values) where that is smaller.
@@ -44,7 +44,8 @@
  * sample, 24 bytes per vertex (CesiumMan: 3,273 vertices, a 2 s clip at 30 fps → 61 targets,
  * 4.8 MB; 12 bytes and half that without normals, 36 with tangents); halving the rate halves it
  * and doubles the time between exact samples. Sparse: 12 bytes plus a 2- or 4-byte index per
- * non-zero displacement; 16-bit positions take 6 bytes sparse and 8 dense (padded to 4).
+ * non-zero displacement; 16-bit positions take 6 bytes sparse and 8 dense (padded to 4), 8-bit
+ * positions 3 sparse and 4 dense.
  *
  * @module
  */
@@ -98,9 +99,9 @@ export interface MorphBakeOptions {
   targets?: 'auto' | 'samples' | 'basis';
   /**
    * How the targets' position displacements are stored: `'float'` (default; core glTF) or
-   * `'short'` — 16-bit integers, each target scaled to its largest value, the scale carried by its
-   * weights (KHR_mesh_quantization, then required; see `quantizeTargets`), a target kept in
-   * float where the rounding could take a sample past half the tolerance.
+   * `'short'` — integers, each target scaled to its largest value, the scale carried by its
+   * weights (KHR_mesh_quantization, then required; see `quantizeTargets`): 8 bits where the
+   * rounding holds every sample within what the basis left each vertex, else 16, else float.
    */
   positions?: 'float' | 'short';
   /** Called after each sample with (samples done, samples in all). */
@@ -151,6 +152,8 @@ export interface MorphBakeResult {
   bytes: number;
   /** Targets whose positions are stored as 16-bit integers ({@link MorphBakeOptions.positions}). */
   shortTargets: number;
+  /** Targets whose positions are stored as 8-bit integers ({@link MorphBakeOptions.positions}). */
+  byteTargets: number;
   /** Bytes of the baked targets' weights in the clips' weights channels (the file's own weights not counted). */
   channelBytes: number;
   /** Bytes the same targets take dense (float32 positions, normals and tangents of every vertex). */
@@ -260,6 +263,7 @@ export function bakeMorphTargets(
       basis: false,
       bytes: 0,
       shortTargets: 0,
+      byteTargets: 0,
       channelBytes: 0,
       denseBytes: 0,
       nonZero: 0,
@@ -323,13 +327,13 @@ export function bakeMorphTargets(
   // made only for 16-bit positions.
   const roundingBudget = () =>
     useBasis ? bounds.gain.map((g, v) => Math.max(0, limits.position - g * basis.positionResidual[v])) : new Float32Array(n).fill(limits.position); // prettier-ignore
-  // Per target, the step of its 16-bit positions (0: float).
-  const steps =
+  // Per target, the bits and step of its integer positions (0: float).
+  const { steps, bits } =
     options.positions === 'short'
       ? quantizeTargets(Array.from({ length: T }, (_, t) => targetArrays(t)[0]), useBasis ? basis.weights : undefined, bounds.gain, roundingBudget()) // prettier-ignore
-      : new Float64Array(T);
-  const shortTargets = steps.reduce((c, q) => c + (q > 0 ? 1 : 0), 0);
-  if (shortTargets) document.createExtension(KHRMeshQuantization).setRequired(true);
+      : { steps: new Float64Array(T), bits: new Uint8Array(T) };
+  const [shortTargets, byteTargets] = [16, 8].map((b) => bits.reduce((c, x) => c + (x === b ? 1 : 0), 0));
+  if (shortTargets + byteTargets) document.createExtension(KHRMeshQuantization).setRequired(true);
   // Each target's weights are multiplied by its step (1 for a float target).
   const weightScale = Array.from(steps, (q) => q || 1);
   /**
@@ -339,9 +343,11 @@ export function bakeMorphTargets(
    * integers (its sparse writer reads them with getElement), and three.js read them wrongly before
    * r169. Made target by target (a copy of them all would double a large bake's memory).
    */
-  const storedArrays = (t: number): readonly (Float32Array | Int16Array)[] => {
+  const storedArrays = (t: number): readonly (Float32Array | Int16Array | Int8Array)[] => {
     const [q, arrays] = [steps[t], targetArrays(t)];
-    return q > 0 ? [Int16Array.from(arrays[0], (x) => Math.round(x / q)), ...arrays.slice(1).map((x) => x.map((y) => y / q))] : arrays; // prettier-ignore
+    if (!q) return arrays;
+    const integers = bits[t] === 8 ? Int8Array.from(arrays[0], (x) => Math.round(x / q)) : Int16Array.from(arrays[0], (x) => Math.round(x / q)); // prettier-ignore
+    return [integers, ...arrays.slice(1).map((x) => x.map((y) => y / q))];
   };
   // Targets on every primitive of the skin (its slice of each), after its own.
   const meshes = new Set<Mesh>();
@@ -357,7 +363,7 @@ export function bakeMorphTargets(
   }
   let [stored, kept, all] = [0, 0, 0];
   /** Part `part`'s slice of the 3-vectors `data` as a target accessor. */
-  const vec3 = (data: Float32Array | Int16Array, part: (typeof parts)[number]) => {
+  const vec3 = (data: Float32Array | Int16Array | Int8Array, part: (typeof parts)[number]) => {
     const slice = data.slice(3 * part.vertexOffset, 3 * (part.vertexOffset + part.vertexCount));
     const nonZero = countNonZero(slice, undefined, 0, part.vertexCount);
     const { asSparse, bytes } = targetAccessor(nonZero, part.vertexCount, slice.BYTES_PER_ELEMENT);
@@ -432,7 +438,7 @@ export function bakeMorphTargets(
     }
     first += times.length;
   }
-  return { targets: T, samples: N, basis: useBasis, bytes: stored, shortTargets, channelBytes: channels, denseBytes: 12 * all, nonZero: all ? kept / all : 0 }; // prettier-ignore
+  return { targets: T, samples: N, basis: useBasis, bytes: stored, shortTargets, byteTargets, channelBytes: channels, denseBytes: 12 * all, nonZero: all ? kept / all : 0 }; // prettier-ignore
 }
 
 /** A clip's weight keys: its samples, and the keys of its own weights channels within it. */
