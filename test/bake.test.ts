@@ -342,12 +342,14 @@ describe('bake --target-positions short: 16-bit target positions, the scale in t
     '%s, %s, %s: three.js plays the method within 1e-5 of the diagonal at every sample; the file requires KHR_mesh_quantization and is smaller',
     async (name, method, kind, input, rate) => {
       const files = { float: join(tmp.dir, `${name}-float.glb`), short: join(tmp.dir, `${name}-short.glb`) };
+      let report = '';
       for (const [type, out] of Object.entries(files)) {
         const r = await runCli('bake', input, '--method', method, '--as', kind, '--rate', `${rate}`, '--target-positions', type, '-o', out); // prettier-ignore
         expect(r.code, r.stderr).toBe(0);
+        report = r.stdout;
       }
-      const report = await validate(files.short);
-      expect(report.issues.numErrors, JSON.stringify(report.issues.messages.slice(0, 3))).toBe(0);
+      const validation = await validate(files.short);
+      expect(validation.issues.numErrors, JSON.stringify(validation.issues.messages.slice(0, 3))).toBe(0);
       const json = (await new NodeIO().readAsJSON(files.short)).json;
       expect(json.extensionsRequired).toContain('KHR_mesh_quantization');
       const targets = json.meshes!.flatMap((m) => m.primitives.flatMap((p) => p.targets ?? []));
@@ -355,6 +357,12 @@ describe('bake --target-positions short: 16-bit target positions, the scale in t
       const [short, byte] = [5122, 5120].map((type) => types.filter((c) => c === type).length);
       console.log(`${name}: of ${types.length} targets, ${short} in 16 bits and ${byte} in 8`);
       expect(short + byte).toBeGreaterThan(types.length / 2);
+      // The report counts the file's targets of each width.
+      const reported = (width: string) => {
+        const m = report.match(new RegExp(`(every target|\\d+) in ${width}`));
+        return !m ? 0 : m[1] === 'every target' ? types.length : Number(m[1]);
+      };
+      expect(['8 bits', '16 bits', 'float'].map(reported)).toEqual([byte, short, types.length - short - byte]);
       const worst = await threeVsMethod(input, files.short, method, rate, true);
       const [a, b] = [statSync(files.float).size, statSync(files.short).size];
       console.log(`${name} ${method} ${kind}, short target positions: ${worst.toExponential(1)} of the diagonal in three.js; ${b} bytes (float: ${a})`); // prettier-ignore

@@ -62,9 +62,9 @@ export function quantizeTargets(
     }
     if (over) setWidth(t, 16);
   });
-  /** Posed-space rounding of target t at vertex v: gain(v) · r_t(v). */
-  const rounding = (t: number, v: number) => {
-    const [x, q] = [positions[t], steps[t]];
+  /** Posed-space rounding of target t at vertex v with step q: gain(v) · r_t(v). */
+  const rounding = (t: number, v: number, q = steps[t]) => {
+    const x = positions[t];
     if (!q) return 0;
     let r = 0;
     for (let c = 3 * v; c < 3 * v + 3; c++) r += (q * Math.round(x[c] / q) - x[c]) ** 2;
@@ -133,7 +133,12 @@ export function quantizeTargets(
     rewidth(bounds[v].target, 0);
   }
   const wide = Array.from({ length: T }, (_, t) => t).filter((t) => bits[t] === 16);
-  for (const t of wide.sort((a, b) => nonZero[b] - nonZero[a]))
-    if (rewidth(t, 8).some((u) => bounds[u].largest > budget[u])) rewidth(t, 16);
+  for (const t of wide.sort((a, b) => nonZero[b] - nonZero[a])) {
+    // Its own 8-bit rounding at its heaviest weight, over some vertex's budget: no need to try.
+    const q = largest[t] / LARGEST_INTEGER[8];
+    let alone = true;
+    for (let v = 0; v < n && alone; v++) alone = heaviest[t] * rounding(t, v, q) <= budget[v];
+    if (alone && rewidth(t, 8).some((u) => bounds[u].largest > budget[u])) rewidth(t, 16);
+  }
   return { steps, bits };
 }

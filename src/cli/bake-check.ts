@@ -65,7 +65,9 @@ export interface BakeDistances {
 
 /**
  * `corskin bake --json`: the report of one file, printed as one line of JSON. Distances are
- * per-vertex Euclidean distances divided by the bounding-box diagonal of the posed mesh.
+ * per-vertex Euclidean distances divided by the bounding-box diagonal of the mesh as the method
+ * poses it at the start of the first clip (`posedDiagonal`: one length per skin, whatever the
+ * sample).
  */
 export interface BakeReport {
   input: string;
@@ -209,7 +211,7 @@ export async function checkStaged(
     for (const line of lines) out(line);
     const M = methodInfo(method).label;
     out(
-      `  at the ${num(m.samples)} samples, per-vertex distance ÷ bounding-box diagonal of the posed mesh: baked file by LBS vs ${M} max ${e(m.max)}, p99 ${e(m.p99)}; plain LBS vs ${M} max ${e(m.lbsMax)}, p99 ${e(m.lbsP99)}`,
+      `  at the ${num(m.samples)} samples, per-vertex distance ÷ bounding-box diagonal of the mesh posed at the first clip's start: baked file by LBS vs ${M} max ${e(m.max)}, p99 ${e(m.p99)}; plain LBS vs ${M} max ${e(m.lbsMax)}, p99 ${e(m.lbsP99)}`,
     );
     // The share of LBS's p99 distance removed (where LBS is not already within the tolerance).
     const gap = distances(m).gapRemoved;

@@ -360,14 +360,14 @@ export async function bakeCommand(io: Io, input: string, o: BakeCommandOptions):
 
 /** The report's words on a morph bake's positions stored as integers (`--target-positions short`). */
 function integerPositions(r: MorphBakeResult): string {
-  const widths = (
-    [
-      [r.byteTargets, 8],
-      [r.shortTargets, 16],
-    ] as const
-  ).filter(([c]) => c > 0);
-  const each = widths.map(([c, bits]) => `${c === r.targets ? 'every target' : num(c)} in ${bits} bits`);
-  return each.length ? `, the positions as integers (KHR_mesh_quantization): ${each.join(', ')}` : '';
+  if (!(r.byteTargets + r.shortTargets)) return '';
+  const widths = [
+    [r.byteTargets, '8 bits'],
+    [r.shortTargets, '16 bits'],
+    [r.targets - r.byteTargets - r.shortTargets, 'float'],
+  ] as const;
+  const each = widths.filter(([c]) => c > 0).map(([c, w]) => `${c === r.targets ? 'every target' : num(c)} in ${w}`);
+  return `, the positions as integers (KHR_mesh_quantization): ${each.join(', ')}`;
 }
 
 /** The vertices of `model` with more than `k` non-zero weights. */

@@ -175,7 +175,7 @@ export function addPoseCommands(program: Command, io: Io): void {
         )
         .option(
           '--quantize',
-          'write with KHR_mesh_quantization (a smaller mesh and helper bake; no longer exact to 1e-5; morph targets go dense, larger: for those, --target-positions short)',
+          'write with KHR_mesh_quantization (a smaller mesh and helper bake; no longer exact to 1e-5; morph targets go dense, larger: for smaller exact targets, --target-positions short instead of --quantize)',
         )
         .option(
           '--json',
