@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Primitive, PropertyType, type Document, type Node } from '@gltf-transform/core';
+import { Accessor, Primitive, PropertyType, type Document, type Node } from '@gltf-transform/core';
 import type { SkinnedModel } from './gltf.js';
 import { quietLogger } from './gltf-write.js';
 import { optionalDependency } from './optional.js';
@@ -136,6 +136,29 @@ export async function bakePosedGeometry(
   ];
   await document.transform(prune({ keepAttributes: true, keepExtras: true, propertyTypes: kinds }));
   removeEmptyNodes(document);
+  // The posed positions, normals and tangents are float: the file no longer requires
+  // KHR_mesh_quantization unless an attribute it keeps is stored as the extension allows alone.
+  const quantization = root.listExtensionsUsed().find((e) => e.extensionName === 'KHR_mesh_quantization');
+  if (quantization && !needsMeshQuantization(document)) quantization.dispose();
+}
+
+/**
+ * Whether a primitive of `document` has an attribute in a component type that core glTF 2.0 does
+ * not allow for it (KHR_mesh_quantization's integers): core allows float everywhere, and unsigned
+ * normalized bytes or shorts for TEXCOORD_n and COLOR_n; an application's `_` attributes any type.
+ */
+function needsMeshQuantization(document: Document): boolean {
+  const { FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT } = Accessor.ComponentType;
+  for (const mesh of document.getRoot().listMeshes())
+    for (const p of mesh.listPrimitives())
+      for (const semantic of p.listSemantics()) {
+        const a = p.getAttribute(semantic)!;
+        const type = a.getComponentType();
+        if (semantic.startsWith('_') || type === FLOAT) continue;
+        const unsignedNormalized = a.getNormalized() && (type === UNSIGNED_BYTE || type === UNSIGNED_SHORT);
+        if (!(/^(TEXCOORD|COLOR)_\d+$/.test(semantic) && unsignedNormalized)) return true;
+      }
+  return false;
 }
 
 /** Removes, leaves first and without recursion, the nodes with no mesh, camera, child or extension. */
