@@ -333,7 +333,7 @@ describe('bake --as helpers+morphs: the helpers, then what they leave as morph t
   );
 });
 
-describe('bake --target-positions short: 16-bit target positions, the scale in the weights', () => {
+describe('bake --target-positions short: 8- and 16-bit target positions, the scale in the weights', () => {
   it.each([
     ['CesiumMan', 'cor', 'helpers+morphs', CESIUM_MAN, 5],
     // Its armature is scaled 0.0254: the targets are in the mesh's units, the tolerance posed.
