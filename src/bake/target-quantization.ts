@@ -70,17 +70,15 @@ export function quantizeTargets(
     for (let c = 3 * v; c < 3 * v + 3; c++) r += (q * Math.round(x[c] / q) - x[c]) ** 2;
     return gain[v] * Math.sqrt(r);
   };
+  /** Whether target t alone, in `width` bits at `weight`, keeps every vertex within its budget. */
+  const holdsAlone = (t: number, width: number, weight: number) => {
+    const q = largest[t] / LARGEST_INTEGER[width];
+    for (let v = 0; v < n; v++) if (weight * rounding(t, v, q) > budget[v]) return false;
+    return true;
+  };
   if (!weights) {
     // One target per sample, at weight 1: each on its own.
-    for (let t = 0; t < T; t++) {
-      if (!bits[t]) continue;
-      const width = [8, 16].find((b) => {
-        setWidth(t, b);
-        for (let v = 0; v < n; v++) if (rounding(t, v) > budget[v]) return false;
-        return true;
-      });
-      setWidth(t, width ?? 0);
-    }
+    for (let t = 0; t < T; t++) if (bits[t]) setWidth(t, holdsAlone(t, 8, 1) ? 8 : holdsAlone(t, 16, 1) ? 16 : 0);
     return { steps, bits };
   }
   // Per vertex, its integer targets and their rounding there.
@@ -133,12 +131,8 @@ export function quantizeTargets(
     rewidth(bounds[v].target, 0);
   }
   const wide = Array.from({ length: T }, (_, t) => t).filter((t) => bits[t] === 16);
-  for (const t of wide.sort((a, b) => nonZero[b] - nonZero[a])) {
-    // Its own 8-bit rounding at its heaviest weight, over some vertex's budget: no need to try.
-    const q = largest[t] / LARGEST_INTEGER[8];
-    let alone = true;
-    for (let v = 0; v < n && alone; v++) alone = heaviest[t] * rounding(t, v, q) <= budget[v];
-    if (alone && rewidth(t, 8).some((u) => bounds[u].largest > budget[u])) rewidth(t, 16);
-  }
+  // A target whose own 8-bit rounding at its heaviest weight is over some vertex's budget is not tried.
+  for (const t of wide.sort((a, b) => nonZero[b] - nonZero[a]))
+    if (holdsAlone(t, 8, heaviest[t]) && rewidth(t, 8).some((u) => bounds[u].largest > budget[u])) rewidth(t, 16);
   return { steps, bits };
 }
